@@ -1,0 +1,1 @@
+"""UI-free lab catalog, exercises and runner."""

@@ -1,0 +1,1 @@
+"""UI-free core: profiler metric sets and command builders, profile readers, analysis, telemetry."""

@@ -1,0 +1,176 @@
+"""Open an Nsight Systems SQLite export and describe what it holds.
+
+Everything is decided from the tables and columns present (``sqlite_master``, ``PRAGMA table_info``),
+never from a version number: columns depend on the nsys *and* the CUPTI version, and tables are
+created only when they have data.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+from aiperf_lab.errors import InputError, NotAProfile
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+KERNEL = "CUPTI_ACTIVITY_KIND_KERNEL"
+RUNTIME = "CUPTI_ACTIVITY_KIND_RUNTIME"
+MEMCPY = "CUPTI_ACTIVITY_KIND_MEMCPY"
+MEMSET = "CUPTI_ACTIVITY_KIND_MEMSET"
+NVTX = "NVTX_EVENTS"
+GRAPH_TRACE = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE"
+
+# Tables only an nsys export has; any one of them identifies the file.
+_NSYS_MARKERS = ("StringIds", "TARGET_INFO_GPU", "TARGET_INFO_CUDA_GPU", KERNEL, RUNTIME, NVTX,
+                 "ThreadNames", "ANALYSIS_DETAILS")
+
+# ENUM_CUDA_MEMCPY_OPER labels, for exports that carry no ENUM tables (2020-2021 files).
+MEMCPY_KIND_LABELS = {
+    0: "Unknown", 1: "Host-to-Device", 2: "Device-to-Host", 3: "Host-to-Array", 4: "Array-to-Host",
+    5: "Array-to-Array", 6: "Array-to-Device", 7: "Device-to-Array", 8: "Device-to-Device",
+    9: "Host-to-Host", 10: "Peer-to-Peer", 11: "Unified Host-to-Device",
+    12: "Unified Device-to-Host", 13: "Unified Device-to-Device",
+}
+
+# NVTX event types (ENUM_NSYS_EVENT_TYPE).
+NVTX_PUSHPOP, NVTX_STARTEND, NVTXT_PUSHPOP, NVTXT_STARTEND = 59, 60, 70, 71
+NVTX_DOMAIN_CREATE = 75
+NVTX_RANGE_TYPES = (NVTX_PUSHPOP, NVTX_STARTEND, NVTXT_PUSHPOP, NVTXT_STARTEND)
+PID_MASK = 0xFFFFFFFFFF000000  # globalTid -> globalPid (keeps the VM/host bits)
+
+
+def _lenient_text(raw: bytes) -> str:
+    # Real exports carry non-UTF-8 metadata (a localized time-zone name); never fail on it.
+    return raw.decode("utf-8", "replace")
+
+
+def split_global_tid(global_tid: int | None) -> tuple[int | None, int | None]:
+    """(pid, tid) from nsys's serialized globalTid."""
+    if global_tid is None:
+        return None, None
+    return (global_tid >> 24) & 0xFFFFFF, global_tid & 0xFFFFFF
+
+
+@dataclass(frozen=True)
+class ExportInfo:
+    product_version: str | None
+    schema_version: str | None
+    platform: str | None
+
+
+class NsysDatabase:
+    """A read-only nsys export. Raises InputError for anything that is not a readable export."""
+
+    def __init__(self, path: str | os.PathLike[str]):
+        self.path = Path(path)
+        _check_sqlite_file(self.path)
+        uri = self.path.resolve().as_uri() + "?mode=ro"
+        try:
+            self.con = sqlite3.connect(uri, uri=True)
+            self.con.text_factory = _lenient_text
+            rows = self.con.execute("SELECT name, type FROM sqlite_master").fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise InputError(f"{self.path}: not a readable SQLite database ({exc})") from None
+        self.tables = {name for name, kind in rows if kind in ("table", "view")}
+        if not any(t in self.tables for t in _NSYS_MARKERS):
+            raise NotAProfile(f"{self.path}: an SQLite database, but not an Nsight Systems export")
+        self._columns: dict[str, list[str]] = {}
+
+    def close(self) -> None:
+        self.con.close()
+
+    def has(self, table: str) -> bool:
+        return table in self.tables
+
+    def columns(self, table: str) -> list[str]:
+        if table not in self._columns:
+            self._columns[table] = [r[1] for r in self.query(f"PRAGMA table_info([{table}])")]
+        return self._columns[table]
+
+    def has_column(self, table: str, column: str) -> bool:
+        return self.has(table) and column in self.columns(table)
+
+    def query(self, sql: str, params: tuple = ()) -> list[tuple]:
+        try:
+            return self.con.execute(sql, params).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise InputError(f"{self.path}: the export is damaged or truncated ({exc})") from None
+
+    def count(self, table: str) -> int:
+        return self.query(f"SELECT count(*) FROM [{table}]")[0][0] if self.has(table) else 0
+
+    def strings(self, ids: set[int] | None = None) -> dict[int, str]:
+        """StringIds values, all or only the given ids."""
+        if not self.has("StringIds"):
+            return {}
+        if ids is None:
+            return dict(self.query("SELECT id, value FROM StringIds"))
+        if not ids:
+            return {}
+        wanted = sorted(i for i in ids if i is not None)
+        result: dict[int, str] = {}
+        for start in range(0, len(wanted), 900):  # stay under SQLite's bound-parameter limit
+            chunk = wanted[start:start + 900]
+            marks = ",".join("?" * len(chunk))
+            result.update(self.query(f"SELECT id, value FROM StringIds WHERE id IN ({marks})", tuple(chunk)))
+        return result
+
+    @cached_property
+    def export_info(self) -> ExportInfo:
+        for table in ("META_DATA_EXPORT", "EXPORT_META_DATA"):  # 2023.1 used the second name
+            if self.has(table):
+                meta = dict(self.query(f"SELECT name, value FROM [{table}]"))
+                return ExportInfo(meta.get("EXPORT_PRODUCT_VERSION"), meta.get("EXPORT_SCHEMA_VERSION"),
+                                  meta.get("EXPORT_PLATFORM"))
+        return ExportInfo(None, None, None)
+
+    def kernel_name_column(self, variant: str = "demangled") -> str:
+        """The kernel-table column naming kernels: demangledName, shortName (base) or mangledName."""
+        if variant == "base":
+            return "shortName"
+        if variant == "mangled" and self.has_column(KERNEL, "mangledName"):
+            return "mangledName"
+        return "demangledName"
+
+    def memcpy_labels(self) -> dict[int, str]:
+        if self.has("ENUM_CUDA_MEMCPY_OPER"):
+            return {int(i): label for i, label in self.query("SELECT id, label FROM ENUM_CUDA_MEMCPY_OPER")}
+        return dict(MEMCPY_KIND_LABELS)
+
+    def gpu_names(self) -> dict[int, str]:
+        """Device id -> GPU name, from whichever TARGET_INFO layout the export has."""
+        if self.has_column("TARGET_INFO_GPU", "id"):
+            return {r[0]: r[1] for r in self.query("SELECT id, name FROM TARGET_INFO_GPU")}
+        for table in ("TARGET_INFO_GPU", "TARGET_INFO_CUDA_GPU"):
+            if self.has_column(table, "deviceId") and self.has_column(table, "name"):
+                return {r[0]: r[1] for r in self.query(f"SELECT deviceId, name FROM [{table}]")}
+        return {}
+
+    def failed_capture_hint(self) -> str | None:
+        """An error string the injection library left behind, if the capture failed."""
+        if not self.has("StringIds"):
+            return None
+        rows = self.query(
+            "SELECT value FROM StringIds WHERE value LIKE '%error%' AND "
+            "(value LIKE '%injection%' OR value LIKE '%symbol lookup%' OR value LIKE '%not supported%') LIMIT 1")
+        return rows[0][0].strip().splitlines()[0][:200] if rows else None
+
+
+def _check_sqlite_file(path: Path) -> None:
+    if not path.exists():
+        raise InputError(f"{path}: no such file")
+    if path.is_dir():
+        raise InputError(f"{path}: is a directory, not a profile")
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(len(SQLITE_MAGIC))
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+    if len(head) == 0:
+        raise InputError(f"{path}: empty file")
+    if head != SQLITE_MAGIC:
+        raise NotAProfile(f"{path}: not an SQLite database")

@@ -1,0 +1,200 @@
+"""NVTX ranges from an nsys export, and the reports built on them: nvtx_sum, nvtx_kern_sum, nvtx_gpu.
+
+Range names follow nsys: ``<domain>:<text>``, the default domain printing as ``:forward``. The text is
+the registered string (``textId``) when there is one, else the explicit ``text``.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Iterator
+
+from aiperf_lab.metrics.nsys_db import (KERNEL, NVTX, NVTX_DOMAIN_CREATE, NVTX_PUSHPOP, NVTX_RANGE_TYPES,
+                                        NVTXT_PUSHPOP, PID_MASK, RUNTIME, NsysDatabase, split_global_tid)
+from aiperf_lab.metrics.nsys_reports import SUM_COLUMNS, MissingData, _require, _summary_rows
+from aiperf_lab.metrics.summary_stats import duration_summary, sqlite_round
+from aiperf_lab.metrics.tables import Table
+
+_PID_BITS = 0x0000FFFFFF000000  # the pid part of a globalTid, as nsys's domain join uses it
+
+
+@dataclass(frozen=True)
+class NvtxRange:
+    range_id: int        # the NVTX_EVENTS rowid
+    start: int
+    end: int             # a missing end is replaced by the latest NVTX timestamp, as nsys does
+    global_tid: int
+    name: str            # "<domain>:<text>"
+    style: str           # "PushPop" or "StartEnd"
+    ends_elsewhere: bool  # ended on another thread (endGlobalTid set)
+
+
+def _style(event_type: int) -> str:
+    return "PushPop" if event_type in (NVTX_PUSHPOP, NVTXT_PUSHPOP) else "StartEnd"
+
+
+def load_ranges(db: NsysDatabase, end_bound: str = "all") -> list[NvtxRange]:
+    """All push/pop and start/end ranges, one entry per (range, matching domain) as nsys joins them.
+
+    `end_bound` picks the timestamp that replaces a missing end: "all" = the latest start or end of any
+    NVTX event (nvtx_sum), "ranges" = of range events only (nvtx_kern_sum).
+    """
+    _require(db, "StringIds", what="StringIds table")
+    _require(db, NVTX, what="NV Tools Extension (NVTX) data")
+    types = ",".join(str(t) for t in NVTX_RANGE_TYPES)
+    rows = db.query(
+        f"SELECT rowid, start, [end], eventType, globalTid, endGlobalTid, textId, text, domainId "
+        f"FROM {NVTX} WHERE eventType IN ({types}, {NVTX_DOMAIN_CREATE})")
+    strings = db.strings({r[6] for r in rows if r[6] is not None})
+    if end_bound == "all":
+        bound = db.query(f"SELECT max(max(start), max([end])) FROM {NVTX}")[0][0]
+    else:
+        bound = max((max(r[1], r[2] if r[2] is not None else r[1]) for r in rows
+                     if r[3] != NVTX_DOMAIN_CREATE), default=0)
+
+    # Domain names: per (domainId, thread) the name of the earliest create event; joined by process.
+    earliest: dict[tuple[int, int], tuple[int, str | None]] = {}
+    for _rid, start, _end, etype, gtid, _egt, text_id, text, domain in rows:
+        if etype != NVTX_DOMAIN_CREATE:
+            continue
+        name = strings.get(text_id) if text_id is not None else None
+        name = name if name is not None else text
+        key = (domain, gtid)
+        if key not in earliest or start < earliest[key][0]:
+            earliest[key] = (start, name)
+    domains: dict[tuple[int, int], list[str | None]] = defaultdict(list)
+    for (domain, gtid), (_start, name) in sorted(earliest.items(), key=lambda i: (i[0][0], i[0][1] or 0)):
+        domains[(domain, (gtid or 0) & _PID_BITS)].append(name)
+
+    ranges = []
+    for rid, start, end, etype, gtid, end_gtid, text_id, text, domain in rows:
+        if etype == NVTX_DOMAIN_CREATE:
+            continue
+        label = strings.get(text_id) if text_id is not None else None
+        label = label if label is not None else (text if text is not None else "")
+        for domain_name in domains.get((domain, (gtid or 0) & _PID_BITS), [None]):
+            ranges.append(NvtxRange(rid, start, end if end is not None else bound, gtid,
+                                    f"{domain_name or ''}:{label}", _style(etype), end_gtid is not None))
+    return ranges
+
+
+def nvtx_sum(db: NsysDatabase) -> Table:
+    """NVTX Range Summary: range durations grouped by name and style (nested ranges not subtracted)."""
+    groups: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for r in load_ranges(db, end_bound="all"):
+        groups[(r.name, r.style)].append(r.end - r.start)
+    if not groups:
+        raise MissingData(f"{db.path.name} does not contain NV Tools Extension (NVTX) data.")
+    rows = [[*row[:-1], row[-1][1], row[-1][0]] for row in _summary_rows(groups, count_label_rows=False)]
+    return Table("nvtx_sum", "NVTX Range Summary", [*SUM_COLUMNS, "Style", "Range"], rows)
+
+
+@dataclass(frozen=True)
+class KernelLaunch:
+    kernel_id: int
+    name: str
+    duration: int
+    start: int            # GPU start and end of the kernel
+    end: int
+    device: int
+    stream: int
+    api_start: int | None  # the launching runtime call, when found
+    api_end: int | None
+    global_tid: int | None
+
+
+def load_kernel_launches(db: NsysDatabase, variant: str = "demangled") -> list[KernelLaunch]:
+    """Kernels joined to the runtime call that launched them (same correlation id, same process)."""
+    _require(db, "StringIds", what="StringIds table")
+    _require(db, KERNEL, what="CUDA kernel data")
+    name_col = db.kernel_name_column(variant)
+    if db.has(RUNTIME):
+        sql = (f"SELECT k.rowid, k.{name_col}, k.start, k.[end], k.deviceId, k.streamId, "
+               f"r.start, r.[end], r.globalTid FROM {KERNEL} AS k LEFT JOIN {RUNTIME} AS r "
+               "ON r.correlationId = k.correlationId AND (r.globalTid & 0xFFFFFFFFFF000000) = k.globalPid")
+    else:
+        sql = (f"SELECT rowid, {name_col}, start, [end], deviceId, streamId, NULL, NULL, NULL "
+               f"FROM {KERNEL}")
+    rows = db.query(sql)
+    names = db.strings({r[1] for r in rows})
+    return [KernelLaunch(kid, names.get(nid, ""), end - start, start, end, dev, stream, a0, a1, gtid)
+            for kid, nid, start, end, dev, stream, a0, a1, gtid in rows]
+
+
+def _enclosing(ranges: list[NvtxRange], launches: list[KernelLaunch],
+               same_thread: bool = True) -> Iterator[tuple[KernelLaunch, NvtxRange | None]]:
+    """Each kernel with every range whose [start, end] contains its launch call's [start, end].
+
+    same_thread=True is nsys's rule (the range must be on the launching thread); False accepts any
+    range of the same process, e.g. a "backward" range on the main thread while PyTorch's autograd
+    thread launches the kernels. A kernel in no range is yielded once with None.
+    """
+    lane = (lambda gtid: gtid) if same_thread else (lambda gtid: gtid & PID_MASK)
+    by_lane: dict[int, list[NvtxRange]] = defaultdict(list)
+    for r in ranges:
+        by_lane[lane(r.global_tid)].append(r)
+    calls: dict[int, list[KernelLaunch]] = defaultdict(list)
+    for k in launches:
+        if k.api_start is None or k.global_tid is None:
+            yield k, None
+        else:
+            calls[lane(k.global_tid)].append(k)
+    for key, lane_calls in calls.items():
+        lane_ranges = sorted(by_lane.get(key, ()), key=lambda r: r.start)
+        lane_calls.sort(key=lambda k: k.api_start)
+        active: list[tuple[int, int, NvtxRange]] = []  # heap by range end
+        next_range = 0
+        for k in lane_calls:
+            while next_range < len(lane_ranges) and lane_ranges[next_range].start <= k.api_start:
+                r = lane_ranges[next_range]
+                heapq.heappush(active, (r.end, next_range, r))
+                next_range += 1
+            while active and active[0][0] < k.api_start:
+                heapq.heappop(active)  # ended before this call began: cannot contain any later call
+            found = False
+            for end, _i, r in active:
+                if end >= k.api_end:
+                    found = True
+                    yield k, r
+            if not found:
+                yield k, None
+
+
+def _null_first(value):
+    return (value is not None, value if value is not None else "")
+
+
+def nvtx_kern_sum(db: NsysDatabase, variant: str = "demangled") -> Table:
+    """NVTX Range Kernel Summary: kernels under every enclosing range of their launching thread.
+
+    As nsys: only ranges that end on the thread they started on; a kernel counts under every enclosing
+    range (nested ranges count it again); kernels outside all ranges form rows with an empty range.
+    """
+    ranges = [r for r in load_ranges(db, end_bound="ranges") if not r.ends_elsewhere]
+    _require(db, RUNTIME, what="CUDA API data")
+    launches = load_kernel_launches(db, variant)
+    groups: dict[tuple, tuple[list[int], set[int], set[int]]] = {}
+    for k, r in _enclosing(ranges, launches):
+        pid, tid = split_global_tid(k.global_tid)
+        key = (pid, tid, r.name if r else None, r.style if r else None, k.name)
+        entry = groups.get(key)
+        if entry is None:
+            entry = groups[key] = ([], set(), set())
+        entry[0].append(k.duration)
+        if r is not None:
+            entry[1].add(r.range_id)
+        entry[2].add(k.kernel_id)
+    rows = []
+    for (pid, tid, name, style, kname), (durations, range_ids, kernel_ids) in groups.items():
+        total, _n, avg, med, low, high, stdev = duration_summary(durations)
+        rows.append([name, style, pid, tid, len(range_ids), len(kernel_ids), total, avg, med, low, high,
+                     stdev, kname])
+    # GROUP BY pid, tid, name, style, kernel gives the tie order; ORDER BY name, pid, tid, total desc.
+    rows.sort(key=lambda r: (_null_first(r[2]), _null_first(r[3]), _null_first(r[0]), _null_first(r[1]),
+                             _null_first(r[12])))
+    rows.sort(key=lambda r: (_null_first(r[0]), _null_first(r[2]), _null_first(r[3]), -r[6]))
+    columns = ["NVTX Range", "Style", "PID", "TID", "NVTX Inst", "Kern Inst", "Total Time (ns)", "Avg (ns)",
+               "Med (ns)", "Min (ns)", "Max (ns)", "StdDev (ns)", "Kernel Name"]
+    return Table("nvtx_kern_sum", "NVTX Range Kernel Summary", columns, rows)

@@ -1,0 +1,128 @@
+"""The `nsys stats` reports, recomputed from an export with the same columns, rounding and row order.
+
+Each function returns a Table, or raises MissingData with the sentence nsys prints when it skips a
+report ("... does not contain CUDA kernel data.").
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from aiperf_lab.errors import InputError
+from aiperf_lab.metrics.nsys_db import KERNEL, MEMCPY, MEMSET, RUNTIME, NsysDatabase
+from aiperf_lab.metrics.summary_stats import duration_summary, percent_of, raw_summary, sqlite_round
+from aiperf_lab.metrics.tables import Table
+
+SUM_COLUMNS = ["Time (%)", "Total Time (ns)", "Instances", "Avg (ns)", "Med (ns)", "Min (ns)", "Max (ns)",
+               "StdDev (ns)"]
+
+
+class MissingData(InputError):
+    """The export lacks the data a report needs (nsys prints "SKIPPED: ...")."""
+
+
+def _require(db: NsysDatabase, *tables: str, what: str) -> None:
+    for table in tables:
+        if not db.has(table):
+            raise MissingData(f"{db.path.name} does not contain {what}.")
+
+
+def _summary_rows(groups: dict, count_label_rows: bool = True) -> list[list]:
+    """Rows of Time(%), Total, n, Avg, Med, Min, Max, StdDev, name; ordered Total desc, then name.
+
+    Ties in Total keep the order of the group key, as SQLite's stable sort over GROUP BY output does.
+    """
+    stats = [(name, duration_summary(values)) for name, values in groups.items()]
+    grand_total = sum(s[0] for _, s in stats)
+    stats.sort(key=lambda item: item[0])
+    stats.sort(key=lambda item: (-item[1][0], item[1][1]) if count_label_rows else -item[1][0])
+    return [[percent_of(s[0], grand_total), *s, name] for name, s in stats]
+
+
+def cuda_gpu_kern_sum(db: NsysDatabase, variant: str = "demangled") -> Table:
+    """CUDA GPU Kernel Summary: every kernel on every device and stream, grouped by name."""
+    _require(db, "StringIds", what="StringIds table")
+    _require(db, KERNEL, what="CUDA kernel data")
+    name_col = db.kernel_name_column(variant)
+    by_id: dict[int, list[int]] = defaultdict(list)
+    for name_id, duration in db.query(f"SELECT {name_col}, [end] - start FROM {KERNEL}"):
+        by_id[name_id].append(duration)
+    names = db.strings(set(by_id))
+    groups: dict[str, list[int]] = defaultdict(list)
+    for name_id, durations in by_id.items():
+        groups[names.get(name_id, "")].extend(durations)
+    # nsys: ORDER BY Total DESC, Instances, Name
+    return Table("cuda_gpu_kern_sum", "CUDA GPU Kernel Summary", [*SUM_COLUMNS, "Name"],
+                 _summary_rows(groups), notes=_graph_notes(db))
+
+
+def _graph_notes(db: NsysDatabase) -> list[str]:
+    if db.has("CUPTI_ACTIVITY_KIND_GRAPH_TRACE") and db.count("CUPTI_ACTIVITY_KIND_GRAPH_TRACE"):
+        return ["CUDA graphs were traced as whole graphs (--cuda-graph-trace=graph): kernels inside "
+                "graphs are not in this table; profile with --cuda-graph-trace=node to see them."]
+    return []
+
+
+def strip_api_version(name: str) -> str:
+    """nsys drops a 6-character '_vNNNN' suffix: cudaLaunchKernel_v7000 -> cudaLaunchKernel.
+
+    Longer suffixes stay (cudaStreamIsCapturing_v10000, cuGetProcAddress_v2).
+    """
+    if len(name) >= 6 and name[-6:-4] == "_v":
+        return name[:-6]
+    return name
+
+
+def cuda_api_sum(db: NsysDatabase) -> Table:
+    """CUDA API Summary: runtime and driver calls grouped by name."""
+    _require(db, "StringIds", what="StringIds table")
+    _require(db, RUNTIME, what="CUDA API data")
+    by_id: dict[int, list[int]] = defaultdict(list)
+    for name_id, duration in db.query(f"SELECT nameId, [end] - start FROM {RUNTIME}"):
+        by_id[name_id].append(duration)
+    names = db.strings(set(by_id))
+    groups: dict[str, list[int]] = defaultdict(list)
+    for name_id, durations in by_id.items():
+        groups[strip_api_version(names.get(name_id, ""))].extend(durations)
+    columns = ["Time (%)", "Total Time (ns)", "Num Calls", *SUM_COLUMNS[3:], "Name"]
+    return Table("cuda_api_sum", "CUDA API Summary", columns, _summary_rows(groups, count_label_rows=False))
+
+
+def _memory_operations(db: NsysDatabase, value_sql: str) -> dict[str, list[int]]:
+    if not db.has(MEMCPY) and not db.has(MEMSET):
+        raise MissingData(f"{db.path.name} does not contain GPU memory data.")
+    groups: dict[str, list[int]] = defaultdict(list)
+    if db.has(MEMCPY):
+        labels = db.memcpy_labels()
+        for kind, value in db.query(f"SELECT copyKind, {value_sql} FROM {MEMCPY}"):
+            label = labels.get(kind)
+            if label is not None:  # nsys joins on the enum: unknown kinds drop out
+                groups[f"[CUDA memcpy {label}]"].append(value)
+    if db.has(MEMSET):
+        groups["[CUDA memset]"] = [v for (v,) in db.query(f"SELECT {value_sql} FROM {MEMSET}")]
+    return groups
+
+
+def cuda_gpu_mem_time_sum(db: NsysDatabase) -> Table:
+    """CUDA GPU MemOps Summary (by Time): memcpy by direction and memset."""
+    groups = _memory_operations(db, "[end] - start")
+    columns = ["Time (%)", "Total Time (ns)", "Count", *SUM_COLUMNS[3:], "Operation"]
+    return Table("cuda_gpu_mem_time_sum", "CUDA GPU MemOps Summary (by Time)", columns,
+                 _summary_rows(groups, count_label_rows=False))
+
+
+def _megabytes(value: float) -> float:
+    return sqlite_round(value / 1e6, 3)
+
+
+def cuda_gpu_mem_size_sum(db: NsysDatabase) -> Table:
+    """CUDA GPU MemOps Summary (by Size), in decimal megabytes; ordered by total bytes."""
+    groups = _memory_operations(db, "bytes")
+    rows = []
+    for name in sorted(groups):
+        total, n, mean, med, low, high, stdev = raw_summary(groups[name])
+        rows.append((total, [_megabytes(total), n, _megabytes(mean), _megabytes(med), _megabytes(low),
+                             _megabytes(high), _megabytes(stdev), name]))
+    rows.sort(key=lambda r: -r[0])
+    columns = ["Total (MB)", "Count", "Avg (MB)", "Med (MB)", "Min (MB)", "Max (MB)", "StdDev (MB)", "Operation"]
+    return Table("cuda_gpu_mem_size_sum", "CUDA GPU MemOps Summary (by Size)", columns, [r[1] for r in rows])

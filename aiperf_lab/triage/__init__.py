@@ -1,0 +1,1 @@
+"""UI-free triage collectors, redaction, findings and bundles."""
