@@ -11,10 +11,11 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Iterator
 
-from aiperf_lab.metrics.nsys_db import (KERNEL, NVTX, NVTX_DOMAIN_CREATE, NVTX_PUSHPOP, NVTX_RANGE_TYPES,
-                                        NVTXT_PUSHPOP, PID_MASK, RUNTIME, NsysDatabase, split_global_tid)
+from aiperf_lab.metrics.nsys_db import (NVTX, NVTX_DOMAIN_CREATE, NVTX_PUSHPOP, NVTX_RANGE_TYPES, NVTXT_PUSHPOP,
+                                        PID_MASK, RUNTIME, NsysDatabase, split_global_tid)
+from aiperf_lab.metrics.nsys_ops import KernelLaunch, load_kernel_launches
 from aiperf_lab.metrics.nsys_reports import SUM_COLUMNS, MissingData, _require, _summary_rows
-from aiperf_lab.metrics.summary_stats import duration_summary, sqlite_round
+from aiperf_lab.metrics.summary_stats import duration_summary, percent_of
 from aiperf_lab.metrics.tables import Table
 
 _PID_BITS = 0x0000FFFFFF000000  # the pid part of a globalTid, as nsys's domain join uses it
@@ -89,38 +90,6 @@ def nvtx_sum(db: NsysDatabase) -> Table:
         raise MissingData(f"{db.path.name} does not contain NV Tools Extension (NVTX) data.")
     rows = [[*row[:-1], row[-1][1], row[-1][0]] for row in _summary_rows(groups, count_label_rows=False)]
     return Table("nvtx_sum", "NVTX Range Summary", [*SUM_COLUMNS, "Style", "Range"], rows)
-
-
-@dataclass(frozen=True)
-class KernelLaunch:
-    kernel_id: int
-    name: str
-    duration: int
-    start: int            # GPU start and end of the kernel
-    end: int
-    device: int
-    stream: int
-    api_start: int | None  # the launching runtime call, when found
-    api_end: int | None
-    global_tid: int | None
-
-
-def load_kernel_launches(db: NsysDatabase, variant: str = "demangled") -> list[KernelLaunch]:
-    """Kernels joined to the runtime call that launched them (same correlation id, same process)."""
-    _require(db, "StringIds", what="StringIds table")
-    _require(db, KERNEL, what="CUDA kernel data")
-    name_col = db.kernel_name_column(variant)
-    if db.has(RUNTIME):
-        sql = (f"SELECT k.rowid, k.{name_col}, k.start, k.[end], k.deviceId, k.streamId, "
-               f"r.start, r.[end], r.globalTid FROM {KERNEL} AS k LEFT JOIN {RUNTIME} AS r "
-               "ON r.correlationId = k.correlationId AND (r.globalTid & 0xFFFFFFFFFF000000) = k.globalPid")
-    else:
-        sql = (f"SELECT rowid, {name_col}, start, [end], deviceId, streamId, NULL, NULL, NULL "
-               f"FROM {KERNEL}")
-    rows = db.query(sql)
-    names = db.strings({r[1] for r in rows})
-    return [KernelLaunch(kid, names.get(nid, ""), end - start, start, end, dev, stream, a0, a1, gtid)
-            for kid, nid, start, end, dev, stream, a0, a1, gtid in rows]
 
 
 def _enclosing(ranges: list[NvtxRange], launches: list[KernelLaunch],
@@ -198,3 +167,61 @@ def nvtx_kern_sum(db: NsysDatabase, variant: str = "demangled") -> Table:
     columns = ["NVTX Range", "Style", "PID", "TID", "NVTX Inst", "Kern Inst", "Total Time (ns)", "Avg (ns)",
                "Med (ns)", "Min (ns)", "Max (ns)", "StdDev (ns)", "Kernel Name"]
     return Table("nvtx_kern_sum", "NVTX Range Kernel Summary", columns, rows)
+
+
+def _match_range(name: str, wanted: str) -> bool:
+    """A range matches by its full name (":forward", "NCCL:AllReduce") or by its text alone ("forward")."""
+    return name == wanted or name.split(":", 1)[-1] == wanted
+
+
+def kernels_in_range(db: NsysDatabase, range_name: str, cross_thread: bool = False) -> list[KernelLaunch]:
+    """Kernels launched inside any instance of an NVTX range (each kernel once)."""
+    ranges = [r for r in load_ranges(db, end_bound="ranges") if _match_range(r.name, range_name)]
+    if not ranges:
+        raise MissingData(f"{db.path.name} has no NVTX range named {range_name!r}.")
+    seen: dict[int, KernelLaunch] = {}
+    for k, r in _enclosing(ranges, load_kernel_launches(db), same_thread=not cross_thread):
+        if r is not None:
+            seen[k.kernel_id] = k
+    return list(seen.values())
+
+
+def nvtx_gpu(db: NsysDatabase, cross_thread: bool = False) -> Table:
+    """GPU time under each NVTX range: kernels launched while the range was open.
+
+    Same-thread attribution (nsys's rule) misses kernels launched from other threads, e.g. PyTorch's
+    backward pass, which its autograd thread launches while the main thread's "backward" range is
+    open. cross_thread=True counts every kernel whose launch call lies inside the range on any thread
+    of the same process.
+    """
+    ranges = [r for r in load_ranges(db, end_bound="ranges") if not r.ends_elsewhere or cross_thread]
+    _require(db, RUNTIME, what="CUDA API data")
+    launches = load_kernel_launches(db)
+    per_range: dict[int, list[KernelLaunch]] = defaultdict(list)
+    for k, r in _enclosing(ranges, launches, same_thread=not cross_thread):
+        if r is not None:
+            per_range[r.range_id].append(k)
+    groups: dict[tuple[str, str], list[NvtxRange]] = defaultdict(list)
+    for r in {r.range_id: r for r in ranges}.values():
+        groups[(r.name, r.style)].append(r)
+    rows = []
+    for (name, style), instances in groups.items():
+        range_time = sum(r.end - r.start for r in instances)
+        kernels = [k for r in instances for k in per_range.get(r.range_id, ())]
+        gpu_time = sum(k.duration for k in kernels)
+        projected = sum(max(k.end for k in ks) - min(k.start for k in ks)
+                        for ks in (per_range.get(r.range_id) for r in instances) if ks)
+        rows.append([name, style, len(instances), range_time, len(kernels), gpu_time, projected,
+                     percent_of(gpu_time, projected) if projected else 0.0])
+    rows.sort(key=lambda r: (-r[5], r[0], r[1]))
+    rule = "any thread of the process" if cross_thread else "the range's own thread (nsys's rule)"
+    notes = [f"Kernels count under a range when their launch call lies inside it on {rule}; nested ranges "
+             "each count their kernels.",
+             "GPU Span runs from the first such kernel's start to the last one's end, per range instance; "
+             "GPU Busy (%) is kernel time over that span."]
+    if not cross_thread:
+        notes.append("Use --cross-thread to also count kernels launched from other threads while the range "
+                     "was open (PyTorch launches the backward pass from its autograd thread).")
+    columns = ["Range", "Style", "Instances", "Range Time (ns)", "Kernels", "GPU Kernel Time (ns)",
+               "GPU Span (ns)", "GPU Busy (%)"]
+    return Table("nvtx_gpu", "GPU Time per NVTX Range", columns, rows, notes)
