@@ -46,14 +46,17 @@ def load_kernel_launches(db: NsysDatabase, variant: str = "demangled") -> list[K
 
 
 
+def as_gpu_op(kernel: KernelLaunch) -> GpuOp:
+    return GpuOp(kernel.name, "kernel", kernel.device, kernel.stream, kernel.start, kernel.end, kernel.api_start)
+
+
 def load_gpu_ops(db: NsysDatabase, variant: str = "demangled") -> list[GpuOp]:
     """Every kernel, memcpy and memset on the GPU, with the start of its launching call when known."""
     if not (db.has(KERNEL) or db.has(MEMCPY) or db.has(MEMSET)):
         _require(db, KERNEL, what="CUDA kernel data")
     ops = []
     if db.has(KERNEL):
-        ops = [GpuOp(k.name, "kernel", k.device, k.stream, k.start, k.end, k.api_start)
-               for k in load_kernel_launches(db, variant)]
+        ops = [as_gpu_op(k) for k in load_kernel_launches(db, variant)]
     labels = db.memcpy_labels()
     for table, kind in ((MEMCPY, "memcpy"), (MEMSET, "memset")):
         if not db.has(table):

@@ -1,0 +1,137 @@
+"""aiperf-stats: profiler output as tables, headless.
+
+    aiperf-stats FILE [--report NAME ...] [--format table|csv|json] [--output DIR]
+
+Exit codes: 0 done, 2 the input or the environment is wrong (one line on stderr), 1 a bug,
+130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from aiperf_lab.errors import InputError
+
+OVERVIEW_ROW_LIMIT = 15
+
+EPILOG = """\
+reports:
+  nsys (.sqlite, .nsys-rep):  cuda_gpu_kern_sum[:base|:mangled], cuda_api_sum, nvtx_sum,
+                              nvtx_kern_sum[:base|:mangled], cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum
+                              (same columns and numbers as `nsys stats`), kernel_breakdown, gpu_idle, nvtx_gpu
+  ncu (.csv, .ncu-rep):       ncu_summary, ncu_metrics
+  PyTorch (.json, .json.gz):  cuda_gpu_kern_sum, torch_annotation_sum, kernel_breakdown, gpu_idle
+With no --report: an overview (top kernels, category breakdown, NVTX ranges, idle time).
+
+examples:
+  aiperf-stats run.sqlite
+  aiperf-stats run.sqlite --report cuda_gpu_kern_sum --format csv
+  aiperf-stats run.sqlite --report kernel_breakdown --nvtx forward
+  aiperf-stats run.sqlite --report nvtx_gpu --cross-thread
+  aiperf-stats kernels.ncu-rep --report ncu_summary --output tables/
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line and exit 2, instead of usage + message
+        raise InputError(f"aiperf-stats: {message} (see aiperf-stats --help)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="aiperf-stats", description="Tables from nsys, ncu and PyTorch profiler output.",
+                     epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("file", help="profile: .sqlite/.nsys-rep, ncu .csv/.ncu-rep, PyTorch .json[.gz]")
+    parser.add_argument("--report", "-r", action="append", default=[], metavar="NAME",
+                        help="report to produce; repeat or separate with commas (default: overview)")
+    parser.add_argument("--format", "-f", choices=["table", "csv", "json"], default=None,
+                        help="output format (default: table; csv when writing files)")
+    parser.add_argument("--output", "-o", metavar="DIR", help="write one file per table into DIR")
+    parser.add_argument("--nvtx", metavar="RANGE", help="scope kernel_breakdown to kernels launched inside "
+                        "this NVTX range (name with or without its domain, e.g. forward)")
+    parser.add_argument("--cross-thread", action="store_true", help="nvtx_gpu and --nvtx: also count "
+                        "kernels launched from other threads while the range was open")
+    parser.add_argument("--limit", type=int, metavar="N", help="show at most N rows per table (table format)")
+    parser.add_argument("--list-reports", action="store_true", help="list the reports this file supports")
+    return parser
+
+
+def run(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    from aiperf_lab.metrics.nsys_reports import MissingData
+    from aiperf_lab.metrics.sources import ReportOptions, open_profile
+    from aiperf_lab.metrics.tables import to_csv, to_json
+
+    profile = open_profile(args.file)
+    for notice in profile.notices:
+        print(f"aiperf-stats: {notice}", file=sys.stderr)
+    if args.list_reports:
+        print("\n".join(profile.reports))
+        return 0
+    specs = [s.strip() for chunk in args.report for s in chunk.split(",") if s.strip()]
+    overview = not specs
+    specs = specs or profile.overview_reports
+    options = ReportOptions(nvtx_range=args.nvtx, cross_thread=args.cross_thread)
+    tables, skipped = [], []
+    for spec in specs:
+        try:
+            tables.extend(profile.report(spec, options))
+        except MissingData as exc:
+            skipped.append(str(exc))
+    if not tables:  # everything asked for is missing: one line, exit 2
+        raise InputError("nothing to report: " + " ".join(skipped))
+    for reason in skipped:  # as nsys does when some reports have no data
+        print(f"SKIPPED: {reason}", file=sys.stderr)
+
+    fmt = args.format or ("csv" if args.output else "table")
+    if args.output:
+        from aiperf_lab.metrics.render import write_tables
+        stem = Path(args.file).name.split(".")[0]
+        try:
+            paths = write_tables(tables, Path(args.output), stem, fmt)
+        except OSError as exc:
+            raise InputError(f"cannot write to {args.output}: {exc.strerror or exc}") from None
+        print("\n".join(str(p) for p in paths))
+    elif fmt == "csv":
+        for i, table in enumerate(tables):
+            if len(tables) > 1:
+                sys.stdout.write(("\n" if i else "") + f"# {table.name}: {table.title}\n")
+            sys.stdout.write(to_csv(table))
+    elif fmt == "json":
+        sys.stdout.write(to_json(tables) + "\n")
+    else:
+        from aiperf_lab.metrics.render import render_terminal
+        limit = args.limit if args.limit is not None else (OVERVIEW_ROW_LIMIT if overview else None)
+        render_terminal(tables, sys.stdout, limit)
+    sys.stdout.flush()
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        return run(sys.argv[1:] if argv is None else argv)
+    except InputError as exc:
+        print(str(exc) if str(exc).startswith("aiperf-stats") else f"aiperf-stats: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("aiperf-stats: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # The reader went away (| head): stop quietly, and keep Python from complaining at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except MemoryError:
+        print("aiperf-stats: out of memory reading the file", file=sys.stderr)
+        return 2
+    except Exception as exc:  # a bug: say so in one line; AIPERF_DEBUG=1 shows the traceback
+        if os.environ.get("AIPERF_DEBUG"):
+            raise
+        print(f"aiperf-stats: internal error: {type(exc).__name__}: {exc} "
+              "(rerun with AIPERF_DEBUG=1 for the traceback)", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

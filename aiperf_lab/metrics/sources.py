@@ -1,0 +1,206 @@
+"""Recognise a profile file by its content and give the reports it supports.
+
+One entry point for the CLI, the console and the lab runner: ``open_profile(path)`` returns a
+Profile whose ``report(name)`` yields tables, whatever the format underneath.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from aiperf_lab.errors import InputError, NotAProfile, ToolMissing
+from aiperf_lab.metrics.tables import Table
+
+NSYS_REPORT_MAGIC = b"NVIDIA Tegra Profiler Report"
+
+NSYS_REPORTS = ["cuda_gpu_kern_sum", "cuda_api_sum", "nvtx_sum", "nvtx_kern_sum", "cuda_gpu_mem_time_sum",
+                "cuda_gpu_mem_size_sum", "kernel_breakdown", "gpu_idle", "nvtx_gpu"]
+NCU_REPORTS = ["ncu_summary", "ncu_metrics"]
+TORCH_REPORTS = ["cuda_gpu_kern_sum", "torch_annotation_sum", "kernel_breakdown", "gpu_idle"]
+
+
+@dataclass
+class ReportOptions:
+    """Options that shape some reports: an NVTX range to scope the breakdown, and cross-thread attribution."""
+
+    nvtx_range: str | None = None
+    cross_thread: bool = False
+
+
+@dataclass
+class Profile:
+    path: Path
+    kind: str                      # "nsys", "ncu", "torch"
+    reports: list[str]
+    overview_reports: list[str]
+    _build: Callable[[str, str, ReportOptions], list[Table]]
+    notices: list[str] = field(default_factory=list)  # said once on stderr (e.g. "exported X to Y")
+
+    def report(self, spec: str, options: ReportOptions | None = None) -> list[Table]:
+        """Tables of one report; `spec` is a name with optional nsys-style arguments ("cuda_gpu_kern_sum:base")."""
+        name, _, argument = spec.partition(":")
+        if name not in self.reports:
+            raise InputError(f"report {name!r} does not apply to this {self.kind} file; "
+                             f"available: {', '.join(self.reports)}")
+        return self._build(name, argument, options or ReportOptions())
+
+
+def nsys_report_version(path: Path) -> str | None:
+    """The nsys version written in a .nsys-rep header ("2024.6.2.225"), readable without nsys."""
+    with path.open("rb") as handle:
+        head = handle.read(80)
+    if not head.startswith(NSYS_REPORT_MAGIC):
+        return None
+    tail = head[len(NSYS_REPORT_MAGIC):].strip().split(b"-")[0].split(b"\n")[0]
+    version = tail.decode("ascii", "replace").replace("@", ".")
+    return version if version and version[0].isdigit() and "." in version else None
+
+
+def sniff(path: Path) -> str:
+    """The format of a file from its first bytes: nsys-rep, sqlite, ncu-rep, gzip, json, csv or text."""
+    if not path.exists():
+        raise InputError(f"{path}: no such file")
+    if path.is_dir():
+        raise InputError(f"{path}: is a directory, not a profile")
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(4096)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+    if not head:
+        raise InputError(f"{path}: empty file")
+    if head.startswith(NSYS_REPORT_MAGIC):
+        return "nsys-rep"
+    if head.startswith(b"SQLite format 3\x00"):
+        return "sqlite"
+    if head.startswith(b"NVR\x00"):
+        return "ncu-rep"
+    if head.startswith(b"\x1f\x8b"):
+        return "gzip"
+    text = head.decode("utf-8", "replace").lstrip("\ufeff \t\r\n")
+    if text.startswith(("{", "[")):
+        return "json"
+    if '"ID","Process ID"' in text or text.startswith("==PROF==") or "\n\"ID\"," in text:
+        return "ncu-csv"
+    return "text"
+
+
+def open_profile(path: str | os.PathLike[str]) -> Profile:
+    path = Path(path)
+    kind = sniff(path)
+    if kind == "nsys-rep":
+        sqlite_path, notice = export_nsys_report(path)
+        profile = _nsys_profile(sqlite_path)
+        profile.path = path
+        profile.notices.append(notice)
+        return profile
+    if kind == "sqlite":
+        return _nsys_profile(path)
+    if kind in ("ncu-rep", "ncu-csv"):
+        return _ncu_profile(path)
+    if kind in ("gzip", "json"):
+        return _torch_profile(path)
+    if path.suffix.lower() == ".csv":
+        raise NotAProfile(f"{path}: a CSV file, but neither Nsight Compute output nor a telemetry recording")
+    raise NotAProfile(f"{path}: not a profile aiperf-stats reads (nsys .sqlite/.nsys-rep, ncu .csv/.ncu-rep, "
+                      "PyTorch .json/.json.gz)")
+
+
+def export_nsys_report(path: Path) -> tuple[Path, str]:
+    """The SQLite export of a .nsys-rep: reuse one beside it that is newer, else run `nsys export`."""
+    beside = path.with_suffix(".sqlite")
+    if beside.exists() and beside.stat().st_mtime >= path.stat().st_mtime:
+        return beside, f"using the existing export {beside}"
+    nsys = shutil.which("nsys")
+    if nsys is None:
+        version = nsys_report_version(path)
+        made = f" (made by nsys {version})" if version else ""
+        raise ToolMissing(f"{path}: reading a .nsys-rep{made} needs Nsight Systems' `nsys` on the PATH; "
+                          f"or export it elsewhere with `nsys export --type sqlite` and pass the .sqlite")
+    target = beside if os.access(path.parent, os.W_OK) else Path(tempfile.mkdtemp(prefix="aiperf-")) / beside.name
+    argv = [nsys, "export", "--type", "sqlite", "--force-overwrite", "true", "--output", str(target), str(path)]
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, errors="replace", timeout=900,
+                              stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        raise InputError(f"{path}: nsys export took over 900 s") from None
+    if done.returncode != 0 or not target.exists():
+        lines = (done.stderr or done.stdout).strip().splitlines()
+        raise InputError(f"{path}: nsys export failed: {lines[-1] if lines else 'exit ' + str(done.returncode)}")
+    return target, f"exported {path.name} to {target}"
+
+
+def _nsys_profile(path: Path) -> Profile:
+    from aiperf_lab.metrics import nsys_nvtx, nsys_reports
+    from aiperf_lab.metrics.nsys_db import KERNEL, MEMCPY, MEMSET, NVTX, RUNTIME, NsysDatabase
+
+    db = NsysDatabase(path)
+    if not any(db.has(t) for t in (KERNEL, RUNTIME, MEMCPY, MEMSET, NVTX)):
+        hint = db.failed_capture_hint()
+        raise InputError(f"{path}: the export holds no CUDA or NVTX data"
+                         + (f"; the capture failed: {hint}" if hint else
+                            " (captured without -t cuda,nvtx, or the capture failed)"))
+
+    def build(name: str, argument: str, options: ReportOptions) -> list[Table]:
+        from aiperf_lab.metrics import analysis
+        from aiperf_lab.metrics.nsys_ops import as_gpu_op, load_gpu_ops
+
+        variant = argument if argument in ("base", "mangled") else "demangled"
+        if name == "cuda_gpu_kern_sum":
+            return [nsys_reports.cuda_gpu_kern_sum(db, variant)]
+        if name == "nvtx_kern_sum":
+            return [nsys_nvtx.nvtx_kern_sum(db, variant)]
+        if name == "kernel_breakdown":
+            scope = options.nvtx_range or argument or None
+            if scope:
+                kernels = nsys_nvtx.kernels_in_range(db, scope, options.cross_thread)
+                return [analysis.kernel_breakdown([as_gpu_op(k) for k in kernels], scope=scope)]
+            return [analysis.kernel_breakdown(load_gpu_ops(db))]
+        if name == "gpu_idle":
+            return analysis.gpu_idle(load_gpu_ops(db))
+        if name == "nvtx_gpu":
+            return [nsys_nvtx.nvtx_gpu(db, options.cross_thread)]
+        simple = {"cuda_api_sum": nsys_reports.cuda_api_sum, "nvtx_sum": nsys_nvtx.nvtx_sum,
+                  "cuda_gpu_mem_time_sum": nsys_reports.cuda_gpu_mem_time_sum,
+                  "cuda_gpu_mem_size_sum": nsys_reports.cuda_gpu_mem_size_sum}
+        return [simple[name](db)]
+
+    overview = ["cuda_gpu_kern_sum", "kernel_breakdown", "nvtx_sum", "gpu_idle"]
+    return Profile(path, "nsys", list(NSYS_REPORTS), overview, build)
+
+
+def _ncu_profile(path: Path) -> Profile:
+    from aiperf_lab.metrics import ncu
+
+    kernels = ncu.read_ncu_file(path)
+
+    def build(name: str, _argument: str, _options: ReportOptions) -> list[Table]:
+        return [ncu.ncu_summary(kernels) if name == "ncu_summary" else ncu.ncu_metrics(kernels)]
+
+    return Profile(path, "ncu", list(NCU_REPORTS), ["ncu_summary"], build)
+
+
+def _torch_profile(path: Path) -> Profile:
+    from aiperf_lab.metrics import analysis, kineto
+
+    trace = kineto.load_trace(path)
+
+    def build(name: str, _argument: str, _options: ReportOptions) -> list[Table]:
+        if name == "cuda_gpu_kern_sum":
+            return [kineto.kernel_summary(trace)]
+        if name == "torch_annotation_sum":
+            return [kineto.annotation_summary(trace)]
+        if not trace.ops:
+            raise kineto.MissingData(f"{path.name} has no GPU events.")
+        if name == "kernel_breakdown":
+            return [analysis.kernel_breakdown(trace.ops)]
+        return analysis.gpu_idle(trace.ops)
+
+    return Profile(path, "torch", list(TORCH_REPORTS),
+                   ["cuda_gpu_kern_sum", "kernel_breakdown", "torch_annotation_sum"], build)

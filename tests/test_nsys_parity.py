@@ -1,0 +1,91 @@
+"""Our nsys reports against what `nsys stats` itself printed for the same exports."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from conftest import CORPUS, H200, needs_corpus
+from nsys_text import parse_stats_text, same_name
+
+from aiperf_lab.metrics import nsys_nvtx, nsys_reports
+from aiperf_lab.metrics.cli import main
+from aiperf_lab.metrics.nsys_db import NsysDatabase
+from aiperf_lab.metrics.tables import format_value
+
+GROUND_TRUTH_REPORTS = ["cuda_gpu_kern_sum", "cuda_api_sum", "nvtx_sum", "nvtx_kern_sum", "cuda_gpu_mem_time_sum"]
+
+
+@pytest.mark.parametrize("report", GROUND_TRUTH_REPORTS)
+def test_csv_stdout_is_byte_identical_to_nsys_stats(report, capsys):
+    """nsys 2025.3.1 on an H200: `nsys stats --report R --format csv` for lm_forward.sqlite."""
+    code = main([str(H200 / "lm_forward.sqlite"), "--report", report, "--format", "csv"])
+    out = capsys.readouterr().out
+    assert code == 0
+    expected = (H200 / f"nsys_stats_lm_forward_{report}.csv").read_text()
+    assert out == expected
+
+
+def test_ground_truth_exercises_the_hard_cases():
+    """The fixture holds what parity must get right: ties in rounding, n=1 stdev, nesting, no-range kernels."""
+    kern = (H200 / "nsys_stats_lm_forward_nvtx_kern_sum.csv").read_text().splitlines()
+    assert kern[1].startswith(",,")  # a kernel launched outside every range
+    assert any(",0.0," in line for line in kern)  # single-instance groups: stdev 0.0
+    api = (H200 / "nsys_stats_lm_forward_cuda_api_sum.csv").read_text()
+    assert ",cudaLaunchKernel\n" in api and "cudaLaunchKernelExC_v11060" in api  # version-suffix rule
+
+
+def _compare_text_report(ours, text_rows):
+    assert len(ours.rows) == len(text_rows) - 1
+    for want, got in zip(text_rows[1:], ours.rows):
+        cells = [format_value(v) for v in got]
+        if ours.name == "cuda_gpu_mem_size_sum":  # column text pads to three decimals
+            assert [float(x) for x in want[:-1] if x.replace(".", "").isdigit()] == \
+                   [float(x) for x in cells[:-1] if x.replace(".", "").isdigit()]
+        else:
+            assert want[:-1] == cells[:-1], (want, cells)
+        assert same_name(want[-1], cells[-1])
+
+
+@needs_corpus
+@pytest.mark.parametrize("export,stats_text", [
+    ("result_2_7B.sqlite", "nsys_stats.txt"),
+    ("result_2_7B_clean.sqlite", "nsys_stats_clean.txt"),
+    ("result_2_7B_compile_ro.sqlite", "nsys_stats_compile_ro.txt"),
+])
+def test_corpus_parity_with_nsys_2024_text(export, stats_text):
+    """nsys 2024.6.2 column output stored beside three A100 exports: every row of every report we have."""
+    folder = CORPUS / "cs336-zx3xyy"
+    db = NsysDatabase(folder / export)
+    text = parse_stats_text((folder / stats_text).read_text())
+    compared = 0
+    for name, rows in text.items():
+        if hasattr(nsys_reports, name):
+            _compare_text_report(getattr(nsys_reports, name)(db), rows)
+            compared += 1
+    assert compared >= 2
+
+
+@needs_corpus
+@pytest.mark.parametrize("export", ["cudf.sqlite", "workflow.sqlite", "cupy.sqlite"])
+def test_corpus_parity_with_stats_nsys_2020_stored_in_the_file(export):
+    """nsys 2020.3.2 wrote its kernel and NVTX stats into the export itself."""
+    path = CORPUS / "nvtx-examples-2020" / export
+    con = sqlite3.connect(path)
+    names = dict(con.execute("SELECT id, value FROM StringIds"))
+    stored = {names[i]: (n, lo, hi, avg, total)
+              for i, n, lo, hi, avg, total in con.execute("SELECT * FROM cudaKernelStats")}
+    ours = nsys_reports.cuda_gpu_kern_sum(NsysDatabase(path))
+    assert len(ours.rows) == len(stored)
+    for _pct, total, n, avg, _med, lo, hi, _sd, name in ours.rows:
+        s_n, s_lo, s_hi, s_avg, s_total = stored[name]
+        assert (total, n, lo, hi) == (s_total, s_n, s_lo, s_hi)
+        assert avg == pytest.approx(s_avg, abs=0.0500001)
+    ranges = list(con.execute("SELECT tag, num, min, max, total FROM nvtxPushPopRangeStats"))
+    if ranges:
+        ours_nvtx = {row[-1]: row for row in nsys_nvtx.nvtx_sum(NsysDatabase(path)).rows if row[-2] == "PushPop"}
+        for tag, n, lo, hi, total in ranges:
+            # 2020 printed "domain:name" without the leading colon for the default domain
+            row = ours_nvtx.get(tag) or ours_nvtx[":" + tag]
+            assert (row[1], row[2], row[5], row[6]) == (total, n, lo, hi)

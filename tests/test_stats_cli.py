@@ -1,0 +1,165 @@
+"""aiperf-stats as a user meets it: formats, files, and one clear line for every bad input."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+from conftest import CORPUS, H200, REPO, corpus_files, needs_corpus
+
+from aiperf_lab.metrics.cli import main
+
+LM = H200 / "lm_forward.sqlite"
+
+
+def run_cli(args, capsys):
+    code = main([str(a) for a in args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def assert_one_line_error(code, err, fragment):
+    assert code == 2
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert fragment in err
+
+
+def _file(name, data):
+    def make(folder):
+        path = folder / name
+        path.write_bytes(data if isinstance(data, bytes) else data.encode())
+        return path
+    return make
+
+
+@pytest.mark.parametrize("make, fragment", [
+    (lambda d: d / "missing.sqlite", "no such file"),
+    (lambda d: d, "is a directory"),
+    (_file("empty.sqlite", b""), "empty file"),
+    (_file("notes.txt", "hello\n"), "not a profile"),
+    (_file("x.csv", "a,b\n1,2\n"), "neither Nsight Compute"),
+    (_file("t.json", '{"traceEvents": ['), "not valid JSON"),
+    (_file("t.json.gz", gzip.compress(b'{"traceEvents": []}')[:20]), "gzip"),
+    (_file("o.json", '{"a": 1}'), "not a PyTorch profiler trace"),
+    (_file("bin.dat", bytes(range(256)) * 4), "not a profile"),
+    (_file("latin1.csv", '"ID","Process ID"\n\xe9\xff'.encode("latin-1")), "ncu"),
+])
+def test_bad_files_get_exit_2_and_one_line(tmp_path, capsys, make, fragment):
+    code, out, err = run_cli([make(tmp_path)], capsys)
+    assert_one_line_error(code, err, fragment)
+    assert out == ""
+
+
+def test_truncated_export_is_reported_not_crashed(tmp_path, capsys):
+    cut = tmp_path / "cut.sqlite"
+    cut.write_bytes(LM.read_bytes()[: LM.stat().st_size // 3])
+    code, _out, err = run_cli([cut, "--report", "cuda_gpu_kern_sum"], capsys)
+    assert_one_line_error(code, err, "cut.sqlite")
+
+
+def test_sqlite_that_is_not_an_export(tmp_path, capsys):
+    other = tmp_path / "app.sqlite"
+    con = sqlite3.connect(other)
+    con.execute("CREATE TABLE users(id INTEGER)")
+    con.commit()
+    con.close()
+    code, _out, err = run_cli([other], capsys)
+    assert_one_line_error(code, err, "not an Nsight Systems export")
+
+
+def test_nsys_rep_without_nsys_names_the_tool_and_version(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no nsys
+    rep = tmp_path / "run.nsys-rep"
+    rep.write_bytes(b"NVIDIA Tegra Profiler Report 2024@6@2@225-246235244400v0.\n\x0bL")
+    code, _out, err = run_cli([rep], capsys)
+    assert_one_line_error(code, err, "needs Nsight Systems' `nsys`")
+    assert "2024.6.2.225" in err
+
+
+def test_unknown_report_and_bad_option(capsys):
+    code, _out, err = run_cli([LM, "--report", "no_such_report"], capsys)
+    assert_one_line_error(code, err, "available: cuda_gpu_kern_sum")
+    code, _out, err = run_cli([LM, "--format", "xml"], capsys)
+    assert_one_line_error(code, err, "invalid choice")
+
+
+def test_report_missing_from_the_file_is_skipped_with_a_reason(capsys):
+    code, out, err = run_cli([LM, "--report", "cuda_api_sum,nvtx_sum", "--format", "csv"], capsys)
+    assert code == 0 and "# nvtx_sum" in out
+    code, _out, err = run_cli([H200 / "ncu_full_raw.csv", "--report", "cuda_gpu_kern_sum"], capsys)
+    assert_one_line_error(code, err, "does not apply to this ncu file")
+
+
+def test_output_dir_gets_one_file_per_table_named_like_nsys(tmp_path, capsys):
+    code, out, _err = run_cli([LM, "--report", "cuda_gpu_kern_sum", "--report", "gpu_idle", "--output", tmp_path],
+                              capsys)
+    assert code == 0
+    written = sorted(p.name for p in tmp_path.iterdir())
+    assert written == ["lm_forward_cuda_gpu_kern_sum.csv", "lm_forward_gpu_idle.csv", "lm_forward_gpu_idle_gaps.csv"]
+    assert out.splitlines() == [str(tmp_path / name) for name in ["lm_forward_cuda_gpu_kern_sum.csv",
+                                                                 "lm_forward_gpu_idle.csv", "lm_forward_gpu_idle_gaps.csv"]]
+    assert (tmp_path / "lm_forward_cuda_gpu_kern_sum.csv").read_text() == \
+        (H200 / "nsys_stats_lm_forward_cuda_gpu_kern_sum.csv").read_text()
+
+
+def test_unwritable_output_is_exit_2(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    code, _out, err = run_cli([LM, "--report", "cuda_api_sum", "--output", blocker / "sub"], capsys)
+    assert_one_line_error(code, err, "cannot write")
+
+
+def test_json_is_machine_readable(capsys):
+    code, out, _err = run_cli([LM, "--report", "kernel_breakdown", "--format", "json"], capsys)
+    assert code == 0
+    (table,) = json.loads(out)
+    shares = [row["Time (%)"] for row in table["rows"]]
+    assert table["report"] == "kernel_breakdown" and table["rows"][0]["Category"] == "gemm"
+    assert sum(shares) == pytest.approx(100, abs=0.5)
+
+
+def test_overview_shows_top_kernels_breakdown_nvtx_and_idle(capsys):
+    code, out, _err = run_cli([LM], capsys)
+    assert code == 0
+    for title in ("CUDA GPU Kernel Summary", "Kernel Category Breakdown", "NVTX Range Summary", "GPU Idle Time"):
+        assert title in out
+    assert "top 15 of 16 rows" in out
+
+
+def test_kernel_breakdown_within_an_nvtx_range(capsys):
+    code, out, _err = run_cli([LM, "--report", "kernel_breakdown", "--nvtx", "computing_softmax", "--format", "csv"],
+                              capsys)
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[1].startswith("softmax,100.0,919104,28,")  # the range launches only the softmax kernel
+    code, _out, err = run_cli([LM, "--report", "kernel_breakdown", "--nvtx", "nope"], capsys)
+    assert_one_line_error(code, err, "no NVTX range named 'nope'")
+
+
+def test_installed_console_script_runs_as_a_process():
+    """The real entry point, in a child process: exit code and stderr as a shell user sees them."""
+    done = subprocess.run([sys.executable, "-m", "aiperf_lab.metrics.cli", str(LM), "--report", "nvtx_sum",
+                           "--format", "csv"], capture_output=True, text=True, cwd=REPO)
+    assert done.returncode == 0
+    assert done.stdout == (H200 / "nsys_stats_lm_forward_nvtx_sum.csv").read_text()
+    bad = subprocess.run([sys.executable, "-m", "aiperf_lab.metrics.cli", "/nonexistent.sqlite"],
+                         capture_output=True, text=True, cwd=REPO)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1
+
+
+@needs_corpus
+@pytest.mark.parametrize("path", [p for p in corpus_files("**/*") if p.is_file()],
+                         ids=lambda p: p.relative_to(CORPUS).as_posix())
+def test_no_corpus_file_ever_shows_a_traceback(path, capsys, monkeypatch):
+    monkeypatch.setenv("PATH", "/nonexistent")  # .nsys-rep and .ncu-rep need tools this machine lacks
+    code, out, err = run_cli([path], capsys)
+    assert code in (0, 2), err
+    assert "Traceback" not in err and "internal error" not in err
+    if code == 2:
+        assert err.strip().count("\n") == 0 or err.startswith("SKIPPED")
