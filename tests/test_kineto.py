@@ -1,0 +1,69 @@
+"""PyTorch profiler traces: kernel and annotation summaries, old and new Kineto conventions."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from conftest import CORPUS, H200, needs_corpus
+
+from aiperf_lab.metrics.kineto import annotation_summary, kernel_summary, load_trace
+from aiperf_lab.metrics.nsys_reports import MissingData
+
+TRACE = H200 / "torch_encoder_layer.pt.trace.json"
+
+
+def _key_averages():
+    """Kernel rows of prof.key_averages().table() from the same run: name prefix -> (CUDA total us, calls)."""
+    rows = {}
+    for line in (H200 / "torch_key_averages.txt").read_text().splitlines():
+        match = re.match(r"^\s*(\S.*?)\s{2,}0\.00%\s+0\.000us\s+0\.00%\s+0\.000us\s+0\.000us\s+([\d.]+)(us|ms)\s+"
+                         r"[\d.]+%\s+\S+\s+\S+\s+(\d+)\s*$", line)
+        if match:
+            name, value, unit, calls = match.groups()
+            scale = 1000 if unit == "ms" else 1
+            # printed to 3 decimals of its unit: that is the comparison's resolution
+            rows[name.rstrip(".")] = (float(value) * scale, int(calls), 0.0005 * scale)
+    return rows
+
+
+def test_kernel_totals_match_the_profilers_own_key_averages():
+    ours = kernel_summary(load_trace(TRACE))
+    expected = _key_averages()
+    assert len(expected) >= 4
+    matched = 0
+    for prefix, (total_us, calls, resolution_us) in expected.items():
+        rows = [r for r in ours.rows if r[-1].startswith(prefix)]
+        if len(rows) == 1:  # key_averages cuts names; compare where the prefix is unique
+            assert rows[0][2] == calls
+            assert rows[0][1] / 1000 == pytest.approx(total_us, abs=resolution_us + 1e-9)
+            matched += 1
+    assert matched >= 4
+
+
+def test_annotation_summary_links_gpu_work_by_correlation():
+    table = annotation_summary(load_trace(TRACE))
+    forward = {row[0]: row for row in table.rows}["forward"]
+    assert forward[1] == 2 and forward[3] > 0 and forward[6] > 0   # 2 instances, GPU ops, GPU span
+
+
+@needs_corpus
+@pytest.mark.parametrize("name", ["sampled_rank-0.json.gz", "rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"])
+def test_old_and_new_external_id_conventions_link_every_op(name):
+    trace = load_trace(CORPUS / "torch-hta" / name)
+    assert trace.ops and all(op.launch_start is not None for op in trace.ops)
+
+
+@needs_corpus
+def test_integer_microsecond_traces_are_noted():
+    table = kernel_summary(load_trace(CORPUS / "torch-hta" / "sampled_rank-0.json.gz"))
+    assert any("whole microseconds" in note for note in table.notes)
+
+
+@needs_corpus
+@pytest.mark.parametrize("path", ["torch-kernelforge/chrome_trace.json",
+                                  "torch-hta/benchmark_result_924719_1679055439_trace.json.gz"])
+def test_traces_without_kernels_say_so(path):
+    with pytest.raises(MissingData, match="does not contain CUDA kernel events"):
+        kernel_summary(load_trace(CORPUS / path))
