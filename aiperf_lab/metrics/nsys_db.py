@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from dataclasses import dataclass
-from functools import cached_property
+from collections import namedtuple
 from pathlib import Path
 
 from aiperf_lab.errors import InputError, NotAProfile
@@ -55,11 +54,8 @@ def split_global_tid(global_tid: int | None) -> tuple[int | None, int | None]:
     return (global_tid >> 24) & 0xFFFFFF, global_tid & 0xFFFFFF
 
 
-@dataclass(frozen=True)
-class ExportInfo:
-    product_version: str | None
-    schema_version: str | None
-    platform: str | None
+# What the export says of itself (None in 2020-2021 exports, which carry no metadata table).
+ExportInfo = namedtuple("ExportInfo", "product_version schema_version platform")
 
 
 class NsysDatabase:
@@ -100,6 +96,15 @@ class NsysDatabase:
         except sqlite3.DatabaseError as exc:
             raise InputError(f"{self.path}: the export is damaged or truncated ({exc})") from None
 
+    def grouped_integers(self, key_sql: str, value_sql: str, from_sql: str) -> list[tuple[object, list[int]]]:
+        """(key, [values]) per key, the grouping done by SQLite.
+
+        The values travel as one group_concat string per key and are parsed in C: far cheaper than
+        one Python tuple per row for the 100k+ rows of a real export.
+        """
+        rows = self.query(f"SELECT {key_sql} AS k, group_concat({value_sql}) FROM {from_sql} GROUP BY k")
+        return [(key, list(map(int, text.split(","))) if text else []) for key, text in rows]
+
     def count(self, table: str) -> int:
         return self.query(f"SELECT count(*) FROM [{table}]")[0][0] if self.has(table) else 0
 
@@ -119,7 +124,7 @@ class NsysDatabase:
             result.update(self.query(f"SELECT id, value FROM StringIds WHERE id IN ({marks})", tuple(chunk)))
         return result
 
-    @cached_property
+    @property
     def export_info(self) -> ExportInfo:
         for table in ("META_DATA_EXPORT", "EXPORT_META_DATA"):  # 2023.1 used the second name
             if self.has(table):

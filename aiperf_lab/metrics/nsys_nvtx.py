@@ -7,11 +7,12 @@ the registered string (``textId``) when there is one, else the explicit ``text``
 from __future__ import annotations
 
 import heapq
-from collections import defaultdict
-from dataclasses import dataclass
+from bisect import bisect_left, bisect_right
+from collections import Counter, defaultdict
+from itertools import chain
 from typing import Iterator
 
-from aiperf_lab.metrics.nsys_db import (NVTX, NVTX_DOMAIN_CREATE, NVTX_PUSHPOP, NVTX_RANGE_TYPES, NVTXT_PUSHPOP,
+from aiperf_lab.metrics.nsys_db import (KERNEL, NVTX, NVTX_DOMAIN_CREATE, NVTX_PUSHPOP, NVTX_RANGE_TYPES, NVTXT_PUSHPOP,
                                         PID_MASK, RUNTIME, NsysDatabase, split_global_tid)
 from aiperf_lab.metrics.nsys_ops import KernelLaunch, load_kernel_launches
 from aiperf_lab.metrics.nsys_reports import SUM_COLUMNS, MissingData, _require, _summary_rows
@@ -21,15 +22,23 @@ from aiperf_lab.metrics.tables import Table
 _PID_BITS = 0x0000FFFFFF000000  # the pid part of a globalTid, as nsys's domain join uses it
 
 
-@dataclass(frozen=True)
 class NvtxRange:
-    range_id: int        # the NVTX_EVENTS rowid
-    start: int
-    end: int             # a missing end is replaced by the latest NVTX timestamp, as nsys does
-    global_tid: int
-    name: str            # "<domain>:<text>"
-    style: str           # "PushPop" or "StartEnd"
-    ends_elsewhere: bool  # ended on another thread (endGlobalTid set)
+    """One NVTX range. A slotted class, not a dataclass: large exports hold tens of thousands."""
+
+    __slots__ = ("range_id", "start", "end", "global_tid", "name", "style", "ends_elsewhere")
+
+    def __init__(self, range_id: int, start: int, end: int, global_tid: int, name: str, style: str,
+                 ends_elsewhere: bool):
+        self.range_id = range_id          # the NVTX_EVENTS rowid
+        self.start = start
+        self.end = end                    # a missing end is replaced by the latest NVTX timestamp, as nsys does
+        self.global_tid = global_tid
+        self.name = name                  # "<domain>:<text>"
+        self.style = style                # "PushPop" or "StartEnd"
+        self.ends_elsewhere = ends_elsewhere  # ended on another thread (endGlobalTid set)
+
+    def __repr__(self) -> str:
+        return f"NvtxRange({self.name!r}, {self.start}..{self.end}, tid={self.global_tid})"
 
 
 def _style(event_type: int) -> str:
@@ -135,31 +144,179 @@ def _null_first(value):
     return (value is not None, value if value is not None else "")
 
 
+def _launches_by_thread(db: NsysDatabase, name_col: str) -> list[tuple[int | None, list, list, list, list]]:
+    """Per launching thread: api starts, api ends, kernel name ids and durations, ordered by api start.
+
+    The thread is None for kernels whose launch call is not in the export. SQLite does the join and the
+    grouping; the columns come back as group_concat strings parsed in C (no Python tuple per kernel).
+    """
+    rows = db.query(
+        f"SELECT r.globalTid, group_concat(coalesce(r.start, 0)), group_concat(coalesce(r.[end], 0)), "
+        f"group_concat(coalesce(k.{name_col}, -1)), group_concat(k.[end] - k.start) "
+        f"FROM {KERNEL} AS k LEFT JOIN {RUNTIME} AS r ON r.correlationId = k.correlationId "
+        f"AND (r.globalTid & 0xFFFFFFFFFF000000) = k.globalPid GROUP BY r.globalTid")
+    threads = []
+    for gtid, *texts in rows:
+        starts, ends, names, durations = (list(map(int, t.split(","))) for t in texts)
+        if starts != sorted(starts):
+            order = sorted(range(len(starts)), key=starts.__getitem__)
+            starts, ends, names, durations = ([column[i] for i in order]
+                                              for column in (starts, ends, names, durations))
+        threads.append((gtid, starts, ends, names, durations))
+    return threads
+
+
+class _KernGroup:
+    """One nvtx_kern_sum row in the making."""
+
+    __slots__ = ("durations", "instances", "kernels")
+
+    def __init__(self) -> None:
+        self.durations: list[int] = []
+        self.instances = 0  # distinct ranges holding at least one of these kernels
+        self.kernels = 0
+
+
+class _Attribution:
+    """Kernels credited to the NVTX ranges open over their launch, accumulated cheaply.
+
+    Each kernel is filed once, under the *set* of range names open over it (a "keyset": few distinct
+    ones in a real program); keysets expand to one row per range name only at the end. A kernel under two
+    ranges of the same name is repeated in that row's durations, as nsys's join repeats it, but counted
+    once in Kern Inst. NVTX Inst counts the distinct ranges that held at least one kernel of the row's name.
+    """
+
+    def __init__(self) -> None:
+        self.keysets: dict[tuple, int] = {(): 0}
+        self.by_keyset: dict[tuple, list[int]] = {}
+        self.held_names: dict[tuple, dict[int, set[int]]] = defaultdict(dict)
+
+    def keyset_id(self, open_ranges) -> int:
+        keyset = tuple(sorted((r.name, r.style) for r in open_ranges))
+        found = self.keysets.get(keyset)
+        if found is None:
+            found = self.keysets[keyset] = len(self.keysets)
+        return found
+
+    def add(self, gtid: int | None, keyset_ids, names: list[int], durations: list[int]) -> None:
+        buckets = self.by_keyset
+        for keyset_id, name_id, duration in zip(keyset_ids, names, durations):
+            bucket = buckets.get((gtid, keyset_id, name_id))
+            if bucket is None:
+                buckets[(gtid, keyset_id, name_id)] = [duration]
+            else:
+                bucket.append(duration)
+
+    def held(self, gtid: int | None, r: NvtxRange, name_ids) -> None:
+        """Range r held kernels with these names (the same range may come twice, once per domain match)."""
+        per_range = self.held_names[(gtid, (r.name, r.style))]
+        if r.range_id in per_range:
+            per_range[r.range_id] |= set(name_ids)
+        else:
+            per_range[r.range_id] = set(name_ids)
+
+    def groups(self) -> dict[tuple, _KernGroup]:
+        groups: dict[tuple, _KernGroup] = {}
+
+        def group(key: tuple) -> _KernGroup:
+            found = groups.get(key)
+            if found is None:
+                found = groups[key] = _KernGroup()
+            return found
+
+        keysets = {number: keyset for keyset, number in self.keysets.items()}
+        for (gtid, keyset_id, name_id), durations in self.by_keyset.items():
+            keyset = keysets[keyset_id]
+            if not keyset:
+                g = group((gtid, None, name_id))
+                g.durations.extend(durations)
+                g.kernels += len(durations)
+                continue
+            for key, times in Counter(keyset).items():
+                g = group((gtid, key, name_id))
+                g.durations.extend(durations if times == 1 else durations * times)
+                g.kernels += len(durations)
+        for (gtid, key), per_range in self.held_names.items():
+            for name_id, count in Counter(chain.from_iterable(per_range.values())).items():
+                group((gtid, key, name_id)).instances = count
+        return groups
+
+
+def _attribute_thread(acc: _Attribution, gtid: int, ranges: list[NvtxRange], starts: list[int], ends: list[int],
+                      names: list[int], durations: list[int]) -> bool:
+    """nsys's containment rule for one thread, by sweeping segments of its launch calls.
+
+    Launch calls on one thread run one after another, so starts and ends are both sorted and the calls
+    inside a range form one index interval [lo, hi), found by two bisections. Between interval edges the
+    set of enclosing ranges does not change: each segment gets one keyset. Returns False (nothing
+    added) if the calls overlap.
+    """
+    if ends != sorted(ends):
+        return False
+    opens: dict[int, list[int]] = defaultdict(list)
+    closes: dict[int, list[int]] = defaultdict(list)
+    cuts = {0, len(starts)}
+    for index, r in enumerate(ranges):
+        lo, hi = bisect_left(starts, r.start), bisect_right(ends, r.end)
+        if lo < hi:
+            opens[lo].append(index)
+            closes[hi].append(index)
+            cuts.add(lo)
+            cuts.add(hi)
+            acc.held(gtid, r, names[lo:hi])
+    edges = sorted(cuts)
+    active: dict[int, NvtxRange] = {}
+    keyset_ids: list[int] = []
+    for here, following in zip(edges, edges[1:]):
+        for index in closes.get(here, ()):
+            del active[index]
+        for index in opens.get(here, ()):
+            active[index] = ranges[index]
+        keyset_ids += [acc.keyset_id(active.values()) if active else 0] * (following - here)
+    acc.add(gtid, keyset_ids, names, durations)
+    return True
+
+
+def _attribute_overlapping(acc: _Attribution, gtid: int, ranges: list[NvtxRange], starts: list[int],
+                           ends: list[int], names: list[int], durations: list[int]) -> None:
+    """The same rule kernel by kernel, for a thread whose launch calls overlap (nested launch APIs)."""
+    launches = [KernelLaunch(i, "", durations[i], 0, 0, 0, 0, starts[i], ends[i], gtid) for i in range(len(names))]
+    enclosing: dict[int, dict[int, NvtxRange]] = defaultdict(dict)
+    for k, r in _enclosing(ranges, launches):
+        if r is not None:
+            enclosing[k.kernel_id][id(r)] = r
+            acc.held(gtid, r, (names[k.kernel_id],))
+    keyset_ids = [acc.keyset_id(enclosing[i].values()) if i in enclosing else 0 for i in range(len(names))]
+    acc.add(gtid, keyset_ids, names, durations)
+
+
 def nvtx_kern_sum(db: NsysDatabase, variant: str = "demangled") -> Table:
     """NVTX Range Kernel Summary: kernels under every enclosing range of their launching thread.
 
     As nsys: only ranges that end on the thread they started on; a kernel counts under every enclosing
     range (nested ranges count it again); kernels outside all ranges form rows with an empty range.
     """
-    ranges = [r for r in load_ranges(db, end_bound="ranges") if not r.ends_elsewhere]
+    ranges_by_thread: dict[int, list[NvtxRange]] = defaultdict(list)
+    for r in load_ranges(db, end_bound="ranges"):
+        if not r.ends_elsewhere:
+            ranges_by_thread[r.global_tid].append(r)
     _require(db, RUNTIME, what="CUDA API data")
-    launches = load_kernel_launches(db, variant)
-    groups: dict[tuple, tuple[list[int], set[int], set[int]]] = {}
-    for k, r in _enclosing(ranges, launches):
-        pid, tid = split_global_tid(k.global_tid)
-        key = (pid, tid, r.name if r else None, r.style if r else None, k.name)
-        entry = groups.get(key)
-        if entry is None:
-            entry = groups[key] = ([], set(), set())
-        entry[0].append(k.duration)
-        if r is not None:
-            entry[1].add(r.range_id)
-        entry[2].add(k.kernel_id)
+    _require(db, KERNEL, what="CUDA kernel data")
+    acc = _Attribution()
+    for gtid, starts, ends, names, durations in _launches_by_thread(db, db.kernel_name_column(variant)):
+        if gtid is None:
+            acc.add(None, [0] * len(names), names, durations)
+        elif not _attribute_thread(acc, gtid, ranges_by_thread.get(gtid, []), starts, ends, names, durations):
+            _attribute_overlapping(acc, gtid, ranges_by_thread.get(gtid, []), starts, ends, names, durations)
+    groups = acc.groups()
+    strings = db.strings({name_id for (_g, _k, name_id) in groups})
     rows = []
-    for (pid, tid, name, style, kname), (durations, range_ids, kernel_ids) in groups.items():
-        total, _n, avg, med, low, high, stdev = duration_summary(durations)
-        rows.append([name, style, pid, tid, len(range_ids), len(kernel_ids), total, avg, med, low, high,
-                     stdev, kname])
+    for (gtid, key, name_id), group in groups.items():
+        pid, tid = split_global_tid(gtid)
+        name, style = key if key else (None, None)
+        total, _n, avg, med, low, high, stdev = duration_summary(group.durations)
+        rows.append([name, style, pid, tid, group.instances, group.kernels, total, avg, med, low, high,
+                     stdev, strings.get(name_id, "")])
     # GROUP BY pid, tid, name, style, kernel gives the tie order; ORDER BY name, pid, tid, total desc.
     rows.sort(key=lambda r: (_null_first(r[2]), _null_first(r[3]), _null_first(r[0]), _null_first(r[1]),
                              _null_first(r[12])))

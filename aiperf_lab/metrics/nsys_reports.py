@@ -44,12 +44,10 @@ def cuda_gpu_kern_sum(db: NsysDatabase, variant: str = "demangled") -> Table:
     _require(db, "StringIds", what="StringIds table")
     _require(db, KERNEL, what="CUDA kernel data")
     name_col = db.kernel_name_column(variant)
-    by_id: dict[int, list[int]] = defaultdict(list)
-    for name_id, duration in db.query(f"SELECT {name_col}, [end] - start FROM {KERNEL}"):
-        by_id[name_id].append(duration)
-    names = db.strings(set(by_id))
+    by_id = db.grouped_integers(name_col, "[end] - start", KERNEL)
+    names = db.strings({name_id for name_id, _ in by_id})
     groups: dict[str, list[int]] = defaultdict(list)
-    for name_id, durations in by_id.items():
+    for name_id, durations in by_id:
         groups[names.get(name_id, "")].extend(durations)
     # nsys: ORDER BY Total DESC, Instances, Name
     return Table("cuda_gpu_kern_sum", "CUDA GPU Kernel Summary", [*SUM_COLUMNS, "Name"],
@@ -77,12 +75,10 @@ def cuda_api_sum(db: NsysDatabase) -> Table:
     """CUDA API Summary: runtime and driver calls grouped by name."""
     _require(db, "StringIds", what="StringIds table")
     _require(db, RUNTIME, what="CUDA API data")
-    by_id: dict[int, list[int]] = defaultdict(list)
-    for name_id, duration in db.query(f"SELECT nameId, [end] - start FROM {RUNTIME}"):
-        by_id[name_id].append(duration)
-    names = db.strings(set(by_id))
+    by_id = db.grouped_integers("nameId", "[end] - start", RUNTIME)
+    names = db.strings({name_id for name_id, _ in by_id})
     groups: dict[str, list[int]] = defaultdict(list)
-    for name_id, durations in by_id.items():
+    for name_id, durations in by_id:
         groups[strip_api_version(names.get(name_id, ""))].extend(durations)
     columns = ["Time (%)", "Total Time (ns)", "Num Calls", *SUM_COLUMNS[3:], "Name"]
     return Table("cuda_api_sum", "CUDA API Summary", columns, _summary_rows(groups, count_label_rows=False))
@@ -91,15 +87,16 @@ def cuda_api_sum(db: NsysDatabase) -> Table:
 def _memory_operations(db: NsysDatabase, value_sql: str) -> dict[str, list[int]]:
     if not db.has(MEMCPY) and not db.has(MEMSET):
         raise MissingData(f"{db.path.name} does not contain GPU memory data.")
-    groups: dict[str, list[int]] = defaultdict(list)
+    groups: dict[str, list[int]] = {}
     if db.has(MEMCPY):
         labels = db.memcpy_labels()
-        for kind, value in db.query(f"SELECT copyKind, {value_sql} FROM {MEMCPY}"):
+        for kind, values in db.grouped_integers("copyKind", value_sql, MEMCPY):
             label = labels.get(kind)
             if label is not None:  # nsys joins on the enum: unknown kinds drop out
-                groups[f"[CUDA memcpy {label}]"].append(value)
+                groups[f"[CUDA memcpy {label}]"] = values
     if db.has(MEMSET):
-        groups["[CUDA memset]"] = [v for (v,) in db.query(f"SELECT {value_sql} FROM {MEMSET}")]
+        for _key, values in db.grouped_integers("1", value_sql, MEMSET):
+            groups["[CUDA memset]"] = values
     return groups
 
 

@@ -10,25 +10,28 @@
 from __future__ import annotations
 
 import math
-from decimal import ROUND_HALF_UP, Decimal
-from typing import Sequence
-
-_QUANTUM = {n: Decimal(1).scaleb(-n) for n in range(0, 7)}
+from operator import mul
 
 
 def sqlite_round(value: float | int | None, digits: int = 1) -> float | None:
-    """``round(value, digits)`` as SQLite computes it (half away from zero on the exact double)."""
+    """``round(value, digits)`` as nsys's SQLite computes it: half away from zero on the exact double.
+
+    (Python's own sqlite3 may be older and round differently: 3.40 gives 841.2 for 841.15, nsys 841.1.)
+    """
     if value is None:
         return None
     if isinstance(value, int):
         return float(value)
     if math.isnan(value) or math.isinf(value):
         return value
-    exact = Decimal(value)  # the exact binary value, no decimal rounding on the way in
-    return float(exact.quantize(_QUANTUM[digits], rounding=ROUND_HALF_UP))
+    numerator, denominator = abs(value).as_integer_ratio()  # exact: the denominator is a power of two
+    scale = 10 ** digits
+    halves_up = (2 * numerator * scale + denominator) // (2 * denominator)  # floor(x * scale + 1/2)
+    rounded = halves_up / scale  # int / int: the float nearest to the decimal result
+    return -rounded if value < 0 else rounded
 
 
-def median(sorted_values: Sequence[int | float]) -> float:
+def median(sorted_values: list[int] | list[float]) -> float:
     """Median of already sorted values; the mean of the two middle values for an even count."""
     n = len(sorted_values)
     mid = n // 2
@@ -37,20 +40,20 @@ def median(sorted_values: Sequence[int | float]) -> float:
     return (sorted_values[mid - 1] + sorted_values[mid]) / 2
 
 
-def sample_stdev(values: Sequence[int], total: int | None = None) -> float:
+def sample_stdev(values: list[int], total: int | None = None) -> float:
     """Sample standard deviation of integers, from exact integer sums (no cancellation error)."""
     n = len(values)
     if n < 2:
         return 0.0
     s1 = sum(values) if total is None else total
-    s2 = sum(v * v for v in values)
+    s2 = sum(map(mul, values, values))  # exact: Python ints do not overflow
     numerator = n * s2 - s1 * s1  # exact: n(n-1) * variance
     if numerator <= 0:
         return 0.0
     return math.sqrt(numerator / (n * (n - 1)))
 
 
-def sample_stdev_float(values: Sequence[float]) -> float:
+def sample_stdev_float(values: list[float]) -> float:
     """Sample standard deviation of floats (two passes, for values that are not integers)."""
     n = len(values)
     if n < 2:

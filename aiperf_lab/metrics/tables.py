@@ -4,35 +4,38 @@ from __future__ import annotations
 
 import csv
 import io
-import json
-from dataclasses import dataclass, field
-from typing import Any, Sequence
 
-Value = Any  # int | float | str | None
+# Cells are int, float, str or None. Plain classes here, not dataclasses: this module is on the
+# start-up path of every `aiperf-stats` run, where importing dataclasses costs more than the work.
 
 
-@dataclass
 class Table:
     """A report: `name` is the report id (e.g. ``cuda_gpu_kern_sum``), `title` its display name.
 
     `notes` are caveats a reader must see next to the numbers (e.g. "CUDA graphs traced as a whole").
     """
 
-    name: str
-    title: str
-    columns: list[str]
-    rows: list[list[Value]]
-    notes: list[str] = field(default_factory=list)
+    __slots__ = ("name", "title", "columns", "rows", "notes")
 
-    def column(self, name: str) -> list[Value]:
+    def __init__(self, name: str, title: str, columns: list[str], rows: list[list], notes: list[str] | None = None):
+        self.name = name
+        self.title = title
+        self.columns = columns
+        self.rows = rows
+        self.notes = notes if notes is not None else []
+
+    def __repr__(self) -> str:
+        return f"Table({self.name!r}, {len(self.rows)} rows)"
+
+    def column(self, name: str) -> list:
         index = self.columns.index(name)
         return [row[index] for row in self.rows]
 
-    def as_dicts(self) -> list[dict[str, Value]]:
+    def as_dicts(self) -> list[dict]:
         return [dict(zip(self.columns, row)) for row in self.rows]
 
 
-def format_value(value: Value) -> str:
+def format_value(value) -> str:
     """Text form of a cell, as nsys's CSV writer prints it: None is empty, floats use Python's repr."""
     if value is None:
         return ""
@@ -51,10 +54,12 @@ def to_csv(table: Table) -> str:
     return buffer.getvalue()
 
 
-def to_json_obj(table: Table) -> dict[str, Any]:
+def to_json_obj(table: Table) -> dict:
     return {"report": table.name, "title": table.title, "columns": table.columns,
             "rows": table.as_dicts(), "notes": table.notes}
 
 
-def to_json(tables: Sequence[Table]) -> str:
+def to_json(tables: list[Table]) -> str:
+    import json
+
     return json.dumps([to_json_obj(t) for t in tables], indent=2, allow_nan=False, default=str)

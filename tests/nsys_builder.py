@@ -1,0 +1,63 @@
+"""Build small nsys-shaped SQLite exports by hand, for properties no real file exercises on demand."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+SCHEMA = """
+CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INTEGER, [end] INTEGER, deviceId INTEGER, contextId INTEGER,
+    streamId INTEGER, correlationId INTEGER, globalPid INTEGER, demangledName INTEGER, shortName INTEGER);
+CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(start INTEGER, [end] INTEGER, eventClass INTEGER, globalTid INTEGER,
+    correlationId INTEGER, nameId INTEGER, returnValue INTEGER);
+CREATE TABLE NVTX_EVENTS(start INTEGER, [end] INTEGER, eventType INTEGER, rangeId INTEGER, category INTEGER,
+    color INTEGER, text TEXT, globalTid INTEGER, endGlobalTid INTEGER, textId INTEGER, domainId INTEGER);
+"""
+
+PID = 4242
+PROCESS = (1 << 56) | (PID << 24)  # a globalPid with the VM bits set, as real exports have
+
+
+def gtid(tid: int) -> int:
+    return PROCESS | tid
+
+
+class ExportBuilder:
+    def __init__(self) -> None:
+        self.strings: dict[str, int] = {}
+        self.kernels: list[tuple] = []
+        self.calls: list[tuple] = []
+        self.nvtx: list[tuple] = []
+        self.correlation = 0
+
+    def string(self, value: str) -> int:
+        return self.strings.setdefault(value, len(self.strings) + 1)
+
+    def launch(self, tid: int, api_start: int, api_end: int, name: str, gpu_start: int, duration: int,
+               api: str = "cudaLaunchKernel_v7000", stream: int = 7) -> None:
+        self.correlation += 1
+        self.calls.append((api_start, api_end, 0, gtid(tid), self.correlation, self.string(api), 0))
+        self.kernels.append((gpu_start, gpu_start + duration, 0, 1, stream, self.correlation, PROCESS,
+                             self.string(name), self.string(name.split("<")[0])))
+
+    def range(self, tid: int, start: int, end: int | None, text: str, *, push_pop: bool = True,
+              domain: int = 0, registered: bool = False, end_tid: int | None = None) -> None:
+        event_type = 59 if push_pop else 60
+        text_id = self.string(text) if registered else None
+        self.nvtx.append((start, end, event_type, None, None, None, None if registered else text, gtid(tid),
+                          gtid(end_tid) if end_tid is not None else None, text_id, domain))
+
+    def domain(self, tid: int, domain: int, name: str, start: int = -5) -> None:
+        self.nvtx.append((start, None, 75, None, None, None, name, gtid(tid), None, None, domain))
+
+    def write(self, path: Path) -> Path:
+        con = sqlite3.connect(path)
+        con.executescript(SCHEMA)
+        con.executemany("INSERT INTO StringIds VALUES (?, ?)", [(i, v) for v, i in self.strings.items()])
+        con.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?,?,?,?,?,?,?,?,?)", self.kernels)
+        con.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?,?,?,?,?,?,?)", self.calls)
+        con.executemany("INSERT INTO NVTX_EVENTS VALUES (?,?,?,?,?,?,?,?,?,?,?)", self.nvtx)
+        con.commit()
+        con.close()
+        return path

@@ -1,0 +1,127 @@
+"""nvtx_kern_sum's fast sweep against a literal, kernel-by-range reading of nsys's rule, on random exports."""
+
+from __future__ import annotations
+
+import sqlite3
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from nsys_builder import ExportBuilder
+
+from aiperf_lab.metrics.nsys_db import NsysDatabase
+from aiperf_lab.metrics.nsys_nvtx import nvtx_kern_sum
+from aiperf_lab.metrics.summary_stats import duration_summary
+
+
+def reference_nvtx_kern_sum(path: Path) -> list[list]:
+    """nsys's SQL, read literally: each kernel joins every same-thread range containing its launch call."""
+    con = sqlite3.connect(path)
+    names = dict(con.execute("SELECT id, value FROM StringIds"))
+    events = con.execute("SELECT rowid, start, [end], eventType, globalTid, endGlobalTid, textId, text, domainId "
+                         "FROM NVTX_EVENTS").fetchall()
+    range_events = [e for e in events if e[3] in (59, 60)]
+    bound = max(max(e[1], e[2] if e[2] is not None else e[1]) for e in range_events) if range_events else 0
+    earliest = {}
+    for rid, start, _end, etype, g, _eg, tid_text, text, domain in events:
+        if etype == 75 and ((domain, g) not in earliest or start < earliest[(domain, g)][0]):
+            earliest[(domain, g)] = (start, names.get(tid_text) if tid_text else text)
+    ranges = []
+    for rid, start, end, etype, g, end_g, text_id, text, domain in range_events:
+        if end_g is not None:
+            continue
+        label = names.get(text_id) if text_id is not None else (text or "")
+        matches = [n for (d, dg), (_s, n) in earliest.items() if d == domain and (dg >> 24) == (g >> 24)] or [None]
+        for domain_name in matches:
+            ranges.append((rid, start, end if end is not None else bound, g, f"{domain_name or ''}:{label}",
+                           "PushPop" if etype == 59 else "StartEnd"))
+    calls = {c: (s, e, g) for s, e, g, c in con.execute(
+        "SELECT start, [end], globalTid, correlationId FROM CUPTI_ACTIVITY_KIND_RUNTIME")}
+    combo = defaultdict(lambda: ([], set(), set()))
+    for kid, kstart, kend, corr, name_id in con.execute(
+            "SELECT rowid, start, [end], correlationId, demangledName FROM CUPTI_ACTIVITY_KIND_KERNEL"):
+        s, e, g = calls[corr]
+        hits = [r for r in ranges if r[3] == g and r[1] <= s and r[2] >= e]
+        for r in hits or [None]:
+            key = ((g >> 24) & 0xFFFFFF, g & 0xFFFFFF, r[4] if r else None, r[5] if r else None, names[name_id])
+            combo[key][0].append(kend - kstart)
+            if r:
+                combo[key][1].add(r[0])
+            combo[key][2].add(kid)
+    rows = []
+    for (pid, tid, name, style, kname), (durations, rids, kids) in combo.items():
+        total, _n, avg, med, lo, hi, sd = duration_summary(list(durations))
+        rows.append([name, style, pid, tid, len(rids), len(kids), total, avg, med, lo, hi, sd, kname])
+    return rows
+
+
+def _canonical(rows):
+    # nsys leaves ties in Total Time unordered beyond the group key; compare as sets of rows.
+    return sorted(map(tuple, rows), key=repr)
+
+
+kernel_names = st.sampled_from(["gemm_kernel", "softmax_warp_forward", "layer_norm<float>", "elementwise"])
+
+
+@st.composite
+def exports(draw):
+    builder = ExportBuilder()
+    threads = draw(st.lists(st.integers(1, 3), min_size=1, max_size=2, unique=True))
+    if draw(st.booleans()):
+        builder.domain(threads[0], 1, "NCCL")
+    for tid in threads:
+        clock = 1000
+        open_stack = []
+        for _ in range(draw(st.integers(1, 25))):
+            action = draw(st.sampled_from(["push", "pop", "launch", "launch", "launch", "startend"]))
+            if action == "push":
+                open_stack.append((clock, draw(st.sampled_from(["step", "forward", "attn", "step"])),
+                                   draw(st.sampled_from([0, 0, 1]))))
+            elif action == "pop" and open_stack:
+                start, text, domain = open_stack.pop()
+                builder.range(tid, start, clock, text, domain=domain)
+            elif action == "startend":
+                builder.range(tid, clock, clock + draw(st.integers(0, 300)), "io", push_pop=False,
+                              end_tid=draw(st.sampled_from([None, None, tid + 10])))
+            else:
+                length = draw(st.integers(1, 40))
+                builder.launch(tid, clock, clock + length, draw(kernel_names), clock + 5, draw(st.integers(1, 500)))
+                clock += length
+            clock += draw(st.integers(0, 30))
+        for start, text, domain in open_stack:  # left open: nsys closes them at the last NVTX timestamp
+            builder.range(tid, start, None, text, domain=domain)
+    if draw(st.booleans()) and threads:  # overlapping launch calls on one thread: the general path
+        builder.launch(threads[0], 1003, 1500, "nested_launch", 9000, 77, api="cuLaunchKernel")
+    return builder
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(exports())
+def test_fast_attribution_matches_the_literal_rule(builder):
+    with tempfile.TemporaryDirectory() as folder:
+        path = builder.write(Path(folder) / "t.sqlite")
+        if not builder.nvtx or not builder.kernels:
+            return
+        ours = nvtx_kern_sum(NsysDatabase(path)).rows
+        assert _canonical(ours) == _canonical(reference_nvtx_kern_sum(path))
+
+
+def test_same_named_nested_ranges_repeat_durations_but_not_kernels(tmp_path):
+    b = ExportBuilder()
+    b.launch(1, 10, 20, "k", 100, 50)
+    b.range(1, 0, 100, "step")
+    b.range(1, 5, 90, "step")
+    rows = nvtx_kern_sum(NsysDatabase(b.write(tmp_path / "n.sqlite"))).rows
+    (row,) = rows
+    assert row[:7] == [":step", "PushPop", 4242, 1, 2, 1, 100]  # two ranges, one kernel, counted twice
+
+
+def test_kernel_launched_on_another_thread_is_outside_the_range(tmp_path):
+    b = ExportBuilder()
+    b.range(1, 0, 1000, "backward")
+    b.launch(2, 10, 20, "grad_kernel", 100, 50)  # autograd thread
+    (row,) = nvtx_kern_sum(NsysDatabase(b.write(tmp_path / "x.sqlite"))).rows
+    assert row[0] is None and row[3] == 2
