@@ -54,39 +54,33 @@ def load_ranges(db: NsysDatabase, end_bound: str = "all") -> list[NvtxRange]:
     _require(db, "StringIds", what="StringIds table")
     _require(db, NVTX, what="NV Tools Extension (NVTX) data")
     types = ",".join(str(t) for t in NVTX_RANGE_TYPES)
-    rows = db.query(
-        f"SELECT rowid, start, [end], eventType, globalTid, endGlobalTid, textId, text, domainId "
-        f"FROM {NVTX} WHERE eventType IN ({types}, {NVTX_DOMAIN_CREATE})")
-    strings = db.strings({r[6] for r in rows if r[6] is not None})
-    if end_bound == "all":
-        bound = db.query(f"SELECT max(max(start), max([end])) FROM {NVTX}")[0][0]
-    else:
-        bound = max((max(r[1], r[2] if r[2] is not None else r[1]) for r in rows
-                     if r[3] != NVTX_DOMAIN_CREATE), default=0)
+    where = f"eventType IN ({types})" if end_bound != "all" else "1"
+    # (Two aggregates, not SQL's max(a, b), which is NULL when no range has an end at all.)
+    bound = max((v for v in db.query(f"SELECT max(start), max([end]) FROM {NVTX} WHERE {where}")[0]
+                 if v is not None), default=0)
 
     # Domain names: per (domainId, thread) the name of the earliest create event; joined by process.
     earliest: dict[tuple[int, int], tuple[int, str | None]] = {}
-    for _rid, start, _end, etype, gtid, _egt, text_id, text, domain in rows:
-        if etype != NVTX_DOMAIN_CREATE:
-            continue
-        name = strings.get(text_id) if text_id is not None else None
-        name = name if name is not None else text
+    for start, gtid, name, domain in db.query(
+            f"SELECT n.start, n.globalTid, coalesce(s.value, n.text), n.domainId FROM {NVTX} AS n "
+            f"LEFT JOIN StringIds AS s ON s.id = n.textId WHERE n.eventType = {NVTX_DOMAIN_CREATE}"):
         key = (domain, gtid)
         if key not in earliest or start < earliest[key][0]:
             earliest[key] = (start, name)
-    domains: dict[tuple[int, int], list[str | None]] = defaultdict(list)
+    prefixes: dict[tuple[int, int], list[str]] = defaultdict(list)
     for (domain, gtid), (_start, name) in sorted(earliest.items(), key=lambda i: (i[0][0], i[0][1] or 0)):
-        domains[(domain, (gtid or 0) & _PID_BITS)].append(name)
+        prefixes[(domain, (gtid or 0) & _PID_BITS)].append(f"{name or ''}:")
+    default_prefix = [":"]
 
+    styles = {t: _style(t) for t in NVTX_RANGE_TYPES}
     ranges = []
-    for rid, start, end, etype, gtid, end_gtid, text_id, text, domain in rows:
-        if etype == NVTX_DOMAIN_CREATE:
-            continue
-        label = strings.get(text_id) if text_id is not None else None
-        label = label if label is not None else (text if text is not None else "")
-        for domain_name in domains.get((domain, (gtid or 0) & _PID_BITS), [None]):
-            ranges.append(NvtxRange(rid, start, end if end is not None else bound, gtid,
-                                    f"{domain_name or ''}:{label}", _style(etype), end_gtid is not None))
+    append = ranges.append
+    for rid, start, end, gtid, elsewhere, label, etype, domain in db.query(
+            f"SELECT n.rowid, n.start, coalesce(n.[end], {int(bound)}), n.globalTid, n.endGlobalTid IS NOT NULL, "
+            f"coalesce(s.value, n.text, ''), n.eventType, n.domainId FROM {NVTX} AS n "
+            f"LEFT JOIN StringIds AS s ON s.id = n.textId WHERE n.eventType IN ({types})"):
+        for prefix in prefixes.get((domain, (gtid or 0) & _PID_BITS), default_prefix) if prefixes else default_prefix:
+            append(NvtxRange(rid, start, end, gtid, prefix + label, styles[etype], bool(elsewhere)))
     return ranges
 
 
