@@ -17,7 +17,7 @@ from aiperf_lab.metrics.ncu import (detect_number_style, metric_id, ncu_summary,
 
 
 def summary_by_id(path):
-    return {row[0]: row for row in ncu_summary(read_ncu_file(path)).rows}
+    return {row["ID"]: row for row in ncu_summary(read_ncu_file(path)).as_dicts()}
 
 
 def test_details_page_and_raw_page_of_one_report_agree():
@@ -27,10 +27,10 @@ def test_details_page_and_raw_page_of_one_report_agree():
     assert details.keys() == raw.keys() == {0, 1, 2, 3}
     for kernel_id in details:
         d, r = details[kernel_id], raw[kernel_id]
-        assert d[4] == pytest.approx(r[4], rel=0.01)            # duration: "6.72 us" against 6720 ns
-        for column in (5, 7, 8, 9):                              # SM, DRAM, L2, occupancy: % to 2 decimals
-            assert d[column] == pytest.approx(r[column], abs=0.006)
-        assert d[10] == r[10]                                    # the same verdict
+        assert d["Duration (ns)"] == pytest.approx(r["Duration (ns)"], rel=0.01)  # "6.72 us" against 6720 ns
+        for column in ("SM Throughput (%)", "DRAM Throughput (%)", "L2 Throughput (%)", "Achieved Occupancy (%)"):
+            assert d[column] == pytest.approx(r[column], abs=0.006)               # details: 2 decimals
+        assert d["Verdict"] == r["Verdict"]
 
 
 def test_live_raw_output_with_prof_lines_and_program_output():
@@ -53,7 +53,7 @@ def test_verdict_rules_show_their_numbers():
 
 def test_short_kernels_are_flagged():
     row = summary_by_id(H200 / "ncu_full_raw.csv")[0]
-    assert "short kernel" in row[11]
+    assert "short kernel" in row["Why"]
 
 
 @pytest.mark.parametrize("text, style, value", [
@@ -129,7 +129,7 @@ def test_corpus_details_and_raw_pages_agree(name):
     raw = summary_by_id(CORPUS / "ncu-derived" / f"{name}__raw.csv")
     assert details.keys() == raw.keys()
     for kernel_id in details:
-        assert details[kernel_id][10] == raw[kernel_id][10]
+        assert details[kernel_id]["Verdict"] == raw[kernel_id]["Verdict"]
 
 
 @needs_corpus

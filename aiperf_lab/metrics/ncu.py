@@ -322,11 +322,10 @@ def ncu_summary(kernels: list[NcuKernel]) -> Table:
         label, why = verdict(sm, memory, occupancy)
         if duration is not None and duration < SHORT_KERNEL_NS:
             why += f"; short kernel ({duration / 1000:.1f} us < 20 us): may not reach steady state"
-        rows.append([kernel.index, kernel.name, kernel.grid, kernel.block,
-                     round(duration, 1) if duration is not None else None,
-                     sm, memory, dram, l2, occupancy, label, why])
-    columns = ["ID", "Kernel Name", "Grid", "Block", "Duration (ns)", "SM Throughput (%)",
-               "Memory Throughput (%)", "DRAM Throughput (%)", "L2 Throughput (%)", "Achieved Occupancy (%)", "Verdict", "Why"]
+        rows.append([kernel.index, kernel.name, label, round(duration, 1) if duration is not None else None,
+                     sm, memory, dram, l2, occupancy, kernel.grid, kernel.block, why])
+    columns = ["ID", "Kernel Name", "Verdict", "Duration (ns)", "SM Throughput (%)", "Memory Throughput (%)",
+               "DRAM Throughput (%)", "L2 Throughput (%)", "Achieved Occupancy (%)", "Grid", "Block", "Why"]
     notes = [f"Verdicts: compute-bound when SM throughput >= {HIGH_PCT:.0f}% of peak and at least the "
              f"memory throughput; memory-bound when memory (the busiest of DRAM, L2 and the overall memory "
              f"SOL) >= {HIGH_PCT:.0f}%; otherwise low occupancy if achieved occupancy < "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Sequence, TextIO
@@ -11,35 +12,64 @@ from aiperf_lab.metrics.tables import Table, format_value, to_csv, to_json
 TEXT_COLUMNS_WRAP_LIMIT = 100  # long kernel names are cut like `nsys stats` column output does
 
 
+def _cell(value) -> str:
+    """Terminal text of a cell: floats with more than two decimals (ncu's raw page has six) are shortened;
+    CSV and JSON keep every digit."""
+    if isinstance(value, float):
+        text = repr(value)
+        if "." in text and "e" not in text and len(text.split(".")[1]) > 2:
+            return f"{value:.2f}"
+        return text
+    return format_value(value)
+
+
 def _is_number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+TEXT_COLUMN_MIN = 16   # a text column (kernel name) is never cut below this
+COLUMN_GAP = 3         # what rich's SIMPLE_HEAD box puts between columns
+
+
 def render_terminal(tables: Sequence[Table], stream: TextIO = sys.stdout, limit: int | None = None) -> None:
-    """Rich tables: numbers right-aligned, text columns cut with an ellipsis, notes underneath."""
+    """Rich tables: numbers right-aligned and never cut, text columns cut with an ellipsis, notes under.
+
+    When the terminal is narrower than the numbers need, the table is drawn wider than the terminal
+    (lines wrap) rather than dropping or squeezing a number column.
+    """
     from rich import box
     from rich.console import Console
     from rich.table import Table as RichTable
 
     interactive = stream.isatty()
-    console = Console(file=stream, width=None if interactive else 240, highlight=False,
-                      no_color=not interactive, soft_wrap=False)
+    # Piped output is not squeezed to 80 columns: COLUMNS if set, else wide enough for kernel names.
+    base_width = None if interactive else int(os.environ.get("COLUMNS", "") or 240)
     for table in tables:
         shown = table.rows if limit is None else table.rows[:limit]
+        cells = [[_cell(v) for v in row] for row in shown]
         title = f"{table.title} ({table.name})"
         if limit is not None and len(table.rows) > limit:
             title += f": top {limit} of {len(table.rows)} rows"
-        grid = RichTable(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
         numeric = [bool(shown) and all(_is_number(r[i]) or r[i] is None for r in shown)
                    for i in range(len(table.columns))]
-        text_width = max(24, TEXT_COLUMNS_WRAP_LIMIT // max(1, numeric.count(False)))
+        widths = [max([len(c)] + [len(row[i]) for row in cells]) for i, c in enumerate(table.columns)]
+        # Fixed widths, so rich never squeezes a column away: numbers in full, text columns share the rest.
+        numbers_width = sum(w for w, n in zip(widths, numeric) if n) + COLUMN_GAP * len(widths) + 2
+        text_columns = numeric.count(False)
+        console = Console(file=stream, width=base_width, highlight=False, no_color=not interactive,
+                          soft_wrap=False)
+        share = max(TEXT_COLUMN_MIN, (console.width - numbers_width) // max(1, text_columns))
+        fixed = [w if numeric[i] else min(w, max(share, TEXT_COLUMN_MIN), TEXT_COLUMNS_WRAP_LIMIT)
+                 for i, w in enumerate(widths)]
+        total = sum(fixed) + COLUMN_GAP * len(fixed) + 2
+        if console.width < total:
+            console = Console(file=stream, width=total, highlight=False, no_color=not interactive, soft_wrap=False)
+        grid = RichTable(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
         for i, column in enumerate(table.columns):
-            if numeric[i]:
-                grid.add_column(column, justify="right", no_wrap=True, min_width=len(column))
-            else:
-                grid.add_column(column, overflow="ellipsis", no_wrap=True, max_width=text_width)
-        for row in shown:
-            grid.add_row(*(format_value(v) for v in row))
+            grid.add_column(column, justify="right" if numeric[i] else "left", no_wrap=True,
+                            overflow="ellipsis", width=fixed[i])
+        for row in cells:
+            grid.add_row(*row)
         console.print(grid)
         for note in table.notes:
             console.print(f"  note: {note}", style="dim", soft_wrap=True)
