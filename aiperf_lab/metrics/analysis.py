@@ -157,10 +157,10 @@ def gpu_idle(ops: Iterable[GpuOp], top_gaps: int = 10) -> list[Table]:
                 for g in device_gaps[:top_gaps]]
     gaps = Table(
         "gpu_idle_gaps", "Largest GPU Idle Gaps (all streams of a device)",
-        ["Device", "Gap Start (ns from first op)", "Gap (ns)", "Launched After Gap Began", "Before Gap",
+        ["Device", "Gap Start (ns from first op)", "Gap (ns)", "Host Late", "Before Gap",
          "After Gap"],
         gap_rows,
-        ["'Launched After Gap Began' = yes: the CPU call that launched the next operation started only "
+        ["Host Late = yes: the CPU call that launched the next operation started only "
          "after the GPU went idle, so the GPU waited on the host (launch overhead, synchronization, "
          "data loading); no: the work was queued and the gap has another cause."])
     return [summary, gaps]

@@ -58,9 +58,13 @@ def render_terminal(tables: Sequence[Table], stream: TextIO = sys.stdout, limit:
         text_columns = numeric.count(False)
         console = Console(file=stream, width=base_width, highlight=False, no_color=not interactive,
                           soft_wrap=False)
-        share = max(TEXT_COLUMN_MIN, (console.width - numbers_width) // max(1, text_columns))
-        fixed = [w if numeric[i] else min(w, max(share, TEXT_COLUMN_MIN), TEXT_COLUMNS_WRAP_LIMIT)
-                 for i, w in enumerate(widths)]
+        fixed = list(widths)
+        remaining = console.width - numbers_width
+        text = sorted((i for i in range(len(widths)) if not numeric[i]), key=lambda i: widths[i])
+        for left, i in enumerate(text):  # narrow text columns keep their width; wide ones share the rest
+            share = remaining // (text_columns - left)
+            fixed[i] = max(min(widths[i], TEXT_COLUMN_MIN), min(widths[i], share, TEXT_COLUMNS_WRAP_LIMIT))
+            remaining -= fixed[i]
         total = sum(fixed) + COLUMN_GAP * len(fixed) + 2
         if console.width < total:
             console = Console(file=stream, width=total, highlight=False, no_color=not interactive, soft_wrap=False)
