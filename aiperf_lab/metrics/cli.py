@@ -24,6 +24,7 @@ reports:
                               (same columns and numbers as `nsys stats`), kernel_breakdown, gpu_idle, nvtx_gpu
   ncu (.csv, .ncu-rep):       ncu_summary, ncu_metrics
   PyTorch (.json, .json.gz):  cuda_gpu_kern_sum, torch_annotation_sum, kernel_breakdown, gpu_idle
+  telemetry recording (.csv): telemetry_summary (energy, power, utilization, clock-event shares)
 With no --report: an overview (top kernels, category breakdown, NVTX ranges, idle time).
 
 examples:
@@ -43,7 +44,8 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="aiperf-stats", description="Tables from nsys, ncu and PyTorch profiler output.",
                      epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("file", help="profile: .sqlite/.nsys-rep, ncu .csv/.ncu-rep, PyTorch .json[.gz]")
+    parser.add_argument("file", help="profile: .sqlite/.nsys-rep, ncu .csv/.ncu-rep, PyTorch .json[.gz], "
+                        "telemetry .csv")
     parser.add_argument("--report", "-r", action="append", default=[], metavar="NAME",
                         help="report to produce; repeat or separate with commas (default: overview)")
     parser.add_argument("--format", "-f", choices=["table", "csv", "json"], default=None,

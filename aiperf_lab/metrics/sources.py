@@ -18,6 +18,7 @@ NSYS_REPORT_MAGIC = b"NVIDIA Tegra Profiler Report"
 NSYS_REPORTS = ["cuda_gpu_kern_sum", "cuda_api_sum", "nvtx_sum", "nvtx_kern_sum", "cuda_gpu_mem_time_sum",
                 "cuda_gpu_mem_size_sum", "kernel_breakdown", "gpu_idle", "nvtx_gpu"]
 NCU_REPORTS = ["ncu_summary", "ncu_metrics"]
+TELEMETRY_REPORTS = ["telemetry_summary"]
 TORCH_REPORTS = ["cuda_gpu_kern_sum", "torch_annotation_sum", "kernel_breakdown", "gpu_idle"]
 
 
@@ -87,6 +88,10 @@ def sniff(path: Path) -> str:
         return "json"
     if '"ID","Process ID"' in text or text.startswith("==PROF==") or "\n\"ID\"," in text:
         return "ncu-csv"
+    from aiperf_lab.metrics.telemetry.recording import sniff_recording
+
+    if sniff_recording(text.splitlines()[0].split(",") if text else []):
+        return "telemetry"
     return "text"
 
 
@@ -105,10 +110,12 @@ def open_profile(path: str | os.PathLike[str]) -> Profile:
         return _ncu_profile(path)
     if kind in ("gzip", "json"):
         return _torch_profile(path)
+    if kind == "telemetry":
+        return _telemetry_profile(path)
     if path.suffix.lower() == ".csv":
         raise NotAProfile(f"{path}: a CSV file, but neither Nsight Compute output nor a telemetry recording")
     raise NotAProfile(f"{path}: not a profile aiperf-stats reads (nsys .sqlite/.nsys-rep, ncu .csv/.ncu-rep, "
-                      "PyTorch .json/.json.gz)")
+                      "PyTorch .json/.json.gz, telemetry .csv)")
 
 
 def export_nsys_report(path: Path) -> tuple[Path, str]:
@@ -188,6 +195,18 @@ def _ncu_profile(path: Path) -> Profile:
         return [ncu.ncu_summary(kernels) if name == "ncu_summary" else ncu.ncu_metrics(kernels)]
 
     return Profile(path, "ncu", list(NCU_REPORTS), ["ncu_summary"], build)
+
+
+def _telemetry_profile(path: Path) -> Profile:
+    from aiperf_lab.metrics.telemetry.recording import read_recording
+    from aiperf_lab.metrics.telemetry.summary import telemetry_summary
+
+    recording = read_recording(path)
+
+    def build(_name: str, _argument: str, _options: ReportOptions) -> list[Table]:
+        return [telemetry_summary(recording.devices, recording.ticks)]
+
+    return Profile(path, "telemetry", list(TELEMETRY_REPORTS), ["telemetry_summary"], build)
 
 
 def _torch_profile(path: Path) -> Profile:
