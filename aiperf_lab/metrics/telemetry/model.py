@@ -59,6 +59,7 @@ class GpuStatus:
     pcie_width_max: int | None = None
     nvlink_active: int | None = None      # links up; None where the GPU has no NVLink
     nvlink_total: int | None = None
+    power_limit_w: float | None = None
     processes: list[GpuProcess] = field(default_factory=list)
 
 

@@ -116,13 +116,13 @@ class NvmlSource:
         return float(value) if value is not None else None
 
     def fast(self, index: int) -> dict[str, Any]:
-        """Utilization, memory, temperature, clocks and clock-event reasons; missing values are None."""
+        """Utilization, memory, temperature, clocks and clock-event reasons; missing values are None.
+        (The power limit changes rarely: read it with the slow fields, through power_limit_w.)"""
         n = self.nvml
         util = self._call(index, n.nvmlDeviceGetUtilizationRates)
         memory = self._call(index, n.nvmlDeviceGetMemoryInfo)
         reasons_fn = getattr(n, "nvmlDeviceGetCurrentClocksEventReasons", None) or \
             getattr(n, "nvmlDeviceGetCurrentClocksThrottleReasons")
-        limit = self._call(index, n.nvmlDeviceGetEnforcedPowerLimit)
         return {
             "util_gpu_pct": getattr(util, "gpu", None),
             "util_mem_pct": getattr(util, "memory", None),
@@ -132,8 +132,11 @@ class NvmlSource:
             "sm_clock_mhz": self._call(index, n.nvmlDeviceGetClockInfo, CLOCK_SM),
             "mem_clock_mhz": self._call(index, n.nvmlDeviceGetClockInfo, CLOCK_MEM),
             "clock_event_reasons": self._call(index, reasons_fn),
-            "power_limit_w": limit / 1000.0 if limit is not None else None,
         }
+
+    def power_limit_w(self, index: int) -> float | None:
+        limit = self._call(index, self.nvml.nvmlDeviceGetEnforcedPowerLimit)
+        return limit / 1000.0 if limit is not None else None
 
     def slow(self, index: int, process_name: Callable[[int], str | None]) -> GpuStatus:
         n = self.nvml
@@ -142,6 +145,7 @@ class NvmlSource:
             pcie_width=self._call(index, n.nvmlDeviceGetCurrPcieLinkWidth),
             pcie_gen_max=self._call(index, n.nvmlDeviceGetMaxPcieLinkGeneration),
             pcie_width_max=self._call(index, n.nvmlDeviceGetMaxPcieLinkWidth),
+            power_limit_w=self.power_limit_w(index),
         )
         states = []
         for link in range(getattr(n, "NVML_NVLINK_MAX_LINKS", 18)):

@@ -9,7 +9,8 @@
     sampler.stop()
 
 Timing is deadline-based (no drift). The energy counter (about 4 ms a read) is read about once a
-second and at start and stop; slow fields (PCIe, NVLink, processes) every `slow_every_s`.
+second and at start and stop; slow fields (PCIe, NVLink, processes) every `slow_every_s`; the host
+(psutil) every `host_every_s`, each tick carrying the latest host reading with its own time.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ class Sampler:
 
     def __init__(self, rate_hz: float = 10.0, window_s: float = 600.0, *, source: NvmlSource | None = None,
                  host: HostSource | None = None, energy_every_s: float = 1.0, slow_every_s: float = 2.0,
+                 host_every_s: float = 1.0,
                  recorder: "TelemetryWriter | None" = None, clock: Callable[[], float] = time.monotonic):
         if not 0 < rate_hz <= MAX_RATE_HZ:
             raise ValueError(f"rate must be above 0 and at most {MAX_RATE_HZ:g} Hz")
@@ -51,6 +53,9 @@ class Sampler:
         self._energy_lock = threading.Lock()
         self._energy_every = max(1, int(round(energy_every_s * rate_hz)))
         self._slow_every = max(1, int(round(slow_every_s * rate_hz)))
+        # psutil reads /proc on every call: reading the host once a second keeps it off the budget.
+        self._host_every = max(1, int(round(host_every_s * rate_hz)))
+        self._host_sample = None
         self._recorder = recorder
         self._clock = clock
         self._t0: float | None = None
@@ -136,9 +141,12 @@ class Sampler:
                 energy, energy_source = tracker.energy_j(), tracker.source
             if read_slow or (tick == 0 and i not in self.slow):
                 self.slow[i] = src.slow(i, self.host.process_name)
-            gpus.append(GpuSample(t, i, power, power_source, average, energy_j=energy, energy_source=energy_source,
+            limit = self.slow[i].power_limit_w if i in self.slow else info.power_limit_w
+            gpus.append(GpuSample(t, i, power, power_source, average, limit, energy, energy_source,
                                   lost=i in src.lost, **fields))
-        record = Tick(self.now(), gpus, self.host.sample(self.now()))
+        if self._host_sample is None or tick % self._host_every == 0 or tick < 0:
+            self._host_sample = self.host.sample(self.now())
+        record = Tick(self.now(), gpus, self._host_sample)
         self.ring.append(record)
         if self._recorder is not None:
             self._recorder.write(record, self.slow)

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# One call on the GPU machine that measures and checks the readers (aiperf-stats) and the telemetry
+# sampler against the real tools and a real GPU. Run from the repository root there, with .nsyslibs
+# and .corpus carried (see docs/benchmarks.md); results land in $OUT/results.tar.gz and a short table
+# at the end of the output.
+set -uo pipefail
+OUT=${OUT:-/tmp/aiperf-out}
+W=/tmp/aiperf-work
+mkdir -p "$OUT" "$W"
+export PYTHONPATH=$(pwd) PYTHONUNBUFFERED=1 LC_ALL=C
+step() { echo; echo "=== $* ($(date +%T))"; }
+
+step machine
+nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm --format=csv | tee "$W/gpu.txt"
+python3 -c "import torch, sys; print('torch', torch.__version__, 'python', sys.version.split()[0])"
+source .nsyslibs/nsys-env.sh
+which sqlite3 || echo "no sqlite3 CLI"
+
+step "nsys trace of 150,000 kernels in 30,000 NVTX ranges"
+/usr/bin/time -f "profile wall %e s" nsys profile -t cuda,nvtx -s none --cpuctxsw=none --force-overwrite true \
+  -o "$W/storm" python3 benchmarks/kernel_storm.py --steps 10000 2>&1 | tail -4
+/usr/bin/time -f "export wall %e s" nsys export --type sqlite --force-overwrite true -o "$W/storm.sqlite" "$W/storm.nsys-rep" 2>&1 | tail -2
+python3 -c "import sqlite3; c=sqlite3.connect('$W/storm.sqlite'); print([ (t, c.execute(f'select count(*) from {t}').fetchone()[0]) for t in ('CUPTI_ACTIVITY_KIND_KERNEL','CUPTI_ACTIVITY_KIND_RUNTIME','NVTX_EVENTS')])"
+
+step "speed: aiperf-stats against sqlite3 and nsys stats"
+python3 benchmarks/stats_speed.py "$W/storm.sqlite" --repeat 7 --json "$W/stats_speed.json" | tee "$W/stats_speed.txt"
+python3 benchmarks/make_synthetic_export.py tests/data/h200/lm_forward.sqlite "$W/synthetic.sqlite" --kernels 150000
+python3 benchmarks/stats_speed.py "$W/synthetic.sqlite" --repeat 5 --json "$W/stats_speed_synthetic.json" | tee "$W/stats_speed_synthetic.txt"
+
+step "parity with nsys stats 2025.3.1 on every export here"
+python3 benchmarks/parity_check.py --nsys-out "$W/parity" "$W/storm.sqlite" tests/data/h200/lm_forward.sqlite \
+  $(find .corpus -name '*.sqlite' | sort) | tee "$W/parity.txt"
+
+step ".nsys-rep through nsys export"
+for rep in $(find .corpus -name '*.nsys-rep' | sort); do
+  cp "$rep" "$W/$(basename "$(dirname "$rep")")_$(basename "$rep")"
+  python3 -m aiperf_lab.metrics.cli "$W/$(basename "$(dirname "$rep")")_$(basename "$rep")" -r cuda_gpu_kern_sum -f csv > "$W/rep_out.csv" 2> "$W/rep_err.txt"
+  echo "$rep: exit $? $(head -c 300 "$W/rep_err.txt") rows $(wc -l < "$W/rep_out.csv")"
+done
+
+step "ncu: .ncu-rep through ncu --import, and every configured metric id"
+python3 -m aiperf_lab.metrics.cli .corpus/ncu-esmm/profile.ncu-rep -r ncu_summary -f csv > "$W/esmm_rep.csv"; echo "exit $?"
+python3 -m aiperf_lab.metrics.cli .corpus/ncu-derived/profile__raw.csv -r ncu_summary -f csv > "$W/esmm_raw.csv"; echo "exit $?"
+python3 - "$W/esmm_rep.csv" "$W/esmm_raw.csv" <<'PY'
+import csv, sys
+a = list(csv.DictReader(open(sys.argv[1]))); b = list(csv.DictReader(open(sys.argv[2])))
+same = [x["Verdict"] == y["Verdict"] and abs(float(x["Duration (ns)"]) - float(y["Duration (ns)"])) < 1 for x, y in zip(a, b)]
+print(f"ncu-rep vs raw csv: {len(a)} and {len(b)} kernels, {sum(same)} agree on verdict and duration")
+PY
+timeout 300 python3 benchmarks/check_ncu_metrics.py | tee "$W/ncu_metrics.txt"
+nsys profile --help 2>&1 | grep -A40 -- '--trace=' | head -45 > "$W/nsys_trace_help.txt"
+
+step "telemetry sampler on the real GPU"
+python3 benchmarks/sampler_on_gpu.py --seconds 10 --json "$W/sampler.json" | tee "$W/sampler.txt"
+python3 -m pytest -q -p no:cacheprovider tests/test_gpu_telemetry.py tests/test_telemetry.py 2>&1 | tail -3
+
+step summary
+tail -n 12 "$W/stats_speed.txt"; tail -n 4 "$W/stats_speed_synthetic.txt"; tail -n 1 "$W/parity.txt"; tail -n 8 "$W/sampler.txt"
+rm -f "$W"/*.nsys-rep "$W"/storm.sqlite "$W"/synthetic.sqlite "$W"/*_result*.sqlite
+tar -czf "$OUT/results.tar.gz" -C "$W" .
+ls -la "$OUT"
