@@ -87,6 +87,31 @@ def nvidia_smi_cost(seconds: float) -> dict | None:
     return {"seconds": seconds, "cpu_s": round(cpu, 4), "pct_of_core": round(100 * cpu / seconds, 3)}
 
 
+def nvml_call_costs(calls: int = 200) -> dict:
+    """Wall and CPU time of each NVML read the sampler makes, per call, on GPU 0."""
+    from aiperf_lab.metrics.telemetry.nvml_source import NvmlSource
+
+    source = NvmlSource.open()
+    if not source.available:
+        return {"skipped": source.status}
+    reads = {
+        "power (average + instant field)": lambda: source.power_w(0),
+        "fast fields (util, memory, temp, clocks, reasons)": lambda: source.fast(0),
+        "energy counter": lambda: source.energy_mj(0),
+        "slow fields (pcie, nvlink, processes, limit)": lambda: source.slow(0, lambda pid: None),
+    }
+    costs = {}
+    for name, read in reads.items():
+        n = calls if "slow" not in name else calls // 10
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        for _ in range(n):
+            read()
+        costs[name] = {"wall_us": round((time.perf_counter() - wall0) / n * 1e6, 1),
+                       "cpu_us": round((time.process_time() - cpu0) / n * 1e6, 1)}
+    source.close()
+    return costs
+
+
 def energy_under_load(seconds: float) -> dict:
     sampler = Sampler(10, window_s=seconds + 30)
     if not sampler.devices:
@@ -124,6 +149,7 @@ def main() -> int:
     parser.add_argument("--json")
     args = parser.parse_args()
     result = {
+        "nvml_call_costs": nvml_call_costs(),
         "cpu_10hz": cpu_cost(10, args.seconds),
         "cpu_100hz": cpu_cost(100, args.seconds),
         "nvidia_smi_100ms": nvidia_smi_cost(args.seconds),
@@ -136,6 +162,9 @@ def main() -> int:
     print(f"| sampler CPU at 100 Hz, % of a core per GPU | {c100['pct_of_core_per_gpu']} | |")
     if result["nvidia_smi_100ms"]:
         print(f"| nvidia-smi -lms 100, % of a core | {result['nvidia_smi_100ms']['pct_of_core']} | (reference) |")
+    for name, cost in result["nvml_call_costs"].items():
+        if isinstance(cost, dict):
+            print(f"| {name}: wall / CPU per read (us) | {cost['wall_us']} / {cost['cpu_us']} | |")
     print(f"| 10 Hz interval deviation p99 (ms) | {c10['interval_dev_ms_p99']} | <= 5 |")
     print(f"| 100 Hz interval deviation p99 (ms) | {c100['interval_dev_ms_p99']} | |")
     if "counter_energy_j" in e:

@@ -7,6 +7,7 @@ created only when they have data.
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 from collections import namedtuple
@@ -45,6 +46,11 @@ PID_MASK = 0xFFFFFFFFFF000000  # globalTid -> globalPid (keeps the VM/host bits)
 def _lenient_text(raw: bytes) -> str:
     # Real exports carry non-UTF-8 metadata (a localized time-zone name); never fail on it.
     return raw.decode("utf-8", "replace")
+
+
+def parse_integers(text: str | None) -> list[int]:
+    """The integers of a group_concat string ("12,7,-3"); json's C parser is twice as fast as int()."""
+    return json.loads(f"[{text}]") if text else []
 
 
 def split_global_tid(global_tid: int | None) -> tuple[int | None, int | None]:
@@ -103,7 +109,7 @@ class NsysDatabase:
         one Python tuple per row for the 100k+ rows of a real export.
         """
         rows = self.query(f"SELECT {key_sql} AS k, group_concat({value_sql}) FROM {from_sql} GROUP BY k")
-        return [(key, list(map(int, text.split(","))) if text else []) for key, text in rows]
+        return [(key, parse_integers(text)) for key, text in rows]
 
     def count(self, table: str) -> int:
         return self.query(f"SELECT count(*) FROM [{table}]")[0][0] if self.has(table) else 0

@@ -13,7 +13,7 @@ from itertools import chain
 from typing import Iterator
 
 from aiperf_lab.metrics.nsys_db import (KERNEL, NVTX, NVTX_DOMAIN_CREATE, NVTX_PUSHPOP, NVTX_RANGE_TYPES, NVTXT_PUSHPOP,
-                                        PID_MASK, RUNTIME, NsysDatabase, split_global_tid)
+                                        PID_MASK, RUNTIME, NsysDatabase, parse_integers, split_global_tid)
 from aiperf_lab.metrics.nsys_ops import KernelLaunch, load_kernel_launches
 from aiperf_lab.metrics.nsys_reports import SUM_COLUMNS, MissingData, _require, _summary_rows
 from aiperf_lab.metrics.summary_stats import duration_summary, percent_of
@@ -143,15 +143,24 @@ def _launches_by_thread(db: NsysDatabase, name_col: str) -> list[tuple[int | Non
 
     The thread is None for kernels whose launch call is not in the export. SQLite does the join and the
     grouping; the columns come back as group_concat strings parsed in C (no Python tuple per kernel).
+    The join first looks only at calls whose name says they launch ("...Launch..."): real traces hold
+    as many other calls (cuKernelGetName per launch, in PyTorch's). If any kernel is left without its
+    call that way, the join is redone over every call, so the result is the same as nsys's.
     """
-    rows = db.query(
-        f"SELECT r.globalTid, group_concat(coalesce(r.start, 0)), group_concat(coalesce(r.[end], 0)), "
-        f"group_concat(coalesce(k.{name_col}, -1)), group_concat(k.[end] - k.start) "
-        f"FROM {KERNEL} AS k LEFT JOIN {RUNTIME} AS r ON r.correlationId = k.correlationId "
-        f"AND (r.globalTid & 0xFFFFFFFFFF000000) = k.globalPid GROUP BY r.globalTid")
+    launch_ids = [i for (i,) in db.query("SELECT id FROM StringIds WHERE value LIKE '%Launch%'")]
+    filtered = f"(SELECT correlationId, globalTid, start, [end] FROM {RUNTIME} WHERE nameId IN " \
+               f"({','.join(map(str, launch_ids))}))" if launch_ids else None
+    for calls in ([filtered, RUNTIME] if filtered else [RUNTIME]):
+        rows = db.query(
+            f"SELECT r.globalTid, group_concat(coalesce(r.start, 0)), group_concat(coalesce(r.[end], 0)), "
+            f"group_concat(coalesce(k.{name_col}, -1)), group_concat(k.[end] - k.start) "
+            f"FROM {KERNEL} AS k LEFT JOIN {calls} AS r ON r.correlationId = k.correlationId "
+            f"AND (r.globalTid & 0xFFFFFFFFFF000000) = k.globalPid GROUP BY r.globalTid")
+        if calls is RUNTIME or all(gtid is not None for gtid, *_ in rows):
+            break
     threads = []
     for gtid, *texts in rows:
-        starts, ends, names, durations = (list(map(int, t.split(","))) for t in texts)
+        starts, ends, names, durations = (parse_integers(t) for t in texts)
         if starts != sorted(starts):
             order = sorted(range(len(starts)), key=starts.__getitem__)
             starts, ends, names, durations = ([column[i] for i in order]

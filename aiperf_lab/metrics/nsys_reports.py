@@ -10,7 +10,7 @@ from collections import defaultdict
 
 from aiperf_lab.errors import InputError
 from aiperf_lab.metrics.nsys_db import KERNEL, MEMCPY, MEMSET, RUNTIME, NsysDatabase
-from aiperf_lab.metrics.summary_stats import duration_summary, percent_of, raw_summary, sqlite_round
+from aiperf_lab.metrics.summary_stats import duration_summary, percent_of, raw_summary
 from aiperf_lab.metrics.tables import Table
 
 SUM_COLUMNS = ["Time (%)", "Total Time (ns)", "Instances", "Avg (ns)", "Med (ns)", "Min (ns)", "Max (ns)",
@@ -89,7 +89,7 @@ def _memory_operations(db: NsysDatabase, value_sql: str) -> dict[str, list[int]]
         raise MissingData(f"{db.path.name} does not contain GPU memory data.")
     groups: dict[str, list[int]] = {}
     if db.has(MEMCPY):
-        labels = db.memcpy_labels()
+        labels = db.memcpy_labels()  # nsys 2025.3 skips the report where the export has no enum table
         for kind, values in db.grouped_integers("copyKind", value_sql, MEMCPY):
             label = labels.get(kind)
             if label is not None:  # nsys joins on the enum: unknown kinds drop out
@@ -108,8 +108,19 @@ def cuda_gpu_mem_time_sum(db: NsysDatabase) -> Table:
                  _summary_rows(groups, count_label_rows=False))
 
 
-def _megabytes(value: float) -> float:
-    return sqlite_round(value / 1e6, 3)
+class Megabytes(float):
+    """Decimal megabytes that print with three decimals ("30.720", "0.000"), as nsys prints them."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"{float(self):.3f}"
+
+    __str__ = __repr__
+
+
+def _megabytes(value: float) -> Megabytes:
+    return Megabytes(value / 1e6)
 
 
 def cuda_gpu_mem_size_sum(db: NsysDatabase) -> Table:

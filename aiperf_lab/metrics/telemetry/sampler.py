@@ -123,30 +123,35 @@ class Sampler:
                 next_at += (int(late / self.period) + 1) * self.period
 
     def _sample(self, tick: int, read_counter: bool, read_slow: bool = False) -> Tick:
+        """One tick: fast fields of every GPU first, then the slow reads (the energy counter costs about
+        4 ms), so each sample's time is when its power was read and the slow reads delay no GPU."""
         src = self.source
+        t_tick = self.now()
         gpus = []
         for info in self.devices:
             i = info.index
             if i in src.lost:
                 gpus.append(GpuSample(self.now(), i, lost=True))
                 continue
-            power, power_source, average = src.power_w(i)
             t = self.now()
-            fields = src.fast(i)
-            counter = src.energy_mj(i) if read_counter and info.energy_counter else None
-            with self._energy_lock:
-                tracker = self._energy[i]
-                tracker.add_power(t, power)
-                tracker.add_counter(t, counter)
-                energy, energy_source = tracker.energy_j(), tracker.source
-            if read_slow or (tick == 0 and i not in self.slow):
-                self.slow[i] = src.slow(i, self.host.process_name)
+            power, power_source, average = src.power_w(i)
             limit = self.slow[i].power_limit_w if i in self.slow else info.power_limit_w
-            gpus.append(GpuSample(t, i, power, power_source, average, limit, energy, energy_source,
-                                  lost=i in src.lost, **fields))
+            gpus.append(GpuSample(t, i, power, power_source, average, limit, **src.fast(i)))
+        for sample, info in zip(gpus, self.devices):
+            if sample.lost:
+                continue
+            counter = src.energy_mj(info.index) if read_counter and info.energy_counter else None
+            with self._energy_lock:
+                tracker = self._energy[info.index]
+                tracker.add_power(sample.t, sample.power_w)
+                tracker.add_counter(self.now(), counter)
+                sample.energy_j, sample.energy_source = tracker.energy_j(), tracker.source
+            sample.lost = info.index in src.lost
+            if read_slow or info.index not in self.slow:
+                self.slow[info.index] = src.slow(info.index, self.host.process_name)
         if self._host_sample is None or tick % self._host_every == 0 or tick < 0:
             self._host_sample = self.host.sample(self.now())
-        record = Tick(self.now(), gpus, self._host_sample)
+        record = Tick(t_tick, gpus, self._host_sample)
         self.ring.append(record)
         if self._recorder is not None:
             self._recorder.write(record, self.slow)
