@@ -69,8 +69,12 @@ class NvmlSource:
             self.nvml = None
 
     # --- one call, any failure -> None ---------------------------------------------------------
-    def _call(self, index: int, fn: Callable[..., Any], *args: Any) -> Any:
+    def _call(self, index: int, function: str, *args: Any) -> Any:
+        """nvml.<function>(handle, *args); None when it fails, is unsupported or this nvidia-ml-py lacks it."""
         if index in self.lost or self.nvml is None:
+            return None
+        fn = getattr(self.nvml, function, None)
+        if fn is None:
             return None
         try:
             return fn(self.handles[index], *args)
@@ -81,10 +85,10 @@ class NvmlSource:
 
     def _info(self, index: int) -> GpuInfo:
         n = self.nvml
-        name = self._call(index, n.nvmlDeviceGetName)
-        uuid = self._call(index, n.nvmlDeviceGetUUID)
-        memory = self._call(index, n.nvmlDeviceGetMemoryInfo)
-        limit = self._call(index, n.nvmlDeviceGetEnforcedPowerLimit)
+        name = self._call(index, "nvmlDeviceGetName")
+        uuid = self._call(index, "nvmlDeviceGetUUID")
+        memory = self._call(index, "nvmlDeviceGetMemoryInfo")
+        limit = self._call(index, "nvmlDeviceGetEnforcedPowerLimit")
         self._instant_ok[index] = self._instant_power_mw(index) is not None
         self._energy_ok[index] = self.energy_mj(index) is not None
         return GpuInfo(index, _text(name), _text(uuid), getattr(memory, "total", None),
@@ -92,7 +96,7 @@ class NvmlSource:
                        self._energy_ok[index], self._instant_ok[index])
 
     def _instant_power_mw(self, index: int) -> float | None:
-        values = self._call(index, self.nvml.nvmlDeviceGetFieldValues, [FI_DEV_POWER_INSTANT])
+        values = self._call(index, "nvmlDeviceGetFieldValues", [FI_DEV_POWER_INSTANT])
         if not values:
             return None
         value = values[0]
@@ -103,7 +107,7 @@ class NvmlSource:
     # --- what a sampler reads ------------------------------------------------------------------
     def power_w(self, index: int) -> tuple[float | None, str, float | None]:
         """(power, "instant" or "average", averaged power) in watts."""
-        average = self._call(index, self.nvml.nvmlDeviceGetPowerUsage)
+        average = self._call(index, "nvmlDeviceGetPowerUsage")
         average_w = average / 1000.0 if average is not None else None
         if self._instant_ok.get(index):
             instant = self._instant_power_mw(index)
@@ -112,51 +116,51 @@ class NvmlSource:
         return average_w, ("average" if average_w is not None else ""), average_w
 
     def energy_mj(self, index: int) -> float | None:
-        value = self._call(index, self.nvml.nvmlDeviceGetTotalEnergyConsumption)
+        value = self._call(index, "nvmlDeviceGetTotalEnergyConsumption")
         return float(value) if value is not None else None
 
     def fast(self, index: int) -> dict[str, Any]:
         """Utilization, memory, temperature, clocks and clock-event reasons; missing values are None.
         (The power limit changes rarely: read it with the slow fields, through power_limit_w.)"""
         n = self.nvml
-        util = self._call(index, n.nvmlDeviceGetUtilizationRates)
-        memory = self._call(index, n.nvmlDeviceGetMemoryInfo)
-        reasons_fn = getattr(n, "nvmlDeviceGetCurrentClocksEventReasons", None) or \
-            getattr(n, "nvmlDeviceGetCurrentClocksThrottleReasons")
+        util = self._call(index, "nvmlDeviceGetUtilizationRates")
+        memory = self._call(index, "nvmlDeviceGetMemoryInfo")
+        reasons_fn = "nvmlDeviceGetCurrentClocksEventReasons" if hasattr(n, "nvmlDeviceGetCurrentClocksEventReasons") \
+            else "nvmlDeviceGetCurrentClocksThrottleReasons"  # the older name, in older nvidia-ml-py
         return {
             "util_gpu_pct": getattr(util, "gpu", None),
             "util_mem_pct": getattr(util, "memory", None),
             "mem_used_bytes": getattr(memory, "used", None),
             "mem_total_bytes": getattr(memory, "total", None),
-            "temp_c": self._call(index, n.nvmlDeviceGetTemperature, TEMPERATURE_GPU),
-            "sm_clock_mhz": self._call(index, n.nvmlDeviceGetClockInfo, CLOCK_SM),
-            "mem_clock_mhz": self._call(index, n.nvmlDeviceGetClockInfo, CLOCK_MEM),
+            "temp_c": self._call(index, "nvmlDeviceGetTemperature", TEMPERATURE_GPU),
+            "sm_clock_mhz": self._call(index, "nvmlDeviceGetClockInfo", CLOCK_SM),
+            "mem_clock_mhz": self._call(index, "nvmlDeviceGetClockInfo", CLOCK_MEM),
             "clock_event_reasons": self._call(index, reasons_fn),
         }
 
     def power_limit_w(self, index: int) -> float | None:
-        limit = self._call(index, self.nvml.nvmlDeviceGetEnforcedPowerLimit)
+        limit = self._call(index, "nvmlDeviceGetEnforcedPowerLimit")
         return limit / 1000.0 if limit is not None else None
 
     def slow(self, index: int, process_name: Callable[[int], str | None]) -> GpuStatus:
         n = self.nvml
         status = GpuStatus(
-            pcie_gen=self._call(index, n.nvmlDeviceGetCurrPcieLinkGeneration),
-            pcie_width=self._call(index, n.nvmlDeviceGetCurrPcieLinkWidth),
-            pcie_gen_max=self._call(index, n.nvmlDeviceGetMaxPcieLinkGeneration),
-            pcie_width_max=self._call(index, n.nvmlDeviceGetMaxPcieLinkWidth),
+            pcie_gen=self._call(index, "nvmlDeviceGetCurrPcieLinkGeneration"),
+            pcie_width=self._call(index, "nvmlDeviceGetCurrPcieLinkWidth"),
+            pcie_gen_max=self._call(index, "nvmlDeviceGetMaxPcieLinkGeneration"),
+            pcie_width_max=self._call(index, "nvmlDeviceGetMaxPcieLinkWidth"),
             power_limit_w=self.power_limit_w(index),
         )
         states = []
         for link in range(getattr(n, "NVML_NVLINK_MAX_LINKS", 18)):
-            state = self._call(index, n.nvmlDeviceGetNvLinkState, link)
+            state = self._call(index, "nvmlDeviceGetNvLinkState", link)
             if state is None:
                 break  # links are numbered from 0; the first unsupported one ends the list
             states.append(state)
         if states:
             status.nvlink_total = len(states)
             status.nvlink_active = sum(1 for s in states if s)
-        for proc in self._call(index, n.nvmlDeviceGetComputeRunningProcesses) or []:
+        for proc in self._call(index, "nvmlDeviceGetComputeRunningProcesses") or []:
             pid = getattr(proc, "pid", None)
             if pid is None:
                 continue

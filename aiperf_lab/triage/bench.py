@@ -1,0 +1,95 @@
+"""--bench: short measurements next to the device's nominal figures (PyTorch and a GPU needed).
+
+Runs in a child process (PyTorch loads and initialises CUDA there, not in triage itself). Each
+figure is the median of timed repetitions after warm-up, timed with CUDA events.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from aiperf_lab.triage.commands import run_command
+
+# Vendor datasheet figures (dense, no sparsity): name fragment -> (bf16 TFLOP/s, fp32 TFLOP/s, memory TB/s).
+NOMINAL = [
+    ("H200", (989.0, 67.0, 4.8)),
+    ("H100 PCIe", (756.0, 51.0, 2.0)),
+    ("H100", (989.0, 67.0, 3.35)),
+    ("GH200", (989.0, 67.0, 4.0)),
+    ("B200", (2250.0, 80.0, 8.0)),
+    ("A100-SXM4-80GB", (312.0, 19.5, 2.039)),
+    ("A100", (312.0, 19.5, 1.555)),
+    ("L40S", (362.0, 91.6, 0.864)),
+    ("A10G", (70.0, 31.2, 0.6)),
+]
+PCIE_GBPS_PER_LANE = {3: 0.985, 4: 1.969, 5: 3.938, 6: 7.563}  # per direction, after encoding
+
+BENCH_SCRIPT = r"""
+import json, statistics, sys, torch
+if not torch.cuda.is_available():
+    print(json.dumps({"skipped": "PyTorch sees no CUDA device"})); sys.exit(0)
+torch.backends.cuda.matmul.allow_tf32 = False
+dev = torch.device("cuda")
+
+def timed(fn, reps):
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record(); fn(); b.record(); b.synchronize()
+        times.append(a.elapsed_time(b) / 1000.0)
+    return statistics.median(times)
+
+out = {"device": torch.cuda.get_device_name(0)}
+n = 1 << 30
+src = torch.empty(n, dtype=torch.uint8, device=dev).random_(0, 255)
+dst = torch.empty_like(src)
+t = timed(lambda: dst.copy_(src), 20)
+out["device_copy_tb_s"] = round(2 * n / t / 1e12, 3)           # bytes read + written
+for dtype, key, size in ((torch.bfloat16, "bf16_matmul_tflops", 8192), (torch.float32, "fp32_matmul_tflops", 8192)):
+    x = torch.randn(size, size, device=dev, dtype=dtype)
+    y = torch.randn(size, size, device=dev, dtype=dtype)
+    t = timed(lambda: x @ y, 10)
+    out[key] = round(2 * size ** 3 / t / 1e12, 1)
+host = torch.empty(n, dtype=torch.uint8, pin_memory=True)
+out["h2d_pinned_gb_s"] = round(n / timed(lambda: src.copy_(host, non_blocking=True), 10) / 1e9, 2)
+out["d2h_pinned_gb_s"] = round(n / timed(lambda: host.copy_(src, non_blocking=True), 10) / 1e9, 2)
+print(json.dumps(out))
+"""
+
+
+def nominal_for(name: str | None) -> dict | None:
+    if not name:
+        return None
+    for fragment, (bf16, fp32, memory) in NOMINAL:
+        if fragment in name:
+            return {"bf16_matmul_tflops": bf16, "fp32_matmul_tflops": fp32, "memory_tb_s": memory,
+                    "source": "vendor datasheet, dense"}
+    return None
+
+
+def pcie_nominal_gb_s(gen: int | None, width: int | None) -> float | None:
+    if gen in PCIE_GBPS_PER_LANE and width:
+        return round(PCIE_GBPS_PER_LANE[gen] * width, 1)
+    return None
+
+
+def run_bench(timeout_s: float = 180.0) -> dict:
+    result = run_command([sys.executable, "-c", BENCH_SCRIPT], timeout_s=timeout_s)
+    if not result.ok:
+        return {"error": result.describe()}
+    try:
+        measured = json.loads(result.stdout.strip().splitlines()[-1])
+    except (json.JSONDecodeError, IndexError):
+        return {"error": "the benchmark printed no result"}
+    if "skipped" in measured:
+        return measured
+    nominal = nominal_for(measured.get("device"))
+    measured["nominal"] = nominal
+    if nominal:
+        measured["bf16_fraction_of_nominal"] = round(measured["bf16_matmul_tflops"] / nominal["bf16_matmul_tflops"], 3)
+        measured["copy_fraction_of_nominal"] = round(measured["device_copy_tb_s"] / nominal["memory_tb_s"], 3)
+    return measured

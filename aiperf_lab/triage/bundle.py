@@ -1,0 +1,137 @@
+"""The bundle folder being filled, its manifest, and the archive written from it.
+
+Every text goes through the redactor before it reaches the disk. The archive is written under a
+temporary name and renamed at the end, so a failed or interrupted write never leaves a file that
+looks like a finished archive.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tarfile
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from aiperf_lab import __version__
+from aiperf_lab.errors import InputError
+from aiperf_lab.triage.redact import Redactor
+
+SCHEMA_VERSION = 1
+MANIFEST = "manifest.json"
+
+
+@dataclass
+class CollectorRecord:
+    name: str
+    status: str = "pending"      # ok, skipped, failed, timeout
+    seconds: float = 0.0
+    error: str | None = None
+    files: list[str] = field(default_factory=list)
+
+
+class BundleWriter:
+    def __init__(self, output_dir: Path, name: str, redactor: Redactor):
+        self.output_dir = output_dir
+        self.name = name
+        self.redactor = redactor
+        self.root = output_dir / f".{name}.partial"
+        if self.root.exists():
+            shutil.rmtree(self.root)
+        self.root.mkdir(parents=True)
+        self.records: dict[str, CollectorRecord] = {}
+        self._lock = threading.Lock()
+        self.started = datetime.now(timezone.utc)
+
+    def record(self, name: str) -> CollectorRecord:
+        with self._lock:
+            return self.records.setdefault(name, CollectorRecord(name))
+
+    def claim(self, collector: str, relative: str) -> Path:
+        """A path in the bundle for a file the collector will write itself (recorded in the manifest)."""
+        path = self.root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with self._lock:
+            record = self.records.setdefault(collector, CollectorRecord(collector))
+            if relative not in record.files:
+                record.files.append(relative)
+        return path
+
+    def write_text(self, collector: str, relative: str, text: str) -> Path:
+        path = self.claim(collector, relative)
+        path.write_text(self.redactor.text(text), encoding="utf-8")
+        return path
+
+    def write_json(self, collector: str, relative: str, data) -> Path:
+        return self.write_text(collector, relative, json.dumps(data, indent=2, default=str) + "\n")
+
+    def add_file(self, collector: str, relative: str, source: Path, move: bool = False) -> Path:
+        """A binary file as it is (nsys reports): the caller has checked it holds nothing to redact."""
+        path = self.claim(collector, relative)
+        (shutil.move if move else shutil.copyfile)(str(source), str(path))
+        return path
+
+    def path(self, relative: str) -> Path:
+        return self.root / relative
+
+    def manifest(self, host: str, arguments: list[str], interrupted: bool) -> dict:
+        files = {}
+        for path in sorted(self.root.rglob("*")):
+            if path.is_file() and path.name != MANIFEST:
+                files[path.relative_to(self.root).as_posix()] = _sha256(path)
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "tool": "aiperf-triage",
+            "tool_version": __version__,
+            "host": host,
+            "start_utc": self.started.isoformat(timespec="seconds"),
+            "end_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "arguments": arguments,
+            "interrupted": interrupted,
+            "collectors": [vars(r) for r in self.records.values()],
+            "files": files,
+        }
+
+    def finish(self, host: str, arguments: list[str], interrupted: bool) -> Path:
+        """Write the manifest, then the archive (temporary name, then rename). Returns the archive path."""
+        manifest = self.manifest(host, arguments, interrupted)
+        (self.root / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+        final = self.output_dir / f"{self.name}.tar.gz"
+        partial = self.output_dir / f".{self.name}.tar.gz.partial"
+        try:
+            with tarfile.open(partial, "w:gz") as tar:
+                for path in sorted(self.root.rglob("*")):
+                    if path.is_file():
+                        tar.add(path, arcname=f"{self.name}/{path.relative_to(self.root).as_posix()}",
+                                recursive=False, filter=_plain_member)
+            os.replace(partial, final)
+        except OSError as exc:
+            partial.unlink(missing_ok=True)
+            raise InputError(f"cannot write the archive in {self.output_dir}: {exc.strerror or exc}") from None
+        finally:
+            shutil.rmtree(self.root, ignore_errors=True)
+        return final
+
+    def abandon(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _plain_member(info: tarfile.TarInfo) -> tarfile.TarInfo:
+    info.uid = info.gid = 0
+    info.uname = info.gname = ""
+    info.mode = 0o644
+    info.mtime = int(time.time())
+    return info
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()

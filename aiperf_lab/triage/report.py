@@ -1,0 +1,146 @@
+"""summary.md and a self-contained report.html (inline SVG charts, no network) for a bundle."""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from aiperf_lab.metrics.telemetry.model import Tick
+from aiperf_lab.triage.findings import Finding
+
+MAX_POINTS = 600  # per series: more than a chart can show
+
+
+def summary_markdown(meta: dict[str, Any], findings: list[Finding], facts: dict[str, Any]) -> str:
+    lines = [f"# aiperf-triage: {meta['host']}", "",
+             f"- taken: {meta['start_utc']} to {meta['end_utc']} (UTC), duration asked {meta['duration_s']} s"
+             + (" — **interrupted (Ctrl-C)**" if meta.get("interrupted") else ""),
+             f"- command: {' '.join(meta['command']) if meta.get('command') else '(none: telemetry only)'}"]
+    workload = facts.get("workload") or {}
+    if workload.get("ran"):
+        lines.append(f"- workload: exit code {workload.get('returncode')}, {workload.get('seconds')} s"
+                     + (f", stopped at the end of the duration ({', '.join(workload.get('signals_sent') or [])})"
+                        if workload.get("stopped_by") == "duration" else "")
+                     + (", under nsys" if workload.get("under_nsys") else ""))
+    nvml = facts.get("nvml") or {}
+    gpu_names = ", ".join(f"{g.get('index')}: {g.get('name')}" for g in nvml.get("gpus", []))
+    lines.append(f"- GPUs: {gpu_names or nvml.get('status')}")
+    lines.append(f"- driver {nvml.get('driver_version')}, CUDA {nvml.get('cuda_driver_version')}")
+    lines += ["", "## Findings", ""]
+    if not findings:
+        lines.append("No rule fired.")
+    for f in findings:
+        lines.append(f"- **{f.severity}** {f.title}: {f.detail}")
+    lines += ["", "## Telemetry", ""]
+    rows = facts.get("telemetry") or []
+    if rows:
+        lines.append("| GPU | duration (s) | avg power (W) | peak power (W) | energy (J) | util (%) | max temp (C) | power-capped (%) |")
+        lines.append("|---|---|---|---|---|---|---|---|")
+        for r in rows:
+            lines.append(f"| {r['device']} | {r['duration_s']} | {r['avg_power_w']} | {r['peak_power_w']} | "
+                         f"{r['energy_j']} ({r['energy_source']}) | {r['util_gpu_avg_pct']} | {r['temp_max_c']} | "
+                         f"{r['clock_event_power_cap_pct']} |")
+    else:
+        lines.append("No GPU telemetry (no NVIDIA driver); the host's CPU and memory are in telemetry.csv.")
+    bench = facts.get("bench")
+    if bench:
+        lines += ["", "## Bench", ""]
+        lines += [f"- {k}: {v}" for k, v in bench.items() if k != "nominal"]
+        if bench.get("nominal"):
+            lines.append(f"- nominal: {bench['nominal']}")
+    stats = facts.get("kernel_top") or []
+    if stats:
+        lines += ["", "## Top kernels (nsys)", "", "| time (%) | total (ns) | instances | name |", "|---|---|---|---|"]
+        lines += [f"| {r[0]} | {r[1]} | {r[2]} | {str(r[-1])[:120]} |" for r in stats[:10]]
+    lines += ["", "## Collectors", "", "| collector | status | seconds | note |", "|---|---|---|---|"]
+    for c in meta.get("collectors", []):
+        lines.append(f"| {c['name']} | {c['status']} | {c['seconds']} | {c.get('error') or ''} |")
+    return "\n".join(lines) + "\n"
+
+
+def _series(ticks: list[Tick], index: int, attr: str) -> list[tuple[float, float]]:
+    points = [(t.t, getattr(s, attr)) for t in ticks for s in t.gpus
+              if s.index == index and getattr(s, attr) is not None]
+    if len(points) > MAX_POINTS:
+        step = len(points) / MAX_POINTS
+        points = [points[int(k * step)] for k in range(MAX_POINTS)]
+    return points
+
+
+def _svg_chart(title: str, unit: str, series: list[tuple[str, list[tuple[float, float]]]], y_max: float | None) -> str:
+    width, height, pad = 720, 180, 40
+    all_points = [p for _label, pts in series for p in pts]
+    if not all_points:
+        return f"<p><em>{html.escape(title)}: no data</em></p>"
+    t0, t1 = min(p[0] for p in all_points), max(p[0] for p in all_points)
+    top = y_max or max(p[1] for p in all_points) or 1.0
+    span = (t1 - t0) or 1.0
+    colors = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"]
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height + 30}" role="img" '
+           f'aria-label="{html.escape(title)}"><text x="{pad}" y="14" font-size="13">{html.escape(title)} ({unit})</text>']
+    out.append(f'<line x1="{pad}" y1="{height}" x2="{width - 10}" y2="{height}" stroke="#888"/>'
+               f'<line x1="{pad}" y1="20" x2="{pad}" y2="{height}" stroke="#888"/>'
+               f'<text x="2" y="26" font-size="11">{top:.0f}</text><text x="2" y="{height}" font-size="11">0</text>'
+               f'<text x="{pad}" y="{height + 14}" font-size="11">0 s</text>'
+               f'<text x="{width - 60}" y="{height + 14}" font-size="11">{span:.1f} s</text>')
+    for k, (label, points) in enumerate(series):
+        coords = " ".join(f"{pad + (t - t0) / span * (width - pad - 10):.1f},"
+                          f"{height - min(v, top) / top * (height - 20):.1f}" for t, v in points)
+        color = colors[k % len(colors)]
+        out.append(f'<polyline fill="none" stroke="{color}" stroke-width="1.2" points="{coords}"/>'
+                   f'<text x="{pad + 10 + 90 * k}" y="{height + 26}" font-size="11" fill="{color}">{html.escape(label)}</text>')
+    out.append("</svg>")
+    return "".join(out)
+
+
+def report_html(meta: dict[str, Any], findings: list[Finding], facts: dict[str, Any], ticks: list[Tick],
+                devices: list[int], power_limits: dict[int, float | None]) -> str:
+    esc = html.escape
+    parts = ["<!doctype html><html><head><meta charset='utf-8'><title>aiperf-triage report</title>",
+             "<style>body{font-family:sans-serif;max-width:960px;margin:2em auto;color:#222}"
+             "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px;font-size:13px;"
+             "text-align:left}.error{color:#b00}.warning{color:#b60}.info{color:#06c}code{font-size:12px}</style>",
+             "</head><body>", f"<h1>aiperf-triage: {esc(str(meta['host']))}</h1>",
+             f"<p>{esc(meta['start_utc'])} to {esc(meta['end_utc'])} UTC"
+             + (" <strong>(interrupted)</strong>" if meta.get("interrupted") else "") + "</p>",
+             f"<p>Command: <code>{esc(' '.join(meta.get('command') or []) or '(none)')}</code></p>", "<h2>Findings</h2>"]
+    if findings:
+        parts.append("<ul>" + "".join(f"<li class='{esc(f.severity)}'><strong>{esc(f.severity)}</strong> "
+                                      f"{esc(f.title)}: {esc(f.detail)}</li>" for f in findings) + "</ul>")
+    else:
+        parts.append("<p>No rule fired.</p>")
+    parts.append("<h2>Telemetry</h2>")
+    for title, attr, unit, ceiling in (("Power", "power_w", "W", None), ("GPU utilization", "util_gpu_pct", "%", 100.0),
+                                       ("SM clock", "sm_clock_mhz", "MHz", None)):
+        series = [(f"GPU {i}", _series(ticks, i, attr)) for i in devices]
+        top = ceiling
+        if attr == "power_w":
+            limits = [v for v in power_limits.values() if v]
+            top = max(limits) if limits else None
+        parts.append(_svg_chart(title, unit, series, top))
+    rows = facts.get("telemetry") or []
+    if rows:
+        keys = ["device", "duration_s", "avg_power_w", "peak_power_w", "energy_j", "energy_source", "util_gpu_avg_pct",
+                "mem_used_peak_bytes", "temp_max_c", "clock_event_power_cap_pct"]
+        parts.append("<table><tr>" + "".join(f"<th>{esc(k)}</th>" for k in keys) + "</tr>"
+                     + "".join("<tr>" + "".join(f"<td>{esc(str(r.get(k)))}</td>" for k in keys) + "</tr>" for r in rows)
+                     + "</table>")
+    gpus = (facts.get("nvml") or {}).get("gpus") or []
+    if gpus:
+        keys = ["index", "name", "compute_capability", "memory_total_bytes", "max_sm_clock_mhz", "power_limit_enforced_w",
+                "pcie_gen_current", "pcie_gen_max", "pcie_width_current", "pcie_width_max", "persistence_mode",
+                "mig_mode_current", "ecc_mode_current"]
+        parts.append("<h2>GPUs</h2><table><tr>" + "".join(f"<th>{esc(k)}</th>" for k in keys) + "</tr>"
+                     + "".join("<tr>" + "".join(f"<td>{esc(str(g.get(k)))}</td>" for k in keys) + "</tr>" for g in gpus)
+                     + "</table>")
+    stats = facts.get("kernel_top") or []
+    if stats:
+        parts.append("<h2>Top kernels (nsys)</h2><table><tr><th>time %</th><th>total ns</th><th>instances</th>"
+                     "<th>name</th></tr>" + "".join(f"<tr><td>{r[0]}</td><td>{r[1]}</td><td>{r[2]}</td>"
+                                                    f"<td><code>{esc(str(r[-1])[:160])}</code></td></tr>"
+                                                    for r in stats[:15]) + "</table>")
+    parts.append("<h2>Collectors</h2><table><tr><th>collector</th><th>status</th><th>seconds</th><th>note</th></tr>"
+                 + "".join(f"<tr><td>{esc(c['name'])}</td><td>{esc(c['status'])}</td><td>{c['seconds']}</td>"
+                           f"<td>{esc(c.get('error') or '')}</td></tr>" for c in meta.get("collectors", []))
+                 + "</table></body></html>")
+    return "\n".join(parts) + "\n"

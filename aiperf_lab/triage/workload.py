@@ -1,0 +1,113 @@
+"""The workload after `--`: run under nsys when it is there, stopped when the duration ends.
+
+Stopping escalates SIGINT, then SIGTERM, then SIGKILL, to the workload's whole process group, so
+nothing it started is left behind. nsys gets longer after SIGINT: that is when it writes its report.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from aiperf_lab.metrics.config import nsys_profile_argv, resolve
+
+GRACE_AFTER_SIGINT_S = {"nsys": 60.0, "plain": 10.0}
+GRACE_AFTER_SIGTERM_S = 5.0
+
+
+@dataclass
+class WorkloadResult:
+    argv: list[str]                 # what was run (nsys wrapper included)
+    command: list[str]              # the user's command
+    under_nsys: bool
+    returncode: int | None = None
+    started: float = 0.0
+    ended: float = 0.0
+    stopped_by: str | None = None   # None (exited), "duration", "interrupt"
+    signals_sent: list[str] = field(default_factory=list)
+    error: str | None = None
+    pid: int | None = None
+
+    @property
+    def seconds(self) -> float:
+        return max(self.ended - self.started, 0.0)
+
+
+class Workload:
+    def __init__(self, command: list[str], work_dir: Path, use_nsys: bool, log_stdout: Path, log_stderr: Path):
+        self.command = command
+        self.nsys = shutil.which("nsys") if use_nsys else None
+        self.report_base = work_dir / "workload"
+        argv = nsys_profile_argv(command, str(self.report_base), resolve(None, "minimal"), nsys=self.nsys) \
+            if self.nsys else list(command)
+        self.result = WorkloadResult(argv, list(command), bool(self.nsys))
+        self._out = open(log_stdout, "wb")
+        self._err = open(log_stderr, "wb")
+        self.proc: subprocess.Popen | None = None
+        self.exited = threading.Event()
+
+    def start(self) -> None:
+        self.result.started = time.monotonic()
+        try:
+            self.proc = subprocess.Popen(self.result.argv, stdin=subprocess.DEVNULL, stdout=self._out, stderr=self._err,
+                                         start_new_session=True)
+        except OSError as exc:
+            self.result.error = f"cannot start {self.result.argv[0]}: {exc.strerror or exc}"
+            self.result.ended = time.monotonic()
+            self.exited.set()
+            self._close_logs()
+            return
+        self.result.pid = self.proc.pid
+        threading.Thread(target=self._wait, name="workload-wait", daemon=True).start()
+
+    def _wait(self) -> None:
+        assert self.proc is not None
+        self.result.returncode = self.proc.wait()
+        self.result.ended = time.monotonic()
+        self.exited.set()
+
+    def stop(self, reason: str) -> None:
+        """SIGINT, then SIGTERM, then SIGKILL to the process group, each after a grace period."""
+        if self.proc is None or self.exited.is_set():
+            self._reap_group()
+            self._close_logs()
+            return
+        self.result.stopped_by = reason
+        steps = [(signal.SIGINT, GRACE_AFTER_SIGINT_S["nsys" if self.nsys else "plain"]),
+                 (signal.SIGTERM, GRACE_AFTER_SIGTERM_S), (signal.SIGKILL, 5.0)]
+        for sig, grace in steps:
+            try:
+                os.killpg(self.proc.pid, sig)
+                self.result.signals_sent.append(sig.name)
+            except (ProcessLookupError, PermissionError):
+                break
+            if self.exited.wait(grace):
+                break
+        self._reap_group()
+        self._close_logs()
+
+    def _reap_group(self) -> None:
+        """Whatever the workload started and left running goes too."""
+        if self.proc is None:
+            return
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def _close_logs(self) -> None:
+        for handle in (self._out, self._err):
+            try:
+                handle.close()
+            except OSError:
+                pass
+
+    def report_files(self) -> list[Path]:
+        return [p for p in (self.report_base.with_suffix(".nsys-rep"), self.report_base.with_suffix(".qdrep"))
+                if p.exists()]

@@ -1,0 +1,219 @@
+"""aiperf-triage end to end on a machine without a GPU: bounded, complete, secret-free, safe on Ctrl-C."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import tarfile
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+
+SECRETS = {
+    "HF_TOKEN": "hf_" + "Q" * 34,
+    "MY_SERVICE_PASSWORD": "correct-horse-battery-staple",
+    "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+}
+GITHUB_TOKEN_SHAPE = "ghp_" + "a1B2" * 9
+JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJlc2lnbmF0dXJl"
+PRIVATE_KEY = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAsecretsecretsecret\n-----END RSA PRIVATE KEY-----"
+
+
+def triage(*args, env=None, timeout=60):
+    return subprocess.run([sys.executable, "-m", "aiperf_lab.triage.cli", *map(str, args)], capture_output=True,
+                          text=True, cwd=REPO, env=env or dict(os.environ), timeout=timeout)
+
+
+def members(archive: Path) -> dict[str, bytes]:
+    with tarfile.open(archive, "r:gz") as tar:
+        return {m.name.split("/", 1)[1]: tar.extractfile(m).read() for m in tar.getmembers() if m.isfile()}
+
+
+def test_three_second_run_without_gpu_gives_a_complete_archive(tmp_path):
+    start = time.monotonic()
+    done = triage("--duration", "3", "--output", tmp_path, "--tag", "ci")
+    elapsed = time.monotonic() - start
+    assert done.returncode == 0, done.stderr
+    assert elapsed < 20
+    archive = Path(done.stdout.strip().splitlines()[-1])
+    assert archive.parent == tmp_path and archive.name.startswith("aiperf-triage-") and archive.name.endswith("-ci.tar.gz")
+    assert [p.name for p in tmp_path.iterdir()] == [archive.name]  # nothing half-written left beside it
+    files = members(archive)
+    for required in ("manifest.json", "summary.md", "report.html", "hardware_capabilities.txt",
+                     "hardware_capabilities.json", "telemetry.csv", "telemetry_summary.json", "findings.json",
+                     "environment.txt", "redaction_report.json", "software.json"):
+        assert required in files, required
+    manifest = json.loads(files["manifest.json"])
+    assert manifest["schema_version"] == 1 and manifest["interrupted"] is False
+    assert manifest["arguments"][:2] == ["--duration", "3"]
+    assert {c["name"] for c in manifest["collectors"]} >= {"hardware", "topology", "gpu_snapshots", "telemetry"}
+    assert all(c["status"] in ("ok", "skipped", "failed", "timeout") for c in manifest["collectors"])
+    gpu = next(c for c in manifest["collectors"] if c["name"] == "gpu_snapshots")
+    if gpu["status"] == "skipped":
+        assert "nvidia-smi" in gpu["error"]
+    for name, digest in manifest["files"].items():
+        assert hashlib.sha256(files[name]).hexdigest() == digest
+    telemetry = files["telemetry.csv"].decode().splitlines()
+    assert telemetry[0].startswith("t_s,gpu,power_w") and len(telemetry) >= 20  # 3 s at 10 Hz
+    html = files["report.html"].decode()
+    assert html.startswith("<!doctype html>") and "http://" not in html.replace("http://www.w3.org/2000/svg", "")
+
+
+def test_no_planted_secret_reaches_the_archive(tmp_path):
+    env = dict(os.environ, **SECRETS)
+    script = ("import os, sys\n"
+              "print(os.environ['HF_TOKEN'], os.environ['MY_SERVICE_PASSWORD'])\n"
+              f"print('auth', {GITHUB_TOKEN_SHAPE!r}, {JWT!r})\n"
+              f"print({PRIVATE_KEY!r}, file=sys.stderr)\n"
+              "print('AKIAIOSFODNN7EXAMPLE', os.environ['AWS_SECRET_ACCESS_KEY'], file=sys.stderr)\n")
+    done = triage("--duration", "5", "--output", tmp_path, "--", sys.executable, "-c", script,
+                  "--api-token", "tok-0123456789", env=env)
+    assert done.returncode == 0, done.stderr
+    archive = Path(done.stdout.strip().splitlines()[-1])
+    blob = b"".join(members(archive).values()) + archive.read_bytes()
+    for secret in [*SECRETS.values(), GITHUB_TOKEN_SHAPE, JWT, "MIIEowIBAAKCAQEAsecretsecretsecret",
+                   "AKIAIOSFODNN7EXAMPLE", "tok-0123456789"]:
+        assert secret.encode() not in blob, secret
+    files = members(archive)
+    assert b"[REDACTED]" in files["workload/stdout.log"]
+    report = json.loads(files["redaction_report.json"])
+    assert report["rules_applied"]["secret environment value"] >= 3
+    assert not any(v in json.dumps(report) for v in SECRETS.values())
+    env_text = files["environment.txt"].decode()
+    assert "HF_TOKEN=[REDACTED]" in env_text and "PATH=" in env_text
+
+
+def test_redact_hosts_replaces_the_host_name_everywhere(tmp_path):
+    import socket
+    host = socket.gethostname()
+    done = triage("--duration", "2", "--output", tmp_path, "--redact-hosts")
+    assert done.returncode == 0, done.stderr
+    archive = Path(done.stdout.strip().splitlines()[-1])
+    assert host not in archive.name and "host-1" in archive.name
+    if len(host) >= 4:  # a two-letter name could appear inside unrelated words
+        assert host.encode() not in b"".join(members(archive).values())
+
+
+def test_ctrl_c_stops_everything_and_still_writes_the_archive(tmp_path):
+    pid_file = tmp_path / "workload.pid"
+    script = f"import os, time; open({str(pid_file)!r}, 'w').write(str(os.getpid())); time.sleep(300)"
+    proc = subprocess.Popen([sys.executable, "-m", "aiperf_lab.triage.cli", "--duration", "60", "--output",
+                             str(tmp_path / "out"), "--no-nsys", "--", sys.executable, "-c", script],
+                            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    for _ in range(100):
+        if pid_file.exists() and pid_file.read_text():
+            break
+        time.sleep(0.1)
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=40)
+    assert proc.returncode == 130, err
+    archive = Path(out.strip().splitlines()[-1])
+    manifest = json.loads(members(archive)["manifest.json"])
+    assert manifest["interrupted"] is True
+    workload = json.loads(members(archive)["workload/workload.json"])
+    assert workload["stopped_by"] == "interrupt" and workload["signals_sent"][0] == "SIGINT"
+    pid = int(pid_file.read_text())
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)  # the workload is gone
+
+
+def test_duration_end_escalates_to_sigterm_for_a_workload_that_ignores_sigint(tmp_path):
+    script = "import signal, time; signal.signal(signal.SIGINT, signal.SIG_IGN); time.sleep(300)"
+    done = triage("--duration", "2", "--output", tmp_path, "--no-nsys", "--", sys.executable, "-c", script)
+    assert done.returncode == 0, done.stderr
+    workload = json.loads(members(Path(done.stdout.strip().splitlines()[-1]))["workload/workload.json"])
+    assert workload["stopped_by"] == "duration" and workload["signals_sent"][:2] == ["SIGINT", "SIGTERM"]
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["--duration", "0"], "must be above 0"),
+    (["--duration", "-5"], "must be above 0"),
+    (["--duration", "abc"], "not a number"),
+    (["--interval-ms", "5"], "must be 10 to 10000"),
+    (["--interval-ms", "fast"], "not a whole number"),
+    (["--tag", "a/b"], "letters, digits"),
+    (["--bogus"], "unrecognized arguments"),
+    (["--duration", "1", "--"], "nothing after '--'"),
+    (["show"], "show takes one archive"),
+    (["compare", "only-one.tar.gz"], "at least two"),
+])
+def test_bad_arguments_get_exit_2_and_one_line(args, fragment):
+    done = triage(*args)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert fragment in done.stderr
+
+
+def test_unwritable_output_is_exit_2_and_leaves_nothing(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    done = triage("--duration", "1", "--output", blocker / "sub")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "cannot write" in done.stderr
+
+
+def test_a_full_disk_leaves_no_archive_passed_off_as_whole(tmp_path, monkeypatch, capsys):
+    import errno
+
+    from aiperf_lab.triage import bundle, cli
+
+    def full_disk(*_args, **_kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(bundle.tarfile, "open", full_disk)
+    code = cli.main(["--duration", "1", "--output", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and "No space left on device" in err and err.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []
+
+
+def _tar(path: Path, entries: list[tarfile.TarInfo], payloads: dict[str, bytes]) -> Path:
+    with tarfile.open(path, "w:gz") as tar:
+        for info in entries:
+            data = payloads.get(info.name)
+            if data is not None:
+                info.size = len(data)
+            tar.addfile(info, io.BytesIO(data) if data is not None else None)
+    return path
+
+
+def _member(name: str, kind=tarfile.REGTYPE) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type = kind
+    if kind == tarfile.SYMTYPE:
+        info.linkname = "/etc/passwd"
+    return info
+
+
+MANIFEST = json.dumps({"tool": "aiperf-triage", "schema_version": 1}).encode()
+
+
+@pytest.mark.parametrize("entries, fragment", [
+    ([_member("b/manifest.json"), _member("../evil")], "unsafe member name"),
+    ([_member("b/manifest.json"), _member("/etc/cron.d/x")], "unsafe member name"),
+    ([_member("b/manifest.json"), _member("b/link", tarfile.SYMTYPE)], "link or device"),
+    ([_member("b/summary.md")], "no manifest.json"),
+    ([_member("a/manifest.json"), _member("b/x")], "one top folder"),
+])
+def test_show_refuses_what_is_not_a_safe_bundle(tmp_path, entries, fragment):
+    payloads = {e.name: (MANIFEST if e.name.endswith("manifest.json") else b"x") for e in entries
+                if e.type == tarfile.REGTYPE}
+    archive = _tar(tmp_path / "evil.tar.gz", entries, payloads)
+    done = triage("show", archive)
+    assert done.returncode == 2 and fragment in done.stderr and done.stderr.count("\n") == 1
+
+
+def test_show_refuses_files_that_are_not_archives(tmp_path):
+    plain = tmp_path / "notes.tar.gz"
+    plain.write_text("hello")
+    for target, fragment in ((plain, "not a triage archive"), (tmp_path / "missing.tar.gz", "no such file")):
+        done = triage("show", target)
+        assert done.returncode == 2 and fragment in done.stderr

@@ -1,0 +1,170 @@
+"""Triage pieces on their own: redaction rules, findings, topology parsing, compare, SQLite scrubbing."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import sqlite3
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from conftest import H200
+
+from fake_nvml import FakeGpu, FakeNvml
+
+from aiperf_lab.triage import findings
+from aiperf_lab.triage.archive import compare, show
+from aiperf_lab.triage.hardware import gpu_capabilities
+from aiperf_lab.triage.nsys_capture import scrub_sqlite
+from aiperf_lab.triage.redact import REDACTED, Redactor
+from aiperf_lab.triage.topology import cpu_list, gpu_affinity, parse_topo_matrix
+
+
+@pytest.mark.parametrize("text, gone", [
+    ("push with ghp_" + "x" * 36, "ghp_" + "x" * 36),
+    ("HF hf_" + "a" * 34 + " end", "hf_" + "a" * 34),
+    ("key AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE"),
+    ("slack xoxb-1234567890-abcdef", "xoxb-1234567890-abcdef"),
+    ("Authorization: Bearer abcdefghijklmnopqrstuvwx", "abcdefghijklmnopqrstuvwx"),
+    ("jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abcdefghijklmnop", "eyJhbGciOiJIUzI1NiJ9"),
+    ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaA\n-----END OPENSSH PRIVATE KEY-----", "b3BlbnNzaA"),
+    ("db_password=s3cr3t!", "s3cr3t!"),
+    ("api_key: 'abc123xyz'", "abc123xyz"),
+])
+def test_token_shapes_are_redacted(text, gone):
+    out = Redactor({}).text(text)
+    assert gone not in out and REDACTED in out
+
+
+@pytest.mark.parametrize("text", ["tokens: 512", "max_tokens=64", "tokenizer: gpt2", "tokens/s 1234.5",
+                                  "session 3 started", "password reset page"])
+def test_ml_log_lines_are_left_alone(text):
+    assert Redactor({}).text(text) == text
+
+
+def test_secret_env_values_are_replaced_everywhere_and_counted_not_kept():
+    r = Redactor({"WANDB_API_KEY": "0123456789abcdef", "HOME": "/root"})
+    assert r.text("logging in with 0123456789abcdef") == f"logging in with {REDACTED}"
+    assert r.environment({"WANDB_API_KEY": "0123456789abcdef", "HOME": "/root"}) == \
+        {"HOME": "/root", "WANDB_API_KEY": REDACTED}
+    assert "0123456789abcdef" not in json.dumps(r.report())
+    assert r.argv(["train.py", "--wandb-api-key", "zzz", "--lr", "3"]) == ["train.py", "--wandb-api-key", REDACTED,
+                                                                           "--lr", "3"]
+
+
+def test_host_placeholders_are_stable():
+    r = Redactor({}, redact_hosts=True)
+    text = r.text("10.0.0.7 talks to 10.0.0.8 then 10.0.0.7 again; GPU-12345678-1234-1234-1234-123456789abc")
+    assert text == "ip-1 talks to ip-2 then ip-1 again; gpu-uuid-1"
+    assert r.text("127.0.0.1") == "127.0.0.1"
+
+
+def test_topology_from_the_real_h200_output_with_ansi_codes():
+    matrix = parse_topo_matrix((H200 / "nvidia-smi-topo-m.txt").read_text())
+    assert matrix["columns"] == ["GPU0", "CPU Affinity", "NUMA Affinity", "GPU NUMA ID"]
+    assert matrix["rows"]["GPU0"] == {"GPU0": "X", "CPU Affinity": "0-15", "NUMA Affinity": "0", "GPU NUMA ID": "N/A"}
+    assert gpu_affinity(matrix) == {"GPU0": {"cpu_affinity": "0-15", "numa_affinity": "0"}}
+    assert cpu_list("0-3,8,10-11") == {0, 1, 2, 3, 8, 10, 11} and cpu_list("N/A") == set()
+
+
+def test_gpu_capabilities_survive_a_driver_that_supports_little():
+    caps = gpu_capabilities(FakeNvml([FakeGpu()]))
+    assert caps["status"] == "ok" and caps["gpus"][0]["name"] == "NVIDIA H200"
+    assert caps["gpus"][0]["ecc_mode_current"] is None  # not in the fake: a missing value, not an error
+    assert gpu_capabilities(FakeNvml([], init_error=12))["status"].startswith("no NVIDIA driver")
+
+
+def _gpu(**overrides):
+    base = {"index": 0, "name": "NVIDIA H200", "pcie_gen_current": 5, "pcie_gen_max": 5, "pcie_width_current": 16,
+            "pcie_width_max": 16, "persistence_mode": True, "max_sm_clock_mhz": 1980, "mig_mode_current": False}
+    return {**base, **overrides}
+
+
+def ids(facts):
+    return {f.id: f for f in findings.evaluate(facts)}
+
+
+def test_rules_fire_with_their_evidence():
+    busy_telemetry = [{"device": 0, "util_gpu_avg_pct": 95.0, "clock_event_power_cap_pct": 42.0,
+                       "avg_power_w": 650.0, "peak_power_w": 700.0, "temp_max_c": 60}]
+    found = ids({
+        "nvml": {"gpus": [_gpu(pcie_gen_current=3, persistence_mode=False, ecc_errors_uncorrected_volatile=2,
+                               mig_mode_current=True)], "cuda_driver_version": "12.2"},
+        "device_attributes": {"torch_cuda": "13.0"},
+        "telemetry": busy_telemetry,
+        "telemetry_workload": [{"device": 0, "util_gpu_avg_pct": 31.0, "duration_s": 60}],
+        "busy_clocks": {0: {"avg_sm_clock_mhz": 1100.0, "busy_samples": 50}},
+        "xid": [79, 79],
+        "workload": {"cpu_affinity": [16, 17]},
+        "gpu_cpu_affinity": {"GPU0": "0-15"},
+        "host": {"cpu_governor": "powersave"},
+    })
+    assert found["pcie_below_max"].severity == "warning" and found["pcie_below_max"].evidence["gen_seen"] == 3
+    assert found["ecc_uncorrected"].severity == "error"
+    assert found["xid_errors"].evidence["xid_codes"] == [79]
+    assert found["clocks_power_cap"].evidence["clock_event_power_cap_pct"] == 42.0
+    assert found["gpu_idle_during_workload"].evidence["util_gpu_avg_pct"] == 31.0
+    assert found["low_clocks_under_load"].evidence["avg_sm_clock_mhz"] == 1100.0
+    assert found["numa_mismatch"].evidence["gpu_cpu_affinity"] == {"GPU0": "0-15"}
+    assert {"persistence_off", "mig_on", "cpu_governor", "driver_cuda_mismatch"} <= set(found)
+    severities = [f.severity for f in findings.evaluate({"nvml": {"gpus": [_gpu(persistence_mode=False)]},
+                                                          "xid": [13]})]
+    assert severities == sorted(severities, key=findings.SEVERITY_ORDER.get)
+
+
+def test_a_healthy_machine_fires_nothing():
+    assert findings.evaluate({"nvml": {"gpus": [_gpu()], "cuda_driver_version": "13.0"},
+                              "device_attributes": {"torch_cuda": "13.0"},
+                              "telemetry": [{"device": 0, "util_gpu_avg_pct": 97.0}],
+                              "host": {"cpu_governor": "performance"}}) == []
+
+
+def test_idle_pcie_downshift_is_only_info():
+    found = ids({"nvml": {"gpus": [_gpu(pcie_gen_current=1)]}, "telemetry": [{"device": 0, "util_gpu_avg_pct": 0.0}]})
+    assert found["pcie_below_max"].severity == "info"
+
+
+def _bundle(path: Path, host: str, driver: str, bf16: float) -> Path:
+    top = f"aiperf-triage-{host}-20261122T000000Z"
+    files = {
+        "manifest.json": {"tool": "aiperf-triage", "schema_version": 1, "host": host, "start_utc": "2026-11-22T00:00"},
+        "hardware_capabilities.json": {"nvml": {"driver_version": driver, "gpus": [_gpu()]}},
+        "bench.json": {"bf16_matmul_tflops": bf16},
+        "summary.md": f"# aiperf-triage: {host}\n",
+    }
+    with tarfile.open(path, "w:gz") as tar:
+        for name, content in files.items():
+            data = (content if isinstance(content, str) else json.dumps(content)).encode()
+            info = tarfile.TarInfo(f"{top}/{name}")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return path
+
+
+def test_compare_flags_the_odd_one_out(tmp_path):
+    paths = [_bundle(tmp_path / f"{h}.tar.gz", h, d, b) for h, d, b in
+             (("node1", "580.159", 645.0), ("node2", "580.159", 644.0), ("node3", "570.86", 645.0))]
+    labels, rows, odd = compare(paths)
+    assert labels[0].startswith("node1")
+    driver = rows[[r[0] for r in rows].index("driver")]
+    assert driver[1:] == ["580.159", "580.159", "570.86"]
+    assert odd[[r[0] for r in rows].index("driver")] == {2}
+    assert show(paths[0]) == "# aiperf-triage: node1\n"
+
+
+def test_scrubbing_an_export_removes_secrets_from_every_byte(tmp_path):
+    export = tmp_path / "w.sqlite"
+    shutil.copyfile(H200 / "lm_forward.sqlite", export)
+    secret = "hf_" + "Z" * 34
+    con = sqlite3.connect(export)
+    con.execute("INSERT INTO META_DATA_CAPTURE (name, value) VALUES ('ENV:HF_TOKEN', ?)", (secret,))
+    con.execute("INSERT INTO StringIds (id, value) VALUES (999999, ?)", (f"python train.py --token={secret}",))
+    con.commit()
+    con.close()
+    assert secret.encode() in export.read_bytes()
+    changed = scrub_sqlite(export, Redactor({"HF_TOKEN": secret}))
+    assert changed >= 2 and secret.encode() not in export.read_bytes()
+    assert sqlite3.connect(export).execute("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchone()[0] == 582
