@@ -4,6 +4,9 @@
 # and .corpus carried (see docs/benchmarks.md); results land in $OUT/results.tar.gz and a short table
 # at the end of the output.
 set -uo pipefail
+# Stages to run (default all): stats sampler triage
+STAGES=${*:-stats sampler triage}
+want() { [[ " $STAGES " == *" $1 "* ]]; }
 OUT=${OUT:-/tmp/aiperf-out}
 W=/tmp/aiperf-work
 mkdir -p "$OUT" "$W"
@@ -16,6 +19,7 @@ python3 -c "import torch, sys; print('torch', torch.__version__, 'python', sys.v
 source .nsyslibs/nsys-env.sh
 which sqlite3 || echo "no sqlite3 CLI"
 
+if want stats; then
 step "nsys trace of 150,000 kernels in 30,000 NVTX ranges"
 /usr/bin/time -f "profile wall %e s" nsys profile -t cuda,nvtx -s none --cpuctxsw=none --force-overwrite true \
   -o "$W/storm" python3 benchmarks/kernel_storm.py --steps 10000 2>&1 | tail -4
@@ -23,14 +27,17 @@ step "nsys trace of 150,000 kernels in 30,000 NVTX ranges"
 python3 -c "import sqlite3; c=sqlite3.connect('$W/storm.sqlite'); print([ (t, c.execute(f'select count(*) from {t}').fetchone()[0]) for t in ('CUPTI_ACTIVITY_KIND_KERNEL','CUPTI_ACTIVITY_KIND_RUNTIME','NVTX_EVENTS')])"
 
 step "speed: aiperf-stats against sqlite3 and nsys stats"
-python3 benchmarks/stats_speed.py "$W/storm.sqlite" --repeat 7 --json "$W/stats_speed.json" | tee "$W/stats_speed.txt"
+python3 benchmarks/stats_speed.py "$W/storm.sqlite" --repeat 9 --json "$W/stats_speed.json" | tee "$W/stats_speed.txt"
 python3 benchmarks/make_synthetic_export.py tests/data/h200/lm_forward.sqlite "$W/synthetic.sqlite" --kernels 150000
-python3 benchmarks/stats_speed.py "$W/synthetic.sqlite" --repeat 5 --json "$W/stats_speed_synthetic.json" | tee "$W/stats_speed_synthetic.txt"
+python3 benchmarks/stats_speed.py "$W/synthetic.sqlite" --repeat 7 --json "$W/stats_speed_synthetic.json" | tee "$W/stats_speed_synthetic.txt"
+nsys stats --report cuda_gpu_kern_sum --format csv tests/data/h200/lm_forward.sqlite > "$W/nsys_console_stdout.txt" 2> "$W/nsys_console_stderr.txt"
+echo "nsys stats console stdout, as bytes:"; head -c 400 "$W/nsys_console_stdout.txt" | od -c | head -12; echo "stderr:"; head -5 "$W/nsys_console_stderr.txt"
 
-step "parity with nsys stats 2025.3.1 on every export here"
+step "parity with nsys stats 2025.3.1 on the exports here (.corpus when carried)"
 python3 benchmarks/parity_check.py --nsys-out "$W/parity" "$W/storm.sqlite" tests/data/h200/lm_forward.sqlite \
-  $(find .corpus -name '*.sqlite' | sort) | tee "$W/parity.txt"
+  $(find .corpus -name '*.sqlite' 2>/dev/null | sort) | tee "$W/parity.txt"
 
+if [ -d .corpus ]; then
 step ".nsys-rep through nsys export"
 for rep in $(find .corpus -name '*.nsys-rep' | sort); do
   cp "$rep" "$W/$(basename "$(dirname "$rep")")_$(basename "$rep")"
@@ -48,14 +55,41 @@ same = [x["Verdict"] == y["Verdict"] and abs(float(x["Duration (ns)"]) - float(y
 print(f"ncu-rep vs raw csv: {len(a)} and {len(b)} kernels, {sum(same)} agree on verdict and duration")
 PY
 timeout 300 python3 benchmarks/check_ncu_metrics.py | tee "$W/ncu_metrics.txt"
+fi
 nsys profile --help 2>&1 | grep -A40 -- '--trace=' | head -45 > "$W/nsys_trace_help.txt"
+fi
 
+if want sampler; then
 step "telemetry sampler on the real GPU"
 python3 benchmarks/sampler_on_gpu.py --seconds 10 --json "$W/sampler.json" | tee "$W/sampler.txt"
 python3 -m pytest -q -p no:cacheprovider tests/test_gpu_telemetry.py tests/test_telemetry.py 2>&1 | tail -3
+fi
+
+if want triage; then
+step "a real triage bundle: PyTorch training under nsys, with --bench"
+python3 -m aiperf_lab.triage.cli --duration 40 --bench --output "$W/triage" --tag nsys -- \
+  python3 benchmarks/triage_workload.py --seconds 15 > "$W/triage_nsys.txt" 2> "$W/triage_nsys.err"
+echo "exit $?"; tail -n 3 "$W/triage_nsys.err"; BUNDLE=$(tail -n 1 "$W/triage_nsys.txt"); echo "$BUNDLE"
+python3 benchmarks/check_triage_bundle.py "$BUNDLE" | tee "$W/triage_check.txt"
+python3 -m aiperf_lab.triage.cli show "$BUNDLE" | head -40
+tar tzvf "$BUNDLE" | awk '{print $3, $6}'
+step "a small redacted bundle for the tests (no nsys), and compare"
+python3 -m aiperf_lab.triage.cli --duration 8 --bench --redact-hosts --no-nsys --output "$W/fixture" --tag fixture -- \
+  python3 benchmarks/triage_workload.py --seconds 4 > "$W/triage_fixture.txt"; echo "exit $?"
+FIXTURE=$(tail -n 1 "$W/triage_fixture.txt"); cp "$FIXTURE" "$OUT/"
+python3 -m aiperf_lab.triage.cli compare "$BUNDLE" "$FIXTURE" | tee "$W/compare.txt"
+step "Ctrl-C (SIGINT) 10 s into a 60 s run under nsys"
+timeout -s INT 10 python3 -m aiperf_lab.triage.cli --duration 60 --output "$W/int" -- \
+  python3 benchmarks/triage_workload.py --seconds 50 > "$W/int.txt" 2> "$W/int.err"; echo "interrupted run: exit $?"
+tail -n 4 "$W/int.err"; INT=$(tail -n 1 "$W/int.txt"); echo "$INT"
+python3 -c "import json,sys,tarfile; t=tarfile.open(sys.argv[1]); m=[x for x in t.getmembers() if x.name.endswith('manifest.json')][0]; d=json.load(t.extractfile(m)); print('interrupted:', d['interrupted'], [(c['name'], c['status']) for c in d['collectors']])" "$INT"
+pgrep -fa triage_workload.py || echo "no workload process left"
+fi
 
 step summary
-tail -n 12 "$W/stats_speed.txt"; tail -n 4 "$W/stats_speed_synthetic.txt"; tail -n 1 "$W/parity.txt"; tail -n 8 "$W/sampler.txt"
+want stats && { tail -n 12 "$W/stats_speed.txt"; tail -n 4 "$W/stats_speed_synthetic.txt"; tail -n 1 "$W/parity.txt"; }
+want sampler && tail -n 12 "$W/sampler.txt"
+want triage && cat "$W/triage_check.txt"
 rm -f "$W"/*.nsys-rep "$W"/storm.sqlite "$W"/synthetic.sqlite "$W"/*_result*.sqlite
 tar -czf "$OUT/results.tar.gz" -C "$W" .
 ls -la "$OUT"
