@@ -32,11 +32,13 @@ def ours(export: str, report: str) -> list[str]:
 
 
 def nsys_csv(stdout: str) -> str:
-    """The CSV part of `nsys stats` console output (it may print notices before the table)."""
+    """The table in `nsys stats --format csv` console output: nsys 2025.3 prints a "Processing [...]"
+    line before it and a blank line after it; the table itself is what it writes with --output."""
     lines = stdout.splitlines(keepends=True)
     for i, line in enumerate(lines):
         if line.startswith(("Time (%),", "NVTX Range,", "Total (MB),")):
-            return "".join(lines[i:])
+            table = "".join(lines[i:])
+            return table[:-1] if table.endswith("\n\n") else table
     return stdout
 
 

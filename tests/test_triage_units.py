@@ -95,7 +95,8 @@ def test_rules_fire_with_their_evidence():
                                mig_mode_current=True)], "cuda_driver_version": "12.2"},
         "device_attributes": {"torch_cuda": "13.0"},
         "telemetry": busy_telemetry,
-        "telemetry_workload": [{"device": 0, "util_gpu_avg_pct": 31.0, "duration_s": 60}],
+        "telemetry_workload": [{"device": 0, "util_gpu_avg_pct": 31.0, "duration_s": 60, "workload_s": 75,
+                                "never_busy": False}],
         "busy_clocks": {0: {"avg_sm_clock_mhz": 1100.0, "busy_samples": 50}},
         "xid": [79, 79],
         "workload": {"cpu_affinity": [16, 17]},
@@ -106,7 +107,7 @@ def test_rules_fire_with_their_evidence():
     assert found["ecc_uncorrected"].severity == "error"
     assert found["xid_errors"].evidence["xid_codes"] == [79]
     assert found["clocks_power_cap"].evidence["clock_event_power_cap_pct"] == 42.0
-    assert found["gpu_idle_during_workload"].evidence["util_gpu_avg_pct"] == 31.0
+    assert found["gpu_idle_during_workload"].evidence == {"util_gpu_avg_pct": 31.0, "busy_span_s": 60, "workload_s": 75}
     assert found["low_clocks_under_load"].evidence["avg_sm_clock_mhz"] == 1100.0
     assert found["numa_mismatch"].evidence["gpu_cpu_affinity"] == {"GPU0": "0-15"}
     assert {"persistence_off", "mig_on", "cpu_governor", "driver_cuda_mismatch"} <= set(found)
@@ -120,6 +121,23 @@ def test_a_healthy_machine_fires_nothing():
                               "device_attributes": {"torch_cuda": "13.0"},
                               "telemetry": [{"device": 0, "util_gpu_avg_pct": 97.0}],
                               "host": {"cpu_governor": "performance"}}) == []
+
+
+def test_a_workload_that_never_touched_the_gpu():
+    found = ids({"nvml": {"gpus": [_gpu()]}, "telemetry_workload": [
+        {"device": 0, "util_gpu_avg_pct": 0.2, "duration_s": 8.0, "workload_s": 8.0, "never_busy": True}]})
+    assert "gpu_never_used" in found and "gpu_idle_during_workload" not in found
+
+
+def test_busy_window_leaves_out_start_up_and_report_writing():
+    from aiperf_lab.metrics.telemetry.model import GpuInfo, GpuSample, Tick
+    from aiperf_lab.triage.cli import _busy_window_summary
+
+    utils = [0, 0, 0, 90, 95, 92, 0, 0]  # interpreter start, three busy samples, nsys writing its report
+    ticks = [Tick(float(t), [GpuSample(float(t), 0, 100.0, "instant", util_gpu_pct=u)], None) for t, u in enumerate(utils)]
+    (row,) = _busy_window_summary([GpuInfo(0)], ticks, 0.0, 7.0)
+    assert row["util_gpu_avg_pct"] > 90 and row["duration_s"] == 2.0 and row["workload_s"] == 7.0
+    assert row["never_busy"] is False
 
 
 def test_idle_pcie_downshift_is_only_info():

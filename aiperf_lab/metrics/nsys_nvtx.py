@@ -10,14 +10,16 @@ import heapq
 from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
 from itertools import chain
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from aiperf_lab.metrics.nsys_db import (KERNEL, NVTX, NVTX_DOMAIN_CREATE, NVTX_PUSHPOP, NVTX_RANGE_TYPES, NVTXT_PUSHPOP,
                                         PID_MASK, RUNTIME, NsysDatabase, parse_integers, split_global_tid)
-from aiperf_lab.metrics.nsys_ops import KernelLaunch, load_kernel_launches
 from aiperf_lab.metrics.nsys_reports import SUM_COLUMNS, MissingData, _require, _summary_rows
 from aiperf_lab.metrics.summary_stats import duration_summary, percent_of
 from aiperf_lab.metrics.tables import Table
+
+if TYPE_CHECKING:  # nsys_ops pulls in dataclasses: imported where used, off nvtx_kern_sum's start-up path
+    from aiperf_lab.metrics.nsys_ops import KernelLaunch
 
 _PID_BITS = 0x0000FFFFFF000000  # the pid part of a globalTid, as nsys's domain join uses it
 
@@ -194,8 +196,10 @@ class _Attribution:
         self.by_keyset: dict[tuple, list[int]] = {}
         self.held_names: dict[tuple, dict[int, set[int]]] = defaultdict(dict)
 
-    def keyset_id(self, open_ranges) -> int:
-        keyset = tuple(sorted((r.name, r.style) for r in open_ranges))
+    def keyset_id(self, open_keys) -> int:
+        """The id of the (name, style) keys of the ranges open over a segment, in the order they opened
+        (the same nesting gives the same tuple, so no sort is needed)."""
+        keyset = tuple(open_keys)
         found = self.keysets.get(keyset)
         if found is None:
             found = self.keysets[keyset] = len(self.keysets)
@@ -268,13 +272,14 @@ def _attribute_thread(acc: _Attribution, gtid: int, ranges: list[NvtxRange], sta
             cuts.add(hi)
             acc.held(gtid, r, names[lo:hi])
     edges = sorted(cuts)
-    active: dict[int, NvtxRange] = {}
+    keys = [(r.name, r.style) for r in ranges]
+    active: dict[int, tuple[str, str]] = {}  # open ranges' keys, in the order they opened
     keyset_ids: list[int] = []
     for here, following in zip(edges, edges[1:]):
         for index in closes.get(here, ()):
             del active[index]
         for index in opens.get(here, ()):
-            active[index] = ranges[index]
+            active[index] = keys[index]
         keyset_ids += [acc.keyset_id(active.values()) if active else 0] * (following - here)
     acc.add(gtid, keyset_ids, names, durations)
     return True
@@ -283,13 +288,15 @@ def _attribute_thread(acc: _Attribution, gtid: int, ranges: list[NvtxRange], sta
 def _attribute_overlapping(acc: _Attribution, gtid: int, ranges: list[NvtxRange], starts: list[int],
                            ends: list[int], names: list[int], durations: list[int]) -> None:
     """The same rule kernel by kernel, for a thread whose launch calls overlap (nested launch APIs)."""
+    from aiperf_lab.metrics.nsys_ops import KernelLaunch
+
     launches = [KernelLaunch(i, "", durations[i], 0, 0, 0, 0, starts[i], ends[i], gtid) for i in range(len(names))]
-    enclosing: dict[int, dict[int, NvtxRange]] = defaultdict(dict)
+    enclosing: dict[int, list[tuple[str, str]]] = defaultdict(list)
     for k, r in _enclosing(ranges, launches):
         if r is not None:
-            enclosing[k.kernel_id][id(r)] = r
+            enclosing[k.kernel_id].append((r.name, r.style))
             acc.held(gtid, r, (names[k.kernel_id],))
-    keyset_ids = [acc.keyset_id(enclosing[i].values()) if i in enclosing else 0 for i in range(len(names))]
+    keyset_ids = [acc.keyset_id(sorted(enclosing[i])) if i in enclosing else 0 for i in range(len(names))]
     acc.add(gtid, keyset_ids, names, durations)
 
 
@@ -339,6 +346,8 @@ def kernels_in_range(db: NsysDatabase, range_name: str, cross_thread: bool = Fal
     ranges = [r for r in load_ranges(db, end_bound="ranges") if _match_range(r.name, range_name)]
     if not ranges:
         raise MissingData(f"{db.path.name} has no NVTX range named {range_name!r}.")
+    from aiperf_lab.metrics.nsys_ops import load_kernel_launches
+
     seen: dict[int, KernelLaunch] = {}
     for k, r in _enclosing(ranges, load_kernel_launches(db), same_thread=not cross_thread):
         if r is not None:
@@ -356,6 +365,8 @@ def nvtx_gpu(db: NsysDatabase, cross_thread: bool = False) -> Table:
     """
     ranges = [r for r in load_ranges(db, end_bound="ranges") if not r.ends_elsewhere or cross_thread]
     _require(db, RUNTIME, what="CUDA API data")
+    from aiperf_lab.metrics.nsys_ops import load_kernel_launches
+
     launches = load_kernel_launches(db)
     per_range: dict[int, list[KernelLaunch]] = defaultdict(list)
     for k, r in _enclosing(ranges, launches, same_thread=not cross_thread):

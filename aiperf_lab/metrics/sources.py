@@ -162,11 +162,15 @@ def _nsys_profile(path: Path) -> Profile:
         if name == "cuda_gpu_kern_sum":  # the hot path imports nothing more
             return [nsys_reports.cuda_gpu_kern_sum(db, variant)]
         # Imported here so the plain nsys reports start fast (see benchmarks/stats_speed.py).
-        from aiperf_lab.metrics import analysis, nsys_nvtx
-        from aiperf_lab.metrics.nsys_ops import as_gpu_op, load_gpu_ops
+        from aiperf_lab.metrics import nsys_nvtx
 
         if name == "nvtx_kern_sum":
             return [nsys_nvtx.nvtx_kern_sum(db, variant)]
+        if name in ("nvtx_sum", "nvtx_gpu"):
+            return [nsys_nvtx.nvtx_sum(db) if name == "nvtx_sum" else nsys_nvtx.nvtx_gpu(db, options.cross_thread)]
+        from aiperf_lab.metrics import analysis
+        from aiperf_lab.metrics.nsys_ops import as_gpu_op, load_gpu_ops
+
         if name == "kernel_breakdown":
             scope = options.nvtx_range or argument or None
             if scope:
@@ -175,9 +179,7 @@ def _nsys_profile(path: Path) -> Profile:
             return [analysis.kernel_breakdown(load_gpu_ops(db))]
         if name == "gpu_idle":
             return analysis.gpu_idle(load_gpu_ops(db))
-        if name == "nvtx_gpu":
-            return [nsys_nvtx.nvtx_gpu(db, options.cross_thread)]
-        simple = {"cuda_api_sum": nsys_reports.cuda_api_sum, "nvtx_sum": nsys_nvtx.nvtx_sum,
+        simple = {"cuda_api_sum": nsys_reports.cuda_api_sum,
                   "cuda_gpu_mem_time_sum": nsys_reports.cuda_gpu_mem_time_sum,
                   "cuda_gpu_mem_size_sum": nsys_reports.cuda_gpu_mem_size_sum}
         return [simple[name](db)]

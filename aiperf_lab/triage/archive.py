@@ -7,6 +7,7 @@ an absolute path or "..", a link or device, or members outside the bundle's one 
 from __future__ import annotations
 
 import json
+import re
 import tarfile
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -125,8 +126,15 @@ def _telemetry(b: dict, key: str) -> str | None:
 def _topology(b: dict) -> str | None:
     topo = b.get("topology") or {}
     rows = topo.get("matrix", {}).get("rows", {})
-    links = sorted({v for name, row in rows.items() for col, v in row.items() if col.startswith("GPU") and v != "X"})
+    links = sorted({v for row in rows.values() for col, v in row.items() if re.fullmatch(r"GPU\d+", col) and v != "X"})
     return ",".join(links) if links else ("single GPU" if rows else None)
+
+
+def _rows(document: Any) -> list[dict]:
+    """telemetry_summary.json holds {"devices": [...]}, findings.json a plain list: rows either way."""
+    if isinstance(document, dict):
+        document = document.get("devices")
+    return [row for row in document if isinstance(row, dict)] if isinstance(document, list) else []
 
 
 def compare(paths: list[Path]) -> tuple[list[str], list[list[str]], list[set[int]]]:
@@ -139,7 +147,8 @@ def compare(paths: list[Path]) -> tuple[list[str], list[list[str]], list[set[int
         try:
             loaded.append({"label": f"{bundle.manifest.get('host')} {bundle.manifest.get('start_utc', '')[:16]}",
                            "hw": bundle.json("hardware_capabilities.json"), "bench": bundle.json("bench.json"),
-                           "telemetry": bundle.json("telemetry_summary.json"), "findings": bundle.json("findings.json"),
+                           "telemetry": _rows(bundle.json("telemetry_summary.json")),
+                           "findings": _rows(bundle.json("findings.json")),
                            "topology": bundle.json("topology/topology.json")})
         finally:
             bundle.close()

@@ -203,8 +203,7 @@ def run_triage(args: argparse.Namespace, command: list[str], original_argv: list
 
         if workload is not None:
             result = workload.result
-            window = [t for t in ticks if t_workload <= t.t <= t_workload_end]
-            facts["telemetry_workload"] = telemetry_summary(sampler.devices, window).as_dicts() if window else []
+            facts["telemetry_workload"] = _busy_window_summary(sampler.devices, ticks, t_workload, t_workload_end)
             cpu_affinity = None
             try:
                 import psutil
@@ -291,6 +290,25 @@ def run_triage(args: argparse.Namespace, command: list[str], original_argv: list
     say(f"{len(found)} finding(s); archive written" + (" (interrupted)" if interrupted.is_set() else ""))
     print(archive)
     return 130 if interrupted.is_set() else 0
+
+
+BUSY_UTIL_PCT = 5.0
+
+
+def _busy_window_summary(devices, ticks, start: float, end: float) -> list[dict]:
+    """Telemetry over the workload, from its first to its last busy sample (any GPU over 5%): nsys's
+    start-up and report writing, and the interpreter's start, are not the workload's GPU time. When no
+    sample was busy, the whole window, marked never_busy."""
+    from aiperf_lab.metrics.telemetry.summary import telemetry_summary
+
+    window = [t for t in ticks if start <= t.t <= end]
+    busy = [i for i, t in enumerate(window) if any((s.util_gpu_pct or 0) > BUSY_UTIL_PCT for s in t.gpus)]
+    trimmed = window[busy[0]:busy[-1] + 1] if busy else window
+    rows = telemetry_summary(devices, trimmed).as_dicts() if trimmed else []
+    for row in rows:
+        row["never_busy"] = not busy
+        row["workload_s"] = round(end - start, 3)
+    return rows
 
 
 def _pcie_nominal(hardware: dict, bench: dict) -> dict:

@@ -104,11 +104,16 @@ def evaluate(facts: dict[str, Any]) -> list[Finding]:
     by_index = {g.get("index"): g for g in gpus}
     for i, row in during.items():
         util = row.get("util_gpu_avg_pct")
-        if util is not None and util < 50:
+        evidence = {"util_gpu_avg_pct": util, "busy_span_s": row.get("duration_s"), "workload_s": row.get("workload_s")}
+        if row.get("never_busy"):
+            found.append(Finding("gpu_never_used", "warning", f"GPU {i}: the workload never used it",
+                                 f"Utilization stayed under 5% for all {row.get('workload_s')} s the workload ran: it "
+                                 "failed early, ran on another GPU or the CPU, or spent the time starting up.", evidence))
+        elif util is not None and util < 50:
             found.append(Finding("gpu_idle_during_workload", "warning", f"GPU {i}: mostly idle while the workload ran",
-                                 f"Average utilization {util:.0f}% over {row.get('duration_s')} s of workload: the "
-                                 "GPU waited on the CPU, data loading or communication (see the nsys tables for gaps).",
-                                 {"util_gpu_avg_pct": util, "duration_s": row.get("duration_s")}))
+                                 f"Average utilization {util:.0f}% over the {row.get('duration_s')} s from the first to "
+                                 f"the last busy moment (of {row.get('workload_s')} s the workload ran): the GPU waited "
+                                 "on the CPU, data loading or communication (see the nsys tables for gaps).", evidence))
     for i, stats in (facts.get("busy_clocks") or {}).items():
         max_clock = (by_index.get(i) or {}).get("max_sm_clock_mhz")
         if max_clock and stats.get("avg_sm_clock_mhz") and stats["avg_sm_clock_mhz"] < 0.7 * max_clock:

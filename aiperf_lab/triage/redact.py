@@ -108,15 +108,15 @@ class Redactor:
         return f"{match.group('name')}{match.group('sep')}{match.group('quote')}{REDACTED}"
 
     def _hosts(self, text: str) -> str:
-        for name in self._host_names:
-            if name in text:
-                self.counts["host name"] += text.count(name)
-                text = text.replace(name, self.placeholder("host", name))
-        for user in self._users:
-            pattern = re.compile(rf"(?<![A-Za-z0-9_]){re.escape(user)}(?![A-Za-z0-9_])")
-            text, n = pattern.subn(self.placeholder("user", user), text)
-            if n:
-                self.counts["user name"] += n
+        # Whole names only: a host called "vm" must not turn "nvml" into "nhost-1l".
+        for kind, label, names in (("host", "host name", self._host_names), ("user", "user name", self._users)):
+            for name in names:
+                if name not in text:
+                    continue
+                pattern = re.compile(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])")
+                text, n = pattern.subn(self.placeholder(kind, name), text)
+                if n:
+                    self.counts[label] += n
 
         def ip(match: re.Match[str]) -> str:
             if match.group(0) in BORING_IPS:

@@ -44,8 +44,10 @@ class Workload:
         self.command = command
         self.nsys = shutil.which("nsys") if use_nsys else None
         self.report_base = work_dir / "workload"
-        argv = nsys_profile_argv(command, str(self.report_base), resolve(None, "minimal"), nsys=self.nsys) \
-            if self.nsys else list(command)
+        # No OS-runtime trace: it multiplies the size of a triage capture (a 15 s training loop made a
+        # 59 MB export with it) for little a first look needs.
+        trace = resolve(None, "minimal", remove_trace=["osrt"])
+        argv = nsys_profile_argv(command, str(self.report_base), trace, nsys=self.nsys) if self.nsys else list(command)
         self.result = WorkloadResult(argv, list(command), bool(self.nsys))
         self._out = open(log_stdout, "wb")
         self._err = open(log_stderr, "wb")
