@@ -4,8 +4,8 @@
 # and .corpus carried (see docs/benchmarks.md); results land in $OUT/results.tar.gz and a short table
 # at the end of the output.
 set -uo pipefail
-# Stages to run (default all): stats sampler triage
-STAGES=${*:-stats sampler triage}
+# Stages to run (default all): stats sampler triage fixture interrupt
+STAGES=${*:-stats sampler triage fixture interrupt}
 want() { [[ " $STAGES " == *" $1 "* ]]; }
 OUT=${OUT:-/tmp/aiperf-out}
 W=/tmp/aiperf-work
@@ -73,11 +73,16 @@ echo "exit $?"; tail -n 3 "$W/triage_nsys.err"; BUNDLE=$(tail -n 1 "$W/triage_ns
 python3 benchmarks/check_triage_bundle.py "$BUNDLE" | tee "$W/triage_check.txt"
 python3 -m aiperf_lab.triage.cli show "$BUNDLE" | head -40
 tar tzvf "$BUNDLE" | awk '{print $3, $6}'
+fi
+if want fixture; then
 step "a small redacted bundle for the tests (no nsys), and compare"
-python3 -m aiperf_lab.triage.cli --duration 8 --bench --redact-hosts --no-nsys --output "$W/fixture" --tag fixture -- \
+python3 -m aiperf_lab.triage.cli --duration 30 --bench --redact-hosts --no-nsys --output "$W/fixture" --tag fixture -- \
   python3 benchmarks/triage_workload.py --seconds 4 > "$W/triage_fixture.txt"; echo "exit $?"
 FIXTURE=$(tail -n 1 "$W/triage_fixture.txt"); cp "$FIXTURE" "$OUT/"
-python3 -m aiperf_lab.triage.cli compare "$BUNDLE" "$FIXTURE" | tee "$W/compare.txt"
+python3 -m aiperf_lab.triage.cli show "$FIXTURE" | head -30
+[ -n "${BUNDLE:-}" ] && python3 -m aiperf_lab.triage.cli compare "$BUNDLE" "$FIXTURE" | tee "$W/compare.txt"
+fi
+if want interrupt; then
 step "Ctrl-C (SIGINT) 10 s into a 60 s run under nsys"
 timeout -s INT 10 python3 -m aiperf_lab.triage.cli --duration 60 --output "$W/int" -- \
   python3 benchmarks/triage_workload.py --seconds 50 > "$W/int.txt" 2> "$W/int.err"; echo "interrupted run: exit $?"

@@ -217,3 +217,32 @@ def test_show_refuses_files_that_are_not_archives(tmp_path):
     for target, fragment in ((plain, "not a triage archive"), (tmp_path / "missing.tar.gz", "no such file")):
         done = triage("show", target)
         assert done.returncode == 2 and fragment in done.stderr
+
+
+FIXTURE = Path(__file__).parent / "data" / "triage" / "h200-fixture.tar.gz"
+
+
+def test_real_h200_bundle_shows_its_summary():
+    """A bundle made on the GPU machine (H200, --bench --redact-hosts, a short PyTorch training run)."""
+    done = triage("show", FIXTURE)
+    assert done.returncode == 0
+    assert done.stdout.startswith("# aiperf-triage: host-1")
+    assert "0: NVIDIA H200" in done.stdout and "bf16_matmul_tflops" in done.stdout
+    files = members(FIXTURE)
+    manifest = json.loads(files["manifest.json"])
+    for name, digest in manifest["files"].items():
+        assert hashlib.sha256(files[name]).hexdigest() == digest
+    hardware = json.loads(files["hardware_capabilities.json"])
+    gpu = hardware["nvml"]["gpus"][0]
+    assert gpu["uuid"] == "gpu-uuid-1" and gpu["compute_capability"] == "9.0"
+    assert gpu["power_limit_enforced_w"] == 700.0 and gpu["max_sm_clock_mhz"] == 1980
+
+
+def test_compare_sets_the_gpu_bundle_beside_a_gpu_less_one(tmp_path):
+    local = Path(triage("--duration", "1", "--output", tmp_path).stdout.strip().splitlines()[-1])
+    done = triage("compare", FIXTURE, local)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    model = next(line for line in lines if line.startswith("GPU model"))
+    assert "NVIDIA H200*" in model and "-*" in model
+    assert lines[-1] == "* differs from the other bundles"

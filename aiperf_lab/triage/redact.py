@@ -41,7 +41,12 @@ SECRET_ASSIGNMENT = re.compile(
     r"access[_-]?key|credential|cookie|session[_-]?id)[A-Za-z0-9_.-]*)(?P<sep>\s*[=:]\s*)(?P<quote>['\"]?)"
     r"(?P<value>[^\s'\",;]{3,})")
 
-IPV4 = re.compile(r"\b(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}\b")
+IPV4 = re.compile(r"(?<![\w.])(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}(?![\w.-]*\d)")
+# A dotted quad is also a package version ("9.19.0.56"). Private and link-local addresses are always
+# addresses; any other quad is taken as one only where the text says so (inet, addr, @, //, :port).
+PRIVATE_IPV4 = re.compile(r"^(?:10\.|192\.168\.|172\.(?:1[6-9]|2\d|3[01])\.|169\.254\.|100\.(?:6[4-9]|[7-9]\d|1[01]\d|12[0-7])\.)")
+ADDRESS_BEFORE = re.compile(r"(?i)(?:inet6?|addr|address|ip|host|server|endpoint|master_addr|from|to|via|src|dst)"
+                            r"[\s:=\"']{1,3}$|[@/]$")
 IPV6 = re.compile(r"\b(?:[0-9a-fA-F]{1,4}:){4,7}[0-9a-fA-F]{1,4}\b")
 GPU_UUID = re.compile(r"\b(?:GPU|MIG)-[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}\b")
 # Addresses that identify nobody; left as they are so the text stays readable.
@@ -119,10 +124,15 @@ class Redactor:
                     self.counts[label] += n
 
         def ip(match: re.Match[str]) -> str:
-            if match.group(0) in BORING_IPS:
-                return match.group(0)
+            value = match.group(0)
+            if value in BORING_IPS or value.startswith("127."):
+                return value
+            before = match.string[max(0, match.start() - 24):match.start()]
+            after = match.string[match.end():match.end() + 6]
+            if not (PRIVATE_IPV4.match(value) or ADDRESS_BEFORE.search(before) or re.match(r":\d{2,5}\b", after)):
+                return value  # a version number, most likely
             self.counts["ip address"] += 1
-            return self.placeholder("ip", match.group(0))
+            return self.placeholder("ip", value)
 
         def uuid(match: re.Match[str]) -> str:
             self.counts["gpu uuid"] += 1
