@@ -59,7 +59,7 @@ def main() -> int:
     (out / "parity.json").write_text(json.dumps(results, indent=2))
     compared = [r for r in results if "identical" in r]
     same = sum(r["identical"] for r in compared)
-    print(f"\n| export | report | result |\n|---|---|---|")
+    print("\n| export | report | result |\n|---|---|---|")
     for r in results:
         state = "identical" if r.get("identical") else ("nsys skipped" if r.get("nsys_skipped") else "DIFFERS")
         print(f"| {Path(r['export']).parent.name}/{Path(r['export']).name} | {r['report']} | {state} |")

@@ -10,7 +10,6 @@ numeric columns ("no data", "PolicySpread"); all of that is handled here.
 from __future__ import annotations
 
 import csv
-import io
 import re
 import shutil
 import subprocess

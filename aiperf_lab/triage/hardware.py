@@ -11,10 +11,9 @@ import json
 import os
 import platform
 import re
-import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from aiperf_lab.triage.commands import run_command
 

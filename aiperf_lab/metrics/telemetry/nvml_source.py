@@ -84,7 +84,6 @@ class NvmlSource:
             return None
 
     def _info(self, index: int) -> GpuInfo:
-        n = self.nvml
         name = self._call(index, "nvmlDeviceGetName")
         uuid = self._call(index, "nvmlDeviceGetUUID")
         memory = self._call(index, "nvmlDeviceGetMemoryInfo")

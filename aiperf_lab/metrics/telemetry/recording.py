@@ -36,8 +36,7 @@ from typing import Callable, TextIO
 from aiperf_lab.errors import InputError, NotAProfile
 from aiperf_lab.metrics.telemetry.energy import EnergyTracker
 from aiperf_lab.metrics.telemetry.meter import measure
-from aiperf_lab.metrics.telemetry.model import (GpuInfo, GpuSample, GpuStatus, HostSample, Tick,
-                                                decode_clock_reasons)
+from aiperf_lab.metrics.telemetry.model import GpuInfo, GpuSample, GpuStatus, HostSample, Tick
 from aiperf_lab.metrics.telemetry.ring import RingBuffer
 
 COLUMNS = ["t_s", "gpu", "power_w", "power_source", "power_avg_w", "power_limit_w", "energy_j", "energy_source",
