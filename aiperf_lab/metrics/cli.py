@@ -9,10 +9,10 @@ Exit codes: 0 done, 2 the input or the environment is wrong (one line on stderr)
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
+from aiperf_lab.cli_support import run_cli
 from aiperf_lab.errors import InputError
 
 OVERVIEW_ROW_LIMIT = 15
@@ -112,27 +112,7 @@ def run(argv: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    try:
-        return run(sys.argv[1:] if argv is None else argv)
-    except InputError as exc:
-        print(str(exc) if str(exc).startswith("aiperf-stats") else f"aiperf-stats: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("aiperf-stats: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        # The reader went away (| head): stop quietly, and keep Python from complaining at exit.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
-    except MemoryError:
-        print("aiperf-stats: out of memory reading the file", file=sys.stderr)
-        return 2
-    except Exception as exc:  # a bug: say so in one line; AIPERF_DEBUG=1 shows the traceback
-        if os.environ.get("AIPERF_DEBUG"):
-            raise
-        print(f"aiperf-stats: internal error: {type(exc).__name__}: {exc} "
-              "(rerun with AIPERF_DEBUG=1 for the traceback)", file=sys.stderr)
-        return 1
+    return run_cli("aiperf-stats", run, argv)
 
 
 if __name__ == "__main__":

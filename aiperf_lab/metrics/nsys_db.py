@@ -13,6 +13,7 @@ import sqlite3
 from collections import namedtuple
 from pathlib import Path
 
+from aiperf_lab.cli_support import read_head
 from aiperf_lab.errors import InputError, NotAProfile
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -172,16 +173,5 @@ class NsysDatabase:
 
 
 def _check_sqlite_file(path: Path) -> None:
-    if not path.exists():
-        raise InputError(f"{path}: no such file")
-    if path.is_dir():
-        raise InputError(f"{path}: is a directory, not a profile")
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(len(SQLITE_MAGIC))
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
-    if len(head) == 0:
-        raise InputError(f"{path}: empty file")
-    if head != SQLITE_MAGIC:
+    if read_head(path, len(SQLITE_MAGIC)) != SQLITE_MAGIC:
         raise NotAProfile(f"{path}: not an SQLite database")

@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 from collections.abc import Callable
 
+from aiperf_lab.cli_support import read_head
 from aiperf_lab.errors import InputError, NotAProfile, ToolMissing
 from aiperf_lab.metrics.tables import Table
 
@@ -64,17 +65,7 @@ def nsys_report_version(path: Path) -> str | None:
 
 def sniff(path: Path) -> str:
     """The format of a file from its first bytes: nsys-rep, sqlite, ncu-rep, gzip, json, csv or text."""
-    if not path.exists():
-        raise InputError(f"{path}: no such file")
-    if path.is_dir():
-        raise InputError(f"{path}: is a directory, not a profile")
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(4096)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
-    if not head:
-        raise InputError(f"{path}: empty file")
+    head = read_head(path, 4096)
     if head.startswith(NSYS_REPORT_MAGIC):
         return "nsys-rep"
     if head.startswith(b"SQLite format 3\x00"):

@@ -12,7 +12,6 @@ The archive's path is the last line on stdout. Exit codes: 0 done, 2 bad input o
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import signal
 import socket
@@ -22,6 +21,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+from aiperf_lab.cli_support import run_cli
 from aiperf_lab.errors import InputError
 
 MIN_INTERVAL_MS, MAX_INTERVAL_MS = 10, 10_000
@@ -381,21 +381,7 @@ def run(argv: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    try:
-        return run(sys.argv[1:] if argv is None else argv)
-    except InputError as exc:
-        message = str(exc)
-        print(message if message.startswith("aiperf-triage") else f"aiperf-triage: {message}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("aiperf-triage: interrupted", file=sys.stderr)
-        return 130
-    except Exception as exc:
-        if os.environ.get("AIPERF_DEBUG"):
-            raise
-        print(f"aiperf-triage: internal error: {type(exc).__name__}: {exc} (rerun with AIPERF_DEBUG=1 for the "
-              "traceback)", file=sys.stderr)
-        return 1
+    return run_cli("aiperf-triage", run, argv)
 
 
 if __name__ == "__main__":

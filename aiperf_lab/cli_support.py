@@ -1,0 +1,55 @@
+"""What every aiperf command does at its edge: exit codes and one-line errors.
+
+0 done, 2 the input or the environment is wrong (one line on stderr, never a traceback), 130
+interrupted, 1 a bug (one line; AIPERF_DEBUG=1 shows the traceback).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Callable
+
+from aiperf_lab.errors import InputError
+
+
+def run_cli(prog: str, run: Callable[[list[str]], int], argv: list[str] | None) -> int:
+    try:
+        return run(sys.argv[1:] if argv is None else argv)
+    except InputError as exc:
+        message = str(exc)
+        print(message if message.startswith(prog) else f"{prog}: {message}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # The reader went away (| head): stop quietly, and keep Python from complaining at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except MemoryError:
+        print(f"{prog}: out of memory", file=sys.stderr)
+        return 2
+    except Exception as exc:
+        if os.environ.get("AIPERF_DEBUG"):
+            raise
+        print(f"{prog}: internal error: {type(exc).__name__}: {exc} (rerun with AIPERF_DEBUG=1 for the traceback)",
+              file=sys.stderr)
+        return 1
+
+
+def read_head(path: Path, size: int) -> bytes:
+    """The first bytes of a file the user named, or an InputError saying in one line what is wrong."""
+    if not path.exists():
+        raise InputError(f"{path}: no such file")
+    if path.is_dir():
+        raise InputError(f"{path}: is a directory, not a profile")
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(size)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+    if not head:
+        raise InputError(f"{path}: empty file")
+    return head
