@@ -46,9 +46,13 @@ print(f"tflops {2 * 8192**3 * n / elapsed / 1e12:.1f}", flush=True)
 """
 
 
-def cpu_cost(rate_hz: float, seconds: float) -> dict:
-    sampler = Sampler(rate_hz, window_s=seconds + 5)
-    gpus = max(1, len(sampler.devices))
+def cpu_cost(rate_hz: float, seconds: float, energy_every_s: float = 1.0, gpus: bool = True) -> dict:
+    """CPU of the sampler thread over `seconds`; gpus=False measures the loop and host alone."""
+    from aiperf_lab.metrics.telemetry.nvml_source import NvmlSource
+
+    source = None if gpus else NvmlSource(None, [], "GPUs left out for this measurement")
+    sampler = Sampler(rate_hz, window_s=seconds + 5, energy_every_s=energy_every_s, source=source)
+    gpus = max(1, len(sampler.devices)) if gpus else 1
     sampler.start()
     cpu0, wall0 = time.process_time(), time.perf_counter()
     time.sleep(seconds)
@@ -60,7 +64,7 @@ def cpu_cost(rate_hz: float, seconds: float) -> dict:
     deviation_ms = sorted(abs(g - 1 / rate_hz) * 1000 for g in gaps)
     sampler.close()
     return {
-        "rate_hz": rate_hz, "gpus": gpus, "seconds": round(wall1 - wall0, 3),
+        "rate_hz": rate_hz, "gpus": gpus, "energy_every_s": energy_every_s, "seconds": round(wall1 - wall0, 3),
         "cpu_s": round(cpu1 - cpu0, 4),
         "pct_of_core_per_gpu": round(100 * (cpu1 - cpu0) / (wall1 - wall0) / gpus, 3),
         "ticks": len(ticks),
@@ -156,6 +160,9 @@ def main() -> int:
         "nvml_call_costs": nvml_call_costs(),
         "cpu_10hz": cpu_cost(10, args.seconds),
         "cpu_100hz": cpu_cost(100, args.seconds),
+        "cpu_10hz_counter_every_5s": cpu_cost(10, args.seconds, energy_every_s=5.0),
+        "cpu_10hz_no_counter_after_start": cpu_cost(10, args.seconds, energy_every_s=1e9),
+        "cpu_10hz_loop_and_host_only": cpu_cost(10, args.seconds, gpus=False),
         "nvidia_smi_100ms": nvidia_smi_cost(args.seconds),
         "energy": energy_under_load(args.seconds),
     }
@@ -164,6 +171,10 @@ def main() -> int:
     print("\n| measure | value | goal |\n|---|---|---|")
     print(f"| sampler CPU at 10 Hz, % of a core per GPU | {c10['pct_of_core_per_gpu']} | <= 0.5 |")
     print(f"| sampler CPU at 100 Hz, % of a core per GPU | {c100['pct_of_core_per_gpu']} | |")
+    for key, label in (("cpu_10hz_counter_every_5s", "10 Hz, energy counter every 5 s"),
+                       ("cpu_10hz_no_counter_after_start", "10 Hz, energy counter at start only"),
+                       ("cpu_10hz_loop_and_host_only", "10 Hz loop and host, no GPU reads")):
+        print(f"| {label}, % of a core | {result[key]['pct_of_core_per_gpu']} | |")
     if result["nvidia_smi_100ms"]:
         print(f"| nvidia-smi -lms 100, % of a core | {result['nvidia_smi_100ms']['pct_of_core']} | (reference) |")
     for name, cost in result["nvml_call_costs"].items():

@@ -8,9 +8,13 @@
     print(span.result(work=tokens, work_unit="tokens").per_gpu)
     sampler.stop()
 
-Timing is deadline-based (no drift). The energy counter (about 4 ms a read) is read about once a
-second and at start and stop; slow fields (PCIe, NVLink, processes) every `slow_every_s`; the host
-(psutil) every `host_every_s`, each tick carrying the latest host reading with its own time.
+Timing is deadline-based (no drift). The energy counter is read at start and stop, at the start and
+end of every measured span (so a span's joules are the counter's, exactly), and every
+`energy_every_s` (default 5 s) in between to anchor the live figure, which grows by the integral of
+instant power between reads. Each read costs about 4 ms of CPU (measured on an H200 host): reading
+it every second would cost 0.4-0.6% of a core by itself, more than the whole sampler's budget at
+10 Hz (docs/benchmarks.md). Slow fields (PCIe, NVLink, processes) are read every `slow_every_s`,
+the host (psutil) every `host_every_s`, each tick carrying the latest host reading with its own time.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ class Sampler:
     kind = "nvml"
 
     def __init__(self, rate_hz: float = 10.0, window_s: float = 600.0, *, source: NvmlSource | None = None,
-                 host: HostSource | None = None, energy_every_s: float = 1.0, slow_every_s: float = 2.0,
+                 host: HostSource | None = None, energy_every_s: float = 5.0, slow_every_s: float = 2.0,
                  host_every_s: float = 1.0,
                  recorder: "TelemetryWriter | None" = None, clock: Callable[[], float] = time.monotonic):
         if not 0 < rate_hz <= MAX_RATE_HZ:
