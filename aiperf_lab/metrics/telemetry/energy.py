@@ -1,7 +1,7 @@
 """Energy from NVML's total-energy counter, interpolated with instant power between counter reads.
 
-The counter (millijoules since the driver loaded) is exact but costs about 4 ms a read, so it is read
-about once a second and at start and stop; between reads, energy grows by the integral of instant
+The counter (millijoules since the driver loaded) is exact but costs about 4 ms of CPU a read, so it
+is read at the ends of each span and every few seconds; between reads, energy grows by the integral of instant
 power since the last read, and snaps back to the counter at the next one. Where the counter is
 unsupported, energy is the integral of power alone, and says so.
 """

@@ -51,7 +51,7 @@ class GpuProcess:
 
 @dataclass
 class GpuStatus:
-    """Fields read slowly (about once a second): links and processes."""
+    """Fields read slowly (every couple of seconds): links, processes and the power limit."""
 
     pcie_gen: int | None = None
     pcie_width: int | None = None
