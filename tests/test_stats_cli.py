@@ -86,6 +86,8 @@ def test_unknown_report_and_bad_option(capsys):
     assert_one_line_error(code, err, "available: cuda_gpu_kern_sum")
     code, _out, err = run_cli([LM, "--format", "xml"], capsys)
     assert_one_line_error(code, err, "invalid choice")
+    code, _out, err = run_cli([LM, "--limit", "0"], capsys)
+    assert_one_line_error(code, err, "--limit must be at least 1")
 
 
 def test_report_missing_from_the_file_is_skipped_with_a_reason(capsys):

@@ -145,12 +145,21 @@ def test_duration_end_escalates_to_sigterm_for_a_workload_that_ignores_sigint(tm
     (["--duration", "1", "--"], "nothing after '--'"),
     (["show"], "show takes one archive"),
     (["compare", "only-one.tar.gz"], "at least two"),
+    (["--duration", "1", "--", "no-such-program-xyz"], "cannot run 'no-such-program-xyz'"),
 ])
 def test_bad_arguments_get_exit_2_and_one_line(args, fragment):
     done = triage(*args)
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
     assert fragment in done.stderr
+
+
+def test_a_workload_file_that_is_not_executable_is_refused(tmp_path):
+    script = tmp_path / "train.sh"
+    script.write_text("echo hi\n")
+    script.chmod(0o644)
+    done = triage("--duration", "1", "--output", tmp_path / "out", "--", script)
+    assert done.returncode == 2 and "not executable" in done.stderr and not (tmp_path / "out").exists()
 
 
 def test_unwritable_output_is_exit_2_and_leaves_nothing(tmp_path):

@@ -62,6 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def run(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
+    if args.limit is not None and args.limit < 1:
+        raise InputError("aiperf-stats: --limit must be at least 1")
     from aiperf_lab.metrics.nsys_reports import MissingData
     from aiperf_lab.metrics.sources import ReportOptions, open_profile
     from aiperf_lab.metrics.tables import to_csv, to_json

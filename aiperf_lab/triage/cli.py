@@ -12,6 +12,7 @@ The archive's path is the last line on stdout. Exit codes: 0 done, 2 bad input o
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import signal
 import socket
@@ -142,7 +143,10 @@ def run_triage(args: argparse.Namespace, command: list[str], original_argv: list
     work_dir.mkdir()
     try:
         rate = 1000.0 / args.interval_ms
-        writer = TelemetryWriter.to_path(bundle.claim("telemetry", "telemetry.csv"))
+        try:
+            writer = TelemetryWriter.to_path(bundle.claim("telemetry", "telemetry.csv"))
+        except OSError as exc:
+            raise InputError(f"aiperf-triage: cannot write to {output}: {exc.strerror or exc}") from None
         sampler = Sampler(min(rate, 100.0), window_s=args.duration + 600, recorder=writer)
         sampler.start()
         say(f"telemetry every {args.interval_ms} ms" + (f" ({sampler.status})" if sampler.status else
@@ -377,7 +381,17 @@ def run(argv: list[str]) -> int:
     else:
         options, command = argv, []
     args = build_parser().parse_args(options)
+    if command and not _runnable(command[0]):
+        raise InputError(f"aiperf-triage: cannot run {command[0]!r}: not found on the PATH or not executable")
     return run_triage(args, command, argv)
+
+
+def _runnable(program: str) -> bool:
+    import shutil
+
+    if os.sep in program:
+        return os.path.isfile(program) and os.access(program, os.X_OK)
+    return shutil.which(program) is not None
 
 
 def main(argv: list[str] | None = None) -> int:
