@@ -41,6 +41,16 @@ class ExportBuilder:
         self.kernels.append((gpu_start, gpu_start + duration, 0, 1, stream, self.correlation, PROCESS,
                              self.string(name), self.string(name.split("<")[0])))
 
+    def launch_graph(self, tid: int, api_start: int, api_end: int, names: list[str], gpu_start: int,
+                     duration: int) -> None:
+        """One cudaGraphLaunch whose kernels, traced per node, all carry its correlation id."""
+        self.correlation += 1
+        self.calls.append((api_start, api_end, 0, gtid(tid), self.correlation, self.string("cudaGraphLaunch_v10000"), 0))
+        for i, name in enumerate(names):
+            start = gpu_start + i * (duration + 1)
+            self.kernels.append((start, start + duration, 0, 1, 7, self.correlation, PROCESS, self.string(name),
+                                 self.string(name)))
+
     def range(self, tid: int, start: int, end: int | None, text: str, *, push_pop: bool = True,
               domain: int = 0, registered: bool = False, end_tid: int | None = None) -> None:
         event_type = 59 if push_pop else 60

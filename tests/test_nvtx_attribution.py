@@ -125,3 +125,30 @@ def test_kernel_launched_on_another_thread_is_outside_the_range(tmp_path):
     b.launch(2, 10, 20, "grad_kernel", 100, 50)  # autograd thread
     (row,) = nvtx_kern_sum(NsysDatabase(b.write(tmp_path / "x.sqlite"))).rows
     assert row[0] is None and row[3] == 2
+
+
+def test_exports_without_optional_nvtx_columns(tmp_path):
+    """An export whose NVTX table lacks textId, domainId and endGlobalTid still gives its ranges."""
+    b = ExportBuilder()
+    b.range(1, 0, 100, "step")
+    b.launch(1, 10, 20, "k", 100, 50)
+    path = b.write(tmp_path / "old.sqlite")
+    con = sqlite3.connect(path)
+    con.executescript("""
+        CREATE TABLE N2 AS SELECT start, [end], eventType, rangeId, category, color, text, globalTid FROM NVTX_EVENTS;
+        DROP TABLE NVTX_EVENTS; ALTER TABLE N2 RENAME TO NVTX_EVENTS;""")
+    con.close()
+    (row,) = nvtx_kern_sum(NsysDatabase(path)).rows
+    assert row[:7] == [":step", "PushPop", 4242, 1, 1, 1, 50]
+
+
+def test_graph_kernels_sharing_one_launch_call(tmp_path):
+    b = ExportBuilder()
+    b.range(1, 0, 1000, "step")
+    b.launch(1, 10, 20, "before", 100, 5)
+    b.launch_graph(1, 30, 40, ["g1", "g2", "g1"], 200, 10)
+    path = b.write(tmp_path / "graph.sqlite")
+    rows = nvtx_kern_sum(NsysDatabase(path)).rows
+    assert _canonical(rows) == _canonical(reference_nvtx_kern_sum(path))
+    g1 = next(r for r in rows if r[12] == "g1")
+    assert g1[5] == 2 and g1[6] == 20  # two kernels of one graph launch, both inside the range

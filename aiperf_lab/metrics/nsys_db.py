@@ -97,6 +97,12 @@ class NsysDatabase:
     def has_column(self, table: str, column: str) -> bool:
         return self.has(table) and column in self.columns(table)
 
+    def column_or(self, table: str, column: str, alias: str = "", default: str = "NULL") -> str:
+        """`alias.column` for a SELECT, or `default` where this export's table lacks that column."""
+        if self.has_column(table, column):
+            return f"{alias}.[{column}]" if alias else f"[{column}]"
+        return default
+
     def query(self, sql: str, params: tuple = ()) -> list[tuple]:
         try:
             return self.con.execute(sql, params).fetchall()

@@ -63,9 +63,14 @@ def load_ranges(db: NsysDatabase, end_bound: str = "all") -> list[NvtxRange]:
 
     # Domain names: per (domainId, thread) the name of the earliest create event; joined by process.
     earliest: dict[tuple[int, int], tuple[int, str | None]] = {}
+    # Optional columns, in case an export lacks them: no registered strings, no domains, no
+    # cross-thread ends mean NULL, as an export that has the columns but no such events would hold.
+    text_id = db.column_or(NVTX, "textId", "n")
+    domain_id = db.column_or(NVTX, "domainId", "n", "0")
+    end_tid = db.column_or(NVTX, "endGlobalTid", "n")
     for start, gtid, name, domain in db.query(
-            f"SELECT n.start, n.globalTid, coalesce(s.value, n.text), n.domainId FROM {NVTX} AS n "
-            f"LEFT JOIN StringIds AS s ON s.id = n.textId WHERE n.eventType = {NVTX_DOMAIN_CREATE}"):
+            f"SELECT n.start, n.globalTid, coalesce(s.value, n.text), {domain_id} FROM {NVTX} AS n "
+            f"LEFT JOIN StringIds AS s ON s.id = {text_id} WHERE n.eventType = {NVTX_DOMAIN_CREATE}"):
         key = (domain, gtid)
         if key not in earliest or start < earliest[key][0]:
             earliest[key] = (start, name)
@@ -78,9 +83,9 @@ def load_ranges(db: NsysDatabase, end_bound: str = "all") -> list[NvtxRange]:
     ranges = []
     append = ranges.append
     for rid, start, end, gtid, elsewhere, label, etype, domain in db.query(
-            f"SELECT n.rowid, n.start, coalesce(n.[end], {int(bound)}), n.globalTid, n.endGlobalTid IS NOT NULL, "
-            f"coalesce(s.value, n.text, ''), n.eventType, n.domainId FROM {NVTX} AS n "
-            f"LEFT JOIN StringIds AS s ON s.id = n.textId WHERE n.eventType IN ({types})"):
+            f"SELECT n.rowid, n.start, coalesce(n.[end], {int(bound)}), n.globalTid, {end_tid} IS NOT NULL, "
+            f"coalesce(s.value, n.text, ''), n.eventType, {domain_id} FROM {NVTX} AS n "
+            f"LEFT JOIN StringIds AS s ON s.id = {text_id} WHERE n.eventType IN ({types})"):
         for prefix in prefixes.get((domain, (gtid or 0) & _PID_BITS), default_prefix) if prefixes else default_prefix:
             append(NvtxRange(rid, start, end, gtid, prefix + label, styles[etype], bool(elsewhere)))
     return ranges
