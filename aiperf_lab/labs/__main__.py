@@ -1,0 +1,79 @@
+"""python -m aiperf_lab.labs: list the exercises, show a walkthrough, run an exercise.
+
+    python -m aiperf_lab.labs list [--json]
+    python -m aiperf_lab.labs show EXERCISE
+    python -m aiperf_lab.labs run EXERCISE [--variant V] [--profile none|nsys|ncu|torch] [--size tiny|full]
+                                  [--seconds N] [--runs-dir DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from aiperf_lab.cli_support import run_cli
+from aiperf_lab.errors import InputError
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:
+        raise InputError(f"aiperf-labs: {message}")
+
+
+def run(argv: list[str]) -> int:
+    from aiperf_lab.labs.catalog import PROFILERS, find_exercise, list_labs
+
+    parser = _Parser(prog="python -m aiperf_lab.labs", description=__doc__,
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    listing = commands.add_parser("list", help="the exercises")
+    listing.add_argument("--json", action="store_true")
+    show = commands.add_parser("show", help="an exercise's walkthrough")
+    show.add_argument("exercise")
+    start = commands.add_parser("run", help="run an exercise and check its outcome")
+    start.add_argument("exercise")
+    start.add_argument("--variant")
+    start.add_argument("--profile", choices=PROFILERS, default="none")
+    start.add_argument("--size", choices=["tiny", "full"], default="full")
+    start.add_argument("--seconds", type=float)
+    start.add_argument("--runs-dir", type=Path, default=Path("runs"))
+    args = parser.parse_args(argv)
+
+    if args.command == "list":
+        labs = list_labs()
+        if args.json:
+            print(json.dumps(labs, indent=2))
+        else:
+            for lab in labs:
+                print(f"{lab['id']:<32} {'*' * lab['difficulty']:<6} {lab['title']}")
+        return 0
+    try:
+        exercise = find_exercise(args.exercise)
+    except KeyError as exc:
+        raise InputError(f"aiperf-labs: {exc.args[0]}") from None
+    if args.command == "show":
+        sys.stdout.write(exercise.walkthrough_text())
+        return 0
+
+    from aiperf_lab.labs.runner import run_exercise
+
+    record = run_exercise(exercise.id, args.variant, args.profile, args.size, args.runs_dir, args.seconds,
+                          on_line=lambda line: print(f"  | {line}", flush=True))
+    print(f"\nexit code {record.exit_code}, {record.seconds} s"
+          + (f", {record.energy.get('joules'):.1f} J" if record.energy.get("joules") is not None else ""))
+    for check in record.checks:
+        print(f"  [{check.status:>7}] {check.text}: {check.detail}")
+    print(record.folder)
+    if record.exit_code == 2:
+        raise InputError(f"aiperf-labs: the workload could not run here (see {record.folder}/stdout.log)")
+    return 0 if record.exit_code == 0 else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_cli("aiperf-labs", run, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,145 @@
+"""The lab catalog: modules and exercises, read from catalog.yaml and checked when loaded."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from aiperf_lab.labs import expressions
+
+CATALOG = Path(__file__).with_name("catalog.yaml")
+WALKTHROUGHS = Path(__file__).with_name("walkthroughs")
+PROFILERS = ("none", "nsys", "ncu", "torch")
+
+
+class CatalogError(Exception):
+    """catalog.yaml is malformed: a bug in the package, reported with the exercise and field."""
+
+
+@dataclass(frozen=True)
+class Check:
+    id: str
+    text: str
+    expr: str
+    profile: str | None = None   # only evaluated when the run used this profiler (tables it needs)
+    gpu_only: bool = True        # CPU runs (--size tiny) skip it
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str
+    description: str
+    args: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Exercise:
+    id: str
+    module: str
+    title: str
+    topic: str
+    difficulty: int
+    chapters: tuple[str, ...]
+    walkthrough: str
+    workload: str
+    variants: tuple[Variant, ...]
+    checks: tuple[Check, ...]
+    needs_gpu: bool = True
+    cpu_size: bool = False               # the workload runs with --size tiny on the CPU
+    profile: dict[str, Any] = field(default_factory=dict)  # per profiler: preset, kernel_regex, launch_count...
+
+    @property
+    def default_variant(self) -> Variant:
+        return self.variants[0]
+
+    def variant(self, name: str | None) -> Variant:
+        if name is None:
+            return self.default_variant
+        for variant in self.variants:
+            if variant.name == name:
+                return variant
+        raise KeyError(f"{self.id} has no variant {name!r}; it has {', '.join(v.name for v in self.variants)}")
+
+    def walkthrough_text(self) -> str:
+        return (WALKTHROUGHS / self.walkthrough).read_text(encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class Module:
+    id: str
+    title: str
+    exercises: tuple[Exercise, ...]
+
+
+def _require(entry: dict, key: str, where: str) -> Any:
+    if key not in entry:
+        raise CatalogError(f"{where}: missing {key!r}")
+    return entry[key]
+
+
+def parse_catalog(document: dict) -> list[Module]:
+    modules = []
+    seen: set[str] = set()
+    for m in _require(document, "modules", "catalog"):
+        module_id = str(_require(m, "id", "module"))
+        module_title = f"{module_id} {_require(m, 'title', f'module {module_id}')}"
+        exercises = []
+        for e in _require(m, "exercises", f"module {module_id}"):
+            where = f"exercise {e.get('id', '?')}"
+            exercise_id = str(_require(e, "id", where))
+            if exercise_id in seen:
+                raise CatalogError(f"{where}: id used twice")
+            seen.add(exercise_id)
+            variants = tuple(Variant(str(name), str(_require(spec, "description", f"{where} variant {name}")),
+                                     tuple(str(a) for a in spec.get("args", ())))
+                             for name, spec in _require(e, "variants", where).items())
+            checks = tuple(Check(str(_require(c, "id", where)), str(_require(c, "text", where)),
+                                 str(_require(c, "expr", where)), c.get("profile"), bool(c.get("gpu_only", True)))
+                           for c in e.get("checks", ()))
+            for check in checks:
+                expressions.parse(check.expr)  # a malformed check fails at load, not mid-run
+            difficulty = int(_require(e, "difficulty", where))
+            if not 1 <= difficulty <= 5 or not variants:
+                raise CatalogError(f"{where}: difficulty 1-5 and at least one variant")
+            walkthrough = str(_require(e, "walkthrough", where))
+            if not (WALKTHROUGHS / walkthrough).is_file():
+                raise CatalogError(f"{where}: walkthrough {walkthrough} is missing")
+            profile = dict(e.get("profile") or {})
+            unknown = set(profile) - set(PROFILERS)
+            if unknown:
+                raise CatalogError(f"{where}: unknown profilers {sorted(unknown)}")
+            exercises.append(Exercise(exercise_id, module_title, str(_require(e, "title", where)),
+                                      str(_require(e, "topic", where)), difficulty,
+                                      tuple(str(c) for c in e.get("chapters", ())), walkthrough,
+                                      str(_require(e, "workload", where)), variants, checks,
+                                      bool(e.get("needs_gpu", True)), bool(e.get("cpu_size", False)), profile))
+        modules.append(Module(module_id, module_title, tuple(exercises)))
+    return modules
+
+
+@lru_cache(maxsize=1)
+def load_catalog() -> tuple[Module, ...]:
+    return tuple(parse_catalog(yaml.safe_load(CATALOG.read_text(encoding="utf-8"))))
+
+
+def all_exercises() -> list[Exercise]:
+    return [e for m in load_catalog() for e in m.exercises]
+
+
+def find_exercise(exercise_id: str) -> Exercise:
+    matches = [e for e in all_exercises() if e.id == exercise_id or e.id.startswith(exercise_id + "-")]
+    if len(matches) != 1:
+        known = ", ".join(e.id for e in all_exercises())
+        raise KeyError(f"no exercise {exercise_id!r}" if not matches else f"{exercise_id!r} is ambiguous"
+                       + f"; exercises: {known}")
+    return matches[0]
+
+
+def list_labs() -> list[dict[str, Any]]:
+    """The catalog as `aiperf-console --list-labs` prints it."""
+    return [{"module": e.module, "id": e.id, "title": e.title, "difficulty": e.difficulty, "topic": e.topic}
+            for e in all_exercises()]

@@ -1,0 +1,291 @@
+"""Run an exercise: its workload (plain or under nsys, ncu or the PyTorch profiler), telemetry and
+energy meanwhile, the profile's tables, and the exercise's checks over what was measured.
+
+Everything lands in a run folder `runs/<UTC time>-<exercise>-<variant>/`: `run.json` (argv, env
+delta, exit code, times, energy, device, measurements, checks), `stdout.log`, `telemetry.csv`, the
+profiler's outputs and `tables/*.csv`. The console calls `run_exercise` with a line callback and a
+cancel event; `python -m aiperf_lab.labs run` calls it from a terminal.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+import aiperf_lab
+from aiperf_lab.errors import InputError
+from aiperf_lab.labs import expressions
+from aiperf_lab.labs.catalog import PROFILERS, Exercise, find_exercise
+from aiperf_lab.labs.result import parse_line
+from aiperf_lab.metrics import config as metric_config
+
+IDLE_BASELINE_S = 2.0
+
+
+@dataclass
+class CheckResult:
+    id: str
+    text: str
+    expr: str
+    status: str          # pass, fail, skipped, error
+    detail: str
+
+
+@dataclass
+class RunRecord:
+    exercise: str
+    variant: str
+    profile: str
+    size: str
+    folder: str
+    argv: list[str]
+    env_delta: dict[str, str]
+    started_utc: str
+    ended_utc: str = ""
+    seconds: float = 0.0
+    exit_code: int | None = None
+    cancelled: bool = False
+    device: dict[str, Any] = field(default_factory=dict)
+    energy: dict[str, Any] = field(default_factory=dict)
+    measurements: dict[str, Any] = field(default_factory=dict)
+    tables: list[str] = field(default_factory=list)
+    checks: list[CheckResult] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return self.exit_code == 0 and all(c.status in ("pass", "skipped") for c in self.checks)
+
+
+def _chapter(exercise: Exercise) -> str | None:
+    return next((c for c in exercise.chapters if c in metric_config.CHAPTER_OVERRIDES), None)
+
+
+def build_argv(exercise: Exercise, variant: str, profile: str, size: str, folder: Path,
+               seconds: float | None = None) -> list[str]:
+    """The command line, an argv list: the workload, wrapped by the profiler the run asks for."""
+    chosen = exercise.variant(variant)
+    workload = [sys.executable, "-m", f"aiperf_lab.labs.workloads.{exercise.workload}", "--variant", chosen.name,
+                "--size", size, *chosen.args]
+    if seconds is not None:
+        workload += ["--seconds", str(seconds)]
+    recipe = exercise.profile.get(profile) or {}
+    if profile == "none":
+        return workload
+    if profile not in exercise.profile:
+        raise InputError(f"{exercise.id} has no {profile} recipe; it offers: "
+                         f"{', '.join(['none', *exercise.profile]) }")
+    metrics = metric_config.resolve(_chapter(exercise), recipe.get("preset", "minimal"))
+    if profile == "nsys":
+        tool = shutil.which("nsys")
+        if not tool:
+            raise InputError("profiling with nsys needs Nsight Systems' `nsys` on the PATH")
+        return metric_config.nsys_profile_argv(workload, str(folder / "profile"), metrics, nsys=tool)
+    if profile == "ncu":
+        tool = shutil.which("ncu")
+        if not tool:
+            raise InputError("profiling with ncu needs Nsight Compute's `ncu` on the PATH")
+        return metric_config.ncu_argv(workload, str(folder / "profile"), metrics, ncu=tool,
+                                      kernel_regex=recipe.get("kernel_regex"),
+                                      launch_skip=int(recipe.get("launch_skip", 0)),
+                                      launch_count=recipe.get("launch_count"))
+    return workload + ["--torch-trace", str(folder / "torch_trace.json")]
+
+
+def run_exercise(exercise_id: str, variant: str | None = None, profile: str = "none", size: str = "full",
+                 runs_dir: Path = Path("runs"), seconds: float | None = None, sampler=None,
+                 on_line: Callable[[str], None] | None = None,
+                 cancel: threading.Event | None = None) -> RunRecord:
+    try:
+        exercise = find_exercise(exercise_id)
+        chosen = exercise.variant(variant)
+    except KeyError as exc:
+        raise InputError(str(exc.args[0])) from None
+    if profile not in PROFILERS:
+        raise InputError(f"unknown profiler {profile!r}; choose from {', '.join(PROFILERS)}")
+    stamp = datetime.now(timezone.utc)
+    folder = Path(runs_dir) / f"{stamp:%Y%m%dT%H%M%SZ}-{exercise.id}-{chosen.name}"
+    try:
+        folder.mkdir(parents=True, exist_ok=False)
+    except OSError as exc:
+        raise InputError(f"cannot create the run folder {folder}: {exc.strerror or exc}") from None
+    argv = build_argv(exercise, chosen.name, profile, size, folder, seconds)
+    env_delta = {"PYTHONUNBUFFERED": "1", "PYTHONPATH": os.pathsep.join(
+        filter(None, [str(Path(aiperf_lab.__file__).resolve().parents[1]), os.environ.get("PYTHONPATH")]))}
+    record = RunRecord(exercise.id, chosen.name, profile, size, str(folder), argv, env_delta,
+                       stamp.isoformat(timespec="seconds"))
+
+    own_sampler = sampler is None
+    writer = None
+    if own_sampler:
+        from aiperf_lab.metrics.telemetry.recording import TelemetryWriter
+        from aiperf_lab.metrics.telemetry.sampler import Sampler
+        writer = TelemetryWriter.to_path(folder / "telemetry.csv")
+        sampler = Sampler(10, window_s=3600, recorder=writer).start()
+    try:
+        if sampler.devices:
+            record.device = {"gpus": [{"index": d.index, "name": d.name, "power_limit_w": d.power_limit_w}
+                                      for d in sampler.devices]}
+            with sampler.measure() as idle:
+                time.sleep(IDLE_BASELINE_S)
+            baseline = {g.index: g.avg_power_w for g in idle.result().per_gpu if g.avg_power_w is not None}
+        else:
+            record.device = {"gpus": [], "status": sampler.status}
+            baseline = {}
+        with sampler.measure(idle_baseline_w=baseline) as span:
+            result = _stream(argv, {**os.environ, **env_delta}, folder / "stdout.log", on_line, cancel, record)
+        energy = span.result(work=result.get("work"), work_unit=str(result.get("work_unit", "")))
+    finally:
+        if own_sampler:
+            sampler.close()
+            writer.close()
+    record.ended_utc = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    record.seconds = round(energy.duration_s, 3)
+    record.energy = energy.as_dict()
+    record.measurements = _measurements(result, energy, baseline, sampler)
+    if record.exit_code == 0:
+        record.tables, derived = _profile_tables(profile, folder, record.notes)
+        record.measurements.update(derived)
+    record.checks = _evaluate(exercise, record, on_gpu=bool(sampler.devices))
+    (folder / "run.json").write_text(json.dumps(asdict(record), indent=2, default=str) + "\n")
+    return record
+
+
+def _stream(argv: list[str], env: dict[str, str], log_path: Path, on_line, cancel, record: RunRecord) -> dict:
+    """Run with stdin closed and its own process group; copy every line to the log and the callback."""
+    result: dict = {}
+    with log_path.open("w", encoding="utf-8") as log:
+        try:
+            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                    env=env, start_new_session=True, text=True, errors="replace", bufsize=1)
+        except OSError as exc:
+            raise InputError(f"cannot start {argv[0]}: {exc.strerror or exc}") from None
+        watcher = None
+        if cancel is not None:
+            def watch() -> None:
+                while proc.poll() is None:
+                    if cancel.wait(0.2):
+                        record.cancelled = True
+                        _stop(proc)
+                        return
+            watcher = threading.Thread(target=watch, daemon=True)
+            watcher.start()
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            log.write(line)
+            parsed = parse_line(line)
+            if parsed is not None:
+                result = parsed
+            if on_line is not None:
+                on_line(line.rstrip("\n"))
+        record.exit_code = proc.wait()
+        if watcher is not None:
+            watcher.join(timeout=1)
+    return result
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    for sig, grace in ((signal.SIGINT, 5.0), (signal.SIGTERM, 3.0), (signal.SIGKILL, 3.0)):
+        try:
+            os.killpg(proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            return
+        try:
+            proc.wait(timeout=grace)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def _measurements(result: dict, energy, baseline: dict[int, float], sampler) -> dict:
+    values = {k: v for k, v in result.items() if isinstance(v, (int, float, str)) and not isinstance(v, bool)}
+    values["run_seconds"] = round(energy.duration_s, 3)
+    first = energy.per_gpu[0] if energy.per_gpu else None
+    if first is not None:
+        values.update({"energy_j": first.joules, "energy_source": first.source, "avg_power_w": first.avg_power_w,
+                       "peak_power_w": first.peak_power_w, "idle_power_w": baseline.get(first.index),
+                       "work_per_joule": first.work_per_joule})
+        from aiperf_lab.triage.bench import nominal_for, pcie_nominal_gb_s
+
+        status = sampler.slow.get(first.index)
+        if status is not None:
+            values["pcie_nominal_gb_s"] = pcie_nominal_gb_s(status.pcie_gen_max, status.pcie_width_max)
+        name = next((d.name for d in sampler.devices if d.index == first.index), None)
+        nominal = nominal_for(name)
+        if nominal and result.get("dtype") in ("bf16", "fp32"):
+            values["nominal_tflops"] = nominal[f"{result['dtype']}_matmul_tflops"]
+    return values
+
+
+def _profile_tables(profile: str, folder: Path, notes: list[str]) -> tuple[list[str], dict]:
+    """Parse what the profiler wrote into tables/*.csv, and a few measurements checks can use."""
+    from aiperf_lab.metrics.nsys_reports import MissingData
+    from aiperf_lab.metrics.sources import open_profile
+    from aiperf_lab.metrics.tables import to_csv
+
+    candidates = {"nsys": ["profile.nsys-rep"], "ncu": ["profile.ncu-rep"], "torch": ["torch_trace.json"]}.get(profile)
+    path = next((folder / name for name in candidates or [] if (folder / name).exists()), None)
+    if path is None:
+        if candidates:
+            notes.append(f"the {profile} output was not written")
+        return [], {}
+    try:
+        opened = open_profile(path)
+    except InputError as exc:
+        notes.append(f"could not read the {profile} output: {exc}")
+        return [], {}
+    (folder / "tables").mkdir(exist_ok=True)
+    written, derived = [], {}
+    for report in opened.reports:
+        try:
+            tables = opened.report(report)
+        except (MissingData, InputError):
+            continue
+        for table in tables:
+            (folder / "tables" / f"{table.name}.csv").write_text(to_csv(table))
+            written.append(table.name)
+            derived.update(_derived(table))
+    return written, derived
+
+
+def _derived(table) -> dict:
+    """Measurements taken from tables, named so that checks can read them."""
+    if table.name == "cuda_gpu_kern_sum" and table.rows:
+        from aiperf_lab.metrics.analysis import categorize
+        top = table.rows[0]
+        return {"top_kernel": top[-1], "top_kernel_pct": top[0], "top_kernel_calls": top[2],
+                "top_kernel_category": categorize(top[-1])}
+    if table.name == "kernel_breakdown":
+        return {f"{row[0].replace('/', '_')}_pct": row[1] for row in table.rows}
+    if table.name == "ncu_summary" and table.rows:
+        return {"ncu_first_verdict": table.rows[0][2]}
+    return {}
+
+
+def _evaluate(exercise: Exercise, record: RunRecord, on_gpu: bool) -> list[CheckResult]:
+    results = []
+    for check in exercise.checks:
+        if record.exit_code != 0:
+            status, detail = "skipped", f"the workload exited {record.exit_code}"
+        elif check.profile and check.profile != record.profile:
+            status, detail = "skipped", f"needs a run with --profile {check.profile}"
+        elif check.gpu_only and not on_gpu:
+            status, detail = "skipped", "needs a GPU (this run had none)"
+        else:
+            try:
+                passed, detail = expressions.evaluate(check.expr, record.measurements)
+                status = "pass" if passed else "fail"
+            except expressions.CheckError as exc:
+                status, detail = "error", str(exc)
+        results.append(CheckResult(check.id, check.text, check.expr, status, detail))
+    return results

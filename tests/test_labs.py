@@ -1,0 +1,147 @@
+"""The lab catalog, check expressions and the runner, without a GPU (a fake NVML stands in)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import REPO
+
+from fake_nvml import FakeGpu, FakeNvml
+
+from aiperf_lab.errors import InputError
+from aiperf_lab.labs import expressions, runner
+from aiperf_lab.labs.catalog import CatalogError, find_exercise, list_labs, load_catalog, parse_catalog
+from aiperf_lab.metrics.telemetry.nvml_source import NvmlSource
+from aiperf_lab.metrics.telemetry.sampler import Sampler
+
+
+def test_catalog_lists_what_the_console_shows():
+    labs = list_labs()
+    assert labs and all(set(lab) == {"module", "id", "title", "difficulty", "topic"} for lab in labs)
+    assert len({lab["id"] for lab in labs}) == len(labs)
+    for module in load_catalog():
+        for exercise in module.exercises:
+            assert exercise.walkthrough_text().startswith("# ")
+            assert exercise.checks, f"{exercise.id} checks nothing"
+            for check in exercise.checks:
+                assert expressions.names(check.expr)
+
+
+def test_catalog_validation_names_the_problem():
+    bad = {"modules": [{"id": "09", "title": "X", "exercises": [
+        {"id": "09-ex01", "title": "t", "topic": "t", "difficulty": 9, "walkthrough": "04-ex01-power-measurement.md",
+         "workload": "w", "variants": {"a": {"description": "d"}}}]}]}
+    with pytest.raises(CatalogError, match="difficulty"):
+        parse_catalog(bad)
+    bad["modules"][0]["exercises"][0].update(difficulty=1, checks=[{"id": "c", "text": "t", "expr": "__import__('os')"}])
+    with pytest.raises(expressions.CheckError, match="only min, max and abs"):
+        parse_catalog(bad)
+
+
+@pytest.mark.parametrize("expr, values, passed, shown", [
+    ("a >= 1.5 * b", {"a": 3.0, "b": 2.0}, True, "a=3, b=2"),
+    ("a >= 1.5 * b", {"a": 2.0, "b": 2.0}, False, "a=2, b=2"),
+    ("source == 'counter' and n > 0", {"source": "counter", "n": 3}, True, "n=3, source='counter'"),
+    ("max(x, y) < 10", {"x": 4, "y": 12}, False, "x=4, y=12"),
+])
+def test_check_expressions_show_their_numbers(expr, values, passed, shown):
+    assert expressions.evaluate(expr, values) == (passed, shown)
+
+
+@pytest.mark.parametrize("expr, message", [
+    ("open('x')", "only min, max and abs"), ("a.b", "Attribute"), ("[1][0]", "not allowed"), ("a >", "not a valid"),
+])
+def test_check_expressions_refuse_anything_else(expr, message):
+    with pytest.raises(expressions.CheckError, match=message):
+        expressions.parse(expr)
+
+
+def test_a_missing_measurement_is_an_error_not_a_pass():
+    with pytest.raises(expressions.CheckError, match="did not measure b"):
+        expressions.evaluate("a > b", {"a": 1})
+
+
+def test_argv_is_a_list_with_bounded_ncu(monkeypatch, tmp_path):
+    exercise = find_exercise("04-ex01")
+    argv = runner.build_argv(exercise, "bf16", "none", "tiny", tmp_path)
+    assert argv[1:3] == ["-m", "aiperf_lab.labs.workloads.energy_matmul"] and "--size" in argv
+    monkeypatch.setattr(runner.shutil, "which", lambda tool: f"/opt/{tool}")
+    ncu = runner.build_argv(exercise, "fp32", "ncu", "full", tmp_path)
+    assert ncu[0] == "/opt/ncu" and ncu[ncu.index("--launch-count") + 1] == "2"
+    assert ncu[ncu.index("--kernel-name") + 1].startswith("regex:")
+    with pytest.raises(InputError, match="no torch recipe"):
+        runner.build_argv(exercise, "bf16", "torch", "full", tmp_path)
+
+
+def _fake_workload(monkeypatch, result: dict, code: int = 0):
+    script = (f"import time; print('working'); time.sleep(0.3); "
+              f"print('AIPERF_RESULT ' + {json.dumps(json.dumps(result))}); raise SystemExit({code})")
+    monkeypatch.setattr(runner, "build_argv", lambda *args, **kwargs: [sys.executable, "-c", script])
+    monkeypatch.setattr(runner, "IDLE_BASELINE_S", 0.3)
+
+
+def test_a_run_writes_its_folder_and_checks_its_numbers(monkeypatch, tmp_path):
+    _fake_workload(monkeypatch, {"dtype": "bf16", "tflops": 600.0, "work": 1e15, "work_unit": "FLOP"})
+    sampler = Sampler(20, source=NvmlSource.open(FakeNvml([FakeGpu(power_w=300.0)]))).start()
+    lines = []
+    try:
+        record = runner.run_exercise("04-ex01", runs_dir=tmp_path, sampler=sampler, on_line=lines.append)
+    finally:
+        sampler.close()
+    assert record.exit_code == 0 and "working" in lines
+    folder = tmp_path / record.folder.split("/")[-1]
+    saved = json.loads((folder / "run.json").read_text())
+    assert saved["argv"][0] == sys.executable and saved["env_delta"]["PYTHONUNBUFFERED"] == "1"
+    assert (folder / "stdout.log").read_text().startswith("working")
+    checks = {c.id: c for c in record.checks}
+    # the fake GPU draws 300 W idle and busy alike: power did not rise, and the check says so
+    assert checks["load_above_idle"].status == "fail" and "idle_power_w=300" in checks["load_above_idle"].detail
+    assert checks["energy_from_the_counter"].status == "pass"
+    assert checks["near_the_datasheet"].status == "pass" and "nominal_tflops=989" in checks["near_the_datasheet"].detail
+    assert record.measurements["work_per_joule"] == pytest.approx(1e15 / record.measurements["energy_j"])
+
+
+def test_cancel_stops_the_workload(monkeypatch, tmp_path):
+    import threading
+    monkeypatch.setattr(runner, "build_argv", lambda *a, **k: [sys.executable, "-c", "import time; time.sleep(60)"])
+    cancel = threading.Event()
+    threading.Timer(0.5, cancel.set).start()
+    sampler = Sampler(10, source=NvmlSource.open(FakeNvml([], init_error=12))).start()
+    try:
+        record = runner.run_exercise("01-ex03", runs_dir=tmp_path, sampler=sampler, cancel=cancel)
+    finally:
+        sampler.close()
+    assert record.cancelled and record.exit_code != 0 and record.seconds < 20
+    assert all(c.status == "skipped" for c in record.checks)
+
+
+def labs_cli(*args):
+    return subprocess.run([sys.executable, "-m", "aiperf_lab.labs", *args], capture_output=True, text=True, cwd=REPO)
+
+
+def test_cli_list_show_and_bad_names():
+    assert json.loads(labs_cli("list", "--json").stdout) == list_labs()
+    assert labs_cli("show", "01-ex03").stdout.startswith("# 01-ex03")
+    bad = labs_cli("run", "99-nope")
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "no exercise '99-nope'" in bad.stderr
+
+
+def test_without_a_gpu_a_full_size_run_exits_2_with_one_line(tmp_path):
+    done = labs_cli("run", "04-ex01", "--runs-dir", str(tmp_path))
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "could not run here" in done.stderr
+    log = next(tmp_path.glob("*/stdout.log")).read_text()
+    assert "needs" in log and "Traceback" not in log
+
+
+@pytest.mark.parametrize("exercise, variant", [("04-ex01", "fp32"), ("01-ex03", "baseline"), ("01-ex03", "optimized")])
+def test_tiny_workloads_run_on_the_cpu(exercise, variant, tmp_path):
+    pytest.importorskip("torch")
+    done = labs_cli("run", exercise, "--variant", variant, "--size", "tiny", "--runs-dir", str(tmp_path))
+    assert done.returncode == 0, done.stdout + done.stderr
+    record = json.loads(next(tmp_path.glob("*/run.json")).read_text())
+    assert record["exit_code"] == 0 and record["measurements"]["run_seconds"] > 0
+    assert {"tflops"} <= set(record["measurements"]) or {"pinned_h2d_gb_s"} <= set(record["measurements"])
