@@ -4,8 +4,8 @@
 # and .corpus carried (see docs/benchmarks.md); results land in $OUT/results.tar.gz and a short table
 # at the end of the output.
 set -uo pipefail
-# Stages to run (default all): stats sampler triage fixture interrupt
-STAGES=${*:-stats sampler triage fixture interrupt}
+# Stages to run (default all): stats sampler triage fixture interrupt labs
+STAGES=${*:-stats sampler triage fixture interrupt labs}
 want() { [[ " $STAGES " == *" $1 "* ]]; }
 OUT=${OUT:-/tmp/aiperf-out}
 W=/tmp/aiperf-work
@@ -89,6 +89,18 @@ timeout -s INT 10 python3 -m aiperf_lab.triage.cli --duration 60 --output "$W/in
 tail -n 4 "$W/int.err"; INT=$(tail -n 1 "$W/int.txt"); echo "$INT"
 python3 -c "import json,sys,tarfile; t=tarfile.open(sys.argv[1]); m=[x for x in t.getmembers() if x.name.endswith('manifest.json')][0]; d=json.load(t.extractfile(m)); print('interrupted:', d['interrupted'], [(c['name'], c['status']) for c in d['collectors']])" "$INT"
 pgrep -fa triage_workload.py || echo "no workload process left"
+fi
+
+if want labs; then
+step "lab exercises on the GPU"
+for spec in "04-ex01 bf16 none" "04-ex01 fp32 none" "04-ex01 bf16 ncu" "01-ex03 baseline none" \
+            "01-ex03 optimized none" "01-ex03 baseline nsys" "01-ex03 optimized nsys"; do
+  set -- $spec
+  echo "--- $*"
+  python3 -m aiperf_lab.labs run "$1" --variant "$2" --profile "$3" --runs-dir "$W/runs" | grep -v "^  | "
+done
+python3 benchmarks/lab_results.py "$W/runs" | tee "$W/lab_results.md"
+cp "$W/lab_results.md" "$OUT/"
 fi
 
 step summary
