@@ -43,6 +43,11 @@ def test_live_raw_output_with_prof_lines_and_program_output():
 
 def test_verdict_rules_show_their_numbers():
     assert verdict(85.0, 40.0, 50.0)[0] == "compute-bound"
+    # an H200 bf16 GEMM under ncu 2025.3: SM 93.3%, memory 94.5% (shared memory), DRAM 21%, L2 48.6%
+    label, why = verdict(93.32, 94.49, 14.78, offchip=48.59)
+    assert label == "compute-bound" and "on chip" in why
+    assert verdict(37.5, 89.1, 80.3, offchip=89.1)[0] == "memory-bound"
+    assert "on-chip memory" in verdict(11.8, 97.5, 65.4, offchip=1.7)[1]
     assert verdict(20.0, 90.0, 50.0)[0] == "memory-bound"
     assert verdict(20.0, 25.0, 12.5) == ("low occupancy",
                                          "SM 20.0% and memory 25.0% both < 60%; achieved occupancy 12.5% < 30%")

@@ -290,18 +290,30 @@ def _pct_metric(kernel: NcuKernel, keys: tuple[str, ...]) -> float | None:
     return None
 
 
-def verdict(sm: float | None, memory: float | None, occupancy: float | None) -> tuple[str, str]:
-    """(verdict, the numbers behind it) from SM and memory throughput (% of peak) and occupancy."""
+def verdict(sm: float | None, memory: float | None, occupancy: float | None,
+            offchip: float | None = None) -> tuple[str, str]:
+    """(verdict, the numbers behind it) from SM and memory throughput (% of peak) and occupancy.
+
+    `memory` is the busiest memory unit (L1/shared included); `offchip` the busier of DRAM and L2.
+    A kernel with busy SMs whose memory load stays on chip (a GEMM feeding its tensor cores from shared
+    memory: SM 93%, memory 94%, DRAM 21%) is compute-bound, not memory-bound.
+    """
     def show(label: str, value: float | None) -> str:
         return f"{label} {value:.1f}%" if value is not None else f"{label} n/a"
 
     if sm is None and memory is None:
         return "unknown", "no SM or memory throughput metrics collected (add --section SpeedOfLight)"
     sm_v, mem_v = sm or 0.0, memory or 0.0
-    if sm_v >= HIGH_PCT and sm_v >= mem_v:
-        return "compute-bound", f"{show('SM', sm)} >= {HIGH_PCT:.0f}% and >= {show('memory', memory)}"
+    if sm_v >= HIGH_PCT and (offchip is not None and offchip < HIGH_PCT or sm_v >= mem_v):
+        why = f"{show('SM', sm)} >= {HIGH_PCT:.0f}%"
+        if offchip is not None and mem_v >= HIGH_PCT:
+            why += f"; memory {mem_v:.1f}% is on chip (DRAM/L2 at most {offchip:.1f}%)"
+        else:
+            why += f", at least {show('memory', memory)}"
+        return "compute-bound", why
     if mem_v >= HIGH_PCT:
-        return "memory-bound", f"{show('memory', memory)} >= {HIGH_PCT:.0f}%, above {show('SM', sm)}"
+        unit = "DRAM/L2" if offchip is not None and offchip >= HIGH_PCT else "on-chip memory (L1/shared)"
+        return "memory-bound", f"{show('memory', memory)} >= {HIGH_PCT:.0f}% ({unit}), above {show('SM', sm)}"
     both = f"{show('SM', sm)} and {show('memory', memory)} both < {HIGH_PCT:.0f}%"
     if occupancy is not None and occupancy < LOW_OCCUPANCY_PCT:
         return "low occupancy", f"{both}; {show('achieved occupancy', occupancy)} < {LOW_OCCUPANCY_PCT:.0f}%"
@@ -318,17 +330,18 @@ def ncu_summary(kernels: list[NcuKernel]) -> Table:
         memory = max((v for v in (overall, dram, l2) if v is not None), default=None)
         occupancy = _pct_metric(kernel, OCCUPANCY_KEYS)
         duration = kernel.duration_ns()
-        label, why = verdict(sm, memory, occupancy)
+        offchip = max((v for v in (dram, l2) if v is not None), default=None)
+        label, why = verdict(sm, memory, occupancy, offchip)
         if duration is not None and duration < SHORT_KERNEL_NS:
             why += f"; short kernel ({duration / 1000:.1f} us < 20 us): may not reach steady state"
         rows.append([kernel.index, kernel.name, label, round(duration, 1) if duration is not None else None,
                      sm, memory, dram, l2, occupancy, kernel.grid, kernel.block, why])
     columns = ["ID", "Kernel Name", "Verdict", "Duration (ns)", "SM Throughput (%)", "Memory Throughput (%)",
                "DRAM Throughput (%)", "L2 Throughput (%)", "Achieved Occupancy (%)", "Grid", "Block", "Why"]
-    notes = [f"Verdicts: compute-bound when SM throughput >= {HIGH_PCT:.0f}% of peak and at least the "
-             f"memory throughput; memory-bound when memory (the busiest of DRAM, L2 and the overall memory "
-             f"SOL) >= {HIGH_PCT:.0f}%; otherwise low occupancy if achieved occupancy < "
-             f"{LOW_OCCUPANCY_PCT:.0f}%, else latency-bound."]
+    notes = [f"Verdicts: compute-bound when SM throughput >= {HIGH_PCT:.0f}% of peak and either at least the "
+             f"memory throughput or with DRAM and L2 under {HIGH_PCT:.0f}% (memory busy on chip, feeding the SMs); "
+             f"memory-bound when memory (the busiest of DRAM, L2 and the overall memory SOL) >= {HIGH_PCT:.0f}%; "
+             f"otherwise low occupancy if achieved occupancy < {LOW_OCCUPANCY_PCT:.0f}%, else latency-bound."]
     return Table("ncu_summary", "Nsight Compute Kernel Summary", columns, rows, notes)
 
 
