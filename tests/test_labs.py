@@ -123,6 +123,16 @@ def labs_cli(*args):
     return subprocess.run([sys.executable, "-m", "aiperf_lab.labs", *args], capture_output=True, text=True, cwd=REPO)
 
 
+def test_nvtx_ranges_become_measurements_checks_can_read():
+    from aiperf_lab.metrics.tables import Table
+
+    table = Table("nvtx_sum", "", [], [[33.7, 286807681, 7, 40972525.9, 2453622.0, 1, 2, 3.0, "PushPop", ":forward"],
+                                        [0.3, 2889049, 1, 2889049.0, 2889049.0, 1, 2, 0.0, "PushPop", "cuBLAS:cublasCreate_v2"]])
+    derived = runner._derived(table)
+    assert derived["nvtx_forward_med_ms"] == 2.454 and derived["nvtx_forward_avg_ms"] == 40.973
+    assert "nvtx_cuBLAS_cublasCreate_v2_med_ms" in derived
+
+
 def test_cli_list_show_and_bad_names():
     assert json.loads(labs_cli("list", "--json").stdout) == list_labs()
     assert labs_cli("show", "01-ex03").stdout.startswith("# 01-ex03")
@@ -137,11 +147,13 @@ def test_without_a_gpu_a_full_size_run_exits_2_with_one_line(tmp_path):
     assert "needs" in log and "Traceback" not in log
 
 
-@pytest.mark.parametrize("exercise, variant", [("04-ex01", "fp32"), ("01-ex03", "baseline"), ("01-ex03", "optimized")])
+@pytest.mark.parametrize("exercise, variant", [("04-ex01", "fp32"), ("01-ex03", "baseline"), ("01-ex03", "optimized"),
+                                               ("04-ex02", "sweep"), ("07-ex01", "forward"), ("07-ex01", "train")])
 def test_tiny_workloads_run_on_the_cpu(exercise, variant, tmp_path):
     pytest.importorskip("torch")
     done = labs_cli("run", exercise, "--variant", variant, "--size", "tiny", "--runs-dir", str(tmp_path))
     assert done.returncode == 0, done.stdout + done.stderr
     record = json.loads(next(tmp_path.glob("*/run.json")).read_text())
     assert record["exit_code"] == 0 and record["measurements"]["run_seconds"] > 0
-    assert {"tflops"} <= set(record["measurements"]) or {"pinned_h2d_gb_s"} <= set(record["measurements"])
+    produced = set(record["measurements"])
+    assert produced & {"tflops", "pinned_h2d_gb_s", "fp32_64_tflops", "python_forward_ms"}

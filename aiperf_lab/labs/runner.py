@@ -267,9 +267,24 @@ def _derived(table) -> dict:
                 "top_kernel_category": categorize(top[-1])}
     if table.name == "kernel_breakdown":
         return {f"{row[0].replace('/', '_')}_pct": row[1] for row in table.rows}
+    if table.name == "nvtx_sum":
+        # per range: mean and median duration in ms, e.g. nvtx_forward_med_ms (Avg (ns), Med (ns) are
+        # columns 3 and 4, Range the last); the median leaves out a few slow warm-up instances
+        derived = {}
+        for row in table.rows:
+            name = _identifier(row[-1])
+            derived[f"nvtx_{name}_avg_ms"] = round(row[3] / 1e6, 3)
+            derived[f"nvtx_{name}_med_ms"] = round(row[4] / 1e6, 3)
+        return derived
     if table.name == "ncu_summary" and table.rows:
         return {"ncu_first_verdict": table.rows[0][2]}
     return {}
+
+
+def _identifier(range_name: str) -> str:
+    """':computing_softmax' -> 'computing_softmax'; 'NCCL:AllReduce' -> 'NCCL_AllReduce'."""
+    import re
+    return re.sub(r"\W+", "_", range_name.lstrip(":")).strip("_")
 
 
 def _evaluate(exercise: Exercise, record: RunRecord, on_gpu: bool) -> list[CheckResult]:
