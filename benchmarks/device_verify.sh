@@ -94,7 +94,8 @@ fi
 if want labs; then
 step "lab exercises on the GPU"
 for spec in "04-ex01 bf16 none" "04-ex01 fp32 none" "04-ex01 bf16 ncu" "01-ex03 baseline none" \
-            "01-ex03 optimized none" "01-ex03 baseline nsys" "01-ex03 optimized nsys"; do
+            "01-ex03 optimized none" "01-ex03 baseline nsys" "01-ex03 optimized nsys" "04-ex02 sweep none" \
+            "07-ex01 forward nsys" "07-ex01 train nsys" "07-ex01 forward none"; do
   set -- $spec
   echo "--- $*"
   python3 -m aiperf_lab.labs run "$1" --variant "$2" --profile "$3" --runs-dir "$W/runs" | grep -v "^  | "
