@@ -157,3 +157,21 @@ def test_tiny_workloads_run_on_the_cpu(exercise, variant, tmp_path):
     assert record["exit_code"] == 0 and record["measurements"]["run_seconds"] > 0
     produced = set(record["measurements"])
     assert produced & {"tflops", "pinned_h2d_gb_s", "fp32_64_tflops", "python_forward_ms"}
+
+
+def console_cli(*args):
+    return subprocess.run([sys.executable, "-m", "aiperf_lab.console.cli", *args], capture_output=True, text=True,
+                          cwd=REPO)
+
+
+def test_console_list_labs_prints_the_catalog_and_nothing_else():
+    done = console_cli("--list-labs")
+    assert done.returncode == 0 and done.stderr == ""
+    assert json.loads(done.stdout) == list_labs()
+
+
+def test_console_without_the_app_says_what_exists_in_one_line():
+    for args in ((), ("--no-such-flag",)):
+        done = console_cli(*args)
+        assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1
+        assert done.stderr.startswith("aiperf-console: ")
