@@ -6,12 +6,20 @@ interrupted, 1 a bug (one line; AIPERF_DEBUG=1 shows the traceback).
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from pathlib import Path
 from typing import Callable
 
 from aiperf_lab.errors import InputError
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse that reports a bad argument as one InputError line (exit 2 through run_cli), not usage + message."""
+
+    def error(self, message: str) -> None:
+        raise InputError(f"{self.prog}: {message} (see {self.prog} --help)")
 
 
 def run_cli(prog: str, run: Callable[[list[str]], int], argv: list[str] | None) -> int:

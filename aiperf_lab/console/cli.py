@@ -11,18 +11,13 @@ import argparse
 import json
 import sys
 
-from aiperf_lab.cli_support import run_cli
+from aiperf_lab.cli_support import OneLineParser, run_cli
 from aiperf_lab.errors import InputError
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:
-        raise InputError(f"aiperf-console: {message}")
-
-
 def run(argv: list[str]) -> int:
-    parser = _Parser(prog="aiperf-console", description=__doc__,
-                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = OneLineParser(prog="aiperf-console", description=__doc__,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--list-labs", action="store_true",
                         help='print the lab catalog as JSON: [{"module","id","title","difficulty","topic"}]')
     args = parser.parse_args(argv)

@@ -13,20 +13,17 @@ import json
 import sys
 from pathlib import Path
 
-from aiperf_lab.cli_support import run_cli
+from aiperf_lab.cli_support import OneLineParser, run_cli
 from aiperf_lab.errors import InputError
 
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:
-        raise InputError(f"aiperf-labs: {message}")
+PROG = "python -m aiperf_lab.labs"
 
 
 def run(argv: list[str]) -> int:
     from aiperf_lab.labs.catalog import PROFILERS, find_exercise, list_labs
 
-    parser = _Parser(prog="python -m aiperf_lab.labs", description=__doc__,
-                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = OneLineParser(prog=PROG, description=__doc__,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
     listing = commands.add_parser("list", help="the exercises")
     listing.add_argument("--json", action="store_true")
@@ -52,7 +49,7 @@ def run(argv: list[str]) -> int:
     try:
         exercise = find_exercise(args.exercise)
     except KeyError as exc:
-        raise InputError(f"aiperf-labs: {exc.args[0]}") from None
+        raise InputError(f"{exc.args[0]}") from None
     if args.command == "show":
         sys.stdout.write(exercise.walkthrough_text())
         return 0
@@ -67,12 +64,12 @@ def run(argv: list[str]) -> int:
         print(f"  [{check.status:>7}] {check.text}: {check.detail}")
     print(record.folder)
     if record.exit_code == 2:
-        raise InputError(f"aiperf-labs: the workload could not run here (see {record.folder}/stdout.log)")
+        raise InputError(f"the workload could not run here (see {record.folder}/stdout.log)")
     return 0 if record.exit_code == 0 else 1
 
 
 def main(argv: list[str] | None = None) -> int:
-    return run_cli("aiperf-labs", run, argv)
+    return run_cli(PROG, run, argv)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from aiperf_lab.cli_support import run_cli
+from aiperf_lab.cli_support import OneLineParser, run_cli
 from aiperf_lab.errors import InputError
 
 OVERVIEW_ROW_LIMIT = 15
@@ -36,14 +36,9 @@ examples:
 """
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line and exit 2, instead of usage + message
-        raise InputError(f"aiperf-stats: {message} (see aiperf-stats --help)")
-
-
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="aiperf-stats", description="Tables from nsys, ncu and PyTorch profiler output.",
-                     epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = OneLineParser(prog="aiperf-stats", description="Tables from nsys, ncu and PyTorch profiler output.",
+                           epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file", help="profile: .sqlite/.nsys-rep, ncu .csv/.ncu-rep, PyTorch .json[.gz], "
                         "telemetry .csv")
     parser.add_argument("--report", "-r", action="append", default=[], metavar="NAME",

@@ -22,7 +22,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from aiperf_lab.cli_support import run_cli
+from aiperf_lab.cli_support import OneLineParser, run_cli
 from aiperf_lab.errors import InputError
 
 MIN_INTERVAL_MS, MAX_INTERVAL_MS = 10, 10_000
@@ -37,11 +37,6 @@ examples:
   aiperf-triage compare /shared/triage/*.tar.gz                 # one bundle per node: find the odd one
   srun --ntasks-per-node=1 aiperf-triage --duration 60 --output /shared/triage
 """
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:
-        raise InputError(f"aiperf-triage: {message} (see aiperf-triage --help)")
 
 
 def _positive_seconds(text: str) -> float:
@@ -71,9 +66,9 @@ def _tag(text: str) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="aiperf-triage", description="A shareable bundle of what this GPU machine is and how it "
-                     "behaved, bounded in time and free of secrets.", epilog=EPILOG,
-                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = OneLineParser(prog="aiperf-triage", description="A shareable bundle of what this GPU machine is and how it "
+                           "behaved, bounded in time and free of secrets.", epilog=EPILOG,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--duration", type=_positive_seconds, default=120.0,
                         help="seconds of telemetry, and the longest the workload may run (default 120)")
     parser.add_argument("--output", type=Path, default=Path("."), help="folder for the archive (default: here)")
