@@ -28,8 +28,11 @@ from aiperf_lab.labs import expressions
 from aiperf_lab.labs.catalog import PROFILERS, Exercise, find_exercise
 from aiperf_lab.labs.result import parse_line
 from aiperf_lab.metrics import config as metric_config
+from aiperf_lab.process_group import escalate, waits_for
 
 IDLE_BASELINE_S = 2.0
+# A cancelled workload gets Ctrl-C first (profilers write their report on SIGINT), then SIGTERM, then SIGKILL.
+STOP_STEPS = ((signal.SIGINT, 5.0), (signal.SIGTERM, 3.0), (signal.SIGKILL, 3.0))
 
 
 @dataclass
@@ -176,7 +179,7 @@ def _stream(argv: list[str], env: dict[str, str], log_path: Path, on_line, cance
                 while proc.poll() is None:
                     if cancel.wait(0.2):
                         record.cancelled = True
-                        _stop(proc)
+                        escalate(proc, STOP_STEPS, waits_for(proc))
                         return
             watcher = threading.Thread(target=watch, daemon=True)
             watcher.start()
@@ -192,19 +195,6 @@ def _stream(argv: list[str], env: dict[str, str], log_path: Path, on_line, cance
         if watcher is not None:
             watcher.join(timeout=1)
     return result
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    for sig, grace in ((signal.SIGINT, 5.0), (signal.SIGTERM, 3.0), (signal.SIGKILL, 3.0)):
-        try:
-            os.killpg(proc.pid, sig)
-        except (ProcessLookupError, PermissionError):
-            return
-        try:
-            proc.wait(timeout=grace)
-            return
-        except subprocess.TimeoutExpired:
-            continue
 
 
 def _measurements(result: dict, energy, baseline: dict[int, float], sampler) -> dict:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import shutil
-import signal
 import subprocess
 import threading
 import time
 from dataclasses import dataclass
+
+from aiperf_lab.process_group import kill_group
 
 
 @dataclass
@@ -58,13 +58,6 @@ def run_command(argv: list[str], timeout_s: float = 30.0, env: dict[str, str] | 
                 kill_group(proc)
                 out, err = proc.communicate()
                 return CommandResult(argv, None, _text(out), _text(err), time.monotonic() - start, timed_out=True)
-
-
-def kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _text(data: bytes | None) -> str:

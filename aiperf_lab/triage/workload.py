@@ -6,7 +6,6 @@ nothing it started is left behind. nsys gets longer after SIGINT: that is when i
 
 from __future__ import annotations
 
-import os
 import shutil
 import signal
 import subprocess
@@ -16,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from aiperf_lab.metrics.config import nsys_profile_argv, resolve
+from aiperf_lab.process_group import escalate, kill_group
 
 GRACE_AFTER_SIGINT_S = {"nsys": 60.0, "plain": 10.0}
 GRACE_AFTER_SIGTERM_S = 5.0
@@ -83,14 +83,7 @@ class Workload:
         self.result.stopped_by = reason
         steps = [(signal.SIGINT, GRACE_AFTER_SIGINT_S["nsys" if self.nsys else "plain"]),
                  (signal.SIGTERM, GRACE_AFTER_SIGTERM_S), (signal.SIGKILL, 5.0)]
-        for sig, grace in steps:
-            try:
-                os.killpg(self.proc.pid, sig)
-                self.result.signals_sent.append(sig.name)
-            except (ProcessLookupError, PermissionError):
-                break
-            if self.exited.wait(grace):
-                break
+        self.result.signals_sent += escalate(self.proc, steps, self.exited.wait)
         self._reap_group()
         self._close_logs()
 
@@ -98,10 +91,7 @@ class Workload:
         """Whatever the workload started and left running goes too."""
         if self.proc is None:
             return
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        kill_group(self.proc)
 
     def _close_logs(self) -> None:
         for handle in (self._out, self._err):
