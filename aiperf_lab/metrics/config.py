@@ -208,6 +208,11 @@ def nsys_profile_argv(command: Sequence[str], output: str, profile: ResolvedProf
     return argv + list(extra) + list(command)
 
 
+def nsys_export_argv(report: str, output: str, *, nsys: str = "nsys") -> list[str]:
+    """`nsys export` of a .nsys-rep to the SQLite file `output`, replacing an older export."""
+    return [nsys, "export", "--type", "sqlite", "--force-overwrite", "true", "--output", output, report]
+
+
 def ncu_argv(command: Sequence[str], output: str, profile: ResolvedProfile, *, ncu: str = "ncu",
              kernel_regex: str | None = None, launch_skip: int = 0, launch_count: int | None = None,
              nvtx_include: Sequence[str] = (), clock_control: str = "none", extra: Sequence[str] = ()) -> list[str]:

@@ -9,6 +9,7 @@ import threading
 from pathlib import Path
 
 from aiperf_lab.errors import InputError
+from aiperf_lab.metrics.config import nsys_export_argv
 from aiperf_lab.triage.bundle import BundleWriter
 from aiperf_lab.triage.commands import run_command
 from aiperf_lab.triage.redact import Redactor
@@ -44,8 +45,8 @@ def add_capture(bundle: BundleWriter, report: Path, keep_report: bool, why_not: 
     outcome: dict = {"nsys_rep": str(report.name)}
     nsys = shutil.which("nsys")
     export = report.with_suffix(".sqlite")
-    result = run_command([nsys, "export", "--type", "sqlite", "--force-overwrite", "true", "--output", str(export),
-                          str(report)], timeout_s=300, stop=stop) if nsys else None
+    result = run_command(nsys_export_argv(str(report), str(export), nsys=nsys), timeout_s=300,
+                         stop=stop) if nsys else None
     if result is None or not result.ok or not export.exists():
         outcome["export_error"] = result.describe() if result else "nsys is not on the PATH"
     else:
