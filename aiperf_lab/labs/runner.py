@@ -205,7 +205,7 @@ def _measurements(result: dict, energy, baseline: dict[int, float], sampler) -> 
         values.update({"energy_j": first.joules, "energy_source": first.source, "avg_power_w": first.avg_power_w,
                        "peak_power_w": first.peak_power_w, "idle_power_w": baseline.get(first.index),
                        "work_per_joule": first.work_per_joule})
-        from aiperf_lab.triage.bench import nominal_for, pcie_nominal_gb_s
+        from aiperf_lab.metrics.nominal import nominal_for, pcie_nominal_gb_s
 
         status = sampler.slow.get(first.index)
         if status is not None:

@@ -312,7 +312,7 @@ def _busy_window_summary(devices, ticks, start: float, end: float) -> list[dict]
 
 def _pcie_nominal(hardware: dict, bench: dict) -> dict:
     """The PCIe link's nominal per-direction bandwidth for GPU 0, and what the bench reached of it."""
-    from aiperf_lab.triage.bench import pcie_nominal_gb_s
+    from aiperf_lab.metrics.nominal import pcie_nominal_gb_s
 
     gpus = (hardware.get("nvml") or {}).get("gpus") or []
     if not gpus or "h2d_pinned_gb_s" not in bench:
