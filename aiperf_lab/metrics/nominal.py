@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 # Vendor datasheet figures (dense, no sparsity): name fragment -> (bf16 TFLOP/s, fp32 TFLOP/s, memory TB/s).
+# The first fragment found in the device name wins, so a name that holds another comes first
+# ("NVIDIA GH200 480GB" contains "H200", "NVIDIA H100 PCIe" contains "H100").
 NOMINAL = [
+    ("GH200", (989.0, 67.0, 4.0)),
     ("H200", (989.0, 67.0, 4.8)),
     ("H100 PCIe", (756.0, 51.0, 2.0)),
     ("H100", (989.0, 67.0, 3.35)),
-    ("GH200", (989.0, 67.0, 4.0)),
     ("B200", (2250.0, 80.0, 8.0)),
     ("A100-SXM4-80GB", (312.0, 19.5, 2.039)),
     ("A100", (312.0, 19.5, 1.555)),
