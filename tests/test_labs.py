@@ -77,6 +77,13 @@ def test_argv_is_a_list_with_bounded_ncu(monkeypatch, tmp_path):
         runner.build_argv(exercise, "bf16", "torch", "full", tmp_path)
 
 
+
+def test_a_missing_profiler_is_one_error_and_leaves_no_run_folder(monkeypatch, tmp_path):
+    monkeypatch.setattr(runner.shutil, "which", lambda tool: None)
+    with pytest.raises(InputError, match="needs Nsight Systems' `nsys` on the PATH"):
+        runner.run_exercise("01-ex03", "baseline", "nsys", "tiny", runs_dir=tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
 def _fake_workload(monkeypatch, result: dict, code: int = 0):
     script = (f"import time; print('working'); time.sleep(0.3); "
               f"print('AIPERF_RESULT ' + {json.dumps(json.dumps(result))}); raise SystemExit({code})")

@@ -118,11 +118,12 @@ def run_exercise(exercise_id: str, variant: str | None = None, profile: str = "n
         raise InputError(f"unknown profiler {profile!r}; choose from {', '.join(PROFILERS)}")
     stamp = datetime.now(timezone.utc)
     folder = Path(runs_dir) / f"{stamp:%Y%m%dT%H%M%SZ}-{exercise.id}-{chosen.name}"
+    # The argv first: a missing profiler is an error before anything is written.
+    argv = build_argv(exercise, chosen.name, profile, size, folder, seconds)
     try:
         folder.mkdir(parents=True, exist_ok=False)
     except OSError as exc:
         raise InputError(f"cannot create the run folder {folder}: {exc.strerror or exc}") from None
-    argv = build_argv(exercise, chosen.name, profile, size, folder, seconds)
     env_delta = {"PYTHONUNBUFFERED": "1", "PYTHONPATH": os.pathsep.join(
         filter(None, [str(Path(aiperf_lab.__file__).resolve().parents[1]), os.environ.get("PYTHONPATH")]))}
     record = RunRecord(exercise.id, chosen.name, profile, size, str(folder), argv, env_delta,
