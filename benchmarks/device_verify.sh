@@ -4,7 +4,9 @@
 # and .corpus carried (see docs/benchmarks.md); results land in $OUT/results.tar.gz and a short table
 # at the end of the output.
 set -uo pipefail
-# Stages to run (default all): stats sampler triage fixture interrupt labs
+# Stages to run (default all): stats sampler triage fixture interrupt labs; labs1, labs2 (the halves
+# of labs) and multi (the multi-GPU exercises, on the two-GPU kind); LAB_SPECS="ex:variant:profile ..."
+# runs just those
 STAGES=${*:-stats sampler triage fixture interrupt labs}
 want() { [[ " $STAGES " == *" $1 "* ]]; }
 OUT=${OUT:-/tmp/aiperf-out}
@@ -91,17 +93,38 @@ python3 -c "import json,sys,tarfile; t=tarfile.open(sys.argv[1]); m=[x for x in 
 pgrep -fa triage_workload.py || echo "no workload process left"
 fi
 
-if want labs; then
+if want labs || want labs1 || want labs2 || want multi; then
 step "lab exercises on the GPU"
-for spec in "04-ex01 bf16 none" "04-ex01 fp32 none" "04-ex01 bf16 ncu" "01-ex03 baseline none" \
-            "01-ex03 optimized none" "01-ex03 baseline nsys" "01-ex03 optimized nsys" "04-ex02 sweep none" \
-            "07-ex01 forward nsys" "07-ex01 train nsys" "07-ex01 forward none"; do
-  set -- $spec
-  echo "--- $*"
-  python3 -m aiperf_lab.labs run "$1" --variant "$2" --profile "$3" --runs-dir "$W/runs" | grep -v "^  | "
+SET1="01-ex01:baseline:nsys 01-ex01:optimized:nsys 01-ex02:baseline:nsys 01-ex02:optimized:nsys
+02-ex01:strided:ncu 02-ex02:divergent:ncu 02-ex03:sweep:ncu 02-ex04:v3:ncu 03-ex01:train:torch
+03-ex02:baseline:none 03-ex02:optimized:none 05-ex01:single:none 07-ex02:forward:nsys 07-ex03:both:nsys
+07-ex04:forward:nsys 01-ex03:optimized:nsys 04-ex01:bf16:none"
+SET2="06-ex01:baseline:nsys 06-ex01:optimized:nsys 06-ex02:baseline:nsys 06-ex02:optimized:nsys
+06-ex03:forward:nsys 06-ex04:train:nsys 06-ex05:compare:nsys 06-ex06:baseline:nsys 06-ex06:optimized:nsys
+06-ex07:compare:nsys 06-ex08:baseline:nsys 06-ex08:optimized:nsys 07-ex01:forward:nsys"
+MULTI="01-ex04:baseline:nsys 01-ex04:optimized:nsys 03-ex03:profile:torch 05-ex02:strong:none
+05-ex03:buckets25:none 05-ex03:buckets1:none"
+SPECS=""
+want labs && SPECS="$SET1 $SET2"
+want labs1 && SPECS="$SPECS $SET1"
+want labs2 && SPECS="$SPECS $SET2"
+want multi && SPECS="$SPECS $MULTI"
+[ -n "${LAB_SPECS:-}" ] && SPECS="$LAB_SPECS"
+for spec in $SPECS; do
+  IFS=: read -r ex variant prof <<< "$spec"
+  echo "--- $ex $variant $prof ($(date +%T))"
+  mkdir -p "$OUT/lab_logs"
+  timeout "${LAB_TIMEOUT:-240}" python3 -m aiperf_lab.labs run "$ex" --variant "$variant" --profile "$prof" \
+    --runs-dir "$W/runs" > "$OUT/lab_logs/$ex-$variant-$prof.log" 2>&1
+  echo "exit $?"; grep -v "^  | " "$OUT/lab_logs/$ex-$variant-$prof.log" | tail -n 12
+  python3 benchmarks/lab_results.py "$W/runs" > "$OUT/lab_results.md"
 done
 python3 benchmarks/lab_results.py "$W/runs" | tee "$W/lab_results.md"
 cp "$W/lab_results.md" "$OUT/"
+# the run folders without the large profiler outputs
+tar -czf "$OUT/runs.tar.gz" -C "$W" --exclude='*.nsys-rep' --exclude='*.sqlite' --exclude='*.ncu-rep' \
+  --exclude='torch_trace.json' --exclude='memory_snapshot.pickle' --exclude='telemetry.csv' runs
+rm -rf "$W/runs"
 fi
 
 step summary

@@ -135,7 +135,9 @@ def test_nvtx_ranges_become_measurements_checks_can_read():
 
     table = Table("nvtx_sum", "", [], [[33.7, 286807681, 7, 40972525.9, 2453622.0, 1, 2, 3.0, "PushPop", ":forward"],
                                         [0.3, 2889049, 1, 2889049.0, 2889049.0, 1, 2, 0.0, "PushPop", "cuBLAS:cublasCreate_v2"]])
-    derived = runner._derived(table)
+    from aiperf_lab.labs.analyses import derive
+
+    derived = derive({table.name: table}, {})
     assert derived["nvtx_forward_med_ms"] == 2.454 and derived["nvtx_forward_avg_ms"] == 40.973
     assert "nvtx_cuBLAS_cublasCreate_v2_med_ms" in derived
 

@@ -17,14 +17,14 @@ from aiperf_lab.metrics.nsys_db import NsysDatabase
 from aiperf_lab.metrics.tables import format_value
 
 GROUND_TRUTH_REPORTS = ["cuda_gpu_kern_sum", "cuda_api_sum", "nvtx_sum", "nvtx_kern_sum", "cuda_gpu_mem_time_sum",
-                        "cuda_gpu_mem_size_sum"]
+                        "cuda_gpu_mem_size_sum", "osrt_sum"]
 DIGESTS = json.loads((DATA / "nsys_2025_3_1_corpus_digests.json").read_text())["outputs"]
 
 
 @pytest.mark.parametrize("report", GROUND_TRUTH_REPORTS)
 def test_csv_stdout_is_byte_identical_to_nsys_stats(report, capsys):
     """nsys 2025.3.1 on an H200: `nsys stats --report R --format csv` for lm_forward.sqlite (the size report
-    was written by this project's benchmarks/parity_check.py on the GPU machine, the others came with the data)."""
+    and osrt_sum reports were written by nsys on the GPU machine for this project, the others came with the data)."""
     code = main([str(H200 / "lm_forward.sqlite"), "--report", report, "--format", "csv"])
     out = capsys.readouterr().out
     assert code == 0

@@ -27,6 +27,7 @@ class Check:
     expr: str
     profile: str | None = None   # only evaluated when the run used this profiler (tables it needs)
     gpu_only: bool = True        # CPU runs (--size tiny) skip it
+    variant: str | None = None   # only evaluated for runs of this variant
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,8 @@ class Exercise:
     needs_gpu: bool = True
     cpu_size: bool = False               # the workload runs with --size tiny on the CPU
     profile: dict[str, Any] = field(default_factory=dict)  # per profiler: preset, kernel_regex, launch_count...
+    launcher: str = "python"             # "torchrun": one process per visible GPU
+    min_gpus: int = 1
 
     @property
     def default_variant(self) -> Variant:
@@ -98,10 +101,15 @@ def parse_catalog(document: dict) -> list[Module]:
                                      tuple(str(a) for a in spec.get("args", ())))
                              for name, spec in _require(e, "variants", where).items())
             checks = tuple(Check(str(_require(c, "id", where)), str(_require(c, "text", where)),
-                                 str(_require(c, "expr", where)), c.get("profile"), bool(c.get("gpu_only", True)))
+                                 str(_require(c, "expr", where)), c.get("profile"), bool(c.get("gpu_only", True)),
+                                 c.get("variant"))
                            for c in e.get("checks", ()))
             for check in checks:
                 expressions.parse(check.expr)  # a malformed check fails at load, not mid-run
+                if check.variant is not None and check.variant not in {v.name for v in variants}:
+                    raise CatalogError(f"{where}: check {check.id} names an unknown variant {check.variant!r}")
+                if check.profile is not None and check.profile not in PROFILERS:
+                    raise CatalogError(f"{where}: check {check.id} names an unknown profiler {check.profile!r}")
             difficulty = int(_require(e, "difficulty", where))
             if not 1 <= difficulty <= 5 or not variants:
                 raise CatalogError(f"{where}: difficulty 1-5 and at least one variant")
@@ -112,11 +120,20 @@ def parse_catalog(document: dict) -> list[Module]:
             unknown = set(profile) - set(PROFILERS)
             if unknown:
                 raise CatalogError(f"{where}: unknown profilers {sorted(unknown)}")
+            from aiperf_lab.labs.analyses import ANALYSES
+            for recipe in profile.values():
+                missing = [a for a in (recipe or {}).get("analyses", ()) if a not in ANALYSES]
+                if missing:
+                    raise CatalogError(f"{where}: unknown analyses {missing}")
+            launcher = str(e.get("launcher", "python"))
+            if launcher not in ("python", "torchrun"):
+                raise CatalogError(f"{where}: launcher must be python or torchrun")
             exercises.append(Exercise(exercise_id, module_title, str(_require(e, "title", where)),
                                       str(_require(e, "topic", where)), difficulty,
                                       tuple(str(c) for c in e.get("chapters", ())), walkthrough,
                                       str(_require(e, "workload", where)), variants, checks,
-                                      bool(e.get("needs_gpu", True)), bool(e.get("cpu_size", False)), profile))
+                                      bool(e.get("needs_gpu", True)), bool(e.get("cpu_size", False)), profile,
+                                      launcher, int(e.get("min_gpus", 2 if launcher == "torchrun" else 1))))
         modules.append(Module(module_id, module_title, tuple(exercises)))
     return modules
 

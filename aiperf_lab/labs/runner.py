@@ -74,12 +74,34 @@ def _chapter(exercise: Exercise) -> str | None:
     return next((c for c in exercise.chapters if c in metric_config.CHAPTER_OVERRIDES), None)
 
 
+def visible_gpu_count() -> int:
+    """GPUs a workload will see: CUDA_VISIBLE_DEVICES when set, else NVML's count, else 0."""
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is not None:
+        return len([v for v in visible.split(",") if v.strip() and not v.strip().startswith("-")])
+    try:
+        import pynvml
+        pynvml.nvmlInit()
+        try:
+            return int(pynvml.nvmlDeviceGetCount())
+        finally:
+            pynvml.nvmlShutdown()
+    except Exception:  # no driver, no library: no GPUs
+        return 0
+
+
 def build_argv(exercise: Exercise, variant: str, profile: str, size: str, folder: Path,
-               seconds: float | None = None) -> list[str]:
-    """The command line, an argv list: the workload, wrapped by the profiler the run asks for."""
+               seconds: float | None = None, gpus: int = 1) -> list[str]:
+    """The command line, an argv list: the workload (through torchrun for multi-GPU exercises),
+    wrapped by the profiler the run asks for."""
     chosen = exercise.variant(variant)
-    workload = [sys.executable, "-m", f"aiperf_lab.labs.workloads.{exercise.workload}", "--variant", chosen.name,
-                "--size", size, *chosen.args]
+    module = f"aiperf_lab.labs.workloads.{exercise.workload}"
+    if exercise.launcher == "torchrun":
+        workload = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", str(gpus),
+                    "-m", module]
+    else:
+        workload = [sys.executable, "-m", module]
+    workload += ["--variant", chosen.name, "--size", size, *chosen.args]
     if seconds is not None:
         workload += ["--seconds", str(seconds)]
     recipe = exercise.profile.get(profile) or {}
@@ -88,12 +110,23 @@ def build_argv(exercise: Exercise, variant: str, profile: str, size: str, folder
     if profile not in exercise.profile:
         raise InputError(f"{exercise.id} has no {profile} recipe; it offers: "
                          f"{', '.join(['none', *exercise.profile]) }")
-    metrics = metric_config.resolve(_chapter(exercise), recipe.get("preset", "minimal"))
+    metrics = metric_config.resolve(_chapter(exercise), recipe.get("preset", "minimal"),
+                                    add_ncu=recipe.get("metrics", ()))
+    if recipe.get("trace"):
+        metrics.nsys_trace = list(recipe["trace"])
     if profile == "nsys":
         tool = shutil.which("nsys")
         if not tool:
             raise InputError("profiling with nsys needs Nsight Systems' `nsys` on the PATH")
-        return metric_config.nsys_profile_argv(workload, str(folder / "profile"), metrics, nsys=tool)
+        extra = [str(a) for a in recipe.get("extra", ())]
+        if recipe.get("sample_cpu"):
+            extra = ["--sample", "process-tree", "--cpuctxsw", "none", *extra]
+        if recipe.get("capture"):
+            # only the part the workload marks with cudaProfilerStart/Stop (common.profiled); "stop", not
+            # the default stop-shutdown, so the workload lives on to report its measurements
+            extra = ["--capture-range", "cudaProfilerApi", "--capture-range-end", "stop", *extra]
+        return metric_config.nsys_profile_argv(workload, str(folder / "profile"), metrics, nsys=tool,
+                                               sample_cpu=bool(recipe.get("sample_cpu")), extra=extra)
     if profile == "ncu":
         tool = shutil.which("ncu")
         if not tool:
@@ -118,13 +151,17 @@ def run_exercise(exercise_id: str, variant: str | None = None, profile: str = "n
         raise InputError(f"unknown profiler {profile!r}; choose from {', '.join(PROFILERS)}")
     stamp = datetime.now(timezone.utc)
     folder = Path(runs_dir) / f"{stamp:%Y%m%dT%H%M%SZ}-{exercise.id}-{chosen.name}"
+    gpus = visible_gpu_count() if exercise.min_gpus > 1 or exercise.launcher == "torchrun" else 1
+    if gpus < exercise.min_gpus:
+        raise InputError(f"{exercise.id} needs at least {exercise.min_gpus} GPUs; this machine shows {gpus}"
+                         + (" (CUDA_VISIBLE_DEVICES limits it)" if "CUDA_VISIBLE_DEVICES" in os.environ else ""))
     # The argv first: a missing profiler is an error before anything is written.
-    argv = build_argv(exercise, chosen.name, profile, size, folder, seconds)
+    argv = build_argv(exercise, chosen.name, profile, size, folder, seconds, gpus=max(gpus, 1))
     try:
         folder.mkdir(parents=True, exist_ok=False)
     except OSError as exc:
         raise InputError(f"cannot create the run folder {folder}: {exc.strerror or exc}") from None
-    env_delta = {"PYTHONUNBUFFERED": "1", "PYTHONPATH": os.pathsep.join(
+    env_delta = {"PYTHONUNBUFFERED": "1", "AIPERF_RUN_DIR": str(folder.resolve()), "PYTHONPATH": os.pathsep.join(
         filter(None, [str(Path(aiperf_lab.__file__).resolve().parents[1]), os.environ.get("PYTHONPATH")]))}
     record = RunRecord(exercise.id, chosen.name, profile, size, str(folder), argv, env_delta,
                        stamp.isoformat(timespec="seconds"))
@@ -158,7 +195,7 @@ def run_exercise(exercise_id: str, variant: str | None = None, profile: str = "n
     record.energy = energy.as_dict()
     record.measurements = _measurements(result, energy, baseline, sampler)
     if record.exit_code == 0:
-        record.tables, derived = _profile_tables(profile, folder, record.notes)
+        record.tables, derived = _profile_tables(profile, folder, record.notes, exercise.profile.get(profile) or {})
         record.measurements.update(derived)
     record.checks = _evaluate(exercise, record, on_gpu=bool(sampler.devices))
     (folder / "run.json").write_text(json.dumps(asdict(record), indent=2, default=str) + "\n")
@@ -218,8 +255,9 @@ def _measurements(result: dict, energy, baseline: dict[int, float], sampler) -> 
     return values
 
 
-def _profile_tables(profile: str, folder: Path, notes: list[str]) -> tuple[list[str], dict]:
-    """Parse what the profiler wrote into tables/*.csv, and a few measurements checks can use."""
+def _profile_tables(profile: str, folder: Path, notes: list[str], recipe: dict) -> tuple[list[str], dict]:
+    """Parse what the profiler wrote into tables/*.csv, and the measurements checks can use."""
+    from aiperf_lab.labs import analyses
     from aiperf_lab.metrics.nsys_reports import MissingData
     from aiperf_lab.metrics.sources import open_profile
     from aiperf_lab.metrics.tables import to_csv
@@ -236,46 +274,29 @@ def _profile_tables(profile: str, folder: Path, notes: list[str]) -> tuple[list[
         notes.append(f"could not read the {profile} output: {exc}")
         return [], {}
     (folder / "tables").mkdir(exist_ok=True)
-    written, derived = [], {}
+    tables = {}
     for report in opened.reports:
         try:
-            tables = opened.report(report)
+            for table in opened.report(report):
+                tables[table.name] = table
         except (MissingData, InputError):
             continue
-        for table in tables:
-            (folder / "tables" / f"{table.name}.csv").write_text(to_csv(table))
-            written.append(table.name)
-            derived.update(_derived(table))
-    return written, derived
-
-
-def _derived(table) -> dict:
-    """Measurements taken from tables, named so that checks can read them."""
-    if table.name == "cuda_gpu_kern_sum" and table.rows:
-        from aiperf_lab.metrics.analysis import categorize
-        top = table.rows[0]
-        return {"top_kernel": top[-1], "top_kernel_pct": top[0], "top_kernel_calls": top[2],
-                "top_kernel_category": categorize(top[-1])}
-    if table.name == "kernel_breakdown":
-        return {f"{row[0].replace('/', '_')}_pct": row[1] for row in table.rows}
-    if table.name == "nvtx_sum":
-        # per range: mean and median duration in ms, e.g. nvtx_forward_med_ms (Avg (ns), Med (ns) are
-        # columns 3 and 4, Range the last); the median leaves out a few slow warm-up instances
-        derived = {}
-        for row in table.rows:
-            name = _identifier(row[-1])
-            derived[f"nvtx_{name}_avg_ms"] = round(row[3] / 1e6, 3)
-            derived[f"nvtx_{name}_med_ms"] = round(row[4] / 1e6, 3)
-        return derived
-    if table.name == "ncu_summary" and table.rows:
-        return {"ncu_first_verdict": table.rows[0][2]}
-    return {}
-
-
-def _identifier(range_name: str) -> str:
-    """':computing_softmax' -> 'computing_softmax'; 'NCCL:AllReduce' -> 'NCCL_AllReduce'."""
-    import re
-    return re.sub(r"\W+", "_", range_name.lstrip(":")).strip("_")
+    derived = analyses.derive(tables, recipe)
+    export = path.with_suffix(".sqlite")
+    for name in recipe.get("analyses", ()):
+        if not export.exists():
+            notes.append(f"analysis {name} needs the nsys SQLite export")
+            continue
+        try:
+            extra_tables, extra = analyses.ANALYSES[name](export, tables, recipe, folder)
+        except (MissingData, InputError) as exc:
+            notes.append(f"analysis {name}: {exc}")
+            continue
+        tables.update({t.name: t for t in extra_tables})
+        derived.update(extra)
+    for table in tables.values():
+        (folder / "tables" / f"{table.name}.csv").write_text(to_csv(table))
+    return list(tables), derived
 
 
 def _evaluate(exercise: Exercise, record: RunRecord, on_gpu: bool) -> list[CheckResult]:
@@ -283,6 +304,8 @@ def _evaluate(exercise: Exercise, record: RunRecord, on_gpu: bool) -> list[Check
     for check in exercise.checks:
         if record.exit_code != 0:
             status, detail = "skipped", f"the workload exited {record.exit_code}"
+        elif check.variant and check.variant != record.variant:
+            status, detail = "skipped", f"applies to the {check.variant} variant"
         elif check.profile and check.profile != record.profile:
             status, detail = "skipped", f"needs a run with --profile {check.profile}"
         elif check.gpu_only and not on_gpu:

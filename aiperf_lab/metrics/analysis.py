@@ -164,3 +164,55 @@ def gpu_idle(ops: Iterable[GpuOp], top_gaps: int = 10) -> list[Table]:
          "after the GPU went idle, so the GPU waited on the host (launch overhead, synchronization, "
          "data loading); no: the work was queued and the gap has another cause."])
     return [summary, gaps]
+
+
+def kernel_overlap(ops: Iterable[GpuOp]) -> Table:
+    """Per device: how much kernel time ran concurrently with another kernel (streams at work).
+
+    Overlap (%) = (summed kernel time - time with at least one kernel running) / summed kernel time:
+    0 when kernels ran one after another, approaching 100 when many ran at once.
+    """
+    kernels: dict[int, list[GpuOp]] = defaultdict(list)
+    for op in ops:
+        if op.kind == "kernel":
+            kernels[op.device].append(op)
+    rows = []
+    for device in sorted(kernels):
+        lane = kernels[device]
+        summed = sum(op.duration for op in lane)
+        covered = sum(b - a for a, b in _merge([(op.start, op.end) for op in lane]))
+        events = sorted([(op.start, 1) for op in lane] + [(op.end, -1) for op in lane])
+        running = peak = 0
+        for _t, step in events:
+            running += step
+            peak = max(peak, running)
+        rows.append([device, len(lane), len({op.stream for op in lane}), summed, covered,
+                     percent_of(summed - covered, summed) if summed else 0.0, peak])
+    return Table("kernel_overlap", "Kernel Concurrency",
+                 ["Device", "Kernels", "Streams", "Summed Kernel Time (ns)", "Kernel Busy Time (ns)", "Overlap (%)",
+                  "Most Concurrent"], rows,
+                 ["Overlap (%): the share of summed kernel time that ran while another kernel was also running."])
+
+
+def kernel_diff(before: Table, after: Table, top: int = 30) -> Table:
+    """Two cuda_gpu_kern_sum tables side by side, by kernel name: time and calls before and after.
+
+    Kernels only in one side show with 0 on the other; rows ordered by the largest absolute change.
+    """
+    def by_name(table: Table) -> dict[str, tuple[int, int]]:
+        total, count, name = (table.columns.index(c) for c in ("Total Time (ns)", "Instances", "Name"))
+        return {row[name]: (row[total], row[count]) for row in table.rows}
+
+    a, b = by_name(before), by_name(after)
+    rows = []
+    for name in set(a) | set(b):
+        (ta, ca), (tb, cb) = a.get(name, (0, 0)), b.get(name, (0, 0))
+        change = "removed" if not tb and ta else "new" if not ta and tb else ""
+        rows.append([tb - ta, ta, tb, ca, cb, round(tb / ta, 3) if ta and tb else None, change, name])
+    rows.sort(key=lambda r: (-abs(r[0]), r[-1]))
+    total_a, total_b = sum(t for t, _ in a.values()), sum(t for t, _ in b.values())
+    notes = [f"Total kernel time {total_a} ns before, {total_b} ns after"
+             + (f" ({total_b / total_a:.3f}x)." if total_a else ".")]
+    return Table("kernel_diff", "Kernel Time, Before and After",
+                 ["Change (ns)", "Before (ns)", "After (ns)", "Calls Before", "Calls After", "After/Before", "Status",
+                  "Name"], rows[:top], notes)

@@ -17,7 +17,8 @@ from aiperf_lab.metrics.tables import Table
 NSYS_REPORT_MAGIC = b"NVIDIA Tegra Profiler Report"
 
 NSYS_REPORTS = ["cuda_gpu_kern_sum", "cuda_api_sum", "nvtx_sum", "nvtx_kern_sum", "cuda_gpu_mem_time_sum",
-                "cuda_gpu_mem_size_sum", "kernel_breakdown", "gpu_idle", "nvtx_gpu"]
+                "cuda_gpu_mem_size_sum", "osrt_sum", "kernel_breakdown", "gpu_idle", "nvtx_gpu", "kernel_overlap",
+                "cpu_sample_sum", "cpu_samples_by_range", "cuda_api_callers", "expert_findings"]
 NCU_REPORTS = ["ncu_summary", "ncu_metrics"]
 TELEMETRY_REPORTS = ["telemetry_summary"]
 TORCH_REPORTS = ["cuda_gpu_kern_sum", "torch_annotation_sum", "kernel_breakdown", "gpu_idle"]
@@ -161,6 +162,12 @@ def _nsys_profile(path: Path) -> Profile:
             return [nsys_nvtx.nvtx_kern_sum(db, variant)]
         if name in ("nvtx_sum", "nvtx_gpu"):
             return [nsys_nvtx.nvtx_sum(db) if name == "nvtx_sum" else nsys_nvtx.nvtx_gpu(db, options.cross_thread)]
+        if name in ("osrt_sum", "cpu_sample_sum", "cpu_samples_by_range", "cuda_api_callers"):
+            from aiperf_lab.metrics import nsys_host
+            return [getattr(nsys_host, name)(db)]
+        if name == "expert_findings":
+            from aiperf_lab.metrics.expert import expert_findings
+            return [expert_findings(db)]
         from aiperf_lab.metrics import analysis
         from aiperf_lab.metrics.nsys_ops import as_gpu_op, load_gpu_ops
 
@@ -172,6 +179,8 @@ def _nsys_profile(path: Path) -> Profile:
             return [analysis.kernel_breakdown(load_gpu_ops(db))]
         if name == "gpu_idle":
             return analysis.gpu_idle(load_gpu_ops(db))
+        if name == "kernel_overlap":
+            return [analysis.kernel_overlap(load_gpu_ops(db))]
         simple = {"cuda_api_sum": nsys_reports.cuda_api_sum,
                   "cuda_gpu_mem_time_sum": nsys_reports.cuda_gpu_mem_time_sum,
                   "cuda_gpu_mem_size_sum": nsys_reports.cuda_gpu_mem_size_sum}

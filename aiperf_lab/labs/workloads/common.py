@@ -1,9 +1,12 @@
-"""Arguments and timing every workload shares."""
+"""Arguments, timing and markers every workload shares."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import statistics
+import sys
 
 
 def parser(description: str, variants: list[str]) -> argparse.ArgumentParser:
@@ -12,6 +15,7 @@ def parser(description: str, variants: list[str]) -> argparse.ArgumentParser:
     p.add_argument("--size", choices=["tiny", "full"], default="full",
                    help="tiny: a small problem, on the CPU where the exercise has a CPU path (for tests)")
     p.add_argument("--seconds", type=float, default=None, help="how long to keep the GPU busy, where it applies")
+    p.add_argument("--torch-trace", default=None, help="write a PyTorch profiler (Kineto) trace here")
     return p
 
 
@@ -20,7 +24,6 @@ def import_torch():
     try:
         import torch
     except ImportError:
-        import sys
         print("this workload needs PyTorch: pip install 'aiperf-lab[labs]' (or a torch build for your CUDA)",
               file=sys.stderr)
         raise SystemExit(2)
@@ -30,7 +33,7 @@ def import_torch():
 def device_for(torch, size: str):
     """The GPU when there is one; the CPU only for a tiny run; otherwise exit 2 with one line."""
     if torch.cuda.is_available():
-        return torch.device("cuda")
+        return torch.device("cuda", int(os.environ.get("LOCAL_RANK", 0)))
     if size == "tiny":
         return torch.device("cpu")
     from aiperf_lab.labs.result import need_gpu
@@ -39,6 +42,10 @@ def device_for(torch, size: str):
 
 def median_ms(torch, device, fn, reps: int = 10, warmup: int = 2) -> float:
     """Median time of fn() in ms: CUDA events on a GPU, a monotonic clock on the CPU."""
+    return statistics.median(times_ms(torch, device, fn, reps, warmup))
+
+
+def times_ms(torch, device, fn, reps: int = 10, warmup: int = 2) -> list[float]:
     for _ in range(warmup):
         fn()
     times = []
@@ -57,4 +64,69 @@ def median_ms(torch, device, fn, reps: int = 10, warmup: int = 2) -> float:
             t0 = time.perf_counter()
             fn()
             times.append((time.perf_counter() - t0) * 1000)
+    return times
+
+
+def wall_ms(torch, device, fn, reps: int = 5, warmup: int = 1) -> float:
+    """Median wall-clock time of fn() including host work, synchronizing before and after."""
+    import time
+    sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(reps):
+        sync()
+        t0 = time.perf_counter()
+        fn()
+        sync()
+        times.append((time.perf_counter() - t0) * 1000)
     return statistics.median(times)
+
+
+class Nvtx:
+    """NVTX push/pop that does nothing without CUDA (CPU runs in tests)."""
+
+    def __init__(self, torch):
+        self._nvtx = torch.cuda.nvtx if torch.cuda.is_available() else None
+
+    @contextlib.contextmanager
+    def range(self, name: str):
+        if self._nvtx:
+            self._nvtx.range_push(name)
+        try:
+            yield
+        finally:
+            if self._nvtx:
+                self._nvtx.range_pop()
+
+
+@contextlib.contextmanager
+def profiled(torch):
+    """The part of the run a profiler started with --capture-range=cudaProfilerApi records."""
+    on_gpu = torch.cuda.is_available()
+    if on_gpu:
+        torch.cuda.synchronize()
+        torch.cuda.cudart().cudaProfilerStart()
+    try:
+        yield
+    finally:
+        if on_gpu:
+            torch.cuda.synchronize()
+            torch.cuda.cudart().cudaProfilerStop()
+
+
+def rank() -> int:
+    return int(os.environ.get("RANK", 0))
+
+
+def require_torchrun(min_world: int = 2) -> int:
+    """The world size under torchrun; exit 2 with one line when started otherwise or with too few GPUs."""
+    world = int(os.environ.get("WORLD_SIZE", 0))
+    if world == 0:
+        print("this workload runs one process per GPU: start it through the labs runner "
+              "(python -m aiperf_lab.labs run ...) or torchrun --nproc-per-node N", file=sys.stderr)
+        raise SystemExit(2)
+    if world < min_world:
+        print(f"this workload needs at least {min_world} GPUs (processes); it got {world}", file=sys.stderr)
+        raise SystemExit(2)
+    return world

@@ -1,5 +1,6 @@
-"""07-ex01: a GPT-style model (4 layers, d=768, 12 heads, sequence 512, batch 4, fp32) timed from
-Python and annotated with NVTX ranges, forward only or a full training step.
+"""Module 07 (and 06-ex03/ex04): a GPT-style model (4 layers, d=768, 12 heads, sequence 512, batch 4,
+fp32) timed from Python and annotated with NVTX ranges: forward only, a full training step, or
+`both`: forward-only steps inside an "inference" range, then training steps inside "training".
 
 NVTX ranges (nsys shows them as ":<name>"): step, forward, scaled_dot_product_attention,
 computing_attention_scores, computing_softmax, final_matmul, and in training backward, optimizer.
@@ -72,7 +73,7 @@ def build(torch, d: int, heads: int, layers: int, vocab: int):
 
 
 def main() -> None:
-    args = parser(__doc__, ["forward", "train"]).parse_args()
+    args = parser(__doc__, ["forward", "train", "both"]).parse_args()
     torch = import_torch()
     device = device_for(torch, args.size)
     full = args.size == "full"
@@ -83,7 +84,29 @@ def main() -> None:
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
     tokens = torch.randint(0, vocab, (batch, seq), device=device)
     sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
-    train = args.variant == "train"
+    phases = {"forward": [("", False)], "train": [("", True)], "both": [("inference", False), ("training", True)]}
+    forward_ms: list[float] = []
+    for phase, train in phases[args.variant]:
+        if phase:
+            push(phase)
+        with torch.set_grad_enabled(train):
+            times = run_steps(torch, model, optimizer, tokens, vocab, train, push, pop, sync)
+        forward_ms = forward_ms or times  # the Python timing of the first phase's forward passes
+        if phase:
+            pop()
+    timed = forward_ms[WARMUP:]
+    emit(variant=args.variant, python_forward_ms=round(statistics.mean(timed), 3),
+         python_forward_median_ms=round(statistics.median(timed), 3), steps=STEPS, d_model=d, layers=layers,
+         seq=seq, batch=batch, heads=heads, **attention_flops(batch, heads, seq, d // heads))
+
+
+def attention_flops(batch: int, heads: int, seq: int, d_head: int) -> dict:
+    """FLOPs of one attention layer's pieces (seeds' formulas): QK^T, softmax (about 5 per score), AV."""
+    scores = batch * heads * seq * seq
+    return {"qk_flops": 2 * scores * d_head, "softmax_flops": 5 * scores, "av_flops": 2 * scores * d_head}
+
+
+def run_steps(torch, model, optimizer, tokens, vocab, train, push, pop, sync) -> list[float]:
     forward_ms = []
     for step in range(WARMUP + STEPS):
         push("warmup" if step < WARMUP else f"step_{step - WARMUP}")
@@ -106,10 +129,7 @@ def main() -> None:
             sync()
         pop()
         print(f"step {step}{' (warm-up)' if step < WARMUP else ''}: forward {forward_ms[-1]:.2f} ms", flush=True)
-    timed = forward_ms[WARMUP:]
-    emit(variant=args.variant, python_forward_ms=round(statistics.mean(timed), 3),
-         python_forward_median_ms=round(statistics.median(timed), 3), steps=STEPS, d_model=d, layers=layers,
-         seq=seq, batch=batch)
+    return forward_ms
 
 
 if __name__ == "__main__":

@@ -1,0 +1,79 @@
+"""02-ex01: memory bandwidth and coalescing, with kernels compiled at run time (NVRTC via cuda.core).
+
+Three copies of the same 256 MB array: `copy_coalesced` (thread i reads element i), `copy_vec4`
+(float4 loads and stores), and `copy_strided` (neighbouring threads read elements 32 floats apart,
+so every 4-byte read touches its own 32-byte sector). Bandwidths count bytes read plus written and
+are compared with PyTorch's own device-to-device copy measured in the same run.
+"""
+
+from __future__ import annotations
+
+from aiperf_lab.labs.result import emit
+from aiperf_lab.labs.workloads.common import import_torch, median_ms, parser, profiled
+from aiperf_lab.labs.workloads.nvrtc import Kernels, gpu_or_exit
+
+SOURCE = r"""
+extern "C" __global__ void copy_coalesced(const float* __restrict__ in, float* __restrict__ out, long long n) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+        out[i] = in[i];
+}
+extern "C" __global__ void copy_vec4(const float4* __restrict__ in, float4* __restrict__ out, long long n4) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n4; i += (long long)gridDim.x * blockDim.x)
+        out[i] = in[i];
+}
+// Thread i reads element (i % rows) * stride + i / rows: a permutation of the array in which
+// neighbouring threads are `stride` elements apart. Writes stay coalesced.
+extern "C" __global__ void copy_strided(const float* __restrict__ in, float* __restrict__ out, long long n,
+                                        long long stride) {
+    long long rows = n / stride;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+        out[i] = in[(i % rows) * stride + i / rows];
+}
+"""
+STRIDE = 32
+NAMES = ["copy_coalesced", "copy_vec4", "copy_strided"]
+
+
+def main() -> None:
+    args = parser(__doc__, ["coalesced", "strided"]).parse_args()
+    torch = import_torch()
+    gpu_or_exit(torch)
+    kernels = Kernels(torch, SOURCE, NAMES)
+    n = (64 << 20) if args.size == "full" else (1 << 20)
+    src = torch.rand(n, device="cuda")
+    dst = torch.empty_like(src)
+    # One thread per element (per float4): enough loads in flight to cover DRAM latency; a grid of a
+    # few blocks per SM with a grid-stride loop reached only ~60% of PyTorch's copy on an H200.
+    block = (256,)
+    grid, grid4 = ((n + 255) // 256,), ((n // 4 + 255) // 256,)
+
+    launches = {
+        "copy_coalesced": lambda: kernels.launch("copy_coalesced", grid, block, src, dst, n),
+        "copy_vec4": lambda: kernels.launch("copy_vec4", grid4, block, src, dst, n // 4),
+        "copy_strided": lambda: kernels.launch("copy_strided", grid, block, src, dst, n, STRIDE),
+    }
+    for name in NAMES:  # one launch each first: what ncu profiles (launch-count 3)
+        launches[name]()
+    torch.cuda.synchronize()
+    launches["copy_strided"]()
+    rows = n // STRIDE
+    expected = src.view(rows, STRIDE).t().reshape(-1)
+    correct = bool(torch.equal(dst, expected))
+    moved = 2 * n * 4 / 1e9  # GB read plus written
+
+    def gb_s(ms):
+        return round(moved / (ms / 1e3), 1)
+
+    torch_ms = median_ms(torch, torch.device("cuda"), lambda: dst.copy_(src))
+    timing = {name: median_ms(torch, torch.device("cuda"), fn) for name, fn in launches.items()}
+    with profiled(torch):
+        for _ in range(10):
+            launches["copy_strided" if args.variant == "strided" else "copy_coalesced"]()
+    emit(variant=args.variant, bytes_moved=2 * n * 4, stride=STRIDE, strided_result_correct=int(correct),
+         torch_copy_gb_s=gb_s(torch_ms), coalesced_gb_s=gb_s(timing["copy_coalesced"]),
+         vec4_gb_s=gb_s(timing["copy_vec4"]), strided_gb_s=gb_s(timing["copy_strided"]),
+         coalesced_over_strided=round(timing["copy_strided"] / timing["copy_coalesced"], 2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,113 @@
+"""Module 05: scaling.
+
+`single` (05-ex01): the baseline every scaling number is measured against. The data-parallel
+model of ddp_train (8 MLP blocks, 4096 -> 16384 -> 4096, bf16 autocast) trains on one GPU without
+DDP: step time and its spread over 20 steps, samples/s, achieved TFLOP/s (6 FLOPs per parameter
+and sample), peak memory.
+
+`strong` (05-ex02): strong scaling. The same global batch (4096) runs through ddp_train's worker on
+1, 2, 4 and 8 GPUs (as many as are visible), each size started by torchrun as its own job; reported:
+step time per size, speedup and efficiency T1 / (N x TN).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+from aiperf_lab.labs.result import PREFIX, emit
+from aiperf_lab.labs.workloads.common import device_for, import_torch, parser
+
+
+def single(args) -> None:
+    torch = import_torch()
+    device = device_for(torch, args.size)
+    full = args.size == "full"
+    d, hidden, blocks, batch = (4096, 16384, 8, 2048) if full else (64, 256, 2, 16)
+    nn = torch.nn
+    model = nn.Sequential(*[nn.Sequential(nn.Linear(d, hidden), nn.GELU(), nn.Linear(hidden, d))
+                            for _ in range(blocks)]).to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=1e-4)
+    x = torch.randn(batch, d, device=device)
+    on_gpu = device.type == "cuda"
+    sync = torch.cuda.synchronize if on_gpu else (lambda: None)
+
+    def step():
+        with torch.autocast(device.type, dtype=torch.bfloat16, enabled=on_gpu):
+            loss = model(x).float().pow(2).mean()
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=False)
+
+    for _ in range(3):
+        step()
+    if on_gpu:
+        torch.cuda.reset_peak_memory_stats()
+    times = []
+    for _ in range(20 if full else 3):
+        sync()
+        t0 = time.perf_counter()
+        step()
+        sync()
+        times.append((time.perf_counter() - t0) * 1000)
+    params = sum(p.numel() for p in model.parameters())
+    median = statistics.median(times)
+    emit(variant="single", dtype="bf16", params=params, batch=batch, step_ms=round(median, 3),
+         step_cv=round(statistics.stdev(times) / statistics.mean(times), 4) if len(times) > 1 else 0.0,
+         samples_per_s=round(batch / (median / 1e3), 1), tflops=round(6 * params * batch / (median / 1e3) / 1e12, 1),
+         peak_memory_gb=round(torch.cuda.max_memory_allocated() / 1e9, 2) if on_gpu else None,
+         work=batch * len(times), work_unit="samples")
+
+
+def visible_gpus() -> int:
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is not None:
+        return len([v for v in visible.split(",") if v.strip()])
+    torch = import_torch()
+    return torch.cuda.device_count()
+
+
+def strong(args) -> None:
+    gpus = visible_gpus()
+    if gpus < 2:
+        print(f"strong scaling needs at least 2 GPUs; this machine shows {gpus}", file=sys.stderr)
+        raise SystemExit(2)
+    sizes = [n for n in (1, 2, 4, 8) if n <= gpus]
+    results = {}
+    for n in sizes:
+        argv = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", str(n),
+                "-m", "aiperf_lab.labs.workloads.ddp_train", "--variant", "worker", "--size", args.size]
+        print(f"--- {n} GPU{'s' if n > 1 else ''}: {' '.join(argv[1:])}", flush=True)
+        done = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True)
+        line = next((l for l in reversed(done.stdout.splitlines()) if l.startswith(PREFIX)), None)
+        if done.returncode != 0 or line is None:
+            print(done.stdout[-2000:], flush=True)
+            print(f"the {n}-GPU run failed (exit {done.returncode})", file=sys.stderr)
+            raise SystemExit(1)
+        results[n] = json.loads(line[len(PREFIX):])
+        print(f"    step {results[n]['ddp_step_ms']} ms, {results[n]['samples_per_s']} samples/s", flush=True)
+    t1 = results[1]["ddp_step_ms"]
+    measurements = {"gpus": gpus, "sizes": ",".join(map(str, sizes)), "global_batch": results[1]["batch_per_gpu"]}
+    for n, r in results.items():
+        measurements[f"step_ms_{n}"] = r["ddp_step_ms"]
+        measurements[f"speedup_{n}"] = round(t1 / r["ddp_step_ms"], 3)
+        measurements[f"efficiency_{n}"] = round(t1 / (n * r["ddp_step_ms"]), 3)
+        measurements[f"comm_share_{n}"] = r["comm_share_of_step"]
+    largest = sizes[-1]
+    measurements.update(largest_gpus=largest, efficiency_largest=measurements[f"efficiency_{largest}"],
+                        speedup_largest=measurements[f"speedup_{largest}"])
+    emit(variant="strong", **measurements)
+
+
+def main() -> None:
+    args = parser(__doc__, ["single", "strong"]).parse_args()
+    (strong if args.variant == "strong" else single)(args)
+
+
+if __name__ == "__main__":
+    main()

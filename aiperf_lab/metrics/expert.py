@@ -1,0 +1,123 @@
+"""Expert rules: problems an nsys export shows without anyone reading the timeline.
+
+Each rule looks at one pattern, says whether it fired, and shows the numbers behind the call:
+- pageable_memcpy: host-device copies from or to pageable (not pinned) memory, which the driver
+  stages through a bounce buffer and which block the CPU even when issued as "async".
+- sync_memcpy: synchronous cudaMemcpy/cuMemcpy calls (the host waits for the GPU each time).
+- host_sync: the CPU synchronizes with the GPU (cudaDeviceSynchronize, cudaStreamSynchronize, event
+  waits) so often that it cannot queue work ahead: at least 50 times a second of trace.
+- gpu_low_utilization: the GPU was busy less than half of the span from its first to its last op.
+- tiny_kernels: most launches are shorter than 10 us, so launch overhead dominates.
+Thresholds are the module constants below; the numbers are in the Evidence column either way.
+"""
+
+from __future__ import annotations
+
+import re
+
+from aiperf_lab.metrics.nsys_db import KERNEL, MEMCPY, RUNTIME, NsysDatabase
+from aiperf_lab.metrics.nsys_reports import strip_api_version
+from aiperf_lab.metrics.summary_stats import percent_of
+from aiperf_lab.metrics.tables import Table
+
+PAGEABLE = 0                   # ENUM_CUDA_MEM_KIND: Pageable
+HOST_DEVICE_KINDS = (1, 2)     # Host-to-Device, Device-to-Host
+SYNC_RATE_PER_S = 50.0         # host_sync fires at this many synchronizations per second of trace
+LOW_UTILIZATION_PCT = 50.0
+TINY_KERNEL_NS = 10_000
+TINY_SHARE_PCT = 50.0
+_SYNC_API = re.compile(r"^(cudaDeviceSynchronize|cudaStreamSynchronize|cudaEventSynchronize|cuCtxSynchronize|"
+                       r"cuStreamSynchronize|cuEventSynchronize)")
+_SYNC_MEMCPY = re.compile(r"^(cudaMemcpy|cudaMemcpy2D|cudaMemcpy3D|cudaMemcpyToSymbol|cudaMemcpyFromSymbol|"
+                          r"cuMemcpy[A-Za-z0-9]*)$")
+
+COLUMNS = ["Rule", "Fired", "Evidence", "Advice"]
+
+
+def _span(db: NsysDatabase) -> int:
+    bounds = [db.query(f"SELECT min(start), max([end]) FROM {t}")[0] for t in (KERNEL, MEMCPY, RUNTIME) if db.has(t)]
+    starts = [a for a, _ in bounds if a is not None]
+    ends = [b for _, b in bounds if b is not None]
+    return max(ends) - min(starts) if starts and ends else 0
+
+
+def _pageable(db: NsysDatabase) -> list:
+    if not (db.has_column(MEMCPY, "srcKind") and db.has_column(MEMCPY, "dstKind")):
+        return ["pageable_memcpy", "n/a", "the export has no memory kinds for copies", ""]
+    kinds = ",".join(map(str, HOST_DEVICE_KINDS))
+    n, size, time = db.query(
+        f"SELECT count(*), coalesce(sum(bytes), 0), coalesce(sum([end] - start), 0) FROM {MEMCPY} "
+        f"WHERE copyKind IN ({kinds}) AND (srcKind = {PAGEABLE} OR dstKind = {PAGEABLE})")[0]
+    total = db.query(f"SELECT count(*) FROM {MEMCPY} WHERE copyKind IN ({kinds})")[0][0]
+    return ["pageable_memcpy", "yes" if n else "no",
+            f"{n} of {total} host-device copies use pageable memory ({size / 1e6:.1f} MB, {time / 1e6:.2f} ms on the GPU)",
+            "pin the host buffers (tensor.pin_memory(), DataLoader(pin_memory=True)) and copy with non_blocking=True"
+            if n else ""]
+
+
+def _api_rows(db: NsysDatabase) -> list[tuple[str, int]]:
+    rows = db.query(f"SELECT nameId, [end] - start FROM {RUNTIME}")
+    names = db.strings({r[0] for r in rows})
+    return [(strip_api_version(names.get(i, "")), d) for i, d in rows]
+
+
+def _sync_memcpy(calls: list[tuple[str, int]]) -> list:
+    hits = [d for name, d in calls if _SYNC_MEMCPY.match(name)]
+    return ["sync_memcpy", "yes" if hits else "no",
+            f"{len(hits)} synchronous memcpy calls, {sum(hits) / 1e6:.2f} ms of CPU time in them",
+            "use cudaMemcpyAsync on a stream with pinned memory, and synchronize once where the result is needed"
+            if hits else ""]
+
+
+def _host_sync(calls: list[tuple[str, int]], span: int) -> list:
+    # Frequency, not time: a GPU-bound loop that syncs once in a while waits long and is fine; one that
+    # syncs every step keeps the CPU from queueing work ahead, which the GPU pays for in idle gaps.
+    hits = [d for name, d in calls if _SYNC_API.match(name)]
+    share = percent_of(sum(hits), span) if span else 0.0
+    rate = len(hits) / (span / 1e9) if span else 0.0
+    fired = rate >= SYNC_RATE_PER_S
+    return ["host_sync", "yes" if fired else "no",
+            f"{len(hits)} synchronize calls ({rate:.0f}/s, fires at {SYNC_RATE_PER_S:.0f}/s), {sum(hits) / 1e6:.2f} ms, "
+            f"{share:.1f}% of the {span / 1e6:.1f} ms traced",
+            "find who synchronizes (tensor.item(), .cpu(), print of a GPU tensor; profile with --cudabacktrace) "
+            "and move it out of the hot loop" if fired else ""]
+
+
+def _utilization(db: NsysDatabase) -> list:
+    from aiperf_lab.metrics.analysis import gpu_idle
+    from aiperf_lab.metrics.nsys_ops import load_gpu_ops
+
+    ops = load_gpu_ops(db) if db.has(KERNEL) or db.has(MEMCPY) else []
+    if not ops:
+        return ["gpu_low_utilization", "n/a", "no GPU operations in the export", ""]
+    summary = gpu_idle(ops)[0]
+    devices = [row for row in summary.rows if row[1] == "all"]
+    worst = min(devices, key=lambda row: row[5])
+    fired = worst[5] < LOW_UTILIZATION_PCT
+    return ["gpu_low_utilization", "yes" if fired else "no",
+            f"GPU {worst[0]} busy {worst[5]:.1f}% of {worst[3] / 1e6:.1f} ms (fires under {LOW_UTILIZATION_PCT:.0f}%); "
+            f"largest gap {worst[8] / 1e6:.2f} ms",
+            "the GPU waits on the host: overlap data loading and CPU work with GPU work, remove syncs, "
+            "batch small launches (CUDA graphs)" if fired else ""]
+
+
+def _tiny_kernels(db: NsysDatabase) -> list:
+    if not db.has(KERNEL):
+        return ["tiny_kernels", "n/a", "no kernels in the export", ""]
+    n, tiny = db.query(f"SELECT count(*), coalesce(sum([end] - start < {TINY_KERNEL_NS}), 0) FROM {KERNEL}")[0]
+    share = percent_of(tiny, n) if n else 0.0
+    fired = share >= TINY_SHARE_PCT
+    return ["tiny_kernels", "yes" if fired else "no",
+            f"{tiny} of {n} kernels ({share:.1f}%) ran under {TINY_KERNEL_NS / 1000:.0f} us (fires at {TINY_SHARE_PCT:.0f}%)",
+            "fuse small operations (torch.compile), use larger batches or CUDA graphs" if fired else ""]
+
+
+def expert_findings(db: NsysDatabase) -> Table:
+    calls = _api_rows(db) if db.has(RUNTIME) else []
+    no_calls = "no CUDA API calls in the export"
+    rows = [_pageable(db) if db.has(MEMCPY) else ["pageable_memcpy", "n/a", "no memory copies in the export", ""],
+            _sync_memcpy(calls) if calls else ["sync_memcpy", "n/a", no_calls, ""],
+            _host_sync(calls, _span(db)) if calls else ["host_sync", "n/a", no_calls, ""],
+            _utilization(db), _tiny_kernels(db)]
+    return Table("expert_findings", "Expert Rules", COLUMNS, rows,
+                 ["Rules and thresholds: aiperf_lab/metrics/expert.py. 'n/a': the export lacks the data the rule needs."])
