@@ -5,7 +5,7 @@ model of ddp_train (8 MLP blocks, 4096 -> 16384 -> 4096, bf16 autocast) trains o
 DDP: step time and its spread over 20 steps, samples/s, achieved TFLOP/s (6 FLOPs per parameter
 and sample), peak memory.
 
-`strong` (05-ex02): strong scaling. The same global batch (4096) runs through ddp_train's worker on
+`strong` (05-ex02): strong scaling. The same global batch (8192) runs through ddp_train's worker on
 1, 2, 4 and 8 GPUs (as many as are visible), each size started by torchrun as its own job; reported:
 step time per size, speedup and efficiency T1 / (N x TN).
 """
