@@ -40,12 +40,17 @@ def device_for(torch, size: str):
     need_gpu(torch)
 
 
-def median_ms(torch, device, fn, reps: int = 10, warmup: int = 2) -> float:
-    """Median time of fn() in ms: CUDA events on a GPU, a monotonic clock on the CPU."""
-    return statistics.median(times_ms(torch, device, fn, reps, warmup))
+def median_ms(torch, device, fn, reps: int = 10, warmup: int = 2, inner: int = 1) -> float:
+    """Median time of fn() in ms: CUDA events on a GPU, a monotonic clock on the CPU.
+
+    `inner` > 1 calls fn that many times between the events and divides: for kernels shorter than
+    the CPU's cost of launching them (a cuda.core launch from Python takes tens of microseconds),
+    where one launch between two events would time the launch, not the kernel.
+    """
+    return statistics.median(times_ms(torch, device, fn, reps, warmup, inner))
 
 
-def times_ms(torch, device, fn, reps: int = 10, warmup: int = 2) -> list[float]:
+def times_ms(torch, device, fn, reps: int = 10, warmup: int = 2, inner: int = 1) -> list[float]:
     for _ in range(warmup):
         fn()
     times = []
@@ -54,10 +59,11 @@ def times_ms(torch, device, fn, reps: int = 10, warmup: int = 2) -> list[float]:
         for _ in range(reps):
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             start.record()
-            fn()
+            for _ in range(inner):
+                fn()
             end.record()
             end.synchronize()
-            times.append(start.elapsed_time(end))
+            times.append(start.elapsed_time(end) / inner)
     else:
         import time
         for _ in range(reps):

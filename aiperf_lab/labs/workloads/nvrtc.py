@@ -52,12 +52,15 @@ class Kernels:
         self._module = program.compile("cubin")
         self._kernels = {name: self._module.get_kernel(name) for name in names}
         self._stream = self.device.create_stream(_TorchStream(torch.cuda.current_stream()))
+        self._configs: dict = {}
 
     def launch(self, name: str, grid, block, *args, shared: int = 0) -> None:
-        core = self._core
-        config = core.LaunchConfig(grid=grid, block=block, shmem_size=shared)
+        key = (tuple(grid), tuple(block), shared)
+        config = self._configs.get(key)
+        if config is None:
+            config = self._configs[key] = self._core.LaunchConfig(grid=grid, block=block, shmem_size=shared)
         values = [a.data_ptr() if hasattr(a, "data_ptr") else int(a) for a in args]
-        core.launch(self._stream, config, self._kernels[name], *values)
+        self._core.launch(self._stream, config, self._kernels[name], *values)
 
 
 def gpu_or_exit(torch) -> None:

@@ -50,6 +50,7 @@ extern "C" __global__ void copy_strided(const float* __restrict__ in, float* __r
 }
 """
 UNROLL = 4
+INNER = 20  # launches per timed interval: a copy takes ~0.15 ms, about what a launch from Python costs
 STRIDE = 32
 NAMES = ["copy_coalesced", "copy_vec4", "copy_strided"]
 
@@ -83,8 +84,9 @@ def main() -> None:
     def gb_s(ms):
         return round(moved / (ms / 1e3), 1)
 
-    torch_ms = median_ms(torch, torch.device("cuda"), lambda: dst.copy_(src))
-    timing = {name: median_ms(torch, torch.device("cuda"), fn) for name, fn in launches.items()}
+    device = torch.device("cuda")
+    torch_ms = median_ms(torch, device, lambda: dst.copy_(src), inner=INNER)
+    timing = {name: median_ms(torch, device, fn, inner=INNER) for name, fn in launches.items()}
     with profiled(torch):
         for _ in range(10):
             launches["copy_strided" if args.variant == "strided" else "copy_coalesced"]()

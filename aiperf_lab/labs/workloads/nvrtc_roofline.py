@@ -16,6 +16,7 @@ from aiperf_lab.labs.workloads.common import import_torch, median_ms, parser, pr
 from aiperf_lab.labs.workloads.nvrtc import Kernels, gpu_or_exit
 
 K_VALUES = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
+INNER = 20  # launches per timed interval: short kernels would otherwise time Python's launch cost
 TEMPLATE = r"""
 extern "C" __global__ void roofline_k{K}(const float4* __restrict__ in, float4* __restrict__ out, long long n4) {{
     long long base = blockIdx.x * (long long)blockDim.x * 4 + threadIdx.x;
@@ -54,11 +55,12 @@ def main() -> None:
     for name in names:  # one launch each first: what ncu profiles (launch-count 10)
         kernels.launch(name, grid, block, src, dst, n4)
     device = torch.device("cuda")
-    copy_ms = median_ms(torch, device, lambda: dst.copy_(src))
+    copy_ms = median_ms(torch, device, lambda: dst.copy_(src), inner=INNER)
     memory_roof = 2 * n * 4 / (copy_ms / 1e3) / 1e9
     results = {}
     for k, name in zip(K_VALUES, names):
-        ms = median_ms(torch, device, lambda name=name: kernels.launch(name, grid, block, src, dst, n4), reps=5)
+        ms = median_ms(torch, device, lambda name=name: kernels.launch(name, grid, block, src, dst, n4), reps=5,
+                        inner=INNER)
         flops = flops_per_element(k) * n
         results[k] = (flops / (ms / 1e3) / 1e9, 2 * n * 4 / (ms / 1e3) / 1e9, flops_per_element(k) / 8)
         print(f"K={k:>3}  intensity {results[k][2]:7.2f} FLOP/B  {results[k][0]:9.0f} GFLOP/s  {results[k][1]:7.0f} GB/s",
