@@ -4,6 +4,8 @@
     python -m aiperf_lab.labs show EXERCISE
     python -m aiperf_lab.labs run EXERCISE [--variant V] [--profile none|nsys|ncu|torch] [--size tiny|full]
                                   [--seconds N] [--runs-dir DIR]
+    python -m aiperf_lab.labs history [--runs-dir DIR]
+    python -m aiperf_lab.labs compare RUN_BEFORE RUN_AFTER [--format table|csv]
 """
 
 from __future__ import annotations
@@ -36,7 +38,16 @@ def run(argv: list[str]) -> int:
     start.add_argument("--size", choices=["tiny", "full"], default="full")
     start.add_argument("--seconds", type=float)
     start.add_argument("--runs-dir", type=Path, default=Path("runs"))
+    past = commands.add_parser("history", help="past runs, newest first")
+    past.add_argument("--runs-dir", type=Path, default=Path("runs"))
+    diff = commands.add_parser("compare", help="two run folders side by side")
+    diff.add_argument("before", type=Path)
+    diff.add_argument("after", type=Path)
+    diff.add_argument("--format", choices=["table", "csv"], default="table")
     args = parser.parse_args(argv)
+
+    if args.command in ("history", "compare"):
+        return _history(args)
 
     if args.command == "list":
         labs = list_labs()
@@ -66,6 +77,27 @@ def run(argv: list[str]) -> int:
     if record.exit_code == 2:
         raise InputError(f"the workload could not run here (see {record.folder}/stdout.log)")
     return 0 if record.exit_code == 0 else 1
+
+
+def _history(args) -> int:
+    from aiperf_lab.labs.history import compare_runs, list_runs, load_run
+    from aiperf_lab.metrics.render import render_terminal
+    from aiperf_lab.metrics.tables import to_csv
+
+    if args.command == "history":
+        runs = list_runs(args.runs_dir)
+        if not runs:
+            print(f"no runs under {args.runs_dir}", file=sys.stderr)
+        for run in runs:
+            print(f"{'pass' if run.passed else 'FAIL'}  {run.label}  {run.folder}")
+        return 0
+    tables = compare_runs(load_run(args.before), load_run(args.after))
+    if args.format == "csv":
+        for table in tables:
+            sys.stdout.write(to_csv(table))
+    else:
+        render_terminal(tables)
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:

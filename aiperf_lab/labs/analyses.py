@@ -24,10 +24,12 @@ def identifier(text: str) -> str:
 
 
 def kernel_short_name(name: str) -> str:
-    """'void copy_strided<4>(float const*, long long)' -> 'copy_strided'."""
-    head = name.split("(", 1)[0].strip()
-    head = re.sub(r"<.*$", "", head)
-    return identifier(head.split()[-1] if head.split() else head)
+    """'void copy_strided<4>(float const*, long long)' -> 'copy_strided';
+    'at::native::(anonymous namespace)::layer_norm_kernel(int)' -> 'layer_norm_kernel'."""
+    head = name.replace("(anonymous namespace)", "").split("(", 1)[0]
+    head = head.split("<", 1)[0].strip()
+    last = head.split("::")[-1].split()
+    return identifier(last[-1] if last else head)
 
 
 # OS runtime calls by what they do, whichever libc entry point the program went through.

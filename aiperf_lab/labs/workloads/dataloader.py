@@ -28,7 +28,7 @@ def make_dataset(torch, side: int):
         def __getitem__(self, index):
             generator = torch.Generator().manual_seed(index)
             image = torch.rand(3, side, side, generator=generator)
-            for _ in range(3):  # "augmentation": a few full passes over the image
+            for _ in range(6):  # "augmentation": a few full passes over the image
                 image = torch.sqrt(image * 0.9 + 0.1)
             return image, index % 10
 

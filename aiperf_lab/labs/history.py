@@ -1,0 +1,123 @@
+"""Past runs from their run folders, and two runs side by side: what the console's History screen and
+`python -m aiperf_lab.labs compare` show.
+
+A run folder is what the runner writes: run.json, and tables/*.csv when a profile was taken.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from aiperf_lab.errors import InputError
+from aiperf_lab.metrics.tables import Table
+
+
+@dataclass(frozen=True)
+class PastRun:
+    folder: Path
+    record: dict[str, Any]
+
+    @property
+    def label(self) -> str:
+        r = self.record
+        return f"{r.get('started_utc', '?')} {r.get('exercise', '?')} {r.get('variant', '?')} ({r.get('profile', 'none')})"
+
+    @property
+    def passed(self) -> bool:
+        checks = self.record.get("checks") or []
+        return self.record.get("exit_code") == 0 and all(c.get("status") in ("pass", "skipped") for c in checks)
+
+    def table(self, name: str) -> Table | None:
+        """A table the runner saved (tables/<name>.csv), numbers as numbers."""
+        path = self.folder / "tables" / f"{name}.csv"
+        if not path.is_file():
+            return None
+        with path.open(newline="", encoding="utf-8") as f:
+            rows = list(csv.reader(f))
+        if not rows:
+            return None
+        return Table(name, name, rows[0], [[_number(cell) for cell in row] for row in rows[1:]])
+
+
+def _number(text: str):
+    if text == "":
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        try:
+            return float(text)
+        except ValueError:
+            return text
+
+
+def load_run(folder: str | Path) -> PastRun:
+    folder = Path(folder)
+    path = folder / "run.json"
+    if not path.is_file():
+        raise InputError(f"{folder}: not a run folder (no run.json)")
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise InputError(f"{path}: unreadable run record ({exc})") from None
+    if not isinstance(record, dict) or "exercise" not in record:
+        raise InputError(f"{path}: not a lab run record")
+    return PastRun(folder, record)
+
+
+def list_runs(runs_dir: str | Path) -> list[PastRun]:
+    """Every readable run under runs_dir, newest first; unreadable folders are skipped."""
+    runs = []
+    for path in sorted(Path(runs_dir).glob("*/run.json"), reverse=True):
+        try:
+            runs.append(load_run(path.parent))
+        except InputError:
+            continue
+    return runs
+
+
+SUMMARY_FIELDS = [("seconds", "Run time (s)", ("seconds",)), ("energy_j", "Energy (J)", ("energy", "joules")),
+                  ("avg_power_w", "Average power (W)", ("measurements", "avg_power_w")),
+                  ("kernel_time_ns", "Kernel time (ns)", ("measurements", "kernel_time_ns")),
+                  ("top_kernel", "Top kernel", ("measurements", "top_kernel"))]
+
+
+def _dig(record: dict, path: tuple[str, ...]):
+    value: Any = record
+    for key in path:
+        value = value.get(key) if isinstance(value, dict) else None
+    return value
+
+
+def compare_runs(before: PastRun, after: PastRun) -> list[Table]:
+    """The run summary with deltas, the measurements both runs share, and the kernel diff when both
+    runs have a kernel table."""
+    rows = []
+    for _key, label, path in SUMMARY_FIELDS:
+        a, b = _dig(before.record, path), _dig(after.record, path)
+        rows.append([label, a, b, *_delta(a, b)])
+    common = sorted(set(before.record.get("measurements", {})) & set(after.record.get("measurements", {})))
+    measured = []
+    for name in common:
+        a, b = before.record["measurements"][name], after.record["measurements"][name]
+        if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool) and a != b:
+            measured.append([name, a, b, *_delta(a, b)])
+    tables = [Table("run_diff", f"{before.label}  ->  {after.label}", ["Quantity", "Before", "After", "Change", "After/Before"],
+                    rows),
+              Table("measurement_diff", "Measurements that changed", ["Measurement", "Before", "After", "Change",
+                                                                       "After/Before"], measured)]
+    kern_a, kern_b = before.table("cuda_gpu_kern_sum"), after.table("cuda_gpu_kern_sum")
+    if kern_a is not None and kern_b is not None:
+        from aiperf_lab.metrics.analysis import kernel_diff
+        tables.append(kernel_diff(kern_a, kern_b))
+    return tables
+
+
+def _delta(a, b) -> list:
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+        return [round(b - a, 6), round(b / a, 3) if a else None]
+    return ["", None]
