@@ -1,33 +1,108 @@
-"""aiperf-console: entry point of the console.
+"""aiperf-console: the lab console.
 
-`--list-labs` prints the lab catalog as JSON and exits; it imports no Textual so scripts and tests can
-ask for the catalog cheaply. The interactive Textual app is not part of this release yet: without a
-flag the command says so and points at the commands that do exist.
+    aiperf-console                     live NVML telemetry, the labs, runs in ./runs
+    aiperf-console --demo              a real H200 recording replayed, with real results bundled
+    aiperf-console --replay FILE       play a telemetry recording (aiperf CSV, NVML raw, nvidia-smi CSV)
+    aiperf-console --list-labs         the lab catalog as JSON, and exit
+
+Without an NVIDIA driver it still starts: it says why in one line, shows CPU telemetry and the labs,
+and points to --demo. `--list-labs` imports no Textual, so scripts can ask for the catalog cheaply.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from pathlib import Path
 
 from aiperf_lab.cli_support import OneLineParser, run_cli
 from aiperf_lab.errors import InputError
 
+DEMO_RECORDING = Path(__file__).resolve().parents[1] / "metrics" / "telemetry" / "data" / "nvml_100hz_matmul_copy.csv"
 
-def run(argv: list[str]) -> int:
+
+def _rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 1 <= value <= 100:
+        raise argparse.ArgumentTypeError(f"sampling rate must be 1 to 100 Hz, not {text!r}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(prog="aiperf-console", description=__doc__,
                            formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--list-labs", action="store_true",
                         help='print the lab catalog as JSON: [{"module","id","title","difficulty","topic"}]')
-    args = parser.parse_args(argv)
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--demo", action="store_true", help="replay a real H200 recording and show bundled results")
+    source.add_argument("--replay", type=Path, metavar="FILE", help="play a telemetry recording instead of NVML")
+    parser.add_argument("--runs-dir", type=Path, default=Path("runs"), help="where runs are written (default ./runs)")
+    parser.add_argument("--rate", type=_rate, default=10.0, metavar="HZ", help="NVML sampling rate (default 10)")
+    parser.add_argument("--ascii", action="store_true", help="charts in plain ASCII characters")
+    return parser
+
+
+def make_context(args: argparse.Namespace):
+    """The feed and the paths for the mode asked for. Raises InputError for a bad recording."""
+    from aiperf_lab.console.context import DEMO_RUNS, ConsoleContext
+
+    ascii_only = args.ascii or bool(os.environ.get("NO_COLOR"))
+    if args.demo or args.replay:
+        from aiperf_lab.metrics.telemetry.recording import ReplayFeed, read_recording
+
+        path = DEMO_RECORDING if args.demo else args.replay
+        if not path.is_file():
+            raise InputError(f"{path}: no such recording")
+        feed = ReplayFeed(read_recording(path), loop=True).start()
+        gpu = feed.devices[0].name if feed.devices and feed.devices[0].name else "a GPU"
+        notice = (f"DEMO: replaying a real recording of {gpu} running matmuls and copies, looped; History and "
+                  f"Results show real runs from H200s. Runs you start here are real runs on this machine."
+                  if args.demo else f"REPLAY of {path.name} (looped), not live telemetry")
+        history = [args.runs_dir, DEMO_RUNS] if args.demo else [args.runs_dir]
+        ctx = ConsoleContext(feed, runs_dir=args.runs_dir, history_dirs=history, notice=notice, demo=args.demo,
+                             ascii_only=ascii_only)
+        if args.demo:
+            newest = sorted(DEMO_RUNS.glob("*/run.json"))
+            if newest:
+                ctx.results_pending = ("run", newest[-1].parent)
+        return ctx
+    from aiperf_lab.metrics.telemetry.sampler import Sampler
+
+    feed = Sampler(args.rate, window_s=900).start()
+    notice = None
+    if not feed.devices:
+        notice = (f"No NVIDIA GPU telemetry: {feed.status}. Showing CPU telemetry and the labs; "
+                  f"aiperf-console --demo replays a real H200 recording.")
+    return ConsoleContext(feed, runs_dir=args.runs_dir, notice=notice, ascii_only=ascii_only)
+
+
+def run(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
     if args.list_labs:
         from aiperf_lab.labs.catalog import list_labs
 
         print(json.dumps(list_labs(), indent=2))
         return 0
-    raise InputError("aiperf-console: the interactive console is not in this release yet; "
-                     "use --list-labs, python -m aiperf_lab.labs, aiperf-stats or aiperf-triage")
+    if args.replay is not None and not args.replay.is_file():
+        raise InputError(f"{args.replay}: no such recording")
+    if not sys.stdout.isatty() or not sys.stdin.isatty():
+        raise InputError("aiperf-console needs a terminal (stdin and stdout); for scripts use --list-labs, "
+                         "python -m aiperf_lab.labs, aiperf-stats or aiperf-triage")
+    ctx = make_context(args)
+    from aiperf_lab.console.app import LabConsole
+
+    app = LabConsole(ctx, watch_tty=True)
+    try:
+        app.run()
+    finally:
+        ctx.stop_work()       # no workload or triage child outlives the console, on any exit path
+        ctx.feed.close()
+    return app.return_code or 0
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,65 @@
+"""Help: every key, by screen."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Markdown
+
+HELP = """\
+# aiperf-console keys
+
+Everything works from the keyboard; the footer shows the keys of the screen you are on.
+
+| key | anywhere |
+|---|---|
+| 1 / 2 / 3 / 4 / 5 / 6 | Labs, Monitor, Run, Results, History, Triage |
+| ? or F1 | this help (escape closes it) |
+| ctrl+p | command palette: every screen and action by name |
+| q | quit (stops a running workload or triage first) |
+
+| key | Labs |
+|---|---|
+| arrows, enter | move in the exercise tree; the walkthrough follows |
+| r / n / c / t | run the exercise plain / under nsys / under ncu / under the PyTorch profiler |
+| v | next variant (baseline, optimized, ...) |
+| z | problem size: full (GPU) or tiny (CPU, for a machine without a GPU) |
+
+| key | Run |
+|---|---|
+| x | cancel the run (asks first; the workload gets Ctrl-C, then TERM, then KILL) |
+| o | open the run's tables in Results |
+
+| key | Results |
+|---|---|
+| up / down | pick a table on the left; enter moves into it |
+| / | filter rows by text (enter applies, escape clears) |
+| s | sort by the column under the cursor (again: the other way) |
+| e | export what is shown to CSV (the path is shown) |
+
+| key | History |
+|---|---|
+| enter | open the run's tables |
+| m, then c | mark a run as "before", move to another, compare them |
+| g | reload |
+
+| key | Triage |
+|---|---|
+| enter or b | start a bundle of the given duration |
+| x | stop it early (the archive is still written, marked interrupted) |
+
+Over SSH: no mouse needed; NO_COLOR is honoured; `--ascii` draws charts with plain characters.
+"""
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,q,question_mark,f1", "dismiss_help", "Close")]
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help"):
+            yield Markdown(HELP)
+
+    def action_dismiss_help(self) -> None:
+        self.dismiss(None)

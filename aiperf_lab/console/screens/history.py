@@ -1,0 +1,87 @@
+"""History: past runs from the run folders, newest first. Enter opens a run's tables; `m` marks a run
+as "before" and `c` compares it with the run under the cursor (time, energy, measurements, kernels)."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Static
+
+from aiperf_lab.console.widgets import Notice
+
+
+class HistoryScreen(Screen):
+    BINDINGS = [Binding("m", "mark", "Mark before"), Binding("c", "compare", "Compare"),
+                Binding("g", "reload", "Reload")]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Notice(id="notice")
+        yield Static("", id="history-status")
+        yield DataTable(id="history-table", zebra_stripes=True, cursor_type="row")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.marked = None
+        table = self.query_one(DataTable)
+        table.add_columns("", "Started (UTC)", "Exercise", "Variant", "Profile", "Seconds", "Energy (J)", "Checks")
+        self.action_reload()
+
+    def on_screen_resume(self) -> None:
+        self.action_reload()
+
+    def action_reload(self) -> None:
+        from aiperf_lab.labs.history import list_runs
+        self.runs = [run for folder in self.app.ctx.history_dirs for run in list_runs(folder)]
+        self.runs.sort(key=lambda r: str(r.record.get("started_utc", "")), reverse=True)
+        table = self.query_one(DataTable)
+        table.clear()
+        for i, run in enumerate(self.runs):
+            r = run.record
+            checks = r.get("checks") or []
+            passed = sum(c.get("status") == "pass" for c in checks)
+            failed = sum(c.get("status") in ("fail", "error") for c in checks)
+            energy = (r.get("energy") or {}).get("joules")
+            table.add_row("*" if self.marked is not None and run.folder == self.marked.folder else "",
+                          str(r.get("started_utc", ""))[:19], r.get("exercise", ""), r.get("variant", ""),
+                          r.get("profile", ""), r.get("seconds", ""), f"{energy:.0f}" if energy is not None else "",
+                          f"{passed} pass, {failed} fail" if checks else "", key=str(i))
+        where = ", ".join(str(d) for d in self.app.ctx.history_dirs)
+        self.query_one("#history-status", Static).update(
+            f"{len(self.runs)} runs in {where}. enter: open   m: mark as before   c: compare with the marked run"
+            if self.runs else f"no runs yet in {where}")
+        table.focus()
+
+    def _current(self):
+        table = self.query_one(DataTable)
+        if not self.runs or table.cursor_row is None or table.cursor_row >= len(self.runs):
+            return None
+        return self.runs[table.cursor_row]
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        run = self._current()
+        if run is not None:
+            self.app.show_run(run.folder)
+
+    def action_mark(self) -> None:
+        run = self._current()
+        if run is None:
+            return
+        self.marked = run
+        row = self.query_one(DataTable).cursor_row
+        self.action_reload()
+        self.query_one(DataTable).move_cursor(row=row)
+        self.notify(f"marked {run.label} as before; move to another run and press c")
+
+    def action_compare(self) -> None:
+        run = self._current()
+        if self.marked is None or run is None:
+            self.notify("mark a run with m first, then put the cursor on the other one", severity="warning")
+            return
+        if run.folder == self.marked.folder:
+            self.notify("pick a different run to compare with", severity="warning")
+            return
+        from aiperf_lab.labs.history import compare_runs
+        tables = compare_runs(self.marked, run)
+        self.app.show_tables(f"{self.marked.label}  ->  {run.label}", tables, f"compare-{run.folder.name}")

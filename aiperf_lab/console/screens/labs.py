@@ -1,0 +1,94 @@
+"""Labs: the module/exercise tree and the selected exercise's walkthrough; run it plain or under a
+profiler, pick the variant and the problem size."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Markdown, Static, Tree
+
+from aiperf_lab.console.widgets import Notice
+from aiperf_lab.labs.catalog import Exercise, load_catalog
+
+
+class LabsScreen(Screen):
+    BINDINGS = [
+        Binding("r", "run('none')", "Run"),
+        Binding("n", "run('nsys')", "nsys"),
+        Binding("c", "run('ncu')", "ncu"),
+        Binding("t", "run('torch')", "torch"),
+        Binding("v", "next_variant", "Variant"),
+        Binding("z", "toggle_size", "Size"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.exercise: Exercise | None = None
+        self.variant: str | None = None
+        self.problem_size = "full"
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Notice(id="notice")
+        with Horizontal():
+            tree: Tree = Tree("Labs", id="lab-tree")
+            tree.root.expand()
+            for module in load_catalog():
+                branch = tree.root.add(module.title, expand=True)
+                for exercise in module.exercises:
+                    branch.add_leaf(f"{exercise.id[:7]} {exercise.title}", data=exercise)
+            yield tree
+            with VerticalScroll(id="walkthrough-pane"):
+                yield Static("", id="selection")
+                yield Markdown("Select an exercise on the left (arrows, enter).", id="walkthrough", open_links=False)
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one(Tree).focus()
+
+    def on_tree_node_highlighted(self, event: Tree.NodeHighlighted) -> None:
+        if isinstance(event.node.data, Exercise) and event.node.data is not self.exercise:
+            self.select(event.node.data)
+
+    def select(self, exercise: Exercise) -> None:
+        self.exercise = exercise
+        self.variant = exercise.default_variant.name
+        self.query_one("#walkthrough", Markdown).update(exercise.walkthrough_text())
+        self.query_one("#walkthrough-pane", VerticalScroll).scroll_home(animate=False)
+        self._show_selection()
+
+    def _show_selection(self) -> None:
+        e = self.exercise
+        if e is None:
+            return
+        variant = e.variant(self.variant)
+        profilers = ", ".join(["none", *e.profile]) or "none"
+        gpus = f"   GPUs: {e.min_gpus}+ (torchrun)" if e.min_gpus > 1 else ""
+        self.query_one("#selection", Static).update(
+            f"{e.id}   variant: {variant.name} ({variant.description})   size: {self.problem_size}   "
+            f"profilers: {profilers}{gpus}")
+
+    def action_next_variant(self) -> None:
+        if self.exercise is None:
+            return
+        names = [v.name for v in self.exercise.variants]
+        self.variant = names[(names.index(self.variant) + 1) % len(names)]
+        self._show_selection()
+
+    def action_toggle_size(self) -> None:
+        self.problem_size = "tiny" if self.problem_size == "full" else "full"
+        if self.exercise is not None and self.problem_size == "tiny" and not self.exercise.cpu_size:
+            self.notify(f"{self.exercise.id} has no tiny CPU size; it needs a GPU", severity="warning")
+        self._show_selection()
+
+    def action_run(self, profile: str) -> None:
+        if self.exercise is None:
+            self.notify("select an exercise first", severity="warning")
+            return
+        if profile != "none" and profile not in self.exercise.profile:
+            self.notify(f"{self.exercise.id} has no {profile} recipe; it offers "
+                        f"{', '.join(['none', *self.exercise.profile])}", severity="error")
+            return
+        self.app.start_run(self.exercise.id, self.variant, profile, self.problem_size)

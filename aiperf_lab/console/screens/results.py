@@ -1,0 +1,80 @@
+"""Results: the tables of a run (kernels, NVTX ranges, API calls, ncu summary with verdicts, kernel
+breakdown, ...) or of a comparison: pick one on the left; filter, sort and export it on the right."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import Footer, Header, OptionList, Static
+from textual.widgets.option_list import Option
+
+from aiperf_lab.console.widgets import Notice, TableView
+from aiperf_lab.metrics.tables import Table
+
+# Shown first when present: the tables a learner reads first.
+PREFERRED = ["cuda_gpu_kern_sum", "kernel_breakdown", "ncu_summary", "nvtx_sum", "cuda_api_sum", "gpu_idle",
+             "expert_findings", "kernel_diff", "run_diff", "measurement_diff"]
+
+
+class ResultsScreen(Screen):
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Notice(id="notice")
+        yield Static("No results yet: run an exercise, or open a run from History (5).", id="results-title")
+        with Horizontal():
+            yield OptionList(id="results-tables")
+            yield TableView(export_dir=self.app.ctx.runs_dir / "exports", id="results-view")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.tables: list[Table] = []
+        self.sync()
+
+    def on_screen_resume(self) -> None:
+        self.sync()
+
+    def sync(self) -> None:
+        """Show what the app asked for last (a run folder, or a comparison's tables)."""
+        pending, self.app.ctx.results_pending = self.app.ctx.results_pending, None
+        if pending is None:
+            return
+        if pending[0] == "run":
+            self.load_run(pending[1])
+        else:
+            _kind, title, tables, export_name = pending
+            self.show_tables(title, tables, Path(self.app.ctx.runs_dir) / "exports" / export_name)
+
+    def load_run(self, folder: str | Path) -> None:
+        from aiperf_lab.labs.history import load_run
+        run = load_run(folder)
+        names = sorted((p.stem for p in (run.folder / "tables").glob("*.csv")),
+                       key=lambda n: (PREFERRED.index(n) if n in PREFERRED else len(PREFERRED), n))
+        tables = [t for t in (run.table(n) for n in names) if t is not None]
+        checks = run.record.get("checks") or []
+        if checks:
+            tables.insert(0, Table("checks", "Checks", ["Check", "Result", "Numbers"],
+                                   [[c.get("text"), str(c.get("status", "")).upper(), c.get("detail")] for c in checks]))
+        self.show_tables(f"{run.label}   {run.folder}", tables, Path(self.app.ctx.runs_dir) / "exports" / run.folder.name)
+
+    def show_tables(self, title: str, tables: list[Table], export_dir: Path) -> None:
+        self.tables = tables
+        self.query_one("#results-title", Static).update(title if tables else f"{title}: no tables (run with a profiler)")
+        view = self.query_one(TableView)
+        view.export_dir = export_dir
+        options = self.query_one(OptionList)
+        options.clear_options()
+        options.add_options([Option(f"{t.name} ({len(t.rows)})", id=str(i)) for i, t in enumerate(tables)])
+        view.show(tables[0] if tables else None)
+        if tables:
+            options.highlighted = 0
+            options.focus()
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if event.option_id is not None and self.tables:
+            self.query_one(TableView).show(self.tables[int(event.option_id)])
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.query_one("#table-data").focus()

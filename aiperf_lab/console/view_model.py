@@ -1,0 +1,116 @@
+"""What the console's screens show, computed without Textual: the text of a GPU card, block-character
+series decimated to a width, elapsed and energy formatting. Kept apart so it is testable as plain
+functions and cheap to call at 4-10 Hz."""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+from aiperf_lab.metrics.telemetry.model import GpuInfo, GpuSample, GpuStatus, HostSample, Tick
+
+BLOCKS = " ▁▂▃▄▅▆▇█"
+ASCII_BLOCKS = " .:-=+*#%"
+GIB = 1 << 30
+
+
+def decimate_max(values: Sequence[float | None], width: int) -> list[float | None]:
+    """At most `width` points, each the max of its bucket (spikes survive), the newest last."""
+    if width <= 0:
+        return []
+    if len(values) <= width:
+        return list(values)
+    out: list[float | None] = []
+    step = len(values) / width
+    for k in range(width):
+        bucket = [v for v in values[int(k * step):int((k + 1) * step)] if v is not None]
+        out.append(max(bucket) if bucket else None)
+    return out
+
+
+def series(values: Sequence[float | None], width: int, top: float, ascii_only: bool = False) -> str:
+    """A one-line chart on a fixed scale 0..top (so 30 W and 300 W never look alike); gaps as spaces."""
+    blocks = ASCII_BLOCKS if ascii_only else BLOCKS
+    points = decimate_max(values, width)
+    levels = len(blocks) - 1
+    chars = []
+    for v in points:
+        if v is None or top <= 0:
+            chars.append(" ")
+        else:
+            chars.append(blocks[max(1, min(levels, round(v / top * levels)))] if v > 0 else blocks[0])
+    return "".join(chars).rjust(width)
+
+
+def fmt(value: float | None, unit: str = "", digits: int = 0) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}{unit}"
+
+
+def bar(value: float | None, top: float | None, width: int = 20, ascii_only: bool = False) -> str:
+    if value is None or not top:
+        return " " * width
+    filled = max(0, min(width, round(value / top * width)))
+    return ("#" if ascii_only else "█") * filled + ("." if ascii_only else "░") * (width - filled)
+
+
+def card_lines(info: GpuInfo, history: Sequence[GpuSample], status: GpuStatus | None, width: int,
+               ascii_only: bool = False) -> list[str]:
+    """The text of one GPU card: name, power against its limit, energy, utilization, memory, temperature,
+    clocks, active clock-event reasons, then power and utilization over the window."""
+    s = history[-1] if history else GpuSample(0.0, info.index)
+    limit = s.power_limit_w or info.power_limit_w
+    if s.lost:
+        return [f"GPU {info.index}  {info.name or ''}", "lost: the GPU fell off the bus (NVML GpuIsLost)"]
+    chart = max(10, width - 12)
+    power_series = series([h.power_w for h in history], chart, limit or max((h.power_w or 0) for h in history) or 1,
+                          ascii_only)
+    util_series = series([h.util_gpu_pct for h in history], chart, 100.0, ascii_only)
+    mem = (f"{s.mem_used_bytes / GIB:.1f}/{s.mem_total_bytes / GIB:.0f} GiB"
+           if s.mem_used_bytes is not None and s.mem_total_bytes else "n/a")
+    reasons = ", ".join(s.clock_event_names) or "none"
+    energy = f"{s.energy_j / 1000:.2f} kJ" if s.energy_j is not None and s.energy_j >= 1000 else fmt(s.energy_j, " J", 1)
+    source = {"instant": "instant", "average": "1 s average"}.get(s.power_source, "")
+    return [
+        f"GPU {info.index}  {info.name or 'unknown'}",
+        f"power {fmt(s.power_w, ' W')} / {fmt(limit, ' W')} {bar(s.power_w, limit, 16, ascii_only)} ({source})"
+        f"  energy {energy} ({s.energy_source or 'n/a'})",
+        f"util {fmt(s.util_gpu_pct, '%')} gpu, {fmt(s.util_mem_pct, '%')} mem   memory {mem}   "
+        f"{fmt(s.temp_c, ' C')}   SM {fmt(s.sm_clock_mhz, ' MHz')}",
+        f"clock events: {reasons}" + _processes(status),
+        f"power {power_series}",
+        f"util  {util_series}",
+    ]
+
+
+def _processes(status: GpuStatus | None) -> str:
+    if status is None or not status.processes:
+        return ""
+    shown = ", ".join(f"{p.name or '?'}[{p.pid}] {p.gpu_memory_bytes / GIB:.1f} GiB" if p.gpu_memory_bytes else
+                      f"{p.name or '?'}[{p.pid}]" for p in status.processes[:3])
+    more = f" +{len(status.processes) - 3}" if len(status.processes) > 3 else ""
+    return f"   processes: {shown}{more}"
+
+
+def host_line(host: HostSample | None) -> str:
+    if host is None:
+        return "host: n/a"
+    mem = (f"{host.mem_used_bytes / GIB:.1f}/{host.mem_total_bytes / GIB:.1f} GiB"
+           if host.mem_used_bytes is not None and host.mem_total_bytes else "n/a")
+    return f"host CPU {fmt(host.cpu_pct, '%', 1)}   memory {mem}"
+
+
+def per_gpu_history(ticks: Iterable[Tick]) -> dict[int, list[GpuSample]]:
+    history: dict[int, list[GpuSample]] = {}
+    for tick in ticks:
+        for s in tick.gpus:
+            history.setdefault(s.index, []).append(s)
+    return history
+
+
+def host_history(ticks: Iterable[Tick]) -> list[float | None]:
+    return [t.host.cpu_pct for t in ticks if t.host is not None]
+
+
+def elapsed(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours:d}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:d}:{secs:02d}"

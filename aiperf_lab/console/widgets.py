@@ -1,0 +1,172 @@
+"""Widgets the screens share: the one-line notice, and a table view with filtering, column sorting
+and CSV export."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from rich.text import Text
+from textual.containers import Vertical
+from textual.widget import Widget
+from textual.widgets import DataTable, Input, Static
+
+from aiperf_lab.metrics.tables import Table, format_value
+
+
+class Notice(Static):
+    """The console's one-line situation (no driver, demo, replay): shown on every screen while it applies."""
+
+    def on_mount(self) -> None:
+        ctx = getattr(self.app, "ctx", None)
+        notice = ctx.notice if ctx is not None else None
+        self.update(notice or "")
+        self.display = bool(notice)
+
+
+class TextBlock(Widget):
+    """Plain lines at a fixed height (set in CSS): new text repaints the widget without a layout pass
+    and without parsing markup. Static.update does both, which was most of the Monitor's redraw cost."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._text = Text("")
+
+    @property
+    def plain(self) -> str:
+        return self._text.plain
+
+    def set_lines(self, lines: list[str]) -> None:
+        text = "\n".join(lines)
+        if text != self._text.plain:
+            self._text = Text(text, no_wrap=True, overflow="ellipsis")
+            self.refresh()
+
+    def render(self) -> Text:
+        return self._text
+
+
+class TableView(Vertical):
+    """One Table: `/` filters rows by text, `s` sorts by the cursor's column (again: reversed),
+    `e` exports what is shown to CSV."""
+
+    BINDINGS = [
+        Binding("slash", "filter", "Filter"),
+        Binding("s", "sort", "Sort column"),
+        Binding("e", "export", "Export CSV"),
+        Binding("escape", "clear_filter", "Clear filter", show=False),
+    ]
+
+    def __init__(self, export_dir: Path, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.export_dir = export_dir
+        self.table: Table | None = None
+        self._rows: list[list] = []
+        self._sort: tuple[int, bool] | None = None
+        self._filter = ""
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="table-title")
+        yield Input(placeholder="filter rows (enter to apply, escape to clear)", id="table-filter")
+        yield DataTable(id="table-data", zebra_stripes=True, cursor_type="cell")
+        yield Static("", id="table-notes")
+
+    def on_mount(self) -> None:
+        self.query_one("#table-filter", Input).display = False
+
+    def show(self, table: Table | None) -> None:
+        self.table = table
+        self._sort = None
+        self._filter = ""
+        self._refill()
+
+    def visible_rows(self) -> list[list]:
+        return list(self._rows)
+
+    def _refill(self) -> None:
+        data = self.query_one("#table-data", DataTable)
+        data.clear(columns=True)
+        title = self.query_one("#table-title", Static)
+        notes = self.query_one("#table-notes", Static)
+        if self.table is None:
+            title.update("no table")
+            notes.update("")
+            self._rows = []
+            return
+        rows = [r for r in self.table.rows
+                if not self._filter or self._filter.lower() in " ".join(format_value(c) for c in r).lower()]
+        if self._sort is not None:
+            column, reverse = self._sort
+            rows.sort(key=lambda r: _sort_key(r[column]), reverse=reverse)
+        self._rows = rows
+        data.add_columns(*self.table.columns)
+        data.add_rows([[_cell(c) for c in r] for r in rows])
+        shown = f"{len(rows)} of {len(self.table.rows)} rows" if self._filter else f"{len(rows)} rows"
+        order = f", sorted by {self.table.columns[self._sort[0]]}{' (descending)' if self._sort[1] else ''}" \
+            if self._sort else ""
+        title.update(f"{self.table.title} ({self.table.name}): {shown}{order}"
+                     + (f", filter '{self._filter}'" if self._filter else ""))
+        notes.update("\n".join(f"note: {n}" for n in self.table.notes))
+
+    def action_filter(self) -> None:
+        box = self.query_one("#table-filter", Input)
+        box.display = True
+        box.value = self._filter
+        box.focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "table-filter":
+            self._filter = event.value.strip()
+            event.input.display = False
+            self._refill()
+            self.query_one("#table-data", DataTable).focus()
+
+    def action_clear_filter(self) -> None:
+        self.query_one("#table-filter", Input).display = False
+        if self._filter:
+            self._filter = ""
+            self._refill()
+        self.query_one("#table-data", DataTable).focus()
+
+    def action_sort(self) -> None:
+        if self.table is None or not self.table.columns:
+            return
+        column = self.query_one("#table-data", DataTable).cursor_column
+        column = max(0, min(column, len(self.table.columns) - 1))
+        reverse = not self._sort[1] if self._sort and self._sort[0] == column else _numeric(self.table, column)
+        self._sort = (column, reverse)
+        self._refill()
+
+    def action_export(self) -> None:
+        if self.table is None:
+            return
+        self.export_dir.mkdir(parents=True, exist_ok=True)
+        path = self.export_dir / f"{self.table.name}.csv"
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(self.table.columns)
+        writer.writerows([[format_value(c) for c in r] for r in self._rows])
+        path.write_text(buffer.getvalue(), encoding="utf-8")
+        self.app.notify(f"wrote {len(self._rows)} rows to {path}", title="Export")
+
+
+def _numeric(table: Table, column: int) -> bool:
+    """Numbers sort largest first, text A to Z."""
+    return any(isinstance(r[column], (int, float)) for r in table.rows)
+
+
+def _sort_key(value):
+    if isinstance(value, (int, float)):
+        return (0, value, "")
+    return (1, 0, "" if value is None else str(value))
+
+
+def _cell(value):
+    from rich.text import Text
+    text = format_value(value)
+    if isinstance(value, (int, float)):
+        return Text(text, justify="right")
+    return text if len(text) <= 120 else text[:119] + "…"

@@ -1,0 +1,87 @@
+"""A deterministic telemetry feed of N made-up GPUs: for benchmarks of the console's cost (8 GPUs at
+10 Hz without owning 8 GPUs) and for tests. Never shown as real data: its status says so.
+
+The values follow a fixed pattern (a power ramp per GPU, utilization square waves) so a screen drawn
+from it is the same every run.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from typing import Callable
+
+from aiperf_lab.metrics.telemetry.model import GpuInfo, GpuProcess, GpuSample, GpuStatus, HostSample, Tick
+from aiperf_lab.metrics.telemetry.ring import RingBuffer
+
+GIB = 1 << 30
+
+
+def synthetic_tick(t: float, gpus: int, limit_w: float = 700.0) -> Tick:
+    samples = []
+    for i in range(gpus):
+        phase = t / 6.0 + i * 0.7
+        busy = 1.0 if math.sin(phase) > -0.3 else 0.0
+        power = 80.0 + busy * (450.0 + 120.0 * math.sin(phase * 3.1))
+        samples.append(GpuSample(
+            t=t, index=i, power_w=round(power, 1), power_source="instant", power_avg_w=round(power, 1),
+            power_limit_w=limit_w, energy_j=round(t * 300.0 + i, 1), energy_source="counter",
+            util_gpu_pct=100.0 * busy, util_mem_pct=round(60.0 * busy, 1), mem_used_bytes=int((8 + 40 * busy) * GIB),
+            mem_total_bytes=141 * GIB, temp_c=40.0 + 25.0 * busy, sm_clock_mhz=1980.0 if busy else 345.0,
+            mem_clock_mhz=3201.0, clock_event_reasons=0x4 if power > 560 else (0x1 if not busy else 0)))
+    return Tick(t, samples, HostSample(t, 12.5, 40 * GIB, 128 * GIB))
+
+
+class SyntheticFeed:
+    """Offers what a Sampler offers the console (devices, status, ring, slow, now(), energy_now())."""
+
+    kind = "synthetic"
+
+    def __init__(self, gpus: int = 8, rate_hz: float = 10.0, window_s: float = 600.0,
+                 clock: Callable[[], float] = time.monotonic):
+        self.rate_hz = rate_hz
+        self.devices = [GpuInfo(i, "Synthetic GPU", f"GPU-synthetic-{i}", 141 * GIB, 700.0, True, True)
+                        for i in range(gpus)]
+        self.status = f"synthetic data: {gpus} made-up GPUs"
+        self.ring = RingBuffer(max(1, int(rate_hz * window_s)))
+        self.slow = {i: GpuStatus(5, 16, 5, 16, 18, 18, 700.0, [GpuProcess(1000 + i, "python3", 40 * GIB)])
+                     for i in range(gpus)}
+        self._clock = clock
+        self._t0: float | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def fill(self, seconds: float) -> "SyntheticFeed":
+        """Ticks for the first `seconds`, at once (a frozen feed for tests and screenshots)."""
+        for k in range(int(seconds * self.rate_hz) + 1):
+            self.ring.append(synthetic_tick(k / self.rate_hz, len(self.devices)))
+        return self
+
+    def start(self) -> "SyntheticFeed":
+        if self._thread is None:
+            self._t0 = self._clock()
+            self._thread = threading.Thread(target=self._run, name="aiperf-synthetic", daemon=True)
+            self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        k = 0
+        while not self._stop.wait(max(0.0, self._t0 + k / self.rate_hz - self._clock())):
+            self.ring.append(synthetic_tick(k / self.rate_hz, len(self.devices)))
+            k += 1
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+
+    close = stop
+
+    def now(self) -> float:
+        return self._clock() - self._t0 if self._t0 is not None else 0.0
+
+    def energy_now(self) -> list[tuple[float | None, str]]:
+        latest = self.ring.latest()
+        return [(s.energy_j, s.energy_source) for s in latest.gpus] if latest else [(None, "")] * len(self.devices)

@@ -1,0 +1,360 @@
+"""The console, headless (App.run_test): every screen and flow, driven by a synthetic or replayed
+feed and a fake runner; the CLI's modes; a couple of SVG snapshots of frozen screens."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+
+pytest.importorskip("textual")
+
+from textual.widgets import DataTable, Log, OptionList  # noqa: E402
+
+from aiperf_lab.console.app import LabConsole  # noqa: E402
+from aiperf_lab.console.context import DEMO_RUNS, ConsoleContext  # noqa: E402
+from aiperf_lab.console.screens.help import HelpScreen  # noqa: E402
+from aiperf_lab.console.screens.history import HistoryScreen  # noqa: E402
+from aiperf_lab.console.screens.monitor import GpuCard, MonitorScreen  # noqa: E402
+from aiperf_lab.console.screens.results import ResultsScreen  # noqa: E402
+from aiperf_lab.console.screens.run import ConfirmCancel, RunScreen  # noqa: E402
+from aiperf_lab.console.screens.triage import TriageScreen  # noqa: E402
+from aiperf_lab.labs.runner import CheckResult, RunRecord  # noqa: E402
+from aiperf_lab.metrics.telemetry.synthetic import SyntheticFeed  # noqa: E402
+
+
+class FakeRunner:
+    """Stands in for labs.runner.run_exercise: prints lines, writes a run folder, returns its record."""
+
+    def __init__(self, lines=("compiling", "step 1", "AIPERF_RESULT {}"), wait_for_cancel=False):
+        self.lines = lines
+        self.wait_for_cancel = wait_for_cancel
+        self.calls = []
+
+    def __call__(self, exercise_id, variant, profile, size, runs_dir, on_line=None, cancel=None):
+        self.calls.append((exercise_id, variant, profile, size))
+        for line in self.lines:
+            on_line(line)
+        cancelled = False
+        if self.wait_for_cancel:
+            cancelled = cancel.wait(10)
+        folder = Path(runs_dir) / f"20260101T000000Z-{exercise_id}-{variant}"
+        (folder / "tables").mkdir(parents=True, exist_ok=True)
+        record = RunRecord(exercise_id, variant, profile, size, str(folder), ["python3", "-m", "x"], {},
+                           "2026-01-01T00:00:00+00:00", seconds=1.5, exit_code=-2 if cancelled else 0,
+                           cancelled=cancelled, energy={"joules": 123.0},
+                           checks=[CheckResult("fast", "It is fast", "speedup >= 2", "pass", "speedup=3"),
+                                   CheckResult("lean", "It is lean", "mem <= 1", "fail", "mem=2")])
+        (folder / "run.json").write_text(json.dumps(asdict(record)))
+        (folder / "tables" / "cuda_gpu_kern_sum.csv").write_text(
+            "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n"
+            "75.0,300,3,100.0,100.0,90,110,10.0,gemm_kernel\n25.0,100,2,50.0,50.0,40,60,14.1,add_kernel\n")
+        return record
+
+
+def make_app(tmp_path, runner=None, gpus=2, history=None, notice=None):
+    feed = SyntheticFeed(gpus).fill(30)
+    ctx = ConsoleContext(feed, runs_dir=tmp_path / "runs", history_dirs=history or [tmp_path / "runs"],
+                         runner=runner or FakeRunner(), notice=notice)
+    return LabConsole(ctx)
+
+
+async def wait_until(pilot, condition, timeout=10.0):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out waiting for the console")
+        await pilot.pause(0.05)
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def test_labs_run_streams_output_then_shows_checks_and_results(tmp_path):
+    runner = FakeRunner()
+
+    async def scenario():
+        app = make_app(tmp_path, runner)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.press("down", "down")           # 01 module, then its first exercise
+            await pilot.press("v", "z")                  # the next variant, the tiny size
+            selection = str(app.screen.query_one("#selection").render())
+            assert "01-ex01-timeline-basics" in selection and "variant: optimized" in selection
+            assert "size: tiny" in selection
+            await pilot.press("r")
+            await wait_until(pilot, lambda: app.ctx.run is not None and not app.ctx.run.running)
+            assert isinstance(app.screen, RunScreen)
+            app.screen.tick()
+            await pilot.pause()
+            log = app.screen.query_one("#run-log", Log)
+            assert ["compiling", "step 1"] == [line for line in log.lines if line in ("compiling", "step 1")]
+            checks = app.screen.query_one("#run-checks", DataTable)
+            assert checks.display and checks.row_count == 2
+            assert "finished" in str(app.screen.query_one("#run-header").render())
+            await pilot.press("o")
+            await pilot.pause()
+            assert isinstance(app.screen, ResultsScreen)
+            names = [str(o.prompt) for o in app.screen.query_one(OptionList).options]
+            assert names == ["checks (2)", "cuda_gpu_kern_sum (2)"]
+        assert runner.calls == [("01-ex01-timeline-basics", "optimized", "none", "tiny")]
+
+    run(scenario())
+
+
+def test_a_profiler_the_exercise_lacks_is_refused_with_a_message(tmp_path):
+    runner = FakeRunner()
+
+    async def scenario():
+        app = make_app(tmp_path, runner)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.press("down", "down", "c")      # 01-ex01 has no ncu recipe
+            await pilot.pause()
+            assert app.ctx.run is None and runner.calls == []
+            assert any("no ncu recipe" in str(n.message) for n in app._notifications)
+
+    run(scenario())
+
+
+def test_cancel_asks_first_then_stops_the_run(tmp_path):
+    runner = FakeRunner(lines=["working"], wait_for_cancel=True)
+
+    async def scenario():
+        app = make_app(tmp_path, runner)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.press("down", "down", "r")
+            await wait_until(pilot, lambda: isinstance(app.screen, RunScreen) and app.ctx.run.running)
+            await pilot.press("x")
+            await pilot.pause()
+            assert isinstance(app.screen, ConfirmCancel)
+            await pilot.press("n")
+            await pilot.pause()
+            assert app.ctx.run.running and not app.ctx.run.cancel.is_set()
+            await pilot.press("x", "y")
+            await wait_until(pilot, lambda: not app.ctx.run.running)
+            assert app.ctx.run.record.cancelled
+
+    run(scenario())
+
+
+def test_monitor_shows_a_card_per_gpu_and_redraws_only_on_new_samples(tmp_path):
+    async def scenario():
+        app = make_app(tmp_path, gpus=8)
+        async with app.run_test(size=(200, 60)) as pilot:
+            await pilot.press("2")
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, MonitorScreen)
+            cards = screen.query(GpuCard)
+            assert len(cards) == 8
+            text = cards.first().render().plain
+            for piece in ("GPU 0  Synthetic GPU", "W / 700 W", "energy", "util", "memory", "SM", "clock events",
+                          "processes: python3[1000]"):
+                assert piece in text
+            assert "host CPU 12.5%" in screen.query_one("#host-card").plain
+            version = app.ctx.feed.ring.version
+            assert screen._seen == version
+            calls = []
+            original = screen.query_one
+
+            def counting(*args, **kwargs):
+                calls.append(args)
+                return original(*args, **kwargs)
+
+            screen.query_one = counting
+            screen.repaint()                              # nothing new: no widget touched
+            assert calls == []
+
+    run(scenario())
+
+
+def test_results_filter_sort_and_export(tmp_path):
+    async def scenario():
+        app = make_app(tmp_path, history=[DEMO_RUNS])
+        folder = next(DEMO_RUNS.glob("*02-ex04*"))
+        async with app.run_test(size=(160, 50)) as pilot:
+            app.show_run(folder)
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, ResultsScreen)
+            options = screen.query_one(OptionList)
+            names = [str(o.prompt).split(" ")[0] for o in options.options]
+            assert names[:2] == ["checks", "ncu_summary"]
+            options.highlighted = 1
+            await pilot.pause()
+            view = screen.query_one("#results-view")
+            assert view.table.name == "ncu_summary" and len(view.visible_rows()) == 3
+            screen.query_one("#table-data").focus()
+            await pilot.press("slash", *"padded", "enter")
+            await pilot.pause()
+            rows = view.visible_rows()
+            assert len(rows) == 1 and "transpose_padded" in rows[0][1]
+            await pilot.press("escape", "right", "right", "right", "s")   # sort by Duration, longest first
+            await pilot.pause()
+            durations = [r[3] for r in view.visible_rows()]
+            assert durations == sorted(durations, reverse=True)
+            await pilot.press("e")
+            await pilot.pause()
+            exported = tmp_path / "runs" / "exports" / folder.name / "ncu_summary.csv"
+            lines = exported.read_text().splitlines()
+            assert lines[0].startswith("ID,Kernel Name,Verdict") and len(lines) == 4
+
+    run(scenario())
+
+
+def test_history_opens_runs_and_compares_two(tmp_path):
+    async def scenario():
+        app = make_app(tmp_path, history=[DEMO_RUNS])
+        async with app.run_test(size=(160, 50)) as pilot:
+            await pilot.press("5")
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, HistoryScreen) and len(screen.runs) == len(list(DEMO_RUNS.glob("*/run.json")))
+            labels = [run.record["exercise"] for run in screen.runs]
+            before = labels.index("06-ex08-expert-systems") + 1       # baseline is older: listed after optimized
+            table = screen.query_one(DataTable)
+            table.move_cursor(row=before)
+            await pilot.press("m")
+            table.move_cursor(row=before - 1)
+            await pilot.press("c")
+            await pilot.pause()
+            assert isinstance(app.screen, ResultsScreen)
+            names = [str(o.prompt).split(" ")[0] for o in app.screen.query_one(OptionList).options]
+            assert names == ["run_diff", "measurement_diff", "kernel_diff"]
+            assert "baseline" in str(app.screen.query_one("#results-title").render())
+
+    run(scenario())
+
+
+def test_triage_screen_runs_a_bundle_and_shows_the_archive(tmp_path, monkeypatch):
+    from aiperf_lab.console import sessions
+
+    script = ("import sys, time\nprint('[triage] collecting', file=sys.stderr, flush=True)\n"
+              "time.sleep(0.2)\nprint('/tmp/out/aiperf-triage-test.tar.gz')\n")
+    monkeypatch.setattr(sessions.TriageSession, "argv", lambda self: [sys.executable, "-c", script])
+
+    async def scenario():
+        app = make_app(tmp_path)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.press("6")
+            await pilot.pause()
+            assert isinstance(app.screen, TriageScreen)
+            await pilot.press("b")
+            await wait_until(pilot, lambda: app.ctx.triage is not None and not app.ctx.triage.running)
+            app.screen.tick()
+            await pilot.pause()
+            assert "done: /tmp/out/aiperf-triage-test.tar.gz" in str(app.screen.query_one("#triage-status").render())
+            assert "[triage] collecting" in app.screen.query_one("#triage-log", Log).lines
+
+    run(scenario())
+
+
+def test_triage_refuses_a_bad_duration(tmp_path):
+    async def scenario():
+        app = make_app(tmp_path)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.press("6")
+            app.screen.query_one("#triage-duration").value = "0"
+            await pilot.press("b")
+            await pilot.pause()
+            assert app.ctx.triage is None
+            assert any("1 to 3600 seconds" in str(n.message) for n in app._notifications)
+
+    run(scenario())
+
+
+def test_help_palette_and_quit(tmp_path):
+    async def scenario():
+        app = make_app(tmp_path, notice="No NVIDIA GPU telemetry: test")
+        async with app.run_test(size=(80, 24)) as pilot:
+            assert "No NVIDIA GPU telemetry" in str(app.screen.query_one("#notice").render())
+            await pilot.press("question_mark")
+            await pilot.pause()
+            assert isinstance(app.screen, HelpScreen)
+            await pilot.press("escape")
+            await pilot.pause()
+            commands = [c.title for c in app.get_system_commands(app.screen)]
+            assert {"Show Monitor", "Show History", "Keys"} <= set(commands)
+            await pilot.press("q")
+            await pilot.pause()
+        assert app.return_code == 0
+
+    run(scenario())
+
+
+def test_quitting_stops_a_running_workload(tmp_path):
+    runner = FakeRunner(lines=["working"], wait_for_cancel=True)
+
+    async def scenario():
+        app = make_app(tmp_path, runner)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.press("down", "down", "r")
+            await wait_until(pilot, lambda: app.ctx.run is not None and app.ctx.run.running)
+            await pilot.press("q")
+        return app
+
+    app = run(scenario())
+    app.ctx.stop_work()              # what the CLI does after the app returns, on every exit path
+    assert not app.ctx.run.running and app.ctx.run.record.cancelled
+
+
+def test_cli_modes_build_the_right_feed(tmp_path):
+    from aiperf_lab.console.cli import build_parser, make_context
+
+    demo = make_context(build_parser().parse_args(["--demo", "--runs-dir", str(tmp_path)]))
+    try:
+        assert demo.feed.kind == "replay" and demo.feed.devices and demo.notice.startswith("DEMO")
+        assert demo.results_pending[0] == "run" and DEMO_RUNS in demo.history_dirs
+        time.sleep(0.3)
+        assert demo.feed.ring.latest().gpus[0].power_w > 0   # real watts from the H200 recording
+    finally:
+        demo.feed.close()
+    live = make_context(build_parser().parse_args(["--runs-dir", str(tmp_path)]))
+    try:
+        if not live.feed.devices:         # this machine: no NVIDIA driver
+            assert live.notice.startswith("No NVIDIA GPU telemetry") and "--demo" in live.notice
+            time.sleep(0.3)
+            assert live.feed.ring.latest().host is not None
+    finally:
+        live.feed.close()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--replay", "/no/such.csv"], "no such recording"),
+    (["--rate", "500"], "sampling rate must be 1 to 100 Hz"),
+    (["--demo", "--replay", "x.csv"], "not allowed with argument"),
+])
+def test_cli_bad_input_is_one_line_and_exit_2(args, message):
+    done = subprocess.run([sys.executable, "-m", "aiperf_lab.console.cli", *args], capture_output=True, text=True,
+                          cwd=REPO, stdin=subprocess.DEVNULL)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and message in done.stderr
+
+
+def test_without_a_terminal_the_console_says_so():
+    done = subprocess.run([sys.executable, "-m", "aiperf_lab.console.cli"], capture_output=True, text=True, cwd=REPO,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 2 and "needs a terminal" in done.stderr
+
+
+def test_first_import_does_not_pull_in_torch():
+    code = "import sys, aiperf_lab.console.app, aiperf_lab.console.cli; print('torch' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
+    assert done.stdout.strip() == "False", done.stderr
+
+
+def test_snapshot_labs_80x24(snap_compare, tmp_path):
+    app = make_app(tmp_path)
+    assert snap_compare(app, press=["down", "down", "down"], terminal_size=(80, 24))
+
+
+def test_snapshot_monitor_120x40(snap_compare, tmp_path):
+    app = make_app(tmp_path, gpus=2)
+    assert snap_compare(app, press=["2"], terminal_size=(120, 40))
