@@ -358,3 +358,67 @@ def test_snapshot_labs_80x24(snap_compare, tmp_path):
 def test_snapshot_monitor_120x40(snap_compare, tmp_path):
     app = make_app(tmp_path, gpus=2)
     assert snap_compare(app, press=["2"], terminal_size=(120, 40))
+
+
+def test_the_terminal_watchdog_ends_the_app_when_the_terminal_is_gone(tmp_path):
+    async def scenario():
+        feed = SyntheticFeed(1).fill(5)
+        app = LabConsole(ConsoleContext(feed, runs_dir=tmp_path), watch_tty=True)  # stdin here is no terminal
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause(2.6)
+        return app
+
+    assert run(scenario()).return_code == 129
+
+
+def _console_in_a_pty(args, action, timeout=30.0):
+    """Start aiperf-console on a pseudo-terminal, wait for its first frame, act, and collect the output."""
+    import os
+    import pty
+    import select
+    import signal
+
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the console, as a user would start it
+        os.environ.update(TERM="xterm-256color", COLUMNS="100", LINES="30")
+        os.execv(sys.executable, [sys.executable, "-m", "aiperf_lab.console.cli", *args])
+    output = b""
+    deadline = time.monotonic() + timeout
+    acted = False
+    status = None
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.2)
+        if ready:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                chunk = b""
+            output += chunk
+        if not acted and b"Labs" in output and time.monotonic() > deadline - timeout + 3:
+            action(pid, fd, signal)
+            acted = True
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+    else:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        raise AssertionError("the console did not exit")
+    return os.waitstatus_to_exitcode(status), output
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="pseudo-terminals as on the GPU boxes")
+def test_in_a_real_terminal_q_quits_and_restores_the_terminal(tmp_path):
+    import os
+    code, output = _console_in_a_pty(["--runs-dir", str(tmp_path)], lambda pid, fd, signal: os.write(fd, b"q"))
+    assert code == 0
+    assert b"\x1b[?1049h" in output and b"\x1b[?1049l" in output   # alternate screen entered, then left
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="pseudo-terminals as on the GPU boxes")
+def test_a_dropped_connection_ends_the_console(tmp_path):
+    import os
+    code, output = _console_in_a_pty(["--runs-dir", str(tmp_path)],
+                                     lambda pid, fd, signal: os.kill(pid, signal.SIGHUP))
+    assert code == 0  # it left on its own (SIGHUP handled, not the default kill), terminal restored
+    assert b"\x1b[?1049l" in output

@@ -179,7 +179,7 @@ def test_console_list_labs_prints_the_catalog_and_nothing_else():
     assert json.loads(done.stdout) == list_labs()
 
 
-def test_console_without_the_app_says_what_exists_in_one_line():
+def test_console_without_a_terminal_says_what_exists_in_one_line():
     for args in ((), ("--no-such-flag",)):
         done = console_cli(*args)
         assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1

@@ -21,6 +21,9 @@ from aiperf_lab.cli_support import OneLineParser, run_cli
 from aiperf_lab.errors import InputError
 
 DEMO_RECORDING = Path(__file__).resolve().parents[1] / "metrics" / "telemetry" / "data" / "nvml_100hz_matmul_copy.csv"
+# The demo recording's columns carry no device name or power limit; it was taken on an NVIDIA H200
+# whose `nvidia-smi -q` reported a 700 W power limit, which is what the cards show against.
+DEMO_DEVICE = {"name": "NVIDIA H200 (recorded)", "power_limit_w": 700.0}
 
 
 def _rate(text: str) -> float:
@@ -58,8 +61,14 @@ def make_context(args: argparse.Namespace):
         path = DEMO_RECORDING if args.demo else args.replay
         if not path.is_file():
             raise InputError(f"{path}: no such recording")
-        feed = ReplayFeed(read_recording(path), loop=True).start()
-        gpu = feed.devices[0].name if feed.devices and feed.devices[0].name else "a GPU"
+        feed = ReplayFeed(read_recording(path), loop=True)
+        if args.demo:
+            from dataclasses import replace
+            feed.devices = [replace(d, name=d.name or DEMO_DEVICE["name"],
+                                    power_limit_w=d.power_limit_w or DEMO_DEVICE["power_limit_w"]) for d in feed.devices]
+        feed.start()
+        gpu = "an NVIDIA H200" if args.demo else (feed.devices[0].name if feed.devices and feed.devices[0].name
+                                                  else "a GPU")
         notice = (f"DEMO: replaying a real recording of {gpu} running matmuls and copies, looped; History and "
                   f"Results show real runs from H200s. Runs you start here are real runs on this machine."
                   if args.demo else f"REPLAY of {path.name} (looped), not live telemetry")
@@ -91,7 +100,7 @@ def run(argv: list[str]) -> int:
     if args.replay is not None and not args.replay.is_file():
         raise InputError(f"{args.replay}: no such recording")
     if not sys.stdout.isatty() or not sys.stdin.isatty():
-        raise InputError("aiperf-console needs a terminal (stdin and stdout); for scripts use --list-labs, "
+        raise InputError("needs a terminal (stdin and stdout); for scripts use --list-labs, "
                          "python -m aiperf_lab.labs, aiperf-stats or aiperf-triage")
     ctx = make_context(args)
     from aiperf_lab.console.app import LabConsole

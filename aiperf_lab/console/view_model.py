@@ -64,8 +64,10 @@ def card_lines(info: GpuInfo, history: Sequence[GpuSample], status: GpuStatus | 
     power_series = series([h.power_w for h in history], chart, limit or max((h.power_w or 0) for h in history) or 1,
                           ascii_only)
     util_series = series([h.util_gpu_pct for h in history], chart, 100.0, ascii_only)
-    mem = (f"{s.mem_used_bytes / GIB:.1f}/{s.mem_total_bytes / GIB:.0f} GiB"
-           if s.mem_used_bytes is not None and s.mem_total_bytes else "n/a")
+    if s.mem_used_bytes is not None and s.mem_total_bytes:
+        mem = f"{s.mem_used_bytes / GIB:.1f}/{s.mem_total_bytes / GIB:.0f} GiB"
+    else:
+        mem = f"{s.mem_used_bytes / GIB:.1f} GiB used" if s.mem_used_bytes is not None else "n/a"
     reasons = ", ".join(s.clock_event_names) or "none"
     energy = f"{s.energy_j / 1000:.2f} kJ" if s.energy_j is not None and s.energy_j >= 1000 else fmt(s.energy_j, " J", 1)
     source = {"instant": "instant", "average": "1 s average"}.get(s.power_source, "")
@@ -92,7 +94,7 @@ def _processes(status: GpuStatus | None) -> str:
 
 def host_line(host: HostSample | None) -> str:
     if host is None:
-        return "host: n/a"
+        return "host: no CPU or memory readings in this feed"
     mem = (f"{host.mem_used_bytes / GIB:.1f}/{host.mem_total_bytes / GIB:.1f} GiB"
            if host.mem_used_bytes is not None and host.mem_total_bytes else "n/a")
     return f"host CPU {fmt(host.cpu_pct, '%', 1)}   memory {mem}"
