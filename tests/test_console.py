@@ -422,3 +422,22 @@ def test_a_dropped_connection_ends_the_console(tmp_path):
                                      lambda pid, fd, signal: os.kill(pid, signal.SIGHUP))
     assert code == 0  # it left on its own (SIGHUP handled, not the default kill), terminal restored
     assert b"\x1b[?1049l" in output
+
+
+def test_a_card_before_any_sample_and_without_a_power_limit():
+    from aiperf_lab.console.view_model import card_lines, series
+    from aiperf_lab.metrics.telemetry.model import GpuInfo
+
+    lines = card_lines(GpuInfo(3, "Recorded GPU"), [], None, 60)
+    assert lines[0] == "GPU 3  Recorded GPU" and "power n/a / n/a" in lines[1]
+    assert series([100.0, None, 700.0, 900.0], 4, 700.0) == "▁ ██"   # a gap stays blank, over the limit clamps
+
+
+def test_a_triage_folder_that_cannot_be_made_is_an_error_not_a_crash(tmp_path):
+    from aiperf_lab.console.sessions import TriageSession
+
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    done = []
+    session = TriageSession(5, blocker / "triage", on_done=done.append).start()
+    assert session.exit_code == 2 and session.error.startswith("cannot start aiperf-triage") and done == [session]

@@ -64,7 +64,7 @@ class RunSession:
     def _run(self) -> None:
         from aiperf_lab.errors import InputError
         try:
-            self.record = self.runner(self.exercise_id, self.variant, self.profile, self.size, self.runs_dir,
+            self.record = self.runner(self.exercise_id, self.variant or None, self.profile, self.size, self.runs_dir,
                                       on_line=self.lines.append, cancel=self.cancel)
         except InputError as exc:
             self.error = str(exc)
@@ -111,12 +111,12 @@ class TriageSession:
                 "--output", str(self.output_dir), *self.extra]
 
     def start(self) -> "TriageSession":
-        self.output_dir.mkdir(parents=True, exist_ok=True)
         try:
+            self.output_dir.mkdir(parents=True, exist_ok=True)
             self._proc = subprocess.Popen(self.argv(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                           stderr=subprocess.STDOUT, text=True, errors="replace", bufsize=1,
                                           start_new_session=True)
-        except OSError as exc:
+        except OSError as exc:  # the output folder cannot be made, or Python cannot be started
             self.error = f"cannot start aiperf-triage: {exc.strerror or exc}"
             self.exit_code = 2
             self.on_done(self)

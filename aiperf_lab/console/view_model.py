@@ -61,8 +61,8 @@ def card_lines(info: GpuInfo, history: Sequence[GpuSample], status: GpuStatus | 
     if s.lost:
         return [f"GPU {info.index}  {info.name or ''}", "lost: the GPU fell off the bus (NVML GpuIsLost)"]
     chart = max(10, width - 12)
-    power_series = series([h.power_w for h in history], chart, limit or max((h.power_w or 0) for h in history) or 1,
-                          ascii_only)
+    top = limit or max((h.power_w or 0 for h in history), default=0) or 1.0  # no limit known: the window's peak
+    power_series = series([h.power_w for h in history], chart, top, ascii_only)
     util_series = series([h.util_gpu_pct for h in history], chart, 100.0, ascii_only)
     if s.mem_used_bytes is not None and s.mem_total_bytes:
         mem = f"{s.mem_used_bytes / GIB:.1f}/{s.mem_total_bytes / GIB:.0f} GiB"
