@@ -109,8 +109,6 @@ def _from_table(table: Table, recipe: dict[str, Any]) -> dict[str, Any]:
             if metric in wanted and isinstance(value, (int, float)):
                 derived[f"ncu_{kernel_short_name(kernel)}_{wanted[metric]}"] = value
         return derived
-    if name == "torch_annotation_sum":
-        return {}
     return {}
 
 

@@ -73,20 +73,15 @@ def times_ms(torch, device, fn, reps: int = 10, warmup: int = 2, inner: int = 1)
     return times
 
 
-def wall_ms(torch, device, fn, reps: int = 5, warmup: int = 1) -> float:
-    """Median wall-clock time of fn() including host work, synchronizing before and after."""
+def per_step_ms(torch, device, loop, steps: int) -> float:
+    """Wall time per step of loop(steps), host work included, with the GPU drained before and after."""
     import time
     sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(reps):
-        sync()
-        t0 = time.perf_counter()
-        fn()
-        sync()
-        times.append((time.perf_counter() - t0) * 1000)
-    return statistics.median(times)
+    sync()
+    t0 = time.perf_counter()
+    loop(steps)
+    sync()
+    return (time.perf_counter() - t0) * 1000 / steps
 
 
 class Nvtx:
@@ -119,10 +114,6 @@ def profiled(torch):
         if on_gpu:
             torch.cuda.synchronize()
             torch.cuda.cudart().cudaProfilerStop()
-
-
-def rank() -> int:
-    return int(os.environ.get("RANK", 0))
 
 
 def require_torchrun(min_world: int = 2) -> int:

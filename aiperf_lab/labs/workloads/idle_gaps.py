@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 
 from aiperf_lab.labs.result import emit
-from aiperf_lab.labs.workloads.common import Nvtx, device_for, import_torch, median_ms, parser, profiled
+from aiperf_lab.labs.workloads.common import Nvtx, device_for, import_torch, median_ms, parser, per_step_ms, profiled
 
 STEPS = 30
 
@@ -60,18 +60,10 @@ def main() -> None:
                 total += loss
         return float(total)
 
-    def timed(fn):
-        if device.type == "cuda":
-            torch.cuda.synchronize()
-        t0 = time.perf_counter()
-        fn(STEPS)
-        if device.type == "cuda":
-            torch.cuda.synchronize()
-        return (time.perf_counter() - t0) * 1000 / STEPS
-
     baseline(2)
     optimized(2)
-    baseline_ms, optimized_ms = timed(baseline), timed(optimized)
+    baseline_ms = per_step_ms(torch, device, baseline, STEPS)
+    optimized_ms = per_step_ms(torch, device, optimized, STEPS)
     with profiled(torch):
         (optimized if args.variant == "optimized" else baseline)(STEPS)
     emit(variant=args.variant, gpu_step_ms=round(gpu_ms, 3), cpu_prep_ms=round(prep_s * 1000, 3),

@@ -10,10 +10,9 @@ GPU and read once every 50 steps. Both are timed in every run; the variant runs 
 
 from __future__ import annotations
 
-import time
 
 from aiperf_lab.labs.result import emit
-from aiperf_lab.labs.workloads.common import Nvtx, device_for, import_torch, parser, profiled
+from aiperf_lab.labs.workloads.common import Nvtx, device_for, import_torch, parser, per_step_ms, profiled
 
 STEPS = 100
 
@@ -33,7 +32,6 @@ def main() -> None:
     on_gpu = device.type == "cuda"
     host_pageable = torch.randn(batch, features)  # 16 MB of input per step
     host_pinned = host_pageable.pin_memory() if on_gpu else host_pageable
-    sync = torch.cuda.synchronize if on_gpu else (lambda: None)
 
     def train_step(x):
         loss = model(x).pow(2).mean()
@@ -60,16 +58,10 @@ def main() -> None:
                 if (i + 1) % 50 == 0:
                     log_loss(total)
 
-    def per_step_ms(fn):
-        sync()
-        t0 = time.perf_counter()
-        fn(STEPS)
-        sync()
-        return (time.perf_counter() - t0) * 1000 / STEPS
-
     baseline(5)
     optimized(5)
-    baseline_ms, optimized_ms = per_step_ms(baseline), per_step_ms(optimized)
+    baseline_ms = per_step_ms(torch, device, baseline, STEPS)
+    optimized_ms = per_step_ms(torch, device, optimized, STEPS)
     with profiled(torch):
         (optimized if args.variant == "optimized" else baseline)(STEPS)
     emit(variant=args.variant, baseline_step_ms=round(baseline_ms, 4), optimized_step_ms=round(optimized_ms, 4),
