@@ -13,7 +13,6 @@ step time per size, speedup and efficiency T1 / (N x TN).
 from __future__ import annotations
 
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -63,16 +62,10 @@ def single(args) -> None:
          work=batch * len(times), work_unit="samples")
 
 
-def visible_gpus() -> int:
-    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
-    if visible is not None:
-        return len([v for v in visible.split(",") if v.strip()])
-    torch = import_torch()
-    return torch.cuda.device_count()
-
-
 def strong(args) -> None:
-    gpus = visible_gpus()
+    from aiperf_lab.labs.runner import visible_gpu_count  # the count the runner checked before starting us
+
+    gpus = visible_gpu_count()
     if gpus < 2:
         print(f"strong scaling needs at least 2 GPUs; this machine shows {gpus}", file=sys.stderr)
         raise SystemExit(2)
