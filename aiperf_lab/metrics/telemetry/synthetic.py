@@ -8,14 +8,15 @@ from it is the same every run.
 from __future__ import annotations
 
 import math
-import threading
 import time
+from pathlib import Path
 from typing import Callable
 
 from aiperf_lab.metrics.telemetry.model import GpuInfo, GpuProcess, GpuSample, GpuStatus, HostSample, Tick
-from aiperf_lab.metrics.telemetry.ring import RingBuffer
+from aiperf_lab.metrics.telemetry.recording import Recording, ReplayFeed
 
 GIB = 1 << 30
+LOOP_S = 120.0  # generated once, then replayed in a loop
 
 
 def synthetic_tick(t: float, gpus: int, limit_w: float = 700.0) -> Tick:
@@ -33,55 +34,26 @@ def synthetic_tick(t: float, gpus: int, limit_w: float = 700.0) -> Tick:
     return Tick(t, samples, HostSample(t, 12.5, 40 * GIB, 128 * GIB))
 
 
-class SyntheticFeed:
-    """Offers what a Sampler offers the console (devices, status, ring, slow, now(), energy_now())."""
+class SyntheticFeed(ReplayFeed):
+    """A looped replay of LOOP_S generated seconds: offers what a Sampler offers the console (devices,
+    status, ring, slow, now(), energy_now()), with ReplayFeed's timing and energy bookkeeping."""
 
     kind = "synthetic"
 
     def __init__(self, gpus: int = 8, rate_hz: float = 10.0, window_s: float = 600.0,
                  clock: Callable[[], float] = time.monotonic):
+        devices = [GpuInfo(i, "Synthetic GPU", f"GPU-synthetic-{i}", 141 * GIB, 700.0, True, True)
+                   for i in range(gpus)]
+        ticks = [synthetic_tick(k / rate_hz, gpus) for k in range(int(LOOP_S * rate_hz))]
+        super().__init__(Recording(Path("synthetic"), "synthetic", devices, ticks), loop=True, window_s=window_s,
+                         clock=clock)
         self.rate_hz = rate_hz
-        self.devices = [GpuInfo(i, "Synthetic GPU", f"GPU-synthetic-{i}", 141 * GIB, 700.0, True, True)
-                        for i in range(gpus)]
         self.status = f"synthetic data: {gpus} made-up GPUs"
-        self.ring = RingBuffer(max(1, int(rate_hz * window_s)))
         self.slow = {i: GpuStatus(5, 16, 5, 16, 18, 18, 700.0, [GpuProcess(1000 + i, "python3", 40 * GIB)])
                      for i in range(gpus)}
-        self._clock = clock
-        self._t0: float | None = None
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
 
     def fill(self, seconds: float) -> "SyntheticFeed":
         """Ticks for the first `seconds`, at once (a frozen feed for tests and screenshots)."""
         for k in range(int(seconds * self.rate_hz) + 1):
             self.ring.append(synthetic_tick(k / self.rate_hz, len(self.devices)))
         return self
-
-    def start(self) -> "SyntheticFeed":
-        if self._thread is None:
-            self._t0 = self._clock()
-            self._thread = threading.Thread(target=self._run, name="aiperf-synthetic", daemon=True)
-            self._thread.start()
-        return self
-
-    def _run(self) -> None:
-        k = 0
-        while not self._stop.wait(max(0.0, self._t0 + k / self.rate_hz - self._clock())):
-            self.ring.append(synthetic_tick(k / self.rate_hz, len(self.devices)))
-            k += 1
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
-
-    close = stop
-
-    def now(self) -> float:
-        return self._clock() - self._t0 if self._t0 is not None else 0.0
-
-    def energy_now(self) -> list[tuple[float | None, str]]:
-        latest = self.ring.latest()
-        return [(s.energy_j, s.energy_source) for s in latest.gpus] if latest else [(None, "")] * len(self.devices)
