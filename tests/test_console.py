@@ -441,3 +441,24 @@ def test_a_triage_folder_that_cannot_be_made_is_an_error_not_a_crash(tmp_path):
     done = []
     session = TriageSession(5, blocker / "triage", on_done=done.append).start()
     assert session.exit_code == 2 and session.error.startswith("cannot start aiperf-triage") and done == [session]
+
+
+def test_run_energy_covers_the_run_and_stops_moving_when_it_ends(tmp_path):
+    from types import SimpleNamespace
+
+    async def scenario():
+        app = make_app(tmp_path, gpus=2)          # synthetic energy: 300 J a second per GPU
+        app.ctx.feed.kind = "nvml"                 # read it as a live feed would be read
+        app.ctx.feed.now = lambda: 30.0            # the feed's clock: 30 s of samples in the ring
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.press("3")
+            await pilot.pause()
+            now = time.monotonic()
+            # off the 0.1 s tick grid, so the boundaries do not depend on microseconds of drift
+            ended = SimpleNamespace(started=now - 20.03, ended=now - 10.03)  # ran from t=9.97 s to t=19.97 s
+            running = SimpleNamespace(started=now - 20.03, ended=None)        # started at t=9.97 s, still going
+            return app.screen._energy_so_far(ended), app.screen._energy_so_far(running)
+
+    ended, running = run(scenario())
+    assert ended == "6540 J"        # samples t 9.5 to 20.4 (0.5 s margin): 10.9 s x 300 J x 2 GPUs, however late read
+    assert running == "12300 J"     # t 9.5 to 30.0

@@ -3,6 +3,8 @@ so far, cancel; when it ends, the checks with their numbers."""
 
 from __future__ import annotations
 
+import time
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -83,11 +85,18 @@ class RunScreen(Screen):
             self._show_outcome(session)
 
     def _energy_so_far(self, session) -> str:
-        """GPU energy since the run started, from the console's feed (all GPUs)."""
+        """GPU energy between the run's start and its end (or now), from the console's feed (all GPUs)."""
         feed = self.app.ctx.feed
-        _version, ticks = feed.ring.snapshot(session.elapsed() + 0.5)
-        if len(ticks) < 2 or getattr(feed, "kind", "") != "nvml":
-            return "n/a (not a live feed)" if getattr(feed, "kind", "") != "nvml" else "n/a"
+        if getattr(feed, "kind", "") != "nvml":
+            return "n/a (not a live feed)"
+        # The run's span on the feed's clock, so the figure stops moving once the run has ended.
+        ago_start = time.monotonic() - session.started
+        ago_end = time.monotonic() - (session.ended or time.monotonic())
+        now = feed.now()
+        _version, ticks = feed.ring.snapshot(ago_start + 0.5)
+        ticks = [t for t in ticks if now - ago_start - 0.5 <= t.t <= now - ago_end + 0.5]
+        if len(ticks) < 2:
+            return "n/a"
         joules = 0.0
         for first, last in zip(ticks[0].gpus, ticks[-1].gpus):
             if first.energy_j is not None and last.energy_j is not None:
