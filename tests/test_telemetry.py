@@ -224,7 +224,8 @@ def test_replay_plays_faster_and_loops():
     assert feed.energy_now()[0][0] == pytest.approx(8526, rel=0.01)
     looped = ReplayFeed(recording, speed=400.0, loop=True).start()
     deadline = time.monotonic() + 5  # a lap takes about 0.05 s at 400x; a loaded machine may need longer
-    while looped.ring.latest().t <= recording.duration_s and time.monotonic() < deadline:
+    while (looped.ring.latest() is None or looped.ring.latest().t <= recording.duration_s) \
+            and time.monotonic() < deadline:
         time.sleep(0.02)
     looped.stop()
     assert looped.ring.latest().t > recording.duration_s
