@@ -65,6 +65,7 @@ def run(argv: list[str]) -> int:
         sys.stdout.write(exercise.walkthrough_text())
         return 0
 
+    from aiperf_lab.labs.grading import EXIT_FAILED
     from aiperf_lab.labs.runner import run_exercise
 
     record = run_exercise(exercise.id, args.variant, args.profile, args.size, args.runs_dir, args.seconds,
@@ -76,7 +77,8 @@ def run(argv: list[str]) -> int:
     print(record.folder)
     if record.exit_code == 2:
         raise InputError(f"the workload could not run here (see {record.folder}/stdout.log)")
-    return 0 if record.exit_code == 0 else 1
+    print(f"grade: {record.grade} ({record.grade_reason})")
+    return EXIT_FAILED if record.grade == "failed" else 0
 
 
 def _history(args) -> int:
@@ -89,7 +91,8 @@ def _history(args) -> int:
         if not runs:
             print(f"no runs under {args.runs_dir}", file=sys.stderr)
         for run in runs:
-            print(f"{'pass' if run.passed else 'FAIL'}  {run.label}  {run.folder}")
+            grade = run.grade
+            print(f"{grade.word:<10}  {run.label}  {run.folder}  ({grade.reason})")
         return 0
     tables = compare_runs(load_run(args.before), load_run(args.after))
     if args.format == "csv":

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from aiperf_lab.errors import InputError
+from aiperf_lab.labs.grading import Grade, grade_of_record
 from aiperf_lab.metrics.tables import Table
 
 
@@ -27,9 +28,12 @@ class PastRun:
         return f"{r.get('started_utc', '?')} {r.get('exercise', '?')} {r.get('variant', '?')} ({r.get('profile', 'none')})"
 
     @property
+    def grade(self) -> Grade:
+        return grade_of_record(self.record)
+
+    @property
     def passed(self) -> bool:
-        checks = self.record.get("checks") or []
-        return self.record.get("exit_code") == 0 and all(c.get("status") in ("pass", "skipped") for c in checks)
+        return self.grade.word == "pass"
 
     def table(self, name: str) -> Table | None:
         """A table the runner saved (tables/<name>.csv), numbers as numbers."""

@@ -26,6 +26,7 @@ import aiperf_lab
 from aiperf_lab.errors import InputError
 from aiperf_lab.labs import expressions
 from aiperf_lab.labs.catalog import PROFILERS, Exercise, find_exercise
+from aiperf_lab.labs.grading import grade_run
 from aiperf_lab.labs.result import parse_line
 from aiperf_lab.metrics import config as metric_config
 from aiperf_lab.process_group import escalate, waits_for
@@ -64,10 +65,12 @@ class RunRecord:
     tables: list[str] = field(default_factory=list)
     checks: list[CheckResult] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    grade: str = ""          # pass, failed, not graded (aiperf_lab.labs.grading)
+    grade_reason: str = ""
 
     @property
     def passed(self) -> bool:
-        return self.exit_code == 0 and all(c.status in ("pass", "skipped") for c in self.checks)
+        return self.grade == "pass"
 
 
 def _chapter(exercise: Exercise) -> str | None:
@@ -198,6 +201,8 @@ def run_exercise(exercise_id: str, variant: str | None = None, profile: str = "n
         record.tables, derived = _profile_tables(profile, folder, record.notes, exercise.profile.get(profile) or {})
         record.measurements.update(derived)
     record.checks = _evaluate(exercise, record, on_gpu=bool(sampler.devices))
+    graded = grade_run(record.exit_code, record.cancelled, record.checks)
+    record.grade, record.grade_reason = graded.word, graded.reason
     (folder / "run.json").write_text(json.dumps(asdict(record), indent=2, default=str) + "\n")
     return record
 
