@@ -44,6 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "this NVTX range (name with or without its domain, e.g. forward)")
     parser.add_argument("--cross-thread", action="store_true", help="nvtx_gpu and --nvtx: also count "
                         "kernels launched from other threads while the range was open")
+    parser.add_argument("--timeunit", choices=["nsec", "usec", "msec", "sec"], help="time columns of the "
+                        "`nsys stats` reports in this unit, as nsys's --timeunit prints them (default: nsec)")
     parser.add_argument("--limit", type=int, metavar="N", help="show at most N rows per table (table format)")
     parser.add_argument("--list-reports", action="store_true", help="list every report (with FILE: those this file supports)")
     return parser
@@ -55,7 +57,7 @@ def run(argv: list[str]) -> int:
         raise InputError("aiperf-stats: --limit must be at least 1")
     from aiperf_lab.errors import MissingData
     from aiperf_lab.metrics.sources import ReportOptions, open_profile
-    from aiperf_lab.metrics.tables import to_csv, to_json
+    from aiperf_lab.metrics.tables import to_json, write_csv
 
     if args.file is None:
         if args.list_reports:
@@ -72,7 +74,7 @@ def run(argv: list[str]) -> int:
     specs = [s.strip() for chunk in args.report for s in chunk.split(",") if s.strip()]
     overview = not specs
     specs = specs or profile.overview_reports
-    options = ReportOptions(nvtx_range=args.nvtx, cross_thread=args.cross_thread)
+    options = ReportOptions(nvtx_range=args.nvtx, cross_thread=args.cross_thread, timeunit=args.timeunit)
     tables, skipped = [], []
     for spec in specs:
         try:
@@ -85,6 +87,9 @@ def run(argv: list[str]) -> int:
         print(f"SKIPPED: {reason}", file=sys.stderr)
 
     fmt = args.format or ("csv" if args.output else "table")
+    if fmt != "csv":  # the trace reports stream their rows; the other formats need them all
+        for table in tables:
+            table.rows = list(table.rows)
     if args.output:
         from aiperf_lab.metrics.render import write_tables
         stem = Path(args.file).name.split(".")[0]
@@ -97,7 +102,7 @@ def run(argv: list[str]) -> int:
         for i, table in enumerate(tables):
             if len(tables) > 1:
                 sys.stdout.write(("\n" if i else "") + f"# {table.name}: {table.title}\n")
-            sys.stdout.write(to_csv(table))
+            write_csv(table, sys.stdout)
     elif fmt == "json":
         sys.stdout.write(to_json(tables) + "\n")
     else:

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Sequence, TextIO
 
-from aiperf_lab.metrics.tables import Table, format_value, to_csv, to_json
+from aiperf_lab.metrics.tables import Table, format_value, to_json, write_csv
 
 TEXT_COLUMNS_WRAP_LIMIT = 100  # long kernel names are cut like `nsys stats` column output does
 
@@ -93,7 +93,11 @@ def write_tables(tables: Sequence[Table], directory: Path, stem: str, fmt: str) 
             render_terminal([table], buffer)
             path, text = directory / f"{stem}_{table.name}.txt", buffer.getvalue()
         else:
-            path, text = directory / f"{stem}_{table.name}.csv", to_csv(table)
+            path = directory / f"{stem}_{table.name}.csv"
+            with path.open("w", encoding="utf-8", newline="") as handle:
+                write_csv(table, handle)  # streamed: a trace report never sits in memory whole
+            written.append(path)
+            continue
         path.write_text(text, encoding="utf-8")
         written.append(path)
     return written

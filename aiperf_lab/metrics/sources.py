@@ -19,9 +19,10 @@ NSYS_REPORT_MAGIC = b"NVIDIA Tegra Profiler Report"
 class ReportOptions:
     """Options that shape some reports: an NVTX range to scope the breakdown, and cross-thread attribution."""
 
-    def __init__(self, nvtx_range: str | None = None, cross_thread: bool = False):
+    def __init__(self, nvtx_range: str | None = None, cross_thread: bool = False, timeunit: str | None = None):
         self.nvtx_range = nvtx_range
         self.cross_thread = cross_thread
+        self.timeunit = timeunit  # nsys's --timeunit: nsec, usec, msec, sec
 
 
 class Profile:
@@ -45,7 +46,12 @@ class Profile:
         if entry is None:
             raise InputError(f"report {name!r} does not apply to this {self.kind} file; "
                              f"available: {', '.join(self.reports)}")
-        return entry.build(self.data, argument, options or ReportOptions())
+        options = options or ReportOptions()
+        tables = entry.build(self.data, argument, options)
+        if options.timeunit and entry.nsys_stats:
+            from aiperf_lab.metrics.tables import in_time_unit
+            tables = [in_time_unit(t, options.timeunit) for t in tables]
+        return tables
 
 
 def nsys_report_version(path: Path) -> str | None:
