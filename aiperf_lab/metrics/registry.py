@@ -43,6 +43,16 @@ class Report:
         self.needs = needs  # the capture option the data comes from, when not the default (-t osrt)
         self.detail = detail or help  # the docs' longer description
 
+    def check_argument(self, argument: str) -> None:
+        """InputError unless `argument` (the text after ':') is one this report takes, as nsys refuses them."""
+        if not argument or self.arguments == ":RANGE":
+            return
+        allowed = [a.lstrip(":") for a in self.arguments.split("|")] if self.arguments else []
+        if argument not in allowed:
+            from aiperf_lab.errors import InputError
+            takes = f"it takes {self.arguments}" if allowed else "it takes none"
+            raise InputError(f"invalid argument {argument!r} for report {self.name} ({takes})")
+
     def build(self, data: object, argument: str, options: object) -> list:
         module, _, function = self.builder.partition(":")
         __import__(module)
@@ -92,6 +102,16 @@ REPORTS: list[Report] = [
            "CUDA GPU Trace: every kernel, memcpy and memset in start order (streamed)", VARIANTS, nsys_stats=True),
     Report("cuda_api_trace", "nsys", f"{NSYS}:cuda_api_trace",
            "CUDA API Trace: every runtime and driver call in start order (streamed)", nsys_stats=True),
+    Report("nvtx_pushpop_sum", "nsys", f"{NSYS}:nvtx_pushpop_sum", "NVTX Push/Pop Range Summary", nsys_stats=True),
+    Report("nvtx_startend_sum", "nsys", f"{NSYS}:nvtx_startend_sum", "NVTX Start/End Range Summary", nsys_stats=True),
+    Report("nvtx_pushpop_trace", "nsys", f"{NSYS}:nvtx_pushpop_trace",
+           "NVTX Push/Pop Range Trace: every range with its level, parent and children", nsys_stats=True),
+    Report("nvtx_gpu_proj_sum", "nsys", f"{NSYS}:nvtx_gpu_proj_sum",
+           "NVTX GPU Projection Summary: each range's span on the GPU, per name", nsys_stats=True,
+           detail="per NVTX range name: the span of the GPU work launched inside the range (projected time) "
+           "against the range's CPU time, GPU operations, nesting"),
+    Report("nvtx_gpu_proj_trace", "nsys", f"{NSYS}:nvtx_gpu_proj_trace",
+           "NVTX GPU Projection Trace: every range projected onto its GPU work", nsys_stats=True),
     # nsys: aiperf's own
     Report("kernel_breakdown", "nsys", f"{NSYS}:kernel_breakdown",
            "GPU time per category (GEMM, attention, NCCL, ...); --nvtx RANGE scopes it", ":RANGE",

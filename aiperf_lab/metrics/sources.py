@@ -46,6 +46,7 @@ class Profile:
         if entry is None:
             raise InputError(f"report {name!r} does not apply to this {self.kind} file; "
                              f"available: {', '.join(self.reports)}")
+        entry.check_argument(argument)
         options = options or ReportOptions()
         tables = entry.build(self.data, argument, options)
         if options.timeunit and entry.nsys_stats:

@@ -111,3 +111,18 @@ cuda_kern_exec_sum = _launches("cuda_kern_exec_sum")
 cuda_kern_exec_trace = _launches("cuda_kern_exec_trace")
 cuda_gpu_trace = _launches("cuda_gpu_trace")
 cuda_api_trace = _launches("cuda_api_trace", with_variant=False)
+
+
+def _tree(name: str):
+    def build(db, _argument, _options):
+        from aiperf_lab.metrics.nsys import nvtx_tree
+        return [getattr(nvtx_tree, name)(db)]
+    build.__name__ = name
+    return build
+
+
+nvtx_pushpop_sum = _tree("nvtx_pushpop_sum")
+nvtx_startend_sum = _tree("nvtx_startend_sum")
+nvtx_pushpop_trace = _tree("nvtx_pushpop_trace")
+nvtx_gpu_proj_sum = _tree("nvtx_gpu_proj_sum")
+nvtx_gpu_proj_trace = _tree("nvtx_gpu_proj_trace")

@@ -47,15 +47,16 @@ def _style(event_type: int) -> str:
     return "PushPop" if event_type in (NVTX_PUSHPOP, NVTXT_PUSHPOP) else "StartEnd"
 
 
-def load_ranges(db: NsysDatabase, end_bound: str = "all") -> list[NvtxRange]:
-    """All push/pop and start/end ranges, one entry per (range, matching domain) as nsys joins them.
+def load_ranges(db: NsysDatabase, end_bound: str = "all", event_types: tuple = NVTX_RANGE_TYPES) -> list[NvtxRange]:
+    """The ranges of `event_types` (all push/pop and start/end by default), one entry per (range,
+    matching domain) as nsys joins them.
 
     `end_bound` picks the timestamp that replaces a missing end: "all" = the latest start or end of any
-    NVTX event (nvtx_sum), "ranges" = of range events only (nvtx_kern_sum).
+    NVTX event (nvtx_sum), "ranges" = of the selected range events only (nvtx_kern_sum, the traces).
     """
     db.require("StringIds", what="StringIds table")
     db.require(NVTX, what="NV Tools Extension (NVTX) data")
-    types = ",".join(str(t) for t in NVTX_RANGE_TYPES)
+    types = ",".join(str(t) for t in event_types)
     where = f"eventType IN ({types})" if end_bound != "all" else "1"
     # (Two aggregates, not SQL's max(a, b), which is NULL when no range has an end at all.)
     bound = max((v for v in db.query(f"SELECT max(start), max([end]) FROM {NVTX} WHERE {where}")[0]
@@ -79,7 +80,7 @@ def load_ranges(db: NsysDatabase, end_bound: str = "all") -> list[NvtxRange]:
         prefixes[(domain, (gtid or 0) & _PID_BITS)].append(f"{name or ''}:")
     default_prefix = [":"]
 
-    styles = {t: _style(t) for t in NVTX_RANGE_TYPES}
+    styles = {t: _style(t) for t in event_types}
     ranges = []
     append = ranges.append
     for rid, start, end, gtid, elsewhere, label, etype, domain in db.query(
