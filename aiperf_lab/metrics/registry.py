@@ -1,7 +1,7 @@
 """Every report aiperf-stats makes, in one list: its name, the input it reads, its builder and its help.
 
 The CLI's help and ``--list-reports``, the dispatch in ``sources.py`` and the report table in the
-docs (``python -m aiperf_lab.metrics.registry --markdown``) are all made from ``REPORTS``; a new report
+docs (README.md, rewritten by ``scripts/update_report_table.py``) are all made from ``REPORTS``; a new report
 is one entry here plus its builder.
 
 A builder is named "module:function" and imported only when its report is asked for, so that

@@ -146,9 +146,9 @@ def _nsys_profile(path: Path) -> Profile:
     from aiperf_lab.metrics.nsys.db import KERNEL, MEMCPY, MEMSET, NVTX, RUNTIME, NsysDatabase
 
     db = NsysDatabase(path)
-    if not any(db.has(t) for t in (KERNEL, RUNTIME, MEMCPY, MEMSET, NVTX)):
+    if not any(db.has(t) for t in (KERNEL, RUNTIME, MEMCPY, MEMSET, NVTX, "OSRT_API")):
         hint = db.failed_capture_hint()
-        raise InputError(f"{path}: the export holds no CUDA or NVTX data"
+        raise InputError(f"{path}: the export holds no CUDA, NVTX or OS runtime data"
                          + (f"; the capture failed: {hint}" if hint else
                             " (captured without -t cuda,nvtx, or the capture failed)"))
     return Profile(path, "nsys", db)
