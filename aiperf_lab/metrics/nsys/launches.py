@@ -21,8 +21,18 @@ from aiperf_lab.metrics.nsys.reports import strip_api_version
 from aiperf_lab.metrics.summary_stats import SUM_COLUMNS, duration_summary, sqlite_round, summary_rows
 from aiperf_lab.metrics.tables import Fixed3, Table
 
-_LAUNCH_JOIN = (f"JOIN {RUNTIME} AS r ON r.correlationId = k.correlationId "
-                "AND k.globalPid = (r.globalTid & 0xFFFFFFFFFF000000)")
+def _launch_join(calls: str) -> str:
+    return (f"JOIN {calls} AS r ON r.correlationId = k.correlationId "
+            "AND k.globalPid = (r.globalTid & 0xFFFFFFFFFF000000)")
+
+
+def _kernel_calls(db: NsysDatabase) -> str:
+    """The launch-call source that finds as many kernels' calls as the whole runtime table does."""
+    sources = db.launch_calls()
+    if len(sources) == 1:
+        return sources[0]
+    found = db.query(f"SELECT count(*) FROM {KERNEL} AS k {_launch_join(sources[0])}")[0][0]
+    return sources[0] if found == db.count(KERNEL) else sources[1]
 
 # ENUM_CUDA_MEM_KIND labels, for exports without the enum table.
 MEM_KIND_LABELS = {0: "Pageable", 1: "Pinned", 2: "Device", 3: "Array", 4: "Managed", 5: "Device Static",
@@ -138,11 +148,12 @@ def cuda_kern_exec_sum(db: NsysDatabase, variant: str = "demangled") -> Table:
     db.require(KERNEL, what="CUDA kernel data")
     db.require(RUNTIME, what="CUDA API data")
     name_col = db.kernel_name_column(variant)
+    calls = _kernel_calls(db)
     rows = db.query(
         f"SELECT r.globalTid, k.deviceId, r.nameId, k.{name_col}, "
         "group_concat(max(r.[end], k.[end]) - r.start), group_concat(r.[end] - r.start), "
         "group_concat(iif(k.start >= r.[end], k.start - r.[end], NULL)), group_concat(k.[end] - k.start) "
-        f"FROM {KERNEL} AS k {_LAUNCH_JOIN} GROUP BY r.globalTid, k.deviceId, r.nameId, k.{name_col}")
+        f"FROM {KERNEL} AS k {_launch_join(calls)} GROUP BY r.globalTid, k.deviceId, r.nameId, k.{name_col}")
     names = db.strings({r[2] for r in rows} | {r[3] for r in rows})
     groups: dict[tuple, list[list[int]]] = {}
     for gtid, device, api_id, kernel_id, total, api, queue, kernel in rows:
@@ -194,7 +205,7 @@ def cuda_kern_exec_trace(db: NsysDatabase, variant: str = "demangled") -> Table:
            "iif(k.start >= r.[end], k.start - r.[end], NULL), k.start, k.[end] - k.start, "
            "max(r.[end], k.[end]) - r.start, (r.globalTid >> 24) & 0xFFFFFF, r.globalTid & 0xFFFFFF, k.deviceId, "
            "an.value, k.gridX, k.gridY, k.gridZ, k.blockX, k.blockY, k.blockZ, kn.value "
-           f"FROM {KERNEL} AS k {_LAUNCH_JOIN} LEFT JOIN StringIds AS an ON an.id = r.nameId "
+           f"FROM {KERNEL} AS k {_launch_join(_kernel_calls(db))} LEFT JOIN StringIds AS an ON an.id = r.nameId "
            f"LEFT JOIN StringIds AS kn ON kn.id = k.{name_col} ORDER BY r.start")
 
     def rows() -> Iterator[list]:

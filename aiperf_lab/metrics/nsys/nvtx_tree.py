@@ -142,13 +142,17 @@ def _gpu_launches(db: NsysDatabase) -> dict[int, _Launches]:
     ops = [f"SELECT start, [end], correlationId, globalPid FROM {t}" for t in (KERNEL, MEMCPY, MEMSET) if db.has(t)]
     if not ops:
         raise MissingData(f"{db.path.name} does not contain GPU operation data.")
-    rows = db.query(
-        "SELECT r.globalTid, group_concat(r.start), group_concat(r.[end]), group_concat(o.start), "
-        f"group_concat(o.[end]), group_concat(o.correlationId) FROM ({' UNION ALL '.join(ops)}) AS o "
-        f"JOIN {RUNTIME} AS r ON r.correlationId = o.correlationId "
-        "AND o.globalPid = (r.globalTid & 0xFFFFFFFFFF000000) GROUP BY r.globalTid")
+    total = sum(db.count(t) for t in (KERNEL, MEMCPY, MEMSET))
+    for calls in db.launch_calls():
+        rows = db.query(
+            "SELECT r.globalTid, group_concat(r.start), group_concat(r.[end]), group_concat(o.start), "
+            f"group_concat(o.[end]), group_concat(o.correlationId), count(*) FROM ({' UNION ALL '.join(ops)}) AS o "
+            f"JOIN {calls} AS r ON r.correlationId = o.correlationId "
+            "AND o.globalPid = (r.globalTid & 0xFFFFFFFFFF000000) GROUP BY r.globalTid")
+        if sum(row[-1] for row in rows) == total:
+            break
     threads = {}
-    for gtid, *texts in rows:
+    for gtid, *texts, _n in rows:
         columns = [parse_integers(t) for t in texts]
         order = sorted(range(len(columns[0])), key=columns[0].__getitem__)
         threads[gtid] = _Launches([[c[i] for i in order] for c in columns])
