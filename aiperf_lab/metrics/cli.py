@@ -33,8 +33,9 @@ def build_parser() -> argparse.ArgumentParser:
     epilog = help_text() + "\nWith no --report: an overview (top kernels, category breakdown, NVTX ranges, idle time).\n\n" + EXAMPLES
     parser = OneLineParser(prog="aiperf-stats", description="Tables from nsys, ncu and PyTorch profiler output.",
                            epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("file", nargs="?", help="profile: .sqlite/.nsys-rep, ncu .csv/.ncu-rep, PyTorch .json[.gz], "
-                        "telemetry .csv")
+    parser.add_argument("files", nargs="*", metavar="FILE", help="profile: .sqlite/.nsys-rep, ncu .csv/.ncu-rep, "
+                        "PyTorch .json[.gz], telemetry .csv; several: one per rank (a Rank column, and the "
+                        "multi-rank reports nccl_sum and rank_spread)")
     parser.add_argument("--report", "-r", action="append", default=[], metavar="NAME",
                         help="report to produce; repeat or separate with commas (default: overview)")
     parser.add_argument("--format", "-f", choices=["table", "csv", "json"], default=None,
@@ -56,16 +57,16 @@ def run(argv: list[str]) -> int:
     if args.limit is not None and args.limit < 1:
         raise InputError("aiperf-stats: --limit must be at least 1")
     from aiperf_lab.errors import MissingData
-    from aiperf_lab.metrics.sources import ReportOptions, open_profile
+    from aiperf_lab.metrics.sources import ReportOptions, open_profiles
     from aiperf_lab.metrics.tables import to_json, write_csv
 
-    if args.file is None:
+    if not args.files:
         if args.list_reports:
             from aiperf_lab.metrics.registry import listing
             print(listing())
             return 0
         raise InputError("aiperf-stats: name a profile file (or use --list-reports; see aiperf-stats --help)")
-    profile = open_profile(args.file)
+    profile = open_profiles(args.files)
     for notice in profile.notices:
         print(f"aiperf-stats: {notice}", file=sys.stderr)
     if args.list_reports:
@@ -92,7 +93,7 @@ def run(argv: list[str]) -> int:
             table.rows = list(table.rows)
     if args.output:
         from aiperf_lab.metrics.render import write_tables
-        stem = Path(args.file).name.split(".")[0]
+        stem = Path(args.files[0]).name.split(".")[0] if len(args.files) == 1 else "ranks"
         try:
             paths = write_tables(tables, Path(args.output), stem, fmt)
         except OSError as exc:

@@ -30,10 +30,10 @@ OTHER = "aiperf_lab.metrics.builders"
 class Report:
     """One report for one input kind. `nsys_stats`: same columns and numbers as `nsys stats --report name`."""
 
-    __slots__ = ("name", "kind", "builder", "help", "arguments", "nsys_stats", "needs", "detail")
+    __slots__ = ("name", "kind", "builder", "help", "arguments", "nsys_stats", "needs", "detail", "multi_rank")
 
     def __init__(self, name: str, kind: str, builder: str, help: str, arguments: str = "",
-                 nsys_stats: bool = False, needs: str = "", detail: str = ""):
+                 nsys_stats: bool = False, needs: str = "", detail: str = "", multi_rank: bool = False):
         self.name = name
         self.kind = kind
         self.builder = builder
@@ -42,6 +42,7 @@ class Report:
         self.nsys_stats = nsys_stats
         self.needs = needs  # the capture option the data comes from, when not the default (-t osrt)
         self.detail = detail or help  # the docs' longer description
+        self.multi_rank = multi_rank  # built over every rank's export at once: data is [(rank, data), ...]
 
     def check_argument(self, argument: str) -> None:
         """InputError unless `argument` (the text after ':') is one this report takes, as nsys refuses them."""
@@ -134,6 +135,14 @@ REPORTS: list[Report] = [
     Report("expert_findings", "nsys", f"{NSYS}:expert_findings", "expert rules: pageable or sync copies, host syncs, "
            "low utilization, tiny kernels",
            detail='rules that fire on pageable host-device copies, synchronizing 50+ times a second, a GPU busy under 50%, mostly sub-10 us kernels, each with its evidence and advice'),
+    # nsys: several ranks at once
+    Report("nccl_sum", "nsys", f"{NSYS}:nccl_sum", "NCCL collectives per rank: count, bytes, time, algbw, busbw",
+           multi_rank=True, detail="per rank and collective: count, bytes (from NCCL's NVTX payload, else "
+           "unknown), GPU time, algorithm and bus bandwidth as nccl-tests defines them; give every rank's "
+           "export (`aiperf-stats rank*.sqlite --report nccl_sum`)"),
+    Report("rank_spread", "nsys", f"{NSYS}:rank_spread", "each kernel and NVTX range across ranks: spread, "
+           "slowest rank", multi_rank=True, detail="per kernel and NVTX range name: total time on the fastest, "
+           "median and slowest rank, the spread and which rank is slowest (stragglers)"),
     # PyTorch profiler traces
     Report("cuda_gpu_kern_sum", "torch", f"{OTHER}:torch_kernel_sum", "kernels grouped by name, nsys's columns"),
     Report("kernel_breakdown", "torch", f"{OTHER}:torch_kernel_breakdown", "GPU time per category"),

@@ -126,3 +126,13 @@ nvtx_startend_sum = _tree("nvtx_startend_sum")
 nvtx_pushpop_trace = _tree("nvtx_pushpop_trace")
 nvtx_gpu_proj_sum = _tree("nvtx_gpu_proj_sum")
 nvtx_gpu_proj_trace = _tree("nvtx_gpu_proj_trace")
+
+
+def nccl_sum(exports, _argument, _options):
+    from aiperf_lab.metrics.nsys.ranks import nccl_sum as report
+    return [report(exports)]
+
+
+def rank_spread(exports, _argument, _options):
+    from aiperf_lab.metrics.nsys.ranks import rank_spread as report
+    return [report(exports)]
