@@ -131,3 +131,19 @@ def test_a_trace_report_over_ranks_streams_with_its_rank(tmp_path, capsys):
     files = [str(_rank(tmp_path, r, gemm_ns=10_000)) for r in range(2)]
     code, rows, _ = _csv(capsys, files + ["--report", "cuda_kern_exec_trace"])
     assert code == 0 and rows[0][0] == "Rank" and len(rows) == 1 + 2 * 9
+
+
+def test_a_rank_without_the_data_drops_out_and_is_named(tmp_path, capsys):
+    with_nvtx = _rank(tmp_path, 0, gemm_ns=10_000)
+    b = ExportBuilder(pid=2001, device=1)
+    b.launch(1, 0, 10, GEMM, gpu_start=20, duration=5)
+    b.nvtx.clear()
+    without = b.write(tmp_path / "rank1.sqlite")
+    import sqlite3
+    con = sqlite3.connect(without)
+    con.execute("DROP TABLE NVTX_EVENTS")
+    con.commit()
+    con.close()
+    code, rows, err = _csv(capsys, [str(with_nvtx), str(without), "--report", "nvtx_sum"])
+    assert code == 0 and {r[0] for r in rows[1:]} == {"0"}
+    assert "rank 1:" in err and "does not contain NV Tools Extension (NVTX) data" in err

@@ -69,6 +69,7 @@ def run(argv: list[str]) -> int:
     profile = open_profiles(args.files)
     for notice in profile.notices:
         print(f"aiperf-stats: {notice}", file=sys.stderr)
+    said = len(profile.notices)
     if args.list_reports:
         print("\n".join(profile.reports))
         return 0
@@ -86,6 +87,8 @@ def run(argv: list[str]) -> int:
         raise InputError("nothing to report: " + " ".join(skipped))
     for reason in skipped:  # as nsys does when some reports have no data
         print(f"SKIPPED: {reason}", file=sys.stderr)
+    for notice in profile.notices[said:]:  # e.g. a rank without the data a report needs
+        print(f"aiperf-stats: {notice}", file=sys.stderr)
 
     fmt = args.format or ("csv" if args.output else "table")
     if fmt != "csv":  # the trace reports stream their rows; the other formats need them all

@@ -74,7 +74,18 @@ class RankedProfiles:
         if entry is not None and entry.multi_rank:
             entry.check_argument(argument)
             return entry.build([(p.rank, p.data) for p in self.profiles], argument, options or ReportOptions())
-        per_rank = [(p.rank, p.report(spec, options)) for p in self.profiles]
+        from aiperf_lab.errors import MissingData
+
+        per_rank, missing = [], []
+        for profile in self.profiles:  # a rank without the data drops out; all without it: skipped
+            try:
+                per_rank.append((profile.rank, profile.report(spec, options)))
+            except MissingData as exc:
+                missing.append(exc)
+        if not per_rank:
+            raise missing[0]
+        self.notices.extend(f"rank {p.rank}: {exc}" for p, exc in zip(
+            [p for p in self.profiles if p.rank not in {r for r, _ in per_rank}], missing))
         return [_with_rank_column([(rank, tables[i]) for rank, tables in per_rank if i < len(tables)])
                 for i in range(max(len(tables) for _, tables in per_rank))]
 
