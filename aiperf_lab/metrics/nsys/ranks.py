@@ -159,7 +159,7 @@ def nccl_sum(exports: list[tuple[str, NsysDatabase]]) -> Table:
         if kernels:
             per_rank.append((rank, kernels))
     if not per_rank:
-        raise MissingData("no NCCL kernels in " + ", ".join(sorted({db.path.name for _, db in exports})) + ".")
+        raise MissingData(", ".join(sorted({db.path.name for _, db in exports})) + " does not contain NCCL kernels.")
     n = len(per_rank)
     rows = []
     for rank, kernels in per_rank:
@@ -232,7 +232,8 @@ def rank_spread(exports: list[tuple[str, NsysDatabase]]) -> Table:
     """Per kernel and per NVTX range: total time on each rank, the spread, the slowest rank (stragglers)."""
     ranks = split_ranks(exports)
     if len(ranks) < 2:
-        raise MissingData("rank_spread compares ranks: give the exports of two or more ranks "
+        names = ", ".join(sorted({db.path.name for _, db in exports}))
+        raise MissingData(f"{names} has no second rank to compare: give the exports of two or more ranks "
                           "(or one export with several processes).")
     rows = []
     for kind, totals in (("kernel", _kernel_totals), ("range", _range_totals)):
