@@ -1,6 +1,7 @@
 """aiperf-stats: profiler output as tables, headless.
 
-    aiperf-stats FILE [--report NAME ...] [--format table|csv|json] [--output DIR]
+    aiperf-stats FILE [FILE ...] [--report NAME ...] [--format table|csv|json] [--output DIR] [--timeunit U]
+    aiperf-stats --list-reports
 
 Exit codes: 0 done, 2 the input or the environment is wrong (one line on stderr), 1 a bug,
 130 interrupted.
@@ -45,8 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "this NVTX range (name with or without its domain, e.g. forward)")
     parser.add_argument("--cross-thread", action="store_true", help="nvtx_gpu and --nvtx: also count "
                         "kernels launched from other threads while the range was open")
-    parser.add_argument("--timeunit", choices=["nsec", "usec", "msec", "sec"], help="time columns of the "
-                        "`nsys stats` reports in this unit, as nsys's --timeunit prints them (default: nsec)")
+    parser.add_argument("--timeunit", choices=["nsec", "usec", "msec", "sec"], help="every \"(ns)\" column in "
+                        "this unit, as nsys stats --timeunit prints it (default: nsec)")
     parser.add_argument("--limit", type=int, metavar="N", help="show at most N rows per table (table format)")
     parser.add_argument("--list-reports", action="store_true", help="list every report (with FILE: those this file supports)")
     return parser

@@ -24,9 +24,9 @@ def _cell(value) -> str:
 
 
 def _is_number(value) -> bool:
-    from aiperf_lab.metrics.tables import _Text  # a time already scaled by --timeunit
+    from aiperf_lab.metrics.tables import ScaledTime  # a time already scaled by --timeunit
 
-    return (isinstance(value, (int, float)) and not isinstance(value, bool)) or isinstance(value, _Text)
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)) or isinstance(value, ScaledTime)
 
 
 def _wrap_header(header: str, width: int) -> str:

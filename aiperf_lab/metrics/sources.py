@@ -51,7 +51,7 @@ class Profile:
         options = options or ReportOptions()
         data = [(self.rank, self.data)] if entry.multi_rank else self.data
         tables = entry.build(data, argument, options)
-        if options.timeunit and entry.nsys_stats:
+        if options.timeunit:  # every "(ns)" column of every report, ours as nsys's
             from aiperf_lab.metrics.tables import in_time_unit
             tables = [in_time_unit(t, options.timeunit) for t in tables]
         return tables

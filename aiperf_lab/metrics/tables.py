@@ -105,14 +105,14 @@ def in_time_unit(table: Table, unit: str) -> Table:
             row = list(row)
             for i in scaled:
                 if row[i] is not None:
-                    row[i] = _Text(text(row[i]))
+                    row[i] = ScaledTime(text(row[i]))
             yield row
 
     out = rows()
     return Table(table.name, table.title, columns, out if not isinstance(table.rows, list) else list(out), table.notes)
 
 
-class _Text(str):
+class ScaledTime(str):
     """A number already formatted (a scaled time); kept as text so every writer prints it as is."""
 
     __slots__ = ()
