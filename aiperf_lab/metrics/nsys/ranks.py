@@ -24,7 +24,7 @@ from aiperf_lab.errors import MissingData
 from aiperf_lab.metrics.nsys.db import KERNEL, NVTX, RUNTIME, NsysDatabase
 from aiperf_lab.metrics.tables import Fixed3, Table
 
-_KERNEL_COLLECTIVE = re.compile(r"^nccl(?:Dev)?Kernel_([A-Za-z]+)")
+_KERNEL_COLLECTIVE = re.compile(r"^(?:void )?nccl(?:Dev)?Kernel_([A-Za-z]+)")
 _RANGE_COLLECTIVE = re.compile(r"^nccl([A-Z][A-Za-z]+)$")
 _NAMES = {"allreduce": "AllReduce", "allgather": "AllGather", "reducescatter": "ReduceScatter",
           "broadcast": "Broadcast", "reduce": "Reduce", "sendrecv": "SendRecv", "send": "SendRecv",
@@ -102,7 +102,8 @@ def _nccl_kernels(rank: Rank) -> list[tuple[str | None, int, int | None, int | N
     db = rank.db
     if not (db.has(KERNEL) and db.has("StringIds")):
         return []
-    ids = {i: v for i, v in db.query("SELECT id, value FROM StringIds WHERE value LIKE 'nccl%Kernel%'")}
+    ids = {i: v for i, v in db.query("SELECT id, value FROM StringIds WHERE value LIKE 'nccl%Kernel%' "
+                                     "OR value LIKE 'void nccl%Kernel%'")}
     if not ids:
         return []
     join = (f"LEFT JOIN {RUNTIME} AS r ON r.correlationId = k.correlationId "
