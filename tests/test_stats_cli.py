@@ -237,3 +237,11 @@ def test_every_nsys_report_fits_the_terminal_width(columns, capsys, monkeypatch)
     code = main([str(LM), "--report", "cuda_kern_exec_sum", "--limit", "1"])
     out = capsys.readouterr().out
     assert "5491153.6" in out and "cudaLaunchKernelExC_v11060" in out  # the row in full, in blocks at 80
+
+
+def test_an_nsys_report_we_do_not_make_says_so_in_one_line(capsys):
+    code = main([str(LM), "--report", "um_sum", "--format", "csv"])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == ""
+    assert "um_sum is an `nsys stats` report aiperf-stats does not make" in captured.err
+    assert len(captured.err.strip().splitlines()) == 1

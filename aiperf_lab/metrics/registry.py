@@ -161,6 +161,12 @@ REPORTS: list[Report] = [
 ]
 
 
+# `nsys stats` reports aiperf-stats does not make (no export here has their data to check them against).
+NSYS_ONLY = ("um_sum", "um_total_sum", "um_cpu_page_faults_sum", "mpi_event_sum", "mpi_event_trace", "mpi_msg_size_sum",
+             "openmp_sum", "openacc_sum", "syscall_sum", "network_congestion", "nvvideo_api_sum", "dx11_pix_sum",
+             "dx12_gpu_marker_sum", "dx12_pix_sum", "opengl_khr_gpu_range_sum", "opengl_khr_range_sum",
+             "vulkan_api_sum", "vulkan_api_trace", "vulkan_gpu_marker_sum", "vulkan_marker_sum", "wddm_queue_sum")
+
 # What `aiperf-stats FILE` shows with no --report, per input kind, in this order.
 OVERVIEWS = {
     "nsys": ["cuda_gpu_kern_sum", "kernel_breakdown", "nvtx_sum", "gpu_idle"],

@@ -44,6 +44,9 @@ class Profile:
         """Tables of one report; `spec` is a name with optional nsys-style arguments ("cuda_gpu_kern_sum:base")."""
         name, _, argument = spec.partition(":")
         entry = registry.find(self.kind, name)
+        if entry is None and self.kind == "nsys" and name in registry.NSYS_ONLY:
+            raise InputError(f"{name} is an `nsys stats` report aiperf-stats does not make; run "
+                             f"`nsys stats --report {name}` for it")
         if entry is None:
             raise InputError(f"report {name!r} does not apply to this {self.kind} file; "
                              f"available: {', '.join(self.reports)}")
