@@ -87,61 +87,94 @@ def ids(facts):
     return {f.id: f for f in findings.evaluate(facts)}
 
 
+def _telemetry(device=0, **fields):
+    from aiperf_lab.triage.facts import DeviceTelemetry
+
+    reasons = fields.pop("reason_pct", {})
+    return DeviceTelemetry(device=device, duration_s=fields.pop("duration_s", 60.0), reason_pct=reasons, **fields)
+
+
+def _facts(gpus=(), nvml=None, attributes=None, host=None, **fields):
+    from aiperf_lab.triage.facts import HardwareFacts, TriageFacts
+
+    return TriageFacts(hardware=HardwareFacts({"gpus": list(gpus), **(nvml or {})}, attributes or {}, host or {}),
+                       **fields)
+
+
 def test_rules_fire_with_their_evidence():
-    busy_telemetry = [{"device": 0, "util_gpu_avg_pct": 95.0, "clock_event_power_cap_pct": 42.0,
-                       "avg_power_w": 650.0, "peak_power_w": 700.0, "temp_max_c": 60}]
-    found = ids({
-        "nvml": {"gpus": [_gpu(pcie_gen_current=3, persistence_mode=False, ecc_errors_uncorrected_volatile=2,
-                               mig_mode_current=True)], "cuda_driver_version": "12.2"},
-        "device_attributes": {"torch_cuda": "13.0"},
-        "telemetry": busy_telemetry,
-        "telemetry_workload": [{"device": 0, "util_gpu_avg_pct": 31.0, "duration_s": 60, "workload_s": 75,
-                                "never_busy": False}],
-        "busy_clocks": {0: {"avg_sm_clock_mhz": 1100.0, "busy_samples": 50}},
-        "xid": [79, 79],
-        "workload": {"cpu_affinity": [16, 17]},
-        "gpu_cpu_affinity": {"GPU0": "0-15"},
-        "host": {"cpu_governor": "powersave"},
-    })
+    from aiperf_lab.triage.facts import POWER_CAP, BusyClocks, WorkloadFacts
+
+    found = ids(_facts(
+        [_gpu(pcie_gen_current=3, persistence_mode=False, ecc_errors_uncorrected_volatile=2, mig_mode_current=True)],
+        nvml={"cuda_driver_version": "12.2"}, attributes={"torch_cuda": "13.0"}, host={"cpu_governor": "powersave"},
+        telemetry=[_telemetry(util_gpu_avg_pct=95.0, reason_pct={POWER_CAP: 42.0}, avg_power_w=650.0,
+                              peak_power_w=700.0, temp_max_c=60)],
+        telemetry_workload=[_telemetry(util_gpu_avg_pct=31.0, duration_s=60, workload_s=75)],
+        busy_clocks={0: BusyClocks(1100.0, 50)}, xid=[79, 79],
+        workload=WorkloadFacts(True, 0, 75.0, None, [], False, cpu_affinity=[16, 17]),
+        gpu_cpu_affinity={"GPU0": "0-15"}))
     assert found["pcie_below_max"].severity == "warning" and found["pcie_below_max"].evidence["gen_seen"] == 3
     assert found["ecc_uncorrected"].severity == "error"
     assert found["xid_errors"].evidence["xid_codes"] == [79]
-    assert found["clocks_power_cap"].evidence["clock_event_power_cap_pct"] == 42.0
+    assert found["clocks_power_cap"].evidence["time_pct"] == 42.0 and found["clocks_power_cap"].evidence["reason_bit"] == 4
     assert found["gpu_idle_during_workload"].evidence == {"util_gpu_avg_pct": 31.0, "busy_span_s": 60, "workload_s": 75}
     assert found["low_clocks_under_load"].evidence["avg_sm_clock_mhz"] == 1100.0
     assert found["numa_mismatch"].evidence["gpu_cpu_affinity"] == {"GPU0": "0-15"}
     assert {"persistence_off", "mig_on", "cpu_governor", "driver_cuda_mismatch"} <= set(found)
-    severities = [f.severity for f in findings.evaluate({"nvml": {"gpus": [_gpu(persistence_mode=False)]},
-                                                          "xid": [13]})]
+    severities = [f.severity for f in findings.evaluate(_facts([_gpu(persistence_mode=False)], xid=[13]))]
     assert severities == sorted(severities, key=findings.SEVERITY_ORDER.get)
 
 
+def test_clock_rules_follow_the_reason_bits_of_the_telemetry_summary():
+    """The finding reads the summary row through the NVML bit: renaming a reason cannot silence it."""
+    from aiperf_lab.metrics.telemetry.model import GpuInfo, GpuSample, Tick
+    from aiperf_lab.triage.facts import summarize_devices
+
+    ticks = [Tick(float(t), [GpuSample(float(t), 0, 300.0, "instant", util_gpu_pct=90.0, clock_event_reasons=0x20)],
+                  None) for t in range(5)]
+    rows, _notes = summarize_devices([GpuInfo(0)], ticks)
+    assert "clocks_thermal_sw" in ids(_facts([_gpu()], telemetry=rows))
+
+
 def test_a_healthy_machine_fires_nothing():
-    assert findings.evaluate({"nvml": {"gpus": [_gpu()], "cuda_driver_version": "13.0"},
-                              "device_attributes": {"torch_cuda": "13.0"},
-                              "telemetry": [{"device": 0, "util_gpu_avg_pct": 97.0}],
-                              "host": {"cpu_governor": "performance"}}) == []
+    assert findings.evaluate(_facts([_gpu()], nvml={"cuda_driver_version": "13.0"}, attributes={"torch_cuda": "13.0"},
+                                    telemetry=[_telemetry(util_gpu_avg_pct=97.0)],
+                                    host={"cpu_governor": "performance"})) == []
 
 
 def test_a_workload_that_never_touched_the_gpu():
-    found = ids({"nvml": {"gpus": [_gpu()]}, "telemetry_workload": [
-        {"device": 0, "util_gpu_avg_pct": 0.2, "duration_s": 8.0, "workload_s": 8.0, "never_busy": True}]})
+    found = ids(_facts([_gpu()], telemetry_workload=[
+        _telemetry(util_gpu_avg_pct=0.2, duration_s=8.0, workload_s=8.0, never_busy=True)]))
     assert "gpu_never_used" in found and "gpu_idle_during_workload" not in found
 
 
 def test_busy_window_leaves_out_start_up_and_report_writing():
     from aiperf_lab.metrics.telemetry.model import GpuInfo, GpuSample, Tick
-    from aiperf_lab.triage.cli import _busy_window_summary
+    from aiperf_lab.triage.facts import busy_window
 
     utils = [0, 0, 0, 90, 95, 92, 0, 0]  # interpreter start, three busy samples, nsys writing its report
     ticks = [Tick(float(t), [GpuSample(float(t), 0, 100.0, "instant", util_gpu_pct=u)], None) for t, u in enumerate(utils)]
-    (row,) = _busy_window_summary([GpuInfo(0)], ticks, 0.0, 7.0)
-    assert row["util_gpu_avg_pct"] > 90 and row["duration_s"] == 2.0 and row["workload_s"] == 7.0
-    assert row["never_busy"] is False
+    (row,) = busy_window([GpuInfo(0)], ticks, 0.0, 7.0)
+    assert row.util_gpu_avg_pct > 90 and row.duration_s == 2.0 and row.workload_s == 7.0
+    assert row.never_busy is False
+
+
+def test_trace_findings_say_what_the_capture_covers():
+    from aiperf_lab.triage.facts import CaptureCoverage
+
+    missing = ids(_facts(coverage=CaptureCoverage(None, None, 30.0, "observed", written=False,
+                                                  note="nsys wrote no report after SIGINT (application)")))
+    assert "SIGINT" in missing["trace_missing"].detail
+    bare = ids(_facts(coverage=CaptureCoverage(1.0, 29.0, 30.0, "export", kernels=None, nvtx_ranges=0)))
+    assert "trace_without_kernels" in bare
+    part = CaptureCoverage(2.0, 8.0, 30.0, "export", kernels=120, nvtx_ranges=12)
+    assert part.text() == "trace covers 2-8 s of 30 s (120 kernels, 12 NVTX ranges)"
+    assert "trace_partial" in ids(_facts(coverage=part))
+    assert not ids(_facts(coverage=CaptureCoverage(0.5, 29.0, 30.0, "export", kernels=120, nvtx_ranges=12)))
 
 
 def test_idle_pcie_downshift_is_only_info():
-    found = ids({"nvml": {"gpus": [_gpu(pcie_gen_current=1)]}, "telemetry": [{"device": 0, "util_gpu_avg_pct": 0.0}]})
+    found = ids(_facts([_gpu(pcie_gen_current=1)], telemetry=[_telemetry(util_gpu_avg_pct=0.0)]))
     assert found["pcie_below_max"].severity == "info"
 
 
