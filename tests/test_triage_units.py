@@ -167,10 +167,11 @@ def test_trace_findings_say_what_the_capture_covers():
     assert "SIGINT" in missing["trace_missing"].detail
     bare = ids(_facts(coverage=CaptureCoverage(1.0, 29.0, 30.0, "export", kernels=None, nvtx_ranges=0)))
     assert "trace_without_kernels" in bare
-    part = CaptureCoverage(2.0, 8.0, 30.0, "export", kernels=120, nvtx_ranges=12)
-    assert part.text() == "trace covers 2-8 s of 30 s (120 kernels, 12 NVTX ranges)"
-    assert "trace_partial" in ids(_facts(coverage=part))
-    assert not ids(_facts(coverage=CaptureCoverage(0.5, 29.0, 30.0, "export", kernels=120, nvtx_ranges=12)))
+    part = CaptureCoverage(2.0, 8.0, 30.0, "export", kernels=120, nvtx_ranges=12, workload_span_s=(0.0, 28.0))
+    assert part.text() == "trace covers 2-8 s of 30 s (120 kernels, 12 NVTX ranges, workload 0-28 s)"
+    assert "22 s of the workload's run are not in the trace" in ids(_facts(coverage=part))["trace_partial"].detail
+    whole = CaptureCoverage(0.8, 5.0, 30.0, "export", kernels=120, nvtx_ranges=12, workload_span_s=(0.0, 5.0))
+    assert not ids(_facts(coverage=whole))   # a short workload, all of it traced: nothing to say
 
 
 def test_idle_pcie_downshift_is_only_info():

@@ -10,7 +10,7 @@ collection itself. So the stop goes in this order, each step bounded and written
   2. nsys gets `settle_s` to end its collection on its own once the application is gone;
   3. if it is still collecting: `nsys stop --session NAME` (nsys's own session control, which flushes
      the CUDA buffers), and only if that fails, SIGINT to the nsys process alone;
-  4. nsys gets `write_grace_s` to write the report, shown as progress ("nsys: writing report, 14 s");
+  4. nsys gets `write_grace_s` to write the report, shown as progress ("aiperf-triage: nsys writing report, 14 s");
   5. only then SIGTERM and SIGKILL to what is left.
 
 A second Ctrl-C skips the application's grace (step 3 at once); a third abandons the capture.
@@ -215,7 +215,7 @@ class NsysStop:
             if self.urgency() > at_least or time.monotonic() - start >= seconds:
                 return until()
             if progress and time.monotonic() >= next_note:
-                self.say(f"nsys: {progress}, {time.monotonic() - start:.0f} s")
+                self.say(f"{progress}, {time.monotonic() - start:.0f} s")
                 next_note += PROGRESS_EVERY_S
             self.exited(POLL_S)
 
@@ -287,7 +287,7 @@ class NsysStop:
                 return
         if self.phase() not in ("starting", "collecting"):
             return
-        self.say(f"nsys: still collecting; stopping the collection (nsys stop --session {self.session})")
+        self.say(f"still collecting; stopping the collection (nsys stop --session {self.session})")
         result = self._nsys_stop()
         self.note(f"nsys stop --session {self.session}: {result}")
         if self._wait(self.policy.stop_grace_s, lambda: self.phase() not in ("starting", "collecting"),

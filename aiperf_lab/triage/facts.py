@@ -128,6 +128,7 @@ class CaptureCoverage:
     kernel_span_s: tuple[float, float] | None = None
     written: bool = True            # False: nsys wrote no report
     note: str = ""
+    workload_span_s: tuple[float, float] | None = None   # the workload's own span, same clock
 
     def text(self) -> str:
         if not self.written:
@@ -136,7 +137,16 @@ class CaptureCoverage:
                 else "an unknown span")
         counts = (f"{self.kernels if self.kernels is not None else 'no'} kernels, "
                   f"{self.nvtx_ranges if self.nvtx_ranges is not None else 'no'} NVTX ranges")
-        return f"trace covers {span} of {self.telemetry_s:.0f} s ({counts})"
+        ran = (f", workload {self.workload_span_s[0]:.0f}-{self.workload_span_s[1]:.0f} s"
+               if self.workload_span_s else "")
+        return f"trace covers {span} of {self.telemetry_s:.0f} s ({counts}{ran})"
+
+    def misses_workload_s(self) -> float:
+        """Seconds of the workload's span the trace does not cover (0 when unknown)."""
+        if self.start_s is None or self.end_s is None or self.workload_span_s is None:
+            return 0.0
+        first, last = self.workload_span_s
+        return max(0.0, self.start_s - first) + max(0.0, last - self.end_s)
 
     def as_dict(self) -> dict[str, Any]:
         return {**asdict(self), "text": self.text()}

@@ -206,9 +206,11 @@ def trace_incomplete(facts: TriageFacts) -> list[Finding]:
         return [Finding("trace_without_kernels", "warning", "The nsys trace holds no CUDA kernels",
                         f"{coverage.text()}: the workload launched no kernel while nsys collected, or its CUDA "
                         "activity was not flushed (the application was killed rather than stopped).", evidence)]
-    if coverage.start_s is not None and coverage.end_s is not None and coverage.telemetry_s > 0 and \
-            (coverage.end_s - coverage.start_s) < 0.5 * coverage.telemetry_s:
-        return [Finding("trace_partial", "info", "The nsys trace covers part of the run", coverage.text() + ".",
+    missed = coverage.misses_workload_s()
+    if coverage.workload_span_s and missed > max(2.0, 0.2 * (coverage.workload_span_s[1] - coverage.workload_span_s[0])):
+        return [Finding("trace_partial", "info", "The nsys trace covers part of the workload",
+                        f"{coverage.text()}: {missed:.0f} s of the workload's run are not in the trace (nsys starts "
+                        "collecting after it launches the application, and stops when the collection is stopped).",
                         evidence)]
     return []
 

@@ -281,17 +281,20 @@ class Triage:
         span, telemetry_s = capture.span, round(self.sampler.now(), 3)
         started = self.workload.result.started
         base = started - (time.monotonic() - self.sampler.now())    # the workload's start on the telemetry clock
+        log = self.workload.result.capture
+        app_end = log.application_ended_s if log and log.application_ended_s is not None else \
+            ((self.workload.result.ended or time.monotonic()) - started)
+        ran = (round(self.t_workload, 3), round(base + app_end, 3))
         if span is not None and span.session_start_epoch_ns and span.collection_ns:
             to_s = lambda ns: round((span.session_start_epoch_ns + ns) / 1e9 - self.wall_t0, 3)  # noqa: E731
             kernel = (to_s(span.kernel_ns[0]), to_s(span.kernel_ns[1])) if span.kernel_ns else None
             return CaptureCoverage(max(0.0, to_s(span.collection_ns[0])), to_s(span.collection_ns[1]), telemetry_s,
-                                   "export", span.kernels, span.nvtx_ranges, kernel)
-        log = self.workload.result.capture
+                                   "export", span.kernels, span.nvtx_ranges, kernel, workload_span_s=ran)
         start = (log.collecting_from_s + base) if log and log.collecting_from_s is not None else None
         end_at = self.workload.result.ended or time.monotonic()
         return CaptureCoverage(round(start, 3) if start is not None else None,
                                round(end_at - started + base, 3), telemetry_s, "observed",
-                               span.kernels if span else None, span.nvtx_ranges if span else None)
+                               span.kernels if span else None, span.nvtx_ranges if span else None, workload_span_s=ran)
 
     def _bench(self, phase: BenchPhase) -> None:
         if self.interrupted.is_set():

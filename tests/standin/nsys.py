@@ -3,12 +3,13 @@
 - `profile ... CMD`: prints "Collecting data...", runs CMD as its child, and keeps collecting after CMD
   ends (STANDIN_NSYS_LINGER_S, default for ever) until `nsys stop --session NAME`.
 - SIGINT or SIGTERM to it while it collects: it writes nothing and exits.
-- CUDA kernels and NVTX ranges reach the report only if CMD exited on its own (not killed by a signal)
-  or the collection was stopped properly (`nsys stop`), which flushes them before CMD is terminated.
+- CUDA kernels and NVTX ranges reach the report only if CMD exited on its own (or through Python's
+  KeyboardInterrupt, which runs the exit handlers; not killed by SIGTERM/SIGKILL) or the collection was
+  stopped properly (`nsys stop`), which flushes them before CMD is terminated.
 - Writing takes STANDIN_NSYS_WRITE_S (default 0.5 s), signals ignored; then the .nsys-rep (JSON here).
 - `export --type sqlite --output OUT REP`: an nsys-shaped SQLite file (kernel and NVTX tables only when
   they were flushed, as nsys creates tables lazily).
-- `stop --session NAME`: stops that session's collection.
+- `stop --session NAME`: stops that session's collection (fails when STANDIN_NSYS_STOP_FAILS is set).
 Sessions are found through files in STANDIN_NSYS_STATE (a folder).
 """
 
@@ -75,7 +76,9 @@ def profile(argv):
         code = app.poll()
         if code is not None and app_end is None:
             app_end, returncode = time.monotonic() - t0, code
-            flushed = code >= 0           # exited on its own: CUPTI flushed at exit
+            # exited on its own, or by Python's KeyboardInterrupt path (atexit runs, then it re-raises SIGINT):
+            # CUPTI flushed at exit. SIGTERM or SIGKILL: no exit handlers, the buffers are lost.
+            flushed = code >= 0 or code == -signal.SIGINT
         if state["stop"]:
             if app_end is None:           # a proper stop flushes the buffers, then ends the application
                 flushed, app_end = True, time.monotonic() - t0
@@ -100,6 +103,9 @@ def profile(argv):
 
 
 def stop(argv):
+    if os.environ.get("STANDIN_NSYS_STOP_FAILS"):
+        print("Error: the session could not be stopped (standin)", file=sys.stderr)
+        return 1
     options, _ = parse(argv)
     session = options.get("--session")
     path = os.path.join(STATE, f"{session}.pid")
