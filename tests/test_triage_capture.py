@@ -168,3 +168,23 @@ def test_a_report_that_cannot_be_written_is_explained(tmp_path, env):
     assert "no trace" in record["error"]
     findings = json.loads((found["root"] / "findings.json").read_text())
     assert any(f["id"] == "trace_missing" for f in findings)
+
+
+def test_a_third_ctrl_c_abandons_the_trace_and_still_writes_the_archive(tmp_path, env):
+    env = {**env, "AIPERF_TRIAGE_GRACE": "app=60,term=1,settle=0.3,stop=3,write=60", "STANDIN_NSYS_WRITE_S": "60"}
+    proc = start(tmp_path, env, 60, app(tmp_path, 120, ignore_sigint=True))
+    wait_for_app(tmp_path)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGINT)               # nsys stops its collection, then writes for 60 s
+    time.sleep(1.5)
+    began = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    code, found, err = bundle(proc, tmp_path)
+    assert code == 130, err
+    assert time.monotonic() - began < 15
+    capture = found["workload"]["capture"]
+    assert any("abandoned at the third interrupt" in e["what"] for e in capture["events"])
+    assert capture["outcome"].startswith("nsys wrote no report") and "SIGKILL (nsys group)" in capture["outcome"]
+    assert found["manifest"]["capture"]["written"] is False

@@ -220,3 +220,81 @@ def test_scrubbing_an_export_removes_secrets_from_every_byte(tmp_path):
     changed = scrub_sqlite(export, Redactor({"HF_TOKEN": secret}))
     assert changed >= 2 and secret.encode() not in export.read_bytes()
     assert sqlite3.connect(export).execute("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchone()[0] == 582
+
+
+def test_progress_lines_parse_back_as_the_console_reads_them():
+    import io
+
+    from aiperf_lab.console.sessions import TriageSession, parse_progress
+    from aiperf_lab.triage.bundle import CollectorRecord
+    from aiperf_lab.triage.findings import Finding
+    from aiperf_lab.triage.progress import Emitter
+
+    buffer = io.StringIO()
+    emit = Emitter(stream=buffer)
+    emit.collector(CollectorRecord("kernel_log", "skipped", 0.04, "kernel log not readable\nhere (dmesg: exit 1)"))
+    emit.finding(Finding("trace_missing", "warning", "The workload's nsys trace could not be kept", ""))
+    emit.nsys("writing report, 14 s")
+    emit.archive(Path("/data/out dir/aiperf-triage-x.tar.gz"))
+    lines = buffer.getvalue().splitlines()
+    assert len(lines) == 4   # the newline inside the error stayed on its line
+    events = [parse_progress(line) for line in lines]
+    assert (events[0].name, events[0].status, events[0].seconds) == ("kernel_log", "skipped", 0.0)
+    assert events[0].detail == "kernel log not readable here (dmesg: exit 1)"
+    assert (events[1].status, events[1].name) == ("warning", "trace_missing")
+    assert events[2].kind == "nsys" and events[2].text == "writing report, 14 s"
+    session = TriageSession(10, Path("out"))
+    for event in events:
+        session.record(event)
+    assert session.archive == "/data/out dir/aiperf-triage-x.tar.gz"
+    assert parse_progress("aiperf-triage: cannot write to /x: Not a directory") is None   # an error, not progress
+    assert parse_progress("plain workload output") is None
+
+
+def test_stop_policy_and_nsys_phases():
+    from aiperf_lab.triage.capture import StopPolicy, nsys_lines, nsys_phase
+
+    policy = StopPolicy.parse("app=1,write=2.5")
+    assert (policy.app_grace_s, policy.write_grace_s, policy.settle_s) == (1.0, 2.5, 5.0)
+    with pytest.raises(ValueError):
+        StopPolicy.parse("apps=1")
+    with pytest.raises(ValueError):
+        StopPolicy.parse("write=-1")
+    assert nsys_phase("WARNING: CPU IP/backtrace sampling not supported\n") == "starting"
+    assert nsys_phase("Collecting data...\nstep 1 loss 0.3\n") == "collecting"
+    out = "Collecting data...\n12 steps\nGenerating '/tmp/nsys-report-4f1e.qdstrm'\n[1/1] [=====60%    ] w.nsys-rep\n"
+    assert nsys_phase(out) == "writing"
+    assert nsys_phase(out + "Generated:\n    /x/w.nsys-rep\n") == "done"
+    assert nsys_lines(out + "loss 0.1\n") == ["Collecting data...", "Generating '/tmp/nsys-report-4f1e.qdstrm'",
+                                              "[1/1] [=====60%    ] w.nsys-rep"]
+
+
+def test_the_application_under_nsys_is_found_by_walking_proc(tmp_path):
+    """A process tree like nsys's: the launcher (here a shell in the 'nsys' install folder) and the
+    application below it; the launcher itself is not the application."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from aiperf_lab.triage.capture import application_pids
+
+    if not Path("/proc/self/stat").exists():
+        pytest.skip("no /proc here")
+    launcher = subprocess.Popen([sys.executable, "-c", "import subprocess, sys; subprocess.run([sys.executable, '-c', "
+                                 "'import time; time.sleep(30)'])"])
+    try:
+        for _ in range(100):
+            found = application_pids(launcher.pid, nsys_root=None)
+            if found:
+                break
+            time.sleep(0.05)
+        assert len(found) == 1 and found[0] != launcher.pid
+        # a binary under the nsys install folder is nsys's own, never signalled as the application
+        assert application_pids(launcher.pid, nsys_root=Path(os.path.realpath(sys.executable)).parent) == []
+    finally:
+        for pid in found:
+            os.kill(pid, signal.SIGKILL)
+        launcher.kill()
+        launcher.wait()
