@@ -188,3 +188,27 @@ def test_a_third_ctrl_c_abandons_the_trace_and_still_writes_the_archive(tmp_path
     assert any("abandoned at the third interrupt" in e["what"] for e in capture["events"])
     assert capture["outcome"].startswith("nsys wrote no report") and "SIGKILL (nsys group)" in capture["outcome"]
     assert found["manifest"]["capture"]["written"] is False
+
+
+def test_the_gpu_check_script_tabulates_each_ending(tmp_path, env, monkeypatch):
+    """benchmarks/verify_issue12.py's own logic, with the stand-in nsys and a sleeping workload."""
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        import verify_issue12 as check
+    finally:
+        sys.path.pop(0)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("PYTHONPATH", str(REPO))
+    monkeypatch.chdir(REPO)
+    monkeypatch.setattr(check, "WORKLOAD", [sys.executable, "-c", "import sys, time; time.sleep(float(sys.argv[1]))"])
+    monkeypatch.setattr(check, "ENDINGS", [("shorter", ["--duration", "20"], 0.5, []),
+                                           ("Ctrl-C at 1 s", ["--duration", "30"], 60, [(1.5, signal.SIGINT)])])
+    monkeypatch.setattr(sys, "argv", ["verify_issue12.py", str(tmp_path / "result")])
+    assert check.main() == 0
+    rows = json.loads((tmp_path / "result" / "verify_issue12.json").read_text())
+    assert [r["exit"] for r in rows] == [0, 130]
+    assert all(r["archive"] and r["export"] and r["kernel_rows"] > 0 and r["nvtx_rows"] > 0 for r in rows)
+    assert all("cuda_gpu_kern_sum" in r["stats_tables"] and r["coverage"].startswith("trace covers") for r in rows)
+    text = (tmp_path / "result" / "verify_issue12.md").read_text()
+    assert "| Ctrl-C at 1 s | 130 | yes | yes (" in text and "standin" in text
