@@ -114,6 +114,9 @@ class Triage:
                 self.report()
                 archive = self.archive()
             except BaseException:
+                if self.workload is not None and self.workload.proc is not None:
+                    from aiperf_lab.process_group import kill_group
+                    kill_group(self.workload.proc)   # a bug must not leave the workload or nsys running
                 self.bundle.abandon()
                 raise
         finally:

@@ -160,7 +160,7 @@ class Workload:
         if self.exited.is_set():
             log.outcome = self._outcome()
             return
-        if application_pids(self.proc.pid, self._nsys_root) or self.urgency:
+        if not self._app_seen or application_pids(self.proc.pid, self._nsys_root) or self.urgency:
             self.result.stopped_by = reason
         stopper = NsysStop(self.proc, self.nsys, self.session, self.output, self.policy, log,
                            self.result.started, self.exited.wait, lambda: self.urgency, self.say)
