@@ -298,3 +298,18 @@ def test_the_application_under_nsys_is_found_by_walking_proc(tmp_path):
             os.kill(pid, signal.SIGKILL)
         launcher.kill()
         launcher.wait()
+
+
+def test_the_first_host_cpu_reading_is_unknown_not_a_false_zero():
+    """psutil's cpu_percent right after its priming call has no interval and says 0.0: telemetry.csv
+    recorded an idle host for its first seconds on a busy machine."""
+    import time
+
+    from aiperf_lab.metrics.telemetry.host import MIN_CPU_INTERVAL_S, HostSource
+
+    pytest.importorskip("psutil")
+    host = HostSource()
+    assert host.sample(0.0).cpu_pct is None
+    time.sleep(MIN_CPU_INTERVAL_S + 0.05)
+    later = host.sample(0.2).cpu_pct
+    assert later is not None and 0.0 <= later <= 100.0
