@@ -102,14 +102,25 @@ def test_workload_shorter_than_the_duration_while_nsys_keeps_collecting(tmp_path
     assert found["workload"]["signals_sent"] == []  # the application ended on its own: nobody was signalled
 
 
-def test_duration_ends_while_the_workload_runs(tmp_path, env):
+def test_duration_ends_while_the_workload_runs_and_nsys_ends_its_own_collection(tmp_path, env):
+    proc = start(tmp_path, env, 3, app(tmp_path, 120))
+    code, found, err = bundle(proc, tmp_path)
+    assert code == 0, err
+    assert_trace_kept(found)
+    workload = found["workload"]
+    assert "--duration" in workload["argv"] and workload["stopped_by"] == "duration"
+    assert workload["capture"]["collection_stopped_by"] == "nsys --duration" and workload["signals_sent"] == []
+
+
+def test_duration_ends_while_the_workload_runs_and_nsys_overruns_its_duration(tmp_path, env):
+    env = {**env, "STANDIN_NSYS_IGNORE_DURATION": "1"}
     proc = start(tmp_path, env, 3, app(tmp_path, 120))
     code, found, err = bundle(proc, tmp_path)
     assert code == 0, err
     assert_trace_kept(found)
     workload = found["workload"]
     assert workload["stopped_by"] == "duration" and workload["signals_sent"] == ["SIGINT (application)"]
-    assert "SIGINT to the application" in workload["capture"]["events"][0]["what"]
+    assert any("SIGINT to the application" in e["what"] for e in workload["capture"]["events"])
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
@@ -152,9 +163,18 @@ def test_duration_ends_while_nsys_writes_the_report(tmp_path, env):
     assert found["workload"]["signals_sent"] == []     # nsys was never signalled while it wrote
 
 
-def test_a_report_that_cannot_be_written_is_explained(tmp_path, env):
+def test_when_nsys_stop_fails_nsys_own_duration_still_ends_the_collection(tmp_path, env):
     env = {**env, "STANDIN_NSYS_STOP_FAILS": "1"}
-    proc = start(tmp_path, env, 30, app(tmp_path, 0.5))
+    proc = start(tmp_path, env, 5, app(tmp_path, 0.5))
+    code, found, err = bundle(proc, tmp_path)
+    assert code == 0, err
+    assert_trace_kept(found)
+    assert found["workload"]["capture"]["collection_stopped_by"] == "nsys --duration"
+
+
+def test_a_report_that_cannot_be_written_is_explained(tmp_path, env):
+    env = {**env, "STANDIN_NSYS_STOP_FAILS": "1", "STANDIN_NSYS_IGNORE_DURATION": "1"}
+    proc = start(tmp_path, env, 4, app(tmp_path, 0.5))
     code, found, err = bundle(proc, tmp_path)
     assert code == 0, err
     workload, manifest = found["workload"], found["manifest"]

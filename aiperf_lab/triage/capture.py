@@ -3,13 +3,16 @@
 What the GPU machine showed (nsys 2025.3.1, H100): signalling nsys's whole process group while it
 collects leaves no report, and an application killed by a signal takes its unflushed CUDA trace with
 it. CUDA activity reaches the report only when the application exits on its own or nsys stops the
-collection itself. So the stop goes in this order, each step bounded and written to the capture log:
+collection itself. nsys runs with its own `--duration` (the triage duration), so when the duration
+ends nsys is first given the chance to end the collection itself (it then terminates the application).
+Otherwise the stop goes in this order, each step bounded and written to the capture log:
 
   1. the application (nsys's descendants that are not nsys itself) gets SIGINT, as from a terminal,
      then SIGTERM and SIGKILL only if it does not exit within its grace;
   2. nsys gets `settle_s` to end its collection on its own once the application is gone;
   3. if it is still collecting: `nsys stop --session NAME` (nsys's own session control, which flushes
-     the CUDA buffers), and only if that fails, SIGINT to the nsys process alone;
+     the CUDA buffers); if that fails, nsys's own `--duration` is waited for; only then SIGINT to the
+     nsys process alone;
   4. nsys gets `write_grace_s` to write the report, shown as progress ("aiperf-triage: nsys writing report, 14 s");
   5. only then SIGTERM and SIGKILL to what is left.
 
@@ -194,10 +197,14 @@ class NsysStop:
 
     def __init__(self, proc: subprocess.Popen, nsys: str, session: str, output: Callable[[], str],
                  policy: StopPolicy, log: CaptureLog, started: float, exited: Callable[[float], bool],
-                 urgency: Callable[[], int], say: Callable[[str], None]):
+                 urgency: Callable[[], int], say: Callable[[str], None], reason: str = "duration",
+                 nsys_duration_s: int | None = None):
         self.proc, self.nsys, self.session = proc, nsys, session
         self.output, self.policy, self.log, self.started = output, policy, log, started
-        self.exited, self.urgency, self.say = exited, urgency, say
+        self.exited, self.urgency, self.say, self.reason = exited, urgency, say, reason
+        # when nsys's own --duration ends its collection (monotonic), once it said "Collecting data"
+        self.expires_at = (started + log.collecting_from_s + nsys_duration_s
+                           if nsys_duration_s and log.collecting_from_s is not None else None)
         self.root = nsys_install_root(nsys)
         self.signals: list[str] = []
 
@@ -232,7 +239,24 @@ class NsysStop:
     def phase(self) -> str:
         return nsys_phase(self.output()) if self.nsys_alive() else "exited"
 
+    def collecting(self) -> bool:
+        return self.phase() in ("starting", "collecting")
+
+    def _wait_for_nsys_duration(self, at_least: int) -> bool:
+        """Let nsys's own --duration end the collection (it flushes, then terminates the application)."""
+        if self.expires_at is None or not self.collecting():
+            return False
+        left = self.expires_at + self.policy.settle_s - time.monotonic()
+        self.note(f"waiting up to {max(left, 0):.0f} s for nsys's own --duration to end the collection")
+        if self._wait(left, lambda: not self.collecting(), at_least=at_least,
+                      progress="waiting for nsys's --duration to end the collection"):
+            self.log.collection_stopped_by = "nsys --duration"
+            return True
+        return False
+
     def run(self) -> list[str]:
+        if self.reason == "duration" and self.urgency() == NORMAL and self.app():
+            self._wait_for_nsys_duration(at_least=NORMAL)
         self._stop_application()
         if self.urgency() < ABANDON and self.nsys_alive():
             self._end_collection()
@@ -290,9 +314,10 @@ class NsysStop:
         self.say(f"still collecting; stopping the collection (nsys stop --session {self.session})")
         result = self._nsys_stop()
         self.note(f"nsys stop --session {self.session}: {result}")
-        if self._wait(self.policy.stop_grace_s, lambda: self.phase() not in ("starting", "collecting"),
-                      at_least=HURRY):
+        if result == "ok" and self._wait(self.policy.stop_grace_s, lambda: not self.collecting(), at_least=HURRY):
             self.log.collection_stopped_by = "nsys stop"
+            return
+        if self.urgency() < ABANDON and self._wait_for_nsys_duration(at_least=HURRY):
             return
         if self.urgency() >= ABANDON or not self.nsys_alive():
             return

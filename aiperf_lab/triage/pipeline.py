@@ -169,7 +169,7 @@ class Triage:
         if o.command:
             self.workload = Workload(o.command, self.work_dir, use_nsys=o.use_nsys,
                                      log_stdout=self.work_dir / "stdout.log", log_stderr=self.work_dir / "stderr.log",
-                                     policy=o.policy, say=self.emit.nsys)
+                                     policy=o.policy, say=self.emit.nsys, duration_s=o.duration_s)
             self.workload.start()
             self.emit.say(f"workload started{' under nsys' if self.workload.nsys else ''}: "
                           f"{' '.join(self.redactor.argv(o.command))}")

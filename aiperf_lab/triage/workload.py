@@ -6,6 +6,7 @@ group. Under nsys the application is stopped and nsys is left to write its repor
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 import signal
@@ -45,7 +46,8 @@ class WorkloadResult:
 
 class Workload:
     def __init__(self, command: list[str], work_dir: Path, use_nsys: bool, log_stdout: Path, log_stderr: Path,
-                 policy: StopPolicy | None = None, say: Callable[[str], None] = lambda message: None):
+                 policy: StopPolicy | None = None, say: Callable[[str], None] = lambda message: None,
+                 duration_s: float | None = None):
         self.command = command
         self.nsys = shutil.which("nsys") if use_nsys else None
         self.report_base = work_dir / "workload"
@@ -55,9 +57,13 @@ class Workload:
         # No OS-runtime trace: it multiplies the size of a triage capture (a 15 s training loop made a
         # 59 MB export with it) for little a first look needs. --wait primary: nsys's default also waits
         # for processes the application re-parented, which can keep it collecting long after the end.
+        # --duration: nsys ends the collection itself when the triage duration does (see capture.py).
         trace = resolve(None, "minimal", remove_trace=["osrt"])
-        argv = nsys_profile_argv(command, str(self.report_base), trace, nsys=self.nsys,
-                                 extra=["--wait", "primary", "--session-new", self.session]) \
+        self.nsys_duration_s = max(1, math.ceil(duration_s)) if self.nsys and duration_s else None
+        extra = ["--wait", "primary", "--session-new", self.session]
+        if self.nsys_duration_s:
+            extra += ["--duration", str(self.nsys_duration_s)]
+        argv = nsys_profile_argv(command, str(self.report_base), trace, nsys=self.nsys, extra=extra) \
             if self.nsys else list(command)
         self.result = WorkloadResult(argv, list(command), bool(self.nsys))
         if self.nsys:
@@ -124,8 +130,14 @@ class Workload:
             return False
         if application_pids(self.proc.pid, self._nsys_root):
             return False
-        if self.result.capture.application_ended_s is None:
-            self.result.capture.application_ended_s = self._since_start()
+        log = self.result.capture
+        if log.application_ended_s is None:
+            log.application_ended_s = self._since_start()
+            # gone when nsys's own --duration ran out: nsys ended it (the duration), not the application
+            if self.nsys_duration_s and log.collecting_from_s is not None and \
+                    log.application_ended_s >= log.collecting_from_s + self.nsys_duration_s - 0.5:
+                self.result.stopped_by = "duration"
+                log.collection_stopped_by = "nsys --duration"
         return True
 
     # --- stopping ---------------------------------------------------------------------------------
@@ -161,9 +173,11 @@ class Workload:
             log.outcome = self._outcome()
             return
         if not self._app_seen or application_pids(self.proc.pid, self._nsys_root) or self.urgency:
-            self.result.stopped_by = reason
+            self.result.stopped_by = self.result.stopped_by or reason
+        self.poll()
         stopper = NsysStop(self.proc, self.nsys, self.session, self.output, self.policy, log,
-                           self.result.started, self.exited.wait, lambda: self.urgency, self.say)
+                           self.result.started, self.exited.wait, lambda: self.urgency, self.say, reason=reason,
+                           nsys_duration_s=self.nsys_duration_s)
         self.result.signals_sent += stopper.run()
         self.exited.wait(1.0)
         log.outcome = self._outcome()

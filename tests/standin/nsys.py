@@ -6,6 +6,7 @@
 - CUDA kernels and NVTX ranges reach the report only if CMD exited on its own (or through Python's
   KeyboardInterrupt, which runs the exit handlers; not killed by SIGTERM/SIGKILL) or the collection was
   stopped properly (`nsys stop`), which flushes them before CMD is terminated.
+- `--duration N` ends the collection properly after N s (unless STANDIN_NSYS_IGNORE_DURATION is set).
 - Writing takes STANDIN_NSYS_WRITE_S (default 0.5 s), signals ignored; then the .nsys-rep (JSON here).
 - `export --type sqlite --output OUT REP`: an nsys-shaped SQLite file (kernel and NVTX tables only when
   they were flushed, as nsys creates tables lazily).
@@ -49,6 +50,7 @@ def profile(argv):
     output = options.get("--output") or options.get("-o") or "report1"
     session = options.get("--session-new", f"profile-{os.getpid()}")
     linger = float(os.environ.get("STANDIN_NSYS_LINGER_S", "1e9"))
+    duration = None if os.environ.get("STANDIN_NSYS_IGNORE_DURATION") else float(options.get("--duration", "1e9"))
     write_s = float(os.environ.get("STANDIN_NSYS_WRITE_S", "0.5"))
     state = {"stop": False}
     session_file = os.path.join(STATE, f"{session}.pid")
@@ -79,6 +81,8 @@ def profile(argv):
             # exited on its own, or by Python's KeyboardInterrupt path (atexit runs, then it re-raises SIGINT):
             # CUPTI flushed at exit. SIGTERM or SIGKILL: no exit handlers, the buffers are lost.
             flushed = code >= 0 or code == -signal.SIGINT
+        if duration is not None and time.monotonic() - t0 >= duration:
+            state["stop"] = True          # nsys's own --duration: a proper stop
         if state["stop"]:
             if app_end is None:           # a proper stop flushes the buffers, then ends the application
                 flushed, app_end = True, time.monotonic() - t0
