@@ -18,5 +18,5 @@ if ! command -v nsys >/dev/null 2>&1; then
   cat "$OUT/verify_issue12.md"
   exit 0
 fi
-timeout -s KILL 460 python3 benchmarks/verify_issue12.py "$OUT" || echo "verify_issue12.py ended with $? (see $OUT)"
+timeout -s KILL 470 python3 benchmarks/verify_issue12.py "$OUT" || echo "verify_issue12.py ended with $? (see $OUT)"
 exit 0
