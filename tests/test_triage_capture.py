@@ -183,6 +183,7 @@ def test_a_report_that_cannot_be_written_is_explained(tmp_path, env):
     assert "nsys stop --session" in " ".join(e["what"] for e in capture["events"])
     assert capture["outcome"].startswith("nsys wrote no report after SIGINT (nsys)")
     assert "Signal 2 received while collecting" in capture["outcome"]     # what nsys printed
+    assert capture["nsys_said"][0] == "Collecting data..." and capture["nsys_said"][-1].startswith("Signal 2")
     assert workload["coverage"]["written"] is False and manifest["capture"]["written"] is False
     record = next(c for c in manifest["collectors"] if c["name"] == "workload")
     assert "no trace" in record["error"]

@@ -80,6 +80,7 @@ class CaptureLog:
     collection_stopped_by: str | None = None    # "application exit", "nsys stop", "SIGINT to nsys", ...
     nsys_exit_s: float | None = None
     outcome: str | None = None                  # one line: how the capture ended
+    nsys_said: list[str] = field(default_factory=list)   # nsys's own lines from the workload's output
 
     def as_dict(self) -> dict:
         return asdict(self)

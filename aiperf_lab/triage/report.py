@@ -6,6 +6,7 @@ import html
 from typing import Any
 
 from aiperf_lab.metrics.telemetry.model import Tick
+from aiperf_lab.metrics.telemetry.summary import REASON_COLUMNS
 from aiperf_lab.triage.facts import POWER_CAP, TriageFacts
 from aiperf_lab.triage.findings import Finding
 
@@ -128,7 +129,7 @@ def report_html(meta: dict[str, Any], findings: list[Finding], facts: TriageFact
     rows = [r.as_dict() for r in facts.telemetry]
     if rows:
         keys = ["device", "duration_s", "avg_power_w", "peak_power_w", "energy_j", "energy_source", "util_gpu_avg_pct",
-                "mem_used_peak_bytes", "temp_max_c", "clock_event_power_cap_pct"]
+                "mem_used_peak_bytes", "temp_max_c", REASON_COLUMNS[POWER_CAP]]
         parts.append("<table><tr>" + "".join(f"<th>{esc(k)}</th>" for k in keys) + "</tr>"
                      + "".join("<tr>" + "".join(f"<td>{esc(str(r.get(k)))}</td>" for k in keys) + "</tr>" for r in rows)
                      + "</table>")

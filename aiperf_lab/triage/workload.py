@@ -187,6 +187,7 @@ class Workload:
         assert log is not None
         if log.nsys_exit_s is None and self.exited.is_set() and self.result.ended:
             log.nsys_exit_s = round(self.result.ended - self.result.started, 3)
+        log.nsys_said = nsys_lines(self.output(), limit=20)
         if self.report_files():
             how = log.collection_stopped_by or "nsys (the application ended)"
             return f"report written; collection ended by {how}"
