@@ -135,13 +135,36 @@ def nsys_install_root(nsys: str | None) -> Path | None:
     return real.parent.parent if real.parent.name in ("bin", "target-linux-x64", "host-linux-x64") else real.parent
 
 
+def _children(pid: int) -> list[int] | None:
+    """pid's children from /proc/PID/task/*/children (a few reads), or None where the kernel lacks it."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []
+    found: list[int] = []
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children", "rb") as handle:
+                found += [int(part) for part in handle.read().split()]
+        except FileNotFoundError:
+            return None if task == tasks[0] and not found else found
+        except (OSError, ValueError):
+            continue
+    return found
+
+
 def application_pids(nsys_pid: int, nsys_root: Path | None) -> list[int]:
     """Live processes under nsys that are not nsys's own binaries: the profiled application's tree."""
-    children = _children_map()
-    found, queue = [], list(children.get(nsys_pid, []))
+    direct = _children(nsys_pid)
+    if direct is None:  # no children files: one scan of every process's parent instead
+        table = _children_map()
+        lookup = lambda pid: table.get(pid, [])  # noqa: E731
+    else:
+        lookup = lambda pid: _children(pid) or []  # noqa: E731
+    found, queue = [], list(lookup(nsys_pid))
     while queue:
         pid = queue.pop(0)
-        queue.extend(children.get(pid, []))
+        queue.extend(lookup(pid))
         if _zombie(pid):
             continue
         exe = _exe(pid)
