@@ -313,3 +313,26 @@ def test_the_first_host_cpu_reading_is_unknown_not_a_false_zero():
     time.sleep(MIN_CPU_INTERVAL_S + 0.05)
     later = host.sample(0.2).cpu_pct
     assert later is not None and 0.0 <= later <= 100.0
+
+
+def test_the_phases_run_in_process_and_report_each_part(tmp_path, capsys):
+    """Below the process level: one short run through Triage's phases, its progress lines in order."""
+    import io
+
+    from aiperf_lab.console.sessions import parse_progress
+    from aiperf_lab.triage.pipeline import Triage, TriageOptions
+    from aiperf_lab.triage.progress import Emitter
+
+    stream = io.StringIO()
+    triage = Triage(TriageOptions(duration_s=0.5, output=tmp_path, interval_ms=50), Emitter(stream=stream))
+    assert triage.run() == 0
+    archive = Path(capsys.readouterr().out.strip().splitlines()[-1])
+    assert archive.exists() and archive.parent == tmp_path
+    events = [parse_progress(line) for line in stream.getvalue().splitlines()]
+    assert all(e is not None for e in events)
+    assert [e.name for e in events if e.kind == "phase"] == ["start", "capture", "summarize", "find", "report",
+                                                             "archive"]
+    parts = {e.name: e.status for e in events if e.kind == "collector"}
+    assert {"hardware", "telemetry", "findings", "report", "redaction"} <= set(parts) and parts["report"] == "ok"
+    assert events[-1].kind == "archive" and events[-1].text == str(archive)
+    assert triage.facts.hardware.host   # the collectors' typed results, kept in memory
