@@ -1,10 +1,11 @@
 """aiperf-triage: one shareable archive of what the machine is and how it behaved.
 
     aiperf-triage --duration 120 [--output DIR] [--tag T] [--no-nsys] [--interval-ms 100] [--bench]
-                  [--redact-hosts] [-- CMD ...]
+                  [--redact-hosts] [--progress] [-- CMD ...]
     aiperf-triage show ARCHIVE
     aiperf-triage compare A B [C ...]
 
+This module parses arguments and maps outcomes to exit codes; the run itself is pipeline.Triage.
 The archive's path is the last line on stdout. Exit codes: 0 done, 2 bad input or environment
 (one line on stderr), 130 interrupted (the archive is still written, marked interrupted), 1 a bug.
 """
