@@ -233,3 +233,14 @@ def test_the_gpu_check_script_tabulates_each_ending(tmp_path, env, monkeypatch):
     assert all("cuda_gpu_kern_sum" in r["stats_tables"] and r["coverage"].startswith("trace covers") for r in rows)
     text = (tmp_path / "result" / "verify_issue12.md").read_text()
     assert "| Ctrl-C at 1 s | 130 | yes | yes (" in text and "standin" in text
+
+
+def test_an_application_that_ignores_sigint_is_ended_by_nsys_with_its_trace_flushed(tmp_path, env):
+    env = {**env, "STANDIN_NSYS_IGNORE_DURATION": "1", "AIPERF_TRIAGE_GRACE": "app=1,term=1,settle=0.3,stop=3,write=15"}
+    proc = start(tmp_path, env, 3, app(tmp_path, 120, ignore_sigint=True))
+    code, found, err = bundle(proc, tmp_path)
+    assert code == 0, err
+    assert_trace_kept(found)                      # SIGTERM to the application would have lost it
+    workload = found["workload"]
+    assert workload["signals_sent"] == ["SIGINT (application)"]
+    assert workload["capture"]["collection_stopped_by"] == "nsys stop"

@@ -7,14 +7,15 @@ collection itself. nsys runs with its own `--duration` (the triage duration), so
 ends nsys is first given the chance to end the collection itself (it then terminates the application).
 Otherwise the stop goes in this order, each step bounded and written to the capture log:
 
-  1. the application (nsys's descendants that are not nsys itself) gets SIGINT, as from a terminal,
-     then SIGTERM and SIGKILL only if it does not exit within its grace;
-  2. nsys gets `settle_s` to end its collection on its own once the application is gone;
+  1. the application (nsys's descendants that are not nsys itself) gets SIGINT, as from a terminal;
+  2. nsys gets `settle_s` to end its collection on its own once the application is gone (an
+     application still running after its grace goes straight to step 3: SIGTERM or SIGKILL to it
+     would lose its unflushed CUDA activity, while nsys's stop flushes it and then ends it);
   3. if it is still collecting: `nsys stop --session NAME` (nsys's own session control, which flushes
      the CUDA buffers); if that fails, nsys's own `--duration` is waited for; only then SIGINT to the
      nsys process alone;
   4. nsys gets `write_grace_s` to write the report, shown as progress ("aiperf-triage: nsys writing report, 14 s");
-  5. only then SIGTERM and SIGKILL to what is left.
+  5. only then SIGTERM and SIGKILL to what is left (nsys's process group).
 
 A second Ctrl-C skips the application's grace (step 3 at once); a third abandons the capture.
 """
@@ -231,6 +232,7 @@ class NsysStop:
                            if nsys_duration_s and log.collecting_from_s is not None else None)
         self.root = nsys_install_root(nsys)
         self.signals: list[str] = []
+        self.app_stuck = False
 
     def note(self, what: str) -> None:
         self.log.events.append(CaptureEvent(round(time.monotonic() - self.started, 3), what))
@@ -304,22 +306,12 @@ class NsysStop:
         if self._wait(self.policy.app_grace_s, lambda: not self.app()):
             self._application_gone()
             return
-        if self.urgency() >= HURRY:
-            return
-        pids = self.app()
-        self.note(f"the application did not exit within {self.policy.app_grace_s:g} s of SIGINT: SIGTERM "
-                  f"(pids {', '.join(map(str, pids))}); its unflushed CUDA trace may be lost")
-        self.signals.append("SIGTERM (application)")
-        signal_pids(pids, signal.SIGTERM)
-        if self._wait(self.policy.term_grace_s, lambda: not self.app()):
-            self._application_gone()
-            return
-        pids = self.app()
-        self.note(f"SIGKILL to the application (pids {', '.join(map(str, pids))})")
-        self.signals.append("SIGKILL (application)")
-        signal_pids(pids, signal.SIGKILL)
-        self._wait(self.policy.term_grace_s, lambda: not self.app(), at_least=ABANDON)
-        self._application_gone()
+        # Still running: SIGTERM or SIGKILL would lose its unflushed CUDA activity, so nsys stops the
+        # collection instead (step 3), which flushes it and then ends the application itself.
+        self.app_stuck = True
+        if self.urgency() < HURRY:
+            self.note(f"the application did not exit within {self.policy.app_grace_s:g} s of SIGINT: "
+                      "nsys stops the collection, then ends it")
 
     def _application_gone(self) -> None:
         if self.log.application_ended_s is None and not self.app():
@@ -327,7 +319,7 @@ class NsysStop:
             self.note("no application process left")
 
     def _end_collection(self) -> None:
-        if self.urgency() < HURRY and self.phase() in ("starting", "collecting"):
+        if self.urgency() < HURRY and not self.app_stuck and self.phase() in ("starting", "collecting"):
             if self._wait(self.policy.settle_s, lambda: self.phase() not in ("starting", "collecting"),
                           progress="waiting for the collection to end"):
                 if self.log.collection_stopped_by is None:
