@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import TextIO
@@ -34,13 +35,16 @@ class Emitter:
         self.enabled = enabled
         self.stream = stream
         self.start = time.monotonic()
+        self._lock = threading.Lock()   # collectors finish in their own threads: one whole line each
 
     def _line(self, kind: str, text: str) -> None:
         if not self.enabled:
             return
         stream = self.stream or sys.stderr
         try:
-            print(f"{PREFIX} {kind} {_one_line(text)}", file=stream, flush=True)
+            with self._lock:
+                stream.write(f"{PREFIX} {kind} {_one_line(text)}\n")
+                stream.flush()
         except (OSError, ValueError):
             pass  # stderr closed: the archive matters more than the progress
 
