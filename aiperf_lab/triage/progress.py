@@ -35,7 +35,7 @@ class Emitter:
         self.enabled = enabled
         self.stream = stream
         self.start = time.monotonic()
-        self._lock = threading.Lock()   # collectors finish in their own threads: one whole line each
+        self._lock = threading.RLock()  # whole lines from collector threads; reentrant for signal handlers
 
     def _line(self, kind: str, text: str) -> None:
         if not self.enabled:
