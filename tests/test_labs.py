@@ -92,8 +92,10 @@ def _fake_workload(monkeypatch, result: dict, code: int = 0):
 
 
 def test_a_run_writes_its_folder_and_checks_its_numbers(monkeypatch, tmp_path):
-    _fake_workload(monkeypatch, {"dtype": "bf16", "tflops": 600.0, "work": 1e15, "work_unit": "FLOP"})
-    sampler = Sampler(20, source=NvmlSource.open(FakeNvml([FakeGpu(power_w=300.0)]))).start()
+    gpu = FakeGpu(power_w=300.0)
+    _fake_workload(monkeypatch, {"dtype": "bf16", "tflops": 600.0, "work": 1e15, "work_unit": "FLOP",
+                                 "device": "cuda", "size": "full", "gpu_uuids": [f"{id(gpu):08x}"]})
+    sampler = Sampler(20, source=NvmlSource.open(FakeNvml([gpu]))).start()
     lines = []
     try:
         record = runner.run_exercise("04-ex01", runs_dir=tmp_path, sampler=sampler, on_line=lines.append)
@@ -110,6 +112,8 @@ def test_a_run_writes_its_folder_and_checks_its_numbers(monkeypatch, tmp_path):
     assert checks["energy_from_the_counter"].status == "pass"
     assert checks["near_the_datasheet"].status == "pass" and "nominal_tflops=989" in checks["near_the_datasheet"].detail
     assert record.measurements["work_per_joule"] == pytest.approx(1e15 / record.measurements["energy_j"])
+    assert saved["grade"] == "failed" and "load_above_idle" in saved["grade_reason"]
+    assert saved["device"]["ran_on"] == {"device": "cuda", "size": "full"} and saved["device"]["used_gpus"] == [0]
 
 
 def test_cancel_stops_the_workload(monkeypatch, tmp_path):

@@ -19,7 +19,7 @@ import sys
 import time
 
 from aiperf_lab.labs.result import PREFIX, emit
-from aiperf_lab.labs.workloads.common import device_for, import_torch, parser
+from aiperf_lab.labs.workloads.common import device_for, import_torch, knob, parser
 
 
 def single(args) -> None:
@@ -27,6 +27,7 @@ def single(args) -> None:
     device = device_for(torch, args.size)
     full = args.size == "full"
     d, hidden, blocks, batch = (4096, 16384, 8, 2048) if full else (64, 256, 2, 16)
+    batch = knob(args, "batch", batch)
     nn = torch.nn
     model = nn.Sequential(*[nn.Sequential(nn.Linear(d, hidden), nn.GELU(), nn.Linear(hidden, d))
                             for _ in range(blocks)]).to(device)

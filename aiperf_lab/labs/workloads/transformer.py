@@ -13,7 +13,7 @@ import statistics
 import time
 
 from aiperf_lab.labs.result import emit
-from aiperf_lab.labs.workloads.common import device_for, import_torch, parser
+from aiperf_lab.labs.workloads.common import device_for, import_torch, knob, parser
 
 WARMUP, STEPS = 2, 5
 
@@ -78,6 +78,7 @@ def main() -> None:
     device = device_for(torch, args.size)
     full = args.size == "full"
     d, heads, layers, seq, batch, vocab = (768, 12, 4, 512, 4, 10000) if full else (64, 4, 1, 32, 2, 100)
+    seq, batch = knob(args, "seq", seq), knob(args, "batch", batch)
     torch.backends.cuda.matmul.allow_tf32 = False
     model, push, pop = build(torch, d, heads, layers, vocab)
     model = model.to(device)
