@@ -137,7 +137,9 @@ def labs_cli(*args):
 def test_nvtx_ranges_become_measurements_checks_can_read():
     from aiperf_lab.metrics.tables import Table
 
-    table = Table("nvtx_sum", "", [], [[33.7, 286807681, 7, 40972525.9, 2453622.0, 1, 2, 3.0, "PushPop", ":forward"],
+    from aiperf_lab.metrics.nsys_reports import SUM_COLUMNS
+
+    table = Table("nvtx_sum", "", [*SUM_COLUMNS, "Style", "Range"], [[33.7, 286807681, 7, 40972525.9, 2453622.0, 1, 2, 3.0, "PushPop", ":forward"],
                                         [0.3, 2889049, 1, 2889049.0, 2889049.0, 1, 2, 0.0, "PushPop", "cuBLAS:cublasCreate_v2"]])
     from aiperf_lab.labs.analyses import derive
 
