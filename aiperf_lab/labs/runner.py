@@ -347,10 +347,6 @@ def _skip_reason(check, record: RunRecord) -> str | None:
     """Why this check cannot be evaluated on this run, or None."""
     if record.exit_code != 0:
         return f"the workload exited {record.exit_code}"
-    if check.variant and check.variant != record.variant:
-        return f"applies to the {check.variant} variant"
-    if check.profile and check.profile != record.profile:
-        return f"needs a run with --profile {check.profile}"
     if check.gpu_only:
         where = record.device.get("ran_on") or {}
         device, size = where.get("device", "unknown"), where.get("size") or record.size
@@ -360,6 +356,10 @@ def _skip_reason(check, record: RunRecord) -> str | None:
             return "needs a GPU: the workload ran on the CPU"
         if size != "full":
             return f"set for the full-size problem: this run was --size {size}"
+    if check.variant and check.variant != record.variant:
+        return f"applies to the {check.variant} variant"
+    if check.profile and check.profile != record.profile:
+        return f"needs a run with --profile {check.profile}"
     gpu = record.measurements.get("gpu_name") or "no GPU matched"
     for name in sorted(expressions.names(check.expr) & set(DEVICE_FIGURES)):
         if record.measurements.get(name) is None:
