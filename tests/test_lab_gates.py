@@ -213,3 +213,29 @@ def test_tiny_runs_are_not_graded_and_say_why(tmp_path):
     assert record.grade.word == "not graded" and record.run_record.device["ran_on"]["size"] == "tiny"
     history = labs_cli("history", "--runs-dir", str(tmp_path))
     assert history.stdout.startswith("not graded")
+
+
+def test_the_gpu_verification_plan_and_table(tmp_path):
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        import verify_issue13
+    finally:
+        sys.path.pop(0)
+    specs = verify_issue13.plan(["01-ex01", "06-ex01", "07-ex02"])
+    assert specs == ["01-ex01:baseline:nsys", "01-ex01:optimized:nsys", "06-ex01:baseline:none",
+                     "06-ex01:baseline:nsys", "06-ex01:optimized:none", "07-ex02:forward:nsys"]
+    multi = verify_issue13.plan([], multi=True)
+    assert multi and all(s.split(":")[0] in {"01-ex04", "03-ex03", "05-ex02", "05-ex03"} for s in multi)
+    assert not any(s.startswith("01-ex04") for s in verify_issue13.plan([]))
+    folder = tmp_path / "20260101T000000Z-01-ex01-timeline-basics-baseline"
+    folder.mkdir()
+    (folder / "run.json").write_text(json.dumps({
+        "exercise": "01-ex01-timeline-basics", "variant": "baseline", "profile": "nsys", "exit_code": 0,
+        "measurements": {"gpu_name": "NVIDIA H100 80GB HBM3"}, "grade": "failed", "grade_reason": "1 of 3 checks failed",
+        "checks": [{"id": "overlap_pays", "text": "t", "expr": "e", "status": "fail", "detail": "a=1 | b=2"}]}))
+    (tmp_path / "20260101T000100Z-02-ex04-optimization-loop-v3").mkdir()
+    (tmp_path / "20260101T000100Z-02-ex04-optimization-loop-v3" / "stdout.log").write_text("killed")
+    text = verify_issue13.table(tmp_path, "1 NVIDIA H100 80GB HBM3")
+    assert text.startswith("GPU: 1 NVIDIA H100 80GB HBM3")
+    assert "| 01-ex01 | baseline | nsys | failed (1 of 3 checks failed) | overlap_pays **fail** (a=1 / b=2) | NVIDIA H100 80GB HBM3 |" in text
+    assert "02-ex04-optimization-loop-v3 | | | no run.json" in text
