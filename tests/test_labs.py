@@ -137,7 +137,7 @@ def labs_cli(*args):
 def test_nvtx_ranges_become_measurements_checks_can_read():
     from aiperf_lab.metrics.tables import Table
 
-    from aiperf_lab.metrics.nsys_reports import SUM_COLUMNS
+    from aiperf_lab.metrics.nsys.reports import SUM_COLUMNS
 
     table = Table("nvtx_sum", "", [*SUM_COLUMNS, "Style", "Range"], [[33.7, 286807681, 7, 40972525.9, 2453622.0, 1, 2, 3.0, "PushPop", ":forward"],
                                         [0.3, 2889049, 1, 2889049.0, 2889049.0, 1, 2, 0.0, "PushPop", "cuBLAS:cublasCreate_v2"]])

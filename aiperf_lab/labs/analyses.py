@@ -278,8 +278,8 @@ def forward_timing(db_path: Path, tables: dict[str, Table], recipe: dict, folder
     of the kernels it launched (from the first kernel's start to the last one's end, and summed)."""
     import statistics
 
-    from aiperf_lab.metrics.nsys_db import NsysDatabase
-    from aiperf_lab.metrics.nsys_nvtx import kernels_per_instance
+    from aiperf_lab.metrics.nsys.db import NsysDatabase
+    from aiperf_lab.metrics.nsys.nvtx import kernels_per_instance
 
     name = recipe.get("timed_range", "forward")
     db = NsysDatabase(db_path)
