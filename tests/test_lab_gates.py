@@ -239,3 +239,15 @@ def test_the_gpu_verification_plan_and_table(tmp_path):
     assert text.startswith("GPU: 1 NVIDIA H100 80GB HBM3")
     assert "| 01-ex01 | baseline | nsys | failed (1 of 3 checks failed) | overlap_pays **fail** (a=1 / b=2) | NVIDIA H100 80GB HBM3 |" in text
     assert "02-ex04-optimization-loop-v3 | | | no run.json" in text
+
+
+def test_every_exercise_has_written_answers_to_each_question():
+    import re
+    from aiperf_lab.labs.catalog import all_exercises
+    for exercise in all_exercises():
+        answers = exercise.answers_text()
+        assert answers is not None and answers.startswith("# Answers"), exercise.id
+        questions = exercise.walkthrough_text().split("## Questions", 1)[1].split("\n## ", 1)[0]
+        asked = len(re.findall(r"^\d\. ", questions, flags=re.M))
+        answered = len(re.findall(r"^\d\. ", answers, flags=re.M))
+        assert asked == answered, f"{exercise.id}: {asked} questions, {answered} answers"
