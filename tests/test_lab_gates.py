@@ -251,3 +251,37 @@ def test_every_exercise_has_written_answers_to_each_question():
         asked = len(re.findall(r"^\d\. ", questions, flags=re.M))
         answered = len(re.findall(r"^\d\. ", answers, flags=re.M))
         assert asked == answered, f"{exercise.id}: {asked} questions, {answered} answers"
+
+
+def test_the_result_line_says_where_the_workload_ran(monkeypatch, capsys):
+    from aiperf_lab.labs import result
+
+    class FakeCuda:
+        @staticmethod
+        def is_initialized():
+            return True
+
+        @staticmethod
+        def current_device():
+            return 0
+
+        @staticmethod
+        def device_count():
+            return 3
+
+        @staticmethod
+        def max_memory_allocated(i):
+            return 2**20 if i == 2 else 0
+
+        @staticmethod
+        def get_device_properties(i):
+            return SimpleNamespace(uuid=f"uuid-{i}")
+
+    monkeypatch.setitem(sys.modules, "torch", SimpleNamespace(cuda=FakeCuda))
+    monkeypatch.setattr(result, "_CONTEXT", {"size": "full", "knobs": {"seq": "1024"}})
+    result.emit(speedup=2.0)
+    line = result.parse_line(capsys.readouterr().out.strip())
+    assert line == {"speedup": 2.0, "device": "cuda", "gpu_ordinals": [0, 2], "gpu_uuids": ["uuid-0", "uuid-2"],
+                    "size": "full", "knobs": {"seq": "1024"}}
+    monkeypatch.setitem(sys.modules, "torch", None)
+    assert result.where_it_ran() == {"device": "cpu"}

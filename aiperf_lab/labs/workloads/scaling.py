@@ -106,6 +106,8 @@ def strong(args) -> None:
     largest = sizes[-1]
     measurements.update(largest_gpus=largest, efficiency_largest=measurements[f"efficiency_{largest}"],
                         speedup_largest=measurements[f"speedup_{largest}"])
+    # this process only starts the torchrun jobs: where the work ran is what their ranks reported
+    measurements.update(device=results[largest].get("device", "unknown"), gpu_ordinals=list(range(largest)))
     emit(variant="strong", **measurements)
 
 
