@@ -88,12 +88,14 @@ def run(argv: list[str]) -> int:
           + (f", {record.energy.get('joules'):.1f} J" if record.energy.get("joules") is not None else ""))
     for check in record.checks:
         print(f"  [{check.status:>7}] {check.text}: {check.detail}")
+    for note in record.notes:
+        print(f"  note: {note}")
     print(record.folder)
     if record.exit_code == 2:
         raise InputError(f"the workload could not run here (see {record.folder}/stdout.log)")
-    print(f"grade: {record.grade} ({record.grade_reason})")
     if exercise.answers_text() is not None:
         print(f"answers to the walkthrough's questions: {PROG} show {exercise.id} --answers")
+    print(f"grade: {record.grade} ({record.grade_reason})")
     return EXIT_FAILED if record.grade == "failed" else 0
 
 
