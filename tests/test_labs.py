@@ -172,6 +172,9 @@ def test_tiny_workloads_run_on_the_cpu(exercise, variant, tmp_path):
     assert record["exit_code"] == 0 and record["measurements"]["run_seconds"] > 0
     produced = set(record["measurements"])
     assert produced & {"tflops", "pinned_h2d_gb_s", "fp32_64_tflops", "python_forward_ms"}
+    # a CPU run at the tiny size grades nothing, and says why
+    assert record["grade"] == "not graded" and "the workload ran on the CPU" in record["grade_reason"]
+    assert record["device"]["ran_on"] == {"device": "cpu", "size": "tiny"}
 
 
 def console_cli(*args):
