@@ -285,3 +285,16 @@ def test_the_result_line_says_where_the_workload_ran(monkeypatch, capsys):
                     "size": "full", "knobs": {"seq": "1024"}}
     monkeypatch.setitem(sys.modules, "torch", None)
     assert result.where_it_ran() == {"device": "cpu"}
+
+
+def test_without_nvml_energy_checks_are_not_graded_rather_than_failed(monkeypatch, tmp_path):
+    _fake_workload(monkeypatch, {**BF16, "device": "cuda", "size": "full", "gpu_uuids": ["GPU-abc"]})
+    sampler = Sampler(10, source=NvmlSource.open(FakeNvml([], init_error=12))).start()   # no NVML library
+    try:
+        record = runner.run_exercise("04-ex01", runs_dir=tmp_path, sampler=sampler)
+    finally:
+        sampler.close()
+    checks = {c.id: c for c in record.checks}
+    assert checks["load_above_idle"].status == "skipped" and "no energy or power" in checks["load_above_idle"].detail
+    assert checks["near_the_datasheet"].status == "skipped"
+    assert record.grade == "not graded"

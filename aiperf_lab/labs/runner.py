@@ -323,7 +323,10 @@ def _profile_tables(profile: str, folder: Path, notes: list[str], recipe: dict) 
 # Measurements the runner adds from the device, and why a check that needs one is not graded without it.
 DEVICE_FIGURES = {"nominal_tflops": "no datasheet figure for this device and type ({gpu})",
                   "nominal_memory_tb_s": "no datasheet figure for this device ({gpu})",
-                  "pcie_nominal_gb_s": "NVML did not report the PCIe link of the GPU used"}
+                  "pcie_nominal_gb_s": "NVML did not report the PCIe link of the GPU used",
+                  **{name: "no energy or power figures for the GPU the workload used ({gpu})"
+                     for name in ("energy_j", "energy_source", "avg_power_w", "peak_power_w", "idle_power_w",
+                                  "work_per_joule")}}
 # A fraction or a share outside these bounds is a broken measurement, not a result.
 FRACTION_BOUNDS = (0.0, 1.05)
 PERCENT_BOUNDS = (0.0, 105.0)
