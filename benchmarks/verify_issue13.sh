@@ -10,7 +10,7 @@
 #   01-ex01 01-ex02 01-ex03 02-ex01 02-ex02 02-ex03 02-ex04   |   03-ex01 03-ex02 04-ex01 04-ex02 05-ex01
 #   06-ex01 06-ex02 06-ex03 06-ex04 06-ex05   |   06-ex06 06-ex07 06-ex08 07-ex01 07-ex02 07-ex03 07-ex04
 # Each run is cut at LAB_TIMEOUT seconds (default 150); the script stops starting runs after
-# BUDGET_S seconds (default 420) and says which it left out. It never changes clocks or power limits,
+# BUDGET_S seconds (default 400) and says which it left out. It never changes clocks or power limits,
 # and exits 0 whatever a run does (failures are in the table).
 # Writes to $OUT (at most 4 files): issue13_results.md, issue13_log.txt, issue13_runs.tar.gz,
 # issue13_plan.txt.
@@ -36,7 +36,7 @@ python3 benchmarks/verify_issue13.py plan $MULTI "$@" > "$OUT/issue13_plan.txt" 
 START=$(date +%s)
 for spec in $(cat "$OUT/issue13_plan.txt"); do
   IFS=: read -r ex variant prof <<< "$spec"
-  if [ $(( $(date +%s) - START )) -gt "${BUDGET_S:-420}" ]; then
+  if [ $(( $(date +%s) - START )) -gt "${BUDGET_S:-400}" ]; then
     echo "LEFT OUT (time budget): $spec" | tee -a "$LOG"; continue
   fi
   echo "--- $spec ($(date +%T))" >> "$LOG"
