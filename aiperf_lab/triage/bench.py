@@ -60,8 +60,9 @@ def run_bench(timeout_s: float = 180.0) -> dict:
         return measured
     nominal = nominal_for(measured.get("device"))
     measured["nominal"] = nominal
-    if nominal:
+    if nominal and nominal["bf16_matmul_tflops"]:
         measured["bf16_fraction_of_nominal"] = round(measured["bf16_matmul_tflops"] / nominal["bf16_matmul_tflops"], 3)
+    if nominal:
         measured["copy_fraction_of_nominal"] = round(measured["device_copy_tb_s"] / nominal["memory_tb_s"], 3)
     return measured
 
