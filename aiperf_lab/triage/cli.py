@@ -75,7 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--tag", type=_tag, help="added to the archive name")
     parser.add_argument("--no-nsys", action="store_true", help="run the workload plainly, not under Nsight Systems")
     parser.add_argument("--interval-ms", type=_interval, default=100, help="telemetry period (default 100 ms)")
-    parser.add_argument("--bench", action="store_true", help="short copy, matmul and PCIe measurements (needs PyTorch)")
+    parser.add_argument("--bench", action="store_true", help="after the duration: copy and bf16/fp32 matmul on every GPU at once, "
+                        "host and GPU-to-GPU link bandwidth, an NCCL all-reduce/all-gather sweep "
+                        "(needs PyTorch; each part time-limited, 165 s at most)")
     parser.add_argument("--redact-hosts", action="store_true",
                         help="replace host names, IP addresses, GPU UUIDs and user names by placeholders")
     return parser
@@ -104,7 +106,7 @@ def run_triage(args: argparse.Namespace, command: list[str], original_argv: list
     from aiperf_lab.metrics.telemetry.summary import telemetry_summary
     from aiperf_lab.triage import findings as rules
     from aiperf_lab.triage import report
-    from aiperf_lab.triage.bench import run_bench
+    from aiperf_lab.triage.bench_phase import bench_into_bundle
     from aiperf_lab.triage.bundle import BundleWriter
     from aiperf_lab.triage.collectors import STANDARD_COLLECTORS, CollectorRun
     from aiperf_lab.triage.redact import Redactor
@@ -175,6 +177,19 @@ def run_triage(args: argparse.Namespace, command: list[str], original_argv: list
             workload.stop("interrupt" if interrupted.is_set() else "duration")
             t_workload_end = min(t_workload_end, sampler.now())
         collectors.wait(stop=stop if interrupted.is_set() else None)
+        bench_findings, bench_lines = [], []
+        if args.bench:
+            if interrupted.is_set():
+                skipped = bundle.record("bench")
+                skipped.status, skipped.error = "skipped", "interrupted (Ctrl-C)"
+            else:
+                # While telemetry still samples: the bench's power and clocks come from it.
+                nvlink = bundle.path("snapshots/nvlink-status.txt")
+                bench_findings, bench_lines = bench_into_bundle(
+                    bundle, sampler=sampler, hardware=_read_json(bundle.path("hardware_capabilities.json")),
+                    topology=_read_json(bundle.path("topology/topology.json")),
+                    nvlink_status=nvlink.read_text(errors="replace") if nvlink.is_file() else None,
+                    stop=stop, say=say)
         sampler.stop()
         writer.close()
         say("telemetry stopped")
@@ -240,22 +255,6 @@ def run_triage(args: argparse.Namespace, command: list[str], original_argv: list
             workload_record.error = result.error or (f"exit code {result.returncode}" if result.returncode else None)
             workload_record.seconds = round(result.seconds, 3)
 
-        if args.bench:
-            record = bundle.record("bench")
-            if interrupted.is_set():
-                record.status, record.error = "skipped", "interrupted (Ctrl-C)"
-            else:
-                say("bench: copy, matmul and PCIe measurements")
-                started = time.monotonic()
-                bench = run_bench()
-                bench.update(_pcie_nominal(_read_json(bundle.path("hardware_capabilities.json")) or {}, bench))
-                bundle.write_json("bench", "bench.json", bench)
-                facts["bench"] = bench
-                record.seconds = round(time.monotonic() - started, 3)
-                record.status = "ok" if "error" not in bench and "skipped" not in bench else \
-                    ("skipped" if "skipped" in bench else "failed")
-                record.error = bench.get("error") or bench.get("skipped")
-
         hw = _read_json(bundle.path("hardware_capabilities.json")) or {}
         facts["nvml"] = hw.get("nvml") or {}
         facts["device_attributes"] = hw.get("device_attributes") or {}
@@ -263,7 +262,8 @@ def run_triage(args: argparse.Namespace, command: list[str], original_argv: list
         topo = _read_json(bundle.path("topology/topology.json")) or {}
         facts["gpu_cpu_affinity"] = {g: a["cpu_affinity"] for g, a in (topo.get("gpu_affinity") or {}).items()}
         facts["xid"] = (_read_json(bundle.path("snapshots/xid.json")) or {}).get("xid_errors")
-        found = rules.evaluate(facts)
+        facts["bench_lines"] = bench_lines
+        found = rules.evaluate(facts) + bench_findings
         bundle.write_json("findings", "findings.json", [f.as_dict() for f in found])
         bundle.record("findings").status = "ok"
 
@@ -308,22 +308,6 @@ def _busy_window_summary(devices, ticks, start: float, end: float) -> list[dict]
         row["never_busy"] = not busy
         row["workload_s"] = round(end - start, 3)
     return rows
-
-
-def _pcie_nominal(hardware: dict, bench: dict) -> dict:
-    """The PCIe link's nominal per-direction bandwidth for GPU 0, and what the bench reached of it."""
-    from aiperf_lab.metrics.nominal import pcie_nominal_gb_s
-
-    gpus = (hardware.get("nvml") or {}).get("gpus") or []
-    if not gpus or "h2d_pinned_gb_s" not in bench:
-        return {}
-    gpu = gpus[0]
-    nominal = pcie_nominal_gb_s(gpu.get("pcie_gen_max"), gpu.get("pcie_width_max"))
-    if not nominal:
-        return {}
-    return {"pcie_nominal_gb_s": nominal,
-            "h2d_fraction_of_pcie": round(bench["h2d_pinned_gb_s"] / nominal, 3),
-            "d2h_fraction_of_pcie": round(bench["d2h_pinned_gb_s"] / nominal, 3)}
 
 
 def _read_json(path: Path):

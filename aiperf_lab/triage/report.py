@@ -42,12 +42,8 @@ def summary_markdown(meta: dict[str, Any], findings: list[Finding], facts: dict[
                          f"{r['clock_event_power_cap_pct']} |")
     else:
         lines.append("No GPU telemetry (no NVIDIA driver); the host's CPU and memory are in telemetry.csv.")
-    bench = facts.get("bench")
-    if bench:
-        lines += ["", "## Bench", ""]
-        lines += [f"- {k}: {v}" for k, v in bench.items() if k != "nominal"]
-        if bench.get("nominal"):
-            lines.append(f"- nominal: {bench['nominal']}")
+    if facts.get("bench_lines"):
+        lines += ["", "## Bench", "", *facts["bench_lines"]]
     stats = facts.get("kernel_top") or []
     if stats:
         lines += ["", "## Top kernels (nsys)", "", "| time (%) | total (ns) | instances | name |", "|---|---|---|---|"]
