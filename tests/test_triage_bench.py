@@ -274,3 +274,17 @@ def test_compare_sets_the_nodes_sweeps_side_by_side(tmp_path):
     assert values == [f"{round((1 << 30) / 3.2e-3 / 1e9, 2)} (2 GPUs)", f"{round((1 << 30) / 6.4e-3 / 1e9, 2)} (2 GPUs)"]
     assert flagged == {0, 1}
     assert by_field["bench bf16 TFLOP/s"][0] == ["700.0,560.0", "700.0,560.0"]
+
+
+def test_redacted_uuids_in_the_bundle_still_match_the_workers_through_the_samplers_devices(tmp_path):
+    from aiperf_lab.metrics.telemetry.model import GpuInfo
+
+    sampler = _Sampler()
+    sampler.devices = [GpuInfo(0, "NVIDIA H200", "GPU-a"), GpuInfo(1, "NVIDIA H200", "GPU-b")]
+    redacted = [dict(g, uuid=f"gpu-uuid-{g['index'] + 1}") for g in HARDWARE]
+    bundle = BundleWriter(tmp_path, "aiperf-triage-test", Redactor())
+    bench_into_bundle(bundle, sampler=sampler, hardware={"nvml": {"gpus": redacted}},
+                      topology={"matrix": MATRIX, "gpu_affinity": {}}, nvlink_status=NVLINK_STATUS,
+                      stop=None, say=lambda _: None, run=_fake_run)
+    pairs = json.loads(bundle.path("bench.json").read_text())["tables"]["bench_pairs"]
+    assert pairs[0]["link"] == "NV18" and pairs[0]["nominal_gb_s"] == 478.1

@@ -73,10 +73,12 @@ def _summary(record: Mapping) -> str | None:
 
 def run_phase(argv: Sequence[str], limit_s: float, bench: NodeBench, phase: str, *,
               stop: threading.Event | None = None, on_progress: Callable[[str], None] = lambda _: None,
-              env: Mapping[str, str] | None = None) -> None:
-    """Run one worker, adding each JSON line to `bench` as it arrives; record the phase's status."""
+              env: Mapping[str, str] | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+    """Run one worker, adding each JSON line to `bench` as it arrives; record the phase's status, and
+    in `measuring_from` the time (on `clock`) its worker said it started measuring: PyTorch's start-up
+    before that is not the bench's load."""
     started = time.monotonic()
-    state = {"status": "ok", "seconds": 0.0, "error": None}
+    state: dict = {"status": "ok", "seconds": 0.0, "error": None, "measuring_from": None}
     bench.phases[phase] = state
     child_env = {**os.environ, **(env or {})}
     child_env.setdefault("CUDA_DEVICE_ORDER", "PCI_BUS_ID")   # ordinals in nvidia-smi's order
@@ -100,6 +102,8 @@ def run_phase(argv: Sequence[str], limit_s: float, bench: NodeBench, phase: str,
             if not isinstance(record, dict):
                 continue
             kinds.add(str(record.get("kind")))
+            if record.get("kind") == "start" and state["measuring_from"] is None:
+                state["measuring_from"] = clock()
             bench.add(record)
             text = _summary(record)
             if text:
@@ -157,9 +161,9 @@ def run_node_bench(*, limits: BenchLimits = BenchLimits(), stop: threading.Event
         argv = argv_for(phase, limit) if argv_for else worker_argv(phase, 0.8 * limit, cpus_by_uuid)
         on_progress(f"bench {phase}: started (limit {limit:.0f} s)")
         t0 = clock()
-        run_phase(argv, limit, bench, phase, stop=stop, on_progress=on_progress)
-        windows[phase] = (t0, clock())
+        run_phase(argv, limit, bench, phase, stop=stop, on_progress=on_progress, clock=clock)
         state = bench.phases[phase]
+        windows[phase] = (state.pop("measuring_from", None) or t0, clock())
         on_progress(f"bench {phase}: {state['status']} in {state['seconds']:.1f} s"
                     + (f" ({state['error']})" if state.get("error") else ""))
     if len(bench.gpus) == 1:

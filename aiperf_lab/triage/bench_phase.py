@@ -81,7 +81,11 @@ def bench_into_bundle(bundle, *, sampler, hardware: Mapping[str, Any] | None, to
     """Run the node bench, write its files, set its record; returns its findings and summary lines."""
     record = bundle.record("bench")
     started = time.monotonic()
-    gpus = [g for g in ((hardware or {}).get("nvml") or {}).get("gpus") or [] if isinstance(g, Mapping)]
+    # The bundle's copy of the facts has UUIDs redacted; the sampler holds the real ones, which the
+    # worker's lines carry. Match on the real ones here; the bundle writer redacts what is written.
+    real = {d.index: d.uuid for d in getattr(sampler, "devices", []) if getattr(d, "uuid", None)}
+    gpus = [dict(g, uuid=real.get(g.get("index"), g.get("uuid")))
+            for g in ((hardware or {}).get("nvml") or {}).get("gpus") or [] if isinstance(g, Mapping)]
     affinity = (topology or {}).get("gpu_affinity") or {}
     say("bench: every GPU at once, then host and GPU-to-GPU links, then NCCL "
         f"(at most {limits.total_s:.0f} s)")
