@@ -107,7 +107,7 @@ def gpu_rows(bench: NodeBench, hardware_gpus: Iterable[Mapping[str, Any]] = ()) 
             if not isinstance(value, (int, float)):
                 continue
             hw = hardware.get(str(g.get("uuid")), {})
-            nominal = nominal_for(g.get("name"))
+            nominal = nominal_for(g.get("name"), hw.get("memory_total_bytes"))
             paper = nominal.get(nominal_key) if nominal else None
             rows.append({"gpu": g.get("index"), "nvml_index": _nvml_index(g, hardware), "name": g.get("name"),
                          "figure": label, "key": key, "value": value, "node_median": round(median, 3),

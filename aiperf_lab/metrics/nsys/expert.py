@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import re
 
-from aiperf_lab.metrics.nsys_db import KERNEL, MEMCPY, RUNTIME, NsysDatabase
-from aiperf_lab.metrics.nsys_reports import strip_api_version
+from aiperf_lab.metrics.nsys.db import KERNEL, MEMCPY, RUNTIME, NsysDatabase
+from aiperf_lab.metrics.nsys.reports import strip_api_version
 from aiperf_lab.metrics.summary_stats import percent_of
 from aiperf_lab.metrics.tables import Table
 
@@ -85,18 +85,18 @@ def _host_sync(calls: list[tuple[str, int]], span: int) -> list:
 
 def _utilization(db: NsysDatabase) -> list:
     from aiperf_lab.metrics.analysis import gpu_idle
-    from aiperf_lab.metrics.nsys_ops import load_gpu_ops
+    from aiperf_lab.metrics.nsys.ops import load_gpu_ops
 
     ops = load_gpu_ops(db) if db.has(KERNEL) or db.has(MEMCPY) else []
     if not ops:
         return ["gpu_low_utilization", "n/a", "no GPU operations in the export", ""]
     summary = gpu_idle(ops)[0]
-    devices = [row for row in summary.rows if row[1] == "all"]
-    worst = min(devices, key=lambda row: row[5])
-    fired = worst[5] < LOW_UTILIZATION_PCT
+    devices = [dict(zip(summary.columns, row)) for row in summary.rows]
+    worst = min((d for d in devices if d["Stream"] == "all"), key=lambda d: d["Busy (%)"])
+    fired = worst["Busy (%)"] < LOW_UTILIZATION_PCT
     return ["gpu_low_utilization", "yes" if fired else "no",
-            f"GPU {worst[0]} busy {worst[5]:.1f}% of {worst[3] / 1e6:.1f} ms (fires under {LOW_UTILIZATION_PCT:.0f}%); "
-            f"largest gap {worst[8] / 1e6:.2f} ms",
+            f"GPU {worst['Device']} busy {worst['Busy (%)']:.1f}% of {worst['Span (ns)'] / 1e6:.1f} ms "
+            f"(fires under {LOW_UTILIZATION_PCT:.0f}%); largest gap {worst['Largest Gap (ns)'] / 1e6:.2f} ms",
             "the GPU waits on the host: overlap data loading and CPU work with GPU work, remove syncs, "
             "batch small launches (CUDA graphs)" if fired else ""]
 
@@ -120,4 +120,4 @@ def expert_findings(db: NsysDatabase) -> Table:
             _host_sync(calls, _span(db)) if calls else ["host_sync", "n/a", no_calls, ""],
             _utilization(db), _tiny_kernels(db)]
     return Table("expert_findings", "Expert Rules", COLUMNS, rows,
-                 ["Rules and thresholds: aiperf_lab/metrics/expert.py. 'n/a': the export lacks the data the rule needs."])
+                 ["Rules and thresholds: aiperf_lab/metrics/nsys/expert.py. 'n/a': the export lacks the data the rule needs."])

@@ -13,8 +13,8 @@ import sqlite3
 from collections import namedtuple
 from pathlib import Path
 
-from aiperf_lab.cli_support import read_head
-from aiperf_lab.errors import InputError, NotAProfile
+from aiperf_lab.errors import InputError, MissingData, NotAProfile
+from aiperf_lab.inputs import read_head
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -94,6 +94,12 @@ class NsysDatabase:
             self._columns[table] = [r[1] for r in self.query(f"PRAGMA table_info([{table}])")]
         return self._columns[table]
 
+    def require(self, *tables: str, what: str) -> None:
+        """MissingData with nsys's sentence ("X does not contain CUDA kernel data.") unless all tables exist."""
+        for table in tables:
+            if table not in self.tables:
+                raise MissingData(f"{self.path.name} does not contain {what}.")
+
     def has_column(self, table: str, column: str) -> bool:
         return self.has(table) and column in self.columns(table)
 
@@ -145,6 +151,22 @@ class NsysDatabase:
                 return ExportInfo(meta.get("EXPORT_PRODUCT_VERSION"), meta.get("EXPORT_SCHEMA_VERSION"),
                                   meta.get("EXPORT_PLATFORM"))
         return ExportInfo(None, None, None)
+
+    def launch_calls(self) -> list[str]:
+        """Row sources for the calls that launch GPU work: first only the calls whose names say so
+        (...Launch..., ...Memcpy..., ...Memset...: a PyTorch trace holds as many other calls, such as
+        cuKernelGetName per launch, which a join need not look at), then the whole table.
+
+        A caller joins with the first and uses the second only when the first left some GPU operation
+        without its call, so the result is always that of the full join.
+        """
+        if not self.has("StringIds"):
+            return [RUNTIME]
+        ids = [i for (i,) in self.query("SELECT id FROM StringIds WHERE value LIKE '%Launch%' "
+                                        "OR value LIKE '%Memcpy%' OR value LIKE '%Memset%'")]
+        if not ids:
+            return [RUNTIME]
+        return [f"(SELECT * FROM {RUNTIME} WHERE nameId IN ({','.join(map(str, ids))}))", RUNTIME]
 
     def kernel_name_column(self, variant: str = "demangled") -> str:
         """The kernel-table column naming kernels: demangledName, shortName (base) or mangledName."""
