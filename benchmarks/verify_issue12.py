@@ -36,7 +36,7 @@ ENDINGS = [
     ("Ctrl-C at 5 s", ["--duration", "60"], 300, [(5, signal.SIGINT)]),
     ("Ctrl-C at 12 s", ["--duration", "60"], 300, [(12, signal.SIGINT)]),
     ("SIGTERM at 12 s", ["--duration", "60"], 300, [(12, signal.SIGTERM)]),
-    ("Ctrl-C twice (10 s, 11 s)", ["--duration", "60"], 300, [(10, signal.SIGINT), (11, signal.SIGINT)]),
+    ("Ctrl-C twice (14 s, 15 s)", ["--duration", "60"], 300, [(14, signal.SIGINT), (15, signal.SIGINT)]),
 ]
 
 
