@@ -9,7 +9,8 @@ from __future__ import annotations
 import heapq
 from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
-from itertools import chain
+from itertools import chain, compress, repeat
+from operator import add, lshift, lt, mul, or_, sub
 from typing import TYPE_CHECKING, Iterator
 
 from aiperf_lab.metrics.nsys.db import (KERNEL, NVTX, NVTX_DOMAIN_CREATE, NVTX_PUSHPOP, NVTX_RANGE_TYPES, NVTXT_PUSHPOP,
@@ -158,6 +159,12 @@ def _launches_by_thread(db: NsysDatabase, name_col: str) -> list[tuple[int | Non
     launch_ids = [i for (i,) in db.query("SELECT id FROM StringIds WHERE value LIKE '%Launch%'")]
     filtered = f"(SELECT correlationId, globalTid, start, [end] FROM {RUNTIME} WHERE nameId IN " \
                f"({','.join(map(str, launch_ids))}))" if launch_ids else None
+    from aiperf_lab.metrics.nsys.launch_join import launches_by_thread
+
+    hashed = launches_by_thread(db, KERNEL, [f"coalesce({name_col}, -1)", "[end] - start"],
+                                [filtered, RUNTIME] if filtered else [RUNTIME])
+    if hashed is not None:
+        return [(gtid, *columns) for gtid, columns in hashed.items()]
     for calls in ([filtered, RUNTIME] if filtered else [RUNTIME]):
         rows = db.query(
             f"SELECT r.globalTid, group_concat(coalesce(r.start, 0)), group_concat(coalesce(r.[end], 0)), "
@@ -201,6 +208,7 @@ class _Attribution:
         self.keysets: dict[tuple, int] = {(): 0}
         self.by_keyset: dict[tuple, list[int]] = {}
         self.held_names: dict[tuple, dict[int, set[int]]] = defaultdict(dict)
+        self.held_counts: dict[tuple, Counter] = {}  # (thread, key) -> name id -> ranges holding it
 
     def keyset_id(self, open_keys) -> int:
         """The id of the (name, style) keys of the ranges open over a segment, in the order they opened
@@ -211,7 +219,38 @@ class _Attribution:
             found = self.keysets[keyset] = len(self.keysets)
         return found
 
-    def add(self, gtid: int | None, keyset_ids, names: list[int], durations: list[int]) -> None:
+    def add(self, gtid: int | None, keyset_ids: list[int], names: list[int], durations: list[int]) -> None:
+        if not durations:
+            return
+        if min(durations) < 0:
+            self._add_each(gtid, keyset_ids, names, durations)
+            return
+        # Group in C: one small integer per kernel, (keyset, name, duration) packed, then sorted; each
+        # group is one run of it, its durations already in order.
+        distinct = sorted(set(names))
+        dense = {name_id: i for i, name_id in enumerate(distinct)}
+        width = len(distinct)
+        shift = max(durations).bit_length()
+        groups = map(add, map(mul, keyset_ids, repeat(width)), map(dense.__getitem__, names))
+        packed = list(map(or_, map(lshift, groups, repeat(shift)), durations))
+        packed.sort()
+        buckets = self.by_keyset
+        lo, n = 0, len(packed)
+        while lo < n:
+            group = packed[lo] >> shift
+            base = group << shift
+            hi = bisect_left(packed, base + (1 << shift), lo)
+            keyset_id, name_index = divmod(group, width)
+            values = list(map(sub, packed[lo:hi], repeat(base))) if base else packed[lo:hi]
+            key = (gtid, keyset_id, distinct[name_index])
+            bucket = buckets.get(key)
+            if bucket is None:
+                buckets[key] = values
+            else:
+                bucket.extend(values)
+            lo = hi
+
+    def _add_each(self, gtid: int | None, keyset_ids, names: list[int], durations: list[int]) -> None:
         buckets = self.by_keyset
         for keyset_id, name_id, duration in zip(keyset_ids, names, durations):
             bucket = buckets.get((gtid, keyset_id, name_id))
@@ -252,6 +291,9 @@ class _Attribution:
         for (gtid, key), per_range in self.held_names.items():
             for name_id, count in Counter(chain.from_iterable(per_range.values())).items():
                 group((gtid, key, name_id)).instances = count
+        for (gtid, key), counts in self.held_counts.items():
+            for name_id, count in counts.items():
+                group((gtid, key, name_id)).instances += count
         return groups
 
 
@@ -266,27 +308,37 @@ def _attribute_thread(acc: _Attribution, gtid: int, ranges: list[NvtxRange], sta
     """
     if ends != sorted(ends):
         return False
+    if len({r.range_id for r in ranges}) != len(ranges):  # a range twice (two domain matches): count it once
+        ranges = list({(r.range_id, r.name, r.style): r for r in ranges}.values())
+    # Each range's calls [lo, hi), found by bisection in C for all ranges at once.
+    los = list(map(bisect_left, repeat(starts), [r.start for r in ranges]))
+    his = list(map(bisect_right, repeat(ends), [r.end for r in ranges]))
     opens: dict[int, list[int]] = defaultdict(list)
     closes: dict[int, list[int]] = defaultdict(list)
-    cuts = {0, len(starts)}
-    for index, r in enumerate(ranges):
-        lo, hi = bisect_left(starts, r.start), bisect_right(ends, r.end)
-        if lo < hi:
-            opens[lo].append(index)
-            closes[hi].append(index)
-            cuts.add(lo)
-            cuts.add(hi)
-            acc.held(gtid, r, names[lo:hi])
-    edges = sorted(cuts)
     keys = [(r.name, r.style) for r in ranges]
+    held: dict[tuple, list[int]] = defaultdict(list)  # key -> the distinct names of each range, chained
+    for index in compress(range(len(ranges)), map(lt, los, his)):
+        lo, hi = los[index], his[index]
+        opens[lo].append(index)
+        closes[hi].append(index)
+        held[keys[index]].extend(set(names[lo:hi]))
+    for key, held_names in held.items():
+        counter = acc.held_counts.get((gtid, key))
+        if counter is None:
+            acc.held_counts[(gtid, key)] = Counter(held_names)
+        else:
+            counter.update(held_names)
+    edges = sorted({0, len(starts), *opens, *closes})
     active: dict[int, tuple[str, str]] = {}  # open ranges' keys, in the order they opened
     keyset_ids: list[int] = []
+    keyset_id = acc.keyset_id
+    no_ranges = ()
     for here, following in zip(edges, edges[1:]):
-        for index in closes.get(here, ()):
+        for index in closes.get(here, no_ranges):
             del active[index]
-        for index in opens.get(here, ()):
+        for index in opens.get(here, no_ranges):
             active[index] = keys[index]
-        keyset_ids += [acc.keyset_id(active.values()) if active else 0] * (following - here)
+        keyset_ids += repeat(keyset_id(active.values()) if active else 0, following - here)
     acc.add(gtid, keyset_ids, names, durations)
     return True
 
