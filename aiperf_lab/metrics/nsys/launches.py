@@ -183,6 +183,7 @@ def _streamed(db: NsysDatabase, sql: str) -> Iterator[tuple]:
     """Rows of a query as SQLite produces them, never all in memory."""
     import sqlite3
 
+    db.lenient_text()
     try:
         cursor = db.con.execute(sql)
         while True:
