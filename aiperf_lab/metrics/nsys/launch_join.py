@@ -13,7 +13,7 @@ differ (a correlation id that two calls of one process share, a NULL in a column
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from operator import and_
+from operator import add, and_
 from itertools import repeat
 
 from aiperf_lab.metrics.nsys.db import PID_MASK, NsysDatabase, parse_integers
@@ -27,12 +27,11 @@ def _read(db: NsysDatabase, source: str, key: str, columns: list[str]) -> tuple[
 
     One scan; a second one for the keys only where they differ (several processes or threads)."""
     concat = ", ".join(f"group_concat({c})" for c in columns)
-    counts = ", ".join(f"count({c})" for c in [key, *columns])
-    rows, low, high, *rest = db.query(f"SELECT count(*), min({key}), max({key}), {concat}, {counts} FROM {source}")[0]
-    texts, counted = rest[:len(columns)], rest[len(columns):]
-    if any(n != rows for n in counted):
-        return None  # a NULL somewhere: group_concat would skip it
+    rows, keyed, low, high, *texts = db.query(
+        f"SELECT count(*), count({key}), min({key}), max({key}), {concat} FROM {source}")[0]
     values = [parse_integers(t) for t in texts]
+    if keyed != rows or any(len(v) != rows for v in values):
+        return None  # a NULL somewhere: group_concat skips it
     if low == high:
         return [low] * rows, values
     keys = parse_integers(db.query(f"SELECT group_concat({key}) FROM {source}")[0][0])
@@ -54,16 +53,21 @@ def launches_by_thread(db: NsysDatabase, ops: str, op_columns: list[str],
     NsysDatabase.launch_calls gives them: the next is used when the previous left an op without its
     call. None when this join could differ from SQL's (see the module's docstring).
     """
-    op_read = _read(db, ops, "globalPid", ["correlationId", *op_columns])
+    others = [c for c in op_columns if c != "correlationId"]
+    op_read = _read(db, ops, "globalPid", ["correlationId", *others])
     if op_read is None:
         return None
-    op_pids, (op_corr, *op_values) = op_read
+    op_pids, (op_corr, *read_values) = op_read
+    by_column = iter(read_values)
+    op_values = [op_corr if c == "correlationId" else next(by_column) for c in op_columns]
     one_process = len(set(op_pids)) <= 1
     for source in call_sources:
-        call_read = _read(db, source, "globalTid", ["correlationId", "start", "[end]"])
+        # Durations, not ends: shorter numbers to print and parse.
+        call_read = _read(db, source, "globalTid", ["correlationId", "start", "[end] - start"])
         if call_read is None:
             return None
-        call_tids, (call_corr, call_starts, call_ends) = call_read
+        call_tids, (call_corr, call_starts, call_lengths) = call_read
+        call_ends = list(map(add, call_starts, call_lengths))
         call_pids = list(map(and_, call_tids, repeat(PID_MASK)))
         if one_process and len(set(call_pids)) <= 1:
             same = not op_pids or not call_pids or op_pids[0] == call_pids[0]

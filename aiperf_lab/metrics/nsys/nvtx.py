@@ -9,9 +9,10 @@ from __future__ import annotations
 import heapq
 from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
+from functools import partial
 from itertools import chain, compress, repeat
-from operator import add, lshift, lt, mul, or_, sub
-from typing import TYPE_CHECKING, Iterator
+from operator import add, itemgetter, lshift, lt, mul, or_, sub
+from typing import TYPE_CHECKING, Iterator, NamedTuple
 
 from aiperf_lab.metrics.nsys.db import (KERNEL, NVTX, NVTX_DOMAIN_CREATE, NVTX_PUSHPOP, NVTX_RANGE_TYPES, NVTXT_PUSHPOP,
                                         PID_MASK, RUNTIME, NsysDatabase, parse_integers, split_global_tid)
@@ -25,27 +26,16 @@ if TYPE_CHECKING:  # nsys.ops pulls in dataclasses: imported where used, off nvt
 _PID_BITS = 0x0000FFFFFF000000  # the pid part of a globalTid, as nsys's domain join uses it
 
 
-class NvtxRange:
-    """One NVTX range. A slotted class, not a dataclass: large exports hold tens of thousands."""
+class NvtxRange(NamedTuple):
+    """One NVTX range. A named tuple: large exports hold tens of thousands, built in C from SQL rows."""
 
-    __slots__ = ("range_id", "start", "end", "global_tid", "name", "style", "ends_elsewhere")
-
-    def __init__(self, range_id: int, start: int, end: int, global_tid: int, name: str, style: str,
-                 ends_elsewhere: bool):
-        self.range_id = range_id          # the NVTX_EVENTS rowid
-        self.start = start
-        self.end = end                    # a missing end is replaced by the latest NVTX timestamp, as nsys does
-        self.global_tid = global_tid
-        self.name = name                  # "<domain>:<text>"
-        self.style = style                # "PushPop" or "StartEnd"
-        self.ends_elsewhere = ends_elsewhere  # ended on another thread (endGlobalTid set)
-
-    def __repr__(self) -> str:
-        return f"NvtxRange({self.name!r}, {self.start}..{self.end}, tid={self.global_tid})"
-
-
-def _style(event_type: int) -> str:
-    return "PushPop" if event_type in (NVTX_PUSHPOP, NVTXT_PUSHPOP) else "StartEnd"
+    range_id: int             # the NVTX_EVENTS rowid
+    start: int
+    end: int                  # a missing end is replaced by the latest NVTX timestamp, as nsys does
+    global_tid: int
+    name: str                 # "<domain>:<text>"
+    style: str                # "PushPop" or "StartEnd"
+    ends_elsewhere: int       # true when the range ended on another thread (endGlobalTid set)
 
 
 def load_ranges(db: NsysDatabase, end_bound: str = "all", event_types: tuple = NVTX_RANGE_TYPES) -> list[NvtxRange]:
@@ -81,15 +71,53 @@ def load_ranges(db: NsysDatabase, end_bound: str = "all", event_types: tuple = N
         prefixes[(domain, (gtid or 0) & _PID_BITS)].append(f"{name or ''}:")
     default_prefix = [":"]
 
-    styles = {t: _style(t) for t in event_types}
+    pushpop = ",".join(str(t) for t in (NVTX_PUSHPOP, NVTXT_PUSHPOP))
+    columns = (f"n.rowid, n.start, coalesce(n.[end], {int(bound)}), n.globalTid, {{label}}, "
+               f"CASE WHEN n.eventType IN ({pushpop}) THEN 'PushPop' ELSE 'StartEnd' END, {end_tid} IS NOT NULL")
+    source = f"FROM {NVTX} AS n LEFT JOIN StringIds AS s ON s.id = {text_id} WHERE n.eventType IN ({types})"
+    grouped = _grouped_ranges(db, f"FROM {NVTX} AS n WHERE n.eventType IN ({types})", int(bound), pushpop, end_tid,
+                              domain_id, text_id, prefixes)
+    if grouped is not None:
+        return grouped
+    if not prefixes:  # no domain names: every range is ":<text>"
+        label = "':' || coalesce(s.value, n.text, '')"
+        return list(map(NvtxRange._make, db.query(f"SELECT {columns.format(label=label)} {source}")))
     ranges = []
     append = ranges.append
-    for rid, start, end, gtid, elsewhere, label, etype, domain in db.query(
-            f"SELECT n.rowid, n.start, coalesce(n.[end], {int(bound)}), n.globalTid, {end_tid} IS NOT NULL, "
-            f"coalesce(s.value, n.text, ''), n.eventType, {domain_id} FROM {NVTX} AS n "
-            f"LEFT JOIN StringIds AS s ON s.id = {text_id} WHERE n.eventType IN ({types})"):
-        for prefix in prefixes.get((domain, (gtid or 0) & _PID_BITS), default_prefix) if prefixes else default_prefix:
-            append(NvtxRange(rid, start, end, gtid, prefix + label, styles[etype], bool(elsewhere)))
+    text = columns.format(label="coalesce(s.value, n.text, '')")
+    for rid, start, end, gtid, label, style, elsewhere, domain in db.query(f"SELECT {text}, {domain_id} {source}"):
+        for prefix in prefixes.get((domain, (gtid or 0) & _PID_BITS), default_prefix):
+            append(NvtxRange(rid, start, end, gtid, prefix + label, style, elsewhere))
+    return ranges
+
+
+def _grouped_ranges(db: NsysDatabase, source: str, bound: int, pushpop: str, end_tid: str, domain_id: str,
+                    text_id: str, prefixes: dict) -> list[NvtxRange] | None:
+    """The ranges in table order (each repeated per domain name its domain matches, in that order), read
+    as one group_concat row per (text, style, thread, domain): no Python tuple per range from sqlite3.
+    None where a value is NULL (the row-by-row read handles that)."""
+    rows = db.query(
+        f"SELECT {text_id} AS text_id, n.text, CASE WHEN n.eventType IN ({pushpop}) THEN 'PushPop' "
+        f"ELSE 'StartEnd' END AS style, {end_tid} IS NOT NULL AS elsewhere, n.globalTid, {domain_id} AS domain, "
+        f"count(*), group_concat(n.rowid), group_concat(n.start), group_concat(coalesce(n.[end], {bound})) "
+        f"{source} GROUP BY text_id, n.text, style, elsewhere, n.globalTid, domain")
+    strings = db.strings({row[0] for row in rows if row[0] is not None})
+    default_prefix = [":"]
+    ranges: list[NvtxRange] = []
+    make = partial(tuple.__new__, NvtxRange)
+    for text_id_value, text, style, elsewhere, gtid, domain, count, *texts in rows:
+        ids, starts, ends = (parse_integers(t) for t in texts)
+        if gtid is None or not count == len(ids) == len(starts) == len(ends):
+            return None
+        label = strings.get(text_id_value)  # as the LEFT JOIN: an id StringIds lacks falls back to the text
+        if label is None:
+            label = text if text is not None else ""
+        if not isinstance(label, str):
+            return None
+        for prefix in prefixes.get((domain, gtid & _PID_BITS), default_prefix) if prefixes else default_prefix:
+            ranges += map(make, zip(ids, starts, ends, repeat(gtid), repeat(prefix + label), repeat(style),
+                                    repeat(elsewhere)))
+    ranges.sort(key=itemgetter(0))  # table order, as a plain SELECT gives (stable: domain names keep theirs)
     return ranges
 
 
