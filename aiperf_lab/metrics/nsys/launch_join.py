@@ -43,9 +43,9 @@ def _order(keys: list, values: list[list[int]]) -> list[list[int]]:
     return [list(map(v.__getitem__, order)) for v in values]
 
 
-def launches_by_thread(db: NsysDatabase, ops: str, op_columns: list[str],
-                       call_sources: list[str]) -> dict[int | None, Columns] | None:
-    """Per launching thread, [call starts, call ends, *op_columns] ordered by call start (a stable sort
+def launches_by_thread(db: NsysDatabase, ops: str, op_columns: list[str], call_sources: list[str],
+                       call_columns: tuple[str, ...] = ()) -> dict[int | None, Columns] | None:
+    """Per launching thread, [call starts, call ends, *call_columns, *op_columns] ordered by call start (a stable sort
     over the ops' table order, as a sorted SQL join gives); thread None holds the ops whose call is not
     in the export (call start and end 0).
 
@@ -63,10 +63,10 @@ def launches_by_thread(db: NsysDatabase, ops: str, op_columns: list[str],
     one_process = len(set(op_pids)) <= 1
     for source in call_sources:
         # Durations, not ends: shorter numbers to print and parse.
-        call_read = _read(db, source, "globalTid", ["correlationId", "start", "[end] - start"])
+        call_read = _read(db, source, "globalTid", ["correlationId", "start", "[end] - start", *call_columns])
         if call_read is None:
             return None
-        call_tids, (call_corr, call_starts, call_lengths) = call_read
+        call_tids, (call_corr, call_starts, call_lengths, *call_values) = call_read
         call_ends = list(map(add, call_starts, call_lengths))
         call_pids = list(map(and_, call_tids, repeat(PID_MASK)))
         if one_process and len(set(call_pids)) <= 1:
@@ -83,7 +83,8 @@ def launches_by_thread(db: NsysDatabase, ops: str, op_columns: list[str],
     threads: dict[int | None, Columns] = {}
     if None in found:
         missing = [i for i, f in enumerate(found) if f is None]
-        threads[None] = [[0] * len(missing), [0] * len(missing), *([v[i] for i in missing] for v in op_values)]
+        threads[None] = [[0] * len(missing), [0] * len(missing), *([None] * len(missing) for _ in call_values),
+                         *([v[i] for i in missing] for v in op_values)]
         keep = [i for i, f in enumerate(found) if f is not None]
         found = [found[i] for i in keep]
         op_values = [[v[i] for i in keep] for v in op_values]
@@ -92,7 +93,7 @@ def launches_by_thread(db: NsysDatabase, ops: str, op_columns: list[str],
     starts = list(map(call_starts.__getitem__, found))
     ends = list(map(call_ends.__getitem__, found))
     tids = list(map(call_tids.__getitem__, found))
-    columns = [starts, ends, *op_values]
+    columns = [starts, ends, *(list(map(v.__getitem__, found)) for v in call_values), *op_values]
     if starts != sorted(starts):
         columns = _order(starts, columns)
         tids = list(map(tids.__getitem__, sorted(range(len(starts)), key=starts.__getitem__)))
