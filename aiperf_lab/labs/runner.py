@@ -335,9 +335,10 @@ PERCENT_BOUNDS = (0.0, 105.0)
 def _out_of_bounds(name: str, value: Any) -> str | None:
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         return None
-    if "fraction" in name or "share" in name:
+    words = name.split("_")   # whole words: "shared_ld_conflicts" is a count, not a share
+    if "fraction" in words or "share" in words:
         low, high = FRACTION_BOUNDS
-    elif name.endswith("_pct") or "_pct_" in name:
+    elif "pct" in words:
         low, high = PERCENT_BOUNDS
     else:
         return None
