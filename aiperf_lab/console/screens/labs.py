@@ -1,15 +1,17 @@
 """Labs: the module/exercise tree and the selected exercise's walkthrough; run it plain or under a
-profiler, pick the variant and the problem size."""
+profiler, pick the variant and the problem size. Exercises marked [cpu] also run on the CPU at size
+tiny; without a GPU here the size starts at tiny."""
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Markdown, Static, Tree
+from textual.widgets import Footer, Markdown, Static, Tree
 
-from aiperf_lab.console.widgets import Notice
+from aiperf_lab.console.widgets import chrome_top
 from aiperf_lab.labs.catalog import Exercise, load_catalog
 
 
@@ -27,18 +29,19 @@ class LabsScreen(Screen):
         super().__init__()
         self.exercise: Exercise | None = None
         self.variant: str | None = None
-        self.problem_size = "full"
+        self.problem_size = "full" if self.app.ctx.gpu_here else "tiny"
 
     def compose(self) -> ComposeResult:
-        yield Header()
-        yield Notice(id="notice")
+        yield from chrome_top()
         with Horizontal():
-            tree: Tree = Tree("Labs", id="lab-tree")
+            # Text, not a string: Tree labels parse markup, and "[cpu]" would vanish as a tag.
+            tree: Tree = Tree(Text("Labs  ([cpu]: runs without a GPU at size tiny)"), id="lab-tree")
             tree.root.expand()
             for module in load_catalog():
                 branch = tree.root.add(module.title, expand=True)
                 for exercise in module.exercises:
-                    branch.add_leaf(f"{exercise.id[:7]} {exercise.title}", data=exercise)
+                    cpu = " [cpu]" if exercise.cpu_size else ""
+                    branch.add_leaf(Text(f"{exercise.id[:7]}{cpu} {exercise.title}"), data=exercise)
             yield tree
             with VerticalScroll(id="walkthrough-pane"):
                 yield Static("", id="selection")
@@ -66,9 +69,14 @@ class LabsScreen(Screen):
         variant = e.variant(self.variant)
         profilers = ", ".join(["none", *e.profile]) or "none"
         gpus = f"   GPUs: {e.min_gpus}+ (torchrun)" if e.min_gpus > 1 else ""
+        where = "runs on the CPU at size tiny" if e.cpu_size else "needs a GPU"
+        hint = ""
+        if not self.app.ctx.gpu_here and (self.problem_size == "full" or not e.cpu_size):
+            hint = ("\nNo GPU here: press z for size tiny." if e.cpu_size and self.problem_size == "full"
+                    else "\nNo GPU here, and this exercise needs one: pick one marked [cpu], or use --demo.")
         self.query_one("#selection", Static).update(
-            f"{e.id}   variant: {variant.name} ({variant.description})   size: {self.problem_size}   "
-            f"profilers: {profilers}{gpus}")
+            f"{e.id}   variant: {variant.name} ({variant.description})   size: {self.problem_size} (z)   "
+            f"profilers: {profilers}   {where}{gpus}{hint}")
 
     def action_next_variant(self) -> None:
         if self.exercise is None:
@@ -80,7 +88,8 @@ class LabsScreen(Screen):
     def action_toggle_size(self) -> None:
         self.problem_size = "tiny" if self.problem_size == "full" else "full"
         if self.exercise is not None and self.problem_size == "tiny" and not self.exercise.cpu_size:
-            self.notify(f"{self.exercise.id} has no tiny CPU size; it needs a GPU", severity="warning")
+            self.notify(f"{self.exercise.id} has no CPU path; tiny still needs a GPU. Exercises marked [cpu] "
+                        f"run without one.", severity="warning")
         self._show_selection()
 
     def action_run(self, profile: str) -> None:
