@@ -119,12 +119,8 @@ class TableView(Vertical):
     """One Table: `/` filters rows by text, `s` sorts by the cursor's column (again: reversed),
     `e` exports what is shown to CSV."""
 
-    BINDINGS = [
-        Binding("slash", "filter", "Filter"),
-        Binding("s", "sort", "Sort column"),
-        Binding("e", "export", "Export CSV"),
-        Binding("escape", "clear_filter", "Clear filter", show=False),
-    ]
+    # `/`, `s` and `e` are bound on the screen that holds the view, so they work wherever the focus is.
+    BINDINGS = [Binding("escape", "clear_filter", "Clear filter", show=False)]
 
     def __init__(self, export_dir: Path, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -169,7 +165,10 @@ class TableView(Vertical):
             rows.sort(key=lambda r: _sort_key(r[column]), reverse=reverse)
         self._rows = rows
         data.add_columns(*self.table.columns)
-        data.add_rows([[_cell(c) for c in r] for r in rows])
+        # long text (kernel names, check sentences) is cut to about half the view, so the columns after it
+        # stay on screen at 80 columns; the filter and the CSV export keep the whole text
+        limit = max(24, self.size.width // 2) if self.size.width else MAX_CELL
+        data.add_rows([[_cell(c, limit) for c in r] for r in rows])
         shown = f"{len(rows)} of {len(self.table.rows)} rows" if self._filter else f"{len(rows)} rows"
         order = f", sorted by {self.table.columns[self._sort[0]]}{' (descending)' if self._sort[1] else ''}" \
             if self._sort else ""
@@ -230,15 +229,15 @@ def _sort_key(value):
     return (1, 0, "" if value is None else str(value))
 
 
-def _cell(value):
+def _cell(value, limit: int = 60):
     from rich.text import Text
     text = format_value(value)
     if isinstance(value, (int, float)):
         return Text(text, justify="right")
-    return text if len(text) <= MAX_CELL else text[:MAX_CELL - 1] + "…"
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
-MAX_CELL = 60   # longer text (kernel names) is cut so the columns after it stay on an 80-column screen
+MAX_CELL = 60   # before the view has a size
 
 
 class Confirm(ModalScreen[bool]):

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
@@ -21,6 +22,9 @@ PREFERRED = ["cuda_gpu_kern_sum", "kernel_breakdown", "ncu_summary", "nvtx_sum",
 
 
 class ResultsScreen(Screen):
+    BINDINGS = [Binding("slash", "filter", "Filter"), Binding("s", "sort", "Sort column"),
+                Binding("e", "export", "Export CSV")]
+
     def compose(self) -> ComposeResult:
         yield from chrome_top()
         yield Static("No results yet: run an exercise, or open a run from History (5).", id="results-title")

@@ -121,10 +121,11 @@ class RunScreen(Screen):
             self._write(["== no GPU here: on Labs (1), z picks size tiny for exercises marked [cpu]"])
         checks = self.query_one("#run-checks", DataTable)
         checks.clear()
+        limit = max(24, self.app.size.width // 2)   # the numbers stay on screen at 80 columns
         for check in record.checks:
             checks.add_row(Text(check.status.upper(), style="bold" if check.status == "pass" else "bold reverse"
                                 if check.status in ("fail", "error") else "italic"),
-                           check.text, check.detail)
+                           _cut(check.text, limit), check.detail)
         checks.display = bool(record.checks)
 
     def action_cancel_run(self) -> None:
@@ -146,3 +147,7 @@ class RunScreen(Screen):
             self.app.show_run(session.record.folder)
         else:
             self.notify("no finished run to show yet")
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit - 1] + "…"
