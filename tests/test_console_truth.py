@@ -251,10 +251,11 @@ def test_triage_keys_never_type_into_the_duration_unasked(tmp_path, size):
     asyncio.run(scenario())
 
 
-def test_escape_leaves_the_filter_and_global_keys_work_again(tmp_path):
+@pytest.mark.parametrize("size", SIZES)
+def test_escape_leaves_the_filter_and_global_keys_work_again(tmp_path, size):
     async def scenario():
         app = make_app(tmp_path, GradedRunner(statuses=("pass", "fail")))
-        async with app.run_test(size=(80, 24)) as pilot:
+        async with app.run_test(size=size) as pilot:
             await run_to_the_end(app, pilot)
             await pilot.press("o")
             await pilot.pause()
@@ -277,11 +278,11 @@ class RunningTriage:
         self.running = False
 
 
-@pytest.mark.parametrize("what", ["run", "triage"])
-def test_q_asks_before_quitting_while_work_is_going(tmp_path, what):
+@pytest.mark.parametrize("what,size", [("run", SIZES[0]), ("triage", SIZES[1])])
+def test_q_asks_before_quitting_while_work_is_going(tmp_path, what, size):
     async def scenario():
         app = make_app(tmp_path, GradedRunner(wait_for_cancel=True))
-        async with app.run_test(size=(80, 24)) as pilot:
+        async with app.run_test(size=size) as pilot:
             if what == "run":
                 await pilot.press("down", "down", "r")
                 await wait_until(pilot, lambda: app.ctx.run is not None and app.ctx.run.running)
@@ -290,6 +291,8 @@ def test_q_asks_before_quitting_while_work_is_going(tmp_path, what):
             await pilot.press("q")
             await pilot.pause()
             assert isinstance(app.screen, Confirm)
+            dialog = app.screen.query_one("#confirm")
+            assert dialog.region.height < size[1] // 2 and dialog.region.right <= size[0]
             await pilot.press("n")
             await pilot.pause()
             assert not isinstance(app.screen, Confirm) and app.is_running

@@ -200,8 +200,9 @@ class LabConsole(App):
         def answered(yes: bool | None) -> None:
             if yes:
                 self.exit()
-        self.push_screen(Confirm(f"Quit and stop {busy}? (y / n)\nA run gets Ctrl-C first; triage still writes "
-                                 f"its archive, marked interrupted.", "Quit", "Keep going"), answered)
+        how = ("It gets Ctrl-C first, so a profiler can still write its report." if busy.startswith("the run")
+               else "It still writes its archive, marked interrupted.")
+        self.push_screen(Confirm(f"Quit and stop {busy}? (y / n)\n{how}", "Quit", "Keep going"), answered)
 
     def get_system_commands(self, screen):
         yield from super().get_system_commands(screen)
