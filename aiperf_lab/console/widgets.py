@@ -73,7 +73,8 @@ class StatusLine(Widget):
         from aiperf_lab.console.view_model import status_line
         feed = self.app.ctx.feed
         extra_of = getattr(self.screen, "status_extra", None)
-        line = status_line(feed.devices, feed.ring.latest(), feed.status, max(10, self.size.width - 2 or 78),
+        width = (self.size.width or self.app.size.width) - 2   # before the first layout: the screen's width
+        line = status_line(feed.devices, feed.ring.latest(), feed.status, max(10, width),
                            extra_of() if extra_of is not None else "")
         if line != self._text.plain:
             self._text = Text(line, no_wrap=True, overflow="ellipsis")

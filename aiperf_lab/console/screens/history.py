@@ -41,6 +41,7 @@ class HistoryScreen(Screen):
         table = self.query_one(DataTable)
         table.clear()
         ascii_only = self.app.ctx.ascii_only
+        cut = 24 if self.app.size.width < 120 else 48     # room for the columns after it at 80 columns
         for i, run in enumerate(self.runs):
             r = run.record
             grade = run.grade
@@ -48,7 +49,7 @@ class HistoryScreen(Screen):
             exercise = str(r.get("exercise", ""))
             table.add_row("*" if self.marked is not None and run.folder == self.marked.folder else "",
                           Text(grade_label(grade.word, ascii_only), style=GRADE_STYLE.get(grade.word, "")),
-                          exercise[:24] + ("…" if len(exercise) > 24 else ""), r.get("variant", ""),
+                          exercise[:cut] + ("…" if len(exercise) > cut else ""), r.get("variant", ""),
                           r.get("profile", ""), r.get("seconds", ""),
                           f"{energy:.0f}" if isinstance(energy, (int, float)) else "n/a",
                           str(r.get("started_utc", ""))[:19],
