@@ -182,27 +182,30 @@ class LabConsole(App):
             if isinstance(self.focused, Input):
                 self.screen.set_focus(None)
 
-    def busy_with(self) -> str | None:
+    def busy_with(self) -> tuple[str, str] | None:
+        """What quitting would stop, and what stopping it does; None when nothing is going."""
         if self.ctx.run is not None and self.ctx.run.running:
-            return f"the run of {self.ctx.run.exercise_id}"
+            return (f"the run of {self.ctx.run.exercise_id}",
+                    "It gets Ctrl-C first, so a profiler can still write its report.")
         if self.ctx.triage is not None and self.ctx.triage.running:
-            return "the triage bundle"
+            return "the triage bundle", "It still writes its archive, marked interrupted."
         return None
 
     async def action_quit(self) -> None:
         """Quit; while a run or a triage bundle is going, ask first (quitting stops it)."""
+        from aiperf_lab.console.widgets import Confirm
         busy = self.busy_with()
         if busy is None:
             self.exit()
             return
-        from aiperf_lab.console.widgets import Confirm
+        if isinstance(self.screen, Confirm):        # already asking
+            return
 
         def answered(yes: bool | None) -> None:
             if yes:
                 self.exit()
-        how = ("It gets Ctrl-C first, so a profiler can still write its report." if busy.startswith("the run")
-               else "It still writes its archive, marked interrupted.")
-        self.push_screen(Confirm(f"Quit and stop {busy}? (y / n)\n{how}", "Quit", "Keep going"), answered)
+        what, how = busy
+        self.push_screen(Confirm(f"Quit and stop {what}? (y / n)\n{how}", "Quit", "Keep going"), answered)
 
     def get_system_commands(self, screen):
         yield from super().get_system_commands(screen)

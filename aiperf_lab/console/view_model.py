@@ -28,7 +28,8 @@ def decimate_max(values: Sequence[float | None], width: int) -> list[float | Non
 
 
 def series(values: Sequence[float | None], width: int, top: float, ascii_only: bool = False) -> str:
-    """A one-line chart on a fixed scale 0..top (so 30 W and 300 W never look alike); gaps as spaces."""
+    """A one-line chart on a fixed scale 0..top (so 30 W and 300 W never look alike); gaps as spaces,
+    zero as ZERO_MARK. Per sample, not per time: the Monitor draws series_by_time."""
     blocks = ASCII_BLOCKS if ascii_only else BLOCKS
     points = decimate_max(values, width)
     levels = len(blocks) - 1
@@ -37,7 +38,7 @@ def series(values: Sequence[float | None], width: int, top: float, ascii_only: b
         if v is None or top <= 0:
             chars.append(" ")
         else:
-            chars.append(blocks[max(1, min(levels, round(v / top * levels)))] if v > 0 else blocks[0])
+            chars.append(blocks[max(1, min(levels, round(v / top * levels)))] if v > 0 else ZERO_MARK)
     return "".join(chars).rjust(width)
 
 
@@ -108,10 +109,6 @@ def per_gpu_history(ticks: Iterable[Tick]) -> dict[int, list[GpuSample]]:
         for s in tick.gpus:
             history.setdefault(s.index, []).append(s)
     return history
-
-
-def host_history(ticks: Iterable[Tick]) -> list[float | None]:
-    return [t.host.cpu_pct for t in ticks if t.host is not None]
 
 
 def elapsed(seconds: float) -> str:
