@@ -184,6 +184,19 @@ def energy_between(ticks: Sequence[Tick], start_t: float, end_t: float) -> str:
     return f"{joules / 1000:.2f} kJ" if joules >= 10_000 else f"{joules:.0f} J"
 
 
+def run_energy(feed, started: float, ended: float | None, now: float) -> str:
+    """GPU energy (all GPUs) of a run that started at `started` and ended at `ended` (or is going), all
+    three on time.monotonic(), read from a live feed's ring on the feed's own clock, so the figure stops
+    moving once the run has ended. A replay or synthetic feed did not see the run: n/a."""
+    if getattr(feed, "kind", "") != "nvml":
+        return "n/a (not a live feed)"
+    ago_start = now - started
+    ago_end = now - (ended if ended is not None else now)
+    feed_now = feed.now()
+    _version, ticks = feed.ring.snapshot(ago_start + 0.5)
+    return energy_between(ticks, feed_now - ago_start, feed_now - ago_end)
+
+
 # --- charts on a fixed time span -----------------------------------------------------------------
 ZERO_MARK = "_"          # a reading of zero; no reading at all is a blank
 

@@ -12,7 +12,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Log, Static
 
-from aiperf_lab.console.view_model import elapsed, energy_between, run_state, wrap_lines
+from aiperf_lab.console.view_model import elapsed, run_energy, run_state, wrap_lines
 from aiperf_lab.console.widgets import Confirm, chrome_top, grade_text
 
 LOG_LINES = 10_000
@@ -87,16 +87,7 @@ class RunScreen(Screen):
         return f"run energy {self._energy_so_far(session)}"
 
     def _energy_so_far(self, session) -> str:
-        """GPU energy between the run's start and its end (or now), from the console's feed (all GPUs)."""
-        feed = self.app.ctx.feed
-        if getattr(feed, "kind", "") != "nvml":
-            return "n/a (not a live feed)"
-        # The run's span on the feed's clock, so the figure stops moving once the run has ended.
-        ago_start = time.monotonic() - session.started
-        ago_end = time.monotonic() - (session.ended or time.monotonic())
-        now = feed.now()
-        _version, ticks = feed.ring.snapshot(ago_start + 0.5)
-        return energy_between(ticks, now - ago_start, now - ago_end)
+        return run_energy(self.app.ctx.feed, session.started, session.ended, time.monotonic())
 
     def _show_outcome(self, session) -> None:
         """The run's grade and checks, from its record; the one toast comes from the app."""
