@@ -523,3 +523,8 @@ def test_snapshot_history_80x24(snap_compare, tmp_path):
 def test_snapshot_triage_80x24(snap_compare, tmp_path):
     app = make_app(tmp_path)
     assert snap_compare(app, press=["6", "k"], terminal_size=(80, 24))
+
+
+def test_snapshot_history_200x60(snap_compare, tmp_path):
+    app = make_app(tmp_path, history=[DEMO_RUNS])
+    assert snap_compare(app, press=["5"], terminal_size=(200, 60))
