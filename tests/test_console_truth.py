@@ -137,6 +137,10 @@ def test_a_failed_run_reads_failed_on_run_toast_history_and_results(tmp_path, si
             assert app.screen.query_one("#run-grade").region.right <= size[0]
             runs_toasts = [t for t in toasts(app) if "failed" in t or "pass" in t]
             assert runs_toasts == ["✗ failed: the workload exited 2\n3 shows the run, 4 its tables"]
+            await pilot.press("4")                   # as the toast says: this run's tables, under its grade
+            await pilot.pause()
+            title = text_of(app.screen.query_one("#results-title"))
+            assert "01-ex01-timeline-basics" in title and "✗ failed: the workload exited 2" in title
             await pilot.press("5")
             await pilot.pause()
             table = app.screen.query_one("#history-table", DataTable)

@@ -134,6 +134,7 @@ class LabConsole(App):
         record = session.record
         if record is None:
             return
+        self.ctx.results_pending = ("run", Path(record.folder))   # so 4 shows this run's tables, as the toast says
         word = record.grade or "not graded"
         severity = {"failed": "error", "pass": "information"}.get(word, "warning")
         self.notify(f"{grade_label(word, self.ctx.ascii_only)}: {record.grade_reason}\n"
