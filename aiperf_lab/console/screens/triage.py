@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -37,6 +38,7 @@ class TriageScreen(Screen):
             bench.BUTTON_INNER = " "      # the box is empty when off (Textual draws an X either way)
             yield bench
         yield Static("", id="triage-status")
+        yield Static("", id="triage-progress")
         yield Log(max_lines=5_000, id="triage-log")
         yield Footer(compact=True)
 
@@ -104,3 +106,5 @@ class TriageScreen(Screen):
         else:
             state = f"ended with exit code {triage.exit_code} (see the log)"
         self.query_one("#triage-status", Static).update(state)
+        # Text, not markup: paths and titles may hold brackets ("[REDACTED]")
+        self.query_one("#triage-progress", Static).update(Text("\n".join(triage.progress_lines())))
