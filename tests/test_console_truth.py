@@ -532,3 +532,25 @@ def test_snapshot_triage_80x24(snap_compare, tmp_path):
 def test_snapshot_history_200x60(snap_compare, tmp_path):
     app = make_app(tmp_path, history=[DEMO_RUNS])
     assert snap_compare(app, press=["5"], terminal_size=(200, 60))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_shows_the_walkthrough_answers_and_again_goes_back(tmp_path, size):
+    from aiperf_lab.labs.catalog import find_exercise
+    exercise = find_exercise("01-ex01-timeline-basics")
+    answers = exercise.answers_text()
+    assert answers, "01-ex01 has written answers"
+
+    async def scenario():
+        app = make_app(tmp_path)
+        async with app.run_test(size=size) as pilot:
+            await pilot.press("down", "down", "a")
+            await pilot.pause()
+            markdown = app.screen.query_one("#walkthrough")
+            assert markdown.source == answers and "a goes back" in text_of(app.screen.query_one("#selection"))
+            assert {"a", "question_mark", "q"} <= visible_footer_keys(app, size[0])
+            await pilot.press("a")
+            await pilot.pause()
+            assert markdown.source == exercise.walkthrough_text()
+
+    asyncio.run(scenario())

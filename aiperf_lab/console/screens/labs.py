@@ -23,12 +23,14 @@ class LabsScreen(Screen):
         Binding("t", "run('torch')", "torch"),
         Binding("v", "next_variant", "Variant"),
         Binding("z", "toggle_size", "Size"),
+        Binding("a", "toggle_answers", "Answers"),
     ]
 
     def __init__(self) -> None:
         super().__init__()
         self.exercise: Exercise | None = None
         self.variant: str | None = None
+        self.showing_answers = False         # the walkthrough pane shows the written answers (a)
         self.problem_size = "full" if self.app.ctx.gpu_here else "tiny"
 
     def compose(self) -> ComposeResult:
@@ -58,6 +60,7 @@ class LabsScreen(Screen):
     def select(self, exercise: Exercise) -> None:
         self.exercise = exercise
         self.variant = exercise.default_variant.name
+        self.showing_answers = False
         self.query_one("#walkthrough", Markdown).update(exercise.walkthrough_text())
         self.query_one("#walkthrough-pane", VerticalScroll).scroll_home(animate=False)
         self._show_selection()
@@ -76,7 +79,24 @@ class LabsScreen(Screen):
                     else "\nNo GPU here, and this exercise needs one: pick one marked [cpu], or use --demo.")
         self.query_one("#selection", Static).update(
             f"{e.id}   variant: {variant.name} ({variant.description})   size: {self.problem_size} (z)   "
-            f"profilers: {profilers}   {where}{gpus}{hint}")
+            f"profilers: {profilers}   {where}{gpus}{hint}"
+            + ("\nShowing the answers: a goes back to the walkthrough." if self.showing_answers
+               else ""))
+
+    def action_toggle_answers(self) -> None:
+        """The written answers to the walkthrough's questions in place of the walkthrough; again: back."""
+        e = self.exercise
+        if e is None:
+            self.notify("select an exercise first", severity="warning")
+            return
+        answers = None if self.showing_answers else e.answers_text()
+        if answers is None and not self.showing_answers:
+            self.notify(f"{e.id} has no written answers", severity="warning")
+            return
+        self.showing_answers = answers is not None
+        self.query_one("#walkthrough", Markdown).update(answers if answers is not None else e.walkthrough_text())
+        self.query_one("#walkthrough-pane", VerticalScroll).scroll_home(animate=False)
+        self._show_selection()
 
     def action_next_variant(self) -> None:
         if self.exercise is None:
