@@ -500,4 +500,4 @@ def test_run_energy_covers_the_run_and_stops_moving_when_it_ends(tmp_path):
 
     ended, running = run(scenario())
     assert ended == "6540 J"        # samples t 9.5 to 20.4 (0.5 s margin): 10.9 s x 300 J x 2 GPUs, however late read
-    assert running == "12300 J"     # t 9.5 to 30.0
+    assert running == "12.30 kJ"    # t 9.5 to 30.0

@@ -69,12 +69,14 @@ def make_context(args: argparse.Namespace):
         feed.start()
         gpu = "an NVIDIA H200" if args.demo else (feed.devices[0].name if feed.devices and feed.devices[0].name
                                                   else "a GPU")
-        notice = (f"DEMO: replaying a real recording of {gpu} running matmuls and copies, looped; History and "
-                  f"Results show real runs from H200s. Runs you start here are real runs on this machine."
+        notice = (f"DEMO: telemetry is a looped recording of {gpu}; History holds real H200 runs. "
+                  f"Runs you start are real, on this machine."
                   if args.demo else f"REPLAY of {path.name} (looped), not live telemetry")
         history = [args.runs_dir, DEMO_RUNS] if args.demo else [args.runs_dir]
+        from aiperf_lab.labs.runner import visible_gpu_count
+
         ctx = ConsoleContext(feed, runs_dir=args.runs_dir, history_dirs=history, notice=notice, demo=args.demo,
-                             ascii_only=ascii_only)
+                             ascii_only=ascii_only, gpu_here=visible_gpu_count() > 0)
         if args.demo:
             newest = sorted(DEMO_RUNS.glob("*/run.json"))
             if newest:
@@ -87,7 +89,8 @@ def make_context(args: argparse.Namespace):
     if not feed.devices:
         notice = (f"No NVIDIA GPU telemetry: {feed.status}. Showing CPU telemetry and the labs; "
                   f"aiperf-console --demo replays a real H200 recording.")
-    return ConsoleContext(feed, runs_dir=args.runs_dir, notice=notice, ascii_only=ascii_only)
+    return ConsoleContext(feed, runs_dir=args.runs_dir, notice=notice, ascii_only=ascii_only,
+                          gpu_here=bool(feed.devices))
 
 
 def run(argv: list[str]) -> int:

@@ -27,6 +27,7 @@ class ConsoleContext:
     demo: bool = False
     ascii_only: bool = False                   # NO_COLOR terminals get plain characters too
     ui_hz: float = 4.0                         # redraws per second of what is visible
+    gpu_here: bool = True                      # this machine can run workloads on a GPU (else: size tiny first)
     run: RunSession | None = None
     triage: TriageSession | None = None
     results_pending: tuple | None = None       # what Results shows next: ("run", folder) or ("tables", ...)

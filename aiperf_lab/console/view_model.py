@@ -28,7 +28,8 @@ def decimate_max(values: Sequence[float | None], width: int) -> list[float | Non
 
 
 def series(values: Sequence[float | None], width: int, top: float, ascii_only: bool = False) -> str:
-    """A one-line chart on a fixed scale 0..top (so 30 W and 300 W never look alike); gaps as spaces."""
+    """A one-line chart on a fixed scale 0..top (so 30 W and 300 W never look alike); gaps as spaces,
+    zero as ZERO_MARK. Per sample, not per time: the Monitor draws series_by_time."""
     blocks = ASCII_BLOCKS if ascii_only else BLOCKS
     points = decimate_max(values, width)
     levels = len(blocks) - 1
@@ -37,7 +38,7 @@ def series(values: Sequence[float | None], width: int, top: float, ascii_only: b
         if v is None or top <= 0:
             chars.append(" ")
         else:
-            chars.append(blocks[max(1, min(levels, round(v / top * levels)))] if v > 0 else blocks[0])
+            chars.append(blocks[max(1, min(levels, round(v / top * levels)))] if v > 0 else ZERO_MARK)
     return "".join(chars).rjust(width)
 
 
@@ -53,17 +54,19 @@ def bar(value: float | None, top: float | None, width: int = 20, ascii_only: boo
 
 
 def card_lines(info: GpuInfo, history: Sequence[GpuSample], status: GpuStatus | None, width: int,
-               ascii_only: bool = False) -> list[str]:
+               ascii_only: bool = False, now: float | None = None, span_s: float = 120.0) -> list[str]:
     """The text of one GPU card: name, power against its limit, energy, utilization, memory, temperature,
-    clocks, active clock-event reasons, then power and utilization over the window."""
+    clocks, active clock-event reasons, then power and utilization over the last `span_s` seconds up to
+    `now` (the feed's clock; the newest sample when not given), the same span at any width."""
     s = history[-1] if history else GpuSample(0.0, info.index)
     limit = s.power_limit_w or info.power_limit_w
     if s.lost:
         return [f"GPU {info.index}  {info.name or ''}", "lost: the GPU fell off the bus (NVML GpuIsLost)"]
     chart = max(10, width - 12)
     top = limit or max((h.power_w or 0 for h in history), default=0) or 1.0  # no limit known: the window's peak
-    power_series = series([h.power_w for h in history], chart, top, ascii_only)
-    util_series = series([h.util_gpu_pct for h in history], chart, 100.0, ascii_only)
+    now = now if now is not None else (history[-1].t if history else 0.0)
+    power_series = series_by_time([(h.t, h.power_w) for h in history], now, span_s, chart, top, ascii_only)
+    util_series = series_by_time([(h.t, h.util_gpu_pct) for h in history], now, span_s, chart, 100.0, ascii_only)
     if s.mem_used_bytes is not None and s.mem_total_bytes:
         mem = f"{s.mem_used_bytes / GIB:.1f}/{s.mem_total_bytes / GIB:.0f} GiB"
     else:
@@ -108,11 +111,138 @@ def per_gpu_history(ticks: Iterable[Tick]) -> dict[int, list[GpuSample]]:
     return history
 
 
-def host_history(ticks: Iterable[Tick]) -> list[float | None]:
-    return [t.host.cpu_pct for t in ticks if t.host is not None]
-
-
 def elapsed(seconds: float) -> str:
     minutes, secs = divmod(int(seconds), 60)
     hours, minutes = divmod(minutes, 60)
     return f"{hours:d}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:d}:{secs:02d}"
+
+
+# --- the grade of a run, shown the same way on every screen --------------------------------------
+# A marker and a text style beside the word, so NO_COLOR terminals still tell failed from pass.
+GRADE_MARK = {"pass": ("✓", "ok"), "failed": ("✗", "XX"), "not graded": ("–", "--")}
+GRADE_STYLE = {"pass": "bold", "failed": "bold reverse", "not graded": "italic"}
+
+
+def grade_label(word: str, ascii_only: bool = False) -> str:
+    """`✓ pass`, `✗ failed`, `– not graded` (ASCII: `ok pass`, `XX failed`, `-- not graded`)."""
+    mark = GRADE_MARK.get(word, ("?", "??"))[1 if ascii_only else 0]
+    return f"{mark} {word}"
+
+
+def run_state(running: bool, cancel_requested: bool, error: str | None, record) -> str:
+    """What a run is doing or did, from its record (run.json) once it has one, never from the request."""
+    if running:
+        return "stopping" if cancel_requested else "running"
+    if error:
+        return "did not start"
+    if record is None:
+        return "ended"
+    if getattr(record, "cancelled", False):
+        return f"cancelled (exit {record.exit_code})"
+    return f"finished (exit {record.exit_code})"
+
+
+# --- the one-line live status every screen shows -------------------------------------------------
+def gpu_status_fields(sample: GpuSample | None) -> list[str]:
+    """The fields of one GPU in the status line, in order; add a field here and every screen shows it."""
+    if sample is None:
+        return ["no data"]
+    if sample.lost:
+        return ["lost"]
+    return [fmt(sample.power_w, " W"), fmt(sample.util_gpu_pct, "%")]
+
+
+def status_line(devices: Sequence[GpuInfo], latest: Tick | None, feed_status: str, width: int,
+                extra: str = "") -> str:
+    """`GPU0 412 W 87% │ GPU1 ...` from the newest tick of the feed the Monitor draws, cut to `width`.
+    Without GPUs it says so (and shows the host's CPU when the feed has it)."""
+    by_index = {s.index: s for s in latest.gpus} if latest is not None else {}
+    if devices:
+        parts = [f"GPU{info.index} " + " ".join(gpu_status_fields(by_index.get(info.index))) for info in devices]
+    else:
+        cpu = latest.host.cpu_pct if latest is not None and latest.host is not None else None
+        parts = [f"no GPU telemetry ({feed_status})" if feed_status else "no GPU telemetry",
+                 f"CPU {fmt(cpu, '%')}"]
+    if extra:
+        parts.append(extra)
+    text = " │ ".join(parts)
+    return text if len(text) <= width else text[:max(0, width - 1)] + "…"
+
+
+def energy_between(ticks: Sequence[Tick], start_t: float, end_t: float) -> str:
+    """GPU energy (all GPUs) between two times on the feed's clock, from the ticks' energy readings;
+    "n/a" where no GPU in the feed has an energy reading, never 0 J."""
+    span = [t for t in ticks if start_t - 0.5 <= t.t <= end_t + 0.5]
+    if len(span) < 2:
+        return "n/a (no samples yet)"
+    first = {s.index: s.energy_j for s in span[0].gpus if s.energy_j is not None}
+    last = {s.index: s.energy_j for s in span[-1].gpus if s.energy_j is not None}
+    both = first.keys() & last.keys()
+    if not both:
+        return "n/a (no energy counter)"
+    joules = sum(last[i] - first[i] for i in both)
+    return f"{joules / 1000:.2f} kJ" if joules >= 10_000 else f"{joules:.0f} J"
+
+
+def run_energy(feed, started: float, ended: float | None, now: float) -> str:
+    """GPU energy (all GPUs) of a run that started at `started` and ended at `ended` (or is going), all
+    three on time.monotonic(), read from a live feed's ring on the feed's own clock, so the figure stops
+    moving once the run has ended. A replay or synthetic feed did not see the run: n/a."""
+    if getattr(feed, "kind", "") != "nvml":
+        return "n/a (not a live feed)"
+    ago_start = now - started
+    ago_end = now - (ended if ended is not None else now)
+    feed_now = feed.now()
+    _version, ticks = feed.ring.snapshot(ago_start + 0.5)
+    return energy_between(ticks, feed_now - ago_start, feed_now - ago_end)
+
+
+# --- charts on a fixed time span -----------------------------------------------------------------
+ZERO_MARK = "_"          # a reading of zero; no reading at all is a blank
+
+
+def series_by_time(points: Sequence[tuple[float, float | None]], now: float, span_s: float, width: int, top: float,
+                   ascii_only: bool = False) -> str:
+    """A one-line chart of the last `span_s` seconds at any width: each column covers span_s/width
+    seconds (the max of its readings, so spikes survive). A column without a reading is blank; a reading
+    of zero is `_`, so an idle GPU and a gap in the data never look alike."""
+    if width <= 0:
+        return ""
+    blocks = ASCII_BLOCKS if ascii_only else BLOCKS
+    levels = len(blocks) - 1
+    columns: list[float | None] = [None] * width
+    start = now - span_s
+    for t, v in points:
+        if v is None or t < start or t > now:
+            continue
+        k = min(width - 1, int((t - start) / span_s * width))
+        columns[k] = v if columns[k] is None else max(columns[k], v)
+    chars = []
+    for v in columns:
+        if v is None:
+            chars.append(" ")
+        elif v <= 0 or top <= 0:
+            chars.append(ZERO_MARK)
+        else:
+            chars.append(blocks[max(1, min(levels, round(v / top * levels)))])
+    return "".join(chars)
+
+
+def span_label(seconds: float) -> str:
+    return f"last {seconds / 60:g} min" if seconds >= 120 and seconds % 60 == 0 else f"last {seconds:g} s"
+
+
+def wrap_lines(lines: Iterable[str], width: int) -> list[str]:
+    """Log lines wrapped to `width` at spaces where it can (continuations indented two spaces), so
+    nothing is cut off; lines that fit (nearly all) pass through untouched."""
+    import textwrap
+    width = max(20, width)
+    out: list[str] = []
+    for line in lines:
+        line = line.expandtabs(4).rstrip()
+        if len(line) <= width:
+            out.append(line)
+        else:
+            out.extend(textwrap.wrap(line, width, subsequent_indent="  ", break_on_hyphens=False)
+                       or [line[:width]])
+    return out

@@ -211,7 +211,9 @@ def _stream(argv: list[str], env: dict[str, str], log_path: Path, on_line, cance
         if cancel is not None:
             def watch() -> None:
                 while proc.poll() is None:
-                    if cancel.wait(0.2):
+                    # cancelled only when the workload was still running to be stopped: one that ended on its
+                    # own just as the cancel came keeps its own exit code and grade
+                    if cancel.wait(0.2) and proc.poll() is None:
                         record.cancelled = True
                         escalate(proc, STOP_STEPS, waits_for(proc))
                         return

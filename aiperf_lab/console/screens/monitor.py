@@ -7,10 +7,10 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header
+from textual.widgets import Footer
 
-from aiperf_lab.console.view_model import card_lines, host_history, host_line, per_gpu_history, series
-from aiperf_lab.console.widgets import Notice, TextBlock
+from aiperf_lab.console.view_model import ZERO_MARK, card_lines, host_line, per_gpu_history, series_by_time, span_label
+from aiperf_lab.console.widgets import chrome_top, TextBlock
 
 WINDOW_S = 120.0
 
@@ -21,8 +21,7 @@ class GpuCard(TextBlock):
 
 class MonitorScreen(Screen):
     def compose(self) -> ComposeResult:
-        yield Header()
-        yield Notice(id="notice")
+        yield from chrome_top()
         yield TextBlock(id="feed-status")
         with VerticalScroll(id="cards"):
             for info in self.app.ctx.feed.devices:
@@ -52,14 +51,18 @@ class MonitorScreen(Screen):
         width = max(20, self.size.width - 6)
         history = per_gpu_history(ticks)
         ascii_only = self.app.ctx.ascii_only
+        now = ticks[-1].t if ticks else 0.0
         with self.app.batch_update():
             for info in feed.devices:
-                lines = card_lines(info, history.get(info.index, []), feed.slow.get(info.index), width, ascii_only)
+                lines = card_lines(info, history.get(info.index, []), feed.slow.get(info.index), width, ascii_only,
+                                   now=now, span_s=WINDOW_S)
                 self.query_one(f"#gpu-{info.index}", GpuCard).set_lines(lines)
             host = ticks[-1].host if ticks else None
-            cpu = series(host_history(ticks), max(10, width - 12), 100.0, ascii_only)
+            cpu = series_by_time([(t.t, t.host.cpu_pct) for t in ticks if t.host is not None], now, WINDOW_S,
+                                 max(10, width - 12), 100.0, ascii_only)
             self.query_one("#host-card", TextBlock).set_lines([host_line(host), f"cpu   {cpu}"])
-            span = f"last {ticks[-1].t - ticks[0].t:.0f} s" if len(ticks) > 1 else "waiting for samples"
-            status = feed.status or f"{len(feed.devices)} GPU(s) through NVML"
+            waiting = "; waiting for samples" if not ticks else ""
+            # The feed itself is named in the top bar.
             self.query_one("#feed-status", TextBlock).set_lines(
-                [f"{status}; {span}; charts scaled 0 to the power limit and 0-100%"])
+                [f"charts: {span_label(WINDOW_S)} up to now; {ZERO_MARK} zero, blank no data; scale 0-limit W, "
+                 f"0-100%{waiting}"])
