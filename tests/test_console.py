@@ -460,5 +460,5 @@ def test_run_energy_covers_the_run_and_stops_moving_when_it_ends(tmp_path):
             return app.screen._energy_so_far(ended), app.screen._energy_so_far(running)
 
     ended, running = run(scenario())
-    assert ended == "6540 J"        # samples t 9.5 to 20.4 (0.5 s margin): 10.9 s x 300 J x 2 GPUs, however late read
-    assert running == "12300 J"     # t 9.5 to 30.0
+    assert ended == "6000 J"        # samples t 9.9 to 19.9 (the last at or before each end): 10 s x 300 J x 2 GPUs
+    assert running == "12060 J"     # t 9.9 to 30.0

@@ -56,7 +56,8 @@ def make_context(args: argparse.Namespace):
 
     ascii_only = args.ascii or bool(os.environ.get("NO_COLOR"))
     if args.demo or args.replay:
-        from aiperf_lab.metrics.telemetry.recording import ReplayFeed, read_recording
+        from aiperf_lab.metrics.telemetry.recording import read_recording
+        from aiperf_lab.metrics.telemetry.replay import ReplayFeed
 
         path = DEMO_RECORDING if args.demo else args.replay
         if not path.is_file():

@@ -24,7 +24,8 @@ reports:
                               (same columns and numbers as `nsys stats`), kernel_breakdown, gpu_idle, nvtx_gpu
   ncu (.csv, .ncu-rep):       ncu_summary, ncu_metrics
   PyTorch (.json, .json.gz):  cuda_gpu_kern_sum, torch_annotation_sum, kernel_breakdown, gpu_idle
-  telemetry recording (.csv): telemetry_summary (energy, power, utilization, clock-event shares)
+  telemetry recording (.csv): telemetry_summary (energy, power, utilization, clock-event shares, GPM
+    SM/tensor/DRAM activity means and time shares), telemetry_findings (activity rules)
 With no --report: an overview (top kernels, category breakdown, NVTX ranges, idle time).
 
 examples:

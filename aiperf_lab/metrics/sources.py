@@ -20,7 +20,7 @@ NSYS_REPORTS = ["cuda_gpu_kern_sum", "cuda_api_sum", "nvtx_sum", "nvtx_kern_sum"
                 "cuda_gpu_mem_size_sum", "osrt_sum", "kernel_breakdown", "gpu_idle", "nvtx_gpu", "kernel_overlap",
                 "cpu_sample_sum", "cpu_samples_by_range", "cuda_api_callers", "expert_findings"]
 NCU_REPORTS = ["ncu_summary", "ncu_metrics"]
-TELEMETRY_REPORTS = ["telemetry_summary"]
+TELEMETRY_REPORTS = ["telemetry_summary", "telemetry_findings"]
 TORCH_REPORTS = ["cuda_gpu_kern_sum", "torch_annotation_sum", "kernel_breakdown", "gpu_idle"]
 
 
@@ -80,9 +80,9 @@ def sniff(path: Path) -> str:
         return "json"
     if '"ID","Process ID"' in text or text.startswith("==PROF==") or "\n\"ID\"," in text:
         return "ncu-csv"
-    from aiperf_lab.metrics.telemetry.recording import sniff_recording
+    from aiperf_lab.metrics.telemetry.recording import sniff_text
 
-    if sniff_recording(text.splitlines()[0].split(",") if text else []):
+    if sniff_text(text):
         return "telemetry"
     return "text"
 
@@ -203,14 +203,15 @@ def _ncu_profile(path: Path) -> Profile:
 
 def _telemetry_profile(path: Path) -> Profile:
     from aiperf_lab.metrics.telemetry.recording import read_recording
-    from aiperf_lab.metrics.telemetry.summary import telemetry_summary
+    from aiperf_lab.metrics.telemetry.summary import telemetry_findings, telemetry_summary
 
     recording = read_recording(path)
 
-    def build(_name: str, _argument: str, _options: ReportOptions) -> list[Table]:
-        return [telemetry_summary(recording.devices, recording.ticks)]
+    def build(name: str, _argument: str, _options: ReportOptions) -> list[Table]:
+        report = telemetry_findings if name == "telemetry_findings" else telemetry_summary
+        return [report(recording.devices, recording.ticks)]
 
-    return Profile(path, "telemetry", list(TELEMETRY_REPORTS), ["telemetry_summary"], build)
+    return Profile(path, "telemetry", list(TELEMETRY_REPORTS), ["telemetry_summary", "telemetry_findings"], build)
 
 
 def _torch_profile(path: Path) -> Profile:

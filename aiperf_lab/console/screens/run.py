@@ -13,6 +13,7 @@ from textual.widgets import Button, DataTable, Footer, Header, Log, Static
 
 from aiperf_lab.console.view_model import elapsed, fmt, per_gpu_history, series
 from aiperf_lab.console.widgets import Notice
+from aiperf_lab.metrics.telemetry.feed import energy_between
 
 LOG_LINES = 10_000
 
@@ -90,18 +91,9 @@ class RunScreen(Screen):
         if getattr(feed, "kind", "") != "nvml":
             return "n/a (not a live feed)"
         # The run's span on the feed's clock, so the figure stops moving once the run has ended.
-        ago_start = time.monotonic() - session.started
-        ago_end = time.monotonic() - (session.ended or time.monotonic())
-        now = feed.now()
-        _version, ticks = feed.ring.snapshot(ago_start + 0.5)
-        ticks = [t for t in ticks if now - ago_start - 0.5 <= t.t <= now - ago_end + 0.5]
-        if len(ticks) < 2:
-            return "n/a"
-        joules = 0.0
-        for first, last in zip(ticks[0].gpus, ticks[-1].gpus):
-            if first.energy_j is not None and last.energy_j is not None:
-                joules += last.energy_j - first.energy_j
-        return f"{joules:.0f} J"
+        now, wall = feed.now(), time.monotonic()
+        joules = energy_between(feed, now - (wall - session.started), now - (wall - (session.ended or wall)))
+        return "n/a" if joules is None else f"{joules:.0f} J"
 
     def _strip(self) -> None:
         feed = self.app.ctx.feed

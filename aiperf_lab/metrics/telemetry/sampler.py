@@ -77,6 +77,9 @@ class Sampler:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.errors: list[str] = []                # unexpected failures, kept for the caller to show
+        if recorder is not None:
+            from aiperf_lab.metrics.telemetry.recording import recording_meta
+            recorder.start(recording_meta(self.devices, rate_hz, self.gpm_every_s))
 
     # --- lifecycle -----------------------------------------------------------------------------
     def start(self) -> "Sampler":
@@ -230,6 +233,7 @@ def share_energy(processes: list[GpuProcess], window_j: float | None,
                 so_far += window_j * share
         elif p.sm_pct is not None:
             p.energy_share_pct = 0.0
-        p.energy_est_j = round(so_far, 1) if (p.pid in totals or p.energy_share_pct is not None) else None
-        kept[p.pid] = so_far
+        if p.pid in totals or p.energy_share_pct is not None:
+            p.energy_est_j = round(so_far, 1)
+            kept[p.pid] = so_far
     return kept

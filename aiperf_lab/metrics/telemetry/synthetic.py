@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Callable
 
 from aiperf_lab.metrics.telemetry.model import GpuInfo, GpuProcess, GpuSample, GpuStatus, HostSample, Tick
-from aiperf_lab.metrics.telemetry.recording import Recording, ReplayFeed
+from aiperf_lab.metrics.telemetry.recording import Recording
+from aiperf_lab.metrics.telemetry.replay import ReplayFeed
 
 GIB = 1 << 30
 LOOP_S = 120.0  # generated once, then replayed in a loop
