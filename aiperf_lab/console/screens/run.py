@@ -11,7 +11,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, DataTable, Footer, Header, Log, Static
 
-from aiperf_lab.console.view_model import elapsed, fmt, per_gpu_history, series
+from aiperf_lab.console.view_model import elapsed, fmt, per_gpu_history, series, sm_activity_text
 from aiperf_lab.console.widgets import Notice
 from aiperf_lab.metrics.telemetry.feed import energy_between
 
@@ -99,14 +99,14 @@ class RunScreen(Screen):
         feed = self.app.ctx.feed
         _version, ticks = feed.ring.snapshot(60.0)
         history = per_gpu_history(ticks)
-        width = max(10, self.size.width - 40)
+        width = max(10, self.size.width - 50)
         parts = []
         for info in feed.devices[:2]:
             samples = history.get(info.index, [])
             latest = samples[-1] if samples else None
             top = (latest.power_limit_w if latest and latest.power_limit_w else info.power_limit_w) or 1.0
             parts.append(f"GPU {info.index} {fmt(latest.power_w if latest else None, ' W'):>6} "
-                         f"{fmt(latest.util_gpu_pct if latest else None, '%'):>4} "
+                         f"{sm_activity_text(info, latest):>7} util {fmt(latest.util_gpu_pct if latest else None, '%'):>4} "
                          f"{series([s.power_w for s in samples], width, top, self.app.ctx.ascii_only)}")
         if not parts:
             parts.append(f"no GPU telemetry ({feed.status})")
