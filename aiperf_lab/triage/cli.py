@@ -192,6 +192,7 @@ def run_triage(args: argparse.Namespace, command: list[str], original_argv: list
         if not sampler.devices:
             record.error = sampler.status
         facts["pcie_seen"] = {i: {"gen": s.pcie_gen, "width": s.pcie_width} for i, s in sampler.slow.items()}
+        facts["gpm_reasons"] = {info.index: info.gpm_reason for info in sampler.devices}
         busy = {}
         for info in sampler.devices:
             clocks = [s.sm_clock_mhz for t in ticks for s in t.gpus if s.index == info.index and

@@ -132,6 +132,12 @@ def evaluate(facts: dict[str, Any]) -> list[Finding]:
                                  "copy crosses the socket interconnect. Pin it (numactl --cpunodebind) next to the GPU.",
                                  {"process_cpus": sorted(process_cpus)[:64], "gpu_cpu_affinity": affinity}))
 
+    gpm_reasons = facts.get("gpm_reasons") or {}
+    for i, row in (during or telemetry).items():
+        found += activity_findings(i, row.get("util_gpu_avg_pct"), row.get("sm_active_avg_pct"),
+                                   row.get("tensor_avg_pct"), row.get("dram_avg_pct"), row.get("fp16_avg_pct"),
+                                   gpm_reasons.get(i), "while the workload ran" if during else "over the capture")
+
     host = facts.get("host") or {}
     governor = host.get("cpu_governor") or ""
     if governor and not governor.startswith("not exposed") and governor != "performance":
@@ -149,3 +155,47 @@ def evaluate(facts: dict[str, Any]) -> list[Finding]:
                               "driver_version": nvml.get("driver_version")}))
     found.sort(key=lambda f: (SEVERITY_ORDER.get(f.severity, 3), f.id, f.title))
     return found
+
+
+ACTIVITY_TITLES = {
+    "low_sm_activity": "utilization high but SM activity low (few blocks or launch-bound)",
+    "tensor_idle": "tensor cores idle during bf16/fp16 math",
+    "memory_bound": "memory-bandwidth bound (DRAM activity high)",
+}
+
+
+def activity_findings(gpu: int, util_pct: float | None, sm_active_pct: float | None, tensor_pct: float | None,
+                      dram_pct: float | None, fp16_pct: float | None, gpm_reason: str | None = None,
+                      scope: str = "while the workload ran") -> list[Finding]:
+    """The GPU activity rules (metrics/telemetry/activity.py) on plain numbers (GPM means); a finding for
+    each rule that fires, and one info finding saying the checks could not be made where GPM is missing."""
+    from aiperf_lab.metrics.telemetry import activity
+
+    if sm_active_pct is None and tensor_pct is None and dram_pct is None:
+        if gpm_reason is None:
+            return []
+        return [Finding("gpu_activity_not_measured", "info", f"GPU {gpu}: SM, tensor and DRAM activity not measured",
+                        f"{gpm_reason}: the checks for low SM activity, idle tensor cores and memory-bandwidth "
+                        "bound could not be made (utilization alone cannot tell them apart).",
+                        {"gpm": gpm_reason})]
+    evidence = {"util_gpu_avg_pct": util_pct, "sm_active_avg_pct": sm_active_pct, "tensor_avg_pct": tensor_pct,
+                "dram_avg_pct": dram_pct, "fp16_avg_pct": fp16_pct}
+    where = f" {scope}"
+    found = []
+    for verdict in activity.verdicts(util_pct, sm_active_pct, tensor_pct, dram_pct,
+                                     activity.half_precision_from_fp16_pipe(fp16_pct), where):
+        if verdict.fired:
+            found.append(Finding(verdict.rule, "warning", f"GPU {gpu}: {ACTIVITY_TITLES[verdict.rule]}",
+                                 f"{verdict.evidence[:1].upper()}{verdict.evidence[1:]}. {verdict.advice}.",
+                                 {**evidence, "thresholds": _thresholds(verdict.rule)}))
+    return found
+
+
+def _thresholds(rule: str) -> dict[str, float]:
+    from aiperf_lab.metrics.telemetry import activity
+
+    return {"low_sm_activity": {"util_at_least_pct": activity.UTIL_HIGH_PCT,
+                                "sm_active_below_pct": activity.SM_ACTIVE_LOW_PCT},
+            "tensor_idle": {"sm_active_at_least_pct": activity.SM_BUSY_PCT,
+                            "tensor_below_pct": activity.TENSOR_IDLE_PCT, "fp16_pipe_at_least_pct": activity.HALF_PIPE_PCT},
+            "memory_bound": {"dram_at_least_pct": activity.DRAM_BOUND_PCT}}[rule]

@@ -36,14 +36,15 @@ def _pct(value: float) -> str:
     return f"{value:.1f}%"
 
 
-def low_sm_activity(util_pct: float | None, sm_active_pct: float | None, where: str = "") -> Verdict:
+def low_sm_activity(util_pct: float | None, sm_active_pct: float | None, where: str = "",
+                    util_label: str = "utilization") -> Verdict:
     rule = "low_sm_activity"
     if util_pct is None or sm_active_pct is None:
-        missing = "SM activity (GPM, Hopper or later)" if sm_active_pct is None else "utilization"
+        missing = "SM activity (GPM, Hopper or later)" if sm_active_pct is None else util_label
         return Verdict(rule, None, f"no {missing}{where}")
     fired = util_pct >= UTIL_HIGH_PCT and sm_active_pct < SM_ACTIVE_LOW_PCT
     return Verdict(rule, fired,
-                   f"utilization {_pct(util_pct)} but SM activity {_pct(sm_active_pct)}{where} (fires at utilization "
+                   f"{util_label} {_pct(util_pct)} but SM activity {_pct(sm_active_pct)}{where} (fires at {util_label} "
                    f">= {UTIL_HIGH_PCT:.0f}% with SM activity < {SM_ACTIVE_LOW_PCT:.0f}%)",
                    "utilization only says a kernel was running: kernels with few blocks, or short kernels with "
                    "launch gaps, leave most SMs idle; use larger batches or more blocks per kernel, fuse kernels "
@@ -82,8 +83,9 @@ def memory_bound(dram_pct: float | None, sm_active_pct: float | None, where: str
 
 
 def verdicts(util_pct: float | None, sm_active_pct: float | None, tensor_pct: float | None,
-             dram_pct: float | None, half_precision: str | None, where: str = "") -> list[Verdict]:
-    return [low_sm_activity(util_pct, sm_active_pct, where),
+             dram_pct: float | None, half_precision: str | None, where: str = "",
+             util_label: str = "utilization") -> list[Verdict]:
+    return [low_sm_activity(util_pct, sm_active_pct, where, util_label),
             tensor_idle(sm_active_pct, tensor_pct, half_precision, where),
             memory_bound(dram_pct, sm_active_pct, where)]
 
