@@ -7,9 +7,9 @@ import sqlite3
 
 from nsys_builder import ExportBuilder
 
-from aiperf_lab.metrics.expert import expert_findings
-from aiperf_lab.metrics.nsys_db import NsysDatabase
-from aiperf_lab.metrics.nsys_gpu_metrics import gpu_activity
+from aiperf_lab.metrics.nsys.db import NsysDatabase
+from aiperf_lab.metrics.nsys.expert import expert_findings
+from aiperf_lab.metrics.nsys.gpu_metrics import gpu_activity
 from aiperf_lab.metrics.telemetry import activity
 from aiperf_lab.metrics.telemetry.model import GpmSample, GpuInfo, GpuSample, Tick
 from aiperf_lab.metrics.telemetry.summary import telemetry_findings

@@ -9,7 +9,7 @@ Each rule looks at one pattern, says whether it fired, and shows the numbers beh
 - gpu_low_utilization: the GPU was busy less than half of the span from its first to its last op.
 - tiny_kernels: most launches are shorter than 10 us, so launch overhead dominates.
 - low_sm_activity, tensor_idle, memory_bound: from the export's GPU metrics (nsys
-  --gpu-metrics-devices), by the rules of metrics/telemetry/activity.py; "n/a" without them.
+  --gpu-metrics-devices, read by nsys/gpu_metrics.py), by the rules of metrics/telemetry/activity.py; "n/a" without them.
 Thresholds are the module constants below; the numbers are in the Evidence column either way.
 """
 
@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import re
 
-from aiperf_lab.metrics.nsys_db import KERNEL, MEMCPY, RUNTIME, NsysDatabase
-from aiperf_lab.metrics.nsys_gpu_metrics import gpu_metric_rules
-from aiperf_lab.metrics.nsys_reports import strip_api_version
+from aiperf_lab.metrics.nsys.db import KERNEL, MEMCPY, RUNTIME, NsysDatabase
+from aiperf_lab.metrics.nsys.gpu_metrics import gpu_metric_rules
+from aiperf_lab.metrics.nsys.reports import strip_api_version
 from aiperf_lab.metrics.summary_stats import percent_of
 from aiperf_lab.metrics.tables import Table
 
@@ -88,7 +88,7 @@ def _host_sync(calls: list[tuple[str, int]], span: int) -> list:
 
 def _utilization(db: NsysDatabase) -> list:
     from aiperf_lab.metrics.analysis import gpu_idle
-    from aiperf_lab.metrics.nsys_ops import load_gpu_ops
+    from aiperf_lab.metrics.nsys.ops import load_gpu_ops
 
     ops = load_gpu_ops(db) if db.has(KERNEL) or db.has(MEMCPY) else []
     if not ops:
@@ -123,4 +123,4 @@ def expert_findings(db: NsysDatabase) -> Table:
             _host_sync(calls, _span(db)) if calls else ["host_sync", "n/a", no_calls, ""],
             _utilization(db), _tiny_kernels(db), *gpu_metric_rules(db)]
     return Table("expert_findings", "Expert Rules", COLUMNS, rows,
-                 ["Rules and thresholds: aiperf_lab/metrics/expert.py. 'n/a': the export lacks the data the rule needs."])
+                 ["Rules and thresholds: aiperf_lab/metrics/nsys/expert.py. 'n/a': the export lacks the data the rule needs."])

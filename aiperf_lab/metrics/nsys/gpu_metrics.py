@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from aiperf_lab.metrics.nsys_db import KERNEL, NsysDatabase
+from aiperf_lab.metrics.nsys.db import KERNEL, NsysDatabase
 from aiperf_lab.metrics.telemetry import activity
 
 METRICS = "GPU_METRICS"
