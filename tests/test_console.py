@@ -372,6 +372,40 @@ def test_quitting_stops_a_running_workload(tmp_path):
     assert not app.ctx.run.running and app.ctx.run.record.cancelled
 
 
+def test_demo_replays_the_gpm_recording_when_it_ships(tmp_path, monkeypatch):
+    import os
+    import sys as _sys
+
+    from aiperf_lab.console.cli import build_parser, make_context
+    from aiperf_lab.metrics.telemetry import recording
+    from aiperf_lab.metrics.telemetry.nvml_source import NvmlSource
+    from aiperf_lab.metrics.telemetry.sampler import Sampler
+
+    _sys.path.insert(0, str(REPO / "tests"))
+    from fake_nvml import H100_MATMUL_GPM, FakeGpu, FakeNvml
+
+    assert recording.demo_recording() in (recording.DEMO_GPM_RECORDING, recording.DEMO_RECORDING)
+    path = tmp_path / "gpm_10hz_phases.csv"
+    writer = recording.TelemetryWriter.to_path(path)
+    sampler = Sampler(50, source=NvmlSource.open(FakeNvml([FakeGpu("NVIDIA H100 80GB HBM3", gpm=H100_MATMUL_GPM,
+                                                                    processes=[(os.getpid(), 1 << 30)])])),
+                      recorder=writer, gpm_every_s=0.1)
+    sampler.start()
+    time.sleep(0.4)
+    sampler.stop()
+    writer.close()
+    monkeypatch.setattr(recording, "DEMO_GPM_RECORDING", path)
+    demo = make_context(build_parser().parse_args(["--demo", "--runs-dir", str(tmp_path)]))
+    try:
+        assert demo.feed.recording.path == path and demo.feed.devices[0].name == "NVIDIA H100 80GB HBM3"
+        assert demo.notice.startswith("DEMO: replaying a real recording of an NVIDIA H100 80GB HBM3 running matmuls, "
+                                      "copies, small kernels and idle")
+    finally:
+        demo.feed.close()
+    monkeypatch.setattr(recording, "DEMO_GPM_RECORDING", tmp_path / "absent.csv")
+    assert recording.demo_recording() == recording.DEMO_RECORDING
+
+
 def test_cli_modes_build_the_right_feed(tmp_path):
     from aiperf_lab.console.cli import build_parser, make_context
 

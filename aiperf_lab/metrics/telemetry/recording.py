@@ -57,7 +57,16 @@ NOT_RECORDED = "not in this recording"
 RAW_NVML_COLUMNS = ["t_s", "power_mw", "power_instant_mw", "energy_mj", "util_gpu", "util_mem", "mem_used_b",
                     "temp_c", "sm_clock_mhz", "mem_clock_mhz", "clock_event_reasons"]
 
-DEMO_RECORDING = Path(__file__).with_name("data") / "nvml_100hz_matmul_copy.csv"
+DATA = Path(__file__).with_name("data")
+DEMO_RECORDING = DATA / "nvml_100hz_matmul_copy.csv"        # H200, raw NVML loop at 100 Hz, no GPM
+# Made by benchmarks/verify_issue15.sh on a Hopper GPU: our sampler at 10 Hz with GPM over a bf16 matmul,
+# a device copy, a small-kernel phase and idle. Shipped when the GPU machine has produced it.
+DEMO_GPM_RECORDING = DATA / "gpm_10hz_phases.csv"
+
+
+def demo_recording() -> Path:
+    """The recording --demo replays: the GPM one where it ships, else the H200 power recording."""
+    return DEMO_GPM_RECORDING if DEMO_GPM_RECORDING.is_file() else DEMO_RECORDING
 
 
 def _cell(value) -> str:
