@@ -32,7 +32,10 @@ class GpmDevice:
         self._previous_t: float | None = None
         self._turn = 0
         module = nvml.module
-        if module is None or not nvml.has("nvmlGpmSampleGet") or not hasattr(module, "c_nvmlGpmMetricsGet_t"):
+        if module is None:
+            self.reason = nvml.status or "no NVML session"
+            return
+        if not nvml.has("nvmlGpmSampleGet") or getattr(module, "c_nvmlGpmMetricsGet_t", None) is None:
             self.reason = "this nvidia-ml-py has no GPM functions"
             return
         support, why = nvml.device_attempt(index, "nvmlGpmQueryDeviceSupport")
