@@ -220,12 +220,12 @@ def thread_cpu_s(native_id: int) -> float | None:
     return None
 
 
-def sampler_cost(seconds: float, gpm: bool) -> dict:
-    """CPU of the sampler at 10 Hz over `seconds` of an idle GPU, with or without GPM reads."""
+def sampler_cost(seconds: float, gpm: bool, gpm_every_s: float = 1.0) -> dict:
+    """CPU of the sampler at 10 Hz over `seconds` of an idle GPU, with GPM every `gpm_every_s` or without."""
     from aiperf_lab.metrics.telemetry.nvml_source import NvmlSource
     from aiperf_lab.metrics.telemetry.sampler import Sampler
 
-    sampler = Sampler(10, window_s=seconds + 5, source=NvmlSource.open(gpm=gpm)).start()
+    sampler = Sampler(10, window_s=seconds + 5, source=NvmlSource.open(gpm=gpm), gpm_every_s=gpm_every_s).start()
     gpus = max(1, len(sampler.devices))
     tid = sampler._thread.native_id
     cpu0, t0, p0 = thread_cpu_s(tid), time.perf_counter(), time.process_time()
@@ -454,7 +454,11 @@ def main() -> int:
 
     step("phases", phases)
     step("sampler cost with GPM", lambda: costs.update(
-        {f"sampler idle 10 s with GPM, {k}": v for k, v in sampler_cost(10.0, True).items() if k != "errors"}))
+        {f"sampler idle 10 s with GPM every 1 s (default), {k}": v
+         for k, v in sampler_cost(10.0, True).items() if k != "errors"}))
+    step("sampler cost with GPM every 2 s", lambda: costs.update(
+        {f"sampler idle 10 s with GPM every 2 s, {k}": v
+         for k, v in sampler_cost(10.0, True, 2.0).items() if k != "errors"}))
     step("sampler cost without GPM", lambda: costs.update(
         {f"sampler idle 10 s without GPM, {k}": v for k, v in sampler_cost(10.0, False).items() if k != "errors"}))
     step("gpm read cost", lambda: costs.update(gpm_read_cost()))

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Issue 15 on the GPU machine (H100 or H200; Hopper or later for GPM). Expected runtime: about 2.5
-# minutes (4 phases of 8 s under our sampler and `nvidia-smi dmon --gpm-metrics`, two 10 s CPU-cost
+# Issue 15 on the GPU machine (H100 or H200; Hopper or later for GPM). Expected runtime: about 3
+# minutes (4 phases of 8 s under our sampler and `nvidia-smi dmon --gpm-metrics`, three 10 s CPU-cost
 # runs, GPM read costs, a replayed Monitor screenshot if textual is importable, and a short nsys
 # --gpu-metrics-devices capture if nsys is set up). Changes no clock or power limit. Always exits 0;
 # failures are written into $OUT/results.md.
