@@ -224,3 +224,17 @@ def test_energy_between_on_the_synthetic_feed():
     assert energy_between(feed, -5.0, 1.0) == pytest.approx(600.0)      # from the first sample
     assert energy_between(feed, 20.0, 10.0) is None
     assert energy_between(SyntheticFeed(gpus=1), 0.0, 1.0) is None       # empty ring
+
+
+def test_gpm_failing_mid_run_stops_with_the_reason_and_power_goes_on():
+    gpu = FakeGpu(gpm=H100_MATMUL_GPM)
+    sampler = Sampler(50, window_s=10, source=NvmlSource.open(FakeNvml([gpu])), gpm_every_s=0.1)
+    sampler.start()
+    time.sleep(0.25)
+    gpu.raises_oddly = {"gpm_sample"}
+    time.sleep(0.3)
+    sampler.stop()
+    ticks = sampler.ring.snapshot()[1]
+    assert sampler.devices[0].gpm_reason == "GPM stopped: GPM sample failed: driver hiccup in gpm_sample"
+    assert ticks[-1].gpus[0].gpm is None and ticks[-1].gpus[0].power_w == 100.0 and sampler.errors == []
+    assert any(t.gpus[0].gpm is not None for t in ticks)

@@ -44,7 +44,8 @@ def low_sm_activity(util_pct: float | None, sm_active_pct: float | None, where: 
         return Verdict(rule, None, f"no {missing}{where}")
     fired = util_pct >= UTIL_HIGH_PCT and sm_active_pct < SM_ACTIVE_LOW_PCT
     return Verdict(rule, fired,
-                   f"{util_label} {_pct(util_pct)} but SM activity {_pct(sm_active_pct)}{where} (fires at {util_label} "
+                   f"{util_label} {_pct(util_pct)}{' but' if fired else ','} SM activity {_pct(sm_active_pct)}{where} "
+                   f"(fires at {util_label} "
                    f">= {UTIL_HIGH_PCT:.0f}% with SM activity < {SM_ACTIVE_LOW_PCT:.0f}%)",
                    "utilization only says a kernel was running: kernels with few blocks, or short kernels with "
                    "launch gaps, leave most SMs idle; use larger batches or more blocks per kernel, fuse kernels "
@@ -57,6 +58,10 @@ def tensor_idle(sm_active_pct: float | None, tensor_pct: float | None, half_prec
     rule = "tensor_idle"
     if tensor_pct is None or sm_active_pct is None:
         return Verdict(rule, None, f"no tensor or SM activity{where} (GPU metrics: GPM or nsys --gpu-metrics-devices)")
+    if tensor_pct >= TENSOR_IDLE_PCT:
+        return Verdict(rule, False, f"tensor activity {_pct(tensor_pct)}, SM activity {_pct(sm_active_pct)}{where}: "
+                                    f"the tensor cores are in use (fires at tensor < {TENSOR_IDLE_PCT:.0f}% with SM "
+                                    f"activity >= {SM_BUSY_PCT:.0f}% and signs of bf16/fp16 math)")
     if half_precision is None:
         return Verdict(rule, None, f"tensor activity {_pct(tensor_pct)}, SM activity {_pct(sm_active_pct)}{where}; "
                                    "no sign of bf16/fp16 math to judge against")

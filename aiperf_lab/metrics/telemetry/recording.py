@@ -114,7 +114,7 @@ class TelemetryWriter:
         for s in tick.gpus:
             link = slow.get(s.index) or GpuStatus()
             gpm = s.gpm
-            gpm_cells = ([_cell(gpm.t), _cell(gpm.window_s), *(_cell(getattr(gpm, name)) for name in GPM_NAMES)]
+            gpm_cells = ([f"{gpm.t:.4f}", _cell(gpm.window_s), *(_cell(getattr(gpm, name)) for name in GPM_NAMES)]
                          if gpm is not None else [""] * len(GPM_COLUMNS))
             processes = ""
             if s.index in slow and self._processes_seen.get(s.index) != id(link):

@@ -174,7 +174,9 @@ class Sampler:
                 tracker.add_counter(self.now(), counter)
                 sample.energy_j, sample.energy_source = tracker.energy_j(), tracker.source
             if read_gpm and info.gpm_reason == "":
-                self._gpm[info.index] = src.gpm(info.index, self.now())
+                window = self._gpm[info.index] = src.gpm(info.index, self.now())
+                if window is None:
+                    self._gpm_stopped(info)
             sample.gpm = self._gpm.get(info.index)
             sample.lost = info.index in src.lost
             if read_slow or info.index not in self.slow:
@@ -188,6 +190,16 @@ class Sampler:
         if self._recorder is not None:
             self._recorder.write(record, self.slow)
         return record
+
+    def _gpm_stopped(self, info: GpuInfo) -> None:
+        """GPM failed mid-run (lost GPU, driver error): say why on the device, as feeds do for missing fields."""
+        from dataclasses import replace
+
+        devices = getattr(self.source, "gpm_devices", [])
+        device = devices[info.index] if info.index < len(devices) else None
+        reason = device.reason if device is not None and device.reason else "GPM read failed"
+        position = self.devices.index(info)
+        self.devices[position] = replace(info, gpm_reason=f"GPM stopped: {reason}")
 
     def _attribute_energy(self, index: int, energy_j: float | None, processes: list[GpuProcess]) -> None:
         before = self._energy_mark.get(index)
