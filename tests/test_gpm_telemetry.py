@@ -238,3 +238,16 @@ def test_gpm_failing_mid_run_stops_with_the_reason_and_power_goes_on():
     assert sampler.devices[0].gpm_reason == "GPM stopped: GPM sample failed: driver hiccup in gpm_sample"
     assert ticks[-1].gpus[0].gpm is None and ticks[-1].gpus[0].power_w == 100.0 and sampler.errors == []
     assert any(t.gpus[0].gpm is not None for t in ticks)
+
+
+def test_writer_scrubs_process_names_and_can_leave_users_out():
+    import io
+
+    from aiperf_lab.metrics.telemetry.model import GpuSample, GpuStatus, Tick
+
+    stream = io.StringIO()
+    writer = TelemetryWriter(stream, scrub=lambda text: text.replace("alice", "user-1"), users=False)
+    status = GpuStatus(processes=[GpuProcess(7, "alice_job", 1 << 30, "alice", "python3 --token=s3cret", 50.0)])
+    writer.write(Tick(0.0, [GpuSample(0.0, 0)], None), {0: status})
+    text = stream.getvalue()
+    assert '[[7,""user-1_job"",null,1073741824,50.0' in text and "alice" not in text and "s3cret" not in text

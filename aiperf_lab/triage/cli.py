@@ -139,7 +139,8 @@ def run_triage(args: argparse.Namespace, command: list[str], original_argv: list
     try:
         rate = 1000.0 / args.interval_ms
         try:
-            writer = TelemetryWriter.to_path(bundle.claim("telemetry", "telemetry.csv"))
+            writer = TelemetryWriter.to_path(bundle.claim("telemetry", "telemetry.csv"), scrub=redactor.text,
+                                             users=not args.redact_hosts)
         except OSError as exc:
             raise InputError(f"aiperf-triage: cannot write to {output}: {exc.strerror or exc}") from None
         sampler = Sampler(min(rate, 100.0), window_s=args.duration + 600, recorder=writer)

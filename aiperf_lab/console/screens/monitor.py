@@ -45,7 +45,7 @@ class MonitorScreen(Screen):
 
     def on_mount(self) -> None:
         self._seen = -1
-        self._procs_seen: dict[int, tuple[int, str]] = {}
+        self._procs_seen: dict[int, tuple[object, str]] = {}
         for table in self.query(ProcessTable):
             table.add_columns(*PROCESS_COLUMNS)
             table.display = False
@@ -85,10 +85,10 @@ class MonitorScreen(Screen):
                 [f"{status}; {span}; charts scaled 0 to the power limit and 0-100%"])
 
     def _fill_processes(self, index: int, status, width: int) -> None:
-        key = (id(status), self.process_sort)
-        if self._procs_seen.get(index) == key:
+        seen = self._procs_seen.get(index)
+        if seen is not None and seen[0] is status and seen[1] == self.process_sort:
             return
-        self._procs_seen[index] = key
+        self._procs_seen[index] = (status, self.process_sort)   # held: its id cannot be reused
         table = self.query_one(f"#procs-{index}", ProcessTable)
         rows = process_rows(status, self.process_sort, command_width=max(16, width - 70))
         table.clear()

@@ -39,7 +39,7 @@ import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Callable, TextIO
 
 from aiperf_lab.errors import InputError, NotAProfile
 from aiperf_lab.metrics.telemetry.energy import EnergyTracker
@@ -83,17 +83,28 @@ class TelemetryWriter:
     """CSV rows for each tick; flushed about once a second and on close. The header (and the metadata
     line, when the sampler gives it through `start`) is written before the first row."""
 
-    def __init__(self, stream: TextIO, flush_every_s: float = 1.0):
+    def __init__(self, stream: TextIO, flush_every_s: float = 1.0, *, scrub: Callable[[str], str] | None = None,
+                 users: bool = True):
+        """`scrub`: applied to process names and users before they are written (triage passes its
+        redactor); `users=False` leaves user names out (triage with --redact-hosts)."""
+        self._scrub = scrub
+        self._users = users
         self._stream = stream
         self._writer = csv.writer(stream, lineterminator="\n")
         self._flush_every = flush_every_s
         self._last_flush = time.monotonic()
         self._started = False
-        self._processes_seen: dict[int, int] = {}   # GPU -> id() of the GpuStatus whose processes were written
+        # GPU -> the GpuStatus whose processes were written last (held, so that its id is never reused)
+        self._processes_seen: dict[int, GpuStatus] = {}
 
     @classmethod
-    def to_path(cls, path: Path) -> "TelemetryWriter":
-        return cls(open(path, "w", encoding="utf-8", newline=""))
+    def to_path(cls, path: Path, **options: Any) -> "TelemetryWriter":
+        return cls(open(path, "w", encoding="utf-8", newline=""), **options)
+
+    def _text(self, value: str | None) -> str | None:
+        if value is None or self._scrub is None:
+            return value
+        return self._scrub(value)
 
     def start(self, meta: dict[str, Any] | None = None) -> None:
         """The metadata line (sampling rate, GPM window, per-GPU names and missing-field reasons), then the header."""
@@ -117,9 +128,10 @@ class TelemetryWriter:
             gpm_cells = ([f"{gpm.t:.4f}", _cell(gpm.window_s), *(_cell(getattr(gpm, name)) for name in GPM_NAMES)]
                          if gpm is not None else [""] * len(GPM_COLUMNS))
             processes = ""
-            if s.index in slow and self._processes_seen.get(s.index) != id(link):
-                self._processes_seen[s.index] = id(link)
-                processes = json.dumps([[p.pid, p.name, p.user, p.gpu_memory_bytes, p.sm_pct, p.mem_pct,
+            if s.index in slow and self._processes_seen.get(s.index) is not link:
+                self._processes_seen[s.index] = link
+                processes = json.dumps([[p.pid, self._text(p.name), self._text(p.user) if self._users else None,
+                                         p.gpu_memory_bytes, p.sm_pct, p.mem_pct,
                                          p.energy_share_pct, p.energy_est_j] for p in link.processes],
                                        separators=(",", ":"))
             self._writer.writerow([
