@@ -562,3 +562,14 @@ def test_run_energy_covers_the_run_and_stops_moving_when_it_ends(tmp_path):
     ended, running = run(scenario())
     assert ended == "6000 J"        # samples t 9.9 to 19.9 (the last at or before each end): 10 s x 300 J x 2 GPUs
     assert running == "12060 J"     # t 9.9 to 30.0
+
+
+def test_power_and_sm_text_for_a_status_line():
+    from aiperf_lab.console.view_model import power_and_sm_text
+
+    feed = SyntheticFeed(3).fill(2)
+    latest = feed.ring.latest()
+    text = power_and_sm_text(feed.devices, latest)
+    sm = latest.gpus[0].gpm.sm_active_pct
+    assert text.startswith(f"GPU 0 {latest.gpus[0].power_w:.0f} W SM {sm:.0f}% · GPU 1 ") and text.endswith(" +1 GPUs")
+    assert power_and_sm_text([], None) == "no GPU telemetry"

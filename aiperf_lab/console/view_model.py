@@ -114,6 +114,19 @@ def sm_activity_text(info: GpuInfo, s: GpuSample | None) -> str:
     return f"SM {value:.0f}%" if value is not None else "SM n/a"
 
 
+def power_and_sm_text(devices: Sequence[GpuInfo], latest: Tick | None, limit: int = 2) -> str:
+    """"GPU 0 451 W SM 97% · GPU 1 ..." for a status line: power and SM activity of the first GPUs."""
+    if not devices:
+        return "no GPU telemetry"
+    by_index = {s.index: s for s in latest.gpus} if latest is not None else {}
+    parts = []
+    for info in devices[:limit]:
+        s = by_index.get(info.index)
+        parts.append(f"GPU {info.index} {fmt(s.power_w if s else None, ' W')} {sm_activity_text(info, s)}")
+    more = f" +{len(devices) - limit} GPUs" if len(devices) > limit else ""
+    return " · ".join(parts) + more
+
+
 PROCESS_COLUMNS = ("PID", "User", "Command", "GPU mem", "SM %", "Mem %", "Energy (est.)")
 PROCESS_SORTS = {"memory": "GPU memory", "sm": "SM share"}
 
