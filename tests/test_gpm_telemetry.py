@@ -251,3 +251,20 @@ def test_writer_scrubs_process_names_and_can_leave_users_out():
     writer.write(Tick(0.0, [GpuSample(0.0, 0)], None), {0: status})
     text = stream.getvalue()
     assert '[[7,""user-1_job"",null,1073741824,50.0' in text and "alice" not in text and "s3cret" not in text
+
+
+def test_gpm_probe_retries_a_refused_short_window_and_reports_a_lasting_refusal():
+    class RefusesFirstWindow(FakeNvml):
+        refusals = 1
+
+        def nvmlGpmMetricsGet(self, request):
+            if self.refusals:
+                self.refusals -= 1
+                raise FakeNVMLError(2)
+            return super().nvmlGpmMetricsGet(request)
+
+    sampler, ticks = run_sampler([FakeGpu(gpm=H100_MATMUL_GPM)], module=RefusesFirstWindow)
+    assert sampler.devices[0].gpm_reason == "" and ticks[-1].gpus[0].gpm.sm_active_pct == 96.7
+    sampler, ticks = run_sampler([FakeGpu(gpm=H100_MATMUL_GPM, raises_oddly=("gpm_metrics",))])
+    assert sampler.devices[0].gpm_reason == "GPM metrics failed: driver hiccup in gpm_metrics"
+    assert ticks[-1].gpus[0].gpm is None and ticks[-1].gpus[0].power_w == 100.0

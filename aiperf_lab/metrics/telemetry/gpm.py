@@ -11,12 +11,14 @@ Nothing here raises: a device without GPM, or a metric the device does not offer
 
 from __future__ import annotations
 
+import time
 from typing import Any, Callable
 
 from aiperf_lab.metrics.telemetry.model import GPM_FIELDS, GpmSample
 from aiperf_lab.metrics.telemetry.nvml import SUCCESS, Nvml, error_text
 
 METRICS_GET_VERSION = 1
+PROBE_GAP_S = 0.02
 
 
 class GpmDevice:
@@ -52,14 +54,25 @@ class GpmDevice:
                 self.close()
                 return
             self._samples.append(sample)
-        # Two samples back to back tell which metrics this GPU offers; that window is discarded.
-        if not self._take(0) or not self._take(1):
+        # Two samples close together tell which metrics this GPU offers; that window is discarded. Back
+        # to back first; should the driver refuse so short a window, once more 20 ms apart.
+        for gap_s in (0.0, PROBE_GAP_S):
+            if not self._take(0):
+                self.close()
+                return
+            if gap_s:
+                time.sleep(gap_s)
+            if not self._take(1):
+                self.close()
+                return
+            values, per_metric = self._metrics(self._samples[0], self._samples[1])
+            if values:
+                break
+        if not values:
+            self.reason = self.reason or "GPM offered none of the metrics asked for"
             self.close()
             return
-        values, per_metric = self._metrics(self._samples[0], self._samples[1])
-        if values is None:
-            self.close()
-            return
+        self.reason = ""
         self.missing = {name: why for name, why in per_metric.items() if why}
         self._previous_t = self.clock()
         self._turn = 0              # the next read fills buffer 0; buffer 1 holds the latest sample
@@ -119,8 +132,7 @@ class GpmDevice:
         window = now - self._previous_t if self._previous_t is not None else 0.0
         self._previous_t = now
         self._turn = 1 - slot
-        return GpmSample(t, round(window, 4), **{k: round(v, 3) for k, v in values.items()
-                                                 if k not in self.missing})
+        return GpmSample(t, round(window, 4), **{k: round(v, 3) for k, v in values.items()})
 
     def close(self) -> None:
         for sample in self._samples:
