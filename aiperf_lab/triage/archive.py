@@ -106,6 +106,7 @@ COMPARE_FIELDS = [
     ("bench H2D GB/s", lambda b: (b.get("bench") or {}).get("h2d_pinned_gb_s")),
     ("mean power (W)", lambda b: _telemetry(b, "avg_power_w")),
     ("mean util (%)", lambda b: _telemetry(b, "util_gpu_avg_pct")),
+    ("mean SM active (%)", lambda b: _telemetry(b, "sm_active_avg_pct")),
     ("max temp (C)", lambda b: _telemetry(b, "temp_max_c")),
     ("power-capped (%)", lambda b: _telemetry(b, "clock_event_power_cap_pct")),
     ("findings", lambda b: ",".join(sorted({f["id"] for f in b.get("findings") or []})) or "none"),

@@ -34,12 +34,15 @@ def summary_markdown(meta: dict[str, Any], findings: list[Finding], facts: dict[
     lines += ["", "## Telemetry", ""]
     rows = facts.get("telemetry") or []
     if rows:
-        lines.append("| GPU | duration (s) | avg power (W) | peak power (W) | energy (J) | util (%) | max temp (C) | power-capped (%) |")
-        lines.append("|---|---|---|---|---|---|---|---|")
+        lines.append("| GPU | duration (s) | avg power (W) | peak power (W) | energy (J) | util (%) | SM active (%) | "
+                     "tensor (%) | DRAM (%) | max temp (C) | power-capped (%) |")
+        lines.append("|---|---|---|---|---|---|---|---|---|---|---|")
+        na = lambda value: "n/a" if value is None else value  # noqa: E731  (no GPM: pre-Hopper, or an old bundle)
         for r in rows:
             lines.append(f"| {r['device']} | {r['duration_s']} | {r['avg_power_w']} | {r['peak_power_w']} | "
-                         f"{r['energy_j']} ({r['energy_source']}) | {r['util_gpu_avg_pct']} | {r['temp_max_c']} | "
-                         f"{r['clock_event_power_cap_pct']} |")
+                         f"{r['energy_j']} ({r['energy_source']}) | {r['util_gpu_avg_pct']} | "
+                         f"{na(r.get('sm_active_avg_pct'))} | {na(r.get('tensor_avg_pct'))} | {na(r.get('dram_avg_pct'))} | "
+                         f"{r['temp_max_c']} | {r['clock_event_power_cap_pct']} |")
     else:
         lines.append("No GPU telemetry (no NVIDIA driver); the host's CPU and memory are in telemetry.csv.")
     bench = facts.get("bench")
@@ -58,9 +61,16 @@ def summary_markdown(meta: dict[str, Any], findings: list[Finding], facts: dict[
     return "\n".join(lines) + "\n"
 
 
+def _value(sample, attr: str):
+    """A sample's field; "gpm.<name>" reads the sample's GPM window."""
+    if attr.startswith("gpm."):
+        return getattr(sample.gpm, attr[4:]) if sample.gpm is not None else None
+    return getattr(sample, attr)
+
+
 def _series(ticks: list[Tick], index: int, attr: str) -> list[tuple[float, float]]:
-    points = [(t.t, getattr(s, attr)) for t in ticks for s in t.gpus
-              if s.index == index and getattr(s, attr) is not None]
+    points = [(t.t, _value(s, attr)) for t in ticks for s in t.gpus
+              if s.index == index and _value(s, attr) is not None]
     if len(points) > MAX_POINTS:
         step = len(points) / MAX_POINTS
         points = [points[int(k * step)] for k in range(MAX_POINTS)]
@@ -111,6 +121,7 @@ def report_html(meta: dict[str, Any], findings: list[Finding], facts: dict[str, 
         parts.append("<p>No rule fired.</p>")
     parts.append("<h2>Telemetry</h2>")
     for title, attr, unit, ceiling in (("Power", "power_w", "W", None), ("GPU utilization", "util_gpu_pct", "%", 100.0),
+                                       ("SM activity (GPM)", "gpm.sm_active_pct", "%", 100.0),
                                        ("SM clock", "sm_clock_mhz", "MHz", None)):
         series = [(f"GPU {i}", _series(ticks, i, attr)) for i in devices]
         top = ceiling
@@ -121,7 +132,8 @@ def report_html(meta: dict[str, Any], findings: list[Finding], facts: dict[str, 
     rows = facts.get("telemetry") or []
     if rows:
         keys = ["device", "duration_s", "avg_power_w", "peak_power_w", "energy_j", "energy_source", "util_gpu_avg_pct",
-                "mem_used_peak_bytes", "temp_max_c", "clock_event_power_cap_pct"]
+                "sm_active_avg_pct", "tensor_avg_pct", "dram_avg_pct", "mem_used_peak_bytes", "temp_max_c",
+                "clock_event_power_cap_pct"]
         parts.append("<table><tr>" + "".join(f"<th>{esc(k)}</th>" for k in keys) + "</tr>"
                      + "".join("<tr>" + "".join(f"<td>{esc(str(r.get(k)))}</td>" for k in keys) + "</tr>" for r in rows)
                      + "</table>")
