@@ -10,7 +10,7 @@ from nsys_builder import ExportBuilder
 from aiperf_lab.metrics.nsys.db import NsysDatabase
 from aiperf_lab.metrics.nsys.expert import expert_findings
 from aiperf_lab.metrics.nsys.gpu_metrics import gpu_activity
-from aiperf_lab.metrics.telemetry import activity
+from aiperf_lab.metrics import activity
 from aiperf_lab.metrics.telemetry.model import GpmSample, GpuInfo, GpuSample, Tick
 from aiperf_lab.metrics.telemetry.summary import telemetry_findings
 

@@ -116,7 +116,7 @@ REPORTS: list[Report] = [
                   "shares of time that were launch-bound, tensor-idle or DRAM-heavy"),
     Report("telemetry_findings", "telemetry", f"{OTHER}:telemetry_findings",
            "activity rules: low SM activity, idle tensor cores, memory-bandwidth bound",
-           detail="the activity rules (metrics/telemetry/activity.py) on the means while busy, each with its numbers "
+           detail="the activity rules (metrics/activity.py) on the means while busy, each with its numbers "
                   "and threshold; n/a where the recording has no GPM"),
 ]
 

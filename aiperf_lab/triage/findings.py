@@ -167,9 +167,9 @@ ACTIVITY_TITLES = {
 def activity_findings(gpu: int, util_pct: float | None, sm_active_pct: float | None, tensor_pct: float | None,
                       dram_pct: float | None, fp16_pct: float | None, gpm_reason: str | None = None,
                       scope: str = "while the workload ran") -> list[Finding]:
-    """The GPU activity rules (metrics/telemetry/activity.py) on plain numbers (GPM means); a finding for
+    """The GPU activity rules (metrics/activity.py) on plain numbers (GPM means); a finding for
     each rule that fires, and one info finding saying the checks could not be made where GPM is missing."""
-    from aiperf_lab.metrics.telemetry import activity
+    from aiperf_lab.metrics import activity
 
     if sm_active_pct is None and tensor_pct is None and dram_pct is None:
         if gpm_reason is None:
@@ -192,7 +192,7 @@ def activity_findings(gpu: int, util_pct: float | None, sm_active_pct: float | N
 
 
 def _thresholds(rule: str) -> dict[str, float]:
-    from aiperf_lab.metrics.telemetry import activity
+    from aiperf_lab.metrics import activity
 
     return {"low_sm_activity": {"util_at_least_pct": activity.UTIL_HIGH_PCT,
                                 "sm_active_below_pct": activity.SM_ACTIVE_LOW_PCT},

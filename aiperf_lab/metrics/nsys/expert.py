@@ -9,7 +9,7 @@ Each rule looks at one pattern, says whether it fired, and shows the numbers beh
 - gpu_low_utilization: the GPU was busy less than half of the span from its first to its last op.
 - tiny_kernels: most launches are shorter than 10 us, so launch overhead dominates.
 - low_sm_activity, tensor_idle, memory_bound: from the export's GPU metrics (nsys
-  --gpu-metrics-devices, read by nsys/gpu_metrics.py), by the rules of metrics/telemetry/activity.py; "n/a" without them.
+  --gpu-metrics-devices, read by nsys/gpu_metrics.py), by the rules of metrics/activity.py; "n/a" without them.
 Thresholds are the module constants below; the numbers are in the Evidence column either way.
 """
 

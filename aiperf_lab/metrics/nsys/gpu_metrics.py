@@ -1,6 +1,6 @@
 """GPU metrics in an nsys export (captured with `nsys profile --gpu-metrics-devices=...`): the GPM-like
 signals (GR Active, SMs Active, Tensor Active, DRAM Read/Write Bandwidth) averaged per GPU over the
-span of its kernels, and the activity rules (metrics/telemetry/activity.py) judged on them.
+span of its kernels, and the activity rules (metrics/activity.py) judged on them.
 
 Tables: GPU_METRICS(timestamp, typeId, metricId, value) and TARGET_INFO_GPU_METRICS(typeId, sourceId,
 typeName, metricId, metricName), joined on (typeId, metricId); the GPU is typeId & 0xFF. Metric names
@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from aiperf_lab.metrics.nsys.db import KERNEL, NsysDatabase
-from aiperf_lab.metrics.telemetry import activity
+from aiperf_lab.metrics import activity
 
 METRICS = "GPU_METRICS"
 METRIC_NAMES = "TARGET_INFO_GPU_METRICS"

@@ -4,7 +4,7 @@ activity signals (GPM) say, by the rules of activity.py."""
 from __future__ import annotations
 
 from aiperf_lab.metrics.tables import Table
-from aiperf_lab.metrics.telemetry import activity
+from aiperf_lab.metrics import activity
 from aiperf_lab.metrics.telemetry.model import CLOCK_EVENT_REASONS, GPM_NAMES, GpuInfo, GpuSample, Tick
 
 
@@ -137,5 +137,5 @@ def telemetry_findings(devices: list[GpuInfo], ticks: list[Tick]) -> Table:
                                          activity.half_precision_from_fp16_pipe(fp16), where):
             rows.append([verdict.rule, info.index, verdict.state, verdict.evidence, verdict.advice])
     return Table("telemetry_findings", "Telemetry Findings", FINDING_COLUMNS, rows,
-                 ["Rules and thresholds: aiperf_lab/metrics/telemetry/activity.py. 'n/a': the recording lacks the "
+                 ["Rules and thresholds: aiperf_lab/metrics/activity.py. 'n/a': the recording lacks the "
                   "signal the rule needs (GPM needs Hopper or later and a recording made with it)."])
