@@ -268,3 +268,18 @@ def test_gpm_probe_retries_a_refused_short_window_and_reports_a_lasting_refusal(
     sampler, ticks = run_sampler([FakeGpu(gpm=H100_MATMUL_GPM, raises_oddly=("gpm_metrics",))])
     assert sampler.devices[0].gpm_reason == "GPM metrics failed: driver hiccup in gpm_metrics"
     assert ticks[-1].gpus[0].gpm is None and ticks[-1].gpus[0].power_w == 100.0
+
+
+def test_a_recording_of_sixteen_gpus_is_recognised_by_aiperf_stats(tmp_path):
+    from aiperf_lab.metrics.sources import open_profile
+
+    path = tmp_path / "sixteen.csv"
+    writer = TelemetryWriter.to_path(path)
+    gpus = [FakeGpu(gpm=H100_MATMUL_GPM, gpm_unsupported=(6, 9, 60, 61)) for _ in range(16)]
+    run_sampler(gpus, seconds=0.2, recorder=writer)
+    writer.close()
+    assert len(path.read_text().splitlines()[0]) > 4096          # longer than the sniffer's head
+    profile = open_profile(path)
+    assert profile.kind == "telemetry"
+    rows = profile.report("telemetry_summary")[0].as_dicts()
+    assert len(rows) == 16 and rows[15]["sm_active_avg_pct"] == 96.7

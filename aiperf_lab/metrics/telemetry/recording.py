@@ -210,10 +210,11 @@ def sniff_recording(header: list[str]) -> str | None:
 
 
 def sniff_text(text: str) -> str | None:
-    """The layout of a recording from its first lines (a leading `# aiperf-telemetry` line is skipped)."""
+    """The layout of a recording from its first bytes. Our metadata line says "aiperf" by itself: with
+    many GPUs it can be longer than the head a sniffer reads."""
+    if text.startswith(META_PREFIX):
+        return "aiperf"
     lines = text.splitlines()
-    while lines and lines[0].startswith(META_PREFIX):
-        lines = lines[1:]
     return sniff_recording(lines[0].split(",")) if lines else None
 
 
