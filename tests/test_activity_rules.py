@@ -95,7 +95,8 @@ def test_nsys_tensor_idle_and_memory_bound(tmp_path):
 
 
 def test_triage_activity_findings_carry_their_numbers():
-    from aiperf_lab.triage.findings import activity_findings, evaluate
+    from aiperf_lab.triage.facts import DeviceTelemetry, TriageFacts
+    from aiperf_lab.triage.findings import activity_findings, evaluate, gpu_activity
 
     found = activity_findings(0, 99.0, 12.0, 0.0, 75.0, None, "")
     assert [f.id for f in found] == ["low_sm_activity", "memory_bound"]
@@ -106,12 +107,15 @@ def test_triage_activity_findings_carry_their_numbers():
     none = activity_findings(1, 99.0, None, None, None, None, "GPM not supported on this GPU (Hopper or later)")
     assert none[0].id == "gpu_activity_not_measured" and none[0].severity == "info"
     assert activity_findings(1, 99.0, None, None, None, None, None) == []
-    facts = {"telemetry": [{"device": 0, "util_gpu_avg_pct": 98.0, "sm_active_avg_pct": 20.0}],
-             "gpm_reasons": {0: ""}}
+    row = DeviceTelemetry.from_row({"device": 0, "duration_s": 3.0, "util_gpu_avg_pct": 98.0, "sm_active_avg_pct": 20.0})
+    facts = TriageFacts(telemetry=[row], gpm_reasons={0: ""})
+    assert [f.id for f in gpu_activity(facts)] == ["low_sm_activity"]
+    assert "over the capture" in gpu_activity(facts)[0].detail
     assert "low_sm_activity" in [f.id for f in evaluate(facts)]
 
 
 def test_triage_report_shows_gpm_means_and_an_sm_activity_chart():
+    from aiperf_lab.triage.facts import DeviceTelemetry, TriageFacts
     from aiperf_lab.triage.report import report_html, summary_markdown
 
     meta = {"host": "h", "start_utc": "a", "end_utc": "b", "duration_s": 3, "command": None}
@@ -120,10 +124,11 @@ def test_triage_report_shows_gpm_means_and_an_sm_activity_chart():
              "sm_active_avg_pct": 12.0, "tensor_avg_pct": 0.0, "dram_avg_pct": 3.0},
             {"device": 1, "duration_s": 3.0, "avg_power_w": 90.0, "peak_power_w": 95.0, "energy_j": 270.0,
              "energy_source": "counter", "util_gpu_avg_pct": 0.0, "temp_max_c": 40.0, "clock_event_power_cap_pct": 0.0}]
-    text = summary_markdown(meta, [], {"telemetry": rows})
+    facts = TriageFacts(telemetry=[DeviceTelemetry.from_row(r) for r in rows])
+    text = summary_markdown(meta, [], facts)
     assert "| 0 | 3.0 | 500.0 | 600.0 | 1500.0 (counter) | 99.0 | 12.0 | 0.0 | 3.0 | 60.0 | 0.0 |" in text
     assert "| 1 | 3.0 | 90.0 | 95.0 | 270.0 (counter) | 0.0 | n/a | n/a | n/a | 40.0 | 0.0 |" in text
     ticks = [Tick(k / 10, [GpuSample(k / 10, 0, power_w=500.0, gpm=GpmSample(k / 10, 1.0, sm_active_pct=12.0))], None)
              for k in range(20)]
-    page = report_html(meta, [], {"telemetry": rows}, ticks, [0], {0: 700.0})
+    page = report_html(meta, [], facts, ticks, [0], {0: 700.0})
     assert "SM activity (GPM) (%)" in page and "<td>12.0</td>" in page
