@@ -105,6 +105,7 @@ def test_gpm_unsupported_device_and_fields_are_reasons_not_errors():
     assert sampler.devices[1].gpm_missing == {name: "GPM metric not offered (not supported)"
                                               for name in ("tensor_imma_pct", "nvlink_rx_mibps", "nvlink_tx_mibps")}
     assert sampler.devices[1].gpm_why_missing("tensor_imma_pct").startswith("GPM metric not offered")
+    assert len({*sampler.devices}) == 2           # GpuInfo stays hashable with its reasons
     gpm = ticks[-1].gpus[1].gpm
     assert gpm.tensor_imma_pct is None and gpm.sm_active_pct == 96.7 and sampler.errors == []
 

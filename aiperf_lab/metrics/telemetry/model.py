@@ -42,7 +42,8 @@ class GpuInfo:
     instant_power: bool = False      # the power-instant field works on this GPU
     # GPM (Hopper and later): "" when this feed reads it, else why not (shown as "n/a (reason)")
     gpm_reason: str = "not measured by this feed"
-    gpm_missing: dict[str, str] = field(default_factory=dict)   # GPM field -> why it has no value
+    # GPM field -> why it has no value (left out of ==, so GpuInfo stays hashable)
+    gpm_missing: dict[str, str] = field(default_factory=dict, compare=False)
 
     def gpm_why_missing(self, name: str) -> str:
         """Why GPM field `name` has no value on this GPU ("" when it should have one)."""
