@@ -55,7 +55,10 @@ def export_rows(path: Path) -> dict:
 
 def read_bundle(archive: Path, scratch: Path) -> dict:
     with tarfile.open(archive, "r:gz") as tar:
-        tar.extractall(scratch, filter="data")
+        try:
+            tar.extractall(scratch, filter="data")
+        except TypeError:  # a Python without extraction filters (before 3.10.12): our own archive
+            tar.extractall(scratch)
     (root,) = [p for p in scratch.iterdir() if p.is_dir()]
     workload = json.loads((root / "workload/workload.json").read_text())
     manifest = json.loads((root / "manifest.json").read_text())

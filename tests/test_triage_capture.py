@@ -64,7 +64,10 @@ def bundle(proc: subprocess.Popen, tmp_path: Path, timeout: float = 60) -> tuple
     archive = Path(out.strip().splitlines()[-1])
     unpacked = tmp_path / "unpacked"
     with tarfile.open(archive, "r:gz") as tar:
-        tar.extractall(unpacked, filter="data")
+        try:
+            tar.extractall(unpacked, filter="data")
+        except TypeError:  # a Python without extraction filters (before 3.10.12): our own archive
+            tar.extractall(unpacked)
     (root,) = unpacked.iterdir()
     return proc.returncode, {"root": root, "workload": json.loads((root / "workload/workload.json").read_text()),
                              "manifest": json.loads((root / "manifest.json").read_text())}, err
