@@ -22,6 +22,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import traceback
@@ -341,8 +342,7 @@ def nsys_gpu_metrics(out: Path, notes: list[str]) -> None:
     if not nsys:
         notes.append("nsys not on the PATH: no GPU-metrics capture (source .nsyslibs/nsys-env.sh first)")
         return
-    work = Path("/tmp/aiperf-issue15")
-    work.mkdir(exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix="aiperf-issue15-"))
     run = subprocess.run([nsys, "profile", "-t", "cuda", "-s", "none", "--cpuctxsw=none", "--gpu-metrics-devices=0",
                           "--gpu-metrics-frequency=1000", "--force-overwrite", "true", "-o", str(work / "gm"),
                           sys.executable, "-c", WORKLOAD, "2"], capture_output=True, text=True, timeout=180)
@@ -388,7 +388,7 @@ def monitor_screenshot(out: Path, notes: list[str]) -> None:
     feed.finished.wait(60)
 
     async def shoot() -> None:
-        app = LabConsole(ConsoleContext(feed, runs_dir=Path("/tmp/aiperf-issue15/runs")))
+        app = LabConsole(ConsoleContext(feed, runs_dir=Path(tempfile.mkdtemp(prefix="aiperf-issue15-runs-"))))
         async with app.run_test(size=(120, 40)) as pilot:
             await pilot.press("2")
             await pilot.pause(0.5)

@@ -11,7 +11,7 @@
 # (the new --demo recording: copy it to aiperf_lab/metrics/telemetry/data/), dmon.txt, verify.json,
 # monitor_gpm.svg, gpu_metrics_expert.txt, gpu_metrics.sqlite, log.txt.
 set -u
-OUT=${OUT:-/tmp/aiperf-issue15-out}
+OUT=${OUT:?set OUT to the folder for the results}
 mkdir -p "$OUT"
 export PYTHONPATH=$(pwd)${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
 if [ -f .nsyslibs/nsys-env.sh ]; then source .nsyslibs/nsys-env.sh || true; fi
