@@ -413,11 +413,13 @@ def test_a_full_size_run_without_a_gpu_hints_the_z_key(tmp_path):
 
 
 def test_energy_without_a_counter_is_na_not_zero():
+    from aiperf_lab.metrics.telemetry.feed import energy_in_ticks
+
     ticks = [Tick(t, [GpuSample(t, 0, power_w=100.0)], None) for t in (0.0, 1.0, 2.0)]
-    assert view_model.energy_between(ticks, 0.0, 2.0) == "n/a (no energy counter)"
-    assert view_model.energy_between([Tick(0.0, [], None)], 0.0, 2.0) == "n/a (no samples yet)"
+    assert view_model.energy_text(energy_in_ticks(ticks, 0.0, 2.0)) == "n/a (no energy counter)"
     counted = [Tick(t, [GpuSample(t, 0, energy_j=100.0 * t)], None) for t in (0.0, 1.0, 2.0)]
-    assert view_model.energy_between(counted, 0.0, 2.0) == "200 J"
+    assert view_model.energy_text(energy_in_ticks(counted, 0.0, 2.0)) == "200 J"
+    assert view_model.energy_text(12_400.0) == "12.40 kJ"
 
 
 # --- 7. charts with a labelled span, zero unlike no data ---------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from aiperf_lab.metrics.telemetry.feed import TelemetryFeed
 
 from aiperf_lab.console.sessions import RunSession, Runner, TriageSession
 
@@ -19,7 +19,7 @@ def default_runner(*args, **kwargs):
 
 @dataclass
 class ConsoleContext:
-    feed: Any                                  # Sampler, ReplayFeed or SyntheticFeed: devices, status, ring, slow
+    feed: TelemetryFeed                        # Sampler, ReplayFeed or SyntheticFeed
     runs_dir: Path = Path("runs")              # where new runs go
     history_dirs: list[Path] = field(default_factory=list)   # where History looks (runs_dir first)
     runner: Runner = default_runner

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
+from aiperf_lab.metrics.telemetry.feed import energy_in_ticks
 from aiperf_lab.metrics.telemetry.model import GpuInfo, GpuSample, GpuStatus, HostSample, Tick
 
 BLOCKS = " ▁▂▃▄▅▆▇█"
@@ -55,9 +56,10 @@ def bar(value: float | None, top: float | None, width: int = 20, ascii_only: boo
 
 def card_lines(info: GpuInfo, history: Sequence[GpuSample], status: GpuStatus | None, width: int,
                ascii_only: bool = False, now: float | None = None, span_s: float = 120.0) -> list[str]:
-    """The text of one GPU card: name, power against its limit, energy, utilization, memory, temperature,
-    clocks, active clock-event reasons, then power and utilization over the last `span_s` seconds up to
-    `now` (the feed's clock; the newest sample when not given), the same span at any width."""
+    """The text of one GPU card: name, power against its limit, energy, utilization with SM, tensor and
+    DRAM activity beside it, memory, temperature, clocks, active clock-event reasons, then power,
+    utilization and SM activity over the last `span_s` seconds up to `now` (the feed's clock; the
+    newest sample when not given), the same span at any width."""
     s = history[-1] if history else GpuSample(0.0, info.index)
     limit = s.power_limit_w or info.power_limit_w
     if s.lost:
@@ -67,6 +69,9 @@ def card_lines(info: GpuInfo, history: Sequence[GpuSample], status: GpuStatus | 
     now = now if now is not None else (history[-1].t if history else 0.0)
     power_series = series_by_time([(h.t, h.power_w) for h in history], now, span_s, chart, top, ascii_only)
     util_series = series_by_time([(h.t, h.util_gpu_pct) for h in history], now, span_s, chart, 100.0, ascii_only)
+    sm_points = [(h.t, h.gpm.sm_active_pct if h.gpm is not None else None) for h in history]
+    sm_series = series_by_time(sm_points, now, span_s, chart, 100.0, ascii_only) \
+        if any(v is not None for _t, v in sm_points) else f"n/a ({info.gpm_reason or 'no GPM window yet'})"
     if s.mem_used_bytes is not None and s.mem_total_bytes:
         mem = f"{s.mem_used_bytes / GIB:.1f}/{s.mem_total_bytes / GIB:.0f} GiB"
     else:
@@ -74,25 +79,61 @@ def card_lines(info: GpuInfo, history: Sequence[GpuSample], status: GpuStatus | 
     reasons = ", ".join(s.clock_event_names) or "none"
     energy = f"{s.energy_j / 1000:.2f} kJ" if s.energy_j is not None and s.energy_j >= 1000 else fmt(s.energy_j, " J", 1)
     source = {"instant": "instant", "average": "1 s average"}.get(s.power_source, "")
+    count = len(status.processes) if status is not None else 0
     return [
         f"GPU {info.index}  {info.name or 'unknown'}",
         f"power {fmt(s.power_w, ' W')} / {fmt(limit, ' W')} {bar(s.power_w, limit, 16, ascii_only)} ({source})"
         f"  energy {energy} ({s.energy_source or 'n/a'})",
-        f"util {fmt(s.util_gpu_pct, '%')} gpu, {fmt(s.util_mem_pct, '%')} mem   memory {mem}   "
-        f"{fmt(s.temp_c, ' C')}   SM {fmt(s.sm_clock_mhz, ' MHz')}",
-        f"clock events: {reasons}" + _processes(status),
+        f"util {fmt(s.util_gpu_pct, '%')} gpu, {fmt(s.util_mem_pct, '%')} mem   {activity_text(info, s)}",
+        f"memory {mem}   {fmt(s.temp_c, ' C')}   SM {fmt(s.sm_clock_mhz, ' MHz')}   clock events: {reasons}"
+        + (f"   {count} process{'es' if count != 1 else ''}" if count else ""),
         f"power {power_series}",
         f"util  {util_series}",
+        f"sm    {sm_series}",
     ]
 
 
-def _processes(status: GpuStatus | None) -> str:
-    if status is None or not status.processes:
-        return ""
-    shown = ", ".join(f"{p.name or '?'}[{p.pid}] {p.gpu_memory_bytes / GIB:.1f} GiB" if p.gpu_memory_bytes else
-                      f"{p.name or '?'}[{p.pid}]" for p in status.processes[:3])
-    more = f" +{len(status.processes) - 3}" if len(status.processes) > 3 else ""
-    return f"   processes: {shown}{more}"
+GPM_SHOWN = (("sm_active_pct", "SM active"), ("tensor_pct", "tensor"), ("dram_pct", "DRAM"),
+             ("sm_occupancy_pct", "occupancy"))
+
+
+def activity_text(info: GpuInfo, s: GpuSample) -> str:
+    """SM activity, tensor activity, DRAM bandwidth and occupancy from the latest GPM window, or n/a
+    with the reason."""
+    if info.gpm_reason:
+        return f"SM active, tensor, DRAM: n/a ({info.gpm_reason})"
+    if s.gpm is None:
+        return "SM active, tensor, DRAM: n/a (no GPM window yet)"
+    parts = []
+    for name, label in GPM_SHOWN:
+        value = getattr(s.gpm, name)
+        why = info.gpm_missing.get(name, "no value")
+        parts.append(f"{label} {fmt(value, '%', 1)}" if value is not None else f"{label} n/a ({why})")
+    return "  ".join(parts)
+
+
+PROCESS_COLUMNS = ("PID", "User", "Command", "GPU mem", "SM %", "Mem %", "Energy (est.)")
+PROCESS_SORTS = {"memory": "GPU memory", "sm": "SM share"}
+
+
+def process_rows(status: GpuStatus | None, sort_by: str = "memory", command_width: int = 40) -> list[tuple[str, ...]]:
+    """The process table of one GPU, largest first by GPU memory ("memory") or SM share ("sm").
+    Energy is an estimate (the GPU's energy split by SM share) and says so in its column name."""
+    if status is None:
+        return []
+    key = (lambda p: (p.gpu_memory_bytes or -1, p.sm_pct or -1)) if sort_by == "memory" else \
+        (lambda p: (p.sm_pct if p.sm_pct is not None else -1, p.gpu_memory_bytes or -1))
+    rows = []
+    for p in sorted(status.processes, key=key, reverse=True):
+        command = p.command or p.name or "?"
+        if len(command) > command_width:
+            command = command[:command_width - 1] + "…"
+        energy = "n/a" if p.energy_est_j is None else (
+            f"{p.energy_est_j:.0f} J" + (f" ({p.energy_share_pct:.0f}%)" if p.energy_share_pct is not None else ""))
+        rows.append((str(p.pid), p.user or "?", command,
+                     f"{p.gpu_memory_bytes / GIB:.1f} GiB" if p.gpu_memory_bytes is not None else "n/a",
+                     fmt(p.sm_pct, "", 0), fmt(p.mem_pct, "", 0), energy))
+    return rows
 
 
 def host_line(host: HostSample | None) -> str:
@@ -149,7 +190,10 @@ def gpu_status_fields(sample: GpuSample | None) -> list[str]:
         return ["no data"]
     if sample.lost:
         return ["lost"]
-    return [fmt(sample.power_w, " W"), fmt(sample.util_gpu_pct, "%")]
+    fields = [fmt(sample.power_w, " W"), fmt(sample.util_gpu_pct, "%")]
+    if sample.gpm is not None and sample.gpm.sm_active_pct is not None:
+        fields.append(f"SM {sample.gpm.sm_active_pct:.0f}%")   # GPM: how busy the SMs are, not only "a kernel ran"
+    return fields
 
 
 def status_line(devices: Sequence[GpuInfo], latest: Tick | None, feed_status: str, width: int,
@@ -169,18 +213,10 @@ def status_line(devices: Sequence[GpuInfo], latest: Tick | None, feed_status: st
     return text if len(text) <= width else text[:max(0, width - 1)] + "…"
 
 
-def energy_between(ticks: Sequence[Tick], start_t: float, end_t: float) -> str:
-    """GPU energy (all GPUs) between two times on the feed's clock, from the ticks' energy readings;
-    "n/a" where no GPU in the feed has an energy reading, never 0 J."""
-    span = [t for t in ticks if start_t - 0.5 <= t.t <= end_t + 0.5]
-    if len(span) < 2:
-        return "n/a (no samples yet)"
-    first = {s.index: s.energy_j for s in span[0].gpus if s.energy_j is not None}
-    last = {s.index: s.energy_j for s in span[-1].gpus if s.energy_j is not None}
-    both = first.keys() & last.keys()
-    if not both:
-        return "n/a (no energy counter)"
-    joules = sum(last[i] - first[i] for i in both)
+def energy_text(joules: float | None, why_none: str = "no energy counter") -> str:
+    """"6000 J", "12.40 kJ", or "n/a (why)": never 0 J where nothing was measured."""
+    if joules is None:
+        return f"n/a ({why_none})"
     return f"{joules / 1000:.2f} kJ" if joules >= 10_000 else f"{joules:.0f} J"
 
 
@@ -194,7 +230,9 @@ def run_energy(feed, started: float, ended: float | None, now: float) -> str:
     ago_end = now - (ended if ended is not None else now)
     feed_now = feed.now()
     _version, ticks = feed.ring.snapshot(ago_start + 0.5)
-    return energy_between(ticks, feed_now - ago_start, feed_now - ago_end)
+    if len(ticks) < 2:
+        return "n/a (no samples yet)"
+    return energy_text(energy_in_ticks(ticks, feed_now - ago_start, feed_now - ago_end))
 
 
 # --- charts on a fixed time span -----------------------------------------------------------------

@@ -47,15 +47,9 @@ def visible_gpu_count() -> int:
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
     if visible is not None:
         return len([v for v in visible.split(",") if v.strip() and not v.strip().startswith("-")])
-    try:
-        import pynvml
-        pynvml.nvmlInit()
-        try:
-            return int(pynvml.nvmlDeviceGetCount())
-        finally:
-            pynvml.nvmlShutdown()
-    except Exception:  # no driver, no library: no GPUs
-        return 0
+    from aiperf_lab.metrics.telemetry.nvml import device_count
+
+    return device_count()  # 0 with no driver or no nvidia-ml-py
 
 
 def parse_knobs(exercise: Exercise, settings: list[str] | dict[str, str] | None) -> dict[str, int | float]:

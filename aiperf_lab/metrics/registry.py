@@ -133,8 +133,8 @@ REPORTS: list[Report] = [
            "them (needs --cudabacktrace)", needs='--cudabacktrace',
            detail='CUDA API calls by the first frame of their backtrace outside the CUDA libraries: who called `cudaMemcpyAsync`'),
     Report("expert_findings", "nsys", f"{NSYS}:expert_findings", "expert rules: pageable or sync copies, host syncs, "
-           "low utilization, tiny kernels",
-           detail='rules that fire on pageable host-device copies, synchronizing 50+ times a second, a GPU busy under 50%, mostly sub-10 us kernels, each with its evidence and advice'),
+           "low utilization, tiny kernels; with GPU metrics, low SM activity, idle tensor cores, memory bound",
+           detail='rules that fire on pageable host-device copies, synchronizing 50+ times a second, a GPU busy under 50%, mostly sub-10 us kernels, and, where the export has GPU metrics (`nsys profile --gpu-metrics-devices`), low SM activity under high GR activity, idle tensor cores during bf16/fp16 kernels and DRAM bandwidth near peak, each with its evidence and advice'),
     # nsys: several ranks at once
     Report("nccl_sum", "nsys", f"{NSYS}:nccl_sum", "NCCL collectives per rank: count, bytes, time, algbw, busbw",
            multi_rank=True, detail="per rank and collective: count, bytes (from NCCL's NVTX payload, else "
@@ -157,7 +157,14 @@ REPORTS: list[Report] = [
            detail='every collected metric, one row per kernel and metric'),
     # aiperf telemetry recordings
     Report("telemetry_summary", "telemetry", f"{OTHER}:telemetry_summary",
-           "energy, power, utilization, clock-event shares per device"),
+           "energy, power, utilization, clock-event shares, GPM activity means and time shares per device",
+           detail="per device: energy, average and peak power, utilization, clock-event shares, and where the "
+                  "recording has GPM (Hopper or later) the means of SM, tensor, DRAM, pipe and link activity and the "
+                  "shares of time that were launch-bound, tensor-idle or DRAM-heavy"),
+    Report("telemetry_findings", "telemetry", f"{OTHER}:telemetry_findings",
+           "activity rules: low SM activity, idle tensor cores, memory-bandwidth bound",
+           detail="the activity rules (metrics/activity.py) on the means while busy, each with its numbers "
+                  "and threshold; n/a where the recording has no GPM"),
 ]
 
 
@@ -172,7 +179,7 @@ OVERVIEWS = {
     "nsys": ["cuda_gpu_kern_sum", "kernel_breakdown", "nvtx_sum", "gpu_idle"],
     "torch": ["cuda_gpu_kern_sum", "kernel_breakdown", "torch_annotation_sum"],
     "ncu": ["ncu_summary"],
-    "telemetry": ["telemetry_summary"],
+    "telemetry": ["telemetry_summary", "telemetry_findings"],
 }
 
 

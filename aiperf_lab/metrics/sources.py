@@ -148,9 +148,9 @@ def sniff(path: Path) -> str:
         return "json"
     if '"ID","Process ID"' in text or text.startswith("==PROF==") or "\n\"ID\"," in text:
         return "ncu-csv"
-    from aiperf_lab.metrics.telemetry.recording import sniff_recording
+    from aiperf_lab.metrics.telemetry.recording import sniff_text
 
-    if sniff_recording(text.splitlines()[0].split(",") if text else []):
+    if sniff_text(text):
         return "telemetry"
     return "text"
 
