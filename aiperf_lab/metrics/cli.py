@@ -21,11 +21,17 @@ EPILOG = """\
 reports:
   nsys (.sqlite, .nsys-rep):  cuda_gpu_kern_sum[:base|:mangled], cuda_api_sum, nvtx_sum,
                               nvtx_kern_sum[:base|:mangled], cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum
-                              (same columns and numbers as `nsys stats`), kernel_breakdown, gpu_idle, nvtx_gpu
+                              (same columns and numbers as `nsys stats`), kernel_breakdown, gpu_idle, nvtx_gpu,
+                              energy_by_range, energy_by_category (with telemetry: see below)
   ncu (.csv, .ncu-rep):       ncu_summary, ncu_metrics
-  PyTorch (.json, .json.gz):  cuda_gpu_kern_sum, torch_annotation_sum, kernel_breakdown, gpu_idle
+  PyTorch (.json, .json.gz):  cuda_gpu_kern_sum, torch_annotation_sum, kernel_breakdown, gpu_idle,
+                              energy_by_range, energy_by_category
   telemetry recording (.csv): telemetry_summary (energy, power, utilization, clock-event shares)
+  lab run folder, triage bundle (folder or .tar.gz): the reports of the profile inside, energy ones included
 With no --report: an overview (top kernels, category breakdown, NVTX ranges, idle time).
+Energy reports line the telemetry's power up with the profile's timeline (telemetry.csv with utc_ns,
+found in a run folder or bundle, beside the export, or named with --telemetry) and split the GPU's
+joules by NVTX range or by kernel category, idle included; --work N --work-unit U adds joules per unit.
 
 examples:
   aiperf-stats run.sqlite
@@ -33,6 +39,8 @@ examples:
   aiperf-stats run.sqlite --report kernel_breakdown --nvtx forward
   aiperf-stats run.sqlite --report nvtx_gpu --cross-thread
   aiperf-stats kernels.ncu-rep --report ncu_summary --output tables/
+  aiperf-stats runs/20261123T001500Z-04-ex03-joules-stall --report energy_by_range,energy_by_category
+  aiperf-stats run.sqlite --telemetry telemetry.csv --report energy_by_range --work 8192 --work-unit tokens
 """
 
 
@@ -40,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(prog="aiperf-stats", description="Tables from nsys, ncu and PyTorch profiler output.",
                            epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file", help="profile: .sqlite/.nsys-rep, ncu .csv/.ncu-rep, PyTorch .json[.gz], "
-                        "telemetry .csv")
+                        "telemetry .csv; or a lab run folder or triage bundle")
     parser.add_argument("--report", "-r", action="append", default=[], metavar="NAME",
                         help="report to produce; repeat or separate with commas (default: overview)")
     parser.add_argument("--format", "-f", choices=["table", "csv", "json"], default=None,
@@ -50,6 +58,13 @@ def build_parser() -> argparse.ArgumentParser:
                         "this NVTX range (name with or without its domain, e.g. forward)")
     parser.add_argument("--cross-thread", action="store_true", help="nvtx_gpu and --nvtx: also count "
                         "kernels launched from other threads while the range was open")
+    parser.add_argument("--telemetry", metavar="FILE", help="energy reports: the telemetry recording (telemetry.csv) "
+                        "taken during the profile")
+    parser.add_argument("--work", type=float, metavar="N", help="energy reports: work done in the captured span "
+                        "(tokens, samples, FLOP...), adds a joules-per-unit column")
+    parser.add_argument("--work-unit", metavar="UNIT", default=None, help="the unit of --work (default: unit)")
+    parser.add_argument("--gpu", type=int, metavar="N", help="energy reports: the telemetry's GPU to attribute "
+                        "(needed when it recorded several)")
     parser.add_argument("--limit", type=int, metavar="N", help="show at most N rows per table (table format)")
     parser.add_argument("--list-reports", action="store_true", help="list the reports this file supports")
     return parser
@@ -72,7 +87,13 @@ def run(argv: list[str]) -> int:
     specs = [s.strip() for chunk in args.report for s in chunk.split(",") if s.strip()]
     overview = not specs
     specs = specs or profile.overview_reports
-    options = ReportOptions(nvtx_range=args.nvtx, cross_thread=args.cross_thread)
+    if args.work is not None and not args.work > 0:
+        raise InputError("aiperf-stats: --work must be a positive number")
+    telemetry = Path(args.telemetry) if args.telemetry else None
+    if telemetry is not None and not telemetry.is_file():
+        raise InputError(f"aiperf-stats: --telemetry {telemetry}: no such file")
+    options = ReportOptions(nvtx_range=args.nvtx, cross_thread=args.cross_thread, telemetry=telemetry,
+                            work=args.work, work_unit=args.work_unit, gpu=args.gpu)
     tables, skipped = [], []
     for spec in specs:
         try:

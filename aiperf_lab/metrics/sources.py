@@ -18,18 +18,26 @@ NSYS_REPORT_MAGIC = b"NVIDIA Tegra Profiler Report"
 
 NSYS_REPORTS = ["cuda_gpu_kern_sum", "cuda_api_sum", "nvtx_sum", "nvtx_kern_sum", "cuda_gpu_mem_time_sum",
                 "cuda_gpu_mem_size_sum", "osrt_sum", "kernel_breakdown", "gpu_idle", "nvtx_gpu", "kernel_overlap",
-                "cpu_sample_sum", "cpu_samples_by_range", "cuda_api_callers", "expert_findings"]
+                "cpu_sample_sum", "cpu_samples_by_range", "cuda_api_callers", "expert_findings",
+                "energy_by_range", "energy_by_category"]
 NCU_REPORTS = ["ncu_summary", "ncu_metrics"]
 TELEMETRY_REPORTS = ["telemetry_summary"]
-TORCH_REPORTS = ["cuda_gpu_kern_sum", "torch_annotation_sum", "kernel_breakdown", "gpu_idle"]
+TORCH_REPORTS = ["cuda_gpu_kern_sum", "torch_annotation_sum", "kernel_breakdown", "gpu_idle", "energy_by_range",
+                 "energy_by_category"]
+ENERGY_REPORTS = ("energy_by_range", "energy_by_category")
 
 
 class ReportOptions:
     """Options that shape some reports: an NVTX range to scope the breakdown, and cross-thread attribution."""
 
-    def __init__(self, nvtx_range: str | None = None, cross_thread: bool = False):
+    def __init__(self, nvtx_range: str | None = None, cross_thread: bool = False, telemetry: Path | None = None,
+                 work: float | None = None, work_unit: str | None = None, gpu: int | None = None):
         self.nvtx_range = nvtx_range
         self.cross_thread = cross_thread
+        self.telemetry = telemetry      # energy reports: the telemetry recording (default: found with the profile)
+        self.work = work                # energy reports: work done in the run, for joules per unit
+        self.work_unit = work_unit
+        self.gpu = gpu                  # energy reports: the telemetry's GPU index
 
 
 class Profile:
@@ -43,6 +51,9 @@ class Profile:
         self.overview_reports = overview_reports
         self._build = build
         self.notices: list[str] = []  # said once on stderr (e.g. "exported X to Y")
+        self.telemetry: Path | None = None  # a telemetry recording found with the profile (run folder, bundle)
+        self.work: float | None = None      # the work count the lab run reported (run.json)
+        self.work_unit = ""
 
     def report(self, spec: str, options: ReportOptions | None = None) -> list[Table]:
         """Tables of one report; `spec` is a name with optional nsys-style arguments ("cuda_gpu_kern_sum:base")."""
@@ -50,7 +61,16 @@ class Profile:
         if name not in self.reports:
             raise InputError(f"report {name!r} does not apply to this {self.kind} file; "
                              f"available: {', '.join(self.reports)}")
-        return self._build(name, argument, options or ReportOptions())
+        options = options or ReportOptions()
+        if name in ENERGY_REPORTS:
+            options = ReportOptions(options.nvtx_range, options.cross_thread, options.telemetry or self.telemetry,
+                                    options.work if options.work is not None else self.work,
+                                    options.work_unit if options.work is not None else self.work_unit, options.gpu)
+            if options.telemetry is None:
+                from aiperf_lab.metrics.nsys_reports import MissingData
+                raise MissingData(f"{name} needs a telemetry recording: pass --telemetry FILE, or give the lab run "
+                                  "folder or triage bundle that holds both")
+        return self._build(name, argument, options)
 
 
 def nsys_report_version(path: Path) -> str | None:
@@ -88,7 +108,24 @@ def sniff(path: Path) -> str:
 
 
 def open_profile(path: str | os.PathLike[str]) -> Profile:
+    from aiperf_lab.metrics.energy import inputs
+
     path = Path(path)
+    if path.is_dir() or inputs.is_triage_archive(path):
+        found = inputs.from_folder(path) if path.is_dir() else inputs.from_archive(path)
+        profile = open_profile(found.profile)
+        profile.telemetry = found.telemetry
+        profile.work, profile.work_unit = found.work, found.work_unit
+        if not path.is_dir():
+            profile.path = path
+        return profile
+    profile = _open_file(path)
+    if profile.kind in ("nsys", "torch"):
+        profile.telemetry = inputs.telemetry_beside(path)
+    return profile
+
+
+def _open_file(path: Path) -> Profile:
     kind = sniff(path)
     if kind == "nsys-rep":
         sqlite_path, notice = export_nsys_report(path)
@@ -168,6 +205,9 @@ def _nsys_profile(path: Path) -> Profile:
         if name == "expert_findings":
             from aiperf_lab.metrics.expert import expert_findings
             return [expert_findings(db)]
+        if name in ENERGY_REPORTS:
+            from aiperf_lab.metrics.energy.timelines import nsys_timeline
+            return _energy(name, *nsys_timeline(db), options)
         from aiperf_lab.metrics import analysis
         from aiperf_lab.metrics.nsys_ops import as_gpu_op, load_gpu_ops
 
@@ -188,6 +228,13 @@ def _nsys_profile(path: Path) -> Profile:
 
     overview = ["cuda_gpu_kern_sum", "kernel_breakdown", "nvtx_sum", "gpu_idle"]
     return Profile(path, "nsys", list(NSYS_REPORTS), overview, build)
+
+
+def _energy(name: str, timeline, clock, options: ReportOptions) -> list[Table]:
+    from aiperf_lab.metrics.energy.reports import energy_tables, work_from
+
+    return energy_tables([name], timeline, clock, options.telemetry, work_from(options.work, options.work_unit),
+                         options.gpu)
 
 
 def _ncu_profile(path: Path) -> Profile:
@@ -218,7 +265,10 @@ def _torch_profile(path: Path) -> Profile:
 
     trace = kineto.load_trace(path)
 
-    def build(name: str, _argument: str, _options: ReportOptions) -> list[Table]:
+    def build(name: str, _argument: str, options: ReportOptions) -> list[Table]:
+        if name in ENERGY_REPORTS:
+            from aiperf_lab.metrics.energy.timelines import kineto_timeline
+            return _energy(name, *kineto_timeline(trace), options)
         if name == "cuda_gpu_kern_sum":
             return [kineto.kernel_summary(trace)]
         if name == "torch_annotation_sum":

@@ -64,6 +64,21 @@ class Bundle:
         handle = self._tar.extractfile(member)
         return handle.read().decode("utf-8", "replace") if handle else ""
 
+    def copy_member(self, name: str, target: Path, limit: int = 4 << 30) -> Path:
+        """Write one member to `target` (a regular file, streamed; at most `limit` bytes)."""
+        import shutil
+
+        member = self._members.get(name)
+        if member is None:
+            raise KeyError(name)
+        if member.size > limit:
+            raise InputError(f"{self.path}: member {name} is {member.size} bytes, over the {limit} bytes allowed")
+        handle = self._tar.extractfile(member)
+        with target.open("wb") as out:
+            if handle is not None:
+                shutil.copyfileobj(handle, out, 1 << 20)
+        return target
+
     def json(self, name: str) -> Any:
         try:
             return json.loads(self.read_text(name))

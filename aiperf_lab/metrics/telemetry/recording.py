@@ -17,6 +17,10 @@ Written layout (one row per sample per GPU; with no GPU, one host-only row per t
 | pcie_gen, pcie_width, pcie_gen_max, pcie_width_max | PCIe link now and at most (read about every 2 s) |
 | lost | 1 when the GPU fell off the bus |
 | cpu_pct, host_mem_used_bytes, host_mem_total_bytes | the host, through psutil |
+| utc_ns | the sample's wall-clock time, UTC nanoseconds since 1970: the sampler's start on the system clock plus t_s on its monotonic clock (empty in recordings made before this column existed) |
+
+`utc_ns` is what lines the samples up with a profiler's timeline (nsys: the session's `utcEpochNs`;
+PyTorch: `baseTimeNanoseconds`), see `aiperf_lab.metrics.energy.clocks`.
 
 Also read: the raw NVML loop layout of the H200 recording shipped with the package
 (`t_s, power_mw, power_instant_mw, energy_mj, ...`, counter every 10th row) and `nvidia-smi
@@ -42,7 +46,7 @@ from aiperf_lab.metrics.telemetry.ring import RingBuffer
 COLUMNS = ["t_s", "gpu", "power_w", "power_source", "power_avg_w", "power_limit_w", "energy_j", "energy_source",
            "util_gpu_pct", "util_mem_pct", "mem_used_bytes", "mem_total_bytes", "temp_c", "sm_clock_mhz",
            "mem_clock_mhz", "clock_event_reasons", "clock_event_names", "pcie_gen", "pcie_width", "pcie_gen_max",
-           "pcie_width_max", "lost", "cpu_pct", "host_mem_used_bytes", "host_mem_total_bytes"]
+           "pcie_width_max", "lost", "cpu_pct", "host_mem_used_bytes", "host_mem_total_bytes", "utc_ns"]
 RAW_NVML_COLUMNS = ["t_s", "power_mw", "power_instant_mw", "energy_mj", "util_gpu", "util_mem", "mem_used_b",
                     "temp_c", "sm_clock_mhz", "mem_clock_mhz", "clock_event_reasons"]
 
@@ -68,6 +72,8 @@ class TelemetryWriter:
         self._writer.writerow(COLUMNS)
         self._flush_every = flush_every_s
         self._last_flush = time.monotonic()
+        # UTC ns at t = 0 of the samples' clock; the sampler sets it when it starts (None: column left empty)
+        self.utc_origin_ns: int | None = None
 
     @classmethod
     def to_path(cls, path: Path) -> "TelemetryWriter":
@@ -76,8 +82,10 @@ class TelemetryWriter:
     def write(self, tick: Tick, slow: dict[int, GpuStatus]) -> None:
         host = tick.host or HostSample(tick.t)
         host_cells = [_cell(host.cpu_pct), _cell(host.mem_used_bytes), _cell(host.mem_total_bytes)]
+        origin = self.utc_origin_ns
         if not tick.gpus:
-            self._writer.writerow([f"{tick.t:.4f}"] + [""] * (len(COLUMNS) - 4) + host_cells)
+            utc = str(origin + round(tick.t * 1e9)) if origin is not None else ""
+            self._writer.writerow([f"{tick.t:.4f}"] + [""] * (len(COLUMNS) - 5) + host_cells + [utc])
         for s in tick.gpus:
             link = slow.get(s.index) or GpuStatus()
             self._writer.writerow([
@@ -86,7 +94,8 @@ class TelemetryWriter:
                 _cell(s.util_mem_pct), _cell(s.mem_used_bytes), _cell(s.mem_total_bytes), _cell(s.temp_c),
                 _cell(s.sm_clock_mhz), _cell(s.mem_clock_mhz), _cell(s.clock_event_reasons),
                 "|".join(s.clock_event_names), _cell(link.pcie_gen), _cell(link.pcie_width),
-                _cell(link.pcie_gen_max), _cell(link.pcie_width_max), "1" if s.lost else "0", *host_cells])
+                _cell(link.pcie_gen_max), _cell(link.pcie_width_max), "1" if s.lost else "0", *host_cells,
+                str(origin + round(s.t * 1e9)) if origin is not None else ""])
         if time.monotonic() - self._last_flush >= self._flush_every:
             self.flush()
 
@@ -108,6 +117,7 @@ class Recording:
     layout: str                   # "aiperf", "nvml-raw" or "nvidia-smi"
     devices: list[GpuInfo]
     ticks: list[Tick]
+    utc_origin_ns: int | None = None  # UTC ns at t = 0 (from the utc_ns column); None: no absolute clock
 
     @property
     def duration_s(self) -> float:
@@ -156,7 +166,28 @@ def read_recording(path: Path) -> Recording:
     devices, ticks = reader(rows[0], body)
     if not ticks:
         raise InputError(f"{path}: a telemetry recording with a header but no samples")
-    return Recording(path, layout, devices, ticks)
+    origin = _utc_origin(rows[0], body) if layout == "aiperf" else None
+    return Recording(path, layout, devices, ticks, origin)
+
+
+def _utc_origin(header: list[str], body: list[list[str]]) -> int | None:
+    """UTC ns at t = 0: the median of utc_ns - t_s over the rows that have both (t_s is rounded to 0.1 ms,
+    utc_ns is exact, so the median sits within 50 us of the sampler's own origin)."""
+    if "utc_ns" not in header:
+        return None
+    t_col, utc_col = header.index("t_s"), header.index("utc_ns")
+    origins = []
+    for row in body:
+        if len(row) <= max(t_col, utc_col):
+            continue
+        try:
+            origins.append(int(row[utc_col]) - round(float(row[t_col]) * 1e9))
+        except ValueError:
+            continue
+    if not origins:
+        return None
+    origins.sort()
+    return origins[len(origins) // 2]
 
 
 def _read_aiperf(header: list[str], body: list[list[str]]):

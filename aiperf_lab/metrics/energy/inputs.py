@@ -1,0 +1,79 @@
+"""Find an export and its telemetry: a lab run folder, a triage bundle (folder or .tar.gz), or an export
+with the telemetry named or lying beside it; and the work count a lab run reported."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from aiperf_lab.errors import InputError
+
+# Where each producer puts its profile, in order of preference.
+EXPORT_NAMES = ["profile.sqlite", "profile.nsys-rep", "nsys/workload.sqlite", "torch_trace.json",
+                "torch_trace.json.gz"]
+TELEMETRY_NAME = "telemetry.csv"
+
+
+@dataclass
+class RunInputs:
+    profile: Path
+    telemetry: Path | None
+    work: float | None = None
+    work_unit: str = ""
+
+
+def is_triage_archive(path: Path) -> bool:
+    name = path.name.lower()
+    return path.is_file() and (name.endswith(".tar.gz") or name.endswith(".tgz"))
+
+
+def from_folder(folder: Path) -> RunInputs:
+    profile = next((folder / n for n in EXPORT_NAMES if (folder / n).is_file()), None)
+    if profile is None:
+        exports = sorted(folder.glob("*.sqlite")) + sorted(folder.glob("*.nsys-rep"))
+        if len(exports) != 1:
+            raise InputError(f"{folder}: is a directory with no profile in it (looked for {', '.join(EXPORT_NAMES)}"
+                             + (f"; {len(exports)} exports here, name one" if exports else "") + ")")
+        profile = exports[0]
+    telemetry = folder / TELEMETRY_NAME
+    inputs = RunInputs(profile, telemetry if telemetry.is_file() else None)
+    run_json = folder / "run.json"
+    if run_json.is_file():
+        try:
+            measurements = json.loads(run_json.read_text(encoding="utf-8")).get("measurements") or {}
+        except (OSError, ValueError, AttributeError):
+            measurements = {}
+        work = measurements.get("work")
+        if isinstance(work, (int, float)) and not isinstance(work, bool) and work > 0:
+            inputs.work, inputs.work_unit = float(work), str(measurements.get("work_unit") or "")
+    return inputs
+
+
+def from_archive(path: Path) -> RunInputs:
+    """The export and telemetry of a triage archive, copied out to a temporary folder."""
+    from aiperf_lab.triage.archive import Bundle
+
+    bundle = Bundle(path)
+    try:
+        names = set(bundle.names())
+        export = next((n for n in EXPORT_NAMES if n in names), None)
+        if export is None:
+            raise InputError(f"{path}: the bundle holds no nsys export (the workload ran without nsys, or the "
+                             "export failed)")
+        target = Path(tempfile.mkdtemp(prefix="aiperf-energy-"))
+        profile = bundle.copy_member(export, target / Path(export).name)
+        telemetry = bundle.copy_member(TELEMETRY_NAME, target / TELEMETRY_NAME) if TELEMETRY_NAME in names else None
+    finally:
+        bundle.close()
+    return RunInputs(profile, telemetry)
+
+
+def telemetry_beside(export: Path) -> Path | None:
+    """telemetry.csv in the export's folder (lab run) or the one above it (bundle: nsys/workload.sqlite)."""
+    for folder in (export.parent, export.parent.parent):
+        candidate = folder / TELEMETRY_NAME
+        if candidate.is_file():
+            return candidate
+    return None
