@@ -163,3 +163,50 @@ def test_telemetry_from_another_time_is_refused(tmp_path):
     write_telemetry(tmp_path / "telemetry.csv", offset_s=3600)
     with pytest.raises(InputError, match="does not overlap"):
         open_profile(export).report("energy_by_range")
+
+
+def test_lab_derived_measurements_and_history_compare(tmp_path):
+    """What a lab run keeps of the energy tables: named measurements for checks, and the energy diff
+    the History compare shows between two runs."""
+    from aiperf_lab.labs.analyses import derive
+    from aiperf_lab.labs.history import load_run, compare_runs
+    from aiperf_lab.metrics.tables import to_csv
+
+    folders = []
+    for i, scale in enumerate((1.0, 2.0)):
+        folder = tmp_path / f"run{i}"
+        (folder / "tables").mkdir(parents=True)
+        build_export(folder / "profile.sqlite", kernel_ns=int(1_000_000 * scale))
+        write_telemetry(folder / "telemetry.csv", offset_s=0.5 * scale)
+        profile = open_profile(folder / "profile.sqlite")
+        tables = {t.name: t for r in ("energy_by_range", "energy_by_category") for t in profile.report(r)}
+        for t in tables.values():
+            (folder / "tables" / f"{t.name}.csv").write_text(to_csv(t))
+        derived = derive(tables, {})
+        (folder / "run.json").write_text(json.dumps({"exercise": "04-ex03", "variant": str(i), "measurements": derived}))
+        folders.append(folder)
+    assert derived["energy_range_matmul_j"] == pytest.approx(3 * GEMM_W, rel=0.005)
+    assert derived["energy_gemm_j"] == pytest.approx(3 * GEMM_W, rel=0.005)
+    assert 0 < derived["energy_idle_pct"] < 100 and 0 < derived["idle_time_pct"] < 100
+    assert abs(derived["energy_counter_diff_pct"]) < 1
+    diff = {t.name: t for t in compare_runs(load_run(folders[0]), load_run(folders[1]))}["energy_by_range_diff"]
+    rows = {r[0]: r for r in diff.rows}
+    # the second run's telemetry starts 1 s into the capture: 0.5 s less of "outside any range"
+    assert rows[OUTSIDE][3] == pytest.approx(-0.5 * IDLE_W, abs=5)  # within the 10 ms ramp of a sampled step
+    assert rows[":matmul"][4] == pytest.approx(1.0, abs=0.01)
+
+
+def test_kineto_trace_lines_up_through_base_time(tmp_path):
+    """A PyTorch trace: ts in microseconds after baseTimeNanoseconds; the same attribution applies."""
+    base = SESSION_UTC_NS - 3 * S    # the trace's zero lies 3 s before the nsys session's
+    events = [{"ph": "X", "cat": "user_annotation", "name": "matmul", "pid": 1, "tid": 1,
+               "ts": (3 * S + 1 * S) / 1000, "dur": 3e6},
+              {"ph": "X", "cat": "kernel", "name": "sm90_xmma_gemm", "pid": 0, "tid": 7,
+               "ts": (3 * S + 1 * S) / 1000, "dur": 3e6, "args": {"device": 0, "stream": 7, "correlation": 1}}]
+    trace = tmp_path / "torch_trace.json"
+    trace.write_text(json.dumps({"baseTimeNanoseconds": base, "traceEvents": events}))
+    write_telemetry(tmp_path / "telemetry.csv")
+    rows = _rows(open_profile(trace).report("energy_by_range")[0])
+    assert rows["matmul"]["Energy (J)"] == pytest.approx(3 * GEMM_W, rel=0.005)
+    rows = _rows(open_profile(trace).report("energy_by_category")[0])
+    assert rows["gemm"]["Energy (J)"] == pytest.approx(3 * GEMM_W, rel=0.005)

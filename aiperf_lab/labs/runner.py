@@ -198,7 +198,8 @@ def run_exercise(exercise_id: str, variant: str | None = None, profile: str = "n
     record.energy = energy.as_dict()
     record.measurements = _measurements(result, energy, baseline, sampler)
     if record.exit_code == 0:
-        record.tables, derived = _profile_tables(profile, folder, record.notes, exercise.profile.get(profile) or {})
+        record.tables, derived = _profile_tables(profile, folder, record.notes, exercise.profile.get(profile) or {},
+                                                 work=(result.get("work"), str(result.get("work_unit") or "")))
         record.measurements.update(derived)
     record.checks = _evaluate(exercise, record, on_gpu=bool(sampler.devices))
     graded = grade_run(record.exit_code, record.cancelled, record.checks)
@@ -260,8 +261,12 @@ def _measurements(result: dict, energy, baseline: dict[int, float], sampler) -> 
     return values
 
 
-def _profile_tables(profile: str, folder: Path, notes: list[str], recipe: dict) -> tuple[list[str], dict]:
-    """Parse what the profiler wrote into tables/*.csv, and the measurements checks can use."""
+def _profile_tables(profile: str, folder: Path, notes: list[str], recipe: dict,
+                    work: tuple[Any, str] = (None, "")) -> tuple[list[str], dict]:
+    """Parse what the profiler wrote into tables/*.csv, and the measurements checks can use.
+
+    With the run's telemetry.csv beside the profile, the energy tables come too (scoped to the NVTX
+    range the recipe names in `energy_scope`, with joules per unit of the work the workload reported)."""
     from aiperf_lab.labs import analyses
     from aiperf_lab.metrics.nsys_reports import MissingData
     from aiperf_lab.metrics.sources import open_profile
@@ -280,11 +285,17 @@ def _profile_tables(profile: str, folder: Path, notes: list[str], recipe: dict) 
         return [], {}
     (folder / "tables").mkdir(exist_ok=True)
     tables = {}
+    from aiperf_lab.metrics.sources import ENERGY_REPORTS, ReportOptions
+    amount = work[0] if isinstance(work[0], (int, float)) and not isinstance(work[0], bool) and work[0] > 0 else None
+    energy_options = ReportOptions(nvtx_range=recipe.get("energy_scope"), work=amount, work_unit=work[1])
     for report in opened.reports:
+        energy = report in ENERGY_REPORTS
         try:
-            for table in opened.report(report):
+            for table in opened.report(report, energy_options if energy else None):
                 tables[table.name] = table
-        except (MissingData, InputError):
+        except (MissingData, InputError) as exc:
+            if energy and opened.telemetry is not None:
+                notes.append(f"{report}: {exc}")
             continue
     derived = analyses.derive(tables, recipe)
     export = path.with_suffix(".sqlite")

@@ -55,7 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="output format (default: table; csv when writing files)")
     parser.add_argument("--output", "-o", metavar="DIR", help="write one file per table into DIR")
     parser.add_argument("--nvtx", metavar="RANGE", help="scope kernel_breakdown to kernels launched inside "
-                        "this NVTX range (name with or without its domain, e.g. forward)")
+                        "this NVTX range (name with or without its domain, e.g. forward); energy reports: to the "
+                        "span from its first start to its last end")
     parser.add_argument("--cross-thread", action="store_true", help="nvtx_gpu and --nvtx: also count "
                         "kernels launched from other threads while the range was open")
     parser.add_argument("--telemetry", metavar="FILE", help="energy reports: the telemetry recording (telemetry.csv) "

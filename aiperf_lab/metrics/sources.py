@@ -234,7 +234,7 @@ def _energy(name: str, timeline, clock, options: ReportOptions) -> list[Table]:
     from aiperf_lab.metrics.energy.reports import energy_tables, work_from
 
     return energy_tables([name], timeline, clock, options.telemetry, work_from(options.work, options.work_unit),
-                         options.gpu)
+                         options.gpu, scope=options.nvtx_range)
 
 
 def _ncu_profile(path: Path) -> Profile:

@@ -37,10 +37,24 @@ def choose_gpu(recording, requested: int | None, timeline: Timeline) -> tuple[in
                       "CUDA_VISIBLE_DEVICES renumbers CUDA devices)"]
 
 
+def scope_to_range(timeline: Timeline, wanted: str) -> Timeline:
+    """The timeline cut to the first start .. last end of the ranges named `wanted` (":train" or "train")."""
+    matching = [r for r in timeline.ranges if r.name == wanted or r.name.split(":", 1)[-1] == wanted]
+    if not matching:
+        from aiperf_lab.metrics.nsys_reports import MissingData
+        raise MissingData(f"{timeline.source} has no NVTX range named {wanted!r}.")
+    span = (max(timeline.span[0], min(r.start for r in matching)), min(timeline.span[1], max(r.end for r in matching)))
+    note = (f"scoped to NVTX range {wanted!r}: {(span[1] - span[0]) / 1e9:.3f} s from its first start to its last "
+            f"end ({len(matching)} instance(s))")
+    return Timeline(timeline.source, span, timeline.ops, timeline.ranges, [*timeline.notes, note])
+
+
 def energy_tables(names: list[str], timeline: Timeline, clock, telemetry: Path, work: Work | None = None,
-                  gpu: int | None = None) -> list[Table]:
+                  gpu: int | None = None, scope: str | None = None) -> list[Table]:
     from aiperf_lab.metrics.telemetry.recording import read_recording
 
+    if scope:
+        timeline = scope_to_range(timeline, scope)
     recording = read_recording(telemetry)
     alignment = align(recording.utc_origin_ns, clock, telemetry.name)
     index, device, gpu_notes = choose_gpu(recording, gpu, timeline)
