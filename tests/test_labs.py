@@ -157,7 +157,8 @@ def test_without_a_gpu_a_full_size_run_exits_2_with_one_line(tmp_path):
 
 
 @pytest.mark.parametrize("exercise, variant", [("04-ex01", "fp32"), ("01-ex03", "baseline"), ("01-ex03", "optimized"),
-                                               ("04-ex02", "sweep"), ("07-ex01", "forward"), ("07-ex01", "train")])
+                                               ("04-ex02", "sweep"), ("07-ex01", "forward"), ("07-ex01", "train"),
+                                               ("04-ex03", "stall"), ("04-ex03", "overlap")])
 def test_tiny_workloads_run_on_the_cpu(exercise, variant, tmp_path):
     pytest.importorskip("torch")
     done = labs_cli("run", exercise, "--variant", variant, "--size", "tiny", "--runs-dir", str(tmp_path))

@@ -175,7 +175,9 @@ def run_exercise(exercise_id: str, variant: str | None = None, profile: str = "n
         from aiperf_lab.metrics.telemetry.recording import TelemetryWriter
         from aiperf_lab.metrics.telemetry.sampler import Sampler
         writer = TelemetryWriter.to_path(folder / "telemetry.csv")
-        sampler = Sampler(10, window_s=3600, recorder=writer).start()
+        # an exercise that splits energy by phase asks for a faster rate in its recipe (telemetry_hz)
+        rate = float((exercise.profile.get(profile) or {}).get("telemetry_hz", 10))
+        sampler = Sampler(rate, window_s=3600, recorder=writer).start()
     try:
         if sampler.devices:
             record.device = {"gpus": [{"index": d.index, "name": d.name, "power_limit_w": d.power_limit_w}
