@@ -7,6 +7,8 @@ import json
 import subprocess
 import sys
 
+from pathlib import Path
+
 import pytest
 
 from aiperf_lab.errors import InputError
@@ -210,3 +212,25 @@ def test_kineto_trace_lines_up_through_base_time(tmp_path):
     assert rows["matmul"]["Energy (J)"] == pytest.approx(3 * GEMM_W, rel=0.005)
     rows = _rows(open_profile(trace).report("energy_by_category")[0])
     assert rows["gemm"]["Energy (J)"] == pytest.approx(3 * GEMM_W, rel=0.005)
+
+
+def test_gpu_check_script_compares_ranges_with_counter_deltas(pair, tmp_path):
+    """benchmarks/energy_phases_check.py compare (run by verify_issue16.sh on a GPU), on the synthetic pair:
+    boundaries whose counter readings are the true energy, so every range agrees within 1%."""
+    from energy_synth import PHASES
+    export, telemetry = pair
+    marks = []
+    for name, (start, end, _w) in PHASES.items():
+        phase = name.lstrip(":")
+        marks.append({"at": f"{phase} start", "utc_ns": SESSION_UTC_NS + start, "push_utc_ns": SESSION_UTC_NS + start,
+                      "energy_mj": 1000 * true_energy(0, start)})
+        marks.append({"at": f"{phase} end", "utc_ns": SESSION_UTC_NS + end, "energy_mj": 1000 * true_energy(0, end)})
+    boundaries = tmp_path / "boundaries.json"
+    boundaries.write_text(json.dumps({"marks": marks}))
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "energy_phases_check.py"
+    done = subprocess.run([sys.executable, str(script), "compare", str(export), str(telemetry),
+                           str(boundaries)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stdout.splitlines() if line.startswith("| ")]
+    assert len(lines) == 5 and "FAIL" not in done.stdout   # header, three phases, their sum
+    assert "+0.000 ms, +0.000 ms, +0.000 ms" in done.stdout   # the synthetic clocks agree exactly
