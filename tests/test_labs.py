@@ -110,6 +110,10 @@ def test_a_run_writes_its_folder_and_checks_its_numbers(monkeypatch, tmp_path):
     assert checks["energy_from_the_counter"].status == "pass"
     assert checks["near_the_datasheet"].status == "pass" and "nominal_tflops=989" in checks["near_the_datasheet"].detail
     assert record.measurements["work_per_joule"] == pytest.approx(1e15 / record.measurements["energy_j"])
+    # the console's live sampler: the run's span of it is saved as telemetry.csv, on the system clock
+    from aiperf_lab.metrics.telemetry.recording import read_recording
+    recording = read_recording(folder / "telemetry.csv")
+    assert recording.utc_origin_ns == sampler.utc_origin_ns and recording.duration_s >= 0.3
 
 
 def test_cancel_stops_the_workload(monkeypatch, tmp_path):

@@ -188,9 +188,12 @@ def run_exercise(exercise_id: str, variant: str | None = None, profile: str = "n
         else:
             record.device = {"gpus": [], "status": sampler.status}
             baseline = {}
+        run_start = sampler.now()
         with sampler.measure(idle_baseline_w=baseline) as span:
             result = _stream(argv, {**os.environ, **env_delta}, folder / "stdout.log", on_line, cancel, record)
         energy = span.result(work=result.get("work"), work_unit=str(result.get("work_unit", "")))
+        if not own_sampler:
+            _save_feed_telemetry(sampler, folder / "telemetry.csv", run_start)
     finally:
         if own_sampler:
             sampler.close()
@@ -208,6 +211,26 @@ def run_exercise(exercise_id: str, variant: str | None = None, profile: str = "n
     record.grade, record.grade_reason = graded.word, graded.reason
     (folder / "run.json").write_text(json.dumps(asdict(record), indent=2, default=str) + "\n")
     return record
+
+
+def _save_feed_telemetry(feed, path: Path, since: float) -> None:
+    """The run's span of a live feed the caller owns (the console's sampler), as telemetry.csv: the
+    energy tables need it. Only a live sampler's ticks carry a real clock (utc_origin_ns); a replay's
+    or a synthetic feed's do not, and nothing is written for them."""
+    origin = getattr(feed, "utc_origin_ns", None)
+    if origin is None or getattr(feed, "kind", "") != "nvml":
+        return
+    from aiperf_lab.metrics.telemetry.recording import TelemetryWriter
+
+    _version, ticks = feed.ring.snapshot()
+    kept = [t for t in ticks if t.t >= since - 1.0]
+    if not kept:
+        return
+    writer = TelemetryWriter.to_path(path)
+    writer.utc_origin_ns = origin
+    for tick in kept:
+        writer.write(tick, feed.slow)
+    writer.close()
 
 
 def _stream(argv: list[str], env: dict[str, str], log_path: Path, on_line, cancel, record: RunRecord) -> dict:
