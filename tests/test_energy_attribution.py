@@ -15,7 +15,7 @@ from aiperf_lab.errors import InputError
 from aiperf_lab.metrics.energy.attribution import IDLE, OUTSIDE, TOTAL
 from aiperf_lab.metrics.energy.clocks import ProfileClock, align, lag_estimate
 from aiperf_lab.metrics.energy.power import PowerSeries
-from aiperf_lab.metrics.nsys_db import NsysDatabase
+from aiperf_lab.metrics.nsys.db import NsysDatabase
 from aiperf_lab.metrics.sources import ReportOptions, open_profile
 from aiperf_lab.metrics.telemetry.recording import read_recording
 from energy_synth import COPY_W, GEMM_W, IDLE_W, S, SESSION_UTC_NS, build_export, true_energy, write_telemetry

@@ -113,7 +113,8 @@ def test_a_run_writes_its_folder_and_checks_its_numbers(monkeypatch, tmp_path):
     # the console's live sampler: the run's span of it is saved as telemetry.csv, on the system clock
     from aiperf_lab.metrics.telemetry.recording import read_recording
     recording = read_recording(folder / "telemetry.csv")
-    assert recording.utc_origin_ns == sampler.utc_origin_ns and recording.duration_s >= 0.3
+    assert abs(recording.utc_origin_ns - sampler.utc_origin_ns) <= 50_000  # t_s is written to 0.1 ms
+    assert recording.duration_s >= 0.3
 
 
 def test_cancel_stops_the_workload(monkeypatch, tmp_path):

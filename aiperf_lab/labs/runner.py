@@ -293,7 +293,7 @@ def _profile_tables(profile: str, folder: Path, notes: list[str], recipe: dict,
     With the run's telemetry.csv beside the profile, the energy tables come too (scoped to the NVTX
     range the recipe names in `energy_scope`, with joules per unit of the work the workload reported)."""
     from aiperf_lab.labs import analyses
-    from aiperf_lab.metrics.nsys_reports import MissingData
+    from aiperf_lab.errors import MissingData
     from aiperf_lab.metrics.sources import open_profile
     from aiperf_lab.metrics.tables import to_csv
 

@@ -41,7 +41,7 @@ def scope_to_range(timeline: Timeline, wanted: str) -> Timeline:
     """The timeline cut to the first start .. last end of the ranges named `wanted` (":train" or "train")."""
     matching = [r for r in timeline.ranges if r.name == wanted or r.name.split(":", 1)[-1] == wanted]
     if not matching:
-        from aiperf_lab.metrics.nsys_reports import MissingData
+        from aiperf_lab.errors import MissingData
         raise MissingData(f"{timeline.source} has no NVTX range named {wanted!r}.")
     span = (max(timeline.span[0], min(r.start for r in matching)), min(timeline.span[1], max(r.end for r in matching)))
     note = (f"scoped to NVTX range {wanted!r}: {(span[1] - span[0]) / 1e9:.3f} s from its first start to its last "

@@ -7,16 +7,16 @@ from aiperf_lab.metrics.energy.clocks import ProfileClock, kineto_clock, nsys_cl
 
 
 def nsys_timeline(db) -> tuple[Timeline, ProfileClock]:
-    from aiperf_lab.metrics.nsys_db import KERNEL, MEMCPY, MEMSET, NVTX, PID_MASK
+    from aiperf_lab.metrics.nsys.db import KERNEL, MEMCPY, MEMSET, NVTX, PID_MASK
 
     clock = nsys_clock(db)
     ops = []
     if db.has(KERNEL) or db.has(MEMCPY) or db.has(MEMSET):
-        from aiperf_lab.metrics.nsys_ops import load_gpu_ops
+        from aiperf_lab.metrics.nsys.ops import load_gpu_ops
         ops = load_gpu_ops(db)
     ranges = []
     if db.has(NVTX) and db.has("StringIds"):
-        from aiperf_lab.metrics.nsys_nvtx import load_ranges
+        from aiperf_lab.metrics.nsys.nvtx import load_ranges
         for r in load_ranges(db):
             if r.end >= r.start:
                 lane = r.global_tid if r.style == "PushPop" else (r.global_tid or 0) & PID_MASK
