@@ -234,3 +234,21 @@ def test_gpu_check_script_compares_ranges_with_counter_deltas(pair, tmp_path):
     lines = [line for line in done.stdout.splitlines() if line.startswith("| ")]
     assert len(lines) == 5 and "FAIL" not in done.stdout   # header, three phases, their sum
     assert "+0.000 ms, +0.000 ms, +0.000 ms" in done.stdout   # the synthetic clocks agree exactly
+
+
+def test_triage_archive_input(tmp_path):
+    """A triage bundle (.tar.gz): the export and telemetry.csv are copied out and attributed."""
+    import tarfile
+    root = tmp_path / "aiperf-triage-host-20261123T000000Z"
+    (root / "nsys").mkdir(parents=True)
+    build_export(root / "nsys" / "workload.sqlite")
+    write_telemetry(root / "telemetry.csv")
+    (root / "manifest.json").write_text(json.dumps({"tool": "aiperf-triage", "host": "host"}))
+    archive = tmp_path / "bundle.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(root, arcname=root.name)
+    profile = open_profile(archive)
+    rows = _rows(profile.report("energy_by_range")[0])
+    assert rows[":copy"]["Energy (J)"] == pytest.approx(3 * COPY_W, rel=0.01)
+    rows = _rows(open_profile(root).report("energy_by_category")[0])   # the same bundle as a folder
+    assert rows["memcpy/memset"]["Energy (J)"] == pytest.approx(3 * COPY_W, rel=0.01)

@@ -3,7 +3,9 @@ with the telemetry named or lying beside it; and the work count a lab run report
 
 from __future__ import annotations
 
+import atexit
 import json
+import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,6 +65,7 @@ def from_archive(path: Path) -> RunInputs:
             raise InputError(f"{path}: the bundle holds no nsys export (the workload ran without nsys, or the "
                              "export failed)")
         target = Path(tempfile.mkdtemp(prefix="aiperf-energy-"))
+        atexit.register(shutil.rmtree, target, True)  # the copies live as long as this process reads them
         profile = bundle.copy_member(export, target / Path(export).name)
         telemetry = bundle.copy_member(TELEMETRY_NAME, target / TELEMETRY_NAME) if TELEMETRY_NAME in names else None
     finally:
