@@ -147,7 +147,7 @@ def test_cli_without_telemetry_says_so(tmp_path):
     done = subprocess.run([sys.executable, "-m", "aiperf_lab.metrics.cli", str(export), "--report",
                            "energy_by_range"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
-    assert "needs a telemetry recording" in done.stderr and "Traceback" not in done.stderr
+    assert "has no telemetry recording with it" in done.stderr and "Traceback" not in done.stderr
 
 
 def test_export_without_session_start_is_refused(tmp_path):

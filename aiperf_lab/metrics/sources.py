@@ -61,8 +61,8 @@ class Profile:
                                     options.work_unit if options.work is not None else self.work_unit, options.gpu)
             if options.telemetry is None:
                 from aiperf_lab.errors import MissingData
-                raise MissingData(f"{name} needs a telemetry recording: pass --telemetry FILE, or give the lab run "
-                                  "folder or triage bundle that holds both")
+                raise MissingData(f"{self.path.name} has no telemetry recording with it, which {name} needs: pass "
+                                  "--telemetry FILE, or give the lab run folder or triage bundle that holds both")
         return entry.build(self.data, argument, options)
 
 
