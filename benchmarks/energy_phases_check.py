@@ -86,7 +86,8 @@ def workload(args) -> int:
                     a @ b
                 torch.cuda.synchronize()
             elif phase == "copy":
-                dst.copy_(src)
+                for _ in range(4):
+                    dst.copy_(src)
                 torch.cuda.synchronize()
             else:
                 time.sleep(0.05)

@@ -28,7 +28,7 @@ timeout 180 nsys profile -t cuda,nvtx -s none --cpuctxsw=none --force-overwrite 
   python3 benchmarks/energy_phases_check.py workload --out "$W/boundaries.json" --phase-s 4
 echo "nsys exit $?"
 sleep 1
-kill -INT "$REC"; wait "$REC"
+kill -TERM "$REC"; wait "$REC"
 timeout 120 nsys export --type sqlite --force-overwrite true -o "$W/phases.sqlite" "$W/phases.nsys-rep" | tail -2
 python3 - "$W/phases.sqlite" <<'PY'
 import sqlite3, sys
