@@ -252,3 +252,19 @@ def test_triage_archive_input(tmp_path):
     assert rows[":copy"]["Energy (J)"] == pytest.approx(3 * COPY_W, rel=0.01)
     rows = _rows(open_profile(root).report("energy_by_category")[0])   # the same bundle as a folder
     assert rows["memcpy/memset"]["Energy (J)"] == pytest.approx(3 * COPY_W, rel=0.01)
+
+
+def test_export_with_utc_timestamps_lines_up_without_the_session_offset(tmp_path):
+    """`nsys export --ts-normalize` writes UTC nanoseconds: nothing is added to them."""
+    from energy_synth import PHASES
+    from nsys_builder import ExportBuilder
+    b = ExportBuilder()
+    b.session_start_utc_ns = SESSION_UTC_NS
+    b.analysis_span = (SESSION_UTC_NS, SESSION_UTC_NS + 12 * S)
+    start, end, _ = PHASES[":matmul"]
+    b.launch(1, SESSION_UTC_NS + start - 100, SESSION_UTC_NS + start - 50, "xmma_gemm", SESSION_UTC_NS + start, end - start)
+    b.range(1, SESSION_UTC_NS + start, SESSION_UTC_NS + end, "matmul")
+    export = b.write(tmp_path / "profile.sqlite")
+    write_telemetry(tmp_path / "telemetry.csv")
+    rows = _rows(open_profile(export).report("energy_by_range")[0])
+    assert rows[":matmul"]["Energy (J)"] == pytest.approx(3 * GEMM_W, rel=0.005)

@@ -62,7 +62,10 @@ def energy_tables(names: list[str], timeline: Timeline, clock, telemetry: Path, 
     bound_ms = alignment.error_bound_ns(timeline.span[1] - timeline.span[0]) / 1e6
     clock_notes = [alignment.describe() + f"; both anchors read this host's system clock: error 0.05 ms plus any "
                    f"NTP slew between the two monotonic clocks (at most {bound_ms:.1f} ms at NTP's 500 ppm limit)"]
-    lag = lag_estimate(power.times_ns, power.watts,
+    # only where the profile traced the GPU (plus half a second): outside it, activity is unknown, not idle
+    lo, hi = timeline.span[0] - 500_000_000, timeline.span[1] + 500_000_000
+    window = [(t, w) for t, w in zip(power.times_ns, power.watts) if lo <= t <= hi]
+    lag = lag_estimate([t for t, _ in window], [w for _, w in window],
                        [(op.start, op.end) for op in timeline.ops if device is None or op.device == device])
     if lag is not None:
         clock_notes.append(f"check from the data: the power series matches GPU activity best when shifted by "

@@ -5,6 +5,8 @@ from __future__ import annotations
 from aiperf_lab.metrics.energy.attribution import Range, Timeline
 from aiperf_lab.metrics.energy.clocks import ProfileClock, kineto_clock, nsys_clock
 
+UTC_NS_FLOOR = 10 ** 18  # 2001-09-09 in UTC ns: session-relative timestamps never come near it
+
 
 def nsys_timeline(db) -> tuple[Timeline, ProfileClock]:
     from aiperf_lab.metrics.nsys.db import KERNEL, MEMCPY, MEMSET, NVTX, PID_MASK
@@ -30,6 +32,8 @@ def nsys_timeline(db) -> tuple[Timeline, ProfileClock]:
     if span is None:
         span = _event_span(ops, ranges)
         notes.append("the export has no ANALYSIS_DETAILS: the captured span is first to last event")
+    if span[0] > UTC_NS_FLOOR:  # `nsys export --ts-normalize`: timestamps are UTC nanoseconds already
+        clock = ProfileClock(0, "timestamps (already UTC: exported with --ts-normalize)")
     return Timeline(db.path.name, span, ops, ranges, notes), clock
 
 
