@@ -146,9 +146,15 @@ def lag_estimate(times_ns: Sequence[int], watts: Sequence[float], busy: Iterable
         else:
             t0, t1 = times_ns[i], times_ns[i + 1]
             grid.append(watts[i] + (watts[i + 1] - watts[i]) * (t - t0) / (t1 - t0))
-    best: tuple[int, float] | None = None
-    for shift in range(-reach, reach + 1):
-        r = _correlation(activity, grid[reach + shift: reach + shift + count])
-        if best is None or r > best[1]:
-            best = (shift * step, r)
-    return best
+    scores: dict[int, float] = {}
+
+    def score(shift: int) -> float:
+        if shift not in scores:
+            scores[shift] = _correlation(activity, grid[reach + shift: reach + shift + count])
+        return scores[shift]
+
+    # coarse then fine: about 25 shifts each side, then every shift around the best coarse one
+    stride = max(1, reach // 25)
+    coarse = max(range(-reach, reach + 1, stride), key=score)
+    fine = max(range(max(-reach, coarse - stride), min(reach, coarse + stride) + 1), key=score)
+    return fine * step, score(fine)
