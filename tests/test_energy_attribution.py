@@ -268,3 +268,19 @@ def test_export_with_utc_timestamps_lines_up_without_the_session_offset(tmp_path
     write_telemetry(tmp_path / "telemetry.csv")
     rows = _rows(open_profile(export).report("energy_by_range")[0])
     assert rows[":matmul"]["Energy (J)"] == pytest.approx(3 * GEMM_W, rel=0.005)
+
+
+def test_lab_runner_writes_energy_tables_scoped_by_the_recipe(tmp_path):
+    """The runner's table step on a run folder with an nsys report, its export and telemetry.csv."""
+    import os
+    from aiperf_lab.labs.runner import _profile_tables
+    build_export(tmp_path / "profile.sqlite")
+    (tmp_path / "profile.nsys-rep").write_bytes(b"NVIDIA Tegra Profiler Report 2025.3.1")
+    os.utime(tmp_path / "profile.nsys-rep", (1, 1))           # older than its export: the export is reused
+    write_telemetry(tmp_path / "telemetry.csv")
+    notes: list[str] = []
+    names, derived = _profile_tables("nsys", tmp_path, notes, {"energy_scope": "matmul"}, work=(3000, "tokens"))
+    assert {"energy_by_range", "energy_by_category"} <= set(names), notes
+    assert derived["energy_gemm_pct"] == pytest.approx(100, abs=0.5)   # scoped to the matmul phase
+    header = (tmp_path / "tables" / "energy_by_category.csv").read_text().splitlines()[0]
+    assert header.endswith("J/tokens")
