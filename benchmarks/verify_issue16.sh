@@ -76,7 +76,7 @@ for path in runs:
         jt = total.get("J/tokens")
     print(f"| {r['variant']} | {r.get('grade')} | {m.get('step_ms')} | {m.get('idle_time_pct')} | {m.get('energy_idle_pct')} "
           f"| {m.get('energy_range_host_work_pct')} | {m.get('energy_range_forward_j')} | {m.get('energy_range_backward_j')} "
-          f"| {jt} | {m.get('energy_counter_diff_pct')} |")
+          f"| {jt} | {m.get('energy_counter_diff_percent')} |")
     for c in r.get("checks", []):
         print(f"  - {r['variant']} {c['id']}: {c['status']} ({c['detail']})")
 Path(sys.argv[2]).write_text(json.dumps(keep, indent=1, default=str))

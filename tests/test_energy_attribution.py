@@ -190,7 +190,7 @@ def test_lab_derived_measurements_and_history_compare(tmp_path):
     assert derived["energy_range_matmul_j"] == pytest.approx(3 * GEMM_W, rel=0.005)
     assert derived["energy_gemm_j"] == pytest.approx(3 * GEMM_W, rel=0.005)
     assert 0 < derived["energy_idle_pct"] < 100 and 0 < derived["idle_time_pct"] < 100
-    assert abs(derived["energy_counter_diff_pct"]) < 1
+    assert abs(derived["energy_counter_diff_percent"]) < 1
     diff = {t.name: t for t in compare_runs(load_run(folders[0]), load_run(folders[1]))}["energy_by_range_diff"]
     rows = {r[0]: r for r in diff.rows}
     # the second run's telemetry starts 1 s into the capture: 0.5 s less of "outside any range"

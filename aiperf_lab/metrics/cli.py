@@ -1,6 +1,7 @@
 """aiperf-stats: profiler output as tables, headless.
 
-    aiperf-stats FILE [--report NAME ...] [--format table|csv|json] [--output DIR]
+    aiperf-stats FILE [FILE ...] [--report NAME ...] [--format table|csv|json] [--output DIR] [--timeunit U]
+    aiperf-stats --list-reports
 
 Exit codes: 0 done, 2 the input or the environment is wrong (one line on stderr), 1 a bug,
 130 interrupted.
@@ -43,8 +44,9 @@ def build_parser() -> argparse.ArgumentParser:
               + ENERGY_HELP + "\n" + EXAMPLES)
     parser = OneLineParser(prog="aiperf-stats", description="Tables from nsys, ncu and PyTorch profiler output.",
                            epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("file", nargs="?", help="profile: .sqlite/.nsys-rep, ncu .csv/.ncu-rep, PyTorch .json[.gz], "
-                        "telemetry .csv; or a lab run folder or triage bundle")
+    parser.add_argument("files", nargs="*", metavar="FILE", help="profile: .sqlite/.nsys-rep, ncu .csv/.ncu-rep, "
+                        "PyTorch .json[.gz], telemetry .csv, or a lab run folder or triage bundle; several: one per rank (a Rank column, and the "
+                        "multi-rank reports nccl_sum and rank_spread)")
     parser.add_argument("--report", "-r", action="append", default=[], metavar="NAME",
                         help="report to produce; repeat or separate with commas (default: overview)")
     parser.add_argument("--format", "-f", choices=["table", "csv", "json"], default=None,
@@ -55,6 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "span from its first start to its last end")
     parser.add_argument("--cross-thread", action="store_true", help="nvtx_gpu and --nvtx: also count "
                         "kernels launched from other threads while the range was open")
+    parser.add_argument("--timeunit", choices=["nsec", "usec", "msec", "sec"], help="every \"(ns)\" column in "
+                        "this unit, as nsys stats --timeunit prints it (default: nsec)")
     parser.add_argument("--telemetry", metavar="FILE", help="energy reports: the telemetry recording (telemetry.csv) "
                         "taken during the profile")
     parser.add_argument("--work", type=float, metavar="N", help="energy reports: work done in the captured span "
@@ -72,18 +76,19 @@ def run(argv: list[str]) -> int:
     if args.limit is not None and args.limit < 1:
         raise InputError("aiperf-stats: --limit must be at least 1")
     from aiperf_lab.errors import MissingData
-    from aiperf_lab.metrics.sources import ReportOptions, open_profile
-    from aiperf_lab.metrics.tables import to_csv, to_json
+    from aiperf_lab.metrics.sources import ReportOptions, open_profiles
+    from aiperf_lab.metrics.tables import to_json, write_csv
 
-    if args.file is None:
+    if not args.files:
         if args.list_reports:
             from aiperf_lab.metrics.registry import listing
             print(listing())
             return 0
         raise InputError("aiperf-stats: name a profile file (or use --list-reports; see aiperf-stats --help)")
-    profile = open_profile(args.file)
+    profile = open_profiles(args.files)
     for notice in profile.notices:
         print(f"aiperf-stats: {notice}", file=sys.stderr)
+    said = len(profile.notices)
     if args.list_reports:
         print("\n".join(profile.reports))
         return 0
@@ -95,7 +100,8 @@ def run(argv: list[str]) -> int:
     telemetry = Path(args.telemetry) if args.telemetry else None
     if telemetry is not None and not telemetry.is_file():
         raise InputError(f"aiperf-stats: --telemetry {telemetry}: no such file")
-    options = ReportOptions(nvtx_range=args.nvtx, cross_thread=args.cross_thread, telemetry=telemetry,
+    options = ReportOptions(nvtx_range=args.nvtx, cross_thread=args.cross_thread, timeunit=args.timeunit,
+                            telemetry=telemetry,
                             work=args.work, work_unit=args.work_unit, gpu=args.gpu)
     tables, skipped = [], []
     for spec in specs:
@@ -107,11 +113,16 @@ def run(argv: list[str]) -> int:
         raise InputError("nothing to report: " + " ".join(skipped))
     for reason in skipped:  # as nsys does when some reports have no data
         print(f"SKIPPED: {reason}", file=sys.stderr)
+    for notice in profile.notices[said:]:  # e.g. a rank without the data a report needs
+        print(f"aiperf-stats: {notice}", file=sys.stderr)
 
     fmt = args.format or ("csv" if args.output else "table")
+    if fmt != "csv":  # the trace reports stream their rows; the other formats need them all
+        for table in tables:
+            table.rows = list(table.rows)
     if args.output:
         from aiperf_lab.metrics.render import write_tables
-        stem = Path(args.file).name.split(".")[0]
+        stem = Path(args.files[0]).name.split(".")[0] if len(args.files) == 1 else "ranks"
         try:
             paths = write_tables(tables, Path(args.output), stem, fmt)
         except OSError as exc:
@@ -121,7 +132,7 @@ def run(argv: list[str]) -> int:
         for i, table in enumerate(tables):
             if len(tables) > 1:
                 sys.stdout.write(("\n" if i else "") + f"# {table.name}: {table.title}\n")
-            sys.stdout.write(to_csv(table))
+            write_csv(table, sys.stdout)
     elif fmt == "json":
         sys.stdout.write(to_json(tables) + "\n")
     else:

@@ -95,11 +95,26 @@ def show(path: Path) -> str:
         try:
             return bundle.read_text("summary.md")
         except KeyError:
-            manifest = bundle.manifest
-            return (f"# {manifest.get('host')} ({manifest.get('start_utc')})\n(no summary.md in this bundle)\n"
-                    + json.dumps(manifest.get("collectors"), indent=2) + "\n")
+            return _manifest_text(bundle.manifest)
     finally:
         bundle.close()
+
+
+def _manifest_text(manifest: dict) -> str:
+    """A bundle without summary.md, from its manifest: one readable line per part, never a raw dict."""
+    def known(value: Any) -> str:
+        return "unknown" if value is None or value == "" else str(value)
+
+    lines = [f"# {known(manifest.get('host'))} ({known(manifest.get('start_utc'))})", "(no summary.md in this bundle)"]
+    capture = manifest.get("capture")
+    if isinstance(capture, dict) and capture.get("text"):
+        lines.append(f"nsys: {capture['text']}")
+    collectors = manifest.get("collectors")
+    for c in collectors if isinstance(collectors, list) else []:
+        if isinstance(c, dict):
+            note = f": {c['error']}" if c.get("error") else ""
+            lines.append(f"- {known(c.get('name'))}: {known(c.get('status'))}, {known(c.get('seconds'))} s{note}")
+    return "\n".join(lines) + "\n"
 
 
 COMPARE_FIELDS = [
