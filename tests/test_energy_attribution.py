@@ -284,3 +284,19 @@ def test_lab_runner_writes_energy_tables_scoped_by_the_recipe(tmp_path):
     assert derived["energy_gemm_pct"] == pytest.approx(100, abs=0.5)   # scoped to the matmul phase
     header = (tmp_path / "tables" / "energy_by_category.csv").read_text().splitlines()[0]
     assert header.endswith("J/tokens")
+
+
+def test_an_archive_that_is_not_a_bundle_is_refused_in_one_line(tmp_path):
+    import tarfile
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "telemetry.csv").write_text("x")
+    archive = tmp_path / "two.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(tmp_path / "a", arcname="a")
+        tar.add(tmp_path / "b", arcname="b")
+    with pytest.raises(InputError, match="not a triage archive"):
+        open_profile(archive)
+    (tmp_path / "junk.tar.gz").write_bytes(b"\x1f\x8b not really")
+    with pytest.raises(InputError, match="not a triage archive"):
+        open_profile(tmp_path / "junk.tar.gz")

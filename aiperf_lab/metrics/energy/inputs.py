@@ -6,9 +6,10 @@ from __future__ import annotations
 import atexit
 import json
 import shutil
+import tarfile
 import tempfile
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from aiperf_lab.errors import InputError
 
@@ -53,23 +54,44 @@ def from_folder(folder: Path) -> RunInputs:
     return inputs
 
 
-def from_archive(path: Path) -> RunInputs:
-    """The export and telemetry of a triage archive, copied out to a temporary folder."""
-    from aiperf_lab.triage.archive import Bundle
-
-    bundle = Bundle(path)
+def from_archive(path: Path, limit: int = 4 << 30) -> RunInputs:
+    """The export and telemetry of a triage archive (a .tar.gz with one top folder), copied out to a
+    temporary folder. Only regular files are read; member names are matched, never extracted as paths."""
     try:
-        names = set(bundle.names())
-        export = next((n for n in EXPORT_NAMES if n in names), None)
+        tar = tarfile.open(path, "r:gz")
+        members = tar.getmembers()
+    except (tarfile.TarError, OSError, EOFError) as exc:
+        raise InputError(f"{path}: not a triage archive (not a readable .tar.gz: {exc})") from None
+    with tar:
+        files: dict[str, tarfile.TarInfo] = {}
+        tops = set()
+        for member in members:
+            parts = PurePosixPath(member.name).parts
+            if parts:
+                tops.add(parts[0])
+            if member.isfile() and len(parts) > 1:
+                files["/".join(parts[1:])] = member
+        if len(tops) != 1 or "manifest.json" not in files:
+            raise InputError(f"{path}: not a triage archive (expected one top folder with a manifest.json)")
+        export = next((n for n in EXPORT_NAMES if n in files), None)
         if export is None:
             raise InputError(f"{path}: the bundle holds no nsys export (the workload ran without nsys, or the "
                              "export failed)")
         target = Path(tempfile.mkdtemp(prefix="aiperf-energy-"))
         atexit.register(shutil.rmtree, target, True)  # the copies live as long as this process reads them
-        profile = bundle.copy_member(export, target / Path(export).name)
-        telemetry = bundle.copy_member(TELEMETRY_NAME, target / TELEMETRY_NAME) if TELEMETRY_NAME in names else None
-    finally:
-        bundle.close()
+
+        def copy(name: str, dest: Path) -> Path:
+            member = files[name]
+            if member.size > limit:
+                raise InputError(f"{path}: {name} is {member.size} bytes, over the {limit} allowed")
+            source = tar.extractfile(member)
+            with dest.open("wb") as out:
+                if source is not None:
+                    shutil.copyfileobj(source, out, 1 << 20)
+            return dest
+
+        profile = copy(export, target / PurePosixPath(export).name)
+        telemetry = copy(TELEMETRY_NAME, target / TELEMETRY_NAME) if TELEMETRY_NAME in files else None
     return RunInputs(profile, telemetry)
 
 
