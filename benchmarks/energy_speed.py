@@ -1,8 +1,8 @@
 """How long the energy reports take on a large export: a 150,000-kernel synthetic export (made from the
 H200 fixture by benchmarks/make_synthetic_export.py) with telemetry at 100 Hz over its whole span.
 
-    python benchmarks/make_synthetic_export.py tests/data/h200/lm_forward.sqlite /tmp/big.sqlite --kernels 150000
-    python benchmarks/energy_speed.py /tmp/big.sqlite [--repeat 3]
+    python benchmarks/make_synthetic_export.py tests/data/h200/lm_forward.sqlite big.sqlite --kernels 150000
+    python benchmarks/energy_speed.py big.sqlite [--repeat 3]
 
 Prints the wall time of each report (median of the repeats), in-process, export opened once per run.
 """

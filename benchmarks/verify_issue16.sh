@@ -7,8 +7,8 @@
 # output with notes), verify16_ex03.json (both runs' measurements and checks), verify16_log.txt.
 # Never changes clocks or power limits; exits 0 whatever the figures (failures are in the table).
 set -uo pipefail
-OUT=${OUT:-/tmp/aiperf-out16}
-W=$(mktemp -d /tmp/verify16.XXXXXX)
+OUT=${OUT:-verify16-out}
+W=$(mktemp -d -t verify16.XXXXXX)
 mkdir -p "$OUT"
 export PYTHONPATH=$(pwd) PYTHONUNBUFFERED=1 LC_ALL=C
 LOG="$OUT/verify16_log.txt"
