@@ -25,6 +25,7 @@ KINDS = {
 
 NSYS = "aiperf_lab.metrics.nsys.builders"
 OTHER = "aiperf_lab.metrics.builders"
+ENERGY = "aiperf_lab.metrics.energy.builders"
 
 
 class Report:
@@ -135,6 +136,16 @@ REPORTS: list[Report] = [
     Report("expert_findings", "nsys", f"{NSYS}:expert_findings", "expert rules: pageable or sync copies, host syncs, "
            "low utilization, tiny kernels; with GPU metrics, low SM activity, idle tensor cores, memory bound",
            detail='rules that fire on pageable host-device copies, synchronizing 50+ times a second, a GPU busy under 50%, mostly sub-10 us kernels, and, where the export has GPU metrics (`nsys profile --gpu-metrics-devices`), low SM activity under high GR activity, idle tensor cores during bf16/fp16 kernels and DRAM bandwidth near peak, each with its evidence and advice'),
+    # nsys and PyTorch, with a telemetry recording: energy attribution
+    Report("energy_by_range", "nsys", f"{ENERGY}:energy_by_range",
+           "joules per NVTX range, average and peak power, share of the run (needs telemetry)",
+           detail="the GPU's joules per NVTX range (energy of its span), average and peak power, joules per instance, share "
+                  "of the captured span, nesting depth; the telemetry lined up on the export's session start; "
+                  "`--work N --work-unit U` adds joules per unit, `--nvtx RANGE` scopes it"),
+    Report("energy_by_category", "nsys", f"{ENERGY}:energy_by_category",
+           "joules per kernel category and GPU idle (needs telemetry)",
+           detail="the GPU's joules split among gemm, attention, communication, memcpy/memset, other kernels and idle "
+                  "(each instant's power shared by the categories running then; none running = idle)"),
     # nsys: several ranks at once
     Report("nccl_sum", "nsys", f"{NSYS}:nccl_sum", "NCCL collectives per rank: count, bytes, time, algbw, busbw",
            multi_rank=True, detail="per rank and collective: count, bytes (from NCCL's NVTX payload, else "
@@ -150,6 +161,10 @@ REPORTS: list[Report] = [
            "per record_function name: CPU time, GPU work launched inside, GPU span",
            detail='per `record_function` name: CPU time and the GPU work launched while it was open'),
     Report("gpu_idle", "torch", f"{OTHER}:torch_gpu_idle", "busy share and idle gaps per device and stream"),
+    Report("energy_by_range", "torch", f"{ENERGY}:energy_by_range",
+           "joules per record_function range (needs telemetry)"),
+    Report("energy_by_category", "torch", f"{ENERGY}:energy_by_category",
+           "joules per kernel category and GPU idle (needs telemetry)"),
     # Nsight Compute
     Report("ncu_summary", "ncu", f"{OTHER}:ncu_summary", "per kernel: duration, throughput, occupancy, limiter",
            detail='per kernel: duration, SM / memory / DRAM / L2 throughput (% of peak), achieved occupancy, and a verdict (compute-bound, memory-bound, latency-bound, low occupancy) with the numbers behind it'),

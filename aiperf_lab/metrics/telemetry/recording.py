@@ -25,6 +25,10 @@ Written layout (one row per sample per GPU; with no GPU, one host-only row per t
 A first line `# aiperf-telemetry {JSON}` gives the sampling rate, the GPM window, and per GPU its name,
 power limit and why GPM or any GPM field is missing. Recordings without it (written before GPM) read
 as before, with GPM "not in this recording".
+| utc_ns | the sample's wall-clock time, UTC nanoseconds since 1970: the sampler's start on the system clock plus t_s on its monotonic clock (empty in recordings made before this column existed) |
+
+`utc_ns` is what lines the samples up with a profiler's timeline (nsys: the session's `utcEpochNs`;
+PyTorch: `baseTimeNanoseconds`), see `aiperf_lab.metrics.energy.clocks`.
 
 Also read: the raw NVML loop layout of the H200 recording shipped with the package
 (`t_s, power_mw, power_instant_mw, energy_mj, ...`, counter every 10th row) and `nvidia-smi
@@ -51,7 +55,7 @@ BASE_COLUMNS = ["t_s", "gpu", "power_w", "power_source", "power_avg_w", "power_l
                 "mem_clock_mhz", "clock_event_reasons", "clock_event_names", "pcie_gen", "pcie_width", "pcie_gen_max",
                 "pcie_width_max", "lost", "cpu_pct", "host_mem_used_bytes", "host_mem_total_bytes"]
 GPM_COLUMNS = ["gpm_t_s", "gpm_window_s", *("gpm_" + name for name in GPM_NAMES)]
-COLUMNS = BASE_COLUMNS + GPM_COLUMNS + ["processes"]
+COLUMNS = BASE_COLUMNS + GPM_COLUMNS + ["processes", "utc_ns"]
 META_PREFIX = "# aiperf-telemetry "
 NOT_RECORDED = "not in this recording"
 RAW_NVML_COLUMNS = ["t_s", "power_mw", "power_instant_mw", "energy_mj", "util_gpu", "util_mem", "mem_used_b",
@@ -96,6 +100,8 @@ class TelemetryWriter:
         self._started = False
         # GPU -> the GpuStatus whose processes were written last (held, so that its id is never reused)
         self._processes_seen: dict[int, GpuStatus] = {}
+        # UTC ns at t = 0 of the samples' clock; the sampler sets it when it starts (None: column left empty)
+        self.utc_origin_ns: int | None = None
 
     @classmethod
     def to_path(cls, path: Path, **options: Any) -> "TelemetryWriter":
@@ -119,9 +125,11 @@ class TelemetryWriter:
         self.start()
         host = tick.host or HostSample(tick.t)
         host_cells = [_cell(host.cpu_pct), _cell(host.mem_used_bytes), _cell(host.mem_total_bytes)]
+        origin = self.utc_origin_ns
         if not tick.gpus:
+            utc = str(origin + round(tick.t * 1e9)) if origin is not None else ""
             self._writer.writerow([f"{tick.t:.4f}"] + [""] * (len(BASE_COLUMNS) - 4) + host_cells
-                                  + [""] * (len(GPM_COLUMNS) + 1))
+                                  + [""] * (len(GPM_COLUMNS) + 1) + [utc])
         for s in tick.gpus:
             link = slow.get(s.index) or GpuStatus()
             gpm = s.gpm
@@ -141,7 +149,7 @@ class TelemetryWriter:
                 _cell(s.sm_clock_mhz), _cell(s.mem_clock_mhz), _cell(s.clock_event_reasons),
                 "|".join(s.clock_event_names), _cell(link.pcie_gen), _cell(link.pcie_width),
                 _cell(link.pcie_gen_max), _cell(link.pcie_width_max), "1" if s.lost else "0", *host_cells,
-                *gpm_cells, processes])
+                *gpm_cells, processes, str(origin + round(s.t * 1e9)) if origin is not None else ""])
         if time.monotonic() - self._last_flush >= self._flush_every:
             self.flush()
 
@@ -177,6 +185,7 @@ class Recording:
     meta: dict[str, Any] = field(default_factory=dict)     # the `# aiperf-telemetry` line, when there is one
     # (t, GPU, its slow fields) where the recording read them: links and processes, for a replay's `slow`
     status_updates: list[tuple[float, int, GpuStatus]] = field(default_factory=list)
+    utc_origin_ns: int | None = None  # UTC ns at t = 0 (from the utc_ns column); None: no absolute clock
 
     @property
     def duration_s(self) -> float:
@@ -250,7 +259,28 @@ def read_recording(path: Path) -> Recording:
         devices = [_no_gpm(d) for d in devices]
     if not ticks:
         raise InputError(f"{path}: a telemetry recording with a header but no samples")
-    return Recording(path, layout, devices, ticks, meta, updates)
+    origin = _utc_origin(rows[0], body) if layout == "aiperf" else None
+    return Recording(path, layout, devices, ticks, meta, updates, origin)
+
+
+def _utc_origin(header: list[str], body: list[list[str]]) -> int | None:
+    """UTC ns at t = 0: the median of utc_ns - t_s over the rows that have both (t_s is rounded to 0.1 ms,
+    utc_ns is exact, so the median sits within 50 us of the sampler's own origin)."""
+    if "utc_ns" not in header:
+        return None
+    t_col, utc_col = header.index("t_s"), header.index("utc_ns")
+    origins = []
+    for row in body:
+        if len(row) <= max(t_col, utc_col):
+            continue
+        try:
+            origins.append(int(row[utc_col]) - round(float(row[t_col]) * 1e9))
+        except ValueError:
+            continue
+    if not origins:
+        return None
+    origins.sort()
+    return origins[len(origins) // 2]
 
 
 def _no_gpm(info: GpuInfo) -> GpuInfo:

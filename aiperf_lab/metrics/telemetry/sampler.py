@@ -74,6 +74,7 @@ class Sampler:
         self._recorder = recorder
         self._clock = clock
         self._t0: float | None = None
+        self.utc_origin_ns: int | None = None       # UTC ns at t = 0 (set by start)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.errors: list[str] = []                # unexpected failures, kept for the caller to show
@@ -85,7 +86,12 @@ class Sampler:
     def start(self) -> "Sampler":
         if self._thread is not None:
             return self
+        # The system clock read on both sides of t0: its midpoint is t0 in UTC, to a few microseconds.
+        before = time.time_ns()
         self._t0 = self._clock()
+        self.utc_origin_ns = (before + time.time_ns()) // 2
+        if self._recorder is not None:
+            self._recorder.utc_origin_ns = self.utc_origin_ns
         self._stop.clear()
         self._sample(0, read_counter=True)          # a first tick, with the counter, before returning
         self._thread = threading.Thread(target=self._run, name="aiperf-telemetry", daemon=True)
