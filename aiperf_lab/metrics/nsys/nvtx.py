@@ -38,6 +38,9 @@ class NvtxRange(NamedTuple):
     ends_elsewhere: int       # true when the range ended on another thread (endGlobalTid set)
 
 
+_START, _END, _KEY = itemgetter(1), itemgetter(2), itemgetter(4, 5)  # NvtxRange fields, read in C
+
+
 def load_ranges(db: NsysDatabase, end_bound: str = "all", event_types: tuple = NVTX_RANGE_TYPES) -> list[NvtxRange]:
     """The ranges of `event_types` (all push/pop and start/end by default), one entry per (range,
     matching domain) as nsys joins them.
@@ -339,11 +342,11 @@ def _attribute_thread(acc: _Attribution, gtid: int, ranges: list[NvtxRange], sta
     if len({r.range_id for r in ranges}) != len(ranges):  # a range twice (two domain matches): count it once
         ranges = list({(r.range_id, r.name, r.style): r for r in ranges}.values())
     # Each range's calls [lo, hi), found by bisection in C for all ranges at once.
-    los = list(map(bisect_left, repeat(starts), [r.start for r in ranges]))
-    his = list(map(bisect_right, repeat(ends), [r.end for r in ranges]))
+    los = list(map(bisect_left, repeat(starts), map(_START, ranges)))
+    his = list(map(bisect_right, repeat(ends), map(_END, ranges)))
     opens: dict[int, list[int]] = defaultdict(list)
     closes: dict[int, list[int]] = defaultdict(list)
-    keys = [(r.name, r.style) for r in ranges]
+    keys = list(map(_KEY, ranges))
     held: dict[tuple, list[int]] = defaultdict(list)  # key -> the distinct names of each range, chained
     for index in compress(range(len(ranges)), map(lt, los, his)):
         lo, hi = los[index], his[index]

@@ -19,7 +19,7 @@ from collections import defaultdict
 from typing import NamedTuple
 from functools import partial
 from itertools import compress, repeat
-from operator import add, attrgetter, getitem, le, lt
+from operator import add, attrgetter, getitem, itemgetter, le, lt
 
 from aiperf_lab.errors import MissingData
 from aiperf_lab.metrics.nsys.db import (KERNEL, MEMCPY, MEMSET, NVTX_PUSHPOP, NVTX_STARTEND, NVTXT_PUSHPOP,
@@ -218,11 +218,11 @@ def _projections(db: NsysDatabase, stacks: bool = True) -> tuple[list[Projection
 def _thread_projections(thread: _Launches, ranges: list[NvtxRange]) -> list[Projection]:
     """The projections of one thread's ranges. A range holds the calls that start and end inside it."""
     starts, ends = thread.call_starts, thread.call_ends
-    los = list(map(bisect_left, repeat(starts), [r.start for r in ranges]))
+    los = list(map(bisect_left, repeat(starts), map(itemgetter(1), ranges)))  # NvtxRange.start
     if ends != sorted(ends) or not all(map(le, starts, ends)):  # overlapping calls: range by range
         return [p for p in map(_projection_one, repeat(thread), ranges, los) if p is not None]
     # Calls run one after another: those inside a range are one run [lo, hi), both edges bisected in C.
-    his = list(map(bisect_right, repeat(ends), [r.end for r in ranges]))
+    his = list(map(bisect_right, repeat(ends), map(itemgetter(2), ranges)))  # NvtxRange.end
     held = list(compress(range(len(ranges)), map(lt, los, his)))
     spans = [slice(los[i], his[i]) for i in held]
     op_starts = map(min, map(getitem, repeat(thread.op_starts), spans))
