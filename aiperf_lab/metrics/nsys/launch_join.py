@@ -22,8 +22,10 @@ from aiperf_lab.metrics.nsys.db import PID_MASK, NsysDatabase, parse_integers
 Columns = list[list[int]]
 
 
-def _read(db: NsysDatabase, source: str, key: str, columns: list[str]) -> tuple[list[int], list[list[int]]] | None:
-    """(key per row, [column values]) of `source` in table order, or None where a value is NULL.
+def _read(db: NsysDatabase, source: str, key: str,
+          columns: list[str]) -> tuple[list[int] | None, int | None, list[list[int]]] | None:
+    """(key per row or None, the key when all rows share it, [column values]) of `source` in table
+    order; None where a value is NULL.
 
     One scan; a second one for the keys only where they differ (several processes or threads)."""
     concat = ", ".join(f"group_concat({c})" for c in columns)
@@ -33,9 +35,9 @@ def _read(db: NsysDatabase, source: str, key: str, columns: list[str]) -> tuple[
     if keyed != rows or any(len(v) != rows for v in values):
         return None  # a NULL somewhere: group_concat skips it
     if low == high:
-        return [low] * rows, values
+        return None, low, values
     keys = parse_integers(db.query(f"SELECT group_concat({key}) FROM {source}")[0][0])
-    return (keys, values) if len(keys) == rows else None
+    return (keys, None, values) if len(keys) == rows else None
 
 
 def _order(keys: list, values: list[list[int]]) -> list[list[int]]:
@@ -57,23 +59,24 @@ def launches_by_thread(db: NsysDatabase, ops: str, op_columns: list[str], call_s
     op_read = _read(db, ops, "globalPid", ["correlationId", *others])
     if op_read is None:
         return None
-    op_pids, (op_corr, *read_values) = op_read
+    op_pids, op_pid, (op_corr, *read_values) = op_read
     by_column = iter(read_values)
     op_values = [op_corr if c == "correlationId" else next(by_column) for c in op_columns]
-    one_process = len(set(op_pids)) <= 1
     for source in call_sources:
         # Durations, not ends: shorter numbers to print and parse.
         call_read = _read(db, source, "globalTid", ["correlationId", "start", "[end] - start", *call_columns])
         if call_read is None:
             return None
-        call_tids, (call_corr, call_starts, call_lengths, *call_values) = call_read
+        call_tids, call_tid, (call_corr, call_starts, call_lengths, *call_values) = call_read
         call_ends = list(map(add, call_starts, call_lengths))
-        call_pids = list(map(and_, call_tids, repeat(PID_MASK)))
-        if one_process and len(set(call_pids)) <= 1:
-            same = not op_pids or not call_pids or op_pids[0] == call_pids[0]
+        call_pids = None if call_tids is None else list(map(and_, call_tids, repeat(PID_MASK)))
+        if op_pids is None and call_pids is None:  # one process on both sides: the correlation id alone
+            same = op_pid is None or call_tid is None or op_pid == call_tid & PID_MASK
             call_keys, op_keys = (call_corr, op_corr) if same else ([], op_corr)
         else:
-            call_keys, op_keys = list(zip(call_corr, call_pids)), list(zip(op_corr, op_pids))
+            call_keys = list(zip(call_corr, call_pids if call_pids is not None else
+                                 repeat(None if call_tid is None else call_tid & PID_MASK)))
+            op_keys = list(zip(op_corr, op_pids if op_pids is not None else repeat(op_pid)))
         index = dict(zip(call_keys, range(len(call_keys))))
         if len(index) != len(call_keys):
             return None  # a correlation id repeated within a process: SQL's join would repeat the op
@@ -92,8 +95,11 @@ def launches_by_thread(db: NsysDatabase, ops: str, op_columns: list[str], call_s
         return threads
     starts = list(map(call_starts.__getitem__, found))
     ends = list(map(call_ends.__getitem__, found))
-    tids = list(map(call_tids.__getitem__, found))
     columns = [starts, ends, *(list(map(v.__getitem__, found)) for v in call_values), *op_values]
+    if call_tids is None:  # one launching thread
+        threads[call_tid] = _order(starts, columns) if starts != sorted(starts) else columns
+        return threads
+    tids = list(map(call_tids.__getitem__, found))
     if starts != sorted(starts):
         columns = _order(starts, columns)
         tids = list(map(tids.__getitem__, sorted(range(len(starts)), key=starts.__getitem__)))
