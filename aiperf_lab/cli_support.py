@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
 from typing import Callable
 
 from aiperf_lab.errors import InputError
@@ -22,11 +21,24 @@ class OneLineParser(argparse.ArgumentParser):
         raise InputError(f"{self.prog}: {message} (see {self.prog} --help)")
 
 
+MAX_MESSAGE_CHARS = 2000
+
+
+def one_line(message: str) -> str:
+    """A message as one printable line: control characters and newlines escaped, the length bounded."""
+    from aiperf_lab.metrics.inputs import printable
+
+    text = printable(message.strip())
+    if len(text) > MAX_MESSAGE_CHARS:
+        text = text[:MAX_MESSAGE_CHARS - 3] + "..."
+    return text
+
+
 def run_cli(prog: str, run: Callable[[list[str]], int], argv: list[str] | None) -> int:
     try:
         return run(sys.argv[1:] if argv is None else argv)
     except InputError as exc:
-        message = str(exc)
+        message = one_line(str(exc))
         print(message if message.startswith(prog) else f"{prog}: {message}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -42,22 +54,6 @@ def run_cli(prog: str, run: Callable[[list[str]], int], argv: list[str] | None) 
     except Exception as exc:
         if os.environ.get("AIPERF_DEBUG"):
             raise
-        print(f"{prog}: internal error: {type(exc).__name__}: {exc} (rerun with AIPERF_DEBUG=1 for the traceback)",
-              file=sys.stderr)
+        print(one_line(f"{prog}: internal error: {type(exc).__name__}: {exc} "
+                       "(rerun with AIPERF_DEBUG=1 for the traceback)"), file=sys.stderr)
         return 1
-
-
-def read_head(path: Path, size: int) -> bytes:
-    """The first bytes of a file the user named, or an InputError saying in one line what is wrong."""
-    if not path.exists():
-        raise InputError(f"{path}: no such file")
-    if path.is_dir():
-        raise InputError(f"{path}: is a directory, not a profile")
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(size)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
-    if not head:
-        raise InputError(f"{path}: empty file")
-    return head

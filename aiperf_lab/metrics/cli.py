@@ -61,6 +61,7 @@ def run(argv: list[str]) -> int:
         raise InputError("aiperf-stats: --limit must be at least 1")
     from aiperf_lab.metrics.nsys_reports import MissingData
     from aiperf_lab.metrics.sources import ReportOptions, open_profile
+    from aiperf_lab.metrics.inputs import printable
     from aiperf_lab.metrics.tables import to_csv, to_json
 
     profile = open_profile(args.file)
@@ -96,7 +97,7 @@ def run(argv: list[str]) -> int:
     elif fmt == "csv":
         for i, table in enumerate(tables):
             if len(tables) > 1:
-                sys.stdout.write(("\n" if i else "") + f"# {table.name}: {table.title}\n")
+                sys.stdout.write(("\n" if i else "") + printable(f"# {table.name}: {table.title}") + "\n")
             sys.stdout.write(to_csv(table))
     elif fmt == "json":
         sys.stdout.write(to_json(tables) + "\n")

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Sequence, TextIO
 
+from aiperf_lab.metrics.inputs import printable
 from aiperf_lab.metrics.tables import Table, format_value, to_csv, to_json
 
 TEXT_COLUMNS_WRAP_LIMIT = 100  # long kernel names are cut like `nsys stats` column output does
@@ -40,6 +41,7 @@ def render_terminal(tables: Sequence[Table], stream: TextIO = sys.stdout, limit:
     from rich import box
     from rich.console import Console
     from rich.table import Table as RichTable
+    from rich.text import Text
 
     interactive = stream.isatty()
     # Piped output is not squeezed to 80 columns: COLUMNS if set, else wide enough for kernel names.
@@ -47,7 +49,7 @@ def render_terminal(tables: Sequence[Table], stream: TextIO = sys.stdout, limit:
     for table in tables:
         shown = table.rows if limit is None else table.rows[:limit]
         cells = [[_cell(v) for v in row] for row in shown]
-        title = f"{table.title} ({table.name})"
+        title = printable(f"{table.title} ({table.name})")
         if limit is not None and len(table.rows) > limit:
             title += f": top {limit} of {len(table.rows)} rows"
         numeric = [bool(shown) and all(_is_number(r[i]) or r[i] is None for r in shown)
@@ -68,15 +70,16 @@ def render_terminal(tables: Sequence[Table], stream: TextIO = sys.stdout, limit:
         total = sum(fixed) + COLUMN_GAP * len(fixed) + 2
         if console.width < total:
             console = Console(file=stream, width=total, highlight=False, no_color=not interactive, soft_wrap=False)
-        grid = RichTable(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+        # Text objects throughout: a "[bold]" or "[/]" in a kernel name is shown, never read as markup.
+        grid = RichTable(title=Text(title), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
         for i, column in enumerate(table.columns):
-            grid.add_column(column, justify="right" if numeric[i] else "left", no_wrap=True,
+            grid.add_column(Text(printable(column)), justify="right" if numeric[i] else "left", no_wrap=True,
                             overflow="ellipsis", width=fixed[i])
         for row in cells:
-            grid.add_row(*row)
+            grid.add_row(*(Text(cell) for cell in row))
         console.print(grid)
         for note in table.notes:
-            console.print(f"  note: {note}", style="dim", soft_wrap=True)
+            console.print(Text(f"  note: {printable(note)}", style="dim"), soft_wrap=True)
         console.print()
 
 

@@ -10,8 +10,8 @@ import os
 from pathlib import Path
 from collections.abc import Callable
 
-from aiperf_lab.cli_support import read_head
 from aiperf_lab.errors import InputError, NotAProfile, ToolMissing
+from aiperf_lab.metrics.inputs import read_head, shown_path
 from aiperf_lab.metrics.tables import Table
 
 NSYS_REPORT_MAGIC = b"NVIDIA Tegra Profiler Report"
@@ -55,8 +55,7 @@ class Profile:
 
 def nsys_report_version(path: Path) -> str | None:
     """The nsys version written in a .nsys-rep header ("2024.6.2.225"), readable without nsys."""
-    with path.open("rb") as handle:
-        head = handle.read(80)
+    head = read_head(path, 80)
     if not head.startswith(NSYS_REPORT_MAGIC):
         return None
     tail = head[len(NSYS_REPORT_MAGIC):].strip().split(b"-")[0].split(b"\n")[0]
@@ -119,7 +118,7 @@ def export_nsys_report(path: Path) -> tuple[Path, str]:
     from aiperf_lab.metrics.config import nsys_export_argv
 
     beside = path.with_suffix(".sqlite")
-    if beside.exists() and beside.stat().st_mtime >= path.stat().st_mtime:
+    if beside.is_file() and beside.stat().st_mtime >= path.stat().st_mtime:
         return beside, f"using the existing export {beside}"
     nsys = shutil.which("nsys")
     if nsys is None:

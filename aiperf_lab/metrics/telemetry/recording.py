@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import threading
 import time
 from dataclasses import dataclass
@@ -119,9 +120,10 @@ def _number(text: str) -> float | None:
     if not text or text in ("[N/A]", "N/A", "[Not Supported]"):
         return None
     try:
-        return float(text.split()[0].replace(",", ""))  # "81.72 W" -> 81.72
+        value = float(text.split()[0].replace(",", ""))  # "81.72 W" -> 81.72
     except ValueError:
         return None
+    return value if math.isfinite(value) else None  # nan/inf: no reading
 
 
 def _int(text: str) -> int | None:
@@ -140,12 +142,19 @@ def sniff_recording(header: list[str]) -> str | None:
     return None
 
 
+MAX_RECORDING_BYTES = 2 << 30
+
+
 def read_recording(path: Path) -> Recording:
+    """A recording in any of the three layouts; rows cut short (a killed writer) are skipped, values that
+    are not finite numbers read as missing, times must be finite. InputError for anything else."""
+    from aiperf_lab.metrics.inputs import decode_text, read_bounded
+
+    text = decode_text(read_bounded(path, MAX_RECORDING_BYTES))
     try:
-        text = path.read_bytes().decode("utf-8", "replace")
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
-    rows = list(csv.reader(io.StringIO(text)))
+        rows = list(csv.reader(io.StringIO(text)))
+    except csv.Error as exc:  # a field over csv's 128 KiB limit, a NUL byte
+        raise InputError(f"{path}: not a telemetry recording ({exc})") from None
     if not rows:
         raise InputError(f"{path}: empty file")
     layout = sniff_recording(rows[0])
@@ -154,6 +163,7 @@ def read_recording(path: Path) -> Recording:
     body = [r for r in rows[1:] if r and any(cell.strip() for cell in r)]
     reader = {"aiperf": _read_aiperf, "nvml-raw": _read_raw, "nvidia-smi": _read_smi}[layout]
     devices, ticks = reader(rows[0], body)
+    ticks.sort(key=lambda tick: tick.t)  # stable: a log whose clock stepped back replays in time order
     if not ticks:
         raise InputError(f"{path}: a telemetry recording with a header but no samples")
     return Recording(path, layout, devices, ticks)
@@ -232,10 +242,12 @@ def _read_smi(header: list[str], body: list[list[str]]):
     ticks: list[Tick] = []
     t0 = None
     for row in body:
+        if len(row) < len(names):
+            continue  # a line cut short (the log was still being written)
         row = [c.strip() for c in row]
         try:
             stamp = datetime.strptime(row[col["timestamp"]], "%Y/%m/%d %H:%M:%S.%f").timestamp()
-        except (ValueError, IndexError):
+        except (ValueError, IndexError, OverflowError, OSError):
             continue
         t0 = stamp if t0 is None else t0
         t = stamp - t0
