@@ -128,7 +128,7 @@ def _number(text: str) -> float | None:
 
 def _int(text: str) -> int | None:
     value = _number(text)
-    return int(value) if value is not None else None
+    return int(value) if value is not None else None  # _number is finite, so int() cannot fail
 
 
 def sniff_recording(header: list[str]) -> str | None:
@@ -260,7 +260,7 @@ def _read_smi(header: list[str], body: list[list[str]]):
                            tracker.source,
                            _number(row[col["utilization.gpu"]]) if "utilization.gpu" in col else None,
                            _number(row[col["utilization.memory"]]) if "utilization.memory" in col else None,
-                           int(mem_used * 1024 * 1024) if mem_used is not None else None, None,
+                           _int(str(mem_used * 1024 * 1024)) if mem_used is not None else None, None,
                            _number(row[col["temperature.gpu"]]) if "temperature.gpu" in col else None,
                            _number(row[col["clocks.current.sm"]]) if "clocks.current.sm" in col else None)
         if ticks and abs(ticks[-1].t - t) < 1e-9:
