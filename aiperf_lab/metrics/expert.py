@@ -84,14 +84,12 @@ def _host_sync(calls: list[tuple[str, int]], span: int) -> list:
 
 
 def _utilization(db: NsysDatabase) -> list:
-    from aiperf_lab.metrics.analysis import gpu_idle
-    from aiperf_lab.metrics.nsys_ops import load_gpu_ops
+    from aiperf_lab.metrics.nsys_ops import gpu_idle
 
-    ops = load_gpu_ops(db) if db.has(KERNEL) or db.has(MEMCPY) else []
-    if not ops:
+    summary = gpu_idle(db)[0] if db.has(KERNEL) or db.has(MEMCPY) else None
+    devices = [row for row in summary.rows if row[1] == "all"] if summary else []
+    if not devices:
         return ["gpu_low_utilization", "n/a", "no GPU operations in the export", ""]
-    summary = gpu_idle(ops)[0]
-    devices = [row for row in summary.rows if row[1] == "all"]
     worst = min(devices, key=lambda row: row[5])
     fired = worst[5] < LOW_UTILIZATION_PCT
     return ["gpu_low_utilization", "yes" if fired else "no",

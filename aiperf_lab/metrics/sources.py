@@ -167,7 +167,7 @@ def _nsys_profile(path: Path) -> Profile:
         if name == "expert_findings":
             from aiperf_lab.metrics.expert import expert_findings
             return [expert_findings(db)]
-        from aiperf_lab.metrics import analysis
+        from aiperf_lab.metrics import analysis, nsys_ops
         from aiperf_lab.metrics.nsys_ops import as_gpu_op, load_gpu_ops
 
         if name == "kernel_breakdown":
@@ -175,9 +175,9 @@ def _nsys_profile(path: Path) -> Profile:
             if scope:
                 kernels = nsys_nvtx.kernels_in_range(db, scope, options.cross_thread)
                 return [analysis.kernel_breakdown([as_gpu_op(k) for k in kernels], scope=scope)]
-            return [analysis.kernel_breakdown(load_gpu_ops(db))]
+            return [nsys_ops.kernel_breakdown(db)]
         if name == "gpu_idle":
-            return analysis.gpu_idle(load_gpu_ops(db))
+            return nsys_ops.gpu_idle(db)
         if name == "kernel_overlap":
             return [analysis.kernel_overlap(load_gpu_ops(db))]
         simple = {"cuda_api_sum": nsys_reports.cuda_api_sum,
