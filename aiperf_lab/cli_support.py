@@ -26,7 +26,7 @@ MAX_MESSAGE_CHARS = 2000
 
 def one_line(message: str) -> str:
     """A message as one printable line: control characters and newlines escaped, the length bounded."""
-    from aiperf_lab.metrics.inputs import printable
+    from aiperf_lab.inputs import printable
 
     text = printable(message.strip())
     if len(text) > MAX_MESSAGE_CHARS:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from aiperf_lab.metrics.cli import main
-from aiperf_lab.metrics.sources import NCU_REPORTS, NSYS_REPORTS, TELEMETRY_REPORTS, TORCH_REPORTS
+from aiperf_lab.metrics.registry import reports_for
 
 DATA = Path(__file__).parent / "data" / "h200"
 LM = DATA / "lm_forward.sqlite"
@@ -27,7 +27,7 @@ TRACE = DATA / "torch_encoder_layer.pt.trace.json"
 NCU_FILES = [DATA / "ncu_full_raw.csv", DATA / "ncu_full_details.csv", DATA / "ncu_raw_metrics.csv"]
 SMI_LOG = DATA / "nvidia-smi-query-gpu-lms100.csv"
 TIME_LIMIT_S = 10.0
-REPORTS = {"nsys": NSYS_REPORTS, "ncu": NCU_REPORTS, "torch": TORCH_REPORTS, "telemetry": TELEMETRY_REPORTS}
+REPORTS = {kind: [r.name for r in reports_for(kind)] for kind in ("nsys", "ncu", "torch", "telemetry")}
 # Any C0/C1 control character but the newline (line ends) is a failure in output.
 _RAW_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f]")
 

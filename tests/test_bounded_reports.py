@@ -8,9 +8,10 @@ import pytest
 from conftest import H200, corpus_files
 from nsys_builder import ExportBuilder
 
-from aiperf_lab.metrics import analysis, nsys_ops
-from aiperf_lab.metrics.nsys_db import NsysDatabase
-from aiperf_lab.metrics.nsys_reports import MissingData
+from aiperf_lab.metrics import analysis
+from aiperf_lab.metrics.nsys import ops as nsys_ops
+from aiperf_lab.metrics.nsys.db import NsysDatabase
+from aiperf_lab.errors import MissingData
 
 EXPORTS = [H200 / "lm_forward.sqlite", *corpus_files("**/*.sqlite")]
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import BinaryIO, Iterator
 
 from aiperf_lab.errors import InputError, NotAProfile
-from aiperf_lab.metrics.inputs import check_regular, open_regular, shown_path
+from aiperf_lab.inputs import check_regular, open_regular, shown_path
 
 CHUNK_BYTES = 1 << 22
 MAX_VALUE_CHARS = 64 << 20         # one event (or one top-level value) larger than this is refused

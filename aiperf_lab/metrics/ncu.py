@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from aiperf_lab.errors import InputError, NotAProfile, ToolMissing
-from aiperf_lab.metrics.inputs import decode_text, read_bounded, read_head
+from aiperf_lab.inputs import decode_text, read_bounded, read_head
 from aiperf_lab.metrics.tables import Table
 
 ID_COLUMNS = ["ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream",

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Sequence, TextIO
 
-from aiperf_lab.metrics.inputs import printable
+from aiperf_lab.inputs import printable
 from aiperf_lab.metrics.tables import Table, format_value, to_csv, to_json
 
 TEXT_COLUMNS_WRAP_LIMIT = 100  # long kernel names are cut like `nsys stats` column output does

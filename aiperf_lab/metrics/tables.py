@@ -6,7 +6,7 @@ import csv
 import io
 import math
 
-from aiperf_lab.metrics.inputs import printable
+from aiperf_lab.inputs import printable
 
 # Cells are int, float, str or None. Plain classes here, not dataclasses: this module is on the
 # start-up path of every `aiperf-stats` run, where importing dataclasses costs more than the work.

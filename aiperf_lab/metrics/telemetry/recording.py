@@ -148,7 +148,7 @@ MAX_RECORDING_BYTES = 2 << 30
 def read_recording(path: Path) -> Recording:
     """A recording in any of the three layouts; rows cut short (a killed writer) are skipped, values that
     are not finite numbers read as missing, times must be finite. InputError for anything else."""
-    from aiperf_lab.metrics.inputs import decode_text, read_bounded
+    from aiperf_lab.inputs import decode_text, read_bounded
 
     text = decode_text(read_bounded(path, MAX_RECORDING_BYTES))
     try:

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import re
 
-from aiperf_lab.metrics.nsys_db import KERNEL, MEMCPY, RUNTIME, NsysDatabase
-from aiperf_lab.metrics.nsys_reports import strip_api_version
+from aiperf_lab.metrics.nsys.db import KERNEL, MEMCPY, RUNTIME, NsysDatabase
+from aiperf_lab.metrics.nsys.reports import strip_api_version
 from aiperf_lab.metrics.summary_stats import percent_of
 from aiperf_lab.metrics.tables import Table
 
@@ -84,7 +84,7 @@ def _host_sync(calls: list[tuple[str, int]], span: int) -> list:
 
 
 def _utilization(db: NsysDatabase) -> list:
-    from aiperf_lab.metrics.nsys_ops import gpu_idle
+    from aiperf_lab.metrics.nsys.ops import gpu_idle
 
     summary = gpu_idle(db)[0] if db.has(KERNEL) or db.has(MEMCPY) else None
     devices = [row for row in summary.rows if row[1] == "all"] if summary else []
@@ -118,4 +118,4 @@ def expert_findings(db: NsysDatabase) -> Table:
             _host_sync(calls, _span(db)) if calls else ["host_sync", "n/a", no_calls, ""],
             _utilization(db), _tiny_kernels(db)]
     return Table("expert_findings", "Expert Rules", COLUMNS, rows,
-                 ["Rules and thresholds: aiperf_lab/metrics/expert.py. 'n/a': the export lacks the data the rule needs."])
+                 ["Rules and thresholds: aiperf_lab/metrics/nsys/expert.py. 'n/a': the export lacks the data the rule needs."])

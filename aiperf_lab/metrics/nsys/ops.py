@@ -7,8 +7,7 @@ from dataclasses import dataclass
 
 from aiperf_lab.errors import InputError
 from aiperf_lab.metrics.analysis import GpuOp
-from aiperf_lab.metrics.nsys_db import KERNEL, MEMCPY, MEMSET, RUNTIME, NsysDatabase
-from aiperf_lab.metrics.nsys_reports import _require
+from aiperf_lab.metrics.nsys.db import KERNEL, MEMCPY, MEMSET, RUNTIME, NsysDatabase
 from aiperf_lab.metrics.tables import Table
 
 # Join a GPU activity row to its runtime call: same correlation id, same process.
@@ -32,8 +31,8 @@ class KernelLaunch:
 
 def load_kernel_launches(db: NsysDatabase, variant: str = "demangled") -> list[KernelLaunch]:
     """Kernels joined to the runtime call that launched them (same correlation id, same process)."""
-    _require(db, "StringIds", what="StringIds table")
-    _require(db, KERNEL, what="CUDA kernel data")
+    db.require("StringIds", what="StringIds table")
+    db.require(KERNEL, what="CUDA kernel data")
     name_col = db.kernel_name_column(variant)
     if db.has(RUNTIME):
         sql = (f"SELECT g.rowid, g.{name_col}, g.start, g.[end], g.deviceId, g.streamId, "
@@ -56,7 +55,7 @@ def as_gpu_op(kernel: KernelLaunch) -> GpuOp:
 def load_gpu_ops(db: NsysDatabase, variant: str = "demangled") -> list[GpuOp]:
     """Every kernel, memcpy and memset on the GPU, with the start of its launching call when known."""
     if not (db.has(KERNEL) or db.has(MEMCPY) or db.has(MEMSET)):
-        _require(db, KERNEL, what="CUDA kernel data")
+        db.require(KERNEL, what="CUDA kernel data")
     ops = []
     if db.has(KERNEL):
         ops = [as_gpu_op(k) for k in load_kernel_launches(db, variant)]
@@ -83,10 +82,10 @@ def kernel_breakdown(db: NsysDatabase) -> Table:
     from aiperf_lab.metrics.analysis import kernel_breakdown_of_totals
 
     if not (db.has(KERNEL) or db.has(MEMCPY) or db.has(MEMSET)):
-        _require(db, KERNEL, what="CUDA kernel data")
+        db.require(KERNEL, what="CUDA kernel data")
     items: list[tuple[str, str, int, int]] = []
     if db.has(KERNEL):
-        _require(db, "StringIds", what="StringIds table")
+        db.require("StringIds", what="StringIds table")
         name_col = db.kernel_name_column()
         rows = db.query(f"SELECT [{name_col}], sum([end] - start), count(*) FROM {KERNEL} GROUP BY 1")
         names = db.strings({r[0] for r in rows})
@@ -110,9 +109,9 @@ def gpu_idle(db: NsysDatabase, top_gaps: int = 10) -> list[Table]:
     from aiperf_lab.metrics.analysis import IdleSweep
 
     if not (db.has(KERNEL) or db.has(MEMCPY) or db.has(MEMSET)):
-        _require(db, KERNEL, what="CUDA kernel data")
+        db.require(KERNEL, what="CUDA kernel data")
     if db.has(KERNEL):
-        _require(db, "StringIds", what="StringIds table")
+        db.require("StringIds", what="StringIds table")
     parts = [f"SELECT deviceId, streamId, start, [end], {source << _REF_BITS} + rowid FROM {table}"
              for source, (table, _kind) in enumerate(_SOURCES) if db.has(table)]
     # An op travels as one integer, source << 40 | rowid, so ordering by it breaks ties in (device, start,
