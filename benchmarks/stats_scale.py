@@ -32,14 +32,26 @@ NSYS_RUNS = [[], ["--report", "cuda_gpu_kern_sum"], ["--report", "kernel_breakdo
 TORCH_RUNS = [[], ["--report", "gpu_idle"]]
 
 
-def run_measured(argv: list[str], env: dict[str, str], timeout: float = 1800) -> tuple[float, float, int]:
-    """(wall seconds, peak RSS in MB, exit code) of one process."""
+def run_measured(argv: list[str], env: dict[str, str], timeout: float = 3600) -> tuple[float, float, int]:
+    """(wall seconds, peak RSS in MB, exit code) of one process. The child reports its own VmHWM
+    (wait4's ru_maxrss was seen to under-report on this sandboxed VM)."""
     began = time.monotonic()
-    with open(os.devnull, "wb") as sink:
-        child = subprocess.Popen(argv, stdout=sink, stderr=subprocess.PIPE, env=env)
-        _pid, status, usage = os.wait4(child.pid, 0)
-    child.returncode = os.waitstatus_to_exitcode(status)
-    return time.monotonic() - began, usage.ru_maxrss / 1024, child.returncode
+    done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, timeout=timeout,
+                          text=True)
+    wall = time.monotonic() - began
+    peak = [line for line in done.stderr.splitlines() if line.startswith("peak_rss_kb=")]
+    return wall, int(peak[-1].split("=")[1]) / 1024 if peak else float("nan"), done.returncode
+
+
+def child(args: list[str]) -> int:
+    """Run aiperf-stats in this process, then print its peak RSS (VmHWM) on stderr."""
+    from aiperf_lab.metrics.cli import main as stats
+
+    code = stats(args)
+    with open("/proc/self/status") as status:
+        hwm = next(line for line in status if line.startswith("VmHWM:"))
+    print(f"peak_rss_kb={int(hwm.split()[1])}", file=sys.stderr)
+    return code
 
 
 def bare_sql_seconds(export: Path, repeat: int = 3) -> float:
@@ -92,10 +104,12 @@ def make_trace(target: Path, events: int) -> Path:
 
 def command(code: Path, target: Path, extra: list[str]) -> tuple[list[str], dict[str, str]]:
     env = dict(os.environ, PYTHONPATH=str(code), COLUMNS="200")
-    return [sys.executable, "-m", "aiperf_lab.metrics.cli", str(target), "--format", "csv", *extra], env
+    return [sys.executable, str(Path(__file__).resolve()), "--child", str(target), "--format", "csv", *extra], env
 
 
 def main() -> int:
+    if sys.argv[1:2] == ["--child"]:
+        return child(sys.argv[2:])
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--workdir", required=True, type=Path)
     parser.add_argument("--kernels", type=int, default=2_000_000)

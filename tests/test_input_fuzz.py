@@ -223,3 +223,17 @@ def test_a_malformed_schema_error_is_one_line(small, tmp_path):
     con.close()
     outcome = run_stats([path])
     assert outcome.problem("table") is None and outcome.code == 2
+
+
+@pytest.mark.parametrize("source, name", [(DEMO_RECORDING, "negative_times"), (DEMO_RECORDING, "backwards_times"),
+                                          (SMI_LOG, "inf_values"), (SMI_LOG, "truncated_mid_row")])
+def test_hostile_recordings_replay_without_error(tmp_path, source, name):
+    """What `aiperf-console --replay FILE` does with the recording: read it, then play it."""
+    from aiperf_lab.metrics.telemetry.recording import ReplayFeed
+
+    path = tmp_path / f"{name}.csv"
+    path.write_text(telemetry_variants(source.read_text())[name])
+    feed = ReplayFeed(read_recording(path), speed=1000.0).start()
+    assert feed.finished.wait(10)
+    feed.stop()
+    assert feed.ring.latest() is not None and feed.ring.latest().t >= 0

@@ -25,7 +25,7 @@ from aiperf_lab.inputs import check_regular, open_regular, shown_path
 CHUNK_BYTES = 1 << 22
 MAX_VALUE_CHARS = 64 << 20         # one event (or one top-level value) larger than this is refused
 MAX_GZIP_RATIO = 100               # real traces compress 10-30x; a bomb compresses 1000x
-GZIP_FLOOR_BYTES = 256 << 20
+GZIP_FLOOR_BYTES = 128 << 20
 MAX_GZIP_BYTES = 32 << 30
 _NON_BLANK = re.compile(r"[^ \t\n\r]")
 
