@@ -126,7 +126,7 @@ class NsysDatabase:
         self.tables = {name for name, kind, sql in rows
                        if kind == "table" and isinstance(name, str)
                        and not (isinstance(sql, str) and sql.lstrip()[:14].upper().startswith("CREATE VIRTUAL"))}
-        self._checked: set[str] = set()
+        self._checked: dict[str, set[str]] = {}  # table -> columns whose values were checked
         if not any(t in self.tables for t in _NSYS_MARKERS):
             raise NotAProfile(f"{self.path}: an SQLite database, but not an Nsight Systems export")
         self._columns: dict[str, list[str]] = {}
@@ -134,22 +134,25 @@ class NsysDatabase:
     def close(self) -> None:
         self.con.close()
 
-    def has(self, table: str) -> bool:
-        """Whether the export has this table, its values checked the first time (InputError if wrong)."""
+    def has(self, table: str, columns: tuple[str, ...] | None = None) -> bool:
+        """Whether the export has this table; its values are checked the first time (InputError if wrong):
+        every column COLUMN_TYPES lists, or only `columns` (a report that reads few columns of a large
+        table checks only those; a later full check skips them)."""
         if table not in self.tables:
             return False
-        if table not in self._checked:
-            self._checked.add(table)
-            self._check_values(table)
+        done = self._checked.setdefault(table, set())
+        expected = COLUMN_TYPES.get(table, {})
+        wanted = [c for c in (expected if columns is None else columns) if c in expected and c not in done]
+        if wanted:
+            done.update(wanted)
+            self._check_values(table, wanted)
         return True
 
-    def _check_values(self, table: str) -> None:
-        """One scan: every column a report reads holds what nsys writes there (see COLUMN_TYPES)."""
-        expected = COLUMN_TYPES.get(table)
-        if not expected:
-            return
+    def _check_values(self, table: str, columns: list[str]) -> None:
+        """One scan: each of `columns` holds what nsys writes there (see COLUMN_TYPES)."""
+        expected = COLUMN_TYPES[table]
         present = set(self.columns(table))
-        checks = [(column, kind) for column, kind in expected.items() if column in present]
+        checks = [(column, expected[column]) for column in columns if column in present]
         if not checks:
             return
         where = " OR ".join(f"({_bad_value_sql(c, k)})" for c, k in checks)
@@ -157,21 +160,22 @@ class NsysDatabase:
         bad = self.query(f"SELECT {cases} FROM [{table}] WHERE {where} LIMIT 1")
         if bad:
             column, kind = next(check for check, flag in zip(checks, bad[0]) if flag)
-            want = {"int": "an integer", "time": f"an integer under 2^62", "text": "text"}[kind.rstrip("?")]
+            want = {"int": "an integer", "time": "an integer under 2^62", "text": "text"}[kind.rstrip("?")]
             raise InputError(f"{self.path}: not a valid nsys export: {table}.{column} holds a value that is "
                              f"not {want}" + (" or NULL" if kind.endswith("?") else ""))
+
+    def require(self, *tables: str, what: str, columns: tuple[str, ...] | None = None) -> None:
+        """MissingData with nsys's sentence ("X does not contain CUDA kernel data.") unless all tables exist;
+        their values (all listed columns, or only `columns`) are checked on the way."""
+        for table in tables:
+            if not self.has(table, columns):
+                raise MissingData(f"{self.path.name} does not contain {what}.")
 
     def columns(self, table: str) -> list[str]:
         if table not in self._columns:
             self._columns[table] = [r[1] for r in self.query(f"PRAGMA table_info([{table}])")
                                     if isinstance(r[1], str)]
         return self._columns[table]
-
-    def require(self, *tables: str, what: str) -> None:
-        """MissingData with nsys's sentence ("X does not contain CUDA kernel data.") unless all tables exist."""
-        for table in tables:
-            if not self.has(table):  # has() also checks the table's values the first time
-                raise MissingData(f"{self.path.name} does not contain {what}.")
 
     def has_column(self, table: str, column: str) -> bool:
         return self.has(table) and column in self.columns(table)
@@ -232,7 +236,7 @@ class NsysDatabase:
         """The kernel-table column naming kernels: demangledName, shortName (base) or mangledName."""
         if variant == "base":
             return "shortName"
-        if variant == "mangled" and self.has_column(KERNEL, "mangledName"):
+        if variant == "mangled" and KERNEL in self.tables and "mangledName" in self.columns(KERNEL):
             return "mangledName"
         return "demangledName"
 
