@@ -138,7 +138,7 @@ def _nsys_profile(path: Path) -> Profile:
     from aiperf_lab.metrics.nsys.db import KERNEL, MEMCPY, MEMSET, NVTX, RUNTIME, NsysDatabase
 
     db = NsysDatabase(path)
-    if not any(db.has(t) for t in (KERNEL, RUNTIME, MEMCPY, MEMSET, NVTX)):
+    if not any(t in db.tables for t in (KERNEL, RUNTIME, MEMCPY, MEMSET, NVTX)):  # (values: checked when read)
         hint = db.failed_capture_hint()
         raise InputError(f"{path}: the export holds no CUDA or NVTX data"
                          + (f"; the capture failed: {hint}" if hint else
