@@ -66,7 +66,7 @@ def run(argv: list[str]) -> int:
         raise InputError("aiperf-stats: name a profile file (or use --list-reports; see aiperf-stats --help)")
     profile = open_profile(args.file)
     for notice in profile.notices:
-        print(f"aiperf-stats: {notice}", file=sys.stderr)
+        print(printable(f"aiperf-stats: {notice}"), file=sys.stderr)
     if args.list_reports:
         print("\n".join(profile.reports))
         return 0
@@ -83,7 +83,7 @@ def run(argv: list[str]) -> int:
     if not tables:  # everything asked for is missing: one line, exit 2
         raise InputError("nothing to report: " + " ".join(skipped))
     for reason in skipped:  # as nsys does when some reports have no data
-        print(f"SKIPPED: {reason}", file=sys.stderr)
+        print(printable(f"SKIPPED: {reason}"), file=sys.stderr)
 
     fmt = args.format or ("csv" if args.output else "table")
     if args.output:
@@ -93,7 +93,7 @@ def run(argv: list[str]) -> int:
             paths = write_tables(tables, Path(args.output), stem, fmt)
         except OSError as exc:
             raise InputError(f"cannot write to {args.output}: {exc.strerror or exc}") from None
-        print("\n".join(str(p) for p in paths))
+        print("\n".join(printable(str(p)) for p in paths))
     elif fmt == "csv":
         for i, table in enumerate(tables):
             if len(tables) > 1:
