@@ -5,7 +5,7 @@ Contract per case: exit 0, or exit 2 with one line on stderr; no traceback, no e
 output parses; no raw control character in any output. Prints a markdown summary; exits 1 if any case
 broke the contract (each breach is listed).
 
-    python benchmarks/fuzz_stats.py --workdir /tmp/fuzz [--cases 300] [--seed 1]
+    python benchmarks/fuzz_stats.py --workdir WORKDIR [--cases 300] [--seed 1]
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ Goals (issue 11, deliver 5; issue 17, point 4):
 Each command runs as its own process; its peak RSS comes from wait4(). With --before DIR (a checkout
 of the code to compare with, e.g. `git archive main | tar -x -C DIR`), the same commands run on it too.
 
-    python benchmarks/stats_scale.py --workdir /tmp/scale [--kernels 2000000] [--events 1000000] [--before DIR]
+    python benchmarks/stats_scale.py --workdir WORKDIR [--kernels 2000000] [--events 1000000] [--before DIR]
 """
 
 from __future__ import annotations
