@@ -80,11 +80,26 @@ def show(path: Path) -> str:
         try:
             return bundle.read_text("summary.md")
         except KeyError:
-            manifest = bundle.manifest
-            return (f"# {manifest.get('host')} ({manifest.get('start_utc')})\n(no summary.md in this bundle)\n"
-                    + json.dumps(manifest.get("collectors"), indent=2) + "\n")
+            return _manifest_text(bundle.manifest)
     finally:
         bundle.close()
+
+
+def _manifest_text(manifest: dict) -> str:
+    """A bundle without summary.md, from its manifest: one readable line per part, never a raw dict."""
+    def known(value: Any) -> str:
+        return "unknown" if value is None or value == "" else str(value)
+
+    lines = [f"# {known(manifest.get('host'))} ({known(manifest.get('start_utc'))})", "(no summary.md in this bundle)"]
+    capture = manifest.get("capture")
+    if isinstance(capture, dict) and capture.get("text"):
+        lines.append(f"nsys: {capture['text']}")
+    collectors = manifest.get("collectors")
+    for c in collectors if isinstance(collectors, list) else []:
+        if isinstance(c, dict):
+            note = f": {c['error']}" if c.get("error") else ""
+            lines.append(f"- {known(c.get('name'))}: {known(c.get('status'))}, {known(c.get('seconds'))} s{note}")
+    return "\n".join(lines) + "\n"
 
 
 COMPARE_FIELDS = [
@@ -101,15 +116,57 @@ COMPARE_FIELDS = [
     ("persistence", lambda b: _gpus(b, "persistence_mode")),
     ("ECC uncorrected", lambda b: _gpus(b, "ecc_errors_uncorrected_aggregate")),
     ("topology", lambda b: _topology(b)),
-    ("bench bf16 TFLOP/s", lambda b: (b.get("bench") or {}).get("bf16_matmul_tflops")),
-    ("bench copy TB/s", lambda b: (b.get("bench") or {}).get("device_copy_tb_s")),
-    ("bench H2D GB/s", lambda b: (b.get("bench") or {}).get("h2d_pinned_gb_s")),
+    ("bench bf16 TFLOP/s", lambda b: _bench_gpus(b, "bf16_matmul_tflops", "bf16_matmul_tflops")),
+    ("bench fp32 TFLOP/s", lambda b: _bench_gpus(b, "fp32_matmul_tflops", "fp32_matmul_tflops")),
+    ("bench copy TB/s", lambda b: _bench_gpus(b, "copy_tb_s", "device_copy_tb_s")),
+    ("bench H2D GB/s", lambda b: _bench_hosts(b, "h2d_gb_s", "h2d_pinned_gb_s")),
+    ("bench D2H GB/s", lambda b: _bench_hosts(b, "d2h_gb_s", "d2h_pinned_gb_s")),
+    ("bench GPU pairs GB/s (min-max)", lambda b: _bench_pairs(b)),
+    *[(f"NCCL {op.replace('_', '-')} busbw GB/s @ {label}", (lambda o, n: lambda b: _bench_nccl(b, o, n))(op, size))
+      for op in ("all_reduce", "all_gather") for label, size in (("1 KiB", 1 << 10), ("1 MiB", 1 << 20),
+                                                                 ("64 MiB", 1 << 26), ("1 GiB", 1 << 30))],
     ("mean power (W)", lambda b: _telemetry(b, "avg_power_w")),
     ("mean util (%)", lambda b: _telemetry(b, "util_gpu_avg_pct")),
     ("max temp (C)", lambda b: _telemetry(b, "temp_max_c")),
     ("power-capped (%)", lambda b: _telemetry(b, "clock_event_power_cap_pct")),
     ("findings", lambda b: ",".join(sorted({f["id"] for f in b.get("findings") or []})) or "none"),
 ]
+
+
+def _bench_tables(b: dict) -> dict:
+    bench = b.get("bench")
+    tables = bench.get("tables") if isinstance(bench, dict) else None
+    return tables if isinstance(tables, dict) else {}
+
+
+def _bench_gpus(b: dict, key: str, old_key: str) -> str | None:
+    """Per GPU, in order; bundles from before the node bench had one figure for GPU 0."""
+    rows = [r for r in _bench_tables(b).get("bench_gpus") or [] if isinstance(r, dict) and r.get("key") == key]
+    if rows:
+        return ",".join(str(r.get("value")) for r in rows)
+    old = b.get("bench")
+    return str(old.get(old_key)) if isinstance(old, dict) and old.get(old_key) is not None else None
+
+
+def _bench_hosts(b: dict, key: str, old_key: str) -> str | None:
+    rows = [r for r in _bench_tables(b).get("bench_host_links") or [] if isinstance(r, dict)]
+    if rows:
+        return ",".join(str(r.get(key)) for r in rows)
+    old = b.get("bench")
+    return str(old.get(old_key)) if isinstance(old, dict) and old.get(old_key) is not None else None
+
+
+def _bench_pairs(b: dict) -> str | None:
+    values = [r.get("gb_s") for r in _bench_tables(b).get("bench_pairs") or []
+              if isinstance(r, dict) and isinstance(r.get("gb_s"), (int, float))]
+    return f"{min(values)}-{max(values)}" if values else None
+
+
+def _bench_nccl(b: dict, op: str, size: int) -> str | None:
+    for r in _bench_tables(b).get("bench_nccl") or []:
+        if isinstance(r, dict) and r.get("op") == op and r.get("bytes") == size:
+            return f"{r.get('busbw_gb_s')} ({r.get('ranks')} GPUs)"
+    return None
 
 
 def _gpus(b: dict, *keys: str) -> str | None:

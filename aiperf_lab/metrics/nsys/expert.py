@@ -94,14 +94,14 @@ def _utilization(db: NsysDatabase) -> list:
     from aiperf_lab.metrics.nsys.ops import gpu_idle
 
     summary = gpu_idle(db)[0] if db.has(KERNEL) or db.has(MEMCPY) else None
-    devices = [row for row in summary.rows if row[1] == "all"] if summary else []
+    devices = [dict(zip(summary.columns, row)) for row in summary.rows if row[1] == "all"] if summary else []
     if not devices:
         return ["gpu_low_utilization", "n/a", "no GPU operations in the export", ""]
-    worst = min(devices, key=lambda row: row[5])
-    fired = worst[5] < LOW_UTILIZATION_PCT
+    worst = min(devices, key=lambda d: d["Busy (%)"])
+    fired = worst["Busy (%)"] < LOW_UTILIZATION_PCT
     return ["gpu_low_utilization", "yes" if fired else "no",
-            f"GPU {worst[0]} busy {worst[5]:.1f}% of {worst[3] / 1e6:.1f} ms (fires under {LOW_UTILIZATION_PCT:.0f}%); "
-            f"largest gap {worst[8] / 1e6:.2f} ms",
+            f"GPU {worst['Device']} busy {worst['Busy (%)']:.1f}% of {worst['Span (ns)'] / 1e6:.1f} ms "
+            f"(fires under {LOW_UTILIZATION_PCT:.0f}%); largest gap {worst['Largest Gap (ns)'] / 1e6:.2f} ms",
             "the GPU waits on the host: overlap data loading and CPU work with GPU work, remove syncs, "
             "batch small launches (CUDA graphs)" if fired else ""]
 
