@@ -36,7 +36,7 @@ ENDINGS = [
     ("Ctrl-C at 5 s", ["--duration", "60"], 300, [(5, signal.SIGINT)]),
     ("Ctrl-C at 12 s", ["--duration", "60"], 300, [(12, signal.SIGINT)]),
     ("SIGTERM at 12 s", ["--duration", "60"], 300, [(12, signal.SIGTERM)]),
-    ("Ctrl-C twice (10 s, 11 s)", ["--duration", "60"], 300, [(10, signal.SIGINT), (11, signal.SIGINT)]),
+    ("Ctrl-C twice (14 s, 15 s)", ["--duration", "60"], 300, [(14, signal.SIGINT), (15, signal.SIGINT)]),
 ]
 
 
@@ -150,7 +150,10 @@ def main() -> int:
     rows: list[dict] = []
     started = time.monotonic()
     with open(out / "verify_issue12_runs.log", "w") as log, tempfile.TemporaryDirectory() as scratch:
+        only = os.environ.get("VERIFY12_ONLY", "")   # run only the endings whose name holds this
         for i, (name, options, seconds, signals) in enumerate(ENDINGS):
+            if only and only not in name:
+                continue
             if time.monotonic() - started > BUDGET_S:
                 rows.append({"ending": name, "error": "not run: the time budget was spent"})
                 continue

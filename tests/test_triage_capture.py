@@ -155,6 +155,23 @@ def test_a_second_ctrl_c_has_nsys_stop_the_collection_and_still_keeps_the_kernel
     assert "nsys stops its collection now" in err
 
 
+def test_a_second_ctrl_c_after_the_application_ended_waits_for_nsys_instead_of_signalling_it(tmp_path, env):
+    # The H100 run: the application ended on the first Ctrl-C; nsys, still ending its collection,
+    # refused `nsys stop`, and a SIGINT to nsys then lost the whole report.
+    env = {**env, "STANDIN_NSYS_LINGER_S": "2", "STANDIN_NSYS_REFUSE_AFTER_APP": "1",
+           "AIPERF_TRIAGE_GRACE": "app=10,term=1,settle=5,stop=5,write=15"}
+    proc = start(tmp_path, env, 60, app(tmp_path, 120))
+    wait_for_app(tmp_path)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    code, found, err = bundle(proc, tmp_path)
+    assert code == 130, err
+    assert_trace_kept(found)
+    assert "SIGINT (nsys)" not in found["workload"]["signals_sent"]
+
+
 def test_duration_ends_while_nsys_writes_the_report(tmp_path, env):
     env = {**env, "STANDIN_NSYS_LINGER_S": "0", "STANDIN_NSYS_WRITE_S": "4"}
     proc = start(tmp_path, env, 2, app(tmp_path, 0.5))
