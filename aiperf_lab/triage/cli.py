@@ -90,14 +90,6 @@ def _progress(enabled: bool):
     return say
 
 
-def _cap(data: bytes) -> str:
-    text = data.decode("utf-8", "replace")
-    if len(data) > LOG_CAP_BYTES:
-        return f"[first {len(data) - LOG_CAP_BYTES} bytes left out; the last {LOG_CAP_BYTES} follow]\n" + \
-            data[-LOG_CAP_BYTES:].decode("utf-8", "replace")
-    return text
-
-
 def run_triage(args: argparse.Namespace, command: list[str], original_argv: list[str]) -> int:
     from aiperf_lab.metrics.telemetry.recording import TelemetryWriter
     from aiperf_lab.metrics.telemetry.sampler import Sampler
@@ -107,23 +99,17 @@ def run_triage(args: argparse.Namespace, command: list[str], original_argv: list
     from aiperf_lab.triage.bench import run_bench
     from aiperf_lab.triage.bundle import BundleWriter
     from aiperf_lab.triage.collectors import STANDARD_COLLECTORS, CollectorRun
-    from aiperf_lab.triage.redact import Redactor
+    from aiperf_lab.triage.guard import Guard
+    from aiperf_lab.triage.redact import Redactor, argv_secret_values
     from aiperf_lab.triage.workload import Workload
 
     say = _progress(sys.stderr.isatty())
-    redactor = Redactor(redact_hosts=args.redact_hosts, extra_secrets=None)
+    redactor = Redactor(redact_hosts=args.redact_hosts, extra_secrets=argv_secret_values(command))
     host = socket.gethostname() or "unknown-host"
     host_label = redactor.placeholder("host", host) if args.redact_hosts else host
     safe_host = re.sub(r"[^A-Za-z0-9._-]", "_", host_label)
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     name = f"aiperf-triage-{safe_host}-{stamp}" + (f"-{args.tag}" if args.tag else "")
-
-    output = args.output
-    try:
-        output.mkdir(parents=True, exist_ok=True)
-        bundle = BundleWriter(output, name, redactor)
-    except OSError as exc:
-        raise InputError(f"aiperf-triage: cannot write to {output}: {exc.strerror or exc}") from None
 
     stop = threading.Event()
     interrupted = threading.Event()
@@ -133,9 +119,22 @@ def run_triage(args: argparse.Namespace, command: list[str], original_argv: list
         stop.set()
         say(f"{signal.Signals(signum).name}: stopping, the archive will still be written")
 
+    # From here on a signal means "stop and write the archive" (before, it means "exit 130").
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    output = args.output
+    try:
+        output.mkdir(parents=True, exist_ok=True)
+        bundle = BundleWriter(output, name, redactor)
+    except OSError as exc:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        raise InputError(f"aiperf-triage: cannot write to {_short(output)}: {exc.strerror or exc}") from None
+    guard = Guard()  # if triage is killed: the workload dies too, and nothing half-written stays
+    guard.remove_on_kill(bundle.root)
+    guard.remove_on_kill(bundle.partial_archive)
     work_dir = bundle.root / ".work"
-    work_dir.mkdir()
+    work_dir.mkdir(mode=0o700)
+    workload = None
     try:
         rate = 1000.0 / args.interval_ms
         try:
@@ -151,10 +150,11 @@ def run_triage(args: argparse.Namespace, command: list[str], original_argv: list
         t_start = sampler.now()
         deadline = time.monotonic() + args.duration
 
-        workload = None
         if command:
-            workload = Workload(command, work_dir, use_nsys=not args.no_nsys, log_stdout=work_dir / "stdout.log",
-                                log_stderr=work_dir / "stderr.log")
+            workload = Workload(command, work_dir, use_nsys=not args.no_nsys,
+                                log_stdout=bundle.claim("workload", "workload/stdout.log"),
+                                log_stderr=bundle.claim("workload", "workload/stderr.log"),
+                                redactor=redactor, log_cap_bytes=LOG_CAP_BYTES, guard=guard)
             workload.start()
             say(f"workload started{' under nsys' if workload.nsys else ''}: {' '.join(redactor.argv(command))}")
         t_workload = sampler.now()
@@ -213,9 +213,6 @@ def run_triage(args: argparse.Namespace, command: list[str], original_argv: list
                                  "seconds": round(result.seconds, 3), "stopped_by": result.stopped_by,
                                  "signals_sent": result.signals_sent, "under_nsys": result.under_nsys,
                                  "cpu_affinity": cpu_affinity}
-            for stream in ("stdout", "stderr"):
-                data = (work_dir / f"{stream}.log").read_bytes() if (work_dir / f"{stream}.log").exists() else b""
-                bundle.write_text("workload", f"workload/{stream}.log", _cap(data))
             workload_record = bundle.record("workload")
             info = {"command": redactor.argv(command), "argv": redactor.argv(result.argv),
                     "exit_code": result.returncode, "seconds": round(result.seconds, 3),
@@ -281,9 +278,13 @@ def run_triage(args: argparse.Namespace, command: list[str], original_argv: list
         _remove_tree(work_dir)
         archive = bundle.finish(host_label, arguments, interrupted.is_set())
     except BaseException:
+        if workload is not None and workload.proc is not None:
+            from aiperf_lab.process_group import kill_group
+            kill_group(workload.proc)
         bundle.abandon()
         raise
     finally:
+        guard.done()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     say(f"{len(found)} finding(s); archive written" + (" (interrupted)" if interrupted.is_set() else ""))
@@ -389,8 +390,43 @@ def _runnable(program: str) -> bool:
     return shutil.which(program) is not None
 
 
+def _short(path: Path | str, keep: int = 120) -> str:
+    """A path for a one-line message: a 5,000-character one is shortened in the middle."""
+    text = str(path)
+    return text if len(text) <= keep else f"{text[:keep // 2]}...{text[-keep // 2:]}"
+
+
+def _disk_errors_are_input_errors(run_command):
+    """A full disk, a read-only or too-long path, a missing permission: exit 2 with one line."""
+    import errno
+
+    def guarded(argv: list[str]) -> int:
+        try:
+            return run_command(argv)
+        except OSError as exc:
+            if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.ENAMETOOLONG, errno.EROFS, errno.EACCES, errno.EPERM,
+                             errno.EMFILE, errno.ENFILE, errno.EIO, errno.ELOOP, errno.ENOTDIR, errno.EFBIG):
+                where = f" ({_short(exc.filename)})" if exc.filename else ""
+                raise InputError(f"aiperf-triage: {exc.strerror or exc}{where}") from None
+            raise
+    return guarded
+
+
+def _early_signals() -> None:
+    """From the first instant: SIGTERM, like SIGINT, ends triage with exit 130 until the run installs
+    its own handler (after which either one stops the run and still writes the archive)."""
+    def interrupt(_signum, _frame) -> None:
+        raise KeyboardInterrupt
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            signal.signal(sig, interrupt)
+        except ValueError:  # not the main thread (tests calling main from a thread)
+            return
+
+
 def main(argv: list[str] | None = None) -> int:
-    return run_cli("aiperf-triage", run, argv)
+    _early_signals()
+    return run_cli("aiperf-triage", _disk_errors_are_input_errors(run), argv)
 
 
 if __name__ == "__main__":

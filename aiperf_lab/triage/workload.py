@@ -2,6 +2,8 @@
 
 Stopping escalates SIGINT, then SIGTERM, then SIGKILL, to the workload's whole process group, so
 nothing it started is left behind. nsys gets longer after SIGINT: that is when it writes its report.
+Its stdout and stderr are redacted as they stream (workload_output.RedactedLog): no raw output is
+ever written. A Guard, when given, kills the group if triage itself is killed.
 """
 
 from __future__ import annotations
@@ -16,6 +18,9 @@ from pathlib import Path
 
 from aiperf_lab.metrics.config import nsys_profile_argv, resolve
 from aiperf_lab.process_group import escalate, kill_group
+from aiperf_lab.triage.guard import Guard
+from aiperf_lab.triage.redact import Redactor
+from aiperf_lab.triage.workload_output import RedactedLog
 
 GRACE_AFTER_SIGINT_S = {"nsys": 60.0, "plain": 10.0}
 GRACE_AFTER_SIGTERM_S = 5.0
@@ -40,7 +45,8 @@ class WorkloadResult:
 
 
 class Workload:
-    def __init__(self, command: list[str], work_dir: Path, use_nsys: bool, log_stdout: Path, log_stderr: Path):
+    def __init__(self, command: list[str], work_dir: Path, use_nsys: bool, log_stdout: Path, log_stderr: Path,
+                 redactor: Redactor, log_cap_bytes: int, guard: Guard | None = None):
         self.command = command
         self.nsys = shutil.which("nsys") if use_nsys else None
         self.report_base = work_dir / "workload"
@@ -49,16 +55,16 @@ class Workload:
         trace = resolve(None, "minimal", remove_trace=["osrt"])
         argv = nsys_profile_argv(command, str(self.report_base), trace, nsys=self.nsys) if self.nsys else list(command)
         self.result = WorkloadResult(argv, list(command), bool(self.nsys))
-        self._out = open(log_stdout, "wb")
-        self._err = open(log_stderr, "wb")
+        self._logs = (RedactedLog(log_stdout, redactor, log_cap_bytes), RedactedLog(log_stderr, redactor, log_cap_bytes))
+        self._guard = guard
         self.proc: subprocess.Popen | None = None
         self.exited = threading.Event()
 
     def start(self) -> None:
         self.result.started = time.monotonic()
         try:
-            self.proc = subprocess.Popen(self.result.argv, stdin=subprocess.DEVNULL, stdout=self._out, stderr=self._err,
-                                         start_new_session=True)
+            self.proc = subprocess.Popen(self.result.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE, start_new_session=True)
         except OSError as exc:
             self.result.error = f"cannot start {self.result.argv[0]}: {exc.strerror or exc}"
             self.result.ended = time.monotonic()
@@ -66,6 +72,10 @@ class Workload:
             self._close_logs()
             return
         self.result.pid = self.proc.pid
+        if self._guard is not None:
+            self._guard.kill_on_kill(self.proc.pid)
+        self._logs[0].attach(self.proc.stdout)
+        self._logs[1].attach(self.proc.stderr)
         threading.Thread(target=self._wait, name="workload-wait", daemon=True).start()
 
     def _wait(self) -> None:
@@ -92,13 +102,16 @@ class Workload:
         if self.proc is None:
             return
         kill_group(self.proc)
+        if self.exited.wait(5.0) and self._guard is not None:
+            self._guard.group_gone()
 
     def _close_logs(self) -> None:
-        for handle in (self._out, self._err):
-            try:
-                handle.close()
-            except OSError:
-                pass
+        for log in self._logs:
+            log.finish()
+
+    @property
+    def log_errors(self) -> list[str]:
+        return [log.error for log in self._logs if log.error]
 
     def report_files(self) -> list[Path]:
         return [p for p in (self.report_base.with_suffix(".nsys-rep"), self.report_base.with_suffix(".qdrep"))
