@@ -412,21 +412,28 @@ def _disk_errors_are_input_errors(run_command):
     return guarded
 
 
-def _early_signals() -> None:
+def _early_signals() -> dict:
     """From the first instant: SIGTERM, like SIGINT, ends triage with exit 130 until the run installs
-    its own handler (after which either one stops the run and still writes the archive)."""
+    its own handler (after which either one stops the run and still writes the archive). Returns the
+    handlers it replaced."""
     def interrupt(_signum, _frame) -> None:
         raise KeyboardInterrupt
+    previous = {}
     for sig in (signal.SIGINT, signal.SIGTERM):
         try:
-            signal.signal(sig, interrupt)
+            previous[sig] = signal.signal(sig, interrupt)
         except ValueError:  # not the main thread (tests calling main from a thread)
-            return
+            break
+    return previous
 
 
 def main(argv: list[str] | None = None) -> int:
-    _early_signals()
-    return run_cli("aiperf-triage", _disk_errors_are_input_errors(run), argv)
+    previous = _early_signals()
+    try:
+        return run_cli("aiperf-triage", _disk_errors_are_input_errors(run), argv)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 if __name__ == "__main__":

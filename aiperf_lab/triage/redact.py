@@ -403,15 +403,20 @@ def _key_spans(text: str, in_key: bool) -> list[Span]:
     if in_key:  # the previous piece ended inside a key block
         end = _key_block_end(text, 0, first_line_is_key=True)
         if end > 0:
-            spans.append(Span(0, end, REDACTED, "private key block", 0))
+            spans.append(Span(0, end, _line_by_line(text, 0, end), "private key block", 0))
         at = end
     while True:
         m = KEY_BEGIN.search(text, at)
         if not m:
             return spans
         end = _key_block_end(text, m.end())
-        spans.append(Span(m.start(), end, REDACTED, "private key block", m.start()))
+        spans.append(Span(m.start(), end, _line_by_line(text, m.start(), end), "private key block", m.start()))
         at = max(end, m.end())
+
+
+def _line_by_line(text: str, start: int, end: int) -> str:
+    """[REDACTED] once per line of text[start:end], so a redacted log keeps its lines."""
+    return "\n".join([REDACTED] * (text.count("\n", start, end) + 1))
 
 
 def _key_block_end(text: str, at: int, first_line_is_key: bool = False) -> int:
