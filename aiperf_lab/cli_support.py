@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
 from typing import Callable
 
 from aiperf_lab.errors import InputError
@@ -45,19 +44,3 @@ def run_cli(prog: str, run: Callable[[list[str]], int], argv: list[str] | None) 
         print(f"{prog}: internal error: {type(exc).__name__}: {exc} (rerun with AIPERF_DEBUG=1 for the traceback)",
               file=sys.stderr)
         return 1
-
-
-def read_head(path: Path, size: int) -> bytes:
-    """The first bytes of a file the user named, or an InputError saying in one line what is wrong."""
-    if not path.exists():
-        raise InputError(f"{path}: no such file")
-    if path.is_dir():
-        raise InputError(f"{path}: is a directory, not a profile")
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(size)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
-    if not head:
-        raise InputError(f"{path}: empty file")
-    return head

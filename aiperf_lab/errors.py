@@ -11,3 +11,7 @@ class NotAProfile(InputError):
 
 class ToolMissing(InputError):
     """An external tool (nsys, ncu) is needed for this input and is not on the PATH."""
+
+
+class MissingData(InputError):
+    """The profile lacks the data a report needs (nsys prints "SKIPPED: ..." for such a report)."""

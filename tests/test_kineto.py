@@ -9,7 +9,7 @@ import pytest
 from conftest import CORPUS, H200, needs_corpus
 
 from aiperf_lab.metrics.kineto import annotation_summary, kernel_summary, load_trace
-from aiperf_lab.metrics.nsys_reports import MissingData
+from aiperf_lab.errors import MissingData
 
 TRACE = H200 / "torch_encoder_layer.pt.trace.json"
 

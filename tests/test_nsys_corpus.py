@@ -6,11 +6,11 @@ import pytest
 
 from conftest import CORPUS, corpus_files, needs_corpus
 
-from aiperf_lab.errors import InputError
-from aiperf_lab.metrics import nsys_nvtx
-from aiperf_lab.metrics.nsys_db import NsysDatabase
-from aiperf_lab.metrics.nsys_reports import MissingData
-from aiperf_lab.metrics.sources import NSYS_REPORTS, open_profile
+from aiperf_lab.errors import InputError, MissingData
+from aiperf_lab.metrics.nsys import nvtx as nsys_nvtx
+from aiperf_lab.metrics.nsys.db import NsysDatabase
+from aiperf_lab.metrics.registry import reports_for
+from aiperf_lab.metrics.sources import open_profile
 
 EXPORTS = corpus_files("**/*.sqlite")
 
@@ -26,7 +26,7 @@ def test_every_report_on_every_corpus_export(path):
         assert path.parent.name in ("cardiac-simulation", "cs336-ihoratlanov")
         return
     produced = 0
-    for name in NSYS_REPORTS:
+    for name in [r.name for r in reports_for("nsys")]:
         try:
             tables = profile.report(name)
         except MissingData as exc:

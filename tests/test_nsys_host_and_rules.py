@@ -12,11 +12,11 @@ import pytest
 from conftest import CORPUS, H200, needs_corpus
 
 from aiperf_lab.metrics.analysis import GpuOp, kernel_diff, kernel_overlap
-from aiperf_lab.metrics.expert import expert_findings
-from aiperf_lab.metrics.nsys_db import NsysDatabase
-from aiperf_lab.metrics.nsys_host import (api_time_with_frame, caller_of, cpu_sample_sum, cpu_samples_by_range,
+from aiperf_lab.metrics.nsys.expert import expert_findings
+from aiperf_lab.metrics.nsys.db import NsysDatabase
+from aiperf_lab.metrics.nsys.host import (api_time_with_frame, caller_of, cpu_sample_sum, cpu_samples_by_range,
                                           cuda_api_callers, osrt_sum)
-from aiperf_lab.metrics.nsys_reports import MissingData
+from aiperf_lab.errors import MissingData
 from aiperf_lab.metrics.tables import Table
 
 

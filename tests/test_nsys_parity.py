@@ -11,9 +11,9 @@ import pytest
 from conftest import CORPUS, DATA, H200, needs_corpus
 from nsys_text import parse_stats_text, same_name
 
-from aiperf_lab.metrics import nsys_nvtx, nsys_reports
+from aiperf_lab.metrics.nsys import nvtx as nsys_nvtx, reports as nsys_reports
 from aiperf_lab.metrics.cli import main
-from aiperf_lab.metrics.nsys_db import NsysDatabase
+from aiperf_lab.metrics.nsys.db import NsysDatabase
 from aiperf_lab.metrics.tables import format_value
 
 GROUND_TRUTH_REPORTS = ["cuda_gpu_kern_sum", "cuda_api_sum", "nvtx_sum", "nvtx_kern_sum", "cuda_gpu_mem_time_sum",

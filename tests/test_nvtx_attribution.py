@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from nsys_builder import ExportBuilder
 
-from aiperf_lab.metrics.nsys_db import NsysDatabase
-from aiperf_lab.metrics.nsys_nvtx import nvtx_kern_sum
+from aiperf_lab.metrics.nsys.db import NsysDatabase
+from aiperf_lab.metrics.nsys.nvtx import nvtx_kern_sum
 from aiperf_lab.metrics.summary_stats import duration_summary
 
 

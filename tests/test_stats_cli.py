@@ -184,3 +184,36 @@ def test_no_corpus_file_ever_shows_a_traceback(path, capsys, monkeypatch):
     assert "Traceback" not in err and "internal error" not in err
     if code == 2:
         assert err.strip().count("\n") == 0 or err.startswith("SKIPPED")
+
+
+def test_list_reports_needs_no_file_and_lists_every_registered_report(capsys):
+    from aiperf_lab.metrics.registry import REPORTS
+
+    code, out, _err = run_cli(["--list-reports"], capsys)
+    assert code == 0
+    lines = out.splitlines()
+    assert len(lines) == len(REPORTS)
+    for line, report in zip(lines, REPORTS):
+        assert line.split()[:2] == [report.kind, report.name + (f"[{report.arguments}]" if report.arguments else "")]
+
+
+def test_help_names_every_report_and_the_readme_table_is_the_registry_s():
+    from aiperf_lab.metrics.cli import build_parser
+    from aiperf_lab.metrics.registry import REPORTS, markdown_table
+
+    text = build_parser().format_help()
+    assert all(r.name in text for r in REPORTS)
+    readme = (REPO / "README.md").read_text()
+    assert markdown_table() in readme, "README's report table is stale: python -m aiperf_lab.metrics.registry --markdown"
+
+
+def test_every_registered_builder_exists_and_every_overview_report_is_registered():
+    import importlib
+
+    from aiperf_lab.metrics.registry import OVERVIEWS, REPORTS, find
+
+    for report in REPORTS:
+        module, _, function = report.builder.partition(":")
+        assert callable(getattr(importlib.import_module(module), function)), report.builder
+    for kind, names in OVERVIEWS.items():
+        assert all(find(kind, name) for name in names), kind

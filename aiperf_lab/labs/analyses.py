@@ -188,8 +188,8 @@ def _has(con, table: str) -> bool:
 def sync_backtraces(db_path: Path, tables: dict[str, Table], recipe: dict, folder: Path):
     """Shares of the blocking CUDA API time (memcpy and stream synchronize) whose backtraces pass
     through Tensor.item() (`_local_scalar_dense`) and through a host-to-device `.to()` copy."""
-    from aiperf_lab.metrics.nsys_db import NsysDatabase
-    from aiperf_lab.metrics.nsys_host import api_time_with_frame
+    from aiperf_lab.metrics.nsys.db import NsysDatabase
+    from aiperf_lab.metrics.nsys.host import api_time_with_frame
 
     blocking = re.compile(r"^(cudaStreamSynchronize|cudaMemcpyAsync|cudaMemcpy)")
     db = NsysDatabase(db_path)
@@ -209,10 +209,10 @@ def sync_backtraces(db_path: Path, tables: dict[str, Table], recipe: dict, folde
 def range_breakdowns(db_path: Path, tables: dict[str, Table], recipe: dict, folder: Path):
     """The kernel breakdown within each NVTX range the recipe names, and its GPU time."""
     from aiperf_lab.metrics.analysis import kernel_breakdown
-    from aiperf_lab.metrics.nsys_db import NsysDatabase
-    from aiperf_lab.metrics.nsys_nvtx import kernels_in_range
-    from aiperf_lab.metrics.nsys_ops import as_gpu_op
-    from aiperf_lab.metrics.nsys_reports import MissingData
+    from aiperf_lab.metrics.nsys.db import NsysDatabase
+    from aiperf_lab.metrics.nsys.nvtx import kernels_in_range
+    from aiperf_lab.metrics.nsys.ops import as_gpu_op
+    from aiperf_lab.errors import MissingData
 
     db = NsysDatabase(db_path)
     out_tables, derived = [], {}
@@ -237,8 +237,8 @@ def range_breakdowns(db_path: Path, tables: dict[str, Table], recipe: dict, fold
 def range_kernel_diff(db_path: Path, tables: dict[str, Table], recipe: dict, folder: Path):
     """Kernels of the 'before' range against the 'after' range (recipe: diff: [before, after])."""
     from aiperf_lab.metrics.analysis import kernel_diff
-    from aiperf_lab.metrics.nsys_db import NsysDatabase
-    from aiperf_lab.metrics.nsys_nvtx import kernels_in_range
+    from aiperf_lab.metrics.nsys.db import NsysDatabase
+    from aiperf_lab.metrics.nsys.nvtx import kernels_in_range
 
     before, after = recipe.get("diff", ["baseline", "optimized"])
     db = NsysDatabase(db_path)

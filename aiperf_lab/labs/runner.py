@@ -263,7 +263,7 @@ def _measurements(result: dict, energy, baseline: dict[int, float], sampler) -> 
 def _profile_tables(profile: str, folder: Path, notes: list[str], recipe: dict) -> tuple[list[str], dict]:
     """Parse what the profiler wrote into tables/*.csv, and the measurements checks can use."""
     from aiperf_lab.labs import analyses
-    from aiperf_lab.metrics.nsys_reports import MissingData
+    from aiperf_lab.errors import MissingData
     from aiperf_lab.metrics.sources import open_profile
     from aiperf_lab.metrics.tables import to_csv
 

@@ -17,16 +17,7 @@ from aiperf_lab.errors import InputError
 
 OVERVIEW_ROW_LIMIT = 15
 
-EPILOG = """\
-reports:
-  nsys (.sqlite, .nsys-rep):  cuda_gpu_kern_sum[:base|:mangled], cuda_api_sum, nvtx_sum,
-                              nvtx_kern_sum[:base|:mangled], cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum
-                              (same columns and numbers as `nsys stats`), kernel_breakdown, gpu_idle, nvtx_gpu
-  ncu (.csv, .ncu-rep):       ncu_summary, ncu_metrics
-  PyTorch (.json, .json.gz):  cuda_gpu_kern_sum, torch_annotation_sum, kernel_breakdown, gpu_idle
-  telemetry recording (.csv): telemetry_summary (energy, power, utilization, clock-event shares)
-With no --report: an overview (top kernels, category breakdown, NVTX ranges, idle time).
-
+EXAMPLES = """\
 examples:
   aiperf-stats run.sqlite
   aiperf-stats run.sqlite --report cuda_gpu_kern_sum --format csv
@@ -37,9 +28,12 @@ examples:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from aiperf_lab.metrics.registry import help_text
+
+    epilog = help_text() + "\nWith no --report: an overview (top kernels, category breakdown, NVTX ranges, idle time).\n\n" + EXAMPLES
     parser = OneLineParser(prog="aiperf-stats", description="Tables from nsys, ncu and PyTorch profiler output.",
-                           epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("file", help="profile: .sqlite/.nsys-rep, ncu .csv/.ncu-rep, PyTorch .json[.gz], "
+                           epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("file", nargs="?", help="profile: .sqlite/.nsys-rep, ncu .csv/.ncu-rep, PyTorch .json[.gz], "
                         "telemetry .csv")
     parser.add_argument("--report", "-r", action="append", default=[], metavar="NAME",
                         help="report to produce; repeat or separate with commas (default: overview)")
@@ -51,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--cross-thread", action="store_true", help="nvtx_gpu and --nvtx: also count "
                         "kernels launched from other threads while the range was open")
     parser.add_argument("--limit", type=int, metavar="N", help="show at most N rows per table (table format)")
-    parser.add_argument("--list-reports", action="store_true", help="list the reports this file supports")
+    parser.add_argument("--list-reports", action="store_true", help="list every report (with FILE: those this file supports)")
     return parser
 
 
@@ -59,10 +53,16 @@ def run(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     if args.limit is not None and args.limit < 1:
         raise InputError("aiperf-stats: --limit must be at least 1")
-    from aiperf_lab.metrics.nsys_reports import MissingData
+    from aiperf_lab.errors import MissingData
     from aiperf_lab.metrics.sources import ReportOptions, open_profile
     from aiperf_lab.metrics.tables import to_csv, to_json
 
+    if args.file is None:
+        if args.list_reports:
+            from aiperf_lab.metrics.registry import listing
+            print(listing())
+            return 0
+        raise InputError("aiperf-stats: name a profile file (or use --list-reports; see aiperf-stats --help)")
     profile = open_profile(args.file)
     for notice in profile.notices:
         print(f"aiperf-stats: {notice}", file=sys.stderr)

@@ -15,10 +15,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from aiperf_lab.errors import InputError, NotAProfile
+from aiperf_lab.errors import InputError, MissingData, NotAProfile
 from aiperf_lab.metrics.analysis import GpuOp
-from aiperf_lab.metrics.nsys_reports import SUM_COLUMNS, MissingData, _summary_rows
-from aiperf_lab.metrics.summary_stats import percent_of
+from aiperf_lab.metrics.summary_stats import SUM_COLUMNS, percent_of, summary_rows
 from aiperf_lab.metrics.tables import Table
 
 GPU_CATEGORIES = {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset"}
@@ -127,7 +126,7 @@ def kernel_summary(trace: KinetoTrace) -> Table:
              + (" with nanosecond decimals." if any(op.duration % 1000 for op in trace.ops) else
                 " (whole microseconds in this trace, so ns columns are multiples of 1000).")]
     return Table("cuda_gpu_kern_sum", "CUDA GPU Kernel Summary (PyTorch trace)", [*SUM_COLUMNS, "Name"],
-                 _summary_rows(groups), notes)
+                 summary_rows(groups), notes)
 
 
 def annotation_summary(trace: KinetoTrace) -> Table:

@@ -8,21 +8,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from collections.abc import Callable
 
-from aiperf_lab.cli_support import read_head
 from aiperf_lab.errors import InputError, NotAProfile, ToolMissing
+from aiperf_lab.inputs import read_head
+from aiperf_lab.metrics import registry
 from aiperf_lab.metrics.tables import Table
 
 NSYS_REPORT_MAGIC = b"NVIDIA Tegra Profiler Report"
-
-NSYS_REPORTS = ["cuda_gpu_kern_sum", "cuda_api_sum", "nvtx_sum", "nvtx_kern_sum", "cuda_gpu_mem_time_sum",
-                "cuda_gpu_mem_size_sum", "osrt_sum", "kernel_breakdown", "gpu_idle", "nvtx_gpu", "kernel_overlap",
-                "cpu_sample_sum", "cpu_samples_by_range", "cuda_api_callers", "expert_findings"]
-NCU_REPORTS = ["ncu_summary", "ncu_metrics"]
-TELEMETRY_REPORTS = ["telemetry_summary"]
-TORCH_REPORTS = ["cuda_gpu_kern_sum", "torch_annotation_sum", "kernel_breakdown", "gpu_idle"]
-
 
 class ReportOptions:
     """Options that shape some reports: an NVTX range to scope the breakdown, and cross-thread attribution."""
@@ -33,24 +25,27 @@ class ReportOptions:
 
 
 class Profile:
-    """An opened profile: its kind ("nsys", "ncu", "torch"), the reports it supports and how to build them."""
+    """An opened profile: its kind ("nsys", "ncu", "torch", "telemetry") and the data its reports read.
 
-    def __init__(self, path: Path, kind: str, reports: list[str], overview_reports: list[str],
-                 build: Callable[[str, str, ReportOptions], list[Table]]):
+    The reports it supports, the overview and how each is built come from the registry.
+    """
+
+    def __init__(self, path: Path, kind: str, data: object):
         self.path = path
         self.kind = kind
-        self.reports = reports
-        self.overview_reports = overview_reports
-        self._build = build
+        self.data = data
+        self.reports = [r.name for r in registry.reports_for(kind)]
+        self.overview_reports = list(registry.OVERVIEWS[kind])
         self.notices: list[str] = []  # said once on stderr (e.g. "exported X to Y")
 
     def report(self, spec: str, options: ReportOptions | None = None) -> list[Table]:
         """Tables of one report; `spec` is a name with optional nsys-style arguments ("cuda_gpu_kern_sum:base")."""
         name, _, argument = spec.partition(":")
-        if name not in self.reports:
+        entry = registry.find(self.kind, name)
+        if entry is None:
             raise InputError(f"report {name!r} does not apply to this {self.kind} file; "
                              f"available: {', '.join(self.reports)}")
-        return self._build(name, argument, options or ReportOptions())
+        return entry.build(self.data, argument, options or ReportOptions())
 
 
 def nsys_report_version(path: Path) -> str | None:
@@ -141,8 +136,7 @@ def export_nsys_report(path: Path) -> tuple[Path, str]:
 
 
 def _nsys_profile(path: Path) -> Profile:
-    from aiperf_lab.metrics import nsys_reports
-    from aiperf_lab.metrics.nsys_db import KERNEL, MEMCPY, MEMSET, NVTX, RUNTIME, NsysDatabase
+    from aiperf_lab.metrics.nsys.db import KERNEL, MEMCPY, MEMSET, NVTX, RUNTIME, NsysDatabase
 
     db = NsysDatabase(path)
     if not any(db.has(t) for t in (KERNEL, RUNTIME, MEMCPY, MEMSET, NVTX)):
@@ -150,84 +144,22 @@ def _nsys_profile(path: Path) -> Profile:
         raise InputError(f"{path}: the export holds no CUDA or NVTX data"
                          + (f"; the capture failed: {hint}" if hint else
                             " (captured without -t cuda,nvtx, or the capture failed)"))
-
-    def build(name: str, argument: str, options: ReportOptions) -> list[Table]:
-        variant = argument if argument in ("base", "mangled") else "demangled"
-        if name == "cuda_gpu_kern_sum":  # the hot path imports nothing more
-            return [nsys_reports.cuda_gpu_kern_sum(db, variant)]
-        # Imported here so the plain nsys reports start fast (see benchmarks/stats_speed.py).
-        from aiperf_lab.metrics import nsys_nvtx
-
-        if name == "nvtx_kern_sum":
-            return [nsys_nvtx.nvtx_kern_sum(db, variant)]
-        if name in ("nvtx_sum", "nvtx_gpu"):
-            return [nsys_nvtx.nvtx_sum(db) if name == "nvtx_sum" else nsys_nvtx.nvtx_gpu(db, options.cross_thread)]
-        if name in ("osrt_sum", "cpu_sample_sum", "cpu_samples_by_range", "cuda_api_callers"):
-            from aiperf_lab.metrics import nsys_host
-            return [getattr(nsys_host, name)(db)]
-        if name == "expert_findings":
-            from aiperf_lab.metrics.expert import expert_findings
-            return [expert_findings(db)]
-        from aiperf_lab.metrics import analysis
-        from aiperf_lab.metrics.nsys_ops import as_gpu_op, load_gpu_ops
-
-        if name == "kernel_breakdown":
-            scope = options.nvtx_range or argument or None
-            if scope:
-                kernels = nsys_nvtx.kernels_in_range(db, scope, options.cross_thread)
-                return [analysis.kernel_breakdown([as_gpu_op(k) for k in kernels], scope=scope)]
-            return [analysis.kernel_breakdown(load_gpu_ops(db))]
-        if name == "gpu_idle":
-            return analysis.gpu_idle(load_gpu_ops(db))
-        if name == "kernel_overlap":
-            return [analysis.kernel_overlap(load_gpu_ops(db))]
-        simple = {"cuda_api_sum": nsys_reports.cuda_api_sum,
-                  "cuda_gpu_mem_time_sum": nsys_reports.cuda_gpu_mem_time_sum,
-                  "cuda_gpu_mem_size_sum": nsys_reports.cuda_gpu_mem_size_sum}
-        return [simple[name](db)]
-
-    overview = ["cuda_gpu_kern_sum", "kernel_breakdown", "nvtx_sum", "gpu_idle"]
-    return Profile(path, "nsys", list(NSYS_REPORTS), overview, build)
+    return Profile(path, "nsys", db)
 
 
 def _ncu_profile(path: Path) -> Profile:
     from aiperf_lab.metrics import ncu
 
-    kernels = ncu.read_ncu_file(path)
-
-    def build(name: str, _argument: str, _options: ReportOptions) -> list[Table]:
-        return [ncu.ncu_summary(kernels) if name == "ncu_summary" else ncu.ncu_metrics(kernels)]
-
-    return Profile(path, "ncu", list(NCU_REPORTS), ["ncu_summary"], build)
+    return Profile(path, "ncu", ncu.read_ncu_file(path))
 
 
 def _telemetry_profile(path: Path) -> Profile:
     from aiperf_lab.metrics.telemetry.recording import read_recording
-    from aiperf_lab.metrics.telemetry.summary import telemetry_summary
 
-    recording = read_recording(path)
-
-    def build(_name: str, _argument: str, _options: ReportOptions) -> list[Table]:
-        return [telemetry_summary(recording.devices, recording.ticks)]
-
-    return Profile(path, "telemetry", list(TELEMETRY_REPORTS), ["telemetry_summary"], build)
+    return Profile(path, "telemetry", read_recording(path))
 
 
 def _torch_profile(path: Path) -> Profile:
-    from aiperf_lab.metrics import analysis, kineto
+    from aiperf_lab.metrics import kineto
 
-    trace = kineto.load_trace(path)
-
-    def build(name: str, _argument: str, _options: ReportOptions) -> list[Table]:
-        if name == "cuda_gpu_kern_sum":
-            return [kineto.kernel_summary(trace)]
-        if name == "torch_annotation_sum":
-            return [kineto.annotation_summary(trace)]
-        if not trace.ops:
-            raise kineto.MissingData(f"{path.name} has no GPU events.")
-        if name == "kernel_breakdown":
-            return [analysis.kernel_breakdown(trace.ops)]
-        return analysis.gpu_idle(trace.ops)
-
-    return Profile(path, "torch", list(TORCH_REPORTS),
-                   ["cuda_gpu_kern_sum", "kernel_breakdown", "torch_annotation_sum"], build)
+    return Profile(path, "torch", kineto.load_trace(path))

@@ -12,6 +12,9 @@ from __future__ import annotations
 import math
 from operator import mul
 
+SUM_COLUMNS = ["Time (%)", "Total Time (ns)", "Instances", "Avg (ns)", "Med (ns)", "Min (ns)", "Max (ns)",
+               "StdDev (ns)"]
+
 
 def sqlite_round(value: float | int | None, digits: int = 1) -> float | None:
     """``round(value, digits)`` as nsys's SQLite computes it: half away from zero on the exact double.
@@ -84,3 +87,16 @@ def percent_of(part: int | float, whole: int | float) -> float:
     if not whole:
         return 0.0
     return sqlite_round(part * 100.0 / whole)
+
+
+def summary_rows(groups: dict, count_label_rows: bool = True) -> list[list]:
+    """Rows of Time(%), Total, n, Avg, Med, Min, Max, StdDev, name; ordered Total desc, then name.
+
+    With `count_label_rows`, ties in Total go by Instances then name (nsys's kernel summary order).
+    Ties otherwise keep the order of the group key, as SQLite's stable sort over GROUP BY output does.
+    """
+    stats = [(name, duration_summary(values)) for name, values in groups.items()]
+    grand_total = sum(s[0] for _, s in stats)
+    stats.sort(key=lambda item: item[0])
+    stats.sort(key=lambda item: (-item[1][0], item[1][1]) if count_label_rows else -item[1][0])
+    return [[percent_of(s[0], grand_total), *s, name] for name, s in stats]

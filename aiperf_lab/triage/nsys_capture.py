@@ -61,7 +61,7 @@ def add_capture(bundle: BundleWriter, report: Path, keep_report: bool, why_not: 
 
 
 def _stats_tables(bundle: BundleWriter, export: Path) -> dict:
-    from aiperf_lab.metrics.nsys_reports import MissingData
+    from aiperf_lab.errors import MissingData
     from aiperf_lab.metrics.sources import open_profile
     from aiperf_lab.metrics.tables import to_csv
 

@@ -13,8 +13,8 @@ import sqlite3
 from collections import namedtuple
 from pathlib import Path
 
-from aiperf_lab.cli_support import read_head
-from aiperf_lab.errors import InputError, NotAProfile
+from aiperf_lab.errors import InputError, MissingData, NotAProfile
+from aiperf_lab.inputs import read_head
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -93,6 +93,12 @@ class NsysDatabase:
         if table not in self._columns:
             self._columns[table] = [r[1] for r in self.query(f"PRAGMA table_info([{table}])")]
         return self._columns[table]
+
+    def require(self, *tables: str, what: str) -> None:
+        """MissingData with nsys's sentence ("X does not contain CUDA kernel data.") unless all tables exist."""
+        for table in tables:
+            if table not in self.tables:
+                raise MissingData(f"{self.path.name} does not contain {what}.")
 
     def has_column(self, table: str, column: str) -> bool:
         return self.has(table) and column in self.columns(table)

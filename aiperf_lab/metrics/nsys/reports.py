@@ -8,41 +8,15 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from aiperf_lab.errors import InputError
-from aiperf_lab.metrics.nsys_db import KERNEL, MEMCPY, MEMSET, RUNTIME, NsysDatabase
-from aiperf_lab.metrics.summary_stats import duration_summary, percent_of, raw_summary
+from aiperf_lab.errors import MissingData
+from aiperf_lab.metrics.nsys.db import KERNEL, MEMCPY, MEMSET, RUNTIME, NsysDatabase
+from aiperf_lab.metrics.summary_stats import SUM_COLUMNS, raw_summary, summary_rows
 from aiperf_lab.metrics.tables import Table
-
-SUM_COLUMNS = ["Time (%)", "Total Time (ns)", "Instances", "Avg (ns)", "Med (ns)", "Min (ns)", "Max (ns)",
-               "StdDev (ns)"]
-
-
-class MissingData(InputError):
-    """The export lacks the data a report needs (nsys prints "SKIPPED: ...")."""
-
-
-def _require(db: NsysDatabase, *tables: str, what: str) -> None:
-    for table in tables:
-        if not db.has(table):
-            raise MissingData(f"{db.path.name} does not contain {what}.")
-
-
-def _summary_rows(groups: dict, count_label_rows: bool = True) -> list[list]:
-    """Rows of Time(%), Total, n, Avg, Med, Min, Max, StdDev, name; ordered Total desc, then name.
-
-    Ties in Total keep the order of the group key, as SQLite's stable sort over GROUP BY output does.
-    """
-    stats = [(name, duration_summary(values)) for name, values in groups.items()]
-    grand_total = sum(s[0] for _, s in stats)
-    stats.sort(key=lambda item: item[0])
-    stats.sort(key=lambda item: (-item[1][0], item[1][1]) if count_label_rows else -item[1][0])
-    return [[percent_of(s[0], grand_total), *s, name] for name, s in stats]
-
 
 def cuda_gpu_kern_sum(db: NsysDatabase, variant: str = "demangled") -> Table:
     """CUDA GPU Kernel Summary: every kernel on every device and stream, grouped by name."""
-    _require(db, "StringIds", what="StringIds table")
-    _require(db, KERNEL, what="CUDA kernel data")
+    db.require("StringIds", what="StringIds table")
+    db.require(KERNEL, what="CUDA kernel data")
     name_col = db.kernel_name_column(variant)
     by_id = db.grouped_integers(name_col, "[end] - start", KERNEL)
     names = db.strings({name_id for name_id, _ in by_id})
@@ -51,7 +25,7 @@ def cuda_gpu_kern_sum(db: NsysDatabase, variant: str = "demangled") -> Table:
         groups[names.get(name_id, "")].extend(durations)
     # nsys: ORDER BY Total DESC, Instances, Name
     return Table("cuda_gpu_kern_sum", "CUDA GPU Kernel Summary", [*SUM_COLUMNS, "Name"],
-                 _summary_rows(groups), notes=_graph_notes(db))
+                 summary_rows(groups), notes=_graph_notes(db))
 
 
 def _graph_notes(db: NsysDatabase) -> list[str]:
@@ -73,15 +47,15 @@ def strip_api_version(name: str) -> str:
 
 def cuda_api_sum(db: NsysDatabase) -> Table:
     """CUDA API Summary: runtime and driver calls grouped by name."""
-    _require(db, "StringIds", what="StringIds table")
-    _require(db, RUNTIME, what="CUDA API data")
+    db.require("StringIds", what="StringIds table")
+    db.require(RUNTIME, what="CUDA API data")
     by_id = db.grouped_integers("nameId", "[end] - start", RUNTIME)
     names = db.strings({name_id for name_id, _ in by_id})
     groups: dict[str, list[int]] = defaultdict(list)
     for name_id, durations in by_id:
         groups[strip_api_version(names.get(name_id, ""))].extend(durations)
     columns = ["Time (%)", "Total Time (ns)", "Num Calls", *SUM_COLUMNS[3:], "Name"]
-    return Table("cuda_api_sum", "CUDA API Summary", columns, _summary_rows(groups, count_label_rows=False))
+    return Table("cuda_api_sum", "CUDA API Summary", columns, summary_rows(groups, count_label_rows=False))
 
 
 def _memory_operations(db: NsysDatabase, value_sql: str) -> dict[str, list[int]]:
@@ -105,7 +79,7 @@ def cuda_gpu_mem_time_sum(db: NsysDatabase) -> Table:
     groups = _memory_operations(db, "[end] - start")
     columns = ["Time (%)", "Total Time (ns)", "Count", *SUM_COLUMNS[3:], "Operation"]
     return Table("cuda_gpu_mem_time_sum", "CUDA GPU MemOps Summary (by Time)", columns,
-                 _summary_rows(groups, count_label_rows=False))
+                 summary_rows(groups, count_label_rows=False))
 
 
 class Megabytes(float):

@@ -16,9 +16,10 @@ import bisect
 import re
 from collections import Counter, defaultdict
 
-from aiperf_lab.metrics.nsys_db import RUNTIME, NsysDatabase
-from aiperf_lab.metrics.nsys_reports import SUM_COLUMNS, MissingData, _require, _summary_rows, strip_api_version
-from aiperf_lab.metrics.summary_stats import percent_of
+from aiperf_lab.metrics.nsys.db import RUNTIME, NsysDatabase
+from aiperf_lab.errors import MissingData
+from aiperf_lab.metrics.nsys.reports import strip_api_version
+from aiperf_lab.metrics.summary_stats import SUM_COLUMNS, percent_of, summary_rows
 from aiperf_lab.metrics.tables import Table
 
 OSRT = "OSRT_API"
@@ -33,8 +34,8 @@ _INTERPRETER = re.compile(r"(^|/)(lib)?python[\d.]*(\.so[\d.]*)?$", re.I)
 
 def osrt_sum(db: NsysDatabase) -> Table:
     """OS Runtime Summary: OS and libc calls (read, poll, pthread_mutex_lock, ...) grouped by name."""
-    _require(db, "StringIds", what="StringIds table")
-    _require(db, OSRT, what="OS Runtime data")
+    db.require("StringIds", what="StringIds table")
+    db.require(OSRT, what="OS Runtime data")
     # nsys leaves out the markers of OS runtime tracing starting and stopping (zero-length "[Unknown]" rows)
     # (event classes 31 and 32 in every export seen, 2020 to 2025; the enum table says so where present)
     markers = [31, 32]
@@ -48,13 +49,13 @@ def osrt_sum(db: NsysDatabase) -> Table:
     for name_id, durations in by_id:
         groups[names.get(name_id, "")].extend(durations)
     columns = ["Time (%)", "Total Time (ns)", "Num Calls", *SUM_COLUMNS[3:], "Name"]
-    return Table("osrt_sum", "OS Runtime Summary", columns, _summary_rows(groups, count_label_rows=False))
+    return Table("osrt_sum", "OS Runtime Summary", columns, summary_rows(groups, count_label_rows=False))
 
 
 def _leaf_frames(db: NsysDatabase) -> list[tuple[int, int, int, int, int]]:
     """(sample id, start, globalTid, symbol id, module id) of each sample's innermost frame."""
-    _require(db, "StringIds", what="StringIds table")
-    _require(db, SAMPLES, SAMPLE_STACKS, what="CPU sampling data")
+    db.require("StringIds", what="StringIds table")
+    db.require(SAMPLES, SAMPLE_STACKS, what="CPU sampling data")
     return db.query(f"SELECT e.id, e.start, e.globalTid, c.symbol, c.module FROM {SAMPLES} AS e "
                     f"JOIN {SAMPLE_STACKS} AS c ON c.id = e.id AND c.stackDepth = 0 ORDER BY e.start")
 
@@ -76,7 +77,7 @@ def cpu_sample_sum(db: NsysDatabase, top: int = 50) -> Table:
 def cpu_samples_by_range(db: NsysDatabase) -> Table:
     """Per NVTX range name: CPU samples of the range's thread while it was open, the hottest function
     there, and the share of samples inside the Python interpreter."""
-    from aiperf_lab.metrics.nsys_nvtx import load_ranges
+    from aiperf_lab.metrics.nsys.nvtx import load_ranges
 
     leaves = _leaf_frames(db)
     by_thread: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
@@ -132,8 +133,8 @@ def caller_of(frames: list[tuple[str, str]]) -> str:
 
 def cuda_api_callers(db: NsysDatabase, top: int = 40) -> Table:
     """CUDA API calls that have a backtrace, grouped by API and by the code that called them."""
-    _require(db, "StringIds", what="StringIds table")
-    _require(db, RUNTIME, CUDA_STACKS, what="CUDA API backtraces (profile with --cudabacktrace)")
+    db.require("StringIds", what="StringIds table")
+    db.require(RUNTIME, CUDA_STACKS, what="CUDA API backtraces (profile with --cudabacktrace)")
     if not db.has_column(RUNTIME, "callchainId"):
         raise MissingData(f"{db.path.name} does not contain CUDA API backtraces (profile with --cudabacktrace).")
     chains = _callchains(db)

@@ -12,14 +12,14 @@ from collections import Counter, defaultdict
 from itertools import chain
 from typing import TYPE_CHECKING, Iterator
 
-from aiperf_lab.metrics.nsys_db import (KERNEL, NVTX, NVTX_DOMAIN_CREATE, NVTX_PUSHPOP, NVTX_RANGE_TYPES, NVTXT_PUSHPOP,
+from aiperf_lab.metrics.nsys.db import (KERNEL, NVTX, NVTX_DOMAIN_CREATE, NVTX_PUSHPOP, NVTX_RANGE_TYPES, NVTXT_PUSHPOP,
                                         PID_MASK, RUNTIME, NsysDatabase, parse_integers, split_global_tid)
-from aiperf_lab.metrics.nsys_reports import SUM_COLUMNS, MissingData, _require, _summary_rows
-from aiperf_lab.metrics.summary_stats import duration_summary, percent_of
+from aiperf_lab.errors import MissingData
+from aiperf_lab.metrics.summary_stats import SUM_COLUMNS, duration_summary, percent_of, summary_rows
 from aiperf_lab.metrics.tables import Table
 
-if TYPE_CHECKING:  # nsys_ops pulls in dataclasses: imported where used, off nvtx_kern_sum's start-up path
-    from aiperf_lab.metrics.nsys_ops import KernelLaunch
+if TYPE_CHECKING:  # nsys.ops pulls in dataclasses: imported where used, off nvtx_kern_sum's start-up path
+    from aiperf_lab.metrics.nsys.ops import KernelLaunch
 
 _PID_BITS = 0x0000FFFFFF000000  # the pid part of a globalTid, as nsys's domain join uses it
 
@@ -53,8 +53,8 @@ def load_ranges(db: NsysDatabase, end_bound: str = "all") -> list[NvtxRange]:
     `end_bound` picks the timestamp that replaces a missing end: "all" = the latest start or end of any
     NVTX event (nvtx_sum), "ranges" = of range events only (nvtx_kern_sum).
     """
-    _require(db, "StringIds", what="StringIds table")
-    _require(db, NVTX, what="NV Tools Extension (NVTX) data")
+    db.require("StringIds", what="StringIds table")
+    db.require(NVTX, what="NV Tools Extension (NVTX) data")
     types = ",".join(str(t) for t in NVTX_RANGE_TYPES)
     where = f"eventType IN ({types})" if end_bound != "all" else "1"
     # (Two aggregates, not SQL's max(a, b), which is NULL when no range has an end at all.)
@@ -98,7 +98,7 @@ def nvtx_sum(db: NsysDatabase) -> Table:
         groups[(r.name, r.style)].append(r.end - r.start)
     if not groups:
         raise MissingData(f"{db.path.name} does not contain NV Tools Extension (NVTX) data.")
-    rows = [[*row[:-1], row[-1][1], row[-1][0]] for row in _summary_rows(groups, count_label_rows=False)]
+    rows = [[*row[:-1], row[-1][1], row[-1][0]] for row in summary_rows(groups, count_label_rows=False)]
     return Table("nvtx_sum", "NVTX Range Summary", [*SUM_COLUMNS, "Style", "Range"], rows)
 
 
@@ -293,7 +293,7 @@ def _attribute_thread(acc: _Attribution, gtid: int, ranges: list[NvtxRange], sta
 def _attribute_overlapping(acc: _Attribution, gtid: int, ranges: list[NvtxRange], starts: list[int],
                            ends: list[int], names: list[int], durations: list[int]) -> None:
     """The same rule kernel by kernel, for a thread whose launch calls overlap (nested launch APIs)."""
-    from aiperf_lab.metrics.nsys_ops import KernelLaunch
+    from aiperf_lab.metrics.nsys.ops import KernelLaunch
 
     launches = [KernelLaunch(i, "", durations[i], 0, 0, 0, 0, starts[i], ends[i], gtid) for i in range(len(names))]
     enclosing: dict[int, list[tuple[str, str]]] = defaultdict(list)
@@ -315,8 +315,8 @@ def nvtx_kern_sum(db: NsysDatabase, variant: str = "demangled") -> Table:
     for r in load_ranges(db, end_bound="ranges"):
         if not r.ends_elsewhere:
             ranges_by_thread[r.global_tid].append(r)
-    _require(db, RUNTIME, what="CUDA API data")
-    _require(db, KERNEL, what="CUDA kernel data")
+    db.require(RUNTIME, what="CUDA API data")
+    db.require(KERNEL, what="CUDA kernel data")
     acc = _Attribution()
     for gtid, starts, ends, names, durations in _launches_by_thread(db, db.kernel_name_column(variant)):
         if gtid is None:
@@ -351,7 +351,7 @@ def kernels_in_range(db: NsysDatabase, range_name: str, cross_thread: bool = Fal
     ranges = [r for r in load_ranges(db, end_bound="ranges") if _match_range(r.name, range_name)]
     if not ranges:
         raise MissingData(f"{db.path.name} has no NVTX range named {range_name!r}.")
-    from aiperf_lab.metrics.nsys_ops import load_kernel_launches
+    from aiperf_lab.metrics.nsys.ops import load_kernel_launches
 
     seen: dict[int, KernelLaunch] = {}
     for k, r in _enclosing(ranges, load_kernel_launches(db), same_thread=not cross_thread):
@@ -369,8 +369,8 @@ def nvtx_gpu(db: NsysDatabase, cross_thread: bool = False) -> Table:
     of the same process.
     """
     ranges = [r for r in load_ranges(db, end_bound="ranges") if not r.ends_elsewhere or cross_thread]
-    _require(db, RUNTIME, what="CUDA API data")
-    from aiperf_lab.metrics.nsys_ops import load_kernel_launches
+    db.require(RUNTIME, what="CUDA API data")
+    from aiperf_lab.metrics.nsys.ops import load_kernel_launches
 
     launches = load_kernel_launches(db)
     per_range: dict[int, list[KernelLaunch]] = defaultdict(list)

@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from aiperf_lab.metrics.analysis import GpuOp
-from aiperf_lab.metrics.nsys_db import KERNEL, MEMCPY, MEMSET, RUNTIME, NsysDatabase
-from aiperf_lab.metrics.nsys_reports import _require
+from aiperf_lab.metrics.nsys.db import KERNEL, MEMCPY, MEMSET, RUNTIME, NsysDatabase
 
 # Join a GPU activity row to its runtime call: same correlation id, same process.
 _LAUNCH_JOIN = ("LEFT JOIN " + RUNTIME + " AS r ON r.correlationId = g.correlationId "
@@ -29,8 +28,8 @@ class KernelLaunch:
 
 def load_kernel_launches(db: NsysDatabase, variant: str = "demangled") -> list[KernelLaunch]:
     """Kernels joined to the runtime call that launched them (same correlation id, same process)."""
-    _require(db, "StringIds", what="StringIds table")
-    _require(db, KERNEL, what="CUDA kernel data")
+    db.require("StringIds", what="StringIds table")
+    db.require(KERNEL, what="CUDA kernel data")
     name_col = db.kernel_name_column(variant)
     if db.has(RUNTIME):
         sql = (f"SELECT g.rowid, g.{name_col}, g.start, g.[end], g.deviceId, g.streamId, "
@@ -53,7 +52,7 @@ def as_gpu_op(kernel: KernelLaunch) -> GpuOp:
 def load_gpu_ops(db: NsysDatabase, variant: str = "demangled") -> list[GpuOp]:
     """Every kernel, memcpy and memset on the GPU, with the start of its launching call when known."""
     if not (db.has(KERNEL) or db.has(MEMCPY) or db.has(MEMSET)):
-        _require(db, KERNEL, what="CUDA kernel data")
+        db.require(KERNEL, what="CUDA kernel data")
     ops = []
     if db.has(KERNEL):
         ops = [as_gpu_op(k) for k in load_kernel_launches(db, variant)]

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import re
 
-from aiperf_lab.metrics.nsys_db import KERNEL, MEMCPY, RUNTIME, NsysDatabase
-from aiperf_lab.metrics.nsys_reports import strip_api_version
+from aiperf_lab.metrics.nsys.db import KERNEL, MEMCPY, RUNTIME, NsysDatabase
+from aiperf_lab.metrics.nsys.reports import strip_api_version
 from aiperf_lab.metrics.summary_stats import percent_of
 from aiperf_lab.metrics.tables import Table
 
@@ -85,7 +85,7 @@ def _host_sync(calls: list[tuple[str, int]], span: int) -> list:
 
 def _utilization(db: NsysDatabase) -> list:
     from aiperf_lab.metrics.analysis import gpu_idle
-    from aiperf_lab.metrics.nsys_ops import load_gpu_ops
+    from aiperf_lab.metrics.nsys.ops import load_gpu_ops
 
     ops = load_gpu_ops(db) if db.has(KERNEL) or db.has(MEMCPY) else []
     if not ops:
@@ -120,4 +120,4 @@ def expert_findings(db: NsysDatabase) -> Table:
             _host_sync(calls, _span(db)) if calls else ["host_sync", "n/a", no_calls, ""],
             _utilization(db), _tiny_kernels(db)]
     return Table("expert_findings", "Expert Rules", COLUMNS, rows,
-                 ["Rules and thresholds: aiperf_lab/metrics/expert.py. 'n/a': the export lacks the data the rule needs."])
+                 ["Rules and thresholds: aiperf_lab/metrics/nsys/expert.py. 'n/a': the export lacks the data the rule needs."])

@@ -1,0 +1,47 @@
+"""Builders of the PyTorch, ncu and telemetry reports, as the registry calls them:
+``builder(data, argument, options) -> [Table]``."""
+
+from __future__ import annotations
+
+from aiperf_lab.errors import MissingData
+
+
+def torch_kernel_sum(trace, _argument, _options):
+    from aiperf_lab.metrics import kineto
+    return [kineto.kernel_summary(trace)]
+
+
+def torch_annotation_sum(trace, _argument, _options):
+    from aiperf_lab.metrics import kineto
+    return [kineto.annotation_summary(trace)]
+
+
+def _ops(trace):
+    if not trace.ops:
+        raise MissingData(f"{trace.path.name} has no GPU events.")
+    return trace.ops
+
+
+def torch_kernel_breakdown(trace, _argument, _options):
+    from aiperf_lab.metrics import analysis
+    return [analysis.kernel_breakdown(_ops(trace))]
+
+
+def torch_gpu_idle(trace, _argument, _options):
+    from aiperf_lab.metrics import analysis
+    return analysis.gpu_idle(_ops(trace))
+
+
+def ncu_summary(kernels, _argument, _options):
+    from aiperf_lab.metrics import ncu
+    return [ncu.ncu_summary(kernels)]
+
+
+def ncu_metrics(kernels, _argument, _options):
+    from aiperf_lab.metrics import ncu
+    return [ncu.ncu_metrics(kernels)]
+
+
+def telemetry_summary(recording, _argument, _options):
+    from aiperf_lab.metrics.telemetry.summary import telemetry_summary as summary
+    return [summary(recording.devices, recording.ticks)]

@@ -1,0 +1,95 @@
+"""The nsys reports as the registry calls them: ``builder(db, argument, options) -> [Table]``.
+
+Each imports its module when called, so a run imports only what its report needs
+(see benchmarks/stats_speed.py: the cuda_gpu_kern_sum path must stay lean).
+"""
+
+from __future__ import annotations
+
+
+def _variant(argument: str) -> str:
+    return argument if argument in ("base", "mangled") else "demangled"
+
+
+def cuda_gpu_kern_sum(db, argument, _options):
+    from aiperf_lab.metrics.nsys import reports
+    return [reports.cuda_gpu_kern_sum(db, _variant(argument))]
+
+
+def cuda_api_sum(db, _argument, _options):
+    from aiperf_lab.metrics.nsys import reports
+    return [reports.cuda_api_sum(db)]
+
+
+def cuda_gpu_mem_time_sum(db, _argument, _options):
+    from aiperf_lab.metrics.nsys import reports
+    return [reports.cuda_gpu_mem_time_sum(db)]
+
+
+def cuda_gpu_mem_size_sum(db, _argument, _options):
+    from aiperf_lab.metrics.nsys import reports
+    return [reports.cuda_gpu_mem_size_sum(db)]
+
+
+def nvtx_sum(db, _argument, _options):
+    from aiperf_lab.metrics.nsys import nvtx
+    return [nvtx.nvtx_sum(db)]
+
+
+def nvtx_kern_sum(db, argument, _options):
+    from aiperf_lab.metrics.nsys import nvtx
+    return [nvtx.nvtx_kern_sum(db, _variant(argument))]
+
+
+def nvtx_gpu(db, _argument, options):
+    from aiperf_lab.metrics.nsys import nvtx
+    return [nvtx.nvtx_gpu(db, options.cross_thread)]
+
+
+def osrt_sum(db, _argument, _options):
+    from aiperf_lab.metrics.nsys import host
+    return [host.osrt_sum(db)]
+
+
+def cpu_sample_sum(db, _argument, _options):
+    from aiperf_lab.metrics.nsys import host
+    return [host.cpu_sample_sum(db)]
+
+
+def cpu_samples_by_range(db, _argument, _options):
+    from aiperf_lab.metrics.nsys import host
+    return [host.cpu_samples_by_range(db)]
+
+
+def cuda_api_callers(db, _argument, _options):
+    from aiperf_lab.metrics.nsys import host
+    return [host.cuda_api_callers(db)]
+
+
+def expert_findings(db, _argument, _options):
+    from aiperf_lab.metrics.nsys.expert import expert_findings as findings
+    return [findings(db)]
+
+
+def kernel_breakdown(db, argument, options):
+    from aiperf_lab.metrics import analysis
+    from aiperf_lab.metrics.nsys.ops import as_gpu_op, load_gpu_ops
+
+    scope = options.nvtx_range or argument or None
+    if scope:
+        from aiperf_lab.metrics.nsys.nvtx import kernels_in_range
+        kernels = kernels_in_range(db, scope, options.cross_thread)
+        return [analysis.kernel_breakdown([as_gpu_op(k) for k in kernels], scope=scope)]
+    return [analysis.kernel_breakdown(load_gpu_ops(db))]
+
+
+def gpu_idle(db, _argument, _options):
+    from aiperf_lab.metrics import analysis
+    from aiperf_lab.metrics.nsys.ops import load_gpu_ops
+    return analysis.gpu_idle(load_gpu_ops(db))
+
+
+def kernel_overlap(db, _argument, _options):
+    from aiperf_lab.metrics import analysis
+    from aiperf_lab.metrics.nsys.ops import load_gpu_ops
+    return [analysis.kernel_overlap(load_gpu_ops(db))]

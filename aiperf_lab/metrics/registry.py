@@ -1,0 +1,192 @@
+"""Every report aiperf-stats makes, in one list: its name, the input it reads, its builder and its help.
+
+The CLI's help and ``--list-reports``, the dispatch in ``sources.py`` and the report table in the
+docs (``python -m aiperf_lab.metrics.registry --markdown``) are all made from ``REPORTS``; a new report
+is one entry here plus its builder.
+
+A builder is named "module:function" and imported only when its report is asked for, so that
+`aiperf-stats FILE --report cuda_gpu_kern_sum` imports nothing it does not use. It is called as
+``builder(data, argument, options)`` and returns a list of Tables (or raises MissingData): `data` is
+what the input's reader opened (an NsysDatabase, a PyTorch trace, ncu kernels, a telemetry
+recording), `argument` the text after ':' in "--report name:argument", `options` a ReportOptions.
+"""
+
+from __future__ import annotations
+
+import sys
+
+# Input kinds, with the words the help uses for them.
+KINDS = {
+    "nsys": "nsys (.sqlite, .nsys-rep)",
+    "torch": "PyTorch (.json, .json.gz)",
+    "ncu": "ncu (.csv, .ncu-rep)",
+    "telemetry": "telemetry recording (.csv)",
+}
+
+NSYS = "aiperf_lab.metrics.nsys.builders"
+OTHER = "aiperf_lab.metrics.builders"
+
+
+class Report:
+    """One report for one input kind. `nsys_stats`: same columns and numbers as `nsys stats --report name`."""
+
+    __slots__ = ("name", "kind", "builder", "help", "arguments", "nsys_stats", "needs", "detail")
+
+    def __init__(self, name: str, kind: str, builder: str, help: str, arguments: str = "",
+                 nsys_stats: bool = False, needs: str = "", detail: str = ""):
+        self.name = name
+        self.kind = kind
+        self.builder = builder
+        self.help = help
+        self.arguments = arguments  # e.g. ":base|:mangled", shown in the help
+        self.nsys_stats = nsys_stats
+        self.needs = needs  # the capture option the data comes from, when not the default (-t osrt)
+        self.detail = detail or help  # the docs' longer description
+
+    def build(self, data: object, argument: str, options: object) -> list:
+        module, _, function = self.builder.partition(":")
+        __import__(module)
+        return getattr(sys.modules[module], function)(data, argument, options)
+
+
+VARIANTS = ":base|:mangled"
+
+REPORTS: list[Report] = [
+    # nsys: the `nsys stats` reports, byte for byte
+    Report("cuda_gpu_kern_sum", "nsys", f"{NSYS}:cuda_gpu_kern_sum", "CUDA GPU Kernel Summary: kernels grouped by name",
+           VARIANTS, nsys_stats=True,
+           detail='kernels grouped by name: `nsys stats` columns, rounding, order'),
+    Report("cuda_api_sum", "nsys", f"{NSYS}:cuda_api_sum", "CUDA API Summary: runtime and driver calls grouped by name",
+           nsys_stats=True,
+           detail='CUDA runtime and driver calls (`_vNNNN` suffixes stripped as nsys does)'),
+    Report("nvtx_sum", "nsys", f"{NSYS}:nvtx_sum", "NVTX Range Summary: range durations grouped by name and style",
+           nsys_stats=True,
+           detail='NVTX range durations, `domain:name`'),
+    Report("nvtx_kern_sum", "nsys", f"{NSYS}:nvtx_kern_sum", "NVTX Range Kernel Summary: kernels under each range",
+           VARIANTS, nsys_stats=True,
+           detail='kernels under every enclosing NVTX range of their launching thread'),
+    Report("cuda_gpu_mem_time_sum", "nsys", f"{NSYS}:cuda_gpu_mem_time_sum",
+           "CUDA GPU MemOps Summary (by Time): memcpy by direction, memset", nsys_stats=True,
+           detail='memcpy by direction, memset: durations'),
+    Report("cuda_gpu_mem_size_sum", "nsys", f"{NSYS}:cuda_gpu_mem_size_sum",
+           "CUDA GPU MemOps Summary (by Size), in MB", nsys_stats=True,
+           detail='memcpy by direction, memset: sizes in decimal MB'),
+    Report("osrt_sum", "nsys", f"{NSYS}:osrt_sum", "OS Runtime Summary: OS and libc calls grouped by name",
+           nsys_stats=True, needs='-t osrt',
+           detail='OS runtime calls (`open64`, `read`, `poll`, ...): `nsys stats` columns and order'),
+    # nsys: aiperf's own
+    Report("kernel_breakdown", "nsys", f"{NSYS}:kernel_breakdown",
+           "GPU time per category (GEMM, attention, NCCL, ...); --nvtx RANGE scopes it", ":RANGE",
+           detail='kernel time by category: gemm, attention, softmax, normalization, elementwise, reduction, optimizer, memcpy/memset, communication, other; `--nvtx forward` scopes it to one range'),
+    Report("gpu_idle", "nsys", f"{NSYS}:gpu_idle", "busy share and idle gaps per device and stream, top gaps",
+           detail='per device and stream: busy %, idle time, and the largest gaps with what ran before them and whether the next launch came late from the CPU'),
+    Report("nvtx_gpu", "nsys", f"{NSYS}:nvtx_gpu", "GPU time of the kernels launched inside each NVTX range "
+           "(--cross-thread: from any thread)",
+           detail="GPU kernel time under each NVTX range; `--cross-thread` also counts kernels launched from other threads while the range was open (PyTorch's backward pass runs on its autograd thread, which nsys's rule misses)"),
+    Report("kernel_overlap", "nsys", f"{NSYS}:kernel_overlap", "kernel time that ran concurrently with another kernel",
+           detail='per device: kernels, streams, the share of kernel time that ran beside another kernel, the most at once'),
+    Report("cpu_sample_sum", "nsys", f"{NSYS}:cpu_sample_sum", "functions CPU samples landed in, most sampled first", needs='--sample process-tree',
+           detail='the functions CPU samples landed in, with their modules'),
+    Report("cpu_samples_by_range", "nsys", f"{NSYS}:cpu_samples_by_range",
+           "CPU samples per NVTX range: hottest function, share in Python", needs='--sample process-tree',
+           detail='per NVTX range: samples of its thread while open, hottest function, share inside the Python interpreter'),
+    Report("cuda_api_callers", "nsys", f"{NSYS}:cuda_api_callers", "CUDA API calls grouped by the code that called "
+           "them (needs --cudabacktrace)", needs='--cudabacktrace',
+           detail='CUDA API calls by the first frame of their backtrace outside the CUDA libraries: who called `cudaMemcpyAsync`'),
+    Report("expert_findings", "nsys", f"{NSYS}:expert_findings", "expert rules: pageable or sync copies, host syncs, "
+           "low utilization, tiny kernels",
+           detail='rules that fire on pageable host-device copies, synchronizing 50+ times a second, a GPU busy under 50%, mostly sub-10 us kernels, each with its evidence and advice'),
+    # PyTorch profiler traces
+    Report("cuda_gpu_kern_sum", "torch", f"{OTHER}:torch_kernel_sum", "kernels grouped by name, nsys's columns"),
+    Report("kernel_breakdown", "torch", f"{OTHER}:torch_kernel_breakdown", "GPU time per category"),
+    Report("torch_annotation_sum", "torch", f"{OTHER}:torch_annotation_sum",
+           "per record_function name: CPU time, GPU work launched inside, GPU span",
+           detail='per `record_function` name: CPU time and the GPU work launched while it was open'),
+    Report("gpu_idle", "torch", f"{OTHER}:torch_gpu_idle", "busy share and idle gaps per device and stream"),
+    # Nsight Compute
+    Report("ncu_summary", "ncu", f"{OTHER}:ncu_summary", "per kernel: duration, throughput, occupancy, limiter",
+           detail='per kernel: duration, SM / memory / DRAM / L2 throughput (% of peak), achieved occupancy, and a verdict (compute-bound, memory-bound, latency-bound, low occupancy) with the numbers behind it'),
+    Report("ncu_metrics", "ncu", f"{OTHER}:ncu_metrics", "every collected metric, one row per kernel and metric",
+           detail='every collected metric, one row per kernel and metric'),
+    # aiperf telemetry recordings
+    Report("telemetry_summary", "telemetry", f"{OTHER}:telemetry_summary",
+           "energy, power, utilization, clock-event shares per device"),
+]
+
+
+# What `aiperf-stats FILE` shows with no --report, per input kind, in this order.
+OVERVIEWS = {
+    "nsys": ["cuda_gpu_kern_sum", "kernel_breakdown", "nvtx_sum", "gpu_idle"],
+    "torch": ["cuda_gpu_kern_sum", "kernel_breakdown", "torch_annotation_sum"],
+    "ncu": ["ncu_summary"],
+    "telemetry": ["telemetry_summary"],
+}
+
+
+def reports_for(kind: str) -> list[Report]:
+    return [r for r in REPORTS if r.kind == kind]
+
+
+def find(kind: str, name: str) -> Report | None:
+    for report in REPORTS:
+        if report.kind == kind and report.name == name:
+            return report
+    return None
+
+
+def help_text() -> str:
+    """The reports section of `aiperf-stats --help`: names grouped by input kind."""
+    lines = ["reports (--list-reports describes each):"]
+    for kind, label in KINDS.items():
+        names = [r.name + (f"[{r.arguments}]" if r.arguments else "") for r in reports_for(kind)]
+        lines.extend(_wrapped(f"  {label}:", names))
+    lines.append("  nsys reports marked * in --list-reports print the same columns and numbers as `nsys stats`.")
+    return "\n".join(lines)
+
+
+def _wrapped(label: str, names: list[str], width: int = 100) -> list[str]:
+    indent = " " * 4
+    lines, line = [label], ""
+    if len(label) + 2 + sum(len(n) + 2 for n in names) <= width:
+        return [f"{label} {', '.join(names)}"]
+    for name in names:
+        piece = name if not line else f", {name}"
+        if len(indent) + len(line) + len(piece) > width:
+            lines.append(indent + line + ",")
+            line = name
+        else:
+            line += piece
+    lines.append(indent + line)
+    return lines
+
+
+def listing(kind: str | None = None) -> str:
+    """`--list-reports`: every report (or one kind's), one per line: name, arguments, help."""
+    rows = []
+    for report in REPORTS if kind is None else reports_for(kind):
+        mark = "*" if report.nsys_stats else " "
+        rows.append((report.kind, report.name + (f"[{report.arguments}]" if report.arguments else ""), mark, report.help))
+    width = max(len(r[1]) for r in rows)
+    kind_width = max(len(r[0]) for r in rows)
+    return "\n".join(f"{k:<{kind_width}}  {n:<{width}} {m} {h}" for k, n, m, h in rows)
+
+
+KIND_NAMES = {"nsys": "nsys", "torch": "PyTorch", "ncu": "ncu", "telemetry": "telemetry"}
+
+
+def markdown_table() -> str:
+    """The report table of README.md, made from REPORTS: one row per name, the inputs it applies to."""
+    by_name: dict[str, list[Report]] = {}
+    for report in REPORTS:
+        by_name.setdefault(report.name, []).append(report)
+    lines = ["| report | from | what |", "|---|---|---|"]
+    for name, entries in by_name.items():
+        first = entries[0]
+        arguments = f"[{first.arguments}]".replace("|", "\\|") if first.arguments else ""
+        sources = ", ".join(KIND_NAMES[r.kind] + (f" (`{r.needs}`)" if r.needs else "") for r in entries)
+        lines.append(f"| `{name}{arguments}` | {sources} | {first.detail} |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(markdown_table() if "--markdown" in sys.argv else listing())
