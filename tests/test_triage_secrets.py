@@ -250,3 +250,17 @@ def test_an_incomplete_key_cut_by_the_log_cap_still_goes(tmp_path):
     assert text.startswith("[first ") and "KEYBODYSECONDLINE" not in text and "QUJDREVGR0hJSktMTU5PUA==" not in text
     assert len(text.encode()) <= 4096 + 100
     assert [p.name for p in tmp_path.iterdir()] == ["stdout.log"]
+
+
+def test_a_disk_that_fills_mid_run_is_exit_2_one_line_and_leaves_nothing(tmp_path, monkeypatch, capsys):
+    import errno
+
+    from aiperf_lab.triage import bundle, cli
+
+    def full(self, collector, relative, text):
+        raise OSError(errno.ENOSPC, "No space left on device", str(self.root / relative))
+    monkeypatch.setattr(bundle.BundleWriter, "write_text", full)
+    code = cli.main(["--duration", "1", "--no-nsys", "--output", str(tmp_path), "--", sys.executable, "-c", "print(1)"])
+    err = capsys.readouterr().err
+    assert code == 2 and "No space left on device" in err and err.count("\n") == 1, err
+    assert list(tmp_path.iterdir()) == []

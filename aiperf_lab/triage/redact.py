@@ -54,7 +54,10 @@ TOKEN_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     ("openai key", re.compile(r"sk-(?<![\w-]sk-)(?:proj-|ant-)?[A-Za-z0-9_-]{20,}")),
     ("google api key", re.compile(r"AIza(?<![\w-]AIza)[0-9A-Za-z_-]{35}")),
     ("jwt", re.compile(r"eyJ(?<![\w-]eyJ)[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{4,}")),
-    ("bearer token", re.compile(r"[Bb](?<![A-Za-z][Bb])(?i:earer|asic)[ \t]{1,4}(?P<value>[A-Za-z0-9._~+/=-]{12,})")),
+    # Bearer / Basic credentials, found by the literal after the capital or small b
+    *(("bearer token", re.compile(rf"{tail}(?<=[Bb]{tail})(?<![A-Za-z][Bb]{tail})[ \t]{{1,4}}"
+                                  r"(?P<value>[A-Za-z0-9._~+/=-]{12,})"))
+      for tail in ("earer", "EARER", "asic", "ASIC")),
 ]
 # The password part of scheme://user:password@host (the user part too when it is token-long and
 # stands alone, as in https://TOKEN@github.com). Starts at the literal "://", and the user info cannot
@@ -76,10 +79,11 @@ SECRET_ASSIGNMENTS = [re.compile(keyword + _ASSIGNMENT_TAIL) for keyword in (
 KEY_BEGIN = re.compile(r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
 KEY_END = re.compile(r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
 KEY_LINE = r"(?:[A-Za-z0-9+/= \t\r]{0,256}|[A-Za-z][A-Za-z-]{0,40}: [^\n]{0,256})(?![^\n])"
-KEY_LINES = re.compile(rf"(?:\n{KEY_LINE})*")
+# Another BEGIN line right after is part of the same block (one pass over a run of them).
+KEY_LINES = re.compile(rf"(?:\n(?:{KEY_LINE}|{KEY_BEGIN.pattern}[^\n]{{0,256}}))*")
 FLAG_PREFIX = re.compile(r"^-{1,2}")
 
-IPV4 = re.compile(r"\d(?<![\w.]\d)\d{0,2}(?:\.\d{1,3}){3}(?![\w.-]{0,32}\d)")  # octets checked in code
+IPV4 = re.compile(r"[0-9](?<![\w.][0-9])[0-9]{0,2}(?:\.[0-9]{1,3}){3}(?![\w.-]{0,32}?[0-9])")  # octets checked in code
 # A dotted quad is also a package version ("9.19.0.56"). Private and link-local addresses are always
 # addresses, and so are this host's and the SSH peer's; any other quad is taken as one only where the
 # text says so (inet, addr, @, //, :port).
@@ -88,9 +92,13 @@ ADDRESS_BEFORE = re.compile(r"(?i)(?:inet6?|addr|address|ip|host|server|endpoint
                             r"[\s:=\"']{1,3}$|[@/]$")
 # Candidates for IPv6 (full, compressed, with an embedded IPv4 or a zone); each is checked by
 # ipaddress, so times (12:34:56) and MACs (six groups, no "::") are not addresses.
-IPV6 = re.compile(r"(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-f]{1,4}|(?:\d{1,3}\.){3}\d{1,3})?"
-                  r"(?:%[\w.-]{1,32})?(?![\w:])")
-GPU_UUID = re.compile(r"(?:GPU|MIG)-(?<![\w-]GPU-)(?<![\w-]MIG-)[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}(?![\w-])")
+IPV6 = re.compile(r"(?<![\w:.])(?:(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}|(?=[0-9A-Fa-f:]{0,39}::)"
+                  r"(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-f]{1,4}|(?:\d{1,3}\.){3}\d{1,3})?)(?:%[\w.-]{1,32})?(?![\w:])")
+# Only text with "::" or with seven colons in a row of groups can hold an IPv6 address; these
+# literal-led checks spare the full scan (which must try every hex character) on most text.
+IPV6_HINT = re.compile(r":[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:")
+GPU_UUIDS = [re.compile(rf"{kind}-(?<![\w-]{kind}-)[0-9a-fA-F]{{8}}(?:-[0-9a-fA-F]{{4}}){{3}}-[0-9a-fA-F]{{12}}(?![\w-])")
+             for kind in ("GPU", "MIG")]
 # Addresses that identify nobody; left as they are so the text stays readable.
 BORING_IPS = {"127.0.0.1", "0.0.0.0", "255.255.255.255", "255.255.255.0", "::", "::1"}
 SSH_ADDRESS_VARIABLES = ("SSH_CONNECTION", "SSH_CLIENT")
@@ -178,8 +186,9 @@ class Redactor:
         # Whole names only: a host called "vm" must not turn "nvml" into "nhost-1l".
         for kind, label, values in (("host", "host name", hosts), ("user", "user name", user_list)):
             for value in values:
+                literal = re.escape(value)  # first, so the engine skips ahead to it
                 self._host_patterns.append((kind, label, re.compile(
-                    rf"(?<![A-Za-z0-9_]){re.escape(value)}(?![A-Za-z0-9_])")))
+                    rf"{literal}(?<![A-Za-z0-9_]{literal})(?![A-Za-z0-9_])")))
         self._known_addresses = _own_addresses(hosts)
         for variable in SSH_ADDRESS_VARIABLES:
             for word in self.environ.get(variable, "").split():
@@ -208,9 +217,10 @@ class Redactor:
             if m:
                 spans.append(Span(0, m.end(), REDACTED, "continued secret", 0))
         for label, pattern in TOKEN_SHAPES:
-            for m in pattern.finditer(text):
-                start = m.start("value") if "value" in pattern.groupindex else m.start()
-                spans.append(Span(start, m.end(), REDACTED, label, m.start()))
+            if "value" in pattern.groupindex:
+                spans.extend(Span(m.start("value"), m.end(), REDACTED, label, m.start()) for m in pattern.finditer(text))
+            else:
+                spans.extend(Span(m.start(), m.end(), REDACTED, label, m.start()) for m in pattern.finditer(text))
         for m in URL_USERINFO.finditer(text):
             user, colon, password = m.group("userinfo").partition(":")
             if colon and password:
@@ -242,8 +252,9 @@ class Redactor:
         for kind, label, pattern in self._host_patterns:
             for m in pattern.finditer(text):
                 spans.append(Span(m.start(), m.end(), self.placeholder(kind, m.group(0)), label, m.start()))
-        for m in GPU_UUID.finditer(text):
-            spans.append(Span(m.start(), m.end(), self.placeholder("gpu-uuid", m.group(0)), "gpu uuid", m.start()))
+        for pattern in GPU_UUIDS:
+            for m in pattern.finditer(text):
+                spans.append(Span(m.start(), m.end(), self.placeholder("gpu-uuid", m.group(0)), "gpu uuid", m.start()))
         for m in IPV4.finditer(text):
             value = m.group(0)
             if value in BORING_IPS or value.startswith("127.") or any(int(o) > 255 for o in value.split(".")):
@@ -254,7 +265,7 @@ class Redactor:
                     or re.match(r":\d{2,5}\b", after)):
                 continue  # a version number, most likely
             spans.append(Span(m.start(), m.end(), self.placeholder("ip", value), "ip address", max(0, m.start() - 24)))
-        for m in IPV6.finditer(text):
+        for m in IPV6.finditer(text) if "::" in text or IPV6_HINT.search(text) else ():
             value = m.group(0)
             address = value.split("%", 1)[0]
             if address in BORING_IPS or not _is_ipv6(address):
