@@ -264,3 +264,27 @@ def test_a_disk_that_fills_mid_run_is_exit_2_one_line_and_leaves_nothing(tmp_pat
     err = capsys.readouterr().err
     assert code == 2 and "No space left on device" in err and err.count("\n") == 1, err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_url_passwords_and_keys_leave_the_scrubbed_sqlite_export(tmp_path):
+    import shutil
+    import sqlite3
+
+    from conftest import H200
+
+    from aiperf_lab.triage.nsys_capture import scrub_sqlite
+
+    export = tmp_path / "w.sqlite"
+    shutil.copyfile(H200 / "lm_forward.sqlite", export)
+    con = sqlite3.connect(export)
+    for name, (url, _) in URL_PASSWORDS.items():
+        con.execute("INSERT INTO META_DATA_CAPTURE (name, value) VALUES (?, ?)", (f"ENV:{name}", url))
+    con.execute("INSERT INTO StringIds (id, value) VALUES (999998, ?)", (PGP_KEY,))
+    con.commit()
+    con.close()
+    # the environment triage ran in: the URLs are in it, under names that say nothing of secrets
+    scrub_sqlite(export, Redactor({name: url for name, (url, _) in URL_PASSWORDS.items()}))
+    data = export.read_bytes()
+    for _, password in URL_PASSWORDS.values():
+        assert password.encode() not in data
+    assert b"PGPSECRETMATERIAL" not in data and b"postgres://user:[REDACTED]@host/db" in data
