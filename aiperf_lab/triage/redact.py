@@ -27,12 +27,13 @@ from __future__ import annotations
 import getpass
 import html
 import ipaddress
+import itertools
 import json
 import os
 import re
 import socket
 from collections import Counter
-from dataclasses import dataclass
+from typing import NamedTuple
 from urllib.parse import quote, quote_plus
 
 REDACTED = "[REDACTED]"
@@ -53,7 +54,8 @@ TOKEN_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     ("slack token", re.compile(r"xox(?<![\w-]xox)[abprs]-[A-Za-z0-9-]{10,}")),
     ("openai key", re.compile(r"sk-(?<![\w-]sk-)(?:proj-|ant-)?[A-Za-z0-9_-]{20,}")),
     ("google api key", re.compile(r"AIza(?<![\w-]AIza)[0-9A-Za-z_-]{35}")),
-    ("jwt", re.compile(r"eyJ(?<![\w-]eyJ)[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{4,}")),
+    # a JWT and any dotted segments that follow (a run of them is one span, not one per token)
+    ("jwt", re.compile(r"eyJ(?<![\w-]eyJ)[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{4,}(?:\.[A-Za-z0-9_-]+)*")),
     # Bearer / Basic credentials, found by the literal after the capital or small b
     *(("bearer token", re.compile(rf"{tail}(?<=[Bb]{tail})(?<![A-Za-z][Bb]{tail})[ \t]{{1,4}}"
                                   r"(?P<value>[A-Za-z0-9._~+/=-]{12,})"))
@@ -144,8 +146,9 @@ def argv_secret_values(argv: list[str]) -> list[str]:
     return [v for v in values if worth_hiding(v)]
 
 
-@dataclass(slots=True)
-class Span:
+class Span(NamedTuple):
+    """One replacement. Plain tuples of these five fields are made on the hot paths (a million spans
+    must cost little); sorting them orders by start, then end."""
     start: int
     end: int
     replacement: str
@@ -164,7 +167,7 @@ class Redactor:
         # Secret-shaped pieces of any value (a URL password in DATABASE_URL, a key in a flag) are
         # secrets too, wherever they show up later, bare or escaped.
         for text in [*self.environ.values(), *(extra_secrets or [])]:
-            secrets |= {text[s.start:s.end] for s in self._secret_spans(text) if worth_hiding(text[s.start:s.end])}
+            secrets |= {text[s[0]:s[1]] for s in self._secret_spans(text) if worth_hiding(text[s[0]:s[1]])}
         self._secret_values = sorted(secrets, key=len, reverse=True)
         self._literals = sorted({f for v in secrets for f in escaped_forms(v)}, key=len, reverse=True)
         self.longest_literal = max((len(f) for f in self._literals), default=0)
@@ -218,9 +221,9 @@ class Redactor:
                 spans.append(Span(0, m.end(), REDACTED, "continued secret", 0))
         for label, pattern in TOKEN_SHAPES:
             if "value" in pattern.groupindex:
-                spans.extend(Span(m.start("value"), m.end(), REDACTED, label, m.start()) for m in pattern.finditer(text))
+                spans.extend((m.start("value"), m.end(), REDACTED, label, m.start()) for m in pattern.finditer(text))
             else:
-                spans.extend(Span(m.start(), m.end(), REDACTED, label, m.start()) for m in pattern.finditer(text))
+                spans.extend((a, b, REDACTED, label, a) for a, b in map(re.Match.span, pattern.finditer(text)))
         for m in URL_USERINFO.finditer(text):
             user, colon, password = m.group("userinfo").partition(":")
             if colon and password:
@@ -280,30 +283,34 @@ class Redactor:
             found += self._host_spans(text)
         if not found:
             return []
-        found.sort(key=lambda s: (s.start, -s.end))
+        found.sort()
         merged = [found[0]]
-        for span in found[1:]:
-            last = merged[-1]
-            if span.start < last.end:
-                if span.end > last.end or span.replacement != last.replacement:
-                    replacement = last.replacement if span.replacement == last.replacement else REDACTED
-                    merged[-1] = Span(last.start, max(last.end, span.end), replacement, last.label,
-                                      min(last.context, span.context))
+        last_end = found[0][1]
+        for span in itertools.islice(found, 1, None):
+            if span[0] < last_end:
+                last = merged[-1]
+                if span[1] > last_end or span[2] != last[2]:
+                    replacement = last[2] if span[2] == last[2] else REDACTED
+                    last_end = max(last_end, span[1])
+                    merged[-1] = (last[0], last_end, replacement, last[3], min(last[4], span[4]))
             else:
                 merged.append(span)
+                last_end = span[1]
         return merged
 
     def _apply(self, text: str, spans: list[Span], end: int | None = None) -> str:
         end = len(text) if end is None else end
         out, at = [], 0
-        for span in spans:
-            if span.start >= end:
+        labels: Counter[str] = Counter()
+        for start, stop, replacement, label, _context in spans:
+            if start >= end:
                 break
-            out.append(text[at:span.start])
-            out.append(span.replacement)
-            self.counts[span.label] += 1
-            at = span.end
+            out.append(text[at:start])
+            out.append(replacement)
+            labels[label] += 1
+            at = stop
         out.append(text[at:end] if at < end else "")
+        self.counts.update(labels)
         return "".join(out)
 
     # ---- public API -----------------------------------------------------------------------------
@@ -389,19 +396,19 @@ class StreamRedactor:
             spans = self.redactor.spans(text, self._in_key, self._token_carry)
             cut = len(text) - self.hold
             while True:
-                crossing = [s for s in spans if s.context < cut < s.end]
+                crossing = [s for s in spans if s[4] < cut < s[1]]
                 if not crossing:
                     break
-                earliest = min(s.context for s in crossing)
+                earliest = min(s[4] for s in crossing)
                 if earliest <= len(text) // 2:  # one giant span: write it whole, carry it on
                     cut = len(text)
                     break
                 cut = earliest
             piece = text[:cut]
-            last_end = max((s.end for s in spans if s.start < cut), default=-1)
+            last_end = max((s[1] for s in spans if s[0] < cut), default=-1)
             self._token_carry = cut == len(text) and last_end >= cut and not text[-1:].isspace()
-        out = self.redactor._apply(piece, [s for s in spans if s.start < cut])
-        last_key = max((s for s in spans if s.label == "private key block" and s.start < cut), key=lambda s: s.end,
+        out = self.redactor._apply(piece, [s for s in spans if s[0] < cut])
+        last_key = max((s for s in spans if s[3] == "private key block" and s[0] < cut), key=lambda s: s[1],
                        default=None)
         self._in_key = bool(last_key and _key_open(piece, last_key))
         self._buffer = text[cut:]
@@ -458,7 +465,8 @@ def _key_block_end(text: str, at: int, first_line_is_key: bool = False) -> int:
 
 def _key_open(text: str, span: Span) -> bool:
     """Whether a key block span ends at the text's end without its END line (so it may go on)."""
-    return not text[span.end:].strip("\r\n") and not KEY_END.search(text, max(span.start, span.end - 80), span.end)
+    start, end = span[0], span[1]
+    return not text[end:].strip("\r\n") and not KEY_END.search(text, max(start, end - 80), end)
 
 
 def _is_ipv6(value: str) -> bool:
