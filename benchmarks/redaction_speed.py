@@ -32,6 +32,8 @@ CASES = {
     "URL schemes": "a://b:c",
     "URL user info": "://" + "u:p" * 100 + " ",
     "token prefixes": "sk-hf_ghp_",
+    "a token every 34 characters": "hf_" + "a" * 30 + " ",
+    "a JWT every 27 characters": "eyJaaaaaaaa.bbbbbbbbb.cccc ",
     "dotted quads": "1.1.1.1-",
     "IPv6-like": "a:b:",
     "bearer": "Bearer ",
@@ -68,16 +70,20 @@ def _run_case(unit: str, size: int, redact_py: str | None, hosts: bool, stream: 
 
 
 def main() -> int:
+    global CASES
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--mb", type=float, default=20.0, help="megabytes of text per case (default 20)")
     parser.add_argument("--redact-py", help="a redact.py to load instead of aiperf_lab.triage.redact")
     parser.add_argument("--redact-hosts", action="store_true")
     parser.add_argument("--limit-s", type=float, default=60.0, help="time limit per case (default 60)")
     parser.add_argument("--no-stream", action="store_true", help="only Redactor.text")
+    parser.add_argument("--only", help="run only the cases whose name holds this text")
     args = parser.parse_args()
     if args.redact_py is None:
         sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     size = int(args.mb * 1_000_000)
+    if args.only:
+        CASES = {name: unit for name, unit in CASES.items() if args.only in name}
     modes = ["text"] + ([] if args.no_stream or args.redact_py else ["stream"])
     print(f"{args.mb:g} MB per case, redact_hosts={args.redact_hosts}, "
           f"{args.redact_py or 'aiperf_lab.triage.redact'}")

@@ -4,6 +4,7 @@ feed and a fake runner; the CLI's modes; a couple of SVG snapshots of frozen scr
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import subprocess
 import sys
@@ -253,6 +254,44 @@ def test_triage_screen_runs_a_bundle_and_shows_the_archive(tmp_path, monkeypatch
             await pilot.pause()
             assert "done: /tmp/out/aiperf-triage-test.tar.gz" in str(app.screen.query_one("#triage-status").render())
             assert "[triage] collecting" in app.screen.query_one("#triage-log", Log).lines
+
+    run(scenario())
+
+
+def test_triage_screen_shows_parts_findings_and_the_archive_from_the_progress_lines(tmp_path, monkeypatch):
+    from aiperf_lab.console import sessions
+    from aiperf_lab.triage.bundle import CollectorRecord
+    from aiperf_lab.triage.findings import Finding
+    from aiperf_lab.triage.progress import Emitter
+
+    # the child's stderr exactly as triage's Emitter writes it
+    buffer = io.StringIO()
+    emit = Emitter(stream=buffer)
+    emit.phase("capture")
+    emit.collector(CollectorRecord("hardware", "ok", 0.4))
+    emit.collector(CollectorRecord("topology", "skipped", 0.0, "nvidia-smi is not installed"))
+    emit.nsys("writing report, 14 s")
+    emit.coverage("trace covers 0-20 s of 20 s (812 kernels, 40 NVTX ranges, workload 0-20 s)")
+    emit.finding(Finding("persistence_off", "info", "GPU 0 ([REDACTED]): persistence mode is off", ""))
+    emit.archive(Path("/tmp/out/aiperf-triage-test.tar.gz"))
+    script = (f"import sys\nsys.stderr.write({buffer.getvalue()!r})\nsys.stderr.flush()\n"
+              "print('/tmp/out/aiperf-triage-test.tar.gz')\n")
+    monkeypatch.setattr(sessions.TriageSession, "argv", lambda self: [sys.executable, "-c", script])
+
+    async def scenario():
+        app = make_app(tmp_path)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.press("6")
+            await pilot.pause()
+            await pilot.press("b")
+            await wait_until(pilot, lambda: app.ctx.triage is not None and not app.ctx.triage.running)
+            app.screen.tick()
+            await pilot.pause()
+            shown = str(app.screen.query_one("#triage-progress").render())
+            assert "hardware ok 0.4 s, topology skipped 0.0 s" in shown
+            assert "coverage: trace covers 0-20 s of 20 s" in shown
+            assert "info: GPU 0 ([REDACTED]): persistence mode is off" in shown
+            assert "archive: /tmp/out/aiperf-triage-test.tar.gz" in shown
 
     run(scenario())
 

@@ -92,8 +92,10 @@ def _fake_workload(monkeypatch, result: dict, code: int = 0):
 
 
 def test_a_run_writes_its_folder_and_checks_its_numbers(monkeypatch, tmp_path):
-    _fake_workload(monkeypatch, {"dtype": "bf16", "tflops": 600.0, "work": 1e15, "work_unit": "FLOP"})
-    sampler = Sampler(20, source=NvmlSource.open(FakeNvml([FakeGpu(power_w=300.0)]))).start()
+    gpu = FakeGpu(power_w=300.0)
+    _fake_workload(monkeypatch, {"dtype": "bf16", "tflops": 600.0, "work": 1e15, "work_unit": "FLOP",
+                                 "device": "cuda", "size": "full", "gpu_uuids": [f"{id(gpu):08x}"]})
+    sampler = Sampler(20, source=NvmlSource.open(FakeNvml([gpu]))).start()
     lines = []
     try:
         record = runner.run_exercise("04-ex01", runs_dir=tmp_path, sampler=sampler, on_line=lines.append)
@@ -110,6 +112,8 @@ def test_a_run_writes_its_folder_and_checks_its_numbers(monkeypatch, tmp_path):
     assert checks["energy_from_the_counter"].status == "pass"
     assert checks["near_the_datasheet"].status == "pass" and "nominal_tflops=989" in checks["near_the_datasheet"].detail
     assert record.measurements["work_per_joule"] == pytest.approx(1e15 / record.measurements["energy_j"])
+    assert saved["grade"] == "failed" and "load_above_idle" in saved["grade_reason"]
+    assert saved["device"]["ran_on"] == {"device": "cuda", "size": "full"} and saved["device"]["used_gpus"] == [0]
 
 
 def test_cancel_stops_the_workload(monkeypatch, tmp_path):
@@ -133,7 +137,9 @@ def labs_cli(*args):
 def test_nvtx_ranges_become_measurements_checks_can_read():
     from aiperf_lab.metrics.tables import Table
 
-    table = Table("nvtx_sum", "", [], [[33.7, 286807681, 7, 40972525.9, 2453622.0, 1, 2, 3.0, "PushPop", ":forward"],
+    from aiperf_lab.metrics.nsys.reports import SUM_COLUMNS
+
+    table = Table("nvtx_sum", "", [*SUM_COLUMNS, "Style", "Range"], [[33.7, 286807681, 7, 40972525.9, 2453622.0, 1, 2, 3.0, "PushPop", ":forward"],
                                         [0.3, 2889049, 1, 2889049.0, 2889049.0, 1, 2, 0.0, "PushPop", "cuBLAS:cublasCreate_v2"]])
     from aiperf_lab.labs.analyses import derive
 
@@ -166,6 +172,9 @@ def test_tiny_workloads_run_on_the_cpu(exercise, variant, tmp_path):
     assert record["exit_code"] == 0 and record["measurements"]["run_seconds"] > 0
     produced = set(record["measurements"])
     assert produced & {"tflops", "pinned_h2d_gb_s", "fp32_64_tflops", "python_forward_ms"}
+    # a CPU run at the tiny size grades nothing, and says why
+    assert record["grade"] == "not graded" and "the workload ran on the CPU" in record["grade_reason"]
+    assert record["device"]["ran_on"] == {"device": "cpu", "size": "tiny"}
 
 
 def console_cli(*args):

@@ -35,7 +35,7 @@ CURRICULUM = [
 WORKLOADS = REPO / "aiperf_lab" / "labs" / "workloads"
 LABS = REPO / "aiperf_lab" / "labs"
 # Measurement families the runner derives from tables (analyses.py), beyond literal names in sources.
-DERIVED = [r"^ncu_\w+$", r"^(gpu_ms|kernels)_\w+$", r"^\w+_pct(_\w+)?$", r"^samples_\w+$", r"^osrt_\w+_calls$",
+DERIVED = [r"^ncu_\w+$", r"^(gpu_ms|gemm_ms|kernels)_\w+$", r"^(nvtx_cpu|gpu_span|gpu_sum)_\w+_med_ms$", r"^\w+_pct(_\w+)?$", r"^samples_\w+$", r"^osrt_\w+_calls$",
            r"^rule_\w+$", r"^nvtx_\w+_(avg|med)_ms$"]
 
 
@@ -102,8 +102,8 @@ def test_torchrun_and_nsys_recipes_build_argv_lists(tmp_path, monkeypatch):
 def test_variant_and_profile_scoped_checks_are_skipped_with_the_reason():
     exercise = find_exercise("06-ex01")
     record = runner.RunRecord(exercise.id, "optimized", "none", "full", "f", [], {}, "t", exit_code=0,
-                              measurements={"speedup": 1.5})
-    results = {c.id: c for c in runner._evaluate(exercise, record, on_gpu=True)}
+                              measurements={"speedup": 1.5}, device={"ran_on": {"device": "cuda", "size": "full"}})
+    results = {c.id: c for c in runner._evaluate(exercise, record)}
     assert results["fix_pays"].status == "pass"
     assert results["backtraces_find_the_lines"].status == "skipped"
     assert "baseline variant" in results["backtraces_find_the_lines"].detail

@@ -217,3 +217,31 @@ def test_every_registered_builder_exists_and_every_overview_report_is_registered
         assert callable(getattr(importlib.import_module(module), function)), report.builder
     for kind, names in OVERVIEWS.items():
         assert all(find(kind, name) for name in names), kind
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_every_nsys_report_fits_the_terminal_width(columns, capsys, monkeypatch):
+    """Tables fit COLUMNS: number headers wrap, text columns give way, and a table that still cannot fit
+    is shown one block per row; nothing is cut from a number."""
+    from aiperf_lab.metrics.registry import reports_for
+
+    monkeypatch.setenv("COLUMNS", str(columns))
+    names = [r.name for r in reports_for("nsys") if not r.multi_rank]
+    for name in names:
+        code = main([str(LM), "--report", name, "--limit", "4"])
+        out = capsys.readouterr().out
+        if code == 2:
+            continue  # no data for this report in the fixture
+        assert code == 0, name
+        assert max(len(line) for line in out.splitlines()) <= columns, name
+    code = main([str(LM), "--report", "cuda_kern_exec_sum", "--limit", "1"])
+    out = capsys.readouterr().out
+    assert "5491153.6" in out and "cudaLaunchKernelExC_v11060" in out  # the row in full, in blocks at 80
+
+
+def test_an_nsys_report_we_do_not_make_says_so_in_one_line(capsys):
+    code = main([str(LM), "--report", "um_sum", "--format", "csv"])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == ""
+    assert "um_sum is an `nsys stats` report aiperf-stats does not make" in captured.err
+    assert len(captured.err.strip().splitlines()) == 1

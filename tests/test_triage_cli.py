@@ -255,3 +255,25 @@ def test_compare_sets_the_gpu_bundle_beside_a_gpu_less_one(tmp_path):
     model = next(line for line in lines if line.startswith("GPU model"))
     assert "NVIDIA H200*" in model and "-*" in model
     assert lines[-1] == "* differs from the other bundles"
+
+
+def test_show_without_a_summary_prints_readable_lines_not_a_dict(tmp_path):
+    manifest = json.dumps({"tool": "aiperf-triage", "schema_version": 1, "host": "node7", "start_utc": None,
+                           "capture": {"text": "trace covers 0-20 s of 20 s (812 kernels, 40 NVTX ranges)"},
+                           "collectors": [{"name": "hardware", "status": "ok", "seconds": 0.4, "error": None},
+                                          {"name": "topology", "status": "skipped", "seconds": 0.0,
+                                           "error": "nvidia-smi is not installed"}]}).encode()
+    archive = _tar(tmp_path / "b.tar.gz", [_member("b/manifest.json")], {"b/manifest.json": manifest})
+    done = triage("show", archive)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["# node7 (unknown)", "(no summary.md in this bundle)",
+                                        "nsys: trace covers 0-20 s of 20 s (812 kernels, 40 NVTX ranges)",
+                                        "- hardware: ok, 0.4 s", "- topology: skipped, 0.0 s: nvidia-smi is not installed"]
+    assert "None" not in done.stdout and "{" not in done.stdout
+
+
+def test_a_bundle_without_gpu_says_unknown_not_none(tmp_path):
+    done = triage("--duration", "1", "--output", tmp_path)
+    assert done.returncode == 0, done.stderr
+    shown = triage("show", done.stdout.strip().splitlines()[-1])
+    assert "driver unknown, CUDA unknown" in shown.stdout and "None" not in shown.stdout

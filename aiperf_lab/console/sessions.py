@@ -88,8 +88,52 @@ class RunSession:
             self._thread.join(timeout=wait_s)
 
 
-# Ctrl-C first: triage writes what it collected and marks the archive interrupted.
-TRIAGE_STOP = ((signal.SIGINT, 10.0), (signal.SIGTERM, 3.0), (signal.SIGKILL, 3.0))
+# Ctrl-C first: triage stops the workload, lets nsys write its report, and marks the archive
+# interrupted. A second Ctrl-C has nsys stop its collection at once; a third (SIGTERM) abandons the
+# trace; SIGKILL only if triage itself hangs.
+TRIAGE_STOP = ((signal.SIGINT, 30.0), (signal.SIGINT, 200.0), (signal.SIGTERM, 20.0), (signal.SIGKILL, 3.0))
+
+PROGRESS_PREFIX = "aiperf-triage: "   # triage/progress.py writes these lines; keep the two in step
+PROGRESS_KINDS = ("phase", "collector", "nsys", "coverage", "finding", "archive", "note")
+
+
+@dataclass
+class TriageEvent:
+    """One progress line of the triage child, parsed."""
+    kind: str                      # one of PROGRESS_KINDS
+    text: str                      # the line after the kind
+    name: str = ""                 # phase, collector name or finding id
+    status: str = ""               # collector status or finding severity
+    seconds: float | None = None   # collector seconds
+    detail: str = ""               # collector error or finding title
+
+
+def parse_progress(line: str) -> TriageEvent | None:
+    """`aiperf-triage: collector hardware ok 0.4 s: error` and the like; None for any other line."""
+    if not line.startswith(PROGRESS_PREFIX):
+        return None
+    kind, _, text = line[len(PROGRESS_PREFIX):].partition(" ")
+    if kind not in PROGRESS_KINDS:
+        return None
+    event = TriageEvent(kind, text)
+    if kind == "phase":
+        event.name = text
+    elif kind == "collector":
+        head, _, detail = text.partition(" s: ")
+        parts = head.removesuffix(" s").split(" ")
+        if len(parts) != 3:
+            return None
+        event.name, event.status, detail_seconds = parts
+        try:
+            event.seconds = float(detail_seconds)
+        except ValueError:
+            return None
+        event.detail = detail
+    elif kind == "finding":
+        head, _, title = text.partition(": ")
+        severity, _, finding_id = head.partition(" ")
+        event.status, event.name, event.detail = severity, finding_id, title
+    return event
 
 
 @dataclass
@@ -103,12 +147,39 @@ class TriageSession:
     exit_code: int | None = None
     archive: str | None = None
     error: str | None = None
+    phase: str = ""
+    collectors: list[TriageEvent] = field(default_factory=list)   # as they finish
+    findings: list[TriageEvent] = field(default_factory=list)
+    capture: list[str] = field(default_factory=list)             # nsys progress and the coverage line
     _proc: subprocess.Popen | None = None
     _thread: threading.Thread | None = None
 
     def argv(self) -> list[str]:
         return [sys.executable, "-m", "aiperf_lab.triage.cli", "--duration", f"{self.duration_s:g}",
-                "--output", str(self.output_dir), *self.extra]
+                "--output", str(self.output_dir), "--progress", *self.extra]
+
+    def record(self, event: TriageEvent) -> None:
+        if event.kind == "phase":
+            self.phase = event.name
+        elif event.kind == "collector":
+            self.collectors = [c for c in self.collectors if c.name != event.name] + [event]
+        elif event.kind == "finding":
+            self.findings.append(event)
+        elif event.kind in ("nsys", "coverage"):
+            self.capture = (self.capture + [f"{event.kind}: {event.text}"])[-3:]
+        elif event.kind == "archive":
+            self.archive = event.text
+
+    def progress_lines(self) -> list[str]:
+        """What the Triage screen shows above the log: parts as they finish, then findings and the archive."""
+        lines = [f"phase: {self.phase}"] if self.phase else []
+        if self.collectors:
+            lines.append("parts: " + ", ".join(f"{c.name} {c.status} {c.seconds:.1f} s" for c in self.collectors))
+        lines += self.capture
+        lines += [f"{f.status}: {f.detail}" for f in self.findings]
+        if self.archive and not self.running:
+            lines.append(f"archive: {self.archive}")
+        return lines
 
     def start(self) -> "TriageSession":
         try:
@@ -131,11 +202,16 @@ class TriageSession:
         for line in self._proc.stdout:
             line = line.rstrip("\n")
             self.lines.append(line)
-            if line.strip():
+            event = parse_progress(line)
+            if event is not None:
+                self.record(event)
+            elif line.strip():
                 last = line.strip()
         self.exit_code = self._proc.wait()
         if self.exit_code in (0, 130) and last.endswith(".tar.gz"):
             self.archive = last  # triage prints the archive's path as its last stdout line
+        elif self.exit_code not in (0, 130):
+            self.archive = None
         self.on_done(self)
 
     @property

@@ -1,11 +1,21 @@
 """python -m aiperf_lab.labs: list the exercises, show a walkthrough, run an exercise.
 
     python -m aiperf_lab.labs list [--json]
-    python -m aiperf_lab.labs show EXERCISE
+    python -m aiperf_lab.labs show EXERCISE [--answers [--runs-dir DIR]] [--knobs]
     python -m aiperf_lab.labs run EXERCISE [--variant V] [--profile none|nsys|ncu|torch] [--size tiny|full]
-                                  [--seconds N] [--runs-dir DIR]
+                                  [--seconds N] [--runs-dir DIR] [--set NAME=VALUE ...]
     python -m aiperf_lab.labs history [--runs-dir DIR]
     python -m aiperf_lab.labs compare RUN_BEFORE RUN_AFTER [--format table|csv]
+
+A run's grade (run.json "grade", history, the console): `pass` (every check that could be evaluated
+passed), `failed` (the workload failed, or a check failed), `not graded` (no check could be evaluated:
+the workload ran on the CPU or at --size tiny, the profile the checks need was not taken, the device is
+not in the datasheet table, or a what-if run with --set), always with the reason.
+
+Exit codes of `run`: 0 pass or not graded, 3 failed, 2 bad input or the workload could not run here
+(no GPU, no profiler), 1 an internal error, 130 interrupted.
+`show --answers` reveals the answers to the walkthrough's questions once the exercise has a run in
+--runs-dir (the console shows them after a run too).
 """
 
 from __future__ import annotations
@@ -31,6 +41,9 @@ def run(argv: list[str]) -> int:
     listing.add_argument("--json", action="store_true")
     show = commands.add_parser("show", help="an exercise's walkthrough")
     show.add_argument("exercise")
+    show.add_argument("--answers", action="store_true", help="the answers to the questions (after a run)")
+    show.add_argument("--knobs", action="store_true", help="the what-if knobs `run --set` accepts")
+    show.add_argument("--runs-dir", type=Path, default=Path("runs"))
     start = commands.add_parser("run", help="run an exercise and check its outcome")
     start.add_argument("exercise")
     start.add_argument("--variant")
@@ -38,6 +51,8 @@ def run(argv: list[str]) -> int:
     start.add_argument("--size", choices=["tiny", "full"], default="full")
     start.add_argument("--seconds", type=float)
     start.add_argument("--runs-dir", type=Path, default=Path("runs"))
+    start.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                       help="a what-if knob the exercise declares (see show --knobs); the run is not graded")
     past = commands.add_parser("history", help="past runs, newest first")
     past.add_argument("--runs-dir", type=Path, default=Path("runs"))
     diff = commands.add_parser("compare", help="two run folders side by side")
@@ -62,23 +77,48 @@ def run(argv: list[str]) -> int:
     except KeyError as exc:
         raise InputError(f"{exc.args[0]}") from None
     if args.command == "show":
-        sys.stdout.write(exercise.walkthrough_text())
-        return 0
+        return _show(exercise, args)
 
     from aiperf_lab.labs.grading import EXIT_FAILED
     from aiperf_lab.labs.runner import run_exercise
 
     record = run_exercise(exercise.id, args.variant, args.profile, args.size, args.runs_dir, args.seconds,
-                          on_line=lambda line: print(f"  | {line}", flush=True))
+                          on_line=lambda line: print(f"  | {line}", flush=True), knobs=args.set)
     print(f"\nexit code {record.exit_code}, {record.seconds} s"
           + (f", {record.energy.get('joules'):.1f} J" if record.energy.get("joules") is not None else ""))
     for check in record.checks:
         print(f"  [{check.status:>7}] {check.text}: {check.detail}")
+    for note in record.notes:
+        print(f"  note: {note}")
     print(record.folder)
     if record.exit_code == 2:
         raise InputError(f"the workload could not run here (see {record.folder}/stdout.log)")
+    if exercise.answers_text() is not None:
+        print(f"answers to the walkthrough's questions: {PROG} show {exercise.id} --answers")
     print(f"grade: {record.grade} ({record.grade_reason})")
     return EXIT_FAILED if record.grade == "failed" else 0
+
+
+def _show(exercise, args) -> int:
+    if args.knobs:
+        if not exercise.knobs:
+            print(f"{exercise.id} has no what-if knobs")
+        for k in exercise.knobs:
+            print(f"--set {k.name}=<{k.kind} {k.minimum:g}..{k.maximum:g}, default {k.default:g}>  {k.help}")
+        return 0
+    if not args.answers:
+        sys.stdout.write(exercise.walkthrough_text())
+        return 0
+    from aiperf_lab.labs.history import list_runs
+
+    answers = exercise.answers_text()
+    if answers is None:
+        raise InputError(f"{exercise.id} has no written answers")
+    if not any(run.run_record.exercise == exercise.id for run in list_runs(args.runs_dir)):
+        raise InputError(f"run {exercise.id} first (no run of it under {args.runs_dir}): the answers come "
+                         f"after your own numbers; {PROG} run {exercise.id}")
+    sys.stdout.write(answers)
+    return 0
 
 
 def _history(args) -> int:

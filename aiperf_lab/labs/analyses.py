@@ -41,73 +41,108 @@ OSRT_GROUPS = {"open": re.compile(r"^(open|open64|openat|openat64|fopen|fopen64)
 def derive(tables: dict[str, Table], recipe: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for table in tables.values():
-        out.update(_from_table(table, recipe))
+        try:
+            out.update(_from_table(table, recipe))
+        except KeyError:  # a table without the columns read here: its measurements stay absent (checks say so)
+            continue
     return out
 
 
+def records(table: Table) -> list[dict[str, Any]]:
+    """A table's rows by column name: a reader's column order may change, its names do not."""
+    return [dict(zip(table.columns, row)) for row in table.rows]
+
+
+def category_shares(rows: list[dict[str, Any]], suffix: str = "") -> dict[str, Any]:
+    """From a kernel_breakdown's rows: each category's share, the non-GEMM share, and the largest
+    non-GEMM category. memcpy/memset is not a kernel category: it is left out and the shares are
+    taken over kernel time alone."""
+    kernels = [r for r in rows if r["Category"] != "memcpy/memset"]  # MEMORY_CATEGORY
+    total = sum(r["Total Time (ns)"] for r in kernels)
+    if not total:
+        return {}
+
+    def share(ns: float) -> float:
+        return round(100 * ns / total, 1)
+
+    from aiperf_lab.metrics.analysis import CATEGORIES, MEMORY_CATEGORY
+    # every kernel category, 0 where none ran: "no optimizer kernels here" is a measurement too
+    derived: dict[str, Any] = {f"{c.replace('/', '_')}_pct{suffix}": 0.0 for c in CATEGORIES if c != MEMORY_CATEGORY}
+    derived.update({f"{r['Category'].replace('/', '_')}_pct{suffix}": share(r["Total Time (ns)"]) for r in kernels})
+    others = [r for r in kernels if r["Category"] != "gemm"]
+    derived[f"non_gemm_pct{suffix}"] = share(sum(r["Total Time (ns)"] for r in others))
+    derived[f"gemm_ms{suffix}"] = round(sum(r["Total Time (ns)"] for r in kernels if r["Category"] == "gemm") / 1e6, 3)
+    if others:
+        top = max(others, key=lambda r: r["Total Time (ns)"])
+        derived[f"top_non_gemm_category{suffix}"] = top["Category"]
+        derived[f"top_non_gemm_pct{suffix}"] = share(top["Total Time (ns)"])
+    return derived
+
+
 def _from_table(table: Table, recipe: dict[str, Any]) -> dict[str, Any]:
-    name, rows = table.name, table.rows
+    name, rows = table.name, records(table)
     if name == "cuda_gpu_kern_sum" and rows:
         from aiperf_lab.metrics.analysis import categorize
         top = rows[0]
-        return {"top_kernel": top[-1], "top_kernel_pct": top[0], "top_kernel_calls": top[2],
-                "top_kernel_category": categorize(top[-1]), "kernel_names": len(rows),
-                "kernel_time_ns": sum(r[1] for r in rows)}
+        return {"top_kernel": top["Name"], "top_kernel_pct": top["Time (%)"], "top_kernel_calls": top["Instances"],
+                "top_kernel_category": categorize(top["Name"]), "kernel_names": len(rows),
+                "kernel_time_ns": sum(r["Total Time (ns)"] for r in rows)}
     if name == "kernel_breakdown":
-        derived = {f"{row[0].replace('/', '_')}_pct": row[1] for row in rows}
-        others = [row for row in rows if row[0] != "gemm"]
-        derived["non_gemm_pct"] = round(sum(row[1] for row in others), 1)
-        if others:
-            derived["top_non_gemm_category"], derived["top_non_gemm_pct"] = others[0][0], others[0][1]
+        # the whole run, copies included (the memcpy_memset_pct figure); non-GEMM shares over kernels only
+        derived = {f"{r['Category'].replace('/', '_')}_pct": r["Time (%)"] for r in rows}
+        derived.update(category_shares(rows))
         return derived
     if name == "nvtx_sum":
-        # per range: mean and median duration in ms (Avg (ns), Med (ns) are columns 3 and 4, Range last)
         derived = {}
         for row in rows:
-            key = identifier(row[-1])
-            derived[f"nvtx_{key}_avg_ms"] = round(row[3] / 1e6, 3)
-            derived[f"nvtx_{key}_med_ms"] = round(row[4] / 1e6, 3)
-            derived[f"nvtx_{key}_count"] = row[2]
+            key = identifier(row["Range"])
+            derived[f"nvtx_{key}_avg_ms"] = round(row["Avg (ns)"] / 1e6, 3)
+            derived[f"nvtx_{key}_med_ms"] = round(row["Med (ns)"] / 1e6, 3)
+            derived[f"nvtx_{key}_count"] = row["Instances"]
         return derived
     if name == "gpu_idle":
-        device_rows = [r for r in rows if r[1] == "all"]
-        return {"gpu_busy_pct": device_rows[0][5], "gpu_largest_gap_ms": round(device_rows[0][8] / 1e6, 3)} \
-            if device_rows else {}
+        device_rows = [r for r in rows if r["Stream"] == "all"]
+        return {"gpu_busy_pct": device_rows[0]["Busy (%)"],
+                "gpu_largest_gap_ms": round(device_rows[0]["Largest Gap (ns)"] / 1e6, 3)} if device_rows else {}
     if name == "kernel_overlap" and rows:
-        return {"kernel_overlap_pct": rows[0][5], "max_concurrent_kernels": rows[0][6], "kernel_streams": rows[0][2]}
+        return {"kernel_overlap_pct": rows[0]["Overlap (%)"], "max_concurrent_kernels": rows[0]["Most Concurrent"],
+                "kernel_streams": rows[0]["Streams"]}
     if name == "expert_findings":
-        return {f"rule_{row[0]}": row[1] for row in rows}
+        return {f"rule_{row['Rule']}": row["Fired"] for row in rows}
     if name == "osrt_sum":
-        derived = {f"osrt_{identifier(row[-1])}_calls": row[2] for row in rows}
+        derived = {f"osrt_{identifier(row['Name'])}_calls": row["Num Calls"] for row in rows}
         for group, pattern in OSRT_GROUPS.items():
-            derived[f"osrt_{group}_calls"] = sum(row[2] for row in rows if pattern.match(row[-1]))
+            derived[f"osrt_{group}_calls"] = sum(row["Num Calls"] for row in rows if pattern.match(row["Name"]))
         return derived
     if name == "cpu_samples_by_range":
         derived = {}
         for row in rows:
-            key = identifier(row[0])
-            derived[f"samples_{key}"] = row[1]
-            derived[f"python_pct_{key}"] = row[6]
+            key = identifier(row["Range"])
+            derived[f"samples_{key}"] = row["Samples"]
+            derived[f"python_pct_{key}"] = row["In Python Interpreter (%)"]
         return derived
     if name == "cpu_sample_sum":
-        return {"cpu_samples": sum(r[1] for r in rows)}
+        return {"cpu_samples": sum(r["Samples"] for r in rows)}
     if name == "ncu_summary":
         derived = {}
         for row in rows:
-            key = kernel_short_name(row[1])
-            derived.update({f"ncu_{key}_verdict": row[2], f"ncu_{key}_duration_us": _scaled(row[3], 1e-3),
-                            f"ncu_{key}_sm_pct": row[4], f"ncu_{key}_memory_pct": row[5],
-                            f"ncu_{key}_dram_pct": row[6], f"ncu_{key}_occupancy_pct": row[8]})
+            key = kernel_short_name(row["Kernel Name"])
+            derived.update({f"ncu_{key}_verdict": row["Verdict"],
+                            f"ncu_{key}_duration_us": _scaled(row["Duration (ns)"], 1e-3),
+                            f"ncu_{key}_sm_pct": row["SM Throughput (%)"],
+                            f"ncu_{key}_memory_pct": row["Memory Throughput (%)"],
+                            f"ncu_{key}_dram_pct": row["DRAM Throughput (%)"],
+                            f"ncu_{key}_occupancy_pct": row["Achieved Occupancy (%)"]})
         if rows:
-            derived["ncu_first_verdict"] = rows[0][2]
+            derived["ncu_first_verdict"] = rows[0]["Verdict"]
             derived["ncu_kernels"] = len(rows)
         return derived
     if name == "ncu_metrics":
         wanted = {metric: alias for alias, metric in (recipe.get("measure") or {}).items()}
         derived = {}
-        for _id, kernel, metric, _unit, value in rows:
-            if metric in wanted and isinstance(value, (int, float)):
-                derived[f"ncu_{kernel_short_name(kernel)}_{wanted[metric]}"] = value
+        for row in rows:
+            if row["Metric"] in wanted and isinstance(row["Value"], (int, float)):
+                derived[f"ncu_{kernel_short_name(row['Kernel Name'])}_{wanted[row['Metric']]}"] = row["Value"]
         return derived
     return {}
 
@@ -176,7 +211,8 @@ def sqlite_queries(db_path: Path, tables: dict[str, Table], recipe: dict, folder
     derived: dict[str, Any] = {"sql_ranges": len(per_range)}
     kern = tables.get("cuda_gpu_kern_sum")
     if kern is not None and kern.rows and top:
-        derived["sql_top_kernel_matches"] = int(top[0][0] == kern.rows[0][-1] and top[0][2] == kern.rows[0][1])
+        first = records(kern)[0]
+        derived["sql_top_kernel_matches"] = int(top[0][0] == first["Name"] and top[0][2] == first["Total Time (ns)"])
         derived["sql_top_kernel_calls"] = top[0][1]
     return out_tables, derived
 
@@ -207,7 +243,9 @@ def sync_backtraces(db_path: Path, tables: dict[str, Table], recipe: dict, folde
 
 
 def range_breakdowns(db_path: Path, tables: dict[str, Table], recipe: dict, folder: Path):
-    """The kernel breakdown within each NVTX range the recipe names, and its GPU time."""
+    """The kernel breakdown within each NVTX range the recipe names (`ranges`), its GPU time and its
+    GEMM-only time; `within: step_` keeps only kernels also launched inside a timed step, leaving the
+    warm-up out."""
     from aiperf_lab.metrics.analysis import kernel_breakdown
     from aiperf_lab.metrics.nsys.db import NsysDatabase
     from aiperf_lab.metrics.nsys.nvtx import kernels_in_range
@@ -219,7 +257,8 @@ def range_breakdowns(db_path: Path, tables: dict[str, Table], recipe: dict, fold
     try:
         for name in recipe.get("ranges", []):
             try:
-                kernels = kernels_in_range(db, name, cross_thread=bool(recipe.get("cross_thread")))
+                kernels = kernels_in_range(db, name, cross_thread=bool(recipe.get("cross_thread")),
+                                           within=recipe.get("within"))
             except MissingData:
                 continue
             table = kernel_breakdown([as_gpu_op(k) for k in kernels], scope=name)
@@ -228,10 +267,39 @@ def range_breakdowns(db_path: Path, tables: dict[str, Table], recipe: dict, fold
             out_tables.append(table)
             derived[f"gpu_ms_{key}"] = round(sum(k.duration for k in kernels) / 1e6, 3)
             derived[f"kernels_{key}"] = len(kernels)
-            derived.update({f"{row[0].replace('/', '_')}_pct_{key}": row[1] for row in table.rows})
+            derived.update(category_shares(records(table), suffix=f"_{key}"))
     finally:
         db.close()
     return out_tables, derived
+
+
+def forward_timing(db_path: Path, tables: dict[str, Table], recipe: dict, folder: Path):
+    """Per timed step (warm-up left out): the CPU time of the `forward` NVTX range, and the GPU time
+    of the kernels it launched (from the first kernel's start to the last one's end, and summed)."""
+    import statistics
+
+    from aiperf_lab.metrics.nsys.db import NsysDatabase
+    from aiperf_lab.metrics.nsys.nvtx import kernels_per_instance
+
+    name = recipe.get("timed_range", "forward")
+    db = NsysDatabase(db_path)
+    try:
+        instances = kernels_per_instance(db, name, cross_thread=bool(recipe.get("cross_thread")),
+                                         within=recipe.get("within", "step_"))
+    finally:
+        db.close()
+    rows = [[i, round((r.end - r.start) / 1e6, 3), round((max(k.end for k in ks) - min(k.start for k in ks)) / 1e6, 3),
+             round(sum(k.duration for k in ks) / 1e6, 3), len(ks)] for i, (r, ks) in enumerate(instances) if ks]
+    table = Table("forward_timing", f"CPU range against GPU time per timed {name}",
+                  ["Step", "NVTX Range (ms)", "GPU Span (ms)", "GPU Kernel Sum (ms)", "Kernels"], rows,
+                  ["NVTX Range: CPU time between push and pop; GPU Span: first kernel start to last kernel end of "
+                   "the kernels launched inside it."])
+    if not rows:
+        return [table], {}
+    key = identifier(name)
+    return [table], {f"nvtx_cpu_{key}_med_ms": statistics.median(r[1] for r in rows),
+                     f"gpu_span_{key}_med_ms": statistics.median(r[2] for r in rows),
+                     f"gpu_sum_{key}_med_ms": statistics.median(r[3] for r in rows), f"timed_{key}_count": len(rows)}
 
 
 def range_kernel_diff(db_path: Path, tables: dict[str, Table], recipe: dict, folder: Path):
@@ -248,11 +316,12 @@ def range_kernel_diff(db_path: Path, tables: dict[str, Table], recipe: dict, fol
     finally:
         db.close()
     diff = kernel_diff(*sides)
-    total_a = sum(r[0] for r in sides[0].rows)  # Total Time (ns)
-    total_b = sum(r[0] for r in sides[1].rows)
-    removed = sum(1 for r in diff.rows if r[6] == "removed")
+    total_a = sum(r["Total Time (ns)"] for r in records(sides[0]))
+    total_b = sum(r["Total Time (ns)"] for r in records(sides[1]))
+    changes = [r["Status"] for r in records(diff)]
+    removed = changes.count("removed")
     return [diff], {"diff_gpu_ratio": round(total_b / total_a, 3) if total_a else None,
-                    "diff_kernels_removed": removed, "diff_kernels_new": sum(1 for r in diff.rows if r[6] == "new")}
+                    "diff_kernels_removed": removed, "diff_kernels_new": changes.count("new")}
 
 
 def _kernel_table(kernels) -> Table:
@@ -270,5 +339,6 @@ ANALYSES: dict[str, Callable] = {
     "sqlite_queries": sqlite_queries,
     "sync_backtraces": sync_backtraces,
     "range_breakdowns": range_breakdowns,
+    "forward_timing": forward_timing,
     "range_kernel_diff": range_kernel_diff,
 }

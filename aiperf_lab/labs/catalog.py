@@ -13,6 +13,7 @@ from aiperf_lab.labs import expressions
 
 CATALOG = Path(__file__).with_name("catalog.yaml")
 WALKTHROUGHS = Path(__file__).with_name("walkthroughs")
+ANSWERS = WALKTHROUGHS / "answers"
 PROFILERS = ("none", "nsys", "ncu", "torch")
 
 
@@ -28,6 +29,29 @@ class Check:
     profile: str | None = None   # only evaluated when the run used this profiler (tables it needs)
     gpu_only: bool = True        # CPU runs (--size tiny) skip it
     variant: str | None = None   # only evaluated for runs of this variant
+
+
+@dataclass(frozen=True)
+class Knob:
+    """A what-if knob (`labs run EX --set name=value`): its type, range and default, passed to the
+    workload as `--set name=value` and recorded in run.json."""
+    name: str
+    kind: str                    # "int" or "float"
+    minimum: float
+    maximum: float
+    default: float
+    help: str
+
+    def parse(self, text: str) -> int | float:
+        """The value, or ValueError with one line saying what is allowed."""
+        try:
+            value: int | float = int(text) if self.kind == "int" else float(text)
+        except ValueError:
+            raise ValueError(f"{self.name} takes an {self.kind}, not {text!r}") from None
+        if not self.minimum <= value <= self.maximum:
+            raise ValueError(f"{self.name} must be between {self.minimum:g} and {self.maximum:g} "
+                             f"(default {self.default:g}), not {text}")
+        return value
 
 
 @dataclass(frozen=True)
@@ -54,6 +78,14 @@ class Exercise:
     profile: dict[str, Any] = field(default_factory=dict)  # per profiler: preset, kernel_regex, launch_count...
     launcher: str = "python"             # "torchrun": one process per visible GPU
     min_gpus: int = 1
+    knobs: tuple[Knob, ...] = ()
+
+    def knob(self, name: str) -> Knob:
+        for knob in self.knobs:
+            if knob.name == name:
+                return knob
+        offered = ", ".join(k.name for k in self.knobs) or "none"
+        raise KeyError(f"{self.id} has no knob {name!r}; its knobs: {offered}")
 
     @property
     def default_variant(self) -> Variant:
@@ -69,6 +101,11 @@ class Exercise:
 
     def walkthrough_text(self) -> str:
         return (WALKTHROUGHS / self.walkthrough).read_text(encoding="utf-8")
+
+    def answers_text(self) -> str | None:
+        """The written answers to the walkthrough's questions (walkthroughs/answers/<file>), or None."""
+        path = ANSWERS / self.walkthrough
+        return path.read_text(encoding="utf-8") if path.is_file() else None
 
 
 @dataclass(frozen=True)
@@ -125,6 +162,7 @@ def parse_catalog(document: dict) -> list[Module]:
                 missing = [a for a in (recipe or {}).get("analyses", ()) if a not in ANALYSES]
                 if missing:
                     raise CatalogError(f"{where}: unknown analyses {missing}")
+            knobs = _knobs(e.get("knobs") or {}, where)
             launcher = str(e.get("launcher", "python"))
             if launcher not in ("python", "torchrun"):
                 raise CatalogError(f"{where}: launcher must be python or torchrun")
@@ -133,9 +171,23 @@ def parse_catalog(document: dict) -> list[Module]:
                                       tuple(str(c) for c in e.get("chapters", ())), walkthrough,
                                       str(_require(e, "workload", where)), variants, checks,
                                       bool(e.get("needs_gpu", True)), bool(e.get("cpu_size", False)), profile,
-                                      launcher, int(e.get("min_gpus", 2 if launcher == "torchrun" else 1))))
+                                      launcher, int(e.get("min_gpus", 2 if launcher == "torchrun" else 1)),
+                                      knobs))
         modules.append(Module(module_id, module_title, tuple(exercises)))
     return modules
+
+
+def _knobs(spec: dict, where: str) -> tuple[Knob, ...]:
+    knobs = []
+    for name, k in spec.items():
+        kind = str(_require(k, "type", f"{where} knob {name}"))
+        if kind not in ("int", "float"):
+            raise CatalogError(f"{where}: knob {name} has type {kind!r}; int or float")
+        low, high, default = (float(_require(k, key, f"{where} knob {name}")) for key in ("min", "max", "default"))
+        if not low <= default <= high:
+            raise CatalogError(f"{where}: knob {name}'s default {default:g} is outside {low:g}..{high:g}")
+        knobs.append(Knob(str(name), kind, low, high, default, str(_require(k, "help", f"{where} knob {name}"))))
+    return tuple(knobs)
 
 
 @lru_cache(maxsize=1)

@@ -64,7 +64,8 @@ def grade_run(exit_code: int | None, cancelled: bool, checks: Iterable[Any]) -> 
         return Grade("pass", f"{len(passed)} of {len(checks)} checks passed{extra}")
     if not checks:
         return Grade("not graded", "this run has no checks")
-    reasons = sorted({_detail(c) for c in checks if _detail(c)})
+    # a what-if run's details carry the would-be verdict after "; as written": the reason is the part before
+    reasons = sorted({_detail(c).split("; as written")[0] for c in checks if _detail(c)})
     why = "; ".join(reasons[:3]) if reasons else "no check could be evaluated"
     return Grade("not graded", f"no check could be evaluated: {why}")
 

@@ -13,23 +13,28 @@ from pathlib import Path
 from typing import Any
 
 from aiperf_lab.errors import InputError
-from aiperf_lab.labs.grading import Grade, grade_of_record
+from aiperf_lab.labs.grading import Grade, grade_of_record, grade_run
+from aiperf_lab.labs.record import RunRecord
 from aiperf_lab.metrics.tables import Table
 
 
 @dataclass(frozen=True)
 class PastRun:
     folder: Path
-    record: dict[str, Any]
+    record: dict[str, Any]          # run.json as read (for readers not yet moved to run_record)
+    run_record: RunRecord
 
     @property
     def label(self) -> str:
-        r = self.record
-        return f"{r.get('started_utc', '?')} {r.get('exercise', '?')} {r.get('variant', '?')} ({r.get('profile', 'none')})"
+        r = self.run_record
+        return f"{r.started_utc or '?'} {r.exercise or '?'} {r.variant or '?'} ({r.profile or 'none'})"
 
     @property
     def grade(self) -> Grade:
-        return grade_of_record(self.record)
+        r = self.run_record
+        if r.grade:
+            return grade_of_record({"grade": r.grade, "grade_reason": r.grade_reason})
+        return grade_run(r.exit_code, r.cancelled, r.checks)
 
     @property
     def passed(self) -> bool:
@@ -70,7 +75,11 @@ def load_run(folder: str | Path) -> PastRun:
         raise InputError(f"{path}: unreadable run record ({exc})") from None
     if not isinstance(record, dict) or "exercise" not in record:
         raise InputError(f"{path}: not a lab run record")
-    return PastRun(folder, record)
+    try:
+        typed = RunRecord.from_dict(record)
+    except InputError as exc:
+        raise InputError(f"{path}: {exc}") from None
+    return PastRun(folder, record, typed)
 
 
 def list_runs(runs_dir: str | Path) -> list[PastRun]:
@@ -84,30 +93,23 @@ def list_runs(runs_dir: str | Path) -> list[PastRun]:
     return runs
 
 
-SUMMARY_FIELDS = [("seconds", "Run time (s)", ("seconds",)), ("energy_j", "Energy (J)", ("energy", "joules")),
-                  ("avg_power_w", "Average power (W)", ("measurements", "avg_power_w")),
-                  ("kernel_time_ns", "Kernel time (ns)", ("measurements", "kernel_time_ns")),
-                  ("top_kernel", "Top kernel", ("measurements", "top_kernel"))]
-
-
-def _dig(record: dict, path: tuple[str, ...]):
-    value: Any = record
-    for key in path:
-        value = value.get(key) if isinstance(value, dict) else None
-    return value
+SUMMARY_FIELDS = [("Run time (s)", lambda r: r.seconds), ("Energy (J)", lambda r: r.energy.get("joules")),
+                  ("Average power (W)", lambda r: r.measurements.get("avg_power_w")),
+                  ("Kernel time (ns)", lambda r: r.measurements.get("kernel_time_ns")),
+                  ("Top kernel", lambda r: r.measurements.get("top_kernel"))]
 
 
 def compare_runs(before: PastRun, after: PastRun) -> list[Table]:
     """The run summary with deltas, the measurements both runs share, and the kernel diff when both
     runs have a kernel table."""
+    a_run, b_run = before.run_record, after.run_record
     rows = []
-    for _key, label, path in SUMMARY_FIELDS:
-        a, b = _dig(before.record, path), _dig(after.record, path)
+    for label, read in SUMMARY_FIELDS:
+        a, b = read(a_run), read(b_run)
         rows.append([label, a, b, *_delta(a, b)])
-    common = sorted(set(before.record.get("measurements", {})) & set(after.record.get("measurements", {})))
     measured = []
-    for name in common:
-        a, b = before.record["measurements"][name], after.record["measurements"][name]
+    for name in sorted(set(a_run.measurements) & set(b_run.measurements)):
+        a, b = a_run.measurements[name], b_run.measurements[name]
         if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool) and a != b:
             measured.append([name, a, b, *_delta(a, b)])
     tables = [Table("run_diff", f"{before.label}  ->  {after.label}", ["Quantity", "Before", "After", "Change", "After/Before"],

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
@@ -26,7 +26,9 @@ import aiperf_lab
 from aiperf_lab.errors import InputError
 from aiperf_lab.labs import expressions
 from aiperf_lab.labs.catalog import PROFILERS, Exercise, find_exercise
+from aiperf_lab.labs.gpus import used_devices
 from aiperf_lab.labs.grading import grade_run
+from aiperf_lab.labs.record import CheckResult, RunRecord  # noqa: F401  (RunRecord is part of this module's API)
 from aiperf_lab.labs.result import parse_line
 from aiperf_lab.metrics import config as metric_config
 from aiperf_lab.process_group import escalate, waits_for
@@ -34,43 +36,6 @@ from aiperf_lab.process_group import escalate, waits_for
 IDLE_BASELINE_S = 2.0
 # A cancelled workload gets Ctrl-C first (profilers write their report on SIGINT), then SIGTERM, then SIGKILL.
 STOP_STEPS = ((signal.SIGINT, 5.0), (signal.SIGTERM, 3.0), (signal.SIGKILL, 3.0))
-
-
-@dataclass
-class CheckResult:
-    id: str
-    text: str
-    expr: str
-    status: str          # pass, fail, skipped, error
-    detail: str
-
-
-@dataclass
-class RunRecord:
-    exercise: str
-    variant: str
-    profile: str
-    size: str
-    folder: str
-    argv: list[str]
-    env_delta: dict[str, str]
-    started_utc: str
-    ended_utc: str = ""
-    seconds: float = 0.0
-    exit_code: int | None = None
-    cancelled: bool = False
-    device: dict[str, Any] = field(default_factory=dict)
-    energy: dict[str, Any] = field(default_factory=dict)
-    measurements: dict[str, Any] = field(default_factory=dict)
-    tables: list[str] = field(default_factory=list)
-    checks: list[CheckResult] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    grade: str = ""          # pass, failed, not graded (aiperf_lab.labs.grading)
-    grade_reason: str = ""
-
-    @property
-    def passed(self) -> bool:
-        return self.grade == "pass"
 
 
 def _chapter(exercise: Exercise) -> str | None:
@@ -93,8 +58,25 @@ def visible_gpu_count() -> int:
         return 0
 
 
+def parse_knobs(exercise: Exercise, settings: list[str] | dict[str, str] | None) -> dict[str, int | float]:
+    """`--set name=value` settings checked against the exercise's declared knobs (InputError otherwise)."""
+    pairs = list(settings.items()) if isinstance(settings, dict) else []
+    for item in settings if isinstance(settings, list) else []:
+        name, sep, value = str(item).partition("=")
+        if not sep:
+            raise InputError(f"--set takes NAME=VALUE, not {item!r}")
+        pairs.append((name.strip(), value.strip()))
+    knobs: dict[str, int | float] = {}
+    for name, value in pairs:
+        try:
+            knobs[name] = exercise.knob(name).parse(str(value))
+        except (KeyError, ValueError) as exc:
+            raise InputError(f"--set {name}={value}: {exc.args[0]}") from None
+    return knobs
+
+
 def build_argv(exercise: Exercise, variant: str, profile: str, size: str, folder: Path,
-               seconds: float | None = None, gpus: int = 1) -> list[str]:
+               seconds: float | None = None, gpus: int = 1, knobs: dict[str, Any] | None = None) -> list[str]:
     """The command line, an argv list: the workload (through torchrun for multi-GPU exercises),
     wrapped by the profiler the run asks for."""
     chosen = exercise.variant(variant)
@@ -107,6 +89,8 @@ def build_argv(exercise: Exercise, variant: str, profile: str, size: str, folder
     workload += ["--variant", chosen.name, "--size", size, *chosen.args]
     if seconds is not None:
         workload += ["--seconds", str(seconds)]
+    for name, value in (knobs or {}).items():
+        workload += ["--set", f"{name}={value}"]
     recipe = exercise.profile.get(profile) or {}
     if profile == "none":
         return workload
@@ -144,7 +128,7 @@ def build_argv(exercise: Exercise, variant: str, profile: str, size: str, folder
 def run_exercise(exercise_id: str, variant: str | None = None, profile: str = "none", size: str = "full",
                  runs_dir: Path = Path("runs"), seconds: float | None = None, sampler=None,
                  on_line: Callable[[str], None] | None = None,
-                 cancel: threading.Event | None = None) -> RunRecord:
+                 cancel: threading.Event | None = None, knobs: list[str] | dict[str, str] | None = None) -> RunRecord:
     try:
         exercise = find_exercise(exercise_id)
         chosen = exercise.variant(variant)
@@ -152,6 +136,7 @@ def run_exercise(exercise_id: str, variant: str | None = None, profile: str = "n
         raise InputError(str(exc.args[0])) from None
     if profile not in PROFILERS:
         raise InputError(f"unknown profiler {profile!r}; choose from {', '.join(PROFILERS)}")
+    chosen_knobs = parse_knobs(exercise, knobs)
     stamp = datetime.now(timezone.utc)
     folder = Path(runs_dir) / f"{stamp:%Y%m%dT%H%M%SZ}-{exercise.id}-{chosen.name}"
     gpus = visible_gpu_count() if exercise.min_gpus > 1 or exercise.launcher == "torchrun" else 1
@@ -159,7 +144,7 @@ def run_exercise(exercise_id: str, variant: str | None = None, profile: str = "n
         raise InputError(f"{exercise.id} needs at least {exercise.min_gpus} GPUs; this machine shows {gpus}"
                          + (" (CUDA_VISIBLE_DEVICES limits it)" if "CUDA_VISIBLE_DEVICES" in os.environ else ""))
     # The argv first: a missing profiler is an error before anything is written.
-    argv = build_argv(exercise, chosen.name, profile, size, folder, seconds, gpus=max(gpus, 1))
+    argv = build_argv(exercise, chosen.name, profile, size, folder, seconds, gpus=max(gpus, 1), knobs=chosen_knobs)
     try:
         folder.mkdir(parents=True, exist_ok=False)
     except OSError as exc:
@@ -167,7 +152,7 @@ def run_exercise(exercise_id: str, variant: str | None = None, profile: str = "n
     env_delta = {"PYTHONUNBUFFERED": "1", "AIPERF_RUN_DIR": str(folder.resolve()), "PYTHONPATH": os.pathsep.join(
         filter(None, [str(Path(aiperf_lab.__file__).resolve().parents[1]), os.environ.get("PYTHONPATH")]))}
     record = RunRecord(exercise.id, chosen.name, profile, size, str(folder), argv, env_delta,
-                       stamp.isoformat(timespec="seconds"))
+                       stamp.isoformat(timespec="seconds"), knobs=dict(chosen_knobs))
 
     own_sampler = sampler is None
     writer = None
@@ -178,7 +163,8 @@ def run_exercise(exercise_id: str, variant: str | None = None, profile: str = "n
         sampler = Sampler(10, window_s=3600, recorder=writer).start()
     try:
         if sampler.devices:
-            record.device = {"gpus": [{"index": d.index, "name": d.name, "power_limit_w": d.power_limit_w}
+            record.device = {"gpus": [{"index": d.index, "name": d.name, "uuid": d.uuid,
+                                       "memory_bytes": d.mem_total_bytes, "power_limit_w": d.power_limit_w}
                                       for d in sampler.devices]}
             with sampler.measure() as idle:
                 time.sleep(IDLE_BASELINE_S)
@@ -195,12 +181,17 @@ def run_exercise(exercise_id: str, variant: str | None = None, profile: str = "n
             writer.close()
     record.ended_utc = datetime.now(timezone.utc).isoformat(timespec="seconds")
     record.seconds = round(energy.duration_s, 3)
+    processes = gpus if exercise.launcher == "torchrun" else 1
+    mapping = used_devices(result, sampler.devices, os.environ.get("CUDA_VISIBLE_DEVICES"),
+                           os.environ.get("CUDA_DEVICE_ORDER"), processes)
+    record.device.update(ran_on=ran_on(result), used_gpus=[d.index for d in mapping.used])
+    record.notes.extend(mapping.notes)
     record.energy = energy.as_dict()
-    record.measurements = _measurements(result, energy, baseline, sampler)
+    record.measurements = _measurements(result, energy, baseline, sampler, mapping.used)
     if record.exit_code == 0:
         record.tables, derived = _profile_tables(profile, folder, record.notes, exercise.profile.get(profile) or {})
         record.measurements.update(derived)
-    record.checks = _evaluate(exercise, record, on_gpu=bool(sampler.devices))
+    record.checks = _evaluate(exercise, record)
     graded = grade_run(record.exit_code, record.cancelled, record.checks)
     record.grade, record.grade_reason = graded.word, graded.reason
     (folder / "run.json").write_text(json.dumps(asdict(record), indent=2, default=str) + "\n")
@@ -240,24 +231,49 @@ def _stream(argv: list[str], env: dict[str, str], log_path: Path, on_line, cance
     return result
 
 
-def _measurements(result: dict, energy, baseline: dict[int, float], sampler) -> dict:
+def ran_on(result: dict) -> dict[str, Any]:
+    """Where and how the workload says it ran: device ("cuda", "cpu" or "unknown" when it said
+    nothing) and size."""
+    device = result.get("device")
+    return {"device": device if device in ("cuda", "cpu") else "unknown", "size": result.get("size")}
+
+
+def _measurements(result: dict, energy, baseline: dict[int, float], sampler, used: list) -> dict:
+    """The workload's numbers, the run time, and energy and power of the GPUs it used (summed over
+    them; per GPU in run.json's energy), with their PCIe link and datasheet figures."""
     values = {k: v for k, v in result.items() if isinstance(v, (int, float, str)) and not isinstance(v, bool)}
     values["run_seconds"] = round(energy.duration_s, 3)
-    first = energy.per_gpu[0] if energy.per_gpu else None
-    if first is not None:
-        values.update({"energy_j": first.joules, "energy_source": first.source, "avg_power_w": first.avg_power_w,
-                       "peak_power_w": first.peak_power_w, "idle_power_w": baseline.get(first.index),
-                       "work_per_joule": first.work_per_joule})
-        from aiperf_lab.metrics.nominal import nominal_for, pcie_nominal_gb_s
+    indices = [d.index for d in used]
+    mine = [g for g in energy.per_gpu if g.index in indices]
+    if not mine:
+        return values
 
-        status = sampler.slow.get(first.index)
-        if status is not None:
-            values["pcie_nominal_gb_s"] = pcie_nominal_gb_s(status.pcie_gen_max, status.pcie_width_max)
-        name = next((d.name for d in sampler.devices if d.index == first.index), None)
-        nominal = nominal_for(name)
-        if nominal and result.get("dtype") in ("bf16", "fp32"):
-            values["nominal_tflops"] = nominal[f"{result['dtype']}_matmul_tflops"]
-    return values
+    def total(figures):
+        figures = list(figures)
+        return round(sum(figures), 3) if figures and all(f is not None for f in figures) else None
+
+    joules = total(g.joules for g in mine)
+    values.update({"energy_j": joules, "energy_source": "counter" if all(g.source == "counter" for g in mine)
+                   else "integrated", "avg_power_w": total(g.avg_power_w for g in mine),
+                   "peak_power_w": max((g.peak_power_w for g in mine if g.peak_power_w is not None), default=None),
+                   "idle_power_w": total(baseline.get(i) for i in indices),
+                   "work_per_joule": energy.work / joules if energy.work is not None and joules else None,
+                   "gpus_used": len(mine)})
+    from aiperf_lab.metrics.nominal import datasheet_for, pcie_nominal_gb_s
+
+    first = used[0]
+    status = sampler.slow.get(first.index)
+    if status is not None:
+        values["pcie_nominal_gb_s"] = pcie_nominal_gb_s(status.pcie_gen_max, status.pcie_width_max)
+    values["gpu_name"] = first.name
+    sheets = {datasheet_for(d.name, d.mem_total_bytes) for d in used}
+    sheet = sheets.pop() if len(sheets) == 1 else None
+    if sheet is not None:
+        values["nominal_memory_tb_s"] = sheet.memory_tb_s
+        rate = {"bf16": sheet.bf16_tflops, "fp32": sheet.fp32_tflops}.get(str(result.get("dtype")))
+        if rate is not None:
+            values["nominal_tflops"] = rate
+    return {k: v for k, v in values.items() if v is not None}
 
 
 def _profile_tables(profile: str, folder: Path, notes: list[str], recipe: dict) -> tuple[list[str], dict]:
@@ -304,22 +320,76 @@ def _profile_tables(profile: str, folder: Path, notes: list[str], recipe: dict) 
     return list(tables), derived
 
 
-def _evaluate(exercise: Exercise, record: RunRecord, on_gpu: bool) -> list[CheckResult]:
+# Measurements the runner adds from the device, and why a check that needs one is not graded without it.
+DEVICE_FIGURES = {"nominal_tflops": "no datasheet figure for this device and type ({gpu})",
+                  "nominal_memory_tb_s": "no datasheet figure for this device ({gpu})",
+                  "pcie_nominal_gb_s": "NVML did not report the PCIe link of the GPU used",
+                  **{name: "no energy or power figures for the GPU the workload used ({gpu})"
+                     for name in ("energy_j", "energy_source", "avg_power_w", "peak_power_w", "idle_power_w",
+                                  "work_per_joule")}}
+# A fraction or a share outside these bounds is a broken measurement, not a result.
+FRACTION_BOUNDS = (0.0, 1.05)
+PERCENT_BOUNDS = (0.0, 105.0)
+
+
+def _out_of_bounds(name: str, value: Any) -> str | None:
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return None
+    if "fraction" in name or "share" in name:
+        low, high = FRACTION_BOUNDS
+    elif name.endswith("_pct") or "_pct_" in name:
+        low, high = PERCENT_BOUNDS
+    else:
+        return None
+    if low <= value <= high:
+        return None
+    return f"{name}={value:g} is outside {low:g}..{high:g}: the measurement is broken, not a result"
+
+
+def _skip_reason(check, record: RunRecord) -> str | None:
+    """Why this check cannot be evaluated on this run, or None."""
+    if record.exit_code != 0:
+        return f"the workload exited {record.exit_code}"
+    if check.gpu_only:
+        where = record.device.get("ran_on") or {}
+        device, size = where.get("device", "unknown"), where.get("size") or record.size
+        if device == "unknown":
+            return "needs a GPU run, and the workload did not say where it ran"
+        if device != "cuda":
+            return "needs a GPU: the workload ran on the CPU"
+        if size != "full":
+            return f"set for the full-size problem: this run was --size {size}"
+    if check.variant and check.variant != record.variant:
+        return f"applies to the {check.variant} variant"
+    if check.profile and check.profile != record.profile:
+        return f"needs a run with --profile {check.profile}"
+    gpu = record.measurements.get("gpu_name") or "no GPU matched"
+    for name in sorted(expressions.names(check.expr) & set(DEVICE_FIGURES)):
+        if record.measurements.get(name) is None:
+            return DEVICE_FIGURES[name].format(gpu=gpu)
+    return None
+
+
+def _evaluate(exercise: Exercise, record: RunRecord) -> list[CheckResult]:
     results = []
+    what_if = ", ".join(f"{k}={v}" for k, v in record.knobs.items())
     for check in exercise.checks:
-        if record.exit_code != 0:
-            status, detail = "skipped", f"the workload exited {record.exit_code}"
-        elif check.variant and check.variant != record.variant:
-            status, detail = "skipped", f"applies to the {check.variant} variant"
-        elif check.profile and check.profile != record.profile:
-            status, detail = "skipped", f"needs a run with --profile {check.profile}"
-        elif check.gpu_only and not on_gpu:
-            status, detail = "skipped", "needs a GPU (this run had none)"
+        reason = _skip_reason(check, record)
+        if reason is not None:
+            status, detail = "skipped", reason
         else:
-            try:
-                passed, detail = expressions.evaluate(check.expr, record.measurements)
-                status = "pass" if passed else "fail"
-            except expressions.CheckError as exc:
-                status, detail = "error", str(exc)
+            broken = [b for b in (_out_of_bounds(n, record.measurements.get(n))
+                                  for n in sorted(expressions.names(check.expr))) if b]
+            if broken:
+                status, detail = "error", "; ".join(broken)
+            else:
+                try:
+                    passed, detail = expressions.evaluate(check.expr, record.measurements)
+                    status = "pass" if passed else "fail"
+                except expressions.CheckError as exc:
+                    status, detail = "error", str(exc)
+            if what_if:
+                # the thresholds are set for the exercise as written: a what-if run shows them, ungraded
+                status, detail = "skipped", f"what-if run ({what_if}): not graded; as written it would {status}: {detail}"
         results.append(CheckResult(check.id, check.text, check.expr, status, detail))
     return results

@@ -1,6 +1,7 @@
 """aiperf-stats: profiler output as tables, headless.
 
-    aiperf-stats FILE [--report NAME ...] [--format table|csv|json] [--output DIR]
+    aiperf-stats FILE [FILE ...] [--report NAME ...] [--format table|csv|json] [--output DIR] [--timeunit U]
+    aiperf-stats --list-reports
 
 Exit codes: 0 done, 2 the input or the environment is wrong (one line on stderr), 1 a bug,
 130 interrupted.
@@ -33,8 +34,9 @@ def build_parser() -> argparse.ArgumentParser:
     epilog = help_text() + "\nWith no --report: an overview (top kernels, category breakdown, NVTX ranges, idle time).\n\n" + EXAMPLES
     parser = OneLineParser(prog="aiperf-stats", description="Tables from nsys, ncu and PyTorch profiler output.",
                            epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("file", nargs="?", help="profile: .sqlite/.nsys-rep, ncu .csv/.ncu-rep, PyTorch .json[.gz], "
-                        "telemetry .csv")
+    parser.add_argument("files", nargs="*", metavar="FILE", help="profile: .sqlite/.nsys-rep, ncu .csv/.ncu-rep, "
+                        "PyTorch .json[.gz], telemetry .csv; several: one per rank (a Rank column, and the "
+                        "multi-rank reports nccl_sum and rank_spread)")
     parser.add_argument("--report", "-r", action="append", default=[], metavar="NAME",
                         help="report to produce; repeat or separate with commas (default: overview)")
     parser.add_argument("--format", "-f", choices=["table", "csv", "json"], default=None,
@@ -44,6 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "this NVTX range (name with or without its domain, e.g. forward)")
     parser.add_argument("--cross-thread", action="store_true", help="nvtx_gpu and --nvtx: also count "
                         "kernels launched from other threads while the range was open")
+    parser.add_argument("--timeunit", choices=["nsec", "usec", "msec", "sec"], help="every \"(ns)\" column in "
+                        "this unit, as nsys stats --timeunit prints it (default: nsec)")
     parser.add_argument("--limit", type=int, metavar="N", help="show at most N rows per table (table format)")
     parser.add_argument("--list-reports", action="store_true", help="list every report (with FILE: those this file supports)")
     return parser
@@ -54,25 +58,26 @@ def run(argv: list[str]) -> int:
     if args.limit is not None and args.limit < 1:
         raise InputError("aiperf-stats: --limit must be at least 1")
     from aiperf_lab.errors import MissingData
-    from aiperf_lab.metrics.sources import ReportOptions, open_profile
-    from aiperf_lab.metrics.tables import to_csv, to_json
+    from aiperf_lab.metrics.sources import ReportOptions, open_profiles
+    from aiperf_lab.metrics.tables import to_json, write_csv
 
-    if args.file is None:
+    if not args.files:
         if args.list_reports:
             from aiperf_lab.metrics.registry import listing
             print(listing())
             return 0
         raise InputError("aiperf-stats: name a profile file (or use --list-reports; see aiperf-stats --help)")
-    profile = open_profile(args.file)
+    profile = open_profiles(args.files)
     for notice in profile.notices:
         print(f"aiperf-stats: {notice}", file=sys.stderr)
+    said = len(profile.notices)
     if args.list_reports:
         print("\n".join(profile.reports))
         return 0
     specs = [s.strip() for chunk in args.report for s in chunk.split(",") if s.strip()]
     overview = not specs
     specs = specs or profile.overview_reports
-    options = ReportOptions(nvtx_range=args.nvtx, cross_thread=args.cross_thread)
+    options = ReportOptions(nvtx_range=args.nvtx, cross_thread=args.cross_thread, timeunit=args.timeunit)
     tables, skipped = [], []
     for spec in specs:
         try:
@@ -83,11 +88,16 @@ def run(argv: list[str]) -> int:
         raise InputError("nothing to report: " + " ".join(skipped))
     for reason in skipped:  # as nsys does when some reports have no data
         print(f"SKIPPED: {reason}", file=sys.stderr)
+    for notice in profile.notices[said:]:  # e.g. a rank without the data a report needs
+        print(f"aiperf-stats: {notice}", file=sys.stderr)
 
     fmt = args.format or ("csv" if args.output else "table")
+    if fmt != "csv":  # the trace reports stream their rows; the other formats need them all
+        for table in tables:
+            table.rows = list(table.rows)
     if args.output:
         from aiperf_lab.metrics.render import write_tables
-        stem = Path(args.file).name.split(".")[0]
+        stem = Path(args.files[0]).name.split(".")[0] if len(args.files) == 1 else "ranks"
         try:
             paths = write_tables(tables, Path(args.output), stem, fmt)
         except OSError as exc:
@@ -97,7 +107,7 @@ def run(argv: list[str]) -> int:
         for i, table in enumerate(tables):
             if len(tables) > 1:
                 sys.stdout.write(("\n" if i else "") + f"# {table.name}: {table.title}\n")
-            sys.stdout.write(to_csv(table))
+            write_csv(table, sys.stdout)
     elif fmt == "json":
         sys.stdout.write(to_json(tables) + "\n")
     else:

@@ -1,7 +1,7 @@
 """Every report aiperf-stats makes, in one list: its name, the input it reads, its builder and its help.
 
 The CLI's help and ``--list-reports``, the dispatch in ``sources.py`` and the report table in the
-docs (``python -m aiperf_lab.metrics.registry --markdown``) are all made from ``REPORTS``; a new report
+docs (README.md, rewritten by ``scripts/update_report_table.py``) are all made from ``REPORTS``; a new report
 is one entry here plus its builder.
 
 A builder is named "module:function" and imported only when its report is asked for, so that
@@ -30,10 +30,10 @@ OTHER = "aiperf_lab.metrics.builders"
 class Report:
     """One report for one input kind. `nsys_stats`: same columns and numbers as `nsys stats --report name`."""
 
-    __slots__ = ("name", "kind", "builder", "help", "arguments", "nsys_stats", "needs", "detail")
+    __slots__ = ("name", "kind", "builder", "help", "arguments", "nsys_stats", "needs", "detail", "multi_rank")
 
     def __init__(self, name: str, kind: str, builder: str, help: str, arguments: str = "",
-                 nsys_stats: bool = False, needs: str = "", detail: str = ""):
+                 nsys_stats: bool = False, needs: str = "", detail: str = "", multi_rank: bool = False):
         self.name = name
         self.kind = kind
         self.builder = builder
@@ -42,6 +42,17 @@ class Report:
         self.nsys_stats = nsys_stats
         self.needs = needs  # the capture option the data comes from, when not the default (-t osrt)
         self.detail = detail or help  # the docs' longer description
+        self.multi_rank = multi_rank  # built over every rank's export at once: data is [(rank, data), ...]
+
+    def check_argument(self, argument: str) -> None:
+        """InputError unless `argument` (the text after ':') is one this report takes, as nsys refuses them."""
+        if not argument or self.arguments == ":RANGE":
+            return
+        allowed = [a.lstrip(":") for a in self.arguments.split("|")] if self.arguments else []
+        if argument not in allowed:
+            from aiperf_lab.errors import InputError
+            takes = f"it takes {self.arguments}" if allowed else "it takes none"
+            raise InputError(f"invalid argument {argument!r} for report {self.name} ({takes})")
 
     def build(self, data: object, argument: str, options: object) -> list:
         module, _, function = self.builder.partition(":")
@@ -74,6 +85,34 @@ REPORTS: list[Report] = [
     Report("osrt_sum", "nsys", f"{NSYS}:osrt_sum", "OS Runtime Summary: OS and libc calls grouped by name",
            nsys_stats=True, needs='-t osrt',
            detail='OS runtime calls (`open64`, `read`, `poll`, ...): `nsys stats` columns and order'),
+    Report("cuda_gpu_sum", "nsys", f"{NSYS}:cuda_gpu_sum", "CUDA GPU Summary: kernels and memory operations together",
+           VARIANTS, nsys_stats=True),
+    Report("cuda_api_gpu_sum", "nsys", f"{NSYS}:cuda_api_gpu_sum",
+           "CUDA Summary: API calls, kernels and memory operations together", VARIANTS, nsys_stats=True),
+    Report("cuda_gpu_kern_gb_sum", "nsys", f"{NSYS}:cuda_gpu_kern_gb_sum",
+           "CUDA GPU Kernel/Grid/Block Summary: kernels by name and launch dimensions", VARIANTS, nsys_stats=True),
+    Report("cuda_kern_exec_sum", "nsys", f"{NSYS}:cuda_kern_exec_sum",
+           "Kernel Launch & Exec Time Summary: API, queue and kernel time per thread, API and kernel", VARIANTS,
+           nsys_stats=True, detail="per launching thread, device, API and kernel: API time, queue time (kernel start "
+           "after the call returned) and kernel time; a launch-bound workload shows API time near kernel time and "
+           "little queue"),
+    Report("cuda_kern_exec_trace", "nsys", f"{NSYS}:cuda_kern_exec_trace",
+           "Kernel Launch & Exec Time Trace: every kernel with its launching call (streamed)", VARIANTS,
+           nsys_stats=True),
+    Report("cuda_gpu_trace", "nsys", f"{NSYS}:cuda_gpu_trace",
+           "CUDA GPU Trace: every kernel, memcpy and memset in start order (streamed)", VARIANTS, nsys_stats=True),
+    Report("cuda_api_trace", "nsys", f"{NSYS}:cuda_api_trace",
+           "CUDA API Trace: every runtime and driver call in start order (streamed)", nsys_stats=True),
+    Report("nvtx_pushpop_sum", "nsys", f"{NSYS}:nvtx_pushpop_sum", "NVTX Push/Pop Range Summary", nsys_stats=True),
+    Report("nvtx_startend_sum", "nsys", f"{NSYS}:nvtx_startend_sum", "NVTX Start/End Range Summary", nsys_stats=True),
+    Report("nvtx_pushpop_trace", "nsys", f"{NSYS}:nvtx_pushpop_trace",
+           "NVTX Push/Pop Range Trace: every range with its level, parent and children", nsys_stats=True),
+    Report("nvtx_gpu_proj_sum", "nsys", f"{NSYS}:nvtx_gpu_proj_sum",
+           "NVTX GPU Projection Summary: each range's span on the GPU, per name", nsys_stats=True,
+           detail="per NVTX range name: the span of the GPU work launched inside the range (projected time) "
+           "against the range's CPU time, GPU operations, nesting"),
+    Report("nvtx_gpu_proj_trace", "nsys", f"{NSYS}:nvtx_gpu_proj_trace",
+           "NVTX GPU Projection Trace: every range projected onto its GPU work", nsys_stats=True),
     # nsys: aiperf's own
     Report("kernel_breakdown", "nsys", f"{NSYS}:kernel_breakdown",
            "GPU time per category (GEMM, attention, NCCL, ...); --nvtx RANGE scopes it", ":RANGE",
@@ -96,6 +135,14 @@ REPORTS: list[Report] = [
     Report("expert_findings", "nsys", f"{NSYS}:expert_findings", "expert rules: pageable or sync copies, host syncs, "
            "low utilization, tiny kernels",
            detail='rules that fire on pageable host-device copies, synchronizing 50+ times a second, a GPU busy under 50%, mostly sub-10 us kernels, each with its evidence and advice'),
+    # nsys: several ranks at once
+    Report("nccl_sum", "nsys", f"{NSYS}:nccl_sum", "NCCL collectives per rank: count, bytes, time, algbw, busbw",
+           multi_rank=True, detail="per rank and collective: count, bytes (from NCCL's NVTX payload, else "
+           "unknown), GPU time, algorithm and bus bandwidth as nccl-tests defines them; give every rank's "
+           "export (`aiperf-stats rank*.sqlite --report nccl_sum`)"),
+    Report("rank_spread", "nsys", f"{NSYS}:rank_spread", "each kernel and NVTX range across ranks: spread, "
+           "slowest rank", multi_rank=True, detail="per kernel and NVTX range name: total time on the fastest, "
+           "median and slowest rank, the spread and which rank is slowest (stragglers)"),
     # PyTorch profiler traces
     Report("cuda_gpu_kern_sum", "torch", f"{OTHER}:torch_kernel_sum", "kernels grouped by name, nsys's columns"),
     Report("kernel_breakdown", "torch", f"{OTHER}:torch_kernel_breakdown", "GPU time per category"),
@@ -113,6 +160,12 @@ REPORTS: list[Report] = [
            "energy, power, utilization, clock-event shares per device"),
 ]
 
+
+# `nsys stats` reports aiperf-stats does not make (no export here has their data to check them against).
+NSYS_ONLY = ("um_sum", "um_total_sum", "um_cpu_page_faults_sum", "mpi_event_sum", "mpi_event_trace", "mpi_msg_size_sum",
+             "openmp_sum", "openacc_sum", "syscall_sum", "network_congestion", "nvvideo_api_sum", "dx11_pix_sum",
+             "dx12_gpu_marker_sum", "dx12_pix_sum", "opengl_khr_gpu_range_sum", "opengl_khr_range_sum",
+             "vulkan_api_sum", "vulkan_api_trace", "vulkan_gpu_marker_sum", "vulkan_marker_sum", "wddm_queue_sum")
 
 # What `aiperf-stats FILE` shows with no --report, per input kind, in this order.
 OVERVIEWS = {

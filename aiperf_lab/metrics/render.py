@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Sequence, TextIO
 
-from aiperf_lab.metrics.tables import Table, format_value, to_csv, to_json
+from aiperf_lab.metrics.tables import Table, format_value, to_json, write_csv
 
 TEXT_COLUMNS_WRAP_LIMIT = 100  # long kernel names are cut like `nsys stats` column output does
 
@@ -24,18 +24,46 @@ def _cell(value) -> str:
 
 
 def _is_number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    from aiperf_lab.metrics.tables import ScaledTime  # a time already scaled by --timeunit
+
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)) or isinstance(value, ScaledTime)
 
 
-TEXT_COLUMN_MIN = 16   # a text column (kernel name) is never cut below this
+def _wrap_header(header: str, width: int) -> str:
+    """The header broken at spaces into lines no wider than `width` where its words allow."""
+    lines: list[str] = []
+    for word in header.split(" "):
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return "\n".join(lines)
+
+
+def _column_widths(headers: list[str], cells: list[list[str]], numeric: list[bool], available: int) -> list[int]:
+    """Each column's width; number headers wrap onto lines when the table is wider than `available`."""
+    widths = [max([len(h)] + [len(row[i]) for row in cells]) for i, h in enumerate(headers)]
+    if sum(widths) + COLUMN_GAP * len(widths) + 2 <= available:
+        return widths
+    for i, header in enumerate(headers):
+        if numeric[i]:
+            data = max([len(row[i]) for row in cells] + [max(len(w) for w in header.split(" "))])
+            headers[i] = _wrap_header(header, data)
+            widths[i] = max([len(line) for line in headers[i].split("\n")] + [len(row[i]) for row in cells])
+    return widths
+
+
+TEXT_COLUMN_MIN = 16   # a text column (kernel name) is not cut below this while the terminal allows
+TEXT_COLUMN_FLOOR = 8  # ... and gives way down to this on a narrow one before the table overflows
 COLUMN_GAP = 3         # what rich's SIMPLE_HEAD box puts between columns
 
 
 def render_terminal(tables: Sequence[Table], stream: TextIO = sys.stdout, limit: int | None = None) -> None:
     """Rich tables: numbers right-aligned and never cut, text columns cut with an ellipsis, notes under.
 
-    When the terminal is narrower than the numbers need, the table is drawn wider than the terminal
-    (lines wrap) rather than dropping or squeezing a number column.
+    On a narrow terminal number headers wrap onto lines and text columns give way; a table still wider
+    than the terminal (a 27-column launch summary on 80 columns) is shown one row per block, one
+    "column: value" line each, so nothing is cut and nothing wraps. COLUMNS sets the width of piped output.
     """
     from rich import box
     from rich.console import Console
@@ -52,7 +80,9 @@ def render_terminal(tables: Sequence[Table], stream: TextIO = sys.stdout, limit:
             title += f": top {limit} of {len(table.rows)} rows"
         numeric = [bool(shown) and all(_is_number(r[i]) or r[i] is None for r in shown)
                    for i in range(len(table.columns))]
-        widths = [max([len(c)] + [len(row[i]) for row in cells]) for i, c in enumerate(table.columns)]
+        headers = list(table.columns)
+        probe = Console(file=stream, width=base_width, highlight=False, no_color=not interactive, soft_wrap=False)
+        widths = _column_widths(headers, cells, numeric, probe.width)
         # Fixed widths, so rich never squeezes a column away: numbers in full, text columns share the rest.
         numbers_width = sum(w for w, n in zip(widths, numeric) if n) + COLUMN_GAP * len(widths) + 2
         text_columns = numeric.count(False)
@@ -63,20 +93,22 @@ def render_terminal(tables: Sequence[Table], stream: TextIO = sys.stdout, limit:
         text = sorted((i for i in range(len(widths)) if not numeric[i]), key=lambda i: widths[i])
         for left, i in enumerate(text):  # narrow text columns keep their width; wide ones share the rest
             share = remaining // (text_columns - left)
-            fixed[i] = max(min(widths[i], TEXT_COLUMN_MIN), min(widths[i], share, TEXT_COLUMNS_WRAP_LIMIT))
+            floor = TEXT_COLUMN_MIN if share >= TEXT_COLUMN_MIN else TEXT_COLUMN_FLOOR
+            fixed[i] = max(min(widths[i], floor), min(widths[i], share, TEXT_COLUMNS_WRAP_LIMIT))
             remaining -= fixed[i]
-        total = sum(fixed) + COLUMN_GAP * len(fixed) + 2
+        total = sum(fixed) + COLUMN_GAP * len(fixed)
         if console.width < total:
-            console = Console(file=stream, width=total, highlight=False, no_color=not interactive, soft_wrap=False)
+            _render_records(console, title, table.columns, cells, table.notes)
+            continue
         grid = RichTable(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
-        for i, column in enumerate(table.columns):
+        for i, column in enumerate(headers):
             grid.add_column(column, justify="right" if numeric[i] else "left", no_wrap=True,
                             overflow="ellipsis", width=fixed[i])
         for row in cells:
             grid.add_row(*row)
         console.print(grid)
         for note in table.notes:
-            console.print(f"  note: {note}", style="dim", soft_wrap=True)
+            console.print(f"  note: {note}", style="dim", overflow="fold")
         console.print()
 
 
@@ -93,7 +125,31 @@ def write_tables(tables: Sequence[Table], directory: Path, stem: str, fmt: str) 
             render_terminal([table], buffer)
             path, text = directory / f"{stem}_{table.name}.txt", buffer.getvalue()
         else:
-            path, text = directory / f"{stem}_{table.name}.csv", to_csv(table)
+            path = directory / f"{stem}_{table.name}.csv"
+            with path.open("w", encoding="utf-8", newline="") as handle:
+                write_csv(table, handle)  # streamed: a trace report never sits in memory whole
+            written.append(path)
+            continue
         path.write_text(text, encoding="utf-8")
         written.append(path)
     return written
+
+
+def _render_records(console, title: str, columns: list[str], cells: list[list[str]], notes: list[str]) -> None:
+    """A table too wide for the terminal, one block per row: "column  value" lines, values folded."""
+    from rich import box
+    from rich.table import Table as RichTable
+
+    console.print(title + " (one block per row: the table is wider than the terminal)")
+    label_width = max(len(c) for c in columns)
+    for n, row in enumerate(cells, 1):
+        block = RichTable(box=box.SIMPLE_HEAD, show_header=False, pad_edge=False, title=f"row {n}",
+                          title_justify="left")
+        block.add_column(width=label_width, no_wrap=True)
+        block.add_column(overflow="fold", width=max(8, console.width - label_width - 4))
+        for column, value in zip(columns, row):
+            block.add_row(column, value)
+        console.print(block)
+    for note in notes:
+        console.print(f"  note: {note}", style="dim", overflow="fold")
+    console.print()

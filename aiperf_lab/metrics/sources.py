@@ -19,9 +19,10 @@ NSYS_REPORT_MAGIC = b"NVIDIA Tegra Profiler Report"
 class ReportOptions:
     """Options that shape some reports: an NVTX range to scope the breakdown, and cross-thread attribution."""
 
-    def __init__(self, nvtx_range: str | None = None, cross_thread: bool = False):
+    def __init__(self, nvtx_range: str | None = None, cross_thread: bool = False, timeunit: str | None = None):
         self.nvtx_range = nvtx_range
         self.cross_thread = cross_thread
+        self.timeunit = timeunit  # nsys's --timeunit: nsec, usec, msec, sec
 
 
 class Profile:
@@ -37,15 +38,87 @@ class Profile:
         self.reports = [r.name for r in registry.reports_for(kind)]
         self.overview_reports = list(registry.OVERVIEWS[kind])
         self.notices: list[str] = []  # said once on stderr (e.g. "exported X to Y")
+        self.rank = "0"  # its rank among several exports (see open_profiles)
 
     def report(self, spec: str, options: ReportOptions | None = None) -> list[Table]:
         """Tables of one report; `spec` is a name with optional nsys-style arguments ("cuda_gpu_kern_sum:base")."""
         name, _, argument = spec.partition(":")
         entry = registry.find(self.kind, name)
+        if entry is None and self.kind == "nsys" and name in registry.NSYS_ONLY:
+            raise InputError(f"{name} is an `nsys stats` report aiperf-stats does not make; run "
+                             f"`nsys stats --report {name}` for it")
         if entry is None:
             raise InputError(f"report {name!r} does not apply to this {self.kind} file; "
                              f"available: {', '.join(self.reports)}")
-        return entry.build(self.data, argument, options or ReportOptions())
+        entry.check_argument(argument)
+        options = options or ReportOptions()
+        data = [(self.rank, self.data)] if entry.multi_rank else self.data
+        tables = entry.build(data, argument, options)
+        if options.timeunit:  # every "(ns)" column of every report, ours as nsys's
+            from aiperf_lab.metrics.tables import in_time_unit
+            tables = [in_time_unit(t, options.timeunit) for t in tables]
+        return tables
+
+
+class RankedProfiles:
+    """Several profiles of one kind, one per rank: multi-rank reports see them all at once, the others
+    are made per file and joined into one table with a Rank column."""
+
+    def __init__(self, profiles: list[Profile]):
+        self.profiles = profiles
+        self.kind = profiles[0].kind
+        self.reports = profiles[0].reports
+        self.overview_reports = profiles[0].overview_reports
+        self.notices = [n for p in profiles for n in p.notices]
+
+    def report(self, spec: str, options: ReportOptions | None = None) -> list[Table]:
+        name, _, argument = spec.partition(":")
+        entry = registry.find(self.kind, name)
+        if entry is not None and entry.multi_rank:
+            entry.check_argument(argument)
+            return entry.build([(p.rank, p.data) for p in self.profiles], argument, options or ReportOptions())
+        from aiperf_lab.errors import MissingData
+
+        per_rank, missing = [], []
+        for profile in self.profiles:  # a rank without the data drops out; all without it: skipped
+            try:
+                per_rank.append((profile.rank, profile.report(spec, options)))
+            except MissingData as exc:
+                missing.append(exc)
+        if not per_rank:
+            raise missing[0]
+        self.notices.extend(f"rank {p.rank}: {exc}" for p, exc in zip(
+            [p for p in self.profiles if p.rank not in {r for r, _ in per_rank}], missing))
+        return [_with_rank_column([(rank, tables[i]) for rank, tables in per_rank if i < len(tables)])
+                for i in range(max(len(tables) for _, tables in per_rank))]
+
+
+def _with_rank_column(parts: list[tuple[str, Table]]) -> Table:
+    first = parts[0][1]
+
+    def rows():
+        for rank, table in parts:
+            for row in table.rows:
+                yield [rank, *row]
+
+    streamed = not all(isinstance(t.rows, list) for _, t in parts)
+    notes = list(dict.fromkeys(n for _, t in parts for n in t.notes))
+    return Table(first.name, first.title, ["Rank", *first.columns], rows() if streamed else list(rows()), notes)
+
+
+def open_profiles(paths: list[str]) -> Profile | RankedProfiles:
+    """One profile, or several of one kind with their ranks (the number ending each name, else the order)."""
+    if len(paths) == 1:
+        return open_profile(paths[0])
+    from aiperf_lab.metrics.nsys.ranks import rank_labels
+
+    profiles = [open_profile(p) for p in paths]
+    kinds = {p.kind for p in profiles}
+    if len(kinds) > 1:
+        raise InputError(f"several files must be of one kind (here: {', '.join(sorted(kinds))})")
+    for profile, label in zip(profiles, rank_labels([Path(p) for p in paths])):
+        profile.rank = label
+    return RankedProfiles(profiles)
 
 
 def nsys_report_version(path: Path) -> str | None:
@@ -139,9 +212,9 @@ def _nsys_profile(path: Path) -> Profile:
     from aiperf_lab.metrics.nsys.db import KERNEL, MEMCPY, MEMSET, NVTX, RUNTIME, NsysDatabase
 
     db = NsysDatabase(path)
-    if not any(db.has(t) for t in (KERNEL, RUNTIME, MEMCPY, MEMSET, NVTX)):
+    if not any(db.has(t) for t in (KERNEL, RUNTIME, MEMCPY, MEMSET, NVTX, "OSRT_API")):
         hint = db.failed_capture_hint()
-        raise InputError(f"{path}: the export holds no CUDA or NVTX data"
+        raise InputError(f"{path}: the export holds no CUDA, NVTX or OS runtime data"
                          + (f"; the capture failed: {hint}" if hint else
                             " (captured without -t cuda,nvtx, or the capture failed)"))
     return Profile(path, "nsys", db)

@@ -35,6 +35,17 @@ class Table:
         return [dict(zip(self.columns, row)) for row in self.rows]
 
 
+class Fixed3(float):
+    """A float that prints with three decimals ("30.720", "0.000"), as nsys prints MB and scaled times."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"{float(self):.3f}"
+
+    __str__ = __repr__
+
+
 def format_value(value) -> str:
     """Text form of a cell, as nsys's CSV writer prints it: None is empty, floats use Python's repr."""
     if value is None:
@@ -42,6 +53,19 @@ def format_value(value) -> str:
     if isinstance(value, float):
         return repr(value)
     return str(value)
+
+
+def write_csv(table: Table, stream) -> None:
+    """CSV written row by row as the table yields them: a streamed trace never sits in memory whole."""
+    writer = csv.writer(stream, lineterminator="\n")
+    writer.writerow(table.columns)
+    batch = []
+    for row in table.rows:
+        batch.append([format_value(v) for v in row])
+        if len(batch) == 2048:
+            writer.writerows(batch)
+            batch.clear()
+    writer.writerows(batch)
 
 
 def to_csv(table: Table) -> str:
@@ -52,6 +76,46 @@ def to_csv(table: Table) -> str:
     for row in table.rows:
         writer.writerow([format_value(v) for v in row])
     return buffer.getvalue()
+
+
+# --timeunit: nsys's names, the header suffix, the divisor from nanoseconds and the decimals printed.
+# Only usec is checked against nsys 2025.3.1's output; msec and sec follow the same rule.
+TIME_UNITS = {"nsec": ("ns", 1, 0), "usec": ("us", 1_000, 3), "msec": ("ms", 1_000_000, 6),
+              "sec": ("s", 1_000_000_000, 9)}
+
+
+def in_time_unit(table: Table, unit: str) -> Table:
+    """The table with every "(ns)" column in `unit` (nsys's --timeunit): "Avg (us)", 168.944."""
+    suffix, divisor, decimals = TIME_UNITS[unit]
+    if divisor == 1:
+        return table
+    scaled = [i for i, c in enumerate(table.columns) if c.endswith(" (ns)")]
+    if not scaled:
+        return table
+    columns = list(table.columns)
+    for i in scaled:
+        columns[i] = columns[i][:-len("(ns)")] + f"({suffix})"
+    factor = 1 / divisor  # nsys multiplies by the factor: 11105.5 ns * 0.001 prints 11.106, / 1000 11.105
+
+    def text(value) -> str:
+        return f"{value * factor:.{decimals}f}"
+
+    def rows():
+        for row in table.rows:
+            row = list(row)
+            for i in scaled:
+                if row[i] is not None:
+                    row[i] = ScaledTime(text(row[i]))
+            yield row
+
+    out = rows()
+    return Table(table.name, table.title, columns, out if not isinstance(table.rows, list) else list(out), table.notes)
+
+
+class ScaledTime(str):
+    """A number already formatted (a scaled time); kept as text so every writer prints it as is."""
+
+    __slots__ = ()
 
 
 def to_json_obj(table: Table) -> dict:

@@ -16,6 +16,7 @@ import zlib
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from aiperf_lab.cli_support import short_path
 from aiperf_lab.errors import InputError
 from aiperf_lab.triage.bundle import MANIFEST
 
@@ -177,9 +178,8 @@ class Bundle:
         self._data.clear()
 
 
-def _short(path: Path | str, keep: int = 120) -> str:
-    text = terminal_safe(str(path), single_line=True)
-    return text if len(text) <= keep else f"{text[:keep // 2]}...{text[-keep // 2:]}"
+def _short(path: Path | str) -> str:
+    return short_path(path)
 
 
 def show(path: Path) -> str:
@@ -188,11 +188,26 @@ def show(path: Path) -> str:
         try:
             return terminal_safe(bundle.read_text("summary.md"))
         except KeyError:
-            manifest = bundle.manifest
-            return terminal_safe(f"# {manifest.get('host')} ({manifest.get('start_utc')})\n(no summary.md in this "
-                                 f"bundle)\n" + json.dumps(manifest.get("collectors"), indent=2) + "\n")
+            return terminal_safe(_manifest_text(bundle.manifest))
     finally:
         bundle.close()
+
+
+def _manifest_text(manifest: dict) -> str:
+    """A bundle without summary.md, from its manifest: one readable line per part, never a raw dict."""
+    def known(value: Any) -> str:
+        return "unknown" if value is None or value == "" else str(value)
+
+    lines = [f"# {known(manifest.get('host'))} ({known(manifest.get('start_utc'))})", "(no summary.md in this bundle)"]
+    capture = manifest.get("capture")
+    if isinstance(capture, dict) and capture.get("text"):
+        lines.append(f"nsys: {capture['text']}")
+    collectors = manifest.get("collectors")
+    for c in collectors if isinstance(collectors, list) else []:
+        if isinstance(c, dict):
+            note = f": {c['error']}" if c.get("error") else ""
+            lines.append(f"- {known(c.get('name'))}: {known(c.get('status'))}, {known(c.get('seconds'))} s{note}")
+    return "\n".join(lines) + "\n"
 
 
 def _dict(value: Any) -> dict:

@@ -60,7 +60,23 @@ def run_bench(timeout_s: float = 180.0) -> dict:
         return measured
     nominal = nominal_for(measured.get("device"))
     measured["nominal"] = nominal
-    if nominal:
+    if nominal and nominal["bf16_matmul_tflops"]:
         measured["bf16_fraction_of_nominal"] = round(measured["bf16_matmul_tflops"] / nominal["bf16_matmul_tflops"], 3)
+    if nominal:
         measured["copy_fraction_of_nominal"] = round(measured["device_copy_tb_s"] / nominal["memory_tb_s"], 3)
     return measured
+
+
+def pcie_fractions(gpus: list[dict], bench: dict) -> dict:
+    """The PCIe link's nominal per-direction bandwidth for GPU 0, and what the bench reached of it."""
+    from aiperf_lab.metrics.nominal import pcie_nominal_gb_s
+
+    if not gpus or "h2d_pinned_gb_s" not in bench:
+        return {}
+    gpu = gpus[0]
+    nominal = pcie_nominal_gb_s(gpu.get("pcie_gen_max"), gpu.get("pcie_width_max"))
+    if not nominal:
+        return {}
+    return {"pcie_nominal_gb_s": nominal,
+            "h2d_fraction_of_pcie": round(bench["h2d_pinned_gb_s"] / nominal, 3),
+            "d2h_fraction_of_pcie": round(bench["d2h_pinned_gb_s"] / nominal, 3)}

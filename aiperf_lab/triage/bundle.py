@@ -84,7 +84,7 @@ class BundleWriter:
     def path(self, relative: str) -> Path:
         return self.root / relative
 
-    def manifest(self, host: str, arguments: list[str], interrupted: bool) -> dict:
+    def manifest(self, host: str, arguments: list[str], interrupted: bool, extra: dict | None = None) -> dict:
         files = {}
         for path in sorted(self.root.rglob("*")):
             if path.is_file() and path.name != MANIFEST:
@@ -99,12 +99,13 @@ class BundleWriter:
             "arguments": arguments,
             "interrupted": interrupted,
             "collectors": [vars(r) for r in self.records.values()],
+            **(extra or {}),
             "files": files,
         }
 
-    def finish(self, host: str, arguments: list[str], interrupted: bool) -> Path:
+    def finish(self, host: str, arguments: list[str], interrupted: bool, extra: dict | None = None) -> Path:
         """Write the manifest, then the archive (temporary name, then rename). Returns the archive path."""
-        manifest = self.manifest(host, arguments, interrupted)
+        manifest = self.manifest(host, arguments, interrupted, extra)
         (self.root / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
         final = self.output_dir / f"{self.name}.tar.gz"
         partial = self.partial_archive

@@ -1,10 +1,11 @@
 """aiperf-triage: one shareable archive of what the machine is and how it behaved.
 
     aiperf-triage --duration 120 [--output DIR] [--tag T] [--no-nsys] [--interval-ms 100] [--bench]
-                  [--redact-hosts] [-- CMD ...]
+                  [--redact-hosts] [--progress] [-- CMD ...]
     aiperf-triage show ARCHIVE
     aiperf-triage compare A B [C ...]
 
+This module parses arguments and maps outcomes to exit codes; the run itself is pipeline.Triage.
 The archive's path is the last line on stdout. Exit codes: 0 done, 2 bad input or environment
 (one line on stderr), 130 interrupted (the archive is still written, marked interrupted), 1 a bug.
 """
@@ -15,19 +16,13 @@ import argparse
 import os
 import re
 import signal
-import socket
 import sys
-import threading
-import time
-from datetime import datetime, timezone
 from pathlib import Path
 
-from aiperf_lab.cli_support import OneLineParser, run_cli
+from aiperf_lab.cli_support import OneLineParser, run_cli, short_path
 from aiperf_lab.errors import InputError
 
 MIN_INTERVAL_MS, MAX_INTERVAL_MS = 10, 10_000
-LOG_CAP_BYTES = 20 * 1024 * 1024   # per workload stream: the tail is kept
-TAIL_AFTER_EXIT_S = 2.0            # telemetry kept after the workload ends early, to see the ramp-down
 
 EPILOG = """\
 examples:
@@ -78,266 +73,30 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--bench", action="store_true", help="short copy, matmul and PCIe measurements (needs PyTorch)")
     parser.add_argument("--redact-hosts", action="store_true",
                         help="replace host names, IP addresses, GPU UUIDs and user names by placeholders")
+    parser.add_argument("--progress", action="store_true",
+                        help="progress lines ('aiperf-triage: collector hardware ok 0.4 s') on stderr even when it "
+                             "is not a terminal (the console reads them)")
     return parser
 
 
-def _progress(enabled: bool):
-    start = time.monotonic()
+def grace_policy():
+    """Grace periods of the capture's stop: AIPERF_TRIAGE_GRACE='app=10,term=5,settle=5,stop=10,write=180'."""
+    from aiperf_lab.triage.capture import StopPolicy
 
-    def say(message: str) -> None:
-        if enabled:
-            print(f"[{time.monotonic() - start:5.1f}s] {message}", file=sys.stderr, flush=True)
-    return say
+    try:
+        return StopPolicy.parse(os.environ.get("AIPERF_TRIAGE_GRACE"))
+    except ValueError as exc:
+        raise InputError(f"aiperf-triage: AIPERF_TRIAGE_GRACE: {exc}") from None
 
 
 def run_triage(args: argparse.Namespace, command: list[str], original_argv: list[str]) -> int:
-    from aiperf_lab.metrics.telemetry.recording import TelemetryWriter
-    from aiperf_lab.metrics.telemetry.sampler import Sampler
-    from aiperf_lab.metrics.telemetry.summary import telemetry_summary
-    from aiperf_lab.triage import findings as rules
-    from aiperf_lab.triage import report
-    from aiperf_lab.triage.bench import run_bench
-    from aiperf_lab.triage.bundle import BundleWriter
-    from aiperf_lab.triage.collectors import STANDARD_COLLECTORS, CollectorRun
-    from aiperf_lab.triage.guard import Guard
-    from aiperf_lab.triage.redact import Redactor, argv_secret_values
-    from aiperf_lab.triage.workload import Workload
+    from aiperf_lab.triage.pipeline import Triage, TriageOptions
+    from aiperf_lab.triage.progress import Emitter
 
-    say = _progress(sys.stderr.isatty())
-    redactor = Redactor(redact_hosts=args.redact_hosts, extra_secrets=argv_secret_values(command))
-    host = socket.gethostname() or "unknown-host"
-    host_label = redactor.placeholder("host", host) if args.redact_hosts else host
-    safe_host = re.sub(r"[^A-Za-z0-9._-]", "_", host_label)
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    name = f"aiperf-triage-{safe_host}-{stamp}" + (f"-{args.tag}" if args.tag else "")
-
-    stop = threading.Event()
-    interrupted = threading.Event()
-
-    def on_signal(signum, _frame) -> None:
-        interrupted.set()
-        stop.set()
-        say(f"{signal.Signals(signum).name}: stopping, the archive will still be written")
-
-    # From here on a signal means "stop and write the archive" (before, it means "exit 130").
-    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
-    output = args.output
-    try:
-        output.mkdir(parents=True, exist_ok=True)
-        bundle = BundleWriter(output, name, redactor)
-    except OSError as exc:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-        raise InputError(f"aiperf-triage: cannot write to {_short(output)}: {exc.strerror or exc}") from None
-    guard = Guard()  # if triage is killed: the workload dies too, and nothing half-written stays
-    guard.remove_on_kill(bundle.root)
-    guard.remove_on_kill(bundle.partial_archive)
-    work_dir = bundle.root / ".work"
-    work_dir.mkdir(mode=0o700)
-    workload = None
-    try:
-        rate = 1000.0 / args.interval_ms
-        try:
-            writer = TelemetryWriter.to_path(bundle.claim("telemetry", "telemetry.csv"))
-        except OSError as exc:
-            raise InputError(f"aiperf-triage: cannot write to {output}: {exc.strerror or exc}") from None
-        sampler = Sampler(min(rate, 100.0), window_s=args.duration + 600, recorder=writer)
-        sampler.start()
-        say(f"telemetry every {args.interval_ms} ms" + (f" ({sampler.status})" if sampler.status else
-                                                        f" on {len(sampler.devices)} GPU(s)"))
-        collectors = CollectorRun(bundle, STANDARD_COLLECTORS)
-        collectors.start()
-        t_start = sampler.now()
-        deadline = time.monotonic() + args.duration
-
-        if command:
-            workload = Workload(command, work_dir, use_nsys=not args.no_nsys,
-                                log_stdout=bundle.claim("workload", "workload/stdout.log"),
-                                log_stderr=bundle.claim("workload", "workload/stderr.log"),
-                                redactor=redactor, log_cap_bytes=LOG_CAP_BYTES, guard=guard)
-            workload.start()
-            say(f"workload started{' under nsys' if workload.nsys else ''}: {' '.join(redactor.argv(command))}")
-        t_workload = sampler.now()
-        next_note = time.monotonic() + 10
-        while not stop.is_set() and time.monotonic() < deadline:
-            if workload is not None and workload.exited.is_set():
-                stop.wait(min(TAIL_AFTER_EXIT_S, max(deadline - time.monotonic(), 0)))
-                break
-            stop.wait(0.2)
-            if time.monotonic() >= next_note:
-                say(f"{deadline - time.monotonic():.0f} s left; collectors still running: "
-                    f"{', '.join(collectors.pending()) or 'none'}")
-                next_note += 10
-        t_workload_end = sampler.now()
-        if workload is not None:
-            if not workload.exited.is_set():
-                say("stopping the workload (SIGINT, then SIGTERM, then SIGKILL)")
-            workload.stop("interrupt" if interrupted.is_set() else "duration")
-            t_workload_end = min(t_workload_end, sampler.now())
-        collectors.wait(stop=stop if interrupted.is_set() else None)
-        sampler.stop()
-        writer.close()
-        say("telemetry stopped")
-
-        facts: dict = {}
-        _, ticks = sampler.ring.snapshot()
-        summary = telemetry_summary(sampler.devices, ticks)
-        facts["telemetry"] = summary.as_dicts()
-        bundle.write_json("telemetry", "telemetry_summary.json", {"status": sampler.status, "devices": facts["telemetry"],
-                                                                   "notes": summary.notes})
-        record = bundle.record("telemetry")
-        record.status, record.seconds = "ok", round(sampler.now() - t_start, 3)
-        if sampler.errors:
-            record.error = "; ".join(sampler.errors[:3])
-        if not sampler.devices:
-            record.error = sampler.status
-        facts["pcie_seen"] = {i: {"gen": s.pcie_gen, "width": s.pcie_width} for i, s in sampler.slow.items()}
-        busy = {}
-        for info in sampler.devices:
-            clocks = [s.sm_clock_mhz for t in ticks for s in t.gpus if s.index == info.index and
-                      s.util_gpu_pct is not None and s.util_gpu_pct > 50 and s.sm_clock_mhz]
-            if clocks:
-                busy[info.index] = {"avg_sm_clock_mhz": round(sum(clocks) / len(clocks), 1), "busy_samples": len(clocks)}
-        facts["busy_clocks"] = busy
-
-        if workload is not None:
-            result = workload.result
-            facts["telemetry_workload"] = _busy_window_summary(sampler.devices, ticks, t_workload, t_workload_end)
-            cpu_affinity = None
-            try:
-                import psutil
-                cpu_affinity = psutil.Process().cpu_affinity()  # the workload inherited these CPUs
-            except Exception:
-                pass
-            facts["workload"] = {"ran": result.error is None, "returncode": result.returncode,
-                                 "seconds": round(result.seconds, 3), "stopped_by": result.stopped_by,
-                                 "signals_sent": result.signals_sent, "under_nsys": result.under_nsys,
-                                 "cpu_affinity": cpu_affinity}
-            workload_record = bundle.record("workload")
-            info = {"command": redactor.argv(command), "argv": redactor.argv(result.argv),
-                    "exit_code": result.returncode, "seconds": round(result.seconds, 3),
-                    "stopped_by": result.stopped_by, "signals_sent": result.signals_sent,
-                    "under_nsys": result.under_nsys, "error": result.error}
-            reports = workload.report_files()
-            if reports:
-                from aiperf_lab.triage.nsys_capture import add_capture
-                tainted = redactor.tainted(" ".join(command)) or redactor.has_secrets or args.redact_hosts
-                why = ("the environment or command line held secrets (or --redact-hosts was given) that cannot be "
-                       "removed from nsys's binary format; the scrubbed SQLite export is in the bundle") if tainted else ""
-                say("exporting the nsys report")
-                info["nsys"] = add_capture(bundle, reports[0], keep_report=not tainted, why_not=why, stop=stop)
-                top = bundle.path("nsys/stats/cuda_gpu_kern_sum.csv")
-                if top.exists():
-                    import csv
-                    facts["kernel_top"] = [row for row in csv.reader(top.read_text().splitlines())][1:16]
-            elif result.under_nsys:
-                info["nsys"] = {"error": "nsys wrote no report (the workload may have ended before nsys started)"}
-            bundle.write_json("workload", "workload/workload.json", info)
-            workload_record.status = "ok" if result.error is None else "failed"
-            workload_record.error = result.error or (f"exit code {result.returncode}" if result.returncode else None)
-            workload_record.seconds = round(result.seconds, 3)
-
-        if args.bench:
-            record = bundle.record("bench")
-            if interrupted.is_set():
-                record.status, record.error = "skipped", "interrupted (Ctrl-C)"
-            else:
-                say("bench: copy, matmul and PCIe measurements")
-                started = time.monotonic()
-                bench = run_bench()
-                bench.update(_pcie_nominal(_read_json(bundle.path("hardware_capabilities.json")) or {}, bench))
-                bundle.write_json("bench", "bench.json", bench)
-                facts["bench"] = bench
-                record.seconds = round(time.monotonic() - started, 3)
-                record.status = "ok" if "error" not in bench and "skipped" not in bench else \
-                    ("skipped" if "skipped" in bench else "failed")
-                record.error = bench.get("error") or bench.get("skipped")
-
-        hw = _read_json(bundle.path("hardware_capabilities.json")) or {}
-        facts["nvml"] = hw.get("nvml") or {}
-        facts["device_attributes"] = hw.get("device_attributes") or {}
-        facts["host"] = hw.get("host") or {}
-        topo = _read_json(bundle.path("topology/topology.json")) or {}
-        facts["gpu_cpu_affinity"] = {g: a["cpu_affinity"] for g, a in (topo.get("gpu_affinity") or {}).items()}
-        facts["xid"] = (_read_json(bundle.path("snapshots/xid.json")) or {}).get("xid_errors")
-        found = rules.evaluate(facts)
-        bundle.write_json("findings", "findings.json", [f.as_dict() for f in found])
-        bundle.record("findings").status = "ok"
-
-        arguments = redactor.argv(original_argv)
-        meta = bundle.manifest(host_label, arguments, interrupted.is_set())
-        meta.update({"duration_s": args.duration, "command": redactor.argv(command)})
-        bundle.write_text("report", "summary.md", report.summary_markdown(meta, found, facts))
-        power_limits = {d.index: d.power_limit_w for d in sampler.devices}
-        bundle.write_text("report", "report.html", report.report_html(meta, found, facts, ticks,
-                                                                      [d.index for d in sampler.devices], power_limits))
-        bundle.record("report").status = "ok"
-        bundle.write_json("redaction", "redaction_report.json", redactor.report())
-        bundle.record("redaction").status = "ok"
-        sampler.close()
-        _remove_tree(work_dir)
-        archive = bundle.finish(host_label, arguments, interrupted.is_set())
-    except BaseException:
-        if workload is not None and workload.proc is not None:
-            from aiperf_lab.process_group import kill_group
-            kill_group(workload.proc)
-        bundle.abandon()
-        raise
-    finally:
-        guard.done()
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-    say(f"{len(found)} finding(s); archive written" + (" (interrupted)" if interrupted.is_set() else ""))
-    print(archive)
-    return 130 if interrupted.is_set() else 0
-
-
-BUSY_UTIL_PCT = 5.0
-
-
-def _busy_window_summary(devices, ticks, start: float, end: float) -> list[dict]:
-    """Telemetry over the workload, from its first to its last busy sample (any GPU over 5%): nsys's
-    start-up and report writing, and the interpreter's start, are not the workload's GPU time. When no
-    sample was busy, the whole window, marked never_busy."""
-    from aiperf_lab.metrics.telemetry.summary import telemetry_summary
-
-    window = [t for t in ticks if start <= t.t <= end]
-    busy = [i for i, t in enumerate(window) if any((s.util_gpu_pct or 0) > BUSY_UTIL_PCT for s in t.gpus)]
-    trimmed = window[busy[0]:busy[-1] + 1] if busy else window
-    rows = telemetry_summary(devices, trimmed).as_dicts() if trimmed else []
-    for row in rows:
-        row["never_busy"] = not busy
-        row["workload_s"] = round(end - start, 3)
-    return rows
-
-
-def _pcie_nominal(hardware: dict, bench: dict) -> dict:
-    """The PCIe link's nominal per-direction bandwidth for GPU 0, and what the bench reached of it."""
-    from aiperf_lab.metrics.nominal import pcie_nominal_gb_s
-
-    gpus = (hardware.get("nvml") or {}).get("gpus") or []
-    if not gpus or "h2d_pinned_gb_s" not in bench:
-        return {}
-    gpu = gpus[0]
-    nominal = pcie_nominal_gb_s(gpu.get("pcie_gen_max"), gpu.get("pcie_width_max"))
-    if not nominal:
-        return {}
-    return {"pcie_nominal_gb_s": nominal,
-            "h2d_fraction_of_pcie": round(bench["h2d_pinned_gb_s"] / nominal, 3),
-            "d2h_fraction_of_pcie": round(bench["d2h_pinned_gb_s"] / nominal, 3)}
-
-
-def _read_json(path: Path):
-    import json
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
-
-
-def _remove_tree(path: Path) -> None:
-    import shutil
-    shutil.rmtree(path, ignore_errors=True)
+    options = TriageOptions(duration_s=args.duration, output=args.output, tag=args.tag, use_nsys=not args.no_nsys,
+                            interval_ms=args.interval_ms, bench=args.bench, redact_hosts=args.redact_hosts,
+                            command=command, arguments=original_argv, policy=grace_policy())
+    return Triage(options, Emitter(enabled=args.progress or sys.stderr.isatty())).run()
 
 
 def _show(argv: list[str]) -> int:
@@ -390,12 +149,6 @@ def _runnable(program: str) -> bool:
     return shutil.which(program) is not None
 
 
-def _short(path: Path | str, keep: int = 120) -> str:
-    """A path for a one-line message: a 5,000-character one is shortened in the middle."""
-    text = str(path)
-    return text if len(text) <= keep else f"{text[:keep // 2]}...{text[-keep // 2:]}"
-
-
 def _disk_errors_are_input_errors(run_command):
     """A full disk, a read-only or too-long path, a missing permission: exit 2 with one line."""
     import errno
@@ -406,7 +159,7 @@ def _disk_errors_are_input_errors(run_command):
         except OSError as exc:
             if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.ENAMETOOLONG, errno.EROFS, errno.EACCES, errno.EPERM,
                              errno.EMFILE, errno.ENFILE, errno.EIO, errno.ELOOP, errno.ENOTDIR, errno.EFBIG):
-                where = f" ({_short(exc.filename)})" if exc.filename else ""
+                where = f" ({short_path(exc.filename)})" if exc.filename else ""
                 raise InputError(f"aiperf-triage: {exc.strerror or exc}{where}") from None
             raise
     return guarded

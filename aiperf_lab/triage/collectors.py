@@ -15,9 +15,10 @@ import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from aiperf_lab.triage import hardware, topology
+from aiperf_lab.triage.facts import HardwareFacts
 from aiperf_lab.triage.bundle import BundleWriter
 from aiperf_lab.triage.commands import CommandResult, run_command
 
@@ -31,7 +32,7 @@ class Skipped(Exception):
 @dataclass
 class Collector:
     name: str
-    run: Callable[[BundleWriter], None]
+    run: Callable[[BundleWriter], Any]   # returns its typed result (kept in CollectorRun.results)
     timeout_s: float = DEFAULT_TIMEOUT_S
 
 
@@ -46,7 +47,7 @@ def _save_command(bundle: BundleWriter, collector: str, relative: str, argv: lis
     return result
 
 
-def collect_hardware(bundle: BundleWriter) -> None:
+def collect_hardware(bundle: BundleWriter) -> HardwareFacts:
     gpu = hardware.gpu_capabilities()
     attributes = hardware.device_attributes(timeout_s=DEFAULT_TIMEOUT_S - 5) if gpu.get("gpus") else \
         {"skipped": "no GPU: device attributes not probed"}
@@ -54,15 +55,18 @@ def collect_hardware(bundle: BundleWriter) -> None:
     bundle.write_json("hardware", "hardware_capabilities.json", {"nvml": gpu, "device_attributes": attributes,
                                                                   "host": host})
     bundle.write_text("hardware", "hardware_capabilities.txt", hardware.capability_text(gpu, attributes, host))
+    return HardwareFacts(gpu, attributes, host)
 
 
-def collect_topology(bundle: BundleWriter) -> None:
-    done = []
+def collect_topology(bundle: BundleWriter) -> dict[str, str]:
+    """The GPU -> CPU affinity ("GPU0" -> "0-15") from nvidia-smi topo -m, with the raw outputs kept."""
+    done, affinity = [], {}
     topo = _save_command(bundle, "topology", "topology/nvidia-smi-topo-m.txt", ["nvidia-smi", "topo", "-m"], 20)
     if topo.ok:
         matrix = topology.parse_topo_matrix(topo.stdout)
-        bundle.write_json("topology", "topology/topology.json",
-                          {"matrix": matrix, "gpu_affinity": topology.gpu_affinity(matrix)})
+        per_gpu = topology.gpu_affinity(matrix)
+        bundle.write_json("topology", "topology/topology.json", {"matrix": matrix, "gpu_affinity": per_gpu})
+        affinity = {gpu: a["cpu_affinity"] for gpu, a in per_gpu.items()}
         done.append("nvidia-smi topo -m")
     for argv, name in ((["numactl", "-H"], "numactl-H.txt"), (["lscpu"], "lscpu.txt")):
         if _save_command(bundle, "topology", f"topology/{name}", argv, 20).ok:
@@ -73,6 +77,7 @@ def collect_topology(bundle: BundleWriter) -> None:
         raise Skipped(f"nvidia-smi is not installed: no GPU topology (kept {', '.join(done)})")
     if not topo.ok:
         raise RuntimeError(topo.describe())
+    return affinity
 
 
 def collect_gpu_snapshots(bundle: BundleWriter) -> None:
@@ -88,7 +93,7 @@ def collect_gpu_snapshots(bundle: BundleWriter) -> None:
 XID = re.compile(r"NVRM: Xid \([^)]*\): (\d+)")
 
 
-def collect_kernel_log(bundle: BundleWriter) -> None:
+def collect_kernel_log(bundle: BundleWriter) -> list[int]:
     """NVIDIA driver messages and Xid errors from the kernel log, where it is readable."""
     result = run_command(["dmesg", "--time-format", "iso"], 20)
     if not result.ok:
@@ -110,6 +115,7 @@ def collect_kernel_log(bundle: BundleWriter) -> None:
     bundle.write_text("kernel_log", "snapshots/kernel-nvidia.log", "\n".join(lines[-2000:]) + "\n")
     bundle.write_json("kernel_log", "snapshots/xid.json", {"source": source, "nvidia_lines": len(lines),
                                                             "xid_errors": xids})
+    return xids
 
 
 PACKAGES_PROBE = r"""
@@ -158,6 +164,8 @@ class CollectorRun:
         self.bundle = bundle
         self.collectors = collectors
         self.threads: dict[str, tuple[threading.Thread, float]] = {}
+        self.results: dict[str, Any] = {}
+        self.on_done: Callable[[Any], None] = lambda record: None   # called with each finished record
 
     def start(self) -> None:
         for collector in self.collectors:
@@ -170,7 +178,7 @@ class CollectorRun:
     def _run(self, collector: Collector, record) -> None:
         start = time.monotonic()
         try:
-            collector.run(self.bundle)
+            self.results[collector.name] = collector.run(self.bundle)
             status, error = "ok", None
         except Skipped as exc:
             status, error = "skipped", str(exc)
@@ -181,6 +189,32 @@ class CollectorRun:
         if record.status == "pending":  # not already marked timeout/interrupted by wait()
             record.status, record.error = status, error
             record.seconds = round(time.monotonic() - start, 3)
+            self.on_done(record)
+
+    def step(self, name: str, work: Callable[[], Any]) -> Any:
+        """One bundle part run here and now (telemetry, workload, bench, findings, report, redaction),
+        recorded like a collector: status, seconds, error. An InputError (a full disk) still stops the run."""
+        from aiperf_lab.errors import InputError
+
+        record = self.bundle.record(name)
+        start = time.monotonic()
+        result = None
+        try:
+            result = work()
+            if record.status == "pending":
+                record.status = "ok"
+        except Skipped as exc:
+            record.status, record.error = "skipped", str(exc)
+        except InputError:
+            raise
+        except Exception as exc:
+            record.status, record.error = "failed", f"{type(exc).__name__}: {exc}"
+            if os.environ.get("AIPERF_DEBUG"):
+                traceback.print_exc()
+        record.seconds = round(time.monotonic() - start, 3)
+        self.results[name] = result
+        self.on_done(record)
+        return result
 
     def wait(self, deadline: float | None = None, stop: threading.Event | None = None) -> None:
         """Wait for every collector up to its own time limit (and `deadline`, and `stop`)."""
@@ -197,6 +231,7 @@ class CollectorRun:
                 record.status = "skipped" if interrupted else "timeout"
                 record.error = "interrupted (Ctrl-C)" if interrupted else f"no result within {collector.timeout_s:.0f} s"
                 record.seconds = round(time.monotonic() - started, 3)
+                self.on_done(record)
 
     def pending(self) -> list[str]:
         return [name for name, (thread, _s) in self.threads.items() if thread.is_alive()]

@@ -6,10 +6,12 @@ from __future__ import annotations
 import shutil
 import sqlite3
 import threading
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from aiperf_lab.errors import InputError
 from aiperf_lab.metrics.config import nsys_export_argv
+from aiperf_lab.metrics.tables import Table
 from aiperf_lab.triage.bundle import BundleWriter
 from aiperf_lab.triage.commands import run_command
 from aiperf_lab.triage.redact import Redactor
@@ -40,9 +42,56 @@ def scrub_sqlite(path: Path, redactor: Redactor) -> int:
     return changed
 
 
-def add_capture(bundle: BundleWriter, report: Path, keep_report: bool, why_not: str, stop: threading.Event) -> dict:
+@dataclass
+class ExportSpan:
+    """What an nsys SQLite export holds, in its own time base (ns from the session's start)."""
+    session_start_epoch_ns: int | None = None
+    collection_ns: tuple[int, int] | None = None      # ANALYSIS_DETAILS startTime, stopTime
+    kernels: int | None = None                        # None: no kernel table (none traced, or not flushed)
+    kernel_ns: tuple[int, int] | None = None
+    nvtx_ranges: int | None = None
+
+
+def export_span(path: Path) -> ExportSpan:
+    """Counts and time spans of an export, read with fixed queries over tables checked to exist."""
+    span = ExportSpan()
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if "TARGET_INFO_SESSION_START_TIME" in tables:
+            row = con.execute("SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME LIMIT 1").fetchone()
+            span.session_start_epoch_ns = int(row[0]) if row and row[0] is not None else None
+        if "ANALYSIS_DETAILS" in tables:
+            row = con.execute("SELECT startTime, stopTime FROM ANALYSIS_DETAILS LIMIT 1").fetchone()
+            if row and row[0] is not None and row[1] is not None:
+                span.collection_ns = (int(row[0]), int(row[1]))
+        if "CUPTI_ACTIVITY_KIND_KERNEL" in tables:
+            count, first, last = con.execute("SELECT count(*), min(start), max([end]) FROM CUPTI_ACTIVITY_KIND_KERNEL"
+                                             ).fetchone()
+            span.kernels = int(count)
+            span.kernel_ns = (int(first), int(last)) if count else None
+        if "NVTX_EVENTS" in tables:
+            # push/pop and start/end ranges (59, 60, 70, 71), not marks or domain rows
+            span.nvtx_ranges = int(con.execute("SELECT count(*) FROM NVTX_EVENTS WHERE eventType IN (59, 60, 70, 71)"
+                                               ).fetchone()[0])
+    finally:
+        con.close()
+    return span
+
+
+@dataclass
+class CaptureResult:
+    outcome: dict = field(default_factory=dict)       # for workload.json
+    span: ExportSpan | None = None
+    kernel_table: Table | None = None                 # cuda_gpu_kern_sum, when the export has kernels
+
+
+def add_capture(bundle: BundleWriter, report: Path, keep_report: bool, why_not: str,
+                stop: threading.Event) -> CaptureResult:
     """Export, scrub and summarize an nsys report into the bundle; returns what happened, for the manifest."""
-    outcome: dict = {"nsys_rep": str(report.name)}
+    result_out = CaptureResult()
+    outcome: dict = result_out.outcome
+    outcome["nsys_rep"] = str(report.name)
     nsys = shutil.which("nsys")
     export = report.with_suffix(".sqlite")
     result = run_command(nsys_export_argv(str(report), str(export), nsys=nsys), timeout_s=300,
@@ -52,29 +101,35 @@ def add_capture(bundle: BundleWriter, report: Path, keep_report: bool, why_not: 
     else:
         outcome["scrubbed_cells"] = scrub_sqlite(export, bundle.redactor)
         bundle.add_file("workload", "nsys/workload.sqlite", export, move=True)
-        outcome["tables"] = _stats_tables(bundle, bundle.path("nsys/workload.sqlite"))
+        try:
+            result_out.span = export_span(bundle.path("nsys/workload.sqlite"))
+        except sqlite3.Error as exc:
+            outcome["span_error"] = f"cannot read the export's time span: {exc}"
+        outcome["tables"], result_out.kernel_table = _stats_tables(bundle, bundle.path("nsys/workload.sqlite"))
     if keep_report:
         bundle.add_file("workload", "nsys/workload.nsys-rep", report)
     else:
         outcome["nsys_rep_left_out"] = why_not
-    return outcome
+    return result_out
 
 
-def _stats_tables(bundle: BundleWriter, export: Path) -> dict:
+def _stats_tables(bundle: BundleWriter, export: Path) -> tuple[dict, Table | None]:
     from aiperf_lab.errors import MissingData
     from aiperf_lab.metrics.sources import open_profile
     from aiperf_lab.metrics.tables import to_csv
 
-    written, skipped = [], {}
+    written, skipped, kernels = [], {}, None
     try:
         profile = open_profile(export)
     except InputError as exc:
-        return {"error": str(exc)}
+        return {"error": str(exc)}, None
     for report in STATS_REPORTS:
         try:
             for table in profile.report(report):
                 bundle.write_text("workload", f"nsys/stats/{table.name}.csv", to_csv(table))
                 written.append(table.name)
+                if table.name == "cuda_gpu_kern_sum":
+                    kernels = table
         except MissingData as exc:
             skipped[report] = str(exc)
-    return {"written": written, "skipped": skipped}
+    return {"written": written, "skipped": skipped}, kernels

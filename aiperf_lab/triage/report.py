@@ -6,52 +6,60 @@ import html
 from typing import Any
 
 from aiperf_lab.metrics.telemetry.model import Tick
+from aiperf_lab.metrics.telemetry.summary import REASON_COLUMNS
+from aiperf_lab.triage.facts import POWER_CAP, TriageFacts
 from aiperf_lab.triage.findings import Finding
 
 MAX_POINTS = 600  # per series: more than a chart can show
 
 
-def summary_markdown(meta: dict[str, Any], findings: list[Finding], facts: dict[str, Any]) -> str:
+def _known(value: Any) -> str:
+    return "unknown" if value is None or value == "" else str(value)
+
+
+def summary_markdown(meta: dict[str, Any], findings: list[Finding], facts: TriageFacts) -> str:
     lines = [f"# aiperf-triage: {meta['host']}", "",
              f"- taken: {meta['start_utc']} to {meta['end_utc']} (UTC), duration asked {meta['duration_s']} s"
              + (" — **interrupted (Ctrl-C)**" if meta.get("interrupted") else ""),
              f"- command: {' '.join(meta['command']) if meta.get('command') else '(none: telemetry only)'}"]
-    workload = facts.get("workload") or {}
-    if workload.get("ran"):
-        lines.append(f"- workload: exit code {workload.get('returncode')}, {workload.get('seconds')} s"
-                     + (f", stopped at the end of the duration ({', '.join(workload.get('signals_sent') or [])})"
-                        if workload.get("stopped_by") == "duration" else "")
-                     + (", under nsys" if workload.get("under_nsys") else ""))
-    nvml = facts.get("nvml") or {}
-    gpu_names = ", ".join(f"{g.get('index')}: {g.get('name')}" for g in nvml.get("gpus", []))
-    lines.append(f"- GPUs: {gpu_names or nvml.get('status')}")
-    lines.append(f"- driver {nvml.get('driver_version')}, CUDA {nvml.get('cuda_driver_version')}")
+    workload = facts.workload
+    if workload is not None and workload.ran:
+        lines.append(f"- workload: exit code {_known(workload.returncode)}, {workload.seconds} s"
+                     + (f", stopped at the end of the duration ({', '.join(workload.signals_sent)})"
+                        if workload.stopped_by == "duration" else "")
+                     + (f", stopped by an interrupt ({', '.join(workload.signals_sent)})"
+                        if workload.stopped_by == "interrupt" else "")
+                     + (", under nsys" if workload.under_nsys else ""))
+    if facts.coverage is not None:
+        lines.append(f"- nsys: {facts.coverage.text()}")
+    nvml = facts.hardware.nvml
+    gpu_names = ", ".join(f"{g.get('index')}: {g.get('name')}" for g in facts.hardware.gpus)
+    lines.append(f"- GPUs: {gpu_names or _known(nvml.get('status'))}")
+    lines.append(f"- driver {_known(nvml.get('driver_version'))}, CUDA {_known(nvml.get('cuda_driver_version'))}")
     lines += ["", "## Findings", ""]
     if not findings:
         lines.append("No rule fired.")
     for f in findings:
         lines.append(f"- **{f.severity}** {f.title}: {f.detail}")
     lines += ["", "## Telemetry", ""]
-    rows = facts.get("telemetry") or []
-    if rows:
+    if facts.telemetry:
         lines.append("| GPU | duration (s) | avg power (W) | peak power (W) | energy (J) | util (%) | max temp (C) | power-capped (%) |")
         lines.append("|---|---|---|---|---|---|---|---|")
-        for r in rows:
-            lines.append(f"| {r['device']} | {r['duration_s']} | {r['avg_power_w']} | {r['peak_power_w']} | "
-                         f"{r['energy_j']} ({r['energy_source']}) | {r['util_gpu_avg_pct']} | {r['temp_max_c']} | "
-                         f"{r['clock_event_power_cap_pct']} |")
+        for r in facts.telemetry:
+            lines.append(f"| {r.device} | {r.duration_s} | {_known(r.avg_power_w)} | {_known(r.peak_power_w)} | "
+                         f"{_known(r.energy_j)} ({r.energy_source or 'no energy'}) | {_known(r.util_gpu_avg_pct)} | "
+                         f"{_known(r.temp_max_c)} | {r.reason_pct.get(POWER_CAP, 0.0)} |")
     else:
         lines.append("No GPU telemetry (no NVIDIA driver); the host's CPU and memory are in telemetry.csv.")
-    bench = facts.get("bench")
+    bench = facts.bench
     if bench:
         lines += ["", "## Bench", ""]
         lines += [f"- {k}: {v}" for k, v in bench.items() if k != "nominal"]
         if bench.get("nominal"):
             lines.append(f"- nominal: {bench['nominal']}")
-    stats = facts.get("kernel_top") or []
-    if stats:
+    if facts.kernel_top:
         lines += ["", "## Top kernels (nsys)", "", "| time (%) | total (ns) | instances | name |", "|---|---|---|---|"]
-        lines += [f"| {r[0]} | {r[1]} | {r[2]} | {str(r[-1])[:120]} |" for r in stats[:10]]
+        lines += [f"| {r.time_pct} | {r.total_ns} | {r.instances} | {str(r.name)[:120]} |" for r in facts.kernel_top[:10]]
     lines += ["", "## Collectors", "", "| collector | status | seconds | note |", "|---|---|---|---|"]
     for c in meta.get("collectors", []):
         lines.append(f"| {c['name']} | {c['status']} | {c['seconds']} | {c.get('error') or ''} |")
@@ -93,7 +101,7 @@ def _svg_chart(title: str, unit: str, series: list[tuple[str, list[tuple[float, 
     return "".join(out)
 
 
-def report_html(meta: dict[str, Any], findings: list[Finding], facts: dict[str, Any], ticks: list[Tick],
+def report_html(meta: dict[str, Any], findings: list[Finding], facts: TriageFacts, ticks: list[Tick],
                 devices: list[int], power_limits: dict[int, float | None]) -> str:
     esc = html.escape
     parts = ["<!doctype html><html><head><meta charset='utf-8'><title>aiperf-triage report</title>",
@@ -118,14 +126,14 @@ def report_html(meta: dict[str, Any], findings: list[Finding], facts: dict[str, 
             limits = [v for v in power_limits.values() if v]
             top = max(limits) if limits else None
         parts.append(_svg_chart(title, unit, series, top))
-    rows = facts.get("telemetry") or []
+    rows = [r.as_dict() for r in facts.telemetry]
     if rows:
         keys = ["device", "duration_s", "avg_power_w", "peak_power_w", "energy_j", "energy_source", "util_gpu_avg_pct",
-                "mem_used_peak_bytes", "temp_max_c", "clock_event_power_cap_pct"]
+                "mem_used_peak_bytes", "temp_max_c", REASON_COLUMNS[POWER_CAP]]
         parts.append("<table><tr>" + "".join(f"<th>{esc(k)}</th>" for k in keys) + "</tr>"
                      + "".join("<tr>" + "".join(f"<td>{esc(str(r.get(k)))}</td>" for k in keys) + "</tr>" for r in rows)
                      + "</table>")
-    gpus = (facts.get("nvml") or {}).get("gpus") or []
+    gpus = facts.hardware.gpus
     if gpus:
         keys = ["index", "name", "compute_capability", "memory_total_bytes", "max_sm_clock_mhz", "power_limit_enforced_w",
                 "pcie_gen_current", "pcie_gen_max", "pcie_width_current", "pcie_width_max", "persistence_mode",
@@ -133,12 +141,14 @@ def report_html(meta: dict[str, Any], findings: list[Finding], facts: dict[str, 
         parts.append("<h2>GPUs</h2><table><tr>" + "".join(f"<th>{esc(k)}</th>" for k in keys) + "</tr>"
                      + "".join("<tr>" + "".join(f"<td>{esc(str(g.get(k)))}</td>" for k in keys) + "</tr>" for g in gpus)
                      + "</table>")
-    stats = facts.get("kernel_top") or []
-    if stats:
+    if facts.coverage is not None:
+        parts.append(f"<h2>nsys trace</h2><p>{esc(facts.coverage.text())}</p>")
+    if facts.kernel_top:
         parts.append("<h2>Top kernels (nsys)</h2><table><tr><th>time %</th><th>total ns</th><th>instances</th>"
-                     "<th>name</th></tr>" + "".join(f"<tr><td>{r[0]}</td><td>{r[1]}</td><td>{r[2]}</td>"
-                                                    f"<td><code>{esc(str(r[-1])[:160])}</code></td></tr>"
-                                                    for r in stats[:15]) + "</table>")
+                     "<th>name</th></tr>" + "".join(f"<tr><td>{esc(str(r.time_pct))}</td><td>{esc(str(r.total_ns))}</td>"
+                                                    f"<td>{esc(str(r.instances))}</td>"
+                                                    f"<td><code>{esc(str(r.name)[:160])}</code></td></tr>"
+                                                    for r in facts.kernel_top[:15]) + "</table>")
     parts.append("<h2>Collectors</h2><table><tr><th>collector</th><th>status</th><th>seconds</th><th>note</th></tr>"
                  + "".join(f"<tr><td>{esc(c['name'])}</td><td>{esc(c['status'])}</td><td>{c['seconds']}</td>"
                            f"<td>{esc(c.get('error') or '')}</td></tr>" for c in meta.get("collectors", []))

@@ -1,13 +1,15 @@
 """The workload after `--`: run under nsys when it is there, stopped when the duration ends.
 
-Stopping escalates SIGINT, then SIGTERM, then SIGKILL, to the workload's whole process group, so
-nothing it started is left behind. nsys gets longer after SIGINT: that is when it writes its report.
+Without nsys, stopping escalates SIGINT, then SIGTERM, then SIGKILL, to the workload's whole process
+group. Under nsys the application is stopped and nsys is left to write its report: see capture.py.
 Its stdout and stderr are redacted as they stream (workload_output.RedactedLog): no raw output is
 ever written. A Guard, when given, kills the group if triage itself is killed.
 """
 
 from __future__ import annotations
 
+import math
+import os
 import shutil
 import signal
 import subprocess
@@ -15,15 +17,17 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from aiperf_lab.metrics.config import nsys_profile_argv, resolve
 from aiperf_lab.process_group import escalate, kill_group
+from aiperf_lab.triage.capture import (ABANDON, NORMAL, CaptureLog, NsysStop, StopPolicy, application_pids,
+                                       nsys_install_root, nsys_lines, nsys_phase)
 from aiperf_lab.triage.guard import Guard
 from aiperf_lab.triage.redact import Redactor
 from aiperf_lab.triage.workload_output import RedactedLog
 
-GRACE_AFTER_SIGINT_S = {"nsys": 60.0, "plain": 10.0}
-GRACE_AFTER_SIGTERM_S = 5.0
+OUTPUT_TAIL_BYTES = 64 * 1024
 
 
 @dataclass
@@ -38,6 +42,7 @@ class WorkloadResult:
     signals_sent: list[str] = field(default_factory=list)
     error: str | None = None
     pid: int | None = None
+    capture: CaptureLog | None = None
 
     @property
     def seconds(self) -> float:
@@ -46,19 +51,37 @@ class WorkloadResult:
 
 class Workload:
     def __init__(self, command: list[str], work_dir: Path, use_nsys: bool, log_stdout: Path, log_stderr: Path,
-                 redactor: Redactor, log_cap_bytes: int, guard: Guard | None = None):
+                 redactor: Redactor, log_cap_bytes: int, guard: Guard | None = None,
+                 policy: StopPolicy | None = None, say: Callable[[str], None] = lambda message: None,
+                 duration_s: float | None = None):
         self.command = command
         self.nsys = shutil.which("nsys") if use_nsys else None
         self.report_base = work_dir / "workload"
+        self.policy = policy or StopPolicy()
+        self.say = say
+        self.session = f"aiperf-triage-{os.getpid()}-{int(time.time())}"
         # No OS-runtime trace: it multiplies the size of a triage capture (a 15 s training loop made a
-        # 59 MB export with it) for little a first look needs.
+        # 59 MB export with it) for little a first look needs. --wait primary: nsys's default also waits
+        # for processes the application re-parented, which can keep it collecting long after the end.
+        # --duration: nsys ends the collection itself when the triage duration does (see capture.py).
         trace = resolve(None, "minimal", remove_trace=["osrt"])
-        argv = nsys_profile_argv(command, str(self.report_base), trace, nsys=self.nsys) if self.nsys else list(command)
+        self.nsys_duration_s = max(1, math.ceil(duration_s)) if self.nsys and duration_s else None
+        extra = ["--wait", "primary", "--session-new", self.session]
+        if self.nsys_duration_s:
+            extra += ["--duration", str(self.nsys_duration_s)]
+        argv = nsys_profile_argv(command, str(self.report_base), trace, nsys=self.nsys, extra=extra) \
+            if self.nsys else list(command)
         self.result = WorkloadResult(argv, list(command), bool(self.nsys))
+        if self.nsys:
+            self.result.capture = CaptureLog(session=self.session)
+        self.log_paths = (log_stdout, log_stderr)
         self._logs = (RedactedLog(log_stdout, redactor, log_cap_bytes), RedactedLog(log_stderr, redactor, log_cap_bytes))
         self._guard = guard
         self.proc: subprocess.Popen | None = None
         self.exited = threading.Event()
+        self.urgency = NORMAL
+        self._app_seen = False
+        self._nsys_root = nsys_install_root(self.nsys)
 
     def start(self) -> None:
         self.result.started = time.monotonic()
@@ -84,18 +107,96 @@ class Workload:
         self.result.ended = time.monotonic()
         self.exited.set()
 
+    def _since_start(self) -> float:
+        return round(time.monotonic() - self.result.started, 3)
+
+    # --- watching ---------------------------------------------------------------------------------
+    def output(self) -> str:
+        """The tail of what the workload (and nsys) printed so far, redacted."""
+        return "\n".join(log.tail()[-OUTPUT_TAIL_BYTES:] for log in self._logs)
+
+    def poll(self) -> None:
+        """Note when nsys starts collecting and whether the application has been seen (call often)."""
+        if self.result.capture is None or self.proc is None or self.exited.is_set():
+            return
+        if self.result.capture.collecting_from_s is None and nsys_phase(self.output()) != "starting":
+            self.result.capture.collecting_from_s = self._since_start()
+        if not self._app_seen and application_pids(self.proc.pid, self._nsys_root):
+            self._app_seen = True
+
+    def finished(self) -> bool:
+        """The workload is over: its process exited, or under nsys the application it ran is gone."""
+        if self.exited.is_set():
+            return True
+        if self.result.capture is None or self.proc is None or not self._app_seen:
+            return False
+        if application_pids(self.proc.pid, self._nsys_root):
+            return False
+        log = self.result.capture
+        if log.application_ended_s is None:
+            log.application_ended_s = self._since_start()
+            # gone when nsys's own --duration ran out: nsys ended it (the duration), not the application
+            if self.nsys_duration_s and log.collecting_from_s is not None and \
+                    log.application_ended_s >= log.collecting_from_s + self.nsys_duration_s - 0.5:
+                self.result.stopped_by = "duration"
+                log.collection_stopped_by = "nsys --duration"
+        return True
+
+    # --- stopping ---------------------------------------------------------------------------------
+    def hurry(self) -> None:
+        """Another interrupt: skip the application's grace (first time), then abandon the capture."""
+        self.urgency = min(self.urgency + 1, ABANDON)
+
     def stop(self, reason: str) -> None:
-        """SIGINT, then SIGTERM, then SIGKILL to the process group, each after a grace period."""
-        if self.proc is None or self.exited.is_set():
-            self._reap_group()
+        if self.proc is None:
             self._close_logs()
             return
-        self.result.stopped_by = reason
-        steps = [(signal.SIGINT, GRACE_AFTER_SIGINT_S["nsys" if self.nsys else "plain"]),
-                 (signal.SIGTERM, GRACE_AFTER_SIGTERM_S), (signal.SIGKILL, 5.0)]
-        self.result.signals_sent += escalate(self.proc, steps, self.exited.wait)
+        if self.result.capture is not None:
+            self._stop_nsys(reason)
+        elif not self.exited.is_set():
+            self.result.stopped_by = reason
+            steps = [(signal.SIGINT, self.policy.app_grace_s), (signal.SIGTERM, self.policy.term_grace_s),
+                     (signal.SIGKILL, self.policy.term_grace_s)]
+            self.result.signals_sent += escalate(self.proc, steps, self._exited_unless_abandoned)
         self._reap_group()
         self._close_logs()
+
+    def _exited_unless_abandoned(self, seconds: float) -> bool:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end and self.urgency < ABANDON:
+            if self.exited.wait(0.1):
+                return True
+        return self.exited.is_set()
+
+    def _stop_nsys(self, reason: str) -> None:
+        assert self.proc is not None and self.nsys is not None and self.result.capture is not None
+        log = self.result.capture
+        if self.exited.is_set():
+            log.outcome = self._outcome()
+            return
+        if not self._app_seen or application_pids(self.proc.pid, self._nsys_root) or self.urgency:
+            self.result.stopped_by = self.result.stopped_by or reason
+        self.poll()
+        stopper = NsysStop(self.proc, self.nsys, self.session, self.output, self.policy, log,
+                           self.result.started, self.exited.wait, lambda: self.urgency, self.say, reason=reason,
+                           nsys_duration_s=self.nsys_duration_s)
+        self.result.signals_sent += stopper.run()
+        self.exited.wait(1.0)
+        log.outcome = self._outcome()
+
+    def _outcome(self) -> str:
+        log = self.result.capture
+        assert log is not None
+        if log.nsys_exit_s is None and self.exited.is_set() and self.result.ended:
+            log.nsys_exit_s = round(self.result.ended - self.result.started, 3)
+        log.nsys_said = nsys_lines(self.output(), limit=20)
+        if self.report_files():
+            how = log.collection_stopped_by or "nsys (the application ended)"
+            return f"report written; collection ended by {how}"
+        said = nsys_lines(self.output(), limit=5)
+        return ("nsys wrote no report" + (f" after {', '.join(self.result.signals_sent)}" if self.result.signals_sent
+                                          else "") + (f"; nsys said: {' | '.join(said)}" if said else
+                                                      "; nsys printed nothing"))
 
     def _reap_group(self) -> None:
         """Whatever the workload started and left running goes too."""

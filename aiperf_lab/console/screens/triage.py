@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -25,6 +26,7 @@ class TriageScreen(Screen):
             yield Input(value="60", id="triage-duration", type="number")
             yield Checkbox("bench (copy and matmul probes)", id="triage-bench")
         yield Static("", id="triage-status")
+        yield Static("", id="triage-progress")
         yield Log(max_lines=5_000, id="triage-log")
         yield Footer(compact=True)
 
@@ -75,3 +77,5 @@ class TriageScreen(Screen):
         else:
             state = f"ended with exit code {triage.exit_code} (see the log)"
         self.query_one("#triage-status", Static).update(state)
+        # Text, not markup: paths and titles may hold brackets ("[REDACTED]")
+        self.query_one("#triage-progress", Static).update(Text("\n".join(triage.progress_lines())))

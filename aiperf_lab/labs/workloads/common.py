@@ -9,13 +9,44 @@ import statistics
 import sys
 
 
+class WorkloadParser(argparse.ArgumentParser):
+    """Parses a workload's arguments and tells labs.result what it learnt (size, knobs), so the
+    result line says how the workload ran."""
+
+    def parse_args(self, args=None, namespace=None):  # type: ignore[override]
+        parsed = super().parse_args(args, namespace)
+        knobs: dict[str, str] = {}
+        for item in parsed.set or []:
+            name, sep, value = item.partition("=")
+            if not sep or not name.strip():
+                self.error(f"--set takes NAME=VALUE, not {item!r}")
+            knobs[name.strip()] = value.strip()
+        parsed.knobs = knobs
+        from aiperf_lab.labs.result import set_context
+        set_context(size=parsed.size, **({"knobs": knobs} if knobs else {}))
+        return parsed
+
+
+def knob(args, name: str, default, kind=int):
+    """A what-if knob (`--set name=value`, validated by the runner against catalog.yaml), or the default."""
+    value = getattr(args, "knobs", {}).get(name)
+    if value is None:
+        return default
+    try:
+        return kind(value)
+    except ValueError:
+        print(f"--set {name}={value}: not a {kind.__name__}", file=sys.stderr)
+        raise SystemExit(2)
+
+
 def parser(description: str, variants: list[str]) -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(description=description)
+    p = WorkloadParser(description=description)
     p.add_argument("--variant", choices=variants, default=variants[0])
     p.add_argument("--size", choices=["tiny", "full"], default="full",
                    help="tiny: a small problem, on the CPU where the exercise has a CPU path (for tests)")
     p.add_argument("--seconds", type=float, default=None, help="how long to keep the GPU busy, where it applies")
     p.add_argument("--torch-trace", default=None, help="write a PyTorch profiler (Kineto) trace here")
+    p.add_argument("--set", action="append", metavar="NAME=VALUE", help="a what-if knob the exercise declares")
     return p
 
 

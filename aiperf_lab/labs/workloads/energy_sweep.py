@@ -2,18 +2,35 @@
 
 For each (precision, size) the workload runs matmuls for a fixed time inside an NVML energy span
 (the driver's energy counter read at both ends) and reports TFLOP/s, joules and GFLOP per joule.
+The energy is that of the GPU this process runs on, matched to NVML by its UUID (CUDA's device 0 is
+NVML's device 0 only when CUDA_VISIBLE_DEVICES and the device order say so).
 """
 
 from __future__ import annotations
 
 import time
 
-from aiperf_lab.labs.result import emit
+from aiperf_lab.labs.result import emit, where_it_ran
 from aiperf_lab.labs.workloads.common import device_for, import_torch, parser
 from aiperf_lab.metrics.telemetry.meter import EnergySpan
 
 FULL_SIZES = [1024, 2048, 4096, 8192]
 TINY_SIZES = [64, 128]
+
+
+def _own_gpu(sampler) -> int | None:
+    """The position in sampler.devices of the GPU this process uses, or None (no energy then)."""
+    import os
+
+    from aiperf_lab.labs.gpus import used_devices
+
+    mapping = used_devices(where_it_ran(), sampler.devices, os.environ.get("CUDA_VISIBLE_DEVICES"),
+                           os.environ.get("CUDA_DEVICE_ORDER"))
+    for note in mapping.notes:
+        print(f"note: {note}", flush=True)
+    if not mapping.used:
+        return None
+    return next(i for i, d in enumerate(sampler.devices) if d.index == mapping.used[0].index)
 
 
 def main() -> None:
@@ -30,11 +47,14 @@ def main() -> None:
         sampler = Sampler(10, window_s=600).start()
     sync = torch.cuda.synchronize if on_gpu else (lambda: None)
     results: dict[str, float] = {}
+    meter_index = None   # the sampler's entry for this process's GPU
     try:
         for name, dtype in (("fp32", torch.float32), ("bf16", torch.bfloat16)):
             for n in sizes:
                 a = torch.randn(n, n, device=device, dtype=dtype)
                 b = torch.randn(n, n, device=device, dtype=dtype)
+                if sampler and meter_index is None:
+                    meter_index = _own_gpu(sampler)
                 for _ in range(3):
                     a @ b
                 sync()
@@ -53,21 +73,22 @@ def main() -> None:
                 flops = 2 * n ** 3 * count
                 key = f"{name}_{n}"
                 results[f"{key}_tflops"] = round(flops / elapsed / 1e12, 3)
-                if span:
-                    gpu = span.result(work=flops, work_unit="FLOP").per_gpu[0]
+                if span and meter_index is not None:
+                    gpu = span.result(work=flops, work_unit="FLOP").per_gpu[meter_index]
                     results[f"{key}_joules"] = round(gpu.joules, 2)
                     results[f"{key}_avg_power_w"] = round(gpu.avg_power_w, 1)
                     results[f"{key}_gflop_per_j"] = round(gpu.work_per_joule / 1e9, 2)
                 print(f"{name} {n:>5}: {results[f'{key}_tflops']:8.2f} TFLOP/s"
                       + (f", {results[f'{key}_avg_power_w']:6.1f} W, {results[f'{key}_gflop_per_j']:8.2f} GFLOP/J"
-                         if span else ""), flush=True)
+                         if f"{key}_gflop_per_j" in results else ""), flush=True)
     finally:
         if sampler:
             sampler.close()
     large, small = sizes[-1], sizes[0]
     summary = {}
-    if on_gpu:
+    if f"bf16_{large}_gflop_per_j" in results:
         summary = {
+            "bf16_over_fp32_speed": round(results[f"bf16_{large}_tflops"] / results[f"fp32_{large}_tflops"], 2),
             "bf16_over_fp32_efficiency": round(results[f"bf16_{large}_gflop_per_j"] / results[f"fp32_{large}_gflop_per_j"], 2),
             "bf16_large_over_small_efficiency": round(results[f"bf16_{large}_gflop_per_j"]
                                                       / results[f"bf16_{small}_gflop_per_j"], 2),

@@ -1,8 +1,8 @@
 """01-ex04: NCCL on the timeline, one process per GPU (torchrun). Each step computes (matrix
 multiplies standing in for a backward pass) and all-reduces 256 MB of gradients in 8 buckets.
 
-`baseline` all-reduces after the compute, on the same stream: the GPU either computes or
-communicates. `optimized` launches each bucket's all-reduce as soon as it is ready (async_op) while
+`baseline` all-reduces after the compute with a synchronous call: NCCL runs on its own stream, and
+the compute stream waits for it, so the GPU either computes or communicates. `optimized` launches each bucket's all-reduce as soon as it is ready (async_op) while
 the remaining compute runs, as DDP does. Rank 0 reports the all-reduce bus bandwidth measured alone,
 both step times and the share of communication hidden.
 """

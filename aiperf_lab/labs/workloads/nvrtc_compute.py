@@ -43,6 +43,19 @@ extern "C" __global__ void occupancy_limited(float* x, long long n, long long it
 }
 """
 NAMES = ["branch_uniform", "branch_divergent", "occupancy_limited"]
+LIMITED_SMEM, LIMITED_THREADS = 48 * 1024, 64
+
+
+def expected_occupancy_pct(props, threads: int, smem: int) -> tuple[float, int]:
+    """Theoretical occupancy (resident warps / the SM's maximum) of a block of `threads` threads with
+    `smem` bytes of shared memory, from the device's properties, and the blocks per SM."""
+    warps = (threads + 31) // 32
+    max_warps = props.max_threads_per_multi_processor // 32
+    reserved = 1024 if props.major >= 8 else 0   # the driver keeps 1 KB per block on sm_80 and later
+    by_smem = props.shared_memory_per_multiprocessor // (smem + reserved) if smem else max_warps
+    # the cap on resident blocks per SM (16 to 32 by architecture) never binds with 48 KB blocks
+    blocks = min(by_smem, max_warps // warps)
+    return round(100 * blocks * warps / max_warps, 1), blocks
 
 
 def main() -> None:
@@ -67,7 +80,10 @@ def main() -> None:
     with profiled(torch):
         launches["occupancy_limited" if args.variant == "occupancy" else "branch_divergent"]()
     flops = 2 * n * iters
-    emit(variant=args.variant, threads=n, fma_per_thread=iters,
+    props = torch.cuda.get_device_properties(torch.cuda.current_device())
+    expected, blocks = expected_occupancy_pct(props, LIMITED_THREADS, LIMITED_SMEM)
+    emit(variant=args.variant, threads=n, fma_per_thread=iters, expected_limited_occupancy_pct=expected,
+         limited_blocks_per_sm=blocks, smem_per_sm_kb=props.shared_memory_per_multiprocessor // 1024,
          uniform_ms=round(timing["branch_uniform"], 3), divergent_ms=round(timing["branch_divergent"], 3),
          occupancy_limited_ms=round(timing["occupancy_limited"], 3),
          divergence_slowdown=round(timing["branch_divergent"] / timing["branch_uniform"], 2),

@@ -1,9 +1,13 @@
 """02-ex03: roofline practice. One kernel family swept across arithmetic intensity: every float
 is loaded, put through K fused multiply-adds and stored, so each does 2K FLOPs per 8 bytes moved
-(intensity K/4 FLOP/byte). Each thread handles four float4s with all four loads in flight (enough
+(intensity K/4 FLOP/byte, 0.25 to 512). Each thread handles four float4s with all four loads in flight (enough
 bytes in flight to reach the memory roof) and so sixteen independent FMA chains (enough to keep the
-FP32 units busy). K runs from 1 to 512, across the
+FP32 units busy). K runs from 1 to 2048, across the
 ridge point where a kernel stops waiting on memory and starts waiting on the FP32 units.
+
+Beside the FP32 roof, the bf16 tensor-core roof: a large bf16 matrix multiply (cuBLAS) measured in
+the same run. Its ridge (that rate over the same memory roof) lies an order of magnitude further
+right on data-centre parts: at that intensity even a GEMM can be memory-bound.
 
 Reports each kernel's GFLOP/s and GB/s, PyTorch's device copy bandwidth (the memory roof measured
 here), and where the measured curve bends (the ridge, from the measured roofs).
@@ -15,7 +19,7 @@ from aiperf_lab.labs.result import emit
 from aiperf_lab.labs.workloads.common import import_torch, median_ms, parser, profiled
 from aiperf_lab.labs.workloads.nvrtc import Kernels, gpu_or_exit
 
-K_VALUES = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
+K_VALUES = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048]
 INNER = 20  # launches per timed interval: short kernels would otherwise time Python's launch cost
 TEMPLATE = r"""
 extern "C" __global__ void roofline_k{K}(const float4* __restrict__ in, float4* __restrict__ out, long long n4) {{
@@ -35,6 +39,14 @@ extern "C" __global__ void roofline_k{K}(const float4* __restrict__ in, float4* 
     for (int u = 0; u < 4; ++u) {{ long long i = base + u * (long long)blockDim.x; if (i < n4) out[i] = v[u]; }}
 }}
 """
+
+
+def bf16_gemm_tflops(torch, device, n: int) -> float:
+    """The tensor-core roof measured here: a bf16 n x n x n matrix multiply (fp32 accumulate)."""
+    a = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
+    ms = median_ms(torch, device, lambda: a @ b, reps=10, warmup=3)
+    return 2 * n ** 3 / (ms / 1e3) / 1e12
 
 
 def flops_per_element(k: int) -> int:
@@ -69,8 +81,20 @@ def main() -> None:
         for name in names:
             kernels.launch(name, grid, block, src, dst, n4)
     compute_roof = max(r[0] for r in results.values())
+    ridge = compute_roof / memory_roof
+    # the bend, read from the sweep: the kernel at a quarter of the ridge should stream near the memory
+    # roof, the one at four times the ridge compute near the compute roof
+    left = max((k for k in K_VALUES if results[k][2] <= ridge / 4), default=K_VALUES[0])
+    right = min((k for k in K_VALUES if results[k][2] >= ridge * 4), default=K_VALUES[-1])
+    tensor_tflops = bf16_gemm_tflops(torch, device, 8192 if args.size == "full" else 512)
     measurements = {"memory_roof_gb_s": round(memory_roof, 1), "compute_roof_gflop_s": round(compute_roof, 1),
-                    "ridge_flop_per_byte": round(compute_roof / memory_roof, 2)}
+                    "ridge_flop_per_byte": round(ridge, 2), "left_of_ridge_k": left, "right_of_ridge_k": right,
+                    "left_of_ridge_gb_s_over_roof": round(results[left][1] / memory_roof, 3),
+                    "right_of_ridge_gflop_s_over_roof": round(results[right][0] / compute_roof, 3),
+                    "bf16_gemm_tflops": round(tensor_tflops, 1),
+                    "tensor_ridge_flop_per_byte": round(tensor_tflops * 1e3 / memory_roof, 1)}
+    print(f"ridge: FP32 {ridge:.1f} FLOP/B; bf16 tensor cores {measurements['tensor_ridge_flop_per_byte']} FLOP/B "
+          f"({measurements['bf16_gemm_tflops']} TFLOP/s over {memory_roof:.0f} GB/s)", flush=True)
     for k, (gflops, gbs, intensity) in results.items():
         measurements[f"k{k}_gflop_s"] = round(gflops, 1)
         measurements[f"k{k}_gb_s"] = round(gbs, 1)

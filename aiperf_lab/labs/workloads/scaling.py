@@ -2,7 +2,7 @@
 
 `single` (05-ex01): the baseline every scaling number is measured against. The data-parallel
 model of ddp_train (8 MLP blocks, 4096 -> 16384 -> 4096, bf16 autocast) trains on one GPU without
-DDP: step time and its spread over 20 steps, samples/s, achieved TFLOP/s (6 FLOPs per parameter
+DDP: after a warm-up of at least 3 s (clocks and power settle), step time and its spread over 30 steps, samples/s, achieved TFLOP/s (6 FLOPs per parameter
 and sample), peak memory.
 
 `strong` (05-ex02): strong scaling. The same global batch (8192) runs through ddp_train's worker on
@@ -19,7 +19,9 @@ import sys
 import time
 
 from aiperf_lab.labs.result import PREFIX, emit
-from aiperf_lab.labs.workloads.common import device_for, import_torch, parser
+from aiperf_lab.labs.workloads.common import device_for, import_torch, knob, parser
+
+WARMUP_S, STEPS = 3.0, 30
 
 
 def single(args) -> None:
@@ -27,6 +29,7 @@ def single(args) -> None:
     device = device_for(torch, args.size)
     full = args.size == "full"
     d, hidden, blocks, batch = (4096, 16384, 8, 2048) if full else (64, 256, 2, 16)
+    batch = knob(args, "batch", batch)
     nn = torch.nn
     model = nn.Sequential(*[nn.Sequential(nn.Linear(d, hidden), nn.GELU(), nn.Linear(hidden, d))
                             for _ in range(blocks)]).to(device)
@@ -42,12 +45,19 @@ def single(args) -> None:
         optimizer.step()
         optimizer.zero_grad(set_to_none=False)
 
-    for _ in range(3):
+    # Warm-up by time, not by count: the first steps allocate and pick cuBLAS algorithms, and for a
+    # few seconds after that clocks and power settle under the load (a power-capped GPU slows its
+    # clock until it holds the cap); a baseline is the settled state.
+    warm_until = time.perf_counter() + (WARMUP_S if full else 0.0)
+    warm_steps = 0
+    while warm_steps < 3 or time.perf_counter() < warm_until:
         step()
+        sync()
+        warm_steps += 1
     if on_gpu:
         torch.cuda.reset_peak_memory_stats()
     times = []
-    for _ in range(20 if full else 3):
+    for _ in range(STEPS if full else 3):
         sync()
         t0 = time.perf_counter()
         step()
@@ -55,7 +65,9 @@ def single(args) -> None:
         times.append((time.perf_counter() - t0) * 1000)
     params = sum(p.numel() for p in model.parameters())
     median = statistics.median(times)
+    q1, q3 = (statistics.quantiles(times, n=4)[i] for i in (0, 2)) if len(times) > 3 else (median, median)
     emit(variant="single", dtype="bf16", params=params, batch=batch, step_ms=round(median, 3),
+         warmup_steps=warm_steps, timed_steps=len(times), step_iqr_over_median=round((q3 - q1) / median, 4),
          step_cv=round(statistics.stdev(times) / statistics.mean(times), 4) if len(times) > 1 else 0.0,
          samples_per_s=round(batch / (median / 1e3), 1), tflops=round(6 * params * batch / (median / 1e3) / 1e12, 1),
          peak_memory_gb=round(torch.cuda.max_memory_allocated() / 1e9, 2) if on_gpu else None,
@@ -94,6 +106,8 @@ def strong(args) -> None:
     largest = sizes[-1]
     measurements.update(largest_gpus=largest, efficiency_largest=measurements[f"efficiency_{largest}"],
                         speedup_largest=measurements[f"speedup_{largest}"])
+    # this process only starts the torchrun jobs: where the work ran is what their ranks reported
+    measurements.update(device=results[largest].get("device", "unknown"), gpu_ordinals=list(range(largest)))
     emit(variant="strong", **measurements)
 
 

@@ -7,13 +7,14 @@ them side by side. Both are timed in every run; the variant picks what the profi
 from __future__ import annotations
 
 from aiperf_lab.labs.result import emit
-from aiperf_lab.labs.workloads.common import Nvtx, device_for, import_torch, median_ms, parser, profiled
+from aiperf_lab.labs.workloads.common import Nvtx, device_for, import_torch, knob, median_ms, parser, profiled
 
 ITEMS, STREAMS = 16, 4
 
 
 def main() -> None:
     args = parser(__doc__, ["baseline", "optimized"]).parse_args()
+    streams_wanted = knob(args, "streams", STREAMS)
     torch = import_torch()
     device = device_for(torch, args.size)
     if device.type != "cuda":
@@ -35,7 +36,7 @@ def main() -> None:
         torch.cuda._sleep(cycles)
         small[i] @ small[i]
 
-    streams = [torch.cuda.Stream() for _ in range(STREAMS)]
+    streams = [torch.cuda.Stream() for _ in range(streams_wanted)]
     current = torch.cuda.current_stream()
 
     def serial():
@@ -48,7 +49,7 @@ def main() -> None:
             for s in streams:
                 s.wait_stream(current)
             for i in range(ITEMS):
-                with torch.cuda.stream(streams[i % STREAMS]):
+                with torch.cuda.stream(streams[i % streams_wanted]):
                     item(i)
             for s in streams:
                 current.wait_stream(s)
@@ -59,7 +60,7 @@ def main() -> None:
         for _ in range(5):
             (concurrent if args.variant == "optimized" else serial)()
     emit(variant=args.variant, item_ms=round(serial_ms / ITEMS, 3), serial_ms=round(serial_ms, 3),
-         concurrent_ms=round(concurrent_ms, 3), speedup=round(serial_ms / concurrent_ms, 3), streams=STREAMS,
+         concurrent_ms=round(concurrent_ms, 3), speedup=round(serial_ms / concurrent_ms, 3), streams=streams_wanted,
          items=ITEMS)
 
 

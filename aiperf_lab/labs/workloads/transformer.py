@@ -2,8 +2,10 @@
 fp32) timed from Python and annotated with NVTX ranges: forward only, a full training step, or
 `both`: forward-only steps inside an "inference" range, then training steps inside "training".
 
-NVTX ranges (nsys shows them as ":<name>"): step, forward, scaled_dot_product_attention,
-computing_attention_scores, computing_softmax, final_matmul, and in training backward, optimizer.
+NVTX ranges (nsys shows them as ":<name>"): warmup and step_N (one per step), forward,
+scaled_dot_product_attention, computing_attention_scores, computing_softmax, final_matmul, and in
+training backward, optimizer. The ranges are CPU-side: "forward" ends when Python has queued the
+kernels, not when the GPU has run them (the profile's GPU times answer that).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import statistics
 import time
 
 from aiperf_lab.labs.result import emit
-from aiperf_lab.labs.workloads.common import device_for, import_torch, parser
+from aiperf_lab.labs.workloads.common import device_for, import_torch, knob, parser
 
 WARMUP, STEPS = 2, 5
 
@@ -78,6 +80,7 @@ def main() -> None:
     device = device_for(torch, args.size)
     full = args.size == "full"
     d, heads, layers, seq, batch, vocab = (768, 12, 4, 512, 4, 10000) if full else (64, 4, 1, 32, 2, 100)
+    seq, batch = knob(args, "seq", seq), knob(args, "batch", batch)
     torch.backends.cuda.matmul.allow_tf32 = False
     model, push, pop = build(torch, d, heads, layers, vocab)
     model = model.to(device)
@@ -86,17 +89,20 @@ def main() -> None:
     sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
     phases = {"forward": [("", False)], "train": [("", True)], "both": [("inference", False), ("training", True)]}
     forward_ms: list[float] = []
+    queued_ms: list[float] = []
     for phase, train in phases[args.variant]:
         if phase:
             push(phase)
         with torch.set_grad_enabled(train):
-            times = run_steps(torch, model, optimizer, tokens, vocab, train, push, pop, sync)
-        forward_ms = forward_ms or times  # the Python timing of the first phase's forward passes
+            times, queued = run_steps(torch, model, optimizer, tokens, vocab, train, push, pop, sync)
+        if not forward_ms:  # the Python timing of the first phase's forward passes
+            forward_ms, queued_ms = times, queued
         if phase:
             pop()
-    timed = forward_ms[WARMUP:]
+    timed = forward_ms[WARMUP:]  # the warm-up steps (allocations, cuBLAS set-up) are left out
     emit(variant=args.variant, python_forward_ms=round(statistics.mean(timed), 3),
-         python_forward_median_ms=round(statistics.median(timed), 3), steps=STEPS, d_model=d, layers=layers,
+         python_forward_median_ms=round(statistics.median(timed), 3),
+         python_nosync_median_ms=round(statistics.median(queued_ms[WARMUP:]), 3), steps=STEPS, d_model=d, layers=layers,
          seq=seq, batch=batch, heads=heads, **attention_flops(batch, heads, seq, d // heads))
 
 
@@ -106,16 +112,20 @@ def attention_flops(batch: int, heads: int, seq: int, d_head: int) -> dict:
     return {"qk_flops": 2 * scores * d_head, "softmax_flops": 5 * scores, "av_flops": 2 * scores * d_head}
 
 
-def run_steps(torch, model, optimizer, tokens, vocab, train, push, pop, sync) -> list[float]:
-    forward_ms = []
+def run_steps(torch, model, optimizer, tokens, vocab, train, push, pop, sync) -> tuple[list[float], list[float]]:
+    """Each step's forward timed twice from Python: until model() returns (what a timer without a
+    synchronize sees: the CPU has queued the kernels) and until the GPU has run them. The "forward"
+    NVTX range brackets the first, like any CPU-side range."""
+    forward_ms, queued_ms = [], []
     for step in range(WARMUP + STEPS):
         push("warmup" if step < WARMUP else f"step_{step - WARMUP}")
         sync()
         t0 = time.perf_counter()
         push("forward")
         logits = model(tokens)
-        sync()  # inside the range: without it NVTX times only the CPU's kernel launches
         pop()
+        queued_ms.append((time.perf_counter() - t0) * 1000)
+        sync()
         forward_ms.append((time.perf_counter() - t0) * 1000)
         if train:
             push("backward")
@@ -128,8 +138,9 @@ def run_steps(torch, model, optimizer, tokens, vocab, train, push, pop, sync) ->
             pop()
             sync()
         pop()
-        print(f"step {step}{' (warm-up)' if step < WARMUP else ''}: forward {forward_ms[-1]:.2f} ms", flush=True)
-    return forward_ms
+        print(f"step {step}{' (warm-up)' if step < WARMUP else ''}: forward {forward_ms[-1]:.2f} ms "
+              f"(queued in {queued_ms[-1]:.2f} ms)", flush=True)
+    return forward_ms, queued_ms
 
 
 if __name__ == "__main__":

@@ -93,3 +93,46 @@ def kernel_overlap(db, _argument, _options):
     from aiperf_lab.metrics import analysis
     from aiperf_lab.metrics.nsys.ops import load_gpu_ops
     return [analysis.kernel_overlap(load_gpu_ops(db))]
+
+
+def _launches(name: str, with_variant: bool = True):
+    def build(db, argument, _options):
+        from aiperf_lab.metrics.nsys import launches
+        report = getattr(launches, name)
+        return [report(db, _variant(argument)) if with_variant else report(db)]
+    build.__name__ = name
+    return build
+
+
+cuda_gpu_sum = _launches("cuda_gpu_sum")
+cuda_api_gpu_sum = _launches("cuda_api_gpu_sum")
+cuda_gpu_kern_gb_sum = _launches("cuda_gpu_kern_gb_sum")
+cuda_kern_exec_sum = _launches("cuda_kern_exec_sum")
+cuda_kern_exec_trace = _launches("cuda_kern_exec_trace")
+cuda_gpu_trace = _launches("cuda_gpu_trace")
+cuda_api_trace = _launches("cuda_api_trace", with_variant=False)
+
+
+def _tree(name: str):
+    def build(db, _argument, _options):
+        from aiperf_lab.metrics.nsys import nvtx_tree
+        return [getattr(nvtx_tree, name)(db)]
+    build.__name__ = name
+    return build
+
+
+nvtx_pushpop_sum = _tree("nvtx_pushpop_sum")
+nvtx_startend_sum = _tree("nvtx_startend_sum")
+nvtx_pushpop_trace = _tree("nvtx_pushpop_trace")
+nvtx_gpu_proj_sum = _tree("nvtx_gpu_proj_sum")
+nvtx_gpu_proj_trace = _tree("nvtx_gpu_proj_trace")
+
+
+def nccl_sum(exports, _argument, _options):
+    from aiperf_lab.metrics.nsys.ranks import nccl_sum as report
+    return [report(exports)]
+
+
+def rank_spread(exports, _argument, _options):
+    from aiperf_lab.metrics.nsys.ranks import rank_spread as report
+    return [report(exports)]

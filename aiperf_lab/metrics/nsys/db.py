@@ -152,6 +152,22 @@ class NsysDatabase:
                                   meta.get("EXPORT_PLATFORM"))
         return ExportInfo(None, None, None)
 
+    def launch_calls(self) -> list[str]:
+        """Row sources for the calls that launch GPU work: first only the calls whose names say so
+        (...Launch..., ...Memcpy..., ...Memset...: a PyTorch trace holds as many other calls, such as
+        cuKernelGetName per launch, which a join need not look at), then the whole table.
+
+        A caller joins with the first and uses the second only when the first left some GPU operation
+        without its call, so the result is always that of the full join.
+        """
+        if not self.has("StringIds"):
+            return [RUNTIME]
+        ids = [i for (i,) in self.query("SELECT id FROM StringIds WHERE value LIKE '%Launch%' "
+                                        "OR value LIKE '%Memcpy%' OR value LIKE '%Memset%'")]
+        if not ids:
+            return [RUNTIME]
+        return [f"(SELECT * FROM {RUNTIME} WHERE nameId IN ({','.join(map(str, ids))}))", RUNTIME]
+
     def kernel_name_column(self, variant: str = "demangled") -> str:
         """The kernel-table column naming kernels: demangledName, shortName (base) or mangledName."""
         if variant == "base":

@@ -91,12 +91,12 @@ def _utilization(db: NsysDatabase) -> list:
     if not ops:
         return ["gpu_low_utilization", "n/a", "no GPU operations in the export", ""]
     summary = gpu_idle(ops)[0]
-    devices = [row for row in summary.rows if row[1] == "all"]
-    worst = min(devices, key=lambda row: row[5])
-    fired = worst[5] < LOW_UTILIZATION_PCT
+    devices = [dict(zip(summary.columns, row)) for row in summary.rows]
+    worst = min((d for d in devices if d["Stream"] == "all"), key=lambda d: d["Busy (%)"])
+    fired = worst["Busy (%)"] < LOW_UTILIZATION_PCT
     return ["gpu_low_utilization", "yes" if fired else "no",
-            f"GPU {worst[0]} busy {worst[5]:.1f}% of {worst[3] / 1e6:.1f} ms (fires under {LOW_UTILIZATION_PCT:.0f}%); "
-            f"largest gap {worst[8] / 1e6:.2f} ms",
+            f"GPU {worst['Device']} busy {worst['Busy (%)']:.1f}% of {worst['Span (ns)'] / 1e6:.1f} ms "
+            f"(fires under {LOW_UTILIZATION_PCT:.0f}%); largest gap {worst['Largest Gap (ns)'] / 1e6:.2f} ms",
             "the GPU waits on the host: overlap data loading and CPU work with GPU work, remove syncs, "
             "batch small launches (CUDA graphs)" if fired else ""]
 

@@ -47,15 +47,16 @@ def _style(event_type: int) -> str:
     return "PushPop" if event_type in (NVTX_PUSHPOP, NVTXT_PUSHPOP) else "StartEnd"
 
 
-def load_ranges(db: NsysDatabase, end_bound: str = "all") -> list[NvtxRange]:
-    """All push/pop and start/end ranges, one entry per (range, matching domain) as nsys joins them.
+def load_ranges(db: NsysDatabase, end_bound: str = "all", event_types: tuple = NVTX_RANGE_TYPES) -> list[NvtxRange]:
+    """The ranges of `event_types` (all push/pop and start/end by default), one entry per (range,
+    matching domain) as nsys joins them.
 
     `end_bound` picks the timestamp that replaces a missing end: "all" = the latest start or end of any
-    NVTX event (nvtx_sum), "ranges" = of range events only (nvtx_kern_sum).
+    NVTX event (nvtx_sum), "ranges" = of the selected range events only (nvtx_kern_sum, the traces).
     """
     db.require("StringIds", what="StringIds table")
     db.require(NVTX, what="NV Tools Extension (NVTX) data")
-    types = ",".join(str(t) for t in NVTX_RANGE_TYPES)
+    types = ",".join(str(t) for t in event_types)
     where = f"eventType IN ({types})" if end_bound != "all" else "1"
     # (Two aggregates, not SQL's max(a, b), which is NULL when no range has an end at all.)
     bound = max((v for v in db.query(f"SELECT max(start), max([end]) FROM {NVTX} WHERE {where}")[0]
@@ -79,7 +80,7 @@ def load_ranges(db: NsysDatabase, end_bound: str = "all") -> list[NvtxRange]:
         prefixes[(domain, (gtid or 0) & _PID_BITS)].append(f"{name or ''}:")
     default_prefix = [":"]
 
-    styles = {t: _style(t) for t in NVTX_RANGE_TYPES}
+    styles = {t: _style(t) for t in event_types}
     ranges = []
     append = ranges.append
     for rid, start, end, gtid, elsewhere, label, etype, domain in db.query(
@@ -346,18 +347,41 @@ def _match_range(name: str, wanted: str) -> bool:
     return name == wanted or name.split(":", 1)[-1] == wanted
 
 
-def kernels_in_range(db: NsysDatabase, range_name: str, cross_thread: bool = False) -> list[KernelLaunch]:
-    """Kernels launched inside any instance of an NVTX range (each kernel once)."""
-    ranges = [r for r in load_ranges(db, end_bound="ranges") if _match_range(r.name, range_name)]
+def kernels_in_range(db: NsysDatabase, range_name: str, cross_thread: bool = False,
+                     within: str | None = None) -> list[KernelLaunch]:
+    """Kernels launched inside any instance of an NVTX range (each kernel once); with `within`, only
+    those whose launch also lies inside a range whose name starts with it (e.g. "step_": the timed
+    steps, leaving out the warm-up)."""
+    seen: dict[int, KernelLaunch] = {}
+    for _r, kernels in kernels_per_instance(db, range_name, cross_thread, within):
+        for k in kernels:
+            seen[k.kernel_id] = k
+    return list(seen.values())
+
+
+def kernels_per_instance(db: NsysDatabase, range_name: str, cross_thread: bool = False,
+                         within: str | None = None) -> list[tuple[NvtxRange, list[KernelLaunch]]]:
+    """Each instance of an NVTX range with the kernels launched inside it, in time order; with
+    `within`, only kernels also launched inside a range whose name starts with that prefix."""
+    all_ranges = load_ranges(db, end_bound="ranges")
+    ranges = [r for r in all_ranges if _match_range(r.name, range_name)]
     if not ranges:
         raise MissingData(f"{db.path.name} has no NVTX range named {range_name!r}.")
     from aiperf_lab.metrics.nsys.ops import load_kernel_launches
 
-    seen: dict[int, KernelLaunch] = {}
-    for k, r in _enclosing(ranges, load_kernel_launches(db), same_thread=not cross_thread):
+    launches = load_kernel_launches(db)
+    if within is not None:
+        outer = [r for r in all_ranges if r.name.split(":", 1)[-1].startswith(within)]
+        if not outer:
+            raise MissingData(f"{db.path.name} has no NVTX range named {within}*.")
+        inside = {k.kernel_id for k, r in _enclosing(outer, launches, same_thread=not cross_thread) if r is not None}
+        launches = [k for k in launches if k.kernel_id in inside]
+    per_range: dict[int, dict[int, KernelLaunch]] = defaultdict(dict)
+    for k, r in _enclosing(ranges, launches, same_thread=not cross_thread):
         if r is not None:
-            seen[k.kernel_id] = k
-    return list(seen.values())
+            per_range[r.range_id][k.kernel_id] = k
+    instances = sorted({r.range_id: r for r in ranges}.values(), key=lambda r: r.start)
+    return [(r, list(per_range[r.range_id].values())) for r in instances if r.range_id in per_range]
 
 
 def nvtx_gpu(db: NsysDatabase, cross_thread: bool = False) -> Table:

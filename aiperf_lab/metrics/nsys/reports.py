@@ -11,7 +11,7 @@ from collections import defaultdict
 from aiperf_lab.errors import MissingData
 from aiperf_lab.metrics.nsys.db import KERNEL, MEMCPY, MEMSET, RUNTIME, NsysDatabase
 from aiperf_lab.metrics.summary_stats import SUM_COLUMNS, raw_summary, summary_rows
-from aiperf_lab.metrics.tables import Table
+from aiperf_lab.metrics.tables import Fixed3, Table
 
 def cuda_gpu_kern_sum(db: NsysDatabase, variant: str = "demangled") -> Table:
     """CUDA GPU Kernel Summary: every kernel on every device and stream, grouped by name."""
@@ -82,15 +82,7 @@ def cuda_gpu_mem_time_sum(db: NsysDatabase) -> Table:
                  summary_rows(groups, count_label_rows=False))
 
 
-class Megabytes(float):
-    """Decimal megabytes that print with three decimals ("30.720", "0.000"), as nsys prints them."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return f"{float(self):.3f}"
-
-    __str__ = __repr__
+Megabytes = Fixed3  # decimal megabytes, printed with three decimals
 
 
 def _megabytes(value: float) -> Megabytes:

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import time
+
+# psutil.cpu_percent(interval=None) compares with the previous call: right after the first (priming)
+# call it has no interval to measure and says 0.0, which read as "the host was idle" on a busy machine.
+MIN_CPU_INTERVAL_S = 0.1
+
 from aiperf_lab.metrics.telemetry.model import HostSample
 
 
@@ -12,6 +18,7 @@ class HostSource:
         except ImportError:  # psutil is a dependency, but a broken install must not stop GPU sampling
             psutil = None
         self._psutil = psutil
+        self._cpu_since = time.monotonic()
         if psutil is not None:
             try:
                 psutil.cpu_percent(interval=None)  # the first call only sets the reference point
@@ -21,10 +28,13 @@ class HostSource:
     def sample(self, t: float) -> HostSample:
         if self._psutil is None:
             return HostSample(t)
-        try:
-            cpu = self._psutil.cpu_percent(interval=None)
-        except Exception:
-            cpu = None
+        cpu = None
+        if time.monotonic() - self._cpu_since >= MIN_CPU_INTERVAL_S:  # else unknown, not a false 0%
+            try:
+                cpu = self._psutil.cpu_percent(interval=None)
+                self._cpu_since = time.monotonic()
+            except Exception:
+                cpu = None
         try:
             memory = self._psutil.virtual_memory()
             used, total = memory.total - memory.available, memory.total

@@ -161,7 +161,8 @@ class Sampler:
             sample.lost = info.index in src.lost
             if read_slow or info.index not in self.slow:
                 self.slow[info.index] = src.slow(info.index, self.host.process_name)
-        if self._host_sample is None or tick % self._host_every == 0 or tick < 0:
+        # a first host reading has no CPU share yet (see host.py): read again at the next tick, not a second later
+        if self._host_sample is None or self._host_sample.cpu_pct is None or tick % self._host_every == 0 or tick < 0:
             self._host_sample = self.host.sample(self.now())
         record = Tick(t_tick, gpus, self._host_sample)
         self.ring.append(record)

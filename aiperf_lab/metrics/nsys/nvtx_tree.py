@@ -1,0 +1,249 @@
+"""NVTX reports that need the ranges' nesting or their projection onto the GPU, as `nsys stats` makes them:
+nvtx_pushpop_sum, nvtx_startend_sum, nvtx_pushpop_trace, nvtx_gpu_proj_sum and nvtx_gpu_proj_trace.
+
+Nesting (nsys documentation, "NVTX Push/Pop Range Trace"): a range's parent is the tightest range of the
+same thread that contains it (start <= start, end >= end); levels count from the thread's outermost
+ranges. Ranges that contain each other (the same start and end) have no way up to an outermost range
+and, as in nsys, drop out of the tree.
+
+Projection ("NVTX GPU Projection Trace"): a GPU operation (kernel, memcpy, memset) belongs to every
+range of its launching thread that holds the whole launching call; a range's projection runs from the
+first such operation's start to the last one's end. Only ranges that end on the thread that started
+them take part.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections import defaultdict
+
+from aiperf_lab.errors import MissingData
+from aiperf_lab.metrics.nsys.db import (KERNEL, MEMCPY, MEMSET, NVTX_PUSHPOP, NVTX_STARTEND, NVTXT_PUSHPOP,
+                                        NVTXT_STARTEND, RUNTIME, NsysDatabase, parse_integers)
+from aiperf_lab.metrics.nsys.nvtx import NvtxRange, load_ranges
+from aiperf_lab.metrics.summary_stats import SUM_COLUMNS, duration_summary, sqlite_round, summary_rows
+from aiperf_lab.metrics.tables import Table
+
+PUSHPOP_TYPES = (NVTX_PUSHPOP, NVTXT_PUSHPOP)
+STARTEND_TYPES = (NVTX_STARTEND, NVTXT_STARTEND)
+
+
+def _style_sum(db: NsysDatabase, event_types: tuple, name: str, title: str, what: str) -> Table:
+    groups: dict[str, list[int]] = defaultdict(list)
+    for r in load_ranges(db, end_bound="all", event_types=event_types):
+        groups[r.name].append(r.end - r.start)
+    if not groups:
+        raise MissingData(f"{db.path.name} does not contain NVTX {what} ranges.")
+    return Table(name, title, [*SUM_COLUMNS, "Range"], summary_rows(groups, count_label_rows=False))
+
+
+def nvtx_pushpop_sum(db: NsysDatabase) -> Table:
+    """NVTX Push/Pop Range Summary: push/pop range durations grouped by name."""
+    return _style_sum(db, PUSHPOP_TYPES, "nvtx_pushpop_sum", "NVTX Push/Pop Range Summary", "push/pop")
+
+
+def nvtx_startend_sum(db: NsysDatabase) -> Table:
+    """NVTX Start/End Range Summary: start/end range durations grouped by name."""
+    return _style_sum(db, STARTEND_TYPES, "nvtx_startend_sum", "NVTX Start/End Range Summary", "start/end")
+
+
+def _unique(ranges: list[NvtxRange]) -> list[NvtxRange]:
+    """One entry per range (a range whose domain is created twice in its process comes once)."""
+    seen: set[int] = set()
+    out = []
+    for r in ranges:
+        if r.range_id not in seen:
+            seen.add(r.range_id)
+            out.append(r)
+    return out
+
+
+class Nesting:
+    """Parent, level and stack of every range, per thread, as nsys's traces report them."""
+
+    def __init__(self, ranges: list[NvtxRange]):
+        self.parent: dict[int, int | None] = {}
+        by_thread: dict[int, list[NvtxRange]] = defaultdict(list)
+        for r in ranges:
+            by_thread[r.global_tid].append(r)
+        for thread in by_thread.values():
+            self._thread_parents(thread)
+        self.children: dict[int, list[int]] = defaultdict(list)
+        for child, parent in self.parent.items():
+            if parent is not None:
+                self.children[parent].append(child)
+        self.level: dict[int, int] = {}
+        self.stack: dict[int, str] = {}
+        todo = [(rid, 0, f":{rid}") for rid, parent in self.parent.items() if parent is None]
+        while todo:
+            rid, level, stack = todo.pop()
+            self.level[rid] = level
+            self.stack[rid] = stack
+            todo.extend((c, level + 1, f"{stack}:{c}") for c in self.children.get(rid, ()))
+
+    def _thread_parents(self, thread: list[NvtxRange]) -> None:
+        thread.sort(key=lambda r: (r.start, -r.end, r.range_id))
+        active: list[NvtxRange] = []
+        i = 0
+        while i < len(thread):
+            r = thread[i]
+            j = i + 1  # ranges with exactly the same span contain each other: no way up, as in nsys
+            while j < len(thread) and thread[j].start == r.start and thread[j].end == r.end:
+                j += 1
+            if j - i > 1:
+                ids = [x.range_id for x in thread[i:j]]
+                for k, rid in enumerate(ids):
+                    self.parent[rid] = ids[k - 1] if k else ids[1]
+            else:
+                active = [p for p in active if p.end >= r.start]
+                best = None
+                for p in active:  # the tightest container: the shortest one holding r
+                    if p.end >= r.end and (best is None or p.end - p.start < best.end - best.start):
+                        best = p
+                self.parent[r.range_id] = best.range_id if best is not None else None
+            active.extend(thread[i:j])
+            i = j
+
+
+def nvtx_pushpop_trace(db: NsysDatabase) -> Table:
+    """NVTX Push/Pop Range Trace: every push/pop range with its nesting, in start order."""
+    ranges = _unique(load_ranges(db, end_bound="ranges", event_types=PUSHPOP_TYPES))
+    if not ranges:
+        raise MissingData(f"{db.path.name} does not contain NVTX push/pop ranges.")
+    nest = Nesting(ranges)
+    duration = {r.range_id: r.end - r.start for r in ranges}
+    rows = []
+    for r in ranges:
+        rid = r.range_id
+        if rid not in nest.level:
+            continue
+        kids = nest.children.get(rid, [])
+        child_time = sum(duration[c] for c in kids)
+        level = nest.level[rid]
+        rows.append([r.start, r.end, duration[rid], child_time, duration[rid] - child_time, r.name,
+                     (r.global_tid >> 24) & 0xFFFFFF, r.global_tid & 0xFFFFFF, level, len(kids), rid,
+                     nest.parent[rid], nest.stack[rid], "--" * level + r.name])
+    rows.sort(key=lambda row: (row[0], row[2]))
+    columns = ["Start (ns)", "End (ns)", "Duration (ns)", "DurChild (ns)", "DurNonChild (ns)", "Name", "PID", "TID",
+               "Lvl", "NumChild", "RangeId", "ParentId", "RangeStack", "NameTree"]
+    return Table("nvtx_pushpop_trace", "NVTX Push/Pop Range Trace", columns, rows)
+
+
+class _Launches:
+    """One thread's GPU operations by their launching call, ordered by call start."""
+
+    __slots__ = ("call_starts", "call_ends", "op_starts", "op_ends", "correlations")
+
+    def __init__(self, rows: list[list[int]]):
+        self.call_starts, self.call_ends, self.op_starts, self.op_ends, self.correlations = rows
+
+
+def _gpu_launches(db: NsysDatabase) -> dict[int, _Launches]:
+    ops = [f"SELECT start, [end], correlationId, globalPid FROM {t}" for t in (KERNEL, MEMCPY, MEMSET) if db.has(t)]
+    if not ops:
+        raise MissingData(f"{db.path.name} does not contain GPU operation data.")
+    total = sum(db.count(t) for t in (KERNEL, MEMCPY, MEMSET))
+    for calls in db.launch_calls():
+        rows = db.query(
+            "SELECT r.globalTid, group_concat(r.start), group_concat(r.[end]), group_concat(o.start), "
+            f"group_concat(o.[end]), group_concat(o.correlationId), count(*) FROM ({' UNION ALL '.join(ops)}) AS o "
+            f"JOIN {calls} AS r ON r.correlationId = o.correlationId "
+            "AND o.globalPid = (r.globalTid & 0xFFFFFFFFFF000000) GROUP BY r.globalTid")
+        if sum(row[-1] for row in rows) == total:
+            break
+    threads = {}
+    for gtid, *texts, _n in rows:
+        columns = [parse_integers(t) for t in texts]
+        order = sorted(range(len(columns[0])), key=columns[0].__getitem__)
+        threads[gtid] = _Launches([[c[i] for i in order] for c in columns])
+    return threads
+
+
+class Projection:
+    __slots__ = ("range", "start", "end", "ops")
+
+    def __init__(self, r: NvtxRange, start: int, end: int, ops: int):
+        self.range, self.start, self.end, self.ops = r, start, end, ops
+
+
+def _projections(db: NsysDatabase) -> tuple[list[Projection], Nesting]:
+    db.require("StringIds", what="StringIds table")
+    db.require(RUNTIME, what="CUDA API data")
+    ranges = [r for r in _unique(load_ranges(db, end_bound="ranges")) if not r.ends_elsewhere]
+    launches = _gpu_launches(db)
+    nest = Nesting(ranges)
+    out = []
+    for r in ranges:
+        thread = launches.get(r.global_tid)
+        if thread is None:
+            continue
+        lo = bisect_left(thread.call_starts, r.start)
+        hi = bisect_right(thread.call_starts, r.end)
+        if lo >= hi:
+            continue
+        ends = thread.call_ends[lo:hi]
+        if max(ends) <= r.end:
+            op_starts, op_ends, corr = thread.op_starts[lo:hi], thread.op_ends[lo:hi], thread.correlations[lo:hi]
+        else:  # a call that starts inside the range but ends after it does not belong to it
+            keep = [i for i in range(lo, hi) if thread.call_ends[i] <= r.end]
+            if not keep:
+                continue
+            op_starts = [thread.op_starts[i] for i in keep]
+            op_ends = [thread.op_ends[i] for i in keep]
+            corr = [thread.correlations[i] for i in keep]
+        out.append(Projection(r, min(op_starts), max(op_ends), len(set(corr))))
+    return out, nest
+
+
+def _projected_children(projections: list[Projection], nest: Nesting) -> dict[int, int]:
+    projected = {p.range.range_id for p in projections}
+    counts: dict[int, int] = defaultdict(int)
+    for rid in projected:
+        parent = nest.parent.get(rid)
+        if parent is not None:
+            counts[parent] += 1
+    return counts
+
+
+def nvtx_gpu_proj_trace(db: NsysDatabase) -> Table:
+    """NVTX GPU Projection Trace: each range projected onto the GPU work it launched, in projected order."""
+    projections, nest = _projections(db)
+    children = _projected_children(projections, nest)
+    rows = []
+    for p in projections:
+        r, rid = p.range, p.range.range_id
+        rows.append([r.name, p.start, p.end - p.start, r.start, r.end - r.start, r.style,
+                     (r.global_tid >> 24) & 0xFFFFFF, r.global_tid & 0xFFFFFF, p.ops, nest.level.get(rid),
+                     children.get(rid, 0), rid, nest.parent.get(rid) if rid in nest.level else None,
+                     nest.stack.get(rid)])
+    rows.sort(key=lambda row: (row[1], -row[2]))
+    columns = ["Name", "Projected Start (ns)", "Projected Duration (ns)", "Orig Start (ns)", "Orig Duration (ns)",
+               "Style", "PID", "TID", "NumGPUOps", "Lvl", "NumChild", "RangeId", "ParentId", "RangeStack"]
+    return Table("nvtx_gpu_proj_trace", "NVTX GPU Projection Trace", columns, rows)
+
+
+def _avg1(values: list) -> float | None:
+    present = [v for v in values if v is not None]
+    return sqlite_round(sum(present) / len(present)) if present else None
+
+
+def nvtx_gpu_proj_sum(db: NsysDatabase) -> Table:
+    """NVTX GPU Projection Summary: per range name and style, projected and range time, GPU operations."""
+    projections, nest = _projections(db)
+    children = _projected_children(projections, nest)
+    groups: dict[tuple[str, str], list[Projection]] = defaultdict(list)
+    for p in projections:
+        groups[(p.range.name, p.range.style)].append(p)
+    rows = []
+    for (name, style) in sorted(groups):
+        members = groups[(name, style)]
+        total, n, avg, med, low, high, stdev = duration_summary([p.end - p.start for p in members])
+        ops = [p.ops for p in members]
+        rows.append([name, style, total, sum(p.range.end - p.range.start for p in members), n, avg, med, low, high,
+                     stdev, sum(ops), _avg1(ops), _avg1([nest.level.get(p.range.range_id) for p in members]),
+                     _avg1([children.get(p.range.range_id, 0) for p in members])])
+    rows.sort(key=lambda row: -row[2])
+    columns = ["Range", "Style", "Total Proj Time (ns)", "Total Range Time (ns)", "Range Instances", "Proj Avg (ns)",
+               "Proj Med (ns)", "Proj Min (ns)", "Proj Max (ns)", "Proj StdDev (ns)", "Total GPU Ops", "Avg GPU Ops",
+               "Avg Range Lvl", "Avg Num Child"]
+    return Table("nvtx_gpu_proj_sum", "NVTX GPU Projection Summary", columns, rows)

@@ -1,0 +1,260 @@
+"""Reports over the exports of several ranks at once: nccl_sum (collectives per rank, with nccl-tests'
+bandwidths) and rank_spread (the same kernel or NVTX range on every rank: who is slowest).
+
+A rank is one process that ran NCCL or GPU work: one export per rank (``nsys profile -o rank%q{RANK}``),
+or several processes in one export (``nsys profile torchrun ...``), each then its own rank.
+
+Bandwidths as nccl-tests defines them (its doc/PERFORMANCE.md): algbw = S / t, busbw = algbw x factor,
+factor 2(n-1)/n for all-reduce, (n-1)/n for all-gather and reduce-scatter, 1 for broadcast, reduce and
+send/recv; n is the number of ranks. S is the collective's size as nccl-tests counts it: the message
+size for all-reduce, broadcast and reduce, n messages for all-gather and reduce-scatter (NCCL's NVTX
+payload "Message size [bytes]" is one rank's part). t is the GPU time of the collective's kernels
+(waiting for the slowest peer included, as a collective's time is). Without the payload (NCCL before
+2.19, or NVTX not traced) the bytes, and so the bandwidths, are unknown, and the table says so.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections import defaultdict
+from pathlib import Path
+
+from aiperf_lab.errors import MissingData
+from aiperf_lab.metrics.nsys.db import KERNEL, NVTX, RUNTIME, NsysDatabase
+from aiperf_lab.metrics.tables import Fixed3, Table
+
+_KERNEL_COLLECTIVE = re.compile(r"^(?:void )?nccl(?:Dev)?Kernel_([A-Za-z]+)")
+_RANGE_COLLECTIVE = re.compile(r"^nccl([A-Z][A-Za-z]+)$")
+_NAMES = {"allreduce": "AllReduce", "allgather": "AllGather", "reducescatter": "ReduceScatter",
+          "broadcast": "Broadcast", "reduce": "Reduce", "sendrecv": "SendRecv", "send": "SendRecv",
+          "recv": "SendRecv", "alltoall": "AllToAll"}
+_SIZE_KEY = re.compile(r'"Message size \[bytes\]"\s*:\s*(\d+)')
+
+
+def bus_factor(collective: str, n: int) -> float | None:
+    """nccl-tests' bus-bandwidth factor for `collective` over n ranks; None where it has none."""
+    if n < 2:
+        return None
+    if collective == "AllReduce":
+        return 2 * (n - 1) / n
+    if collective in ("AllGather", "ReduceScatter", "AllToAll"):
+        return (n - 1) / n
+    if collective in ("Broadcast", "Reduce", "SendRecv"):
+        return 1.0
+    return None
+
+
+def size_multiplier(collective: str, n: int) -> int:
+    """nccl-tests' size S in units of NCCL's per-rank message size."""
+    return n if collective in ("AllGather", "ReduceScatter") else 1
+
+
+def rank_labels(paths: list[Path]) -> list[str]:
+    """The rank of each export: the number at the end of its name when every name has a distinct one
+    (rank0.sqlite, trace.3.sqlite), else its position on the command line."""
+    numbers = []
+    for path in paths:
+        match = re.search(r"(\d+)\D*$", path.name.split(".sqlite")[0].split(".nsys-rep")[0])
+        numbers.append(match.group(1) if match else None)
+    if all(numbers) and len(set(numbers)) == len(numbers):
+        return [str(int(n)) for n in numbers]
+    return [str(i) for i in range(len(paths))]
+
+
+class Rank:
+    """One process of one export."""
+
+    __slots__ = ("label", "db", "pid")
+
+    def __init__(self, label: str, db: NsysDatabase, pid: int | None):
+        self.label, self.db, self.pid = label, db, pid
+
+
+def split_ranks(exports: list[tuple[str, NsysDatabase]]) -> list[Rank]:
+    """The ranks of the given exports: each export's processes that ran kernels (one rank per export
+    in the usual one-export-per-rank capture)."""
+    ranks = []
+    for label, db in exports:
+        pids = [p for (p,) in db.query(f"SELECT DISTINCT (globalPid >> 24) & 0xFFFFFF FROM {KERNEL}")] \
+            if db.has(KERNEL) else []
+        if len(pids) <= 1:
+            ranks.append(Rank(label, db, pids[0] if pids else None))
+        else:
+            ranks.extend(Rank(f"{label}:pid {pid}" if len(exports) > 1 else f"pid {pid}", db, pid) for pid in sorted(pids))
+    return ranks
+
+
+def _pid_filter(rank: Rank, column: str = "globalPid") -> str:
+    return "1" if rank.pid is None else f"(({column} >> 24) & 0xFFFFFF) = {int(rank.pid)}"
+
+
+def _collective_of_kernel(name: str) -> str | None:
+    match = _KERNEL_COLLECTIVE.match(name)
+    if not match:
+        return None
+    token = match.group(1).lower()
+    return _NAMES.get(token)
+
+
+def _nccl_kernels(rank: Rank) -> list[tuple[str | None, int, int | None, int | None, int | None]]:
+    """(collective or None, duration, launching thread, call start, call end) of each NCCL kernel."""
+    db = rank.db
+    if not (db.has(KERNEL) and db.has("StringIds")):
+        return []
+    ids = {i: v for i, v in db.query("SELECT id, value FROM StringIds WHERE value LIKE 'nccl%Kernel%' "
+                                     "OR value LIKE 'void nccl%Kernel%'")}
+    if not ids:
+        return []
+    join = (f"LEFT JOIN {RUNTIME} AS r ON r.correlationId = k.correlationId "
+            "AND k.globalPid = (r.globalTid & 0xFFFFFFFFFF000000)") if db.has(RUNTIME) else ""
+    call = "r.globalTid, r.start, r.[end]" if db.has(RUNTIME) else "NULL, NULL, NULL"
+    rows = db.query(f"SELECT k.demangledName, k.[end] - k.start, {call} FROM {KERNEL} AS k {join} "
+                    f"WHERE k.demangledName IN ({','.join(map(str, ids))}) AND {_pid_filter(rank, 'k.globalPid')}")
+    return [(_collective_of_kernel(ids[name]), duration, gtid, start, end) for name, duration, gtid, start, end in rows]
+
+
+def _nccl_ranges(rank: Rank) -> dict[int, list[tuple[int, int, str | None, int | None]]]:
+    """Per thread: (start, end, collective, message bytes) of NCCL's own NVTX ranges (domain NCCL)."""
+    db = rank.db
+    if not db.has(NVTX):
+        return {}
+    from aiperf_lab.metrics.nsys.nvtx import load_ranges
+
+    payload = db.column_or(NVTX, "jsonText")
+    texts = {}
+    if payload != "NULL":
+        texts = {rid: text for rid, text in db.query(
+            f"SELECT rowid, {payload} FROM {NVTX} WHERE {payload} LIKE '%Message size%'")}
+    out: dict[int, list] = defaultdict(list)
+    for r in load_ranges(db, end_bound="ranges"):
+        domain, _, text = r.name.partition(":")
+        if domain != "NCCL":
+            continue
+        if rank.pid is not None and ((r.global_tid >> 24) & 0xFFFFFF) != rank.pid:
+            continue
+        match = _RANGE_COLLECTIVE.match(text)
+        collective = _NAMES.get(match.group(1).lower()) if match else None
+        size = None
+        found = _SIZE_KEY.search(texts.get(r.range_id) or "")
+        if found:
+            size = int(found.group(1))
+        out[r.global_tid].append((r.start, r.end, collective, size))
+    return out
+
+
+def _innermost(ranges: list, start: int, end: int):
+    best = None
+    for r in ranges:
+        if r[0] <= start and r[1] >= end and (best is None or r[1] - r[0] < best[1] - best[0]):
+            best = r
+    return best
+
+
+def nccl_sum(exports: list[tuple[str, NsysDatabase]]) -> Table:
+    """NCCL collectives per rank: count, bytes, GPU time, algorithm and bus bandwidth (nccl-tests)."""
+    ranks = split_ranks(exports)
+    per_rank = []
+    for rank in ranks:
+        kernels = _nccl_kernels(rank)
+        if kernels:
+            per_rank.append((rank, kernels))
+    if not per_rank:
+        raise MissingData(", ".join(sorted({db.path.name for _, db in exports})) + " does not contain NCCL kernels.")
+    n = len(per_rank)
+    rows = []
+    for rank, kernels in per_rank:
+        ranges = _nccl_ranges(rank)
+        groups: dict[str, list[tuple[int, int | None]]] = defaultdict(list)
+        for collective, duration, gtid, start, end in kernels:
+            size = None
+            enclosing = _innermost(ranges.get(gtid, []), start, end) if start is not None else None
+            if enclosing is not None:
+                collective = collective or enclosing[2]
+                size = enclosing[3]
+            groups[collective or "unknown"].append((duration, size))
+        for collective in sorted(groups):
+            items = groups[collective]
+            time = sum(d for d, _ in items)
+            known = all(s is not None for _, s in items)
+            size = sum(s for _, s in items) * size_multiplier(collective, n) if known else None
+            algbw = size / time if size is not None and time else None  # bytes per ns = GB/s
+            factor = bus_factor(collective, n)
+            busbw = algbw * factor if algbw is not None and factor is not None else None
+            rows.append([rank.label, collective, len(items), size if size is not None else "unknown", time,
+                         Fixed3(time / len(items) / 1000), _gbps(algbw), _gbps(busbw), n])
+    notes = ["AlgBW = S / GPU time, BusBW = AlgBW x 2(n-1)/n (all-reduce), (n-1)/n (all-gather, reduce-scatter), "
+             "1 (broadcast, reduce, send/recv), as nccl-tests defines them; n = ranks given."]
+    if any(row[3] == "unknown" for row in rows):
+        notes.append("Bytes unknown: the export has no NCCL NVTX payload (NCCL >= 2.19 with -t nvtx records "
+                     "'Message size [bytes]'), so the bandwidths cannot be computed.")
+    if n < 2:
+        notes.append("One rank: bus bandwidth needs every rank's export (give them all).")
+    columns = ["Rank", "Collective", "Count", "Bytes", "Time (ns)", "Avg (us)", "AlgBW (GB/s)", "BusBW (GB/s)",
+               "Ranks"]
+    return Table("nccl_sum", "NCCL Collectives per Rank", columns, rows, notes)
+
+
+def _gbps(value: float | None):
+    return Fixed3(value) if value is not None else None
+
+
+def _kernel_totals(rank: Rank) -> dict[str, list[int]]:
+    db = rank.db
+    if not db.has(KERNEL):
+        return {}
+    rows = db.query(f"SELECT demangledName, count(*), sum([end] - start) FROM {KERNEL} "
+                    f"WHERE {_pid_filter(rank)} GROUP BY demangledName")
+    names = db.strings({r[0] for r in rows})
+    out: dict[str, list[int]] = {}
+    for name_id, count, total in rows:
+        entry = out.setdefault(names.get(name_id, ""), [0, 0])
+        entry[0] += count
+        entry[1] += total
+    return out
+
+
+def _range_totals(rank: Rank) -> dict[str, list[int]]:
+    if not rank.db.has(NVTX):
+        return {}
+    from aiperf_lab.metrics.nsys.nvtx import load_ranges
+
+    out: dict[str, list[int]] = {}
+    for r in load_ranges(rank.db, end_bound="all"):
+        if rank.pid is not None and ((r.global_tid >> 24) & 0xFFFFFF) != rank.pid:
+            continue
+        entry = out.setdefault(r.name, [0, 0])
+        entry[0] += 1
+        entry[1] += r.end - r.start
+    return out
+
+
+def rank_spread(exports: list[tuple[str, NsysDatabase]]) -> Table:
+    """Per kernel and per NVTX range: total time on each rank, the spread, the slowest rank (stragglers)."""
+    ranks = split_ranks(exports)
+    if len(ranks) < 2:
+        names = ", ".join(sorted({db.path.name for _, db in exports}))
+        raise MissingData(f"{names} has no second rank to compare: give the exports of two or more ranks "
+                          "(or one export with several processes).")
+    rows = []
+    for kind, totals in (("kernel", _kernel_totals), ("range", _range_totals)):
+        per_rank = [(rank.label, totals(rank)) for rank in ranks]
+        names = sorted({name for _, t in per_rank for name in t})
+        for name in names:
+            present = [(label, t[name]) for label, t in per_rank if name in t]
+            times = [v[1] for _, v in present]
+            counts = sorted({v[0] for _, v in present})
+            slowest = max(present, key=lambda item: item[1][1])
+            fastest = min(present, key=lambda item: item[1][1])
+            median = statistics.median(times)
+            spread = slowest[1][1] - fastest[1][1]
+            rows.append([kind, name, f"{len(present)}/{len(ranks)}",
+                         str(counts[0]) if len(counts) == 1 else f"{counts[0]}..{counts[-1]}",
+                         fastest[1][1], float(median), slowest[1][1], spread,
+                         Fixed3(100.0 * spread / median) if median else None, slowest[0], fastest[0]])
+    rows.sort(key=lambda row: -row[7])
+    columns = ["Kind", "Name", "Ranks", "Count", "Min Total (ns)", "Med Total (ns)", "Max Total (ns)", "Spread (ns)",
+               "Spread (%)", "Slowest Rank", "Fastest Rank"]
+    notes = ["Spread = slowest rank's total minus the fastest's; Spread (%) is of the median. A rank that is "
+             "slowest on compute kernels while the others wait in NCCL kernels is the straggler."]
+    return Table("rank_spread", "Per-Rank Spread of Kernels and NVTX Ranges", columns, rows, notes)

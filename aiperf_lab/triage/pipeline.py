@@ -1,0 +1,357 @@
+"""One triage run as phases over TriageFacts: start, capture, summarize, find, report, archive.
+
+Each bundle part goes through CollectorRun (its status, seconds and error in the manifest), and each
+phase adds typed facts; the findings read only those. Progress goes to stderr as `aiperf-triage: ...`
+lines (progress.py) that the console parses.
+"""
+
+from __future__ import annotations
+
+import re
+import signal
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable
+
+from aiperf_lab.cli_support import short_path
+from aiperf_lab.errors import InputError
+from aiperf_lab.triage import progress
+from aiperf_lab.triage.bundle import BundleWriter
+from aiperf_lab.triage.capture import StopPolicy
+from aiperf_lab.triage.collectors import STANDARD_COLLECTORS, CollectorRun, Skipped
+from aiperf_lab.triage.facts import (CaptureCoverage, KernelRow, PcieLink, TriageFacts, WorkloadFacts, busy_clocks,
+                                     busy_window, summarize_devices)
+from aiperf_lab.triage.findings import Finding, evaluate
+from aiperf_lab.triage.guard import Guard
+from aiperf_lab.triage.redact import Redactor, argv_secret_values
+
+LOG_CAP_BYTES = 20 * 1024 * 1024   # per workload stream: the tail is kept (redacted as it streams)
+TAIL_AFTER_EXIT_S = 2.0            # telemetry kept after the workload ends early, to see the ramp-down
+
+
+@dataclass
+class TriageOptions:
+    duration_s: float
+    output: Path
+    tag: str | None = None
+    use_nsys: bool = True
+    interval_ms: int = 100
+    bench: bool = False
+    redact_hosts: bool = False
+    command: list[str] = field(default_factory=list)
+    arguments: list[str] = field(default_factory=list)    # the command line as given, for the manifest
+    policy: StopPolicy = field(default_factory=StopPolicy)
+
+
+@dataclass
+class BenchPhase:
+    """One --bench measurement: a name (the bundle part) and what runs it. i18 adds multi-GPU phases."""
+    name: str
+    run: Callable[[TriageFacts], dict]
+    file: str
+
+
+def _single_gpu_bench(facts: TriageFacts) -> dict:
+    from aiperf_lab.triage.bench import pcie_fractions, run_bench
+
+    bench = run_bench()
+    bench.update(pcie_fractions(facts.hardware.gpus, bench))
+    return bench
+
+
+BENCH_PHASES = [BenchPhase("bench", _single_gpu_bench, "bench.json")]
+
+
+class Triage:
+    def __init__(self, options: TriageOptions, emit: progress.Emitter):
+        self.options = options
+        self.emit = emit
+        self.facts = TriageFacts()
+        self.found: list[Finding] = []
+        self.interrupts = 0
+        self.interrupted = threading.Event()   # the first Ctrl-C or SIGTERM: stop waiting, keep what there is
+        self.abandon = threading.Event()       # the third: stop long steps (the export) too
+        self.workload = None
+        self.guard: Guard | None = None
+        self.sampler = None
+        self.writer = None
+        self.ticks: list = []
+        self.meta: dict = {}
+
+    # --- signals ----------------------------------------------------------------------------------
+    def on_signal(self, signum, _frame) -> None:
+        self.interrupts += 1
+        name = signal.Signals(signum).name
+        self.interrupted.set()
+        if self.interrupts == 1:
+            self.emit.say(f"{name}: stopping, the archive will still be written (again to hurry)")
+        elif self.interrupts == 2:
+            self.emit.say(f"{name} again: nsys stops its collection now; once more to abandon the trace")
+        else:
+            self.emit.say(f"{name} a third time: abandoning the trace; the archive is still written")
+            self.abandon.set()
+        if self.workload is not None and self.interrupts > 1:
+            self.workload.hurry()
+
+    # --- phases -----------------------------------------------------------------------------------
+    def run(self) -> int:
+        previous = {sig: signal.signal(sig, self.on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            self.start()
+            try:
+                self.capture()
+                self.summarize()
+                self.find()
+                self.report()
+                archive = self.archive()
+            except BaseException:
+                if self.workload is not None and self.workload.proc is not None:
+                    from aiperf_lab.process_group import kill_group
+                    kill_group(self.workload.proc)   # a bug must not leave the workload or nsys running
+                self.bundle.abandon()
+                raise
+        finally:
+            if self.guard is not None:
+                self.guard.done()
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+        self.emit.archive(archive)
+        print(archive, flush=True)
+        return 130 if self.interrupted.is_set() else 0
+
+    def start(self) -> None:
+        from aiperf_lab.metrics.telemetry.recording import TelemetryWriter
+        from aiperf_lab.metrics.telemetry.sampler import Sampler
+
+        o = self.options
+        self.redactor = Redactor(redact_hosts=o.redact_hosts, extra_secrets=argv_secret_values(o.command))
+        host = socket.gethostname() or "unknown-host"
+        self.host_label = self.redactor.placeholder("host", host) if o.redact_hosts else host
+        safe_host = re.sub(r"[^A-Za-z0-9._-]", "_", self.host_label)
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        name = f"aiperf-triage-{safe_host}-{stamp}" + (f"-{o.tag}" if o.tag else "")
+        try:
+            o.output.mkdir(parents=True, exist_ok=True)
+            self.bundle = BundleWriter(o.output, name, self.redactor)
+        except OSError as exc:
+            raise InputError(f"aiperf-triage: cannot write to {short_path(o.output)}: {exc.strerror or exc}") from None
+        # If triage is killed (SIGKILL, OOM), the guardian kills the workload and removes what is half-written.
+        self.guard = Guard()
+        self.guard.remove_on_kill(self.bundle.root)
+        self.guard.remove_on_kill(self.bundle.partial_archive)
+        self.emit.phase("start")   # after the output folder is known good: bad input stays one line
+        self.work_dir = self.bundle.root / ".work"   # raw nsys output: private, removed on every exit
+        self.work_dir.mkdir(mode=0o700)
+        try:
+            self.writer = TelemetryWriter.to_path(self.bundle.claim("telemetry", "telemetry.csv"))
+        except OSError as exc:
+            self.bundle.abandon()
+            raise InputError(f"aiperf-triage: cannot write to {short_path(o.output)}: {exc.strerror or exc}") from None
+        rate = 1000.0 / o.interval_ms
+        self.sampler = Sampler(min(rate, 100.0), window_s=o.duration_s + 600, recorder=self.writer)
+        self.sampler.start()
+        self.wall_t0 = time.time()
+        self.emit.say(f"telemetry every {o.interval_ms} ms" + (f" ({self.sampler.status})" if self.sampler.status
+                                                              else f" on {len(self.sampler.devices)} GPU(s)"))
+        self.parts = CollectorRun(self.bundle, STANDARD_COLLECTORS)
+        self.parts.on_done = self.emit.collector
+        self.parts.start()
+
+    def capture(self) -> None:
+        from aiperf_lab.triage.workload import Workload
+
+        o = self.options
+        self.emit.phase("capture")
+        deadline = time.monotonic() + o.duration_s
+        if o.command:
+            self.workload = Workload(o.command, self.work_dir, use_nsys=o.use_nsys,
+                                     log_stdout=self.bundle.claim("workload", "workload/stdout.log"),
+                                     log_stderr=self.bundle.claim("workload", "workload/stderr.log"),
+                                     redactor=self.redactor, log_cap_bytes=LOG_CAP_BYTES, guard=self.guard,
+                                     policy=o.policy, say=self.emit.nsys, duration_s=o.duration_s)
+            self.workload.start()
+            self.emit.say(f"workload started{' under nsys' if self.workload.nsys else ''}: "
+                          f"{' '.join(self.redactor.argv(o.command))}")
+        self.t_workload = self.sampler.now()
+        next_note = time.monotonic() + 10
+        while not self.interrupted.is_set() and time.monotonic() < deadline:
+            if self.workload is not None:
+                self.workload.poll()
+                if self.workload.finished():
+                    self.interrupted.wait(min(TAIL_AFTER_EXIT_S, max(deadline - time.monotonic(), 0)))
+                    break
+            self.interrupted.wait(0.2)
+            if time.monotonic() >= next_note:
+                self.emit.say(f"{deadline - time.monotonic():.0f} s left; collectors still running: "
+                              f"{', '.join(self.parts.pending()) or 'none'}")
+                next_note += 10
+        self.t_workload_end = self.sampler.now()
+        if self.workload is not None:
+            if not self.workload.finished():
+                self.emit.say("stopping the workload" + (" (SIGINT to the application; nsys then writes its report)"
+                                                          if self.workload.nsys else " (SIGINT, SIGTERM, SIGKILL)"))
+            self.workload.stop("interrupt" if self.interrupted.is_set() else "duration")
+            self.t_workload_end = min(self.t_workload_end, self.sampler.now())
+        self.parts.wait(stop=self.interrupted if self.interrupted.is_set() else None)
+        self.sampler.stop()
+        self.writer.close()
+        self.emit.say("telemetry stopped")
+
+    def summarize(self) -> None:
+        self.emit.phase("summarize")
+        results = self.parts.results
+        self.facts.hardware = results.get("hardware") or self.facts.hardware
+        self.facts.gpu_cpu_affinity = results.get("topology") or {}
+        self.facts.xid = results.get("kernel_log") or []
+        self.parts.step("telemetry", self._telemetry)
+        if self.workload is not None:
+            self.parts.step("workload", self._workload)
+        if self.options.bench:
+            for phase in BENCH_PHASES:
+                self.parts.step(phase.name, lambda phase=phase: self._bench(phase))
+
+    def _telemetry(self) -> None:
+        sampler = self.sampler
+        _, self.ticks = sampler.ring.snapshot()
+        self.facts.telemetry, notes = summarize_devices(sampler.devices, self.ticks)
+        self.bundle.write_json("telemetry", "telemetry_summary.json",
+                               {"status": sampler.status, "devices": [d.as_dict() for d in self.facts.telemetry],
+                                "notes": notes})
+        self.facts.pcie_seen = {i: PcieLink(s.pcie_gen, s.pcie_width) for i, s in sampler.slow.items()}
+        self.facts.busy_clocks = busy_clocks(sampler.devices, self.ticks)
+        record = self.bundle.record("telemetry")
+        if sampler.errors:
+            record.error = "; ".join(sampler.errors[:3])
+        if not sampler.devices:
+            record.error = sampler.status
+
+    def _workload(self) -> None:
+        from aiperf_lab.triage.nsys_capture import add_capture
+
+        workload, o = self.workload, self.options
+        result = workload.result
+        self.facts.telemetry_workload = busy_window(self.sampler.devices, self.ticks, self.t_workload,
+                                                    self.t_workload_end)
+        cpu_affinity = None
+        try:
+            import psutil
+            cpu_affinity = psutil.Process().cpu_affinity()  # the workload inherited these CPUs
+        except Exception:
+            pass
+        self.facts.workload = WorkloadFacts(result.error is None, result.returncode, round(result.seconds, 3),
+                                            result.stopped_by, list(result.signals_sent), result.under_nsys,
+                                            cpu_affinity, result.capture)
+        info = {"command": self.redactor.argv(o.command), "argv": self.redactor.argv(result.argv),
+                "exit_code": result.returncode, "seconds": round(result.seconds, 3),
+                "stopped_by": result.stopped_by, "signals_sent": result.signals_sent,
+                "under_nsys": result.under_nsys, "error": result.error}
+        if result.capture is not None:
+            info["capture"] = result.capture.as_dict()
+        reports = workload.report_files()
+        if reports:
+            tainted = self.redactor.tainted(" ".join(o.command)) or self.redactor.has_secrets or o.redact_hosts
+            why = ("the environment or command line held secrets (or --redact-hosts was given) that cannot be "
+                   "removed from nsys's binary format; the scrubbed SQLite export is in the bundle") if tainted else ""
+            self.emit.say("exporting the nsys report")
+            capture = add_capture(self.bundle, reports[0], keep_report=not tainted, why_not=why, stop=self.abandon)
+            info["nsys"] = capture.outcome
+            self.facts.coverage = self._coverage(capture)
+            if capture.kernel_table is not None:
+                self.facts.kernel_top = [KernelRow(r["Time (%)"], r["Total Time (ns)"], r["Instances"], r["Name"])
+                                         for r in capture.kernel_table.as_dicts()[:15]]
+        elif result.under_nsys:
+            outcome = result.capture.outcome if result.capture else None
+            info["nsys"] = {"error": outcome or "nsys wrote no report"}
+            self.facts.coverage = CaptureCoverage(None, None, round(self.sampler.now(), 1), "observed", written=False,
+                                                  note=outcome or "nsys wrote no report")
+        if self.facts.coverage is not None:
+            info["coverage"] = self.facts.coverage.as_dict()
+            self.emit.coverage(self.facts.coverage.text())
+        self.bundle.write_json("workload", "workload/workload.json", info)
+        record = self.bundle.record("workload")
+        record.status = "ok" if result.error is None else "failed"
+        record.error = result.error or (f"exit code {result.returncode}" if result.returncode else None)
+        if self.facts.coverage is not None and not self.facts.coverage.written:
+            record.error = "; ".join(filter(None, [record.error, f"no trace: {self.facts.coverage.note}"]))
+
+    def _coverage(self, capture) -> CaptureCoverage:
+        """The trace's span on the telemetry clock: nsys's session times when the export has them, else
+        what triage saw (nsys collecting, the application gone)."""
+        span, telemetry_s = capture.span, round(self.sampler.now(), 3)
+        started = self.workload.result.started
+        base = started - (time.monotonic() - self.sampler.now())    # the workload's start on the telemetry clock
+        log = self.workload.result.capture
+        app_end = log.application_ended_s if log and log.application_ended_s is not None else \
+            ((self.workload.result.ended or time.monotonic()) - started)
+        ran = (round(self.t_workload, 3), round(base + app_end, 3))
+        if span is not None and span.session_start_epoch_ns and span.collection_ns:
+            to_s = lambda ns: round((span.session_start_epoch_ns + ns) / 1e9 - self.wall_t0, 3)  # noqa: E731
+            kernel = (to_s(span.kernel_ns[0]), to_s(span.kernel_ns[1])) if span.kernel_ns else None
+            return CaptureCoverage(max(0.0, to_s(span.collection_ns[0])), to_s(span.collection_ns[1]), telemetry_s,
+                                   "export", span.kernels, span.nvtx_ranges, kernel, workload_span_s=ran)
+        start = (log.collecting_from_s + base) if log and log.collecting_from_s is not None else None
+        end_at = self.workload.result.ended or time.monotonic()
+        return CaptureCoverage(round(start, 3) if start is not None else None,
+                               round(end_at - started + base, 3), telemetry_s, "observed",
+                               span.kernels if span else None, span.nvtx_ranges if span else None, workload_span_s=ran)
+
+    def _bench(self, phase: BenchPhase) -> None:
+        if self.interrupted.is_set():
+            raise Skipped("interrupted (Ctrl-C)")
+        self.emit.say(f"{phase.name}: measuring")
+        bench = phase.run(self.facts)
+        self.bundle.write_json(phase.name, phase.file, bench)
+        self.facts.bench = bench
+        record = self.bundle.record(phase.name)
+        if "skipped" in bench:
+            raise Skipped(bench["skipped"])
+        if "error" in bench:
+            record.status, record.error = "failed", bench["error"]
+
+    def find(self) -> None:
+        self.emit.phase("find")
+
+        def work() -> None:
+            self.found = evaluate(self.facts)
+            self.bundle.write_json("findings", "findings.json", [f.as_dict() for f in self.found])
+        self.parts.step("findings", work)
+        for finding in self.found:
+            self.emit.finding(finding)
+
+    def report(self) -> None:
+        from aiperf_lab.triage import report
+
+        o = self.options
+        self.emit.phase("report")
+        self.meta = self.bundle.manifest(self.host_label, self.redactor.argv(o.arguments), self.interrupted.is_set())
+        self.meta.update({"duration_s": o.duration_s, "command": self.redactor.argv(o.command)})
+
+        def work() -> None:
+            self.bundle.write_text("report", "summary.md", report.summary_markdown(self.meta, self.found, self.facts))
+            power_limits = {d.index: d.power_limit_w for d in self.sampler.devices}
+            self.bundle.write_text("report", "report.html", report.report_html(
+                self.meta, self.found, self.facts, self.ticks, [d.index for d in self.sampler.devices], power_limits))
+        self.parts.step("report", work)
+        self.parts.step("redaction", lambda: self.bundle.write_json("redaction", "redaction_report.json",
+                                                                    self.redactor.report()))
+
+    def archive(self) -> Path:
+        import shutil
+
+        self.emit.phase("archive")
+        self.sampler.close()
+        shutil.rmtree(self.work_dir, ignore_errors=True)
+        extra = {}
+        if self.facts.coverage is not None:
+            extra["capture"] = self.facts.coverage.as_dict()
+            if self.facts.workload is not None and self.facts.workload.capture is not None:
+                extra["capture"]["log"] = self.facts.workload.capture.as_dict()
+        archive = self.bundle.finish(self.host_label, self.redactor.argv(self.options.arguments),
+                                     self.interrupted.is_set(), extra=extra)
+        self.emit.say(f"{len(self.found)} finding(s); archive written" +
+                      (" (interrupted)" if self.interrupted.is_set() else ""))
+        return archive

@@ -1,0 +1,161 @@
+"""Whole-process timings and peak memory of aiperf-stats against `nsys stats` and a bare sqlite3 GROUP BY,
+with a byte-for-byte check of the CSVs (issue 17). Used by benchmarks/verify_issue17.sh on the GPU machine;
+runs here too (without nsys only our figures and sqlite3's).
+
+    python benchmarks/issue17_bench.py EXPORT.sqlite --out DIR [--repeat 3] [--reports a,b] [--small SMALL.sqlite]
+
+Each command is run --repeat times interleaved; the best wall time is kept (the machine is shared). Peak
+RSS comes from the kernel (os.wait4). Writes DIR/bench.json and prints a markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPORTS = ["nvtx_kern_sum", "nvtx_gpu_proj_sum", "cuda_gpu_kern_sum", "cuda_kern_exec_sum"]
+TRACES = ["cuda_gpu_trace", "cuda_api_trace", "cuda_kern_exec_trace", "nvtx_pushpop_trace", "nvtx_gpu_proj_trace"]
+GROUP_BY = ("SELECT demangledName, count(*), sum([end]-start), avg([end]-start), min([end]-start), "
+            "max([end]-start) FROM CUPTI_ACTIVITY_KIND_KERNEL GROUP BY demangledName")
+
+
+def run(argv: list[str], stdout=subprocess.DEVNULL, timeout: float = 300) -> tuple[float, int, int]:
+    """(wall seconds, exit code, peak RSS in KiB) of one whole process."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=stdout, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+                            env=dict(os.environ, LC_ALL="C"))
+    deadline = start + timeout
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            return time.perf_counter() - start, os.waitstatus_to_exitcode(status), usage.ru_maxrss
+        if time.perf_counter() > deadline:
+            proc.kill()
+            os.wait4(proc.pid, 0)
+            return float("nan"), 124, 0
+        time.sleep(0.002)
+
+
+def ours(export: str, report: str) -> list[str]:
+    return [sys.executable, "-m", "aiperf_lab.metrics.cli", export, "--report", report, "--format", "csv"]
+
+
+def sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else ""
+
+
+def nccl_payload(export: str) -> int:
+    """What an export holds of NCCL's NVTX ranges: the columns, how many carry a payload, one row in full."""
+    import sqlite3
+
+    con = sqlite3.connect(export)
+    con.text_factory = lambda b: b.decode("utf-8", "replace")
+    cols = [r[1] for r in con.execute("PRAGMA table_info(NVTX_EVENTS)")]
+    print("NVTX_EVENTS columns:", ", ".join(cols))
+    tables = [n for (n,) in con.execute("SELECT name FROM sqlite_master WHERE name LIKE '%PAYLOAD%' OR name LIKE '%SCHEMA%'")]
+    print("payload/schema tables:", tables)
+    for table in tables:
+        print(table, [r[1] for r in con.execute(f"PRAGMA table_info([{table}])")],
+              con.execute(f"SELECT * FROM [{table}] LIMIT 2").fetchall())
+    domains = con.execute("SELECT domainId FROM NVTX_EVENTS WHERE eventType = 75 AND "
+                          "coalesce(text, (SELECT value FROM StringIds WHERE id = textId)) = 'NCCL'").fetchall()
+    if not domains:
+        print("no NCCL domain in NVTX_EVENTS")
+        return 0
+    ids = ",".join(str(d) for (d,) in domains)
+    n = con.execute(f"SELECT count(*) FROM NVTX_EVENTS WHERE domainId IN ({ids}) AND eventType IN (59, 60)").fetchone()[0]
+    print(f"NCCL ranges: {n}")
+    row = con.execute(f"SELECT * FROM NVTX_EVENTS WHERE domainId IN ({ids}) AND eventType IN (59, 60) "
+                      "ORDER BY start LIMIT 1").fetchone()
+    for col, value in zip(cols, row or ()):
+        shown = value.hex() if isinstance(value, bytes) else value
+        print(f"  {col} = {str(shown)[:300]}")
+    return 0
+
+
+def main() -> int:
+    if len(sys.argv) == 3 and sys.argv[1] == "--nccl-payload":
+        return nccl_payload(sys.argv[2])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("export")
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--reports", default=",".join(REPORTS))
+    parser.add_argument("--small", help="a small export: trace reports' peak memory there, for comparison")
+    args = parser.parse_args()
+    out = Path(args.out)
+    work = out / "work"
+    work.mkdir(parents=True, exist_ok=True)
+    export = str(Path(args.export).resolve())
+    nsys = shutil.which("nsys")
+    sqlite3 = shutil.which("sqlite3")
+    results: dict = {"export": export, "nsys": bool(nsys), "reports": {}, "traces": {}}
+
+    commands: dict[str, list[str]] = {}
+    if sqlite3:
+        commands["sqlite3 GROUP BY"] = [sqlite3, export, GROUP_BY]
+    commands["python sqlite3 GROUP BY"] = [sys.executable, "-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); "
+                                           f"c.execute({GROUP_BY!r}).fetchall()", export]
+    reports = [r for r in args.reports.split(",") if r]
+    for report in reports:
+        commands[f"aiperf {report}"] = ours(export, report)
+        if nsys:
+            commands[f"nsys {report}"] = [nsys, "stats", "--report", report, "--format", "csv", "--output",
+                                          str(work / "nsys"), "--force-overwrite", "true", "--force-export", "false",
+                                          export]
+    best: dict[str, float] = {}
+    codes: dict[str, int] = {}
+    for _ in range(args.repeat):
+        for name, argv in commands.items():
+            wall, code, _rss = run(argv)
+            codes[name] = code
+            if code == 0:
+                best[name] = min(best.get(name, float("inf")), wall)
+    base = best.get("sqlite3 GROUP BY") or best.get("python sqlite3 GROUP BY")
+    for report in reports:
+        entry = {"aiperf_s": best.get(f"aiperf {report}"), "aiperf_exit": codes.get(f"aiperf {report}")}
+        with (work / f"ours_{report}.csv").open("wb") as handle:
+            run(ours(export, report), stdout=handle)
+        if nsys:
+            entry["nsys_s"] = best.get(f"nsys {report}")
+            theirs = work / f"nsys_{report}.csv"
+            entry["identical"] = theirs.exists() and sha(theirs) == sha(work / f"ours_{report}.csv")
+            entry["nsys_sha256"] = sha(theirs)
+        results["reports"][report] = entry
+    results["group_by_s"] = base
+    for trace in TRACES:
+        entry = {}
+        for label, path in (("big", export), ("small", args.small)):
+            if path:
+                wall, code, rss = run(ours(str(Path(path).resolve()), trace))
+                entry[label] = {"wall_s": wall, "exit": code, "peak_rss_kib": rss}
+        results["traces"][trace] = entry
+    (out / "bench.json").write_text(json.dumps(results, indent=1))
+
+    print("| report | aiperf-stats (s) | nsys stats (s) | faster than nsys | x bare GROUP BY | CSV identical |")
+    print("|---|---|---|---|---|---|")
+    for report, e in results["reports"].items():
+        a, n = e.get("aiperf_s"), e.get("nsys_s")
+        speed = f"{n / a:.2f}x" if a and n else "n/a"
+        ratio = f"{a / base:.2f}x" if a and base else "n/a"
+        print(f"| {report} | {a or float('nan'):.3f} | {n if n is not None else float('nan'):.3f} | {speed} | "
+              f"{ratio} | {e.get('identical', 'no nsys')} |")
+    print(f"\nbare sqlite3 GROUP BY over the kernels: {base or float('nan'):.3f} s\n")
+    print("| trace report | wall (s), big | peak RSS (MiB), big | peak RSS (MiB), small |")
+    print("|---|---|---|---|")
+    for trace, e in results["traces"].items():
+        big, small = e.get("big", {}), e.get("small", {})
+        print(f"| {trace} | {big.get('wall_s', float('nan')):.2f} (exit {big.get('exit')}) | "
+              f"{big.get('peak_rss_kib', 0) / 1024:.0f} | {small.get('peak_rss_kib', 0) / 1024:.0f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# Issue 17 on the GPU machine: aiperf-stats against nsys stats 2025.3.1 (speed and byte identity) on a
+# 150,000-kernel / 30,000-range trace made there, and real multi-rank NCCL captures for nccl_sum and
+# rank_spread. Expected runtime: part 1 about 3 minutes, part 2 about 1.5 minutes (each step has its own
+# timeout; the worst case of both parts together stays under 8 minutes).
+#
+#   bash benchmarks/verify_issue17.sh          # part 1 on any kind; part 2 as well where 2+ GPUs are seen
+#   bash benchmarks/verify_issue17.sh part1    # or part2 alone (the nvidia-h200-x2 kind)
+#
+# Run from the repository root with .nsyslibs carried (../shared/device/README.md). Never changes clocks or
+# power limits. Writes at most 8 flat files into $OUT: results.md (the table, naming the GPU), bench.json,
+# storm_parity.txt, nccl_sum.csv, rank_spread.csv, rank0.sqlite, rank1.sqlite (the two-rank capture, kept
+# small and scrubbed of the capture's environment and command line, to become test fixtures), log.txt.
+# Exits 0 even when a measurement fails; the failure is written in the table.
+set -uo pipefail
+PARTS=${*:-part1 part2}
+OUT=${OUT:-/tmp/aiperf-issue17}
+W=$(mktemp -d /tmp/issue17.XXXXXX)
+mkdir -p "$OUT"
+export PYTHONPATH=$(pwd) PYTHONUNBUFFERED=1 LC_ALL=C NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 \
+  NVSHMEM_DISABLE_NVLS=1
+LOG="$OUT/log.txt"
+MD="$OUT/results.md"
+: > "$LOG"
+note() { echo "$*" | tee -a "$LOG"; }
+row() { echo "$*" >> "$MD"; }
+
+GPU=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)
+NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+{
+  echo "# Issue 17 on the GPU machine"
+  echo
+  echo "GPU: ${GPU:-unknown} (x${NGPU}); $(date -u +%FT%TZ); parts: $PARTS"
+  echo
+} > "$MD"
+if [ -f .nsyslibs/nsys-env.sh ]; then source .nsyslibs/nsys-env.sh; fi
+if ! command -v nsys > /dev/null; then
+  row "**nsys not found** (.nsyslibs not carried?): nothing measured."
+  cat "$MD"; exit 0
+fi
+note "nsys: $(nsys --version 2>&1 | head -1)"
+
+if [[ " $PARTS " == *" part1 "* ]]; then
+  row "## Part 1: 150,000 kernels in 30,000 NVTX ranges (benchmarks/kernel_storm.py)"
+  row
+  if timeout 240 nsys profile -t cuda,nvtx -s none --cpuctxsw=none --force-overwrite true -o "$W/storm" \
+       python3 benchmarks/kernel_storm.py --steps 10000 >> "$LOG" 2>&1 \
+     && timeout 120 nsys export --type sqlite --force-overwrite true -o "$W/storm.sqlite" "$W/storm.nsys-rep" >> "$LOG" 2>&1; then
+    python3 -c "import sqlite3; c=sqlite3.connect('$W/storm.sqlite'); print('rows:', [(t, c.execute(f'select count(*) from {t}').fetchone()[0]) for t in ('CUPTI_ACTIVITY_KIND_KERNEL','CUPTI_ACTIVITY_KIND_RUNTIME','NVTX_EVENTS')])" | tee -a "$LOG" | sed 's/^/    /' >> "$MD"
+    row
+    # Whole process against whole process, best of 3, interleaved; CSVs compared byte for byte.
+    if timeout 300 python3 benchmarks/issue17_bench.py "$W/storm.sqlite" --out "$W/bench" --repeat 3 \
+         --small tests/data/h200/lm_forward.sqlite > "$W/bench.md" 2>> "$LOG"; then
+      cat "$W/bench.md" >> "$MD"
+      cp "$W/bench/bench.json" "$OUT/bench.json"
+    else
+      row "**benchmark failed or timed out** (see log.txt)"
+    fi
+    # Every nsys stats report we offer, byte for byte, on the storm trace (summaries and traces).
+    timeout 200 python3 - "$W/storm.sqlite" "$W/parity" > "$OUT/storm_parity.txt" 2>> "$LOG" <<'PY'
+import hashlib, subprocess, sys
+from pathlib import Path
+from aiperf_lab.metrics.registry import reports_for
+export, folder = sys.argv[1], Path(sys.argv[2])
+folder.mkdir(exist_ok=True)
+names = [r.name for r in reports_for("nsys") if r.nsys_stats]
+argv = ["nsys", "stats", "--format", "csv", "--output", str(folder / "out"), "--force-overwrite", "true",
+        "--force-export", "false"] + [a for n in names for a in ("--report", n)] + [export]
+try:
+    subprocess.run(argv, capture_output=True, timeout=150)
+except subprocess.TimeoutExpired:
+    print("nsys stats took over 150 s; comparing what it wrote")
+same = 0
+for name in names:
+    theirs = folder / f"out_{name}.csv"
+    try:
+        ours = subprocess.run([sys.executable, "-m", "aiperf_lab.metrics.cli", export, "--report", name, "--format",
+                               "csv"], capture_output=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        print(f"{name}: ours took over 60 s")
+        continue
+    if theirs.exists() and theirs.stat().st_size:
+        ok = ours.stdout == theirs.read_bytes()
+        same += ok
+        print(f"{name}: {'identical' if ok else 'DIFFERENT'} sha256 {hashlib.sha256(theirs.read_bytes()).hexdigest()}")
+    else:
+        print(f"{name}: nsys wrote nothing; ours exit {ours.returncode}")
+print(f"identical: {same} of {len(names)}")
+PY
+    row
+    row "Every nsys stats report we offer on this trace: $(tail -1 "$OUT/storm_parity.txt" 2>/dev/null || echo 'check failed')"
+    row
+  else
+    row "**the storm capture failed** (see log.txt)"
+  fi
+fi
+
+if [[ " $PARTS " == *" part2 "* ]]; then
+  row "## Part 2: two ranks, NCCL all-reduce and all-gather (benchmarks/nccl_allreduce.py), one export per rank"
+  row
+  if [ "${NGPU:-0}" -lt 2 ]; then
+    row "skipped: ${NGPU:-0} GPU(s) here; run on the nvidia-h200-x2 kind."
+  else
+    if timeout 240 torchrun --nproc_per_node 2 --no-python nsys profile -t cuda,nvtx -s none --cpuctxsw=none \
+         --force-overwrite true -o "$W/rank%q{RANK}" python3 benchmarks/nccl_allreduce.py --steps 20 \
+         >> "$LOG" 2>&1; then
+      for r in 0 1; do
+        timeout 60 nsys export --type sqlite --force-overwrite true -o "$W/rank$r.sqlite" "$W/rank$r.nsys-rep" >> "$LOG" 2>&1
+        # Fixtures: drop what the capture knew of this machine and its user (environment, command line,
+        # host), keep every table the reports read, then shrink the file.
+        python3 - "$W/rank$r.sqlite" <<'PY' >> "$LOG" 2>&1
+import sqlite3, sys
+con = sqlite3.connect(sys.argv[1])
+tables = {n for (n,) in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+for table in ("META_DATA_CAPTURE", "TARGET_INFO_SYSTEM_ENV", "ProcessStreams", "PROCESSES"):
+    if table in tables:
+        con.execute(f"DELETE FROM {table}")
+con.commit(); con.execute("VACUUM"); con.close()
+PY
+        cp "$W/rank$r.sqlite" "$OUT/rank$r.sqlite"
+      done
+      python3 -m aiperf_lab.metrics.cli "$OUT/rank0.sqlite" "$OUT/rank1.sqlite" --report nccl_sum --format csv \
+        > "$OUT/nccl_sum.csv" 2>> "$LOG"
+      echo "nccl_sum exit $?" >> "$LOG"
+      python3 -m aiperf_lab.metrics.cli "$OUT/rank0.sqlite" "$OUT/rank1.sqlite" --report rank_spread --format csv \
+        > "$OUT/rank_spread.csv" 2>> "$LOG"
+      echo "rank_spread exit $?" >> "$LOG"
+      row "sizes: $(ls -l "$OUT"/rank*.sqlite | awk '{printf "%s %.2f MB; ", $NF, $5/1e6}')"
+      row
+      row '```'
+      cat "$OUT/nccl_sum.csv" >> "$MD"
+      row '```'
+      row
+      row "rank_spread, first rows (the straggler is rank 1: a second matmul each step):"
+      row '```'
+      head -6 "$OUT/rank_spread.csv" >> "$MD"
+      row '```'
+      # How this nsys stores NCCL's NVTX payload (what nccl_sum reads the bytes from): one NCCL range in full.
+      row "NCCL's NVTX ranges in rank0.sqlite, as exported:"
+      row '```'
+      python3 benchmarks/issue17_bench.py --nccl-payload "$OUT/rank0.sqlite" >> "$MD" 2>&1
+      row '```'
+    else
+      row "**the two-rank capture failed** (see log.txt)"
+    fi
+  fi
+fi
+rm -rf "$W"
+cat "$MD"
+exit 0
