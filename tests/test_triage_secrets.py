@@ -257,9 +257,9 @@ def test_a_disk_that_fills_mid_run_is_exit_2_one_line_and_leaves_nothing(tmp_pat
 
     from aiperf_lab.triage import bundle, cli
 
-    def full(self, collector, relative, text):
-        raise OSError(errno.ENOSPC, "No space left on device", str(self.root / relative))
-    monkeypatch.setattr(bundle.BundleWriter, "write_text", full)
+    def full(self, *args, **kwargs):  # the manifest is the one write that cannot be skipped
+        raise OSError(errno.ENOSPC, "No space left on device", str(self.root / "manifest.json"))
+    monkeypatch.setattr(bundle.BundleWriter, "manifest", full)
     code = cli.main(["--duration", "1", "--no-nsys", "--output", str(tmp_path), "--", sys.executable, "-c", "print(1)"])
     err = capsys.readouterr().err
     assert code == 2 and "No space left on device" in err and err.count("\n") == 1, err

@@ -181,9 +181,13 @@ def _early_signals() -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    previous = _early_signals()
+    previous: dict = {}
+
+    def run_with_early_signals(arguments: list[str]) -> int:
+        previous.update(_early_signals())  # inside run_cli, so the KeyboardInterrupt they raise is exit 130
+        return run(arguments)
     try:
-        return run_cli("aiperf-triage", _disk_errors_are_input_errors(run), argv)
+        return run_cli("aiperf-triage", _disk_errors_are_input_errors(run_with_early_signals), argv)
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)

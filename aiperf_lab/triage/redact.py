@@ -37,6 +37,7 @@ from typing import NamedTuple
 from urllib.parse import quote, quote_plus
 
 REDACTED = "[REDACTED]"
+KNOWN_VALUE = "secret environment value"   # the report's label for a secret found by its value
 
 SECRET_NAME = re.compile(r"(?i)(token|secret|passw|[_.-]pwd|pwd[_.-]|api_?key|apikey|access_?key|private_?key|"
                          r"_key$|^key$|credential|auth|cookie|session|signature|bearer)")
@@ -246,7 +247,7 @@ class Redactor:
         for literal in self._literals:
             at = text.find(literal)
             while at >= 0:
-                spans.append(Span(at, at + len(literal), REDACTED, "secret environment value", at))
+                spans.append(Span(at, at + len(literal), REDACTED, KNOWN_VALUE, at))
                 at = text.find(literal, at + len(literal))
         return spans
 
@@ -289,10 +290,12 @@ class Redactor:
         for span in itertools.islice(found, 1, None):
             if span[0] < last_end:
                 last = merged[-1]
-                if span[1] > last_end or span[2] != last[2]:
-                    replacement = last[2] if span[2] == last[2] else REDACTED
-                    last_end = max(last_end, span[1])
-                    merged[-1] = (last[0], last_end, replacement, last[3], min(last[4], span[4]))
+                end = max(last_end, span[1])
+                replacement = last[2] if span[2] == last[2] else REDACTED
+                label = span[3] if span[3] == KNOWN_VALUE else last[3]  # a known secret is counted as one
+                if end != last[1] or replacement != last[2] or label != last[3]:
+                    merged[-1] = (last[0], end, replacement, label, min(last[4], span[4]))
+                last_end = end
             else:
                 merged.append(span)
                 last_end = span[1]
