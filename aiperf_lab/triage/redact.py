@@ -100,6 +100,7 @@ IPV6 = re.compile(r"(?<![\w:.])(?:(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}|(?=[0
 # Only text with "::" or with seven colons in a row of groups can hold an IPv6 address; these
 # literal-led checks spare the full scan (which must try every hex character) on most text.
 IPV6_HINT = re.compile(r":[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:")
+PORT_AFTER = re.compile(r":\d{2,5}\b")
 GPU_UUIDS = [re.compile(rf"{kind}-(?<![\w-]{kind}-)[0-9a-fA-F]{{8}}(?:-[0-9a-fA-F]{{4}}){{3}}-[0-9a-fA-F]{{12}}(?![\w-])")
              for kind in ("GPU", "MIG")]
 # Addresses that identify nobody; left as they are so the text stays readable.
@@ -175,6 +176,7 @@ class Redactor:
         self._placeholders: dict[str, dict[str, str]] = {}
         self._host_patterns: list[tuple[str, str, re.Pattern[str]]] = []
         self._known_addresses: set[str] = set()
+        self._ipv4_verdicts: dict[str, str] = {}
         if redact_hosts:
             self._setup_hosts()
 
@@ -219,7 +221,7 @@ class Redactor:
         if token_carry:  # a token cut at the previous piece's end goes on to the first whitespace
             m = re.match(r"\S+", text)
             if m:
-                spans.append(Span(0, m.end(), REDACTED, "continued secret", 0))
+                spans.append((0, m.end(), REDACTED, "continued secret", 0))
         for label, pattern in TOKEN_SHAPES:
             if "value" in pattern.groupindex:
                 spans.extend((m.start("value"), m.end(), REDACTED, label, m.start()) for m in pattern.finditer(text))
@@ -228,53 +230,58 @@ class Redactor:
         for m in URL_USERINFO.finditer(text):
             user, colon, password = m.group("userinfo").partition(":")
             if colon and password:
-                spans.append(Span(m.start("userinfo") + len(user) + 1, m.end("userinfo"), REDACTED, "url password",
+                spans.append((m.start("userinfo") + len(user) + 1, m.end("userinfo"), REDACTED, "url password",
                                   m.start()))
             elif not colon and len(user) >= 16:
-                spans.append(Span(m.start("userinfo"), m.end("userinfo"), REDACTED, "url credential", m.start()))
+                spans.append((m.start("userinfo"), m.end("userinfo"), REDACTED, "url credential", m.start()))
         lower = text.lower()
         if len(lower) != len(text):  # a character whose lower case is longer: keep offsets right
             lower = "".join(c if len(c) == 1 else "?" for c in map(str.lower, text))
         for pattern in SECRET_ASSIGNMENTS:
             for m in pattern.finditer(lower):
                 if m.group("value") != REDACTED.lower():
-                    spans.append(Span(m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
+                    spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
         spans.extend(_key_spans(text, in_key))
         return spans
 
     def _literal_spans(self, text: str) -> list[Span]:
-        spans = []
+        spans: list = []
+        append = spans.append
         for literal in self._literals:
+            size = len(literal)
             at = text.find(literal)
             while at >= 0:
-                spans.append(Span(at, at + len(literal), REDACTED, KNOWN_VALUE, at))
-                at = text.find(literal, at + len(literal))
+                append((at, at + size, REDACTED, KNOWN_VALUE, at))
+                at = text.find(literal, at + size)
         return spans
 
     def _host_spans(self, text: str) -> list[Span]:
         spans = []
         for kind, label, pattern in self._host_patterns:
             for m in pattern.finditer(text):
-                spans.append(Span(m.start(), m.end(), self.placeholder(kind, m.group(0)), label, m.start()))
+                spans.append((m.start(), m.end(), self.placeholder(kind, m.group(0)), label, m.start()))
         for pattern in GPU_UUIDS:
             for m in pattern.finditer(text):
-                spans.append(Span(m.start(), m.end(), self.placeholder("gpu-uuid", m.group(0)), "gpu uuid", m.start()))
+                spans.append((m.start(), m.end(), self.placeholder("gpu-uuid", m.group(0)), "gpu uuid", m.start()))
+        verdicts = self._ipv4_verdicts
         for m in IPV4.finditer(text):
             value = m.group(0)
-            if value in BORING_IPS or value.startswith("127.") or any(int(o) > 255 for o in value.split(".")):
+            start, end = m.span()
+            verdict = verdicts.get(value)
+            if verdict is None:
+                verdict = verdicts[value] = _ipv4_verdict(value, self._known_addresses)
+            if verdict == "skip":
                 continue
-            before = text[max(0, m.start() - 24):m.start()]
-            after = text[m.end():m.end() + 6]
-            if not (value in self._known_addresses or PRIVATE_IPV4.match(value) or ADDRESS_BEFORE.search(before)
-                    or re.match(r":\d{2,5}\b", after)):
+            if verdict == "context" and not (ADDRESS_BEFORE.search(text[max(0, start - 24):start])
+                                             or PORT_AFTER.match(text, end)):
                 continue  # a version number, most likely
-            spans.append(Span(m.start(), m.end(), self.placeholder("ip", value), "ip address", max(0, m.start() - 24)))
+            spans.append((start, end, self.placeholder("ip", value), "ip address", max(0, start - 24)))
         for m in IPV6.finditer(text) if "::" in text or IPV6_HINT.search(text) else ():
             value = m.group(0)
             address = value.split("%", 1)[0]
             if address in BORING_IPS or not _is_ipv6(address):
                 continue
-            spans.append(Span(m.start(), m.end(), self.placeholder("ip", address), "ip address", m.start()))
+            spans.append((m.start(), m.end(), self.placeholder("ip", address), "ip address", m.start()))
         return spans
 
     def spans(self, text: str, in_key: bool = False, token_carry: bool = False) -> list[Span]:
@@ -290,7 +297,7 @@ class Redactor:
         for span in itertools.islice(found, 1, None):
             if span[0] < last_end:
                 last = merged[-1]
-                end = max(last_end, span[1])
+                end = span[1] if span[1] > last_end else last_end
                 replacement = last[2] if span[2] == last[2] else REDACTED
                 label = span[3] if span[3] == KNOWN_VALUE else last[3]  # a known secret is counted as one
                 if end != last[1] or replacement != last[2] or label != last[3]:
@@ -424,14 +431,14 @@ def _key_spans(text: str, in_key: bool) -> list[Span]:
     if in_key:  # the previous piece ended inside a key block
         end = _key_block_end(text, 0, first_line_is_key=True)
         if end > 0:
-            spans.append(Span(0, end, _line_by_line(text, 0, end), "private key block", 0))
+            spans.append((0, end, _line_by_line(text, 0, end), "private key block", 0))
         at = end
     while True:
         m = KEY_BEGIN.search(text, at)
         if not m:
             return spans
         end = _key_block_end(text, m.end())
-        spans.append(Span(m.start(), end, _line_by_line(text, m.start(), end), "private key block", m.start()))
+        spans.append((m.start(), end, _line_by_line(text, m.start(), end), "private key block", m.start()))
         at = max(end, m.end())
 
 
@@ -470,6 +477,14 @@ def _key_open(text: str, span: Span) -> bool:
     """Whether a key block span ends at the text's end without its END line (so it may go on)."""
     start, end = span[0], span[1]
     return not text[end:].strip("\r\n") and not KEY_END.search(text, max(start, end - 80), end)
+
+
+def _ipv4_verdict(value: str, known: set[str]) -> str:
+    """"skip" (not an address, or one that identifies nobody), "always" (private, link-local, this
+    host's or the SSH peer's) or "context" (an address only where the text says so)."""
+    if value in BORING_IPS or value.startswith("127.") or any(int(o) > 255 for o in value.split(".")):
+        return "skip"
+    return "always" if value in known or PRIVATE_IPV4.match(value) else "context"
 
 
 def _is_ipv6(value: str) -> bool:
