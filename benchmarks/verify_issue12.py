@@ -36,7 +36,7 @@ ENDINGS = [
     ("Ctrl-C at 5 s", ["--duration", "60"], 300, [(5, signal.SIGINT)]),
     ("Ctrl-C at 12 s", ["--duration", "60"], 300, [(12, signal.SIGINT)]),
     ("SIGTERM at 12 s", ["--duration", "60"], 300, [(12, signal.SIGTERM)]),
-    ("Ctrl-C twice (10 s, 11 s)", ["--duration", "60"], 300, [(10, signal.SIGINT), (11, signal.SIGINT)]),
+    ("Ctrl-C twice (14 s, 15 s)", ["--duration", "60"], 300, [(14, signal.SIGINT), (15, signal.SIGINT)]),
 ]
 
 
@@ -55,7 +55,10 @@ def export_rows(path: Path) -> dict:
 
 def read_bundle(archive: Path, scratch: Path) -> dict:
     with tarfile.open(archive, "r:gz") as tar:
-        tar.extractall(scratch, filter="data")
+        try:
+            tar.extractall(scratch, filter="data")
+        except TypeError:  # a Python without extraction filters (before 3.10.12): our own archive
+            tar.extractall(scratch)
     (root,) = [p for p in scratch.iterdir() if p.is_dir()]
     workload = json.loads((root / "workload/workload.json").read_text())
     manifest = json.loads((root / "manifest.json").read_text())
@@ -147,7 +150,10 @@ def main() -> int:
     rows: list[dict] = []
     started = time.monotonic()
     with open(out / "verify_issue12_runs.log", "w") as log, tempfile.TemporaryDirectory() as scratch:
+        only = os.environ.get("VERIFY12_ONLY", "")   # run only the endings whose name holds this
         for i, (name, options, seconds, signals) in enumerate(ENDINGS):
+            if only and only not in name:
+                continue
             if time.monotonic() - started > BUDGET_S:
                 rows.append({"ending": name, "error": "not run: the time budget was spent"})
                 continue

@@ -70,7 +70,7 @@ try:
     subprocess.run(argv, capture_output=True, timeout=150)
 except subprocess.TimeoutExpired:
     print("nsys stats took over 150 s; comparing what it wrote")
-same = 0
+same = tables = both_skipped = 0
 for name in names:
     theirs = folder / f"out_{name}.csv"
     try:
@@ -82,10 +82,12 @@ for name in names:
     if theirs.exists() and theirs.stat().st_size:
         ok = ours.stdout == theirs.read_bytes()
         same += ok
+        tables += 1
         print(f"{name}: {'identical' if ok else 'DIFFERENT'} sha256 {hashlib.sha256(theirs.read_bytes()).hexdigest()}")
     else:
+        both_skipped += ours.returncode == 2 and not ours.stdout
         print(f"{name}: nsys wrote nothing; ours exit {ours.returncode}")
-print(f"identical: {same} of {len(names)}")
+print(f"identical: {same} of the {tables} tables nsys wrote; no data for both: {both_skipped} of {len(names) - tables}")
 PY
     row
     row "Every nsys stats report we offer on this trace: $(tail -1 "$OUT/storm_parity.txt" 2>/dev/null || echo 'check failed')"

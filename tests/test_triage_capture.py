@@ -64,7 +64,10 @@ def bundle(proc: subprocess.Popen, tmp_path: Path, timeout: float = 60) -> tuple
     archive = Path(out.strip().splitlines()[-1])
     unpacked = tmp_path / "unpacked"
     with tarfile.open(archive, "r:gz") as tar:
-        tar.extractall(unpacked, filter="data")
+        try:
+            tar.extractall(unpacked, filter="data")
+        except TypeError:  # a Python without extraction filters (before 3.10.12): our own archive
+            tar.extractall(unpacked)
     (root,) = unpacked.iterdir()
     return proc.returncode, {"root": root, "workload": json.loads((root / "workload/workload.json").read_text()),
                              "manifest": json.loads((root / "manifest.json").read_text())}, err
@@ -150,6 +153,23 @@ def test_a_second_ctrl_c_has_nsys_stop_the_collection_and_still_keeps_the_kernel
     assert_trace_kept(found)
     assert found["workload"]["capture"]["collection_stopped_by"] == "nsys stop"
     assert "nsys stops its collection now" in err
+
+
+def test_a_second_ctrl_c_after_the_application_ended_waits_for_nsys_instead_of_signalling_it(tmp_path, env):
+    # The H100 run: the application ended on the first Ctrl-C; nsys, still ending its collection,
+    # refused `nsys stop`, and a SIGINT to nsys then lost the whole report.
+    env = {**env, "STANDIN_NSYS_LINGER_S": "2", "STANDIN_NSYS_REFUSE_AFTER_APP": "1",
+           "AIPERF_TRIAGE_GRACE": "app=10,term=1,settle=5,stop=5,write=15"}
+    proc = start(tmp_path, env, 60, app(tmp_path, 120))
+    wait_for_app(tmp_path)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    code, found, err = bundle(proc, tmp_path)
+    assert code == 130, err
+    assert_trace_kept(found)
+    assert "SIGINT (nsys)" not in found["workload"]["signals_sent"]
 
 
 def test_duration_ends_while_nsys_writes_the_report(tmp_path, env):

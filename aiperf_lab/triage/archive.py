@@ -246,9 +246,15 @@ COMPARE_FIELDS = [
     ("persistence", lambda b: _gpus(b, "persistence_mode")),
     ("ECC uncorrected", lambda b: _gpus(b, "ecc_errors_uncorrected_aggregate")),
     ("topology", lambda b: _topology(b)),
-    ("bench bf16 TFLOP/s", lambda b: _scalar(_dict(b.get("bench")).get("bf16_matmul_tflops"))),
-    ("bench copy TB/s", lambda b: _scalar(_dict(b.get("bench")).get("device_copy_tb_s"))),
-    ("bench H2D GB/s", lambda b: _scalar(_dict(b.get("bench")).get("h2d_pinned_gb_s"))),
+    ("bench bf16 TFLOP/s", lambda b: _bench_gpus(b, "bf16_matmul_tflops", "bf16_matmul_tflops")),
+    ("bench fp32 TFLOP/s", lambda b: _bench_gpus(b, "fp32_matmul_tflops", "fp32_matmul_tflops")),
+    ("bench copy TB/s", lambda b: _bench_gpus(b, "copy_tb_s", "device_copy_tb_s")),
+    ("bench H2D GB/s", lambda b: _bench_hosts(b, "h2d_gb_s", "h2d_pinned_gb_s")),
+    ("bench D2H GB/s", lambda b: _bench_hosts(b, "d2h_gb_s", "d2h_pinned_gb_s")),
+    ("bench GPU pairs GB/s (min-max)", lambda b: _bench_pairs(b)),
+    *[(f"NCCL {op.replace('_', '-')} busbw GB/s @ {label}", (lambda o, n: lambda b: _bench_nccl(b, o, n))(op, size))
+      for op in ("all_reduce", "all_gather") for label, size in (("1 KiB", 1 << 10), ("1 MiB", 1 << 20),
+                                                                 ("64 MiB", 1 << 26), ("1 GiB", 1 << 30))],
     ("mean power (W)", lambda b: _telemetry(b, "avg_power_w")),
     ("mean util (%)", lambda b: _telemetry(b, "util_gpu_avg_pct")),
     ("max temp (C)", lambda b: _telemetry(b, "temp_max_c")),
@@ -256,6 +262,42 @@ COMPARE_FIELDS = [
     ("findings", lambda b: ",".join(sorted({str(f["id"]) for f in _list(b.get("findings"))
                                             if isinstance(f, dict) and _scalar(f.get("id")) is not None})) or "none"),
 ]
+
+
+def _bench_tables(b: dict) -> dict:
+    bench = b.get("bench")
+    tables = bench.get("tables") if isinstance(bench, dict) else None
+    return tables if isinstance(tables, dict) else {}
+
+
+def _bench_gpus(b: dict, key: str, old_key: str) -> str | None:
+    """Per GPU, in order; bundles from before the node bench had one figure for GPU 0."""
+    rows = [r for r in _list(_bench_tables(b).get("bench_gpus")) if isinstance(r, dict) and r.get("key") == key]
+    if rows:
+        return ",".join(str(r.get("value")) for r in rows)
+    old = b.get("bench")
+    return str(old.get(old_key)) if isinstance(old, dict) and old.get(old_key) is not None else None
+
+
+def _bench_hosts(b: dict, key: str, old_key: str) -> str | None:
+    rows = [r for r in _list(_bench_tables(b).get("bench_host_links")) if isinstance(r, dict)]
+    if rows:
+        return ",".join(str(r.get(key)) for r in rows)
+    old = b.get("bench")
+    return str(old.get(old_key)) if isinstance(old, dict) and old.get(old_key) is not None else None
+
+
+def _bench_pairs(b: dict) -> str | None:
+    values = [r.get("gb_s") for r in _list(_bench_tables(b).get("bench_pairs"))
+              if isinstance(r, dict) and isinstance(r.get("gb_s"), (int, float))]
+    return f"{min(values)}-{max(values)}" if values else None
+
+
+def _bench_nccl(b: dict, op: str, size: int) -> str | None:
+    for r in _list(_bench_tables(b).get("bench_nccl")):
+        if isinstance(r, dict) and r.get("op") == op and r.get("bytes") == size:
+            return f"{r.get('busbw_gb_s')} ({r.get('ranks')} GPUs)"
+    return None
 
 
 def _gpus(b: dict, *keys: str) -> str | None:

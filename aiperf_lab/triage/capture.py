@@ -319,19 +319,25 @@ class NsysStop:
             self.note("no application process left")
 
     def _end_collection(self) -> None:
-        if self.urgency() < HURRY and not self.app_stuck and self.phase() in ("starting", "collecting"):
-            if self._wait(self.policy.settle_s, lambda: self.phase() not in ("starting", "collecting"),
-                          progress="waiting for the collection to end"):
+        # Once the application is gone nsys ends the collection by itself (`--wait primary`); nsys
+        # 2025.3.1 then refuses `nsys stop` ("not allowed in this state") and a SIGINT loses the report
+        # (seen on the H100), so only the third interrupt cuts this wait short.
+        app_gone = not self.app()
+        if (app_gone or self.urgency() < HURRY) and not self.app_stuck and self.collecting():
+            if self._wait(self.policy.settle_s, lambda: not self.collecting(),
+                          at_least=HURRY if app_gone else NORMAL, progress="waiting for nsys to end the collection"):
                 if self.log.collection_stopped_by is None:
                     self.log.collection_stopped_by = "nsys (the application ended)"
                 return
-        if self.phase() not in ("starting", "collecting"):
+        if not self.collecting():
             return
         self.say(f"still collecting; stopping the collection (nsys stop --session {self.session})")
         result = self._nsys_stop()
         self.note(f"nsys stop --session {self.session}: {result}")
-        if result == "ok" and self._wait(self.policy.stop_grace_s, lambda: not self.collecting(), at_least=HURRY):
-            self.log.collection_stopped_by = "nsys stop"
+        refused = "not allowed in this state" in result    # nsys is already ending the collection
+        if (result == "ok" or refused) and self._wait(self.policy.stop_grace_s, lambda: not self.collecting(),
+                                                      at_least=HURRY, progress="waiting for nsys to end the collection"):
+            self.log.collection_stopped_by = "nsys stop" if result == "ok" else "nsys (the application ended)"
             return
         if self.urgency() < ABANDON and self._wait_for_nsys_duration(at_least=HURRY):
             return
@@ -343,8 +349,7 @@ class NsysStop:
             os.kill(self.proc.pid, signal.SIGINT)
         except ProcessLookupError:
             return
-        if self._wait(self.policy.stop_grace_s, lambda: self.phase() not in ("starting", "collecting"),
-                      at_least=HURRY):
+        if self._wait(self.policy.stop_grace_s, lambda: not self.collecting(), at_least=HURRY):
             self.log.collection_stopped_by = "SIGINT to nsys"
 
     def _nsys_stop(self) -> str:

@@ -70,7 +70,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--tag", type=_tag, help="added to the archive name")
     parser.add_argument("--no-nsys", action="store_true", help="run the workload plainly, not under Nsight Systems")
     parser.add_argument("--interval-ms", type=_interval, default=100, help="telemetry period (default 100 ms)")
-    parser.add_argument("--bench", action="store_true", help="short copy, matmul and PCIe measurements (needs PyTorch)")
+    parser.add_argument("--bench", action="store_true",
+                        help="after the duration: copy and bf16/fp32 matmul on every GPU at once, host and "
+                        "GPU-to-GPU link bandwidth, an NCCL all-reduce/all-gather sweep (needs PyTorch; each part "
+                        "time-limited, 165 s at most)")
     parser.add_argument("--redact-hosts", action="store_true",
                         help="replace host names, IP addresses, GPU UUIDs and user names by placeholders")
     parser.add_argument("--progress", action="store_true",

@@ -173,3 +173,5 @@ class TriageFacts:
     coverage: CaptureCoverage | None = None
     kernel_top: list[KernelRow] = field(default_factory=list)
     bench: dict[str, Any] | None = None
+    bench_lines: list[str] = field(default_factory=list)       # the bench's part of summary.md
+    bench_findings: list[Any] = field(default_factory=list)    # findings.Finding, judged by bench_analysis

@@ -215,7 +215,13 @@ def trace_incomplete(facts: TriageFacts) -> list[Finding]:
     return []
 
 
-RULES: list[Rule] = [pcie_below_max, persistence_off, memory_errors, mig_on, xid_errors, clocks_held_back,
+def bench_results(facts: TriageFacts) -> list[Finding]:
+    """The node bench's own verdicts (triage/bench_analysis.py): GPUs under the node's median, links
+    under what they promise, NCCL under the slowest link."""
+    return list(facts.bench_findings)
+
+
+RULES: list[Rule] = [bench_results, pcie_below_max, persistence_off, memory_errors, mig_on, xid_errors, clocks_held_back,
                      gpu_use_during_workload, low_clocks_under_load, numa_mismatch, cpu_governor,
                      driver_cuda_mismatch, trace_incomplete]
 

@@ -7,6 +7,7 @@ lines (progress.py) that the console parses.
 
 from __future__ import annotations
 
+import json
 import re
 import signal
 import socket
@@ -15,7 +16,6 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable
 
 from aiperf_lab.cli_support import short_path
 from aiperf_lab.errors import InputError
@@ -47,23 +47,6 @@ class TriageOptions:
     policy: StopPolicy = field(default_factory=StopPolicy)
 
 
-@dataclass
-class BenchPhase:
-    """One --bench measurement: a name (the bundle part) and what runs it. i18 adds multi-GPU phases."""
-    name: str
-    run: Callable[[TriageFacts], dict]
-    file: str
-
-
-def _single_gpu_bench(facts: TriageFacts) -> dict:
-    from aiperf_lab.triage.bench import pcie_fractions, run_bench
-
-    bench = run_bench()
-    bench.update(pcie_fractions(facts.hardware.gpus, bench))
-    return bench
-
-
-BENCH_PHASES = [BenchPhase("bench", _single_gpu_bench, "bench.json")]
 
 
 class Triage:
@@ -197,6 +180,9 @@ class Triage:
             self.workload.stop("interrupt" if self.interrupted.is_set() else "duration")
             self.t_workload_end = min(self.t_workload_end, self.sampler.now())
         self.parts.wait(stop=self.interrupted if self.interrupted.is_set() else None)
+        if o.bench:
+            # While telemetry still samples: the bench's power and clocks come from it.
+            self.parts.step("bench", self._bench)
         self.sampler.stop()
         self.writer.close()
         self.emit.say("telemetry stopped")
@@ -210,9 +196,6 @@ class Triage:
         self.parts.step("telemetry", self._telemetry)
         if self.workload is not None:
             self.parts.step("workload", self._workload)
-        if self.options.bench:
-            for phase in BENCH_PHASES:
-                self.parts.step(phase.name, lambda phase=phase: self._bench(phase))
 
     def _telemetry(self) -> None:
         sampler = self.sampler
@@ -299,18 +282,21 @@ class Triage:
                                round(end_at - started + base, 3), telemetry_s, "observed",
                                span.kernels if span else None, span.nvtx_ranges if span else None, workload_span_s=ran)
 
-    def _bench(self, phase: BenchPhase) -> None:
+    def _bench(self) -> None:
+        from aiperf_lab.triage.bench_phase import bench_into_bundle
+
         if self.interrupted.is_set():
             raise Skipped("interrupted (Ctrl-C)")
-        self.emit.say(f"{phase.name}: measuring")
-        bench = phase.run(self.facts)
-        self.bundle.write_json(phase.name, phase.file, bench)
-        self.facts.bench = bench
-        record = self.bundle.record(phase.name)
-        if "skipped" in bench:
-            raise Skipped(bench["skipped"])
-        if "error" in bench:
-            record.status, record.error = "failed", bench["error"]
+        hardware = self.parts.results.get("hardware") or self.facts.hardware
+        # The topology matrix and nvlink -s are read from the bundle the collectors just wrote: the
+        # link types (NV18, SYS) and rates survive redaction.
+        topology = self.bundle.path("topology/topology.json")
+        nvlink = self.bundle.path("snapshots/nvlink-status.txt")
+        self.facts.bench_findings, self.facts.bench_lines = bench_into_bundle(
+            self.bundle, sampler=self.sampler, hardware={"nvml": hardware.nvml},
+            topology=json.loads(topology.read_text()) if topology.is_file() else None,
+            nvlink_status=nvlink.read_text(errors="replace") if nvlink.is_file() else None,
+            stop=self.interrupted, say=self.emit.say)
 
     def find(self) -> None:
         self.emit.phase("find")

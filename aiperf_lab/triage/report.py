@@ -51,12 +51,8 @@ def summary_markdown(meta: dict[str, Any], findings: list[Finding], facts: Triag
                          f"{_known(r.temp_max_c)} | {r.reason_pct.get(POWER_CAP, 0.0)} |")
     else:
         lines.append("No GPU telemetry (no NVIDIA driver); the host's CPU and memory are in telemetry.csv.")
-    bench = facts.bench
-    if bench:
-        lines += ["", "## Bench", ""]
-        lines += [f"- {k}: {v}" for k, v in bench.items() if k != "nominal"]
-        if bench.get("nominal"):
-            lines.append(f"- nominal: {bench['nominal']}")
+    if facts.bench_lines:
+        lines += ["", "## Bench", "", *facts.bench_lines]
     if facts.kernel_top:
         lines += ["", "## Top kernels (nsys)", "", "| time (%) | total (ns) | instances | name |", "|---|---|---|---|"]
         lines += [f"| {r.time_pct} | {r.total_ns} | {r.instances} | {str(r.name)[:120]} |" for r in facts.kernel_top[:10]]

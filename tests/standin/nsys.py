@@ -10,7 +10,9 @@
 - Writing takes STANDIN_NSYS_WRITE_S (default 0.5 s), signals ignored; then the .nsys-rep (JSON here).
 - `export --type sqlite --output OUT REP`: an nsys-shaped SQLite file (kernel and NVTX tables only when
   they were flushed, as nsys creates tables lazily).
-- `stop --session NAME`: stops that session's collection (fails when STANDIN_NSYS_STOP_FAILS is set).
+- `stop --session NAME`: stops that session's collection (fails when STANDIN_NSYS_STOP_FAILS is set; once
+  CMD has ended, refuses with nsys 2025.3.1's "Collection stop is not allowed in this state." when
+  STANDIN_NSYS_REFUSE_AFTER_APP is set, as the real one did on the H100 while ending the collection).
 Sessions are found through files in STANDIN_NSYS_STATE (a folder).
 """
 
@@ -78,6 +80,8 @@ def profile(argv):
         code = app.poll()
         if code is not None and app_end is None:
             app_end, returncode = time.monotonic() - t0, code
+            with open(session_file + ".app-ended", "w"):
+                pass
             # exited on its own, or by Python's KeyboardInterrupt path (atexit runs, then it re-raises SIGINT):
             # CUPTI flushed at exit. SIGTERM or SIGKILL: no exit handlers, the buffers are lost.
             flushed = code >= 0 or code == -signal.SIGINT
@@ -96,6 +100,8 @@ def profile(argv):
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     os.unlink(session_file)
+    if os.path.exists(session_file + ".app-ended"):
+        os.unlink(session_file + ".app-ended")
     print("Generating '/tmp/nsys-report-standin.qdstrm'", flush=True)
     time.sleep(write_s)
     report = output if output.endswith(".nsys-rep") else output + ".nsys-rep"
@@ -113,6 +119,9 @@ def stop(argv):
     options, _ = parse(argv)
     session = options.get("--session")
     path = os.path.join(STATE, f"{session}.pid")
+    if os.environ.get("STANDIN_NSYS_REFUSE_AFTER_APP") and os.path.exists(path + ".app-ended"):
+        print("Collection stop is not allowed in this state.", file=sys.stderr)
+        return 1
     try:
         pid = int(open(path).read())
     except (OSError, ValueError):
