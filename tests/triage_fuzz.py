@@ -26,7 +26,9 @@ HOSTILE_JSON = [
     "[1, 2]", "5", "null", '"text"', '{"nvml": {"gpus": 3}}', '{"nvml": [1]}', '[{"x": 1}, 5, null]',
     '{"matrix": {"rows": [1, 2]}}', '{"matrix": {"rows": {"GPU0": [1]}}}', '{"devices": 3}', '{"devices": [1, "a"]}',
     "[" * 50_000 + "]" * 50_000, '{"a": ' * 5000 + "1" + "}" * 5000, "1e400", "9" * 5000, "NaN", "-Infinity",
-    '{"nvml": {"gpus": [{"name": {"a": 1}, "nvlinks": 5}]}}', '[{"id": [1]}, {"id": null}, {"id": "x\\u001b[2J"}]',
+    '{"nvml": {"gpus": [{"name": {"a": 1}, "nvlinks": 5}]}}',
+    '{"tables": {"bench_gpus": 5, "bench_host_links": "x", "bench_pairs": [{"gb_s": "a"}], '
+    '"bench_nccl": [1, {"op": "all_reduce", "bytes": 1024, "busbw_gb_s": [1]}]}}', '{"tables": [1]}', '[{"id": [1]}, {"id": null}, {"id": "x\\u001b[2J"}]',
 ]
 MEMBER_NAMES = [".", "./", "", "./x", "b/./manifest.json", "b//manifest.json", "b/\nname", "b/\x1b[2Jname",
                 "b/" + "n" * 300, "b/\u202ename"]

@@ -187,6 +187,9 @@ class Workload:
     def _outcome(self) -> str:
         log = self.result.capture
         assert log is not None
+        if self.exited.is_set():  # what nsys printed last is still in the pipe: read it first
+            for output in self._logs:
+                output.drain()
         if log.nsys_exit_s is None and self.exited.is_set() and self.result.ended:
             log.nsys_exit_s = round(self.result.ended - self.result.started, 3)
         log.nsys_said = nsys_lines(self.output(), limit=20)

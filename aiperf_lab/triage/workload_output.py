@@ -124,6 +124,11 @@ class RedactedLog:
             finally:
                 self._handle = None
 
+    def drain(self, timeout_s: float = 2.0) -> None:
+        """Wait (up to timeout_s) until everything the pipe held is read, after the writer exited."""
+        if self._thread is not None:
+            self._thread.join(timeout_s)
+
     def finish(self, timeout_s: float = 5.0) -> None:
         """Wait for the pipe to end (the workload group is gone by now), then write the log: its last
         cap_bytes, from the start of a line, after a note of what was left out."""
