@@ -48,9 +48,10 @@ print(f"tflops {2 * 8192**3 * n / elapsed / 1e12:.1f}", flush=True)
 
 def cpu_cost(rate_hz: float, seconds: float, energy_every_s: float = 1.0, gpus: bool = True) -> dict:
     """CPU of the sampler thread over `seconds`; gpus=False measures the loop and host alone."""
+    from aiperf_lab.metrics.telemetry.nvml import Nvml
     from aiperf_lab.metrics.telemetry.nvml_source import NvmlSource
 
-    source = None if gpus else NvmlSource(None, [], "GPUs left out for this measurement")
+    source = None if gpus else NvmlSource(Nvml(None, [], "GPUs left out for this measurement"))
     sampler = Sampler(rate_hz, window_s=seconds + 5, energy_every_s=energy_every_s, source=source)
     gpus = max(1, len(sampler.devices)) if gpus else 1
     sampler.start()

@@ -34,7 +34,10 @@ class ExportBuilder:
         self.kernels: list[tuple] = []
         self.calls: list[tuple] = []
         self.nvtx: list[tuple] = []
+        self.memcpys: list[tuple] = []
         self.correlation = 0
+        self.session_start_utc_ns: int | None = None   # TARGET_INFO_SESSION_START_TIME.utcEpochNs
+        self.analysis_span: tuple[int, int] | None = None  # ANALYSIS_DETAILS startTime, stopTime
 
     def gtid(self, tid: int) -> int:
         return self.process | tid
@@ -48,6 +51,15 @@ class ExportBuilder:
         self.calls.append((api_start, api_end, 0, self.gtid(tid), self.correlation, self.string(api), 0))
         self.kernels.append((gpu_start, gpu_start + duration, self.device, 1, stream, self.correlation, self.process,
                              self.string(name), self.string(name.split("<")[0])))
+
+    def memcpy(self, tid: int, api_start: int, gpu_start: int, duration: int, nbytes: int = 1 << 20,
+               copy_kind: int = 1, stream: int = 7) -> None:
+        """A cudaMemcpyAsync and its copy (copyKind 1 = host to device)."""
+        self.correlation += 1
+        self.calls.append((api_start, api_start + 1000, 0, self.gtid(tid), self.correlation,
+                           self.string("cudaMemcpyAsync_v3020"), 0))
+        self.memcpys.append((gpu_start, gpu_start + duration, self.device, 1, stream, self.correlation, self.process,
+                             nbytes, copy_kind))
 
     def launch_graph(self, tid: int, api_start: int, api_end: int, names: list[str], gpu_start: int,
                      duration: int) -> None:
@@ -80,6 +92,20 @@ class ExportBuilder:
                         "correlationId, globalPid, demangledName, shortName) VALUES (?,?,?,?,?,?,?,?,?)", self.kernels)
         con.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?,?,?,?,?,?,?)", self.calls)
         con.executemany("INSERT INTO NVTX_EVENTS VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", self.nvtx)
+        if self.memcpys:
+            con.execute("CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY(start INTEGER, [end] INTEGER, deviceId INTEGER, "
+                        "contextId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid INTEGER, "
+                        "bytes INTEGER, copyKind INTEGER)")
+            con.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (?,?,?,?,?,?,?,?,?)", self.memcpys)
+        if self.session_start_utc_ns is not None:
+            con.execute("CREATE TABLE TARGET_INFO_SESSION_START_TIME(utcEpochNs INTEGER, utcTime TEXT, "
+                        "localTime TEXT)")
+            con.execute("INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (?, '', '')", (self.session_start_utc_ns,))
+        if self.analysis_span is not None:
+            con.execute("CREATE TABLE ANALYSIS_DETAILS(globalVid INTEGER, duration INTEGER, startTime INTEGER, "
+                        "stopTime INTEGER)")
+            a, b = self.analysis_span
+            con.execute("INSERT INTO ANALYSIS_DETAILS VALUES (?, ?, ?, ?)", (1 << 48, b - a, a, b))
         con.commit()
         con.close()
         return path

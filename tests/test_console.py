@@ -158,7 +158,7 @@ def test_monitor_shows_a_card_per_gpu_and_redraws_only_on_new_samples(tmp_path):
             assert len(cards) == 8
             text = cards.first().render().plain
             for piece in ("GPU 0  Synthetic GPU", "W / 700 W", "energy", "util", "memory", "SM", "clock events",
-                          "processes: python3[1000]"):
+                          "2 processes", "SM active", "tensor", "DRAM", "occupancy", "\nsm    "):
                 assert piece in text
             assert "host CPU 12.5%" in screen.query_one("#host-card").plain
             version = app.ctx.feed.ring.version
@@ -175,6 +175,71 @@ def test_monitor_shows_a_card_per_gpu_and_redraws_only_on_new_samples(tmp_path):
             assert calls == []
 
     run(scenario())
+
+
+def test_monitor_cards_show_gpm_activity_and_a_sortable_process_table(tmp_path):
+    from aiperf_lab.console.screens.monitor import ProcessTable
+
+    async def scenario():
+        app = make_app(tmp_path, gpus=2)
+        async with app.run_test(size=(160, 50)) as pilot:
+            await pilot.press("2")
+            await pilot.pause()
+            screen = app.screen
+            latest = app.ctx.feed.ring.latest().gpus[0].gpm
+            text = screen.query_one("#gpu-0", GpuCard).plain
+            assert f"SM active {latest.sm_active_pct:.1f}%" in text and f"DRAM {latest.dram_pct:.1f}%" in text
+            table = screen.query_one("#procs-0", ProcessTable)
+            assert table.display and table.row_count == 2
+            by_memory = [table.get_row_at(r)[0] for r in range(2)]
+            assert by_memory == ["1000", "2000"]                      # 40 GiB first
+            assert table.get_row_at(0)[2] == "python3 train.py --batch 64" and table.get_row_at(0)[6] == "900 J (30%)"
+            assert "processes by GPU memory" in table.border_title
+            await pilot.press("s")
+            await pilot.pause()
+            assert [table.get_row_at(r)[0] for r in range(2)] == ["2000", "1000"]   # SM share 80% first
+            assert "by SM share" in table.border_title
+            await pilot.press("m")
+            await pilot.pause()
+            assert [table.get_row_at(r)[0] for r in range(2)] == ["1000", "2000"]
+
+    run(scenario())
+
+
+def test_monitor_says_why_gpm_is_missing_on_an_old_recording(tmp_path):
+    from aiperf_lab.metrics.telemetry.recording import DEMO_RECORDING, read_recording
+    from aiperf_lab.metrics.telemetry.replay import ReplayFeed
+
+    async def scenario():
+        feed = ReplayFeed(read_recording(DEMO_RECORDING), speed=20.0, loop=True)
+        app = LabConsole(ConsoleContext(feed, runs_dir=tmp_path))
+        feed.start()
+        try:
+            async with app.run_test(size=(160, 50)) as pilot:
+                await pilot.press("2")
+                await wait_until(pilot, lambda: feed.ring.latest() is not None)
+                app.screen.repaint()
+                await pilot.pause()
+                text = app.screen.query_one("#gpu-0", GpuCard).plain
+                assert "SM active, tensor, DRAM: n/a (not in this recording)" in text
+                assert "sm    n/a (not in this recording)" in text
+                assert not app.screen.query_one("#procs-0").display
+        finally:
+            feed.stop()
+
+    run(scenario())
+
+
+def test_activity_text_per_missing_field():
+    from aiperf_lab.console.view_model import activity_text, process_rows
+    from aiperf_lab.metrics.telemetry.model import GpmSample, GpuInfo, GpuProcess, GpuSample, GpuStatus
+
+    info = GpuInfo(0, gpm_reason="", gpm_missing={"tensor_pct": "GPM metric not offered (not supported)"})
+    sample = GpuSample(1.0, 0, gpm=GpmSample(1.0, 1.0, sm_active_pct=12.5, dram_pct=80.0, sm_occupancy_pct=5.0))
+    assert activity_text(info, sample) == ("SM active 12.5%  tensor n/a (GPM metric not offered (not supported))  "
+                                           "DRAM 80.0%  occupancy 5.0%")
+    rows = process_rows(GpuStatus(processes=[GpuProcess(7, "x", None, command="a" * 60)]), "sm", command_width=10)
+    assert rows == [("7", "?", "aaaaaaaaa…", "n/a", "n/a", "n/a", "n/a")]
 
 
 def test_results_filter_sort_and_export(tmp_path):
@@ -345,6 +410,40 @@ def test_quitting_stops_a_running_workload(tmp_path):
     assert not app.ctx.run.running and app.ctx.run.record.cancelled
 
 
+def test_demo_replays_the_gpm_recording_when_it_ships(tmp_path, monkeypatch):
+    import os
+    import sys as _sys
+
+    from aiperf_lab.console.cli import build_parser, make_context
+    from aiperf_lab.metrics.telemetry import recording
+    from aiperf_lab.metrics.telemetry.nvml_source import NvmlSource
+    from aiperf_lab.metrics.telemetry.sampler import Sampler
+
+    _sys.path.insert(0, str(REPO / "tests"))
+    from fake_nvml import H100_MATMUL_GPM, FakeGpu, FakeNvml
+
+    assert recording.demo_recording() in (recording.DEMO_GPM_RECORDING, recording.DEMO_RECORDING)
+    path = tmp_path / "gpm_10hz_phases.csv"
+    writer = recording.TelemetryWriter.to_path(path)
+    sampler = Sampler(50, source=NvmlSource.open(FakeNvml([FakeGpu("NVIDIA H100 80GB HBM3", gpm=H100_MATMUL_GPM,
+                                                                    processes=[(os.getpid(), 1 << 30)])])),
+                      recorder=writer, gpm_every_s=0.1)
+    sampler.start()
+    time.sleep(0.4)
+    sampler.stop()
+    writer.close()
+    monkeypatch.setattr(recording, "DEMO_GPM_RECORDING", path)
+    demo = make_context(build_parser().parse_args(["--demo", "--runs-dir", str(tmp_path)]))
+    try:
+        assert demo.feed.recording.path == path and demo.feed.devices[0].name == "NVIDIA H100 80GB HBM3"
+        assert demo.notice.startswith("DEMO: telemetry is a looped recording of an NVIDIA H100 80GB HBM3 running matmuls, "
+                                      "copies, small kernels and idle")
+    finally:
+        demo.feed.close()
+    monkeypatch.setattr(recording, "DEMO_GPM_RECORDING", tmp_path / "absent.csv")
+    assert recording.demo_recording() == recording.DEMO_RECORDING
+
+
 def test_cli_modes_build_the_right_feed(tmp_path):
     from aiperf_lab.console.cli import build_parser, make_context
 
@@ -499,5 +598,16 @@ def test_run_energy_covers_the_run_and_stops_moving_when_it_ends(tmp_path):
             return app.screen._energy_so_far(ended), app.screen._energy_so_far(running)
 
     ended, running = run(scenario())
-    assert ended == "6540 J"        # samples t 9.5 to 20.4 (0.5 s margin): 10.9 s x 300 J x 2 GPUs, however late read
-    assert running == "12300 J"     # t 9.5 to 30.0
+    assert ended == "6000 J"        # samples t 9.9 to 19.9 (the last at or before each end): 10 s x 300 J x 2 GPUs
+    assert running == "12.06 kJ"    # t 9.9 to 30.0
+
+
+def test_the_status_line_shows_sm_activity_next_to_power_where_gpm_reads():
+    from aiperf_lab.console.view_model import gpu_status_fields
+
+    feed = SyntheticFeed(3).fill(2)
+    sample = feed.ring.latest().gpus[0]
+    assert gpu_status_fields(sample) == [f"{sample.power_w:.0f} W", f"{sample.util_gpu_pct:.0f}%",
+                                         f"SM {sample.gpm.sm_active_pct:.0f}%"]
+    sample.gpm = None                              # no GPM (before Hopper): power and utilization only
+    assert len(gpu_status_fields(sample)) == 2

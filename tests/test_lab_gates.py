@@ -298,3 +298,14 @@ def test_without_nvml_energy_checks_are_not_graded_rather_than_failed(monkeypatc
     assert checks["load_above_idle"].status == "skipped" and "no energy or power" in checks["load_above_idle"].detail
     assert checks["near_the_datasheet"].status == "skipped"
     assert record.grade == "not graded"
+
+
+def test_a_count_whose_name_holds_shared_is_not_taken_for_a_share():
+    # ncu's shared-memory bank conflicts are counts in the hundreds of thousands (seen on the H100).
+    from aiperf_lab.labs.runner import _out_of_bounds
+
+    assert _out_of_bounds("ncu_transpose_padded_shared_ld_conflicts", 205834) is None
+    assert _out_of_bounds("hidden_fraction_of_transfer", 2.93) is not None
+    assert _out_of_bounds("comm_share", 1.5) is not None
+    assert _out_of_bounds("idle_time_pct", 120.0) is not None
+    assert _out_of_bounds("idle_time_pct", 42.0) is None

@@ -114,6 +114,11 @@ def test_a_run_writes_its_folder_and_checks_its_numbers(monkeypatch, tmp_path):
     assert record.measurements["work_per_joule"] == pytest.approx(1e15 / record.measurements["energy_j"])
     assert saved["grade"] == "failed" and "load_above_idle" in saved["grade_reason"]
     assert saved["device"]["ran_on"] == {"device": "cuda", "size": "full"} and saved["device"]["used_gpus"] == [0]
+    # the console's live sampler: the run's span of it is saved as telemetry.csv, on the system clock
+    from aiperf_lab.metrics.telemetry.recording import read_recording
+    recording = read_recording(folder / "telemetry.csv")
+    assert abs(recording.utc_origin_ns - sampler.utc_origin_ns) <= 50_000  # t_s is written to 0.1 ms
+    assert recording.duration_s >= 0.3
 
 
 def test_cancel_stops_the_workload(monkeypatch, tmp_path):
@@ -163,7 +168,8 @@ def test_without_a_gpu_a_full_size_run_exits_2_with_one_line(tmp_path):
 
 
 @pytest.mark.parametrize("exercise, variant", [("04-ex01", "fp32"), ("01-ex03", "baseline"), ("01-ex03", "optimized"),
-                                               ("04-ex02", "sweep"), ("07-ex01", "forward"), ("07-ex01", "train")])
+                                               ("04-ex02", "sweep"), ("07-ex01", "forward"), ("07-ex01", "train"),
+                                               ("04-ex03", "stall"), ("04-ex03", "overlap")])
 def test_tiny_workloads_run_on_the_cpu(exercise, variant, tmp_path):
     pytest.importorskip("torch")
     done = labs_cli("run", exercise, "--variant", variant, "--size", "tiny", "--runs-dir", str(tmp_path))

@@ -27,7 +27,7 @@ CURRICULUM = [
     "01-ex01", "01-ex02", "01-ex03", "01-ex04",
     "02-ex01", "02-ex02", "02-ex03", "02-ex04",
     "03-ex01", "03-ex02", "03-ex03",
-    "04-ex01", "04-ex02",
+    "04-ex01", "04-ex02", "04-ex03",
     "05-ex01", "05-ex02", "05-ex03",
     "06-ex01", "06-ex02", "06-ex03", "06-ex04", "06-ex05", "06-ex06", "06-ex07", "06-ex08",
     "07-ex01", "07-ex02", "07-ex03", "07-ex04",
@@ -36,7 +36,7 @@ WORKLOADS = REPO / "aiperf_lab" / "labs" / "workloads"
 LABS = REPO / "aiperf_lab" / "labs"
 # Measurement families the runner derives from tables (analyses.py), beyond literal names in sources.
 DERIVED = [r"^ncu_\w+$", r"^(gpu_ms|gemm_ms|kernels)_\w+$", r"^(nvtx_cpu|gpu_span|gpu_sum)_\w+_med_ms$", r"^\w+_pct(_\w+)?$", r"^samples_\w+$", r"^osrt_\w+_calls$",
-           r"^rule_\w+$", r"^nvtx_\w+_(avg|med)_ms$"]
+           r"^rule_\w+$", r"^nvtx_\w+_(avg|med)_ms$", r"^energy_\w+_j$"]
 
 
 def test_every_curriculum_exercise_is_in_the_catalog_once():

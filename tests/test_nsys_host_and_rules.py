@@ -86,7 +86,10 @@ def test_backtraces_name_the_caller_of_each_blocking_call(tmp_path):
 
 def test_expert_rules_on_a_real_export_and_their_evidence():
     rows = {row[0]: row for row in expert_findings(NsysDatabase(H200 / "lm_forward.sqlite")).rows}
-    assert set(rows) == {"pageable_memcpy", "sync_memcpy", "host_sync", "gpu_low_utilization", "tiny_kernels"}
+    assert set(rows) == {"pageable_memcpy", "sync_memcpy", "host_sync", "gpu_low_utilization", "tiny_kernels",
+                         "low_sm_activity", "tensor_idle", "memory_bound"}
+    assert all(rows[r][1] == "n/a" and "no GPU metrics" in rows[r][2]       # captured without --gpu-metrics-devices
+               for r in ("low_sm_activity", "tensor_idle", "memory_bound"))
     assert rows["pageable_memcpy"][1] == "yes" and rows["pageable_memcpy"][2].startswith("53 of 53 host-device")
     assert rows["host_sync"][1] == "no" and "55 synchronize calls" in rows["host_sync"][2]
     assert all(row[3] for row in rows.values() if row[1] == "yes")  # advice wherever a rule fires

@@ -15,7 +15,8 @@ from fake_nvml import LIBRARY_NOT_FOUND, FakeGpu, FakeNvml
 from aiperf_lab.metrics.telemetry.energy import EnergyTracker
 from aiperf_lab.metrics.telemetry.model import Tick, decode_clock_reasons
 from aiperf_lab.metrics.telemetry.nvml_source import NvmlSource
-from aiperf_lab.metrics.telemetry.recording import (DEMO_RECORDING, ReplayFeed, TelemetryWriter, read_recording)
+from aiperf_lab.metrics.telemetry.recording import DEMO_RECORDING, TelemetryWriter, read_recording
+from aiperf_lab.metrics.telemetry.replay import ReplayFeed
 from aiperf_lab.metrics.telemetry.ring import RingBuffer
 from aiperf_lab.metrics.telemetry.sampler import Sampler
 from aiperf_lab.metrics.telemetry.summary import telemetry_summary

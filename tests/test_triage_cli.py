@@ -62,7 +62,8 @@ def test_three_second_run_without_gpu_gives_a_complete_archive(tmp_path):
     for name, digest in manifest["files"].items():
         assert hashlib.sha256(files[name]).hexdigest() == digest
     telemetry = files["telemetry.csv"].decode().splitlines()
-    assert telemetry[0].startswith("t_s,gpu,power_w") and len(telemetry) >= 20  # 3 s at 10 Hz
+    assert telemetry[0].startswith("# aiperf-telemetry {") and telemetry[1].startswith("t_s,gpu,power_w")
+    assert len(telemetry) >= 21  # 3 s at 10 Hz
     html = files["report.html"].decode()
     assert html.startswith("<!doctype html>") and "http://" not in html.replace("http://www.w3.org/2000/svg", "")
 

@@ -22,6 +22,36 @@ SCREENS_IN_ORDER = [("labs", "Labs"), ("monitor", "Monitor"), ("run", "Run"), ("
                     ("history", "History"), ("triage", "Triage")]
 
 
+# Every screen's actions, for the command palette: (title, help, screen, the action its key runs).
+PALETTE_ACTIONS = [
+    ("Run the exercise (plain)", "Labs, r: run the selected exercise without a profiler", "labs", "run('none')"),
+    ("Run under nsys (Nsight Systems)", "Labs, n: run the selected exercise under Nsight Systems", "labs",
+     "run('nsys')"),
+    ("Run under ncu (Nsight Compute)", "Labs, c: run the selected exercise under Nsight Compute", "labs",
+     "run('ncu')"),
+    ("Run under the PyTorch profiler (torch)", "Labs, t: run the selected exercise with a Kineto trace", "labs",
+     "run('torch')"),
+    ("Next variant", "Labs, v: the exercise's next variant (baseline, optimized, ...)", "labs", "next_variant"),
+    ("Problem size: full or tiny", "Labs, z: full (GPU) or tiny (CPU, for exercises marked [cpu])", "labs",
+     "toggle_size"),
+    ("Walkthrough answers", "Labs, a: the written answers to the walkthrough's questions (again: back)", "labs",
+     "toggle_answers"),
+    ("Cancel the run", "Run, x: stop the running workload (asks first)", "run", "cancel_run"),
+    ("Open the run's tables", "Run, o: the finished run's tables in Results", "run", "open_results"),
+    ("Filter table rows", "Results, /: show only rows containing a text", "results", "filter"),
+    ("Sort by the column under the cursor", "Results, s: again sorts the other way", "results", "sort"),
+    ("Export the table to CSV", "Results, e: what is shown, to a CSV file (the path is shown)", "results",
+     "export"),
+    ("Mark the run as before", "History, m: the run to compare others with", "history", "mark"),
+    ("Compare with the marked run", "History, c: time, energy, measurements, kernels", "history", "compare"),
+    ("Reload the history", "History, g: read the run folders again", "history", "reload"),
+    ("Start a triage bundle", "Triage, b: a bundle of the set duration", "triage", "start"),
+    ("Stop the triage bundle", "Triage, x: stop early; the archive is still written", "triage", "stop"),
+    ("Set the triage duration", "Triage, d: type the duration in seconds", "triage", "edit_duration"),
+    ("Triage bench on or off", "Triage, k: copy and matmul probes in the bundle", "triage", "toggle_bench"),
+]
+
+
 class RunDone(Message):
     """Posted from the run's thread when the runner returns (thread-safe post_message)."""
 
@@ -45,11 +75,13 @@ class LabConsole(App):
              "results": _screen("results", "ResultsScreen"), "history": _screen("history", "HistoryScreen"),
              "triage": _screen("triage", "TriageScreen")}
     DEFAULT_MODE = "labs"
+    # The screen keys 1-6 are in the top bar, so the footer has room for the screen's own keys, help and quit.
     BINDINGS = [
-        *[Binding(str(k), f"switch_mode('{mode}')", label, id=f"mode-{mode}")
+        *[Binding(str(k), f"switch_mode('{mode}')", label, id=f"mode-{mode}", show=False)
           for k, (mode, label) in enumerate(SCREENS_IN_ORDER, 1)],
         Binding("question_mark,f1", "help", "Help", id="help"),
         Binding("q", "quit", "Quit", id="quit"),
+        Binding("escape", "leave_input", "Leave the field", show=False),
     ]
 
     def __init__(self, ctx: ConsoleContext, watch_tty: bool = False) -> None:
@@ -93,16 +125,23 @@ class LabConsole(App):
         self.switch_mode("run")
 
     def on_run_done(self, message: RunDone) -> None:
-        from aiperf_lab.console.screens.run import RunScreen
+        """The one toast a run gets: its grade and the reason, as run.json records them."""
+        from aiperf_lab.console.view_model import grade_label
         session = self.ctx.run
         if session is None:
             return
-        if not isinstance(self.screen, RunScreen):
-            if session.error:
-                self.notify(session.error, severity="error", title="Run")
-            elif session.record is not None:
-                self.notify(f"{session.record.exercise} finished (exit {session.record.exit_code}); 3 shows it",
-                            title="Run finished")
+        if session.error:
+            self.notify(session.error, severity="error", title="Run did not start")
+            return
+        record = session.record
+        if record is None:
+            return
+        self.ctx.results_pending = ("run", Path(record.folder))   # so 4 shows this run's tables, as the toast says
+        word = record.grade or "not graded"
+        severity = {"failed": "error", "pass": "information"}.get(word, "warning")
+        self.notify(f"{grade_label(word, self.ctx.ascii_only)}: {record.grade_reason}\n"
+                    f"3 shows the run, 4 its tables", severity=severity,
+                    title=f"{record.exercise} {record.variant}", timeout=8)
 
     def show_run(self, folder) -> None:
         self.ctx.results_pending = ("run", Path(folder))
@@ -138,11 +177,50 @@ class LabConsole(App):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
+    def action_leave_input(self) -> None:
+        """Escape in a text field gives the keys back to the screen (1-6, q, ?...)."""
+        from textual.widgets import Input
+        if isinstance(self.focused, Input):
+            self.screen.focus_next()
+            if isinstance(self.focused, Input):
+                self.screen.set_focus(None)
+
+    def busy_with(self) -> tuple[str, str] | None:
+        """What quitting would stop, and what stopping it does; None when nothing is going."""
+        if self.ctx.run is not None and self.ctx.run.running:
+            return (f"the run of {self.ctx.run.exercise_id}",
+                    "It gets Ctrl-C first, so a profiler can still write its report.")
+        if self.ctx.triage is not None and self.ctx.triage.running:
+            return "the triage bundle", "It still writes its archive, marked interrupted."
+        return None
+
+    async def action_quit(self) -> None:
+        """Quit; while a run or a triage bundle is going, ask first (quitting stops it)."""
+        from aiperf_lab.console.widgets import Confirm
+        busy = self.busy_with()
+        if busy is None:
+            self.exit()
+            return
+        if isinstance(self.screen, Confirm):        # already asking
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.exit()
+        what, how = busy
+        self.push_screen(Confirm(f"Quit and stop {what}? (y / n)\n{how}", "Quit", "Keep going"), answered)
+
     def get_system_commands(self, screen):
         yield from super().get_system_commands(screen)
         for mode, label in SCREENS_IN_ORDER:
             yield SystemCommand(f"Show {label}", f"Switch to the {label} screen",
                                 lambda mode=mode: self.switch_mode(mode))
-        yield SystemCommand("Keys", "Every key, by screen", self.action_help)
-        if self.ctx.run is not None and self.ctx.run.running:
-            yield SystemCommand("Cancel the run", "Stop the running workload", self.ctx.run.cancel.set)
+        yield SystemCommand("Help: every key by screen", "The keys of every screen", self.action_help)
+        for title, help_text, mode, action in PALETTE_ACTIONS:
+            yield SystemCommand(title, help_text, lambda mode=mode, action=action: self._act_on(mode, action))
+
+    async def _act_on(self, mode: str, action: str) -> None:
+        """Run a screen's action from the palette: switch to that screen first, then act as its key would."""
+        if self.current_mode != mode:
+            await self.switch_mode(mode)
+        await self.screen.run_action(action)

@@ -20,9 +20,9 @@ from pathlib import Path
 from aiperf_lab.cli_support import OneLineParser, run_cli
 from aiperf_lab.errors import InputError
 
-DEMO_RECORDING = Path(__file__).resolve().parents[1] / "metrics" / "telemetry" / "data" / "nvml_100hz_matmul_copy.csv"
-# The demo recording's columns carry no device name or power limit; it was taken on an NVIDIA H200
-# whose `nvidia-smi -q` reported a 700 W power limit, which is what the cards show against.
+# The H200 demo recording's columns carry no device name or power limit; it was taken on an NVIDIA H200
+# whose `nvidia-smi -q` reported a 700 W power limit, which is what the cards show against. (The GPM
+# recording names its GPU and limit in its header line.)
 DEMO_DEVICE = {"name": "NVIDIA H200 (recorded)", "power_limit_w": 700.0}
 
 
@@ -56,9 +56,10 @@ def make_context(args: argparse.Namespace):
 
     ascii_only = args.ascii or bool(os.environ.get("NO_COLOR"))
     if args.demo or args.replay:
-        from aiperf_lab.metrics.telemetry.recording import ReplayFeed, read_recording
+        from aiperf_lab.metrics.telemetry.recording import demo_recording, read_recording
+        from aiperf_lab.metrics.telemetry.replay import ReplayFeed
 
-        path = DEMO_RECORDING if args.demo else args.replay
+        path = demo_recording() if args.demo else args.replay
         if not path.is_file():
             raise InputError(f"{path}: no such recording")
         feed = ReplayFeed(_checked_recording(path, read_recording), loop=True)
@@ -67,14 +68,19 @@ def make_context(args: argparse.Namespace):
             feed.devices = [replace(d, name=d.name or DEMO_DEVICE["name"],
                                     power_limit_w=d.power_limit_w or DEMO_DEVICE["power_limit_w"]) for d in feed.devices]
         feed.start()
-        gpu = "an NVIDIA H200" if args.demo else (feed.devices[0].name if feed.devices and feed.devices[0].name
-                                                  else "a GPU")
-        notice = (f"DEMO: replaying a real recording of {gpu} running matmuls and copies, looped; History and "
-                  f"Results show real runs from H200s. Runs you start here are real runs on this machine."
+        named = feed.devices[0].name if feed.devices and feed.devices[0].name else None
+        gpu = (f"an {named}" if named and not named.endswith("(recorded)") else "an NVIDIA H200") if args.demo \
+            else (named or "a GPU")
+        what = "matmuls, copies, small kernels and idle" if feed.devices and not feed.devices[0].gpm_reason \
+            else "matmuls and copies"
+        notice = (f"DEMO: telemetry is a looped recording of {gpu} running {what}; History holds real H200 "
+                  f"runs. Runs you start are real, on this machine."
                   if args.demo else f"REPLAY of {path.name} (looped), not live telemetry")
         history = [args.runs_dir, DEMO_RUNS] if args.demo else [args.runs_dir]
+        from aiperf_lab.labs.runner import visible_gpu_count
+
         ctx = ConsoleContext(feed, runs_dir=args.runs_dir, history_dirs=history, notice=notice, demo=args.demo,
-                             ascii_only=ascii_only)
+                             ascii_only=ascii_only, gpu_here=visible_gpu_count() > 0)
         if args.demo:
             newest = sorted(DEMO_RUNS.glob("*/run.json"))
             if newest:
@@ -87,7 +93,8 @@ def make_context(args: argparse.Namespace):
     if not feed.devices:
         notice = (f"No NVIDIA GPU telemetry: {feed.status}. Showing CPU telemetry and the labs; "
                   f"aiperf-console --demo replays a real H200 recording.")
-    return ConsoleContext(feed, runs_dir=args.runs_dir, notice=notice, ascii_only=ascii_only)
+    return ConsoleContext(feed, runs_dir=args.runs_dir, notice=notice, ascii_only=ascii_only,
+                          gpu_here=bool(feed.devices))
 
 
 def _checked_recording(path: Path, read_recording):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from aiperf_lab.metrics.telemetry.feed import TelemetryFeed
 
 from aiperf_lab.console.sessions import RunSession, Runner, TriageSession
 
@@ -19,7 +19,7 @@ def default_runner(*args, **kwargs):
 
 @dataclass
 class ConsoleContext:
-    feed: Any                                  # Sampler, ReplayFeed or SyntheticFeed: devices, status, ring, slow
+    feed: TelemetryFeed                        # Sampler, ReplayFeed or SyntheticFeed
     runs_dir: Path = Path("runs")              # where new runs go
     history_dirs: list[Path] = field(default_factory=list)   # where History looks (runs_dir first)
     runner: Runner = default_runner
@@ -27,6 +27,7 @@ class ConsoleContext:
     demo: bool = False
     ascii_only: bool = False                   # NO_COLOR terminals get plain characters too
     ui_hz: float = 4.0                         # redraws per second of what is visible
+    gpu_here: bool = True                      # this machine can run workloads on a GPU (else: size tiny first)
     run: RunSession | None = None
     triage: TriageSession | None = None
     results_pending: tuple | None = None       # what Results shows next: ("run", folder) or ("tables", ...)

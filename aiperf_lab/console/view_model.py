@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
+from aiperf_lab.metrics.telemetry.feed import energy_in_ticks
 from aiperf_lab.metrics.telemetry.model import GpuInfo, GpuSample, GpuStatus, HostSample, Tick
 
 BLOCKS = " ▁▂▃▄▅▆▇█"
@@ -28,7 +29,8 @@ def decimate_max(values: Sequence[float | None], width: int) -> list[float | Non
 
 
 def series(values: Sequence[float | None], width: int, top: float, ascii_only: bool = False) -> str:
-    """A one-line chart on a fixed scale 0..top (so 30 W and 300 W never look alike); gaps as spaces."""
+    """A one-line chart on a fixed scale 0..top (so 30 W and 300 W never look alike); gaps as spaces,
+    zero as ZERO_MARK. Per sample, not per time: the Monitor draws series_by_time."""
     blocks = ASCII_BLOCKS if ascii_only else BLOCKS
     points = decimate_max(values, width)
     levels = len(blocks) - 1
@@ -37,7 +39,7 @@ def series(values: Sequence[float | None], width: int, top: float, ascii_only: b
         if v is None or top <= 0:
             chars.append(" ")
         else:
-            chars.append(blocks[max(1, min(levels, round(v / top * levels)))] if v > 0 else blocks[0])
+            chars.append(blocks[max(1, min(levels, round(v / top * levels)))] if v > 0 else ZERO_MARK)
     return "".join(chars).rjust(width)
 
 
@@ -53,17 +55,23 @@ def bar(value: float | None, top: float | None, width: int = 20, ascii_only: boo
 
 
 def card_lines(info: GpuInfo, history: Sequence[GpuSample], status: GpuStatus | None, width: int,
-               ascii_only: bool = False) -> list[str]:
-    """The text of one GPU card: name, power against its limit, energy, utilization, memory, temperature,
-    clocks, active clock-event reasons, then power and utilization over the window."""
+               ascii_only: bool = False, now: float | None = None, span_s: float = 120.0) -> list[str]:
+    """The text of one GPU card: name, power against its limit, energy, utilization with SM, tensor and
+    DRAM activity beside it, memory, temperature, clocks, active clock-event reasons, then power,
+    utilization and SM activity over the last `span_s` seconds up to `now` (the feed's clock; the
+    newest sample when not given), the same span at any width."""
     s = history[-1] if history else GpuSample(0.0, info.index)
     limit = s.power_limit_w or info.power_limit_w
     if s.lost:
         return [f"GPU {info.index}  {info.name or ''}", "lost: the GPU fell off the bus (NVML GpuIsLost)"]
     chart = max(10, width - 12)
     top = limit or max((h.power_w or 0 for h in history), default=0) or 1.0  # no limit known: the window's peak
-    power_series = series([h.power_w for h in history], chart, top, ascii_only)
-    util_series = series([h.util_gpu_pct for h in history], chart, 100.0, ascii_only)
+    now = now if now is not None else (history[-1].t if history else 0.0)
+    power_series = series_by_time([(h.t, h.power_w) for h in history], now, span_s, chart, top, ascii_only)
+    util_series = series_by_time([(h.t, h.util_gpu_pct) for h in history], now, span_s, chart, 100.0, ascii_only)
+    sm_points = [(h.t, h.gpm.sm_active_pct if h.gpm is not None else None) for h in history]
+    sm_series = series_by_time(sm_points, now, span_s, chart, 100.0, ascii_only) \
+        if any(v is not None for _t, v in sm_points) else f"n/a ({info.gpm_reason or 'no GPM window yet'})"
     if s.mem_used_bytes is not None and s.mem_total_bytes:
         mem = f"{s.mem_used_bytes / GIB:.1f}/{s.mem_total_bytes / GIB:.0f} GiB"
     else:
@@ -71,25 +79,61 @@ def card_lines(info: GpuInfo, history: Sequence[GpuSample], status: GpuStatus | 
     reasons = ", ".join(s.clock_event_names) or "none"
     energy = f"{s.energy_j / 1000:.2f} kJ" if s.energy_j is not None and s.energy_j >= 1000 else fmt(s.energy_j, " J", 1)
     source = {"instant": "instant", "average": "1 s average"}.get(s.power_source, "")
+    count = len(status.processes) if status is not None else 0
     return [
         f"GPU {info.index}  {info.name or 'unknown'}",
         f"power {fmt(s.power_w, ' W')} / {fmt(limit, ' W')} {bar(s.power_w, limit, 16, ascii_only)} ({source})"
         f"  energy {energy} ({s.energy_source or 'n/a'})",
-        f"util {fmt(s.util_gpu_pct, '%')} gpu, {fmt(s.util_mem_pct, '%')} mem   memory {mem}   "
-        f"{fmt(s.temp_c, ' C')}   SM {fmt(s.sm_clock_mhz, ' MHz')}",
-        f"clock events: {reasons}" + _processes(status),
+        f"util {fmt(s.util_gpu_pct, '%')} gpu, {fmt(s.util_mem_pct, '%')} mem   {activity_text(info, s)}",
+        f"memory {mem}   {fmt(s.temp_c, ' C')}   SM {fmt(s.sm_clock_mhz, ' MHz')}   clock events: {reasons}"
+        + (f"   {count} process{'es' if count != 1 else ''}" if count else ""),
         f"power {power_series}",
         f"util  {util_series}",
+        f"sm    {sm_series}",
     ]
 
 
-def _processes(status: GpuStatus | None) -> str:
-    if status is None or not status.processes:
-        return ""
-    shown = ", ".join(f"{p.name or '?'}[{p.pid}] {p.gpu_memory_bytes / GIB:.1f} GiB" if p.gpu_memory_bytes else
-                      f"{p.name or '?'}[{p.pid}]" for p in status.processes[:3])
-    more = f" +{len(status.processes) - 3}" if len(status.processes) > 3 else ""
-    return f"   processes: {shown}{more}"
+GPM_SHOWN = (("sm_active_pct", "SM active"), ("tensor_pct", "tensor"), ("dram_pct", "DRAM"),
+             ("sm_occupancy_pct", "occupancy"))
+
+
+def activity_text(info: GpuInfo, s: GpuSample) -> str:
+    """SM activity, tensor activity, DRAM bandwidth and occupancy from the latest GPM window, or n/a
+    with the reason."""
+    if info.gpm_reason:
+        return f"SM active, tensor, DRAM: n/a ({info.gpm_reason})"
+    if s.gpm is None:
+        return "SM active, tensor, DRAM: n/a (no GPM window yet)"
+    parts = []
+    for name, label in GPM_SHOWN:
+        value = getattr(s.gpm, name)
+        why = info.gpm_missing.get(name, "no value")
+        parts.append(f"{label} {fmt(value, '%', 1)}" if value is not None else f"{label} n/a ({why})")
+    return "  ".join(parts)
+
+
+PROCESS_COLUMNS = ("PID", "User", "Command", "GPU mem", "SM %", "Mem %", "Energy (est.)")
+PROCESS_SORTS = {"memory": "GPU memory", "sm": "SM share"}
+
+
+def process_rows(status: GpuStatus | None, sort_by: str = "memory", command_width: int = 40) -> list[tuple[str, ...]]:
+    """The process table of one GPU, largest first by GPU memory ("memory") or SM share ("sm").
+    Energy is an estimate (the GPU's energy split by SM share) and says so in its column name."""
+    if status is None:
+        return []
+    key = (lambda p: (p.gpu_memory_bytes or -1, p.sm_pct or -1)) if sort_by == "memory" else \
+        (lambda p: (p.sm_pct if p.sm_pct is not None else -1, p.gpu_memory_bytes or -1))
+    rows = []
+    for p in sorted(status.processes, key=key, reverse=True):
+        command = p.command or p.name or "?"
+        if len(command) > command_width:
+            command = command[:command_width - 1] + "…"
+        energy = "n/a" if p.energy_est_j is None else (
+            f"{p.energy_est_j:.0f} J" + (f" ({p.energy_share_pct:.0f}%)" if p.energy_share_pct is not None else ""))
+        rows.append((str(p.pid), p.user or "?", command,
+                     f"{p.gpu_memory_bytes / GIB:.1f} GiB" if p.gpu_memory_bytes is not None else "n/a",
+                     fmt(p.sm_pct, "", 0), fmt(p.mem_pct, "", 0), energy))
+    return rows
 
 
 def host_line(host: HostSample | None) -> str:
@@ -108,11 +152,135 @@ def per_gpu_history(ticks: Iterable[Tick]) -> dict[int, list[GpuSample]]:
     return history
 
 
-def host_history(ticks: Iterable[Tick]) -> list[float | None]:
-    return [t.host.cpu_pct for t in ticks if t.host is not None]
-
-
 def elapsed(seconds: float) -> str:
     minutes, secs = divmod(int(seconds), 60)
     hours, minutes = divmod(minutes, 60)
     return f"{hours:d}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:d}:{secs:02d}"
+
+
+# --- the grade of a run, shown the same way on every screen --------------------------------------
+# A marker and a text style beside the word, so NO_COLOR terminals still tell failed from pass.
+GRADE_MARK = {"pass": ("✓", "ok"), "failed": ("✗", "XX"), "not graded": ("–", "--")}
+GRADE_STYLE = {"pass": "bold", "failed": "bold reverse", "not graded": "italic"}
+
+
+def grade_label(word: str, ascii_only: bool = False) -> str:
+    """`✓ pass`, `✗ failed`, `– not graded` (ASCII: `ok pass`, `XX failed`, `-- not graded`)."""
+    mark = GRADE_MARK.get(word, ("?", "??"))[1 if ascii_only else 0]
+    return f"{mark} {word}"
+
+
+def run_state(running: bool, cancel_requested: bool, error: str | None, record) -> str:
+    """What a run is doing or did, from its record (run.json) once it has one, never from the request."""
+    if running:
+        return "stopping" if cancel_requested else "running"
+    if error:
+        return "did not start"
+    if record is None:
+        return "ended"
+    if getattr(record, "cancelled", False):
+        return f"cancelled (exit {record.exit_code})"
+    return f"finished (exit {record.exit_code})"
+
+
+# --- the one-line live status every screen shows -------------------------------------------------
+def gpu_status_fields(sample: GpuSample | None) -> list[str]:
+    """The fields of one GPU in the status line, in order; add a field here and every screen shows it."""
+    if sample is None:
+        return ["no data"]
+    if sample.lost:
+        return ["lost"]
+    fields = [fmt(sample.power_w, " W"), fmt(sample.util_gpu_pct, "%")]
+    if sample.gpm is not None and sample.gpm.sm_active_pct is not None:
+        fields.append(f"SM {sample.gpm.sm_active_pct:.0f}%")   # GPM: how busy the SMs are, not only "a kernel ran"
+    return fields
+
+
+def status_line(devices: Sequence[GpuInfo], latest: Tick | None, feed_status: str, width: int,
+                extra: str = "") -> str:
+    """`GPU0 412 W 87% │ GPU1 ...` from the newest tick of the feed the Monitor draws, cut to `width`.
+    Without GPUs it says so (and shows the host's CPU when the feed has it)."""
+    by_index = {s.index: s for s in latest.gpus} if latest is not None else {}
+    if devices:
+        parts = [f"GPU{info.index} " + " ".join(gpu_status_fields(by_index.get(info.index))) for info in devices]
+    else:
+        cpu = latest.host.cpu_pct if latest is not None and latest.host is not None else None
+        parts = [f"no GPU telemetry ({feed_status})" if feed_status else "no GPU telemetry",
+                 f"CPU {fmt(cpu, '%')}"]
+    if extra:
+        parts.append(extra)
+    text = " │ ".join(parts)
+    return text if len(text) <= width else text[:max(0, width - 1)] + "…"
+
+
+def energy_text(joules: float | None, why_none: str = "no energy counter") -> str:
+    """"6000 J", "12.40 kJ", or "n/a (why)": never 0 J where nothing was measured."""
+    if joules is None:
+        return f"n/a ({why_none})"
+    return f"{joules / 1000:.2f} kJ" if joules >= 10_000 else f"{joules:.0f} J"
+
+
+def run_energy(feed, started: float, ended: float | None, now: float) -> str:
+    """GPU energy (all GPUs) of a run that started at `started` and ended at `ended` (or is going), all
+    three on time.monotonic(), read from a live feed's ring on the feed's own clock, so the figure stops
+    moving once the run has ended. A replay or synthetic feed did not see the run: n/a."""
+    if getattr(feed, "kind", "") != "nvml":
+        return "n/a (not a live feed)"
+    ago_start = now - started
+    ago_end = now - (ended if ended is not None else now)
+    feed_now = feed.now()
+    _version, ticks = feed.ring.snapshot(ago_start + 0.5)
+    if len(ticks) < 2:
+        return "n/a (no samples yet)"
+    return energy_text(energy_in_ticks(ticks, feed_now - ago_start, feed_now - ago_end))
+
+
+# --- charts on a fixed time span -----------------------------------------------------------------
+ZERO_MARK = "_"          # a reading of zero; no reading at all is a blank
+
+
+def series_by_time(points: Sequence[tuple[float, float | None]], now: float, span_s: float, width: int, top: float,
+                   ascii_only: bool = False) -> str:
+    """A one-line chart of the last `span_s` seconds at any width: each column covers span_s/width
+    seconds (the max of its readings, so spikes survive). A column without a reading is blank; a reading
+    of zero is `_`, so an idle GPU and a gap in the data never look alike."""
+    if width <= 0:
+        return ""
+    blocks = ASCII_BLOCKS if ascii_only else BLOCKS
+    levels = len(blocks) - 1
+    columns: list[float | None] = [None] * width
+    start = now - span_s
+    for t, v in points:
+        if v is None or t < start or t > now:
+            continue
+        k = min(width - 1, int((t - start) / span_s * width))
+        columns[k] = v if columns[k] is None else max(columns[k], v)
+    chars = []
+    for v in columns:
+        if v is None:
+            chars.append(" ")
+        elif v <= 0 or top <= 0:
+            chars.append(ZERO_MARK)
+        else:
+            chars.append(blocks[max(1, min(levels, round(v / top * levels)))])
+    return "".join(chars)
+
+
+def span_label(seconds: float) -> str:
+    return f"last {seconds / 60:g} min" if seconds >= 120 and seconds % 60 == 0 else f"last {seconds:g} s"
+
+
+def wrap_lines(lines: Iterable[str], width: int) -> list[str]:
+    """Log lines wrapped to `width` at spaces where it can (continuations indented two spaces), so
+    nothing is cut off; lines that fit (nearly all) pass through untouched."""
+    import textwrap
+    width = max(20, width)
+    out: list[str] = []
+    for line in lines:
+        line = line.expandtabs(4).rstrip()
+        if len(line) <= width:
+            out.append(line)
+        else:
+            out.extend(textwrap.wrap(line, width, subsequent_indent="  ", break_on_hyphens=False)
+                       or [line[:width]])
+    return out

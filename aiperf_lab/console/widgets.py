@@ -1,5 +1,5 @@
-"""Widgets the screens share: the one-line notice, and a table view with filtering, column sorting
-and CSV export."""
+"""Widgets the screens share: the top bar of screens, the one-line notice, the one-line live status,
+a run's grade, and a table view with filtering, column sorting and CSV export."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ from pathlib import Path
 from textual.app import ComposeResult
 from textual.binding import Binding
 from rich.text import Text
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
 from textual.widget import Widget
-from textual.widgets import DataTable, Input, Static
+from textual.widgets import Button, DataTable, Input, Static
 
 from aiperf_lab.metrics.tables import Table, format_value
 
@@ -25,6 +26,72 @@ class Notice(Static):
         notice = ctx.notice if ctx is not None else None
         self.update(notice or "")
         self.display = bool(notice)
+
+
+class TopBar(Widget):
+    """One line: the six screens by key, the current one bracketed and reversed (no colour needed),
+    then the app's subtitle (the feed) in what room is left."""
+
+    DEFAULT_CSS = "TopBar { height: 1; background: $panel; }"
+
+    def render(self) -> Text:
+        from aiperf_lab.console.app import SCREENS_IN_ORDER
+        current = self.app.current_mode
+        text = Text(no_wrap=True, overflow="ellipsis")
+        for key, (mode, label) in enumerate(SCREENS_IN_ORDER, 1):
+            if mode == current:
+                text.append(f"[{key} {label}]", style="bold reverse")
+            else:
+                text.append(f" {key} {label} ")
+        if self.app.sub_title:
+            text.append(f"  {self.app.sub_title}", style="dim")
+        return text
+
+
+class StatusLine(Widget):
+    """The live one-liner on every screen: per GPU instant power and utilization from the feed the Monitor
+    draws (view_model.status_line formats it), plus what the screen adds (the Run screen: its energy).
+    Redrawn a few times a second, only while its screen is the one shown."""
+
+    DEFAULT_CSS = "StatusLine { height: 1; padding: 0 1; }"
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._text = Text("")
+
+    @property
+    def plain(self) -> str:
+        return self._text.plain
+
+    def on_mount(self) -> None:
+        self.set_interval(1 / max(1.0, self.app.ctx.ui_hz), self.update_now)
+        self.update_now()
+
+    def update_now(self) -> None:
+        if not self.screen.is_current and self._text.plain:
+            return
+        from aiperf_lab.console.view_model import status_line
+        feed = self.app.ctx.feed
+        extra_of = getattr(self.screen, "status_extra", None)
+        width = (self.size.width or self.app.size.width) - 2   # before the first layout: the screen's width
+        line = status_line(feed.devices, feed.ring.latest(), feed.status, max(10, width),
+                           extra_of() if extra_of is not None else "")
+        if line != self._text.plain:
+            self._text = Text(line, no_wrap=True, overflow="ellipsis")
+            self.refresh()
+
+    def render(self) -> Text:
+        return self._text
+
+
+def grade_text(word: str, reason: str, ascii_only: bool = False) -> Text:
+    """`✗ failed: the workload exited 2`: the word styled (bold reverse for failed, bold for pass, italic
+    for not graded) and marked, so the difference survives NO_COLOR."""
+    from aiperf_lab.console.view_model import GRADE_STYLE, grade_label
+    text = Text(grade_label(word, ascii_only), style=GRADE_STYLE.get(word, ""))
+    if reason:
+        text.append(f": {reason}")
+    return text
 
 
 class TextBlock(Widget):
@@ -53,12 +120,8 @@ class TableView(Vertical):
     """One Table: `/` filters rows by text, `s` sorts by the cursor's column (again: reversed),
     `e` exports what is shown to CSV."""
 
-    BINDINGS = [
-        Binding("slash", "filter", "Filter"),
-        Binding("s", "sort", "Sort column"),
-        Binding("e", "export", "Export CSV"),
-        Binding("escape", "clear_filter", "Clear filter", show=False),
-    ]
+    # `/`, `s` and `e` are bound on the screen that holds the view, so they work wherever the focus is.
+    BINDINGS = [Binding("escape", "clear_filter", "Clear filter", show=False)]
 
     def __init__(self, export_dir: Path, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -103,7 +166,10 @@ class TableView(Vertical):
             rows.sort(key=lambda r: _sort_key(r[column]), reverse=reverse)
         self._rows = rows
         data.add_columns(*self.table.columns)
-        data.add_rows([[_cell(c) for c in r] for r in rows])
+        # long text (kernel names, check sentences) is cut to about half the view, so the columns after it
+        # stay on screen at 80 columns; the filter and the CSV export keep the whole text
+        limit = max(24, self.size.width // 2) if self.size.width else MAX_CELL
+        data.add_rows([[_cell(c, limit) for c in r] for r in rows])
         shown = f"{len(rows)} of {len(self.table.rows)} rows" if self._filter else f"{len(rows)} rows"
         order = f", sorted by {self.table.columns[self._sort[0]]}{' (descending)' if self._sort[1] else ''}" \
             if self._sort else ""
@@ -164,9 +230,40 @@ def _sort_key(value):
     return (1, 0, "" if value is None else str(value))
 
 
-def _cell(value):
+def _cell(value, limit: int = 60):
     from rich.text import Text
     text = format_value(value)
     if isinstance(value, (int, float)):
         return Text(text, justify="right")
-    return text if len(text) <= 120 else text[:119] + "…"
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+MAX_CELL = 60   # before the view has a size
+
+
+class Confirm(ModalScreen[bool]):
+    """A yes/no question: y or the first button says yes; n, escape or the second says no."""
+
+    BINDINGS = [Binding("y", "answer(True)", "Yes"), Binding("n,escape", "answer(False)", "No")]
+
+    def __init__(self, question: str, yes: str, no: str) -> None:
+        super().__init__()
+        self.question, self.yes, self.no = question, yes, no
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm"):
+            yield Static(self.question)
+            with Horizontal():
+                yield Button(f"{self.yes} (y)", id="yes", variant="error")
+                yield Button(f"{self.no} (n)", id="no")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, value: bool) -> None:
+        self.dismiss(value)
+
+
+def chrome_top() -> list[Widget]:
+    """What every screen starts with: the screens bar, the notice (when one applies), the live status."""
+    return [TopBar(id="top-bar"), Notice(id="notice"), StatusLine(id="status-line")]

@@ -109,6 +109,8 @@ def _from_table(table: Table, recipe: dict[str, Any]) -> dict[str, Any]:
                 "kernel_streams": rows[0]["Streams"]}
     if name == "expert_findings":
         return {f"rule_{row['Rule']}": row["Fired"] for row in rows}
+    if name in ("energy_by_range", "energy_by_category"):
+        return _from_energy(table)
     if name == "osrt_sum":
         derived = {f"osrt_{identifier(row['Name'])}_calls": row["Num Calls"] for row in rows}
         for group, pattern in OSRT_GROUPS.items():
@@ -145,6 +147,35 @@ def _from_table(table: Table, recipe: dict[str, Any]) -> dict[str, Any]:
                 derived[f"ncu_{kernel_short_name(row['Kernel Name'])}_{wanted[row['Metric']]}"] = row["Value"]
         return derived
     return {}
+
+
+def _from_energy(table: Table) -> dict[str, Any]:
+    """energy_range_<range>_j / _pct per NVTX range (energy_range_outside_j/_pct: outside any range);
+    energy_<category>_j / _pct per category (energy_gemm_pct, energy_idle_pct...) and idle_time_pct;
+    energy_span_j; energy_counter_diff_percent: the rows' sum against the energy counter, in %."""
+    from aiperf_lab.metrics.energy.attribution import IDLE, OUTSIDE, TOTAL
+
+    derived: dict[str, Any] = {}
+    rows = table.as_dicts()
+    span = next((r for r in rows if r[table.columns[0]] == TOTAL), None)
+    for row in rows:
+        label = row[table.columns[0]]
+        if label == TOTAL:
+            derived["energy_span_j"] = row["Energy (J)"]
+            continue
+        if table.name == "energy_by_range":
+            key = "range_" + ("outside" if label == OUTSIDE else identifier(label))
+        else:
+            key = "idle" if label == IDLE else identifier(label)
+        derived[f"energy_{key}_j"] = row["Energy (J)"]
+        derived[f"energy_{key}_pct"] = row["Share (%)"]
+        if label == IDLE and span and span["Time (s)"]:
+            derived["idle_time_pct"] = round(100 * row["Time (s)"] / span["Time (s)"], 1)
+    for note in table.notes:
+        found = re.search(r"energy counter gives [\d.]+ J for the captured span \(([+-][\d.]+)%\)", note)
+        if found:
+            derived["energy_counter_diff_percent"] = float(found.group(1))
+    return derived
 
 
 def _scaled(value, factor):

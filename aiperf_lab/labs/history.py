@@ -120,7 +120,29 @@ def compare_runs(before: PastRun, after: PastRun) -> list[Table]:
     if kern_a is not None and kern_b is not None:
         from aiperf_lab.metrics.analysis import kernel_diff
         tables.append(kernel_diff(kern_a, kern_b))
+    for name, what in (("energy_by_range", "NVTX range"), ("energy_by_category", "category")):
+        energy_a, energy_b = before.table(name), after.table(name)
+        if energy_a is not None and energy_b is not None:
+            tables.append(energy_diff(energy_a, energy_b, name, what))
     return tables
+
+
+def energy_diff(before: Table, after: Table, name: str, what: str) -> Table:
+    """Joules per range (or category) in two runs: each row's energy, share and per-instance joules,
+    before and after; rows in either run, the before run's order first."""
+    def by_label(table: Table) -> dict[str, dict]:
+        return {str(row[table.columns[0]]): row for row in table.as_dicts()}
+
+    a, b = by_label(before), by_label(after)
+    rows = []
+    for label in [*a, *(k for k in b if k not in a)]:
+        ra, rb = a.get(label, {}), b.get(label, {})
+        ja, jb = ra.get("Energy (J)"), rb.get("Energy (J)")
+        rows.append([label, ja, jb, *_delta(ja, jb), ra.get("Share (%)"), rb.get("Share (%)"),
+                     ra.get("J/Instance"), rb.get("J/Instance")])
+    columns = [what.capitalize(), "Before (J)", "After (J)", "Change (J)", "After/Before", "Before Share (%)",
+               "After Share (%)", "Before J/Instance", "After J/Instance"]
+    return Table(f"{name}_diff", f"Energy per {what}, before and after", columns, rows)
 
 
 def _delta(a, b) -> list:

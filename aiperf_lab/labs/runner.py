@@ -47,15 +47,9 @@ def visible_gpu_count() -> int:
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
     if visible is not None:
         return len([v for v in visible.split(",") if v.strip() and not v.strip().startswith("-")])
-    try:
-        import pynvml
-        pynvml.nvmlInit()
-        try:
-            return int(pynvml.nvmlDeviceGetCount())
-        finally:
-            pynvml.nvmlShutdown()
-    except Exception:  # no driver, no library: no GPUs
-        return 0
+    from aiperf_lab.metrics.telemetry.nvml import device_count
+
+    return device_count()  # 0 with no driver or no nvidia-ml-py
 
 
 def parse_knobs(exercise: Exercise, settings: list[str] | dict[str, str] | None) -> dict[str, int | float]:
@@ -160,7 +154,9 @@ def run_exercise(exercise_id: str, variant: str | None = None, profile: str = "n
         from aiperf_lab.metrics.telemetry.recording import TelemetryWriter
         from aiperf_lab.metrics.telemetry.sampler import Sampler
         writer = TelemetryWriter.to_path(folder / "telemetry.csv")
-        sampler = Sampler(10, window_s=3600, recorder=writer).start()
+        # an exercise that splits energy by phase asks for a faster rate in its recipe (telemetry_hz)
+        rate = float((exercise.profile.get(profile) or {}).get("telemetry_hz", 10))
+        sampler = Sampler(rate, window_s=3600, recorder=writer).start()
     try:
         if sampler.devices:
             record.device = {"gpus": [{"index": d.index, "name": d.name, "uuid": d.uuid,
@@ -172,9 +168,12 @@ def run_exercise(exercise_id: str, variant: str | None = None, profile: str = "n
         else:
             record.device = {"gpus": [], "status": sampler.status}
             baseline = {}
+        run_start = sampler.now()
         with sampler.measure(idle_baseline_w=baseline) as span:
             result = _stream(argv, {**os.environ, **env_delta}, folder / "stdout.log", on_line, cancel, record)
         energy = span.result(work=result.get("work"), work_unit=str(result.get("work_unit", "")))
+        if not own_sampler:
+            _save_feed_telemetry(sampler, folder / "telemetry.csv", run_start)
     finally:
         if own_sampler:
             sampler.close()
@@ -189,13 +188,35 @@ def run_exercise(exercise_id: str, variant: str | None = None, profile: str = "n
     record.energy = energy.as_dict()
     record.measurements = _measurements(result, energy, baseline, sampler, mapping.used)
     if record.exit_code == 0:
-        record.tables, derived = _profile_tables(profile, folder, record.notes, exercise.profile.get(profile) or {})
+        record.tables, derived = _profile_tables(profile, folder, record.notes, exercise.profile.get(profile) or {},
+                                                 work=(result.get("work"), str(result.get("work_unit") or "")),
+                                                 gpu=mapping.used[0].index if len(mapping.used) == 1 else None)
         record.measurements.update(derived)
     record.checks = _evaluate(exercise, record)
     graded = grade_run(record.exit_code, record.cancelled, record.checks)
     record.grade, record.grade_reason = graded.word, graded.reason
     (folder / "run.json").write_text(json.dumps(asdict(record), indent=2, default=str) + "\n")
     return record
+
+
+def _save_feed_telemetry(feed, path: Path, since: float) -> None:
+    """The run's span of a live feed the caller owns (the console's sampler), as telemetry.csv: the
+    energy tables need it. Only a live sampler's ticks carry a real clock (utc_origin_ns); a replay's
+    or a synthetic feed's do not, and nothing is written for them."""
+    origin = getattr(feed, "utc_origin_ns", None)
+    if origin is None or getattr(feed, "kind", "") != "nvml":
+        return
+    from aiperf_lab.metrics.telemetry.recording import TelemetryWriter
+
+    _version, ticks = feed.ring.snapshot()
+    kept = [t for t in ticks if t.t >= since - 1.0]
+    if not kept:
+        return
+    writer = TelemetryWriter.to_path(path)
+    writer.utc_origin_ns = origin
+    for tick in kept:
+        writer.write(tick, feed.slow)
+    writer.close()
 
 
 def _stream(argv: list[str], env: dict[str, str], log_path: Path, on_line, cancel, record: RunRecord) -> dict:
@@ -211,7 +232,9 @@ def _stream(argv: list[str], env: dict[str, str], log_path: Path, on_line, cance
         if cancel is not None:
             def watch() -> None:
                 while proc.poll() is None:
-                    if cancel.wait(0.2):
+                    # cancelled only when the workload was still running to be stopped: one that ended on its
+                    # own just as the cancel came keeps its own exit code and grade
+                    if cancel.wait(0.2) and proc.poll() is None:
                         record.cancelled = True
                         escalate(proc, STOP_STEPS, waits_for(proc))
                         return
@@ -276,8 +299,12 @@ def _measurements(result: dict, energy, baseline: dict[int, float], sampler, use
     return {k: v for k, v in values.items() if v is not None}
 
 
-def _profile_tables(profile: str, folder: Path, notes: list[str], recipe: dict) -> tuple[list[str], dict]:
-    """Parse what the profiler wrote into tables/*.csv, and the measurements checks can use."""
+def _profile_tables(profile: str, folder: Path, notes: list[str], recipe: dict,
+                    work: tuple[Any, str] = (None, ""), gpu: int | None = None) -> tuple[list[str], dict]:
+    """Parse what the profiler wrote into tables/*.csv, and the measurements checks can use.
+
+    With the run's telemetry.csv beside the profile, the energy tables come too (scoped to the NVTX
+    range the recipe names in `energy_scope`, with joules per unit of the work the workload reported)."""
     from aiperf_lab.labs import analyses
     from aiperf_lab.errors import MissingData
     from aiperf_lab.metrics.sources import open_profile
@@ -296,11 +323,18 @@ def _profile_tables(profile: str, folder: Path, notes: list[str], recipe: dict) 
         return [], {}
     (folder / "tables").mkdir(exist_ok=True)
     tables = {}
+    from aiperf_lab.metrics.sources import ENERGY_REPORTS, ReportOptions
+    amount = work[0] if isinstance(work[0], (int, float)) and not isinstance(work[0], bool) and work[0] > 0 else None
+    # the energy of the GPU the workload used (NVML index), when it used one
+    energy_options = ReportOptions(nvtx_range=recipe.get("energy_scope"), work=amount, work_unit=work[1], gpu=gpu)
     for report in opened.reports:
+        energy = report in ENERGY_REPORTS
         try:
-            for table in opened.report(report):
+            for table in opened.report(report, energy_options if energy else None):
                 tables[table.name] = table
-        except (MissingData, InputError):
+        except (MissingData, InputError) as exc:
+            if energy and opened.telemetry is not None:
+                notes.append(f"{report}: {exc}")
             continue
     derived = analyses.derive(tables, recipe)
     export = path.with_suffix(".sqlite")
@@ -335,9 +369,10 @@ PERCENT_BOUNDS = (0.0, 105.0)
 def _out_of_bounds(name: str, value: Any) -> str | None:
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         return None
-    if "fraction" in name or "share" in name:
+    words = name.split("_")   # whole words: "shared_ld_conflicts" is a count, not a share
+    if "fraction" in words or "share" in words:
         low, high = FRACTION_BOUNDS
-    elif name.endswith("_pct") or "_pct_" in name:
+    elif "pct" in words:
         low, high = PERCENT_BOUNDS
     else:
         return None

@@ -45,3 +45,8 @@ def ncu_metrics(kernels, _argument, _options):
 def telemetry_summary(recording, _argument, _options):
     from aiperf_lab.metrics.telemetry.summary import telemetry_summary as summary
     return [summary(recording.devices, recording.ticks)]
+
+
+def telemetry_findings(recording, _argument, _options):
+    from aiperf_lab.metrics.telemetry.summary import telemetry_findings as findings
+    return [findings(recording.devices, recording.ticks)]

@@ -18,6 +18,13 @@ from aiperf_lab.errors import InputError
 
 OVERVIEW_ROW_LIMIT = 15
 
+ENERGY_HELP = """\
+FILE may also be a lab run folder or a triage bundle (folder or .tar.gz): its profile's reports.
+Energy reports line the telemetry's power up with the profile's timeline (telemetry.csv with utc_ns,
+found in a run folder or bundle, beside the export, or named with --telemetry) and split the GPU's
+joules by NVTX range or by kernel category, idle included; --work N --work-unit U adds joules per unit.
+"""
+
 EXAMPLES = """\
 examples:
   aiperf-stats run.sqlite
@@ -25,17 +32,20 @@ examples:
   aiperf-stats run.sqlite --report kernel_breakdown --nvtx forward
   aiperf-stats run.sqlite --report nvtx_gpu --cross-thread
   aiperf-stats kernels.ncu-rep --report ncu_summary --output tables/
+  aiperf-stats runs/20261123T001500Z-04-ex03-where-did-the-joules-go-stall --report energy_by_range,energy_by_category
+  aiperf-stats run.sqlite --telemetry telemetry.csv --report energy_by_range --work 8192 --work-unit tokens
 """
 
 
 def build_parser() -> argparse.ArgumentParser:
     from aiperf_lab.metrics.registry import help_text
 
-    epilog = help_text() + "\nWith no --report: an overview (top kernels, category breakdown, NVTX ranges, idle time).\n\n" + EXAMPLES
+    epilog = (help_text() + "\nWith no --report: an overview (top kernels, category breakdown, NVTX ranges, idle time).\n"
+              + ENERGY_HELP + "\n" + EXAMPLES)
     parser = OneLineParser(prog="aiperf-stats", description="Tables from nsys, ncu and PyTorch profiler output.",
                            epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("files", nargs="*", metavar="FILE", help="profile: .sqlite/.nsys-rep, ncu .csv/.ncu-rep, "
-                        "PyTorch .json[.gz], telemetry .csv; several: one per rank (a Rank column, and the "
+                        "PyTorch .json[.gz], telemetry .csv, or a lab run folder or triage bundle; several: one per rank (a Rank column, and the "
                         "multi-rank reports nccl_sum and rank_spread)")
     parser.add_argument("--report", "-r", action="append", default=[], metavar="NAME",
                         help="report to produce; repeat or separate with commas (default: overview)")
@@ -43,11 +53,19 @@ def build_parser() -> argparse.ArgumentParser:
                         help="output format (default: table; csv when writing files)")
     parser.add_argument("--output", "-o", metavar="DIR", help="write one file per table into DIR")
     parser.add_argument("--nvtx", metavar="RANGE", help="scope kernel_breakdown to kernels launched inside "
-                        "this NVTX range (name with or without its domain, e.g. forward)")
+                        "this NVTX range (name with or without its domain, e.g. forward); energy reports: to the "
+                        "span from its first start to its last end")
     parser.add_argument("--cross-thread", action="store_true", help="nvtx_gpu and --nvtx: also count "
                         "kernels launched from other threads while the range was open")
     parser.add_argument("--timeunit", choices=["nsec", "usec", "msec", "sec"], help="every \"(ns)\" column in "
                         "this unit, as nsys stats --timeunit prints it (default: nsec)")
+    parser.add_argument("--telemetry", metavar="FILE", help="energy reports: the telemetry recording (telemetry.csv) "
+                        "taken during the profile")
+    parser.add_argument("--work", type=float, metavar="N", help="energy reports: work done in the captured span "
+                        "(tokens, samples, FLOP...), adds a joules-per-unit column")
+    parser.add_argument("--work-unit", metavar="UNIT", default=None, help="the unit of --work (default: unit)")
+    parser.add_argument("--gpu", type=int, metavar="N", help="energy reports: the telemetry's GPU to attribute "
+                        "(needed when it recorded several)")
     parser.add_argument("--limit", type=int, metavar="N", help="show at most N rows per table (table format)")
     parser.add_argument("--list-reports", action="store_true", help="list every report (with FILE: those this file supports)")
     return parser
@@ -77,7 +95,14 @@ def run(argv: list[str]) -> int:
     specs = [s.strip() for chunk in args.report for s in chunk.split(",") if s.strip()]
     overview = not specs
     specs = specs or profile.overview_reports
-    options = ReportOptions(nvtx_range=args.nvtx, cross_thread=args.cross_thread, timeunit=args.timeunit)
+    if args.work is not None and not args.work > 0:
+        raise InputError("aiperf-stats: --work must be a positive number")
+    telemetry = Path(args.telemetry) if args.telemetry else None
+    if telemetry is not None and not telemetry.is_file():
+        raise InputError(f"aiperf-stats: --telemetry {telemetry}: no such file")
+    options = ReportOptions(nvtx_range=args.nvtx, cross_thread=args.cross_thread, timeunit=args.timeunit,
+                            telemetry=telemetry,
+                            work=args.work, work_unit=args.work_unit, gpu=args.gpu)
     tables, skipped = [], []
     for spec in specs:
         try:

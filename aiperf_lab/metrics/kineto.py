@@ -53,6 +53,7 @@ class KinetoTrace:
     launch_pid: dict[int, object]          # correlation id -> pid of the launching thread
     op_correlation: list[int | None]       # per op, its correlation id
     device_names: dict[int, str]
+    base_time_ns: int | None = None        # baseTimeNanoseconds: UTC ns at ts = 0 (None when absent)
 
 
 def load_trace(path: Path) -> KinetoTrace:
@@ -110,7 +111,20 @@ def _build(path: Path, document: dict, events: list) -> KinetoTrace:
         if isinstance(prop, dict) and "id" in prop:
             devices[_int_or(prop["id"], 0)] = str(prop.get("name", ""))
     return KinetoTrace(path, ops, annotations, gpu_annotations,
-                       {c: pid for c, (_s, pid) in launches.items()}, correlations, devices)
+                       {c: pid for c, (_s, pid) in launches.items()}, correlations, devices,
+                       _base_time(document))
+
+
+def _base_time(document: dict) -> int | None:
+    """UTC ns of the trace's time zero: event times are microseconds after baseTimeNanoseconds."""
+    value = document.get("baseTimeNanoseconds")
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        return None
+    try:
+        base = int(value)
+    except ValueError:
+        return None
+    return base if base > 0 else None
 
 
 def kernel_summary(trace: KinetoTrace) -> Table:

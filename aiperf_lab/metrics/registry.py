@@ -25,6 +25,7 @@ KINDS = {
 
 NSYS = "aiperf_lab.metrics.nsys.builders"
 OTHER = "aiperf_lab.metrics.builders"
+ENERGY = "aiperf_lab.metrics.energy.builders"
 
 
 class Report:
@@ -133,8 +134,18 @@ REPORTS: list[Report] = [
            "them (needs --cudabacktrace)", needs='--cudabacktrace',
            detail='CUDA API calls by the first frame of their backtrace outside the CUDA libraries: who called `cudaMemcpyAsync`'),
     Report("expert_findings", "nsys", f"{NSYS}:expert_findings", "expert rules: pageable or sync copies, host syncs, "
-           "low utilization, tiny kernels",
-           detail='rules that fire on pageable host-device copies, synchronizing 50+ times a second, a GPU busy under 50%, mostly sub-10 us kernels, each with its evidence and advice'),
+           "low utilization, tiny kernels; with GPU metrics, low SM activity, idle tensor cores, memory bound",
+           detail='rules that fire on pageable host-device copies, synchronizing 50+ times a second, a GPU busy under 50%, mostly sub-10 us kernels, and, where the export has GPU metrics (`nsys profile --gpu-metrics-devices`), low SM activity under high GR activity, idle tensor cores during bf16/fp16 kernels and DRAM bandwidth near peak, each with its evidence and advice'),
+    # nsys and PyTorch, with a telemetry recording: energy attribution
+    Report("energy_by_range", "nsys", f"{ENERGY}:energy_by_range",
+           "joules per NVTX range, average and peak power, share of the run (needs telemetry)",
+           detail="the GPU's joules per NVTX range (energy of its span), average and peak power, joules per instance, share "
+                  "of the captured span, nesting depth; the telemetry lined up on the export's session start; "
+                  "`--work N --work-unit U` adds joules per unit, `--nvtx RANGE` scopes it"),
+    Report("energy_by_category", "nsys", f"{ENERGY}:energy_by_category",
+           "joules per kernel category and GPU idle (needs telemetry)",
+           detail="the GPU's joules split among gemm, attention, communication, memcpy/memset, other kernels and idle "
+                  "(each instant's power shared by the categories running then; none running = idle)"),
     # nsys: several ranks at once
     Report("nccl_sum", "nsys", f"{NSYS}:nccl_sum", "NCCL collectives per rank: count, bytes, time, algbw, busbw",
            multi_rank=True, detail="per rank and collective: count, bytes (from NCCL's NVTX payload, else "
@@ -150,6 +161,10 @@ REPORTS: list[Report] = [
            "per record_function name: CPU time, GPU work launched inside, GPU span",
            detail='per `record_function` name: CPU time and the GPU work launched while it was open'),
     Report("gpu_idle", "torch", f"{OTHER}:torch_gpu_idle", "busy share and idle gaps per device and stream"),
+    Report("energy_by_range", "torch", f"{ENERGY}:energy_by_range",
+           "joules per record_function range (needs telemetry)"),
+    Report("energy_by_category", "torch", f"{ENERGY}:energy_by_category",
+           "joules per kernel category and GPU idle (needs telemetry)"),
     # Nsight Compute
     Report("ncu_summary", "ncu", f"{OTHER}:ncu_summary", "per kernel: duration, throughput, occupancy, limiter",
            detail='per kernel: duration, SM / memory / DRAM / L2 throughput (% of peak), achieved occupancy, and a verdict (compute-bound, memory-bound, latency-bound, low occupancy) with the numbers behind it'),
@@ -157,7 +172,14 @@ REPORTS: list[Report] = [
            detail='every collected metric, one row per kernel and metric'),
     # aiperf telemetry recordings
     Report("telemetry_summary", "telemetry", f"{OTHER}:telemetry_summary",
-           "energy, power, utilization, clock-event shares per device"),
+           "energy, power, utilization, clock-event shares, GPM activity means and time shares per device",
+           detail="per device: energy, average and peak power, utilization, clock-event shares, and where the "
+                  "recording has GPM (Hopper or later) the means of SM, tensor, DRAM, pipe and link activity and the "
+                  "shares of time that were launch-bound, tensor-idle or DRAM-heavy"),
+    Report("telemetry_findings", "telemetry", f"{OTHER}:telemetry_findings",
+           "activity rules: low SM activity, idle tensor cores, memory-bandwidth bound",
+           detail="the activity rules (metrics/activity.py) on the means while busy, each with its numbers "
+                  "and threshold; n/a where the recording has no GPM"),
 ]
 
 
@@ -172,7 +194,7 @@ OVERVIEWS = {
     "nsys": ["cuda_gpu_kern_sum", "kernel_breakdown", "nvtx_sum", "gpu_idle"],
     "torch": ["cuda_gpu_kern_sum", "kernel_breakdown", "torch_annotation_sum"],
     "ncu": ["ncu_summary"],
-    "telemetry": ["telemetry_summary"],
+    "telemetry": ["telemetry_summary", "telemetry_findings"],
 }
 
 

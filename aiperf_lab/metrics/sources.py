@@ -15,14 +15,21 @@ from aiperf_lab.metrics import registry
 from aiperf_lab.metrics.tables import Table
 
 NSYS_REPORT_MAGIC = b"NVIDIA Tegra Profiler Report"
+ENERGY_REPORTS = ("energy_by_range", "energy_by_category")  # need telemetry besides the profile
 
 class ReportOptions:
     """Options that shape some reports: an NVTX range to scope the breakdown, and cross-thread attribution."""
 
-    def __init__(self, nvtx_range: str | None = None, cross_thread: bool = False, timeunit: str | None = None):
+    def __init__(self, nvtx_range: str | None = None, cross_thread: bool = False, timeunit: str | None = None,
+                 telemetry: Path | None = None, work: float | None = None, work_unit: str | None = None,
+                 gpu: int | None = None):
         self.nvtx_range = nvtx_range
         self.cross_thread = cross_thread
         self.timeunit = timeunit  # nsys's --timeunit: nsec, usec, msec, sec
+        self.telemetry = telemetry      # energy reports: the telemetry recording (default: found with the profile)
+        self.work = work                # energy reports: work done in the run, for joules per unit
+        self.work_unit = work_unit
+        self.gpu = gpu                  # energy reports: the telemetry's GPU index
 
 
 class Profile:
@@ -39,6 +46,9 @@ class Profile:
         self.overview_reports = list(registry.OVERVIEWS[kind])
         self.notices: list[str] = []  # said once on stderr (e.g. "exported X to Y")
         self.rank = "0"  # its rank among several exports (see open_profiles)
+        self.telemetry: Path | None = None  # a telemetry recording found with the profile (run folder, bundle)
+        self.work: float | None = None      # the work count the lab run reported (run.json)
+        self.work_unit = ""
 
     def report(self, spec: str, options: ReportOptions | None = None) -> list[Table]:
         """Tables of one report; `spec` is a name with optional nsys-style arguments ("cuda_gpu_kern_sum:base")."""
@@ -52,6 +62,16 @@ class Profile:
                              f"available: {', '.join(self.reports)}")
         entry.check_argument(argument)
         options = options or ReportOptions()
+        if name in ENERGY_REPORTS:
+            options = ReportOptions(options.nvtx_range, options.cross_thread, options.timeunit,
+                                    telemetry=options.telemetry or self.telemetry,
+                                    work=options.work if options.work is not None else self.work,
+                                    work_unit=options.work_unit if options.work is not None else self.work_unit,
+                                    gpu=options.gpu)
+            if options.telemetry is None:
+                from aiperf_lab.errors import MissingData
+                raise MissingData(f"{self.path.name} has no telemetry recording with it, which {name} needs: pass "
+                                  "--telemetry FILE, or give the lab run folder or triage bundle that holds both")
         data = [(self.rank, self.data)] if entry.multi_rank else self.data
         tables = entry.build(data, argument, options)
         if options.timeunit:  # every "(ns)" column of every report, ours as nsys's
@@ -148,15 +168,34 @@ def sniff(path: Path) -> str:
         return "json"
     if '"ID","Process ID"' in text or text.startswith("==PROF==") or "\n\"ID\"," in text:
         return "ncu-csv"
-    from aiperf_lab.metrics.telemetry.recording import sniff_recording
+    from aiperf_lab.metrics.telemetry.recording import sniff_text
 
-    if sniff_recording(text.splitlines()[0].split(",") if text else []):
+    if sniff_text(text):
         return "telemetry"
     return "text"
 
 
 def open_profile(path: str | os.PathLike[str]) -> Profile:
+    """A profile file; or a lab run folder or triage bundle (folder or .tar.gz): the profile inside, with
+    the telemetry recording and work count found with it (for the energy reports)."""
+    from aiperf_lab.metrics.energy import inputs
+
     path = Path(path)
+    if path.is_dir() or inputs.is_triage_archive(path):
+        found = inputs.from_folder(path) if path.is_dir() else inputs.from_archive(path)
+        profile = open_profile(found.profile)
+        profile.telemetry = found.telemetry
+        profile.work, profile.work_unit = found.work, found.work_unit
+        if not path.is_dir():
+            profile.path = path
+        return profile
+    profile = _open_file(path)
+    if profile.kind in ("nsys", "torch"):
+        profile.telemetry = inputs.telemetry_beside(path)
+    return profile
+
+
+def _open_file(path: Path) -> Profile:
     kind = sniff(path)
     if kind == "nsys-rep":
         sqlite_path, notice = export_nsys_report(path)

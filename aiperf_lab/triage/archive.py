@@ -257,6 +257,7 @@ COMPARE_FIELDS = [
                                                                  ("64 MiB", 1 << 26), ("1 GiB", 1 << 30))],
     ("mean power (W)", lambda b: _telemetry(b, "avg_power_w")),
     ("mean util (%)", lambda b: _telemetry(b, "util_gpu_avg_pct")),
+    ("mean SM active (%)", lambda b: _telemetry(b, "sm_active_avg_pct")),
     ("max temp (C)", lambda b: _telemetry(b, "temp_max_c")),
     ("power-capped (%)", lambda b: _telemetry(b, "clock_event_power_cap_pct")),
     ("findings", lambda b: ",".join(sorted({str(f["id"]) for f in _list(b.get("findings"))

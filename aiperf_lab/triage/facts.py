@@ -31,6 +31,10 @@ class DeviceTelemetry:
     temp_max_c: float | None = None
     sm_clock_avg_mhz: float | None = None
     reason_pct: dict[int, float] = field(default_factory=dict)   # NVML clock-event bit -> % of the time
+    sm_active_avg_pct: float | None = None    # GPM means (None: no GPM on this GPU or in this window)
+    tensor_avg_pct: float | None = None
+    dram_avg_pct: float | None = None
+    fp16_avg_pct: float | None = None
     never_busy: bool = False
     workload_s: float | None = None
     row: dict[str, Any] = field(default_factory=dict)             # the summary table's row, as written
@@ -41,7 +45,9 @@ class DeviceTelemetry:
                    peak_power_w=row.get("peak_power_w"), energy_j=row.get("energy_j"),
                    energy_source=row.get("energy_source") or "", util_gpu_avg_pct=row.get("util_gpu_avg_pct"),
                    temp_max_c=row.get("temp_max_c"), sm_clock_avg_mhz=row.get("sm_clock_avg_mhz"),
-                   reason_pct={bit: row.get(column) or 0.0 for bit, column in REASON_COLUMNS.items()}, row=row)
+                   reason_pct={bit: row.get(column) or 0.0 for bit, column in REASON_COLUMNS.items()},
+                   sm_active_avg_pct=row.get("sm_active_avg_pct"), tensor_avg_pct=row.get("tensor_avg_pct"),
+                   dram_avg_pct=row.get("dram_avg_pct"), fp16_avg_pct=row.get("fp16_avg_pct"), row=row)
 
     def as_dict(self) -> dict[str, Any]:
         out = dict(self.row)
@@ -168,6 +174,7 @@ class TriageFacts:
     telemetry: list[DeviceTelemetry] = field(default_factory=list)
     telemetry_workload: list[DeviceTelemetry] = field(default_factory=list)
     pcie_seen: dict[int, PcieLink] = field(default_factory=dict)
+    gpm_reasons: dict[int, str] = field(default_factory=dict)       # GPU -> "" (GPM read) or why not
     busy_clocks: dict[int, BusyClocks] = field(default_factory=dict)
     workload: WorkloadFacts | None = None
     coverage: CaptureCoverage | None = None

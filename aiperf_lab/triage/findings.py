@@ -215,6 +215,18 @@ def trace_incomplete(facts: TriageFacts) -> list[Finding]:
     return []
 
 
+def gpu_activity(facts: TriageFacts) -> list[Finding]:
+    """SM activity, tensor cores and DRAM bandwidth (GPM), over the workload's busy span when a workload
+    ran, else over the whole capture: activity_findings on each GPU's means."""
+    rows = facts.telemetry_workload or facts.telemetry
+    scope = "while the workload ran" if facts.telemetry_workload else "over the capture"
+    found = []
+    for row in rows:
+        found += activity_findings(row.device, row.util_gpu_avg_pct, row.sm_active_avg_pct, row.tensor_avg_pct,
+                                   row.dram_avg_pct, row.fp16_avg_pct, facts.gpm_reasons.get(row.device), scope)
+    return found
+
+
 def bench_results(facts: TriageFacts) -> list[Finding]:
     """The node bench's own verdicts (triage/bench_analysis.py): GPUs under the node's median, links
     under what they promise, NCCL under the slowest link."""
@@ -223,10 +235,54 @@ def bench_results(facts: TriageFacts) -> list[Finding]:
 
 RULES: list[Rule] = [bench_results, pcie_below_max, persistence_off, memory_errors, mig_on, xid_errors, clocks_held_back,
                      gpu_use_during_workload, low_clocks_under_load, numa_mismatch, cpu_governor,
-                     driver_cuda_mismatch, trace_incomplete]
+                     driver_cuda_mismatch, trace_incomplete, gpu_activity]
 
 
 def evaluate(facts: TriageFacts, rules: list[Rule] | None = None) -> list[Finding]:
     found = [f for rule in (rules or RULES) for f in rule(facts)]
     found.sort(key=lambda f: (SEVERITY_ORDER.get(f.severity, 3), f.id, f.title))
     return found
+
+
+ACTIVITY_TITLES = {
+    "low_sm_activity": "utilization high but SM activity low (few blocks or launch-bound)",
+    "tensor_idle": "tensor cores idle during bf16/fp16 math",
+    "memory_bound": "memory-bandwidth bound (DRAM activity high)",
+}
+
+
+def activity_findings(gpu: int, util_pct: float | None, sm_active_pct: float | None, tensor_pct: float | None,
+                      dram_pct: float | None, fp16_pct: float | None, gpm_reason: str | None = None,
+                      scope: str = "while the workload ran") -> list[Finding]:
+    """The GPU activity rules (metrics/activity.py) on plain numbers (GPM means); a finding for
+    each rule that fires, and one info finding saying the checks could not be made where GPM is missing."""
+    from aiperf_lab.metrics import activity
+
+    if sm_active_pct is None and tensor_pct is None and dram_pct is None:
+        if gpm_reason is None:
+            return []
+        return [Finding("gpu_activity_not_measured", "info", f"GPU {gpu}: SM, tensor and DRAM activity not measured",
+                        f"{gpm_reason}: the checks for low SM activity, idle tensor cores and memory-bandwidth "
+                        "bound could not be made (utilization alone cannot tell them apart).",
+                        {"gpm": gpm_reason})]
+    evidence = {"util_gpu_avg_pct": util_pct, "sm_active_avg_pct": sm_active_pct, "tensor_avg_pct": tensor_pct,
+                "dram_avg_pct": dram_pct, "fp16_avg_pct": fp16_pct}
+    where = f" {scope}"
+    found = []
+    for verdict in activity.verdicts(util_pct, sm_active_pct, tensor_pct, dram_pct,
+                                     activity.half_precision_from_fp16_pipe(fp16_pct), where):
+        if verdict.fired:
+            found.append(Finding(verdict.rule, "warning", f"GPU {gpu}: {ACTIVITY_TITLES[verdict.rule]}",
+                                 f"{verdict.evidence[:1].upper()}{verdict.evidence[1:]}. {verdict.advice}.",
+                                 {**evidence, "thresholds": _thresholds(verdict.rule)}))
+    return found
+
+
+def _thresholds(rule: str) -> dict[str, float]:
+    from aiperf_lab.metrics import activity
+
+    return {"low_sm_activity": {"util_at_least_pct": activity.UTIL_HIGH_PCT,
+                                "sm_active_below_pct": activity.SM_ACTIVE_LOW_PCT},
+            "tensor_idle": {"sm_active_at_least_pct": activity.SM_BUSY_PCT,
+                            "tensor_below_pct": activity.TENSOR_IDLE_PCT, "fp16_pipe_at_least_pct": activity.HALF_PIPE_PCT},
+            "memory_bound": {"dram_at_least_pct": activity.DRAM_BOUND_PCT}}[rule]

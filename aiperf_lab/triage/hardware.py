@@ -21,97 +21,83 @@ ARCHITECTURES = {2: "Kepler", 3: "Maxwell", 4: "Pascal", 5: "Volta", 6: "Turing"
                  9: "Hopper", 10: "Blackwell"}  # nvmlDeviceGetArchitecture values
 
 
-def _safe(nvml: Any, function: str, *args: Any) -> Any:
-    """nvml.<function>(*args), or None when the call fails or this nvidia-ml-py does not have it."""
-    fn = getattr(nvml, function, None)
-    if fn is None:
-        return None
-    try:
-        value = fn(*args)
-    except Exception:
-        return None
-    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
-
-
 def gpu_capabilities(nvml: Any = None) -> dict[str, Any]:
-    """Per GPU and system-wide NVML facts; {"status": reason} when there is no usable driver."""
-    if nvml is None:
-        try:
-            import pynvml as nvml
-        except ImportError:
-            return {"status": "nvidia-ml-py is not installed", "gpus": []}
-    try:
-        nvml.nvmlInit()
-    except Exception as exc:
-        return {"status": f"no NVIDIA driver: {str(exc).strip() or type(exc).__name__}", "gpus": []}
+    """Per GPU and system-wide NVML facts; {"status": reason} when there is no usable driver.
+    `nvml`: a pynvml-like module (tests pass a fake); None imports nvidia-ml-py."""
+    from aiperf_lab.metrics.telemetry.nvml import Nvml
+
+    session = Nvml.open(nvml)
+    if session.module is None:
+        return {"status": session.status, "gpus": []}
     try:
         system = {
-            "driver_version": _safe(nvml, "nvmlSystemGetDriverVersion"),
-            "cuda_driver_version": _cuda_version(_safe(nvml, "nvmlSystemGetCudaDriverVersion")),
-            "nvml_version": _safe(nvml, "nvmlSystemGetNVMLVersion"),
+            "driver_version": session.call("nvmlSystemGetDriverVersion"),
+            "cuda_driver_version": _cuda_version(session.call("nvmlSystemGetCudaDriverVersion")),
+            "nvml_version": session.call("nvmlSystemGetNVMLVersion"),
         }
-        count = _safe(nvml, "nvmlDeviceGetCount") or 0
-        gpus = [_gpu(nvml, i) for i in range(count)]
+        gpus = [_gpu(session, i) for i in range(session.device_count)]
     finally:
-        _safe(nvml, "nvmlShutdown")
-    return {"status": "ok" if gpus else "the driver reports no GPU", **system, "gpus": gpus}
+        session.close()
+    return {"status": "ok", **system, "gpus": gpus}
 
 
 def _cuda_version(value: int | None) -> str | None:
     return f"{value // 1000}.{value % 1000 // 10}" if isinstance(value, int) else None
 
 
-def _gpu(nvml: Any, index: int) -> dict[str, Any]:
-    h = _safe(nvml, "nvmlDeviceGetHandleByIndex", index)
-    if h is None:
-        return {"index": index, "error": "no handle"}
-    mem = _safe(nvml, "nvmlDeviceGetMemoryInfo", h)
-    cc = _safe(nvml, "nvmlDeviceGetCudaComputeCapability", h)
-    arch = _safe(nvml, "nvmlDeviceGetArchitecture", h)
-    constraints = _safe(nvml, "nvmlDeviceGetPowerManagementLimitConstraints", h)
-    ecc = _safe(nvml, "nvmlDeviceGetEccMode", h)
-    mig = _safe(nvml, "nvmlDeviceGetMigMode", h)
-    remapped = _safe(nvml, "nvmlDeviceGetRemappedRows", h)
+def _gpu(session: Any, index: int) -> dict[str, Any]:
+    def call(function: str, *args: Any) -> Any:
+        return session.device_call(index, function, *args)
+
+    if index in session.no_handle:
+        return {"index": index, "error": f"no handle: {session.no_handle[index]}"}
+    mem = call("nvmlDeviceGetMemoryInfo")
+    cc = call("nvmlDeviceGetCudaComputeCapability")
+    arch = call("nvmlDeviceGetArchitecture")
+    constraints = call("nvmlDeviceGetPowerManagementLimitConstraints")
+    ecc = call("nvmlDeviceGetEccMode")
+    mig = call("nvmlDeviceGetMigMode")
+    remapped = call("nvmlDeviceGetRemappedRows")
     links = []
-    for link in range(getattr(nvml, "NVML_NVLINK_MAX_LINKS", 18)):
-        state = _safe(nvml, "nvmlDeviceGetNvLinkState", h, link)
+    for link in range(session.constant("NVML_NVLINK_MAX_LINKS", 18)):
+        state = call("nvmlDeviceGetNvLinkState", link)
         if state is None:
             break
-        links.append({"link": link, "active": bool(state), "version": _safe(nvml, "nvmlDeviceGetNvLinkVersion", h, link)})
+        links.append({"link": link, "active": bool(state), "version": call("nvmlDeviceGetNvLinkVersion", link)})
     milli = lambda v: v / 1000.0 if isinstance(v, (int, float)) else None  # noqa: E731
     return {
         "index": index,
-        "name": _safe(nvml, "nvmlDeviceGetName", h),
-        "uuid": _safe(nvml, "nvmlDeviceGetUUID", h),
-        "pci_bus_id": getattr(_safe(nvml, "nvmlDeviceGetPciInfo", h), "busId", None),
+        "name": call("nvmlDeviceGetName"),
+        "uuid": call("nvmlDeviceGetUUID"),
+        "pci_bus_id": getattr(call("nvmlDeviceGetPciInfo"), "busId", None),
         "architecture": ARCHITECTURES.get(arch, arch),
         "compute_capability": f"{cc[0]}.{cc[1]}" if cc else None,
         "memory_total_bytes": getattr(mem, "total", None),
-        "cuda_cores": _safe(nvml, "nvmlDeviceGetNumGpuCores", h),
-        "max_sm_clock_mhz": _safe(nvml, "nvmlDeviceGetMaxClockInfo", h, 1),
-        "max_mem_clock_mhz": _safe(nvml, "nvmlDeviceGetMaxClockInfo", h, 2),
-        "power_limit_default_w": milli(_safe(nvml, "nvmlDeviceGetPowerManagementDefaultLimit", h)),
+        "cuda_cores": call("nvmlDeviceGetNumGpuCores"),
+        "max_sm_clock_mhz": call("nvmlDeviceGetMaxClockInfo", 1),
+        "max_mem_clock_mhz": call("nvmlDeviceGetMaxClockInfo", 2),
+        "power_limit_default_w": milli(call("nvmlDeviceGetPowerManagementDefaultLimit")),
         "power_limit_min_w": milli(constraints[0]) if constraints else None,
         "power_limit_max_w": milli(constraints[1]) if constraints else None,
-        "power_limit_enforced_w": milli(_safe(nvml, "nvmlDeviceGetEnforcedPowerLimit", h)),
+        "power_limit_enforced_w": milli(call("nvmlDeviceGetEnforcedPowerLimit")),
         "ecc_mode_current": bool(ecc[0]) if ecc else None,
-        "ecc_errors_corrected_volatile": _safe(nvml, "nvmlDeviceGetTotalEccErrors", h, 0, 0),
-        "ecc_errors_uncorrected_volatile": _safe(nvml, "nvmlDeviceGetTotalEccErrors", h, 1, 0),
-        "ecc_errors_corrected_aggregate": _safe(nvml, "nvmlDeviceGetTotalEccErrors", h, 0, 1),
-        "ecc_errors_uncorrected_aggregate": _safe(nvml, "nvmlDeviceGetTotalEccErrors", h, 1, 1),
-        "retired_pages_pending": _safe(nvml, "nvmlDeviceGetRetiredPagesPendingStatus", h),
+        "ecc_errors_corrected_volatile": call("nvmlDeviceGetTotalEccErrors", 0, 0),
+        "ecc_errors_uncorrected_volatile": call("nvmlDeviceGetTotalEccErrors", 1, 0),
+        "ecc_errors_corrected_aggregate": call("nvmlDeviceGetTotalEccErrors", 0, 1),
+        "ecc_errors_uncorrected_aggregate": call("nvmlDeviceGetTotalEccErrors", 1, 1),
+        "retired_pages_pending": call("nvmlDeviceGetRetiredPagesPendingStatus"),
         "remapped_rows": {"correctable": remapped[0], "uncorrectable": remapped[1], "pending": bool(remapped[2]),
                           "failure": bool(remapped[3])} if remapped else None,
         "mig_mode_current": bool(mig[0]) if mig else None,
-        "persistence_mode": bool(p) if (p := _safe(nvml, "nvmlDeviceGetPersistenceMode", h)) is not None else None,
+        "persistence_mode": bool(p) if (p := call("nvmlDeviceGetPersistenceMode")) is not None else None,
         "compute_mode": {0: "Default", 1: "Exclusive Thread", 2: "Prohibited", 3: "Exclusive Process"}.get(
-            _safe(nvml, "nvmlDeviceGetComputeMode", h)),
-        "pcie_gen_current": _safe(nvml, "nvmlDeviceGetCurrPcieLinkGeneration", h),
-        "pcie_gen_max": _safe(nvml, "nvmlDeviceGetMaxPcieLinkGeneration", h),
-        "pcie_width_current": _safe(nvml, "nvmlDeviceGetCurrPcieLinkWidth", h),
-        "pcie_width_max": _safe(nvml, "nvmlDeviceGetMaxPcieLinkWidth", h),
+            call("nvmlDeviceGetComputeMode")),
+        "pcie_gen_current": call("nvmlDeviceGetCurrPcieLinkGeneration"),
+        "pcie_gen_max": call("nvmlDeviceGetMaxPcieLinkGeneration"),
+        "pcie_width_current": call("nvmlDeviceGetCurrPcieLinkWidth"),
+        "pcie_width_max": call("nvmlDeviceGetMaxPcieLinkWidth"),
         "nvlinks": links,
-        "vbios_version": _safe(nvml, "nvmlDeviceGetVbiosVersion", h),
+        "vbios_version": call("nvmlDeviceGetVbiosVersion"),
     }
 
 

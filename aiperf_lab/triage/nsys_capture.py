@@ -132,4 +132,13 @@ def _stats_tables(bundle: BundleWriter, export: Path) -> tuple[dict, Table | Non
                     kernels = table
         except MissingData as exc:
             skipped[report] = str(exc)
+    # Energy per NVTX range and per kernel category, from the bundle's telemetry.csv (found beside nsys/)
+    from aiperf_lab.metrics.sources import ENERGY_REPORTS
+    for report in ENERGY_REPORTS if profile.telemetry is not None else ():
+        try:
+            for table in profile.report(report):
+                bundle.write_text("workload", f"nsys/stats/{table.name}.csv", to_csv(table))
+                written.append(table.name)
+        except InputError as exc:  # MissingData included: no clock, no GPU, no overlap
+            skipped[report] = str(exc)
     return {"written": written, "skipped": skipped}, kernels

@@ -130,7 +130,8 @@ class Triage:
         self.work_dir = self.bundle.root / ".work"   # raw nsys output: private, removed on every exit
         self.work_dir.mkdir(mode=0o700)
         try:
-            self.writer = TelemetryWriter.to_path(self.bundle.claim("telemetry", "telemetry.csv"))
+            self.writer = TelemetryWriter.to_path(self.bundle.claim("telemetry", "telemetry.csv"),
+                                                  scrub=self.redactor.text, users=not self.options.redact_hosts)
         except OSError as exc:
             self.bundle.abandon()
             raise InputError(f"aiperf-triage: cannot write to {short_path(o.output)}: {exc.strerror or exc}") from None
@@ -205,6 +206,7 @@ class Triage:
                                {"status": sampler.status, "devices": [d.as_dict() for d in self.facts.telemetry],
                                 "notes": notes})
         self.facts.pcie_seen = {i: PcieLink(s.pcie_gen, s.pcie_width) for i, s in sampler.slow.items()}
+        self.facts.gpm_reasons = {info.index: info.gpm_reason for info in sampler.devices}
         self.facts.busy_clocks = busy_clocks(sampler.devices, self.ticks)
         record = self.bundle.record("telemetry")
         if sampler.errors:

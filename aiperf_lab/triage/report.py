@@ -17,6 +17,10 @@ def _known(value: Any) -> str:
     return "unknown" if value is None or value == "" else str(value)
 
 
+def _gpm(value: float | None) -> str:
+    return "n/a" if value is None else str(value)   # no GPM: before Hopper, or a bundle made before GPM
+
+
 def summary_markdown(meta: dict[str, Any], findings: list[Finding], facts: TriageFacts) -> str:
     lines = [f"# aiperf-triage: {meta['host']}", "",
              f"- taken: {meta['start_utc']} to {meta['end_utc']} (UTC), duration asked {meta['duration_s']} s"
@@ -43,11 +47,13 @@ def summary_markdown(meta: dict[str, Any], findings: list[Finding], facts: Triag
         lines.append(f"- **{f.severity}** {f.title}: {f.detail}")
     lines += ["", "## Telemetry", ""]
     if facts.telemetry:
-        lines.append("| GPU | duration (s) | avg power (W) | peak power (W) | energy (J) | util (%) | max temp (C) | power-capped (%) |")
-        lines.append("|---|---|---|---|---|---|---|---|")
-        for r in facts.telemetry:
+        lines.append("| GPU | duration (s) | avg power (W) | peak power (W) | energy (J) | util (%) | SM active (%) | "
+                     "tensor (%) | DRAM (%) | max temp (C) | power-capped (%) |")
+        lines.append("|---|---|---|---|---|---|---|---|---|---|---|")
+        for r in facts.telemetry:   # GPM means: n/a before Hopper
             lines.append(f"| {r.device} | {r.duration_s} | {_known(r.avg_power_w)} | {_known(r.peak_power_w)} | "
                          f"{_known(r.energy_j)} ({r.energy_source or 'no energy'}) | {_known(r.util_gpu_avg_pct)} | "
+                         f"{_gpm(r.sm_active_avg_pct)} | {_gpm(r.tensor_avg_pct)} | {_gpm(r.dram_avg_pct)} | "
                          f"{_known(r.temp_max_c)} | {r.reason_pct.get(POWER_CAP, 0.0)} |")
     else:
         lines.append("No GPU telemetry (no NVIDIA driver); the host's CPU and memory are in telemetry.csv.")
@@ -62,9 +68,16 @@ def summary_markdown(meta: dict[str, Any], findings: list[Finding], facts: Triag
     return "\n".join(lines) + "\n"
 
 
+def _value(sample, attr: str):
+    """A sample's field; "gpm.<name>" reads the sample's GPM window."""
+    if attr.startswith("gpm."):
+        return getattr(sample.gpm, attr[4:]) if sample.gpm is not None else None
+    return getattr(sample, attr)
+
+
 def _series(ticks: list[Tick], index: int, attr: str) -> list[tuple[float, float]]:
-    points = [(t.t, getattr(s, attr)) for t in ticks for s in t.gpus
-              if s.index == index and getattr(s, attr) is not None]
+    points = [(t.t, _value(s, attr)) for t in ticks for s in t.gpus
+              if s.index == index and _value(s, attr) is not None]
     if len(points) > MAX_POINTS:
         step = len(points) / MAX_POINTS
         points = [points[int(k * step)] for k in range(MAX_POINTS)]
@@ -115,6 +128,7 @@ def report_html(meta: dict[str, Any], findings: list[Finding], facts: TriageFact
         parts.append("<p>No rule fired.</p>")
     parts.append("<h2>Telemetry</h2>")
     for title, attr, unit, ceiling in (("Power", "power_w", "W", None), ("GPU utilization", "util_gpu_pct", "%", 100.0),
+                                       ("SM activity (GPM)", "gpm.sm_active_pct", "%", 100.0),
                                        ("SM clock", "sm_clock_mhz", "MHz", None)):
         series = [(f"GPU {i}", _series(ticks, i, attr)) for i in devices]
         top = ceiling
@@ -125,7 +139,8 @@ def report_html(meta: dict[str, Any], findings: list[Finding], facts: TriageFact
     rows = [r.as_dict() for r in facts.telemetry]
     if rows:
         keys = ["device", "duration_s", "avg_power_w", "peak_power_w", "energy_j", "energy_source", "util_gpu_avg_pct",
-                "mem_used_peak_bytes", "temp_max_c", REASON_COLUMNS[POWER_CAP]]
+                "sm_active_avg_pct", "tensor_avg_pct", "dram_avg_pct", "mem_used_peak_bytes", "temp_max_c",
+                REASON_COLUMNS[POWER_CAP]]
         parts.append("<table><tr>" + "".join(f"<th>{esc(k)}</th>" for k in keys) + "</tr>"
                      + "".join("<tr>" + "".join(f"<td>{esc(str(r.get(k)))}</td>" for k in keys) + "</tr>" for r in rows)
                      + "</table>")

@@ -11,26 +11,32 @@ from textual.widgets import Markdown
 HELP = """\
 # aiperf-console keys
 
-Everything works from the keyboard; the footer shows the keys of the screen you are on.
+Everything works from the keyboard; the footer shows the keys of the screen you are on, the bar at
+the top the screens, the line under it each GPU's power and utilization now.
 
 | key | anywhere |
 |---|---|
 | 1 / 2 / 3 / 4 / 5 / 6 | Labs, Monitor, Run, Results, History, Triage |
 | ? or F1 | this help (escape closes it) |
 | ctrl+p | command palette: every screen and action by name |
-| q | quit (stops a running workload or triage first) |
+| escape | leave a text field, so these keys work again |
+| q | quit (asks first while a run or a triage bundle is going, then stops it) |
+
+A run's grade is the same everywhere: ✓ pass, ✗ failed, – not graded, with the reason.
 
 | key | Labs |
 |---|---|
 | arrows, enter | move in the exercise tree; the walkthrough follows |
 | r / n / c / t | run the exercise plain / under nsys / under ncu / under the PyTorch profiler |
 | v | next variant (baseline, optimized, ...) |
-| z | problem size: full (GPU) or tiny (CPU, for a machine without a GPU) |
+| a | the walkthrough's written answers in its place (again: back to the walkthrough) |
+| z | problem size: full (GPU) or tiny (CPU, for exercises marked [cpu]; the default without a GPU) |
 
 | key | Run |
 |---|---|
 | x | cancel the run (asks first; the workload gets Ctrl-C, then TERM, then KILL) |
 | o | open the run's tables in Results |
+| | the state and grade shown come from the run's record (run.json) |
 
 | key | Results |
 |---|---|
@@ -47,7 +53,9 @@ Everything works from the keyboard; the footer shows the keys of the screen you 
 
 | key | Triage |
 |---|---|
-| enter or b | start a bundle of the given duration |
+| d | type the duration in seconds (only then does the field take keys; enter or escape leaves it) |
+| k | bench (copy and matmul probes) on or off |
+| b | start a bundle of the set duration |
 | x | stop it early (the archive is still written, marked interrupted) |
 
 Over SSH: no mouse needed; NO_COLOR is honoured; `--ascii` draws charts with plain characters.

@@ -3,12 +3,14 @@ as "before" and `c` compares it with the run under the cursor (time, energy, mea
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Footer, Static
 
-from aiperf_lab.console.widgets import Notice
+from aiperf_lab.console.view_model import GRADE_STYLE, grade_label
+from aiperf_lab.console.widgets import chrome_top
 
 
 class HistoryScreen(Screen):
@@ -16,8 +18,7 @@ class HistoryScreen(Screen):
                 Binding("g", "reload", "Reload")]
 
     def compose(self) -> ComposeResult:
-        yield Header()
-        yield Notice(id="notice")
+        yield from chrome_top()
         yield Static("", id="history-status")
         yield DataTable(id="history-table", zebra_stripes=True, cursor_type="row")
         yield Footer(compact=True)
@@ -25,7 +26,9 @@ class HistoryScreen(Screen):
     def on_mount(self) -> None:
         self.marked = None
         table = self.query_one(DataTable)
-        table.add_columns("", "Started (UTC)", "Exercise", "Variant", "Profile", "Seconds", "Energy (J)", "Checks")
+        # The grade first and the exercise next: both must survive 80 columns; the rest follows.
+        table.add_columns("", "Grade", "Exercise", "Variant", "Profile", "Seconds", "Energy (J)", "Started (UTC)",
+                          "Why")
         self.action_reload()
 
     def on_screen_resume(self) -> None:
@@ -37,21 +40,37 @@ class HistoryScreen(Screen):
         self.runs.sort(key=lambda r: str(r.record.get("started_utc", "")), reverse=True)
         table = self.query_one(DataTable)
         table.clear()
+        ascii_only = self.app.ctx.ascii_only
+        cut = 24 if self.app.size.width < 120 else 48     # room for the columns after it at 80 columns
         for i, run in enumerate(self.runs):
             r = run.record
-            checks = r.get("checks") or []
-            passed = sum(c.get("status") == "pass" for c in checks)
-            failed = sum(c.get("status") in ("fail", "error") for c in checks)
+            grade = run.grade
             energy = (r.get("energy") or {}).get("joules")
+            exercise = str(r.get("exercise", ""))
             table.add_row("*" if self.marked is not None and run.folder == self.marked.folder else "",
-                          str(r.get("started_utc", ""))[:19], r.get("exercise", ""), r.get("variant", ""),
-                          r.get("profile", ""), r.get("seconds", ""), f"{energy:.0f}" if energy is not None else "",
-                          f"{passed} pass, {failed} fail" if checks else "", key=str(i))
+                          Text(grade_label(grade.word, ascii_only), style=GRADE_STYLE.get(grade.word, "")),
+                          exercise[:cut] + ("…" if len(exercise) > cut else ""), r.get("variant", ""),
+                          r.get("profile", ""), r.get("seconds", ""),
+                          f"{energy:.0f}" if isinstance(energy, (int, float)) else "n/a",
+                          str(r.get("started_utc", ""))[:19],
+                          grade.reason[:80] + ("…" if len(grade.reason) > 80 else ""), key=str(i))
+        self._update_status()
+        table.focus()
+
+    def _cursor_grade(self) -> str:
+        run = self._current()
+        if run is None:
+            return ""
+        return f"\n{run.label}: {grade_label(run.grade.word, self.app.ctx.ascii_only)}: {run.grade.reason}"
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._update_status()
+
+    def _update_status(self) -> None:
         where = ", ".join(str(d) for d in self.app.ctx.history_dirs)
         self.query_one("#history-status", Static).update(
-            f"{len(self.runs)} runs in {where}. enter: open   m: mark as before   c: compare with the marked run"
-            if self.runs else f"no runs yet in {where}")
-        table.focus()
+            f"{len(self.runs)} runs. enter: open  m: mark as before  c: compare with the marked one"
+            + self._cursor_grade() if self.runs else f"no runs yet in {where}")
 
     def _current(self):
         table = self.query_one(DataTable)

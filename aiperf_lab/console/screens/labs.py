@@ -1,15 +1,17 @@
 """Labs: the module/exercise tree and the selected exercise's walkthrough; run it plain or under a
-profiler, pick the variant and the problem size."""
+profiler, pick the variant and the problem size. Exercises marked [cpu] also run on the CPU at size
+tiny; without a GPU here the size starts at tiny."""
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Markdown, Static, Tree
+from textual.widgets import Footer, Markdown, Static, Tree
 
-from aiperf_lab.console.widgets import Notice
+from aiperf_lab.console.widgets import chrome_top
 from aiperf_lab.labs.catalog import Exercise, load_catalog
 
 
@@ -21,24 +23,27 @@ class LabsScreen(Screen):
         Binding("t", "run('torch')", "torch"),
         Binding("v", "next_variant", "Variant"),
         Binding("z", "toggle_size", "Size"),
+        Binding("a", "toggle_answers", "Answers"),
     ]
 
     def __init__(self) -> None:
         super().__init__()
         self.exercise: Exercise | None = None
         self.variant: str | None = None
-        self.problem_size = "full"
+        self.showing_answers = False         # the walkthrough pane shows the written answers (a)
+        self.problem_size = "full" if self.app.ctx.gpu_here else "tiny"
 
     def compose(self) -> ComposeResult:
-        yield Header()
-        yield Notice(id="notice")
+        yield from chrome_top()
         with Horizontal():
-            tree: Tree = Tree("Labs", id="lab-tree")
+            # Text, not a string: Tree labels parse markup, and "[cpu]" would vanish as a tag.
+            tree: Tree = Tree(Text("Labs  ([cpu]: runs without a GPU at size tiny)"), id="lab-tree")
             tree.root.expand()
             for module in load_catalog():
                 branch = tree.root.add(module.title, expand=True)
                 for exercise in module.exercises:
-                    branch.add_leaf(f"{exercise.id[:7]} {exercise.title}", data=exercise)
+                    cpu = " [cpu]" if exercise.cpu_size else ""
+                    branch.add_leaf(Text(f"{exercise.id[:7]}{cpu} {exercise.title}"), data=exercise)
             yield tree
             with VerticalScroll(id="walkthrough-pane"):
                 yield Static("", id="selection")
@@ -55,6 +60,7 @@ class LabsScreen(Screen):
     def select(self, exercise: Exercise) -> None:
         self.exercise = exercise
         self.variant = exercise.default_variant.name
+        self.showing_answers = False
         self.query_one("#walkthrough", Markdown).update(exercise.walkthrough_text())
         self.query_one("#walkthrough-pane", VerticalScroll).scroll_home(animate=False)
         self._show_selection()
@@ -66,9 +72,31 @@ class LabsScreen(Screen):
         variant = e.variant(self.variant)
         profilers = ", ".join(["none", *e.profile]) or "none"
         gpus = f"   GPUs: {e.min_gpus}+ (torchrun)" if e.min_gpus > 1 else ""
+        where = "runs on the CPU at size tiny" if e.cpu_size else "needs a GPU"
+        hint = ""
+        if not self.app.ctx.gpu_here and (self.problem_size == "full" or not e.cpu_size):
+            hint = ("\nNo GPU here: press z for size tiny." if e.cpu_size and self.problem_size == "full"
+                    else "\nNo GPU here, and this exercise needs one: pick one marked [cpu], or use --demo.")
         self.query_one("#selection", Static).update(
-            f"{e.id}   variant: {variant.name} ({variant.description})   size: {self.problem_size}   "
-            f"profilers: {profilers}{gpus}")
+            f"{e.id}   variant: {variant.name} ({variant.description})   size: {self.problem_size} (z)   "
+            f"profilers: {profilers}   {where}{gpus}{hint}"
+            + ("\nShowing the answers: a goes back to the walkthrough." if self.showing_answers
+               else ""))
+
+    def action_toggle_answers(self) -> None:
+        """The written answers to the walkthrough's questions in place of the walkthrough; again: back."""
+        e = self.exercise
+        if e is None:
+            self.notify("select an exercise first", severity="warning")
+            return
+        answers = None if self.showing_answers else e.answers_text()
+        if answers is None and not self.showing_answers:
+            self.notify(f"{e.id} has no written answers", severity="warning")
+            return
+        self.showing_answers = answers is not None
+        self.query_one("#walkthrough", Markdown).update(answers if answers is not None else e.walkthrough_text())
+        self.query_one("#walkthrough-pane", VerticalScroll).scroll_home(animate=False)
+        self._show_selection()
 
     def action_next_variant(self) -> None:
         if self.exercise is None:
@@ -80,7 +108,8 @@ class LabsScreen(Screen):
     def action_toggle_size(self) -> None:
         self.problem_size = "tiny" if self.problem_size == "full" else "full"
         if self.exercise is not None and self.problem_size == "tiny" and not self.exercise.cpu_size:
-            self.notify(f"{self.exercise.id} has no tiny CPU size; it needs a GPU", severity="warning")
+            self.notify(f"{self.exercise.id} has no CPU path; tiny still needs a GPU. Exercises marked [cpu] "
+                        f"run without one.", severity="warning")
         self._show_selection()
 
     def action_run(self, profile: str) -> None:

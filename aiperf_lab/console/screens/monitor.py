@@ -1,37 +1,53 @@
-"""Monitor: one card per GPU (instant power against its limit, energy, utilization, memory,
-temperature, SM clock, clock-event reasons, processes, and power and utilization over the window),
-and the host's CPU and memory. Redrawn only while visible and only when new samples arrived."""
+"""Monitor: one card per GPU (instant power against its limit, energy, utilization with SM activity,
+tensor activity and DRAM bandwidth beside it, memory, temperature, SM clock, clock-event reasons, and
+power, utilization and SM activity over the window), a process table per GPU (sortable by GPU memory
+or SM share), and the host's CPU and memory. Redrawn only while visible and only when new samples
+arrived; a process table only when the feed read the processes again."""
 
 from __future__ import annotations
 
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header
+from textual.widgets import DataTable, Footer
 
-from aiperf_lab.console.view_model import card_lines, host_history, host_line, per_gpu_history, series
-from aiperf_lab.console.widgets import Notice, TextBlock
+from aiperf_lab.console.view_model import (PROCESS_COLUMNS, PROCESS_SORTS, ZERO_MARK, card_lines, host_line,
+                                           per_gpu_history, process_rows, series_by_time, span_label)
+from aiperf_lab.console.widgets import TextBlock, chrome_top
 
 WINDOW_S = 120.0
 
 
 class GpuCard(TextBlock):
-    DEFAULT_CSS = "GpuCard { height: 8; }"
+    DEFAULT_CSS = "GpuCard { height: 9; }"
+
+
+class ProcessTable(DataTable):
+    DEFAULT_CSS = "ProcessTable { height: auto; max-height: 10; margin: 0 1 1 1; border: round $panel; }"
 
 
 class MonitorScreen(Screen):
+    BINDINGS = [Binding("m", "sort_processes('memory')", "Processes by memory"),
+                Binding("s", "sort_processes('sm')", "Processes by SM share")]
+    process_sort = "memory"
+
     def compose(self) -> ComposeResult:
-        yield Header()
-        yield Notice(id="notice")
+        yield from chrome_top()
         yield TextBlock(id="feed-status")
         with VerticalScroll(id="cards"):
             for info in self.app.ctx.feed.devices:
                 yield GpuCard(id=f"gpu-{info.index}", classes="gpu-card")
+                yield ProcessTable(id=f"procs-{info.index}", cursor_type="row", zebra_stripes=True)
             yield TextBlock(id="host-card", classes="gpu-card")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self._seen = -1
+        self._procs_seen: dict[int, tuple[object, str]] = {}
+        for table in self.query(ProcessTable):
+            table.add_columns(*PROCESS_COLUMNS)
+            table.display = False
         self._timer = self.set_interval(1 / self.app.ctx.ui_hz, self.repaint)
         self.repaint()
 
@@ -40,6 +56,7 @@ class MonitorScreen(Screen):
 
     def on_screen_resume(self) -> None:
         self._seen = -1
+        self._procs_seen = {}
         self._timer.resume()
         self.repaint()
 
@@ -52,14 +69,39 @@ class MonitorScreen(Screen):
         width = max(20, self.size.width - 6)
         history = per_gpu_history(ticks)
         ascii_only = self.app.ctx.ascii_only
+        now = ticks[-1].t if ticks else 0.0
         with self.app.batch_update():
             for info in feed.devices:
-                lines = card_lines(info, history.get(info.index, []), feed.slow.get(info.index), width, ascii_only)
+                status = feed.slow.get(info.index)
+                lines = card_lines(info, history.get(info.index, []), status, width, ascii_only,
+                                   now=now, span_s=WINDOW_S)
                 self.query_one(f"#gpu-{info.index}", GpuCard).set_lines(lines)
+                self._fill_processes(info.index, status, width)
             host = ticks[-1].host if ticks else None
-            cpu = series(host_history(ticks), max(10, width - 12), 100.0, ascii_only)
+            cpu = series_by_time([(t.t, t.host.cpu_pct) for t in ticks if t.host is not None], now, WINDOW_S,
+                                 max(10, width - 12), 100.0, ascii_only)
             self.query_one("#host-card", TextBlock).set_lines([host_line(host), f"cpu   {cpu}"])
-            span = f"last {ticks[-1].t - ticks[0].t:.0f} s" if len(ticks) > 1 else "waiting for samples"
-            status = feed.status or f"{len(feed.devices)} GPU(s) through NVML"
+            waiting = "; waiting for samples" if not ticks else ""
+            # The feed itself is named in the top bar.
             self.query_one("#feed-status", TextBlock).set_lines(
-                [f"{status}; {span}; charts scaled 0 to the power limit and 0-100%"])
+                [f"charts: {span_label(WINDOW_S)} up to now; {ZERO_MARK} zero, blank no data; scale 0-limit W, "
+                 f"0-100%{waiting}"])
+
+    def _fill_processes(self, index: int, status, width: int) -> None:
+        seen = self._procs_seen.get(index)
+        if seen is not None and seen[0] is status and seen[1] == self.process_sort:
+            return
+        self._procs_seen[index] = (status, self.process_sort)   # held: its id cannot be reused
+        table = self.query_one(f"#procs-{index}", ProcessTable)
+        rows = process_rows(status, self.process_sort, command_width=max(16, width - 70))
+        table.clear()
+        table.add_rows(rows)
+        table.display = bool(rows)
+        table.border_title = f"GPU {index} processes by {PROCESS_SORTS[self.process_sort]} (m/s to sort)"
+
+    def action_sort_processes(self, by: str) -> None:
+        self.process_sort = by
+        self._procs_seen = {}
+        self._seen = -1
+        self.repaint()
+        self.notify(f"processes sorted by {PROCESS_SORTS[by]}, largest first")

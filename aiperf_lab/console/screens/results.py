@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Footer, Header, OptionList, Static
+from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from aiperf_lab.console.widgets import Notice, TableView
+from aiperf_lab.console.widgets import TableView, chrome_top, grade_text
 from aiperf_lab.metrics.tables import Table
 
 # Shown first when present: the tables a learner reads first.
@@ -20,9 +22,11 @@ PREFERRED = ["cuda_gpu_kern_sum", "kernel_breakdown", "ncu_summary", "nvtx_sum",
 
 
 class ResultsScreen(Screen):
+    BINDINGS = [Binding("slash", "filter", "Filter"), Binding("s", "sort", "Sort column"),
+                Binding("e", "export", "Export CSV")]
+
     def compose(self) -> ComposeResult:
-        yield Header()
-        yield Notice(id="notice")
+        yield from chrome_top()
         yield Static("No results yet: run an exercise, or open a run from History (5).", id="results-title")
         with Horizontal():
             yield OptionList(id="results-tables")
@@ -55,13 +59,17 @@ class ResultsScreen(Screen):
         tables = [t for t in (run.table(n) for n in names) if t is not None]
         checks = run.record.get("checks") or []
         if checks:
-            tables.insert(0, Table("checks", "Checks", ["Check", "Result", "Numbers"],
-                                   [[c.get("text"), str(c.get("status", "")).upper(), c.get("detail")] for c in checks]))
-        self.show_tables(f"{run.label}   {run.folder}", tables, Path(self.app.ctx.runs_dir) / "exports" / run.folder.name)
+            tables.insert(0, Table("checks", "Checks", ["Result", "Check", "Numbers"],
+                                   [[str(c.get("status", "")).upper(), c.get("text"), c.get("detail")] for c in checks]))
+        title = Text(f"{run.label}\n")
+        title.append_text(grade_text(run.grade.word, run.grade.reason, self.app.ctx.ascii_only))
+        self.show_tables(title, tables, Path(self.app.ctx.runs_dir) / "exports" / run.folder.name)
 
-    def show_tables(self, title: str, tables: list[Table], export_dir: Path) -> None:
+    def show_tables(self, title: str | Text, tables: list[Table], export_dir: Path) -> None:
         self.tables = tables
-        self.query_one("#results-title", Static).update(title if tables else f"{title}: no tables (run with a profiler)")
+        if not tables:
+            title = Text.assemble(title, "\nno tables (run with a profiler)")
+        self.query_one("#results-title", Static).update(title)
         view = self.query_one(TableView)
         view.export_dir = export_dir
         options = self.query_one(OptionList)
@@ -78,3 +86,13 @@ class ResultsScreen(Screen):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.query_one("#table-data").focus()
+
+    # The table's keys, also reachable from the palette whatever has focus.
+    def action_filter(self) -> None:
+        self.query_one(TableView).action_filter()
+
+    def action_sort(self) -> None:
+        self.query_one(TableView).action_sort()
+
+    def action_export(self) -> None:
+        self.query_one(TableView).action_export()

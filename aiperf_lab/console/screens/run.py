@@ -1,56 +1,45 @@
-"""Run: the workload's output as it streams, elapsed time, a live telemetry strip, the run's energy
-so far, cancel; when it ends, the checks with their numbers."""
+"""Run: the workload's output as it streams (wrapped to the screen), elapsed time, the run's energy so
+far in the status line, cancel; when it ends, the run's grade with its reason and the checks, all read
+from the run's record (what run.json holds), never from what was asked."""
 
 from __future__ import annotations
 
 import time
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, DataTable, Footer, Header, Log, Static
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Log, Static
 
-from aiperf_lab.console.view_model import elapsed, fmt, per_gpu_history, series
-from aiperf_lab.console.widgets import Notice
+from aiperf_lab.console.view_model import elapsed, run_energy, run_state, wrap_lines
+from aiperf_lab.console.widgets import Confirm, chrome_top, grade_text
 
 LOG_LINES = 10_000
 
 
-class ConfirmCancel(ModalScreen[bool]):
-    BINDINGS = [Binding("y", "answer(True)", "Yes"), Binding("n,escape", "answer(False)", "No")]
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="confirm"):
-            yield Static("Stop the running workload? (y / n)\nIt gets Ctrl-C first, so a profiler can still write "
-                         "its report.")
-            with Horizontal():
-                yield Button("Stop it (y)", id="yes", variant="error")
-                yield Button("Keep running (n)", id="no")
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "yes")
-
-    def action_answer(self, value: bool) -> None:
-        self.dismiss(value)
+class ConfirmCancel(Confirm):
+    def __init__(self) -> None:
+        super().__init__("Stop the running workload? (y / n)\nIt gets Ctrl-C first, so a profiler can still write "
+                         "its report.", "Stop it", "Keep running")
 
 
 class RunScreen(Screen):
-    BINDINGS = [Binding("x", "cancel_run", "Cancel run"), Binding("o", "open_results", "Results")]
+    BINDINGS = [Binding("x", "cancel_run", "Cancel run"), Binding("o", "open_results", "Tables")]
 
     def compose(self) -> ComposeResult:
-        yield Header()
-        yield Notice(id="notice")
+        yield from chrome_top()
         yield Static("No run yet: pick an exercise on the Labs screen (1) and press r, n, c or t.", id="run-header")
-        yield Static("", id="run-strip")
+        yield Static("", id="run-grade")
         yield Log(max_lines=LOG_LINES, id="run-log", auto_scroll=True)
-        yield DataTable(id="run-checks", zebra_stripes=True)
+        yield DataTable(id="run-checks", zebra_stripes=True, cursor_type="row")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
         checks = self.query_one("#run-checks", DataTable)
-        checks.add_columns("Check", "Result", "Numbers")
+        checks.add_columns("Result", "Check", "Numbers")   # the result first: it must survive 80 columns
         checks.display = False
+        self.query_one("#run-grade", Static).display = False
         self._session = None          # the run this screen shows; a new one clears the log
         self._shown_record = None
         self._timer = self.set_interval(1 / max(self.app.ctx.ui_hz, 8.0), self.tick)
@@ -71,74 +60,64 @@ class RunScreen(Screen):
             self._shown_record = None
             self.query_one("#run-log", Log).clear()
             self.query_one("#run-checks", DataTable).display = False
+            self.query_one("#run-grade", Static).display = False
         lines = session.lines.drain()  # batched: one write per tick, not one per line
         if lines:
-            self.query_one("#run-log", Log).write_lines(lines)
-        state = "running" if session.running else ("cancelled" if session.cancel.is_set() else "finished")
-        energy = self._energy_so_far(session)
+            self._write(lines)
+        state = run_state(session.running, session.cancel.is_set(), session.error, session.record)
         self.query_one("#run-header", Static).update(
-            f"{session.exercise_id}  variant {session.variant}  profile {session.profile}  size {session.size}   "
-            f"{state}  {elapsed(session.elapsed())}   energy so far {energy}")
-        self._strip()
+            f"{session.exercise_id} {session.variant or 'default'} · {session.profile} · size {session.size} · "
+            f"{state} {elapsed(session.elapsed())}")
         if not session.running and session.ended is not None and self._shown_record is not session:
             self._shown_record = session
             self._show_outcome(session)
 
-    def _energy_so_far(self, session) -> str:
-        """GPU energy between the run's start and its end (or now), from the console's feed (all GPUs)."""
-        feed = self.app.ctx.feed
-        if getattr(feed, "kind", "") != "nvml":
-            return "n/a (not a live feed)"
-        # The run's span on the feed's clock, so the figure stops moving once the run has ended.
-        ago_start = time.monotonic() - session.started
-        ago_end = time.monotonic() - (session.ended or time.monotonic())
-        now = feed.now()
-        _version, ticks = feed.ring.snapshot(ago_start + 0.5)
-        ticks = [t for t in ticks if now - ago_start - 0.5 <= t.t <= now - ago_end + 0.5]
-        if len(ticks) < 2:
-            return "n/a"
-        joules = 0.0
-        for first, last in zip(ticks[0].gpus, ticks[-1].gpus):
-            if first.energy_j is not None and last.energy_j is not None:
-                joules += last.energy_j - first.energy_j
-        return f"{joules:.0f} J"
+    def _write(self, lines: list[str]) -> None:
+        """Into the log, wrapped to its width: a long line is never cut off."""
+        log = self.query_one("#run-log", Log)
+        # before the first layout the log has no size yet: the screen's width less its border and scrollbar
+        width = log.scrollable_content_region.width or self.app.size.width - 4
+        log.write_lines(wrap_lines(lines, width - 1))
 
-    def _strip(self) -> None:
-        feed = self.app.ctx.feed
-        _version, ticks = feed.ring.snapshot(60.0)
-        history = per_gpu_history(ticks)
-        width = max(10, self.size.width - 40)
-        parts = []
-        for info in feed.devices[:2]:
-            samples = history.get(info.index, [])
-            latest = samples[-1] if samples else None
-            top = (latest.power_limit_w if latest and latest.power_limit_w else info.power_limit_w) or 1.0
-            parts.append(f"GPU {info.index} {fmt(latest.power_w if latest else None, ' W'):>6} "
-                         f"{fmt(latest.util_gpu_pct if latest else None, '%'):>4} "
-                         f"{series([s.power_w for s in samples], width, top, self.app.ctx.ascii_only)}")
-        if not parts:
-            parts.append(f"no GPU telemetry ({feed.status})")
-        self.query_one("#run-strip", Static).update("\n".join(parts))
+    def status_extra(self) -> str:
+        """The status line's addition here: the shown run's GPU energy so far."""
+        session = self.app.ctx.run
+        if session is None:
+            return "no run yet"
+        return f"run energy {self._energy_so_far(session)}"
+
+    def _energy_so_far(self, session) -> str:
+        return run_energy(self.app.ctx.feed, session.started, session.ended, time.monotonic())
 
     def _show_outcome(self, session) -> None:
-        log = self.query_one("#run-log", Log)
+        """The run's grade and checks, from its record; the one toast comes from the app."""
+        grade = self.query_one("#run-grade", Static)
+        ascii_only = self.app.ctx.ascii_only
         if session.error:
-            log.write_line(f"!! {session.error}")
-            self.notify(session.error, severity="error", title="Run")
+            self._write([f"!! {session.error}"])
+            grade.update(grade_text("failed", f"did not start: {session.error}", ascii_only))
+            grade.set_class(True, "-failed")
+            grade.display = True
             return
         record = session.record
         if record is None:
             return
-        log.write_line(f"== exit code {record.exit_code}, {record.seconds} s; folder {record.folder}")
+        word = record.grade or "not graded"
+        grade.update(grade_text(word, record.grade_reason, ascii_only))
+        grade.set_class(word == "failed", "-failed")
+        grade.display = True
+        self._write([f"== exit code {record.exit_code}, {record.seconds} s; folder {record.folder}"])
+        if record.exit_code not in (0, None) and record.size == "full" and not self.app.ctx.gpu_here \
+                and not record.cancelled:
+            self._write(["== no GPU here: on Labs (1), z picks size tiny for exercises marked [cpu]"])
         checks = self.query_one("#run-checks", DataTable)
         checks.clear()
+        limit = max(24, self.app.size.width // 2)   # the numbers stay on screen at 80 columns
         for check in record.checks:
-            checks.add_row(check.text, check.status.upper(), check.detail)
+            checks.add_row(Text(check.status.upper(), style="bold" if check.status == "pass" else "bold reverse"
+                                if check.status in ("fail", "error") else "italic"),
+                           _cut(check.text, limit), check.detail)
         checks.display = bool(record.checks)
-        passed = sum(c.status == "pass" for c in record.checks)
-        failed = sum(c.status in ("fail", "error") for c in record.checks)
-        self.notify(f"{record.exercise}: {passed} passed, {failed} failed; o shows the tables",
-                    severity="error" if failed or record.exit_code else "information", title="Run finished")
 
     def action_cancel_run(self) -> None:
         session = self.app.ctx.run
@@ -148,8 +127,8 @@ class RunScreen(Screen):
 
         def answered(stop: bool | None) -> None:
             if stop:
-                session.cancel.set()
-                self.notify("stopping the workload (Ctrl-C, then TERM, then KILL)")
+                session.cancel.set()   # the header says "stopping" until run.json says how it ended
+                self.tick()
 
         self.app.push_screen(ConfirmCancel(), answered)
 
@@ -157,3 +136,9 @@ class RunScreen(Screen):
         session = self.app.ctx.run
         if session is not None and session.record is not None:
             self.app.show_run(session.record.folder)
+        else:
+            self.notify("no finished run to show yet")
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit - 1] + "…"

@@ -7,24 +7,36 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Checkbox, Footer, Header, Input, Log, Static
+from textual.widgets import Checkbox, Footer, Input, Log, Static
 
 from aiperf_lab.console.view_model import elapsed
-from aiperf_lab.console.widgets import Notice
+from aiperf_lab.console.widgets import chrome_top
+
+
+BENCH_ON = "bench ON: copy and matmul probes (k)"
+BENCH_OFF = "bench off (k)"
 
 
 class TriageScreen(Screen):
-    AUTO_FOCUS = "#triage-log"  # not the duration box: there, digits and letters type instead of acting
-    BINDINGS = [Binding("b", "start", "Start bundle"), Binding("x", "stop", "Stop")]
+    # The duration box takes focus only after d: everywhere else digits and letters are the console's keys.
+    AUTO_FOCUS = "#triage-log"
+    BINDINGS = [Binding("b", "start", "Start bundle"), Binding("x", "stop", "Stop"),
+                Binding("d", "edit_duration", "Duration"), Binding("k", "toggle_bench", "Bench"),
+                Binding("escape", "leave_duration", "Leave the field", show=False)]
 
     def compose(self) -> ComposeResult:
-        yield Header()
-        yield Notice(id="notice")
+        yield from chrome_top()
         yield Static("A bundle of hardware, topology, snapshots and telemetry for a duration; secrets are redacted "
-                     "before anything is written. tab to the duration (seconds), enter or b starts.", id="triage-help")
+                     "before anything is written. d sets the duration (enter keeps it, escape leaves), k the bench, b starts.",
+                     id="triage-help")
         with Horizontal(id="triage-form"):
-            yield Input(value="60", id="triage-duration", type="number")
-            yield Checkbox("bench (copy and matmul probes)", id="triage-bench")
+            yield Static("duration (s):", id="triage-duration-label")
+            duration = Input(value="60", id="triage-duration", type="number")
+            duration.can_focus = False
+            yield duration
+            bench = Checkbox(BENCH_OFF, id="triage-bench")
+            bench.BUTTON_INNER = " "      # the box is empty when off (Textual draws an X either way)
+            yield bench
         yield Static("", id="triage-status")
         yield Static("", id="triage-progress")
         yield Log(max_lines=5_000, id="triage-log")
@@ -33,8 +45,25 @@ class TriageScreen(Screen):
     def on_mount(self) -> None:
         self._timer = self.set_interval(0.25, self.tick)
 
+    def action_edit_duration(self) -> None:
+        box = self.query_one("#triage-duration", Input)
+        box.can_focus = True
+        box.focus()
+
+    def action_leave_duration(self) -> None:
+        box = self.query_one("#triage-duration", Input)
+        box.can_focus = False
+        self.query_one("#triage-log", Log).focus()
+
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        self.action_start()
+        self.action_leave_duration()
+
+    def action_toggle_bench(self) -> None:
+        self.query_one("#triage-bench", Checkbox).toggle()
+
+    def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
+        event.checkbox.BUTTON_INNER = "X" if event.value else " "
+        event.checkbox.label = BENCH_ON if event.value else BENCH_OFF
 
     def action_start(self) -> None:
         ctx = self.app.ctx

@@ -9,6 +9,19 @@ import statistics
 import sys
 
 
+def _quiet_interrupt(kind, value, traceback) -> None:
+    """Ctrl-C (the console's or the runner's cancel) ends a workload with one line, not a traceback;
+    Python still ends the process by SIGINT, so its exit status says it was interrupted."""
+    if issubclass(kind, KeyboardInterrupt):
+        print("interrupted: the workload stopped on Ctrl-C", file=sys.stderr, flush=True)
+        return
+    sys.__excepthook__(kind, value, traceback)
+
+
+# Every workload imports this module first, so this covers start-up (importing PyTorch) as well.
+sys.excepthook = _quiet_interrupt
+
+
 class WorkloadParser(argparse.ArgumentParser):
     """Parses a workload's arguments and tells labs.result what it learnt (size, knobs), so the
     result line says how the workload ran."""

@@ -8,6 +8,8 @@ Each rule looks at one pattern, says whether it fired, and shows the numbers beh
   waits) so often that it cannot queue work ahead: at least 50 times a second of trace.
 - gpu_low_utilization: the GPU was busy less than half of the span from its first to its last op.
 - tiny_kernels: most launches are shorter than 10 us, so launch overhead dominates.
+- low_sm_activity, tensor_idle, memory_bound: from the export's GPU metrics (nsys
+  --gpu-metrics-devices, read by nsys/gpu_metrics.py), by the rules of metrics/activity.py; "n/a" without them.
 Thresholds are the module constants below; the numbers are in the Evidence column either way.
 """
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 import re
 
 from aiperf_lab.metrics.nsys.db import KERNEL, MEMCPY, RUNTIME, NsysDatabase
+from aiperf_lab.metrics.nsys.gpu_metrics import gpu_metric_rules
 from aiperf_lab.metrics.nsys.reports import strip_api_version
 from aiperf_lab.metrics.summary_stats import percent_of
 from aiperf_lab.metrics.tables import Table
@@ -118,6 +121,6 @@ def expert_findings(db: NsysDatabase) -> Table:
     rows = [_pageable(db) if db.has(MEMCPY) else ["pageable_memcpy", "n/a", "no memory copies in the export", ""],
             _sync_memcpy(calls) if calls else ["sync_memcpy", "n/a", no_calls, ""],
             _host_sync(calls, _span(db)) if calls else ["host_sync", "n/a", no_calls, ""],
-            _utilization(db), _tiny_kernels(db)]
+            _utilization(db), _tiny_kernels(db), *gpu_metric_rules(db)]
     return Table("expert_findings", "Expert Rules", COLUMNS, rows,
                  ["Rules and thresholds: aiperf_lab/metrics/nsys/expert.py. 'n/a': the export lacks the data the rule needs."])

@@ -43,9 +43,30 @@ class HostSource:
         return HostSample(t, cpu, used, total)
 
     def process_name(self, pid: int) -> str | None:
+        return self.process_info(pid).name
+
+    def process_info(self, pid: int) -> "ProcessInfo":
+        """Name, user and command line of a pid; missing parts stay None (gone, another user's process,
+        or a pid from another PID namespace, as NVML reports host pids inside containers)."""
+        from aiperf_lab.metrics.telemetry.nvml_source import ProcessInfo
+
+        info = ProcessInfo()
         if self._psutil is None:
-            return None
+            return info
         try:
-            return self._psutil.Process(pid).name()
-        except Exception:  # gone, or another user's process in a container
-            return None
+            process = self._psutil.Process(pid)
+            with process.oneshot():
+                info.name = _safe(process.name)
+                info.user = _safe(process.username)
+                command = _safe(process.cmdline)
+                info.command = " ".join(command) if command else None
+        except Exception:
+            pass
+        return info
+
+
+def _safe(getter):
+    try:
+        return getter()
+    except Exception:
+        return None

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
+
+if TYPE_CHECKING:
+    from aiperf_lab.metrics.telemetry.feed import TelemetryFeed
 
 
 @dataclass
@@ -43,7 +46,7 @@ class EnergyResult:
 class EnergySpan:
     """Begin and end marks on a feed (a live Sampler or a replay); `result()` once ended."""
 
-    def __init__(self, feed: Any, idle_baseline_w: dict[int, float] | None = None):
+    def __init__(self, feed: "TelemetryFeed", idle_baseline_w: dict[int, float] | None = None):
         self.feed = feed
         self.baseline = idle_baseline_w or {}
         self.t0 = self.t1 = None
@@ -86,7 +89,7 @@ class EnergySpan:
 
 
 @contextmanager
-def measure(feed: Any, idle_baseline_w: dict[int, float] | None = None) -> Iterator[EnergySpan]:
+def measure(feed: "TelemetryFeed", idle_baseline_w: dict[int, float] | None = None) -> Iterator[EnergySpan]:
     """Energy meter for the work inside a `with` block, on any feed (live sampler or replay)."""
     span = EnergySpan(feed, idle_baseline_w)
     span.begin()

@@ -1,87 +1,71 @@
-"""NVML access where a failing or unsupported query yields a missing value, never an exception.
+"""What the telemetry sampler reads from each GPU, through the one NVML layer (nvml.py): a failing or
+unsupported query yields a missing value, never an exception.
 
 `NvmlSource.open()` never raises either: with no driver (or no nvidia-ml-py) it returns a source with no
 GPUs and a one-line `status` saying why, which a caller can show as is. A GPU that falls off the bus
-(NVML_ERROR_GPU_IS_LOST) is marked lost and not queried again, while the others go on.
+(NVML_ERROR_GPU_IS_LOST) is marked lost by the layer and not queried again, while the others go on.
 """
 
 from __future__ import annotations
 
+import time
+from dataclasses import dataclass
 from typing import Any, Callable
 
-from aiperf_lab.metrics.telemetry.model import GpuInfo, GpuProcess, GpuStatus
+from aiperf_lab.metrics.telemetry.gpm import GpmDevice
+from aiperf_lab.metrics.telemetry.model import GpmSample, GpuInfo, GpuProcess, GpuStatus
+from aiperf_lab.metrics.telemetry.nvml import Nvml
 
-# NVML return codes we treat specially (values from nvml.h, stable across releases).
-GPU_IS_LOST = 15
-NOT_SUPPORTED = 3
 FI_DEV_POWER_INSTANT = 186
 CLOCK_SM, CLOCK_MEM = 1, 2
 TEMPERATURE_GPU = 0
+CLOCK_REASONS = ("nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons")
 
 
-class GpuLost(Exception):
-    """Raised inside this module only, to stop querying a lost GPU."""
+@dataclass
+class ProcessInfo:
+    name: str | None = None
+    user: str | None = None
+    command: str | None = None
 
 
 class NvmlSource:
-    """Reads every GPU through NVML. Construct with `open()`; pass a fake module to test error paths."""
+    """Reads every GPU through the NVML layer. Construct with `open()`; pass a fake module to test error paths."""
 
     kind = "nvml"
 
-    def __init__(self, nvml: Any, handles: list[Any], status: str):
-        self.nvml = nvml
-        self.handles = handles
-        self.status = status              # "" when GPUs were found, else why there are none
-        self.lost: set[int] = set()
+    def __init__(self, nvml: Nvml, gpm: bool = True, clock: Callable[[], float] = time.monotonic):
+        self.session = nvml
+        self.handles = nvml.handles
+        self.status = nvml.status              # "" when GPUs were found, else why there are none
+        self.lost = nvml.lost                  # the layer's set: one lost-GPU rule for every caller
         self._instant_ok: dict[int, bool] = {}
         self._energy_ok: dict[int, bool] = {}
-        self.infos = [self._info(i) for i in range(len(handles))]
+        self._util_seen: dict[int, int] = {}   # per GPU: newest process-utilization timestamp read (us)
+        self.gpm_devices = [GpmDevice(nvml, i, clock) if gpm else None for i in range(len(nvml.handles))]
+        self.infos = [self._info(i) for i in range(len(nvml.handles))]
 
     @classmethod
-    def open(cls, nvml: Any = None) -> "NvmlSource":
-        if nvml is None:
-            try:
-                import pynvml as nvml  # the nvidia-ml-py package
-            except ImportError:
-                return cls(None, [], "no NVML: the nvidia-ml-py package is not installed")
-        try:
-            nvml.nvmlInit()
-        except Exception as exc:  # NVMLError_LibraryNotFound, _DriverNotLoaded, OSError from ctypes
-            return cls(None, [], f"no NVIDIA driver: {_describe(exc)}")
-        try:
-            count = nvml.nvmlDeviceGetCount()
-            handles = [nvml.nvmlDeviceGetHandleByIndex(i) for i in range(count)]
-        except Exception as exc:
-            _shutdown(nvml)
-            return cls(None, [], f"NVML found no usable GPU: {_describe(exc)}")
-        if not handles:
-            _shutdown(nvml)
-            return cls(None, [], "the NVIDIA driver is loaded but reports no GPU")
-        return cls(nvml, handles, "")
+    def open(cls, nvml: Any = None, gpm: bool = True) -> "NvmlSource":
+        """`nvml`: a pynvml-like module (tests pass a fake); None imports nvidia-ml-py."""
+        return cls(Nvml.open(nvml), gpm=gpm)
+
+    @property
+    def nvml(self) -> Any:
+        return self.session.module
 
     @property
     def available(self) -> bool:
         return bool(self.handles)
 
     def close(self) -> None:
-        if self.nvml is not None:
-            _shutdown(self.nvml)
-            self.nvml = None
+        for device in self.gpm_devices:
+            if device is not None:
+                device.close()
+        self.session.close()
 
-    # --- one call, any failure -> None ---------------------------------------------------------
-    def _call(self, index: int, function: str, *args: Any) -> Any:
-        """nvml.<function>(handle, *args); None when it fails, is unsupported or this nvidia-ml-py lacks it."""
-        if index in self.lost or self.nvml is None:
-            return None
-        fn = getattr(self.nvml, function, None)
-        if fn is None:
-            return None
-        try:
-            return fn(self.handles[index], *args)
-        except Exception as exc:
-            if getattr(exc, "value", None) == GPU_IS_LOST:
-                self.lost.add(index)
-            return None
+    def _call(self, index: int, function: str | tuple[str, ...], *args: Any) -> Any:
+        return self.session.device_call(index, function, *args)
 
     def _info(self, index: int) -> GpuInfo:
         name = self._call(index, "nvmlDeviceGetName")
@@ -90,9 +74,12 @@ class NvmlSource:
         limit = self._call(index, "nvmlDeviceGetEnforcedPowerLimit")
         self._instant_ok[index] = self._instant_power_mw(index) is not None
         self._energy_ok[index] = self.energy_mj(index) is not None
-        return GpuInfo(index, _text(name), _text(uuid), getattr(memory, "total", None),
+        gpm = self.gpm_devices[index]
+        return GpuInfo(index, name, uuid, getattr(memory, "total", None),
                        limit / 1000.0 if limit is not None else None,
-                       self._energy_ok[index], self._instant_ok[index])
+                       self._energy_ok[index], self._instant_ok[index],
+                       gpm_reason=gpm.reason if gpm is not None else "GPM reads turned off",
+                       gpm_missing=dict(gpm.missing) if gpm is not None else {})
 
     def _instant_power_mw(self, index: int) -> float | None:
         values = self._call(index, "nvmlDeviceGetFieldValues", [FI_DEV_POWER_INSTANT])
@@ -121,11 +108,8 @@ class NvmlSource:
     def fast(self, index: int) -> dict[str, Any]:
         """Utilization, memory, temperature, clocks and clock-event reasons; missing values are None.
         (The power limit changes rarely: read it with the slow fields, through power_limit_w.)"""
-        n = self.nvml
         util = self._call(index, "nvmlDeviceGetUtilizationRates")
         memory = self._call(index, "nvmlDeviceGetMemoryInfo")
-        reasons_fn = "nvmlDeviceGetCurrentClocksEventReasons" if hasattr(n, "nvmlDeviceGetCurrentClocksEventReasons") \
-            else "nvmlDeviceGetCurrentClocksThrottleReasons"  # the older name, in older nvidia-ml-py
         return {
             "util_gpu_pct": getattr(util, "gpu", None),
             "util_mem_pct": getattr(util, "memory", None),
@@ -134,15 +118,21 @@ class NvmlSource:
             "temp_c": self._call(index, "nvmlDeviceGetTemperature", TEMPERATURE_GPU),
             "sm_clock_mhz": self._call(index, "nvmlDeviceGetClockInfo", CLOCK_SM),
             "mem_clock_mhz": self._call(index, "nvmlDeviceGetClockInfo", CLOCK_MEM),
-            "clock_event_reasons": self._call(index, reasons_fn),
+            "clock_event_reasons": self._call(index, CLOCK_REASONS),
         }
 
     def power_limit_w(self, index: int) -> float | None:
         limit = self._call(index, "nvmlDeviceGetEnforcedPowerLimit")
         return limit / 1000.0 if limit is not None else None
 
-    def slow(self, index: int, process_name: Callable[[int], str | None]) -> GpuStatus:
-        n = self.nvml
+    def gpm(self, index: int, t: float) -> GpmSample | None:
+        """The GPM window since the previous call (None without GPM on this GPU)."""
+        device = self.gpm_devices[index] if index < len(self.gpm_devices) else None
+        if device is None or index in self.lost:
+            return None
+        return device.read(t)
+
+    def slow(self, index: int, process_info: Callable[[int], ProcessInfo]) -> GpuStatus:
         status = GpuStatus(
             pcie_gen=self._call(index, "nvmlDeviceGetCurrPcieLinkGeneration"),
             pcie_width=self._call(index, "nvmlDeviceGetCurrPcieLinkWidth"),
@@ -151,7 +141,7 @@ class NvmlSource:
             power_limit_w=self.power_limit_w(index),
         )
         states = []
-        for link in range(getattr(n, "NVML_NVLINK_MAX_LINKS", 18)):
+        for link in range(self.session.constant("NVML_NVLINK_MAX_LINKS", 18)):
             state = self._call(index, "nvmlDeviceGetNvLinkState", link)
             if state is None:
                 break  # links are numbered from 0; the first unsupported one ends the list
@@ -159,28 +149,45 @@ class NvmlSource:
         if states:
             status.nvlink_total = len(states)
             status.nvlink_active = sum(1 for s in states if s)
+        status.processes = self.processes(index, process_info)
+        return status
+
+    def processes(self, index: int, process_info: Callable[[int], ProcessInfo]) -> list[GpuProcess]:
+        """Compute processes with their memory, and their SM and memory shares since the last call."""
+        shares = self._process_utilization(index)
+        found = []
         for proc in self._call(index, "nvmlDeviceGetComputeRunningProcesses") or []:
             pid = getattr(proc, "pid", None)
             if pid is None:
                 continue
             memory = getattr(proc, "usedGpuMemory", None)
-            status.processes.append(GpuProcess(pid, process_name(pid), memory if isinstance(memory, int) else None))
-        return status
+            info = process_info(pid)
+            sm, mem = shares.get(pid, (None, None))
+            if shares and pid not in shares:
+                sm = mem = 0.0  # the driver reported others' samples but none for it: it was idle
+            found.append(GpuProcess(pid, info.name, memory if isinstance(memory, int) else None, info.user,
+                                    info.command, sm, mem))
+        return found
+
+    def _process_utilization(self, index: int) -> dict[int, tuple[float, float]]:
+        """pid -> (SM %, memory %), averaged over the samples NVML kept since the previous call."""
+        since = self._util_seen.get(index, 0)
+        samples = self._call(index, "nvmlDeviceGetProcessUtilization", since)
+        if not samples:
+            return {}  # NOT_FOUND (no sample in the window) or unsupported: shares unknown
+        sums: dict[int, list[float]] = {}
+        newest = since
+        for sample in samples:
+            pid = getattr(sample, "pid", None)
+            stamp = getattr(sample, "timeStamp", 0) or 0
+            if pid is None or stamp <= since:
+                continue
+            newest = max(newest, stamp)
+            entry = sums.setdefault(pid, [0.0, 0.0, 0])
+            entry[0] += float(getattr(sample, "smUtil", 0) or 0)
+            entry[1] += float(getattr(sample, "memUtil", 0) or 0)
+            entry[2] += 1
+        self._util_seen[index] = newest
+        return {pid: (round(sm / n, 1), round(mem / n, 1)) for pid, (sm, mem, n) in sums.items()}
 
 
-def _text(value: Any) -> str | None:
-    if isinstance(value, bytes):
-        return value.decode("utf-8", "replace")
-    return value
-
-
-def _describe(exc: Exception) -> str:
-    text = str(exc).strip() or type(exc).__name__
-    return text.splitlines()[0]
-
-
-def _shutdown(nvml: Any) -> None:
-    try:
-        nvml.nvmlShutdown()
-    except Exception:
-        pass

@@ -1,4 +1,5 @@
-"""Telemetry recordings on disk, and their replay.
+"""Telemetry recordings on disk: the writer, the `Recording` and the readers of three layouts.
+(Playing a recording as a live feed: replay.py.)
 
 Written layout (one row per sample per GPU; with no GPU, one host-only row per tick with `gpu` empty):
 
@@ -17,6 +18,17 @@ Written layout (one row per sample per GPU; with no GPU, one host-only row per t
 | pcie_gen, pcie_width, pcie_gen_max, pcie_width_max | PCIe link now and at most (read about every 2 s) |
 | lost | 1 when the GPU fell off the bus |
 | cpu_pct, host_mem_used_bytes, host_mem_total_bytes | the host, through psutil |
+| gpm_t_s, gpm_window_s | the GPM window each row carries: when it ended and how long it was (GPM is read about once a second, so about ten rows share one window) |
+| gpm_graphics_pct ... gpm_nvlink_tx_mibps | GPM metrics (model.GPM_FIELDS): empty where the GPU has none; why is in the header line |
+| processes | on rows where the processes were read (about once a second): a JSON list of [pid, name, user, GPU memory bytes, SM %, memory %, energy share % (estimate), energy J (estimate)]; command lines are never written |
+
+A first line `# aiperf-telemetry {JSON}` gives the sampling rate, the GPM window, and per GPU its name,
+power limit and why GPM or any GPM field is missing. Recordings without it (written before GPM) read
+as before, with GPM "not in this recording".
+| utc_ns | the sample's wall-clock time, UTC nanoseconds since 1970: the sampler's start on the system clock plus t_s on its monotonic clock (empty in recordings made before this column existed) |
+
+`utc_ns` is what lines the samples up with a profiler's timeline (nsys: the session's `utcEpochNs`;
+PyTorch: `baseTimeNanoseconds`), see `aiperf_lab.metrics.energy.clocks`.
 
 Also read: the raw NVML loop layout of the H200 recording shipped with the package
 (`t_s, power_mw, power_instant_mw, energy_mj, ...`, counter every 10th row) and `nvidia-smi
@@ -27,26 +39,38 @@ from __future__ import annotations
 
 import csv
 import io
-import threading
+import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import Any, Callable, TextIO
 
 from aiperf_lab.errors import InputError, NotAProfile
 from aiperf_lab.metrics.telemetry.energy import EnergyTracker
-from aiperf_lab.metrics.telemetry.meter import measure
-from aiperf_lab.metrics.telemetry.model import GpuInfo, GpuSample, GpuStatus, HostSample, Tick
-from aiperf_lab.metrics.telemetry.ring import RingBuffer
+from aiperf_lab.metrics.telemetry.model import (GPM_NAMES, GpmSample, GpuInfo, GpuProcess, GpuSample, GpuStatus,
+                                                HostSample, Tick)
 
-COLUMNS = ["t_s", "gpu", "power_w", "power_source", "power_avg_w", "power_limit_w", "energy_j", "energy_source",
-           "util_gpu_pct", "util_mem_pct", "mem_used_bytes", "mem_total_bytes", "temp_c", "sm_clock_mhz",
-           "mem_clock_mhz", "clock_event_reasons", "clock_event_names", "pcie_gen", "pcie_width", "pcie_gen_max",
-           "pcie_width_max", "lost", "cpu_pct", "host_mem_used_bytes", "host_mem_total_bytes"]
+BASE_COLUMNS = ["t_s", "gpu", "power_w", "power_source", "power_avg_w", "power_limit_w", "energy_j", "energy_source",
+                "util_gpu_pct", "util_mem_pct", "mem_used_bytes", "mem_total_bytes", "temp_c", "sm_clock_mhz",
+                "mem_clock_mhz", "clock_event_reasons", "clock_event_names", "pcie_gen", "pcie_width", "pcie_gen_max",
+                "pcie_width_max", "lost", "cpu_pct", "host_mem_used_bytes", "host_mem_total_bytes"]
+GPM_COLUMNS = ["gpm_t_s", "gpm_window_s", *("gpm_" + name for name in GPM_NAMES)]
+COLUMNS = BASE_COLUMNS + GPM_COLUMNS + ["processes", "utc_ns"]
+META_PREFIX = "# aiperf-telemetry "
+NOT_RECORDED = "not in this recording"
 RAW_NVML_COLUMNS = ["t_s", "power_mw", "power_instant_mw", "energy_mj", "util_gpu", "util_mem", "mem_used_b",
                     "temp_c", "sm_clock_mhz", "mem_clock_mhz", "clock_event_reasons"]
 
-DEMO_RECORDING = Path(__file__).with_name("data") / "nvml_100hz_matmul_copy.csv"
+DATA = Path(__file__).with_name("data")
+DEMO_RECORDING = DATA / "nvml_100hz_matmul_copy.csv"        # H200, raw NVML loop at 100 Hz, no GPM
+# Made by benchmarks/verify_issue15.sh on a Hopper GPU: our sampler at 10 Hz with GPM over a bf16 matmul,
+# a device copy, a small-kernel phase and idle. Shipped when the GPU machine has produced it.
+DEMO_GPM_RECORDING = DATA / "gpm_10hz_phases.csv"
+
+
+def demo_recording() -> Path:
+    """The recording --demo replays: the GPM one where it ships, else the H200 power recording."""
+    return DEMO_GPM_RECORDING if DEMO_GPM_RECORDING.is_file() else DEMO_RECORDING
 
 
 def _cell(value) -> str:
@@ -60,33 +84,72 @@ def _cell(value) -> str:
 
 
 class TelemetryWriter:
-    """CSV rows for each tick; flushed about once a second and on close."""
+    """CSV rows for each tick; flushed about once a second and on close. The header (and the metadata
+    line, when the sampler gives it through `start`) is written before the first row."""
 
-    def __init__(self, stream: TextIO, flush_every_s: float = 1.0):
+    def __init__(self, stream: TextIO, flush_every_s: float = 1.0, *, scrub: Callable[[str], str] | None = None,
+                 users: bool = True):
+        """`scrub`: applied to process names and users before they are written (triage passes its
+        redactor); `users=False` leaves user names out (triage with --redact-hosts)."""
+        self._scrub = scrub
+        self._users = users
         self._stream = stream
         self._writer = csv.writer(stream, lineterminator="\n")
-        self._writer.writerow(COLUMNS)
         self._flush_every = flush_every_s
         self._last_flush = time.monotonic()
+        self._started = False
+        # GPU -> the GpuStatus whose processes were written last (held, so that its id is never reused)
+        self._processes_seen: dict[int, GpuStatus] = {}
+        # UTC ns at t = 0 of the samples' clock; the sampler sets it when it starts (None: column left empty)
+        self.utc_origin_ns: int | None = None
 
     @classmethod
-    def to_path(cls, path: Path) -> "TelemetryWriter":
-        return cls(open(path, "w", encoding="utf-8", newline=""))
+    def to_path(cls, path: Path, **options: Any) -> "TelemetryWriter":
+        return cls(open(path, "w", encoding="utf-8", newline=""), **options)
+
+    def _text(self, value: str | None) -> str | None:
+        if value is None or self._scrub is None:
+            return value
+        return self._scrub(value)
+
+    def start(self, meta: dict[str, Any] | None = None) -> None:
+        """The metadata line (sampling rate, GPM window, per-GPU names and missing-field reasons), then the header."""
+        if self._started:
+            return
+        self._started = True
+        if meta is not None:
+            self._stream.write(META_PREFIX + json.dumps(meta, separators=(",", ":"), default=str) + "\n")
+        self._writer.writerow(COLUMNS)
 
     def write(self, tick: Tick, slow: dict[int, GpuStatus]) -> None:
+        self.start()
         host = tick.host or HostSample(tick.t)
         host_cells = [_cell(host.cpu_pct), _cell(host.mem_used_bytes), _cell(host.mem_total_bytes)]
+        origin = self.utc_origin_ns
         if not tick.gpus:
-            self._writer.writerow([f"{tick.t:.4f}"] + [""] * (len(COLUMNS) - 4) + host_cells)
+            utc = str(origin + round(tick.t * 1e9)) if origin is not None else ""
+            self._writer.writerow([f"{tick.t:.4f}"] + [""] * (len(BASE_COLUMNS) - 4) + host_cells
+                                  + [""] * (len(GPM_COLUMNS) + 1) + [utc])
         for s in tick.gpus:
             link = slow.get(s.index) or GpuStatus()
+            gpm = s.gpm
+            gpm_cells = ([f"{gpm.t:.4f}", _cell(gpm.window_s), *(_cell(getattr(gpm, name)) for name in GPM_NAMES)]
+                         if gpm is not None else [""] * len(GPM_COLUMNS))
+            processes = ""
+            if s.index in slow and self._processes_seen.get(s.index) is not link:
+                self._processes_seen[s.index] = link
+                processes = json.dumps([[p.pid, self._text(p.name), self._text(p.user) if self._users else None,
+                                         p.gpu_memory_bytes, p.sm_pct, p.mem_pct,
+                                         p.energy_share_pct, p.energy_est_j] for p in link.processes],
+                                       separators=(",", ":"))
             self._writer.writerow([
                 f"{s.t:.4f}", s.index, _cell(s.power_w), s.power_source, _cell(s.power_avg_w),
                 _cell(s.power_limit_w), _cell(s.energy_j), s.energy_source, _cell(s.util_gpu_pct),
                 _cell(s.util_mem_pct), _cell(s.mem_used_bytes), _cell(s.mem_total_bytes), _cell(s.temp_c),
                 _cell(s.sm_clock_mhz), _cell(s.mem_clock_mhz), _cell(s.clock_event_reasons),
                 "|".join(s.clock_event_names), _cell(link.pcie_gen), _cell(link.pcie_width),
-                _cell(link.pcie_gen_max), _cell(link.pcie_width_max), "1" if s.lost else "0", *host_cells])
+                _cell(link.pcie_gen_max), _cell(link.pcie_width_max), "1" if s.lost else "0", *host_cells,
+                *gpm_cells, processes, str(origin + round(s.t * 1e9)) if origin is not None else ""])
         if time.monotonic() - self._last_flush >= self._flush_every:
             self.flush()
 
@@ -98,8 +161,19 @@ class TelemetryWriter:
         self._last_flush = time.monotonic()
 
     def close(self) -> None:
+        self.start()
         self.flush()
         self._stream.close()
+
+
+def recording_meta(devices: list[GpuInfo], rate_hz: float, gpm_every_s: float) -> dict[str, Any]:
+    """The metadata line a sampler gives its writer."""
+    return {"version": 2, "rate_hz": rate_hz, "gpm_every_s": gpm_every_s,
+            "note": f"power and utilization every {1 / rate_hz:g} s; GPM windows of about {gpm_every_s:g} s "
+                    "(each row carries the latest window)",
+            "devices": [{"index": d.index, "name": d.name, "power_limit_w": d.power_limit_w,
+                         "mem_total_bytes": d.mem_total_bytes, "gpm_reason": d.gpm_reason,
+                         "gpm_missing": d.gpm_missing} for d in devices]}
 
 
 @dataclass
@@ -108,6 +182,10 @@ class Recording:
     layout: str                   # "aiperf", "nvml-raw" or "nvidia-smi"
     devices: list[GpuInfo]
     ticks: list[Tick]
+    meta: dict[str, Any] = field(default_factory=dict)     # the `# aiperf-telemetry` line, when there is one
+    # (t, GPU, its slow fields) where the recording read them: links and processes, for a replay's `slow`
+    status_updates: list[tuple[float, int, GpuStatus]] = field(default_factory=list)
+    utc_origin_ns: int | None = None  # UTC ns at t = 0 (from the utc_ns column); None: no absolute clock
 
     @property
     def duration_s(self) -> float:
@@ -140,11 +218,32 @@ def sniff_recording(header: list[str]) -> str | None:
     return None
 
 
+def sniff_text(text: str) -> str | None:
+    """The layout of a recording from its first bytes. Our metadata line says "aiperf" by itself: with
+    many GPUs it can be longer than the head a sniffer reads."""
+    if text.startswith(META_PREFIX):
+        return "aiperf"
+    lines = text.splitlines()
+    return sniff_recording(lines[0].split(",")) if lines else None
+
+
+def _split_meta(text: str) -> tuple[dict[str, Any], str]:
+    if not text.startswith(META_PREFIX):
+        return {}, text
+    first, _, rest = text.partition("\n")
+    try:
+        meta = json.loads(first[len(META_PREFIX):])
+    except ValueError:
+        meta = {}
+    return (meta if isinstance(meta, dict) else {}), rest
+
+
 def read_recording(path: Path) -> Recording:
     try:
         text = path.read_bytes().decode("utf-8", "replace")
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+    meta, text = _split_meta(text)
     rows = list(csv.reader(io.StringIO(text)))
     if not rows:
         raise InputError(f"{path}: empty file")
@@ -152,17 +251,52 @@ def read_recording(path: Path) -> Recording:
     if layout is None:
         raise NotAProfile(f"{path}: not a telemetry recording (unknown columns: {','.join(rows[0][:4])}...)")
     body = [r for r in rows[1:] if r and any(cell.strip() for cell in r)]
-    reader = {"aiperf": _read_aiperf, "nvml-raw": _read_raw, "nvidia-smi": _read_smi}[layout]
-    devices, ticks = reader(rows[0], body)
+    updates: list[tuple[float, int, GpuStatus]] = []
+    if layout == "aiperf":
+        devices, ticks = _read_aiperf(rows[0], body, meta, updates)
+    else:
+        devices, ticks = {"nvml-raw": _read_raw, "nvidia-smi": _read_smi}[layout](rows[0], body)
+        devices = [_no_gpm(d) for d in devices]
     if not ticks:
         raise InputError(f"{path}: a telemetry recording with a header but no samples")
-    return Recording(path, layout, devices, ticks)
+    origin = _utc_origin(rows[0], body) if layout == "aiperf" else None
+    return Recording(path, layout, devices, ticks, meta, updates, origin)
 
 
-def _read_aiperf(header: list[str], body: list[list[str]]):
+def _utc_origin(header: list[str], body: list[list[str]]) -> int | None:
+    """UTC ns at t = 0: the median of utc_ns - t_s over the rows that have both (t_s is rounded to 0.1 ms,
+    utc_ns is exact, so the median sits within 50 us of the sampler's own origin)."""
+    if "utc_ns" not in header:
+        return None
+    t_col, utc_col = header.index("t_s"), header.index("utc_ns")
+    origins = []
+    for row in body:
+        if len(row) <= max(t_col, utc_col):
+            continue
+        try:
+            origins.append(int(row[utc_col]) - round(float(row[t_col]) * 1e9))
+        except ValueError:
+            continue
+    if not origins:
+        return None
+    origins.sort()
+    return origins[len(origins) // 2]
+
+
+def _no_gpm(info: GpuInfo) -> GpuInfo:
+    from dataclasses import replace
+
+    return replace(info, gpm_reason=NOT_RECORDED, gpm_missing={})
+
+
+def _read_aiperf(header: list[str], body: list[list[str]], meta: dict[str, Any],
+                 updates: list[tuple[float, int, GpuStatus]]):
     col = {name: i for i, name in enumerate(header)}
+    has_gpm = "gpm_t_s" in col
+    described = {d.get("index"): d for d in meta.get("devices") or [] if isinstance(d, dict)}
     ticks: dict[float, Tick] = {}
     devices: dict[int, GpuInfo] = {}
+    windows: dict[tuple[int, str], GpmSample] = {}   # one GpmSample per window, shared by its rows
     for row in body:
         if len(row) < len(header):
             continue  # a truncated last line (the sampler was killed mid-write)
@@ -184,12 +318,59 @@ def _read_aiperf(header: list[str], body: list[list[str]]):
             _number(get("util_gpu_pct")), _number(get("util_mem_pct")), _int(get("mem_used_bytes")),
             _int(get("mem_total_bytes")), _number(get("temp_c")), _number(get("sm_clock_mhz")),
             _number(get("mem_clock_mhz")), _int(get("clock_event_reasons")), get("lost") == "1")
+        gpm_t = _number(get("gpm_t_s")) if has_gpm else None
+        if gpm_t is not None:
+            key = (index, get("gpm_t_s"))
+            if key not in windows:
+                windows[key] = GpmSample(gpm_t, _number(get("gpm_window_s")) or 0.0,
+                                         **{name: _number(get("gpm_" + name)) for name in GPM_NAMES})
+            sample.gpm = windows[key]
         tick.gpus.append(sample)
+        processes = get("processes")
+        if processes:
+            updates.append((t, index, GpuStatus(_int(get("pcie_gen")), _int(get("pcie_width")),
+                                                 _int(get("pcie_gen_max")), _int(get("pcie_width_max")),
+                                                 power_limit_w=sample.power_limit_w,
+                                                 processes=_processes(processes))))
         if index not in devices:
-            devices[index] = GpuInfo(index, mem_total_bytes=sample.mem_total_bytes, power_limit_w=sample.power_limit_w,
-                                     energy_counter=sample.energy_source == "counter",
-                                     instant_power=sample.power_source == "instant")
-    return [devices[i] for i in sorted(devices)], sorted(ticks.values(), key=lambda k: k.t)
+            about = described.get(index) or {}
+            missing = about.get("gpm_missing")
+            devices[index] = GpuInfo(
+                index, name=about.get("name") if isinstance(about.get("name"), str) else None,
+                mem_total_bytes=sample.mem_total_bytes,
+                power_limit_w=sample.power_limit_w or _float_or_none(about.get("power_limit_w")),
+                energy_counter=sample.energy_source == "counter", instant_power=sample.power_source == "instant",
+                gpm_reason=str(about["gpm_reason"]) if "gpm_reason" in about else
+                ("" if has_gpm else NOT_RECORDED),
+                gpm_missing={str(k): str(v) for k, v in missing.items()} if isinstance(missing, dict) else {})
+    ordered = sorted(ticks.values(), key=lambda k: k.t)
+    for index, info in list(devices.items()):
+        if info.gpm_reason == "" and not any(s.gpm for tick in ordered for s in tick.gpus if s.index == index):
+            from dataclasses import replace
+            devices[index] = replace(info, gpm_reason="no GPM values in this recording")
+    return [devices[i] for i in sorted(devices)], ordered
+
+
+def _float_or_none(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _processes(cell: str) -> list[GpuProcess]:
+    """The `processes` cell: [[pid, name, user, memory, sm %, mem %, energy share %, energy J], ...]."""
+    try:
+        entries = json.loads(cell)
+    except ValueError:
+        return []
+    found = []
+    for entry in entries if isinstance(entries, list) else []:
+        if not isinstance(entry, list) or len(entry) < 4 or not isinstance(entry[0], int):
+            continue
+        entry = entry + [None] * (8 - len(entry))
+        text = lambda v: v if isinstance(v, str) else None  # noqa: E731
+        memory = entry[3] if isinstance(entry[3], int) else None
+        found.append(GpuProcess(entry[0], text(entry[1]), memory, text(entry[2]), None, _float_or_none(entry[4]),
+                                _float_or_none(entry[5]), _float_or_none(entry[6]), _float_or_none(entry[7])))
+    return found
 
 
 def _read_raw(header: list[str], body: list[list[str]]):
@@ -256,97 +437,3 @@ def _read_smi(header: list[str], body: list[list[str]]):
         else:
             ticks.append(Tick(t, [sample], None))
     return [GpuInfo(i) for i in sorted(trackers)], ticks
-
-
-class ReplayFeed:
-    """Plays a recording into a ring buffer in real time, faster (`speed`), or looped.
-
-    Offers what a live Sampler offers (devices, status, ring, now(), energy_now(), measure()), so the
-    console and the runner read a replay exactly as they read a GPU.
-    """
-
-    kind = "replay"
-
-    def __init__(self, recording: Recording, speed: float = 1.0, loop: bool = False, window_s: float = 600.0,
-                 clock: Callable[[], float] = time.monotonic):
-        if speed <= 0:
-            raise ValueError("speed must be above 0")
-        self.recording = recording
-        self.speed = speed
-        self.loop = loop
-        self.devices = recording.devices
-        self.status = f"replaying {recording.path.name}" + (" (looped)" if loop else "")
-        rate = len(recording.ticks) / recording.duration_s if recording.duration_s > 0 else 10.0
-        self.ring = RingBuffer(max(1, int(rate * window_s)))
-        self.slow: dict[int, GpuStatus] = {}
-        self._clock = clock
-        self._t0 = None
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self.finished = threading.Event()
-
-    def start(self) -> "ReplayFeed":
-        if self._thread is None:
-            self._t0 = self._clock()
-            self._thread = threading.Thread(target=self._run, name="aiperf-replay", daemon=True)
-            self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
-
-    close = stop
-
-    def now(self) -> float:
-        return (self._clock() - self._t0) * self.speed if self._t0 is not None else 0.0
-
-    def _run(self) -> None:
-        ticks = self.recording.ticks
-        first = ticks[0].t
-        span = self.recording.duration_s + (ticks[1].t - ticks[0].t if len(ticks) > 1 else 0.1)
-        lap = 0
-        while not self._stop.is_set():
-            offset = lap * span
-            energy_offset = {d.index: self._lap_energy(d.index) * lap for d in self.devices}
-            for tick in ticks:
-                t = tick.t - first + offset
-                delay = t / self.speed - (self._clock() - self._t0)
-                if delay > 0 and self._stop.wait(delay):
-                    return
-                self.ring.append(_shift(tick, t, energy_offset))
-            lap += 1
-            if not self.loop:
-                break
-        self.finished.set()
-
-    def _lap_energy(self, index: int) -> float:
-        """Energy of one pass through the recording, for a GPU (looping keeps energy growing)."""
-        for tick in reversed(self.recording.ticks):
-            for s in tick.gpus:
-                if s.index == index and s.energy_j is not None:
-                    return s.energy_j
-        return 0.0
-
-    def energy_now(self) -> list[tuple[float | None, str]]:
-        latest = self.ring.latest()
-        by_index = {s.index: s for s in latest.gpus} if latest else {}
-        return [(by_index[d.index].energy_j, by_index[d.index].energy_source) if d.index in by_index else (None, "")
-                for d in self.devices]
-
-    def measure(self, idle_baseline_w: dict[int, float] | None = None):
-        return measure(self, idle_baseline_w)
-
-
-def _shift(tick: Tick, t: float, energy_offset: dict[int, float]) -> Tick:
-    gpus = []
-    for s in tick.gpus:
-        moved = GpuSample(**{name: getattr(s, name) for name in GpuSample.__slots__})
-        moved.t = t
-        if moved.energy_j is not None:
-            moved.energy_j += energy_offset.get(s.index, 0.0)
-        gpus.append(moved)
-    host = HostSample(t, tick.host.cpu_pct, tick.host.mem_used_bytes, tick.host.mem_total_bytes) if tick.host else None
-    return Tick(t, gpus, host)

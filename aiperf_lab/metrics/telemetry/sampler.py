@@ -13,8 +13,14 @@ end of every measured span (so a span's joules are the counter's, exactly), and 
 `energy_every_s` (default 5 s) in between to anchor the live figure, which grows by the integral of
 instant power between reads. Each read costs about 4 ms of CPU (measured on an H200 host): reading
 it every second would cost 0.4-0.6% of a core by itself, more than the whole sampler's budget at
-10 Hz (docs/benchmarks.md). Slow fields (PCIe, NVLink, processes) are read every `slow_every_s`,
-the host (psutil) every `host_every_s`, each tick carrying the latest host reading with its own time.
+10 Hz (docs/benchmarks.md). Slow fields (PCIe, NVLink, processes with their SM and memory shares)
+are read every `slow_every_s` (1 s), the host (psutil) every `host_every_s`, each tick carrying the
+latest host reading with its own time.
+
+GPM (SM, tensor, DRAM activity; Hopper and later) is read every `gpm_every_s` (default 1 s: a read
+costs about 0.8 ms, too much for 10 Hz within the budget); every sample carries the latest GPM window
+(`GpuSample.gpm`, with its own time and length), so GPM runs at 1 Hz while power runs at 10 Hz.
+Per-process energy is an estimate: the GPU's energy over each slow window split by SM share.
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ from typing import TYPE_CHECKING, Callable
 from aiperf_lab.metrics.telemetry.energy import EnergyTracker
 from aiperf_lab.metrics.telemetry.host import HostSource
 from aiperf_lab.metrics.telemetry.meter import measure
-from aiperf_lab.metrics.telemetry.model import GpuInfo, GpuSample, GpuStatus, Tick
+from aiperf_lab.metrics.telemetry.model import GpmSample, GpuInfo, GpuProcess, GpuSample, GpuStatus, Tick
 from aiperf_lab.metrics.telemetry.nvml_source import NvmlSource
 from aiperf_lab.metrics.telemetry.ring import RingBuffer
 
@@ -40,8 +46,8 @@ class Sampler:
     kind = "nvml"
 
     def __init__(self, rate_hz: float = 10.0, window_s: float = 600.0, *, source: NvmlSource | None = None,
-                 host: HostSource | None = None, energy_every_s: float = 5.0, slow_every_s: float = 2.0,
-                 host_every_s: float = 1.0,
+                 host: HostSource | None = None, energy_every_s: float = 5.0, slow_every_s: float = 1.0,
+                 host_every_s: float = 1.0, gpm_every_s: float = 1.0,
                  recorder: "TelemetryWriter | None" = None, clock: Callable[[], float] = time.monotonic):
         if not 0 < rate_hz <= MAX_RATE_HZ:
             raise ValueError(f"rate must be above 0 and at most {MAX_RATE_HZ:g} Hz")
@@ -57,21 +63,35 @@ class Sampler:
         self._energy_lock = threading.Lock()
         self._energy_every = max(1, int(round(energy_every_s * rate_hz)))
         self._slow_every = max(1, int(round(slow_every_s * rate_hz)))
+        self._gpm_every = max(1, int(round(gpm_every_s * rate_hz)))
+        self.gpm_every_s = self._gpm_every / rate_hz   # the GPM window, for a recording's header
+        self._gpm: dict[int, GpmSample | None] = {}
+        self._process_energy: dict[int, dict[int, float]] = {}   # GPU -> pid -> estimated joules
+        self._energy_mark: dict[int, float] = {}                 # GPU -> energy at the last slow read
         # psutil reads /proc on every call: reading the host once a second keeps it off the budget.
         self._host_every = max(1, int(round(host_every_s * rate_hz)))
         self._host_sample = None
         self._recorder = recorder
         self._clock = clock
         self._t0: float | None = None
+        self.utc_origin_ns: int | None = None       # UTC ns at t = 0 (set by start)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.errors: list[str] = []                # unexpected failures, kept for the caller to show
+        if recorder is not None:
+            from aiperf_lab.metrics.telemetry.recording import recording_meta
+            recorder.start(recording_meta(self.devices, rate_hz, self.gpm_every_s))
 
     # --- lifecycle -----------------------------------------------------------------------------
     def start(self) -> "Sampler":
         if self._thread is not None:
             return self
+        # The system clock read on both sides of t0: its midpoint is t0 in UTC, to a few microseconds.
+        before = time.time_ns()
         self._t0 = self._clock()
+        self.utc_origin_ns = (before + time.time_ns()) // 2
+        if self._recorder is not None:
+            self._recorder.utc_origin_ns = self.utc_origin_ns
         self._stop.clear()
         self._sample(0, read_counter=True)          # a first tick, with the counter, before returning
         self._thread = threading.Thread(target=self._run, name="aiperf-telemetry", daemon=True)
@@ -124,7 +144,8 @@ class Sampler:
                         break
             try:
                 self._sample(tick, read_counter=tick % self._energy_every == 0,
-                             read_slow=tick % self._slow_every == 0)
+                             read_slow=tick % self._slow_every == 0,
+                             read_gpm=tick % self._gpm_every == self._gpm_every // 2)
             except Exception as exc:  # never let a bug end sampling silently: keep it, carry on
                 if len(self.errors) < 20:
                     self.errors.append(f"{type(exc).__name__}: {exc}")
@@ -134,7 +155,7 @@ class Sampler:
             if late > self.period:  # fell behind (suspended, overloaded): skip, do not burst
                 next_at += (int(late / self.period) + 1) * self.period
 
-    def _sample(self, tick: int, read_counter: bool, read_slow: bool = False) -> Tick:
+    def _sample(self, tick: int, read_counter: bool, read_slow: bool = False, read_gpm: bool = False) -> Tick:
         """One tick: fast fields of every GPU first, then the slow reads (the energy counter costs about
         4 ms), so each sample's time is when its power was read and the slow reads delay no GPU."""
         src = self.source
@@ -158,9 +179,16 @@ class Sampler:
                 tracker.add_power(sample.t, sample.power_w)
                 tracker.add_counter(self.now(), counter)
                 sample.energy_j, sample.energy_source = tracker.energy_j(), tracker.source
+            if read_gpm and info.gpm_reason == "":
+                window = self._gpm[info.index] = src.gpm(info.index, self.now())
+                if window is None:
+                    self._gpm_stopped(info)
+            sample.gpm = self._gpm.get(info.index)
             sample.lost = info.index in src.lost
             if read_slow or info.index not in self.slow:
-                self.slow[info.index] = src.slow(info.index, self.host.process_name)
+                status = src.slow(info.index, self.host.process_info)
+                self._attribute_energy(info.index, sample.energy_j, status.processes)
+                self.slow[info.index] = status
         # a first host reading has no CPU share yet (see host.py): read again at the next tick, not a second later
         if self._host_sample is None or self._host_sample.cpu_pct is None or tick % self._host_every == 0 or tick < 0:
             self._host_sample = self.host.sample(self.now())
@@ -169,6 +197,23 @@ class Sampler:
         if self._recorder is not None:
             self._recorder.write(record, self.slow)
         return record
+
+    def _gpm_stopped(self, info: GpuInfo) -> None:
+        """GPM failed mid-run (lost GPU, driver error): say why on the device, as feeds do for missing fields."""
+        from dataclasses import replace
+
+        devices = getattr(self.source, "gpm_devices", [])
+        device = devices[info.index] if info.index < len(devices) else None
+        reason = device.reason if device is not None and device.reason else "GPM read failed"
+        position = self.devices.index(info)
+        self.devices[position] = replace(info, gpm_reason=f"GPM stopped: {reason}")
+
+    def _attribute_energy(self, index: int, energy_j: float | None, processes: list[GpuProcess]) -> None:
+        before = self._energy_mark.get(index)
+        if energy_j is not None:
+            self._energy_mark[index] = energy_j
+        window_j = energy_j - before if energy_j is not None and before is not None else None
+        self._process_energy[index] = share_energy(processes, window_j, self._process_energy.get(index, {}))
 
     # --- energy --------------------------------------------------------------------------------
     def energy_now(self) -> list[tuple[float | None, str]]:
@@ -188,3 +233,26 @@ class Sampler:
         """Energy meter for the work inside a `with` block: joules per GPU, average and peak power."""
         return measure(self, idle_baseline_w)
 
+
+
+def share_energy(processes: list[GpuProcess], window_j: float | None,
+                 totals: dict[int, float]) -> dict[int, float]:
+    """An ESTIMATE of each process's energy: the GPU's joules over the window split by SM share (a
+    process's smUtil over the sum of all processes' smUtil). Idle energy (no SM share reported) is not
+    attributed. Fills energy_share_pct and energy_est_j on the processes; returns the running totals
+    per pid, for the processes still present."""
+    total_sm = sum(p.sm_pct for p in processes if p.sm_pct)
+    kept: dict[int, float] = {}
+    for p in processes:
+        so_far = totals.get(p.pid, 0.0)
+        if total_sm > 0 and p.sm_pct is not None:
+            share = p.sm_pct / total_sm
+            p.energy_share_pct = round(100.0 * share, 1)
+            if window_j is not None and window_j > 0:
+                so_far += window_j * share
+        elif p.sm_pct is not None:
+            p.energy_share_pct = 0.0
+        if p.pid in totals or p.energy_share_pct is not None:
+            p.energy_est_j = round(so_far, 1)
+            kept[p.pid] = so_far
+    return kept

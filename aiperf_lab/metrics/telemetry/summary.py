@@ -1,9 +1,11 @@
-"""telemetry_summary: per device, what a run cost and how the GPU behaved."""
+"""telemetry_summary: per device, what a run cost and how the GPU behaved; telemetry_findings: what its
+activity signals (GPM) say, by the rules of activity.py."""
 
 from __future__ import annotations
 
 from aiperf_lab.metrics.tables import Table
-from aiperf_lab.metrics.telemetry.model import CLOCK_EVENT_REASONS, GpuInfo, Tick
+from aiperf_lab.metrics import activity
+from aiperf_lab.metrics.telemetry.model import CLOCK_EVENT_REASONS, GPM_NAMES, GpuInfo, GpuSample, Tick
 
 
 def _reason_column(name: str) -> str:
@@ -11,9 +13,37 @@ def _reason_column(name: str) -> str:
 
 
 REASON_COLUMNS = {bit: _reason_column(name) for bit, name in CLOCK_EVENT_REASONS.items()}
+GPM_COLUMNS = {name: name.replace("_pct", "_avg_pct").replace("_mibps", "_avg_mibps") for name in GPM_NAMES}
+# Shares of the time with GPM values (rules and thresholds: activity.py)
+SHARE_COLUMNS = ["sm_active_low_time_pct", "tensor_idle_time_pct", "dram_high_time_pct"]
 COLUMNS = ["device", "samples", "duration_s", "avg_power_w", "peak_power_w", "energy_j", "energy_source",
            "util_gpu_avg_pct", "util_mem_avg_pct", "mem_used_peak_bytes", "temp_max_c", "sm_clock_avg_mhz",
-           *REASON_COLUMNS.values()]
+           *REASON_COLUMNS.values(), *GPM_COLUMNS.values(), *SHARE_COLUMNS]
+
+
+def _gpm_value(sample: GpuSample, name: str) -> float | None:
+    return getattr(sample.gpm, name) if sample.gpm is not None else None
+
+
+def _time_shares(series: list[GpuSample], weights: list[float]) -> list[float | None]:
+    """Shares of the GPM-covered time: utilization high with SM activity low; SMs busy with tensor cores
+    idle; DRAM bandwidth high."""
+    covered = low = idle = dram = 0.0
+    for s, w in zip(series, weights):
+        g = s.gpm
+        if g is None or g.sm_active_pct is None:
+            continue
+        covered += w
+        if (s.util_gpu_pct or 0) >= activity.UTIL_HIGH_PCT and g.sm_active_pct < activity.SM_ACTIVE_LOW_PCT:
+            low += w
+        if g.tensor_pct is not None and g.sm_active_pct >= activity.SM_BUSY_PCT and \
+                g.tensor_pct < activity.TENSOR_IDLE_PCT:
+            idle += w
+        if g.dram_pct is not None and g.dram_pct >= activity.DRAM_BOUND_PCT:
+            dram += w
+    if covered <= 0:
+        return [None, None, None]
+    return [round(100.0 * part / covered, 2) for part in (low, idle, dram)]
 
 
 def telemetry_summary(devices: list[GpuInfo], ticks: list[Tick]) -> Table:
@@ -31,8 +61,8 @@ def telemetry_summary(devices: list[GpuInfo], ticks: list[Tick]) -> Table:
         if duration <= 0:
             weights = [1.0] * len(series)
 
-        def mean(attr: str) -> float | None:
-            pairs = [(getattr(s, attr), w) for s, w in zip(series, weights) if getattr(s, attr) is not None]
+        def mean(attr: str, get=getattr) -> float | None:
+            pairs = [(get(s, attr), w) for s, w in zip(series, weights) if get(s, attr) is not None]
             total_w = sum(w for _v, w in pairs)
             return round(sum(v * w for v, w in pairs) / total_w, 2) if pairs and total_w > 0 else None
 
@@ -56,7 +86,13 @@ def telemetry_summary(devices: list[GpuInfo], ticks: list[Tick]) -> Table:
             round(energy, 3) if energy is not None else None, source,
             mean("util_gpu_pct"), mean("util_mem_pct"), max(mem_peaks) if mem_peaks else None,
             max(temps) if temps else None, mean("sm_clock_mhz"),
-            *(round(100.0 * reason_time[bit] / total_weight, 2) for bit in CLOCK_EVENT_REASONS)])
+            *(round(100.0 * reason_time[bit] / total_weight, 2) for bit in CLOCK_EVENT_REASONS),
+            *(mean(name, _gpm_value) for name in GPM_COLUMNS), *_time_shares(series, weights)])
+        if info.gpm_reason:
+            notes.append(f"device {info.index}: {info.gpm_reason}; the GPM columns are empty")
+        elif info.gpm_missing:
+            notes.append(f"device {info.index}: no " + ", ".join(f"{name} ({why})" for name, why in
+                                                                 sorted(info.gpm_missing.items())))
         if peak_source == {"average"}:
             notes.append(f"device {info.index}: no instant power field; peak_power_w is the peak of the "
                          "driver's 1 s averages and understates short spikes")
@@ -64,4 +100,42 @@ def telemetry_summary(devices: list[GpuInfo], ticks: list[Tick]) -> Table:
             notes.append(f"device {info.index}: no energy counter in this recording; energy_j integrates "
                          "power over time")
     notes.append("avg_power_w is energy_j / duration_s; clock_event_*_pct are shares of time with that reason set.")
+    notes.append("GPM columns (graphics_avg_pct ... nvlink_rx_avg_mibps) are time-weighted means of NVML GPM windows "
+                 "(about 1 s each); the *_time_pct shares are of the time with GPM values: utilization >= "
+                 f"{activity.UTIL_HIGH_PCT:.0f}% with SM activity < {activity.SM_ACTIVE_LOW_PCT:.0f}%, SM activity >= "
+                 f"{activity.SM_BUSY_PCT:.0f}% with tensor < {activity.TENSOR_IDLE_PCT:.0f}%, DRAM >= "
+                 f"{activity.DRAM_BOUND_PCT:.0f}% of peak.")
     return Table("telemetry_summary", "Telemetry Summary", COLUMNS, rows, notes)
+
+
+BUSY_UTIL_PCT = 50.0
+FINDING_COLUMNS = ["Rule", "Device", "Fired", "Evidence", "Advice"]
+
+
+def telemetry_findings(devices: list[GpuInfo], ticks: list[Tick]) -> Table:
+    """The activity rules (activity.py) per device, on the means over busy time (utilization >= 50%)."""
+    rows = []
+    for info in devices:
+        series = [s for tick in ticks for s in tick.gpus if s.index == info.index and not s.lost]
+        weights = [b.t - a.t for a, b in zip(series, series[1:])] + [0.0]
+        busy = [(s, w) for s, w in zip(series, weights) if (s.util_gpu_pct or 0) >= BUSY_UTIL_PCT]
+
+        def mean(get) -> float | None:
+            pairs = [(get(s), w) for s, w in busy if get(s) is not None]
+            total = sum(w for _v, w in pairs)
+            return sum(v * w for v, w in pairs) / total if pairs and total > 0 else None
+
+        where = f" while busy ({sum(w for _s, w in busy):.1f} s at utilization >= {BUSY_UTIL_PCT:.0f}%)"
+        if not busy:
+            where = " (never busy: no time at utilization >= 50%)"
+        elif info.gpm_reason:
+            where += f"; GPM: {info.gpm_reason}"
+        fp16 = mean(lambda s: _gpm_value(s, "fp16_pct"))
+        for verdict in activity.verdicts(mean(lambda s: s.util_gpu_pct), mean(lambda s: _gpm_value(s, "sm_active_pct")),
+                                         mean(lambda s: _gpm_value(s, "tensor_pct")),
+                                         mean(lambda s: _gpm_value(s, "dram_pct")),
+                                         activity.half_precision_from_fp16_pipe(fp16), where):
+            rows.append([verdict.rule, info.index, verdict.state, verdict.evidence, verdict.advice])
+    return Table("telemetry_findings", "Telemetry Findings", FINDING_COLUMNS, rows,
+                 ["Rules and thresholds: aiperf_lab/metrics/activity.py. 'n/a': the recording lacks the "
+                  "signal the rule needs (GPM needs Hopper or later and a recording made with it)."])

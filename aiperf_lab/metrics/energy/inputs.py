@@ -1,0 +1,104 @@
+"""Find an export and its telemetry: a lab run folder, a triage bundle (folder or .tar.gz), or an export
+with the telemetry named or lying beside it; and the work count a lab run reported."""
+
+from __future__ import annotations
+
+import atexit
+import json
+import shutil
+import tarfile
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from aiperf_lab.errors import InputError
+
+# Where each producer puts its profile, in order of preference.
+EXPORT_NAMES = ["profile.sqlite", "profile.nsys-rep", "nsys/workload.sqlite", "torch_trace.json",
+                "torch_trace.json.gz"]
+TELEMETRY_NAME = "telemetry.csv"
+
+
+@dataclass
+class RunInputs:
+    profile: Path
+    telemetry: Path | None
+    work: float | None = None
+    work_unit: str = ""
+
+
+def is_triage_archive(path: Path) -> bool:
+    name = path.name.lower()
+    return path.is_file() and (name.endswith(".tar.gz") or name.endswith(".tgz"))
+
+
+def from_folder(folder: Path) -> RunInputs:
+    profile = next((folder / n for n in EXPORT_NAMES if (folder / n).is_file()), None)
+    if profile is None:
+        exports = sorted(folder.glob("*.sqlite")) + sorted(folder.glob("*.nsys-rep"))
+        if len(exports) != 1:
+            raise InputError(f"{folder}: is a directory with no profile in it (looked for {', '.join(EXPORT_NAMES)}"
+                             + (f"; {len(exports)} exports here, name one" if exports else "") + ")")
+        profile = exports[0]
+    telemetry = folder / TELEMETRY_NAME
+    inputs = RunInputs(profile, telemetry if telemetry.is_file() else None)
+    run_json = folder / "run.json"
+    if run_json.is_file():
+        try:
+            measurements = json.loads(run_json.read_text(encoding="utf-8")).get("measurements") or {}
+        except (OSError, ValueError, AttributeError):
+            measurements = {}
+        work = measurements.get("work")
+        if isinstance(work, (int, float)) and not isinstance(work, bool) and work > 0:
+            inputs.work, inputs.work_unit = float(work), str(measurements.get("work_unit") or "")
+    return inputs
+
+
+def from_archive(path: Path, limit: int = 4 << 30) -> RunInputs:
+    """The export and telemetry of a triage archive (a .tar.gz with one top folder), copied out to a
+    temporary folder. Only regular files are read; member names are matched, never extracted as paths."""
+    try:
+        tar = tarfile.open(path, "r:gz")
+        members = tar.getmembers()
+    except (tarfile.TarError, OSError, EOFError) as exc:
+        raise InputError(f"{path}: not a triage archive (not a readable .tar.gz: {exc})") from None
+    with tar:
+        files: dict[str, tarfile.TarInfo] = {}
+        tops = set()
+        for member in members:
+            parts = PurePosixPath(member.name).parts
+            if parts:
+                tops.add(parts[0])
+            if member.isfile() and len(parts) > 1:
+                files["/".join(parts[1:])] = member
+        if len(tops) != 1 or "manifest.json" not in files:
+            raise InputError(f"{path}: not a triage archive (expected one top folder with a manifest.json)")
+        export = next((n for n in EXPORT_NAMES if n in files), None)
+        if export is None:
+            raise InputError(f"{path}: the bundle holds no nsys export (the workload ran without nsys, or the "
+                             "export failed)")
+        target = Path(tempfile.mkdtemp(prefix="aiperf-energy-"))
+        atexit.register(shutil.rmtree, target, True)  # the copies live as long as this process reads them
+
+        def copy(name: str, dest: Path) -> Path:
+            member = files[name]
+            if member.size > limit:
+                raise InputError(f"{path}: {name} is {member.size} bytes, over the {limit} allowed")
+            source = tar.extractfile(member)
+            with dest.open("wb") as out:
+                if source is not None:
+                    shutil.copyfileobj(source, out, 1 << 20)
+            return dest
+
+        profile = copy(export, target / PurePosixPath(export).name)
+        telemetry = copy(TELEMETRY_NAME, target / TELEMETRY_NAME) if TELEMETRY_NAME in files else None
+    return RunInputs(profile, telemetry)
+
+
+def telemetry_beside(export: Path) -> Path | None:
+    """telemetry.csv in the export's folder (lab run) or the one above it (bundle: nsys/workload.sqlite)."""
+    for folder in (export.parent, export.parent.parent):
+        candidate = folder / TELEMETRY_NAME
+        if candidate.is_file():
+            return candidate
+    return None

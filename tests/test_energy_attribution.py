@@ -1,0 +1,302 @@
+"""Energy by NVTX range and by kernel category, on a synthetic telemetry + export pair with a known
+clock offset (tests/energy_synth.py), and the clock alignment itself."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from pathlib import Path
+
+import pytest
+
+from aiperf_lab.errors import InputError
+from aiperf_lab.metrics.energy.attribution import IDLE, OUTSIDE, TOTAL
+from aiperf_lab.metrics.energy.clocks import ProfileClock, align, lag_estimate
+from aiperf_lab.metrics.energy.power import PowerSeries
+from aiperf_lab.metrics.nsys.db import NsysDatabase
+from aiperf_lab.metrics.sources import ReportOptions, open_profile
+from aiperf_lab.metrics.telemetry.recording import read_recording
+from energy_synth import COPY_W, GEMM_W, IDLE_W, S, SESSION_UTC_NS, build_export, true_energy, write_telemetry
+
+
+@pytest.fixture()
+def pair(tmp_path):
+    export = build_export(tmp_path / "profile.sqlite")
+    telemetry = write_telemetry(tmp_path / "telemetry.csv")
+    return export, telemetry
+
+
+def _rows(table):
+    return {row[0]: dict(zip(table.columns, row)) for row in table.rows}
+
+
+def test_recording_carries_its_utc_origin(pair):
+    _export, telemetry = pair
+    recording = read_recording(telemetry)
+    assert recording.utc_origin_ns == SESSION_UTC_NS + S // 2
+
+
+def test_alignment_recovers_the_known_offset(pair):
+    export, telemetry = pair
+    from aiperf_lab.metrics.energy.clocks import nsys_clock
+    clock = nsys_clock(NsysDatabase(export))
+    alignment = align(read_recording(telemetry).utc_origin_ns, clock)
+    assert alignment.offset_ns == S // 2            # the sampler started 0.5 s after the session
+    assert alignment.to_profile_ns(1.25) == 1_750_000_000
+
+
+def test_old_recording_without_clock_is_refused_in_one_line(tmp_path):
+    with pytest.raises(InputError, match="no absolute clock"):
+        align(None, ProfileClock(1, "x"), "telemetry.csv")
+
+
+def test_energy_by_range_matches_the_true_energy(pair):
+    export, _telemetry = pair
+    profile = open_profile(export)   # telemetry.csv found beside the export
+    table = profile.report("energy_by_range")[0]
+    rows = _rows(table)
+    for name, (a, b) in {":matmul": (1, 4), ":copy": (4, 7), ":sleep": (7, 10), ":matmul/inner": (2, 3)}.items():
+        expected = true_energy(a * S, b * S)
+        assert rows[name]["Energy (J)"] == pytest.approx(expected, rel=0.005), name
+        assert rows[name]["Instances"] == 1
+    assert rows[":matmul"]["Depth"] == 0 and rows[":matmul/inner"]["Depth"] == 1
+    assert rows[":matmul"]["Avg Power (W)"] == pytest.approx(GEMM_W, rel=0.005)
+    assert rows[":matmul"]["Peak Power (W)"] == pytest.approx(GEMM_W)
+    assert rows[":copy"]["Avg Power (W)"] == pytest.approx(COPY_W, rel=0.01)
+    span = true_energy(0.5 * S, 12 * S)  # the telemetry starts 0.5 s into the 12 s capture
+    assert rows[TOTAL]["Energy (J)"] == pytest.approx(span, rel=0.002)
+    # the total counts each instant once: outermost ranges + outside = the span (the nested one is not added)
+    top = sum(rows[n]["Energy (J)"] for n in (":matmul", ":copy", ":sleep", OUTSIDE))
+    assert top == pytest.approx(rows[TOTAL]["Energy (J)"], rel=1e-6)
+    assert rows[OUTSIDE]["Energy (J)"] == pytest.approx(true_energy(0.5 * S, S) + true_energy(10 * S, 12 * S), rel=0.01)
+    assert any("0.500 s outside" in n or "11.500 s of the profile" in n for n in table.notes)
+    assert any("energy counter gives" in n for n in table.notes)
+
+
+def test_energy_by_category_tiles_the_span_and_shows_idle(pair):
+    export, telemetry = pair
+    table = open_profile(export).report("energy_by_category", ReportOptions(telemetry=telemetry))[0]
+    rows = _rows(table)
+    assert rows["gemm"]["Energy (J)"] == pytest.approx(3 * GEMM_W, rel=0.005)
+    assert rows["memcpy/memset"]["Energy (J)"] == pytest.approx(3 * COPY_W, rel=0.01)
+    idle_expected = true_energy(0.5 * S, S) + true_energy(7 * S, 12 * S)
+    assert rows[IDLE]["Energy (J)"] == pytest.approx(idle_expected, rel=0.01)
+    assert rows[IDLE]["Avg Power When Running (W)"] == pytest.approx(IDLE_W, rel=0.02)
+    parts = sum(r["Energy (J)"] for name, r in rows.items() if name != TOTAL)
+    assert parts == pytest.approx(rows[TOTAL]["Energy (J)"], rel=1e-6)
+    # the rows sum to the counter's energy for the span within 1%
+    counter_note = next(n for n in table.notes if "energy counter gives" in n)
+    percent = float(counter_note.rsplit("(", 1)[1].rstrip("%)"))
+    assert abs(percent) < 1.0
+
+
+def test_overlapping_categories_split_the_power_equally(tmp_path):
+    from aiperf_lab.metrics.analysis import GpuOp
+    from aiperf_lab.metrics.energy.attribution import Timeline, energy_by_category
+    ops = [GpuOp("gemm_kernel", "kernel", 0, 7, 0, 2 * S), GpuOp("[CUDA memcpy Host-to-Device]", "memcpy", 0, 8, S, 3 * S)]
+    power = PowerSeries(0, [0, 4 * S], [100.0, 100.0], "instant", None)
+    rows = _rows(energy_by_category(Timeline("t", (0, 4 * S), ops, []), power, None))
+    assert rows["gemm"]["Energy (J)"] == pytest.approx(100 + 50)      # alone 0-1 s, shared 1-2 s
+    assert rows["memcpy/memset"]["Energy (J)"] == pytest.approx(50 + 100)
+    assert rows[IDLE]["Energy (J)"] == pytest.approx(100)
+    assert rows["gemm"]["Time (s)"] == pytest.approx(2.0)
+
+
+def test_joules_per_unit_column(pair):
+    export, telemetry = pair
+    table = open_profile(export).report("energy_by_range", ReportOptions(work=8192, work_unit="tokens"))[0]
+    assert table.columns[-1] == "J/tokens"
+    row = _rows(table)[TOTAL]
+    assert row["J/tokens"] == pytest.approx(row["Energy (J)"] / 8192)
+
+
+def test_lag_check_finds_a_known_clock_error(tmp_path):
+    export = build_export(tmp_path / "profile.sqlite")
+    write_telemetry(tmp_path / "telemetry.csv", clock_error_s=0.08)  # utc_ns 80 ms late
+    table = open_profile(export).report("energy_by_category")[0]
+    note = next(n for n in table.notes if "check from the data" in n)
+    lag_ms = -float(note.split("shifted by ")[1].split(" ms")[0])
+    # within one sample period (10 ms) of the error put in: a sampled step is a 10 ms ramp
+    assert lag_ms == pytest.approx(80, abs=10)
+
+
+def test_lag_estimate_is_zero_on_exact_clocks():
+    times = list(range(0, 10 * S + 1, 10_000_000))
+    busy = [(2 * S, 4 * S), (6 * S, 7 * S)]
+    watts = [500.0 if any(a <= t < b for a, b in busy) else 100.0 for t in times]
+    lag, r = lag_estimate(times, watts, busy)
+    assert abs(lag) <= 10_000_000 and r > 0.95   # within one sample period
+
+
+def test_run_folder_and_cli(tmp_path, pair):
+    export, telemetry = pair
+    (tmp_path / "run.json").write_text(json.dumps({"measurements": {"work": 1000, "work_unit": "steps"}}))
+    done = subprocess.run([sys.executable, "-m", "aiperf_lab.metrics.cli", str(tmp_path), "--report",
+                           "energy_by_range,energy_by_category", "--format", "json"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    tables = json.loads(done.stdout)
+    assert [t["report"] for t in tables] == ["energy_by_range", "energy_by_category"]
+    assert "J/steps" in tables[0]["columns"]
+
+
+def test_cli_without_telemetry_says_so(tmp_path):
+    export = build_export(tmp_path / "profile.sqlite")
+    done = subprocess.run([sys.executable, "-m", "aiperf_lab.metrics.cli", str(export), "--report",
+                           "energy_by_range"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "has no telemetry recording with it" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_export_without_session_start_is_refused(tmp_path):
+    from nsys_builder import ExportBuilder
+    b = ExportBuilder()
+    b.launch(1, 0, 10, "gemm", 100, 1000)
+    export = b.write(tmp_path / "old.sqlite")
+    telemetry = write_telemetry(tmp_path / "telemetry.csv")
+    with pytest.raises(InputError, match="no session start time"):
+        open_profile(export).report("energy_by_range", ReportOptions(telemetry=telemetry))
+
+
+def test_telemetry_from_another_time_is_refused(tmp_path):
+    export = build_export(tmp_path / "profile.sqlite")
+    write_telemetry(tmp_path / "telemetry.csv", offset_s=3600)
+    with pytest.raises(InputError, match="does not overlap"):
+        open_profile(export).report("energy_by_range")
+
+
+def test_lab_derived_measurements_and_history_compare(tmp_path):
+    """What a lab run keeps of the energy tables: named measurements for checks, and the energy diff
+    the History compare shows between two runs."""
+    from aiperf_lab.labs.analyses import derive
+    from aiperf_lab.labs.history import load_run, compare_runs
+    from aiperf_lab.metrics.tables import to_csv
+
+    folders = []
+    for i, scale in enumerate((1.0, 2.0)):
+        folder = tmp_path / f"run{i}"
+        (folder / "tables").mkdir(parents=True)
+        build_export(folder / "profile.sqlite", kernel_ns=int(1_000_000 * scale))
+        write_telemetry(folder / "telemetry.csv", offset_s=0.5 * scale)
+        profile = open_profile(folder / "profile.sqlite")
+        tables = {t.name: t for r in ("energy_by_range", "energy_by_category") for t in profile.report(r)}
+        for t in tables.values():
+            (folder / "tables" / f"{t.name}.csv").write_text(to_csv(t))
+        derived = derive(tables, {})
+        (folder / "run.json").write_text(json.dumps({"exercise": "04-ex03", "variant": str(i), "measurements": derived}))
+        folders.append(folder)
+    assert derived["energy_range_matmul_j"] == pytest.approx(3 * GEMM_W, rel=0.005)
+    assert derived["energy_gemm_j"] == pytest.approx(3 * GEMM_W, rel=0.005)
+    assert 0 < derived["energy_idle_pct"] < 100 and 0 < derived["idle_time_pct"] < 100
+    assert abs(derived["energy_counter_diff_percent"]) < 1
+    diff = {t.name: t for t in compare_runs(load_run(folders[0]), load_run(folders[1]))}["energy_by_range_diff"]
+    rows = {r[0]: r for r in diff.rows}
+    # the second run's telemetry starts 1 s into the capture: 0.5 s less of "outside any range"
+    assert rows[OUTSIDE][3] == pytest.approx(-0.5 * IDLE_W, abs=5)  # within the 10 ms ramp of a sampled step
+    assert rows[":matmul"][4] == pytest.approx(1.0, abs=0.01)
+
+
+def test_kineto_trace_lines_up_through_base_time(tmp_path):
+    """A PyTorch trace: ts in microseconds after baseTimeNanoseconds; the same attribution applies."""
+    base = SESSION_UTC_NS - 3 * S    # the trace's zero lies 3 s before the nsys session's
+    events = [{"ph": "X", "cat": "user_annotation", "name": "matmul", "pid": 1, "tid": 1,
+               "ts": (3 * S + 1 * S) / 1000, "dur": 3e6},
+              {"ph": "X", "cat": "kernel", "name": "sm90_xmma_gemm", "pid": 0, "tid": 7,
+               "ts": (3 * S + 1 * S) / 1000, "dur": 3e6, "args": {"device": 0, "stream": 7, "correlation": 1}}]
+    trace = tmp_path / "torch_trace.json"
+    trace.write_text(json.dumps({"baseTimeNanoseconds": base, "traceEvents": events}))
+    write_telemetry(tmp_path / "telemetry.csv")
+    rows = _rows(open_profile(trace).report("energy_by_range")[0])
+    assert rows["matmul"]["Energy (J)"] == pytest.approx(3 * GEMM_W, rel=0.005)
+    rows = _rows(open_profile(trace).report("energy_by_category")[0])
+    assert rows["gemm"]["Energy (J)"] == pytest.approx(3 * GEMM_W, rel=0.005)
+
+
+def test_gpu_check_script_compares_ranges_with_counter_deltas(pair, tmp_path):
+    """benchmarks/energy_phases_check.py compare (run by verify_issue16.sh on a GPU), on the synthetic pair:
+    boundaries whose counter readings are the true energy, so every range agrees within 1%."""
+    from energy_synth import PHASES
+    export, telemetry = pair
+    marks = []
+    for name, (start, end, _w) in PHASES.items():
+        phase = name.lstrip(":")
+        marks.append({"at": f"{phase} start", "utc_ns": SESSION_UTC_NS + start, "push_utc_ns": SESSION_UTC_NS + start,
+                      "energy_mj": 1000 * true_energy(0, start)})
+        marks.append({"at": f"{phase} end", "utc_ns": SESSION_UTC_NS + end, "energy_mj": 1000 * true_energy(0, end)})
+    boundaries = tmp_path / "boundaries.json"
+    boundaries.write_text(json.dumps({"marks": marks}))
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "energy_phases_check.py"
+    done = subprocess.run([sys.executable, str(script), "compare", str(export), str(telemetry),
+                           str(boundaries)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stdout.splitlines() if line.startswith("| ")]
+    assert len(lines) == 5 and "FAIL" not in done.stdout   # header, three phases, their sum
+    assert "+0.000 ms, +0.000 ms, +0.000 ms" in done.stdout   # the synthetic clocks agree exactly
+
+
+def test_triage_archive_input(tmp_path):
+    """A triage bundle (.tar.gz): the export and telemetry.csv are copied out and attributed."""
+    import tarfile
+    root = tmp_path / "aiperf-triage-host-20261123T000000Z"
+    (root / "nsys").mkdir(parents=True)
+    build_export(root / "nsys" / "workload.sqlite")
+    write_telemetry(root / "telemetry.csv")
+    (root / "manifest.json").write_text(json.dumps({"tool": "aiperf-triage", "host": "host"}))
+    archive = tmp_path / "bundle.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(root, arcname=root.name)
+    profile = open_profile(archive)
+    rows = _rows(profile.report("energy_by_range")[0])
+    assert rows[":copy"]["Energy (J)"] == pytest.approx(3 * COPY_W, rel=0.01)
+    rows = _rows(open_profile(root).report("energy_by_category")[0])   # the same bundle as a folder
+    assert rows["memcpy/memset"]["Energy (J)"] == pytest.approx(3 * COPY_W, rel=0.01)
+
+
+def test_export_with_utc_timestamps_lines_up_without_the_session_offset(tmp_path):
+    """`nsys export --ts-normalize` writes UTC nanoseconds: nothing is added to them."""
+    from energy_synth import PHASES
+    from nsys_builder import ExportBuilder
+    b = ExportBuilder()
+    b.session_start_utc_ns = SESSION_UTC_NS
+    b.analysis_span = (SESSION_UTC_NS, SESSION_UTC_NS + 12 * S)
+    start, end, _ = PHASES[":matmul"]
+    b.launch(1, SESSION_UTC_NS + start - 100, SESSION_UTC_NS + start - 50, "xmma_gemm", SESSION_UTC_NS + start, end - start)
+    b.range(1, SESSION_UTC_NS + start, SESSION_UTC_NS + end, "matmul")
+    export = b.write(tmp_path / "profile.sqlite")
+    write_telemetry(tmp_path / "telemetry.csv")
+    rows = _rows(open_profile(export).report("energy_by_range")[0])
+    assert rows[":matmul"]["Energy (J)"] == pytest.approx(3 * GEMM_W, rel=0.005)
+
+
+def test_lab_runner_writes_energy_tables_scoped_by_the_recipe(tmp_path):
+    """The runner's table step on a run folder with an nsys report, its export and telemetry.csv."""
+    import os
+    from aiperf_lab.labs.runner import _profile_tables
+    build_export(tmp_path / "profile.sqlite")
+    (tmp_path / "profile.nsys-rep").write_bytes(b"NVIDIA Tegra Profiler Report 2025.3.1")
+    os.utime(tmp_path / "profile.nsys-rep", (1, 1))           # older than its export: the export is reused
+    write_telemetry(tmp_path / "telemetry.csv")
+    notes: list[str] = []
+    names, derived = _profile_tables("nsys", tmp_path, notes, {"energy_scope": "matmul"}, work=(3000, "tokens"))
+    assert {"energy_by_range", "energy_by_category"} <= set(names), notes
+    assert derived["energy_gemm_pct"] == pytest.approx(100, abs=0.5)   # scoped to the matmul phase
+    header = (tmp_path / "tables" / "energy_by_category.csv").read_text().splitlines()[0]
+    assert header.endswith("J/tokens")
+
+
+def test_an_archive_that_is_not_a_bundle_is_refused_in_one_line(tmp_path):
+    import tarfile
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "telemetry.csv").write_text("x")
+    archive = tmp_path / "two.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(tmp_path / "a", arcname="a")
+        tar.add(tmp_path / "b", arcname="b")
+    with pytest.raises(InputError, match="not a triage archive"):
+        open_profile(archive)
+    (tmp_path / "junk.tar.gz").write_bytes(b"\x1f\x8b not really")
+    with pytest.raises(InputError, match="not a triage archive"):
+        open_profile(tmp_path / "junk.tar.gz")
