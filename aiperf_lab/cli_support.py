@@ -57,3 +57,10 @@ def run_cli(prog: str, run: Callable[[list[str]], int], argv: list[str] | None) 
         print(one_line(f"{prog}: internal error: {type(exc).__name__}: {exc} "
                        "(rerun with AIPERF_DEBUG=1 for the traceback)"), file=sys.stderr)
         return 1
+
+
+def short_path(path: "os.PathLike[str] | str", keep: int = 120) -> str:
+    """A path for a one-line message: a 5,000-character one is shortened in the middle, and control
+    characters in it are shown escaped."""
+    text = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in str(path))
+    return text if len(text) <= keep else f"{text[:keep // 2]}...{text[-keep // 2:]}"
