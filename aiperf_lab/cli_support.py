@@ -21,11 +21,24 @@ class OneLineParser(argparse.ArgumentParser):
         raise InputError(f"{self.prog}: {message} (see {self.prog} --help)")
 
 
+MAX_MESSAGE_CHARS = 2000
+
+
+def one_line(message: str) -> str:
+    """A message as one printable line: control characters and newlines escaped, the length bounded."""
+    from aiperf_lab.inputs import printable
+
+    text = printable(message.strip())
+    if len(text) > MAX_MESSAGE_CHARS:
+        text = text[:MAX_MESSAGE_CHARS - 3] + "..."
+    return text
+
+
 def run_cli(prog: str, run: Callable[[list[str]], int], argv: list[str] | None) -> int:
     try:
         return run(sys.argv[1:] if argv is None else argv)
     except InputError as exc:
-        message = str(exc)
+        message = one_line(str(exc))
         print(message if message.startswith(prog) else f"{prog}: {message}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -41,6 +54,13 @@ def run_cli(prog: str, run: Callable[[list[str]], int], argv: list[str] | None) 
     except Exception as exc:
         if os.environ.get("AIPERF_DEBUG"):
             raise
-        print(f"{prog}: internal error: {type(exc).__name__}: {exc} (rerun with AIPERF_DEBUG=1 for the traceback)",
-              file=sys.stderr)
+        print(one_line(f"{prog}: internal error: {type(exc).__name__}: {exc} "
+                       "(rerun with AIPERF_DEBUG=1 for the traceback)"), file=sys.stderr)
         return 1
+
+
+def short_path(path: "os.PathLike[str] | str", keep: int = 120) -> str:
+    """A path for a one-line message: a 5,000-character one is shortened in the middle, and control
+    characters in it are shown escaped."""
+    text = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in str(path))
+    return text if len(text) <= keep else f"{text[:keep // 2]}...{text[-keep // 2:]}"

@@ -1,23 +1,133 @@
-"""Opening the files a user names: one clear InputError line for each way a path can be wrong."""
+"""The edge every profile reader stands on: regular files only, read with bounds, and text from files
+made safe to print.
+
+- open_regular / read_bounded / read_head: a path is checked with stat() before it is opened (a FIFO,
+  a device or a socket is refused, so nothing blocks on it), opened without following it into a
+  different kind of file (O_NONBLOCK, then fstat again), and read up to a stated size.
+- printable: control characters (C0, DEL, C1 and the Unicode line/paragraph separators) and lone
+  surrogates in text from a file become visible escapes (``\\x1b``, ``\\n``, ``\\ud800``), so a kernel
+  name can never move the cursor, clear the screen or write the clipboard of the terminal it is shown
+  on. Normal names pass through unchanged.
+- shown_path: a path as an error message shows it: printable, and cut in the middle when very long.
+"""
 
 from __future__ import annotations
 
+import io
+import os
+import re
+import stat
 from pathlib import Path
+from typing import BinaryIO
 
 from aiperf_lab.errors import InputError
 
+MAX_SHOWN_PATH = 160
+# Inputs larger than this are refused before reading (a profile export of 64 GiB is not one we read in
+# full anyway; SQLite exports are not read through here, they are opened by SQLite itself).
+MAX_TEXT_INPUT_BYTES = 4 << 30
 
-def read_head(path: Path, size: int) -> bytes:
-    """The first bytes of a file the user named, or an InputError saying in one line what is wrong."""
-    if not path.exists():
-        raise InputError(f"{path}: no such file")
-    if path.is_dir():
-        raise InputError(f"{path}: is a directory, not a profile")
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    named = _NAMED.get(char)
+    if named:
+        return named
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def printable(text: str) -> str:
+    """`text` with control characters and lone surrogates escaped; unchanged when it has none."""
+    return _UNPRINTABLE.sub(_escape, text) if _UNPRINTABLE.search(text) else text
+
+
+def has_unprintable(text: str) -> bool:
+    return _UNPRINTABLE.search(text) is not None
+
+
+def shown_path(path: str | os.PathLike[str]) -> str:
+    """A path for a one-line message: escaped, and at most MAX_SHOWN_PATH characters (cut in the middle)."""
+    text = printable(os.fspath(path))
+    if len(text) > MAX_SHOWN_PATH:
+        half = (MAX_SHOWN_PATH - 3) // 2
+        text = f"{text[:half]}...{text[-half:]}"
+    return text
+
+
+def stat_path(path: Path) -> os.stat_result:
+    """os.stat, or an InputError in one line (missing, too long a name, no permission, a NUL byte)."""
     try:
-        with path.open("rb") as handle:
-            head = handle.read(size)
+        return os.stat(path)
+    except FileNotFoundError:
+        raise InputError(f"{shown_path(path)}: no such file") from None
     except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+        raise InputError(f"{shown_path(path)}: cannot open ({exc.strerror or type(exc).__name__})") from None
+    except ValueError:  # an embedded NUL byte
+        raise InputError(f"{shown_path(path)}: not a valid path") from None
+
+
+def check_regular(path: str | os.PathLike[str]) -> int:
+    """The size of a regular file, or an InputError for anything else (missing, directory, FIFO, device)."""
+    info = stat_path(Path(path))
+    if stat.S_ISDIR(info.st_mode):
+        raise InputError(f"{shown_path(path)}: is a directory, not a profile")
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError(f"{shown_path(path)}: not a regular file (a FIFO, device or socket); "
+                         "profiles are read from files")
+    return info.st_size
+
+
+def open_regular(path: str | os.PathLike[str], max_bytes: int = MAX_TEXT_INPUT_BYTES) -> BinaryIO:
+    """A binary handle on a regular file of at most `max_bytes`; never blocks on a FIFO."""
+    size = check_regular(path)
+    if size > max_bytes:
+        raise InputError(f"{shown_path(path)}: {size / 2**30:.1f} GiB, more than the "
+                         f"{max_bytes / 2**30:.1f} GiB this reader accepts")
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise InputError(f"{shown_path(path)}: cannot open ({exc.strerror or type(exc).__name__})") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped between stat() and open()
+            raise InputError(f"{shown_path(path)}: not a regular file")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return io.open(fd, "rb", closefd=True)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_bounded(path: str | os.PathLike[str], max_bytes: int = MAX_TEXT_INPUT_BYTES) -> bytes:
+    """The whole content of a regular file of at most `max_bytes`."""
+    with open_regular(path, max_bytes) as handle:
+        try:
+            data = handle.read(max_bytes + 1)
+        except OSError as exc:
+            raise InputError(f"{shown_path(path)}: cannot read ({exc.strerror or type(exc).__name__})") from None
+    if len(data) > max_bytes:  # grew while we read
+        raise InputError(f"{shown_path(path)}: larger than the {max_bytes} bytes this reader accepts")
+    return data
+
+
+def read_head(path: str | os.PathLike[str], size: int) -> bytes:
+    """The first bytes of a regular, non-empty file, or an InputError saying in one line what is wrong."""
+    with open_regular(path, max_bytes=1 << 62) as handle:
+        try:
+            head = handle.read(size)
+        except OSError as exc:
+            raise InputError(f"{shown_path(path)}: cannot read ({exc.strerror or type(exc).__name__})") from None
     if not head:
-        raise InputError(f"{path}: empty file")
+        raise InputError(f"{shown_path(path)}: empty file")
     return head
+
+
+def decode_text(data: bytes) -> str:
+    """UTF-8 text of a file, undecodable bytes replaced (U+FFFD), a leading BOM dropped."""
+    text = data.decode("utf-8", "replace")
+    return text[1:] if text.startswith("\ufeff") else text

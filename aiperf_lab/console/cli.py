@@ -62,7 +62,7 @@ def make_context(args: argparse.Namespace):
         path = demo_recording() if args.demo else args.replay
         if not path.is_file():
             raise InputError(f"{path}: no such recording")
-        feed = ReplayFeed(read_recording(path), loop=True)
+        feed = ReplayFeed(_checked_recording(path, read_recording), loop=True)
         if args.demo:
             from dataclasses import replace
             feed.devices = [replace(d, name=d.name or DEMO_DEVICE["name"],
@@ -97,8 +97,35 @@ def make_context(args: argparse.Namespace):
                           gpu_here=bool(feed.devices))
 
 
+def _checked_recording(path: Path, read_recording):
+    """A recording fit to replay, or one line saying why not, before the screens start."""
+    import math
+
+    try:
+        recording = read_recording(path)
+    except InputError:
+        raise
+    except (ValueError, IndexError, KeyError, TypeError, OverflowError, UnicodeDecodeError, RecursionError) as exc:
+        raise InputError(f"{path}: not a telemetry recording this console can replay ({type(exc).__name__}: "
+                         f"{str(exc)[:120]})") from None
+    for row, tick in enumerate(recording.ticks, start=1):
+        if not (isinstance(tick.t, (int, float)) and math.isfinite(tick.t) and tick.t >= 0):
+            raise InputError(f"{path}: sample {row} has the time {tick.t!r} s: times must be finite and not "
+                             f"negative")
+    return recording
+
+
+def _check_runs_dir(path: Path) -> None:
+    try:
+        if path.exists() and not path.is_dir():
+            raise InputError(f"--runs-dir {path}: is a file, not a folder")
+    except OSError as exc:
+        raise InputError(f"--runs-dir: cannot use this path ({exc.strerror or exc})") from None
+
+
 def run(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
+    _check_runs_dir(args.runs_dir)
     if args.list_labs:
         from aiperf_lab.labs.catalog import list_labs
 
@@ -106,6 +133,9 @@ def run(argv: list[str]) -> int:
         return 0
     if args.replay is not None and not args.replay.is_file():
         raise InputError(f"{args.replay}: no such recording")
+    if args.replay is not None:  # a bad recording is one line here, not a traceback over the screens
+        from aiperf_lab.metrics.telemetry.recording import read_recording
+        _checked_recording(args.replay, read_recording)
     if not sys.stdout.isatty() or not sys.stdin.isatty():
         raise InputError("needs a terminal (stdin and stdout); for scripts use --list-labs, "
                          "python -m aiperf_lab.labs, aiperf-stats or aiperf-triage")

@@ -7,10 +7,11 @@
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from aiperf_lab.metrics.summary_stats import percent_of
 from aiperf_lab.metrics.tables import Table
@@ -62,14 +63,28 @@ def categorize(name: str, kind: str = "kernel") -> str:
 
 def kernel_breakdown(ops: Iterable[GpuOp], scope: str | None = None) -> Table:
     """GPU time per category: share of all listed operation time, count, and the top kernel in each."""
+    totals: dict[tuple[str, str], list[int]] = {}
+    for op in ops:
+        entry = totals.get((op.name, op.kind))
+        if entry is None:
+            totals[(op.name, op.kind)] = [op.duration, 1]
+        else:
+            entry[0] += op.duration
+            entry[1] += 1
+    return kernel_breakdown_of_totals(((name, kind, t, n) for (name, kind), (t, n) in totals.items()), scope)
+
+
+def kernel_breakdown_of_totals(items: Iterable[tuple[str, str, int, int]], scope: str | None = None) -> Table:
+    """kernel_breakdown from (name, kind, total time, count) per operation name, however they were summed
+    (in Python over GpuOps, or by SQLite over an export of millions of kernels)."""
     totals: dict[str, int] = defaultdict(int)
     counts: dict[str, int] = defaultdict(int)
     by_name: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    for op in ops:
-        category = categorize(op.name, op.kind)
-        totals[category] += op.duration
-        counts[category] += 1
-        by_name[category][op.name] += op.duration
+    for name, kind, total, count in items:
+        category = categorize(name, kind)
+        totals[category] += total
+        counts[category] += count
+        by_name[category][name] += total
     grand = sum(totals.values())
     rows = []
     for category in sorted(totals, key=lambda c: (-totals[c], CATEGORIES.index(c))):
@@ -95,75 +110,106 @@ def _merge(intervals: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
     return [(a, b) for a, b in merged]
 
 
-@dataclass(frozen=True)
-class Gap:
-    device: int
-    stream: int | None
-    start: int
-    length: int
-    before: GpuOp
-    after: GpuOp
-
-    @property
-    def host_late(self) -> bool | None:
-        """True when the CPU call that launched the next op began after the gap began (CPU-bound)."""
-        if self.after.launch_start is None:
-            return None
-        return self.after.launch_start >= self.start
+# A lane (one device with all its streams, or one stream) as a list, for speed over millions of ops:
+_FIRST, _LAST_END, _OPS, _BUSY, _RUN_START, _REACH_END, _REACH_REF, _GAPS, _LARGEST, _LARGEST_REF = range(10)
 
 
-def _lane_gaps(ops: list[GpuOp], device: int, stream: int | None) -> tuple[int, int, list[Gap]]:
-    """(span, busy, gaps) of one lane; ops sorted by start. Overlapping ops count once."""
-    span = max(op.end for op in ops) - ops[0].start
-    busy = sum(b - a for a, b in _merge([(op.start, op.end) for op in ops]))
-    gaps = []
-    reach_op = ops[0]
-    for op in ops[1:]:
-        if op.start > reach_op.end:
-            gaps.append(Gap(device, stream, reach_op.end, op.start - reach_op.end, reach_op, op))
-        if op.end > reach_op.end:
-            reach_op = op
-    return span, busy, gaps
+class IdleSweep:
+    """gpu_idle in one pass over operations given in (device, start, end) order, in memory bounded by
+    the number of lanes (devices and streams) and the top gaps kept, not by the number of operations.
+
+    An op is (device, stream, start, end, ref): `ref` is whatever names it later (a GpuOp, or a key into
+    an export), resolved by the `name_of` and `launch_start_of` callables given to `tables`. Per lane:
+    the first start, the latest end, the busy time of merged runs of overlapping ops, and each gap
+    (the next op starts after the latest end so far; the op with that end ran before the gap).
+    """
+
+    def __init__(self, top_gaps: int = 10) -> None:
+        self.top_gaps = top_gaps
+        self.lanes: dict[tuple[int, int | None], list] = {}
+        self._top: list[tuple] = []  # min-heap of the best gaps kept, worst first
+
+    def add(self, device: int, stream: int, start: int, end: int, ref) -> None:
+        lanes = self.lanes
+        for key in ((device, None), (device, stream)):
+            lane = lanes.get(key)
+            if lane is None:
+                lanes[key] = [start, end, 1, 0, start, end, ref, 0, 0, None]
+                continue
+            lane[2] += 1
+            reach = lane[5]
+            if start > reach:
+                length = start - reach
+                lane[7] += 1
+                if length > lane[8]:
+                    lane[8] = length
+                    lane[9] = lane[6]
+                lane[3] += reach - lane[4]
+                lane[4] = start
+                if key[1] is None:
+                    self._keep_gap(device, reach, length, lane[6], ref)
+            if end > reach:
+                lane[5] = end
+                lane[6] = ref
+            if end > lane[1]:
+                lane[1] = end
+
+    def largest_refs(self) -> list:
+        """The ops before each lane's largest gap and around each top gap: the ones whose names show."""
+        refs = [lane[_LARGEST_REF] for lane in self.lanes.values() if lane[_GAPS]]
+        return refs + [ref for entry in self._top for ref in entry[3:]]
+
+    def _keep_gap(self, device: int, gap_start: int, length: int, before, after) -> None:
+        # Ranked by (-length, device, start) as gpu_idle sorts them; ties on all three cannot happen.
+        top = self._top
+        if len(top) < self.top_gaps:
+            heapq.heappush(top, (length, -device, -gap_start, before, after))
+        elif length >= top[0][0] and (length, -device, -gap_start) > top[0][:3]:
+            heapq.heapreplace(top, (length, -device, -gap_start, before, after))
+
+    def tables(self, name_of: Callable[[object], str],
+               launch_start_of: Callable[[list], list[int | None]]) -> list[Table]:
+        rows = []
+        for (device, stream) in sorted(self.lanes, key=lambda k: (k[0], k[1] is not None, k[1] or 0)):
+            lane = self.lanes[(device, stream)]
+            span = lane[_LAST_END] - lane[_FIRST]
+            busy = lane[_BUSY] + lane[_REACH_END] - lane[_RUN_START]
+            gaps = lane[_GAPS]
+            rows.append([device, "all" if stream is None else stream, lane[_OPS], span, busy,
+                         percent_of(busy, span) if span else 100.0, span - busy, gaps,
+                         lane[_LARGEST] if gaps else 0, name_of(lane[_LARGEST_REF]) if gaps else ""])
+        summary = Table(
+            "gpu_idle", "GPU Idle Time",
+            ["Device", "Stream", "Ops", "Span (ns)", "Busy (ns)", "Busy (%)", "Idle (ns)", "Gaps",
+             "Largest Gap (ns)", "Before Largest Gap"],
+            rows,
+            ["Span runs from the first operation's start to the last one's end on that device or stream; "
+             "busy time counts overlapping operations once."])
+        top = sorted(self._top, key=lambda e: (-e[0], -e[1], -e[2]))
+        launches = launch_start_of([e[4] for e in top])
+        gap_rows = []
+        for (length, neg_device, neg_start, before, after), launch in zip(top, launches):
+            device, gap_start = -neg_device, -neg_start
+            host_late = None if launch is None else launch >= gap_start
+            gap_rows.append([device, gap_start - self.lanes[(device, None)][_FIRST], length,
+                             {True: "yes", False: "no", None: ""}[host_late], name_of(before), name_of(after)])
+        gaps = Table(
+            "gpu_idle_gaps", "Largest GPU Idle Gaps (all streams of a device)",
+            ["Device", "Gap Start (ns from first op)", "Gap (ns)", "Host Late", "Before Gap",
+             "After Gap"],
+            gap_rows,
+            ["Host Late = yes: the CPU call that launched the next operation started only "
+             "after the GPU went idle, so the GPU waited on the host (launch overhead, synchronization, "
+             "data loading); no: the work was queued and the gap has another cause."])
+        return [summary, gaps]
 
 
 def gpu_idle(ops: Iterable[GpuOp], top_gaps: int = 10) -> list[Table]:
     """Busy share and idle gaps per device (all streams together) and per stream, plus the top gaps."""
-    lanes: dict[tuple[int, int | None], list[GpuOp]] = defaultdict(list)
-    for op in ops:
-        lanes[(op.device, None)].append(op)
-        lanes[(op.device, op.stream)].append(op)
-    rows = []
-    device_gaps: list[Gap] = []
-    for (device, stream) in sorted(lanes, key=lambda k: (k[0], k[1] is not None, k[1] or 0)):
-        lane = sorted(lanes[(device, stream)], key=lambda op: (op.start, op.end))
-        span, busy, gaps = _lane_gaps(lane, device, stream)
-        if stream is None:
-            device_gaps.extend(gaps)
-        largest = max(gaps, key=lambda g: g.length, default=None)
-        rows.append([device, "all" if stream is None else stream, len(lane), span, busy,
-                     percent_of(busy, span) if span else 100.0, span - busy, len(gaps),
-                     largest.length if largest else 0, largest.before.name if largest else ""])
-    summary = Table(
-        "gpu_idle", "GPU Idle Time",
-        ["Device", "Stream", "Ops", "Span (ns)", "Busy (ns)", "Busy (%)", "Idle (ns)", "Gaps",
-         "Largest Gap (ns)", "Before Largest Gap"],
-        rows,
-        ["Span runs from the first operation's start to the last one's end on that device or stream; "
-         "busy time counts overlapping operations once."])
-    device_gaps.sort(key=lambda g: (-g.length, g.device, g.start))
-    first_start = {dev: min(op.start for op in lane) for (dev, s), lane in lanes.items() if s is None}
-    gap_rows = [[g.device, g.start - first_start[g.device], g.length,
-                 {True: "yes", False: "no", None: ""}[g.host_late], g.before.name, g.after.name]
-                for g in device_gaps[:top_gaps]]
-    gaps = Table(
-        "gpu_idle_gaps", "Largest GPU Idle Gaps (all streams of a device)",
-        ["Device", "Gap Start (ns from first op)", "Gap (ns)", "Host Late", "Before Gap",
-         "After Gap"],
-        gap_rows,
-        ["Host Late = yes: the CPU call that launched the next operation started only "
-         "after the GPU went idle, so the GPU waited on the host (launch overhead, synchronization, "
-         "data loading); no: the work was queued and the gap has another cause."])
-    return [summary, gaps]
+    sweep = IdleSweep(top_gaps)
+    for op in sorted(ops, key=lambda op: (op.device, op.start, op.end)):  # stable: ties keep their order
+        sweep.add(op.device, op.stream, op.start, op.end, op)
+    return sweep.tables(lambda op: op.name, lambda after: [op.launch_start for op in after])
 
 
 def kernel_overlap(ops: Iterable[GpuOp]) -> Table:

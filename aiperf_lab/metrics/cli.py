@@ -83,6 +83,7 @@ def run(argv: list[str]) -> int:
         raise InputError("aiperf-stats: --limit must be at least 1")
     from aiperf_lab.errors import MissingData
     from aiperf_lab.metrics.sources import ReportOptions, open_profiles
+    from aiperf_lab.inputs import printable
     from aiperf_lab.metrics.tables import to_json, write_csv
 
     if not args.files:
@@ -93,7 +94,7 @@ def run(argv: list[str]) -> int:
         raise InputError("aiperf-stats: name a profile file (or use --list-reports; see aiperf-stats --help)")
     profile = open_profiles(args.files)
     for notice in profile.notices:
-        print(f"aiperf-stats: {notice}", file=sys.stderr)
+        print(printable(f"aiperf-stats: {notice}"), file=sys.stderr)
     said = len(profile.notices)
     if args.list_reports:
         print("\n".join(profile.reports))
@@ -118,9 +119,9 @@ def run(argv: list[str]) -> int:
     if not tables:  # everything asked for is missing: one line, exit 2
         raise InputError("nothing to report: " + " ".join(skipped))
     for reason in skipped:  # as nsys does when some reports have no data
-        print(f"SKIPPED: {reason}", file=sys.stderr)
+        print(printable(f"SKIPPED: {reason}"), file=sys.stderr)
     for notice in profile.notices[said:]:  # e.g. a rank without the data a report needs
-        print(f"aiperf-stats: {notice}", file=sys.stderr)
+        print(printable(f"aiperf-stats: {notice}"), file=sys.stderr)
 
     fmt = args.format or ("csv" if args.output else "table")
     if fmt != "csv":  # the trace reports stream their rows; the other formats need them all
@@ -133,11 +134,11 @@ def run(argv: list[str]) -> int:
             paths = write_tables(tables, Path(args.output), stem, fmt)
         except OSError as exc:
             raise InputError(f"cannot write to {args.output}: {exc.strerror or exc}") from None
-        print("\n".join(str(p) for p in paths))
+        print("\n".join(printable(str(p)) for p in paths))
     elif fmt == "csv":
         for i, table in enumerate(tables):
             if len(tables) > 1:
-                sys.stdout.write(("\n" if i else "") + f"# {table.name}: {table.title}\n")
+                sys.stdout.write(("\n" if i else "") + printable(f"# {table.name}: {table.title}") + "\n")
             write_csv(table, sys.stdout)
     elif fmt == "json":
         sys.stdout.write(to_json(tables) + "\n")

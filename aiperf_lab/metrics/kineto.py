@@ -8,14 +8,14 @@ precision in newer ones; they become integer nanoseconds here.
 
 from __future__ import annotations
 
-import gzip
-import json
-import zlib
+import math
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterable
 
-from aiperf_lab.errors import InputError, MissingData, NotAProfile
+from aiperf_lab.errors import MissingData
 from aiperf_lab.metrics.analysis import GpuOp
 from aiperf_lab.metrics.summary_stats import SUM_COLUMNS, percent_of, summary_rows
 from aiperf_lab.metrics.tables import Table
@@ -24,15 +24,64 @@ GPU_CATEGORIES = {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "mem
 LAUNCH_CATEGORIES = ("cuda_runtime", "cuda_driver")
 
 
+# Validation at the edge: a field of the wrong type (a list as "cat" or "pid", a string as "ts") or a
+# time that is not a finite number in range makes the event malformed; malformed events are skipped
+# and counted (the tables say how many), so every report reads clean values.
+MAX_TIME_US = float(1 << 52)  # about 142 years: anything larger is not a timestamp
+MAX_ID = 1 << 63
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _ns(microseconds: float | int) -> int:
     return round(float(microseconds) * 1000)
 
 
+def _time_us(value) -> float | None:
+    """A finite time in microseconds, or None for anything else (bools, strings, inf, 1e400)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if isinstance(value, int):
+        return float(value) if -MAX_TIME_US <= value <= MAX_TIME_US else None
+    return value if math.isfinite(value) and abs(value) <= MAX_TIME_US else None
+
+
 def _int_or(value, default: int) -> int:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
+    """An id from a trace field: an int (or a float or digit string holding one) within 64 bits, else default."""
+    if isinstance(value, bool):
         return default
+    if isinstance(value, float):
+        if not math.isfinite(value) or value != int(value):
+            return default
+        value = int(value)
+    elif isinstance(value, str):
+        text = value.strip()
+        if not (0 < len(text) <= 20 and text.lstrip("-").isdigit()):
+            return default
+        value = int(text)
+    if isinstance(value, int) and -MAX_ID <= value < MAX_ID:
+        return value
+    return default
+
+
+def _key(value):
+    """pid/tid as a dict key: ints and strings only (a list or dict there makes the event malformed)."""
+    if isinstance(value, bool):
+        return _MALFORMED
+    if value is None or isinstance(value, (int, str)):
+        return value
+    if isinstance(value, float) and math.isfinite(value):
+        return value
+    return _MALFORMED
+
+
+_MALFORMED = object()
+
+
+def _text(value) -> str | None:
+    """A name: a string with lone surrogates replaced, or None when the field is not a string."""
+    if not isinstance(value, str):
+        return None
+    return _SURROGATE.sub("\ufffd", value) if _SURROGATE.search(value) else value
 
 
 @dataclass(frozen=True)
@@ -54,70 +103,81 @@ class KinetoTrace:
     op_correlation: list[int | None]       # per op, its correlation id
     device_names: dict[int, str]
     base_time_ns: int | None = None        # baseTimeNanoseconds: UTC ns at ts = 0 (None when absent)
+    malformed: int = 0                     # complete events skipped for a wrong-typed or out-of-range field
+
+    def notes(self) -> list[str]:
+        if not self.malformed:
+            return []
+        return [f"{self.malformed} events of the trace were skipped: a field had the wrong type or an "
+                "out-of-range value (e.g. a list as cat or pid, an infinite ts)."]
 
 
 def load_trace(path: Path) -> KinetoTrace:
-    raw = path.read_bytes()
-    if not raw:
-        raise InputError(f"{path}: empty file")
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise InputError(f"{path}: damaged or truncated gzip ({exc})") from None
-    try:
-        document = json.loads(raw.decode("utf-8", "replace"))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}: not valid JSON (truncated trace?): {exc.msg} at line {exc.lineno}") from None
-    events = document.get("traceEvents") if isinstance(document, dict) else document
-    if not isinstance(events, list):
-        raise NotAProfile(f"{path}: JSON without traceEvents: not a PyTorch profiler trace")
-    return _build(path, document if isinstance(document, dict) else {}, events)
+    """The GPU operations and annotations of a trace, read one event at a time (bounded memory)."""
+    from aiperf_lab.metrics.json_stream import TraceReader
+
+    reader = TraceReader(path)
+    return _build(path, reader.events(), reader.meta)
 
 
-def _build(path: Path, document: dict, events: list) -> KinetoTrace:
+def _build(path: Path, events: Iterable[object], meta: dict) -> KinetoTrace:
+    """Keep what the reports need from each event; `meta` (deviceProperties) is read once events end."""
     launches: dict[int, tuple[int, object]] = {}
-    gpu_events = []
+    gpu_records: list[tuple] = []
     annotations, gpu_annotations = [], []
+    names: dict[str, str] = {}  # one string object per distinct name
+    malformed = 0
     for event in events:
         if not isinstance(event, dict) or event.get("ph") != "X" or "ts" not in event:
             continue
         category = event.get("cat")
-        args = event.get("args") if isinstance(event.get("args"), dict) else {}
-        try:
-            start = _ns(event["ts"])
-            end = start + _ns(event.get("dur", 0))
-        except (TypeError, ValueError):
+        if not isinstance(category, str):
+            malformed += category is not None
             continue
-        if category in LAUNCH_CATEGORIES and "correlation" in args:
-            launches[_int_or(args["correlation"], -1)] = (start, event.get("pid"))
+        if category not in GPU_CATEGORIES and category not in LAUNCH_CATEGORIES and \
+                category not in ("user_annotation", "gpu_user_annotation"):
+            continue
+        ts, dur = _time_us(event["ts"]), _time_us(event.get("dur", 0))
+        name = _text(event.get("name", ""))
+        pid, tid = _key(event.get("pid")), _key(event.get("tid"))
+        args = event.get("args", {})
+        if ts is None or dur is None or name is None or pid is _MALFORMED or tid is _MALFORMED \
+                or not isinstance(args, dict):
+            malformed += 1
+            continue
+        name = names.setdefault(name, name)
+        start = _ns(ts)
+        end = start + _ns(dur)
+        if category in LAUNCH_CATEGORIES:
+            if "correlation" in args:
+                launches[_int_or(args["correlation"], -1)] = (start, pid)
         elif category in GPU_CATEGORIES:
-            gpu_events.append((event, args, start, end))
+            correlation = _int_or(args.get("correlation"), -1) if "correlation" in args else None
+            gpu_records.append((name, GPU_CATEGORIES[category], _int_or(args.get("device", pid), 0),
+                                _int_or(args.get("stream", tid), 0), start, end, correlation))
         elif category == "user_annotation":
-            annotations.append(Annotation(str(event.get("name", "")), event.get("pid"), event.get("tid"), start, end))
-        elif category == "gpu_user_annotation":
-            gpu_annotations.append(Annotation(str(event.get("name", "")), event.get("pid"), event.get("tid"), start, end))
+            annotations.append(Annotation(name, pid, tid, start, end))
+        else:
+            gpu_annotations.append(Annotation(name, pid, tid, start, end))
     ops, correlations = [], []
-    for event, args, start, end in gpu_events:
-        correlation = _int_or(args.get("correlation"), -1) if "correlation" in args else None
+    for name, kind, device, stream, start, end, correlation in gpu_records:
         launch = launches.get(correlation) if correlation is not None else None
-        ops.append(GpuOp(str(event.get("name", "")), GPU_CATEGORIES[event["cat"]],
-                         _int_or(args.get("device", event.get("pid")), 0),
-                         _int_or(args.get("stream", event.get("tid")), 0), start, end,
-                         launch[0] if launch else None))
+        ops.append(GpuOp(name, kind, device, stream, start, end, launch[0] if launch else None))
         correlations.append(correlation)
     devices = {}
-    for prop in document.get("deviceProperties") or []:
+    properties = meta.get("deviceProperties")
+    for prop in properties if isinstance(properties, list) else []:
         if isinstance(prop, dict) and "id" in prop:
-            devices[_int_or(prop["id"], 0)] = str(prop.get("name", ""))
+            label = _text(prop.get("name", ""))
+            devices[_int_or(prop["id"], 0)] = label if label is not None else ""
     return KinetoTrace(path, ops, annotations, gpu_annotations,
                        {c: pid for c, (_s, pid) in launches.items()}, correlations, devices,
-                       _base_time(document))
+                       _base_time(meta), malformed)
 
 
-def _base_time(document: dict) -> int | None:
+def _base_time(meta: dict) -> int | None:
     """UTC ns of the trace's time zero: event times are microseconds after baseTimeNanoseconds."""
-    value = document.get("baseTimeNanoseconds")
+    value = meta.get("baseTimeNanoseconds")
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         return None
     try:
@@ -140,7 +200,7 @@ def kernel_summary(trace: KinetoTrace) -> Table:
              + (" with nanosecond decimals." if any(op.duration % 1000 for op in trace.ops) else
                 " (whole microseconds in this trace, so ns columns are multiples of 1000).")]
     return Table("cuda_gpu_kern_sum", "CUDA GPU Kernel Summary (PyTorch trace)", [*SUM_COLUMNS, "Name"],
-                 summary_rows(groups), notes)
+                 summary_rows(groups), notes + trace.notes())
 
 
 def annotation_summary(trace: KinetoTrace) -> Table:
@@ -173,4 +233,4 @@ def annotation_summary(trace: KinetoTrace) -> Table:
     notes = ["GPU Ops and GPU Time count kernels, memcpy and memset launched on any thread of the process "
              "while the annotation was open; nested annotations each count them. GPU Span is the summed "
              "length of the profiler's gpu_user_annotation projection, where the trace has it."]
-    return Table("torch_annotation_sum", "PyTorch record_function Summary", columns, rows, notes)
+    return Table("torch_annotation_sum", "PyTorch record_function Summary", columns, rows, notes + trace.notes())

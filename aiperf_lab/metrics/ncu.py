@@ -10,6 +10,7 @@ numeric columns ("no data", "PolicySpread"); all of that is handled here.
 from __future__ import annotations
 
 import csv
+import math
 import re
 import shutil
 import subprocess
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from aiperf_lab.errors import InputError, NotAProfile, ToolMissing
+from aiperf_lab.inputs import decode_text, read_bounded, read_head
 from aiperf_lab.metrics.tables import Table
 
 ID_COLUMNS = ["ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream",
@@ -173,12 +175,13 @@ def _parse_raw(header: list[str], body: list[list[str]]) -> list[NcuKernel]:
         n_id = header.index("CC") + 1
     else:
         raise InputError("ncu CSV header lacks the kernel identification columns (ID ... Kernel Name ... CC)")
+    name_at = header.index("Kernel Name")
     units = [""] * len(header)
     data = []
     for row in body:
         if len(row) != len(header):
             continue
-        if not row[0] and not row[4]:
+        if not row[0] and not row[name_at]:
             units = row  # the units row: id columns empty
         else:
             data.append(row)
@@ -196,6 +199,10 @@ def _parse_raw(header: list[str], body: list[list[str]]) -> list[NcuKernel]:
 
 
 # --- .ncu-rep ------------------------------------------------------------------------------------
+
+def _finite(value) -> bool:
+    return isinstance(value, float) and math.isfinite(value)
+
 
 def read_ncu_rep(path: Path) -> list[NcuKernel]:
     """Kernels of a report, through `ncu --import` when ncu is on the PATH, else `ncu_report`."""
@@ -243,21 +250,21 @@ def _kernels_from_ncu_report(module, path: Path) -> list[NcuKernel]:
                 kernel.metrics[name] = Metric(value, metric.unit() or "")
             grid = [kernel.metrics.get(f"launch__grid_dim_{axis}") for axis in "xyz"]
             block = [kernel.metrics.get(f"launch__block_dim_{axis}") for axis in "xyz"]
-            if all(isinstance(m, Metric) for m in grid):
+            if all(isinstance(m, Metric) and _finite(m.value) for m in grid):
                 kernel.grid = "(" + ", ".join(str(int(m.value)) for m in grid) + ")"
-            if all(isinstance(m, Metric) for m in block):
+            if all(isinstance(m, Metric) and _finite(m.value) for m in block):
                 kernel.block = "(" + ", ".join(str(int(m.value)) for m in block) + ")"
             kernels.append(kernel)
     return kernels
 
 
+MAX_CSV_BYTES = 2 << 30
+
+
 def read_ncu_file(path: Path) -> list[NcuKernel]:
-    with path.open("rb") as handle:
-        head = handle.read(4)
-    if head == NCU_REP_MAGIC:
+    if read_head(path, 4) == NCU_REP_MAGIC:
         return read_ncu_rep(path)
-    raw = path.read_bytes()
-    text = raw.decode("utf-8", "replace")
+    text = decode_text(read_bounded(path, MAX_CSV_BYTES))
     kernels = parse_ncu_csv(text, str(path))
     if not kernels:
         raise InputError(f"{path}: Nsight Compute CSV with a header but no kernel rows")

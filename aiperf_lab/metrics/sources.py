@@ -143,8 +143,7 @@ def open_profiles(paths: list[str]) -> Profile | RankedProfiles:
 
 def nsys_report_version(path: Path) -> str | None:
     """The nsys version written in a .nsys-rep header ("2024.6.2.225"), readable without nsys."""
-    with path.open("rb") as handle:
-        head = handle.read(80)
+    head = read_head(path, 80)
     if not head.startswith(NSYS_REPORT_MAGIC):
         return None
     tail = head[len(NSYS_REPORT_MAGIC):].strip().split(b"-")[0].split(b"\n")[0]
@@ -178,15 +177,19 @@ def sniff(path: Path) -> str:
 def open_profile(path: str | os.PathLike[str]) -> Profile:
     """A profile file; or a lab run folder or triage bundle (folder or .tar.gz): the profile inside, with
     the telemetry recording and work count found with it (for the energy reports)."""
+    import stat
+
+    from aiperf_lab.inputs import stat_path
     from aiperf_lab.metrics.energy import inputs
 
     path = Path(path)
-    if path.is_dir() or inputs.is_triage_archive(path):
-        found = inputs.from_folder(path) if path.is_dir() else inputs.from_archive(path)
+    folder = stat.S_ISDIR(stat_path(path).st_mode)
+    if folder or inputs.is_triage_archive(path):
+        found = inputs.from_folder(path) if folder else inputs.from_archive(path)
         profile = open_profile(found.profile)
         profile.telemetry = found.telemetry
         profile.work, profile.work_unit = found.work, found.work_unit
-        if not path.is_dir():
+        if not folder:
             profile.path = path
         return profile
     profile = _open_file(path)
@@ -226,7 +229,7 @@ def export_nsys_report(path: Path) -> tuple[Path, str]:
     from aiperf_lab.metrics.config import nsys_export_argv
 
     beside = path.with_suffix(".sqlite")
-    if beside.exists() and beside.stat().st_mtime >= path.stat().st_mtime:
+    if beside.is_file() and beside.stat().st_mtime >= path.stat().st_mtime:
         return beside, f"using the existing export {beside}"
     nsys = shutil.which("nsys")
     if nsys is None:
@@ -251,7 +254,7 @@ def _nsys_profile(path: Path) -> Profile:
     from aiperf_lab.metrics.nsys.db import KERNEL, MEMCPY, MEMSET, NVTX, RUNTIME, NsysDatabase
 
     db = NsysDatabase(path)
-    if not any(db.has(t) for t in (KERNEL, RUNTIME, MEMCPY, MEMSET, NVTX, "OSRT_API")):
+    if not any(t in db.tables for t in (KERNEL, RUNTIME, MEMCPY, MEMSET, NVTX, "OSRT_API")):  # values: checked when read
         hint = db.failed_capture_hint()
         raise InputError(f"{path}: the export holds no CUDA, NVTX or OS runtime data"
                          + (f"; the capture failed: {hint}" if hint else

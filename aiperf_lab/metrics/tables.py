@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import csv
 import io
+import math
+
+from aiperf_lab.inputs import printable
 
 # Cells are int, float, str or None. Plain classes here, not dataclasses: this module is on the
 # start-up path of every `aiperf-stats` run, where importing dataclasses costs more than the work.
@@ -47,12 +50,26 @@ class Fixed3(float):
 
 
 def format_value(value) -> str:
-    """Text form of a cell, as nsys's CSV writer prints it: None is empty, floats use Python's repr."""
+    """Text form of a cell, as nsys's CSV writer prints it: None is empty, floats use Python's repr.
+
+    Control characters in text from a file (ESC, newlines, ...) come out escaped (``\\x1b``), so no
+    output of ours can drive a terminal; names without them keep nsys's exact bytes.
+    """
     if value is None:
         return ""
     if isinstance(value, float):
         return repr(value)
+    if isinstance(value, str):
+        return printable(value)
     return str(value)
+
+
+def json_cell(value):
+    """A cell as JSON holds it: NaN and infinities (ncu writes "nan") become null; text stays exact
+    (json escapes control characters itself)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
 
 
 def write_csv(table: Table, stream) -> None:
@@ -119,11 +136,14 @@ class ScaledTime(str):
 
 
 def to_json_obj(table: Table) -> dict:
-    return {"report": table.name, "title": table.title, "columns": table.columns,
-            "rows": table.as_dicts(), "notes": table.notes}
+    """A table as JSON: non-finite numbers as null (JSON has no NaN), everything else as is."""
+    rows = [{column: json_cell(value) for column, value in zip(table.columns, row)} for row in table.rows]
+    return {"report": table.name, "title": table.title, "columns": table.columns, "rows": rows,
+            "notes": table.notes}
 
 
 def to_json(tables: list[Table]) -> str:
     import json
 
+    # ensure_ascii (the default) writes lone surrogates from a damaged trace as \\ud800 escapes, never raw.
     return json.dumps([to_json_obj(t) for t in tables], indent=2, allow_nan=False, default=str)

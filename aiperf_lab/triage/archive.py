@@ -6,51 +6,156 @@ an absolute path or "..", a link or device, or members outside the bundle's one 
 
 from __future__ import annotations
 
+import gzip
 import json
+import os
 import re
+import stat
 import tarfile
+import zlib
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from aiperf_lab.cli_support import short_path
 from aiperf_lab.errors import InputError
 from aiperf_lab.triage.bundle import MANIFEST
 
-MAX_MEMBER_BYTES = 64 * 1024 * 1024  # what show/compare will read of one member
+MAX_MEMBER_BYTES = 16 * 1024 * 1024   # what show/compare will read of one member
+MAX_MEMBERS = 100_000
+# A gzip bomb is refused before it costs time: unpacking stops past 128 MiB plus 25 times the archive's
+# size (real bundles stay far below: the H200 fixture unpacks to 4.7 times its size), and an archive
+# whose gzip trailer declares more than that is refused without unpacking anything.
+UNPACKED_BASE_BYTES = 128 * 1024 * 1024
+UNPACKED_RATIO = 25
+# What show and compare read; everything else is listed and skipped.
+READ_MEMBERS = {MANIFEST, "summary.md", "hardware_capabilities.json", "bench.json", "telemetry_summary.json",
+                "findings.json", "topology/topology.json"}
+# Control characters (ESC starts terminal escapes: OSC 52 writes the clipboard, CSI clears the
+# screen), C1 controls and bidirectional overrides never reach the terminal from a bundle.
+UNSAFE_CHARACTERS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_safe(text: str, single_line: bool = False) -> str:
+    """Text from a bundle made safe to print: control characters shown escaped, never sent."""
+    pattern = UNSAFE_CHARACTERS if not single_line else re.compile(UNSAFE_CHARACTERS.pattern[:-1] + r"\n\t]")
+    return pattern.sub(lambda m: ascii(m.group(0))[1:-1], text)
+
+
+class _Unpacked(Exception):
+    pass
+
+
+class _LimitedReader:
+    """A file object that refuses to give more than `limit` bytes (the unpacked stream of a gzip)."""
+
+    def __init__(self, raw, limit: int):
+        self.raw = raw
+        self.limit = limit
+        self.count = 0
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.raw.read(size if size is not None and size >= 0 else self.limit + 1 - self.count)
+        self.count += len(data)
+        if self.count > self.limit:
+            raise _Unpacked(self.count)
+        return data
+
+
+def _open_regular(path: Path):
+    """The archive opened for reading, only when it is a regular file (a FIFO would block forever)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except FileNotFoundError:
+        raise InputError(f"{_short(path)}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{_short(path)}: is a directory, not a triage archive") from None
+    except OSError as exc:
+        raise InputError(f"{_short(path)}: cannot read ({exc.strerror or exc})") from None
+    info = os.fstat(fd)
+    if stat.S_ISDIR(info.st_mode):
+        os.close(fd)
+        raise InputError(f"{_short(path)}: is a directory, not a triage archive")
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise InputError(f"{_short(path)}: not a regular file (a pipe, socket or device), not a triage archive")
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb"), info.st_size
+
+
+def _declared_size(handle, size: int) -> int | None:
+    """The unpacked size a gzip's trailer declares (modulo 4 GiB), or None when it is too short."""
+    if size < 18:
+        return None
+    handle.seek(size - 4)
+    declared = int.from_bytes(handle.read(4), "little")
+    handle.seek(0)
+    return declared
 
 
 class Bundle:
+    """A triage archive read in one pass, without extracting it: every member is checked, the
+    members show and compare need are kept in memory (each up to 16 MiB), the rest is skipped."""
+
     def __init__(self, path: Path):
         self.path = path
-        if not path.exists():
-            raise InputError(f"{path}: no such file")
-        if path.is_dir():
-            raise InputError(f"{path}: is a directory, not a triage archive")
+        where = _short(path)
+        handle, size = _open_regular(path)
         try:
-            self._tar = tarfile.open(path, "r:gz")
-            members = self._tar.getmembers()
-        except (tarfile.TarError, OSError, EOFError) as exc:
-            raise InputError(f"{path}: not a triage archive (not a readable .tar.gz: {exc})") from None
-        tops = set()
-        self._members: dict[str, tarfile.TarInfo] = {}
-        for member in members:
-            name = PurePosixPath(member.name)
-            if name.is_absolute() or ".." in name.parts or member.name.startswith(("/", "\\")):
-                raise InputError(f"{path}: refused: unsafe member name {member.name!r}")
-            if not (member.isfile() or member.isdir()):
-                raise InputError(f"{path}: refused: member {member.name!r} is a link or device, not a file")
-            tops.add(name.parts[0])
-            if member.isfile():
-                self._members["/".join(name.parts[1:])] = member
-        if len(tops) != 1:
-            raise InputError(f"{path}: not a triage archive (expected one top folder, found {len(tops)})")
+            if handle.read(2) != b"\x1f\x8b":
+                raise InputError(f"{where}: not a triage archive (not a gzip file)")
+            handle.seek(0)
+            limit = UNPACKED_BASE_BYTES + UNPACKED_RATIO * size
+            declared = _declared_size(handle, size)
+            if declared is not None and declared > limit:
+                raise InputError(f"{where}: refused: it declares {declared} bytes unpacked from {size} "
+                                 f"(a gzip bomb, or not a triage archive)")
+            self._members: dict[str, tarfile.TarInfo] = {}
+            self._data: dict[str, bytes] = {}
+            self._read(_LimitedReader(gzip.GzipFile(fileobj=handle, mode="rb"), limit), where)
+        except _Unpacked:
+            raise InputError(f"{where}: refused: it unpacks to more than {limit} bytes from {size} "
+                             f"(a gzip bomb, or not a triage archive)") from None
+        except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
+            raise InputError(f"{where}: not a triage archive (not a readable .tar.gz: "
+                             f"{terminal_safe(str(exc), single_line=True)[:200]})") from None
+        finally:
+            handle.close()
         if MANIFEST not in self._members:
-            raise InputError(f"{path}: not a triage archive (no {MANIFEST})")
-        try:
-            self.manifest = json.loads(self.read_text(MANIFEST))
-        except json.JSONDecodeError:
-            raise InputError(f"{path}: not a triage archive ({MANIFEST} is not JSON)") from None
-        if not isinstance(self.manifest, dict) or self.manifest.get("tool") != "aiperf-triage":
-            raise InputError(f"{path}: not a triage archive ({MANIFEST} is not aiperf-triage's)")
+            raise InputError(f"{where}: not a triage archive (no {MANIFEST})")
+        manifest = self.json(MANIFEST)
+        if not isinstance(manifest, dict) or manifest.get("tool") != "aiperf-triage":
+            raise InputError(f"{where}: not a triage archive ({MANIFEST} is not aiperf-triage's JSON)")
+        self.manifest: dict = manifest
+
+    def _read(self, stream, where: str) -> None:
+        tops = set()
+        with tarfile.open(fileobj=stream, mode="r|", bufsize=1 << 20) as tar:
+            for count, member in enumerate(tar, start=1):
+                if count > MAX_MEMBERS:
+                    raise InputError(f"{where}: refused: more than {MAX_MEMBERS} members")
+                shown = terminal_safe(repr(member.name), single_line=True)[:200]
+                name = PurePosixPath(member.name)
+                if (not member.name or name.is_absolute() or ".." in name.parts
+                        or member.name.startswith(("/", "\\")) or "\x00" in member.name):
+                    raise InputError(f"{where}: refused: unsafe member name {shown}")
+                if not (member.isfile() or member.isdir()):
+                    raise InputError(f"{where}: refused: member {shown} is a link or device, not a file")
+                if not name.parts:  # "." or "./": the folder the archive was made in
+                    if member.isfile():
+                        raise InputError(f"{where}: refused: unsafe member name {shown}")
+                    continue
+                tops.add(name.parts[0])
+                if len(tops) > 1:
+                    raise InputError(f"{where}: not a triage archive (expected one top folder, found several)")
+                if not member.isfile() or len(name.parts) < 2:
+                    continue
+                relative = "/".join(name.parts[1:])
+                self._members[relative] = member
+                if relative in READ_MEMBERS and member.size <= MAX_MEMBER_BYTES:
+                    handle = tar.extractfile(member)
+                    self._data[relative] = handle.read(MAX_MEMBER_BYTES + 1) if handle else b""
+        if not tops:
+            raise InputError(f"{where}: not a triage archive (empty)")
 
     def names(self) -> list[str]:
         return sorted(self._members)
@@ -59,28 +164,31 @@ class Bundle:
         member = self._members.get(name)
         if member is None:
             raise KeyError(name)
-        if member.size > MAX_MEMBER_BYTES:
-            raise InputError(f"{self.path}: member {name} is {member.size} bytes, too large to read")
-        handle = self._tar.extractfile(member)
-        return handle.read().decode("utf-8", "replace") if handle else ""
+        if name not in self._data:
+            raise InputError(f"{_short(self.path)}: member {name} is {member.size} bytes, too large to read")
+        return self._data[name].decode("utf-8", "replace")
 
     def json(self, name: str) -> Any:
         try:
             return json.loads(self.read_text(name))
-        except (KeyError, json.JSONDecodeError):
+        except (KeyError, ValueError, RecursionError, InputError):
             return None
 
     def close(self) -> None:
-        self._tar.close()
+        self._data.clear()
+
+
+def _short(path: Path | str) -> str:
+    return short_path(path)
 
 
 def show(path: Path) -> str:
     bundle = Bundle(path)
     try:
         try:
-            return bundle.read_text("summary.md")
+            return terminal_safe(bundle.read_text("summary.md"))
         except KeyError:
-            return _manifest_text(bundle.manifest)
+            return terminal_safe(_manifest_text(bundle.manifest))
     finally:
         bundle.close()
 
@@ -102,17 +210,39 @@ def _manifest_text(manifest: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list:
+    return value if isinstance(value, list) else []
+
+
+def _scalar(value: Any) -> Any:
+    """A cell's value: numbers and strings as they are; anything else (a list, a dict) is not one."""
+    return value if isinstance(value, (str, int, float, bool)) or value is None else None
+
+
+def _nvml(b: dict) -> dict:
+    return _dict(_dict(b.get("hw")).get("nvml"))
+
+
+def _gpu_rows(b: dict) -> list[dict]:
+    return [g for g in _list(_nvml(b).get("gpus")) if isinstance(g, dict)]
+
+
 COMPARE_FIELDS = [
     ("GPU model", lambda b: _gpus(b, "name")),
-    ("GPU count", lambda b: str(len((b.get("hw") or {}).get("nvml", {}).get("gpus", [])))),
-    ("driver", lambda b: (b.get("hw") or {}).get("nvml", {}).get("driver_version")),
-    ("CUDA (driver)", lambda b: (b.get("hw") or {}).get("nvml", {}).get("cuda_driver_version")),
+    ("GPU count", lambda b: str(len(_gpu_rows(b)))),
+    ("driver", lambda b: _scalar(_nvml(b).get("driver_version"))),
+    ("CUDA (driver)", lambda b: _scalar(_nvml(b).get("cuda_driver_version"))),
     ("power limit (W)", lambda b: _gpus(b, "power_limit_enforced_w")),
     ("max SM clock (MHz)", lambda b: _gpus(b, "max_sm_clock_mhz")),
     ("PCIe now", lambda b: _gpus(b, "pcie_gen_current", "pcie_width_current")),
     ("PCIe max", lambda b: _gpus(b, "pcie_gen_max", "pcie_width_max")),
-    ("NVLinks active", lambda b: ",".join(str(sum(1 for link in g.get("nvlinks") or [] if link.get("active")))
-                                          for g in (b.get("hw") or {}).get("nvml", {}).get("gpus", [])) or None),
+    ("NVLinks active", lambda b: ",".join(str(sum(1 for link in _list(g.get("nvlinks"))
+                                                  if isinstance(link, dict) and link.get("active")))
+                                          for g in _gpu_rows(b)) or None),
     ("persistence", lambda b: _gpus(b, "persistence_mode")),
     ("ECC uncorrected", lambda b: _gpus(b, "ecc_errors_uncorrected_aggregate")),
     ("topology", lambda b: _topology(b)),
@@ -130,7 +260,8 @@ COMPARE_FIELDS = [
     ("mean SM active (%)", lambda b: _telemetry(b, "sm_active_avg_pct")),
     ("max temp (C)", lambda b: _telemetry(b, "temp_max_c")),
     ("power-capped (%)", lambda b: _telemetry(b, "clock_event_power_cap_pct")),
-    ("findings", lambda b: ",".join(sorted({f["id"] for f in b.get("findings") or []})) or "none"),
+    ("findings", lambda b: ",".join(sorted({str(f["id"]) for f in _list(b.get("findings"))
+                                            if isinstance(f, dict) and _scalar(f.get("id")) is not None})) or "none"),
 ]
 
 
@@ -142,7 +273,7 @@ def _bench_tables(b: dict) -> dict:
 
 def _bench_gpus(b: dict, key: str, old_key: str) -> str | None:
     """Per GPU, in order; bundles from before the node bench had one figure for GPU 0."""
-    rows = [r for r in _bench_tables(b).get("bench_gpus") or [] if isinstance(r, dict) and r.get("key") == key]
+    rows = [r for r in _list(_bench_tables(b).get("bench_gpus")) if isinstance(r, dict) and r.get("key") == key]
     if rows:
         return ",".join(str(r.get("value")) for r in rows)
     old = b.get("bench")
@@ -150,7 +281,7 @@ def _bench_gpus(b: dict, key: str, old_key: str) -> str | None:
 
 
 def _bench_hosts(b: dict, key: str, old_key: str) -> str | None:
-    rows = [r for r in _bench_tables(b).get("bench_host_links") or [] if isinstance(r, dict)]
+    rows = [r for r in _list(_bench_tables(b).get("bench_host_links")) if isinstance(r, dict)]
     if rows:
         return ",".join(str(r.get(key)) for r in rows)
     old = b.get("bench")
@@ -158,33 +289,32 @@ def _bench_hosts(b: dict, key: str, old_key: str) -> str | None:
 
 
 def _bench_pairs(b: dict) -> str | None:
-    values = [r.get("gb_s") for r in _bench_tables(b).get("bench_pairs") or []
+    values = [r.get("gb_s") for r in _list(_bench_tables(b).get("bench_pairs"))
               if isinstance(r, dict) and isinstance(r.get("gb_s"), (int, float))]
     return f"{min(values)}-{max(values)}" if values else None
 
 
 def _bench_nccl(b: dict, op: str, size: int) -> str | None:
-    for r in _bench_tables(b).get("bench_nccl") or []:
+    for r in _list(_bench_tables(b).get("bench_nccl")):
         if isinstance(r, dict) and r.get("op") == op and r.get("bytes") == size:
             return f"{r.get('busbw_gb_s')} ({r.get('ranks')} GPUs)"
     return None
 
 
 def _gpus(b: dict, *keys: str) -> str | None:
-    gpus = (b.get("hw") or {}).get("nvml", {}).get("gpus", [])
-    values = ["x".join(str(g.get(k)) for k in keys) if len(keys) > 1 else str(g.get(keys[0])) for g in gpus]
+    values = ["x".join(str(_scalar(g.get(k))) for k in keys) for g in _gpu_rows(b)]
     return ",".join(values) if values else None
 
 
 def _telemetry(b: dict, key: str) -> str | None:
-    rows = b.get("telemetry") or []
-    return ",".join(str(r.get(key)) for r in rows) if rows else None
+    rows = _list(b.get("telemetry"))
+    return ",".join(str(_scalar(r.get(key))) for r in rows if isinstance(r, dict)) if rows else None
 
 
 def _topology(b: dict) -> str | None:
-    topo = b.get("topology") or {}
-    rows = topo.get("matrix", {}).get("rows", {})
-    links = sorted({v for row in rows.values() for col, v in row.items() if re.fullmatch(r"GPU\d+", col) and v != "X"})
+    rows = _dict(_dict(_dict(b.get("topology")).get("matrix")).get("rows"))
+    links = sorted({str(v) for row in rows.values() if isinstance(row, dict) for col, v in row.items()
+                    if re.fullmatch(r"GPU\d+", str(col)) and v != "X" and _scalar(v) is not None})
     return ",".join(links) if links else ("single GPU" if rows else None)
 
 
@@ -196,14 +326,17 @@ def _rows(document: Any) -> list[dict]:
 
 
 def compare(paths: list[Path]) -> tuple[list[str], list[list[str]], list[set[int]]]:
-    """(bundle labels, rows of [field, value per bundle], per row the columns that differ from the rest)."""
+    """(bundle labels, rows of [field, value per bundle], per row the columns that differ from the rest).
+    Every label and value is one line, safe for a terminal."""
     if len(paths) < 2:
         raise InputError("compare needs at least two bundles")
     loaded = []
     for path in paths:
         bundle = Bundle(path)
         try:
-            loaded.append({"label": f"{bundle.manifest.get('host')} {bundle.manifest.get('start_utc', '')[:16]}",
+            manifest = bundle.manifest
+            label = f"{_scalar(manifest.get('host'))} {str(_scalar(manifest.get('start_utc')) or '')[:16]}"
+            loaded.append({"label": terminal_safe(label, single_line=True)[:80],
                            "hw": bundle.json("hardware_capabilities.json"), "bench": bundle.json("bench.json"),
                            "telemetry": _rows(bundle.json("telemetry_summary.json")),
                            "findings": _rows(bundle.json("findings.json")),
@@ -212,7 +345,10 @@ def compare(paths: list[Path]) -> tuple[list[str], list[list[str]], list[set[int
             bundle.close()
     rows, odd = [], []
     for label, getter in COMPARE_FIELDS:
-        values = [str(getter(b)) if getter(b) is not None else "-" for b in loaded]
+        values = []
+        for b in loaded:
+            value = getter(b)
+            values.append(terminal_safe(str(value), single_line=True)[:200] if value is not None else "-")
         rows.append([label, *values])
         counts = {v: values.count(v) for v in values}
         majority = max(counts.values())

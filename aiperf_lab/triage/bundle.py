@@ -43,7 +43,7 @@ class BundleWriter:
         self.root = output_dir / f".{name}.partial"
         if self.root.exists():
             shutil.rmtree(self.root)
-        self.root.mkdir(parents=True)
+        self.root.mkdir(parents=True, mode=0o700)
         self.records: dict[str, CollectorRecord] = {}
         self._lock = threading.Lock()
         self.started = datetime.now(timezone.utc)
@@ -76,6 +76,11 @@ class BundleWriter:
         (shutil.move if move else shutil.copyfile)(str(source), str(path))
         return path
 
+    @property
+    def partial_archive(self) -> Path:
+        """Where the archive is written before it is renamed to its final name."""
+        return self.output_dir / f".{self.name}.tar.gz.partial"
+
     def path(self, relative: str) -> Path:
         return self.root / relative
 
@@ -103,7 +108,7 @@ class BundleWriter:
         manifest = self.manifest(host, arguments, interrupted, extra)
         (self.root / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
         final = self.output_dir / f"{self.name}.tar.gz"
-        partial = self.output_dir / f".{self.name}.tar.gz.partial"
+        partial = self.partial_archive
         try:
             with tarfile.open(partial, "w:gz") as tar:
                 for path in sorted(self.root.rglob("*")):

@@ -15,10 +15,11 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import signal
 import sys
 from pathlib import Path
 
-from aiperf_lab.cli_support import OneLineParser, run_cli
+from aiperf_lab.cli_support import OneLineParser, run_cli, short_path
 from aiperf_lab.errors import InputError
 
 MIN_INTERVAL_MS, MAX_INTERVAL_MS = 10, 10_000
@@ -151,8 +152,48 @@ def _runnable(program: str) -> bool:
     return shutil.which(program) is not None
 
 
+def _disk_errors_are_input_errors(run_command):
+    """A full disk, a read-only or too-long path, a missing permission: exit 2 with one line."""
+    import errno
+
+    def guarded(argv: list[str]) -> int:
+        try:
+            return run_command(argv)
+        except OSError as exc:
+            if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.ENAMETOOLONG, errno.EROFS, errno.EACCES, errno.EPERM,
+                             errno.EMFILE, errno.ENFILE, errno.EIO, errno.ELOOP, errno.ENOTDIR, errno.EFBIG):
+                where = f" ({short_path(exc.filename)})" if exc.filename else ""
+                raise InputError(f"aiperf-triage: {exc.strerror or exc}{where}") from None
+            raise
+    return guarded
+
+
+def _early_signals() -> dict:
+    """From the first instant: SIGTERM, like SIGINT, ends triage with exit 130 until the run installs
+    its own handler (after which either one stops the run and still writes the archive). Returns the
+    handlers it replaced."""
+    def interrupt(_signum, _frame) -> None:
+        raise KeyboardInterrupt
+    previous = {}
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            previous[sig] = signal.signal(sig, interrupt)
+        except ValueError:  # not the main thread (tests calling main from a thread)
+            break
+    return previous
+
+
 def main(argv: list[str] | None = None) -> int:
-    return run_cli("aiperf-triage", run, argv)
+    previous: dict = {}
+
+    def run_with_early_signals(arguments: list[str]) -> int:
+        previous.update(_early_signals())  # inside run_cli, so the KeyboardInterrupt they raise is exit 130
+        return run(arguments)
+    try:
+        return run_cli("aiperf-triage", _disk_errors_are_input_errors(run_with_early_signals), argv)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+from aiperf_lab.cli_support import short_path
 from aiperf_lab.errors import InputError
 from aiperf_lab.triage import progress
 from aiperf_lab.triage.bundle import BundleWriter
@@ -25,9 +26,10 @@ from aiperf_lab.triage.collectors import STANDARD_COLLECTORS, CollectorRun, Skip
 from aiperf_lab.triage.facts import (CaptureCoverage, KernelRow, PcieLink, TriageFacts, WorkloadFacts, busy_clocks,
                                      busy_window, summarize_devices)
 from aiperf_lab.triage.findings import Finding, evaluate
-from aiperf_lab.triage.redact import Redactor
+from aiperf_lab.triage.guard import Guard
+from aiperf_lab.triage.redact import Redactor, argv_secret_values
 
-LOG_CAP_BYTES = 20 * 1024 * 1024   # per workload stream: the tail is kept
+LOG_CAP_BYTES = 20 * 1024 * 1024   # per workload stream: the tail is kept (redacted as it streams)
 TAIL_AFTER_EXIT_S = 2.0            # telemetry kept after the workload ends early, to see the ramp-down
 
 
@@ -45,12 +47,6 @@ class TriageOptions:
     policy: StopPolicy = field(default_factory=StopPolicy)
 
 
-def _cap(data: bytes) -> str:
-    text = data.decode("utf-8", "replace")
-    if len(data) > LOG_CAP_BYTES:
-        return f"[first {len(data) - LOG_CAP_BYTES} bytes left out; the last {LOG_CAP_BYTES} follow]\n" + \
-            data[-LOG_CAP_BYTES:].decode("utf-8", "replace")
-    return text
 
 
 class Triage:
@@ -63,6 +59,7 @@ class Triage:
         self.interrupted = threading.Event()   # the first Ctrl-C or SIGTERM: stop waiting, keep what there is
         self.abandon = threading.Event()       # the third: stop long steps (the export) too
         self.workload = None
+        self.guard: Guard | None = None
         self.sampler = None
         self.writer = None
         self.ticks: list = []
@@ -101,6 +98,8 @@ class Triage:
                 self.bundle.abandon()
                 raise
         finally:
+            if self.guard is not None:
+                self.guard.done()
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
         self.emit.archive(archive)
@@ -112,7 +111,7 @@ class Triage:
         from aiperf_lab.metrics.telemetry.sampler import Sampler
 
         o = self.options
-        self.redactor = Redactor(redact_hosts=o.redact_hosts, extra_secrets=None)
+        self.redactor = Redactor(redact_hosts=o.redact_hosts, extra_secrets=argv_secret_values(o.command))
         host = socket.gethostname() or "unknown-host"
         self.host_label = self.redactor.placeholder("host", host) if o.redact_hosts else host
         safe_host = re.sub(r"[^A-Za-z0-9._-]", "_", self.host_label)
@@ -122,16 +121,20 @@ class Triage:
             o.output.mkdir(parents=True, exist_ok=True)
             self.bundle = BundleWriter(o.output, name, self.redactor)
         except OSError as exc:
-            raise InputError(f"aiperf-triage: cannot write to {o.output}: {exc.strerror or exc}") from None
+            raise InputError(f"aiperf-triage: cannot write to {short_path(o.output)}: {exc.strerror or exc}") from None
+        # If triage is killed (SIGKILL, OOM), the guardian kills the workload and removes what is half-written.
+        self.guard = Guard()
+        self.guard.remove_on_kill(self.bundle.root)
+        self.guard.remove_on_kill(self.bundle.partial_archive)
         self.emit.phase("start")   # after the output folder is known good: bad input stays one line
-        self.work_dir = self.bundle.root / ".work"
-        self.work_dir.mkdir()
+        self.work_dir = self.bundle.root / ".work"   # raw nsys output: private, removed on every exit
+        self.work_dir.mkdir(mode=0o700)
         try:
             self.writer = TelemetryWriter.to_path(self.bundle.claim("telemetry", "telemetry.csv"),
                                                   scrub=self.redactor.text, users=not self.options.redact_hosts)
         except OSError as exc:
             self.bundle.abandon()
-            raise InputError(f"aiperf-triage: cannot write to {o.output}: {exc.strerror or exc}") from None
+            raise InputError(f"aiperf-triage: cannot write to {short_path(o.output)}: {exc.strerror or exc}") from None
         rate = 1000.0 / o.interval_ms
         self.sampler = Sampler(min(rate, 100.0), window_s=o.duration_s + 600, recorder=self.writer)
         self.sampler.start()
@@ -150,7 +153,9 @@ class Triage:
         deadline = time.monotonic() + o.duration_s
         if o.command:
             self.workload = Workload(o.command, self.work_dir, use_nsys=o.use_nsys,
-                                     log_stdout=self.work_dir / "stdout.log", log_stderr=self.work_dir / "stderr.log",
+                                     log_stdout=self.bundle.claim("workload", "workload/stdout.log"),
+                                     log_stderr=self.bundle.claim("workload", "workload/stderr.log"),
+                                     redactor=self.redactor, log_cap_bytes=LOG_CAP_BYTES, guard=self.guard,
                                      policy=o.policy, say=self.emit.nsys, duration_s=o.duration_s)
             self.workload.start()
             self.emit.say(f"workload started{' under nsys' if self.workload.nsys else ''}: "
@@ -225,9 +230,6 @@ class Triage:
         self.facts.workload = WorkloadFacts(result.error is None, result.returncode, round(result.seconds, 3),
                                             result.stopped_by, list(result.signals_sent), result.under_nsys,
                                             cpu_affinity, result.capture)
-        for stream in ("stdout", "stderr"):
-            path = self.work_dir / f"{stream}.log"
-            self.bundle.write_text("workload", f"workload/{stream}.log", _cap(path.read_bytes() if path.exists() else b""))
         info = {"command": self.redactor.argv(o.command), "argv": self.redactor.argv(result.argv),
                 "exit_code": result.returncode, "seconds": round(result.seconds, 3),
                 "stopped_by": result.stopped_by, "signals_sent": result.signals_sent,

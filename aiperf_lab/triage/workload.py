@@ -2,6 +2,8 @@
 
 Without nsys, stopping escalates SIGINT, then SIGTERM, then SIGKILL, to the workload's whole process
 group. Under nsys the application is stopped and nsys is left to write its report: see capture.py.
+Its stdout and stderr are redacted as they stream (workload_output.RedactedLog): no raw output is
+ever written. A Guard, when given, kills the group if triage itself is killed.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ from aiperf_lab.metrics.config import nsys_profile_argv, resolve
 from aiperf_lab.process_group import escalate, kill_group
 from aiperf_lab.triage.capture import (ABANDON, NORMAL, CaptureLog, NsysStop, StopPolicy, application_pids,
                                        nsys_install_root, nsys_lines, nsys_phase)
+from aiperf_lab.triage.guard import Guard
+from aiperf_lab.triage.redact import Redactor
+from aiperf_lab.triage.workload_output import RedactedLog
 
 OUTPUT_TAIL_BYTES = 64 * 1024
 
@@ -46,6 +51,7 @@ class WorkloadResult:
 
 class Workload:
     def __init__(self, command: list[str], work_dir: Path, use_nsys: bool, log_stdout: Path, log_stderr: Path,
+                 redactor: Redactor, log_cap_bytes: int, guard: Guard | None = None,
                  policy: StopPolicy | None = None, say: Callable[[str], None] = lambda message: None,
                  duration_s: float | None = None):
         self.command = command
@@ -69,8 +75,8 @@ class Workload:
         if self.nsys:
             self.result.capture = CaptureLog(session=self.session)
         self.log_paths = (log_stdout, log_stderr)
-        self._out = open(log_stdout, "wb")
-        self._err = open(log_stderr, "wb")
+        self._logs = (RedactedLog(log_stdout, redactor, log_cap_bytes), RedactedLog(log_stderr, redactor, log_cap_bytes))
+        self._guard = guard
         self.proc: subprocess.Popen | None = None
         self.exited = threading.Event()
         self.urgency = NORMAL
@@ -80,8 +86,8 @@ class Workload:
     def start(self) -> None:
         self.result.started = time.monotonic()
         try:
-            self.proc = subprocess.Popen(self.result.argv, stdin=subprocess.DEVNULL, stdout=self._out, stderr=self._err,
-                                         start_new_session=True)
+            self.proc = subprocess.Popen(self.result.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE, start_new_session=True)
         except OSError as exc:
             self.result.error = f"cannot start {self.result.argv[0]}: {exc.strerror or exc}"
             self.result.ended = time.monotonic()
@@ -89,6 +95,10 @@ class Workload:
             self._close_logs()
             return
         self.result.pid = self.proc.pid
+        if self._guard is not None:
+            self._guard.kill_on_kill(self.proc.pid)
+        self._logs[0].attach(self.proc.stdout)
+        self._logs[1].attach(self.proc.stderr)
         threading.Thread(target=self._wait, name="workload-wait", daemon=True).start()
 
     def _wait(self) -> None:
@@ -102,16 +112,8 @@ class Workload:
 
     # --- watching ---------------------------------------------------------------------------------
     def output(self) -> str:
-        """The tail of what the workload (and nsys) printed so far."""
-        parts = []
-        for path in self.log_paths:
-            try:
-                with open(path, "rb") as handle:
-                    handle.seek(max(0, os.path.getsize(path) - OUTPUT_TAIL_BYTES))
-                    parts.append(handle.read().decode("utf-8", "replace"))
-            except OSError:
-                continue
-        return "\n".join(parts)
+        """The tail of what the workload (and nsys) printed so far, redacted."""
+        return "\n".join(log.tail()[-OUTPUT_TAIL_BYTES:] for log in self._logs)
 
     def poll(self) -> None:
         """Note when nsys starts collecting and whether the application has been seen (call often)."""
@@ -185,6 +187,9 @@ class Workload:
     def _outcome(self) -> str:
         log = self.result.capture
         assert log is not None
+        if self.exited.is_set():  # what nsys printed last is still in the pipe: read it first
+            for output in self._logs:
+                output.drain()
         if log.nsys_exit_s is None and self.exited.is_set() and self.result.ended:
             log.nsys_exit_s = round(self.result.ended - self.result.started, 3)
         log.nsys_said = nsys_lines(self.output(), limit=20)
@@ -201,13 +206,16 @@ class Workload:
         if self.proc is None:
             return
         kill_group(self.proc)
+        if self.exited.wait(5.0) and self._guard is not None:
+            self._guard.group_gone()
 
     def _close_logs(self) -> None:
-        for handle in (self._out, self._err):
-            try:
-                handle.close()
-            except OSError:
-                pass
+        for log in self._logs:
+            log.finish()
+
+    @property
+    def log_errors(self) -> list[str]:
+        return [log.error for log in self._logs if log.error]
 
     def report_files(self) -> list[Path]:
         return [p for p in (self.report_base.with_suffix(".nsys-rep"), self.report_base.with_suffix(".qdrep"))

@@ -73,20 +73,20 @@ def expert_findings(db, _argument, _options):
 
 def kernel_breakdown(db, argument, options):
     from aiperf_lab.metrics import analysis
-    from aiperf_lab.metrics.nsys.ops import as_gpu_op, load_gpu_ops
+    from aiperf_lab.metrics.nsys.ops import as_gpu_op
 
     scope = options.nvtx_range or argument or None
     if scope:
         from aiperf_lab.metrics.nsys.nvtx import kernels_in_range
         kernels = kernels_in_range(db, scope, options.cross_thread)
         return [analysis.kernel_breakdown([as_gpu_op(k) for k in kernels], scope=scope)]
-    return [analysis.kernel_breakdown(load_gpu_ops(db))]
+    from aiperf_lab.metrics.nsys import ops
+    return [ops.kernel_breakdown(db)]  # SQL totals: memory bounded by the report, not the export
 
 
 def gpu_idle(db, _argument, _options):
-    from aiperf_lab.metrics import analysis
-    from aiperf_lab.metrics.nsys.ops import load_gpu_ops
-    return analysis.gpu_idle(load_gpu_ops(db))
+    from aiperf_lab.metrics.nsys import ops
+    return ops.gpu_idle(db)  # one streamed sweep: memory bounded by the report, not the export
 
 
 def kernel_overlap(db, _argument, _options):

@@ -29,6 +29,48 @@ GRAPH_TRACE = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE"
 _NSYS_MARKERS = ("StringIds", "TARGET_INFO_GPU", "TARGET_INFO_CUDA_GPU", KERNEL, RUNTIME, NVTX,
                  "ThreadNames", "ANALYSIS_DETAILS")
 
+# What each column the reports read must hold; a table is checked the first time a report asks for it
+# (``has``), so a file with text, blobs, reals (inf, nan) or NULLs where nsys writes integers is one
+# clear error, not a crash deep in a report. "int": an integer; "int?": an integer or NULL; "time":
+# an integer within +-2^62 (so end - start cannot overflow); "text"/"text?" likewise.
+_INT, _INT_OR_NULL, _TIME, _TIME_OR_NULL, _TEXT, _TEXT_OR_NULL = "int", "int?", "time", "time?", "text", "text?"
+_ID_COLUMNS = {"deviceId": _INT, "streamId": _INT, "correlationId": _INT, "globalPid": _INT}
+COLUMN_TYPES: dict[str, dict[str, str]] = {
+    KERNEL: {"start": _TIME, "end": _TIME, **_ID_COLUMNS, "demangledName": _INT, "shortName": _INT,
+             "mangledName": _INT_OR_NULL},
+    RUNTIME: {"start": _TIME, "end": _TIME, "globalTid": _INT, "correlationId": _INT, "nameId": _INT,
+              "callchainId": _INT_OR_NULL},
+    MEMCPY: {"start": _TIME, "end": _TIME, **_ID_COLUMNS, "copyKind": _INT, "bytes": _TIME,
+             "srcKind": _INT_OR_NULL, "dstKind": _INT_OR_NULL},
+    MEMSET: {"start": _TIME, "end": _TIME, **_ID_COLUMNS, "bytes": _TIME},
+    NVTX: {"start": _TIME, "end": _TIME_OR_NULL, "eventType": _INT, "globalTid": _INT_OR_NULL,
+           "endGlobalTid": _INT_OR_NULL, "textId": _INT_OR_NULL, "domainId": _INT_OR_NULL, "text": _TEXT_OR_NULL},
+    GRAPH_TRACE: {"start": _TIME_OR_NULL, "end": _TIME_OR_NULL},
+    "StringIds": {"id": _INT, "value": _TEXT},
+    "OSRT_API": {"start": _TIME, "end": _TIME, "nameId": _INT, "eventClass": _INT, "globalTid": _INT_OR_NULL},
+    "COMPOSITE_EVENTS": {"id": _INT, "start": _TIME, "globalTid": _INT_OR_NULL},
+    "SAMPLING_CALLCHAINS": {"id": _INT, "symbol": _INT_OR_NULL, "module": _INT_OR_NULL, "stackDepth": _INT},
+    "CUDA_CALLCHAINS": {"id": _INT, "symbol": _INT_OR_NULL, "module": _INT_OR_NULL, "stackDepth": _INT},
+    "ENUM_CUDA_MEMCPY_OPER": {"id": _INT, "label": _TEXT_OR_NULL},
+    "ENUM_NSYS_EVENT_CLASS": {"id": _INT, "name": _TEXT_OR_NULL},
+    "TARGET_INFO_GPU": {"id": _INT_OR_NULL, "deviceId": _INT_OR_NULL, "name": _TEXT_OR_NULL},
+    "TARGET_INFO_CUDA_GPU": {"deviceId": _INT_OR_NULL, "name": _TEXT_OR_NULL},
+    "META_DATA_EXPORT": {"name": _TEXT_OR_NULL, "value": _TEXT_OR_NULL},
+    "EXPORT_META_DATA": {"name": _TEXT_OR_NULL, "value": _TEXT_OR_NULL},
+}
+TIME_LIMIT = 1 << 62
+
+
+def _bad_value_sql(column: str, kind: str) -> str:
+    allowed = "'integer'" if kind.startswith(("int", "time")) else "'text'"
+    if kind.endswith("?"):
+        allowed += ", 'null'"
+    condition = f"typeof([{column}]) NOT IN ({allowed})"
+    if kind.startswith("time"):
+        condition += f" OR abs([{column}]) >= {TIME_LIMIT}"
+    return condition
+
+
 # ENUM_CUDA_MEMCPY_OPER labels, for exports that carry no ENUM tables (2020-2021 files).
 MEMCPY_KIND_LABELS = {
     0: "Unknown", 1: "Host-to-Device", 2: "Device-to-Host", 3: "Host-to-Array", 4: "Array-to-Host",
@@ -75,13 +117,19 @@ class NsysDatabase:
         try:
             self.con = sqlite3.connect(uri, uri=True)
             self.con.text_factory = _lenient_text
-            rows = self.con.execute("SELECT name, type FROM sqlite_master").fetchall()
+            self.con.execute("PRAGMA trusted_schema = OFF")
+            rows = self.con.execute("SELECT name, type, sql FROM sqlite_master").fetchall()
         except sqlite3.DatabaseError as exc:
             raise InputError(f"{self.path}: not a readable SQLite database ({exc})") from None
         # Text is decoded in C (str) until a value is not UTF-8; query() then switches to the lenient
         # decoder, a Python call per value (30,000 range names cost 40 ms that way).
         self.con.text_factory = str
-        self.tables = {name for name, kind in rows if kind in ("table", "view")}
+        # Real tables only: a view (or a virtual table) under a table's name could run any query,
+        # a recursive one included, every time a report reads it; nsys writes neither.
+        self.tables = {name for name, kind, sql in rows
+                       if kind == "table" and isinstance(name, str)
+                       and not (isinstance(sql, str) and sql.lstrip()[:14].upper().startswith("CREATE VIRTUAL"))}
+        self._checked: dict[str, set[str]] = {}  # table -> columns whose values were checked
         if not any(t in self.tables for t in _NSYS_MARKERS):
             raise NotAProfile(f"{self.path}: an SQLite database, but not an Nsight Systems export")
         self._columns: dict[str, list[str]] = {}
@@ -89,19 +137,48 @@ class NsysDatabase:
     def close(self) -> None:
         self.con.close()
 
-    def has(self, table: str) -> bool:
-        return table in self.tables
+    def has(self, table: str, columns: tuple[str, ...] | None = None) -> bool:
+        """Whether the export has this table; its values are checked the first time (InputError if wrong):
+        every column COLUMN_TYPES lists, or only `columns` (a report that reads few columns of a large
+        table checks only those; a later full check skips them)."""
+        if table not in self.tables:
+            return False
+        done = self._checked.setdefault(table, set())
+        expected = COLUMN_TYPES.get(table, {})
+        wanted = [c for c in (expected if columns is None else columns) if c in expected and c not in done]
+        if wanted:
+            done.update(wanted)
+            self._check_values(table, wanted)
+        return True
+
+    def _check_values(self, table: str, columns: list[str]) -> None:
+        """One scan: each of `columns` holds what nsys writes there (see COLUMN_TYPES)."""
+        expected = COLUMN_TYPES[table]
+        present = set(self.columns(table))
+        checks = [(column, expected[column]) for column in columns if column in present]
+        if not checks:
+            return
+        where = " OR ".join(f"({_bad_value_sql(c, k)})" for c, k in checks)
+        cases = ", ".join(f"({_bad_value_sql(c, k)})" for c, k in checks)
+        bad = self.query(f"SELECT {cases} FROM [{table}] WHERE {where} LIMIT 1")
+        if bad:
+            column, kind = next(check for check, flag in zip(checks, bad[0]) if flag)
+            want = {"int": "an integer", "time": "an integer under 2^62", "text": "text"}[kind.rstrip("?")]
+            raise InputError(f"{self.path}: not a valid nsys export: {table}.{column} holds a value that is "
+                             f"not {want}" + (" or NULL" if kind.endswith("?") else ""))
+
+    def require(self, *tables: str, what: str, columns: tuple[str, ...] | None = None) -> None:
+        """MissingData with nsys's sentence ("X does not contain CUDA kernel data.") unless all tables exist;
+        their values (all listed columns, or only `columns`) are checked on the way."""
+        for table in tables:
+            if not self.has(table, columns):
+                raise MissingData(f"{self.path.name} does not contain {what}.")
 
     def columns(self, table: str) -> list[str]:
         if table not in self._columns:
-            self._columns[table] = [r[1] for r in self.query(f"PRAGMA table_info([{table}])")]
+            self._columns[table] = [r[1] for r in self.query(f"PRAGMA table_info([{table}])")
+                                    if isinstance(r[1], str)]
         return self._columns[table]
-
-    def require(self, *tables: str, what: str) -> None:
-        """MissingData with nsys's sentence ("X does not contain CUDA kernel data.") unless all tables exist."""
-        for table in tables:
-            if table not in self.tables:
-                raise MissingData(f"{self.path.name} does not contain {what}.")
 
     def has_column(self, table: str, column: str) -> bool:
         return self.has(table) and column in self.columns(table)
@@ -122,19 +199,22 @@ class NsysDatabase:
             raise InputError(f"{self.path}: the export is damaged or truncated ({exc})") from None
         except sqlite3.DatabaseError as exc:
             raise InputError(f"{self.path}: the export is damaged or truncated ({exc})") from None
+        except OverflowError:  # an integer sum past 64 bits
+            raise InputError(f"{self.path}: not a valid nsys export: values too large to add up") from None
 
     def lenient_text(self) -> None:
         """Decode text that is not UTF-8 with replacement characters from now on (streams set it first:
         a row they have written cannot be read again)."""
         self.con.text_factory = _lenient_text
 
-    def grouped_integers(self, key_sql: str, value_sql: str, from_sql: str) -> list[tuple[object, list[int]]]:
+    def grouped_integers(self, key_sql: str, value_sql: str, from_sql: str,
+                         params: tuple = ()) -> list[tuple[object, list[int]]]:
         """(key, [values]) per key, the grouping done by SQLite.
 
         The values travel as one group_concat string per key and are parsed in C: far cheaper than
         one Python tuple per row for the 100k+ rows of a real export.
         """
-        rows = self.query(f"SELECT {key_sql} AS k, group_concat({value_sql}) FROM {from_sql} GROUP BY k")
+        rows = self.query(f"SELECT {key_sql} AS k, group_concat({value_sql}) FROM {from_sql} GROUP BY k", params)
         return [(key, parse_integers(text)) for key, text in rows]
 
     def count(self, table: str) -> int:
@@ -185,13 +265,13 @@ class NsysDatabase:
         """The kernel-table column naming kernels: demangledName, shortName (base) or mangledName."""
         if variant == "base":
             return "shortName"
-        if variant == "mangled" and self.has_column(KERNEL, "mangledName"):
+        if variant == "mangled" and KERNEL in self.tables and "mangledName" in self.columns(KERNEL):
             return "mangledName"
         return "demangledName"
 
     def memcpy_labels(self) -> dict[int, str]:
         if self.has("ENUM_CUDA_MEMCPY_OPER"):
-            return {int(i): label for i, label in self.query("SELECT id, label FROM ENUM_CUDA_MEMCPY_OPER")}
+            return {i: label or "" for i, label in self.query("SELECT id, label FROM ENUM_CUDA_MEMCPY_OPER")}
         return dict(MEMCPY_KIND_LABELS)
 
     def gpu_names(self) -> dict[int, str]:

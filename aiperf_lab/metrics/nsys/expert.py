@@ -58,44 +58,49 @@ def _pageable(db: NsysDatabase) -> list:
             if n else ""]
 
 
-def _api_rows(db: NsysDatabase) -> list[tuple[str, int]]:
-    rows = db.query(f"SELECT nameId, [end] - start FROM {RUNTIME}")
+def _api_rows(db: NsysDatabase) -> list[tuple[str, int, int]]:
+    """(API name, calls, total time) per API name: summed by SQLite, so millions of calls cost no memory."""
+    rows = db.query(f"SELECT nameId, count(*), sum([end] - start) FROM {RUNTIME} GROUP BY nameId")
     names = db.strings({r[0] for r in rows})
-    return [(strip_api_version(names.get(i, "")), d) for i, d in rows]
+    return [(strip_api_version(names.get(i, "")), n, total) for i, n, total in rows]
 
 
-def _sync_memcpy(calls: list[tuple[str, int]]) -> list:
-    hits = [d for name, d in calls if _SYNC_MEMCPY.match(name)]
-    return ["sync_memcpy", "yes" if hits else "no",
-            f"{len(hits)} synchronous memcpy calls, {sum(hits) / 1e6:.2f} ms of CPU time in them",
+def _matching(calls: list[tuple[str, int, int]], pattern: re.Pattern[str]) -> tuple[int, int]:
+    """(calls, total time) of the APIs whose name matches."""
+    hits = [(n, total) for name, n, total in calls if pattern.match(name)]
+    return sum(n for n, _t in hits), sum(t for _n, t in hits)
+
+
+def _sync_memcpy(calls: list[tuple[str, int, int]]) -> list:
+    count, time = _matching(calls, _SYNC_MEMCPY)
+    return ["sync_memcpy", "yes" if count else "no",
+            f"{count} synchronous memcpy calls, {time / 1e6:.2f} ms of CPU time in them",
             "use cudaMemcpyAsync on a stream with pinned memory, and synchronize once where the result is needed"
-            if hits else ""]
+            if count else ""]
 
 
-def _host_sync(calls: list[tuple[str, int]], span: int) -> list:
+def _host_sync(calls: list[tuple[str, int, int]], span: int) -> list:
     # Frequency, not time: a GPU-bound loop that syncs once in a while waits long and is fine; one that
     # syncs every step keeps the CPU from queueing work ahead, which the GPU pays for in idle gaps.
-    hits = [d for name, d in calls if _SYNC_API.match(name)]
-    share = percent_of(sum(hits), span) if span else 0.0
-    rate = len(hits) / (span / 1e9) if span else 0.0
+    count, time = _matching(calls, _SYNC_API)
+    share = percent_of(time, span) if span else 0.0
+    rate = count / (span / 1e9) if span else 0.0
     fired = rate >= SYNC_RATE_PER_S
     return ["host_sync", "yes" if fired else "no",
-            f"{len(hits)} synchronize calls ({rate:.0f}/s, fires at {SYNC_RATE_PER_S:.0f}/s), {sum(hits) / 1e6:.2f} ms, "
+            f"{count} synchronize calls ({rate:.0f}/s, fires at {SYNC_RATE_PER_S:.0f}/s), {time / 1e6:.2f} ms, "
             f"{share:.1f}% of the {span / 1e6:.1f} ms traced",
             "find who synchronizes (tensor.item(), .cpu(), print of a GPU tensor; profile with --cudabacktrace) "
             "and move it out of the hot loop" if fired else ""]
 
 
 def _utilization(db: NsysDatabase) -> list:
-    from aiperf_lab.metrics.analysis import gpu_idle
-    from aiperf_lab.metrics.nsys.ops import load_gpu_ops
+    from aiperf_lab.metrics.nsys.ops import gpu_idle
 
-    ops = load_gpu_ops(db) if db.has(KERNEL) or db.has(MEMCPY) else []
-    if not ops:
+    summary = gpu_idle(db)[0] if db.has(KERNEL) or db.has(MEMCPY) else None
+    devices = [dict(zip(summary.columns, row)) for row in summary.rows if row[1] == "all"] if summary else []
+    if not devices:
         return ["gpu_low_utilization", "n/a", "no GPU operations in the export", ""]
-    summary = gpu_idle(ops)[0]
-    devices = [dict(zip(summary.columns, row)) for row in summary.rows]
-    worst = min((d for d in devices if d["Stream"] == "all"), key=lambda d: d["Busy (%)"])
+    worst = min(devices, key=lambda d: d["Busy (%)"])
     fired = worst["Busy (%)"] < LOW_UTILIZATION_PCT
     return ["gpu_low_utilization", "yes" if fired else "no",
             f"GPU {worst['Device']} busy {worst['Busy (%)']:.1f}% of {worst['Span (ns)'] / 1e6:.1f} ms "

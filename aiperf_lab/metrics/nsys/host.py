@@ -38,12 +38,13 @@ def osrt_sum(db: NsysDatabase) -> Table:
     db.require(OSRT, what="OS Runtime data")
     # nsys leaves out the markers of OS runtime tracing starting and stopping (zero-length "[Unknown]" rows)
     # (event classes 31 and 32 in every export seen, 2020 to 2025; the enum table says so where present)
+    # The ids travel as bound parameters: nothing read from the file becomes SQL text.
     markers = [31, 32]
     if db.has("ENUM_NSYS_EVENT_CLASS"):
         markers = [r[0] for r in db.query("SELECT id FROM ENUM_NSYS_EVENT_CLASS WHERE name LIKE '%OS_RUNTIME_START' "
                                           "OR name LIKE '%OS_RUNTIME_FINISH'")] or markers
-    source = f"{OSRT} WHERE eventClass NOT IN ({','.join(map(str, markers))})"
-    by_id = db.grouped_integers("nameId", "[end] - start", source)
+    source = f"{OSRT} WHERE eventClass NOT IN ({','.join('?' * len(markers))})"
+    by_id = db.grouped_integers("nameId", "[end] - start", source, tuple(markers))
     names = db.strings({name_id for name_id, _ in by_id})
     groups: dict[str, list[int]] = defaultdict(list)
     for name_id, durations in by_id:

@@ -187,9 +187,10 @@ def _launches_by_thread(db: NsysDatabase, name_col: str) -> list[tuple[int | Non
     as many other calls (cuKernelGetName per launch, in PyTorch's). If any kernel is left without its
     call that way, the join is redone over every call, so the result is the same as nsys's.
     """
-    launch_ids = [i for (i,) in db.query("SELECT id FROM StringIds WHERE value LIKE '%Launch%'")]
+    # A subquery, not the ids pasted in: nothing read from the file becomes SQL text.
+    has_launches = bool(db.query("SELECT 1 FROM StringIds WHERE value LIKE '%Launch%' LIMIT 1"))
     filtered = f"(SELECT correlationId, globalTid, start, [end] FROM {RUNTIME} WHERE nameId IN " \
-               f"({','.join(map(str, launch_ids))}))" if launch_ids else None
+               "(SELECT id FROM StringIds WHERE value LIKE '%Launch%'))" if has_launches else None
     from aiperf_lab.metrics.nsys.launch_join import launches_by_thread
 
     hashed = launches_by_thread(db, KERNEL, [f"coalesce({name_col}, -1)", "[end] - start"],

@@ -23,7 +23,7 @@ from operator import add, attrgetter, getitem, itemgetter, le, lt
 
 from aiperf_lab.errors import MissingData
 from aiperf_lab.metrics.nsys.db import (KERNEL, MEMCPY, MEMSET, NVTX_PUSHPOP, NVTX_STARTEND, NVTXT_PUSHPOP,
-                                        NVTXT_STARTEND, RUNTIME, NsysDatabase, parse_integers)
+                                        NVTXT_STARTEND, RUNTIME, NsysDatabase, parse_integers, split_global_tid)
 from aiperf_lab.metrics.nsys.nvtx import NvtxRange, load_ranges
 from aiperf_lab.metrics.summary_stats import SUM_COLUMNS, duration_summary, sqlite_round, summary_rows
 from aiperf_lab.metrics.tables import Table
@@ -136,7 +136,7 @@ def nvtx_pushpop_trace(db: NsysDatabase) -> Table:
         child_time = sum(duration[c] for c in kids)
         level = nest.level[rid]
         rows.append([r.start, r.end, duration[rid], child_time, duration[rid] - child_time, r.name,
-                     (r.global_tid >> 24) & 0xFFFFFF, r.global_tid & 0xFFFFFF, level, len(kids), rid,
+                     *split_global_tid(r.global_tid), level, len(kids), rid,
                      nest.parent[rid], nest.stack[rid], "--" * level + r.name])
     rows.sort(key=lambda row: (row[0], row[2]))
     columns = ["Start (ns)", "End (ns)", "Duration (ns)", "DurChild (ns)", "DurNonChild (ns)", "Name", "PID", "TID",
@@ -261,7 +261,7 @@ def nvtx_gpu_proj_trace(db: NsysDatabase) -> Table:
     for p in projections:
         r, rid = p.range, p.range.range_id
         rows.append([r.name, p.start, p.end - p.start, r.start, r.end - r.start, r.style,
-                     (r.global_tid >> 24) & 0xFFFFFF, r.global_tid & 0xFFFFFF, p.ops, nest.level.get(rid),
+                     *split_global_tid(r.global_tid), p.ops, nest.level.get(rid),
                      children.get(rid, 0), rid, nest.parent.get(rid) if rid in nest.level else None,
                      nest.stack.get(rid)])
     rows.sort(key=lambda row: (row[1], -row[2]))

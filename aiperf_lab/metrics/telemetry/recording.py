@@ -40,6 +40,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -197,14 +198,15 @@ def _number(text: str) -> float | None:
     if not text or text in ("[N/A]", "N/A", "[Not Supported]"):
         return None
     try:
-        return float(text.split()[0].replace(",", ""))  # "81.72 W" -> 81.72
+        value = float(text.split()[0].replace(",", ""))  # "81.72 W" -> 81.72
     except ValueError:
         return None
+    return value if math.isfinite(value) else None  # nan/inf: no reading
 
 
 def _int(text: str) -> int | None:
     value = _number(text)
-    return int(value) if value is not None else None
+    return int(value) if value is not None else None  # _number is finite, so int() cannot fail
 
 
 def sniff_recording(header: list[str]) -> str | None:
@@ -238,13 +240,20 @@ def _split_meta(text: str) -> tuple[dict[str, Any], str]:
     return (meta if isinstance(meta, dict) else {}), rest
 
 
+MAX_RECORDING_BYTES = 2 << 30
+
+
 def read_recording(path: Path) -> Recording:
-    try:
-        text = path.read_bytes().decode("utf-8", "replace")
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+    """A recording in any of the three layouts; rows cut short (a killed writer) are skipped, values that
+    are not finite numbers read as missing, times must be finite. InputError for anything else."""
+    from aiperf_lab.inputs import decode_text, read_bounded
+
+    text = decode_text(read_bounded(path, MAX_RECORDING_BYTES))
     meta, text = _split_meta(text)
-    rows = list(csv.reader(io.StringIO(text)))
+    try:
+        rows = list(csv.reader(io.StringIO(text)))
+    except csv.Error as exc:  # a field over csv's 128 KiB limit, a NUL byte
+        raise InputError(f"{path}: not a telemetry recording ({exc})") from None
     if not rows:
         raise InputError(f"{path}: empty file")
     layout = sniff_recording(rows[0])
@@ -257,6 +266,7 @@ def read_recording(path: Path) -> Recording:
     else:
         devices, ticks = {"nvml-raw": _read_raw, "nvidia-smi": _read_smi}[layout](rows[0], body)
         devices = [_no_gpm(d) for d in devices]
+    ticks.sort(key=lambda tick: tick.t)  # stable: a log whose clock stepped back replays in time order
     if not ticks:
         raise InputError(f"{path}: a telemetry recording with a header but no samples")
     origin = _utc_origin(rows[0], body) if layout == "aiperf" else None
@@ -413,10 +423,12 @@ def _read_smi(header: list[str], body: list[list[str]]):
     ticks: list[Tick] = []
     t0 = None
     for row in body:
+        if len(row) < len(names):
+            continue  # a line cut short (the log was still being written)
         row = [c.strip() for c in row]
         try:
             stamp = datetime.strptime(row[col["timestamp"]], "%Y/%m/%d %H:%M:%S.%f").timestamp()
-        except (ValueError, IndexError):
+        except (ValueError, IndexError, OverflowError, OSError):
             continue
         t0 = stamp if t0 is None else t0
         t = stamp - t0
@@ -429,7 +441,7 @@ def _read_smi(header: list[str], body: list[list[str]]):
                            tracker.source,
                            _number(row[col["utilization.gpu"]]) if "utilization.gpu" in col else None,
                            _number(row[col["utilization.memory"]]) if "utilization.memory" in col else None,
-                           int(mem_used * 1024 * 1024) if mem_used is not None else None, None,
+                           _int(str(mem_used * 1024 * 1024)) if mem_used is not None else None, None,
                            _number(row[col["temperature.gpu"]]) if "temperature.gpu" in col else None,
                            _number(row[col["clocks.current.sm"]]) if "clocks.current.sm" in col else None)
         if ticks and abs(ticks[-1].t - t) < 1e-9:

@@ -1,0 +1,207 @@
+"""Read a Chrome-trace JSON document (PyTorch profiler output) one event at a time, in bounded memory.
+
+The document is ``{"traceEvents": [event, ...], "deviceProperties": [...], ...}`` or a bare array of
+events. Only the top level is walked here; each event and each other top-level value is decoded by
+json's C decoder (``raw_decode``) from a window of the text, so memory holds one chunk plus the value
+being decoded, never the whole document. Bounds: a single value may not exceed MAX_VALUE_CHARS, the
+nesting depth is the interpreter's recursion limit (a deeper value is an InputError, not a crash),
+numbers keep Python's 4300-digit limit, and a gzip input may expand at most MAX_GZIP_RATIO times
+(plus a floor) before it is refused.
+"""
+
+from __future__ import annotations
+
+import codecs
+import gzip
+import json
+import re
+import zlib
+from pathlib import Path
+from typing import BinaryIO, Iterator
+
+from aiperf_lab.errors import InputError, NotAProfile
+from aiperf_lab.inputs import check_regular, open_regular, shown_path
+
+CHUNK_BYTES = 1 << 22
+MAX_VALUE_CHARS = 64 << 20         # one event (or one top-level value) larger than this is refused
+MAX_GZIP_RATIO = 100               # real traces compress 10-30x; a bomb compresses 1000x
+GZIP_FLOOR_BYTES = 128 << 20
+MAX_GZIP_BYTES = 32 << 30
+_NON_BLANK = re.compile(r"[^ \t\n\r]")
+
+
+class _BoundedGzip:
+    """A gzip stream that stops with an InputError once it has produced more than `limit` bytes."""
+
+    def __init__(self, raw: BinaryIO, limit: int, path: Path):
+        self._inner = gzip.GzipFile(fileobj=raw, mode="rb")
+        self._raw = raw
+        self._limit = limit
+        self._path = path
+        self._produced = 0
+
+    def read(self, size: int) -> bytes:
+        try:
+            data = self._inner.read(size)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise InputError(f"{shown_path(self._path)}: damaged or truncated gzip ({exc})") from None
+        self._produced += len(data)
+        if self._produced > self._limit:
+            raise InputError(f"{shown_path(self._path)}: the gzip expands past {self._limit >> 20} MiB "
+                             f"({MAX_GZIP_RATIO}x its size): refused as a decompression bomb")
+        return data
+
+    def close(self) -> None:
+        self._inner.close()
+        self._raw.close()
+
+
+class TraceReader:
+    """The top-level keys of a trace (but traceEvents) in `meta`, its events from `events()`."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        size = check_regular(path)
+        raw = open_regular(path, max_bytes=1 << 62)
+        if raw.peek(2)[:2] == b"\x1f\x8b":
+            limit = min(MAX_GZIP_BYTES, max(GZIP_FLOOR_BYTES, size * MAX_GZIP_RATIO))
+            self._stream: BinaryIO | _BoundedGzip = _BoundedGzip(raw, limit, path)
+        else:
+            self._stream = raw
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._json = json.JSONDecoder()
+        self._buf = ""
+        self._pos = 0
+        self._eof = False
+        self.meta: dict[str, object] = {}
+
+    # --- buffer ---------------------------------------------------------------------------------
+
+    def _more(self, at_least: int = CHUNK_BYTES, skip_blanks: bool = False) -> bool:
+        """Append at least `at_least` bytes' worth of text (fewer at the end); False at the end.
+
+        skip_blanks: the buffer holds nothing unread and blanks come next: runs of them are dropped as
+        bytes, at C speed (a gigabyte of blanks between two events costs a second, not a minute).
+        """
+        if self._eof:
+            return False
+        data = self._stream.read(max(at_least, CHUNK_BYTES))
+        while skip_blanks and data and not self._decoder.getstate()[0]:
+            data = data.lstrip(b" \t\n\r")
+            if data:
+                break
+            data = self._stream.read(CHUNK_BYTES)
+        if not data:
+            self._eof = True
+            tail = self._decoder.decode(b"", final=True)
+        else:
+            tail = self._decoder.decode(data)
+        if self._pos:
+            self._buf = self._buf[self._pos:]
+            self._pos = 0
+        if not self._buf and tail.startswith("\ufeff"):
+            tail = tail[1:]
+        self._buf += tail
+        return bool(data) or bool(tail)
+
+    def _peek(self) -> str:
+        """The next non-blank character ('' at the end), without consuming it."""
+        while True:
+            found = _NON_BLANK.search(self._buf, self._pos)
+            if found:
+                self._pos = found.start()
+                return found.group()
+            self._pos = len(self._buf)
+            if not self._more(skip_blanks=True):
+                return ""
+
+    def _expect(self, chars: str) -> str:
+        found = self._peek()
+        if not found or found not in chars:
+            shown = repr(found) if found else "the end of the file"
+            raise InputError(f"{shown_path(self.path)}: not valid JSON (truncated trace?): expected "
+                             f"{' or '.join(repr(c) for c in chars)}, found {shown}")
+        self._pos += 1
+        return found
+
+    def _value(self):
+        """The next JSON value, decoded by the C decoder from the buffer (grown as needed)."""
+        self._peek()
+        while True:
+            try:
+                value, end = self._json.raw_decode(self._buf, self._pos)
+            except json.JSONDecodeError as exc:
+                near_end = exc.pos >= len(self._buf) - 16 or exc.msg.startswith("Unterminated string")
+                if near_end and self._grow():
+                    continue
+                raise InputError(f"{shown_path(self.path)}: not valid JSON (truncated trace?): {exc.msg}") from None
+            except RecursionError:
+                raise InputError(f"{shown_path(self.path)}: JSON nested too deeply to be a trace") from None
+            except ValueError as exc:  # an integer past 4300 digits
+                raise InputError(f"{shown_path(self.path)}: not a valid trace: {str(exc).splitlines()[0]}") from None
+            if end < len(self._buf) or self._eof or not self._grow():
+                self._pos = end
+                return value
+
+    def _grow(self) -> bool:
+        """Read more for a value that does not fit yet; the buffer doubles, so one value costs O(its size)."""
+        if len(self._buf) - self._pos > MAX_VALUE_CHARS:
+            raise InputError(f"{shown_path(self.path)}: one JSON value is over {MAX_VALUE_CHARS >> 20} MiB: "
+                             "not a trace event")
+        return self._more(at_least=len(self._buf) - self._pos)
+
+    # --- the document -----------------------------------------------------------------------------
+
+    def events(self) -> Iterator[object]:
+        """Every element of traceEvents (or of a bare top-level array), in order. Fills `meta` too."""
+        try:
+            first = self._peek()
+            if first == "[":
+                self._pos += 1
+                yield from self._array()
+            elif first == "{":
+                self._pos += 1
+                found = False
+                yield from self._object_members()
+                found = "traceEvents" in self.meta
+                if not found:
+                    raise NotAProfile(f"{shown_path(self.path)}: JSON without traceEvents: not a PyTorch profiler trace")
+            else:
+                raise NotAProfile(f"{shown_path(self.path)}: not JSON")
+            if self._peek():
+                raise InputError(f"{shown_path(self.path)}: not valid JSON: data after the end of the document")
+        finally:
+            self._stream.close()
+
+    def _object_members(self) -> Iterator[object]:
+        if self._peek() == "}":
+            self._pos += 1
+            return
+        while True:
+            if self._peek() != '"':
+                self._expect('"')
+            key = self._value()
+            self._expect(":")
+            if key == "traceEvents" and self._peek() == "[":
+                self._pos += 1
+                self.meta["traceEvents"] = True
+                yield from self._array()
+            else:
+                value = self._value()
+                if key == "traceEvents":
+                    raise NotAProfile(f"{shown_path(self.path)}: traceEvents is not a list: not a PyTorch "
+                                      "profiler trace")
+                if isinstance(key, str) and key in ("deviceProperties", "schemaVersion", "distributedInfo",
+                                                    "baseTimeNanoseconds"):
+                    self.meta[key] = value
+            if self._expect(",}") == "}":
+                return
+
+    def _array(self) -> Iterator[object]:
+        if self._peek() == "]":
+            self._pos += 1
+            return
+        while True:
+            yield self._value()
+            if self._expect(",]") == "]":
+                return

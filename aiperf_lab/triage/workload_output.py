@@ -1,0 +1,162 @@
+"""A workload's stdout and stderr, redacted as they stream: raw output never touches the disk.
+
+Each stream is read from its pipe by a thread, redacted piece by piece (StreamRedactor: pieces end
+at a newline, a line longer than 1 MiB is cut where no secret crosses the cut) and appended to
+segment files. Only the last `cap_bytes` are kept: old segments are deleted as new ones fill, and
+finish() joins what is left into the log, starting at a line. Since everything on disk is already
+redacted, cutting the head off can no longer leave a key's body without its BEGIN line.
+"""
+
+from __future__ import annotations
+
+import codecs
+import collections
+import os
+import select
+import threading
+from pathlib import Path
+from typing import BinaryIO
+
+from aiperf_lab.triage.redact import Redactor, StreamRedactor
+
+READ_BYTES = 1 << 16
+TAIL_CHARS = 1 << 16
+
+
+class RedactedLog:
+    def __init__(self, path: Path, redactor: Redactor, cap_bytes: int):
+        self.path = path
+        self.cap_bytes = cap_bytes
+        self.segment_bytes = max(cap_bytes // 4, 1)
+        self._stream = StreamRedactor(redactor)
+        self._segments: list[Path] = []
+        self._handle: BinaryIO | None = None
+        self._written_in_segment = 0
+        self._total = 0
+        self._dropped = 0
+        self._next_index = 0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.error: str | None = None
+        self._tail: collections.deque[str] = collections.deque()
+        self._tail_chars = 0
+        self._tail_lock = threading.Lock()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"")
+
+    def attach(self, pipe: BinaryIO) -> None:
+        """Start pumping a pipe (a Popen's stdout or stderr) into this log."""
+        self._thread = threading.Thread(target=self._pump, args=(pipe,), name=f"log-{self.path.name}", daemon=True)
+        self._thread.start()
+
+    def _pump(self, pipe: BinaryIO) -> None:
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        fd = pipe.fileno()
+        try:
+            while not self._stop.is_set():
+                ready, _, _ = select.select([fd], [], [], 0.2)
+                if not ready:
+                    continue
+                chunk = os.read(fd, READ_BYTES)
+                if not chunk:
+                    break
+                self._write(self._stream.feed(decoder.decode(chunk)))
+            self._write(self._stream.feed(decoder.decode(b"", final=True)) + self._stream.close())
+        except (OSError, ValueError) as exc:  # a full disk: recorded, the workload goes on
+            self.error = f"{type(exc).__name__}: {exc}"
+        finally:
+            self._close_segment()
+            try:
+                pipe.close()
+            except OSError:
+                pass
+
+    def tail(self) -> str:
+        """The last redacted output (up to 64 Ki characters), for watching the workload while it runs."""
+        with self._tail_lock:
+            return "".join(self._tail)[-TAIL_CHARS:]
+
+    def _write(self, text: str) -> None:
+        if not text:
+            return
+        with self._tail_lock:
+            self._tail.append(text[-TAIL_CHARS:])
+            self._tail_chars += len(self._tail[-1])
+            while self._tail_chars - len(self._tail[0]) >= TAIL_CHARS:
+                self._tail_chars -= len(self._tail.popleft())
+        data = text.encode("utf-8", "replace")
+        while data:
+            if self._handle is None or self._written_in_segment >= self.segment_bytes:
+                self._next_segment()
+            assert self._handle is not None
+            room = self.segment_bytes - self._written_in_segment
+            # segments end at a line where one is near, so the kept tail starts at a line
+            piece = data[:room] if len(data) <= room else data[:(data.rfind(b"\n", 0, room) + 1) or room]
+            self._handle.write(piece)
+            self._written_in_segment += len(piece)
+            self._total += len(piece)
+            data = data[len(piece):]
+
+    def _next_segment(self) -> None:
+        self._close_segment()
+        segment = self.path.with_name(f".{self.path.name}.{self._next_index}.seg")
+        self._next_index += 1
+        self._handle = open(segment, "wb")
+        self._segments.append(segment)
+        self._written_in_segment = 0
+        # keep just enough whole segments behind the current one to hold cap_bytes
+        while len(self._segments) > 1 and self._total - self._dropped - self._size(self._segments[0]) >= self.cap_bytes:
+            oldest = self._segments.pop(0)
+            self._dropped += self._size(oldest)
+            oldest.unlink(missing_ok=True)
+
+    @staticmethod
+    def _size(path: Path) -> int:
+        try:
+            return path.stat().st_size
+        except OSError:
+            return 0
+
+    def _close_segment(self) -> None:
+        if self._handle is not None:
+            try:
+                self._handle.close()
+            finally:
+                self._handle = None
+
+    def drain(self, timeout_s: float = 2.0) -> None:
+        """Wait (up to timeout_s) until everything the pipe held is read, after the writer exited."""
+        if self._thread is not None:
+            self._thread.join(timeout_s)
+
+    def finish(self, timeout_s: float = 5.0) -> None:
+        """Wait for the pipe to end (the workload group is gone by now), then write the log: its last
+        cap_bytes, from the start of a line, after a note of what was left out."""
+        if self._thread is not None:
+            self._thread.join(timeout_s)
+            if self._thread.is_alive():  # something the workload started still holds the pipe
+                self._stop.set()
+                self._thread.join(2.0)
+        kept = self._total - self._dropped
+        skip = max(kept - self.cap_bytes, 0)
+        left_out = self._dropped + skip
+        try:
+            with open(self.path, "wb") as out:
+                if left_out:
+                    out.write(f"[first {left_out} bytes left out; the last {kept - skip} follow]\n".encode())
+                for segment in self._segments:
+                    with open(segment, "rb") as handle:
+                        if skip:
+                            size = self._size(segment)
+                            if skip >= size:
+                                skip -= size
+                                continue
+                            handle.seek(skip)
+                            skip = 0
+                            handle.readline(READ_BYTES)  # start at a line (when one is near)
+                        while chunk := handle.read(READ_BYTES):
+                            out.write(chunk)
+        finally:
+            for segment in self._segments:
+                segment.unlink(missing_ok=True)
+            self._segments = []

@@ -1,0 +1,159 @@
+"""Issue 11 (triage side) on the GPU machine, under the real nsys: planted secrets never reach a
+bundle (the .nsys-rep is kept only for a clean environment), and a SIGKILLed triage leaves neither
+the workload (nsys and the application it runs) nor any file. See verify_issue11_triage.sh.
+
+    python3 benchmarks/verify_issue11_triage.py OUT_DIR
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+
+URL_PASSWORD = "pa55word-verify11"
+TOKEN = "sk-" + "v" * 40           # OpenAI-shaped, in a variable whose name says nothing of secrets
+WORKLOAD = ("import os, sys, time\n"
+            "try:\n    import torch\n    x = torch.randn(4096, 4096, device='cuda')\n"
+            "except Exception as exc:\n    torch, x = None, None; print('no torch/cuda:', exc)\n"
+            "print(os.environ.get('DATABASE_URL'), os.environ.get('MODEL_ENDPOINT_KEYLESS'), flush=True)\n"
+            "end = time.time() + float(sys.argv[1])\n"
+            "while time.time() < end:\n"
+            "    if x is not None:\n        y = x @ x; torch.cuda.synchronize()\n"
+            "    else:\n        time.sleep(0.05)\n")
+MARKER = "verify11-workload-marker"
+
+
+def gpu_name() -> str:
+    try:
+        return subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True,
+                              text=True, timeout=20).stdout.strip().splitlines()[0]
+    except Exception as exc:  # noqa: BLE001
+        return f"unknown ({type(exc).__name__})"
+
+
+def clean_env() -> dict[str, str]:
+    keep = {"PATH", "HOME", "LD_LIBRARY_PATH", "PYTHONPATH", "CUDA_VISIBLE_DEVICES", "LANG", "TMPDIR"}
+    return {k: v for k, v in os.environ.items() if k in keep or k.startswith(("NSYS", "QT_"))}
+
+
+def triage(out: Path, env: dict, seconds: float, log) -> subprocess.CompletedProcess:
+    argv = [sys.executable, "-m", "aiperf_lab.triage.cli", "--duration", str(seconds), "--output", str(out), "--",
+            sys.executable, "-c", WORKLOAD, str(seconds + 30), MARKER]
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=240)
+    log.write(f"$ triage --duration {seconds} -> {done.returncode}\n{done.stderr[-3000:]}\n")
+    return done
+
+
+def members(archive: Path) -> dict[str, bytes]:
+    with tarfile.open(archive, "r:gz") as tar:
+        return {m.name.split("/", 1)[1]: tar.extractfile(m).read() for m in tar.getmembers() if m.isfile()}
+
+
+def case_clean(work: Path, log) -> dict:
+    done = triage(work / "clean", clean_env(), 8, log)
+    if done.returncode != 0:
+        return {"case": "clean environment", "ok": False, "detail": f"exit {done.returncode}"}
+    files = members(Path(done.stdout.strip().splitlines()[-1]))
+    kept = "nsys/workload.nsys-rep" in files
+    workload = json.loads(files.get("workload/workload.json", b"{}"))
+    why = (workload.get("nsys") or {}).get("nsys_rep_left_out", "")
+    return {"case": "clean environment: .nsys-rep kept", "ok": kept,
+            "detail": "kept" if kept else f"left out: {why[:120]}"}
+
+
+def case_planted(work: Path, log) -> dict:
+    env = dict(clean_env(), DATABASE_URL=f"postgres://user:{URL_PASSWORD}@db.internal/x",
+               MODEL_ENDPOINT_KEYLESS=TOKEN)
+    done = triage(work / "planted", env, 8, log)
+    if done.returncode != 0:
+        return {"case": "planted secrets", "ok": False, "detail": f"exit {done.returncode}"}
+    files = members(Path(done.stdout.strip().splitlines()[-1]))
+    leaked = [name for name, data in files.items() if URL_PASSWORD.encode() in data or TOKEN.encode() in data]
+    kept = "nsys/workload.nsys-rep" in files
+    has_sqlite = "nsys/workload.sqlite" in files
+    return {"case": "URL password and token-shaped value in env: in no byte, .nsys-rep left out",
+            "ok": not leaked and not kept,
+            "detail": f"leaked in {leaked}" if leaked else f"no leak; .nsys-rep {'KEPT' if kept else 'left out'}; "
+                                                         f"sqlite export {'present' if has_sqlite else 'absent'}"}
+
+
+def _workload_pids() -> list[int]:
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if MARKER.encode() in (entry / "cmdline").read_bytes():
+                    state = (entry / "stat").read_text().rsplit(")", 1)[-1].split()[0]
+                    if state != "Z":
+                        pids.append(int(entry.name))
+            except OSError:
+                continue
+    return pids
+
+
+def case_sigkill(work: Path, log) -> dict:
+    out = work / "killed"
+    env = dict(clean_env(), HF_TOKEN="hf_" + "K" * 34)
+    argv = [sys.executable, "-m", "aiperf_lab.triage.cli", "--duration", "60", "--output", str(out), "--",
+            sys.executable, "-c", WORKLOAD, "90", MARKER]
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    seen = False
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not seen:
+        seen = bool(_workload_pids())
+        time.sleep(0.5)
+    time.sleep(6)  # nsys collecting
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(10)
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and (_workload_pids() or (out.exists() and any(out.iterdir()))):
+        time.sleep(0.5)
+    alive = _workload_pids()
+    left = sorted(p.name for p in out.iterdir()) if out.exists() else []
+    for pid in alive:  # leave the machine clean whatever happened
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    log.write(f"sigkill: workload seen {seen}, alive after {alive}, left {left}\n")
+    return {"case": "SIGKILL of triage during an nsys capture: workload gone, folder empty",
+            "ok": seen and not alive and not left,
+            "detail": f"workload seen: {seen}; still alive: {alive or 'none'}; files left: {left or 'none'}"}
+
+
+def main() -> int:
+    out = Path(sys.argv[1])
+    out.mkdir(parents=True, exist_ok=True)
+    rows = []
+    nsys = shutil.which("nsys")
+    with tempfile.TemporaryDirectory() as folder, open(out / "verify_issue11_triage.log", "w") as log:
+        work = Path(folder)
+        for case in (case_clean, case_planted, case_sigkill):
+            started = time.monotonic()
+            try:
+                row = case(work, log)
+            except Exception as exc:  # noqa: BLE001 - recorded, the others still run
+                row = {"case": case.__name__, "ok": False, "detail": f"{type(exc).__name__}: {exc}"}
+            row["seconds"] = round(time.monotonic() - started, 1)
+            rows.append(row)
+            log.flush()
+    lines = [f"# Issue 11, triage side, on {gpu_name()}", "",
+             f"nsys: {nsys or 'NOT on the PATH (cases ran without it)'}", "",
+             "| case | result | detail | s |", "|---|---|---|---|"]
+    lines += [f"| {r['case']} | {'pass' if r['ok'] else 'FAIL'} | {r['detail']} | {r['seconds']} |" for r in rows]
+    (out / "verify_issue11_triage.md").write_text("\n".join(lines) + "\n")
+    (out / "verify_issue11_triage.json").write_text(json.dumps(rows, indent=2) + "\n")
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Issue 11, triage side, on the GPU machine (H100 or H200) under the real nsys: a clean environment
+# keeps the .nsys-rep; a URL password and a token-shaped value planted in the environment are in no
+# byte of the bundle and the .nsys-rep is left out; a SIGKILLed triage leaves neither nsys, the
+# application nor any file. Expected runtime: about 1.5 minutes (at most 4).
+# Run from the repository root:   OUT=/some/folder bash benchmarks/verify_issue11_triage.sh
+# Writes into $OUT: verify_issue11_triage.md (the table), .json and .log.
+# Changes no clock or power limit. Exits 0 even when a case fails (the table says so).
+set -u
+OUT=${OUT:-./verify_issue11_triage_out}
+mkdir -p "$OUT"
+export PYTHONPATH=$(pwd)${PYTHONPATH:+:$PYTHONPATH}
+if [ -f .nsyslibs/nsys-env.sh ]; then
+  # shellcheck disable=SC1091
+  source .nsyslibs/nsys-env.sh
+fi
+timeout -s KILL 300 python3 benchmarks/verify_issue11_triage.py "$OUT" || echo "verify_issue11_triage.py ended with $? (see $OUT)"
+exit 0

@@ -1,0 +1,239 @@
+"""Every aiperf-stats report over crafted hostile files and mutated real fixtures: exit 0 or one line with
+exit 2, within 10 s, valid JSON, no raw control characters (bounded: a few seconds in CI; the longer
+run is benchmarks/fuzz_stats.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import REPO
+from fuzz_cases import (CRAFTED_TRACES, EXPORT_CELLS, HOSTILE_NAMES, HOSTILE_SQL_VALUES, NCU_FILES, SMI_LOG, TRACE,
+                        check_all_reports, export_with_names, export_with_osrt_injection, export_with_recursive_view,
+                        mutate_bytes, mutate_export, ncu_variants, run_stats, small_export, telemetry_variants)
+
+from aiperf_lab.metrics.telemetry.recording import DEMO_RECORDING, read_recording
+
+FAST = settings(max_examples=12, deadline=None, derandomize=True,
+                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    return small_export(tmp_path_factory.mktemp("small") / "small.sqlite")
+
+
+def test_the_ncu_nan_reproducer_gives_valid_json_with_null():
+    outcome = run_stats([NCU_FILES[0], "--report", "ncu_metrics", "--format", "json"])
+    assert outcome.problem("json") is None, outcome.err
+    rows = json.loads(outcome.out)[0]["rows"]
+    assert any(row["Value"] is None for row in rows)  # ncu wrote nan there
+    assert all(not isinstance(row["Value"], float) or row["Value"] == row["Value"] for row in rows)
+
+
+@pytest.mark.parametrize("value", HOSTILE_SQL_VALUES)
+def test_hostile_values_in_the_kernel_table(small, tmp_path, value):
+    for column in ("start", "end", "demangledName"):
+        path = mutate_export(small, tmp_path / f"{column}.sqlite", "CUPTI_ACTIVITY_KIND_KERNEL", column, value)
+        assert check_all_reports(path, "nsys", formats=("json",)) == []
+
+
+def test_a_text_start_is_named_in_the_one_line_error(small, tmp_path):
+    path = mutate_export(small, tmp_path / "t.sqlite", "CUPTI_ACTIVITY_KIND_KERNEL", "start", "'soon'")
+    outcome = run_stats([path, "--report", "cuda_gpu_kern_sum"])
+    assert outcome.code == 2 and "CUPTI_ACTIVITY_KIND_KERNEL.start" in outcome.err
+
+
+@settings(max_examples=25, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(cell=st.sampled_from(EXPORT_CELLS), value=st.sampled_from(HOSTILE_SQL_VALUES), row=st.integers(1, 5))
+def test_hostile_values_anywhere_a_report_reads(small, tmp_path, cell, value, row):
+    path = mutate_export(small, tmp_path / "m.sqlite", *cell, value, row)
+    reports = ["cuda_gpu_kern_sum", "nvtx_sum", "nvtx_kern_sum", "osrt_sum", "cuda_gpu_mem_size_sum",
+               "expert_findings", "nvtx_gpu"]
+    assert check_all_reports(path, "nsys", formats=("json",), reports=reports) == []
+
+
+def test_markup_and_escape_sequences_in_names_are_shown_not_obeyed(small, tmp_path):
+    path = export_with_names(small, tmp_path / "names.sqlite", HOSTILE_NAMES)
+    assert check_all_reports(path, "nsys", formats=("table", "csv", "json")) == []
+    table = run_stats([path, "--report", "cuda_gpu_kern_sum", "--limit", "50"]).out
+    assert "[bold]red[/bold]" in table and "\\x1b[2J" in table  # shown literally, escaped
+
+
+def test_csv_keeps_normal_names_byte_for_byte_and_escapes_control_characters(small, tmp_path):
+    path = export_with_names(small, tmp_path / "names.sqlite", ["plain_kernel<float>(int)", "esc\x1b[31m"])
+    out = run_stats([path, "--report", "cuda_gpu_kern_sum", "--format", "csv"]).out
+    assert "plain_kernel<float>(int)" in out and "esc\\x1b[31m" in out and "\x1b" not in out
+
+
+def test_a_recursive_view_as_kernel_table_is_not_run(small, tmp_path):
+    path = export_with_recursive_view(small, tmp_path / "view.sqlite")
+    assert check_all_reports(path, "nsys", formats=("json",)) == []
+
+
+def test_osrt_sum_does_not_build_sql_from_enum_values(small, tmp_path):
+    clean = run_stats([small, "--report", "osrt_sum", "--format", "csv"])
+    path = export_with_osrt_injection(small, tmp_path / "inject.sqlite")
+    crafted = run_stats([path, "--report", "osrt_sum", "--format", "csv"])
+    # The text id is not an integer: the export is refused in one line, or read as it stands; never
+    # does the crafted row widen the filter (which would drop every call).
+    assert crafted.problem("csv") is None
+    assert crafted.code == 2 or crafted.out == clean.out
+
+
+@pytest.mark.parametrize("name", sorted(CRAFTED_TRACES))
+def test_crafted_kineto_traces(tmp_path, name):
+    path = tmp_path / f"{name}.json"
+    path.write_text(CRAFTED_TRACES[name], encoding="utf-8")
+    assert check_all_reports(path, "torch", formats=("json", "table")) == []
+
+
+def test_malformed_kineto_events_are_counted_in_a_note(tmp_path):
+    path = tmp_path / "t.json"
+    path.write_text(CRAFTED_TRACES["cat_list"])
+    outcome = run_stats([path, "--report", "cuda_gpu_kern_sum", "--format", "json"])
+    assert outcome.code == 0
+    assert any("1 events of the trace were skipped" in n for n in json.loads(outcome.out)[0]["notes"])
+
+
+def test_a_gzip_bomb_is_refused_quickly(tmp_path, monkeypatch):
+    import gzip
+    import time
+
+    from aiperf_lab.metrics import json_stream
+
+    monkeypatch.setattr(json_stream, "GZIP_FLOOR_BYTES", 32 << 20)  # the real floor: benchmarks/fuzz_stats.py
+
+    path = tmp_path / "bomb.json.gz"
+    blanks = gzip.compress(b" " * (16 << 20), compresslevel=9)  # one gzip member: 16 MiB of blanks
+    with path.open("wb") as handle:
+        handle.write(gzip.compress(b'{"traceEvents": ['))
+        for _ in range(64):  # 1 GiB once inflated, about 1 MB on disk
+            handle.write(blanks)
+    began = time.monotonic()
+    outcome = run_stats([path])
+    assert outcome.code == 2 and "bomb" in outcome.err and outcome.err.count("\n") == 1
+    assert time.monotonic() - began < 10
+
+
+@FAST
+@given(seed=st.integers(0, 2**32 - 1))
+def test_mutated_kineto_trace(tmp_path, seed):
+    data = TRACE.read_bytes()
+    path = tmp_path / "m.json"
+    path.write_bytes(mutate_bytes(data, random.Random(seed)))
+    assert check_all_reports(path, "torch", formats=("json",), reports=["cuda_gpu_kern_sum", "gpu_idle"]) == []
+
+
+@pytest.mark.parametrize("source", [DEMO_RECORDING, SMI_LOG], ids=["nvml-raw", "nvidia-smi"])
+def test_hostile_telemetry_recordings(tmp_path, source):
+    for name, text in telemetry_variants(source.read_text()).items():
+        path = tmp_path / f"{name}.csv"
+        path.write_text(text)
+        assert check_all_reports(path, "telemetry", formats=("json", "table")) == [], name
+
+
+def test_a_truncated_nvidia_smi_log_reads_its_complete_rows(tmp_path):
+    text = SMI_LOG.read_text()
+    path = tmp_path / "cut.csv"
+    path.write_text(text[: len(text) // 2 + 7])
+    recording = read_recording(path)
+    complete = text[: len(text) // 2 + 7].count("\n") - 1
+    assert recording.layout == "nvidia-smi" and len(recording.ticks) == complete
+
+
+@FAST
+@given(seed=st.integers(0, 2**32 - 1), source=st.sampled_from([DEMO_RECORDING, SMI_LOG]))
+def test_mutated_telemetry(tmp_path, seed, source):
+    path = tmp_path / "m.csv"
+    path.write_bytes(mutate_bytes(source.read_bytes()[:20_000], random.Random(seed), edits=6))
+    assert check_all_reports(path, "telemetry", formats=("json",)) == []
+
+
+@pytest.mark.parametrize("name", sorted(ncu_variants()))
+def test_hostile_ncu_csv(tmp_path, name):
+    path = tmp_path / f"{name}.csv"
+    path.write_text(ncu_variants()[name])
+    assert check_all_reports(path, "ncu", formats=("json", "table")) == []
+
+
+@FAST
+@given(seed=st.integers(0, 2**32 - 1), source=st.sampled_from(NCU_FILES))
+def test_mutated_ncu_csv(tmp_path, seed, source):
+    path = tmp_path / "m.csv"
+    path.write_bytes(mutate_bytes(source.read_bytes()[:60_000], random.Random(seed), edits=6))
+    assert check_all_reports(path, "ncu", formats=("json",)) == []
+
+
+@FAST
+@given(seed=st.integers(0, 2**32 - 1))
+def test_mutated_export_pages(small, tmp_path, seed):
+    """Byte damage inside the SQLite file itself (pages, not cells)."""
+    rng = random.Random(seed)
+    data = bytearray(small.read_bytes())
+    for _ in range(8):
+        at = rng.randrange(100, len(data))
+        data[at] = rng.randrange(256)
+    path = tmp_path / "m.sqlite"
+    path.write_bytes(bytes(data))
+    assert check_all_reports(path, "nsys", formats=("json",), reports=["cuda_gpu_kern_sum", "nvtx_sum",
+                                                                         "osrt_sum", "gpu_idle"]) == []
+
+
+# --- paths --------------------------------------------------------------------------------------
+
+def test_a_fifo_is_refused_without_blocking(tmp_path):
+    fifo = tmp_path / "pipe.sqlite"
+    os.mkfifo(fifo)
+    done = subprocess.run([sys.executable, "-m", "aiperf_lab.metrics.cli", str(fifo)], capture_output=True,
+                          text=True, timeout=20, cwd=REPO)
+    assert done.returncode == 2 and "not a regular file" in done.stderr and done.stderr.count("\n") == 1
+
+
+def test_a_file_name_with_a_newline_prints_one_line(tmp_path):
+    path = tmp_path / "bad\nname\x1b[2J.sqlite"
+    path.write_bytes(b"not sqlite at all")
+    outcome = run_stats([path])
+    assert outcome.code == 2 and outcome.err.count("\n") == 1 and "\x1b" not in outcome.err
+    assert "bad\\nname\\x1b[2J" in outcome.err
+
+
+def test_a_5000_character_path_gives_one_line_exit_2(tmp_path):
+    outcome = run_stats([tmp_path / ("a" * 5000 + ".sqlite")])
+    assert outcome.code == 2 and outcome.err.count("\n") == 1 and len(outcome.err) < 2100
+
+
+def test_a_malformed_schema_error_is_one_line(small, tmp_path):
+    path = tmp_path / "schema.sqlite"
+    path.write_bytes(small.read_bytes())
+    con = sqlite3.connect(path)
+    con.execute("PRAGMA writable_schema = ON")
+    con.execute("UPDATE sqlite_master SET sql = 'CREATE TABLE x(\n a,\n b\n' || char(10) || 'oops' "
+                "WHERE name = 'StringIds'")
+    con.commit()
+    con.close()
+    outcome = run_stats([path])
+    assert outcome.problem("table") is None and outcome.code == 2
+
+
+@pytest.mark.parametrize("source, name", [(DEMO_RECORDING, "negative_times"), (DEMO_RECORDING, "backwards_times"),
+                                          (SMI_LOG, "inf_values"), (SMI_LOG, "truncated_mid_row")])
+def test_hostile_recordings_replay_without_error(tmp_path, source, name):
+    """What `aiperf-console --replay FILE` does with the recording: read it, then play it."""
+    from aiperf_lab.metrics.telemetry.replay import ReplayFeed
+
+    path = tmp_path / f"{name}.csv"
+    path.write_text(telemetry_variants(source.read_text())[name])
+    feed = ReplayFeed(read_recording(path), speed=1000.0).start()
+    assert feed.finished.wait(10)
+    feed.stop()
+    assert feed.ring.latest() is not None and feed.ring.latest().t >= 0

@@ -1,0 +1,50 @@
+"""Terminal tables: long tables are written directly in exactly rich's layout; data is never markup."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from conftest import H200
+
+from aiperf_lab.metrics import render
+from aiperf_lab.metrics.sources import open_profile
+from aiperf_lab.metrics.tables import Table
+
+HOSTILE = Table("x", "Hostile [bold]title[/]", ["Name", "n"],
+                [["日本語カーネル名前" * 3, 1], ["ascii", 22], ["é" * 40, 3], ["[bold]x[/]\x1b[2J", 4],
+                 ["[/]", 5]], ["a note [red]" * 30])
+
+
+def _both(tables, limit, monkeypatch) -> tuple[str, str]:
+    outputs = []
+    for threshold in (10**9, 0):  # through rich, then direct
+        monkeypatch.setattr(render, "PLAIN_ROWS_FROM", threshold)
+        buffer = io.StringIO()
+        render.render_terminal(tables, buffer, limit)
+        outputs.append(buffer.getvalue())
+    return outputs[0], outputs[1]
+
+
+@pytest.mark.parametrize("columns", ["240", "70"])
+@pytest.mark.parametrize("path, report", [(H200 / "lm_forward.sqlite", "nvtx_kern_sum"),
+                                          (H200 / "lm_forward.sqlite", "gpu_idle"),
+                                          (H200 / "ncu_raw_metrics.csv", "ncu_metrics")])
+def test_direct_layout_is_rich_layout_byte_for_byte(monkeypatch, columns, path, report):
+    monkeypatch.setenv("COLUMNS", columns)
+    tables = open_profile(path).report(report)
+    for table in tables:
+        table.rows = table.rows[:400]  # enough to take the direct path; rich is slow on more
+    for limit in (None, 3):
+        through_rich, direct = _both(tables, limit, monkeypatch)
+        assert through_rich == direct and len(direct) > 500
+
+
+@pytest.mark.parametrize("columns", ["240", "30"])
+def test_wide_characters_markup_and_escapes(monkeypatch, columns):
+    monkeypatch.setenv("COLUMNS", columns)
+    through_rich, direct = _both([HOSTILE], None, monkeypatch)
+    assert through_rich == direct
+    assert "[bold]x[/]\\x1b[2J" in direct if columns == "240" else "[bold]" in direct
+    assert "\x1b" not in direct and "Hostile [bold]title[/]" in direct

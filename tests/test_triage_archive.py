@@ -1,0 +1,113 @@
+"""show/compare against the hostile archives of issue 11: bombs, FIFOs, odd member names, wrong-typed
+JSON, escape sequences. Each is shown or refused in one line within seconds."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import os
+import subprocess
+import sys
+import tarfile
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+
+from aiperf_lab.errors import InputError
+from aiperf_lab.triage import archive
+
+FIXTURE = Path(__file__).parent / "data" / "triage" / "h200-fixture.tar.gz"
+MANIFEST = {"tool": "aiperf-triage", "schema_version": 1, "host": "node7", "start_utc": "2026-11-22T00:00:00"}
+
+
+def triage(*args, timeout=30):
+    return subprocess.run([sys.executable, "-m", "aiperf_lab.triage.cli", *map(str, args)], capture_output=True,
+                          text=True, cwd=REPO, timeout=timeout)
+
+
+def bundle(path: Path, members: dict[str, bytes | None]) -> Path:
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w") as tar:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            if data is None:
+                info.type = tarfile.DIRTYPE
+                tar.addfile(info)
+            else:
+                info.size = len(data)
+                tar.addfile(info, io.BytesIO(data))
+    path.write_bytes(gzip.compress(raw.getvalue(), 1))
+    return path
+
+
+def test_members_named_dot_and_dot_slash_are_the_folder_it_was_made_in(tmp_path):
+    path = bundle(tmp_path / "dots.tar.gz", {".": None, "./": None, "./b/manifest.json": json.dumps(MANIFEST).encode(),
+                                             "./b/summary.md": b"# node7\n"})
+    assert archive.show(path) == "# node7\n"
+    empty = bundle(tmp_path / "empty.tar.gz", {"": b"x", "b/manifest.json": json.dumps(MANIFEST).encode()})
+    with pytest.raises(InputError, match="unsafe member name ''"):
+        archive.show(empty)
+
+
+@pytest.mark.parametrize("documents", [
+    {"hardware_capabilities.json": [1, 2]},
+    {"hardware_capabilities.json": {"nvml": {"gpus": 3}}},
+    {"findings.json": [{"severity": "warning"}, 5, {"id": None}]},
+    {"topology/topology.json": {"matrix": {"rows": [1, 2]}}},
+    {"telemetry_summary.json": {"devices": 3}},
+])
+def test_wrong_typed_json_inside_a_bundle_is_shown_as_unknown(tmp_path, documents):
+    members = {"b/manifest.json": json.dumps(dict(MANIFEST, start_utc=5)).encode()}
+    members.update({f"b/{name}": json.dumps(doc).encode() for name, doc in documents.items()})
+    labels, rows, _odd = archive.compare([bundle(tmp_path / "odd.tar.gz", members), FIXTURE])
+    assert labels[0] == "node7 5"
+    assert dict((r[0], r[1]) for r in rows)["GPU count"] == "0"
+
+
+def test_a_100k_deep_manifest_is_refused_in_one_line(tmp_path):
+    path = bundle(tmp_path / "deep.tar.gz", {"b/manifest.json": b"[" * 100_000 + b"]" * 100_000})
+    done = triage("show", path)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "not aiperf-triage's" in done.stderr
+
+
+def test_escape_sequences_and_markup_never_reach_the_terminal(tmp_path):
+    osc52, clear = "\x1b]52;c;ZXZpbA==\x07", "\x1b[2J"
+    members = {"b/manifest.json": json.dumps(dict(MANIFEST, host=f"evil{osc52}")).encode(),
+               "b/summary.md": f"# hi {clear}{osc52} [bold]x[/]\n".encode(),
+               "b/hardware_capabilities.json": json.dumps({"nvml": {"gpus": [{"name": f"H200{clear}\nX"}]}}).encode()}
+    path = bundle(tmp_path / "escapes.tar.gz", members)
+    for args in (["show", path], ["compare", path, FIXTURE]):
+        done = triage(*args)
+        assert done.returncode == 0, done.stderr
+        assert "\x1b" not in done.stdout and "\x07" not in done.stdout
+    shown = triage("show", path).stdout
+    assert "[bold]x[/]" in shown and "\\x1b[2J" in shown  # shown as text, escaped, never interpreted
+
+
+def test_a_fifo_is_refused_at_once(tmp_path):
+    fifo = tmp_path / "bundle.tar.gz"
+    os.mkfifo(fifo)
+    start = time.monotonic()
+    done = triage("show", fifo, timeout=20)
+    assert done.returncode == 2 and "not a regular file" in done.stderr and time.monotonic() - start < 15
+
+
+def test_a_gzip_bomb_is_refused_by_its_declared_size_and_by_what_it_unpacks(tmp_path, monkeypatch):
+    header = tarfile.TarInfo("b/big")
+    header.size = 64 * 1024 * 1024
+    data = header.tobuf() + b"\0" * header.size
+    bomb = tmp_path / "bomb.tar.gz"
+    bomb.write_bytes(gzip.compress(data, 9))
+    monkeypatch.setattr(archive, "UNPACKED_BASE_BYTES", 1024 * 1024)
+    monkeypatch.setattr(archive, "UNPACKED_RATIO", 10)
+    with pytest.raises(InputError, match="declares .* bytes unpacked"):
+        archive.show(bomb)
+    lying = bytearray(bomb.read_bytes())
+    lying[-4:] = (1000).to_bytes(4, "little")  # the trailer says 1000 bytes: unpacking still stops
+    bomb.write_bytes(bytes(lying))
+    with pytest.raises(InputError, match="unpacks to more than"):
+        archive.show(bomb)
