@@ -6,8 +6,8 @@ commands are interleaved and the best of --repeat is kept. With --before DIR (a 
 e.g. `git archive main aiperf_lab | tar -x -C DIR`), the same reports run from that tree too, so before
 and after come from one run.
 
-    python benchmarks/make_storm_export.py tests/data/h200/lm_forward.sqlite /tmp/storm.sqlite
-    python benchmarks/stats_cpu.py /tmp/storm.sqlite [--repeat 5] [--before DIR] [--reports a,b]
+    python benchmarks/make_storm_export.py tests/data/h200/lm_forward.sqlite storm.sqlite
+    python benchmarks/stats_cpu.py storm.sqlite [--repeat 5] [--before DIR] [--reports a,b]
 """
 
 from __future__ import annotations
