@@ -300,3 +300,42 @@ def test_an_archive_that_is_not_a_bundle_is_refused_in_one_line(tmp_path):
     (tmp_path / "junk.tar.gz").write_bytes(b"\x1f\x8b not really")
     with pytest.raises(InputError, match="not a triage archive"):
         open_profile(tmp_path / "junk.tar.gz")
+
+
+def test_a_capture_range_export_is_lined_up_on_the_events_clock(tmp_path):
+    # nsys 2025.3 with a capture range (seen on an H100): events timed from the capture's start,
+    # ANALYSIS_DETAILS still on the session's clock (start 11.87 s, stop 16.59 s, events 0.01-4.71 s).
+    from aiperf_lab.metrics.energy.timelines import _captured_span
+
+    class Op:
+        def __init__(self, start, end):
+            self.start, self.end = start, end
+
+    notes: list[str] = []
+    ops = [Op(34_007_888, 4_564_846_579)]
+    assert _captured_span(11_869_618_962, 16_585_874_085, ops, [], notes) == (0, 4_716_255_123)
+    assert "capture range" in notes[0]
+    assert _captured_span(0, 5_000_000_000, ops, [], []) == (0, 5_000_000_000)       # no capture range
+    odd: list[str] = []
+    assert _captured_span(90_000_000_000, 91_000_000_000, ops, [], odd) == (34_007_888, 4_564_846_579)
+    assert "does not hold the events" in odd[0]
+
+
+def test_a_real_h100_lab_run_under_a_capture_range_splits_its_energy(tmp_path):
+    """04-ex03 (stall) under nsys with a capture range on an H100, with its 100 Hz telemetry."""
+    import csv
+    import io
+    import subprocess
+    import sys
+
+    data = Path(__file__).parent / "data" / "h100"
+    done = subprocess.run([sys.executable, "-m", "aiperf_lab.metrics.cli", str(data / "energy_04ex03_stall.sqlite"),
+                           "--telemetry", str(data / "energy_04ex03_stall_telemetry.csv"), "--report",
+                           "energy_by_range", "--format", "csv"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    rows = {r["Range"]: r for r in csv.DictReader(io.StringIO(done.stdout))}
+    assert set(rows) >= {":train", ":forward", ":backward", ":optimizer", ":host_work", "(captured span)"}
+    assert float(rows[":backward"]["Energy (J)"]) >= 1.3 * float(rows[":forward"]["Energy (J)"])
+    assert rows[":forward"]["Instances"] == "12"
+    span = float(rows["(captured span)"]["Energy (J)"])
+    assert 2000 < span < 2800 and abs(float(rows["(captured span)"]["Time (s)"]) - 4.716255) < 1e-6

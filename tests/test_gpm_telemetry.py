@@ -284,3 +284,16 @@ def test_a_recording_of_sixteen_gpus_is_recognised_by_aiperf_stats(tmp_path):
     assert profile.kind == "telemetry"
     rows = profile.report("telemetry_summary")[0].as_dicts()
     assert len(rows) == 16 and rows[15]["sm_active_avg_pct"] == 96.7
+
+
+def test_a_value_unusable_only_in_the_first_window_is_not_marked_missing():
+    # The H100: DRAM bandwidth read NaN in the probe's short first window, then real values.
+    gpu = FakeGpu(gpm={**H100_MATMUL_GPM, 10: float("nan")})
+    source = NvmlSource.open(FakeNvml([gpu]))        # the probe reads the NaN
+    gpu.gpm[10] = 25.3                               # later windows have the value
+    sampler = Sampler(50, window_s=10, source=source, gpm_every_s=0.1, slow_every_s=0.1)
+    sampler.start()
+    time.sleep(0.45)
+    sampler.stop()
+    assert "dram_pct" not in sampler.devices[0].gpm_missing
+    assert any(s.gpm is not None and s.gpm.dram_pct == 25.3 for t in sampler.ring.snapshot()[1] for s in t.gpus)

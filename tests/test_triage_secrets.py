@@ -139,6 +139,31 @@ def test_sigkill_of_triage_kills_the_workload_and_leaves_no_file(tmp_path):
             proc.kill()
 
 
+def test_sigkill_of_triage_also_kills_what_the_workload_put_in_a_session_of_its_own(tmp_path):
+    # nsys starts the application in a process group of its own (an H100 run: it outlived triage's SIGKILL)
+    out = tmp_path / "out"
+    pid_file = tmp_path / "app.pid"
+    app = f"import os, time\nopen({str(pid_file)!r}, 'w').write(str(os.getpid()))\ntime.sleep(300)\n"
+    launcher = (f"import subprocess, sys, time\nsubprocess.Popen([sys.executable, '-c', {app!r}], "
+                "start_new_session=True)\ntime.sleep(300)\n")
+    proc = subprocess.Popen([sys.executable, "-m", "aiperf_lab.triage.cli", "--duration", "120", "--no-nsys",
+                             "--output", str(out), "--", sys.executable, "-c", launcher], cwd=REPO,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        assert _wait_for(lambda: pid_file.exists() and pid_file.read_text(), 30)
+        time.sleep(0.5)
+        proc.kill()
+        proc.wait(10)
+        pid = int(pid_file.read_text())
+        alive = _wait_for(lambda: not _alive(pid), 10)
+        if not alive:
+            os.kill(pid, signal.SIGKILL)
+        assert alive, "the application in its own session outlived a SIGKILLed triage"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 @pytest.mark.parametrize("delay", [0.05, 0.3, 1.0])
 def test_a_signal_in_the_first_instant_gives_an_archive_or_a_clean_130(tmp_path, sig, delay):

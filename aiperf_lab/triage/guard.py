@@ -4,7 +4,8 @@ half-written bundle, raw capture or partial archive stays behind.
 Triage holds the write end of a pipe to the guardian and tells it, line by line, the workload's
 process group and the paths to remove if triage ends without saying "done". When triage is
 SIGKILLed or OOM-killed the pipe closes; the guardian then SIGKILLs the workload's group and removes
-the paths. The guardian runs in its own session, so a signal to triage's terminal or process group
+the paths, after killing every process below the workload's leader (nsys puts the application in
+a process group of its own, which the group kill alone missed on an H100). The guardian runs in its own session, so a signal to triage's terminal or process group
 does not reach it; it exits as soon as the pipe closes.
 """
 
@@ -17,6 +18,26 @@ from pathlib import Path
 
 GUARDIAN = r"""
 import json, os, shutil, signal, sys
+
+def descendants(root):
+    # nsys starts the application in a process group of its own: walk /proc for every process below
+    # the workload's leader before killing anything (a dead parent's children move to init)
+    children = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as handle:
+                    stat = handle.read()
+                children.setdefault(int(stat[stat.rindex(")") + 2:].split()[1]), []).append(int(entry))
+            except (OSError, ValueError, IndexError):
+                pass
+    found, todo = [], [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
 group, paths, clean = None, [], False
 for line in sys.stdin:
     try:
@@ -33,6 +54,11 @@ for line in sys.stdin:
         clean = True
 if not clean:
     if group:
+        for pid in descendants(group):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
         try:
             os.killpg(group, signal.SIGKILL)
         except OSError:

@@ -73,7 +73,9 @@ class GpmDevice:
             self.close()
             return
         self.reason = ""
-        self.missing = {name: why for name, why in per_metric.items() if why}
+        # Only what the GPU does not offer is missing for good: a value that is unusable in the probe's
+        # short first window (DRAM bandwidth read NaN there on an H100) comes in later windows.
+        self.missing = {name: why for name, why in per_metric.items() if why.startswith("GPM metric not offered")}
         self._previous_t = self.clock()
         self._turn = 0              # the next read fills buffer 0; buffer 1 holds the latest sample
 
