@@ -288,3 +288,20 @@ def test_redacted_uuids_in_the_bundle_still_match_the_workers_through_the_sample
                       stop=None, say=lambda _: None, run=_fake_run)
     pairs = json.loads(bundle.path("bench.json").read_text())["tables"]["bench_pairs"]
     assert pairs[0]["link"] == "NV18" and pairs[0]["nominal_gb_s"] == 478.1
+
+
+REAL_NODE = Path(__file__).parent / "data" / "triage" / "h200x2-bench.tar.gz"
+
+
+def test_a_real_two_gpu_bench_bundle_shows_and_compares():
+    """`aiperf-triage --duration 3 --bench --no-nsys --redact-hosts` on two NVLink H200s (environment.txt
+    and the kernel log removed before it was kept)."""
+    from aiperf_lab.triage.archive import show
+
+    text = show(REAL_NODE)
+    assert "## Bench" in text and "| 0 | 1 | NV18 | 387.21 | 696.56 |" in text
+    assert "| all_reduce | 1073741824 | 3301.96 | 325.18 | 325.18 |" in text
+    labels, rows, _odd = compare([REAL_NODE, Path(__file__).parent / "data" / "triage" / "h200-fixture.tar.gz"])
+    by_field = {r[0]: r[1:] for r in rows}
+    assert by_field["NCCL all-reduce busbw GB/s @ 1 GiB"] == ["325.18 (2 GPUs)", "-"]
+    assert by_field["bench GPU pairs GB/s (min-max)"][0] == "387.21-387.47"
