@@ -41,6 +41,13 @@ KNOWN_VALUE = "secret environment value"   # the report's label for a secret fou
 
 SECRET_NAME = re.compile(r"(?i)(token|secret|passw|[_.-]pwd|pwd[_.-]|api_?key|apikey|access_?key|private_?key|"
                          r"_key$|^key$|credential|auth|cookie|session|signature|bearer)")
+# Whole words of a name (split on _ - .) that make it secret: DB_PASS, MYSQL_PW, SSH_PASSPHRASE.
+# Whole words only, so PWD (the working directory), PASSAGE and COMPASS stay.
+SECRET_NAME_WORDS = {"pass", "pw", "passphrase", "passwd", "secrets", "credentials"}
+# A command-line flag is secret-valued when one of its words is one of these (--db-pass, -p for mysql
+# is handled by tool, --sort-key stays a judgement call: a hidden harmless value costs little).
+SECRET_FLAG_WORDS = SECRET_NAME_WORDS | {"password", "pwd", "secret", "token", "key", "apikey", "auth", "credential"}
+NAME_WORD_SPLIT = re.compile(r"[_.\-]+")
 # Values of secret-named variables that are settings, not secrets (TOKENIZERS_PARALLELISM=false).
 NOT_SECRET_VALUES = {"true", "false", "yes", "no", "none", "null", "on", "off", "enabled", "disabled", "auto",
                      "default", "unset"}
@@ -55,6 +62,10 @@ TOKEN_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     ("slack token", re.compile(r"xox(?<![\w-]xox)[abprs]-[A-Za-z0-9-]{10,}")),
     ("openai key", re.compile(r"sk-(?<![\w-]sk-)(?:proj-|ant-)?[A-Za-z0-9_-]{20,}")),
     ("google api key", re.compile(r"AIza(?<![\w-]AIza)[0-9A-Za-z_-]{35}")),
+    ("gitlab token", re.compile(r"gl(?<![A-Za-z0-9_]gl)(?:pat|dt|rt|ptt|cbt|oas|soat)-[A-Za-z0-9_-]{20,}")),
+    ("stripe key", re.compile(r"_(?<=[sr]k_)(?<![A-Za-z0-9_][sr]k_)(?:live|test)_[A-Za-z0-9]{16,}")),
+    ("npm token", re.compile(r"npm_(?<![A-Za-z0-9_]npm_)[A-Za-z0-9]{36}")),
+    ("sendgrid key", re.compile(r"SG\.(?<![A-Za-z0-9_]SG\.)[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}")),
     # a JWT and any dotted segments that follow (a run of them is one span, not one per token)
     ("jwt", re.compile(r"eyJ(?<![\w-]eyJ)[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{4,}(?:\.[A-Za-z0-9_-]+)*")),
     # Bearer / Basic credentials, found by the literal after the capital or small b
@@ -109,7 +120,15 @@ SSH_ADDRESS_VARIABLES = ("SSH_CONNECTION", "SSH_CLIENT")
 
 
 def is_secret_name(name: str) -> bool:
-    return bool(SECRET_NAME.search(name))
+    if SECRET_NAME.search(name):
+        return True
+    return any(w in SECRET_NAME_WORDS for w in NAME_WORD_SPLIT.split(name.lower()))
+
+
+def is_secret_flag(arg: str) -> bool:
+    """--password, --db-pass, --passphrase, --api-key, --hf-token, --secret: a flag whose value is secret."""
+    name = FLAG_PREFIX.sub("", arg.partition("=")[0])
+    return is_secret_name(name.replace("-", "_")) or any(w in SECRET_FLAG_WORDS for w in NAME_WORD_SPLIT.split(name.lower()))
 
 
 def secret_env_names(environ: dict[str, str]) -> list[str]:
@@ -132,20 +151,54 @@ def worth_hiding(value: str) -> bool:
     return len(value) >= MIN_SECRET_LEN and value.strip().lower() not in NOT_SECRET_VALUES
 
 
-def argv_secret_values(argv: list[str]) -> list[str]:
-    """Values given after secret-named flags: `--password X`, `--token=X`, `--api-key X`."""
-    values = []
-    for i, arg in enumerate(argv):
+# Tools that take a password as -pSECRET (mysql: "-p VALUE" names a database there) or -p VALUE (sshpass).
+ATTACHED_P_TOOLS = {"mysql", "mariadb", "mysqldump", "mysqladmin", "mysqlsh", "mysqlimport", "mysqlcheck", "sshpass"}
+SEPARATE_P_TOOLS = {"sshpass"}
+USER_PASSWORD_TOOLS = {"curl", "wget"}
+
+
+def argv_secret_positions(argv: list[str]) -> list[tuple[int, int]]:
+    """(index, offset) of every secret value on a command line: argv[index][offset:] is secret.
+    `--password X`, `--db-pass=X`, `--hf-token X`; `-pX` after mysql/mariadb and `-p X` after sshpass
+    (psql's -p is a port, python's -p anything: left alone); `-u user:pass` / `--user user:pass` (curl,
+    wget and any tool: a uid:gid of digits stays)."""
+    found: list[tuple[int, int]] = []
+    tool = ""
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        base = os.path.basename(arg)
         if not arg.startswith("-"):
+            if base in ATTACHED_P_TOOLS or base in USER_PASSWORD_TOOLS:
+                tool = base
+            i += 1
             continue
         name, eq, value = arg.partition("=")
-        if not is_secret_name(FLAG_PREFIX.sub("", name).replace("-", "_")):
-            continue
-        if eq:
-            values.append(value)
-        elif i + 1 < len(argv):
-            values.append(argv[i + 1])
-    return [v for v in values if worth_hiding(v)]
+        if tool in ATTACHED_P_TOOLS and arg.startswith("-p") and len(arg) > 2:
+            found.append((i, 2))
+        elif is_secret_flag(name):
+            if eq:
+                found.append((i, len(name) + 1))
+            elif i + 1 < len(argv):
+                found.append((i + 1, 0))
+                i += 1
+        elif tool in SEPARATE_P_TOOLS and arg == "-p" and i + 1 < len(argv):
+            found.append((i + 1, 0))
+            i += 1
+        elif name in ("-u", "--user", "--proxy-user") or (tool in USER_PASSWORD_TOOLS and arg.startswith("-u")):
+            at, text = ((i, value) if eq else (i, arg[2:]) if len(arg) > 2 and not name.startswith("--")
+                        else (i + 1, argv[i + 1] if i + 1 < len(argv) else ""))
+            user, colon, password = text.partition(":")
+            if colon and password and not password.isdigit():
+                found.append((at, len(argv[at]) - len(password)))
+            i = max(i, at)
+        i += 1
+    return found
+
+
+def argv_secret_values(argv: list[str]) -> list[str]:
+    """The secret values on a command line (see argv_secret_positions), worth hiding everywhere."""
+    return [v for i, k in argv_secret_positions(argv) if worth_hiding(v := argv[i][k:])]
 
 
 class Span(NamedTuple):
@@ -340,20 +393,15 @@ class Redactor:
         return clean
 
     def argv(self, argv: list[str]) -> list[str]:
-        """A command line with secret values removed, including `--token VALUE` pairs."""
+        """A command line with secret values removed: `--token VALUE`, `-pSECRET` for mysql, `-u u:PASS`."""
+        hidden = dict(argv_secret_positions(argv))
         clean = []
-        hide_next = False
-        for arg in argv:
-            if hide_next:
+        for i, arg in enumerate(argv):
+            if i in hidden:
                 self.counts["secret-named value"] += 1
-                clean.append(REDACTED)
-                hide_next = False
-                continue
-            if arg.startswith("-") and "=" not in arg and is_secret_name(FLAG_PREFIX.sub("", arg).replace("-", "_")):
-                hide_next = True
-                clean.append(arg)
-                continue
-            clean.append(self.text(arg))
+                clean.append(self.text(arg[:hidden[i]]) + REDACTED)
+            else:
+                clean.append(self.text(arg))
         return clean
 
     def tainted(self, text: str) -> bool:
