@@ -57,7 +57,7 @@ MIN_SECRET_LEN = 5
 # check comes right after that literal, so a pattern cannot start inside a run it belongs to.
 TOKEN_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     ("github token", re.compile(r"g(?<![A-Za-z0-9_]g)(?:h[pousr]_[A-Za-z0-9]{30,}|ithub_pat_[A-Za-z0-9_]{30,})")),
-    ("hugging face token", re.compile(r"hf_(?<![A-Za-z0-9_]hf_)[A-Za-z0-9]{30,}")),
+    ("hugging face token", re.compile(r"hf_(?<![A-Za-z0-9_]hf_)[A-Za-z0-9]{24,}")),
     ("aws access key", re.compile(r"A(?<![A-Z0-9]A)(?:KIA|SIA)[0-9A-Z]{16}(?![0-9A-Z])")),
     ("slack token", re.compile(r"xox(?<![\w-]xox)[abprs]-[A-Za-z0-9-]{10,}")),
     ("openai key", re.compile(r"sk-(?<![\w-]sk-)(?:proj-|ant-)?[A-Za-z0-9_-]{20,}")),
@@ -76,23 +76,54 @@ TOKEN_SHAPES: list[tuple[str, re.Pattern[str]]] = [
 # The password part of scheme://user:password@host (the user part too when it is token-long and
 # stands alone, as in https://TOKEN@github.com). Starts at the literal "://", and the user info cannot
 # hold "/", so no run is scanned twice; the last "@" ends it (passwords may hold "@").
-URL_USERINFO = re.compile(r"://(?P<userinfo>[^\s/?#\"'<>\\]{1,512})@")
+URL_USERINFO = re.compile(r"://(?P<userinfo>[^\s/?#\"'<>\\]{1,4096})@")
+# A password that holds "/", "#" or a space (https://user:ab/cd@host): the user part has none of
+# them, the password no "@"; a port and path ("host:8080/a@b") is told apart in code.
+URL_ODD_PASSWORD = re.compile(r"://(?P<user>[^\s/?#:@\"'<>\\]{0,256}):(?P<password>[^\n\"'<>\\@]{1,256})@(?=[\w\[])")
+# Whole commands printed by the workload, with their password: mysql -pX, sshpass -p X, curl -u u:X.
+COMMAND_PASSWORDS = [
+    re.compile(r"(?:mysql|mariadb)[^\n]{0,300}?[ \t]-p(?P<value>[^\s'\"]{3,})"),
+    re.compile(r"sshpass[^\n]{0,100}?[ \t]-p[ \t]{0,4}(?P<value>[^\s'\"-][^\s'\"]*)"),
+    re.compile(r"(?:curl|wget)[^\n]{0,300}?[ \t](?:-u[ \t]{0,4}|--(?:proxy-)?user[ \t=]{1,4})['\"]?[^\s:'\"]{1,128}:"
+               r"(?P<value>[^\s'\"]+)"),
+]
 # name=value, name: value, --name=value, "name": "value" where the name suggests a secret. ML logs
 # are full of "tokens: 512", "max_tokens=64", "tokenizer: gpt2": those are not secrets and stay.
 # One pattern per keyword, run on the lower-cased text (a literal start is found fast); the rest of
 # the name is taken whole, never given back (the lookahead-and-backreference idiom), so a long name
 # with no separator after it costs one pass.
-_ASSIGNMENT_TAIL = (r"(?=(?P<rest>[a-z0-9_.-]{0,48}))(?P=rest)(?P<sep>[\"']?[ \t]{0,3}[=:][ \t]{0,3})(?P<quote>[\"']?)"
+# The value may sit on the next line (YAML "api_key:\n  VALUE").
+_ASSIGNMENT_TAIL = (r"(?=(?P<rest>[a-z0-9_.-]{0,48}))(?P=rest)(?P<sep>[\"']?[ \t]{0,3}[=:][ \t]{0,3}(?:\r?\n[ \t]{0,16})?)"
+                    r"(?P<quote>[\"']?)"
                     r"(?P<value>[^\s'\",;]{3,})")
 SECRET_ASSIGNMENTS = [re.compile(keyword + _ASSIGNMENT_TAIL) for keyword in (
     r"token(?!s|iz|is)", "secret", r"passw(?:or)?d", r"pwd(?:(?<=[_.-]pwd)|(?=[_.-]))", r"api[_-]?key", "apikey",
-    r"access[_-]?key", r"private[_-]?key", "credential", "cookie", r"session[_-]?id", r"auth[_-]?key")]
+    r"access[_-]?key", r"private[_-]?key", "credential", "cookie", r"session[_-]?id", r"auth[_-]?key",
+    # pass=X, passphrase: X, &pw=X, ODBC ;Pwd=X; Azure AccountKey= / SharedAccessKey=, a SAS URL's sig=,
+    # Docker's "auth": "<base64>" (whole words: bypass, compass, passage, oauth stay)
+    r"pass(?<![a-z0-9]pass)(?:phrase)?(?![a-z])", r"pw(?<![a-z0-9]pw)(?![a-z])", r"pwd(?:(?<=;pwd)|(?<=; pwd))",
+    "accountkey", "sharedaccesskey", r"sig(?<=[?&]sig)(?==)", r"auth(?<![a-z0-9]auth)(?=[\"']?[ \t]{0,3}[=:])")]
+# Authorization: <scheme> <credential>, whatever the scheme (Token, Negotiate, Digest, ...), and .netrc's
+# "login NAME password VALUE".
+AUTHORIZATION = re.compile(r"authorization[\"']?[ \t]{0,3}:[ \t]{0,3}[\"']?(?P<value>[a-z0-9._~+/=-]{1,64}"
+                           r"(?:[ \t]{1,4}[^\s'\",;]{1,4096})?)")
+NETRC_PASSWORD = re.compile(r"login[ \t]{1,4}[^\s]{1,256}[ \t]{1,4}password[ \t]{1,4}(?P<value>[^\s'\"]+)")
+# A secret name ending a piece of a stream, its value on the next line.
+VALUE_ON_NEXT_LINE = re.compile(r"(?:token|secret|passw(?:or)?d|api[_-]?key|apikey|pass(?:phrase)?|credential|accountkey)"
+                                r"[\"']?[ \t]{0,3}[=:][ \t]{0,3}\r?\n\Z")
 # A private key's armour line. Its block runs through the lines that can be key material (base64,
 # "Header: value", blank) and the END line when there is one: a key whose END line is missing, or a
 # log cut inside it, still goes.
-KEY_BEGIN = re.compile(r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
-KEY_END = re.compile(r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
-KEY_LINE = r"(?:[A-Za-z0-9+/= \t\r]{0,256}|[A-Za-z][A-Za-z-]{0,40}: [^\n]{0,256})(?![^\n])"
+# Also SSH2's "---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----", a lower-case armour, and PuTTY's key
+# files (everything from the PuTTY-User-Key-File line, or from Private-Lines:).
+KEY_BEGIN = re.compile(r"(?i:-{4,5} ?BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)? ?-{4,5})"
+                       r"|PuTTY-User-Key-File-\d{1,2}:[^\n]{0,200}|Private-Lines: \d{1,5}")
+KEY_END = re.compile(r"(?i)-{4,5} ?END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)? ?-{4,5}|Private-MAC: [0-9a-f]{0,128}")
+# A key's body may be one long line (1,600 characters of base64 unwrapped).
+KEY_LINE = r"(?:[A-Za-z0-9+/= \t\r]{0,65536}|(?!Private-MAC)[A-Za-z][A-Za-z-]{0,40}: [^\n]{0,1024})(?![^\n])"
+# A key logged line by line with a prefix ("INFO: MIIE..."): the line ends in a base64 run; read on
+# the reversed line, anchored, so one pass.
+REVERSED_PREFIXED_KEY_LINE = re.compile(r"[ \t\r]{0,8}[A-Za-z0-9+/=]{16,65536}(?:[ \t:|>\]'\"]|\Z)")
 # Another BEGIN line right after is part of the same block (one pass over a run of them).
 KEY_LINES = re.compile(rf"(?:\n(?:{KEY_LINE}|{KEY_BEGIN.pattern}[^\n]{{0,256}}))*")
 FLAG_PREFIX = re.compile(r"^-{1,2}")
@@ -268,13 +299,18 @@ class Redactor:
 
     # ---- finding spans ------------------------------------------------------------------------
 
-    def _secret_spans(self, text: str, in_key: bool = False, token_carry: bool = False) -> list[Span]:
+    def _secret_spans(self, text: str, in_key: bool = False, token_carry: bool = False,
+                      value_next: bool = False) -> list[Span]:
         """Spans of secrets by shape (not by known value): token shapes, URL passwords, keys, pairs."""
         spans: list[Span] = []
         if token_carry:  # a token cut at the previous piece's end goes on to the first whitespace
             m = re.match(r"\S+", text)
             if m:
                 spans.append((0, m.end(), REDACTED, "continued secret", 0))
+        if value_next:  # the previous piece ended with "api_key:": its value starts this one
+            m = re.match(r"[ \t]{0,16}[\"']?(?P<value>[^\s'\",;]{3,})", text)
+            if m:
+                spans.append((m.start("value"), m.end(), REDACTED, "secret-named value", 0))
         for label, pattern in TOKEN_SHAPES:
             if "value" in pattern.groupindex:
                 spans.extend((m.start("value"), m.end(), REDACTED, label, m.start()) for m in pattern.finditer(text))
@@ -287,9 +323,21 @@ class Redactor:
                                   m.start()))
             elif not colon and len(user) >= 16:
                 spans.append((m.start("userinfo"), m.end("userinfo"), REDACTED, "url credential", m.start()))
+        for m in URL_ODD_PASSWORD.finditer(text) if "://" in text else ():
+            password = m.group("password")
+            port = password.partition("/")[0]
+            if (port.isdigit() and len(port) <= 5) or password.count(" ") > 3 or "://" in password:
+                continue  # host:8080/path@x, or prose with an "@" further on
+            spans.append((m.start("password"), m.end("password"), REDACTED, "url password", m.start()))
+        for pattern in COMMAND_PASSWORDS:
+            spans.extend((m.start("value"), m.end("value"), REDACTED, "command-line password", m.start())
+                         for m in pattern.finditer(text))
         lower = text.lower()
         if len(lower) != len(text):  # a character whose lower case is longer: keep offsets right
             lower = "".join(c if len(c) == 1 else "?" for c in map(str.lower, text))
+        for pattern in (AUTHORIZATION, NETRC_PASSWORD):
+            spans.extend((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
+                         for m in pattern.finditer(lower))
         for pattern in SECRET_ASSIGNMENTS:
             for m in pattern.finditer(lower):
                 if m.group("value") != REDACTED.lower():
@@ -337,9 +385,10 @@ class Redactor:
             spans.append((m.start(), m.end(), self.placeholder("ip", address), "ip address", m.start()))
         return spans
 
-    def spans(self, text: str, in_key: bool = False, token_carry: bool = False) -> list[Span]:
+    def spans(self, text: str, in_key: bool = False, token_carry: bool = False,
+              value_next: bool = False) -> list[Span]:
         """Every span to replace in text, merged so that none overlap, in order."""
-        found = self._literal_spans(text) + self._secret_spans(text, in_key, token_carry)
+        found = self._literal_spans(text) + self._secret_spans(text, in_key, token_carry, value_next)
         if self.redact_hosts:
             found += self._host_spans(text)
         if not found:
@@ -429,6 +478,7 @@ class StreamRedactor:
         self._buffer = ""
         self._in_key = False
         self._token_carry = False
+        self._value_next = False
 
     def feed(self, text: str) -> str:
         self._buffer += text
@@ -448,10 +498,10 @@ class StreamRedactor:
         text = self._buffer
         if cut is not None:  # a newline cut: no single-line secret crosses it
             piece = text[:cut]
-            spans = self.redactor.spans(piece, self._in_key, self._token_carry)
+            spans = self.redactor.spans(piece, self._in_key, self._token_carry, self._value_next)
             self._token_carry = False
         else:  # a line too long to hold: cut where no span, nor the evidence for one, crosses
-            spans = self.redactor.spans(text, self._in_key, self._token_carry)
+            spans = self.redactor.spans(text, self._in_key, self._token_carry, self._value_next)
             cut = len(text) - self.hold
             while True:
                 crossing = [s for s in spans if s[4] < cut < s[1]]
@@ -469,6 +519,7 @@ class StreamRedactor:
         last_key = max((s for s in spans if s[3] == "private key block" and s[0] < cut), key=lambda s: s[1],
                        default=None)
         self._in_key = bool(last_key and _key_open(piece, last_key))
+        self._value_next = bool(VALUE_ON_NEXT_LINE.search(piece[-120:].lower()))
         self._buffer = text[cut:]
         return out
 
@@ -485,9 +536,33 @@ def _key_spans(text: str, in_key: bool) -> list[Span]:
         m = KEY_BEGIN.search(text, at)
         if not m:
             return spans
-        end = _key_block_end(text, m.end())
+        end = _key_block_end(text, m.end(), begin=m.start())
         spans.append((m.start(), end, _line_by_line(text, m.start(), end), "private key block", m.start()))
         at = max(end, m.end())
+
+
+def _prefixed_key_line(line: str) -> bool:
+    return bool(REVERSED_PREFIXED_KEY_LINE.match(line[::-1]))
+
+
+def _prefixed_block_end(text: str, eol: int) -> int:
+    """The end of a key logged with a prefix on each line: the lines that end in base64 (or are
+    header lines), through the line with the END marker."""
+    end = eol
+    while end < len(text):
+        next_eol = text.find("\n", end + 1)
+        next_eol = len(text) if next_eol < 0 else next_eol
+        line = text[end + 1:next_eol]
+        marker = KEY_END.search(line)
+        if marker:
+            return end + 1 + marker.end()
+        if not (_prefixed_key_line(line) or re.search(r"[A-Za-z][A-Za-z-]{0,40}: [^\n]{0,1024}\Z", line[-1100:])
+                and re.search(r"(?:Proc-Type|DEK-Info|Comment|Version|Encryption):", line)):
+            break
+        end = next_eol
+    while end > eol and text[end - 1] in "\r\n":
+        end -= 1
+    return end
 
 
 def _line_by_line(text: str, start: int, end: int) -> str:
@@ -495,21 +570,23 @@ def _line_by_line(text: str, start: int, end: int) -> str:
     return "\n".join([REDACTED] * (text.count("\n", start, end) + 1))
 
 
-def _key_block_end(text: str, at: int, first_line_is_key: bool = False) -> int:
+def _key_block_end(text: str, at: int, first_line_is_key: bool = False, begin: int | None = None) -> int:
     """Where a key block starting at `at` ends: its END marker if it is on the same line; else the
     rest of that line, the key-material lines after it, and the END line right after them."""
     eol = text.find("\n", at)
     eol = len(text) if eol < 0 else eol
-    if first_line_is_key:
-        end_marker = KEY_END.search(text, at, eol)
-        if end_marker:
-            return end_marker.end()
-        if not re.match(KEY_LINE, text[at:eol]):
-            return at
-    else:
-        end_marker = KEY_END.search(text, at, eol)
-        if end_marker:
-            return end_marker.end()
+    end_marker = KEY_END.search(text, at, eol)
+    if end_marker:
+        return end_marker.end()
+    begin = at if begin is None else begin
+    line_start = text.rfind("\n", 0, begin) + 1
+    prefix = text[line_start:begin].strip()
+    if first_line_is_key and (_prefixed_key_line(text[at:eol]) and not re.match(r"[A-Za-z0-9+/=]*\r?$", text[at:eol])):
+        return _prefixed_block_end(text, eol)  # a prefixed key cut between two reads
+    if first_line_is_key and not re.match(KEY_LINE, text[at:eol]):
+        return at
+    if not first_line_is_key and prefix and not prefix.endswith(("'", '"')):
+        return _prefixed_block_end(text, eol)  # "INFO: -----BEGIN ...": every line has the prefix
     block = KEY_LINES.match(text, eol)
     end = block.end() if block else eol
     if end < len(text) and text[end] == "\n":
