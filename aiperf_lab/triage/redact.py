@@ -74,12 +74,13 @@ TOKEN_SHAPES: list[tuple[str, re.Pattern[str]]] = [
       for tail in ("earer", "EARER", "asic", "ASIC")),
 ]
 # The password part of scheme://user:password@host (the user part too when it is token-long and
-# stands alone, as in https://TOKEN@github.com). Starts at the literal "://", and the user info cannot
-# hold "/", so no run is scanned twice; the last "@" ends it (passwords may hold "@").
-URL_USERINFO = re.compile(r"://(?P<userinfo>[^\s/?#\"'<>\\]{1,4096})@")
-# A password that holds "/", "#" or a space (https://user:ab/cd@host): the user part has none of
-# them, the password no "@"; a port and path ("host:8080/a@b") is told apart in code.
-URL_ODD_PASSWORD = re.compile(r"://(?P<user>[^\s/?#:@\"'<>\\]{0,256}):(?P<password>[^\n\"'<>\\@]{1,256})@(?=[\w\[])")
+# stands alone, as in https://TOKEN@github.com): the last "@" of the run after "://" that holds no
+# "/", space or quote ends it (passwords may hold "@"). A password that holds "/", "#" or a space
+# (https://user:ab/cd@host) ends at the first "@" instead; a port and path ("host:8080/a@b") is told
+# apart in code. Each "://" looks no further than the next one, so no character is read twice.
+URL_USERINFO_RUN = re.compile(r"[^\s/?#\"'<>\\]{0,4096}")
+URL_ODD_USER = re.compile(r"[^\s/?#:@\"'<>\\]{0,256}:")
+URL_ODD_PASSWORD = re.compile(r"[^\n\"'<>\\@]{1,256}@(?=[\w\[])")
 # Whole commands printed by the workload, with their password: mysql -pX, sshpass -p X, curl -u u:X.
 COMMAND_PASSWORDS = [
     re.compile(r"(?:mysql|mariadb)[^\n]{0,300}?[ \t]-p(?P<value>[^\s'\"]{3,})"),
@@ -316,19 +317,7 @@ class Redactor:
                 spans.extend((m.start("value"), m.end(), REDACTED, label, m.start()) for m in pattern.finditer(text))
             else:
                 spans.extend((a, b, REDACTED, label, a) for a, b in map(re.Match.span, pattern.finditer(text)))
-        for m in URL_USERINFO.finditer(text):
-            user, colon, password = m.group("userinfo").partition(":")
-            if colon and password:
-                spans.append((m.start("userinfo") + len(user) + 1, m.end("userinfo"), REDACTED, "url password",
-                                  m.start()))
-            elif not colon and len(user) >= 16:
-                spans.append((m.start("userinfo"), m.end("userinfo"), REDACTED, "url credential", m.start()))
-        for m in URL_ODD_PASSWORD.finditer(text) if "://" in text else ():
-            password = m.group("password")
-            port = password.partition("/")[0]
-            if (port.isdigit() and len(port) <= 5) or password.count(" ") > 3 or "://" in password:
-                continue  # host:8080/path@x, or prose with an "@" further on
-            spans.append((m.start("password"), m.end("password"), REDACTED, "url password", m.start()))
+        spans.extend(_url_userinfo_spans(text))
         for pattern in COMMAND_PASSWORDS:
             spans.extend((m.start("value"), m.end("value"), REDACTED, "command-line password", m.start())
                          for m in pattern.finditer(text))
@@ -563,6 +552,36 @@ def _prefixed_block_end(text: str, eol: int) -> int:
     while end > eol and text[end - 1] in "\r\n":
         end -= 1
     return end
+
+
+def _url_userinfo_spans(text: str) -> list[Span]:
+    spans: list[Span] = []
+    if "://" not in text:
+        return spans
+    starts = [m.start() for m in re.finditer("://", text)]
+    for i, scheme_end in enumerate(starts):
+        begin = scheme_end + 3
+        limit = starts[i + 1] if i + 1 < len(starts) else len(text)
+        run_end = URL_USERINFO_RUN.match(text, begin, limit).end()
+        at = text.rfind("@", begin, run_end)
+        if at > begin:
+            user, colon, password = text[begin:at].partition(":")
+            if colon and password:
+                spans.append((begin + len(user) + 1, at, REDACTED, "url password", scheme_end))
+                continue
+            if not colon and at - begin >= 16:
+                spans.append((begin, at, REDACTED, "url credential", scheme_end))
+                continue
+        user = URL_ODD_USER.match(text, begin, limit)
+        password = user and URL_ODD_PASSWORD.match(text, user.end(), limit)
+        if not password:
+            continue
+        value = password.group(0)[:-1]
+        port = value.partition("/")[0]
+        if (port.isdigit() and len(port) <= 5) or value.count(" ") > 3:
+            continue  # host:8080/path@x, or prose with an "@" further on
+        spans.append((user.end(), password.end() - 1, REDACTED, "url password", scheme_end))
+    return spans
 
 
 def _line_by_line(text: str, start: int, end: int) -> str:
