@@ -125,3 +125,27 @@ def test_flag_values_and_pass_named_variables_are_in_no_byte_of_the_bundle(tmp_p
                    "ArgCurlUser42"):
         assert secret.encode() not in blob, secret
         assert secret not in done.stdout + done.stderr
+
+
+def test_encoded_forms_of_a_known_secret_go():
+    value = "Db'Pass/Word+42xyz"
+    r = Redactor({"DB_PASS": value})
+    printed = {"double json": json.dumps(json.dumps(value)),
+               "shell": "export DB_PASS='" + value.replace("'", "'\\''") + "'",
+               "base64": base64.b64encode(value.encode()).decode(),
+               "docker auth": base64.b64encode(b"user:" + value.encode()).decode(),
+               "hex": value.encode().hex(), "upper": value.upper(), "bytes": repr(value.encode())}
+    for kind, text in printed.items():
+        out = r.text(f"[{kind}] {text}\n")
+        assert REDACTED in out, kind
+        assert "Word+42" not in out and "UGFzcy9Xb3Jk" not in out.replace(REDACTED, ""), (kind, out)
+
+
+def test_a_known_secret_printed_in_two_halves_goes():
+    value = "SplitSecretValue-0123456789abcdef"
+    r = Redactor({"API_TOKEN": value})
+    text = f"[split] {value[:16]}\n[split2] {value[16:]}\n{value[:20]}\n{value[20:]} rest\nordinary line\n"
+    out = r.text(text)
+    for piece in (value[:16], value[16:], value[:20], value[20:]):
+        assert piece not in out, (piece, out)
+    assert "ordinary line" in out and "[split2]" in out

@@ -24,6 +24,7 @@ The report counts what was replaced, by rule; it never holds a value.
 
 from __future__ import annotations
 
+import base64
 import getpass
 import html
 import ipaddress
@@ -52,6 +53,8 @@ NAME_WORD_SPLIT = re.compile(r"[_.\-]+")
 NOT_SECRET_VALUES = {"true", "false", "yes", "no", "none", "null", "on", "off", "enabled", "disabled", "auto",
                      "default", "unset"}
 MIN_SECRET_LEN = 5
+FRAGMENT = 12               # a piece of a known secret this long, at a line's start or end, goes
+LINE_OF_FRAGMENT_SIZE = re.compile(r"[^\n]{%d,}" % FRAGMENT)
 
 # Each pattern starts with a literal, so the regex engine skips ahead to it; the "not preceded by"
 # check comes right after that literal, so a pattern cannot start inside a run it belongs to.
@@ -78,9 +81,9 @@ TOKEN_SHAPES: list[tuple[str, re.Pattern[str]]] = [
 # "/", space or quote ends it (passwords may hold "@"). A password that holds "/", "#" or a space
 # (https://user:ab/cd@host) ends at the first "@" instead; a port and path ("host:8080/a@b") is told
 # apart in code. Each "://" looks no further than the next one, so no character is read twice.
-URL_USERINFO_RUN = re.compile(r"[^\s/?#\"'<>\\]{0,4096}")
-URL_ODD_USER = re.compile(r"[^\s/?#:@\"'<>\\]{0,256}:")
-URL_ODD_PASSWORD = re.compile(r"[^\n\"'<>\\@]{1,256}@(?=[\w\[])")
+URL_USERINFO = re.compile(r"://(?P<userinfo>[^\s/?#\"'<>\\]{1,4096})@")
+URL_ODD_PASSWORD = re.compile(r"://(?P<user>[^\s/?#:@\"'<>\\]{0,256}):(?P<password>(?:[^\n\"'<>\\@:]|:(?!//)){1,256})"
+                              r"@(?=[\w\[])")
 # Whole commands printed by the workload, with their password: mysql -pX, sshpass -p X, curl -u u:X.
 COMMAND_PASSWORDS = [
     re.compile(r"(?:mysql|mariadb)[^\n]{0,300}?[ \t]-p(?P<value>[^\s'\"]{3,})"),
@@ -174,9 +177,32 @@ def escaped_forms(value: str) -> set[str]:
              value.encode("unicode_escape").decode("ascii"), quote(value, safe=""), quote(value),
              quote_plus(value), html.escape(value), html.escape(value, quote=False)}
     forms |= {re.sub(r"%[0-9A-F]{2}", lambda m: m.group(0).lower(), f) for f in list(forms) if "%" in f}
+    # escaped twice (json.dumps of a JSON text), shell-quoted ('\'' and '"'"'), bytes repr, case-folded
+    forms |= {json.dumps(f)[1:-1] for f in list(forms)}
+    forms |= {value.replace("'", "'\\''"), value.replace("'", "'\"'\"'"), repr(value.encode())[2:-1]}
+    if len(value) >= 8:
+        forms |= {value.upper(), value.lower()}
     if "\n" in value:
         forms |= {line.strip() for line in value.splitlines() if len(line.strip()) >= 8}
+    else:
+        forms |= encoded_forms(value)
     return {f for f in forms if len(f) >= MIN_SECRET_LEN}
+
+
+def encoded_forms(value: str) -> set[str]:
+    """Base64 (standard and URL-safe) and hex of a value, also where it sits inside a larger encoded
+    text (base64("user:" + value), as in a Docker auth): base64 of value[o:] for o = 0, 1, 2 covers
+    every alignment; only the characters that depend on the value alone are kept, and only when 12 or
+    more, so a short common run is not taken for a secret."""
+    data = value.encode()
+    forms = {data.hex(), data.hex().upper()}
+    for offset in range(3):
+        part = data[offset:]
+        whole = len(part) // 3 * 4
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            encoded = encode(part).decode()
+            forms |= {encoded, encoded[:whole]}
+    return {f for f in forms if len(f) >= 12}
 
 
 def worth_hiding(value: str) -> bool:
@@ -256,6 +282,13 @@ class Redactor:
         for text in [*self.environ.values(), *(extra_secrets or [])]:
             secrets |= {text[s[0]:s[1]] for s in self._secret_spans(text) if worth_hiding(text[s[0]:s[1]])}
         self._secret_values = sorted(secrets, key=len, reverse=True)
+        # A secret printed across two lines (wrapped, or printed in halves): every FRAGMENT-character
+        # piece of every single-line secret longer than that, looked up at each line's two ends.
+        self._fragments: dict[str, list[tuple[str, int]]] = {}
+        for value in self._secret_values:
+            if "\n" not in value and len(value) > FRAGMENT:
+                for at in range(len(value) - FRAGMENT + 1):
+                    self._fragments.setdefault(value[at:at + FRAGMENT], []).append((value, at))
         self._literals = sorted({f for v in secrets for f in escaped_forms(v)}, key=len, reverse=True)
         self.longest_literal = max((len(f) for f in self._literals), default=0)
         self._placeholders: dict[str, dict[str, str]] = {}
@@ -345,6 +378,29 @@ class Redactor:
                 at = text.find(literal, at + size)
         return spans
 
+    def _fragment_spans(self, text: str) -> list[Span]:
+        """A piece (12 characters or more) of a known secret ending or starting a line. One look-up per
+        line end, and extension only over the matched secret: linear."""
+        spans: list[Span] = []
+        fragments = self._fragments
+        for m in LINE_OF_FRAGMENT_SIZE.finditer(text):
+            start, end = m.span()
+            if text[end - 1] == "\r":
+                end -= 1
+            for value, at in fragments.get(text[end - FRAGMENT:end], ()):
+                begin, k = end - FRAGMENT, at
+                while begin > start and k > 0 and text[begin - 1] == value[k - 1]:
+                    begin, k = begin - 1, k - 1
+                spans.append((begin, end, REDACTED, KNOWN_VALUE, begin))
+            while start < end and text[start] in " \t":
+                start += 1
+            for value, at in fragments.get(text[start:start + FRAGMENT], ()):
+                stop, k = start + FRAGMENT, at + FRAGMENT
+                while stop < end and k < len(value) and text[stop] == value[k]:
+                    stop, k = stop + 1, k + 1
+                spans.append((start, stop, REDACTED, KNOWN_VALUE, start))
+        return spans
+
     def _host_spans(self, text: str) -> list[Span]:
         spans = []
         for kind, label, pattern in self._host_patterns:
@@ -378,6 +434,8 @@ class Redactor:
               value_next: bool = False) -> list[Span]:
         """Every span to replace in text, merged so that none overlap, in order."""
         found = self._literal_spans(text) + self._secret_spans(text, in_key, token_carry, value_next)
+        if self._fragments:
+            found += self._fragment_spans(text)
         if self.redact_hosts:
             found += self._host_spans(text)
         if not found:
@@ -555,32 +613,26 @@ def _prefixed_block_end(text: str, eol: int) -> int:
 
 
 def _url_userinfo_spans(text: str) -> list[Span]:
+    """Neither run can cross the next "://" (the first holds no "/", the second stops at "://"), so
+    no character is read for two URLs."""
     spans: list[Span] = []
     if "://" not in text:
         return spans
-    starts = [m.start() for m in re.finditer("://", text)]
-    for i, scheme_end in enumerate(starts):
-        begin = scheme_end + 3
-        limit = starts[i + 1] if i + 1 < len(starts) else len(text)
-        run_end = URL_USERINFO_RUN.match(text, begin, limit).end()
-        at = text.rfind("@", begin, run_end)
-        if at > begin:
-            user, colon, password = text[begin:at].partition(":")
-            if colon and password:
-                spans.append((begin + len(user) + 1, at, REDACTED, "url password", scheme_end))
-                continue
-            if not colon and at - begin >= 16:
-                spans.append((begin, at, REDACTED, "url credential", scheme_end))
-                continue
-        user = URL_ODD_USER.match(text, begin, limit)
-        password = user and URL_ODD_PASSWORD.match(text, user.end(), limit)
-        if not password:
-            continue
-        value = password.group(0)[:-1]
+    done = set()
+    for m in URL_USERINFO.finditer(text):
+        user, colon, password = m.group("userinfo").partition(":")
+        if colon and password:
+            spans.append((m.start("userinfo") + len(user) + 1, m.end("userinfo"), REDACTED, "url password", m.start()))
+            done.add(m.start())
+        elif not colon and len(user) >= 16:
+            spans.append((m.start("userinfo"), m.end("userinfo"), REDACTED, "url credential", m.start()))
+            done.add(m.start())
+    for m in URL_ODD_PASSWORD.finditer(text):
+        value = m.group("password")
         port = value.partition("/")[0]
-        if (port.isdigit() and len(port) <= 5) or value.count(" ") > 3:
+        if m.start() in done or (port.isdigit() and len(port) <= 5) or value.count(" ") > 3:
             continue  # host:8080/path@x, or prose with an "@" further on
-        spans.append((user.end(), password.end() - 1, REDACTED, "url password", scheme_end))
+        spans.append((m.start("password"), m.end("password"), REDACTED, "url password", m.start()))
     return spans
 
 
