@@ -1,0 +1,41 @@
+"""Exit paths from the second red-team pass (issue 11): a disk that fills under the workload's log,
+a signal in triage's first instant."""
+
+from __future__ import annotations
+
+import builtins
+import os
+import signal
+import subprocess
+import sys
+import threading
+
+from conftest import REPO
+
+from aiperf_lab.triage import workload_output
+from aiperf_lab.triage.redact import Redactor
+from aiperf_lab.triage.workload_output import RedactedLog
+
+
+def test_a_full_disk_under_the_log_is_recorded_not_a_thread_traceback(tmp_path, monkeypatch):
+    crashes = []
+    monkeypatch.setattr(threading, "excepthook", crashes.append)
+    # /dev/full: every flush fails with ENOSPC, as a tmpfs that filled up does
+    monkeypatch.setattr(workload_output, "open", lambda path, mode="r": builtins.open("/dev/full", mode),
+                        raising=False)
+    log = RedactedLog(tmp_path / "stdout.log", Redactor({}), cap_bytes=1 << 20)
+    read_end, write_end = os.pipe()
+    log.attach(os.fdopen(read_end, "rb"))
+    os.write(write_end, b"".join(b"%d\n" % i for i in range(1000)))  # fits the write buffer: fails at close
+    os.close(write_end)
+    log.drain(5)
+    assert crashes == []
+    assert log.error and "No space left on device" in log.error
+
+
+def test_a_sigterm_right_after_the_entry_point_is_imported_is_exit_130():
+    script = ("import sys, os, signal, time\nsys.argv[0] = 'aiperf-triage'\nimport aiperf_lab.triage.cli\n"
+              "os.kill(os.getpid(), signal.SIGTERM)\ntime.sleep(10)\n")
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 130, (done.returncode, done.stderr)
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
