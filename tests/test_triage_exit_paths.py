@@ -39,3 +39,13 @@ def test_a_sigterm_right_after_the_entry_point_is_imported_is_exit_130():
     done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=30)
     assert done.returncode == 130, (done.returncode, done.stderr)
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+
+
+def test_console_replay_of_a_5000_character_path_is_exit_2_one_line(tmp_path, capsys):
+    from aiperf_lab.console import cli
+
+    for args in (["--replay", str(tmp_path / ("d" * 5000))], ["--replay", str(tmp_path / ("d" * 5000) / "x.csv")],
+                 ["--runs-dir", str(tmp_path / ("r" * 5000))]):
+        code = cli.main(args)
+        err = capsys.readouterr().err
+        assert code == 2 and err.count("\n") == 1 and len(err) < 400, (args[0], code, err[:300])
