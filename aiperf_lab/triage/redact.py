@@ -284,11 +284,14 @@ class Redactor:
         self._secret_values = sorted(secrets, key=len, reverse=True)
         # A secret printed across two lines (wrapped, or printed in halves): every FRAGMENT-character
         # piece of every single-line secret longer than that, looked up at each line's two ends.
-        self._fragments: dict[str, list[tuple[str, int]]] = {}
+        # Per piece and secret, the last place it occurs (to extend leftwards from a line's end) and the
+        # first (to extend rightwards from a line's start): one candidate each, however repetitive.
+        self._fragments: dict[str, dict[str, tuple[int, int]]] = {}
         for value in self._secret_values:
             if "\n" not in value and len(value) > FRAGMENT:
                 for at in range(len(value) - FRAGMENT + 1):
-                    self._fragments.setdefault(value[at:at + FRAGMENT], []).append((value, at))
+                    first, _last = self._fragments.setdefault(value[at:at + FRAGMENT], {}).get(value, (at, at))
+                    self._fragments[value[at:at + FRAGMENT]][value] = (first, at)
         self._literals = sorted({f for v in secrets for f in escaped_forms(v)}, key=len, reverse=True)
         self.longest_literal = max((len(f) for f in self._literals), default=0)
         self._placeholders: dict[str, dict[str, str]] = {}
@@ -379,26 +382,29 @@ class Redactor:
         return spans
 
     def _fragment_spans(self, text: str) -> list[Span]:
-        """A piece (12 characters or more) of a known secret ending or starting a line. One look-up per
-        line end, and extension only over the matched secret: linear."""
+        """A piece (12 characters or more) of a known secret ending or starting a line. Two look-ups per
+        line and a comparison of slices (binary search) for how far the piece goes: linear."""
         spans: list[Span] = []
         fragments = self._fragments
         for m in LINE_OF_FRAGMENT_SIZE.finditer(text):
             start, end = m.span()
             if text[end - 1] == "\r":
                 end -= 1
-            for value, at in fragments.get(text[end - FRAGMENT:end], ()):
-                begin, k = end - FRAGMENT, at
-                while begin > start and k > 0 and text[begin - 1] == value[k - 1]:
-                    begin, k = begin - 1, k - 1
-                spans.append((begin, end, REDACTED, KNOWN_VALUE, begin))
-            while start < end and text[start] in " \t":
+            while start < end - FRAGMENT and text[start] in " \t":
                 start += 1
-            for value, at in fragments.get(text[start:start + FRAGMENT], ()):
-                stop, k = start + FRAGMENT, at + FRAGMENT
-                while stop < end and k < len(value) and text[stop] == value[k]:
-                    stop, k = stop + 1, k + 1
+            covered = start
+            for value, (at, _last) in fragments.get(text[start:start + FRAGMENT], {}).items():
+                room = min(len(value) - at - FRAGMENT, end - start - FRAGMENT)
+                stop = start + FRAGMENT + _common_prefix(text[start + FRAGMENT:start + FRAGMENT + room],
+                                                         value[at + FRAGMENT:at + FRAGMENT + room])
                 spans.append((start, stop, REDACTED, KNOWN_VALUE, start))
+                covered = max(covered, stop)
+            if covered >= end:
+                continue  # the whole line is a piece of a secret
+            for value, (_first, at) in fragments.get(text[end - FRAGMENT:end], {}).items():
+                room = min(at, end - FRAGMENT - start)
+                begin = end - FRAGMENT - _common_suffix(text[end - FRAGMENT - room:end - FRAGMENT], value[at - room:at])
+                spans.append((begin, end, REDACTED, KNOWN_VALUE, begin))
         return spans
 
     def _host_spans(self, text: str) -> list[Span]:
@@ -634,6 +640,33 @@ def _url_userinfo_spans(text: str) -> list[Span]:
             continue  # host:8080/path@x, or prose with an "@" further on
         spans.append((m.start("password"), m.end("password"), REDACTED, "url password", m.start()))
     return spans
+
+
+def _common_prefix(a: str, b: str) -> int:
+    """How many leading characters a and b share (same lengths), by comparing slices."""
+    if a == b:
+        return len(a)
+    low, high = 0, len(a)  # a[:low] == b[:low], a[:high] != b[:high]
+    while high - low > 1:
+        middle = (low + high) // 2
+        if a[:middle] == b[:middle]:
+            low = middle
+        else:
+            high = middle
+    return low
+
+
+def _common_suffix(a: str, b: str) -> int:
+    if a == b:
+        return len(a)
+    low, high = 0, len(a)
+    while high - low > 1:
+        middle = (low + high) // 2
+        if a[len(a) - middle:] == b[len(b) - middle:]:
+            low = middle
+        else:
+            high = middle
+    return low
 
 
 def _line_by_line(text: str, start: int, end: int) -> str:
