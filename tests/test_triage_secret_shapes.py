@@ -149,3 +149,26 @@ def test_a_known_secret_printed_in_two_halves_goes():
     for piece in (value[:16], value[16:], value[:20], value[20:]):
         assert piece not in out, (piece, out)
     assert "ordinary line" in out and "[split2]" in out
+
+
+HOST_ENV = {"HOSTNAME": "GpuNode-17.Cluster.Example.com", "USER": "alice", "PATH": "/usr/bin"}
+
+
+@pytest.mark.parametrize("text, gone, placeholder", [
+    ("addr ::ffff:203.0.113.9 up", "113.9", "ip-"),
+    ("0:0:0:0:0:ffff:203.0.113.9", "203.0", "ip-"),
+    ("host:2001:db8::1", "2001:db8", "ip-"),
+    ("link/ether 02:42:ac:11:00:02 brd", "02:42:ac", "mac-"),
+    ("HWaddr 02-42-AC-11-00-03", "02-42-AC", "mac-"),
+    ("connected to gpunode-17.cluster.example.com", "gpunode", "host-"),
+    ("node gpunode-17 up", "gpunode", "host-"),
+    ("ALICE logged in", "ALICE", "user-"),
+])
+def test_redact_hosts_covers_mapped_ipv6_macs_and_names_in_any_case(text, gone, placeholder):
+    out = Redactor(HOST_ENV, redact_hosts=True).text(text)
+    assert gone.lower() not in out.lower() and placeholder in out and REDACTED not in out, out
+
+
+def test_redact_hosts_leaves_times_and_versions():
+    text = "12:34:56 step 3 cuda 12.4.1"
+    assert Redactor(HOST_ENV, redact_hosts=True).text(text) == text

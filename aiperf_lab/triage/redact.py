@@ -141,8 +141,14 @@ ADDRESS_BEFORE = re.compile(r"(?i)(?:inet6?|addr|address|ip|host|server|endpoint
                             r"[\s:=\"']{1,3}$|[@/]$")
 # Candidates for IPv6 (full, compressed, with an embedded IPv4 or a zone); each is checked by
 # ipaddress, so times (12:34:56) and MACs (six groups, no "::") are not addresses.
-IPV6 = re.compile(r"(?<![\w:.])(?:(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}|(?=[0-9A-Fa-f:]{0,39}::)"
-                  r"(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-f]{1,4}|(?:\d{1,3}\.){3}\d{1,3})?)(?:%[\w.-]{1,32})?(?![\w:])")
+# It may follow a name and a colon ("host:2001:db8::1"), not a hex group and a colon (mid-address);
+# an embedded IPv4 (::ffff:203.0.113.9, 0:0:0:0:0:ffff:203.0.113.9) is part of it.
+IPV6 = re.compile(r"(?<![\w.])(?<![0-9A-Fa-f]:)(?<!::)(?:(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}"
+                  r"|(?:[0-9A-Fa-f]{1,4}:){6}(?:\d{1,3}\.){3}\d{1,3}|(?=[0-9A-Fa-f:]{0,39}::)"
+                  r"(?:[0-9A-Fa-f]{0,4}:){2,7}(?:(?:\d{1,3}\.){3}\d{1,3}|[0-9A-Fa-f]{1,4})?)(?:%[\w.-]{1,32})?(?![\w:])")
+# MAC addresses, colon- or dash-separated (this host's and any other: they identify a machine).
+MAC = re.compile(r"(?<![\w:-])[0-9A-Fa-f]{2}([:-])[0-9A-Fa-f]{2}(?:\1[0-9A-Fa-f]{2}){4}(?![\w:-])")
+BORING_MACS = {"00:00:00:00:00:00", "ff:ff:ff:ff:ff:ff"}
 # Only text with "::" or with seven colons in a row of groups can hold an IPv6 address; these
 # literal-led checks spare the full scan (which must try every hex character) on most text.
 IPV6_HINT = re.compile(r":[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:")
@@ -310,12 +316,17 @@ class Redactor:
         except Exception:  # no passwd entry in some containers
             pass
         user_list = sorted((u for u in users if u and u != "root" and len(u) >= 3), key=len, reverse=True)
-        # Whole names only: a host called "vm" must not turn "nvml" into "nhost-1l".
-        for kind, label, values in (("host", "host name", hosts), ("user", "user name", user_list)):
+        # The short name of a fully qualified one (HOSTNAME=node7.cluster.example: "node7" too)
+        shorts = {h.split(".", 1)[0] for h in hosts if "." in h and not _is_address(h)}
+        hosts = sorted({h.lower() for h in hosts} | {h.lower() for h in shorts if len(h) >= 4}, key=len, reverse=True)
+        macs = sorted(_own_macs())
+        # Whole names only: a host called "vm" must not turn "nvml" into "nhost-1l"; in any letter case.
+        for kind, label, values in (("host", "host name", hosts), ("user", "user name", user_list),
+                                    ("mac", "mac address", [m.replace(":", "") for m in macs])):
             for value in values:
-                literal = re.escape(value)  # first, so the engine skips ahead to it
+                literal = re.escape(value)
                 self._host_patterns.append((kind, label, re.compile(
-                    rf"{literal}(?<![A-Za-z0-9_]{literal})(?![A-Za-z0-9_])")))
+                    rf"(?i){literal}(?<![A-Za-z0-9_]{literal})(?![A-Za-z0-9_])")))
         self._known_addresses = _own_addresses(hosts)
         for variable in SSH_ADDRESS_VARIABLES:
             for word in self.environ.get(variable, "").split():
@@ -411,7 +422,12 @@ class Redactor:
         spans = []
         for kind, label, pattern in self._host_patterns:
             for m in pattern.finditer(text):
-                spans.append((m.start(), m.end(), self.placeholder(kind, m.group(0)), label, m.start()))
+                spans.append((m.start(), m.end(), self.placeholder(kind, m.group(0).lower()), label, m.start()))
+        for m in MAC.finditer(text) if (":" in text or "-" in text) else ():
+            value = m.group(0).lower().replace("-", ":")
+            if value not in BORING_MACS:
+                spans.append((m.start(), m.end(), self.placeholder("mac", value.replace(":", "")), "mac address",
+                              m.start()))
         for pattern in GPU_UUIDS:
             for m in pattern.finditer(text):
                 spans.append((m.start(), m.end(), self.placeholder("gpu-uuid", m.group(0)), "gpu uuid", m.start()))
@@ -453,7 +469,13 @@ class Redactor:
             if span[0] < last_end:
                 last = merged[-1]
                 end = span[1] if span[1] > last_end else last_end
-                replacement = last[2] if span[2] == last[2] else REDACTED
+                # a placeholder inside another (an IPv4 inside an IPv6) keeps the outer one; a secret wins
+                if span[2] == last[2] or (span[1] <= last_end and span[2] != REDACTED):
+                    replacement = last[2]
+                elif span[0] == last[0] and REDACTED not in (span[2], last[2]) and last_end <= span[1]:
+                    replacement = span[2]  # the last one lies inside this one (a short host name, the FQDN)
+                else:
+                    replacement = REDACTED
                 label = span[3] if span[3] == KNOWN_VALUE else last[3]  # a known secret is counted as one
                 if end != last[1] or replacement != last[2] or label != last[3]:
                     merged[-1] = (last[0], end, replacement, label, min(last[4], span[4]))
@@ -730,6 +752,23 @@ def _is_address(value: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def _own_macs() -> set[str]:
+    """This host's MAC addresses (/sys/class/net/*/address), lower case, the all-zero one left out."""
+    found = set()
+    try:
+        for entry in os.scandir("/sys/class/net"):
+            try:
+                with open(os.path.join(entry.path, "address")) as handle:
+                    value = handle.read(64).strip().lower()
+            except OSError:
+                continue
+            if MAC.fullmatch(value) and value not in BORING_MACS:
+                found.add(value)
+    except OSError:
+        pass
+    return found
 
 
 def _own_addresses(host_names: list[str]) -> set[str]:
