@@ -49,3 +49,18 @@ def test_console_replay_of_a_5000_character_path_is_exit_2_one_line(tmp_path, ca
         code = cli.main(args)
         err = capsys.readouterr().err
         assert code == 2 and err.count("\n") == 1 and len(err) < 400, (args[0], code, err[:300])
+
+
+def test_a_collector_that_writes_after_the_archive_leaves_no_folder_behind(tmp_path):
+    import pytest
+
+    from aiperf_lab.triage.bundle import BundleClosed, BundleWriter
+
+    bundle = BundleWriter(tmp_path, "aiperf-triage-x", Redactor({}))
+    bundle.write_text("hardware", "hardware.json", "{}")
+    archive = bundle.finish("host", [], interrupted=True)
+    # an interrupted run archives without waiting; the software collector's thread wrote later and
+    # left a .partial folder holding software.json
+    with pytest.raises(BundleClosed):
+        bundle.write_json("software", "software.json", {"python": "3"})
+    assert [p.name for p in tmp_path.iterdir()] == [archive.name]
