@@ -199,3 +199,10 @@ def test_console_without_a_terminal_says_what_exists_in_one_line():
         done = console_cli(*args)
         assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1
         assert done.stderr.startswith("aiperf-console: ")
+
+
+def test_compare_shows_floats_rounded_not_their_binary_noise():
+    from aiperf_lab.labs.history import _delta, _shown
+
+    assert _shown(887.7769999999999) == 887.777 and _shown(107.87678727006576) == 107.877 and _shown(12) == 12
+    assert _delta(887.7769999999999, 849.2330000000001) == [-38.544, 0.957]

@@ -38,12 +38,12 @@ def reference_nvtx_kern_sum(path: Path) -> list[list]:
         for domain_name in matches:
             ranges.append((rid, start, end if end is not None else bound, g, f"{domain_name or ''}:{label}",
                            "PushPop" if etype == 59 else "StartEnd"))
-    calls = {c: (s, e, g) for s, e, g, c in con.execute(
+    calls = {(c, g & 0xFFFFFFFFFF000000): (s, e, g) for s, e, g, c in con.execute(
         "SELECT start, [end], globalTid, correlationId FROM CUPTI_ACTIVITY_KIND_RUNTIME")}
     combo = defaultdict(lambda: ([], set(), set()))
-    for kid, kstart, kend, corr, name_id in con.execute(
-            "SELECT rowid, start, [end], correlationId, demangledName FROM CUPTI_ACTIVITY_KIND_KERNEL"):
-        s, e, g = calls[corr]
+    for kid, kstart, kend, corr, pid, name_id in con.execute(
+            "SELECT rowid, start, [end], correlationId, globalPid, demangledName FROM CUPTI_ACTIVITY_KIND_KERNEL"):
+        s, e, g = calls[(corr, pid)]
         hits = [r for r in ranges if r[3] == g and r[1] <= s and r[2] >= e]
         for r in hits or [None]:
             key = ((g >> 24) & 0xFFFFFF, g & 0xFFFFFF, r[4] if r else None, r[5] if r else None, names[name_id])
@@ -95,6 +95,11 @@ def exports(draw):
             builder.range(tid, start, None, text, domain=domain)
     if draw(st.booleans()) and threads:  # overlapping launch calls on one thread: the general path
         builder.launch(threads[0], 1003, 1500, "nested_launch", 9000, 77, api="cuLaunchKernel")
+    if draw(st.booleans()):  # a second process whose correlation ids repeat the first one's
+        builder.process, builder.correlation = (1 << 56) | (5151 << 24), 0
+        builder.range(1, 900, 1400, "step")
+        for i in range(draw(st.integers(1, 4))):
+            builder.launch(1, 1000 + 50 * i, 1010 + 50 * i, draw(kernel_names), 2000 + 50 * i, draw(st.integers(1, 500)))
     return builder
 
 
@@ -140,6 +145,20 @@ def test_exports_without_optional_nvtx_columns(tmp_path):
     con.close()
     (row,) = nvtx_kern_sum(NsysDatabase(path)).rows
     assert row[:7] == [":step", "PushPop", 4242, 1, 1, 1, 50]
+
+
+def test_range_names_that_are_not_utf8(tmp_path):
+    """A range name with a byte that is not UTF-8 is read with a replacement character, not an error."""
+    b = ExportBuilder()
+    b.range(1, 0, 100, "step")
+    b.launch(1, 10, 20, "k", 100, 50)
+    path = b.write(tmp_path / "bytes.sqlite")
+    con = sqlite3.connect(path)
+    con.execute("UPDATE NVTX_EVENTS SET text = CAST(X'73FF70' AS TEXT)")
+    con.commit()
+    con.close()
+    (row,) = nvtx_kern_sum(NsysDatabase(path)).rows
+    assert row[:7] == [":s\ufffdp", "PushPop", 4242, 1, 1, 1, 50]
 
 
 def test_graph_kernels_sharing_one_launch_call(tmp_path):

@@ -103,7 +103,10 @@ def test_nsys_rep_is_exported_by_nsys_and_read(tmp_path, capsys, monkeypatch):
 
 def test_unknown_report_and_bad_option(capsys):
     code, _out, err = run_cli([LM, "--report", "no_such_report"], capsys)
-    assert_one_line_error(code, err, "available: cuda_gpu_kern_sum")
+    assert_one_line_error(code, err, "unknown report 'no_such_report'")
+    assert "for this file: cuda_gpu_kern_sum" in err
+    code, _out, err = run_cli([LM, "--report", "ncu_summary"], capsys)
+    assert_one_line_error(code, err, "does not apply to this nsys file")
     code, _out, err = run_cli([LM, "--format", "xml"], capsys)
     assert_one_line_error(code, err, "invalid choice")
     code, _out, err = run_cli([LM, "--limit", "0"], capsys)

@@ -32,7 +32,7 @@ PALETTE_ACTIONS = [
     ("Run under the PyTorch profiler (torch)", "Labs, t: run the selected exercise with a Kineto trace", "labs",
      "run('torch')"),
     ("Next variant", "Labs, v: the exercise's next variant (baseline, optimized, ...)", "labs", "next_variant"),
-    ("Problem size: full or tiny", "Labs, z: full (GPU) or tiny (CPU, for exercises marked [cpu])", "labs",
+    ("Problem size: full or tiny", "Labs, z: full (GPU) or tiny (CPU, for exercises marked \\[cpu])", "labs",
      "toggle_size"),
     ("Walkthrough answers", "Labs, a: the written answers to the walkthrough's questions (again: back)", "labs",
      "toggle_answers"),

@@ -92,6 +92,7 @@ def run(argv: list[str]) -> int:
         print(f"  note: {note}")
     print(record.folder)
     if record.exit_code == 2:
+        print(f"grade: {record.grade} ({record.grade_reason})")
         raise InputError(f"the workload could not run here (see {record.folder}/stdout.log)")
     if exercise.answers_text() is not None:
         print(f"answers to the walkthrough's questions: {PROG} show {exercise.id} --answers")

@@ -99,6 +99,12 @@ SUMMARY_FIELDS = [("Run time (s)", lambda r: r.seconds), ("Energy (J)", lambda r
                   ("Top kernel", lambda r: r.measurements.get("top_kernel"))]
 
 
+def _shown(value):
+    """Floats to 6 significant digits (887.7769999999999 -> 887.777): the sums of figures that run.json
+    keeps; the deltas are rounded the same way."""
+    return float(f"{value:.6g}") if isinstance(value, float) else value
+
+
 def compare_runs(before: PastRun, after: PastRun) -> list[Table]:
     """The run summary with deltas, the measurements both runs share, and the kernel diff when both
     runs have a kernel table."""
@@ -106,12 +112,12 @@ def compare_runs(before: PastRun, after: PastRun) -> list[Table]:
     rows = []
     for label, read in SUMMARY_FIELDS:
         a, b = read(a_run), read(b_run)
-        rows.append([label, a, b, *_delta(a, b)])
+        rows.append([label, _shown(a), _shown(b), *_delta(a, b)])
     measured = []
     for name in sorted(set(a_run.measurements) & set(b_run.measurements)):
         a, b = a_run.measurements[name], b_run.measurements[name]
         if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool) and a != b:
-            measured.append([name, a, b, *_delta(a, b)])
+            measured.append([name, _shown(a), _shown(b), *_delta(a, b)])
     tables = [Table("run_diff", f"{before.label}  ->  {after.label}", ["Quantity", "Before", "After", "Change", "After/Before"],
                     rows),
               Table("measurement_diff", "Measurements that changed", ["Measurement", "Before", "After", "Change",
@@ -147,5 +153,5 @@ def energy_diff(before: Table, after: Table, name: str, what: str) -> Table:
 
 def _delta(a, b) -> list:
     if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
-        return [round(b - a, 6), round(b / a, 3) if a else None]
+        return [_shown(float(b - a)) if isinstance(b - a, float) else b - a, round(b / a, 3) if a else None]
     return ["", None]

@@ -58,8 +58,10 @@ class Profile:
             raise InputError(f"{name} is an `nsys stats` report aiperf-stats does not make; run "
                              f"`nsys stats --report {name}` for it")
         if entry is None:
-            raise InputError(f"report {name!r} does not apply to this {self.kind} file; "
-                             f"available: {', '.join(self.reports)}")
+            known = any(r.name == name for r in registry.REPORTS)
+            raise InputError((f"report {name!r} does not apply to this {self.kind} file; " if known else
+                              f"unknown report {name!r} (aiperf-stats --list-reports lists them); ")
+                             + f"for this file: {', '.join(self.reports)}")
         entry.check_argument(argument)
         options = options or ReportOptions()
         if name in ENERGY_REPORTS:

@@ -121,6 +121,9 @@ class NsysDatabase:
             rows = self.con.execute("SELECT name, type, sql FROM sqlite_master").fetchall()
         except sqlite3.DatabaseError as exc:
             raise InputError(f"{self.path}: not a readable SQLite database ({exc})") from None
+        # Text is decoded in C (str) until a value is not UTF-8; query() then switches to the lenient
+        # decoder, a Python call per value (30,000 range names cost 40 ms that way).
+        self.con.text_factory = str
         # Real tables only: a view (or a virtual table) under a table's name could run any query,
         # a recursive one included, every time a report reads it; nsys writes neither.
         self.tables = {name for name, kind, sql in rows
@@ -189,10 +192,20 @@ class NsysDatabase:
     def query(self, sql: str, params: tuple = ()) -> list[tuple]:
         try:
             return self.con.execute(sql, params).fetchall()
+        except sqlite3.OperationalError as exc:
+            if self.con.text_factory is str and "decode" in str(exc):
+                self.lenient_text()
+                return self.query(sql, params)
+            raise InputError(f"{self.path}: the export is damaged or truncated ({exc})") from None
         except sqlite3.DatabaseError as exc:
             raise InputError(f"{self.path}: the export is damaged or truncated ({exc})") from None
         except OverflowError:  # an integer sum past 64 bits
             raise InputError(f"{self.path}: not a valid nsys export: values too large to add up") from None
+
+    def lenient_text(self) -> None:
+        """Decode text that is not UTF-8 with replacement characters from now on (streams set it first:
+        a row they have written cannot be read again)."""
+        self.con.text_factory = _lenient_text
 
     def grouped_integers(self, key_sql: str, value_sql: str, from_sql: str,
                          params: tuple = ()) -> list[tuple[object, list[int]]]:

@@ -12,7 +12,10 @@ the call's and the kernel's end.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import defaultdict
+from itertools import compress, repeat
+from operator import add, ge, mul, sub
 from typing import Iterator
 
 from aiperf_lab.errors import MissingData
@@ -148,20 +151,17 @@ def cuda_kern_exec_sum(db: NsysDatabase, variant: str = "demangled") -> Table:
     db.require(KERNEL, what="CUDA kernel data")
     db.require(RUNTIME, what="CUDA API data")
     name_col = db.kernel_name_column(variant)
-    calls = _kernel_calls(db)
-    rows = db.query(
-        f"SELECT r.globalTid, k.deviceId, r.nameId, k.{name_col}, "
-        "group_concat(max(r.[end], k.[end]) - r.start), group_concat(r.[end] - r.start), "
-        "group_concat(iif(k.start >= r.[end], k.start - r.[end], NULL)), group_concat(k.[end] - k.start) "
-        f"FROM {KERNEL} AS k {_launch_join(calls)} GROUP BY r.globalTid, k.deviceId, r.nameId, k.{name_col}")
+    rows = _exec_groups(db, name_col)
+    if rows is None:
+        rows = _exec_groups_sql(db, name_col)
     names = db.strings({r[2] for r in rows} | {r[3] for r in rows})
     groups: dict[tuple, list[list[int]]] = {}
     for gtid, device, api_id, kernel_id, total, api, queue, kernel in rows:
         key = ((gtid >> 24) & 0xFFFFFF, gtid & 0xFFFFFF, device, strip_api_version(names.get(api_id, "")),
                names.get(kernel_id, ""))
         lists = groups.setdefault(key, [[], [], [], []])
-        for i, text in enumerate((total, api, queue, kernel)):
-            lists[i].extend(parse_integers(text))
+        for i, values in enumerate((total, api, queue, kernel)):
+            lists[i].extend(values)
     out = []
     for key in sorted(groups):  # the GROUP BY order
         total, api, queue, kernel = groups[key]
@@ -177,12 +177,65 @@ def cuda_kern_exec_sum(db: NsysDatabase, variant: str = "demangled") -> Table:
                  out)
 
 
+def _exec_groups(db: NsysDatabase, name_col: str) -> list[tuple] | None:
+    """(thread, device, API name id, kernel name id, totals, API times, queue times, kernel times) per
+    group, from the hash join (launch_join); None where that join cannot stand in for SQL's."""
+    from aiperf_lab.metrics.nsys.launch_join import launches_by_thread
+
+    threads = launches_by_thread(db, KERNEL, ["deviceId", f"{name_col}", "start", "[end] - start"], db.launch_calls(),
+                                 call_columns=("nameId",))
+    if threads is None:
+        return None
+    threads.pop(None, None)  # kernels without their call: an inner join drops them
+    out = []
+    for gtid, (starts, ends, api_ids, devices, names, kernel_starts, kernel_times) in threads.items():
+        kernel_ends = list(map(add, kernel_starts, kernel_times))
+        totals = list(map(sub, map(max, ends, kernel_ends), starts))
+        api_times = list(map(sub, ends, starts))
+        queued = list(map(ge, kernel_starts, ends))
+        queues = list(map(sub, kernel_starts, ends))
+        # One small integer per kernel for its (device, API, kernel name) group: sorted in C.
+        dense = [{v: i for i, v in enumerate(sorted(set(column)))} for column in (devices, api_ids, names)]
+        widths = [len(d) for d in dense]
+        keys = list(map(add, map(mul, map(add, map(mul, map(dense[0].__getitem__, devices), repeat(widths[1])),
+                                              map(dense[1].__getitem__, api_ids)), repeat(widths[2])),
+                        map(dense[2].__getitem__, names)))
+        values = [list(v) for v in (dense[0], dense[1], dense[2])]
+        order = sorted(range(len(keys)), key=keys.__getitem__)
+        keys = list(map(keys.__getitem__, order))
+        lo = 0
+        while lo < len(keys):
+            key = keys[lo]
+            hi = bisect_right(keys, key, lo)
+            members = order[lo:hi]
+            rest, name_index = divmod(key, widths[2])
+            device_index, api_index = divmod(rest, widths[1])
+            out.append((gtid, values[0][device_index], values[1][api_index], values[2][name_index],
+                        list(map(totals.__getitem__, members)), list(map(api_times.__getitem__, members)),
+                        list(compress(map(queues.__getitem__, members), map(queued.__getitem__, members))),
+                        list(map(kernel_times.__getitem__, members))))
+            lo = hi
+    return out
+
+
+def _exec_groups_sql(db: NsysDatabase, name_col: str) -> list[tuple]:
+    calls = _kernel_calls(db)
+    rows = db.query(
+        f"SELECT r.globalTid, k.deviceId, r.nameId, k.{name_col}, "
+        "group_concat(max(r.[end], k.[end]) - r.start), group_concat(r.[end] - r.start), "
+        "group_concat(iif(k.start >= r.[end], k.start - r.[end], NULL)), group_concat(k.[end] - k.start) "
+        f"FROM {KERNEL} AS k {_launch_join(calls)} GROUP BY r.globalTid, k.deviceId, r.nameId, k.{name_col}")
+    return [(gtid, device, api_id, kernel_id, *map(parse_integers, texts))
+            for gtid, device, api_id, kernel_id, *texts in rows]
+
+
 # --- traces -----------------------------------------------------------------------------------------
 
 def _streamed(db: NsysDatabase, sql: str) -> Iterator[tuple]:
     """Rows of a query as SQLite produces them, never all in memory."""
     import sqlite3
 
+    db.lenient_text()
     try:
         cursor = db.con.execute(sql)
         while True:

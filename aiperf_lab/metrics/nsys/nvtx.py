@@ -9,8 +9,10 @@ from __future__ import annotations
 import heapq
 from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
-from itertools import chain
-from typing import TYPE_CHECKING, Iterator
+from functools import partial
+from itertools import chain, compress, repeat
+from operator import add, itemgetter, lshift, lt, mul, or_, sub
+from typing import TYPE_CHECKING, Iterator, NamedTuple
 
 from aiperf_lab.metrics.nsys.db import (KERNEL, NVTX, NVTX_DOMAIN_CREATE, NVTX_PUSHPOP, NVTX_RANGE_TYPES, NVTXT_PUSHPOP,
                                         PID_MASK, RUNTIME, NsysDatabase, parse_integers, split_global_tid)
@@ -24,27 +26,19 @@ if TYPE_CHECKING:  # nsys.ops pulls in dataclasses: imported where used, off nvt
 _PID_BITS = 0x0000FFFFFF000000  # the pid part of a globalTid, as nsys's domain join uses it
 
 
-class NvtxRange:
-    """One NVTX range. A slotted class, not a dataclass: large exports hold tens of thousands."""
+class NvtxRange(NamedTuple):
+    """One NVTX range. A named tuple: large exports hold tens of thousands, built in C from SQL rows."""
 
-    __slots__ = ("range_id", "start", "end", "global_tid", "name", "style", "ends_elsewhere")
-
-    def __init__(self, range_id: int, start: int, end: int, global_tid: int, name: str, style: str,
-                 ends_elsewhere: bool):
-        self.range_id = range_id          # the NVTX_EVENTS rowid
-        self.start = start
-        self.end = end                    # a missing end is replaced by the latest NVTX timestamp, as nsys does
-        self.global_tid = global_tid
-        self.name = name                  # "<domain>:<text>"
-        self.style = style                # "PushPop" or "StartEnd"
-        self.ends_elsewhere = ends_elsewhere  # ended on another thread (endGlobalTid set)
-
-    def __repr__(self) -> str:
-        return f"NvtxRange({self.name!r}, {self.start}..{self.end}, tid={self.global_tid})"
+    range_id: int             # the NVTX_EVENTS rowid
+    start: int
+    end: int                  # a missing end is replaced by the latest NVTX timestamp, as nsys does
+    global_tid: int
+    name: str                 # "<domain>:<text>"
+    style: str                # "PushPop" or "StartEnd"
+    ends_elsewhere: int       # true when the range ended on another thread (endGlobalTid set)
 
 
-def _style(event_type: int) -> str:
-    return "PushPop" if event_type in (NVTX_PUSHPOP, NVTXT_PUSHPOP) else "StartEnd"
+_START, _END, _KEY = itemgetter(1), itemgetter(2), itemgetter(4, 5)  # NvtxRange fields, read in C
 
 
 def load_ranges(db: NsysDatabase, end_bound: str = "all", event_types: tuple = NVTX_RANGE_TYPES) -> list[NvtxRange]:
@@ -80,15 +74,53 @@ def load_ranges(db: NsysDatabase, end_bound: str = "all", event_types: tuple = N
         prefixes[(domain, (gtid or 0) & _PID_BITS)].append(f"{name or ''}:")
     default_prefix = [":"]
 
-    styles = {t: _style(t) for t in event_types}
+    pushpop = ",".join(str(t) for t in (NVTX_PUSHPOP, NVTXT_PUSHPOP))
+    columns = (f"n.rowid, n.start, coalesce(n.[end], {int(bound)}), n.globalTid, {{label}}, "
+               f"CASE WHEN n.eventType IN ({pushpop}) THEN 'PushPop' ELSE 'StartEnd' END, {end_tid} IS NOT NULL")
+    source = f"FROM {NVTX} AS n LEFT JOIN StringIds AS s ON s.id = {text_id} WHERE n.eventType IN ({types})"
+    grouped = _grouped_ranges(db, f"FROM {NVTX} AS n WHERE n.eventType IN ({types})", int(bound), pushpop, end_tid,
+                              domain_id, text_id, prefixes)
+    if grouped is not None:
+        return grouped
+    if not prefixes:  # no domain names: every range is ":<text>"
+        label = "':' || coalesce(s.value, n.text, '')"
+        return list(map(NvtxRange._make, db.query(f"SELECT {columns.format(label=label)} {source}")))
     ranges = []
     append = ranges.append
-    for rid, start, end, gtid, elsewhere, label, etype, domain in db.query(
-            f"SELECT n.rowid, n.start, coalesce(n.[end], {int(bound)}), n.globalTid, {end_tid} IS NOT NULL, "
-            f"coalesce(s.value, n.text, ''), n.eventType, {domain_id} FROM {NVTX} AS n "
-            f"LEFT JOIN StringIds AS s ON s.id = {text_id} WHERE n.eventType IN ({types})"):
-        for prefix in prefixes.get((domain, (gtid or 0) & _PID_BITS), default_prefix) if prefixes else default_prefix:
-            append(NvtxRange(rid, start, end, gtid, prefix + label, styles[etype], bool(elsewhere)))
+    text = columns.format(label="coalesce(s.value, n.text, '')")
+    for rid, start, end, gtid, label, style, elsewhere, domain in db.query(f"SELECT {text}, {domain_id} {source}"):
+        for prefix in prefixes.get((domain, (gtid or 0) & _PID_BITS), default_prefix):
+            append(NvtxRange(rid, start, end, gtid, prefix + label, style, elsewhere))
+    return ranges
+
+
+def _grouped_ranges(db: NsysDatabase, source: str, bound: int, pushpop: str, end_tid: str, domain_id: str,
+                    text_id: str, prefixes: dict) -> list[NvtxRange] | None:
+    """The ranges in table order (each repeated per domain name its domain matches, in that order), read
+    as one group_concat row per (text, style, thread, domain): no Python tuple per range from sqlite3.
+    None where a value is NULL (the row-by-row read handles that)."""
+    rows = db.query(
+        f"SELECT {text_id} AS text_id, n.text, CASE WHEN n.eventType IN ({pushpop}) THEN 'PushPop' "
+        f"ELSE 'StartEnd' END AS style, {end_tid} IS NOT NULL AS elsewhere, n.globalTid, {domain_id} AS domain, "
+        f"count(*), group_concat(n.rowid), group_concat(n.start), group_concat(coalesce(n.[end], {bound})) "
+        f"{source} GROUP BY text_id, n.text, style, elsewhere, n.globalTid, domain")
+    strings = db.strings({row[0] for row in rows if row[0] is not None})
+    default_prefix = [":"]
+    ranges: list[NvtxRange] = []
+    make = partial(tuple.__new__, NvtxRange)
+    for text_id_value, text, style, elsewhere, gtid, domain, count, *texts in rows:
+        ids, starts, ends = (parse_integers(t) for t in texts)
+        if gtid is None or not count == len(ids) == len(starts) == len(ends):
+            return None
+        label = strings.get(text_id_value)  # as the LEFT JOIN: an id StringIds lacks falls back to the text
+        if label is None:
+            label = text if text is not None else ""
+        if not isinstance(label, str):
+            return None
+        for prefix in prefixes.get((domain, gtid & _PID_BITS), default_prefix) if prefixes else default_prefix:
+            ranges += map(make, zip(ids, starts, ends, repeat(gtid), repeat(prefix + label), repeat(style),
+                                    repeat(elsewhere)))
+    ranges.sort(key=itemgetter(0))  # table order, as a plain SELECT gives (stable: domain names keep theirs)
     return ranges
 
 
@@ -159,6 +191,12 @@ def _launches_by_thread(db: NsysDatabase, name_col: str) -> list[tuple[int | Non
     has_launches = bool(db.query("SELECT 1 FROM StringIds WHERE value LIKE '%Launch%' LIMIT 1"))
     filtered = f"(SELECT correlationId, globalTid, start, [end] FROM {RUNTIME} WHERE nameId IN " \
                "(SELECT id FROM StringIds WHERE value LIKE '%Launch%'))" if has_launches else None
+    from aiperf_lab.metrics.nsys.launch_join import launches_by_thread
+
+    hashed = launches_by_thread(db, KERNEL, [f"coalesce({name_col}, -1)", "[end] - start"],
+                                [filtered, RUNTIME] if filtered else [RUNTIME])
+    if hashed is not None:
+        return [(gtid, *columns) for gtid, columns in hashed.items()]
     for calls in ([filtered, RUNTIME] if filtered else [RUNTIME]):
         rows = db.query(
             f"SELECT r.globalTid, group_concat(coalesce(r.start, 0)), group_concat(coalesce(r.[end], 0)), "
@@ -202,6 +240,7 @@ class _Attribution:
         self.keysets: dict[tuple, int] = {(): 0}
         self.by_keyset: dict[tuple, list[int]] = {}
         self.held_names: dict[tuple, dict[int, set[int]]] = defaultdict(dict)
+        self.held_counts: dict[tuple, Counter] = {}  # (thread, key) -> name id -> ranges holding it
 
     def keyset_id(self, open_keys) -> int:
         """The id of the (name, style) keys of the ranges open over a segment, in the order they opened
@@ -212,7 +251,38 @@ class _Attribution:
             found = self.keysets[keyset] = len(self.keysets)
         return found
 
-    def add(self, gtid: int | None, keyset_ids, names: list[int], durations: list[int]) -> None:
+    def add(self, gtid: int | None, keyset_ids: list[int], names: list[int], durations: list[int]) -> None:
+        if not durations:
+            return
+        if min(durations) < 0:
+            self._add_each(gtid, keyset_ids, names, durations)
+            return
+        # Group in C: one small integer per kernel, (keyset, name, duration) packed, then sorted; each
+        # group is one run of it, its durations already in order.
+        distinct = sorted(set(names))
+        dense = {name_id: i for i, name_id in enumerate(distinct)}
+        width = len(distinct)
+        shift = max(durations).bit_length()
+        groups = map(add, map(mul, keyset_ids, repeat(width)), map(dense.__getitem__, names))
+        packed = list(map(or_, map(lshift, groups, repeat(shift)), durations))
+        packed.sort()
+        buckets = self.by_keyset
+        lo, n = 0, len(packed)
+        while lo < n:
+            group = packed[lo] >> shift
+            base = group << shift
+            hi = bisect_left(packed, base + (1 << shift), lo)
+            keyset_id, name_index = divmod(group, width)
+            values = list(map(sub, packed[lo:hi], repeat(base))) if base else packed[lo:hi]
+            key = (gtid, keyset_id, distinct[name_index])
+            bucket = buckets.get(key)
+            if bucket is None:
+                buckets[key] = values
+            else:
+                bucket.extend(values)
+            lo = hi
+
+    def _add_each(self, gtid: int | None, keyset_ids, names: list[int], durations: list[int]) -> None:
         buckets = self.by_keyset
         for keyset_id, name_id, duration in zip(keyset_ids, names, durations):
             bucket = buckets.get((gtid, keyset_id, name_id))
@@ -253,6 +323,9 @@ class _Attribution:
         for (gtid, key), per_range in self.held_names.items():
             for name_id, count in Counter(chain.from_iterable(per_range.values())).items():
                 group((gtid, key, name_id)).instances = count
+        for (gtid, key), counts in self.held_counts.items():
+            for name_id, count in counts.items():
+                group((gtid, key, name_id)).instances += count
         return groups
 
 
@@ -267,27 +340,37 @@ def _attribute_thread(acc: _Attribution, gtid: int, ranges: list[NvtxRange], sta
     """
     if ends != sorted(ends):
         return False
+    if len({r.range_id for r in ranges}) != len(ranges):  # a range twice (two domain matches): count it once
+        ranges = list({(r.range_id, r.name, r.style): r for r in ranges}.values())
+    # Each range's calls [lo, hi), found by bisection in C for all ranges at once.
+    los = list(map(bisect_left, repeat(starts), map(_START, ranges)))
+    his = list(map(bisect_right, repeat(ends), map(_END, ranges)))
     opens: dict[int, list[int]] = defaultdict(list)
     closes: dict[int, list[int]] = defaultdict(list)
-    cuts = {0, len(starts)}
-    for index, r in enumerate(ranges):
-        lo, hi = bisect_left(starts, r.start), bisect_right(ends, r.end)
-        if lo < hi:
-            opens[lo].append(index)
-            closes[hi].append(index)
-            cuts.add(lo)
-            cuts.add(hi)
-            acc.held(gtid, r, names[lo:hi])
-    edges = sorted(cuts)
-    keys = [(r.name, r.style) for r in ranges]
+    keys = list(map(_KEY, ranges))
+    held: dict[tuple, list[int]] = defaultdict(list)  # key -> the distinct names of each range, chained
+    for index in compress(range(len(ranges)), map(lt, los, his)):
+        lo, hi = los[index], his[index]
+        opens[lo].append(index)
+        closes[hi].append(index)
+        held[keys[index]].extend(set(names[lo:hi]))
+    for key, held_names in held.items():
+        counter = acc.held_counts.get((gtid, key))
+        if counter is None:
+            acc.held_counts[(gtid, key)] = Counter(held_names)
+        else:
+            counter.update(held_names)
+    edges = sorted({0, len(starts), *opens, *closes})
     active: dict[int, tuple[str, str]] = {}  # open ranges' keys, in the order they opened
     keyset_ids: list[int] = []
+    keyset_id = acc.keyset_id
+    no_ranges = ()
     for here, following in zip(edges, edges[1:]):
-        for index in closes.get(here, ()):
+        for index in closes.get(here, no_ranges):
             del active[index]
-        for index in opens.get(here, ()):
+        for index in opens.get(here, no_ranges):
             active[index] = keys[index]
-        keyset_ids += [acc.keyset_id(active.values()) if active else 0] * (following - here)
+        keyset_ids += repeat(keyset_id(active.values()) if active else 0, following - here)
     acc.add(gtid, keyset_ids, names, durations)
     return True
 

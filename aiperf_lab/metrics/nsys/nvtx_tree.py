@@ -16,6 +16,10 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
+from typing import NamedTuple
+from functools import partial
+from itertools import compress, repeat
+from operator import add, attrgetter, getitem, itemgetter, le, lt
 
 from aiperf_lab.errors import MissingData
 from aiperf_lab.metrics.nsys.db import (KERNEL, MEMCPY, MEMSET, NVTX_PUSHPOP, NVTX_STARTEND, NVTXT_PUSHPOP,
@@ -61,7 +65,7 @@ def _unique(ranges: list[NvtxRange]) -> list[NvtxRange]:
 class Nesting:
     """Parent, level and stack of every range, per thread, as nsys's traces report them."""
 
-    def __init__(self, ranges: list[NvtxRange]):
+    def __init__(self, ranges: list[NvtxRange], stacks: bool = True):
         self.parent: dict[int, int | None] = {}
         by_thread: dict[int, list[NvtxRange]] = defaultdict(list)
         for r in ranges:
@@ -74,7 +78,15 @@ class Nesting:
                 self.children[parent].append(child)
         self.level: dict[int, int] = {}
         self.stack: dict[int, str] = {}
-        todo = [(rid, 0, f":{rid}") for rid, parent in self.parent.items() if parent is None]
+        roots = [rid for rid, parent in self.parent.items() if parent is None]
+        if not stacks:  # levels only (the summaries): no string per range
+            todo_levels = [(rid, 0) for rid in roots]
+            while todo_levels:
+                rid, level = todo_levels.pop()
+                self.level[rid] = level
+                todo_levels.extend(zip(self.children.get(rid, ()), repeat(level + 1)))
+            return
+        todo = [(rid, 0, f":{rid}") for rid in roots]
         while todo:
             rid, level, stack = todo.pop()
             self.level[rid] = level
@@ -82,7 +94,10 @@ class Nesting:
             todo.extend((c, level + 1, f"{stack}:{c}") for c in self.children.get(rid, ()))
 
     def _thread_parents(self, thread: list[NvtxRange]) -> None:
-        thread.sort(key=lambda r: (r.start, -r.end, r.range_id))
+        # (start, -end, range_id) in three stable passes with C key functions: no tuple per range
+        thread.sort(key=attrgetter("range_id"))
+        thread.sort(key=attrgetter("end"), reverse=True)
+        thread.sort(key=attrgetter("start"))
         active: list[NvtxRange] = []
         i = 0
         while i < len(thread):
@@ -142,6 +157,14 @@ def _gpu_launches(db: NsysDatabase) -> dict[int, _Launches]:
     ops = [f"SELECT start, [end], correlationId, globalPid FROM {t}" for t in (KERNEL, MEMCPY, MEMSET) if db.has(t)]
     if not ops:
         raise MissingData(f"{db.path.name} does not contain GPU operation data.")
+    from aiperf_lab.metrics.nsys.launch_join import launches_by_thread
+
+    hashed = launches_by_thread(db, f"({' UNION ALL '.join(ops)})", ["start", "[end] - start", "correlationId"],
+                                db.launch_calls())
+    if hashed is not None:
+        hashed.pop(None, None)  # ops whose call is not in the export belong to no range
+        return {gtid: _Launches([starts, ends, op_starts, list(map(add, op_starts, lengths)), correlations])
+                for gtid, (starts, ends, op_starts, lengths, correlations) in hashed.items()}
     total = sum(db.count(t) for t in (KERNEL, MEMCPY, MEMSET))
     for calls in db.launch_calls():
         rows = db.query(
@@ -159,40 +182,65 @@ def _gpu_launches(db: NsysDatabase) -> dict[int, _Launches]:
     return threads
 
 
-class Projection:
-    __slots__ = ("range", "start", "end", "ops")
+class Projection(NamedTuple):
+    range: NvtxRange
+    start: int
+    end: int
+    ops: int
 
-    def __init__(self, r: NvtxRange, start: int, end: int, ops: int):
-        self.range, self.start, self.end, self.ops = r, start, end, ops
+
+_make_projection = partial(tuple.__new__, Projection)  # from a 4-tuple, in C
 
 
-def _projections(db: NsysDatabase) -> tuple[list[Projection], Nesting]:
+def _projections(db: NsysDatabase, stacks: bool = True) -> tuple[list[Projection], Nesting]:
     db.require("StringIds", what="StringIds table")
     db.require(RUNTIME, what="CUDA API data")
     ranges = [r for r in _unique(load_ranges(db, end_bound="ranges")) if not r.ends_elsewhere]
     launches = _gpu_launches(db)
-    nest = Nesting(ranges)
-    out = []
+    nest = Nesting(ranges, stacks)
+    by_thread: dict[int, list[NvtxRange]] = defaultdict(list)
     for r in ranges:
-        thread = launches.get(r.global_tid)
-        if thread is None:
-            continue
-        lo = bisect_left(thread.call_starts, r.start)
-        hi = bisect_right(thread.call_starts, r.end)
-        if lo >= hi:
-            continue
-        ends = thread.call_ends[lo:hi]
-        if max(ends) <= r.end:
-            op_starts, op_ends, corr = thread.op_starts[lo:hi], thread.op_ends[lo:hi], thread.correlations[lo:hi]
-        else:  # a call that starts inside the range but ends after it does not belong to it
-            keep = [i for i in range(lo, hi) if thread.call_ends[i] <= r.end]
-            if not keep:
-                continue
-            op_starts = [thread.op_starts[i] for i in keep]
-            op_ends = [thread.op_ends[i] for i in keep]
-            corr = [thread.correlations[i] for i in keep]
-        out.append(Projection(r, min(op_starts), max(op_ends), len(set(corr))))
-    return out, nest
+        by_thread[r.global_tid].append(r)
+    if len(by_thread) == 1:  # one thread: its projections are already in the ranges' order
+        (gtid, thread_ranges), = by_thread.items()
+        thread = launches.get(gtid)
+        return (_thread_projections(thread, thread_ranges) if thread is not None else []), nest
+    found: dict[int, Projection] = {}  # by position in `ranges`, to keep its order
+    position = {id(r): i for i, r in enumerate(ranges)}
+    for gtid, thread_ranges in by_thread.items():
+        thread = launches.get(gtid)
+        if thread is not None:
+            for p in _thread_projections(thread, thread_ranges):
+                found[position[id(p.range)]] = p
+    return [found[i] for i in sorted(found)], nest
+
+
+def _thread_projections(thread: _Launches, ranges: list[NvtxRange]) -> list[Projection]:
+    """The projections of one thread's ranges. A range holds the calls that start and end inside it."""
+    starts, ends = thread.call_starts, thread.call_ends
+    los = list(map(bisect_left, repeat(starts), map(itemgetter(1), ranges)))  # NvtxRange.start
+    if ends != sorted(ends) or not all(map(le, starts, ends)):  # overlapping calls: range by range
+        return [p for p in map(_projection_one, repeat(thread), ranges, los) if p is not None]
+    # Calls run one after another: those inside a range are one run [lo, hi), both edges bisected in C.
+    his = list(map(bisect_right, repeat(ends), map(itemgetter(2), ranges)))  # NvtxRange.end
+    held = list(compress(range(len(ranges)), map(lt, los, his)))
+    spans = [slice(los[i], his[i]) for i in held]
+    op_starts = map(min, map(getitem, repeat(thread.op_starts), spans))
+    op_ends = map(max, map(getitem, repeat(thread.op_ends), spans))
+    correlations = thread.correlations
+    if len(set(correlations)) == len(correlations):
+        counts = [his[i] - los[i] for i in held]
+    else:  # graph launches: several operations share one call's correlation id
+        counts = list(map(len, map(set, map(getitem, repeat(correlations), spans))))
+    return list(map(_make_projection, zip(map(ranges.__getitem__, held), op_starts, op_ends, counts)))
+
+
+def _projection_one(thread: _Launches, r: NvtxRange, lo: int) -> Projection | None:
+    keep = [i for i in range(lo, bisect_right(thread.call_starts, r.end)) if thread.call_ends[i] <= r.end]
+    if not keep:
+        return None
+    return Projection(r, min(thread.op_starts[i] for i in keep), max(thread.op_ends[i] for i in keep),
+                      len({thread.correlations[i] for i in keep}))
 
 
 def _projected_children(projections: list[Projection], nest: Nesting) -> dict[int, int]:
@@ -229,7 +277,7 @@ def _avg1(values: list) -> float | None:
 
 def nvtx_gpu_proj_sum(db: NsysDatabase) -> Table:
     """NVTX GPU Projection Summary: per range name and style, projected and range time, GPU operations."""
-    projections, nest = _projections(db)
+    projections, nest = _projections(db, stacks=False)
     children = _projected_children(projections, nest)
     groups: dict[tuple[str, str], list[Projection]] = defaultdict(list)
     for p in projections:

@@ -1,0 +1,115 @@
+"""GPU operations joined to their launching calls by a hash join in Python, not by SQLite.
+
+SQLite joins CUPTI_ACTIVITY_KIND_KERNEL to CUPTI_ACTIVITY_KIND_RUNTIME by building a temporary B-tree
+over the calls' correlation ids (there is no index in an export): on 150,000 kernels that join costs
+more than reading both tables. Here each table is read once as group_concat strings (parsed in C by
+json), and the join is a dict from correlation id to call: no Python object per row.
+
+The result is that of ``ops LEFT JOIN calls ON correlationId AND process``, row for row. Where it could
+differ (a correlation id that two calls of one process share, a NULL in a column) the caller is told
+(None) and keeps its SQL join.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from operator import add, and_
+from itertools import repeat
+
+from aiperf_lab.metrics.nsys.db import PID_MASK, NsysDatabase, parse_integers
+
+# One thread's operations, ordered by their call's start: call starts, call ends, then the op columns.
+Columns = list[list[int]]
+
+
+def _read(db: NsysDatabase, source: str, key: str,
+          columns: list[str]) -> tuple[list[int] | None, int | None, list[list[int]]] | None:
+    """(key per row or None, the key when all rows share it, [column values]) of `source` in table
+    order; None where a value is NULL.
+
+    One scan; a second one for the keys only where they differ (several processes or threads)."""
+    concat = ", ".join(f"group_concat({c})" for c in columns)
+    rows, keyed, low, high, *texts = db.query(
+        f"SELECT count(*), count({key}), min({key}), max({key}), {concat} FROM {source}")[0]
+    values = [parse_integers(t) for t in texts]
+    if keyed != rows or any(len(v) != rows for v in values):
+        return None  # a NULL somewhere: group_concat skips it
+    if low == high:
+        return None, low, values
+    keys = parse_integers(db.query(f"SELECT group_concat({key}) FROM {source}")[0][0])
+    return (keys, None, values) if len(keys) == rows else None
+
+
+def _order(keys: list, values: list[list[int]]) -> list[list[int]]:
+    order = sorted(range(len(keys)), key=keys.__getitem__)
+    return [list(map(v.__getitem__, order)) for v in values]
+
+
+def launches_by_thread(db: NsysDatabase, ops: str, op_columns: list[str], call_sources: list[str],
+                       call_columns: tuple[str, ...] = ()) -> dict[int | None, Columns] | None:
+    """Per launching thread, [call starts, call ends, *call_columns, *op_columns] ordered by call start (a stable sort
+    over the ops' table order, as a sorted SQL join gives); thread None holds the ops whose call is not
+    in the export (call start and end 0).
+
+    `ops` is a table or subquery with correlationId and globalPid; `call_sources` as
+    NsysDatabase.launch_calls gives them: the next is used when the previous left an op without its
+    call. None when this join could differ from SQL's (see the module's docstring).
+    """
+    others = [c for c in op_columns if c != "correlationId"]
+    op_read = _read(db, ops, "globalPid", ["correlationId", *others])
+    if op_read is None:
+        return None
+    op_pids, op_pid, (op_corr, *read_values) = op_read
+    by_column = iter(read_values)
+    op_values = [op_corr if c == "correlationId" else next(by_column) for c in op_columns]
+    for source in call_sources:
+        # Durations, not ends: shorter numbers to print and parse.
+        call_read = _read(db, source, "globalTid", ["correlationId", "start", "[end] - start", *call_columns])
+        if call_read is None:
+            return None
+        call_tids, call_tid, (call_corr, call_starts, call_lengths, *call_values) = call_read
+        call_ends = list(map(add, call_starts, call_lengths))
+        call_pids = None if call_tids is None else list(map(and_, call_tids, repeat(PID_MASK)))
+        if op_pids is None and call_pids is None:  # one process on both sides: the correlation id alone
+            same = op_pid is None or call_tid is None or op_pid == call_tid & PID_MASK
+            call_keys, op_keys = (call_corr, op_corr) if same else ([], op_corr)
+        else:
+            call_keys = list(zip(call_corr, call_pids if call_pids is not None else
+                                 repeat(None if call_tid is None else call_tid & PID_MASK)))
+            op_keys = list(zip(op_corr, op_pids if op_pids is not None else repeat(op_pid)))
+        index = dict(zip(call_keys, range(len(call_keys))))
+        if len(index) != len(call_keys):
+            return None  # a correlation id repeated within a process: SQL's join would repeat the op
+        found = list(map(index.get, op_keys))
+        if None not in found or source is call_sources[-1]:
+            break
+    threads: dict[int | None, Columns] = {}
+    if None in found:
+        missing = [i for i, f in enumerate(found) if f is None]
+        threads[None] = [[0] * len(missing), [0] * len(missing), *([None] * len(missing) for _ in call_values),
+                         *([v[i] for i in missing] for v in op_values)]
+        keep = [i for i, f in enumerate(found) if f is not None]
+        found = [found[i] for i in keep]
+        op_values = [[v[i] for i in keep] for v in op_values]
+    if not found:
+        return threads
+    starts = list(map(call_starts.__getitem__, found))
+    ends = list(map(call_ends.__getitem__, found))
+    columns = [starts, ends, *(list(map(v.__getitem__, found)) for v in call_values), *op_values]
+    if call_tids is None:  # one launching thread
+        threads[call_tid] = _order(starts, columns) if starts != sorted(starts) else columns
+        return threads
+    tids = list(map(call_tids.__getitem__, found))
+    if starts != sorted(starts):
+        columns = _order(starts, columns)
+        tids = list(map(tids.__getitem__, sorted(range(len(starts)), key=starts.__getitem__)))
+    if tids[0] == tids[-1] and len(set(tids)) == 1:
+        threads[tids[0]] = columns
+        return threads
+    order = sorted(range(len(tids)), key=tids.__getitem__)  # stable: call order within each thread
+    tids = list(map(tids.__getitem__, order))
+    columns = [list(map(c.__getitem__, order)) for c in columns]
+    for tid in sorted(set(tids)):
+        lo, hi = bisect_left(tids, tid), bisect_right(tids, tid)
+        threads[tid] = [c[lo:hi] for c in columns]
+    return threads

@@ -1,0 +1,68 @@
+"""The fast paths (hash join of GPU operations to their calls, ranges read as group_concat rows) give
+the same tables as the SQL they stand in for, on random exports and on the real H200 export."""
+
+from __future__ import annotations
+
+import sqlite3
+import tempfile
+from pathlib import Path
+from unittest import mock
+
+from hypothesis import HealthCheck, given, settings
+
+from nsys_builder import ExportBuilder
+from test_nvtx_attribution import exports
+
+from aiperf_lab.metrics.nsys.db import NsysDatabase
+from aiperf_lab.metrics.nsys.launches import cuda_kern_exec_sum
+from aiperf_lab.metrics.nsys.nvtx import nvtx_kern_sum, nvtx_sum
+from aiperf_lab.metrics.nsys.nvtx_tree import nvtx_gpu_proj_sum, nvtx_gpu_proj_trace, nvtx_pushpop_trace
+
+REPORTS = [nvtx_kern_sum, nvtx_sum, nvtx_gpu_proj_sum, nvtx_gpu_proj_trace, nvtx_pushpop_trace, cuda_kern_exec_sum]
+H200 = Path(__file__).parent / "data" / "h200" / "lm_forward.sqlite"
+
+
+def _tables(path: Path) -> dict[str, list]:
+    out = {}
+    for report in REPORTS:
+        try:
+            out[report.__name__] = report(NsysDatabase(path)).rows
+        except Exception as exc:  # the same refusal is expected from both paths
+            out[report.__name__] = repr(exc)
+    return out
+
+
+def _sql_only(path: Path) -> dict[str, list]:
+    with mock.patch("aiperf_lab.metrics.nsys.launch_join.launches_by_thread", return_value=None), \
+            mock.patch("aiperf_lab.metrics.nsys.nvtx._grouped_ranges", return_value=None):
+        return _tables(path)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(exports())
+def test_fast_paths_match_the_sql_paths(builder: ExportBuilder):
+    with tempfile.TemporaryDirectory() as folder:
+        path = builder.write(Path(folder) / "t.sqlite")
+        assert _tables(path) == _sql_only(path)
+
+
+def test_fast_paths_match_on_the_h200_export():
+    fast, sql = _tables(H200), _sql_only(H200)
+    assert all(isinstance(rows, list) and rows for rows in fast.values())
+    assert fast == sql
+
+
+def test_repeated_correlation_ids_keep_the_sql_join(tmp_path):
+    """Two calls of one process sharing a correlation id: SQL's join repeats the kernel, and so do we."""
+    b = ExportBuilder()
+    b.range(1, 0, 1000, "step")
+    b.launch(1, 10, 20, "k", 100, 50)
+    path = b.write(tmp_path / "dup.sqlite")
+    con = sqlite3.connect(path)
+    con.execute("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME SELECT start + 30, [end] + 30, eventClass, globalTid, "
+                "correlationId, nameId, returnValue FROM CUPTI_ACTIVITY_KIND_RUNTIME")
+    con.commit()
+    con.close()
+    (row,) = cuda_kern_exec_sum(NsysDatabase(path)).rows
+    assert row[3] == 2  # the one kernel, once per call carrying its correlation id
+    assert _tables(path) == _sql_only(path)
