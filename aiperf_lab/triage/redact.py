@@ -9,9 +9,15 @@
   JWTs, Bearer/Basic credentials, passwords inside URLs (scheme://user:PASSWORD@host), private key
   and PGP private key blocks (with or without their END line), and `name=value` / `"name": "value"`
   pairs whose name suggests a secret.
-- With `redact_hosts`: host names, this host's own addresses, the SSH peer's addresses, IPv4 and
-  every IPv6 address, GPU UUIDs and user names become stable placeholders (host-1, ip-1,
-  gpu-uuid-1, user-1: the same value gets the same placeholder everywhere).
+- Known secrets also base64- and hex-encoded, JSON-escaped twice, shell-quoted, in upper or lower
+  case, and a piece of 12+ characters of one at a line's start or end (printed across two lines).
+- Names with a whole PASS / PW / PASSPHRASE word; flags whose words say secret; mysql -pX, sshpass
+  -p X, -u user:PASS. Shapes: GitLab, Stripe, npm, SendGrid keys, any Authorization scheme, PuTTY
+  and SSH2 keys, keys logged with a prefix, AccountKey=, sig=, Pwd=, pass=, pw=, .netrc.
+- With `redact_hosts`: host names (any case, and an FQDN's short name), this host's own addresses,
+  the SSH peer's addresses, IPv4 and every IPv6 address, MAC addresses, GPU UUIDs and user names
+  become stable placeholders (host-1, ip-1, mac-1, gpu-uuid-1, user-1: the same value gets the same
+  placeholder everywhere).
 
 Every rule runs in time linear in the text: each pattern can start only where the character before
 it cannot belong to it, and every repetition that could fail is bounded, so no pattern rescans a long
