@@ -37,6 +37,12 @@ CASES = {
     "dotted quads": "1.1.1.1-",
     "IPv6-like": "a:b:",
     "bearer": "Bearer ",
+    "empty lines": "\n",
+    "12-character lines (a fragment look-up each)": "abcdefghijkl\n",
+    "half a known secret on every line": "hf_QQQQQQQQQQQQQQQQ\n",
+    "URL passwords with a slash": "https://u:a/b@h ",
+    "base64 runs": "QUJDREVGR0hJSktMTU5PUA== ",
+    "MAC-like groups": "0a:1b:2c:3d:4e:",
     "log lines with secrets": ("step 12 loss 0.53 tokens/s 1234.5 HF_TOKEN=hf_" + "Q" * 34 +
                                " url=postgres://u:pa55word@db.internal/x 10.0.0.7:29500\n"),
 }

@@ -17,7 +17,7 @@ import os
 import sys
 from pathlib import Path
 
-from aiperf_lab.cli_support import OneLineParser, run_cli
+from aiperf_lab.cli_support import OneLineParser, run_cli, short_path
 from aiperf_lab.errors import InputError
 
 # The H200 demo recording's columns carry no device name or power limit; it was taken on an NVIDIA H200
@@ -106,11 +106,11 @@ def _checked_recording(path: Path, read_recording):
     except InputError:
         raise
     except (ValueError, IndexError, KeyError, TypeError, OverflowError, UnicodeDecodeError, RecursionError) as exc:
-        raise InputError(f"{path}: not a telemetry recording this console can replay ({type(exc).__name__}: "
+        raise InputError(f"{short_path(path)}: not a telemetry recording this console can replay ({type(exc).__name__}: "
                          f"{str(exc)[:120]})") from None
     for row, tick in enumerate(recording.ticks, start=1):
         if not (isinstance(tick.t, (int, float)) and math.isfinite(tick.t) and tick.t >= 0):
-            raise InputError(f"{path}: sample {row} has the time {tick.t!r} s: times must be finite and not "
+            raise InputError(f"{short_path(path)}: sample {row} has the time {tick.t!r} s: times must be finite and not "
                              f"negative")
     return recording
 
@@ -120,7 +120,7 @@ def _check_runs_dir(path: Path) -> None:
         if path.exists() and not path.is_dir():
             raise InputError(f"--runs-dir {path}: is a file, not a folder")
     except OSError as exc:
-        raise InputError(f"--runs-dir: cannot use this path ({exc.strerror or exc})") from None
+        raise InputError(f"--runs-dir {short_path(path)}: cannot use this path ({exc.strerror or exc})") from None
 
 
 def run(argv: list[str]) -> int:
@@ -131,11 +131,14 @@ def run(argv: list[str]) -> int:
 
         print(json.dumps(list_labs(), indent=2))
         return 0
-    if args.replay is not None and not args.replay.is_file():
-        raise InputError(f"{args.replay}: no such recording")
     if args.replay is not None:  # a bad recording is one line here, not a traceback over the screens
         from aiperf_lab.metrics.telemetry.recording import read_recording
-        _checked_recording(args.replay, read_recording)
+        try:
+            if not args.replay.is_file():
+                raise InputError(f"{short_path(args.replay)}: no such recording")
+            _checked_recording(args.replay, read_recording)
+        except OSError as exc:  # a 5,000-character name, no permission, a folder on the way that is a file
+            raise InputError(f"--replay {short_path(args.replay)}: cannot read it ({exc.strerror or exc})") from None
     if not sys.stdout.isatty() or not sys.stdin.isatty():
         raise InputError("needs a terminal (stdin and stdout); for scripts use --list-labs, "
                          "python -m aiperf_lab.labs, aiperf-stats or aiperf-triage")

@@ -35,6 +35,10 @@ class CollectorRecord:
     files: list[str] = field(default_factory=list)
 
 
+class BundleClosed(RuntimeError):
+    """A write after the bundle was archived or abandoned (a collector thread that outlived an interrupt)."""
+
+
 class BundleWriter:
     def __init__(self, output_dir: Path, name: str, redactor: Redactor):
         self.output_dir = output_dir
@@ -46,6 +50,7 @@ class BundleWriter:
         self.root.mkdir(parents=True, mode=0o700)
         self.records: dict[str, CollectorRecord] = {}
         self._lock = threading.Lock()
+        self._closed = False   # after finish() or abandon(): a late collector thread writes nothing
         self.started = datetime.now(timezone.utc)
 
     def record(self, name: str) -> CollectorRecord:
@@ -54,17 +59,24 @@ class BundleWriter:
 
     def claim(self, collector: str, relative: str) -> Path:
         """A path in the bundle for a file the collector will write itself (recorded in the manifest)."""
+        with self._lock:
+            return self._claim(collector, relative)
+
+    def _claim(self, collector: str, relative: str) -> Path:
+        if self._closed:  # a collector still running when an interrupted run wrote its archive
+            raise BundleClosed(f"the bundle is already written; {relative} comes too late")
         path = self.root / relative
         path.parent.mkdir(parents=True, exist_ok=True)
-        with self._lock:
-            record = self.records.setdefault(collector, CollectorRecord(collector))
-            if relative not in record.files:
-                record.files.append(relative)
+        record = self.records.setdefault(collector, CollectorRecord(collector))
+        if relative not in record.files:
+            record.files.append(relative)
         return path
 
     def write_text(self, collector: str, relative: str, text: str) -> Path:
-        path = self.claim(collector, relative)
-        path.write_text(self.redactor.text(text), encoding="utf-8")
+        clean = self.redactor.text(text)
+        with self._lock:  # so finish() cannot remove the folder between the claim and the write
+            path = self._claim(collector, relative)
+            path.write_text(clean, encoding="utf-8")
         return path
 
     def write_json(self, collector: str, relative: str, data) -> Path:
@@ -72,8 +84,9 @@ class BundleWriter:
 
     def add_file(self, collector: str, relative: str, source: Path, move: bool = False) -> Path:
         """A binary file as it is (nsys reports): the caller has checked it holds nothing to redact."""
-        path = self.claim(collector, relative)
-        (shutil.move if move else shutil.copyfile)(str(source), str(path))
+        with self._lock:
+            path = self._claim(collector, relative)
+            (shutil.move if move else shutil.copyfile)(str(source), str(path))
         return path
 
     @property
@@ -105,6 +118,8 @@ class BundleWriter:
 
     def finish(self, host: str, arguments: list[str], interrupted: bool, extra: dict | None = None) -> Path:
         """Write the manifest, then the archive (temporary name, then rename). Returns the archive path."""
+        with self._lock:
+            self._closed = True
         manifest = self.manifest(host, arguments, interrupted, extra)
         (self.root / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
         final = self.output_dir / f"{self.name}.tar.gz"
@@ -124,6 +139,8 @@ class BundleWriter:
         return final
 
     def abandon(self) -> None:
+        with self._lock:
+            self._closed = True
         shutil.rmtree(self.root, ignore_errors=True)
 
 

@@ -12,15 +12,28 @@ The archive's path is the last line on stdout. Exit codes: 0 done, 2 bad input o
 
 from __future__ import annotations
 
-import argparse
 import os
-import re
 import signal
 import sys
-from pathlib import Path
 
-from aiperf_lab.cli_support import OneLineParser, run_cli, short_path
-from aiperf_lab.errors import InputError
+
+def _exit_130_before_anything_is_written(_signum, _frame) -> None:
+    os.write(2, b"aiperf-triage: interrupted before it started; nothing written\n")
+    os._exit(130)
+
+
+# Run as a program, a SIGTERM or SIGINT from the first instant is exit 130 (the default would be 143,
+# or a KeyboardInterrupt traceback): installed before any heavier import; main() replaces it.
+if __name__ == "__main__" or os.path.basename(sys.argv[0] if sys.argv else "") == "aiperf-triage":
+    for _sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(_sig, _exit_130_before_anything_is_written)
+
+import argparse  # noqa: E402
+import re  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from aiperf_lab.cli_support import OneLineParser, run_cli, short_path  # noqa: E402
+from aiperf_lab.errors import InputError  # noqa: E402
 
 MIN_INTERVAL_MS, MAX_INTERVAL_MS = 10, 10_000
 

@@ -9,9 +9,15 @@
   JWTs, Bearer/Basic credentials, passwords inside URLs (scheme://user:PASSWORD@host), private key
   and PGP private key blocks (with or without their END line), and `name=value` / `"name": "value"`
   pairs whose name suggests a secret.
-- With `redact_hosts`: host names, this host's own addresses, the SSH peer's addresses, IPv4 and
-  every IPv6 address, GPU UUIDs and user names become stable placeholders (host-1, ip-1,
-  gpu-uuid-1, user-1: the same value gets the same placeholder everywhere).
+- Known secrets also base64- and hex-encoded, JSON-escaped twice, shell-quoted, in upper or lower
+  case, and a piece of 12+ characters of one at a line's start or end (printed across two lines).
+- Names with a whole PASS / PW / PASSPHRASE word; flags whose words say secret; mysql -pX, sshpass
+  -p X, -u user:PASS. Shapes: GitLab, Stripe, npm, SendGrid keys, any Authorization scheme, PuTTY
+  and SSH2 keys, keys logged with a prefix, AccountKey=, sig=, Pwd=, pass=, pw=, .netrc.
+- With `redact_hosts`: host names (any case, and an FQDN's short name), this host's own addresses,
+  the SSH peer's addresses, IPv4 and every IPv6 address, MAC addresses, GPU UUIDs and user names
+  become stable placeholders (host-1, ip-1, mac-1, gpu-uuid-1, user-1: the same value gets the same
+  placeholder everywhere).
 
 Every rule runs in time linear in the text: each pattern can start only where the character before
 it cannot belong to it, and every repetition that could fail is bounded, so no pattern rescans a long
@@ -24,6 +30,7 @@ The report counts what was replaced, by rule; it never holds a value.
 
 from __future__ import annotations
 
+import base64
 import getpass
 import html
 import ipaddress
@@ -41,20 +48,33 @@ KNOWN_VALUE = "secret environment value"   # the report's label for a secret fou
 
 SECRET_NAME = re.compile(r"(?i)(token|secret|passw|[_.-]pwd|pwd[_.-]|api_?key|apikey|access_?key|private_?key|"
                          r"_key$|^key$|credential|auth|cookie|session|signature|bearer)")
+# Whole words of a name (split on _ - .) that make it secret: DB_PASS, MYSQL_PW, SSH_PASSPHRASE.
+# Whole words only, so PWD (the working directory), PASSAGE and COMPASS stay.
+SECRET_NAME_WORDS = {"pass", "pw", "passphrase", "passwd", "secrets", "credentials"}
+# A command-line flag is secret-valued when one of its words is one of these (--db-pass, -p for mysql
+# is handled by tool, --sort-key stays a judgement call: a hidden harmless value costs little).
+SECRET_FLAG_WORDS = SECRET_NAME_WORDS | {"password", "pwd", "secret", "token", "key", "apikey", "auth", "credential"}
+NAME_WORD_SPLIT = re.compile(r"[_.\-]+")
 # Values of secret-named variables that are settings, not secrets (TOKENIZERS_PARALLELISM=false).
 NOT_SECRET_VALUES = {"true", "false", "yes", "no", "none", "null", "on", "off", "enabled", "disabled", "auto",
                      "default", "unset"}
 MIN_SECRET_LEN = 5
+FRAGMENT = 12               # a piece of a known secret this long, at a line's start or end, goes
+LINE_OF_FRAGMENT_SIZE = re.compile(r"[^\n]{%d,}" % FRAGMENT)
 
 # Each pattern starts with a literal, so the regex engine skips ahead to it; the "not preceded by"
 # check comes right after that literal, so a pattern cannot start inside a run it belongs to.
 TOKEN_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     ("github token", re.compile(r"g(?<![A-Za-z0-9_]g)(?:h[pousr]_[A-Za-z0-9]{30,}|ithub_pat_[A-Za-z0-9_]{30,})")),
-    ("hugging face token", re.compile(r"hf_(?<![A-Za-z0-9_]hf_)[A-Za-z0-9]{30,}")),
+    ("hugging face token", re.compile(r"hf_(?<![A-Za-z0-9_]hf_)[A-Za-z0-9]{24,}")),
     ("aws access key", re.compile(r"A(?<![A-Z0-9]A)(?:KIA|SIA)[0-9A-Z]{16}(?![0-9A-Z])")),
     ("slack token", re.compile(r"xox(?<![\w-]xox)[abprs]-[A-Za-z0-9-]{10,}")),
     ("openai key", re.compile(r"sk-(?<![\w-]sk-)(?:proj-|ant-)?[A-Za-z0-9_-]{20,}")),
     ("google api key", re.compile(r"AIza(?<![\w-]AIza)[0-9A-Za-z_-]{35}")),
+    ("gitlab token", re.compile(r"gl(?<![A-Za-z0-9_]gl)(?:pat|dt|rt|ptt|cbt|oas|soat)-[A-Za-z0-9_-]{20,}")),
+    ("stripe key", re.compile(r"_(?<=[sr]k_)(?<![A-Za-z0-9_][sr]k_)(?:live|test)_[A-Za-z0-9]{16,}")),
+    ("npm token", re.compile(r"npm_(?<![A-Za-z0-9_]npm_)[A-Za-z0-9]{36}")),
+    ("sendgrid key", re.compile(r"SG\.(?<![A-Za-z0-9_]SG\.)[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}")),
     # a JWT and any dotted segments that follow (a run of them is one span, not one per token)
     ("jwt", re.compile(r"eyJ(?<![\w-]eyJ)[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{4,}(?:\.[A-Za-z0-9_-]+)*")),
     # Bearer / Basic credentials, found by the literal after the capital or small b
@@ -63,25 +83,57 @@ TOKEN_SHAPES: list[tuple[str, re.Pattern[str]]] = [
       for tail in ("earer", "EARER", "asic", "ASIC")),
 ]
 # The password part of scheme://user:password@host (the user part too when it is token-long and
-# stands alone, as in https://TOKEN@github.com). Starts at the literal "://", and the user info cannot
-# hold "/", so no run is scanned twice; the last "@" ends it (passwords may hold "@").
-URL_USERINFO = re.compile(r"://(?P<userinfo>[^\s/?#\"'<>\\]{1,512})@")
+# stands alone, as in https://TOKEN@github.com): the last "@" of the run after "://" that holds no
+# "/", space or quote ends it (passwords may hold "@"). A password that holds "/", "#" or a space
+# (https://user:ab/cd@host) ends at the first "@" instead; a port and path ("host:8080/a@b") is told
+# apart in code. Each "://" looks no further than the next one, so no character is read twice.
+URL_USERINFO = re.compile(r"://(?P<userinfo>[^\s/?#\"'<>\\]{1,4096})@")
+URL_ODD_PASSWORD = re.compile(r"://(?P<user>[^\s/?#:@\"'<>\\]{0,256}):(?P<password>(?:[^\n\"'<>\\@:]|:(?!//)){1,256})"
+                              r"@(?=[\w\[])")
+# Whole commands printed by the workload, with their password: mysql -pX, sshpass -p X, curl -u u:X.
+COMMAND_PASSWORDS = [
+    re.compile(r"(?:mysql|mariadb)[^\n]{0,300}?[ \t]-p(?P<value>[^\s'\"]{3,})"),
+    re.compile(r"sshpass[^\n]{0,100}?[ \t]-p[ \t]{0,4}(?P<value>[^\s'\"-][^\s'\"]*)"),
+    re.compile(r"(?:curl|wget)[^\n]{0,300}?[ \t](?:-u[ \t]{0,4}|--(?:proxy-)?user[ \t=]{1,4})['\"]?[^\s:'\"]{1,128}:"
+               r"(?P<value>[^\s'\"]+)"),
+]
 # name=value, name: value, --name=value, "name": "value" where the name suggests a secret. ML logs
 # are full of "tokens: 512", "max_tokens=64", "tokenizer: gpt2": those are not secrets and stay.
 # One pattern per keyword, run on the lower-cased text (a literal start is found fast); the rest of
 # the name is taken whole, never given back (the lookahead-and-backreference idiom), so a long name
 # with no separator after it costs one pass.
-_ASSIGNMENT_TAIL = (r"(?=(?P<rest>[a-z0-9_.-]{0,48}))(?P=rest)(?P<sep>[\"']?[ \t]{0,3}[=:][ \t]{0,3})(?P<quote>[\"']?)"
+# The value may sit on the next line (YAML "api_key:\n  VALUE").
+_ASSIGNMENT_TAIL = (r"(?=(?P<rest>[a-z0-9_.-]{0,48}))(?P=rest)(?P<sep>[\"']?[ \t]{0,3}[=:][ \t]{0,3}(?:\r?\n[ \t]{0,16})?)"
+                    r"(?P<quote>[\"']?)"
                     r"(?P<value>[^\s'\",;]{3,})")
 SECRET_ASSIGNMENTS = [re.compile(keyword + _ASSIGNMENT_TAIL) for keyword in (
     r"token(?!s|iz|is)", "secret", r"passw(?:or)?d", r"pwd(?:(?<=[_.-]pwd)|(?=[_.-]))", r"api[_-]?key", "apikey",
-    r"access[_-]?key", r"private[_-]?key", "credential", "cookie", r"session[_-]?id", r"auth[_-]?key")]
+    r"access[_-]?key", r"private[_-]?key", "credential", "cookie", r"session[_-]?id", r"auth[_-]?key",
+    # pass=X, passphrase: X, &pw=X, ODBC ;Pwd=X; Azure AccountKey= / SharedAccessKey=, a SAS URL's sig=,
+    # Docker's "auth": "<base64>" (whole words: bypass, compass, passage, oauth stay)
+    r"pass(?<![a-z0-9]pass)(?:phrase)?(?![a-z])", r"pw(?<![a-z0-9]pw)(?![a-z])", r"pwd(?:(?<=;pwd)|(?<=; pwd))",
+    "accountkey", "sharedaccesskey", r"sig(?<=[?&]sig)(?==)", r"auth(?<![a-z0-9]auth)(?=[\"']?[ \t]{0,3}[=:])")]
+# Authorization: <scheme> <credential>, whatever the scheme (Token, Negotiate, Digest, ...), and .netrc's
+# "login NAME password VALUE".
+AUTHORIZATION = re.compile(r"authorization[\"']?[ \t]{0,3}:[ \t]{0,3}[\"']?(?P<value>[a-z0-9._~+/=-]{1,64}"
+                           r"(?:[ \t]{1,4}[^\s'\",;]{1,4096})?)")
+NETRC_PASSWORD = re.compile(r"login[ \t]{1,4}[^\s]{1,256}[ \t]{1,4}password[ \t]{1,4}(?P<value>[^\s'\"]+)")
+# A secret name ending a piece of a stream, its value on the next line.
+VALUE_ON_NEXT_LINE = re.compile(r"(?:token|secret|passw(?:or)?d|api[_-]?key|apikey|pass(?:phrase)?|credential|accountkey)"
+                                r"[\"']?[ \t]{0,3}[=:][ \t]{0,3}\r?\n\Z")
 # A private key's armour line. Its block runs through the lines that can be key material (base64,
 # "Header: value", blank) and the END line when there is one: a key whose END line is missing, or a
 # log cut inside it, still goes.
-KEY_BEGIN = re.compile(r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
-KEY_END = re.compile(r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
-KEY_LINE = r"(?:[A-Za-z0-9+/= \t\r]{0,256}|[A-Za-z][A-Za-z-]{0,40}: [^\n]{0,256})(?![^\n])"
+# Also SSH2's "---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----", a lower-case armour, and PuTTY's key
+# files (everything from the PuTTY-User-Key-File line, or from Private-Lines:).
+KEY_BEGIN = re.compile(r"(?i:-{4,5} ?BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)? ?-{4,5})"
+                       r"|PuTTY-User-Key-File-\d{1,2}:[^\n]{0,200}|Private-Lines: \d{1,5}")
+KEY_END = re.compile(r"(?i)-{4,5} ?END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)? ?-{4,5}|Private-MAC: [0-9a-f]{0,128}")
+# A key's body may be one long line (1,600 characters of base64 unwrapped).
+KEY_LINE = r"(?:[A-Za-z0-9+/= \t\r]{0,65536}|(?!Private-MAC)[A-Za-z][A-Za-z-]{0,40}: [^\n]{0,1024})(?![^\n])"
+# A key logged line by line with a prefix ("INFO: MIIE..."): the line ends in a base64 run; read on
+# the reversed line, anchored, so one pass.
+REVERSED_PREFIXED_KEY_LINE = re.compile(r"[ \t\r]{0,8}[A-Za-z0-9+/=]{16,65536}(?:[ \t:|>\]'\"]|\Z)")
 # Another BEGIN line right after is part of the same block (one pass over a run of them).
 KEY_LINES = re.compile(rf"(?:\n(?:{KEY_LINE}|{KEY_BEGIN.pattern}[^\n]{{0,256}}))*")
 FLAG_PREFIX = re.compile(r"^-{1,2}")
@@ -95,8 +147,14 @@ ADDRESS_BEFORE = re.compile(r"(?i)(?:inet6?|addr|address|ip|host|server|endpoint
                             r"[\s:=\"']{1,3}$|[@/]$")
 # Candidates for IPv6 (full, compressed, with an embedded IPv4 or a zone); each is checked by
 # ipaddress, so times (12:34:56) and MACs (six groups, no "::") are not addresses.
-IPV6 = re.compile(r"(?<![\w:.])(?:(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}|(?=[0-9A-Fa-f:]{0,39}::)"
-                  r"(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-f]{1,4}|(?:\d{1,3}\.){3}\d{1,3})?)(?:%[\w.-]{1,32})?(?![\w:])")
+# It may follow a name and a colon ("host:2001:db8::1"), not a hex group and a colon (mid-address);
+# an embedded IPv4 (::ffff:203.0.113.9, 0:0:0:0:0:ffff:203.0.113.9) is part of it.
+IPV6 = re.compile(r"(?<![\w.])(?<![0-9A-Fa-f]:)(?<!::)(?:(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}"
+                  r"|(?:[0-9A-Fa-f]{1,4}:){6}(?:\d{1,3}\.){3}\d{1,3}|(?=[0-9A-Fa-f:]{0,39}::)"
+                  r"(?:[0-9A-Fa-f]{0,4}:){2,7}(?:(?:\d{1,3}\.){3}\d{1,3}|[0-9A-Fa-f]{1,4})?)(?:%[\w.-]{1,32})?(?![\w:])")
+# MAC addresses, colon- or dash-separated (this host's and any other: they identify a machine).
+MAC = re.compile(r"(?<![\w:-])[0-9A-Fa-f]{2}([:-])[0-9A-Fa-f]{2}(?:\1[0-9A-Fa-f]{2}){4}(?![\w:-])")
+BORING_MACS = {"00:00:00:00:00:00", "ff:ff:ff:ff:ff:ff"}
 # Only text with "::" or with seven colons in a row of groups can hold an IPv6 address; these
 # literal-led checks spare the full scan (which must try every hex character) on most text.
 IPV6_HINT = re.compile(r":[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:")
@@ -109,7 +167,15 @@ SSH_ADDRESS_VARIABLES = ("SSH_CONNECTION", "SSH_CLIENT")
 
 
 def is_secret_name(name: str) -> bool:
-    return bool(SECRET_NAME.search(name))
+    if SECRET_NAME.search(name):
+        return True
+    return any(w in SECRET_NAME_WORDS for w in NAME_WORD_SPLIT.split(name.lower()))
+
+
+def is_secret_flag(arg: str) -> bool:
+    """--password, --db-pass, --passphrase, --api-key, --hf-token, --secret: a flag whose value is secret."""
+    name = FLAG_PREFIX.sub("", arg.partition("=")[0])
+    return is_secret_name(name.replace("-", "_")) or any(w in SECRET_FLAG_WORDS for w in NAME_WORD_SPLIT.split(name.lower()))
 
 
 def secret_env_names(environ: dict[str, str]) -> list[str]:
@@ -123,29 +189,86 @@ def escaped_forms(value: str) -> set[str]:
              value.encode("unicode_escape").decode("ascii"), quote(value, safe=""), quote(value),
              quote_plus(value), html.escape(value), html.escape(value, quote=False)}
     forms |= {re.sub(r"%[0-9A-F]{2}", lambda m: m.group(0).lower(), f) for f in list(forms) if "%" in f}
+    # escaped twice (json.dumps of a JSON text), shell-quoted ('\'' and '"'"'), bytes repr, case-folded
+    forms |= {json.dumps(f)[1:-1] for f in list(forms)}
+    forms |= {value.replace("'", "'\\''"), value.replace("'", "'\"'\"'"), repr(value.encode())[2:-1]}
+    if len(value) >= 8:
+        forms |= {value.upper(), value.lower()}
     if "\n" in value:
         forms |= {line.strip() for line in value.splitlines() if len(line.strip()) >= 8}
+    else:
+        forms |= encoded_forms(value)
     return {f for f in forms if len(f) >= MIN_SECRET_LEN}
+
+
+def encoded_forms(value: str) -> set[str]:
+    """Base64 (standard and URL-safe) and hex of a value, also where it sits inside a larger encoded
+    text (base64("user:" + value), as in a Docker auth): base64 of value[o:] for o = 0, 1, 2 covers
+    every alignment; only the characters that depend on the value alone are kept, and only when 12 or
+    more, so a short common run is not taken for a secret."""
+    data = value.encode()
+    forms = {data.hex(), data.hex().upper()}
+    for offset in range(3):
+        part = data[offset:]
+        whole = len(part) // 3 * 4
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            encoded = encode(part).decode()
+            forms |= {encoded, encoded[:whole]}
+    return {f for f in forms if len(f) >= 12}
 
 
 def worth_hiding(value: str) -> bool:
     return len(value) >= MIN_SECRET_LEN and value.strip().lower() not in NOT_SECRET_VALUES
 
 
-def argv_secret_values(argv: list[str]) -> list[str]:
-    """Values given after secret-named flags: `--password X`, `--token=X`, `--api-key X`."""
-    values = []
-    for i, arg in enumerate(argv):
+# Tools that take a password as -pSECRET (mysql: "-p VALUE" names a database there) or -p VALUE (sshpass).
+ATTACHED_P_TOOLS = {"mysql", "mariadb", "mysqldump", "mysqladmin", "mysqlsh", "mysqlimport", "mysqlcheck", "sshpass"}
+SEPARATE_P_TOOLS = {"sshpass"}
+USER_PASSWORD_TOOLS = {"curl", "wget"}
+
+
+def argv_secret_positions(argv: list[str]) -> list[tuple[int, int]]:
+    """(index, offset) of every secret value on a command line: argv[index][offset:] is secret.
+    `--password X`, `--db-pass=X`, `--hf-token X`; `-pX` after mysql/mariadb and `-p X` after sshpass
+    (psql's -p is a port, python's -p anything: left alone); `-u user:pass` / `--user user:pass` (curl,
+    wget and any tool: a uid:gid of digits stays)."""
+    found: list[tuple[int, int]] = []
+    tool = ""
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        base = os.path.basename(arg)
         if not arg.startswith("-"):
+            if base in ATTACHED_P_TOOLS or base in USER_PASSWORD_TOOLS:
+                tool = base
+            i += 1
             continue
         name, eq, value = arg.partition("=")
-        if not is_secret_name(FLAG_PREFIX.sub("", name).replace("-", "_")):
-            continue
-        if eq:
-            values.append(value)
-        elif i + 1 < len(argv):
-            values.append(argv[i + 1])
-    return [v for v in values if worth_hiding(v)]
+        if tool in ATTACHED_P_TOOLS and arg.startswith("-p") and len(arg) > 2:
+            found.append((i, 2))
+        elif is_secret_flag(name):
+            if eq:
+                found.append((i, len(name) + 1))
+            elif i + 1 < len(argv):
+                found.append((i + 1, 0))
+                i += 1
+        elif tool in SEPARATE_P_TOOLS and arg == "-p" and i + 1 < len(argv):
+            found.append((i + 1, 0))
+            i += 1
+        elif name in ("-u", "--user", "--proxy-user") or (tool in USER_PASSWORD_TOOLS and arg.startswith("-u")):
+            at, text = ((i, value) if eq else (i, arg[2:]) if len(arg) > 2 and not name.startswith("--")
+                        else (i + 1, argv[i + 1] if i + 1 < len(argv) else ""))
+            user, colon, password = text.partition(":")
+            if colon and password and not password.isdigit():
+                found.append((at, len(argv[at]) - len(password)))
+            i = max(i, at)
+        i += 1
+    return found
+
+
+def argv_secret_values(argv: list[str]) -> list[str]:
+    """The secret values on a command line (see argv_secret_positions), worth hiding everywhere."""
+    return [v for i, k in argv_secret_positions(argv) if worth_hiding(v := argv[i][k:])]
 
 
 class Span(NamedTuple):
@@ -171,6 +294,16 @@ class Redactor:
         for text in [*self.environ.values(), *(extra_secrets or [])]:
             secrets |= {text[s[0]:s[1]] for s in self._secret_spans(text) if worth_hiding(text[s[0]:s[1]])}
         self._secret_values = sorted(secrets, key=len, reverse=True)
+        # A secret printed across two lines (wrapped, or printed in halves): every FRAGMENT-character
+        # piece of every single-line secret longer than that, looked up at each line's two ends.
+        # Per piece and secret, the last place it occurs (to extend leftwards from a line's end) and the
+        # first (to extend rightwards from a line's start): one candidate each, however repetitive.
+        self._fragments: dict[str, dict[str, tuple[int, int]]] = {}
+        for value in self._secret_values:
+            if "\n" not in value and len(value) > FRAGMENT:
+                for at in range(len(value) - FRAGMENT + 1):
+                    first, _last = self._fragments.setdefault(value[at:at + FRAGMENT], {}).get(value, (at, at))
+                    self._fragments[value[at:at + FRAGMENT]][value] = (first, at)
         self._literals = sorted({f for v in secrets for f in escaped_forms(v)}, key=len, reverse=True)
         self.longest_literal = max((len(f) for f in self._literals), default=0)
         self._placeholders: dict[str, dict[str, str]] = {}
@@ -189,12 +322,17 @@ class Redactor:
         except Exception:  # no passwd entry in some containers
             pass
         user_list = sorted((u for u in users if u and u != "root" and len(u) >= 3), key=len, reverse=True)
-        # Whole names only: a host called "vm" must not turn "nvml" into "nhost-1l".
-        for kind, label, values in (("host", "host name", hosts), ("user", "user name", user_list)):
+        # The short name of a fully qualified one (HOSTNAME=node7.cluster.example: "node7" too)
+        shorts = {h.split(".", 1)[0] for h in hosts if "." in h and not _is_address(h)}
+        hosts = sorted({h.lower() for h in hosts} | {h.lower() for h in shorts if len(h) >= 4}, key=len, reverse=True)
+        macs = sorted(_own_macs())
+        # Whole names only: a host called "vm" must not turn "nvml" into "nhost-1l"; in any letter case.
+        for kind, label, values in (("host", "host name", hosts), ("user", "user name", user_list),
+                                    ("mac", "mac address", [m.replace(":", "") for m in macs])):
             for value in values:
-                literal = re.escape(value)  # first, so the engine skips ahead to it
+                literal = re.escape(value)
                 self._host_patterns.append((kind, label, re.compile(
-                    rf"{literal}(?<![A-Za-z0-9_]{literal})(?![A-Za-z0-9_])")))
+                    rf"(?i){literal}(?<![A-Za-z0-9_]{literal})(?![A-Za-z0-9_])")))
         self._known_addresses = _own_addresses(hosts)
         for variable in SSH_ADDRESS_VARIABLES:
             for word in self.environ.get(variable, "").split():
@@ -215,28 +353,33 @@ class Redactor:
 
     # ---- finding spans ------------------------------------------------------------------------
 
-    def _secret_spans(self, text: str, in_key: bool = False, token_carry: bool = False) -> list[Span]:
+    def _secret_spans(self, text: str, in_key: bool = False, token_carry: bool = False,
+                      value_next: bool = False) -> list[Span]:
         """Spans of secrets by shape (not by known value): token shapes, URL passwords, keys, pairs."""
         spans: list[Span] = []
         if token_carry:  # a token cut at the previous piece's end goes on to the first whitespace
             m = re.match(r"\S+", text)
             if m:
                 spans.append((0, m.end(), REDACTED, "continued secret", 0))
+        if value_next:  # the previous piece ended with "api_key:": its value starts this one
+            m = re.match(r"[ \t]{0,16}[\"']?(?P<value>[^\s'\",;]{3,})", text)
+            if m:
+                spans.append((m.start("value"), m.end(), REDACTED, "secret-named value", 0))
         for label, pattern in TOKEN_SHAPES:
             if "value" in pattern.groupindex:
                 spans.extend((m.start("value"), m.end(), REDACTED, label, m.start()) for m in pattern.finditer(text))
             else:
                 spans.extend((a, b, REDACTED, label, a) for a, b in map(re.Match.span, pattern.finditer(text)))
-        for m in URL_USERINFO.finditer(text):
-            user, colon, password = m.group("userinfo").partition(":")
-            if colon and password:
-                spans.append((m.start("userinfo") + len(user) + 1, m.end("userinfo"), REDACTED, "url password",
-                                  m.start()))
-            elif not colon and len(user) >= 16:
-                spans.append((m.start("userinfo"), m.end("userinfo"), REDACTED, "url credential", m.start()))
+        spans.extend(_url_userinfo_spans(text))
+        for pattern in COMMAND_PASSWORDS:
+            spans.extend((m.start("value"), m.end("value"), REDACTED, "command-line password", m.start())
+                         for m in pattern.finditer(text))
         lower = text.lower()
         if len(lower) != len(text):  # a character whose lower case is longer: keep offsets right
             lower = "".join(c if len(c) == 1 else "?" for c in map(str.lower, text))
+        for pattern in (AUTHORIZATION, NETRC_PASSWORD):
+            spans.extend((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
+                         for m in pattern.finditer(lower))
         for pattern in SECRET_ASSIGNMENTS:
             for m in pattern.finditer(lower):
                 if m.group("value") != REDACTED.lower():
@@ -255,11 +398,42 @@ class Redactor:
                 at = text.find(literal, at + size)
         return spans
 
+    def _fragment_spans(self, text: str) -> list[Span]:
+        """A piece (12 characters or more) of a known secret ending or starting a line. Two look-ups per
+        line and a comparison of slices (binary search) for how far the piece goes: linear."""
+        spans: list[Span] = []
+        fragments = self._fragments
+        for m in LINE_OF_FRAGMENT_SIZE.finditer(text):
+            start, end = m.span()
+            if text[end - 1] == "\r":
+                end -= 1
+            while start < end - FRAGMENT and text[start] in " \t":
+                start += 1
+            covered = start
+            for value, (at, _last) in fragments.get(text[start:start + FRAGMENT], {}).items():
+                room = min(len(value) - at - FRAGMENT, end - start - FRAGMENT)
+                stop = start + FRAGMENT + _common_prefix(text[start + FRAGMENT:start + FRAGMENT + room],
+                                                         value[at + FRAGMENT:at + FRAGMENT + room])
+                spans.append((start, stop, REDACTED, KNOWN_VALUE, start))
+                covered = max(covered, stop)
+            if covered >= end:
+                continue  # the whole line is a piece of a secret
+            for value, (_first, at) in fragments.get(text[end - FRAGMENT:end], {}).items():
+                room = min(at, end - FRAGMENT - start)
+                begin = end - FRAGMENT - _common_suffix(text[end - FRAGMENT - room:end - FRAGMENT], value[at - room:at])
+                spans.append((begin, end, REDACTED, KNOWN_VALUE, begin))
+        return spans
+
     def _host_spans(self, text: str) -> list[Span]:
         spans = []
         for kind, label, pattern in self._host_patterns:
             for m in pattern.finditer(text):
-                spans.append((m.start(), m.end(), self.placeholder(kind, m.group(0)), label, m.start()))
+                spans.append((m.start(), m.end(), self.placeholder(kind, m.group(0).lower()), label, m.start()))
+        for m in MAC.finditer(text) if (":" in text or "-" in text) else ():
+            value = m.group(0).lower().replace("-", ":")
+            if value not in BORING_MACS:
+                spans.append((m.start(), m.end(), self.placeholder("mac", value.replace(":", "")), "mac address",
+                              m.start()))
         for pattern in GPU_UUIDS:
             for m in pattern.finditer(text):
                 spans.append((m.start(), m.end(), self.placeholder("gpu-uuid", m.group(0)), "gpu uuid", m.start()))
@@ -284,9 +458,12 @@ class Redactor:
             spans.append((m.start(), m.end(), self.placeholder("ip", address), "ip address", m.start()))
         return spans
 
-    def spans(self, text: str, in_key: bool = False, token_carry: bool = False) -> list[Span]:
+    def spans(self, text: str, in_key: bool = False, token_carry: bool = False,
+              value_next: bool = False) -> list[Span]:
         """Every span to replace in text, merged so that none overlap, in order."""
-        found = self._literal_spans(text) + self._secret_spans(text, in_key, token_carry)
+        found = self._literal_spans(text) + self._secret_spans(text, in_key, token_carry, value_next)
+        if self._fragments:
+            found += self._fragment_spans(text)
         if self.redact_hosts:
             found += self._host_spans(text)
         if not found:
@@ -298,7 +475,13 @@ class Redactor:
             if span[0] < last_end:
                 last = merged[-1]
                 end = span[1] if span[1] > last_end else last_end
-                replacement = last[2] if span[2] == last[2] else REDACTED
+                # a placeholder inside another (an IPv4 inside an IPv6) keeps the outer one; a secret wins
+                if span[2] == last[2] or (span[1] <= last_end and span[2] != REDACTED):
+                    replacement = last[2]
+                elif span[0] == last[0] and REDACTED not in (span[2], last[2]) and last_end <= span[1]:
+                    replacement = span[2]  # the last one lies inside this one (a short host name, the FQDN)
+                else:
+                    replacement = REDACTED
                 label = span[3] if span[3] == KNOWN_VALUE else last[3]  # a known secret is counted as one
                 if end != last[1] or replacement != last[2] or label != last[3]:
                     merged[-1] = (last[0], end, replacement, label, min(last[4], span[4]))
@@ -340,20 +523,15 @@ class Redactor:
         return clean
 
     def argv(self, argv: list[str]) -> list[str]:
-        """A command line with secret values removed, including `--token VALUE` pairs."""
+        """A command line with secret values removed: `--token VALUE`, `-pSECRET` for mysql, `-u u:PASS`."""
+        hidden = dict(argv_secret_positions(argv))
         clean = []
-        hide_next = False
-        for arg in argv:
-            if hide_next:
+        for i, arg in enumerate(argv):
+            if i in hidden:
                 self.counts["secret-named value"] += 1
-                clean.append(REDACTED)
-                hide_next = False
-                continue
-            if arg.startswith("-") and "=" not in arg and is_secret_name(FLAG_PREFIX.sub("", arg).replace("-", "_")):
-                hide_next = True
-                clean.append(arg)
-                continue
-            clean.append(self.text(arg))
+                clean.append(self.text(arg[:hidden[i]]) + REDACTED)
+            else:
+                clean.append(self.text(arg))
         return clean
 
     def tainted(self, text: str) -> bool:
@@ -381,6 +559,7 @@ class StreamRedactor:
         self._buffer = ""
         self._in_key = False
         self._token_carry = False
+        self._value_next = False
 
     def feed(self, text: str) -> str:
         self._buffer += text
@@ -400,10 +579,10 @@ class StreamRedactor:
         text = self._buffer
         if cut is not None:  # a newline cut: no single-line secret crosses it
             piece = text[:cut]
-            spans = self.redactor.spans(piece, self._in_key, self._token_carry)
+            spans = self.redactor.spans(piece, self._in_key, self._token_carry, self._value_next)
             self._token_carry = False
         else:  # a line too long to hold: cut where no span, nor the evidence for one, crosses
-            spans = self.redactor.spans(text, self._in_key, self._token_carry)
+            spans = self.redactor.spans(text, self._in_key, self._token_carry, self._value_next)
             cut = len(text) - self.hold
             while True:
                 crossing = [s for s in spans if s[4] < cut < s[1]]
@@ -421,6 +600,7 @@ class StreamRedactor:
         last_key = max((s for s in spans if s[3] == "private key block" and s[0] < cut), key=lambda s: s[1],
                        default=None)
         self._in_key = bool(last_key and _key_open(piece, last_key))
+        self._value_next = bool(VALUE_ON_NEXT_LINE.search(piece[-120:].lower()))
         self._buffer = text[cut:]
         return out
 
@@ -437,9 +617,84 @@ def _key_spans(text: str, in_key: bool) -> list[Span]:
         m = KEY_BEGIN.search(text, at)
         if not m:
             return spans
-        end = _key_block_end(text, m.end())
+        end = _key_block_end(text, m.end(), begin=m.start())
         spans.append((m.start(), end, _line_by_line(text, m.start(), end), "private key block", m.start()))
         at = max(end, m.end())
+
+
+def _prefixed_key_line(line: str) -> bool:
+    return bool(REVERSED_PREFIXED_KEY_LINE.match(line[::-1]))
+
+
+def _prefixed_block_end(text: str, eol: int) -> int:
+    """The end of a key logged with a prefix on each line: the lines that end in base64 (or are
+    header lines), through the line with the END marker."""
+    end = eol
+    while end < len(text):
+        next_eol = text.find("\n", end + 1)
+        next_eol = len(text) if next_eol < 0 else next_eol
+        line = text[end + 1:next_eol]
+        marker = KEY_END.search(line)
+        if marker:
+            return end + 1 + marker.end()
+        if not (_prefixed_key_line(line) or re.search(r"[A-Za-z][A-Za-z-]{0,40}: [^\n]{0,1024}\Z", line[-1100:])
+                and re.search(r"(?:Proc-Type|DEK-Info|Comment|Version|Encryption):", line)):
+            break
+        end = next_eol
+    while end > eol and text[end - 1] in "\r\n":
+        end -= 1
+    return end
+
+
+def _url_userinfo_spans(text: str) -> list[Span]:
+    """Neither run can cross the next "://" (the first holds no "/", the second stops at "://"), so
+    no character is read for two URLs."""
+    spans: list[Span] = []
+    if "://" not in text:
+        return spans
+    done = set()
+    for m in URL_USERINFO.finditer(text):
+        user, colon, password = m.group("userinfo").partition(":")
+        if colon and password:
+            spans.append((m.start("userinfo") + len(user) + 1, m.end("userinfo"), REDACTED, "url password", m.start()))
+            done.add(m.start())
+        elif not colon and len(user) >= 16:
+            spans.append((m.start("userinfo"), m.end("userinfo"), REDACTED, "url credential", m.start()))
+            done.add(m.start())
+    for m in URL_ODD_PASSWORD.finditer(text):
+        value = m.group("password")
+        port = value.partition("/")[0]
+        if m.start() in done or (port.isdigit() and len(port) <= 5) or value.count(" ") > 3:
+            continue  # host:8080/path@x, or prose with an "@" further on
+        spans.append((m.start("password"), m.end("password"), REDACTED, "url password", m.start()))
+    return spans
+
+
+def _common_prefix(a: str, b: str) -> int:
+    """How many leading characters a and b share (same lengths), by comparing slices."""
+    if a == b:
+        return len(a)
+    low, high = 0, len(a)  # a[:low] == b[:low], a[:high] != b[:high]
+    while high - low > 1:
+        middle = (low + high) // 2
+        if a[:middle] == b[:middle]:
+            low = middle
+        else:
+            high = middle
+    return low
+
+
+def _common_suffix(a: str, b: str) -> int:
+    if a == b:
+        return len(a)
+    low, high = 0, len(a)
+    while high - low > 1:
+        middle = (low + high) // 2
+        if a[len(a) - middle:] == b[len(b) - middle:]:
+            low = middle
+        else:
+            high = middle
+    return low
 
 
 def _line_by_line(text: str, start: int, end: int) -> str:
@@ -447,21 +702,23 @@ def _line_by_line(text: str, start: int, end: int) -> str:
     return "\n".join([REDACTED] * (text.count("\n", start, end) + 1))
 
 
-def _key_block_end(text: str, at: int, first_line_is_key: bool = False) -> int:
+def _key_block_end(text: str, at: int, first_line_is_key: bool = False, begin: int | None = None) -> int:
     """Where a key block starting at `at` ends: its END marker if it is on the same line; else the
     rest of that line, the key-material lines after it, and the END line right after them."""
     eol = text.find("\n", at)
     eol = len(text) if eol < 0 else eol
-    if first_line_is_key:
-        end_marker = KEY_END.search(text, at, eol)
-        if end_marker:
-            return end_marker.end()
-        if not re.match(KEY_LINE, text[at:eol]):
-            return at
-    else:
-        end_marker = KEY_END.search(text, at, eol)
-        if end_marker:
-            return end_marker.end()
+    end_marker = KEY_END.search(text, at, eol)
+    if end_marker:
+        return end_marker.end()
+    begin = at if begin is None else begin
+    line_start = text.rfind("\n", 0, begin) + 1
+    prefix = text[line_start:begin].strip()
+    if first_line_is_key and (_prefixed_key_line(text[at:eol]) and not re.match(r"[A-Za-z0-9+/=]*\r?$", text[at:eol])):
+        return _prefixed_block_end(text, eol)  # a prefixed key cut between two reads
+    if first_line_is_key and not re.match(KEY_LINE, text[at:eol]):
+        return at
+    if not first_line_is_key and prefix and not prefix.endswith(("'", '"')):
+        return _prefixed_block_end(text, eol)  # "INFO: -----BEGIN ...": every line has the prefix
     block = KEY_LINES.match(text, eol)
     end = block.end() if block else eol
     if end < len(text) and text[end] == "\n":
@@ -501,6 +758,23 @@ def _is_address(value: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def _own_macs() -> set[str]:
+    """This host's MAC addresses (/sys/class/net/*/address), lower case, the all-zero one left out."""
+    found = set()
+    try:
+        for entry in os.scandir("/sys/class/net"):
+            try:
+                with open(os.path.join(entry.path, "address")) as handle:
+                    value = handle.read(64).strip().lower()
+            except OSError:
+                continue
+            if MAC.fullmatch(value) and value not in BORING_MACS:
+                found.add(value)
+    except OSError:
+        pass
+    return found
 
 
 def _own_addresses(host_names: list[str]) -> set[str]:

@@ -63,13 +63,28 @@ class RedactedLog:
                 self._write(self._stream.feed(decoder.decode(chunk)))
             self._write(self._stream.feed(decoder.decode(b"", final=True)) + self._stream.close())
         except (OSError, ValueError) as exc:  # a full disk: recorded, the workload goes on
-            self.error = f"{type(exc).__name__}: {exc}"
+            self._record(exc)
+            self._discard_rest(fd)
         finally:
             self._close_segment()
             try:
                 pipe.close()
             except OSError:
                 pass
+
+    def _record(self, exc: Exception) -> None:
+        if self.error is None:
+            self.error = f"{type(exc).__name__}: {exc}"
+
+    def _discard_rest(self, fd: int) -> None:
+        """After a write failed, keep reading (and dropping) so the workload never blocks on a full pipe."""
+        try:
+            while not self._stop.is_set():
+                ready, _, _ = select.select([fd], [], [], 0.2)
+                if ready and not os.read(fd, READ_BYTES):
+                    return
+        except (OSError, ValueError):
+            return
 
     def tail(self) -> str:
         """The last redacted output (up to 64 Ki characters), for watching the workload while it runs."""
@@ -118,11 +133,14 @@ class RedactedLog:
             return 0
 
     def _close_segment(self) -> None:
+        """Close the segment being written; a flush that fails (ENOSPC) is recorded, never raised: this
+        runs in the pump thread, where an exception would print a traceback."""
         if self._handle is not None:
+            handle, self._handle = self._handle, None
             try:
-                self._handle.close()
-            finally:
-                self._handle = None
+                handle.close()
+            except OSError as exc:
+                self._record(exc)
 
     def drain(self, timeout_s: float = 2.0) -> None:
         """Wait (up to timeout_s) until everything the pipe held is read, after the writer exited."""

@@ -1,0 +1,66 @@
+"""Exit paths from the second red-team pass (issue 11): a disk that fills under the workload's log,
+a signal in triage's first instant."""
+
+from __future__ import annotations
+
+import builtins
+import os
+import signal
+import subprocess
+import sys
+import threading
+
+from conftest import REPO
+
+from aiperf_lab.triage import workload_output
+from aiperf_lab.triage.redact import Redactor
+from aiperf_lab.triage.workload_output import RedactedLog
+
+
+def test_a_full_disk_under_the_log_is_recorded_not_a_thread_traceback(tmp_path, monkeypatch):
+    crashes = []
+    monkeypatch.setattr(threading, "excepthook", crashes.append)
+    # /dev/full: every flush fails with ENOSPC, as a tmpfs that filled up does
+    monkeypatch.setattr(workload_output, "open", lambda path, mode="r": builtins.open("/dev/full", mode),
+                        raising=False)
+    log = RedactedLog(tmp_path / "stdout.log", Redactor({}), cap_bytes=1 << 20)
+    read_end, write_end = os.pipe()
+    log.attach(os.fdopen(read_end, "rb"))
+    os.write(write_end, b"".join(b"%d\n" % i for i in range(1000)))  # fits the write buffer: fails at close
+    os.close(write_end)
+    log.drain(5)
+    assert crashes == []
+    assert log.error and "No space left on device" in log.error
+
+
+def test_a_sigterm_right_after_the_entry_point_is_imported_is_exit_130():
+    script = ("import sys, os, signal, time\nsys.argv[0] = 'aiperf-triage'\nimport aiperf_lab.triage.cli\n"
+              "os.kill(os.getpid(), signal.SIGTERM)\ntime.sleep(10)\n")
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 130, (done.returncode, done.stderr)
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+
+
+def test_console_replay_of_a_5000_character_path_is_exit_2_one_line(tmp_path, capsys):
+    from aiperf_lab.console import cli
+
+    for args in (["--replay", str(tmp_path / ("d" * 5000))], ["--replay", str(tmp_path / ("d" * 5000) / "x.csv")],
+                 ["--runs-dir", str(tmp_path / ("r" * 5000))]):
+        code = cli.main(args)
+        err = capsys.readouterr().err
+        assert code == 2 and err.count("\n") == 1 and len(err) < 400, (args[0], code, err[:300])
+
+
+def test_a_collector_that_writes_after_the_archive_leaves_no_folder_behind(tmp_path):
+    import pytest
+
+    from aiperf_lab.triage.bundle import BundleClosed, BundleWriter
+
+    bundle = BundleWriter(tmp_path, "aiperf-triage-x", Redactor({}))
+    bundle.write_text("hardware", "hardware.json", "{}")
+    archive = bundle.finish("host", [], interrupted=True)
+    # an interrupted run archives without waiting; the software collector's thread wrote later and
+    # left a .partial folder holding software.json
+    with pytest.raises(BundleClosed):
+        bundle.write_json("software", "software.json", {"python": "3"})
+    assert [p.name for p in tmp_path.iterdir()] == [archive.name]
