@@ -22,6 +22,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from aiperf_lab.metrics.analysis import MEMORY_CATEGORY, GpuOp, categorize
+from aiperf_lab.metrics.energy.clocks import union_intervals
 from aiperf_lab.metrics.energy.power import PowerSeries
 from aiperf_lab.metrics.summary_stats import percent_of
 from aiperf_lab.metrics.tables import Table
@@ -122,16 +123,6 @@ def _depths(ranges: list[Range]) -> list[int]:
     return depth
 
 
-def _union(intervals: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    merged: list[list[int]] = []
-    for a, b in sorted(intervals):
-        if merged and a <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], b)
-        else:
-            merged.append([a, b])
-    return [(a, b) for a, b in merged]
-
-
 def energy_by_range(timeline: Timeline, power: PowerSeries, work: Work | None = None) -> Table:
     start, end, notes = _span(timeline, power)
     total = power.energy(start, end)
@@ -146,7 +137,7 @@ def energy_by_range(timeline: Timeline, power: PowerSeries, work: Work | None = 
         g["ns"] += r.end - r.start
         g["j"] += power.energy(r.start, r.end)
         g["peak"] = max(g["peak"], power.peak(r.start, r.end) or 0.0)
-    covered = _union([(r.start, r.end) for r in clipped])
+    covered = union_intervals([(r.start, r.end) for r in clipped])
     inside_j = sum(power.energy(a, b) for a, b in covered)
     outside_ns = (end - start) - sum(b - a for a, b in covered)
     outside_peak = max((power.peak(a, b) or 0.0 for a, b in _gaps(covered, start, end)), default=None)
@@ -165,7 +156,7 @@ def energy_by_range(timeline: Timeline, power: PowerSeries, work: Work | None = 
     rows.append(row(TOTAL, None, None, end - start, total, power.peak(start, end)))
     top = [r for r, d in zip(clipped, depth) if d == 0]
     overlap_j = sum(power.energy(r.start, r.end) for r in top) - sum(
-        power.energy(a, b) for a, b in _union([(r.start, r.end) for r in top]))
+        power.energy(a, b) for a, b in union_intervals([(r.start, r.end) for r in top]))
     notes = notes + _common_notes(power, start, end, total) + [
         "each range gets the energy of its CPU-side span (NVTX push to pop), whatever the GPU ran then: work "
         "launched in a range that runs after it ends is charged to what is open then; synchronize at phase "

@@ -85,16 +85,21 @@ def align(telemetry_origin_utc_ns: int | None, clock: ProfileClock, telemetry_na
     return Alignment(telemetry_origin_utc_ns - clock.epoch_ns, telemetry_origin_utc_ns, clock.epoch_ns, clock.source)
 
 
-def _busy_fraction(intervals: Sequence[tuple[int, int]], start: int, step: int, count: int) -> list[float]:
-    """Per bin of `step` ns from `start`, the fraction covered by the union of `intervals`."""
-    bins = [0.0] * count
+def union_intervals(intervals: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Overlapping or touching (start, end) intervals merged, in order."""
     merged: list[list[int]] = []
     for a, b in sorted(intervals):
         if merged and a <= merged[-1][1]:
             merged[-1][1] = max(merged[-1][1], b)
         else:
             merged.append([a, b])
-    for a, b in merged:
+    return [(a, b) for a, b in merged]
+
+
+def _busy_fraction(intervals: Sequence[tuple[int, int]], start: int, step: int, count: int) -> list[float]:
+    """Per bin of `step` ns from `start`, the fraction covered by the union of `intervals`."""
+    bins = [0.0] * count
+    for a, b in union_intervals(intervals):
         first, last = max(0, (a - start) // step), min(count - 1, (b - start) // step)
         for i in range(first, last + 1):
             lo, hi = start + i * step, start + (i + 1) * step
