@@ -174,6 +174,22 @@ def test_pass_failed_and_not_graded_differ_without_colour(tmp_path):
     asyncio.run(scenario())
 
 
+def test_the_highlighted_check_is_shown_whole_under_the_table_at_80_columns(tmp_path):
+    async def scenario():
+        app = make_app(tmp_path, GradedRunner(statuses=("pass", "fail")))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await run_to_the_end(app, pilot)
+            checks = app.screen.query_one("#run-checks", DataTable)
+            checks.focus()
+            await pilot.press("down")
+            await pilot.pause()
+            record = app.ctx.run.record
+            shown = text_of(app.screen.query_one("#run-check-detail"))
+            assert shown == f"FAIL {record.checks[1].text}: {record.checks[1].detail}"
+
+    asyncio.run(scenario())
+
+
 def test_old_run_folders_get_a_grade_in_history(tmp_path):
     async def scenario():
         app = make_app(tmp_path, history=[DEMO_RUNS])
@@ -221,6 +237,18 @@ def test_results_put_the_result_first_and_cut_long_cells(tmp_path):
             assert [str(c.label) for c in data.columns.values()] == ["Result", "Check", "Numbers"]
             assert data.get_cell_at((1, 0)) == "FAIL"
             assert app.screen.query_one("#table-data").region.x < 40     # the table gets most of 80 columns
+            from aiperf_lab.metrics.tables import Table
+
+            name = "void at::native::vectorized_elementwise_kernel<4, " + "x" * 200 + ">"
+            app.screen.show_tables("long names", [Table("kern", "Kernels", ["Name", "Calls"], [[name, 3]])], tmp_path)
+            await pilot.pause()
+            data = app.screen.query_one("#table-data", DataTable)
+            data.focus()
+            data.move_cursor(row=0, column=1)
+            data.move_cursor(row=0, column=0)
+            await pilot.pause()
+            assert str(data.get_cell_at((0, 0))).endswith("…")                 # cut in the table
+            assert text_of(app.screen.query_one("#table-cell")) == f"Name: {name}"   # whole beneath it
 
     asyncio.run(scenario())
 

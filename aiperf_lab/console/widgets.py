@@ -135,6 +135,7 @@ class TableView(Vertical):
         yield Static("", id="table-title")
         yield Input(placeholder="filter rows (enter to apply, escape to clear)", id="table-filter")
         yield DataTable(id="table-data", zebra_stripes=True, cursor_type="cell")
+        yield Static("", id="table-cell")     # the cursor's cell in full: cells are cut at narrow widths
         yield Static("", id="table-notes")
 
     def on_mount(self) -> None:
@@ -176,6 +177,17 @@ class TableView(Vertical):
         title.update(f"{self.table.title} ({self.table.name}): {shown}{order}"
                      + (f", filter '{self._filter}'" if self._filter else ""))
         notes.update("\n".join(f"note: {n}" for n in self.table.notes))
+
+    def on_data_table_cell_highlighted(self, event: DataTable.CellHighlighted) -> None:
+        row, column = event.coordinate.row, event.coordinate.column
+        if self.table is None or not (0 <= row < len(self._rows)) or not (0 <= column < len(self.table.columns)):
+            self.query_one("#table-cell", Static).update("")
+            return
+        value = format_value(self._rows[row][column])
+        shown = _cell(self._rows[row][column], max(24, self.size.width // 2) if self.size.width else MAX_CELL)
+        # only when the table shows less than the whole value
+        self.query_one("#table-cell", Static).update(
+            Text(f"{self.table.columns[column]}: {value}") if format_value(shown) != value else "")
 
     def action_filter(self) -> None:
         box = self.query_one("#table-filter", Input)

@@ -33,6 +33,7 @@ class RunScreen(Screen):
         yield Static("", id="run-grade")
         yield Log(max_lines=LOG_LINES, id="run-log", auto_scroll=True)
         yield DataTable(id="run-checks", zebra_stripes=True, cursor_type="row")
+        yield Static("", id="run-check-detail")   # the highlighted check in full (rows are cut at 80 columns)
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -60,6 +61,8 @@ class RunScreen(Screen):
             self._shown_record = None
             self.query_one("#run-log", Log).clear()
             self.query_one("#run-checks", DataTable).display = False
+            self.query_one("#run-check-detail", Static).update("")
+            self._checks = []
             self.query_one("#run-grade", Static).display = False
         lines = session.lines.drain()  # batched: one write per tick, not one per line
         if lines:
@@ -118,6 +121,21 @@ class RunScreen(Screen):
                                 if check.status in ("fail", "error") else "italic"),
                            _cut(check.text, limit), check.detail)
         checks.display = bool(record.checks)
+        self._checks = list(record.checks)
+        self._show_check(0)
+
+    def _show_check(self, row: int) -> None:
+        checks = getattr(self, "_checks", [])
+        detail = self.query_one("#run-check-detail", Static)
+        if not 0 <= row < len(checks):
+            detail.update("")
+            return
+        check = checks[row]
+        detail.update(Text(f"{check.status.upper()} {check.text}: {check.detail}"))
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.data_table.id == "run-checks":
+            self._show_check(event.cursor_row)
 
     def action_cancel_run(self) -> None:
         session = self.app.ctx.run
