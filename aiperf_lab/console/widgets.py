@@ -48,42 +48,6 @@ class TopBar(Widget):
         return text
 
 
-class StatusLine(Widget):
-    """The live one-liner on every screen: per GPU instant power and utilization from the feed the Monitor
-    draws (view_model.status_line formats it), plus what the screen adds (the Run screen: its energy).
-    Redrawn a few times a second, only while its screen is the one shown."""
-
-    DEFAULT_CSS = "StatusLine { height: 1; padding: 0 1; }"
-
-    def __init__(self, **kwargs) -> None:
-        super().__init__(**kwargs)
-        self._text = Text("")
-
-    @property
-    def plain(self) -> str:
-        return self._text.plain
-
-    def on_mount(self) -> None:
-        self.set_interval(1 / max(1.0, self.app.ctx.ui_hz), self.update_now)
-        self.update_now()
-
-    def update_now(self) -> None:
-        if not self.screen.is_current and self._text.plain:
-            return
-        from aiperf_lab.console.view_model import status_line
-        feed = self.app.ctx.feed
-        extra_of = getattr(self.screen, "status_extra", None)
-        width = (self.size.width or self.app.size.width) - 2   # before the first layout: the screen's width
-        line = status_line(feed.devices, feed.ring.latest(), feed.status, max(10, width),
-                           extra_of() if extra_of is not None else "")
-        if line != self._text.plain:
-            self._text = Text(line, no_wrap=True, overflow="ellipsis")
-            self.refresh()
-
-    def render(self) -> Text:
-        return self._text
-
-
 def grade_text(word: str, reason: str, ascii_only: bool = False) -> Text:
     """`✗ failed: the workload exited 2`: the word styled (bold reverse for failed, bold for pass, italic
     for not graded) and marked, so the difference survives NO_COLOR."""
@@ -114,6 +78,29 @@ class TextBlock(Widget):
 
     def render(self) -> Text:
         return self._text
+
+
+class StatusLine(TextBlock):
+    """The live one-liner on every screen: per GPU instant power and utilization from the feed the Monitor
+    draws (view_model.status_line formats it), plus what the screen adds (the Run screen: its energy).
+    Redrawn a few times a second, only while its screen is the one shown."""
+
+    DEFAULT_CSS = "StatusLine { height: 1; padding: 0 1; }"
+
+    def on_mount(self) -> None:
+        self.set_interval(1 / max(1.0, self.app.ctx.ui_hz), self.update_now)
+        self.update_now()
+
+    def update_now(self) -> None:
+        if not self.screen.is_current and self.plain:
+            return
+        from aiperf_lab.console.view_model import status_line
+        feed = self.app.ctx.feed
+        extra_of = getattr(self.screen, "status_extra", None)
+        width = (self.size.width or self.app.size.width) - 2   # before the first layout: the screen's width
+        line = status_line(feed.devices, feed.ring.latest(), feed.status, max(10, width),
+                           extra_of() if extra_of is not None else "")
+        self.set_lines([line])
 
 
 class TableView(Vertical):
