@@ -221,35 +221,32 @@ def _pair(torch, src: int, dst: int) -> dict[str, Any]:
         one_way = _timed(torch, lambda: a_dst.copy_(a_src), 10)
     reps = 10
     s_src, s_dst = torch.cuda.Stream(device=src), torch.cuda.Stream(device=dst)
-    for _ in range(2):  # warm-up of both directions at once
+
+    def both_ways() -> None:   # a copy each way, each on its source device's stream
         with torch.cuda.stream(s_src):
             a_dst.copy_(a_src)
         with torch.cuda.stream(s_dst):
             b_src.copy_(b_dst)
-    torch.cuda.synchronize(src)
-    torch.cuda.synchronize(dst)
-    t0 = time.perf_counter()
-    for _ in range(reps):
-        with torch.cuda.stream(s_src):
-            a_dst.copy_(a_src)
-        with torch.cuda.stream(s_dst):
-            b_src.copy_(b_dst)
-    torch.cuda.synchronize(src)
-    torch.cuda.synchronize(dst)
-    both = time.perf_counter() - t0
+
+    def wall_s(fn: Callable[[], Any], times: int) -> float:
+        """Seconds for `times` calls, both devices synchronized before and after."""
+        torch.cuda.synchronize(src)
+        torch.cuda.synchronize(dst)
+        t0 = time.perf_counter()
+        for _ in range(times):
+            fn()
+        torch.cuda.synchronize(src)
+        torch.cuda.synchronize(dst)
+        return time.perf_counter() - t0
+
+    wall_s(both_ways, 2)   # warm-up of both directions at once
+    both = wall_s(both_ways, reps)
     tiny_src = torch.ones(1, dtype=torch.int32, device=src)
     tiny_dst = torch.empty(1, dtype=torch.int32, device=dst)
-    for _ in range(20):
-        tiny_dst.copy_(tiny_src)
-    torch.cuda.synchronize(src)
-    torch.cuda.synchronize(dst)
-    t0 = time.perf_counter()
+    wall_s(lambda: tiny_dst.copy_(tiny_src), 20)
     copies = 200
-    for _ in range(copies):
-        tiny_dst.copy_(tiny_src)
-    torch.cuda.synchronize(src)
-    torch.cuda.synchronize(dst)
-    tiny_us = (time.perf_counter() - t0) / copies * 1e6
+    tiny_s = wall_s(lambda: tiny_dst.copy_(tiny_src), copies)
+    tiny_us = tiny_s / copies * 1e6
     return {"src": src, "dst": dst, "src_uuid": _uuid(torch, src), "dst_uuid": _uuid(torch, dst), "peer_access": peer,
             "bytes": n, "gb_s": round(n / one_way / 1e9, 2), "bidir_gb_s": round(2 * n * reps / both / 1e9, 2),
             "small_copy_us": round(tiny_us, 2)}
