@@ -305,3 +305,9 @@ def test_a_real_two_gpu_bench_bundle_shows_and_compares():
     by_field = {r[0]: r[1:] for r in rows}
     assert by_field["NCCL all-reduce busbw GB/s @ 1 GiB"] == ["325.18 (2 GPUs)", "-"]
     assert by_field["bench GPU pairs GB/s (min-max)"][0] == "387.21-387.47"
+
+
+def test_an_nvlink_generation_we_have_no_rate_for_is_not_judged():
+    newer = [dict(g, nvlinks=[{"link": i, "active": True, "version": 8} for i in range(18)]) for g in HARDWARE]
+    expect = link_expectation(newer[0], newer[1], MATRIX, None)
+    assert expect["nominal_gb_s"] is None and expect["basis"] == "NVLink rate unknown"

@@ -24,8 +24,10 @@ LINK_FLOOR = 0.60
 HOST_FLOOR = 0.60
 # NCCL: the largest all-reduce's bus bandwidth under this share of the slowest GPU pair's link.
 NCCL_FLOOR = 0.50
-# NVLink per-link, per-direction rate when nvidia-smi does not print one (GB/s): NVLink 2-4 25, NVLink 5 50.
-NVLINK_GB_S_BY_NVML_VERSION = {2: 25.0, 3: 25.0, 4: 25.0, 5: 25.0, 6: 25.0, 7: 50.0, 8: 100.0}
+# NVLink per-link, per-direction rate when nvidia-smi does not print one (GB/s), by NVML's version enum:
+# NVLink 2.0/2.2 (V100), 3.0/3.1 (A100), 4.0 (H100/H200) 25; 5.0 (B200) 50. Others (NVLink 1, 6.0): not
+# known here, so the pair is not judged against its link.
+NVLINK_GB_S_BY_NVML_VERSION = {2: 25.0, 3: 25.0, 4: 25.0, 5: 25.0, 6: 25.0, 7: 50.0}
 GPU_FIGURES = (("copy_tb_s", "device copy (TB/s)", "memory_tb_s"),
                ("bf16_matmul_tflops", "bf16 matmul (TFLOP/s)", "bf16_matmul_tflops"),
                ("fp32_matmul_tflops", "fp32 matmul (TFLOP/s)", "fp32_matmul_tflops"))
