@@ -283,6 +283,33 @@ def test_triage_keys_never_type_into_the_duration_unasked(tmp_path, size):
     asyncio.run(scenario())
 
 
+def _send_key(app, key, char):
+    """A key as the terminal driver delivers it, without waiting for the app to go idle (as Pilot does)."""
+    from textual import events
+    event = events.Key(key, char)
+    event.set_sender(app)
+    app._driver.send_message(event)
+
+
+def test_keys_typed_in_one_burst_after_d_reach_the_duration(tmp_path):
+    # Over SSH a user types "d", then "120" before the next frame: the digits must land in the box,
+    # replacing the old value, not switch screens (1 is the Labs screen's key).
+    async def scenario():
+        app = make_app(tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("6")
+            await pilot.pause()
+            box = app.screen.query_one("#triage-duration", Input)
+            for key in "d120":             # queued together, no frame in between
+                _send_key(app, key, key)
+            await pilot.pause()
+            await pilot.pause()
+            assert isinstance(app.screen, TriageScreen)
+            assert app.focused is box and box.value == "120"
+
+    asyncio.run(scenario())
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_escape_leaves_the_filter_and_global_keys_work_again(tmp_path, size):
     async def scenario():
