@@ -203,6 +203,30 @@ def test_old_run_folders_get_a_grade_in_history(tmp_path):
     asyncio.run(scenario())
 
 
+def test_demo_history_tells_bundled_runs_from_local_ones(tmp_path):
+    async def scenario():
+        app = make_app(tmp_path, GradedRunner(), history=[tmp_path / "runs", DEMO_RUNS])
+        async with app.run_test(size=(80, 24)) as pilot:
+            await run_to_the_end(app, pilot)           # one run made here
+            await pilot.press("5")
+            await pilot.pause()
+            table = app.screen.query_one("#history-table", DataTable)
+            marks = [str(table.get_cell_at((r, 0))) for r in range(table.row_count)]
+            bundled = len(list(DEMO_RUNS.glob("*/run.json")))
+            assert marks.count("d") == bundled and bundled >= 1 and marks.count("") == 1
+            status = text_of(app.screen.query_one("#history-status"))
+            assert f"({bundled} bundled demo runs, marked d)" in status
+            local = next(r for r in range(table.row_count) if str(table.get_cell_at((r, 0))) == "")
+            table.move_cursor(row=local)
+            await pilot.pause()
+            assert "bundled" not in text_of(app.screen.query_one("#history-status")).splitlines()[-1]
+            table.move_cursor(row=next(r for r in range(table.row_count) if r != local))
+            await pilot.pause()
+            assert "(bundled demo run, not from this machine)" in text_of(app.screen.query_one("#history-status"))
+
+    asyncio.run(scenario())
+
+
 # --- 2. layout at 80x24 and 200x60 -------------------------------------------------------------------------
 @pytest.mark.parametrize("size", SIZES)
 def test_every_screen_shows_help_and_quit_and_the_result_column(tmp_path, size):
