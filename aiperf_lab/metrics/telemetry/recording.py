@@ -102,6 +102,11 @@ class TelemetryWriter:
         self._started = False
         # GPU -> the GpuStatus whose processes were written last (held, so that its id is never reused)
         self._processes_seen: dict[int, GpuStatus] = {}
+        # GPU -> (the object, its formatted cells): a GPM window, a status read and a link status repeat on
+        # many rows (the sampler's tiers), so each is formatted once. The object is held: `is` stays true.
+        self._gpm_cells: dict[int, tuple[Any, list[str]]] = {}
+        self._status_cells: dict[int, tuple[Any, list[str]]] = {}
+        self._link_cells: dict[int, tuple[Any, list[str]]] = {}
         # UTC ns at t = 0 of the samples' clock; the sampler sets it when it starts (None: column left empty)
         self.utc_origin_ns: int | None = None
 
@@ -133,28 +138,37 @@ class TelemetryWriter:
             self._writer.writerow([f"{tick.t:.4f}"] + [""] * (len(BASE_COLUMNS) - 4) + host_cells
                                   + [""] * (len(GPM_COLUMNS) + 1) + [utc, ""])
         for s in tick.gpus:
-            link = slow.get(s.index) or GpuStatus()
-            gpm = s.gpm
-            gpm_cells = ([f"{gpm.t:.4f}", _cell(gpm.window_s), *(_cell(getattr(gpm, name)) for name in GPM_NAMES)]
-                         if gpm is not None else [""] * len(GPM_COLUMNS))
+            index = s.index
+            link = slow.get(index) or _NO_STATUS
             processes = ""
-            if s.index in slow and self._processes_seen.get(s.index) is not link:
-                self._processes_seen[s.index] = link
+            if index in slow and self._processes_seen.get(index) is not link:
+                self._processes_seen[index] = link
                 processes = json.dumps([[p.pid, self._text(p.name), self._text(p.user) if self._users else None,
                                          p.gpu_memory_bytes, p.sm_pct, p.mem_pct,
                                          p.energy_share_pct, p.energy_est_j] for p in link.processes],
                                        separators=(",", ":"))
             self._writer.writerow([
-                f"{s.t:.4f}", s.index, _cell(s.power_w), s.power_source, _cell(s.power_avg_w),
+                f"{s.t:.4f}", index, _cell(s.power_w), s.power_source, _cell(s.power_avg_w),
                 _cell(s.power_limit_w), _cell(s.energy_j), s.energy_source, _cell(s.util_gpu_pct),
-                _cell(s.util_mem_pct), _cell(s.mem_used_bytes), _cell(s.mem_total_bytes), _cell(s.temp_c),
-                _cell(s.sm_clock_mhz), _cell(s.mem_clock_mhz), _cell(s.clock_event_reasons),
-                "|".join(s.clock_event_names), _cell(link.pcie_gen), _cell(link.pcie_width),
-                _cell(link.pcie_gen_max), _cell(link.pcie_width_max), "1" if s.lost else "0", *host_cells,
-                *gpm_cells, processes, str(origin + round(s.t * 1e9)) if origin is not None else "",
+                _cell(s.util_mem_pct), *self._cells(self._status_cells, index, s.status_t, s, _status_cells),
+                *self._cells(self._link_cells, index, link, link, _link_cells), "1" if s.lost else "0",
+                *host_cells, *self._cells(self._gpm_cells, index, s.gpm, s.gpm, _gpm_cells), processes,
+                str(origin + round(s.t * 1e9)) if origin is not None else "",
                 f"{s.status_t:.4f}" if s.status_t is not None else ""])
         if time.monotonic() - self._last_flush >= self._flush_every:
             self.flush()
+
+    @staticmethod
+    def _cells(cache: dict[int, tuple[Any, list[str]]], index: int, key: Any, value: Any,
+               format_cells: Callable[[Any], list[str]]) -> list[str]:
+        """format_cells(value), reused while `key` is the same object (None: always formatted afresh)."""
+        held = cache.get(index)
+        if key is not None and held is not None and held[0] is key:
+            return held[1]
+        cells = format_cells(value)
+        if key is not None:
+            cache[index] = (key, cells)
+        return cells
 
     def flush(self) -> None:
         try:
@@ -167,6 +181,25 @@ class TelemetryWriter:
         self.start()
         self.flush()
         self._stream.close()
+
+
+_NO_STATUS = GpuStatus()
+
+
+def _status_cells(s: GpuSample) -> list[str]:
+    """Memory, temperature, clocks and clock-event reasons: the status tier's columns."""
+    return [_cell(s.mem_used_bytes), _cell(s.mem_total_bytes), _cell(s.temp_c), _cell(s.sm_clock_mhz),
+            _cell(s.mem_clock_mhz), _cell(s.clock_event_reasons), "|".join(s.clock_event_names)]
+
+
+def _link_cells(link: GpuStatus) -> list[str]:
+    return [_cell(link.pcie_gen), _cell(link.pcie_width), _cell(link.pcie_gen_max), _cell(link.pcie_width_max)]
+
+
+def _gpm_cells(gpm: GpmSample | None) -> list[str]:
+    if gpm is None:
+        return [""] * len(GPM_COLUMNS)
+    return [f"{gpm.t:.4f}", _cell(gpm.window_s), *(_cell(getattr(gpm, name)) for name in GPM_NAMES)]
 
 
 def recording_meta(devices: list[GpuInfo], rate_hz: float, gpm_every_s: float,
