@@ -155,3 +155,19 @@ def test_recordings_made_before_tiers_read_as_before():
     assert "tiers" not in recording.meta and recording.meta["gpm_every_s"] == 1.0
     assert all(s.status_t is None for tick in recording.ticks[:50] for s in tick.gpus)
     assert any(s.temp_c is not None for tick in recording.ticks[:50] for s in tick.gpus)
+
+
+def test_the_card_says_when_carried_values_are_old():
+    from aiperf_lab.console.view_model import activity_text, card_lines
+    from aiperf_lab.metrics.telemetry.model import GpmSample, GpuInfo, GpuSample
+
+    info = GpuInfo(0, "NVIDIA H100 80GB HBM3", gpm_reason="")
+    window = GpmSample(9.0, 2.0, sm_active_pct=95.0, tensor_pct=90.0, dram_pct=20.0, sm_occupancy_pct=14.0)
+    fresh = GpuSample(10.0, 0, 300.0, "instant", temp_c=60.0, status_t=9.1, gpm=window)
+    line = next(x for x in card_lines(info, [fresh], None, 100) if x.startswith("memory"))
+    assert "60 C" in line and "ago" not in line                     # within its tier: shown as current
+    assert "ago" not in activity_text(info, fresh)
+    old = GpuSample(16.0, 0, 300.0, "instant", temp_c=60.0, status_t=9.1, gpm=window)
+    line = next(x for x in card_lines(info, [old], None, 100) if x.startswith("memory"))
+    assert line.endswith("clock events: none (read 7 s ago)")
+    assert activity_text(info, old).endswith("(window ended 7 s ago)")
