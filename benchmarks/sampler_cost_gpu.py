@@ -81,6 +81,8 @@ def tier_prediction(costs_us: dict[str, float], rate_hz: float, tiers: dict[str,
         "links: NVLink states, power limit": (costs_us.get("links"), 1 / tiers["links_every_s"]),
         "energy counter": (costs_us.get("energy_mj"), 1 / tiers["energy_every_s"]),
         "GPM read (sample + metrics)": (costs_us.get("gpm_read"), 1 / tiers["gpm_every_s"]),
+        "host CPU and memory (psutil; once per sampler, not per GPU)": (costs_us.get("host"),
+                                                                       1 / tiers.get("host_every_s", 1.0)),
     }
     return [(name, round(cost * per_s / 1000.0, 3)) for name, (cost, per_s) in per_second.items()
             if cost is not None]
@@ -99,11 +101,12 @@ def markdown(gpu: str, calls: dict[str, dict], prediction: list[tuple[str, float
             verdict = f"failed: {run['error']}"
         lines.append(f"| {run['name']} | {run.get('seconds', 'n/a')} | {run.get('ticks', 'n/a')} | "
                      f"{'n/a' if pct is None else f'{pct:.3f}'} | {verdict} |")
-    lines += ["", "Predicted from the spaced per-call costs below (ms of CPU per second per GPU):", "",
+    lines += ["", "Predicted from the spaced per-call costs below (ms of CPU per second per GPU; 1 ms/s is 0.1% "
+              "of a core; the loop's own wake-ups and bookkeeping come on top):", "",
               "| tier | ms/s |", "|---|---|"]
     lines += [f"| {name} | {ms:.3f} |" for name, ms in prediction]
     if prediction:
-        lines.append(f"| all NVML reads | {sum(ms for _n, ms in prediction):.3f} |")
+        lines.append(f"| all reads | {sum(ms for _n, ms in prediction):.3f} |")
     lines += ["", "NVML reads, CPU microseconds per call: spaced (median of "
               f"{ROUNDS}, each kind once per round) and back to back (mean of 100):", "",
               "| read | spaced us | tight-loop us | value |", "|---|---|---|---|"]
@@ -139,6 +142,9 @@ def nvml_calls(gpu: int, notes: list[str]) -> tuple[dict[str, dict], dict[str, f
     from aiperf_lab.metrics.telemetry.model import GPM_FIELDS
     from aiperf_lab.metrics.telemetry.nvml_source import NvmlSource, ProcessInfo
 
+    from aiperf_lab.metrics.telemetry.host import HostSource
+
+    host = HostSource()
     source = NvmlSource.open(gpm=False)
     if not source.available:
         notes.append(f"no NVML: {source.status}")
@@ -178,6 +184,7 @@ def nvml_calls(gpu: int, notes: list[str]) -> tuple[dict[str, dict], dict[str, f
         "slow": lambda: source.slow(gpu, lambda pid: ProcessInfo(), links=False),
         "links": lambda: (source.power_limit_w(gpu), source._nvlink_states(gpu)),
         "energy_mj": lambda: source.energy_mj(gpu),
+        "host": lambda: host.sample(0.0),
     }
     device = GpmDevice(source.session, gpu, time.monotonic)
     if device.reason:
@@ -336,14 +343,15 @@ def main() -> int:
     tiers = next((r["tiers"] for r in runs if r.get("tiers")), {})
     periods = {"status_every_s": tiers.get("power_avg_w", 1.0), "slow_every_s": tiers.get("pcie_gen", 2.0),
                "links_every_s": tiers.get("power_limit_w", 10.0), "gpm_every_s": tiers.get("gpm_*", 2.0),
-               "energy_every_s": next((v for k, v in tiers.items() if k.startswith("energy")), 5.0)}
+               "energy_every_s": next((v for k, v in tiers.items() if k.startswith("energy")), 5.0),
+               "host_every_s": tiers.get("cpu_pct", 1.0)}
     prediction = tier_prediction(tier_costs, 10.0, periods)
     measured = {r["name"]: r.get("pct_per_gpu") for r in runs}
     alone, idle = measured.get("the loop and host alone (no GPU reads)"), measured.get("idle, GPM on")
     if prediction and alone is not None and idle is not None:
+        gpu_reads = sum(m for n, m in prediction if not n.startswith("host")) / 10
         notes.append(f"idle with GPM, measured {idle:.3f}% = loop and host {alone:.3f}% + GPU reads "
-                     f"{idle - alone:.3f}%; the spaced per-call costs predict {sum(m for _n, m in prediction) / 10:.3f}% "
-                     "for the GPU reads")
+                     f"{idle - alone:.3f}%; the spaced per-call costs predict {gpu_reads:.3f}% for the GPU reads")
     for r in runs:
         if r.get("errors"):
             notes.append(f"{r['name']}: sampler errors {r['errors'][:3]}")

@@ -105,4 +105,4 @@ def test_tier_prediction_and_table():
     assert "| idle, GPM on | 25.0 | 260 | 0.420 | within |" in table
     assert "| bf16 matmul, GPM on | 25.0 | 260 | 0.610 | OVER |" in table
     assert "| bf16 matmul, GPM off | n/a | n/a | n/a | failed: see notes |" in table
-    assert "| all NVML reads | 2.990 |" in table and "| field 186 instant power | 21.0 | 6.1 | 81000 |" in table
+    assert "| all reads | 2.990 |" in table and "| field 186 instant power | 21.0 | 6.1 | 81000 |" in table

@@ -98,7 +98,7 @@ class GpmSample:
 
 @dataclass
 class GpuProcess:
-    """A process on a GPU, read about once a second. Shares are NVML's per-process utilization
+    """A process on a GPU, read every couple of seconds. Shares are NVML's per-process utilization
     (nvmlDeviceGetProcessUtilization) averaged over the last read's window; energy is an ESTIMATE:
     the GPU's energy over each window split by SM share (idle energy is not attributed)."""
 
