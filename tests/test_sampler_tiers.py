@@ -171,3 +171,31 @@ def test_the_card_says_when_carried_values_are_old():
     line = next(x for x in card_lines(info, [old], None, 100) if x.startswith("memory"))
     assert line.endswith("clock events: none (read 7 s ago)")
     assert activity_text(info, old).endswith("(window ended 7 s ago)")
+
+
+def test_gpm_windows_pair_with_the_samples_they_cover():
+    """GPM is read every 2 s and each sample carries the window read before it; the summary and the
+    findings pair each window with the samples inside its span instead, so a phase change is not
+    judged 2 s late. Here: a matmul (SM 95%) for 4 s, then single-block kernels (SM 5%) for 4 s, at 100%
+    utilization throughout: half the time is 'utilization high, SM activity low'."""
+    from aiperf_lab.metrics.telemetry.model import GpmSample, GpuInfo, GpuSample, Tick
+    from aiperf_lab.metrics.telemetry.summary import SHARE_COLUMNS, covering_windows, telemetry_summary
+
+    windows = {end: GpmSample(float(end), 2.0, sm_active_pct=95.0 if end <= 4 else 5.0, tensor_pct=90.0 if end <= 4
+                              else 0.0, dram_pct=20.0) for end in (2, 4, 6, 8)}
+    ticks = []
+    for k in range(81):
+        t = k / 10
+        carried = max((end for end in windows if end <= t), default=None)   # the sampler's carry-forward
+        ticks.append(Tick(t, [GpuSample(t, 0, 300.0, "instant", util_gpu_pct=100.0,
+                                        gpm=windows[carried] if carried else None)], None))
+    series = [tick.gpus[0] for tick in ticks]
+    covering = covering_windows(series)
+    assert covering[45] is windows[6] and covering[40] is windows[4] and covering[0] is windows[2]
+    assert series[45].gpm is windows[4]                    # what the sample itself carries: the past window
+    table = telemetry_summary([GpuInfo(0, gpm_reason="")], ticks)
+    row = dict(zip(table.columns, table.rows[0]))
+    # 3.9 s of 8 (the sample at 4.0 s belongs to the matmul window that ends there); the windows each
+    # sample carries would say 2 s of 6 (33.3%)
+    assert row[SHARE_COLUMNS[0]] == 48.75
+    assert abs(row["sm_active_avg_pct"] - (95.0 * 4.1 + 5.0 * 3.9) / 8.0) < 0.01

@@ -224,7 +224,8 @@ class Sampler:
             with self._energy_lock:
                 tracker = self._energy[info.index]
                 tracker.add_power(sample.t, sample.power_w)
-                tracker.add_counter(now(), counter)
+                if counter is not None:
+                    tracker.add_counter(now(), counter)
                 sample.energy_j, sample.energy_source = tracker.energy_j(), tracker.source
             if read_gpm and info.gpm_reason == "":
                 window = self._gpm[info.index] = src.gpm(info.index, now())
