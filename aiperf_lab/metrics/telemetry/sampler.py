@@ -8,9 +8,9 @@
     print(span.result(work=tokens, work_unit="tokens").per_gpu)
     sampler.stop()
 
-Timing is deadline-based (no drift). Reads come in tiers, each at its own rate, so that the whole
-sampler stays within 0.5% of one core per GPU at 10 Hz (docs/benchmarks.md); `tiers()` lists them and
-a recording's metadata line carries that list:
+Timing is deadline-based (no drift). Reads come in tiers, each at its own rate, to keep the whole
+sampler cheap at 10 Hz (the goal: within 0.5% of one core per GPU; measured figures in
+docs/benchmarks.md); `tiers()` lists them and a recording's metadata line carries that list:
 
 - every tick: instant power (or the driver's average where the GPU has no instant reading) and
   utilization: two NVML calls;
@@ -95,7 +95,7 @@ class Sampler:
             recorder.start(recording_meta(self.devices, rate_hz, self.gpm_every_s, self.tiers()))
 
     def tiers(self) -> list[dict]:
-        """Which fields are read how often (seconds), for a recording's metadata line and for screens."""
+        """Which fields are read how often (seconds), as a recording's metadata line says them."""
         period = self.period
         return [
             {"every_s": period, "fields": ["power_w", "util_gpu_pct", "util_mem_pct"],
@@ -192,20 +192,20 @@ class Sampler:
     def _sample(self, tick: int, read_counter: bool, read_status: bool = False, read_slow: bool = False,
                 read_gpm: bool = False) -> Tick:
         """One tick: the every-tick fields of every GPU first, then the slower tiers that are due (the
-        energy counter costs about 4 ms), so each sample's time is when its power was read and the slow
-        reads delay no GPU."""
+        energy counter costs about 4 ms), so each sample's time is when its power was read and the slower
+        reads delay no GPU's power reading."""
         src = self.source
         now = self.now
         t_tick = now()
+        readings = [None if info.index in src.lost else (now(), src.tick_fields(info.index)) for info in self.devices]
         gpus = []
         status = self._status
-        for info in self.devices:
+        for info, reading in zip(self.devices, readings):
             i = info.index
-            if i in src.lost:
+            if reading is None:
                 gpus.append(GpuSample(now(), i, lost=True))
                 continue
-            t = now()
-            power, power_source, util_gpu, util_mem = src.tick_fields(i)
+            t, (power, power_source, util_gpu, util_mem) = reading
             if read_status or i not in status:
                 status[i] = (now(), src.status_fields(i))
             status_t, (average, mem_used, mem_total, temp, sm_clock, mem_clock, reasons) = status[i]
