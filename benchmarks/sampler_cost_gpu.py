@@ -99,6 +99,7 @@ def markdown(gpu: str, calls: dict[str, dict], prediction: list[tuple[str, float
         verdict = "n/a" if pct is None else ("within" if pct <= GOAL_PCT else "OVER")
         if run.get("error"):
             verdict = f"failed: {run['error']}"
+            pct = None
         lines.append(f"| {run['name']} | {run.get('seconds', 'n/a')} | {run.get('ticks', 'n/a')} | "
                      f"{'n/a' if pct is None else f'{pct:.3f}'} | {verdict} |")
     lines += ["", "Predicted from the spaced per-call costs below (ms of CPU per second per GPU; 1 ms/s is 0.1% "
@@ -280,9 +281,12 @@ def sampler_run(name: str, seconds: float, gpm: bool, gpus: bool = True) -> dict
     _v, ticks = sampler.ring.snapshot()
     tiers = {t["fields"][0]: t["every_s"] for t in sampler.tiers()}
     sampler.close()
-    return {"name": name, "seconds": round(w1 - w0, 1), "ticks": len(ticks), "gpus": count,
-            "pct_per_gpu": round(100 * (p1 - p0) / (w1 - w0) / count, 3), "errors": sampler.errors,
-            "tiers": tiers}
+    result = {"name": name, "seconds": round(w1 - w0, 1), "ticks": len(ticks), "gpus": count,
+              "pct_per_gpu": round(100 * (p1 - p0) / (w1 - w0) / count, 3), "errors": sampler.errors,
+              "tiers": tiers}
+    if gpus and not sampler.devices:     # a sampler reading no GPU is cheap and proves nothing
+        result["error"] = f"no GPU read ({sampler.status})"
+    return result
 
 
 def main() -> int:
@@ -326,19 +330,27 @@ def main() -> int:
     run("idle, GPM on", True)
     run("idle, GPM off", False)
     load = None
+    load_ok = False
     try:
         load = subprocess.Popen([sys.executable, "-c", LOAD, str(2 * args.seconds + 12)], stdout=subprocess.PIPE,
                                 text=True, env={**os.environ, "CUDA_VISIBLE_DEVICES": str(args.gpu)})
         ready = load.stdout.readline().strip()
-        if ready != "ready":
+        load_ok = ready == "ready"
+        if not load_ok:
             notes.append(f"matmul load did not start ({ready!r})")
     except Exception as exc:
         notes.append(f"matmul load failed: {exc}")
     run("bf16 matmul, GPM on", True)
     run("bf16 matmul, GPM off", False)
     if load is not None:
+        finished_early = load.poll() is not None
         load.terminate()
         load.wait(30)
+        if load_ok and finished_early:
+            notes.append("the matmul load ended before its two runs did: they were partly idle")
+    if not load_ok:
+        for r in runs[-2:]:
+            r.setdefault("error", "no matmul load ran")
     run("the loop and host alone (no GPU reads)", False, gpus=False, seconds=min(10.0, args.seconds))
     tiers = next((r["tiers"] for r in runs if r.get("tiers")), {})
     periods = {"status_every_s": tiers.get("power_avg_w", 1.0), "slow_every_s": tiers.get("pcie_gen", 2.0),
