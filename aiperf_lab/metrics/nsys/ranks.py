@@ -29,7 +29,6 @@ _RANGE_COLLECTIVE = re.compile(r"^nccl([A-Z][A-Za-z]+)$")
 _NAMES = {"allreduce": "AllReduce", "allgather": "AllGather", "reducescatter": "ReduceScatter",
           "broadcast": "Broadcast", "reduce": "Reduce", "sendrecv": "SendRecv", "send": "SendRecv",
           "recv": "SendRecv", "alltoall": "AllToAll"}
-_SIZE_KEY = re.compile(r'"Message size \[bytes\]"\s*:\s*(\d+)')
 
 
 def bus_factor(collective: str, n: int) -> float | None:
@@ -114,33 +113,83 @@ def _nccl_kernels(rank: Rank) -> list[tuple[str | None, int, int | None, int | N
     return [(_collective_of_kernel(ids[name]), duration, gtid, start, end) for name, duration, gtid, start, end in rows]
 
 
-def _nccl_ranges(rank: Rank) -> dict[int, list[tuple[int, int, str | None, int | None]]]:
-    """Per thread: (start, end, collective, message bytes) of NCCL's own NVTX ranges (domain NCCL)."""
-    db = rank.db
-    if not db.has(NVTX):
-        return {}
-    from aiperf_lab.metrics.nsys.nvtx import load_ranges
+MESSAGE_SIZE, COMMUNICATOR, RANK_COUNT = "Message size [bytes]", "NCCL communicator ID", "No. of ranks"
 
-    payload = db.column_or(NVTX, "jsonText")
-    texts = {}
-    if payload != "NULL":
-        texts = {rid: text for rid, text in db.query(
-            f"SELECT rowid, {payload} FROM {NVTX} WHERE {payload} LIKE '%Message size%'")}
-    out: dict[int, list] = defaultdict(list)
-    for r in load_ranges(db, end_bound="ranges"):
-        domain, _, text = r.name.partition(":")
-        if domain != "NCCL":
-            continue
-        if rank.pid is not None and ((r.global_tid >> 24) & 0xFFFFFF) != rank.pid:
-            continue
-        match = _RANGE_COLLECTIVE.match(text)
-        collective = _NAMES.get(match.group(1).lower()) if match else None
-        size = None
-        found = _SIZE_KEY.search(texts.get(r.range_id) or "")
-        if found:
-            size = int(found.group(1))
-        out[r.global_tid].append((r.start, r.end, collective, size))
-    return out
+
+class NcclCalls:
+    """One rank's NCCL API ranges (domain NCCL) per thread, what their payloads say, and why a size is
+    missing where it is."""
+
+    def __init__(self, rank: Rank):
+        self.by_thread: dict[int, list[tuple[int, int, str | None, int | None, int | None]]] = defaultdict(list)
+        self.comm_sizes: dict[int, int] = {}   # communicator id -> its number of ranks (from ncclCommInit*)
+        self.why: dict[str, list] = {}         # why a collective's size is unknown -> [calls, first instance]
+        db = rank.db
+        if not db.has(NVTX):
+            return
+        from aiperf_lab.metrics.nsys.nvtx import load_ranges
+        from aiperf_lab.metrics.nsys.nvtx_payload import PayloadDecoder, event_payloads
+
+        ranges = []
+        for r in load_ranges(db, end_bound="ranges"):
+            domain, _, text = r.name.partition(":")
+            if domain == "NCCL" and (rank.pid is None or ((r.global_tid >> 24) & 0xFFFFFF) == rank.pid):
+                ranges.append((r, text))
+        if not ranges:
+            return
+        payloads = event_payloads(db, [r.range_id for r, _ in ranges])
+        decoder = PayloadDecoder(db) if payloads else None
+        missing = self._missing_reason(db) if not payloads else \
+            f"some of {db.path.name}'s NCCL ranges carry no payload while others do"
+        for r, text in ranges:
+            match = _RANGE_COLLECTIVE.match(text)
+            collective = _NAMES.get(match.group(1).lower()) if match else None
+            values, why = self._values(payloads.get(r.range_id), decoder, missing)
+            size = values.get(MESSAGE_SIZE)
+            comm = values.get(COMMUNICATOR)
+            if isinstance(comm, int) and isinstance(values.get(RANK_COUNT), int):
+                self.comm_sizes[comm] = values[RANK_COUNT]
+            if not (isinstance(size, int) and size >= 0):
+                size = None
+                if collective is not None:
+                    why = why or (f"the payload of {text} has no '{MESSAGE_SIZE}' entry "
+                                  f"(entries: {', '.join(values) or 'none'})")
+                    entry = self.why.setdefault(why.split(" (", 1)[0], [0, why])
+                    entry[0] += 1
+            self.by_thread[r.global_tid].append((r.start, r.end, collective, size,
+                                                 comm if isinstance(comm, int) else None))
+
+    @staticmethod
+    def _missing_reason(db: NsysDatabase) -> str:
+        from aiperf_lab.metrics.nsys.nvtx_payload import ENTRIES
+
+        name = db.path.name
+        if db.has(ENTRIES) and db.count(ENTRIES):
+            if not db.has_column(NVTX, "binaryData"):
+                return (f"{name} has NCCL's payload schemas, but its NVTX_EVENTS has no binaryData column "
+                        "(an nsys before 2024 export)")
+            return (f"{name} has NCCL's payload schemas but no payload data: nsys export leaves binaryData "
+                    "empty unless asked; re-export the .nsys-rep with `nsys export --type sqlite "
+                    "--include-blobs=true`")
+        return (f"{name}'s NCCL ranges carry no payload (NCCL before 2.19 records no sizes in NVTX; "
+                "nsys captured no payload schema)")
+
+    @staticmethod
+    def _values(found, decoder, missing: str) -> tuple[dict, str | None]:
+        from aiperf_lab.metrics.nsys.nvtx_payload import Payload, json_values
+
+        if found is None:
+            return {}, missing
+        domain, blob, text = found
+        if blob is not None and decoder is not None:
+            decoded = decoder.decode(domain, blob)
+            if isinstance(decoded, Payload):
+                return decoded.values, None
+            return {}, decoded
+        values = json_values(text)
+        if values is None:
+            return {}, "a payload's jsonText is not a JSON object"
+        return values, None
 
 
 def _innermost(ranges: list, start: int, end: int):
@@ -161,34 +210,52 @@ def nccl_sum(exports: list[tuple[str, NsysDatabase]]) -> Table:
             per_rank.append((rank, kernels))
     if not per_rank:
         raise MissingData(", ".join(sorted({db.path.name for _, db in exports})) + " does not contain NCCL kernels.")
-    n = len(per_rank)
+    given = len(per_rank)
     rows = []
+    why: dict[str, list] = {}
+    unmatched = 0
+    sizes_seen: set[int] = set()
     for rank, kernels in per_rank:
-        ranges = _nccl_ranges(rank)
-        groups: dict[str, list[tuple[int, int | None]]] = defaultdict(list)
+        calls = NcclCalls(rank)
+        for key, (count, first) in calls.why.items():
+            why.setdefault(key, [0, first])[0] += count
+        groups: dict[str, list[tuple[int, int | None, int]]] = defaultdict(list)
         for collective, duration, gtid, start, end in kernels:
-            size = None
-            enclosing = _innermost(ranges.get(gtid, []), start, end) if start is not None else None
+            size, n = None, given
+            enclosing = _innermost(calls.by_thread.get(gtid, []), start, end) if start is not None else None
             if enclosing is not None:
                 collective = collective or enclosing[2]
                 size = enclosing[3]
-            groups[collective or "unknown"].append((duration, size))
+                n = calls.comm_sizes.get(enclosing[4], given)
+            else:
+                unmatched += 1
+            sizes_seen.add(n)
+            groups[collective or "unknown"].append((duration, size, n))
         for collective in sorted(groups):
             items = groups[collective]
-            time = sum(d for d, _ in items)
-            known = all(s is not None for _, s in items)
-            size = sum(s for _, s in items) * size_multiplier(collective, n) if known else None
+            time = sum(d for d, _, _ in items)
+            known = all(s is not None for _, s, _ in items)
+            size = sum(s * size_multiplier(collective, n) for _, s, n in items) if known else None
             algbw = size / time if size is not None and time else None  # bytes per ns = GB/s
-            factor = bus_factor(collective, n)
-            busbw = algbw * factor if algbw is not None and factor is not None else None
+            factors = [bus_factor(collective, n) for _, _, n in items]
+            busbw = None
+            if algbw is not None and all(f is not None for f in factors):
+                busbw = sum(s * size_multiplier(collective, n) * f for (_, s, n), f in zip(items, factors)) / time
+            counts = sorted({n for _, _, n in items})
             rows.append([rank.label, collective, len(items), size if size is not None else "unknown", time,
-                         Fixed3(time / len(items) / 1000), _gbps(algbw), _gbps(busbw), n])
-    notes = ["AlgBW = S / GPU time, BusBW = AlgBW x 2(n-1)/n (all-reduce), (n-1)/n (all-gather, reduce-scatter), "
-             "1 (broadcast, reduce, send/recv), as nccl-tests defines them; n = ranks given."]
-    if any(row[3] == "unknown" for row in rows):
-        notes.append("Bytes unknown: the export has no NCCL NVTX payload (NCCL >= 2.19 with -t nvtx records "
-                     "'Message size [bytes]'), so the bandwidths cannot be computed.")
-    if n < 2:
+                         Fixed3(time / len(items) / 1000), _gbps(algbw), _gbps(busbw),
+                         counts[0] if len(counts) == 1 else ",".join(map(str, counts))])
+    notes = ["Bytes = S as nccl-tests counts it: NCCL's payload 'Message size [bytes]' (count x datatype size, "
+             "one rank's part) per call, times n for all-gather and reduce-scatter. AlgBW = S / GPU time, "
+             "BusBW = AlgBW x 2(n-1)/n (all-reduce), (n-1)/n (all-gather, reduce-scatter), 1 (broadcast, "
+             "reduce, send/recv), as nccl-tests defines them; n (Ranks) = the communicator's size from its "
+             "ncclCommInit payload, else the number of ranks given."]
+    for _key, (count, first) in sorted(why.items()):
+        notes.append(f"Bytes unknown for {count} calls: {first}.")
+    if unmatched and any(row[3] == "unknown" for row in rows):
+        notes.append(f"{unmatched} NCCL kernels were launched outside an NCCL NVTX range of their thread "
+                     "(no -t nvtx, or NCCL_NVTX_DISABLE=1): their size is unknown.")
+    if given < 2 and sizes_seen == {1}:
         notes.append("One rank: bus bandwidth needs every rank's export (give them all).")
     columns = ["Rank", "Collective", "Count", "Bytes", "Time (ns)", "Avg (us)", "AlgBW (GB/s)", "BusBW (GB/s)",
                "Ranks"]
