@@ -148,9 +148,10 @@ REPORTS: list[Report] = [
                   "(each instant's power shared by the categories running then; none running = idle)"),
     # nsys: several ranks at once
     Report("nccl_sum", "nsys", f"{NSYS}:nccl_sum", "NCCL collectives per rank: count, bytes, time, algbw, busbw",
-           multi_rank=True, detail="per rank and collective: count, bytes (from NCCL's NVTX payload, else "
-           "unknown), GPU time, algorithm and bus bandwidth as nccl-tests defines them; give every rank's "
-           "export (`aiperf-stats rank*.sqlite --report nccl_sum`)"),
+           multi_rank=True, detail="per rank and collective: count, bytes (from NCCL's NVTX extended payload: "
+           "export with `nsys export --include-blobs=true`; else unknown, and the note says why), GPU time, "
+           "algorithm and bus bandwidth as nccl-tests defines them; give every rank's export "
+           "(`aiperf-stats rank*.sqlite --report nccl_sum`)"),
     Report("rank_spread", "nsys", f"{NSYS}:rank_spread", "each kernel and NVTX range across ranks: spread, "
            "slowest rank", multi_rank=True, detail="per kernel and NVTX range name: total time on the fastest, "
            "median and slowest rank, the spread and which rank is slowest (stragglers)"),
