@@ -7,7 +7,8 @@ The big trace is made here, in --workdir (never committed): the real H200 trace 
 each copy shifted in time past the previous one and given fresh correlation ids, until the file reaches
 --gb gigabytes. Every report aiperf-stats offers for a PyTorch trace (the overview and each --report but the
 energy ones, which need a telemetry recording) then runs in its own child process; its wall time and peak
-RSS are printed. Peak RSS is taken twice: wait4()'s ru_maxrss of the child (resource.getrusage's figure for
+RSS are printed, and its CPU time (user + system, from wait4: steadier than wall time on a shared
+machine). Peak RSS is taken twice: wait4()'s ru_maxrss of the child (resource.getrusage's figure for
 that one child) and the child's own VmHWM from /proc (wait4 was seen to under-report on a sandboxed VM).
 
 With --before DIR (another checkout, e.g. `git archive 736ced3~1 | tar -x -C DIR`, the code before the
@@ -79,8 +80,8 @@ def child(args: list[str]) -> int:
     return code
 
 
-def run_child(code: Path, trace: Path, extra: list[str]) -> tuple[float, float, float, int, str]:
-    """(wall s, wait4 ru_maxrss MB, VmHWM MB, exit code, last stderr line) of one child process."""
+def run_child(code: Path, trace: Path, extra: list[str]) -> tuple[float, float, float, float, int, str]:
+    """(wall s, CPU s, wait4 ru_maxrss MB, VmHWM MB, exit code, last stderr line) of one child process."""
     env = dict(os.environ, PYTHONPATH=str(code), COLUMNS="200")
     argv = [sys.executable, str(Path(__file__).resolve()), "--child", str(trace), "--format", "csv", *extra]
     began = time.monotonic()
@@ -94,7 +95,8 @@ def run_child(code: Path, trace: Path, extra: list[str]) -> tuple[float, float, 
     peaks = [line for line in lines if line.startswith("peak_rss_kb=")]
     hwm = int(peaks[-1].split("=")[1]) / 1024 if peaks else float("nan")
     others = [line for line in lines if not line.startswith("peak_rss_kb=")]
-    return wall, usage.ru_maxrss / 1024, hwm, proc.returncode, others[-1] if others else ""
+    cpu = usage.ru_utime + usage.ru_stime
+    return wall, cpu, usage.ru_maxrss / 1024, hwm, proc.returncode, others[-1] if others else ""
 
 
 def label(extra: list[str]) -> str:
@@ -119,34 +121,37 @@ def main() -> int:
         made = time.monotonic() - began
         print(f"big trace: {trace.stat().st_size / 1e9:.3f} GB"
               + (f", {events:,} events, written in {made:.0f} s" if events >= 0 else " (reused)"), flush=True)
-        print(f"\n| report ({trace.stat().st_size / 1e9:.2f} GB trace) | wall s | peak RSS MB (wait4) "
+        print(f"\n| report ({trace.stat().st_size / 1e9:.2f} GB trace) | wall s | CPU s | peak RSS MB (wait4) "
               f"| peak RSS MB (VmHWM) | exit | under {RSS_GOAL_MB} MB |")
-        print("|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|")
         for extra in REPORTS:
-            wall, maxrss, hwm, rc, last = run_child(REPO, trace, extra)
+            wall, cpu, maxrss, hwm, rc, last = run_child(REPO, trace, extra)
             peak = max(maxrss, hwm)
             failed |= rc != 0 or peak >= RSS_GOAL_MB
-            print(f"| {label(extra)} | {wall:.1f} | {maxrss:.0f} | {hwm:.0f} | {rc} | "
+            print(f"| {label(extra)} | {wall:.1f} | {cpu:.1f} | {maxrss:.0f} | {hwm:.0f} | {rc} | "
                   f"{'yes' if peak < RSS_GOAL_MB else 'NO'} |" + (f" {last}" if rc else ""), flush=True)
     codes = [("now", REPO)] + ([("before", args.before.resolve())] if args.before else [])
     print(f"\nsmall real trace {SOURCE_TRACE.name} ({SOURCE_TRACE.stat().st_size / 1e3:.0f} KB), median of "
           f"{args.repeat} runs each, interleaved:\n")
-    print("| report | " + " | ".join(f"{name}: wall s / RSS MB" for name, _ in codes) + " |")
+    print("| report | " + " | ".join(f"{name}: wall s / CPU s / RSS MB" for name, _ in codes) + " |")
     print("|---|" + "---|" * len(codes))
     for extra in REPORTS:
         walls: dict[str, list[float]] = {name: [] for name, _ in codes}
+        cpus: dict[str, list[float]] = {name: [] for name, _ in codes}
         peaks: dict[str, list[float]] = {name: [] for name, _ in codes}
         exits: dict[str, set[int]] = {name: set() for name, _ in codes}
         for _ in range(args.repeat):
             for name, code in codes:
-                wall, maxrss, hwm, rc, _last = run_child(code, SOURCE_TRACE, extra)
+                wall, cpu, maxrss, hwm, rc, _last = run_child(code, SOURCE_TRACE, extra)
                 walls[name].append(wall)
+                cpus[name].append(cpu)
                 peaks[name].append(max(maxrss, hwm))
                 exits[name].add(rc)
         cells = []
         for name, _ in codes:
             bad = exits[name] - {0}
-            cells.append(f"{statistics.median(walls[name]):.3f} / {statistics.median(peaks[name]):.0f}"
+            cells.append(f"{statistics.median(walls[name]):.3f} / {statistics.median(cpus[name]):.3f} / "
+                         f"{statistics.median(peaks[name]):.0f}"
                          + (f" (exit {sorted(bad)})" if bad else ""))
         print(f"| {label(extra)} | " + " | ".join(cells) + " |", flush=True)
     return 1 if failed else 0

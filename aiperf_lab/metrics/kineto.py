@@ -12,7 +12,7 @@ import math
 import re
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
@@ -94,6 +94,17 @@ class Annotation:
     end: int
 
 
+@dataclass(frozen=True)
+class CommCall:
+    """One collective as PyTorch's c10d recorded it (a record_param_comms CPU op): its arguments as written."""
+
+    pid: object
+    tid: object
+    start: int
+    end: int
+    args: dict
+
+
 @dataclass
 class KinetoTrace:
     path: Path
@@ -105,6 +116,10 @@ class KinetoTrace:
     device_names: dict[int, str]
     base_time_ns: int | None = None        # baseTimeNanoseconds: UTC ns at ts = 0 (None when absent)
     malformed: int = 0                     # complete events skipped for a wrong-typed or out-of-range field
+    comm_calls: list[CommCall] = field(default_factory=list)   # record_param_comms ops (collectives)
+    nccl_launches: dict[int, tuple[object, object, int]] = field(default_factory=dict)  # NCCL op index ->
+    #                                                          (pid, tid, launch start) of its launching call
+    distributed: dict = field(default_factory=dict)            # the trace's distributedInfo
 
     def notes(self) -> list[str]:
         if not self.malformed:
@@ -126,6 +141,7 @@ def _build(path: Path, events: Iterable[object], meta: dict) -> KinetoTrace:
     launches: dict[int, tuple[int, object]] = {}
     gpu_records: list[tuple] = []
     annotations, gpu_annotations = [], []
+    comm_calls: list[CommCall] = []
     names: dict[str, str] = {}  # one string object per distinct name
     malformed = 0
     for event in events:
@@ -136,7 +152,8 @@ def _build(path: Path, events: Iterable[object], meta: dict) -> KinetoTrace:
             malformed += category is not None
             continue
         if category not in GPU_CATEGORIES and category not in LAUNCH_CATEGORIES and \
-                category not in ("user_annotation", "gpu_user_annotation"):
+                category not in ("user_annotation", "gpu_user_annotation") and \
+                not (category == "cpu_op" and event.get("name") == "record_param_comms"):
             continue
         ts, dur = _time_us(event["ts"]), _time_us(event.get("dur", 0))
         name = _text(event.get("name", ""))
@@ -151,7 +168,9 @@ def _build(path: Path, events: Iterable[object], meta: dict) -> KinetoTrace:
         end = start + _ns(dur)
         if category in LAUNCH_CATEGORIES:
             if "correlation" in args:
-                launches[_int_or(args["correlation"], -1)] = (start, pid)
+                launches[_int_or(args["correlation"], -1)] = (start, pid, tid)
+        elif category == "cpu_op":
+            comm_calls.append(CommCall(pid, tid, start, end, args))
         elif category in GPU_CATEGORIES:
             correlation = _int_or(args.get("correlation"), -1) if "correlation" in args else None
             gpu_records.append((name, GPU_CATEGORIES[category], _int_or(args.get("device", pid), 0),
@@ -161,8 +180,11 @@ def _build(path: Path, events: Iterable[object], meta: dict) -> KinetoTrace:
         else:
             gpu_annotations.append(Annotation(name, pid, tid, start, end))
     ops, correlations = [], []
+    nccl_launches: dict[int, tuple[object, object, int]] = {}
     for name, kind, device, stream, start, end, correlation in gpu_records:
         launch = launches.get(correlation) if correlation is not None else None
+        if launch is not None and kind == "kernel" and name.startswith(("nccl", "void nccl")):
+            nccl_launches[len(ops)] = (launch[1], launch[2], launch[0])
         ops.append(GpuOp(name, kind, device, stream, start, end, launch[0] if launch else None))
         correlations.append(correlation)
     devices = {}
@@ -171,9 +193,11 @@ def _build(path: Path, events: Iterable[object], meta: dict) -> KinetoTrace:
         if isinstance(prop, dict) and "id" in prop:
             label = _text(prop.get("name", ""))
             devices[_int_or(prop["id"], 0)] = label if label is not None else ""
+    distributed = meta.get("distributedInfo")
     return KinetoTrace(path, ops, annotations, gpu_annotations,
-                       {c: pid for c, (_s, pid) in launches.items()}, correlations, devices,
-                       _base_time(meta), malformed)
+                       {c: pid for c, (_s, pid, _t) in launches.items()}, correlations, devices,
+                       _base_time(meta), malformed, comm_calls, nccl_launches,
+                       distributed if isinstance(distributed, dict) else {})
 
 
 def _base_time(meta: dict) -> int | None:

@@ -4,13 +4,13 @@ bandwidths) and rank_spread (the same kernel or NVTX range on every rank: who is
 A rank is one process that ran NCCL or GPU work: one export per rank (``nsys profile -o rank%q{RANK}``),
 or several processes in one export (``nsys profile torchrun ...``), each then its own rank.
 
-Bandwidths as nccl-tests defines them (its doc/PERFORMANCE.md): algbw = S / t, busbw = algbw x factor,
-factor 2(n-1)/n for all-reduce, (n-1)/n for all-gather and reduce-scatter, 1 for broadcast, reduce and
-send/recv; n is the number of ranks. S is the collective's size as nccl-tests counts it: the message
-size for all-reduce, broadcast and reduce, n messages for all-gather and reduce-scatter (NCCL's NVTX
-payload "Message size [bytes]" is one rank's part). t is the GPU time of the collective's kernels
-(waiting for the slowest peer included, as a collective's time is). Without the payload (NCCL before
-2.19, or NVTX not traced) the bytes, and so the bandwidths, are unknown, and the table says so.
+Bandwidths and sizes as nccl-tests defines them: see metrics/collectives.py. S comes from NCCL's NVTX
+extended payload ("Message size [bytes]": count x datatype size, one rank's part for all-gather and
+reduce-scatter), decoded from the export's own schema tables (nvtx_payload.py); n is the communicator's size
+from its ncclCommInit payload, else the number of ranks given. t is the GPU time of the collective's kernels
+(waiting for the slowest peer included, as a collective's time is). Without the payload (NCCL before 2.19,
+NVTX not traced, or an export made without --include-blobs) the bytes and bandwidths are unknown, and the
+table's note says which.
 """
 
 from __future__ import annotations
@@ -21,32 +21,12 @@ from collections import defaultdict
 from pathlib import Path
 
 from aiperf_lab.errors import MissingData
+from aiperf_lab.metrics.collectives import BANDWIDTH_NOTE, COLUMNS, NAMES as _NAMES, bus_factor, size_multiplier
 from aiperf_lab.metrics.nsys.db import KERNEL, NVTX, RUNTIME, NsysDatabase
 from aiperf_lab.metrics.tables import Fixed3, Table
 
 _KERNEL_COLLECTIVE = re.compile(r"^(?:void )?nccl(?:Dev)?Kernel_([A-Za-z]+)")
 _RANGE_COLLECTIVE = re.compile(r"^nccl([A-Z][A-Za-z]+)$")
-_NAMES = {"allreduce": "AllReduce", "allgather": "AllGather", "reducescatter": "ReduceScatter",
-          "broadcast": "Broadcast", "reduce": "Reduce", "sendrecv": "SendRecv", "send": "SendRecv",
-          "recv": "SendRecv", "alltoall": "AllToAll"}
-
-
-def bus_factor(collective: str, n: int) -> float | None:
-    """nccl-tests' bus-bandwidth factor for `collective` over n ranks; None where it has none."""
-    if n < 2:
-        return None
-    if collective == "AllReduce":
-        return 2 * (n - 1) / n
-    if collective in ("AllGather", "ReduceScatter", "AllToAll"):
-        return (n - 1) / n
-    if collective in ("Broadcast", "Reduce", "SendRecv"):
-        return 1.0
-    return None
-
-
-def size_multiplier(collective: str, n: int) -> int:
-    """nccl-tests' size S in units of NCCL's per-rank message size."""
-    return n if collective in ("AllGather", "ReduceScatter") else 1
 
 
 def rank_labels(paths: list[Path]) -> list[str]:
@@ -246,10 +226,8 @@ def nccl_sum(exports: list[tuple[str, NsysDatabase]]) -> Table:
                          Fixed3(time / len(items) / 1000), _gbps(algbw), _gbps(busbw),
                          counts[0] if len(counts) == 1 else ",".join(map(str, counts))])
     notes = ["Bytes = S as nccl-tests counts it: NCCL's payload 'Message size [bytes]' (count x datatype size, "
-             "one rank's part) per call, times n for all-gather and reduce-scatter. AlgBW = S / GPU time, "
-             "BusBW = AlgBW x 2(n-1)/n (all-reduce), (n-1)/n (all-gather, reduce-scatter), 1 (broadcast, "
-             "reduce, send/recv), as nccl-tests defines them; n (Ranks) = the communicator's size from its "
-             "ncclCommInit payload, else the number of ranks given."]
+             "one rank's part) per call, times n for all-gather and reduce-scatter. " + BANDWIDTH_NOTE +
+             " n (Ranks) = the communicator's size from its ncclCommInit payload, else the number of ranks given."]
     for _key, (count, first) in sorted(why.items()):
         notes.append(f"Bytes unknown for {count} calls: {first}.")
     if unmatched and any(row[3] == "unknown" for row in rows):
@@ -257,9 +235,7 @@ def nccl_sum(exports: list[tuple[str, NsysDatabase]]) -> Table:
                      "(no -t nvtx, or NCCL_NVTX_DISABLE=1): their size is unknown.")
     if given < 2 and sizes_seen == {1}:
         notes.append("One rank: bus bandwidth needs every rank's export (give them all).")
-    columns = ["Rank", "Collective", "Count", "Bytes", "Time (ns)", "Avg (us)", "AlgBW (GB/s)", "BusBW (GB/s)",
-               "Ranks"]
-    return Table("nccl_sum", "NCCL Collectives per Rank", columns, rows, notes)
+    return Table("nccl_sum", "NCCL Collectives per Rank", COLUMNS, rows, notes)
 
 
 def _gbps(value: float | None):
