@@ -156,3 +156,18 @@ def test_a_json_payload_is_read_too(tmp_path, capsys):
     code, rows = _nccl_sum(capsys, [str(path)])
     assert code == 0 and {r["Collective"]: r["Bytes"] for r in rows} == {"AllReduce": str(23 * 1024),
                                                                          "AllGather": str(5 * 1024)}  # n = 1 file
+
+
+def test_a_schema_that_holds_itself_or_points_outside_is_refused_not_followed(tmp_path):
+    path = _with_blobs(tmp_path, 0)
+    con = sqlite3.connect(path)
+    # entry 0 of the all-reduce schema is now of the all-reduce schema's own type; entry 1 at offset -8
+    con.execute("UPDATE NVTX_PAYLOAD_SCHEMA_ENTRIES SET type = 16777221 WHERE schemaId = 16777221 AND idx = 0")
+    con.execute("UPDATE NVTX_PAYLOAD_SCHEMA_ENTRIES SET offset = -8 WHERE schemaId = 16777221 AND idx = 1")
+    con.commit()
+    con.close()
+    blob = _frame(1, 16777221, LAYOUTS["ncclAllReduce"][1].pack(COMM, 3 * MiB, 0))
+    payload = PayloadDecoder(NsysDatabase(path)).decode(1, blob)
+    assert "nests deeper than 8 levels" in str(payload.values["NCCL communicator ID"])
+    assert "Message size [bytes]" not in payload.values and "offset -8" in payload.unread["Message size [bytes]"]
+    assert payload.values["Reduction operation"] == "Sum"

@@ -38,6 +38,7 @@ _WINDOWS = {7: "i", 8: "I", 24: "H"}
 SCHEMA_TYPE_STATIC = 1
 _UNREAD_FLAGS = (1 << 1) | (3 << 4)  # POINTER, any ARRAY kind: the value is not the bytes at `offset`
 _HEADER = struct.Struct("<IIQQQ")     # see _frame()
+MAX_NESTING = 8                       # a schema entry of a schema type, so deep (or a schema holding itself)
 
 
 @dataclass
@@ -153,14 +154,16 @@ class PayloadDecoder:
         return (f"payload framing not recognized (e.g. a {len(data)}-byte binaryData starting "
                 f"{data[:_HEADER.size].hex()})")
 
-    def _values(self, schema: Schema, payload: bytes) -> Payload | str:
+    def _values(self, schema: Schema, payload: bytes, depth: int = 0) -> Payload | str:
+        if depth > MAX_NESTING:
+            return f"payload schema {schema.schema_id} nests deeper than {MAX_NESTING} levels"
         if schema.kind not in (None, SCHEMA_TYPE_STATIC):
             return f"payload schema {schema.schema_id} is of type {schema.kind} (only static schemas are read)"
         values: dict[str, object] = {}
         unread: dict[str, str] = {}
         position = 0
         for entry in schema.entries:
-            width, read = self._reader(schema.domain, entry)
+            width, read = self._reader(schema.domain, entry, depth)
             if width is None:
                 unread[entry.name] = read
                 position = None  # later implicit offsets cannot be worked out
@@ -174,14 +177,14 @@ class PayloadDecoder:
                     continue
                 else:
                     offset = -(-position // min(width, 8)) * min(width, 8)
-            if offset + width > len(payload):
+            if offset < 0 or offset + width > len(payload):
                 unread[entry.name] = f"offset {offset} + {width} bytes is past the {len(payload)}-byte payload"
                 continue
             values[entry.name] = read(payload[offset:offset + width])
             position = offset + width
         return Payload(schema, values, unread)
 
-    def _reader(self, domain: int, entry: Entry):
+    def _reader(self, domain: int, entry: Entry, depth: int):
         """(byte width, bytes -> value) of an entry, or (None, why not)."""
         if entry.flags & _UNREAD_FLAGS:
             return None, f"flags {entry.flags:#x} (pointer or array) are not read"
@@ -196,7 +199,7 @@ class PayloadDecoder:
         nested = self.schemas.get((domain, entry.type))
         if nested is not None and nested.kind in (None, SCHEMA_TYPE_STATIC) and nested.size:
             def read_nested(raw: bytes, nested: Schema = nested) -> object:
-                inner = self._values(nested, raw)
+                inner = self._values(nested, raw, depth + 1)
                 return inner.values if isinstance(inner, Payload) else inner
             return nested.size, read_nested
         return None, f"entry type {entry.type} is not a scalar, enum or static schema this export registers"
