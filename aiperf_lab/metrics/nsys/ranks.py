@@ -101,7 +101,8 @@ class NcclCalls:
     missing where it is."""
 
     def __init__(self, rank: Rank):
-        self.by_thread: dict[int, list[tuple[int, int, str | None, int | None, int | None]]] = defaultdict(list)
+        # per thread: (start, end, collective, message bytes, communicator, the range's name)
+        self.by_thread: dict[int, list[tuple[int, int, str | None, int | None, int | None, str]]] = defaultdict(list)
         self.comm_sizes: dict[int, int] = {}   # communicator id -> its number of ranks (from ncclCommInit*)
         self.why: dict[str, list] = {}         # why a collective's size is unknown -> [calls, first instance]
         db = rank.db
@@ -137,7 +138,7 @@ class NcclCalls:
                     entry = self.why.setdefault(why.split(" (", 1)[0], [0, why])
                     entry[0] += 1
             self.by_thread[r.global_tid].append((r.start, r.end, collective, size,
-                                                 comm if isinstance(comm, int) else None))
+                                                 comm if isinstance(comm, int) else None, text))
 
     @staticmethod
     def _missing_reason(db: NsysDatabase) -> str:
@@ -198,12 +199,17 @@ def nccl_sum(exports: list[tuple[str, NsysDatabase]]) -> Table:
     for rank, kernels in per_rank:
         calls = NcclCalls(rank)
         for key, (count, first) in calls.why.items():
-            why.setdefault(key, [0, first])[0] += count
+            why.setdefault(key, [0, first, "calls"])[0] += count
         groups: dict[str, list[tuple[int, int | None, int]]] = defaultdict(list)
         for collective, duration, gtid, start, end in kernels:
             size, n = None, given
             enclosing = _innermost(calls.by_thread.get(gtid, []), start, end) if start is not None else None
             if enclosing is not None:
+                if enclosing[2] is None:  # launched inside ncclGroupEnd (or another non-collective call)
+                    entry = why.setdefault(f"group:{enclosing[5]}", [0, (
+                        f"launched inside {enclosing[5]}, not inside their collective's own range (grouped "
+                        "calls: NCCL launches them at ncclGroupEnd), so no call's size applies"), "kernels"])
+                    entry[0] += 1
                 collective = collective or enclosing[2]
                 size = enclosing[3]
                 n = calls.comm_sizes.get(enclosing[4], given)
@@ -228,8 +234,8 @@ def nccl_sum(exports: list[tuple[str, NsysDatabase]]) -> Table:
     notes = ["Bytes = S as nccl-tests counts it: NCCL's payload 'Message size [bytes]' (count x datatype size, "
              "one rank's part) per call, times n for all-gather and reduce-scatter. " + BANDWIDTH_NOTE +
              " n (Ranks) = the communicator's size from its ncclCommInit payload, else the number of ranks given."]
-    for _key, (count, first) in sorted(why.items()):
-        notes.append(f"Bytes unknown for {count} calls: {first}.")
+    for _key, (count, first, unit) in sorted(why.items()):
+        notes.append(f"Bytes unknown for {count} {unit}: {first}.")
     if unmatched and any(row[3] == "unknown" for row in rows):
         notes.append(f"{unmatched} NCCL kernels were launched outside an NCCL NVTX range of their thread "
                      "(no -t nvtx, or NCCL_NVTX_DISABLE=1): their size is unknown.")
