@@ -171,3 +171,26 @@ def test_a_schema_that_holds_itself_or_points_outside_is_refused_not_followed(tm
     assert "nests deeper than 8 levels" in str(payload.values["NCCL communicator ID"])
     assert "Message size [bytes]" not in payload.values and "offset -8" in payload.unread["Message size [bytes]"]
     assert payload.values["Reduction operation"] == "Sum"
+
+
+def test_the_gpu_scripts_check_of_the_bytes_against_the_workload(tmp_path, capsys):
+    """benchmarks/nccl_payload_dump.py (run by verify_issue17.sh part 2) says 'yes' only for the bytes the
+    workload moved."""
+    import subprocess
+    import sys
+
+    files = [_with_blobs(tmp_path, r) for r in range(2)]
+    (tmp_path / "nccl_sum.csv").write_text(subprocess.run(
+        [sys.executable, "-m", "aiperf_lab.metrics.cli", *files, "--report", "nccl_sum", "--format", "csv"],
+        capture_output=True, text=True, check=True).stdout)
+    dump = [sys.executable, str(REPO / "benchmarks" / "nccl_payload_dump.py"), files[0], "--expect-csv",
+            str(tmp_path / "nccl_sum.csv")]
+    out = subprocess.run(dump, capture_output=True, text=True, check=True).stdout
+    assert "with binaryData: 31" in out and "'Message size [bytes]': 16777216" in out
+    assert out.rstrip().endswith("bytes as the workload moved them: yes")
+    shutil.copy(DATA / "nccl_rank0.sqlite", files[0])  # the capture as exported: no bytes
+    (tmp_path / "nccl_sum.csv").write_text(subprocess.run(
+        [sys.executable, "-m", "aiperf_lab.metrics.cli", *files, "--report", "nccl_sum", "--format", "csv"],
+        capture_output=True, text=True, check=True).stdout)
+    out = subprocess.run(dump, capture_output=True, text=True, check=True).stdout
+    assert "with binaryData: 0" in out and out.rstrip().endswith("bytes as the workload moved them: NO")
