@@ -14,7 +14,7 @@ that one child) and the child's own VmHWM from /proc (wait4 was seen to under-re
 With --before DIR (another checkout, e.g. `git archive 736ced3~1 | tar -x -C DIR`, the code before the
 streaming reader) the small trace is timed with both, interleaved, --repeat times each.
 
-    python benchmarks/kineto_big.py --workdir WORKDIR [--gb 1.0] [--before DIR] [--repeat 7] [--skip-big]
+    python benchmarks/kineto_big.py --workdir WORKDIR [--gb 1.0] [--gpu-only] [--before DIR] [--repeat 7] [--skip-big]
 """
 
 from __future__ import annotations
@@ -35,14 +35,19 @@ REPORTS = [[], ["--report", "cuda_gpu_kern_sum"], ["--report", "kernel_breakdown
 RSS_GOAL_MB = 1500
 
 
-def make_trace(target: Path, gigabytes: float) -> tuple[Path, int]:
+GPU_ONLY = ("kernel", "gpu_memcpy", "gpu_memset", "cuda_runtime", "cuda_driver")
+
+
+def make_trace(target: Path, gigabytes: float, gpu_only: bool = False) -> tuple[Path, int]:
     """The real trace's events repeated (shifted in time, fresh correlation ids) until `gigabytes`; the
-    event count. Reused when it exists."""
+    event count. Reused when it exists. gpu_only: only the GPU operations and their launches (a trace of
+    ProfilerActivity.CUDA alone: the most objects the reader keeps per byte)."""
     limit = int(gigabytes * 1e9)
     if target.exists() and target.stat().st_size >= limit:
         return target, -1
     document = json.loads(SOURCE_TRACE.read_text())
-    base = [e for e in document["traceEvents"] if isinstance(e, dict)]
+    base = [e for e in document["traceEvents"] if isinstance(e, dict)
+            and (not gpu_only or e.get("cat") in GPU_ONLY)]
     stamps = [e["ts"] for e in base if isinstance(e.get("ts"), (int, float))]
     span = max(stamps) - min(stamps) + 1000
     header = {k: v for k, v in document.items() if k != "traceEvents"}
@@ -112,12 +117,15 @@ def main() -> int:
     parser.add_argument("--before", type=Path, help="another checkout to time the small trace with")
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--skip-big", action="store_true")
+    parser.add_argument("--gpu-only", action="store_true", help="the big trace holds only GPU operations and "
+                        "their launches (the densest case for the reader's memory)")
     args = parser.parse_args()
     args.workdir.mkdir(parents=True, exist_ok=True)
     failed = False
     if not args.skip_big:
         began = time.monotonic()
-        trace, events = make_trace(args.workdir / f"kineto_{args.gb:g}gb.pt.trace.json", args.gb)
+        name = f"kineto_{args.gb:g}gb{'_gpu_only' if args.gpu_only else ''}.pt.trace.json"
+        trace, events = make_trace(args.workdir / name, args.gb, args.gpu_only)
         made = time.monotonic() - began
         print(f"big trace: {trace.stat().st_size / 1e9:.3f} GB"
               + (f", {events:,} events, written in {made:.0f} s" if events >= 0 else " (reused)"), flush=True)
