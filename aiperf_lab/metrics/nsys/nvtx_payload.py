@@ -10,7 +10,9 @@ this way ("Message size [bytes]", "NCCL communicator ID", "No. of ranks", ...).
 Decoding is strict: an entry is read only where the schema says where it is and what it is (a
 predefined scalar type, a registered enum, or a nested static schema); pointers, arrays, unions and
 dynamic schemas are not read. A blob is accepted only when its framing names a schema registered in the
-event's domain and its sizes agree with that schema; otherwise decode() says why, and nothing is guessed.
+event's domain and its sizes agree with that schema (see _frame); otherwise decode() says why, and
+nothing is guessed. Scalar sizes are those of a 64-bit Linux process (long and wchar_t follow the export's
+platform where it says Windows).
 """
 
 from __future__ import annotations
@@ -139,10 +141,13 @@ class PayloadDecoder:
         return self._values(schema, payload)
 
     def _frame(self, domain: int, data: bytes) -> tuple[Schema, bytes] | str:
-        """nsys stores a 32-byte header before the payload: two 32-bit words (domain, reserved), the
-        64-bit schema id, the payload size and the total size. Accepted only when the schema id is one
-        registered in this domain, the sizes agree with each other, with the blob and with the schema's
-        static size."""
+        """The payload inside a binaryData blob. NVIDIA documents no layout for the blob; the one read
+        here is a 32-byte header (two 32-bit words: domain and reserved; then the 64-bit schema id, the
+        payload size and the total size) before the payload, as public readers of nsys exports describe
+        it, not yet seen here on a real export (benchmarks/verify_issue17.sh part 2 prints real blobs).
+        It is accepted only when the schema id is one registered in this domain and the sizes agree with
+        each other, with the blob and with the schema's static size; any other blob is refused with its
+        first bytes shown, so a different layout shows up as "not recognized", never as wrong numbers."""
         if len(data) >= _HEADER.size:
             _domain, _reserved, sid, size, total = _HEADER.unpack_from(data)
             schema = self.schemas.get((domain, sid))
