@@ -174,11 +174,39 @@ class NcclCalls:
 
 
 def _innermost(ranges: list, start: int, end: int):
+    """The shortest of `ranges` holding [start, end] (the plain scan: innermost_holders() gives the same
+    for nested ranges, in one sweep)."""
     best = None
     for r in ranges:
         if r[0] <= start and r[1] >= end and (best is None or r[1] - r[0] < best[1] - best[0]):
             best = r
     return best
+
+
+def innermost_holders(ranges: list, calls: list[tuple[int, int]]) -> list:
+    """For each (start, end) of `calls`, the innermost of one thread's nested `ranges` (tuples starting
+    with start, end) that holds it, or None: one sweep in time order with a stack of the open ranges, not
+    a scan of every range per call (NCCL calls and ranges both number in the 100,000s on long runs)."""
+    order = sorted(range(len(calls)), key=lambda i: calls[i][0])
+    ranges = sorted(ranges, key=lambda r: (r[0], -r[1]))  # an outer range before an inner one of one start
+    found: list = [None] * len(calls)
+    stack: list = []
+    next_range = 0
+    for i in order:
+        start, end = calls[i]
+        while next_range < len(ranges) and ranges[next_range][0] <= start:
+            r = ranges[next_range]
+            next_range += 1
+            while stack and stack[-1][1] < r[0]:
+                stack.pop()
+            stack.append(r)
+        while stack and stack[-1][1] < start:
+            stack.pop()
+        for r in reversed(stack):
+            if r[1] >= end:
+                found[i] = r
+                break
+    return found
 
 
 def nccl_sum(exports: list[tuple[str, NsysDatabase]]) -> Table:
@@ -201,9 +229,18 @@ def nccl_sum(exports: list[tuple[str, NsysDatabase]]) -> Table:
         for key, (count, first) in calls.why.items():
             why.setdefault(key, [0, first, "calls"])[0] += count
         groups: dict[str, list[tuple[int, int | None, int]]] = defaultdict(list)
-        for collective, duration, gtid, start, end in kernels:
+        holders: dict[int, tuple | None] = {}
+        by_thread: dict[object, list[int]] = defaultdict(list)
+        for index, (_c, _d, gtid, start, _e) in enumerate(kernels):
+            if start is not None:
+                by_thread[gtid].append(index)
+        for gtid, indexes in by_thread.items():
+            found = innermost_holders(calls.by_thread.get(gtid, []), [(kernels[i][3], kernels[i][4]) for i in indexes])
+            holders.update(zip(indexes, found))
+        counted: set[int] = set()  # ranges whose bytes are in: a call's bytes once, however many kernels it launched
+        for index, (collective, duration, gtid, start, end) in enumerate(kernels):
             size, n = None, given
-            enclosing = _innermost(calls.by_thread.get(gtid, []), start, end) if start is not None else None
+            enclosing = holders.get(index)
             if enclosing is not None:
                 if enclosing[2] is None:  # launched inside ncclGroupEnd (or another non-collective call)
                     entry = why.setdefault(f"group:{enclosing[5]}", [0, (
@@ -211,7 +248,8 @@ def nccl_sum(exports: list[tuple[str, NsysDatabase]]) -> Table:
                         "calls: NCCL launches them at ncclGroupEnd), so no call's size applies"), "kernels"])
                     entry[0] += 1
                 collective = collective or enclosing[2]
-                size = enclosing[3]
+                size = enclosing[3] if id(enclosing) not in counted or enclosing[3] is None else 0
+                counted.add(id(enclosing))
                 n = calls.comm_sizes.get(enclosing[4], given)
             else:
                 unmatched += 1
@@ -231,8 +269,9 @@ def nccl_sum(exports: list[tuple[str, NsysDatabase]]) -> Table:
             rows.append([rank.label, collective, len(items), size if size is not None else "unknown", time,
                          Fixed3(time / len(items) / 1000), _gbps(algbw), _gbps(busbw),
                          counts[0] if len(counts) == 1 else ",".join(map(str, counts))])
-    notes = ["Bytes = S as nccl-tests counts it: NCCL's payload 'Message size [bytes]' (count x datatype size, "
-             "one rank's part) per call, times n for all-gather and reduce-scatter. " + BANDWIDTH_NOTE +
+    notes = ["Count = NCCL kernels. Bytes = S as nccl-tests counts it: NCCL's payload 'Message size [bytes]' "
+             "(count x datatype size, one rank's part) once per call, times n for all-gather and reduce-scatter. "
+             + BANDWIDTH_NOTE +
              " n (Ranks) = the communicator's size from its ncclCommInit payload, else the number of ranks given."]
     for _key, (count, first, unit) in sorted(why.items()):
         notes.append(f"Bytes unknown for {count} {unit}: {first}.")
