@@ -171,7 +171,8 @@ def test_kernels_launched_at_group_end_are_said_to_have_no_size(tmp_path, capsys
 def test_the_sweep_finds_the_same_innermost_range_as_the_plain_scan():
     import random
 
-    from aiperf_lab.metrics.nsys.ranks import _innermost, innermost_holders
+    from aiperf_lab.metrics.collectives import innermost_holders
+    from aiperf_lab.metrics.nsys.ranks import _innermost
 
     rng = random.Random(7)
     ranges = []

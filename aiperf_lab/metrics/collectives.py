@@ -48,3 +48,29 @@ def size_multiplier(collective: str, n: int) -> int:
 
 BANDWIDTH_NOTE = ("AlgBW = S / GPU time, BusBW = AlgBW x 2(n-1)/n (all-reduce), (n-1)/n (all-gather, "
                   "reduce-scatter, all-to-all), 1 (broadcast, reduce, send/recv), as nccl-tests defines them.")
+
+
+def innermost_holders(ranges: list, calls: list[tuple[int, int]]) -> list:
+    """For each (start, end) of `calls`, the innermost of one thread's nested `ranges` (tuples starting
+    with start, end) that holds it, or None: one sweep in time order with a stack of the open ranges, not
+    a scan of every range per call (NCCL calls and ranges both number in the 100,000s on long runs)."""
+    order = sorted(range(len(calls)), key=lambda i: calls[i][0])
+    ranges = sorted(ranges, key=lambda r: (r[0], -r[1]))  # an outer range before an inner one of one start
+    found: list = [None] * len(calls)
+    stack: list = []
+    next_range = 0
+    for i in order:
+        start, end = calls[i]
+        while next_range < len(ranges) and ranges[next_range][0] <= start:
+            r = ranges[next_range]
+            next_range += 1
+            while stack and stack[-1][1] < r[0]:
+                stack.pop()
+            stack.append(r)
+        while stack and stack[-1][1] < start:
+            stack.pop()
+        for r in reversed(stack):
+            if r[1] >= end:
+                found[i] = r
+                break
+    return found

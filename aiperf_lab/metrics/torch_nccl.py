@@ -11,11 +11,10 @@ output for all-gather, the scattered input for reduce-scatter, the send buffer f
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections import defaultdict
 
 from aiperf_lab.errors import MissingData
-from aiperf_lab.metrics.collectives import BANDWIDTH_NOTE, COLUMNS, bus_factor, collective_name
+from aiperf_lab.metrics.collectives import BANDWIDTH_NOTE, COLUMNS, bus_factor, collective_name, innermost_holders
 from aiperf_lab.metrics.kineto import CommCall, KinetoTrace
 from aiperf_lab.metrics.tables import Fixed3, Table
 
@@ -47,26 +46,33 @@ def _call_size(call: CommCall) -> tuple[int | None, str | None]:
     return max(counts) * width, None
 
 
-def _calls(trace: KinetoTrace) -> list[CommCall]:
+def _calls(trace: KinetoTrace) -> tuple[list[CommCall], dict[int, str]]:
     """The record_param_comms ops, plus each nccl:<op> annotation that no such op holds (PyTorch versions
-    that record some collectives, e.g. _all_gather_base, with the annotation alone), in time order."""
+    that record some collectives, e.g. _all_gather_base, with the annotation alone), in time order; and per
+    op (by id) the first nccl:<op> annotation inside it (older PyTorch names the collective only there)."""
     calls = list(trace.comm_calls)
-    held = defaultdict(list)
+    threads: dict[tuple, list] = defaultdict(list)
     for c in calls:
-        held[(c.pid, c.tid)].append((c.start, c.end))
+        threads[(c.pid, c.tid)].append((c.start, c.end, c))
+    notes: dict[tuple, list] = defaultdict(list)
     for a in trace.annotations:
-        if a.name.startswith("nccl:") and not any(s <= a.start and a.end <= e for s, e in held.get((a.pid, a.tid), ())):
-            calls.append(CommCall(a.pid, a.tid, a.start, a.end, {ANNOTATION: a.name}))
-    return sorted(calls, key=lambda c: c.start)
+        if a.name.startswith("nccl:"):
+            notes[(a.pid, a.tid)].append(a)
+    named: dict[int, str] = {}
+    for key, found in notes.items():
+        found.sort(key=lambda a: a.start)
+        for a, holder in zip(found, innermost_holders(threads.get(key, []), [(a.start, a.end) for a in found])):
+            if holder is None:
+                calls.append(CommCall(a.pid, a.tid, a.start, a.end, {ANNOTATION: a.name}))
+            else:
+                named.setdefault(id(holder[2]), a.name[5:])
+    return sorted(calls, key=lambda c: c.start), named
 
 
-def _collective(call: CommCall, annotations: list) -> str | None:
-    name = call.args.get("Collective name") or call.args.get(ANNOTATION, "")[5:] or None
-    if isinstance(name, str):
+def _collective(call: CommCall, named: dict[int, str]) -> str | None:
+    name = call.args.get("Collective name") or call.args.get(ANNOTATION, "")[5:] or named.get(id(call))
+    if isinstance(name, str) and name:
         return collective_name(name) or name
-    for a in annotations:  # older PyTorch: the nccl:<op> annotation inside the call names it
-        if a.start >= call.start and a.end <= call.end and a.name.startswith("nccl:"):
-            return collective_name(a.name[5:]) or a.name[5:]
     return None
 
 
@@ -79,39 +85,31 @@ def _group_size(call: CommCall, trace: KinetoTrace) -> int | None:
 
 
 def _rank_rows(label: str, trace: KinetoTrace, given: int, why: dict[str, list]) -> list[list]:
-    calls = _calls(trace)
-    by_thread: dict[tuple, list[int]] = defaultdict(list)
-    for i, call in enumerate(calls):
-        by_thread[(call.pid, call.tid)].append(i)
-    starts = {key: [calls[i].start for i in idx] for key, idx in by_thread.items()}
+    calls, named = _calls(trace)
     kernel_time = [0] * len(calls)
-    kernels = [0] * len(calls)
-    unmatched = [0, 0]  # NCCL kernels launched outside any record_param_comms: count, time
+    unmatched = [0, 0]  # NCCL kernels launched outside any call: count, time
+    call_index = {id(call): i for i, call in enumerate(calls)}
+    threads: dict[tuple, list] = defaultdict(list)
+    for call in calls:
+        threads[(call.pid, call.tid)].append((call.start, call.end, call))
+    launches: dict[tuple, list[tuple[int, int]]] = defaultdict(list)  # thread -> (op index, launch time)
     for op_index, (pid, tid, launched) in trace.nccl_launches.items():
-        key = (pid, tid)
-        found = None
-        if key in starts:
-            pos = bisect_right(starts[key], launched) - 1
-            while pos >= 0:  # the innermost call holding the launch: the latest start whose end is after it
-                call = calls[by_thread[key][pos]]
-                if call.end >= launched:
-                    found = by_thread[key][pos]
-                    break
-                pos -= 1
-        duration = trace.ops[op_index].duration
-        if found is None:
-            unmatched[0] += 1
-            unmatched[1] += duration
-        else:
-            kernel_time[found] += duration
-            kernels[found] += 1
-    user = [a for a in trace.annotations if a.name.startswith("nccl:")]
+        launches[(pid, tid)].append((op_index, launched))
+    for key, items in launches.items():
+        holders = innermost_holders(threads.get(key, []), [(t, t) for _, t in items])
+        for (op_index, _t), holder in zip(items, holders):
+            duration = trace.ops[op_index].duration
+            if holder is None:
+                unmatched[0] += 1
+                unmatched[1] += duration
+            else:
+                kernel_time[call_index[id(holder[2])]] += duration
     groups: dict[str, list[tuple[int | None, int, int | None]]] = defaultdict(list)
     for i, call in enumerate(calls):
         name = call.args.get("Collective name")
         if isinstance(name, str) and name.lower() in _SKIPPED:
             continue
-        collective = _collective(call, user) or "unknown"
+        collective = _collective(call, named) or "unknown"
         size, reason = _call_size(call)
         if reason:
             entry = why.setdefault(reason, [0, f"{reason} in {trace.path.name}"])

@@ -21,7 +21,8 @@ from collections import defaultdict
 from pathlib import Path
 
 from aiperf_lab.errors import MissingData
-from aiperf_lab.metrics.collectives import BANDWIDTH_NOTE, COLUMNS, NAMES as _NAMES, bus_factor, size_multiplier
+from aiperf_lab.metrics.collectives import (BANDWIDTH_NOTE, COLUMNS, NAMES as _NAMES, bus_factor,
+                                            innermost_holders, size_multiplier)
 from aiperf_lab.metrics.nsys.db import KERNEL, NVTX, RUNTIME, NsysDatabase
 from aiperf_lab.metrics.tables import Fixed3, Table
 
@@ -181,32 +182,6 @@ def _innermost(ranges: list, start: int, end: int):
         if r[0] <= start and r[1] >= end and (best is None or r[1] - r[0] < best[1] - best[0]):
             best = r
     return best
-
-
-def innermost_holders(ranges: list, calls: list[tuple[int, int]]) -> list:
-    """For each (start, end) of `calls`, the innermost of one thread's nested `ranges` (tuples starting
-    with start, end) that holds it, or None: one sweep in time order with a stack of the open ranges, not
-    a scan of every range per call (NCCL calls and ranges both number in the 100,000s on long runs)."""
-    order = sorted(range(len(calls)), key=lambda i: calls[i][0])
-    ranges = sorted(ranges, key=lambda r: (r[0], -r[1]))  # an outer range before an inner one of one start
-    found: list = [None] * len(calls)
-    stack: list = []
-    next_range = 0
-    for i in order:
-        start, end = calls[i]
-        while next_range < len(ranges) and ranges[next_range][0] <= start:
-            r = ranges[next_range]
-            next_range += 1
-            while stack and stack[-1][1] < r[0]:
-                stack.pop()
-            stack.append(r)
-        while stack and stack[-1][1] < start:
-            stack.pop()
-        for r in reversed(stack):
-            if r[1] >= end:
-                found[i] = r
-                break
-    return found
 
 
 def nccl_sum(exports: list[tuple[str, NsysDatabase]]) -> Table:
