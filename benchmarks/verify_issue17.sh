@@ -106,8 +106,13 @@ if [[ " $PARTS " == *" part2 "* ]]; then
     if timeout 240 torchrun --nproc_per_node 2 --no-python nsys profile -t cuda,nvtx -s none --cpuctxsw=none \
          --force-overwrite true -o "$W/rank%q{RANK}" python3 benchmarks/nccl_allreduce.py --steps 20 \
          >> "$LOG" 2>&1; then
+      # NCCL's message sizes are NVTX extended payloads: nsys export writes their bytes (NVTX_EVENTS.binaryData)
+      # only with --include-blobs=true, where this nsys has that option.
+      BLOBS=()
+      if nsys export --help 2>&1 | grep -q -- '--include-blobs'; then BLOBS=(--include-blobs=true); fi
+      row "nsys export ${BLOBS[*]:-(this nsys has no --include-blobs: payload bytes not exported)}"
       for r in 0 1; do
-        timeout 60 nsys export --type sqlite --force-overwrite true -o "$W/rank$r.sqlite" "$W/rank$r.nsys-rep" >> "$LOG" 2>&1
+        timeout 60 nsys export --type sqlite "${BLOBS[@]}" --force-overwrite true -o "$W/rank$r.sqlite" "$W/rank$r.nsys-rep" >> "$LOG" 2>&1
         # Fixtures: drop what the capture knew of this machine and its user (environment, command line,
         # host), keep every table the reports read, then shrink the file.
         python3 - "$W/rank$r.sqlite" <<'PY' >> "$LOG" 2>&1
@@ -137,10 +142,12 @@ PY
       row '```'
       head -6 "$OUT/rank_spread.csv" >> "$MD"
       row '```'
-      # How this nsys stores NCCL's NVTX payload (what nccl_sum reads the bytes from): one NCCL range in full.
-      row "NCCL's NVTX ranges in rank0.sqlite, as exported:"
+      # How this nsys stores NCCL's NVTX payload (what nccl_sum reads the bytes from): the schema rows, NCCL
+      # ranges' binaryData in hex and what the decoder makes of them, and the bytes against the workload's.
+      row "NCCL's NVTX payloads in rank0.sqlite, as exported, and decoded:"
       row '```'
-      python3 benchmarks/issue17_bench.py --nccl-payload "$OUT/rank0.sqlite" >> "$MD" 2>&1
+      timeout 60 python3 benchmarks/nccl_payload_dump.py "$OUT/rank0.sqlite" --expect-csv "$OUT/nccl_sum.csv" \
+        >> "$MD" 2>&1 || row "(nccl_payload_dump exit $?)"
       row '```'
     else
       row "**the two-rank capture failed** (see log.txt)"

@@ -3,11 +3,7 @@ with the telemetry named or lying beside it; and the work count a lab run report
 
 from __future__ import annotations
 
-import atexit
 import json
-import shutil
-import tarfile
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -57,13 +53,20 @@ def from_folder(folder: Path) -> RunInputs:
 def from_archive(path: Path, limit: int = 4 << 30) -> RunInputs:
     """The export and telemetry of a triage archive (a .tar.gz with one top folder), copied out to a
     temporary folder. Only regular files are read; member names are matched, never extracted as paths."""
+    # Imported here: opening any profile looks for its telemetry through this module, and tarfile and
+    # tempfile cost a PyTorch trace's whole read on a small trace.
+    import atexit
+    import shutil
+    import tarfile
+    import tempfile
+
     try:
         tar = tarfile.open(path, "r:gz")
         members = tar.getmembers()
     except (tarfile.TarError, OSError, EOFError) as exc:
         raise InputError(f"{path}: not a triage archive (not a readable .tar.gz: {exc})") from None
     with tar:
-        files: dict[str, tarfile.TarInfo] = {}
+        files: dict[str, "tarfile.TarInfo"] = {}
         tops = set()
         for member in members:
             parts = PurePosixPath(member.name).parts
