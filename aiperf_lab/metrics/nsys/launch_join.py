@@ -16,28 +16,40 @@ from bisect import bisect_left, bisect_right
 from operator import add, and_
 from itertools import repeat
 
-from aiperf_lab.metrics.nsys.db import PID_MASK, NsysDatabase, parse_integers
+from aiperf_lab.metrics.nsys.db import PID_MASK, RUNTIME, NsysDatabase, integers_or_none, span_sql
 
 # One thread's operations, ordered by their call's start: call starts, call ends, then the op columns.
 Columns = list[list[int]]
+# The tables a read covers and the columns it reads of each: checked in full (one line naming the column)
+# only when the read's own checks found a value that is not what nsys writes.
+Checks = dict[str, tuple[str, ...]]
+CALL_COLUMNS = ("correlationId", "globalTid", "start", "end")
 
 
-def _read(db: NsysDatabase, source: str, key: str,
-          columns: list[str]) -> tuple[list[int] | None, int | None, list[list[int]]] | None:
+def _read(db: NsysDatabase, source: str, key: str, columns: list[str],
+          checks: Checks) -> tuple[list[int] | None, int | None, list[list[int]]] | None:
     """(key per row or None, the key when all rows share it, [column values]) of `source` in table
     order; None where a value is NULL.
 
-    One scan; a second one for the keys only where they differ (several processes or threads)."""
+    One scan; a second one for the keys only where they differ (several processes or threads). The read
+    checks what it reads (integers_or_none; times through span_sql): a wrong value found raises the
+    InputError of the full check of `checks`; a NULL where nsys may write one gives None."""
     concat = ", ".join(f"group_concat({c})" for c in columns)
     rows, keyed, low, high, *texts = db.query(
         f"SELECT count(*), count({key}), min({key}), max({key}), {concat} FROM {source}")[0]
-    values = [parse_integers(t) for t in texts]
-    if keyed != rows or any(len(v) != rows for v in values):
-        return None  # a NULL somewhere: group_concat skips it
+    values = [integers_or_none(t, rows) for t in texts]
+    if keyed != rows or None in values or (rows and not (type(low) is int and type(high) is int)):
+        return _checked_none(db, checks)
     if low == high:
         return None, low, values
-    keys = parse_integers(db.query(f"SELECT group_concat({key}) FROM {source}")[0][0])
-    return (keys, None, values) if len(keys) == rows else None
+    keys = integers_or_none(db.query(f"SELECT group_concat({key}) FROM {source}")[0][0], rows)
+    return (keys, None, values) if keys is not None else _checked_none(db, checks)
+
+
+def _checked_none(db: NsysDatabase, checks: Checks) -> None:
+    for table, columns in checks.items():
+        db.check(table, columns)
+    return None
 
 
 def _order(keys: list, values: list[list[int]]) -> list[list[int]]:
@@ -46,17 +58,18 @@ def _order(keys: list, values: list[list[int]]) -> list[list[int]]:
 
 
 def launches_by_thread(db: NsysDatabase, ops: str, op_columns: list[str], call_sources: list[str],
-                       call_columns: tuple[str, ...] = ()) -> dict[int | None, Columns] | None:
+                       op_checks: Checks, call_columns: tuple[str, ...] = ()) -> dict[int | None, Columns] | None:
     """Per launching thread, [call starts, call ends, *call_columns, *op_columns] ordered by call start (a stable sort
     over the ops' table order, as a sorted SQL join gives); thread None holds the ops whose call is not
     in the export (call start and end 0).
 
-    `ops` is a table or subquery with correlationId and globalPid; `call_sources` as
-    NsysDatabase.launch_calls gives them: the next is used when the previous left an op without its
-    call. None when this join could differ from SQL's (see the module's docstring).
+    `ops` is a table or subquery with correlationId and globalPid, `op_checks` the tables and columns it
+    reads (times through span_sql); `call_sources` as NsysDatabase.launch_calls gives them: the next is
+    used when the previous left an op without its call. None when this join could differ from SQL's
+    (see the module's docstring). Raises InputError where a value read is not what nsys writes.
     """
     others = [c for c in op_columns if c != "correlationId"]
-    op_read = _read(db, ops, "globalPid", ["correlationId", *others])
+    op_read = _read(db, ops, "globalPid", ["correlationId", *others], op_checks)
     if op_read is None:
         return None
     op_pids, op_pid, (op_corr, *read_values) = op_read
@@ -64,7 +77,8 @@ def launches_by_thread(db: NsysDatabase, ops: str, op_columns: list[str], call_s
     op_values = [op_corr if c == "correlationId" else next(by_column) for c in op_columns]
     for source in call_sources:
         # Durations, not ends: shorter numbers to print and parse.
-        call_read = _read(db, source, "globalTid", ["correlationId", "start", "[end] - start", *call_columns])
+        call_read = _read(db, source, "globalTid", ["correlationId", "start", span_sql(), *call_columns],
+                          {RUNTIME: CALL_COLUMNS + call_columns})
         if call_read is None:
             return None
         call_tids, call_tid, (call_corr, call_starts, call_lengths, *call_values) = call_read

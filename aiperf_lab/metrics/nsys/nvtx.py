@@ -14,8 +14,9 @@ from itertools import chain, compress, repeat
 from operator import add, itemgetter, lshift, lt, mul, or_, sub
 from typing import TYPE_CHECKING, Iterator, NamedTuple
 
-from aiperf_lab.metrics.nsys.db import (KERNEL, NVTX, NVTX_DOMAIN_CREATE, NVTX_PUSHPOP, NVTX_RANGE_TYPES, NVTXT_PUSHPOP,
-                                        PID_MASK, RUNTIME, NsysDatabase, parse_integers, split_global_tid)
+from aiperf_lab.metrics.nsys.db import (COLUMN_TYPES, KERNEL, NVTX, NVTX_DOMAIN_CREATE, NVTX_PUSHPOP, NVTX_RANGE_TYPES,
+                                        NVTXT_PUSHPOP, PID_MASK, RUNTIME, NsysDatabase, parse_integers, span_sql,
+                                        split_global_tid)
 from aiperf_lab.errors import MissingData
 from aiperf_lab.metrics.summary_stats import SUM_COLUMNS, duration_summary, percent_of, summary_rows
 from aiperf_lab.metrics.tables import Table
@@ -193,10 +194,13 @@ def _launches_by_thread(db: NsysDatabase, name_col: str) -> list[tuple[int | Non
                "(SELECT id FROM StringIds WHERE value LIKE '%Launch%'))" if has_launches else None
     from aiperf_lab.metrics.nsys.launch_join import launches_by_thread
 
-    hashed = launches_by_thread(db, KERNEL, [f"coalesce({name_col}, -1)", "[end] - start"],
-                                [filtered, RUNTIME] if filtered else [RUNTIME])
+    name = name_col if COLUMN_TYPES[KERNEL].get(name_col) == "int" else f"coalesce({name_col}, -1)"
+    hashed = launches_by_thread(db, KERNEL, [name, span_sql()], [filtered, RUNTIME] if filtered else [RUNTIME],
+                                {KERNEL: ("correlationId", "globalPid", name_col, "start", "end")})
     if hashed is not None:
         return [(gtid, *columns) for gtid, columns in hashed.items()]
+    db.check(KERNEL)
+    db.check(RUNTIME)
     for calls in ([filtered, RUNTIME] if filtered else [RUNTIME]):
         rows = db.query(
             f"SELECT r.globalTid, group_concat(coalesce(r.start, 0)), group_concat(coalesce(r.[end], 0)), "
@@ -400,8 +404,9 @@ def nvtx_kern_sum(db: NsysDatabase, variant: str = "demangled") -> Table:
     for r in load_ranges(db, end_bound="ranges"):
         if not r.ends_elsewhere:
             ranges_by_thread[r.global_tid].append(r)
-    db.require(RUNTIME, what="CUDA API data")
-    db.require(KERNEL, what="CUDA kernel data")
+    # The launch join checks the values it reads (a full check only where it falls back to SQL).
+    db.require(RUNTIME, what="CUDA API data", columns=())
+    db.require(KERNEL, what="CUDA kernel data", columns=())
     acc = _Attribution()
     for gtid, starts, ends, names, durations in _launches_by_thread(db, db.kernel_name_column(variant)):
         if gtid is None:
