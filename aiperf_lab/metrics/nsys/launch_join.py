@@ -34,9 +34,7 @@ def _read(db: NsysDatabase, source: str, key: str, columns: list[str],
     One scan; a second one for the keys only where they differ (several processes or threads). The read
     checks what it reads (integers_or_none; times through span_sql): a wrong value found raises the
     InputError of the full check of `checks`; a NULL where nsys may write one gives None."""
-    concat = ", ".join(f"group_concat({c})" for c in columns)
-    rows, keyed, low, high, *texts = db.query(
-        f"SELECT count(*), count({key}), min({key}), max({key}), {concat} FROM {source}")[0]
+    rows, keyed, low, high, *texts = db.query(_read_sql(source, key, columns))[0]
     values = [integers_or_none(t, rows) for t in texts]
     if keyed != rows or None in values or (rows and not (type(low) is int and type(high) is int)):
         return _checked_none(db, checks)
@@ -44,6 +42,27 @@ def _read(db: NsysDatabase, source: str, key: str, columns: list[str],
         return None, low, values
     keys = integers_or_none(db.query(f"SELECT group_concat({key}) FROM {source}")[0][0], rows)
     return (keys, None, values) if keys is not None else _checked_none(db, checks)
+
+
+def _read_sql(source: str, key: str, columns: list[str]) -> str:
+    concat = ", ".join(f"group_concat({c})" for c in columns)
+    return f"SELECT count(*), count({key}), min({key}), max({key}), {concat} FROM {source}"
+
+
+def _op_read_columns(op_columns: list[str]) -> list[str]:
+    return ["correlationId", *(c for c in op_columns if c != "correlationId")]
+
+
+def _call_read_columns(call_columns: tuple[str, ...]) -> list[str]:
+    return ["correlationId", "start", span_sql(), *call_columns]
+
+
+def prefetch(db: NsysDatabase, ops: str, op_columns: list[str], call_sources: list[str],
+             call_columns: tuple[str, ...] = ()) -> None:
+    """Start launches_by_thread's reads of the ops and of the first call source in threads of their own
+    (NsysDatabase.prefetch), so that they run while the caller reads something else (the ranges)."""
+    db.prefetch(_read_sql(ops, "globalPid", _op_read_columns(op_columns)),
+                _read_sql(call_sources[0], "globalTid", _call_read_columns(call_columns)))
 
 
 def _checked_none(db: NsysDatabase, checks: Checks) -> None:
@@ -68,8 +87,8 @@ def launches_by_thread(db: NsysDatabase, ops: str, op_columns: list[str], call_s
     used when the previous left an op without its call. None when this join could differ from SQL's
     (see the module's docstring). Raises InputError where a value read is not what nsys writes.
     """
-    others = [c for c in op_columns if c != "correlationId"]
-    op_read = _read(db, ops, "globalPid", ["correlationId", *others], op_checks)
+    prefetch(db, ops, op_columns, call_sources, call_columns)  # both reads at once (if not started already)
+    op_read = _read(db, ops, "globalPid", _op_read_columns(op_columns), op_checks)
     if op_read is None:
         return None
     op_pids, op_pid, (op_corr, *read_values) = op_read
@@ -77,8 +96,7 @@ def launches_by_thread(db: NsysDatabase, ops: str, op_columns: list[str], call_s
     op_values = [op_corr if c == "correlationId" else next(by_column) for c in op_columns]
     for source in call_sources:
         # Durations, not ends: shorter numbers to print and parse.
-        call_read = _read(db, source, "globalTid", ["correlationId", "start", span_sql(), *call_columns],
-                          {RUNTIME: CALL_COLUMNS + call_columns})
+        call_read = _read(db, source, "globalTid", _call_read_columns(call_columns), {RUNTIME: CALL_COLUMNS + call_columns})
         if call_read is None:
             return None
         call_tids, call_tid, (call_corr, call_starts, call_lengths, *call_values) = call_read

@@ -179,6 +179,16 @@ def _null_first(value):
     return (value is not None, value if value is not None else "")
 
 
+def _launch_reads(db: NsysDatabase, name_col: str) -> tuple[list[str], list[str]]:
+    """The kernel columns and the call sources _launches_by_thread reads (for launch_join)."""
+    # A subquery, not the ids pasted in: nothing read from the file becomes SQL text.
+    has_launches = bool(db.query("SELECT 1 FROM StringIds WHERE value LIKE '%Launch%' LIMIT 1"))
+    filtered = f"(SELECT correlationId, globalTid, start, [end] FROM {RUNTIME} WHERE nameId IN " \
+               "(SELECT id FROM StringIds WHERE value LIKE '%Launch%'))" if has_launches else None
+    name = name_col if COLUMN_TYPES[KERNEL].get(name_col) == "int" else f"coalesce({name_col}, -1)"
+    return [name, span_sql()], [filtered, RUNTIME] if filtered else [RUNTIME]
+
+
 def _launches_by_thread(db: NsysDatabase, name_col: str) -> list[tuple[int | None, list, list, list, list]]:
     """Per launching thread: api starts, api ends, kernel name ids and durations, ordered by api start.
 
@@ -188,14 +198,11 @@ def _launches_by_thread(db: NsysDatabase, name_col: str) -> list[tuple[int | Non
     as many other calls (cuKernelGetName per launch, in PyTorch's). If any kernel is left without its
     call that way, the join is redone over every call, so the result is the same as nsys's.
     """
-    # A subquery, not the ids pasted in: nothing read from the file becomes SQL text.
-    has_launches = bool(db.query("SELECT 1 FROM StringIds WHERE value LIKE '%Launch%' LIMIT 1"))
-    filtered = f"(SELECT correlationId, globalTid, start, [end] FROM {RUNTIME} WHERE nameId IN " \
-               "(SELECT id FROM StringIds WHERE value LIKE '%Launch%'))" if has_launches else None
     from aiperf_lab.metrics.nsys.launch_join import launches_by_thread
 
-    name = name_col if COLUMN_TYPES[KERNEL].get(name_col) == "int" else f"coalesce({name_col}, -1)"
-    hashed = launches_by_thread(db, KERNEL, [name, span_sql()], [filtered, RUNTIME] if filtered else [RUNTIME],
+    columns, sources = _launch_reads(db, name_col)
+    filtered = sources[0] if len(sources) > 1 else None
+    hashed = launches_by_thread(db, KERNEL, columns, sources,
                                 {KERNEL: ("correlationId", "globalPid", name_col, "start", "end")})
     if hashed is not None:
         return [(gtid, *columns) for gtid, columns in hashed.items()]
@@ -400,6 +407,11 @@ def nvtx_kern_sum(db: NsysDatabase, variant: str = "demangled") -> Table:
     As nsys: only ranges that end on the thread they started on; a kernel counts under every enclosing
     range (nested ranges count it again); kernels outside all ranges form rows with an empty range.
     """
+    name_col = db.kernel_name_column(variant)
+    if {KERNEL, RUNTIME, NVTX, "StringIds"} <= db.tables:  # the launches are read while the ranges are
+        from aiperf_lab.metrics.nsys.launch_join import prefetch
+
+        prefetch(db, KERNEL, *_launch_reads(db, name_col))
     ranges_by_thread: dict[int, list[NvtxRange]] = defaultdict(list)
     for r in load_ranges(db, end_bound="ranges"):
         if not r.ends_elsewhere:
@@ -408,7 +420,7 @@ def nvtx_kern_sum(db: NsysDatabase, variant: str = "demangled") -> Table:
     db.require(RUNTIME, what="CUDA API data", columns=())
     db.require(KERNEL, what="CUDA kernel data", columns=())
     acc = _Attribution()
-    for gtid, starts, ends, names, durations in _launches_by_thread(db, db.kernel_name_column(variant)):
+    for gtid, starts, ends, names, durations in _launches_by_thread(db, name_col):
         if gtid is None:
             acc.add(None, [0] * len(names), names, durations)
         elif not _attribute_thread(acc, gtid, ranges_by_thread.get(gtid, []), starts, ends, names, durations):
