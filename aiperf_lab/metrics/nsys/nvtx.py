@@ -251,7 +251,7 @@ class _Attribution:
         self.keysets: dict[tuple, int] = {(): 0}
         self.by_keyset: dict[tuple, list[int]] = {}
         self.held_names: dict[tuple, dict[int, set[int]]] = defaultdict(dict)
-        self.held_counts: dict[tuple, Counter] = {}  # (thread, key) -> name id -> ranges holding it
+        self.held_counts: dict[int | None, Counter] = {}  # thread -> (key, name id) -> ranges holding it
 
     def keyset_id(self, open_keys) -> int:
         """The id of the (name, style) keys of the ranges open over a segment, in the order they opened
@@ -334,44 +334,92 @@ class _Attribution:
         for (gtid, key), per_range in self.held_names.items():
             for name_id, count in Counter(chain.from_iterable(per_range.values())).items():
                 group((gtid, key, name_id)).instances = count
-        for (gtid, key), counts in self.held_counts.items():
-            for name_id, count in counts.items():
+        for gtid, counts in self.held_counts.items():
+            for (key, name_id), count in counts.items():
                 group((gtid, key, name_id)).instances += count
         return groups
 
 
 def _attribute_thread(acc: _Attribution, gtid: int, ranges: list[NvtxRange], starts: list[int], ends: list[int],
                       names: list[int], durations: list[int]) -> bool:
-    """nsys's containment rule for one thread, by sweeping segments of its launch calls.
+    """nsys's containment rule for one thread, by the index intervals of its launch calls.
 
     Launch calls on one thread run one after another, so starts and ends are both sorted and the calls
-    inside a range form one index interval [lo, hi), found by two bisections. Between interval edges the
-    set of enclosing ranges does not change: each segment gets one keyset. Returns False (nothing
+    inside a range form one index interval [lo, hi), found by two bisections. Returns False (nothing
     added) if the calls overlap.
     """
     if ends != sorted(ends):
         return False
     if len({r.range_id for r in ranges}) != len(ranges):  # a range twice (two domain matches): count it once
         ranges = list({(r.range_id, r.name, r.style): r for r in ranges}.values())
-    # Each range's calls [lo, hi), found by bisection in C for all ranges at once.
+    # Each range's calls [lo, hi), found by bisection in C for all ranges at once; only those holding any.
     los = list(map(bisect_left, repeat(starts), map(_START, ranges)))
     his = list(map(bisect_right, repeat(ends), map(_END, ranges)))
+    held = list(compress(range(len(ranges)), map(lt, los, his)))
+    los, his = list(map(los.__getitem__, held)), list(map(his.__getitem__, held))
+    keys = list(map(_KEY, map(ranges.__getitem__, held)))
+    distinct_keys = list(dict.fromkeys(keys))
+    key_numbers = list(map({key: i for i, key in enumerate(distinct_keys)}.__getitem__, keys))
+    # NVTX Inst: per (range key, kernel name), the ranges holding at least one such kernel; the distinct
+    # names of each range are counted in C, key by key.
+    counts = acc.held_counts.setdefault(gtid, Counter())
+    by_key = sorted(range(len(keys)), key=key_numbers.__getitem__)
+    sorted_numbers = list(map(key_numbers.__getitem__, by_key))
+    spans = list(map(slice, map(los.__getitem__, by_key), map(his.__getitem__, by_key)))
+    lo = 0
+    while lo < len(by_key):
+        key_number = sorted_numbers[lo]
+        hi = bisect_right(sorted_numbers, key_number, lo)
+        key = distinct_keys[key_number]
+        for name_id, count in Counter(chain.from_iterable(map(set, map(names.__getitem__, spans[lo:hi])))).items():
+            counts[(key, name_id)] += count
+        lo = hi
+    keyset_ids = _nested_keysets(acc, los, his, key_numbers, distinct_keys, len(starts))
+    if keyset_ids is None:
+        keyset_ids = _segment_keysets(acc, los, his, keys, len(starts))
+    acc.add(gtid, keyset_ids, names, durations)
+    return True
+
+
+def _nested_keysets(acc: _Attribution, los: list[int], his: list[int], key_numbers: list[int],
+                    distinct_keys: list[tuple], n: int) -> list[int] | None:
+    """Each call's keyset where the ranges' intervals nest (push/pop ranges always do): every range is
+    painted over its calls, outer ones first, with the keyset of itself and the ranges around it. None
+    where two intervals cross."""
+    order = sorted(range(len(los)), key=his.__getitem__, reverse=True)  # (lo, -hi) in two stable sorts
+    order.sort(key=los.__getitem__)
+    painted = [0] * n
+    open_his: list[int] = []  # the enclosing ranges: their ends and keyset ids
+    open_sets: list[int] = []
+    inner: dict[tuple[int, int], int] = {}  # (keyset id, key number) -> keyset id of that keyset plus the key
+    keysets = {number: keyset for keyset, number in acc.keysets.items()}
+    for i in order:
+        lo, hi = los[i], his[i]
+        while open_his and open_his[-1] <= lo:
+            open_his.pop()
+            open_sets.pop()
+        if open_his and open_his[-1] < hi:
+            return None  # crosses an enclosing range
+        outer = open_sets[-1] if open_sets else 0
+        found = inner.get((outer, key_numbers[i]))
+        if found is None:
+            found = inner[(outer, key_numbers[i])] = acc.keyset_id((*keysets[outer], distinct_keys[key_numbers[i]]))
+            keysets[found] = (*keysets[outer], distinct_keys[key_numbers[i]])
+        open_his.append(hi)
+        open_sets.append(found)
+        painted[lo:hi] = repeat(found, hi - lo)
+    return painted
+
+
+def _segment_keysets(acc: _Attribution, los: list[int], his: list[int], keys: list[tuple], n: int) -> list[int]:
+    """Each call's keyset for any intervals: between interval edges the set of enclosing ranges does not
+    change, so each segment gets one keyset."""
     opens: dict[int, list[int]] = defaultdict(list)
     closes: dict[int, list[int]] = defaultdict(list)
-    keys = list(map(_KEY, ranges))
-    held: dict[tuple, list[int]] = defaultdict(list)  # key -> the distinct names of each range, chained
-    for index in compress(range(len(ranges)), map(lt, los, his)):
-        lo, hi = los[index], his[index]
+    for index, (lo, hi) in enumerate(zip(los, his)):
         opens[lo].append(index)
         closes[hi].append(index)
-        held[keys[index]].extend(set(names[lo:hi]))
-    for key, held_names in held.items():
-        counter = acc.held_counts.get((gtid, key))
-        if counter is None:
-            acc.held_counts[(gtid, key)] = Counter(held_names)
-        else:
-            counter.update(held_names)
-    edges = sorted({0, len(starts), *opens, *closes})
+    edges = sorted({0, n, *opens, *closes})
     active: dict[int, tuple[str, str]] = {}  # open ranges' keys, in the order they opened
     keyset_ids: list[int] = []
     keyset_id = acc.keyset_id
@@ -382,8 +430,7 @@ def _attribute_thread(acc: _Attribution, gtid: int, ranges: list[NvtxRange], sta
         for index in opens.get(here, no_ranges):
             active[index] = keys[index]
         keyset_ids += repeat(keyset_id(active.values()) if active else 0, following - here)
-    acc.add(gtid, keyset_ids, names, durations)
-    return True
+    return keyset_ids
 
 
 def _attribute_overlapping(acc: _Attribution, gtid: int, ranges: list[NvtxRange], starts: list[int],
