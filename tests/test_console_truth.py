@@ -21,7 +21,7 @@ from conftest import REPO
 pytest.importorskip("textual")
 
 from rich.text import Text  # noqa: E402
-from textual.widgets import DataTable, Input, Log  # noqa: E402
+from textual.widgets import DataTable, Input, Log, Static  # noqa: E402
 from textual.widgets._footer import FooterKey  # noqa: E402
 
 from aiperf_lab.console import view_model  # noqa: E402
@@ -31,7 +31,7 @@ from aiperf_lab.console.screens.history import HistoryScreen  # noqa: E402
 from aiperf_lab.console.screens.labs import LabsScreen  # noqa: E402
 from aiperf_lab.console.screens.monitor import MonitorScreen  # noqa: E402
 from aiperf_lab.console.screens.results import ResultsScreen  # noqa: E402
-from aiperf_lab.console.screens.run import RunScreen  # noqa: E402
+from aiperf_lab.console.screens.run import ConfirmCancel, RunScreen  # noqa: E402
 from aiperf_lab.console.screens.triage import TriageScreen  # noqa: E402
 from aiperf_lab.console.widgets import Confirm, StatusLine  # noqa: E402
 from aiperf_lab.labs.grading import grade_run  # noqa: E402
@@ -584,3 +584,42 @@ def test_a_shows_the_walkthrough_answers_and_again_goes_back(tmp_path, size):
             assert markdown.source == exercise.walkthrough_text()
 
     asyncio.run(scenario())
+
+
+def test_the_quit_question_follows_work_that_ends_under_it(tmp_path):
+    async def scenario():
+        app = make_app(tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            triage = RunningTriage()
+            app.ctx.triage = triage
+            await pilot.press("q")
+            await pilot.pause()
+            assert isinstance(app.screen, Confirm)
+            question = app.screen.query_one("#confirm-question", Static)
+            assert "Quit and stop the triage bundle" in str(question.render())
+            triage.stop()                          # the bundle finishes while the dialog is up
+            await wait_until(pilot, lambda: "has ended" in str(question.render()))
+            assert "nothing is left to stop" in str(question.render())
+            await pilot.press("y")
+            await pilot.pause()
+        return app
+
+    assert asyncio.run(scenario()).return_code == 0
+
+
+def test_the_cancel_question_closes_when_the_run_ends_under_it(tmp_path):
+    async def scenario():
+        app = make_app(tmp_path, GradedRunner(wait_for_cancel=True))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("down", "down", "r")
+            await wait_until(pilot, lambda: app.ctx.run is not None and app.ctx.run.running)
+            await pilot.press("x")
+            await pilot.pause()
+            assert isinstance(app.screen, ConfirmCancel)
+            app.ctx.run.cancel.set()               # the run ends by another way (here: as if it finished)
+            await wait_until(pilot, lambda: not isinstance(app.screen, ConfirmCancel), timeout=10)
+            assert not app.ctx.run.running
+        return app
+
+    app = asyncio.run(scenario())
+    app.ctx.stop_work()
