@@ -12,6 +12,7 @@ import os
 import sqlite3
 from collections import namedtuple
 from pathlib import Path
+from typing import Any, Callable
 
 from aiperf_lab.errors import InputError, MissingData, NotAProfile
 from aiperf_lab.inputs import read_head
@@ -167,7 +168,7 @@ class NsysDatabase:
         self._columns: dict[str, list[str]] = {}
 
     def close(self) -> None:
-        for thread, _box in self._prefetched.values():
+        for thread, _then, _box in self._prefetched.values():
             thread.join()
         self._prefetched.clear()
         self.con.close()
@@ -230,38 +231,50 @@ class NsysDatabase:
             return f"{alias}.[{column}]" if alias else f"[{column}]"
         return default
 
-    def prefetch(self, *queries: str) -> None:
+    def prefetch(self, *queries: str, then: Callable[[list[tuple]], Any] | None = None) -> None:
         """Start these queries now, each on a connection of its own in a thread (SQLite runs without
-        Python's lock): a later query() of the same SQL waits for that result instead of running it. A
-        report that reads three tables reads them at once on a machine with the cores for it. Anything
-        that goes wrong there is left to query(), which runs the SQL again itself."""
+        Python's lock), and apply `then` to the rows there: a later query() (query_then() with the same
+        `then`) of the same SQL waits for that result instead of running it. A report that reads three
+        tables reads them at once on a machine with the cores for it. Anything that goes wrong there is
+        left to query(), which runs the SQL again itself."""
         import threading
 
         for sql in queries:
             if sql not in self._prefetched:
                 box: dict = {}
-                thread = threading.Thread(target=self._query_apart, args=(sql, box), daemon=True)
-                self._prefetched[sql] = (thread, box)
+                thread = threading.Thread(target=self._query_apart, args=(sql, then, box), daemon=True)
+                self._prefetched[sql] = (thread, then, box)
                 thread.start()
 
-    def _query_apart(self, sql: str, box: dict) -> None:
+    def _query_apart(self, sql: str, then: Callable | None, box: dict) -> None:
         try:
             con = sqlite3.connect(self._uri, uri=True)
             try:
                 con.execute("PRAGMA trusted_schema = OFF")
-                box["rows"] = con.execute(sql).fetchall()
+                rows = con.execute(sql).fetchall()
             finally:
                 con.close()
+            box["result"] = rows if then is None else then(rows)
         except Exception as exc:  # noqa: BLE001 (query() runs it again and reports what it finds)
             box["error"] = exc
 
+    def _prefetched_result(self, sql: str, then: Callable | None) -> dict | None:
+        pending = self._prefetched.pop(sql, None)
+        if pending is None:
+            return None
+        thread, their_then, box = pending
+        thread.join()
+        return box if their_then is then and "result" in box else None
+
+    def query_then(self, sql: str, then: Callable[[list[tuple]], Any]) -> Any:
+        """then(query(sql)), or the result a prefetch with the same `then` made of it."""
+        found = self._prefetched_result(sql, then) if self._prefetched else None
+        return found["result"] if found is not None else then(self.query(sql))
+
     def query(self, sql: str, params: tuple = ()) -> list[tuple]:
-        pending = self._prefetched.pop(sql, None) if self._prefetched and not params else None
-        if pending is not None:
-            thread, box = pending
-            thread.join()
-            if "rows" in box:
-                return box["rows"]
+        found = self._prefetched_result(sql, None) if self._prefetched and not params else None
+        if found is not None:
+            return found["result"]
         try:
             return self.con.execute(sql, params).fetchall()
         except sqlite3.OperationalError as exc:

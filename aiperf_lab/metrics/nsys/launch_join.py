@@ -34,14 +34,19 @@ def _read(db: NsysDatabase, source: str, key: str, columns: list[str],
     One scan; a second one for the keys only where they differ (several processes or threads). The read
     checks what it reads (integers_or_none; times through span_sql): a wrong value found raises the
     InputError of the full check of `checks`; a NULL where nsys may write one gives None."""
-    rows, keyed, low, high, *texts = db.query(_read_sql(source, key, columns))[0]
-    values = [integers_or_none(t, rows) for t in texts]
+    rows, keyed, low, high, values = db.query_then(_read_sql(source, key, columns), _parsed)
     if keyed != rows or None in values or (rows and not (type(low) is int and type(high) is int)):
         return _checked_none(db, checks)
     if low == high:
         return None, low, values
     keys = integers_or_none(db.query(f"SELECT group_concat({key}) FROM {source}")[0][0], rows)
     return (keys, None, values) if keys is not None else _checked_none(db, checks)
+
+
+def _parsed(result: list[tuple]) -> tuple:
+    """A _read_sql row with its group_concat columns parsed (in the prefetching thread where there is one)."""
+    rows, keyed, low, high, *texts = result[0]
+    return rows, keyed, low, high, [integers_or_none(t, rows) for t in texts]
 
 
 def _read_sql(source: str, key: str, columns: list[str]) -> str:
@@ -62,7 +67,7 @@ def prefetch(db: NsysDatabase, ops: str, op_columns: list[str], call_sources: li
     """Start launches_by_thread's reads of the ops and of the first call source in threads of their own
     (NsysDatabase.prefetch), so that they run while the caller reads something else (the ranges)."""
     db.prefetch(_read_sql(ops, "globalPid", _op_read_columns(op_columns)),
-                _read_sql(call_sources[0], "globalTid", _call_read_columns(call_columns)))
+                _read_sql(call_sources[0], "globalTid", _call_read_columns(call_columns)), then=_parsed)
 
 
 def _checked_none(db: NsysDatabase, checks: Checks) -> None:
