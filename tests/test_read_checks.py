@@ -71,3 +71,19 @@ def test_integers_or_none_accepts_only_integers():
     for text in ("1,2.0", "1,Inf", "1,1e5", "1,true", "1,null", "1,,3", "1,-", "1,007", "1,[2]", "1, 2"):
         assert integers_or_none(text, 3 if text.count(",") == 2 else 2) is None, text
     assert integers_or_none("1,2", 3) is None  # a NULL skipped by group_concat
+
+
+NVTX_CASES = [("start", "'soon'"), ("start", "0.5"), ("end", "X'00ff'"), ("end", "4611686018427387904"),
+              ("globalTid", "'main'"), ("textId", "1e999"), ("domainId", "0.5"), ("text", "X'00ff'"),
+              ("endGlobalTid", "'x'"), ("eventType", "'push'")]
+
+
+@pytest.mark.parametrize("report", ["nvtx_kern_sum", "nvtx_sum", "nvtx_gpu_proj_sum"])
+@pytest.mark.parametrize("column, value", NVTX_CASES)
+def test_a_wrong_value_in_a_range_read_is_named(tmp_path, report, column, value):
+    con = sqlite3.connect(LM)
+    row = con.execute("SELECT min(rowid) FROM NVTX_EVENTS WHERE eventType = 59").fetchone()[0]
+    con.close()
+    path = mutate_export(LM, tmp_path / "m.sqlite", "NVTX_EVENTS", column, value, row)
+    outcome = run_stats([path, "--report", report, "--format", "csv"])
+    assert outcome.code == 2 and f"NVTX_EVENTS.{column} holds a value that is not" in outcome.err, outcome.err

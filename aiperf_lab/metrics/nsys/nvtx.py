@@ -15,8 +15,8 @@ from operator import add, itemgetter, lshift, lt, mul, or_, sub
 from typing import TYPE_CHECKING, Iterator, NamedTuple
 
 from aiperf_lab.metrics.nsys.db import (COLUMN_TYPES, KERNEL, NVTX, NVTX_DOMAIN_CREATE, NVTX_PUSHPOP, NVTX_RANGE_TYPES,
-                                        NVTXT_PUSHPOP, PID_MASK, RUNTIME, NsysDatabase, parse_integers, span_sql,
-                                        split_global_tid)
+                                        NVTXT_PUSHPOP, PID_MASK, RUNTIME, TIME_BOUND, NsysDatabase, integers_or_none,
+                                        parse_integers, span_sql, split_global_tid)
 from aiperf_lab.errors import MissingData
 from aiperf_lab.metrics.summary_stats import SUM_COLUMNS, duration_summary, percent_of, summary_rows
 from aiperf_lab.metrics.tables import Table
@@ -50,23 +50,32 @@ def load_ranges(db: NsysDatabase, end_bound: str = "all", event_types: tuple = N
     NVTX event (nvtx_sum), "ranges" = of the selected range events only (nvtx_kern_sum, the traces).
     """
     db.require("StringIds", what="StringIds table")
-    db.require(NVTX, what="NV Tools Extension (NVTX) data")
+    # NVTX_EVENTS is checked as it is read (the reads below); in full only where a read finds a wrong value.
+    db.require(NVTX, what="NV Tools Extension (NVTX) data", columns=())
     types = ",".join(str(t) for t in event_types)
     where = f"eventType IN ({types})" if end_bound != "all" else "1"
-    # (Two aggregates, not SQL's max(a, b), which is NULL when no range has an end at all.)
-    bound = max((v for v in db.query(f"SELECT max(start), max([end]) FROM {NVTX} WHERE {where}")[0]
-                 if v is not None), default=0)
+    # (Two aggregates, not SQL's max(a, b), which is NULL when no range has an end at all.) A text or blob
+    # anywhere would be the maximum.
+    bounds = db.query(f"SELECT max(start), max([end]) FROM {NVTX} WHERE {where}")[0]
+    if not all(v is None or (type(v) is int and -TIME_BOUND <= v <= TIME_BOUND) for v in bounds) or \
+            db.query(f"SELECT 1 FROM {NVTX} WHERE typeof(eventType) <> 'integer' LIMIT 1"):  # what picks the rows
+        db.check(NVTX)
+    bound = max((v for v in bounds if v is not None), default=0)
 
     # Domain names: per (domainId, thread) the name of the earliest create event; joined by process.
     earliest: dict[tuple[int, int], tuple[int, str | None]] = {}
     # Optional columns, in case an export lacks them: no registered strings, no domains, no
     # cross-thread ends mean NULL, as an export that has the columns but no such events would hold.
-    text_id = db.column_or(NVTX, "textId", "n")
-    domain_id = db.column_or(NVTX, "domainId", "n", "0")
-    end_tid = db.column_or(NVTX, "endGlobalTid", "n")
-    for start, gtid, name, domain in db.query(
-            f"SELECT n.start, n.globalTid, coalesce(s.value, n.text), {domain_id} FROM {NVTX} AS n "
-            f"LEFT JOIN StringIds AS s ON s.id = {text_id} WHERE n.eventType = {NVTX_DOMAIN_CREATE}"):
+    present = db.columns(NVTX)
+    text_id = "n.[textId]" if "textId" in present else "NULL"
+    domain_id = "n.[domainId]" if "domainId" in present else "0"
+    end_tid = "n.[endGlobalTid]" if "endGlobalTid" in present else "NULL"
+    creates = db.query(f"SELECT n.start, n.globalTid, coalesce(s.value, n.text), {domain_id} FROM {NVTX} AS n "
+                       f"LEFT JOIN StringIds AS s ON s.id = {text_id} WHERE n.eventType = {NVTX_DOMAIN_CREATE}")
+    if not all(type(start) is int and -TIME_BOUND <= start <= TIME_BOUND and _int_or_none(gtid) and (name is None or type(name) is str)
+               and _int_or_none(domain) for start, gtid, name, domain in creates):
+        db.check(NVTX)
+    for start, gtid, name, domain in creates:
         key = (domain, gtid)
         if key not in earliest or start < earliest[key][0]:
             earliest[key] = (start, name)
@@ -83,6 +92,7 @@ def load_ranges(db: NsysDatabase, end_bound: str = "all", event_types: tuple = N
                               domain_id, text_id, prefixes)
     if grouped is not None:
         return grouped
+    db.check(NVTX)
     if not prefixes:  # no domain names: every range is ":<text>"
         label = "':' || coalesce(s.value, n.text, '')"
         return list(map(NvtxRange._make, db.query(f"SELECT {columns.format(label=label)} {source}")))
@@ -95,24 +105,41 @@ def load_ranges(db: NsysDatabase, end_bound: str = "all", event_types: tuple = N
     return ranges
 
 
+def _int_or_none(value: object) -> bool:
+    return value is None or type(value) is int
+
+
 def _grouped_ranges(db: NsysDatabase, source: str, bound: int, pushpop: str, end_tid: str, domain_id: str,
                     text_id: str, prefixes: dict) -> list[NvtxRange] | None:
     """The ranges in table order (each repeated per domain name its domain matches, in that order), read
     as one group_concat row per (text, style, thread, domain): no Python tuple per range from sqlite3.
     None where a value is NULL (the row-by-row read handles that)."""
+    # The values are checked as they are read: times out of range, texts, blobs and NULL starts give NULL
+    # (a count that comes up short), reals their text, the keys their type; any of these: the full check.
+    time_ok = f"BETWEEN -{TIME_BOUND} AND {TIME_BOUND}"
     rows = db.query(
         f"SELECT {text_id} AS text_id, n.text, CASE WHEN n.eventType IN ({pushpop}) THEN 'PushPop' "
-        f"ELSE 'StartEnd' END AS style, {end_tid} IS NOT NULL AS elsewhere, n.globalTid, {domain_id} AS domain, "
-        f"count(*), group_concat(n.rowid), group_concat(n.start), group_concat(coalesce(n.[end], {bound})) "
+        f"ELSE 'StartEnd' END AS style, typeof({end_tid}) AS elsewhere, n.globalTid, {domain_id} AS domain, "
+        f"count(*), group_concat(n.rowid), group_concat(CASE WHEN n.start {time_ok} THEN n.start END), "
+        f"group_concat(CASE WHEN n.[end] IS NULL THEN {bound} WHEN n.[end] {time_ok} THEN n.[end] END) "
         f"{source} GROUP BY text_id, n.text, style, elsewhere, n.globalTid, domain")
+    if not all(_int_or_none(text_id_value) and (text is None or type(text) is str) and _int_or_none(gtid)
+               and _int_or_none(domain) and elsewhere in ("null", "integer")
+               for text_id_value, text, _style, elsewhere, gtid, domain, *_rest in rows):
+        db.check(NVTX)
+        return None
     strings = db.strings({row[0] for row in rows if row[0] is not None})
     default_prefix = [":"]
     ranges: list[NvtxRange] = []
     make = partial(tuple.__new__, NvtxRange)
     for text_id_value, text, style, elsewhere, gtid, domain, count, *texts in rows:
-        ids, starts, ends = (parse_integers(t) for t in texts)
-        if gtid is None or not count == len(ids) == len(starts) == len(ends):
+        ids, starts, ends = (integers_or_none(t, count) for t in texts)
+        if starts is None or ends is None:
+            db.check(NVTX)
             return None
+        if gtid is None or ids is None:
+            return None
+        elsewhere = int(elsewhere == "integer")
         label = strings.get(text_id_value)  # as the LEFT JOIN: an id StringIds lacks falls back to the text
         if label is None:
             label = text if text is not None else ""
