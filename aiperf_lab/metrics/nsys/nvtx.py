@@ -296,12 +296,18 @@ class _Attribution:
             self._add_each(gtid, keyset_ids, names, durations)
             return
         # Group in C: one small integer per kernel, (keyset, name, duration) packed, then sorted; each
-        # group is one run of it, its durations already in order.
-        distinct = sorted(set(names))
-        dense = {name_id: i for i, name_id in enumerate(distinct)}
-        width = len(distinct)
+        # group is one run of it, its durations already in order. Name ids (StringIds ids) pack as they
+        # are where they are small and not negative, else as their rank among the names.
+        low, high = min(names), max(names)
+        if 0 <= low and high < 1 << 24:
+            distinct, width = range(high + 1), high + 1
+            groups = map(add, map(mul, keyset_ids, repeat(width)), names)
+        else:
+            distinct = sorted(set(names))
+            dense = {name_id: i for i, name_id in enumerate(distinct)}
+            width = len(distinct)
+            groups = map(add, map(mul, keyset_ids, repeat(width)), map(dense.__getitem__, names))
         shift = max(durations).bit_length()
-        groups = map(add, map(mul, keyset_ids, repeat(width)), map(dense.__getitem__, names))
         packed = list(map(or_, map(lshift, groups, repeat(shift)), durations))
         packed.sort()
         buckets = self.by_keyset
@@ -416,22 +422,24 @@ def _nested_keysets(acc: _Attribution, los: list[int], his: list[int], key_numbe
     order = sorted(range(len(los)), key=his.__getitem__, reverse=True)  # (lo, -hi) in two stable sorts
     order.sort(key=los.__getitem__)
     painted = [0] * n
-    open_his: list[int] = []  # the enclosing ranges: their ends and keyset ids
-    open_sets: list[int] = []
-    inner: dict[tuple[int, int], int] = {}  # (keyset id, key number) -> keyset id of that keyset plus the key
+    open_his = [n + 1]  # the enclosing ranges' ends and keyset ids (at the bottom: the whole thread)
+    open_sets = [0]
+    width = len(distinct_keys)
+    inner: dict[int, int] = {}  # keyset id * width + key number -> the keyset id of that keyset plus the key
     keysets = {number: keyset for keyset, number in acc.keysets.items()}
-    for i in order:
-        lo, hi = los[i], his[i]
-        while open_his and open_his[-1] <= lo:
+    for lo, hi, key_number in zip(map(los.__getitem__, order), map(his.__getitem__, order),
+                                  map(key_numbers.__getitem__, order)):
+        while open_his[-1] <= lo:
             open_his.pop()
             open_sets.pop()
-        if open_his and open_his[-1] < hi:
+        if open_his[-1] < hi:
             return None  # crosses an enclosing range
-        outer = open_sets[-1] if open_sets else 0
-        found = inner.get((outer, key_numbers[i]))
+        outer = open_sets[-1]
+        found = inner.get(outer * width + key_number)
         if found is None:
-            found = inner[(outer, key_numbers[i])] = acc.keyset_id((*keysets[outer], distinct_keys[key_numbers[i]]))
-            keysets[found] = (*keysets[outer], distinct_keys[key_numbers[i]])
+            keyset = (*keysets[outer], distinct_keys[key_number])
+            found = inner[outer * width + key_number] = acc.keyset_id(keyset)
+            keysets[found] = keyset
         open_his.append(hi)
         open_sets.append(found)
         painted[lo:hi] = repeat(found, hi - lo)
