@@ -87,3 +87,14 @@ def test_a_wrong_value_in_a_range_read_is_named(tmp_path, report, column, value)
     path = mutate_export(LM, tmp_path / "m.sqlite", "NVTX_EVENTS", column, value, row)
     outcome = run_stats([path, "--report", report, "--format", "csv"])
     assert outcome.code == 2 and f"NVTX_EVENTS.{column} holds a value that is not" in outcome.err, outcome.err
+
+
+@pytest.mark.parametrize("report", ["cuda_gpu_kern_sum", "cuda_api_sum"])
+def test_a_grouped_read_split_over_threads_gives_the_same_table(monkeypatch, report):
+    from aiperf_lab.metrics.nsys import db
+
+    whole = run_stats([LM, "--report", report, "--format", "csv"])
+    monkeypatch.setattr(db, "SPLIT_ROWS", 50)
+    monkeypatch.setattr(db.os, "cpu_count", lambda: 3)
+    split = run_stats([LM, "--report", report, "--format", "csv"])
+    assert whole.code == split.code == 0 and split.out == whole.out
