@@ -89,8 +89,9 @@ def test_a_wrong_value_in_a_range_read_is_named(tmp_path, report, column, value)
     assert outcome.code == 2 and f"NVTX_EVENTS.{column} holds a value that is not" in outcome.err, outcome.err
 
 
-@pytest.mark.parametrize("report", ["cuda_gpu_kern_sum", "cuda_api_sum"])
-def test_a_grouped_read_split_over_threads_gives_the_same_table(monkeypatch, report):
+@pytest.mark.parametrize("report", ["cuda_gpu_kern_sum", "cuda_api_sum", "nvtx_kern_sum", "nvtx_gpu_proj_trace",
+                                    "cuda_kern_exec_sum"])
+def test_a_read_split_over_threads_gives_the_same_table(monkeypatch, report):
     from aiperf_lab.metrics.nsys import db
 
     whole = run_stats([LM, "--report", report, "--format", "csv"])

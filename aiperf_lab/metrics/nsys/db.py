@@ -309,18 +309,8 @@ class NsysDatabase:
         The read checks the three columns it reads (span_sql, integers_or_none, the key's type) instead
         of a separate scan of the table first; a wrong value raises the full check's InputError."""
         sql = f"SELECT [{key}] AS k, count(*), group_concat({span_sql()}) FROM [{table}] {{}} GROUP BY k"
-        parts = [sql.format("")]
-        try:  # (a table WITHOUT ROWID has none: read whole)
-            last = self.con.execute(f"SELECT max(rowid) FROM [{table}]").fetchone()[0]
-        except sqlite3.Error:
-            last = None
-        threads = min(4, os.cpu_count() or 1)
-        if type(last) is int and last >= SPLIT_ROWS and threads > 1:
-            # Several rowid ranges (each a range search of the table's B-tree) read at once, in threads.
-            edges = [last * i // threads for i in range(threads)] + [last]
-            parts = [sql.format(f"WHERE rowid > {a} AND rowid <= {b}" if i else f"WHERE rowid <= {b}")
-                     for i, (a, b) in enumerate(zip(edges, edges[1:]))]
-            self.prefetch(*parts[1:])
+        parts = [sql.format(where) for where in self.rowid_ranges(table)]
+        self.prefetch(*parts[1:])
         null_key = COLUMN_TYPES.get(table, {}).get(key, "int").endswith("?")
         out: dict = {}
         for part in parts:
@@ -332,6 +322,20 @@ class NsysDatabase:
                                      "integers")  # (the check above names the column; this is a safety net)
                 out.setdefault(value, []).extend(spans)
         return list(out.items())
+
+    def rowid_ranges(self, table: str, rowid: str = "rowid") -> list[str]:
+        """WHERE clauses that split a long table into up to 4 rowid ranges (each a range search of its
+        B-tree) for reads that run at once in threads, one per core; [""] (the whole table) otherwise."""
+        threads = min(4, os.cpu_count() or 1)
+        try:  # (a table WITHOUT ROWID has none: read whole)
+            last = self.con.execute(f"SELECT max(rowid) FROM [{table}]").fetchone()[0]
+        except sqlite3.Error:
+            last = None
+        if type(last) is not int or last < SPLIT_ROWS or threads < 2:
+            return [""]
+        edges = [last * i // threads for i in range(threads)] + [last]
+        return [f"WHERE {rowid} > {a} AND {rowid} <= {b}" if i else f"WHERE {rowid} <= {b}"
+                for i, (a, b) in enumerate(zip(edges, edges[1:]))]
 
     def count(self, table: str) -> int:
         return self.query(f"SELECT count(*) FROM [{table}]")[0][0] if self.has(table) else 0
@@ -375,7 +379,7 @@ class NsysDatabase:
                                         "OR value LIKE '%Memcpy%' OR value LIKE '%Memset%'")]
         if not ids:
             return [RUNTIME]
-        return [f"(SELECT * FROM {RUNTIME} WHERE nameId IN ({','.join(map(str, ids))}))", RUNTIME]
+        return [f"(SELECT rowid AS rid, * FROM {RUNTIME} WHERE nameId IN ({','.join(map(str, ids))}))", RUNTIME]
 
     def kernel_name_column(self, variant: str = "demangled") -> str:
         """The kernel-table column naming kernels: demangledName, shortName (base) or mangledName."""

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from operator import add, and_
-from itertools import repeat
+from itertools import chain, repeat
 
-from aiperf_lab.metrics.nsys.db import PID_MASK, RUNTIME, NsysDatabase, integers_or_none, span_sql
+from aiperf_lab.metrics.nsys.db import KERNEL, PID_MASK, RUNTIME, NsysDatabase, integers_or_none, span_sql
 
 # One thread's operations, ordered by their call's start: call starts, call ends, then the op columns.
 Columns = list[list[int]]
@@ -34,8 +34,17 @@ def _read(db: NsysDatabase, source: str, key: str, columns: list[str],
     One scan; a second one for the keys only where they differ (several processes or threads). The read
     checks what it reads (integers_or_none; times through span_sql): a wrong value found raises the
     InputError of the full check of `checks`; a NULL where nsys may write one gives None."""
-    rows, keyed, low, high, values = db.query_then(_read_sql(source, key, columns), _parsed)
-    if keyed != rows or None in values or (rows and not (type(low) is int and type(high) is int)):
+    parts = [db.query_then(sql, _parsed) for sql in _read_sqls(db, source, key, columns)]
+    if any(part_rows and not (type(part_low) is int and type(part_high) is int)
+           for part_rows, _keyed, part_low, part_high, _values in parts):
+        return _checked_none(db, checks)
+    rows, keyed = sum(p[0] for p in parts), sum(p[1] for p in parts)
+    low = min((p[2] for p in parts if p[0]), default=None)
+    high = max((p[3] for p in parts if p[0]), default=None)
+    values = [None if any(p[4][i] is None for p in parts) else
+              (parts[0][4][i] if len(parts) == 1 else list(chain.from_iterable(p[4][i] for p in parts)))
+              for i in range(len(columns))]
+    if keyed != rows or None in values:
         return _checked_none(db, checks)
     if low == high:
         return None, low, values
@@ -54,6 +63,17 @@ def _read_sql(source: str, key: str, columns: list[str]) -> str:
     return f"SELECT count(*), count({key}), min({key}), max({key}), {concat} FROM {source}"
 
 
+def _read_sqls(db: NsysDatabase, source: str, key: str, columns: list[str]) -> list[str]:
+    """The read of `source`, split over rowid ranges of its table where it is long (run at once, in
+    threads, by prefetch): a table, or a subquery of one table that carries its rowid as `rid`."""
+    sql = _read_sql(source, key, columns)
+    if source in (KERNEL, RUNTIME):
+        return [f"{sql} {where}" for where in db.rowid_ranges(source)]
+    if source.startswith(f"(SELECT rowid AS rid, ") and f" FROM {RUNTIME} WHERE " in source:
+        return [f"{sql} {where}" for where in db.rowid_ranges(RUNTIME, "rid")]
+    return [sql]
+
+
 def _op_read_columns(op_columns: list[str]) -> list[str]:
     return ["correlationId", *(c for c in op_columns if c != "correlationId")]
 
@@ -66,8 +86,8 @@ def prefetch(db: NsysDatabase, ops: str, op_columns: list[str], call_sources: li
              call_columns: tuple[str, ...] = ()) -> None:
     """Start launches_by_thread's reads of the ops and of the first call source in threads of their own
     (NsysDatabase.prefetch), so that they run while the caller reads something else (the ranges)."""
-    db.prefetch(_read_sql(ops, "globalPid", _op_read_columns(op_columns)),
-                _read_sql(call_sources[0], "globalTid", _call_read_columns(call_columns)), then=_parsed)
+    db.prefetch(*_read_sqls(db, ops, "globalPid", _op_read_columns(op_columns)),
+                *_read_sqls(db, call_sources[0], "globalTid", _call_read_columns(call_columns)), then=_parsed)
 
 
 def _checked_none(db: NsysDatabase, checks: Checks) -> None:

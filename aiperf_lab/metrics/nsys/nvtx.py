@@ -210,7 +210,7 @@ def _launch_reads(db: NsysDatabase, name_col: str) -> tuple[list[str], list[str]
     """The kernel columns and the call sources _launches_by_thread reads (for launch_join)."""
     # A subquery, not the ids pasted in: nothing read from the file becomes SQL text.
     has_launches = bool(db.query("SELECT 1 FROM StringIds WHERE value LIKE '%Launch%' LIMIT 1"))
-    filtered = f"(SELECT correlationId, globalTid, start, [end] FROM {RUNTIME} WHERE nameId IN " \
+    filtered = f"(SELECT rowid AS rid, correlationId, globalTid, start, [end] FROM {RUNTIME} WHERE nameId IN " \
                "(SELECT id FROM StringIds WHERE value LIKE '%Launch%'))" if has_launches else None
     name = name_col if COLUMN_TYPES[KERNEL].get(name_col) == "int" else f"coalesce({name_col}, -1)"
     return [name, span_sql()], [filtered, RUNTIME] if filtered else [RUNTIME]
