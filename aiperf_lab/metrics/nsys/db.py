@@ -32,7 +32,10 @@ _NSYS_MARKERS = ("StringIds", "TARGET_INFO_GPU", "TARGET_INFO_CUDA_GPU", KERNEL,
 
 # What each column the reports read must hold; a table is checked the first time a report asks for it
 # (``has``), so a file with text, blobs, reals (inf, nan) or NULLs where nsys writes integers is one
-# clear error, not a crash deep in a report. "int": an integer; "int?": an integer or NULL; "time":
+# clear error, not a crash deep in a report. The reports over the large tables (kernels, API calls,
+# NVTX ranges) ask with columns=() and check what they read in the read itself (span_sql,
+# integers_or_none, the types of the keys): a separate typeof() scan cost them more than the bare
+# GROUP BY they are measured against. Where such a read finds a wrong value, ``check`` names it. "int": an integer; "int?": an integer or NULL; "time":
 # an integer within +-2^62 (so end - start cannot overflow); "text"/"text?" likewise.
 _INT, _INT_OR_NULL, _TIME, _TIME_OR_NULL, _TEXT, _TEXT_OR_NULL = "int", "int?", "time", "time?", "text", "text?"
 _ID_COLUMNS = {"deviceId": _INT, "streamId": _INT, "correlationId": _INT, "globalPid": _INT}

@@ -158,6 +158,8 @@ _OP_COLUMNS = ["start", span_sql(), "correlationId"]
 
 
 def _gpu_ops(tables: list[str]) -> str:
+    if tables == [KERNEL]:  # the table itself: its read can be split over threads (launch_join)
+        return KERNEL
     return f"({' UNION ALL '.join(f'SELECT start, [end], correlationId, globalPid FROM {t}' for t in tables)})"
 
 
