@@ -179,9 +179,14 @@ class TableView(Vertical):
 
     def action_filter(self) -> None:
         box = self.query_one("#table-filter", Input)
+        if box.has_focus:                 # the key is priority-bound: inside the box it is just a "/"
+            box.insert_text_at_cursor("/")
+            return
         box.display = True
         box.value = self._filter
-        box.focus()
+        # Focus moves now, not at the next idle (box.focus()): the rest of a burst such as "/kernel" is
+        # already queued and must be typed into the box, not taken as keys (e exports, s sorts).
+        self.screen.set_focus(box)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id == "table-filter":
