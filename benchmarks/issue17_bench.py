@@ -96,6 +96,10 @@ def main() -> int:
     parser.add_argument("--small", help="a small export: trace reports' peak memory there, for comparison")
     parser.add_argument("--traces", action="store_true", help="measure the trace reports' peak memory")
     args = parser.parse_args()
+    # Byte-compiled first, as pip install leaves a package: with PYTHONDONTWRITEBYTECODE set every run would
+    # compile each module again.
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(__file__).resolve().parent.parent / "aiperf_lab")],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     out = Path(args.out)
     work = out / "work"
     work.mkdir(parents=True, exist_ok=True)
