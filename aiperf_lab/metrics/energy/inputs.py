@@ -4,7 +4,6 @@ with the telemetry named or lying beside it; and the work count a lab run report
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from aiperf_lab.errors import InputError
@@ -15,12 +14,22 @@ EXPORT_NAMES = ["profile.sqlite", "profile.nsys-rep", "nsys/workload.sqlite", "t
 TELEMETRY_NAME = "telemetry.csv"
 
 
-@dataclass
 class RunInputs:
-    profile: Path
-    telemetry: Path | None
-    work: float | None = None
-    work_unit: str = ""
+    """A run's profile, its telemetry recording and the work count it reported. (A plain class: every
+    aiperf-stats call imports this module, and dataclasses costs more to import than the report it
+    makes on a small export.)"""
+
+    def __init__(self, profile: Path, telemetry: Path | None, work: float | None = None, work_unit: str = ""):
+        self.profile = profile
+        self.telemetry = telemetry
+        self.work = work
+        self.work_unit = work_unit
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RunInputs) and vars(self) == vars(other)
+
+    def __repr__(self) -> str:
+        return f"RunInputs({self.profile!r}, {self.telemetry!r}, {self.work!r}, {self.work_unit!r})"
 
 
 def is_triage_archive(path: Path) -> bool:
