@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -16,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import REPO
-from fuzz_cases import (CRAFTED_TRACES, EXPORT_CELLS, HOSTILE_NAMES, HOSTILE_SQL_VALUES, NCU_FILES, SMI_LOG, TRACE,
+from fuzz_cases import (CRAFTED_TRACES, EXPORT_CELLS, LM, HOSTILE_NAMES, HOSTILE_SQL_VALUES, NCU_FILES, SMI_LOG, TRACE,
                         check_all_reports, export_with_names, export_with_osrt_injection, export_with_recursive_view,
                         mutate_bytes, mutate_export, ncu_variants, run_stats, small_export, telemetry_variants)
 
@@ -83,6 +84,24 @@ def test_bidirectional_controls_in_names_are_escaped_in_every_format(small, tmp_
         out = run_stats([path, "--report", "cuda_gpu_kern_sum", "--format", fmt, "--limit", "50"]).out
         assert not any(ch in out for ch in "\u202e\u2066\u2069\u200f"), fmt
         assert "\\u202e" in out and "\\u2066" in out, fmt
+
+
+def test_a_damaged_export_whose_calls_share_one_correlation_id_is_refused_fast(tmp_path):
+    # The real export with every kernel and call numbered 1: SQL's join would repeat each of the 582
+    # kernels once per call (1.3 million rows, 37 s for one trace report); a real export never shares one.
+    path = tmp_path / "collide.sqlite"
+    shutil.copyfile(LM, path)
+    con = sqlite3.connect(path)
+    for table in ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME"):
+        con.execute(f"UPDATE {table} SET correlationId = 1")
+    con.commit()
+    con.close()
+    for report in ("cuda_kern_exec_trace", "cuda_kern_exec_sum", "nvtx_gpu", "nvtx_kern_sum", "nvtx_gpu_proj_sum"):
+        outcome = run_stats([path, "--report", report, "--format", "csv"])
+        assert outcome.code == 2 and outcome.err.count("\n") == 1, (report, outcome.err[:300])
+        assert "damaged export" in outcome.err and outcome.seconds < 10, report
+    clean = run_stats([LM, "--report", "cuda_kern_exec_trace", "--format", "csv"])
+    assert clean.code == 0 and clean.out.count("\n") == 583     # one row per kernel, as nsys gives
 
 
 def test_a_recursive_view_as_kernel_table_is_not_run(small, tmp_path):

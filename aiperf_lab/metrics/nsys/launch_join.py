@@ -101,6 +101,44 @@ def _order(keys: list, values: list[list[int]]) -> list[list[int]]:
     return [list(map(v.__getitem__, order)) for v in values]
 
 
+# SQL's join repeats an operation once per call that shares its correlation id. CUPTI numbers each
+# call of a process once, so in a real export this adds nothing; a damaged one (every call with the same
+# id) turns 600 kernels and 2,000 calls into 1.3 million rows and minutes of work.
+RUNAWAY_EXTRA_ROWS = 100_000
+
+
+def _refuse_a_runaway_join(db: NsysDatabase, source: str, call_keys: list, op_keys: list) -> None:
+    from collections import Counter
+
+    from aiperf_lab.errors import InputError
+
+    per_key = Counter(call_keys)
+    rows = sum(per_key.get(key, 1) for key in op_keys)
+    if rows > 2 * len(op_keys) + RUNAWAY_EXTRA_ROWS:
+        shared = sum(1 for n in per_key.values() if n > 1)
+        raise InputError(f"{db.path.name}: damaged export: {shared} correlation id(s) shared by several calls "
+                         f"of one process in {source.split()[-1]} (CUPTI numbers each call once); joining "
+                         f"{len(op_keys)} GPU operations to their calls would make {rows} rows")
+
+
+def refuse_a_runaway_sql_join(db: NsysDatabase, ops: str, calls: str) -> None:
+    """The same refusal for a report that joins in SQL (`ops` JOIN `calls` on correlation id and
+    process). A real export has no shared id, and finding that out is one GROUP BY over the calls."""
+    from aiperf_lab.errors import InputError
+
+    shared = db.query(f"SELECT count(*) FROM (SELECT 1 FROM {calls} AS r GROUP BY r.correlationId, "
+                      "r.globalTid & 0xFFFFFFFFFF000000 HAVING count(*) > 1)")[0][0]
+    if not shared:
+        return
+    rows = db.query(f"SELECT count(*) FROM {ops} AS k JOIN {calls} AS r ON r.correlationId = k.correlationId "
+                    "AND k.globalPid = (r.globalTid & 0xFFFFFFFFFF000000)")[0][0]
+    count = db.count(ops)
+    if rows > 2 * count + RUNAWAY_EXTRA_ROWS:
+        raise InputError(f"{db.path.name}: damaged export: {shared} correlation id(s) shared by several calls "
+                         f"of one process (CUPTI numbers each call once); joining {count} GPU operations to "
+                         f"their calls would make {rows} rows")
+
+
 def launches_by_thread(db: NsysDatabase, ops: str, op_columns: list[str], call_sources: list[str],
                        op_checks: Checks, call_columns: tuple[str, ...] = ()) -> dict[int | None, Columns] | None:
     """Per launching thread, [call starts, call ends, *call_columns, *op_columns] ordered by call start (a stable sort
@@ -136,6 +174,7 @@ def launches_by_thread(db: NsysDatabase, ops: str, op_columns: list[str], call_s
             op_keys = list(zip(op_corr, op_pids if op_pids is not None else repeat(op_pid)))
         index = dict(zip(call_keys, range(len(call_keys))))
         if len(index) != len(call_keys):
+            _refuse_a_runaway_join(db, source, call_keys, op_keys)
             return None  # a correlation id repeated within a process: SQL's join would repeat the op
         found = list(map(index.get, op_keys))
         if None not in found or source is call_sources[-1]:

@@ -257,11 +257,14 @@ def cuda_kern_exec_trace(db: NsysDatabase, variant: str = "demangled") -> Table:
     db.require(KERNEL, what="CUDA kernel data")
     db.require(RUNTIME, what="CUDA API data")
     name_col = db.kernel_name_column(variant)
+    calls = _kernel_calls(db)
+    from aiperf_lab.metrics.nsys.launch_join import refuse_a_runaway_sql_join
+    refuse_a_runaway_sql_join(db, KERNEL, calls)
     sql = (f"SELECT r.start, r.[end] - r.start, iif(k.start >= r.[end], r.[end], NULL), "
            "iif(k.start >= r.[end], k.start - r.[end], NULL), k.start, k.[end] - k.start, "
            "max(r.[end], k.[end]) - r.start, (r.globalTid >> 24) & 0xFFFFFF, r.globalTid & 0xFFFFFF, k.deviceId, "
            "an.value, k.gridX, k.gridY, k.gridZ, k.blockX, k.blockY, k.blockZ, kn.value "
-           f"FROM {KERNEL} AS k {_launch_join(_kernel_calls(db))} LEFT JOIN StringIds AS an ON an.id = r.nameId "
+           f"FROM {KERNEL} AS k {_launch_join(calls)} LEFT JOIN StringIds AS an ON an.id = r.nameId "
            f"LEFT JOIN StringIds AS kn ON kn.id = k.{name_col} ORDER BY r.start")
 
     def rows() -> Iterator[list]:

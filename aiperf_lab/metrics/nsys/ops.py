@@ -35,6 +35,8 @@ def load_kernel_launches(db: NsysDatabase, variant: str = "demangled") -> list[K
     db.require(KERNEL, what="CUDA kernel data")
     name_col = db.kernel_name_column(variant)
     if db.has(RUNTIME):
+        from aiperf_lab.metrics.nsys.launch_join import refuse_a_runaway_sql_join
+        refuse_a_runaway_sql_join(db, KERNEL, RUNTIME)
         sql = (f"SELECT g.rowid, g.{name_col}, g.start, g.[end], g.deviceId, g.streamId, "
                f"r.start, r.[end], r.globalTid FROM {KERNEL} AS g {_LAUNCH_JOIN}")
     else:
