@@ -60,6 +60,7 @@ NOT_SECRET_VALUES = {"true", "false", "yes", "no", "none", "null", "on", "off", 
                      "default", "unset"}
 MIN_SECRET_LEN = 5
 FRAGMENT = 12               # a piece of a known secret this long that starts or ends it goes, anywhere
+CHAIN = 64                  # how far the regex itself grows a piece; code goes on from there
 WRAP_REST = 3               # the rest of a secret cut by a line wrap goes from this length up
 # A value that names a file or folder (GOOGLE_APPLICATION_CREDENTIALS=/home/me/key.json) is where a
 # secret lives, not the secret: hunting it would wipe every path that shares it.
@@ -147,6 +148,11 @@ VALUE_ON_NEXT_LINE = re.compile(r"(?:token|secret|passw(?:or)?d|api[_-]?key|apik
 # files (everything from the PuTTY-User-Key-File line, or from Private-Lines:).
 KEY_BEGIN = re.compile(r"(?i:-{4,5} ?BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)? ?-{4,5})"
                        r"|PuTTY-User-Key-File-\d{1,2}:[^\n]{0,200}|Private-Lines: \d{1,5}")
+# The same BEGIN lines found fast: the armour from its "begin" in the lower-cased text (then the dashes
+# before it are checked), PuTTY's lines from their literals.
+KEY_BEGIN_FAST = [re.compile(r"begin(?:(?<=-----begin)|(?<=----begin)|(?<=----- begin)|(?<=---- begin))"
+                             r" [a-z0-9 ]{0,40}private key(?: block)? ?-{4,5}"),
+                  re.compile(r"PuTTY-User-Key-File-\d{1,2}:[^\n]{0,200}"), re.compile(r"Private-Lines: \d{1,5}")]
 KEY_END = re.compile(r"(?i)-{4,5} ?END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)? ?-{4,5}|Private-MAC: [0-9a-f]{0,128}")
 # A key's body may be one long line (1,600 characters of base64 unwrapped).
 KEY_LINE = r"(?:[A-Za-z0-9+/= \t\r]{0,65536}|(?!Private-MAC)[A-Za-z][A-Za-z-]{0,40}: [^\n]{0,1024})(?![^\n])"
@@ -165,10 +171,11 @@ IPV4 = re.compile(r"[0-9](?<![\w.][0-9])[0-9]{0,2}(?:\.[0-9]{1,3}){3}(?![\w.-]{0
 # label ("inet", "host", "@", "//") or this host's or the SSH peer's own address always wins.
 ADDRESS_BEFORE = re.compile(r"(?i)(?:inet6?|addr|address|ip|host|server|endpoint|master_addr|from|to|via|src|dst)"
                             r"[\s:=\"']{1,3}$|[@/]$")
-VERSION_BEFORE = re.compile(r"(?i)(?:version|ver|release|build|driver|firmware|vbios|rev|revision)[\"']?[ \t:=_-]{0,4}"
-                            r"[\"']?[ \t]{0,4}v?$|[=~<>!]=[ \t]{0,2}$|(?:nvidia|cuda|cudnn|cublas|cufft|curand|cusolver|"
-                            r"cusparse|nccl|tensorrt|torch|triton|nvjitlink|cupti|nvtx|cufile|nvshmem|jax|jaxlib)"
-                            r"[a-z0-9._-]{0,40}[\"']?[ \t]{0,3}[:=]?=?[ \t]{0,16}[\"']?v?$")
+VERSION_WORDS = {"version", "ver", "release", "build", "driver", "firmware", "vbios", "rev", "revision"}
+VERSION_LIBRARIES = ("nvidia", "cuda", "cudnn", "cublas", "cufft", "curand", "cusolver", "cusparse", "nccl", "tensorrt",
+                     "torch", "triton", "nvjitlink", "cupti", "nvtx", "cufile", "nvshmem", "jax")
+VERSION_LIBRARY = re.compile("|".join(VERSION_LIBRARIES))
+NAME_RUN = re.compile(r"[a-z0-9._-]{0,64}")
 # Candidates for IPv6 (full, compressed, with an embedded IPv4 or a zone); each is checked by
 # ipaddress, so times (12:34:56) and MACs (six groups, no "::") are not addresses.
 # It may follow a name and a colon ("host:2001:db8::1"), not a hex group and a colon (mid-address);
@@ -177,7 +184,9 @@ IPV6 = re.compile(r"(?<![\w.])(?<![0-9A-Fa-f]:)(?<!::)(?:(?:[0-9A-Fa-f]{1,4}:){7
                   r"|(?:[0-9A-Fa-f]{1,4}:){6}(?:\d{1,3}\.){3}\d{1,3}|(?=[0-9A-Fa-f:]{0,39}::)"
                   r"(?:[0-9A-Fa-f]{0,4}:){2,7}(?:(?:\d{1,3}\.){3}\d{1,3}|[0-9A-Fa-f]{1,4})?)(?:%[\w.-]{1,32})?(?![\w:])")
 # MAC addresses, colon- or dash-separated (this host's and any other: they identify a machine).
-MAC = re.compile(r"(?<![\w:-])[0-9A-Fa-f]{2}([:-])[0-9A-Fa-f]{2}(?:\1[0-9A-Fa-f]{2}){4}(?![\w:-])")
+# Matched from its first separator (a scan for ":" or "-" skips ahead; one for a hex digit cannot), so a
+# match starts 2 characters before m.start(); run on the lower-cased text.
+MAC = re.compile(r"(?P<sep>[:-])(?<=(?<![\w:-])[0-9a-f]{2}[:-])[0-9a-f]{2}(?:(?P=sep)[0-9a-f]{2}){4}(?![\w:-])")
 BORING_MACS = {"00:00:00:00:00:00", "ff:ff:ff:ff:ff:ff"}
 # Only text with "::" or with seven colons in a row of groups can hold an IPv6 address; these
 # literal-led checks spare the full scan (which must try every hex character) on most text.
@@ -348,6 +357,14 @@ def argv_secret_values(argv: list[str]) -> list[str]:
     return [v for i, k in argv_secret_positions(argv) if worth_hiding(v := argv[i][k:])]
 
 
+def _lower(text: str) -> str:
+    """text lower-cased, offset for offset (a character whose lower case is longer becomes "?")."""
+    lower = text.lower()
+    if len(lower) != len(text):
+        lower = "".join(c if len(c) == 1 else "?" for c in map(str.lower, text))
+    return lower
+
+
 class Span(NamedTuple):
     """One replacement. Plain tuples of these five fields are made on the hot paths (a million spans
     must cost little); sorting them orders by start, then end."""
@@ -386,7 +403,10 @@ class Redactor:
             offsets: dict[str, int] = {}
             for at in [*range(0, len(value) - FRAGMENT + 1, FRAGMENT), len(value) - FRAGMENT]:
                 offsets.setdefault(value[at:at + FRAGMENT], at)
-            pattern = re.compile("|".join(f"({re.escape(piece)})" for piece in offsets))
+            # each piece goes on matching the secret's next characters for as long as they match (nested
+            # optional groups: one way to match, no backtracking), so the engine itself grows it rightwards
+            pattern = re.compile("|".join(f"({re.escape(piece)}{_chain(value[at + FRAGMENT:at + FRAGMENT + CHAIN])})"
+                                          for piece, at in offsets.items()))
             self._pieces.append((value, pattern, [0, *offsets.values()]))
             for size in range(WRAP_REST, FRAGMENT):
                 self._wrap_heads.setdefault(value[:size], value)
@@ -396,6 +416,7 @@ class Redactor:
         self._host_patterns: list[tuple[str, str, re.Pattern[str]]] = []
         self._known_addresses: set[str] = set()
         self._ipv4_verdicts: dict[str, str] = {}
+        self._version_contexts: dict[str, bool] = {}
         if redact_hosts:
             self._setup_hosts()
 
@@ -415,10 +436,10 @@ class Redactor:
         # Whole names only: a host called "vm" must not turn "nvml" into "nhost-1l"; in any letter case.
         for kind, label, values in (("host", "host name", hosts), ("user", "user name", user_list),
                                     ("mac", "mac address", [m.replace(":", "") for m in macs])):
-            for value in values:
-                literal = re.escape(value)
+            for value in values:  # matched in the lower-cased text: a case-blind pattern cannot skip ahead
+                literal = re.escape(value.lower())
                 self._host_patterns.append((kind, label, re.compile(
-                    rf"(?i){literal}(?<![A-Za-z0-9_]{literal})(?![A-Za-z0-9_])")))
+                    rf"{literal}(?<![a-z0-9_]{literal})(?![a-z0-9_])")))
         self._known_addresses = _own_addresses(hosts)
         for variable in SSH_ADDRESS_VARIABLES:
             for word in self.environ.get(variable, "").split():
@@ -431,6 +452,16 @@ class Redactor:
         binary files, like an nsys report, could carry unredacted)."""
         return bool(self._secret_values)
 
+    def _marks_version(self, before: str) -> bool:
+        """_marks_version, remembered per context (a log repeats its lines); the memory is bounded."""
+        cache = self._version_contexts
+        verdict = cache.get(before)
+        if verdict is None:
+            if len(cache) > 65536:
+                cache.clear()
+            verdict = cache[before] = _marks_version(before)
+        return verdict
+
     def placeholder(self, kind: str, value: str) -> str:
         table = self._placeholders.setdefault(kind, {})
         if value not in table:
@@ -440,7 +471,7 @@ class Redactor:
     # ---- finding spans ------------------------------------------------------------------------
 
     def _secret_spans(self, text: str, in_key: bool = False, token_carry: bool = False,
-                      value_next: bool = False) -> list[Span]:
+                      value_next: bool = False, lower: str | None = None) -> list[Span]:
         """Spans of secrets by shape (not by known value): token shapes, URL passwords, keys, pairs."""
         spans: list[Span] = []
         if token_carry:  # a token cut at the previous piece's end goes on to the first whitespace
@@ -460,9 +491,7 @@ class Redactor:
         for pattern in COMMAND_PASSWORDS:
             spans.extend((m.start("value"), m.end("value"), REDACTED, "command-line password", m.start())
                          for m in pattern.finditer(text))
-        lower = text.lower()
-        if len(lower) != len(text):  # a character whose lower case is longer: keep offsets right
-            lower = "".join(c if len(c) == 1 else "?" for c in map(str.lower, text))
+        lower = _lower(text) if lower is None else lower
         for pattern in (AUTHORIZATION, NETRC_PASSWORD):
             spans.extend((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
                          for m in pattern.finditer(lower))
@@ -474,7 +503,7 @@ class Redactor:
             for m in pattern.finditer(lower):
                 if m.group("value") != REDACTED.lower():
                     spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
-        spans.extend(_key_spans(text, in_key))
+        spans.extend(_key_spans(text, lower, in_key))
         return spans
 
     def _literal_spans(self, text: str) -> list[Span]:
@@ -501,13 +530,20 @@ class Redactor:
                 m = pattern.search(text, at)
                 if m is None:
                     break
-                start = m.start()
+                start, stop = m.span()
                 offset = offsets[m.lastindex]
-                room = min(offset, start)
-                left = _common_suffix(text[start - room:start], value[offset - room:offset]) if room else 0
-                room = min(len(value) - offset - FRAGMENT, size - start - FRAGMENT)
-                right = (_common_prefix(text[start + FRAGMENT:start + FRAGMENT + room],
-                                        value[offset + FRAGMENT:offset + FRAGMENT + room]) if room > 0 else 0)
+                if start >= offset and text.startswith(value, start - offset):  # whole: a literal span has it
+                    at = start - offset + len(value)
+                    continue
+                right = stop - start - FRAGMENT
+                if right == CHAIN:  # the regex grew it as far as it may: go on by comparing slices
+                    room = min(len(value) - offset - FRAGMENT, size - start - FRAGMENT)
+                    right = _common_prefix(text[start + FRAGMENT:start + FRAGMENT + room],
+                                           value[offset + FRAGMENT:offset + FRAGMENT + room])
+                left = 0
+                if offset and start and text[start - 1] == value[offset - 1]:
+                    room = min(offset, start)
+                    left = _common_suffix(text[start - room:start], value[offset - room:offset])
                 begin, end = start - left, start + FRAGMENT + right
                 head, tail = value[:offset - left], value[offset + FRAGMENT + right:]
                 spans.append((begin, end, REDACTED, KNOWN_VALUE, begin))
@@ -529,20 +565,22 @@ class Redactor:
         return any(text[max(0, line_end - n):line_end] in self._wrap_heads
                    for n in range(WRAP_REST, FRAGMENT)) if self._wrap_heads else False
 
-    def _host_spans(self, text: str) -> list[Span]:
+    def _host_spans(self, text: str, lower: str) -> list[Span]:
         spans = []
         for kind, label, pattern in self._host_patterns:
-            for m in pattern.finditer(text):
-                spans.append((m.start(), m.end(), self.placeholder(kind, m.group(0).lower()), label, m.start()))
-        for m in MAC.finditer(text) if (":" in text or "-" in text) else ():
-            value = m.group(0).lower().replace("-", ":")
+            for m in pattern.finditer(lower):
+                spans.append((m.start(), m.end(), self.placeholder(kind, m.group(0)), label, m.start()))
+        for m in MAC.finditer(lower):
+            start = m.start() - 2
+            value = lower[start:m.end()].replace("-", ":")
             if value not in BORING_MACS:
-                spans.append((m.start(), m.end(), self.placeholder("mac", value.replace(":", "")), "mac address",
-                              m.start()))
+                spans.append((start, m.end(), self.placeholder("mac", value.replace(":", "")), "mac address", start))
         for pattern in GPU_UUIDS:
             for m in pattern.finditer(text):
                 spans.append((m.start(), m.end(), self.placeholder("gpu-uuid", m.group(0)), "gpu uuid", m.start()))
         verdicts = self._ipv4_verdicts
+        marks_version = self._marks_version
+        addresses = self._placeholders.setdefault("ip", {})
         for m in IPV4.finditer(text):
             value = m.group(0)
             start, end = m.span()
@@ -551,10 +589,11 @@ class Redactor:
                 verdict = verdicts[value] = _ipv4_verdict(value, self._known_addresses)
             if verdict == "skip":
                 continue
-            if verdict == "check" and (text.startswith("+", end) or VERSION_BEFORE.search(text, max(0, start - 64), start)):
+            if verdict == "check" and (text.startswith("+", end) or marks_version(lower[max(0, start - 64):start])):
                 if not ADDRESS_BEFORE.search(text, max(0, start - 24), start):
                     continue  # a version number
-            spans.append((start, end, self.placeholder("ip", value), "ip address", max(0, start - 24)))
+            spans.append((start, end, addresses.get(value) or self.placeholder("ip", value), "ip address",
+                          max(0, start - 24)))
         for m in IPV6.finditer(text) if "::" in text or IPV6_HINT.search(text) else ():
             value = m.group(0)
             address = value.split("%", 1)[0]
@@ -566,11 +605,12 @@ class Redactor:
     def spans(self, text: str, in_key: bool = False, token_carry: bool = False,
               value_next: bool = False) -> list[Span]:
         """Every span to replace in text, merged so that none overlap, in order."""
-        found = self._literal_spans(text) + self._secret_spans(text, in_key, token_carry, value_next)
+        lower = _lower(text)
+        found = self._literal_spans(text) + self._secret_spans(text, in_key, token_carry, value_next, lower)
         if self._pieces:
             found += self._fragment_spans(text)
         if self.redact_hosts:
-            found += self._host_spans(text)
+            found += self._host_spans(text, lower)
         if not found:
             return []
         found.sort()
@@ -597,18 +637,19 @@ class Redactor:
         return merged
 
     def _apply(self, text: str, spans: list[Span], end: int | None = None) -> str:
-        end = len(text) if end is None else end
-        out, at = [], 0
-        labels: Counter[str] = Counter()
-        for start, stop, replacement, label, _context in spans:
-            if start >= end:
-                break
-            out.append(text[at:start])
-            out.append(replacement)
-            labels[label] += 1
+        if end is not None and end < len(text):
+            spans = [span for span in spans if span[0] < end]
+        else:
+            end = len(text)
+        out: list[str] = []
+        append = out.append
+        at = 0
+        for start, stop, replacement, _label, _context in spans:
+            append(text[at:start])
+            append(replacement)
             at = stop
-        out.append(text[at:end] if at < end else "")
-        self.counts.update(labels)
+        append(text[at:end] if at < end else "")
+        self.counts.update([span[3] for span in spans])
         return "".join(out)
 
     # ---- public API -----------------------------------------------------------------------------
@@ -724,7 +765,7 @@ class StreamRedactor:
         return out
 
 
-def _key_spans(text: str, in_key: bool) -> list[Span]:
+def _key_spans(text: str, lower: str, in_key: bool) -> list[Span]:
     spans = []
     at = 0
     if in_key:  # the previous piece ended inside a key block
@@ -732,13 +773,32 @@ def _key_spans(text: str, in_key: bool) -> list[Span]:
         if end > 0:
             spans.append((0, end, _line_by_line(text, 0, end), "private key block", 0))
         at = end
+    # the next match of each BEGIN pattern, searched again only once the scan has passed it (linear)
+    upcoming: list[tuple[int, int] | None] = [(-1, -1)] * len(KEY_BEGIN_FAST)
     while True:
-        m = KEY_BEGIN.search(text, at)
-        if not m:
+        for index, pattern in enumerate(KEY_BEGIN_FAST):
+            found = upcoming[index]
+            if found is not None and found[0] < at:
+                m = pattern.search(lower if index == 0 else text, at)
+                upcoming[index] = None if m is None else (_armour_start(lower, m.start()) if index == 0
+                                                          else m.start(), m.end())
+        candidates = [found for found in upcoming if found is not None]
+        if not candidates:
             return spans
-        end = _key_block_end(text, m.end(), begin=m.start())
-        spans.append((m.start(), end, _line_by_line(text, m.start(), end), "private key block", m.start()))
-        at = max(end, m.end())
+        start, begin_end = min(candidates)
+        end = _key_block_end(text, begin_end, begin=start)
+        spans.append((start, end, _line_by_line(text, start, end), "private key block", start))
+        at = max(end, begin_end)
+
+
+def _armour_start(lower: str, begin: int) -> int:
+    """Where "-----BEGIN" starts, given where its "begin" is (4 or 5 dashes, maybe a space, before it)."""
+    at = begin - 1 if lower[begin - 1:begin] == " " else begin
+    dashes = 0
+    while at > 0 and dashes < 5 and lower[at - 1] == "-":
+        at -= 1
+        dashes += 1
+    return at
 
 
 def _prefixed_key_line(line: str) -> bool:
@@ -781,13 +841,23 @@ def _url_userinfo_spans(text: str) -> list[Span]:
                                                                                   m.start()):
             spans.append((m.start("userinfo"), m.end("userinfo"), REDACTED, "url credential", m.start()))
             done.add(m.start())
+    append = spans.append
     for m in URL_ODD_PASSWORD.finditer(text):
-        value = m.group("password")
-        port = value.partition("/")[0]
-        if m.start() in done or (port.isdigit() and len(port) <= 5) or value.count(" ") > 3:
-            continue  # host:8080/path@x, or prose with an "@" further on
-        spans.append((m.start("password"), m.end("password"), REDACTED, "url password", m.start()))
+        start = m.start()
+        first, last = m.span("password")
+        if start in done or text.count(" ", first, last) > 3:
+            continue  # prose with an "@" further on
+        if text[first].isdigit():
+            port = text[first:last].partition("/")[0]
+            if port.isdigit() and len(port) <= 5:
+                continue  # host:8080/path@x
+        append((first, last, REDACTED, "url password", start))
     return spans
+
+
+def _chain(rest: str) -> str:
+    """A regex matching the longest leading part of rest (maybe none): a(?:b(?:c)?)? for "abc"."""
+    return "".join(f"(?:{re.escape(c)}" for c in rest) + ")?" * len(rest)
 
 
 def _common_prefix(a: str, b: str) -> int:
@@ -864,6 +934,18 @@ def _ipv4_verdict(value: str, known: set[str]) -> str:
                                                               for o in octets):
         return "skip"
     return "always" if value in known else "check"
+
+
+def _marks_version(before: str) -> bool:
+    """Whether the (lower-cased) text right before a dotted quad says it is a version: a version operator
+    (==, >=), or a name ending in a version word or holding a CUDA library's name ("NV_CUDNN_VERSION=",
+    "tensorrt ", '"nvidia-cudnn-cu13": "'). String operations on 64 characters, no scan."""
+    before = before.rstrip(" \t\"'")
+    if before[-2:] in ("==", ">=", "<=", "~=", "!="):
+        return True
+    name = NAME_RUN.match(before.rstrip(":= \t\"'")[::-1]).group(0)[::-1]  # the name right before
+    return bool(name) and (not VERSION_WORDS.isdisjoint(NAME_WORD_SPLIT.split(name))
+                           or VERSION_LIBRARY.search(name) is not None)
 
 
 def _is_ipv6(value: str) -> bool:
