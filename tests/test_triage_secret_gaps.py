@@ -180,3 +180,23 @@ def test_paths_kernel_names_and_package_hashes_stay_next_to_real_secrets():
             f"torch 2.11.0+cu130 git {COMMIT} triton key=cache-7f3a\n"
             "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off\n")
     assert r.text(text) == text
+
+
+# ---- signals: after the run, a signal is not "interrupted before it started" -----------------------------
+
+
+def test_the_start_up_handler_is_not_put_back_once_the_work_is_done(capsys):
+    import signal
+
+    from conftest import DATA
+
+    from aiperf_lab.triage import cli
+
+    previous = {sig: signal.signal(sig, cli._exit_130_before_anything_is_written) for sig in (signal.SIGINT,
+                                                                                             signal.SIGTERM)}
+    try:
+        assert cli.main(["show", str(DATA / "triage" / "h200-fixture.tar.gz")]) == 0
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN and signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

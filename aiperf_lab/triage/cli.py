@@ -205,8 +205,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return run_cli("aiperf-triage", _disk_errors_are_input_errors(run_with_early_signals), argv)
     finally:
+        # Run as the program, the work is done now (the archive written, or the one line printed): a
+        # signal while Python exits is ignored, not reported as "interrupted before it started".
         for sig, handler in previous.items():
-            signal.signal(sig, handler)
+            signal.signal(sig, signal.SIG_IGN if handler is _exit_130_before_anything_is_written else handler)
 
 
 if __name__ == "__main__":
