@@ -200,3 +200,51 @@ def test_the_start_up_handler_is_not_put_back_once_the_work_is_done(capsys):
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def test_a_secret_sounding_name_holding_a_path_keeps_its_path_and_nul_ends_a_value():
+    env = {"TIKTOKEN_CACHE_DIR": "/opt/tiktoken_cache", "GOOGLE_APPLICATION_CREDENTIALS": "/home/me/key.json",
+           "HF_TOKEN": "hf_" + "Q" * 34}
+    r = Redactor(env)
+    assert r.environment(env)["TIKTOKEN_CACHE_DIR"] == "/opt/tiktoken_cache"
+    assert r.environment(env)["HF_TOKEN"] == REDACTED
+    blob = "TIKTOKEN_CACHE_DIR=/opt/tiktoken_cache\x00NVIDIA_DRIVER_CAPABILITIES=compute,utility\x00X_TOKEN=abcd1234\x00Y=1"
+    assert r.text(blob) == blob.replace("abcd1234", REDACTED)
+
+
+# ---- property: every planted shape, anywhere in any text, cut anywhere by the stream -----------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+KNOWN = {"API_TOKEN": TOKEN, "LEGACY_GH": HEX_KEY}
+ARGV = ["mytool", "-p", "S3cr3t!x9"]
+# (what is printed, the part that must not survive)
+PLANTED = [
+    (TOKEN, TOKEN[:12]), (TOKEN[:14], TOKEN[:14]), (TOKEN[-12:], TOKEN[-12:]), (TOKEN[3:29], TOKEN[3:29]),
+    (repr(TOKEN), TOKEN[:12]), (HEX_KEY, HEX_KEY), (HEX_KEY.upper(), HEX_KEY.upper()), ("S3cr3t!x9", "S3cr3t!x9"),
+    ('"S3cr3t!x9"', "S3cr3t!x9"),
+    # shapes found by their form alone start at a word's start (a token glued to letters is not one)
+    (" eyJhbGciOiJub25lIn0.eyJhIjoxfQ.", "eyJhbGciOiJub25lIn0"), (" https://tok3n@github.com/o", "tok3n@"),
+    (" postgres://u:pa55w0rd@db/x", "pa55w0rd"), (f" key={'9f' * 20}", "9f" * 20), (" hf_" + "A" * 34, "A" * 34),
+    ("\n-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgk\n", "MIIEvQIBADANBgk"),
+]
+FILLER = st.text(alphabet=st.sampled_from(list("ab xyz019 .:/=-_\n\"'")), max_size=40)
+
+
+@settings(max_examples=120, deadline=None)
+@given(before=FILLER, after=FILLER, planted=st.sampled_from(PLANTED), glue=st.sampled_from(["", " ", "\n", "=", "x"]),
+       cuts=st.lists(st.integers(min_value=1, max_value=40), max_size=6))
+def test_a_planted_secret_never_survives_whole_or_streamed(before, after, planted, glue, cuts):
+    printed, gone = planted
+    text = before + glue + printed + glue + after
+    whole = Redactor(KNOWN, extra_secrets=argv_secret_values(ARGV)).text(text)
+    sink = StreamRedactor(Redactor(KNOWN, extra_secrets=argv_secret_values(ARGV)))
+    pieces, at = [], 0
+    for size in cuts:
+        pieces.append(sink.feed(text[at:at + size]))
+        at += size
+    streamed = "".join(pieces) + sink.feed(text[at:]) + sink.close()
+    for out in (whole, streamed):
+        assert gone not in out, (text, out)
+        assert out.count("\n") == text.count("\n")

@@ -116,7 +116,7 @@ COMMAND_PASSWORDS = [
 # `key=`, `?key=`, `"key": "..."`, `license_key: ...` with a key-shaped value (20+ characters of
 # letters and digits both, checked in code); a bare `key` elsewhere is too common in ML logs to hide.
 KEY_ASSIGNMENT = re.compile(r"key(?<![a-z0-9]key)[\"']?[ \t]{0,3}[=:][ \t]{0,3}[\"']?(?P<value>[a-z0-9+/_-]{20,512}={0,2})"
-                            r"(?![a-z0-9+/_=-])")
+                            r"(?![a-z0-9+/_-])")
 # name=value, name: value, --name=value, "name": "value" where the name suggests a secret. ML logs
 # are full of "tokens: 512", "max_tokens=64", "tokenizer: gpt2": those are not secrets and stay.
 # One pattern per keyword, run on the lower-cased text (a literal start is found fast); the rest of
@@ -125,7 +125,7 @@ KEY_ASSIGNMENT = re.compile(r"key(?<![a-z0-9]key)[\"']?[ \t]{0,3}[=:][ \t]{0,3}[
 # The value may sit on the next line (YAML "api_key:\n  VALUE").
 _ASSIGNMENT_TAIL = (r"(?=(?P<rest>[a-z0-9_.-]{0,48}))(?P=rest)(?P<sep>[\"']?[ \t]{0,3}[=:][ \t]{0,3}(?:\r?\n[ \t]{0,16})?)"
                     r"(?P<quote>[\"']?)"
-                    r"(?P<value>[^\s'\",;]{3,})")
+                    r"(?P<value>[^\s'\",;\x00]{3,})")  # (nsys joins environment entries with NUL)
 SECRET_ASSIGNMENTS = [re.compile(keyword + _ASSIGNMENT_TAIL) for keyword in (
     r"token(?!s|iz|is)", "secret", r"passw(?:or)?d", r"pwd(?:(?<=[_.-]pwd)|(?=[_.-]))", r"api[_-]?key", "apikey",
     r"access[_-]?key", r"private[_-]?key", "credential", "cookie", r"session[_-]?id", r"auth[_-]?key",
@@ -501,7 +501,7 @@ class Redactor:
                 spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
         for pattern in SECRET_ASSIGNMENTS:
             for m in pattern.finditer(lower):
-                if m.group("value") != REDACTED.lower():
+                if m.group("value") != REDACTED.lower() and not is_location(text[m.start("value"):m.end("value")]):
                     spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
         spans.extend(_key_spans(text, lower, in_key))
         return spans
@@ -661,7 +661,7 @@ class Redactor:
         """The environment with secret-named values replaced and every other value redacted as text."""
         clean = {}
         for name, value in sorted(environ.items()):
-            if is_secret_name(name):
+            if is_secret_name(name) and not is_location(value):  # TIKTOKEN_CACHE_DIR=/opt/x is a place
                 self.counts["secret-named environment variable"] += 1
                 clean[name] = REDACTED
             else:
