@@ -248,3 +248,9 @@ def test_a_planted_secret_never_survives_whole_or_streamed(before, after, plante
     for out in (whole, streamed):
         assert gone not in out, (text, out)
         assert out.count("\n") == text.count("\n")
+
+
+def test_a_long_piece_of_a_long_secret_goes_past_what_the_regex_grows():
+    value = "".join(chr(65 + (i * 7) % 26) + str(i % 10) for i in range(60))   # 120 characters
+    out = Redactor({"SIGNING_SECRET": value}).text(f"x {value[5:110]} y")
+    assert out == f"x {REDACTED} y"

@@ -88,7 +88,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "GPU-to-GPU link bandwidth, an NCCL all-reduce/all-gather sweep (needs PyTorch; each part "
                         "time-limited, 165 s at most)")
     parser.add_argument("--redact-hosts", action="store_true",
-                        help="replace host names, IP addresses, GPU UUIDs and user names by placeholders")
+                        help="replace host names, IP and MAC addresses, GPU UUIDs and user names by placeholders (a "
+                        "dotted quad the text marks as a version, as in 'cudnn version 9.1.0.70', stays)")
     parser.add_argument("--progress", action="store_true",
                         help="progress lines ('aiperf-triage: collector hardware ok 0.4 s') on stderr even when it "
                              "is not a terminal (the console reads them)")

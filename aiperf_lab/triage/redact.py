@@ -2,22 +2,30 @@
 
 - Secret values, wherever they appear in any captured text, in their plain and escaped forms (repr,
   JSON, URL-encoded, HTML): values of environment variables whose names suggest secrets (token,
-  secret, password, key, credential, auth, cookie, session, ...), values given on the workload's
-  command line after such flags (`--password X`, `--token=X`), and every secret-shaped piece found in
-  any environment value or argument (URL passwords, token shapes).
+  secret, password, key, credential, auth, cookie, session, ...; not a value that is a path, which
+  is where a secret lives), bare hex keys (32-64 hex digits) in any variable whose name does not
+  say hash (commit, sha, revision, id, ...), values on the workload's command line after secret
+  flags (`--password X`, `--token=X`), a tool's password flag (mysql -pX, sshpass -p X, redis-cli
+  -a X), `-p X` of any other program when X looks like a password (not a port, path or plain word),
+  bare hex keys there unless the flag names a hash, and every secret-shaped piece found in any
+  environment value or argument (URL passwords, token shapes).
+- A piece of a known secret: 12+ characters that start or end it, or 23+ from its middle, anywhere
+  in a line (one regex per secret over pieces at every 12th character, grown by the regex itself);
+  a piece that a line wrap cut off (3-11 characters) at the next line's start or the last one's end.
 - Token shapes in any text: GitHub, Hugging Face, AWS access keys, Slack, OpenAI and Google API keys,
-  JWTs, Bearer/Basic credentials, passwords inside URLs (scheme://user:PASSWORD@host), private key
-  and PGP private key blocks (with or without their END line), and `name=value` / `"name": "value"`
-  pairs whose name suggests a secret.
+  JWTs (down to ~30 characters), Bearer/Basic credentials, passwords inside URLs
+  (scheme://user:PASSWORD@host), a URL's user with no password unless the scheme is ssh-like,
+  private key and PGP private key blocks (with or without their END line), `name=value` /
+  `"name": "value"` pairs whose name suggests a secret, `key=` with a key-shaped value.
 - Known secrets also base64- and hex-encoded, JSON-escaped twice, shell-quoted, in upper or lower
-  case, and a piece of 12+ characters of one at a line's start or end (printed across two lines).
-- Names with a whole PASS / PW / PASSPHRASE word; flags whose words say secret; mysql -pX, sshpass
-  -p X, -u user:PASS. Shapes: GitLab, Stripe, npm, SendGrid keys, any Authorization scheme, PuTTY
-  and SSH2 keys, keys logged with a prefix, AccountKey=, sig=, Pwd=, pass=, pw=, .netrc.
+  case.
+- Names with a whole PASS / PW / PASSPHRASE word; flags whose words say secret; -u user:PASS.
+  Shapes: GitLab, Stripe, npm, SendGrid keys, any Authorization scheme, PuTTY and SSH2 keys, keys
+  logged with a prefix, AccountKey=, sig=, Pwd=, pass=, pw=, .netrc.
 - With `redact_hosts`: host names (any case, and an FQDN's short name), this host's own addresses,
-  the SSH peer's addresses, IPv4 and every IPv6 address, MAC addresses, GPU UUIDs and user names
-  become stable placeholders (host-1, ip-1, mac-1, gpu-uuid-1, user-1: the same value gets the same
-  placeholder everywhere).
+  the SSH peer's addresses, every IPv4 address but those the text marks as versions, every IPv6
+  address, MAC addresses, GPU UUIDs and user names become stable placeholders (host-1, ip-1, mac-1,
+  gpu-uuid-1, user-1: the same value gets the same placeholder everywhere).
 
 Every rule runs in time linear in the text: each pattern can start only where the character before
 it cannot belong to it, and every repetition that could fail is bounded, so no pattern rescans a long
@@ -60,7 +68,7 @@ NOT_SECRET_VALUES = {"true", "false", "yes", "no", "none", "null", "on", "off", 
                      "default", "unset"}
 MIN_SECRET_LEN = 5
 FRAGMENT = 12               # a piece of a known secret this long that starts or ends it goes, anywhere
-CHAIN = 64                  # how far the regex itself grows a piece; code goes on from there
+CHAIN = 48                  # how far the regex itself grows a piece; code goes on from there
 WRAP_REST = 3               # the rest of a secret cut by a line wrap goes from this length up
 # A value that names a file or folder (GOOGLE_APPLICATION_CREDENTIALS=/home/me/key.json) is where a
 # secret lives, not the secret: hunting it would wipe every path that shares it.
@@ -392,10 +400,12 @@ class Redactor:
         for text in [*self.environ.values(), *(extra_secrets or [])]:
             secrets |= {text[s[0]:s[1]] for s in self._secret_spans(text) if worth_hiding(text[s[0]:s[1]])}
         self._secret_values = sorted(secrets, key=len, reverse=True)
-        # A piece of a known secret (printed in part, or cut by a line wrap): pieces of FRAGMENT characters
-        # at the secret's start, end and every FRAGMENT-th character, found by one regex per secret; a
-        # piece of 12+ characters that starts or ends the secret, or of 23+ from its middle, holds one.
-        self._pieces: list[tuple[str, re.Pattern[str], list[int]]] = []
+        # A piece of a known secret (printed in part, or cut by a line wrap): needles of FRAGMENT characters
+        # at the secret's start, end and every FRAGMENT-th character, one regex each that starts with
+        # the needle (so the engine skips ahead to it as a literal search does) and goes on with the
+        # secret's next characters, longest first; a piece of 12+ characters that starts or ends the
+        # secret, or of 23+ from its middle, holds one. Leftwards it is grown by comparing slices.
+        self._pieces: list[tuple[str, list[tuple[int, re.Pattern[str]]]]] = []
         self._wrap_heads: dict[str, str] = {}
         for value in self._secret_values:
             if len(value) <= FRAGMENT or "\n" in value or "://" in value or is_location(value) or " " in value:
@@ -403,11 +413,8 @@ class Redactor:
             offsets: dict[str, int] = {}
             for at in [*range(0, len(value) - FRAGMENT + 1, FRAGMENT), len(value) - FRAGMENT]:
                 offsets.setdefault(value[at:at + FRAGMENT], at)
-            # each piece goes on matching the secret's next characters for as long as they match (nested
-            # optional groups: one way to match, no backtracking), so the engine itself grows it rightwards
-            pattern = re.compile("|".join(f"({re.escape(piece)}{_chain(value[at + FRAGMENT:at + FRAGMENT + CHAIN])})"
-                                          for piece, at in offsets.items()))
-            self._pieces.append((value, pattern, [0, *offsets.values()]))
+            self._pieces.append((value, [(at, re.compile(re.escape(needle) + _longest_first(
+                value[at + FRAGMENT:at + FRAGMENT + CHAIN]))) for needle, at in offsets.items()]))
             for size in range(WRAP_REST, FRAGMENT):
                 self._wrap_heads.setdefault(value[:size], value)
         self._literals = sorted({f for v in secrets for f in escaped_forms(v)}, key=len, reverse=True)
@@ -521,41 +528,55 @@ class Redactor:
         """Pieces of known secrets (see __init__), each grown to as far as it matches the secret; a
         piece that reaches a line's end with the rest of its secret starting the next line (a wrap)
         takes that rest too, and one that starts a line takes the secret's head ending the line before.
-        One regex scan per secret, and the text after a found piece is where the next search starts."""
+        A needle's search goes on after the piece it found, and skips what an earlier needle of the
+        same secret covered, so each character is looked at a bounded number of times per needle."""
         spans: list[Span] = []
         size = len(text)
-        for value, pattern, offsets in self._pieces:
-            at = 0
-            while True:
-                m = pattern.search(text, at)
-                if m is None:
-                    break
-                start, stop = m.span()
-                offset = offsets[m.lastindex]
-                if start >= offset and text.startswith(value, start - offset):  # whole: a literal span has it
-                    at = start - offset + len(value)
-                    continue
-                right = stop - start - FRAGMENT
-                if right == CHAIN:  # the regex grew it as far as it may: go on by comparing slices
-                    room = min(len(value) - offset - FRAGMENT, size - start - FRAGMENT)
-                    right = _common_prefix(text[start + FRAGMENT:start + FRAGMENT + room],
-                                           value[offset + FRAGMENT:offset + FRAGMENT + room])
-                left = 0
-                if offset and start and text[start - 1] == value[offset - 1]:
-                    room = min(offset, start)
-                    left = _common_suffix(text[start - room:start], value[offset - room:offset])
-                begin, end = start - left, start + FRAGMENT + right
-                head, tail = value[:offset - left], value[offset + FRAGMENT + right:]
-                spans.append((begin, end, REDACTED, KNOWN_VALUE, begin))
-                if tail and len(tail) < FRAGMENT:
-                    after = end + (2 if text.startswith("\r\n", end) else 1 if text.startswith("\n", end) else 0)
-                    if after > end and text.startswith(tail, after):
-                        spans.append((after, after + len(tail), REDACTED, KNOWN_VALUE, begin))
-                if head and len(head) < FRAGMENT and (begin == 0 or text[begin - 1] == "\n"):
-                    before = begin - 1 - (text[begin - 2:begin - 1] == "\r")
-                    if before >= len(head) and text.startswith(head, before - len(head)):
-                        spans.append((before - len(head), before, REDACTED, KNOWN_VALUE, before - len(head)))
-                at = max(end, start + 1)
+        search = re.Pattern.search
+        for value, needles in self._pieces:
+            covered: list[tuple[int, int]] = []  # this secret's pieces so far, in order
+            for offset, pattern in needles:
+                found: list[tuple[int, int]] = []
+                index = 0
+                at = 0
+                while True:
+                    m = search(pattern, text, at)
+                    if m is None:
+                        break
+                    start, stop = m.span()
+                    while index < len(covered) and covered[index][1] <= start:
+                        index += 1
+                    if index < len(covered) and covered[index][0] <= start:
+                        at = covered[index][1]
+                        continue
+                    if start >= offset and text.startswith(value, start - offset):  # whole: a literal span has it
+                        at = start - offset + len(value)
+                        found.append((start - offset, at))
+                        continue
+                    right = stop - start - FRAGMENT
+                    if right == CHAIN:  # the regex grew it as far as it may: go on by comparing slices
+                        room = min(len(value) - offset - FRAGMENT, size - start - FRAGMENT)
+                        right = _common_prefix(text[start + FRAGMENT:start + FRAGMENT + room],
+                                               value[offset + FRAGMENT:offset + FRAGMENT + room])
+                    left = 0
+                    if offset and start and text[start - 1] == value[offset - 1]:
+                        room = min(offset, start)
+                        left = _common_suffix(text[start - room:start], value[offset - room:offset])
+                    begin, end = start - left, start + FRAGMENT + right
+                    head, tail = value[:offset - left], value[offset + FRAGMENT + right:]
+                    spans.append((begin, end, REDACTED, KNOWN_VALUE, begin))
+                    found.append((begin, end))
+                    if tail and len(tail) < FRAGMENT:
+                        after = end + (2 if text.startswith("\r\n", end) else 1 if text.startswith("\n", end) else 0)
+                        if after > end and text.startswith(tail, after):
+                            spans.append((after, after + len(tail), REDACTED, KNOWN_VALUE, begin))
+                    if head and len(head) < FRAGMENT and (begin == 0 or text[begin - 1] == "\n"):
+                        before = begin - 1 - (text[begin - 2:begin - 1] == "\r")
+                        if before >= len(head) and text.startswith(head, before - len(head)):
+                            spans.append((before - len(head), before, REDACTED, KNOWN_VALUE, before - len(head)))
+                    at = end
+                if found:
+                    covered = sorted(covered + found)
         return spans
 
     def wrap_head_at_end(self, text: str) -> bool:
@@ -855,9 +876,9 @@ def _url_userinfo_spans(text: str) -> list[Span]:
     return spans
 
 
-def _chain(rest: str) -> str:
-    """A regex matching the longest leading part of rest (maybe none): a(?:b(?:c)?)? for "abc"."""
-    return "".join(f"(?:{re.escape(c)}" for c in rest) + ")?" * len(rest)
+def _longest_first(rest: str) -> str:
+    """A regex matching the longest leading part of rest (maybe none): (?:abc|ab|a)? for "abc"."""
+    return "(?:" + "|".join(re.escape(rest[:size]) for size in range(len(rest), 0, -1)) + ")?" if rest else ""
 
 
 def _common_prefix(a: str, b: str) -> int:
