@@ -508,7 +508,9 @@ class Redactor:
                 spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
         for pattern in SECRET_ASSIGNMENTS:
             for m in pattern.finditer(lower):
-                if m.group("value") != REDACTED.lower() and not is_location(text[m.start("value"):m.end("value")]):
+                first = m.start("value")
+                if m.group("value") != REDACTED.lower() and not (lower[first] in "/~." and
+                                                                 is_location(text[first:m.end("value")])):
                     spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
         spans.extend(_key_spans(text, lower, in_key))
         return spans
@@ -601,6 +603,7 @@ class Redactor:
                 spans.append((m.start(), m.end(), self.placeholder("gpu-uuid", m.group(0)), "gpu uuid", m.start()))
         verdicts = self._ipv4_verdicts
         marks_version = self._marks_version
+        contexts = self._version_contexts
         addresses = self._placeholders.setdefault("ip", {})
         for m in IPV4.finditer(text):
             value = m.group(0)
@@ -610,7 +613,12 @@ class Redactor:
                 verdict = verdicts[value] = _ipv4_verdict(value, self._known_addresses)
             if verdict == "skip":
                 continue
-            if verdict == "check" and (text.startswith("+", end) or marks_version(lower[max(0, start - 64):start])):
+            if verdict == "check":
+                before = lower[max(0, start - 64):start]
+                marked = contexts.get(before)
+                if marked is None:
+                    marked = marks_version(before)
+            if verdict == "check" and (marked or text.startswith("+", end)):
                 if not ADDRESS_BEFORE.search(text, max(0, start - 24), start):
                     continue  # a version number
             spans.append((start, end, addresses.get(value) or self.placeholder("ip", value), "ip address",
