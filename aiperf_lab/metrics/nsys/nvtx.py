@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Iterator, NamedTuple
 
 from aiperf_lab.metrics.nsys.db import (KERNEL, NVTX, NVTX_DOMAIN_CREATE, NVTX_PUSHPOP, NVTX_RANGE_TYPES, NVTXT_PUSHPOP,
                                         PID_MASK, RUNTIME, NsysDatabase, parse_integers, split_global_tid)
-from aiperf_lab.errors import MissingData
+from aiperf_lab.errors import InputError, MissingData
 from aiperf_lab.metrics.summary_stats import SUM_COLUMNS, duration_summary, percent_of, summary_rows
 from aiperf_lab.metrics.tables import Table
 
@@ -51,27 +51,13 @@ def load_ranges(db: NsysDatabase, end_bound: str = "all", event_types: tuple = N
     db.require("StringIds", what="StringIds table")
     db.require(NVTX, what="NV Tools Extension (NVTX) data")
     types = ",".join(str(t) for t in event_types)
-    where = f"eventType IN ({types})" if end_bound != "all" else "1"
-    # (Two aggregates, not SQL's max(a, b), which is NULL when no range has an end at all.)
-    bound = max((v for v in db.query(f"SELECT max(start), max([end]) FROM {NVTX} WHERE {where}")[0]
-                 if v is not None), default=0)
-
-    # Domain names: per (domainId, thread) the name of the earliest create event; joined by process.
-    earliest: dict[tuple[int, int], tuple[int, str | None]] = {}
+    bound = _missing_end_bound(db, end_bound, types)
     # Optional columns, in case an export lacks them: no registered strings, no domains, no
     # cross-thread ends mean NULL, as an export that has the columns but no such events would hold.
     text_id = db.column_or(NVTX, "textId", "n")
     domain_id = db.column_or(NVTX, "domainId", "n", "0")
     end_tid = db.column_or(NVTX, "endGlobalTid", "n")
-    for start, gtid, name, domain in db.query(
-            f"SELECT n.start, n.globalTid, coalesce(s.value, n.text), {domain_id} FROM {NVTX} AS n "
-            f"LEFT JOIN StringIds AS s ON s.id = {text_id} WHERE n.eventType = {NVTX_DOMAIN_CREATE}"):
-        key = (domain, gtid)
-        if key not in earliest or start < earliest[key][0]:
-            earliest[key] = (start, name)
-    prefixes: dict[tuple[int, int], list[str]] = defaultdict(list)
-    for (domain, gtid), (_start, name) in sorted(earliest.items(), key=lambda i: (i[0][0], i[0][1] or 0)):
-        prefixes[(domain, (gtid or 0) & _PID_BITS)].append(f"{name or ''}:")
+    prefixes = _domain_prefixes(db, text_id, domain_id)
     default_prefix = [":"]
 
     pushpop = ",".join(str(t) for t in (NVTX_PUSHPOP, NVTXT_PUSHPOP))
@@ -92,6 +78,30 @@ def load_ranges(db: NsysDatabase, end_bound: str = "all", event_types: tuple = N
         for prefix in prefixes.get((domain, (gtid or 0) & _PID_BITS), default_prefix):
             append(NvtxRange(rid, start, end, gtid, prefix + label, style, elsewhere))
     return ranges
+
+
+def _missing_end_bound(db: NsysDatabase, end_bound: str, types: str) -> int:
+    """What replaces a missing end (see load_ranges)."""
+    where = f"eventType IN ({types})" if end_bound != "all" else "1"
+    # (Two aggregates, not SQL's max(a, b), which is NULL when no range has an end at all.)
+    return int(max((v for v in db.query(f"SELECT max(start), max([end]) FROM {NVTX} WHERE {where}")[0]
+                    if v is not None), default=0))
+
+
+def _domain_prefixes(db: NsysDatabase, text_id: str, domain_id: str) -> dict[tuple[int, int], list[str]]:
+    """Per (domainId, process bits of the thread): the "<domain name>:" prefixes of its ranges' names, the
+    name of each thread's earliest create event, in (domain, thread) order."""
+    earliest: dict[tuple[int, int], tuple[int, str | None]] = {}
+    for start, gtid, name, domain in db.query(
+            f"SELECT n.start, n.globalTid, coalesce(s.value, n.text), {domain_id} FROM {NVTX} AS n "
+            f"LEFT JOIN StringIds AS s ON s.id = {text_id} WHERE n.eventType = {NVTX_DOMAIN_CREATE}"):
+        key = (domain, gtid)
+        if key not in earliest or start < earliest[key][0]:
+            earliest[key] = (start, name)
+    prefixes: dict[tuple[int, int], list[str]] = defaultdict(list)
+    for (domain, gtid), (_start, name) in sorted(earliest.items(), key=lambda i: (i[0][0], i[0][1] or 0)):
+        prefixes[(domain, (gtid or 0) & _PID_BITS)].append(f"{name or ''}:")
+    return prefixes
 
 
 def _grouped_ranges(db: NsysDatabase, source: str, bound: int, pushpop: str, end_tid: str, domain_id: str,
@@ -126,13 +136,49 @@ def _grouped_ranges(db: NsysDatabase, source: str, bound: int, pushpop: str, end
 
 def nvtx_sum(db: NsysDatabase) -> Table:
     """NVTX Range Summary: range durations grouped by name and style (nested ranges not subtracted)."""
-    groups: dict[tuple[str, str], list[int]] = defaultdict(list)
-    for r in load_ranges(db, end_bound="all"):
-        groups[(r.name, r.style)].append(r.end - r.start)
+    groups = _durations_by_name(db)
     if not groups:
         raise MissingData(f"{db.path.name} does not contain NV Tools Extension (NVTX) data.")
     rows = [[*row[:-1], row[-1][1], row[-1][0]] for row in summary_rows(groups, count_label_rows=False)]
     return Table("nvtx_sum", "NVTX Range Summary", [*SUM_COLUMNS, "Style", "Range"], rows)
+
+
+def _durations_by_name(db: NsysDatabase) -> dict[tuple[str, str], list[int]]:
+    """(range name, style) -> the durations of its ranges (load_ranges(db, "all") grouped), summed up by
+    SQLite per (text, style, domain, process) without an object per range; the groups in the order
+    their first range comes in load_ranges, as nvtx_sum's ties keep it."""
+    db.require("StringIds", what="StringIds table")
+    db.require(NVTX, what="NV Tools Extension (NVTX) data")
+    types = ",".join(str(t) for t in NVTX_RANGE_TYPES)
+    bound = _missing_end_bound(db, "all", types)
+    text_id = db.column_or(NVTX, "textId", "n")
+    domain_id = db.column_or(NVTX, "domainId", "n", "0")
+    prefixes = _domain_prefixes(db, text_id, domain_id)
+    pushpop = ",".join(str(t) for t in (NVTX_PUSHPOP, NVTXT_PUSHPOP))
+    rows = db.query(
+        f"SELECT min(n.rowid), {text_id} AS text_id, n.text, CASE WHEN n.eventType IN ({pushpop}) THEN 'PushPop' "
+        f"ELSE 'StartEnd' END AS style, {domain_id} AS domain, coalesce(n.globalTid, 0) & {_PID_BITS} AS pid, "
+        f"count(*), group_concat(coalesce(n.[end], {bound}) - n.start) FROM {NVTX} AS n "
+        f"WHERE n.eventType IN ({types}) GROUP BY text_id, n.text, style, domain, pid")
+    strings = db.strings({row[1] for row in rows if isinstance(row[1], int)})
+    default_prefix = [":"]
+    firsts: dict[tuple[str, str], tuple[int, int]] = {}
+    parts: list[tuple[tuple[str, str], list[int]]] = []
+    for first, text_id_value, text, style, domain, pid, count, durations in rows:
+        label = strings.get(text_id_value)  # as the LEFT JOIN: an id StringIds lacks falls back to the text
+        if label is None:
+            label = text if text is not None else ""
+        values = parse_integers(durations)
+        if len(values) != count:
+            raise InputError(f"{db.path}: not a valid nsys export: {NVTX} has ranges without a start")
+        for place, prefix in enumerate(prefixes.get((domain, pid), default_prefix) if prefixes else default_prefix):
+            key = (prefix + label, style)
+            firsts[key] = min(firsts.get(key, (first, place)), (first, place))
+            parts.append((key, values))
+    groups: dict[tuple[str, str], list[int]] = {key: [] for key in sorted(firsts, key=firsts.__getitem__)}
+    for key, values in parts:
+        groups[key] += values
+    return groups
 
 
 def _enclosing(ranges: list[NvtxRange], launches: list[KernelLaunch],

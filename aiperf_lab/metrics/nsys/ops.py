@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-import sqlite3
+from array import array
+from bisect import bisect_right
 from dataclasses import dataclass
+from itertools import islice
+from operator import ge
 
 from aiperf_lab.errors import InputError
 from aiperf_lab.metrics.analysis import GpuOp
-from aiperf_lab.metrics.nsys.db import KERNEL, MEMCPY, MEMSET, RUNTIME, NsysDatabase
+from aiperf_lab.metrics.nsys.db import KERNEL, MEMCPY, MEMSET, RUNTIME, NsysDatabase, parse_integers
 from aiperf_lab.metrics.tables import Table
 
 # Join a GPU activity row to its runtime call: same correlation id, same process.
@@ -78,81 +81,153 @@ def load_gpu_ops(db: NsysDatabase, variant: str = "demangled") -> list[GpuOp]:
 # keeps per-name totals or per-lane state and the top gaps, never one object per kernel.
 
 def kernel_breakdown(db: NsysDatabase) -> Table:
-    """analysis.kernel_breakdown of every kernel, memcpy and memset, from SQL totals per name."""
+    """analysis.kernel_breakdown of every kernel, memcpy and memset, from SQL totals per name (the kernels'
+    taken from cuda_gpu_kern_sum's groups when that report ran first on this export, as in the overview)."""
     from aiperf_lab.metrics.analysis import kernel_breakdown_of_totals
 
-    if not (db.has(KERNEL) or db.has(MEMCPY) or db.has(MEMSET)):
+    name_col = db.kernel_name_column()
+    read = {KERNEL: (name_col, "start", "end"), MEMCPY: ("copyKind", "start", "end"), MEMSET: ("start", "end")}
+    present = {table for table, columns in read.items() if db.has(table, columns)}  # checks what is read
+    if not present:
         db.require(KERNEL, what="CUDA kernel data")
     items: list[tuple[str, str, int, int]] = []
-    if db.has(KERNEL):
+    if KERNEL in present:
         db.require("StringIds", what="StringIds table")
-        name_col = db.kernel_name_column()
-        rows = db.query(f"SELECT [{name_col}], sum([end] - start), count(*) FROM {KERNEL} GROUP BY 1")
+        rows = db.memo.get(("kernel_totals", name_col))
+        if rows is None:
+            rows = db.query(f"SELECT [{name_col}], sum([end] - start), count(*) FROM {KERNEL} GROUP BY 1")
         names = db.strings({r[0] for r in rows})
         items += [(names.get(nid, ""), "kernel", total, n) for nid, total, n in rows]
-    if db.has(MEMCPY):
+    if MEMCPY in present:
         labels = db.memcpy_labels()
         items += [(f"[CUDA memcpy {labels.get(kind, 'Unknown')}]", "memcpy", total, n) for kind, total, n in
                   db.query(f"SELECT copyKind, sum([end] - start), count(*) FROM {MEMCPY} GROUP BY 1")]
-    if db.has(MEMSET):
+    if MEMSET in present:
         items += [("[CUDA memset]", "memset", total, n) for total, n in
                   db.query(f"SELECT sum([end] - start), count(*) FROM {MEMSET}") if n]
     return kernel_breakdown_of_totals(items)
 
 
 _SOURCES = ((KERNEL, "kernel"), (MEMCPY, "memcpy"), (MEMSET, "memset"))
-_REF_BITS = 40
+_IDLE_COLUMNS = ("deviceId", "streamId", "start", "end")
+CHUNK_ROWS = 1 << 18  # rows per read: bounds the transient lists, not the result
+
+
+class _GpuOpColumns:
+    """Every kernel, memcpy and memset of an export as columns (array('q'): 8 bytes a value, no object per
+    op), in (source, rowid) order: index i is op i, kernels first, then memcpy, then memset."""
+
+    def __init__(self) -> None:
+        self.device, self.stream, self.start, self.end, self.rowid = (array("q") for _ in range(5))
+        self.bounds: list[tuple[int, int]] = []  # (first index, source) of each table read
+
+    def read(self, db: NsysDatabase, source: int, table: str) -> None:
+        """The table's rows in rowid order, a chunk at a time; each value travels in a group_concat string
+        parsed by json in C (no tuple per row)."""
+        self.bounds.append((len(self.rowid), source))
+        after = None
+        while True:
+            where = "" if after is None else f"WHERE rowid > {after}"
+            count, *texts = db.query(
+                "SELECT count(*), group_concat(r), group_concat(d), group_concat(s), group_concat(b), "
+                f"group_concat(e) FROM (SELECT rowid AS r, deviceId AS d, streamId AS s, start AS b, [end] AS e "
+                f"FROM {table} {where} ORDER BY rowid LIMIT {CHUNK_ROWS})")[0]
+            if not count:
+                return
+            columns = [parse_integers(text) for text in texts]
+            if any(len(column) != count for column in columns):  # a NULL: the value checks let none through
+                raise InputError(f"{db.path}: not a valid nsys export: {table} has NULL ids or times")
+            rowids = columns[0]
+            if any(map(ge, rowids, islice(rowids, 1, None))):  # group_concat's order is SQLite's to choose
+                columns = [list(c) for c in zip(*sorted(zip(*columns)))]
+            for target, values in zip((self.rowid, self.device, self.stream, self.start, self.end), columns):
+                target.extend(values)
+            after = columns[0][-1]
+            if count < CHUNK_ROWS:
+                return
+
+    def ref(self, index: int) -> tuple[int, int]:
+        """(source, rowid) of op `index`."""
+        source = next(src for first, src in reversed(self.bounds) if first <= index)
+        return source, self.rowid[index]
+
+    def time_order(self) -> list[int]:
+        """Op indices by (device, start, end, index): stable sorts, the last key last."""
+        order = sorted(range(len(self.rowid)), key=self.end.__getitem__)
+        order.sort(key=self.start.__getitem__)
+        if len(set(self.device)) > 1:
+            order.sort(key=self.device.__getitem__)
+        return order
 
 
 def gpu_idle(db: NsysDatabase, top_gaps: int = 10) -> list[Table]:
-    """analysis.gpu_idle of every kernel, memcpy and memset, streamed from SQLite in time order."""
+    """analysis.gpu_idle of every kernel, memcpy and memset: the ops read as columns, sorted by time, and
+    each lane (device, stream) swept in one tight loop; memory is a few arrays of 8-byte values."""
     from aiperf_lab.metrics.analysis import IdleSweep
 
-    if not (db.has(KERNEL) or db.has(MEMCPY) or db.has(MEMSET)):
+    present = [(source, table) for source, (table, _kind) in enumerate(_SOURCES)
+               if db.has(table, _IDLE_COLUMNS)]
+    if not present:
         db.require(KERNEL, what="CUDA kernel data")
-    if db.has(KERNEL):
+    if any(table == KERNEL for _source, table in present):
         db.require("StringIds", what="StringIds table")
-    parts = [f"SELECT deviceId, streamId, start, [end], {source << _REF_BITS} + rowid FROM {table}"
-             for source, (table, _kind) in enumerate(_SOURCES) if db.has(table)]
-    # An op travels as one integer, source << 40 | rowid, so ordering by it breaks ties in (device, start,
-    # end) as load_gpu_ops does: kernels, then memcpy, then memset, each by rowid.
-    sql = " UNION ALL ".join(parts) + " ORDER BY 1, 3, 4, 5"
+    ops = _GpuOpColumns()
+    for source, table in present:
+        ops.read(db, source, table)
+    order = ops.time_order()
     sweep = IdleSweep(top_gaps)
-    add = sweep.add
-    try:
-        for device, stream, start, end, ref in db.con.execute(sql):
-            add(device, stream, start, end, ref)
-    except sqlite3.DatabaseError as exc:
-        raise InputError(f"{db.path}: the export is damaged or truncated ({exc})") from None
-    keys = {ref: _op_key(db, ref) for ref in set(sweep.largest_refs())}
-    names = db.strings({key for ref, key in keys.items() if ref >> _REF_BITS == 0})
-    labels = db.memcpy_labels() if db.has(MEMCPY) else {}
+    device_of, stream_of, start_of, end_of = (c.__getitem__ for c in (ops.device, ops.stream, ops.start, ops.end))
+    first = 0
+    while first < len(order):
+        device = device_of(order[first])
+        last = bisect_right(order, device, lo=first, key=device_of)
+        lane = order[first:last]
+        first = last
+        sweep.add_lane(device, None, map(start_of, lane), map(end_of, lane), lane)
+        if len(set(map(stream_of, lane))) == 1:  # one stream: its lane is the device's, op for op
+            sweep.lanes[(device, stream_of(lane[0]))] = list(sweep.lanes[(device, None)])
+            continue
+        streams: dict[int, list[int]] = {}
+        for index, stream in zip(lane, map(stream_of, lane)):
+            members = streams.get(stream)
+            if members is None:
+                streams[stream] = [index]
+            else:
+                members.append(index)
+        for stream, members in streams.items():
+            sweep.add_lane(device, stream, map(start_of, members), map(end_of, members), members)
+    refs = {index: ops.ref(index) for index in set(sweep.largest_refs())}
+    keys = _op_keys(db, set(refs.values()))
+    names = db.strings({key for (source, _rowid), key in keys.items() if source == 0 and isinstance(key, int)})
+    labels = db.memcpy_labels() if any(table == MEMCPY for _source, table in present) else {}
 
-    def name_of(ref: int) -> str:
-        source, key = ref >> _REF_BITS, keys[ref]
+    def name_of(index: int) -> str:
+        ref = refs[index]
+        source, key = ref[0], keys.get(ref)
         if source == 0:
             return names.get(key, "")
         return f"[CUDA memcpy {labels.get(key, 'Unknown')}]" if source == 1 else "[CUDA memset]"
 
-    return sweep.tables(name_of, lambda after: _launch_starts(db, after))
+    return sweep.tables(name_of, lambda after: _launch_starts(db, [ops.ref(i) for i in after]))
 
 
-def _op_key(db: NsysDatabase, ref: int):
-    """The name id of a kernel (or the copy kind of a memcpy) from its packed reference."""
-    source, rowid = ref >> _REF_BITS, ref & ((1 << _REF_BITS) - 1)
-    column = {0: f"[{db.kernel_name_column()}]", 1: "copyKind", 2: "NULL"}[source]
-    found = db.query(f"SELECT {column} FROM {_SOURCES[source][0]} WHERE rowid = ?", (rowid,))
-    return found[0][0] if found else None
+def _op_keys(db: NsysDatabase, refs: set[tuple[int, int]]) -> dict[tuple[int, int], object]:
+    """The name id of each kernel (or the copy kind of each memcpy) from its (source, rowid)."""
+    keys = {}
+    for source, rowid in refs:
+        column = {0: f"[{db.kernel_name_column()}]", 1: "copyKind", 2: "NULL"}[source]
+        found = db.query(f"SELECT {column} FROM {_SOURCES[source][0]} WHERE rowid = ?", (rowid,))
+        keys[(source, rowid)] = found[0][0] if found else None
+    return keys
 
 
-def _launch_starts(db: NsysDatabase, refs: list[int]) -> list[int | None]:
+def _launch_starts(db: NsysDatabase, refs: list[tuple[int, int]]) -> list[int | None]:
     """Start of the runtime call that launched each op (same correlation id and process), or None."""
     if RUNTIME not in db.tables or not refs:
         return [None] * len(refs)
     ids = []
-    for ref in refs:
-        found = db.query(f"SELECT correlationId, globalPid FROM {_SOURCES[ref >> _REF_BITS][0]} WHERE rowid = ?",
-                         (ref & ((1 << _REF_BITS) - 1),))
+    for source, rowid in refs:
+        found = db.query(f"SELECT correlationId, globalPid FROM {_SOURCES[source][0]} WHERE rowid = ?", (rowid,))
         ids.append(found[0] if found else (None, None))
     wanted = sorted({c for c, _p in ids if isinstance(c, int)})
     starts: dict[tuple[int, int], int] = {}

@@ -20,6 +20,7 @@ def cuda_gpu_kern_sum(db: NsysDatabase, variant: str = "demangled") -> Table:
     # Only the columns this report reads are checked: it is the one that must stay near bare-SQL speed.
     db.require(KERNEL, what="CUDA kernel data", columns=("start", "end", name_col))
     by_id = db.grouped_integers(name_col, "[end] - start", KERNEL)
+    db.memo[("kernel_totals", name_col)] = [(name_id, sum(durations), len(durations)) for name_id, durations in by_id]
     names = db.strings({name_id for name_id, _ in by_id})
     groups: dict[str, list[int]] = defaultdict(list)
     for name_id, durations in by_id:
