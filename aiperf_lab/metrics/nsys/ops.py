@@ -6,7 +6,7 @@ from array import array
 from bisect import bisect_right
 from dataclasses import dataclass
 from itertools import islice
-from operator import ge
+from operator import eq, ge, itemgetter
 
 from aiperf_lab.errors import InputError
 from aiperf_lab.metrics.analysis import GpuOp
@@ -118,43 +118,63 @@ class _GpuOpColumns:
     op), in (source, rowid) order: index i is op i, kernels first, then memcpy, then memset."""
 
     def __init__(self) -> None:
-        self.device, self.stream, self.start, self.end, self.rowid = (array("q") for _ in range(5))
-        self.bounds: list[tuple[int, int]] = []  # (first index, source) of each table read
+        self.device, self.stream, self.start, self.end = (array("q") for _ in range(4))
+        # Per chunk read: (first index, source, first rowid, the rowids where they are not consecutive).
+        self.chunks: list[tuple[int, int, int, list[int] | None]] = []
 
     def read(self, db: NsysDatabase, source: int, table: str) -> None:
-        """The table's rows in rowid order, a chunk at a time; each value travels in a group_concat string
-        parsed by json in C (no tuple per row)."""
-        self.bounds.append((len(self.rowid), source))
-        after = None
-        while True:
-            where = "" if after is None else f"WHERE rowid > {after}"
-            count, *texts = db.query(
-                "SELECT count(*), group_concat(r), group_concat(d), group_concat(s), group_concat(b), "
-                f"group_concat(e) FROM (SELECT rowid AS r, deviceId AS d, streamId AS s, start AS b, [end] AS e "
-                f"FROM {table} {where} ORDER BY rowid LIMIT {CHUNK_ROWS})")[0]
-            if not count:
-                return
-            columns = [parse_integers(text) for text in texts]
-            if any(len(column) != count for column in columns):  # a NULL: the value checks let none through
-                raise InputError(f"{db.path}: not a valid nsys export: {table} has NULL ids or times")
-            rowids = columns[0]
-            if any(map(ge, rowids, islice(rowids, 1, None))):  # group_concat's order is SQLite's to choose
-                columns = [list(c) for c in zip(*sorted(zip(*columns)))]
-            for target, values in zip((self.rowid, self.device, self.stream, self.start, self.end), columns):
-                target.extend(values)
-            after = columns[0][-1]
-            if count < CHUNK_ROWS:
-                return
+        """The table's rows in rowid order, a rowid range at a time. Each column travels as one
+        group_concat string parsed by json in C (no tuple per row); a device or stream id that is the
+        same for the whole range, and rowids without holes, are not sent at all (group_concat costs as
+        much as the scan: a second query fetches them only for a range that needs them)."""
+        low, top = db.query(f"SELECT min(rowid), max(rowid) FROM {table}")[0]
+        while low is not None and low <= top:
+            high = min(low + CHUNK_ROWS - 1, top)
+            within = f"FROM {table} NOT INDEXED WHERE rowid BETWEEN {low} AND {high}"
+            count, first_rowid, starts, ends, *ids = db.query(
+                "SELECT count(*), min(rowid), group_concat(start), group_concat([end]), min(deviceId), "
+                f"max(deviceId), min(streamId), max(streamId) {within}")[0]
+            if not count:  # a hole in the rowids: on to the next row there is
+                low = db.query(f"SELECT min(rowid) FROM {table} WHERE rowid > {high}")[0][0]
+                continue
+            if None in ids:  # a NULL id (min and max skip them): the value checks let none through
+                raise InputError(f"{db.path}: not a valid nsys export: {table} has NULL device or stream ids")
+            columns: list = [parse_integers(starts), parse_integers(ends)]
+            ranges = (("deviceId", *ids[:2]), ("streamId", *ids[2:]))
+            sparse = count != high - low + 1
+            extra = [f"group_concat({column})" for column, low_id, high_id in ranges if low_id != high_id]
+            extra += ["group_concat(rowid)"] if sparse else []
+            fetched = iter(db.query(f"SELECT {', '.join(extra)} {within}")[0] if extra else ())
+            for _column, low_id, high_id in ranges:
+                columns.append(parse_integers(next(fetched)) if low_id != high_id else array("q", [low_id]) * count)
+            rowids = parse_integers(next(fetched)) if sparse else None
+            self._add_chunk(db, table, source, count, first_rowid, columns, rowids)
+            low = high + 1
+
+    def _add_chunk(self, db: NsysDatabase, table: str, source: int, count: int, first_rowid: int,
+                   columns: list, rowids: list[int] | None) -> None:
+        if any(len(column) != count for column in columns) or (rowids is not None and len(rowids) != count):
+            # a NULL (group_concat skips it): the value checks let none through
+            raise InputError(f"{db.path}: not a valid nsys export: {table} has NULL ids or times")
+        if rowids is not None and any(map(ge, rowids, islice(rowids, 1, None))):
+            rowids, *columns = (list(c) for c in zip(*sorted(zip(rowids, *columns))))  # keep rowid order
+        self.chunks.append((len(self.start), source, first_rowid, rowids))
+        for target, values in zip((self.start, self.end, self.device, self.stream), columns):
+            target.extend(values)
 
     def ref(self, index: int) -> tuple[int, int]:
         """(source, rowid) of op `index`."""
-        source = next(src for first, src in reversed(self.bounds) if first <= index)
-        return source, self.rowid[index]
+        first, source, first_rowid, rowids = self.chunks[bisect_right(self.chunks, index, key=itemgetter(0)) - 1]
+        return source, (first_rowid + index - first) if rowids is None else rowids[index - first]
 
     def time_order(self) -> list[int]:
-        """Op indices by (device, start, end, index): stable sorts, the last key last."""
-        order = sorted(range(len(self.rowid)), key=self.end.__getitem__)
-        order.sort(key=self.start.__getitem__)
+        """Op indices by (device, start, end, index): stable sorts, the last key last (the sort by end
+        only where two ops start at the same time)."""
+        start_of = self.start.__getitem__
+        order = sorted(range(len(self.start)), key=start_of)
+        if any(map(eq, map(start_of, order), map(start_of, islice(order, 1, None)))):
+            order = sorted(range(len(self.start)), key=self.end.__getitem__)
+            order.sort(key=start_of)
         if len(set(self.device)) > 1:
             order.sort(key=self.device.__getitem__)
         return order
