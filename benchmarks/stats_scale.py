@@ -33,6 +33,7 @@ import random
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -59,15 +60,20 @@ NSYS_REPORTS = ["overview", "cuda_gpu_kern_sum", "kernel_breakdown", "gpu_idle",
 TORCH_RUNS = [[], ["--report", "gpu_idle"]]
 
 
-def run_measured(argv: list[str], env: dict[str, str], timeout: float = 3600) -> tuple[float, float, int]:
-    """(wall seconds, peak RSS in MB, exit code) of one process. The child reports its own VmHWM
-    (wait4's ru_maxrss was seen to under-report on this sandboxed VM)."""
-    began = time.monotonic()
-    done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, timeout=timeout,
-                          text=True)
-    wall = time.monotonic() - began
-    peak = [line for line in done.stderr.splitlines() if line.startswith("peak_rss_kb=")]
-    return wall, int(peak[-1].split("=")[1]) / 1024 if peak else float("nan"), done.returncode
+def run_measured(argv: list[str], env: dict[str, str]) -> tuple[float, float, int, float]:
+    """(wall seconds, peak RSS in MB, exit code, CPU seconds) of one process. The child reports its own
+    VmHWM (wait4's ru_maxrss was seen to under-report on this sandboxed VM); its CPU time (user + system,
+    from wait4) is what a loaded machine disturbs least."""
+    with tempfile.TemporaryFile("w+") as err:
+        began = time.monotonic()
+        process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=err, env=env)
+        _pid, status, usage = os.wait4(process.pid, 0)
+        wall = time.monotonic() - began
+        process.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        peak = [line for line in err.read().splitlines() if line.startswith("peak_rss_kb=")]
+    return (wall, int(peak[-1].split("=")[1]) / 1024 if peak else float("nan"), process.returncode,
+            usage.ru_utime + usage.ru_stime)
 
 
 def child(args: list[str]) -> int:
@@ -144,34 +150,36 @@ def command(code: Path, target: Path, extra: list[str]) -> tuple[list[str], dict
 def nsys_table(export: Path, reports: list[str], codes: list[tuple[str, Path]], repeat: int) -> None:
     """Rounds of: each bare SQL set, then each report on each code; medians and ratios at the end."""
     walls: dict[tuple[str, str], list[float]] = {}
+    cpus: dict[tuple[str, str], list[float]] = {}
     peaks: dict[tuple[str, str], list[float]] = {}
     exits: dict[tuple[str, str], set[int]] = {}
-    env = dict(os.environ)
     for round_ in range(repeat):
-        runs = [((which, ""), [sys.executable, str(Path(__file__).resolve()), "--bare", str(export), which])
-                for which in BARE]
+        runs = [((which, ""), [sys.executable, str(Path(__file__).resolve()), "--bare", str(export), which],
+                 dict(os.environ)) for which in BARE]
         for report in reports:
             extra = [] if report == "overview" else ["--report", report]
             for label, code in codes:
-                runs.append(((report, label), command(code, export, extra)[0]))
-        for key, argv in runs:
-            run_env = env if not key[1] else command(dict(codes)[key[1]], export, [])[1]
-            wall, rss, rc = run_measured(argv, run_env)
-            walls.setdefault(key, []).append(wall)
-            peaks.setdefault(key, []).append(rss)
+                runs.append(((report, label), *command(code, export, extra)))
+        for key, argv, env in runs:
+            wall, rss, rc, cpu = run_measured(argv, env)
+            for record, value in ((walls, wall), (cpus, cpu), (peaks, rss)):
+                record.setdefault(key, []).append(value)
             exits.setdefault(key, set()).add(rc)
-            print(f"round {round_ + 1}: {key[0]} {key[1]} {wall:.2f} s {rss:.0f} MB exit {rc}", file=sys.stderr,
-                  flush=True)
-    group_by, every = median(walls[("one GROUP BY", "")]), median(walls[("every table", "")])
-    print(f"\n{export.name}, {repeat} rounds (medians; min-max of the wall times in brackets):\n")
-    print(f"| command | code | wall s | peak RSS MB | exit | x one GROUP BY ({group_by:.2f} s) "
-          f"| x every table ({every:.2f} s) |")
-    print("|---|---|---|---|---|---|---|")
+            print(f"round {round_ + 1}: {key[0]} {key[1]} wall {wall:.2f} s cpu {cpu:.2f} s {rss:.0f} MB exit {rc}",
+                  file=sys.stderr, flush=True)
+    bare = {which: (median(walls[(which, "")]), median(cpus[(which, "")])) for which in BARE}
+    print(f"\n{export.name}, {repeat} rounds: medians, the range of the wall times in brackets; each ratio "
+          f"divides wall by wall and CPU by CPU time.\n")
+    print("| command | code | wall s | CPU s | peak RSS MB | exit | x one GROUP BY, wall / CPU "
+          f"({bare['one GROUP BY'][0]:.2f} / {bare['one GROUP BY'][1]:.2f} s) | x every table, wall / CPU "
+          f"({bare['every table'][0]:.2f} / {bare['every table'][1]:.2f} s) |")
+    print("|---|---|---|---|---|---|---|---|")
     for key, times in walls.items():
-        wall = median(times)
+        wall, cpu = median(times), median(cpus[key])
         name = f"bare SQL: {key[0]}" if not key[1] else key[0]
-        print(f"| {name} | {key[1]} | {wall:.2f} [{min(times):.2f}-{max(times):.2f}] | {max(peaks[key]):.0f} "
-              f"| {','.join(map(str, sorted(exits[key])))} | {wall / group_by:.1f} | {wall / every:.1f} |", flush=True)
+        ratios = " | ".join(f"{wall / bare[which][0]:.1f} / {cpu / bare[which][1]:.1f}" for which in BARE)
+        print(f"| {name} | {key[1]} | {wall:.2f} [{min(times):.2f}-{max(times):.2f}] | {cpu:.2f} | "
+              f"{max(peaks[key]):.0f} | {','.join(map(str, sorted(exits[key])))} | {ratios} |", flush=True)
 
 
 def main() -> int:
@@ -197,16 +205,16 @@ def main() -> int:
         export = make_export(args.workdir / f"synthetic_{args.kernels}.sqlite", args.kernels)
         nsys_table(export, [r.strip() for r in args.reports.split(",") if r.strip()], codes, max(1, args.repeat))
     if not args.skip_torch:
-        print("\n| input | command | code | wall s | peak RSS MB | exit |")
-        print("|---|---|---|---|---|---|")
+        print("\n| input | command | code | wall s | CPU s | peak RSS MB | exit |")
+        print("|---|---|---|---|---|---|---|")
         trace = make_trace(args.workdir / f"synthetic_{args.events}.pt.trace.json", args.events)
         size_mb = trace.stat().st_size / 1e6
         for extra in TORCH_RUNS:
             for label, code in codes:
                 argv, env = command(code, trace, extra)
-                wall, rss, rc = run_measured(argv, env)
+                wall, rss, rc, cpu = run_measured(argv, env)
                 print(f"| {trace.name} ({size_mb:.0f} MB) | {' '.join(extra) or 'overview'} | {label} | {wall:.1f} "
-                      f"| {rss:.0f} | {rc} |", flush=True)
+                      f"| {cpu:.1f} | {rss:.0f} | {rc} |", flush=True)
     return 0
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_right
 from dataclasses import dataclass
-from itertools import islice
+from itertools import chain, compress, islice
 from operator import eq, ge, itemgetter
 
 from aiperf_lab.errors import InputError
@@ -168,13 +168,19 @@ class _GpuOpColumns:
         return source, (first_rowid + index - first) if rowids is None else rowids[index - first]
 
     def time_order(self) -> list[int]:
-        """Op indices by (device, start, end, index): stable sorts, the last key last (the sort by end
-        only where two ops start at the same time)."""
-        start_of = self.start.__getitem__
+        """Op indices by (device, start, end, index): one stable sort by start (then by device), and the
+        runs of equal starts, if any, put in (end, index) order where they lie."""
+        start_of, end_of = self.start.__getitem__, self.end.__getitem__
         order = sorted(range(len(self.start)), key=start_of)
-        if any(map(eq, map(start_of, order), map(start_of, islice(order, 1, None)))):
-            order = sorted(range(len(self.start)), key=self.end.__getitem__)
-            order.sort(key=start_of)
+        tied = compress(range(len(order) - 1), map(eq, map(start_of, order), map(start_of, islice(order, 1, None))))
+        run_first = run_last = -2
+        for place in chain(tied, [-2]):  # the last entry closes the final run
+            if place == run_last + 1:
+                run_last = place
+                continue
+            if run_first >= 0:
+                order[run_first:run_last + 2] = sorted(order[run_first:run_last + 2], key=lambda i: (end_of(i), i))
+            run_first = run_last = place
         if len(set(self.device)) > 1:
             order.sort(key=self.device.__getitem__)
         return order
@@ -201,7 +207,7 @@ def gpu_idle(db: NsysDatabase, top_gaps: int = 10) -> list[Table]:
     while first < len(order):
         device = device_of(order[first])
         last = bisect_right(order, device, lo=first, key=device_of)
-        lane = order[first:last]
+        lane = order if (first, last) == (0, len(order)) else order[first:last]
         first = last
         sweep.add_lane(device, None, map(start_of, lane), map(end_of, lane), lane)
         if len(set(map(stream_of, lane))) == 1:  # one stream: its lane is the device's, op for op
