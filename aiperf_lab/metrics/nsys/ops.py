@@ -114,41 +114,50 @@ CHUNK_ROWS = 1 << 18  # rows per read: bounds the transient lists, not the resul
 
 
 class _GpuOpColumns:
-    """Every kernel, memcpy and memset of an export as columns (array('q'): 8 bytes a value, no object per
-    op), in (source, rowid) order: index i is op i, kernels first, then memcpy, then memset."""
+    """Every kernel, memcpy and memset of an export as columns, in (source, rowid) order: index i is op i,
+    kernels first, then memcpy, then memset. The starts are a list (the time sort and the sweep read them
+    as they are, with no int made per look-up); the other columns array('q'), 8 bytes a value."""
 
     def __init__(self) -> None:
-        self.device, self.stream, self.start, self.end = (array("q") for _ in range(4))
+        self.start: list[int] = []
+        self.device, self.stream, self.end = (array("q") for _ in range(3))
+        self.id_pairs: set[tuple[int, int]] = set()  # (device, stream) of ranges where neither varies
+        self.ids_vary = False                        # some range had several devices or streams
         # Per chunk read: (first index, source, first rowid, the rowids where they are not consecutive).
         self.chunks: list[tuple[int, int, int, list[int] | None]] = []
 
     def read(self, db: NsysDatabase, source: int, table: str) -> None:
         """The table's rows in rowid order, a rowid range at a time. Each column travels as one
-        group_concat string parsed by json in C (no tuple per row); a device or stream id that is the
-        same for the whole range, and rowids without holes, are not sent at all (group_concat costs as
-        much as the scan: a second query fetches them only for a range that needs them)."""
+        group_concat string parsed by json in C (no tuple per row); the device and stream ids when they
+        are those of the range's first row throughout, and rowids without holes, do not travel at all
+        (a group_concat costs as much as the scan: a second query fetches them only for a range that
+        needs them)."""
         low, top = db.query(f"SELECT min(rowid), max(rowid) FROM {table}")[0]
         while low is not None and low <= top:
             high = min(low + CHUNK_ROWS - 1, top)
             within = f"FROM {table} NOT INDEXED WHERE rowid BETWEEN {low} AND {high}"
-            count, first_rowid, starts, ends, *ids = db.query(
-                "SELECT count(*), min(rowid), group_concat(start), group_concat([end]), min(deviceId), "
-                f"max(deviceId), min(streamId), max(streamId) {within}")[0]
-            if not count:  # a hole in the rowids: on to the next row there is
+            first = db.query(f"SELECT deviceId, streamId {within} LIMIT 1")
+            if not first:  # a hole in the rowids: on to the next row there is
                 low = db.query(f"SELECT min(rowid) FROM {table} WHERE rowid > {high}")[0][0]
                 continue
-            if None in ids:  # a NULL id (min and max skip them): the value checks let none through
-                raise InputError(f"{db.path}: not a valid nsys export: {table} has NULL device or stream ids")
-            columns: list = [parse_integers(starts), parse_integers(ends)]
-            ranges = (("deviceId", *ids[:2]), ("streamId", *ids[2:]))
+            device, stream = first[0]
+            count, first_rowid, starts, ends, others = db.query(
+                "SELECT count(*), min(rowid), group_concat(start), group_concat([end]), "
+                f"total(deviceId IS NOT ? OR streamId IS NOT ?) {within}", (device, stream))[0]
             sparse = count != high - low + 1
-            extra = [f"group_concat({column})" for column, low_id, high_id in ranges if low_id != high_id]
+            extra = (["group_concat(deviceId)", "group_concat(streamId)"] if others else [])
             extra += ["group_concat(rowid)"] if sparse else []
-            fetched = iter(db.query(f"SELECT {', '.join(extra)} {within}")[0] if extra else ())
-            for _column, low_id, high_id in ranges:
-                columns.append(parse_integers(next(fetched)) if low_id != high_id else array("q", [low_id]) * count)
-            rowids = parse_integers(next(fetched)) if sparse else None
-            self._add_chunk(db, table, source, count, first_rowid, columns, rowids)
+            fetched = [parse_integers(text) for text in db.query(f"SELECT {', '.join(extra)} {within}")[0]] if extra else []
+            if others:
+                self.ids_vary = True
+                ids = fetched[:2]
+            elif device is None or stream is None:  # the value checks let no NULL through
+                raise InputError(f"{db.path}: not a valid nsys export: {table} has NULL device or stream ids")
+            else:
+                self.id_pairs.add((device, stream))
+                ids = [array("q", [device]) * count, array("q", [stream]) * count]
+            self._add_chunk(db, table, source, count, first_rowid, [parse_integers(starts), parse_integers(ends), *ids],
+                            fetched[-1] if sparse else None)
             low = high + 1
 
     def _add_chunk(self, db: NsysDatabase, table: str, source: int, count: int, first_rowid: int,
@@ -181,7 +190,7 @@ class _GpuOpColumns:
             if run_first >= 0:
                 order[run_first:run_last + 2] = sorted(order[run_first:run_last + 2], key=lambda i: (end_of(i), i))
             run_first = run_last = place
-        if len(set(self.device)) > 1:
+        if self.ids_vary or len({device for device, _stream in self.id_pairs}) > 1:
             order.sort(key=self.device.__getitem__)
         return order
 
@@ -210,7 +219,8 @@ def gpu_idle(db: NsysDatabase, top_gaps: int = 10) -> list[Table]:
         lane = order if (first, last) == (0, len(order)) else order[first:last]
         first = last
         sweep.add_lane(device, None, map(start_of, lane), map(end_of, lane), lane)
-        if len(set(map(stream_of, lane))) == 1:  # one stream: its lane is the device's, op for op
+        one_stream = not ops.ids_vary and len(ops.id_pairs) == 1
+        if one_stream or len(set(map(stream_of, lane))) == 1:  # one stream: its lane is the device's, op for op
             sweep.lanes[(device, stream_of(lane[0]))] = list(sweep.lanes[(device, None)])
             continue
         streams: dict[int, list[int]] = {}
