@@ -170,3 +170,12 @@ def test_nvtx_sum_groups_from_sqlite_equal_the_ranges_grouped(path, tmp_path):
         names = [key[0] for key, _values in got]
         assert {"NCCL:fwd", "cuBLAS:bwd", ":tie_a", ":tie_b", "other:step"} <= set(names)
         assert names.index(":tie_a") < names.index(":tie_b")
+
+
+def test_gpu_idle_streamed_from_sql_past_the_in_memory_bound(tmp_path, monkeypatch):
+    """Past IN_MEMORY_OPS the ops stream from one ordered query (bounded memory): the same tables."""
+    db = NsysDatabase(_messy_export(tmp_path / "messy.sqlite", 4))
+    in_memory = _as_lists(nsys_ops.gpu_idle(db))
+    monkeypatch.setattr(nsys_ops, "IN_MEMORY_OPS", 10)
+    monkeypatch.setattr(nsys_ops, "_sweep_in_memory", None)  # would fail if used
+    assert _as_lists(nsys_ops.gpu_idle(db)) == in_memory == _as_lists(analysis.gpu_idle(nsys_ops.load_gpu_ops(db)))

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import sqlite3
 from array import array
 from bisect import bisect_right
 from dataclasses import dataclass
+from typing import Callable
 from itertools import chain, compress, islice
 from operator import eq, ge, itemgetter
 
@@ -86,14 +88,16 @@ def kernel_breakdown(db: NsysDatabase) -> Table:
     from aiperf_lab.metrics.analysis import kernel_breakdown_of_totals
 
     name_col = db.kernel_name_column()
+    totals = db.memo.get(("kernel_totals", name_col))  # what cuda_gpu_kern_sum read (and checked) already
     read = {KERNEL: (name_col, "start", "end"), MEMCPY: ("copyKind", "start", "end"), MEMSET: ("start", "end")}
-    present = {table for table, columns in read.items() if db.has(table, columns)}  # checks what is read
+    present = {table for table, columns in read.items()  # the values are checked where they are read here
+               if (table == KERNEL and totals is not None) or db.has(table, columns)}
     if not present:
         db.require(KERNEL, what="CUDA kernel data")
     items: list[tuple[str, str, int, int]] = []
     if KERNEL in present:
         db.require("StringIds", what="StringIds table")
-        rows = db.memo.get(("kernel_totals", name_col))
+        rows = totals
         if rows is None:
             rows = db.query(f"SELECT [{name_col}], sum([end] - start), count(*) FROM {KERNEL} GROUP BY 1")
         names = db.strings({r[0] for r in rows})
@@ -111,6 +115,7 @@ def kernel_breakdown(db: NsysDatabase) -> Table:
 _SOURCES = ((KERNEL, "kernel"), (MEMCPY, "memcpy"), (MEMSET, "memset"))
 _IDLE_COLUMNS = ("deviceId", "streamId", "start", "end")
 CHUNK_ROWS = 1 << 18  # rows per read: bounds the transient lists, not the result
+IN_MEMORY_OPS = 3_000_000  # gpu_idle sorts this many ops in memory (about 330 MB), more stream from SQL
 
 
 class _GpuOpColumns:
@@ -196,8 +201,9 @@ class _GpuOpColumns:
 
 
 def gpu_idle(db: NsysDatabase, top_gaps: int = 10) -> list[Table]:
-    """analysis.gpu_idle of every kernel, memcpy and memset: the ops read as columns, sorted by time, and
-    each lane (device, stream) swept in one tight loop; memory is a few arrays of 8-byte values."""
+    """analysis.gpu_idle of every kernel, memcpy and memset. Up to IN_MEMORY_OPS operations: read as
+    columns, sorted by time in Python and each lane swept in one tight loop (about 110 bytes an op at the
+    peak); more: streamed from SQLite in time order, op by op (memory bounded by the lanes, 3-4x slower)."""
     from aiperf_lab.metrics.analysis import IdleSweep
 
     present = [(source, table) for source, (table, _kind) in enumerate(_SOURCES)
@@ -206,11 +212,33 @@ def gpu_idle(db: NsysDatabase, top_gaps: int = 10) -> list[Table]:
         db.require(KERNEL, what="CUDA kernel data")
     if any(table == KERNEL for _source, table in present):
         db.require("StringIds", what="StringIds table")
+    sweep = IdleSweep(top_gaps)
+    spans = [db.query(f"SELECT max(rowid) - min(rowid) + 1 FROM {table}")[0][0] or 0 for _source, table in present]
+    if sum(spans) <= IN_MEMORY_OPS:  # the rowid spans bound the row counts
+        ref_of = _sweep_in_memory(db, present, sweep)
+    else:
+        ref_of = _sweep_streamed(db, present, sweep)
+    refs = {op: ref_of(op) for op in set(sweep.largest_refs())}
+    keys = _op_keys(db, set(refs.values()))
+    names = db.strings({key for (source, _rowid), key in keys.items() if source == 0 and isinstance(key, int)})
+    labels = db.memcpy_labels() if any(table == MEMCPY for _source, table in present) else {}
+
+    def name_of(op) -> str:
+        ref = refs[op]
+        source, key = ref[0], keys.get(ref)
+        if source == 0:
+            return names.get(key, "")
+        return f"[CUDA memcpy {labels.get(key, 'Unknown')}]" if source == 1 else "[CUDA memset]"
+
+    return sweep.tables(name_of, lambda after: _launch_starts(db, [ref_of(op) for op in after]))
+
+
+def _sweep_in_memory(db: NsysDatabase, present: list[tuple[int, str]], sweep) -> Callable[[int], tuple[int, int]]:
+    """Every lane into `sweep` from the ops as columns; an op is its index there."""
     ops = _GpuOpColumns()
     for source, table in present:
         ops.read(db, source, table)
     order = ops.time_order()
-    sweep = IdleSweep(top_gaps)
     device_of, stream_of, start_of, end_of = (c.__getitem__ for c in (ops.device, ops.stream, ops.start, ops.end))
     first = 0
     while first < len(order):
@@ -232,19 +260,20 @@ def gpu_idle(db: NsysDatabase, top_gaps: int = 10) -> list[Table]:
                 members.append(index)
         for stream, members in streams.items():
             sweep.add_lane(device, stream, map(start_of, members), map(end_of, members), members)
-    refs = {index: ops.ref(index) for index in set(sweep.largest_refs())}
-    keys = _op_keys(db, set(refs.values()))
-    names = db.strings({key for (source, _rowid), key in keys.items() if source == 0 and isinstance(key, int)})
-    labels = db.memcpy_labels() if any(table == MEMCPY for _source, table in present) else {}
+    return ops.ref
 
-    def name_of(index: int) -> str:
-        ref = refs[index]
-        source, key = ref[0], keys.get(ref)
-        if source == 0:
-            return names.get(key, "")
-        return f"[CUDA memcpy {labels.get(key, 'Unknown')}]" if source == 1 else "[CUDA memset]"
 
-    return sweep.tables(name_of, lambda after: _launch_starts(db, [ops.ref(i) for i in after]))
+def _sweep_streamed(db: NsysDatabase, present: list[tuple[int, str]], sweep) -> Callable[[tuple], tuple[int, int]]:
+    """Every lane into `sweep` from one ordered query, op by op; an op is its (source, rowid)."""
+    sql = " UNION ALL ".join(f"SELECT deviceId, streamId, start, [end], {source}, rowid FROM {table}"
+                             for source, table in present) + " ORDER BY 1, 3, 4, 5, 6"
+    add = sweep.add
+    try:
+        for device, stream, start, end, source, rowid in db.con.execute(sql):
+            add(device, stream, start, end, (source, rowid))
+    except sqlite3.DatabaseError as exc:
+        raise InputError(f"{db.path}: the export is damaged or truncated ({exc})") from None
+    return lambda op: op
 
 
 def _op_keys(db: NsysDatabase, refs: set[tuple[int, int]]) -> dict[tuple[int, int], object]:
