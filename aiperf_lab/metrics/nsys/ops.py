@@ -78,9 +78,10 @@ def load_gpu_ops(db: NsysDatabase, variant: str = "demangled") -> list[GpuOp]:
     return ops
 
 
-# --- reports in memory bounded by the report, not the export ------------------------------------
-# kernel_breakdown and gpu_idle over an export of millions of kernels: SQLite sums and sorts, Python
-# keeps per-name totals or per-lane state and the top gaps, never one object per kernel.
+# --- the overview's reports over an export of millions of kernels ----------------------------------
+# kernel_breakdown: SQLite sums per name (or cuda_gpu_kern_sum's sums), never one object per kernel.
+# gpu_idle: the ops as columns (the starts a list, the rest 8-byte arrays) sorted and swept per lane; past
+# IN_MEMORY_OPS streamed from SQLite in time order, so memory stays bounded by the report.
 
 def kernel_breakdown(db: NsysDatabase) -> Table:
     """analysis.kernel_breakdown of every kernel, memcpy and memset, from SQL totals per name (the kernels'
@@ -90,7 +91,8 @@ def kernel_breakdown(db: NsysDatabase) -> Table:
     name_col = db.kernel_name_column()
     totals = db.memo.get(("kernel_totals", name_col))  # what cuda_gpu_kern_sum read (and checked) already
     read = {KERNEL: (name_col, "start", "end"), MEMCPY: ("copyKind", "start", "end"), MEMSET: ("start", "end")}
-    present = {table for table, columns in read.items()  # the values are checked where they are read here
+    # Values are checked where they are read: the kernels' by cuda_gpu_kern_sum when it summed them.
+    present = {table for table, columns in read.items()
                if (table == KERNEL and totals is not None) or db.has(table, columns)}
     if not present:
         db.require(KERNEL, what="CUDA kernel data")
