@@ -6,12 +6,12 @@ Goals (issue 11, deliver 5; issue 17, point 4):
   - a Kineto trace read in bounded memory (a 1 GB trace under 1.5 GB RSS), at least as fast as before.
 
 "Bare SQL" is measured two ways, each in its own Python process with sqlite3 on the same file, timed
-like the commands (whole process wall time, its own VmHWM):
+like the commands (whole process: wall time, CPU time from wait4, its own VmHWM):
   - "one GROUP BY": kernels grouped by name with count and total time, the least any kernel
     summary costs (the denominator of "x bare SQL");
   - "every table": the SQLite queries alone that compute the overview's numbers where SQL can: that
-    GROUP BY with min, max and sum of squares, the memcpy one, the NVTX ranges grouped by name and
-    style, and the gaps per device as window functions over the kernels and memcpy in time order
+    GROUP BY with min, max and sum of squares, the memcpy one, the NVTX ranges grouped by text, type
+    and domain, and the gaps per device as window functions over the kernels and memcpy in time order
     (gpu_idle's sweep: the running latest end before each op); what they leave out (medians, names,
     per-stream lanes) makes this a lower bound of the overview's SQL.
 
