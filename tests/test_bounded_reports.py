@@ -151,7 +151,8 @@ def _nvtx_export(path):
     return b.write(path)
 
 
-@pytest.mark.parametrize("path", EXPORTS + ["built"], ids=lambda p: p if isinstance(p, str) else p.parent.name + "/" + p.name)
+@pytest.mark.parametrize("path", EXPORTS + ["built"],
+                         ids=lambda p: p if isinstance(p, str) else p.parent.name + "/" + p.name)
 def test_nvtx_sum_groups_from_sqlite_equal_the_ranges_grouped(path, tmp_path):
     from aiperf_lab.metrics.nsys.nvtx import _durations_by_name
 

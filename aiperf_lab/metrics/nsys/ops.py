@@ -152,9 +152,10 @@ class _GpuOpColumns:
                 "SELECT count(*), min(rowid), group_concat(start), group_concat([end]), "
                 f"total(deviceId IS NOT ? OR streamId IS NOT ?) {within}", (device, stream))[0]
             sparse = count != high - low + 1
-            extra = (["group_concat(deviceId)", "group_concat(streamId)"] if others else [])
+            extra = ["group_concat(deviceId)", "group_concat(streamId)"] if others else []
             extra += ["group_concat(rowid)"] if sparse else []
-            fetched = [parse_integers(text) for text in db.query(f"SELECT {', '.join(extra)} {within}")[0]] if extra else []
+            texts = db.query(f"SELECT {', '.join(extra)} {within}")[0] if extra else ()
+            fetched = [parse_integers(text) for text in texts]
             if others:
                 self.ids_vary = True
                 ids = fetched[:2]
@@ -163,8 +164,8 @@ class _GpuOpColumns:
             else:
                 self.id_pairs.add((device, stream))
                 ids = [array("q", [device]) * count, array("q", [stream]) * count]
-            self._add_chunk(db, table, source, count, first_rowid, [parse_integers(starts), parse_integers(ends), *ids],
-                            fetched[-1] if sparse else None)
+            columns = [parse_integers(starts), parse_integers(ends), *ids]
+            self._add_chunk(db, table, source, count, first_rowid, columns, fetched[-1] if sparse else None)
             low = high + 1
 
     def _add_chunk(self, db: NsysDatabase, table: str, source: int, count: int, first_rowid: int,
