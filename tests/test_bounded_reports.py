@@ -180,3 +180,24 @@ def test_gpu_idle_streamed_from_sql_past_the_in_memory_bound(tmp_path, monkeypat
     monkeypatch.setattr(nsys_ops, "IN_MEMORY_OPS", 10)
     monkeypatch.setattr(nsys_ops, "_sweep_in_memory", None)  # would fail if used
     assert _as_lists(nsys_ops.gpu_idle(db)) == in_memory == _as_lists(analysis.gpu_idle(nsys_ops.load_gpu_ops(db)))
+
+
+@pytest.mark.parametrize("table", ["CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY"])
+@pytest.mark.parametrize("column, value", [("deviceId", "'soon'"), ("streamId", "0.5"), ("streamId", "NULL"),
+                                           ("start", "X'00ff'"), ("start", "'12,13'"), ("end", "1e999"),
+                                           ("end", "4611686018427387904")])
+@pytest.mark.parametrize("where", ["first", "inside"])
+def test_gpu_idle_checks_what_it_reads_as_it_reads_it(tmp_path, table, column, value, where):
+    """No scan of the table first: a wrong value in a column gpu_idle reads is still one line naming it."""
+    import sqlite3
+
+    from fuzz_cases import LM, mutate_export, run_stats
+
+    con = sqlite3.connect(LM)
+    first, last = con.execute(f"SELECT min(rowid), max(rowid) FROM {table}").fetchone()
+    row = first if where == "first" else last // 2  # the row a read range's ids are taken from, or another
+    con.close()
+    outcome = run_stats([mutate_export(LM, tmp_path / "m.sqlite", table, column, value, row),
+                         "--report", "gpu_idle", "--format", "csv"])
+    assert outcome.code == 2 and outcome.err.count("\n") == 1, (outcome.code, outcome.err)
+    assert f"{table}.{column} holds a value that is not" in outcome.err

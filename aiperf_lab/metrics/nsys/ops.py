@@ -12,7 +12,8 @@ from operator import eq, ge, itemgetter
 
 from aiperf_lab.errors import InputError
 from aiperf_lab.metrics.analysis import GpuOp
-from aiperf_lab.metrics.nsys.db import KERNEL, MEMCPY, MEMSET, RUNTIME, NsysDatabase, parse_integers
+from aiperf_lab.metrics.nsys.db import (KERNEL, MEMCPY, MEMSET, RUNTIME, TIME_BOUND, NsysDatabase,
+                                        integers_or_none)
 from aiperf_lab.metrics.tables import Table
 
 # Join a GPU activity row to its runtime call: same correlation id, same process.
@@ -116,6 +117,7 @@ def kernel_breakdown(db: NsysDatabase) -> Table:
 
 _SOURCES = ((KERNEL, "kernel"), (MEMCPY, "memcpy"), (MEMSET, "memset"))
 _IDLE_COLUMNS = ("deviceId", "streamId", "start", "end")
+_TIME_OK = f"BETWEEN -{TIME_BOUND} AND {TIME_BOUND}"
 CHUNK_ROWS = 1 << 18  # rows per read: bounds the transient lists, not the result
 IN_MEMORY_OPS = 3_000_000  # gpu_idle sorts this many ops in memory (about 330 MB), more stream from SQL
 
@@ -148,31 +150,36 @@ class _GpuOpColumns:
                 low = db.query(f"SELECT min(rowid) FROM {table} WHERE rowid > {high}")[0][0]
                 continue
             device, stream = first[0]
-            count, first_rowid, starts, ends, others = db.query(
-                "SELECT count(*), min(rowid), group_concat(start), group_concat([end]), "
-                f"total(deviceId IS NOT ? OR streamId IS NOT ?) {within}", (device, stream))[0]
+            # The values are checked as they are read (no scan of the table first): a time out of range
+            # or not an integer is NULL in the list (which then comes up short), an id not an integer shows.
+            count, first_rowid, starts, ends, others, wrong_ids = db.query(
+                f"SELECT count(*), min(rowid), group_concat(CASE WHEN start {_TIME_OK} THEN start END), "
+                f"group_concat(CASE WHEN [end] {_TIME_OK} THEN [end] END), total(deviceId IS NOT ? OR streamId "
+                f"IS NOT ?), max(typeof(deviceId) <> 'integer' OR typeof(streamId) <> 'integer') {within}",
+                (device, stream))[0]
             sparse = count != high - low + 1
             extra = ["group_concat(deviceId)", "group_concat(streamId)"] if others else []
             extra += ["group_concat(rowid)"] if sparse else []
             texts = db.query(f"SELECT {', '.join(extra)} {within}")[0] if extra else ()
-            fetched = [parse_integers(text) for text in texts]
+            fetched = [integers_or_none(text, count) for text in texts]
             if others:
                 self.ids_vary = True
                 ids = fetched[:2]
-            elif device is None or stream is None:  # the value checks let no NULL through
-                raise InputError(f"{db.path}: not a valid nsys export: {table} has NULL device or stream ids")
             else:
                 self.id_pairs.add((device, stream))
-                ids = [array("q", [device]) * count, array("q", [stream]) * count]
-            columns = [parse_integers(starts), parse_integers(ends), *ids]
+                ids = [array("q", [device]) * count, array("q", [stream]) * count] if not wrong_ids else [None]
+            columns = [integers_or_none(starts, count), integers_or_none(ends, count), *ids]
+            if wrong_ids or any(column is None for column in columns):
+                db.check(table, _IDLE_COLUMNS)  # names the column
+                raise InputError(f"{db.path}: not a valid nsys export: {table} holds times or ids that are not "
+                                 "integers")
             self._add_chunk(db, table, source, count, first_rowid, columns, fetched[-1] if sparse else None)
             low = high + 1
 
     def _add_chunk(self, db: NsysDatabase, table: str, source: int, count: int, first_rowid: int,
                    columns: list, rowids: list[int] | None) -> None:
         if any(len(column) != count for column in columns) or (rowids is not None and len(rowids) != count):
-            # a NULL (group_concat skips it): the value checks let none through
-            raise InputError(f"{db.path}: not a valid nsys export: {table} has NULL ids or times")
+            raise InputError(f"{db.path}: not a valid nsys export: {table} changed while it was read")
         if rowids is not None and any(map(ge, rowids, islice(rowids, 1, None))):
             rowids, *columns = (list(c) for c in zip(*sorted(zip(rowids, *columns))))  # keep rowid order
         self.chunks.append((len(self.start), source, first_rowid, rowids))
@@ -210,7 +217,7 @@ def gpu_idle(db: NsysDatabase, top_gaps: int = 10) -> list[Table]:
     from aiperf_lab.metrics.analysis import IdleSweep
 
     present = [(source, table) for source, (table, _kind) in enumerate(_SOURCES)
-               if db.has(table, _IDLE_COLUMNS)]
+               if db.has(table, ())]  # the values are checked as they are read
     if not present:
         db.require(KERNEL, what="CUDA kernel data")
     if any(table == KERNEL for _source, table in present):
