@@ -2,13 +2,26 @@
 
 Goals (issue 11, deliver 5; issue 17, point 4):
   - the default overview and the big reports of a 2,000,334-kernel export under 400 MB RSS and within
-    10x the bare SQL time (a `GROUP BY` over the kernel table, in the same Python's sqlite3);
+    10x the bare SQL time;
   - a Kineto trace read in bounded memory (a 1 GB trace under 1.5 GB RSS), at least as fast as before.
 
-Each command runs as its own process; its peak RSS comes from wait4(). With --before DIR (a checkout
-of the code to compare with, e.g. `git archive main | tar -x -C DIR`), the same commands run on it too.
+"Bare SQL" is measured two ways, each in its own Python process with sqlite3 on the same file, timed
+like the commands (whole process: wall time, CPU time from wait4, its own VmHWM):
+  - "one GROUP BY": kernels grouped by name with count and total time, the least any kernel
+    summary costs (the denominator of "x bare SQL");
+  - "every table": the SQLite queries alone that compute the overview's numbers where SQL can: that
+    GROUP BY with min, max and sum of squares, the memcpy one, the NVTX ranges grouped by text, type
+    and domain, and the gaps per device as window functions over the kernels and memcpy in time order
+    (gpu_idle's sweep: the running latest end before each op); what they leave out (medians, names,
+    per-stream lanes) makes this a lower bound of the overview's SQL.
 
-    python benchmarks/stats_scale.py --workdir WORKDIR [--kernels 2000000] [--events 1000000] [--before DIR]
+Each command runs as its own process, `--repeat` times, interleaved with the bare SQL (the machine's
+load changes during a run); the table gives medians and the ratio of the medians. With --before DIR
+(a checkout of the code to compare with, e.g. `git archive main | tar -x -C DIR`), the same commands
+run on it too, in the same rounds.
+
+    python benchmarks/stats_scale.py --workdir WORKDIR [--kernels 2000000] [--events 1000000] [--repeat 3]
+        [--reports overview,gpu_idle,...] [--before DIR] [--skip-torch] [--skip-nsys]
 """
 
 from __future__ import annotations
@@ -20,27 +33,47 @@ import random
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 SOURCE_EXPORT = REPO / "tests" / "data" / "h200" / "lm_forward.sqlite"
 SOURCE_TRACE = REPO / "tests" / "data" / "h200" / "torch_encoder_layer.pt.trace.json"
-BARE_SQL = "SELECT demangledName, count(*), sum([end] - start) FROM CUPTI_ACTIVITY_KIND_KERNEL GROUP BY 1"
-NSYS_RUNS = [[], ["--report", "cuda_gpu_kern_sum"], ["--report", "kernel_breakdown"], ["--report", "gpu_idle"],
-             ["--report", "nvtx_sum"], ["--report", "expert_findings"]]
+KERNEL = "CUPTI_ACTIVITY_KIND_KERNEL"
+MEMCPY = "CUPTI_ACTIVITY_KIND_MEMCPY"
+GROUP_BY = f"SELECT demangledName, count(*), sum([end] - start) FROM {KERNEL} GROUP BY 1"
+_SWEEP = ("SELECT deviceId, count(*), sum(start > reach), max(start - reach) FROM (SELECT deviceId, start, "
+          "max([end]) OVER (PARTITION BY deviceId ORDER BY start, [end] ROWS BETWEEN UNBOUNDED PRECEDING AND "
+          "1 PRECEDING) AS reach FROM (SELECT deviceId, start, [end] FROM {tables})) GROUP BY 1")
+EVERY_TABLE = [
+    f"SELECT demangledName, count(*), sum([end] - start), min([end] - start), max([end] - start), "
+    f"sum(([end] - start) * ([end] - start)) FROM {KERNEL} GROUP BY 1",
+    f"SELECT copyKind, count(*), sum([end] - start), min([end] - start), max([end] - start) FROM {MEMCPY} GROUP BY 1",
+    "SELECT textId, text, eventType, domainId, count(*), sum(coalesce([end], start) - start), "
+    "min(coalesce([end], start) - start), max(coalesce([end], start) - start) FROM NVTX_EVENTS "
+    "WHERE eventType IN (59, 60, 70, 71) GROUP BY 1, 2, 3, 4",
+    _SWEEP.format(tables=f"{KERNEL} UNION ALL SELECT deviceId, start, [end] FROM {MEMCPY}"),
+]
+BARE = {"one GROUP BY": [GROUP_BY], "every table": EVERY_TABLE}
+NSYS_REPORTS = ["overview", "cuda_gpu_kern_sum", "kernel_breakdown", "gpu_idle", "nvtx_sum", "expert_findings"]
 TORCH_RUNS = [[], ["--report", "gpu_idle"]]
 
 
-def run_measured(argv: list[str], env: dict[str, str], timeout: float = 3600) -> tuple[float, float, int]:
-    """(wall seconds, peak RSS in MB, exit code) of one process. The child reports its own VmHWM
-    (wait4's ru_maxrss was seen to under-report on this sandboxed VM)."""
-    began = time.monotonic()
-    done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, timeout=timeout,
-                          text=True)
-    wall = time.monotonic() - began
-    peak = [line for line in done.stderr.splitlines() if line.startswith("peak_rss_kb=")]
-    return wall, int(peak[-1].split("=")[1]) / 1024 if peak else float("nan"), done.returncode
+def run_measured(argv: list[str], env: dict[str, str]) -> tuple[float, float, int, float]:
+    """(wall seconds, peak RSS in MB, exit code, CPU seconds) of one process. The child reports its own
+    VmHWM (wait4's ru_maxrss was seen to under-report on this sandboxed VM); its CPU time (user + system,
+    from wait4) is what a loaded machine disturbs least."""
+    with tempfile.TemporaryFile("w+") as err:
+        began = time.monotonic()
+        process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=err, env=env)
+        _pid, status, usage = os.wait4(process.pid, 0)
+        wall = time.monotonic() - began
+        process.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        peak = [line for line in err.read().splitlines() if line.startswith("peak_rss_kb=")]
+    return (wall, int(peak[-1].split("=")[1]) / 1024 if peak else float("nan"), process.returncode,
+            usage.ru_utime + usage.ru_stime)
 
 
 def child(args: list[str]) -> int:
@@ -54,15 +87,22 @@ def child(args: list[str]) -> int:
     return code
 
 
-def bare_sql_seconds(export: Path, repeat: int = 3) -> float:
-    times = []
-    for _ in range(repeat):
-        con = sqlite3.connect(f"file:{export}?mode=ro", uri=True)
-        began = time.monotonic()
-        con.execute(BARE_SQL).fetchall()
-        times.append(time.monotonic() - began)
-        con.close()
-    return min(times)
+def bare_child(export: str, which: str) -> int:
+    """Run one bare SQL set in this process (each query fetched whole), then print its peak RSS."""
+    con = sqlite3.connect(f"file:{export}?mode=ro", uri=True)
+    for sql in BARE[which]:
+        con.execute(sql).fetchall()
+    con.close()
+    with open("/proc/self/status") as status:
+        hwm = next(line for line in status if line.startswith("VmHWM:"))
+    print(f"peak_rss_kb={int(hwm.split()[1])}", file=sys.stderr)
+    return 0
+
+
+def median(values: list[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
 
 
 def make_export(target: Path, kernels: int) -> Path:
@@ -107,13 +147,53 @@ def command(code: Path, target: Path, extra: list[str]) -> tuple[list[str], dict
     return [sys.executable, str(Path(__file__).resolve()), "--child", str(target), "--format", "csv", *extra], env
 
 
+def nsys_table(export: Path, reports: list[str], codes: list[tuple[str, Path]], repeat: int) -> None:
+    """Rounds of: each bare SQL set, then each report on each code; medians and ratios at the end."""
+    walls: dict[tuple[str, str], list[float]] = {}
+    cpus: dict[tuple[str, str], list[float]] = {}
+    peaks: dict[tuple[str, str], list[float]] = {}
+    exits: dict[tuple[str, str], set[int]] = {}
+    for round_ in range(repeat):
+        runs = [((which, ""), [sys.executable, str(Path(__file__).resolve()), "--bare", str(export), which],
+                 dict(os.environ)) for which in BARE]
+        for report in reports:
+            extra = [] if report == "overview" else ["--report", report]
+            for label, code in codes:
+                runs.append(((report, label), *command(code, export, extra)))
+        for key, argv, env in runs:
+            wall, rss, rc, cpu = run_measured(argv, env)
+            for record, value in ((walls, wall), (cpus, cpu), (peaks, rss)):
+                record.setdefault(key, []).append(value)
+            exits.setdefault(key, set()).add(rc)
+            print(f"round {round_ + 1}: {key[0]} {key[1]} wall {wall:.2f} s cpu {cpu:.2f} s {rss:.0f} MB exit {rc}",
+                  file=sys.stderr, flush=True)
+    bare = {which: (median(walls[(which, "")]), median(cpus[(which, "")])) for which in BARE}
+    print(f"\n{export.name}, {repeat} rounds: medians, the range of the wall times in brackets; each ratio "
+          f"divides wall by wall and CPU by CPU time.\n")
+    print("| command | code | wall s | CPU s | peak RSS MB | exit | x one GROUP BY, wall / CPU "
+          f"({bare['one GROUP BY'][0]:.2f} / {bare['one GROUP BY'][1]:.2f} s) | x every table, wall / CPU "
+          f"({bare['every table'][0]:.2f} / {bare['every table'][1]:.2f} s) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for key, times in walls.items():
+        wall, cpu = median(times), median(cpus[key])
+        name = f"bare SQL: {key[0]}" if not key[1] else key[0]
+        ratios = " | ".join(f"{wall / bare[which][0]:.1f} / {cpu / bare[which][1]:.1f}" for which in BARE)
+        print(f"| {name} | {key[1]} | {wall:.2f} [{min(times):.2f}-{max(times):.2f}] | {cpu:.2f} | "
+              f"{max(peaks[key]):.0f} | {','.join(map(str, sorted(exits[key])))} | {ratios} |", flush=True)
+
+
 def main() -> int:
     if sys.argv[1:2] == ["--child"]:
         return child(sys.argv[2:])
+    if sys.argv[1:2] == ["--bare"]:
+        return bare_child(sys.argv[2], sys.argv[3])
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--workdir", required=True, type=Path)
     parser.add_argument("--kernels", type=int, default=2_000_000)
     parser.add_argument("--events", type=int, default=1_000_000)
+    parser.add_argument("--repeat", type=int, default=3, help="rounds of the nsys commands (medians reported)")
+    parser.add_argument("--reports", default=",".join(NSYS_REPORTS),
+                        help=f"nsys commands to time, comma-separated (default: {','.join(NSYS_REPORTS)})")
     parser.add_argument("--before", type=Path, help="another checkout to run the same commands on")
     parser.add_argument("--skip-nsys", action="store_true")
     parser.add_argument("--skip-torch", action="store_true")
@@ -121,27 +201,20 @@ def main() -> int:
     args.workdir.mkdir(parents=True, exist_ok=True)
     random.seed(0)
     codes = [("now", REPO)] + ([("before", args.before.resolve())] if args.before else [])
-    print("| input | command | code | wall s | peak RSS MB | exit | x bare SQL |")
-    print("|---|---|---|---|---|---|---|")
     if not args.skip_nsys:
         export = make_export(args.workdir / f"synthetic_{args.kernels}.sqlite", args.kernels)
-        bare = bare_sql_seconds(export)
-        print(f"| {export.name} | bare sqlite3 GROUP BY | | {bare:.2f} | | | 1.0 |")
-        for extra in NSYS_RUNS:
-            for label, code in codes:
-                argv, env = command(code, export, extra)
-                wall, rss, rc = run_measured(argv, env)
-                print(f"| {export.name} | {' '.join(extra) or 'overview'} | {label} | {wall:.1f} | {rss:.0f} | {rc} "
-                      f"| {wall / bare:.1f} |", flush=True)
+        nsys_table(export, [r.strip() for r in args.reports.split(",") if r.strip()], codes, max(1, args.repeat))
     if not args.skip_torch:
+        print("\n| input | command | code | wall s | CPU s | peak RSS MB | exit |")
+        print("|---|---|---|---|---|---|---|")
         trace = make_trace(args.workdir / f"synthetic_{args.events}.pt.trace.json", args.events)
         size_mb = trace.stat().st_size / 1e6
         for extra in TORCH_RUNS:
             for label, code in codes:
                 argv, env = command(code, trace, extra)
-                wall, rss, rc = run_measured(argv, env)
+                wall, rss, rc, cpu = run_measured(argv, env)
                 print(f"| {trace.name} ({size_mb:.0f} MB) | {' '.join(extra) or 'overview'} | {label} | {wall:.1f} "
-                      f"| {rss:.0f} | {rc} | |", flush=True)
+                      f"| {cpu:.1f} | {rss:.0f} | {rc} |", flush=True)
     return 0
 
 

@@ -628,3 +628,40 @@ def test_the_status_line_shows_sm_activity_next_to_power_where_gpm_reads():
                                          f"SM {sample.gpm.sm_active_pct:.0f}%"]
     sample.gpm = None                              # no GPM (before Hopper): power and utilization only
     assert len(gpu_status_fields(sample)) == 2
+
+
+def test_results_count_a_runs_tables_without_reading_them_and_read_one_when_shown(tmp_path, monkeypatch):
+    """A run's trace tables hold a row per kernel: Results counts rows (a quoted newline is one row) and reads
+    a table only when it is shown; a table with no header or not in UTF-8 is left out, as before."""
+    import shutil
+
+    from aiperf_lab.console.screens.results import SavedTable
+    from aiperf_lab.labs.history import PastRun, load_run
+
+    folder = tmp_path / "run"
+    shutil.copytree(next(DEMO_RUNS.glob("*02-ex04*")), folder)
+    (folder / "tables" / "cuda_gpu_trace.csv").write_text('Start (ns),Name\n1,"two\nlines"\n2,k\n', encoding="utf-8")
+    (folder / "tables" / "empty.csv").write_text("")
+    (folder / "tables" / "latin.csv").write_bytes(b"Name\n\xe9\n")
+    read = []
+    real_table = PastRun.table
+    monkeypatch.setattr(PastRun, "table", lambda self, name: read.append(name) or real_table(self, name))
+    entries = {name: SavedTable(load_run(folder), name) for name in ("cuda_gpu_trace", "empty", "latin")}
+    assert {name: e.count for name, e in entries.items()} == {"cuda_gpu_trace": 2, "empty": -1, "latin": -1}
+    assert read == []
+
+    async def scenario():
+        app = make_app(tmp_path, history=[folder.parent])
+        async with app.run_test(size=(160, 50)) as pilot:
+            app.show_run(folder)
+            await pilot.pause()
+            options = app.screen.query_one(OptionList)
+            labels = [str(o.prompt) for o in options.options]
+            assert "cuda_gpu_trace (2)" in labels and not any(p.startswith(("empty", "latin")) for p in labels)
+            assert "cuda_gpu_trace" not in read
+            options.highlighted = labels.index("cuda_gpu_trace (2)")
+            await pilot.pause()
+            assert read.count("cuda_gpu_trace") == 1
+            assert app.screen.query_one("#results-view").table.rows[0][1] == "two\nlines"
+
+    run(scenario())

@@ -154,6 +154,35 @@ class IdleSweep:
             if end > lane[1]:
                 lane[1] = end
 
+    def add_lane(self, device: int, stream: int | None, starts: Iterable[int], ends: Iterable[int],
+                 refs: Sequence) -> None:
+        """One whole lane at once (stream None: the device's, whose gaps compete for the top gaps), its ops
+        in (start, end, ref) order: the lane add() would build from the same ops, in a loop with nothing
+        else in it (millions of ops). A lane is given either this way or op by op, never both."""
+        if not refs:
+            return
+        ops = iter(zip(starts, ends, refs))
+        first, reach, reach_ref = next(ops)
+        run_start, busy, gaps, largest, largest_ref = first, 0, 0, 0, None
+        keep, top, room = stream is None and self.top_gaps > 0, self._top, self.top_gaps
+        floor = top[0][0] if len(top) >= room > 0 else 0  # a gap shorter than this cannot enter the top
+        for start, end, ref in ops:
+            if start > reach:
+                length = start - reach
+                gaps += 1
+                if length > largest:
+                    largest, largest_ref = length, reach_ref
+                busy += reach - run_start
+                run_start = start
+                if keep and length >= floor:
+                    self._keep_gap(device, reach, length, reach_ref, ref)
+                    floor = top[0][0] if len(top) >= room else 0
+            if end > reach:
+                reach, reach_ref = end, ref
+        # The latest end is the reach: both are the running maximum of the ends.
+        self.lanes[(device, stream)] = [first, reach, len(refs), busy, run_start, reach, reach_ref, gaps, largest,
+                                        largest_ref]
+
     def largest_refs(self) -> list:
         """The ops before each lane's largest gap and around each top gap: the ones whose names show."""
         refs = [lane[_LARGEST_REF] for lane in self.lanes.values() if lane[_GAPS]]

@@ -86,7 +86,7 @@ def kernel_breakdown(db, argument, options):
 
 def gpu_idle(db, _argument, _options):
     from aiperf_lab.metrics.nsys import ops
-    return ops.gpu_idle(db)  # one streamed sweep: memory bounded by the report, not the export
+    return ops.gpu_idle(db)  # ops as columns and a sweep per lane; past 3M ops streamed (bounded memory)
 
 
 def kernel_overlap(db, _argument, _options):

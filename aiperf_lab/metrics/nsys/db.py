@@ -170,6 +170,9 @@ class NsysDatabase:
         if not any(t in self.tables for t in _NSYS_MARKERS):
             raise NotAProfile(f"{self.path}: an SQLite database, but not an Nsight Systems export")
         self._columns: dict[str, list[str]] = {}
+        # What one report computed that another in the same run reuses rather than scan again (the
+        # overview's kernel totals per name: cuda_gpu_kern_sum's groups give kernel_breakdown's sums).
+        self.memo: dict[object, object] = {}
 
     def close(self) -> None:
         for thread, _then, _box in self._prefetched.values():

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Iterator, NamedTuple
 from aiperf_lab.metrics.nsys.db import (COLUMN_TYPES, KERNEL, NVTX, NVTX_DOMAIN_CREATE, NVTX_PUSHPOP, NVTX_RANGE_TYPES,
                                         NVTXT_PUSHPOP, PID_MASK, RUNTIME, TIME_BOUND, NsysDatabase, integers_or_none,
                                         parse_integers, span_sql, split_global_tid)
-from aiperf_lab.errors import MissingData
+from aiperf_lab.errors import InputError, MissingData
 from aiperf_lab.metrics.summary_stats import SUM_COLUMNS, duration_summary, percent_of, summary_rows
 from aiperf_lab.metrics.tables import Table
 
@@ -53,35 +53,14 @@ def load_ranges(db: NsysDatabase, end_bound: str = "all", event_types: tuple = N
     # NVTX_EVENTS is checked as it is read (the reads below); in full only where a read finds a wrong value.
     db.require(NVTX, what="NV Tools Extension (NVTX) data", columns=())
     types = ",".join(str(t) for t in event_types)
-    where = f"eventType IN ({types})" if end_bound != "all" else "1"
-    # (Two aggregates, not SQL's max(a, b), which is NULL when no range has an end at all.) A text or blob
-    # anywhere would be the maximum.
-    bounds = db.query(f"SELECT max(start), max([end]) FROM {NVTX} WHERE {where}")[0]
-    if not all(v is None or (type(v) is int and -TIME_BOUND <= v <= TIME_BOUND) for v in bounds) or \
-            db.query(f"SELECT 1 FROM {NVTX} WHERE typeof(eventType) <> 'integer' LIMIT 1"):  # what picks the rows
-        db.check(NVTX)
-    bound = max((v for v in bounds if v is not None), default=0)
-
-    # Domain names: per (domainId, thread) the name of the earliest create event; joined by process.
-    earliest: dict[tuple[int, int], tuple[int, str | None]] = {}
+    bound = _missing_end_bound(db, end_bound, types)
     # Optional columns, in case an export lacks them: no registered strings, no domains, no
     # cross-thread ends mean NULL, as an export that has the columns but no such events would hold.
     present = db.columns(NVTX)
     text_id = "n.[textId]" if "textId" in present else "NULL"
     domain_id = "n.[domainId]" if "domainId" in present else "0"
     end_tid = "n.[endGlobalTid]" if "endGlobalTid" in present else "NULL"
-    creates = db.query(f"SELECT n.start, n.globalTid, coalesce(s.value, n.text), {domain_id} FROM {NVTX} AS n "
-                       f"LEFT JOIN StringIds AS s ON s.id = {text_id} WHERE n.eventType = {NVTX_DOMAIN_CREATE}")
-    if not all(type(start) is int and -TIME_BOUND <= start <= TIME_BOUND and _int_or_none(gtid) and (name is None or type(name) is str)
-               and _int_or_none(domain) for start, gtid, name, domain in creates):
-        db.check(NVTX)
-    for start, gtid, name, domain in creates:
-        key = (domain, gtid)
-        if key not in earliest or start < earliest[key][0]:
-            earliest[key] = (start, name)
-    prefixes: dict[tuple[int, int], list[str]] = defaultdict(list)
-    for (domain, gtid), (_start, name) in sorted(earliest.items(), key=lambda i: (i[0][0], i[0][1] or 0)):
-        prefixes[(domain, (gtid or 0) & _PID_BITS)].append(f"{name or ''}:")
+    prefixes = _domain_prefixes(db, text_id, domain_id)
     default_prefix = [":"]
 
     pushpop = ",".join(str(t) for t in (NVTX_PUSHPOP, NVTXT_PUSHPOP))
@@ -103,6 +82,38 @@ def load_ranges(db: NsysDatabase, end_bound: str = "all", event_types: tuple = N
         for prefix in prefixes.get((domain, (gtid or 0) & _PID_BITS), default_prefix):
             append(NvtxRange(rid, start, end, gtid, prefix + label, style, elsewhere))
     return ranges
+
+
+def _missing_end_bound(db: NsysDatabase, end_bound: str, types: str) -> int:
+    """What replaces a missing end (see load_ranges). Checks the values it reads (and eventType's type,
+    which picks the rows): a text or blob anywhere would be the maximum."""
+    where = f"eventType IN ({types})" if end_bound != "all" else "1"
+    # (Two aggregates, not SQL's max(a, b), which is NULL when no range has an end at all.)
+    bounds = db.query(f"SELECT max(start), max([end]) FROM {NVTX} WHERE {where}")[0]
+    if not all(v is None or (type(v) is int and -TIME_BOUND <= v <= TIME_BOUND) for v in bounds) or \
+            db.query(f"SELECT 1 FROM {NVTX} WHERE typeof(eventType) <> 'integer' LIMIT 1"):  # what picks the rows
+        db.check(NVTX)
+    return max((v for v in bounds if v is not None), default=0)
+
+
+def _domain_prefixes(db: NsysDatabase, text_id: str, domain_id: str) -> dict[tuple[int, int], list[str]]:
+    """Per (domainId, process bits of the thread): the "<domain name>:" prefixes of its ranges' names, the
+    name of each thread's earliest create event, in (domain, thread) order. Checks the values it reads."""
+    earliest: dict[tuple[int, int], tuple[int, str | None]] = {}
+    creates = db.query(f"SELECT n.start, n.globalTid, coalesce(s.value, n.text), {domain_id} FROM {NVTX} AS n "
+                       f"LEFT JOIN StringIds AS s ON s.id = {text_id} WHERE n.eventType = {NVTX_DOMAIN_CREATE}")
+    if not all(type(start) is int and -TIME_BOUND <= start <= TIME_BOUND and _int_or_none(gtid)
+               and (name is None or type(name) is str) and _int_or_none(domain)
+               for start, gtid, name, domain in creates):
+        db.check(NVTX)
+    for start, gtid, name, domain in creates:
+        key = (domain, gtid)
+        if key not in earliest or start < earliest[key][0]:
+            earliest[key] = (start, name)
+    prefixes: dict[tuple[int, int], list[str]] = defaultdict(list)
+    for (domain, gtid), (_start, name) in sorted(earliest.items(), key=lambda i: (i[0][0], i[0][1] or 0)):
+        prefixes[(domain, (gtid or 0) & _PID_BITS)].append(f"{name or ''}:")
+    return prefixes
 
 
 def _int_or_none(value: object) -> bool:
@@ -154,13 +165,62 @@ def _grouped_ranges(db: NsysDatabase, source: str, bound: int, pushpop: str, end
 
 def nvtx_sum(db: NsysDatabase) -> Table:
     """NVTX Range Summary: range durations grouped by name and style (nested ranges not subtracted)."""
-    groups: dict[tuple[str, str], list[int]] = defaultdict(list)
-    for r in load_ranges(db, end_bound="all"):
-        groups[(r.name, r.style)].append(r.end - r.start)
+    groups = _durations_by_name(db)
     if not groups:
         raise MissingData(f"{db.path.name} does not contain NV Tools Extension (NVTX) data.")
     rows = [[*row[:-1], row[-1][1], row[-1][0]] for row in summary_rows(groups, count_label_rows=False)]
     return Table("nvtx_sum", "NVTX Range Summary", [*SUM_COLUMNS, "Style", "Range"], rows)
+
+
+def _durations_by_name(db: NsysDatabase) -> dict[tuple[str, str], list[int]]:
+    """(range name, style) -> the durations of its ranges (load_ranges(db, "all") grouped), summed up by
+    SQLite per (text, style, domain, thread) without an object per range; the groups in the order their
+    first range comes in load_ranges, as nvtx_sum's ties keep it. The values are checked as they are read
+    (as load_ranges does): any wrong one, and the full check of NVTX_EVENTS names it."""
+    db.require("StringIds", what="StringIds table")
+    db.require(NVTX, what="NV Tools Extension (NVTX) data", columns=())
+    types = ",".join(str(t) for t in NVTX_RANGE_TYPES)
+    bound = _missing_end_bound(db, "all", types)
+    present = db.columns(NVTX)
+    text_id = "n.[textId]" if "textId" in present else "NULL"
+    domain_id = "n.[domainId]" if "domainId" in present else "0"
+    end_tid = "n.[endGlobalTid]" if "endGlobalTid" in present else "NULL"  # not used, but a range's field
+    prefixes = _domain_prefixes(db, text_id, domain_id)
+    pushpop = ",".join(str(t) for t in (NVTX_PUSHPOP, NVTXT_PUSHPOP))
+    time_ok = f"BETWEEN -{TIME_BOUND} AND {TIME_BOUND}"
+    rows = db.query(
+        f"SELECT min(n.rowid), {text_id} AS text_id, n.text, CASE WHEN n.eventType IN ({pushpop}) THEN 'PushPop' "
+        f"ELSE 'StartEnd' END AS style, {domain_id} AS domain, n.globalTid, "
+        f"max(typeof({end_tid}) NOT IN ('null', 'integer')), count(*), "
+        f"group_concat(CASE WHEN n.start {time_ok} AND (n.[end] IS NULL OR n.[end] {time_ok}) "
+        f"THEN coalesce(n.[end], {bound}) - n.start END) FROM {NVTX} AS n "
+        f"WHERE n.eventType IN ({types}) GROUP BY text_id, n.text, style, domain, n.globalTid")
+    if not all(_int_or_none(text_id_value) and (text is None or type(text) is str) and _int_or_none(domain)
+               and _int_or_none(gtid) and not wrong_end_tid
+               for _first, text_id_value, text, _style, domain, gtid, wrong_end_tid, *_rest in rows):
+        db.check(NVTX)
+        raise InputError(f"{db.path}: not a valid nsys export: {NVTX} holds ids or names of the wrong type")
+    strings = db.strings({row[1] for row in rows if row[1] is not None})
+    default_prefix = [":"]
+    firsts: dict[tuple[str, str], tuple[int, int]] = {}
+    parts: list[tuple[tuple[str, str], list[int]]] = []
+    for first, text_id_value, text, style, domain, gtid, _wrong_end_tid, count, durations in rows:
+        label = strings.get(text_id_value)  # as the LEFT JOIN: an id StringIds lacks falls back to the text
+        if label is None:
+            label = text if text is not None else ""
+        values = integers_or_none(durations, count)
+        if values is None:  # a time that is not an integer within +-2^62 (or a NULL start)
+            db.check(NVTX)
+            raise InputError(f"{db.path}: not a valid nsys export: {NVTX} holds times that are not integers")
+        matching = prefixes.get((domain, (gtid or 0) & _PID_BITS), default_prefix) if prefixes else default_prefix
+        for place, prefix in enumerate(matching):
+            key = (prefix + label, style)
+            firsts[key] = min(firsts.get(key, (first, place)), (first, place))
+            parts.append((key, values))
+    groups: dict[tuple[str, str], list[int]] = {key: [] for key in sorted(firsts, key=firsts.__getitem__)}
+    for key, values in parts:
+        groups[key] += values
+    return groups
 
 
 def _enclosing(ranges: list[NvtxRange], launches: list[KernelLaunch],

@@ -20,6 +20,8 @@ def cuda_gpu_kern_sum(db: NsysDatabase, variant: str = "demangled") -> Table:
     # The columns this report reads are checked as it reads them: it must stay near bare-SQL speed.
     db.require(KERNEL, what="CUDA kernel data", columns=())
     by_id = db.grouped_spans(KERNEL, name_col)
+    # kernel_breakdown, next in the overview, takes these totals rather than reading the kernels again.
+    db.memo[("kernel_totals", name_col)] = [(name_id, sum(durations), len(durations)) for name_id, durations in by_id]
     names = db.strings({name_id for name_id, _ in by_id})
     groups: dict[str, list[int]] = defaultdict(list)
     for name_id, durations in by_id:
