@@ -161,7 +161,7 @@ def test_knobs_are_validated_passed_on_and_recorded_and_the_run_is_not_graded(mo
         for bad, message in [(["streams=0"], "between 1 and 16"), (["streams=two"], "takes an int"),
                              (["colour=red"], "no knob 'colour'"), (["streams"], "NAME=VALUE")]:
             with pytest.raises(InputError, match=message):
-                runner.run_exercise("01-ex02", runs_dir=tmp_path, sampler=sampler, knobs=bad)
+                runner.run_exercise("01-ex02", "optimized", runs_dir=tmp_path, sampler=sampler, knobs=bad)
     finally:
         sampler.close()
     assert seen == [{"streams": 8}] and record.knobs == {"streams": 8}
@@ -194,14 +194,34 @@ def labs_cli(*args, cwd=REPO):
 def test_answers_come_after_a_run_and_knobs_are_listed(tmp_path):
     refused = labs_cli("show", "07-ex02", "--answers", "--runs-dir", str(tmp_path))
     assert refused.returncode == 2 and "run 07-ex02-non-matmul-kernels first" in refused.stderr
+    # a run whose workload could not run here (exit 2) gave no numbers: still refused, and it says so
     folder = tmp_path / "20260101T000000Z-07-ex02-non-matmul-kernels-forward"
     folder.mkdir()
+    (folder / "run.json").write_text(json.dumps({"exercise": "07-ex02-non-matmul-kernels", "exit_code": 2}))
+    refused = labs_cli("show", "07-ex02", "--answers", "--runs-dir", str(tmp_path))
+    assert refused.returncode == 2 and "1 run there did not finish" in refused.stderr
     (folder / "run.json").write_text(json.dumps({"exercise": "07-ex02-non-matmul-kernels", "exit_code": 0}))
     shown = labs_cli("show", "07-ex02", "--answers", "--runs-dir", str(tmp_path))
     assert shown.returncode == 0 and shown.stdout.startswith("# Answers")
     knobs = labs_cli("show", "01-ex02", "--knobs")
-    assert "--set streams=<int 1..16, default 4>" in knobs.stdout
+    assert "--set streams=<int 1..16, default 4>" in knobs.stdout and "(variant optimized only)" in knobs.stdout
     assert "3 failed" in labs_cli("--help").stdout
+
+
+def test_a_knob_that_does_not_change_the_variant_is_refused_in_one_line(tmp_path):
+    done = labs_cli("run", "01-ex02", "--variant", "baseline", "--set", "streams=8", "--runs-dir", str(tmp_path))
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip().splitlines() == [
+        "python -m aiperf_lab.labs: --set streams=8: streams changes only the optimized variant of "
+        "01-ex02-kernel-overlap, not baseline; the knobs of baseline: none"]
+    assert not any(tmp_path.iterdir())   # refused before a run folder was made
+    from aiperf_lab.labs.catalog import find_exercise
+    from aiperf_lab.labs.runner import parse_knobs
+    exercise = find_exercise("01-ex03")
+    assert parse_knobs(exercise, ["chunks=16"], "optimized") == {"chunks": 16}
+    with pytest.raises(InputError, match="the knobs of baseline: none"):
+        parse_knobs(exercise, {"chunks": "16"}, "baseline")
+    assert parse_knobs(find_exercise("07-ex01"), ["seq=1024"], "train") == {"seq": 1024}
 
 
 def test_tiny_runs_are_not_graded_and_say_why(tmp_path):
@@ -309,3 +329,14 @@ def test_a_count_whose_name_holds_shared_is_not_taken_for_a_share():
     assert _out_of_bounds("comm_share", 1.5) is not None
     assert _out_of_bounds("idle_time_pct", 120.0) is not None
     assert _out_of_bounds("idle_time_pct", 42.0) is None
+
+
+def test_a_workload_without_numpy_says_so_in_one_line_not_a_torch_warning():
+    pytest.importorskip("torch")
+    code = ("import sys; sys.modules['numpy'] = None\n"   # as if NumPy were not installed
+            "from aiperf_lab.labs.workloads.common import import_torch\n"
+            "print(import_torch().ones(3).sum().item())")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
+    assert done.returncode == 0 and done.stdout.strip() == "3.0"
+    assert done.stderr.splitlines() == ["note: NumPy is not installed (PyTorch warns about it; these workloads do "
+                                        "not use it): pip install numpy, or aiperf-lab[labs] which includes it"]

@@ -52,8 +52,11 @@ def visible_gpu_count() -> int:
     return device_count()  # 0 with no driver or no nvidia-ml-py
 
 
-def parse_knobs(exercise: Exercise, settings: list[str] | dict[str, str] | None) -> dict[str, int | float]:
-    """`--set name=value` settings checked against the exercise's declared knobs (InputError otherwise)."""
+def parse_knobs(exercise: Exercise, settings: list[str] | dict[str, str] | None,
+                variant: str | None = None) -> dict[str, int | float]:
+    """`--set name=value` settings checked against the exercise's declared knobs, and with a variant
+    against the knobs that change that variant (InputError otherwise: a knob the run would ignore is
+    refused, not silently dropped)."""
     pairs = list(settings.items()) if isinstance(settings, dict) else []
     for item in settings if isinstance(settings, list) else []:
         name, sep, value = str(item).partition("=")
@@ -63,7 +66,7 @@ def parse_knobs(exercise: Exercise, settings: list[str] | dict[str, str] | None)
     knobs: dict[str, int | float] = {}
     for name, value in pairs:
         try:
-            knobs[name] = exercise.knob(name).parse(str(value))
+            knobs[name] = exercise.knob(name, variant).parse(str(value))
         except (KeyError, ValueError) as exc:
             raise InputError(f"--set {name}={value}: {exc.args[0]}") from None
     return knobs
@@ -130,7 +133,7 @@ def run_exercise(exercise_id: str, variant: str | None = None, profile: str = "n
         raise InputError(str(exc.args[0])) from None
     if profile not in PROFILERS:
         raise InputError(f"unknown profiler {profile!r}; choose from {', '.join(PROFILERS)}")
-    chosen_knobs = parse_knobs(exercise, knobs)
+    chosen_knobs = parse_knobs(exercise, knobs, chosen.name)
     stamp = datetime.now(timezone.utc)
     folder = Path(runs_dir) / f"{stamp:%Y%m%dT%H%M%SZ}-{exercise.id}-{chosen.name}"
     gpus = visible_gpu_count() if exercise.min_gpus > 1 or exercise.launcher == "torchrun" else 1
