@@ -340,3 +340,34 @@ def test_a_workload_without_numpy_says_so_in_one_line_not_a_torch_warning():
     assert done.returncode == 0 and done.stdout.strip() == "3.0"
     assert done.stderr.splitlines() == ["note: NumPy is not installed (PyTorch warns about it; these workloads do "
                                         "not use it): pip install numpy, or aiperf-lab[labs] which includes it"]
+
+
+@pytest.mark.parametrize("name, tflops, status, info", [
+    ("NVIDIA H200", 400.0, "pass", "nominal_tflops=989, datasheet_tflops_pct=40.4"),
+    ("NVIDIA H200", 200.0, "fail", "nominal_tflops=989, datasheet_tflops_pct=20.2"),
+    # a device the datasheet table does not know is still graded, against the ceiling it measured
+    ("NVIDIA RTX PRO 6000 Blackwell Server Edition", 400.0, "pass",
+     "nominal_tflops=n/a, datasheet_tflops_pct=n/a (no datasheet figure for this device and type (NVIDIA RTX "
+     "PRO 6000 Blackwell Server Edition))"),
+])
+def test_the_baseline_is_graded_against_the_matmul_it_measured_not_the_datasheet(monkeypatch, tmp_path, name,
+                                                                                  tflops, status, info):
+    gpu = FakeGpu(name=name, power_w=300.0)
+    result = {"dtype": "bf16", "tflops": tflops, "matmul_tflops": 700.0, "step_cv": 0.01,
+              "device": "cuda", "size": "full", "gpu_uuids": [_uuid(gpu)]}
+    record = _run(monkeypatch, tmp_path, result, [gpu], exercise="05-ex01")
+    check = next(c for c in record.checks if c.id == "achieves_tflops")
+    assert check.status == status and check.detail.startswith(f"matmul_tflops=700, tflops={tflops:g} | ")
+    assert check.detail.split(" | ", 1)[1] == f"information, not graded: {info}"
+    assert record.grade == ("pass" if status == "pass" else "failed")
+
+
+@pytest.mark.parametrize("high_k, status", [(55.8, "pass"), (30.0, "fail")])
+def test_the_roofline_compute_check_uses_the_sgemm_it_measured(monkeypatch, tmp_path, high_k, status):
+    gpu = FakeGpu(name="NVIDIA H200", power_w=300.0)
+    result = {"dtype": "fp32", "high_k_tflops": high_k, "fp32_gemm_tflops": 51.0,
+              "device": "cuda", "size": "full", "gpu_uuids": [_uuid(gpu)]}
+    record = _run(monkeypatch, tmp_path, result, [gpu], exercise="02-ex03")
+    check = next(c for c in record.checks if c.id == "high_intensity_compute_bound")
+    assert check.status == status
+    assert check.detail == f"fp32_gemm_tflops=51, high_k_tflops={high_k:g} | information, not graded: nominal_tflops=67"

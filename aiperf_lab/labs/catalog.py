@@ -29,6 +29,7 @@ class Check:
     profile: str | None = None   # only evaluated when the run used this profiler (tables it needs)
     gpu_only: bool = True        # CPU runs (--size tiny) skip it
     variant: str | None = None   # only evaluated for runs of this variant
+    info: tuple[str, ...] = ()   # measurements shown beside the verdict, never graded ("n/a" when absent)
 
 
 @dataclass(frozen=True)
@@ -149,7 +150,7 @@ def parse_catalog(document: dict) -> list[Module]:
                              for name, spec in _require(e, "variants", where).items())
             checks = tuple(Check(str(_require(c, "id", where)), str(_require(c, "text", where)),
                                  str(_require(c, "expr", where)), c.get("profile"), bool(c.get("gpu_only", True)),
-                                 c.get("variant"))
+                                 c.get("variant"), tuple(str(n) for n in c.get("info") or ()))
                            for c in e.get("checks", ()))
             for check in checks:
                 expressions.parse(check.expr)  # a malformed check fails at load, not mid-run
