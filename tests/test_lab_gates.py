@@ -371,3 +371,17 @@ def test_the_roofline_compute_check_uses_the_sgemm_it_measured(monkeypatch, tmp_
     check = next(c for c in record.checks if c.id == "high_intensity_compute_bound")
     assert check.status == status
     assert check.detail == f"fp32_gemm_tflops=51, high_k_tflops={high_k:g} | information, not graded: nominal_tflops=67"
+
+
+def test_every_walkthrough_leads_from_symptom_to_evidence_to_hypothesis_and_the_answers_name_the_cause():
+    import re
+    from aiperf_lab.labs.catalog import all_exercises
+    for exercise in all_exercises():
+        look = exercise.walkthrough_text().split("## What to look at", 1)[1].split("\n## ", 1)[0]
+        marks = [look.find(f"**{step}") for step in ("Symptom.", "Evidence", "Hypothesis")]
+        assert -1 not in marks and marks == sorted(marks), f"{exercise.id}: symptom, evidence, hypothesis {marks}"
+        assert "**Test it.**" in look, exercise.id
+        # the answers open with the cause (or what the evidence shows) before the numbered answers
+        answers = exercise.answers_text()
+        lead = answers.split("\n\n", 2)[1]
+        assert lead.startswith(("The cause", "What the evidence shows")) and not re.match(r"\d\. ", lead), exercise.id
