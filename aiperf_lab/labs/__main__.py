@@ -95,7 +95,8 @@ def run(argv: list[str]) -> int:
     if record.exit_code == 2:
         print(f"grade: {record.grade} ({record.grade_reason})")
         raise InputError(f"the workload could not run here (see {record.folder}/stdout.log)")
-    if exercise.answers_text() is not None:
+    if exercise.answers_text() is not None and record.exit_code == 0 and not record.cancelled:
+        # the same rule as `show --answers` (labs.history.answers_unlocked): a finished run
         print(f"answers to the walkthrough's questions: {PROG} show {exercise.id} --answers")
     print(f"grade: {record.grade} ({record.grade_reason})")
     return EXIT_FAILED if record.grade == "failed" else 0
