@@ -19,6 +19,7 @@ from conftest import REPO
 pytest.importorskip("textual")
 
 from textual.widgets import DataTable, Log, OptionList  # noqa: E402
+from textual.events import Key  # noqa: E402
 
 from aiperf_lab.console.app import LabConsole  # noqa: E402
 from aiperf_lab.console.context import DEMO_RUNS, ConsoleContext  # noqa: E402
@@ -263,6 +264,22 @@ def test_results_filter_sort_and_export(tmp_path):
             await pilot.pause()
             rows = view.visible_rows()
             assert len(rows) == 1 and "transpose_padded" in rows[0][1]
+            await pilot.press("slash")          # a second / inside the box is typed, not a new filter
+            await pilot.press(*"x/y")
+            assert screen.query_one("#table-filter").value == "x/y"
+            await pilot.press("escape")
+            await pilot.pause()
+            exports = tmp_path / "runs" / "exports"
+            for key, char in (("slash", "/"), *((c, c) for c in "adde")):   # one burst: e typed, not export
+                event = Key(key, char)
+                event.set_sender(app)
+                app._driver.send_message(event)
+            for _ in range(4):
+                await pilot.pause()
+            assert screen.query_one("#table-filter").value == "adde" and not exports.exists()
+            await pilot.press("enter")
+            await pilot.pause()
+            assert len(view.visible_rows()) == 1          # "padded" contains "adde"
             await pilot.press("escape", "right", "right", "right", "s")   # sort by Duration, longest first
             await pilot.pause()
             durations = [r[3] for r in view.visible_rows()]

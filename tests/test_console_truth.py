@@ -21,7 +21,7 @@ from conftest import REPO
 pytest.importorskip("textual")
 
 from rich.text import Text  # noqa: E402
-from textual.widgets import DataTable, Input, Log  # noqa: E402
+from textual.widgets import DataTable, Input, Log, Static  # noqa: E402
 from textual.widgets._footer import FooterKey  # noqa: E402
 
 from aiperf_lab.console import view_model  # noqa: E402
@@ -31,7 +31,7 @@ from aiperf_lab.console.screens.history import HistoryScreen  # noqa: E402
 from aiperf_lab.console.screens.labs import LabsScreen  # noqa: E402
 from aiperf_lab.console.screens.monitor import MonitorScreen  # noqa: E402
 from aiperf_lab.console.screens.results import ResultsScreen  # noqa: E402
-from aiperf_lab.console.screens.run import RunScreen  # noqa: E402
+from aiperf_lab.console.screens.run import ConfirmCancel, RunScreen  # noqa: E402
 from aiperf_lab.console.screens.triage import TriageScreen  # noqa: E402
 from aiperf_lab.console.widgets import Confirm, StatusLine  # noqa: E402
 from aiperf_lab.labs.grading import grade_run  # noqa: E402
@@ -203,6 +203,30 @@ def test_old_run_folders_get_a_grade_in_history(tmp_path):
     asyncio.run(scenario())
 
 
+def test_demo_history_tells_bundled_runs_from_local_ones(tmp_path):
+    async def scenario():
+        app = make_app(tmp_path, GradedRunner(), history=[tmp_path / "runs", DEMO_RUNS])
+        async with app.run_test(size=(80, 24)) as pilot:
+            await run_to_the_end(app, pilot)           # one run made here
+            await pilot.press("5")
+            await pilot.pause()
+            table = app.screen.query_one("#history-table", DataTable)
+            marks = [str(table.get_cell_at((r, 0))) for r in range(table.row_count)]
+            bundled = len(list(DEMO_RUNS.glob("*/run.json")))
+            assert marks.count("d") == bundled and bundled >= 1 and marks.count("") == 1
+            status = text_of(app.screen.query_one("#history-status"))
+            assert f"({bundled} bundled demo runs, marked d)" in status
+            local = next(r for r in range(table.row_count) if str(table.get_cell_at((r, 0))) == "")
+            table.move_cursor(row=local)
+            await pilot.pause()
+            assert "bundled" not in text_of(app.screen.query_one("#history-status")).splitlines()[-1]
+            table.move_cursor(row=next(r for r in range(table.row_count) if r != local))
+            await pilot.pause()
+            assert "(bundled demo run, not from this machine)" in text_of(app.screen.query_one("#history-status"))
+
+    asyncio.run(scenario())
+
+
 # --- 2. layout at 80x24 and 200x60 -------------------------------------------------------------------------
 @pytest.mark.parametrize("size", SIZES)
 def test_every_screen_shows_help_and_quit_and_the_result_column(tmp_path, size):
@@ -279,6 +303,33 @@ def test_triage_keys_never_type_into_the_duration_unasked(tmp_path, size):
             await pilot.press("k")
             await pilot.pause()
             assert bench.value and str(bench.label) != off and "ON" in str(bench.label) and "off" in off
+
+    asyncio.run(scenario())
+
+
+def _send_key(app, key, char):
+    """A key as the terminal driver delivers it, without waiting for the app to go idle (as Pilot does)."""
+    from textual import events
+    event = events.Key(key, char)
+    event.set_sender(app)
+    app._driver.send_message(event)
+
+
+def test_keys_typed_in_one_burst_after_d_reach_the_duration(tmp_path):
+    # Over SSH a user types "d", then "120" before the next frame: the digits must land in the box,
+    # replacing the old value, not switch screens (1 is the Labs screen's key).
+    async def scenario():
+        app = make_app(tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("6")
+            await pilot.pause()
+            box = app.screen.query_one("#triage-duration", Input)
+            for key in "d120":             # queued together, no frame in between
+                _send_key(app, key, key)
+            await pilot.pause()
+            await pilot.pause()
+            assert isinstance(app.screen, TriageScreen)
+            assert app.focused is box and box.value == "120"
 
     asyncio.run(scenario())
 
@@ -590,3 +641,42 @@ def test_a_shows_the_walkthrough_answers_and_again_goes_back(tmp_path, size):
             assert markdown.source == exercise.walkthrough_text()
 
     asyncio.run(scenario())
+
+
+def test_the_quit_question_follows_work_that_ends_under_it(tmp_path):
+    async def scenario():
+        app = make_app(tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            triage = RunningTriage()
+            app.ctx.triage = triage
+            await pilot.press("q")
+            await pilot.pause()
+            assert isinstance(app.screen, Confirm)
+            question = app.screen.query_one("#confirm-question", Static)
+            assert "Quit and stop the triage bundle" in str(question.render())
+            triage.stop()                          # the bundle finishes while the dialog is up
+            await wait_until(pilot, lambda: "has ended" in str(question.render()))
+            assert "nothing is left to stop" in str(question.render())
+            await pilot.press("y")
+            await pilot.pause()
+        return app
+
+    assert asyncio.run(scenario()).return_code == 0
+
+
+def test_the_cancel_question_closes_when_the_run_ends_under_it(tmp_path):
+    async def scenario():
+        app = make_app(tmp_path, GradedRunner(wait_for_cancel=True))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("down", "down", "r")
+            await wait_until(pilot, lambda: app.ctx.run is not None and app.ctx.run.running)
+            await pilot.press("x")
+            await pilot.pause()
+            assert isinstance(app.screen, ConfirmCancel)
+            app.ctx.run.cancel.set()               # the run ends by another way (here: as if it finished)
+            await wait_until(pilot, lambda: not isinstance(app.screen, ConfirmCancel), timeout=10)
+            assert not app.ctx.run.running
+        return app
+
+    app = asyncio.run(scenario())
+    app.ctx.stop_work()

@@ -248,3 +248,20 @@ def test_an_nsys_report_we_do_not_make_says_so_in_one_line(capsys):
     assert code == 2 and captured.out == ""
     assert "um_sum is an `nsys stats` report aiperf-stats does not make" in captured.err
     assert len(captured.err.strip().splitlines()) == 1
+
+
+def test_recording_without_gpus_says_so_instead_of_an_empty_table(tmp_path, capsys):
+    # What triage writes on a machine where NVML sees no GPU: the metadata names no device and the
+    # rows hold host CPU and memory only.
+    recording = tmp_path / "telemetry.csv"
+    recording.write_text(
+        '# aiperf-telemetry {"version":2,"rate_hz":10.0,"devices":[]}\n'
+        "t_s,gpu,power_w,energy_j,util_gpu_pct,cpu_pct,host_mem_used_bytes,host_mem_total_bytes,utc_ns\n"
+        "0.0000,,,,,,930484224,25276063744,1795403485674097996\n"
+        "0.1000,,,,,12.5,930484224,25276063744,1795403485774097996\n")
+    for args in ([recording], [recording, "--report", "telemetry_findings"],
+                 [recording, "--report", "telemetry_summary,telemetry_findings"]):
+        code, out, err = run_cli(args, capsys)
+        assert_one_line_error(code, err, "has no GPU rows")
+        assert out == ""
+        assert err.count("has no GPU rows") == 1

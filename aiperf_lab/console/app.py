@@ -208,7 +208,10 @@ class LabConsole(App):
             if yes:
                 self.exit()
         what, how = busy
-        self.push_screen(Confirm(f"Quit and stop {what}? (y / n)\n{how}", "Quit", "Keep going"), answered)
+        ended = f"{what[0].upper()}{what[1:]} has ended: nothing is left to stop. Quit? (y / n)"
+        self.push_screen(Confirm(f"Quit and stop {what}? (y / n)\n{how}", "Quit", "Keep going",
+                                 still_applies=lambda: self.busy_with() is not None,
+                                 when_over=(ended, "Quit")), answered)
 
     def get_system_commands(self, screen):
         yield from super().get_system_commands(screen)

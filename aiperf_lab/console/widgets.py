@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 from pathlib import Path
+from typing import Callable
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -178,9 +179,14 @@ class TableView(Vertical):
 
     def action_filter(self) -> None:
         box = self.query_one("#table-filter", Input)
+        if box.has_focus:                 # the key is priority-bound: inside the box it is just a "/"
+            box.insert_text_at_cursor("/")
+            return
         box.display = True
         box.value = self._filter
-        box.focus()
+        # Focus moves now, not at the next idle (box.focus()): the rest of a burst such as "/kernel" is
+        # already queued and must be typed into the box, not taken as keys (e exports, s sorts).
+        self.screen.set_focus(box)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id == "table-filter":
@@ -241,20 +247,43 @@ MAX_CELL = 60   # before the view has a size
 
 
 class Confirm(ModalScreen[bool]):
-    """A yes/no question: y or the first button says yes; n, escape or the second says no."""
+    """A yes/no question: y or the first button says yes; n, escape or the second says no.
+
+    `still_applies` (polled four times a second) says whether the question is still true; once it is
+    not (the run ended under the dialog), the question becomes `when_over`, or the dialog closes
+    answering no when there is nothing left to ask."""
 
     BINDINGS = [Binding("y", "answer(True)", "Yes"), Binding("n,escape", "answer(False)", "No")]
 
-    def __init__(self, question: str, yes: str, no: str) -> None:
+    def __init__(self, question: str, yes: str, no: str, still_applies: Callable[[], bool] | None = None,
+                 when_over: tuple[str, str] | None = None) -> None:
         super().__init__()
         self.question, self.yes, self.no = question, yes, no
+        self._still_applies, self._when_over = still_applies, when_over
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm"):
-            yield Static(self.question)
+            yield Static(self.question, id="confirm-question")
             with Horizontal():
                 yield Button(f"{self.yes} (y)", id="yes", variant="error")
                 yield Button(f"{self.no} (n)", id="no")
+
+    def on_mount(self) -> None:
+        if self._still_applies is not None:
+            self._watch = self.set_interval(0.25, self._recheck)
+
+    def _recheck(self) -> None:
+        if self._still_applies is None or self._still_applies():
+            return
+        self._still_applies = None
+        self._watch.stop()
+        if self._when_over is None:
+            self.dismiss(False)
+            return
+        question, yes = self._when_over
+        self.query_one("#confirm-question", Static).update(question)
+        button = self.query_one("#yes", Button)
+        button.label, button.variant = f"{yes} (y)", "primary"
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "yes")

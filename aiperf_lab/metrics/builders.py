@@ -44,9 +44,19 @@ def ncu_metrics(kernels, _argument, _options):
 
 def telemetry_summary(recording, _argument, _options):
     from aiperf_lab.metrics.telemetry.summary import telemetry_summary as summary
+    _require_gpu_rows(recording)
     return [summary(recording.devices, recording.ticks)]
 
 
 def telemetry_findings(recording, _argument, _options):
     from aiperf_lab.metrics.telemetry.summary import telemetry_findings as findings
+    _require_gpu_rows(recording)
     return [findings(recording.devices, recording.ticks)]
+
+
+def _require_gpu_rows(recording) -> None:
+    # A recording made where NVML saw no GPU holds host CPU and memory only: an empty table would
+    # read as "nothing happened" rather than "nothing was measured".
+    if not recording.devices:
+        raise MissingData(f"{recording.path.name} has no GPU rows: NVML saw no GPU where it was recorded "
+                          "(it holds host CPU and memory only)")

@@ -127,7 +127,7 @@ def _run(argv: list[str]) -> int:
         except MissingData as exc:
             skipped.append(str(exc))
     if not tables:  # everything asked for is missing: one line, exit 2
-        raise InputError("nothing to report: " + " ".join(skipped))
+        raise InputError("nothing to report: " + " ".join(dict.fromkeys(skipped)))  # each reason once
     for reason in skipped:  # as nsys does when some reports have no data
         print(printable(f"SKIPPED: {reason}"), file=sys.stderr)
     for notice in profile.notices[said:]:  # e.g. a rank without the data a report needs

@@ -37,6 +37,7 @@ class HistoryScreen(Screen):
     def action_reload(self) -> None:
         from aiperf_lab.labs.history import list_runs
         self.runs = [run for folder in self.app.ctx.history_dirs for run in list_runs(folder)]
+        self._bundled = {run.folder for run in self.runs if self._is_bundled(run)}
         self.runs.sort(key=lambda r: str(r.record.get("started_utc", "")), reverse=True)
         table = self.query_one(DataTable)
         table.clear()
@@ -47,7 +48,8 @@ class HistoryScreen(Screen):
             grade = run.grade
             energy = (r.get("energy") or {}).get("joules")
             exercise = str(r.get("exercise", ""))
-            table.add_row("*" if self.marked is not None and run.folder == self.marked.folder else "",
+            mark = "*" if self.marked is not None and run.folder == self.marked.folder else ""
+            table.add_row(mark + ("d" if run.folder in self._bundled else ""),
                           Text(grade_label(grade.word, ascii_only), style=GRADE_STYLE.get(grade.word, "")),
                           exercise[:cut] + ("…" if len(exercise) > cut else ""), r.get("variant", ""),
                           r.get("profile", ""), r.get("seconds", ""),
@@ -57,11 +59,21 @@ class HistoryScreen(Screen):
         self._update_status()
         table.focus()
 
+    def _is_bundled(self, run) -> bool:
+        """A run shipped with --demo (made on the lent H200), not one made on this machine."""
+        from aiperf_lab.console.context import DEMO_RUNS
+        try:
+            return run.folder.resolve().is_relative_to(DEMO_RUNS.resolve())
+        except OSError:
+            return False
+
     def _cursor_grade(self) -> str:
         run = self._current()
         if run is None:
             return ""
-        return f"\n{run.label}: {grade_label(run.grade.word, self.app.ctx.ascii_only)}: {run.grade.reason}"
+        where = " (bundled demo run, not from this machine)" if run.folder in self._bundled else ""
+        return (f"\n{run.label}{where}: {grade_label(run.grade.word, self.app.ctx.ascii_only)}: "
+                f"{run.grade.reason}")
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._update_status()
@@ -69,7 +81,9 @@ class HistoryScreen(Screen):
     def _update_status(self) -> None:
         where = ", ".join(str(d) for d in self.app.ctx.history_dirs)
         self.query_one("#history-status", Static).update(
-            f"{len(self.runs)} runs. enter: open  m: mark as before  c: compare with the marked one"
+            f"{len(self.runs)} runs"
+            + (f" ({len(self._bundled)} bundled demo runs, marked d)" if self._bundled else "")
+            + ". enter: open  m: mark as before  c: compare with the marked one"
             + self._cursor_grade() if self.runs else f"no runs yet in {where}")
 
     def _current(self):

@@ -22,7 +22,8 @@ PREFERRED = ["cuda_gpu_kern_sum", "kernel_breakdown", "ncu_summary", "nvtx_sum",
 
 
 class ResultsScreen(Screen):
-    BINDINGS = [Binding("slash", "filter", "Filter"), Binding("s", "sort", "Sort column"),
+    # slash is a priority binding so that "/gemm" typed in one burst filters (see TableView.action_filter)
+    BINDINGS = [Binding("slash", "filter", "Filter", priority=True), Binding("s", "sort", "Sort column"),
                 Binding("e", "export", "Export CSV")]
 
     def compose(self) -> ComposeResult:

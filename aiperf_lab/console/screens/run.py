@@ -5,6 +5,7 @@ from the run's record (what run.json holds), never from what was asked."""
 from __future__ import annotations
 
 import time
+from typing import Callable
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -19,9 +20,11 @@ LOG_LINES = 10_000
 
 
 class ConfirmCancel(Confirm):
-    def __init__(self) -> None:
+    """Closes by itself, answering no, when the run ends while it is asking."""
+
+    def __init__(self, still_running: Callable[[], bool] | None = None) -> None:
         super().__init__("Stop the running workload? (y / n)\nIt gets Ctrl-C first, so a profiler can still write "
-                         "its report.", "Stop it", "Keep running")
+                         "its report.", "Stop it", "Keep running", still_applies=still_running)
 
 
 class RunScreen(Screen):
@@ -148,7 +151,13 @@ class RunScreen(Screen):
                 session.cancel.set()   # the header says "stopping" until run.json says how it ended
                 self.tick()
 
-        self.app.push_screen(ConfirmCancel(), answered)
+        def still_running() -> bool:
+            if session.running:
+                return True
+            self.notify("the run ended before it was stopped")
+            return False
+
+        self.app.push_screen(ConfirmCancel(still_running), answered)
 
     def action_open_results(self) -> None:
         session = self.app.ctx.run

@@ -21,7 +21,7 @@ class TriageScreen(Screen):
     # The duration box takes focus only after d: everywhere else digits and letters are the console's keys.
     AUTO_FOCUS = "#triage-log"
     BINDINGS = [Binding("b", "start", "Start bundle"), Binding("x", "stop", "Stop"),
-                Binding("d", "edit_duration", "Duration"), Binding("k", "toggle_bench", "Bench"),
+                Binding("d", "edit_duration", "Duration", priority=True), Binding("k", "toggle_bench", "Bench"),
                 Binding("escape", "leave_duration", "Leave the field", show=False)]
 
     def compose(self) -> ComposeResult:
@@ -48,7 +48,11 @@ class TriageScreen(Screen):
     def action_edit_duration(self) -> None:
         box = self.query_one("#triage-duration", Input)
         box.can_focus = True
-        box.focus()
+        # Keys typed in the same burst as d ("d120" over SSH) are already queued, and each is routed to
+        # whatever has focus when the app takes it: so d is a priority binding (its action runs as the
+        # app takes d, not after the old focus has had the next keys) and focus moves now, not at the
+        # next idle as box.focus() would.
+        self.set_focus(box)
 
     def action_leave_duration(self) -> None:
         box = self.query_one("#triage-duration", Input)
