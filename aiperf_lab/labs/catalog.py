@@ -154,6 +154,8 @@ def parse_catalog(document: dict) -> list[Module]:
                            for c in e.get("checks", ()))
             for check in checks:
                 expressions.parse(check.expr)  # a malformed check fails at load, not mid-run
+                if not all(name.isidentifier() for name in check.info):
+                    raise CatalogError(f"{where}: check {check.id}'s info names a measurement that cannot exist")
                 if check.variant is not None and check.variant not in {v.name for v in variants}:
                     raise CatalogError(f"{where}: check {check.id} names an unknown variant {check.variant!r}")
                 if check.profile is not None and check.profile not in PROFILERS:
