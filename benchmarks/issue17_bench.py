@@ -2,10 +2,14 @@
 with a byte-for-byte check of the CSVs (issue 17). Used by benchmarks/verify_issue17.sh on the GPU machine;
 runs here too (without nsys only our figures and sqlite3's).
 
-    python benchmarks/issue17_bench.py EXPORT.sqlite --out DIR [--repeat 3] [--reports a,b] [--small SMALL.sqlite]
+    python benchmarks/issue17_bench.py EXPORT.sqlite --out DIR [--repeat 5] [--reports a,b] [--small SMALL.sqlite]
 
-Each command is run --repeat times interleaved; the best wall time is kept (the machine is shared). Peak
-RSS comes from the kernel (os.wait4). Writes DIR/bench.json and prints a markdown table.
+Each command is run --repeat times, interleaved (a noisy machine slows every command alike); the table
+gives the median wall time of each and the ratios of medians taken in this one run. The bare GROUP BY is
+the sqlite3 command-line tool's where there is one (else the same query from a Python process):
+`SELECT demangledName, count(*), sum/avg/min/max([end]-start) FROM CUPTI_ACTIVITY_KIND_KERNEL GROUP BY 1`.
+Peak RSS of the trace reports (with --small, or --traces) comes from the kernel (os.wait4). Writes
+DIR/bench.json and prints a markdown table.
 """
 
 from __future__ import annotations
@@ -15,12 +19,13 @@ import hashlib
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-REPORTS = ["nvtx_kern_sum", "nvtx_gpu_proj_sum", "cuda_gpu_kern_sum", "cuda_kern_exec_sum"]
+REPORTS = ["nvtx_kern_sum", "nvtx_gpu_proj_sum", "nvtx_gpu_proj_trace", "cuda_gpu_kern_sum", "cuda_kern_exec_sum"]
 TRACES = ["cuda_gpu_trace", "cuda_api_trace", "cuda_kern_exec_trace", "nvtx_pushpop_trace", "nvtx_gpu_proj_trace"]
 GROUP_BY = ("SELECT demangledName, count(*), sum([end]-start), avg([end]-start), min([end]-start), "
             "max([end]-start) FROM CUPTI_ACTIVITY_KIND_KERNEL GROUP BY demangledName")
@@ -86,17 +91,22 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("export")
     parser.add_argument("--out", required=True)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--reports", default=",".join(REPORTS))
     parser.add_argument("--small", help="a small export: trace reports' peak memory there, for comparison")
+    parser.add_argument("--traces", action="store_true", help="measure the trace reports' peak memory")
     args = parser.parse_args()
+    # Byte-compiled first, as pip install leaves a package: with PYTHONDONTWRITEBYTECODE set every run would
+    # compile each module again.
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(__file__).resolve().parent.parent / "aiperf_lab")],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     out = Path(args.out)
     work = out / "work"
     work.mkdir(parents=True, exist_ok=True)
     export = str(Path(args.export).resolve())
     nsys = shutil.which("nsys")
     sqlite3 = shutil.which("sqlite3")
-    results: dict = {"export": export, "nsys": bool(nsys), "reports": {}, "traces": {}}
+    results: dict = {"export": export, "nsys": bool(nsys), "repeat": args.repeat, "reports": {}, "traces": {}}
 
     commands: dict[str, list[str]] = {}
     if sqlite3:
@@ -110,51 +120,72 @@ def main() -> int:
             commands[f"nsys {report}"] = [nsys, "stats", "--report", report, "--format", "csv", "--output",
                                           str(work / "nsys"), "--force-overwrite", "true", "--force-export", "false",
                                           export]
-    best: dict[str, float] = {}
+    walls: dict[str, list[float]] = {name: [] for name in commands}
     codes: dict[str, int] = {}
     for _ in range(args.repeat):
         for name, argv in commands.items():
             wall, code, _rss = run(argv)
             codes[name] = code
             if code == 0:
-                best[name] = min(best.get(name, float("inf")), wall)
-    base = best.get("sqlite3 GROUP BY") or best.get("python sqlite3 GROUP BY")
+                walls[name].append(wall)
+    median = {name: statistics.median(values) for name, values in walls.items() if values}
+    base_name = "sqlite3 GROUP BY" if "sqlite3 GROUP BY" in median else "python sqlite3 GROUP BY"
+    base = median.get(base_name)
     for report in reports:
-        entry = {"aiperf_s": best.get(f"aiperf {report}"), "aiperf_exit": codes.get(f"aiperf {report}")}
+        entry = {"aiperf_s": median.get(f"aiperf {report}"), "aiperf_runs_s": walls[f"aiperf {report}"],
+                 "aiperf_exit": codes.get(f"aiperf {report}")}
         with (work / f"ours_{report}.csv").open("wb") as handle:
             run(ours(export, report), stdout=handle)
         if nsys:
-            entry["nsys_s"] = best.get(f"nsys {report}")
+            entry["nsys_s"] = median.get(f"nsys {report}")
+            entry["nsys_runs_s"] = walls[f"nsys {report}"]
+            entry["nsys_exit"] = codes.get(f"nsys {report}")
             theirs = work / f"nsys_{report}.csv"
             entry["identical"] = theirs.exists() and sha(theirs) == sha(work / f"ours_{report}.csv")
             entry["nsys_sha256"] = sha(theirs)
         results["reports"][report] = entry
-    results["group_by_s"] = base
-    for trace in TRACES:
-        entry = {}
-        for label, path in (("big", export), ("small", args.small)):
-            if path:
-                wall, code, rss = run(ours(str(Path(path).resolve()), trace))
-                entry[label] = {"wall_s": wall, "exit": code, "peak_rss_kib": rss}
-        results["traces"][trace] = entry
+    results["group_by"] = {"name": base_name, "median_s": base, "runs_s": walls.get(base_name),
+                           "python_median_s": median.get("python sqlite3 GROUP BY")}
+    if args.small or args.traces:
+        for trace in TRACES:
+            entry = {}
+            for label, path in (("big", export), ("small", args.small)):
+                if path:
+                    wall, code, rss = run(ours(str(Path(path).resolve()), trace))
+                    entry[label] = {"wall_s": wall, "exit": code, "peak_rss_kib": rss}
+            results["traces"][trace] = entry
     (out / "bench.json").write_text(json.dumps(results, indent=1))
+    print(table(results))
+    return 0
 
-    print("| report | aiperf-stats (s) | nsys stats (s) | faster than nsys | x bare GROUP BY | CSV identical |")
-    print("|---|---|---|---|---|---|")
+
+def _s(value: float | None) -> str:
+    return f"{value:.3f}" if value is not None else "failed"
+
+
+def table(results: dict) -> str:
+    """The markdown the verify script keeps: per report, medians and the ratios of medians."""
+    group_by = results["group_by"]
+    base = group_by["median_s"]
+    nsys = results["nsys"]
+    lines = [f"Median of {results['repeat']} whole-process runs each, interleaved; bare GROUP BY = {group_by['name']} "
+             f"({_s(base)} s; from a Python process {_s(group_by['python_median_s'])} s).", "",
+             "| report | aiperf-stats (s) | x bare GROUP BY (goal <= 3; cuda_gpu_kern_sum <= 2) | nsys stats (s) | "
+             "faster than nsys (goal >= 3) | CSV identical |", "|---|---|---|---|---|---|"]
     for report, e in results["reports"].items():
         a, n = e.get("aiperf_s"), e.get("nsys_s")
-        speed = f"{n / a:.2f}x" if a and n else "n/a"
         ratio = f"{a / base:.2f}x" if a and base else "n/a"
-        print(f"| {report} | {a or float('nan'):.3f} | {n if n is not None else float('nan'):.3f} | {speed} | "
-              f"{ratio} | {e.get('identical', 'no nsys')} |")
-    print(f"\nbare sqlite3 GROUP BY over the kernels: {base or float('nan'):.3f} s\n")
-    print("| trace report | wall (s), big | peak RSS (MiB), big | peak RSS (MiB), small |")
-    print("|---|---|---|---|")
-    for trace, e in results["traces"].items():
-        big, small = e.get("big", {}), e.get("small", {})
-        print(f"| {trace} | {big.get('wall_s', float('nan')):.2f} (exit {big.get('exit')}) | "
-              f"{big.get('peak_rss_kib', 0) / 1024:.0f} | {small.get('peak_rss_kib', 0) / 1024:.0f} |")
-    return 0
+        speed = f"{n / a:.2f}x" if a and n else "n/a"
+        exit_note = "" if e.get("aiperf_exit") == 0 else f" (exit {e.get('aiperf_exit')})"
+        lines.append(f"| {report} | {_s(a)}{exit_note} | {ratio} | {_s(n) if nsys else 'no nsys'} | "
+                     f"{speed if nsys else 'n/a'} | {e.get('identical', 'no nsys')} |")
+    if results["traces"]:
+        lines += ["", "| trace report | wall (s), big | peak RSS (MiB), big | peak RSS (MiB), small |", "|---|---|---|---|"]
+        for trace, e in results["traces"].items():
+            big, small = e.get("big", {}), e.get("small", {})
+            lines.append(f"| {trace} | {big.get('wall_s', float('nan')):.2f} (exit {big.get('exit')}) | "
+                         f"{big.get('peak_rss_kib', 0) / 1024:.0f} | {small.get('peak_rss_kib', 0) / 1024:.0f} |")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

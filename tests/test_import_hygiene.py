@@ -58,6 +58,8 @@ FORBIDDEN = [
     ("aiperf_lab.triage", ("aiperf_lab.labs",)),
     ("aiperf_lab.metrics.telemetry", ("aiperf_lab.metrics.nsys", "aiperf_lab.metrics.kineto", "aiperf_lab.metrics.ncu")),
     ("aiperf_lab.metrics.kineto", ("aiperf_lab.metrics.nsys",)),
+    ("aiperf_lab.metrics.torch_nccl", ("aiperf_lab.metrics.nsys",)),
+    ("aiperf_lab.metrics.collectives", ("aiperf_lab.metrics.nsys", "aiperf_lab.metrics.kineto")),
 ]
 
 

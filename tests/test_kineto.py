@@ -67,3 +67,56 @@ def test_integer_microsecond_traces_are_noted():
 def test_traces_without_kernels_say_so(path):
     with pytest.raises(MissingData, match="does not contain CUDA kernel events"):
         kernel_summary(load_trace(CORPUS / path))
+
+
+def _annotation_counts_by_scanning(trace):
+    """torch_annotation_sum's GPU Ops and GPU Time per name, by the plain scan of every launch."""
+    launches = [(trace.launch_pid.get(c), op.launch_start, op.duration)
+                for op, c in zip(trace.ops, trace.op_correlation) if op.launch_start is not None and c is not None]
+    out = {}
+    for a in trace.annotations:
+        entry = out.setdefault(a.name, [0, 0])
+        for pid, start, duration in launches:
+            if pid == a.pid and a.start <= start <= a.end:
+                entry[0] += 1
+                entry[1] += duration
+    return out
+
+
+@pytest.mark.parametrize("path", [TRACE, CORPUS / "torch-hta" / "rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz",
+                                  CORPUS / "torch-kernelforge" / "192-222-51-72_4336.1774353536539013415.pt.trace.json"])
+def test_annotation_gpu_work_equals_a_scan_of_every_launch(path):
+    if not path.exists():
+        pytest.skip("needs ../shared/data/corpus")
+    trace = load_trace(path)
+    expected = _annotation_counts_by_scanning(trace)
+    rows = {row[0]: row for row in annotation_summary(trace).rows}
+    assert expected and any(ops for ops, _ in expected.values())
+    assert {name: [rows[name][3], rows[name][4]] for name in expected} == expected
+
+
+@pytest.mark.parametrize("path", [TRACE, CORPUS / "torch-hta" / "rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz",
+                                  CORPUS / "torch-kernelforge" / "chrome_trace.json"])
+def test_small_documents_decoded_whole_give_what_the_streaming_walk_gives(path, monkeypatch):
+    from aiperf_lab.metrics import json_stream
+
+    if not path.exists():
+        pytest.skip("needs ../shared/data/corpus")
+    whole = json_stream.TraceReader(path)
+    events = list(whole.events())
+    monkeypatch.setattr(json_stream, "SMALL_DOCUMENT_BYTES", 0)  # every document walked event by event
+    walked = json_stream.TraceReader(path)
+    assert list(walked.events()) == events and walked.meta == whole.meta and len(events) > 900
+
+
+def test_documents_the_fast_path_would_read_otherwise_are_walked(tmp_path):
+    from aiperf_lab.errors import InputError
+    from aiperf_lab.metrics.json_stream import TraceReader
+
+    twice = tmp_path / "twice.json"   # json.loads keeps the last traceEvents; the walk reads both
+    twice.write_text('{"traceEvents": [{"a": 1}], "traceEvents": [{"b": 2}]}')
+    assert list(TraceReader(twice).events()) == [{"a": 1}, {"b": 2}]
+    trailing = tmp_path / "trailing.json"
+    trailing.write_text('{"traceEvents": []} {}')
+    with pytest.raises(InputError, match="data after the end of the document"):
+        list(TraceReader(trailing).events())

@@ -147,3 +147,60 @@ def test_a_rank_without_the_data_drops_out_and_is_named(tmp_path, capsys):
     code, rows, err = _csv(capsys, [str(with_nvtx), str(without), "--report", "nvtx_sum"])
     assert code == 0 and {r[0] for r in rows[1:]} == {"0"}
     assert "rank 1:" in err and "does not contain NV Tools Extension (NVTX) data" in err
+
+
+def test_kernels_launched_at_group_end_are_said_to_have_no_size(tmp_path, capsys):
+    """Grouped calls (ncclGroupStart; ncclAllGather x2; ncclGroupEnd): NCCL launches at ncclGroupEnd, whose
+    range holds no size; the kernel keeps its collective from its name, and the note says why no bytes."""
+    files = []
+    for rank in range(2):
+        b = ExportBuilder(pid=1000 + rank, device=rank)
+        b.domain(tid=1, domain=7, name="NCCL")
+        b.range(1, 1_000, 1_100, "ncclGroupStart", domain=7)
+        b.range(1, 1_200, 1_300, "ncclAllGather", domain=7, payload='{"Message size [bytes]": 1024}')
+        b.range(1, 1_400, 1_500, "ncclAllGather", domain=7, payload='{"Message size [bytes]": 1024}')
+        b.range(1, 1_600, 3_000, "ncclGroupEnd", domain=7)
+        b.launch(1, 1_700, 2_000, ALLGATHER, gpu_start=5_000, duration=50_000)
+        files.append(str(b.write(tmp_path / f"rank{rank}.sqlite")))
+    code, rows, _ = _csv(capsys, files + ["--report", "nccl_sum"])
+    assert code == 0 and [(r[1], r[3]) for r in rows[1:]] == [("AllGather", "unknown")] * 2
+    assert main(files + ["--report", "nccl_sum", "--format", "json"]) == 0
+    assert "Bytes unknown for 2 kernels: launched inside ncclGroupEnd" in capsys.readouterr().out
+
+
+def test_the_sweep_finds_the_same_innermost_range_as_the_plain_scan():
+    import random
+
+    from aiperf_lab.metrics.collectives import innermost_holders
+    from aiperf_lab.metrics.nsys.ranks import _innermost
+
+    rng = random.Random(7)
+    ranges = []
+
+    def nest(start, end, depth):  # properly nested push/pop ranges, as one thread makes them
+        t = start
+        while depth < 4 and t < end - 10 and rng.random() < 0.8:
+            a = rng.randint(t, end - 10)
+            b = rng.randint(a + 1, min(end, a + (end - start) // 2 + 2))
+            ranges.append((a, b, "c", depth))
+            nest(a, b, depth + 1)
+            t = b + 1
+
+    nest(0, 100_000, 0)
+    calls = []
+    for _ in range(2000):
+        a = rng.randint(0, 100_000)
+        calls.append((a, a + rng.randint(0, 50)))
+    assert len(ranges) > 50
+    assert innermost_holders(ranges, calls) == [_innermost(ranges, a, b) for a, b in calls]
+
+
+def test_a_call_that_launches_two_kernels_counts_its_bytes_once(tmp_path, capsys):
+    b = ExportBuilder(pid=1000, device=0)
+    b.domain(tid=1, domain=7, name="NCCL")
+    b.range(1, 1_000, 5_000, "ncclAllReduce", domain=7, payload='{"Message size [bytes]": 4096}')
+    b.launch(1, 1_100, 1_900, ALLREDUCE, gpu_start=10_000, duration=1_000)
+    b.launch(1, 2_100, 2_900, ALLREDUCE, gpu_start=12_000, duration=1_000)
+    path = b.write(tmp_path / "rank0.sqlite")
+    code, rows, _ = _csv(capsys, [str(path), "--report", "nccl_sum"])
+    assert code == 0 and [(r[1], r[2], r[3], r[4]) for r in rows[1:]] == [("AllReduce", "2", "4096", "2000")]

@@ -24,9 +24,7 @@ def test_nccl_sum_counts_each_ranks_collectives():
     rows = {(r["Rank"], r["Collective"]): r for r in _report("nccl_sum")}
     assert {k: r["Count"] for k, r in rows.items()} == {("0", "AllGather"): "5", ("0", "AllReduce"): "23",
                                                         ("1", "AllGather"): "5", ("1", "AllReduce"): "23"}
-    # NCCL 2.28 puts the message size in an NVTX extended payload that nsys exports as schemas only:
-    # no bandwidth is made up from it.
-    assert all(r["Bytes"] == "unknown" and r["BusBW (GB/s)"] == "" for r in rows.values())
+    # The bytes (NVTX extended payloads, or why they are unknown): tests/test_nccl_payload.py.
 
 
 def test_rank_spread_names_the_straggler():

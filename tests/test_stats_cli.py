@@ -101,6 +101,26 @@ def test_nsys_rep_is_exported_by_nsys_and_read(tmp_path, capsys, monkeypatch):
     expected = (H200 / "nsys_stats_lm_forward_cuda_gpu_kern_sum.csv").read_text()
     assert out == expected
 
+
+def test_nsys_rep_is_exported_with_payload_blobs_where_nsys_has_the_option(tmp_path, capsys, monkeypatch):
+    # NCCL's message sizes are NVTX payload blobs, which nsys exports only with --include-blobs=true.
+    fake = tmp_path / "bin" / "nsys"
+    fake.parent.mkdir()
+    fake.write_text("#!" + sys.executable + "\n"
+                    "import shutil, sys\n"
+                    "if sys.argv[1:] == ['export', '--help']:\n"
+                    "    print('  --include-blobs=<true|false>')\n"
+                    "    sys.exit(0)\n"
+                    f"open({str(tmp_path / 'argv.txt')!r}, 'w').write('\\n'.join(sys.argv[1:]))\n"
+                    f"shutil.copy({str(LM)!r}, sys.argv[sys.argv.index('--output') + 1])\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", str(fake.parent))
+    rep = tmp_path / "run.nsys-rep"
+    rep.write_bytes(b"NVIDIA Tegra Profiler Report 2025@3@1@0-0v0.\n\x0bL")
+    code, _out, err = run_cli([rep, "--report", "cuda_gpu_kern_sum", "--format", "csv"], capsys)
+    assert code == 0, err
+    assert (tmp_path / "argv.txt").read_text().split("\n")[:4] == ["export", "--type", "sqlite", "--include-blobs=true"]
+
 def test_unknown_report_and_bad_option(capsys):
     code, _out, err = run_cli([LM, "--report", "no_such_report"], capsys)
     assert_one_line_error(code, err, "unknown report 'no_such_report'")

@@ -16,6 +16,11 @@ def torch_annotation_sum(trace, _argument, _options):
     return [kineto.annotation_summary(trace)]
 
 
+def torch_nccl_sum(traces, _argument, _options):
+    from aiperf_lab.metrics import torch_nccl
+    return [torch_nccl.nccl_sum(traces)]
+
+
 def _ops(trace):
     if not trace.ops:
         raise MissingData(f"{trace.path.name} has no GPU events.")

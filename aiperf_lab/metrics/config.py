@@ -208,9 +208,24 @@ def nsys_profile_argv(command: Sequence[str], output: str, profile: ResolvedProf
     return argv + list(extra) + list(command)
 
 
-def nsys_export_argv(report: str, output: str, *, nsys: str = "nsys") -> list[str]:
-    """`nsys export` of a .nsys-rep to the SQLite file `output`, replacing an older export."""
-    return [nsys, "export", "--type", "sqlite", "--force-overwrite", "true", "--output", output, report]
+def nsys_export_argv(report: str, output: str, *, nsys: str = "nsys", include_blobs: bool = False) -> list[str]:
+    """`nsys export` of a .nsys-rep to the SQLite file `output`, replacing an older export. include_blobs:
+    also write NVTX extended payloads (NVTX_EVENTS.binaryData: NCCL's message sizes), for an nsys that has
+    the option (see nsys_export_has_blobs)."""
+    blobs = ["--include-blobs=true"] if include_blobs else []
+    return [nsys, "export", "--type", "sqlite", *blobs, "--force-overwrite", "true", "--output", output, report]
+
+
+def nsys_export_has_blobs(nsys: str) -> bool:
+    """Whether this nsys's `export` takes --include-blobs (not every version does)."""
+    import subprocess
+
+    try:
+        done = subprocess.run([nsys, "export", "--help"], capture_output=True, text=True, errors="replace",
+                              timeout=60, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0 and "--include-blobs" in done.stdout + done.stderr
 
 
 def ncu_argv(command: Sequence[str], output: str, profile: ResolvedProfile, *, ncu: str = "ncu",

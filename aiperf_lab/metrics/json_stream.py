@@ -7,6 +7,12 @@ being decoded, never the whole document. Bounds: a single value may not exceed M
 nesting depth is the interpreter's recursion limit (a deeper value is an InputError, not a crash),
 numbers keep Python's 4300-digit limit, and a gzip input may expand at most MAX_GZIP_RATIO times
 (plus a floor) before it is refused.
+
+A document of at most SMALL_DOCUMENT_BYTES (after gzip) is decoded whole by json.loads, the C decoder
+running once instead of once per event: small traces read as fast as they did before streaming, and
+memory still has a fixed bound. Any document the fast path does not take exactly as the streaming walk
+would (an error, a second traceEvents key, a top level that is not a trace) goes through the walk, so
+results and messages are the walk's.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from aiperf_lab.errors import InputError, NotAProfile
 from aiperf_lab.inputs import check_regular, open_regular, shown_path
 
 CHUNK_BYTES = 1 << 22
+SMALL_DOCUMENT_BYTES = 16 << 20    # decoded whole (json.loads) up to this size
 MAX_VALUE_CHARS = 64 << 20         # one event (or one top-level value) larger than this is refused
 MAX_GZIP_RATIO = 100               # real traces compress 10-30x; a bomb compresses 1000x
 GZIP_FLOOR_BYTES = 128 << 20
@@ -91,6 +98,10 @@ class TraceReader:
             if data:
                 break
             data = self._stream.read(CHUNK_BYTES)
+        return self._feed(data)
+
+    def _feed(self, data: bytes) -> bool:
+        """Decode `data` onto the buffer (b"": the end of the input)."""
         if not data:
             self._eof = True
             tail = self._decoder.decode(b"", final=True)
@@ -152,9 +163,46 @@ class TraceReader:
 
     # --- the document -----------------------------------------------------------------------------
 
+    def _small_document(self) -> list | None:
+        """The events of a document of at most SMALL_DOCUMENT_BYTES, decoded whole, with `meta` filled;
+        None where the streaming walk must read it (bigger, or anything the walk would take differently).
+        What was read stays in the buffer for the walk."""
+        data = b""
+        while len(data) <= SMALL_DOCUMENT_BYTES:
+            chunk = self._stream.read(SMALL_DOCUMENT_BYTES + 1 - len(data))
+            if not chunk:
+                break
+            data += chunk
+        if len(data) > SMALL_DOCUMENT_BYTES:
+            self._feed(data)
+            return None
+        self._feed(data)
+        self._feed(b"")  # the end: the buffer holds the whole text
+        text = self._buf
+        if text.count('"traceEvents"') > 1:
+            return None
+        try:
+            document = self._json.decode(text)
+        except (ValueError, RecursionError):  # the walk says what is wrong, in its words
+            return None
+        if isinstance(document, list):
+            return document
+        events = document.get("traceEvents") if isinstance(document, dict) else None
+        if not isinstance(events, list):
+            return None
+        self.meta["traceEvents"] = True
+        for key in ("deviceProperties", "schemaVersion", "distributedInfo", "baseTimeNanoseconds"):
+            if key in document:
+                self.meta[key] = document[key]
+        return events
+
     def events(self) -> Iterator[object]:
         """Every element of traceEvents (or of a bare top-level array), in order. Fills `meta` too."""
         try:
+            small = self._small_document()
+            if small is not None:
+                yield from small
+                return
             first = self._peek()
             if first == "[":
                 self._pos += 1

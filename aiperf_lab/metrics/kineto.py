@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_left, bisect_right
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
@@ -93,6 +94,17 @@ class Annotation:
     end: int
 
 
+@dataclass(frozen=True)
+class CommCall:
+    """One collective as PyTorch's c10d recorded it (a record_param_comms CPU op): its arguments as written."""
+
+    pid: object
+    tid: object
+    start: int
+    end: int
+    args: dict
+
+
 @dataclass
 class KinetoTrace:
     path: Path
@@ -104,6 +116,10 @@ class KinetoTrace:
     device_names: dict[int, str]
     base_time_ns: int | None = None        # baseTimeNanoseconds: UTC ns at ts = 0 (None when absent)
     malformed: int = 0                     # complete events skipped for a wrong-typed or out-of-range field
+    comm_calls: list[CommCall] = field(default_factory=list)   # record_param_comms ops (collectives)
+    nccl_launches: dict[int, tuple[object, object, int]] = field(default_factory=dict)  # NCCL op index ->
+    #                                                          (pid, tid, launch start) of its launching call
+    distributed: dict = field(default_factory=dict)            # the trace's distributedInfo
 
     def notes(self) -> list[str]:
         if not self.malformed:
@@ -125,6 +141,7 @@ def _build(path: Path, events: Iterable[object], meta: dict) -> KinetoTrace:
     launches: dict[int, tuple[int, object]] = {}
     gpu_records: list[tuple] = []
     annotations, gpu_annotations = [], []
+    comm_calls: list[CommCall] = []
     names: dict[str, str] = {}  # one string object per distinct name
     malformed = 0
     for event in events:
@@ -135,7 +152,8 @@ def _build(path: Path, events: Iterable[object], meta: dict) -> KinetoTrace:
             malformed += category is not None
             continue
         if category not in GPU_CATEGORIES and category not in LAUNCH_CATEGORIES and \
-                category not in ("user_annotation", "gpu_user_annotation"):
+                category not in ("user_annotation", "gpu_user_annotation") and \
+                not (category == "cpu_op" and event.get("name") == "record_param_comms"):
             continue
         ts, dur = _time_us(event["ts"]), _time_us(event.get("dur", 0))
         name = _text(event.get("name", ""))
@@ -150,7 +168,9 @@ def _build(path: Path, events: Iterable[object], meta: dict) -> KinetoTrace:
         end = start + _ns(dur)
         if category in LAUNCH_CATEGORIES:
             if "correlation" in args:
-                launches[_int_or(args["correlation"], -1)] = (start, pid)
+                launches[_int_or(args["correlation"], -1)] = (start, pid, tid)
+        elif category == "cpu_op":
+            comm_calls.append(CommCall(pid, tid, start, end, args))
         elif category in GPU_CATEGORIES:
             correlation = _int_or(args.get("correlation"), -1) if "correlation" in args else None
             gpu_records.append((name, GPU_CATEGORIES[category], _int_or(args.get("device", pid), 0),
@@ -160,8 +180,11 @@ def _build(path: Path, events: Iterable[object], meta: dict) -> KinetoTrace:
         else:
             gpu_annotations.append(Annotation(name, pid, tid, start, end))
     ops, correlations = [], []
+    nccl_launches: dict[int, tuple[object, object, int]] = {}
     for name, kind, device, stream, start, end, correlation in gpu_records:
         launch = launches.get(correlation) if correlation is not None else None
+        if launch is not None and kind == "kernel" and name.startswith(("nccl", "void nccl")):
+            nccl_launches[len(ops)] = (launch[1], launch[2], launch[0])
         ops.append(GpuOp(name, kind, device, stream, start, end, launch[0] if launch else None))
         correlations.append(correlation)
     devices = {}
@@ -170,9 +193,11 @@ def _build(path: Path, events: Iterable[object], meta: dict) -> KinetoTrace:
         if isinstance(prop, dict) and "id" in prop:
             label = _text(prop.get("name", ""))
             devices[_int_or(prop["id"], 0)] = label if label is not None else ""
+    distributed = meta.get("distributedInfo")
     return KinetoTrace(path, ops, annotations, gpu_annotations,
-                       {c: pid for c, (_s, pid) in launches.items()}, correlations, devices,
-                       _base_time(meta), malformed)
+                       {c: pid for c, (_s, pid, _t) in launches.items()}, correlations, devices,
+                       _base_time(meta), malformed, comm_calls, nccl_launches,
+                       distributed if isinstance(distributed, dict) else {})
 
 
 def _base_time(meta: dict) -> int | None:
@@ -207,21 +232,32 @@ def annotation_summary(trace: KinetoTrace) -> Table:
     """Per record_function name: CPU time, the GPU work launched while it was open, its GPU span."""
     if not trace.annotations and not trace.gpu_annotations:
         raise MissingData(f"{trace.path.name} has no record_function annotations (user_annotation events).")
-    launches_by_pid: dict[object, list[tuple[int, GpuOp]]] = defaultdict(list)
+    launches_by_pid: dict[object, list[tuple[int, int]]] = defaultdict(list)
     for op, correlation in zip(trace.ops, trace.op_correlation):
         if op.launch_start is not None and correlation is not None:
-            launches_by_pid[trace.launch_pid.get(correlation)].append((op.launch_start, op))
-    for entries in launches_by_pid.values():
+            launches_by_pid[trace.launch_pid.get(correlation)].append((op.launch_start, op.duration))
+    # Per process: launch times in order and running sums of their GPU time, so each annotation costs two
+    # bisections (a scan of every launch per annotation was quadratic: minutes on a 1 GB trace).
+    by_pid: dict[object, tuple[list[int], list[int]]] = {}
+    for pid, entries in launches_by_pid.items():
         entries.sort(key=lambda item: item[0])
+        starts = [start for start, _ in entries]
+        sums = [0]
+        for _, duration in entries:
+            sums.append(sums[-1] + duration)
+        by_pid[pid] = (starts, sums)
+    del launches_by_pid
     stats: dict[str, list] = {}
     for a in trace.annotations:
         entry = stats.setdefault(a.name, [0, 0, 0, 0, 0])
         entry[0] += 1
         entry[1] += a.end - a.start
-        for launch_start, op in launches_by_pid.get(a.pid, ()):
-            if a.start <= launch_start <= a.end:
-                entry[2] += 1
-                entry[3] += op.duration
+        found = by_pid.get(a.pid)
+        if found is not None:
+            starts, sums = found
+            first, last = bisect_left(starts, a.start), bisect_right(starts, a.end)
+            entry[2] += last - first
+            entry[3] += sums[last] - sums[first]
     for g in trace.gpu_annotations:
         stats.setdefault(g.name, [0, 0, 0, 0, 0])[4] += g.end - g.start
     total_gpu = sum(op.duration for op in trace.ops)

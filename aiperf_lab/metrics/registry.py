@@ -148,9 +148,10 @@ REPORTS: list[Report] = [
                   "(each instant's power shared by the categories running then; none running = idle)"),
     # nsys: several ranks at once
     Report("nccl_sum", "nsys", f"{NSYS}:nccl_sum", "NCCL collectives per rank: count, bytes, time, algbw, busbw",
-           multi_rank=True, detail="per rank and collective: count, bytes (from NCCL's NVTX payload, else "
-           "unknown), GPU time, algorithm and bus bandwidth as nccl-tests defines them; give every rank's "
-           "export (`aiperf-stats rank*.sqlite --report nccl_sum`)"),
+           multi_rank=True, detail="per rank and collective: count, bytes (nsys: from NCCL's NVTX extended "
+           "payload, exported with `nsys export --include-blobs=true`; PyTorch: from record_param_comms, elements "
+           "x dtype size; else unknown, and the note says why), GPU time, algorithm and bus bandwidth as "
+           "nccl-tests defines them; give every rank's file (`aiperf-stats rank*.sqlite --report nccl_sum`)"),
     Report("rank_spread", "nsys", f"{NSYS}:rank_spread", "each kernel and NVTX range across ranks: spread, "
            "slowest rank", multi_rank=True, detail="per kernel and NVTX range name: total time on the fastest, "
            "median and slowest rank, the spread and which rank is slowest (stragglers)"),
@@ -161,6 +162,10 @@ REPORTS: list[Report] = [
            "per record_function name: CPU time, GPU work launched inside, GPU span",
            detail='per `record_function` name: CPU time and the GPU work launched while it was open'),
     Report("gpu_idle", "torch", f"{OTHER}:torch_gpu_idle", "busy share and idle gaps per device and stream"),
+    Report("nccl_sum", "torch", f"{OTHER}:torch_nccl_sum", "NCCL collectives per rank: count, bytes, time, algbw, busbw",
+           multi_rank=True, detail="per rank and collective, from PyTorch's record_param_comms ops: count, bytes "
+           "(element count x dtype size), the GPU time of the NCCL kernels each call launched, algorithm and bus "
+           "bandwidth as nccl-tests defines them; give every rank's trace"),
     Report("energy_by_range", "torch", f"{ENERGY}:energy_by_range",
            "joules per record_function range (needs telemetry)"),
     Report("energy_by_category", "torch", f"{ENERGY}:energy_by_category",

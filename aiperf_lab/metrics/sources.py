@@ -228,7 +228,7 @@ def export_nsys_report(path: Path) -> tuple[Path, str]:
     import subprocess
     import tempfile
 
-    from aiperf_lab.metrics.config import nsys_export_argv
+    from aiperf_lab.metrics.config import nsys_export_argv, nsys_export_has_blobs
 
     beside = path.with_suffix(".sqlite")
     if beside.is_file() and beside.stat().st_mtime >= path.stat().st_mtime:
@@ -240,7 +240,7 @@ def export_nsys_report(path: Path) -> tuple[Path, str]:
         raise ToolMissing(f"{path}: reading a .nsys-rep{made} needs Nsight Systems' `nsys` on the PATH; "
                           f"or export it elsewhere with `nsys export --type sqlite` and pass the .sqlite")
     target = beside if os.access(path.parent, os.W_OK) else Path(tempfile.mkdtemp(prefix="aiperf-")) / beside.name
-    argv = nsys_export_argv(str(path), str(target), nsys=nsys)
+    argv = nsys_export_argv(str(path), str(target), nsys=nsys, include_blobs=nsys_export_has_blobs(nsys))
     try:
         done = subprocess.run(argv, capture_output=True, text=True, errors="replace", timeout=900,
                               stdin=subprocess.DEVNULL)

@@ -3,12 +3,7 @@ with the telemetry named or lying beside it; and the work count a lab run report
 
 from __future__ import annotations
 
-import atexit
 import json
-import shutil
-import tarfile
-import tempfile
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from aiperf_lab.errors import InputError
@@ -19,12 +14,22 @@ EXPORT_NAMES = ["profile.sqlite", "profile.nsys-rep", "nsys/workload.sqlite", "t
 TELEMETRY_NAME = "telemetry.csv"
 
 
-@dataclass
 class RunInputs:
-    profile: Path
-    telemetry: Path | None
-    work: float | None = None
-    work_unit: str = ""
+    """A run's profile, its telemetry recording and the work count it reported. (A plain class: every
+    aiperf-stats call imports this module, and dataclasses costs more to import than the report it
+    makes on a small export.)"""
+
+    def __init__(self, profile: Path, telemetry: Path | None, work: float | None = None, work_unit: str = ""):
+        self.profile = profile
+        self.telemetry = telemetry
+        self.work = work
+        self.work_unit = work_unit
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RunInputs) and vars(self) == vars(other)
+
+    def __repr__(self) -> str:
+        return f"RunInputs({self.profile!r}, {self.telemetry!r}, {self.work!r}, {self.work_unit!r})"
 
 
 def is_triage_archive(path: Path) -> bool:
@@ -57,13 +62,20 @@ def from_folder(folder: Path) -> RunInputs:
 def from_archive(path: Path, limit: int = 4 << 30) -> RunInputs:
     """The export and telemetry of a triage archive (a .tar.gz with one top folder), copied out to a
     temporary folder. Only regular files are read; member names are matched, never extracted as paths."""
+    # Imported here: opening any profile looks for its telemetry through this module, and tarfile and
+    # tempfile cost a PyTorch trace's whole read on a small trace.
+    import atexit
+    import shutil
+    import tarfile
+    import tempfile
+
     try:
         tar = tarfile.open(path, "r:gz")
         members = tar.getmembers()
     except (tarfile.TarError, OSError, EOFError) as exc:
         raise InputError(f"{path}: not a triage archive (not a readable .tar.gz: {exc})") from None
     with tar:
-        files: dict[str, tarfile.TarInfo] = {}
+        files: dict[str, "tarfile.TarInfo"] = {}
         tops = set()
         for member in members:
             parts = PurePosixPath(member.name).parts

@@ -12,6 +12,7 @@ import os
 import sqlite3
 from collections import namedtuple
 from pathlib import Path
+from typing import Any, Callable
 
 from aiperf_lab.errors import InputError, MissingData, NotAProfile
 from aiperf_lab.inputs import read_head
@@ -31,7 +32,10 @@ _NSYS_MARKERS = ("StringIds", "TARGET_INFO_GPU", "TARGET_INFO_CUDA_GPU", KERNEL,
 
 # What each column the reports read must hold; a table is checked the first time a report asks for it
 # (``has``), so a file with text, blobs, reals (inf, nan) or NULLs where nsys writes integers is one
-# clear error, not a crash deep in a report. "int": an integer; "int?": an integer or NULL; "time":
+# clear error, not a crash deep in a report. The reports over the large tables (kernels, API calls,
+# NVTX ranges) ask with columns=() and check what they read in the read itself (span_sql,
+# integers_or_none, the types of the keys): a separate typeof() scan cost them more than the bare
+# GROUP BY they are measured against. Where such a read finds a wrong value, ``check`` names it. "int": an integer; "int?": an integer or NULL; "time":
 # an integer within +-2^62 (so end - start cannot overflow); "text"/"text?" likewise.
 _INT, _INT_OR_NULL, _TIME, _TIME_OR_NULL, _TEXT, _TEXT_OR_NULL = "int", "int?", "time", "time?", "text", "text?"
 _ID_COLUMNS = {"deviceId": _INT, "streamId": _INT, "correlationId": _INT, "globalPid": _INT}
@@ -59,6 +63,38 @@ COLUMN_TYPES: dict[str, dict[str, str]] = {
     "EXPORT_META_DATA": {"name": _TEXT_OR_NULL, "value": _TEXT_OR_NULL},
 }
 TIME_LIMIT = 1 << 62
+SPLIT_ROWS = 50_000  # a grouped read of a table this long is split over threads
+
+
+# A time within +-(2^62 - 1): what _bad_value_sql accepts for "time" (an integer there).
+TIME_BOUND = TIME_LIMIT - 1
+_INTEGER_TEXT_CHARS = b"0123456789,-"
+
+
+def span_sql(start: str = "start", end: str = "[end]") -> str:
+    """`end - start` where both are numbers within +-2^62, else NULL. With integers_or_none over the
+    group_concat of it, a read checks its own time columns: text, blobs, NULLs and values out of range
+    become NULL (a count that comes up short), reals give a real (not an integer's text). Two BETWEENs
+    per row cost a tenth of a separate typeof() scan of the table."""
+    return (f"CASE WHEN {start} BETWEEN -{TIME_BOUND} AND {TIME_BOUND} AND {end} BETWEEN -{TIME_BOUND} AND "
+            f"{TIME_BOUND} THEN {end} - {start} END")
+
+
+def integers_or_none(text: str | None, count: int) -> list[int] | None:
+    """The `count` integers of a group_concat string, or None where the column held anything else.
+
+    Strict: only digits, minus signs and commas pass (no real's point or exponent, no Inf, no JSON
+    literal), json then accepts only well-formed integers, and a NULL (which group_concat skips) or a
+    text holding a comma shows in the count."""
+    if text is None:
+        return [] if count == 0 else None
+    if not isinstance(text, str) or text.encode().translate(None, _INTEGER_TEXT_CHARS):
+        return None
+    try:
+        values = json.loads(f"[{text}]")
+    except ValueError:
+        return None
+    return values if len(values) == count else None
 
 
 def _bad_value_sql(column: str, kind: str) -> str:
@@ -66,8 +102,8 @@ def _bad_value_sql(column: str, kind: str) -> str:
     if kind.endswith("?"):
         allowed += ", 'null'"
     condition = f"typeof([{column}]) NOT IN ({allowed})"
-    if kind.startswith("time"):
-        condition += f" OR abs([{column}]) >= {TIME_LIMIT}"
+    if kind.startswith("time"):  # (not abs(): it overflows on -2^63)
+        condition += f" OR [{column}] NOT BETWEEN -{TIME_BOUND} AND {TIME_BOUND}"
     return condition
 
 
@@ -113,7 +149,8 @@ class NsysDatabase:
     def __init__(self, path: str | os.PathLike[str]):
         self.path = Path(path)
         _check_sqlite_file(self.path)
-        uri = self.path.resolve().as_uri() + "?mode=ro"
+        uri = self._uri = self.path.resolve().as_uri() + "?mode=ro"
+        self._prefetched: dict[str, tuple] = {}  # SQL -> (thread, result box): see prefetch()
         try:
             self.con = sqlite3.connect(uri, uri=True)
             self.con.text_factory = _lenient_text
@@ -135,6 +172,9 @@ class NsysDatabase:
         self._columns: dict[str, list[str]] = {}
 
     def close(self) -> None:
+        for thread, _then, _box in self._prefetched.values():
+            thread.join()
+        self._prefetched.clear()
         self.con.close()
 
     def has(self, table: str, columns: tuple[str, ...] | None = None) -> bool:
@@ -150,6 +190,12 @@ class NsysDatabase:
             done.update(wanted)
             self._check_values(table, wanted)
         return True
+
+    def check(self, table: str, columns: tuple[str, ...] | None = None) -> None:
+        """Check the values of `columns` (all COLUMN_TYPES lists by default) now, if not done already:
+        for a report that read the table with its own checks (integers_or_none, span_sql) and found
+        something wrong, which this names in one InputError, or that falls back to plain SQL."""
+        self.has(table, columns)
 
     def _check_values(self, table: str, columns: list[str]) -> None:
         """One scan: each of `columns` holds what nsys writes there (see COLUMN_TYPES)."""
@@ -189,7 +235,50 @@ class NsysDatabase:
             return f"{alias}.[{column}]" if alias else f"[{column}]"
         return default
 
+    def prefetch(self, *queries: str, then: Callable[[list[tuple]], Any] | None = None) -> None:
+        """Start these queries now, each on a connection of its own in a thread (SQLite runs without
+        Python's lock), and apply `then` to the rows there: a later query() (query_then() with the same
+        `then`) of the same SQL waits for that result instead of running it. A report that reads three
+        tables reads them at once on a machine with the cores for it. Anything that goes wrong there is
+        left to query(), which runs the SQL again itself."""
+        import threading
+
+        for sql in queries:
+            if sql not in self._prefetched:
+                box: dict = {}
+                thread = threading.Thread(target=self._query_apart, args=(sql, then, box), daemon=True)
+                self._prefetched[sql] = (thread, then, box)
+                thread.start()
+
+    def _query_apart(self, sql: str, then: Callable | None, box: dict) -> None:
+        try:
+            con = sqlite3.connect(self._uri, uri=True)
+            try:
+                con.execute("PRAGMA trusted_schema = OFF")
+                rows = con.execute(sql).fetchall()
+            finally:
+                con.close()
+            box["result"] = rows if then is None else then(rows)
+        except Exception as exc:  # noqa: BLE001 (query() runs it again and reports what it finds)
+            box["error"] = exc
+
+    def _prefetched_result(self, sql: str, then: Callable | None) -> dict | None:
+        pending = self._prefetched.pop(sql, None)
+        if pending is None:
+            return None
+        thread, their_then, box = pending
+        thread.join()
+        return box if their_then is then and "result" in box else None
+
+    def query_then(self, sql: str, then: Callable[[list[tuple]], Any]) -> Any:
+        """then(query(sql)), or the result a prefetch with the same `then` made of it."""
+        found = self._prefetched_result(sql, then) if self._prefetched else None
+        return found["result"] if found is not None else then(self.query(sql))
+
     def query(self, sql: str, params: tuple = ()) -> list[tuple]:
+        found = self._prefetched_result(sql, None) if self._prefetched and not params else None
+        if found is not None:
+            return found["result"]
         try:
             return self.con.execute(sql, params).fetchall()
         except sqlite3.OperationalError as exc:
@@ -216,6 +305,40 @@ class NsysDatabase:
         """
         rows = self.query(f"SELECT {key_sql} AS k, group_concat({value_sql}) FROM {from_sql} GROUP BY k", params)
         return [(key, parse_integers(text)) for key, text in rows]
+
+    def grouped_spans(self, table: str, key: str) -> list[tuple[object, list[int]]]:
+        """(value of column `key`, [end - start of its rows]) per value, the grouping done by SQLite.
+
+        The read checks the three columns it reads (span_sql, integers_or_none, the key's type) instead
+        of a separate scan of the table first; a wrong value raises the full check's InputError."""
+        sql = f"SELECT [{key}] AS k, count(*), group_concat({span_sql()}) FROM [{table}] {{}} GROUP BY k"
+        parts = [sql.format(where) for where in self.rowid_ranges(table)]
+        self.prefetch(*parts[1:])
+        null_key = COLUMN_TYPES.get(table, {}).get(key, "int").endswith("?")
+        out: dict = {}
+        for part in parts:
+            for value, count, text in self.query(part):
+                spans = integers_or_none(text, count)
+                if spans is None or not (type(value) is int or (value is None and null_key)):
+                    self.check(table, ("start", "end", key))
+                    raise InputError(f"{self.path}: not a valid nsys export: {table} holds values that are not "
+                                     "integers")  # (the check above names the column; this is a safety net)
+                out.setdefault(value, []).extend(spans)
+        return list(out.items())
+
+    def rowid_ranges(self, table: str, rowid: str = "rowid") -> list[str]:
+        """WHERE clauses that split a long table into up to 4 rowid ranges (each a range search of its
+        B-tree) for reads that run at once in threads, one per core; [""] (the whole table) otherwise."""
+        threads = min(4, os.cpu_count() or 1)
+        try:  # (a table WITHOUT ROWID has none: read whole)
+            last = self.con.execute(f"SELECT max(rowid) FROM [{table}]").fetchone()[0]
+        except sqlite3.Error:
+            last = None
+        if type(last) is not int or last < SPLIT_ROWS or threads < 2:
+            return [""]
+        edges = [last * i // threads for i in range(threads)] + [last]
+        return [f"WHERE {rowid} > {a} AND {rowid} <= {b}" if i else f"WHERE {rowid} <= {b}"
+                for i, (a, b) in enumerate(zip(edges, edges[1:]))]
 
     def count(self, table: str) -> int:
         return self.query(f"SELECT count(*) FROM [{table}]")[0][0] if self.has(table) else 0
@@ -259,7 +382,7 @@ class NsysDatabase:
                                         "OR value LIKE '%Memcpy%' OR value LIKE '%Memset%'")]
         if not ids:
             return [RUNTIME]
-        return [f"(SELECT * FROM {RUNTIME} WHERE nameId IN ({','.join(map(str, ids))}))", RUNTIME]
+        return [f"(SELECT rowid AS rid, * FROM {RUNTIME} WHERE nameId IN ({','.join(map(str, ids))}))", RUNTIME]
 
     def kernel_name_column(self, variant: str = "demangled") -> str:
         """The kernel-table column naming kernels: demangledName, shortName (base) or mangledName."""

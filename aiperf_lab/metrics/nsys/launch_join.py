@@ -14,30 +14,86 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from operator import add, and_
-from itertools import repeat
+from itertools import chain, repeat
 
-from aiperf_lab.metrics.nsys.db import PID_MASK, NsysDatabase, parse_integers
+from aiperf_lab.metrics.nsys.db import KERNEL, PID_MASK, RUNTIME, NsysDatabase, integers_or_none, span_sql
 
 # One thread's operations, ordered by their call's start: call starts, call ends, then the op columns.
 Columns = list[list[int]]
+# The tables a read covers and the columns it reads of each: checked in full (one line naming the column)
+# only when the read's own checks found a value that is not what nsys writes.
+Checks = dict[str, tuple[str, ...]]
+CALL_COLUMNS = ("correlationId", "globalTid", "start", "end")
 
 
-def _read(db: NsysDatabase, source: str, key: str,
-          columns: list[str]) -> tuple[list[int] | None, int | None, list[list[int]]] | None:
+def _read(db: NsysDatabase, source: str, key: str, columns: list[str],
+          checks: Checks) -> tuple[list[int] | None, int | None, list[list[int]]] | None:
     """(key per row or None, the key when all rows share it, [column values]) of `source` in table
     order; None where a value is NULL.
 
-    One scan; a second one for the keys only where they differ (several processes or threads)."""
-    concat = ", ".join(f"group_concat({c})" for c in columns)
-    rows, keyed, low, high, *texts = db.query(
-        f"SELECT count(*), count({key}), min({key}), max({key}), {concat} FROM {source}")[0]
-    values = [parse_integers(t) for t in texts]
-    if keyed != rows or any(len(v) != rows for v in values):
-        return None  # a NULL somewhere: group_concat skips it
+    One scan; a second one for the keys only where they differ (several processes or threads). The read
+    checks what it reads (integers_or_none; times through span_sql): a wrong value found raises the
+    InputError of the full check of `checks`; a NULL where nsys may write one gives None."""
+    parts = [db.query_then(sql, _parsed) for sql in _read_sqls(db, source, key, columns)]
+    if any(part_rows and not (type(part_low) is int and type(part_high) is int)
+           for part_rows, _keyed, part_low, part_high, _values in parts):
+        return _checked_none(db, checks)
+    rows, keyed = sum(p[0] for p in parts), sum(p[1] for p in parts)
+    low = min((p[2] for p in parts if p[0]), default=None)
+    high = max((p[3] for p in parts if p[0]), default=None)
+    values = [None if any(p[4][i] is None for p in parts) else
+              (parts[0][4][i] if len(parts) == 1 else list(chain.from_iterable(p[4][i] for p in parts)))
+              for i in range(len(columns))]
+    if keyed != rows or None in values:
+        return _checked_none(db, checks)
     if low == high:
         return None, low, values
-    keys = parse_integers(db.query(f"SELECT group_concat({key}) FROM {source}")[0][0])
-    return (keys, None, values) if len(keys) == rows else None
+    keys = integers_or_none(db.query(f"SELECT group_concat({key}) FROM {source}")[0][0], rows)
+    return (keys, None, values) if keys is not None else _checked_none(db, checks)
+
+
+def _parsed(result: list[tuple]) -> tuple:
+    """A _read_sql row with its group_concat columns parsed (in the prefetching thread where there is one)."""
+    rows, keyed, low, high, *texts = result[0]
+    return rows, keyed, low, high, [integers_or_none(t, rows) for t in texts]
+
+
+def _read_sql(source: str, key: str, columns: list[str]) -> str:
+    concat = ", ".join(f"group_concat({c})" for c in columns)
+    return f"SELECT count(*), count({key}), min({key}), max({key}), {concat} FROM {source}"
+
+
+def _read_sqls(db: NsysDatabase, source: str, key: str, columns: list[str]) -> list[str]:
+    """The read of `source`, split over rowid ranges of its table where it is long (run at once, in
+    threads, by prefetch): a table, or a subquery of one table that carries its rowid as `rid`."""
+    sql = _read_sql(source, key, columns)
+    if source in (KERNEL, RUNTIME):
+        return [f"{sql} {where}" for where in db.rowid_ranges(source)]
+    if source.startswith(f"(SELECT rowid AS rid, ") and f" FROM {RUNTIME} WHERE " in source:
+        return [f"{sql} {where}" for where in db.rowid_ranges(RUNTIME, "rid")]
+    return [sql]
+
+
+def _op_read_columns(op_columns: list[str]) -> list[str]:
+    return ["correlationId", *(c for c in op_columns if c != "correlationId")]
+
+
+def _call_read_columns(call_columns: tuple[str, ...]) -> list[str]:
+    return ["correlationId", "start", span_sql(), *call_columns]
+
+
+def prefetch(db: NsysDatabase, ops: str, op_columns: list[str], call_sources: list[str],
+             call_columns: tuple[str, ...] = ()) -> None:
+    """Start launches_by_thread's reads of the ops and of the first call source in threads of their own
+    (NsysDatabase.prefetch), so that they run while the caller reads something else (the ranges)."""
+    db.prefetch(*_read_sqls(db, ops, "globalPid", _op_read_columns(op_columns)),
+                *_read_sqls(db, call_sources[0], "globalTid", _call_read_columns(call_columns)), then=_parsed)
+
+
+def _checked_none(db: NsysDatabase, checks: Checks) -> None:
+    for table, columns in checks.items():
+        db.check(table, columns)
+    return None
 
 
 def _order(keys: list, values: list[list[int]]) -> list[list[int]]:
@@ -46,17 +102,18 @@ def _order(keys: list, values: list[list[int]]) -> list[list[int]]:
 
 
 def launches_by_thread(db: NsysDatabase, ops: str, op_columns: list[str], call_sources: list[str],
-                       call_columns: tuple[str, ...] = ()) -> dict[int | None, Columns] | None:
+                       op_checks: Checks, call_columns: tuple[str, ...] = ()) -> dict[int | None, Columns] | None:
     """Per launching thread, [call starts, call ends, *call_columns, *op_columns] ordered by call start (a stable sort
     over the ops' table order, as a sorted SQL join gives); thread None holds the ops whose call is not
     in the export (call start and end 0).
 
-    `ops` is a table or subquery with correlationId and globalPid; `call_sources` as
-    NsysDatabase.launch_calls gives them: the next is used when the previous left an op without its
-    call. None when this join could differ from SQL's (see the module's docstring).
+    `ops` is a table or subquery with correlationId and globalPid, `op_checks` the tables and columns it
+    reads (times through span_sql); `call_sources` as NsysDatabase.launch_calls gives them: the next is
+    used when the previous left an op without its call. None when this join could differ from SQL's
+    (see the module's docstring). Raises InputError where a value read is not what nsys writes.
     """
-    others = [c for c in op_columns if c != "correlationId"]
-    op_read = _read(db, ops, "globalPid", ["correlationId", *others])
+    prefetch(db, ops, op_columns, call_sources, call_columns)  # both reads at once (if not started already)
+    op_read = _read(db, ops, "globalPid", _op_read_columns(op_columns), op_checks)
     if op_read is None:
         return None
     op_pids, op_pid, (op_corr, *read_values) = op_read
@@ -64,7 +121,7 @@ def launches_by_thread(db: NsysDatabase, ops: str, op_columns: list[str], call_s
     op_values = [op_corr if c == "correlationId" else next(by_column) for c in op_columns]
     for source in call_sources:
         # Durations, not ends: shorter numbers to print and parse.
-        call_read = _read(db, source, "globalTid", ["correlationId", "start", "[end] - start", *call_columns])
+        call_read = _read(db, source, "globalTid", _call_read_columns(call_columns), {RUNTIME: CALL_COLUMNS + call_columns})
         if call_read is None:
             return None
         call_tids, call_tid, (call_corr, call_starts, call_lengths, *call_values) = call_read

@@ -19,7 +19,7 @@ from operator import add, ge, mul, sub
 from typing import Iterator
 
 from aiperf_lab.errors import MissingData
-from aiperf_lab.metrics.nsys.db import KERNEL, MEMCPY, MEMSET, RUNTIME, NsysDatabase, parse_integers
+from aiperf_lab.metrics.nsys.db import KERNEL, MEMCPY, MEMSET, RUNTIME, NsysDatabase, parse_integers, span_sql
 from aiperf_lab.metrics.nsys.reports import strip_api_version
 from aiperf_lab.metrics.summary_stats import SUM_COLUMNS, duration_summary, sqlite_round, summary_rows
 from aiperf_lab.metrics.tables import Fixed3, Table
@@ -148,8 +148,8 @@ def cuda_kern_exec_sum(db: NsysDatabase, variant: str = "demangled") -> Table:
     """CUDA Kernel Launch & Exec Time Summary: per thread, device, API and kernel, the total, API, queue
     and kernel times; ordered by average total time."""
     db.require("StringIds", what="StringIds table")
-    db.require(KERNEL, what="CUDA kernel data")
-    db.require(RUNTIME, what="CUDA API data")
+    db.require(KERNEL, what="CUDA kernel data", columns=())  # checked as they are read
+    db.require(RUNTIME, what="CUDA API data", columns=())
     name_col = db.kernel_name_column(variant)
     rows = _exec_groups(db, name_col)
     if rows is None:
@@ -182,7 +182,8 @@ def _exec_groups(db: NsysDatabase, name_col: str) -> list[tuple] | None:
     group, from the hash join (launch_join); None where that join cannot stand in for SQL's."""
     from aiperf_lab.metrics.nsys.launch_join import launches_by_thread
 
-    threads = launches_by_thread(db, KERNEL, ["deviceId", f"{name_col}", "start", "[end] - start"], db.launch_calls(),
+    threads = launches_by_thread(db, KERNEL, ["deviceId", f"{name_col}", "start", span_sql()], db.launch_calls(),
+                                 {KERNEL: ("correlationId", "globalPid", "deviceId", name_col, "start", "end")},
                                  call_columns=("nameId",))
     if threads is None:
         return None
@@ -219,6 +220,8 @@ def _exec_groups(db: NsysDatabase, name_col: str) -> list[tuple] | None:
 
 
 def _exec_groups_sql(db: NsysDatabase, name_col: str) -> list[tuple]:
+    db.check(KERNEL)
+    db.check(RUNTIME)
     calls = _kernel_calls(db)
     rows = db.query(
         f"SELECT r.globalTid, k.deviceId, r.nameId, k.{name_col}, "

@@ -14,8 +14,9 @@ from itertools import chain, compress, repeat
 from operator import add, itemgetter, lshift, lt, mul, or_, sub
 from typing import TYPE_CHECKING, Iterator, NamedTuple
 
-from aiperf_lab.metrics.nsys.db import (KERNEL, NVTX, NVTX_DOMAIN_CREATE, NVTX_PUSHPOP, NVTX_RANGE_TYPES, NVTXT_PUSHPOP,
-                                        PID_MASK, RUNTIME, NsysDatabase, parse_integers, split_global_tid)
+from aiperf_lab.metrics.nsys.db import (COLUMN_TYPES, KERNEL, NVTX, NVTX_DOMAIN_CREATE, NVTX_PUSHPOP, NVTX_RANGE_TYPES,
+                                        NVTXT_PUSHPOP, PID_MASK, RUNTIME, TIME_BOUND, NsysDatabase, integers_or_none,
+                                        parse_integers, span_sql, split_global_tid)
 from aiperf_lab.errors import MissingData
 from aiperf_lab.metrics.summary_stats import SUM_COLUMNS, duration_summary, percent_of, summary_rows
 from aiperf_lab.metrics.tables import Table
@@ -49,23 +50,32 @@ def load_ranges(db: NsysDatabase, end_bound: str = "all", event_types: tuple = N
     NVTX event (nvtx_sum), "ranges" = of the selected range events only (nvtx_kern_sum, the traces).
     """
     db.require("StringIds", what="StringIds table")
-    db.require(NVTX, what="NV Tools Extension (NVTX) data")
+    # NVTX_EVENTS is checked as it is read (the reads below); in full only where a read finds a wrong value.
+    db.require(NVTX, what="NV Tools Extension (NVTX) data", columns=())
     types = ",".join(str(t) for t in event_types)
     where = f"eventType IN ({types})" if end_bound != "all" else "1"
-    # (Two aggregates, not SQL's max(a, b), which is NULL when no range has an end at all.)
-    bound = max((v for v in db.query(f"SELECT max(start), max([end]) FROM {NVTX} WHERE {where}")[0]
-                 if v is not None), default=0)
+    # (Two aggregates, not SQL's max(a, b), which is NULL when no range has an end at all.) A text or blob
+    # anywhere would be the maximum.
+    bounds = db.query(f"SELECT max(start), max([end]) FROM {NVTX} WHERE {where}")[0]
+    if not all(v is None or (type(v) is int and -TIME_BOUND <= v <= TIME_BOUND) for v in bounds) or \
+            db.query(f"SELECT 1 FROM {NVTX} WHERE typeof(eventType) <> 'integer' LIMIT 1"):  # what picks the rows
+        db.check(NVTX)
+    bound = max((v for v in bounds if v is not None), default=0)
 
     # Domain names: per (domainId, thread) the name of the earliest create event; joined by process.
     earliest: dict[tuple[int, int], tuple[int, str | None]] = {}
     # Optional columns, in case an export lacks them: no registered strings, no domains, no
     # cross-thread ends mean NULL, as an export that has the columns but no such events would hold.
-    text_id = db.column_or(NVTX, "textId", "n")
-    domain_id = db.column_or(NVTX, "domainId", "n", "0")
-    end_tid = db.column_or(NVTX, "endGlobalTid", "n")
-    for start, gtid, name, domain in db.query(
-            f"SELECT n.start, n.globalTid, coalesce(s.value, n.text), {domain_id} FROM {NVTX} AS n "
-            f"LEFT JOIN StringIds AS s ON s.id = {text_id} WHERE n.eventType = {NVTX_DOMAIN_CREATE}"):
+    present = db.columns(NVTX)
+    text_id = "n.[textId]" if "textId" in present else "NULL"
+    domain_id = "n.[domainId]" if "domainId" in present else "0"
+    end_tid = "n.[endGlobalTid]" if "endGlobalTid" in present else "NULL"
+    creates = db.query(f"SELECT n.start, n.globalTid, coalesce(s.value, n.text), {domain_id} FROM {NVTX} AS n "
+                       f"LEFT JOIN StringIds AS s ON s.id = {text_id} WHERE n.eventType = {NVTX_DOMAIN_CREATE}")
+    if not all(type(start) is int and -TIME_BOUND <= start <= TIME_BOUND and _int_or_none(gtid) and (name is None or type(name) is str)
+               and _int_or_none(domain) for start, gtid, name, domain in creates):
+        db.check(NVTX)
+    for start, gtid, name, domain in creates:
         key = (domain, gtid)
         if key not in earliest or start < earliest[key][0]:
             earliest[key] = (start, name)
@@ -82,6 +92,7 @@ def load_ranges(db: NsysDatabase, end_bound: str = "all", event_types: tuple = N
                               domain_id, text_id, prefixes)
     if grouped is not None:
         return grouped
+    db.check(NVTX)
     if not prefixes:  # no domain names: every range is ":<text>"
         label = "':' || coalesce(s.value, n.text, '')"
         return list(map(NvtxRange._make, db.query(f"SELECT {columns.format(label=label)} {source}")))
@@ -94,24 +105,41 @@ def load_ranges(db: NsysDatabase, end_bound: str = "all", event_types: tuple = N
     return ranges
 
 
+def _int_or_none(value: object) -> bool:
+    return value is None or type(value) is int
+
+
 def _grouped_ranges(db: NsysDatabase, source: str, bound: int, pushpop: str, end_tid: str, domain_id: str,
                     text_id: str, prefixes: dict) -> list[NvtxRange] | None:
     """The ranges in table order (each repeated per domain name its domain matches, in that order), read
     as one group_concat row per (text, style, thread, domain): no Python tuple per range from sqlite3.
     None where a value is NULL (the row-by-row read handles that)."""
+    # The values are checked as they are read: times out of range, texts, blobs and NULL starts give NULL
+    # (a count that comes up short), reals their text, the keys their type; any of these: the full check.
+    time_ok = f"BETWEEN -{TIME_BOUND} AND {TIME_BOUND}"
     rows = db.query(
         f"SELECT {text_id} AS text_id, n.text, CASE WHEN n.eventType IN ({pushpop}) THEN 'PushPop' "
-        f"ELSE 'StartEnd' END AS style, {end_tid} IS NOT NULL AS elsewhere, n.globalTid, {domain_id} AS domain, "
-        f"count(*), group_concat(n.rowid), group_concat(n.start), group_concat(coalesce(n.[end], {bound})) "
+        f"ELSE 'StartEnd' END AS style, typeof({end_tid}) AS elsewhere, n.globalTid, {domain_id} AS domain, "
+        f"count(*), group_concat(n.rowid), group_concat(CASE WHEN n.start {time_ok} THEN n.start END), "
+        f"group_concat(CASE WHEN n.[end] IS NULL THEN {bound} WHEN n.[end] {time_ok} THEN n.[end] END) "
         f"{source} GROUP BY text_id, n.text, style, elsewhere, n.globalTid, domain")
+    if not all(_int_or_none(text_id_value) and (text is None or type(text) is str) and _int_or_none(gtid)
+               and _int_or_none(domain) and elsewhere in ("null", "integer")
+               for text_id_value, text, _style, elsewhere, gtid, domain, *_rest in rows):
+        db.check(NVTX)
+        return None
     strings = db.strings({row[0] for row in rows if row[0] is not None})
     default_prefix = [":"]
     ranges: list[NvtxRange] = []
     make = partial(tuple.__new__, NvtxRange)
     for text_id_value, text, style, elsewhere, gtid, domain, count, *texts in rows:
-        ids, starts, ends = (parse_integers(t) for t in texts)
-        if gtid is None or not count == len(ids) == len(starts) == len(ends):
+        ids, starts, ends = (integers_or_none(t, count) for t in texts)
+        if starts is None or ends is None:
+            db.check(NVTX)
             return None
+        if gtid is None or ids is None:
+            return None
+        elsewhere = int(elsewhere == "integer")
         label = strings.get(text_id_value)  # as the LEFT JOIN: an id StringIds lacks falls back to the text
         if label is None:
             label = text if text is not None else ""
@@ -178,6 +206,16 @@ def _null_first(value):
     return (value is not None, value if value is not None else "")
 
 
+def _launch_reads(db: NsysDatabase, name_col: str) -> tuple[list[str], list[str]]:
+    """The kernel columns and the call sources _launches_by_thread reads (for launch_join)."""
+    # A subquery, not the ids pasted in: nothing read from the file becomes SQL text.
+    has_launches = bool(db.query("SELECT 1 FROM StringIds WHERE value LIKE '%Launch%' LIMIT 1"))
+    filtered = f"(SELECT rowid AS rid, correlationId, globalTid, start, [end] FROM {RUNTIME} WHERE nameId IN " \
+               "(SELECT id FROM StringIds WHERE value LIKE '%Launch%'))" if has_launches else None
+    name = name_col if COLUMN_TYPES[KERNEL].get(name_col) == "int" else f"coalesce({name_col}, -1)"
+    return [name, span_sql()], [filtered, RUNTIME] if filtered else [RUNTIME]
+
+
 def _launches_by_thread(db: NsysDatabase, name_col: str) -> list[tuple[int | None, list, list, list, list]]:
     """Per launching thread: api starts, api ends, kernel name ids and durations, ordered by api start.
 
@@ -187,16 +225,16 @@ def _launches_by_thread(db: NsysDatabase, name_col: str) -> list[tuple[int | Non
     as many other calls (cuKernelGetName per launch, in PyTorch's). If any kernel is left without its
     call that way, the join is redone over every call, so the result is the same as nsys's.
     """
-    # A subquery, not the ids pasted in: nothing read from the file becomes SQL text.
-    has_launches = bool(db.query("SELECT 1 FROM StringIds WHERE value LIKE '%Launch%' LIMIT 1"))
-    filtered = f"(SELECT correlationId, globalTid, start, [end] FROM {RUNTIME} WHERE nameId IN " \
-               "(SELECT id FROM StringIds WHERE value LIKE '%Launch%'))" if has_launches else None
     from aiperf_lab.metrics.nsys.launch_join import launches_by_thread
 
-    hashed = launches_by_thread(db, KERNEL, [f"coalesce({name_col}, -1)", "[end] - start"],
-                                [filtered, RUNTIME] if filtered else [RUNTIME])
+    columns, sources = _launch_reads(db, name_col)
+    filtered = sources[0] if len(sources) > 1 else None
+    hashed = launches_by_thread(db, KERNEL, columns, sources,
+                                {KERNEL: ("correlationId", "globalPid", name_col, "start", "end")})
     if hashed is not None:
         return [(gtid, *columns) for gtid, columns in hashed.items()]
+    db.check(KERNEL)
+    db.check(RUNTIME)
     for calls in ([filtered, RUNTIME] if filtered else [RUNTIME]):
         rows = db.query(
             f"SELECT r.globalTid, group_concat(coalesce(r.start, 0)), group_concat(coalesce(r.[end], 0)), "
@@ -240,7 +278,7 @@ class _Attribution:
         self.keysets: dict[tuple, int] = {(): 0}
         self.by_keyset: dict[tuple, list[int]] = {}
         self.held_names: dict[tuple, dict[int, set[int]]] = defaultdict(dict)
-        self.held_counts: dict[tuple, Counter] = {}  # (thread, key) -> name id -> ranges holding it
+        self.held_counts: dict[int | None, Counter] = {}  # thread -> (key, name id) -> ranges holding it
 
     def keyset_id(self, open_keys) -> int:
         """The id of the (name, style) keys of the ranges open over a segment, in the order they opened
@@ -258,12 +296,18 @@ class _Attribution:
             self._add_each(gtid, keyset_ids, names, durations)
             return
         # Group in C: one small integer per kernel, (keyset, name, duration) packed, then sorted; each
-        # group is one run of it, its durations already in order.
-        distinct = sorted(set(names))
-        dense = {name_id: i for i, name_id in enumerate(distinct)}
-        width = len(distinct)
+        # group is one run of it, its durations already in order. Name ids (StringIds ids) pack as they
+        # are where they are small and not negative, else as their rank among the names.
+        low, high = min(names), max(names)
+        if 0 <= low and high < 1 << 24:
+            distinct, width = range(high + 1), high + 1
+            groups = map(add, map(mul, keyset_ids, repeat(width)), names)
+        else:
+            distinct = sorted(set(names))
+            dense = {name_id: i for i, name_id in enumerate(distinct)}
+            width = len(distinct)
+            groups = map(add, map(mul, keyset_ids, repeat(width)), map(dense.__getitem__, names))
         shift = max(durations).bit_length()
-        groups = map(add, map(mul, keyset_ids, repeat(width)), map(dense.__getitem__, names))
         packed = list(map(or_, map(lshift, groups, repeat(shift)), durations))
         packed.sort()
         buckets = self.by_keyset
@@ -323,44 +367,94 @@ class _Attribution:
         for (gtid, key), per_range in self.held_names.items():
             for name_id, count in Counter(chain.from_iterable(per_range.values())).items():
                 group((gtid, key, name_id)).instances = count
-        for (gtid, key), counts in self.held_counts.items():
-            for name_id, count in counts.items():
+        for gtid, counts in self.held_counts.items():
+            for (key, name_id), count in counts.items():
                 group((gtid, key, name_id)).instances += count
         return groups
 
 
 def _attribute_thread(acc: _Attribution, gtid: int, ranges: list[NvtxRange], starts: list[int], ends: list[int],
                       names: list[int], durations: list[int]) -> bool:
-    """nsys's containment rule for one thread, by sweeping segments of its launch calls.
+    """nsys's containment rule for one thread, by the index intervals of its launch calls.
 
     Launch calls on one thread run one after another, so starts and ends are both sorted and the calls
-    inside a range form one index interval [lo, hi), found by two bisections. Between interval edges the
-    set of enclosing ranges does not change: each segment gets one keyset. Returns False (nothing
+    inside a range form one index interval [lo, hi), found by two bisections. Returns False (nothing
     added) if the calls overlap.
     """
     if ends != sorted(ends):
         return False
     if len({r.range_id for r in ranges}) != len(ranges):  # a range twice (two domain matches): count it once
         ranges = list({(r.range_id, r.name, r.style): r for r in ranges}.values())
-    # Each range's calls [lo, hi), found by bisection in C for all ranges at once.
+    # Each range's calls [lo, hi), found by bisection in C for all ranges at once; only those holding any.
     los = list(map(bisect_left, repeat(starts), map(_START, ranges)))
     his = list(map(bisect_right, repeat(ends), map(_END, ranges)))
+    held = list(compress(range(len(ranges)), map(lt, los, his)))
+    los, his = list(map(los.__getitem__, held)), list(map(his.__getitem__, held))
+    keys = list(map(_KEY, map(ranges.__getitem__, held)))
+    distinct_keys = list(dict.fromkeys(keys))
+    key_numbers = list(map({key: i for i, key in enumerate(distinct_keys)}.__getitem__, keys))
+    # NVTX Inst: per (range key, kernel name), the ranges holding at least one such kernel; the distinct
+    # names of each range are counted in C, key by key.
+    counts = acc.held_counts.setdefault(gtid, Counter())
+    by_key = sorted(range(len(keys)), key=key_numbers.__getitem__)
+    sorted_numbers = list(map(key_numbers.__getitem__, by_key))
+    spans = list(map(slice, map(los.__getitem__, by_key), map(his.__getitem__, by_key)))
+    lo = 0
+    while lo < len(by_key):
+        key_number = sorted_numbers[lo]
+        hi = bisect_right(sorted_numbers, key_number, lo)
+        key = distinct_keys[key_number]
+        for name_id, count in Counter(chain.from_iterable(map(set, map(names.__getitem__, spans[lo:hi])))).items():
+            counts[(key, name_id)] += count
+        lo = hi
+    keyset_ids = _nested_keysets(acc, los, his, key_numbers, distinct_keys, len(starts))
+    if keyset_ids is None:
+        keyset_ids = _segment_keysets(acc, los, his, keys, len(starts))
+    acc.add(gtid, keyset_ids, names, durations)
+    return True
+
+
+def _nested_keysets(acc: _Attribution, los: list[int], his: list[int], key_numbers: list[int],
+                    distinct_keys: list[tuple], n: int) -> list[int] | None:
+    """Each call's keyset where the ranges' intervals nest (push/pop ranges always do): every range is
+    painted over its calls, outer ones first, with the keyset of itself and the ranges around it. None
+    where two intervals cross."""
+    order = sorted(range(len(los)), key=his.__getitem__, reverse=True)  # (lo, -hi) in two stable sorts
+    order.sort(key=los.__getitem__)
+    painted = [0] * n
+    open_his = [n + 1]  # the enclosing ranges' ends and keyset ids (at the bottom: the whole thread)
+    open_sets = [0]
+    width = len(distinct_keys)
+    inner: dict[int, int] = {}  # keyset id * width + key number -> the keyset id of that keyset plus the key
+    keysets = {number: keyset for keyset, number in acc.keysets.items()}
+    for lo, hi, key_number in zip(map(los.__getitem__, order), map(his.__getitem__, order),
+                                  map(key_numbers.__getitem__, order)):
+        while open_his[-1] <= lo:
+            open_his.pop()
+            open_sets.pop()
+        if open_his[-1] < hi:
+            return None  # crosses an enclosing range
+        outer = open_sets[-1]
+        found = inner.get(outer * width + key_number)
+        if found is None:
+            keyset = (*keysets[outer], distinct_keys[key_number])
+            found = inner[outer * width + key_number] = acc.keyset_id(keyset)
+            keysets[found] = keyset
+        open_his.append(hi)
+        open_sets.append(found)
+        painted[lo:hi] = repeat(found, hi - lo)
+    return painted
+
+
+def _segment_keysets(acc: _Attribution, los: list[int], his: list[int], keys: list[tuple], n: int) -> list[int]:
+    """Each call's keyset for any intervals: between interval edges the set of enclosing ranges does not
+    change, so each segment gets one keyset."""
     opens: dict[int, list[int]] = defaultdict(list)
     closes: dict[int, list[int]] = defaultdict(list)
-    keys = list(map(_KEY, ranges))
-    held: dict[tuple, list[int]] = defaultdict(list)  # key -> the distinct names of each range, chained
-    for index in compress(range(len(ranges)), map(lt, los, his)):
-        lo, hi = los[index], his[index]
+    for index, (lo, hi) in enumerate(zip(los, his)):
         opens[lo].append(index)
         closes[hi].append(index)
-        held[keys[index]].extend(set(names[lo:hi]))
-    for key, held_names in held.items():
-        counter = acc.held_counts.get((gtid, key))
-        if counter is None:
-            acc.held_counts[(gtid, key)] = Counter(held_names)
-        else:
-            counter.update(held_names)
-    edges = sorted({0, len(starts), *opens, *closes})
+    edges = sorted({0, n, *opens, *closes})
     active: dict[int, tuple[str, str]] = {}  # open ranges' keys, in the order they opened
     keyset_ids: list[int] = []
     keyset_id = acc.keyset_id
@@ -371,8 +465,7 @@ def _attribute_thread(acc: _Attribution, gtid: int, ranges: list[NvtxRange], sta
         for index in opens.get(here, no_ranges):
             active[index] = keys[index]
         keyset_ids += repeat(keyset_id(active.values()) if active else 0, following - here)
-    acc.add(gtid, keyset_ids, names, durations)
-    return True
+    return keyset_ids
 
 
 def _attribute_overlapping(acc: _Attribution, gtid: int, ranges: list[NvtxRange], starts: list[int],
@@ -396,14 +489,20 @@ def nvtx_kern_sum(db: NsysDatabase, variant: str = "demangled") -> Table:
     As nsys: only ranges that end on the thread they started on; a kernel counts under every enclosing
     range (nested ranges count it again); kernels outside all ranges form rows with an empty range.
     """
+    name_col = db.kernel_name_column(variant)
+    if {KERNEL, RUNTIME, NVTX, "StringIds"} <= db.tables:  # the launches are read while the ranges are
+        from aiperf_lab.metrics.nsys.launch_join import prefetch
+
+        prefetch(db, KERNEL, *_launch_reads(db, name_col))
     ranges_by_thread: dict[int, list[NvtxRange]] = defaultdict(list)
     for r in load_ranges(db, end_bound="ranges"):
         if not r.ends_elsewhere:
             ranges_by_thread[r.global_tid].append(r)
-    db.require(RUNTIME, what="CUDA API data")
-    db.require(KERNEL, what="CUDA kernel data")
+    # The launch join checks the values it reads (a full check only where it falls back to SQL).
+    db.require(RUNTIME, what="CUDA API data", columns=())
+    db.require(KERNEL, what="CUDA kernel data", columns=())
     acc = _Attribution()
-    for gtid, starts, ends, names, durations in _launches_by_thread(db, db.kernel_name_column(variant)):
+    for gtid, starts, ends, names, durations in _launches_by_thread(db, name_col):
         if gtid is None:
             acc.add(None, [0] * len(names), names, durations)
         elif not _attribute_thread(acc, gtid, ranges_by_thread.get(gtid, []), starts, ends, names, durations):

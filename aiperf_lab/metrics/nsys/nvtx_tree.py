@@ -22,8 +22,9 @@ from itertools import compress, repeat
 from operator import add, attrgetter, getitem, itemgetter, le, lt
 
 from aiperf_lab.errors import MissingData
-from aiperf_lab.metrics.nsys.db import (KERNEL, MEMCPY, MEMSET, NVTX_PUSHPOP, NVTX_STARTEND, NVTXT_PUSHPOP,
-                                        NVTXT_STARTEND, RUNTIME, NsysDatabase, parse_integers, split_global_tid)
+from aiperf_lab.metrics.nsys.db import (KERNEL, MEMCPY, MEMSET, NVTX, NVTX_PUSHPOP, NVTX_STARTEND, NVTXT_PUSHPOP,
+                                        NVTXT_STARTEND, RUNTIME, NsysDatabase, parse_integers, span_sql,
+                                        split_global_tid)
 from aiperf_lab.metrics.nsys.nvtx import NvtxRange, load_ranges
 from aiperf_lab.metrics.summary_stats import SUM_COLUMNS, duration_summary, sqlite_round, summary_rows
 from aiperf_lab.metrics.tables import Table
@@ -153,18 +154,30 @@ class _Launches:
         self.call_starts, self.call_ends, self.op_starts, self.op_ends, self.correlations = rows
 
 
+_OP_COLUMNS = ["start", span_sql(), "correlationId"]
+
+
+def _gpu_ops(tables: list[str]) -> str:
+    if tables == [KERNEL]:  # the table itself: its read can be split over threads (launch_join)
+        return KERNEL
+    return f"({' UNION ALL '.join(f'SELECT start, [end], correlationId, globalPid FROM {t}' for t in tables)})"
+
+
 def _gpu_launches(db: NsysDatabase) -> dict[int, _Launches]:
-    ops = [f"SELECT start, [end], correlationId, globalPid FROM {t}" for t in (KERNEL, MEMCPY, MEMSET) if db.has(t)]
-    if not ops:
+    tables = [t for t in (KERNEL, MEMCPY, MEMSET) if db.has(t, ())]
+    if not tables:
         raise MissingData(f"{db.path.name} does not contain GPU operation data.")
+    ops = [f"SELECT start, [end], correlationId, globalPid FROM {t}" for t in tables]
     from aiperf_lab.metrics.nsys.launch_join import launches_by_thread
 
-    hashed = launches_by_thread(db, f"({' UNION ALL '.join(ops)})", ["start", "[end] - start", "correlationId"],
-                                db.launch_calls())
+    read = ("start", "end", "correlationId", "globalPid")
+    hashed = launches_by_thread(db, _gpu_ops(tables), _OP_COLUMNS, db.launch_calls(), {t: read for t in tables})
     if hashed is not None:
         hashed.pop(None, None)  # ops whose call is not in the export belong to no range
         return {gtid: _Launches([starts, ends, op_starts, list(map(add, op_starts, lengths)), correlations])
                 for gtid, (starts, ends, op_starts, lengths, correlations) in hashed.items()}
+    for table in (*tables, RUNTIME):
+        db.check(table)
     total = sum(db.count(t) for t in (KERNEL, MEMCPY, MEMSET))
     for calls in db.launch_calls():
         rows = db.query(
@@ -194,7 +207,12 @@ _make_projection = partial(tuple.__new__, Projection)  # from a 4-tuple, in C
 
 def _projections(db: NsysDatabase, stacks: bool = True) -> tuple[list[Projection], Nesting]:
     db.require("StringIds", what="StringIds table")
-    db.require(RUNTIME, what="CUDA API data")
+    db.require(RUNTIME, what="CUDA API data", columns=())  # checked by the launch join as it reads
+    tables = [t for t in (KERNEL, MEMCPY, MEMSET) if t in db.tables]
+    if tables and NVTX in db.tables:  # the launches are read while the ranges are
+        from aiperf_lab.metrics.nsys.launch_join import prefetch
+
+        prefetch(db, _gpu_ops(tables), _OP_COLUMNS, db.launch_calls())
     ranges = [r for r in _unique(load_ranges(db, end_bound="ranges")) if not r.ends_elsewhere]
     launches = _gpu_launches(db)
     nest = Nesting(ranges, stacks)

@@ -4,13 +4,13 @@ bandwidths) and rank_spread (the same kernel or NVTX range on every rank: who is
 A rank is one process that ran NCCL or GPU work: one export per rank (``nsys profile -o rank%q{RANK}``),
 or several processes in one export (``nsys profile torchrun ...``), each then its own rank.
 
-Bandwidths as nccl-tests defines them (its doc/PERFORMANCE.md): algbw = S / t, busbw = algbw x factor,
-factor 2(n-1)/n for all-reduce, (n-1)/n for all-gather and reduce-scatter, 1 for broadcast, reduce and
-send/recv; n is the number of ranks. S is the collective's size as nccl-tests counts it: the message
-size for all-reduce, broadcast and reduce, n messages for all-gather and reduce-scatter (NCCL's NVTX
-payload "Message size [bytes]" is one rank's part). t is the GPU time of the collective's kernels
-(waiting for the slowest peer included, as a collective's time is). Without the payload (NCCL before
-2.19, or NVTX not traced) the bytes, and so the bandwidths, are unknown, and the table says so.
+Bandwidths and sizes as nccl-tests defines them: see metrics/collectives.py. S comes from NCCL's NVTX
+extended payload ("Message size [bytes]": count x datatype size, one rank's part for all-gather and
+reduce-scatter), decoded from the export's own schema tables (nvtx_payload.py); n is the communicator's size
+from its ncclCommInit payload, else the number of ranks given. t is the GPU time of the collective's kernels
+(waiting for the slowest peer included, as a collective's time is). Without the payload (NCCL before 2.19,
+NVTX not traced, or an export made without --include-blobs) the bytes and bandwidths are unknown, and the
+table's note says which.
 """
 
 from __future__ import annotations
@@ -21,33 +21,13 @@ from collections import defaultdict
 from pathlib import Path
 
 from aiperf_lab.errors import MissingData
+from aiperf_lab.metrics.collectives import (BANDWIDTH_NOTE, COLUMNS, NAMES as _NAMES, bus_factor,
+                                            innermost_holders, size_multiplier)
 from aiperf_lab.metrics.nsys.db import KERNEL, NVTX, RUNTIME, NsysDatabase
 from aiperf_lab.metrics.tables import Fixed3, Table
 
 _KERNEL_COLLECTIVE = re.compile(r"^(?:void )?nccl(?:Dev)?Kernel_([A-Za-z]+)")
 _RANGE_COLLECTIVE = re.compile(r"^nccl([A-Z][A-Za-z]+)$")
-_NAMES = {"allreduce": "AllReduce", "allgather": "AllGather", "reducescatter": "ReduceScatter",
-          "broadcast": "Broadcast", "reduce": "Reduce", "sendrecv": "SendRecv", "send": "SendRecv",
-          "recv": "SendRecv", "alltoall": "AllToAll"}
-_SIZE_KEY = re.compile(r'"Message size \[bytes\]"\s*:\s*(\d+)')
-
-
-def bus_factor(collective: str, n: int) -> float | None:
-    """nccl-tests' bus-bandwidth factor for `collective` over n ranks; None where it has none."""
-    if n < 2:
-        return None
-    if collective == "AllReduce":
-        return 2 * (n - 1) / n
-    if collective in ("AllGather", "ReduceScatter", "AllToAll"):
-        return (n - 1) / n
-    if collective in ("Broadcast", "Reduce", "SendRecv"):
-        return 1.0
-    return None
-
-
-def size_multiplier(collective: str, n: int) -> int:
-    """nccl-tests' size S in units of NCCL's per-rank message size."""
-    return n if collective in ("AllGather", "ReduceScatter") else 1
 
 
 def rank_labels(paths: list[Path]) -> list[str]:
@@ -114,36 +94,89 @@ def _nccl_kernels(rank: Rank) -> list[tuple[str | None, int, int | None, int | N
     return [(_collective_of_kernel(ids[name]), duration, gtid, start, end) for name, duration, gtid, start, end in rows]
 
 
-def _nccl_ranges(rank: Rank) -> dict[int, list[tuple[int, int, str | None, int | None]]]:
-    """Per thread: (start, end, collective, message bytes) of NCCL's own NVTX ranges (domain NCCL)."""
-    db = rank.db
-    if not db.has(NVTX):
-        return {}
-    from aiperf_lab.metrics.nsys.nvtx import load_ranges
+MESSAGE_SIZE, COMMUNICATOR, RANK_COUNT = "Message size [bytes]", "NCCL communicator ID", "No. of ranks"
 
-    payload = db.column_or(NVTX, "jsonText")
-    texts = {}
-    if payload != "NULL":
-        texts = {rid: text for rid, text in db.query(
-            f"SELECT rowid, {payload} FROM {NVTX} WHERE {payload} LIKE '%Message size%'")}
-    out: dict[int, list] = defaultdict(list)
-    for r in load_ranges(db, end_bound="ranges"):
-        domain, _, text = r.name.partition(":")
-        if domain != "NCCL":
-            continue
-        if rank.pid is not None and ((r.global_tid >> 24) & 0xFFFFFF) != rank.pid:
-            continue
-        match = _RANGE_COLLECTIVE.match(text)
-        collective = _NAMES.get(match.group(1).lower()) if match else None
-        size = None
-        found = _SIZE_KEY.search(texts.get(r.range_id) or "")
-        if found:
-            size = int(found.group(1))
-        out[r.global_tid].append((r.start, r.end, collective, size))
-    return out
+
+class NcclCalls:
+    """One rank's NCCL API ranges (domain NCCL) per thread, what their payloads say, and why a size is
+    missing where it is."""
+
+    def __init__(self, rank: Rank):
+        # per thread: (start, end, collective, message bytes, communicator, the range's name)
+        self.by_thread: dict[int, list[tuple[int, int, str | None, int | None, int | None, str]]] = defaultdict(list)
+        self.comm_sizes: dict[int, int] = {}   # communicator id -> its number of ranks (from ncclCommInit*)
+        self.why: dict[str, list] = {}         # why a collective's size is unknown -> [calls, first instance]
+        db = rank.db
+        if not db.has(NVTX):
+            return
+        from aiperf_lab.metrics.nsys.nvtx import load_ranges
+        from aiperf_lab.metrics.nsys.nvtx_payload import PayloadDecoder, event_payloads
+
+        ranges = []
+        for r in load_ranges(db, end_bound="ranges"):
+            domain, _, text = r.name.partition(":")
+            if domain == "NCCL" and (rank.pid is None or ((r.global_tid >> 24) & 0xFFFFFF) == rank.pid):
+                ranges.append((r, text))
+        if not ranges:
+            return
+        payloads = event_payloads(db, [r.range_id for r, _ in ranges])
+        decoder = PayloadDecoder(db) if payloads else None
+        missing = self._missing_reason(db) if not payloads else \
+            f"some of {db.path.name}'s NCCL ranges carry no payload while others do"
+        for r, text in ranges:
+            match = _RANGE_COLLECTIVE.match(text)
+            collective = _NAMES.get(match.group(1).lower()) if match else None
+            values, why = self._values(payloads.get(r.range_id), decoder, missing)
+            size = values.get(MESSAGE_SIZE)
+            comm = values.get(COMMUNICATOR)
+            if isinstance(comm, int) and isinstance(values.get(RANK_COUNT), int):
+                self.comm_sizes[comm] = values[RANK_COUNT]
+            if not (isinstance(size, int) and size >= 0):
+                size = None
+                if collective is not None:
+                    why = why or (f"the payload of {text} has no '{MESSAGE_SIZE}' entry "
+                                  f"(entries: {', '.join(values) or 'none'})")
+                    entry = self.why.setdefault(why.split(" (", 1)[0], [0, why])
+                    entry[0] += 1
+            self.by_thread[r.global_tid].append((r.start, r.end, collective, size,
+                                                 comm if isinstance(comm, int) else None, text))
+
+    @staticmethod
+    def _missing_reason(db: NsysDatabase) -> str:
+        from aiperf_lab.metrics.nsys.nvtx_payload import ENTRIES
+
+        name = db.path.name
+        if db.has(ENTRIES) and db.count(ENTRIES):
+            if not db.has_column(NVTX, "binaryData"):
+                return (f"{name} has NCCL's payload schemas, but its NVTX_EVENTS has no binaryData column "
+                        "(an nsys before 2024 export)")
+            return (f"{name} has NCCL's payload schemas but no payload data: nsys export leaves binaryData "
+                    "empty unless asked; re-export the .nsys-rep with `nsys export --type sqlite "
+                    "--include-blobs=true`")
+        return (f"{name}'s NCCL ranges carry no payload (NCCL before 2.19 records no sizes in NVTX; "
+                "nsys captured no payload schema)")
+
+    @staticmethod
+    def _values(found, decoder, missing: str) -> tuple[dict, str | None]:
+        from aiperf_lab.metrics.nsys.nvtx_payload import Payload, json_values
+
+        if found is None:
+            return {}, missing
+        domain, blob, text = found
+        if blob is not None and decoder is not None:
+            decoded = decoder.decode(domain, blob)
+            if isinstance(decoded, Payload):
+                return decoded.values, None
+            return {}, decoded
+        values = json_values(text)
+        if values is None:
+            return {}, "a payload's jsonText is not a JSON object"
+        return values, None
 
 
 def _innermost(ranges: list, start: int, end: int):
+    """The shortest of `ranges` holding [start, end] (the plain scan: innermost_holders() gives the same
+    for nested ranges, in one sweep)."""
     best = None
     for r in ranges:
         if r[0] <= start and r[1] >= end and (best is None or r[1] - r[0] < best[1] - best[0]):
@@ -161,38 +194,68 @@ def nccl_sum(exports: list[tuple[str, NsysDatabase]]) -> Table:
             per_rank.append((rank, kernels))
     if not per_rank:
         raise MissingData(", ".join(sorted({db.path.name for _, db in exports})) + " does not contain NCCL kernels.")
-    n = len(per_rank)
+    given = len(per_rank)
     rows = []
+    why: dict[str, list] = {}
+    unmatched = 0
+    sizes_seen: set[int] = set()
     for rank, kernels in per_rank:
-        ranges = _nccl_ranges(rank)
-        groups: dict[str, list[tuple[int, int | None]]] = defaultdict(list)
-        for collective, duration, gtid, start, end in kernels:
-            size = None
-            enclosing = _innermost(ranges.get(gtid, []), start, end) if start is not None else None
+        calls = NcclCalls(rank)
+        for key, (count, first) in calls.why.items():
+            why.setdefault(key, [0, first, "calls"])[0] += count
+        groups: dict[str, list[tuple[int, int | None, int]]] = defaultdict(list)
+        holders: dict[int, tuple | None] = {}
+        by_thread: dict[object, list[int]] = defaultdict(list)
+        for index, (_c, _d, gtid, start, _e) in enumerate(kernels):
+            if start is not None:
+                by_thread[gtid].append(index)
+        for gtid, indexes in by_thread.items():
+            found = innermost_holders(calls.by_thread.get(gtid, []), [(kernels[i][3], kernels[i][4]) for i in indexes])
+            holders.update(zip(indexes, found))
+        counted: set[int] = set()  # ranges whose bytes are in: a call's bytes once, however many kernels it launched
+        for index, (collective, duration, gtid, start, end) in enumerate(kernels):
+            size, n = None, given
+            enclosing = holders.get(index)
             if enclosing is not None:
+                if enclosing[2] is None:  # launched inside ncclGroupEnd (or another non-collective call)
+                    entry = why.setdefault(f"group:{enclosing[5]}", [0, (
+                        f"launched inside {enclosing[5]}, not inside their collective's own range (grouped "
+                        "calls: NCCL launches them at ncclGroupEnd), so no call's size applies"), "kernels"])
+                    entry[0] += 1
                 collective = collective or enclosing[2]
-                size = enclosing[3]
-            groups[collective or "unknown"].append((duration, size))
+                size = enclosing[3] if id(enclosing) not in counted or enclosing[3] is None else 0
+                counted.add(id(enclosing))
+                n = calls.comm_sizes.get(enclosing[4], given)
+            else:
+                unmatched += 1
+            sizes_seen.add(n)
+            groups[collective or "unknown"].append((duration, size, n))
         for collective in sorted(groups):
             items = groups[collective]
-            time = sum(d for d, _ in items)
-            known = all(s is not None for _, s in items)
-            size = sum(s for _, s in items) * size_multiplier(collective, n) if known else None
+            time = sum(d for d, _, _ in items)
+            known = all(s is not None for _, s, _ in items)
+            size = sum(s * size_multiplier(collective, n) for _, s, n in items) if known else None
             algbw = size / time if size is not None and time else None  # bytes per ns = GB/s
-            factor = bus_factor(collective, n)
-            busbw = algbw * factor if algbw is not None and factor is not None else None
+            factors = [bus_factor(collective, n) for _, _, n in items]
+            busbw = None
+            if algbw is not None and all(f is not None for f in factors):
+                busbw = sum(s * size_multiplier(collective, n) * f for (_, s, n), f in zip(items, factors)) / time
+            counts = sorted({n for _, _, n in items})
             rows.append([rank.label, collective, len(items), size if size is not None else "unknown", time,
-                         Fixed3(time / len(items) / 1000), _gbps(algbw), _gbps(busbw), n])
-    notes = ["AlgBW = S / GPU time, BusBW = AlgBW x 2(n-1)/n (all-reduce), (n-1)/n (all-gather, reduce-scatter), "
-             "1 (broadcast, reduce, send/recv), as nccl-tests defines them; n = ranks given."]
-    if any(row[3] == "unknown" for row in rows):
-        notes.append("Bytes unknown: the export has no NCCL NVTX payload (NCCL >= 2.19 with -t nvtx records "
-                     "'Message size [bytes]'), so the bandwidths cannot be computed.")
-    if n < 2:
+                         Fixed3(time / len(items) / 1000), _gbps(algbw), _gbps(busbw),
+                         counts[0] if len(counts) == 1 else ",".join(map(str, counts))])
+    notes = ["Count = NCCL kernels. Bytes = S as nccl-tests counts it: NCCL's payload 'Message size [bytes]' "
+             "(count x datatype size, one rank's part) once per call, times n for all-gather and reduce-scatter. "
+             + BANDWIDTH_NOTE +
+             " n (Ranks) = the communicator's size from its ncclCommInit payload, else the number of ranks given."]
+    for _key, (count, first, unit) in sorted(why.items()):
+        notes.append(f"Bytes unknown for {count} {unit}: {first}.")
+    if unmatched and any(row[3] == "unknown" for row in rows):
+        notes.append(f"{unmatched} NCCL kernels were launched outside an NCCL NVTX range of their thread "
+                     "(no -t nvtx, or NCCL_NVTX_DISABLE=1): their size is unknown.")
+    if given < 2 and sizes_seen == {1}:
         notes.append("One rank: bus bandwidth needs every rank's export (give them all).")
-    columns = ["Rank", "Collective", "Count", "Bytes", "Time (ns)", "Avg (us)", "AlgBW (GB/s)", "BusBW (GB/s)",
-               "Ranks"]
-    return Table("nccl_sum", "NCCL Collectives per Rank", columns, rows, notes)
+    return Table("nccl_sum", "NCCL Collectives per Rank", COLUMNS, rows, notes)
 
 
 def _gbps(value: float | None):

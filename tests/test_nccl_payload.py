@@ -1,0 +1,196 @@
+"""NCCL's message sizes from NVTX extended payloads (nvtx_payload.py) and nccl_sum's bytes and bandwidths.
+
+The real two-H200 capture (tests/data/h200x2, NCCL 2.28, nsys 2025.3) was exported without
+--include-blobs, so it holds NCCL's payload schemas but no payload bytes: nccl_sum must say so. To check the
+decoding, copies of it get binaryData written here the way NCCL lays out its structs (nvtx_payload_schemas.h
+in NCCL: packed by the C compiler, not by the schema rows the decoder reads) with the sizes the captured
+workload used (benchmarks/nccl_allreduce.py: 16 MiB all-reduces, 4 MiB per rank all-gathers). The framing
+nsys puts around a payload is checked on a real export by benchmarks/verify_issue17.sh (part 2).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import shutil
+import sqlite3
+import struct
+
+import pytest
+
+from conftest import REPO
+
+from aiperf_lab.metrics.cli import main
+from aiperf_lab.metrics.nsys.db import NsysDatabase
+from aiperf_lab.metrics.nsys.nvtx_payload import Payload, PayloadDecoder
+
+DATA = REPO / "tests" / "data" / "h200x2"
+MiB = 1 << 20
+COMM = 0x5EED_CAFE_0000_0042
+# NCCL's structs (NcclNvtxParams*) as the C compiler lays them out on x86-64, by the range that carries each.
+LAYOUTS = {
+    "ncclCommInitRankConfig": (16777218, struct.Struct("<Qiii4x")),   # comm, nranks, rank, cudaDev
+    "ncclAllReduce": (16777221, struct.Struct("<QQi4x")),             # comm, bytes, op
+    "ncclAllGather": (16777220, struct.Struct("<QQ")),                # comm, bytes
+    "ncclCommFinalize": (16777230, struct.Struct("<Q")),              # comm
+    "ncclCommDestroy": (16777227, struct.Struct("<Qiii4x")),
+}
+
+
+def _frame(domain: int, schema: int, payload: bytes) -> bytes:
+    return struct.pack("<IIQQQ", domain, 0, schema, len(payload), 32 + len(payload)) + payload
+
+
+def _with_blobs(tmp_path, rank: int, *, nranks: int = 2, as_hex: bool = False, frame=_frame) -> str:
+    target = tmp_path / f"rank{rank}.sqlite"
+    shutil.copy(DATA / f"nccl_rank{rank}.sqlite", target)
+    con = sqlite3.connect(target)
+    rows = con.execute("SELECT n.rowid, n.domainId, s.value FROM NVTX_EVENTS AS n JOIN StringIds AS s "
+                       "ON s.id = n.textId WHERE n.eventType = 59 AND s.value LIKE 'nccl%'").fetchall()
+    for rowid, domain, name in rows:
+        schema, layout = LAYOUTS[name]
+        values = {"ncclCommInitRankConfig": (COMM, nranks, rank, rank), "ncclCommDestroy": (COMM, nranks, rank, rank),
+                  "ncclAllReduce": (COMM, 16 * MiB, 0), "ncclAllGather": (COMM, 4 * MiB),
+                  "ncclCommFinalize": (COMM,)}[name]
+        blob = frame(domain, schema, layout.pack(*values))
+        con.execute("UPDATE NVTX_EVENTS SET binaryData = ? WHERE rowid = ?", (blob.hex() if as_hex else blob, rowid))
+    con.commit()
+    con.close()
+    return str(target)
+
+
+def _nccl_sum(capsys, files):
+    code = main(files + ["--report", "nccl_sum", "--format", "csv"])
+    out = capsys.readouterr().out
+    return code, list(csv.DictReader(io.StringIO(out)))
+
+
+def _notes(capsys, files) -> str:
+    assert main(files + ["--report", "nccl_sum", "--format", "json"]) == 0
+    return capsys.readouterr().out
+
+
+def test_the_real_capture_gives_exact_bytes_or_says_why_not(capsys):
+    files = [str(DATA / "nccl_rank0.sqlite"), str(DATA / "nccl_rank1.sqlite")]
+    code, rows = _nccl_sum(capsys, files)
+    assert code == 0 and len(rows) == 4
+    with sqlite3.connect(files[0]) as con:
+        blobs = con.execute("SELECT count(binaryData) FROM NVTX_EVENTS").fetchone()[0]
+    if blobs:  # re-captured with --include-blobs=true: the bytes the workload moved
+        assert {(r["Collective"], r["Bytes"]) for r in rows} == {("AllReduce", str(23 * 16 * MiB)),
+                                                                 ("AllGather", str(5 * 4 * MiB * 2))}
+    else:
+        assert {r["Bytes"] for r in rows} == {"unknown"} and {r["BusBW (GB/s)"] for r in rows} == {""}
+        notes = _notes(capsys, files)
+        assert "nccl_rank0.sqlite has NCCL's payload schemas but no payload data" in notes
+        assert "--include-blobs=true" in notes and "nccl_rank1.sqlite" in notes
+
+
+@pytest.mark.parametrize("as_hex", [False, True])
+def test_payloads_give_each_collectives_bytes_and_nccl_tests_bandwidths(tmp_path, capsys, as_hex):
+    files = [_with_blobs(tmp_path, r, as_hex=as_hex) for r in range(2)]
+    code, rows = _nccl_sum(capsys, files)
+    assert code == 0
+    by_key = {(r["Rank"], r["Collective"]): r for r in rows}
+    assert {k: (r["Count"], r["Bytes"], r["Ranks"]) for k, r in by_key.items()} == {
+        ("0", "AllReduce"): ("23", str(23 * 16 * MiB), "2"), ("1", "AllReduce"): ("23", str(23 * 16 * MiB), "2"),
+        ("0", "AllGather"): ("5", str(5 * 8 * MiB), "2"), ("1", "AllGather"): ("5", str(5 * 8 * MiB), "2")}
+    for (rank, collective), row in by_key.items():
+        algbw = int(row["Bytes"]) / int(row["Time (ns)"])          # bytes per ns = GB/s
+        factor = {"AllReduce": 2 * (2 - 1) / 2, "AllGather": (2 - 1) / 2}[collective]
+        assert float(row["AlgBW (GB/s)"]) == pytest.approx(algbw, abs=5e-4)
+        assert float(row["BusBW (GB/s)"]) == pytest.approx(algbw * factor, abs=5e-4)
+    assert "Bytes unknown" not in _notes(capsys, files)
+
+
+def test_the_communicators_size_comes_from_its_init_payload(tmp_path, capsys):
+    """One rank's file of an 8-rank job: n is 8 (ncclCommInitRankConfig's payload), not the 1 file given."""
+    code, rows = _nccl_sum(capsys, [_with_blobs(tmp_path, 0, nranks=8)])
+    assert code == 0
+    gather = next(r for r in rows if r["Collective"] == "AllGather")
+    reduce = next(r for r in rows if r["Collective"] == "AllReduce")
+    assert gather["Ranks"] == "8" and gather["Bytes"] == str(5 * 4 * MiB * 8)
+    for row, factor in ((gather, 7 / 8), (reduce, 2 * 7 / 8)):
+        algbw = int(row["Bytes"]) / int(row["Time (ns)"])
+        assert float(row["BusBW (GB/s)"]) == pytest.approx(algbw * factor, abs=5e-4)
+
+
+def test_a_blob_whose_framing_does_not_check_out_is_not_guessed(tmp_path, capsys):
+    def bad_total(domain, schema, payload):  # total size disagrees with the payload size
+        return struct.pack("<IIQQQ", domain, 0, schema, len(payload), 40 + len(payload)) + payload
+
+    files = [_with_blobs(tmp_path, 0, frame=bad_total)]
+    code, rows = _nccl_sum(capsys, files)
+    assert code == 0 and {r["Bytes"] for r in rows} == {"unknown"} and {r["AlgBW (GB/s)"] for r in rows} == {""}
+    assert "Bytes unknown for 28 calls: payload framing not recognized" in _notes(capsys, files)
+
+
+def test_decoder_reads_enums_by_name_and_refuses_pointer_entries(tmp_path):
+    path = _with_blobs(tmp_path, 0)
+    db = NsysDatabase(path)
+    decoder = PayloadDecoder(db)
+    blob = _frame(1, 16777221, LAYOUTS["ncclAllReduce"][1].pack(COMM, 3 * MiB, 2))
+    payload = decoder.decode(1, blob)
+    assert isinstance(payload, Payload)
+    assert payload.values == {"NCCL communicator ID": COMM, "Message size [bytes]": 3 * MiB,
+                              "Reduction operation": "Max"}
+    # The same bytes in another domain name no schema registered there.
+    assert decoder.decode(2, blob).startswith("payload framing not recognized")
+    db.close()
+    con = sqlite3.connect(path)
+    con.execute("UPDATE NVTX_PAYLOAD_SCHEMA_ENTRIES SET flags = 2 WHERE schemaId = 16777221 AND idx = 1")
+    con.commit()
+    con.close()
+    payload = PayloadDecoder(NsysDatabase(path)).decode(1, blob)
+    assert "Message size [bytes]" not in payload.values and "pointer" in payload.unread["Message size [bytes]"]
+
+
+def test_a_json_payload_is_read_too(tmp_path, capsys):
+    path = tmp_path / "rank0.sqlite"
+    shutil.copy(DATA / "nccl_rank0.sqlite", path)
+    con = sqlite3.connect(path)
+    con.execute("UPDATE NVTX_EVENTS SET jsonText = '{\"Message size [bytes]\": 1024}' WHERE eventType = 59 "
+                "AND textId IN (SELECT id FROM StringIds WHERE value IN ('ncclAllReduce', 'ncclAllGather'))")
+    con.commit()
+    con.close()
+    code, rows = _nccl_sum(capsys, [str(path)])
+    assert code == 0 and {r["Collective"]: r["Bytes"] for r in rows} == {"AllReduce": str(23 * 1024),
+                                                                         "AllGather": str(5 * 1024)}  # n = 1 file
+
+
+def test_a_schema_that_holds_itself_or_points_outside_is_refused_not_followed(tmp_path):
+    path = _with_blobs(tmp_path, 0)
+    con = sqlite3.connect(path)
+    # entry 0 of the all-reduce schema is now of the all-reduce schema's own type; entry 1 at offset -8
+    con.execute("UPDATE NVTX_PAYLOAD_SCHEMA_ENTRIES SET type = 16777221 WHERE schemaId = 16777221 AND idx = 0")
+    con.execute("UPDATE NVTX_PAYLOAD_SCHEMA_ENTRIES SET offset = -8 WHERE schemaId = 16777221 AND idx = 1")
+    con.commit()
+    con.close()
+    blob = _frame(1, 16777221, LAYOUTS["ncclAllReduce"][1].pack(COMM, 3 * MiB, 0))
+    payload = PayloadDecoder(NsysDatabase(path)).decode(1, blob)
+    assert "nests deeper than 8 levels" in str(payload.values["NCCL communicator ID"])
+    assert "Message size [bytes]" not in payload.values and "offset -8" in payload.unread["Message size [bytes]"]
+    assert payload.values["Reduction operation"] == "Sum"
+
+
+def test_the_gpu_scripts_check_of_the_bytes_against_the_workload(tmp_path, capsys):
+    """benchmarks/nccl_payload_dump.py (run by verify_issue17.sh part 2) says 'yes' only for the bytes the
+    workload moved."""
+    import subprocess
+    import sys
+
+    files = [_with_blobs(tmp_path, r) for r in range(2)]
+    (tmp_path / "nccl_sum.csv").write_text(subprocess.run(
+        [sys.executable, "-m", "aiperf_lab.metrics.cli", *files, "--report", "nccl_sum", "--format", "csv"],
+        capture_output=True, text=True, check=True).stdout)
+    dump = [sys.executable, str(REPO / "benchmarks" / "nccl_payload_dump.py"), files[0], "--expect-csv",
+            str(tmp_path / "nccl_sum.csv")]
+    out = subprocess.run(dump, capture_output=True, text=True, check=True).stdout
+    assert "with binaryData: 31" in out and "'Message size [bytes]': 16777216" in out
+    assert out.rstrip().endswith("bytes as the workload moved them: yes")
+    shutil.copy(DATA / "nccl_rank0.sqlite", files[0])  # the capture as exported: no bytes
+    (tmp_path / "nccl_sum.csv").write_text(subprocess.run(
+        [sys.executable, "-m", "aiperf_lab.metrics.cli", *files, "--report", "nccl_sum", "--format", "csv"],
+        capture_output=True, text=True, check=True).stdout)
+    out = subprocess.run(dump, capture_output=True, text=True, check=True).stdout
+    assert "with binaryData: 0" in out and out.rstrip().endswith("bytes as the workload moved them: NO")
