@@ -3,6 +3,7 @@ clock offset (tests/energy_synth.py), and the clock alignment itself."""
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -339,3 +340,52 @@ def test_a_real_h100_lab_run_under_a_capture_range_splits_its_energy(tmp_path):
     assert rows[":forward"]["Instances"] == "12"
     span = float(rows["(captured span)"]["Energy (J)"])
     assert 2000 < span < 2800 and abs(float(rows["(captured span)"]["Time (s)"]) - 4.716255) < 1e-6
+
+
+def test_a_crafted_bundle_costs_neither_minutes_nor_disk(tmp_path, monkeypatch):
+    """aiperf-stats BUNDLE.tar.gz streams the archive once under show's bounds: a member count and an
+    unpacked size (a gzip bomb is refused, not written to /tmp), and an error names the bundle."""
+    import gzip
+    import tarfile
+    import tempfile
+    from aiperf_lab import safe_tar
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    many = tmp_path / "many.tar.gz"
+    with tarfile.open(many, "w:gz") as tar:
+        for i in range(60):
+            tar.addfile(tarfile.TarInfo(f"b/f{i}"), io.BytesIO(b""))
+    monkeypatch.setattr(safe_tar, "MAX_MEMBERS", 50)
+    with pytest.raises(InputError, match="more than 50 members"):
+        open_profile(many)
+
+    header = tarfile.TarInfo("b/nsys/workload.sqlite")
+    header.size = 8 * 1024 * 1024
+    bomb = tmp_path / "bomb.tar.gz"
+    bomb.write_bytes(gzip.compress(tarfile.TarInfo("b/manifest.json").tobuf() + header.tobuf()
+                                   + b"\0" * header.size, 9))
+    monkeypatch.setattr(safe_tar, "UNPACKED_BASE_BYTES", 1024 * 1024)
+    monkeypatch.setattr(safe_tar, "UNPACKED_RATIO", 10)
+    with pytest.raises(InputError, match="unpacks to more than|declares .* bytes unpacked"):
+        open_profile(bomb)
+    lying = bytearray(bomb.read_bytes())
+    lying[-4:] = (1000).to_bytes(4, "little")    # the trailer lies: unpacking still stops at the bound
+    bomb.write_bytes(bytes(lying))
+    with pytest.raises(InputError, match="unpacks to more than"):
+        open_profile(bomb)
+    assert not any(p.is_file() for p in (tmp_path / "tmp").rglob("*"))   # nothing left behind
+
+
+def test_an_unreadable_export_in_a_bundle_is_named_by_the_bundle(tmp_path):
+    import tarfile
+    root = tmp_path / "aiperf-triage-host-20261123T000000Z"
+    (root / "nsys").mkdir(parents=True)
+    (root / "nsys" / "workload.sqlite").write_bytes(b"SQLite format 3\0" + b"\xff" * 100)
+    (root / "manifest.json").write_text(json.dumps({"tool": "aiperf-triage"}))
+    archive = tmp_path / "bundle.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(root, arcname=root.name)
+    with pytest.raises(InputError) as caught:
+        open_profile(archive)
+    assert str(archive) in str(caught.value) and "aiperf-energy" not in str(caught.value)

@@ -18,6 +18,7 @@ import pytest
 from conftest import REPO
 
 from aiperf_lab.errors import InputError
+from aiperf_lab import safe_tar
 from aiperf_lab.triage import archive
 
 FIXTURE = Path(__file__).parent / "data" / "triage" / "h200-fixture.tar.gz"
@@ -102,8 +103,8 @@ def test_a_gzip_bomb_is_refused_by_its_declared_size_and_by_what_it_unpacks(tmp_
     data = header.tobuf() + b"\0" * header.size
     bomb = tmp_path / "bomb.tar.gz"
     bomb.write_bytes(gzip.compress(data, 9))
-    monkeypatch.setattr(archive, "UNPACKED_BASE_BYTES", 1024 * 1024)
-    monkeypatch.setattr(archive, "UNPACKED_RATIO", 10)
+    monkeypatch.setattr(safe_tar, "UNPACKED_BASE_BYTES", 1024 * 1024)
+    monkeypatch.setattr(safe_tar, "UNPACKED_RATIO", 10)
     with pytest.raises(InputError, match="declares .* bytes unpacked"):
         archive.show(bomb)
     lying = bytearray(bomb.read_bytes())

@@ -229,6 +229,13 @@ def test_show_refuses_files_that_are_not_archives(tmp_path):
         assert done.returncode == 2 and fragment in done.stderr
 
 
+def test_show_and_compare_answer_help_instead_of_reading_a_file_named_help():
+    for sub, usage in (("show", "usage: aiperf-triage show ARCHIVE"), ("compare", "usage: aiperf-triage compare")):
+        for flag in ("--help", "-h"):
+            done = triage(sub, flag)
+            assert done.returncode == 0 and done.stdout.startswith(usage) and done.stderr == ""
+
+
 FIXTURE = Path(__file__).parent / "data" / "triage" / "h200-fixture.tar.gz"
 
 

@@ -149,7 +149,7 @@ REPORTS: list[Report] = [
     # nsys: several ranks at once
     Report("nccl_sum", "nsys", f"{NSYS}:nccl_sum", "NCCL collectives per rank: count, bytes, time, algbw, busbw",
            multi_rank=True, detail="per rank and collective: count, bytes (nsys: from NCCL's NVTX extended "
-           "payload, exported with `nsys export --include-blobs=true`; PyTorch: from record_param_comms, elements "
+           "payload, where the export holds its bytes (Nsight Systems 2025.3.1's does not); PyTorch: from record_param_comms, elements "
            "x dtype size; else unknown, and the note says why), GPU time, algorithm and bus bandwidth as "
            "nccl-tests defines them; give every rank's file (`aiperf-stats rank*.sqlite --report nccl_sum`)"),
     Report("rank_spread", "nsys", f"{NSYS}:rank_spread", "each kernel and NVTX range across ranks: spread, "

@@ -188,7 +188,13 @@ def open_profile(path: str | os.PathLike[str]) -> Profile:
     folder = stat.S_ISDIR(stat_path(path).st_mode)
     if folder or inputs.is_triage_archive(path):
         found = inputs.from_folder(path) if folder else inputs.from_archive(path)
-        profile = open_profile(found.profile)
+        try:
+            profile = open_profile(found.profile)
+        except InputError as exc:
+            if folder:
+                raise
+            # name the member of the bundle the user gave, not our temporary copy of it
+            raise type(exc)(str(exc).replace(str(found.profile), f"{path} ({found.profile.name} in it)")) from None
         profile.telemetry = found.telemetry
         profile.work, profile.work_unit = found.work, found.work_unit
         if not folder:

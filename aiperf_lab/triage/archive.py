@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import re
-import stat
 import tarfile
 import zlib
 from pathlib import Path, PurePosixPath
@@ -18,15 +16,11 @@ from typing import Any
 
 from aiperf_lab.cli_support import short_path
 from aiperf_lab.errors import InputError
+from aiperf_lab.safe_tar import (MAX_MEMBERS, LimitedReader, Unpacked, declared_size, open_regular,
+                                 unpacked_limit)
 from aiperf_lab.triage.bundle import MANIFEST
 
 MAX_MEMBER_BYTES = 16 * 1024 * 1024   # what show/compare will read of one member
-MAX_MEMBERS = 100_000
-# A gzip bomb is refused before it costs time: unpacking stops past 128 MiB plus 25 times the archive's
-# size (real bundles stay far below: the H200 fixture unpacks to 4.7 times its size), and an archive
-# whose gzip trailer declares more than that is refused without unpacking anything.
-UNPACKED_BASE_BYTES = 128 * 1024 * 1024
-UNPACKED_RATIO = 25
 # What show and compare read; everything else is listed and skipped.
 READ_MEMBERS = {MANIFEST, "summary.md", "hardware_capabilities.json", "bench.json", "telemetry_summary.json",
                 "findings.json", "topology/topology.json"}
@@ -41,57 +35,6 @@ def terminal_safe(text: str, single_line: bool = False) -> str:
     return pattern.sub(lambda m: ascii(m.group(0))[1:-1], text)
 
 
-class _Unpacked(Exception):
-    pass
-
-
-class _LimitedReader:
-    """A file object that refuses to give more than `limit` bytes (the unpacked stream of a gzip)."""
-
-    def __init__(self, raw, limit: int):
-        self.raw = raw
-        self.limit = limit
-        self.count = 0
-
-    def read(self, size: int = -1) -> bytes:
-        data = self.raw.read(size if size is not None and size >= 0 else self.limit + 1 - self.count)
-        self.count += len(data)
-        if self.count > self.limit:
-            raise _Unpacked(self.count)
-        return data
-
-
-def _open_regular(path: Path):
-    """The archive opened for reading, only when it is a regular file (a FIFO would block forever)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except FileNotFoundError:
-        raise InputError(f"{_short(path)}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"{_short(path)}: is a directory, not a triage archive") from None
-    except OSError as exc:
-        raise InputError(f"{_short(path)}: cannot read ({exc.strerror or exc})") from None
-    info = os.fstat(fd)
-    if stat.S_ISDIR(info.st_mode):
-        os.close(fd)
-        raise InputError(f"{_short(path)}: is a directory, not a triage archive")
-    if not stat.S_ISREG(info.st_mode):
-        os.close(fd)
-        raise InputError(f"{_short(path)}: not a regular file (a pipe, socket or device), not a triage archive")
-    os.set_blocking(fd, True)
-    return os.fdopen(fd, "rb"), info.st_size
-
-
-def _declared_size(handle, size: int) -> int | None:
-    """The unpacked size a gzip's trailer declares (modulo 4 GiB), or None when it is too short."""
-    if size < 18:
-        return None
-    handle.seek(size - 4)
-    declared = int.from_bytes(handle.read(4), "little")
-    handle.seek(0)
-    return declared
-
-
 class Bundle:
     """A triage archive read in one pass, without extracting it: every member is checked, the
     members show and compare need are kept in memory (each up to 16 MiB), the rest is skipped."""
@@ -99,20 +42,20 @@ class Bundle:
     def __init__(self, path: Path):
         self.path = path
         where = _short(path)
-        handle, size = _open_regular(path)
+        handle, size = open_regular(path, where=where)
         try:
             if handle.read(2) != b"\x1f\x8b":
                 raise InputError(f"{where}: not a triage archive (not a gzip file)")
             handle.seek(0)
-            limit = UNPACKED_BASE_BYTES + UNPACKED_RATIO * size
-            declared = _declared_size(handle, size)
+            limit = unpacked_limit(size)
+            declared = declared_size(handle, size)
             if declared is not None and declared > limit:
                 raise InputError(f"{where}: refused: it declares {declared} bytes unpacked from {size} "
                                  f"(a gzip bomb, or not a triage archive)")
             self._members: dict[str, tarfile.TarInfo] = {}
             self._data: dict[str, bytes] = {}
-            self._read(_LimitedReader(gzip.GzipFile(fileobj=handle, mode="rb"), limit), where)
-        except _Unpacked:
+            self._read(LimitedReader(gzip.GzipFile(fileobj=handle, mode="rb"), limit), where)
+        except Unpacked:
             raise InputError(f"{where}: refused: it unpacks to more than {limit} bytes from {size} "
                              f"(a gzip bomb, or not a triage archive)") from None
         except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:

@@ -115,9 +115,22 @@ def run_triage(args: argparse.Namespace, command: list[str], original_argv: list
     return Triage(options, Emitter(enabled=args.progress or sys.stderr.isatty())).run()
 
 
+SHOW_HELP = """usage: aiperf-triage show ARCHIVE
+
+Print a bundle's summary, findings and hardware without extracting it (members are checked; nothing
+from the bundle reaches the terminal unescaped)."""
+COMPARE_HELP = """usage: aiperf-triage compare A B [C ...]
+
+Bundles side by side, one column each (e.g. one per node); a field that differs from the others is
+marked *."""
+
+
 def _show(argv: list[str]) -> int:
     from aiperf_lab.triage.archive import show
 
+    if argv[:1] in (["-h"], ["--help"]):
+        print(SHOW_HELP)
+        return 0
     if len(argv) != 1:
         raise InputError("aiperf-triage: show takes one archive")
     sys.stdout.write(show(Path(argv[0])))
@@ -127,6 +140,9 @@ def _show(argv: list[str]) -> int:
 def _compare(argv: list[str]) -> int:
     from aiperf_lab.triage.archive import compare
 
+    if argv[:1] in (["-h"], ["--help"]):
+        print(COMPARE_HELP)
+        return 0
     labels, rows, odd = compare([Path(a) for a in argv])
     widths = [max(len(r[0]) for r in rows)] + [max(len(labels[i]), *(len(r[i + 1]) for r in rows)) + 1
                                                   for i in range(len(labels))]

@@ -61,50 +61,91 @@ def from_folder(folder: Path) -> RunInputs:
 
 def from_archive(path: Path, limit: int = 4 << 30) -> RunInputs:
     """The export and telemetry of a triage archive (a .tar.gz with one top folder), copied out to a
-    temporary folder. Only regular files are read; member names are matched, never extracted as paths."""
+    temporary folder in one streaming pass. Only regular files are read; member names are matched, never
+    extracted as paths; the member count and what the archive unpacks to are bounded as for `show`
+    (aiperf_lab.safe_tar), so a crafted bundle costs neither minutes nor /tmp."""
     # Imported here: opening any profile looks for its telemetry through this module, and tarfile and
     # tempfile cost a PyTorch trace's whole read on a small trace.
     import atexit
+    import gzip
     import shutil
     import tarfile
     import tempfile
+    import zlib
 
+    from aiperf_lab.inputs import shown_path
+    from aiperf_lab.safe_tar import (MAX_MEMBERS, LimitedReader, Unpacked, declared_size, open_regular,
+                                     unpacked_limit)
+
+    where = shown_path(path)
+    wanted = set(EXPORT_NAMES) | {TELEMETRY_NAME}
+    handle, size = open_regular(path, where=where)
+    target = Path(tempfile.mkdtemp(prefix="aiperf-energy-"))
+    atexit.register(shutil.rmtree, target, True)  # the copies live as long as this process reads them
+    copied: dict[str, Path] = {}
+    tops: set[str] = set()
+    manifest = False
+    bound = min(limit, unpacked_limit(size))
     try:
-        tar = tarfile.open(path, "r:gz")
-        members = tar.getmembers()
-    except (tarfile.TarError, OSError, EOFError) as exc:
-        raise InputError(f"{path}: not a triage archive (not a readable .tar.gz: {exc})") from None
-    with tar:
-        files: dict[str, "tarfile.TarInfo"] = {}
-        tops = set()
-        for member in members:
-            parts = PurePosixPath(member.name).parts
-            if parts:
-                tops.add(parts[0])
-            if member.isfile() and len(parts) > 1:
-                files["/".join(parts[1:])] = member
-        if len(tops) != 1 or "manifest.json" not in files:
-            raise InputError(f"{path}: not a triage archive (expected one top folder with a manifest.json)")
-        export = next((n for n in EXPORT_NAMES if n in files), None)
-        if export is None:
-            raise InputError(f"{path}: the bundle holds no nsys export (the workload ran without nsys, or the "
-                             "export failed)")
-        target = Path(tempfile.mkdtemp(prefix="aiperf-energy-"))
-        atexit.register(shutil.rmtree, target, True)  # the copies live as long as this process reads them
-
-        def copy(name: str, dest: Path) -> Path:
-            member = files[name]
-            if member.size > limit:
-                raise InputError(f"{path}: {name} is {member.size} bytes, over the {limit} allowed")
-            source = tar.extractfile(member)
-            with dest.open("wb") as out:
-                if source is not None:
-                    shutil.copyfileobj(source, out, 1 << 20)
-            return dest
-
-        profile = copy(export, target / PurePosixPath(export).name)
-        telemetry = copy(TELEMETRY_NAME, target / TELEMETRY_NAME) if TELEMETRY_NAME in files else None
+        if handle.read(2) != b"\x1f\x8b":
+            raise InputError(f"{where}: not a triage archive (not a gzip file)")
+        handle.seek(0)
+        declared = declared_size(handle, size)
+        if declared is not None and declared > bound:
+            raise InputError(f"{where}: refused: it declares {declared} bytes unpacked from {size} "
+                             "(a gzip bomb, or not a triage archive)")
+        stream = LimitedReader(gzip.GzipFile(fileobj=handle, mode="rb"), bound)
+        with tarfile.open(fileobj=stream, mode="r|", bufsize=1 << 20) as tar:
+            for count, member in enumerate(tar, start=1):
+                if count > MAX_MEMBERS:
+                    raise InputError(f"{where}: refused: more than {MAX_MEMBERS} members")
+                parts = PurePosixPath(member.name).parts
+                if parts and parts != (".",):
+                    tops.add(parts[0])
+                if not member.isfile() or len(parts) < 2:
+                    continue
+                name = "/".join(parts[1:])
+                manifest = manifest or name == "manifest.json"
+                if name in wanted and name not in copied:
+                    if member.size > limit:
+                        raise InputError(f"{where}: {name} is {member.size} bytes, over the {limit} allowed")
+                    source = tar.extractfile(member)
+                    dest = target / f"{len(copied)}-{PurePosixPath(name).name}"
+                    with dest.open("wb") as out:
+                        if source is not None:
+                            shutil.copyfileobj(source, out, 1 << 20)
+                    copied[name] = dest
+    except Unpacked:
+        shutil.rmtree(target, True)
+        raise InputError(f"{where}: refused: it unpacks to more than {bound} bytes from {size} "
+                         "(a gzip bomb, or not a triage archive)") from None
+    except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
+        shutil.rmtree(target, True)
+        raise InputError(f"{where}: not a triage archive (not a readable .tar.gz: "
+                         f"{shown_path(str(exc))[:200]})") from None
+    except InputError:
+        shutil.rmtree(target, True)
+        raise
+    finally:
+        handle.close()
+    if len(tops) != 1 or not manifest:
+        shutil.rmtree(target, True)
+        raise InputError(f"{where}: not a triage archive (expected one top folder with a manifest.json)")
+    export = next((n for n in EXPORT_NAMES if n in copied), None)
+    if export is None:
+        shutil.rmtree(target, True)
+        raise InputError(f"{where}: the bundle holds no nsys export (the workload ran without nsys, or the "
+                         "export failed)")
+    # The copies keep their member's file name (readers tell the kind from it), one folder each.
+    profile = _renamed(copied[export], PurePosixPath(export).name)
+    telemetry = _renamed(copied[TELEMETRY_NAME], TELEMETRY_NAME) if TELEMETRY_NAME in copied else None
     return RunInputs(profile, telemetry)
+
+
+def _renamed(copy: Path, name: str) -> Path:
+    folder = copy.parent / copy.name.split("-", 1)[0]
+    folder.mkdir(exist_ok=True)
+    return copy.rename(folder / name)
 
 
 def telemetry_beside(export: Path) -> Path | None:

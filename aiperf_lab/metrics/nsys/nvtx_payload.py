@@ -3,8 +3,9 @@ schema tables.
 
 An application registers a schema per payload layout (NVTX_PAYLOAD_SCHEMAS: type, static size; and
 NVTX_PAYLOAD_SCHEMA_ENTRIES: per entry its name, type, flags, offset) and enums (NVTX_PAYLOAD_ENUMS,
-NVTX_PAYLOAD_ENUM_ENTRIES); each event's bytes are in NVTX_EVENTS.binaryData (exported only with
-`nsys export --include-blobs=true`), or as JSON text in jsonText. NCCL >= 2.19 describes every API call
+NVTX_PAYLOAD_ENUM_ENTRIES); each event's bytes are in NVTX_EVENTS.binaryData (left empty by Nsight Systems 2025.3.1's export, which
+has no option to include them; exported by an nsys whose export offers --include-blobs), or as JSON
+text in jsonText. NCCL >= 2.19 describes every API call
 this way ("Message size [bytes]", "NCCL communicator ID", "No. of ranks", ...).
 
 Decoding is strict: an entry is read only where the schema says where it is and what it is (a

@@ -1,0 +1,76 @@
+"""Reading a .tar.gz that came from elsewhere without trusting it: a regular file only (a FIFO would
+block forever), a bounded number of members, and a bound on what it unpacks to (a gzip bomb is refused
+before it costs time or disk). Used by triage's show/compare and by aiperf-stats on a bundle."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from aiperf_lab.errors import InputError
+from aiperf_lab.inputs import shown_path
+
+MAX_MEMBERS = 100_000
+# Unpacking stops past 128 MiB plus 25 times the archive's size (real bundles stay far below: the H200
+# fixture unpacks to 4.7 times its size), and an archive whose gzip trailer declares more than that is
+# refused without unpacking anything.
+UNPACKED_BASE_BYTES = 128 * 1024 * 1024
+UNPACKED_RATIO = 25
+
+
+class Unpacked(Exception):
+    """Raised by LimitedReader past its limit."""
+
+
+class LimitedReader:
+    """A file object that refuses to give more than `limit` bytes (the unpacked stream of a gzip)."""
+
+    def __init__(self, raw, limit: int):
+        self.raw = raw
+        self.limit = limit
+        self.count = 0
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.raw.read(size if size is not None and size >= 0 else self.limit + 1 - self.count)
+        self.count += len(data)
+        if self.count > self.limit:
+            raise Unpacked(self.count)
+        return data
+
+
+def unpacked_limit(size: int) -> int:
+    return UNPACKED_BASE_BYTES + UNPACKED_RATIO * size
+
+
+def open_regular(path: Path, what: str = "a triage archive", where: str | None = None):
+    """(file object, size): the archive opened for reading, only when it is a regular file. `where`:
+    how messages name the path (shown_path's form by default)."""
+    where = where if where is not None else shown_path(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except FileNotFoundError:
+        raise InputError(f"{where}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{where}: is a directory, not {what}") from None
+    except OSError as exc:
+        raise InputError(f"{where}: cannot read ({exc.strerror or exc})") from None
+    info = os.fstat(fd)
+    if stat.S_ISDIR(info.st_mode):
+        os.close(fd)
+        raise InputError(f"{where}: is a directory, not {what}")
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise InputError(f"{where}: not a regular file (a pipe, socket or device), not {what}")
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb"), info.st_size
+
+
+def declared_size(handle, size: int) -> int | None:
+    """The unpacked size a gzip's trailer declares (modulo 4 GiB), or None when it is too short."""
+    if size < 18:
+        return None
+    handle.seek(size - 4)
+    declared = int.from_bytes(handle.read(4), "little")
+    handle.seek(0)
+    return declared
