@@ -625,9 +625,15 @@ def test_a_shows_the_walkthrough_answers_and_again_goes_back(tmp_path, size):
     async def scenario():
         app = make_app(tmp_path)
         async with app.run_test(size=size) as pilot:
+            # no run of it yet: the answers stay hidden and the notice says why (as `labs show --answers`)
             await pilot.press("down", "down", "a")
             await pilot.pause()
             markdown = app.screen.query_one("#walkthrough")
+            assert markdown.source == exercise.walkthrough_text()
+            assert any("run 01-ex01-timeline-basics first" in str(n.message) for n in app._notifications)
+            GradedRunner()(exercise.id, "baseline", "none", "full", tmp_path / "runs", on_line=lambda _: None)
+            await pilot.press("a")
+            await pilot.pause()
             assert markdown.source == answers and "a goes back" in text_of(app.screen.query_one("#selection"))
             assert {"a", "question_mark", "q"} <= visible_footer_keys(app, size[0])
             await pilot.press("a")

@@ -161,7 +161,7 @@ def test_knobs_are_validated_passed_on_and_recorded_and_the_run_is_not_graded(mo
         for bad, message in [(["streams=0"], "between 1 and 16"), (["streams=two"], "takes an int"),
                              (["colour=red"], "no knob 'colour'"), (["streams"], "NAME=VALUE")]:
             with pytest.raises(InputError, match=message):
-                runner.run_exercise("01-ex02", runs_dir=tmp_path, sampler=sampler, knobs=bad)
+                runner.run_exercise("01-ex02", "optimized", runs_dir=tmp_path, sampler=sampler, knobs=bad)
     finally:
         sampler.close()
     assert seen == [{"streams": 8}] and record.knobs == {"streams": 8}
@@ -194,14 +194,34 @@ def labs_cli(*args, cwd=REPO):
 def test_answers_come_after_a_run_and_knobs_are_listed(tmp_path):
     refused = labs_cli("show", "07-ex02", "--answers", "--runs-dir", str(tmp_path))
     assert refused.returncode == 2 and "run 07-ex02-non-matmul-kernels first" in refused.stderr
+    # a run whose workload could not run here (exit 2) gave no numbers: still refused, and it says so
     folder = tmp_path / "20260101T000000Z-07-ex02-non-matmul-kernels-forward"
     folder.mkdir()
+    (folder / "run.json").write_text(json.dumps({"exercise": "07-ex02-non-matmul-kernels", "exit_code": 2}))
+    refused = labs_cli("show", "07-ex02", "--answers", "--runs-dir", str(tmp_path))
+    assert refused.returncode == 2 and "1 run there did not finish" in refused.stderr
     (folder / "run.json").write_text(json.dumps({"exercise": "07-ex02-non-matmul-kernels", "exit_code": 0}))
     shown = labs_cli("show", "07-ex02", "--answers", "--runs-dir", str(tmp_path))
     assert shown.returncode == 0 and shown.stdout.startswith("# Answers")
     knobs = labs_cli("show", "01-ex02", "--knobs")
-    assert "--set streams=<int 1..16, default 4>" in knobs.stdout
+    assert "--set streams=<int 1..16, default 4>" in knobs.stdout and "(variant optimized only)" in knobs.stdout
     assert "3 failed" in labs_cli("--help").stdout
+
+
+def test_a_knob_that_does_not_change_the_variant_is_refused_in_one_line(tmp_path):
+    done = labs_cli("run", "01-ex02", "--variant", "baseline", "--set", "streams=8", "--runs-dir", str(tmp_path))
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip().splitlines() == [
+        "python -m aiperf_lab.labs: --set streams=8: streams changes only the optimized variant of "
+        "01-ex02-kernel-overlap, not baseline; the knobs of baseline: none"]
+    assert not any(tmp_path.iterdir())   # refused before a run folder was made
+    from aiperf_lab.labs.catalog import find_exercise
+    from aiperf_lab.labs.runner import parse_knobs
+    exercise = find_exercise("01-ex03")
+    assert parse_knobs(exercise, ["chunks=16"], "optimized") == {"chunks": 16}
+    with pytest.raises(InputError, match="the knobs of baseline: none"):
+        parse_knobs(exercise, {"chunks": "16"}, "baseline")
+    assert parse_knobs(find_exercise("07-ex01"), ["seq=1024"], "train") == {"seq": 1024}
 
 
 def test_tiny_runs_are_not_graded_and_say_why(tmp_path):
@@ -309,3 +329,59 @@ def test_a_count_whose_name_holds_shared_is_not_taken_for_a_share():
     assert _out_of_bounds("comm_share", 1.5) is not None
     assert _out_of_bounds("idle_time_pct", 120.0) is not None
     assert _out_of_bounds("idle_time_pct", 42.0) is None
+
+
+def test_a_workload_without_numpy_says_so_in_one_line_not_a_torch_warning():
+    pytest.importorskip("torch")
+    code = ("import sys; sys.modules['numpy'] = None\n"   # as if NumPy were not installed
+            "from aiperf_lab.labs.workloads.common import import_torch\n"
+            "print(import_torch().ones(3).sum().item())")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
+    assert done.returncode == 0 and done.stdout.strip() == "3.0"
+    assert done.stderr.splitlines() == ["note: NumPy is not installed (PyTorch warns about it; these workloads do "
+                                        "not use it): pip install numpy, or aiperf-lab[labs] which includes it"]
+
+
+@pytest.mark.parametrize("name, tflops, status, info", [
+    ("NVIDIA H200", 400.0, "pass", "nominal_tflops=989, datasheet_tflops_pct=40.4"),
+    ("NVIDIA H200", 200.0, "fail", "nominal_tflops=989, datasheet_tflops_pct=20.2"),
+    # a device the datasheet table does not know is still graded, against the ceiling it measured
+    ("NVIDIA RTX PRO 6000 Blackwell Server Edition", 400.0, "pass",
+     "nominal_tflops=n/a, datasheet_tflops_pct=n/a (no datasheet figure for this device and type (NVIDIA RTX "
+     "PRO 6000 Blackwell Server Edition))"),
+])
+def test_the_baseline_is_graded_against_the_matmul_it_measured_not_the_datasheet(monkeypatch, tmp_path, name,
+                                                                                  tflops, status, info):
+    gpu = FakeGpu(name=name, power_w=300.0)
+    result = {"dtype": "bf16", "tflops": tflops, "matmul_tflops": 700.0, "step_cv": 0.01,
+              "device": "cuda", "size": "full", "gpu_uuids": [_uuid(gpu)]}
+    record = _run(monkeypatch, tmp_path, result, [gpu], exercise="05-ex01")
+    check = next(c for c in record.checks if c.id == "achieves_tflops")
+    assert check.status == status and check.detail.startswith(f"matmul_tflops=700, tflops={tflops:g} | ")
+    assert check.detail.split(" | ", 1)[1] == f"information, not graded: {info}"
+    assert record.grade == ("pass" if status == "pass" else "failed")
+
+
+@pytest.mark.parametrize("high_k, status", [(55.8, "pass"), (30.0, "fail")])
+def test_the_roofline_compute_check_uses_the_sgemm_it_measured(monkeypatch, tmp_path, high_k, status):
+    gpu = FakeGpu(name="NVIDIA H200", power_w=300.0)
+    result = {"dtype": "fp32", "high_k_tflops": high_k, "fp32_gemm_tflops": 51.0,
+              "device": "cuda", "size": "full", "gpu_uuids": [_uuid(gpu)]}
+    record = _run(monkeypatch, tmp_path, result, [gpu], exercise="02-ex03")
+    check = next(c for c in record.checks if c.id == "high_intensity_compute_bound")
+    assert check.status == status
+    assert check.detail == f"fp32_gemm_tflops=51, high_k_tflops={high_k:g} | information, not graded: nominal_tflops=67"
+
+
+def test_every_walkthrough_leads_from_symptom_to_evidence_to_hypothesis_and_the_answers_name_the_cause():
+    import re
+    from aiperf_lab.labs.catalog import all_exercises
+    for exercise in all_exercises():
+        look = exercise.walkthrough_text().split("## What to look at", 1)[1].split("\n## ", 1)[0]
+        marks = [look.find(f"**{step}") for step in ("Symptom.", "Evidence", "Hypothesis")]
+        assert -1 not in marks and marks == sorted(marks), f"{exercise.id}: symptom, evidence, hypothesis {marks}"
+        assert "**Test it.**" in look, exercise.id
+        # the answers open with the cause (or what the evidence shows) before the numbered answers
+        answers = exercise.answers_text()
+        lead = answers.split("\n\n", 2)[1]
+        assert lead.startswith(("The cause", "What the evidence shows")) and not re.match(r"\d\. ", lead), exercise.id

@@ -54,7 +54,7 @@ def test_exercise_is_wired_to_what_exists(exercise):
         assert f'"{variant.name}"' in source, f"{exercise.workload} has no variant {variant.name}"
     known = source + (LABS / "runner.py").read_text() + (LABS / "analyses.py").read_text()
     for check in exercise.checks:
-        for name in expressions.names(check.expr):
+        for name in expressions.names(check.expr) | set(check.info):
             assert name in known or any(re.match(p, name) for p in DERIVED), f"{check.id}: nothing produces {name}"
     walkthrough = exercise.walkthrough_text()
     for heading in ("## Goal", "## Steps", "## What to look at", "## Questions", "## What good looks like"):

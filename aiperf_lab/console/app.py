@@ -34,7 +34,7 @@ PALETTE_ACTIONS = [
     ("Next variant", "Labs, v: the exercise's next variant (baseline, optimized, ...)", "labs", "next_variant"),
     ("Problem size: full or tiny", "Labs, z: full (GPU) or tiny (CPU, for exercises marked \\[cpu])", "labs",
      "toggle_size"),
-    ("Walkthrough answers", "Labs, a: the written answers to the walkthrough's questions (again: back)", "labs",
+    ("Walkthrough answers", "Labs, a: the written answers, after a finished run (again: back)", "labs",
      "toggle_answers"),
     ("Cancel the run", "Run, x: stop the running workload (asks first)", "run", "cancel_run"),
     ("Open the run's tables", "Run, o: the finished run's tables in Results", "run", "open_results"),

@@ -14,8 +14,9 @@ not in the datasheet table, or a what-if run with --set), always with the reason
 
 Exit codes of `run`: 0 pass or not graded, 3 failed, 2 bad input or the workload could not run here
 (no GPU, no profiler), 1 an internal error, 130 interrupted.
-`show --answers` reveals the answers to the walkthrough's questions once the exercise has a run in
---runs-dir (the console shows them after a run too).
+`show --answers` reveals the answers to the walkthrough's questions once the exercise has a finished
+run (the workload exited 0, whatever the grade) in --runs-dir; the console's answers key (a) asks the
+same of its runs folder.
 """
 
 from __future__ import annotations
@@ -94,7 +95,8 @@ def run(argv: list[str]) -> int:
     if record.exit_code == 2:
         print(f"grade: {record.grade} ({record.grade_reason})")
         raise InputError(f"the workload could not run here (see {record.folder}/stdout.log)")
-    if exercise.answers_text() is not None:
+    if exercise.answers_text() is not None and record.exit_code == 0 and not record.cancelled:
+        # the same rule as `show --answers` (labs.history.answers_unlocked): a finished run
         print(f"answers to the walkthrough's questions: {PROG} show {exercise.id} --answers")
     print(f"grade: {record.grade} ({record.grade_reason})")
     return EXIT_FAILED if record.grade == "failed" else 0
@@ -105,19 +107,20 @@ def _show(exercise, args) -> int:
         if not exercise.knobs:
             print(f"{exercise.id} has no what-if knobs")
         for k in exercise.knobs:
-            print(f"--set {k.name}=<{k.kind} {k.minimum:g}..{k.maximum:g}, default {k.default:g}>  {k.help}")
+            only = f" (variant {', '.join(k.variants)} only)" if k.variants else ""
+            print(f"--set {k.name}=<{k.kind} {k.minimum:g}..{k.maximum:g}, default {k.default:g}>  {k.help}{only}")
         return 0
     if not args.answers:
         sys.stdout.write(exercise.walkthrough_text())
         return 0
-    from aiperf_lab.labs.history import list_runs
+    from aiperf_lab.labs.history import answers_unlocked
 
     answers = exercise.answers_text()
     if answers is None:
         raise InputError(f"{exercise.id} has no written answers")
-    if not any(run.run_record.exercise == exercise.id for run in list_runs(args.runs_dir)):
-        raise InputError(f"run {exercise.id} first (no run of it under {args.runs_dir}): the answers come "
-                         f"after your own numbers; {PROG} run {exercise.id}")
+    locked = answers_unlocked(exercise.id, args.runs_dir)
+    if locked is not None:
+        raise InputError(f"{locked}; {PROG} run {exercise.id}")
     sys.stdout.write(answers)
     return 0
 

@@ -29,6 +29,7 @@ class Check:
     profile: str | None = None   # only evaluated when the run used this profiler (tables it needs)
     gpu_only: bool = True        # CPU runs (--size tiny) skip it
     variant: str | None = None   # only evaluated for runs of this variant
+    info: tuple[str, ...] = ()   # measurements shown beside the verdict, never graded ("n/a" when absent)
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,10 @@ class Knob:
     maximum: float
     default: float
     help: str
+    variants: tuple[str, ...] = ()   # the variants it changes; () for all of them
+
+    def applies_to(self, variant: str) -> bool:
+        return not self.variants or variant in self.variants
 
     def parse(self, text: str) -> int | float:
         """The value, or ValueError with one line saying what is allowed."""
@@ -80,9 +85,15 @@ class Exercise:
     min_gpus: int = 1
     knobs: tuple[Knob, ...] = ()
 
-    def knob(self, name: str) -> Knob:
+    def knob(self, name: str, variant: str | None = None) -> Knob:
+        """The knob called `name`; with a variant, only one that changes that variant (KeyError naming
+        the knobs that do)."""
         for knob in self.knobs:
             if knob.name == name:
+                if variant is not None and not knob.applies_to(variant):
+                    mine = ", ".join(k.name for k in self.knobs if k.applies_to(variant)) or "none"
+                    raise KeyError(f"{name} changes only the {' and '.join(knob.variants)} variant of {self.id}, "
+                                   f"not {variant}; the knobs of {variant}: {mine}")
                 return knob
         offered = ", ".join(k.name for k in self.knobs) or "none"
         raise KeyError(f"{self.id} has no knob {name!r}; its knobs: {offered}")
@@ -139,10 +150,12 @@ def parse_catalog(document: dict) -> list[Module]:
                              for name, spec in _require(e, "variants", where).items())
             checks = tuple(Check(str(_require(c, "id", where)), str(_require(c, "text", where)),
                                  str(_require(c, "expr", where)), c.get("profile"), bool(c.get("gpu_only", True)),
-                                 c.get("variant"))
+                                 c.get("variant"), tuple(str(n) for n in c.get("info") or ()))
                            for c in e.get("checks", ()))
             for check in checks:
                 expressions.parse(check.expr)  # a malformed check fails at load, not mid-run
+                if not all(name.isidentifier() for name in check.info):
+                    raise CatalogError(f"{where}: check {check.id}'s info names a measurement that cannot exist")
                 if check.variant is not None and check.variant not in {v.name for v in variants}:
                     raise CatalogError(f"{where}: check {check.id} names an unknown variant {check.variant!r}")
                 if check.profile is not None and check.profile not in PROFILERS:
@@ -162,7 +175,7 @@ def parse_catalog(document: dict) -> list[Module]:
                 missing = [a for a in (recipe or {}).get("analyses", ()) if a not in ANALYSES]
                 if missing:
                     raise CatalogError(f"{where}: unknown analyses {missing}")
-            knobs = _knobs(e.get("knobs") or {}, where)
+            knobs = _knobs(e.get("knobs") or {}, where, {v.name for v in variants})
             launcher = str(e.get("launcher", "python"))
             if launcher not in ("python", "torchrun"):
                 raise CatalogError(f"{where}: launcher must be python or torchrun")
@@ -177,16 +190,20 @@ def parse_catalog(document: dict) -> list[Module]:
     return modules
 
 
-def _knobs(spec: dict, where: str) -> tuple[Knob, ...]:
+def _knobs(spec: dict, where: str, variant_names: set[str]) -> tuple[Knob, ...]:
     knobs = []
     for name, k in spec.items():
+        applies = tuple(str(v) for v in k.get("variants") or ())
+        if set(applies) - variant_names:
+            raise CatalogError(f"{where}: knob {name} names unknown variants {sorted(set(applies) - variant_names)}")
         kind = str(_require(k, "type", f"{where} knob {name}"))
         if kind not in ("int", "float"):
             raise CatalogError(f"{where}: knob {name} has type {kind!r}; int or float")
         low, high, default = (float(_require(k, key, f"{where} knob {name}")) for key in ("min", "max", "default"))
         if not low <= default <= high:
             raise CatalogError(f"{where}: knob {name}'s default {default:g} is outside {low:g}..{high:g}")
-        knobs.append(Knob(str(name), kind, low, high, default, str(_require(k, "help", f"{where} knob {name}"))))
+        knobs.append(Knob(str(name), kind, low, high, default, str(_require(k, "help", f"{where} knob {name}")),
+                          applies))
     return tuple(knobs)
 
 

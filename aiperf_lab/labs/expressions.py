@@ -78,9 +78,9 @@ def evaluate(expression: str, values: dict[str, Any]) -> tuple[bool, str]:
         passed = bool(run(tree))
     except ZeroDivisionError:
         raise CheckError(f"division by zero in {expression!r}") from None
-    shown = ", ".join(f"{n}={_fmt(values[n])}" for n in sorted(names(expression)))
+    shown = ", ".join(f"{n}={fmt(values[n])}" for n in sorted(names(expression)))
     return passed, shown
 
 
-def _fmt(value: Any) -> str:
+def fmt(value: Any) -> str:
     return f"{value:.4g}" if isinstance(value, float) else repr(value) if isinstance(value, str) else str(value)

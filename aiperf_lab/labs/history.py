@@ -93,6 +93,18 @@ def list_runs(runs_dir: str | Path) -> list[PastRun]:
     return runs
 
 
+def answers_unlocked(exercise_id: str, runs_dir: str | Path) -> str | None:
+    """None when the exercise's written answers may be shown (a run of it under runs_dir whose workload
+    finished: the answers come after the learner's own numbers), else the one line that says why not.
+    `labs show --answers` and the console's answers key both ask this."""
+    runs = [r.run_record for r in list_runs(runs_dir) if r.run_record.exercise == exercise_id]
+    if any(r.exit_code == 0 and not r.cancelled for r in runs):
+        return None
+    tried = f" ({len(runs)} run{'s' if len(runs) > 1 else ''} there did not finish)" if runs else ""
+    return (f"the answers come after your own numbers: run {exercise_id} first "
+            f"(no finished run of it under {runs_dir}{tried})")
+
+
 SUMMARY_FIELDS = [("Run time (s)", lambda r: r.seconds), ("Energy (J)", lambda r: r.energy.get("joules")),
                   ("Average power (W)", lambda r: r.measurements.get("avg_power_w")),
                   ("Kernel time (ns)", lambda r: r.measurements.get("kernel_time_ns")),

@@ -52,8 +52,11 @@ def visible_gpu_count() -> int:
     return device_count()  # 0 with no driver or no nvidia-ml-py
 
 
-def parse_knobs(exercise: Exercise, settings: list[str] | dict[str, str] | None) -> dict[str, int | float]:
-    """`--set name=value` settings checked against the exercise's declared knobs (InputError otherwise)."""
+def parse_knobs(exercise: Exercise, settings: list[str] | dict[str, str] | None,
+                variant: str | None = None) -> dict[str, int | float]:
+    """`--set name=value` settings checked against the exercise's declared knobs, and with a variant
+    against the knobs that change that variant (InputError otherwise: a knob the run would ignore is
+    refused, not silently dropped)."""
     pairs = list(settings.items()) if isinstance(settings, dict) else []
     for item in settings if isinstance(settings, list) else []:
         name, sep, value = str(item).partition("=")
@@ -63,7 +66,7 @@ def parse_knobs(exercise: Exercise, settings: list[str] | dict[str, str] | None)
     knobs: dict[str, int | float] = {}
     for name, value in pairs:
         try:
-            knobs[name] = exercise.knob(name).parse(str(value))
+            knobs[name] = exercise.knob(name, variant).parse(str(value))
         except (KeyError, ValueError) as exc:
             raise InputError(f"--set {name}={value}: {exc.args[0]}") from None
     return knobs
@@ -130,7 +133,7 @@ def run_exercise(exercise_id: str, variant: str | None = None, profile: str = "n
         raise InputError(str(exc.args[0])) from None
     if profile not in PROFILERS:
         raise InputError(f"unknown profiler {profile!r}; choose from {', '.join(PROFILERS)}")
-    chosen_knobs = parse_knobs(exercise, knobs)
+    chosen_knobs = parse_knobs(exercise, knobs, chosen.name)
     stamp = datetime.now(timezone.utc)
     folder = Path(runs_dir) / f"{stamp:%Y%m%dT%H%M%SZ}-{exercise.id}-{chosen.name}"
     gpus = visible_gpu_count() if exercise.min_gpus > 1 or exercise.launcher == "torchrun" else 1
@@ -296,6 +299,9 @@ def _measurements(result: dict, energy, baseline: dict[int, float], sampler, use
         rate = {"bf16": sheet.bf16_tflops, "fp32": sheet.fp32_tflops}.get(str(result.get("dtype")))
         if rate is not None:
             values["nominal_tflops"] = rate
+            achieved = values.get("tflops")
+            if isinstance(achieved, (int, float)) and not isinstance(achieved, bool):
+                values["datasheet_tflops_pct"] = round(100 * achieved / rate, 1)
     return {k: v for k, v in values.items() if v is not None}
 
 
@@ -356,6 +362,7 @@ def _profile_tables(profile: str, folder: Path, notes: list[str], recipe: dict,
 
 # Measurements the runner adds from the device, and why a check that needs one is not graded without it.
 DEVICE_FIGURES = {"nominal_tflops": "no datasheet figure for this device and type ({gpu})",
+                  "datasheet_tflops_pct": "no datasheet figure for this device and type ({gpu})",
                   "nominal_memory_tb_s": "no datasheet figure for this device ({gpu})",
                   "pcie_nominal_gb_s": "NVML did not report the PCIe link of the GPU used",
                   **{name: "no energy or power figures for the GPU the workload used ({gpu})"
@@ -405,6 +412,23 @@ def _skip_reason(check, record: RunRecord) -> str | None:
     return None
 
 
+def _information(names: tuple[str, ...], record: RunRecord) -> str:
+    """A check's `info:` measurements, shown beside its verdict and never graded: the datasheet figures
+    a check grades without (against a ceiling measured in the run), n/a where the device has none."""
+    gpu = record.measurements.get("gpu_name") or "no GPU matched"
+    values = [record.measurements.get(name) for name in names]
+    reasons = [None if v is not None else DEVICE_FIGURES.get(n, "not measured in this run").format(gpu=gpu)
+               for n, v in zip(names, values)]
+    shown = []
+    for i, (name, value, why) in enumerate(zip(names, values, reasons)):
+        if why is None:
+            shown.append(f"{name}={expressions.fmt(value)}")
+        else:   # n/a, with the reason once after the last of a run of names that share it
+            shared = i + 1 < len(names) and reasons[i + 1] == why
+            shown.append(f"{name}=n/a" + ("" if shared else f" ({why})"))
+    return "information, not graded: " + ", ".join(shown)
+
+
 def _evaluate(exercise: Exercise, record: RunRecord) -> list[CheckResult]:
     results = []
     what_if = ", ".join(f"{k}={v}" for k, v in record.knobs.items())
@@ -423,6 +447,8 @@ def _evaluate(exercise: Exercise, record: RunRecord) -> list[CheckResult]:
                     status = "pass" if passed else "fail"
                 except expressions.CheckError as exc:
                     status, detail = "error", str(exc)
+            if check.info and status in ("pass", "fail"):
+                detail = f"{detail} | {_information(check.info, record)}"
             if what_if:
                 # the thresholds are set for the exercise as written: a what-if run shows them, ungraded
                 status, detail = "skipped", f"what-if run ({what_if}): not graded; as written it would {status}: {detail}"

@@ -29,7 +29,7 @@ A run's grade is the same everywhere: ✓ pass, ✗ failed, – not graded, with
 | arrows, enter | move in the exercise tree; the walkthrough follows |
 | r / n / c / t | run the exercise plain / under nsys / under ncu / under the PyTorch profiler |
 | v | next variant (baseline, optimized, ...) |
-| a | the walkthrough's written answers in its place (again: back to the walkthrough) |
+| a | the walkthrough's written answers in its place, after a finished run of it (again: back) |
 | z | problem size: full (GPU) or tiny (CPU, for exercises marked [cpu]; the default without a GPU) |
 
 | key | Run |

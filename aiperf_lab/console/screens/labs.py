@@ -84,7 +84,8 @@ class LabsScreen(Screen):
                else ""))
 
     def action_toggle_answers(self) -> None:
-        """The written answers to the walkthrough's questions in place of the walkthrough; again: back."""
+        """The written answers to the walkthrough's questions in place of the walkthrough, once the
+        exercise has a finished run in the runs folder (as `labs show --answers`); again: back."""
         e = self.exercise
         if e is None:
             self.notify("select an exercise first", severity="warning")
@@ -93,6 +94,12 @@ class LabsScreen(Screen):
         if answers is None and not self.showing_answers:
             self.notify(f"{e.id} has no written answers", severity="warning")
             return
+        if answers is not None:
+            from aiperf_lab.labs.history import answers_unlocked
+            locked = answers_unlocked(e.id, self.app.ctx.runs_dir)
+            if locked is not None:
+                self.notify(f"{locked} (r runs it)", severity="warning")
+                return
         self.showing_answers = answers is not None
         self.query_one("#walkthrough", Markdown).update(answers if answers is not None else e.walkthrough_text())
         self.query_one("#walkthrough-pane", VerticalScroll).scroll_home(animate=False)

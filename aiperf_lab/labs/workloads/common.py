@@ -64,13 +64,26 @@ def parser(description: str, variants: list[str]) -> argparse.ArgumentParser:
 
 
 def import_torch():
-    """PyTorch, or exit 2 with one line saying how to get it."""
+    """PyTorch, or exit 2 with one line saying how to get it.
+
+    Without NumPy, importing PyTorch prints a two-line UserWarning ("Failed to initialize NumPy")
+    from inside torch; the workloads never use NumPy, so that warning becomes one line saying what
+    is missing and how to add it (`aiperf-lab[labs]` declares it)."""
+    import importlib.util
+    import warnings
+    numpy_missing = importlib.util.find_spec("numpy") is None
     try:
-        import torch
+        with warnings.catch_warnings():
+            if numpy_missing:
+                warnings.filterwarnings("ignore", message="Failed to initialize NumPy", category=UserWarning)
+            import torch
     except ImportError:
         print("this workload needs PyTorch: pip install 'aiperf-lab[labs]' (or a torch build for your CUDA)",
               file=sys.stderr)
         raise SystemExit(2)
+    if numpy_missing:
+        print("note: NumPy is not installed (PyTorch warns about it; these workloads do not use it): "
+              "pip install numpy, or aiperf-lab[labs] which includes it", file=sys.stderr, flush=True)
     return torch
 
 

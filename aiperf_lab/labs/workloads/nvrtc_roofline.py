@@ -10,7 +10,8 @@ the same run. Its ridge (that rate over the same memory roof) lies an order of m
 right on data-centre parts: at that intensity even a GEMM can be memory-bound.
 
 Reports each kernel's GFLOP/s and GB/s, PyTorch's device copy bandwidth (the memory roof measured
-here), and where the measured curve bends (the ridge, from the measured roofs).
+here), cuBLAS's FP32 GEMM rate (TF32 off: the FP32 ceiling the high-intensity kernels are compared
+with), and where the measured curve bends (the ridge, from the measured roofs).
 """
 
 from __future__ import annotations
@@ -46,6 +47,16 @@ def bf16_gemm_tflops(torch, device, n: int) -> float:
     a = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
     b = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
     ms = median_ms(torch, device, lambda: a @ b, reps=10, warmup=3)
+    return 2 * n ** 3 / (ms / 1e3) / 1e12
+
+
+def fp32_gemm_tflops(torch, device, n: int) -> float:
+    """The FP32 (non-tensor) rate cuBLAS's SGEMM reaches here, TF32 off: a ceiling for FP32 FMA work
+    measured on this GPU, which the K=512 kernel is compared with (not the datasheet)."""
+    torch.backends.cuda.matmul.allow_tf32 = False
+    a = torch.randn(n, n, device="cuda", dtype=torch.float32)
+    b = torch.randn(n, n, device="cuda", dtype=torch.float32)
+    ms = median_ms(torch, device, lambda: a @ b, reps=5, warmup=2)
     return 2 * n ** 3 / (ms / 1e3) / 1e12
 
 
@@ -87,11 +98,12 @@ def main() -> None:
     left = max((k for k in K_VALUES if results[k][2] <= ridge / 4), default=K_VALUES[0])
     right = min((k for k in K_VALUES if results[k][2] >= ridge * 4), default=K_VALUES[-1])
     tensor_tflops = bf16_gemm_tflops(torch, device, 8192 if args.size == "full" else 512)
+    sgemm_tflops = fp32_gemm_tflops(torch, device, 8192 if args.size == "full" else 512)
     measurements = {"memory_roof_gb_s": round(memory_roof, 1), "compute_roof_gflop_s": round(compute_roof, 1),
                     "ridge_flop_per_byte": round(ridge, 2), "left_of_ridge_k": left, "right_of_ridge_k": right,
                     "left_of_ridge_gb_s_over_roof": round(results[left][1] / memory_roof, 3),
                     "right_of_ridge_gflop_s_over_roof": round(results[right][0] / compute_roof, 3),
-                    "bf16_gemm_tflops": round(tensor_tflops, 1),
+                    "bf16_gemm_tflops": round(tensor_tflops, 1), "fp32_gemm_tflops": round(sgemm_tflops, 2),
                     "tensor_ridge_flop_per_byte": round(tensor_tflops * 1e3 / memory_roof, 1)}
     print(f"ridge: FP32 {ridge:.1f} FLOP/B; bf16 tensor cores {measurements['tensor_ridge_flop_per_byte']} FLOP/B "
           f"({measurements['bf16_gemm_tflops']} TFLOP/s over {memory_roof:.0f} GB/s)", flush=True)

@@ -2,8 +2,9 @@
 
 `single` (05-ex01): the baseline every scaling number is measured against. The data-parallel
 model of ddp_train (8 MLP blocks, 4096 -> 16384 -> 4096, bf16 autocast) trains on one GPU without
-DDP: after a warm-up of at least 3 s (clocks and power settle), step time and its spread over 30 steps, samples/s, achieved TFLOP/s (6 FLOPs per parameter
-and sample), peak memory.
+DDP: after a warm-up of at least 3 s (clocks and power settle), step time and its spread over 30
+steps, samples/s, achieved TFLOP/s (6 FLOPs per parameter and sample), peak memory, and the bf16
+rate of a bare 8192^3 matrix multiply measured right after (the ceiling the step is compared with).
 
 `strong` (05-ex02): strong scaling. The same global batch (8192) runs through ddp_train's worker on
 1, 2, 4 and 8 GPUs (as many as are visible), each size started by torchrun as its own job; reported:
@@ -22,6 +23,17 @@ from aiperf_lab.labs.result import PREFIX, emit
 from aiperf_lab.labs.workloads.common import device_for, import_torch, knob, parser
 
 WARMUP_S, STEPS = 3.0, 30
+
+
+def matmul_ceiling_tflops(torch, device, n: int) -> float:
+    """What this GPU's bf16 GEMM reaches here and now (an n x n x n multiply, fp32 accumulate, timed
+    after the training steps, so under the same settled clocks): the ceiling the step is graded against."""
+    from aiperf_lab.labs.workloads.common import median_ms
+
+    a = torch.randn(n, n, device=device, dtype=torch.bfloat16)
+    b = torch.randn(n, n, device=device, dtype=torch.bfloat16)
+    ms = median_ms(torch, device, lambda: a @ b, reps=10, warmup=3)
+    return 2 * n ** 3 / (ms / 1e3) / 1e12
 
 
 def single(args) -> None:
@@ -65,11 +77,13 @@ def single(args) -> None:
         times.append((time.perf_counter() - t0) * 1000)
     params = sum(p.numel() for p in model.parameters())
     median = statistics.median(times)
+    ceiling = matmul_ceiling_tflops(torch, device, 8192 if full else 256)
     q1, q3 = (statistics.quantiles(times, n=4)[i] for i in (0, 2)) if len(times) > 3 else (median, median)
     emit(variant="single", dtype="bf16", params=params, batch=batch, step_ms=round(median, 3),
          warmup_steps=warm_steps, timed_steps=len(times), step_iqr_over_median=round((q3 - q1) / median, 4),
          step_cv=round(statistics.stdev(times) / statistics.mean(times), 4) if len(times) > 1 else 0.0,
          samples_per_s=round(batch / (median / 1e3), 1), tflops=round(6 * params * batch / (median / 1e3) / 1e12, 1),
+         matmul_tflops=round(ceiling, 1),
          peak_memory_gb=round(torch.cuda.max_memory_allocated() / 1e9, 2) if on_gpu else None,
          work=batch * len(times), work_unit="samples")
 
