@@ -64,3 +64,32 @@ def test_a_collector_that_writes_after_the_archive_leaves_no_folder_behind(tmp_p
     with pytest.raises(BundleClosed):
         bundle.write_json("software", "software.json", {"python": "3"})
     assert [p.name for p in tmp_path.iterdir()] == [archive.name]
+
+
+def test_two_runs_with_one_name_keep_both_bundles(tmp_path, monkeypatch):
+    # Two triage runs starting in the same second with the same host name and --output (srun on nodes
+    # that report one name): each writes in its own folder, and neither archive replaces the other.
+    import os
+    import tarfile
+    from aiperf_lab.triage.bundle import BundleWriter
+    from aiperf_lab.triage.redact import Redactor
+
+    monkeypatch.setattr(os, "getpid", lambda: 1111)
+    first = BundleWriter(tmp_path, "aiperf-triage-node-20261123T000000Z", Redactor({}))
+    first.write_text("workload", "workload/stdout.log", "RUN-A\n")
+    monkeypatch.setattr(os, "getpid", lambda: 2222)
+    second = BundleWriter(tmp_path, "aiperf-triage-node-20261123T000000Z", Redactor({}))
+    second.write_text("workload", "workload/stdout.log", "RUN-B\n")
+    assert first.root != second.root and first.root.is_dir() and second.root.is_dir()
+    archives = [second.finish("node", [], False)]
+    monkeypatch.setattr(os, "getpid", lambda: 1111)
+    archives.append(first.finish("node", [], False))
+    assert [a.name for a in archives] == ["aiperf-triage-node-20261123T000000Z.tar.gz",
+                                          "aiperf-triage-node-20261123T000000Z-2.tar.gz"]
+    logs = []
+    for archive in archives:
+        with tarfile.open(archive) as tar:
+            member = next(m for m in tar.getmembers() if m.name.endswith("workload/stdout.log"))
+            logs.append(tar.extractfile(member).read().decode())
+    assert logs == ["RUN-B\n", "RUN-A\n"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(a.name for a in archives)   # nothing partial left

@@ -44,8 +44,10 @@ class BundleWriter:
         self.output_dir = output_dir
         self.name = name
         self.redactor = redactor
-        self.root = output_dir / f".{name}.partial"
-        if self.root.exists():
+        # The process id keeps two runs apart that start in the same second with the same host name and
+        # --output (srun on nodes that report one name): each has its own working folder and archive.
+        self.root = output_dir / f".{name}.{os.getpid()}.partial"
+        if self.root.exists():   # left by a killed run whose pid this process now has
             shutil.rmtree(self.root)
         self.root.mkdir(parents=True, mode=0o700)
         self.records: dict[str, CollectorRecord] = {}
@@ -92,7 +94,7 @@ class BundleWriter:
     @property
     def partial_archive(self) -> Path:
         """Where the archive is written before it is renamed to its final name."""
-        return self.output_dir / f".{self.name}.tar.gz.partial"
+        return self.output_dir / f".{self.name}.{os.getpid()}.tar.gz.partial"
 
     def path(self, relative: str) -> Path:
         return self.root / relative
@@ -122,7 +124,6 @@ class BundleWriter:
             self._closed = True
         manifest = self.manifest(host, arguments, interrupted, extra)
         (self.root / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-        final = self.output_dir / f"{self.name}.tar.gz"
         partial = self.partial_archive
         try:
             with tarfile.open(partial, "w:gz") as tar:
@@ -130,7 +131,7 @@ class BundleWriter:
                     if path.is_file():
                         tar.add(path, arcname=f"{self.name}/{path.relative_to(self.root).as_posix()}",
                                 recursive=False, filter=_plain_member)
-            os.replace(partial, final)
+            final = _publish(partial, self.output_dir, self.name)
         except OSError as exc:
             partial.unlink(missing_ok=True)
             raise InputError(f"cannot write the archive in {self.output_dir}: {exc.strerror or exc}") from None
@@ -142,6 +143,24 @@ class BundleWriter:
         with self._lock:
             self._closed = True
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _publish(partial: Path, folder: Path, name: str) -> Path:
+    """The archive under its final name, never over another run's: NAME.tar.gz, else NAME-2.tar.gz, ..."""
+    for n in range(1, 1000):
+        final = folder / (f"{name}.tar.gz" if n == 1 else f"{name}-{n}.tar.gz")
+        try:
+            os.link(partial, final)          # fails if the name is taken: no race with another run
+        except FileExistsError:
+            continue
+        except OSError:                      # a filesystem without hard links
+            if final.exists():
+                continue
+            os.replace(partial, final)
+            return final
+        partial.unlink()
+        return final
+    raise OSError(f"{name}.tar.gz and 998 numbered names are taken")
 
 
 def _plain_member(info: tarfile.TarInfo) -> tarfile.TarInfo:
