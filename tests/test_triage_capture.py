@@ -126,7 +126,7 @@ def test_duration_ends_while_the_workload_runs_and_nsys_overruns_its_duration(tm
     assert any("SIGINT to the application" in e["what"] for e in workload["capture"]["events"])
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])   # SIGHUP: the SSH session dropped
 def test_an_interrupt_keeps_the_trace(tmp_path, env, sig):
     proc = start(tmp_path, env, 60, app(tmp_path, 120))
     wait_for_app(tmp_path)

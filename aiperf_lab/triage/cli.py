@@ -18,14 +18,21 @@ import sys
 
 
 def _exit_130_before_anything_is_written(_signum, _frame) -> None:
-    os.write(2, b"aiperf-triage: interrupted before it started; nothing written\n")
+    try:
+        os.write(2, b"aiperf-triage: interrupted before it started; nothing written\n")
+    except OSError:   # SIGHUP: the terminal is gone
+        pass
     os._exit(130)
+
+
+# SIGHUP is what an SSH session that drops sends: handled as SIGTERM is (the archive is still written).
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 # Run as a program, a SIGTERM or SIGINT from the first instant is exit 130 (the default would be 143,
 # or a KeyboardInterrupt traceback): installed before any heavier import; main() replaces it.
 if __name__ == "__main__" or os.path.basename(sys.argv[0] if sys.argv else "") == "aiperf-triage":
-    for _sig in (signal.SIGINT, signal.SIGTERM):
+    for _sig in STOP_SIGNALS:
         signal.signal(_sig, _exit_130_before_anything_is_written)
 
 import argparse  # noqa: E402
@@ -205,7 +212,7 @@ def _early_signals() -> dict:
     def interrupt(_signum, _frame) -> None:
         raise KeyboardInterrupt
     previous = {}
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    for sig in STOP_SIGNALS:
         try:
             previous[sig] = signal.signal(sig, interrupt)
         except ValueError:  # not the main thread (tests calling main from a thread)

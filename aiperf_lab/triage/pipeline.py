@@ -8,6 +8,7 @@ lines (progress.py) that the console parses.
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import socket
@@ -69,6 +70,8 @@ class Triage:
     def on_signal(self, signum, _frame) -> None:
         self.interrupts += 1
         name = signal.Signals(signum).name
+        if signum == signal.SIGHUP:
+            _leave_the_hung_up_terminal()
         self.interrupted.set()
         if self.interrupts == 1:
             self.emit.say(f"{name}: stopping, the archive will still be written (again to hurry)")
@@ -82,7 +85,8 @@ class Triage:
 
     # --- phases -----------------------------------------------------------------------------------
     def run(self) -> int:
-        previous = {sig: signal.signal(sig, self.on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+        # SIGHUP (the SSH session dropped) stops the run as SIGTERM does: the archive is still written.
+        previous = {sig: signal.signal(sig, self.on_signal) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
         try:  # our handler stays until the archive's path is printed (a late signal only marks the run)
             try:
                 self.start()
@@ -345,3 +349,18 @@ class Triage:
         self.emit.say(f"{len(self.found)} finding(s); archive written" +
                       (" (interrupted)" if self.interrupted.is_set() else ""))
         return archive
+
+
+def _leave_the_hung_up_terminal() -> None:
+    """After SIGHUP, writing to the terminal fails (EIO): the lines that would go there go nowhere, so
+    that the run still finishes and writes its archive (its path is in --output)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        for fd in (1, 2):
+            try:
+                if os.isatty(fd):
+                    os.dup2(devnull, fd)
+            except OSError:
+                os.dup2(devnull, fd)   # a terminal that is already gone can fail isatty
+    finally:
+        os.close(devnull)
