@@ -378,3 +378,38 @@ def test_third_pass_shapes_leave_the_scrubbed_sqlite_export_and_kernel_names_sta
     names_after = {v for (v,) in con.execute("SELECT value FROM StringIds")}
     con.close()
     assert names_after == names_before  # kernel and NVTX names are untouched
+
+
+def test_the_scrubbed_export_keeps_no_gpu_uuid_blob_secret_or_unaddressable_table(tmp_path):
+    # nsys stores the GPU's UUID bare (TARGET_INFO_GPU.uuid, no "GPU-"); a secret can sit in a blob
+    # cell; a table without rowid cannot be scrubbed row by row.
+    import shutil
+    import sqlite3
+
+    from conftest import H200
+
+    from aiperf_lab.triage.nsys_capture import scrub_sqlite
+
+    export = tmp_path / "w.sqlite"
+    shutil.copyfile(H200 / "lm_forward.sqlite", export)
+    con = sqlite3.connect(export)
+    uuids = [u for (u,) in con.execute("SELECT uuid FROM TARGET_INFO_GPU") if u]
+    names_before = {v for (v,) in con.execute("SELECT value FROM StringIds")}
+    token = "hf_" + "Qw3rTy7uIoPaSdFgHjKlZxCvBnM12345ab"
+    con.execute("CREATE TABLE BLOBBY (id INTEGER, data BLOB)")
+    con.execute("INSERT INTO BLOBBY VALUES (1, ?)", (b"\x00\x01env HF_TOKEN=" + token.encode() + b"\xff\x00",))
+    con.execute("CREATE TABLE NOROWID (k TEXT PRIMARY KEY, v TEXT) WITHOUT ROWID")
+    con.execute("INSERT INTO NOROWID VALUES ('HF_TOKEN', ?)", (token,))
+    con.commit()
+    con.close()
+    assert uuids and all(not u.startswith("GPU-") for u in uuids)
+    scrub_sqlite(export, Redactor({"HF_TOKEN": token}, redact_hosts=True))
+    data = export.read_bytes()
+    assert token.encode() not in data and token[:12].encode() not in data
+    for uuid in uuids:
+        assert uuid.encode() not in data and uuid.upper().encode() not in data
+    con = sqlite3.connect(export)
+    (blob,) = con.execute("SELECT data FROM BLOBBY").fetchone()
+    assert blob.startswith(b"\x00\x01env HF_TOKEN=[REDACTED]") and blob.endswith(b"\x00")   # the rest kept
+    assert {v for (v,) in con.execute("SELECT value FROM StringIds")} == names_before
+    con.close()

@@ -3,6 +3,7 @@ every text cell, our stats tables, and the .nsys-rep itself when it provably hol
 
 from __future__ import annotations
 
+import re
 import shutil
 import sqlite3
 import threading
@@ -19,27 +20,63 @@ from aiperf_lab.triage.redact import Redactor
 STATS_REPORTS = ["cuda_gpu_kern_sum", "cuda_api_sum", "nvtx_sum", "kernel_breakdown", "gpu_idle"]
 
 
+# nsys writes UUIDs bare (TARGET_INFO_GPU.uuid, the profiling session's id), without the GPU- prefix the
+# redactor's rule for GPU UUIDs looks for.
+BARE_UUID = re.compile(r"(?<![0-9A-Za-z-])[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}(?![0-9A-Za-z-])")
+
+
 def scrub_sqlite(path: Path, redactor: Redactor) -> int:
-    """Redact every text cell of an nsys export in place (environment, command lines, paths), then
-    VACUUM so the old values do not survive in free pages. Returns the number of cells changed."""
+    """Redact every text cell of an nsys export in place (environment, command lines, paths), and the
+    text inside blob cells; with --redact-hosts, bare UUIDs too (as the GPU UUIDs of the rest of the
+    bundle are). A table whose rows cannot be addressed (no rowid: a virtual or WITHOUT ROWID table,
+    which nsys does not write) is emptied. Then VACUUM, so the old values do not survive in free pages.
+    Returns the number of cells changed."""
     con = sqlite3.connect(path)
     con.text_factory = lambda raw: raw.decode("utf-8", "replace")
+
+    def clean_text(value: str) -> str:
+        value = redactor.text(value)
+        if redactor.redact_hosts:
+            value = BARE_UUID.sub(lambda m: redactor.placeholder("gpu-uuid", "GPU-" + m.group(0)), value)
+        return value
+
+    def clean_blob(value: bytes) -> bytes:
+        # latin-1 maps every byte to one character and back: ASCII secrets inside binary data are found,
+        # and the bytes around them are kept as they were.
+        text = bytes(value).decode("latin-1")
+        cleaned = clean_text(text)
+        return value if cleaned == text else cleaned.encode("latin-1", "replace")
+
     changed = 0
     try:
         tables = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
         for table in tables:
-            columns = [r[1] for r in con.execute(f"PRAGMA table_info([{table}])")]
-            for column in columns:
-                rows = con.execute(f"SELECT rowid, [{column}] FROM [{table}] WHERE typeof([{column}]) = 'text'").fetchall()
-                updates = [(clean, rowid) for rowid, value in rows if (clean := redactor.text(value)) != value]
-                if updates:
-                    con.executemany(f"UPDATE [{table}] SET [{column}] = ? WHERE rowid = ?", updates)
-                    changed += len(updates)
+            try:
+                columns = [r[1] for r in con.execute(f"PRAGMA table_info([{table}])")]
+                for column in columns:
+                    for kind, clean in (("text", clean_text), ("blob", clean_blob)):
+                        rows = con.execute(f"SELECT rowid, [{column}] FROM [{table}] "
+                                           f"WHERE typeof([{column}]) = '{kind}'").fetchall()
+                        updates = [(new, rowid) for rowid, value in rows if (new := clean(value)) != value]
+                        if updates:
+                            con.executemany(f"UPDATE [{table}] SET [{column}] = ? WHERE rowid = ?", updates)
+                            changed += len(updates)
+            except sqlite3.OperationalError:
+                changed += _empty(con, table)
         con.commit()
         con.execute("VACUUM")
     finally:
         con.close()
     return changed
+
+
+def _empty(con: sqlite3.Connection, table: str) -> int:
+    """A table that cannot be scrubbed row by row holds nothing afterwards (dropped if it cannot be emptied)."""
+    try:
+        return con.execute(f"DELETE FROM [{table}]").rowcount
+    except sqlite3.Error:
+        con.execute(f"DROP TABLE IF EXISTS [{table}]")
+        return 1
 
 
 @dataclass
