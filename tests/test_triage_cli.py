@@ -285,3 +285,12 @@ def test_a_bundle_without_gpu_says_unknown_not_none(tmp_path):
     assert done.returncode == 0, done.stderr
     shown = triage("show", done.stdout.strip().splitlines()[-1])
     assert "driver unknown, CUDA unknown" in shown.stdout and "None" not in shown.stdout
+
+
+def test_the_archive_path_is_printed_escaped(tmp_path):
+    # --output "$(printf 'o\033[2J')": the path printed on stdout must not clear the screen.
+    out = tmp_path / "o\x1b[2Jx"
+    done = triage("--duration", "1", "--output", out, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "\x1b" not in done.stdout and "o\\x1b[2Jx" in done.stdout
+    assert len(list(out.glob("*.tar.gz"))) == 1

@@ -19,6 +19,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from aiperf_lab.cli_support import short_path
+from aiperf_lab.inputs import printable
 from aiperf_lab.errors import InputError
 from aiperf_lab.triage import progress
 from aiperf_lab.triage.bundle import BundleWriter
@@ -106,7 +107,7 @@ class Triage:
                 if self.guard is not None:
                     self.guard.done()
             self.emit.archive(archive)
-            print(archive, flush=True)
+            print(printable(str(archive)), flush=True)   # a path with ESC in it must not drive the terminal
             return 130 if self.interrupted.is_set() else 0
         finally:
             for sig, handler in previous.items():
