@@ -5,7 +5,12 @@ near-matches of every rule. Each case is SIZE megabytes of one repeated pattern,
     python benchmarks/redaction_speed.py --mb 20                 # the figures in docs/benchmarks.md
     python benchmarks/redaction_speed.py --mb 20 --redact-hosts
     python benchmarks/redaction_speed.py --mb 0.02 --redact-py old_redact.py --limit-s 120
-                                                                 # another redact.py, for before/after
+                                                                 # another redact.py
+    python benchmarks/redaction_speed.py --mb 20 --redact-hosts --no-stream --repeat 3 --baseline old_redact.py
+                                                                 # before/after in one run: medians, ratio
+
+On a shared, noisy machine only figures taken side by side mean much: --baseline runs the other
+redact.py and this one in turn, case by case, --repeat times, and reports the medians and their ratio.
 
 Each case runs in its own process with a time limit (--limit-s), so a quadratic one is reported as
 "over the limit" instead of hanging the run.
@@ -16,6 +21,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import multiprocessing
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -75,11 +81,30 @@ def _run_case(unit: str, size: int, redact_py: str | None, hosts: bool, stream: 
     queue.put(time.perf_counter() - start)
 
 
+def _time_case(unit: str, size: int, redact_py: str | None, hosts: bool, stream: bool, limit_s: float) -> float:
+    """Seconds for one case in a fresh process; inf past the limit."""
+    queue: multiprocessing.Queue = multiprocessing.Queue()
+    proc = multiprocessing.Process(target=_run_case, args=(unit, size, redact_py, hosts, stream, queue))
+    proc.start()
+    proc.join(limit_s)
+    if proc.is_alive():
+        proc.kill()
+        proc.join()
+        return float("inf")
+    return queue.get() if not queue.empty() else float("nan")
+
+
+def _cell(seconds: float, limit_s: float) -> str:
+    return f"over {limit_s:g}" if seconds == float("inf") else f"{seconds:.2f}"
+
+
 def main() -> int:
     global CASES
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--mb", type=float, default=20.0, help="megabytes of text per case (default 20)")
     parser.add_argument("--redact-py", help="a redact.py to load instead of aiperf_lab.triage.redact")
+    parser.add_argument("--baseline", help="another redact.py, timed in turn with this one (text mode)")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per case and mode; the median is shown")
     parser.add_argument("--redact-hosts", action="store_true")
     parser.add_argument("--limit-s", type=float, default=60.0, help="time limit per case (default 60)")
     parser.add_argument("--no-stream", action="store_true", help="only Redactor.text")
@@ -90,31 +115,33 @@ def main() -> int:
     size = int(args.mb * 1_000_000)
     if args.only:
         CASES = {name: unit for name, unit in CASES.items() if args.only in name}
-    modes = ["text"] + ([] if args.no_stream or args.redact_py else ["stream"])
+    if args.baseline:
+        variants = [("baseline", args.baseline, False), ("text", args.redact_py, False)]
+        if not args.no_stream and not args.redact_py:
+            variants.append(("stream", None, True))
+    else:
+        variants = [("text", args.redact_py, False)]
+        if not (args.no_stream or args.redact_py):
+            variants.append(("stream", None, True))
     print(f"{args.mb:g} MB per case, redact_hosts={args.redact_hosts}, "
-          f"{args.redact_py or 'aiperf_lab.triage.redact'}")
-    print(f"| case | {' | '.join(f'{m} (s)' for m in modes)} |")
-    print(f"|---|{'---|' * len(modes)}")
+          f"{args.redact_py or 'aiperf_lab.triage.redact'}, median of {args.repeat}"
+          + (f", baseline {Path(args.baseline).name}" if args.baseline else ""))
+    columns = [f"{name} (s)" for name, _, _ in variants] + (["text / baseline"] if args.baseline else [])
+    print(f"| case | {' | '.join(columns)} |")
+    print(f"|---|{'---|' * len(columns)}")
     worst = 0.0
     for name, unit in CASES.items():
-        cells = []
-        for mode in modes:
-            queue: multiprocessing.Queue = multiprocessing.Queue()
-            proc = multiprocessing.Process(target=_run_case, args=(unit, size, args.redact_py, args.redact_hosts,
-                                                                   mode == "stream", queue))
-            proc.start()
-            proc.join(args.limit_s)
-            if proc.is_alive():
-                proc.kill()
-                proc.join()
-                cells.append(f"over {args.limit_s:g}")
-                worst = float("inf")
-                continue
-            seconds = queue.get() if not queue.empty() else float("nan")
-            worst = max(worst, seconds)
-            cells.append(f"{seconds:.2f}")
+        runs: dict[str, list[float]] = {variant: [] for variant, _, _ in variants}
+        for _ in range(args.repeat):
+            for variant, redact_py, stream in variants:  # in turn, so load changes hit every variant alike
+                runs[variant].append(_time_case(unit, size, redact_py, args.redact_hosts, stream, args.limit_s))
+        medians = {variant: statistics.median(values) for variant, values in runs.items()}
+        worst = max(worst, *(m for v, m in medians.items() if v != "baseline"))
+        cells = [_cell(medians[variant], args.limit_s) for variant, _, _ in variants]
+        if args.baseline:
+            cells.append(f"{medians['text'] / medians['baseline']:.2f}")
         print(f"| {name} | {' | '.join(cells)} |", flush=True)
-    print(f"worst: {worst:.2f} s")
+    print(f"worst (this redact.py): {worst:.2f} s")
     return 0
 
 

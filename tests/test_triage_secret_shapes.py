@@ -34,8 +34,9 @@ def test_flags_with_secret_words_and_tool_passwords():
     assert argv_secret_values(argv) == ["ArgPassOnly777", "ArgDbPass5555", "ArgPhrase8888", "ArgCurlUser42"]
     clean = Redactor({}).argv(argv)
     assert clean[-4:] == ["--lr", "3e-4", "-p", "8080"] and "admin:" + REDACTED in clean
+    # mysql reads "-p dbname" as a prompt and a database, but people type it meaning the password: it goes
     assert Redactor({}).argv(["mysql", "-uroot", "-pMysqlArg88", "-p", "dbname"]) == \
-        ["mysql", "-uroot", "-p" + REDACTED, "-p", "dbname"]
+        ["mysql", "-uroot", "-p" + REDACTED, "-p", REDACTED]
     assert Redactor({}).argv(["sshpass", "-p", "Sshpass_11x", "ssh", "h"]) == ["sshpass", "-p", REDACTED, "ssh", "h"]
     assert Redactor({}).argv(["psql", "-p", "5432"]) == ["psql", "-p", "5432"]  # a port there
     assert Redactor({}).argv(["docker", "run", "-u", "1000:1000"]) == ["docker", "run", "-u", "1000:1000"]

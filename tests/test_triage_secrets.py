@@ -313,3 +313,68 @@ def test_url_passwords_and_keys_leave_the_scrubbed_sqlite_export(tmp_path):
     for _, password in URL_PASSWORDS.values():
         assert password.encode() not in data
     assert b"PGPSECRETMATERIAL" not in data and b"postgres://user:[REDACTED]@host/db" in data
+
+
+# ---- third pass (issue 11): the shapes that still passed, end to end ---------------------------------------
+
+GAP_TOKEN = "Zq8vN2kLmW4xR7tY1pQs9dFh3jK6bVc0Aa"
+HEX_KEY = "3f9a1c0d7e5b2a4f6c8d0e1f2a3b4c5d6e7f8a9b"
+COMMIT = "9c1b2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c"
+SHORT_JWT = "eyJhbGciOiJub25lIn0.eyJhIjoxfQ."
+P_PASSWORD = "S3cr3t!x9"
+
+
+def test_the_third_pass_shapes_are_in_no_byte_and_paths_versions_and_commits_stay(tmp_path):
+    env = dict(os.environ, API_TOKEN=GAP_TOKEN, LEGACY_GH=HEX_KEY, UPSTREAM=SHORT_JWT, GIT_COMMIT=COMMIT,
+               REPO_URL="https://tok3n@github.com/o/r", SSH_CONNECTION="198.51.100.7 50000 10.0.0.2 22")
+    script = ("import base64, json, os, sys, urllib.parse\n"
+              "t = os.environ['API_TOKEN']; p = sys.argv[2]\n"
+              "print('prefix', t[:14], '...'); print('xx' + t + 'yy'); print('mid', t[5:30])\n"
+              "print('wrapped', t[:29]); print(t[29:])\n"
+              "print(p, repr(p), json.dumps(p), base64.b64encode(p.encode()).decode(), urllib.parse.quote(p))\n"
+              "print('gh', os.environ['LEGACY_GH'], 'jwt', os.environ['UPSTREAM'], os.environ['REPO_URL'])\n"
+              "print('https://api.example.com/v1?key=' + os.environ['LEGACY_GH'])\n"
+              "print('peer 52.1.2.3 replied; resolved 18.239.50.3')\n"
+              "print('torch git', os.environ['GIT_COMMIT'], '\"nvidia-cudnn-cu13\": \"9.19.0.56\"', os.getcwd())\n")
+    done = triage("--duration", "3", "--no-nsys", "--redact-hosts", "--output", tmp_path, "--", sys.executable, "-c",
+                  script, "-p", P_PASSWORD, env=env)
+    blob = every_byte(archive_of(done))
+    import base64 as b64
+    planted = [GAP_TOKEN[:14], GAP_TOKEN[5:30], GAP_TOKEN[:29], GAP_TOKEN[29:], P_PASSWORD, json.dumps(P_PASSWORD),
+               b64.b64encode(P_PASSWORD.encode()).decode(), quote(P_PASSWORD), HEX_KEY, SHORT_JWT[:20], "tok3n@",
+               "52.1.2.3", "18.239.50.3", "198.51.100.7"]
+    for secret in planted:
+        assert secret.encode() not in blob, secret
+    for kept in (COMMIT, '"nvidia-cudnn-cu13": "9.19.0.56"'):
+        assert kept.encode() in blob, kept
+    environment = blob.split(b"environment.txt\n", 1)[1].split(b"\n\n", 1)[0]
+    assert f"PATH={os.environ['PATH']}".encode() in environment
+
+
+def test_third_pass_shapes_leave_the_scrubbed_sqlite_export_and_kernel_names_stay(tmp_path):
+    import shutil
+    import sqlite3
+
+    from conftest import H200
+
+    from aiperf_lab.triage.nsys_capture import scrub_sqlite
+
+    export = tmp_path / "w.sqlite"
+    shutil.copyfile(H200 / "lm_forward.sqlite", export)
+    con = sqlite3.connect(export)
+    names_before = {v for (v,) in con.execute("SELECT value FROM StringIds")}
+    planted = {"ENV:LEGACY_GH": HEX_KEY, "ENV:UPSTREAM": SHORT_JWT, "ENV:REPO_URL": "https://tok3n@github.com/o/r",
+               "ENV:NOTE": f"token head {GAP_TOKEN[:15]} tail {GAP_TOKEN[-13:]}", "ENV:CMD": f"mytool -p {P_PASSWORD}"}
+    for name, value in planted.items():
+        con.execute("INSERT INTO META_DATA_CAPTURE (name, value) VALUES (?, ?)", (name, value))
+    con.commit()
+    con.close()
+    scrub_sqlite(export, Redactor({"API_TOKEN": GAP_TOKEN, "LEGACY_GH": HEX_KEY, "UPSTREAM": SHORT_JWT},
+                                  extra_secrets=argv_secret_values(["mytool", "-p", P_PASSWORD])))
+    data = export.read_bytes()
+    for secret in (HEX_KEY, SHORT_JWT[:20], "tok3n@", GAP_TOKEN[:15], GAP_TOKEN[-13:], P_PASSWORD):
+        assert secret.encode() not in data, secret
+    con = sqlite3.connect(export)
+    names_after = {v for (v,) in con.execute("SELECT value FROM StringIds")}
+    con.close()
+    assert names_after == names_before  # kernel and NVTX names are untouched

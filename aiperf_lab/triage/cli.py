@@ -88,7 +88,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "GPU-to-GPU link bandwidth, an NCCL all-reduce/all-gather sweep (needs PyTorch; each part "
                         "time-limited, 165 s at most)")
     parser.add_argument("--redact-hosts", action="store_true",
-                        help="replace host names, IP addresses, GPU UUIDs and user names by placeholders")
+                        help="replace host names, IP and MAC addresses, GPU UUIDs and user names by placeholders (a "
+                        "dotted quad the text marks as a version, as in 'cudnn version 9.1.0.70', stays)")
     parser.add_argument("--progress", action="store_true",
                         help="progress lines ('aiperf-triage: collector hardware ok 0.4 s') on stderr even when it "
                              "is not a terminal (the console reads them)")
@@ -205,8 +206,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return run_cli("aiperf-triage", _disk_errors_are_input_errors(run_with_early_signals), argv)
     finally:
+        # Run as the program, the work is done now (the archive written, or the one line printed): a
+        # signal while Python exits is ignored, not reported as "interrupted before it started".
         for sig, handler in previous.items():
-            signal.signal(sig, handler)
+            signal.signal(sig, signal.SIG_IGN if handler is _exit_130_before_anything_is_written else handler)
 
 
 if __name__ == "__main__":

@@ -83,28 +83,30 @@ class Triage:
     # --- phases -----------------------------------------------------------------------------------
     def run(self) -> int:
         previous = {sig: signal.signal(sig, self.on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
-        try:
-            self.start()
+        try:  # our handler stays until the archive's path is printed (a late signal only marks the run)
             try:
-                self.capture()
-                self.summarize()
-                self.find()
-                self.report()
-                archive = self.archive()
-            except BaseException:
-                if self.workload is not None and self.workload.proc is not None:
-                    from aiperf_lab.process_group import kill_group
-                    kill_group(self.workload.proc)   # a bug must not leave the workload or nsys running
-                self.bundle.abandon()
-                raise
+                self.start()
+                try:
+                    self.capture()
+                    self.summarize()
+                    self.find()
+                    self.report()
+                    archive = self.archive()
+                except BaseException:
+                    if self.workload is not None and self.workload.proc is not None:
+                        from aiperf_lab.process_group import kill_group
+                        kill_group(self.workload.proc)   # a bug must not leave the workload or nsys running
+                    self.bundle.abandon()
+                    raise
+            finally:
+                if self.guard is not None:
+                    self.guard.done()
+            self.emit.archive(archive)
+            print(archive, flush=True)
+            return 130 if self.interrupted.is_set() else 0
         finally:
-            if self.guard is not None:
-                self.guard.done()
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
-        self.emit.archive(archive)
-        print(archive, flush=True)
-        return 130 if self.interrupted.is_set() else 0
 
     def start(self) -> None:
         from aiperf_lab.metrics.telemetry.recording import TelemetryWriter

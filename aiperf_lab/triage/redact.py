@@ -2,22 +2,30 @@
 
 - Secret values, wherever they appear in any captured text, in their plain and escaped forms (repr,
   JSON, URL-encoded, HTML): values of environment variables whose names suggest secrets (token,
-  secret, password, key, credential, auth, cookie, session, ...), values given on the workload's
-  command line after such flags (`--password X`, `--token=X`), and every secret-shaped piece found in
-  any environment value or argument (URL passwords, token shapes).
+  secret, password, key, credential, auth, cookie, session, ...; not a value that is a path, which
+  is where a secret lives), bare hex keys (32-64 hex digits) in any variable whose name does not
+  say hash (commit, sha, revision, id, ...), values on the workload's command line after secret
+  flags (`--password X`, `--token=X`), a tool's password flag (mysql -pX, sshpass -p X, redis-cli
+  -a X), `-p X` of any other program when X looks like a password (not a port, path or plain word),
+  bare hex keys there unless the flag names a hash, and every secret-shaped piece found in any
+  environment value or argument (URL passwords, token shapes).
+- A piece of a known secret: 12+ characters that start or end it, or 23+ from its middle, anywhere
+  in a line (one regex per secret over pieces at every 12th character, grown by the regex itself);
+  a piece that a line wrap cut off (3-11 characters) at the next line's start or the last one's end.
 - Token shapes in any text: GitHub, Hugging Face, AWS access keys, Slack, OpenAI and Google API keys,
-  JWTs, Bearer/Basic credentials, passwords inside URLs (scheme://user:PASSWORD@host), private key
-  and PGP private key blocks (with or without their END line), and `name=value` / `"name": "value"`
-  pairs whose name suggests a secret.
+  JWTs (down to ~30 characters), Bearer/Basic credentials, passwords inside URLs
+  (scheme://user:PASSWORD@host), a URL's user with no password unless the scheme is ssh-like,
+  private key and PGP private key blocks (with or without their END line), `name=value` /
+  `"name": "value"` pairs whose name suggests a secret, `key=` with a key-shaped value.
 - Known secrets also base64- and hex-encoded, JSON-escaped twice, shell-quoted, in upper or lower
-  case, and a piece of 12+ characters of one at a line's start or end (printed across two lines).
-- Names with a whole PASS / PW / PASSPHRASE word; flags whose words say secret; mysql -pX, sshpass
-  -p X, -u user:PASS. Shapes: GitLab, Stripe, npm, SendGrid keys, any Authorization scheme, PuTTY
-  and SSH2 keys, keys logged with a prefix, AccountKey=, sig=, Pwd=, pass=, pw=, .netrc.
+  case.
+- Names with a whole PASS / PW / PASSPHRASE word; flags whose words say secret; -u user:PASS.
+  Shapes: GitLab, Stripe, npm, SendGrid keys, any Authorization scheme, PuTTY and SSH2 keys, keys
+  logged with a prefix, AccountKey=, sig=, Pwd=, pass=, pw=, .netrc.
 - With `redact_hosts`: host names (any case, and an FQDN's short name), this host's own addresses,
-  the SSH peer's addresses, IPv4 and every IPv6 address, MAC addresses, GPU UUIDs and user names
-  become stable placeholders (host-1, ip-1, mac-1, gpu-uuid-1, user-1: the same value gets the same
-  placeholder everywhere).
+  the SSH peer's addresses, every IPv4 address but those the text marks as versions, every IPv6
+  address, MAC addresses, GPU UUIDs and user names become stable placeholders (host-1, ip-1, mac-1,
+  gpu-uuid-1, user-1: the same value gets the same placeholder everywhere).
 
 Every rule runs in time linear in the text: each pattern can start only where the character before
 it cannot belong to it, and every repetition that could fail is bounded, so no pattern rescans a long
@@ -59,8 +67,19 @@ NAME_WORD_SPLIT = re.compile(r"[_.\-]+")
 NOT_SECRET_VALUES = {"true", "false", "yes", "no", "none", "null", "on", "off", "enabled", "disabled", "auto",
                      "default", "unset"}
 MIN_SECRET_LEN = 5
-FRAGMENT = 12               # a piece of a known secret this long, at a line's start or end, goes
-LINE_OF_FRAGMENT_SIZE = re.compile(r"[^\n]{%d,}" % FRAGMENT)
+FRAGMENT = 12               # a piece of a known secret this long that starts or ends it goes, anywhere
+CHAIN = 48                  # how far the regex itself grows a piece; code goes on from there
+WRAP_REST = 3               # the rest of a secret cut by a line wrap goes from this length up
+# A value that names a file or folder (GOOGLE_APPLICATION_CREDENTIALS=/home/me/key.json) is where a
+# secret lives, not the secret: hunting it would wipe every path that shares it.
+LOCATION = re.compile(r"(?:~|\.{1,2})?/[\w.@~-]+(?:/[\w.@~-]*)+|(?:~|\.{1,2})?/[\w@~-]+\.[A-Za-z0-9]{1,8}")
+# A bare hex key (an old GitHub token, many API keys) looks like a git commit or a sha256: it is a secret
+# where nothing says it is a hash (a variable or flag named commit, sha, revision, hash, id, ...).
+HEX_KEY = re.compile(r"[0-9a-fA-F]{32,64}")
+HASH_NAME_WORDS = {"commit", "sha", "sha1", "sha256", "rev", "revision", "hash", "digest", "checksum", "id", "uuid",
+                   "version", "ref", "head", "build", "tag", "git", "etag", "md5", "fingerprint"}
+# A value after -p that is a number, a port map or a range (8080, 8080:80, 0.5, 1e-4), not a password.
+NUMBER_LIKE = re.compile(r"[0-9][0-9.:,x_/+-]*|[0-9.]+[eE][+-]?[0-9]+")
 
 # Each pattern starts with a literal, so the regex engine skips ahead to it; the "not preceded by"
 # check comes right after that literal, so a pattern cannot start inside a run it belongs to.
@@ -76,7 +95,8 @@ TOKEN_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     ("npm token", re.compile(r"npm_(?<![A-Za-z0-9_]npm_)[A-Za-z0-9]{36}")),
     ("sendgrid key", re.compile(r"SG\.(?<![A-Za-z0-9_]SG\.)[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}")),
     # a JWT and any dotted segments that follow (a run of them is one span, not one per token)
-    ("jwt", re.compile(r"eyJ(?<![\w-]eyJ)[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{4,}(?:\.[A-Za-z0-9_-]+)*")),
+    # (a header is at least {"a":1}, eyJhIjoxfQ; a payload {} is e30; an unsigned token ends in a dot)
+    ("jwt", re.compile(r"eyJ(?<![\w-]eyJ)[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*")),
     # Bearer / Basic credentials, found by the literal after the capital or small b
     *(("bearer token", re.compile(rf"{tail}(?<=[Bb]{tail})(?<![A-Za-z][Bb]{tail})[ \t]{{1,4}}"
                                   r"(?P<value>[A-Za-z0-9._~+/=-]{12,})"))
@@ -88,15 +108,23 @@ TOKEN_SHAPES: list[tuple[str, re.Pattern[str]]] = [
 # (https://user:ab/cd@host) ends at the first "@" instead; a port and path ("host:8080/a@b") is told
 # apart in code. Each "://" looks no further than the next one, so no character is read twice.
 URL_USERINFO = re.compile(r"://(?P<userinfo>[^\s/?#\"'<>\\]{1,4096})@")
+# Schemes whose user part is a login name (ssh://git@host, sftp://alice@files): kept; in any other scheme a
+# user with no password is a token (https://TOKEN@github.com), however short.
+LOGIN_SCHEME = re.compile(r"(?i)(?<![A-Za-z0-9+.-])(?:ssh|sftp|scp|rsync|git|git\+ssh|ssh\+git|svn\+ssh|ftp|ftps)\Z")
 URL_ODD_PASSWORD = re.compile(r"://(?P<user>[^\s/?#:@\"'<>\\]{0,256}):(?P<password>(?:[^\n\"'<>\\@:]|:(?!//)){1,256})"
                               r"@(?=[\w\[])")
 # Whole commands printed by the workload, with their password: mysql -pX, sshpass -p X, curl -u u:X.
 COMMAND_PASSWORDS = [
     re.compile(r"(?:mysql|mariadb)[^\n]{0,300}?[ \t]-p(?P<value>[^\s'\"]{3,})"),
     re.compile(r"sshpass[^\n]{0,100}?[ \t]-p[ \t]{0,4}(?P<value>[^\s'\"-][^\s'\"]*)"),
-    re.compile(r"(?:curl|wget)[^\n]{0,300}?[ \t](?:-u[ \t]{0,4}|--(?:proxy-)?user[ \t=]{1,4})['\"]?[^\s:'\"]{1,128}:"
-               r"(?P<value>[^\s'\"]+)"),
+    # one pattern per tool: a literal start lets the engine skip ahead (an alternation cannot)
+    *(re.compile(tool + r"[^\n]{0,300}?[ \t](?:-u[ \t]{0,4}|--(?:proxy-)?user[ \t=]{1,4})['\"]?[^\s:'\"]{1,128}:"
+                 r"(?P<value>[^\s'\"]+)") for tool in ("curl", "wget")),
 ]
+# `key=`, `?key=`, `"key": "..."`, `license_key: ...` with a key-shaped value (20+ characters of
+# letters and digits both, checked in code); a bare `key` elsewhere is too common in ML logs to hide.
+KEY_ASSIGNMENT = re.compile(r"key(?<![a-z0-9]key)[\"']?[ \t]{0,3}[=:][ \t]{0,3}[\"']?(?P<value>[a-z0-9+/_-]{20,512}={0,2})"
+                            r"(?![a-z0-9+/_-])")
 # name=value, name: value, --name=value, "name": "value" where the name suggests a secret. ML logs
 # are full of "tokens: 512", "max_tokens=64", "tokenizer: gpt2": those are not secrets and stay.
 # One pattern per keyword, run on the lower-cased text (a literal start is found fast); the rest of
@@ -105,7 +133,7 @@ COMMAND_PASSWORDS = [
 # The value may sit on the next line (YAML "api_key:\n  VALUE").
 _ASSIGNMENT_TAIL = (r"(?=(?P<rest>[a-z0-9_.-]{0,48}))(?P=rest)(?P<sep>[\"']?[ \t]{0,3}[=:][ \t]{0,3}(?:\r?\n[ \t]{0,16})?)"
                     r"(?P<quote>[\"']?)"
-                    r"(?P<value>[^\s'\",;]{3,})")
+                    r"(?P<value>[^\s'\",;\x00]{3,})")  # (nsys joins environment entries with NUL)
 SECRET_ASSIGNMENTS = [re.compile(keyword + _ASSIGNMENT_TAIL) for keyword in (
     r"token(?!s|iz|is)", "secret", r"passw(?:or)?d", r"pwd(?:(?<=[_.-]pwd)|(?=[_.-]))", r"api[_-]?key", "apikey",
     r"access[_-]?key", r"private[_-]?key", "credential", "cookie", r"session[_-]?id", r"auth[_-]?key",
@@ -128,6 +156,11 @@ VALUE_ON_NEXT_LINE = re.compile(r"(?:token|secret|passw(?:or)?d|api[_-]?key|apik
 # files (everything from the PuTTY-User-Key-File line, or from Private-Lines:).
 KEY_BEGIN = re.compile(r"(?i:-{4,5} ?BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)? ?-{4,5})"
                        r"|PuTTY-User-Key-File-\d{1,2}:[^\n]{0,200}|Private-Lines: \d{1,5}")
+# The same BEGIN lines found fast: the armour from its "begin" in the lower-cased text (then the dashes
+# before it are checked), PuTTY's lines from their literals.
+KEY_BEGIN_FAST = [re.compile(r"begin(?:(?<=-----begin)|(?<=----begin)|(?<=----- begin)|(?<=---- begin))"
+                             r" [a-z0-9 ]{0,40}private key(?: block)? ?-{4,5}"),
+                  re.compile(r"PuTTY-User-Key-File-\d{1,2}:[^\n]{0,200}"), re.compile(r"Private-Lines: \d{1,5}")]
 KEY_END = re.compile(r"(?i)-{4,5} ?END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)? ?-{4,5}|Private-MAC: [0-9a-f]{0,128}")
 # A key's body may be one long line (1,600 characters of base64 unwrapped).
 KEY_LINE = r"(?:[A-Za-z0-9+/= \t\r]{0,65536}|(?!Private-MAC)[A-Za-z][A-Za-z-]{0,40}: [^\n]{0,1024})(?![^\n])"
@@ -139,12 +172,18 @@ KEY_LINES = re.compile(rf"(?:\n(?:{KEY_LINE}|{KEY_BEGIN.pattern}[^\n]{{0,256}}))
 FLAG_PREFIX = re.compile(r"^-{1,2}")
 
 IPV4 = re.compile(r"[0-9](?<![\w.][0-9])[0-9]{0,2}(?:\.[0-9]{1,3}){3}(?![\w.-]{0,32}?[0-9])")  # octets checked in code
-# A dotted quad is also a package version ("9.19.0.56"). Private and link-local addresses are always
-# addresses, and so are this host's and the SSH peer's; any other quad is taken as one only where the
-# text says so (inet, addr, @, //, :port).
-PRIVATE_IPV4 = re.compile(r"^(?:10\.|192\.168\.|172\.(?:1[6-9]|2\d|3[01])\.|169\.254\.|100\.(?:6[4-9]|[7-9]\d|1[01]\d|12[0-7])\.)")
+# A dotted quad is also a package version ("9.19.0.56" for cuDNN). With --redact-hosts every one is an
+# address (the flag's promise) except where the text says it is a version: a version word or a version
+# operator right before it ("version 9.1.0.70", "==12.4.5.8"), a CUDA library's name right before it
+# ("nvidia-cudnn-cu13": "9.19.0.56", "tensorrt 10.0.1.6"), or a local-version "+" after it. An address
+# label ("inet", "host", "@", "//") or this host's or the SSH peer's own address always wins.
 ADDRESS_BEFORE = re.compile(r"(?i)(?:inet6?|addr|address|ip|host|server|endpoint|master_addr|from|to|via|src|dst)"
                             r"[\s:=\"']{1,3}$|[@/]$")
+VERSION_WORDS = {"version", "ver", "release", "build", "driver", "firmware", "vbios", "rev", "revision"}
+VERSION_LIBRARIES = ("nvidia", "cuda", "cudnn", "cublas", "cufft", "curand", "cusolver", "cusparse", "nccl", "tensorrt",
+                     "torch", "triton", "nvjitlink", "cupti", "nvtx", "cufile", "nvshmem", "jax")
+VERSION_LIBRARY = re.compile("|".join(VERSION_LIBRARIES))
+NAME_RUN = re.compile(r"[a-z0-9._-]{0,64}")
 # Candidates for IPv6 (full, compressed, with an embedded IPv4 or a zone); each is checked by
 # ipaddress, so times (12:34:56) and MACs (six groups, no "::") are not addresses.
 # It may follow a name and a colon ("host:2001:db8::1"), not a hex group and a colon (mid-address);
@@ -153,12 +192,13 @@ IPV6 = re.compile(r"(?<![\w.])(?<![0-9A-Fa-f]:)(?<!::)(?:(?:[0-9A-Fa-f]{1,4}:){7
                   r"|(?:[0-9A-Fa-f]{1,4}:){6}(?:\d{1,3}\.){3}\d{1,3}|(?=[0-9A-Fa-f:]{0,39}::)"
                   r"(?:[0-9A-Fa-f]{0,4}:){2,7}(?:(?:\d{1,3}\.){3}\d{1,3}|[0-9A-Fa-f]{1,4})?)(?:%[\w.-]{1,32})?(?![\w:])")
 # MAC addresses, colon- or dash-separated (this host's and any other: they identify a machine).
-MAC = re.compile(r"(?<![\w:-])[0-9A-Fa-f]{2}([:-])[0-9A-Fa-f]{2}(?:\1[0-9A-Fa-f]{2}){4}(?![\w:-])")
+# Matched from its first separator (a scan for ":" or "-" skips ahead; one for a hex digit cannot), so a
+# match starts 2 characters before m.start(); run on the lower-cased text.
+MAC = re.compile(r"(?P<sep>[:-])(?<=(?<![\w:-])[0-9a-f]{2}[:-])[0-9a-f]{2}(?:(?P=sep)[0-9a-f]{2}){4}(?![\w:-])")
 BORING_MACS = {"00:00:00:00:00:00", "ff:ff:ff:ff:ff:ff"}
 # Only text with "::" or with seven colons in a row of groups can hold an IPv6 address; these
 # literal-led checks spare the full scan (which must try every hex character) on most text.
 IPV6_HINT = re.compile(r":[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:")
-PORT_AFTER = re.compile(r":\d{2,5}\b")
 GPU_UUIDS = [re.compile(rf"{kind}-(?<![\w-]{kind}-)[0-9a-fA-F]{{8}}(?:-[0-9a-fA-F]{{4}}){{3}}-[0-9a-fA-F]{{12}}(?![\w-])")
              for kind in ("GPU", "MIG")]
 # Addresses that identify nobody; left as they are so the text stays readable.
@@ -221,40 +261,94 @@ def worth_hiding(value: str) -> bool:
     return len(value) >= MIN_SECRET_LEN and value.strip().lower() not in NOT_SECRET_VALUES
 
 
-# Tools that take a password as -pSECRET (mysql: "-p VALUE" names a database there) or -p VALUE (sshpass).
-ATTACHED_P_TOOLS = {"mysql", "mariadb", "mysqldump", "mysqladmin", "mysqlsh", "mysqlimport", "mysqlcheck", "sshpass"}
-SEPARATE_P_TOOLS = {"sshpass"}
+def is_location(value: str) -> bool:
+    """A file or folder path, or a list of them (a:b:c): where a secret lives, not a secret."""
+    return all(LOCATION.fullmatch(part) for part in value.split(":")) if value else False
+
+
+def is_hex_key(value: str) -> bool:
+    """32 to 64 hex digits, letters and digits both (a key, or a commit hash: the name tells)."""
+    return bool(HEX_KEY.fullmatch(value)) and not value.isdigit() and not value.isalpha()
+
+
+def names_a_hash(name: str) -> bool:
+    """GIT_COMMIT, CI_COMMIT_SHA, GITHUB_SHA, --revision, INVOCATION_ID: a hex value there is a hash."""
+    return any(w in HASH_NAME_WORDS for w in NAME_WORD_SPLIT.split(FLAG_PREFIX.sub("", name).lower()))
+
+
+def looks_like_password(value: str) -> bool:
+    """The value of `-p` on a program we do not know: a password when it is 6+ characters with letters
+    and digits or symbols (hunter2x, S3cr3t!, Passw0rd) or mixed case past its first letter (aBcDeFgH);
+    a number or port map (8080, 8080:80, 0.5), a path, a setting (true) or a plain word (train, bf16,
+    secret) is not: `-p` is a port, a path or a preset for most programs."""
+    if not 6 <= len(value) <= 256 or value.startswith("-") or any(c.isspace() for c in value):
+        return False
+    if value.lower() in NOT_SECRET_VALUES or NUMBER_LIKE.fullmatch(value) or is_location(value):
+        return False
+    if value.startswith(("/", "./", "../", "~/")):
+        return False
+    letters = any(c.isalpha() for c in value)
+    digits = any(c.isdigit() for c in value)
+    symbols = any(not c.isalnum() and c not in "-_./:" for c in value)
+    mixed_case = any(c.isupper() for c in value[1:]) and any(c.islower() for c in value)
+    return letters and (digits or symbols or (mixed_case and len(value) >= 8))
+
+
+# Tools whose flag takes a password, as -pSECRET or -p SECRET. (mysql reads "-p VALUE" as a prompt and a
+# database name; the name goes too, as people type it meaning the password.)
+PASSWORD_FLAG_OF_TOOL = {**dict.fromkeys(("mysql", "mariadb", "mysqldump", "mysqladmin", "mysqlsh", "mysqlimport",
+                                          "mysqlcheck", "mongo", "mongosh", "mongodump", "mongorestore", "sshpass",
+                                          "7z", "7za"), "-p"),
+                         **dict.fromkeys(("redis-cli", "keydb-cli"), "-a"), **dict.fromkeys(("zip", "unzip"), "-P"),
+                         **dict.fromkeys(("ldapsearch", "ldapadd", "ldapmodify", "ldapdelete", "ldapwhoami"), "-w")}
 USER_PASSWORD_TOOLS = {"curl", "wget"}
 
 
 def argv_secret_positions(argv: list[str]) -> list[tuple[int, int]]:
     """(index, offset) of every secret value on a command line: argv[index][offset:] is secret.
-    `--password X`, `--db-pass=X`, `--hf-token X`; `-pX` after mysql/mariadb and `-p X` after sshpass
-    (psql's -p is a port, python's -p anything: left alone); `-u user:pass` / `--user user:pass` (curl,
-    wget and any tool: a uid:gid of digits stays)."""
+    `--password X`, `--db-pass=X`, `--hf-token X`; the password flag of a tool that takes one (`-pX` and
+    `-p X` after mysql or sshpass, `-a X` after redis-cli, `-P X` after zip); `-p X` / `-pX` after any
+    other program when X looks like a password (looks_like_password: not a port, path or plain word);
+    `-u user:pass` / `--user user:pass` (a uid:gid of digits stays); a bare hex key anywhere, unless
+    the flag before it names a hash (`--revision SHA`, `--commit=SHA`)."""
     found: list[tuple[int, int]] = []
     tool = ""
+    previous = ""
     i = 0
     while i < len(argv):
         arg = argv[i]
         base = os.path.basename(arg)
         if not arg.startswith("-"):
-            if base in ATTACHED_P_TOOLS or base in USER_PASSWORD_TOOLS:
+            if base in PASSWORD_FLAG_OF_TOOL or base in USER_PASSWORD_TOOLS:
                 tool = base
+            elif is_hex_key(arg) and not (previous.startswith("-") and names_a_hash(previous)):
+                found.append((i, 0))
+            previous = arg
             i += 1
             continue
+        previous = arg
         name, eq, value = arg.partition("=")
-        if tool in ATTACHED_P_TOOLS and arg.startswith("-p") and len(arg) > 2:
+        tool_flag = PASSWORD_FLAG_OF_TOOL.get(tool, "")
+        has_next = i + 1 < len(argv) and not argv[i + 1].startswith("-")
+        if tool_flag and arg.startswith(tool_flag) and len(arg) > 2:
             found.append((i, 2))
+        elif tool_flag and arg == tool_flag and has_next:
+            found.append((i + 1, 0))
+            i += 1
         elif is_secret_flag(name):
             if eq:
                 found.append((i, len(name) + 1))
             elif i + 1 < len(argv):
                 found.append((i + 1, 0))
                 i += 1
-        elif tool in SEPARATE_P_TOOLS and arg == "-p" and i + 1 < len(argv):
+        elif arg.startswith("-p") and not tool_flag and (
+                (len(arg) > 2 and not arg.startswith("--") and looks_like_password(arg[2:]))):
+            found.append((i, 2))
+        elif arg == "-p" and not tool_flag and has_next and looks_like_password(argv[i + 1]):
             found.append((i + 1, 0))
             i += 1
+        elif eq and is_hex_key(value) and not names_a_hash(name):
+            found.append((i, len(name) + 1))
         elif name in ("-u", "--user", "--proxy-user") or (tool in USER_PASSWORD_TOOLS and arg.startswith("-u")):
             at, text = ((i, value) if eq else (i, arg[2:]) if len(arg) > 2 and not name.startswith("--")
                         else (i + 1, argv[i + 1] if i + 1 < len(argv) else ""))
@@ -269,6 +363,14 @@ def argv_secret_positions(argv: list[str]) -> list[tuple[int, int]]:
 def argv_secret_values(argv: list[str]) -> list[str]:
     """The secret values on a command line (see argv_secret_positions), worth hiding everywhere."""
     return [v for i, k in argv_secret_positions(argv) if worth_hiding(v := argv[i][k:])]
+
+
+def _lower(text: str) -> str:
+    """text lower-cased, offset for offset (a character whose lower case is longer becomes "?")."""
+    lower = text.lower()
+    if len(lower) != len(text):
+        lower = "".join(c if len(c) == 1 else "?" for c in map(str.lower, text))
+    return lower
 
 
 class Span(NamedTuple):
@@ -287,29 +389,41 @@ class Redactor:
         self.environ = dict(os.environ if environ is None else environ)
         self.redact_hosts = redact_hosts
         self.counts: Counter[str] = Counter()
-        secrets = {v for name in secret_env_names(self.environ) if worth_hiding(v := self.environ[name])}
+        # A secret-named variable holding a path is where a secret lives (hunting the path would wipe
+        # every path sharing it); a bare hex key under a name that does not say hash is a secret.
+        secrets = {v for name in secret_env_names(self.environ)
+                   if worth_hiding(v := self.environ[name]) and not is_location(v)}
+        secrets |= {v for name, v in self.environ.items() if is_hex_key(v) and not names_a_hash(name)}
         secrets |= {s for s in extra_secrets or [] if worth_hiding(s)}
         # Secret-shaped pieces of any value (a URL password in DATABASE_URL, a key in a flag) are
         # secrets too, wherever they show up later, bare or escaped.
         for text in [*self.environ.values(), *(extra_secrets or [])]:
             secrets |= {text[s[0]:s[1]] for s in self._secret_spans(text) if worth_hiding(text[s[0]:s[1]])}
         self._secret_values = sorted(secrets, key=len, reverse=True)
-        # A secret printed across two lines (wrapped, or printed in halves): every FRAGMENT-character
-        # piece of every single-line secret longer than that, looked up at each line's two ends.
-        # Per piece and secret, the last place it occurs (to extend leftwards from a line's end) and the
-        # first (to extend rightwards from a line's start): one candidate each, however repetitive.
-        self._fragments: dict[str, dict[str, tuple[int, int]]] = {}
+        # A piece of a known secret (printed in part, or cut by a line wrap): needles of FRAGMENT characters
+        # at the secret's start, end and every FRAGMENT-th character, one regex each that starts with
+        # the needle (so the engine skips ahead to it as a literal search does) and goes on with the
+        # secret's next characters, longest first; a piece of 12+ characters that starts or ends the
+        # secret, or of 23+ from its middle, holds one. Leftwards it is grown by comparing slices.
+        self._pieces: list[tuple[str, list[tuple[int, re.Pattern[str]]]]] = []
+        self._wrap_heads: dict[str, str] = {}
         for value in self._secret_values:
-            if "\n" not in value and len(value) > FRAGMENT:
-                for at in range(len(value) - FRAGMENT + 1):
-                    first, _last = self._fragments.setdefault(value[at:at + FRAGMENT], {}).get(value, (at, at))
-                    self._fragments[value[at:at + FRAGMENT]][value] = (first, at)
+            if len(value) <= FRAGMENT or "\n" in value or "://" in value or is_location(value) or " " in value:
+                continue
+            offsets: dict[str, int] = {}
+            for at in [*range(0, len(value) - FRAGMENT + 1, FRAGMENT), len(value) - FRAGMENT]:
+                offsets.setdefault(value[at:at + FRAGMENT], at)
+            self._pieces.append((value, [(at, re.compile(re.escape(needle) + _longest_first(
+                value[at + FRAGMENT:at + FRAGMENT + CHAIN]))) for needle, at in offsets.items()]))
+            for size in range(WRAP_REST, FRAGMENT):
+                self._wrap_heads.setdefault(value[:size], value)
         self._literals = sorted({f for v in secrets for f in escaped_forms(v)}, key=len, reverse=True)
         self.longest_literal = max((len(f) for f in self._literals), default=0)
         self._placeholders: dict[str, dict[str, str]] = {}
         self._host_patterns: list[tuple[str, str, re.Pattern[str]]] = []
         self._known_addresses: set[str] = set()
         self._ipv4_verdicts: dict[str, str] = {}
+        self._version_contexts: dict[str, bool] = {}
         if redact_hosts:
             self._setup_hosts()
 
@@ -329,10 +443,10 @@ class Redactor:
         # Whole names only: a host called "vm" must not turn "nvml" into "nhost-1l"; in any letter case.
         for kind, label, values in (("host", "host name", hosts), ("user", "user name", user_list),
                                     ("mac", "mac address", [m.replace(":", "") for m in macs])):
-            for value in values:
-                literal = re.escape(value)
+            for value in values:  # matched in the lower-cased text: a case-blind pattern cannot skip ahead
+                literal = re.escape(value.lower())
                 self._host_patterns.append((kind, label, re.compile(
-                    rf"(?i){literal}(?<![A-Za-z0-9_]{literal})(?![A-Za-z0-9_])")))
+                    rf"{literal}(?<![a-z0-9_]{literal})(?![a-z0-9_])")))
         self._known_addresses = _own_addresses(hosts)
         for variable in SSH_ADDRESS_VARIABLES:
             for word in self.environ.get(variable, "").split():
@@ -345,6 +459,16 @@ class Redactor:
         binary files, like an nsys report, could carry unredacted)."""
         return bool(self._secret_values)
 
+    def _marks_version(self, before: str) -> bool:
+        """_marks_version, remembered per context (a log repeats its lines); the memory is bounded."""
+        cache = self._version_contexts
+        verdict = cache.get(before)
+        if verdict is None:
+            if len(cache) > 65536:
+                cache.clear()
+            verdict = cache[before] = _marks_version(before)
+        return verdict
+
     def placeholder(self, kind: str, value: str) -> str:
         table = self._placeholders.setdefault(kind, {})
         if value not in table:
@@ -354,7 +478,7 @@ class Redactor:
     # ---- finding spans ------------------------------------------------------------------------
 
     def _secret_spans(self, text: str, in_key: bool = False, token_carry: bool = False,
-                      value_next: bool = False) -> list[Span]:
+                      value_next: bool = False, lower: str | None = None) -> list[Span]:
         """Spans of secrets by shape (not by known value): token shapes, URL passwords, keys, pairs."""
         spans: list[Span] = []
         if token_carry:  # a token cut at the previous piece's end goes on to the first whitespace
@@ -374,17 +498,19 @@ class Redactor:
         for pattern in COMMAND_PASSWORDS:
             spans.extend((m.start("value"), m.end("value"), REDACTED, "command-line password", m.start())
                          for m in pattern.finditer(text))
-        lower = text.lower()
-        if len(lower) != len(text):  # a character whose lower case is longer: keep offsets right
-            lower = "".join(c if len(c) == 1 else "?" for c in map(str.lower, text))
+        lower = _lower(text) if lower is None else lower
         for pattern in (AUTHORIZATION, NETRC_PASSWORD):
             spans.extend((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
                          for m in pattern.finditer(lower))
+        for m in KEY_ASSIGNMENT.finditer(lower):
+            value = m.group("value")
+            if any(c.isdigit() for c in value) and any(c.isalpha() for c in value):
+                spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
         for pattern in SECRET_ASSIGNMENTS:
             for m in pattern.finditer(lower):
-                if m.group("value") != REDACTED.lower():
+                if m.group("value") != REDACTED.lower() and not is_location(text[m.start("value"):m.end("value")]):
                     spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
-        spans.extend(_key_spans(text, in_key))
+        spans.extend(_key_spans(text, lower, in_key))
         return spans
 
     def _literal_spans(self, text: str) -> list[Span]:
@@ -399,45 +525,83 @@ class Redactor:
         return spans
 
     def _fragment_spans(self, text: str) -> list[Span]:
-        """A piece (12 characters or more) of a known secret ending or starting a line. Two look-ups per
-        line and a comparison of slices (binary search) for how far the piece goes: linear."""
+        """Pieces of known secrets (see __init__), each grown to as far as it matches the secret; a
+        piece that reaches a line's end with the rest of its secret starting the next line (a wrap)
+        takes that rest too, and one that starts a line takes the secret's head ending the line before.
+        A needle's search goes on after the piece it found, and skips what an earlier needle of the
+        same secret covered, so each character is looked at a bounded number of times per needle."""
         spans: list[Span] = []
-        fragments = self._fragments
-        for m in LINE_OF_FRAGMENT_SIZE.finditer(text):
-            start, end = m.span()
-            if text[end - 1] == "\r":
-                end -= 1
-            while start < end - FRAGMENT and text[start] in " \t":
-                start += 1
-            covered = start
-            for value, (at, _last) in fragments.get(text[start:start + FRAGMENT], {}).items():
-                room = min(len(value) - at - FRAGMENT, end - start - FRAGMENT)
-                stop = start + FRAGMENT + _common_prefix(text[start + FRAGMENT:start + FRAGMENT + room],
-                                                         value[at + FRAGMENT:at + FRAGMENT + room])
-                spans.append((start, stop, REDACTED, KNOWN_VALUE, start))
-                covered = max(covered, stop)
-            if covered >= end:
-                continue  # the whole line is a piece of a secret
-            for value, (_first, at) in fragments.get(text[end - FRAGMENT:end], {}).items():
-                room = min(at, end - FRAGMENT - start)
-                begin = end - FRAGMENT - _common_suffix(text[end - FRAGMENT - room:end - FRAGMENT], value[at - room:at])
-                spans.append((begin, end, REDACTED, KNOWN_VALUE, begin))
+        size = len(text)
+        search = re.Pattern.search
+        for value, needles in self._pieces:
+            covered: list[tuple[int, int]] = []  # this secret's pieces so far, in order
+            for offset, pattern in needles:
+                found: list[tuple[int, int]] = []
+                index = 0
+                at = 0
+                while True:
+                    m = search(pattern, text, at)
+                    if m is None:
+                        break
+                    start, stop = m.span()
+                    while index < len(covered) and covered[index][1] <= start:
+                        index += 1
+                    if index < len(covered) and covered[index][0] <= start:
+                        at = covered[index][1]
+                        continue
+                    if start >= offset and text.startswith(value, start - offset):  # whole: a literal span has it
+                        at = start - offset + len(value)
+                        found.append((start - offset, at))
+                        continue
+                    right = stop - start - FRAGMENT
+                    if right == CHAIN:  # the regex grew it as far as it may: go on by comparing slices
+                        room = min(len(value) - offset - FRAGMENT, size - start - FRAGMENT)
+                        right = _common_prefix(text[start + FRAGMENT:start + FRAGMENT + room],
+                                               value[offset + FRAGMENT:offset + FRAGMENT + room])
+                    left = 0
+                    if offset and start and text[start - 1] == value[offset - 1]:
+                        room = min(offset, start)
+                        left = _common_suffix(text[start - room:start], value[offset - room:offset])
+                    begin, end = start - left, start + FRAGMENT + right
+                    head, tail = value[:offset - left], value[offset + FRAGMENT + right:]
+                    spans.append((begin, end, REDACTED, KNOWN_VALUE, begin))
+                    found.append((begin, end))
+                    if tail and len(tail) < FRAGMENT:
+                        after = end + (2 if text.startswith("\r\n", end) else 1 if text.startswith("\n", end) else 0)
+                        if after > end and text.startswith(tail, after):
+                            spans.append((after, after + len(tail), REDACTED, KNOWN_VALUE, begin))
+                    if head and len(head) < FRAGMENT and (begin == 0 or text[begin - 1] == "\n"):
+                        before = begin - 1 - (text[begin - 2:begin - 1] == "\r")
+                        if before >= len(head) and text.startswith(head, before - len(head)):
+                            spans.append((before - len(head), before, REDACTED, KNOWN_VALUE, before - len(head)))
+                    at = end
+                if found:
+                    covered = sorted(covered + found)
         return spans
 
-    def _host_spans(self, text: str) -> list[Span]:
+    def wrap_head_at_end(self, text: str) -> bool:
+        """Whether text ends with the first 3 to 11 characters of a known secret (the rest may start
+        the next line): a stream holds such a line back until the next one is read."""
+        line_end = len(text.rstrip("\r\n"))
+        return any(text[max(0, line_end - n):line_end] in self._wrap_heads
+                   for n in range(WRAP_REST, FRAGMENT)) if self._wrap_heads else False
+
+    def _host_spans(self, text: str, lower: str) -> list[Span]:
         spans = []
         for kind, label, pattern in self._host_patterns:
-            for m in pattern.finditer(text):
-                spans.append((m.start(), m.end(), self.placeholder(kind, m.group(0).lower()), label, m.start()))
-        for m in MAC.finditer(text) if (":" in text or "-" in text) else ():
-            value = m.group(0).lower().replace("-", ":")
+            for m in pattern.finditer(lower):
+                spans.append((m.start(), m.end(), self.placeholder(kind, m.group(0)), label, m.start()))
+        for m in MAC.finditer(lower):
+            start = m.start() - 2
+            value = lower[start:m.end()].replace("-", ":")
             if value not in BORING_MACS:
-                spans.append((m.start(), m.end(), self.placeholder("mac", value.replace(":", "")), "mac address",
-                              m.start()))
+                spans.append((start, m.end(), self.placeholder("mac", value.replace(":", "")), "mac address", start))
         for pattern in GPU_UUIDS:
             for m in pattern.finditer(text):
                 spans.append((m.start(), m.end(), self.placeholder("gpu-uuid", m.group(0)), "gpu uuid", m.start()))
         verdicts = self._ipv4_verdicts
+        marks_version = self._marks_version
+        addresses = self._placeholders.setdefault("ip", {})
         for m in IPV4.finditer(text):
             value = m.group(0)
             start, end = m.span()
@@ -446,10 +610,11 @@ class Redactor:
                 verdict = verdicts[value] = _ipv4_verdict(value, self._known_addresses)
             if verdict == "skip":
                 continue
-            if verdict == "context" and not (ADDRESS_BEFORE.search(text[max(0, start - 24):start])
-                                             or PORT_AFTER.match(text, end)):
-                continue  # a version number, most likely
-            spans.append((start, end, self.placeholder("ip", value), "ip address", max(0, start - 24)))
+            if verdict == "check" and (text.startswith("+", end) or marks_version(lower[max(0, start - 64):start])):
+                if not ADDRESS_BEFORE.search(text, max(0, start - 24), start):
+                    continue  # a version number
+            spans.append((start, end, addresses.get(value) or self.placeholder("ip", value), "ip address",
+                          max(0, start - 24)))
         for m in IPV6.finditer(text) if "::" in text or IPV6_HINT.search(text) else ():
             value = m.group(0)
             address = value.split("%", 1)[0]
@@ -461,11 +626,12 @@ class Redactor:
     def spans(self, text: str, in_key: bool = False, token_carry: bool = False,
               value_next: bool = False) -> list[Span]:
         """Every span to replace in text, merged so that none overlap, in order."""
-        found = self._literal_spans(text) + self._secret_spans(text, in_key, token_carry, value_next)
-        if self._fragments:
+        lower = _lower(text)
+        found = self._literal_spans(text) + self._secret_spans(text, in_key, token_carry, value_next, lower)
+        if self._pieces:
             found += self._fragment_spans(text)
         if self.redact_hosts:
-            found += self._host_spans(text)
+            found += self._host_spans(text, lower)
         if not found:
             return []
         found.sort()
@@ -492,18 +658,19 @@ class Redactor:
         return merged
 
     def _apply(self, text: str, spans: list[Span], end: int | None = None) -> str:
-        end = len(text) if end is None else end
-        out, at = [], 0
-        labels: Counter[str] = Counter()
-        for start, stop, replacement, label, _context in spans:
-            if start >= end:
-                break
-            out.append(text[at:start])
-            out.append(replacement)
-            labels[label] += 1
+        if end is not None and end < len(text):
+            spans = [span for span in spans if span[0] < end]
+        else:
+            end = len(text)
+        out: list[str] = []
+        append = out.append
+        at = 0
+        for start, stop, replacement, _label, _context in spans:
+            append(text[at:start])
+            append(replacement)
             at = stop
-        out.append(text[at:end] if at < end else "")
-        self.counts.update(labels)
+        append(text[at:end] if at < end else "")
+        self.counts.update([span[3] for span in spans])
         return "".join(out)
 
     # ---- public API -----------------------------------------------------------------------------
@@ -515,7 +682,7 @@ class Redactor:
         """The environment with secret-named values replaced and every other value redacted as text."""
         clean = {}
         for name, value in sorted(environ.items()):
-            if is_secret_name(name):
+            if is_secret_name(name) and not is_location(value):  # TIKTOKEN_CACHE_DIR=/opt/x is a place
                 self.counts["secret-named environment variable"] += 1
                 clean[name] = REDACTED
             else:
@@ -565,10 +732,24 @@ class StreamRedactor:
         self._buffer += text
         cut = self._buffer.rfind("\n") + 1
         if cut:
-            return self._emit(cut)
+            cut = self._hold_back(cut)
+            if cut:
+                return self._emit(cut)
         if len(self._buffer) > self.max_line:
             return self._emit(None)
         return ""
+
+    def _hold_back(self, cut: int) -> int:
+        """Where to cut: before the last line when it ends with a piece of a known secret, whose rest
+        may start the next line (a wrap), so both lines are redacted together."""
+        start = self._buffer.rfind("\n", 0, cut - 1) + 1
+        line = self._buffer[start:cut]
+        if self.redactor.wrap_head_at_end(line):
+            return start
+        end = len(line.rstrip("\r\n"))
+        if any(span[1] == end for span in self.redactor._fragment_spans(line)) if self.redactor._pieces else False:
+            return start
+        return cut
 
     def close(self) -> str:
         out = self._emit(len(self._buffer)) if self._buffer else ""
@@ -605,7 +786,7 @@ class StreamRedactor:
         return out
 
 
-def _key_spans(text: str, in_key: bool) -> list[Span]:
+def _key_spans(text: str, lower: str, in_key: bool) -> list[Span]:
     spans = []
     at = 0
     if in_key:  # the previous piece ended inside a key block
@@ -613,13 +794,32 @@ def _key_spans(text: str, in_key: bool) -> list[Span]:
         if end > 0:
             spans.append((0, end, _line_by_line(text, 0, end), "private key block", 0))
         at = end
+    # the next match of each BEGIN pattern, searched again only once the scan has passed it (linear)
+    upcoming: list[tuple[int, int] | None] = [(-1, -1)] * len(KEY_BEGIN_FAST)
     while True:
-        m = KEY_BEGIN.search(text, at)
-        if not m:
+        for index, pattern in enumerate(KEY_BEGIN_FAST):
+            found = upcoming[index]
+            if found is not None and found[0] < at:
+                m = pattern.search(lower if index == 0 else text, at)
+                upcoming[index] = None if m is None else (_armour_start(lower, m.start()) if index == 0
+                                                          else m.start(), m.end())
+        candidates = [found for found in upcoming if found is not None]
+        if not candidates:
             return spans
-        end = _key_block_end(text, m.end(), begin=m.start())
-        spans.append((m.start(), end, _line_by_line(text, m.start(), end), "private key block", m.start()))
-        at = max(end, m.end())
+        start, begin_end = min(candidates)
+        end = _key_block_end(text, begin_end, begin=start)
+        spans.append((start, end, _line_by_line(text, start, end), "private key block", start))
+        at = max(end, begin_end)
+
+
+def _armour_start(lower: str, begin: int) -> int:
+    """Where "-----BEGIN" starts, given where its "begin" is (4 or 5 dashes, maybe a space, before it)."""
+    at = begin - 1 if lower[begin - 1:begin] == " " else begin
+    dashes = 0
+    while at > 0 and dashes < 5 and lower[at - 1] == "-":
+        at -= 1
+        dashes += 1
+    return at
 
 
 def _prefixed_key_line(line: str) -> bool:
@@ -658,16 +858,27 @@ def _url_userinfo_spans(text: str) -> list[Span]:
         if colon and password:
             spans.append((m.start("userinfo") + len(user) + 1, m.end("userinfo"), REDACTED, "url password", m.start()))
             done.add(m.start())
-        elif not colon and len(user) >= 16:
+        elif not colon and user and user != REDACTED and not LOGIN_SCHEME.search(text, max(0, m.start() - 16),
+                                                                                  m.start()):
             spans.append((m.start("userinfo"), m.end("userinfo"), REDACTED, "url credential", m.start()))
             done.add(m.start())
+    append = spans.append
     for m in URL_ODD_PASSWORD.finditer(text):
-        value = m.group("password")
-        port = value.partition("/")[0]
-        if m.start() in done or (port.isdigit() and len(port) <= 5) or value.count(" ") > 3:
-            continue  # host:8080/path@x, or prose with an "@" further on
-        spans.append((m.start("password"), m.end("password"), REDACTED, "url password", m.start()))
+        start = m.start()
+        first, last = m.span("password")
+        if start in done or text.count(" ", first, last) > 3:
+            continue  # prose with an "@" further on
+        if text[first].isdigit():
+            port = text[first:last].partition("/")[0]
+            if port.isdigit() and len(port) <= 5:
+                continue  # host:8080/path@x
+        append((first, last, REDACTED, "url password", start))
     return spans
+
+
+def _longest_first(rest: str) -> str:
+    """A regex matching the longest leading part of rest (maybe none): (?:abc|ab|a)? for "abc"."""
+    return "(?:" + "|".join(re.escape(rest[:size]) for size in range(len(rest), 0, -1)) + ")?" if rest else ""
 
 
 def _common_prefix(a: str, b: str) -> int:
@@ -737,11 +948,25 @@ def _key_open(text: str, span: Span) -> bool:
 
 
 def _ipv4_verdict(value: str, known: set[str]) -> str:
-    """"skip" (not an address, or one that identifies nobody), "always" (private, link-local, this
-    host's or the SSH peer's) or "context" (an address only where the text says so)."""
-    if value in BORING_IPS or value.startswith("127.") or any(int(o) > 255 for o in value.split(".")):
+    """"skip" (not an address: an octet over 255 or with a leading zero; or one that identifies nobody),
+    "always" (this host's or the SSH peer's) or "check" (an address unless the text marks a version)."""
+    octets = value.split(".")
+    if value in BORING_IPS or value.startswith("127.") or any(int(o) > 255 or (len(o) > 1 and o[0] == "0")
+                                                              for o in octets):
         return "skip"
-    return "always" if value in known or PRIVATE_IPV4.match(value) else "context"
+    return "always" if value in known else "check"
+
+
+def _marks_version(before: str) -> bool:
+    """Whether the (lower-cased) text right before a dotted quad says it is a version: a version operator
+    (==, >=), or a name ending in a version word or holding a CUDA library's name ("NV_CUDNN_VERSION=",
+    "tensorrt ", '"nvidia-cudnn-cu13": "'). String operations on 64 characters, no scan."""
+    before = before.rstrip(" \t\"'")
+    if before[-2:] in ("==", ">=", "<=", "~=", "!="):
+        return True
+    name = NAME_RUN.match(before.rstrip(":= \t\"'")[::-1]).group(0)[::-1]  # the name right before
+    return bool(name) and (not VERSION_WORDS.isdisjoint(NAME_WORD_SPLIT.split(name))
+                           or VERSION_LIBRARY.search(name) is not None)
 
 
 def _is_ipv6(value: str) -> bool:
