@@ -54,15 +54,55 @@ from urllib.parse import quote, quote_plus
 REDACTED = "[REDACTED]"
 KNOWN_VALUE = "secret environment value"   # the report's label for a secret found by its value
 
-SECRET_NAME = re.compile(r"(?i)(token|secret|passw|[_.-]pwd|pwd[_.-]|api_?key|apikey|access_?key|private_?key|"
-                         r"_key$|^key$|credential|auth|cookie|session|signature|bearer)")
-# Whole words of a name (split on _ - .) that make it secret: DB_PASS, MYSQL_PW, SSH_PASSPHRASE.
-# Whole words only, so PWD (the working directory), PASSAGE and COMPASS stay.
-SECRET_NAME_WORDS = {"pass", "pw", "passphrase", "passwd", "secrets", "credentials"}
-# A command-line flag is secret-valued when one of its words is one of these (--db-pass, -p for mysql
-# is handled by tool, --sort-key stays a judgement call: a hidden harmless value costs little).
-SECRET_FLAG_WORDS = SECRET_NAME_WORDS | {"password", "pwd", "secret", "token", "key", "apikey", "auth", "credential"}
+# Whether a name (an environment variable, a flag, a key in printed text) says its value is secret,
+# judged by whole words (split on _ - . and lower-to-upper case changes), never by a substring: MAX_NEW_TOKENS,
+# TOKENIZER_NAME, SORT_KEY, AUTHOR, SESSION_NAME, SIGNATURE_VERSION hold no secret (see is_secret_name).
+SECRET_WORDS = {"token", "secret", "secrets", "password", "passwords", "passwd", "pass", "pw", "passphrase", "passcode",
+                "pgpass", "credential", "credentials", "creds", "cred", "auth", "cookie", "cookies", "bearer", "otp",
+                "totp", "hotp", "privkey", "apikey", "apitoken", "authtoken", "authkey", "accesstoken", "accesskey",
+                "refreshtoken", "privatekey", "secretkey", "signingkey", "accountkey", "masterkey", "sessionid",
+                "sessionkey", "sessiontoken", "clientsecret", "idtoken"}
+# KEY, KEYS and PIN are secret ending a name (API_KEY, DEPLOY_KEYS, ADMIN_PIN, KEY) unless the word before
+# says what kind of non-secret key it is (SORT_KEY, CACHE_KEY, CPU_PIN); KEY inside a name when paired
+# (API_KEY_ID, KEY_MATERIAL, SESSION_ID).
+END_WORDS = {"key", "keys", "pin"}
+NOT_SECRET_KEY_KINDS = {"sort", "cache", "partition", "primary", "foreign", "hash", "group", "shard", "routing",
+                        "dict", "lookup", "index", "map", "join", "unique", "row", "column", "record", "object",
+                        "metric", "config", "label", "lock", "dedup", "idempotency", "queue", "field", "state",
+                        "input", "output", "target", "attribute", "hot", "cpu", "gpu", "numa", "core", "thread",
+                        "irq", "public", "pub", "host", "known", "jwks", "trace", "span", "bucket", "prefix", "rng",
+                        "random", "seed", "hotkey", "sorting"}
+SECRET_PAIRS = {("api", "key"), ("access", "key"), ("private", "key"), ("secret", "key"), ("signing", "key"),
+                ("encryption", "key"), ("master", "key"), ("client", "key"), ("account", "key"), ("license", "key"),
+                ("key", "material"), ("session", "id"), ("session", "key"), ("service", "account"), ("ssh", "key"),
+                ("deploy", "key"), ("gpg", "key"), ("pgp", "key"), ("priv", "key"), ("shared", "key"), ("sas", "key")}
+# A word after the secret word that makes the name a quantity, a setting or a label, not a secret:
+# TOKEN_BUDGET, *_TOKEN_COUNT, PASSWORD_LENGTH, SECRET_NAME, AUTH_TYPE, API_KEY_HEADER, TOKEN_FILE;
+# or one before it: MAX_TOKEN_LEN, NUM_PASS, PER_TOKEN_LATENCY_MS, HF_HUB_DISABLE_IMPLICIT_TOKEN.
+QUANTITY_WORDS = {"count", "counts", "size", "sizes", "len", "length", "lengths", "budget", "limit", "limits", "name",
+                  "names", "throughput", "latency", "latencies", "rate", "rates", "ms", "us", "ns", "sec", "secs",
+                  "seconds", "per", "num", "max", "min", "total", "avg", "mean", "std", "p50", "p90", "p95", "p99",
+                  "type", "types", "kind", "mode", "method", "methods", "version", "header", "field", "ttl", "timeout",
+                  "expiry", "expires", "lifetime", "duration", "url", "uri", "endpoint", "host", "port", "domain",
+                  "path", "dir", "file", "files", "provider", "enabled", "disabled", "enable", "disable", "required",
+                  "require", "use", "implicit", "no", "skip", "strategy", "format", "env", "var", "user", "username",
+                  "email", "policy", "scope", "scopes", "position", "positions", "ids", "index", "idx",
+                  "usage", "speed", "time", "times", "step", "steps", "window", "dim", "dims", "vocab", "estimate",
+                  "fraction", "ratio", "percent", "pct", "bytes", "mb", "gb", "kb", "tps", "qps"}
+# ... or before it (MAX_TOKEN_LEN, NUM_PASS, HF_HUB_DISABLE_IMPLICIT_TOKEN, USE_AUTH_TOKEN).
+QUALIFIER_BEFORE = {"max", "min", "num", "n", "total", "per", "avg", "mean", "disable", "enable", "use", "implicit", "no",
+                    "skip", "allow", "require"}
+# One word that ends with a secret word is one too (PGPASSWORD, HFTOKEN, CLIENTSECRET from clientSecret).
+SECRET_SUFFIXES = ("token", "secret", "password", "passwd", "apikey", "accesskey", "privatekey", "secretkey", "privkey",
+                   "authkey", "passphrase", "passcode", "credential", "credentials", "creds")
+NOT_SECRET_WORDS = {"tiktoken"}
 NAME_WORD_SPLIT = re.compile(r"[_.\-]+")
+CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+# Values that cannot be a secret, however the name sounds: settings, booleans, nothing, a number with
+# a decimal point or of at most 4 digits (`secret=False`, `api_key=None`, `token_count: 512`, `gpu_pw=350.2`).
+NOT_A_SECRET_VALUE = re.compile(r"(?i)(?:true|false|yes|no|none|null|nil|on|off|enabled|disabled|auto|default|"
+                                r"unset|undefined|n/a|\[redacted\]|-?[0-9]{1,4}|-?[0-9]*\.[0-9]+(?:e[+-]?[0-9]+)?|"
+                                r"-?[0-9]+e[+-]?[0-9]+)")
 # Values of secret-named variables that are settings, not secrets (TOKENIZERS_PARALLELISM=false).
 NOT_SECRET_VALUES = {"true", "false", "yes", "no", "none", "null", "on", "off", "enabled", "disabled", "auto",
                      "default", "unset"}
@@ -102,6 +142,8 @@ TOKEN_SHAPES: list[tuple[str, re.Pattern[str]]] = [
                                   r"(?P<value>[A-Za-z0-9._~+/=-]{12,})"))
       for tail in ("earer", "EARER", "asic", "ASIC")),
 ]
+# A Bearer / Basic credential holds a digit, a capital or a base64 sign; lower-case words do not count.
+CREDENTIAL_CHARACTER = re.compile(r"[0-9A-Z+/=~.]")
 # The password part of scheme://user:password@host (the user part too when it is token-long and
 # stands alone, as in https://TOKEN@github.com): the last "@" of the run after "://" that holds no
 # "/", space or quote ends it (passwords may hold "@"). A password that holds "/", "#" or a space
@@ -206,16 +248,37 @@ BORING_IPS = {"127.0.0.1", "0.0.0.0", "255.255.255.255", "255.255.255.0", "::", 
 SSH_ADDRESS_VARIABLES = ("SSH_CONNECTION", "SSH_CLIENT")
 
 
+def name_words(name: str) -> list[str]:
+    """The lower-cased words of a name: split on _ - . and where a small letter or digit meets a capital."""
+    return [w for w in NAME_WORD_SPLIT.split(CAMEL_BOUNDARY.sub("_", name).lower()) if w]
+
+
 def is_secret_name(name: str) -> bool:
-    if SECRET_NAME.search(name):
-        return True
-    return any(w in SECRET_NAME_WORDS for w in NAME_WORD_SPLIT.split(name.lower()))
+    """Whether a name says its value is secret, judged by whole words (see SECRET_WORDS and the sets
+    after it): a secret word (TOKEN, SECRET, PASSWORD, PASS, PW, CREDS, AUTH, COOKIE, OTP, ... or a word
+    ending in one, PGPASSWORD), KEY / KEYS / PIN ending the name unless the word before names a harmless
+    kind (SORT_KEY), a secret pair (API_KEY_ID, KEY_MATERIAL, SESSION_ID, SERVICE_ACCOUNT_JSON), PWD in a
+    longer name (DB_PWD; PWD itself is the working directory); and then no quantity or setting word
+    after it (TOKEN_BUDGET, TOKEN_COUNT, AUTH_TYPE) nor a count word before it (MAX_TOKEN_LEN, NUM_PASS)."""
+    words = name_words(name)
+    last = len(words) - 1
+    for i, word in enumerate(words):
+        before = words[i - 1] if i else ""
+        secret = (word in SECRET_WORDS or (word.endswith(SECRET_SUFFIXES) and word not in NOT_SECRET_WORDS)
+                  or (word in END_WORDS and i == last and before not in NOT_SECRET_KEY_KINDS)
+                  or (before, word[:-1] if word == "keys" else word) in SECRET_PAIRS
+                  or (word == "pwd" and last > 0))
+        if secret and QUANTITY_WORDS.isdisjoint(words[i + 1:]) and QUALIFIER_BEFORE.isdisjoint(words[:i]):
+            return True
+    return False
 
 
 def is_secret_flag(arg: str) -> bool:
-    """--password, --db-pass, --passphrase, --api-key, --hf-token, --secret: a flag whose value is secret."""
+    """--password, --db-pass, --passphrase, --api-key, --hf-token, --secret, --pwd, --pat: a flag whose
+    value is secret (the same words as is_secret_name)."""
     name = FLAG_PREFIX.sub("", arg.partition("=")[0])
-    return is_secret_name(name.replace("-", "_")) or any(w in SECRET_FLAG_WORDS for w in NAME_WORD_SPLIT.split(name.lower()))
+    words = name_words(name)
+    return is_secret_name(name) or words in (["pwd"], ["pat"]) or (len(words) > 1 and words[-1] == "pat")
 
 
 def secret_env_names(environ: dict[str, str]) -> list[str]:
@@ -259,6 +322,12 @@ def encoded_forms(value: str) -> set[str]:
 
 def worth_hiding(value: str) -> bool:
     return len(value) >= MIN_SECRET_LEN and value.strip().lower() not in NOT_SECRET_VALUES
+
+
+def cannot_be_secret(value: str) -> bool:
+    """A value no secret can be: a boolean or setting word, nothing, a number with a decimal point or of
+    at most 4 digits (a secret-sounding name with such a value keeps it: `secret=False`, `gpu_pw=350.2`)."""
+    return not value.strip() or bool(NOT_A_SECRET_VALUE.fullmatch(value.strip()))
 
 
 def is_location(value: str) -> bool:
@@ -487,11 +556,12 @@ class Redactor:
                 spans.append((0, m.end(), REDACTED, "continued secret", 0))
         if value_next:  # the previous piece ended with "api_key:": its value starts this one
             m = re.match(r"[ \t]{0,16}[\"']?(?P<value>[^\s'\",;]{3,})", text)
-            if m:
+            if m and not cannot_be_secret(m.group("value")):
                 spans.append((m.start("value"), m.end(), REDACTED, "secret-named value", 0))
         for label, pattern in TOKEN_SHAPES:
-            if "value" in pattern.groupindex:
-                spans.extend((m.start("value"), m.end(), REDACTED, label, m.start()) for m in pattern.finditer(text))
+            if "value" in pattern.groupindex:  # Bearer / Basic: a credential, not words (`basic configuration_x`)
+                spans.extend((m.start("value"), m.end(), REDACTED, label, m.start()) for m in pattern.finditer(text)
+                             if CREDENTIAL_CHARACTER.search(m.group("value")))
             else:
                 spans.extend((a, b, REDACTED, label, a) for a, b in map(re.Match.span, pattern.finditer(text)))
         spans.extend(_url_userinfo_spans(text))
@@ -504,11 +574,14 @@ class Redactor:
                          for m in pattern.finditer(lower))
         for m in KEY_ASSIGNMENT.finditer(lower):
             value = m.group("value")
-            if any(c.isdigit() for c in value) and any(c.isalpha() for c in value):
+            if (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+                    and not _names_harmless_key(text, m.start())):
                 spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
         for pattern in SECRET_ASSIGNMENTS:
             for m in pattern.finditer(lower):
-                if m.group("value") != REDACTED.lower() and not is_location(text[m.start("value"):m.end("value")]):
+                value = text[m.start("value"):m.end("value")]
+                if (m.group("value") != REDACTED.lower() and not is_location(value)
+                        and not cannot_be_secret(value.rstrip(")]}>")) and not _names_a_quantity(text, m.start(), m.end("rest"))):
                     spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
         spans.extend(_key_spans(text, lower, in_key))
         return spans
@@ -844,6 +917,29 @@ def _prefixed_block_end(text: str, eol: int) -> int:
     while end > eol and text[end - 1] in "\r\n":
         end -= 1
     return end
+
+
+def _name_before(text: str, start: int, end: int) -> str:
+    """The whole name a keyword found at start belongs to: the name characters before it (64 at most)
+    through end (`per_token_latency_ms` for the "token" in it, `outputTokenThroughput`)."""
+    at = start
+    while at > 0 and start - at < 64 and (text[at - 1].isalnum() or text[at - 1] in "_.-"):
+        at -= 1
+    return text[at:end]
+
+
+def _names_a_quantity(text: str, start: int, end: int) -> bool:
+    """Whether the name of a secret-sounding assignment is a quantity, a setting or a label instead
+    (`"output_token_throughput": 1234.5`, `token_count: 512`, `num_pass: 100`, `max_token_len`)."""
+    name = _name_before(text, start, end)
+    words = name_words(name)
+    return not is_secret_name(name) and not (QUANTITY_WORDS.isdisjoint(words) and QUALIFIER_BEFORE.isdisjoint(words))
+
+
+def _names_harmless_key(text: str, start: int) -> bool:
+    """`sort_key=`, `cache_key: ...`: a key named for what it sorts or caches, not a secret key."""
+    words = name_words(_name_before(text, start, start + 3))
+    return len(words) > 1 and words[-2] in NOT_SECRET_KEY_KINDS
 
 
 def _url_userinfo_spans(text: str) -> list[Span]:

@@ -1,0 +1,69 @@
+"""Third red-team pass (issue 11): names and values wrongly taken for secrets (F1, F4), secret names
+missed (A4), token shapes after an escape (A0), and patterns that rescanned text (P1)."""
+
+from __future__ import annotations
+
+import pytest
+
+from aiperf_lab.triage.redact import REDACTED, Redactor, StreamRedactor, argv_secret_values, is_secret_name
+
+# Ordinary names whose values were wiped from every file of a bundle (F4).
+NOT_SECRET_NAMES = ["MAX_NEW_TOKENS", "TOKEN_BUDGET", "TOKENIZER_NAME", "SESSION_NAME", "TMUX_SESSION", "NUM_SESSIONS",
+                    "SORT_KEY", "CACHE_KEY", "AUTHOR", "GIT_AUTHOR_NAME", "SIGNATURE_VERSION", "COOKIECUTTER_CONFIG",
+                    "HF_HUB_DISABLE_IMPLICIT_TOKEN", "TIKTOKEN_ENCODING", "PIN_MEMORY", "AUTH_TYPE", "TOKEN_COUNT",
+                    "PASSWORD_MIN_LENGTH", "OUTPUT_TOKEN_THROUGHPUT", "PWD", "OLDPWD", "NUM_PASSES", "COMPASS"]
+# Names that hold secrets, the red team's A4 list first, then the usual ones.
+SECRET_NAMES = ["DB_CREDS", "PASSCODE", "SSH_PRIVKEY", "KEY_MATERIAL", "PGPASS", "ADMIN_PIN", "OTP_SEED", "DEPLOY_KEYS",
+                "SERVICE_ACCOUNT_JSON_B64", "HF_TOKEN", "OPENAI_API_KEY", "AWS_SECRET_ACCESS_KEY", "AWS_ACCESS_KEY_ID",
+                "PGPASSWORD", "DB_PWD", "KEY", "WANDB_API_KEY", "SESSION_ID", "NPM_AUTH", "SIGNING_KEY", "apiKey",
+                "clientSecret", "HUGGING_FACE_HUB_TOKEN", "GOOGLE_CREDENTIALS", "SESSION_TOKEN", "DB_PASS", "MYSQL_PW"]
+
+
+@pytest.mark.parametrize("name", NOT_SECRET_NAMES)
+def test_ordinary_names_are_not_secret(name):
+    assert not is_secret_name(name)
+
+
+@pytest.mark.parametrize("name", SECRET_NAMES)
+def test_secret_names_are_secret(name):
+    assert is_secret_name(name)
+    assert Redactor({name: "Zq7hbiGjlvhk"}).text("value Zq7hbiGjlvhk here") == f"value {REDACTED} here"
+
+
+def test_values_of_ordinary_names_stay_everywhere():
+    """The red team's repro: the values were wiped from every line and table of the bundle."""
+    environ = {"MAX_NEW_TOKENS": "16384", "TOKENIZER_NAME": "meta-llama/Llama-3.1-8B", "GIT_AUTHOR_NAME": "Jane Doe",
+               "SESSION_NAME": "train-run-7", "SORT_KEY": "duration_ms", "HF_TOKEN": "hf_Qw3rTy7uIoPaSdFgHjKlZxCvBnM12"}
+    r = Redactor(environ)
+    line = "loading meta-llama/Llama-3.1-8B; grid (16384, 1, 1); 16384 MiB free; train-run-7 by Jane Doe"
+    assert r.text(line) == line
+    clean = r.environment(environ)
+    assert clean["MAX_NEW_TOKENS"] == "16384" and clean["SORT_KEY"] == "duration_ms"
+    assert clean["HF_TOKEN"] == REDACTED
+
+
+@pytest.mark.parametrize("line", [
+    '{"output_token_throughput": 1234.5, "total_token_throughput": 2345.6}', "per_token_latency_ms: 7.5",
+    "time_per_output_token_ms=7.5", "token_count: 512", "prompt_token_len=2048", "max_token_len: 4096",
+    '"outputTokenThroughput": 12.5', "secret=False", "api_key=None", "cookie: none", "auth: disabled", "num_pass: 100",
+    "gpu_pw=350.2", "password: null", "token: 0", "basic  configuration_value_here", "bearer  allocation_strategy_default",
+    "sort_key=abcdef0123456789abcdef01", "api_key:\n  None",
+])
+def test_metrics_and_settings_with_secret_words_stay(line):
+    assert Redactor({}).text(line) == line
+
+
+@pytest.mark.parametrize("line, secret", [
+    ("api_key=abcXYZ123", "abcXYZ123"), ("password: hunter22", "hunter22"), ("token: 123456789", "123456789"),
+    ('"client_secret": "s3cr3t-value"', "s3cr3t-value"), ("Authorization: Bearer abcdefGHIJ123456", "abcdefGHIJ123456"),
+    ("key=abcdef0123456789abcdef01", "abcdef0123456789abcdef01"), ("db_password=Tr0ub4dor&3", "Tr0ub4dor"),
+    ("api_key:\n  Zq7hbiGjlvhk", "Zq7hbiGjlvhk"),
+])
+def test_secret_assignments_still_go(line, secret):
+    assert secret not in Redactor({}).text(line)
+
+
+def test_secret_flags_by_whole_words():
+    argv = ["python3", "x.py", "--max-tokens", "16384", "--token-budget", "4096", "--sort-key", "latency",
+            "--pat", "ghpatValue123", "--creds", "CredsValue99", "--passcode", "Passcode77x"]
+    assert argv_secret_values(argv) == ["ghpatValue123", "CredsValue99", "Passcode77x"]
