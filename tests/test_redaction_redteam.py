@@ -67,3 +67,42 @@ def test_secret_flags_by_whole_words():
     argv = ["python3", "x.py", "--max-tokens", "16384", "--token-budget", "4096", "--sort-key", "latency",
             "--pat", "ghpatValue123", "--creds", "CredsValue99", "--passcode", "Passcode77x"]
     assert argv_secret_values(argv) == ["ghpatValue123", "CredsValue99", "Passcode77x"]
+
+
+# A0: a token right after an escape that ends in a letter or digit (JSON, URL, repr, terminal colour).
+SHAPES = {"github": "ghp_R8x2Kq9LmZ4vT7wY1nB5cD3fG6hJ0kP2sQ9a", "github pat": "github_pat_11ABCDEFG0abcdefghijklmnopqrstuvwxyz",
+          "hugging face": "hf_Zx8Lq2Wm9Rt4Yp7Kd3Nf6Hj1Bv5Cx0Qs8Pz", "aws": "AKIAIOSFODNN7EXAMPL3",
+          "slack": "xoxb-123456789012-abcdefghijkl", "openai": "sk-proj-abcdefghijklmnopqrstuvwxyz012345",
+          "google": "AIzaSyA1234567890abcdefghijklmnopqrstuv", "gitlab": "glpat-abcdefghijklmnopqrst",
+          "npm": "npm_abcdefghijklmnopqrstuvwxyz0123456789", "stripe": "sk_live_51Habcdefghijklmnopqrstu",
+          "jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abcdefghij"}
+ESCAPED = {"json newline": "login ok\\n{}", "json tab": "a\\t{}", "url-encoded =": "x%3D{}", "url-encoded space": "x%20{}",
+           "bytes repr": "b'\\x00{}'", "ansi colour": "\x1b[32m{}\x1b[0m", "ansi 256 colours": "\x1b[38;5;208m{}",
+           "escaped ansi": "\\033[1;31m{}", "unicode escape": "\\u001b[0m{}", "after a line erase": "\r\x1b[K{}"}
+
+
+@pytest.mark.parametrize("context", list(ESCAPED.values()), ids=list(ESCAPED))
+@pytest.mark.parametrize("token", list(SHAPES.values()), ids=list(SHAPES))
+def test_token_after_an_escape_goes(token, context):
+    out = Redactor({}).text(context.format(token))
+    assert token[6:18] not in out and REDACTED in out
+
+
+@pytest.mark.parametrize("token", [t for name, t in SHAPES.items() if name not in ("jwt", "aws", "gitlab")])
+def test_token_after_a_digit_or_underscore_goes(token):
+    assert token[6:18] not in Redactor({}).text(f"v1{token} tok_{token}")
+
+
+@pytest.mark.parametrize("word", ["task-proj-abcdefghijklmnopqrstuvwxyz012345", "disk-partition-label-whatever-long",
+                                  "xghp_R8x2Kq9LmZ4vT7wY1nB5cD3fG6hJ0kP2sQ9a", "myhf_Zx8Lq2Wm9Rt4Yp7Kd3Nf6Hj1Bv5Cx0Qs8Pz",
+                                  "\\nthe_glpat-like_name_is_not_a_token"])
+def test_token_letters_inside_a_word_stay(word):
+    assert Redactor({}).text(word) == word
+
+
+def test_escaped_token_in_a_stream_and_a_json_log():
+    import json
+    token = SHAPES["github"]
+    stream = StreamRedactor(Redactor({}))
+    out = stream.feed(json.dumps({"msg": "login ok\n" + token}) + "\n") + stream.close()
+    assert token[:12] not in out and out.startswith('{"msg": "login ok\\n[REDACTED]')

@@ -121,25 +121,44 @@ HASH_NAME_WORDS = {"commit", "sha", "sha1", "sha256", "rev", "revision", "hash",
 # A value after -p that is a number, a port map or a range (8080, 8080:80, 0.5, 1e-4), not a password.
 NUMBER_LIKE = re.compile(r"[0-9][0-9.:,x_/+-]*|[0-9.]+[eE][+-]?[0-9]+")
 
+# What may sit right before a token although it ends in a letter or digit: an escape that a JSON, repr,
+# URL or terminal encoding puts there (`\nghp_...`, `\x00hf_...`, `%3Dhf_...`, `\x1b[32mghp_...`, `\033[1;32m`).
+# Each is fixed-width (a lookbehind must be); none holds a character of a token's body, so a token
+# found after one still cannot start inside a run it belongs to.
+ESCAPES_BEFORE = (r"\\[nrtfvbae0]", r"\\x[0-9A-Fa-f]{2}", r"\\u[0-9A-Fa-f]{4}", r"\\U[0-9A-Fa-f]{8}", r"\\[0-7]{3}",
+                  r"%[0-9A-Fa-f]{2}", r"[\[;][0-9]m", r"[\[;][0-9]{2}m", r"[\[;][0-9]{3}m", r"\[K", r"\[[0-9]K")
+
+
+def _starts_token(literal: str, identifier: str) -> str:
+    """Lookbehinds for right after a token's (fixed-width) literal: it does not follow a character of
+    `identifier` (it is not inside a word), or it follows an escape (ESCAPES_BEFORE)."""
+    return "(?:" + "|".join([f"(?<!{identifier}{literal})", *(f"(?<={e}{literal})" for e in ESCAPES_BEFORE)]) + ")"
+
+
 # Each pattern starts with a literal, so the regex engine skips ahead to it; the "not preceded by"
-# check comes right after that literal, so a pattern cannot start inside a run it belongs to.
+# check comes right after that literal, so a pattern cannot start inside a run it belongs to. A digit
+# or "_" before a token is allowed (`1ghp_`, `x_hf_`) unless the body holds word-like runs (GitLab's) or has
+# a "." to fail on after a long run (JWT, SendGrid); an AWS key's body is capitals and digits.
 TOKEN_SHAPES: list[tuple[str, re.Pattern[str]]] = [
-    ("github token", re.compile(r"g(?<![A-Za-z0-9_]g)(?:h[pousr]_[A-Za-z0-9]{30,}|ithub_pat_[A-Za-z0-9_]{30,})")),
-    ("hugging face token", re.compile(r"hf_(?<![A-Za-z0-9_]hf_)[A-Za-z0-9]{24,}")),
-    ("aws access key", re.compile(r"A(?<![A-Z0-9]A)(?:KIA|SIA)[0-9A-Z]{16}(?![0-9A-Z])")),
-    ("slack token", re.compile(r"xox(?<![\w-]xox)[abprs]-[A-Za-z0-9-]{10,}")),
-    ("openai key", re.compile(r"sk-(?<![\w-]sk-)(?:proj-|ant-)?[A-Za-z0-9_-]{20,}")),
-    ("google api key", re.compile(r"AIza(?<![\w-]AIza)[0-9A-Za-z_-]{35}")),
-    ("gitlab token", re.compile(r"gl(?<![A-Za-z0-9_]gl)(?:pat|dt|rt|ptt|cbt|oas|soat)-[A-Za-z0-9_-]{20,}")),
-    ("stripe key", re.compile(r"_(?<=[sr]k_)(?<![A-Za-z0-9_][sr]k_)(?:live|test)_[A-Za-z0-9]{16,}")),
-    ("npm token", re.compile(r"npm_(?<![A-Za-z0-9_]npm_)[A-Za-z0-9]{36}")),
-    ("sendgrid key", re.compile(r"SG\.(?<![A-Za-z0-9_]SG\.)[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}")),
+    ("github token", re.compile(r"g" + _starts_token("g", "[A-Za-z]")
+                                + r"(?:h[pousr]_[A-Za-z0-9]{30,}|ithub_pat_[A-Za-z0-9_]{30,})")),
+    ("hugging face token", re.compile(r"hf_" + _starts_token("hf_", "[A-Za-z]") + r"[A-Za-z0-9]{24,}")),
+    ("aws access key", re.compile(r"A" + _starts_token("A", "[A-Z0-9]") + r"(?:KIA|SIA)[0-9A-Z]{16}(?![0-9A-Z])")),
+    ("slack token", re.compile(r"xox" + _starts_token("xox", "[A-Za-z-]") + r"[abprs]-[A-Za-z0-9-]{10,}")),
+    ("openai key", re.compile(r"sk-" + _starts_token("sk-", "[A-Za-z-]") + r"(?:proj-|ant-)?[A-Za-z0-9_-]{20,}")),
+    ("google api key", re.compile(r"AIza" + _starts_token("AIza", "[A-Za-z-]") + r"[0-9A-Za-z_-]{35}")),
+    ("gitlab token", re.compile(r"gl" + _starts_token("gl", "[A-Za-z0-9_]")
+                                + r"(?:pat|dt|rt|ptt|cbt|oas|soat)-[A-Za-z0-9_-]{20,}")),
+    ("stripe key", re.compile(r"_(?<=[sr]k_)" + _starts_token("[sr]k_", "[A-Za-z]") + r"(?:live|test)_[A-Za-z0-9]{16,}")),
+    ("npm token", re.compile(r"npm_" + _starts_token("npm_", "[A-Za-z]") + r"[A-Za-z0-9]{36}")),
+    ("sendgrid key", re.compile(r"SG\." + _starts_token(r"SG\.", "[A-Za-z0-9_]") + r"[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}")),
     # a JWT and any dotted segments that follow (a run of them is one span, not one per token)
     # (a header is at least {"a":1}, eyJhIjoxfQ; a payload {} is e30; an unsigned token ends in a dot)
-    ("jwt", re.compile(r"eyJ(?<![\w-]eyJ)[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*")),
+    ("jwt", re.compile(r"eyJ" + _starts_token("eyJ", r"[\w-]")
+                       + r"[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*")),
     # Bearer / Basic credentials, found by the literal after the capital or small b
-    *(("bearer token", re.compile(rf"{tail}(?<=[Bb]{tail})(?<![A-Za-z][Bb]{tail})[ \t]{{1,4}}"
-                                  r"(?P<value>[A-Za-z0-9._~+/=-]{12,})"))
+    *(("bearer token", re.compile(rf"{tail}(?<=[Bb]{tail})" + _starts_token(f"[Bb]{tail}", "[A-Za-z]")
+                                  + r"[ \t]{1,4}(?P<value>[A-Za-z0-9._~+/=-]{12,})"))
       for tail in ("earer", "EARER", "asic", "ASIC")),
 ]
 # A Bearer / Basic credential holds a digit, a capital or a base64 sign; lower-case words do not count.
@@ -755,7 +774,8 @@ class Redactor:
         """The environment with secret-named values replaced and every other value redacted as text."""
         clean = {}
         for name, value in sorted(environ.items()):
-            if is_secret_name(name) and not is_location(value):  # TIKTOKEN_CACHE_DIR=/opt/x is a place
+            if is_secret_name(name) and not is_location(value) and value.strip().lower() not in NOT_SECRET_VALUES:
+                # (a path is where a secret lives, not one; TOKENIZERS_PARALLELISM=false a setting)
                 self.counts["secret-named environment variable"] += 1
                 clean[name] = REDACTED
             else:
