@@ -27,7 +27,9 @@ MAX_SHOWN_PATH = 160
 # full anyway; SQLite exports are not read through here, they are opened by SQLite itself).
 MAX_TEXT_INPUT_BYTES = 4 << 30
 
-_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+# C0/C1 controls, line separators, lone surrogates, and the bidirectional controls (U+202E makes a
+# terminal show a name backwards: "Trojan Source"): escaped, never printed.
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 

@@ -94,17 +94,17 @@ def nvidia_smi_cost(seconds: float) -> dict | None:
 
 def nvml_call_costs(calls: int = 200) -> dict:
     """Wall and CPU time of each NVML read the sampler makes, per call, on GPU 0."""
-    from aiperf_lab.metrics.telemetry.nvml_source import NvmlSource
+    from aiperf_lab.metrics.telemetry.nvml_source import NvmlSource, ProcessInfo
 
     source = NvmlSource.open()
     if not source.available:
         return {"skipped": source.status}
     reads = {
-        "power (average + instant field)": lambda: source.power_w(0),
-        "fast fields (util, memory, temp, clocks, reasons)": lambda: source.fast(0),
+        "every tick (instant power field, utilization)": lambda: source.tick_fields(0),
+        "status tier (average power, memory, temp, clocks, reasons)": lambda: source.status_fields(0),
         "energy counter": lambda: source.energy_mj(0),
         "energy counter as a field value": lambda: source.nvml.nvmlDeviceGetFieldValues(source.handles[0], [83]),
-        "slow fields (pcie, nvlink, processes, limit)": lambda: source.slow(0, lambda pid: None),
+        "slow fields (pcie, nvlink, processes, limit)": lambda: source.slow(0, lambda pid: ProcessInfo()),
     }
     costs = {}
     for name, read in reads.items():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections import Counter
 from types import SimpleNamespace
 
 NOT_SUPPORTED, GPU_IS_LOST, LIBRARY_NOT_FOUND, UNKNOWN = 3, 15, 12, 999
@@ -33,12 +34,14 @@ class FakeGpu:
         self.clock = clock
         self.born = clock()
         self.calls = 0
+        self.counts: Counter[str] = Counter()   # calls by kind ("temperature", "nvlink", ...)
         self.gpm, self.gpm_unsupported = gpm, set(gpm_unsupported)
         self.process_utilization = list(process_utilization)
         self.gpm_samples_taken = 0
 
     def check(self, what: str) -> None:
         self.calls += 1
+        self.counts[what] += 1
         if self.lost_after_s is not None and self.clock() - self.born >= self.lost_after_s:
             raise FakeNVMLError(GPU_IS_LOST)
         if what in self.unsupported:

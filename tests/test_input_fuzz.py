@@ -75,6 +75,16 @@ def test_csv_keeps_normal_names_byte_for_byte_and_escapes_control_characters(sma
     assert "plain_kernel<float>(int)" in out and "esc\\x1b[31m" in out and "\x1b" not in out
 
 
+def test_bidirectional_controls_in_names_are_escaped_in_every_format(small, tmp_path):
+    # U+202E shows the rest of a line backwards in a terminal; U+2066-2069 and U+200F likewise reorder it.
+    names = ["evil\u202egnp.exe_kernel", "iso\u2066late\u2069", "rlm\u200fmark"]
+    path = export_with_names(small, tmp_path / "bidi.sqlite", names)
+    for fmt in ("table", "csv"):
+        out = run_stats([path, "--report", "cuda_gpu_kern_sum", "--format", fmt, "--limit", "50"]).out
+        assert not any(ch in out for ch in "\u202e\u2066\u2069\u200f"), fmt
+        assert "\\u202e" in out and "\\u2066" in out, fmt
+
+
 def test_a_recursive_view_as_kernel_table_is_not_run(small, tmp_path):
     path = export_with_recursive_view(small, tmp_path / "view.sqlite")
     assert check_all_reports(path, "nsys", formats=("json",)) == []

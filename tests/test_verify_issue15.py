@@ -60,3 +60,49 @@ def test_phase_means_comparison_and_table():
                        ["a note"])
     assert table.startswith("# Issue 15 on NVIDIA H100 80GB HBM3")
     assert "| matmul | 2 sm_active_pct | 97.5 | 96 | 1.5 | ok |" in table and "- a note" in table
+
+
+# --- benchmarks/sampler_cost_gpu.py: the sampler's CPU cost on the GPU machine --------------------------
+import sampler_cost_gpu as cost  # noqa: E402
+
+
+def test_spaced_costs_time_each_call_apart_and_take_the_median():
+    clock = [0.0]
+    order = []
+
+    def call(name, seconds):
+        def run():
+            order.append(name)
+            clock[0] += seconds
+            if name == "flaky" and len(order) % 2:
+                raise RuntimeError("NVML hiccup")     # still timed: a failing call costs CPU too
+        return run
+
+    slept = []
+    costs = cost.spaced_costs({"fast": call("fast", 10e-6), "flaky": call("flaky", 40e-6)}, rounds=5, gap_s=0.004,
+                              clock=lambda: clock[0], sleep=slept.append)
+    assert costs == {"fast": 10.0, "flaky": 40.0}
+    assert order[:4] == ["fast", "flaky", "fast", "flaky"] and slept == [0.004] * 10   # interleaved, a gap before each
+
+
+def test_tier_prediction_and_table():
+    periods = {"status_every_s": 1.0, "slow_every_s": 2.0, "links_every_s": 10.0, "gpm_every_s": 2.0,
+               "energy_every_s": 5.0}
+    us = {"tick_fields": 40.0, "status_fields": 150.0, "slow": 300.0, "links": 900.0, "energy_mj": 5000.0,
+          "gpm_read": 2400.0}
+    prediction = dict(cost.tier_prediction(us, 10.0, periods))
+    assert prediction["every tick: instant power + utilization"] == 0.4        # 40 us x 10 per second
+    assert prediction["status: avg power, memory, temperature, clocks, reasons"] == 0.15
+    assert prediction["energy counter"] == 1.0 and prediction["GPM read (sample + metrics)"] == 1.2
+    assert prediction["links: NVLink states, power limit"] == 0.09
+    runs = [{"name": "idle, GPM on", "seconds": 25.0, "ticks": 260, "pct_per_gpu": 0.42},
+            {"name": "bf16 matmul, GPM on", "seconds": 25.0, "ticks": 260, "pct_per_gpu": 0.61},
+            {"name": "bf16 matmul, GPM off", "error": "see notes"}]
+    table = cost.markdown("NVIDIA H200, 580.95.05", {"field 186 instant power": {"spaced_us": 21.0, "tight_us": 6.1,
+                                                                                 "value": "81000"}},
+                          list(prediction.items()), runs, ["a note"])
+    assert table.startswith("# Sampler CPU cost on NVIDIA H200")
+    assert "| idle, GPM on | 25.0 | 260 | 0.420 | within |" in table
+    assert "| bf16 matmul, GPM on | 25.0 | 260 | 0.610 | OVER |" in table
+    assert "| bf16 matmul, GPM off | n/a | n/a | n/a | failed: see notes |" in table
+    assert "| all reads | 2.990 |" in table and "| field 186 instant power | 21.0 | 6.1 | 81000 |" in table

@@ -9,6 +9,9 @@ from typing import Iterable, Sequence
 from aiperf_lab.metrics.telemetry.feed import energy_in_ticks
 from aiperf_lab.metrics.telemetry.model import GpuInfo, GpuSample, GpuStatus, HostSample, Tick
 
+# The sampler reads memory, temperature, clocks and clock-event reasons once a second and each sample
+# carries the latest read (GpuSample.status_t); older than this, the card says how old they are.
+STATUS_STALE_S = 2.5
 BLOCKS = " ▁▂▃▄▅▆▇█"
 ASCII_BLOCKS = " .:-=+*#%"
 GIB = 1 << 30
@@ -80,12 +83,14 @@ def card_lines(info: GpuInfo, history: Sequence[GpuSample], status: GpuStatus | 
     energy = f"{s.energy_j / 1000:.2f} kJ" if s.energy_j is not None and s.energy_j >= 1000 else fmt(s.energy_j, " J", 1)
     source = {"instant": "instant", "average": "1 s average"}.get(s.power_source, "")
     count = len(status.processes) if status is not None else 0
+    status_age = s.t - s.status_t if s.status_t is not None else 0.0
     return [
         f"GPU {info.index}  {info.name or 'unknown'}",
         f"power {fmt(s.power_w, ' W')} / {fmt(limit, ' W')} {bar(s.power_w, limit, 16, ascii_only)} ({source})"
         f"  energy {energy} ({s.energy_source or 'n/a'})",
         f"util {fmt(s.util_gpu_pct, '%')} gpu, {fmt(s.util_mem_pct, '%')} mem   {activity_text(info, s)}",
         f"memory {mem}   {fmt(s.temp_c, ' C')}   SM {fmt(s.sm_clock_mhz, ' MHz')}   clock events: {reasons}"
+        + (f" (read {status_age:.0f} s ago)" if status_age > STATUS_STALE_S else "")
         + (f"   {count} process{'es' if count != 1 else ''}" if count else ""),
         f"power {power_series}",
         f"util  {util_series}",
@@ -109,6 +114,9 @@ def activity_text(info: GpuInfo, s: GpuSample) -> str:
         value = getattr(s.gpm, name)
         why = info.gpm_missing.get(name, "no value")
         parts.append(f"{label} {fmt(value, '%', 1)}" if value is not None else f"{label} n/a ({why})")
+    age = s.t - s.gpm.t
+    if age > 2 * max(s.gpm.window_s, 1.0) + 0.5:   # a read or more missed: not the current window
+        parts.append(f"(window ended {age:.0f} s ago)")
     return "  ".join(parts)
 
 

@@ -599,7 +599,7 @@ class Redactor:
         for pattern in SECRET_ASSIGNMENTS:
             for m in pattern.finditer(lower):
                 value = text[m.start("value"):m.end("value")]
-                if (m.group("value") != REDACTED.lower() and not is_location(value)
+                if (m.group("value") != REDACTED.lower() and not (value[0] in "/~." and is_location(value))
                         and not cannot_be_secret(value.rstrip(")]}>")) and not _names_a_quantity(text, m.start(), m.end("rest"))):
                     spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
         spans.extend(_key_spans(text, lower, in_key))
@@ -693,6 +693,7 @@ class Redactor:
                 spans.append((m.start(), m.end(), self.placeholder("gpu-uuid", m.group(0)), "gpu uuid", m.start()))
         verdicts = self._ipv4_verdicts
         marks_version = self._marks_version
+        contexts = self._version_contexts
         addresses = self._placeholders.setdefault("ip", {})
         for m in IPV4.finditer(text):
             value = m.group(0)
@@ -702,7 +703,12 @@ class Redactor:
                 verdict = verdicts[value] = _ipv4_verdict(value, self._known_addresses)
             if verdict == "skip":
                 continue
-            if verdict == "check" and (text.startswith("+", end) or marks_version(lower[max(0, start - 64):start])):
+            if verdict == "check":
+                before = lower[max(0, start - 64):start]
+                marked = contexts.get(before)
+                if marked is None:
+                    marked = marks_version(before)
+            if verdict == "check" and (marked or text.startswith("+", end)):
                 if not ADDRESS_BEFORE.search(text, max(0, start - 24), start):
                     continue  # a version number
             spans.append((start, end, addresses.get(value) or self.placeholder("ip", value), "ip address",

@@ -68,16 +68,17 @@ def summary_markdown(meta: dict[str, Any], findings: list[Finding], facts: Triag
     return "\n".join(lines) + "\n"
 
 
-def _value(sample, attr: str):
-    """A sample's field; "gpm.<name>" reads the sample's GPM window."""
-    if attr.startswith("gpm."):
-        return getattr(sample.gpm, attr[4:]) if sample.gpm is not None else None
-    return getattr(sample, attr)
-
-
 def _series(ticks: list[Tick], index: int, attr: str) -> list[tuple[float, float]]:
-    points = [(t.t, _value(s, attr)) for t in ticks for s in t.gpus
-              if s.index == index and _value(s, attr) is not None]
+    """(t, value) of one GPU's field; "gpm.<name>" reads the GPM windows."""
+    if attr.startswith("gpm."):
+        # one point per GPM window, in its middle: a sample carries the window read before it (every 2 s)
+        windows = {(s.gpm.t, s.gpm.window_s): s.gpm for t in ticks for s in t.gpus
+                   if s.index == index and s.gpm is not None}
+        points = sorted((g.t - g.window_s / 2, getattr(g, attr[4:])) for g in windows.values()
+                        if getattr(g, attr[4:]) is not None)
+    else:
+        points = [(t.t, getattr(s, attr)) for t in ticks for s in t.gpus
+                  if s.index == index and getattr(s, attr) is not None]
     if len(points) > MAX_POINTS:
         step = len(points) / MAX_POINTS
         points = [points[int(k * step)] for k in range(MAX_POINTS)]

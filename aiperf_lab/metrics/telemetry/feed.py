@@ -18,7 +18,7 @@ class TelemetryFeed(Protocol):
     devices: list[GpuInfo]          # one per GPU, fixed while the feed runs
     status: str                     # "" when live GPUs are read, else one line saying what this feed is
     ring: RingBuffer                # the recent ticks, newest last
-    slow: dict[int, GpuStatus]      # per GPU: links, power limit, processes (read about once a second)
+    slow: dict[int, GpuStatus]      # per GPU: links, power limit, processes (read every couple of seconds)
 
     def now(self) -> float: ...
 

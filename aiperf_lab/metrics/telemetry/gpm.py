@@ -3,8 +3,8 @@
 A GPM metric is computed from two samples of the GPU's counters (`nvmlGpmSampleGet`) taken some time
 apart (`nvmlGpmMetricsGet`). Each device keeps two sample buffers and alternates them, so one read
 costs one sample plus one metrics computation and yields the window since the previous read. A read
-costs about 0.8 ms of CPU on an H100 (issue 15), so the sampler reads GPM about once a second, not at
-its power rate.
+cost 2.4 ms of CPU on an H100 and 2.2 ms on an H200 (docs/benchmarks.md), so the sampler reads GPM
+every couple of seconds, not at its power rate.
 
 Nothing here raises: a device without GPM, or a metric the device does not offer, gets a reason.
 """
@@ -47,6 +47,7 @@ class GpmDevice:
         if not getattr(support, "isSupportedDevice", 0):
             self.reason = "GPM not supported on this GPU (Hopper or later, not in MIG mode)"
             return
+        self._request = self._new_request()
         for _ in range(2):
             sample, why = nvml.attempt("nvmlGpmSampleAlloc")
             if sample is None:
@@ -90,15 +91,20 @@ class GpmDevice:
             return False
         return True
 
-    def _metrics(self, first: Any, second: Any) -> tuple[dict[str, float] | None, dict[str, str]]:
+    def _new_request(self) -> Any:
+        """The metrics request (a 19 KB structure in nvidia-ml-py 13), made once and reused by every read."""
         module = self.nvml.module
         request = module.c_nvmlGpmMetricsGet_t()
         request.version = getattr(module, "NVML_GPM_METRICS_GET_VERSION", METRICS_GET_VERSION)
         request.numMetrics = len(GPM_FIELDS)
-        request.sample1 = first
-        request.sample2 = second
         for slot, (_name, metric_id, _what) in enumerate(GPM_FIELDS):
             request.metrics[slot].metricId = metric_id
+        return request
+
+    def _metrics(self, first: Any, second: Any) -> tuple[dict[str, float] | None, dict[str, str]]:
+        request = self._request
+        request.sample1 = first
+        request.sample2 = second
         result, why = self.nvml.attempt("nvmlGpmMetricsGet", request)
         if result is None:
             self.reason = f"GPM metrics failed: {why}"

@@ -98,7 +98,7 @@ class GpmSample:
 
 @dataclass
 class GpuProcess:
-    """A process on a GPU, read about once a second. Shares are NVML's per-process utilization
+    """A process on a GPU, read every couple of seconds. Shares are NVML's per-process utilization
     (nvmlDeviceGetProcessUtilization) averaged over the last read's window; energy is an ESTIMATE:
     the GPU's energy over each window split by SM share (idle energy is not attributed)."""
 
@@ -146,7 +146,10 @@ class GpuSample:
     mem_clock_mhz: float | None = None
     clock_event_reasons: int | None = None
     lost: bool = False                    # the GPU fell off the bus (GpuIsLost); values stay missing
-    gpm: GpmSample | None = None          # the latest GPM window (read about once a second), if any
+    gpm: GpmSample | None = None          # the latest GPM window (read every couple of seconds), if any
+    # When power_avg_w, memory, temperature, clocks and clock-event reasons were read (the sampler reads
+    # them about once a second and each sample carries the latest); None: read with this sample, or not said
+    status_t: float | None = None
 
     @property
     def clock_event_names(self) -> list[str]:

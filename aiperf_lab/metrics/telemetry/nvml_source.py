@@ -4,6 +4,11 @@ unsupported query yields a missing value, never an exception.
 `NvmlSource.open()` never raises either: with no driver (or no nvidia-ml-py) it returns a source with no
 GPUs and a one-line `status` saying why, which a caller can show as is. A GPU that falls off the bus
 (NVML_ERROR_GPU_IS_LOST) is marked lost by the layer and not queried again, while the others go on.
+
+Reads come in tiers, so that a 10 Hz sampler stays cheap (docs/benchmarks.md): `tick_fields` (instant
+power and utilization: two NVML calls, every tick), `status_fields` (averaged power, memory, temperature,
+clocks, clock-event reasons: six calls, about once a second), `slow` (PCIe link, processes; NVLink
+states and the power limit only when asked: `links=True`). The PCIe maximum is read once.
 """
 
 from __future__ import annotations
@@ -17,6 +22,8 @@ from aiperf_lab.metrics.telemetry.model import GpmSample, GpuInfo, GpuProcess, G
 from aiperf_lab.metrics.telemetry.nvml import Nvml
 
 FI_DEV_POWER_INSTANT = 186
+# (field id, scope id) pairs: pynvml takes a pair without the TypeError it raises and catches for a bare id
+INSTANT_POWER_FIELD = [(FI_DEV_POWER_INSTANT, 0)]
 CLOCK_SM, CLOCK_MEM = 1, 2
 TEMPERATURE_GPU = 0
 CLOCK_REASONS = ("nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons")
@@ -42,8 +49,27 @@ class NvmlSource:
         self._instant_ok: dict[int, bool] = {}
         self._energy_ok: dict[int, bool] = {}
         self._util_seen: dict[int, int] = {}   # per GPU: newest process-utilization timestamp read (us)
+        # per GPU: pid -> name, user, command of the processes seen at the previous read (a pid still
+        # listed is the same process: psutil is asked only about new pids)
+        self._process_infos: dict[int, dict[int, ProcessInfo]] = {}
+        self._links: dict[int, tuple[float | None, int | None, int | None]] = {}  # limit, NVLink up, total
         self.gpm_devices = [GpmDevice(nvml, i, clock) if gpm else None for i in range(len(nvml.handles))]
         self.infos = [self._info(i) for i in range(len(nvml.handles))]
+        self._pcie_max = [(self._call(i, "nvmlDeviceGetMaxPcieLinkGeneration"),
+                           self._call(i, "nvmlDeviceGetMaxPcieLinkWidth")) for i in range(len(nvml.handles))]
+        self._bind_readers()
+
+    def _bind_readers(self) -> None:
+        """The per-tick and per-status calls, bound to their handles once (nvml.Nvml.device_reader)."""
+        reader = self.session.device_reader
+        count = len(self.handles)
+        self._read_fields = [reader(i, "nvmlDeviceGetFieldValues") for i in range(count)]
+        self._read_power_average = [reader(i, "nvmlDeviceGetPowerUsage") for i in range(count)]
+        self._read_utilization = [reader(i, "nvmlDeviceGetUtilizationRates") for i in range(count)]
+        self._read_memory = [reader(i, "nvmlDeviceGetMemoryInfo") for i in range(count)]
+        self._read_temperature = [reader(i, "nvmlDeviceGetTemperature") for i in range(count)]
+        self._read_clock = [reader(i, "nvmlDeviceGetClockInfo") for i in range(count)]
+        self._read_reasons = [reader(i, CLOCK_REASONS) for i in range(count)]
 
     @classmethod
     def open(cls, nvml: Any = None, gpm: bool = True) -> "NvmlSource":
@@ -91,35 +117,39 @@ class NvmlSource:
         return float(value.value.uiVal)
 
     # --- what a sampler reads ------------------------------------------------------------------
-    def power_w(self, index: int) -> tuple[float | None, str, float | None]:
-        """(power, "instant" or "average", averaged power) in watts."""
-        average = self._call(index, "nvmlDeviceGetPowerUsage")
-        average_w = average / 1000.0 if average is not None else None
+    def tick_fields(self, index: int) -> tuple[float | None, str, float | None, float | None]:
+        """(power W, "instant" or "average" or "", GPU utilization %, memory utilization %): what a
+        sampler reads every tick. Instant power where the GPU has it (one field read), else the
+        driver's average."""
+        power = None
+        source = ""
         if self._instant_ok.get(index):
-            instant = self._instant_power_mw(index)
-            if instant is not None:
-                return instant / 1000.0, "instant", average_w
-        return average_w, ("average" if average_w is not None else ""), average_w
+            values = self._read_fields[index](INSTANT_POWER_FIELD)
+            if values and values[0].nvmlReturn == 0:
+                power, source = values[0].value.uiVal / 1000.0, "instant"
+        if power is None:
+            average = self._read_power_average[index]()
+            if average is not None:
+                power, source = average / 1000.0, "average"
+        util = self._read_utilization[index]()
+        if util is None:
+            return power, source, None, None
+        return power, source, util.gpu, util.memory
+
+    def status_fields(self, index: int) -> tuple:
+        """(averaged power W, memory used, memory total, temperature C, SM clock MHz, memory clock MHz,
+        clock-event reasons): what changes slowly or is itself an average, read about once a second."""
+        average = self._read_power_average[index]()
+        memory = self._read_memory[index]()
+        clock = self._read_clock[index]
+        return (average / 1000.0 if average is not None else None,
+                getattr(memory, "used", None), getattr(memory, "total", None),
+                self._read_temperature[index](TEMPERATURE_GPU), clock(CLOCK_SM), clock(CLOCK_MEM),
+                self._read_reasons[index]())
 
     def energy_mj(self, index: int) -> float | None:
         value = self._call(index, "nvmlDeviceGetTotalEnergyConsumption")
         return float(value) if value is not None else None
-
-    def fast(self, index: int) -> dict[str, Any]:
-        """Utilization, memory, temperature, clocks and clock-event reasons; missing values are None.
-        (The power limit changes rarely: read it with the slow fields, through power_limit_w.)"""
-        util = self._call(index, "nvmlDeviceGetUtilizationRates")
-        memory = self._call(index, "nvmlDeviceGetMemoryInfo")
-        return {
-            "util_gpu_pct": getattr(util, "gpu", None),
-            "util_mem_pct": getattr(util, "memory", None),
-            "mem_used_bytes": getattr(memory, "used", None),
-            "mem_total_bytes": getattr(memory, "total", None),
-            "temp_c": self._call(index, "nvmlDeviceGetTemperature", TEMPERATURE_GPU),
-            "sm_clock_mhz": self._call(index, "nvmlDeviceGetClockInfo", CLOCK_SM),
-            "mem_clock_mhz": self._call(index, "nvmlDeviceGetClockInfo", CLOCK_MEM),
-            "clock_event_reasons": self._call(index, CLOCK_REASONS),
-        }
 
     def power_limit_w(self, index: int) -> float | None:
         limit = self._call(index, "nvmlDeviceGetEnforcedPowerLimit")
@@ -132,41 +162,49 @@ class NvmlSource:
             return None
         return device.read(t)
 
-    def slow(self, index: int, process_info: Callable[[int], ProcessInfo]) -> GpuStatus:
-        status = GpuStatus(
+    def slow(self, index: int, process_info: Callable[[int], ProcessInfo], links: bool = True) -> GpuStatus:
+        """The PCIe link now and the processes; with `links` (or at the first call) also the power limit
+        and the NVLink states (up to 18 calls), else those of the previous read."""
+        gen_max, width_max = self._pcie_max[index] if index < len(self._pcie_max) else (None, None)
+        if links or index not in self._links:
+            self._links[index] = (self.power_limit_w(index), *self._nvlink_states(index))
+        limit, active, total = self._links[index]
+        return GpuStatus(
             pcie_gen=self._call(index, "nvmlDeviceGetCurrPcieLinkGeneration"),
             pcie_width=self._call(index, "nvmlDeviceGetCurrPcieLinkWidth"),
-            pcie_gen_max=self._call(index, "nvmlDeviceGetMaxPcieLinkGeneration"),
-            pcie_width_max=self._call(index, "nvmlDeviceGetMaxPcieLinkWidth"),
-            power_limit_w=self.power_limit_w(index),
-        )
+            pcie_gen_max=gen_max, pcie_width_max=width_max, nvlink_active=active, nvlink_total=total,
+            power_limit_w=limit, processes=self.processes(index, process_info))
+
+    def _nvlink_states(self, index: int) -> tuple[int | None, int | None]:
+        """(links up, links) or (None, None) where the GPU has no NVLink."""
         states = []
         for link in range(self.session.constant("NVML_NVLINK_MAX_LINKS", 18)):
             state = self._call(index, "nvmlDeviceGetNvLinkState", link)
             if state is None:
                 break  # links are numbered from 0; the first unsupported one ends the list
             states.append(state)
-        if states:
-            status.nvlink_total = len(states)
-            status.nvlink_active = sum(1 for s in states if s)
-        status.processes = self.processes(index, process_info)
-        return status
+        if not states:
+            return None, None
+        return sum(1 for s in states if s), len(states)
 
     def processes(self, index: int, process_info: Callable[[int], ProcessInfo]) -> list[GpuProcess]:
         """Compute processes with their memory, and their SM and memory shares since the last call."""
         shares = self._process_utilization(index)
         found = []
+        known = self._process_infos.get(index, {})
+        infos: dict[int, ProcessInfo] = {}
         for proc in self._call(index, "nvmlDeviceGetComputeRunningProcesses") or []:
             pid = getattr(proc, "pid", None)
             if pid is None:
                 continue
             memory = getattr(proc, "usedGpuMemory", None)
-            info = process_info(pid)
+            info = infos[pid] = known.get(pid) or process_info(pid)
             sm, mem = shares.get(pid, (None, None))
             if shares and pid not in shares:
                 sm = mem = 0.0  # the driver reported others' samples but none for it: it was idle
             found.append(GpuProcess(pid, info.name, memory if isinstance(memory, int) else None, info.user,
                                     info.command, sm, mem))
+        self._process_infos[index] = infos
         return found
 
     def _process_utilization(self, index: int) -> dict[int, tuple[float, float]]:

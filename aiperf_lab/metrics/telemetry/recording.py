@@ -15,17 +15,18 @@ Written layout (one row per sample per GPU; with no GPU, one host-only row per t
 | mem_used_bytes, mem_total_bytes | device memory |
 | temp_c, sm_clock_mhz, mem_clock_mhz | temperature, clocks |
 | clock_event_reasons, clock_event_names | NVML clock-event bitmask, and its names joined by "|" |
-| pcie_gen, pcie_width, pcie_gen_max, pcie_width_max | PCIe link now and at most (read about every 2 s) |
+| pcie_gen, pcie_width, pcie_gen_max, pcie_width_max | PCIe link now (read every 2 s) and at most (read once) |
 | lost | 1 when the GPU fell off the bus |
 | cpu_pct, host_mem_used_bytes, host_mem_total_bytes | the host, through psutil |
-| gpm_t_s, gpm_window_s | the GPM window each row carries: when it ended and how long it was (GPM is read about once a second, so about ten rows share one window) |
+| gpm_t_s, gpm_window_s | the GPM window each row carries: when it ended and how long it was (GPM is read every couple of seconds, so many rows share one window) |
 | gpm_graphics_pct ... gpm_nvlink_tx_mibps | GPM metrics (model.GPM_FIELDS): empty where the GPU has none; why is in the header line |
-| processes | on rows where the processes were read (about once a second): a JSON list of [pid, name, user, GPU memory bytes, SM %, memory %, energy share % (estimate), energy J (estimate)]; command lines are never written |
-
-A first line `# aiperf-telemetry {JSON}` gives the sampling rate, the GPM window, and per GPU its name,
-power limit and why GPM or any GPM field is missing. Recordings without it (written before GPM) read
-as before, with GPM "not in this recording".
+| processes | on rows where the processes were read (every couple of seconds): a JSON list of [pid, name, user, GPU memory bytes, SM %, memory %, energy share % (estimate), energy J (estimate)]; command lines are never written |
 | utc_ns | the sample's wall-clock time, UTC nanoseconds since 1970: the sampler's start on the system clock plus t_s on its monotonic clock (empty in recordings made before this column existed) |
+| status_t_s | when the row's power_avg_w, memory, temperature, clocks and clock-event reasons were read: the sampler reads them about once a second and each row carries the latest (empty in recordings made before this column: read with the row) |
+
+A first line `# aiperf-telemetry {JSON}` gives the sampling rate, the GPM window, `tiers` (which fields
+are read how often, in seconds), and per GPU its name, power limit and why GPM or any GPM field is
+missing. Recordings without it (written before GPM) read as before, with GPM "not in this recording".
 
 `utc_ns` is what lines the samples up with a profiler's timeline (nsys: the session's `utcEpochNs`;
 PyTorch: `baseTimeNanoseconds`), see `aiperf_lab.metrics.energy.clocks`.
@@ -56,7 +57,7 @@ BASE_COLUMNS = ["t_s", "gpu", "power_w", "power_source", "power_avg_w", "power_l
                 "mem_clock_mhz", "clock_event_reasons", "clock_event_names", "pcie_gen", "pcie_width", "pcie_gen_max",
                 "pcie_width_max", "lost", "cpu_pct", "host_mem_used_bytes", "host_mem_total_bytes"]
 GPM_COLUMNS = ["gpm_t_s", "gpm_window_s", *("gpm_" + name for name in GPM_NAMES)]
-COLUMNS = BASE_COLUMNS + GPM_COLUMNS + ["processes", "utc_ns"]
+COLUMNS = BASE_COLUMNS + GPM_COLUMNS + ["processes", "utc_ns", "status_t_s"]
 META_PREFIX = "# aiperf-telemetry "
 NOT_RECORDED = "not in this recording"
 RAW_NVML_COLUMNS = ["t_s", "power_mw", "power_instant_mw", "energy_mj", "util_gpu", "util_mem", "mem_used_b",
@@ -101,6 +102,11 @@ class TelemetryWriter:
         self._started = False
         # GPU -> the GpuStatus whose processes were written last (held, so that its id is never reused)
         self._processes_seen: dict[int, GpuStatus] = {}
+        # GPU -> (the object, its formatted cells): a GPM window, a status read and a link status repeat on
+        # many rows (the sampler's tiers), so each is formatted once. The object is held: `is` stays true.
+        self._gpm_cells: dict[int, tuple[Any, list[str]]] = {}
+        self._status_cells: dict[int, tuple[Any, list[str]]] = {}
+        self._link_cells: dict[int, tuple[Any, list[str]]] = {}
         # UTC ns at t = 0 of the samples' clock; the sampler sets it when it starts (None: column left empty)
         self.utc_origin_ns: int | None = None
 
@@ -130,29 +136,39 @@ class TelemetryWriter:
         if not tick.gpus:
             utc = str(origin + round(tick.t * 1e9)) if origin is not None else ""
             self._writer.writerow([f"{tick.t:.4f}"] + [""] * (len(BASE_COLUMNS) - 4) + host_cells
-                                  + [""] * (len(GPM_COLUMNS) + 1) + [utc])
+                                  + [""] * (len(GPM_COLUMNS) + 1) + [utc, ""])
         for s in tick.gpus:
-            link = slow.get(s.index) or GpuStatus()
-            gpm = s.gpm
-            gpm_cells = ([f"{gpm.t:.4f}", _cell(gpm.window_s), *(_cell(getattr(gpm, name)) for name in GPM_NAMES)]
-                         if gpm is not None else [""] * len(GPM_COLUMNS))
+            index = s.index
+            link = slow.get(index) or _NO_STATUS
             processes = ""
-            if s.index in slow and self._processes_seen.get(s.index) is not link:
-                self._processes_seen[s.index] = link
+            if index in slow and self._processes_seen.get(index) is not link:
+                self._processes_seen[index] = link
                 processes = json.dumps([[p.pid, self._text(p.name), self._text(p.user) if self._users else None,
                                          p.gpu_memory_bytes, p.sm_pct, p.mem_pct,
                                          p.energy_share_pct, p.energy_est_j] for p in link.processes],
                                        separators=(",", ":"))
             self._writer.writerow([
-                f"{s.t:.4f}", s.index, _cell(s.power_w), s.power_source, _cell(s.power_avg_w),
+                f"{s.t:.4f}", index, _cell(s.power_w), s.power_source, _cell(s.power_avg_w),
                 _cell(s.power_limit_w), _cell(s.energy_j), s.energy_source, _cell(s.util_gpu_pct),
-                _cell(s.util_mem_pct), _cell(s.mem_used_bytes), _cell(s.mem_total_bytes), _cell(s.temp_c),
-                _cell(s.sm_clock_mhz), _cell(s.mem_clock_mhz), _cell(s.clock_event_reasons),
-                "|".join(s.clock_event_names), _cell(link.pcie_gen), _cell(link.pcie_width),
-                _cell(link.pcie_gen_max), _cell(link.pcie_width_max), "1" if s.lost else "0", *host_cells,
-                *gpm_cells, processes, str(origin + round(s.t * 1e9)) if origin is not None else ""])
+                _cell(s.util_mem_pct), *self._cells(self._status_cells, index, s.status_t, s, _status_cells),
+                *self._cells(self._link_cells, index, link, link, _link_cells), "1" if s.lost else "0",
+                *host_cells, *self._cells(self._gpm_cells, index, s.gpm, s.gpm, _gpm_cells), processes,
+                str(origin + round(s.t * 1e9)) if origin is not None else "",
+                f"{s.status_t:.4f}" if s.status_t is not None else ""])
         if time.monotonic() - self._last_flush >= self._flush_every:
             self.flush()
+
+    @staticmethod
+    def _cells(cache: dict[int, tuple[Any, list[str]]], index: int, key: Any, value: Any,
+               format_cells: Callable[[Any], list[str]]) -> list[str]:
+        """format_cells(value), reused while `key` is the same object (None: always formatted afresh)."""
+        held = cache.get(index)
+        if key is not None and held is not None and held[0] is key:
+            return held[1]
+        cells = format_cells(value)
+        if key is not None:
+            cache[index] = (key, cells)
+        return cells
 
     def flush(self) -> None:
         try:
@@ -167,14 +183,40 @@ class TelemetryWriter:
         self._stream.close()
 
 
-def recording_meta(devices: list[GpuInfo], rate_hz: float, gpm_every_s: float) -> dict[str, Any]:
-    """The metadata line a sampler gives its writer."""
-    return {"version": 2, "rate_hz": rate_hz, "gpm_every_s": gpm_every_s,
+_NO_STATUS = GpuStatus()
+
+
+def _status_cells(s: GpuSample) -> list[str]:
+    """Memory, temperature, clocks and clock-event reasons: the status tier's columns."""
+    return [_cell(s.mem_used_bytes), _cell(s.mem_total_bytes), _cell(s.temp_c), _cell(s.sm_clock_mhz),
+            _cell(s.mem_clock_mhz), _cell(s.clock_event_reasons), "|".join(s.clock_event_names)]
+
+
+def _link_cells(link: GpuStatus) -> list[str]:
+    return [_cell(link.pcie_gen), _cell(link.pcie_width), _cell(link.pcie_gen_max), _cell(link.pcie_width_max)]
+
+
+def _gpm_cells(gpm: GpmSample | None) -> list[str]:
+    if gpm is None:
+        return [""] * len(GPM_COLUMNS)
+    return [f"{gpm.t:.4f}", _cell(gpm.window_s), *(_cell(getattr(gpm, name)) for name in GPM_NAMES)]
+
+
+def recording_meta(devices: list[GpuInfo], rate_hz: float, gpm_every_s: float,
+                   tiers: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The metadata line a sampler gives its writer; `tiers`: Sampler.tiers(), which fields are read how often."""
+    meta: dict[str, Any] = {
+            "version": 3 if tiers else 2, "rate_hz": rate_hz, "gpm_every_s": gpm_every_s,
             "note": f"power and utilization every {1 / rate_hz:g} s; GPM windows of about {gpm_every_s:g} s "
-                    "(each row carries the latest window)",
+                    "(each row carries the latest window)" + (
+                        "; the other fields as `tiers` says, each row carrying the latest read (status_t_s: "
+                        "when memory, temperature, clocks and clock-event reasons were read)" if tiers else ""),
             "devices": [{"index": d.index, "name": d.name, "power_limit_w": d.power_limit_w,
                          "mem_total_bytes": d.mem_total_bytes, "gpm_reason": d.gpm_reason,
                          "gpm_missing": d.gpm_missing} for d in devices]}
+    if tiers:
+        meta["tiers"] = tiers
+    return meta
 
 
 @dataclass
@@ -327,7 +369,8 @@ def _read_aiperf(header: list[str], body: list[list[str]], meta: dict[str, Any],
             _number(get("power_limit_w")), _number(get("energy_j")), get("energy_source"),
             _number(get("util_gpu_pct")), _number(get("util_mem_pct")), _int(get("mem_used_bytes")),
             _int(get("mem_total_bytes")), _number(get("temp_c")), _number(get("sm_clock_mhz")),
-            _number(get("mem_clock_mhz")), _int(get("clock_event_reasons")), get("lost") == "1")
+            _number(get("mem_clock_mhz")), _int(get("clock_event_reasons")), get("lost") == "1",
+            status_t=_number(get("status_t_s")))
         gpm_t = _number(get("gpm_t_s")) if has_gpm else None
         if gpm_t is not None:
             key = (index, get("gpm_t_s"))

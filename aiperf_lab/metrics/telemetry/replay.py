@@ -110,6 +110,8 @@ def _shift(tick: Tick, t: float, energy_offset: dict[int, float]) -> Tick:
         if moved.gpm is not None:
             from dataclasses import replace
             moved.gpm = replace(moved.gpm, t=moved.gpm.t - s.t + t)
+        if moved.status_t is not None:
+            moved.status_t = moved.status_t - s.t + t
         if moved.energy_j is not None:
             moved.energy_j += energy_offset.get(s.index, 0.0)
         gpus.append(moved)

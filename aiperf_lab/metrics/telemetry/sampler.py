@@ -8,18 +8,24 @@
     print(span.result(work=tokens, work_unit="tokens").per_gpu)
     sampler.stop()
 
-Timing is deadline-based (no drift). The energy counter is read at start and stop, at the start and
-end of every measured span (so a span's joules are the counter's, exactly), and every
-`energy_every_s` (default 5 s) in between to anchor the live figure, which grows by the integral of
-instant power between reads. Each read costs about 4 ms of CPU (measured on an H200 host): reading
-it every second would cost 0.4-0.6% of a core by itself, more than the whole sampler's budget at
-10 Hz (docs/benchmarks.md). Slow fields (PCIe, NVLink, processes with their SM and memory shares)
-are read every `slow_every_s` (1 s), the host (psutil) every `host_every_s`, each tick carrying the
-latest host reading with its own time.
+Timing is deadline-based (no drift). Reads come in tiers, each at its own rate, to keep the whole
+sampler cheap at 10 Hz (the goal: within 0.5% of one core per GPU; measured figures in
+docs/benchmarks.md); `tiers()` lists them and a recording's metadata line carries that list:
 
-GPM (SM, tensor, DRAM activity; Hopper and later) is read every `gpm_every_s` (default 1 s: a read
-costs about 0.8 ms, too much for 10 Hz within the budget); every sample carries the latest GPM window
-(`GpuSample.gpm`, with its own time and length), so GPM runs at 1 Hz while power runs at 10 Hz.
+- every tick: instant power (or the driver's average where the GPU has no instant reading) and
+  utilization: two NVML calls;
+- every `status_every_s` (1 s): averaged power, memory, temperature, SM and memory clocks, clock-event
+  reasons. Each sample carries the latest of these with the time they were read (`status_t`);
+- every `slow_every_s` (2 s): the PCIe link and the processes with their SM and memory shares; the
+  NVLink states and the power limit every `links_every_s` (10 s); the PCIe maximum once;
+- GPM (SM, tensor, DRAM activity; Hopper and later) every `gpm_every_s` (2 s): a read costs 2.2-2.4 ms
+  of CPU. Every sample carries the latest GPM window with its own end time and length;
+- the host (psutil) every `host_every_s` (1 s);
+- the energy counter at start and stop, at the start and end of every measured span (so a span's
+  joules are the counter's, exactly), and every `energy_every_s` (5 s) in between to anchor the live
+  figure, which grows by the integral of instant power between reads. A read costs about 4 ms of CPU
+  (measured on an H200 host), more than the whole sampler's per-second budget at 10 Hz.
+
 Per-process energy is an estimate: the GPU's energy over each slow window split by SM share.
 """
 
@@ -46,8 +52,9 @@ class Sampler:
     kind = "nvml"
 
     def __init__(self, rate_hz: float = 10.0, window_s: float = 600.0, *, source: NvmlSource | None = None,
-                 host: HostSource | None = None, energy_every_s: float = 5.0, slow_every_s: float = 1.0,
-                 host_every_s: float = 1.0, gpm_every_s: float = 1.0,
+                 host: HostSource | None = None, energy_every_s: float = 5.0, status_every_s: float = 1.0,
+                 slow_every_s: float = 2.0, links_every_s: float = 10.0, host_every_s: float = 1.0,
+                 gpm_every_s: float = 2.0,
                  recorder: "TelemetryWriter | None" = None, clock: Callable[[], float] = time.monotonic):
         if not 0 < rate_hz <= MAX_RATE_HZ:
             raise ValueError(f"rate must be above 0 and at most {MAX_RATE_HZ:g} Hz")
@@ -62,10 +69,15 @@ class Sampler:
         self._energy = [EnergyTracker() for _ in self.devices]
         self._energy_lock = threading.Lock()
         self._energy_every = max(1, int(round(energy_every_s * rate_hz)))
+        self._status_every = max(1, int(round(status_every_s * rate_hz)))
         self._slow_every = max(1, int(round(slow_every_s * rate_hz)))
+        self._links_every = max(1, int(round(links_every_s / (self._slow_every / rate_hz))))  # in slow reads
+        self._slow_reads = 0
         self._gpm_every = max(1, int(round(gpm_every_s * rate_hz)))
         self.gpm_every_s = self._gpm_every / rate_hz   # the GPM window, for a recording's header
         self._gpm: dict[int, GpmSample | None] = {}
+        # GPU -> (time read, status_fields: average power, memory used and total, temperature, clocks, reasons)
+        self._status: dict[int, tuple[float, tuple]] = {}
         self._process_energy: dict[int, dict[int, float]] = {}   # GPU -> pid -> estimated joules
         self._energy_mark: dict[int, float] = {}                 # GPU -> energy at the last slow read
         # psutil reads /proc on every call: reading the host once a second keeps it off the budget.
@@ -80,7 +92,24 @@ class Sampler:
         self.errors: list[str] = []                # unexpected failures, kept for the caller to show
         if recorder is not None:
             from aiperf_lab.metrics.telemetry.recording import recording_meta
-            recorder.start(recording_meta(self.devices, rate_hz, self.gpm_every_s))
+            recorder.start(recording_meta(self.devices, rate_hz, self.gpm_every_s, self.tiers()))
+
+    def tiers(self) -> list[dict]:
+        """Which fields are read how often (seconds), as a recording's metadata line says them."""
+        period = self.period
+        return [
+            {"every_s": period, "fields": ["power_w", "util_gpu_pct", "util_mem_pct"],
+             "note": "power_avg_w too where power_source is average (no instant power on the GPU)"},
+            {"every_s": self._status_every * period, "time_column": "status_t_s",
+             "fields": ["power_avg_w", "mem_used_bytes", "mem_total_bytes", "temp_c", "sm_clock_mhz",
+                        "mem_clock_mhz", "clock_event_reasons"]},
+            {"every_s": self._slow_every * period, "fields": ["pcie_gen", "pcie_width", "processes"]},
+            {"every_s": self._slow_every * self._links_every * period, "fields": ["power_limit_w", "nvlink"]},
+            {"every_s": self.gpm_every_s, "time_column": "gpm_t_s", "fields": ["gpm_*"]},
+            {"every_s": self._host_every * period, "fields": ["cpu_pct", "host_mem_used_bytes"]},
+            {"every_s": self._energy_every * period, "fields": ["energy counter (energy_j between reads: "
+                                                                 "the last read plus integrated instant power)"]},
+        ]
 
     # --- lifecycle -----------------------------------------------------------------------------
     def start(self) -> "Sampler":
@@ -142,34 +171,52 @@ class Sampler:
                     time.sleep(delay)
                     if self._stop.is_set():
                         break
-            try:
-                self._sample(tick, read_counter=tick % self._energy_every == 0,
-                             read_slow=tick % self._slow_every == 0,
-                             read_gpm=tick % self._gpm_every == self._gpm_every // 2)
-            except Exception as exc:  # never let a bug end sampling silently: keep it, carry on
-                if len(self.errors) < 20:
-                    self.errors.append(f"{type(exc).__name__}: {exc}")
+            self._tick(tick)
             tick += 1
             next_at += self.period
             late = self._clock() - next_at
             if late > self.period:  # fell behind (suspended, overloaded): skip, do not burst
                 next_at += (int(late / self.period) + 1) * self.period
 
-    def _sample(self, tick: int, read_counter: bool, read_slow: bool = False, read_gpm: bool = False) -> Tick:
-        """One tick: fast fields of every GPU first, then the slow reads (the energy counter costs about
-        4 ms), so each sample's time is when its power was read and the slow reads delay no GPU."""
+    def _tick(self, tick: int) -> None:
+        """Tick number `tick` of the loop (1, 2, ...), with the tiers due at it."""
+        try:
+            self._sample(tick, read_counter=tick % self._energy_every == 0,
+                         read_status=tick % self._status_every == 0,
+                         read_slow=tick % self._slow_every == 0,
+                         read_gpm=tick % self._gpm_every == self._gpm_every // 2)
+        except Exception as exc:  # never let a bug end sampling silently: keep it, carry on
+            if len(self.errors) < 20:
+                self.errors.append(f"{type(exc).__name__}: {exc}")
+
+    def _sample(self, tick: int, read_counter: bool, read_status: bool = False, read_slow: bool = False,
+                read_gpm: bool = False) -> Tick:
+        """One tick: the every-tick fields of every GPU first, then the slower tiers that are due (the
+        energy counter costs about 4 ms), so each sample's time is when its power was read and the slower
+        reads delay no GPU's power reading."""
         src = self.source
-        t_tick = self.now()
+        now = self.now
+        t_tick = now()
+        readings = [None if info.index in src.lost else (now(), src.tick_fields(info.index)) for info in self.devices]
         gpus = []
-        for info in self.devices:
+        status = self._status
+        for info, reading in zip(self.devices, readings):
             i = info.index
-            if i in src.lost:
-                gpus.append(GpuSample(self.now(), i, lost=True))
+            if reading is None:
+                gpus.append(GpuSample(now(), i, lost=True))
                 continue
-            t = self.now()
-            power, power_source, average = src.power_w(i)
+            t, (power, power_source, util_gpu, util_mem) = reading
+            if read_status or i not in status:
+                status[i] = (now(), src.status_fields(i))
+            status_t, (average, mem_used, mem_total, temp, sm_clock, mem_clock, reasons) = status[i]
+            if power_source == "average":
+                average = power          # read this tick
             limit = self.slow[i].power_limit_w if i in self.slow else info.power_limit_w
-            gpus.append(GpuSample(t, i, power, power_source, average, limit, **src.fast(i)))
+            gpus.append(GpuSample(t, i, power, power_source, average, limit, None, "", util_gpu, util_mem,
+                                  mem_used, mem_total, temp, sm_clock, mem_clock, reasons, status_t=status_t))
+        if read_slow:
+            self._slow_reads += 1
+        read_links = self._slow_reads % self._links_every == 0
         for sample, info in zip(gpus, self.devices):
             if sample.lost:
                 continue
@@ -177,21 +224,22 @@ class Sampler:
             with self._energy_lock:
                 tracker = self._energy[info.index]
                 tracker.add_power(sample.t, sample.power_w)
-                tracker.add_counter(self.now(), counter)
+                if counter is not None:
+                    tracker.add_counter(now(), counter)
                 sample.energy_j, sample.energy_source = tracker.energy_j(), tracker.source
             if read_gpm and info.gpm_reason == "":
-                window = self._gpm[info.index] = src.gpm(info.index, self.now())
+                window = self._gpm[info.index] = src.gpm(info.index, now())
                 if window is None:
                     self._gpm_stopped(info)
             sample.gpm = self._gpm.get(info.index)
             sample.lost = info.index in src.lost
             if read_slow or info.index not in self.slow:
-                status = src.slow(info.index, self.host.process_info)
-                self._attribute_energy(info.index, sample.energy_j, status.processes)
-                self.slow[info.index] = status
+                slow = src.slow(info.index, self.host.process_info, links=read_links)
+                self._attribute_energy(info.index, sample.energy_j, slow.processes)
+                self.slow[info.index] = slow
         # a first host reading has no CPU share yet (see host.py): read again at the next tick, not a second later
         if self._host_sample is None or self._host_sample.cpu_pct is None or tick % self._host_every == 0 or tick < 0:
-            self._host_sample = self.host.sample(self.now())
+            self._host_sample = self.host.sample(now())
         record = Tick(t_tick, gpus, self._host_sample)
         self.ring.append(record)
         if self._recorder is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from aiperf_lab.metrics.tables import Table
 from aiperf_lab.metrics import activity
-from aiperf_lab.metrics.telemetry.model import CLOCK_EVENT_REASONS, GPM_NAMES, GpuInfo, GpuSample, Tick
+from aiperf_lab.metrics.telemetry.model import CLOCK_EVENT_REASONS, GPM_NAMES, GpmSample, GpuInfo, GpuSample, Tick
 
 
 def _reason_column(name: str) -> str:
@@ -21,16 +21,32 @@ COLUMNS = ["device", "samples", "duration_s", "avg_power_w", "peak_power_w", "en
            *REASON_COLUMNS.values(), *GPM_COLUMNS.values(), *SHARE_COLUMNS]
 
 
-def _gpm_value(sample: GpuSample, name: str) -> float | None:
-    return getattr(sample.gpm, name) if sample.gpm is not None else None
+def covering_windows(series: list[GpuSample]) -> list[GpmSample | None]:
+    """Per sample (in time order), the GPM window whose span holds the sample's time, or None. A sample
+    carries the latest window read before it, which describes the seconds before: paired with the
+    sample's own utilization it would lag by up to a window (the sampler reads GPM every 2 s)."""
+    distinct = {(s.gpm.t, s.gpm.window_s): s.gpm for s in series if s.gpm is not None}
+    windows = sorted(distinct.values(), key=lambda g: g.t)
+    found: list[GpmSample | None] = []
+    k = 0
+    for s in series:
+        while k < len(windows) and windows[k].t < s.t - 1e-6:
+            k += 1
+        window = windows[k] if k < len(windows) else None
+        found.append(window if window is not None and window.t - window.window_s <= s.t + 1e-6 else None)
+    return found
 
 
-def _time_shares(series: list[GpuSample], weights: list[float]) -> list[float | None]:
+def _gpm_value(window: GpmSample | None, name: str) -> float | None:
+    return getattr(window, name) if window is not None else None
+
+
+def _time_shares(series: list[GpuSample], windows: list[GpmSample | None],
+                 weights: list[float]) -> list[float | None]:
     """Shares of the GPM-covered time: utilization high with SM activity low; SMs busy with tensor cores
-    idle; DRAM bandwidth high."""
+    idle; DRAM bandwidth high. `windows`: covering_windows(series)."""
     covered = low = idle = dram = 0.0
-    for s, w in zip(series, weights):
-        g = s.gpm
+    for s, g, w in zip(series, windows, weights):
         if g is None or g.sm_active_pct is None:
             continue
         covered += w
@@ -61,8 +77,10 @@ def telemetry_summary(devices: list[GpuInfo], ticks: list[Tick]) -> Table:
         if duration <= 0:
             weights = [1.0] * len(series)
 
-        def mean(attr: str, get=getattr) -> float | None:
-            pairs = [(get(s, attr), w) for s, w in zip(series, weights) if get(s, attr) is not None]
+        windows = covering_windows(series)
+
+        def mean(attr: str, get=getattr, items=series) -> float | None:
+            pairs = [(get(s, attr), w) for s, w in zip(items, weights) if get(s, attr) is not None]
             total_w = sum(w for _v, w in pairs)
             return round(sum(v * w for v, w in pairs) / total_w, 2) if pairs and total_w > 0 else None
 
@@ -87,7 +105,7 @@ def telemetry_summary(devices: list[GpuInfo], ticks: list[Tick]) -> Table:
             mean("util_gpu_pct"), mean("util_mem_pct"), max(mem_peaks) if mem_peaks else None,
             max(temps) if temps else None, mean("sm_clock_mhz"),
             *(round(100.0 * reason_time[bit] / total_weight, 2) for bit in CLOCK_EVENT_REASONS),
-            *(mean(name, _gpm_value) for name in GPM_COLUMNS), *_time_shares(series, weights)])
+            *(mean(name, _gpm_value, windows) for name in GPM_COLUMNS), *_time_shares(series, windows, weights)])
         if info.gpm_reason:
             notes.append(f"device {info.index}: {info.gpm_reason}; the GPM columns are empty")
         elif info.gpm_missing:
@@ -101,7 +119,8 @@ def telemetry_summary(devices: list[GpuInfo], ticks: list[Tick]) -> Table:
                          "power over time")
     notes.append("avg_power_w is energy_j / duration_s; clock_event_*_pct are shares of time with that reason set.")
     notes.append("GPM columns (graphics_avg_pct ... nvlink_rx_avg_mibps) are time-weighted means of NVML GPM windows "
-                 "(about 1 s each); the *_time_pct shares are of the time with GPM values: utilization >= "
+                 "(gpm_every_s long: the recording's first line), each paired with the samples inside its span; "
+                 "the *_time_pct shares are of the time with GPM values: utilization >= "
                  f"{activity.UTIL_HIGH_PCT:.0f}% with SM activity < {activity.SM_ACTIVE_LOW_PCT:.0f}%, SM activity >= "
                  f"{activity.SM_BUSY_PCT:.0f}% with tensor < {activity.TENSOR_IDLE_PCT:.0f}%, DRAM >= "
                  f"{activity.DRAM_BOUND_PCT:.0f}% of peak.")
@@ -118,22 +137,24 @@ def telemetry_findings(devices: list[GpuInfo], ticks: list[Tick]) -> Table:
     for info in devices:
         series = [s for tick in ticks for s in tick.gpus if s.index == info.index and not s.lost]
         weights = [b.t - a.t for a, b in zip(series, series[1:])] + [0.0]
-        busy = [(s, w) for s, w in zip(series, weights) if (s.util_gpu_pct or 0) >= BUSY_UTIL_PCT]
+        busy = [(s, g, w) for s, g, w in zip(series, covering_windows(series), weights)
+                if (s.util_gpu_pct or 0) >= BUSY_UTIL_PCT]
 
-        def mean(get) -> float | None:
-            pairs = [(get(s), w) for s, w in busy if get(s) is not None]
+        def mean(get, of_window: bool = True) -> float | None:
+            pairs = [(get(g if of_window else s), w) for s, g, w in busy if get(g if of_window else s) is not None]
             total = sum(w for _v, w in pairs)
             return sum(v * w for v, w in pairs) / total if pairs and total > 0 else None
 
-        where = f" while busy ({sum(w for _s, w in busy):.1f} s at utilization >= {BUSY_UTIL_PCT:.0f}%)"
+        where = f" while busy ({sum(w for _s, _g, w in busy):.1f} s at utilization >= {BUSY_UTIL_PCT:.0f}%)"
         if not busy:
             where = " (never busy: no time at utilization >= 50%)"
         elif info.gpm_reason:
             where += f"; GPM: {info.gpm_reason}"
-        fp16 = mean(lambda s: _gpm_value(s, "fp16_pct"))
-        for verdict in activity.verdicts(mean(lambda s: s.util_gpu_pct), mean(lambda s: _gpm_value(s, "sm_active_pct")),
-                                         mean(lambda s: _gpm_value(s, "tensor_pct")),
-                                         mean(lambda s: _gpm_value(s, "dram_pct")),
+        fp16 = mean(lambda g: _gpm_value(g, "fp16_pct"))
+        for verdict in activity.verdicts(mean(lambda s: s.util_gpu_pct, of_window=False),
+                                         mean(lambda g: _gpm_value(g, "sm_active_pct")),
+                                         mean(lambda g: _gpm_value(g, "tensor_pct")),
+                                         mean(lambda g: _gpm_value(g, "dram_pct")),
                                          activity.half_precision_from_fp16_pipe(fp16), where):
             rows.append([verdict.rule, info.index, verdict.state, verdict.evidence, verdict.advice])
     return Table("telemetry_findings", "Telemetry Findings", FINDING_COLUMNS, rows,

@@ -1,0 +1,1 @@
+aiperf-triage: internal error: FileNotFoundError: [Errno 2] No such file or directory: '/tmp/rtme/cc/.aiperf-triage-vm-20261123T033834Z.partial/workload/.stdout.log.0.seg' (rerun with AIPERF_DEBUG=1 for the traceback)
