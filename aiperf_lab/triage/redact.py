@@ -39,6 +39,8 @@ The report counts what was replaced, by rule; it never holds a value.
 from __future__ import annotations
 
 import base64
+import functools
+import bisect
 import getpass
 import html
 import ipaddress
@@ -171,16 +173,23 @@ CREDENTIAL_CHARACTER = re.compile(r"[0-9A-Z+/=~.]")
 URL_USERINFO = re.compile(r"://(?P<userinfo>[^\s/?#\"'<>\\]{1,4096})@")
 # Schemes whose user part is a login name (ssh://git@host, sftp://alice@files): kept; in any other scheme a
 # user with no password is a token (https://TOKEN@github.com), however short.
-LOGIN_SCHEME = re.compile(r"(?i)(?<![A-Za-z0-9+.-])(?:ssh|sftp|scp|rsync|git|git\+ssh|ssh\+git|svn\+ssh|ftp|ftps)\Z")
+LOGIN_SCHEMES = ("ssh", "sftp", "scp", "rsync", "git", "git+ssh", "ssh+git", "svn+ssh", "ftp", "ftps")
+# matched on the reversed text before "://", anchored: one try, not one per position
+REVERSED_LOGIN_SCHEME = re.compile("(?i)(?:" + "|".join(re.escape(s[::-1]) for s in sorted(LOGIN_SCHEMES, key=len,
+                                                                                          reverse=True))
+                                   + r")(?![A-Za-z0-9+.-])")
 URL_ODD_PASSWORD = re.compile(r"://(?P<user>[^\s/?#:@\"'<>\\]{0,256}):(?P<password>(?:[^\n\"'<>\\@:]|:(?!//)){1,256})"
                               r"@(?=[\w\[])")
 # Whole commands printed by the workload, with their password: mysql -pX, sshpass -p X, curl -u u:X.
-COMMAND_PASSWORDS = [
-    re.compile(r"(?:mysql|mariadb)[^\n]{0,300}?[ \t]-p(?P<value>[^\s'\"]{3,})"),
-    re.compile(r"sshpass[^\n]{0,100}?[ \t]-p[ \t]{0,4}(?P<value>[^\s'\"-][^\s'\"]*)"),
-    # one pattern per tool: a literal start lets the engine skip ahead (an alternation cannot)
-    *(re.compile(tool + r"[^\n]{0,300}?[ \t](?:-u[ \t]{0,4}|--(?:proxy-)?user[ \t=]{1,4})['\"]?[^\s:'\"]{1,128}:"
-                 r"(?P<value>[^\s'\"]+)") for tool in ("curl", "wget")),
+# The flag is searched (a literal), then the tool's name within `reach` characters before it on its line
+# (a sorted list of where each tool's name is, looked up by bisection): a text full of "mysql " or
+# "curl " costs one scan, where a pattern led by the tool's name rescanned 300 characters after each.
+COMMAND_PASSWORD_FLAGS: list[tuple[tuple[str, ...], int, re.Pattern[str]]] = [
+    (("mysql", "mariadb"), 300, re.compile(r"-p(?<=[ \t]-p)(?P<value>[^\s'\"]{3,})")),
+    (("sshpass",), 100, re.compile(r"-p(?<=[ \t]-p)[ \t]{0,4}(?P<value>[^\s'\"-][^\s'\"]*)")),
+    (("curl", "wget"), 300, re.compile(r"-u(?<=[ \t]-u)[ \t]{0,4}['\"]?[^\s:'\"]{1,128}:(?P<value>[^\s'\"]+)")),
+    (("curl", "wget"), 300, re.compile(r"--(?<=[ \t]--)(?:proxy-)?user[ \t=]{1,4}['\"]?[^\s:'\"]{1,128}:"
+                                       r"(?P<value>[^\s'\"]+)")),
 ]
 # `key=`, `?key=`, `"key": "..."`, `license_key: ...` with a key-shaped value (20+ characters of
 # letters and digits both, checked in code); a bare `key` elsewhere is too common in ML logs to hide.
@@ -341,6 +350,10 @@ def encoded_forms(value: str) -> set[str]:
 
 def worth_hiding(value: str) -> bool:
     return len(value) >= MIN_SECRET_LEN and value.strip().lower() not in NOT_SECRET_VALUES
+
+
+_NOT_SECRET_FIRST = frozenset("0123456789-.tfynoeda[uTFYNOEDAU \t")   # how such a value can start
+_NAME_CHARACTER = re.compile(r"[A-Za-z0-9_.-]").match
 
 
 def cannot_be_secret(value: str) -> bool:
@@ -584,9 +597,7 @@ class Redactor:
             else:
                 spans.extend((a, b, REDACTED, label, a) for a, b in map(re.Match.span, pattern.finditer(text)))
         spans.extend(_url_userinfo_spans(text))
-        for pattern in COMMAND_PASSWORDS:
-            spans.extend((m.start("value"), m.end("value"), REDACTED, "command-line password", m.start())
-                         for m in pattern.finditer(text))
+        spans.extend(_command_password_spans(text))
         lower = _lower(text) if lower is None else lower
         for pattern in (AUTHORIZATION, NETRC_PASSWORD):
             spans.extend((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
@@ -599,9 +610,15 @@ class Redactor:
         for pattern in SECRET_ASSIGNMENTS:
             for m in pattern.finditer(lower):
                 value = text[m.start("value"):m.end("value")]
-                if (m.group("value") != REDACTED.lower() and not (value[0] in "/~." and is_location(value))
-                        and not cannot_be_secret(value.rstrip(")]}>")) and not _names_a_quantity(text, m.start(), m.end("rest"))):
-                    spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
+                start = m.start()
+                if m.group("value") == REDACTED.lower() or (value[0] in "/~." and is_location(value)):
+                    continue
+                if len(value) < 16 and value[0] in _NOT_SECRET_FIRST and cannot_be_secret(value.rstrip(")]}>")):
+                    continue  # secret=False, token: 0, gpu_pw=350.2
+                if (m.group("rest") or start and _NAME_CHARACTER(text[start - 1])) and _names_a_quantity(
+                        text, start, m.end("rest")):
+                    continue  # output_token_throughput: 1234.5 (a name longer than its keyword is looked at)
+                spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", start))
         spans.extend(_key_spans(text, lower, in_key))
         return spans
 
@@ -945,27 +962,60 @@ def _prefixed_block_end(text: str, eol: int) -> int:
     return end
 
 
+NAME_RUN_REVERSED = re.compile(r"[A-Za-z0-9_.-]{0,64}")
+
+
 def _name_before(text: str, start: int, end: int) -> str:
     """The whole name a keyword found at start belongs to: the name characters before it (64 at most)
     through end (`per_token_latency_ms` for the "token" in it, `outputTokenThroughput`)."""
-    at = start
-    while at > 0 and start - at < 64 and (text[at - 1].isalnum() or text[at - 1] in "_.-"):
-        at -= 1
-    return text[at:end]
+    before = NAME_RUN_REVERSED.match(text[max(0, start - 64):start][::-1]).end()
+    return text[start - before:end]
+
+
+@functools.lru_cache(maxsize=4096)
+def _quantity_name(name: str) -> bool:
+    words = name_words(name)
+    return not (QUANTITY_WORDS.isdisjoint(words) and QUALIFIER_BEFORE.isdisjoint(words)) and not is_secret_name(name)
 
 
 def _names_a_quantity(text: str, start: int, end: int) -> bool:
     """Whether the name of a secret-sounding assignment is a quantity, a setting or a label instead
-    (`"output_token_throughput": 1234.5`, `token_count: 512`, `num_pass: 100`, `max_token_len`)."""
-    name = _name_before(text, start, end)
-    words = name_words(name)
-    return not is_secret_name(name) and not (QUANTITY_WORDS.isdisjoint(words) and QUALIFIER_BEFORE.isdisjoint(words))
+    (`"output_token_throughput": 1234.5`, `token_count: 512`, `num_pass: 100`, `max_token_len`); a log
+    repeats its names, so the verdict is remembered per name."""
+    return _quantity_name(_name_before(text, start, end))
 
 
 def _names_harmless_key(text: str, start: int) -> bool:
     """`sort_key=`, `cache_key: ...`: a key named for what it sorts or caches, not a secret key."""
     words = name_words(_name_before(text, start, start + 3))
     return len(words) > 1 and words[-2] in NOT_SECRET_KEY_KINDS
+
+
+def _command_password_spans(text: str) -> list[Span]:
+    """Passwords of printed commands (COMMAND_PASSWORD_FLAGS): each flag match is kept when one of its
+    tools' names starts within reach before it, on the same line."""
+    spans: list[Span] = []
+    places: dict[str, list[int]] = {}
+    for tools, reach, pattern in COMMAND_PASSWORD_FLAGS:
+        present = [tool for tool in tools if tool in text]
+        if not present:
+            continue
+        for tool in present:
+            if tool not in places:
+                found, at = [], text.find(tool)
+                while at >= 0:
+                    found.append(at)
+                    at = text.find(tool, at + len(tool))
+                places[tool] = found
+        for m in pattern.finditer(text):
+            start = m.start()
+            for tool in present:
+                where = places[tool]
+                index = bisect.bisect_right(where, start - len(tool)) - 1
+                if index >= 0 and where[index] >= start - reach and text.find("\n", where[index], start) < 0:
+                    spans.append((m.start("value"), m.end("value"), REDACTED, "command-line password", where[index]))
+                    break
+    return spans
 
 
 def _url_userinfo_spans(text: str) -> list[Span]:
@@ -980,8 +1030,8 @@ def _url_userinfo_spans(text: str) -> list[Span]:
         if colon and password:
             spans.append((m.start("userinfo") + len(user) + 1, m.end("userinfo"), REDACTED, "url password", m.start()))
             done.add(m.start())
-        elif not colon and user and user != REDACTED and not LOGIN_SCHEME.search(text, max(0, m.start() - 16),
-                                                                                  m.start()):
+        elif not colon and user and user != REDACTED and not REVERSED_LOGIN_SCHEME.match(
+                text[max(0, m.start() - 9):m.start()][::-1]):
             spans.append((m.start("userinfo"), m.end("userinfo"), REDACTED, "url credential", m.start()))
             done.add(m.start())
     append = spans.append
