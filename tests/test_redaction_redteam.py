@@ -106,3 +106,38 @@ def test_escaped_token_in_a_stream_and_a_json_log():
     stream = StreamRedactor(Redactor({}))
     out = stream.feed(json.dumps({"msg": "login ok\n" + token}) + "\n") + stream.close()
     assert token[:12] not in out and out.startswith('{"msg": "login ok\\n[REDACTED]')
+
+
+# P1: the workload's pipe is read into memory while redaction runs, so a slow redaction does not block it.
+def test_a_slow_redaction_does_not_block_the_workloads_pipe(tmp_path, monkeypatch):
+    import os
+    import threading
+    import time
+
+    from aiperf_lab.triage import workload_output
+
+    calls = []
+    feed = StreamRedactor.feed
+
+    def slow_feed(self, text):
+        calls.append(len(text))
+        time.sleep(0.3)  # far slower than the writer
+        return feed(self, text)
+
+    monkeypatch.setattr(StreamRedactor, "feed", slow_feed)
+    log = workload_output.RedactedLog(tmp_path / "stdout.log", Redactor({"HF_TOKEN": SHAPES["hugging face"]}),
+                                      cap_bytes=64 << 20)
+    read, write = os.pipe()
+    log.attach(os.fdopen(read, "rb"))
+    lines = [b"step %d loss 0.5 token %s\n" % (i, SHAPES["hugging face"].encode()) for i in range(40000)]
+    started = time.monotonic()
+    with os.fdopen(write, "wb", buffering=0) as sink:
+        for line in lines:  # line by line, as a workload that flushes each print
+            sink.write(line)
+    written_s = time.monotonic() - started
+    log.finish()
+    out = (tmp_path / "stdout.log").read_text()
+    assert written_s < 0.3 * len(calls) / 2, (written_s, len(calls))  # the writer did not wait on the redactor
+    assert len(calls) < len(lines) / 100  # lines queued meanwhile were redacted in batches
+    assert out.count("\n") == len(lines) and "step 39999 loss" in out and SHAPES["hugging face"][:12] not in out
+    assert threading.active_count() < 20
