@@ -102,9 +102,9 @@ NAME_WORD_SPLIT = re.compile(r"[_.\-]+")
 CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 # Values that cannot be a secret, however the name sounds: settings, booleans, nothing, a number with
 # a decimal point or of at most 4 digits (`secret=False`, `api_key=None`, `token_count: 512`, `gpu_pw=350.2`).
-NOT_A_SECRET_VALUE = re.compile(r"(?i)(?:true|false|yes|no|none|null|nil|on|off|enabled|disabled|auto|default|"
-                                r"unset|undefined|n/a|\[redacted\]|-?[0-9]{1,4}|-?[0-9]*\.[0-9]+(?:e[+-]?[0-9]+)?|"
-                                r"-?[0-9]+e[+-]?[0-9]+)")
+NOT_A_SECRET_WORDS = frozenset({"true", "false", "yes", "no", "none", "null", "nil", "on", "off", "enabled", "disabled",
+                                "auto", "default", "unset", "undefined", "n/a", "[redacted]"})
+NOT_A_SECRET_NUMBER = re.compile(r"-?[0-9]{1,4}|-?[0-9]*\.[0-9]+(?:[eE][+-]?[0-9]+)?|-?[0-9]+[eE][+-]?[0-9]+")
 # Values of secret-named variables that are settings, not secrets (TOKENIZERS_PARALLELISM=false).
 NOT_SECRET_VALUES = {"true", "false", "yes", "no", "none", "null", "on", "off", "enabled", "disabled", "auto",
                      "default", "unset"}
@@ -142,10 +142,11 @@ def _starts_token(literal: str, identifier: str) -> str:
 # or "_" before a token is allowed (`1ghp_`, `x_hf_`) unless the body holds word-like runs (GitLab's) or has
 # a "." to fail on after a long run (JWT, SendGrid); an AWS key's body is capitals and digits.
 TOKEN_SHAPES: list[tuple[str, re.Pattern[str]]] = [
-    ("github token", re.compile(r"g" + _starts_token("g", "[A-Za-z]")
-                                + r"(?:h[pousr]_[A-Za-z0-9]{30,}|ithub_pat_[A-Za-z0-9_]{30,})")),
+    ("github token", re.compile(r"gh" + _starts_token("gh", "[A-Za-z]") + r"[pousr]_[A-Za-z0-9]{30,}")),
+    ("github token", re.compile(r"github_pat_" + _starts_token("github_pat_", "[A-Za-z]") + r"[A-Za-z0-9_]{30,}")),
     ("hugging face token", re.compile(r"hf_" + _starts_token("hf_", "[A-Za-z]") + r"[A-Za-z0-9]{24,}")),
-    ("aws access key", re.compile(r"A" + _starts_token("A", "[A-Z0-9]") + r"(?:KIA|SIA)[0-9A-Z]{16}(?![0-9A-Z])")),
+    *(("aws access key", re.compile(prefix + _starts_token(prefix, "[A-Z0-9]") + r"[0-9A-Z]{16}(?![0-9A-Z])"))
+      for prefix in ("AKIA", "ASIA")),
     ("slack token", re.compile(r"xox" + _starts_token("xox", "[A-Za-z-]") + r"[abprs]-[A-Za-z0-9-]{10,}")),
     ("openai key", re.compile(r"sk-" + _starts_token("sk-", "[A-Za-z-]") + r"(?:proj-|ant-)?[A-Za-z0-9_-]{20,}")),
     ("google api key", re.compile(r"AIza" + _starts_token("AIza", "[A-Za-z-]") + r"[0-9A-Za-z_-]{35}")),
@@ -352,14 +353,18 @@ def worth_hiding(value: str) -> bool:
     return len(value) >= MIN_SECRET_LEN and value.strip().lower() not in NOT_SECRET_VALUES
 
 
-_NOT_SECRET_FIRST = frozenset("0123456789-.tfynoeda[uTFYNOEDAU \t")   # how such a value can start
 _NAME_CHARACTER = re.compile(r"[A-Za-z0-9_.-]").match
 
 
 def cannot_be_secret(value: str) -> bool:
     """A value no secret can be: a boolean or setting word, nothing, a number with a decimal point or of
     at most 4 digits (a secret-sounding name with such a value keeps it: `secret=False`, `gpu_pw=350.2`)."""
-    return not value.strip() or bool(NOT_A_SECRET_VALUE.fullmatch(value.strip()))
+    value = value.strip()
+    if not value:
+        return True
+    if value[0] in "0123456789-.":
+        return NOT_A_SECRET_NUMBER.fullmatch(value) is not None
+    return value.lower() in NOT_A_SECRET_WORDS
 
 
 def is_location(value: str) -> bool:
@@ -469,8 +474,10 @@ def argv_secret_values(argv: list[str]) -> list[str]:
 def _lower(text: str) -> str:
     """text lower-cased, offset for offset (a character whose lower case is longer becomes "?")."""
     lower = text.lower()
-    if len(lower) != len(text):
-        lower = "".join(c if len(c) == 1 else "?" for c in map(str.lower, text))
+    if len(lower) != len(text):  # only U+0130 (capital I with a dot) lower-cases to two characters
+        lower = text.replace("\u0130", "?").lower()
+        if len(lower) != len(text):
+            lower = "".join(c if len(c) == 1 else "?" for c in map(str.lower, text))
     return lower
 
 
@@ -613,7 +620,7 @@ class Redactor:
                 start = m.start()
                 if m.group("value") == REDACTED.lower() or (value[0] in "/~." and is_location(value)):
                     continue
-                if len(value) < 16 and value[0] in _NOT_SECRET_FIRST and cannot_be_secret(value.rstrip(")]}>")):
+                if len(value) < 16 and cannot_be_secret(value.rstrip(")]}>")):
                     continue  # secret=False, token: 0, gpu_pw=350.2
                 if (m.group("rest") or start and _NAME_CHARACTER(text[start - 1])) and _names_a_quantity(
                         text, start, m.end("rest")):
@@ -1024,18 +1031,20 @@ def _url_userinfo_spans(text: str) -> list[Span]:
     spans: list[Span] = []
     if "://" not in text:
         return spans
-    done = set()
-    for m in URL_USERINFO.finditer(text):
-        user, colon, password = m.group("userinfo").partition(":")
-        if colon and password:
-            spans.append((m.start("userinfo") + len(user) + 1, m.end("userinfo"), REDACTED, "url password", m.start()))
-            done.add(m.start())
-        elif not colon and user and user != REDACTED and not REVERSED_LOGIN_SCHEME.match(
-                text[max(0, m.start() - 9):m.start()][::-1]):
-            spans.append((m.start("userinfo"), m.end("userinfo"), REDACTED, "url credential", m.start()))
-            done.add(m.start())
     append = spans.append
-    for m in URL_ODD_PASSWORD.finditer(text):
+    for m in URL_USERINFO.finditer(text):
+        start, end = m.span("userinfo")
+        colon = text.find(":", start, end)
+        if colon >= 0:
+            if colon + 1 < end:
+                append((colon + 1, end, REDACTED, "url password", start - 3))
+        elif text[start:end] != REDACTED and not REVERSED_LOGIN_SCHEME.match(text[max(0, start - 12):start - 3][::-1]):
+            append((start, end, REDACTED, "url credential", start - 3))
+    odd = list(URL_ODD_PASSWORD.finditer(text))
+    if not odd:
+        return spans
+    done = {span[4] for span in spans}
+    for m in odd:
         start = m.start()
         first, last = m.span("password")
         if start in done or text.count(" ", first, last) > 3:
