@@ -141,3 +141,34 @@ def test_a_slow_redaction_does_not_block_the_workloads_pipe(tmp_path, monkeypatc
     assert len(calls) < len(lines) / 100  # lines queued meanwhile were redacted in batches
     assert out.count("\n") == len(lines) and "step 39999 loss" in out and SHAPES["hugging face"][:12] not in out
     assert threading.active_count() < 20
+
+
+# A9/A10: shapes of keys this audience holds (NGC, PyPI, Databricks, Docker Hub, Vault, ...).
+@pytest.mark.parametrize("token", [
+    "nvapi-" + "Ab3" * 22, "pypi-AgEIcHlwaS5vcmcCJGFiY2RlZmdoLWlqa2wtbW5vcC1xcnN0LXV2d3h5ejAxMjM0",
+    "dapi" + "0123456789abcdef" * 2, "dckr_pat_abcdefghijklmnopqrstuvwx", "hvs." + "CAESIJx9" * 11, "gsk_" + "a1" * 26,
+    "r8_" + "Ab1" * 13, "ya29.a0AfH6SMBabcdefghijklmnop", "GOCSPX-abcdefghijklmnopqrstuv", "whsec_abcdefghijklmnopqrstuvwxyz",
+    "dop_v1_" + "0123456789abcdef" * 4, "shpat_" + "0123456789abcdef" * 2, "lin_api_" + "Ab1" * 12,
+    "ntn_" + "Ab1" * 12, "AGE-SECRET-KEY-1" + "QZ7" * 20, "xapp-1-A0123456789-0123456789-abcdef",
+])
+def test_more_token_shapes_go(token):
+    out = Redactor({}).text(f"using {token}\n")
+    assert out == f"using {REDACTED}\n"
+    assert Redactor({}).text(f'{{"msg": "ok\\n{token}"}}').endswith(f'\\n{REDACTED}"}}')
+
+
+# A3: a short known secret printed in two halves on two lines, each shorter than a piece.
+@pytest.mark.parametrize("secret, cut", [("AvoCMF1ZIDKtxODiDeDeFF", 11), ("AKIAIOSFODNN7EXAMPLE", 10), ("Pw9xQ2mZ", 4)])
+def test_a_short_secret_in_two_halves_on_two_lines_goes(secret, cut):
+    r = Redactor({}, extra_secrets=[secret])
+    text = f"noise\n{secret[:cut]}\n{secret[cut:]}\nafter\n"
+    assert r.text(text) == f"noise\n{REDACTED}\n{REDACTED}\nafter\n"
+    stream = StreamRedactor(r)
+    out = "".join(stream.feed(line) for line in text.splitlines(keepends=True)) + stream.close()
+    assert out == f"noise\n{REDACTED}\n{REDACTED}\nafter\n"
+
+
+def test_argv_secret_printed_in_halves():
+    argv = ["python3", "x.py", "--token", "AvoCMF1ZIDKtxODiDeDeFF"]
+    r = Redactor({}, extra_secrets=argv_secret_values(argv))
+    assert "txODiDeDeFF" not in r.text("AvoCMF1ZIDK\ntxODiDeDeFF\n")

@@ -127,14 +127,24 @@ NUMBER_LIKE = re.compile(r"[0-9][0-9.:,x_/+-]*|[0-9.]+[eE][+-]?[0-9]+")
 # URL or terminal encoding puts there (`\nghp_...`, `\x00hf_...`, `%3Dhf_...`, `\x1b[32mghp_...`, `\033[1;32m`).
 # Each is fixed-width (a lookbehind must be); none holds a character of a token's body, so a token
 # found after one still cannot start inside a run it belongs to.
-ESCAPES_BEFORE = (r"\\[nrtfvbae0]", r"\\x[0-9A-Fa-f]{2}", r"\\u[0-9A-Fa-f]{4}", r"\\U[0-9A-Fa-f]{8}", r"\\[0-7]{3}",
-                  r"%[0-9A-Fa-f]{2}", r"[\[;][0-9]m", r"[\[;][0-9]{2}m", r"[\[;][0-9]{3}m", r"\[K", r"\[[0-9]K")
+# Grouped by the character they end in, which is checked first; a one-letter backslash escape (\n \t \0 ...)
+# is in _starts_token.
+ESCAPES_BEFORE = {
+    "hex": (r"\\x[0-9A-Fa-f]{2}", r"\\u[0-9A-Fa-f]{4}", r"\\U[0-9A-Fa-f]{8}", r"\\[0-7]{3}", r"%[0-9A-Fa-f]{2}"),
+    "m": (r"[\[;][0-9]m", r"[\[;][0-9]{2}m", r"[\[;][0-9]{3}m"),
+    "K": (r"\[K", r"\[[0-9]K"),
+}
 
 
 def _starts_token(literal: str, identifier: str) -> str:
     """Lookbehinds for right after a token's (fixed-width) literal: it does not follow a character of
-    `identifier` (it is not inside a word), or it follows an escape (ESCAPES_BEFORE)."""
-    return "(?:" + "|".join([f"(?<!{identifier}{literal})", *(f"(?<={e}{literal})" for e in ESCAPES_BEFORE)]) + ")"
+    `identifier` (it is not inside a word), or it follows an escape (ESCAPES_BEFORE). Most characters
+    before a literal fail one or two single-character checks, so the escapes cost little."""
+    groups = [rf"(?<=\\[nrtfvbae0]{literal})",
+              rf"(?<=[0-9A-Fa-f]{literal})(?:" + "|".join(f"(?<={e}{literal})" for e in ESCAPES_BEFORE["hex"]) + ")",
+              rf"(?<=m{literal})(?:" + "|".join(f"(?<={e}{literal})" for e in ESCAPES_BEFORE["m"]) + ")",
+              rf"(?<=K{literal})(?:" + "|".join(f"(?<={e}{literal})" for e in ESCAPES_BEFORE["K"]) + ")"]
+    return f"(?:(?<!{identifier}{literal})|(?<=[0-9A-Za-z]{literal})(?:" + "|".join(groups) + "))"
 
 
 # Each pattern starts with a literal, so the regex engine skips ahead to it; the "not preceded by"
@@ -155,6 +165,19 @@ TOKEN_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     ("stripe key", re.compile(r"_(?<=[sr]k_)" + _starts_token("[sr]k_", "[A-Za-z]") + r"(?:live|test)_[A-Za-z0-9]{16,}")),
     ("npm token", re.compile(r"npm_" + _starts_token("npm_", "[A-Za-z]") + r"[A-Za-z0-9]{36}")),
     ("sendgrid key", re.compile(r"SG\." + _starts_token(r"SG\.", "[A-Za-z0-9_]") + r"[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}")),
+    # NVIDIA NGC, PyPI, Databricks, Docker Hub, Vault, Groq, Replicate, Slack app/config, Google OAuth,
+    # Stripe webhook, DigitalOcean, Shopify, Linear, Notion, age keys: each led by its own literal
+    *((label, re.compile(re.escape(prefix) + _starts_token(re.escape(prefix), "[A-Za-z]") + body)) for label, prefix, body in (
+        ("nvidia ngc key", "nvapi-", r"[A-Za-z0-9_-]{40,}"), ("pypi token", "pypi-AgE", r"[A-Za-z0-9_-]{40,}"),
+        ("databricks token", "dapi", r"[0-9a-f]{32}(?![0-9a-f])(?:-[0-9]{1,2})?"),
+        ("docker hub token", "dckr_pat_", r"[A-Za-z0-9_-]{20,}"), ("vault token", "hvs.", r"[A-Za-z0-9_-]{24,}"),
+        ("vault token", "hvb.", r"[A-Za-z0-9_-]{24,}"), ("groq key", "gsk_", r"[A-Za-z0-9]{40,}"),
+        ("replicate token", "r8_", r"[A-Za-z0-9]{30,}"), ("slack token", "xapp-", r"[A-Za-z0-9-]{20,}"),
+        ("slack token", "xoxe", r"[.-][A-Za-z0-9.-]{20,}"), ("google oauth token", "ya29.", r"[A-Za-z0-9_-]{20,}"),
+        ("google oauth secret", "GOCSPX-", r"[A-Za-z0-9_-]{20,}"), ("stripe key", "whsec_", r"[A-Za-z0-9]{20,}"),
+        ("digitalocean token", "dop_v1_", r"[0-9a-f]{40,}"), ("shopify token", "shpat_", r"[0-9a-fA-F]{32}"),
+        ("linear key", "lin_api_", r"[A-Za-z0-9]{30,}"), ("notion token", "ntn_", r"[A-Za-z0-9]{30,}"),
+        ("age secret key", "AGE-SECRET-KEY-1", r"[0-9A-Z]{50,}"))),
     # a JWT and any dotted segments that follow (a run of them is one span, not one per token)
     # (a header is at least {"a":1}, eyJhIjoxfQ; a payload {} is e30; an unsigned token ends in a dot)
     ("jwt", re.compile(r"eyJ" + _starts_token("eyJ", r"[\w-]")
@@ -515,8 +538,19 @@ class Redactor:
         # secret, or of 23+ from its middle, holds one. Leftwards it is grown by comparing slices.
         self._pieces: list[tuple[str, list[tuple[int, re.Pattern[str]]]]] = []
         self._wrap_heads: dict[str, str] = {}
+        # A secret of 8 to 23 characters printed in two pieces on two lines, each too short to be a piece
+        # (print(v[:11]); print(v[11:])): one regex per secret, its first 3 characters then each next one
+        # with an optional line break before it.
+        self._broken: list[re.Pattern[str]] = []
         for value in self._secret_values:
-            if len(value) <= FRAGMENT or "\n" in value or "://" in value or is_location(value) or " " in value:
+            if "\n" in value or "://" in value or " " in value or is_location(value):
+                continue
+            if 8 <= len(value) < 2 * FRAGMENT:
+                self._broken.append(re.compile(re.escape(value[:WRAP_REST]) + "".join(
+                    r"(?:\r?\n)?" + re.escape(c) for c in value[WRAP_REST:])))
+                for size in range(WRAP_REST, min(len(value), FRAGMENT)):
+                    self._wrap_heads.setdefault(value[:size], value)
+            if len(value) <= FRAGMENT:
                 continue
             offsets: dict[str, int] = {}
             for at in [*range(0, len(value) - FRAGMENT + 1, FRAGMENT), len(value) - FRAGMENT]:
@@ -695,6 +729,16 @@ class Redactor:
                     covered = sorted(covered + found)
         return spans
 
+    def _broken_spans(self, text: str) -> list[Span]:
+        """A short known secret broken over lines (see __init__): each line's piece becomes [REDACTED]."""
+        spans: list[Span] = []
+        for pattern in self._broken:
+            for m in pattern.finditer(text):
+                start, end = m.span()
+                if text.find("\n", start, end) >= 0:
+                    spans.append((start, end, _line_by_line(text, start, end), KNOWN_VALUE, start))
+        return spans
+
     def wrap_head_at_end(self, text: str) -> bool:
         """Whether text ends with the first 3 to 11 characters of a known secret (the rest may start
         the next line): a stream holds such a line back until the next one is read."""
@@ -752,6 +796,8 @@ class Redactor:
         found = self._literal_spans(text) + self._secret_spans(text, in_key, token_carry, value_next, lower)
         if self._pieces:
             found += self._fragment_spans(text)
+        if self._broken and "\n" in text:
+            found += self._broken_spans(text)
         if self.redact_hosts:
             found += self._host_spans(text, lower)
         if not found:
