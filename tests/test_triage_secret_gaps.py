@@ -4,6 +4,8 @@ a bundle useless (PATH, PWD, commit hashes, versions, kernel names must stay).""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from aiperf_lab.triage.redact import REDACTED, Redactor, StreamRedactor, argv_secret_values
 
@@ -213,9 +215,6 @@ def test_a_secret_sounding_name_holding_a_path_keeps_its_path_and_nul_ends_a_val
 
 
 # ---- property: every planted shape, anywhere in any text, cut anywhere by the stream -----------------------
-
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
 
 KNOWN = {"API_TOKEN": TOKEN, "LEGACY_GH": HEX_KEY}
 ARGV = ["mytool", "-p", "S3cr3t!x9"]
