@@ -172,3 +172,30 @@ def test_argv_secret_printed_in_halves():
     argv = ["python3", "x.py", "--token", "AvoCMF1ZIDKtxODiDeDeFF"]
     r = Redactor({}, extra_secrets=argv_secret_values(argv))
     assert "txODiDeDeFF" not in r.text("AvoCMF1ZIDK\ntxODiDeDeFF\n")
+
+
+# F3: user and host names that are common words or product names, under --redact-hosts.
+@pytest.mark.parametrize("user, host", [("nvidia", "h100"), ("ubuntu", "dgx-h100"), ("data", "gpu"), ("admin", "a100")])
+def test_common_user_and_host_names_go_only_where_they_name_a_user_or_host(user, host, monkeypatch):
+    from aiperf_lab.triage import redact
+
+    monkeypatch.setattr(redact.socket, "gethostname", lambda: host)
+    monkeypatch.setattr(redact.socket, "getfqdn", lambda: host)
+    monkeypatch.setattr(redact.getpass, "getuser", lambda: user)
+    r = Redactor({"USER": user, "HOSTNAME": host}, redact_hosts=True)
+    kept = "NVIDIA H100 80GB HBM3, NVIDIA-SMI 550, nvidia-cudnn-cu12; Ubuntu 22.04.4 LTS; Data loader; load data.csv; A100 GPU"
+    assert r.text(kept) == kept
+    private = f"/home/{user}/run; {user}@{host}:~$ ls; ssh {user}@node7; user={user}; Linux {host} 5.15; {host}.cluster.local\n{host}\n"
+    out = r.text(private)
+    assert f"/{user}/" not in out and f"{user}@" not in out and f"@{host}" not in out and f"\n{host}\n" not in out
+    assert out.count("user-1") == 4 and out.count("host-1") == 4
+
+
+def test_a_specific_user_or_host_name_goes_everywhere(monkeypatch):
+    from aiperf_lab.triage import redact
+
+    monkeypatch.setattr(redact.socket, "gethostname", lambda: "gpunode17")
+    monkeypatch.setattr(redact.socket, "getfqdn", lambda: "gpunode17.acme-corp.example")
+    r = Redactor({"USER": "alice", "HOSTNAME": "gpunode17"}, redact_hosts=True)
+    out = r.text("run by alice on gpunode17 (Alice's job)")
+    assert "alice" not in out.lower() and "gpunode17" not in out

@@ -298,6 +298,25 @@ GPU_UUIDS = [re.compile(rf"{kind}-(?<![\w-]{kind}-)[0-9a-fA-F]{{8}}(?:-[0-9a-fA-
 # Addresses that identify nobody; left as they are so the text stays readable.
 BORING_IPS = {"127.0.0.1", "0.0.0.0", "255.255.255.255", "255.255.255.0", "::", "::1"}
 SSH_ADDRESS_VARIABLES = ("SSH_CONNECTION", "SSH_CLIENT")
+# User and host names that are also common words or product names (USER=nvidia, ubuntu, data; HOSTNAME=h100,
+# dgx, gpu): replaced only where the text uses them as a user or host name, never in "NVIDIA H100 80GB
+# HBM3", "Ubuntu 22.04", "Data loader" (see _in_host_context). A specific name (alice, gpunode17) goes everywhere.
+COMMON_NAMES = {"nvidia", "ubuntu", "debian", "centos", "fedora", "rocky", "alma", "admin", "administrator", "user",
+                "users", "data", "ec2-user", "cloud-user", "azureuser", "opc", "jovyan", "docker", "ray", "runner",
+                "vscode", "coder", "jenkins", "developer", "dev", "test", "tester", "ml", "ai", "gpu", "gpus", "student",
+                "guest", "pi", "oracle", "hadoop", "spark", "slurm", "www-data", "nobody", "app", "service", "triton",
+                "cuda", "train", "training", "compute", "worker", "master", "head", "node", "server", "host",
+                "workstation", "desktop", "laptop", "sandbox", "jupyter", "notebook", "devbox", "container", "default",
+                "demo", "lab", "linux", "dgx", "hgx", "mgx", "igx", "pytorch", "torch", "model", "models", "bench",
+                "benchmark", "perf", "profile", "profiler", "nsys", "ncu", "cluster", "build", "ci"}
+# GPU and system product names used as host names (h100, a100-80g, gh200, dgx-h100, rtx4090, l40s)
+PRODUCT_NAME = re.compile(r"(?:(?:dgx|hgx|mgx)-?)?(?:[abhlvtkp][0-9]{1,3}[a-z]?|g[bh][0-9]{3}|rtx-?[0-9]{4}[a-z]*|"
+                          r"(?:quadro|tesla|titan|jetson|orin|thor)[a-z0-9-]*)(?:-[0-9]{1,3}g?b?)?")
+# Where a word is a user or host name: a home folder, user@host, //host, name=value for a user or host
+# key, uname's "Linux HOST", and "@host" or "host." (an FQDN) after it; checked on the lower-cased text.
+HOST_CONTEXT_BEFORE = re.compile(r"(?:home/|users/|users\\|@|//|linux |(?:user|username|login|logname|owner|"
+                                 r"hostname|host|node|nodename|server|machine|uid)[\"']?[ \t]{0,3}[=:][ \t]{0,3}[\"']?)\Z")
+HOST_CONTEXT_AFTER = {"user": re.compile(r"@"), "host": re.compile(r"@|\.[a-z][a-z0-9-]*\.[a-z]|:[~/]")}
 
 
 def name_words(name: str) -> list[str]:
@@ -562,7 +581,7 @@ class Redactor:
         self._literals = sorted({f for v in secrets for f in escaped_forms(v)}, key=len, reverse=True)
         self.longest_literal = max((len(f) for f in self._literals), default=0)
         self._placeholders: dict[str, dict[str, str]] = {}
-        self._host_patterns: list[tuple[str, str, re.Pattern[str]]] = []
+        self._host_patterns: list[tuple[str, str, re.Pattern[str], bool]] = []
         self._known_addresses: set[str] = set()
         self._ipv4_verdicts: dict[str, str] = {}
         self._version_contexts: dict[str, bool] = {}
@@ -588,7 +607,7 @@ class Redactor:
             for value in values:  # matched in the lower-cased text: a case-blind pattern cannot skip ahead
                 literal = re.escape(value.lower())
                 self._host_patterns.append((kind, label, re.compile(
-                    rf"{literal}(?<![a-z0-9_]{literal})(?![a-z0-9_])")))
+                    rf"{literal}(?<![a-z0-9_]{literal})(?![a-z0-9_])"), kind != "mac" and is_common_name(value)))
         self._known_addresses = _own_addresses(hosts)
         for variable in SSH_ADDRESS_VARIABLES:
             for word in self.environ.get(variable, "").split():
@@ -748,9 +767,12 @@ class Redactor:
 
     def _host_spans(self, text: str, lower: str) -> list[Span]:
         spans = []
-        for kind, label, pattern in self._host_patterns:
+        for kind, label, pattern, common in self._host_patterns:
             for m in pattern.finditer(lower):
-                spans.append((m.start(), m.end(), self.placeholder(kind, m.group(0)), label, m.start()))
+                start, end = m.span()
+                if common and not _in_host_context(lower, start, end, kind):
+                    continue  # USER=nvidia: "NVIDIA H100" stays, "/home/nvidia" and "nvidia@node" go
+                spans.append((start, end, self.placeholder(kind, m.group(0)), label, max(0, start - 24)))
         for m in MAC.finditer(lower):
             start = m.start() - 2
             value = lower[start:m.end()].replace("-", ":")
@@ -1172,6 +1194,20 @@ def _key_open(text: str, span: Span) -> bool:
     """Whether a key block span ends at the text's end without its END line (so it may go on)."""
     start, end = span[0], span[1]
     return not text[end:].strip("\r\n") and not KEY_END.search(text, max(start, end - 80), end)
+
+
+def is_common_name(name: str) -> bool:
+    """Whether a user or host name is also a common word or a product name (COMMON_NAMES, PRODUCT_NAME)."""
+    name = name.lower()
+    return name in COMMON_NAMES or PRODUCT_NAME.fullmatch(name) is not None
+
+
+def _in_host_context(lower: str, start: int, end: int, kind: str) -> bool:
+    """Whether lower[start:end] is used as a user or host name there (HOST_CONTEXT_BEFORE / _AFTER), or
+    is a line of its own (what `hostname` or `whoami` prints)."""
+    if HOST_CONTEXT_BEFORE.search(lower, max(0, start - 24), start) or HOST_CONTEXT_AFTER[kind].match(lower, end):
+        return True
+    return (start == 0 or lower[start - 1] == "\n") and lower[end:end + 1] in ("", "\n", "\r")
 
 
 def _ipv4_verdict(value: str, known: set[str]) -> str:
