@@ -199,3 +199,23 @@ def test_a_specific_user_or_host_name_goes_everywhere(monkeypatch):
     r = Redactor({"USER": "alice", "HOSTNAME": "gpunode17"}, redact_hosts=True)
     out = r.text("run by alice on gpunode17 (Alice's job)")
     assert "alice" not in out.lower() and "gpunode17" not in out
+
+
+# U1/U2: URL credentials in other spellings.
+def test_a_proxy_without_a_scheme_keeps_its_host_and_loses_its_password():
+    environ = {"HTTP_PROXY": "bob:Pw9xQ2mZ7kL4@proxy.corp:3128", "https_proxy": "alice:Qx7Pw2mZ9@proxy:8080",
+               "NO_PROXY": "localhost,10.0.0.0/8"}
+    r = Redactor(environ)
+    assert r.environment(environ) == {"HTTP_PROXY": f"bob:{REDACTED}@proxy.corp:3128", "NO_PROXY": "localhost,10.0.0.0/8",
+                                      "https_proxy": f"alice:{REDACTED}@proxy:8080"}
+    assert "Pw9xQ2mZ7kL4" not in r.text("pip: using proxy bob:Pw9xQ2mZ7kL4@proxy.corp:3128")
+
+
+@pytest.mark.parametrize("text, password", [
+    ("redirect=postgres%3A%2F%2Fapp%3APw9xQ2mZ%40db%2Fx&y=1", "Pw9xQ2mZ"),
+    ("GET /cb?u=https%3a%2f%2fu%3aS3cr%2Bet99%40h", "S3cr%2Bet99"),
+    ('{"url": "https:\\/\\/app:Pw9xQ2mZ@db.example\\/x"}', "Pw9xQ2mZ"),
+])
+def test_passwords_of_encoded_and_escaped_urls_go(text, password):
+    out = Redactor({}).text(text)
+    assert password not in out and REDACTED in out

@@ -204,6 +204,15 @@ REVERSED_LOGIN_SCHEME = re.compile("(?i)(?:" + "|".join(re.escape(s[::-1]) for s
                                    + r")(?![A-Za-z0-9+.-])")
 URL_ODD_PASSWORD = re.compile(r"://(?P<user>[^\s/?#:@\"'<>\\]{0,256}):(?P<password>(?:[^\n\"'<>\\@:]|:(?!//)){1,256})"
                               r"@(?=[\w\[])")
+# The password of a URL-encoded URL (%3A%2F%2Fuser%3APASSWORD%40, any hex case) and of a JSON-escaped one
+# (:\/\/user:PASSWORD@), each with the test that spares its scan when its "://" is not in the text.
+ESCAPED_URL_PASSWORDS = [
+    (lambda text: "%2F%2F" in text or "%2f%2f" in text,
+     re.compile(r"(?i)%3a%2f%2f(?:[^\s&%:/?#@]|%(?!3a|40|2f)[0-9a-f]{2}){0,256}%3a"
+                r"(?P<password>(?:[^\s&%]|%(?!40)[0-9a-f]{2}){1,256})%40")),
+    (lambda text: ":\\/\\/" in text,
+     re.compile(r":\\/\\/[^\s/\\\"'<>@:]{0,256}:(?P<password>[^\s\"'<>@\\]{1,256})@")),
+]
 # Whole commands printed by the workload, with their password: mysql -pX, sshpass -p X, curl -u u:X.
 # The flag is searched (a literal), then the tool's name within `reach` characters before it on its line
 # (a sorted list of where each tool's name is, looked up by bisection): a text full of "mysql " or
@@ -547,7 +556,10 @@ class Redactor:
         secrets |= {s for s in extra_secrets or [] if worth_hiding(s)}
         # Secret-shaped pieces of any value (a URL password in DATABASE_URL, a key in a flag) are
         # secrets too, wherever they show up later, bare or escaped.
-        for text in [*self.environ.values(), *(extra_secrets or [])]:
+        # A proxy given without a scheme (HTTPS_PROXY=bob:PASSWORD@proxy:3128, as curl and pip take it) is
+        # read as a URL.
+        proxies = ["http://" + v for n, v in self.environ.items() if "proxy" in n.lower() and "://" not in v and "@" in v]
+        for text in [*self.environ.values(), *(extra_secrets or []), *proxies]:
             secrets |= {text[s[0]:s[1]] for s in self._secret_spans(text) if worth_hiding(text[s[0]:s[1]])}
         self._secret_values = sorted(secrets, key=len, reverse=True)
         # A piece of a known secret (printed in part, or cut by a line wrap): needles of FRAGMENT characters
@@ -657,6 +669,7 @@ class Redactor:
             else:
                 spans.extend((a, b, REDACTED, label, a) for a, b in map(re.Match.span, pattern.finditer(text)))
         spans.extend(_url_userinfo_spans(text))
+        spans.extend(_escaped_url_spans(text))
         spans.extend(_command_password_spans(text))
         lower = _lower(text) if lower is None else lower
         for pattern in (AUTHORIZATION, NETRC_PASSWORD):
@@ -1064,6 +1077,17 @@ def _names_harmless_key(text: str, start: int) -> bool:
     """`sort_key=`, `cache_key: ...`: a key named for what it sorts or caches, not a secret key."""
     words = name_words(_name_before(text, start, start + 3))
     return len(words) > 1 and words[-2] in NOT_SECRET_KEY_KINDS
+
+
+def _escaped_url_spans(text: str) -> list[Span]:
+    """URL passwords in a URL that is itself URL-encoded (`redirect=postgres%3A%2F%2Fapp%3APW%40db`) or
+    JSON-escaped (`"https:\\/\\/app:PW@db\\/x"`); each form is looked for only when its "://" is there."""
+    spans: list[Span] = []
+    for literal, pattern in ESCAPED_URL_PASSWORDS:
+        if literal(text):
+            spans.extend((m.start("password"), m.end("password"), REDACTED, "url password", m.start())
+                         for m in pattern.finditer(text))
+    return spans
 
 
 def _command_password_spans(text: str) -> list[Span]:
