@@ -60,14 +60,15 @@ KNOWN_VALUE = "secret environment value"   # the report's label for a secret fou
 # judged by whole words (split on _ - . and lower-to-upper case changes), never by a substring: MAX_NEW_TOKENS,
 # TOKENIZER_NAME, SORT_KEY, AUTHOR, SESSION_NAME, SIGNATURE_VERSION hold no secret (see is_secret_name).
 SECRET_WORDS = {"token", "secret", "secrets", "password", "passwords", "passwd", "pass", "pw", "passphrase", "passcode",
-                "pgpass", "credential", "credentials", "creds", "cred", "auth", "cookie", "cookies", "bearer", "otp",
+                "pgpass", "credential", "credentials", "creds", "cred", "auth", "authn", "authorization", "salt",
+                "cookie", "cookies", "bearer", "otp",
                 "totp", "hotp", "privkey", "apikey", "apitoken", "authtoken", "authkey", "accesstoken", "accesskey",
                 "refreshtoken", "privatekey", "secretkey", "signingkey", "accountkey", "masterkey", "sessionid",
                 "sessionkey", "sessiontoken", "clientsecret", "idtoken"}
-# KEY, KEYS and PIN are secret ending a name (API_KEY, DEPLOY_KEYS, ADMIN_PIN, KEY) unless the word before
+# KEY, KEYS, PIN and SIGNING are secret ending a name (API_KEY, DEPLOY_KEYS, ADMIN_PIN, API_SIGNING) unless the word before
 # says what kind of non-secret key it is (SORT_KEY, CACHE_KEY, CPU_PIN); KEY inside a name when paired
 # (API_KEY_ID, KEY_MATERIAL, SESSION_ID).
-END_WORDS = {"key", "keys", "pin"}
+END_WORDS = {"key", "keys", "pin", "signing"}
 NOT_SECRET_KEY_KINDS = {"sort", "cache", "partition", "primary", "foreign", "hash", "group", "shard", "routing",
                         "dict", "lookup", "index", "map", "join", "unique", "row", "column", "record", "object",
                         "metric", "config", "label", "lock", "dedup", "idempotency", "queue", "field", "state",
