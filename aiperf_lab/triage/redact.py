@@ -148,6 +148,18 @@ def _starts_token(literal: str, identifier: str) -> str:
     return f"(?:(?<!{identifier}{literal})|(?<=[0-9A-Za-z]{literal})(?:" + "|".join(groups) + "))"
 
 
+# Keys of other services, each led by its own literal; one alternation, so the engine scans once, skipping the
+# characters that start none of them.
+SERVICE_TOKENS = (
+    ("nvapi-", r"[A-Za-z0-9_-]{40,}"), ("pypi-AgE", r"[A-Za-z0-9_-]{40,}"),
+    ("dapi", r"[0-9a-f]{32}(?![0-9a-f])(?:-[0-9]{1,2})?"), ("dckr_pat_", r"[A-Za-z0-9_-]{20,}"),
+    ("hvs.", r"[A-Za-z0-9_-]{24,}"), ("hvb.", r"[A-Za-z0-9_-]{24,}"), ("gsk_", r"[A-Za-z0-9]{40,}"),
+    ("r8_", r"[A-Za-z0-9]{30,}"), ("xapp-", r"[A-Za-z0-9-]{20,}"), ("xoxe", r"[.-][A-Za-z0-9.-]{20,}"),
+    ("ya29.", r"[A-Za-z0-9_-]{20,}"), ("GOCSPX-", r"[A-Za-z0-9_-]{20,}"), ("whsec_", r"[A-Za-z0-9]{20,}"),
+    ("dop_v1_", r"[0-9a-f]{40,}"), ("shpat_", r"[0-9a-fA-F]{32}"), ("lin_api_", r"[A-Za-z0-9]{30,}"),
+    ("ntn_", r"[A-Za-z0-9]{30,}"), ("AGE-SECRET-KEY-1", r"[0-9A-Z]{50,}"))
+
+
 # Each pattern starts with a literal, so the regex engine skips ahead to it; the "not preceded by"
 # check comes right after that literal, so a pattern cannot start inside a run it belongs to. A digit
 # or "_" before a token is allowed (`1ghp_`, `x_hf_`) unless the body holds word-like runs (GitLab's) or has
@@ -167,18 +179,9 @@ TOKEN_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     ("npm token", re.compile(r"npm_" + _starts_token("npm_", "[A-Za-z]") + r"[A-Za-z0-9]{36}")),
     ("sendgrid key", re.compile(r"SG\." + _starts_token(r"SG\.", "[A-Za-z0-9_]") + r"[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}")),
     # NVIDIA NGC, PyPI, Databricks, Docker Hub, Vault, Groq, Replicate, Slack app/config, Google OAuth,
-    # Stripe webhook, DigitalOcean, Shopify, Linear, Notion, age keys: each led by its own literal
-    *((label, re.compile(re.escape(prefix) + _starts_token(re.escape(prefix), "[A-Za-z]") + body)) for label, prefix, body in (
-        ("nvidia ngc key", "nvapi-", r"[A-Za-z0-9_-]{40,}"), ("pypi token", "pypi-AgE", r"[A-Za-z0-9_-]{40,}"),
-        ("databricks token", "dapi", r"[0-9a-f]{32}(?![0-9a-f])(?:-[0-9]{1,2})?"),
-        ("docker hub token", "dckr_pat_", r"[A-Za-z0-9_-]{20,}"), ("vault token", "hvs.", r"[A-Za-z0-9_-]{24,}"),
-        ("vault token", "hvb.", r"[A-Za-z0-9_-]{24,}"), ("groq key", "gsk_", r"[A-Za-z0-9]{40,}"),
-        ("replicate token", "r8_", r"[A-Za-z0-9]{30,}"), ("slack token", "xapp-", r"[A-Za-z0-9-]{20,}"),
-        ("slack token", "xoxe", r"[.-][A-Za-z0-9.-]{20,}"), ("google oauth token", "ya29.", r"[A-Za-z0-9_-]{20,}"),
-        ("google oauth secret", "GOCSPX-", r"[A-Za-z0-9_-]{20,}"), ("stripe key", "whsec_", r"[A-Za-z0-9]{20,}"),
-        ("digitalocean token", "dop_v1_", r"[0-9a-f]{40,}"), ("shopify token", "shpat_", r"[0-9a-fA-F]{32}"),
-        ("linear key", "lin_api_", r"[A-Za-z0-9]{30,}"), ("notion token", "ntn_", r"[A-Za-z0-9]{30,}"),
-        ("age secret key", "AGE-SECRET-KEY-1", r"[0-9A-Z]{50,}"))),
+    # Stripe webhook, DigitalOcean, Shopify, Linear, Notion, age keys: one pattern, one scan (see SERVICE_TOKENS)
+    ("service token", re.compile("|".join(re.escape(prefix) + _starts_token(re.escape(prefix), "[A-Za-z]") + body
+                                          for prefix, body in SERVICE_TOKENS))),
     # a JWT and any dotted segments that follow (a run of them is one span, not one per token)
     # (a header is at least {"a":1}, eyJhIjoxfQ; a payload {} is e30; an unsigned token ends in a dot)
     ("jwt", re.compile(r"eyJ" + _starts_token("eyJ", r"[\w-]")
@@ -190,6 +193,41 @@ TOKEN_SHAPES: list[tuple[str, re.Pattern[str]]] = [
 ]
 # A Bearer / Basic credential holds a digit, a capital or a base64 sign; lower-case words do not count.
 CREDENTIAL_CHARACTER = re.compile(r"[0-9A-Z+/=~.]")
+
+
+def _leading_literal(pattern: str) -> str:
+    """The plain text a pattern starts with ("hf_" of hf_(?<!...), "hvs." of hvs\\.); nothing for a pattern
+    that is an alternation at its top level (its branches start differently)."""
+    depth, in_class, at = 0, False, 0
+    while at < len(pattern):
+        c = pattern[at]
+        if c == "\\":
+            at += 1
+        elif in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+        elif c in "()":
+            depth += 1 if c == "(" else -1
+        elif c == "|" and depth == 0:
+            return ""
+        at += 1
+    out = []
+    at = 0
+    while at < len(pattern):
+        c = pattern[at]
+        if c == "\\" and at + 1 < len(pattern) and not pattern[at + 1].isalnum():
+            out.append(pattern[at + 1])
+            at += 2
+        elif c.isalnum() or c in "_-":
+            out.append(c)
+            at += 1
+        else:
+            break
+    return "".join(out)
+
+
+TOKEN_SHAPE_LITERALS = [(label, _leading_literal(pattern.pattern), pattern) for label, pattern in TOKEN_SHAPES]
 # The password part of scheme://user:password@host (the user part too when it is token-long and
 # stands alone, as in https://TOKEN@github.com): the last "@" of the run after "://" that holds no
 # "/", space or quote ends it (passwords may hold "@"). A password that holds "/", "#" or a space
@@ -199,6 +237,7 @@ URL_USERINFO = re.compile(r"://(?P<userinfo>[^\s/?#\"'<>\\]{1,4096})@")
 # Schemes whose user part is a login name (ssh://git@host, sftp://alice@files): kept; in any other scheme a
 # user with no password is a token (https://TOKEN@github.com), however short.
 LOGIN_SCHEMES = ("ssh", "sftp", "scp", "rsync", "git", "git+ssh", "ssh+git", "svn+ssh", "ftp", "ftps")
+LOGIN_SCHEME_ENDS = frozenset("hpctsHPCTS")  # the last letters of those: any other needs no look
 # matched on the reversed text before "://", anchored: one try, not one per position
 REVERSED_LOGIN_SCHEME = re.compile("(?i)(?:" + "|".join(re.escape(s[::-1]) for s in sorted(LOGIN_SCHEMES, key=len,
                                                                                           reverse=True))
@@ -663,7 +702,9 @@ class Redactor:
             m = re.match(r"[ \t]{0,16}[\"']?(?P<value>[^\s'\",;]{3,})", text)
             if m and not cannot_be_secret(m.group("value")):
                 spans.append((m.start("value"), m.end(), REDACTED, "secret-named value", 0))
-        for label, pattern in TOKEN_SHAPES:
+        for label, literal, pattern in TOKEN_SHAPE_LITERALS:
+            if literal not in text:  # a plain substring test, faster than the pattern's own scan
+                continue
             if "value" in pattern.groupindex:  # Bearer / Basic: a credential, not words (`basic configuration_x`)
                 spans.extend((m.start("value"), m.end(), REDACTED, label, m.start()) for m in pattern.finditer(text)
                              if CREDENTIAL_CHARACTER.search(m.group("value")))
@@ -1125,13 +1166,16 @@ def _url_userinfo_spans(text: str) -> list[Span]:
     if "://" not in text:
         return spans
     append = spans.append
+    find = text.find
+    login_scheme = REVERSED_LOGIN_SCHEME.match
     for m in URL_USERINFO.finditer(text):
         start, end = m.span("userinfo")
-        colon = text.find(":", start, end)
+        colon = find(":", start, end)
         if colon >= 0:
             if colon + 1 < end:
                 append((colon + 1, end, REDACTED, "url password", start - 3))
-        elif text[start:end] != REDACTED and not REVERSED_LOGIN_SCHEME.match(text[max(0, start - 12):start - 3][::-1]):
+        elif text[start:end] != REDACTED and (start < 4 or text[start - 4] not in LOGIN_SCHEME_ENDS
+                                              or not login_scheme(text[start - 12 if start > 12 else 0:start - 3][::-1])):
             append((start, end, REDACTED, "url credential", start - 3))
     odd = list(URL_ODD_PASSWORD.finditer(text))
     if not odd:
