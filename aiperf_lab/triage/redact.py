@@ -1,9 +1,9 @@
 """Redaction applied to every text before it is written into a bundle.
 
 - Secret values, wherever they appear in any captured text, in their plain and escaped forms (repr,
-  JSON, URL-encoded, HTML): values of environment variables whose names suggest secrets (token,
-  secret, password, key, credential, auth, cookie, session, ...; not a value that is a path, which
-  is where a secret lives), bare hex keys (32-64 hex digits) in any variable whose name does not
+  JSON, URL-encoded, HTML): values of environment variables whose names say secret by whole words
+  (is_secret_name: TOKEN, PASSWORD, CREDS, API_KEY, ...; not MAX_NEW_TOKENS, SORT_KEY, TOKEN_BUDGET;
+  not a value that is a path, which is where a secret lives), bare hex keys (32-64 hex digits) in any variable whose name does not
   say hash (commit, sha, revision, id, ...), values on the workload's command line after secret
   flags (`--password X`, `--token=X`), a tool's password flag (mysql -pX, sshpass -p X, redis-cli
   -a X), `-p X` of any other program when X looks like a password (not a port, path or plain word),
@@ -12,7 +12,9 @@
 - A piece of a known secret: 12+ characters that start or end it, or 23+ from its middle, anywhere
   in a line (one regex per secret over pieces at every 12th character, grown by the regex itself);
   a piece that a line wrap cut off (3-11 characters) at the next line's start or the last one's end.
-- Token shapes in any text: GitHub, Hugging Face, AWS access keys, Slack, OpenAI and Google API keys,
+- Token shapes in any text, also right after an escape that ends in a letter or digit (JSON `\\n`, URL
+  `%3D`, repr `\\x00`, terminal colours): GitHub, Hugging Face, AWS access keys, Slack, OpenAI and Google API keys,
+  NGC, PyPI, Databricks, Docker Hub, Vault and other services' keys (SERVICE_TOKENS),
   JWTs (down to ~30 characters), Bearer/Basic credentials, passwords inside URLs
   (scheme://user:PASSWORD@host), a URL's user with no password unless the scheme is ssh-like,
   private key and PGP private key blocks (with or without their END line), `name=value` /
