@@ -63,7 +63,7 @@ def test_each_tier_reads_at_its_own_rate():
     assert read["pcie"] == 22                 # the current generation and width; the maximum only at open
     assert read["power_limit"] == 3           # with the links, every 10 s: tick 0, 100, 200
     assert read["nvlink"] == 3 * 5            # 4 links and the first unsupported one, each time
-    assert read["energy"] == 5                # the counter: start, 5 s, 10 s, 15 s, 20 s
+    assert read["energy"] == 3                # the counter: start, 10 s, 20 s
     assert read["gpm_sample"] == 10           # one GPM sample every 2 s
     tiers = {tuple(t["fields"][:1]): t["every_s"] for t in sampler.tiers()}
     assert tiers[("power_w",)] == 0.1 and tiers[("power_avg_w",)] == 1.0 and tiers[("pcie_gen",)] == 2.0
@@ -199,3 +199,17 @@ def test_gpm_windows_pair_with_the_samples_they_cover():
     # sample carries would say 2 s of 6 (33.3%)
     assert row[SHARE_COLUMNS[0]] == 48.75
     assert abs(row["sm_active_avg_pct"] - (95.0 * 4.1 + 5.0 * 3.9) / 8.0) < 0.01
+
+
+def test_process_shares_are_asked_for_only_when_a_process_runs():
+    # nvmlDeviceGetProcessUtilization costs milliseconds even when it finds nothing (H100 measured):
+    # an idle GPU must not pay it every slow tick.
+    clock = Clock()
+    idle = FakeGpu(process_utilization=[(os.getpid(), 50, 10)], clock=clock)
+    busy = FakeGpu(processes=[(os.getpid(), 1 << 30)], process_utilization=[(os.getpid(), 50, 10)], clock=clock)
+    sampler = make([idle, busy], clock)
+    run_ticks(sampler, clock, 10.0)
+    assert idle.counts.get("process_utilization", 0) == 0 and idle.counts["processes"] == 6
+    assert busy.counts["process_utilization"] == 6
+    assert sampler.slow[0].processes == []
+    assert [(p.pid, p.sm_pct, p.mem_pct) for p in sampler.slow[1].processes] == [(os.getpid(), 50.0, 10.0)]

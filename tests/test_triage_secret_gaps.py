@@ -165,6 +165,7 @@ def test_redact_hosts_replaces_public_ipv4_addresses_without_a_label(text, addre
     '"nvidia-cudnn-cu13": "9.19.0.56",', "NV_CUDNN_VERSION=9.14.0.64-1", "nvidia-cublas-cu12==12.4.5.8",
     "cudnn version 9.1.0.70", "libnccl2=2.28.3-1+cuda13.0", "tensorrt 10.0.1.6", "VBIOS 96.00.74.00.01",
     "Linux 6.8.0-1017-nvidia x86_64", "nvml version: 13.580.159.04", "v1.2.3.4", "1.2.3.4+cu121",
+    "Linux 5.4.0.150-generic", "kernel: 5.4.0.150",
 ])
 def test_redact_hosts_keeps_versions(text):
     assert Redactor(HOSTS, redact_hosts=True).text(text) == text

@@ -325,7 +325,8 @@ IPV4 = re.compile(r"[0-9](?<![\w.][0-9])[0-9]{0,2}(?:\.[0-9]{1,3}){3}(?![\w.-]{0
 # label ("inet", "host", "@", "//") or this host's or the SSH peer's own address always wins.
 ADDRESS_BEFORE = re.compile(r"(?i)(?:inet6?|addr|address|ip|host|server|endpoint|master_addr|from|to|via|src|dst)"
                             r"[\s:=\"']{1,3}$|[@/]$")
-VERSION_WORDS = {"version", "ver", "release", "build", "driver", "firmware", "vbios", "rev", "revision"}
+VERSION_WORDS = {"version", "ver", "release", "build", "driver", "firmware", "vbios", "rev", "revision", "kernel",
+                 "linux", "python", "gcc", "glibc"}
 VERSION_LIBRARIES = ("nvidia", "cuda", "cudnn", "cublas", "cufft", "curand", "cusolver", "cusparse", "nccl", "tensorrt",
                      "torch", "triton", "nvjitlink", "cupti", "nvtx", "cufile", "nvshmem", "jax")
 VERSION_LIBRARY = re.compile("|".join(VERSION_LIBRARIES))

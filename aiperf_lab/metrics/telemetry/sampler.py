@@ -16,13 +16,16 @@ docs/benchmarks.md); `tiers()` lists them and a recording's metadata line carrie
   utilization: two NVML calls;
 - every `status_every_s` (1 s): averaged power, memory, temperature, SM and memory clocks, clock-event
   reasons. Each sample carries the latest of these with the time they were read (`status_t`);
-- every `slow_every_s` (2 s): the PCIe link and the processes with their SM and memory shares; the
-  NVLink states and the power limit every `links_every_s` (10 s); the PCIe maximum once;
-- GPM (SM, tensor, DRAM activity; Hopper and later) every `gpm_every_s` (2 s): a read costs 2.2-2.4 ms
-  of CPU. Every sample carries the latest GPM window with its own end time and length;
+- every `slow_every_s` (2 s): the PCIe link and the processes, with their SM and memory shares when a
+  process runs (the shares' call costs about 2.8 ms of CPU even when it finds nothing); the NVLink
+  states and the power limit every `links_every_s` (10 s); the PCIe maximum once;
+- GPM (SM, tensor, DRAM activity; Hopper and later) every `gpm_every_s` (2 s). Graphics activity alone
+  costs about 1.8 ms of CPU per read and the other fourteen metrics about 0.2 ms (H200), so it is
+  asked for in one window of five (nvml_source.GPM_GRAPHICS_EVERY) and is empty in the others. Every
+  sample carries the latest GPM window with its own end time and length;
 - the host (psutil) every `host_every_s` (1 s);
 - the energy counter at start and stop, at the start and end of every measured span (so a span's
-  joules are the counter's, exactly), and every `energy_every_s` (5 s) in between to anchor the live
+  joules are the counter's, exactly), and every `energy_every_s` (10 s) in between to anchor the live
   figure, which grows by the integral of instant power between reads. A read costs about 4 ms of CPU
   (measured on an H200 host), more than the whole sampler's per-second budget at 10 Hz.
 
@@ -52,7 +55,7 @@ class Sampler:
     kind = "nvml"
 
     def __init__(self, rate_hz: float = 10.0, window_s: float = 600.0, *, source: NvmlSource | None = None,
-                 host: HostSource | None = None, energy_every_s: float = 5.0, status_every_s: float = 1.0,
+                 host: HostSource | None = None, energy_every_s: float = 10.0, status_every_s: float = 1.0,
                  slow_every_s: float = 2.0, links_every_s: float = 10.0, host_every_s: float = 1.0,
                  gpm_every_s: float = 2.0,
                  recorder: "TelemetryWriter | None" = None, clock: Callable[[], float] = time.monotonic):
@@ -105,11 +108,17 @@ class Sampler:
                         "mem_clock_mhz", "clock_event_reasons"]},
             {"every_s": self._slow_every * period, "fields": ["pcie_gen", "pcie_width", "processes"]},
             {"every_s": self._slow_every * self._links_every * period, "fields": ["power_limit_w", "nvlink"]},
-            {"every_s": self.gpm_every_s, "time_column": "gpm_t_s", "fields": ["gpm_*"]},
+            {"every_s": self.gpm_every_s, "time_column": "gpm_t_s", "fields": ["gpm_*"],
+             "note": "gpm_graphics_pct only in one window of every "
+                     f"{self._gpm_graphics_every()} (empty in the others)"},
             {"every_s": self._host_every * period, "fields": ["cpu_pct", "host_mem_used_bytes"]},
             {"every_s": self._energy_every * period, "fields": ["energy counter (energy_j between reads: "
                                                                  "the last read plus integrated instant power)"]},
         ]
+
+    def _gpm_graphics_every(self) -> int:
+        devices = [d for d in getattr(self.source, "gpm_devices", []) if d is not None]
+        return devices[0].graphics_every if devices else 1
 
     # --- lifecycle -----------------------------------------------------------------------------
     def start(self) -> "Sampler":
