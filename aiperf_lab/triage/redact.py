@@ -1,9 +1,9 @@
 """Redaction applied to every text before it is written into a bundle.
 
 - Secret values, wherever they appear in any captured text, in their plain and escaped forms (repr,
-  JSON, URL-encoded, HTML): values of environment variables whose names suggest secrets (token,
-  secret, password, key, credential, auth, cookie, session, ...; not a value that is a path, which
-  is where a secret lives), bare hex keys (32-64 hex digits) in any variable whose name does not
+  JSON, URL-encoded, HTML): values of environment variables whose names say secret by whole words
+  (is_secret_name: TOKEN, PASSWORD, CREDS, API_KEY, ...; not MAX_NEW_TOKENS, SORT_KEY, TOKEN_BUDGET;
+  not a value that is a path, which is where a secret lives), bare hex keys (32-64 hex digits) in any variable whose name does not
   say hash (commit, sha, revision, id, ...), values on the workload's command line after secret
   flags (`--password X`, `--token=X`), a tool's password flag (mysql -pX, sshpass -p X, redis-cli
   -a X), `-p X` of any other program when X looks like a password (not a port, path or plain word),
@@ -12,7 +12,9 @@
 - A piece of a known secret: 12+ characters that start or end it, or 23+ from its middle, anywhere
   in a line (one regex per secret over pieces at every 12th character, grown by the regex itself);
   a piece that a line wrap cut off (3-11 characters) at the next line's start or the last one's end.
-- Token shapes in any text: GitHub, Hugging Face, AWS access keys, Slack, OpenAI and Google API keys,
+- Token shapes in any text, also right after an escape that ends in a letter or digit (JSON `\\n`, URL
+  `%3D`, repr `\\x00`, terminal colours): GitHub, Hugging Face, AWS access keys, Slack, OpenAI and Google API keys,
+  NGC, PyPI, Databricks, Docker Hub, Vault and other services' keys (SERVICE_TOKENS),
   JWTs (down to ~30 characters), Bearer/Basic credentials, passwords inside URLs
   (scheme://user:PASSWORD@host), a URL's user with no password unless the scheme is ssh-like,
   private key and PGP private key blocks (with or without their END line), `name=value` /
@@ -39,6 +41,8 @@ The report counts what was replaced, by rule; it never holds a value.
 from __future__ import annotations
 
 import base64
+import functools
+import bisect
 import getpass
 import html
 import ipaddress
@@ -54,15 +58,56 @@ from urllib.parse import quote, quote_plus
 REDACTED = "[REDACTED]"
 KNOWN_VALUE = "secret environment value"   # the report's label for a secret found by its value
 
-SECRET_NAME = re.compile(r"(?i)(token|secret|passw|[_.-]pwd|pwd[_.-]|api_?key|apikey|access_?key|private_?key|"
-                         r"_key$|^key$|credential|auth|cookie|session|signature|bearer)")
-# Whole words of a name (split on _ - .) that make it secret: DB_PASS, MYSQL_PW, SSH_PASSPHRASE.
-# Whole words only, so PWD (the working directory), PASSAGE and COMPASS stay.
-SECRET_NAME_WORDS = {"pass", "pw", "passphrase", "passwd", "secrets", "credentials"}
-# A command-line flag is secret-valued when one of its words is one of these (--db-pass, -p for mysql
-# is handled by tool, --sort-key stays a judgement call: a hidden harmless value costs little).
-SECRET_FLAG_WORDS = SECRET_NAME_WORDS | {"password", "pwd", "secret", "token", "key", "apikey", "auth", "credential"}
+# Whether a name (an environment variable, a flag, a key in printed text) says its value is secret,
+# judged by whole words (split on _ - . and lower-to-upper case changes), never by a substring: MAX_NEW_TOKENS,
+# TOKENIZER_NAME, SORT_KEY, AUTHOR, SESSION_NAME, SIGNATURE_VERSION hold no secret (see is_secret_name).
+SECRET_WORDS = {"token", "secret", "secrets", "password", "passwords", "passwd", "pass", "pw", "passphrase", "passcode",
+                "pgpass", "credential", "credentials", "creds", "cred", "auth", "authn", "authorization", "salt",
+                "cookie", "cookies", "bearer", "otp",
+                "totp", "hotp", "privkey", "apikey", "apitoken", "authtoken", "authkey", "accesstoken", "accesskey",
+                "refreshtoken", "privatekey", "secretkey", "signingkey", "accountkey", "masterkey", "sessionid",
+                "sessionkey", "sessiontoken", "clientsecret", "idtoken"}
+# KEY, KEYS, PIN and SIGNING are secret ending a name (API_KEY, DEPLOY_KEYS, ADMIN_PIN, API_SIGNING) unless the word before
+# says what kind of non-secret key it is (SORT_KEY, CACHE_KEY, CPU_PIN); KEY inside a name when paired
+# (API_KEY_ID, KEY_MATERIAL, SESSION_ID).
+END_WORDS = {"key", "keys", "pin", "signing"}
+NOT_SECRET_KEY_KINDS = {"sort", "cache", "partition", "primary", "foreign", "hash", "group", "shard", "routing",
+                        "dict", "lookup", "index", "map", "join", "unique", "row", "column", "record", "object",
+                        "metric", "config", "label", "lock", "dedup", "idempotency", "queue", "field", "state",
+                        "input", "output", "target", "attribute", "hot", "cpu", "gpu", "numa", "core", "thread",
+                        "irq", "public", "pub", "host", "known", "jwks", "trace", "span", "bucket", "prefix", "rng",
+                        "random", "seed", "hotkey", "sorting"}
+SECRET_PAIRS = {("api", "key"), ("access", "key"), ("private", "key"), ("secret", "key"), ("signing", "key"),
+                ("encryption", "key"), ("master", "key"), ("client", "key"), ("account", "key"), ("license", "key"),
+                ("key", "material"), ("session", "id"), ("session", "key"), ("service", "account"), ("ssh", "key"),
+                ("deploy", "key"), ("gpg", "key"), ("pgp", "key"), ("priv", "key"), ("shared", "key"), ("sas", "key")}
+# A word after the secret word that makes the name a quantity, a setting or a label, not a secret:
+# TOKEN_BUDGET, *_TOKEN_COUNT, PASSWORD_LENGTH, SECRET_NAME, AUTH_TYPE, API_KEY_HEADER, TOKEN_FILE;
+# or one before it: MAX_TOKEN_LEN, NUM_PASS, PER_TOKEN_LATENCY_MS, HF_HUB_DISABLE_IMPLICIT_TOKEN.
+QUANTITY_WORDS = {"count", "counts", "size", "sizes", "len", "length", "lengths", "budget", "limit", "limits", "name",
+                  "names", "throughput", "latency", "latencies", "rate", "rates", "ms", "us", "ns", "sec", "secs",
+                  "seconds", "per", "num", "max", "min", "total", "avg", "mean", "std", "p50", "p90", "p95", "p99",
+                  "type", "types", "kind", "mode", "method", "methods", "version", "header", "field", "ttl", "timeout",
+                  "expiry", "expires", "lifetime", "duration", "url", "uri", "endpoint", "host", "port", "domain",
+                  "path", "dir", "file", "files", "provider", "enabled", "disabled", "enable", "disable", "required",
+                  "require", "use", "implicit", "no", "skip", "strategy", "format", "env", "var", "user", "username",
+                  "email", "policy", "scope", "scopes", "position", "positions", "ids", "index", "idx",
+                  "usage", "speed", "time", "times", "step", "steps", "window", "dim", "dims", "vocab", "estimate",
+                  "fraction", "ratio", "percent", "pct", "bytes", "mb", "gb", "kb", "tps", "qps"}
+# ... or before it (MAX_TOKEN_LEN, NUM_PASS, HF_HUB_DISABLE_IMPLICIT_TOKEN, USE_AUTH_TOKEN).
+QUALIFIER_BEFORE = {"max", "min", "num", "n", "total", "per", "avg", "mean", "disable", "enable", "use", "implicit", "no",
+                    "skip", "allow", "require"}
+# One word that ends with a secret word is one too (PGPASSWORD, HFTOKEN, CLIENTSECRET from clientSecret).
+SECRET_SUFFIXES = ("token", "secret", "password", "passwd", "apikey", "accesskey", "privatekey", "secretkey", "privkey",
+                   "authkey", "passphrase", "passcode", "credential", "credentials", "creds")
+NOT_SECRET_WORDS = {"tiktoken"}
 NAME_WORD_SPLIT = re.compile(r"[_.\-]+")
+CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+# Values that cannot be a secret, however the name sounds: settings, booleans, nothing, a number with
+# a decimal point or of at most 4 digits (`secret=False`, `api_key=None`, `token_count: 512`, `gpu_pw=350.2`).
+NOT_A_SECRET_WORDS = frozenset({"true", "false", "yes", "no", "none", "null", "nil", "on", "off", "enabled", "disabled",
+                                "auto", "default", "unset", "undefined", "n/a", "[redacted]"})
+NOT_A_SECRET_NUMBER = re.compile(r"-?[0-9]{1,4}|-?[0-9]*\.[0-9]+(?:[eE][+-]?[0-9]+)?|-?[0-9]+[eE][+-]?[0-9]+")
 # Values of secret-named variables that are settings, not secrets (TOKENIZERS_PARALLELISM=false).
 NOT_SECRET_VALUES = {"true", "false", "yes", "no", "none", "null", "on", "off", "enabled", "disabled", "auto",
                      "default", "unset"}
@@ -81,27 +126,111 @@ HASH_NAME_WORDS = {"commit", "sha", "sha1", "sha256", "rev", "revision", "hash",
 # A value after -p that is a number, a port map or a range (8080, 8080:80, 0.5, 1e-4), not a password.
 NUMBER_LIKE = re.compile(r"[0-9][0-9.:,x_/+-]*|[0-9.]+[eE][+-]?[0-9]+")
 
+# What may sit right before a token although it ends in a letter or digit: an escape that a JSON, repr,
+# URL or terminal encoding puts there (`\nghp_...`, `\x00hf_...`, `%3Dhf_...`, `\x1b[32mghp_...`, `\033[1;32m`).
+# Each is fixed-width (a lookbehind must be); none holds a character of a token's body, so a token
+# found after one still cannot start inside a run it belongs to.
+# Grouped by the character they end in, which is checked first; a one-letter backslash escape (\n \t \0 ...)
+# is in _starts_token.
+ESCAPES_BEFORE = {
+    "hex": (r"\\x[0-9A-Fa-f]{2}", r"\\u[0-9A-Fa-f]{4}", r"\\U[0-9A-Fa-f]{8}", r"\\[0-7]{3}", r"%[0-9A-Fa-f]{2}"),
+    "m": (r"[\[;][0-9]m", r"[\[;][0-9]{2}m", r"[\[;][0-9]{3}m"),
+    "K": (r"\[K", r"\[[0-9]K"),
+}
+
+
+def _starts_token(literal: str, identifier: str) -> str:
+    """Lookbehinds for right after a token's (fixed-width) literal: it does not follow a character of
+    `identifier` (it is not inside a word), or it follows an escape (ESCAPES_BEFORE). Most characters
+    before a literal fail one or two single-character checks, so the escapes cost little."""
+    groups = [rf"(?<=\\[nrtfvbae0]{literal})",
+              rf"(?<=[0-9A-Fa-f]{literal})(?:" + "|".join(f"(?<={e}{literal})" for e in ESCAPES_BEFORE["hex"]) + ")",
+              rf"(?<=m{literal})(?:" + "|".join(f"(?<={e}{literal})" for e in ESCAPES_BEFORE["m"]) + ")",
+              rf"(?<=K{literal})(?:" + "|".join(f"(?<={e}{literal})" for e in ESCAPES_BEFORE["K"]) + ")"]
+    return f"(?:(?<!{identifier}{literal})|(?<=[0-9A-Za-z]{literal})(?:" + "|".join(groups) + "))"
+
+
+# Keys of other services, each led by its own literal; one alternation, so the engine scans once, skipping the
+# characters that start none of them.
+SERVICE_TOKENS = (
+    ("nvapi-", r"[A-Za-z0-9_-]{40,}"), ("pypi-AgE", r"[A-Za-z0-9_-]{40,}"),
+    ("dapi", r"[0-9a-f]{32}(?![0-9a-f])(?:-[0-9]{1,2})?"), ("dckr_pat_", r"[A-Za-z0-9_-]{20,}"),
+    ("hvs.", r"[A-Za-z0-9_-]{24,}"), ("hvb.", r"[A-Za-z0-9_-]{24,}"), ("gsk_", r"[A-Za-z0-9]{40,}"),
+    ("r8_", r"[A-Za-z0-9]{30,}"), ("xapp-", r"[A-Za-z0-9-]{20,}"), ("xoxe", r"[.-][A-Za-z0-9.-]{20,}"),
+    ("ya29.", r"[A-Za-z0-9_-]{20,}"), ("GOCSPX-", r"[A-Za-z0-9_-]{20,}"), ("whsec_", r"[A-Za-z0-9]{20,}"),
+    ("dop_v1_", r"[0-9a-f]{40,}"), ("shpat_", r"[0-9a-fA-F]{32}"), ("lin_api_", r"[A-Za-z0-9]{30,}"),
+    ("ntn_", r"[A-Za-z0-9]{30,}"), ("AGE-SECRET-KEY-1", r"[0-9A-Z]{50,}"))
+
+
 # Each pattern starts with a literal, so the regex engine skips ahead to it; the "not preceded by"
-# check comes right after that literal, so a pattern cannot start inside a run it belongs to.
+# check comes right after that literal, so a pattern cannot start inside a run it belongs to. A digit
+# or "_" before a token is allowed (`1ghp_`, `x_hf_`) unless the body holds word-like runs (GitLab's) or has
+# a "." to fail on after a long run (JWT, SendGrid); an AWS key's body is capitals and digits.
 TOKEN_SHAPES: list[tuple[str, re.Pattern[str]]] = [
-    ("github token", re.compile(r"g(?<![A-Za-z0-9_]g)(?:h[pousr]_[A-Za-z0-9]{30,}|ithub_pat_[A-Za-z0-9_]{30,})")),
-    ("hugging face token", re.compile(r"hf_(?<![A-Za-z0-9_]hf_)[A-Za-z0-9]{24,}")),
-    ("aws access key", re.compile(r"A(?<![A-Z0-9]A)(?:KIA|SIA)[0-9A-Z]{16}(?![0-9A-Z])")),
-    ("slack token", re.compile(r"xox(?<![\w-]xox)[abprs]-[A-Za-z0-9-]{10,}")),
-    ("openai key", re.compile(r"sk-(?<![\w-]sk-)(?:proj-|ant-)?[A-Za-z0-9_-]{20,}")),
-    ("google api key", re.compile(r"AIza(?<![\w-]AIza)[0-9A-Za-z_-]{35}")),
-    ("gitlab token", re.compile(r"gl(?<![A-Za-z0-9_]gl)(?:pat|dt|rt|ptt|cbt|oas|soat)-[A-Za-z0-9_-]{20,}")),
-    ("stripe key", re.compile(r"_(?<=[sr]k_)(?<![A-Za-z0-9_][sr]k_)(?:live|test)_[A-Za-z0-9]{16,}")),
-    ("npm token", re.compile(r"npm_(?<![A-Za-z0-9_]npm_)[A-Za-z0-9]{36}")),
-    ("sendgrid key", re.compile(r"SG\.(?<![A-Za-z0-9_]SG\.)[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}")),
+    ("github token", re.compile(r"gh" + _starts_token("gh", "[A-Za-z]") + r"[pousr]_[A-Za-z0-9]{30,}")),
+    ("github token", re.compile(r"github_pat_" + _starts_token("github_pat_", "[A-Za-z]") + r"[A-Za-z0-9_]{30,}")),
+    ("hugging face token", re.compile(r"hf_" + _starts_token("hf_", "[A-Za-z]") + r"[A-Za-z0-9]{24,}")),
+    *(("aws access key", re.compile(prefix + _starts_token(prefix, "[A-Z0-9]") + r"[0-9A-Z]{16}(?![0-9A-Z])"))
+      for prefix in ("AKIA", "ASIA")),
+    ("slack token", re.compile(r"xox" + _starts_token("xox", "[A-Za-z-]") + r"[abprs]-[A-Za-z0-9-]{10,}")),
+    ("openai key", re.compile(r"sk-" + _starts_token("sk-", "[A-Za-z-]") + r"(?:proj-|ant-)?[A-Za-z0-9_-]{20,}")),
+    ("google api key", re.compile(r"AIza" + _starts_token("AIza", "[A-Za-z-]") + r"[0-9A-Za-z_-]{35}")),
+    ("gitlab token", re.compile(r"gl" + _starts_token("gl", "[A-Za-z0-9_]")
+                                + r"(?:pat|dt|rt|ptt|cbt|oas|soat)-[A-Za-z0-9_-]{20,}")),
+    ("stripe key", re.compile(r"_(?<=[sr]k_)" + _starts_token("[sr]k_", "[A-Za-z]") + r"(?:live|test)_[A-Za-z0-9]{16,}")),
+    ("npm token", re.compile(r"npm_" + _starts_token("npm_", "[A-Za-z]") + r"[A-Za-z0-9]{36}")),
+    ("sendgrid key", re.compile(r"SG\." + _starts_token(r"SG\.", "[A-Za-z0-9_]") + r"[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}")),
+    # NVIDIA NGC, PyPI, Databricks, Docker Hub, Vault, Groq, Replicate, Slack app/config, Google OAuth,
+    # Stripe webhook, DigitalOcean, Shopify, Linear, Notion, age keys: one pattern, one scan (see SERVICE_TOKENS)
+    ("service token", re.compile("|".join(re.escape(prefix) + _starts_token(re.escape(prefix), "[A-Za-z]") + body
+                                          for prefix, body in SERVICE_TOKENS))),
     # a JWT and any dotted segments that follow (a run of them is one span, not one per token)
     # (a header is at least {"a":1}, eyJhIjoxfQ; a payload {} is e30; an unsigned token ends in a dot)
-    ("jwt", re.compile(r"eyJ(?<![\w-]eyJ)[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*")),
+    ("jwt", re.compile(r"eyJ" + _starts_token("eyJ", r"[\w-]")
+                       + r"[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*")),
     # Bearer / Basic credentials, found by the literal after the capital or small b
-    *(("bearer token", re.compile(rf"{tail}(?<=[Bb]{tail})(?<![A-Za-z][Bb]{tail})[ \t]{{1,4}}"
-                                  r"(?P<value>[A-Za-z0-9._~+/=-]{12,})"))
+    *(("bearer token", re.compile(rf"{tail}(?<=[Bb]{tail})" + _starts_token(f"[Bb]{tail}", "[A-Za-z]")
+                                  + r"[ \t]{1,4}(?P<value>[A-Za-z0-9._~+/=-]{12,})"))
       for tail in ("earer", "EARER", "asic", "ASIC")),
 ]
+# A Bearer / Basic credential holds a digit, a capital or a base64 sign; lower-case words do not count.
+CREDENTIAL_CHARACTER = re.compile(r"[0-9A-Z+/=~.]")
+
+
+def _leading_literal(pattern: str) -> str:
+    """The plain text a pattern starts with ("hf_" of hf_(?<!...), "hvs." of hvs\\.); nothing for a pattern
+    that is an alternation at its top level (its branches start differently)."""
+    depth, in_class, at = 0, False, 0
+    while at < len(pattern):
+        c = pattern[at]
+        if c == "\\":
+            at += 1
+        elif in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+        elif c in "()":
+            depth += 1 if c == "(" else -1
+        elif c == "|" and depth == 0:
+            return ""
+        at += 1
+    out = []
+    at = 0
+    while at < len(pattern):
+        c = pattern[at]
+        if c == "\\" and at + 1 < len(pattern) and not pattern[at + 1].isalnum():
+            out.append(pattern[at + 1])
+            at += 2
+        elif c.isalnum() or c in "_-":
+            out.append(c)
+            at += 1
+        else:
+            break
+    return "".join(out)
+
+
+TOKEN_SHAPE_LITERALS = [(label, _leading_literal(pattern.pattern), pattern) for label, pattern in TOKEN_SHAPES]
+SERVICE_PREFIXES = tuple(prefix for prefix, _ in SERVICE_TOKENS)
 # The password part of scheme://user:password@host (the user part too when it is token-long and
 # stands alone, as in https://TOKEN@github.com): the last "@" of the run after "://" that holds no
 # "/", space or quote ends it (passwords may hold "@"). A password that holds "/", "#" or a space
@@ -110,16 +239,33 @@ TOKEN_SHAPES: list[tuple[str, re.Pattern[str]]] = [
 URL_USERINFO = re.compile(r"://(?P<userinfo>[^\s/?#\"'<>\\]{1,4096})@")
 # Schemes whose user part is a login name (ssh://git@host, sftp://alice@files): kept; in any other scheme a
 # user with no password is a token (https://TOKEN@github.com), however short.
-LOGIN_SCHEME = re.compile(r"(?i)(?<![A-Za-z0-9+.-])(?:ssh|sftp|scp|rsync|git|git\+ssh|ssh\+git|svn\+ssh|ftp|ftps)\Z")
+LOGIN_SCHEMES = ("ssh", "sftp", "scp", "rsync", "git", "git+ssh", "ssh+git", "svn+ssh", "ftp", "ftps")
+LOGIN_SCHEME_ENDS = frozenset("hpctsHPCTS")  # the last letters of those: any other needs no look
+# matched on the reversed text before "://", anchored: one try, not one per position
+REVERSED_LOGIN_SCHEME = re.compile("(?i)(?:" + "|".join(re.escape(s[::-1]) for s in sorted(LOGIN_SCHEMES, key=len,
+                                                                                          reverse=True))
+                                   + r")(?![A-Za-z0-9+.-])")
 URL_ODD_PASSWORD = re.compile(r"://(?P<user>[^\s/?#:@\"'<>\\]{0,256}):(?P<password>(?:[^\n\"'<>\\@:]|:(?!//)){1,256})"
                               r"@(?=[\w\[])")
+# The password of a URL-encoded URL (%3A%2F%2Fuser%3APASSWORD%40, any hex case) and of a JSON-escaped one
+# (:\/\/user:PASSWORD@), each with the test that spares its scan when its "://" is not in the text.
+ESCAPED_URL_PASSWORDS = [
+    (lambda text: "%2F%2F" in text or "%2f%2f" in text,
+     re.compile(r"(?i)%3a%2f%2f(?:[^\s&%:/?#@]|%(?!3a|40|2f)[0-9a-f]{2}){0,256}%3a"
+                r"(?P<password>(?:[^\s&%]|%(?!40)[0-9a-f]{2}){1,256})%40")),
+    (lambda text: ":\\/\\/" in text,
+     re.compile(r":\\/\\/[^\s/\\\"'<>@:]{0,256}:(?P<password>[^\s\"'<>@\\]{1,256})@")),
+]
 # Whole commands printed by the workload, with their password: mysql -pX, sshpass -p X, curl -u u:X.
-COMMAND_PASSWORDS = [
-    re.compile(r"(?:mysql|mariadb)[^\n]{0,300}?[ \t]-p(?P<value>[^\s'\"]{3,})"),
-    re.compile(r"sshpass[^\n]{0,100}?[ \t]-p[ \t]{0,4}(?P<value>[^\s'\"-][^\s'\"]*)"),
-    # one pattern per tool: a literal start lets the engine skip ahead (an alternation cannot)
-    *(re.compile(tool + r"[^\n]{0,300}?[ \t](?:-u[ \t]{0,4}|--(?:proxy-)?user[ \t=]{1,4})['\"]?[^\s:'\"]{1,128}:"
-                 r"(?P<value>[^\s'\"]+)") for tool in ("curl", "wget")),
+# The flag is searched (a literal), then the tool's name within `reach` characters before it on its line
+# (a sorted list of where each tool's name is, looked up by bisection): a text full of "mysql " or
+# "curl " costs one scan, where a pattern led by the tool's name rescanned 300 characters after each.
+COMMAND_PASSWORD_FLAGS: list[tuple[tuple[str, ...], int, re.Pattern[str]]] = [
+    (("mysql", "mariadb"), 300, re.compile(r"-p(?<=[ \t]-p)(?P<value>[^\s'\"]{3,})")),
+    (("sshpass",), 100, re.compile(r"-p(?<=[ \t]-p)[ \t]{0,4}(?P<value>[^\s'\"-][^\s'\"]*)")),
+    (("curl", "wget"), 300, re.compile(r"-u(?<=[ \t]-u)[ \t]{0,4}['\"]?[^\s:'\"]{1,128}:(?P<value>[^\s'\"]+)")),
+    (("curl", "wget"), 300, re.compile(r"--(?<=[ \t]--)(?:proxy-)?user[ \t=]{1,4}['\"]?[^\s:'\"]{1,128}:"
+                                       r"(?P<value>[^\s'\"]+)")),
 ]
 # `key=`, `?key=`, `"key": "..."`, `license_key: ...` with a key-shaped value (20+ characters of
 # letters and digits both, checked in code); a bare `key` elsewhere is too common in ML logs to hide.
@@ -205,18 +351,58 @@ GPU_UUIDS = [re.compile(rf"{kind}-(?<![\w-]{kind}-)[0-9a-fA-F]{{8}}(?:-[0-9a-fA-
 # Addresses that identify nobody; left as they are so the text stays readable.
 BORING_IPS = {"127.0.0.1", "0.0.0.0", "255.255.255.255", "255.255.255.0", "::", "::1"}
 SSH_ADDRESS_VARIABLES = ("SSH_CONNECTION", "SSH_CLIENT")
+# User and host names that are also common words or product names (USER=nvidia, ubuntu, data; HOSTNAME=h100,
+# dgx, gpu): replaced only where the text uses them as a user or host name, never in "NVIDIA H100 80GB
+# HBM3", "Ubuntu 22.04", "Data loader" (see _in_host_context). A specific name (alice, gpunode17) goes everywhere.
+COMMON_NAMES = {"nvidia", "ubuntu", "debian", "centos", "fedora", "rocky", "alma", "admin", "administrator", "user",
+                "users", "data", "ec2-user", "cloud-user", "azureuser", "opc", "jovyan", "docker", "ray", "runner",
+                "vscode", "coder", "jenkins", "developer", "dev", "test", "tester", "ml", "ai", "gpu", "gpus", "student",
+                "guest", "pi", "oracle", "hadoop", "spark", "slurm", "www-data", "nobody", "app", "service", "triton",
+                "cuda", "train", "training", "compute", "worker", "master", "head", "node", "server", "host",
+                "workstation", "desktop", "laptop", "sandbox", "jupyter", "notebook", "devbox", "container", "default",
+                "demo", "lab", "linux", "dgx", "hgx", "mgx", "igx", "pytorch", "torch", "model", "models", "bench",
+                "benchmark", "perf", "profile", "profiler", "nsys", "ncu", "cluster", "build", "ci"}
+# GPU and system product names used as host names (h100, a100-80g, gh200, dgx-h100, rtx4090, l40s)
+PRODUCT_NAME = re.compile(r"(?:(?:dgx|hgx|mgx)-?)?(?:[abhlvtkp][0-9]{1,3}[a-z]?|g[bh][0-9]{3}|rtx-?[0-9]{4}[a-z]*|"
+                          r"(?:quadro|tesla|titan|jetson|orin|thor)[a-z0-9-]*)(?:-[0-9]{1,3}g?b?)?")
+# Where a word is a user or host name: a home folder, user@host, //host, name=value for a user or host
+# key, uname's "Linux HOST", and "@host" or "host." (an FQDN) after it; checked on the lower-cased text.
+HOST_CONTEXT_BEFORE = re.compile(r"(?:home/|users/|users\\|@|//|linux |(?:user|username|login|logname|owner|"
+                                 r"hostname|host|node|nodename|server|machine|uid)[\"']?[ \t]{0,3}[=:][ \t]{0,3}[\"']?)\Z")
+HOST_CONTEXT_AFTER = {"user": re.compile(r"@"), "host": re.compile(r"@|\.[a-z][a-z0-9-]*\.[a-z]|:[~/]")}
+
+
+def name_words(name: str) -> list[str]:
+    """The lower-cased words of a name: split on _ - . and where a small letter or digit meets a capital."""
+    return [w for w in NAME_WORD_SPLIT.split(CAMEL_BOUNDARY.sub("_", name).lower()) if w]
 
 
 def is_secret_name(name: str) -> bool:
-    if SECRET_NAME.search(name):
-        return True
-    return any(w in SECRET_NAME_WORDS for w in NAME_WORD_SPLIT.split(name.lower()))
+    """Whether a name says its value is secret, judged by whole words (see SECRET_WORDS and the sets
+    after it): a secret word (TOKEN, SECRET, PASSWORD, PASS, PW, CREDS, AUTH, COOKIE, OTP, ... or a word
+    ending in one, PGPASSWORD), KEY / KEYS / PIN ending the name unless the word before names a harmless
+    kind (SORT_KEY), a secret pair (API_KEY_ID, KEY_MATERIAL, SESSION_ID, SERVICE_ACCOUNT_JSON), PWD in a
+    longer name (DB_PWD; PWD itself is the working directory); and then no quantity or setting word
+    after it (TOKEN_BUDGET, TOKEN_COUNT, AUTH_TYPE) nor a count word before it (MAX_TOKEN_LEN, NUM_PASS)."""
+    words = name_words(name)
+    last = len(words) - 1
+    for i, word in enumerate(words):
+        before = words[i - 1] if i else ""
+        secret = (word in SECRET_WORDS or (word.endswith(SECRET_SUFFIXES) and word not in NOT_SECRET_WORDS)
+                  or (word in END_WORDS and i == last and before not in NOT_SECRET_KEY_KINDS)
+                  or (before, word[:-1] if word == "keys" else word) in SECRET_PAIRS
+                  or (word == "pwd" and last > 0))
+        if secret and QUANTITY_WORDS.isdisjoint(words[i + 1:]) and QUALIFIER_BEFORE.isdisjoint(words[:i]):
+            return True
+    return False
 
 
 def is_secret_flag(arg: str) -> bool:
-    """--password, --db-pass, --passphrase, --api-key, --hf-token, --secret: a flag whose value is secret."""
+    """--password, --db-pass, --passphrase, --api-key, --hf-token, --secret, --pwd, --pat: a flag whose
+    value is secret (the same words as is_secret_name)."""
     name = FLAG_PREFIX.sub("", arg.partition("=")[0])
-    return is_secret_name(name.replace("-", "_")) or any(w in SECRET_FLAG_WORDS for w in NAME_WORD_SPLIT.split(name.lower()))
+    words = name_words(name)
+    return is_secret_name(name) or words in (["pwd"], ["pat"]) or (len(words) > 1 and words[-1] == "pat")
 
 
 def secret_env_names(environ: dict[str, str]) -> list[str]:
@@ -260,6 +446,20 @@ def encoded_forms(value: str) -> set[str]:
 
 def worth_hiding(value: str) -> bool:
     return len(value) >= MIN_SECRET_LEN and value.strip().lower() not in NOT_SECRET_VALUES
+
+
+_NAME_CHARACTER = re.compile(r"[A-Za-z0-9_.-]").match
+
+
+def cannot_be_secret(value: str) -> bool:
+    """A value no secret can be: a boolean or setting word, nothing, a number with a decimal point or of
+    at most 4 digits (a secret-sounding name with such a value keeps it: `secret=False`, `gpu_pw=350.2`)."""
+    value = value.strip()
+    if not value:
+        return True
+    if value[0] in "0123456789-.":
+        return NOT_A_SECRET_NUMBER.fullmatch(value) is not None
+    return value.lower() in NOT_A_SECRET_WORDS
 
 
 def is_location(value: str) -> bool:
@@ -369,8 +569,10 @@ def argv_secret_values(argv: list[str]) -> list[str]:
 def _lower(text: str) -> str:
     """text lower-cased, offset for offset (a character whose lower case is longer becomes "?")."""
     lower = text.lower()
-    if len(lower) != len(text):
-        lower = "".join(c if len(c) == 1 else "?" for c in map(str.lower, text))
+    if len(lower) != len(text):  # only U+0130 (capital I with a dot) lower-cases to two characters
+        lower = text.replace("\u0130", "?").lower()
+        if len(lower) != len(text):
+            lower = "".join(c if len(c) == 1 else "?" for c in map(str.lower, text))
     return lower
 
 
@@ -398,7 +600,10 @@ class Redactor:
         secrets |= {s for s in extra_secrets or [] if worth_hiding(s)}
         # Secret-shaped pieces of any value (a URL password in DATABASE_URL, a key in a flag) are
         # secrets too, wherever they show up later, bare or escaped.
-        for text in [*self.environ.values(), *(extra_secrets or [])]:
+        # A proxy given without a scheme (HTTPS_PROXY=bob:PASSWORD@proxy:3128, as curl and pip take it) is
+        # read as a URL.
+        proxies = ["http://" + v for n, v in self.environ.items() if "proxy" in n.lower() and "://" not in v and "@" in v]
+        for text in [*self.environ.values(), *(extra_secrets or []), *proxies]:
             secrets |= {text[s[0]:s[1]] for s in self._secret_spans(text) if worth_hiding(text[s[0]:s[1]])}
         self._secret_values = sorted(secrets, key=len, reverse=True)
         # A piece of a known secret (printed in part, or cut by a line wrap): needles of FRAGMENT characters
@@ -408,8 +613,19 @@ class Redactor:
         # secret, or of 23+ from its middle, holds one. Leftwards it is grown by comparing slices.
         self._pieces: list[tuple[str, list[tuple[int, re.Pattern[str]]]]] = []
         self._wrap_heads: dict[str, str] = {}
+        # A secret of 8 to 23 characters printed in two pieces on two lines, each too short to be a piece
+        # (print(v[:11]); print(v[11:])): one regex per secret, its first 3 characters then each next one
+        # with an optional line break before it.
+        self._broken: list[re.Pattern[str]] = []
         for value in self._secret_values:
-            if len(value) <= FRAGMENT or "\n" in value or "://" in value or is_location(value) or " " in value:
+            if "\n" in value or "://" in value or " " in value or is_location(value):
+                continue
+            if 8 <= len(value) < 2 * FRAGMENT:
+                self._broken.append(re.compile(re.escape(value[:WRAP_REST]) + "".join(
+                    r"(?:\r?\n)?" + re.escape(c) for c in value[WRAP_REST:])))
+                for size in range(WRAP_REST, min(len(value), FRAGMENT)):
+                    self._wrap_heads.setdefault(value[:size], value)
+            if len(value) <= FRAGMENT:
                 continue
             offsets: dict[str, int] = {}
             for at in [*range(0, len(value) - FRAGMENT + 1, FRAGMENT), len(value) - FRAGMENT]:
@@ -421,7 +637,7 @@ class Redactor:
         self._literals = sorted({f for v in secrets for f in escaped_forms(v)}, key=len, reverse=True)
         self.longest_literal = max((len(f) for f in self._literals), default=0)
         self._placeholders: dict[str, dict[str, str]] = {}
-        self._host_patterns: list[tuple[str, str, re.Pattern[str]]] = []
+        self._host_patterns: list[tuple[str, str, re.Pattern[str], bool]] = []
         self._known_addresses: set[str] = set()
         self._ipv4_verdicts: dict[str, str] = {}
         self._version_contexts: dict[str, bool] = {}
@@ -447,7 +663,7 @@ class Redactor:
             for value in values:  # matched in the lower-cased text: a case-blind pattern cannot skip ahead
                 literal = re.escape(value.lower())
                 self._host_patterns.append((kind, label, re.compile(
-                    rf"{literal}(?<![a-z0-9_]{literal})(?![a-z0-9_])")))
+                    rf"{literal}(?<![a-z0-9_]{literal})(?![a-z0-9_])"), kind != "mac" and is_common_name(value)))
         self._known_addresses = _own_addresses(hosts)
         for variable in SSH_ADDRESS_VARIABLES:
             for word in self.environ.get(variable, "").split():
@@ -488,31 +704,42 @@ class Redactor:
                 spans.append((0, m.end(), REDACTED, "continued secret", 0))
         if value_next:  # the previous piece ended with "api_key:": its value starts this one
             m = re.match(r"[ \t]{0,16}[\"']?(?P<value>[^\s'\",;]{3,})", text)
-            if m:
+            if m and not cannot_be_secret(m.group("value")):
                 spans.append((m.start("value"), m.end(), REDACTED, "secret-named value", 0))
-        for label, pattern in TOKEN_SHAPES:
-            if "value" in pattern.groupindex:
-                spans.extend((m.start("value"), m.end(), REDACTED, label, m.start()) for m in pattern.finditer(text))
+        for label, literal, pattern in TOKEN_SHAPE_LITERALS:
+            if literal not in text:  # a plain substring test, faster than the pattern's own scan
+                continue
+            if label == "service token" and not any(prefix in text for prefix in SERVICE_PREFIXES):
+                continue  # (substring tests cost less than the alternation's scan on log text)
+            if "value" in pattern.groupindex:  # Bearer / Basic: a credential, not words (`basic configuration_x`)
+                spans.extend((m.start("value"), m.end(), REDACTED, label, m.start()) for m in pattern.finditer(text)
+                             if CREDENTIAL_CHARACTER.search(m.group("value")))
             else:
                 spans.extend((a, b, REDACTED, label, a) for a, b in map(re.Match.span, pattern.finditer(text)))
         spans.extend(_url_userinfo_spans(text))
-        for pattern in COMMAND_PASSWORDS:
-            spans.extend((m.start("value"), m.end("value"), REDACTED, "command-line password", m.start())
-                         for m in pattern.finditer(text))
+        spans.extend(_escaped_url_spans(text))
+        spans.extend(_command_password_spans(text))
         lower = _lower(text) if lower is None else lower
         for pattern in (AUTHORIZATION, NETRC_PASSWORD):
             spans.extend((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
                          for m in pattern.finditer(lower))
         for m in KEY_ASSIGNMENT.finditer(lower):
             value = m.group("value")
-            if any(c.isdigit() for c in value) and any(c.isalpha() for c in value):
+            if (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+                    and not _names_harmless_key(text, m.start())):
                 spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
         for pattern in SECRET_ASSIGNMENTS:
             for m in pattern.finditer(lower):
-                first = m.start("value")
-                if m.group("value") != REDACTED.lower() and not (lower[first] in "/~." and
-                                                                 is_location(text[first:m.end("value")])):
-                    spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
+                value = text[m.start("value"):m.end("value")]
+                start = m.start()
+                if m.group("value") == REDACTED.lower() or (value[0] in "/~." and is_location(value)):
+                    continue
+                if len(value) < 16 and cannot_be_secret(value.rstrip(")]}>")):
+                    continue  # secret=False, token: 0, gpu_pw=350.2
+                if (m.group("rest") or start and _NAME_CHARACTER(text[start - 1])) and _names_a_quantity(
+                        text, start, m.end("rest")):
+                    continue  # output_token_throughput: 1234.5 (a name longer than its keyword is looked at)
+                spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", start))
         spans.extend(_key_spans(text, lower, in_key))
         return spans
 
@@ -582,6 +809,16 @@ class Redactor:
                     covered = sorted(covered + found)
         return spans
 
+    def _broken_spans(self, text: str) -> list[Span]:
+        """A short known secret broken over lines (see __init__): each line's piece becomes [REDACTED]."""
+        spans: list[Span] = []
+        for pattern in self._broken:
+            for m in pattern.finditer(text):
+                start, end = m.span()
+                if text.find("\n", start, end) >= 0:
+                    spans.append((start, end, _line_by_line(text, start, end), KNOWN_VALUE, start))
+        return spans
+
     def wrap_head_at_end(self, text: str) -> bool:
         """Whether text ends with the first 3 to 11 characters of a known secret (the rest may start
         the next line): a stream holds such a line back until the next one is read."""
@@ -591,9 +828,12 @@ class Redactor:
 
     def _host_spans(self, text: str, lower: str) -> list[Span]:
         spans = []
-        for kind, label, pattern in self._host_patterns:
+        for kind, label, pattern, common in self._host_patterns:
             for m in pattern.finditer(lower):
-                spans.append((m.start(), m.end(), self.placeholder(kind, m.group(0)), label, m.start()))
+                start, end = m.span()
+                if common and not _in_host_context(lower, start, end, kind):
+                    continue  # USER=nvidia: "NVIDIA H100" stays, "/home/nvidia" and "nvidia@node" go
+                spans.append((start, end, self.placeholder(kind, m.group(0)), label, max(0, start - 24)))
         for m in MAC.finditer(lower):
             start = m.start() - 2
             value = lower[start:m.end()].replace("-", ":")
@@ -639,6 +879,8 @@ class Redactor:
         found = self._literal_spans(text) + self._secret_spans(text, in_key, token_carry, value_next, lower)
         if self._pieces:
             found += self._fragment_spans(text)
+        if self._broken and "\n" in text:
+            found += self._broken_spans(text)
         if self.redact_hosts:
             found += self._host_spans(text, lower)
         if not found:
@@ -691,7 +933,8 @@ class Redactor:
         """The environment with secret-named values replaced and every other value redacted as text."""
         clean = {}
         for name, value in sorted(environ.items()):
-            if is_secret_name(name) and not is_location(value):  # TIKTOKEN_CACHE_DIR=/opt/x is a place
+            if is_secret_name(name) and not is_location(value) and value.strip().lower() not in NOT_SECRET_VALUES:
+                # (a path is where a secret lives, not one; TOKENIZERS_PARALLELISM=false a setting)
                 self.counts["secret-named environment variable"] += 1
                 clean[name] = REDACTED
             else:
@@ -855,24 +1098,96 @@ def _prefixed_block_end(text: str, eol: int) -> int:
     return end
 
 
+NAME_RUN_REVERSED = re.compile(r"[A-Za-z0-9_.-]{0,64}")
+
+
+def _name_before(text: str, start: int, end: int) -> str:
+    """The whole name a keyword found at start belongs to: the name characters before it (64 at most)
+    through end (`per_token_latency_ms` for the "token" in it, `outputTokenThroughput`)."""
+    before = NAME_RUN_REVERSED.match(text[max(0, start - 64):start][::-1]).end()
+    return text[start - before:end]
+
+
+@functools.lru_cache(maxsize=4096)
+def _quantity_name(name: str) -> bool:
+    words = name_words(name)
+    return not (QUANTITY_WORDS.isdisjoint(words) and QUALIFIER_BEFORE.isdisjoint(words)) and not is_secret_name(name)
+
+
+def _names_a_quantity(text: str, start: int, end: int) -> bool:
+    """Whether the name of a secret-sounding assignment is a quantity, a setting or a label instead
+    (`"output_token_throughput": 1234.5`, `token_count: 512`, `num_pass: 100`, `max_token_len`); a log
+    repeats its names, so the verdict is remembered per name."""
+    return _quantity_name(_name_before(text, start, end))
+
+
+def _names_harmless_key(text: str, start: int) -> bool:
+    """`sort_key=`, `cache_key: ...`: a key named for what it sorts or caches, not a secret key."""
+    words = name_words(_name_before(text, start, start + 3))
+    return len(words) > 1 and words[-2] in NOT_SECRET_KEY_KINDS
+
+
+def _escaped_url_spans(text: str) -> list[Span]:
+    """URL passwords in a URL that is itself URL-encoded (`redirect=postgres%3A%2F%2Fapp%3APW%40db`) or
+    JSON-escaped (`"https:\\/\\/app:PW@db\\/x"`); each form is looked for only when its "://" is there."""
+    spans: list[Span] = []
+    for literal, pattern in ESCAPED_URL_PASSWORDS:
+        if literal(text):
+            spans.extend((m.start("password"), m.end("password"), REDACTED, "url password", m.start())
+                         for m in pattern.finditer(text))
+    return spans
+
+
+def _command_password_spans(text: str) -> list[Span]:
+    """Passwords of printed commands (COMMAND_PASSWORD_FLAGS): each flag match is kept when one of its
+    tools' names starts within reach before it, on the same line."""
+    spans: list[Span] = []
+    places: dict[str, list[int]] = {}
+    for tools, reach, pattern in COMMAND_PASSWORD_FLAGS:
+        present = [tool for tool in tools if tool in text]
+        if not present:
+            continue
+        for tool in present:
+            if tool not in places:
+                found, at = [], text.find(tool)
+                while at >= 0:
+                    found.append(at)
+                    at = text.find(tool, at + len(tool))
+                places[tool] = found
+        for m in pattern.finditer(text):
+            start = m.start()
+            for tool in present:
+                where = places[tool]
+                index = bisect.bisect_right(where, start - len(tool)) - 1
+                if index >= 0 and where[index] >= start - reach and text.find("\n", where[index], start) < 0:
+                    spans.append((m.start("value"), m.end("value"), REDACTED, "command-line password", where[index]))
+                    break
+    return spans
+
+
 def _url_userinfo_spans(text: str) -> list[Span]:
     """Neither run can cross the next "://" (the first holds no "/", the second stops at "://"), so
     no character is read for two URLs."""
     spans: list[Span] = []
     if "://" not in text:
         return spans
-    done = set()
-    for m in URL_USERINFO.finditer(text):
-        user, colon, password = m.group("userinfo").partition(":")
-        if colon and password:
-            spans.append((m.start("userinfo") + len(user) + 1, m.end("userinfo"), REDACTED, "url password", m.start()))
-            done.add(m.start())
-        elif not colon and user and user != REDACTED and not LOGIN_SCHEME.search(text, max(0, m.start() - 16),
-                                                                                  m.start()):
-            spans.append((m.start("userinfo"), m.end("userinfo"), REDACTED, "url credential", m.start()))
-            done.add(m.start())
     append = spans.append
-    for m in URL_ODD_PASSWORD.finditer(text):
+    find = text.find
+    login_scheme = REVERSED_LOGIN_SCHEME.match
+    for m in URL_USERINFO.finditer(text):
+        start, end = m.span("userinfo")
+        colon = find(":", start, end)
+        if colon >= 0:
+            if colon + 1 < end:
+                append((colon + 1, end, REDACTED, "url password", start - 3))
+        elif text[start:end] != REDACTED and (start < 4 or text[start - 4] not in LOGIN_SCHEME_ENDS
+                                              or not login_scheme(text[start - 12 if start > 12 else 0:start - 3][::-1])):
+            append((start, end, REDACTED, "url credential", start - 3))
+    odd = list(URL_ODD_PASSWORD.finditer(text))
+    if not odd:
+        return spans
+    done = {span[4] for span in spans}
+    for m in odd:
         start = m.start()
         first, last = m.span("password")
         if start in done or text.count(" ", first, last) > 3:
@@ -954,6 +1269,20 @@ def _key_open(text: str, span: Span) -> bool:
     """Whether a key block span ends at the text's end without its END line (so it may go on)."""
     start, end = span[0], span[1]
     return not text[end:].strip("\r\n") and not KEY_END.search(text, max(start, end - 80), end)
+
+
+def is_common_name(name: str) -> bool:
+    """Whether a user or host name is also a common word or a product name (COMMON_NAMES, PRODUCT_NAME)."""
+    name = name.lower()
+    return name in COMMON_NAMES or PRODUCT_NAME.fullmatch(name) is not None
+
+
+def _in_host_context(lower: str, start: int, end: int, kind: str) -> bool:
+    """Whether lower[start:end] is used as a user or host name there (HOST_CONTEXT_BEFORE / _AFTER), or
+    is a line of its own (what `hostname` or `whoami` prints)."""
+    if HOST_CONTEXT_BEFORE.search(lower, max(0, start - 24), start) or HOST_CONTEXT_AFTER[kind].match(lower, end):
+        return True
+    return (start == 0 or lower[start - 1] == "\n") and lower[end:end + 1] in ("", "\n", "\r")
 
 
 def _ipv4_verdict(value: str, known: set[str]) -> str:

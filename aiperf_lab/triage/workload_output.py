@@ -5,6 +5,11 @@ at a newline, a line longer than 1 MiB is cut where no secret crosses the cut) a
 segment files. Only the last `cap_bytes` are kept: old segments are deleted as new ones fill, and
 finish() joins what is left into the log, starting at a line. Since everything on disk is already
 redacted, cutting the head off can no longer leave a key's body without its BEGIN line.
+
+Reading and redacting are two threads with a bounded queue in memory between them (SPOOL_BYTES,
+never on disk: the raw output holds secrets): a workload that writes faster than redaction runs for a
+while is not slowed by its pipe filling up, and redaction takes everything queued at once, so a
+workload that flushes line by line costs one redaction call per batch, not one per line.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import collections
 import os
 import select
 import threading
+import time
 from pathlib import Path
 from typing import BinaryIO
 
@@ -21,6 +27,8 @@ from aiperf_lab.triage.redact import Redactor, StreamRedactor
 
 READ_BYTES = 1 << 16
 TAIL_CHARS = 1 << 16
+SPOOL_BYTES = 64 << 20    # raw output waiting for redaction, in memory; past it the reader waits
+BATCH_BYTES = 4 << 20     # the most handed to the redactor at once
 
 
 class RedactedLog:
@@ -37,6 +45,13 @@ class RedactedLog:
         self._next_index = 0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._redactor_thread: threading.Thread | None = None
+        self._queue: collections.deque[bytes] = collections.deque()
+        self._queued = 0
+        self._ended = False
+        self._queue_ready = threading.Condition()
+        self._abandon = threading.Event()   # stop redacting: what is still queued is dropped
+        self.abandoned_bytes = 0
         self.error: str | None = None
         self._tail: collections.deque[str] = collections.deque()
         self._tail_chars = 0
@@ -46,11 +61,13 @@ class RedactedLog:
 
     def attach(self, pipe: BinaryIO) -> None:
         """Start pumping a pipe (a Popen's stdout or stderr) into this log."""
+        self._redactor_thread = threading.Thread(target=self._redact_queued, name=f"redact-{self.path.name}", daemon=True)
+        self._redactor_thread.start()
         self._thread = threading.Thread(target=self._pump, args=(pipe,), name=f"log-{self.path.name}", daemon=True)
         self._thread.start()
 
     def _pump(self, pipe: BinaryIO) -> None:
-        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        """Read the pipe into the queue until it ends (or stop); past SPOOL_BYTES queued, wait for the redactor."""
         fd = pipe.fileno()
         try:
             while not self._stop.is_set():
@@ -60,31 +77,60 @@ class RedactedLog:
                 chunk = os.read(fd, READ_BYTES)
                 if not chunk:
                     break
-                self._write(self._stream.feed(decoder.decode(chunk)))
-            self._write(self._stream.feed(decoder.decode(b"", final=True)) + self._stream.close())
-        except (OSError, ValueError) as exc:  # a full disk: recorded, the workload goes on
+                with self._queue_ready:
+                    while (self._queued >= SPOOL_BYTES and not self._stop.is_set() and self.error is None
+                           and not self._abandon.is_set()):
+                        self._queue_ready.wait(0.2)
+                    if self.error is None:  # after a write failed the output is dropped, the pipe still read
+                        self._queue.append(chunk)
+                        self._queued += len(chunk)
+                    self._queue_ready.notify_all()
+        except (OSError, ValueError) as exc:
             self._record(exc)
-            self._discard_rest(fd)
         finally:
-            self._close_segment()
+            with self._queue_ready:
+                self._ended = True
+                self._queue_ready.notify_all()
             try:
                 pipe.close()
             except OSError:
                 pass
 
+    def _redact_queued(self) -> None:
+        """Redact and write what the reader queued, everything waiting at once, until the pipe ended and
+        the queue is empty (or abandoned: what is still queued is dropped, never written raw)."""
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        try:
+            while True:
+                with self._queue_ready:
+                    while not self._queue and not self._ended and not self._abandon.is_set():
+                        self._queue_ready.wait(0.2)
+                    if self._abandon.is_set() or (not self._queue and self._ended):
+                        break
+                    batch = []
+                    size = 0
+                    while self._queue and size < BATCH_BYTES:
+                        batch.append(self._queue.popleft())
+                        size += len(batch[-1])
+                    self._queued -= size
+                    self._queue_ready.notify_all()
+                if self.error is None:
+                    self._write(self._stream.feed(decoder.decode(b"".join(batch))))
+            if self.error is None:
+                self._write(self._stream.feed(decoder.decode(b"", final=True)) + self._stream.close())
+        except (OSError, ValueError) as exc:  # a full disk: recorded, the workload goes on (the reader drops the rest)
+            self._record(exc)
+        finally:
+            with self._queue_ready:
+                self.abandoned_bytes += self._queued
+                self._queue.clear()
+                self._queued = 0
+                self._queue_ready.notify_all()
+            self._close_segment()
+
     def _record(self, exc: Exception) -> None:
         if self.error is None:
             self.error = f"{type(exc).__name__}: {exc}"
-
-    def _discard_rest(self, fd: int) -> None:
-        """After a write failed, keep reading (and dropping) so the workload never blocks on a full pipe."""
-        try:
-            while not self._stop.is_set():
-                ready, _, _ = select.select([fd], [], [], 0.2)
-                if ready and not os.read(fd, READ_BYTES):
-                    return
-        except (OSError, ValueError):
-            return
 
     def tail(self) -> str:
         """The last redacted output (up to 64 Ki characters), for watching the workload while it runs."""
@@ -143,18 +189,26 @@ class RedactedLog:
                 self._record(exc)
 
     def drain(self, timeout_s: float = 2.0) -> None:
-        """Wait (up to timeout_s) until everything the pipe held is read, after the writer exited."""
-        if self._thread is not None:
-            self._thread.join(timeout_s)
+        """Wait (up to timeout_s) until everything the pipe held is read and redacted, after the writer exited."""
+        deadline = time.monotonic() + timeout_s
+        for thread in (self._thread, self._redactor_thread):
+            if thread is not None:
+                thread.join(max(0.0, deadline - time.monotonic()))
 
-    def finish(self, timeout_s: float = 5.0) -> None:
-        """Wait for the pipe to end (the workload group is gone by now), then write the log: its last
+    def finish(self, timeout_s: float = 5.0, redact_s: float = 30.0) -> None:
+        """Wait for the pipe to end (the workload group is gone by now) and for what it held to be redacted
+        (redact_s more at most: 64 MiB of the worst text takes a few seconds), then write the log: its last
         cap_bytes, from the start of a line, after a note of what was left out."""
         if self._thread is not None:
             self._thread.join(timeout_s)
             if self._thread.is_alive():  # something the workload started still holds the pipe
                 self._stop.set()
                 self._thread.join(2.0)
+        if self._redactor_thread is not None:
+            self._redactor_thread.join(redact_s)
+            if self._redactor_thread.is_alive():
+                self._abandon.set()
+                self._redactor_thread.join(5.0)
         kept = self._total - self._dropped
         skip = max(kept - self.cap_bytes, 0)
         left_out = self._dropped + skip
@@ -174,6 +228,8 @@ class RedactedLog:
                             handle.readline(READ_BYTES)  # start at a line (when one is near)
                         while chunk := handle.read(READ_BYTES):
                             out.write(chunk)
+                if self.abandoned_bytes:
+                    out.write(f"\n[last {self.abandoned_bytes} bytes left out: not redacted in time]\n".encode())
         finally:
             for segment in self._segments:
                 segment.unlink(missing_ok=True)

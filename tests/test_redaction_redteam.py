@@ -1,0 +1,221 @@
+"""Third red-team pass (issue 11): names and values wrongly taken for secrets (F1, F4), secret names
+missed (A4), token shapes after an escape (A0), and patterns that rescanned text (P1)."""
+
+from __future__ import annotations
+
+import pytest
+
+from aiperf_lab.triage.redact import REDACTED, Redactor, StreamRedactor, argv_secret_values, is_secret_name
+
+# Ordinary names whose values were wiped from every file of a bundle (F4).
+NOT_SECRET_NAMES = ["MAX_NEW_TOKENS", "TOKEN_BUDGET", "TOKENIZER_NAME", "SESSION_NAME", "TMUX_SESSION", "NUM_SESSIONS",
+                    "SORT_KEY", "CACHE_KEY", "AUTHOR", "GIT_AUTHOR_NAME", "SIGNATURE_VERSION", "COOKIECUTTER_CONFIG",
+                    "HF_HUB_DISABLE_IMPLICIT_TOKEN", "TIKTOKEN_ENCODING", "PIN_MEMORY", "AUTH_TYPE", "TOKEN_COUNT",
+                    "PASSWORD_MIN_LENGTH", "OUTPUT_TOKEN_THROUGHPUT", "SIGNING_ENABLED", "AUTHORIZATION_URL", "PWD", "OLDPWD", "NUM_PASSES", "COMPASS"]
+# Names that hold secrets, the red team's A4 list first, then the usual ones.
+SECRET_NAMES = ["DB_CREDS", "PASSCODE", "SSH_PRIVKEY", "KEY_MATERIAL", "PGPASS", "ADMIN_PIN", "OTP_SEED", "DEPLOY_KEYS",
+                "SERVICE_ACCOUNT_JSON_B64", "AUTHN", "X_AUTHORIZATION", "SALT", "API_SIGNING", "HF_TOKEN", "OPENAI_API_KEY", "AWS_SECRET_ACCESS_KEY", "AWS_ACCESS_KEY_ID",
+                "PGPASSWORD", "DB_PWD", "KEY", "WANDB_API_KEY", "SESSION_ID", "NPM_AUTH", "SIGNING_KEY", "apiKey",
+                "clientSecret", "HUGGING_FACE_HUB_TOKEN", "GOOGLE_CREDENTIALS", "SESSION_TOKEN", "DB_PASS", "MYSQL_PW"]
+
+
+@pytest.mark.parametrize("name", NOT_SECRET_NAMES)
+def test_ordinary_names_are_not_secret(name):
+    assert not is_secret_name(name)
+
+
+@pytest.mark.parametrize("name", SECRET_NAMES)
+def test_secret_names_are_secret(name):
+    assert is_secret_name(name)
+    assert Redactor({name: "Zq7hbiGjlvhk"}).text("value Zq7hbiGjlvhk here") == f"value {REDACTED} here"
+
+
+def test_values_of_ordinary_names_stay_everywhere():
+    """The red team's repro: the values were wiped from every line and table of the bundle."""
+    environ = {"MAX_NEW_TOKENS": "16384", "TOKENIZER_NAME": "meta-llama/Llama-3.1-8B", "GIT_AUTHOR_NAME": "Jane Doe",
+               "SESSION_NAME": "train-run-7", "SORT_KEY": "duration_ms", "HF_TOKEN": "hf_Qw3rTy7uIoPaSdFgHjKlZxCvBnM12"}
+    r = Redactor(environ)
+    line = "loading meta-llama/Llama-3.1-8B; grid (16384, 1, 1); 16384 MiB free; train-run-7 by Jane Doe"
+    assert r.text(line) == line
+    clean = r.environment(environ)
+    assert clean["MAX_NEW_TOKENS"] == "16384" and clean["SORT_KEY"] == "duration_ms"
+    assert clean["HF_TOKEN"] == REDACTED
+
+
+@pytest.mark.parametrize("line", [
+    '{"output_token_throughput": 1234.5, "total_token_throughput": 2345.6}', "per_token_latency_ms: 7.5",
+    "time_per_output_token_ms=7.5", "token_count: 512", "prompt_token_len=2048", "max_token_len: 4096",
+    '"outputTokenThroughput": 12.5', "secret=False", "api_key=None", "cookie: none", "auth: disabled", "num_pass: 100",
+    "gpu_pw=350.2", "password: null", "token: 0", "basic  configuration_value_here", "bearer  allocation_strategy_default",
+    "sort_key=abcdef0123456789abcdef01", "api_key:\n  None",
+])
+def test_metrics_and_settings_with_secret_words_stay(line):
+    assert Redactor({}).text(line) == line
+
+
+@pytest.mark.parametrize("line, secret", [
+    ("api_key=abcXYZ123", "abcXYZ123"), ("password: hunter22", "hunter22"), ("token: 123456789", "123456789"),
+    ('"client_secret": "s3cr3t-value"', "s3cr3t-value"), ("Authorization: Bearer abcdefGHIJ123456", "abcdefGHIJ123456"),
+    ("key=abcdef0123456789abcdef01", "abcdef0123456789abcdef01"), ("db_password=Tr0ub4dor&3", "Tr0ub4dor"),
+    ("api_key:\n  Zq7hbiGjlvhk", "Zq7hbiGjlvhk"),
+])
+def test_secret_assignments_still_go(line, secret):
+    assert secret not in Redactor({}).text(line)
+
+
+def test_secret_flags_by_whole_words():
+    argv = ["python3", "x.py", "--max-tokens", "16384", "--token-budget", "4096", "--sort-key", "latency",
+            "--pat", "ghpatValue123", "--creds", "CredsValue99", "--passcode", "Passcode77x"]
+    assert argv_secret_values(argv) == ["ghpatValue123", "CredsValue99", "Passcode77x"]
+
+
+# A0: a token right after an escape that ends in a letter or digit (JSON, URL, repr, terminal colour).
+SHAPES = {"github": "ghp_R8x2Kq9LmZ4vT7wY1nB5cD3fG6hJ0kP2sQ9a", "github pat": "github_pat_11ABCDEFG0abcdefghijklmnopqrstuvwxyz",
+          "hugging face": "hf_Zx8Lq2Wm9Rt4Yp7Kd3Nf6Hj1Bv5Cx0Qs8Pz", "aws": "AKIAIOSFODNN7EXAMPL3",
+          "slack": "xoxb-123456789012-abcdefghijkl", "openai": "sk-proj-abcdefghijklmnopqrstuvwxyz012345",
+          "google": "AIzaSyA1234567890abcdefghijklmnopqrstuv", "gitlab": "glpat-abcdefghijklmnopqrst",
+          "npm": "npm_abcdefghijklmnopqrstuvwxyz0123456789", "stripe": "sk_live_51Habcdefghijklmnopqrstu",
+          "jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abcdefghij"}
+ESCAPED = {"json newline": "login ok\\n{}", "json tab": "a\\t{}", "url-encoded =": "x%3D{}", "url-encoded space": "x%20{}",
+           "bytes repr": "b'\\x00{}'", "ansi colour": "\x1b[32m{}\x1b[0m", "ansi 256 colours": "\x1b[38;5;208m{}",
+           "escaped ansi": "\\033[1;31m{}", "unicode escape": "\\u001b[0m{}", "after a line erase": "\r\x1b[K{}"}
+
+
+@pytest.mark.parametrize("context", list(ESCAPED.values()), ids=list(ESCAPED))
+@pytest.mark.parametrize("token", list(SHAPES.values()), ids=list(SHAPES))
+def test_token_after_an_escape_goes(token, context):
+    out = Redactor({}).text(context.format(token))
+    assert token[6:18] not in out and REDACTED in out
+
+
+@pytest.mark.parametrize("token", [t for name, t in SHAPES.items() if name not in ("jwt", "aws", "gitlab")])
+def test_token_after_a_digit_or_underscore_goes(token):
+    assert token[6:18] not in Redactor({}).text(f"v1{token} tok_{token}")
+
+
+@pytest.mark.parametrize("word", ["task-proj-abcdefghijklmnopqrstuvwxyz012345", "disk-partition-label-whatever-long",
+                                  "xghp_R8x2Kq9LmZ4vT7wY1nB5cD3fG6hJ0kP2sQ9a", "myhf_Zx8Lq2Wm9Rt4Yp7Kd3Nf6Hj1Bv5Cx0Qs8Pz",
+                                  "\\nthe_glpat-like_name_is_not_a_token"])
+def test_token_letters_inside_a_word_stay(word):
+    assert Redactor({}).text(word) == word
+
+
+def test_escaped_token_in_a_stream_and_a_json_log():
+    import json
+    token = SHAPES["github"]
+    stream = StreamRedactor(Redactor({}))
+    out = stream.feed(json.dumps({"msg": "login ok\n" + token}) + "\n") + stream.close()
+    assert token[:12] not in out and out.startswith('{"msg": "login ok\\n[REDACTED]')
+
+
+# P1: the workload's pipe is read into memory while redaction runs, so a slow redaction does not block it.
+def test_a_slow_redaction_does_not_block_the_workloads_pipe(tmp_path, monkeypatch):
+    import os
+    import threading
+    import time
+
+    from aiperf_lab.triage import workload_output
+
+    calls = []
+    feed = StreamRedactor.feed
+
+    def slow_feed(self, text):
+        calls.append(len(text))
+        time.sleep(0.3)  # far slower than the writer
+        return feed(self, text)
+
+    monkeypatch.setattr(StreamRedactor, "feed", slow_feed)
+    log = workload_output.RedactedLog(tmp_path / "stdout.log", Redactor({"HF_TOKEN": SHAPES["hugging face"]}),
+                                      cap_bytes=64 << 20)
+    read, write = os.pipe()
+    log.attach(os.fdopen(read, "rb"))
+    lines = [b"step %d loss 0.5 token %s\n" % (i, SHAPES["hugging face"].encode()) for i in range(40000)]
+    started = time.monotonic()
+    with os.fdopen(write, "wb", buffering=0) as sink:
+        for line in lines:  # line by line, as a workload that flushes each print
+            sink.write(line)
+    written_s = time.monotonic() - started
+    log.finish()
+    out = (tmp_path / "stdout.log").read_text()
+    assert written_s < 0.3 * len(calls) / 2, (written_s, len(calls))  # the writer did not wait on the redactor
+    assert len(calls) < len(lines) / 100  # lines queued meanwhile were redacted in batches
+    assert out.count("\n") == len(lines) and "step 39999 loss" in out and SHAPES["hugging face"][:12] not in out
+    assert threading.active_count() < 20
+
+
+# A9/A10: shapes of keys this audience holds (NGC, PyPI, Databricks, Docker Hub, Vault, ...).
+@pytest.mark.parametrize("token", [
+    "nvapi-" + "Ab3" * 22, "pypi-AgEIcHlwaS5vcmcCJGFiY2RlZmdoLWlqa2wtbW5vcC1xcnN0LXV2d3h5ejAxMjM0",
+    "dapi" + "0123456789abcdef" * 2, "dckr_pat_abcdefghijklmnopqrstuvwx", "hvs." + "CAESIJx9" * 11, "gsk_" + "a1" * 26,
+    "r8_" + "Ab1" * 13, "ya29.a0AfH6SMBabcdefghijklmnop", "GOCSPX-abcdefghijklmnopqrstuv", "whsec_abcdefghijklmnopqrstuvwxyz",
+    "dop_v1_" + "0123456789abcdef" * 4, "shpat_" + "0123456789abcdef" * 2, "lin_api_" + "Ab1" * 12,
+    "ntn_" + "Ab1" * 12, "AGE-SECRET-KEY-1" + "QZ7" * 20, "xapp-1-A0123456789-0123456789-abcdef",
+])
+def test_more_token_shapes_go(token):
+    out = Redactor({}).text(f"using {token}\n")
+    assert out == f"using {REDACTED}\n"
+    assert Redactor({}).text(f'{{"msg": "ok\\n{token}"}}').endswith(f'\\n{REDACTED}"}}')
+
+
+# A3: a short known secret printed in two halves on two lines, each shorter than a piece.
+@pytest.mark.parametrize("secret, cut", [("AvoCMF1ZIDKtxODiDeDeFF", 11), ("AKIAIOSFODNN7EXAMPLE", 10), ("Pw9xQ2mZ", 4)])
+def test_a_short_secret_in_two_halves_on_two_lines_goes(secret, cut):
+    r = Redactor({}, extra_secrets=[secret])
+    text = f"noise\n{secret[:cut]}\n{secret[cut:]}\nafter\n"
+    assert r.text(text) == f"noise\n{REDACTED}\n{REDACTED}\nafter\n"
+    stream = StreamRedactor(r)
+    out = "".join(stream.feed(line) for line in text.splitlines(keepends=True)) + stream.close()
+    assert out == f"noise\n{REDACTED}\n{REDACTED}\nafter\n"
+
+
+def test_argv_secret_printed_in_halves():
+    argv = ["python3", "x.py", "--token", "AvoCMF1ZIDKtxODiDeDeFF"]
+    r = Redactor({}, extra_secrets=argv_secret_values(argv))
+    assert "txODiDeDeFF" not in r.text("AvoCMF1ZIDK\ntxODiDeDeFF\n")
+
+
+# F3: user and host names that are common words or product names, under --redact-hosts.
+@pytest.mark.parametrize("user, host", [("nvidia", "h100"), ("ubuntu", "dgx-h100"), ("data", "gpu"), ("admin", "a100")])
+def test_common_user_and_host_names_go_only_where_they_name_a_user_or_host(user, host, monkeypatch):
+    from aiperf_lab.triage import redact
+
+    monkeypatch.setattr(redact.socket, "gethostname", lambda: host)
+    monkeypatch.setattr(redact.socket, "getfqdn", lambda: host)
+    monkeypatch.setattr(redact.getpass, "getuser", lambda: user)
+    r = Redactor({"USER": user, "HOSTNAME": host}, redact_hosts=True)
+    kept = "NVIDIA H100 80GB HBM3, NVIDIA-SMI 550, nvidia-cudnn-cu12; Ubuntu 22.04.4 LTS; Data loader; load data.csv; A100 GPU"
+    assert r.text(kept) == kept
+    private = f"/home/{user}/run; {user}@{host}:~$ ls; ssh {user}@node7; user={user}; Linux {host} 5.15; {host}.cluster.local\n{host}\n"
+    out = r.text(private)
+    assert f"/{user}/" not in out and f"{user}@" not in out and f"@{host}" not in out and f"\n{host}\n" not in out
+    assert out.count("user-1") == 4 and out.count("host-1") == 4
+
+
+def test_a_specific_user_or_host_name_goes_everywhere(monkeypatch):
+    from aiperf_lab.triage import redact
+
+    monkeypatch.setattr(redact.socket, "gethostname", lambda: "gpunode17")
+    monkeypatch.setattr(redact.socket, "getfqdn", lambda: "gpunode17.acme-corp.example")
+    r = Redactor({"USER": "alice", "HOSTNAME": "gpunode17"}, redact_hosts=True)
+    out = r.text("run by alice on gpunode17 (Alice's job)")
+    assert "alice" not in out.lower() and "gpunode17" not in out
+
+
+# U1/U2: URL credentials in other spellings.
+def test_a_proxy_without_a_scheme_keeps_its_host_and_loses_its_password():
+    environ = {"HTTP_PROXY": "bob:Pw9xQ2mZ7kL4@proxy.corp:3128", "https_proxy": "alice:Qx7Pw2mZ9@proxy:8080",
+               "NO_PROXY": "localhost,10.0.0.0/8"}
+    r = Redactor(environ)
+    assert r.environment(environ) == {"HTTP_PROXY": f"bob:{REDACTED}@proxy.corp:3128", "NO_PROXY": "localhost,10.0.0.0/8",
+                                      "https_proxy": f"alice:{REDACTED}@proxy:8080"}
+    assert "Pw9xQ2mZ7kL4" not in r.text("pip: using proxy bob:Pw9xQ2mZ7kL4@proxy.corp:3128")
+
+
+@pytest.mark.parametrize("text, password", [
+    ("redirect=postgres%3A%2F%2Fapp%3APw9xQ2mZ%40db%2Fx&y=1", "Pw9xQ2mZ"),
+    ("GET /cb?u=https%3a%2f%2fu%3aS3cr%2Bet99%40h", "S3cr%2Bet99"),
+    ('{"url": "https:\\/\\/app:Pw9xQ2mZ@db.example\\/x"}', "Pw9xQ2mZ"),
+])
+def test_passwords_of_encoded_and_escaped_urls_go(text, password):
+    out = Redactor({}).text(text)
+    assert password not in out and REDACTED in out
