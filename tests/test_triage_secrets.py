@@ -167,16 +167,26 @@ def test_sigkill_of_triage_also_kills_what_the_workload_put_in_a_session_of_its_
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 @pytest.mark.parametrize("delay", [0.05, 0.3, 1.0])
 def test_a_signal_in_the_first_instant_gives_an_archive_or_a_clean_130(tmp_path, sig, delay):
-    proc = subprocess.Popen([sys.executable, "-m", "aiperf_lab.triage.cli", "--duration", "30", "--no-nsys",
+    proc = subprocess.Popen([sys.executable, "-m", "aiperf_lab.triage.cli", "--duration", "8", "--no-nsys",
                              "--output", str(tmp_path)], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     time.sleep(delay)
     proc.send_signal(sig)
-    out, err = proc.communicate(timeout=60)
+    out, err = proc.communicate(timeout=120)
     leftovers = [p.name for p in tmp_path.iterdir() if not p.name.endswith(".tar.gz")]
     assert leftovers == []
+    if proc.returncode == 0:
+        # On a loaded machine Python can still be in its own start-up (site's .pth files) after a second:
+        # site prints the KeyboardInterrupt and goes on, so the signal never reaches our code and the run
+        # ends at its duration, with its archive. Nothing of ours can see that signal.
+        assert sig == signal.SIGINT and "KeyboardInterrupt" in err, err
+        assert len(list(tmp_path.glob("*.tar.gz"))) == 1
+        return
     if proc.returncode != 130:  # the signal came while Python itself was starting, before any of our code
-        assert proc.returncode in (-sig, 1) and "KeyboardInterrupt" in err + "KeyboardInterrupt" * (proc.returncode != 1)
+        # -sig: Python's default handler; 1 or -2: a KeyboardInterrupt raised in Python's own start-up
+        # (since 3.8 an uncaught one ends the process by SIGINT)
+        assert proc.returncode in (-sig, -signal.SIGINT, 1)
+        assert proc.returncode == -sig or "KeyboardInterrupt" in err or proc.returncode == -signal.SIGINT, err
         assert list(tmp_path.iterdir()) == []
         return
     assert proc.returncode == 130, err
