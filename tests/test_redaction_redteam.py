@@ -219,3 +219,26 @@ def test_a_proxy_without_a_scheme_keeps_its_host_and_loses_its_password():
 def test_passwords_of_encoded_and_escaped_urls_go(text, password):
     out = Redactor({}).text(text)
     assert password not in out and REDACTED in out
+
+
+def test_a_known_secret_in_base64_wrapped_at_76_columns_goes_line_by_line():
+    # `printf %s "$AZURE_STORAGE_CONNECTION_STRING" | base64` wraps at 76: each line holds a piece of
+    # the key's base64, which a search for the whole encoded text missed.
+    import base64
+    import textwrap
+    from aiperf_lab.triage.redact import Redactor, StreamRedactor
+
+    key = "TzHtXLsOCaVdDDqNzJCWEICXbmpq7lVGIAGEtZXTwO7tek5Gig7oFgB7b2JrGu41JpHVXM3iv4nuuHxYA6dvg9=="
+    secret = f"DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={key};EndpointSuffix=core.windows.net"
+    redactor = Redactor({"AZURE_STORAGE_CONNECTION_STRING": secret})
+    for prefix in ("", "x", "ab"):           # the key's base64 at each alignment
+        encoded = base64.b64encode((prefix + secret).encode()).decode()
+        wrapped = "\n".join(textwrap.wrap(encoded, 76)) + "\n"
+        stream = StreamRedactor(redactor)
+        for out in (redactor.text(wrapped), stream.feed(wrapped) + stream.close()):
+            joined = out.replace("\n", "")
+            for offset in range(3):               # the key's base64 at each alignment within the text
+                part = key.encode()[offset:]
+                key_b64 = base64.b64encode(part).decode()[:len(part) // 3 * 4]
+                for at in range(0, len(key_b64) - 24, 4):   # no 24-character run of it is left
+                    assert key_b64[at:at + 24] not in joined, (prefix, offset, at)

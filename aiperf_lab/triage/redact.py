@@ -444,6 +444,19 @@ def encoded_forms(value: str) -> set[str]:
     return {f for f in forms if len(f) >= 12}
 
 
+def _base64_forms(value: str) -> set[str]:
+    """Base64 (standard and URL-safe) of a value at its three alignments, the characters that depend on
+    the value alone (as encoded_forms keeps them)."""
+    data = value.encode()
+    forms = set()
+    for offset in range(3):
+        part = data[offset:]
+        whole = len(part) // 3 * 4
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            forms.add(encode(part).decode()[:whole])
+    return forms
+
+
 def worth_hiding(value: str) -> bool:
     return len(value) >= MIN_SECRET_LEN and value.strip().lower() not in NOT_SECRET_VALUES
 
@@ -617,7 +630,12 @@ class Redactor:
         # (print(v[:11]); print(v[11:])): one regex per secret, its first 3 characters then each next one
         # with an optional line break before it.
         self._broken: list[re.Pattern[str]] = []
-        for value in self._secret_values:
+        # A known secret's base64 is a secret too, and so are its pieces: `base64` and MIME wrap it at 76
+        # characters, which a search for the whole encoded text misses (a key in a variable, its lines
+        # joined, included).
+        wrapped = {form for value in self._secret_values if len(value) >= FRAGMENT
+                   for form in _base64_forms(value) if len(form) >= 2 * FRAGMENT}
+        for value in [*self._secret_values, *sorted(wrapped - set(self._secret_values), key=len, reverse=True)]:
             if "\n" in value or "://" in value or " " in value or is_location(value):
                 continue
             if 8 <= len(value) < 2 * FRAGMENT:
