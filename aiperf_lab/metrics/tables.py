@@ -77,8 +77,10 @@ def write_csv(table: Table, stream) -> None:
     writer = csv.writer(stream, lineterminator="\n")
     writer.writerow(table.columns)
     batch = []
+    # csv itself writes None as "", floats with repr() and other values with str(), as format_value
+    # does: only text needs our escaping (a trace report's hundreds of thousands of cells).
     for row in table.rows:
-        batch.append([format_value(v) for v in row])
+        batch.append([printable(v) if v.__class__ is str else v for v in row])
         if len(batch) == 2048:
             writer.writerows(batch)
             batch.clear()
