@@ -136,6 +136,7 @@ def test_an_interrupt_keeps_the_trace(tmp_path, env, sig):
     assert code == 130, err
     assert_trace_kept(found)
     assert found["workload"]["stopped_by"] == "interrupt" and found["manifest"]["interrupted"] is True
+    assert found["manifest"]["interrupted_by"] == sig.name
 
 
 def test_a_second_ctrl_c_has_nsys_stop_the_collection_and_still_keeps_the_kernels(tmp_path, env):

@@ -336,3 +336,10 @@ def test_the_phases_run_in_process_and_report_each_part(tmp_path, capsys):
     assert {"hardware", "telemetry", "findings", "report", "redaction"} <= set(parts) and parts["report"] == "ok"
     assert events[-1].kind == "archive" and events[-1].text == str(archive)
     assert triage.facts.hardware.host   # the collectors' typed results, kept in memory
+
+
+def test_a_bundle_names_the_signal_that_stopped_it():
+    from aiperf_lab.triage.report import stopped_by_words
+    assert stopped_by_words("SIGINT") == "Ctrl-C" and stopped_by_words("SIGTERM") == "SIGTERM"
+    assert "SSH session went away" in stopped_by_words("SIGHUP")
+    assert stopped_by_words(None) == "Ctrl-C"          # a bundle from before the signal was recorded

@@ -229,7 +229,7 @@ class CollectorRun:
             if thread.is_alive() and record.status == "pending":
                 interrupted = stop is not None and stop.is_set()
                 record.status = "skipped" if interrupted else "timeout"
-                record.error = "interrupted (Ctrl-C)" if interrupted else f"no result within {collector.timeout_s:.0f} s"
+                record.error = "interrupted (a stop signal)" if interrupted else f"no result within {collector.timeout_s:.0f} s"
                 record.seconds = round(time.monotonic() - started, 3)
                 self.on_done(record)
 

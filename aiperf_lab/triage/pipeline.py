@@ -59,6 +59,7 @@ class Triage:
         self.found: list[Finding] = []
         self.interrupts = 0
         self.interrupted = threading.Event()   # the first Ctrl-C or SIGTERM: stop waiting, keep what there is
+        self.stopped_by_signal: str | None = None   # SIGINT (Ctrl-C), SIGTERM or SIGHUP: said in the bundle
         self.abandon = threading.Event()       # the third: stop long steps (the export) too
         self.workload = None
         self.guard: Guard | None = None
@@ -71,6 +72,7 @@ class Triage:
     def on_signal(self, signum, _frame) -> None:
         self.interrupts += 1
         name = signal.Signals(signum).name
+        self.stopped_by_signal = self.stopped_by_signal or name
         if signum == signal.SIGHUP:
             _leave_the_hung_up_terminal()
         self.interrupted.set()
@@ -295,7 +297,8 @@ class Triage:
         from aiperf_lab.triage.bench_phase import bench_into_bundle
 
         if self.interrupted.is_set():
-            raise Skipped("interrupted (Ctrl-C)")
+            from aiperf_lab.triage.report import stopped_by_words
+            raise Skipped(f"interrupted ({stopped_by_words(self.stopped_by_signal)})")
         hardware = self.parts.results.get("hardware") or self.facts.hardware
         # The topology matrix and nvlink -s are read from the bundle the collectors just wrote: the
         # link types (NV18, SYS) and rates survive redaction.
@@ -323,7 +326,8 @@ class Triage:
         o = self.options
         self.emit.phase("report")
         self.meta = self.bundle.manifest(self.host_label, self.redactor.argv(o.arguments), self.interrupted.is_set())
-        self.meta.update({"duration_s": o.duration_s, "command": self.redactor.argv(o.command)})
+        self.meta.update({"duration_s": o.duration_s, "command": self.redactor.argv(o.command),
+                          "interrupted_by": self.stopped_by_signal})
 
         def work() -> None:
             self.bundle.write_text("report", "summary.md", report.summary_markdown(self.meta, self.found, self.facts))
@@ -340,7 +344,7 @@ class Triage:
         self.emit.phase("archive")
         self.sampler.close()
         shutil.rmtree(self.work_dir, ignore_errors=True)
-        extra = {}
+        extra = {"interrupted_by": self.stopped_by_signal} if self.stopped_by_signal else {}
         if self.facts.coverage is not None:
             extra["capture"] = self.facts.coverage.as_dict()
             if self.facts.workload is not None and self.facts.workload.capture is not None:
@@ -365,3 +369,4 @@ def _leave_the_hung_up_terminal() -> None:
                 os.dup2(devnull, fd)   # a terminal that is already gone can fail isatty
     finally:
         os.close(devnull)
+

@@ -21,10 +21,15 @@ def _gpm(value: float | None) -> str:
     return "n/a" if value is None else str(value)   # no GPM: before Hopper, or a bundle made before GPM
 
 
+def stopped_by_words(name: str | None) -> str:
+    """How a bundle names the signal that stopped the run (a bundle from before it was recorded: Ctrl-C)."""
+    return {"SIGINT": "Ctrl-C", "SIGHUP": "SIGHUP: the terminal or SSH session went away"}.get(name or "", name or "Ctrl-C")
+
+
 def summary_markdown(meta: dict[str, Any], findings: list[Finding], facts: TriageFacts) -> str:
     lines = [f"# aiperf-triage: {meta['host']}", "",
              f"- taken: {meta['start_utc']} to {meta['end_utc']} (UTC), duration asked {meta['duration_s']} s"
-             + (" — **interrupted (Ctrl-C)**" if meta.get("interrupted") else ""),
+             + (f" — **interrupted ({stopped_by_words(meta.get('interrupted_by'))})**" if meta.get("interrupted") else ""),
              f"- command: {' '.join(meta['command']) if meta.get('command') else '(none: telemetry only)'}"]
     workload = facts.workload
     if workload is not None and workload.ran:
