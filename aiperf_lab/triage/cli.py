@@ -83,6 +83,9 @@ def _tag(text: str) -> str:
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(prog="aiperf-triage", description="A shareable bundle of what this GPU machine is and how it "
                            "behaved, bounded in time and free of secrets.", epilog=EPILOG,
+                           usage="aiperf-triage [--duration S] [--output DIR] [options] [-- CMD ...]\n"
+                                 "       aiperf-triage show ARCHIVE\n"
+                                 "       aiperf-triage compare A B [C ...]",
                            formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--duration", type=_positive_seconds, default=120.0,
                         help="seconds of telemetry, and the longest the workload may run (default 120)")

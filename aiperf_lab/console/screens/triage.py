@@ -27,7 +27,7 @@ class TriageScreen(Screen):
     def compose(self) -> ComposeResult:
         yield from chrome_top()
         yield Static("A bundle of hardware, topology, snapshots and telemetry for a duration; secrets are redacted "
-                     "before anything is written. d sets the duration (enter keeps it, escape leaves), k the bench, b starts.",
+                     "before anything is written. d sets the duration (enter or escape leaves it, kept), k the bench, b starts.",
                      id="triage-help")
         with Horizontal(id="triage-form"):
             yield Static("duration (s):", id="triage-duration-label")
