@@ -680,3 +680,20 @@ def test_the_cancel_question_closes_when_the_run_ends_under_it(tmp_path):
 
     app = asyncio.run(scenario())
     app.ctx.stop_work()
+
+
+def test_cancel_is_offered_only_while_the_run_goes(tmp_path):
+    async def scenario():
+        app = make_app(tmp_path, GradedRunner(wait_for_cancel=True))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("down", "down", "r")
+            await wait_until(pilot, lambda: app.ctx.run is not None and app.ctx.run.running)
+            await pilot.pause()
+            assert isinstance(app.screen, RunScreen) and app.screen.check_action("cancel_run", ()) is True
+            app.ctx.run.cancel.set()
+            await wait_until(pilot, lambda: not app.ctx.run.running)
+            await pilot.pause(0.3)
+            assert app.screen.check_action("cancel_run", ()) is None     # shown dimmed, does nothing
+        return app
+
+    asyncio.run(scenario()).ctx.stop_work()

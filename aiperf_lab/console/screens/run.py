@@ -45,6 +45,7 @@ class RunScreen(Screen):
         checks.display = False
         self.query_one("#run-grade", Static).display = False
         self._session = None          # the run this screen shows; a new one clears the log
+        self._footer_running: bool | None = None
         self._shown_record = None
         self._timer = self.set_interval(1 / max(self.app.ctx.ui_hz, 8.0), self.tick)
 
@@ -77,6 +78,15 @@ class RunScreen(Screen):
         if not session.running and session.ended is not None and self._shown_record is not session:
             self._shown_record = session
             self._show_outcome(session)
+        if session.running != self._footer_running:
+            self._footer_running = session.running
+            self.refresh_bindings()     # x (cancel) is offered only while the run goes
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cancel_run":
+            session = self.app.ctx.run
+            return bool(session is not None and session.running) or None   # None: shown dimmed
+        return True
 
     def _write(self, lines: list[str]) -> None:
         """Into the log, wrapped to its width: a long line is never cut off."""
