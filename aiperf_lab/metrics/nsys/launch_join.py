@@ -107,7 +107,7 @@ def _order(keys: list, values: list[list[int]]) -> list[list[int]]:
 RUNAWAY_EXTRA_ROWS = 100_000
 
 
-def _refuse_a_runaway_join(db: NsysDatabase, source: str, call_keys: list, op_keys: list) -> None:
+def _refuse_a_runaway_join(db: NsysDatabase, call_keys: list, op_keys: list) -> None:
     from collections import Counter
 
     from aiperf_lab.errors import InputError
@@ -117,8 +117,8 @@ def _refuse_a_runaway_join(db: NsysDatabase, source: str, call_keys: list, op_ke
     if rows > 2 * len(op_keys) + RUNAWAY_EXTRA_ROWS:
         shared = sum(1 for n in per_key.values() if n > 1)
         raise InputError(f"{db.path.name}: damaged export: {shared} correlation id(s) shared by several calls "
-                         f"of one process in {source.split()[-1]} (CUPTI numbers each call once); joining "
-                         f"{len(op_keys)} GPU operations to their calls would make {rows} rows")
+                         f"of one process (CUPTI numbers each call once); joining {len(op_keys)} GPU operations "
+                         f"to their calls would make {rows} rows")
 
 
 def refuse_a_runaway_sql_join(db: NsysDatabase, ops: str, calls: str) -> None:
@@ -174,7 +174,7 @@ def launches_by_thread(db: NsysDatabase, ops: str, op_columns: list[str], call_s
             op_keys = list(zip(op_corr, op_pids if op_pids is not None else repeat(op_pid)))
         index = dict(zip(call_keys, range(len(call_keys))))
         if len(index) != len(call_keys):
-            _refuse_a_runaway_join(db, source, call_keys, op_keys)
+            _refuse_a_runaway_join(db, call_keys, op_keys)
             return None  # a correlation id repeated within a process: SQL's join would repeat the op
         found = list(map(index.get, op_keys))
         if None not in found or source is call_sources[-1]:
