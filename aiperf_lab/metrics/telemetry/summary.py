@@ -119,7 +119,8 @@ def telemetry_summary(devices: list[GpuInfo], ticks: list[Tick]) -> Table:
                          "power over time")
     notes.append("avg_power_w is energy_j / duration_s; clock_event_*_pct are shares of time with that reason set.")
     notes.append("GPM columns (graphics_avg_pct ... nvlink_rx_avg_mibps) are time-weighted means of NVML GPM windows "
-                 "(gpm_every_s long: the recording's first line), each paired with the samples inside its span; "
+                 "(gpm_every_s long: the recording's first line), each paired with the samples inside its span "
+                 "(graphics_avg_pct: the windows that read it, one in five in a recording made with the tiers); "
                  "the *_time_pct shares are of the time with GPM values: utilization >= "
                  f"{activity.UTIL_HIGH_PCT:.0f}% with SM activity < {activity.SM_ACTIVE_LOW_PCT:.0f}%, SM activity >= "
                  f"{activity.SM_BUSY_PCT:.0f}% with tensor < {activity.TENSOR_IDLE_PCT:.0f}%, DRAM >= "
