@@ -4,12 +4,17 @@ before it costs time or disk). Used by triage's show/compare and by aiperf-stats
 
 from __future__ import annotations
 
+import gzip
 import os
 import stat
+import tarfile
+import zlib
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 from aiperf_lab.errors import InputError
-from aiperf_lab.inputs import shown_path
+from aiperf_lab.inputs import printable, shown_path
 
 MAX_MEMBERS = 100_000
 # Unpacking stops past 128 MiB plus 25 times the archive's size (real bundles stay far below: the H200
@@ -74,3 +79,39 @@ def declared_size(handle, size: int) -> int | None:
     declared = int.from_bytes(handle.read(4), "little")
     handle.seek(0)
     return declared
+
+
+@contextmanager
+def streamed(path: Path, where: str, cap: int | None = None) -> Iterator[tuple[tarfile.TarFile, Iterator[tarfile.TarInfo]]]:
+    """(the archive as a tar stream, its members one by one) under the bounds above: a regular gzip
+    file, what its trailer declares, what it unpacks to (at most `cap` too), MAX_MEMBERS members. A
+    breach, or an archive that cannot be read, is an InputError naming `where`, also when it happens
+    while the caller reads a member's data."""
+    handle, size = open_regular(path, where=where)
+    bound = unpacked_limit(size) if cap is None else min(cap, unpacked_limit(size))
+    try:
+        if handle.read(2) != b"\x1f\x8b":
+            raise InputError(f"{where}: not a triage archive (not a gzip file)")
+        handle.seek(0)
+        declared = declared_size(handle, size)
+        if declared is not None and declared > bound:
+            raise InputError(f"{where}: refused: it declares {declared} bytes unpacked from {size} "
+                             "(a gzip bomb, or not a triage archive)")
+        stream = LimitedReader(gzip.GzipFile(fileobj=handle, mode="rb"), bound)
+        with tarfile.open(fileobj=stream, mode="r|", bufsize=1 << 20) as tar:
+            yield tar, _counted(tar, where)
+    except Unpacked:
+        raise InputError(f"{where}: refused: it unpacks to more than {bound} bytes from {size} "
+                         "(a gzip bomb, or not a triage archive)") from None
+    except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
+        raise InputError(f"{where}: not a triage archive (not a readable .tar.gz: "
+                         f"{printable(str(exc))[:200]})") from None
+    finally:
+        handle.close()
+
+
+def _counted(tar: tarfile.TarFile, where: str) -> Iterator[tarfile.TarInfo]:
+    for count, member in enumerate(tar, start=1):
+        if count > MAX_MEMBERS:
+            raise InputError(f"{where}: refused: more than {MAX_MEMBERS} members")
+        yield member

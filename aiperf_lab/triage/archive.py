@@ -6,18 +6,15 @@ an absolute path or "..", a link or device, or members outside the bundle's one 
 
 from __future__ import annotations
 
-import gzip
 import json
 import re
 import tarfile
-import zlib
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from aiperf_lab.cli_support import short_path
 from aiperf_lab.errors import InputError
-from aiperf_lab.safe_tar import (MAX_MEMBERS, LimitedReader, Unpacked, declared_size, open_regular,
-                                 unpacked_limit)
+from aiperf_lab.safe_tar import streamed
 from aiperf_lab.triage.bundle import MANIFEST
 
 MAX_MEMBER_BYTES = 16 * 1024 * 1024   # what show/compare will read of one member
@@ -42,27 +39,10 @@ class Bundle:
     def __init__(self, path: Path):
         self.path = path
         where = _short(path)
-        handle, size = open_regular(path, where=where)
-        try:
-            if handle.read(2) != b"\x1f\x8b":
-                raise InputError(f"{where}: not a triage archive (not a gzip file)")
-            handle.seek(0)
-            limit = unpacked_limit(size)
-            declared = declared_size(handle, size)
-            if declared is not None and declared > limit:
-                raise InputError(f"{where}: refused: it declares {declared} bytes unpacked from {size} "
-                                 f"(a gzip bomb, or not a triage archive)")
-            self._members: dict[str, tarfile.TarInfo] = {}
-            self._data: dict[str, bytes] = {}
-            self._read(LimitedReader(gzip.GzipFile(fileobj=handle, mode="rb"), limit), where)
-        except Unpacked:
-            raise InputError(f"{where}: refused: it unpacks to more than {limit} bytes from {size} "
-                             f"(a gzip bomb, or not a triage archive)") from None
-        except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
-            raise InputError(f"{where}: not a triage archive (not a readable .tar.gz: "
-                             f"{terminal_safe(str(exc), single_line=True)[:200]})") from None
-        finally:
-            handle.close()
+        self._members: dict[str, tarfile.TarInfo] = {}
+        self._data: dict[str, bytes] = {}
+        with streamed(path, where) as (tar, members):
+            self._read(tar, members, where)
         if MANIFEST not in self._members:
             raise InputError(f"{where}: not a triage archive (no {MANIFEST})")
         manifest = self.json(MANIFEST)
@@ -70,33 +50,30 @@ class Bundle:
             raise InputError(f"{where}: not a triage archive ({MANIFEST} is not aiperf-triage's JSON)")
         self.manifest: dict = manifest
 
-    def _read(self, stream, where: str) -> None:
+    def _read(self, tar: tarfile.TarFile, members, where: str) -> None:
         tops = set()
-        with tarfile.open(fileobj=stream, mode="r|", bufsize=1 << 20) as tar:
-            for count, member in enumerate(tar, start=1):
-                if count > MAX_MEMBERS:
-                    raise InputError(f"{where}: refused: more than {MAX_MEMBERS} members")
-                shown = terminal_safe(repr(member.name), single_line=True)[:200]
-                name = PurePosixPath(member.name)
-                if (not member.name or name.is_absolute() or ".." in name.parts
-                        or member.name.startswith(("/", "\\")) or "\x00" in member.name):
+        for member in members:
+            shown = terminal_safe(repr(member.name), single_line=True)[:200]
+            name = PurePosixPath(member.name)
+            if (not member.name or name.is_absolute() or ".." in name.parts
+                    or member.name.startswith(("/", "\\")) or "\x00" in member.name):
+                raise InputError(f"{where}: refused: unsafe member name {shown}")
+            if not (member.isfile() or member.isdir()):
+                raise InputError(f"{where}: refused: member {shown} is a link or device, not a file")
+            if not name.parts:  # "." or "./": the folder the archive was made in
+                if member.isfile():
                     raise InputError(f"{where}: refused: unsafe member name {shown}")
-                if not (member.isfile() or member.isdir()):
-                    raise InputError(f"{where}: refused: member {shown} is a link or device, not a file")
-                if not name.parts:  # "." or "./": the folder the archive was made in
-                    if member.isfile():
-                        raise InputError(f"{where}: refused: unsafe member name {shown}")
-                    continue
-                tops.add(name.parts[0])
-                if len(tops) > 1:
-                    raise InputError(f"{where}: not a triage archive (expected one top folder, found several)")
-                if not member.isfile() or len(name.parts) < 2:
-                    continue
-                relative = "/".join(name.parts[1:])
-                self._members[relative] = member
-                if relative in READ_MEMBERS and member.size <= MAX_MEMBER_BYTES:
-                    handle = tar.extractfile(member)
-                    self._data[relative] = handle.read(MAX_MEMBER_BYTES + 1) if handle else b""
+                continue
+            tops.add(name.parts[0])
+            if len(tops) > 1:
+                raise InputError(f"{where}: not a triage archive (expected one top folder, found several)")
+            if not member.isfile() or len(name.parts) < 2:
+                continue
+            relative = "/".join(name.parts[1:])
+            self._members[relative] = member
+            if relative in READ_MEMBERS and member.size <= MAX_MEMBER_BYTES:
+                handle = tar.extractfile(member)
+                self._data[relative] = handle.read(MAX_MEMBER_BYTES + 1) if handle else b""
         if not tops:
             raise InputError(f"{where}: not a triage archive (empty)")
 

@@ -67,38 +67,22 @@ def from_archive(path: Path, limit: int = 4 << 30) -> RunInputs:
     # Imported here: opening any profile looks for its telemetry through this module, and tarfile and
     # tempfile cost a PyTorch trace's whole read on a small trace.
     import atexit
-    import gzip
     import shutil
-    import tarfile
     import tempfile
-    import zlib
 
     from aiperf_lab.inputs import shown_path
-    from aiperf_lab.safe_tar import (MAX_MEMBERS, LimitedReader, Unpacked, declared_size, open_regular,
-                                     unpacked_limit)
+    from aiperf_lab.safe_tar import streamed
 
     where = shown_path(path)
     wanted = set(EXPORT_NAMES) | {TELEMETRY_NAME}
-    handle, size = open_regular(path, where=where)
     target = Path(tempfile.mkdtemp(prefix="aiperf-energy-"))
     atexit.register(shutil.rmtree, target, True)  # the copies live as long as this process reads them
     copied: dict[str, Path] = {}
     tops: set[str] = set()
     manifest = False
-    bound = min(limit, unpacked_limit(size))
     try:
-        if handle.read(2) != b"\x1f\x8b":
-            raise InputError(f"{where}: not a triage archive (not a gzip file)")
-        handle.seek(0)
-        declared = declared_size(handle, size)
-        if declared is not None and declared > bound:
-            raise InputError(f"{where}: refused: it declares {declared} bytes unpacked from {size} "
-                             "(a gzip bomb, or not a triage archive)")
-        stream = LimitedReader(gzip.GzipFile(fileobj=handle, mode="rb"), bound)
-        with tarfile.open(fileobj=stream, mode="r|", bufsize=1 << 20) as tar:
-            for count, member in enumerate(tar, start=1):
-                if count > MAX_MEMBERS:
-                    raise InputError(f"{where}: refused: more than {MAX_MEMBERS} members")
+        with streamed(path, where, cap=limit) as (tar, members):
+            for member in members:
                 parts = PurePosixPath(member.name).parts
                 if parts and parts != (".",):
                     tops.add(parts[0])
@@ -115,19 +99,9 @@ def from_archive(path: Path, limit: int = 4 << 30) -> RunInputs:
                         if source is not None:
                             shutil.copyfileobj(source, out, 1 << 20)
                     copied[name] = dest
-    except Unpacked:
-        shutil.rmtree(target, True)
-        raise InputError(f"{where}: refused: it unpacks to more than {bound} bytes from {size} "
-                         "(a gzip bomb, or not a triage archive)") from None
-    except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
-        shutil.rmtree(target, True)
-        raise InputError(f"{where}: not a triage archive (not a readable .tar.gz: "
-                         f"{shown_path(str(exc))[:200]})") from None
     except InputError:
         shutil.rmtree(target, True)
         raise
-    finally:
-        handle.close()
     if len(tops) != 1 or not manifest:
         shutil.rmtree(target, True)
         raise InputError(f"{where}: not a triage archive (expected one top folder with a manifest.json)")
