@@ -107,25 +107,31 @@ def _order(keys: list, values: list[list[int]]) -> list[list[int]]:
 RUNAWAY_EXTRA_ROWS = 100_000
 
 
+def runaway_cap(operations: int) -> int:
+    """The most rows a join of `operations` GPU operations to their calls may make."""
+    return 2 * operations + RUNAWAY_EXTRA_ROWS
+
+
+def runaway_join_error(db: NsysDatabase, operations: int, rows: str):
+    from aiperf_lab.errors import InputError
+
+    return InputError(f"{db.path.name}: damaged export: CUDA API calls of one process share correlation ids "
+                      f"(CUPTI numbers each call once); joining {operations} GPU operations to their calls "
+                      f"would make {rows} rows")
+
+
 def _refuse_a_runaway_join(db: NsysDatabase, call_keys: list, op_keys: list) -> None:
     from collections import Counter
 
-    from aiperf_lab.errors import InputError
-
     per_key = Counter(call_keys)
     rows = sum(per_key.get(key, 1) for key in op_keys)
-    if rows > 2 * len(op_keys) + RUNAWAY_EXTRA_ROWS:
-        shared = sum(1 for n in per_key.values() if n > 1)
-        raise InputError(f"{db.path.name}: damaged export: {shared} correlation id(s) shared by several calls "
-                         f"of one process (CUPTI numbers each call once); joining {len(op_keys)} GPU operations "
-                         f"to their calls would make {rows} rows")
+    if rows > runaway_cap(len(op_keys)):
+        raise runaway_join_error(db, len(op_keys), str(rows))
 
 
 def refuse_a_runaway_sql_join(db: NsysDatabase, ops: str, calls: str) -> None:
     """The same refusal for a report that joins in SQL (`ops` JOIN `calls` on correlation id and
     process). A real export has no shared id, and finding that out is one GROUP BY over the calls."""
-    from aiperf_lab.errors import InputError
-
     shared = db.query(f"SELECT count(*) FROM (SELECT 1 FROM {calls} AS r GROUP BY r.correlationId, "
                       "r.globalTid & 0xFFFFFFFFFF000000 HAVING count(*) > 1)")[0][0]
     if not shared:
@@ -133,10 +139,8 @@ def refuse_a_runaway_sql_join(db: NsysDatabase, ops: str, calls: str) -> None:
     rows = db.query(f"SELECT count(*) FROM {ops} AS k JOIN {calls} AS r ON r.correlationId = k.correlationId "
                     "AND k.globalPid = (r.globalTid & 0xFFFFFFFFFF000000)")[0][0]
     count = db.count(ops)
-    if rows > 2 * count + RUNAWAY_EXTRA_ROWS:
-        raise InputError(f"{db.path.name}: damaged export: {shared} correlation id(s) shared by several calls "
-                         f"of one process (CUPTI numbers each call once); joining {count} GPU operations to "
-                         f"their calls would make {rows} rows")
+    if rows > runaway_cap(count):
+        raise runaway_join_error(db, count, str(rows))
 
 
 def launches_by_thread(db: NsysDatabase, ops: str, op_columns: list[str], call_sources: list[str],

@@ -42,10 +42,10 @@ def load_kernel_launches(db: NsysDatabase, variant: str = "demangled") -> list[K
     name_col = db.kernel_name_column(variant)
     cap = None
     if db.has(RUNTIME):
-        from aiperf_lab.metrics.nsys.launch_join import RUNAWAY_EXTRA_ROWS
+        from aiperf_lab.metrics.nsys.launch_join import runaway_cap, runaway_join_error
         # The join repeats a kernel once per call sharing its correlation id: bounded, so that a damaged
         # export is refused in one line rather than joined into millions of rows (launch_join).
-        cap = 2 * db.count(KERNEL) + RUNAWAY_EXTRA_ROWS
+        cap = runaway_cap(db.count(KERNEL))
         sql = (f"SELECT g.rowid, g.{name_col}, g.start, g.[end], g.deviceId, g.streamId, "
                f"r.start, r.[end], r.globalTid FROM {KERNEL} AS g {_LAUNCH_JOIN} LIMIT {cap + 1}")
     else:
@@ -53,10 +53,7 @@ def load_kernel_launches(db: NsysDatabase, variant: str = "demangled") -> list[K
                f"FROM {KERNEL}")
     rows = db.query(sql)
     if cap is not None and len(rows) > cap:
-        from aiperf_lab.errors import InputError
-        raise InputError(f"{db.path.name}: damaged export: CUDA API calls of one process share correlation ids "
-                         f"(CUPTI numbers each call once); joining {db.count(KERNEL)} kernels to their calls "
-                         f"makes more than {cap} rows")
+        raise runaway_join_error(db, db.count(KERNEL), f"more than {cap}")
     names = db.strings({r[1] for r in rows})
     return [KernelLaunch(kid, names.get(nid, ""), end - start, start, end, dev, stream, a0, a1, gtid)
             for kid, nid, start, end, dev, stream, a0, a1, gtid in rows]
