@@ -1073,25 +1073,31 @@ class StreamRedactor:
         return out
 
 
+# A pattern may need up to this many characters before where its match starts (the B of Bearer, found
+# by "earer"; the sk of sk_live_; the ? or & of sig=; the "; " of ; pwd=): a forced cut keeps them with it.
+LOOKBEHIND = 2
+
+
 def _cut_outside_spans(spans: list[Span], cut: int, size: int) -> int:
-    """The latest place at or before cut that no span, nor the evidence before it, crosses (a span from
-    its context to its end holds the place strictly inside); the whole text (size) when that place lies
-    in its first half (one giant span: written whole, carried on). Found in one sweep over the spans'
-    extents sorted by where they begin: a chain of overlapping extents is one run, and the cut goes
-    to the start of the run that holds it."""
+    """Where to cut a line too long to hold, near cut: a place that no span, nor the evidence before it,
+    crosses (a span from LOOKBEHIND characters before its context to its end holds the place strictly
+    inside). The latest such place at or before cut; when that lies in the text's first half (one
+    giant span, or a chain of them: a megabyte of dotted quads), the first such place after cut, which
+    is the text's end only when a span reaches it (the stream carries that one on), so a secret whose
+    start has not matched yet (`Bearer ab` at the end) is never written without its rest. Found in one
+    sweep over the spans' extents sorted by where they begin: a chain of overlapping extents is one run."""
     run_start, run_end = -1, -1
-    for begin, end in sorted(zip(map(_CONTEXT, spans), map(_END, spans))):
-        if begin >= cut:
-            break
+    for begin, end in sorted(zip(map(operator.sub, map(_CONTEXT, spans), itertools.repeat(LOOKBEHIND)),
+                                 map(_END, spans))):
         if begin >= run_end:  # a new run (extents that only touch do not join)
-            if run_start < cut < run_end:
-                break
+            if run_start < cut < run_end or begin >= cut:
+                break  # the run that holds cut is whole; or none does
             run_start, run_end = begin, end
         elif end > run_end:
             run_end = end
     if not run_start < cut < run_end:
         return cut
-    return size if run_start <= size // 2 else run_start
+    return run_end if run_start <= size // 2 else run_start
 
 
 def _key_spans(text: str, lower: str, in_key: bool) -> list[Span]:
