@@ -604,47 +604,55 @@ _START, _END, _REPLACEMENT, _LABEL, _CONTEXT = (operator.itemgetter(i) for i in 
 
 
 def _merge_spans(found: list[Span]) -> list[Span]:
-    """Sorted spans merged so that none overlap. Most texts have few overlaps, however many spans: they
-    are found by C loops (a span overlaps when it starts before the furthest end so far), and only the
-    runs of overlapping spans go through the Python merge."""
+    """Sorted spans merged so that none overlap. A text may hold a million spans that overlap nowhere
+    (a URL credential every 5 characters): that is found by C loops (a span overlaps when it starts
+    before the furthest end so far) and the list is kept as it is; where few overlap, only their runs go
+    through the Python merge; where many do (a known secret that is also a token, on every line), all."""
     reach = list(itertools.accumulate(map(_END, found), max))
     overlapping = list(itertools.compress(range(1, len(found)), map(operator.lt, map(_START, itertools.islice(
         found, 1, None)), reach)))
     if not overlapping:
         return found
+    if len(overlapping) * 8 > len(found):
+        return _merge_loop(found, 0, len(found))
     merged: list[Span] = []
     done = 0
     run_start = overlapping[0]
     for at, index in enumerate(overlapping):
         if at + 1 < len(overlapping) and overlapping[at + 1] == index + 1:
             continue  # the run goes on
-        merged.extend(itertools.islice(found, done, run_start - 1))
-        merged.append(_merge_run(found, run_start - 1, index + 1))
+        merged += found[done:run_start - 1]
+        merged += _merge_loop(found, run_start - 1, index + 1)
         done = index + 1
         if at + 1 < len(overlapping):
             run_start = overlapping[at + 1]
-    merged.extend(itertools.islice(found, done, None))
+    merged += found[done:]
     return merged
 
 
-def _merge_run(found: list[Span], first: int, stop: int) -> Span:
-    """found[first:stop] (each after the first overlaps one before it) as one span."""
-    last = found[first]
-    last_end = last[1]
+def _merge_loop(found: list[Span], first: int, stop: int) -> list[Span]:
+    """found[first:stop] merged, one span at a time."""
+    merged = [found[first]]
+    last_end = found[first][1]
     for span in itertools.islice(found, first + 1, stop):
-        end = span[1] if span[1] > last_end else last_end
-        # a placeholder inside another (an IPv4 inside an IPv6) keeps the outer one; a secret wins
-        if span[2] == last[2] or (span[1] <= last_end and span[2] != REDACTED):
-            replacement = last[2]
-        elif span[0] == last[0] and REDACTED not in (span[2], last[2]) and last_end <= span[1]:
-            replacement = span[2]  # the last one lies inside this one (a short host name, the FQDN)
+        if span[0] < last_end:
+            last = merged[-1]
+            end = span[1] if span[1] > last_end else last_end
+            # a placeholder inside another (an IPv4 inside an IPv6) keeps the outer one; a secret wins
+            if span[2] == last[2] or (span[1] <= last_end and span[2] != REDACTED):
+                replacement = last[2]
+            elif span[0] == last[0] and REDACTED not in (span[2], last[2]) and last_end <= span[1]:
+                replacement = span[2]  # the last one lies inside this one (a short host name, the FQDN)
+            else:
+                replacement = REDACTED
+            label = span[3] if span[3] == KNOWN_VALUE else last[3]  # a known secret is counted as one
+            if end != last[1] or replacement != last[2] or label != last[3]:
+                merged[-1] = (last[0], end, replacement, label, min(last[4], span[4]))
+            last_end = end
         else:
-            replacement = REDACTED
-        label = span[3] if span[3] == KNOWN_VALUE else last[3]  # a known secret is counted as one
-        if end != last[1] or replacement != last[2] or label != last[3]:
-            last = (last[0], end, replacement, label, min(last[4], span[4]))
-        last_end = end
-    return last
+            merged.append(span)
+            last_end = span[1]
+    return merged
 
 
 class Redactor:
