@@ -57,6 +57,7 @@ from typing import NamedTuple
 from urllib.parse import quote, quote_plus
 
 REDACTED = "[REDACTED]"
+REDACTED_LOWER = REDACTED.lower()
 KNOWN_VALUE = "secret environment value"   # the report's label for a secret found by its value
 
 # Whether a name (an environment variable, a flag, a key in printed text) says its value is secret,
@@ -463,6 +464,7 @@ def worth_hiding(value: str) -> bool:
 
 
 _NAME_CHARACTER = re.compile(r"[A-Za-z0-9_.-]").match
+NAME_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 
 
 def cannot_be_secret(value: str) -> bool:
@@ -802,18 +804,7 @@ class Redactor:
             if (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
                     and not _names_harmless_key(text, m.start())):
                 spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
-        for pattern in SECRET_ASSIGNMENTS:
-            for m in pattern.finditer(lower):
-                value = text[m.start("value"):m.end("value")]
-                start = m.start()
-                if m.group("value") == REDACTED.lower() or (value[0] in "/~." and is_location(value)):
-                    continue
-                if len(value) < 16 and cannot_be_secret(value.rstrip(")]}>")):
-                    continue  # secret=False, token: 0, gpu_pw=350.2
-                if (m.group("rest") or start and _NAME_CHARACTER(text[start - 1])) and _names_a_quantity(
-                        text, start, m.end("rest")):
-                    continue  # output_token_throughput: 1234.5 (a name longer than its keyword is looked at)
-                spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", start))
+        spans.extend(_assignment_spans(text, lower))
         spans.extend(_key_spans(text, lower, in_key))
         return spans
 
@@ -1195,6 +1186,47 @@ def _names_harmless_key(text: str, start: int) -> bool:
     """`sort_key=`, `cache_key: ...`: a key named for what it sorts or caches, not a secret key."""
     words = name_words(_name_before(text, start, start + 3))
     return len(words) > 1 and words[-2] in NOT_SECRET_KEY_KINDS
+
+
+class _HarmlessValues(dict):
+    """value -> whether it cannot be a secret whatever its name says (secret=False, token: 0,
+    gpu_pw=350.2, a path, one already redacted); worked out once per value (a log repeats them)."""
+
+    def __missing__(self, value: str) -> bool:
+        verdict = self[value] = (value.lower() == REDACTED_LOWER or (value[0] in "/~." and is_location(value))
+                                 or (len(value) < 16 and cannot_be_secret(value.rstrip(")]}>"))))
+        return verdict
+
+
+def _assignment_spans(text: str, lower: str) -> list[Span]:
+    """Values of SECRET_ASSIGNMENTS. A text may hold a million (`pass pass=` repeated): the values are cut
+    out and judged by C loops over the matches (a verdict per distinct value), and only a name longer than
+    its keyword (`output_token_throughput`) is looked at one by one."""
+    spans: list[Span] = []
+    harmless = _HarmlessValues()
+    for pattern in SECRET_ASSIGNMENTS:
+        matches = list(pattern.finditer(lower))
+        if not matches:
+            continue
+        value_group, rest_group = pattern.groupindex["value"], pattern.groupindex["rest"]
+        value_spans = list(map(re.Match.span, matches, itertools.repeat(value_group)))
+        values = map(text.__getitem__, itertools.starmap(slice, value_spans))
+        keep = list(map(operator.not_, map(harmless.__getitem__, values)))
+        starts = list(map(re.Match.start, matches))
+        # the name is longer than its keyword: more after it, or a name character before it
+        longer = map(operator.or_, map(operator.ne, map(re.Match.start, matches, itertools.repeat(rest_group)),
+                                       map(re.Match.end, matches, itertools.repeat(rest_group))),
+                     map(NAME_CHARACTERS.__contains__, map(text.__getitem__, map(operator.sub, starts,
+                                                                                    itertools.repeat(1)))))
+        for index in itertools.compress(range(len(matches)), list(map(operator.and_, keep, longer))):
+            start = starts[index]
+            if (start or matches[index].group(rest_group)) and _names_a_quantity(text, start,
+                                                                                   matches[index].end(rest_group)):
+                keep[index] = False  # output_token_throughput: 1234.5
+        spans.extend(itertools.compress(zip(map(_START, value_spans), map(_END, value_spans),
+                                            itertools.repeat(REDACTED), itertools.repeat("secret-named value"), starts),
+                                        keep))
+    return spans
 
 
 def _escaped_url_spans(text: str) -> list[Span]:
