@@ -716,6 +716,7 @@ class Redactor:
         self._host_patterns: list[tuple[str, str, re.Pattern[str], bool]] = []
         self._known_addresses: set[str] = set()
         self._ipv4_verdicts: dict[str, str] = {}
+        self._ipv6_verdicts: dict[str, str | None] = {}
         self._version_contexts: dict[str, bool] = {}
         if redact_hosts:
             self._setup_hosts()
@@ -929,12 +930,19 @@ class Redactor:
                     continue  # a version number
             spans.append((start, end, addresses.get(value) or self.placeholder("ip", value), "ip address",
                           max(0, start - 24)))
+        ipv6_verdicts = self._ipv6_verdicts
         for m in IPV6.finditer(text) if "::" in text or IPV6_HINT.search(text) else ():
             value = m.group(0)
-            address = value.split("%", 1)[0]
-            if address in BORING_IPS or not _is_ipv6(address):
+            address = ipv6_verdicts.get(value, False)
+            if address is False:  # the address, or None where it is none (a log repeats its candidates)
+                if len(ipv6_verdicts) > 65536:
+                    ipv6_verdicts.clear()
+                address = value.split("%", 1)[0]
+                address = ipv6_verdicts[value] = None if address in BORING_IPS or not _is_ipv6(address) else address
+            if address is None:
                 continue
-            spans.append((m.start(), m.end(), self.placeholder("ip", address), "ip address", m.start()))
+            spans.append((m.start(), m.end(), addresses.get(address) or self.placeholder("ip", address), "ip address",
+                          m.start()))
         return spans
 
     def spans(self, text: str, in_key: bool = False, token_carry: bool = False,
