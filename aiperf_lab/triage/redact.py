@@ -837,6 +837,38 @@ class Redactor:
                     spans.append((start, end, _line_by_line(text, start, end), KNOWN_VALUE, start))
         return spans
 
+    def _dump_spans(self, text: str) -> list[Span]:
+        """Secrets in dumps (see _dump_runs): each run's decoded text is searched like any text (known values,
+        their pieces, shapes); every byte found there goes, in each column that shows it, line by line."""
+        spans: list[Span] = []
+        for decoded, lines in _dump_runs(text):
+            found = self._literal_spans(decoded) + self._secret_spans(decoded)
+            if self._pieces:
+                found += self._fragment_spans(decoded)
+            if not found:
+                continue
+            hit = [False] * len(decoded)
+            for start, end, *_ in found:
+                hit[start:end] = [True] * (end - start)
+            label = found[0][3]
+            for line in lines:
+                marked = hit[line.first:line.first + line.size]
+                if not any(marked):
+                    continue
+                positions = _dump_line_positions(line)
+                k = 0
+                while k < line.size:  # each run of found bytes in a line: one span per column
+                    if not marked[k]:
+                        k += 1
+                        continue
+                    j = k
+                    while j + 1 < line.size and marked[j + 1]:
+                        j += 1
+                    for (first, _), (_, last) in zip(positions[k], positions[j]):
+                        spans.append((first, last, REDACTED, label, first))
+                    k = j + 1
+        return spans
+
     def wrap_head_at_end(self, text: str) -> bool:
         """Whether text ends with the first 3 to 11 characters of a known secret (the rest may start
         the next line): a stream holds such a line back until the next one is read."""
@@ -899,6 +931,7 @@ class Redactor:
             found += self._fragment_spans(text)
         if self._broken and "\n" in text:
             found += self._broken_spans(text)
+        found += self._dump_spans(text)
         if self.redact_hosts:
             found += self._host_spans(text, lower)
         if not found:
@@ -1019,6 +1052,14 @@ class StreamRedactor:
         end = len(line.rstrip("\r\n"))
         if any(span[1] == end for span in self.redactor._fragment_spans(line)) if self.redactor._pieces else False:
             return start
+        # a dump's last lines wait for the next piece, so a secret dumped across the cut is decoded whole
+        held = 0
+        while held < DUMP_HOLD_LINES and _dump_line_end(self._buffer[start:cut].rstrip("\r\n")):
+            held += 1
+            cut = start
+            start = self._buffer.rfind("\n", 0, max(0, cut - 1)) + 1
+            if not cut:
+                break
         return cut
 
     def close(self) -> str:
@@ -1376,3 +1417,129 @@ def _own_addresses(host_names: list[str]) -> set[str]:
         except (OSError, UnicodeError):
             continue
     return {a for a in found if a not in BORING_IPS and not a.startswith("127.")}
+
+
+# ---- secrets inside dumps ---------------------------------------------------------------------------------------
+# A dump shows a secret's bytes as hex and again as characters, 16 or so to a line, so neither column holds the
+# secret as text: `hexdump -C` / `hd` (|ascii|), `od -A x -t x1z` (>ascii<), `od -t x1` (no column), `xxd`
+# (groups of 2 bytes, the characters last), `od -c` / `hexdump -c` (a character per 4-wide cell). A secret's
+# bytes also show as hex or decimal with separators (`68 66 5f`, `68:66`, `0x68, 0x66`, `[104, 102, 95]`).
+# The bytes of consecutive dump lines (or of one separated run) are decoded into one text, that text is searched
+# with the same rules as any text, and what is found there goes in every column that shows those bytes.
+HEX_DUMP_LINE = re.compile(r"^(?P<offset>[0-9a-fA-F]{4,16})(?P<hex>(?: {1,2}[0-9a-fA-F]{2}){1,64})"
+                           r"(?: {1,64}(?:\|(?P<pipe>[^\n]{0,64})\||>(?P<angle>[^\n]{0,64})<))?[ \t]*\r?$", re.M)
+XXD_LINE = re.compile(r"^(?P<offset>[0-9a-fA-F]{4,16}):(?P<hex>(?: [0-9a-fA-F]{2,8}){1,32})  (?P<text>[^\n]{1,256})$",
+                      re.M)
+OD_CHAR_LINE = re.compile(r"^(?P<offset>[0-7]{7}|[0-9a-fA-F]{6,8})(?P<cells>(?:   [^\s\\]|  \\[0abfnrtv\\]| [0-7]{3}|    )"
+                          r"{1,32})\r?$", re.M)
+OD_ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "\\": "\\"}
+# 8 or more bytes as hex pairs with one separator throughout, or as a list of decimals
+SEPARATED_HEX = re.compile(r"(?<![0-9A-Za-z])(?:0[xX])?[0-9A-Fa-f]{2}(?P<sep>, ?0[xX]|[: -]|, ?)[0-9A-Fa-f]{2}"
+                           r"(?:(?P=sep)[0-9A-Fa-f]{2}){6,4094}(?![0-9A-Za-z])")
+DECIMAL_BYTES = re.compile(r"\[(?P<body>[0-9]{1,3}(?:, ?[0-9]{1,3}){7,4095})\]")
+HEX_PAIR = re.compile(r"[0-9A-Fa-f]{2}")
+DECIMAL = re.compile(r"[0-9]{1,3}")
+DUMP_HOLD_LINES = 8     # dump lines a stream holds back at a piece's end, so a secret across the cut is decoded whole
+
+
+class _DumpLine(NamedTuple):
+    kind: str           # "hex", "xxd", "od" or "run" (a separated run: one "line")
+    match: re.Match
+    first: int          # its first byte's index in the run's decoded text
+    size: int
+
+
+def _dump_line_text(kind: str, m: re.Match) -> str | None:
+    """The bytes a dump line shows, as text (one character per byte), or None when it is not one."""
+    if kind == "od":
+        cells = m.group("cells")
+        out = []
+        for at in range(0, len(cells), 4):
+            cell = cells[at:at + 4]
+            if cell[1] == "\\" or cell[2] == "\\":
+                out.append(OD_ESCAPES[cell[-1]])
+            elif cell[1] != " ":
+                out.append(chr(int(cell[1:], 8)))
+            else:
+                out.append(cell[3])
+        return "".join(out)
+    if kind == "run":
+        if m.re is DECIMAL_BYTES:
+            values = [int(v) for v in DECIMAL.findall(m.group("body"))]
+            return "".join(map(chr, values)) if max(values) < 256 else None
+        return "".join(chr(int(p, 16)) for p in HEX_PAIR.findall(m.group(0).replace("0x", "").replace("0X", "")))
+    if kind == "xxd" and any(len(group) % 2 for group in m.group("hex").split()):
+        return None
+    decoded = bytes.fromhex(m.group("hex")).decode("latin-1")
+    if kind == "xxd" and len(m.group("text").rstrip("\r")) < len(decoded):
+        return None
+    return decoded
+
+
+def _dump_line_positions(line: _DumpLine) -> list[list[tuple[int, int]]]:
+    """Where each byte of a dump line shows in the text: a list per byte of (start, end) ranges."""
+    m, kind = line.match, line.kind
+    if kind == "od":
+        base = m.start("cells")
+        return [[(base + 4 * k + 1, base + 4 * k + 4)] for k in range(line.size)]
+    if kind == "run":
+        pairs = DECIMAL if m.re is DECIMAL_BYTES else HEX_PAIR
+        text = m.group(0)
+        return [[(m.start() + p.start(), m.start() + p.end())] for p in pairs.finditer(m.group(0))][:line.size]
+    hex_start = m.start("hex")
+    digits = [hex_start + i for i, c in enumerate(m.group("hex")) if c != " "]
+    positions = [[(digits[2 * k], digits[2 * k + 1] + 1)] for k in range(line.size)]
+    column = None
+    if kind == "xxd":
+        column = m.end("text") - (1 if m.group("text").endswith("\r") else 0) - line.size
+    elif m.group("pipe") is not None and len(m.group("pipe")) == line.size:
+        column = m.start("pipe")
+    elif m.group("angle") is not None and len(m.group("angle")) == line.size:
+        column = m.start("angle")
+    if column is not None:
+        for k in range(line.size):
+            positions[k].append((column + k, column + k + 1))
+    return positions
+
+
+def _dump_runs(text: str) -> list[tuple[str, list[_DumpLine]]]:
+    """The dumps in text: for each run of consecutive dump lines of one kind (or one separated run), its
+    decoded text and its lines."""
+    runs: list[tuple[str, list[_DumpLine]]] = []
+    lines: list[tuple[int, int, str, re.Match]] = []
+    for kind, pattern in (("hex", HEX_DUMP_LINE), ("xxd", XXD_LINE), ("od", OD_CHAR_LINE)):
+        lines.extend((m.start(), m.end(), kind, m) for m in pattern.finditer(text))
+    lines.sort(key=lambda line: line[0])
+    parts: list[str] = []
+    members: list[_DumpLine] = []
+    size = 0
+    last_end, last_kind = -2, ""
+    for start, end, kind, m in lines:
+        decoded = _dump_line_text(kind, m)
+        if decoded is None:
+            continue
+        if members and (start != last_end + 1 or kind != last_kind):
+            runs.append(("".join(parts), members))
+            parts, members, size = [], [], 0
+        parts.append(decoded)
+        members.append(_DumpLine(kind, m, size, len(decoded)))
+        size += len(decoded)
+        last_end, last_kind = end, kind
+    if members:
+        runs.append(("".join(parts), members))
+    starts = [line[0] for line in lines]
+    ends = [line[1] for line in lines]
+    for pattern in (SEPARATED_HEX, DECIMAL_BYTES):
+        for m in pattern.finditer(text):
+            at = bisect.bisect_right(starts, m.start()) - 1
+            if at >= 0 and m.start() < ends[at]:
+                continue  # inside a dump line, decoded with it
+            decoded = _dump_line_text("run", m)
+            if decoded is not None:
+                runs.append((decoded, [_DumpLine("run", m, 0, len(decoded))]))
+    return runs
+
+
+def _dump_line_end(line: str) -> bool:
+    """Whether a line (without its newline) is a dump line (see _dump_runs)."""
+    return any(pattern.match(line) for pattern in (HEX_DUMP_LINE, XXD_LINE, OD_CHAR_LINE))
