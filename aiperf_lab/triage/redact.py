@@ -52,7 +52,7 @@ import os
 import re
 import socket
 from collections import Counter
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 from urllib.parse import quote, quote_plus
 
 REDACTED = "[REDACTED]"
@@ -838,35 +838,38 @@ class Redactor:
         return spans
 
     def _dump_spans(self, text: str) -> list[Span]:
-        """Secrets in dumps (see _dump_runs): each run's decoded text is searched like any text (known values,
-        their pieces, shapes); every byte found there goes, in each column that shows it, line by line."""
+        """Secrets in dumps (see _dump_parts): the decoded text is searched like any text (known values, their
+        pieces, shapes); every byte found there goes, in each column that shows it, line by line."""
+        decoded, parts = _dump_parts(text)
+        if not parts:
+            return []
+        found = self._literal_spans(decoded) + self._secret_spans(decoded)
+        if self._pieces:
+            found += self._fragment_spans(decoded)
+        if not found:
+            return []
         spans: list[Span] = []
-        for decoded, lines in _dump_runs(text):
-            found = self._literal_spans(decoded) + self._secret_spans(decoded)
-            if self._pieces:
-                found += self._fragment_spans(decoded)
-            if not found:
-                continue
-            hit = [False] * len(decoded)
-            for start, end, *_ in found:
-                hit[start:end] = [True] * (end - start)
-            label = found[0][3]
-            for line in lines:
-                marked = hit[line.first:line.first + line.size]
-                if not any(marked):
+        firsts = [part.first for part in parts]
+        found.sort()
+        merged = [list(found[0][:2]) + [found[0][3]]]
+        for start, end, _, label, _ in found:
+            if start <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], end)
+            else:
+                merged.append([start, end, label])
+        for start, end, label in merged:
+            while start < end:
+                part = parts[bisect.bisect_right(firsts, start) - 1]
+                line_starts, line_firsts = part.lines()
+                index = bisect.bisect_right(line_firsts, start - part.first) - 1
+                if index >= len(line_starts):  # the NUL between two parts
+                    start += 1
                     continue
-                positions = _dump_line_positions(line)
-                k = 0
-                while k < line.size:  # each run of found bytes in a line: one span per column
-                    if not marked[k]:
-                        k += 1
-                        continue
-                    j = k
-                    while j + 1 < line.size and marked[j + 1]:
-                        j += 1
-                    for (first, _), (_, last) in zip(positions[k], positions[j]):
-                        spans.append((first, last, REDACTED, label, first))
-                    k = j + 1
+                line_first = part.first + line_firsts[index]
+                stop = min(end, part.first + line_firsts[index + 1])
+                for first, last in _dump_columns(text, part, index, start - line_first, stop - 1 - line_first):
+                    spans.append((first, last, REDACTED, label, first))
+                start = stop
         return spans
 
     def wrap_head_at_end(self, text: str) -> bool:
@@ -1422,124 +1425,187 @@ def _own_addresses(host_names: list[str]) -> set[str]:
 # ---- secrets inside dumps ---------------------------------------------------------------------------------------
 # A dump shows a secret's bytes as hex and again as characters, 16 or so to a line, so neither column holds the
 # secret as text: `hexdump -C` / `hd` (|ascii|), `od -A x -t x1z` (>ascii<), `od -t x1` (no column), `xxd`
-# (groups of 2 bytes, the characters last), `od -c` / `hexdump -c` (a character per 4-wide cell). A secret's
-# bytes also show as hex or decimal with separators (`68 66 5f`, `68:66`, `0x68, 0x66`, `[104, 102, 95]`).
-# The bytes of consecutive dump lines (or of one separated run) are decoded into one text, that text is searched
-# with the same rules as any text, and what is found there goes in every column that shows those bytes.
-HEX_DUMP_LINE = re.compile(r"^(?P<offset>[0-9a-fA-F]{4,16})(?P<hex>(?: {1,2}[0-9a-fA-F]{2}){1,64})"
-                           r"(?: {1,64}(?:\|(?P<pipe>[^\n]{0,64})\||>(?P<angle>[^\n]{0,64})<))?[ \t]*\r?$", re.M)
-XXD_LINE = re.compile(r"^(?P<offset>[0-9a-fA-F]{4,16}):(?P<hex>(?: [0-9a-fA-F]{2,8}){1,32})  (?P<text>[^\n]{1,256})$",
-                      re.M)
-OD_CHAR_LINE = re.compile(r"^(?P<offset>[0-7]{7}|[0-9a-fA-F]{6,8})(?P<cells>(?:   [^\s\\]|  \\[0abfnrtv\\]| [0-7]{3}|    )"
-                          r"{1,32})\r?$", re.M)
+# (groups of bytes, the characters last), `od -c` / `hexdump -c` (a character per 4-wide cell). A secret's bytes
+# also show as hex or decimal with separators (`68 66 5f`, `68:66`, `0x68, 0x66`, `[104, 102, 95]`).
+# Each block of consecutive dump lines of one kind, and each separated run, is decoded (by whole-text string
+# operations, not line by line), all of them into one text that is searched with the same rules as any text;
+# what is found there goes in every column that shows those bytes (only those lines are looked at one by one).
+_HEX_LINE = (r"(?P<offset>[0-9a-fA-F]{4,16})(?P<hex>(?: {1,2}[0-9a-fA-F]{2}){1,64})"
+             r"(?: {1,64}(?:\|(?P<pipe>[^\n]{0,64})\||>(?P<angle>[^\n]{0,64})<))?[ \t]*\r?")
+_XXD_LINE = r"(?P<offset>[0-9a-fA-F]{4,16}):(?P<hex>(?: [0-9a-fA-F]{2,8}){1,32})  (?P<text>[^\n]{1,256})"
+_OD_LINE = r"(?P<offset>[0-7]{7}|[0-9a-fA-F]{6,8})(?P<cells>(?:   [^\s\\]|  \\[0abfnrtv\\]| [0-7]{3}|    ){1,32})\r?"
+# kind -> (one line, a block of them); a block is found from the newline before it (a literal: the scan skips
+# ahead to each newline) or at the text's start, its lines' fields by finditer
+_unnamed = functools.partial(re.sub, r"[(][?]P<[a-z]+>", "(?:")
+DUMP_LINES = {kind: (re.compile(line + r"(?![^\n])"), re.compile(rf"\n(?P<block>{_unnamed(line)}(?:\n{_unnamed(line)})*)(?![^\n])"),
+                     re.compile(rf"(?P<block>{_unnamed(line)}(?:\n{_unnamed(line)})*)(?![^\n])"))
+              for kind, line in (("hex", _HEX_LINE), ("xxd", _XXD_LINE), ("od", _OD_LINE))}
+# kind -> the same line with only its hex (or cells) field captured: findall gives the fields without Python per line
+DUMP_FIELDS = {kind: re.compile(re.sub(r"[(][?]P<([a-z]+)>", lambda g: "(" if g.group(1) == field else "(?:", line)
+                                + r"(?![^\n])")
+               for kind, line, field in (("hex", _HEX_LINE, "hex"), ("xxd", _XXD_LINE, "hex"), ("od", _OD_LINE, "cells"))}
 OD_ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "\\": "\\"}
+OD_ESCAPE_CELL = re.compile(r"  \\([0abfnrtv\\])")
 # 8 or more bytes as hex pairs with one separator throughout, or as a list of decimals
 SEPARATED_HEX = re.compile(r"(?<![0-9A-Za-z])(?:0[xX])?[0-9A-Fa-f]{2}(?P<sep>, ?0[xX]|[: -]|, ?)[0-9A-Fa-f]{2}"
                            r"(?:(?P=sep)[0-9A-Fa-f]{2}){6,4094}(?![0-9A-Za-z])")
+_PAIR = "[0-9A-Fa-f]{2}"
+# The same runs found from their first separator (a literal: the scan skips other characters), the first pair
+# captured in a lookbehind: findall gives every run without Python per run.
+SEPARATED_RUNS = [re.compile(rf"{sep}(?<=(?<![0-9A-Za-z])({_PAIR}){sep})(?<!{_PAIR}{sep}{_PAIR}{sep})((?:{_PAIR}{sep}){{6,4094}}{_PAIR})(?![0-9A-Za-z])")
+                  for sep in " :-"]
+SEPARATED_RUNS.append(re.compile(rf",(?:(?<=(?<![0-9A-Za-z])({_PAIR}),)((?: ?{_PAIR},){{6,4094}} ?{_PAIR})"
+                                 rf"|(?<=(?<![0-9A-Za-z])0[xX]({_PAIR}),)((?: ?0[xX]{_PAIR},){{6,4094}} ?0[xX]{_PAIR}))"
+                                 r"(?![0-9A-Za-z])"))
+NOT_HEX_DIGITS = str.maketrans("", "", " :,-")
 DECIMAL_BYTES = re.compile(r"\[(?P<body>[0-9]{1,3}(?:, ?[0-9]{1,3}){7,4095})\]")
 HEX_PAIR = re.compile(r"[0-9A-Fa-f]{2}")
 DECIMAL = re.compile(r"[0-9]{1,3}")
 DUMP_HOLD_LINES = 8     # dump lines a stream holds back at a piece's end, so a secret across the cut is decoded whole
 
 
-class _DumpLine(NamedTuple):
-    kind: str           # "hex", "xxd", "od" or "run" (a separated run: one "line")
-    match: re.Match
-    first: int          # its first byte's index in the run's decoded text
-    size: int
+class _DumpPart:
+    """A block of dump lines, or all separated runs of one kind, decoded: where its bytes start in the decoded
+    text and, per line (a run is one "line", its NUL after it counted), where it starts in the text and its first
+    byte (computed only when something was found in it)."""
 
+    def __init__(self, kind: str, first: int, starts: Callable[[], list[int]] | int, fields: list[str]):
+        self.kind = kind            # "hex", "xxd", "od", "run" (hex pairs) or "decimal"
+        self.first = first
+        self._starts = starts       # a block's start (its lines are found from its lines' lengths) or each run's
+        self._fields = fields       # per line: the line (a block's) or the run
+        self._sizes: Callable[[], list[int]] | list[int] = []   # per line, how many bytes it shows
+        self._table: tuple[list[int], list[int]] | None = None
 
-def _dump_line_text(kind: str, m: re.Match) -> str | None:
-    """The bytes a dump line shows, as text (one character per byte), or None when it is not one."""
-    if kind == "od":
-        cells = m.group("cells")
-        out = []
-        for at in range(0, len(cells), 4):
-            cell = cells[at:at + 4]
-            if cell[1] == "\\" or cell[2] == "\\":
-                out.append(OD_ESCAPES[cell[-1]])
-            elif cell[1] != " ":
-                out.append(chr(int(cell[1:], 8)))
+    def lines(self) -> tuple[list[int], list[int]]:
+        """(where each line starts in the text, each line's first byte from the part's first, and one past the last)"""
+        if self._table is None:
+            if isinstance(self._starts, int):
+                starts = list(itertools.accumulate([len(line) + 1 for line in self._fields], initial=self._starts))[:-1]
             else:
-                out.append(cell[3])
-        return "".join(out)
-    if kind == "run":
-        if m.re is DECIMAL_BYTES:
-            values = [int(v) for v in DECIMAL.findall(m.group("body"))]
-            return "".join(map(chr, values)) if max(values) < 256 else None
-        return "".join(chr(int(p, 16)) for p in HEX_PAIR.findall(m.group(0).replace("0x", "").replace("0X", "")))
-    if kind == "xxd" and any(len(group) % 2 for group in m.group("hex").split()):
-        return None
-    decoded = bytes.fromhex(m.group("hex")).decode("latin-1")
-    if kind == "xxd" and len(m.group("text").rstrip("\r")) < len(decoded):
-        return None
-    return decoded
+                starts = self._starts()
+            sizes = self._sizes() if callable(self._sizes) else self._sizes
+            self._table = starts, list(itertools.accumulate(sizes, initial=0))
+        return self._table
 
 
-def _dump_line_positions(line: _DumpLine) -> list[list[tuple[int, int]]]:
-    """Where each byte of a dump line shows in the text: a list per byte of (start, end) ranges."""
-    m, kind = line.match, line.kind
+def _block_sizes(kind: str, fields: list[str]) -> list[int]:
     if kind == "od":
-        base = m.start("cells")
-        return [[(base + 4 * k + 1, base + 4 * k + 4)] for k in range(line.size)]
-    if kind == "run":
-        pairs = DECIMAL if m.re is DECIMAL_BYTES else HEX_PAIR
-        text = m.group(0)
-        return [[(m.start() + p.start(), m.start() + p.end())] for p in pairs.finditer(m.group(0))][:line.size]
-    hex_start = m.start("hex")
-    digits = [hex_start + i for i, c in enumerate(m.group("hex")) if c != " "]
-    positions = [[(digits[2 * k], digits[2 * k + 1] + 1)] for k in range(line.size)]
-    column = None
-    if kind == "xxd":
-        column = m.end("text") - (1 if m.group("text").endswith("\r") else 0) - line.size
-    elif m.group("pipe") is not None and len(m.group("pipe")) == line.size:
-        column = m.start("pipe")
-    elif m.group("angle") is not None and len(m.group("angle")) == line.size:
-        column = m.start("angle")
-    if column is not None:
-        for k in range(line.size):
-            positions[k].append((column + k, column + k + 1))
-    return positions
+        return [len(f) >> 2 for f in fields]
+    return [(len(f) - f.count(" ")) >> 1 for f in fields]
 
 
-def _dump_runs(text: str) -> list[tuple[str, list[_DumpLine]]]:
-    """The dumps in text: for each run of consecutive dump lines of one kind (or one separated run), its
-    decoded text and its lines."""
-    runs: list[tuple[str, list[_DumpLine]]] = []
-    lines: list[tuple[int, int, str, re.Match]] = []
-    for kind, pattern in (("hex", HEX_DUMP_LINE), ("xxd", XXD_LINE), ("od", OD_CHAR_LINE)):
-        lines.extend((m.start(), m.end(), kind, m) for m in pattern.finditer(text))
-    lines.sort(key=lambda line: line[0])
-    parts: list[str] = []
-    members: list[_DumpLine] = []
+def _dump_parts(text: str) -> tuple[str, list[_DumpPart]]:
+    """Every dump in text, decoded into one text (parts apart by a NUL), and where each part is."""
+    pieces: list[str] = []
+    parts: list[_DumpPart] = []
     size = 0
-    last_end, last_kind = -2, ""
-    for start, end, kind, m in lines:
-        decoded = _dump_line_text(kind, m)
-        if decoded is None:
-            continue
-        if members and (start != last_end + 1 or kind != last_kind):
-            runs.append(("".join(parts), members))
-            parts, members, size = [], [], 0
-        parts.append(decoded)
-        members.append(_DumpLine(kind, m, size, len(decoded)))
-        size += len(decoded)
-        last_end, last_kind = end, kind
-    if members:
-        runs.append(("".join(parts), members))
-    starts = [line[0] for line in lines]
-    ends = [line[1] for line in lines]
-    for pattern in (SEPARATED_HEX, DECIMAL_BYTES):
-        for m in pattern.finditer(text):
-            at = bisect.bisect_right(starts, m.start()) - 1
-            if at >= 0 and m.start() < ends[at]:
-                continue  # inside a dump line, decoded with it
-            decoded = _dump_line_text("run", m)
-            if decoded is not None:
-                runs.append((decoded, [_DumpLine("run", m, 0, len(decoded))]))
-    return runs
+    blocks: list[tuple[int, int]] = []
+    for kind, (line, block_pattern, first_block) in DUMP_LINES.items():
+        first = first_block.match(text)
+        for m in itertools.chain([first] if first else [], block_pattern.finditer(text, first.end() if first else 0)):
+            block = m.group("block")
+            fields = "\n".join(DUMP_FIELDS[kind].findall(block))
+            if kind == "od":
+                if "\\" in fields:
+                    fields = OD_ESCAPE_CELL.sub(lambda e: "   " + OD_ESCAPES[e.group(1)], fields)
+                decoded = fields.replace("\n", "")[3::4]
+            else:
+                try:
+                    decoded = bytes.fromhex(fields).decode("latin-1")
+                except ValueError:  # an xxd group of an odd length
+                    continue
+            if not decoded:
+                continue
+            lines = block.split("\n")
+            part = _DumpPart(kind, size, m.start("block"), lines)
+            part._sizes = functools.partial(_block_sizes, kind, fields.split("\n"))
+            parts.append(part)
+            pieces.append(decoded)
+            size += len(decoded) + 1
+            blocks.append(m.span("block"))
+    blocks.sort()
+    gaps = [(a, b) for a, b in zip([0] + [end for _, end in blocks], [start for start, _ in blocks] + [len(text)]) if a < b]
+    for pattern in SEPARATED_RUNS:
+        runs = ["".join(groups) for a, b in gaps for groups in pattern.findall(text, a, b)]
+        if runs:
+            hexes = "\n".join(runs).replace("0x", "").replace("0X", "").translate(NOT_HEX_DIGITS)
+            pieces.append(bytes.fromhex(hexes.replace("\n", "00")).decode("latin-1"))
+            part = _DumpPart("run", size, functools.partial(_run_starts, text, pattern, gaps), [])
+            part._sizes = functools.partial(lambda h: [(len(x) >> 1) + 1 for x in h.split("\n")], hexes)
+            parts.append(part)
+            size += len(pieces[-1]) + 1
+    bodies = [body for a, b in gaps for body in DECIMAL_BYTES.findall(text, a, b)]
+    if bodies:
+        pieces.append("".join(map(chr, map(int, ",0,".join(bodies).replace(" ", "").split(",")))))
+        part = _DumpPart("decimal", size, functools.partial(_run_starts, text, DECIMAL_BYTES, gaps), [])
+        part._sizes = functools.partial(lambda f: [b.count(",") + 2 for b in f], bodies)
+        parts.append(part)
+        size += len(pieces[-1]) + 1
+    return "\0".join(pieces), parts
+
+
+def _run_starts(text: str, pattern: re.Pattern[str], gaps: list[tuple[int, int]]) -> list[int]:
+    """Where each run a SEPARATED_RUNS pattern (or DECIMAL_BYTES) finds starts: its first pair (or "0x", or "[")."""
+    if pattern is DECIMAL_BYTES:
+        return [m.start() for a, b in gaps for m in pattern.finditer(text, a, b)]
+    return [m.start(1) if m.group(1) else m.start(3) - 2 for a, b in gaps for m in pattern.finditer(text, a, b)]
+
+
+def _pair_start(hex_field: str, k: int) -> int:
+    """Where byte k's two hex digits start in a dump line's hex field (pairs apart by one space, maybe one
+    wider gap in the middle as hexdump -C has, or xxd's groups of pairs), -1 when the field is laid out otherwise."""
+    lead = len(hex_field) - len(hex_field.lstrip(" "))
+    if hex_field[lead + 2:lead + 3] in (" ", ""):
+        at = lead + 3 * k  # pairs apart by one space
+        gap = hex_field.find("  ", lead)
+        if gap >= 0 and at > gap:
+            at += 1
+    else:  # xxd: groups of g bytes
+        end = hex_field.find(" ", lead)
+        group = ((end if end >= 0 else len(hex_field)) - lead) >> 1
+        at = lead + k // group * (2 * group + 1) + 2 * (k % group)
+    pair = hex_field[at:at + 2]
+    return at if len(pair) == 2 and HEX_PAIR.fullmatch(pair) else -1
+
+
+def _dump_columns(text: str, part: _DumpPart, index: int, k: int, j: int) -> list[tuple[int, int]]:
+    """Where bytes k..j of a part's line show in text: one (start, end) per column (hex, characters)."""
+    starts, firsts = part.lines()
+    line_start = starts[index]
+    size = firsts[index + 1] - firsts[index]
+    if part.kind in ("run", "decimal"):
+        m = (DECIMAL_BYTES if part.kind == "decimal" else SEPARATED_HEX).match(text, line_start)
+        if m is None:
+            return []
+        found = list((DECIMAL if part.kind == "decimal" else HEX_PAIR).finditer(text, m.start(), m.end()))
+        j = min(j, len(found) - 1)  # (the NUL after it)
+        return [(found[k].start(), found[j].end())] if k <= j else []
+    m = DUMP_LINES[part.kind][0].match(text, line_start)
+    if m is None:
+        return []
+    if part.kind == "od":
+        base = m.start("cells")
+        return [(base + 4 * k + 1, base + 4 * j + 4)]
+    field = m.group("hex")
+    first, last = _pair_start(field, k), _pair_start(field, j)
+    if first < 0 or last < 0:
+        digits = [i for i, c in enumerate(field) if c != " "]
+        first, last = digits[2 * k], digits[2 * j]
+    columns = [(m.start("hex") + first, m.start("hex") + last + 2)]
+    column = -1
+    if part.kind == "xxd":
+        shown = m.group("text").rstrip("\r")
+        column = m.start("text") + len(shown) - size if len(shown) >= size else -1
+    elif m.group("pipe") is not None and len(m.group("pipe")) == size:
+        column = m.start("pipe")
+    elif m.group("angle") is not None and len(m.group("angle")) == size:
+        column = m.start("angle")
+    if column >= 0:
+        columns.append((column + k, column + j + 1))
+    return columns
 
 
 def _dump_line_end(line: str) -> bool:
-    """Whether a line (without its newline) is a dump line (see _dump_runs)."""
-    return any(pattern.match(line) for pattern in (HEX_DUMP_LINE, XXD_LINE, OD_CHAR_LINE))
+    """Whether a line (without its newline) is a dump line (see _dump_parts)."""
+    return any(patterns[0].fullmatch(line) for patterns in DUMP_LINES.values())
