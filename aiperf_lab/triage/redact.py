@@ -48,6 +48,7 @@ import html
 import ipaddress
 import itertools
 import json
+import operator
 import os
 import re
 import socket
@@ -599,6 +600,61 @@ class Span(NamedTuple):
     context: int        # where the evidence for it begins (a name before a value): never cut between
 
 
+_START, _END, _REPLACEMENT, _LABEL, _CONTEXT = (operator.itemgetter(i) for i in range(5))
+
+
+def _merge_spans(found: list[Span]) -> list[Span]:
+    """Sorted spans merged so that none overlap. A text may hold a million spans that overlap nowhere
+    (a URL credential every 5 characters): that is found by C loops (a span overlaps when it starts
+    before the furthest end so far) and the list is kept as it is; where few overlap, only their runs go
+    through the Python merge; where many do (a known secret that is also a token, on every line), all."""
+    reach = list(itertools.accumulate(map(_END, found), max))
+    overlapping = list(itertools.compress(range(1, len(found)), map(operator.lt, map(_START, itertools.islice(
+        found, 1, None)), reach)))
+    if not overlapping:
+        return found
+    if len(overlapping) * 8 > len(found):
+        return _merge_loop(found, 0, len(found))
+    merged: list[Span] = []
+    done = 0
+    run_start = overlapping[0]
+    for at, index in enumerate(overlapping):
+        if at + 1 < len(overlapping) and overlapping[at + 1] == index + 1:
+            continue  # the run goes on
+        merged += found[done:run_start - 1]
+        merged += _merge_loop(found, run_start - 1, index + 1)
+        done = index + 1
+        if at + 1 < len(overlapping):
+            run_start = overlapping[at + 1]
+    merged += found[done:]
+    return merged
+
+
+def _merge_loop(found: list[Span], first: int, stop: int) -> list[Span]:
+    """found[first:stop] merged, one span at a time."""
+    merged = [found[first]]
+    last_end = found[first][1]
+    for span in itertools.islice(found, first + 1, stop):
+        if span[0] < last_end:
+            last = merged[-1]
+            end = span[1] if span[1] > last_end else last_end
+            # a placeholder inside another (an IPv4 inside an IPv6) keeps the outer one; a secret wins
+            if span[2] == last[2] or (span[1] <= last_end and span[2] != REDACTED):
+                replacement = last[2]
+            elif span[0] == last[0] and REDACTED not in (span[2], last[2]) and last_end <= span[1]:
+                replacement = span[2]  # the last one lies inside this one (a short host name, the FQDN)
+            else:
+                replacement = REDACTED
+            label = span[3] if span[3] == KNOWN_VALUE else last[3]  # a known secret is counted as one
+            if end != last[1] or replacement != last[2] or label != last[3]:
+                merged[-1] = (last[0], end, replacement, label, min(last[4], span[4]))
+            last_end = end
+        else:
+            merged.append(span)
+            last_end = span[1]
+    return merged
+
+
 class Redactor:
     def __init__(self, environ: dict[str, str] | None = None, redact_hosts: bool = False,
                  extra_secrets: list[str] | None = None):
@@ -940,42 +996,20 @@ class Redactor:
         if not found:
             return []
         found.sort()
-        merged = [found[0]]
-        last_end = found[0][1]
-        for span in itertools.islice(found, 1, None):
-            if span[0] < last_end:
-                last = merged[-1]
-                end = span[1] if span[1] > last_end else last_end
-                # a placeholder inside another (an IPv4 inside an IPv6) keeps the outer one; a secret wins
-                if span[2] == last[2] or (span[1] <= last_end and span[2] != REDACTED):
-                    replacement = last[2]
-                elif span[0] == last[0] and REDACTED not in (span[2], last[2]) and last_end <= span[1]:
-                    replacement = span[2]  # the last one lies inside this one (a short host name, the FQDN)
-                else:
-                    replacement = REDACTED
-                label = span[3] if span[3] == KNOWN_VALUE else last[3]  # a known secret is counted as one
-                if end != last[1] or replacement != last[2] or label != last[3]:
-                    merged[-1] = (last[0], end, replacement, label, min(last[4], span[4]))
-                last_end = end
-            else:
-                merged.append(span)
-                last_end = span[1]
-        return merged
+        return _merge_spans(found)
 
     def _apply(self, text: str, spans: list[Span], end: int | None = None) -> str:
         if end is not None and end < len(text):
-            spans = [span for span in spans if span[0] < end]
+            spans = spans[:bisect.bisect_left(spans, end, key=_START)]
         else:
             end = len(text)
-        out: list[str] = []
-        append = out.append
-        at = 0
-        for start, stop, replacement, _label, _context in spans:
-            append(text[at:start])
-            append(replacement)
-            at = stop
-        append(text[at:end] if at < end else "")
-        self.counts.update([span[3] for span in spans])
+        # the kept pieces between spans, cut and joined by C loops: a text of a million spans costs little
+        kept = list(map(text.__getitem__, map(slice, itertools.chain((0,), map(_END, spans)),
+                                              itertools.chain(map(_START, spans), (end,)))))
+        out = [""] * (2 * len(kept) - 1)
+        out[0::2] = kept
+        out[1::2] = map(_REPLACEMENT, spans)
+        self.counts.update(map(_LABEL, spans))
         return "".join(out)
 
     # ---- public API -----------------------------------------------------------------------------
@@ -1078,26 +1112,44 @@ class StreamRedactor:
             self._token_carry = False
         else:  # a line too long to hold: cut where no span, nor the evidence for one, crosses
             spans = self.redactor.spans(text, self._in_key, self._token_carry, self._value_next)
-            cut = len(text) - self.hold
-            while True:
-                crossing = [s for s in spans if s[4] < cut < s[1]]
-                if not crossing:
-                    break
-                earliest = min(s[4] for s in crossing)
-                if earliest <= len(text) // 2:  # one giant span: write it whole, carry it on
-                    cut = len(text)
-                    break
-                cut = earliest
+            cut = _cut_outside_spans(spans, len(text) - self.hold, len(text))
             piece = text[:cut]
-            last_end = max((s[1] for s in spans if s[0] < cut), default=-1)
+            last_end = spans[bisect.bisect_left(spans, cut, key=_START) - 1][1] if spans and spans[0][0] < cut else -1
             self._token_carry = cut == len(text) and last_end >= cut and not text[-1:].isspace()
-        out = self.redactor._apply(piece, [s for s in spans if s[0] < cut])
-        last_key = max((s for s in spans if s[3] == "private key block" and s[0] < cut), key=lambda s: s[1],
-                       default=None)
+        before = bisect.bisect_left(spans, cut, key=_START)  # (merged spans: in order, none overlap)
+        out = self.redactor._apply(piece, spans[:before])
+        last_key = next((s for s in reversed(spans[:before]) if s[3] == "private key block"), None)
         self._in_key = bool(last_key and _key_open(piece, last_key))
         self._value_next = bool(VALUE_ON_NEXT_LINE.search(piece[-120:].lower()))
         self._buffer = text[cut:]
         return out
+
+
+# A pattern may need up to this many characters before where its match starts (the B of Bearer, found
+# by "earer"; the sk of sk_live_; the ? or & of sig=; the "; " of ; pwd=): a forced cut keeps them with it.
+LOOKBEHIND = 2
+
+
+def _cut_outside_spans(spans: list[Span], cut: int, size: int) -> int:
+    """Where to cut a line too long to hold, near cut: a place that no span, nor the evidence before it,
+    crosses (a span from LOOKBEHIND characters before its context to its end holds the place strictly
+    inside). The latest such place at or before cut; when that lies in the text's first half (one
+    giant span, or a chain of them: a megabyte of dotted quads), the first such place after cut, which
+    is the text's end only when a span reaches it (the stream carries that one on), so a secret whose
+    start has not matched yet (`Bearer ab` at the end) is never written without its rest. Found in one
+    sweep over the spans' extents sorted by where they begin: a chain of overlapping extents is one run."""
+    run_start, run_end = -1, -1
+    for begin, end in sorted(zip(map(operator.sub, map(_CONTEXT, spans), itertools.repeat(LOOKBEHIND)),
+                                 map(_END, spans))):
+        if begin >= run_end:  # a new run (extents that only touch do not join)
+            if run_start < cut < run_end or begin >= cut:
+                break  # the run that holds cut is whole; or none does
+            run_start, run_end = begin, end
+        elif end > run_end:
+            run_end = end
+    if not run_start < cut < run_end:
+        return cut
+    return run_end if run_start <= size // 2 else run_start
 
 
 def _key_spans(text: str, lower: str, in_key: bool) -> list[Span]:
