@@ -3,6 +3,10 @@ missed (A4), token shapes after an escape (A0), and patterns that rescanned text
 
 from __future__ import annotations
 
+import base64
+import json
+import textwrap
+
 import pytest
 
 from aiperf_lab.triage.redact import REDACTED, Redactor, StreamRedactor, argv_secret_values, is_secret_name
@@ -308,3 +312,88 @@ def test_a_dump_of_ordinary_bytes_stays_as_it_is():
 def _streamed(redactor, text, size):
     stream = StreamRedactor(redactor)
     return "".join(stream.feed(text[k:k + size]) for k in range(0, len(text), size)) + stream.close()
+
+
+# ---- fourth pass: shapes and encodings that still passed (A6, A7, A2, A5) ------------------------------------------
+
+SLACK_HOOK = "https://hooks.slack.com/services/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"
+
+
+def test_a_slack_webhook_url_goes_by_its_shape_and_then_in_every_form():
+    environ = {"NOTIFY_HOOK": SLACK_HOOK}
+    r = Redactor(environ)
+    assert "9ckwAq5HuSGfrEoGAdSgjNww" not in r.environment(environ)["NOTIFY_HOOK"]
+    for printed in (SLACK_HOOK, SLACK_HOOK.encode().hex(), base64.b64encode(SLACK_HOOK.encode()).decode(),
+                    json.dumps({"url": SLACK_HOOK.replace("/", "\\/")})):
+        out = r.text(f"posting to {printed} now")
+        assert "9ckwAq5HuSGfrEoGAdSgjNww" not in out and "9ckwAq5HuSGfrEoGAdSgjNww".encode().hex() not in out, out
+    assert "AdSgjNww" not in Redactor({}).text("hook " + SLACK_HOOK.replace("T82GDZAFC", "T0123ABCD"))
+    kept = "see https://api.slack.com/messaging/webhooks and https://hooks.slack.com/ for details"
+    assert Redactor({}).text(kept) == kept
+
+
+@pytest.mark.parametrize("line, password", [
+    ("db.example.com:5432:*:app:Lp4fpUt4zcvWosXS", "Lp4fpUt4zcvWosXS"),
+    ("x localhost:*:*:postgres:hunter2hunter y", "hunter2hunter"),
+    ("10.0.0.5:5432:analytics:reader:S3cr3t!pw", "S3cr3t!pw"),
+    ("*:*:*:replicator:Zq8vN2kLmW4x", "Zq8vN2kLmW4x"),
+])
+def test_a_pgpass_line_loses_its_password(line, password):
+    out = Redactor({}).text(line)
+    assert password not in out and REDACTED in out, out
+
+
+@pytest.mark.parametrize("line", ["fe80:0:0:0:1ff:fe23:4567:890a", "2001:db8:0:0:8:800:200c:417a", "12:34:56:78:90",
+                                  "nccl:0:1:2:3", "std::vector<int>::iterator", "a:1:b:c:d", "host:8080:GET:/api:200",
+                                  "2026-11-23T05:00:01:123:456:789"])
+def test_lines_with_colons_that_are_no_pgpass_line_stay(line):
+    assert Redactor({}).text(line) == line
+
+
+PEM = ("-----BEGIN EC PRIVATE KEY-----\n" + "\n".join(["MHcCAQEEIBkg4Lq8vN2kLmW4xR7tY1pQs9dFh3jK6bVc0Zq8vN2kLmW4xR7tY1pQ",
+                                                    "s9dFh3jK6bVc0AoGCCqGSM49AwEHoUQDQgAEZq8vN2kLmW4xR7tY1pQs9dFh3jK6",
+                                                    "bVc0Zq8vN2kLmW4xR7tY1pQs9dFh3jK6bVc0Zq8vN2kLmW4xR7tY1pQs9dFh3jK"])
+       + "\n-----END EC PRIVATE KEY-----\n")
+
+
+@pytest.mark.parametrize("encode", [lambda v: base64.b64encode(v.encode()).decode(), lambda v: v.encode().hex(),
+                                    lambda v: "\n".join(textwrap.wrap(base64.b64encode(v.encode()).decode(), 76))])
+def test_a_multi_line_key_in_the_environment_goes_base64_or_hex_encoded(encode):
+    r = Redactor({"TLS_X": PEM})   # a neutral name: the key is found by its shape in the value
+    out = r.text("key: " + encode(PEM) + "\n")
+    encoded = encode(PEM).replace("\n", "")
+    assert not [k for k in range(0, len(encoded) - 16, 4) if encoded[k:k + 16] in out.replace("\n", "")], out
+
+
+def test_a_key_line_printed_in_two_halves_goes():
+    r = Redactor({"TLS_X": PEM})
+    body = json.dumps(PEM)[1:-1]            # as a JSON string: \n escapes, one line
+    half = len(body) // 2
+    out = r.text(f"[gcp|split] {body[:half]}\n{body[half:]}\n")
+    lines = PEM.splitlines()[1:-1]
+    assert not [line[k:k + 10] for line in lines for k in range(len(line) - 9) if line[k:k + 10] in out], out
+
+
+def test_a_short_secret_in_wrapped_base64_goes():
+    # .netrc's password (18 characters) inside a longer text printed by `base64` (wrapped at 76)
+    line = "machine api.example.com login bob password 6CuOYFKme2n5GrHklm"
+    r = Redactor({"NETRC_X": line})
+    out = r.text(base64.encodebytes(b"prefix-" + line.encode() + b"-suffix" * 8).decode())
+    joined = out.replace("\n", "")
+    for offset in range(3):
+        part = "6CuOYFKme2n5GrHklm".encode()[offset:]
+        core = base64.b64encode(part).decode()[:len(part) // 3 * 4]
+        assert not [core[k:k + 12] for k in range(len(core) - 11) if core[k:k + 12] in joined], (offset, out)
+
+
+@pytest.mark.parametrize("argv, secret", [(["python3", "wl.py", "-a", "AaX9kLmW4xR7tY1pQs9dFh"], "AaX9kLmW4xR7tY1pQs9dFh"),
+                                          (["client", "-a", "Zq8vN2kLmW4xR7tY1pQs"], "Zq8vN2kLmW4xR7tY1pQs")])
+def test_a_random_looking_value_after_a_goes(argv, secret):
+    assert secret in argv_secret_values(argv)
+
+
+@pytest.mark.parametrize("argv", [["train.py", "-a", "resnet50"], ["x", "-a", "Meta-Llama-3-8B-Instruct"],
+                                  ["x", "-a", "TinyLlama1B"], ["tar", "-a", "-cf", "x.tar.gz", "dir"],
+                                  ["x", "-a", "sm_90a"], ["x", "-a", "/path/to/Model7B"]])
+def test_ordinary_values_after_a_stay(argv):
+    assert argv_secret_values(argv) == []

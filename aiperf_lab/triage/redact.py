@@ -160,7 +160,11 @@ SERVICE_TOKENS = (
     ("r8_", r"[A-Za-z0-9]{30,}"), ("xapp-", r"[A-Za-z0-9-]{20,}"), ("xoxe", r"[.-][A-Za-z0-9.-]{20,}"),
     ("ya29.", r"[A-Za-z0-9_-]{20,}"), ("GOCSPX-", r"[A-Za-z0-9_-]{20,}"), ("whsec_", r"[A-Za-z0-9]{20,}"),
     ("dop_v1_", r"[0-9a-f]{40,}"), ("shpat_", r"[0-9a-fA-F]{32}"), ("lin_api_", r"[A-Za-z0-9]{30,}"),
-    ("ntn_", r"[A-Za-z0-9]{30,}"), ("AGE-SECRET-KEY-1", r"[0-9A-Z]{50,}"))
+    ("ntn_", r"[A-Za-z0-9]{30,}"), ("AGE-SECRET-KEY-1", r"[0-9A-Z]{50,}"),
+    # webhook URLs: the path after the host is the credential (Slack's last part, Discord's token)
+    ("hooks.slack.com/", r"(?:services|workflows|triggers)/[A-Za-z0-9]{6,16}/[A-Za-z0-9]{6,16}/[A-Za-z0-9/]{16,}"),
+    ("discord.com/api/webhooks/", r"[0-9]{15,21}/[A-Za-z0-9_-]{40,}"),
+    ("discordapp.com/api/webhooks/", r"[0-9]{15,21}/[A-Za-z0-9_-]{40,}"))
 
 
 # Each pattern starts with a literal, so the regex engine skips ahead to it; the "not preceded by"
@@ -509,6 +513,17 @@ def looks_like_password(value: str) -> bool:
     return letters and (digits or symbols or (mixed_case and len(value) >= 8))
 
 
+def looks_generated(value: str) -> bool:
+    """A value no person would type as a name: 16+ letters and digits (maybe _ + / =) with capitals, small
+    letters and digits all in it, and no "-" or "." that model and file names have (Meta-Llama-3-8B, model.pt)."""
+    return (16 <= len(value) <= 256 and GENERATED.fullmatch(value) is not None and not value.startswith("/")
+            and any(c.isupper() for c in value)
+            and any(c.islower() for c in value) and any(c.isdigit() for c in value))
+
+
+GENERATED = re.compile(r"[A-Za-z0-9_+/=]+")
+
+
 # Tools whose flag takes a password, as -pSECRET or -p SECRET. (mysql reads "-p VALUE" as a prompt and a
 # database name; the name goes too, as people type it meaning the password.)
 PASSWORD_FLAG_OF_TOOL = {**dict.fromkeys(("mysql", "mariadb", "mysqldump", "mysqladmin", "mysqlsh", "mysqlimport",
@@ -559,6 +574,9 @@ def argv_secret_positions(argv: list[str]) -> list[tuple[int, int]]:
         elif arg.startswith("-p") and not tool_flag and (
                 (len(arg) > 2 and not arg.startswith("--") and looks_like_password(arg[2:]))):
             found.append((i, 2))
+        elif arg == "-a" and not tool_flag and has_next and looks_generated(argv[i + 1]):
+            found.append((i + 1, 0))  # redis-cli's -a on another client; -a is "all" or "arch" elsewhere
+            i += 1
         elif arg == "-p" and not tool_flag and has_next and looks_like_password(argv[i + 1]):
             found.append((i + 1, 0))
             i += 1
@@ -690,7 +708,7 @@ class Redactor:
         # characters, which a search for the whole encoded text misses (a key in a variable, its lines
         # joined, included).
         wrapped = {form for value in self._secret_values if len(value) >= FRAGMENT
-                   for form in _base64_forms(value) if len(form) >= 2 * FRAGMENT}
+                   for form in _base64_forms(value) if len(form) >= 16}
         for value in [*self._secret_values, *sorted(wrapped - set(self._secret_values), key=len, reverse=True)]:
             if "\n" in value or "://" in value or " " in value or is_location(value):
                 continue
@@ -793,6 +811,8 @@ class Redactor:
         spans.extend(_url_userinfo_spans(text))
         spans.extend(_escaped_url_spans(text))
         spans.extend(_command_password_spans(text))
+        if ":*:" in text or PGPASS_PORT.search(text):
+            spans.extend(_pgpass_spans(text))
         lower = _lower(text) if lower is None else lower
         for pattern in (AUTHORIZATION, NETRC_PASSWORD):
             spans.extend((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
@@ -1661,3 +1681,26 @@ def _dump_columns(text: str, part: _DumpPart, index: int, k: int, j: int) -> lis
 def _dump_line_end(line: str) -> bool:
     """Whether a line (without its newline) is a dump line (see _dump_parts)."""
     return any(patterns[0].fullmatch(line) for patterns in DUMP_LINES.values())
+
+
+# A .pgpass line, host:port:database:user:password (port a number or *), printed whole: found from the colon
+# after its host (a literal), the host checked in code; exactly five fields, so an IPv6 address or a time is none.
+PGPASS_PORT = re.compile(r":[0-9]{1,5}:[^\s:]")
+PGPASS_LINE = re.compile(r":(?:[0-9]{1,5}|\*):[^\s:]{1,256}:[^\s:]{1,256}:(?P<value>[^\s:'\"]{4,512})(?![^\s'\"])")
+PGPASS_HOST_REVERSED = re.compile(r"[A-Za-z0-9_.*\]\[-]{1,253}(?=[\s=\"']|\Z)")
+
+
+def _pgpass_spans(text: str) -> list[Span]:
+    spans: list[Span] = []
+    at = 0
+    for m in PGPASS_LINE.finditer(text):
+        start = m.start()
+        low = max(at, start - 254)   # (never further back than the last line found: linear)
+        host = PGPASS_HOST_REVERSED.match(text[low:start][::-1])
+        if host is None or (host.end() == start - low and low > 0):
+            continue  # no host, or one that does not start at a word's start
+        if cannot_be_secret(m.group("value")):
+            continue
+        spans.append((m.start("value"), m.end("value"), REDACTED, "pgpass password", start - host.end()))
+        at = m.end()
+    return spans
