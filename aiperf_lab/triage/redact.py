@@ -53,7 +53,7 @@ import os
 import re
 import socket
 from collections import Counter
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 from urllib.parse import quote, quote_plus
 
 REDACTED = "[REDACTED]"
@@ -161,7 +161,11 @@ SERVICE_TOKENS = (
     ("r8_", r"[A-Za-z0-9]{30,}"), ("xapp-", r"[A-Za-z0-9-]{20,}"), ("xoxe", r"[.-][A-Za-z0-9.-]{20,}"),
     ("ya29.", r"[A-Za-z0-9_-]{20,}"), ("GOCSPX-", r"[A-Za-z0-9_-]{20,}"), ("whsec_", r"[A-Za-z0-9]{20,}"),
     ("dop_v1_", r"[0-9a-f]{40,}"), ("shpat_", r"[0-9a-fA-F]{32}"), ("lin_api_", r"[A-Za-z0-9]{30,}"),
-    ("ntn_", r"[A-Za-z0-9]{30,}"), ("AGE-SECRET-KEY-1", r"[0-9A-Z]{50,}"))
+    ("ntn_", r"[A-Za-z0-9]{30,}"), ("AGE-SECRET-KEY-1", r"[0-9A-Z]{50,}"),
+    # webhook URLs: the path after the host is the credential (Slack's last part, Discord's token)
+    ("hooks.slack.com/", r"(?:services|workflows|triggers)/[A-Za-z0-9]{6,16}/[A-Za-z0-9]{6,16}/[A-Za-z0-9/]{16,}"),
+    ("discord.com/api/webhooks/", r"[0-9]{15,21}/[A-Za-z0-9_-]{40,}"),
+    ("discordapp.com/api/webhooks/", r"[0-9]{15,21}/[A-Za-z0-9_-]{40,}"))
 
 
 # Each pattern starts with a literal, so the regex engine skips ahead to it; the "not preceded by"
@@ -511,6 +515,17 @@ def looks_like_password(value: str) -> bool:
     return letters and (digits or symbols or (mixed_case and len(value) >= 8))
 
 
+def looks_generated(value: str) -> bool:
+    """A value no person would type as a name: 16+ letters and digits (maybe _ + / =) with capitals, small
+    letters and digits all in it, and no "-" or "." that model and file names have (Meta-Llama-3-8B, model.pt)."""
+    return (16 <= len(value) <= 256 and GENERATED.fullmatch(value) is not None and not value.startswith("/")
+            and any(c.isupper() for c in value)
+            and any(c.islower() for c in value) and any(c.isdigit() for c in value))
+
+
+GENERATED = re.compile(r"[A-Za-z0-9_+/=]+")
+
+
 # Tools whose flag takes a password, as -pSECRET or -p SECRET. (mysql reads "-p VALUE" as a prompt and a
 # database name; the name goes too, as people type it meaning the password.)
 PASSWORD_FLAG_OF_TOOL = {**dict.fromkeys(("mysql", "mariadb", "mysqldump", "mysqladmin", "mysqlsh", "mysqlimport",
@@ -561,6 +576,9 @@ def argv_secret_positions(argv: list[str]) -> list[tuple[int, int]]:
         elif arg.startswith("-p") and not tool_flag and (
                 (len(arg) > 2 and not arg.startswith("--") and looks_like_password(arg[2:]))):
             found.append((i, 2))
+        elif arg == "-a" and not tool_flag and has_next and looks_generated(argv[i + 1]):
+            found.append((i + 1, 0))  # redis-cli's -a on another client; -a is "all" or "arch" elsewhere
+            i += 1
         elif arg == "-p" and not tool_flag and has_next and looks_like_password(argv[i + 1]):
             found.append((i + 1, 0))
             i += 1
@@ -692,7 +710,7 @@ class Redactor:
         # characters, which a search for the whole encoded text misses (a key in a variable, its lines
         # joined, included).
         wrapped = {form for value in self._secret_values if len(value) >= FRAGMENT
-                   for form in _base64_forms(value) if len(form) >= 2 * FRAGMENT}
+                   for form in _base64_forms(value) if len(form) >= 16}
         for value in [*self._secret_values, *sorted(wrapped - set(self._secret_values), key=len, reverse=True)]:
             if "\n" in value or "://" in value or " " in value or is_location(value):
                 continue
@@ -796,6 +814,8 @@ class Redactor:
         spans.extend(_url_userinfo_spans(text))
         spans.extend(_escaped_url_spans(text))
         spans.extend(_command_password_spans(text))
+        if ":*:" in text or PGPASS_PORT.search(text):
+            spans.extend(_pgpass_spans(text))
         lower = _lower(text) if lower is None else lower
         for pattern in (AUTHORIZATION, NETRC_PASSWORD):
             spans.extend((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
@@ -885,6 +905,41 @@ class Redactor:
                     spans.append((start, end, _line_by_line(text, start, end), KNOWN_VALUE, start))
         return spans
 
+    def _dump_spans(self, text: str) -> list[Span]:
+        """Secrets in dumps (see _dump_parts): the decoded text is searched like any text (known values, their
+        pieces, shapes); every byte found there goes, in each column that shows it, line by line."""
+        decoded, parts = _dump_parts(text)
+        if not parts:
+            return []
+        found = self._literal_spans(decoded) + self._secret_spans(decoded)
+        if self._pieces:
+            found += self._fragment_spans(decoded)
+        if not found:
+            return []
+        spans: list[Span] = []
+        firsts = [part.first for part in parts]
+        found.sort()
+        merged = [list(found[0][:2]) + [found[0][3]]]
+        for start, end, _, label, _ in found:
+            if start <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], end)
+            else:
+                merged.append([start, end, label])
+        for start, end, label in merged:
+            while start < end:
+                part = parts[bisect.bisect_right(firsts, start) - 1]
+                line_starts, line_firsts = part.lines()
+                index = bisect.bisect_right(line_firsts, start - part.first) - 1
+                if index >= len(line_starts):  # the NUL between two parts
+                    start += 1
+                    continue
+                line_first = part.first + line_firsts[index]
+                stop = min(end, part.first + line_firsts[index + 1])
+                for first, last in _dump_columns(text, part, index, start - line_first, stop - 1 - line_first):
+                    spans.append((first, last, REDACTED, label, first))
+                start = stop
+        return spans
+
     def wrap_head_at_end(self, text: str) -> bool:
         """Whether text ends with the first 3 to 11 characters of a known secret (the rest may start
         the next line): a stream holds such a line back until the next one is read."""
@@ -954,6 +1009,7 @@ class Redactor:
             found += self._fragment_spans(text)
         if self._broken and "\n" in text:
             found += self._broken_spans(text)
+        found += self._dump_spans(text)
         if self.redact_hosts:
             found += self._host_spans(text, lower)
         if not found:
@@ -1052,6 +1108,14 @@ class StreamRedactor:
         end = len(line.rstrip("\r\n"))
         if any(span[1] == end for span in self.redactor._fragment_spans(line)) if self.redactor._pieces else False:
             return start
+        # a dump's last lines wait for the next piece, so a secret dumped across the cut is decoded whole
+        held = 0
+        while held < DUMP_HOLD_LINES and _dump_line_end(self._buffer[start:cut].rstrip("\r\n")):
+            held += 1
+            cut = start
+            start = self._buffer.rfind("\n", 0, max(0, cut - 1)) + 1
+            if not cut:
+                break
         return cut
 
     def close(self) -> str:
@@ -1468,3 +1532,215 @@ def _own_addresses(host_names: list[str]) -> set[str]:
         except (OSError, UnicodeError):
             continue
     return {a for a in found if a not in BORING_IPS and not a.startswith("127.")}
+
+
+# ---- secrets inside dumps ---------------------------------------------------------------------------------------
+# A dump shows a secret's bytes as hex and again as characters, 16 or so to a line, so neither column holds the
+# secret as text: `hexdump -C` / `hd` (|ascii|), `od -A x -t x1z` (>ascii<), `od -t x1` (no column), `xxd`
+# (groups of bytes, the characters last), `od -c` / `hexdump -c` (a character per 4-wide cell). A secret's bytes
+# also show as hex or decimal with separators (`68 66 5f`, `68:66`, `0x68, 0x66`, `[104, 102, 95]`).
+# Each block of consecutive dump lines of one kind, and each separated run, is decoded (by whole-text string
+# operations, not line by line), all of them into one text that is searched with the same rules as any text;
+# what is found there goes in every column that shows those bytes (only those lines are looked at one by one).
+_HEX_LINE = (r"(?P<offset>[0-9a-fA-F]{4,16})(?P<hex>(?: {1,2}[0-9a-fA-F]{2}){1,64})"
+             r"(?: {1,64}(?:\|(?P<pipe>[^\n]{0,64})\||>(?P<angle>[^\n]{0,64})<))?[ \t]*\r?")
+_XXD_LINE = r"(?P<offset>[0-9a-fA-F]{4,16}):(?P<hex>(?: [0-9a-fA-F]{2,8}){1,32})  (?P<text>[^\n]{1,256})"
+_OD_LINE = r"(?P<offset>[0-7]{7}|[0-9a-fA-F]{6,8})(?P<cells>(?:   [^\s\\]|  \\[0abfnrtv\\]| [0-7]{3}|    ){1,32})\r?"
+# kind -> (one line, a block of them); a block is found from the newline before it (a literal: the scan skips
+# ahead to each newline) or at the text's start, its lines' fields by finditer
+_unnamed = functools.partial(re.sub, r"[(][?]P<[a-z]+>", "(?:")
+DUMP_LINES = {kind: (re.compile(line + r"(?![^\n])"), re.compile(rf"\n(?P<block>{_unnamed(line)}(?:\n{_unnamed(line)})*)(?![^\n])"),
+                     re.compile(rf"(?P<block>{_unnamed(line)}(?:\n{_unnamed(line)})*)(?![^\n])"))
+              for kind, line in (("hex", _HEX_LINE), ("xxd", _XXD_LINE), ("od", _OD_LINE))}
+# kind -> the same line with only its hex (or cells) field captured: findall gives the fields without Python per line
+DUMP_FIELDS = {kind: re.compile(re.sub(r"[(][?]P<([a-z]+)>", lambda g: "(" if g.group(1) == field else "(?:", line)
+                                + r"(?![^\n])")
+               for kind, line, field in (("hex", _HEX_LINE, "hex"), ("xxd", _XXD_LINE, "hex"), ("od", _OD_LINE, "cells"))}
+OD_ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "\\": "\\"}
+OD_ESCAPE_CELL = re.compile(r"  \\([0abfnrtv\\])")
+# 8 or more bytes as hex pairs with one separator throughout, or as a list of decimals
+SEPARATED_HEX = re.compile(r"(?<![0-9A-Za-z])(?:0[xX])?[0-9A-Fa-f]{2}(?P<sep>, ?0[xX]|[: -]|, ?)[0-9A-Fa-f]{2}"
+                           r"(?:(?P=sep)[0-9A-Fa-f]{2}){6,4094}(?![0-9A-Za-z])")
+_PAIR = "[0-9A-Fa-f]{2}"
+# The same runs found from their first separator (a literal: the scan skips other characters), the first pair
+# captured in a lookbehind: findall gives every run without Python per run.
+SEPARATED_RUNS = [re.compile(rf"{sep}(?<=(?<![0-9A-Za-z])({_PAIR}){sep})(?<!{_PAIR}{sep}{_PAIR}{sep})((?:{_PAIR}{sep}){{6,4094}}{_PAIR})(?![0-9A-Za-z])")
+                  for sep in " :-"]
+SEPARATED_RUNS.append(re.compile(rf",(?:(?<=(?<![0-9A-Za-z])({_PAIR}),)((?: ?{_PAIR},){{6,4094}} ?{_PAIR})"
+                                 rf"|(?<=(?<![0-9A-Za-z])0[xX]({_PAIR}),)((?: ?0[xX]{_PAIR},){{6,4094}} ?0[xX]{_PAIR}))"
+                                 r"(?![0-9A-Za-z])"))
+NOT_HEX_DIGITS = str.maketrans("", "", " :,-")
+DECIMAL_BYTES = re.compile(r"\[(?P<body>[0-9]{1,3}(?:, ?[0-9]{1,3}){7,4095})\]")
+HEX_PAIR = re.compile(r"[0-9A-Fa-f]{2}")
+DECIMAL = re.compile(r"[0-9]{1,3}")
+DUMP_HOLD_LINES = 8     # dump lines a stream holds back at a piece's end, so a secret across the cut is decoded whole
+
+
+class _DumpPart:
+    """A block of dump lines, or all separated runs of one kind, decoded: where its bytes start in the decoded
+    text and, per line (a run is one "line", its NUL after it counted), where it starts in the text and its first
+    byte (computed only when something was found in it)."""
+
+    def __init__(self, kind: str, first: int, starts: Callable[[], list[int]] | int, fields: list[str]):
+        self.kind = kind            # "hex", "xxd", "od", "run" (hex pairs) or "decimal"
+        self.first = first
+        self._starts = starts       # a block's start (its lines are found from its lines' lengths) or each run's
+        self._fields = fields       # per line: the line (a block's) or the run
+        self._sizes: Callable[[], list[int]] | list[int] = []   # per line, how many bytes it shows
+        self._table: tuple[list[int], list[int]] | None = None
+
+    def lines(self) -> tuple[list[int], list[int]]:
+        """(where each line starts in the text, each line's first byte from the part's first, and one past the last)"""
+        if self._table is None:
+            if isinstance(self._starts, int):
+                starts = list(itertools.accumulate([len(line) + 1 for line in self._fields], initial=self._starts))[:-1]
+            else:
+                starts = self._starts()
+            sizes = self._sizes() if callable(self._sizes) else self._sizes
+            self._table = starts, list(itertools.accumulate(sizes, initial=0))
+        return self._table
+
+
+def _block_sizes(kind: str, fields: list[str]) -> list[int]:
+    if kind == "od":
+        return [len(f) >> 2 for f in fields]
+    return [(len(f) - f.count(" ")) >> 1 for f in fields]
+
+
+def _dump_parts(text: str) -> tuple[str, list[_DumpPart]]:
+    """Every dump in text, decoded into one text (parts apart by a NUL), and where each part is."""
+    pieces: list[str] = []
+    parts: list[_DumpPart] = []
+    size = 0
+    blocks: list[tuple[int, int]] = []
+    for kind, (line, block_pattern, first_block) in DUMP_LINES.items():
+        first = first_block.match(text)
+        for m in itertools.chain([first] if first else [], block_pattern.finditer(text, first.end() if first else 0)):
+            block = m.group("block")
+            fields = "\n".join(DUMP_FIELDS[kind].findall(block))
+            if kind == "od":
+                if "\\" in fields:
+                    fields = OD_ESCAPE_CELL.sub(lambda e: "   " + OD_ESCAPES[e.group(1)], fields)
+                decoded = fields.replace("\n", "")[3::4]
+            else:
+                try:
+                    decoded = bytes.fromhex(fields).decode("latin-1")
+                except ValueError:  # an xxd group of an odd length
+                    continue
+            if not decoded:
+                continue
+            lines = block.split("\n")
+            part = _DumpPart(kind, size, m.start("block"), lines)
+            part._sizes = functools.partial(_block_sizes, kind, fields.split("\n"))
+            parts.append(part)
+            pieces.append(decoded)
+            size += len(decoded) + 1
+            blocks.append(m.span("block"))
+    blocks.sort()
+    gaps = [(a, b) for a, b in zip([0] + [end for _, end in blocks], [start for start, _ in blocks] + [len(text)]) if a < b]
+    for pattern in SEPARATED_RUNS:
+        runs = ["".join(groups) for a, b in gaps for groups in pattern.findall(text, a, b)]
+        if runs:
+            hexes = "\n".join(runs).replace("0x", "").replace("0X", "").translate(NOT_HEX_DIGITS)
+            pieces.append(bytes.fromhex(hexes.replace("\n", "00")).decode("latin-1"))
+            part = _DumpPart("run", size, functools.partial(_run_starts, text, pattern, gaps), [])
+            part._sizes = functools.partial(lambda h: [(len(x) >> 1) + 1 for x in h.split("\n")], hexes)
+            parts.append(part)
+            size += len(pieces[-1]) + 1
+    bodies = [body for a, b in gaps for body in DECIMAL_BYTES.findall(text, a, b)]
+    if bodies:
+        pieces.append("".join(map(chr, map(int, ",0,".join(bodies).replace(" ", "").split(",")))))
+        part = _DumpPart("decimal", size, functools.partial(_run_starts, text, DECIMAL_BYTES, gaps), [])
+        part._sizes = functools.partial(lambda f: [b.count(",") + 2 for b in f], bodies)
+        parts.append(part)
+        size += len(pieces[-1]) + 1
+    return "\0".join(pieces), parts
+
+
+def _run_starts(text: str, pattern: re.Pattern[str], gaps: list[tuple[int, int]]) -> list[int]:
+    """Where each run a SEPARATED_RUNS pattern (or DECIMAL_BYTES) finds starts: its first pair (or "0x", or "[")."""
+    if pattern is DECIMAL_BYTES:
+        return [m.start() for a, b in gaps for m in pattern.finditer(text, a, b)]
+    return [m.start(1) if m.group(1) else m.start(3) - 2 for a, b in gaps for m in pattern.finditer(text, a, b)]
+
+
+def _pair_start(hex_field: str, k: int) -> int:
+    """Where byte k's two hex digits start in a dump line's hex field (pairs apart by one space, maybe one
+    wider gap in the middle as hexdump -C has, or xxd's groups of pairs), -1 when the field is laid out otherwise."""
+    lead = len(hex_field) - len(hex_field.lstrip(" "))
+    if hex_field[lead + 2:lead + 3] in (" ", ""):
+        at = lead + 3 * k  # pairs apart by one space
+        gap = hex_field.find("  ", lead)
+        if gap >= 0 and at > gap:
+            at += 1
+    else:  # xxd: groups of g bytes
+        end = hex_field.find(" ", lead)
+        group = ((end if end >= 0 else len(hex_field)) - lead) >> 1
+        at = lead + k // group * (2 * group + 1) + 2 * (k % group)
+    pair = hex_field[at:at + 2]
+    return at if len(pair) == 2 and HEX_PAIR.fullmatch(pair) else -1
+
+
+def _dump_columns(text: str, part: _DumpPart, index: int, k: int, j: int) -> list[tuple[int, int]]:
+    """Where bytes k..j of a part's line show in text: one (start, end) per column (hex, characters)."""
+    starts, firsts = part.lines()
+    line_start = starts[index]
+    size = firsts[index + 1] - firsts[index]
+    if part.kind in ("run", "decimal"):
+        m = (DECIMAL_BYTES if part.kind == "decimal" else SEPARATED_HEX).match(text, line_start)
+        if m is None:
+            return []
+        found = list((DECIMAL if part.kind == "decimal" else HEX_PAIR).finditer(text, m.start(), m.end()))
+        j = min(j, len(found) - 1)  # (the NUL after it)
+        return [(found[k].start(), found[j].end())] if k <= j else []
+    m = DUMP_LINES[part.kind][0].match(text, line_start)
+    if m is None:
+        return []
+    if part.kind == "od":
+        base = m.start("cells")
+        return [(base + 4 * k + 1, base + 4 * j + 4)]
+    field = m.group("hex")
+    first, last = _pair_start(field, k), _pair_start(field, j)
+    if first < 0 or last < 0:
+        digits = [i for i, c in enumerate(field) if c != " "]
+        first, last = digits[2 * k], digits[2 * j]
+    columns = [(m.start("hex") + first, m.start("hex") + last + 2)]
+    column = -1
+    if part.kind == "xxd":
+        shown = m.group("text").rstrip("\r")
+        column = m.start("text") + len(shown) - size if len(shown) >= size else -1
+    elif m.group("pipe") is not None and len(m.group("pipe")) == size:
+        column = m.start("pipe")
+    elif m.group("angle") is not None and len(m.group("angle")) == size:
+        column = m.start("angle")
+    if column >= 0:
+        columns.append((column + k, column + j + 1))
+    return columns
+
+
+def _dump_line_end(line: str) -> bool:
+    """Whether a line (without its newline) is a dump line (see _dump_parts)."""
+    return any(patterns[0].fullmatch(line) for patterns in DUMP_LINES.values())
+
+
+# A .pgpass line, host:port:database:user:password (port a number or *), printed whole: found from the colon
+# after its host (a literal), the host checked in code; exactly five fields, so an IPv6 address or a time is none.
+PGPASS_PORT = re.compile(r":[0-9]{1,5}:[^\s:]")
+PGPASS_LINE = re.compile(r":(?:[0-9]{1,5}|\*):[^\s:]{1,256}:[^\s:]{1,256}:(?P<value>[^\s:'\"]{4,512})(?![^\s'\"])")
+PGPASS_HOST_REVERSED = re.compile(r"[A-Za-z0-9_.*\]\[-]{1,253}(?=[\s=\"']|\Z)")
+
+
+def _pgpass_spans(text: str) -> list[Span]:
+    spans: list[Span] = []
+    at = 0
+    for m in PGPASS_LINE.finditer(text):
+        start = m.start()
+        low = max(at, start - 254)   # (never further back than the last line found: linear)
+        host = PGPASS_HOST_REVERSED.match(text[low:start][::-1])
+        if host is None or (host.end() == start - low and low > 0):
+            continue  # no host, or one that does not start at a word's start
+        if cannot_be_secret(m.group("value")):
+            continue
+        spans.append((m.start("value"), m.end("value"), REDACTED, "pgpass password", start - host.end()))
+        at = m.end()
+    return spans
