@@ -1314,14 +1314,17 @@ def _url_userinfo_spans(text: str) -> list[Span]:
     append = spans.append
     find = text.find
     login_scheme = REVERSED_LOGIN_SCHEME.match
+    size = len(REDACTED)
+    # (the cheapest tests first: a text may hold a million of these, "://x@" repeated)
     for m in URL_USERINFO.finditer(text):
-        start, end = m.span("userinfo")
+        start, end = m.span(1)
         colon = find(":", start, end)
         if colon >= 0:
             if colon + 1 < end:
                 append((colon + 1, end, REDACTED, "url password", start - 3))
-        elif text[start:end] != REDACTED and (start < 4 or text[start - 4] not in LOGIN_SCHEME_ENDS
-                                              or not login_scheme(text[start - 12 if start > 12 else 0:start - 3][::-1])):
+        elif (start < 4 or text[start - 4] not in LOGIN_SCHEME_ENDS
+              or not login_scheme(text[start - 12 if start > 12 else 0:start - 3][::-1])) and (
+                end - start != size or text[start:end] != REDACTED):
             append((start, end, REDACTED, "url credential", start - 3))
     odd = list(URL_ODD_PASSWORD.finditer(text))
     if not odd:
