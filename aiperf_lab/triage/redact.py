@@ -428,8 +428,7 @@ def escaped_forms(value: str) -> set[str]:
         forms |= {value.upper(), value.lower()}
     if "\n" in value:
         forms |= {line.strip() for line in value.splitlines() if len(line.strip()) >= 8}
-    else:
-        forms |= encoded_forms(value)
+    forms |= encoded_forms(value)  # (a key in a variable, printed base64- or hex-encoded whole)
     return {f for f in forms if len(f) >= MIN_SECRET_LEN}
 
 
@@ -709,7 +708,11 @@ class Redactor:
         # joined, included).
         wrapped = {form for value in self._secret_values if len(value) >= FRAGMENT
                    for form in _base64_forms(value) if len(form) >= 16}
-        for value in [*self._secret_values, *sorted(wrapped - set(self._secret_values), key=len, reverse=True)]:
+        # A value with spaces or lines (a key block) gives its long runs (a key's lines, its body JSON-escaped): a
+        # half of one printed on a line is a piece too; its short words (BEGIN, login) never are.
+        chunks = {chunk for value in self._secret_values if " " in value or "\n" in value
+                  for chunk in value.split() if len(chunk) >= 2 * FRAGMENT}
+        for value in [*self._secret_values, *sorted((wrapped | chunks) - set(self._secret_values), key=len, reverse=True)]:
             if "\n" in value or "://" in value or " " in value or is_location(value):
                 continue
             if 8 <= len(value) < 2 * FRAGMENT:
