@@ -397,3 +397,65 @@ def test_a_random_looking_value_after_a_goes(argv, secret):
                                   ["x", "-a", "sm_90a"], ["x", "-a", "/path/to/Model7B"]])
 def test_ordinary_values_after_a_stay(argv):
     assert argv_secret_values(argv) == []
+
+
+# ---- fourth pass: --redact-hosts, other hosts' names, MACs in other spellings (H1-H3) ------------------------------
+
+
+@pytest.fixture
+def fqdn_host(monkeypatch):
+    from aiperf_lab.triage import redact
+
+    monkeypatch.setattr(redact.socket, "gethostname", lambda: "gpunode17")
+    monkeypatch.setattr(redact.socket, "getfqdn", lambda: "gpunode17.acme-corp.example")
+    monkeypatch.setattr(redact, "_own_macs", lambda: set())
+    return Redactor({"HOSTNAME": "gpunode17.acme-corp.example", "USER": "alice"}, redact_hosts=True)
+
+
+@pytest.mark.parametrize("text, gone", [
+    ("peer node8.cluster.acme-corp.example ok", "node8"),
+    ("rendezvous c10d://trainer-03.acme-corp.example:29400", "trainer-03"),
+    ("search acme-corp.example", "acme-corp"),
+    ("aws host ip-10-0-1-23.ec2.internal", "10-0-1-23"),
+    ("node ip-172-31-5-9.us-west-2.compute.internal ready", "172-31-5-9"),
+    ("hostname ip-10-0-1-23", "10-0-1-23"),
+    ("gcp node gke-pool-1-abcd.c.my-project-123.internal", "my-project-123"),
+    ("vm trainer-2.us-central1-a.c.my-project-123.internal", "trainer-2"),
+    ("NCCL INFO NET/Socket : Using [0]eth0:198.51.100.77<0>", "198.51.100.77"),
+    ("NCCL INFO Bootstrap : Using ib0:203.0.113.91<0>", "203.0.113.91"),
+    ("peer=198.51.100.23", "198.51.100.23"),
+    ("mac cisco 001b.213a.4f5c", "001b.213a"),
+])
+def test_redact_hosts_covers_other_hosts_of_the_domain_cloud_names_and_cisco_macs(fqdn_host, text, gone):
+    out = fqdn_host.text(text)
+    assert gone.lower() not in out.lower() and REDACTED not in out, out
+
+
+def test_one_machine_keeps_one_placeholder_across_spellings(fqdn_host):
+    out = fqdn_host.text("a node8.cluster.acme-corp.example b node8.cluster.acme-corp.example "
+                         "mac 00:1b:21:3a:4f:5c = 001b.213a.4f5c = 00-1B-21-3A-4F-5C")
+    assert out.count("host-") == 2 and len(set(out.split()) & {"host-1", "host-2", "host-3"}) == 1, out
+    assert len({w for w in out.split() if w.startswith("mac-")}) == 1, out
+
+
+@pytest.mark.parametrize("text", [
+    "tensorrt 10.3.0.26", "loading model.safetensors", "Linux 5.15.0-1045-nvidia x86_64", "torch 2.5.1+cu124",
+    "File google/protobuf/internal/decoder.py; import google.protobuf.internal", "see acme-corp.example.com/docs",
+    "the ip-address field", "ip-10 is not an address", "meta-llama/Llama-3.1-8B-Instruct", "v1.2.3-rc.4",
+    "step 1234.5678.9012", "sha 0a1b2c3d.4e5f", "cuDNN 9.1.0.70, NCCL 2.21.5", "nvidia-smi 550.54.15",
+])
+def test_redact_hosts_keeps_versions_models_and_file_names(fqdn_host, text):
+    assert fqdn_host.text(text) == text
+
+
+def test_this_hosts_macs_go_in_every_spelling(tmp_path, monkeypatch):
+    from aiperf_lab.triage import redact
+
+    (tmp_path / "eth0").mkdir()
+    (tmp_path / "eth0" / "address").write_text("02:fc:00:00:00:01\n")
+    (tmp_path / "lo").mkdir()
+    (tmp_path / "lo" / "address").write_text("00:00:00:00:00:00\n")
+    assert redact._own_macs(str(tmp_path)) == {"02:fc:00:00:00:01"}
+    monkeypatch.setattr(redact, "_own_macs", lambda: {"02:fc:00:00:00:01"})
+    out = Redactor({"HOSTNAME": "n1"}, redact_hosts=True).text("own 02:fc:00:00:00:01 nosep 02fc00000001 cisco 02fc.0000.0001")
+    assert "02fc" not in out.lower().replace(":", "") and out.count("mac-1") == 3, out

@@ -349,6 +349,15 @@ IPV6 = re.compile(r"(?<![\w.])(?<![0-9A-Fa-f]:)(?<!::)(?:(?:[0-9A-Fa-f]{1,4}:){7
 # match starts 2 characters before m.start(); run on the lower-cased text.
 MAC = re.compile(r"(?P<sep>[:-])(?<=(?<![\w:-])[0-9a-f]{2}[:-])[0-9a-f]{2}(?:(?P=sep)[0-9a-f]{2}){4}(?![\w:-])")
 BORING_MACS = {"00:00:00:00:00:00", "ff:ff:ff:ff:ff:ff"}
+MAC_TEXT = re.compile(r"[0-9a-f]{2}(?::[0-9a-f]{2}){5}")
+# Cisco's spelling, 001b.213a.4f5c (with a letter in it: 1234.5678.9012 is a number), from its first dot
+CISCO_MAC = re.compile(r"\.(?<=(?<![\w.:-])[0-9a-f]{4}\.)[0-9a-f]{4}\.[0-9a-f]{4}(?![\w:-])(?!\.[\w])")
+# Cloud host names that hold an address or a project: AWS ip-10-0-1-23[.ec2.internal | .REGION.compute.internal],
+# GCP INSTANCE[.ZONE].c.PROJECT.internal; found from their literal, the rest of the name walked back in code.
+AWS_HOST = re.compile(r"ip-(?<![\w.-]ip-)(?P<octets>[0-9]{1,3}-[0-9]{1,3}-[0-9]{1,3}-[0-9]{1,3})"
+                      r"(?:\.[a-z0-9-]{1,63}){0,6}(?![\w-])(?!\.[\w])")
+GCP_HOST = re.compile(r"\.c\.[a-z][a-z0-9-]{4,28}[a-z0-9]\.internal(?![\w-])(?!\.[\w])")
+HOST_NAME_REVERSED = re.compile(r"[a-z0-9-](?:[a-z0-9-]|\.(?=[a-z0-9])){0,252}")
 # Only text with "::" or with seven colons in a row of groups can hold an IPv6 address; these
 # literal-led checks spare the full scan (which must try every hex character) on most text.
 IPV6_HINT = re.compile(r":[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:")
@@ -429,8 +438,7 @@ def escaped_forms(value: str) -> set[str]:
         forms |= {value.upper(), value.lower()}
     if "\n" in value:
         forms |= {line.strip() for line in value.splitlines() if len(line.strip()) >= 8}
-    else:
-        forms |= encoded_forms(value)
+    forms |= encoded_forms(value)  # (a key in a variable, printed base64- or hex-encoded whole)
     return {f for f in forms if len(f) >= MIN_SECRET_LEN}
 
 
@@ -684,7 +692,11 @@ class Redactor:
         # joined, included).
         wrapped = {form for value in self._secret_values if len(value) >= FRAGMENT
                    for form in _base64_forms(value) if len(form) >= 16}
-        for value in [*self._secret_values, *sorted(wrapped - set(self._secret_values), key=len, reverse=True)]:
+        # A value with spaces or lines (a key block) gives its long runs (a key's lines, its body JSON-escaped): a
+        # half of one printed on a line is a piece too; its short words (BEGIN, login) never are.
+        chunks = {chunk for value in self._secret_values if " " in value or "\n" in value
+                  for chunk in value.split() if len(chunk) >= 2 * FRAGMENT}
+        for value in [*self._secret_values, *sorted((wrapped | chunks) - set(self._secret_values), key=len, reverse=True)]:
             if "\n" in value or "://" in value or " " in value or is_location(value):
                 continue
             if 8 <= len(value) < 2 * FRAGMENT:
@@ -706,6 +718,7 @@ class Redactor:
         self._placeholders: dict[str, dict[str, str]] = {}
         self._host_patterns: list[tuple[str, str, re.Pattern[str], bool]] = []
         self._known_addresses: set[str] = set()
+        self._domain_patterns: list[re.Pattern[str]] = []
         self._ipv4_verdicts: dict[str, str] = {}
         self._ipv6_verdicts: dict[str, str | None] = {}
         self._version_contexts: dict[str, bool] = {}
@@ -733,6 +746,11 @@ class Redactor:
                 self._host_patterns.append((kind, label, re.compile(
                     rf"{literal}(?<![a-z0-9_]{literal})(?![a-z0-9_])"), kind != "mac" and is_common_name(value)))
         self._known_addresses = _own_addresses(hosts)
+        # The domain of this host's FQDN (gpunode17.acme-corp.example: acme-corp.example): other machines' names in it
+        # name the same organisation (node8.cluster.acme-corp.example), and so does the domain itself.
+        self._domain_patterns = [re.compile(rf"{re.escape(d)}(?<![\w-]{re.escape(d)})(?![\w-])(?!\.[\w])")
+                                 for d in sorted({h.split(".", 1)[1] for h in hosts if "." in h and not _is_address(h)
+                                                  and "." in h.split(".", 1)[1]}, key=len, reverse=True)]
         for variable in SSH_ADDRESS_VARIABLES:
             for word in self.environ.get(variable, "").split():
                 if _is_address(word):
@@ -933,6 +951,7 @@ class Redactor:
             value = lower[start:m.end()].replace("-", ":")
             if value not in BORING_MACS:
                 spans.append((start, m.end(), self.placeholder("mac", value.replace(":", "")), "mac address", start))
+        spans.extend(self._other_host_spans(lower))
         for pattern in GPU_UUIDS:
             for m in pattern.finditer(text):
                 spans.append((m.start(), m.end(), self.placeholder("gpu-uuid", m.group(0)), "gpu uuid", m.start()))
@@ -971,6 +990,35 @@ class Redactor:
                 continue
             spans.append((m.start(), m.end(), addresses.get(address) or self.placeholder("ip", address), "ip address",
                           m.start()))
+        return spans
+
+    def _other_host_spans(self, lower: str) -> list[Span]:
+        """Other machines' names (see _setup_hosts and AWS_HOST, GCP_HOST) and MACs in Cisco's spelling."""
+        spans: list[Span] = []
+        if "." in lower:
+            for m in CISCO_MAC.finditer(lower):
+                start = m.start() - 4
+                value = lower[start:m.end()]
+                if not value.replace(".", "").isdigit():
+                    spans.append((start, m.end(), self.placeholder("mac", value.replace(".", "")), "mac address", start))
+        found = []
+        if "ip-" in lower:
+            found += [(m.start(), m.end()) for m in AWS_HOST.finditer(lower)
+                      if all(int(octet) < 256 for octet in m.group("octets").split("-"))]
+        if ".internal" in lower:
+            found += [(_name_start(lower, m.start()), m.end()) for m in GCP_HOST.finditer(lower)]
+        for pattern in self._domain_patterns:
+            low = 0
+            for m in pattern.finditer(lower):
+                start = m.start()
+                if start and lower[start - 1] == ".":
+                    found.append((_name_start(lower, start - 1, low), m.end()))
+                else:
+                    spans.append((start, m.end(), self.placeholder("domain", m.group(0)), "host name", start))
+                low = m.end()
+        for start, end in found:
+            if start < end:
+                spans.append((start, end, self.placeholder("host", lower[start:end]), "host name", start))
         return spans
 
     def spans(self, text: str, in_key: bool = False, token_carry: bool = False,
@@ -1466,17 +1514,17 @@ def _is_address(value: str) -> bool:
     return True
 
 
-def _own_macs() -> set[str]:
+def _own_macs(root: str = "/sys/class/net") -> set[str]:
     """This host's MAC addresses (/sys/class/net/*/address), lower case, the all-zero one left out."""
     found = set()
     try:
-        for entry in os.scandir("/sys/class/net"):
+        for entry in os.scandir(root):
             try:
                 with open(os.path.join(entry.path, "address")) as handle:
                     value = handle.read(64).strip().lower()
             except OSError:
                 continue
-            if MAC.fullmatch(value) and value not in BORING_MACS:
+            if MAC_TEXT.fullmatch(value) and value not in BORING_MACS:  # (MAC itself is matched from a separator)
                 found.add(value)
     except OSError:
         pass
@@ -1713,3 +1761,11 @@ def _pgpass_spans(text: str) -> list[Span]:
         spans.append((m.start("value"), m.end("value"), REDACTED, "pgpass password", start - host.end()))
         at = m.end()
     return spans
+
+
+def _name_start(lower: str, dot: int, low: int = 0) -> int:
+    """Where the host name whose labels end at `dot` (a "." before a domain) starts: its labels walked back, no
+    further than 253 characters nor `low` (where the last name found ended: each character is walked once)."""
+    low = max(low, dot - 253)
+    name = HOST_NAME_REVERSED.match(lower[low:dot][::-1])
+    return dot - name.end() if name else dot + 1
