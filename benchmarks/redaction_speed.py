@@ -89,6 +89,8 @@ CASES: dict[str, str | tuple] = {
     "rt putty": "PuTTY-User-Key-File-2: x\n", "rt frag_start": "Qw3rTy7uIoPaSdFgHj ", "rt hex_run": "0123456789abcdef",
     "rt mac_like": "aa:bb:cc:dd:ee:", "rt sig=": "?sig=&sig=", "rt many_short_lines": "x\n", "rt gh_prefix": "ghp_",
     "rt sk-": "sk-", "rt AKIA": "AKIA", "rt xoxb": "xoxb-",
+    # the host shapes of the same pass (AWS ip-a-b-c-d and GCP *.c.PROJECT.internal names, Cisco MACs)
+    "AWS host names": "ip-10-0-0-1 ", "GCP host names": "a.c.abcdef.internal ", "Cisco MACs": "001b.213a.4f5c ",
     "log lines with secrets": ("step 12 loss 0.53 tokens/s 1234.5 HF_TOKEN=hf_Qw3rTy7uIoPaSdFgHjKlZxCvBnM12345" +
                                " url=postgres://u:pa55word@db.internal/x 10.0.0.7:29500\n"),
 }

@@ -1003,8 +1003,14 @@ class Redactor:
                     spans.append((start, m.end(), self.placeholder("mac", value.replace(".", "")), "mac address", start))
         found = []
         if "ip-" in lower:
-            found += [(m.start(), m.end()) for m in AWS_HOST.finditer(lower)
-                      if all(int(octet) < 256 for octet in m.group("octets").split("-"))]
+            addresses: dict[str, bool] = {}  # octets -> whether each is under 256, once per distinct value
+            for m in AWS_HOST.finditer(lower):
+                octets = m.group("octets")
+                valid = addresses.get(octets)
+                if valid is None:
+                    valid = addresses[octets] = all(int(octet) < 256 for octet in octets.split("-"))
+                if valid:
+                    found.append(m.span())
         if ".internal" in lower:
             found += [(_name_start(lower, m.start()), m.end()) for m in GCP_HOST.finditer(lower)]
         for pattern in self._domain_patterns:
