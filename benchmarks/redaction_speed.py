@@ -67,6 +67,24 @@ CASES = {
     "tokens after JSON escapes": "msg\\nghp_R8x2Kq9LmZ4vT7wY1nB5cD3fG6hJ0kP2sQ9a%3Dhf_Zx8Lq2Wm9Rt4Yp7Kd3Nf6Hj1Bv5 ",
     "log lines with secrets": ("step 12 loss 0.53 tokens/s 1234.5 HF_TOKEN=hf_" + "Q" * 34 +
                                " url=postgres://u:pa55word@db.internal/x 10.0.0.7:29500\n"),
+    # the fourth pass: dumps of a known secret, separated hex and decimal bytes, webhook URLs, .pgpass lines,
+    # other hosts' names (--redact-hosts) and Cisco MACs; "(4th)" picks them with --only
+    "(4th) hexdump -C lines of a known secret": "00000000  68 66 5f 51 51 51 51 51  51 51 51 51 51 51 51 51  |hf_QQQQQQQQQQQQQ|\n",
+    "(4th) hexdump -C lines, ordinary bytes": "00000010  03 00 3e 00 01 00 00 00  60 61 00 00 00 00 00 00  |..>.....`a......|\n",
+    "(4th) xxd lines": "00000000: 6866 5f51 5151 5151 5151 5151 5151 5151  hf_QQQQQQQQQQQQQ\n",
+    "(4th) od -c lines": "0000000   h   f   _   Q   Q   Q   Q   Q   Q   Q   Q   Q   Q   Q   Q   Q\n",
+    "(4th) 1-byte dump lines": "0000000 ab\n",
+    "(4th) hex pairs": "68 ",
+    "(4th) hex pairs, 7 in a row": "68 66 5f 51 77 33 72 x ",
+    "(4th) 0x pairs": "0x68, ",
+    "(4th) decimal byte lists": "[1, 2, 3, 4, 5, 6, 7, 8]",
+    "(4th) 'hooks.slack.com/' repeated": "hooks.slack.com/services/T0123ABCD/",
+    "(4th) .pgpass-like fields": "h:5432:d:u:",
+    "(4th) ':*:' repeated": ":*:",
+    "(4th) 'ip-' names": "ip-10-0-1-2",
+    "(4th) '.c.' names": ".c.project-1.internal.c.",
+    "(4th) Cisco-like groups": "0a1b.2c3d.",
+    "(4th) names in this host's domain": "n.acme-corp.example.",
 }
 
 
@@ -83,7 +101,8 @@ def _load(path: str | None):
 def _run_case(unit: str, size: int, redact_py: str | None, hosts: bool, stream: bool, queue) -> None:
     redact = _load(redact_py)
     text = (unit * (size // len(unit) + 1))[:size]
-    environ = {"HF_TOKEN": "hf_" + "Q" * 34, "DATABASE_URL": "postgres://u:pa55word@db/x", "PATH": "/usr/bin"}
+    environ = {"HF_TOKEN": "hf_" + "Q" * 34, "DATABASE_URL": "postgres://u:pa55word@db/x", "PATH": "/usr/bin",
+               "HOSTNAME": "gpunode17.acme-corp.example"}
     redactor = redact.Redactor(environ, redact_hosts=hosts)
     start = time.perf_counter()
     if stream:
