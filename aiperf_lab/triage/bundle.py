@@ -3,6 +3,12 @@
 Every text goes through the redactor before it reaches the disk. The archive is written under a
 temporary name and renamed at the end, so a failed or interrupted write never leaves a file that
 looks like a finished archive.
+
+A full disk costs the workload's output first, never the rest: files marked expendable (the
+workload's logs, once written) are cut to make room when a later write or the archive does not fit,
+each cut said in the file itself, the manifest (`cut_by_full_disk`) and summary.md. Only when the
+bundle does not fit without them is the run refused (exit 2, one line naming the folder), and then
+nothing is left under the final name.
 """
 
 from __future__ import annotations
@@ -19,11 +25,16 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from aiperf_lab import __version__
+from aiperf_lab.cli_support import short_path
 from aiperf_lab.errors import InputError
+from aiperf_lab.triage.disk import free_bytes, full_disk
 from aiperf_lab.triage.redact import Redactor
 
 SCHEMA_VERSION = 1
 MANIFEST = "manifest.json"
+SUMMARY = "summary.md"
+SMALLEST_CUT_BYTES = 4096   # an expendable file cut below this is emptied: halving further gains nothing
+CUT_NOTE = "\n[cut here to make room for the rest of the bundle: the disk was full]\n"
 
 
 @dataclass
@@ -53,6 +64,10 @@ class BundleWriter:
         self.records: dict[str, CollectorRecord] = {}
         self._lock = threading.Lock()
         self._closed = False   # after finish() or abandon(): a late collector thread writes nothing
+        self._expendable: list[str] = []     # cut first when the disk is full (the workload's logs)
+        self.cuts: dict[str, str] = {}       # file -> what a full disk cost it
+        self._sizes_before_cuts: dict[str, int] = {}
+        self._summary_as_written: str | None = None
         self.started = datetime.now(timezone.utc)
 
     def record(self, name: str) -> CollectorRecord:
@@ -78,8 +93,50 @@ class BundleWriter:
         clean = self.redactor.text(text)
         with self._lock:  # so finish() cannot remove the folder between the claim and the write
             path = self._claim(collector, relative)
-            path.write_text(clean, encoding="utf-8")
+            while True:
+                try:
+                    path.write_text(clean, encoding="utf-8")
+                    break
+                except OSError as exc:
+                    if not (full_disk(exc) and self._make_room()):
+                        path.unlink(missing_ok=True)   # no half-written file in the bundle
+                        raise
         return path
+
+    def expendable(self, relative: str) -> None:
+        """A file (written, closed) that a full disk may cut to make room for the rest of the bundle."""
+        with self._lock:
+            if relative not in self._expendable:
+                self._expendable.append(relative)
+
+    def _make_room(self) -> bool:
+        """Halve each expendable file that is not empty yet (keeping its head, to a line when one is
+        near, and a note of the cut at its end), or empty it once it is small. False when nothing is
+        left to cut."""
+        cut_any = False
+        for relative in self._expendable:
+            path = self.root / relative
+            try:
+                size = path.stat().st_size
+            except OSError:
+                continue
+            original = self._sizes_before_cuts.setdefault(relative, size)
+            if size == 0 or (relative in self.cuts and size <= len(CUT_NOTE) + 40):
+                continue
+            keep = size // 2 if size > SMALLEST_CUT_BYTES else 0
+            with path.open("r+b") as handle:
+                if keep:   # end at a line when one is within the last 4 KiB kept
+                    start = max(keep - 4096, 0)
+                    handle.seek(start)
+                    newline = handle.read(keep - start).rfind(b"\n")
+                    keep = start + newline + 1 if newline >= 0 else keep
+                handle.truncate(keep)
+                handle.seek(keep)
+                handle.write(CUT_NOTE.encode())   # the room just freed holds it
+            self.cuts[relative] = (f"the disk was full: kept the first {keep} of {original} bytes" if keep else
+                                   f"the disk was full: all {original} bytes left out")
+            cut_any = True
+        return cut_any
 
     def write_json(self, collector: str, relative: str, data) -> Path:
         return self.write_text(collector, relative, json.dumps(data, indent=2, default=str) + "\n")
@@ -119,25 +176,54 @@ class BundleWriter:
         }
 
     def finish(self, host: str, arguments: list[str], interrupted: bool, extra: dict | None = None) -> Path:
-        """Write the manifest, then the archive (temporary name, then rename). Returns the archive path."""
+        """Write the manifest, then the archive (temporary name, then rename). Returns the archive path.
+        On a full disk the expendable files are cut and the archive written again, until it fits or
+        nothing is left to cut (then InputError naming the folder)."""
         with self._lock:
             self._closed = True
-        manifest = self.manifest(host, arguments, interrupted, extra)
-        (self.root / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
         partial = self.partial_archive
         try:
-            with tarfile.open(partial, "w:gz") as tar:
-                for path in sorted(self.root.rglob("*")):
-                    if path.is_file():
-                        tar.add(path, arcname=f"{self.name}/{path.relative_to(self.root).as_posix()}",
-                                recursive=False, filter=_plain_member)
-            final = _publish(partial, self.output_dir, self.name)
-        except OSError as exc:
-            partial.unlink(missing_ok=True)
-            raise InputError(f"cannot write the archive in {self.output_dir}: {exc.strerror or exc}") from None
+            while True:
+                try:
+                    self._say_cuts_in_summary()
+                    cuts = {"cut_by_full_disk": dict(self.cuts)} if self.cuts else {}
+                    manifest = self.manifest(host, arguments, interrupted, {**(extra or {}), **cuts})
+                    (self.root / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+                    with tarfile.open(partial, "w:gz") as tar:
+                        for path in sorted(self.root.rglob("*")):
+                            if path.is_file():
+                                tar.add(path, arcname=f"{self.name}/{path.relative_to(self.root).as_posix()}",
+                                        recursive=False, filter=_plain_member)
+                    return _publish(partial, self.output_dir, self.name)
+                except OSError as exc:
+                    partial.unlink(missing_ok=True)
+                    if full_disk(exc) and self._make_room():
+                        continue
+                    shutil.rmtree(self.root, ignore_errors=True)   # first: the free space said is then true
+                    raise InputError(self._cannot_write(exc)) from None
         finally:
             shutil.rmtree(self.root, ignore_errors=True)
-        return final
+
+    def _say_cuts_in_summary(self) -> None:
+        """summary.md as the report wrote it, plus what a full disk cut (rewritten on each attempt)."""
+        if not self.cuts:
+            return
+        summary = self.root / SUMMARY
+        if self._summary_as_written is None:
+            self._summary_as_written = summary.read_text(encoding="utf-8") if summary.is_file() else ""
+        lines = [f"- `{relative}`: {what}" for relative, what in self.cuts.items()]
+        summary.write_text(self._summary_as_written.rstrip("\n") + "\n\n## Cut by a full disk\n\n" +
+                           "\n".join(lines) + "\n", encoding="utf-8")
+
+    def _cannot_write(self, exc: OSError) -> str:
+        where = short_path(self.output_dir)
+        if not full_disk(exc):
+            return f"aiperf-triage: cannot write the archive in {where}: {exc.strerror or exc}"
+        free = free_bytes(self.output_dir)
+        return (f"aiperf-triage: the disk holding {where} is full" +
+                (f" ({_size(free)} free without the bundle)" if free is not None else "") +
+                (": the bundle does not fit even without the workload's output" if self._expendable else
+                 ": the bundle does not fit") + "; nothing written")
 
     def abandon(self) -> None:
         with self._lock:
@@ -161,6 +247,11 @@ def _publish(partial: Path, folder: Path, name: str) -> Path:
         partial.unlink()
         return final
     raise OSError(f"{name}.tar.gz and 998 numbered names are taken")
+
+
+def _size(nbytes: int) -> str:
+    return f"{nbytes / (1 << 30):.1f} GiB" if nbytes >= 1 << 30 else \
+        f"{nbytes / (1 << 20):.1f} MiB" if nbytes >= 1 << 20 else f"{nbytes // 1024} KiB"
 
 
 def _plain_member(info: tarfile.TarInfo) -> tarfile.TarInfo:

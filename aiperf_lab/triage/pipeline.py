@@ -25,6 +25,7 @@ from aiperf_lab.triage import progress
 from aiperf_lab.triage.bundle import BundleWriter
 from aiperf_lab.triage.capture import StopPolicy
 from aiperf_lab.triage.collectors import STANDARD_COLLECTORS, CollectorRun, Skipped
+from aiperf_lab.triage.disk import DiskRoom, full_disk
 from aiperf_lab.triage.facts import (CaptureCoverage, KernelRow, PcieLink, TriageFacts, WorkloadFacts, busy_clocks,
                                      busy_window, summarize_devices)
 from aiperf_lab.triage.findings import Finding, evaluate
@@ -67,6 +68,7 @@ class Triage:
         self.writer = None
         self.ticks: list = []
         self.meta: dict = {}
+        self.telemetry_error: str | None = None
 
     # --- signals ----------------------------------------------------------------------------------
     def on_signal(self, signum, _frame) -> None:
@@ -135,6 +137,7 @@ class Triage:
         self.guard = Guard()
         self.guard.remove_on_kill(self.bundle.root)
         self.guard.remove_on_kill(self.bundle.partial_archive)
+        self.room = DiskRoom(o.output)   # the workload's log stops before it takes the bundle's room
         self.emit.phase("start")   # after the output folder is known good: bad input stays one line
         self.work_dir = self.bundle.root / ".work"   # raw nsys output: private, removed on every exit
         self.work_dir.mkdir(mode=0o700)
@@ -165,7 +168,8 @@ class Triage:
                                      log_stdout=self.bundle.claim("workload", "workload/stdout.log"),
                                      log_stderr=self.bundle.claim("workload", "workload/stderr.log"),
                                      redactor=self.redactor, log_cap_bytes=LOG_CAP_BYTES, guard=self.guard,
-                                     policy=o.policy, say=self.emit.nsys, duration_s=o.duration_s)
+                                     policy=o.policy, say=self.emit.nsys, duration_s=o.duration_s,
+                                     room=self.room)
             self.workload.start()
             self.emit.say(f"workload started{' under nsys' if self.workload.nsys else ''}: "
                           f"{' '.join(self.redactor.argv(o.command))}")
@@ -189,12 +193,18 @@ class Triage:
                                                           if self.workload.nsys else " (SIGINT, SIGTERM, SIGKILL)"))
             self.workload.stop("interrupt" if self.interrupted.is_set() else "duration")
             self.t_workload_end = min(self.t_workload_end, self.sampler.now())
+            for relative in ("workload/stdout.log", "workload/stderr.log"):   # written and closed now
+                self.bundle.expendable(relative)
         self.parts.wait(stop=self.interrupted if self.interrupted.is_set() else None)
         if o.bench:
             # While telemetry still samples: the bench's power and clocks come from it.
             self.parts.step("bench", self._bench)
         self.sampler.stop()
-        self.writer.close()
+        try:
+            self.writer.close()
+        except OSError as exc:   # a full disk: telemetry.csv keeps what was flushed; the summary is from memory
+            self.telemetry_error = f"telemetry.csv: {exc.strerror or exc}" + (" (cut by a full disk)"
+                                                                              if full_disk(exc) else "")
         self.emit.say("telemetry stopped")
 
     def summarize(self) -> None:
@@ -220,6 +230,8 @@ class Triage:
         record = self.bundle.record("telemetry")
         if sampler.errors:
             record.error = "; ".join(sampler.errors[:3])
+        if self.telemetry_error:
+            record.error = "; ".join(filter(None, [record.error, self.telemetry_error]))
         if not sampler.devices:
             record.error = sampler.status
 
@@ -236,13 +248,16 @@ class Triage:
             cpu_affinity = psutil.Process().cpu_affinity()  # the workload inherited these CPUs
         except Exception:
             pass
+        logs = workload.log_states()
+        log_notes = [f"{name} cut by a full disk: {state['kept_bytes']} of {state['received_bytes']} bytes kept"
+                     for name, state in logs.items() if state["cut_by_full_disk"]]
         self.facts.workload = WorkloadFacts(result.error is None, result.returncode, round(result.seconds, 3),
                                             result.stopped_by, list(result.signals_sent), result.under_nsys,
-                                            cpu_affinity, result.capture)
+                                            cpu_affinity, result.capture, log_notes)
         info = {"command": self.redactor.argv(o.command), "argv": self.redactor.argv(result.argv),
                 "exit_code": result.returncode, "seconds": round(result.seconds, 3),
                 "stopped_by": result.stopped_by, "signals_sent": result.signals_sent,
-                "under_nsys": result.under_nsys, "error": result.error}
+                "under_nsys": result.under_nsys, "error": result.error, "logs": logs}
         if result.capture is not None:
             info["capture"] = result.capture.as_dict()
         reports = workload.report_files()
@@ -269,6 +284,8 @@ class Triage:
         record = self.bundle.record("workload")
         record.status = "ok" if result.error is None else "failed"
         record.error = result.error or (f"exit code {result.returncode}" if result.returncode else None)
+        if log_notes:
+            record.error = "; ".join(filter(None, [record.error, *log_notes]))
         if self.facts.coverage is not None and not self.facts.coverage.written:
             record.error = "; ".join(filter(None, [record.error, f"no trace: {self.facts.coverage.note}"]))
 

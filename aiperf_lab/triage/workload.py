@@ -23,6 +23,7 @@ from aiperf_lab.metrics.config import nsys_profile_argv, resolve
 from aiperf_lab.process_group import escalate, kill_group
 from aiperf_lab.triage.capture import (ABANDON, NORMAL, CaptureLog, NsysStop, StopPolicy, application_pids,
                                        nsys_install_root, nsys_lines, nsys_phase)
+from aiperf_lab.triage.disk import DiskRoom
 from aiperf_lab.triage.guard import Guard
 from aiperf_lab.triage.redact import Redactor
 from aiperf_lab.triage.workload_output import RedactedLog
@@ -53,7 +54,7 @@ class Workload:
     def __init__(self, command: list[str], work_dir: Path, use_nsys: bool, log_stdout: Path, log_stderr: Path,
                  redactor: Redactor, log_cap_bytes: int, guard: Guard | None = None,
                  policy: StopPolicy | None = None, say: Callable[[str], None] = lambda message: None,
-                 duration_s: float | None = None):
+                 duration_s: float | None = None, room: DiskRoom | None = None):
         self.command = command
         self.nsys = shutil.which("nsys") if use_nsys else None
         self.report_base = work_dir / "workload"
@@ -75,7 +76,8 @@ class Workload:
         if self.nsys:
             self.result.capture = CaptureLog(session=self.session)
         self.log_paths = (log_stdout, log_stderr)
-        self._logs = (RedactedLog(log_stdout, redactor, log_cap_bytes), RedactedLog(log_stderr, redactor, log_cap_bytes))
+        self._logs = (RedactedLog(log_stdout, redactor, log_cap_bytes, room),
+                      RedactedLog(log_stderr, redactor, log_cap_bytes, room))
         self._guard = guard
         self.proc: subprocess.Popen | None = None
         self.exited = threading.Event()
@@ -213,9 +215,11 @@ class Workload:
         for log in self._logs:
             log.finish()
 
-    @property
-    def log_errors(self) -> list[str]:
-        return [log.error for log in self._logs if log.error]
+    def log_states(self) -> dict[str, dict]:
+        """Per log (after stop): bytes received and kept, and whether a full disk cut it, for workload.json."""
+        return {log.path.name: {"received_bytes": log.received_bytes, "kept_bytes": log.kept_bytes,
+                                "cut_by_full_disk": log.cut_by_full_disk, "error": log.error}
+                for log in self._logs}
 
     def report_files(self) -> list[Path]:
         return [p for p in (self.report_base.with_suffix(".nsys-rep"), self.report_base.with_suffix(".qdrep"))
