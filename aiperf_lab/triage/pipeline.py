@@ -30,6 +30,7 @@ from aiperf_lab.triage.facts import (CaptureCoverage, KernelRow, PcieLink, Triag
                                      busy_window, summarize_devices)
 from aiperf_lab.triage.findings import Finding, evaluate
 from aiperf_lab.triage.guard import Guard
+from aiperf_lab.triage.leftovers import become_subreaper, stop_being_subreaper
 from aiperf_lab.triage.redact import Redactor, argv_secret_values
 
 LOG_CAP_BYTES = 20 * 1024 * 1024   # per workload stream: the tail is kept (redacted as it streams)
@@ -69,6 +70,7 @@ class Triage:
         self.ticks: list = []
         self.meta: dict = {}
         self.telemetry_error: str | None = None
+        self.subreaper_missing: str | None = None
 
     # --- signals ----------------------------------------------------------------------------------
     def on_signal(self, signum, _frame) -> None:
@@ -92,6 +94,8 @@ class Triage:
     def run(self) -> int:
         # SIGHUP (the SSH session dropped) stops the run as SIGTERM does: the archive is still written.
         previous = {sig: signal.signal(sig, self.on_signal) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+        # Orphans of the workload (a child that left its session) are re-parented to triage, not init.
+        was_subreaper, self.subreaper_missing = become_subreaper() if self.options.command else (True, None)
         try:  # our handler stays until the archive's path is printed (a late signal only marks the run)
             try:
                 self.start()
@@ -102,9 +106,8 @@ class Triage:
                     self.report()
                     archive = self.archive()
                 except BaseException:
-                    if self.workload is not None and self.workload.proc is not None:
-                        from aiperf_lab.process_group import kill_group
-                        kill_group(self.workload.proc)   # a bug must not leave the workload or nsys running
+                    if self.workload is not None:
+                        self.workload.kill_everything()   # a bug must not leave the workload or nsys running
                     self.bundle.abandon()
                     raise
             finally:
@@ -114,6 +117,8 @@ class Triage:
             print(printable(str(archive)), flush=True)   # a path with ESC in it must not drive the terminal
             return 130 if self.interrupted.is_set() else 0
         finally:
+            if not was_subreaper:
+                stop_being_subreaper()
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
 
@@ -257,7 +262,9 @@ class Triage:
         info = {"command": self.redactor.argv(o.command), "argv": self.redactor.argv(result.argv),
                 "exit_code": result.returncode, "seconds": round(result.seconds, 3),
                 "stopped_by": result.stopped_by, "signals_sent": result.signals_sent,
-                "under_nsys": result.under_nsys, "error": result.error, "logs": logs}
+                "under_nsys": result.under_nsys, "error": result.error, "logs": logs,
+                "leftovers_ended": result.leftovers_ended,
+                "subreaper": self.subreaper_missing or "yes: orphans of the workload were re-parented to triage"}
         if result.capture is not None:
             info["capture"] = result.capture.as_dict()
         reports = workload.report_files()

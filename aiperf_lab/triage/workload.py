@@ -2,6 +2,7 @@
 
 Without nsys, stopping escalates SIGINT, then SIGTERM, then SIGKILL, to the workload's whole process
 group. Under nsys the application is stopped and nsys is left to write its report: see capture.py.
+Then whatever it started that is still alive, in any session, is ended too (leftovers.py).
 Its stdout and stderr are redacted as they stream (workload_output.RedactedLog): no raw output is
 ever written. A Guard, when given, kills the group if triage itself is killed.
 """
@@ -25,6 +26,7 @@ from aiperf_lab.triage.capture import (ABANDON, NORMAL, CaptureLog, NsysStop, St
                                        nsys_install_root, nsys_lines, nsys_phase)
 from aiperf_lab.triage.disk import DiskRoom
 from aiperf_lab.triage.guard import Guard
+from aiperf_lab.triage.leftovers import RUN_VARIABLE, end_marked, new_token
 from aiperf_lab.triage.redact import Redactor
 from aiperf_lab.triage.workload_output import RedactedLog
 
@@ -44,6 +46,7 @@ class WorkloadResult:
     error: str | None = None
     pid: int | None = None
     capture: CaptureLog | None = None
+    leftovers_ended: int = 0        # processes it left running outside its group, ended at its end
 
     @property
     def seconds(self) -> float:
@@ -61,6 +64,7 @@ class Workload:
         self.policy = policy or StopPolicy()
         self.say = say
         self.session = f"aiperf-triage-{os.getpid()}-{int(time.time())}"
+        self.token = new_token()   # in the environment of everything the workload starts
         # No OS-runtime trace: it multiplies the size of a triage capture (a 15 s training loop made a
         # 59 MB export with it) for little a first look needs. --wait primary: nsys's default also waits
         # for processes the application re-parented, which can keep it collecting long after the end.
@@ -89,7 +93,8 @@ class Workload:
         self.result.started = time.monotonic()
         try:
             self.proc = subprocess.Popen(self.result.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                         stderr=subprocess.PIPE, start_new_session=True)
+                                         stderr=subprocess.PIPE, start_new_session=True,
+                                         env={**os.environ, RUN_VARIABLE: self.token})
         except OSError as exc:
             self.result.error = f"cannot start {self.result.argv[0]}: {exc.strerror or exc}"
             self.result.ended = time.monotonic()
@@ -99,6 +104,7 @@ class Workload:
         self.result.pid = self.proc.pid
         if self._guard is not None:
             self._guard.kill_on_kill(self.proc.pid)
+            self._guard.kill_marked_on_kill(self.token)
         self._logs[0].attach(self.proc.stdout)
         self._logs[1].attach(self.proc.stderr)
         threading.Thread(target=self._wait, name="workload-wait", daemon=True).start()
@@ -204,12 +210,20 @@ class Workload:
                                                       "; nsys printed nothing"))
 
     def _reap_group(self) -> None:
-        """Whatever the workload started and left running goes too."""
+        """Whatever the workload started and left running goes too: its group, then every process that
+        still holds this run's token (a child that left the session with setsid: SIGTERM, SIGKILL 1 s later)."""
         if self.proc is None:
             return
         kill_group(self.proc)
+        self.result.leftovers_ended += len(end_marked(self.token))
         if self.exited.wait(5.0) and self._guard is not None:
             self._guard.group_gone()
+
+    def kill_everything(self) -> None:
+        """On a bug: the workload's group and all it left, at once."""
+        if self.proc is not None:
+            kill_group(self.proc)
+            end_marked(self.token, grace_s=0.0)
 
     def _close_logs(self) -> None:
         for log in self._logs:
