@@ -118,6 +118,40 @@ def test_an_archive_that_does_not_fit_costs_the_log_not_the_bundle(tmp_path, mon
     assert b"## Cut by a full disk" in files["summary.md"] and b"workload/stdout.log" in files["summary.md"]
 
 
+def test_the_cut_is_sized_from_the_failed_attempt_not_found_by_halving(tmp_path, monkeypatch):
+    writer = BundleWriter(tmp_path, "aiperf-triage-node-20261123T000000Z", Redactor({}))
+    writer.write_text("hardware", "environment.txt", os.urandom(100_000).hex())   # 200 KB, compresses 2:1
+    big = HEX_LINES * 8                                                            # 3.4 MB
+    writer.claim("workload", "workload/stdout.log").write_bytes(big)
+    writer.expendable("workload/stdout.log")
+    small = SmallDisk(tmp_path, capacity=len(big) + 1_200_000)
+    small.install(monkeypatch)
+    attempts = []
+    counting = bundle_module.tarfile.open
+    monkeypatch.setattr(bundle_module.tarfile, "open", lambda name, mode="r", **kw: (
+        attempts.append(mode) if mode.startswith("w") else None) or counting(name, mode, **kw))
+    archive = writer.finish("node", [], interrupted=False)
+    kept = int(writer.cuts["workload/stdout.log"].split("kept the first ")[1].split(" of")[0])
+    assert len(attempts) <= 3, attempts              # halving from 3.4 MB would take several more
+    assert kept > len(big) // 4                      # and it keeps what fits, not far less
+    assert archive.exists()
+
+
+def test_a_binary_trace_is_left_out_whole_once_the_logs_are_empty(tmp_path, monkeypatch):
+    writer = _bundle_with_a_big_log(tmp_path)
+    writer.claim("workload", "nsys/workload.sqlite").write_bytes(os.urandom(300_000))
+    writer.expendable("nsys/workload.sqlite", whole=True)
+    SmallDisk(tmp_path, capacity=300_000).install(monkeypatch)
+    archive = writer.finish("node", [], interrupted=False)
+    with tarfile.open(archive) as tar:
+        files = {m.name.split("/", 1)[1]: tar.extractfile(m).read() for m in tar.getmembers()}
+    manifest = json.loads(files["manifest.json"])
+    assert "nsys/workload.sqlite" not in files and "nsys/workload.sqlite" not in manifest["files"]
+    assert manifest["cut_by_full_disk"]["nsys/workload.sqlite"] == "the disk was full: left out (300000 bytes)"
+    assert manifest["cut_by_full_disk"]["workload/stdout.log"].endswith(f"all {len(HEX_LINES)} bytes left out")
+    assert all("nsys/workload.sqlite" not in c["files"] for c in manifest["collectors"])
+
+
 def test_a_bundle_that_does_not_fit_even_without_the_log_is_one_line_naming_the_folder(tmp_path, monkeypatch):
     writer = _bundle_with_a_big_log(tmp_path)
     writer.write_text("environment", "environment.txt", os.urandom(20_000).hex())   # 40 KB that do not compress
@@ -200,3 +234,34 @@ def test_on_a_real_small_tmpfs(tmp_path, size, fits):
             assert left == []
     finally:
         subprocess.run(["umount", str(mount)], capture_output=True)
+
+
+def test_a_trace_export_that_meets_a_full_disk_is_left_out_and_the_bundle_kept(tmp_path, monkeypatch, capsys):
+    from aiperf_lab.triage import cli, nsys_capture
+
+    standin = REPO / "tests" / "standin" / "nsys.py"
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "nsys").write_text(f'#!/bin/sh\nexec "{sys.executable}" "{standin}" "$@"\n')
+    (bin_dir / "nsys").chmod(0o755)
+    (tmp_path / "sessions").mkdir()
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    monkeypatch.setenv("STANDIN_NSYS_STATE", str(tmp_path / "sessions"))
+    monkeypatch.setenv("AIPERF_TRIAGE_GRACE", "app=3,term=1,settle=0.3,stop=3,write=15")
+
+    def export_until_the_disk_fills(bundle, report, **_kwargs):
+        bundle.add_file("workload", "nsys/workload.sqlite", report)   # half-written when the disk filled
+        raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(nsys_capture, "add_capture", export_until_the_disk_fills)
+    out = tmp_path / "out"
+    code = cli.main(["--duration", "2", "--output", str(out), "--", sys.executable, "-c", "print('step 1')"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    with tarfile.open(captured.out.strip().splitlines()[-1]) as tar:
+        files = {m.name.split("/", 1)[1]: tar.extractfile(m).read() for m in tar.getmembers()}
+    assert not [name for name in files if name.startswith("nsys/")]
+    workload = json.loads(files["workload/workload.json"])
+    assert workload["nsys"] == {"error": "the trace was left out: the disk was full"}
+    assert workload["under_nsys"] is True and b"step 1" in files["workload/stdout.log"]
+    manifest = json.loads(files["manifest.json"])
+    assert all(not f.startswith("nsys/") for c in manifest["collectors"] for f in c["files"])

@@ -13,6 +13,7 @@ nothing is left under the final name.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -27,12 +28,14 @@ from pathlib import Path
 from aiperf_lab import __version__
 from aiperf_lab.cli_support import short_path
 from aiperf_lab.errors import InputError
-from aiperf_lab.triage.disk import free_bytes, full_disk
+from aiperf_lab.triage import disk
+from aiperf_lab.triage.disk import full_disk
 from aiperf_lab.triage.redact import Redactor
 
 SCHEMA_VERSION = 1
 MANIFEST = "manifest.json"
 SUMMARY = "summary.md"
+MAX_ARCHIVE_ATTEMPTS = 40   # each attempt cuts something; this only bounds a disk that keeps filling
 SMALLEST_CUT_BYTES = 4096   # an expendable file cut below this is emptied: halving further gains nothing
 CUT_NOTE = "\n[cut here to make room for the rest of the bundle: the disk was full]\n"
 
@@ -67,6 +70,7 @@ class BundleWriter:
         self._expendable: list[str] = []     # cut first when the disk is full (the workload's logs)
         self.cuts: dict[str, str] = {}       # file -> what a full disk cost it
         self._sizes_before_cuts: dict[str, int] = {}
+        self._whole: set[str] = set()        # expendable binaries: left out whole, never cut
         self._summary_as_written: str | None = None
         self.started = datetime.now(timezone.utc)
 
@@ -103,40 +107,82 @@ class BundleWriter:
                         raise
         return path
 
-    def expendable(self, relative: str) -> None:
-        """A file (written, closed) that a full disk may cut to make room for the rest of the bundle."""
+    def expendable(self, relative: str, whole: bool = False) -> None:
+        """A file (written, closed) that a full disk may cut to make room for the rest of the bundle:
+        text is cut from its end (its head kept), a binary (whole=True: an nsys report or export) is
+        left out whole, and only once every text file is empty."""
         with self._lock:
             if relative not in self._expendable:
                 self._expendable.append(relative)
+            if whole:
+                self._whole.add(relative)
 
-    def _make_room(self) -> bool:
-        """Halve each expendable file that is not empty yet (keeping its head, to a line when one is
-        near, and a note of the cut at its end), or empty it once it is small. False when nothing is
-        left to cut."""
-        cut_any = False
+    def _make_room(self, needed: int | None = None) -> bool:
+        """Cut `needed` bytes from the expendable files (text first, keeping each one's head, ending at
+        a line where one is near and with a note of the cut; then whole binaries), or, when the need
+        is not known, halve each text file (emptying one that is small). False when nothing is left."""
+        texts = [r for r in self._expendable if r not in self._whole and self._size(r) > self._cut_size(r)]
+        if texts:
+            if needed is None:
+                plan = {r: self._size(r) // 2 if self._size(r) > SMALLEST_CUT_BYTES else 0 for r in texts}
+            else:
+                plan, left = {}, needed
+                for relative in texts:   # the first files give their bytes first
+                    size = self._size(relative)
+                    keep = max(size - left, 0)
+                    plan[relative] = keep if keep > SMALLEST_CUT_BYTES else 0
+                    left -= size - plan[relative]
+                    if left <= 0:
+                        break
+            for relative, keep in plan.items():
+                self._cut_text(relative, keep)
+            return True
         for relative in self._expendable:
-            path = self.root / relative
-            try:
-                size = path.stat().st_size
-            except OSError:
-                continue
-            original = self._sizes_before_cuts.setdefault(relative, size)
-            if size == 0 or (relative in self.cuts and size <= len(CUT_NOTE) + 40):
-                continue
-            keep = size // 2 if size > SMALLEST_CUT_BYTES else 0
-            with path.open("r+b") as handle:
-                if keep:   # end at a line when one is within the last 4 KiB kept
-                    start = max(keep - 4096, 0)
-                    handle.seek(start)
-                    newline = handle.read(keep - start).rfind(b"\n")
-                    keep = start + newline + 1 if newline >= 0 else keep
-                handle.truncate(keep)
-                handle.seek(keep)
-                handle.write(CUT_NOTE.encode())   # the room just freed holds it
-            self.cuts[relative] = (f"the disk was full: kept the first {keep} of {original} bytes" if keep else
-                                   f"the disk was full: all {original} bytes left out")
-            cut_any = True
-        return cut_any
+            if relative in self._whole and (self.root / relative).is_file():
+                original = self._size(relative)
+                (self.root / relative).unlink()
+                for record in self.records.values():
+                    if relative in record.files:
+                        record.files.remove(relative)
+                self.cuts[relative] = f"the disk was full: left out ({original} bytes)"
+                return True
+        return False
+
+    def discard(self, prefix: str) -> None:
+        """Remove what was written under `prefix` (a part that could not be finished), from the folder
+        and from the records."""
+        with self._lock:
+            for path in sorted(self.root.glob(prefix.rstrip("/") + "/**/*"), reverse=True):
+                if path.is_file() or path.is_symlink():
+                    path.unlink(missing_ok=True)
+            for record in self.records.values():
+                record.files = [f for f in record.files if not f.startswith(prefix)]
+
+    def _size(self, relative: str) -> int:
+        try:
+            return (self.root / relative).stat().st_size
+        except OSError:
+            return 0
+
+    def _cut_size(self, relative: str) -> int:
+        """The size below which a text file cannot be cut further (empty, or only the note of a cut)."""
+        return len(CUT_NOTE) if relative in self.cuts else 0
+
+    def _cut_text(self, relative: str, keep: int) -> None:
+        path = self.root / relative
+        size = self._size(relative)
+        original = self._sizes_before_cuts.setdefault(relative, size)
+        with path.open("r+b") as handle:
+            if keep:   # end at a line when one is within the last 4 KiB kept
+                start = max(keep - 4096, 0)
+                handle.seek(start)
+                newline = handle.read(keep - start).rfind(b"\n")
+                keep = start + newline + 1 if newline >= 0 else keep
+            handle.truncate(keep)
+            handle.seek(keep)
+            handle.write(CUT_NOTE.encode())   # the room just freed holds it
+        self.cuts[relative] = (f"the disk was full: kept the first {keep} of {original} bytes" if keep else
+                               f"the disk was full: all {original} bytes left out")
 
     def write_json(self, collector: str, relative: str, data) -> Path:
         return self.write_text(collector, relative, json.dumps(data, indent=2, default=str) + "\n")
@@ -177,32 +223,60 @@ class BundleWriter:
 
     def finish(self, host: str, arguments: list[str], interrupted: bool, extra: dict | None = None) -> Path:
         """Write the manifest, then the archive (temporary name, then rename). Returns the archive path.
-        On a full disk the expendable files are cut and the archive written again, until it fits or
-        nothing is left to cut (then InputError naming the folder)."""
+        On a full disk the expendable files are cut by what the failed attempt says is missing, and the
+        archive written again, until it fits or nothing is left to cut (then InputError naming the folder)."""
         with self._lock:
             self._closed = True
         partial = self.partial_archive
         try:
-            while True:
+            for _attempt in range(MAX_ARCHIVE_ATTEMPTS):
+                progress = [0]   # input bytes compressed before it failed
                 try:
                     self._say_cuts_in_summary()
                     cuts = {"cut_by_full_disk": dict(self.cuts)} if self.cuts else {}
                     manifest = self.manifest(host, arguments, interrupted, {**(extra or {}), **cuts})
                     (self.root / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-                    with tarfile.open(partial, "w:gz") as tar:
-                        for path in sorted(self.root.rglob("*")):
-                            if path.is_file():
-                                tar.add(path, arcname=f"{self.name}/{path.relative_to(self.root).as_posix()}",
-                                        recursive=False, filter=_plain_member)
+                    self._write_archive(partial, progress)
                     return _publish(partial, self.output_dir, self.name)
                 except OSError as exc:
+                    written = partial.stat().st_size if partial.exists() else 0
                     partial.unlink(missing_ok=True)
-                    if full_disk(exc) and self._make_room():
+                    if full_disk(exc) and self._make_room(self._missing(written, progress[0])):
                         continue
                     shutil.rmtree(self.root, ignore_errors=True)   # first: the free space said is then true
                     raise InputError(self._cannot_write(exc)) from None
+            shutil.rmtree(self.root, ignore_errors=True)
+            raise InputError(self._cannot_write(OSError(errno.ENOSPC, "No space left on device")))
         finally:
             shutil.rmtree(self.root, ignore_errors=True)
+
+    def _write_archive(self, partial: Path, progress: list[int]) -> None:
+        tar = tarfile.open(partial, "w:gz")
+        try:
+            for path in sorted(self.root.rglob("*")):
+                if path.is_file():
+                    tar.add(path, arcname=f"{self.name}/{path.relative_to(self.root).as_posix()}",
+                            recursive=False, filter=_plain_member)
+            tar.close()
+        except OSError:
+            progress[0] = getattr(tar.fileobj, "size", 0)   # gzip's count of what it was given
+            try:
+                tar.close()
+            except OSError:
+                pass
+            raise
+
+    def _missing(self, written: int, archived: int) -> int | None:
+        """Bytes to cut so the next archive fits, from how far the failed one got: it compressed
+        `archived` input bytes to `written` bytes before the disk was full. Cutting c bytes frees c and
+        shrinks the archive by about ratio x c, so c = (ratio x total - room) / (1 + ratio), with a
+        margin. None when the attempt failed too early to tell (then each text file is halved)."""
+        if archived < 64 * 1024 or written <= 0:
+            return None
+        ratio = min(max(written / archived, 0.02), 1.0)
+        total = sum(p.stat().st_size for p in self.root.rglob("*") if p.is_file())
+        room = (disk.free_bytes(self.output_dir) or 0)
+        return max(int(1.2 * (ratio * total - room) / (1 + ratio)), 64 * 1024)
 
     def _say_cuts_in_summary(self) -> None:
         """summary.md as the report wrote it, plus what a full disk cut (rewritten on each attempt)."""
@@ -219,7 +293,7 @@ class BundleWriter:
         where = short_path(self.output_dir)
         if not full_disk(exc):
             return f"aiperf-triage: cannot write the archive in {where}: {exc.strerror or exc}"
-        free = free_bytes(self.output_dir)
+        free = disk.free_bytes(self.output_dir)
         return (f"aiperf-triage: the disk holding {where} is full" +
                 (f" ({_size(free)} free without the bundle)" if free is not None else "") +
                 (": the bundle does not fit even without the workload's output" if self._expendable else

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import re
 import signal
 import socket
@@ -273,12 +274,26 @@ class Triage:
             why = ("the environment or command line held secrets (or --redact-hosts was given) that cannot be "
                    "removed from nsys's binary format; the scrubbed SQLite export is in the bundle") if tainted else ""
             self.emit.say("exporting the nsys report")
-            capture = add_capture(self.bundle, reports[0], keep_report=not tainted, why_not=why, stop=self.abandon)
-            info["nsys"] = capture.outcome
-            self.facts.coverage = self._coverage(capture)
-            if capture.kernel_table is not None:
-                self.facts.kernel_top = [KernelRow(r["Time (%)"], r["Total Time (ns)"], r["Instances"], r["Name"])
-                                         for r in capture.kernel_table.as_dicts()[:15]]
+            try:
+                capture = add_capture(self.bundle, reports[0], keep_report=not tainted, why_not=why, stop=self.abandon)
+            except (OSError, sqlite3.Error) as exc:
+                if not (full_disk(exc) or "disk is full" in str(exc)):
+                    raise
+                # The trace does not fit: left out, with what it had written, so the rest of the bundle does.
+                self.bundle.discard("nsys/")
+                note = "the trace was left out: the disk was full"
+                info["nsys"] = {"error": note}
+                self.facts.coverage = CaptureCoverage(None, None, round(self.sampler.now(), 1), "observed",
+                                                      written=False, note=note)
+            else:
+                info["nsys"] = capture.outcome
+                self.facts.coverage = self._coverage(capture)
+                if capture.kernel_table is not None:
+                    self.facts.kernel_top = [KernelRow(r["Time (%)"], r["Total Time (ns)"], r["Instances"], r["Name"])
+                                             for r in capture.kernel_table.as_dicts()[:15]]
+                # a full disk at the archive leaves these out whole (after the logs): the report first
+                for relative in ("nsys/workload.nsys-rep", "nsys/workload.sqlite"):
+                    self.bundle.expendable(relative, whole=True)
         elif result.under_nsys:
             outcome = result.capture.outcome if result.capture else None
             info["nsys"] = {"error": outcome or "nsys wrote no report"}
