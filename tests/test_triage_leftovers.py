@@ -111,3 +111,18 @@ def test_sigkill_of_triage_ends_an_orphan_that_left_the_session(tmp_path):
             proc.kill()
         if escaped is not None and _running(escaped):
             os.kill(escaped, signal.SIGKILL)
+
+
+def test_the_workload_s_own_process_is_spared_so_its_popen_keeps_its_exit_status():
+    # Reaping the leader here would take its status from Popen.wait, which then says 0.
+    token = leftovers.new_token()
+    leader = subprocess.Popen(["sleep", "30"], env={**os.environ, leftovers.RUN_VARIABLE: token})
+    try:
+        assert leftovers.end_marked(token, grace_s=0.1, spare=leader.pid) == []
+        assert leader.poll() is None
+        leader.kill()
+        assert leader.wait(5) == -signal.SIGKILL
+    finally:
+        if leader.poll() is None:
+            leader.kill()
+            leader.wait()

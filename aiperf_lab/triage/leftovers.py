@@ -107,10 +107,13 @@ def _reap(pid: int) -> None:
         pass
 
 
-def end_marked(token: str, grace_s: float = TERM_GRACE_S) -> list[int]:
+def end_marked(token: str, grace_s: float = TERM_GRACE_S, spare: int | None = None) -> list[int]:
     """SIGTERM every live process marked with token, SIGKILL those still alive after grace_s, reap the
-    ones that are triage's children (re-parented to it as subreaper). Returns the pids found."""
-    pids = marked(token)
+    ones that are triage's children (re-parented to it as subreaper). Returns the pids found.
+
+    `spare` is the workload's own process: it is stopped by its group and waited for by its Popen, and
+    reaping it here would take its exit status from the Popen (which then reports 0)."""
+    pids = [pid for pid in marked(token) if pid != spare]
     if not pids:
         return []
     for pid in pids:
@@ -118,7 +121,7 @@ def end_marked(token: str, grace_s: float = TERM_GRACE_S) -> list[int]:
     deadline = time.monotonic() + grace_s
     while time.monotonic() < deadline and any(_alive(pid) for pid in pids):
         time.sleep(0.02)
-    late = marked(token)   # again: one may have started another before it ended
+    late = [pid for pid in marked(token) if pid != spare]   # again: one may have started another before it ended
     for pid in late:
         _signal(pid, signal.SIGKILL)
     pids = sorted(set(pids) | set(late))

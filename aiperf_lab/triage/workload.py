@@ -215,7 +215,7 @@ class Workload:
         if self.proc is None:
             return
         kill_group(self.proc)
-        self.result.leftovers_ended += len(end_marked(self.token))
+        self.result.leftovers_ended += len(end_marked(self.token, spare=self.proc.pid))
         if self.exited.wait(5.0) and self._guard is not None:
             self._guard.group_gone()
 
@@ -223,7 +223,7 @@ class Workload:
         """On a bug: the workload's group and all it left, at once."""
         if self.proc is not None:
             kill_group(self.proc)
-            end_marked(self.token, grace_s=0.0)
+            end_marked(self.token, grace_s=0.0, spare=self.proc.pid)
 
     def _close_logs(self) -> None:
         for log in self._logs:
