@@ -1571,14 +1571,18 @@ def _own_addresses(host_names: list[str]) -> set[str]:
 _HEX_LINE = (r"(?P<offset>[0-9a-fA-F]{4,16})(?P<hex>(?: {1,2}[0-9a-fA-F]{2}){1,64})"
              r"(?: {1,64}(?:\|(?P<pipe>[^\n]{0,64})\||>(?P<angle>[^\n]{0,64})<))?[ \t]*\r?")
 _XXD_LINE = r"(?P<offset>[0-9a-fA-F]{4,16}):(?P<hex>(?: [0-9a-fA-F]{2,8}){1,32})  (?P<text>[^\n]{1,256})"
+# plain `hexdump` and `od -x`: 2-byte words, each in little-endian order (6668 is "hf")
+_WORDS_LINE = r"(?P<offset>[0-7]{7}|[0-9a-fA-F]{7})(?P<hex>(?: [0-9a-fA-F]{4}){1,8})[ \t]*\r?"
 _OD_LINE = r"(?P<offset>[0-7]{7}|[0-9a-fA-F]{6,8})(?P<cells>(?:   [^\s\\]|  \\[0abfnrtv\\]| [0-7]{3}|    ){1,32})\r?"
 # kind -> one dump line (its fields named), to find where a byte shows once something was found in it
-DUMP_LINES = {kind: re.compile(line + r"(?![^\n])") for kind, line in (("hex", _HEX_LINE), ("xxd", _XXD_LINE), ("od", _OD_LINE))}
+DUMP_LINES = {kind: re.compile(line + r"(?![^\n])") for kind, line in (("hex", _HEX_LINE), ("xxd", _XXD_LINE), ("od", _OD_LINE),
+                                                                      ("words", _WORDS_LINE))}
 # kind -> a newline and the line after it, the line and its hex (or cells) field captured: split gives every dump
 # line of a text, what lies between them and their fields without Python per line
 DUMP_SPLITTERS = {kind: re.compile(r"\n(" + re.sub(r"[(][?]P<([a-z]+)>", lambda g: "(" if g.group(1) == field else "(?:", line)
                                    + r")(?![^\n])")
-                  for kind, line, field in (("hex", _HEX_LINE, "hex"), ("xxd", _XXD_LINE, "hex"), ("od", _OD_LINE, "cells"))}
+                  for kind, line, field in (("hex", _HEX_LINE, "hex"), ("xxd", _XXD_LINE, "hex"), ("od", _OD_LINE, "cells"),
+                                            ("words", _WORDS_LINE, "hex"))}
 OD_ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "\\": "\\"}
 OD_ESCAPE_CELL = re.compile(r"  \\([0abfnrtv\\])")
 # 8 or more bytes as hex pairs with one separator throughout, or as a list of decimals
@@ -1609,7 +1613,7 @@ class _DumpPart:
     byte (computed only when something was found in it)."""
 
     def __init__(self, kind: str, first: int, starts: Callable[[], list[int]] | list[int], fields: list[str]):
-        self.kind = kind            # "hex", "xxd", "od", "run" (hex pairs) or "decimal"
+        self.kind = kind            # "hex", "xxd", "od", "words", "run" (hex pairs) or "decimal"
         self.first = first
         self._starts = starts       # where each line (or run) starts in the text, or how to find that
         self._fields = fields       # per line: the line (a block's) or the run
@@ -1644,7 +1648,7 @@ def _dump_parts(text: str) -> tuple[str, list[_DumpPart]]:
             continue
         betweens, lines, fields = found[0::3], found[1::3], found[2::3]
         starts = list(itertools.accumulate(x for between, line in zip(betweens, lines) for x in (len(between) + 1, len(line))))
-        starts = starts[0::2]   # each line's start in text (its start in padded, after the newline, less one)
+        starts = [start - 1 for start in starts[0::2]]   # each line's start in text (its start in padded, less one)
         cuts = [0, *[i for i in range(1, len(lines)) if betweens[i]], len(lines)]   # blocks: lines with nothing between
         for first, last in zip(cuts, cuts[1:]):
             shown = "\n".join(fields[first:last])
@@ -1654,9 +1658,14 @@ def _dump_parts(text: str) -> tuple[str, list[_DumpPart]]:
                 decoded = shown.replace("\n", "")[3::4]
             else:
                 try:
-                    decoded = bytes.fromhex(shown).decode("latin-1")
+                    data = bytes.fromhex(shown)
                 except ValueError:  # an xxd group of an odd length
                     continue
+                if kind == "words":  # each word's two bytes the other way round
+                    swapped = bytearray(data)
+                    swapped[0::2], swapped[1::2] = data[1::2], data[0::2]
+                    data = bytes(swapped)
+                decoded = data.decode("latin-1")
             if not decoded:
                 continue
             part = _DumpPart(kind, size, starts[first:last], [])
@@ -1728,6 +1737,9 @@ def _dump_columns(text: str, part: _DumpPart, index: int, k: int, j: int) -> lis
     if part.kind == "od":
         base = m.start("cells")
         return [(base + 4 * k + 1, base + 4 * j + 4)]
+    if part.kind == "words":  # the words that hold bytes k..j
+        base = m.start("hex") + 1
+        return [(base + 5 * (k >> 1), base + 5 * (j >> 1) + 4)]
     field = m.group("hex")
     first, last = _pair_start(field, k), _pair_start(field, j)
     if first < 0 or last < 0:
