@@ -19,17 +19,18 @@ from collections import defaultdict
 from typing import NamedTuple
 from functools import partial
 from itertools import compress, repeat
-from operator import add, attrgetter, getitem, itemgetter, le, lt
+from operator import add, getitem, itemgetter, le, lt
 
 from aiperf_lab.errors import MissingData
 from aiperf_lab.metrics.nsys.db import (KERNEL, MEMCPY, MEMSET, NVTX, NVTX_PUSHPOP, NVTX_STARTEND, NVTXT_PUSHPOP,
-                                        NVTXT_STARTEND, RUNTIME, NsysDatabase, parse_integers, span_sql,
+                                        NVTXT_STARTEND, RUNTIME, TIME_LIMIT, NsysDatabase, parse_integers, span_sql,
                                         split_global_tid)
 from aiperf_lab.metrics.nsys.nvtx import NvtxRange, load_ranges
 from aiperf_lab.metrics.summary_stats import SUM_COLUMNS, duration_summary, sqlite_round, summary_rows
 from aiperf_lab.metrics.tables import Table
 
 PUSHPOP_TYPES = (NVTX_PUSHPOP, NVTXT_PUSHPOP)
+_ID, _START, _END = itemgetter(0), itemgetter(1), itemgetter(2)  # NvtxRange fields, read in C
 STARTEND_TYPES = (NVTX_STARTEND, NVTXT_STARTEND)
 
 
@@ -68,37 +69,96 @@ class Nesting:
 
     def __init__(self, ranges: list[NvtxRange], stacks: bool = True):
         self.parent: dict[int, int | None] = {}
+        self.level: dict[int, int] = {}
+        self.stack: dict[int, str] = {}
+        self._children: dict[int, list[int]] | None = None
         by_thread: dict[int, list[NvtxRange]] = defaultdict(list)
         for r in ranges:
             by_thread[r.global_tid].append(r)
+        crossing = []
         for thread in by_thread.values():
-            self._thread_parents(thread)
-        self.children: dict[int, list[int]] = defaultdict(list)
-        for child, parent in self.parent.items():
-            if parent is not None:
-                self.children[parent].append(child)
-        self.level: dict[int, int] = {}
-        self.stack: dict[int, str] = {}
-        roots = [rid for rid, parent in self.parent.items() if parent is None]
+            # (start, -end, range_id): one pass where no two ranges start together, else three stable
+            # passes; C key functions, no tuple per range.
+            if len(set(map(_START, thread))) == len(thread):
+                thread.sort(key=_START)
+            else:
+                thread.sort(key=_ID)
+                thread.sort(key=_END, reverse=True)
+                thread.sort(key=_START)
+            if not self._thread_chain(thread, stacks):
+                crossing.append(thread)
+        if crossing:
+            self._crossing(crossing, stacks)
+
+    @property
+    def children(self) -> dict[int, list[int]]:
+        """Parent -> its children's range ids (made when first asked for)."""
+        if self._children is None:
+            self._children = defaultdict(list)
+            for child, parent in self.parent.items():
+                if parent is not None:
+                    self._children[parent].append(child)
+        return self._children
+
+    def _thread_chain(self, thread: list[NvtxRange], stacks: bool) -> bool:
+        """One thread's ranges where each one lies inside the one open before it (push/pop ranges): one
+        pass with a stack of the open ranges, whose top is the tightest container. False (nothing
+        recorded) where a range is not inside the open range before it, or two have the same span."""
+        starts, ends, ids = list(map(_START, thread)), list(map(_END, thread)), list(map(_ID, thread))
+        if len(set(starts)) != len(starts) and len(set(zip(starts, ends))) != len(thread):
+            return False
+        open_ends = [TIME_LIMIT]  # (at the bottom: the whole thread, which no range ends after)
+        open_ids: list[int | None] = [None]
+        parents: list[int | None] = []
+        levels: list[int] = []
+        open_end, close, open_id, drop = open_ends.append, open_ends.pop, open_ids.append, open_ids.pop
+        add_parent, add_level = parents.append, levels.append
+        for start, end, rid in zip(starts, ends, ids):
+            while open_ends[-1] < start:
+                close()
+                drop()
+            if open_ends[-1] < end:
+                return False  # crosses the range open before it (or only touches its end)
+            add_parent(open_ids[-1])
+            add_level(len(open_ids) - 1)
+            open_end(end)
+            open_id(rid)
+        self.parent.update(zip(ids, parents))
+        self.level.update(zip(ids, levels))
+        if stacks:
+            stack = self.stack
+            for rid, parent in zip(ids, parents):  # parents come before their children
+                stack[rid] = f":{rid}" if parent is None else f"{stack[parent]}:{rid}"
+        return True
+
+    def _crossing(self, threads: list[list[NvtxRange]], stacks: bool) -> None:
+        """Threads whose ranges cross: the tightest container of each range among all those open."""
+        parent: dict[int, int | None] = {}
+        for thread in threads:
+            self._thread_parents(thread, parent)
+        self.parent.update(parent)
+        children: dict[int, list[int]] = defaultdict(list)
+        for child, up in parent.items():
+            if up is not None:
+                children[up].append(child)
+        roots = [rid for rid, up in parent.items() if up is None]
         if not stacks:  # levels only (the summaries): no string per range
             todo_levels = [(rid, 0) for rid in roots]
             while todo_levels:
                 rid, level = todo_levels.pop()
                 self.level[rid] = level
-                todo_levels.extend(zip(self.children.get(rid, ()), repeat(level + 1)))
+                todo_levels.extend(zip(children.get(rid, ()), repeat(level + 1)))
             return
         todo = [(rid, 0, f":{rid}") for rid in roots]
         while todo:
             rid, level, stack = todo.pop()
             self.level[rid] = level
             self.stack[rid] = stack
-            todo.extend((c, level + 1, f"{stack}:{c}") for c in self.children.get(rid, ()))
+            todo.extend((c, level + 1, f"{stack}:{c}") for c in children.get(rid, ()))
 
-    def _thread_parents(self, thread: list[NvtxRange]) -> None:
-        # (start, -end, range_id) in three stable passes with C key functions: no tuple per range
-        thread.sort(key=attrgetter("range_id"))
-        thread.sort(key=attrgetter("end"), reverse=True)
-        thread.sort(key=attrgetter("start"))
+    @staticmethod
+    def _thread_parents(thread: list[NvtxRange], parent: dict[int, int | None]) -> None:
+        """(The thread's ranges sorted by start, longest first, then range id.)"""
         active: list[NvtxRange] = []
         i = 0
         while i < len(thread):
@@ -109,14 +169,14 @@ class Nesting:
             if j - i > 1:
                 ids = [x.range_id for x in thread[i:j]]
                 for k, rid in enumerate(ids):
-                    self.parent[rid] = ids[k - 1] if k else ids[1]
+                    parent[rid] = ids[k - 1] if k else ids[1]
             else:
                 active = [p for p in active if p.end >= r.start]
                 best = None
                 for p in active:  # the tightest container: the shortest one holding r
                     if p.end >= r.end and (best is None or p.end - p.start < best.end - best.start):
                         best = p
-                self.parent[r.range_id] = best.range_id if best is not None else None
+                parent[r.range_id] = best.range_id if best is not None else None
             active.extend(thread[i:j])
             i = j
 
