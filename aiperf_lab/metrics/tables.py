@@ -40,6 +40,28 @@ class Table:
         return [dict(zip(self.columns, row)) for row in self.rows]
 
 
+class ColumnRows:
+    """A table's rows held as columns (lists of one length), as a report computes them: CSV is written
+    from the columns; a row (a list) is made only where one is asked for."""
+
+    __slots__ = ("columns", "_rows")
+
+    def __init__(self, columns: list[list]):
+        self.columns = columns
+        self._rows: list[list] | None = None
+
+    def __len__(self) -> int:
+        return len(self.columns[0]) if self.columns else 0
+
+    def __iter__(self):
+        return iter(self._rows) if self._rows is not None else map(list, zip(*self.columns))
+
+    def __getitem__(self, index):
+        if self._rows is None:
+            self._rows = list(map(list, zip(*self.columns)))
+        return self._rows[index]
+
+
 class Fixed3(float):
     """A float that prints with three decimals ("30.720", "0.000"), as nsys prints MB and scaled times."""
 
@@ -84,6 +106,16 @@ def write_csv(table: Table, stream) -> None:
     writer.writerow(table.columns)
     width = len(table.columns)
     forms: dict = {None: ""}
+    if isinstance(table.rows, ColumnRows) and len(table.rows.columns) == width:
+        columns = table.rows.columns
+        for lo in range(0, len(table.rows), 4096):
+            text = csv_columns([column[lo:lo + 4096] for column in columns], forms)
+            if text is None:
+                writer.writerows([[printable(v) if v.__class__ is str else v for v in row]
+                                  for row in zip(*(column[lo:lo + 4096] for column in columns))])
+            else:
+                stream.write(text)
+        return
     rows = iter(table.rows)
     while True:
         chunk = list(islice(rows, 4096))
@@ -108,8 +140,15 @@ def csv_lines(rows: list, width: int, forms: dict) -> str | None:
     `forms` caches the CSV form of text cells between calls (None -> "")."""
     if width < 2 or len(set(map(len, rows))) != 1 or len(rows[0]) != width:
         return None  # (a lone empty field is written '""' by csv)
+    return csv_columns(list(zip(*rows)), forms)
+
+
+def csv_columns(columns: list, forms: dict) -> str | None:
+    """csv_lines for rows given as columns (sequences of one length, at least two of them)."""
+    if len(columns) < 2 or len(set(map(len, columns))) != 1:
+        return None
     cells = []
-    for column in zip(*rows):
+    for column in columns:
         kinds = set(map(type, column))
         if kinds <= _NUMBER_CELLS:
             texts = list(map(repr, column))  # csv: repr() of floats, str() of the rest (the same here)
