@@ -44,6 +44,9 @@ def _read(db: NsysDatabase, source: str, key: str, columns: list[str],
     values = [None if any(p[4][i] is None for p in parts) else
               (parts[0][4][i] if len(parts) == 1 else list(chain.from_iterable(p[4][i] for p in parts)))
               for i in range(len(columns))]
+    for i, column in enumerate(columns):
+        if values[i] is None and column in _MOSTLY_CONSTANT:  # several values after all: read them all
+            values[i] = integers_or_none(db.query(f"SELECT group_concat({column}) FROM {source}")[0][0], rows)
     if keyed != rows or None in values:
         return _checked_none(db, checks)
     if low == high:
@@ -55,11 +58,25 @@ def _read(db: NsysDatabase, source: str, key: str, columns: list[str],
 def _parsed(result: list[tuple]) -> tuple:
     """A _read_sql row with its group_concat columns parsed (in the prefetching thread where there is one)."""
     rows, keyed, low, high, *texts = result[0]
-    return rows, keyed, low, high, [integers_or_none(t, rows) for t in texts]
+    return rows, keyed, low, high, [_one_value(t, rows) if t is not None and t[:1] == "=" else
+                                    integers_or_none(t, rows) for t in texts]
+
+
+# Columns that hold one value in most exports (one GPU, one launch API): read as "=" and their distinct
+# values; a list where that is one integer, else (several, or a NULL among them) _read reads them in full.
+_MOSTLY_CONSTANT = ("deviceId", "nameId")
+
+
+def _one_value(text: str, rows: int) -> list[int] | None:
+    value = text[1:]
+    if value.isascii() and value.lstrip("-").isdigit() and len(value) < 20:
+        return [int(value)] * rows
+    return None
 
 
 def _read_sql(source: str, key: str, columns: list[str]) -> str:
-    concat = ", ".join(f"group_concat({c})" for c in columns)
+    concat = ", ".join(f"CASE WHEN count({c}) = count(*) THEN '=' || group_concat(DISTINCT {c}) END"
+                       if c in _MOSTLY_CONSTANT else f"group_concat({c})" for c in columns)
     return f"SELECT count(*), count({key}), min({key}), max({key}), {concat} FROM {source}"
 
 
