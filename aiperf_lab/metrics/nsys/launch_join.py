@@ -13,8 +13,8 @@ differ (a correlation id that two calls of one process share, a NULL in a column
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from operator import add, and_
-from itertools import chain, repeat
+from operator import add, and_, lt
+from itertools import chain, islice, repeat
 
 from aiperf_lab.metrics.nsys.db import KERNEL, PID_MASK, RUNTIME, NsysDatabase, integers_or_none, span_sql
 
@@ -188,6 +188,9 @@ def launches_by_thread(db: NsysDatabase, ops: str, op_columns: list[str], call_s
         call_pids = None if call_tids is None else list(map(and_, call_tids, repeat(PID_MASK)))
         if op_pids is None and call_pids is None:  # one process on both sides: the correlation id alone
             same = op_pid is None or call_tid is None or op_pid == call_tid & PID_MASK
+            if same and op_corr == call_corr and all(map(lt, call_corr, islice(call_corr, 1, None))):
+                found = None  # the n-th op is the n-th call's (kernels and launches alike in order): no index
+                break
             call_keys, op_keys = (call_corr, op_corr) if same else ([], op_corr)
         else:
             call_keys = list(zip(call_corr, call_pids if call_pids is not None else
@@ -201,6 +204,11 @@ def launches_by_thread(db: NsysDatabase, ops: str, op_columns: list[str], call_s
         if None not in found or source is call_sources[-1]:
             break
     threads: dict[int | None, Columns] = {}
+    if found is None:
+        starts, ends, columns = call_starts, call_ends, [call_starts, call_ends, *call_values, *op_values]
+        if not starts:
+            return threads
+        return _by_thread(threads, call_tids, call_tid, starts, columns)
     if None in found:
         missing = [i for i, f in enumerate(found) if f is None]
         threads[None] = [[0] * len(missing), [0] * len(missing), *([None] * len(missing) for _ in call_values),
@@ -213,10 +221,17 @@ def launches_by_thread(db: NsysDatabase, ops: str, op_columns: list[str], call_s
     starts = list(map(call_starts.__getitem__, found))
     ends = list(map(call_ends.__getitem__, found))
     columns = [starts, ends, *(list(map(v.__getitem__, found)) for v in call_values), *op_values]
-    if call_tids is None:  # one launching thread
-        threads[call_tid] = _order(starts, columns) if starts != sorted(starts) else columns
+    tids = None if call_tids is None else list(map(call_tids.__getitem__, found))
+    return _by_thread(threads, tids, call_tid, starts, columns)
+
+
+def _by_thread(threads: dict, tids: list[int] | None, tid: int | None, starts: list[int],
+               columns: list[list[int]]) -> dict[int | None, Columns]:
+    """`columns` (per op, its call's start first) split by launching thread (`tids` per op, or `tid` for
+    all), each ordered by call start (stable)."""
+    if tids is None:  # one launching thread
+        threads[tid] = _order(starts, columns) if starts != sorted(starts) else columns
         return threads
-    tids = list(map(call_tids.__getitem__, found))
     if starts != sorted(starts):
         columns = _order(starts, columns)
         tids = list(map(tids.__getitem__, sorted(range(len(starts)), key=starts.__getitem__)))
