@@ -16,7 +16,8 @@ from bisect import bisect_left, bisect_right
 from operator import add, and_, lt
 from itertools import chain, islice, repeat
 
-from aiperf_lab.metrics.nsys.db import KERNEL, PID_MASK, RUNTIME, NsysDatabase, integers_or_none, span_sql
+from aiperf_lab.metrics.nsys.db import (KERNEL, MEMCPY, MEMSET, PID_MASK, RUNTIME, NsysDatabase, integers_or_none,
+                                        span_sql)
 
 # One thread's operations, ordered by their call's start: call starts, call ends, then the op columns.
 Columns = list[list[int]]
@@ -84,11 +85,20 @@ def _read_sqls(db: NsysDatabase, source: str, key: str, columns: list[str]) -> l
     """The read of `source`, split over rowid ranges of its table where it is long (run at once, in
     threads, by prefetch): a table, or a subquery of one table that carries its rowid as `rid`."""
     sql = _read_sql(source, key, columns)
-    if source in (KERNEL, RUNTIME):
+    if source in (KERNEL, RUNTIME, MEMCPY, MEMSET):
         return [f"{sql} {where}" for where in db.rowid_ranges(source)]
+    if source.startswith(f"({OPS_UNION_PART}") and source.endswith(")"):  # table by table, in the union's order
+        tables = [part[len(OPS_UNION_PART):] for part in source[1:-1].split(" UNION ALL ")]
+        if all(part.startswith(OPS_UNION_PART) for part in source[1:-1].split(" UNION ALL ")) and \
+                all(table in (KERNEL, MEMCPY, MEMSET) for table in tables):
+            return [sql for table in tables for sql in _read_sqls(db, table, key, columns)]
     if source.startswith(f"(SELECT rowid AS rid, ") and f" FROM {RUNTIME} WHERE " in source:
         return [f"{sql} {where}" for where in db.rowid_ranges(RUNTIME, "rid")]
     return [sql]
+
+
+# A union of GPU operation tables, as nvtx_tree reads them: each read on its own (split like a table).
+OPS_UNION_PART = "SELECT start, [end], correlationId, globalPid FROM "
 
 
 def _op_read_columns(op_columns: list[str]) -> list[str]:

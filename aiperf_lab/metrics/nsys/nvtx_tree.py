@@ -221,7 +221,9 @@ _OP_COLUMNS = ["start", span_sql(), "correlationId"]
 def _gpu_ops(tables: list[str]) -> str:
     if tables == [KERNEL]:  # the table itself: its read can be split over threads (launch_join)
         return KERNEL
-    return f"({' UNION ALL '.join(f'SELECT start, [end], correlationId, globalPid FROM {t}' for t in tables)})"
+    from aiperf_lab.metrics.nsys.launch_join import OPS_UNION_PART
+
+    return f"({' UNION ALL '.join(f'{OPS_UNION_PART}{t}' for t in tables)})"
 
 
 def _gpu_launches(db: NsysDatabase) -> dict[int, _Launches]:
