@@ -24,7 +24,7 @@ from aiperf_lab.errors import MissingData
 from aiperf_lab.metrics.nsys.db import (KERNEL, MEMCPY, MEMSET, NVTX, NVTX_PUSHPOP, NVTX_STARTEND, NVTXT_PUSHPOP,
                                         NVTXT_STARTEND, RUNTIME, TIME_LIMIT, NsysDatabase, parse_integers, span_sql,
                                         split_global_tid)
-from aiperf_lab.metrics.nsys.nvtx import NvtxRange, load_ranges
+from aiperf_lab.metrics.nsys.nvtx import NvtxRange, load_ranges, prefetch_ranges
 from aiperf_lab.metrics.summary_stats import SUM_COLUMNS, duration_summary, sqlite_round, summary_rows
 from aiperf_lab.metrics.tables import ColumnRows, Table
 
@@ -280,6 +280,7 @@ def _projections(db: NsysDatabase, stacks: bool = True) -> tuple[Projections, Ne
         from aiperf_lab.metrics.nsys.launch_join import prefetch
 
         prefetch(db, _gpu_ops(tables), _OP_COLUMNS, db.launch_calls())
+        prefetch_ranges(db, "ranges")
     ranges = [r for r in _unique(load_ranges(db, end_bound="ranges")) if not r.ends_elsewhere]
     launches = _gpu_launches(db)
     nest = Nesting(ranges, stacks)
