@@ -53,16 +53,15 @@ class Bundle:
     def _read(self, tar: tarfile.TarFile, members, where: str) -> None:
         tops = set()
         for member in members:
-            shown = terminal_safe(repr(member.name), single_line=True)[:200]
             name = PurePosixPath(member.name)
             if (not member.name or name.is_absolute() or ".." in name.parts
                     or member.name.startswith(("/", "\\")) or "\x00" in member.name):
-                raise InputError(f"{where}: refused: unsafe member name {shown}")
+                raise InputError(f"{where}: refused: unsafe member name {_shown(member)}")
             if not (member.isfile() or member.isdir()):
-                raise InputError(f"{where}: refused: member {shown} is a link or device, not a file")
+                raise InputError(f"{where}: refused: member {_shown(member)} is a link or device, not a file")
             if not name.parts:  # "." or "./": the folder the archive was made in
                 if member.isfile():
-                    raise InputError(f"{where}: refused: unsafe member name {shown}")
+                    raise InputError(f"{where}: refused: unsafe member name {_shown(member)}")
                 continue
             tops.add(name.parts[0])
             if len(tops) > 1:
@@ -96,6 +95,10 @@ class Bundle:
 
     def close(self) -> None:
         self._data.clear()
+
+
+def _shown(member: tarfile.TarInfo) -> str:
+    return terminal_safe(repr(member.name), single_line=True)[:200]
 
 
 def _short(path: Path | str) -> str:
