@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import re
 import tarfile
+from collections import Counter
+from operator import methodcaller
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -45,6 +47,9 @@ class Bundle:
             self._read(tar, members, where)
         if MANIFEST not in self._members:
             raise InputError(f"{where}: not a triage archive (no {MANIFEST})")
+        if MANIFEST not in self._data:
+            raise InputError(f"{where}: refused: {MANIFEST} is {self._members[MANIFEST].size} bytes, more than "
+                             f"the {MAX_MEMBER_BYTES >> 20} MiB show and compare read of a member")
         manifest = self.json(MANIFEST)
         if not isinstance(manifest, dict) or manifest.get("tool") != "aiperf-triage":
             raise InputError(f"{where}: not a triage archive ({MANIFEST} is not aiperf-triage's JSON)")
@@ -141,9 +146,12 @@ def _list(value: Any) -> list:
     return value if isinstance(value, list) else []
 
 
+SCALARS = (str, int, float, bool)
+
+
 def _scalar(value: Any) -> Any:
     """A cell's value: numbers and strings as they are; anything else (a list, a dict) is not one."""
-    return value if isinstance(value, (str, int, float, bool)) or value is None else None
+    return value if isinstance(value, SCALARS) or value is None else None
 
 
 def _nvml(b: dict) -> dict:
@@ -151,7 +159,18 @@ def _nvml(b: dict) -> dict:
 
 
 def _gpu_rows(b: dict) -> list[dict]:
-    return [g for g in _list(_nvml(b).get("gpus")) if isinstance(g, dict)]
+    """The bundle's GPU entries, filtered once when it is loaded (compare's cost is per GPU entry)."""
+    rows = b.get("gpus")
+    if rows is None:
+        rows = b["gpus"] = [g for g in _list(_nvml(b).get("gpus")) if isinstance(g, dict)]
+    return rows
+
+
+def _active_links(rows: list[dict]) -> str | None:
+    """Active NVLinks per GPU, in one comprehension (one nested step per GPU, no helper call)."""
+    counts = [str(len([1 for link in links if isinstance(link, dict) and link.get("active")]))
+              if isinstance(links, list) else "0" for links in map(methodcaller("get", "nvlinks"), rows)]
+    return ",".join(counts) or None
 
 
 COMPARE_FIELDS = [
@@ -163,9 +182,7 @@ COMPARE_FIELDS = [
     ("max SM clock (MHz)", lambda b: _gpus(b, "max_sm_clock_mhz")),
     ("PCIe now", lambda b: _gpus(b, "pcie_gen_current", "pcie_width_current")),
     ("PCIe max", lambda b: _gpus(b, "pcie_gen_max", "pcie_width_max")),
-    ("NVLinks active", lambda b: ",".join(str(sum(1 for link in _list(g.get("nvlinks"))
-                                                  if isinstance(link, dict) and link.get("active")))
-                                          for g in _gpu_rows(b)) or None),
+    ("NVLinks active", lambda b: _active_links(_gpu_rows(b))),
     ("persistence", lambda b: _gpus(b, "persistence_mode")),
     ("ECC uncorrected", lambda b: _gpus(b, "ecc_errors_uncorrected_aggregate")),
     ("topology", lambda b: _topology(b)),
@@ -224,14 +241,22 @@ def _bench_nccl(b: dict, op: str, size: int) -> str | None:
     return None
 
 
+def _gpu_values(rows: list[dict], key: str) -> list[str]:
+    """str(_scalar(row[key])) for every GPU's row, in one comprehension (a bundle may list 60,000 GPUs)."""
+    return [str(v) if isinstance(v, SCALARS) else "None" for v in map(methodcaller("get", key), rows)]
+
+
 def _gpus(b: dict, *keys: str) -> str | None:
-    values = ["x".join(str(_scalar(g.get(k))) for k in keys) for g in _gpu_rows(b)]
-    return ",".join(values) if values else None
+    rows = _gpu_rows(b)
+    if not rows:
+        return None
+    columns = [_gpu_values(rows, key) for key in keys]
+    return ",".join(columns[0] if len(columns) == 1 else map("x".join, zip(*columns)))
 
 
 def _telemetry(b: dict, key: str) -> str | None:
-    rows = _list(b.get("telemetry"))
-    return ",".join(str(_scalar(r.get(key))) for r in rows if isinstance(r, dict)) if rows else None
+    rows = _list(b.get("telemetry"))  # dicts only (_rows)
+    return ",".join(_gpu_values(rows, key)) if rows else None
 
 
 def _topology(b: dict) -> str | None:
@@ -268,12 +293,10 @@ def compare(paths: list[Path]) -> tuple[list[str], list[list[str]], list[set[int
             bundle.close()
     rows, odd = [], []
     for label, getter in COMPARE_FIELDS:
-        values = []
-        for b in loaded:
-            value = getter(b)
-            values.append(terminal_safe(str(value), single_line=True)[:200] if value is not None else "-")
-        rows.append([label, *values])
-        counts = {v: values.count(v) for v in values}
+        # Whole values are compared (two bundles may differ only at their 50th GPU); 200 characters are shown.
+        values = [str(value) if value is not None else "-" for value in map(getter, loaded)]
+        rows.append([label, *(terminal_safe(v[:200], single_line=True)[:200] for v in values)])
+        counts = Counter(values)
         majority = max(counts.values())
         # flag the values that differ from the most common one (a tie flags every value)
         odd.append({i for i, v in enumerate(values) if counts[v] < majority or (majority * 2 <= len(values) and len(counts) > 1)}
