@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import H200
 
@@ -48,3 +50,25 @@ def test_wide_characters_markup_and_escapes(monkeypatch, columns):
     assert through_rich == direct
     assert "[bold]x[/]\\x1b[2J" in direct if columns == "240" else "[bold]" in direct
     assert "\x1b" not in direct and "Hostile [bold]title[/]" in direct
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(pieces=st.lists(st.sampled_from(["a", "\u65e5", "\u0301", "\u200b", "[", "e\u0301", " "]), min_size=1,
+                       max_size=400),
+       columns=st.integers(12, 70))
+def test_a_long_cell_is_clipped_before_rich_measures_it_without_changing_the_table(pieces, columns):
+    # rich measures every character of a cell: a 5 MB kernel name cost seconds to cut to 100 columns.
+    text = "".join(pieces)
+    clipped = render._clip(text, 10)
+    assert text.startswith(clipped) and (len(clipped) <= 48 or clipped == text)
+    outputs = []
+    for clip in (render._clip, lambda cell, width: cell):  # the reference: rich given every cell whole
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("COLUMNS", str(columns))
+            patch.setattr(render, "_clip", clip)
+            for threshold in (10**9, 0):  # through rich, then direct
+                patch.setattr(render, "PLAIN_ROWS_FROM", threshold)
+                buffer = io.StringIO()
+                render.render_terminal([Table("x", "t", ["Name", "n"], [[text, 1], ["b", 2]])], buffer)
+                outputs.append(buffer.getvalue())
+    assert outputs[0] == outputs[2] and outputs[1] == outputs[3]

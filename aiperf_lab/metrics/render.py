@@ -114,7 +114,7 @@ def render_terminal(tables: Sequence[Table], stream: TextIO = sys.stdout, limit:
                 grid.add_column(Text(column), justify="right" if numeric[i] else "left", no_wrap=True,
                                 overflow="ellipsis", width=fixed[i])
             for row in cells:
-                grid.add_row(*(Text(cell) for cell in row))
+                grid.add_row(*(Text(_clip(cell, width)) for cell, width in zip(row, fixed)))
             console.print(grid)
         for note in table.notes:
             console.print(Text(f"  note: {printable(note)}", style="dim"), overflow="fold")
@@ -126,6 +126,18 @@ def render_terminal(tables: Sequence[Table], stream: TextIO = sys.stdout, limit:
 PLAIN_ROWS_FROM = 200
 
 
+def _clip(text: str, width: int) -> str:
+    """`text`, or a prefix of it that a column `width` cells wide cuts the same way: rich measures every
+    character of a cell, and a kernel name can be 5 MB (three such names took the overview 2 s)."""
+    limit = 4 * width + 8
+    if len(text) <= limit:
+        return text
+    from rich.cells import cell_len
+
+    prefix = text[:limit]
+    return prefix if cell_len(prefix) > width else text  # (a run of zero-width characters: keep it whole)
+
+
 def _fit(text: str, width: int, right: bool) -> str:
     """`text` in `width` terminal cells, cut with an ellipsis as rich cuts it (wide characters count 2)."""
     if text.isascii():
@@ -134,6 +146,7 @@ def _fit(text: str, width: int, right: bool) -> str:
         return text.rjust(width) if right else text.ljust(width)
     from rich.cells import cell_len, set_cell_size
 
+    text = _clip(text, width)
     if cell_len(text) > width:
         text = set_cell_size(text, width - 1) + "\u2026" if width > 0 else ""
     pad = " " * max(0, width - cell_len(text))
