@@ -201,21 +201,36 @@ def write_tables(tables: Sequence[Table], directory: Path, stem: str, fmt: str) 
     written = []
     for table in tables:
         if fmt == "json":
-            path, text = directory / f"{stem}_{table.name}.json", to_json([table])
+            path = directory / f"{stem}_{table.name}.json"
+            _write_file(path, lambda handle: handle.write(to_json([table])))
         elif fmt == "table":
-            import io
-            buffer = io.StringIO()
-            render_terminal([table], buffer)
-            path, text = directory / f"{stem}_{table.name}.txt", buffer.getvalue()
+            path = directory / f"{stem}_{table.name}.txt"
+            _write_file(path, lambda handle: render_terminal([table], handle))
         else:
             path = directory / f"{stem}_{table.name}.csv"
-            with path.open("w", encoding="utf-8", newline="") as handle:
-                write_csv(table, handle)  # streamed: a trace report never sits in memory whole
-            written.append(path)
-            continue
-        path.write_text(text, encoding="utf-8")
+            _write_file(path, lambda handle: write_csv(table, handle))  # streamed: a trace never sits in memory whole
         written.append(path)
     return written
+
+
+def _write_file(path: Path, write) -> None:
+    """`write(handle)` into a new file beside `path`, then renamed onto it. A symlink already at the name
+    (a shared output folder) is replaced, never followed, so its target is left alone; an interrupted
+    write leaves no half-written table under the name. The file gets the usual umask-given mode."""
+    import secrets
+
+    temporary = path.with_name(f".{path.name[:150]}.{secrets.token_hex(4)}.partial")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            write(handle)
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
 
 
 def _render_records(console, title: str, columns: list[str], cells: list[list[str]], notes: list[str],
