@@ -116,3 +116,17 @@ def test_direct_records_cost_no_rich_layout_per_row(monkeypatch):
     finally:
         sys.setprofile(None)
     assert calls < 1000 * len(table.rows)  # about 340 a row (two values folded); rich's layout: 5,400
+
+
+@pytest.mark.parametrize("rows", [3, 300])
+def test_a_megabyte_value_in_a_block_is_cut_with_a_marker(monkeypatch, rows):
+    # One block per row folds every value in full: three 5 MB kernel names made cuda_gpu_trace print
+    # 100 MB (55,000 lines a row) and take minutes.
+    monkeypatch.setenv("COLUMNS", "60")
+    name = "k" * 1_000_000
+    table = Table("t", "t", ["Name", *(f"number {i}" for i in range(6))], [[name, *NUMBERS[:6]]] * rows)
+    buffer = io.StringIO()
+    render.render_terminal([table], buffer)
+    out = buffer.getvalue()
+    assert f"(cut at 16,384 of {len(name):,} characters: --format csv or json shows it whole)" in " ".join(out.split())
+    assert len(out) < rows * 40_000

@@ -147,6 +147,18 @@ def _clip(text: str, width: int) -> str:
     return prefix if cell_len(prefix) > width else text  # (a run of zero-width characters: keep it whole)
 
 
+# A value in a block is folded onto as many lines as it needs, up to this many characters (a kernel
+# name of 5 MB printed 55,000 lines a row); CSV and JSON keep it whole.
+RECORD_VALUE_CHARS = 16_384
+
+
+def _record_value(value: str) -> str:
+    if len(value) <= RECORD_VALUE_CHARS:
+        return value
+    return f"{value[:RECORD_VALUE_CHARS]}\u2026 (cut at {RECORD_VALUE_CHARS:,} of {len(value):,} characters: " \
+           "--format csv or json shows it whole)"
+
+
 def _write_records(console, columns: list[str], cells: list[list[str]], label_width: int, value_width: int) -> None:
     """_render_records' blocks, byte for byte as rich draws them, written straight to the console's file."""
     from rich.cells import cell_len
@@ -252,6 +264,7 @@ def _render_records(console, title: str, columns: list[str], cells: list[list[st
     from rich.text import Text
 
     console.print(Text(title + " (one block per row: the table is wider than the terminal)"))
+    cells = [[_record_value(value) for value in row] for row in cells]
     label_width = max(len(c) for c in columns)
     # rich fits the block in the terminal by taking one cell from the value column (4 cells of edges,
     # padding and divider were reserved; the block needs 5); the direct writer knows only that case.
