@@ -128,5 +128,5 @@ def test_a_megabyte_value_in_a_block_is_cut_with_a_marker(monkeypatch, rows):
     buffer = io.StringIO()
     render.render_terminal([table], buffer)
     out = buffer.getvalue()
-    assert f"(cut at 16,384 of {len(name):,} characters: --format csv or json shows it whole)" in " ".join(out.split())
+    assert f"(cut at 4,096 of {len(name):,} characters: --format csv or json shows it whole)" in " ".join(out.split())
     assert len(out) < rows * 40_000

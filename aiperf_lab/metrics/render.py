@@ -148,8 +148,9 @@ def _clip(text: str, width: int) -> str:
 
 
 # A value in a block is folded onto as many lines as it needs, up to this many characters (a kernel
-# name of 5 MB printed 55,000 lines a row); CSV and JSON keep it whole.
-RECORD_VALUE_CHARS = 16_384
+# name of 5 MB printed 55,000 lines a row, and rich folds a long word at 3 us a character); CSV and
+# JSON keep it whole. Real kernel names, deep C++ templates included, stay below it.
+RECORD_VALUE_CHARS = 4096
 
 
 def _record_value(value: str) -> str:
