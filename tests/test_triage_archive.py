@@ -191,3 +191,18 @@ def test_a_manifest_over_16_mib_is_refused_as_too_large(tmp_path):
     done = triage("show", bundle(tmp_path / "huge.tar.gz", {"b/manifest.json": manifest}))
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert "manifest.json is" in done.stderr and "more than the 16 MiB" in done.stderr, done.stderr
+
+
+def test_a_member_too_large_to_read_is_said_in_compare_never_shown_as_zero_gpus(tmp_path):
+    # 60,000 full GPU entries make hardware_capabilities.json 60 MB: compare used to show "GPU count 0".
+    gpu = {"name": "NVIDIA H200", "pad": "x" * 1000}
+    hw = json.dumps({"nvml": {"gpus": [gpu] * 17_000}}).encode()
+    assert len(hw) > archive.MAX_MEMBER_BYTES
+    big = bundle(tmp_path / "big.tar.gz", {"b/manifest.json": json.dumps(MANIFEST).encode(),
+                                           "b/hardware_capabilities.json": hw})
+    _labels, rows, odd = archive.compare([big, FIXTURE])
+    row = dict((r[0], (r[1:], o)) for r, o in zip(rows, odd))
+    assert row["GPU count"][0][0] == "not read: hardware_capabilities.json is over 16 MiB"
+    assert row["GPU model"][0][0] == row["driver"][0][0] == row["GPU count"][0][0]
+    assert row["GPU count"][0][1] == "1" and row["GPU count"][1] == {0, 1}
+    assert row["findings"][0][0] == "none"  # other members are still read

@@ -92,6 +92,10 @@ class Bundle:
             raise InputError(f"{_short(self.path)}: member {name} is {member.size} bytes, too large to read")
         return self._data[name].decode("utf-8", "replace")
 
+    def too_large(self, name: str) -> bool:
+        """The member is in the bundle but over MAX_MEMBER_BYTES, so it was not read."""
+        return name in self._members and name in READ_MEMBERS and name not in self._data
+
     def json(self, name: str) -> Any:
         try:
             return json.loads(self.read_text(name))
@@ -173,34 +177,38 @@ def _active_links(rows: list[dict]) -> str | None:
     return ",".join(counts) or None
 
 
+# Each field with the member it is read from: a member too large to read is said so, never shown as 0.
+HW, TOPOLOGY, BENCH = "hardware_capabilities.json", "topology/topology.json", "bench.json"
+TELEMETRY, FINDINGS = "telemetry_summary.json", "findings.json"
 COMPARE_FIELDS = [
-    ("GPU model", lambda b: _gpus(b, "name")),
-    ("GPU count", lambda b: str(len(_gpu_rows(b)))),
-    ("driver", lambda b: _scalar(_nvml(b).get("driver_version"))),
-    ("CUDA (driver)", lambda b: _scalar(_nvml(b).get("cuda_driver_version"))),
-    ("power limit (W)", lambda b: _gpus(b, "power_limit_enforced_w")),
-    ("max SM clock (MHz)", lambda b: _gpus(b, "max_sm_clock_mhz")),
-    ("PCIe now", lambda b: _gpus(b, "pcie_gen_current", "pcie_width_current")),
-    ("PCIe max", lambda b: _gpus(b, "pcie_gen_max", "pcie_width_max")),
-    ("NVLinks active", lambda b: _active_links(_gpu_rows(b))),
-    ("persistence", lambda b: _gpus(b, "persistence_mode")),
-    ("ECC uncorrected", lambda b: _gpus(b, "ecc_errors_uncorrected_aggregate")),
-    ("topology", lambda b: _topology(b)),
-    ("bench bf16 TFLOP/s", lambda b: _bench_gpus(b, "bf16_matmul_tflops", "bf16_matmul_tflops")),
-    ("bench fp32 TFLOP/s", lambda b: _bench_gpus(b, "fp32_matmul_tflops", "fp32_matmul_tflops")),
-    ("bench copy TB/s", lambda b: _bench_gpus(b, "copy_tb_s", "device_copy_tb_s")),
-    ("bench H2D GB/s", lambda b: _bench_hosts(b, "h2d_gb_s", "h2d_pinned_gb_s")),
-    ("bench D2H GB/s", lambda b: _bench_hosts(b, "d2h_gb_s", "d2h_pinned_gb_s")),
-    ("bench GPU pairs GB/s (min-max)", lambda b: _bench_pairs(b)),
-    *[(f"NCCL {op.replace('_', '-')} busbw GB/s @ {label}", (lambda o, n: lambda b: _bench_nccl(b, o, n))(op, size))
+    ("GPU model", HW, lambda b: _gpus(b, "name")),
+    ("GPU count", HW, lambda b: str(len(_gpu_rows(b)))),
+    ("driver", HW, lambda b: _scalar(_nvml(b).get("driver_version"))),
+    ("CUDA (driver)", HW, lambda b: _scalar(_nvml(b).get("cuda_driver_version"))),
+    ("power limit (W)", HW, lambda b: _gpus(b, "power_limit_enforced_w")),
+    ("max SM clock (MHz)", HW, lambda b: _gpus(b, "max_sm_clock_mhz")),
+    ("PCIe now", HW, lambda b: _gpus(b, "pcie_gen_current", "pcie_width_current")),
+    ("PCIe max", HW, lambda b: _gpus(b, "pcie_gen_max", "pcie_width_max")),
+    ("NVLinks active", HW, lambda b: _active_links(_gpu_rows(b))),
+    ("persistence", HW, lambda b: _gpus(b, "persistence_mode")),
+    ("ECC uncorrected", HW, lambda b: _gpus(b, "ecc_errors_uncorrected_aggregate")),
+    ("topology", TOPOLOGY, lambda b: _topology(b)),
+    ("bench bf16 TFLOP/s", BENCH, lambda b: _bench_gpus(b, "bf16_matmul_tflops", "bf16_matmul_tflops")),
+    ("bench fp32 TFLOP/s", BENCH, lambda b: _bench_gpus(b, "fp32_matmul_tflops", "fp32_matmul_tflops")),
+    ("bench copy TB/s", BENCH, lambda b: _bench_gpus(b, "copy_tb_s", "device_copy_tb_s")),
+    ("bench H2D GB/s", BENCH, lambda b: _bench_hosts(b, "h2d_gb_s", "h2d_pinned_gb_s")),
+    ("bench D2H GB/s", BENCH, lambda b: _bench_hosts(b, "d2h_gb_s", "d2h_pinned_gb_s")),
+    ("bench GPU pairs GB/s (min-max)", BENCH, lambda b: _bench_pairs(b)),
+    *[(f"NCCL {op.replace('_', '-')} busbw GB/s @ {label}", BENCH,
+       (lambda o, n: lambda b: _bench_nccl(b, o, n))(op, size))
       for op in ("all_reduce", "all_gather") for label, size in (("1 KiB", 1 << 10), ("1 MiB", 1 << 20),
                                                                  ("64 MiB", 1 << 26), ("1 GiB", 1 << 30))],
-    ("mean power (W)", lambda b: _telemetry(b, "avg_power_w")),
-    ("mean util (%)", lambda b: _telemetry(b, "util_gpu_avg_pct")),
-    ("mean SM active (%)", lambda b: _telemetry(b, "sm_active_avg_pct")),
-    ("max temp (C)", lambda b: _telemetry(b, "temp_max_c")),
-    ("power-capped (%)", lambda b: _telemetry(b, "clock_event_power_cap_pct")),
-    ("findings", lambda b: ",".join(sorted({str(f["id"]) for f in _list(b.get("findings"))
+    ("mean power (W)", TELEMETRY, lambda b: _telemetry(b, "avg_power_w")),
+    ("mean util (%)", TELEMETRY, lambda b: _telemetry(b, "util_gpu_avg_pct")),
+    ("mean SM active (%)", TELEMETRY, lambda b: _telemetry(b, "sm_active_avg_pct")),
+    ("max temp (C)", TELEMETRY, lambda b: _telemetry(b, "temp_max_c")),
+    ("power-capped (%)", TELEMETRY, lambda b: _telemetry(b, "clock_event_power_cap_pct")),
+    ("findings", FINDINGS, lambda b: ",".join(sorted({str(f["id"]) for f in _list(b.get("findings"))
                                             if isinstance(f, dict) and _scalar(f.get("id")) is not None})) or "none"),
 ]
 
@@ -288,13 +296,15 @@ def compare(paths: list[Path]) -> tuple[list[str], list[list[str]], list[set[int
                            "hw": bundle.json("hardware_capabilities.json"), "bench": bundle.json("bench.json"),
                            "telemetry": _rows(bundle.json("telemetry_summary.json")),
                            "findings": _rows(bundle.json("findings.json")),
-                           "topology": bundle.json("topology/topology.json")})
+                           "topology": bundle.json("topology/topology.json"),
+                           "unread": {name for name in READ_MEMBERS if bundle.too_large(name)}})
         finally:
             bundle.close()
     rows, odd = [], []
-    for label, getter in COMPARE_FIELDS:
+    for label, source, getter in COMPARE_FIELDS:
         # Whole values are compared (two bundles may differ only at their 50th GPU); 200 characters are shown.
-        values = [str(value) if value is not None else "-" for value in map(getter, loaded)]
+        values = [f"not read: {source} is over {MAX_MEMBER_BYTES >> 20} MiB" if source in b["unread"]
+                  else "-" if (value := getter(b)) is None else str(value) for b in loaded]
         rows.append([label, *(terminal_safe(v[:200], single_line=True)[:200] for v in values)])
         counts = Counter(values)
         majority = max(counts.values())
