@@ -132,7 +132,7 @@ def timed(code: Path, argv: list[str], env_extra: dict[str, str]) -> tuple[float
         done = subprocess.run([sys.executable, *argv], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                               env=env, cwd=code, timeout=TIMEOUT_S)
         code_ = done.returncode
-    except subprocess.TimeoutExpired:  # (its CPU time is then not counted: the child was not waited for)
+    except subprocess.TimeoutExpired:  # killed at TIMEOUT_S and reaped: its CPU until then is counted
         code_ = -9
     wall = time.monotonic() - began
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
