@@ -105,7 +105,7 @@ def streamed(path: Path, where: str, cap: int | None = None) -> Iterator[tuple[t
                              "(a gzip bomb, or not a triage archive)")
         stream = LimitedReader(gzip.GzipFile(fileobj=handle, mode="rb"), bound)
         with tarfile.open(fileobj=stream, mode="r|", bufsize=STREAM_BUFFER_BYTES) as tar:
-            yield tar, _counted(tar, where)
+            yield tar, _counted(tar, where, bound)
     except Unpacked:
         raise InputError(f"{where}: refused: it unpacks to more than {bound} bytes from {size} "
                          "(a gzip bomb, or not a triage archive)") from None
@@ -116,8 +116,13 @@ def streamed(path: Path, where: str, cap: int | None = None) -> Iterator[tuple[t
         handle.close()
 
 
-def _counted(tar: tarfile.TarFile, where: str) -> Iterator[tarfile.TarInfo]:
+def _counted(tar: tarfile.TarFile, where: str, bound: int) -> Iterator[tarfile.TarInfo]:
     for count, member in enumerate(tar, start=1):
         if count > MAX_MEMBERS:
             raise InputError(f"{where}: refused: more than {MAX_MEMBERS} members")
+        # A header declaring more than the whole archive may unpack to (a PAX size of 10^20) would have
+        # tarfile skip that far, one empty read at a time, past the stream's end: refused before that.
+        if member.size > bound:
+            raise InputError(f"{where}: refused: member {printable(member.name)[:200]} declares {member.size} "
+                             f"bytes, more than the archive may unpack to ({bound})")
         yield member

@@ -108,7 +108,18 @@ def test_a_gzip_bomb_is_refused_by_its_declared_size_and_by_what_it_unpacks(tmp_
     with pytest.raises(InputError, match="declares .* bytes unpacked"):
         archive.show(bomb)
     lying = bytearray(bomb.read_bytes())
-    lying[-4:] = (1000).to_bytes(4, "little")  # the trailer says 1000 bytes: unpacking still stops
+    lying[-4:] = (1000).to_bytes(4, "little")  # the trailer says 1000 bytes: the member's header still says
+    bomb.write_bytes(bytes(lying))
+    with pytest.raises(InputError, match="member b/big declares 67108864 bytes, more than the archive may unpack"):
+        archive.show(bomb)
+    members = b""  # members each within the bound, together past it: unpacking stops there
+    for n in range(4):
+        header = tarfile.TarInfo(f"b/part{n}")
+        header.size = 1024 * 1024
+        members += header.tobuf() + b"\0" * header.size
+    bomb.write_bytes(gzip.compress(members, 9))
+    lying = bytearray(bomb.read_bytes())
+    lying[-4:] = (1000).to_bytes(4, "little")
     bomb.write_bytes(bytes(lying))
     with pytest.raises(InputError, match="unpacks to more than"):
         archive.show(bomb)
@@ -206,3 +217,34 @@ def test_a_member_too_large_to_read_is_said_in_compare_never_shown_as_zero_gpus(
     assert row["GPU model"][0][0] == row["driver"][0][0] == row["GPU count"][0][0]
     assert row["GPU count"][0][1] == "1" and row["GPU count"][1] == {0, 1}
     assert row["findings"][0][0] == "none"  # other members are still read
+
+
+def test_a_summary_of_16_mib_of_escapes_is_shown_cut_and_escaped_at_once(tmp_path):
+    members = {"b/manifest.json": json.dumps(MANIFEST).encode(), "b/summary.md": b"\x1b" * (16 * 1024 * 1024 - 1)}
+    shown = archive.show(bundle(tmp_path / "esc.tar.gz", members))
+    assert "\x1b" not in shown and shown.startswith("\\x1b\\x1b")
+    assert len(shown) < 5 * archive.MAX_SHOWN_SUMMARY_CHARS
+    assert shown.rstrip().endswith(f"(summary.md holds {16 * 1024 * 1024 - 1} characters; the first "
+                                   f"{archive.MAX_SHOWN_SUMMARY_CHARS} are shown: unpack the bundle to read it whole)")
+    assert archive.terminal_safe("a\x1b[2Jb\u202ec\nd\te", single_line=True) == "a\\x1b[2Jb\\u202ec\\nd\\te"
+    assert archive.terminal_safe("a\x9bb\nc") == "a\\x9bb\nc"
+
+
+def test_a_member_declaring_more_than_the_archive_may_unpack_to_is_refused_before_skipping_it(tmp_path):
+    """A PAX size of 10^20 on summary.md: tarfile would skip that far past the stream's end, one empty read
+    at a time (show and compare hung)."""
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        data = json.dumps(MANIFEST).encode()
+        info = tarfile.TarInfo("b/manifest.json")
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+        info = tarfile.TarInfo("b/summary.md")
+        info.pax_headers = {"size": "99999999999999999999"}
+        tar.addfile(info, io.BytesIO(b""))
+    path = tmp_path / "pax.tar.gz"
+    path.write_bytes(gzip.compress(raw.getvalue(), 1))
+    for args in (["show", path], ["compare", FIXTURE, path]):
+        done = triage(*args)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+        assert "summary.md declares 99999999999999999999 bytes, more than the archive may unpack to" in done.stderr

@@ -28,10 +28,20 @@ READ_MEMBERS = {MANIFEST, "summary.md", "hardware_capabilities.json", "bench.jso
 UNSAFE_CHARACTERS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
+_UNSAFE_CODES = [*range(0x00, 0x09), *range(0x0b, 0x20), *range(0x7f, 0xa0), *range(0x202a, 0x202f),
+                 *range(0x2066, 0x206a)]
+# str.translate runs in C: 16 MiB of ESC bytes escaped in well under a second (a regex with a Python
+# callback per match took minutes).
+_ESCAPES = {code: ascii(chr(code))[1:-1] for code in _UNSAFE_CODES}
+_ESCAPES_ONE_LINE = {**_ESCAPES, ord("\n"): "\\n", ord("\t"): "\\t"}
+MAX_SHOWN_SUMMARY_CHARS = 1 << 20  # a real summary.md is a few KB
+
+
 def terminal_safe(text: str, single_line: bool = False) -> str:
     """Text from a bundle made safe to print: control characters shown escaped, never sent."""
-    pattern = UNSAFE_CHARACTERS if not single_line else re.compile(UNSAFE_CHARACTERS.pattern[:-1] + r"\n\t]")
-    return pattern.sub(lambda m: ascii(m.group(0))[1:-1], text)
+    if not single_line and not UNSAFE_CHARACTERS.search(text):
+        return text
+    return text.translate(_ESCAPES_ONE_LINE if single_line else _ESCAPES)
 
 
 class Bundle:
@@ -118,9 +128,16 @@ def show(path: Path) -> str:
     bundle = Bundle(path)
     try:
         try:
-            return terminal_safe(bundle.read_text("summary.md"))
+            summary = bundle.read_text("summary.md")
         except KeyError:
-            return terminal_safe(_manifest_text(bundle.manifest))
+            summary = None
+        if summary is not None:
+            if len(summary) <= MAX_SHOWN_SUMMARY_CHARS:
+                return terminal_safe(summary)
+            return (terminal_safe(summary[:MAX_SHOWN_SUMMARY_CHARS]) +
+                    f"\n... (summary.md holds {len(summary)} characters; the first {MAX_SHOWN_SUMMARY_CHARS} "
+                    "are shown: unpack the bundle to read it whole)\n")
+        return terminal_safe(_manifest_text(bundle.manifest))
     finally:
         bundle.close()
 
