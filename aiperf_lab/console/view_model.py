@@ -186,9 +186,7 @@ def run_state(running: bool, cancel_requested: bool, error: str | None, record) 
         return "did not start"
     if record is None:
         return "ended"
-    if getattr(record, "cancelled", False):
-        return f"cancelled (exit {record.exit_code})"
-    return f"finished (exit {record.exit_code})"
+    return record.outcome   # labs.record.outcome: the words history and `labs show --answers` use
 
 
 # --- the one-line live status every screen shows -------------------------------------------------

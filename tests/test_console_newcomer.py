@@ -1,0 +1,132 @@
+"""What a newcomer at 80x24 trips over: Labs labels cut at the edge, a run that ended under the quit
+question still reading "running", and the Run screen and `labs show --answers` using different words
+for a run that exited non-zero."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import REPO
+
+pytest.importorskip("textual")
+
+from rich.cells import cell_len  # noqa: E402
+from textual.widgets import Tree  # noqa: E402
+
+from aiperf_lab.console.screens.run import RunScreen  # noqa: E402
+from aiperf_lab.console.widgets import Confirm  # noqa: E402
+from aiperf_lab.labs.catalog import MAX_SHORT_TITLE, CatalogError, load_catalog, parse_catalog  # noqa: E402
+from aiperf_lab.labs.record import outcome  # noqa: E402
+from test_console_truth import GradedRunner, make_app, run_to_the_end, text_of, wait_until  # noqa: E402
+
+
+def _tree_lines(tree: Tree) -> list[tuple[int, str]]:
+    """(columns the line takes: guides and label, label) for every line the tree shows."""
+    lines = []
+
+    def walk(node, depth):
+        lines.append((depth * tree.guide_depth + cell_len(node.label.plain) + (2 if node.allow_expand else 0),
+                      node.label.plain))
+        for child in node.children:
+            walk(child, depth + 1)
+    walk(tree.root, 0)
+    return lines
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 60)])
+def test_every_labs_tree_label_fits_the_tree(tmp_path, size):
+    async def scenario():
+        app = make_app(tmp_path, gpus=0, gpu_here=False)
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause(0.2)
+            tree = app.screen.query_one("#lab-tree", Tree)
+            room = tree.scrollable_content_region.width
+            lines = _tree_lines(tree)
+            too_long = [label for width, label in lines if width > room]
+            assert not too_long, f"cut at {size[0]} columns ({room} in the tree): {too_long}"
+            assert tree.virtual_size.width <= room        # nothing to scroll sideways
+            assert "[cpu]: runs without a GPU" in lines[0][1]
+            labels = {label for _width, label in lines}
+            first = load_catalog()[0].exercises[0]
+            if size[0] == 80:   # the short titles, and every exercise is still there, [cpu] marked
+                assert f"ex01 [cpu] {first.short_title}" in labels
+            else:               # room for the whole title
+                assert f"ex01 [cpu] {first.title}" in labels
+            leaves = [leaf for branch in tree.root.children for leaf in branch.children]
+            assert [leaf.data.cpu_size for leaf in leaves] == ["[cpu]" in leaf.label.plain for leaf in leaves]
+            assert len(leaves) == sum(len(m.exercises) for m in load_catalog())
+
+    asyncio.run(scenario())
+
+
+def test_short_titles_are_there_and_short():
+    for module in load_catalog():
+        for exercise in module.exercises:
+            assert 0 < len(exercise.short_title) <= MAX_SHORT_TITLE, exercise.id
+    entry = {"id": "09-ex01", "title": "t", "short_title": "x" * (MAX_SHORT_TITLE + 1), "topic": "t",
+             "difficulty": 1, "walkthrough": "04-ex01-power-measurement.md", "workload": "w",
+             "variants": {"a": {"description": "d"}}}
+    with pytest.raises(CatalogError, match="short_title must be 1 to 18 characters"):
+        parse_catalog({"modules": [{"id": "09", "title": "X", "exercises": [entry]}]})
+    del entry["short_title"]
+    with pytest.raises(CatalogError, match="missing 'short_title'"):
+        parse_catalog({"modules": [{"id": "09", "title": "X", "exercises": [entry]}]})
+
+
+def test_a_run_that_ends_under_the_quit_question_reads_as_ended_below_it(tmp_path):
+    # ignore_cancel: setting the event only lets the fake workload end, on its own, with exit 2
+    runner = GradedRunner(exit_code=2, wait_for_cancel=True, ignore_cancel=True)
+
+    async def scenario():
+        app = make_app(tmp_path, runner)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("down", "down", "r")
+            await wait_until(pilot, lambda: app.ctx.run is not None and app.ctx.run.running)
+            await pilot.pause(0.2)
+            run_screen = app.screen
+            assert isinstance(run_screen, RunScreen)
+            assert "running" in text_of(run_screen.query_one("#run-header"))
+            await pilot.press("q")
+            await pilot.pause()
+            assert isinstance(app.screen, Confirm)
+            app.ctx.run.cancel.set()                     # the workload ends while the question is up
+            question = app.screen.query_one("#confirm-question")
+            await wait_until(pilot, lambda: "has ended" in text_of(question))
+            await wait_until(pilot, lambda: "running" not in text_of(run_screen.query_one("#run-header")))
+            assert isinstance(app.screen, Confirm)       # still asking: the header below followed the run
+            assert "failed (exit 2)" in text_of(run_screen.query_one("#run-header"))
+            await pilot.press("n")
+        return app
+
+    asyncio.run(scenario()).ctx.stop_work()
+
+
+def test_the_run_screen_and_labs_show_answers_say_the_same_word_for_a_failed_run(tmp_path):
+    async def scenario():
+        app = make_app(tmp_path, GradedRunner(exit_code=2))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await run_to_the_end(app, pilot)
+            return text_of(app.screen.query_one("#run-header")), app.ctx.run.record
+
+    header, record = asyncio.run(scenario())
+    word = outcome(record.exit_code, record.cancelled)
+    assert word == "failed (exit 2)" and word in header
+    assert json.loads((tmp_path / "runs" / record.folder.split("/")[-1] / "run.json").read_text())["exit_code"] == 2
+    refused = subprocess.run([sys.executable, "-m", "aiperf_lab.labs", "show", record.exercise, "--answers",
+                              "--runs-dir", str(tmp_path / "runs")], capture_output=True, text=True, cwd=REPO)
+    assert refused.returncode == 2
+    assert f"its one run there {word}" in refused.stderr and "did not finish" not in refused.stderr
+
+
+@pytest.mark.parametrize("exit_code, cancelled, word", [
+    (0, False, "finished (exit 0)"), (2, False, "failed (exit 2)"), (-9, False, "failed (exit -9)"),
+    (-2, True, "cancelled (exit -2)"), (0, True, "cancelled (exit 0)"), (None, False, "did not finish"),
+    (None, True, "cancelled"),
+])
+def test_one_word_for_how_a_workload_ended(exit_code, cancelled, word):
+    assert outcome(exit_code, cancelled) == word
