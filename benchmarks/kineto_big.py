@@ -25,10 +25,11 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+from process_measure import run_measured, stats_child
 
 REPO = Path(__file__).resolve().parent.parent
 SOURCE_TRACE = REPO / "tests" / "data" / "h200" / "torch_encoder_layer.pt.trace.json"
@@ -75,36 +76,13 @@ def make_trace(target: Path, gigabytes: float, gpu_only: bool = False) -> tuple[
     return target, written
 
 
-def child(args: list[str]) -> int:
-    """aiperf-stats in this process, then its peak RSS (VmHWM) on stderr."""
-    from aiperf_lab.metrics.cli import main as stats
-
-    code = stats(args)
-    sys.stdout.flush()
-    with open("/proc/self/status") as status:
-        hwm = next(line for line in status if line.startswith("VmHWM:"))
-    print(f"peak_rss_kb={int(hwm.split()[1])}", file=sys.stderr)
-    return code
-
-
 def run_child(code: Path, trace: Path, extra: list[str]) -> tuple[float, float, float, float, int, str]:
     """(wall s, CPU s, wait4 ru_maxrss MB, VmHWM MB, exit code, last stderr line) of one child process."""
     env = dict(os.environ, PYTHONPATH=str(code), COLUMNS="200")
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # as users run it: modules compiled once, then cached
-    argv = [sys.executable, str(Path(__file__).resolve()), "--child", str(trace), "--format", "csv", *extra]
-    began = time.monotonic()
-    with open(os.devnull, "wb") as devnull:
-        proc = subprocess.Popen(argv, stdout=devnull, stderr=subprocess.PIPE, env=env)
-        stderr = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
-        _pid, status, usage = os.wait4(proc.pid, 0)
-    wall = time.monotonic() - began
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    lines = stderr.splitlines()
-    peaks = [line for line in lines if line.startswith("peak_rss_kb=")]
-    hwm = int(peaks[-1].split("=")[1]) / 1024 if peaks else float("nan")
-    others = [line for line in lines if not line.startswith("peak_rss_kb=")]
-    cpu = usage.ru_utime + usage.ru_stime
-    return wall, cpu, usage.ru_maxrss / 1024, hwm, proc.returncode, others[-1] if others else ""
+    run = run_measured([sys.executable, str(Path(__file__).resolve()), "--child", str(trace), "--format", "csv",
+                        *extra], env)
+    return run.wall_s, run.cpu_s, run.maxrss_mb, run.peak_rss_mb, run.exit_code, run.last_stderr_line
 
 
 def label(extra: list[str]) -> str:
@@ -113,7 +91,7 @@ def label(extra: list[str]) -> str:
 
 def main() -> int:
     if sys.argv[1:2] == ["--child"]:
-        return child(sys.argv[2:])
+        return stats_child(sys.argv[2:])
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--workdir", required=True, type=Path)
     parser.add_argument("--gb", type=float, default=1.0, help="size of the big trace in GB (1e9 bytes)")

@@ -33,9 +33,9 @@ import random
 import sqlite3
 import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
+
+from process_measure import print_peak_rss, run_measured, stats_child
 
 REPO = Path(__file__).resolve().parent.parent
 SOURCE_EXPORT = REPO / "tests" / "data" / "h200" / "lm_forward.sqlite"
@@ -60,42 +60,13 @@ NSYS_REPORTS = ["overview", "cuda_gpu_kern_sum", "kernel_breakdown", "gpu_idle",
 TORCH_RUNS = [[], ["--report", "gpu_idle"]]
 
 
-def run_measured(argv: list[str], env: dict[str, str]) -> tuple[float, float, int, float]:
-    """(wall seconds, peak RSS in MB, exit code, CPU seconds) of one process. The child reports its own
-    VmHWM (wait4's ru_maxrss was seen to under-report on this sandboxed VM); its CPU time (user + system,
-    from wait4) is what a loaded machine disturbs least."""
-    with tempfile.TemporaryFile("w+") as err:
-        began = time.monotonic()
-        process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=err, env=env)
-        _pid, status, usage = os.wait4(process.pid, 0)
-        wall = time.monotonic() - began
-        process.returncode = os.waitstatus_to_exitcode(status)
-        err.seek(0)
-        peak = [line for line in err.read().splitlines() if line.startswith("peak_rss_kb=")]
-    return (wall, int(peak[-1].split("=")[1]) / 1024 if peak else float("nan"), process.returncode,
-            usage.ru_utime + usage.ru_stime)
-
-
-def child(args: list[str]) -> int:
-    """Run aiperf-stats in this process, then print its peak RSS (VmHWM) on stderr."""
-    from aiperf_lab.metrics.cli import main as stats
-
-    code = stats(args)
-    with open("/proc/self/status") as status:
-        hwm = next(line for line in status if line.startswith("VmHWM:"))
-    print(f"peak_rss_kb={int(hwm.split()[1])}", file=sys.stderr)
-    return code
-
-
 def bare_child(export: str, which: str) -> int:
     """Run one bare SQL set in this process (each query fetched whole), then print its peak RSS."""
     con = sqlite3.connect(f"file:{export}?mode=ro", uri=True)
     for sql in BARE[which]:
         con.execute(sql).fetchall()
     con.close()
-    with open("/proc/self/status") as status:
-        hwm = next(line for line in status if line.startswith("VmHWM:"))
-    print(f"peak_rss_kb={int(hwm.split()[1])}", file=sys.stderr)
+    print_peak_rss()
     return 0
 
 
@@ -161,7 +132,8 @@ def nsys_table(export: Path, reports: list[str], codes: list[tuple[str, Path]], 
             for label, code in codes:
                 runs.append(((report, label), *command(code, export, extra)))
         for key, argv, env in runs:
-            wall, rss, rc, cpu = run_measured(argv, env)
+            run = run_measured(argv, env)
+            wall, rss, rc, cpu = run.wall_s, run.peak_rss_mb, run.exit_code, run.cpu_s
             for record, value in ((walls, wall), (cpus, cpu), (peaks, rss)):
                 record.setdefault(key, []).append(value)
             exits.setdefault(key, set()).add(rc)
@@ -184,7 +156,7 @@ def nsys_table(export: Path, reports: list[str], codes: list[tuple[str, Path]], 
 
 def main() -> int:
     if sys.argv[1:2] == ["--child"]:
-        return child(sys.argv[2:])
+        return stats_child(sys.argv[2:])
     if sys.argv[1:2] == ["--bare"]:
         return bare_child(sys.argv[2], sys.argv[3])
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -212,7 +184,8 @@ def main() -> int:
         for extra in TORCH_RUNS:
             for label, code in codes:
                 argv, env = command(code, trace, extra)
-                wall, rss, rc, cpu = run_measured(argv, env)
+                run = run_measured(argv, env)
+                wall, rss, rc, cpu = run.wall_s, run.peak_rss_mb, run.exit_code, run.cpu_s
                 print(f"| {trace.name} ({size_mb:.0f} MB) | {' '.join(extra) or 'overview'} | {label} | {wall:.1f} "
                       f"| {cpu:.1f} | {rss:.0f} | {rc} |", flush=True)
     return 0

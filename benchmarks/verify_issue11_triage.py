@@ -129,6 +129,43 @@ def case_sigkill(work: Path, log) -> dict:
             "detail": f"workload seen: {seen}; still alive: {alive or 'none'}; files left: {left or 'none'}"}
 
 
+def case_nccl_payloads(work: Path, log) -> dict:
+    """A one-rank NCCL job under triage: the bundle's export keeps NCCL's NVTX payloads (message sizes),
+    which nsys exports only with --include-blobs=true."""
+    torchrun = shutil.which("torchrun")
+    if torchrun is None:
+        return {"case": "NCCL payloads in the bundle's export", "ok": False, "detail": "torchrun not found"}
+    env = dict(clean_env(), NCCL_NVLS_ENABLE="0")
+    argv = [sys.executable, "-m", "aiperf_lab.triage.cli", "--duration", "40", "--output", str(work / "nccl"), "--",
+            torchrun, "--nproc_per_node", "1", str(Path(__file__).resolve().parent / "nccl_allreduce.py"), "--steps", "6"]
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=240)
+    log.write(f"$ triage -- torchrun nccl_allreduce.py -> {done.returncode}\n{done.stderr[-3000:]}\n")
+    if done.returncode != 0:
+        return {"case": "NCCL payloads in the bundle's export", "ok": False, "detail": f"exit {done.returncode}"}
+    files = members(Path(done.stdout.strip().splitlines()[-1]))
+    export = files.get("nsys/workload.sqlite")
+    if export is None:
+        return {"case": "NCCL payloads in the bundle's export", "ok": False, "detail": "no nsys/workload.sqlite"}
+    with tempfile.NamedTemporaryFile(suffix=".sqlite") as copy:
+        copy.write(export)
+        copy.flush()
+        import sqlite3
+        con = sqlite3.connect(copy.name)
+        ranges, blobs = con.execute(
+            "SELECT count(*), count(n.binaryData) FROM NVTX_EVENTS AS n JOIN StringIds AS s ON s.id = n.textId "
+            "WHERE s.value LIKE 'nccl%'").fetchone()
+        con.close()
+        sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+        from aiperf_lab.metrics.nsys.db import NsysDatabase
+        from aiperf_lab.metrics.nsys.ranks import NcclCalls, split_ranks
+        sizes = sorted({size for rank in split_ranks([("rank0", NsysDatabase(copy.name))])
+                        for calls in NcclCalls(rank).by_thread.values()
+                        for _start, _end, collective, size, _comm, _text in calls if collective and size})
+    ok = ranges > 0 and blobs == ranges and 16 * (1 << 20) in sizes
+    return {"case": "NCCL payloads in the bundle's export (16 MiB all-reduce read back)", "ok": ok,
+            "detail": f"{ranges} NCCL ranges, {blobs} with payload bytes; sizes {sizes}"}
+
+
 def main() -> int:
     out = Path(sys.argv[1])
     out.mkdir(parents=True, exist_ok=True)
@@ -136,7 +173,7 @@ def main() -> int:
     nsys = shutil.which("nsys")
     with tempfile.TemporaryDirectory() as folder, open(out / "verify_issue11_triage.log", "w") as log:
         work = Path(folder)
-        for case in (case_clean, case_planted, case_sigkill):
+        for case in (case_clean, case_planted, case_sigkill, case_nccl_payloads):
             started = time.monotonic()
             try:
                 row = case(work, log)

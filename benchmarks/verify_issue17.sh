@@ -142,7 +142,10 @@ if [[ " $PARTS " == *" part2 "* ]]; then
       # NCCL's message sizes are NVTX extended payloads: nsys export writes their bytes (NVTX_EVENTS.binaryData)
       # only with --include-blobs=true, where this nsys has that option.
       BLOBS=()
-      if nsys export --help 2>&1 | grep -q -- '--include-blobs'; then BLOBS=(--include-blobs=true); fi
+      # (The help is read whole before grep: `grep -q` closing the pipe early made nsys die of SIGPIPE, and
+      # under pipefail the option looked absent.)
+      EXPORT_HELP=$(nsys export --help 2>&1)
+      if [[ "$EXPORT_HELP" == *--include-blobs* ]]; then BLOBS=(--include-blobs=true); fi
       row "nsys export ${BLOBS[*]:-(this nsys has no --include-blobs: payload bytes not exported)}"
       for r in 0 1; do
         timeout 60 nsys export --type sqlite "${BLOBS[@]}" --force-overwrite true -o "$W/rank$r.sqlite" "$W/rank$r.nsys-rep" >> "$LOG" 2>&1
@@ -155,6 +158,11 @@ tables = {n for (n,) in con.execute("SELECT name FROM sqlite_master WHERE type='
 for table in ("META_DATA_CAPTURE", "TARGET_INFO_SYSTEM_ENV", "ProcessStreams", "PROCESSES"):
     if table in tables:
         con.execute(f"DELETE FROM {table}")
+# StringIds also holds each process's environment as one NUL-separated block ("NAME=value\0NAME=...").
+con.text_factory = bytes
+for sid, value in con.execute("SELECT id, value FROM StringIds").fetchall():
+    if isinstance(value, bytes) and b"\x00" in value and b"=" in value.split(b"\x00", 1)[0]:
+        con.execute("UPDATE StringIds SET value = ? WHERE id = ?", ("(environment removed)", sid))
 con.commit(); con.execute("VACUUM"); con.close()
 PY
         cp "$W/rank$r.sqlite" "$OUT/rank$r.sqlite"

@@ -1,11 +1,12 @@
 """NCCL's message sizes from NVTX extended payloads (nvtx_payload.py) and nccl_sum's bytes and bandwidths.
 
-The real two-H200 capture (tests/data/h200x2, NCCL 2.28, nsys 2025.3) was exported without
---include-blobs, so it holds NCCL's payload schemas but no payload bytes: nccl_sum must say so. To check the
-decoding, copies of it get binaryData written here the way NCCL lays out its structs (nvtx_payload_schemas.h
-in NCCL: packed by the C compiler, not by the schema rows the decoder reads) with the sizes the captured
-workload used (benchmarks/nccl_allreduce.py: 16 MiB all-reduces, 4 MiB per rank all-gathers). The framing
-nsys puts around a payload is checked on a real export by benchmarks/verify_issue17.sh (part 2).
+The real two-H200 capture (tests/data/h200x2, NCCL 2.28, nsys 2025.3.1 `export --include-blobs=true`)
+holds NCCL's payloads: nccl_sum must give the bytes the workload moved, and say why where a copy without
+the payload bytes is given. To check the decoding further, copies of it get binaryData written here in the framing Nsight Systems
+2025.3.1 exports (seen on a real one-rank NCCL capture on the H100: a 64-bit payload count, then schema
+id, size and offset per payload, then the bytes; REAL_BLOBS below are three of its blobs verbatim) around
+NCCL's structs with the sizes the captured workload used (benchmarks/nccl_allreduce.py: 16 MiB
+all-reduces, 4 MiB per rank all-gathers).
 """
 
 from __future__ import annotations
@@ -29,16 +30,27 @@ MiB = 1 << 20
 COMM = 0x5EED_CAFE_0000_0042
 # NCCL's structs (NcclNvtxParams*) as the C compiler lays them out on x86-64, by the range that carries each.
 LAYOUTS = {
-    "ncclCommInitRankConfig": (16777218, struct.Struct("<Qiii4x")),   # comm, nranks, rank, cudaDev
+    "ncclCommInitRankConfig": (16777227, struct.Struct("<Qiii4x")),   # comm, nranks, rank, cudaDev
     "ncclAllReduce": (16777221, struct.Struct("<QQi4x")),             # comm, bytes, op
     "ncclAllGather": (16777220, struct.Struct("<QQ")),                # comm, bytes
     "ncclCommFinalize": (16777230, struct.Struct("<Q")),              # comm
-    "ncclCommDestroy": (16777227, struct.Struct("<Qiii4x")),
+    "ncclCommDestroy": (16777218, struct.Struct("<Qiii4x")),
+}
+# binaryData of three NCCL ranges of a one-rank capture of benchmarks/nccl_allreduce.py on the H100
+# (nsys 2025.3.1 `export --include-blobs=true`, NCCL 2.28.9), in hex as sqlite3's hex() printed them.
+REAL_BLOBS = {
+    "ncclAllReduce": "01000000000000000500000100000000180000000000000020000000000000007991A4029A27D555"
+                     "000000010000000000000000FE7F0000",
+    "ncclAllGather": "01000000000000000400000100000000100000000000000020000000000000007991A4029A27D555"
+                     "0000400000000000",
+    "ncclCommInitRankConfig": "01000000000000000B00000100000000180000000000000020000000000000007991A4029A27D555"
+                              "01000000000000000000000000000000",
 }
 
 
 def _frame(domain: int, schema: int, payload: bytes) -> bytes:
-    return struct.pack("<IIQQQ", domain, 0, schema, len(payload), 32 + len(payload)) + payload
+    """One payload as nsys exports it: count 1; schema id, size, offset 32; the payload."""
+    return struct.pack("<QQQQ", 1, schema, len(payload), 32) + payload
 
 
 def _with_blobs(tmp_path, rank: int, *, nranks: int = 2, as_hex: bool = False, frame=_frame) -> str:
@@ -70,20 +82,30 @@ def _notes(capsys, files) -> str:
     return capsys.readouterr().out
 
 
-def test_the_real_capture_gives_exact_bytes_or_says_why_not(capsys):
+def test_the_real_capture_gives_the_bytes_the_workload_moved(capsys):
     files = [str(DATA / "nccl_rank0.sqlite"), str(DATA / "nccl_rank1.sqlite")]
     code, rows = _nccl_sum(capsys, files)
+    assert code == 0
+    assert {(r["Rank"], r["Collective"], r["Count"], r["Bytes"], r["Ranks"]) for r in rows} == {
+        ("0", "AllReduce", "23", str(23 * 16 * MiB), "2"), ("1", "AllReduce", "23", str(23 * 16 * MiB), "2"),
+        ("0", "AllGather", "5", str(5 * 4 * MiB * 2), "2"), ("1", "AllGather", "5", str(5 * 4 * MiB * 2), "2")}
+    assert "Bytes unknown" not in _notes(capsys, files)
+
+
+def test_an_export_without_the_payload_bytes_says_why(tmp_path, capsys):
+    files = []
+    for rank in range(2):
+        path = tmp_path / f"nccl_rank{rank}.sqlite"
+        shutil.copy(DATA / path.name, path)
+        with sqlite3.connect(path) as con:
+            con.execute("UPDATE NVTX_EVENTS SET binaryData = NULL")
+        files.append(str(path))
+    code, rows = _nccl_sum(capsys, files)
     assert code == 0 and len(rows) == 4
-    with sqlite3.connect(files[0]) as con:
-        blobs = con.execute("SELECT count(binaryData) FROM NVTX_EVENTS").fetchone()[0]
-    if blobs:  # re-captured with --include-blobs=true: the bytes the workload moved
-        assert {(r["Collective"], r["Bytes"]) for r in rows} == {("AllReduce", str(23 * 16 * MiB)),
-                                                                 ("AllGather", str(5 * 4 * MiB * 2))}
-    else:
-        assert {r["Bytes"] for r in rows} == {"unknown"} and {r["BusBW (GB/s)"] for r in rows} == {""}
-        notes = _notes(capsys, files)
-        assert "nccl_rank0.sqlite has NCCL's payload schemas but no payload data" in notes
-        assert "has no option for it" in notes and "nccl_rank1.sqlite" in notes
+    assert {r["Bytes"] for r in rows} == {"unknown"} and {r["BusBW (GB/s)"] for r in rows} == {""}
+    notes = _notes(capsys, files)
+    assert "nccl_rank0.sqlite has NCCL's payload schemas but no payload data" in notes
+    assert "only with --include-blobs=true" in notes and "nccl_rank1.sqlite" in notes
 
 
 @pytest.mark.parametrize("as_hex", [False, True])
@@ -116,8 +138,8 @@ def test_the_communicators_size_comes_from_its_init_payload(tmp_path, capsys):
 
 
 def test_a_blob_whose_framing_does_not_check_out_is_not_guessed(tmp_path, capsys):
-    def bad_total(domain, schema, payload):  # total size disagrees with the payload size
-        return struct.pack("<IIQQQ", domain, 0, schema, len(payload), 40 + len(payload)) + payload
+    def bad_total(domain, schema, payload):  # the offset puts the payload past the blob's end
+        return struct.pack("<QQQQ", 1, schema, len(payload), 40) + payload
 
     files = [_with_blobs(tmp_path, 0, frame=bad_total)]
     code, rows = _nccl_sum(capsys, files)
@@ -149,6 +171,7 @@ def test_a_json_payload_is_read_too(tmp_path, capsys):
     path = tmp_path / "rank0.sqlite"
     shutil.copy(DATA / "nccl_rank0.sqlite", path)
     con = sqlite3.connect(path)
+    con.execute("UPDATE NVTX_EVENTS SET binaryData = NULL")
     con.execute("UPDATE NVTX_EVENTS SET jsonText = '{\"Message size [bytes]\": 1024}' WHERE eventType = 59 "
                 "AND textId IN (SELECT id FROM StringIds WHERE value IN ('ncclAllReduce', 'ncclAllGather'))")
     con.commit()
@@ -179,7 +202,7 @@ def test_the_gpu_scripts_check_of_the_bytes_against_the_workload(tmp_path, capsy
     import subprocess
     import sys
 
-    files = [_with_blobs(tmp_path, r) for r in range(2)]
+    files = [str(DATA / "nccl_rank0.sqlite"), str(DATA / "nccl_rank1.sqlite")]  # the real capture
     (tmp_path / "nccl_sum.csv").write_text(subprocess.run(
         [sys.executable, "-m", "aiperf_lab.metrics.cli", *files, "--report", "nccl_sum", "--format", "csv"],
         capture_output=True, text=True, check=True).stdout)
@@ -188,9 +211,40 @@ def test_the_gpu_scripts_check_of_the_bytes_against_the_workload(tmp_path, capsy
     out = subprocess.run(dump, capture_output=True, text=True, check=True).stdout
     assert "with binaryData: 31" in out and "'Message size [bytes]': 16777216" in out
     assert out.rstrip().endswith("bytes as the workload moved them: yes")
-    shutil.copy(DATA / "nccl_rank0.sqlite", files[0])  # the capture as exported: no bytes
+    files[0] = str(tmp_path / "nccl_rank0.sqlite")  # the capture exported without --include-blobs
+    shutil.copy(DATA / "nccl_rank0.sqlite", files[0])
+    with sqlite3.connect(files[0]) as con:
+        con.execute("UPDATE NVTX_EVENTS SET binaryData = NULL")
+    dump[2] = files[0]
     (tmp_path / "nccl_sum.csv").write_text(subprocess.run(
         [sys.executable, "-m", "aiperf_lab.metrics.cli", *files, "--report", "nccl_sum", "--format", "csv"],
         capture_output=True, text=True, check=True).stdout)
     out = subprocess.run(dump, capture_output=True, text=True, check=True).stdout
     assert "with binaryData: 0" in out and out.rstrip().endswith("bytes as the workload moved them: NO")
+
+
+def test_real_blobs_from_an_h100_capture_decode_to_the_sizes_the_workload_moved():
+    decoder = PayloadDecoder(NsysDatabase(DATA / "nccl_rank0.sqlite"))  # the same NCCL 2.28 schemas
+    values = {name: decoder.decode(1, bytes.fromhex(blob)) for name, blob in REAL_BLOBS.items()}
+    assert all(isinstance(v, Payload) for v in values.values()), values
+    assert values["ncclAllReduce"].values == {"NCCL communicator ID": 0x55D5279A02A49179,
+                                              "Message size [bytes]": 16 * MiB, "Reduction operation": "Sum"}
+    assert values["ncclAllGather"].values == {"NCCL communicator ID": 0x55D5279A02A49179,
+                                              "Message size [bytes]": 4 * MiB}
+    assert values["ncclCommInitRankConfig"].values == {"NCCL communicator ID": 0x55D5279A02A49179,
+                                                       "No. of ranks": 1, "Rank": 0, "CUDA device": 0}
+    # the same bytes under the other framing guessed before (a 32-bit domain first) would not check out
+    wrong = bytes.fromhex(REAL_BLOBS["ncclAllReduce"])
+    assert isinstance(decoder.decode(1, wrong[:40]), str)          # cut inside the payload
+    assert isinstance(decoder.decode(2, wrong), str)               # a domain that registered no schema
+
+
+def test_two_payloads_in_one_event_are_merged_and_a_clash_is_refused():
+    decoder = PayloadDecoder(NsysDatabase(DATA / "nccl_rank0.sqlite"))
+    gather = struct.pack("<QQ", 7, 4 * MiB)
+    finalize = struct.pack("<Q", 7)
+    header = struct.pack("<Q", 2) + struct.pack("<QQQ", 16777220, 16, 56) + struct.pack("<QQQ", 16777230, 8, 72)
+    decoded = decoder.decode(1, header + gather + finalize)
+    assert isinstance(decoded, Payload) and decoded.values == {"NCCL communicator ID": 7, "Message size [bytes]": 4 * MiB}
+    clash = header + gather + struct.pack("<Q", 8)
+    assert decoder.decode(1, clash) == "two payloads of one event give 'NCCL communicator ID' different values"

@@ -86,6 +86,8 @@ def assert_trace_kept(found: dict) -> None:
     assert (root / "nsys/workload.sqlite").exists(), workload
     assert rows(root, "CUPTI_ACTIVITY_KIND_KERNEL") > 0 and rows(root, "NVTX_EVENTS") > 0
     assert (root / "nsys/stats/cuda_gpu_kern_sum.csv").exists() and (root / "nsys/stats/nvtx_sum.csv").exists()
+    # exported with --include-blobs=true (this nsys lists it): NVTX payloads (NCCL's message sizes) kept
+    assert rows(root, "NVTX_EVENTS WHERE binaryData IS NOT NULL") == rows(root, "NVTX_EVENTS")
     coverage = workload["coverage"]
     assert coverage["written"] and coverage["kernels"] > 0 and coverage["nvtx_ranges"] > 0
     assert coverage["source"] == "export" and 0 <= coverage["start_s"] < coverage["end_s"] <= coverage["telemetry_s"] + 1

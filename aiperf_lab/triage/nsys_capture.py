@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from aiperf_lab.errors import InputError
-from aiperf_lab.metrics.config import nsys_export_argv
+from aiperf_lab.metrics.config import nsys_export_argv, nsys_export_has_blobs
 from aiperf_lab.metrics.tables import Table
 from aiperf_lab.triage.bundle import BundleWriter
 from aiperf_lab.triage.commands import run_command
@@ -131,7 +131,10 @@ def add_capture(bundle: BundleWriter, report: Path, keep_report: bool, why_not: 
     outcome["nsys_rep"] = str(report.name)
     nsys = shutil.which("nsys")
     export = report.with_suffix(".sqlite")
-    result = run_command(nsys_export_argv(str(report), str(export), nsys=nsys), timeout_s=300,
+    # NVTX payload blobs (NCCL's message sizes) where this nsys can export them; scrub_sqlite cleans the
+    # text inside blob cells as it does every other cell.
+    result = run_command(nsys_export_argv(str(report), str(export), nsys=nsys,
+                                          include_blobs=nsys_export_has_blobs(nsys)), timeout_s=300,
                          stop=stop) if nsys else None
     if result is None or not result.ok or not export.exists():
         outcome["export_error"] = result.describe() if result else "nsys is not on the PATH"

@@ -9,7 +9,8 @@
 - `--duration N` ends the collection properly after N s (unless STANDIN_NSYS_IGNORE_DURATION is set).
 - Writing takes STANDIN_NSYS_WRITE_S (default 0.5 s), signals ignored; then the .nsys-rep (JSON here).
 - `export --type sqlite --output OUT REP`: an nsys-shaped SQLite file (kernel and NVTX tables only when
-  they were flushed, as nsys creates tables lazily).
+  they were flushed, as nsys creates tables lazily); NVTX_EVENTS.binaryData is filled only with
+  `--include-blobs=true`, which `export --help` lists, as 2025.3.1's does.
 - `stop --session NAME`: stops that session's collection (fails when STANDIN_NSYS_STOP_FAILS is set; once
   CMD has ended, refuses with nsys 2025.3.1's "Collection stop is not allowed in this state." when
   STANDIN_NSYS_REFUSE_AFTER_APP is set, as the real one did on the H100 while ending the collection).
@@ -132,7 +133,11 @@ def stop(argv):
 
 
 def export(argv):
+    if argv == ["--help"]:
+        print("\t--include-blobs [true|false]\n\n           Controls if NVTX extended payloads are exported as binary data.")
+        return 0
     options, rest = parse(argv)
+    blob = b"\x01" + bytes(7) if options.get("--include-blobs") == "true" else None
     out = options["--output"]
     report = json.load(open(rest[0]))
     if os.path.exists(out):
@@ -156,7 +161,7 @@ def export(argv):
                 globalTid INTEGER, correlationId INTEGER, nameId INTEGER, returnValue INTEGER);
             CREATE TABLE NVTX_EVENTS(start INTEGER, [end] INTEGER, eventType INTEGER, rangeId INTEGER,
                 category INTEGER, color INTEGER, text TEXT, globalTid INTEGER, endGlobalTid INTEGER, textId INTEGER,
-                domainId INTEGER);""")
+                domainId INTEGER, binaryData BLOB);""")
         con.execute("INSERT INTO StringIds VALUES (1, 'standin_gemm_kernel'), (2, 'cudaLaunchKernel_v7000')")
         process = (1 << 56) | (4242 << 24)
         a, b = int(report["app_start_s"] * ns), int(report["app_end_s"] * ns)
@@ -168,8 +173,8 @@ def export(argv):
                         (t, t + 5000, process | 1, k + 1))
             con.execute("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?, ?, 0, 1, 7, ?, ?, 1, 1)",
                         (t + 10000, t + 10000 + step // 2, k + 1, process))
-            con.execute("INSERT INTO NVTX_EVENTS VALUES (?, ?, 59, NULL, NULL, NULL, 'step', ?, NULL, NULL, 0)",
-                        (t, t + step // 2 + 20000, process | 1))
+            con.execute("INSERT INTO NVTX_EVENTS VALUES (?, ?, 59, NULL, NULL, NULL, 'step', ?, NULL, NULL, 0, ?)",
+                        (t, t + step // 2 + 20000, process | 1, blob))
     con.commit()
     con.close()
     return 0

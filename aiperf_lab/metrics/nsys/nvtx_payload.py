@@ -3,10 +3,10 @@ schema tables.
 
 An application registers a schema per payload layout (NVTX_PAYLOAD_SCHEMAS: type, static size; and
 NVTX_PAYLOAD_SCHEMA_ENTRIES: per entry its name, type, flags, offset) and enums (NVTX_PAYLOAD_ENUMS,
-NVTX_PAYLOAD_ENUM_ENTRIES); each event's bytes are in NVTX_EVENTS.binaryData (left empty by Nsight Systems 2025.3.1's export, which
-has no option to include them; exported by an nsys whose export offers --include-blobs), or as JSON
-text in jsonText. NCCL >= 2.19 describes every API call
-this way ("Message size [bytes]", "NCCL communicator ID", "No. of ranks", ...).
+NVTX_PAYLOAD_ENUM_ENTRIES); each event's bytes are in NVTX_EVENTS.binaryData, which `nsys export` fills
+only when asked (`--include-blobs=true`; without it the column is empty), or as JSON text in jsonText.
+NCCL >= 2.19 describes every API call this way ("Message size [bytes]", "NCCL communicator ID",
+"No. of ranks", ...).
 
 Decoding is strict: an entry is read only where the schema says where it is and what it is (a
 predefined scalar type, a registered enum, or a nested static schema); pointers, arrays, unions and
@@ -40,7 +40,9 @@ _SCALARS = {
 _WINDOWS = {7: "i", 8: "I", 24: "H"}
 SCHEMA_TYPE_STATIC = 1
 _UNREAD_FLAGS = (1 << 1) | (3 << 4)  # POINTER, any ARRAY kind: the value is not the bytes at `offset`
-_HEADER = struct.Struct("<IIQQQ")     # see _frame()
+_COUNT = struct.Struct("<Q")           # see _frame()
+_DESCRIPTOR = struct.Struct("<QQQ")   # schema id, payload size, payload offset in the blob
+MAX_PAYLOADS = 64                     # payloads one event may carry (NCCL sends one)
 MAX_NESTING = 8                       # a schema entry of a schema type, so deep (or a schema holding itself)
 
 
@@ -131,34 +133,57 @@ class PayloadDecoder:
     # --- one event ---------------------------------------------------------------------------------
 
     def decode(self, domain: int, blob: object) -> Payload | str:
-        """The payload of one event of `domain`, or one sentence saying why it cannot be read."""
+        """The payload of one event of `domain`, or one sentence saying why it cannot be read. An event
+        may carry several payloads; their values are merged by entry name (a name given two different
+        values is refused)."""
         data = _bytes(blob)
         if data is None:
             return "binaryData is neither bytes nor hex text"
         framed = self._frame(domain, data)
         if isinstance(framed, str):
             return framed
-        schema, payload = framed
-        return self._values(schema, payload)
+        merged: Payload | None = None
+        for schema, payload in framed:
+            decoded = self._values(schema, payload)
+            if isinstance(decoded, str):
+                return decoded
+            if merged is None:
+                merged = decoded
+                continue
+            for name, value in decoded.values.items():
+                if merged.values.setdefault(name, value) != value:
+                    return f"two payloads of one event give '{name}' different values"
+            merged.unread.update(decoded.unread)
+        assert merged is not None  # _frame returns at least one payload
+        return merged
 
-    def _frame(self, domain: int, data: bytes) -> tuple[Schema, bytes] | str:
-        """The payload inside a binaryData blob. NVIDIA documents no layout for the blob; the one read
-        here is a 32-byte header (two 32-bit words: domain and reserved; then the 64-bit schema id, the
-        payload size and the total size) before the payload, as public readers of nsys exports describe
-        it, not yet seen here on a real export (benchmarks/verify_issue17.sh part 2 prints real blobs).
-        It is accepted only when the schema id is one registered in this domain and the sizes agree with
-        each other, with the blob and with the schema's static size; any other blob is refused with its
-        first bytes shown, so a different layout shows up as "not recognized", never as wrong numbers."""
-        if len(data) >= _HEADER.size:
-            _domain, _reserved, sid, size, total = _HEADER.unpack_from(data)
+    def _frame(self, domain: int, data: bytes) -> list[tuple[Schema, bytes]] | str:
+        """The payloads inside a binaryData blob, as Nsight Systems 2025.3 exports it (seen on real NCCL
+        captures, H100 and H200): a 64-bit count of payloads, then per payload three 64-bit words (its
+        schema id, its size, and its offset from the blob's start; nvtxPayloadData_t with the pointer made
+        an offset), then the payloads' bytes. The blob is accepted only when every descriptor names a
+        schema registered in this domain whose static size (where given) is the payload's size, and every
+        payload lies inside the blob after the descriptors; any other blob is refused with its first bytes
+        shown, so a different layout shows up as "not recognized", never as wrong numbers."""
+        refused = (f"payload framing not recognized (e.g. a {len(data)}-byte binaryData starting "
+                   f"{data[:32].hex()})")
+        if len(data) < _COUNT.size:
+            return refused
+        (count,) = _COUNT.unpack_from(data)
+        header = _COUNT.size + count * _DESCRIPTOR.size
+        if not 1 <= count <= MAX_PAYLOADS or header > len(data):
+            return refused
+        payloads = []
+        for index in range(count):
+            sid, size, offset = _DESCRIPTOR.unpack_from(data, _COUNT.size + index * _DESCRIPTOR.size)
             schema = self.schemas.get((domain, sid))
-            if schema is not None and total == _HEADER.size + size and len(data) >= total \
-                    and (schema.size is None or schema.size == size):
-                if (domain, sid) in self.conflicting:
-                    return f"payload schema {sid} was registered with two different layouts"
-                return schema, data[_HEADER.size:total]
-        return (f"payload framing not recognized (e.g. a {len(data)}-byte binaryData starting "
-                f"{data[:_HEADER.size].hex()})")
+            if schema is None or offset < header or offset + size > len(data) \
+                    or (schema.size is not None and schema.size != size):
+                return refused
+            if (domain, sid) in self.conflicting:
+                return f"payload schema {sid} was registered with two different layouts"
+            payloads.append((schema, data[offset:offset + size]))
+        return payloads
 
     def _values(self, schema: Schema, payload: bytes, depth: int = 0) -> Payload | str:
         if depth > MAX_NESTING:

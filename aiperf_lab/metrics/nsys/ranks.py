@@ -151,8 +151,8 @@ class NcclCalls:
                 return (f"{name} has NCCL's payload schemas, but its NVTX_EVENTS has no binaryData column "
                         "(an nsys before 2024 export)")
             return (f"{name} has NCCL's payload schemas but no payload data (binaryData and jsonText are "
-                    "empty): Nsight Systems 2025.3.1's export writes none and has no option for it; an nsys "
-                    "whose `nsys export --help` lists --include-blobs can re-export the .nsys-rep with it")
+                    "empty): `nsys export` writes the payloads only with --include-blobs=true; export the "
+                    ".nsys-rep again with it, or give aiperf-stats the .nsys-rep")
         return (f"{name}'s NCCL ranges carry no payload (NCCL before 2.19 records no sizes in NVTX; "
                 "nsys captured no payload schema)")
 
