@@ -123,3 +123,9 @@ def test_summary_writes_a_command_with_control_characters_as_one_pasteable_line(
         got = subprocess.run(["bash", "-c", f"f(){{ {SHOW_ARGS}; }}; f {shell_line(command)}"],
                              capture_output=True).stdout
         assert got == want
+
+
+def test_a_workload_end_without_a_time_still_says_the_workload_ended_first():
+    span = TelemetrySpan(30.0, "workload", 7.3, 7.4, first_s=0.0, last_s=7.4, samples=75)
+    assert span.text() == ("0.0-7.4 s (75 samples); the workload ended before the 30 s asked; telemetry went on "
+                           "until 7.3 s (a short tail, to see the ramp-down); then 0.1 s while the collectors finished")

@@ -168,7 +168,6 @@ class TelemetrySpan:
     ended_by: str                        # "duration", "workload" or "interrupt": what ended the capture's wait
     wait_end_s: float                    # when the wait ended
     stopped_s: float                     # when telemetry stopped
-    tail_s: float = 0.0                  # kept after the workload ended
     workload_end_s: float | None = None
     bench_s: float = 0.0                 # of the time after the wait, spent in --bench
     first_s: float | None = None         # the recording's first and last rows
@@ -183,17 +182,23 @@ class TelemetrySpan:
         else:
             rows = f"{self.first_s:.1f}-{self.last_s:.1f} s ({self.samples} samples)"
         if self.ended_by == "workload" and self.workload_end_s is not None:
+            tail = round(self.wait_end_s, 1) - round(self.workload_end_s, 1)
             why = (f"the workload ended at {self.workload_end_s:.1f} s, before the {self.asked_s:g} s asked, "
-                   f"and telemetry went on {self.tail_s:.1f} s after it (to see the ramp-down)")
+                   f"and telemetry went on {tail:.1f} s after it (to see the ramp-down)")
+        elif self.ended_by == "workload":
+            why = (f"the workload ended before the {self.asked_s:g} s asked; telemetry went on until "
+                   f"{self.wait_end_s:.1f} s (a short tail, to see the ramp-down)")
         elif self.ended_by == "interrupt":
             why = (f"interrupted ({self.stopped_by_words or 'Ctrl-C'}) at {self.wait_end_s:.1f} s "
                    f"of the {self.asked_s:g} s asked")
         else:
             why = f"the {self.asked_s:g} s asked ran out"
-        after = self.stopped_s - self.wait_end_s
+        # from the figures as shown, so that they add up on the page
+        end = self.last_s if self.last_s is not None else self.stopped_s
+        after = round(end, 1) - round(self.wait_end_s, 1) - round(self.bench_s, 1)
         extra = []
-        if after - self.bench_s >= 0.05:
-            extra.append(f"{after - self.bench_s:.1f} s while "
+        if after >= 0.05:
+            extra.append(f"{after:.1f} s while "
                          + ("the workload was stopped and " if self.stopped_workload else "") + "the collectors finished")
         if self.bench_s >= 0.05:
             extra.append(f"{self.bench_s:.1f} s of --bench")

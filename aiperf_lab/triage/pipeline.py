@@ -171,7 +171,7 @@ class Triage:
                           f"{shell_line(self.redactor.argv(o.command))}")
         self.t_workload = self.sampler.now()
         self.facts.no_trace_because = self._why_no_trace()
-        ended_by, workload_end, tail = "duration", None, 0.0
+        ended_by, workload_end = "duration", None
         next_note = time.monotonic() + 10
         while not self.interrupted.is_set() and time.monotonic() < deadline:
             if self.workload is not None:
@@ -180,9 +180,7 @@ class Triage:
                     workload_end = self._workload_end_s()
                     # nsys's own --duration ending the application is the duration running out
                     ended_by = "duration" if self.workload.result.stopped_by == "duration" else "workload"
-                    before_tail = self.sampler.now()
                     self.interrupted.wait(min(TAIL_AFTER_EXIT_S, max(deadline - time.monotonic(), 0)))
-                    tail = self.sampler.now() - (workload_end if workload_end is not None else before_tail)
                     break
             self.interrupted.wait(0.2)
             if time.monotonic() >= next_note:
@@ -211,7 +209,7 @@ class Triage:
         from aiperf_lab.triage.report import stopped_by_words
         self.facts.bench_asked = o.bench
         self.facts.recording = TelemetrySpan(
-            o.duration_s, ended_by, round(wait_end, 3), round(self.sampler.now(), 3), round(max(tail, 0.0), 3),
+            o.duration_s, ended_by, round(wait_end, 3), round(self.sampler.now(), 3),
             round(workload_end, 3) if workload_end is not None else None, round(bench_s, 3),
             stopped_by_words=stopped_by_words(self.stopped_by_signal) if ended_by == "interrupt" else "",
             stopped_workload=stopped_workload)
