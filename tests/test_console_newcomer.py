@@ -22,7 +22,7 @@ from aiperf_lab.console.screens.run import RunScreen  # noqa: E402
 from aiperf_lab.console.widgets import Confirm  # noqa: E402
 from aiperf_lab.labs.catalog import MAX_SHORT_TITLE, CatalogError, load_catalog, parse_catalog  # noqa: E402
 from aiperf_lab.labs.record import outcome  # noqa: E402
-from test_console_truth import GradedRunner, make_app, run_to_the_end, text_of, wait_until  # noqa: E402
+from test_console_truth import GradedRunner, _send_key, make_app, run_to_the_end, text_of, wait_until  # noqa: E402
 
 
 def _tree_lines(tree: Tree) -> list[tuple[int, str]]:
@@ -62,6 +62,25 @@ def test_every_labs_tree_label_fits_the_tree(tmp_path, size):
             assert len(leaves) == sum(len(m.exercises) for m in load_catalog())
 
     asyncio.run(scenario())
+
+
+def test_down_down_r_typed_in_one_burst_runs_the_exercise_under_the_cursor(tmp_path):
+    # Over SSH "down down r" arrives at once: r comes before the tree's highlight message reaches the screen.
+    runner = GradedRunner()
+
+    async def scenario():
+        app = make_app(tmp_path, runner)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            for key in ("down", "down", "r"):
+                _send_key(app, key, "r" if key == "r" else None)
+            await wait_until(pilot, lambda: bool(runner.calls))
+            first = load_catalog()[0].exercises[0]
+            assert runner.calls[0][0] == first.id
+            assert not any("select an exercise first" in str(n.message) for n in app._notifications)
+        return app
+
+    asyncio.run(scenario()).ctx.stop_work()
 
 
 def test_short_titles_are_there_and_short():

@@ -97,6 +97,13 @@ class LabsScreen(Screen):
         if isinstance(event.node.data, Exercise) and event.node.data is not self.exercise:
             self.select(event.node.data)
 
+    def _follow_cursor(self) -> None:
+        """Select the exercise under the tree's cursor now: keys typed in one burst ("down down r") reach
+        the actions before the tree's highlight message does."""
+        node = self.query_one("#lab-tree", Tree).cursor_node
+        if node is not None and isinstance(node.data, Exercise) and node.data is not self.exercise:
+            self.select(node.data)
+
     def select(self, exercise: Exercise) -> None:
         self.exercise = exercise
         self.variant = exercise.default_variant.name
@@ -126,6 +133,7 @@ class LabsScreen(Screen):
     def action_toggle_answers(self) -> None:
         """The written answers to the walkthrough's questions in place of the walkthrough, once the
         exercise has a finished run in the runs folder (as `labs show --answers`); again: back."""
+        self._follow_cursor()
         e = self.exercise
         if e is None:
             self.notify("select an exercise first", severity="warning")
@@ -146,6 +154,7 @@ class LabsScreen(Screen):
         self._show_selection()
 
     def action_next_variant(self) -> None:
+        self._follow_cursor()
         if self.exercise is None:
             return
         names = [v.name for v in self.exercise.variants]
@@ -153,6 +162,7 @@ class LabsScreen(Screen):
         self._show_selection()
 
     def action_toggle_size(self) -> None:
+        self._follow_cursor()
         self.problem_size = "tiny" if self.problem_size == "full" else "full"
         if self.exercise is not None and self.problem_size == "tiny" and not self.exercise.cpu_size:
             self.notify(f"{self.exercise.id} has no CPU path; tiny still needs a GPU. Exercises marked [cpu] "
@@ -160,6 +170,7 @@ class LabsScreen(Screen):
         self._show_selection()
 
     def action_run(self, profile: str) -> None:
+        self._follow_cursor()
         if self.exercise is None:
             self.notify("select an exercise first", severity="warning")
             return
