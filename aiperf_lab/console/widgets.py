@@ -81,10 +81,18 @@ class TextBlock(Widget):
         return self._text
 
 
+def in_view(screen) -> bool:
+    """The screen is shown: it is the current one, or only dialogs (modal screens) are over it."""
+    stack = screen.app.screen_stack
+    if screen not in stack:
+        return False
+    return all(isinstance(above, ModalScreen) for above in stack[stack.index(screen) + 1:])
+
+
 class StatusLine(TextBlock):
     """The live one-liner on every screen: per GPU instant power and utilization from the feed the Monitor
     draws (view_model.status_line formats it), plus what the screen adds (the Run screen: its energy).
-    Redrawn a few times a second, only while its screen is the one shown."""
+    Redrawn a few times a second, only while its screen is in view (a dialog over it leaves it in view)."""
 
     DEFAULT_CSS = "StatusLine { height: 1; padding: 0 1; }"
 
@@ -93,7 +101,7 @@ class StatusLine(TextBlock):
         self.update_now()
 
     def update_now(self) -> None:
-        if not self.screen.is_current and self.plain:
+        if not in_view(self.screen) and self.plain:
             return
         from aiperf_lab.console.view_model import status_line
         feed = self.app.ctx.feed

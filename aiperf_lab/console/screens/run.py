@@ -10,11 +10,11 @@ from typing import Callable
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Log, Static
 
 from aiperf_lab.console.view_model import elapsed, run_energy, run_state, wrap_lines
-from aiperf_lab.console.widgets import Confirm, chrome_top, grade_text
+from aiperf_lab.console.widgets import Confirm, chrome_top, grade_text, in_view
 
 LOG_LINES = 10_000
 
@@ -52,7 +52,7 @@ class RunScreen(Screen):
     def on_screen_suspend(self) -> None:
         # A dialog over this screen (quit, cancel, help) leaves it in view: it keeps following the run,
         # so a run that ends under the question reads as ended, not "running". Another screen hides it.
-        if not isinstance(self.app.screen, ModalScreen):
+        if not in_view(self):
             self._timer.pause()
 
     def on_screen_resume(self) -> None:
