@@ -149,3 +149,29 @@ def test_the_run_screen_and_labs_show_answers_say_the_same_word_for_a_failed_run
 ])
 def test_one_word_for_how_a_workload_ended(exit_code, cancelled, word):
     assert outcome(exit_code, cancelled) == word
+
+
+@pytest.mark.parametrize("exit_code, how", [(0, "done"), (130, "stopped early, archive marked interrupted")])
+def test_the_triage_screen_says_where_the_archive_went_and_how_to_read_it(tmp_path, monkeypatch, exit_code, how):
+    from aiperf_lab.console import sessions
+    from aiperf_lab.console.screens.triage import TriageScreen
+
+    archive = "/tmp/out/[node7]/aiperf-triage-test.tar.gz"     # brackets: text, not markup
+    script = f"import sys\nprint({archive!r})\nsys.exit({exit_code})\n"
+    monkeypatch.setattr(sessions.TriageSession, "argv", lambda self: [sys.executable, "-c", script])
+
+    async def scenario():
+        app = make_app(tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("6")
+            await pilot.pause()
+            assert isinstance(app.screen, TriageScreen)
+            await pilot.press("b")
+            await wait_until(pilot, lambda: app.ctx.triage is not None and not app.ctx.triage.running)
+            app.screen.tick()
+            await pilot.pause()
+            status = text_of(app.screen.query_one("#triage-status"))
+            assert status.startswith(f"{how}: {archive}\n")
+            assert "aiperf-triage show ARCHIVE prints its summary" in status
+
+    asyncio.run(scenario())

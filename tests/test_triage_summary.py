@@ -86,7 +86,7 @@ def _facts(**changes) -> TriageFacts:
 def test_each_capture_says_what_the_bundle_holds_or_why_it_has_none():
     said = dict(captures(_facts(no_trace_because="--no-nsys was given, so the workload ran without nsys")))
     assert said["telemetry (host CPU and memory only, no GPU)"] == \
-        "0.0-10.4 s (105 samples); the 10 s asked ran out; then 0.4 s while the collectors finished"
+        "0.0-10.4 s (105 samples); the 10 s asked ran out at 10.0 s; then 0.4 s while the collectors finished"
     assert said["nsys trace"] == "none — --no-nsys was given, so the workload ran without nsys"
     assert said["bench"] == "none — not asked (--bench runs it)"
 
@@ -108,7 +108,7 @@ def test_the_telemetry_span_names_an_interrupt_and_the_bench_after_the_duration(
     assert interrupted.text() == ("0.0-42.0 s (421 samples); interrupted (Ctrl-C) at 41.3 s of the 120 s asked; "
                                   "then 0.7 s while the workload was stopped and the collectors finished")
     benched = TelemetrySpan(60.0, "duration", 60.0, 150.5, bench_s=90.0, first_s=0.0, last_s=150.5, samples=1506)
-    assert benched.text().endswith("the 60 s asked ran out; then 0.5 s while the collectors finished and "
+    assert benched.text().endswith("the 60 s asked ran out at 60.0 s; then 0.5 s while the collectors finished and "
                                    "90.0 s of --bench")
 
 

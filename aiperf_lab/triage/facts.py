@@ -192,7 +192,7 @@ class TelemetrySpan:
             why = (f"interrupted ({self.stopped_by_words or 'Ctrl-C'}) at {self.wait_end_s:.1f} s "
                    f"of the {self.asked_s:g} s asked")
         else:
-            why = f"the {self.asked_s:g} s asked ran out"
+            why = f"the {self.asked_s:g} s asked ran out at {self.wait_end_s:.1f} s"
         # from the figures as shown, so that they add up on the page
         end = self.last_s if self.last_s is not None else self.stopped_s
         after = round(end, 1) - round(self.wait_end_s, 1) - round(self.bench_s, 1)

@@ -104,11 +104,12 @@ class TriageScreen(Screen):
         if triage.running:
             state = f"running {elapsed(triage.elapsed())} of {triage.duration_s:g} s"
         elif triage.archive:
-            state = f"done: {triage.archive}"
+            how = "stopped early, archive marked interrupted" if triage.exit_code == 130 else "done"
+            state = f"{how}: {triage.archive}\n(aiperf-triage show ARCHIVE prints its summary: what it captured, and why a part is missing)"
         elif triage.error:
             state = triage.error
         else:
             state = f"ended with exit code {triage.exit_code} (see the log)"
-        self.query_one("#triage-status", Static).update(state)
+        self.query_one("#triage-status", Static).update(Text(state))   # a path may hold brackets
         # Text, not markup: paths and titles may hold brackets ("[REDACTED]")
         self.query_one("#triage-progress", Static).update(Text("\n".join(triage.progress_lines())))
