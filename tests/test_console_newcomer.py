@@ -60,6 +60,11 @@ def test_every_labs_tree_label_fits_the_tree(tmp_path, size):
             leaves = [leaf for branch in tree.root.children for leaf in branch.children]
             assert [leaf.data.cpu_size for leaf in leaves] == ["[cpu]" in leaf.label.plain for leaf in leaves]
             assert len(leaves) == sum(len(m.exercises) for m in load_catalog())
+            # the walkthrough beside it folds a long command or metric name rather than cutting it
+            await pilot.press("down", "down")
+            await pilot.pause(0.2)
+            blocks = list(app.screen.query_one("#walkthrough").walk_children())
+            assert blocks and all(block.styles.text_overflow == "fold" for block in blocks)
 
     asyncio.run(scenario())
 
