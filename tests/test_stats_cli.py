@@ -262,6 +262,22 @@ def test_every_nsys_report_fits_the_terminal_width(columns, capsys, monkeypatch)
     assert "5491153.6" in out and "cudaLaunchKernelExC_v11060" in out  # the row in full, in blocks at 80
 
 
+def test_a_table_a_little_too_wide_closes_its_gaps_before_going_one_block_per_row(capsys, monkeypatch):
+    """nccl_sum over two ranks is 89 columns with rich's 3-column gaps: at 80 it is shown as a table with
+    2-column gaps (76 wide), every number whole; at 60 even that does not fit, so one block per row."""
+    files = [str(REPO / "tests/data/h200x2/nccl_rank0.sqlite"), str(REPO / "tests/data/h200x2/nccl_rank1.sqlite")]
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(files + ["--report", "nccl_sum"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "one block per row" not in lines[0] and max(len(line) for line in lines) <= 80
+    row = next(line for line in lines if "AllReduce" in line and line.lstrip().startswith("0"))
+    assert row.split() == ["0", "AllReduce", "23", "385875968", "8458143", "367.75", "45.62", "45.62", "2"]
+    monkeypatch.setenv("COLUMNS", "60")
+    assert main(files + ["--report", "nccl_sum"]) == 0
+    out = capsys.readouterr().out
+    assert "(one block per row: the" in out and "row 4" in out and "385875968" in out
+
+
 def test_an_nsys_report_we_do_not_make_says_so_in_one_line(capsys):
     code = main([str(LM), "--report", "um_sum", "--format", "csv"])
     captured = capsys.readouterr()

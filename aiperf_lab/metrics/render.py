@@ -57,6 +57,21 @@ def _column_widths(headers: list[str], cells: list[list[str]], numeric: list[boo
 TEXT_COLUMN_MIN = 16   # a text column (kernel name) is not cut below this while the terminal allows
 TEXT_COLUMN_FLOOR = 8  # ... and gives way down to this on a narrow one before the table overflows
 COLUMN_GAP = 3         # what rich's SIMPLE_HEAD box puts between columns
+NARROW_COLUMN_GAP = 2  # the same box with no left padding: tried before a table goes one block per row
+
+
+def _fixed_widths(widths: list[int], numeric: list[bool], width: int, gap: int) -> list[int]:
+    """Fixed widths, so rich never squeezes a column away: numbers in full, text columns share the rest
+    (narrow ones keep their width, wide ones share what is left)."""
+    fixed = list(widths)
+    remaining = width - (sum(w for w, n in zip(widths, numeric) if n) + gap * len(widths) + 2)
+    text = sorted((i for i in range(len(widths)) if not numeric[i]), key=lambda i: widths[i])
+    for left, i in enumerate(text):
+        share = remaining // (len(text) - left)
+        floor = TEXT_COLUMN_MIN if share >= TEXT_COLUMN_MIN else TEXT_COLUMN_FLOOR
+        fixed[i] = max(min(widths[i], floor), min(widths[i], share, TEXT_COLUMNS_WRAP_LIMIT))
+        remaining -= fixed[i]
+    return fixed
 
 
 def render_terminal(tables: Sequence[Table], stream: TextIO = sys.stdout, limit: int | None = None) -> None:
@@ -85,31 +100,24 @@ def render_terminal(tables: Sequence[Table], stream: TextIO = sys.stdout, limit:
         headers = list(table.columns)
         probe = Console(file=stream, width=base_width, highlight=False, no_color=not interactive, soft_wrap=False)
         widths = _column_widths(headers, cells, numeric, probe.width)
-        # Fixed widths, so rich never squeezes a column away: numbers in full, text columns share the rest.
-        numbers_width = sum(w for w, n in zip(widths, numeric) if n) + COLUMN_GAP * len(widths) + 2
-        text_columns = numeric.count(False)
         console = Console(file=stream, width=base_width, highlight=False, no_color=not interactive,
                           soft_wrap=False)
-        fixed = list(widths)
-        remaining = console.width - numbers_width
-        text = sorted((i for i in range(len(widths)) if not numeric[i]), key=lambda i: widths[i])
-        for left, i in enumerate(text):  # narrow text columns keep their width; wide ones share the rest
-            share = remaining // (text_columns - left)
-            floor = TEXT_COLUMN_MIN if share >= TEXT_COLUMN_MIN else TEXT_COLUMN_FLOOR
-            fixed[i] = max(min(widths[i], floor), min(widths[i], share, TEXT_COLUMNS_WRAP_LIMIT))
-            remaining -= fixed[i]
-        total = sum(fixed) + COLUMN_GAP * len(fixed)
-        if console.width < total:
+        for gap in (COLUMN_GAP, NARROW_COLUMN_GAP):
+            fixed = _fixed_widths(widths, numeric, console.width, gap)
+            if sum(fixed) + gap * len(fixed) <= console.width:
+                break
+        else:
             _render_records(console, title, table.columns, cells, table.notes)
             continue
         headers = [printable(h) if "\n" not in h else h for h in headers]  # (wrapped headers are ours)
-        table_width = sum(fixed) + COLUMN_GAP * (len(fixed) - 1) + 2
+        table_width = sum(fixed) + gap * (len(fixed) - 1) + 2
         if len(cells) > PLAIN_ROWS_FROM and not interactive and len(title) <= table_width \
                 and not any("\n" in h for h in headers):  # rich wraps a longer title, and wrapped headers
-            stream.write(_plain_table(title, headers, cells, numeric, fixed))
+            stream.write(_plain_table(title, headers, cells, numeric, fixed, gap))
         else:
             # Text objects throughout: a "[bold]" or "[/]" in a kernel name is shown, never read as markup.
-            grid = RichTable(title=Text(title), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+            grid = RichTable(title=Text(title), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+                             padding=(0, 1) if gap == COLUMN_GAP else (0, 1, 0, 0))
             for i, column in enumerate(headers):
                 grid.add_column(Text(column), justify="right" if numeric[i] else "left", no_wrap=True,
                                 overflow="ellipsis", width=fixed[i])
@@ -141,13 +149,14 @@ def _fit(text: str, width: int, right: bool) -> str:
 
 
 def _plain_table(title: str, columns: list[str], cells: list[list[str]], numeric: list[bool],
-                 widths: list[int]) -> str:
+                 widths: list[int], gap: int = COLUMN_GAP) -> str:
     """What rich prints for a SIMPLE_HEAD table with fixed column widths and no colour, written directly."""
-    inner = sum(widths) + COLUMN_GAP * (len(widths) - 1)
+    inner = sum(widths) + gap * (len(widths) - 1)
     table_width = inner + 2
+    between = " " * gap
 
     def line(values: list[str]) -> str:
-        return " " + "   ".join(_fit(v, w, n) for v, w, n in zip(values, widths, numeric)) + " "
+        return " " + between.join(_fit(v, w, n) for v, w, n in zip(values, widths, numeric)) + " "
 
     out = [_fit(title, table_width, False), " " * table_width, line(columns), " " + "\u2500" * inner + " "]
     out.extend(line(row) for row in cells)
