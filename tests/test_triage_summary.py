@@ -48,8 +48,12 @@ def _bundle_text(archive: Path, name: str) -> str:
 
 def test_show_says_the_command_as_given_what_telemetry_covers_and_that_nsys_is_missing(tmp_path):
     command = [sys.executable, "-c", 'print("x y")']
-    done = triage("--duration", "4", "--output", tmp_path, "--", *command, env=_env_without_nsys(tmp_path))
+    done = triage("--duration", "4", "--output", tmp_path, "--progress", "--", *command,
+                  env=_env_without_nsys(tmp_path))
     assert done.returncode == 0, done.stderr
+    # said as it happens too, not only in the bundle
+    assert "no nsys trace: nsys is not installed (not on PATH), so the workload ran without it" in done.stderr
+    assert f"workload started: {shlex.join(command)}" in done.stderr
     archive = Path(done.stdout.strip().splitlines()[-1])
     shown = triage("show", archive, env=dict(os.environ))
     assert shown.returncode == 0, shown.stderr

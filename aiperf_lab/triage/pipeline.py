@@ -171,6 +171,8 @@ class Triage:
                           f"{shell_line(self.redactor.argv(o.command))}")
         self.t_workload = self.sampler.now()
         self.facts.no_trace_because = self._why_no_trace()
+        if o.command and self.facts.no_trace_because:
+            self.emit.say(f"no nsys trace: {self.facts.no_trace_because}")
         ended_by, workload_end = "duration", None
         next_note = time.monotonic() + 10
         while not self.interrupted.is_set() and time.monotonic() < deadline:
