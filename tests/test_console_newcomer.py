@@ -180,3 +180,17 @@ def test_the_triage_screen_says_where_the_archive_went_and_how_to_read_it(tmp_pa
             assert "aiperf-triage show ARCHIVE prints its summary" in status
 
     asyncio.run(scenario())
+
+
+def test_without_a_gpu_the_status_line_keeps_the_live_cpu_figure_at_80_columns():
+    from aiperf_lab.console.view_model import status_line
+    from aiperf_lab.metrics.telemetry.model import HostSample, Tick
+
+    tick = Tick(1.0, [], HostSample(1.0, cpu_pct=100.0))
+    reason = "no NVIDIA driver: NVML Shared Library Not Found"     # what this machine says
+    line = status_line([], tick, reason, 76)                       # the line's room at 80 columns
+    assert line == "no GPU telemetry │ CPU 100%"
+    on_run = status_line([], tick, reason, 76, "run energy n/a (not a live feed)")
+    assert on_run == "no GPU telemetry │ CPU 100% │ run energy n/a (not a live feed)"
+    wide = status_line([], tick, reason, 196)
+    assert wide == f"no GPU telemetry ({reason}) │ CPU 100%"   # the reason where there is room
