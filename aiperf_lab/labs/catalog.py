@@ -227,10 +227,11 @@ def all_exercises() -> list[Exercise]:
 
 def find_exercise(exercise_id: str) -> Exercise:
     matches = [e for e in all_exercises() if e.id == exercise_id or e.id.startswith(exercise_id + "-")]
-    if len(matches) != 1:
-        known = ", ".join(e.id for e in all_exercises())
-        raise KeyError(f"no exercise {exercise_id!r}" if not matches else f"{exercise_id!r} is ambiguous"
-                       + f"; exercises: {known}")
+    if not matches:
+        raise KeyError(f"no exercise {exercise_id!r}: give an id or its start, as 01-ex01 "
+                       f"(python -m aiperf_lab.labs list shows them)")
+    if len(matches) > 1:
+        raise KeyError(f"{exercise_id!r} is ambiguous: {', '.join(e.id for e in matches)}")
     return matches[0]
 
 
