@@ -194,3 +194,25 @@ def test_without_a_gpu_the_status_line_keeps_the_live_cpu_figure_at_80_columns()
     assert on_run == "no GPU telemetry │ CPU 100% │ run energy n/a (not a live feed)"
     wide = status_line([], tick, reason, 196)
     assert wide == f"no GPU telemetry ({reason}) │ CPU 100%"   # the reason where there is room
+
+
+def test_editing_keys_typed_in_one_burst_apply_in_order_in_the_duration(tmp_path):
+    # "d", then backspace and "45" and enter typed fast over SSH: Textual ran backspace after the digits
+    from textual.widgets import Input
+
+    async def scenario():
+        app = make_app(tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("6")
+            await pilot.pause()
+            box = app.screen.query_one("#triage-duration", Input)
+            await pilot.press("d")
+            await pilot.pause(0.2)
+            for key, char in (("backspace", None), ("4", "4"), ("5", "5"), ("6", "6"), ("backspace", None),
+                              ("enter", "\r")):
+                _send_key(app, key, char)
+            await pilot.pause(0.3)
+            assert box.value == "45"
+            assert app.focused is not box          # enter left the field, after the digits
+
+    asyncio.run(scenario())

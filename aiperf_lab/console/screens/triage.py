@@ -10,7 +10,7 @@ from textual.screen import Screen
 from textual.widgets import Checkbox, Footer, Input, Log, Static
 
 from aiperf_lab.console.view_model import elapsed
-from aiperf_lab.console.widgets import chrome_top
+from aiperf_lab.console.widgets import InOrderInput, chrome_top
 
 
 BENCH_ON = "bench ON: copy and matmul probes (k)"
@@ -31,7 +31,7 @@ class TriageScreen(Screen):
                      id="triage-help")
         with Horizontal(id="triage-form"):
             yield Static("duration (s):", id="triage-duration-label")
-            duration = Input(value="60", id="triage-duration", type="number")
+            duration = InOrderInput(value="60", id="triage-duration", type="number")
             duration.can_focus = False
             yield duration
             bench = Checkbox(BENCH_OFF, id="triage-bench")
