@@ -108,9 +108,14 @@ def test_each_capture_says_what_the_bundle_holds_or_why_it_has_none():
 
 def test_the_telemetry_span_names_an_interrupt_and_the_bench_after_the_duration():
     interrupted = TelemetrySpan(120.0, "interrupt", 41.3, 42.0, first_s=0.0, last_s=42.0, samples=421,
-                                stopped_by_words="Ctrl-C", stopped_workload=True)
+                                stopped_by_words="Ctrl-C", stopped_workload=True, stop_s=0.5)
     assert interrupted.text() == ("0.0-42.0 s (421 samples); interrupted (Ctrl-C) at 41.3 s of the 120 s asked; "
-                                  "then 0.7 s while the workload was stopped and the collectors finished")
+                                  "then 0.5 s while the workload was stopped and 0.2 s while the collectors finished")
+    under_nsys = TelemetrySpan(60.0, "workload", 20.1, 51.4, workload_end_s=18.1, first_s=0.0, last_s=51.4,
+                               samples=514, stop_s=31.0, under_nsys=True)
+    assert under_nsys.text() == ("0.0-51.4 s (514 samples); the workload ended at 18.1 s, before the 60 s asked, "
+                                 "and telemetry went on 2.0 s after it (to see the ramp-down); then 31.0 s while "
+                                 "nsys wrote its report and 0.3 s while the collectors finished")
     benched = TelemetrySpan(60.0, "duration", 60.0, 150.5, bench_s=90.0, first_s=0.0, last_s=150.5, samples=1506)
     assert benched.text().endswith("the 60 s asked ran out at 60.0 s; then 0.5 s while the collectors finished and "
                                    "90.0 s of --bench")

@@ -175,6 +175,8 @@ class TelemetrySpan:
     samples: int = 0
     stopped_by_words: str = ""           # the signal, in words, when ended_by is "interrupt"
     stopped_workload: bool = False       # the workload was still running when the wait ended
+    stop_s: float = 0.0                  # of the time after the wait, spent stopping the workload (and nsys's report)
+    under_nsys: bool = False
 
     def text(self) -> str:
         if not self.samples or self.first_s is None or self.last_s is None:
@@ -195,14 +197,19 @@ class TelemetrySpan:
             why = f"the {self.asked_s:g} s asked ran out at {self.wait_end_s:.1f} s"
         # from the figures as shown, so that they add up on the page
         end = self.last_s if self.last_s is not None else self.stopped_s
-        after = round(end, 1) - round(self.wait_end_s, 1) - round(self.bench_s, 1)
+        stop, bench = round(self.stop_s, 1), round(self.bench_s, 1)
+        collectors = round(end, 1) - round(self.wait_end_s, 1) - stop - bench
         extra = []
-        if after >= 0.05:
-            extra.append(f"{after:.1f} s while "
-                         + ("the workload was stopped and " if self.stopped_workload else "") + "the collectors finished")
-        if self.bench_s >= 0.05:
-            extra.append(f"{self.bench_s:.1f} s of --bench")
-        return f"{rows}; {why}" + (f"; then {' and '.join(extra)}" if extra else "")
+        if stop >= 0.05:
+            what = ["the workload was stopped"] if self.stopped_workload else []
+            what += ["nsys wrote its report"] if self.under_nsys else []
+            extra.append(f"{stop:.1f} s while {' and '.join(what) or 'the workload was stopped'}")
+        if collectors >= 0.05:
+            extra.append(f"{collectors:.1f} s while the collectors finished")
+        if bench >= 0.05:
+            extra.append(f"{bench:.1f} s of --bench")
+        return f"{rows}; {why}" + (f"; then {', '.join(extra[:-1])}{' and ' if len(extra) > 1 else ''}{extra[-1]}"
+                                   if extra else "")
 
 
 @dataclass

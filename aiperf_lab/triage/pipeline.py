@@ -200,6 +200,7 @@ class Triage:
                                                           if self.workload.nsys else " (SIGINT, SIGTERM, SIGKILL)"))
             self.workload.stop("interrupt" if self.interrupted.is_set() else "duration")
             self.t_workload_end = min(self.t_workload_end, self.sampler.now())
+        stop_s = self.sampler.now() - wait_end
         self.parts.wait(stop=self.interrupted if self.interrupted.is_set() else None)
         bench_from = self.sampler.now()
         if o.bench:
@@ -214,7 +215,8 @@ class Triage:
             o.duration_s, ended_by, round(wait_end, 3), round(self.sampler.now(), 3),
             round(workload_end, 3) if workload_end is not None else None, round(bench_s, 3),
             stopped_by_words=stopped_by_words(self.stopped_by_signal) if ended_by == "interrupt" else "",
-            stopped_workload=stopped_workload)
+            stopped_workload=stopped_workload, stop_s=round(stop_s, 3),
+            under_nsys=bool(self.workload is not None and self.workload.nsys))
         self.emit.say("telemetry stopped")
 
     def _workload_end_s(self) -> float | None:
