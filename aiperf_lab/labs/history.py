@@ -101,10 +101,10 @@ def answers_unlocked(exercise_id: str, runs_dir: str | Path) -> str | None:
     if any(r.finished for r in runs):
         return None
     # list_runs is newest first: say how the latest one ended, in the words the console uses
-    tried = (f"; {'its one run' if len(runs) == 1 else f'the latest of its {len(runs)} runs'} there "
+    tried = (f": {'its one run' if len(runs) == 1 else f'the latest of its {len(runs)} runs'} there "
              f"{runs[0].outcome}") if runs else ""
-    return (f"the answers come after your own numbers: run {exercise_id} first "
-            f"(no finished run of it under {runs_dir}{tried})")
+    return (f"the answers come after your own numbers: run {exercise_id} first; no run of it under "
+            f"{runs_dir} has finished{tried}")
 
 
 SUMMARY_FIELDS = [("Run time (s)", lambda r: r.seconds), ("Energy (J)", lambda r: r.energy.get("joules")),

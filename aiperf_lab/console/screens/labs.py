@@ -146,7 +146,7 @@ class LabsScreen(Screen):
             from aiperf_lab.labs.history import answers_unlocked
             locked = answers_unlocked(e.id, self.app.ctx.runs_dir)
             if locked is not None:
-                self.notify(f"{locked} (r runs it)", severity="warning")
+                self.notify(f"{locked}. r runs it.", severity="warning")
                 return
         self.showing_answers = answers is not None
         self.query_one("#walkthrough", Markdown).update(answers if answers is not None else e.walkthrough_text())
