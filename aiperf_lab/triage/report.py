@@ -64,6 +64,7 @@ def summary_markdown(meta: dict[str, Any], findings: list[Finding], facts: Triag
                      + (f", stopped by an interrupt ({', '.join(workload.signals_sent)})"
                         if workload.stopped_by == "interrupt" else "")
                      + (", under nsys" if workload.under_nsys else ""))
+        lines += [f"- workload output: {note}" for note in workload.log_notes]
     lines += [f"- {name}: {text}" for name, text in captures(facts)]
     nvml = facts.hardware.nvml
     gpu_names = ", ".join(f"{g.get('index')}: {g.get('name')}" for g in facts.hardware.gpus)
