@@ -46,11 +46,15 @@ def _escape(match: re.Match[str]) -> str:
 
 def printable(text: str) -> str:
     """`text` with control characters and lone surrogates escaped; unchanged when it has none."""
+    # Every character above is one str.isprintable() rejects (Cc, Cf, Cs, Zl, Zp), and isprintable()
+    # runs in C at about a nanosecond a character, the regex at 20: a 5 MB kernel name costs 0.1 s.
+    if text.isprintable():
+        return text
     return _UNPRINTABLE.sub(_escape, text) if _UNPRINTABLE.search(text) else text
 
 
 def has_unprintable(text: str) -> bool:
-    return _UNPRINTABLE.search(text) is not None
+    return not text.isprintable() and _UNPRINTABLE.search(text) is not None
 
 
 def shell_line(argv: list[str]) -> str:
