@@ -242,3 +242,69 @@ def test_a_known_secret_in_base64_wrapped_at_76_columns_goes_line_by_line():
                 key_b64 = base64.b64encode(part).decode()[:len(part) // 3 * 4]
                 for at in range(0, len(key_b64) - 24, 4):   # no 24-character run of it is left
                     assert key_b64[at:at + 24] not in joined, (prefix, offset, at)
+
+
+# ---- fourth pass: a known secret in a hex dump, an octal dump, or hex and decimal with separators (A1) ----------
+
+HF = "hf_Qw3rTy7uIoPaSdFgHjKlZxCvBnM12345ab"
+# What `printf %s "$HF_TOKEN" | TOOL` prints (captured from util-linux hexdump 2.39, xxd 2024, GNU od 9.4).
+DUMPS = {
+    "hexdump -C": "00000000  68 66 5f 51 77 33 72 54  79 37 75 49 6f 50 61 53  |hf_Qw3rTy7uIoPaS|\n"
+                  "00000010  64 46 67 48 6a 4b 6c 5a  78 43 76 42 6e 4d 31 32  |dFgHjKlZxCvBnM12|\n"
+                  "00000020  33 34 35 61 62                                    |345ab|\n00000025\n",
+    "xxd": "00000000: 6866 5f51 7733 7254 7937 7549 6f50 6153  hf_Qw3rTy7uIoPaS\n"
+           "00000010: 6446 6748 6a4b 6c5a 7843 7642 6e4d 3132  dFgHjKlZxCvBnM12\n"
+           "00000020: 3334 3561 62                             345ab\n",
+    "od -c": "0000000   h   f   _   Q   w   3   r   T   y   7   u   I   o   P   a   S\n"
+             "0000020   d   F   g   H   j   K   l   Z   x   C   v   B   n   M   1   2\n"
+             "0000040   3   4   5   a   b\n0000045\n",
+    "hexdump -c": "0000000   h   f   _   Q   w   3   r   T   y   7   u   I   o   P   a   S\n"
+                  "0000010   d   F   g   H   j   K   l   Z   x   C   v   B   n   M   1   2\n"
+                  "0000020   3   4   5   a   b                                            \n0000025\n",
+    "od -A x -t x1z": "000000 68 66 5f 51 77 33 72 54 79 37 75 49 6f 50 61 53  >hf_Qw3rTy7uIoPaS<\n"
+                      "000010 64 46 67 48 6a 4b 6c 5a 78 43 76 42 6e 4d 31 32  >dFgHjKlZxCvBnM12<\n"
+                      "000020 33 34 35 61 62                                   >345ab<\n000025\n",
+    "od -t x1": "0000000 68 66 5f 51 77 33 72 54 79 37 75 49 6f 50 61 53\n"
+                "0000020 64 46 67 48 6a 4b 6c 5a 78 43 76 42 6e 4d 31 32\n0000040 33 34 35 61 62\n0000045\n",
+    "bytes.hex(' ')": "key: " + HF.encode().hex(" ") + "\n",
+    "bytes.hex(':')": "key: " + HF.encode().hex(":") + "\n",
+    "0x, ": "key = {" + ", ".join(f"0x{b:02x}" for b in HF.encode()) + "}\n",
+    "0x,": "key = {" + ",".join(f"0x{b:02X}" for b in HF.encode()) + "}\n",
+    "list(bytes)": "key " + str(list(HF.encode())) + "\n",
+}
+
+
+def _leaks(out: str, secret: str) -> list[str]:
+    """Any 8 characters of the secret, read back from the text, its hex (any separator) or its dump columns."""
+    flat = "".join(out.split()).replace("|", "").replace(">", "").replace("<", "")
+    hex_flat = "".join(c for c in out.lower() if c in "0123456789abcdef")
+    return [secret[k:k + 8] for k in range(len(secret) - 7)
+            if secret[k:k + 8] in flat or secret[k:k + 8].encode().hex() in hex_flat]
+
+
+@pytest.mark.parametrize("form", sorted(DUMPS))
+def test_a_known_secret_in_any_dump_or_separated_hex_goes(form):
+    r = Redactor({"HF_TOKEN": HF})
+    text = "before\n" + DUMPS[form] + "after 0000 done\n"
+    for out in (r.text(text), _streamed(r, text, 7), _streamed(r, text, 64)):
+        assert not _leaks(out, HF), (form, out)
+        assert out.startswith("before\n") and out.endswith("after 0000 done\n") and REDACTED in out
+
+
+@pytest.mark.parametrize("form", ["hexdump -C", "xxd", "od -c"])
+def test_a_token_shape_in_a_dump_goes_without_knowing_it(form):
+    out = Redactor({}).text(DUMPS[form])   # not in the environment: found by its shape in the decoded bytes
+    assert not _leaks(out, HF), out
+
+
+def test_a_dump_of_ordinary_bytes_stays_as_it_is():
+    text = ("00000000  7f 45 4c 46 02 01 01 00  00 00 00 00 00 00 00 00  |.ELF............|\n"
+            "00000010  03 00 3e 00 01 00 00 00  60 61 00 00 00 00 00 00  |..>.....`a......|\n"
+            "0000000   m   o   d   e   l   .   s   a   f   e   t   e   n   s   o   r\n"
+            "fingerprint 4f:3a:9b:12:77:0c:de:ad:be:ef:01:02:03:04:05:06\n[104, 101, 108, 108, 111, 32, 119, 111]\n")
+    assert Redactor({"HF_TOKEN": HF}).text(text) == text
+
+
+def _streamed(redactor, text, size):
+    stream = StreamRedactor(redactor)
+    return "".join(stream.feed(text[k:k + size]) for k in range(0, len(text), size)) + stream.close()

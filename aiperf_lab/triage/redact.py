@@ -48,6 +48,7 @@ import html
 import ipaddress
 import itertools
 import json
+import operator
 import os
 import re
 import socket
@@ -599,6 +600,61 @@ class Span(NamedTuple):
     context: int        # where the evidence for it begins (a name before a value): never cut between
 
 
+_START, _END, _REPLACEMENT, _LABEL, _CONTEXT = (operator.itemgetter(i) for i in range(5))
+
+
+def _merge_spans(found: list[Span]) -> list[Span]:
+    """Sorted spans merged so that none overlap. A text may hold a million spans that overlap nowhere
+    (a URL credential every 5 characters): that is found by C loops (a span overlaps when it starts
+    before the furthest end so far) and the list is kept as it is; where few overlap, only their runs go
+    through the Python merge; where many do (a known secret that is also a token, on every line), all."""
+    reach = list(itertools.accumulate(map(_END, found), max))
+    overlapping = list(itertools.compress(range(1, len(found)), map(operator.lt, map(_START, itertools.islice(
+        found, 1, None)), reach)))
+    if not overlapping:
+        return found
+    if len(overlapping) * 8 > len(found):
+        return _merge_loop(found, 0, len(found))
+    merged: list[Span] = []
+    done = 0
+    run_start = overlapping[0]
+    for at, index in enumerate(overlapping):
+        if at + 1 < len(overlapping) and overlapping[at + 1] == index + 1:
+            continue  # the run goes on
+        merged += found[done:run_start - 1]
+        merged += _merge_loop(found, run_start - 1, index + 1)
+        done = index + 1
+        if at + 1 < len(overlapping):
+            run_start = overlapping[at + 1]
+    merged += found[done:]
+    return merged
+
+
+def _merge_loop(found: list[Span], first: int, stop: int) -> list[Span]:
+    """found[first:stop] merged, one span at a time."""
+    merged = [found[first]]
+    last_end = found[first][1]
+    for span in itertools.islice(found, first + 1, stop):
+        if span[0] < last_end:
+            last = merged[-1]
+            end = span[1] if span[1] > last_end else last_end
+            # a placeholder inside another (an IPv4 inside an IPv6) keeps the outer one; a secret wins
+            if span[2] == last[2] or (span[1] <= last_end and span[2] != REDACTED):
+                replacement = last[2]
+            elif span[0] == last[0] and REDACTED not in (span[2], last[2]) and last_end <= span[1]:
+                replacement = span[2]  # the last one lies inside this one (a short host name, the FQDN)
+            else:
+                replacement = REDACTED
+            label = span[3] if span[3] == KNOWN_VALUE else last[3]  # a known secret is counted as one
+            if end != last[1] or replacement != last[2] or label != last[3]:
+                merged[-1] = (last[0], end, replacement, label, min(last[4], span[4]))
+            last_end = end
+        else:
+            merged.append(span)
+            last_end = span[1]
+    return merged
+
+
 class Redactor:
     def __init__(self, environ: dict[str, str] | None = None, redact_hosts: bool = False,
                  extra_secrets: list[str] | None = None):
@@ -837,6 +893,38 @@ class Redactor:
                     spans.append((start, end, _line_by_line(text, start, end), KNOWN_VALUE, start))
         return spans
 
+    def _dump_spans(self, text: str) -> list[Span]:
+        """Secrets in dumps (see _dump_runs): each run's decoded text is searched like any text (known values,
+        their pieces, shapes); every byte found there goes, in each column that shows it, line by line."""
+        spans: list[Span] = []
+        for decoded, lines in _dump_runs(text):
+            found = self._literal_spans(decoded) + self._secret_spans(decoded)
+            if self._pieces:
+                found += self._fragment_spans(decoded)
+            if not found:
+                continue
+            hit = [False] * len(decoded)
+            for start, end, *_ in found:
+                hit[start:end] = [True] * (end - start)
+            label = found[0][3]
+            for line in lines:
+                marked = hit[line.first:line.first + line.size]
+                if not any(marked):
+                    continue
+                positions = _dump_line_positions(line)
+                k = 0
+                while k < line.size:  # each run of found bytes in a line: one span per column
+                    if not marked[k]:
+                        k += 1
+                        continue
+                    j = k
+                    while j + 1 < line.size and marked[j + 1]:
+                        j += 1
+                    for (first, _), (_, last) in zip(positions[k], positions[j]):
+                        spans.append((first, last, REDACTED, label, first))
+                    k = j + 1
+        return spans
+
     def wrap_head_at_end(self, text: str) -> bool:
         """Whether text ends with the first 3 to 11 characters of a known secret (the rest may start
         the next line): a stream holds such a line back until the next one is read."""
@@ -899,47 +987,26 @@ class Redactor:
             found += self._fragment_spans(text)
         if self._broken and "\n" in text:
             found += self._broken_spans(text)
+        found += self._dump_spans(text)
         if self.redact_hosts:
             found += self._host_spans(text, lower)
         if not found:
             return []
         found.sort()
-        merged = [found[0]]
-        last_end = found[0][1]
-        for span in itertools.islice(found, 1, None):
-            if span[0] < last_end:
-                last = merged[-1]
-                end = span[1] if span[1] > last_end else last_end
-                # a placeholder inside another (an IPv4 inside an IPv6) keeps the outer one; a secret wins
-                if span[2] == last[2] or (span[1] <= last_end and span[2] != REDACTED):
-                    replacement = last[2]
-                elif span[0] == last[0] and REDACTED not in (span[2], last[2]) and last_end <= span[1]:
-                    replacement = span[2]  # the last one lies inside this one (a short host name, the FQDN)
-                else:
-                    replacement = REDACTED
-                label = span[3] if span[3] == KNOWN_VALUE else last[3]  # a known secret is counted as one
-                if end != last[1] or replacement != last[2] or label != last[3]:
-                    merged[-1] = (last[0], end, replacement, label, min(last[4], span[4]))
-                last_end = end
-            else:
-                merged.append(span)
-                last_end = span[1]
-        return merged
+        return _merge_spans(found)
 
     def _apply(self, text: str, spans: list[Span], end: int | None = None) -> str:
         if end is not None and end < len(text):
-            spans = [span for span in spans if span[0] < end]
+            spans = spans[:bisect.bisect_left(spans, end, key=_START)]
         else:
             end = len(text)
-        out: list[str] = []
-        append = out.append
-        at = 0
-        for start, stop, replacement, _label, _context in spans:
-            append(text[at:start])
-            append(replacement)
-            at = stop
-        append(text[at:end] if at < end else "")
-        self.counts.update([span[3] for span in spans])
+        # the kept pieces between spans, cut and joined by C loops: a text of a million spans costs little
+        kept = list(map(text.__getitem__, map(slice, itertools.chain((0,), map(_END, spans)),
+                                              itertools.chain(map(_START, spans), (end,)))))
+        out = [""] * (2 * len(kept) - 1)
+        out[0::2] = kept
+        out[1::2] = map(_REPLACEMENT, spans)
+        self.counts.update(map(_LABEL, spans))
         return "".join(out)
 
     # ---- public API -----------------------------------------------------------------------------
@@ -1019,6 +1086,14 @@ class StreamRedactor:
         end = len(line.rstrip("\r\n"))
         if any(span[1] == end for span in self.redactor._fragment_spans(line)) if self.redactor._pieces else False:
             return start
+        # a dump's last lines wait for the next piece, so a secret dumped across the cut is decoded whole
+        held = 0
+        while held < DUMP_HOLD_LINES and _dump_line_end(self._buffer[start:cut].rstrip("\r\n")):
+            held += 1
+            cut = start
+            start = self._buffer.rfind("\n", 0, max(0, cut - 1)) + 1
+            if not cut:
+                break
         return cut
 
     def close(self) -> str:
@@ -1034,26 +1109,44 @@ class StreamRedactor:
             self._token_carry = False
         else:  # a line too long to hold: cut where no span, nor the evidence for one, crosses
             spans = self.redactor.spans(text, self._in_key, self._token_carry, self._value_next)
-            cut = len(text) - self.hold
-            while True:
-                crossing = [s for s in spans if s[4] < cut < s[1]]
-                if not crossing:
-                    break
-                earliest = min(s[4] for s in crossing)
-                if earliest <= len(text) // 2:  # one giant span: write it whole, carry it on
-                    cut = len(text)
-                    break
-                cut = earliest
+            cut = _cut_outside_spans(spans, len(text) - self.hold, len(text))
             piece = text[:cut]
-            last_end = max((s[1] for s in spans if s[0] < cut), default=-1)
+            last_end = spans[bisect.bisect_left(spans, cut, key=_START) - 1][1] if spans and spans[0][0] < cut else -1
             self._token_carry = cut == len(text) and last_end >= cut and not text[-1:].isspace()
-        out = self.redactor._apply(piece, [s for s in spans if s[0] < cut])
-        last_key = max((s for s in spans if s[3] == "private key block" and s[0] < cut), key=lambda s: s[1],
-                       default=None)
+        before = bisect.bisect_left(spans, cut, key=_START)  # (merged spans: in order, none overlap)
+        out = self.redactor._apply(piece, spans[:before])
+        last_key = next((s for s in reversed(spans[:before]) if s[3] == "private key block"), None)
         self._in_key = bool(last_key and _key_open(piece, last_key))
         self._value_next = bool(VALUE_ON_NEXT_LINE.search(piece[-120:].lower()))
         self._buffer = text[cut:]
         return out
+
+
+# A pattern may need up to this many characters before where its match starts (the B of Bearer, found
+# by "earer"; the sk of sk_live_; the ? or & of sig=; the "; " of ; pwd=): a forced cut keeps them with it.
+LOOKBEHIND = 2
+
+
+def _cut_outside_spans(spans: list[Span], cut: int, size: int) -> int:
+    """Where to cut a line too long to hold, near cut: a place that no span, nor the evidence before it,
+    crosses (a span from LOOKBEHIND characters before its context to its end holds the place strictly
+    inside). The latest such place at or before cut; when that lies in the text's first half (one
+    giant span, or a chain of them: a megabyte of dotted quads), the first such place after cut, which
+    is the text's end only when a span reaches it (the stream carries that one on), so a secret whose
+    start has not matched yet (`Bearer ab` at the end) is never written without its rest. Found in one
+    sweep over the spans' extents sorted by where they begin: a chain of overlapping extents is one run."""
+    run_start, run_end = -1, -1
+    for begin, end in sorted(zip(map(operator.sub, map(_CONTEXT, spans), itertools.repeat(LOOKBEHIND)),
+                                 map(_END, spans))):
+        if begin >= run_end:  # a new run (extents that only touch do not join)
+            if run_start < cut < run_end or begin >= cut:
+                break  # the run that holds cut is whole; or none does
+            run_start, run_end = begin, end
+        elif end > run_end:
+            run_end = end
+    if not run_start < cut < run_end:
+        return cut
+    return run_end if run_start <= size // 2 else run_start
 
 
 def _key_spans(text: str, lower: str, in_key: bool) -> list[Span]:
@@ -1376,3 +1469,129 @@ def _own_addresses(host_names: list[str]) -> set[str]:
         except (OSError, UnicodeError):
             continue
     return {a for a in found if a not in BORING_IPS and not a.startswith("127.")}
+
+
+# ---- secrets inside dumps ---------------------------------------------------------------------------------------
+# A dump shows a secret's bytes as hex and again as characters, 16 or so to a line, so neither column holds the
+# secret as text: `hexdump -C` / `hd` (|ascii|), `od -A x -t x1z` (>ascii<), `od -t x1` (no column), `xxd`
+# (groups of 2 bytes, the characters last), `od -c` / `hexdump -c` (a character per 4-wide cell). A secret's
+# bytes also show as hex or decimal with separators (`68 66 5f`, `68:66`, `0x68, 0x66`, `[104, 102, 95]`).
+# The bytes of consecutive dump lines (or of one separated run) are decoded into one text, that text is searched
+# with the same rules as any text, and what is found there goes in every column that shows those bytes.
+HEX_DUMP_LINE = re.compile(r"^(?P<offset>[0-9a-fA-F]{4,16})(?P<hex>(?: {1,2}[0-9a-fA-F]{2}){1,64})"
+                           r"(?: {1,64}(?:\|(?P<pipe>[^\n]{0,64})\||>(?P<angle>[^\n]{0,64})<))?[ \t]*\r?$", re.M)
+XXD_LINE = re.compile(r"^(?P<offset>[0-9a-fA-F]{4,16}):(?P<hex>(?: [0-9a-fA-F]{2,8}){1,32})  (?P<text>[^\n]{1,256})$",
+                      re.M)
+OD_CHAR_LINE = re.compile(r"^(?P<offset>[0-7]{7}|[0-9a-fA-F]{6,8})(?P<cells>(?:   [^\s\\]|  \\[0abfnrtv\\]| [0-7]{3}|    )"
+                          r"{1,32})\r?$", re.M)
+OD_ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "\\": "\\"}
+# 8 or more bytes as hex pairs with one separator throughout, or as a list of decimals
+SEPARATED_HEX = re.compile(r"(?<![0-9A-Za-z])(?:0[xX])?[0-9A-Fa-f]{2}(?P<sep>, ?0[xX]|[: -]|, ?)[0-9A-Fa-f]{2}"
+                           r"(?:(?P=sep)[0-9A-Fa-f]{2}){6,4094}(?![0-9A-Za-z])")
+DECIMAL_BYTES = re.compile(r"\[(?P<body>[0-9]{1,3}(?:, ?[0-9]{1,3}){7,4095})\]")
+HEX_PAIR = re.compile(r"[0-9A-Fa-f]{2}")
+DECIMAL = re.compile(r"[0-9]{1,3}")
+DUMP_HOLD_LINES = 8     # dump lines a stream holds back at a piece's end, so a secret across the cut is decoded whole
+
+
+class _DumpLine(NamedTuple):
+    kind: str           # "hex", "xxd", "od" or "run" (a separated run: one "line")
+    match: re.Match
+    first: int          # its first byte's index in the run's decoded text
+    size: int
+
+
+def _dump_line_text(kind: str, m: re.Match) -> str | None:
+    """The bytes a dump line shows, as text (one character per byte), or None when it is not one."""
+    if kind == "od":
+        cells = m.group("cells")
+        out = []
+        for at in range(0, len(cells), 4):
+            cell = cells[at:at + 4]
+            if cell[1] == "\\" or cell[2] == "\\":
+                out.append(OD_ESCAPES[cell[-1]])
+            elif cell[1] != " ":
+                out.append(chr(int(cell[1:], 8)))
+            else:
+                out.append(cell[3])
+        return "".join(out)
+    if kind == "run":
+        if m.re is DECIMAL_BYTES:
+            values = [int(v) for v in DECIMAL.findall(m.group("body"))]
+            return "".join(map(chr, values)) if max(values) < 256 else None
+        return "".join(chr(int(p, 16)) for p in HEX_PAIR.findall(m.group(0).replace("0x", "").replace("0X", "")))
+    if kind == "xxd" and any(len(group) % 2 for group in m.group("hex").split()):
+        return None
+    decoded = bytes.fromhex(m.group("hex")).decode("latin-1")
+    if kind == "xxd" and len(m.group("text").rstrip("\r")) < len(decoded):
+        return None
+    return decoded
+
+
+def _dump_line_positions(line: _DumpLine) -> list[list[tuple[int, int]]]:
+    """Where each byte of a dump line shows in the text: a list per byte of (start, end) ranges."""
+    m, kind = line.match, line.kind
+    if kind == "od":
+        base = m.start("cells")
+        return [[(base + 4 * k + 1, base + 4 * k + 4)] for k in range(line.size)]
+    if kind == "run":
+        pairs = DECIMAL if m.re is DECIMAL_BYTES else HEX_PAIR
+        text = m.group(0)
+        return [[(m.start() + p.start(), m.start() + p.end())] for p in pairs.finditer(m.group(0))][:line.size]
+    hex_start = m.start("hex")
+    digits = [hex_start + i for i, c in enumerate(m.group("hex")) if c != " "]
+    positions = [[(digits[2 * k], digits[2 * k + 1] + 1)] for k in range(line.size)]
+    column = None
+    if kind == "xxd":
+        column = m.end("text") - (1 if m.group("text").endswith("\r") else 0) - line.size
+    elif m.group("pipe") is not None and len(m.group("pipe")) == line.size:
+        column = m.start("pipe")
+    elif m.group("angle") is not None and len(m.group("angle")) == line.size:
+        column = m.start("angle")
+    if column is not None:
+        for k in range(line.size):
+            positions[k].append((column + k, column + k + 1))
+    return positions
+
+
+def _dump_runs(text: str) -> list[tuple[str, list[_DumpLine]]]:
+    """The dumps in text: for each run of consecutive dump lines of one kind (or one separated run), its
+    decoded text and its lines."""
+    runs: list[tuple[str, list[_DumpLine]]] = []
+    lines: list[tuple[int, int, str, re.Match]] = []
+    for kind, pattern in (("hex", HEX_DUMP_LINE), ("xxd", XXD_LINE), ("od", OD_CHAR_LINE)):
+        lines.extend((m.start(), m.end(), kind, m) for m in pattern.finditer(text))
+    lines.sort(key=lambda line: line[0])
+    parts: list[str] = []
+    members: list[_DumpLine] = []
+    size = 0
+    last_end, last_kind = -2, ""
+    for start, end, kind, m in lines:
+        decoded = _dump_line_text(kind, m)
+        if decoded is None:
+            continue
+        if members and (start != last_end + 1 or kind != last_kind):
+            runs.append(("".join(parts), members))
+            parts, members, size = [], [], 0
+        parts.append(decoded)
+        members.append(_DumpLine(kind, m, size, len(decoded)))
+        size += len(decoded)
+        last_end, last_kind = end, kind
+    if members:
+        runs.append(("".join(parts), members))
+    starts = [line[0] for line in lines]
+    ends = [line[1] for line in lines]
+    for pattern in (SEPARATED_HEX, DECIMAL_BYTES):
+        for m in pattern.finditer(text):
+            at = bisect.bisect_right(starts, m.start()) - 1
+            if at >= 0 and m.start() < ends[at]:
+                continue  # inside a dump line, decoded with it
+            decoded = _dump_line_text("run", m)
+            if decoded is not None:
+                runs.append((decoded, [_DumpLine("run", m, 0, len(decoded))]))
+    return runs
+
+
+def _dump_line_end(line: str) -> bool:
+    """Whether a line (without its newline) is a dump line (see _dump_runs)."""
+    return any(pattern.match(line) for pattern in (HEX_DUMP_LINE, XXD_LINE, OD_CHAR_LINE))
