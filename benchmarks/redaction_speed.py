@@ -67,6 +67,21 @@ CASES = {
     "tokens after JSON escapes": "msg\\nghp_R8x2Kq9LmZ4vT7wY1nB5cD3fG6hJ0kP2sQ9a%3Dhf_Zx8Lq2Wm9Rt4Yp7Kd3Nf6Hj1Bv5 ",
     "log lines with secrets": ("step 12 loss 0.53 tokens/s 1234.5 HF_TOKEN=hf_" + "Q" * 34 +
                                " url=postgres://u:pa55word@db.internal/x 10.0.0.7:29500\n"),
+    # secrets as tools print them (the fourth pass): each rule's literal, repeated
+    "tool form: env items": "- name: DB_PASSWORD\n  value: Zq8Das\n",
+    "tool form: env items on one line": "name: DB_PASSWORD value: x ",
+    "tool form: env names, no value": "name: DB_PASSWORD ",
+    "tool form: shell quotes": 'DB_PASSWORD="a\\"',
+    "tool form: shell $'": "DB_PASSWORD=$'\\",
+    "tool form: loguru arrows": "\u2514",
+    "tool form: loguru lines": "    f(password)\n    \u2502 \u2514 'x'\n",
+    "tool form: header tuples": "(b'x-api-key', b'",
+    "tool form: terraform sensitive": '"sensitive": true, ',
+    "tool form: xml elements": "<password>x",
+    "tool form: yaml data blocks": "data:\n  k: QUJDREVGR0g=\n",
+    "tool form: json data blocks": '"data": {"k": "QUJDREVGR0g=", ',
+    "tool form: -data keys": "client-key-data: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQ== ",
+    "tool form: File lines (stream hold)": '  File "x.py", line 1\n',
 }
 
 

@@ -264,6 +264,7 @@ ESCAPED_URL_PASSWORDS = [
 COMMAND_PASSWORD_FLAGS: list[tuple[tuple[str, ...], int, re.Pattern[str]]] = [
     (("mysql", "mariadb"), 300, re.compile(r"-p(?<=[ \t]-p)(?P<value>[^\s'\"]{3,})")),
     (("sshpass",), 100, re.compile(r"-p(?<=[ \t]-p)[ \t]{0,4}(?P<value>[^\s'\"-][^\s'\"]*)")),
+    (("redis-cli", "keydb-cli"), 300, re.compile(r"-a(?<=[ \t]-a)[ \t]{1,4}(?P<value>[^\s'\"-][^\s'\"]*)")),
     (("curl", "wget"), 300, re.compile(r"-u(?<=[ \t]-u)[ \t]{0,4}['\"]?[^\s:'\"]{1,128}:(?P<value>[^\s'\"]+)")),
     (("curl", "wget"), 300, re.compile(r"--(?<=[ \t]--)(?:proxy-)?user[ \t=]{1,4}['\"]?[^\s:'\"]{1,128}:"
                                        r"(?P<value>[^\s'\"]+)")),
@@ -458,6 +459,15 @@ def _base64_forms(value: str) -> set[str]:
     return forms
 
 
+def _holder_encoded_forms(value: str) -> set[str]:
+    """A secret-holding value's base64 and hex (encoded_forms), and its base64 cut in the 76-character lines
+    that `base64` prints."""
+    forms = encoded_forms(value)
+    encoded = base64.b64encode(value.encode()).decode()
+    forms |= {encoded[at:at + 76] for at in range(0, len(encoded), 76) if len(encoded) > 76 and len(encoded) - at >= 24}
+    return forms
+
+
 def worth_hiding(value: str) -> bool:
     return len(value) >= MIN_SECRET_LEN and value.strip().lower() not in NOT_SECRET_VALUES
 
@@ -507,6 +517,13 @@ def looks_like_password(value: str) -> bool:
     symbols = any(not c.isalnum() and c not in "-_./:" for c in value)
     mixed_case = any(c.isupper() for c in value[1:]) and any(c.islower() for c in value)
     return letters and (digits or symbols or (mixed_case and len(value) >= 8))
+
+
+def looks_generated(value: str) -> bool:
+    """A value that looks machine-made, as passwords and keys are: 12 to 256 characters of capitals, small
+    letters and digits all three, no space, not a path (`-a Aa8MNL8EXs9ODEiuZbEaiS`; not `-a x86_64`)."""
+    return (12 <= len(value) <= 256 and not any(c.isspace() for c in value) and any(c.isupper() for c in value)
+            and any(c.islower() for c in value) and any(c.isdigit() for c in value) and not is_location(value))
 
 
 # Tools whose flag takes a password, as -pSECRET or -p SECRET. (mysql reads "-p VALUE" as a prompt and a
@@ -561,6 +578,9 @@ def argv_secret_positions(argv: list[str]) -> list[tuple[int, int]]:
             found.append((i, 2))
         elif arg == "-p" and not tool_flag and has_next and looks_like_password(argv[i + 1]):
             found.append((i + 1, 0))
+            i += 1
+        elif arg == "-a" and not tool_flag and has_next and looks_generated(argv[i + 1]):
+            found.append((i + 1, 0))  # redis-cli's password flag, given to a wrapper script
             i += 1
         elif eq and is_hex_key(value) and not names_a_hash(name):
             found.append((i, len(name) + 1))
@@ -672,8 +692,14 @@ class Redactor:
         # A proxy given without a scheme (HTTPS_PROXY=bob:PASSWORD@proxy:3128, as curl and pip take it) is
         # read as a URL.
         proxies = ["http://" + v for n, v in self.environ.items() if "proxy" in n.lower() and "://" not in v and "@" in v]
+        # A value that holds one (a URL with its password) is hidden whole where it is printed encoded
+        # (`base64 <<< "$DATABASE_URL"`): the encoding of the part before a short password shows it.
+        holder_forms: set[str] = set()
         for text in [*self.environ.values(), *(extra_secrets or []), *proxies]:
-            secrets |= {text[s[0]:s[1]] for s in self._secret_spans(text) if worth_hiding(text[s[0]:s[1]])}
+            found = {text[s[0]:s[1]] for s in self._secret_spans(text) if worth_hiding(text[s[0]:s[1]])}
+            secrets |= found
+            if found and text not in found and len(text) <= 4096 and "\n" not in text:
+                holder_forms |= _holder_encoded_forms(text)
         self._secret_values = sorted(secrets, key=len, reverse=True)
         # A piece of a known secret (printed in part, or cut by a line wrap): needles of FRAGMENT characters
         # at the secret's start, end and every FRAGMENT-th character, one regex each that starts with
@@ -708,7 +734,7 @@ class Redactor:
                 value[at + FRAGMENT:at + FRAGMENT + CHAIN]))) for needle, at in offsets.items()]))
             for size in range(WRAP_REST, FRAGMENT):
                 self._wrap_heads.setdefault(value[:size], value)
-        self._literals = sorted({f for v in secrets for f in escaped_forms(v)}, key=len, reverse=True)
+        self._literals = sorted({f for v in secrets for f in escaped_forms(v)} | holder_forms, key=len, reverse=True)
         self.longest_literal = max((len(f) for f in self._literals), default=0)
         self._placeholders: dict[str, dict[str, str]] = {}
         self._host_patterns: list[tuple[str, str, re.Pattern[str], bool]] = []
@@ -810,6 +836,8 @@ class Redactor:
                     continue
                 if len(value) < 16 and cannot_be_secret(value.rstrip(")]}>")):
                     continue  # secret=False, token: 0, gpu_pw=350.2
+                if value.endswith(":") and "\n" in m.group("sep") and text.startswith(" ", m.end("value")):
+                    continue  # a YAML mapping under the name (secretKeyRef:\n  name: db), not its value
                 if (m.group("rest") or start and _NAME_CHARACTER(text[start - 1])) and _names_a_quantity(
                         text, start, m.end("rest")):
                     continue  # output_token_throughput: 1234.5 (a name longer than its keyword is looked at)
@@ -925,6 +953,22 @@ class Redactor:
                     k = j + 1
         return spans
 
+    def _printed_form_spans(self, text: str) -> list[Span]:
+        """Secrets as common tools print them, the name apart from the value (see the finders after
+        _url_userinfo_spans): Kubernetes env lists and Secret data, shell-quoted values, loguru arrows,
+        header tuples, terraform's sensitive values, XML elements, kubeconfig *-data keys."""
+        spans = (_env_item_spans(text) + _shell_quoted_spans(text) + _loguru_spans(text) + _header_tuple_spans(text)
+                 + _terraform_sensitive_spans(text) + _xml_element_spans(text))
+        if "ata" in text:
+            spans += _yaml_data_block_spans(text) + _json_data_block_spans(text)
+            if "-data" in text:
+                for m in DASH_DATA.finditer(text):
+                    decoded = _base64_text(m.group("value"))
+                    if decoded and ("PRIVATE KEY" in decoded or self._secret_spans(decoded)):
+                        spans.append((m.start("value"), m.end("value"), REDACTED, "kubernetes secret data",
+                                      m.start()))
+        return spans
+
     def wrap_head_at_end(self, text: str) -> bool:
         """Whether text ends with the first 3 to 11 characters of a known secret (the rest may start
         the next line): a stream holds such a line back until the next one is read."""
@@ -988,6 +1032,7 @@ class Redactor:
         if self._broken and "\n" in text:
             found += self._broken_spans(text)
         found += self._dump_spans(text)
+        found += self._printed_form_spans(text)
         if self.redact_hosts:
             found += self._host_spans(text, lower)
         if not found:
@@ -1094,7 +1139,7 @@ class StreamRedactor:
             start = self._buffer.rfind("\n", 0, max(0, cut - 1)) + 1
             if not cut:
                 break
-        return cut
+        return _printed_form_hold(self._buffer, cut)
 
     def close(self) -> str:
         out = self._emit(len(self._buffer)) if self._buffer else ""
@@ -1310,6 +1355,318 @@ def _url_userinfo_spans(text: str) -> list[Span]:
         append((first, last, REDACTED, "url password", start))
     return spans
 
+
+# ---- secrets as common tools print them: the name in one place, the value in another ------------------
+# Each finder starts from a literal (found by a plain or literal-led search), reads a bounded stretch after
+# it, and goes on after what it read: no character is read a number of times that grows with the text.
+
+PRINTED_VALUE_LIMIT = 4096
+_IDENTIFIER_CHARACTER = re.compile(r"[A-Za-z0-9_]").match
+# Kubernetes env lists (kubectl -o yaml/json, helm template, ECS task definitions): an item's name, then its
+# value as the next key of the same item: `- name: DB_PASSWORD\n  value: X`, `{"name": "DB_PASSWORD", "value": "X"}`.
+ENV_ITEM_NAME = re.compile(r"name(?<![A-Za-z0-9_]name)[\"']?[ \t]{0,3}:[ \t]{0,3}[\"']?"
+                           r"(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,127})[\"']?(?![A-Za-z0-9_.-])")
+ENV_ITEM_VALUE = re.compile(r"[ \t,]{0,4}(?:\r?\n[ \t]{0,64})?[\"']?value[\"']?[ \t]{0,3}:[ \t]{0,3}"
+                            r"(?:\"(?P<dq>(?:[^\"\\\n]|\\[^\n]){1,4096})\"|'(?P<sq>(?:[^'\n]|''){1,4096})'"
+                            r"|(?P<plain>[^\s\"'#,{}\[\]|>&*!][^\n,}]{0,4095}))")
+# Shell-quoted values: `declare -x NAME="a\"b"` (export -p), `NAME=$'a\nb'` (bash set), `NAME='a'"'"'b'`;
+# adjacent quoted pieces are one word.
+SHELL_QUOTED = re.compile(r"=(?:\"(?:[^\"\\\n]|\\[^\n]){0,4096}\"|\$'(?:[^'\\\n]|\\[^\n]){0,4096}'|'[^'\n]{0,4096}')"
+                          r"(?:\"(?:[^\"\\\n]|\\[^\n]){0,4096}\"|\$'(?:[^'\\\n]|\\[^\n]){0,4096}'|'[^'\n]{0,4096}'|\\'){0,15}")
+# loguru's diagnose=True (logger.exception, @logger.catch): a value under an arrow, its variable in the code
+# line above the arrows at the arrow's column.
+LOGURU_ARROW = "\u2514"
+LOGURU_BAR = "\u2502"
+DOTTED_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}(?:\.[A-Za-z_][A-Za-z0-9_]{0,127}){0,8}")
+# httpx/httpcore traces and header lists: (b'x-api-key', b'VALUE'), ('Authorization', 'VALUE').
+HEADER_TUPLE = re.compile(r"\(b?(?P<q>['\"])(?P<name>[A-Za-z0-9_.-]{1,64})(?P=q),[ \t]{0,2}b?"
+                          r"(?:'(?P<sq>(?:[^'\\\n]|\\[^\n]){1,4096})'|\"(?P<dq>(?:[^\"\\\n]|\\[^\n]){1,4096})\")\)")
+# terraform show -json / output -json: "sensitive": true, then the same object's "value".
+TERRAFORM_SENSITIVE = re.compile(r"\"sensitive\"[ \t]{0,3}:[ \t]{0,3}true")
+JSON_VALUE_KEY = re.compile(r"\"value\"[ \t\r\n]{0,64}:[ \t\r\n]{0,64}"
+                            r"(?:\"(?P<dq>(?:[^\"\\\n]|\\[^\n]){1,4096})\"|(?P<plain>[A-Za-z0-9_.+-]{1,256}))")
+# <password>VALUE</password>, <ns:apiKey>VALUE</ns:apiKey> (Maven settings.xml, app configs).
+XML_ELEMENT = re.compile(r"<(?P<tag>(?:[A-Za-z_][\w.-]{0,63}:)?(?P<local>[A-Za-z_][\w.-]{0,63}))>"
+                         r"(?P<value>[^<\n]{1,4096})</(?P=tag)>")
+# Kubernetes Secret data (kubectl get secret -o yaml/json): a `data:` block's values are base64 of the secret,
+# whatever their keys (`.dockerconfigjson`, `db-url`, `openai`); `stringData:` holds them plain.
+ENV_ITEM = re.compile(ENV_ITEM_NAME.pattern + ENV_ITEM_VALUE.pattern)
+DATA_BLOCK_YAML = re.compile(r"(?m)^(?P<indent>[ \t]{0,64})(?:- )?(?P<key>data|stringData)[ \t]{0,8}:[ \t]{0,8}\r?\n"
+                             r"(?P<body>(?:(?P=indent)[ \t]{1,64}[^\n]*(?:\n|\Z))*)")
+DATA_BLOCK_JSON = re.compile(r"ata\"[ \t]{0,8}:[ \t\r\n]{0,64}\{")
+DATA_YAML_ITEM = re.compile(r"(?m)^[ \t]{1,128}(?P<key>[^:\s#][^:\n]{0,252}):[ \t]{1,8}(?P<value>[^\n]{1,1048576})")
+DATA_JSON_ITEM = re.compile(r"\"(?P<key>[^\"\\\n]{1,256})\"[ \t\r\n]{0,64}:[ \t\r\n]{0,64}\"(?P<value>[^\"\\\n]{1,1048576})\"")
+# A kubeconfig's client-key-data (and any *-data key) holds base64 of a key: it goes when the decoded text
+# holds a secret shape (certificate-authority-data, a certificate, stays).
+DASH_DATA = re.compile(r"-data[\"']?[ \t]{0,3}:[ \t]{0,3}[\"']?(?P<value>[A-Za-z0-9+/]{16,1048576}={0,2})(?![A-Za-z0-9+/=])")
+BASE64_TEXT = re.compile(r"[A-Za-z0-9+/]{8,}={0,2}")
+
+
+@functools.lru_cache(maxsize=8192)
+def _secret_name_cached(name: str) -> bool:
+    return is_secret_name(name)
+
+
+def _base64_text(value: str) -> str | None:
+    """The text a base64 value encodes, when it is printable text (a key, a URL, JSON); None for binary."""
+    if len(value) % 4:
+        return None
+    try:
+        decoded = base64.b64decode(value, validate=True).decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if decoded.isprintable() or decoded.replace("\n", "").replace("\r", "").replace("\t", "").isprintable():
+        return decoded or None
+    return None
+
+
+def _quoted_value_span(m: re.Match, groups: tuple[str, ...]) -> tuple[int, int] | None:
+    for group in groups:
+        if m.group(group) is not None:
+            return m.span(group)
+    return None
+
+
+@functools.lru_cache(maxsize=8192)
+def _secret_value(text: str) -> bool:
+    """Whether a value found by its name can be a secret (not a setting, a small number or a path)."""
+    value = text.strip().strip("'\"")
+    return (bool(value) and value != REDACTED and not cannot_be_secret(value)
+            and not ("/" in value and is_location(value)))
+
+
+def _env_item_spans(text: str) -> list[Span]:
+    """`- name: DB_PASSWORD` then `value: X` (the next key of the same list item, on the line after or on
+    the same line): X goes when the name is a secret name."""
+    spans: list[Span] = []
+    if "name" not in text or "value" not in text:
+        return spans
+    secret_name = _secret_name_cached
+    secret_value = _secret_value
+    for m in ENV_ITEM.finditer(text):
+        if not secret_name(m.group("name")):
+            continue
+        kind = m.lastgroup
+        start, end = m.span(kind)
+        if kind == "plain":
+            value = m.group("plain")
+            comment = value.find(" #")
+            end = start + len((value[:comment] if comment >= 0 else value).rstrip())
+        if secret_value(text[start:end]):
+            spans.append((start, end, REDACTED, "secret-named value", m.start()))
+    return spans
+
+
+def _shell_quoted_spans(text: str) -> list[Span]:
+    """A secret-named variable's shell-quoted value through its escapes and adjacent quoted pieces, to its
+    real closing quote: `declare -x DB_PASSWORD="a\\"b"`, `DB_PASSWORD=$'a\\nb'`, `X='a'"'"'b'`."""
+    spans: list[Span] = []
+    if "=\"" not in text and "='" not in text and "=$'" not in text:
+        return spans
+    secret_name = _secret_name_cached
+    secret_value = _secret_value
+    reverse_name = NAME_RUN_REVERSED.match
+    for m in SHELL_QUOTED.finditer(text):
+        at = m.start()
+        size = reverse_name(text[at - 64 if at > 64 else 0:at][::-1]).end()
+        if not size or not secret_name(text[at - size:at]):
+            continue
+        start = at + 1 + (2 if text[at + 1] == "$" else 1)
+        end = m.end() - 1
+        if end > start and secret_value(text[start:end].replace("\\", "")):
+            spans.append((start, end, REDACTED, "secret-named value", at - size))
+    return spans
+
+
+def _loguru_spans(text: str) -> list[Span]:
+    """loguru's diagnose arrows: `    connect(password)` then `    │       └ 'VALUE'`. Each line's first arrow
+    is read (the box characters before it only); its code line is the line above the block of arrow lines,
+    and the name there at the arrow's column says whether the value is secret."""
+    spans: list[Span] = []
+    if LOGURU_ARROW not in text:
+        return spans
+    size = len(text)
+    at = 0                       # always a line's start
+    source: tuple[int, int] | None = None
+    block_end = -2               # where the last arrow line read ended (its newline)
+    while True:
+        arrow = text.find(LOGURU_ARROW, at)
+        if arrow < 0:
+            return spans
+        line_start = text.rfind("\n", at, arrow) + 1 or at
+        line_end = text.find("\n", arrow)
+        line_end = size if line_end < 0 else line_end
+        at = line_end + 1
+        column = arrow - line_start
+        if column > 512 or text[line_start:arrow].strip(" " + LOGURU_BAR):
+            block_end = -2
+            continue
+        if block_end != line_start - 1:  # the first arrow line of a block: its code line is the one above
+            code_start = text.rfind("\n", max(0, line_start - 1 - 4096), max(0, line_start - 1)) + 1
+            source = (code_start, line_start - 1) if line_start and (code_start or line_start - 1 < 4096) else None
+            if source and LOGURU_ARROW in text[source[0]:source[1]]:
+                source = None
+        block_end = line_end
+        if source is None or source[0] + column >= source[1]:
+            continue
+        where = source[0] + column
+        name = DOTTED_IDENTIFIER.match(text, where, source[1])
+        if name is None or (where > source[0] and _IDENTIFIER_CHARACTER(text[where - 1])):
+            continue
+        if not _secret_name_cached(name.group(0).rsplit(".", 1)[-1]):
+            continue
+        start = arrow + 1 + (text[arrow + 1:arrow + 2] == " ")
+        end = start + len(text[start:line_end].rstrip())
+        if end > start and _secret_value(text[start:end]):
+            spans.append((start, end, REDACTED, "secret-named value", source[0]))
+
+
+def _header_tuple_spans(text: str) -> list[Span]:
+    """(b'x-api-key', b'VALUE') and ('Authorization', 'VALUE') pairs whose name is secret."""
+    spans: list[Span] = []
+    if "(" not in text:
+        return spans
+    for m in HEADER_TUPLE.finditer(text):
+        if _secret_name_cached(m.group("name")):
+            start, end = _quoted_value_span(m, ("sq", "dq"))
+            if _secret_value(text[start:end]):
+                spans.append((start, end, REDACTED, "secret-named value", m.start()))
+    return spans
+
+
+def _terraform_sensitive_spans(text: str) -> list[Span]:
+    """terraform's `"sensitive": true, "type": "string", "value": "VALUE"`: the value of the same object (the
+    next "value" key before the object's "}")."""
+    spans: list[Span] = []
+    if "\"sensitive\"" not in text:
+        return spans
+    next_value = next_close = -1
+    for m in TERRAFORM_SENSITIVE.finditer(text):
+        at = m.end()
+        if next_value < at:  # each search starts past the last one's find: every character is read once
+            found = text.find("\"value\"", at)
+            next_value = len(text) if found < 0 else found
+        if next_close < at:
+            found = text.find("}", at)
+            next_close = len(text) if found < 0 else found
+        if next_value >= next_close or next_value - at > 1024:
+            continue
+        v = JSON_VALUE_KEY.match(text, next_value)
+        if v is not None:
+            start, end = _quoted_value_span(v, ("dq", "plain"))
+            if v.group("dq") is not None or _secret_value(v.group("plain")):
+                spans.append((start, end, REDACTED, "secret-named value", m.start()))
+    return spans
+
+
+def _xml_element_spans(text: str) -> list[Span]:
+    """<password>VALUE</password>: an element whose tag is a secret name."""
+    spans: list[Span] = []
+    if "</" not in text:
+        return spans
+    for m in XML_ELEMENT.finditer(text):
+        if _secret_name_cached(m.group("local")) and _secret_value(m.group("value")):
+            spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
+    return spans
+
+
+@functools.lru_cache(maxsize=8192)
+def _data_value_is_secret(kind: str, value: str) -> bool:
+    """A value in a Kubernetes Secret's data block: base64 of printable text (a password, a URL, a config
+    JSON, a PEM key) or a long base64 run (a keystore); in stringData any value that can be a secret."""
+    value = value.strip().strip("'\"").strip()
+    if kind == "stringdata":
+        return value not in ("|", ">", "|-", ">-", "|+", ">+") and _secret_value(value)
+    if len(value) < 8:
+        return False
+    return _base64_text(value) is not None or (len(value) >= 64 and BASE64_TEXT.fullmatch(value) is not None
+                                                and len(value) % 4 == 0)
+
+
+def _json_data_block_kind(text: str, at: int) -> str | None:
+    """Which data block a found `ata": {` belongs to, from the characters before it: "data" or
+    "stringData" ("binaryData", a ConfigMap's, is not secret)."""
+    if text.startswith("\"d", at - 2):
+        return "data"
+    return "stringdata" if text.startswith("\"stringD", at - 8) else None
+
+
+def _yaml_data_block_spans(text: str) -> list[Span]:
+    """`data:` / `stringData:` and the lines indented under it (a Secret as kubectl -o yaml prints it)."""
+    spans: list[Span] = []
+    if "ata:" not in text:
+        return spans
+    value_is_secret = _data_value_is_secret
+    at = 0
+    while True:
+        m = DATA_BLOCK_YAML.search(text, at)
+        if m is None:
+            return spans
+        at = max(m.end(), at + 1)
+        kind = "stringdata" if m.group("key")[0] == "s" else "data"
+        for item in DATA_YAML_ITEM.finditer(text, m.start("body"), m.end("body")):
+            value = item.group("value").rstrip()
+            if value_is_secret(kind, value):
+                start = item.start("value")
+                spans.append((start, start + len(value), REDACTED, "kubernetes secret data", m.start()))
+
+
+def _json_data_block_spans(text: str) -> list[Span]:
+    spans: list[Span] = []
+    done = 0
+    for m in DATA_BLOCK_JSON.finditer(text):
+        at = m.start()
+        if at < done:
+            continue
+        kind = _json_data_block_kind(text, at)
+        if kind is None:
+            continue
+        close = text.find("}", m.end())
+        close = len(text) if close < 0 else close
+        for item in DATA_JSON_ITEM.finditer(text, m.end(), close):
+            if _data_value_is_secret(kind, item.group("value")):
+                spans.append((item.start("value"), item.end("value"), REDACTED, "kubernetes secret data", at))
+        done = close
+    return spans
+
+
+
+PRINTED_FORM_HOLD_LINES = 16     # lines a stream holds back after one that opens a form read over lines
+PRINTED_FORM_HOLD_CHARS = 16384
+
+
+def _opens_printed_form(line: str) -> bool:
+    """Whether a line may begin a form whose secret value comes on a later line: an env item's secret
+    name, a traceback frame or loguru's arrows, terraform's "sensitive", a Secret's data block."""
+    if "name" in line:
+        m = ENV_ITEM_NAME.search(line)
+        if m is not None and _secret_name_cached(m.group("name")):
+            return True
+    return ("File \"" in line or LOGURU_ARROW in line or "\"sensitive\"" in line
+            or ("ata" in line and (DATA_BLOCK_YAML.search(line.lstrip(" -") + "\n") is not None
+                                   or DATA_BLOCK_JSON.search(line) is not None)))
+
+
+def _printed_form_hold(buffer: str, cut: int) -> int:
+    """Where a stream cuts so that a form read over lines (see _opens_printed_form) is redacted whole: before
+    the earliest of the last PRINTED_FORM_HOLD_LINES lines that opens one."""
+    floor = max(0, cut - PRINTED_FORM_HOLD_CHARS)
+    hold = cut
+    end = cut
+    above_arrow = False   # the line below this one is an arrow line: this may be its code line
+    for index in range(PRINTED_FORM_HOLD_LINES):
+        if end <= floor:
+            break
+        start = buffer.rfind("\n", floor, end - 1) + 1
+        if start == 0 and floor:
+            break
+        line = buffer[start:end]
+        # the last line, indented, may be a frame's code line with loguru's arrows still to come
+        if above_arrow or _opens_printed_form(line) or (index == 0 and line.startswith("    ")):
+            hold = start
+        above_arrow = LOGURU_ARROW in line
+        end = start
+    return hold
 
 def _longest_first(rest: str) -> str:
     """A regex matching the longest leading part of rest (maybe none): (?:abc|ab|a)? for "abc"."""
