@@ -1361,7 +1361,6 @@ def _url_userinfo_spans(text: str) -> list[Span]:
 # it, and goes on after what it read: no character is read a number of times that grows with the text.
 
 PRINTED_VALUE_LIMIT = 4096
-_IDENTIFIER_CHARACTER = re.compile(r"[A-Za-z0-9_]").match
 # Kubernetes env lists (kubectl -o yaml/json, helm template, ECS task definitions): an item's name, then its
 # value as the next key of the same item: `- name: DB_PASSWORD\n  value: X`, `{"name": "DB_PASSWORD", "value": "X"}`.
 ENV_ITEM_NAME = re.compile(r"name(?<![A-Za-z0-9_]name)[\"']?[ \t]{0,3}:[ \t]{0,3}[\"']?"
@@ -1377,7 +1376,9 @@ SHELL_QUOTED = re.compile(r"=(?:\"(?:[^\"\\\n]|\\[^\n]){0,4096}\"|\$'(?:[^'\\\n]
 # line above the arrows at the arrow's column.
 LOGURU_ARROW = "\u2514"
 LOGURU_BAR = "\u2502"
-DOTTED_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}(?:\.[A-Za-z_][A-Za-z0-9_]{0,127}){0,8}")
+LOGURU_BLOCK = re.compile(r"(?m)^(?P<code>[^\n\u2502\u2514]{1,4096})\n(?P<arrows>[ \u2502]{0,512}\u2514[^\n]*"
+                          r"(?:\n[ \u2502]{0,512}\u2514[^\n]*)*)")
+IDENTIFIER = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]*")
 # httpx/httpcore traces and header lists: (b'x-api-key', b'VALUE'), ('Authorization', 'VALUE').
 HEADER_TUPLE = re.compile(r"\(b?(?P<q>['\"])(?P<name>[A-Za-z0-9_.-]{1,64})(?P=q),[ \t]{0,2}b?"
                           r"(?:'(?P<sq>(?:[^'\\\n]|\\[^\n]){1,4096})'|\"(?P<dq>(?:[^\"\\\n]|\\[^\n]){1,4096})\")\)")
@@ -1394,7 +1395,6 @@ ENV_ITEM = re.compile(ENV_ITEM_NAME.pattern + ENV_ITEM_VALUE.pattern)
 DATA_BLOCK_YAML = re.compile(r"(?m)^(?P<indent>[ \t]{0,64})(?:- )?(?P<key>data|stringData)[ \t]{0,8}:[ \t]{0,8}\r?\n"
                              r"(?P<body>(?:(?P=indent)[ \t]{1,64}[^\n]*(?:\n|\Z))*)")
 DATA_BLOCK_JSON = re.compile(r"ata\"[ \t]{0,8}:[ \t\r\n]{0,64}\{")
-DATA_YAML_ITEM = re.compile(r"(?m)^[ \t]{1,128}(?P<key>[^:\s#][^:\n]{0,252}):[ \t]{1,8}(?P<value>[^\n]{1,1048576})")
 DATA_JSON_ITEM = re.compile(r"\"(?P<key>[^\"\\\n]{1,256})\"[ \t\r\n]{0,64}:[ \t\r\n]{0,64}\"(?P<value>[^\"\\\n]{1,1048576})\"")
 # A kubeconfig's client-key-data (and any *-data key) holds base64 of a key: it goes when the decoded text
 # holds a secret shape (certificate-authority-data, a certificate, stays).
@@ -1479,46 +1479,33 @@ def _shell_quoted_spans(text: str) -> list[Span]:
 
 
 def _loguru_spans(text: str) -> list[Span]:
-    """loguru's diagnose arrows: `    connect(password)` then `    │       └ 'VALUE'`. Each line's first arrow
-    is read (the box characters before it only); its code line is the line above the block of arrow lines,
-    and the name there at the arrow's column says whether the value is secret."""
+    """loguru's diagnose arrows: `    connect(password)` then `    │       └ 'VALUE'`. A block is a code line and
+    the arrow lines under it (box characters, then one arrow); the name in the code line at an arrow's
+    column says whether the value after that arrow is secret."""
     spans: list[Span] = []
     if LOGURU_ARROW not in text:
         return spans
-    size = len(text)
-    at = 0                       # always a line's start
-    source: tuple[int, int] | None = None
-    block_end = -2               # where the last arrow line read ended (its newline)
-    while True:
-        arrow = text.find(LOGURU_ARROW, at)
-        if arrow < 0:
-            return spans
-        line_start = text.rfind("\n", at, arrow) + 1 or at
-        line_end = text.find("\n", arrow)
-        line_end = size if line_end < 0 else line_end
-        at = line_end + 1
-        column = arrow - line_start
-        if column > 512 or text[line_start:arrow].strip(" " + LOGURU_BAR):
-            block_end = -2
+    secret_value = _secret_value
+    for block in LOGURU_BLOCK.finditer(text):
+        columns = _secret_name_columns(block.group("code"))
+        if not columns:
             continue
-        if block_end != line_start - 1:  # the first arrow line of a block: its code line is the one above
-            code_start = text.rfind("\n", max(0, line_start - 1 - 4096), max(0, line_start - 1)) + 1
-            source = (code_start, line_start - 1) if line_start and (code_start or line_start - 1 < 4096) else None
-            if source and LOGURU_ARROW in text[source[0]:source[1]]:
-                source = None
-        block_end = line_end
-        if source is None or source[0] + column >= source[1]:
-            continue
-        where = source[0] + column
-        name = DOTTED_IDENTIFIER.match(text, where, source[1])
-        if name is None or (where > source[0] and _IDENTIFIER_CHARACTER(text[where - 1])):
-            continue
-        if not _secret_name_cached(name.group(0).rsplit(".", 1)[-1]):
-            continue
-        start = arrow + 1 + (text[arrow + 1:arrow + 2] == " ")
-        end = start + len(text[start:line_end].rstrip())
-        if end > start and _secret_value(text[start:end]):
-            spans.append((start, end, REDACTED, "secret-named value", source[0]))
+        at = block.start("arrows")
+        for line in block.group("arrows").split("\n"):
+            column = line.find(LOGURU_ARROW)
+            if column in columns:
+                start = at + column + 1 + (line[column + 1:column + 2] == " ")
+                end = at + len(line.rstrip())
+                if end > start and secret_value(text[start:end]):
+                    spans.append((start, end, REDACTED, "secret-named value", block.start("code")))
+            at += len(line) + 1
+    return spans
+
+
+@functools.lru_cache(maxsize=4096)
+def _secret_name_columns(code: str) -> frozenset[int]:
+    """The columns of a code line where a secret name starts (a variable, or an attribute: `self.api_key`)."""
+    return frozenset(m.start() for m in IDENTIFIER.finditer(code) if _secret_name_cached(m.group(0)))
 
 
 def _header_tuple_spans(text: str) -> list[Span]:
@@ -1597,18 +1584,16 @@ def _yaml_data_block_spans(text: str) -> list[Span]:
     if "ata:" not in text:
         return spans
     value_is_secret = _data_value_is_secret
-    at = 0
-    while True:
-        m = DATA_BLOCK_YAML.search(text, at)
-        if m is None:
-            return spans
-        at = max(m.end(), at + 1)
+    for m in DATA_BLOCK_YAML.finditer(text):
         kind = "stringdata" if m.group("key")[0] == "s" else "data"
-        for item in DATA_YAML_ITEM.finditer(text, m.start("body"), m.end("body")):
-            value = item.group("value").rstrip()
-            if value_is_secret(kind, value):
-                start = item.start("value")
-                spans.append((start, start + len(value), REDACTED, "kubernetes secret data", m.start()))
+        offset = m.start("body")
+        for line in m.group("body").split("\n"):  # `  key: value` lines (and deeper ones, read alike)
+            key, colon, value = line.partition(": ")
+            if colon and value_is_secret(kind, value.strip()):
+                start = offset + len(key) + 2 + len(value) - len(value.lstrip())
+                spans.append((start, offset + len(line.rstrip()), REDACTED, "kubernetes secret data", m.start()))
+            offset += len(line) + 1
+    return spans
 
 
 def _json_data_block_spans(text: str) -> list[Span]:
