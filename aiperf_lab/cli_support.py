@@ -7,6 +7,7 @@ interrupted, 1 a bug (one line; AIPERF_DEBUG=1 shows the traceback).
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 from collections.abc import Callable
@@ -35,6 +36,14 @@ def one_line(message: str) -> str:
 
 
 def run_cli(prog: str, run: Callable[[list[str]], int], argv: list[str] | None) -> int:
+    if sys.stdout is None:  # started with stdout closed (`>&-`): nowhere to put the result
+        if sys.stderr is not None:
+            print(f"{prog}: standard output is closed", file=sys.stderr)
+        return 2
+    if hasattr(sys.stdout, "reconfigure"):
+        # A name the output's encoding cannot hold (PYTHONIOENCODING=ascii, LANG=C on an old Python) is
+        # written escaped rather than ending the command.
+        sys.stdout.reconfigure(errors="backslashreplace")
     try:
         return run(sys.argv[1:] if argv is None else argv)
     except InputError as exc:
@@ -48,15 +57,33 @@ def run_cli(prog: str, run: Callable[[list[str]], int], argv: list[str] | None) 
         # The reader went away (| head): stop quietly, and keep Python from complaining at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as exc:
+        if exc.errno not in _OUTPUT_ERRORS:
+            return _internal_error(prog, exc)
+        # Standard output on a full disk or a dead device (`> /dev/full`): what could not be written is
+        # lost; say so once, and keep Python from failing the same flush again at exit.
+        print(one_line(f"{prog}: cannot write the output: {exc.strerror or exc}"), file=sys.stderr)
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 2
     except MemoryError:
         print(f"{prog}: out of memory", file=sys.stderr)
         return 2
     except Exception as exc:
-        if os.environ.get("AIPERF_DEBUG"):
-            raise
-        print(one_line(f"{prog}: internal error: {type(exc).__name__}: {exc} "
-                       "(rerun with AIPERF_DEBUG=1 for the traceback)"), file=sys.stderr)
-        return 1
+        return _internal_error(prog, exc)
+
+
+_OUTPUT_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG}
+
+
+def _internal_error(prog: str, exc: Exception) -> int:
+    if os.environ.get("AIPERF_DEBUG"):
+        raise exc
+    print(one_line(f"{prog}: internal error: {type(exc).__name__}: {exc} "
+                   "(rerun with AIPERF_DEBUG=1 for the traceback)"), file=sys.stderr)
+    return 1
 
 
 def short_path(path: "os.PathLike[str] | str", keep: int = 120) -> str:

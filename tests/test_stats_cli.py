@@ -301,3 +301,37 @@ def test_recording_without_gpus_says_so_instead_of_an_empty_table(tmp_path, caps
         assert_one_line_error(code, err, "has no GPU rows")
         assert out == ""
         assert err.count("has no GPU rows") == 1
+
+
+@pytest.mark.parametrize("columns", ["0", "-5", "abc", ""])
+def test_a_columns_value_that_is_not_a_width_is_ignored_not_obeyed(columns, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", columns)
+    code, out, err = run_cli([LM, "--report", "cuda_gpu_kern_sum", "--limit", "2"], capsys)
+    assert code == 0 and err == ""
+    assert "CUDA GPU Kernel Summary" in out and max(len(line) for line in out.splitlines()) <= 240
+
+
+def _stats_process(args: list[str], **popen) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "aiperf_lab.metrics.cli", *args], capture_output=False,
+                          stderr=subprocess.PIPE, text=True, cwd=REPO, timeout=120, **popen)
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/dev/full"), reason="no /dev/full here")
+@pytest.mark.parametrize("fmt", ["table", "json", "csv"])
+def test_output_to_a_full_disk_is_one_line_and_exit_2(fmt):
+    with open("/dev/full", "w") as full:
+        done = _stats_process([str(LM), "--format", fmt], stdout=full)
+    assert done.returncode == 2
+    assert done.stderr.strip() == "aiperf-stats: cannot write the output: No space left on device"
+
+
+def test_closed_stdout_and_an_ascii_only_one_are_handled():
+    import os
+
+    done = subprocess.run([sys.executable, "-m", "aiperf_lab.metrics.cli", str(LM)], preexec_fn=lambda: os.close(1),
+                          stderr=subprocess.PIPE, text=True, cwd=REPO, timeout=120)
+    assert done.returncode == 2 and done.stderr.strip() == "aiperf-stats: standard output is closed"
+    done = subprocess.run([sys.executable, "-m", "aiperf_lab.metrics.cli", str(LM)], capture_output=True, text=True,
+                          cwd=REPO, env=dict(os.environ, PYTHONIOENCODING="ascii"), timeout=120)
+    assert done.returncode == 0 and done.stderr == ""
+    assert "CUDA GPU Kernel Summary" in done.stdout and "\\u" in done.stdout  # escaped, not a crash

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 from typing import Sequence, TextIO
@@ -54,6 +55,14 @@ def _column_widths(headers: list[str], cells: list[list[str]], numeric: list[boo
     return widths
 
 
+def _piped_width() -> int:
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        return 240
+    return columns if columns > 0 else 240
+
+
 TEXT_COLUMN_MIN = 16   # a text column (kernel name) is not cut below this while the terminal allows
 TEXT_COLUMN_FLOOR = 8  # ... and gives way down to this on a narrow one before the table overflows
 COLUMN_GAP = 3         # what rich's SIMPLE_HEAD box puts between columns
@@ -87,8 +96,10 @@ def render_terminal(tables: Sequence[Table], stream: TextIO = sys.stdout, limit:
     from rich.text import Text
 
     interactive = stream.isatty()
-    # Piped output is not squeezed to 80 columns: COLUMNS if set, else wide enough for kernel names.
-    base_width = None if interactive else int(os.environ.get("COLUMNS", "") or 240)
+    # COLUMNS where it is a positive number, else the terminal's width; piped output with neither is not
+    # squeezed to 80 columns but made wide enough for kernel names. (rich alone would print nothing for
+    # COLUMNS=0.)
+    base_width = shutil.get_terminal_size((240, 24)).columns if interactive else _piped_width()
     for table in tables:
         shown = table.rows if limit is None else table.rows[:limit]
         cells = [[_cell(v) for v in row] for row in shown]

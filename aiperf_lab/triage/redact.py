@@ -53,10 +53,11 @@ import os
 import re
 import socket
 from collections import Counter
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 from urllib.parse import quote, quote_plus
 
 REDACTED = "[REDACTED]"
+REDACTED_LOWER = REDACTED.lower()
 KNOWN_VALUE = "secret environment value"   # the report's label for a secret found by its value
 
 # Whether a name (an environment variable, a flag, a key in printed text) says its value is secret,
@@ -160,7 +161,11 @@ SERVICE_TOKENS = (
     ("r8_", r"[A-Za-z0-9]{30,}"), ("xapp-", r"[A-Za-z0-9-]{20,}"), ("xoxe", r"[.-][A-Za-z0-9.-]{20,}"),
     ("ya29.", r"[A-Za-z0-9_-]{20,}"), ("GOCSPX-", r"[A-Za-z0-9_-]{20,}"), ("whsec_", r"[A-Za-z0-9]{20,}"),
     ("dop_v1_", r"[0-9a-f]{40,}"), ("shpat_", r"[0-9a-fA-F]{32}"), ("lin_api_", r"[A-Za-z0-9]{30,}"),
-    ("ntn_", r"[A-Za-z0-9]{30,}"), ("AGE-SECRET-KEY-1", r"[0-9A-Z]{50,}"))
+    ("ntn_", r"[A-Za-z0-9]{30,}"), ("AGE-SECRET-KEY-1", r"[0-9A-Z]{50,}"),
+    # webhook URLs: the path after the host is the credential (Slack's last part, Discord's token)
+    ("hooks.slack.com/", r"(?:services|workflows|triggers)/[A-Za-z0-9]{6,16}/[A-Za-z0-9]{6,16}/[A-Za-z0-9/]{16,}"),
+    ("discord.com/api/webhooks/", r"[0-9]{15,21}/[A-Za-z0-9_-]{40,}"),
+    ("discordapp.com/api/webhooks/", r"[0-9]{15,21}/[A-Za-z0-9_-]{40,}"))
 
 
 # Each pattern starts with a literal, so the regex engine skips ahead to it; the "not preceded by"
@@ -345,6 +350,15 @@ IPV6 = re.compile(r"(?<![\w.])(?<![0-9A-Fa-f]:)(?<!::)(?:(?:[0-9A-Fa-f]{1,4}:){7
 # match starts 2 characters before m.start(); run on the lower-cased text.
 MAC = re.compile(r"(?P<sep>[:-])(?<=(?<![\w:-])[0-9a-f]{2}[:-])[0-9a-f]{2}(?:(?P=sep)[0-9a-f]{2}){4}(?![\w:-])")
 BORING_MACS = {"00:00:00:00:00:00", "ff:ff:ff:ff:ff:ff"}
+MAC_TEXT = re.compile(r"[0-9a-f]{2}(?::[0-9a-f]{2}){5}")
+# Cisco's spelling, 001b.213a.4f5c (with a letter in it: 1234.5678.9012 is a number), from its first dot
+CISCO_MAC = re.compile(r"\.(?<=(?<![\w.:-])[0-9a-f]{4}\.)[0-9a-f]{4}\.[0-9a-f]{4}(?![\w:-])(?!\.[\w])")
+# Cloud host names that hold an address or a project: AWS ip-10-0-1-23[.ec2.internal | .REGION.compute.internal],
+# GCP INSTANCE[.ZONE].c.PROJECT.internal; found from their literal, the rest of the name walked back in code.
+AWS_HOST = re.compile(r"ip-(?<![\w.-]ip-)(?P<octets>[0-9]{1,3}-[0-9]{1,3}-[0-9]{1,3}-[0-9]{1,3})"
+                      r"(?:\.[a-z0-9-]{1,63}){0,6}(?![\w-])(?!\.[\w])")
+GCP_HOST = re.compile(r"\.c\.[a-z][a-z0-9-]{4,28}[a-z0-9]\.internal(?![\w-])(?!\.[\w])")
+HOST_NAME_REVERSED = re.compile(r"[a-z0-9-](?:[a-z0-9-]|\.(?=[a-z0-9])){0,252}")
 # Only text with "::" or with seven colons in a row of groups can hold an IPv6 address; these
 # literal-led checks spare the full scan (which must try every hex character) on most text.
 IPV6_HINT = re.compile(r":[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:")
@@ -425,8 +439,7 @@ def escaped_forms(value: str) -> set[str]:
         forms |= {value.upper(), value.lower()}
     if "\n" in value:
         forms |= {line.strip() for line in value.splitlines() if len(line.strip()) >= 8}
-    else:
-        forms |= encoded_forms(value)
+    forms |= encoded_forms(value)  # (a key in a variable, printed base64- or hex-encoded whole)
     return {f for f in forms if len(f) >= MIN_SECRET_LEN}
 
 
@@ -520,10 +533,14 @@ def looks_like_password(value: str) -> bool:
 
 
 def looks_generated(value: str) -> bool:
-    """A value that looks machine-made, as passwords and keys are: 12 to 256 characters of capitals, small
-    letters and digits all three, no space, not a path (`-a Aa8MNL8EXs9ODEiuZbEaiS`; not `-a x86_64`)."""
-    return (12 <= len(value) <= 256 and not any(c.isspace() for c in value) and any(c.isupper() for c in value)
-            and any(c.islower() for c in value) and any(c.isdigit() for c in value) and not is_location(value))
+    """A value no person would type as a name: 16+ letters and digits (maybe _ + / =) with capitals, small
+    letters and digits all in it, and no "-" or "." that model and file names have (Meta-Llama-3-8B, model.pt)."""
+    return (16 <= len(value) <= 256 and GENERATED.fullmatch(value) is not None and not value.startswith("/")
+            and any(c.isupper() for c in value)
+            and any(c.islower() for c in value) and any(c.isdigit() for c in value))
+
+
+GENERATED = re.compile(r"[A-Za-z0-9_+/=]+")
 
 
 # Tools whose flag takes a password, as -pSECRET or -p SECRET. (mysql reads "-p VALUE" as a prompt and a
@@ -576,11 +593,11 @@ def argv_secret_positions(argv: list[str]) -> list[tuple[int, int]]:
         elif arg.startswith("-p") and not tool_flag and (
                 (len(arg) > 2 and not arg.startswith("--") and looks_like_password(arg[2:]))):
             found.append((i, 2))
+        elif arg == "-a" and not tool_flag and has_next and looks_generated(argv[i + 1]):
+            found.append((i + 1, 0))  # redis-cli's -a on another client; -a is "all" or "arch" elsewhere
+            i += 1
         elif arg == "-p" and not tool_flag and has_next and looks_like_password(argv[i + 1]):
             found.append((i + 1, 0))
-            i += 1
-        elif arg == "-a" and not tool_flag and has_next and looks_generated(argv[i + 1]):
-            found.append((i + 1, 0))  # redis-cli's password flag, given to a wrapper script
             i += 1
         elif eq and is_hex_key(value) and not names_a_hash(name):
             found.append((i, len(name) + 1))
@@ -624,37 +641,11 @@ _START, _END, _REPLACEMENT, _LABEL, _CONTEXT = (operator.itemgetter(i) for i in 
 
 
 def _merge_spans(found: list[Span]) -> list[Span]:
-    """Sorted spans merged so that none overlap. A text may hold a million spans that overlap nowhere
-    (a URL credential every 5 characters): that is found by C loops (a span overlaps when it starts
-    before the furthest end so far) and the list is kept as it is; where few overlap, only their runs go
-    through the Python merge; where many do (a known secret that is also a token, on every line), all."""
-    reach = list(itertools.accumulate(map(_END, found), max))
-    overlapping = list(itertools.compress(range(1, len(found)), map(operator.lt, map(_START, itertools.islice(
-        found, 1, None)), reach)))
-    if not overlapping:
-        return found
-    if len(overlapping) * 8 > len(found):
-        return _merge_loop(found, 0, len(found))
-    merged: list[Span] = []
-    done = 0
-    run_start = overlapping[0]
-    for at, index in enumerate(overlapping):
-        if at + 1 < len(overlapping) and overlapping[at + 1] == index + 1:
-            continue  # the run goes on
-        merged += found[done:run_start - 1]
-        merged += _merge_loop(found, run_start - 1, index + 1)
-        done = index + 1
-        if at + 1 < len(overlapping):
-            run_start = overlapping[at + 1]
-    merged += found[done:]
-    return merged
-
-
-def _merge_loop(found: list[Span], first: int, stop: int) -> list[Span]:
-    """found[first:stop] merged, one span at a time."""
-    merged = [found[first]]
-    last_end = found[first][1]
-    for span in itertools.islice(found, first + 1, stop):
+    """Sorted spans merged so that none overlap. (A plain loop: chains of map() and accumulate() over the
+    spans, tried for texts of a million spans, measured slower here.)"""
+    merged = [found[0]]
+    last_end = found[0][1]
+    for span in itertools.islice(found, 1, None):
         if span[0] < last_end:
             last = merged[-1]
             end = span[1] if span[1] > last_end else last_end
@@ -716,8 +707,12 @@ class Redactor:
         # characters, which a search for the whole encoded text misses (a key in a variable, its lines
         # joined, included).
         wrapped = {form for value in self._secret_values if len(value) >= FRAGMENT
-                   for form in _base64_forms(value) if len(form) >= 2 * FRAGMENT}
-        for value in [*self._secret_values, *sorted(wrapped - set(self._secret_values), key=len, reverse=True)]:
+                   for form in _base64_forms(value) if len(form) >= 16}
+        # A value with spaces or lines (a key block) gives its long runs (a key's lines, its body JSON-escaped): a
+        # half of one printed on a line is a piece too; its short words (BEGIN, login) never are.
+        chunks = {chunk for value in self._secret_values if " " in value or "\n" in value
+                  for chunk in value.split() if len(chunk) >= 2 * FRAGMENT}
+        for value in [*self._secret_values, *sorted((wrapped | chunks) - set(self._secret_values), key=len, reverse=True)]:
             if "\n" in value or "://" in value or " " in value or is_location(value):
                 continue
             if 8 <= len(value) < 2 * FRAGMENT:
@@ -739,7 +734,9 @@ class Redactor:
         self._placeholders: dict[str, dict[str, str]] = {}
         self._host_patterns: list[tuple[str, str, re.Pattern[str], bool]] = []
         self._known_addresses: set[str] = set()
+        self._domain_patterns: list[re.Pattern[str]] = []
         self._ipv4_verdicts: dict[str, str] = {}
+        self._ipv6_verdicts: dict[str, str | None] = {}
         self._version_contexts: dict[str, bool] = {}
         if redact_hosts:
             self._setup_hosts()
@@ -765,6 +762,11 @@ class Redactor:
                 self._host_patterns.append((kind, label, re.compile(
                     rf"{literal}(?<![a-z0-9_]{literal})(?![a-z0-9_])"), kind != "mac" and is_common_name(value)))
         self._known_addresses = _own_addresses(hosts)
+        # The domain of this host's FQDN (gpunode17.acme-corp.example: acme-corp.example): other machines' names in it
+        # name the same organisation (node8.cluster.acme-corp.example), and so does the domain itself.
+        self._domain_patterns = [re.compile(rf"{re.escape(d)}(?<![\w-]{re.escape(d)})(?![\w-])(?!\.[\w])")
+                                 for d in sorted({h.split(".", 1)[1] for h in hosts if "." in h and not _is_address(h)
+                                                  and "." in h.split(".", 1)[1]}, key=len, reverse=True)]
         for variable in SSH_ADDRESS_VARIABLES:
             for word in self.environ.get(variable, "").split():
                 if _is_address(word):
@@ -819,6 +821,8 @@ class Redactor:
         spans.extend(_url_userinfo_spans(text))
         spans.extend(_escaped_url_spans(text))
         spans.extend(_command_password_spans(text))
+        if ":*:" in text or PGPASS_PORT.search(text):
+            spans.extend(_pgpass_spans(text))
         lower = _lower(text) if lower is None else lower
         for pattern in (AUTHORIZATION, NETRC_PASSWORD):
             spans.extend((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
@@ -828,20 +832,7 @@ class Redactor:
             if (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
                     and not _names_harmless_key(text, m.start())):
                 spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
-        for pattern in SECRET_ASSIGNMENTS:
-            for m in pattern.finditer(lower):
-                value = text[m.start("value"):m.end("value")]
-                start = m.start()
-                if m.group("value") == REDACTED.lower() or (value[0] in "/~." and is_location(value)):
-                    continue
-                if len(value) < 16 and cannot_be_secret(value.rstrip(")]}>")):
-                    continue  # secret=False, token: 0, gpu_pw=350.2
-                if value.endswith(":") and "\n" in m.group("sep") and text.startswith(" ", m.end("value")):
-                    continue  # a YAML mapping under the name (secretKeyRef:\n  name: db), not its value
-                if (m.group("rest") or start and _NAME_CHARACTER(text[start - 1])) and _names_a_quantity(
-                        text, start, m.end("rest")):
-                    continue  # output_token_throughput: 1234.5 (a name longer than its keyword is looked at)
-                spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", start))
+        spans.extend(_assignment_spans(text, lower))
         spans.extend(_key_spans(text, lower, in_key))
         return spans
 
@@ -922,35 +913,38 @@ class Redactor:
         return spans
 
     def _dump_spans(self, text: str) -> list[Span]:
-        """Secrets in dumps (see _dump_runs): each run's decoded text is searched like any text (known values,
-        their pieces, shapes); every byte found there goes, in each column that shows it, line by line."""
+        """Secrets in dumps (see _dump_parts): the decoded text is searched like any text (known values, their
+        pieces, shapes); every byte found there goes, in each column that shows it, line by line."""
+        decoded, parts = _dump_parts(text)
+        if not parts:
+            return []
+        found = self._literal_spans(decoded) + self._secret_spans(decoded)
+        if self._pieces:
+            found += self._fragment_spans(decoded)
+        if not found:
+            return []
         spans: list[Span] = []
-        for decoded, lines in _dump_runs(text):
-            found = self._literal_spans(decoded) + self._secret_spans(decoded)
-            if self._pieces:
-                found += self._fragment_spans(decoded)
-            if not found:
-                continue
-            hit = [False] * len(decoded)
-            for start, end, *_ in found:
-                hit[start:end] = [True] * (end - start)
-            label = found[0][3]
-            for line in lines:
-                marked = hit[line.first:line.first + line.size]
-                if not any(marked):
+        firsts = [part.first for part in parts]
+        found.sort()
+        merged = [list(found[0][:2]) + [found[0][3]]]
+        for start, end, _, label, _ in found:
+            if start <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], end)
+            else:
+                merged.append([start, end, label])
+        for start, end, label in merged:
+            while start < end:
+                part = parts[bisect.bisect_right(firsts, start) - 1]
+                line_starts, line_firsts = part.lines()
+                index = bisect.bisect_right(line_firsts, start - part.first) - 1
+                if index >= len(line_starts):  # the NUL between two parts
+                    start += 1
                     continue
-                positions = _dump_line_positions(line)
-                k = 0
-                while k < line.size:  # each run of found bytes in a line: one span per column
-                    if not marked[k]:
-                        k += 1
-                        continue
-                    j = k
-                    while j + 1 < line.size and marked[j + 1]:
-                        j += 1
-                    for (first, _), (_, last) in zip(positions[k], positions[j]):
-                        spans.append((first, last, REDACTED, label, first))
-                    k = j + 1
+                line_first = part.first + line_firsts[index]
+                stop = min(end, part.first + line_firsts[index + 1])
+                for first, last in _dump_columns(text, part, index, start - line_first, stop - 1 - line_first):
+                    spans.append((first, last, REDACTED, label, first))
+                start = stop
         return spans
 
     def _printed_form_spans(self, text: str) -> list[Span]:
@@ -989,6 +983,7 @@ class Redactor:
             value = lower[start:m.end()].replace("-", ":")
             if value not in BORING_MACS:
                 spans.append((start, m.end(), self.placeholder("mac", value.replace(":", "")), "mac address", start))
+        spans.extend(self._other_host_spans(lower))
         for pattern in GPU_UUIDS:
             for m in pattern.finditer(text):
                 spans.append((m.start(), m.end(), self.placeholder("gpu-uuid", m.group(0)), "gpu uuid", m.start()))
@@ -1014,12 +1009,54 @@ class Redactor:
                     continue  # a version number
             spans.append((start, end, addresses.get(value) or self.placeholder("ip", value), "ip address",
                           max(0, start - 24)))
+        ipv6_verdicts = self._ipv6_verdicts
         for m in IPV6.finditer(text) if "::" in text or IPV6_HINT.search(text) else ():
             value = m.group(0)
-            address = value.split("%", 1)[0]
-            if address in BORING_IPS or not _is_ipv6(address):
+            address = ipv6_verdicts.get(value, False)
+            if address is False:  # the address, or None where it is none (a log repeats its candidates)
+                if len(ipv6_verdicts) > 65536:
+                    ipv6_verdicts.clear()
+                address = value.split("%", 1)[0]
+                address = ipv6_verdicts[value] = None if address in BORING_IPS or not _is_ipv6(address) else address
+            if address is None:
                 continue
-            spans.append((m.start(), m.end(), self.placeholder("ip", address), "ip address", m.start()))
+            spans.append((m.start(), m.end(), addresses.get(address) or self.placeholder("ip", address), "ip address",
+                          m.start()))
+        return spans
+
+    def _other_host_spans(self, lower: str) -> list[Span]:
+        """Other machines' names (see _setup_hosts and AWS_HOST, GCP_HOST) and MACs in Cisco's spelling."""
+        spans: list[Span] = []
+        if "." in lower:
+            for m in CISCO_MAC.finditer(lower):
+                start = m.start() - 4
+                value = lower[start:m.end()]
+                if not value.replace(".", "").isdigit():
+                    spans.append((start, m.end(), self.placeholder("mac", value.replace(".", "")), "mac address", start))
+        found = []
+        if "ip-" in lower:
+            addresses: dict[str, bool] = {}  # octets -> whether each is under 256, once per distinct value
+            for m in AWS_HOST.finditer(lower):
+                octets = m.group("octets")
+                valid = addresses.get(octets)
+                if valid is None:
+                    valid = addresses[octets] = all(int(octet) < 256 for octet in octets.split("-"))
+                if valid:
+                    found.append(m.span())
+        if ".internal" in lower:
+            found += [(_name_start(lower, m.start()), m.end()) for m in GCP_HOST.finditer(lower)]
+        for pattern in self._domain_patterns:
+            low = 0
+            for m in pattern.finditer(lower):
+                start = m.start()
+                if start and lower[start - 1] == ".":
+                    found.append((_name_start(lower, start - 1, low), m.end()))
+                else:
+                    spans.append((start, m.end(), self.placeholder("domain", m.group(0)), "host name", start))
+                low = m.end()
+        for start, end in found:
+            if start < end:
+                spans.append((start, end, self.placeholder("host", lower[start:end]), "host name", start))
         return spans
 
     def spans(self, text: str, in_key: bool = False, token_carry: bool = False,
@@ -1045,13 +1082,15 @@ class Redactor:
             spans = spans[:bisect.bisect_left(spans, end, key=_START)]
         else:
             end = len(text)
-        # the kept pieces between spans, cut and joined by C loops: a text of a million spans costs little
-        kept = list(map(text.__getitem__, map(slice, itertools.chain((0,), map(_END, spans)),
-                                              itertools.chain(map(_START, spans), (end,)))))
-        out = [""] * (2 * len(kept) - 1)
-        out[0::2] = kept
-        out[1::2] = map(_REPLACEMENT, spans)
-        self.counts.update(map(_LABEL, spans))
+        out: list[str] = []
+        append = out.append
+        at = 0
+        for start, stop, replacement, _label, _context in spans:
+            append(text[at:start])
+            append(replacement)
+            at = stop
+        append(text[at:end] if at < end else "")
+        self.counts.update([span[3] for span in spans])
         return "".join(out)
 
     # ---- public API -----------------------------------------------------------------------------
@@ -1283,6 +1322,40 @@ def _names_harmless_key(text: str, start: int) -> bool:
     return len(words) > 1 and words[-2] in NOT_SECRET_KEY_KINDS
 
 
+class _HarmlessValues(dict):
+    """value -> whether it cannot be a secret whatever its name says (secret=False, token: 0,
+    gpu_pw=350.2, a path, one already redacted); worked out once per value (a log repeats them)."""
+
+    def __missing__(self, value: str) -> bool:
+        verdict = self[value] = (value.lower() == REDACTED_LOWER or (value[0] in "/~." and is_location(value))
+                                 or (len(value) < 16 and cannot_be_secret(value.rstrip(")]}>"))))
+        return verdict
+
+
+def _assignment_spans(text: str, lower: str) -> list[Span]:
+    """Values of SECRET_ASSIGNMENTS. A text may hold a million (`pass pass=` repeated): a value is judged
+    once (a verdict per distinct value), and a name is looked at only when it is longer than its keyword
+    (`output_token_throughput`). (Chains of map() over the matches measured slower than this loop.)"""
+    spans: list[Span] = []
+    harmless = _HarmlessValues()
+    append = spans.append
+    for pattern in SECRET_ASSIGNMENTS:
+        rest_group, value_group = pattern.groupindex["rest"], pattern.groupindex["value"]
+        for m in pattern.finditer(lower):
+            value_start, value_end = m.span(value_group)
+            if harmless[text[value_start:value_end]]:
+                continue  # secret=False, token: 0, gpu_pw=350.2, a path, one already redacted
+            if text[value_end - 1] == ":" and text.startswith(" ", value_end) and "\n" in m.group("sep"):
+                continue  # a YAML mapping under the name (secretKeyRef:\n  name: db), not its value
+            start = m.start()
+            rest_start, rest_end = m.span(rest_group)
+            if (rest_end > rest_start or start and _NAME_CHARACTER(text[start - 1])) and _names_a_quantity(
+                    text, start, rest_end):
+                continue  # output_token_throughput: 1234.5
+            append((value_start, value_end, REDACTED, "secret-named value", start))
+    return spans
+
+
 def _escaped_url_spans(text: str) -> list[Span]:
     """URL passwords in a URL that is itself URL-encoded (`redirect=postgres%3A%2F%2Fapp%3APW%40db`) or
     JSON-escaped (`"https:\\/\\/app:PW@db\\/x"`); each form is looked for only when its "://" is there."""
@@ -1330,14 +1403,17 @@ def _url_userinfo_spans(text: str) -> list[Span]:
     append = spans.append
     find = text.find
     login_scheme = REVERSED_LOGIN_SCHEME.match
+    size = len(REDACTED)
+    # (the cheapest tests first: a text may hold a million of these, "://x@" repeated)
     for m in URL_USERINFO.finditer(text):
-        start, end = m.span("userinfo")
+        start, end = m.span(1)
         colon = find(":", start, end)
         if colon >= 0:
             if colon + 1 < end:
                 append((colon + 1, end, REDACTED, "url password", start - 3))
-        elif text[start:end] != REDACTED and (start < 4 or text[start - 4] not in LOGIN_SCHEME_ENDS
-                                              or not login_scheme(text[start - 12 if start > 12 else 0:start - 3][::-1])):
+        elif (start < 4 or text[start - 4] not in LOGIN_SCHEME_ENDS
+              or not login_scheme(text[start - 12 if start > 12 else 0:start - 3][::-1])) and (
+                end - start != size or text[start:end] != REDACTED):
             append((start, end, REDACTED, "url credential", start - 3))
     odd = list(URL_ODD_PASSWORD.finditer(text))
     if not odd:
@@ -1776,17 +1852,17 @@ def _is_address(value: str) -> bool:
     return True
 
 
-def _own_macs() -> set[str]:
+def _own_macs(root: str = "/sys/class/net") -> set[str]:
     """This host's MAC addresses (/sys/class/net/*/address), lower case, the all-zero one left out."""
     found = set()
     try:
-        for entry in os.scandir("/sys/class/net"):
+        for entry in os.scandir(root):
             try:
                 with open(os.path.join(entry.path, "address")) as handle:
                     value = handle.read(64).strip().lower()
             except OSError:
                 continue
-            if MAC.fullmatch(value) and value not in BORING_MACS:
+            if MAC_TEXT.fullmatch(value) and value not in BORING_MACS:  # (MAC itself is matched from a separator)
                 found.add(value)
     except OSError:
         pass
@@ -1816,124 +1892,218 @@ def _own_addresses(host_names: list[str]) -> set[str]:
 # ---- secrets inside dumps ---------------------------------------------------------------------------------------
 # A dump shows a secret's bytes as hex and again as characters, 16 or so to a line, so neither column holds the
 # secret as text: `hexdump -C` / `hd` (|ascii|), `od -A x -t x1z` (>ascii<), `od -t x1` (no column), `xxd`
-# (groups of 2 bytes, the characters last), `od -c` / `hexdump -c` (a character per 4-wide cell). A secret's
-# bytes also show as hex or decimal with separators (`68 66 5f`, `68:66`, `0x68, 0x66`, `[104, 102, 95]`).
-# The bytes of consecutive dump lines (or of one separated run) are decoded into one text, that text is searched
-# with the same rules as any text, and what is found there goes in every column that shows those bytes.
-HEX_DUMP_LINE = re.compile(r"^(?P<offset>[0-9a-fA-F]{4,16})(?P<hex>(?: {1,2}[0-9a-fA-F]{2}){1,64})"
-                           r"(?: {1,64}(?:\|(?P<pipe>[^\n]{0,64})\||>(?P<angle>[^\n]{0,64})<))?[ \t]*\r?$", re.M)
-XXD_LINE = re.compile(r"^(?P<offset>[0-9a-fA-F]{4,16}):(?P<hex>(?: [0-9a-fA-F]{2,8}){1,32})  (?P<text>[^\n]{1,256})$",
-                      re.M)
-OD_CHAR_LINE = re.compile(r"^(?P<offset>[0-7]{7}|[0-9a-fA-F]{6,8})(?P<cells>(?:   [^\s\\]|  \\[0abfnrtv\\]| [0-7]{3}|    )"
-                          r"{1,32})\r?$", re.M)
+# (groups of bytes, the characters last), `od -c` / `hexdump -c` (a character per 4-wide cell). A secret's bytes
+# also show as hex or decimal with separators (`68 66 5f`, `68:66`, `0x68, 0x66`, `[104, 102, 95]`).
+# Each block of consecutive dump lines of one kind, and each separated run, is decoded (by whole-text string
+# operations, not line by line), all of them into one text that is searched with the same rules as any text;
+# what is found there goes in every column that shows those bytes (only those lines are looked at one by one).
+_HEX_LINE = (r"(?P<offset>[0-9a-fA-F]{4,16})(?P<hex>(?: {1,2}[0-9a-fA-F]{2}){1,64})"
+             r"(?: {1,64}(?:\|(?P<pipe>[^\n]{0,64})\||>(?P<angle>[^\n]{0,64})<))?[ \t]*\r?")
+_XXD_LINE = r"(?P<offset>[0-9a-fA-F]{4,16}):(?P<hex>(?: [0-9a-fA-F]{2,8}){1,32})  (?P<text>[^\n]{1,256})"
+_OD_LINE = r"(?P<offset>[0-7]{7}|[0-9a-fA-F]{6,8})(?P<cells>(?:   [^\s\\]|  \\[0abfnrtv\\]| [0-7]{3}|    ){1,32})\r?"
+# kind -> (one line, a block of them); a block is found from the newline before it (a literal: the scan skips
+# ahead to each newline) or at the text's start, its lines' fields by finditer
+_unnamed = functools.partial(re.sub, r"[(][?]P<[a-z]+>", "(?:")
+DUMP_LINES = {kind: (re.compile(line + r"(?![^\n])"), re.compile(rf"\n(?P<block>{_unnamed(line)}(?:\n{_unnamed(line)})*)(?![^\n])"),
+                     re.compile(rf"(?P<block>{_unnamed(line)}(?:\n{_unnamed(line)})*)(?![^\n])"))
+              for kind, line in (("hex", _HEX_LINE), ("xxd", _XXD_LINE), ("od", _OD_LINE))}
+# kind -> the same line with only its hex (or cells) field captured: findall gives the fields without Python per line
+DUMP_FIELDS = {kind: re.compile(re.sub(r"[(][?]P<([a-z]+)>", lambda g: "(" if g.group(1) == field else "(?:", line)
+                                + r"(?![^\n])")
+               for kind, line, field in (("hex", _HEX_LINE, "hex"), ("xxd", _XXD_LINE, "hex"), ("od", _OD_LINE, "cells"))}
 OD_ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "\\": "\\"}
+OD_ESCAPE_CELL = re.compile(r"  \\([0abfnrtv\\])")
 # 8 or more bytes as hex pairs with one separator throughout, or as a list of decimals
 SEPARATED_HEX = re.compile(r"(?<![0-9A-Za-z])(?:0[xX])?[0-9A-Fa-f]{2}(?P<sep>, ?0[xX]|[: -]|, ?)[0-9A-Fa-f]{2}"
                            r"(?:(?P=sep)[0-9A-Fa-f]{2}){6,4094}(?![0-9A-Za-z])")
+_PAIR = "[0-9A-Fa-f]{2}"
+# The same runs found from their first separator (a literal: the scan skips other characters), the first pair
+# captured in a lookbehind: findall gives every run without Python per run.
+SEPARATED_RUNS = [re.compile(rf"{sep}(?<=(?<![0-9A-Za-z])({_PAIR}){sep})(?<!{_PAIR}{sep}{_PAIR}{sep})((?:{_PAIR}{sep}){{6,4094}}{_PAIR})(?![0-9A-Za-z])")
+                  for sep in " :-"]
+SEPARATED_RUNS.append(re.compile(rf",(?:(?<=(?<![0-9A-Za-z])({_PAIR}),)((?: ?{_PAIR},){{6,4094}} ?{_PAIR})"
+                                 rf"|(?<=(?<![0-9A-Za-z])0[xX]({_PAIR}),)((?: ?0[xX]{_PAIR},){{6,4094}} ?0[xX]{_PAIR}))"
+                                 r"(?![0-9A-Za-z])"))
+NOT_HEX_DIGITS = str.maketrans("", "", " :,-")
 DECIMAL_BYTES = re.compile(r"\[(?P<body>[0-9]{1,3}(?:, ?[0-9]{1,3}){7,4095})\]")
 HEX_PAIR = re.compile(r"[0-9A-Fa-f]{2}")
 DECIMAL = re.compile(r"[0-9]{1,3}")
 DUMP_HOLD_LINES = 8     # dump lines a stream holds back at a piece's end, so a secret across the cut is decoded whole
 
 
-class _DumpLine(NamedTuple):
-    kind: str           # "hex", "xxd", "od" or "run" (a separated run: one "line")
-    match: re.Match
-    first: int          # its first byte's index in the run's decoded text
-    size: int
+class _DumpPart:
+    """A block of dump lines, or all separated runs of one kind, decoded: where its bytes start in the decoded
+    text and, per line (a run is one "line", its NUL after it counted), where it starts in the text and its first
+    byte (computed only when something was found in it)."""
 
+    def __init__(self, kind: str, first: int, starts: Callable[[], list[int]] | int, fields: list[str]):
+        self.kind = kind            # "hex", "xxd", "od", "run" (hex pairs) or "decimal"
+        self.first = first
+        self._starts = starts       # a block's start (its lines are found from its lines' lengths) or each run's
+        self._fields = fields       # per line: the line (a block's) or the run
+        self._sizes: Callable[[], list[int]] | list[int] = []   # per line, how many bytes it shows
+        self._table: tuple[list[int], list[int]] | None = None
 
-def _dump_line_text(kind: str, m: re.Match) -> str | None:
-    """The bytes a dump line shows, as text (one character per byte), or None when it is not one."""
-    if kind == "od":
-        cells = m.group("cells")
-        out = []
-        for at in range(0, len(cells), 4):
-            cell = cells[at:at + 4]
-            if cell[1] == "\\" or cell[2] == "\\":
-                out.append(OD_ESCAPES[cell[-1]])
-            elif cell[1] != " ":
-                out.append(chr(int(cell[1:], 8)))
+    def lines(self) -> tuple[list[int], list[int]]:
+        """(where each line starts in the text, each line's first byte from the part's first, and one past the last)"""
+        if self._table is None:
+            if isinstance(self._starts, int):
+                starts = list(itertools.accumulate([len(line) + 1 for line in self._fields], initial=self._starts))[:-1]
             else:
-                out.append(cell[3])
-        return "".join(out)
-    if kind == "run":
-        if m.re is DECIMAL_BYTES:
-            values = [int(v) for v in DECIMAL.findall(m.group("body"))]
-            return "".join(map(chr, values)) if max(values) < 256 else None
-        return "".join(chr(int(p, 16)) for p in HEX_PAIR.findall(m.group(0).replace("0x", "").replace("0X", "")))
-    if kind == "xxd" and any(len(group) % 2 for group in m.group("hex").split()):
-        return None
-    decoded = bytes.fromhex(m.group("hex")).decode("latin-1")
-    if kind == "xxd" and len(m.group("text").rstrip("\r")) < len(decoded):
-        return None
-    return decoded
+                starts = self._starts()
+            sizes = self._sizes() if callable(self._sizes) else self._sizes
+            self._table = starts, list(itertools.accumulate(sizes, initial=0))
+        return self._table
 
 
-def _dump_line_positions(line: _DumpLine) -> list[list[tuple[int, int]]]:
-    """Where each byte of a dump line shows in the text: a list per byte of (start, end) ranges."""
-    m, kind = line.match, line.kind
+def _block_sizes(kind: str, fields: list[str]) -> list[int]:
     if kind == "od":
-        base = m.start("cells")
-        return [[(base + 4 * k + 1, base + 4 * k + 4)] for k in range(line.size)]
-    if kind == "run":
-        pairs = DECIMAL if m.re is DECIMAL_BYTES else HEX_PAIR
-        text = m.group(0)
-        return [[(m.start() + p.start(), m.start() + p.end())] for p in pairs.finditer(m.group(0))][:line.size]
-    hex_start = m.start("hex")
-    digits = [hex_start + i for i, c in enumerate(m.group("hex")) if c != " "]
-    positions = [[(digits[2 * k], digits[2 * k + 1] + 1)] for k in range(line.size)]
-    column = None
-    if kind == "xxd":
-        column = m.end("text") - (1 if m.group("text").endswith("\r") else 0) - line.size
-    elif m.group("pipe") is not None and len(m.group("pipe")) == line.size:
-        column = m.start("pipe")
-    elif m.group("angle") is not None and len(m.group("angle")) == line.size:
-        column = m.start("angle")
-    if column is not None:
-        for k in range(line.size):
-            positions[k].append((column + k, column + k + 1))
-    return positions
+        return [len(f) >> 2 for f in fields]
+    return [(len(f) - f.count(" ")) >> 1 for f in fields]
 
 
-def _dump_runs(text: str) -> list[tuple[str, list[_DumpLine]]]:
-    """The dumps in text: for each run of consecutive dump lines of one kind (or one separated run), its
-    decoded text and its lines."""
-    runs: list[tuple[str, list[_DumpLine]]] = []
-    lines: list[tuple[int, int, str, re.Match]] = []
-    for kind, pattern in (("hex", HEX_DUMP_LINE), ("xxd", XXD_LINE), ("od", OD_CHAR_LINE)):
-        lines.extend((m.start(), m.end(), kind, m) for m in pattern.finditer(text))
-    lines.sort(key=lambda line: line[0])
-    parts: list[str] = []
-    members: list[_DumpLine] = []
+def _dump_parts(text: str) -> tuple[str, list[_DumpPart]]:
+    """Every dump in text, decoded into one text (parts apart by a NUL), and where each part is."""
+    pieces: list[str] = []
+    parts: list[_DumpPart] = []
     size = 0
-    last_end, last_kind = -2, ""
-    for start, end, kind, m in lines:
-        decoded = _dump_line_text(kind, m)
-        if decoded is None:
-            continue
-        if members and (start != last_end + 1 or kind != last_kind):
-            runs.append(("".join(parts), members))
-            parts, members, size = [], [], 0
-        parts.append(decoded)
-        members.append(_DumpLine(kind, m, size, len(decoded)))
-        size += len(decoded)
-        last_end, last_kind = end, kind
-    if members:
-        runs.append(("".join(parts), members))
-    starts = [line[0] for line in lines]
-    ends = [line[1] for line in lines]
-    for pattern in (SEPARATED_HEX, DECIMAL_BYTES):
-        for m in pattern.finditer(text):
-            at = bisect.bisect_right(starts, m.start()) - 1
-            if at >= 0 and m.start() < ends[at]:
-                continue  # inside a dump line, decoded with it
-            decoded = _dump_line_text("run", m)
-            if decoded is not None:
-                runs.append((decoded, [_DumpLine("run", m, 0, len(decoded))]))
-    return runs
+    blocks: list[tuple[int, int]] = []
+    for kind, (line, block_pattern, first_block) in DUMP_LINES.items():
+        first = first_block.match(text)
+        for m in itertools.chain([first] if first else [], block_pattern.finditer(text, first.end() if first else 0)):
+            block = m.group("block")
+            fields = "\n".join(DUMP_FIELDS[kind].findall(block))
+            if kind == "od":
+                if "\\" in fields:
+                    fields = OD_ESCAPE_CELL.sub(lambda e: "   " + OD_ESCAPES[e.group(1)], fields)
+                decoded = fields.replace("\n", "")[3::4]
+            else:
+                try:
+                    decoded = bytes.fromhex(fields).decode("latin-1")
+                except ValueError:  # an xxd group of an odd length
+                    continue
+            if not decoded:
+                continue
+            lines = block.split("\n")
+            part = _DumpPart(kind, size, m.start("block"), lines)
+            part._sizes = functools.partial(_block_sizes, kind, fields.split("\n"))
+            parts.append(part)
+            pieces.append(decoded)
+            size += len(decoded) + 1
+            blocks.append(m.span("block"))
+    blocks.sort()
+    gaps = [(a, b) for a, b in zip([0] + [end for _, end in blocks], [start for start, _ in blocks] + [len(text)]) if a < b]
+    for pattern in SEPARATED_RUNS:
+        runs = ["".join(groups) for a, b in gaps for groups in pattern.findall(text, a, b)]
+        if runs:
+            hexes = "\n".join(runs).replace("0x", "").replace("0X", "").translate(NOT_HEX_DIGITS)
+            pieces.append(bytes.fromhex(hexes.replace("\n", "00")).decode("latin-1"))
+            part = _DumpPart("run", size, functools.partial(_run_starts, text, pattern, gaps), [])
+            part._sizes = functools.partial(lambda h: [(len(x) >> 1) + 1 for x in h.split("\n")], hexes)
+            parts.append(part)
+            size += len(pieces[-1]) + 1
+    bodies = [body for a, b in gaps for body in DECIMAL_BYTES.findall(text, a, b)]
+    if bodies:
+        pieces.append("".join(map(chr, map(int, ",0,".join(bodies).replace(" ", "").split(",")))))
+        part = _DumpPart("decimal", size, functools.partial(_run_starts, text, DECIMAL_BYTES, gaps), [])
+        part._sizes = functools.partial(lambda f: [b.count(",") + 2 for b in f], bodies)
+        parts.append(part)
+        size += len(pieces[-1]) + 1
+    return "\0".join(pieces), parts
+
+
+def _run_starts(text: str, pattern: re.Pattern[str], gaps: list[tuple[int, int]]) -> list[int]:
+    """Where each run a SEPARATED_RUNS pattern (or DECIMAL_BYTES) finds starts: its first pair (or "0x", or "[")."""
+    if pattern is DECIMAL_BYTES:
+        return [m.start() for a, b in gaps for m in pattern.finditer(text, a, b)]
+    return [m.start(1) if m.group(1) else m.start(3) - 2 for a, b in gaps for m in pattern.finditer(text, a, b)]
+
+
+def _pair_start(hex_field: str, k: int) -> int:
+    """Where byte k's two hex digits start in a dump line's hex field (pairs apart by one space, maybe one
+    wider gap in the middle as hexdump -C has, or xxd's groups of pairs), -1 when the field is laid out otherwise."""
+    lead = len(hex_field) - len(hex_field.lstrip(" "))
+    if hex_field[lead + 2:lead + 3] in (" ", ""):
+        at = lead + 3 * k  # pairs apart by one space
+        gap = hex_field.find("  ", lead)
+        if gap >= 0 and at > gap:
+            at += 1
+    else:  # xxd: groups of g bytes
+        end = hex_field.find(" ", lead)
+        group = ((end if end >= 0 else len(hex_field)) - lead) >> 1
+        at = lead + k // group * (2 * group + 1) + 2 * (k % group)
+    pair = hex_field[at:at + 2]
+    return at if len(pair) == 2 and HEX_PAIR.fullmatch(pair) else -1
+
+
+def _dump_columns(text: str, part: _DumpPart, index: int, k: int, j: int) -> list[tuple[int, int]]:
+    """Where bytes k..j of a part's line show in text: one (start, end) per column (hex, characters)."""
+    starts, firsts = part.lines()
+    line_start = starts[index]
+    size = firsts[index + 1] - firsts[index]
+    if part.kind in ("run", "decimal"):
+        m = (DECIMAL_BYTES if part.kind == "decimal" else SEPARATED_HEX).match(text, line_start)
+        if m is None:
+            return []
+        found = list((DECIMAL if part.kind == "decimal" else HEX_PAIR).finditer(text, m.start(), m.end()))
+        j = min(j, len(found) - 1)  # (the NUL after it)
+        return [(found[k].start(), found[j].end())] if k <= j else []
+    m = DUMP_LINES[part.kind][0].match(text, line_start)
+    if m is None:
+        return []
+    if part.kind == "od":
+        base = m.start("cells")
+        return [(base + 4 * k + 1, base + 4 * j + 4)]
+    field = m.group("hex")
+    first, last = _pair_start(field, k), _pair_start(field, j)
+    if first < 0 or last < 0:
+        digits = [i for i, c in enumerate(field) if c != " "]
+        first, last = digits[2 * k], digits[2 * j]
+    columns = [(m.start("hex") + first, m.start("hex") + last + 2)]
+    column = -1
+    if part.kind == "xxd":
+        shown = m.group("text").rstrip("\r")
+        column = m.start("text") + len(shown) - size if len(shown) >= size else -1
+    elif m.group("pipe") is not None and len(m.group("pipe")) == size:
+        column = m.start("pipe")
+    elif m.group("angle") is not None and len(m.group("angle")) == size:
+        column = m.start("angle")
+    if column >= 0:
+        columns.append((column + k, column + j + 1))
+    return columns
 
 
 def _dump_line_end(line: str) -> bool:
-    """Whether a line (without its newline) is a dump line (see _dump_runs)."""
-    return any(pattern.match(line) for pattern in (HEX_DUMP_LINE, XXD_LINE, OD_CHAR_LINE))
+    """Whether a line (without its newline) is a dump line (see _dump_parts)."""
+    return any(patterns[0].fullmatch(line) for patterns in DUMP_LINES.values())
+
+
+# A .pgpass line, host:port:database:user:password (port a number or *), printed whole: found from the colon
+# after its host (a literal), the host checked in code; exactly five fields, so an IPv6 address or a time is none.
+PGPASS_PORT = re.compile(r":[0-9]{1,5}:[^\s:]")
+PGPASS_LINE = re.compile(r":(?:[0-9]{1,5}|\*):[^\s:]{1,256}:[^\s:]{1,256}:(?P<value>[^\s:'\"]{4,512})(?![^\s'\"])")
+PGPASS_HOST_REVERSED = re.compile(r"[A-Za-z0-9_.*\]\[-]{1,253}(?=[\s=\"']|\Z)")
+
+
+def _pgpass_spans(text: str) -> list[Span]:
+    spans: list[Span] = []
+    at = 0
+    for m in PGPASS_LINE.finditer(text):
+        start = m.start()
+        low = max(at, start - 254)   # (never further back than the last line found: linear)
+        host = PGPASS_HOST_REVERSED.match(text[low:start][::-1])
+        if host is None or (host.end() == start - low and low > 0):
+            continue  # no host, or one that does not start at a word's start
+        if cannot_be_secret(m.group("value")):
+            continue
+        spans.append((m.start("value"), m.end("value"), REDACTED, "pgpass password", start - host.end()))
+        at = m.end()
+    return spans
+
+
+def _name_start(lower: str, dot: int, low: int = 0) -> int:
+    """Where the host name whose labels end at `dot` (a "." before a domain) starts: its labels walked back, no
+    further than 253 characters nor `low` (where the last name found ended: each character is walked once)."""
+    low = max(low, dot - 253)
+    name = HOST_NAME_REVERSED.match(lower[low:dot][::-1])
+    return dot - name.end() if name else dot + 1
