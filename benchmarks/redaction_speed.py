@@ -108,6 +108,24 @@ CASES: dict[str, str | tuple] = {
     "tool form: json data blocks": '"data": {"k": "QUJDREVGR0g=", ',
     "tool form: -data keys": "client-key-data: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQ== ",
     "tool form: File lines (stream hold)": '  File "x.py", line 1\n',
+    # the fourth pass: dumps of a known secret, separated hex and decimal bytes, webhook URLs, .pgpass lines,
+    # other hosts' names (--redact-hosts) and Cisco MACs; "(4th)" picks them with --only
+    "(4th) hexdump -C lines of a known secret": "00000000  68 66 5f 51 51 51 51 51  51 51 51 51 51 51 51 51  |hf_QQQQQQQQQQQQQ|\n",
+    "(4th) hexdump -C lines, ordinary bytes": "00000010  03 00 3e 00 01 00 00 00  60 61 00 00 00 00 00 00  |..>.....`a......|\n",
+    "(4th) xxd lines": "00000000: 6866 5f51 5151 5151 5151 5151 5151 5151  hf_QQQQQQQQQQQQQ\n",
+    "(4th) od -c lines": "0000000   h   f   _   Q   Q   Q   Q   Q   Q   Q   Q   Q   Q   Q   Q   Q\n",
+    "(4th) 1-byte dump lines": "0000000 ab\n",
+    "(4th) hex pairs": "68 ",
+    "(4th) hex pairs, 7 in a row": "68 66 5f 51 77 33 72 x ",
+    "(4th) 0x pairs": "0x68, ",
+    "(4th) decimal byte lists": "[1, 2, 3, 4, 5, 6, 7, 8]",
+    "(4th) 'hooks.slack.com/' repeated": "hooks.slack.com/services/T0123ABCD/",
+    "(4th) .pgpass-like fields": "h:5432:d:u:",
+    "(4th) ':*:' repeated": ":*:",
+    "(4th) 'ip-' names": "ip-10-0-1-2",
+    "(4th) '.c.' names": ".c.project-1.internal.c.",
+    "(4th) Cisco-like groups": "0a1b.2c3d.",
+    "(4th) names in this host's domain": "n.acme-corp.example.",
 }
 
 
@@ -133,9 +151,10 @@ def _text(case: str | tuple, size: int) -> str:
 def _run_case(case: str | tuple, size: int, redact_py: str | None, hosts: bool, stream: bool, queue) -> None:
     redact = _load(redact_py)
     text = _text(case, size)
-    # the red team's harness: its secrets, and this machine's environment (user and host names)
+    # the red team's harness: its secrets, and this machine's environment (user names), with a host name in a
+    # domain (the fourth pass's other-hosts cases)
     environ = {**os.environ, "HF_TOKEN": "hf_Qw3rTy7uIoPaSdFgHjKlZxCvBnM12345", "DB_PASSWORD": "S3cr3tP@ssw0rd!xyz",
-               "DATABASE_URL": "postgres://u:pa55word@db/x"}
+               "DATABASE_URL": "postgres://u:pa55word@db/x", "HOSTNAME": "gpunode17.acme-corp.example"}
     redactor = redact.Redactor(environ, redact_hosts=hosts, extra_secrets=["AvoCMF1ZIDKtxODiDeDeFF"])
     start = time.perf_counter()
     if stream:

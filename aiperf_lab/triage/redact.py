@@ -1927,6 +1927,7 @@ SEPARATED_RUNS.append(re.compile(rf",(?:(?<=(?<![0-9A-Za-z])({_PAIR}),)((?: ?{_P
 NOT_HEX_DIGITS = str.maketrans("", "", " :,-")
 DECIMAL_BYTES = re.compile(r"\[(?P<body>[0-9]{1,3}(?:, ?[0-9]{1,3}){7,4095})\]")
 HEX_PAIR = re.compile(r"[0-9A-Fa-f]{2}")
+DECIMAL_CHARACTER = {f"{n:0{width}d}": chr(n) for width in (1, 2, 3) for n in range(10 ** width)}  # "104", "07": a look-up
 DECIMAL = re.compile(r"[0-9]{1,3}")
 DUMP_HOLD_LINES = 8     # dump lines a stream holds back at a piece's end, so a secret across the cut is decoded whole
 
@@ -2004,7 +2005,7 @@ def _dump_parts(text: str) -> tuple[str, list[_DumpPart]]:
             size += len(pieces[-1]) + 1
     bodies = [body for a, b in gaps for body in DECIMAL_BYTES.findall(text, a, b)]
     if bodies:
-        pieces.append("".join(map(chr, map(int, ",0,".join(bodies).replace(" ", "").split(",")))))
+        pieces.append("".join(map(DECIMAL_CHARACTER.__getitem__, ",0,".join(bodies).replace(" ", "").split(","))))
         part = _DumpPart("decimal", size, functools.partial(_run_starts, text, DECIMAL_BYTES, gaps), [])
         part._sizes = functools.partial(lambda f: [b.count(",") + 2 for b in f], bodies)
         parts.append(part)
