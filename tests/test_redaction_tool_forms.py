@@ -209,3 +209,23 @@ def test_base64_of_other_urls_stays():
     url = "postgres://app:cc7usQ@db.example.internal:5432/x"
     text = f"{b64('https://huggingface.co/meta-llama/Llama-3.1-8B')} {b64('postgres://db.example.internal/y')}"
     assert Redactor({"SVC_URL": url}).text(text) == text
+
+
+# ---- PowerShell's env: table ---------------------------------------------------------------------------
+
+POWERSHELL = ("\nName                           Value\n----                           -----\n"
+              "CUDA_VISIBLE_DEVICES           0,1\nDB_PASSWORD                    {secret}\n"
+              "MAX_NEW_TOKENS                 16384\nPath                           C:\\Windows\\system32\n\nPS C:\\> ")
+
+
+def test_powershell_env_table_secret_goes():
+    text = POWERSHELL.format(secret=SECRET)
+    _gone(text)
+    assert Redactor({}).text(text) == POWERSHELL.format(secret=REDACTED)
+
+
+def test_powershell_and_other_tables_of_ordinary_names_stay():
+    _stays(POWERSHELL.replace("DB_PASSWORD", "DB_HOST    ").format(secret="db.internal")
+           + "Name     Value\n----     -----\ntokens   512\nkernel   sm90_xmma_gemm\n"
+           "      Name                    Value             Type    Location\n"
+           "   secret_key     ****************abcd shared-credentials-file\n")

@@ -19,6 +19,11 @@
   (scheme://user:PASSWORD@host), a URL's user with no password unless the scheme is ssh-like,
   private key and PGP private key blocks (with or without their END line), `name=value` /
   `"name": "value"` pairs whose name suggests a secret, `key=` with a key-shaped value.
+- Secrets as common tools print them, the name apart from the value: Kubernetes env lists (`- name: X`
+  then `value: V`), Secret `data:` (base64 of text under any key) and `stringData:`, kubeconfig `*-data`
+  keys holding a key, shell-quoted values through their escapes (`declare -x X="a\\"b"`, `X=$'a\\nb'`),
+  loguru diagnose arrows under a secret name, httpx header tuples, terraform sensitive values, XML
+  elements (see the finders after _url_userinfo_spans).
 - Known secrets also base64- and hex-encoded, JSON-escaped twice, shell-quoted, in upper or lower
   case.
 - Names with a whole PASS / PW / PASSPHRASE word; flags whose words say secret; -u user:PASS.
@@ -952,7 +957,7 @@ class Redactor:
         _url_userinfo_spans): Kubernetes env lists and Secret data, shell-quoted values, loguru arrows,
         header tuples, terraform's sensitive values, XML elements, kubeconfig *-data keys."""
         spans = (_env_item_spans(text) + _shell_quoted_spans(text) + _loguru_spans(text) + _header_tuple_spans(text)
-                 + _terraform_sensitive_spans(text) + _xml_element_spans(text))
+                 + _terraform_sensitive_spans(text) + _xml_element_spans(text) + _name_value_table_spans(text))
         if "ata" in text:
             spans += _yaml_data_block_spans(text) + _json_data_block_spans(text)
             if "-data" in text:
@@ -1462,6 +1467,8 @@ HEADER_TUPLE = re.compile(r"\(b?(?P<q>['\"])(?P<name>[A-Za-z0-9_.-]{1,64})(?P=q)
 TERRAFORM_SENSITIVE = re.compile(r"\"sensitive\"[ \t]{0,3}:[ \t]{0,3}true")
 JSON_VALUE_KEY = re.compile(r"\"value\"[ \t\r\n]{0,64}:[ \t\r\n]{0,64}"
                             r"(?:\"(?P<dq>(?:[^\"\\\n]|\\[^\n]){1,4096})\"|(?P<plain>[A-Za-z0-9_.+-]{1,256}))")
+# PowerShell's `Get-ChildItem env:` (and other two-column Name/Value tables).
+NAME_VALUE_TABLE = re.compile(r"Name {2,256}Value[ \t]{0,256}\r?\n-{4} {2,256}-{5}[ \t]{0,256}\r?\n(?P<rows>(?:[^\n]+(?:\n|\Z))*)")
 # <password>VALUE</password>, <ns:apiKey>VALUE</ns:apiKey> (Maven settings.xml, app configs).
 XML_ELEMENT = re.compile(r"<(?P<tag>(?:[A-Za-z_][\w.-]{0,63}:)?(?P<local>[A-Za-z_][\w.-]{0,63}))>"
                          r"(?P<value>[^<\n]{1,4096})</(?P=tag)>")
@@ -1622,6 +1629,28 @@ def _terraform_sensitive_spans(text: str) -> list[Span]:
     return spans
 
 
+def _name_value_table_spans(text: str) -> list[Span]:
+    """PowerShell's `Get-ChildItem env:` table: a `Name  Value` header, a dashed line, then `NAME  VALUE`
+    rows to the first blank line; a secret name's value goes."""
+    spans: list[Span] = []
+    if "Name " not in text or "-----" not in text:
+        return spans
+    secret_name = _secret_name_cached
+    secret_value = _secret_value
+    for m in NAME_VALUE_TABLE.finditer(text):
+        if m.start() and text[m.start() - 1] != "\n":
+            continue
+        offset = m.start("rows")
+        for line in m.group("rows").split("\n"):
+            name, gap, value = line.partition("  ")
+            value = value.strip()
+            if gap and value and secret_name(name) and secret_value(value):
+                start = offset + line.index(value, len(name))
+                spans.append((start, start + len(value), REDACTED, "secret-named value", offset))
+            offset += len(line) + 1
+    return spans
+
+
 def _xml_element_spans(text: str) -> list[Span]:
     """<password>VALUE</password>: an element whose tag is a secret name."""
     spans: list[Span] = []
@@ -1692,38 +1721,45 @@ def _json_data_block_spans(text: str) -> list[Span]:
 
 
 
-PRINTED_FORM_HOLD_LINES = 16     # lines a stream holds back after one that opens a form read over lines
+PRINTED_FORM_HOLD_LINES = 64     # lines a stream holds back after one that opens a form read over lines
 PRINTED_FORM_HOLD_CHARS = 16384
+PRINTED_FORM_OPENERS = ("name", "File \"", LOGURU_ARROW, "\"sensitive\"", "ata", "Name ")
 
 
 def _opens_printed_form(line: str) -> bool:
     """Whether a line may begin a form whose secret value comes on a later line: an env item's secret
-    name, a traceback frame or loguru's arrows, terraform's "sensitive", a Secret's data block."""
+    name, a traceback frame or loguru's arrows, terraform's "sensitive", a Secret's data block, the header
+    of a Name/Value table."""
     if "name" in line:
         m = ENV_ITEM_NAME.search(line)
         if m is not None and _secret_name_cached(m.group("name")):
             return True
     return ("File \"" in line or LOGURU_ARROW in line or "\"sensitive\"" in line
+            or (line.startswith("Name ") and line.rstrip().endswith("Value"))
             or ("ata" in line and (DATA_BLOCK_YAML.search(line.lstrip(" -") + "\n") is not None
                                    or DATA_BLOCK_JSON.search(line) is not None)))
 
 
 def _printed_form_hold(buffer: str, cut: int) -> int:
     """Where a stream cuts so that a form read over lines (see _opens_printed_form) is redacted whole: before
-    the earliest of the last PRINTED_FORM_HOLD_LINES lines that opens one."""
+    the earliest of the last PRINTED_FORM_HOLD_LINES lines (16 KiB at most) that opens one, and before a last
+    line that is indented (a frame's code line, loguru's arrows still to come)."""
     floor = max(0, cut - PRINTED_FORM_HOLD_CHARS)
-    hold = cut
+    last = buffer.rfind("\n", floor, cut - 1) + 1
+    hold = last if buffer.startswith("    ", last) and (last or not floor) else cut
+    tail = buffer[floor:cut]
+    if not any(opener in tail for opener in PRINTED_FORM_OPENERS):
+        return hold
     end = cut
     above_arrow = False   # the line below this one is an arrow line: this may be its code line
-    for index in range(PRINTED_FORM_HOLD_LINES):
+    for _ in range(PRINTED_FORM_HOLD_LINES):
         if end <= floor:
             break
         start = buffer.rfind("\n", floor, end - 1) + 1
         if start == 0 and floor:
             break
         line = buffer[start:end]
-        # the last line, indented, may be a frame's code line with loguru's arrows still to come
-        if above_arrow or _opens_printed_form(line) or (index == 0 and line.startswith("    ")):
+        if above_arrow or _opens_printed_form(line):
             hold = start
         above_arrow = LOGURU_ARROW in line
         end = start
