@@ -46,9 +46,15 @@ def _stays(text: str) -> None:
     f"  - {{name: DB_PASSWORD, value: {SECRET}}}\n",
     '"env": [\n    {\n        "name": "DB_PASSWORD",\n        "value": "' + SECRET + '"\n    }\n]',
     '{"name": "AWS_SECRET_ACCESS_KEY", "value": "' + SECRET + '"}',
+    '{"Name": "DB_PASSWORD", "Value": "' + SECRET + '"}',
+    f'<env name="HF_TOKEN" value="{SECRET}"/>',
 ])
 def test_kubernetes_env_list_value_of_a_secret_name_goes(text):
     _gone(text)
+
+
+def test_kubernetes_env_list_value_goes_whole_past_a_comma():
+    _gone(f"    - name: DB_PASSWORD\n      value: {SECRET[:6]},{SECRET[6:]}\n", SECRET[6:])
 
 
 def test_kubernetes_env_list_of_ordinary_names_stays():
@@ -56,7 +62,8 @@ def test_kubernetes_env_list_of_ordinary_names_stays():
            "    - name: MODEL_NAME\n      value: meta-llama/Llama-3.1-8B\n    - name: TOKENIZERS_PARALLELISM\n"
            "      value: \"false\"\n    - name: DB_PASSWORD\n      valueFrom:\n        secretKeyRef:\n"
            "          name: db\n          key: password\n"
-           '{"name": "CUDA_VISIBLE_DEVICES", "value": "0,1"}\n- name: sm90_xmma_gemm_f16f16\n  value: 1234.5\n')
+           '{"name": "CUDA_VISIBLE_DEVICES", "value": "0,1"}\n- name: sm90_xmma_gemm_f16f16\n  value: 1234.5\n'
+           "metric name=token_count value=512 name=api_key_header value=X-Api-Key\n")
 
 
 def test_kubernetes_env_list_keeps_the_items_after_the_secret():
@@ -156,6 +163,7 @@ def test_kubernetes_config_data_and_certificates_stay():
     '"db_password": {"sensitive": true, "type": "string", "value": "' + SECRET + '"}',
     '{\n  "conn": {\n    "sensitive": true,\n    "type": "string",\n    "value": "' + SECRET + '"\n  }\n}',
     f"<password>{SECRET}</password>",
+    f'<password encrypted="false">{SECRET}</password>',
     f"<server><id>corp</id><username>bob</username><ns:Password>{SECRET}</ns:Password></server>",
 ])
 def test_header_tuples_terraform_and_xml_secrets_go(text):

@@ -1444,11 +1444,15 @@ def _url_userinfo_spans(text: str) -> list[Span]:
 PRINTED_VALUE_LIMIT = 4096
 # Kubernetes env lists (kubectl -o yaml/json, helm template, ECS task definitions): an item's name, then its
 # value as the next key of the same item: `- name: DB_PASSWORD\n  value: X`, `{"name": "DB_PASSWORD", "value": "X"}`.
-ENV_ITEM_NAME = re.compile(r"name(?<![A-Za-z0-9_]name)[\"']?[ \t]{0,3}:[ \t]{0,3}[\"']?"
+# Also `name="X" value="V"` (XML attributes) and AWS's capitalised {"Name": ..., "Value": ...}.
+ENV_ITEM_NAME = re.compile(r"ame(?<=[Nn]ame)(?<![A-Za-z0-9_][Nn]ame)[\"']?[ \t]{0,3}[:=][ \t]{0,3}[\"']?"
                            r"(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,127})[\"']?(?![A-Za-z0-9_.-])")
-ENV_ITEM_VALUE = re.compile(r"[ \t,]{0,4}(?:\r?\n[ \t]{0,64})?[\"']?value[\"']?[ \t]{0,3}:[ \t]{0,3}"
-                            r"(?:\"(?P<dq>(?:[^\"\\\n]|\\[^\n]){1,4096})\"|'(?P<sq>(?:[^'\n]|''){1,4096})'"
-                            r"|(?P<plain>[^\s\"'#,{}\[\]|>&*!][^\n,}]{0,4095}))")
+_ENV_ITEM_QUOTED = r"\"(?P<dq>(?:[^\"\\\n]|\\[^\n]){1,4096})\"|'(?P<sq>(?:[^'\n]|''){1,4096})'"
+ENV_ITEM_VALUE = re.compile(r"(?:[ \t,]{0,4}\r?\n[ \t]{0,64}(?:- )?[\"']?[Vv]alue[\"']?[ \t]{0,3}[:=][ \t]{0,3}"
+                            r"(?:" + _ENV_ITEM_QUOTED + r"|(?P<plain>[^\s\"'#{}\[\]|>&*!][^\n]{0,4095}))"
+                            r"|[ \t,]{0,4}[\"']?[Vv]alue[\"']?[ \t]{0,3}[:=][ \t]{0,3}"
+                            r"(?:" + _ENV_ITEM_QUOTED.replace("?P<dq>", "?P<dq2>").replace("?P<sq>", "?P<sq2>")
+                            + r"|(?P<flow>[^\s\"'#,{}\[\]|>&*!][^\n,}]{0,4095})))")
 # Shell-quoted values: `declare -x NAME="a\"b"` (export -p), `NAME=$'a\nb'` (bash set), `NAME='a'"'"'b'`;
 # adjacent quoted pieces are one word.
 SHELL_QUOTED = re.compile(r"=(?:\"(?:[^\"\\\n]|\\[^\n]){0,4096}\"|\$'(?:[^'\\\n]|\\[^\n]){0,4096}'|'[^'\n]{0,4096}')"
@@ -1470,11 +1474,12 @@ JSON_VALUE_KEY = re.compile(r"\"value\"[ \t\r\n]{0,64}:[ \t\r\n]{0,64}"
 # PowerShell's `Get-ChildItem env:` (and other two-column Name/Value tables).
 NAME_VALUE_TABLE = re.compile(r"Name {2,256}Value[ \t]{0,256}\r?\n-{4} {2,256}-{5}[ \t]{0,256}\r?\n(?P<rows>(?:[^\n]+(?:\n|\Z))*)")
 # <password>VALUE</password>, <ns:apiKey>VALUE</ns:apiKey> (Maven settings.xml, app configs).
-XML_ELEMENT = re.compile(r"<(?P<tag>(?:[A-Za-z_][\w.-]{0,63}:)?(?P<local>[A-Za-z_][\w.-]{0,63}))>"
+XML_ELEMENT = re.compile(r"<(?P<tag>(?:[A-Za-z_][\w.-]{0,63}:)?(?P<local>[A-Za-z_][\w.-]{0,63}))(?:[ \t][^<>\n]{0,256})?>"
                          r"(?P<value>[^<\n]{1,4096})</(?P=tag)>")
 # Kubernetes Secret data (kubectl get secret -o yaml/json): a `data:` block's values are base64 of the secret,
 # whatever their keys (`.dockerconfigjson`, `db-url`, `openai`); `stringData:` holds them plain.
 ENV_ITEM = re.compile(ENV_ITEM_NAME.pattern + ENV_ITEM_VALUE.pattern)
+ENV_ITEM_PLAIN = frozenset({"plain", "flow"})
 DATA_BLOCK_YAML = re.compile(r"(?m)^(?P<indent>[ \t]{0,64})(?:- )?(?P<key>data|stringData)[ \t]{0,8}:[ \t]{0,8}\r?\n"
                              r"(?P<body>(?:(?P=indent)[ \t]{1,64}[^\n]*(?:\n|\Z))*)")
 DATA_BLOCK_JSON = re.compile(r"ata\"[ \t]{0,8}:[ \t\r\n]{0,64}\{")
@@ -1522,7 +1527,7 @@ def _env_item_spans(text: str) -> list[Span]:
     """`- name: DB_PASSWORD` then `value: X` (the next key of the same list item, on the line after or on
     the same line): X goes when the name is a secret name."""
     spans: list[Span] = []
-    if "name" not in text or "value" not in text:
+    if "ame" not in text or "alue" not in text:
         return spans
     secret_name = _secret_name_cached
     secret_value = _secret_value
@@ -1531,8 +1536,8 @@ def _env_item_spans(text: str) -> list[Span]:
             continue
         kind = m.lastgroup
         start, end = m.span(kind)
-        if kind == "plain":
-            value = m.group("plain")
+        if kind in ENV_ITEM_PLAIN:
+            value = m.group(kind)
             comment = value.find(" #")
             end = start + len((value[:comment] if comment >= 0 else value).rstrip())
         if secret_value(text[start:end]):
@@ -1723,14 +1728,14 @@ def _json_data_block_spans(text: str) -> list[Span]:
 
 PRINTED_FORM_HOLD_LINES = 64     # lines a stream holds back after one that opens a form read over lines
 PRINTED_FORM_HOLD_CHARS = 16384
-PRINTED_FORM_OPENERS = ("name", "File \"", LOGURU_ARROW, "\"sensitive\"", "ata", "Name ")
+PRINTED_FORM_OPENERS = ("ame", "File \"", LOGURU_ARROW, "\"sensitive\"", "ata", "Name ")
 
 
 def _opens_printed_form(line: str) -> bool:
     """Whether a line may begin a form whose secret value comes on a later line: an env item's secret
     name, a traceback frame or loguru's arrows, terraform's "sensitive", a Secret's data block, the header
     of a Name/Value table."""
-    if "name" in line:
+    if "ame" in line:
         m = ENV_ITEM_NAME.search(line)
         if m is not None and _secret_name_cached(m.group("name")):
             return True
