@@ -89,7 +89,8 @@ def test_shell_quoted_secret_goes_through_its_escapes(text, needle):
 
 def test_shell_quoted_ordinary_values_stay():
     _stays('declare -x PS1="\\\\u@\\\\h:\\\\w\\\\$ "\ndeclare -x MODEL="llama \\"8B\\""\nIFS=$\' \\t\\n\'\n'
-           "PROMPT_COMMAND='history -a'\ndeclare -x TOKENIZERS_PARALLELISM=\"false\"\nDB_PASSWORD=''\n")
+           "PROMPT_COMMAND='history -a'\ndeclare -x TOKENIZERS_PARALLELISM=\"false\"\nDB_PASSWORD=''\n"
+           '<a accesskey="p" href="x.html">Prev</a> get(key="purelib", pin="cpu0")\n')
 
 
 def test_shell_quoted_secret_keeps_the_rest_of_the_line():
@@ -175,7 +176,8 @@ def test_header_tuples_terraform_and_xml_ordinary_values_stay():
            '"region": {"sensitive": false, "type": "string", "value": "us-east-1"}\n'
            '"gpu": {"sensitive": true, "type": "number", "value": 8}\n'
            "<name>sm90_xmma_gemm</name><version>12.4.1</version><tokens>512</tokens><password></password>\n"
-           "<kernel>ampere_sgemm_128x64_tn</kernel>\n")
+           "<kernel>ampere_sgemm_128x64_tn</kernel>\n"
+           "('token_get_all', 'token_name'), ('has_key','has_key'), ('pw','pwd'), ('key', 'val')\n")
 
 
 # ---- A5: -a VALUE on the workload's argv -----------------------------------------------------------------

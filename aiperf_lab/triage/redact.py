@@ -1467,6 +1467,8 @@ IDENTIFIER = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]*")
 # httpx/httpcore traces and header lists: (b'x-api-key', b'VALUE'), ('Authorization', 'VALUE').
 HEADER_TUPLE = re.compile(r"\(b?(?P<q>['\"])(?P<name>[A-Za-z0-9_.-]{1,64})(?P=q),[ \t]{0,2}b?"
                           r"(?:'(?P<sq>(?:[^'\\\n]|\\[^\n]){1,4096})'|\"(?P<dq>(?:[^\"\\\n]|\\[^\n]){1,4096})\")\)")
+# A header's name has a "-" (x-api-key, Set-Cookie) or is one word of these; other pairs are code's tuples.
+HEADER_WORDS = frozenset({"authorization", "cookie", "token", "apikey", "password", "secret"})
 # terraform show -json / output -json: "sensitive": true, then the same object's "value".
 TERRAFORM_SENSITIVE = re.compile(r"\"sensitive\"[ \t]{0,3}:[ \t]{0,3}true")
 JSON_VALUE_KEY = re.compile(r"\"value\"[ \t\r\n]{0,64}:[ \t\r\n]{0,64}"
@@ -1492,7 +1494,9 @@ BASE64_TEXT = re.compile(r"[A-Za-z0-9+/]{8,}={0,2}")
 
 @functools.lru_cache(maxsize=8192)
 def _secret_name_cached(name: str) -> bool:
-    return is_secret_name(name)
+    """is_secret_name, remembered; a bare KEY or PIN (`key="purelib"`, `('key', 'val')`) is too common in
+    printed text to say secret alone."""
+    return name.lower() not in END_WORDS and is_secret_name(name)
 
 
 def _base64_text(value: str) -> str | None:
@@ -1519,7 +1523,7 @@ def _quoted_value_span(m: re.Match, groups: tuple[str, ...]) -> tuple[int, int] 
 def _secret_value(text: str) -> bool:
     """Whether a value found by its name can be a secret (not a setting, a small number or a path)."""
     value = text.strip().strip("'\"")
-    return (bool(value) and value != REDACTED and not cannot_be_secret(value)
+    return (len(value) >= 3 and value != REDACTED and not cannot_be_secret(value)
             and not ("/" in value and is_location(value)))
 
 
@@ -1597,12 +1601,13 @@ def _secret_name_columns(code: str) -> frozenset[int]:
 
 
 def _header_tuple_spans(text: str) -> list[Span]:
-    """(b'x-api-key', b'VALUE') and ('Authorization', 'VALUE') pairs whose name is secret."""
+    """(b'x-api-key', b'VALUE') and ('Authorization', 'VALUE') pairs whose name is a secret header's."""
     spans: list[Span] = []
     if "(" not in text:
         return spans
     for m in HEADER_TUPLE.finditer(text):
-        if _secret_name_cached(m.group("name")):
+        name = m.group("name")
+        if ("-" in name or name.lower() in HEADER_WORDS) and _secret_name_cached(name):
             start, end = _quoted_value_span(m, ("sq", "dq"))
             if _secret_value(text[start:end]):
                 spans.append((start, end, REDACTED, "secret-named value", m.start()))
