@@ -19,8 +19,9 @@ Each case runs in its own process with a time limit (--limit-s), so a quadratic 
 The first case is plain log text (training-log lines with a few secrets): the "/ plain" column divides
 each case's time by its time in the same run, a figure that a noisy machine changes less.
 
-    python benchmarks/redaction_speed.py --mb 20.97 --no-text [--redact-hosts]   # the issue 11 figures:
-                                                     # 20 MiB per case through the stream only
+    python benchmarks/redaction_speed.py --mb 20.97 --no-text --plain-each [--redact-hosts]
+                                                     # the issue 11 figures: 20 MiB per case through the
+                                                     # stream only, plain text timed again beside each
 """
 
 from __future__ import annotations
@@ -156,10 +157,11 @@ CLOCK = time.perf_counter
 def _run_case(case: str | tuple, size: int, redact_py: str | None, hosts: bool, stream: bool, queue) -> None:
     redact = _load(redact_py)
     text = _text(case, size)
-    # the red team's harness: its secrets, and this machine's environment (user names), with a host name in a
-    # domain (the fourth pass's other-hosts cases)
+    # the red team's harness: its secrets, and this machine's environment (user and host names); a second token
+    # (hf_QQQ...) for the dump cases, and a host name with a domain for the other-hosts cases
     environ = {**os.environ, "HF_TOKEN": "hf_Qw3rTy7uIoPaSdFgHjKlZxCvBnM12345", "DB_PASSWORD": "S3cr3tP@ssw0rd!xyz",
-               "DATABASE_URL": "postgres://u:pa55word@db/x", "HOSTNAME": "gpunode17.acme-corp.example"}
+               "HUGGING_FACE_HUB_TOKEN": "hf_" + "Q" * 34, "DATABASE_URL": "postgres://u:pa55word@db/x",
+               "HOSTNAME": "gpunode17.acme-corp.example"}
     redactor = redact.Redactor(environ, redact_hosts=hosts, extra_secrets=["AvoCMF1ZIDKtxODiDeDeFF"])
     start = CLOCK()
     if stream:
@@ -203,6 +205,9 @@ def main() -> int:
     parser.add_argument("--no-text", action="store_true", help="only the stream (as triage redacts a workload's output)")
     parser.add_argument("--only", help="run only the cases whose name holds this text")
     parser.add_argument("--cpu", action="store_true", help="CPU time of each case's process instead of wall time")
+    parser.add_argument("--plain-each", action="store_true",
+                        help="time plain text again beside every case (the ratio then uses that time: a load that "
+                             "changes during a long run changes both)")
     args = parser.parse_args()
     if args.cpu:
         global CLOCK
@@ -230,12 +235,18 @@ def main() -> int:
     plain: dict[str, float] = {}
     for name, unit in CASES.items():
         runs: dict[str, list[float]] = {variant: [] for variant, _, _ in variants}
+        plain_runs: dict[str, list[float]] = {variant: [] for variant, _, _ in variants}
         for _ in range(args.repeat):
             for variant, redact_py, stream in variants:  # in turn, so load changes hit every variant alike
                 runs[variant].append(_time_case(unit, size, redact_py, args.redact_hosts, stream, args.limit_s))
+                if args.plain_each and plain:
+                    plain_runs[variant].append(_time_case(CASES["plain log text"], size, redact_py,
+                                                          args.redact_hosts, stream, args.limit_s))
         medians = {variant: statistics.median(values) for variant, values in runs.items()}
         if not plain:
             plain = medians
+        elif args.plain_each:
+            plain = {variant: statistics.median(values) for variant, values in plain_runs.items()}
         worst = max(worst, *(m for v, m in medians.items() if not v.startswith("baseline")))
         cells = [_cell(medians[variant], args.limit_s) for variant, _, _ in variants]
         cells += [f"{medians[a] / medians[b]:.2f}" for a, b in ratios]

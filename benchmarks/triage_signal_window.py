@@ -1,15 +1,20 @@
-"""How soon after it starts does `aiperf-triage` own SIGTERM and SIGINT? A signal that comes while
-Python itself is starting (before any line of ours runs) gets Python's default: SIGTERM kills the
-process (exit -15, nothing written), SIGINT raises KeyboardInterrupt in Python's start-up. This sends
-one signal at each delay, many times, and counts what came back:
+"""How soon after it starts does `aiperf-triage` own SIGTERM, SIGINT and SIGHUP? A signal that comes
+while Python itself is starting (before any line of ours runs) gets Python's default: SIGTERM and
+SIGHUP kill the process (exit -15, -1; nothing written), SIGINT raises KeyboardInterrupt in Python's
+start-up. This sends one signal at each delay, many times, and counts what came back:
 
-    python benchmarks/triage_signal_window.py --delays-ms 0,2,4,6,8,10,15,20,30,50,100,300 --repeat 10
+    python benchmarks/triage_signal_window.py --delays-ms 0,10,20,30,40,50,60,80,100,150,300 --repeat 10
 
 Outcomes: "130 nothing written" (our start-up handler: one line, exit 130), "130 archive" (the run's
-handler: the archive is written, marked interrupted), "default" (Python's own handling: -15, or -2 /
-a KeyboardInterrupt traceback), anything else is listed as it is. Also the start-up time itself:
-`--probe` runs `python -X importtime` on the entry point and prints what is imported before the
-handler is installed. Each run writes into its own temporary folder, removed after.
+handler: the archive is written, marked interrupted), "default" (Python's own handling: -15, -1, or
+-2 / a KeyboardInterrupt traceback), anything else is listed as it is. Each run writes into its own
+temporary folder, removed after.
+
+`--probe` measures the window itself instead (median of --repeat runs of each): a bare interpreter
+(`python -S -c pass`), the interpreter with `site` (`python -c pass`: the environment's .pth files,
+an editable install's import finder among them), and the interpreter up to the point where
+aiperf-triage's handlers are installed (import aiperf_lab.triage.entry, install); then prints what
+`site` imports (`python -X importtime`), the part no Python code of ours can run before.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import collections
 import os
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -51,19 +57,52 @@ def one(command: list[str], sig: signal.Signals, delay_s: float) -> str:
             return "130 archive"
         if proc.returncode == 130 and err.count("\n") == 1:
             return "130 nothing written"
-        if proc.returncode in (-signal.SIGTERM, -signal.SIGINT) or "KeyboardInterrupt" in err:
+        if proc.returncode in (-signal.SIGTERM, -signal.SIGINT, -signal.SIGHUP) or "KeyboardInterrupt" in err:
             return "default"
         return f"exit {proc.returncode}: {err.strip().splitlines()[-1:] or ''}"
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def _median_ms(argv: list[str], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        subprocess.run(argv, cwd=REPO, check=True, env=dict(os.environ, PYTHONPATH=str(REPO)))
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+def probe(repeat: int) -> None:
+    python = sys.executable
+    handlers = "from aiperf_lab.triage import entry; entry.install_early_handlers()"
+    rows = [("bare interpreter: python -S -c pass", [python, "-S", "-c", "pass"]),
+            ("interpreter and site: python -c pass", [python, "-c", "pass"]),
+            ("up to aiperf-triage's handlers", [python, "-c", handlers])]
+    print(f"median of {repeat} runs each (process start to exit)")
+    print("| what | ms |")
+    print("|---|---|")
+    for label, argv in rows:
+        print(f"| {label} | {_median_ms(argv, repeat):.1f} |", flush=True)
+    trace = subprocess.run([python, "-X", "importtime", "-c", handlers], cwd=REPO, capture_output=True, text=True,
+                           env=dict(os.environ, PYTHONPATH=str(REPO))).stderr
+    print("\nimported before the handlers (python -X importtime, top-level entries, microseconds):")
+    for line in trace.splitlines():
+        parts = line.split("|")
+        if len(parts) == 3 and not parts[2].startswith("  ") and parts[1].strip().isdigit():
+            print(f"  {parts[2].strip():<40} {parts[1].strip():>8}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--delays-ms", default="0,2,4,6,8,10,15,20,30,50,100,300")
+    parser.add_argument("--delays-ms", default="0,10,20,30,40,50,60,80,100,150,300")
     parser.add_argument("--repeat", type=int, default=10)
-    parser.add_argument("--signals", default="TERM,INT")
+    parser.add_argument("--signals", default="TERM,INT,HUP")
+    parser.add_argument("--probe", action="store_true", help="measure the start-up window instead of signalling")
     args = parser.parse_args()
+    if args.probe:
+        probe(args.repeat)
+        return 0
     command = entry_point()
     delays = [float(d) for d in args.delays_ms.split(",")]
     print(f"entry point: {' '.join(Path(c).name for c in command)}; {args.repeat} runs per delay and signal")

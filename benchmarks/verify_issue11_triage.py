@@ -129,6 +129,89 @@ def case_sigkill(work: Path, log) -> dict:
             "detail": f"workload seen: {seen}; still alive: {alive or 'none'}; files left: {left or 'none'}"}
 
 
+ESCAPED_MARKER = "verify11-escaped-child"
+
+
+def _escaped_pids() -> list[int]:
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if ESCAPED_MARKER.encode() in (entry / "cmdline").read_bytes():
+                    if (entry / "stat").read_text().rsplit(")", 1)[-1].split()[0] != "Z":
+                        pids.append(int(entry.name))
+            except OSError:
+                continue
+    return pids
+
+
+def case_setsid_child_under_nsys(work: Path, log) -> dict:
+    """The application under nsys starts a child in a session of its own (setsid) and ends: the child is
+    ended with the workload, the trace is still written, triage ends near the application's end."""
+    escape = ("import subprocess, sys\nsubprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)', "
+              f"{ESCAPED_MARKER!r}], start_new_session=True, stdout=subprocess.DEVNULL)\n")
+    workload = WORKLOAD.replace("import os, sys, time\n", "import os, sys, time\n" + escape)
+    argv = [sys.executable, "-m", "aiperf_lab.triage.cli", "--duration", "20", "--output", str(work / "setsid"),
+            "--", sys.executable, "-c", workload, "4", MARKER]
+    started = time.monotonic()
+    done = subprocess.run(argv, capture_output=True, text=True, env=clean_env(), timeout=240)
+    seconds = time.monotonic() - started
+    log.write(f"$ triage -- workload that leaves a setsid child -> {done.returncode} in {seconds:.1f} s\n"
+              f"{done.stderr[-3000:]}\n")
+    alive = _escaped_pids()
+    for pid in alive:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    if done.returncode != 0:
+        return {"case": "a setsid child of the application under nsys ends with it", "ok": False,
+                "detail": f"exit {done.returncode}; still alive: {alive or 'none'}"}
+    files = members(Path(done.stdout.strip().splitlines()[-1]))
+    info = json.loads(files["workload/workload.json"])
+    traced = "nsys/workload.sqlite" in files
+    ok = not alive and traced and info.get("leftovers_ended", 0) >= 1 and seconds < 20 + 30
+    return {"case": "a setsid child of the application under nsys ends with it; the trace is written",
+            "ok": ok, "detail": f"still alive: {alive or 'none'}; leftovers_ended {info.get('leftovers_ended')}; "
+                                f"subreaper: {info.get('subreaper')}; export in bundle: {traced}; "
+                                f"triage took {seconds:.1f} s for a 4 s application"}
+
+
+def case_full_disk_under_nsys(work: Path, log) -> dict:
+    """A 2 MiB tmpfs as --output (root only): the trace and log do not fit; the run ends with an archive
+    that says what was cut, or exit 2 with one line, and nothing half-written either way."""
+    name = "full disk under nsys: archive with the cuts said, or exit 2 and one line; nothing half-written"
+    mount = work / "small"
+    mount.mkdir()
+    if os.geteuid() != 0:
+        return {"case": name, "ok": True, "detail": "skipped: not root (no tmpfs)"}
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount)], capture_output=True,
+                             text=True)
+    if mounted.returncode != 0:
+        return {"case": name, "ok": True, "detail": f"skipped: cannot mount a tmpfs ({mounted.stderr.strip()})"}
+    try:
+        out = mount / "out"
+        noisy = WORKLOAD.replace("print(os.environ", "print(os.urandom(3000000).hex(), flush=True)\nprint(os.environ")
+        argv = [sys.executable, "-m", "aiperf_lab.triage.cli", "--duration", "8", "--output", str(out), "--",
+                sys.executable, "-c", noisy, "4", MARKER]
+        done = subprocess.run(argv, capture_output=True, text=True, env=clean_env(), timeout=240)
+        log.write(f"$ triage on a 2 MiB tmpfs -> {done.returncode}\n{done.stderr[-3000:]}\n")
+        left = sorted(p.name for p in out.iterdir()) if out.exists() else []
+        if done.returncode == 0:
+            files = members(out / left[0]) if len(left) == 1 else {}
+            manifest = json.loads(files.get("manifest.json", b"{}"))
+            info = json.loads(files.get("workload/workload.json", b"{}"))
+            ok = len(left) == 1 and "telemetry.csv" in files and "findings.json" in files
+            detail = (f"archive {left}; cut_by_full_disk {manifest.get('cut_by_full_disk')}; "
+                      f"nsys {json.dumps(info.get('nsys'))[:200]}; logs {json.dumps(info.get('logs'))[:300]}")
+        else:
+            ok = done.returncode == 2 and done.stderr.count("\n") == 1 and left == []
+            detail = f"exit {done.returncode}: {done.stderr.strip()[-200:]}; left {left or 'nothing'}"
+        return {"case": name, "ok": ok, "detail": detail}
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], capture_output=True)
+
+
 def case_nccl_payloads(work: Path, log) -> dict:
     """A one-rank NCCL job under triage: the bundle's export keeps NCCL's NVTX payloads (message sizes),
     which nsys exports only with --include-blobs=true."""
@@ -173,7 +256,8 @@ def main() -> int:
     nsys = shutil.which("nsys")
     with tempfile.TemporaryDirectory() as folder, open(out / "verify_issue11_triage.log", "w") as log:
         work = Path(folder)
-        for case in (case_clean, case_planted, case_sigkill, case_nccl_payloads):
+        for case in (case_clean, case_planted, case_sigkill, case_setsid_child_under_nsys, case_full_disk_under_nsys,
+                     case_nccl_payloads):
             started = time.monotonic()
             try:
                 row = case(work, log)

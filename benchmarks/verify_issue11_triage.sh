@@ -2,8 +2,11 @@
 # Issue 11, triage side, on the GPU machine (H100 or H200) under the real nsys: a clean environment
 # keeps the .nsys-rep; a URL password and a token-shaped value planted in the environment are in no
 # byte of the bundle and the .nsys-rep is left out; a SIGKILLed triage leaves neither nsys, the
-# application nor any file; a one-rank NCCL job keeps its NVTX payloads (message sizes) in the bundle.
-# Expected runtime: about 2 minutes (at most 5).
+# application nor any file; a child the application put in a session of its own (setsid) ends with
+# the workload and the trace is still written; on a 2 MiB tmpfs (root only) the run keeps an archive
+# that says what a full disk cut, or exits 2 with one line; a one-rank NCCL job keeps its NVTX
+# payloads (message sizes) in the bundle.
+# Expected runtime: about 3 minutes (at most 5).
 # Run from the repository root:   OUT=/some/folder bash benchmarks/verify_issue11_triage.sh
 # Writes into $OUT: verify_issue11_triage.md (the table), .json and .log.
 # Changes no clock or power limit. Exits 0 even when a case fails (the table says so).

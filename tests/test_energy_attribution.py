@@ -389,3 +389,35 @@ def test_an_unreadable_export_in_a_bundle_is_named_by_the_bundle(tmp_path):
     with pytest.raises(InputError) as caught:
         open_profile(archive)
     assert str(archive) in str(caught.value) and "aiperf-energy" not in str(caught.value)
+
+
+def _damaged(pair, tmp_path, edit) -> Path:
+    _export, telemetry = pair
+    lines = telemetry.read_text().splitlines()
+    damaged = tmp_path / "damaged.csv"
+    damaged.write_text("\n".join(edit(lines)) + "\n")
+    return damaged
+
+
+def test_damaged_clock_values_are_skipped_not_crashed_on(pair, tmp_path):
+    """A 400-digit wall-clock anchor or a time of 1e300 s is a damaged row (skipped like a row cut short),
+    and a metadata line nested past the JSON parser's depth reads as no metadata."""
+    def huge_anchor(lines):
+        cells = lines[2].split(",")
+        cells[-1] = "9" * 400
+        return lines[:2] + [",".join(cells)] + lines[3:]
+
+    def huge_time(lines):
+        cells = lines[-1].split(",")
+        cells[0] = "1e300"
+        return lines[:-1] + [",".join(cells)]
+
+    def deep_meta(lines):
+        body = lines[1:] if lines[0].startswith("# aiperf-telemetry") else lines
+        return ["# aiperf-telemetry " + "[" * 50_000 + "]" * 50_000] + body
+
+    good = read_recording(pair[1])
+    for edit in (huge_anchor, huge_time, deep_meta):
+        recording = read_recording(_damaged(pair, tmp_path, edit))
+        assert recording.utc_origin_ns == good.utc_origin_ns, edit.__name__
+        assert abs(len(recording.ticks) - len(good.ticks)) <= 1, edit.__name__

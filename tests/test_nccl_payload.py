@@ -248,3 +248,62 @@ def test_two_payloads_in_one_event_are_merged_and_a_clash_is_refused():
     assert isinstance(decoded, Payload) and decoded.values == {"NCCL communicator ID": 7, "Message size [bytes]": 4 * MiB}
     clash = header + gather + struct.pack("<Q", 8)
     assert decoder.decode(1, clash) == "two payloads of one event give 'NCCL communicator ID' different values"
+
+
+def test_a_schema_nesting_itself_many_times_over_is_read_within_a_bound(tmp_path, capsys):
+    """12 entries of the schema's own type, 8 levels deep, would be 12**9 reads: a bound on the values read
+    per event makes it one line of 'not read' in the notes, at once."""
+    path = tmp_path / "rank0.sqlite"
+    shutil.copy(DATA / "nccl_rank0.sqlite", path)
+    with sqlite3.connect(path) as con:
+        con.execute("INSERT INTO NVTX_PAYLOAD_SCHEMAS (domainId, schemaId, type, payloadSize) VALUES (1, 999, 1, 8)")
+        con.executemany("INSERT INTO NVTX_PAYLOAD_SCHEMA_ENTRIES (domainId, schemaId, idx, type, name, offset) "
+                        "VALUES (1, 999, ?, 999, ?, 0)", [(i, f"e{i}") for i in range(12)])
+        con.execute("UPDATE NVTX_EVENTS SET binaryData = ? WHERE eventType = 59 AND textId IN "
+                    "(SELECT id FROM StringIds WHERE value = 'ncclAllReduce')",
+                    (struct.pack("<QQQQ", 1, 999, 8, 32) + bytes(8),))
+    decoded = PayloadDecoder(NsysDatabase(path)).decode(1, struct.pack("<QQQQ", 1, 999, 8, 32) + bytes(8))
+    assert decoded == "payload schema 999 holds more than 512 values (not read)"
+    code, rows = _nccl_sum(capsys, [str(path)])
+    assert code == 0 and {r["Collective"]: r["Bytes"] for r in rows}["AllReduce"] == "unknown"
+
+
+@pytest.mark.parametrize("size, ranks", [("1" + "0" * 4000, 2), ("-5", 2), ("true", 2), ("16777216", -3),
+                                         ("16777216", 0)])
+def test_payload_values_that_cannot_be_real_are_not_used(tmp_path, capsys, size, ranks):
+    path = tmp_path / "rank0.sqlite"
+    shutil.copy(DATA / "nccl_rank0.sqlite", path)
+    with sqlite3.connect(path) as con:
+        con.execute("UPDATE NVTX_EVENTS SET binaryData = NULL")
+        con.execute(f"UPDATE NVTX_EVENTS SET jsonText = '{{\"Message size [bytes]\": {size}, "
+                    f"\"NCCL communicator ID\": 7, \"No. of ranks\": {ranks}}}' WHERE eventType = 59 AND textId IN "
+                    "(SELECT id FROM StringIds WHERE value IN ('ncclAllReduce', 'ncclCommInitRankConfig'))")
+    code, rows = _nccl_sum(capsys, [str(path)])
+    assert code == 0
+    reduce = next(r for r in rows if r["Collective"] == "AllReduce")
+    # a communicator size of -3 or 0 is not used: the number of files given (1) is
+    assert reduce["Ranks"] == (str(ranks) if ranks >= 1 else "1")
+    assert reduce["Bytes"] == ("unknown" if size != "16777216" else str(23 * 16 * MiB))
+
+
+def test_ranges_without_a_thread_are_left_out_and_thousands_of_processes_refused(tmp_path, capsys):
+    path = tmp_path / "rank0.sqlite"
+    shutil.copy(DATA / "nccl_rank0.sqlite", path)
+    with sqlite3.connect(path) as con:
+        con.execute("UPDATE NVTX_EVENTS SET globalTid = NULL WHERE rowid % 2 = 0")
+    files = [str(path), str(DATA / "nccl_rank1.sqlite")]
+    for report in ("nccl_sum", "rank_spread"):
+        assert main(files + ["--report", report, "--format", "csv"]) == 0, report
+        capsys.readouterr()
+    many = tmp_path / "many.sqlite"
+    shutil.copy(DATA / "nccl_rank0.sqlite", many)
+    with sqlite3.connect(many) as con:
+        columns = [c for (_i, c, *_rest) in con.execute("PRAGMA table_info(CUPTI_ACTIVITY_KIND_KERNEL)")]
+        copied = ", ".join("(1000 + n.value) << 24" if c == "globalPid" else f"k.[{c}]" for c in columns)
+        con.execute(f"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT {copied} FROM CUPTI_ACTIVITY_KIND_KERNEL AS k, "
+                    "(WITH RECURSIVE c(value) AS (SELECT 1 UNION ALL SELECT value + 1 FROM c WHERE value < 300) "
+                    "SELECT value FROM c) AS n WHERE k.rowid = 1")
+    assert main([str(many), "--report", "nccl_sum"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == ("aiperf-stats: many.sqlite: kernels from more than 256 processes; the multi-rank "
+                           "reports read at most that many ranks from one export")

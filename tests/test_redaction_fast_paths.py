@@ -130,3 +130,11 @@ def test_forced_cut_keeps_what_a_pattern_needs_before_its_match(unit):
         sink = StreamRedactor(Redactor(ENVIRON), max_line=8192)
         streamed = "".join([*(sink.feed(text[at:at + step]) for at in range(0, len(text), step)), sink.close()])
         assert secret not in streamed
+
+
+def test_ipv6_after_a_lone_colon_is_found():
+    """An address right after a ":" (`peer :2001:db8::7`) was taken whole with the colon, failed the
+    address check and was kept; a compressed form must now hold a hex digit, so the candidate starts at
+    the address (and "::" alone, which identifies nobody, is no candidate: ':*:' repeated was slow)."""
+    r = Redactor({}, redact_hosts=True)
+    assert r.text("peer :2001:db8::7 up; zone=:fe80::1%eth0; ok ::1 :: x") == "peer :ip-1 up; zone=:ip-2; ok ::1 :: x"

@@ -193,10 +193,10 @@ def test_the_start_up_handler_is_not_put_back_once_the_work_is_done(capsys):
 
     from conftest import DATA
 
-    from aiperf_lab.triage import cli
+    from aiperf_lab.triage import cli, entry
 
-    previous = {sig: signal.signal(sig, cli._exit_130_before_anything_is_written) for sig in (signal.SIGINT,
-                                                                                             signal.SIGTERM)}
+    previous = {sig: signal.signal(sig, entry.exit_130_before_anything_is_written) for sig in (signal.SIGINT,
+                                                                                               signal.SIGTERM)}
     try:
         assert cli.main(["show", str(DATA / "triage" / "h200-fixture.tar.gz")]) == 0
         assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN and signal.getsignal(signal.SIGINT) is signal.SIG_IGN

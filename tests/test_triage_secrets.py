@@ -176,10 +176,11 @@ def test_a_signal_in_the_first_instant_gives_an_archive_or_a_clean_130(tmp_path,
     leftovers = [p.name for p in tmp_path.iterdir() if not p.name.endswith(".tar.gz")]
     assert leftovers == []
     if proc.returncode == 0:
-        # On a loaded machine Python can still be in its own start-up (site's .pth files) after a second:
-        # site prints the KeyboardInterrupt and goes on, so the signal never reaches our code and the run
-        # ends at its duration, with its archive. Nothing of ours can see that signal.
-        assert sig == signal.SIGINT and "KeyboardInterrupt" in err, err
+        # On a loaded machine Python can still be in its own start-up (site's .pth files, importlib) after
+        # a second: the KeyboardInterrupt is raised there and dropped (site prints it and goes on;
+        # importlib's module-lock callback prints "Exception ignored in ..." or, seen once, nothing), so
+        # the signal never reaches our code and the run ends at its duration, with its archive.
+        assert sig == signal.SIGINT, err
         assert len(list(tmp_path.glob("*.tar.gz"))) == 1
         return
     if proc.returncode != 130:  # the signal came while Python itself was starting, before any of our code

@@ -17,23 +17,18 @@ import signal
 import sys
 
 
-def _exit_130_before_anything_is_written(_signum, _frame) -> None:
-    try:
-        os.write(2, b"aiperf-triage: interrupted before it started; nothing written\n")
-    except OSError:   # SIGHUP: the terminal is gone
-        pass
-    os._exit(130)
-
-
 # SIGHUP is what an SSH session that drops sends: handled as SIGTERM is (the archive is still written).
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
-# Run as a program, a SIGTERM or SIGINT from the first instant is exit 130 (the default would be 143,
-# or a KeyboardInterrupt traceback): installed before any heavier import; main() replaces it.
+# Run as a program, a stop signal from the first instant is exit 130 (the default would be 143, or a
+# KeyboardInterrupt traceback): the console script starts in entry.py, which installs the handler
+# before it imports this module; `python -m aiperf_lab.triage.cli` (and a console script made by an
+# older version, which imports this module first) installs it here, before any heavier import.
+# Imported as a library (tests calling main()), nothing is installed at import.
 if __name__ == "__main__" or os.path.basename(sys.argv[0] if sys.argv else "") == "aiperf-triage":
-    for _sig in STOP_SIGNALS:
-        signal.signal(_sig, _exit_130_before_anything_is_written)
+    from aiperf_lab.triage.entry import install_early_handlers  # noqa: E402
+    install_early_handlers()
 
 import argparse  # noqa: E402
 import re  # noqa: E402
@@ -234,8 +229,9 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         # Run as the program, the work is done now (the archive written, or the one line printed): a
         # signal while Python exits is ignored, not reported as "interrupted before it started".
+        early = getattr(sys.modules.get("aiperf_lab.triage.entry"), "exit_130_before_anything_is_written", None)
         for sig, handler in previous.items():
-            signal.signal(sig, signal.SIG_IGN if handler is _exit_130_before_anything_is_written else handler)
+            signal.signal(sig, signal.SIG_IGN if early is not None and handler is early else handler)
 
 
 if __name__ == "__main__":

@@ -120,6 +120,7 @@ class WorkloadFacts:
     under_nsys: bool
     cpu_affinity: list[int] | None = None
     capture: CaptureLog | None = None
+    log_notes: list[str] = field(default_factory=list)   # "stdout.log cut by a full disk: ..."
 
 
 @dataclass

@@ -38,7 +38,22 @@ def descendants(root):
             todo.append(child)
     return found
 
-group, paths, clean = None, [], False
+def marked(token):
+    # every live process whose environment holds this run's token (the workload and all it started,
+    # also what left its session and was re-parented when triage died)
+    needle = ("AIPERF_TRIAGE_RUN=" + token).encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/environ", "rb") as handle:
+                    if needle in handle.read().split(b"\0"):
+                        found.append(int(entry))
+            except OSError:
+                pass
+    return found
+
+group, token, paths, clean = None, None, [], False
 for line in sys.stdin:
     try:
         kind, value = json.loads(line)
@@ -48,6 +63,8 @@ for line in sys.stdin:
         group = value
     elif kind == "reaped":
         group = None
+    elif kind == "token":
+        token = value
     elif kind == "path":
         paths.append(value)
     elif kind == "done":
@@ -63,6 +80,13 @@ if not clean:
             os.killpg(group, signal.SIGKILL)
         except OSError:
             pass
+    if token:
+        for _ in range(3):   # a process that forked between the scan and the kill: once more
+            for pid in marked(token):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
     for path in paths:
         if os.path.isdir(path) and not os.path.islink(path):
             shutil.rmtree(path, ignore_errors=True)
@@ -98,6 +122,10 @@ class Guard:
 
     def kill_on_kill(self, process_group: int) -> None:
         self._tell("group", process_group)
+
+    def kill_marked_on_kill(self, token: str) -> None:
+        """Every process holding this run's token (leftovers.RUN_VARIABLE) in its environment."""
+        self._tell("token", token)
 
     def group_gone(self) -> None:
         """The workload's group is reaped: its id may be reused, so the guardian must not kill it."""

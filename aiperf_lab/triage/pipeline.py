@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import re
 import signal
 import socket
@@ -25,10 +26,12 @@ from aiperf_lab.triage import progress
 from aiperf_lab.triage.bundle import BundleWriter
 from aiperf_lab.triage.capture import StopPolicy
 from aiperf_lab.triage.collectors import STANDARD_COLLECTORS, CollectorRun, Skipped
+from aiperf_lab.triage.disk import DiskRoom, full_disk
 from aiperf_lab.triage.facts import (CaptureCoverage, KernelRow, PcieLink, TriageFacts, WorkloadFacts, busy_clocks,
                                      busy_window, summarize_devices)
 from aiperf_lab.triage.findings import Finding, evaluate
 from aiperf_lab.triage.guard import Guard
+from aiperf_lab.triage.leftovers import become_subreaper, stop_being_subreaper
 from aiperf_lab.triage.redact import Redactor, argv_secret_values
 
 LOG_CAP_BYTES = 20 * 1024 * 1024   # per workload stream: the tail is kept (redacted as it streams)
@@ -67,6 +70,8 @@ class Triage:
         self.writer = None
         self.ticks: list = []
         self.meta: dict = {}
+        self.telemetry_error: str | None = None
+        self.subreaper_missing: str | None = None
 
     # --- signals ----------------------------------------------------------------------------------
     def on_signal(self, signum, _frame) -> None:
@@ -90,6 +95,8 @@ class Triage:
     def run(self) -> int:
         # SIGHUP (the SSH session dropped) stops the run as SIGTERM does: the archive is still written.
         previous = {sig: signal.signal(sig, self.on_signal) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+        # Orphans of the workload (a child that left its session) are re-parented to triage, not init.
+        was_subreaper, self.subreaper_missing = become_subreaper() if self.options.command else (True, None)
         try:  # our handler stays until the archive's path is printed (a late signal only marks the run)
             try:
                 self.start()
@@ -100,9 +107,8 @@ class Triage:
                     self.report()
                     archive = self.archive()
                 except BaseException:
-                    if self.workload is not None and self.workload.proc is not None:
-                        from aiperf_lab.process_group import kill_group
-                        kill_group(self.workload.proc)   # a bug must not leave the workload or nsys running
+                    if self.workload is not None:
+                        self.workload.kill_everything()   # a bug must not leave the workload or nsys running
                     self.bundle.abandon()
                     raise
             finally:
@@ -112,6 +118,8 @@ class Triage:
             print(printable(str(archive)), flush=True)   # a path with ESC in it must not drive the terminal
             return 130 if self.interrupted.is_set() else 0
         finally:
+            if not was_subreaper:
+                stop_being_subreaper()
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
 
@@ -135,6 +143,7 @@ class Triage:
         self.guard = Guard()
         self.guard.remove_on_kill(self.bundle.root)
         self.guard.remove_on_kill(self.bundle.partial_archive)
+        self.room = DiskRoom(o.output)   # the workload's log stops before it takes the bundle's room
         self.emit.phase("start")   # after the output folder is known good: bad input stays one line
         self.work_dir = self.bundle.root / ".work"   # raw nsys output: private, removed on every exit
         self.work_dir.mkdir(mode=0o700)
@@ -165,7 +174,8 @@ class Triage:
                                      log_stdout=self.bundle.claim("workload", "workload/stdout.log"),
                                      log_stderr=self.bundle.claim("workload", "workload/stderr.log"),
                                      redactor=self.redactor, log_cap_bytes=LOG_CAP_BYTES, guard=self.guard,
-                                     policy=o.policy, say=self.emit.nsys, duration_s=o.duration_s)
+                                     policy=o.policy, say=self.emit.nsys, duration_s=o.duration_s,
+                                     room=self.room)
             self.workload.start()
             self.emit.say(f"workload started{' under nsys' if self.workload.nsys else ''}: "
                           f"{' '.join(self.redactor.argv(o.command))}")
@@ -189,12 +199,18 @@ class Triage:
                                                           if self.workload.nsys else " (SIGINT, SIGTERM, SIGKILL)"))
             self.workload.stop("interrupt" if self.interrupted.is_set() else "duration")
             self.t_workload_end = min(self.t_workload_end, self.sampler.now())
+            for relative in ("workload/stdout.log", "workload/stderr.log"):   # written and closed now
+                self.bundle.expendable(relative)
         self.parts.wait(stop=self.interrupted if self.interrupted.is_set() else None)
         if o.bench:
             # While telemetry still samples: the bench's power and clocks come from it.
             self.parts.step("bench", self._bench)
         self.sampler.stop()
-        self.writer.close()
+        try:
+            self.writer.close()
+        except OSError as exc:   # a full disk: telemetry.csv keeps what was flushed; the summary is from memory
+            self.telemetry_error = f"telemetry.csv: {exc.strerror or exc}" + (" (cut by a full disk)"
+                                                                              if full_disk(exc) else "")
         self.emit.say("telemetry stopped")
 
     def summarize(self) -> None:
@@ -220,6 +236,8 @@ class Triage:
         record = self.bundle.record("telemetry")
         if sampler.errors:
             record.error = "; ".join(sampler.errors[:3])
+        if self.telemetry_error:
+            record.error = "; ".join(filter(None, [record.error, self.telemetry_error]))
         if not sampler.devices:
             record.error = sampler.status
 
@@ -236,13 +254,18 @@ class Triage:
             cpu_affinity = psutil.Process().cpu_affinity()  # the workload inherited these CPUs
         except Exception:
             pass
+        logs = workload.log_states()
+        log_notes = [f"{name} cut by a full disk: {state['kept_bytes']} of {state['received_bytes']} bytes kept"
+                     for name, state in logs.items() if state["cut_by_full_disk"]]
         self.facts.workload = WorkloadFacts(result.error is None, result.returncode, round(result.seconds, 3),
                                             result.stopped_by, list(result.signals_sent), result.under_nsys,
-                                            cpu_affinity, result.capture)
+                                            cpu_affinity, result.capture, log_notes)
         info = {"command": self.redactor.argv(o.command), "argv": self.redactor.argv(result.argv),
                 "exit_code": result.returncode, "seconds": round(result.seconds, 3),
                 "stopped_by": result.stopped_by, "signals_sent": result.signals_sent,
-                "under_nsys": result.under_nsys, "error": result.error}
+                "under_nsys": result.under_nsys, "error": result.error, "logs": logs,
+                "leftovers_ended": result.leftovers_ended,
+                "subreaper": self.subreaper_missing or "yes: orphans of the workload were re-parented to triage"}
         if result.capture is not None:
             info["capture"] = result.capture.as_dict()
         reports = workload.report_files()
@@ -251,12 +274,26 @@ class Triage:
             why = ("the environment or command line held secrets (or --redact-hosts was given) that cannot be "
                    "removed from nsys's binary format; the scrubbed SQLite export is in the bundle") if tainted else ""
             self.emit.say("exporting the nsys report")
-            capture = add_capture(self.bundle, reports[0], keep_report=not tainted, why_not=why, stop=self.abandon)
-            info["nsys"] = capture.outcome
-            self.facts.coverage = self._coverage(capture)
-            if capture.kernel_table is not None:
-                self.facts.kernel_top = [KernelRow(r["Time (%)"], r["Total Time (ns)"], r["Instances"], r["Name"])
-                                         for r in capture.kernel_table.as_dicts()[:15]]
+            try:
+                capture = add_capture(self.bundle, reports[0], keep_report=not tainted, why_not=why, stop=self.abandon)
+            except (OSError, sqlite3.Error) as exc:
+                if not (full_disk(exc) or "disk is full" in str(exc)):
+                    raise
+                # The trace does not fit: left out, with what it had written, so the rest of the bundle does.
+                self.bundle.discard("nsys/")
+                note = "the trace was left out: the disk was full"
+                info["nsys"] = {"error": note}
+                self.facts.coverage = CaptureCoverage(None, None, round(self.sampler.now(), 1), "observed",
+                                                      written=False, note=note)
+            else:
+                info["nsys"] = capture.outcome
+                self.facts.coverage = self._coverage(capture)
+                if capture.kernel_table is not None:
+                    self.facts.kernel_top = [KernelRow(r["Time (%)"], r["Total Time (ns)"], r["Instances"], r["Name"])
+                                             for r in capture.kernel_table.as_dicts()[:15]]
+                # a full disk at the archive leaves these out whole (after the logs): the report first
+                for relative in ("nsys/workload.nsys-rep", "nsys/workload.sqlite"):
+                    self.bundle.expendable(relative, whole=True)
         elif result.under_nsys:
             outcome = result.capture.outcome if result.capture else None
             info["nsys"] = {"error": outcome or "nsys wrote no report"}
@@ -269,6 +306,8 @@ class Triage:
         record = self.bundle.record("workload")
         record.status = "ok" if result.error is None else "failed"
         record.error = result.error or (f"exit code {result.returncode}" if result.returncode else None)
+        if log_notes:
+            record.error = "; ".join(filter(None, [record.error, *log_notes]))
         if self.facts.coverage is not None and not self.facts.coverage.written:
             record.error = "; ".join(filter(None, [record.error, f"no trace: {self.facts.coverage.note}"]))
 

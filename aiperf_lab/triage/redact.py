@@ -346,10 +346,11 @@ NAME_RUN = re.compile(r"[a-z0-9._-]{0,64}")
 # Candidates for IPv6 (full, compressed, with an embedded IPv4 or a zone); each is checked by
 # ipaddress, so times (12:34:56) and MACs (six groups, no "::") are not addresses.
 # It may follow a name and a colon ("host:2001:db8::1"), not a hex group and a colon (mid-address);
-# an embedded IPv4 (::ffff:203.0.113.9, 0:0:0:0:0:ffff:203.0.113.9) is part of it.
+# an embedded IPv4 (::ffff:203.0.113.9, 0:0:0:0:0:ffff:203.0.113.9) is part of it. A compressed one holds a hex
+# digit ("::" alone identifies nobody: ":*:" repeated gave a million of them to look at).
 IPV6 = re.compile(r"(?<![\w.])(?<![0-9A-Fa-f]:)(?<!::)(?:(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}"
                   r"|(?:[0-9A-Fa-f]{1,4}:){6}(?:\d{1,3}\.){3}\d{1,3}|(?=[0-9A-Fa-f:]{0,39}::)"
-                  r"(?:[0-9A-Fa-f]{0,4}:){2,7}(?:(?:\d{1,3}\.){3}\d{1,3}|[0-9A-Fa-f]{1,4})?)(?:%[\w.-]{1,32})?(?![\w:])")
+                  r"(?=::[0-9A-Fa-f]|[0-9A-Fa-f])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:(?:\d{1,3}\.){3}\d{1,3}|[0-9A-Fa-f]{1,4})?)(?:%[\w.-]{1,32})?(?![\w:])")
 # MAC addresses, colon- or dash-separated (this host's and any other: they identify a machine).
 # Matched from its first separator (a scan for ":" or "-" skips ahead; one for a hex digit cannot), so a
 # match starts 2 characters before m.start(); run on the lower-cased text.

@@ -39,6 +39,7 @@ def summary_markdown(meta: dict[str, Any], findings: list[Finding], facts: Triag
                      + (f", stopped by an interrupt ({', '.join(workload.signals_sent)})"
                         if workload.stopped_by == "interrupt" else "")
                      + (", under nsys" if workload.under_nsys else ""))
+        lines += [f"- workload output: {note}" for note in workload.log_notes]
     if facts.coverage is not None:
         lines.append(f"- nsys: {facts.coverage.text()}")
     nvml = facts.hardware.nvml

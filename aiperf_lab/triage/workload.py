@@ -2,6 +2,7 @@
 
 Without nsys, stopping escalates SIGINT, then SIGTERM, then SIGKILL, to the workload's whole process
 group. Under nsys the application is stopped and nsys is left to write its report: see capture.py.
+Then whatever it started that is still alive, in any session, is ended too (leftovers.py).
 Its stdout and stderr are redacted as they stream (workload_output.RedactedLog): no raw output is
 ever written. A Guard, when given, kills the group if triage itself is killed.
 """
@@ -23,7 +24,9 @@ from aiperf_lab.metrics.config import nsys_profile_argv, resolve
 from aiperf_lab.process_group import escalate, kill_group
 from aiperf_lab.triage.capture import (ABANDON, NORMAL, CaptureLog, NsysStop, StopPolicy, application_pids,
                                        nsys_install_root, nsys_lines, nsys_phase)
+from aiperf_lab.triage.disk import DiskRoom
 from aiperf_lab.triage.guard import Guard
+from aiperf_lab.triage.leftovers import RUN_VARIABLE, end_marked, new_token
 from aiperf_lab.triage.redact import Redactor
 from aiperf_lab.triage.workload_output import RedactedLog
 
@@ -43,6 +46,7 @@ class WorkloadResult:
     error: str | None = None
     pid: int | None = None
     capture: CaptureLog | None = None
+    leftovers_ended: int = 0        # processes it left running outside its group, ended at its end
 
     @property
     def seconds(self) -> float:
@@ -53,13 +57,14 @@ class Workload:
     def __init__(self, command: list[str], work_dir: Path, use_nsys: bool, log_stdout: Path, log_stderr: Path,
                  redactor: Redactor, log_cap_bytes: int, guard: Guard | None = None,
                  policy: StopPolicy | None = None, say: Callable[[str], None] = lambda message: None,
-                 duration_s: float | None = None):
+                 duration_s: float | None = None, room: DiskRoom | None = None):
         self.command = command
         self.nsys = shutil.which("nsys") if use_nsys else None
         self.report_base = work_dir / "workload"
         self.policy = policy or StopPolicy()
         self.say = say
         self.session = f"aiperf-triage-{os.getpid()}-{int(time.time())}"
+        self.token = new_token()   # in the environment of everything the workload starts
         # No OS-runtime trace: it multiplies the size of a triage capture (a 15 s training loop made a
         # 59 MB export with it) for little a first look needs. --wait primary: nsys's default also waits
         # for processes the application re-parented, which can keep it collecting long after the end.
@@ -75,7 +80,8 @@ class Workload:
         if self.nsys:
             self.result.capture = CaptureLog(session=self.session)
         self.log_paths = (log_stdout, log_stderr)
-        self._logs = (RedactedLog(log_stdout, redactor, log_cap_bytes), RedactedLog(log_stderr, redactor, log_cap_bytes))
+        self._logs = (RedactedLog(log_stdout, redactor, log_cap_bytes, room),
+                      RedactedLog(log_stderr, redactor, log_cap_bytes, room))
         self._guard = guard
         self.proc: subprocess.Popen | None = None
         self.exited = threading.Event()
@@ -87,7 +93,8 @@ class Workload:
         self.result.started = time.monotonic()
         try:
             self.proc = subprocess.Popen(self.result.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                         stderr=subprocess.PIPE, start_new_session=True)
+                                         stderr=subprocess.PIPE, start_new_session=True,
+                                         env={**os.environ, RUN_VARIABLE: self.token})
         except OSError as exc:
             self.result.error = f"cannot start {self.result.argv[0]}: {exc.strerror or exc}"
             self.result.ended = time.monotonic()
@@ -97,6 +104,7 @@ class Workload:
         self.result.pid = self.proc.pid
         if self._guard is not None:
             self._guard.kill_on_kill(self.proc.pid)
+            self._guard.kill_marked_on_kill(self.token)
         self._logs[0].attach(self.proc.stdout)
         self._logs[1].attach(self.proc.stderr)
         threading.Thread(target=self._wait, name="workload-wait", daemon=True).start()
@@ -202,20 +210,30 @@ class Workload:
                                                       "; nsys printed nothing"))
 
     def _reap_group(self) -> None:
-        """Whatever the workload started and left running goes too."""
+        """Whatever the workload started and left running goes too: its group, then every process that
+        still holds this run's token (a child that left the session with setsid: SIGTERM, SIGKILL 1 s later)."""
         if self.proc is None:
             return
         kill_group(self.proc)
+        self.result.leftovers_ended += len(end_marked(self.token, spare=self.proc.pid))
         if self.exited.wait(5.0) and self._guard is not None:
             self._guard.group_gone()
+
+    def kill_everything(self) -> None:
+        """On a bug: the workload's group and all it left, at once."""
+        if self.proc is not None:
+            kill_group(self.proc)
+            end_marked(self.token, grace_s=0.0, spare=self.proc.pid)
 
     def _close_logs(self) -> None:
         for log in self._logs:
             log.finish()
 
-    @property
-    def log_errors(self) -> list[str]:
-        return [log.error for log in self._logs if log.error]
+    def log_states(self) -> dict[str, dict]:
+        """Per log (after stop): bytes received and kept, and whether a full disk cut it, for workload.json."""
+        return {log.path.name: {"received_bytes": log.received_bytes, "kept_bytes": log.kept_bytes,
+                                "cut_by_full_disk": log.cut_by_full_disk, "error": log.error}
+                for log in self._logs}
 
     def report_files(self) -> list[Path]:
         return [p for p in (self.report_base.with_suffix(".nsys-rep"), self.report_base.with_suffix(".qdrep"))

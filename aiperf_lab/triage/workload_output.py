@@ -10,12 +10,17 @@ Reading and redacting are two threads with a bounded queue in memory between the
 never on disk: the raw output holds secrets): a workload that writes faster than redaction runs for a
 while is not slowed by its pipe filling up, and redaction takes everything queued at once, so a
 workload that flushes line by line costs one redaction call per batch, not one per line.
+
+A full disk never costs more than the log: when the disk fills (or would eat into the room kept for
+the rest of the bundle, disk.DiskRoom), writing stops, what was written stays, the pipe is still
+read (the workload is not blocked) and the log ends with a note that the disk cut it.
 """
 
 from __future__ import annotations
 
 import codecs
 import collections
+import errno
 import os
 import select
 import threading
@@ -23,6 +28,7 @@ import time
 from pathlib import Path
 from typing import BinaryIO
 
+from aiperf_lab.triage.disk import DiskRoom, full_disk
 from aiperf_lab.triage.redact import Redactor, StreamRedactor
 
 READ_BYTES = 1 << 16
@@ -32,8 +38,12 @@ BATCH_BYTES = 4 << 20     # the most handed to the redactor at once
 
 
 class RedactedLog:
-    def __init__(self, path: Path, redactor: Redactor, cap_bytes: int):
+    def __init__(self, path: Path, redactor: Redactor, cap_bytes: int, room: DiskRoom | None = None):
         self.path = path
+        self._room = room
+        self.cut_by_full_disk = False   # writing stopped because the disk was full: what fit is kept
+        self.received_bytes = 0         # what the workload wrote to the pipe
+        self.kept_bytes = 0             # the final log's size, once finish() wrote it
         self.cap_bytes = cap_bytes
         self.segment_bytes = max(cap_bytes // 4, 1)
         self._stream = StreamRedactor(redactor)
@@ -77,6 +87,7 @@ class RedactedLog:
                 chunk = os.read(fd, READ_BYTES)
                 if not chunk:
                     break
+                self.received_bytes += len(chunk)
                 with self._queue_ready:
                     while (self._queued >= SPOOL_BYTES and not self._stop.is_set() and self.error is None
                            and not self._abandon.is_set()):
@@ -120,9 +131,11 @@ class RedactedLog:
                 self._write(self._stream.feed(decoder.decode(b"", final=True)) + self._stream.close())
         except (OSError, ValueError) as exc:  # a full disk: recorded, the workload goes on (the reader drops the rest)
             self._record(exc)
+            self.cut_by_full_disk = self.cut_by_full_disk or full_disk(exc)
         finally:
             with self._queue_ready:
-                self.abandoned_bytes += self._queued
+                if not self.cut_by_full_disk:   # dropped for want of time, not of disk
+                    self.abandoned_bytes += self._queued
                 self._queue.clear()
                 self._queued = 0
                 self._queue_ready.notify_all()
@@ -131,6 +144,8 @@ class RedactedLog:
     def _record(self, exc: Exception) -> None:
         if self.error is None:
             self.error = f"{type(exc).__name__}: {exc}"
+        if full_disk(exc):
+            self.cut_by_full_disk = True
 
     def tail(self) -> str:
         """The last redacted output (up to 64 Ki characters), for watching the workload while it runs."""
@@ -153,6 +168,11 @@ class RedactedLog:
             room = self.segment_bytes - self._written_in_segment
             # segments end at a line where one is near, so the kept tail starts at a line
             piece = data[:room] if len(data) <= room else data[:(data.rfind(b"\n", 0, room) + 1) or room]
+            fits = self._room.fits(len(piece)) if self._room is not None else len(piece)
+            if fits < len(piece):   # what fits is kept (already redacted: any cut is safe), then writing stops
+                self._handle.write(piece[:fits])
+                self._total += fits
+                raise OSError(errno.ENOSPC, "the disk is nearly full; the rest is kept for the bundle")
             self._handle.write(piece)
             self._written_in_segment += len(piece)
             self._total += len(piece)
@@ -198,7 +218,8 @@ class RedactedLog:
     def finish(self, timeout_s: float = 5.0, redact_s: float = 30.0) -> None:
         """Wait for the pipe to end (the workload group is gone by now) and for what it held to be redacted
         (redact_s more at most: 64 MiB of the worst text takes a few seconds), then write the log: its last
-        cap_bytes, from the start of a line, after a note of what was left out."""
+        cap_bytes, from the start of a line, after a note of what was left out. Never raises: a disk that
+        fills while the log is joined keeps what was joined (the log is marked cut)."""
         if self._thread is not None:
             self._thread.join(timeout_s)
             if self._thread.is_alive():  # something the workload started still holds the pipe
@@ -209,28 +230,59 @@ class RedactedLog:
             if self._redactor_thread.is_alive():
                 self._abandon.set()
                 self._redactor_thread.join(5.0)
+        try:
+            self._join_segments()
+        except (OSError, ValueError) as exc:
+            self._record(exc)
+        finally:
+            for segment in self._segments:
+                segment.unlink(missing_ok=True)
+            self._segments = []
+        notes = []
+        if self.abandoned_bytes:
+            notes.append(f"[last {self.abandoned_bytes} bytes left out: not redacted in time]")
+        if self.cut_by_full_disk:
+            notes.append(f"[cut here: the disk was full; {self.received_bytes} bytes of output were received, "
+                         "what follows this point is not kept]")
+        if notes:
+            try:
+                with open(self.path, "ab") as out:
+                    out.write(("\n" + "\n".join(notes) + "\n").encode())
+            except OSError as exc:
+                self._record(exc)
+        try:
+            self.kept_bytes = self.path.stat().st_size
+        except OSError:
+            self.kept_bytes = 0
+
+    def _join_segments(self) -> None:
+        """The kept segments into the log, each removed as soon as it is copied (a full disk needs room
+        for one segment more, not for the whole log twice); the first one is renamed when it is kept whole."""
         kept = self._total - self._dropped
         skip = max(kept - self.cap_bytes, 0)
         left_out = self._dropped + skip
-        try:
-            with open(self.path, "wb") as out:
-                if left_out:
-                    out.write(f"[first {left_out} bytes left out; the last {kept - skip} follow]\n".encode())
-                for segment in self._segments:
-                    with open(segment, "rb") as handle:
+        segments = self._segments
+        if not left_out and segments:
+            os.replace(segments[0], self.path)
+            segments.pop(0)
+            mode = "ab"
+        else:
+            mode = "wb"
+        with open(self.path, mode) as out:
+            if left_out:
+                out.write(f"[first {left_out} bytes left out; the last {kept - skip} follow]\n".encode())
+            while segments:
+                segment = segments[0]
+                with open(segment, "rb") as handle:
+                    size = self._size(segment)
+                    if skip >= size:
+                        skip -= size
+                    else:
                         if skip:
-                            size = self._size(segment)
-                            if skip >= size:
-                                skip -= size
-                                continue
                             handle.seek(skip)
                             skip = 0
                             handle.readline(READ_BYTES)  # start at a line (when one is near)
                         while chunk := handle.read(READ_BYTES):
                             out.write(chunk)
-                if self.abandoned_bytes:
-                    out.write(f"\n[last {self.abandoned_bytes} bytes left out: not redacted in time]\n".encode())
-        finally:
-            for segment in self._segments:
                 segment.unlink(missing_ok=True)
-            self._segments = []
+                segments.pop(0)

@@ -80,8 +80,9 @@ class Alignment:
 
 def align(telemetry_origin_utc_ns: int | None, clock: ProfileClock, telemetry_name: str = "telemetry") -> Alignment:
     if telemetry_origin_utc_ns is None:
-        raise InputError(f"{telemetry_name}: the recording has no absolute clock (no utc_ns column: recorded by "
-                         "an older aiperf-lab, or a raw NVML / nvidia-smi log): it cannot be lined up with a profile")
+        raise InputError(f"{telemetry_name}: the recording has no absolute clock (no utc_ns column with a clock "
+                         "reading: recorded by an older aiperf-lab, or a raw NVML / nvidia-smi log): it cannot be "
+                         "lined up with a profile")
     return Alignment(telemetry_origin_utc_ns - clock.epoch_ns, telemetry_origin_utc_ns, clock.epoch_ns, clock.source)
 
 

@@ -44,6 +44,8 @@ _COUNT = struct.Struct("<Q")           # see _frame()
 _DESCRIPTOR = struct.Struct("<QQQ")   # schema id, payload size, payload offset in the blob
 MAX_PAYLOADS = 64                     # payloads one event may carry (NCCL sends one)
 MAX_NESTING = 8                       # a schema entry of a schema type, so deep (or a schema holding itself)
+MAX_VALUES = 512                      # entries read per event, nested ones included (NCCL's have 2 to 4)
+CACHED_BLOB_BYTES = 4096              # events repeat the same small blob: decoded once each
 
 
 @dataclass
@@ -84,6 +86,8 @@ class PayloadDecoder:
         self.schemas: dict[tuple[int, int], Schema] = {}
         self.enums: dict[tuple[int, int], tuple[int, dict[int, str]]] = {}
         self.conflicting: set[tuple[int, int]] = set()
+        self._decoded: dict[tuple[int, bytes], Payload | str] = {}
+        self._budget = MAX_VALUES
         platform = (db.export_info.platform or "") if db.export_info else ""
         self.scalars = dict(_SCALARS, **(_WINDOWS if "windows" in platform.lower() else {}))
         if db.has(SCHEMAS) and db.has(ENTRIES):
@@ -139,6 +143,16 @@ class PayloadDecoder:
         data = _bytes(blob)
         if data is None:
             return "binaryData is neither bytes nor hex text"
+        key = (domain, data)
+        if key in self._decoded:
+            return self._decoded[key]
+        self._budget = MAX_VALUES
+        decoded = self._decode(domain, data)
+        if len(data) <= CACHED_BLOB_BYTES:
+            self._decoded[key] = decoded
+        return decoded
+
+    def _decode(self, domain: int, data: bytes) -> Payload | str:
         framed = self._frame(domain, data)
         if isinstance(framed, str):
             return framed
@@ -194,6 +208,9 @@ class PayloadDecoder:
         unread: dict[str, str] = {}
         position = 0
         for entry in schema.entries:
+            self._budget -= 1
+            if self._budget < 0:
+                return f"payload schema {schema.schema_id} holds more than {MAX_VALUES} values (not read)"
             width, read = self._reader(schema.domain, entry, depth)
             if width is None:
                 unread[entry.name] = read

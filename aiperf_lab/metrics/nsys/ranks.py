@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import re
 import statistics
+import weakref
 from collections import defaultdict
 from pathlib import Path
 
-from aiperf_lab.errors import MissingData
+from aiperf_lab.errors import InputError, MissingData
 from aiperf_lab.metrics.collectives import (BANDWIDTH_NOTE, COLUMNS, NAMES as _NAMES, bus_factor,
                                             innermost_holders, size_multiplier)
 from aiperf_lab.metrics.nsys.db import KERNEL, NVTX, RUNTIME, NsysDatabase
@@ -51,13 +52,21 @@ class Rank:
         self.label, self.db, self.pid = label, db, pid
 
 
+# Processes of one export read as ranks: one node's (`nsys profile torchrun ...` on 8 GPUs is 8); each
+# costs a pass over the kernels, so an export claiming thousands is refused rather than read for minutes.
+MAX_PROCESSES_PER_EXPORT = 256
+
+
 def split_ranks(exports: list[tuple[str, NsysDatabase]]) -> list[Rank]:
     """The ranks of the given exports: each export's processes that ran kernels (one rank per export
     in the usual one-export-per-rank capture)."""
     ranks = []
     for label, db in exports:
-        pids = [p for (p,) in db.query(f"SELECT DISTINCT (globalPid >> 24) & 0xFFFFFF FROM {KERNEL}")] \
-            if db.has(KERNEL) else []
+        pids = [p for (p,) in db.query(f"SELECT DISTINCT (globalPid >> 24) & 0xFFFFFF FROM {KERNEL} "
+                                       f"LIMIT {MAX_PROCESSES_PER_EXPORT + 1}")] if db.has(KERNEL) else []
+        if len(pids) > MAX_PROCESSES_PER_EXPORT:
+            raise InputError(f"{db.path.name}: kernels from more than {MAX_PROCESSES_PER_EXPORT} processes; "
+                             "the multi-rank reports read at most that many ranks from one export")
         if len(pids) <= 1:
             ranks.append(Rank(label, db, pids[0] if pids else None))
         else:
@@ -95,6 +104,30 @@ def _nccl_kernels(rank: Rank) -> list[tuple[str | None, int, int | None, int | N
 
 
 MESSAGE_SIZE, COMMUNICATOR, RANK_COUNT = "Message size [bytes]", "NCCL communicator ID", "No. of ranks"
+MAX_MESSAGE_BYTES = 1 << 50         # a payload's size beyond this (a petabyte) is not a real message
+MAX_COMMUNICATOR_RANKS = 1 << 20    # nor a communicator's size beyond this, or below 1
+
+
+def _is_int(value: object) -> bool:
+    return type(value) is int  # noqa: E721 (a bool is not a count, nor a subclass of int a size)
+
+
+def _ranges_with_a_thread(db: NsysDatabase, end_bound: str) -> list:
+    """An export's NVTX ranges that name their thread, read once per export and end bound (an export of
+    several processes is several ranks, each filtering the same ranges)."""
+    per_bound = _RANGES.setdefault(db, {})
+    if end_bound not in per_bound:
+        from aiperf_lab.metrics.nsys.nvtx import load_ranges
+
+        per_bound[end_bound] = [r for r in load_ranges(db, end_bound=end_bound) if _is_int(r.global_tid)]
+    return per_bound[end_bound]
+
+
+def _nccl_ranges(db: NsysDatabase) -> list:
+    return [r for r in _ranges_with_a_thread(db, "ranges") if r.name.startswith("NCCL:")]
+
+
+_RANGES: "weakref.WeakKeyDictionary[NsysDatabase, dict[str, list]]" = weakref.WeakKeyDictionary()
 
 
 class NcclCalls:
@@ -109,34 +142,41 @@ class NcclCalls:
         db = rank.db
         if not db.has(NVTX):
             return
-        from aiperf_lab.metrics.nsys.nvtx import load_ranges
         from aiperf_lab.metrics.nsys.nvtx_payload import PayloadDecoder, event_payloads
 
         ranges = []
-        for r in load_ranges(db, end_bound="ranges"):
-            domain, _, text = r.name.partition(":")
-            if domain == "NCCL" and (rank.pid is None or ((r.global_tid >> 24) & 0xFFFFFF) == rank.pid):
-                ranges.append((r, text))
+        for r in _nccl_ranges(db):
+            if rank.pid is None or ((r.global_tid >> 24) & 0xFFFFFF) == rank.pid:
+                ranges.append((r, r.name.partition(":")[2]))
         if not ranges:
             return
         payloads = event_payloads(db, [r.range_id for r, _ in ranges])
         decoder = PayloadDecoder(db) if payloads else None
         missing = self._missing_reason(db) if not payloads else \
             f"some of {db.path.name}'s NCCL ranges carry no payload while others do"
+        collectives: dict[str, str | None] = {}   # range name -> collective, worked out once per name
+        why_keys: dict[str, str] = {}                # a reason -> the part that groups it
         for r, text in ranges:
-            match = _RANGE_COLLECTIVE.match(text)
-            collective = _NAMES.get(match.group(1).lower()) if match else None
+            if text in collectives:
+                collective = collectives[text]
+            else:
+                match = _RANGE_COLLECTIVE.match(text)
+                collective = collectives[text] = _NAMES.get(match.group(1).lower()) if match else None
             values, why = self._values(payloads.get(r.range_id), decoder, missing)
             size = values.get(MESSAGE_SIZE)
             comm = values.get(COMMUNICATOR)
-            if isinstance(comm, int) and isinstance(values.get(RANK_COUNT), int):
-                self.comm_sizes[comm] = values[RANK_COUNT]
-            if not (isinstance(size, int) and size >= 0):
+            ranks_in_comm = values.get(RANK_COUNT)
+            if _is_int(comm) and _is_int(ranks_in_comm) and 1 <= ranks_in_comm <= MAX_COMMUNICATOR_RANKS:
+                self.comm_sizes[comm] = ranks_in_comm
+            if not (_is_int(size) and 0 <= size < MAX_MESSAGE_BYTES):
                 size = None
                 if collective is not None:
                     why = why or (f"the payload of {text} has no '{MESSAGE_SIZE}' entry "
                                   f"(entries: {', '.join(values) or 'none'})")
-                    entry = self.why.setdefault(why.split(" (", 1)[0], [0, why])
+                    key = why_keys.get(why)
+                    if key is None:
+                        key = why_keys[why] = why.split(" (", 1)[0]
+                    entry = self.why.setdefault(key, [0, why])
                     entry[0] += 1
             self.by_thread[r.global_tid].append((r.start, r.end, collective, size,
                                                  comm if isinstance(comm, int) else None, text))
@@ -283,7 +323,7 @@ def _range_totals(rank: Rank) -> dict[str, list[int]]:
     from aiperf_lab.metrics.nsys.nvtx import load_ranges
 
     out: dict[str, list[int]] = {}
-    for r in load_ranges(rank.db, end_bound="all"):
+    for r in (load_ranges(rank.db, end_bound="all") if rank.pid is None else _ranges_with_a_thread(rank.db, "all")):
         if rank.pid is not None and ((r.global_tid >> 24) & 0xFFFFFF) != rank.pid:
             continue
         entry = out.setdefault(r.name, [0, 0])

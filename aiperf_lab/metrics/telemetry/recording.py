@@ -277,12 +277,13 @@ def _split_meta(text: str) -> tuple[dict[str, Any], str]:
     first, _, rest = text.partition("\n")
     try:
         meta = json.loads(first[len(META_PREFIX):])
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
         meta = {}
     return (meta if isinstance(meta, dict) else {}), rest
 
 
 MAX_RECORDING_BYTES = 2 << 30
+MAX_TIME_S = 1e9  # 31 years from the recording's start
 
 
 def read_recording(path: Path) -> Recording:
@@ -308,11 +309,17 @@ def read_recording(path: Path) -> Recording:
     else:
         devices, ticks = {"nvml-raw": _read_raw, "nvidia-smi": _read_smi}[layout](rows[0], body)
         devices = [_no_gpm(d) for d in devices]
+    # A time no recording reaches (1e300 s) is a damaged row, skipped like a row cut short: in ns it
+    # would be past any integer a clock holds.
+    ticks = [tick for tick in ticks if abs(tick.t) <= MAX_TIME_S]
     ticks.sort(key=lambda tick: tick.t)  # stable: a log whose clock stepped back replays in time order
     if not ticks:
         raise InputError(f"{path}: a telemetry recording with a header but no samples")
     origin = _utc_origin(rows[0], body) if layout == "aiperf" else None
     return Recording(path, layout, devices, ticks, meta, updates, origin)
+
+
+MAX_UTC_NS = 1 << 63  # a wall-clock anchor past year 2262 in ns is not a clock reading
 
 
 def _utc_origin(header: list[str], body: list[list[str]]) -> int | None:
@@ -326,9 +333,11 @@ def _utc_origin(header: list[str], body: list[list[str]]) -> int | None:
         if len(row) <= max(t_col, utc_col):
             continue
         try:
-            origins.append(int(row[utc_col]) - round(float(row[t_col]) * 1e9))
-        except ValueError:
+            utc, t_ns = int(row[utc_col]), round(float(row[t_col]) * 1e9)
+        except (ValueError, OverflowError):  # not numbers, or a time beyond any float in ns
             continue
+        if 0 < utc < MAX_UTC_NS:
+            origins.append(utc - t_ns)
     if not origins:
         return None
     origins.sort()
