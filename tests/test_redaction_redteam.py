@@ -270,6 +270,10 @@ DUMPS = {
                       "000020 33 34 35 61 62                                   >345ab<\n000025\n",
     "od -t x1": "0000000 68 66 5f 51 77 33 72 54 79 37 75 49 6f 50 61 53\n"
                 "0000020 64 46 67 48 6a 4b 6c 5a 78 43 76 42 6e 4d 31 32\n0000040 33 34 35 61 62\n0000045\n",
+    "hexdump": "0000000 6668 515f 3377 5472 3779 4975 506f 5361\n0000010 4664 4867 4b6a 5a6c 4378 4276 4d6e 3231\n"
+               "0000020 3433 6135 0062                         \n0000025\n",
+    "od -x": "0000000 6668 515f 3377 5472 3779 4975 506f 5361\n0000020 4664 4867 4b6a 5a6c 4378 4276 4d6e 3231\n"
+             "0000040 3433 6135 0062\n0000045\n",
     "bytes.hex(' ')": "key: " + HF.encode().hex(" ") + "\n",
     "bytes.hex(':')": "key: " + HF.encode().hex(":") + "\n",
     "0x, ": "key = {" + ", ".join(f"0x{b:02x}" for b in HF.encode()) + "}\n",
@@ -279,11 +283,14 @@ DUMPS = {
 
 
 def _leaks(out: str, secret: str) -> list[str]:
-    """Any 8 characters of the secret, read back from the text, its hex (any separator) or its dump columns."""
+    """Any 8 characters of the secret, read back from the text, its hex (any separator, or 2-byte words in
+    little-endian order) or its dump columns."""
     flat = "".join(out.split()).replace("|", "").replace(">", "").replace("<", "")
     hex_flat = "".join(c for c in out.lower() if c in "0123456789abcdef")
-    return [secret[k:k + 8] for k in range(len(secret) - 7)
-            if secret[k:k + 8] in flat or secret[k:k + 8].encode().hex() in hex_flat]
+    words = "".join(hex_flat[k + 2:k + 4] + hex_flat[k:k + 2] for k in range(0, len(hex_flat) - 3, 4))
+    words_shifted = "".join(hex_flat[k + 2:k + 4] + hex_flat[k:k + 2] for k in range(2, len(hex_flat) - 3, 4))
+    return [secret[k:k + 8] for k in range(len(secret) - 7) if secret[k:k + 8] in flat
+            or any(secret[k:k + 8].encode().hex() in h for h in (hex_flat, words, words_shifted))]
 
 
 @pytest.mark.parametrize("form", sorted(DUMPS))

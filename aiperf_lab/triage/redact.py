@@ -921,6 +921,8 @@ class Redactor:
     def _dump_spans(self, text: str) -> list[Span]:
         """Secrets in dumps (see _dump_parts): the decoded text is searched like any text (known values, their
         pieces, shapes); every byte found there goes, in each column that shows it, line by line."""
+        if len(text) < 4096 and not DUMP_HINT.search(text):
+            return []  # (one scan instead of the ten of _dump_parts: a short text, a SQLite cell, rarely holds a dump)
         decoded, parts = _dump_parts(text)
         if not parts:
             return []
@@ -1947,17 +1949,18 @@ def _own_addresses(host_names: list[str]) -> set[str]:
 _HEX_LINE = (r"(?P<offset>[0-9a-fA-F]{4,16})(?P<hex>(?: {1,2}[0-9a-fA-F]{2}){1,64})"
              r"(?: {1,64}(?:\|(?P<pipe>[^\n]{0,64})\||>(?P<angle>[^\n]{0,64})<))?[ \t]*\r?")
 _XXD_LINE = r"(?P<offset>[0-9a-fA-F]{4,16}):(?P<hex>(?: [0-9a-fA-F]{2,8}){1,32})  (?P<text>[^\n]{1,256})"
+# plain `hexdump` and `od -x`: 2-byte words, each in little-endian order (6668 is "hf")
+_WORDS_LINE = r"(?P<offset>[0-7]{7}|[0-9a-fA-F]{7})(?P<hex>(?: [0-9a-fA-F]{4}){1,8})[ \t]*\r?"
 _OD_LINE = r"(?P<offset>[0-7]{7}|[0-9a-fA-F]{6,8})(?P<cells>(?:   [^\s\\]|  \\[0abfnrtv\\]| [0-7]{3}|    ){1,32})\r?"
-# kind -> (one line, a block of them); a block is found from the newline before it (a literal: the scan skips
-# ahead to each newline) or at the text's start, its lines' fields by finditer
-_unnamed = functools.partial(re.sub, r"[(][?]P<[a-z]+>", "(?:")
-DUMP_LINES = {kind: (re.compile(line + r"(?![^\n])"), re.compile(rf"\n(?P<block>{_unnamed(line)}(?:\n{_unnamed(line)})*)(?![^\n])"),
-                     re.compile(rf"(?P<block>{_unnamed(line)}(?:\n{_unnamed(line)})*)(?![^\n])"))
-              for kind, line in (("hex", _HEX_LINE), ("xxd", _XXD_LINE), ("od", _OD_LINE))}
-# kind -> the same line with only its hex (or cells) field captured: findall gives the fields without Python per line
-DUMP_FIELDS = {kind: re.compile(re.sub(r"[(][?]P<([a-z]+)>", lambda g: "(" if g.group(1) == field else "(?:", line)
-                                + r"(?![^\n])")
-               for kind, line, field in (("hex", _HEX_LINE, "hex"), ("xxd", _XXD_LINE, "hex"), ("od", _OD_LINE, "cells"))}
+# kind -> one dump line (its fields named), to find where a byte shows once something was found in it
+DUMP_LINES = {kind: re.compile(line + r"(?![^\n])") for kind, line in (("hex", _HEX_LINE), ("xxd", _XXD_LINE), ("od", _OD_LINE),
+                                                                      ("words", _WORDS_LINE))}
+# kind -> a newline and the line after it, the line and its hex (or cells) field captured: split gives every dump
+# line of a text, what lies between them and their fields without Python per line
+DUMP_SPLITTERS = {kind: re.compile(r"\n(" + re.sub(r"[(][?]P<([a-z]+)>", lambda g: "(" if g.group(1) == field else "(?:", line)
+                                   + r")(?![^\n])")
+                  for kind, line, field in (("hex", _HEX_LINE, "hex"), ("xxd", _XXD_LINE, "hex"), ("od", _OD_LINE, "cells"),
+                                            ("words", _WORDS_LINE, "hex"))}
 OD_ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "\\": "\\"}
 OD_ESCAPE_CELL = re.compile(r"  \\([0abfnrtv\\])")
 # 8 or more bytes as hex pairs with one separator throughout, or as a list of decimals
@@ -1972,6 +1975,9 @@ SEPARATED_RUNS.append(re.compile(rf",(?:(?<=(?<![0-9A-Za-z])({_PAIR}),)((?: ?{_P
                                  rf"|(?<=(?<![0-9A-Za-z])0[xX]({_PAIR}),)((?: ?0[xX]{_PAIR},){{6,4094}} ?0[xX]{_PAIR}))"
                                  r"(?![0-9A-Za-z])"))
 NOT_HEX_DIGITS = str.maketrans("", "", " :,-")
+# What every dump, run or list above holds somewhere: a line starting with hex digits, two pairs with a separator
+# after each, or "[" and a digit
+DUMP_HINT = re.compile(r"(?:^|\n)[0-9a-fA-F]{4}|[0-9A-Fa-f]{2}[ :,-] ?(?:0[xX])?[0-9A-Fa-f]{2}[ :,-]|\[[0-9]")
 DECIMAL_BYTES = re.compile(r"\[(?P<body>[0-9]{1,3}(?:, ?[0-9]{1,3}){7,4095})\]")
 HEX_PAIR = re.compile(r"[0-9A-Fa-f]{2}")
 DECIMAL_CHARACTER = {f"{n:0{width}d}": chr(n) for width in (1, 2, 3) for n in range(10 ** width)}  # "104", "07": a look-up
@@ -1984,10 +1990,10 @@ class _DumpPart:
     text and, per line (a run is one "line", its NUL after it counted), where it starts in the text and its first
     byte (computed only when something was found in it)."""
 
-    def __init__(self, kind: str, first: int, starts: Callable[[], list[int]] | int, fields: list[str]):
-        self.kind = kind            # "hex", "xxd", "od", "run" (hex pairs) or "decimal"
+    def __init__(self, kind: str, first: int, starts: Callable[[], list[int]] | list[int], fields: list[str]):
+        self.kind = kind            # "hex", "xxd", "od", "words", "run" (hex pairs) or "decimal"
         self.first = first
-        self._starts = starts       # a block's start (its lines are found from its lines' lengths) or each run's
+        self._starts = starts       # where each line (or run) starts in the text, or how to find that
         self._fields = fields       # per line: the line (a block's) or the run
         self._sizes: Callable[[], list[int]] | list[int] = []   # per line, how many bytes it shows
         self._table: tuple[list[int], list[int]] | None = None
@@ -1995,10 +2001,7 @@ class _DumpPart:
     def lines(self) -> tuple[list[int], list[int]]:
         """(where each line starts in the text, each line's first byte from the part's first, and one past the last)"""
         if self._table is None:
-            if isinstance(self._starts, int):
-                starts = list(itertools.accumulate([len(line) + 1 for line in self._fields], initial=self._starts))[:-1]
-            else:
-                starts = self._starts()
+            starts = self._starts if isinstance(self._starts, list) else self._starts()
             sizes = self._sizes() if callable(self._sizes) else self._sizes
             self._table = starts, list(itertools.accumulate(sizes, initial=0))
         return self._table
@@ -2016,29 +2019,39 @@ def _dump_parts(text: str) -> tuple[str, list[_DumpPart]]:
     parts: list[_DumpPart] = []
     size = 0
     blocks: list[tuple[int, int]] = []
-    for kind, (line, block_pattern, first_block) in DUMP_LINES.items():
-        first = first_block.match(text)
-        for m in itertools.chain([first] if first else [], block_pattern.finditer(text, first.end() if first else 0)):
-            block = m.group("block")
-            fields = "\n".join(DUMP_FIELDS[kind].findall(block))
+    padded = "\n" + text   # (every line then follows a newline, which leads each splitter: the scan skips to them)
+    for kind, splitter in DUMP_SPLITTERS.items():
+        found = splitter.split(padded)   # [before, line, field, between, line, field, ...]: no Python per line
+        if len(found) == 1:
+            continue
+        betweens, lines, fields = found[0::3], found[1::3], found[2::3]
+        starts = list(itertools.accumulate(x for between, line in zip(betweens, lines) for x in (len(between) + 1, len(line))))
+        starts = [start - 1 for start in starts[0::2]]   # each line's start in text (its start in padded, less one)
+        cuts = [0, *[i for i in range(1, len(lines)) if betweens[i]], len(lines)]   # blocks: lines with nothing between
+        for first, last in zip(cuts, cuts[1:]):
+            shown = "\n".join(fields[first:last])
             if kind == "od":
-                if "\\" in fields:
-                    fields = OD_ESCAPE_CELL.sub(lambda e: "   " + OD_ESCAPES[e.group(1)], fields)
-                decoded = fields.replace("\n", "")[3::4]
+                if "\\" in shown:
+                    shown = OD_ESCAPE_CELL.sub(lambda e: "   " + OD_ESCAPES[e.group(1)], shown)
+                decoded = shown.replace("\n", "")[3::4]
             else:
                 try:
-                    decoded = bytes.fromhex(fields).decode("latin-1")
+                    data = bytes.fromhex(shown)
                 except ValueError:  # an xxd group of an odd length
                     continue
+                if kind == "words":  # each word's two bytes the other way round
+                    swapped = bytearray(data)
+                    swapped[0::2], swapped[1::2] = data[1::2], data[0::2]
+                    data = bytes(swapped)
+                decoded = data.decode("latin-1")
             if not decoded:
                 continue
-            lines = block.split("\n")
-            part = _DumpPart(kind, size, m.start("block"), lines)
-            part._sizes = functools.partial(_block_sizes, kind, fields.split("\n"))
+            part = _DumpPart(kind, size, starts[first:last], [])
+            part._sizes = functools.partial(_block_sizes, kind, fields[first:last])
             parts.append(part)
             pieces.append(decoded)
             size += len(decoded) + 1
-            blocks.append(m.span("block"))
+            blocks.append((starts[first], starts[last - 1] + len(lines[last - 1])))
     blocks.sort()
     gaps = [(a, b) for a, b in zip([0] + [end for _, end in blocks], [start for start, _ in blocks] + [len(text)]) if a < b]
     for pattern in SEPARATED_RUNS:
@@ -2096,12 +2109,15 @@ def _dump_columns(text: str, part: _DumpPart, index: int, k: int, j: int) -> lis
         found = list((DECIMAL if part.kind == "decimal" else HEX_PAIR).finditer(text, m.start(), m.end()))
         j = min(j, len(found) - 1)  # (the NUL after it)
         return [(found[k].start(), found[j].end())] if k <= j else []
-    m = DUMP_LINES[part.kind][0].match(text, line_start)
+    m = DUMP_LINES[part.kind].match(text, line_start)
     if m is None:
         return []
     if part.kind == "od":
         base = m.start("cells")
         return [(base + 4 * k + 1, base + 4 * j + 4)]
+    if part.kind == "words":  # the words that hold bytes k..j
+        base = m.start("hex") + 1
+        return [(base + 5 * (k >> 1), base + 5 * (j >> 1) + 4)]
     field = m.group("hex")
     first, last = _pair_start(field, k), _pair_start(field, j)
     if first < 0 or last < 0:
@@ -2123,7 +2139,7 @@ def _dump_columns(text: str, part: _DumpPart, index: int, k: int, j: int) -> lis
 
 def _dump_line_end(line: str) -> bool:
     """Whether a line (without its newline) is a dump line (see _dump_parts)."""
-    return any(patterns[0].fullmatch(line) for patterns in DUMP_LINES.values())
+    return any(pattern.fullmatch(line) for pattern in DUMP_LINES.values())
 
 
 # A .pgpass line, host:port:database:user:password (port a number or *), printed whole: found from the colon
