@@ -109,6 +109,8 @@ CASES: dict[str, str | tuple] = {
     "tool form: json data blocks": '"data": {"k": "QUJDREVGR0g=", ',
     "tool form: -data keys": "client-key-data: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQ== ",
     "tool form: File lines (stream hold)": '  File "x.py", line 1\n',
+    "tool form: quoted values with spaces": '"password": "ab1 cd ',
+    "tool form: quoted values, escaped quotes": "password: 'abc\\' ",
     # the fourth pass: dumps of a known secret, separated hex and decimal bytes, webhook URLs, .pgpass lines,
     # other hosts' names (--redact-hosts) and Cisco MACs; "(4th)" picks them with --only
     "(4th) hexdump -C lines of a known secret": "00000000  68 66 5f 51 51 51 51 51  51 51 51 51 51 51 51 51  |hf_QQQQQQQQQQQQQ|\n",

@@ -239,3 +239,25 @@ def test_powershell_and_other_tables_of_ordinary_names_stay():
            + "Name     Value\n----     -----\ntokens   512\nkernel   sm90_xmma_gemm\n"
            "      Name                    Value             Type    Location\n"
            "   secret_key     ****************abcd shared-credentials-file\n")
+
+
+# ---- a quoted secret-named value through spaces and escaped quotes ------------------------------------
+
+@pytest.mark.parametrize("text, needle", [
+    ('{"password": "correct horse ' + SECRET + '", "user": "bob"}', SECRET),
+    ('{"password": "Zq8Das\\"' + SECRET + '", "user": "bob"}', SECRET),
+    ("{'api_key': 'Zq8Das\\'" + SECRET + "', 'user': 'bob'}", SECRET),
+    ('DB_PASSWORD: "Zq8Das ' + SECRET + '"', SECRET),
+    ('password = "Zq8Das, ' + SECRET + '"', SECRET),
+])
+def test_quoted_secret_value_goes_to_its_closing_quote(text, needle):
+    out = Redactor({}).text(text)
+    assert needle not in out and REDACTED in out, out
+    assert "bob" in out or "user" not in text
+
+
+def test_quoted_values_of_ordinary_names_and_the_rest_of_the_line_stay():
+    _stays('{"prompt": "what is the password, \\"exactly\\"?", "token_count": "12 34", "user": "bob"}\n'
+           "password: 'n/a' and then some words\n")
+    out = Redactor({}).text('{"password": "ab1 cd2 ef3", "note": "kept, \\"quoted\\" text"}')
+    assert out == '{"password": "' + REDACTED + '", "note": "kept, \\"quoted\\" text"}'

@@ -1078,6 +1078,7 @@ class Redactor:
             found += self._broken_spans(text)
         found += self._dump_spans(text)
         found += self._printed_form_spans(text)
+        _extend_quoted_values(text, found)
         if self.redact_hosts:
             found += self._host_spans(text, lower)
         if not found:
@@ -1470,6 +1471,9 @@ IDENTIFIER = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]*")
 # httpx/httpcore traces and header lists: (b'x-api-key', b'VALUE'), ('Authorization', 'VALUE').
 HEADER_TUPLE = re.compile(r"\(b?(?P<q>['\"])(?P<name>[A-Za-z0-9_.-]{1,64})(?P=q),[ \t]{0,2}b?"
                           r"(?:'(?P<sq>(?:[^'\\\n]|\\[^\n]){1,4096})'|\"(?P<dq>(?:[^\"\\\n]|\\[^\n]){1,4096})\")\)")
+# The rest of a quoted value, through its escapes, and its closing quote.
+SHELL_SINGLE_QUOTED_REST = re.compile(r"[^'\n]{0,4096}'").match
+QUOTED_REST = {'"': re.compile(r"(?:[^\"\\\n]|\\[^\n]){0,4096}\"").match, "'": re.compile(r"(?:[^'\\\n]|\\[^\n]){0,4096}'").match}
 # A header's name has a "-" (x-api-key, Set-Cookie) or is one word of these; other pairs are code's tuples.
 HEADER_WORDS = frozenset({"authorization", "cookie", "token", "apikey", "password", "secret"})
 # terraform show -json / output -json: "sensitive": true, then the same object's "value".
@@ -1601,6 +1605,35 @@ def _loguru_spans(text: str) -> list[Span]:
 def _secret_name_columns(code: str) -> frozenset[int]:
     """The columns of a code line where a secret name starts (a variable, or an attribute: `self.api_key`)."""
     return frozenset(m.start() for m in IDENTIFIER.finditer(code) if _secret_name_cached(m.group(0)))
+
+
+def _extend_quoted_values(text: str, found: list[Span]) -> None:
+    """A secret-named value that opens with a quote goes to its real closing quote: the pair patterns stop
+    at a space, a comma or a backslash (`"password": "correct horse battery"`, `'pass\\'word'`, `"a\\"b"`).
+    After `=` with no space, a single quote is the shell's (no escapes inside); elsewhere a backslash escapes.
+    The spans in `found` are lengthened in place."""
+    size = len(text)
+    candidates = []
+    for index, span in enumerate(found):
+        start, end = span[0], span[1]
+        if span[3] != "secret-named value" or not start or end >= size:
+            continue
+        quote = text[start - 1]
+        if quote in "\"'" and (text[end] != quote or text[end - 1] == "\\"):
+            candidates.append((start, index))
+    reached = 0   # a scan that ended past a value's start ends where that value's would: each character once
+    shell, rest = SHELL_SINGLE_QUOTED_REST, QUOTED_REST
+    candidates.sort()
+    for start, index in candidates:
+        if start < reached:
+            continue
+        quote = text[start - 1]
+        m = (shell if quote == "'" and text[start - 2:start - 1] == "=" else rest[quote])(text, start)
+        if m is not None:
+            reached = m.end()
+            span = found[index]
+            if reached - 1 > span[1]:
+                found[index] = (start, reached - 1, span[2], span[3], span[4])
 
 
 def _header_tuple_spans(text: str) -> list[Span]:
