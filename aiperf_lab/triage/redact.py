@@ -1451,7 +1451,7 @@ PRINTED_VALUE_LIMIT = 4096
 # Also `name="X" value="V"` (XML attributes) and AWS's capitalised {"Name": ..., "Value": ...}.
 ENV_ITEM_NAME = re.compile(r"ame(?<=[Nn]ame)(?<![A-Za-z0-9_][Nn]ame)[\"']?[ \t]{0,3}[:=][ \t]{0,3}[\"']?"
                            r"(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,127})[\"']?(?![A-Za-z0-9_.-])")
-_ENV_ITEM_QUOTED = r"\"(?P<dq>(?:[^\"\\\n]|\\[^\n]){1,4096})\"|'(?P<sq>(?:[^'\n]|''){1,4096})'"
+_ENV_ITEM_QUOTED = r"\"(?P<dq>[^\"\\\n]{0,4096}(?:\\[^\n][^\"\\\n]{0,4096}){0,256})\"|'(?P<sq>(?:[^'\n]|''){1,4096})'"
 ENV_ITEM_VALUE = re.compile(r"(?:[ \t,]{0,4}\r?\n[ \t]{0,64}(?:- )?[\"']?[Vv]alue[\"']?[ \t]{0,3}[:=][ \t]{0,3}"
                             r"(?:" + _ENV_ITEM_QUOTED + r"|(?P<plain>[^\s\"'#{}\[\]|>&*!][^\n]{0,4095}))"
                             r"|[ \t,]{0,4}[\"']?[Vv]alue[\"']?[ \t]{0,3}[:=][ \t]{0,3}"
@@ -1459,8 +1459,8 @@ ENV_ITEM_VALUE = re.compile(r"(?:[ \t,]{0,4}\r?\n[ \t]{0,64}(?:- )?[\"']?[Vv]alu
                             + r"|(?P<flow>[^\s\"'#,{}\[\]|>&*!][^\n,}]{0,4095})))")
 # Shell-quoted values: `declare -x NAME="a\"b"` (export -p), `NAME=$'a\nb'` (bash set), `NAME='a'"'"'b'`;
 # adjacent quoted pieces are one word.
-SHELL_QUOTED = re.compile(r"=(?:\"(?:[^\"\\\n]|\\[^\n]){0,4096}\"|\$'(?:[^'\\\n]|\\[^\n]){0,4096}'|'[^'\n]{0,4096}')"
-                          r"(?:\"(?:[^\"\\\n]|\\[^\n]){0,4096}\"|\$'(?:[^'\\\n]|\\[^\n]){0,4096}'|'[^'\n]{0,4096}'|\\'){0,15}")
+SHELL_QUOTED = re.compile(r"=(?:\"[^\"\\\n]{0,4096}(?:\\[^\n][^\"\\\n]{0,4096}){0,256}\"|\$'[^'\\\n]{0,4096}(?:\\[^\n][^'\\\n]{0,4096}){0,256}'|'[^'\n]{0,4096}')"
+                          r"(?:\"[^\"\\\n]{0,4096}(?:\\[^\n][^\"\\\n]{0,4096}){0,256}\"|\$'[^'\\\n]{0,4096}(?:\\[^\n][^'\\\n]{0,4096}){0,256}'|'[^'\n]{0,4096}'|\\'){0,15}")
 # loguru's diagnose=True (logger.exception, @logger.catch): a value under an arrow, its variable in the code
 # line above the arrows at the arrow's column.
 LOGURU_ARROW = "\u2514"
@@ -1470,16 +1470,16 @@ LOGURU_BLOCK = re.compile(r"(?m)^(?P<code>[^\n\u2502\u2514]{1,4096})\n(?P<arrows
 IDENTIFIER = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]*")
 # httpx/httpcore traces and header lists: (b'x-api-key', b'VALUE'), ('Authorization', 'VALUE').
 HEADER_TUPLE = re.compile(r"\(b?(?P<q>['\"])(?P<name>[A-Za-z0-9_.-]{1,64})(?P=q),[ \t]{0,2}b?"
-                          r"(?:'(?P<sq>(?:[^'\\\n]|\\[^\n]){1,4096})'|\"(?P<dq>(?:[^\"\\\n]|\\[^\n]){1,4096})\")\)")
+                          r"(?:'(?P<sq>[^'\\\n]{0,4096}(?:\\[^\n][^'\\\n]{0,4096}){0,256})'|\"(?P<dq>[^\"\\\n]{0,4096}(?:\\[^\n][^\"\\\n]{0,4096}){0,256})\")\)")
 # The rest of a quoted value, through its escapes, and its closing quote.
 SHELL_SINGLE_QUOTED_REST = re.compile(r"[^'\n]{0,4096}'").match
-QUOTED_REST = {'"': re.compile(r"(?:[^\"\\\n]|\\[^\n]){0,4096}\"").match, "'": re.compile(r"(?:[^'\\\n]|\\[^\n]){0,4096}'").match}
+QUOTED_REST = {'"': re.compile(r"[^\"\\\n]{0,4096}(?:\\[^\n][^\"\\\n]{0,4096}){0,256}\"").match, "'": re.compile(r"[^'\\\n]{0,4096}(?:\\[^\n][^'\\\n]{0,4096}){0,256}'").match}
 # A header's name has a "-" (x-api-key, Set-Cookie) or is one word of these; other pairs are code's tuples.
 HEADER_WORDS = frozenset({"authorization", "cookie", "token", "apikey", "password", "secret"})
 # terraform show -json / output -json: "sensitive": true, then the same object's "value".
 TERRAFORM_SENSITIVE = re.compile(r"\"sensitive\"[ \t]{0,3}:[ \t]{0,3}true")
 JSON_VALUE_KEY = re.compile(r"\"value\"[ \t\r\n]{0,64}:[ \t\r\n]{0,64}"
-                            r"(?:\"(?P<dq>(?:[^\"\\\n]|\\[^\n]){1,4096})\"|(?P<plain>[A-Za-z0-9_.+-]{1,256}))")
+                            r"(?:\"(?P<dq>[^\"\\\n]{0,4096}(?:\\[^\n][^\"\\\n]{0,4096}){0,256})\"|(?P<plain>[A-Za-z0-9_.+-]{1,256}))")
 # PowerShell's `Get-ChildItem env:` (and other two-column Name/Value tables).
 NAME_VALUE_TABLE = re.compile(r"Name {2,256}Value[ \t]{0,256}\r?\n-{4} {2,256}-{5}[ \t]{0,256}\r?\n(?P<rows>(?:[^\n]+(?:\n|\Z))*)")
 # <password>VALUE</password>, <ns:apiKey>VALUE</ns:apiKey> (Maven settings.xml, app configs).
