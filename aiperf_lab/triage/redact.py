@@ -921,8 +921,8 @@ class Redactor:
     def _dump_spans(self, text: str) -> list[Span]:
         """Secrets in dumps (see _dump_parts): the decoded text is searched like any text (known values, their
         pieces, shapes); every byte found there goes, in each column that shows it, line by line."""
-        if len(text) < 4096 and not DUMP_HINT.search(text):
-            return []  # (one scan instead of the ten of _dump_parts: a short text, a SQLite cell, rarely holds a dump)
+        if not DUMP_HINT.search(text):
+            return []  # (one scan instead of the ten of _dump_parts: most texts hold no dump, also long ones: "x" lines)
         decoded, parts = _dump_parts(text)
         if not parts:
             return []
