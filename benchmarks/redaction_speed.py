@@ -109,6 +109,7 @@ CASES: dict[str, str | tuple] = {
     "tool form: json data blocks": '"data": {"k": "QUJDREVGR0g=", ',
     "tool form: -data keys": "client-key-data: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQ== ",
     "tool form: File lines (stream hold)": '  File "x.py", line 1\n',
+    "tool form: docker config base64 starts": "eyJhdXRocyI6" + "A" * 24 + " ",
     "tool form: quoted values with spaces": '"password": "ab1 cd ',
     "tool form: quoted values, escaped quotes": "password: 'abc\\' ",
     # the fourth pass: dumps of a known secret, separated hex and decimal bytes, webhook URLs, .pgpass lines,

@@ -261,3 +261,13 @@ def test_quoted_values_of_ordinary_names_and_the_rest_of_the_line_stay():
            "password: 'n/a' and then some words\n")
     out = Redactor({}).text('{"password": "ab1 cd2 ef3", "note": "kept, \\"quoted\\" text"}')
     assert out == '{"password": "' + REDACTED + '", "note": "kept, \\"quoted\\" text"}'
+
+
+@pytest.mark.parametrize("indent", [None, 2, "\t"])
+def test_a_docker_config_in_base64_anywhere_goes(indent):
+    config = json.dumps({"auths": {"nvcr.io": {"username": "$oauthtoken", "password": SECRET}}}, indent=indent)
+    encoded = b64(config)
+    out = Redactor({}).text(f"dockerconfigjson={encoded}\n")
+    assert encoded[8:40] not in out and REDACTED in out
+    plain = b64(json.dumps({"auths": {"nvcr.io": {}}, "credsStore": "desktop"}))
+    _stays(f"config {plain}\n")

@@ -961,6 +961,12 @@ class Redactor:
         header tuples, terraform's sensitive values, XML elements, kubeconfig *-data keys."""
         spans = (_env_item_spans(text) + _shell_quoted_spans(text) + _loguru_spans(text) + _header_tuple_spans(text)
                  + _terraform_sensitive_spans(text) + _xml_element_spans(text) + _name_value_table_spans(text))
+        if any(prefix in text for prefix in DOCKER_CONFIG_PREFIXES):
+            for m in DOCKER_CONFIG_BASE64.finditer(text):
+                run = m.group(0)
+                decoded = _base64_text(run[:len(run) // 4 * 4])  # (a first line of `base64`'s 76 columns)
+                if decoded and DOCKER_CONFIG_SECRET.search(decoded):
+                    spans.append((m.start(), m.end(), REDACTED, "kubernetes secret data", m.start()))
         if "ata" in text:
             spans += _yaml_data_block_spans(text) + _json_data_block_spans(text)
             if "-data" in text:
@@ -1496,6 +1502,12 @@ DATA_JSON_ITEM = re.compile(r"\"(?P<key>[^\"\\\n]{1,256})\"[ \t\r\n]{0,64}:[ \t\
 # A kubeconfig's client-key-data (and any *-data key) holds base64 of a key: it goes when the decoded text
 # holds a secret shape (certificate-authority-data, a certificate, stays).
 DASH_DATA = re.compile(r"-data[\"']?[ \t]{0,3}:[ \t]{0,3}[\"']?(?P<value>[A-Za-z0-9+/]{16,1048576}={0,2})(?![A-Za-z0-9+/=])")
+# A Docker config.json in base64 anywhere (`kubectl get secret -o jsonpath='{.data.\.dockerconfigjson}'`):
+# it starts `{"auths":` (compact, or pretty-printed by two spaces or a tab).
+DOCKER_CONFIG_PREFIXES = ("eyJhdXRocyI6", "ewogICJhdXRocyI6", "ewoJImF1dGhzIjo", "eyAiYXV0aHMiO")
+DOCKER_CONFIG_BASE64 = re.compile("(?:" + "|".join(f"{prefix}(?<![A-Za-z0-9+/]{prefix})" for prefix in DOCKER_CONFIG_PREFIXES)
+                                  + r")[A-Za-z0-9+/]{24,1048576}={0,2}")  # (the shortest holding a secret)
+DOCKER_CONFIG_SECRET = re.compile(r"\"(?:auth|password|identitytoken|registrytoken)\"[ \t\r\n]{0,64}:[ \t\r\n]{0,64}\"[^\"]{3}")
 BASE64_TEXT = re.compile(r"[A-Za-z0-9+/]{8,}={0,2}")
 
 
