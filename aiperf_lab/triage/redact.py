@@ -19,6 +19,11 @@
   (scheme://user:PASSWORD@host), a URL's user with no password unless the scheme is ssh-like,
   private key and PGP private key blocks (with or without their END line), `name=value` /
   `"name": "value"` pairs whose name suggests a secret, `key=` with a key-shaped value.
+- Secrets as common tools print them, the name apart from the value: Kubernetes env lists (`- name: X`
+  then `value: V`), Secret `data:` (base64 of text under any key) and `stringData:`, kubeconfig `*-data`
+  keys holding a key, shell-quoted values through their escapes (`declare -x X="a\\"b"`, `X=$'a\\nb'`),
+  loguru diagnose arrows under a secret name, httpx header tuples, terraform sensitive values, XML
+  elements (see the finders after _url_userinfo_spans).
 - Known secrets also base64- and hex-encoded, JSON-escaped twice, shell-quoted, in upper or lower
   case.
 - Names with a whole PASS / PW / PASSPHRASE word; flags whose words say secret; -u user:PASS.
@@ -269,6 +274,7 @@ ESCAPED_URL_PASSWORDS = [
 COMMAND_PASSWORD_FLAGS: list[tuple[tuple[str, ...], int, re.Pattern[str]]] = [
     (("mysql", "mariadb"), 300, re.compile(r"-p(?<=[ \t]-p)(?P<value>[^\s'\"]{3,})")),
     (("sshpass",), 100, re.compile(r"-p(?<=[ \t]-p)[ \t]{0,4}(?P<value>[^\s'\"-][^\s'\"]*)")),
+    (("redis-cli", "keydb-cli"), 300, re.compile(r"-a(?<=[ \t]-a)[ \t]{1,4}(?P<value>[^\s'\"-][^\s'\"]*)")),
     (("curl", "wget"), 300, re.compile(r"-u(?<=[ \t]-u)[ \t]{0,4}['\"]?[^\s:'\"]{1,128}:(?P<value>[^\s'\"]+)")),
     (("curl", "wget"), 300, re.compile(r"--(?<=[ \t]--)(?:proxy-)?user[ \t=]{1,4}['\"]?[^\s:'\"]{1,128}:"
                                        r"(?P<value>[^\s'\"]+)")),
@@ -469,6 +475,15 @@ def _base64_forms(value: str) -> set[str]:
         whole = len(part) // 3 * 4
         for encode in (base64.b64encode, base64.urlsafe_b64encode):
             forms.add(encode(part).decode()[:whole])
+    return forms
+
+
+def _holder_encoded_forms(value: str) -> set[str]:
+    """A secret-holding value's base64 and hex (encoded_forms), and its base64 cut in the 76-character lines
+    that `base64` prints."""
+    forms = encoded_forms(value)
+    encoded = base64.b64encode(value.encode()).decode()
+    forms |= {encoded[at:at + 76] for at in range(0, len(encoded), 76) if len(encoded) > 76 and len(encoded) - at >= 24}
     return forms
 
 
@@ -674,8 +689,14 @@ class Redactor:
         # A proxy given without a scheme (HTTPS_PROXY=bob:PASSWORD@proxy:3128, as curl and pip take it) is
         # read as a URL.
         proxies = ["http://" + v for n, v in self.environ.items() if "proxy" in n.lower() and "://" not in v and "@" in v]
+        # A value that holds one (a URL with its password) is hidden whole where it is printed encoded
+        # (`base64 <<< "$DATABASE_URL"`): the encoding of the part before a short password shows it.
+        holder_forms: set[str] = set()
         for text in [*self.environ.values(), *(extra_secrets or []), *proxies]:
-            secrets |= {text[s[0]:s[1]] for s in self._secret_spans(text) if worth_hiding(text[s[0]:s[1]])}
+            found = {text[s[0]:s[1]] for s in self._secret_spans(text) if worth_hiding(text[s[0]:s[1]])}
+            secrets |= found
+            if found and text not in found and len(text) <= 4096 and "\n" not in text:
+                holder_forms |= _holder_encoded_forms(text)
         self._secret_values = sorted(secrets, key=len, reverse=True)
         # A piece of a known secret (printed in part, or cut by a line wrap): needles of FRAGMENT characters
         # at the secret's start, end and every FRAGMENT-th character, one regex each that starts with
@@ -714,7 +735,7 @@ class Redactor:
                 value[at + FRAGMENT:at + FRAGMENT + CHAIN]))) for needle, at in offsets.items()]))
             for size in range(WRAP_REST, FRAGMENT):
                 self._wrap_heads.setdefault(value[:size], value)
-        self._literals = sorted({f for v in secrets for f in escaped_forms(v)}, key=len, reverse=True)
+        self._literals = sorted({f for v in secrets for f in escaped_forms(v)} | holder_forms, key=len, reverse=True)
         self.longest_literal = max((len(f) for f in self._literals), default=0)
         self._placeholders: dict[str, dict[str, str]] = {}
         self._host_patterns: list[tuple[str, str, re.Pattern[str], bool]] = []
@@ -934,6 +955,28 @@ class Redactor:
                 start = stop
         return spans
 
+    def _printed_form_spans(self, text: str) -> list[Span]:
+        """Secrets as common tools print them, the name apart from the value (see the finders after
+        _url_userinfo_spans): Kubernetes env lists and Secret data, shell-quoted values, loguru arrows,
+        header tuples, terraform's sensitive values, XML elements, kubeconfig *-data keys."""
+        spans = (_env_item_spans(text) + _shell_quoted_spans(text) + _loguru_spans(text) + _header_tuple_spans(text)
+                 + _terraform_sensitive_spans(text) + _xml_element_spans(text) + _name_value_table_spans(text))
+        if any(prefix in text for prefix in DOCKER_CONFIG_PREFIXES):
+            for m in DOCKER_CONFIG_BASE64.finditer(text):
+                run = m.group(0)
+                decoded = _base64_text(run[:len(run) // 4 * 4])  # (a first line of `base64`'s 76 columns)
+                if decoded and DOCKER_CONFIG_SECRET.search(decoded):
+                    spans.append((m.start(), m.end(), REDACTED, "kubernetes secret data", m.start()))
+        if "ata" in text:
+            spans += _yaml_data_block_spans(text) + _json_data_block_spans(text)
+            if "-data" in text:
+                for m in DASH_DATA.finditer(text):
+                    decoded = _base64_text(m.group("value"))
+                    if decoded and ("PRIVATE KEY" in decoded or self._secret_spans(decoded)):
+                        spans.append((m.start("value"), m.end("value"), REDACTED, "kubernetes secret data",
+                                      m.start()))
+        return spans
+
     def wrap_head_at_end(self, text: str) -> bool:
         """Whether text ends with the first 3 to 11 characters of a known secret (the rest may start
         the next line): a stream holds such a line back until the next one is read."""
@@ -1040,6 +1083,8 @@ class Redactor:
         if self._broken and "\n" in text:
             found += self._broken_spans(text)
         found += self._dump_spans(text)
+        found += self._printed_form_spans(text)
+        _extend_quoted_values(text, found)
         if self.redact_hosts:
             found += self._host_spans(text, lower)
         if not found:
@@ -1148,7 +1193,7 @@ class StreamRedactor:
             start = self._buffer.rfind("\n", 0, max(0, cut - 1)) + 1
             if not cut:
                 break
-        return cut
+        return _printed_form_hold(self._buffer, cut)
 
     def close(self) -> str:
         out = self._emit(len(self._buffer)) if self._buffer else ""
@@ -1315,6 +1360,8 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
             value_start, value_end = m.span(value_group)
             if harmless[text[value_start:value_end]]:
                 continue  # secret=False, token: 0, gpu_pw=350.2, a path, one already redacted
+            if text[value_end - 1] == ":" and text.startswith(" ", value_end) and "\n" in m.group("sep"):
+                continue  # a YAML mapping under the name (secretKeyRef:\n  name: db), not its value
             start = m.start()
             rest_start, rest_end = m.span(rest_group)
             if (rest_end > rest_start or start and _NAME_CHARACTER(text[start - 1])) and _names_a_quantity(
@@ -1399,6 +1446,382 @@ def _url_userinfo_spans(text: str) -> list[Span]:
         append((first, last, REDACTED, "url password", start))
     return spans
 
+
+# ---- secrets as common tools print them: the name in one place, the value in another ------------------
+# Each finder starts from a literal (found by a plain or literal-led search), reads a bounded stretch after
+# it, and goes on after what it read: no character is read a number of times that grows with the text.
+
+PRINTED_VALUE_LIMIT = 4096
+# Kubernetes env lists (kubectl -o yaml/json, helm template, ECS task definitions): an item's name, then its
+# value as the next key of the same item: `- name: DB_PASSWORD\n  value: X`, `{"name": "DB_PASSWORD", "value": "X"}`.
+# Also `name="X" value="V"` (XML attributes) and AWS's capitalised {"Name": ..., "Value": ...}.
+ENV_ITEM_NAME = re.compile(r"ame(?<=[Nn]ame)(?<![A-Za-z0-9_][Nn]ame)[\"']?[ \t]{0,3}[:=][ \t]{0,3}[\"']?"
+                           r"(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,127})[\"']?(?![A-Za-z0-9_.-])")
+_ENV_ITEM_QUOTED = r"\"(?P<dq>[^\"\\\n]{0,4096}(?:\\[^\n][^\"\\\n]{0,4096}){0,256})\"|'(?P<sq>(?:[^'\n]|''){1,4096})'"
+ENV_ITEM_VALUE = re.compile(r"(?:[ \t,]{0,4}\r?\n[ \t]{0,64}(?:- )?[\"']?[Vv]alue[\"']?[ \t]{0,3}[:=][ \t]{0,3}"
+                            r"(?:" + _ENV_ITEM_QUOTED + r"|(?P<plain>[^\s\"'#{}\[\]|>&*!][^\n]{0,4095}))"
+                            r"|[ \t,]{0,4}[\"']?[Vv]alue[\"']?[ \t]{0,3}[:=][ \t]{0,3}"
+                            r"(?:" + _ENV_ITEM_QUOTED.replace("?P<dq>", "?P<dq2>").replace("?P<sq>", "?P<sq2>")
+                            + r"|(?P<flow>[^\s\"'#,{}\[\]|>&*!][^\n,}]{0,4095})))")
+# Shell-quoted values: `declare -x NAME="a\"b"` (export -p), `NAME=$'a\nb'` (bash set), `NAME='a'"'"'b'`;
+# adjacent quoted pieces are one word.
+SHELL_QUOTED = re.compile(r"=(?:\"[^\"\\\n]{0,4096}(?:\\[^\n][^\"\\\n]{0,4096}){0,256}\"|\$'[^'\\\n]{0,4096}(?:\\[^\n][^'\\\n]{0,4096}){0,256}'|'[^'\n]{0,4096}')"
+                          r"(?:\"[^\"\\\n]{0,4096}(?:\\[^\n][^\"\\\n]{0,4096}){0,256}\"|\$'[^'\\\n]{0,4096}(?:\\[^\n][^'\\\n]{0,4096}){0,256}'|'[^'\n]{0,4096}'|\\'){0,15}")
+# loguru's diagnose=True (logger.exception, @logger.catch): a value under an arrow, its variable in the code
+# line above the arrows at the arrow's column.
+LOGURU_ARROW = "\u2514"
+LOGURU_BAR = "\u2502"
+LOGURU_BLOCK = re.compile(r"(?m)^(?P<code>[^\n\u2502\u2514]{1,4096})\n(?P<arrows>[ \u2502]{0,512}\u2514[^\n]*"
+                          r"(?:\n[ \u2502]{0,512}\u2514[^\n]*)*)")
+IDENTIFIER = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]*")
+# httpx/httpcore traces and header lists: (b'x-api-key', b'VALUE'), ('Authorization', 'VALUE').
+HEADER_TUPLE = re.compile(r"\(b?(?P<q>['\"])(?P<name>[A-Za-z0-9_.-]{1,64})(?P=q),[ \t]{0,2}b?"
+                          r"(?:'(?P<sq>[^'\\\n]{0,4096}(?:\\[^\n][^'\\\n]{0,4096}){0,256})'|\"(?P<dq>[^\"\\\n]{0,4096}(?:\\[^\n][^\"\\\n]{0,4096}){0,256})\")\)")
+# The rest of a quoted value, through its escapes, and its closing quote.
+SHELL_SINGLE_QUOTED_REST = re.compile(r"[^'\n]{0,4096}'").match
+QUOTED_REST = {'"': re.compile(r"[^\"\\\n]{0,4096}(?:\\[^\n][^\"\\\n]{0,4096}){0,256}\"").match, "'": re.compile(r"[^'\\\n]{0,4096}(?:\\[^\n][^'\\\n]{0,4096}){0,256}'").match}
+# A header's name has a "-" (x-api-key, Set-Cookie) or is one word of these; other pairs are code's tuples.
+HEADER_WORDS = frozenset({"authorization", "cookie", "token", "apikey", "password", "secret"})
+# terraform show -json / output -json: "sensitive": true, then the same object's "value".
+TERRAFORM_SENSITIVE = re.compile(r"\"sensitive\"[ \t]{0,3}:[ \t]{0,3}true")
+JSON_VALUE_KEY = re.compile(r"\"value\"[ \t\r\n]{0,64}:[ \t\r\n]{0,64}"
+                            r"(?:\"(?P<dq>[^\"\\\n]{0,4096}(?:\\[^\n][^\"\\\n]{0,4096}){0,256})\"|(?P<plain>[A-Za-z0-9_.+-]{1,256}))")
+# PowerShell's `Get-ChildItem env:` (and other two-column Name/Value tables).
+NAME_VALUE_TABLE = re.compile(r"Name {2,256}Value[ \t]{0,256}\r?\n-{4} {2,256}-{5}[ \t]{0,256}\r?\n(?P<rows>(?:[^\n]+(?:\n|\Z))*)")
+# <password>VALUE</password>, <ns:apiKey>VALUE</ns:apiKey> (Maven settings.xml, app configs).
+XML_ELEMENT = re.compile(r"<(?P<tag>(?:[A-Za-z_][\w.-]{0,63}:)?(?P<local>[A-Za-z_][\w.-]{0,63}))(?:[ \t][^<>\n]{0,256})?>"
+                         r"(?P<value>[^<\n]{1,4096})</(?P=tag)>")
+# Kubernetes Secret data (kubectl get secret -o yaml/json): a `data:` block's values are base64 of the secret,
+# whatever their keys (`.dockerconfigjson`, `db-url`, `openai`); `stringData:` holds them plain.
+ENV_ITEM = re.compile(ENV_ITEM_NAME.pattern + ENV_ITEM_VALUE.pattern)
+ENV_ITEM_PLAIN = frozenset({"plain", "flow"})
+DATA_BLOCK_YAML = re.compile(r"(?m)^(?P<indent>[ \t]{0,64})(?:- )?(?P<key>data|stringData)[ \t]{0,8}:[ \t]{0,8}\r?\n"
+                             r"(?P<body>(?:(?P=indent)[ \t]{1,64}[^\n]*(?:\n|\Z))*)")
+DATA_BLOCK_JSON = re.compile(r"ata\"[ \t]{0,8}:[ \t\r\n]{0,64}\{")
+DATA_JSON_ITEM = re.compile(r"\"(?P<key>[^\"\\\n]{1,256})\"[ \t\r\n]{0,64}:[ \t\r\n]{0,64}\"(?P<value>[^\"\\\n]{1,1048576})\"")
+# A kubeconfig's client-key-data (and any *-data key) holds base64 of a key: it goes when the decoded text
+# holds a secret shape (certificate-authority-data, a certificate, stays).
+DASH_DATA = re.compile(r"-data[\"']?[ \t]{0,3}:[ \t]{0,3}[\"']?(?P<value>[A-Za-z0-9+/]{16,1048576}={0,2})(?![A-Za-z0-9+/=])")
+# A Docker config.json in base64 anywhere (`kubectl get secret -o jsonpath='{.data.\.dockerconfigjson}'`):
+# it starts `{"auths":` (compact, or pretty-printed by two spaces or a tab).
+DOCKER_CONFIG_PREFIXES = ("eyJhdXRocyI6", "ewogICJhdXRocyI6", "ewoJImF1dGhzIjo", "eyAiYXV0aHMiO")
+DOCKER_CONFIG_BASE64 = re.compile("(?:" + "|".join(f"{prefix}(?<![A-Za-z0-9+/]{prefix})" for prefix in DOCKER_CONFIG_PREFIXES)
+                                  + r")[A-Za-z0-9+/]{24,1048576}={0,2}")  # (the shortest holding a secret)
+DOCKER_CONFIG_SECRET = re.compile(r"\"(?:auth|password|identitytoken|registrytoken)\"[ \t\r\n]{0,64}:[ \t\r\n]{0,64}\"[^\"]{3}")
+BASE64_TEXT = re.compile(r"[A-Za-z0-9+/]{8,}={0,2}")
+
+
+@functools.lru_cache(maxsize=8192)
+def _secret_name_cached(name: str) -> bool:
+    """is_secret_name, remembered; a bare KEY or PIN (`key="purelib"`, `('key', 'val')`) is too common in
+    printed text to say secret alone."""
+    return name.lower() not in END_WORDS and is_secret_name(name)
+
+
+def _base64_text(value: str) -> str | None:
+    """The text a base64 value encodes, when it is printable text (a key, a URL, JSON); None for binary."""
+    if len(value) % 4:
+        return None
+    try:
+        decoded = base64.b64decode(value, validate=True).decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if decoded.isprintable() or decoded.replace("\n", "").replace("\r", "").replace("\t", "").isprintable():
+        return decoded or None
+    return None
+
+
+def _quoted_value_span(m: re.Match, groups: tuple[str, ...]) -> tuple[int, int] | None:
+    for group in groups:
+        if m.group(group) is not None:
+            return m.span(group)
+    return None
+
+
+@functools.lru_cache(maxsize=8192)
+def _secret_value(text: str) -> bool:
+    """Whether a value found by its name can be a secret (not a setting, a small number or a path)."""
+    value = text.strip().strip("'\"")
+    return (len(value) >= 3 and value != REDACTED and not cannot_be_secret(value)
+            and not ("/" in value and is_location(value)))
+
+
+def _env_item_spans(text: str) -> list[Span]:
+    """`- name: DB_PASSWORD` then `value: X` (the next key of the same list item, on the line after or on
+    the same line): X goes when the name is a secret name."""
+    spans: list[Span] = []
+    if "ame" not in text or "alue" not in text:
+        return spans
+    secret_name = _secret_name_cached
+    secret_value = _secret_value
+    for m in ENV_ITEM.finditer(text):
+        if not secret_name(m.group("name")):
+            continue
+        kind = m.lastgroup
+        start, end = m.span(kind)
+        if kind in ENV_ITEM_PLAIN:
+            value = m.group(kind)
+            comment = value.find(" #")
+            end = start + len((value[:comment] if comment >= 0 else value).rstrip())
+        if secret_value(text[start:end]):
+            spans.append((start, end, REDACTED, "secret-named value", m.start()))
+    return spans
+
+
+def _shell_quoted_spans(text: str) -> list[Span]:
+    """A secret-named variable's shell-quoted value through its escapes and adjacent quoted pieces, to its
+    real closing quote: `declare -x DB_PASSWORD="a\\"b"`, `DB_PASSWORD=$'a\\nb'`, `X='a'"'"'b'`."""
+    spans: list[Span] = []
+    if "=\"" not in text and "='" not in text and "=$'" not in text:
+        return spans
+    secret_name = _secret_name_cached
+    secret_value = _secret_value
+    reverse_name = NAME_RUN_REVERSED.match
+    for m in SHELL_QUOTED.finditer(text):
+        at = m.start()
+        size = reverse_name(text[at - 64 if at > 64 else 0:at][::-1]).end()
+        if not size or not secret_name(text[at - size:at]):
+            continue
+        start = at + 1 + (2 if text[at + 1] == "$" else 1)
+        end = m.end() - 1
+        if end > start and secret_value(text[start:end].replace("\\", "")):
+            spans.append((start, end, REDACTED, "secret-named value", at - size))
+    return spans
+
+
+def _loguru_spans(text: str) -> list[Span]:
+    """loguru's diagnose arrows: `    connect(password)` then `    │       └ 'VALUE'`. A block is a code line and
+    the arrow lines under it (box characters, then one arrow); the name in the code line at an arrow's
+    column says whether the value after that arrow is secret."""
+    spans: list[Span] = []
+    if LOGURU_ARROW not in text:
+        return spans
+    secret_value = _secret_value
+    for block in LOGURU_BLOCK.finditer(text):
+        columns = _secret_name_columns(block.group("code"))
+        if not columns:
+            continue
+        at = block.start("arrows")
+        for line in block.group("arrows").split("\n"):
+            column = line.find(LOGURU_ARROW)
+            if column in columns:
+                start = at + column + 1 + (line[column + 1:column + 2] == " ")
+                end = at + len(line.rstrip())
+                if end > start and secret_value(text[start:end]):
+                    spans.append((start, end, REDACTED, "secret-named value", block.start("code")))
+            at += len(line) + 1
+    return spans
+
+
+@functools.lru_cache(maxsize=4096)
+def _secret_name_columns(code: str) -> frozenset[int]:
+    """The columns of a code line where a secret name starts (a variable, or an attribute: `self.api_key`)."""
+    return frozenset(m.start() for m in IDENTIFIER.finditer(code) if _secret_name_cached(m.group(0)))
+
+
+def _extend_quoted_values(text: str, found: list[Span]) -> None:
+    """A secret-named value that opens with a quote goes to its real closing quote: the pair patterns stop
+    at a space, a comma or a backslash (`"password": "correct horse battery"`, `'pass\\'word'`, `"a\\"b"`).
+    After `=` with no space, a single quote is the shell's (no escapes inside); elsewhere a backslash escapes.
+    The spans in `found` are lengthened in place."""
+    size = len(text)
+    candidates = []
+    for index, span in enumerate(found):
+        start, end = span[0], span[1]
+        if span[3] != "secret-named value" or not start or end >= size:
+            continue
+        quote = text[start - 1]
+        if quote in "\"'" and (text[end] != quote or text[end - 1] == "\\"):
+            candidates.append((start, index))
+    reached = 0   # a scan that ended past a value's start ends where that value's would: each character once
+    shell, rest = SHELL_SINGLE_QUOTED_REST, QUOTED_REST
+    candidates.sort()
+    for start, index in candidates:
+        if start < reached:
+            continue
+        quote = text[start - 1]
+        m = (shell if quote == "'" and text[start - 2:start - 1] == "=" else rest[quote])(text, start)
+        if m is not None:
+            reached = m.end()
+            span = found[index]
+            if reached - 1 > span[1]:
+                found[index] = (start, reached - 1, span[2], span[3], span[4])
+
+
+def _header_tuple_spans(text: str) -> list[Span]:
+    """(b'x-api-key', b'VALUE') and ('Authorization', 'VALUE') pairs whose name is a secret header's."""
+    spans: list[Span] = []
+    if "(" not in text:
+        return spans
+    for m in HEADER_TUPLE.finditer(text):
+        name = m.group("name")
+        if ("-" in name or name.lower() in HEADER_WORDS) and _secret_name_cached(name):
+            start, end = _quoted_value_span(m, ("sq", "dq"))
+            if _secret_value(text[start:end]):
+                spans.append((start, end, REDACTED, "secret-named value", m.start()))
+    return spans
+
+
+def _terraform_sensitive_spans(text: str) -> list[Span]:
+    """terraform's `"sensitive": true, "type": "string", "value": "VALUE"`: the value of the same object (the
+    next "value" key before the object's "}")."""
+    spans: list[Span] = []
+    if "\"sensitive\"" not in text:
+        return spans
+    next_value = next_close = -1
+    for m in TERRAFORM_SENSITIVE.finditer(text):
+        at = m.end()
+        if next_value < at:  # each search starts past the last one's find: every character is read once
+            found = text.find("\"value\"", at)
+            next_value = len(text) if found < 0 else found
+        if next_close < at:
+            found = text.find("}", at)
+            next_close = len(text) if found < 0 else found
+        if next_value >= next_close or next_value - at > 1024:
+            continue
+        v = JSON_VALUE_KEY.match(text, next_value)
+        if v is not None:
+            start, end = _quoted_value_span(v, ("dq", "plain"))
+            if v.group("dq") is not None or _secret_value(v.group("plain")):
+                spans.append((start, end, REDACTED, "secret-named value", m.start()))
+    return spans
+
+
+def _name_value_table_spans(text: str) -> list[Span]:
+    """PowerShell's `Get-ChildItem env:` table: a `Name  Value` header, a dashed line, then `NAME  VALUE`
+    rows to the first blank line; a secret name's value goes."""
+    spans: list[Span] = []
+    if "Name " not in text or "-----" not in text:
+        return spans
+    secret_name = _secret_name_cached
+    secret_value = _secret_value
+    for m in NAME_VALUE_TABLE.finditer(text):
+        if m.start() and text[m.start() - 1] != "\n":
+            continue
+        offset = m.start("rows")
+        for line in m.group("rows").split("\n"):
+            name, gap, value = line.partition("  ")
+            value = value.strip()
+            if gap and value and secret_name(name) and secret_value(value):
+                start = offset + line.index(value, len(name))
+                spans.append((start, start + len(value), REDACTED, "secret-named value", offset))
+            offset += len(line) + 1
+    return spans
+
+
+def _xml_element_spans(text: str) -> list[Span]:
+    """<password>VALUE</password>: an element whose tag is a secret name."""
+    spans: list[Span] = []
+    if "</" not in text:
+        return spans
+    for m in XML_ELEMENT.finditer(text):
+        if _secret_name_cached(m.group("local")) and _secret_value(m.group("value")):
+            spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
+    return spans
+
+
+@functools.lru_cache(maxsize=8192)
+def _data_value_is_secret(kind: str, value: str) -> bool:
+    """A value in a Kubernetes Secret's data block: base64 of printable text (a password, a URL, a config
+    JSON, a PEM key) or a long base64 run (a keystore); in stringData any value that can be a secret."""
+    value = value.strip().strip("'\"").strip()
+    if kind == "stringdata":
+        return value not in ("|", ">", "|-", ">-", "|+", ">+") and _secret_value(value)
+    if len(value) < 8:
+        return False
+    return _base64_text(value) is not None or (len(value) >= 64 and BASE64_TEXT.fullmatch(value) is not None
+                                                and len(value) % 4 == 0)
+
+
+def _json_data_block_kind(text: str, at: int) -> str | None:
+    """Which data block a found `ata": {` belongs to, from the characters before it: "data" or
+    "stringData" ("binaryData", a ConfigMap's, is not secret)."""
+    if text.startswith("\"d", at - 2):
+        return "data"
+    return "stringdata" if text.startswith("\"stringD", at - 8) else None
+
+
+def _yaml_data_block_spans(text: str) -> list[Span]:
+    """`data:` / `stringData:` and the lines indented under it (a Secret as kubectl -o yaml prints it)."""
+    spans: list[Span] = []
+    if "ata:" not in text:
+        return spans
+    value_is_secret = _data_value_is_secret
+    for m in DATA_BLOCK_YAML.finditer(text):
+        kind = "stringdata" if m.group("key")[0] == "s" else "data"
+        offset = m.start("body")
+        for line in m.group("body").split("\n"):  # `  key: value` lines (and deeper ones, read alike)
+            key, colon, value = line.partition(": ")
+            if colon and value_is_secret(kind, value.strip()):
+                start = offset + len(key) + 2 + len(value) - len(value.lstrip())
+                spans.append((start, offset + len(line.rstrip()), REDACTED, "kubernetes secret data", m.start()))
+            offset += len(line) + 1
+    return spans
+
+
+def _json_data_block_spans(text: str) -> list[Span]:
+    spans: list[Span] = []
+    done = 0
+    for m in DATA_BLOCK_JSON.finditer(text):
+        at = m.start()
+        if at < done:
+            continue
+        kind = _json_data_block_kind(text, at)
+        if kind is None:
+            continue
+        close = text.find("}", m.end())
+        close = len(text) if close < 0 else close
+        for item in DATA_JSON_ITEM.finditer(text, m.end(), close):
+            if _data_value_is_secret(kind, item.group("value")):
+                spans.append((item.start("value"), item.end("value"), REDACTED, "kubernetes secret data", at))
+        done = close
+    return spans
+
+
+
+PRINTED_FORM_HOLD_LINES = 64     # lines a stream holds back after one that opens a form read over lines
+PRINTED_FORM_HOLD_CHARS = 16384
+PRINTED_FORM_OPENERS = ("ame", "File \"", LOGURU_ARROW, "\"sensitive\"", "ata", "Name ")
+
+
+def _opens_printed_form(line: str) -> bool:
+    """Whether a line may begin a form whose secret value comes on a later line: an env item's secret
+    name, a traceback frame or loguru's arrows, terraform's "sensitive", a Secret's data block, the header
+    of a Name/Value table."""
+    if "ame" in line:
+        m = ENV_ITEM_NAME.search(line)
+        if m is not None and _secret_name_cached(m.group("name")):
+            return True
+    return ("File \"" in line or LOGURU_ARROW in line or "\"sensitive\"" in line
+            or (line.startswith("Name ") and line.rstrip().endswith("Value"))
+            or ("ata" in line and (DATA_BLOCK_YAML.search(line.lstrip(" -") + "\n") is not None
+                                   or DATA_BLOCK_JSON.search(line) is not None)))
+
+
+def _printed_form_hold(buffer: str, cut: int) -> int:
+    """Where a stream cuts so that a form read over lines (see _opens_printed_form) is redacted whole: before
+    the earliest of the last PRINTED_FORM_HOLD_LINES lines (16 KiB at most) that opens one, and before a last
+    line that is indented (a frame's code line, loguru's arrows still to come)."""
+    floor = max(0, cut - PRINTED_FORM_HOLD_CHARS)
+    last = buffer.rfind("\n", floor, cut - 1) + 1
+    hold = last if buffer.startswith("    ", last) and (last or not floor) else cut
+    tail = buffer[floor:cut]
+    if not any(opener in tail for opener in PRINTED_FORM_OPENERS):
+        return hold
+    end = cut
+    above_arrow = False   # the line below this one is an arrow line: this may be its code line
+    for _ in range(PRINTED_FORM_HOLD_LINES):
+        if end <= floor:
+            break
+        start = buffer.rfind("\n", floor, end - 1) + 1
+        if start == 0 and floor:
+            break
+        line = buffer[start:end]
+        if above_arrow or _opens_printed_form(line):
+            hold = start
+        above_arrow = LOGURU_ARROW in line
+        end = start
+    return hold
 
 def _longest_first(rest: str) -> str:
     """A regex matching the longest leading part of rest (maybe none): (?:abc|ab|a)? for "abc"."""
