@@ -294,10 +294,15 @@ def read_recording(path: Path) -> Recording:
     are not finite numbers read as missing, times must be finite. InputError for anything else."""
     # Millions of cells and samples are made and none is garbage: the cyclic collector's passes over
     # them (more, the more there are) would take as long as the read itself.
+    # They live as long as the recording, so they are then left out of the collector's later passes too
+    # (gc.freeze): each pass of a report over them would otherwise walk them all again. (Freed as usual
+    # when dropped: a recording holds no reference cycle.)
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _read_recording(path)
+        recording = _read_recording(path)
+        gc.freeze()
+        return recording
     finally:
         if collecting:
             gc.enable()
