@@ -545,3 +545,17 @@ def test_peaks_of_many_long_ranges_do_not_scan_their_samples():
     peaks = power.peaks([(k * 1000 + 1, (samples - k) * 1000 - 1) for k in range(ranges)])
     assert peaks[0] == 976.0
     assert _CountedSlices.copied <= samples + ranges * 2 * RangeMax.BLOCK
+
+
+def test_the_sample_period_is_worked_out_once_per_series(monkeypatch):
+    """energy_by_range asked the median sample period once per range name, each time sorting every step
+    between samples: 120,000 distinct names over a long recording took minutes."""
+    import builtins
+
+    from aiperf_lab.metrics.energy import power as power_module
+    sorts = []
+    real_sorted = builtins.sorted
+    monkeypatch.setattr(power_module, "sorted", lambda *a, **k: sorts.append(1) or real_sorted(*a, **k), raising=False)
+    power = PowerSeries(0, list(range(0, 10_000, 10)), [100.0] * 1000, "instant", None)
+    assert [power.period_s() for _ in range(500)] == [1e-08] * 500
+    assert len(sorts) == 1

@@ -188,7 +188,8 @@ def energy_by_range(timeline: Timeline, power: PowerSeries, work: Work | None = 
     if overlap_j > 0.005 * max(total, 1e-9):
         notes.append(f"outermost ranges on different threads overlap in time: {overlap_j:.1f} J are in more than "
                      "one of them, so their shares add up to more than the ranges' part of the total")
-    short = [name for name, g in groups.items() if g["ns"] / g["n"] < 2 * power.period_s() * 1e9]
+    resolved_ns = 2 * power.period_s() * 1e9
+    short = [name for name, g in groups.items() if g["ns"] / g["n"] < resolved_ns]
     if short:
         notes.append(f"{len(short)} range name(s) last under two sample periods on average "
                      f"({', '.join(sorted(short)[:3])}{'...' if len(short) > 3 else ''}): their energy comes from "

@@ -46,7 +46,11 @@ class PowerSeries:
         return self.times_ns[-1]
 
     def period_s(self) -> float:
-        """The median time between samples."""
+        """The median time between samples (worked out once: a report asks it per range name)."""
+        return self._period_s
+
+    @cached_property
+    def _period_s(self) -> float:
         steps = sorted(b - a for a, b in zip(self.times_ns, self.times_ns[1:]))
         return steps[len(steps) // 2] * 1e-9 if steps else 0.0
 
