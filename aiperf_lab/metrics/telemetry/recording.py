@@ -285,7 +285,10 @@ def _split_meta(text: str) -> tuple[dict[str, Any], str]:
     return (meta if isinstance(meta, dict) else {}), rest
 
 
-MAX_RECORDING_BYTES = 2 << 30
+# Read whole, a recording costs about 14 times its size in memory (cells, then one sample object per row:
+# 207 MB, 900,000 rows at 100 Hz = 2.5 h, peak 2.9 GB) and about 12 s of CPU per 200 MB on a loaded 2-core
+# VM (docs/benchmarks.md): above 512 MiB (about 5.5 h at 100 Hz) a one-line refusal, not a machine out of memory.
+MAX_RECORDING_BYTES = 512 << 20
 MAX_TIME_S = 1e9  # 31 years from the recording's start
 
 
