@@ -15,6 +15,13 @@ redact.py and this one in turn, case by case, --repeat times, and reports the me
 
 Each case runs in its own process with a time limit (--limit-s), so a quadratic one is reported as
 "over the limit" instead of hanging the run.
+
+The first case is plain log text (training-log lines with a few secrets): the "/ plain" column divides
+each case's time by its time in the same run, a figure that a noisy machine changes less.
+
+    python benchmarks/redaction_speed.py --mb 20.97 --no-text --plain-each [--redact-hosts]
+                                                     # the issue 11 figures: 20 MiB per case through the
+                                                     # stream only, plain text timed again beside each
 """
 
 from __future__ import annotations
@@ -22,12 +29,21 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import multiprocessing
+import os
 import statistics
 import sys
 import time
 from pathlib import Path
 
-CASES = {
+# Plain text: training-log lines with no secret in them.
+# A case is a unit repeated to the size; (unit, n): cut into lines of n characters; (head, unit): head, then
+# the unit repeated.
+PLAIN = ("step 1200 loss 2.3817 lr 3.0e-04 grad_norm 0.84 tokens/s 51234.7 mem 61.2 GiB\n"
+         "[rank0]: epoch 3 iteration 1200/5000 | consumed samples 614400 | elapsed 412.3 ms\n"
+         "INFO 2026-11-23 05:12:44 loading shard 7 of 16 from /data/shards/part-00007.arrow\n"
+         "export CUDA_VISIBLE_DEVICES=0,1,2,3; curl -s https://pypi.example/simple/ -o /dev/null\n")
+CASES: dict[str, str | tuple] = {
+    "plain log text": PLAIN,
     "run of dots": ".",
     "run of letters": "a",
     "secret names, no separator": "tokenpassword_secret.",
@@ -46,7 +62,7 @@ CASES = {
     "bearer": "Bearer ",
     "empty lines": "\n",
     "12-character lines (a fragment look-up each)": "abcdefghijkl\n",
-    "half a known secret on every line": "hf_QQQQQQQQQQQQQQQQ\n",
+    "half a known secret on every line": "hf_Qw3rTy7uIoPa\n",
     "URL passwords with a slash": "https://u:a/b@h ",
     "base64 runs": "QUJDREVGR0hJSktMTU5PUA== ",
     "MAC-like groups": "0a:1b:2c:3d:4e:",
@@ -65,8 +81,37 @@ CASES = {
     "capital I with a dot (lower() grows it)": "\u0130",
     "metric lines with secret words": '{"output_token_throughput": 1234.5, "token_count": 512, "api_key": null}\n',
     "tokens after JSON escapes": "msg\\nghp_R8x2Kq9LmZ4vT7wY1nB5cD3fG6hJ0kP2sQ9a%3Dhf_Zx8Lq2Wm9Rt4Yp7Kd3Nf6Hj1Bv5 ",
-    "log lines with secrets": ("step 12 loss 0.53 tokens/s 1234.5 HF_TOKEN=hf_" + "Q" * 34 +
+    # the red team's perf harness (issue 11, fourth pass): every case it runs, under its name
+    "rt curl_200": ("curl ", 200), "rt mysql_nonl": "mysql ", "rt url_odd": "://a:", "rt url_odd2": "://" + "a" * 250 + ":",
+    "rt url_userinfo": ("://" + "b" * 300, 100000), "rt authz": "authorization:", "rt netrc": "login x password ",
+    "rt beginkey": "-----BEGIN PRIVATE KEY-----\n", "rt keyline_long": ("-----BEGIN PRIVATE KEY-----\n", "A"),
+    "rt token=": "token=", "rt token_name": "token" + "a" * 48 + " ", "rt v6colons": "::",
+    "rt v6hint": "1:2:3:4:5:6:7:", "rt ipv4dots": "1.1.1.1.", "rt ipv4dig": "1.2.3.4 ", "rt basic": "basic basic ",
+    "rt putty": "PuTTY-User-Key-File-2: x\n", "rt frag_start": "Qw3rTy7uIoPaSdFgHj ", "rt hex_run": "0123456789abcdef",
+    "rt mac_like": "aa:bb:cc:dd:ee:", "rt sig=": "?sig=&sig=", "rt many_short_lines": "x\n", "rt gh_prefix": "ghp_",
+    "rt sk-": "sk-", "rt AKIA": "AKIA", "rt xoxb": "xoxb-",
+    # the host shapes of the same pass (AWS ip-a-b-c-d and GCP *.c.PROJECT.internal names, Cisco MACs)
+    "AWS host names": "ip-10-0-0-1 ", "GCP host names": "a.c.abcdef.internal ", "Cisco MACs": "001b.213a.4f5c ",
+    "log lines with secrets": ("step 12 loss 0.53 tokens/s 1234.5 HF_TOKEN=hf_Qw3rTy7uIoPaSdFgHjKlZxCvBnM12345" +
                                " url=postgres://u:pa55word@db.internal/x 10.0.0.7:29500\n"),
+    # the fourth pass: dumps of a known secret, separated hex and decimal bytes, webhook URLs, .pgpass lines,
+    # other hosts' names (--redact-hosts) and Cisco MACs; "(4th)" picks them with --only
+    "(4th) hexdump -C lines of a known secret": "00000000  68 66 5f 51 51 51 51 51  51 51 51 51 51 51 51 51  |hf_QQQQQQQQQQQQQ|\n",
+    "(4th) hexdump -C lines, ordinary bytes": "00000010  03 00 3e 00 01 00 00 00  60 61 00 00 00 00 00 00  |..>.....`a......|\n",
+    "(4th) xxd lines": "00000000: 6866 5f51 5151 5151 5151 5151 5151 5151  hf_QQQQQQQQQQQQQ\n",
+    "(4th) od -c lines": "0000000   h   f   _   Q   Q   Q   Q   Q   Q   Q   Q   Q   Q   Q   Q   Q\n",
+    "(4th) 1-byte dump lines": "0000000 ab\n",
+    "(4th) hex pairs": "68 ",
+    "(4th) hex pairs, 7 in a row": "68 66 5f 51 77 33 72 x ",
+    "(4th) 0x pairs": "0x68, ",
+    "(4th) decimal byte lists": "[1, 2, 3, 4, 5, 6, 7, 8]",
+    "(4th) 'hooks.slack.com/' repeated": "hooks.slack.com/services/T0123ABCD/",
+    "(4th) .pgpass-like fields": "h:5432:d:u:",
+    "(4th) ':*:' repeated": ":*:",
+    "(4th) 'ip-' names": "ip-10-0-1-2",
+    "(4th) '.c.' names": ".c.project-1.internal.c.",
+    "(4th) Cisco-like groups": "0a1b.2c3d.",
+    "(4th) names in this host's domain": "n.acme-corp.example.",
 }
 
 
@@ -80,11 +125,24 @@ def _load(path: str | None):
     return module
 
 
-def _run_case(unit: str, size: int, redact_py: str | None, hosts: bool, stream: bool, queue) -> None:
+def _text(case: str | tuple, size: int) -> str:
+    if isinstance(case, tuple) and isinstance(case[1], int):
+        unit, width = case
+        flat = (unit * (size // len(unit) + 1))[:size]
+        return "\n".join(flat[at:at + width] for at in range(0, len(flat), width))
+    head, unit = ("", case) if isinstance(case, str) else case
+    return head + (unit * (size // len(unit) + 1))[:size - len(head)]
+
+
+def _run_case(case: str | tuple, size: int, redact_py: str | None, hosts: bool, stream: bool, queue) -> None:
     redact = _load(redact_py)
-    text = (unit * (size // len(unit) + 1))[:size]
-    environ = {"HF_TOKEN": "hf_" + "Q" * 34, "DATABASE_URL": "postgres://u:pa55word@db/x", "PATH": "/usr/bin"}
-    redactor = redact.Redactor(environ, redact_hosts=hosts)
+    text = _text(case, size)
+    # the red team's harness: its secrets, and this machine's environment (user and host names); a second token
+    # (hf_QQQ...) for the dump cases, and a host name with a domain for the other-hosts cases
+    environ = {**os.environ, "HF_TOKEN": "hf_Qw3rTy7uIoPaSdFgHjKlZxCvBnM12345", "DB_PASSWORD": "S3cr3tP@ssw0rd!xyz",
+               "HUGGING_FACE_HUB_TOKEN": "hf_" + "Q" * 34, "DATABASE_URL": "postgres://u:pa55word@db/x",
+               "HOSTNAME": "gpunode17.acme-corp.example"}
+    redactor = redact.Redactor(environ, redact_hosts=hosts, extra_secrets=["AvoCMF1ZIDKtxODiDeDeFF"])
     start = time.perf_counter()
     if stream:
         sink = redact.StreamRedactor(redactor)
@@ -97,7 +155,7 @@ def _run_case(unit: str, size: int, redact_py: str | None, hosts: bool, stream: 
     queue.put(time.perf_counter() - start)
 
 
-def _time_case(unit: str, size: int, redact_py: str | None, hosts: bool, stream: bool, limit_s: float) -> float:
+def _time_case(unit: str | tuple, size: int, redact_py: str | None, hosts: bool, stream: bool, limit_s: float) -> float:
     """Seconds for one case in a fresh process; inf past the limit."""
     queue: multiprocessing.Queue = multiprocessing.Queue()
     proc = multiprocessing.Process(target=_run_case, args=(unit, size, redact_py, hosts, stream, queue))
@@ -124,39 +182,51 @@ def main() -> int:
     parser.add_argument("--redact-hosts", action="store_true")
     parser.add_argument("--limit-s", type=float, default=60.0, help="time limit per case (default 60)")
     parser.add_argument("--no-stream", action="store_true", help="only Redactor.text")
+    parser.add_argument("--no-text", action="store_true", help="only the stream (as triage redacts a workload's output)")
     parser.add_argument("--only", help="run only the cases whose name holds this text")
+    parser.add_argument("--plain-each", action="store_true",
+                        help="time plain text again beside every case (the ratio then uses that time: a load that "
+                             "changes during a long run changes both)")
     args = parser.parse_args()
     if args.redact_py is None:
         sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     size = int(args.mb * 1_000_000)
-    if args.only:
-        CASES = {name: unit for name, unit in CASES.items() if args.only in name}
-    if args.baseline:
-        variants = [("baseline", args.baseline, False), ("text", args.redact_py, False)]
-        if not args.no_stream and not args.redact_py:
-            variants += [("baseline stream", args.baseline, True), ("stream", None, True)]
-    else:
-        variants = [("text", args.redact_py, False)]
-        if not (args.no_stream or args.redact_py):
-            variants.append(("stream", None, True))
+    if args.only:  # (plain text stays: the ratios need it)
+        CASES = {name: unit for name, unit in CASES.items() if args.only in name or name == "plain log text"}
+    modes = [mode for mode, skip in (("text", args.no_text), ("stream", args.no_stream)) if not skip]
+    variants = []
+    for mode in modes:
+        if args.baseline:
+            variants.append((f"baseline {mode}", args.baseline, mode == "stream"))
+        variants.append((mode, args.redact_py, mode == "stream"))
     print(f"{args.mb:g} MB per case, redact_hosts={args.redact_hosts}, "
           f"{args.redact_py or 'aiperf_lab.triage.redact'}, median of {args.repeat}"
           + (f", baseline {Path(args.baseline).name}" if args.baseline else ""))
-    ratios = [("text", "baseline")] + ([("stream", "baseline stream")] if "baseline stream" in dict(
-        (v[0], v) for v in variants) else []) if args.baseline else []
-    columns = [f"{name} (s)" for name, _, _ in variants] + [f"{a} / {b}" for a, b in ratios]
+    ratios = [(mode, f"baseline {mode}") for mode in modes] if args.baseline else []
+    columns = ([f"{name} (s)" for name, _, _ in variants] + [f"{a} / {b}" for a, b in ratios]
+               + [f"{mode} / plain" for mode in modes])
     print(f"| case | {' | '.join(columns)} |")
     print(f"|---|{'---|' * len(columns)}")
     worst = 0.0
+    plain: dict[str, float] = {}
     for name, unit in CASES.items():
         runs: dict[str, list[float]] = {variant: [] for variant, _, _ in variants}
+        plain_runs: dict[str, list[float]] = {variant: [] for variant, _, _ in variants}
         for _ in range(args.repeat):
             for variant, redact_py, stream in variants:  # in turn, so load changes hit every variant alike
                 runs[variant].append(_time_case(unit, size, redact_py, args.redact_hosts, stream, args.limit_s))
+                if args.plain_each and plain:
+                    plain_runs[variant].append(_time_case(CASES["plain log text"], size, redact_py,
+                                                          args.redact_hosts, stream, args.limit_s))
         medians = {variant: statistics.median(values) for variant, values in runs.items()}
+        if not plain:
+            plain = medians
+        elif args.plain_each:
+            plain = {variant: statistics.median(values) for variant, values in plain_runs.items()}
         worst = max(worst, *(m for v, m in medians.items() if not v.startswith("baseline")))
         cells = [_cell(medians[variant], args.limit_s) for variant, _, _ in variants]
         cells += [f"{medians[a] / medians[b]:.2f}" for a, b in ratios]
+        cells += [f"{medians[mode] / plain[mode]:.1f}" for mode in modes]
         print(f"| {name} | {' | '.join(cells)} |", flush=True)
     print(f"worst (this redact.py): {worst:.2f} s")
     return 0

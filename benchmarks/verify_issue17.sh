@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 17 on the GPU machine: aiperf-stats against nsys stats 2025.3.1 (speed and byte identity) on a
 # 150,000-kernel / 30,000-range trace, and real multi-rank NCCL captures for nccl_sum and rank_spread.
-# Expected runtime: part speed about 1.5 minutes (under 3), part1 about 3 minutes, part2 about 1.5 minutes
+# Expected runtime: part speed about 2 minutes (under 3), part1 about 3 minutes, part2 about 1.5 minutes
 # (each step has its own timeout).
 #
 #   bash benchmarks/verify_issue17.sh speed    # the speed goals alone: under 3 minutes, on any kind
@@ -10,9 +10,13 @@
 #
 # speed: a storm-shaped export made without the GPU (benchmarks/make_storm_export.py: 150,000 kernels,
 # 300,000 runtime calls, 30,000 NVTX ranges in the real H200 export's schema), then
-# benchmarks/issue17_bench.py: per report, the median of 5 whole-process runs of aiperf-stats, of the
-# bare sqlite3 GROUP BY over the kernels and of `nsys stats`, interleaved, with the ratios and a byte
-# comparison of the CSVs. part1 does the same on a real capture of benchmarks/kernel_storm.py.
+# benchmarks/issue17_bench.py: per report (nvtx_kern_sum, nvtx_gpu_proj_sum, nvtx_gpu_proj_trace,
+# cuda_gpu_kern_sum, cuda_kern_exec_sum, nvtx_pushpop_trace), the median of 5 whole-process runs of
+# aiperf-stats (wall and CPU), of the bare sqlite3 GROUP BY over the kernels, of the least join in bare SQL
+# (kernels joined to their launches, grouped) and of `nsys stats`, interleaved, with the ratios and a byte
+# comparison of the CSVs; and the same reports from the code before the NVTX speed work (commit a3dbf74,
+# or the checkout named by ISSUE17_BEFORE=DIR) in the same run, where git can make it. part1 does the same
+# on a real capture of benchmarks/kernel_storm.py.
 #
 # Run from the repository root with .nsyslibs carried (../shared/device/README.md). Never changes clocks or
 # power limits. Writes at most 8 flat files into $OUT: results.md (the tables, naming the GPU), bench.json,
@@ -57,8 +61,18 @@ if [[ " $PARTS " == *" speed "* ]]; then
   row
   if timeout 60 python3 benchmarks/make_storm_export.py tests/data/h200/lm_forward.sqlite "$W/synthetic.sqlite" \
        >> "$LOG" 2>&1; then
+    # The code before the NVTX speed work, timed in the same run (skipped where neither is at hand).
+    BEFORE=()
+    if [ -n "${ISSUE17_BEFORE:-}" ] && [ -d "${ISSUE17_BEFORE}/aiperf_lab" ]; then
+      BEFORE=(--before "$ISSUE17_BEFORE")
+    elif mkdir -p "$W/before" && git archive a3dbf74 aiperf_lab 2>> "$LOG" | tar -x -C "$W/before" 2>> "$LOG" \
+         && [ -d "$W/before/aiperf_lab" ]; then
+      BEFORE=(--before "$W/before")
+    fi
+    row "before: ${BEFORE[1]:-not timed (no git history here and no ISSUE17_BEFORE)}"
+    row
     if timeout 170 python3 benchmarks/issue17_bench.py "$W/synthetic.sqlite" --out "$W/speed" --repeat 5 \
-         > "$W/speed.md" 2>> "$LOG"; then
+         --budget 110 "${BEFORE[@]}" > "$W/speed.md" 2>> "$LOG"; then
       cat "$W/speed.md" >> "$MD"
       python3 -c "import json,sys; json.dump({'speed': json.load(open(sys.argv[1]))}, open(sys.argv[2], 'w'), indent=1)" \
         "$W/speed/bench.json" "$OUT/bench.json" 2>> "$LOG"

@@ -133,7 +133,7 @@ def test_a_failed_run_reads_failed_on_run_toast_history_and_results(tmp_path, si
             await run_to_the_end(app, pilot)
             grade = text_of(app.screen.query_one("#run-grade"))
             assert grade.startswith("✗ failed: the workload exited 2")
-            assert "finished (exit 2)" in text_of(app.screen.query_one("#run-header"))
+            assert "failed (exit 2)" in text_of(app.screen.query_one("#run-header"))
             assert app.screen.query_one("#run-grade").region.right <= size[0]
             runs_toasts = [t for t in toasts(app) if "failed" in t or "pass" in t]
             assert runs_toasts == ["✗ failed: the workload exited 2\n3 shows the run, 4 its tables"]

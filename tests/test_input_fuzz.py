@@ -86,6 +86,17 @@ def test_bidirectional_controls_in_names_are_escaped_in_every_format(small, tmp_
         assert "\\u202e" in out and "\\u2066" in out, fmt
 
 
+def test_megabyte_kernel_names_are_categorized_from_their_first_64k_characters(small, tmp_path):
+    # Three 5 MB kernel names took the overview 14 s: every category rule searched all of each name.
+    path = export_with_names(small, tmp_path / "long.sqlite", ["a" * 70_000 + "_gemm_kernel", "x" * 300_000])
+    outcome = run_stats([path, "--report", "kernel_breakdown", "--format", "json"])
+    assert outcome.problem("json") is None, outcome.err
+    table = json.loads(outcome.out)[0]
+    assert {row["Category"] for row in table["rows"]} <= {"other", "memcpy/memset"}  # "gemm" lies past the cut
+    assert any("categorized from their first 65,536" in note for note in table["notes"]), table["notes"]
+    assert len(run_stats([path, "--report", "cuda_gpu_kern_sum"]).out) < 50_000  # the table cuts names
+
+
 def test_a_damaged_export_whose_calls_share_one_correlation_id_is_refused_fast(tmp_path):
     # The real export with every kernel and call numbered 1: SQL's join would repeat each of the 582
     # kernels once per call (1.3 million rows, 37 s for one trace report); a real export never shares one.
@@ -266,3 +277,14 @@ def test_hostile_recordings_replay_without_error(tmp_path, source, name):
     assert feed.finished.wait(10)
     feed.stop()
     assert feed.ring.latest() is not None and feed.ring.latest().t >= 0
+
+
+def test_printable_passes_a_name_whole_only_when_no_character_needs_escaping():
+    # printable() skips its regex when str.isprintable() holds (a 5 MB kernel name: 0.1 s a call in
+    # the regex); that is exact only if every character the regex escapes is one isprintable() rejects.
+    from aiperf_lab.inputs import _UNPRINTABLE, printable
+
+    accepted = "".join(c for c in map(chr, range(0x110000)) if c.isprintable())
+    assert _UNPRINTABLE.search(accepted) is None
+    assert printable("k<float>\u00e9\u65e5") == "k<float>\u00e9\u65e5"
+    assert printable("a\u202eb\u200bc\x1b") == "a\\u202eb\u200bc\\x1b"  # U+200B is shown, not escaped

@@ -199,7 +199,7 @@ def test_answers_come_after_a_run_and_knobs_are_listed(tmp_path):
     folder.mkdir()
     (folder / "run.json").write_text(json.dumps({"exercise": "07-ex02-non-matmul-kernels", "exit_code": 2}))
     refused = labs_cli("show", "07-ex02", "--answers", "--runs-dir", str(tmp_path))
-    assert refused.returncode == 2 and "1 run there did not finish" in refused.stderr
+    assert refused.returncode == 2 and "its one run there failed (exit 2)" in refused.stderr
     (folder / "run.json").write_text(json.dumps({"exercise": "07-ex02-non-matmul-kernels", "exit_code": 0}))
     shown = labs_cli("show", "07-ex02", "--answers", "--runs-dir", str(tmp_path))
     assert shown.returncode == 0 and shown.stdout.startswith("# Answers")

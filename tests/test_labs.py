@@ -158,6 +158,11 @@ def test_cli_list_show_and_bad_names():
     assert labs_cli("show", "01-ex03").stdout.startswith("# 01-ex03")
     bad = labs_cli("run", "99-nope")
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "no exercise '99-nope'" in bad.stderr
+    assert "python -m aiperf_lab.labs list shows them" in bad.stderr
+    vague = labs_cli("show", "01")
+    assert vague.returncode == 2 and vague.stderr.count("\n") == 1
+    assert "'01' is ambiguous: 01-ex01-timeline-basics, 01-ex02-kernel-overlap" in vague.stderr
+    assert "02-ex01" not in vague.stderr     # only the ones it could mean
 
 
 def test_without_a_gpu_a_full_size_run_exits_2_with_one_line(tmp_path):

@@ -26,7 +26,7 @@ def _tables(path: Path) -> dict[str, list]:
     out = {}
     for report in REPORTS:
         try:
-            out[report.__name__] = report(NsysDatabase(path)).rows
+            out[report.__name__] = list(report(NsysDatabase(path)).rows)  # (rows may be held as columns)
         except Exception as exc:  # the same refusal is expected from both paths
             out[report.__name__] = repr(exc)
     return out
@@ -66,3 +66,24 @@ def test_repeated_correlation_ids_keep_the_sql_join(tmp_path):
     (row,) = cuda_kern_exec_sum(NsysDatabase(path)).rows
     assert row[3] == 2  # the one kernel, once per call carrying its correlation id
     assert _tables(path) == _sql_only(path)
+
+
+def test_a_second_device_or_launch_api_is_read_in_full(tmp_path):
+    """The device and API-name columns are read as one value where every row holds it; a second value (a
+    second GPU, cuLaunchKernel beside cudaLaunchKernel) makes the read take them row by row."""
+    b = ExportBuilder()
+    b.range(1, 0, 1000, "step")
+    for i in range(6):
+        b.launch(1, 10 + 100 * i, 20 + 100 * i, f"k{i % 2}", 2000 + 100 * i, 50 + i,
+                 api="cuLaunchKernel" if i == 4 else "cudaLaunchKernel_v7000")
+    path = b.write(tmp_path / "two.sqlite")
+    one = _tables(path)
+    assert one == _sql_only(path)
+    assert {row[-2] for row in one["cuda_kern_exec_sum"]} == {"cudaLaunchKernel", "cuLaunchKernel"}
+    con = sqlite3.connect(path)
+    con.execute("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET deviceId = 1 WHERE rowid % 2 = 0")
+    con.commit()
+    con.close()
+    two = _tables(path)
+    assert two == _sql_only(path)
+    assert {row[2] for row in two["cuda_kern_exec_sum"]} == {0, 1}

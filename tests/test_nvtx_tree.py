@@ -54,3 +54,60 @@ def test_projection_spans_the_gpu_work_launched_inside_the_range(tmp_path):
     assert (row["Name"], row["Projected Start (ns)"], row["Projected Duration (ns)"], row["NumGPUOps"]) == \
         (":step", 5_000, 500, 2)
     assert (row["Orig Start (ns)"], row["Orig Duration (ns)"], row["Lvl"], row["NumChild"]) == (0, 1_000, 0, 0)
+
+
+def _nest_by_the_general_rule(ranges):
+    """Parent, level and stack of each range by the rule for crossing ranges alone (no one-pass chain)."""
+    from aiperf_lab.metrics.nsys.nvtx_tree import Nesting
+
+    nest = Nesting([])
+    threads = {}
+    for r in ranges:
+        threads.setdefault(r.global_tid, []).append(r)
+    for thread in threads.values():
+        thread.sort(key=lambda r: (r.start, -r.end, r.range_id))
+    nest._crossing(list(threads.values()), True)
+    return nest.parent, nest.level, nest.stack
+
+
+def test_the_one_pass_nesting_agrees_with_the_general_rule_on_random_ranges(monkeypatch):
+    """Push/pop ranges nest, and those go through one pass with a stack; touching ends, zero-length ranges,
+    shared starts, twins and crossings must come out as the general rule has them (or fall back to it)."""
+    import random
+
+    from aiperf_lab.metrics.nsys.nvtx import NvtxRange
+    from aiperf_lab.metrics.nsys.nvtx_tree import Nesting
+
+    passes = []
+    one_pass = Nesting._thread_chain
+    monkeypatch.setattr(Nesting, "_thread_chain", lambda self, *a: passes.append(one_pass(self, *a)) or passes[-1])
+    rng = random.Random(17)
+    for case in range(400):
+        ranges, next_id = [], 1
+        for tid in (1, 2):
+            def nested(lo, hi, depth):
+                nonlocal next_id
+                at = lo
+                while at < hi and len(ranges) < 40:
+                    start = rng.randint(at, hi)
+                    end = rng.randint(start, min(hi, start + rng.choice((0, 1, 5, 30))))
+                    ranges.append(NvtxRange(next_id, start, end, tid, ":r", "PushPop", 0))
+                    next_id += 1
+                    if depth < 3 and end > start:
+                        nested(start, end, depth + 1)
+                    at = end + rng.choice((0, 0, 1, 3))  # (0: the next range starts where this one ends)
+            nested(0, 100, 0)
+            if case % 3 == 0:  # a crossing, a twin or a range around everything
+                start = rng.randint(0, 100)
+                ranges.append(NvtxRange(next_id, start, start + rng.randint(0, 60), tid, ":x", "PushPop", 0))
+                next_id += 1
+        rng.shuffle(ranges)
+        nest = Nesting(list(ranges))
+        want_parent, want_level, want_stack = _nest_by_the_general_rule(list(ranges))
+        assert (nest.parent, nest.level, nest.stack) == (want_parent, want_level, want_stack)
+        want_children = {}
+        for child, parent in want_parent.items():
+            if parent is not None:
+                want_children.setdefault(parent, set()).add(child)
+        assert {p: set(c) for p, c in nest.children.items()} == want_children
+    assert passes.count(True) > 100 and passes.count(False) > 100  # both ways were taken

@@ -159,6 +159,32 @@ def test_unwritable_output_is_exit_2(tmp_path, capsys):
     assert_one_line_error(code, err, "cannot write")
 
 
+@pytest.mark.parametrize("fmt, ext", [("csv", "csv"), ("json", "json"), ("table", "txt")])
+def test_a_symlink_at_an_output_name_is_replaced_never_followed(tmp_path, capsys, fmt, ext):
+    # In a shared folder someone may have put a link where the table will go: writing through it
+    # would overwrite whatever it points at.
+    victim = tmp_path / "victim"
+    victim.write_text("ORIGINAL\n")
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    link = out_dir / f"lm_forward_cuda_gpu_kern_sum.{ext}"
+    link.symlink_to(victim)
+    code, _out, err = run_cli([LM, "--report", "cuda_gpu_kern_sum", "--format", fmt, "--output", out_dir], capsys)
+    assert code == 0, err
+    assert victim.read_text() == "ORIGINAL\n"
+    assert not link.is_symlink() and "Instances" in link.read_text()
+    assert [p.name for p in out_dir.iterdir()] == [link.name]  # no temporary file left beside it
+    assert link.stat().st_mode & 0o777 == 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    import os
+
+    current = os.umask(0)
+    os.umask(current)
+    return current
+
+
 def test_json_is_machine_readable(capsys):
     code, out, _err = run_cli([LM, "--report", "kernel_breakdown", "--format", "json"], capsys)
     assert code == 0

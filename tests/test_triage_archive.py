@@ -108,7 +108,143 @@ def test_a_gzip_bomb_is_refused_by_its_declared_size_and_by_what_it_unpacks(tmp_
     with pytest.raises(InputError, match="declares .* bytes unpacked"):
         archive.show(bomb)
     lying = bytearray(bomb.read_bytes())
-    lying[-4:] = (1000).to_bytes(4, "little")  # the trailer says 1000 bytes: unpacking still stops
+    lying[-4:] = (1000).to_bytes(4, "little")  # the trailer says 1000 bytes: the member's header still says
+    bomb.write_bytes(bytes(lying))
+    with pytest.raises(InputError, match="member b/big declares 67108864 bytes, more than the archive may unpack"):
+        archive.show(bomb)
+    members = b""  # members each within the bound, together past it: unpacking stops there
+    for n in range(4):
+        header = tarfile.TarInfo(f"b/part{n}")
+        header.size = 1024 * 1024
+        members += header.tobuf() + b"\0" * header.size
+    bomb.write_bytes(gzip.compress(members, 9))
+    lying = bytearray(bomb.read_bytes())
+    lying[-4:] = (1000).to_bytes(4, "little")
     bomb.write_bytes(bytes(lying))
     with pytest.raises(InputError, match="unpacks to more than"):
         archive.show(bomb)
+
+
+def _many_members(path: Path, count: int) -> Path:
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.GNU_FORMAT) as tar:
+        manifest = json.dumps(MANIFEST).encode()
+        info = tarfile.TarInfo("b/manifest.json")
+        info.size = len(manifest)
+        tar.addfile(info, io.BytesIO(manifest))
+        header = tarfile.TarInfo("b/f")
+        for i in range(count - 1):
+            header.name = f"b/f{i}"
+            tar.addfile(header)
+    path.write_bytes(gzip.compress(raw.getvalue(), 1))
+    return path
+
+
+def test_a_bundle_of_ten_thousand_empty_members_is_refused_before_it_costs_seconds(tmp_path):
+    # A real bundle has about 30 members; 100,000 empty ones (a 1 MB file) took show 12 s to list.
+    assert safe_tar.MAX_MEMBERS <= 10_000
+    many = _many_members(tmp_path / "many.tar.gz", safe_tar.MAX_MEMBERS + 1)
+    with pytest.raises(InputError, match=f"more than {safe_tar.MAX_MEMBERS} members"):
+        archive.show(many)
+    from aiperf_lab.metrics.sources import open_profile
+    with pytest.raises(InputError, match=f"more than {safe_tar.MAX_MEMBERS} members"):
+        open_profile(many)
+    assert archive.show(_many_members(tmp_path / "fits.tar.gz", 200)).startswith("# node7")
+
+
+def test_the_tar_stream_buffer_is_small_so_each_member_header_costs_no_big_copy(tmp_path):
+    # tarfile's stream reader copies the rest of its buffer after each 512-byte header: a 1 MiB
+    # buffer made every member cost a 1 MiB copy.
+    with safe_tar.streamed(FIXTURE, "fixture") as (tar, members):
+        assert tar.fileobj.bufsize <= 64 * 1024
+        assert sum(1 for _ in members) > 20
+
+
+def _python_calls(work) -> int:
+    calls = 0
+
+    def count(frame, event, arg):
+        nonlocal calls
+        calls += event == "call"
+
+    sys.setprofile(count)
+    try:
+        work()
+    finally:
+        sys.setprofile(None)
+    return calls
+
+
+def test_compare_does_per_gpu_entry_no_python_call_per_field(tmp_path):
+    # A 180 KB bundle listing 60,000 GPUs cost compare 2.5 s per copy: every per-GPU field re-filtered
+    # the GPU list and ran a generator and a helper per GPU. The work per GPU entry is now a few
+    # comprehension steps, counted here as Python calls (a time would depend on the machine).
+    def gpus(count: int) -> Path:
+        gpu = {"name": "NVIDIA H200", "power_limit_enforced_w": 700, "pcie_gen_current": 5, "pcie_width_current": 16,
+               "nvlinks": [{"active": True}] * 18, "persistence_mode": "Enabled"}
+        hw = {"nvml": {"gpus": [dict(gpu, max_sm_clock_mhz=1980 + (i == count - 1)) for i in range(count)]}}
+        return bundle(tmp_path / f"gpus{count}.tar.gz", {"b/manifest.json": json.dumps(MANIFEST).encode(),
+                                                         "b/hardware_capabilities.json": json.dumps(hw).encode()})
+    small, big = gpus(8), gpus(2008)
+    extra = _python_calls(lambda: archive.compare([big, big])) - _python_calls(lambda: archive.compare([small, small]))
+    assert extra < 2 * 2000 * 2  # at most 2 calls per GPU entry in all fields together
+    labels, rows, odd = archive.compare([big, gpus(2008), small])
+    row = dict((r[0], (r[1:], o)) for r, o in zip(rows, odd))
+    assert row["GPU count"][0] == ["2008", "2008", "8"]
+    assert row["NVLinks active"][0][0].startswith("18,18,") and len(row["NVLinks active"][0][0]) == 200
+    # whole values are compared: the last of 2,008 GPUs differs from the first 8 (past what is shown)
+    assert row["max SM clock (MHz)"][1] == {2}
+
+
+def test_a_manifest_over_16_mib_is_refused_as_too_large(tmp_path):
+    manifest = json.dumps(dict(MANIFEST, collectors=["x" * 1000] * 17_000)).encode()
+    assert len(manifest) > archive.MAX_MEMBER_BYTES
+    done = triage("show", bundle(tmp_path / "huge.tar.gz", {"b/manifest.json": manifest}))
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert "manifest.json is" in done.stderr and "more than the 16 MiB" in done.stderr, done.stderr
+
+
+def test_a_member_too_large_to_read_is_said_in_compare_never_shown_as_zero_gpus(tmp_path):
+    # 60,000 full GPU entries make hardware_capabilities.json 60 MB: compare used to show "GPU count 0".
+    gpu = {"name": "NVIDIA H200", "pad": "x" * 1000}
+    hw = json.dumps({"nvml": {"gpus": [gpu] * 17_000}}).encode()
+    assert len(hw) > archive.MAX_MEMBER_BYTES
+    big = bundle(tmp_path / "big.tar.gz", {"b/manifest.json": json.dumps(MANIFEST).encode(),
+                                           "b/hardware_capabilities.json": hw})
+    _labels, rows, odd = archive.compare([big, FIXTURE])
+    row = dict((r[0], (r[1:], o)) for r, o in zip(rows, odd))
+    assert row["GPU count"][0][0] == "not read: hardware_capabilities.json is over 16 MiB"
+    assert row["GPU model"][0][0] == row["driver"][0][0] == row["GPU count"][0][0]
+    assert row["GPU count"][0][1] == "1" and row["GPU count"][1] == {0, 1}
+    assert row["findings"][0][0] == "none"  # other members are still read
+
+
+def test_a_summary_of_16_mib_of_escapes_is_shown_cut_and_escaped_at_once(tmp_path):
+    members = {"b/manifest.json": json.dumps(MANIFEST).encode(), "b/summary.md": b"\x1b" * (16 * 1024 * 1024 - 1)}
+    shown = archive.show(bundle(tmp_path / "esc.tar.gz", members))
+    assert "\x1b" not in shown and shown.startswith("\\x1b\\x1b")
+    assert len(shown) < 5 * archive.MAX_SHOWN_SUMMARY_CHARS
+    assert shown.rstrip().endswith(f"(summary.md holds {16 * 1024 * 1024 - 1} characters; the first "
+                                   f"{archive.MAX_SHOWN_SUMMARY_CHARS} are shown: unpack the bundle to read it whole)")
+    assert archive.terminal_safe("a\x1b[2Jb\u202ec\nd\te", single_line=True) == "a\\x1b[2Jb\\u202ec\\nd\\te"
+    assert archive.terminal_safe("a\x9bb\nc") == "a\\x9bb\nc"
+
+
+def test_a_member_declaring_more_than_the_archive_may_unpack_to_is_refused_before_skipping_it(tmp_path):
+    """A PAX size of 10^20 on summary.md: tarfile would skip that far past the stream's end, one empty read
+    at a time (show and compare hung)."""
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        data = json.dumps(MANIFEST).encode()
+        info = tarfile.TarInfo("b/manifest.json")
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+        info = tarfile.TarInfo("b/summary.md")
+        info.pax_headers = {"size": "99999999999999999999"}
+        tar.addfile(info, io.BytesIO(b""))
+    path = tmp_path / "pax.tar.gz"
+    path.write_bytes(gzip.compress(raw.getvalue(), 1))
+    for args in (["show", path], ["compare", FIXTURE, path]):
+        done = triage(*args)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+        assert "summary.md declares 99999999999999999999 bytes, more than the archive may unpack to" in done.stderr

@@ -186,9 +186,7 @@ def run_state(running: bool, cancel_requested: bool, error: str | None, record) 
         return "did not start"
     if record is None:
         return "ended"
-    if getattr(record, "cancelled", False):
-        return f"cancelled (exit {record.exit_code})"
-    return f"finished (exit {record.exit_code})"
+    return record.outcome   # labs.record.outcome: the words history and `labs show --answers` use
 
 
 # --- the one-line live status every screen shows -------------------------------------------------
@@ -215,6 +213,8 @@ def status_line(devices: Sequence[GpuInfo], latest: Tick | None, feed_status: st
         cpu = latest.host.cpu_pct if latest is not None and latest.host is not None else None
         parts = [f"no GPU telemetry ({feed_status})" if feed_status else "no GPU telemetry",
                  f"CPU {fmt(cpu, '%')}"]
+        if len(" │ ".join(parts + ([extra] if extra else []))) > width:
+            parts[0] = "no GPU telemetry"   # the reason is in the notice above; the live figure must stay
     if extra:
         parts.append(extra)
     text = " │ ".join(parts)

@@ -81,10 +81,18 @@ class TextBlock(Widget):
         return self._text
 
 
+def in_view(screen) -> bool:
+    """The screen is shown: it is the current one, or only dialogs (modal screens) are over it."""
+    stack = screen.app.screen_stack
+    if screen not in stack:
+        return False
+    return all(isinstance(above, ModalScreen) for above in stack[stack.index(screen) + 1:])
+
+
 class StatusLine(TextBlock):
     """The live one-liner on every screen: per GPU instant power and utilization from the feed the Monitor
     draws (view_model.status_line formats it), plus what the screen adds (the Run screen: its energy).
-    Redrawn a few times a second, only while its screen is the one shown."""
+    Redrawn a few times a second, only while its screen is in view (a dialog over it leaves it in view)."""
 
     DEFAULT_CSS = "StatusLine { height: 1; padding: 0 1; }"
 
@@ -93,7 +101,7 @@ class StatusLine(TextBlock):
         self.update_now()
 
     def update_now(self) -> None:
-        if not self.screen.is_current and self.plain:
+        if not in_view(self.screen) and self.plain:
             return
         from aiperf_lab.console.view_model import status_line
         feed = self.app.ctx.feed
@@ -102,6 +110,22 @@ class StatusLine(TextBlock):
         line = status_line(feed.devices, feed.ring.latest(), feed.status, max(10, width),
                            extra_of() if extra_of is not None else "")
         self.set_lines([line])
+
+
+class InOrderInput(Input):
+    """An Input that applies its own editing keys (backspace, delete, arrows, enter...) in the order they
+    were typed. Textual inserts a printable key at once but runs a bound key's action only after the key
+    has bubbled up to the app, so "backspace 4" typed in one burst (a fast typist over SSH) lost the 4:
+    it was inserted first, then deleted."""
+
+    async def _on_key(self, event) -> None:
+        bindings = self._bindings.key_to_bindings.get(event.key)
+        if bindings and not event.is_printable:
+            event.stop()
+            event.prevent_default()
+            await self.run_action(bindings[0].action)
+            return
+        await super()._on_key(event)
 
 
 class TableView(Vertical):
@@ -121,7 +145,7 @@ class TableView(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="table-title")
-        yield Input(placeholder="filter rows (enter to apply, escape to clear)", id="table-filter")
+        yield InOrderInput(placeholder="filter rows (enter to apply, escape to clear)", id="table-filter")
         yield DataTable(id="table-data", zebra_stripes=True, cursor_type="cell")
         yield Static("", id="table-cell")     # the cursor's cell in full: cells are cut at narrow widths
         yield Static("", id="table-notes")

@@ -14,6 +14,8 @@ not in the datasheet table, or a what-if run with --set), always with the reason
 
 Exit codes of `run`: 0 pass or not graded, 3 failed, 2 bad input or the workload could not run here
 (no GPU, no profiler), 1 an internal error, 130 interrupted.
+How the workload ended, in the same words here, in `show --answers` and on the console's Run screen:
+`finished (exit 0)`, `failed (exit N)` (a non-zero exit), `cancelled (exit N)`, `did not finish`.
 `show --answers` reveals the answers to the walkthrough's questions once the exercise has a finished
 run (the workload exited 0, whatever the grade) in --runs-dir; the console's answers key (a) asks the
 same of its runs folder.
@@ -85,7 +87,7 @@ def run(argv: list[str]) -> int:
 
     record = run_exercise(exercise.id, args.variant, args.profile, args.size, args.runs_dir, args.seconds,
                           on_line=lambda line: print(f"  | {line}", flush=True), knobs=args.set)
-    print(f"\nexit code {record.exit_code}, {record.seconds} s"
+    print(f"\n{record.outcome}, {record.seconds} s"
           + (f", {record.energy.get('joules'):.1f} J" if record.energy.get("joules") is not None else ""))
     for check in record.checks:
         print(f"  [{check.status:>7}] {check.text}: {check.detail}")
@@ -95,7 +97,7 @@ def run(argv: list[str]) -> int:
     if record.exit_code == 2:
         print(f"grade: {record.grade} ({record.grade_reason})")
         raise InputError(f"the workload could not run here (see {record.folder}/stdout.log)")
-    if exercise.answers_text() is not None and record.exit_code == 0 and not record.cancelled:
+    if exercise.answers_text() is not None and record.finished:
         # the same rule as `show --answers` (labs.history.answers_unlocked): a finished run
         print(f"answers to the walkthrough's questions: {PROG} show {exercise.id} --answers")
     print(f"grade: {record.grade} ({record.grade_reason})")

@@ -59,6 +59,9 @@ class Knob:
         return value
 
 
+MAX_SHORT_TITLE = 18   # the Labs tree at 80 columns: "│   ├── ex01 [cpu] " and this fill its 37 columns
+
+
 @dataclass(frozen=True)
 class Variant:
     name: str
@@ -84,6 +87,7 @@ class Exercise:
     launcher: str = "python"             # "torchrun": one process per visible GPU
     min_gpus: int = 1
     knobs: tuple[Knob, ...] = ()
+    short_title: str = ""                # what the console's tree shows where the title does not fit
 
     def knob(self, name: str, variant: str | None = None) -> Knob:
         """The knob called `name`; with a variant, only one that changes that variant (KeyError naming
@@ -179,13 +183,16 @@ def parse_catalog(document: dict) -> list[Module]:
             launcher = str(e.get("launcher", "python"))
             if launcher not in ("python", "torchrun"):
                 raise CatalogError(f"{where}: launcher must be python or torchrun")
+            short_title = str(_require(e, "short_title", where))
+            if not 0 < len(short_title) <= MAX_SHORT_TITLE:
+                raise CatalogError(f"{where}: short_title must be 1 to {MAX_SHORT_TITLE} characters")
             exercises.append(Exercise(exercise_id, module_title, str(_require(e, "title", where)),
                                       str(_require(e, "topic", where)), difficulty,
                                       tuple(str(c) for c in e.get("chapters", ())), walkthrough,
                                       str(_require(e, "workload", where)), variants, checks,
                                       bool(e.get("needs_gpu", True)), bool(e.get("cpu_size", False)), profile,
                                       launcher, int(e.get("min_gpus", 2 if launcher == "torchrun" else 1)),
-                                      knobs))
+                                      knobs, short_title))
         modules.append(Module(module_id, module_title, tuple(exercises)))
     return modules
 
@@ -220,10 +227,11 @@ def all_exercises() -> list[Exercise]:
 
 def find_exercise(exercise_id: str) -> Exercise:
     matches = [e for e in all_exercises() if e.id == exercise_id or e.id.startswith(exercise_id + "-")]
-    if len(matches) != 1:
-        known = ", ".join(e.id for e in all_exercises())
-        raise KeyError(f"no exercise {exercise_id!r}" if not matches else f"{exercise_id!r} is ambiguous"
-                       + f"; exercises: {known}")
+    if not matches:
+        raise KeyError(f"no exercise {exercise_id!r}: give an id or its start, as 01-ex01 "
+                       f"(python -m aiperf_lab.labs list shows them)")
+    if len(matches) > 1:
+        raise KeyError(f"{exercise_id!r} is ambiguous: {', '.join(e.id for e in matches)}")
     return matches[0]
 
 

@@ -98,11 +98,13 @@ def answers_unlocked(exercise_id: str, runs_dir: str | Path) -> str | None:
     finished: the answers come after the learner's own numbers), else the one line that says why not.
     `labs show --answers` and the console's answers key both ask this."""
     runs = [r.run_record for r in list_runs(runs_dir) if r.run_record.exercise == exercise_id]
-    if any(r.exit_code == 0 and not r.cancelled for r in runs):
+    if any(r.finished for r in runs):
         return None
-    tried = f" ({len(runs)} run{'s' if len(runs) > 1 else ''} there did not finish)" if runs else ""
-    return (f"the answers come after your own numbers: run {exercise_id} first "
-            f"(no finished run of it under {runs_dir}{tried})")
+    # list_runs is newest first: say how the latest one ended, in the words the console uses
+    tried = (f": {'its one run' if len(runs) == 1 else f'the latest of its {len(runs)} runs'} there "
+             f"{runs[0].outcome}") if runs else ""
+    return (f"the answers come after your own numbers: run {exercise_id} first; no run of it under "
+            f"{runs_dir} has finished{tried}")
 
 
 SUMMARY_FIELDS = [("Run time (s)", lambda r: r.seconds), ("Energy (J)", lambda r: r.energy.get("joules")),

@@ -9,6 +9,21 @@ from typing import Any
 from aiperf_lab.errors import InputError
 
 
+def finished(exit_code: int | None, cancelled: bool) -> bool:
+    """A run's workload finished: it exited 0 and was not cancelled (whatever the checks say)."""
+    return exit_code == 0 and not cancelled
+
+
+def outcome(exit_code: int | None, cancelled: bool) -> str:
+    """How a run's workload ended, in the words the console, history and the labs CLI all use:
+    `finished (exit 0)`, `failed (exit 2)`, `cancelled (exit -2)`, or `did not finish` (no exit code)."""
+    if cancelled:
+        return f"cancelled (exit {exit_code})" if exit_code is not None else "cancelled"
+    if exit_code is None:
+        return "did not finish"
+    return f"{'finished' if finished(exit_code, cancelled) else 'failed'} (exit {exit_code})"
+
+
 @dataclass
 class CheckResult:
     id: str
@@ -45,6 +60,14 @@ class RunRecord:
     @property
     def passed(self) -> bool:
         return self.grade == "pass"
+
+    @property
+    def finished(self) -> bool:
+        return finished(self.exit_code, self.cancelled)
+
+    @property
+    def outcome(self) -> str:
+        return outcome(self.exit_code, self.cancelled)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "RunRecord":

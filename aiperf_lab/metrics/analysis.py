@@ -50,11 +50,16 @@ MEMORY_CATEGORY = "memcpy/memset"
 CATEGORIES = [name for name, _ in CATEGORY_RULES] + [MEMORY_CATEGORY, "other"]
 
 
+# Real kernel names (deep C++ templates included) stay far below this; the rules run over at most this
+# much of a name, so a crafted 5 MB name costs milliseconds, not seconds per rule.
+CATEGORIZED_CHARS = 65_536
+
+
 def categorize(name: str, kind: str = "kernel") -> str:
-    """The category of a GPU operation from its kind and kernel name."""
+    """The category of a GPU operation from its kind and kernel name (its first CATEGORIZED_CHARS)."""
     if kind != "kernel":
         return MEMORY_CATEGORY
-    lowered = name.lower()
+    lowered = name[:CATEGORIZED_CHARS].lower()
     for category, pattern in CATEGORY_RULES:
         if pattern.search(lowered):
             return category
@@ -80,8 +85,10 @@ def kernel_breakdown_of_totals(items: Iterable[tuple[str, str, int, int]], scope
     totals: dict[str, int] = defaultdict(int)
     counts: dict[str, int] = defaultdict(int)
     by_name: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    cut = 0
     for name, kind, total, count in items:
         category = categorize(name, kind)
+        cut += len(name) > CATEGORIZED_CHARS and kind == "kernel"
         totals[category] += total
         counts[category] += count
         by_name[category][name] += total
@@ -93,6 +100,9 @@ def kernel_breakdown_of_totals(items: Iterable[tuple[str, str, int, int]], scope
                      len(by_name[category]), percent_of(top_time, totals[category]), top_name])
     notes = ["Time (%) is of the summed duration of the operations listed; kernels running at the same "
              "time on several streams each count in full."]
+    if cut:
+        notes.append(f"{cut} kernel name(s) longer than {CATEGORIZED_CHARS:,} characters were categorized from "
+                     f"their first {CATEGORIZED_CHARS:,}.")
     title = "Kernel Category Breakdown" + (f" (within NVTX range {scope})" if scope else "")
     columns = ["Category", "Time (%)", "Total Time (ns)", "Instances", "Kernels", "Top Kernel Share (%)",
                "Top Kernel"]

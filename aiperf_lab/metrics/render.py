@@ -118,7 +118,8 @@ def render_terminal(tables: Sequence[Table], stream: TextIO = sys.stdout, limit:
             if sum(fixed) + gap * len(fixed) <= console.width:
                 break
         else:
-            _render_records(console, title, table.columns, cells, table.notes)
+            direct = len(cells) > PLAIN_ROWS_FROM and not interactive
+            _render_records(console, title, table.columns, cells, table.notes, direct)
             continue
         headers = [printable(h) if "\n" not in h else h for h in headers]  # (wrapped headers are ours)
         table_width = sum(fixed) + gap * (len(fixed) - 1) + 2
@@ -133,7 +134,7 @@ def render_terminal(tables: Sequence[Table], stream: TextIO = sys.stdout, limit:
                 grid.add_column(Text(column), justify="right" if numeric[i] else "left", no_wrap=True,
                                 overflow="ellipsis", width=fixed[i])
             for row in cells:
-                grid.add_row(*(Text(cell) for cell in row))
+                grid.add_row(*(Text(_clip(cell, width)) for cell, width in zip(row, fixed)))
             console.print(grid)
         for note in table.notes:
             console.print(Text(f"  note: {printable(note)}", style="dim"), overflow="fold")
@@ -145,6 +146,57 @@ def render_terminal(tables: Sequence[Table], stream: TextIO = sys.stdout, limit:
 PLAIN_ROWS_FROM = 200
 
 
+def _clip(text: str, width: int) -> str:
+    """`text`, or a prefix of it that a column `width` cells wide cuts the same way: rich measures every
+    character of a cell, and a kernel name can be 5 MB (three such names took the overview 2 s)."""
+    limit = 4 * width + 8
+    if len(text) <= limit:
+        return text
+    from rich.cells import cell_len
+
+    prefix = text[:limit]
+    return prefix if cell_len(prefix) > width else text  # (a run of zero-width characters: keep it whole)
+
+
+# A value in a block is folded onto as many lines as it needs, up to this many characters (a kernel
+# name of 5 MB printed 55,000 lines a row, and rich folds a long word at 3 us a character); CSV and
+# JSON keep it whole. Real kernel names, deep C++ templates included, stay below it.
+RECORD_VALUE_CHARS = 4096
+
+
+def _record_value(value: str) -> str:
+    if len(value) <= RECORD_VALUE_CHARS:
+        return value
+    return f"{value[:RECORD_VALUE_CHARS]}\u2026 (cut at {RECORD_VALUE_CHARS:,} of {len(value):,} characters: " \
+           "--format csv or json shows it whole)"
+
+
+def _write_records(console, columns: list[str], cells: list[list[str]], label_width: int, value_width: int) -> None:
+    """_render_records' blocks, byte for byte as rich draws them, written straight to the console's file."""
+    from rich.cells import cell_len
+    from rich.text import Text
+
+    width = label_width + value_width + 5
+    blank, lines = " " * width, []
+    labels = [printable(c).ljust(label_width) for c in columns]
+    for n, row in enumerate(cells, 1):
+        lines += [f"row {n}".ljust(width), blank]
+        for label, value in zip(labels, row):
+            if value.isascii() and len(value) <= value_width:
+                folded = [value.ljust(value_width)]
+            else:  # rich's own folding, padded as a table cell pads it
+                folded = [line.plain + " " * (value_width - cell_len(line.plain))
+                          for line in Text(value).wrap(console, value_width, justify="left", overflow="fold")]
+            lines.append(f" {label}   {folded[0]} ")
+            lines.extend(f" {' ' * label_width}   {more} " for more in folded[1:])
+        lines.append(blank)
+        if len(lines) > 4096:
+            console.file.write("\n".join(lines) + "\n")
+            lines = []
+    if lines:
+        console.file.write("\n".join(lines) + "\n")
+
+
 def _fit(text: str, width: int, right: bool) -> str:
     """`text` in `width` terminal cells, cut with an ellipsis as rich cuts it (wide characters count 2)."""
     if text.isascii():
@@ -153,6 +205,7 @@ def _fit(text: str, width: int, right: bool) -> str:
         return text.rjust(width) if right else text.ljust(width)
     from rich.cells import cell_len, set_cell_size
 
+    text = _clip(text, width)
     if cell_len(text) > width:
         text = set_cell_size(text, width - 1) + "\u2026" if width > 0 else ""
     pad = " " * max(0, width - cell_len(text))
@@ -181,31 +234,56 @@ def write_tables(tables: Sequence[Table], directory: Path, stem: str, fmt: str) 
     written = []
     for table in tables:
         if fmt == "json":
-            path, text = directory / f"{stem}_{table.name}.json", to_json([table])
+            path = directory / f"{stem}_{table.name}.json"
+            _write_file(path, lambda handle: handle.write(to_json([table])))
         elif fmt == "table":
-            import io
-            buffer = io.StringIO()
-            render_terminal([table], buffer)
-            path, text = directory / f"{stem}_{table.name}.txt", buffer.getvalue()
+            path = directory / f"{stem}_{table.name}.txt"
+            _write_file(path, lambda handle: render_terminal([table], handle))
         else:
             path = directory / f"{stem}_{table.name}.csv"
-            with path.open("w", encoding="utf-8", newline="") as handle:
-                write_csv(table, handle)  # streamed: a trace report never sits in memory whole
-            written.append(path)
-            continue
-        path.write_text(text, encoding="utf-8")
+            _write_file(path, lambda handle: write_csv(table, handle))  # streamed: a trace never sits in memory whole
         written.append(path)
     return written
 
 
-def _render_records(console, title: str, columns: list[str], cells: list[list[str]], notes: list[str]) -> None:
-    """A table too wide for the terminal, one block per row: "column  value" lines, values folded."""
+def _write_file(path: Path, write) -> None:
+    """`write(handle)` into a new file beside `path`, then renamed onto it. A symlink already at the name
+    (a shared output folder) is replaced, never followed, so its target is left alone; an interrupted
+    write leaves no half-written table under the name. The file gets the usual umask-given mode."""
+    import secrets
+
+    temporary = path.with_name(f".{path.name[:150]}.{secrets.token_hex(4)}.partial")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            write(handle)
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+
+
+def _render_records(console, title: str, columns: list[str], cells: list[list[str]], notes: list[str],
+                    direct: bool = False) -> None:
+    """A table too wide for the terminal, one block per row: "column  value" lines, values folded.
+    `direct`: the blocks are written as rich lays them out, without rich's table layout (3 ms a row:
+    an ncu_summary of 3,000 kernels took 9 s of CPU)."""
     from rich import box
     from rich.table import Table as RichTable
     from rich.text import Text
 
     console.print(Text(title + " (one block per row: the table is wider than the terminal)"))
+    cells = [[_record_value(value) for value in row] for row in cells]
     label_width = max(len(c) for c in columns)
+    # rich fits the block in the terminal by taking one cell from the value column (4 cells of edges,
+    # padding and divider were reserved; the block needs 5); the direct writer knows only that case.
+    value_width = console.width - label_width - 5
+    if direct and value_width >= 8 and all(c.isascii() and c.isprintable() for c in columns):
+        _write_records(console, columns, cells, label_width, value_width)
+        cells = []
     for n, row in enumerate(cells, 1):
         block = RichTable(box=box.SIMPLE_HEAD, show_header=False, pad_edge=False, title=f"row {n}",
                           title_justify="left")

@@ -5,8 +5,10 @@ from __future__ import annotations
 import csv
 import io
 import math
+import re
+from itertools import islice
 
-from aiperf_lab.inputs import printable
+from aiperf_lab.inputs import has_unprintable, printable
 
 # Cells are int, float, str or None. Plain classes here, not dataclasses: this module is on the
 # start-up path of every `aiperf-stats` run, where importing dataclasses costs more than the work.
@@ -36,6 +38,28 @@ class Table:
 
     def as_dicts(self) -> list[dict]:
         return [dict(zip(self.columns, row)) for row in self.rows]
+
+
+class ColumnRows:
+    """A table's rows held as columns (lists of one length), as a report computes them: CSV is written
+    from the columns; a row (a list) is made only where one is asked for."""
+
+    __slots__ = ("columns", "_rows")
+
+    def __init__(self, columns: list[list]):
+        self.columns = columns
+        self._rows: list[list] | None = None
+
+    def __len__(self) -> int:
+        return len(self.columns[0]) if self.columns else 0
+
+    def __iter__(self):
+        return iter(self._rows) if self._rows is not None else map(list, zip(*self.columns))
+
+    def __getitem__(self, index):
+        if self._rows is None:
+            self._rows = list(map(list, zip(*self.columns)))
+        return self._rows[index]
 
 
 class Fixed3(float):
@@ -73,18 +97,85 @@ def json_cell(value):
 
 
 def write_csv(table: Table, stream) -> None:
-    """CSV written row by row as the table yields them: a streamed trace never sits in memory whole."""
+    """CSV written in chunks of rows as the table yields them: a streamed trace never sits in memory whole.
+
+    Each chunk is written column by column (csv_lines): a column of numbers is one map(repr) in C, a
+    column of text looks each distinct value up once; bytes as the csv module writes them row by row
+    (which a chunk it cannot take goes through)."""
     writer = csv.writer(stream, lineterminator="\n")
     writer.writerow(table.columns)
-    batch = []
-    # csv itself writes None as "", floats with repr() and other values with str(), as format_value
-    # does: only text needs our escaping (a trace report's hundreds of thousands of cells).
-    for row in table.rows:
-        batch.append([printable(v) if v.__class__ is str else v for v in row])
-        if len(batch) == 2048:
-            writer.writerows(batch)
-            batch.clear()
-    writer.writerows(batch)
+    width = len(table.columns)
+    forms: dict = {None: ""}
+    if isinstance(table.rows, ColumnRows) and len(table.rows.columns) == width:
+        columns = table.rows.columns
+        for lo in range(0, len(table.rows), 4096):
+            text = csv_columns([column[lo:lo + 4096] for column in columns], forms)
+            if text is None:
+                writer.writerows([[printable(v) if v.__class__ is str else v for v in row]
+                                  for row in zip(*(column[lo:lo + 4096] for column in columns))])
+            else:
+                stream.write(text)
+        return
+    rows = iter(table.rows)
+    while True:
+        chunk = list(islice(rows, 4096))
+        if not chunk:
+            return
+        text = csv_lines(chunk, width, forms)
+        if text is not None:
+            stream.write(text)
+            continue
+        # csv itself writes None as "", floats with repr() and other values with str(), as format_value
+        # does: only text needs our escaping.
+        writer.writerows([[printable(v) if v.__class__ is str else v for v in row] for row in chunk])
+
+
+_NUMBER_CELLS = frozenset({int, float, bool, Fixed3, type(None)})
+_QUOTED_CHARS = re.compile('[,"]')  # (line breaks and other controls are escaped by printable first)
+
+
+def csv_lines(rows: list, width: int, forms: dict) -> str | None:
+    """`rows` (each `width` cells of one kind per column: numbers and None, or text and None) as the
+    csv module writes them, "\n" after each; None where a row or a column is not of that shape.
+    `forms` caches the CSV form of text cells between calls (None -> "")."""
+    if width < 2 or len(set(map(len, rows))) != 1 or len(rows[0]) != width:
+        return None  # (a lone empty field is written '""' by csv)
+    return csv_columns(list(zip(*rows)), forms)
+
+
+def csv_columns(columns: list, forms: dict) -> str | None:
+    """csv_lines for rows given as columns (sequences of one length, at least two of them)."""
+    if len(columns) < 2 or len(set(map(len, columns))) != 1:
+        return None
+    cells = []
+    for column in columns:
+        kinds = set(map(type, column))
+        if kinds <= _NUMBER_CELLS:
+            texts = list(map(repr, column))  # csv: repr() of floats, str() of the rest (the same here)
+            cells.append(list(map(forms.get, column, texts)) if type(None) in kinds else texts)
+        elif all(issubclass(kind, str) for kind in kinds - {type(None)}):
+            distinct = set(column)
+            distinct.discard(None)
+            joined = " ".join(distinct)
+            if not _QUOTED_CHARS.search(joined) and not has_unprintable(joined):
+                cells.append(list(map(forms.get, column, column)) if type(None) in kinds else column)
+                continue
+            if len(forms) > 8192:  # bounded: a column of distinct names (a trace's stacks) must not grow it
+                forms.clear()
+                forms[None] = ""
+            for value in distinct - forms.keys():
+                forms[value] = _csv_text(printable(value) if value.__class__ is str else value)
+            cells.append(list(map(forms.__getitem__, column)))
+        else:
+            return None
+    return "\n".join(map(",".join, zip(*cells))) + "\n"
+
+
+def _csv_text(value: str) -> str:
+    """A text cell as csv writes it within a row (quoted where it holds a comma or a quote)."""
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerow([value, ""])
+    return buffer.getvalue()[:-2]  # (less the empty second cell's "," and the line end)
 
 
 def to_csv(table: Table) -> str:

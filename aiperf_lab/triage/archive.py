@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import re
 import tarfile
+from collections import Counter
+from operator import methodcaller
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -26,10 +28,20 @@ READ_MEMBERS = {MANIFEST, "summary.md", "hardware_capabilities.json", "bench.jso
 UNSAFE_CHARACTERS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
+_UNSAFE_CODES = [*range(0x00, 0x09), *range(0x0b, 0x20), *range(0x7f, 0xa0), *range(0x202a, 0x202f),
+                 *range(0x2066, 0x206a)]
+# str.translate runs in C: 16 MiB of ESC bytes escaped in well under a second (a regex with a Python
+# callback per match took minutes).
+_ESCAPES = {code: ascii(chr(code))[1:-1] for code in _UNSAFE_CODES}
+_ESCAPES_ONE_LINE = {**_ESCAPES, ord("\n"): "\\n", ord("\t"): "\\t"}
+MAX_SHOWN_SUMMARY_CHARS = 1 << 20  # a real summary.md is a few KB
+
+
 def terminal_safe(text: str, single_line: bool = False) -> str:
     """Text from a bundle made safe to print: control characters shown escaped, never sent."""
-    pattern = UNSAFE_CHARACTERS if not single_line else re.compile(UNSAFE_CHARACTERS.pattern[:-1] + r"\n\t]")
-    return pattern.sub(lambda m: ascii(m.group(0))[1:-1], text)
+    if not single_line and not UNSAFE_CHARACTERS.search(text):
+        return text
+    return text.translate(_ESCAPES_ONE_LINE if single_line else _ESCAPES)
 
 
 class Bundle:
@@ -45,6 +57,9 @@ class Bundle:
             self._read(tar, members, where)
         if MANIFEST not in self._members:
             raise InputError(f"{where}: not a triage archive (no {MANIFEST})")
+        if MANIFEST not in self._data:
+            raise InputError(f"{where}: refused: {MANIFEST} is {self._members[MANIFEST].size} bytes, more than "
+                             f"the {MAX_MEMBER_BYTES >> 20} MiB show and compare read of a member")
         manifest = self.json(MANIFEST)
         if not isinstance(manifest, dict) or manifest.get("tool") != "aiperf-triage":
             raise InputError(f"{where}: not a triage archive ({MANIFEST} is not aiperf-triage's JSON)")
@@ -53,16 +68,15 @@ class Bundle:
     def _read(self, tar: tarfile.TarFile, members, where: str) -> None:
         tops = set()
         for member in members:
-            shown = terminal_safe(repr(member.name), single_line=True)[:200]
             name = PurePosixPath(member.name)
             if (not member.name or name.is_absolute() or ".." in name.parts
                     or member.name.startswith(("/", "\\")) or "\x00" in member.name):
-                raise InputError(f"{where}: refused: unsafe member name {shown}")
+                raise InputError(f"{where}: refused: unsafe member name {_shown(member)}")
             if not (member.isfile() or member.isdir()):
-                raise InputError(f"{where}: refused: member {shown} is a link or device, not a file")
+                raise InputError(f"{where}: refused: member {_shown(member)} is a link or device, not a file")
             if not name.parts:  # "." or "./": the folder the archive was made in
                 if member.isfile():
-                    raise InputError(f"{where}: refused: unsafe member name {shown}")
+                    raise InputError(f"{where}: refused: unsafe member name {_shown(member)}")
                 continue
             tops.add(name.parts[0])
             if len(tops) > 1:
@@ -88,6 +102,10 @@ class Bundle:
             raise InputError(f"{_short(self.path)}: member {name} is {member.size} bytes, too large to read")
         return self._data[name].decode("utf-8", "replace")
 
+    def too_large(self, name: str) -> bool:
+        """The member is in the bundle but over MAX_MEMBER_BYTES, so it was not read."""
+        return name in self._members and name in READ_MEMBERS and name not in self._data
+
     def json(self, name: str) -> Any:
         try:
             return json.loads(self.read_text(name))
@@ -98,6 +116,10 @@ class Bundle:
         self._data.clear()
 
 
+def _shown(member: tarfile.TarInfo) -> str:
+    return terminal_safe(repr(member.name), single_line=True)[:200]
+
+
 def _short(path: Path | str) -> str:
     return short_path(path)
 
@@ -106,9 +128,16 @@ def show(path: Path) -> str:
     bundle = Bundle(path)
     try:
         try:
-            return terminal_safe(bundle.read_text("summary.md"))
+            summary = bundle.read_text("summary.md")
         except KeyError:
-            return terminal_safe(_manifest_text(bundle.manifest))
+            summary = None
+        if summary is not None:
+            if len(summary) <= MAX_SHOWN_SUMMARY_CHARS:
+                return terminal_safe(summary)
+            return (terminal_safe(summary[:MAX_SHOWN_SUMMARY_CHARS]) +
+                    f"\n... (summary.md holds {len(summary)} characters; the first {MAX_SHOWN_SUMMARY_CHARS} "
+                    "are shown: unpack the bundle to read it whole)\n")
+        return terminal_safe(_manifest_text(bundle.manifest))
     finally:
         bundle.close()
 
@@ -138,9 +167,12 @@ def _list(value: Any) -> list:
     return value if isinstance(value, list) else []
 
 
+SCALARS = (str, int, float, bool)
+
+
 def _scalar(value: Any) -> Any:
     """A cell's value: numbers and strings as they are; anything else (a list, a dict) is not one."""
-    return value if isinstance(value, (str, int, float, bool)) or value is None else None
+    return value if isinstance(value, SCALARS) or value is None else None
 
 
 def _nvml(b: dict) -> dict:
@@ -148,39 +180,52 @@ def _nvml(b: dict) -> dict:
 
 
 def _gpu_rows(b: dict) -> list[dict]:
-    return [g for g in _list(_nvml(b).get("gpus")) if isinstance(g, dict)]
+    """The bundle's GPU entries, filtered once when it is loaded (compare's cost is per GPU entry)."""
+    rows = b.get("gpus")
+    if rows is None:
+        rows = b["gpus"] = [g for g in _list(_nvml(b).get("gpus")) if isinstance(g, dict)]
+    return rows
 
 
+def _active_links(rows: list[dict]) -> str | None:
+    """Active NVLinks per GPU, in one comprehension (one nested step per GPU, no helper call)."""
+    counts = [str(len([1 for link in links if isinstance(link, dict) and link.get("active")]))
+              if isinstance(links, list) else "0" for links in map(methodcaller("get", "nvlinks"), rows)]
+    return ",".join(counts) or None
+
+
+# Each field with the member it is read from: a member too large to read is said so, never shown as 0.
+HW, TOPOLOGY, BENCH = "hardware_capabilities.json", "topology/topology.json", "bench.json"
+TELEMETRY, FINDINGS = "telemetry_summary.json", "findings.json"
 COMPARE_FIELDS = [
-    ("GPU model", lambda b: _gpus(b, "name")),
-    ("GPU count", lambda b: str(len(_gpu_rows(b)))),
-    ("driver", lambda b: _scalar(_nvml(b).get("driver_version"))),
-    ("CUDA (driver)", lambda b: _scalar(_nvml(b).get("cuda_driver_version"))),
-    ("power limit (W)", lambda b: _gpus(b, "power_limit_enforced_w")),
-    ("max SM clock (MHz)", lambda b: _gpus(b, "max_sm_clock_mhz")),
-    ("PCIe now", lambda b: _gpus(b, "pcie_gen_current", "pcie_width_current")),
-    ("PCIe max", lambda b: _gpus(b, "pcie_gen_max", "pcie_width_max")),
-    ("NVLinks active", lambda b: ",".join(str(sum(1 for link in _list(g.get("nvlinks"))
-                                                  if isinstance(link, dict) and link.get("active")))
-                                          for g in _gpu_rows(b)) or None),
-    ("persistence", lambda b: _gpus(b, "persistence_mode")),
-    ("ECC uncorrected", lambda b: _gpus(b, "ecc_errors_uncorrected_aggregate")),
-    ("topology", lambda b: _topology(b)),
-    ("bench bf16 TFLOP/s", lambda b: _bench_gpus(b, "bf16_matmul_tflops", "bf16_matmul_tflops")),
-    ("bench fp32 TFLOP/s", lambda b: _bench_gpus(b, "fp32_matmul_tflops", "fp32_matmul_tflops")),
-    ("bench copy TB/s", lambda b: _bench_gpus(b, "copy_tb_s", "device_copy_tb_s")),
-    ("bench H2D GB/s", lambda b: _bench_hosts(b, "h2d_gb_s", "h2d_pinned_gb_s")),
-    ("bench D2H GB/s", lambda b: _bench_hosts(b, "d2h_gb_s", "d2h_pinned_gb_s")),
-    ("bench GPU pairs GB/s (min-max)", lambda b: _bench_pairs(b)),
-    *[(f"NCCL {op.replace('_', '-')} busbw GB/s @ {label}", (lambda o, n: lambda b: _bench_nccl(b, o, n))(op, size))
+    ("GPU model", HW, lambda b: _gpus(b, "name")),
+    ("GPU count", HW, lambda b: str(len(_gpu_rows(b)))),
+    ("driver", HW, lambda b: _scalar(_nvml(b).get("driver_version"))),
+    ("CUDA (driver)", HW, lambda b: _scalar(_nvml(b).get("cuda_driver_version"))),
+    ("power limit (W)", HW, lambda b: _gpus(b, "power_limit_enforced_w")),
+    ("max SM clock (MHz)", HW, lambda b: _gpus(b, "max_sm_clock_mhz")),
+    ("PCIe now", HW, lambda b: _gpus(b, "pcie_gen_current", "pcie_width_current")),
+    ("PCIe max", HW, lambda b: _gpus(b, "pcie_gen_max", "pcie_width_max")),
+    ("NVLinks active", HW, lambda b: _active_links(_gpu_rows(b))),
+    ("persistence", HW, lambda b: _gpus(b, "persistence_mode")),
+    ("ECC uncorrected", HW, lambda b: _gpus(b, "ecc_errors_uncorrected_aggregate")),
+    ("topology", TOPOLOGY, lambda b: _topology(b)),
+    ("bench bf16 TFLOP/s", BENCH, lambda b: _bench_gpus(b, "bf16_matmul_tflops", "bf16_matmul_tflops")),
+    ("bench fp32 TFLOP/s", BENCH, lambda b: _bench_gpus(b, "fp32_matmul_tflops", "fp32_matmul_tflops")),
+    ("bench copy TB/s", BENCH, lambda b: _bench_gpus(b, "copy_tb_s", "device_copy_tb_s")),
+    ("bench H2D GB/s", BENCH, lambda b: _bench_hosts(b, "h2d_gb_s", "h2d_pinned_gb_s")),
+    ("bench D2H GB/s", BENCH, lambda b: _bench_hosts(b, "d2h_gb_s", "d2h_pinned_gb_s")),
+    ("bench GPU pairs GB/s (min-max)", BENCH, lambda b: _bench_pairs(b)),
+    *[(f"NCCL {op.replace('_', '-')} busbw GB/s @ {label}", BENCH,
+       (lambda o, n: lambda b: _bench_nccl(b, o, n))(op, size))
       for op in ("all_reduce", "all_gather") for label, size in (("1 KiB", 1 << 10), ("1 MiB", 1 << 20),
                                                                  ("64 MiB", 1 << 26), ("1 GiB", 1 << 30))],
-    ("mean power (W)", lambda b: _telemetry(b, "avg_power_w")),
-    ("mean util (%)", lambda b: _telemetry(b, "util_gpu_avg_pct")),
-    ("mean SM active (%)", lambda b: _telemetry(b, "sm_active_avg_pct")),
-    ("max temp (C)", lambda b: _telemetry(b, "temp_max_c")),
-    ("power-capped (%)", lambda b: _telemetry(b, "clock_event_power_cap_pct")),
-    ("findings", lambda b: ",".join(sorted({str(f["id"]) for f in _list(b.get("findings"))
+    ("mean power (W)", TELEMETRY, lambda b: _telemetry(b, "avg_power_w")),
+    ("mean util (%)", TELEMETRY, lambda b: _telemetry(b, "util_gpu_avg_pct")),
+    ("mean SM active (%)", TELEMETRY, lambda b: _telemetry(b, "sm_active_avg_pct")),
+    ("max temp (C)", TELEMETRY, lambda b: _telemetry(b, "temp_max_c")),
+    ("power-capped (%)", TELEMETRY, lambda b: _telemetry(b, "clock_event_power_cap_pct")),
+    ("findings", FINDINGS, lambda b: ",".join(sorted({str(f["id"]) for f in _list(b.get("findings"))
                                             if isinstance(f, dict) and _scalar(f.get("id")) is not None})) or "none"),
 ]
 
@@ -221,14 +266,22 @@ def _bench_nccl(b: dict, op: str, size: int) -> str | None:
     return None
 
 
+def _gpu_values(rows: list[dict], key: str) -> list[str]:
+    """str(_scalar(row[key])) for every GPU's row, in one comprehension (a bundle may list 60,000 GPUs)."""
+    return [str(v) if isinstance(v, SCALARS) else "None" for v in map(methodcaller("get", key), rows)]
+
+
 def _gpus(b: dict, *keys: str) -> str | None:
-    values = ["x".join(str(_scalar(g.get(k))) for k in keys) for g in _gpu_rows(b)]
-    return ",".join(values) if values else None
+    rows = _gpu_rows(b)
+    if not rows:
+        return None
+    columns = [_gpu_values(rows, key) for key in keys]
+    return ",".join(columns[0] if len(columns) == 1 else map("x".join, zip(*columns)))
 
 
 def _telemetry(b: dict, key: str) -> str | None:
-    rows = _list(b.get("telemetry"))
-    return ",".join(str(_scalar(r.get(key))) for r in rows if isinstance(r, dict)) if rows else None
+    rows = _list(b.get("telemetry"))  # dicts only (_rows)
+    return ",".join(_gpu_values(rows, key)) if rows else None
 
 
 def _topology(b: dict) -> str | None:
@@ -260,17 +313,17 @@ def compare(paths: list[Path]) -> tuple[list[str], list[list[str]], list[set[int
                            "hw": bundle.json("hardware_capabilities.json"), "bench": bundle.json("bench.json"),
                            "telemetry": _rows(bundle.json("telemetry_summary.json")),
                            "findings": _rows(bundle.json("findings.json")),
-                           "topology": bundle.json("topology/topology.json")})
+                           "topology": bundle.json("topology/topology.json"),
+                           "unread": {name for name in READ_MEMBERS if bundle.too_large(name)}})
         finally:
             bundle.close()
     rows, odd = [], []
-    for label, getter in COMPARE_FIELDS:
-        values = []
-        for b in loaded:
-            value = getter(b)
-            values.append(terminal_safe(str(value), single_line=True)[:200] if value is not None else "-")
-        rows.append([label, *values])
-        counts = {v: values.count(v) for v in values}
+    for label, source, getter in COMPARE_FIELDS:
+        # Whole values are compared (two bundles may differ only at their 50th GPU); 200 characters are shown.
+        values = [f"not read: {source} is over {MAX_MEMBER_BYTES >> 20} MiB" if source in b["unread"]
+                  else "-" if (value := getter(b)) is None else str(value) for b in loaded]
+        rows.append([label, *(terminal_safe(v[:200], single_line=True)[:200] for v in values)])
+        counts = Counter(values)
         majority = max(counts.values())
         # flag the values that differ from the most common one (a tie flags every value)
         odd.append({i for i, v in enumerate(values) if counts[v] < majority or (majority * 2 <= len(values) and len(counts) > 1)}

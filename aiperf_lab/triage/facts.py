@@ -160,6 +160,60 @@ class CaptureCoverage:
 
 
 @dataclass
+class TelemetrySpan:
+    """What telemetry.csv covers (seconds on its own clock) and why it ends where it does.
+
+    The capture waits for the duration asked, or for the workload's end plus a short tail (to see the
+    ramp-down), or for an interrupt; telemetry then goes on while the collectors finish and the bench runs."""
+    asked_s: float
+    ended_by: str                        # "duration", "workload" or "interrupt": what ended the capture's wait
+    wait_end_s: float                    # when the wait ended
+    stopped_s: float                     # when telemetry stopped
+    workload_end_s: float | None = None
+    bench_s: float = 0.0                 # of the time after the wait, spent in --bench
+    first_s: float | None = None         # the recording's first and last rows
+    last_s: float | None = None
+    samples: int = 0
+    stopped_by_words: str = ""           # the signal, in words, when ended_by is "interrupt"
+    stopped_workload: bool = False       # the workload was still running when the wait ended
+    stop_s: float = 0.0                  # of the time after the wait, spent stopping the workload (and nsys's report)
+    under_nsys: bool = False
+
+    def text(self) -> str:
+        if not self.samples or self.first_s is None or self.last_s is None:
+            rows = "no rows"
+        else:
+            rows = f"{self.first_s:.1f}-{self.last_s:.1f} s ({self.samples} samples)"
+        if self.ended_by == "workload" and self.workload_end_s is not None:
+            tail = round(self.wait_end_s, 1) - round(self.workload_end_s, 1)
+            why = (f"the workload ended at {self.workload_end_s:.1f} s, before the {self.asked_s:g} s asked, "
+                   f"and telemetry went on {tail:.1f} s after it (to see the ramp-down)")
+        elif self.ended_by == "workload":
+            why = (f"the workload ended before the {self.asked_s:g} s asked; telemetry went on until "
+                   f"{self.wait_end_s:.1f} s (a short tail, to see the ramp-down)")
+        elif self.ended_by == "interrupt":
+            why = (f"interrupted ({self.stopped_by_words or 'Ctrl-C'}) at {self.wait_end_s:.1f} s "
+                   f"of the {self.asked_s:g} s asked")
+        else:
+            why = f"the {self.asked_s:g} s asked ran out at {self.wait_end_s:.1f} s"
+        # from the figures as shown, so that they add up on the page
+        end = self.last_s if self.last_s is not None else self.stopped_s
+        stop, bench = round(self.stop_s, 1), round(self.bench_s, 1)
+        collectors = round(end, 1) - round(self.wait_end_s, 1) - stop - bench
+        extra = []
+        if stop >= 0.05:
+            what = ["the workload was stopped"] if self.stopped_workload else []
+            what += ["nsys wrote its report"] if self.under_nsys else []
+            extra.append(f"{stop:.1f} s while {' and '.join(what) or 'the workload was stopped'}")
+        if collectors >= 0.05:
+            extra.append(f"{collectors:.1f} s while the collectors finished")
+        if bench >= 0.05:
+            extra.append(f"{bench:.1f} s of --bench")
+        return f"{rows}; {why}" + (f"; then {', '.join(extra[:-1])}{' and ' if len(extra) > 1 else ''}{extra[-1]}"
+                                   if extra else "")
+
+
+@dataclass
 class KernelRow:
     time_pct: float
     total_ns: int
@@ -183,3 +237,6 @@ class TriageFacts:
     bench: dict[str, Any] | None = None
     bench_lines: list[str] = field(default_factory=list)       # the bench's part of summary.md
     bench_findings: list[Any] = field(default_factory=list)    # findings.Finding, judged by bench_analysis
+    recording: TelemetrySpan | None = None
+    bench_asked: bool = False
+    no_trace_because: str | None = None    # why the bundle has no nsys trace when none was attempted

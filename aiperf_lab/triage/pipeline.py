@@ -20,15 +20,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from aiperf_lab.cli_support import short_path
-from aiperf_lab.inputs import printable
+from aiperf_lab.inputs import printable, shell_line
 from aiperf_lab.errors import InputError
 from aiperf_lab.triage import progress
 from aiperf_lab.triage.bundle import BundleWriter
 from aiperf_lab.triage.capture import StopPolicy
 from aiperf_lab.triage.collectors import STANDARD_COLLECTORS, CollectorRun, Skipped
 from aiperf_lab.triage.disk import DiskRoom, full_disk
-from aiperf_lab.triage.facts import (CaptureCoverage, KernelRow, PcieLink, TriageFacts, WorkloadFacts, busy_clocks,
-                                     busy_window, summarize_devices)
+from aiperf_lab.triage.facts import (CaptureCoverage, KernelRow, PcieLink, TelemetrySpan, TriageFacts, WorkloadFacts,
+                                     busy_clocks, busy_window, summarize_devices)
 from aiperf_lab.triage.findings import Finding, evaluate
 from aiperf_lab.triage.guard import Guard
 from aiperf_lab.triage.leftovers import become_subreaper, stop_being_subreaper
@@ -178,13 +178,20 @@ class Triage:
                                      room=self.room)
             self.workload.start()
             self.emit.say(f"workload started{' under nsys' if self.workload.nsys else ''}: "
-                          f"{' '.join(self.redactor.argv(o.command))}")
+                          f"{shell_line(self.redactor.argv(o.command))}")
         self.t_workload = self.sampler.now()
+        self.facts.no_trace_because = self._why_no_trace()
+        if o.command and self.facts.no_trace_because:
+            self.emit.say(f"no nsys trace: {self.facts.no_trace_because}")
+        ended_by, workload_end = "duration", None
         next_note = time.monotonic() + 10
         while not self.interrupted.is_set() and time.monotonic() < deadline:
             if self.workload is not None:
                 self.workload.poll()
                 if self.workload.finished():
+                    workload_end = self._workload_end_s()
+                    # nsys's own --duration ending the application is the duration running out
+                    ended_by = "duration" if self.workload.result.stopped_by == "duration" else "workload"
                     self.interrupted.wait(min(TAIL_AFTER_EXIT_S, max(deadline - time.monotonic(), 0)))
                     break
             self.interrupted.wait(0.2)
@@ -193,25 +200,62 @@ class Triage:
                               f"{', '.join(self.parts.pending()) or 'none'}")
                 next_note += 10
         self.t_workload_end = self.sampler.now()
+        if ended_by == "duration" and self.interrupted.is_set():
+            ended_by = "interrupt"
+        wait_end, stopped_workload = self.t_workload_end, False
         if self.workload is not None:
             if not self.workload.finished():
+                stopped_workload = True
                 self.emit.say("stopping the workload" + (" (SIGINT to the application; nsys then writes its report)"
                                                           if self.workload.nsys else " (SIGINT, SIGTERM, SIGKILL)"))
             self.workload.stop("interrupt" if self.interrupted.is_set() else "duration")
             self.t_workload_end = min(self.t_workload_end, self.sampler.now())
             for relative in ("workload/stdout.log", "workload/stderr.log"):   # written and closed now
                 self.bundle.expendable(relative)
+        stop_s = self.sampler.now() - wait_end
         self.parts.wait(stop=self.interrupted if self.interrupted.is_set() else None)
+        bench_from = self.sampler.now()
         if o.bench:
             # While telemetry still samples: the bench's power and clocks come from it.
             self.parts.step("bench", self._bench)
+        bench_s = self.sampler.now() - bench_from if o.bench else 0.0
         self.sampler.stop()
         try:
             self.writer.close()
         except OSError as exc:   # a full disk: telemetry.csv keeps what was flushed; the summary is from memory
             self.telemetry_error = f"telemetry.csv: {exc.strerror or exc}" + (" (cut by a full disk)"
                                                                               if full_disk(exc) else "")
+        from aiperf_lab.triage.report import stopped_by_words
+        self.facts.bench_asked = o.bench
+        self.facts.recording = TelemetrySpan(
+            o.duration_s, ended_by, round(wait_end, 3), round(self.sampler.now(), 3),
+            round(workload_end, 3) if workload_end is not None else None, round(bench_s, 3),
+            stopped_by_words=stopped_by_words(self.stopped_by_signal) if ended_by == "interrupt" else "",
+            stopped_workload=stopped_workload, stop_s=round(stop_s, 3),
+            under_nsys=bool(self.workload is not None and self.workload.nsys))
         self.emit.say("telemetry stopped")
+
+    def _workload_end_s(self) -> float | None:
+        """When the workload ended, on the telemetry's clock: its process's exit, or under nsys the
+        moment its application was seen gone."""
+        result = self.workload.result
+        if self.workload.exited.is_set() and result.ended:
+            ended = result.ended
+        elif result.capture is not None and result.capture.application_ended_s is not None:
+            ended = result.started + result.capture.application_ended_s
+        else:
+            return None
+        return ended - (time.monotonic() - self.sampler.now())
+
+    def _why_no_trace(self) -> str | None:
+        """Why no nsys trace was attempted (None when the workload runs under nsys)."""
+        if not self.options.command:
+            return "no workload was given (nsys traces the command after --)"
+        if not self.options.use_nsys:
+            return "--no-nsys was given, so the workload ran without nsys"
+        if self.workload is not None and not self.workload.nsys:
+            return "nsys is not installed (not on PATH), so the workload ran without it"
+        return None
 
     def summarize(self) -> None:
         self.emit.phase("summarize")
@@ -226,6 +270,10 @@ class Triage:
     def _telemetry(self) -> None:
         sampler = self.sampler
         _, self.ticks = sampler.ring.snapshot()
+        if self.facts.recording is not None and self.ticks:
+            self.facts.recording.first_s = round(self.ticks[0].t, 3)
+            self.facts.recording.last_s = round(self.ticks[-1].t, 3)
+            self.facts.recording.samples = len(self.ticks)
         self.facts.telemetry, notes = summarize_devices(sampler.devices, self.ticks)
         self.bundle.write_json("telemetry", "telemetry_summary.json",
                                {"status": sampler.status, "devices": [d.as_dict() for d in self.facts.telemetry],

@@ -48,14 +48,16 @@ import html
 import ipaddress
 import itertools
 import json
+import operator
 import os
 import re
 import socket
 from collections import Counter
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 from urllib.parse import quote, quote_plus
 
 REDACTED = "[REDACTED]"
+REDACTED_LOWER = REDACTED.lower()
 KNOWN_VALUE = "secret environment value"   # the report's label for a secret found by its value
 
 # Whether a name (an environment variable, a flag, a key in printed text) says its value is secret,
@@ -159,7 +161,11 @@ SERVICE_TOKENS = (
     ("r8_", r"[A-Za-z0-9]{30,}"), ("xapp-", r"[A-Za-z0-9-]{20,}"), ("xoxe", r"[.-][A-Za-z0-9.-]{20,}"),
     ("ya29.", r"[A-Za-z0-9_-]{20,}"), ("GOCSPX-", r"[A-Za-z0-9_-]{20,}"), ("whsec_", r"[A-Za-z0-9]{20,}"),
     ("dop_v1_", r"[0-9a-f]{40,}"), ("shpat_", r"[0-9a-fA-F]{32}"), ("lin_api_", r"[A-Za-z0-9]{30,}"),
-    ("ntn_", r"[A-Za-z0-9]{30,}"), ("AGE-SECRET-KEY-1", r"[0-9A-Z]{50,}"))
+    ("ntn_", r"[A-Za-z0-9]{30,}"), ("AGE-SECRET-KEY-1", r"[0-9A-Z]{50,}"),
+    # webhook URLs: the path after the host is the credential (Slack's last part, Discord's token)
+    ("hooks.slack.com/", r"(?:services|workflows|triggers)/[A-Za-z0-9]{6,16}/[A-Za-z0-9]{6,16}/[A-Za-z0-9/]{16,}"),
+    ("discord.com/api/webhooks/", r"[0-9]{15,21}/[A-Za-z0-9_-]{40,}"),
+    ("discordapp.com/api/webhooks/", r"[0-9]{15,21}/[A-Za-z0-9_-]{40,}"))
 
 
 # Each pattern starts with a literal, so the regex engine skips ahead to it; the "not preceded by"
@@ -334,15 +340,25 @@ NAME_RUN = re.compile(r"[a-z0-9._-]{0,64}")
 # Candidates for IPv6 (full, compressed, with an embedded IPv4 or a zone); each is checked by
 # ipaddress, so times (12:34:56) and MACs (six groups, no "::") are not addresses.
 # It may follow a name and a colon ("host:2001:db8::1"), not a hex group and a colon (mid-address);
-# an embedded IPv4 (::ffff:203.0.113.9, 0:0:0:0:0:ffff:203.0.113.9) is part of it.
+# an embedded IPv4 (::ffff:203.0.113.9, 0:0:0:0:0:ffff:203.0.113.9) is part of it. A compressed one holds a hex
+# digit ("::" alone identifies nobody: ":*:" repeated gave a million of them to look at).
 IPV6 = re.compile(r"(?<![\w.])(?<![0-9A-Fa-f]:)(?<!::)(?:(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}"
                   r"|(?:[0-9A-Fa-f]{1,4}:){6}(?:\d{1,3}\.){3}\d{1,3}|(?=[0-9A-Fa-f:]{0,39}::)"
-                  r"(?:[0-9A-Fa-f]{0,4}:){2,7}(?:(?:\d{1,3}\.){3}\d{1,3}|[0-9A-Fa-f]{1,4})?)(?:%[\w.-]{1,32})?(?![\w:])")
+                  r"(?=::[0-9A-Fa-f]|[0-9A-Fa-f])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:(?:\d{1,3}\.){3}\d{1,3}|[0-9A-Fa-f]{1,4})?)(?:%[\w.-]{1,32})?(?![\w:])")
 # MAC addresses, colon- or dash-separated (this host's and any other: they identify a machine).
 # Matched from its first separator (a scan for ":" or "-" skips ahead; one for a hex digit cannot), so a
 # match starts 2 characters before m.start(); run on the lower-cased text.
 MAC = re.compile(r"(?P<sep>[:-])(?<=(?<![\w:-])[0-9a-f]{2}[:-])[0-9a-f]{2}(?:(?P=sep)[0-9a-f]{2}){4}(?![\w:-])")
 BORING_MACS = {"00:00:00:00:00:00", "ff:ff:ff:ff:ff:ff"}
+MAC_TEXT = re.compile(r"[0-9a-f]{2}(?::[0-9a-f]{2}){5}")
+# Cisco's spelling, 001b.213a.4f5c (with a letter in it: 1234.5678.9012 is a number), from its first dot
+CISCO_MAC = re.compile(r"\.(?<=(?<![\w.:-])[0-9a-f]{4}\.)[0-9a-f]{4}\.[0-9a-f]{4}(?![\w:-])(?!\.[\w])")
+# Cloud host names that hold an address or a project: AWS ip-10-0-1-23[.ec2.internal | .REGION.compute.internal],
+# GCP INSTANCE[.ZONE].c.PROJECT.internal; found from their literal, the rest of the name walked back in code.
+AWS_HOST = re.compile(r"ip-(?<![\w.-]ip-)(?P<octets>[0-9]{1,3}-[0-9]{1,3}-[0-9]{1,3}-[0-9]{1,3})"
+                      r"(?:\.[a-z0-9-]{1,63}){0,6}(?![\w-])(?!\.[\w])")
+GCP_HOST = re.compile(r"\.c\.[a-z][a-z0-9-]{4,28}[a-z0-9]\.internal(?![\w-])(?!\.[\w])")
+HOST_NAME_REVERSED = re.compile(r"[a-z0-9-](?:[a-z0-9-]|\.(?=[a-z0-9])){0,252}")
 # Only text with "::" or with seven colons in a row of groups can hold an IPv6 address; these
 # literal-led checks spare the full scan (which must try every hex character) on most text.
 IPV6_HINT = re.compile(r":[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:")
@@ -423,8 +439,7 @@ def escaped_forms(value: str) -> set[str]:
         forms |= {value.upper(), value.lower()}
     if "\n" in value:
         forms |= {line.strip() for line in value.splitlines() if len(line.strip()) >= 8}
-    else:
-        forms |= encoded_forms(value)
+    forms |= encoded_forms(value)  # (a key in a variable, printed base64- or hex-encoded whole)
     return {f for f in forms if len(f) >= MIN_SECRET_LEN}
 
 
@@ -508,6 +523,17 @@ def looks_like_password(value: str) -> bool:
     return letters and (digits or symbols or (mixed_case and len(value) >= 8))
 
 
+def looks_generated(value: str) -> bool:
+    """A value no person would type as a name: 16+ letters and digits (maybe _ + / =) with capitals, small
+    letters and digits all in it, and no "-" or "." that model and file names have (Meta-Llama-3-8B, model.pt)."""
+    return (16 <= len(value) <= 256 and GENERATED.fullmatch(value) is not None and not value.startswith("/")
+            and any(c.isupper() for c in value)
+            and any(c.islower() for c in value) and any(c.isdigit() for c in value))
+
+
+GENERATED = re.compile(r"[A-Za-z0-9_+/=]+")
+
+
 # Tools whose flag takes a password, as -pSECRET or -p SECRET. (mysql reads "-p VALUE" as a prompt and a
 # database name; the name goes too, as people type it meaning the password.)
 PASSWORD_FLAG_OF_TOOL = {**dict.fromkeys(("mysql", "mariadb", "mysqldump", "mysqladmin", "mysqlsh", "mysqlimport",
@@ -558,6 +584,9 @@ def argv_secret_positions(argv: list[str]) -> list[tuple[int, int]]:
         elif arg.startswith("-p") and not tool_flag and (
                 (len(arg) > 2 and not arg.startswith("--") and looks_like_password(arg[2:]))):
             found.append((i, 2))
+        elif arg == "-a" and not tool_flag and has_next and looks_generated(argv[i + 1]):
+            found.append((i + 1, 0))  # redis-cli's -a on another client; -a is "all" or "arch" elsewhere
+            i += 1
         elif arg == "-p" and not tool_flag and has_next and looks_like_password(argv[i + 1]):
             found.append((i + 1, 0))
             i += 1
@@ -599,6 +628,35 @@ class Span(NamedTuple):
     context: int        # where the evidence for it begins (a name before a value): never cut between
 
 
+_START, _END, _REPLACEMENT, _LABEL, _CONTEXT = (operator.itemgetter(i) for i in range(5))
+
+
+def _merge_spans(found: list[Span]) -> list[Span]:
+    """Sorted spans merged so that none overlap. (A plain loop: chains of map() and accumulate() over the
+    spans, tried for texts of a million spans, measured slower here.)"""
+    merged = [found[0]]
+    last_end = found[0][1]
+    for span in itertools.islice(found, 1, None):
+        if span[0] < last_end:
+            last = merged[-1]
+            end = span[1] if span[1] > last_end else last_end
+            # a placeholder inside another (an IPv4 inside an IPv6) keeps the outer one; a secret wins
+            if span[2] == last[2] or (span[1] <= last_end and span[2] != REDACTED):
+                replacement = last[2]
+            elif span[0] == last[0] and REDACTED not in (span[2], last[2]) and last_end <= span[1]:
+                replacement = span[2]  # the last one lies inside this one (a short host name, the FQDN)
+            else:
+                replacement = REDACTED
+            label = span[3] if span[3] == KNOWN_VALUE else last[3]  # a known secret is counted as one
+            if end != last[1] or replacement != last[2] or label != last[3]:
+                merged[-1] = (last[0], end, replacement, label, min(last[4], span[4]))
+            last_end = end
+        else:
+            merged.append(span)
+            last_end = span[1]
+    return merged
+
+
 class Redactor:
     def __init__(self, environ: dict[str, str] | None = None, redact_hosts: bool = False,
                  extra_secrets: list[str] | None = None):
@@ -634,8 +692,12 @@ class Redactor:
         # characters, which a search for the whole encoded text misses (a key in a variable, its lines
         # joined, included).
         wrapped = {form for value in self._secret_values if len(value) >= FRAGMENT
-                   for form in _base64_forms(value) if len(form) >= 2 * FRAGMENT}
-        for value in [*self._secret_values, *sorted(wrapped - set(self._secret_values), key=len, reverse=True)]:
+                   for form in _base64_forms(value) if len(form) >= 16}
+        # A value with spaces or lines (a key block) gives its long runs (a key's lines, its body JSON-escaped): a
+        # half of one printed on a line is a piece too; its short words (BEGIN, login) never are.
+        chunks = {chunk for value in self._secret_values if " " in value or "\n" in value
+                  for chunk in value.split() if len(chunk) >= 2 * FRAGMENT}
+        for value in [*self._secret_values, *sorted((wrapped | chunks) - set(self._secret_values), key=len, reverse=True)]:
             if "\n" in value or "://" in value or " " in value or is_location(value):
                 continue
             if 8 <= len(value) < 2 * FRAGMENT:
@@ -657,7 +719,9 @@ class Redactor:
         self._placeholders: dict[str, dict[str, str]] = {}
         self._host_patterns: list[tuple[str, str, re.Pattern[str], bool]] = []
         self._known_addresses: set[str] = set()
+        self._domain_patterns: list[re.Pattern[str]] = []
         self._ipv4_verdicts: dict[str, str] = {}
+        self._ipv6_verdicts: dict[str, str | None] = {}
         self._version_contexts: dict[str, bool] = {}
         if redact_hosts:
             self._setup_hosts()
@@ -683,6 +747,11 @@ class Redactor:
                 self._host_patterns.append((kind, label, re.compile(
                     rf"{literal}(?<![a-z0-9_]{literal})(?![a-z0-9_])"), kind != "mac" and is_common_name(value)))
         self._known_addresses = _own_addresses(hosts)
+        # The domain of this host's FQDN (gpunode17.acme-corp.example: acme-corp.example): other machines' names in it
+        # name the same organisation (node8.cluster.acme-corp.example), and so does the domain itself.
+        self._domain_patterns = [re.compile(rf"{re.escape(d)}(?<![\w-]{re.escape(d)})(?![\w-])(?!\.[\w])")
+                                 for d in sorted({h.split(".", 1)[1] for h in hosts if "." in h and not _is_address(h)
+                                                  and "." in h.split(".", 1)[1]}, key=len, reverse=True)]
         for variable in SSH_ADDRESS_VARIABLES:
             for word in self.environ.get(variable, "").split():
                 if _is_address(word):
@@ -737,6 +806,8 @@ class Redactor:
         spans.extend(_url_userinfo_spans(text))
         spans.extend(_escaped_url_spans(text))
         spans.extend(_command_password_spans(text))
+        if ":*:" in text or PGPASS_PORT.search(text):
+            spans.extend(_pgpass_spans(text))
         lower = _lower(text) if lower is None else lower
         for pattern in (AUTHORIZATION, NETRC_PASSWORD):
             spans.extend((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
@@ -746,18 +817,7 @@ class Redactor:
             if (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
                     and not _names_harmless_key(text, m.start())):
                 spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
-        for pattern in SECRET_ASSIGNMENTS:
-            for m in pattern.finditer(lower):
-                value = text[m.start("value"):m.end("value")]
-                start = m.start()
-                if m.group("value") == REDACTED.lower() or (value[0] in "/~." and is_location(value)):
-                    continue
-                if len(value) < 16 and cannot_be_secret(value.rstrip(")]}>")):
-                    continue  # secret=False, token: 0, gpu_pw=350.2
-                if (m.group("rest") or start and _NAME_CHARACTER(text[start - 1])) and _names_a_quantity(
-                        text, start, m.end("rest")):
-                    continue  # output_token_throughput: 1234.5 (a name longer than its keyword is looked at)
-                spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", start))
+        spans.extend(_assignment_spans(text, lower))
         spans.extend(_key_spans(text, lower, in_key))
         return spans
 
@@ -837,6 +897,43 @@ class Redactor:
                     spans.append((start, end, _line_by_line(text, start, end), KNOWN_VALUE, start))
         return spans
 
+    def _dump_spans(self, text: str) -> list[Span]:
+        """Secrets in dumps (see _dump_parts): the decoded text is searched like any text (known values, their
+        pieces, shapes); every byte found there goes, in each column that shows it, line by line."""
+        if not DUMP_HINT.search(text):
+            return []  # (one scan instead of the ten of _dump_parts: most texts hold no dump, also long ones: "x" lines)
+        decoded, parts = _dump_parts(text)
+        if not parts:
+            return []
+        found = self._literal_spans(decoded) + self._secret_spans(decoded)
+        if self._pieces:
+            found += self._fragment_spans(decoded)
+        if not found:
+            return []
+        spans: list[Span] = []
+        firsts = [part.first for part in parts]
+        found.sort()
+        merged = [list(found[0][:2]) + [found[0][3]]]
+        for start, end, _, label, _ in found:
+            if start <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], end)
+            else:
+                merged.append([start, end, label])
+        for start, end, label in merged:
+            while start < end:
+                part = parts[bisect.bisect_right(firsts, start) - 1]
+                line_starts, line_firsts = part.lines()
+                index = bisect.bisect_right(line_firsts, start - part.first) - 1
+                if index >= len(line_starts):  # the NUL between two parts
+                    start += 1
+                    continue
+                line_first = part.first + line_firsts[index]
+                stop = min(end, part.first + line_firsts[index + 1])
+                for first, last in _dump_columns(text, part, index, start - line_first, stop - 1 - line_first):
+                    spans.append((first, last, REDACTED, label, first))
+                start = stop
+        return spans
+
     def wrap_head_at_end(self, text: str) -> bool:
         """Whether text ends with the first 3 to 11 characters of a known secret (the rest may start
         the next line): a stream holds such a line back until the next one is read."""
@@ -857,6 +954,7 @@ class Redactor:
             value = lower[start:m.end()].replace("-", ":")
             if value not in BORING_MACS:
                 spans.append((start, m.end(), self.placeholder("mac", value.replace(":", "")), "mac address", start))
+        spans.extend(self._other_host_spans(lower))
         for pattern in GPU_UUIDS:
             for m in pattern.finditer(text):
                 spans.append((m.start(), m.end(), self.placeholder("gpu-uuid", m.group(0)), "gpu uuid", m.start()))
@@ -882,12 +980,54 @@ class Redactor:
                     continue  # a version number
             spans.append((start, end, addresses.get(value) or self.placeholder("ip", value), "ip address",
                           max(0, start - 24)))
+        ipv6_verdicts = self._ipv6_verdicts
         for m in IPV6.finditer(text) if "::" in text or IPV6_HINT.search(text) else ():
             value = m.group(0)
-            address = value.split("%", 1)[0]
-            if address in BORING_IPS or not _is_ipv6(address):
+            address = ipv6_verdicts.get(value, False)
+            if address is False:  # the address, or None where it is none (a log repeats its candidates)
+                if len(ipv6_verdicts) > 65536:
+                    ipv6_verdicts.clear()
+                address = value.split("%", 1)[0]
+                address = ipv6_verdicts[value] = None if address in BORING_IPS or not _is_ipv6(address) else address
+            if address is None:
                 continue
-            spans.append((m.start(), m.end(), self.placeholder("ip", address), "ip address", m.start()))
+            spans.append((m.start(), m.end(), addresses.get(address) or self.placeholder("ip", address), "ip address",
+                          m.start()))
+        return spans
+
+    def _other_host_spans(self, lower: str) -> list[Span]:
+        """Other machines' names (see _setup_hosts and AWS_HOST, GCP_HOST) and MACs in Cisco's spelling."""
+        spans: list[Span] = []
+        if "." in lower:
+            for m in CISCO_MAC.finditer(lower):
+                start = m.start() - 4
+                value = lower[start:m.end()]
+                if not value.replace(".", "").isdigit():
+                    spans.append((start, m.end(), self.placeholder("mac", value.replace(".", "")), "mac address", start))
+        found = []
+        if "ip-" in lower:
+            addresses: dict[str, bool] = {}  # octets -> whether each is under 256, once per distinct value
+            for m in AWS_HOST.finditer(lower):
+                octets = m.group("octets")
+                valid = addresses.get(octets)
+                if valid is None:
+                    valid = addresses[octets] = all(int(octet) < 256 for octet in octets.split("-"))
+                if valid:
+                    found.append(m.span())
+        if ".internal" in lower:
+            found += [(_name_start(lower, m.start()), m.end()) for m in GCP_HOST.finditer(lower)]
+        for pattern in self._domain_patterns:
+            low = 0
+            for m in pattern.finditer(lower):
+                start = m.start()
+                if start and lower[start - 1] == ".":
+                    found.append((_name_start(lower, start - 1, low), m.end()))
+                else:
+                    spans.append((start, m.end(), self.placeholder("domain", m.group(0)), "host name", start))
+                low = m.end()
+        for start, end in found:
+            if start < end:
+                spans.append((start, end, self.placeholder("host", lower[start:end]), "host name", start))
         return spans
 
     def spans(self, text: str, in_key: bool = False, token_carry: bool = False,
@@ -899,36 +1039,17 @@ class Redactor:
             found += self._fragment_spans(text)
         if self._broken and "\n" in text:
             found += self._broken_spans(text)
+        found += self._dump_spans(text)
         if self.redact_hosts:
             found += self._host_spans(text, lower)
         if not found:
             return []
         found.sort()
-        merged = [found[0]]
-        last_end = found[0][1]
-        for span in itertools.islice(found, 1, None):
-            if span[0] < last_end:
-                last = merged[-1]
-                end = span[1] if span[1] > last_end else last_end
-                # a placeholder inside another (an IPv4 inside an IPv6) keeps the outer one; a secret wins
-                if span[2] == last[2] or (span[1] <= last_end and span[2] != REDACTED):
-                    replacement = last[2]
-                elif span[0] == last[0] and REDACTED not in (span[2], last[2]) and last_end <= span[1]:
-                    replacement = span[2]  # the last one lies inside this one (a short host name, the FQDN)
-                else:
-                    replacement = REDACTED
-                label = span[3] if span[3] == KNOWN_VALUE else last[3]  # a known secret is counted as one
-                if end != last[1] or replacement != last[2] or label != last[3]:
-                    merged[-1] = (last[0], end, replacement, label, min(last[4], span[4]))
-                last_end = end
-            else:
-                merged.append(span)
-                last_end = span[1]
-        return merged
+        return _merge_spans(found)
 
     def _apply(self, text: str, spans: list[Span], end: int | None = None) -> str:
         if end is not None and end < len(text):
-            spans = [span for span in spans if span[0] < end]
+            spans = spans[:bisect.bisect_left(spans, end, key=_START)]
         else:
             end = len(text)
         out: list[str] = []
@@ -1019,6 +1140,14 @@ class StreamRedactor:
         end = len(line.rstrip("\r\n"))
         if any(span[1] == end for span in self.redactor._fragment_spans(line)) if self.redactor._pieces else False:
             return start
+        # a dump's last lines wait for the next piece, so a secret dumped across the cut is decoded whole
+        held = 0
+        while held < DUMP_HOLD_LINES and _dump_line_end(self._buffer[start:cut].rstrip("\r\n")):
+            held += 1
+            cut = start
+            start = self._buffer.rfind("\n", 0, max(0, cut - 1)) + 1
+            if not cut:
+                break
         return cut
 
     def close(self) -> str:
@@ -1034,26 +1163,44 @@ class StreamRedactor:
             self._token_carry = False
         else:  # a line too long to hold: cut where no span, nor the evidence for one, crosses
             spans = self.redactor.spans(text, self._in_key, self._token_carry, self._value_next)
-            cut = len(text) - self.hold
-            while True:
-                crossing = [s for s in spans if s[4] < cut < s[1]]
-                if not crossing:
-                    break
-                earliest = min(s[4] for s in crossing)
-                if earliest <= len(text) // 2:  # one giant span: write it whole, carry it on
-                    cut = len(text)
-                    break
-                cut = earliest
+            cut = _cut_outside_spans(spans, len(text) - self.hold, len(text))
             piece = text[:cut]
-            last_end = max((s[1] for s in spans if s[0] < cut), default=-1)
+            last_end = spans[bisect.bisect_left(spans, cut, key=_START) - 1][1] if spans and spans[0][0] < cut else -1
             self._token_carry = cut == len(text) and last_end >= cut and not text[-1:].isspace()
-        out = self.redactor._apply(piece, [s for s in spans if s[0] < cut])
-        last_key = max((s for s in spans if s[3] == "private key block" and s[0] < cut), key=lambda s: s[1],
-                       default=None)
+        before = bisect.bisect_left(spans, cut, key=_START)  # (merged spans: in order, none overlap)
+        out = self.redactor._apply(piece, spans[:before])
+        last_key = next((s for s in reversed(spans[:before]) if s[3] == "private key block"), None)
         self._in_key = bool(last_key and _key_open(piece, last_key))
         self._value_next = bool(VALUE_ON_NEXT_LINE.search(piece[-120:].lower()))
         self._buffer = text[cut:]
         return out
+
+
+# A pattern may need up to this many characters before where its match starts (the B of Bearer, found
+# by "earer"; the sk of sk_live_; the ? or & of sig=; the "; " of ; pwd=): a forced cut keeps them with it.
+LOOKBEHIND = 2
+
+
+def _cut_outside_spans(spans: list[Span], cut: int, size: int) -> int:
+    """Where to cut a line too long to hold, near cut: a place that no span, nor the evidence before it,
+    crosses (a span from LOOKBEHIND characters before its context to its end holds the place strictly
+    inside). The latest such place at or before cut; when that lies in the text's first half (one
+    giant span, or a chain of them: a megabyte of dotted quads), the first such place after cut, which
+    is the text's end only when a span reaches it (the stream carries that one on), so a secret whose
+    start has not matched yet (`Bearer ab` at the end) is never written without its rest. Found in one
+    sweep over the spans' extents sorted by where they begin: a chain of overlapping extents is one run."""
+    run_start, run_end = -1, -1
+    for begin, end in sorted(zip(map(operator.sub, map(_CONTEXT, spans), itertools.repeat(LOOKBEHIND)),
+                                 map(_END, spans))):
+        if begin >= run_end:  # a new run (extents that only touch do not join)
+            if run_start < cut < run_end or begin >= cut:
+                break  # the run that holds cut is whole; or none does
+            run_start, run_end = begin, end
+        elif end > run_end:
+            run_end = end
+    if not run_start < cut < run_end:
+        return cut
+    return run_end if run_start <= size // 2 else run_start
 
 
 def _key_spans(text: str, lower: str, in_key: bool) -> list[Span]:
@@ -1145,6 +1292,38 @@ def _names_harmless_key(text: str, start: int) -> bool:
     return len(words) > 1 and words[-2] in NOT_SECRET_KEY_KINDS
 
 
+class _HarmlessValues(dict):
+    """value -> whether it cannot be a secret whatever its name says (secret=False, token: 0,
+    gpu_pw=350.2, a path, one already redacted); worked out once per value (a log repeats them)."""
+
+    def __missing__(self, value: str) -> bool:
+        verdict = self[value] = (value.lower() == REDACTED_LOWER or (value[0] in "/~." and is_location(value))
+                                 or (len(value) < 16 and cannot_be_secret(value.rstrip(")]}>"))))
+        return verdict
+
+
+def _assignment_spans(text: str, lower: str) -> list[Span]:
+    """Values of SECRET_ASSIGNMENTS. A text may hold a million (`pass pass=` repeated): a value is judged
+    once (a verdict per distinct value), and a name is looked at only when it is longer than its keyword
+    (`output_token_throughput`). (Chains of map() over the matches measured slower than this loop.)"""
+    spans: list[Span] = []
+    harmless = _HarmlessValues()
+    append = spans.append
+    for pattern in SECRET_ASSIGNMENTS:
+        rest_group, value_group = pattern.groupindex["rest"], pattern.groupindex["value"]
+        for m in pattern.finditer(lower):
+            value_start, value_end = m.span(value_group)
+            if harmless[text[value_start:value_end]]:
+                continue  # secret=False, token: 0, gpu_pw=350.2, a path, one already redacted
+            start = m.start()
+            rest_start, rest_end = m.span(rest_group)
+            if (rest_end > rest_start or start and _NAME_CHARACTER(text[start - 1])) and _names_a_quantity(
+                    text, start, rest_end):
+                continue  # output_token_throughput: 1234.5
+            append((value_start, value_end, REDACTED, "secret-named value", start))
+    return spans
+
+
 def _escaped_url_spans(text: str) -> list[Span]:
     """URL passwords in a URL that is itself URL-encoded (`redirect=postgres%3A%2F%2Fapp%3APW%40db`) or
     JSON-escaped (`"https:\\/\\/app:PW@db\\/x"`); each form is looked for only when its "://" is there."""
@@ -1192,14 +1371,17 @@ def _url_userinfo_spans(text: str) -> list[Span]:
     append = spans.append
     find = text.find
     login_scheme = REVERSED_LOGIN_SCHEME.match
+    size = len(REDACTED)
+    # (the cheapest tests first: a text may hold a million of these, "://x@" repeated)
     for m in URL_USERINFO.finditer(text):
-        start, end = m.span("userinfo")
+        start, end = m.span(1)
         colon = find(":", start, end)
         if colon >= 0:
             if colon + 1 < end:
                 append((colon + 1, end, REDACTED, "url password", start - 3))
-        elif text[start:end] != REDACTED and (start < 4 or text[start - 4] not in LOGIN_SCHEME_ENDS
-                                              or not login_scheme(text[start - 12 if start > 12 else 0:start - 3][::-1])):
+        elif (start < 4 or text[start - 4] not in LOGIN_SCHEME_ENDS
+              or not login_scheme(text[start - 12 if start > 12 else 0:start - 3][::-1])) and (
+                end - start != size or text[start:end] != REDACTED):
             append((start, end, REDACTED, "url credential", start - 3))
     odd = list(URL_ODD_PASSWORD.finditer(text))
     if not odd:
@@ -1341,17 +1523,17 @@ def _is_address(value: str) -> bool:
     return True
 
 
-def _own_macs() -> set[str]:
+def _own_macs(root: str = "/sys/class/net") -> set[str]:
     """This host's MAC addresses (/sys/class/net/*/address), lower case, the all-zero one left out."""
     found = set()
     try:
-        for entry in os.scandir("/sys/class/net"):
+        for entry in os.scandir(root):
             try:
                 with open(os.path.join(entry.path, "address")) as handle:
                     value = handle.read(64).strip().lower()
             except OSError:
                 continue
-            if MAC.fullmatch(value) and value not in BORING_MACS:
+            if MAC_TEXT.fullmatch(value) and value not in BORING_MACS:  # (MAC itself is matched from a separator)
                 found.add(value)
     except OSError:
         pass
@@ -1376,3 +1558,238 @@ def _own_addresses(host_names: list[str]) -> set[str]:
         except (OSError, UnicodeError):
             continue
     return {a for a in found if a not in BORING_IPS and not a.startswith("127.")}
+
+
+# ---- secrets inside dumps ---------------------------------------------------------------------------------------
+# A dump shows a secret's bytes as hex and again as characters, 16 or so to a line, so neither column holds the
+# secret as text: `hexdump -C` / `hd` (|ascii|), `od -A x -t x1z` (>ascii<), `od -t x1` (no column), `xxd`
+# (groups of bytes, the characters last), `od -c` / `hexdump -c` (a character per 4-wide cell). A secret's bytes
+# also show as hex or decimal with separators (`68 66 5f`, `68:66`, `0x68, 0x66`, `[104, 102, 95]`).
+# Each block of consecutive dump lines of one kind, and each separated run, is decoded (by whole-text string
+# operations, not line by line), all of them into one text that is searched with the same rules as any text;
+# what is found there goes in every column that shows those bytes (only those lines are looked at one by one).
+_HEX_LINE = (r"(?P<offset>[0-9a-fA-F]{4,16})(?P<hex>(?: {1,2}[0-9a-fA-F]{2}){1,64})"
+             r"(?: {1,64}(?:\|(?P<pipe>[^\n]{0,64})\||>(?P<angle>[^\n]{0,64})<))?[ \t]*\r?")
+_XXD_LINE = r"(?P<offset>[0-9a-fA-F]{4,16}):(?P<hex>(?: [0-9a-fA-F]{2,8}){1,32})  (?P<text>[^\n]{1,256})"
+# plain `hexdump` and `od -x`: 2-byte words, each in little-endian order (6668 is "hf")
+_WORDS_LINE = r"(?P<offset>[0-7]{7}|[0-9a-fA-F]{7})(?P<hex>(?: [0-9a-fA-F]{4}){1,8})[ \t]*\r?"
+_OD_LINE = r"(?P<offset>[0-7]{7}|[0-9a-fA-F]{6,8})(?P<cells>(?:   [^\s\\]|  \\[0abfnrtv\\]| [0-7]{3}|    ){1,32})\r?"
+# kind -> one dump line (its fields named), to find where a byte shows once something was found in it
+DUMP_LINES = {kind: re.compile(line + r"(?![^\n])") for kind, line in (("hex", _HEX_LINE), ("xxd", _XXD_LINE), ("od", _OD_LINE),
+                                                                      ("words", _WORDS_LINE))}
+# kind -> a newline and the line after it, the line and its hex (or cells) field captured: split gives every dump
+# line of a text, what lies between them and their fields without Python per line
+DUMP_SPLITTERS = {kind: re.compile(r"\n(" + re.sub(r"[(][?]P<([a-z]+)>", lambda g: "(" if g.group(1) == field else "(?:", line)
+                                   + r")(?![^\n])")
+                  for kind, line, field in (("hex", _HEX_LINE, "hex"), ("xxd", _XXD_LINE, "hex"), ("od", _OD_LINE, "cells"),
+                                            ("words", _WORDS_LINE, "hex"))}
+OD_ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "\\": "\\"}
+OD_ESCAPE_CELL = re.compile(r"  \\([0abfnrtv\\])")
+# 8 or more bytes as hex pairs with one separator throughout, or as a list of decimals
+SEPARATED_HEX = re.compile(r"(?<![0-9A-Za-z])(?:0[xX])?[0-9A-Fa-f]{2}(?P<sep>, ?0[xX]|[: -]|, ?)[0-9A-Fa-f]{2}"
+                           r"(?:(?P=sep)[0-9A-Fa-f]{2}){6,4094}(?![0-9A-Za-z])")
+_PAIR = "[0-9A-Fa-f]{2}"
+# The same runs found from their first separator (a literal: the scan skips other characters), the first pair
+# captured in a lookbehind: findall gives every run without Python per run.
+SEPARATED_RUNS = [re.compile(rf"{sep}(?<=(?<![0-9A-Za-z])({_PAIR}){sep})(?<!{_PAIR}{sep}{_PAIR}{sep})((?:{_PAIR}{sep}){{6,4094}}{_PAIR})(?![0-9A-Za-z])")
+                  for sep in " :-"]
+SEPARATED_RUNS.append(re.compile(rf",(?:(?<=(?<![0-9A-Za-z])({_PAIR}),)((?: ?{_PAIR},){{6,4094}} ?{_PAIR})"
+                                 rf"|(?<=(?<![0-9A-Za-z])0[xX]({_PAIR}),)((?: ?0[xX]{_PAIR},){{6,4094}} ?0[xX]{_PAIR}))"
+                                 r"(?![0-9A-Za-z])"))
+NOT_HEX_DIGITS = str.maketrans("", "", " :,-")
+# What every dump, run or list above holds somewhere: a line starting with hex digits, two pairs with a separator
+# after each, or "[" and a digit
+DUMP_HINT = re.compile(r"(?:^|\n)[0-9a-fA-F]{4}|[0-9A-Fa-f]{2}[ :,-] ?(?:0[xX])?[0-9A-Fa-f]{2}[ :,-]|\[[0-9]")
+DECIMAL_BYTES = re.compile(r"\[(?P<body>[0-9]{1,3}(?:, ?[0-9]{1,3}){7,4095})\]")
+HEX_PAIR = re.compile(r"[0-9A-Fa-f]{2}")
+DECIMAL_CHARACTER = {f"{n:0{width}d}": chr(n) for width in (1, 2, 3) for n in range(10 ** width)}  # "104", "07": a look-up
+DECIMAL = re.compile(r"[0-9]{1,3}")
+DUMP_HOLD_LINES = 8     # dump lines a stream holds back at a piece's end, so a secret across the cut is decoded whole
+
+
+class _DumpPart:
+    """A block of dump lines, or all separated runs of one kind, decoded: where its bytes start in the decoded
+    text and, per line (a run is one "line", its NUL after it counted), where it starts in the text and its first
+    byte (computed only when something was found in it)."""
+
+    def __init__(self, kind: str, first: int, starts: Callable[[], list[int]] | list[int], fields: list[str]):
+        self.kind = kind            # "hex", "xxd", "od", "words", "run" (hex pairs) or "decimal"
+        self.first = first
+        self._starts = starts       # where each line (or run) starts in the text, or how to find that
+        self._fields = fields       # per line: the line (a block's) or the run
+        self._sizes: Callable[[], list[int]] | list[int] = []   # per line, how many bytes it shows
+        self._table: tuple[list[int], list[int]] | None = None
+
+    def lines(self) -> tuple[list[int], list[int]]:
+        """(where each line starts in the text, each line's first byte from the part's first, and one past the last)"""
+        if self._table is None:
+            starts = self._starts if isinstance(self._starts, list) else self._starts()
+            sizes = self._sizes() if callable(self._sizes) else self._sizes
+            self._table = starts, list(itertools.accumulate(sizes, initial=0))
+        return self._table
+
+
+def _block_sizes(kind: str, fields: list[str]) -> list[int]:
+    if kind == "od":
+        return [len(f) >> 2 for f in fields]
+    return [(len(f) - f.count(" ")) >> 1 for f in fields]
+
+
+def _dump_parts(text: str) -> tuple[str, list[_DumpPart]]:
+    """Every dump in text, decoded into one text (parts apart by a NUL), and where each part is."""
+    pieces: list[str] = []
+    parts: list[_DumpPart] = []
+    size = 0
+    blocks: list[tuple[int, int]] = []
+    padded = "\n" + text   # (every line then follows a newline, which leads each splitter: the scan skips to them)
+    for kind, splitter in DUMP_SPLITTERS.items():
+        found = splitter.split(padded)   # [before, line, field, between, line, field, ...]: no Python per line
+        if len(found) == 1:
+            continue
+        betweens, lines, fields = found[0::3], found[1::3], found[2::3]
+        starts = list(itertools.accumulate(x for between, line in zip(betweens, lines) for x in (len(between) + 1, len(line))))
+        starts = [start - 1 for start in starts[0::2]]   # each line's start in text (its start in padded, less one)
+        cuts = [0, *[i for i in range(1, len(lines)) if betweens[i]], len(lines)]   # blocks: lines with nothing between
+        for first, last in zip(cuts, cuts[1:]):
+            shown = "\n".join(fields[first:last])
+            if kind == "od":
+                if "\\" in shown:
+                    shown = OD_ESCAPE_CELL.sub(lambda e: "   " + OD_ESCAPES[e.group(1)], shown)
+                decoded = shown.replace("\n", "")[3::4]
+            else:
+                try:
+                    data = bytes.fromhex(shown)
+                except ValueError:  # an xxd group of an odd length
+                    continue
+                if kind == "words":  # each word's two bytes the other way round
+                    swapped = bytearray(data)
+                    swapped[0::2], swapped[1::2] = data[1::2], data[0::2]
+                    data = bytes(swapped)
+                decoded = data.decode("latin-1")
+            if not decoded:
+                continue
+            part = _DumpPart(kind, size, starts[first:last], [])
+            part._sizes = functools.partial(_block_sizes, kind, fields[first:last])
+            parts.append(part)
+            pieces.append(decoded)
+            size += len(decoded) + 1
+            blocks.append((starts[first], starts[last - 1] + len(lines[last - 1])))
+    blocks.sort()
+    gaps = [(a, b) for a, b in zip([0] + [end for _, end in blocks], [start for start, _ in blocks] + [len(text)]) if a < b]
+    for pattern in SEPARATED_RUNS:
+        runs = ["".join(groups) for a, b in gaps for groups in pattern.findall(text, a, b)]
+        if runs:
+            hexes = "\n".join(runs).replace("0x", "").replace("0X", "").translate(NOT_HEX_DIGITS)
+            pieces.append(bytes.fromhex(hexes.replace("\n", "00")).decode("latin-1"))
+            part = _DumpPart("run", size, functools.partial(_run_starts, text, pattern, gaps), [])
+            part._sizes = functools.partial(lambda h: [(len(x) >> 1) + 1 for x in h.split("\n")], hexes)
+            parts.append(part)
+            size += len(pieces[-1]) + 1
+    bodies = [body for a, b in gaps for body in DECIMAL_BYTES.findall(text, a, b)]
+    if bodies:
+        pieces.append("".join(map(DECIMAL_CHARACTER.__getitem__, ",0,".join(bodies).replace(" ", "").split(","))))
+        part = _DumpPart("decimal", size, functools.partial(_run_starts, text, DECIMAL_BYTES, gaps), [])
+        part._sizes = functools.partial(lambda f: [b.count(",") + 2 for b in f], bodies)
+        parts.append(part)
+        size += len(pieces[-1]) + 1
+    return "\0".join(pieces), parts
+
+
+def _run_starts(text: str, pattern: re.Pattern[str], gaps: list[tuple[int, int]]) -> list[int]:
+    """Where each run a SEPARATED_RUNS pattern (or DECIMAL_BYTES) finds starts: its first pair (or "0x", or "[")."""
+    if pattern is DECIMAL_BYTES:
+        return [m.start() for a, b in gaps for m in pattern.finditer(text, a, b)]
+    return [m.start(1) if m.group(1) else m.start(3) - 2 for a, b in gaps for m in pattern.finditer(text, a, b)]
+
+
+def _pair_start(hex_field: str, k: int) -> int:
+    """Where byte k's two hex digits start in a dump line's hex field (pairs apart by one space, maybe one
+    wider gap in the middle as hexdump -C has, or xxd's groups of pairs), -1 when the field is laid out otherwise."""
+    lead = len(hex_field) - len(hex_field.lstrip(" "))
+    if hex_field[lead + 2:lead + 3] in (" ", ""):
+        at = lead + 3 * k  # pairs apart by one space
+        gap = hex_field.find("  ", lead)
+        if gap >= 0 and at > gap:
+            at += 1
+    else:  # xxd: groups of g bytes
+        end = hex_field.find(" ", lead)
+        group = ((end if end >= 0 else len(hex_field)) - lead) >> 1
+        at = lead + k // group * (2 * group + 1) + 2 * (k % group)
+    pair = hex_field[at:at + 2]
+    return at if len(pair) == 2 and HEX_PAIR.fullmatch(pair) else -1
+
+
+def _dump_columns(text: str, part: _DumpPart, index: int, k: int, j: int) -> list[tuple[int, int]]:
+    """Where bytes k..j of a part's line show in text: one (start, end) per column (hex, characters)."""
+    starts, firsts = part.lines()
+    line_start = starts[index]
+    size = firsts[index + 1] - firsts[index]
+    if part.kind in ("run", "decimal"):
+        m = (DECIMAL_BYTES if part.kind == "decimal" else SEPARATED_HEX).match(text, line_start)
+        if m is None:
+            return []
+        found = list((DECIMAL if part.kind == "decimal" else HEX_PAIR).finditer(text, m.start(), m.end()))
+        j = min(j, len(found) - 1)  # (the NUL after it)
+        return [(found[k].start(), found[j].end())] if k <= j else []
+    m = DUMP_LINES[part.kind].match(text, line_start)
+    if m is None:
+        return []
+    if part.kind == "od":
+        base = m.start("cells")
+        return [(base + 4 * k + 1, base + 4 * j + 4)]
+    if part.kind == "words":  # the words that hold bytes k..j
+        base = m.start("hex") + 1
+        return [(base + 5 * (k >> 1), base + 5 * (j >> 1) + 4)]
+    field = m.group("hex")
+    first, last = _pair_start(field, k), _pair_start(field, j)
+    if first < 0 or last < 0:
+        digits = [i for i, c in enumerate(field) if c != " "]
+        first, last = digits[2 * k], digits[2 * j]
+    columns = [(m.start("hex") + first, m.start("hex") + last + 2)]
+    column = -1
+    if part.kind == "xxd":
+        shown = m.group("text").rstrip("\r")
+        column = m.start("text") + len(shown) - size if len(shown) >= size else -1
+    elif m.group("pipe") is not None and len(m.group("pipe")) == size:
+        column = m.start("pipe")
+    elif m.group("angle") is not None and len(m.group("angle")) == size:
+        column = m.start("angle")
+    if column >= 0:
+        columns.append((column + k, column + j + 1))
+    return columns
+
+
+def _dump_line_end(line: str) -> bool:
+    """Whether a line (without its newline) is a dump line (see _dump_parts)."""
+    return any(pattern.fullmatch(line) for pattern in DUMP_LINES.values())
+
+
+# A .pgpass line, host:port:database:user:password (port a number or *), printed whole: found from the colon
+# after its host (a literal), the host checked in code; exactly five fields, so an IPv6 address or a time is none.
+PGPASS_PORT = re.compile(r":[0-9]{1,5}:[^\s:]")
+PGPASS_LINE = re.compile(r":(?:[0-9]{1,5}|\*):[^\s:]{1,256}:[^\s:]{1,256}:(?P<value>[^\s:'\"]{4,512})(?![^\s'\"])")
+PGPASS_HOST_REVERSED = re.compile(r"[A-Za-z0-9_.*\]\[-]{1,253}(?=[\s=\"']|\Z)")
+
+
+def _pgpass_spans(text: str) -> list[Span]:
+    spans: list[Span] = []
+    at = 0
+    for m in PGPASS_LINE.finditer(text):
+        start = m.start()
+        low = max(at, start - 254)   # (never further back than the last line found: linear)
+        host = PGPASS_HOST_REVERSED.match(text[low:start][::-1])
+        if host is None or (host.end() == start - low and low > 0):
+            continue  # no host, or one that does not start at a word's start
+        if cannot_be_secret(m.group("value")):
+            continue
+        spans.append((m.start("value"), m.end("value"), REDACTED, "pgpass password", start - host.end()))
+        at = m.end()
+    return spans
+
+
+def _name_start(lower: str, dot: int, low: int = 0) -> int:
+    """Where the host name whose labels end at `dot` (a "." before a domain) starts: its labels walked back, no
+    further than 253 characters nor `low` (where the last name found ended: each character is walked once)."""
+    low = max(low, dot - 253)
+    name = HOST_NAME_REVERSED.match(lower[low:dot][::-1])
+    return dot - name.end() if name else dot + 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
+from aiperf_lab.inputs import shell_line
 from aiperf_lab.metrics.telemetry.model import Tick
 from aiperf_lab.metrics.telemetry.summary import REASON_COLUMNS
 from aiperf_lab.triage.facts import POWER_CAP, TriageFacts
@@ -26,11 +27,35 @@ def stopped_by_words(name: str | None) -> str:
     return {"SIGINT": "Ctrl-C", "SIGHUP": "SIGHUP: the terminal or SSH session went away"}.get(name or "", name or "Ctrl-C")
 
 
+def command_text(command: list[str] | None) -> str:
+    """The workload's command as one line a shell runs as it was given (quoted where it needs it)."""
+    return shell_line(command) if command else "(none: telemetry only)"
+
+
+def captures(facts: TriageFacts) -> list[tuple[str, str]]:
+    """(capture, what the bundle holds of it or why it has none): the telemetry, the nsys trace, the bench."""
+    out = []
+    if facts.recording is not None:
+        kind = "GPUs and host" if facts.telemetry else "host CPU and memory only, no GPU"
+        out.append((f"telemetry ({kind})", facts.recording.text()))
+    if facts.coverage is not None:
+        out.append(("nsys trace", facts.coverage.text()))
+    elif facts.no_trace_because:
+        out.append(("nsys trace", f"none — {facts.no_trace_because}"))
+    elif facts.workload is not None and not facts.workload.under_nsys:
+        out.append(("nsys trace", "none — the workload ran without nsys"))
+    if facts.bench_asked:
+        out.append(("bench", "see Bench below" if facts.bench_lines else "asked, but it did not run (see Collectors)"))
+    else:
+        out.append(("bench", "none — not asked (--bench runs it)"))
+    return out
+
+
 def summary_markdown(meta: dict[str, Any], findings: list[Finding], facts: TriageFacts) -> str:
     lines = [f"# aiperf-triage: {meta['host']}", "",
              f"- taken: {meta['start_utc']} to {meta['end_utc']} (UTC), duration asked {meta['duration_s']} s"
              + (f" — **interrupted ({stopped_by_words(meta.get('interrupted_by'))})**" if meta.get("interrupted") else ""),
-             f"- command: {' '.join(meta['command']) if meta.get('command') else '(none: telemetry only)'}"]
+             f"- command: {command_text(meta.get('command'))}"]
     workload = facts.workload
     if workload is not None and workload.ran:
         lines.append(f"- workload: exit code {_known(workload.returncode)}, {workload.seconds} s"
@@ -40,8 +65,7 @@ def summary_markdown(meta: dict[str, Any], findings: list[Finding], facts: Triag
                         if workload.stopped_by == "interrupt" else "")
                      + (", under nsys" if workload.under_nsys else ""))
         lines += [f"- workload output: {note}" for note in workload.log_notes]
-    if facts.coverage is not None:
-        lines.append(f"- nsys: {facts.coverage.text()}")
+    lines += [f"- {name}: {text}" for name, text in captures(facts)]
     nvml = facts.hardware.nvml
     gpu_names = ", ".join(f"{g.get('index')}: {g.get('name')}" for g in facts.hardware.gpus)
     lines.append(f"- GPUs: {gpu_names or _known(nvml.get('status'))}")
@@ -127,7 +151,9 @@ def report_html(meta: dict[str, Any], findings: list[Finding], facts: TriageFact
              "</head><body>", f"<h1>aiperf-triage: {esc(str(meta['host']))}</h1>",
              f"<p>{esc(meta['start_utc'])} to {esc(meta['end_utc'])} UTC"
              + (" <strong>(interrupted)</strong>" if meta.get("interrupted") else "") + "</p>",
-             f"<p>Command: <code>{esc(' '.join(meta.get('command') or []) or '(none)')}</code></p>", "<h2>Findings</h2>"]
+             f"<p>Command: <code>{esc(command_text(meta.get('command')))}</code></p>",
+             "<ul>" + "".join(f"<li>{esc(name)}: {esc(text)}</li>" for name, text in captures(facts)) + "</ul>",
+             "<h2>Findings</h2>"]
     if findings:
         parts.append("<ul>" + "".join(f"<li class='{esc(f.severity)}'><strong>{esc(f.severity)}</strong> "
                                       f"{esc(f.title)}: {esc(f.detail)}</li>" for f in findings) + "</ul>")

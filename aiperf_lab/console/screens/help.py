@@ -16,8 +16,8 @@ the top the screens, the line under it each GPU's power and utilization now.
 
 | key | anywhere |
 |---|---|
-| 1 / 2 / 3 / 4 / 5 / 6 | Labs, Monitor, Run, Results, History, Triage |
-| ? or F1 | this help (escape closes it) |
+| 1-6 | the screens: 1 Labs, 2 Monitor, 3 Run, 4 Results, 5 History, 6 Triage |
+| ?, F1 | this help (escape closes it) |
 | ctrl+p | command palette: every screen and action by name |
 | escape | leave a text field, so these keys work again |
 | q | quit (asks first while a run or a triage bundle is going, then stops it) |
@@ -54,9 +54,10 @@ A run's grade is the same everywhere: ✓ pass, ✗ failed, – not graded, with
 | key | Triage |
 |---|---|
 | d | type the duration in seconds (only then does the field take keys; enter or escape leaves it) |
-| k | bench (copy and matmul probes) on or off |
+| k | the bench on or off (copy, matmul, link bandwidth and NCCL probes after the duration) |
 | b | start a bundle of the set duration |
 | x | stop it early (the archive is still written, marked interrupted) |
+| | `aiperf-triage show ARCHIVE` prints the bundle's summary: what it captured, and why a part is missing |
 
 Over SSH: no mouse needed; NO_COLOR is honoured; `--ascii` draws charts with plain characters.
 """

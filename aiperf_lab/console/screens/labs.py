@@ -15,6 +15,47 @@ from aiperf_lab.console.widgets import chrome_top
 from aiperf_lab.labs.catalog import Exercise, load_catalog
 
 
+LEGEND_LONG = "Labs  ([cpu]: runs without a GPU at size tiny)"
+LEGEND_SHORT = "Labs  [cpu]: runs without a GPU"
+
+
+def tree_legend(room: int | None) -> str:
+    """The tree's root: what [cpu] means, as long as the tree has room for ("▼ " before it)."""
+    return LEGEND_LONG if room is None or len(LEGEND_LONG) + 2 <= room else LEGEND_SHORT
+
+
+def exercise_label(exercise: Exercise, room: int | None) -> str:
+    """`ex01 [cpu] Reading the timeline...` in `room` columns (None: no limit); the short title where
+    the full one does not fit. The module (01) is the branch above it."""
+    head = exercise.id[3:7] + (" [cpu]" if exercise.cpu_size else "") + " "
+    if room is None or len(head) + len(exercise.title) <= room or not exercise.short_title:
+        return head + exercise.title
+    return head + exercise.short_title
+
+
+class LabTree(Tree):
+    """The module/exercise tree; its labels follow its width (see exercise_label)."""
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.fit_labels)
+
+    def fit_labels(self) -> None:
+        """Each exercise by its full title where the tree is wide enough, else by its short title, so no
+        label is cut (80 columns: the short ones)."""
+        room = self.scrollable_content_region.width
+        if not room:
+            return
+        changed = False
+        for node, label in [(self.root, tree_legend(room)),
+                            *[(leaf, exercise_label(leaf.data, room - 2 * self.guide_depth))
+                              for branch in self.root.children for leaf in branch.children]]:
+            if node.label.plain != label:
+                node.set_label(Text(label))
+                changed = True
+        if changed:
+            self._invalidate()   # the tree keeps the width of its longest label: measure again (Textual 8.2.8)
+
+
 class LabsScreen(Screen):
     BINDINGS = [
         Binding("r", "run('none')", "Run"),
@@ -37,13 +78,12 @@ class LabsScreen(Screen):
         yield from chrome_top()
         with Horizontal():
             # Text, not a string: Tree labels parse markup, and "[cpu]" would vanish as a tag.
-            tree: Tree = Tree(Text("Labs  ([cpu]: runs without a GPU at size tiny)"), id="lab-tree")
+            tree = LabTree(Text(tree_legend(None)), id="lab-tree")
             tree.root.expand()
             for module in load_catalog():
                 branch = tree.root.add(module.title, expand=True)
                 for exercise in module.exercises:
-                    cpu = " [cpu]" if exercise.cpu_size else ""
-                    branch.add_leaf(Text(f"{exercise.id[:7]}{cpu} {exercise.title}"), data=exercise)
+                    branch.add_leaf(Text(exercise_label(exercise, None)), data=exercise)
             yield tree
             with VerticalScroll(id="walkthrough-pane"):
                 yield Static("", id="selection")
@@ -56,6 +96,13 @@ class LabsScreen(Screen):
     def on_tree_node_highlighted(self, event: Tree.NodeHighlighted) -> None:
         if isinstance(event.node.data, Exercise) and event.node.data is not self.exercise:
             self.select(event.node.data)
+
+    def _follow_cursor(self) -> None:
+        """Select the exercise under the tree's cursor now: keys typed in one burst ("down down r") reach
+        the actions before the tree's highlight message does."""
+        node = self.query_one("#lab-tree", Tree).cursor_node
+        if node is not None and isinstance(node.data, Exercise) and node.data is not self.exercise:
+            self.select(node.data)
 
     def select(self, exercise: Exercise) -> None:
         self.exercise = exercise
@@ -86,6 +133,7 @@ class LabsScreen(Screen):
     def action_toggle_answers(self) -> None:
         """The written answers to the walkthrough's questions in place of the walkthrough, once the
         exercise has a finished run in the runs folder (as `labs show --answers`); again: back."""
+        self._follow_cursor()
         e = self.exercise
         if e is None:
             self.notify("select an exercise first", severity="warning")
@@ -98,7 +146,7 @@ class LabsScreen(Screen):
             from aiperf_lab.labs.history import answers_unlocked
             locked = answers_unlocked(e.id, self.app.ctx.runs_dir)
             if locked is not None:
-                self.notify(f"{locked} (r runs it)", severity="warning")
+                self.notify(f"{locked}. r runs it.", severity="warning")
                 return
         self.showing_answers = answers is not None
         self.query_one("#walkthrough", Markdown).update(answers if answers is not None else e.walkthrough_text())
@@ -106,6 +154,7 @@ class LabsScreen(Screen):
         self._show_selection()
 
     def action_next_variant(self) -> None:
+        self._follow_cursor()
         if self.exercise is None:
             return
         names = [v.name for v in self.exercise.variants]
@@ -113,6 +162,7 @@ class LabsScreen(Screen):
         self._show_selection()
 
     def action_toggle_size(self) -> None:
+        self._follow_cursor()
         self.problem_size = "tiny" if self.problem_size == "full" else "full"
         if self.exercise is not None and self.problem_size == "tiny" and not self.exercise.cpu_size:
             self.notify(f"{self.exercise.id} has no CPU path; tiny still needs a GPU. Exercises marked [cpu] "
@@ -120,6 +170,7 @@ class LabsScreen(Screen):
         self._show_selection()
 
     def action_run(self, profile: str) -> None:
+        self._follow_cursor()
         if self.exercise is None:
             self.notify("select an exercise first", severity="warning")
             return

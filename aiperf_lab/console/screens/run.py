@@ -14,7 +14,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Log, Static
 
 from aiperf_lab.console.view_model import elapsed, run_energy, run_state, wrap_lines
-from aiperf_lab.console.widgets import Confirm, chrome_top, grade_text
+from aiperf_lab.console.widgets import Confirm, chrome_top, grade_text, in_view
 
 LOG_LINES = 10_000
 
@@ -50,7 +50,10 @@ class RunScreen(Screen):
         self._timer = self.set_interval(1 / max(self.app.ctx.ui_hz, 8.0), self.tick)
 
     def on_screen_suspend(self) -> None:
-        self._timer.pause()
+        # A dialog over this screen (quit, cancel, help) leaves it in view: it keeps following the run,
+        # so a run that ends under the question reads as ended, not "running". Another screen hides it.
+        if not in_view(self):
+            self._timer.pause()
 
     def on_screen_resume(self) -> None:
         self._timer.resume()
@@ -122,7 +125,7 @@ class RunScreen(Screen):
         grade.update(grade_text(word, record.grade_reason, ascii_only))
         grade.set_class(word == "failed", "-failed")
         grade.display = True
-        self._write([f"== exit code {record.exit_code}, {record.seconds} s; folder {record.folder}"])
+        self._write([f"== {record.outcome}, {record.seconds} s; folder {record.folder}"])
         if record.exit_code not in (0, None) and record.size == "full" and not self.app.ctx.gpu_here \
                 and not record.cancelled:
             self._write(["== no GPU here: on Labs (1), z picks size tiny for exercises marked [cpu]"])

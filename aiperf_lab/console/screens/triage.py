@@ -10,7 +10,7 @@ from textual.screen import Screen
 from textual.widgets import Checkbox, Footer, Input, Log, Static
 
 from aiperf_lab.console.view_model import elapsed
-from aiperf_lab.console.widgets import chrome_top
+from aiperf_lab.console.widgets import InOrderInput, chrome_top
 
 
 BENCH_ON = "bench ON: copy and matmul probes (k)"
@@ -31,7 +31,7 @@ class TriageScreen(Screen):
                      id="triage-help")
         with Horizontal(id="triage-form"):
             yield Static("duration (s):", id="triage-duration-label")
-            duration = Input(value="60", id="triage-duration", type="number")
+            duration = InOrderInput(value="60", id="triage-duration", type="number")
             duration.can_focus = False
             yield duration
             bench = Checkbox(BENCH_OFF, id="triage-bench")
@@ -104,11 +104,12 @@ class TriageScreen(Screen):
         if triage.running:
             state = f"running {elapsed(triage.elapsed())} of {triage.duration_s:g} s"
         elif triage.archive:
-            state = f"done: {triage.archive}"
+            how = "stopped early, archive marked interrupted" if triage.exit_code == 130 else "done"
+            state = f"{how}: {triage.archive}\n(aiperf-triage show ARCHIVE prints its summary: what it captured, and why a part is missing)"
         elif triage.error:
             state = triage.error
         else:
             state = f"ended with exit code {triage.exit_code} (see the log)"
-        self.query_one("#triage-status", Static).update(state)
+        self.query_one("#triage-status", Static).update(Text(state))   # a path may hold brackets
         # Text, not markup: paths and titles may hold brackets ("[REDACTED]")
         self.query_one("#triage-progress", Static).update(Text("\n".join(triage.progress_lines())))

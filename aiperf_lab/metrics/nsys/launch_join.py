@@ -13,10 +13,11 @@ differ (a correlation id that two calls of one process share, a NULL in a column
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from operator import add, and_
-from itertools import chain, repeat
+from operator import add, and_, lt
+from itertools import chain, islice, repeat
 
-from aiperf_lab.metrics.nsys.db import KERNEL, PID_MASK, RUNTIME, NsysDatabase, integers_or_none, span_sql
+from aiperf_lab.metrics.nsys.db import (KERNEL, MEMCPY, MEMSET, PID_MASK, RUNTIME, NsysDatabase, integers_or_none,
+                                        span_sql)
 
 # One thread's operations, ordered by their call's start: call starts, call ends, then the op columns.
 Columns = list[list[int]]
@@ -44,6 +45,9 @@ def _read(db: NsysDatabase, source: str, key: str, columns: list[str],
     values = [None if any(p[4][i] is None for p in parts) else
               (parts[0][4][i] if len(parts) == 1 else list(chain.from_iterable(p[4][i] for p in parts)))
               for i in range(len(columns))]
+    for i, column in enumerate(columns):
+        if values[i] is None and column in _MOSTLY_CONSTANT:  # several values after all: read them all
+            values[i] = integers_or_none(db.query(f"SELECT group_concat({column}) FROM {source}")[0][0], rows)
     if keyed != rows or None in values:
         return _checked_none(db, checks)
     if low == high:
@@ -55,11 +59,25 @@ def _read(db: NsysDatabase, source: str, key: str, columns: list[str],
 def _parsed(result: list[tuple]) -> tuple:
     """A _read_sql row with its group_concat columns parsed (in the prefetching thread where there is one)."""
     rows, keyed, low, high, *texts = result[0]
-    return rows, keyed, low, high, [integers_or_none(t, rows) for t in texts]
+    return rows, keyed, low, high, [_one_value(t, rows) if t is not None and t[:1] == "=" else
+                                    integers_or_none(t, rows) for t in texts]
+
+
+# Columns that hold one value in most exports (one GPU, one launch API): read as "=" and their distinct
+# values; a list where that is one integer, else (several, or a NULL among them) _read reads them in full.
+_MOSTLY_CONSTANT = ("deviceId", "nameId")
+
+
+def _one_value(text: str, rows: int) -> list[int] | None:
+    value = text[1:]
+    if value.isascii() and value.lstrip("-").isdigit() and len(value) < 20:
+        return [int(value)] * rows
+    return None
 
 
 def _read_sql(source: str, key: str, columns: list[str]) -> str:
-    concat = ", ".join(f"group_concat({c})" for c in columns)
+    concat = ", ".join(f"CASE WHEN count({c}) = count(*) THEN '=' || group_concat(DISTINCT {c}) END"
+                       if c in _MOSTLY_CONSTANT else f"group_concat({c})" for c in columns)
     return f"SELECT count(*), count({key}), min({key}), max({key}), {concat} FROM {source}"
 
 
@@ -67,11 +85,20 @@ def _read_sqls(db: NsysDatabase, source: str, key: str, columns: list[str]) -> l
     """The read of `source`, split over rowid ranges of its table where it is long (run at once, in
     threads, by prefetch): a table, or a subquery of one table that carries its rowid as `rid`."""
     sql = _read_sql(source, key, columns)
-    if source in (KERNEL, RUNTIME):
+    if source in (KERNEL, RUNTIME, MEMCPY, MEMSET):
         return [f"{sql} {where}" for where in db.rowid_ranges(source)]
+    if source.startswith(f"({OPS_UNION_PART}") and source.endswith(")"):  # table by table, in the union's order
+        tables = [part[len(OPS_UNION_PART):] for part in source[1:-1].split(" UNION ALL ")]
+        if all(part.startswith(OPS_UNION_PART) for part in source[1:-1].split(" UNION ALL ")) and \
+                all(table in (KERNEL, MEMCPY, MEMSET) for table in tables):
+            return [sql for table in tables for sql in _read_sqls(db, table, key, columns)]
     if source.startswith(f"(SELECT rowid AS rid, ") and f" FROM {RUNTIME} WHERE " in source:
         return [f"{sql} {where}" for where in db.rowid_ranges(RUNTIME, "rid")]
     return [sql]
+
+
+# A union of GPU operation tables, as nvtx_tree reads them: each read on its own (split like a table).
+OPS_UNION_PART = "SELECT start, [end], correlationId, globalPid FROM "
 
 
 def _op_read_columns(op_columns: list[str]) -> list[str]:
@@ -171,6 +198,9 @@ def launches_by_thread(db: NsysDatabase, ops: str, op_columns: list[str], call_s
         call_pids = None if call_tids is None else list(map(and_, call_tids, repeat(PID_MASK)))
         if op_pids is None and call_pids is None:  # one process on both sides: the correlation id alone
             same = op_pid is None or call_tid is None or op_pid == call_tid & PID_MASK
+            if same and op_corr == call_corr and all(map(lt, call_corr, islice(call_corr, 1, None))):
+                found = None  # the n-th op is the n-th call's (kernels and launches alike in order): no index
+                break
             call_keys, op_keys = (call_corr, op_corr) if same else ([], op_corr)
         else:
             call_keys = list(zip(call_corr, call_pids if call_pids is not None else
@@ -184,6 +214,11 @@ def launches_by_thread(db: NsysDatabase, ops: str, op_columns: list[str], call_s
         if None not in found or source is call_sources[-1]:
             break
     threads: dict[int | None, Columns] = {}
+    if found is None:
+        starts, ends, columns = call_starts, call_ends, [call_starts, call_ends, *call_values, *op_values]
+        if not starts:
+            return threads
+        return _by_thread(threads, call_tids, call_tid, starts, columns)
     if None in found:
         missing = [i for i, f in enumerate(found) if f is None]
         threads[None] = [[0] * len(missing), [0] * len(missing), *([None] * len(missing) for _ in call_values),
@@ -196,10 +231,17 @@ def launches_by_thread(db: NsysDatabase, ops: str, op_columns: list[str], call_s
     starts = list(map(call_starts.__getitem__, found))
     ends = list(map(call_ends.__getitem__, found))
     columns = [starts, ends, *(list(map(v.__getitem__, found)) for v in call_values), *op_values]
-    if call_tids is None:  # one launching thread
-        threads[call_tid] = _order(starts, columns) if starts != sorted(starts) else columns
+    tids = None if call_tids is None else list(map(call_tids.__getitem__, found))
+    return _by_thread(threads, tids, call_tid, starts, columns)
+
+
+def _by_thread(threads: dict, tids: list[int] | None, tid: int | None, starts: list[int],
+               columns: list[list[int]]) -> dict[int | None, Columns]:
+    """`columns` (per op, its call's start first) split by launching thread (`tids` per op, or `tid` for
+    all), each ordered by call start (stable)."""
+    if tids is None:  # one launching thread
+        threads[tid] = _order(starts, columns) if starts != sorted(starts) else columns
         return threads
-    tids = list(map(call_tids.__getitem__, found))
     if starts != sorted(starts):
         columns = _order(starts, columns)
         tids = list(map(tids.__getitem__, sorted(range(len(starts)), key=starts.__getitem__)))

@@ -191,16 +191,20 @@ def _exec_groups(db: NsysDatabase, name_col: str) -> list[tuple] | None:
     out = []
     for gtid, (starts, ends, api_ids, devices, names, kernel_starts, kernel_times) in threads.items():
         kernel_ends = list(map(add, kernel_starts, kernel_times))
-        totals = list(map(sub, map(max, ends, kernel_ends), starts))
         api_times = list(map(sub, ends, starts))
-        queued = list(map(ge, kernel_starts, ends))
+        if all(map(ge, kernel_ends, ends)):  # (kernels end after their call: the total is the kernel's end)
+            totals = list(map(sub, kernel_ends, starts))
+        else:
+            totals = list(map(sub, map(max, ends, kernel_ends), starts))
         queues = list(map(sub, kernel_starts, ends))
-        # One small integer per kernel for its (device, API, kernel name) group: sorted in C.
+        # One small integer per kernel for its (device, API, kernel name) group: sorted in C. A column of
+        # one value (one GPU, one launch API) adds nothing to it.
         dense = [{v: i for i, v in enumerate(sorted(set(column)))} for column in (devices, api_ids, names)]
         widths = [len(d) for d in dense]
-        keys = list(map(add, map(mul, map(add, map(mul, map(dense[0].__getitem__, devices), repeat(widths[1])),
-                                              map(dense[1].__getitem__, api_ids)), repeat(widths[2])),
-                        map(dense[2].__getitem__, names)))
+        keys = list(map(dense[2].__getitem__, names))
+        if widths[0] > 1 or widths[1] > 1:
+            keys = list(map(add, map(mul, map(add, map(mul, map(dense[0].__getitem__, devices), repeat(widths[1])),
+                                                  map(dense[1].__getitem__, api_ids)), repeat(widths[2])), keys))
         values = [list(v) for v in (dense[0], dense[1], dense[2])]
         order = sorted(range(len(keys)), key=keys.__getitem__)
         keys = list(map(keys.__getitem__, order))
@@ -211,9 +215,11 @@ def _exec_groups(db: NsysDatabase, name_col: str) -> list[tuple] | None:
             members = order[lo:hi]
             rest, name_index = divmod(key, widths[2])
             device_index, api_index = divmod(rest, widths[1])
+            group_queues = list(map(queues.__getitem__, members))
             out.append((gtid, values[0][device_index], values[1][api_index], values[2][name_index],
                         list(map(totals.__getitem__, members)), list(map(api_times.__getitem__, members)),
-                        list(compress(map(queues.__getitem__, members), map(queued.__getitem__, members))),
+                        group_queues if min(group_queues, default=0) >= 0 else
+                        list(compress(group_queues, map(ge, group_queues, repeat(0)))),
                         list(map(kernel_times.__getitem__, members))))
             lo = hi
     return out

@@ -54,12 +54,7 @@ def load_ranges(db: NsysDatabase, end_bound: str = "all", event_types: tuple = N
     db.require(NVTX, what="NV Tools Extension (NVTX) data", columns=())
     types = ",".join(str(t) for t in event_types)
     bound = _missing_end_bound(db, end_bound, types)
-    # Optional columns, in case an export lacks them: no registered strings, no domains, no
-    # cross-thread ends mean NULL, as an export that has the columns but no such events would hold.
-    present = db.columns(NVTX)
-    text_id = "n.[textId]" if "textId" in present else "NULL"
-    domain_id = "n.[domainId]" if "domainId" in present else "0"
-    end_tid = "n.[endGlobalTid]" if "endGlobalTid" in present else "NULL"
+    text_id, domain_id, end_tid = _optional_columns(db)
     prefixes = _domain_prefixes(db, text_id, domain_id)
     default_prefix = [":"]
 
@@ -84,9 +79,39 @@ def load_ranges(db: NsysDatabase, end_bound: str = "all", event_types: tuple = N
     return ranges
 
 
+def _optional_columns(db: NsysDatabase) -> tuple[str, str, str]:
+    """textId, domainId and endGlobalTid as SQL, in case an export lacks them: no registered strings, no
+    domains, no cross-thread ends mean NULL, as an export that has the columns but no such events would hold."""
+    present = db.columns(NVTX)
+    return ("n.[textId]" if "textId" in present else "NULL", "n.[domainId]" if "domainId" in present else "0",
+            "n.[endGlobalTid]" if "endGlobalTid" in present else "NULL")
+
+
+def prefetch_ranges(db: NsysDatabase, end_bound: str = "ranges", event_types: tuple = NVTX_RANGE_TYPES) -> None:
+    """Start load_ranges' grouped read of the ranges in a thread of its own (NsysDatabase.prefetch), so
+    that a report reads them while it reads the kernels and their calls. A wrong value met on the way
+    raises load_ranges' InputError here."""
+    if NVTX not in db.tables:
+        return
+    types = ",".join(str(t) for t in event_types)
+    bound = _missing_end_bound(db, end_bound, types)
+    text_id, domain_id, end_tid = _optional_columns(db)
+    pushpop = ",".join(str(t) for t in (NVTX_PUSHPOP, NVTXT_PUSHPOP))
+    db.prefetch(_grouped_sql(f"FROM {NVTX} AS n WHERE n.eventType IN ({types})", int(bound), pushpop, end_tid,
+                             domain_id, text_id))
+
+
 def _missing_end_bound(db: NsysDatabase, end_bound: str, types: str) -> int:
     """What replaces a missing end (see load_ranges). Checks the values it reads (and eventType's type,
-    which picks the rows): a text or blob anywhere would be the maximum."""
+    which picks the rows): a text or blob anywhere would be the maximum. Kept for the next read."""
+    found = db.memo.get(("nvtx_missing_end", end_bound, types))
+    if found is not None:
+        return found
+    found = db.memo[("nvtx_missing_end", end_bound, types)] = _read_missing_end_bound(db, end_bound, types)
+    return found
+
+
+def _read_missing_end_bound(db: NsysDatabase, end_bound: str, types: str) -> int:
     where = f"eventType IN ({types})" if end_bound != "all" else "1"
     # (Two aggregates, not SQL's max(a, b), which is NULL when no range has an end at all.)
     bounds = db.query(f"SELECT max(start), max([end]) FROM {NVTX} WHERE {where}")[0]
@@ -120,6 +145,15 @@ def _int_or_none(value: object) -> bool:
     return value is None or type(value) is int
 
 
+def _grouped_sql(source: str, bound: int, pushpop: str, end_tid: str, domain_id: str, text_id: str) -> str:
+    time_ok = f"BETWEEN -{TIME_BOUND} AND {TIME_BOUND}"
+    return (f"SELECT {text_id} AS text_id, n.text, CASE WHEN n.eventType IN ({pushpop}) THEN 'PushPop' "
+            f"ELSE 'StartEnd' END AS style, typeof({end_tid}) AS elsewhere, n.globalTid, {domain_id} AS domain, "
+            f"count(*), group_concat(n.rowid), group_concat(CASE WHEN n.start {time_ok} THEN n.start END), "
+            f"group_concat(CASE WHEN n.[end] IS NULL THEN {bound} WHEN n.[end] {time_ok} THEN n.[end] END) "
+            f"{source} GROUP BY text_id, n.text, style, elsewhere, n.globalTid, domain")
+
+
 def _grouped_ranges(db: NsysDatabase, source: str, bound: int, pushpop: str, end_tid: str, domain_id: str,
                     text_id: str, prefixes: dict) -> list[NvtxRange] | None:
     """The ranges in table order (each repeated per domain name its domain matches, in that order), read
@@ -127,13 +161,7 @@ def _grouped_ranges(db: NsysDatabase, source: str, bound: int, pushpop: str, end
     None where a value is NULL (the row-by-row read handles that)."""
     # The values are checked as they are read: times out of range, texts, blobs and NULL starts give NULL
     # (a count that comes up short), reals their text, the keys their type; any of these: the full check.
-    time_ok = f"BETWEEN -{TIME_BOUND} AND {TIME_BOUND}"
-    rows = db.query(
-        f"SELECT {text_id} AS text_id, n.text, CASE WHEN n.eventType IN ({pushpop}) THEN 'PushPop' "
-        f"ELSE 'StartEnd' END AS style, typeof({end_tid}) AS elsewhere, n.globalTid, {domain_id} AS domain, "
-        f"count(*), group_concat(n.rowid), group_concat(CASE WHEN n.start {time_ok} THEN n.start END), "
-        f"group_concat(CASE WHEN n.[end] IS NULL THEN {bound} WHEN n.[end] {time_ok} THEN n.[end] END) "
-        f"{source} GROUP BY text_id, n.text, style, elsewhere, n.globalTid, domain")
+    rows = db.query(_grouped_sql(source, bound, pushpop, end_tid, domain_id, text_id))
     if not all(_int_or_none(text_id_value) and (text is None or type(text) is str) and _int_or_none(gtid)
                and _int_or_none(domain) and elsewhere in ("null", "integer")
                for text_id_value, text, _style, elsewhere, gtid, domain, *_rest in rows):
@@ -554,6 +582,7 @@ def nvtx_kern_sum(db: NsysDatabase, variant: str = "demangled") -> Table:
         from aiperf_lab.metrics.nsys.launch_join import prefetch
 
         prefetch(db, KERNEL, *_launch_reads(db, name_col))
+        prefetch_ranges(db, "ranges")
     ranges_by_thread: dict[int, list[NvtxRange]] = defaultdict(list)
     for r in load_ranges(db, end_bound="ranges"):
         if not r.ends_elsewhere:

@@ -15,21 +15,23 @@ them take part.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections import defaultdict
-from typing import NamedTuple
+from collections import Counter, defaultdict
 from functools import partial
-from itertools import compress, repeat
-from operator import add, attrgetter, getitem, itemgetter, le, lt
+from itertools import compress, islice, repeat
+from operator import add, and_, getitem, is_not, itemgetter, le, lt, mul, rshift, sub
 
 from aiperf_lab.errors import MissingData
 from aiperf_lab.metrics.nsys.db import (KERNEL, MEMCPY, MEMSET, NVTX, NVTX_PUSHPOP, NVTX_STARTEND, NVTXT_PUSHPOP,
-                                        NVTXT_STARTEND, RUNTIME, NsysDatabase, parse_integers, span_sql,
+                                        NVTXT_STARTEND, RUNTIME, TIME_LIMIT, NsysDatabase, parse_integers, span_sql,
                                         split_global_tid)
-from aiperf_lab.metrics.nsys.nvtx import NvtxRange, load_ranges
+from aiperf_lab.metrics.nsys.nvtx import NvtxRange, load_ranges, prefetch_ranges
 from aiperf_lab.metrics.summary_stats import SUM_COLUMNS, duration_summary, sqlite_round, summary_rows
-from aiperf_lab.metrics.tables import Table
+from aiperf_lab.metrics.tables import ColumnRows, Table
 
 PUSHPOP_TYPES = (NVTX_PUSHPOP, NVTXT_PUSHPOP)
+# NvtxRange fields, read in C
+_ID, _START, _END, _GTID, _NAME, _STYLE = (itemgetter(i) for i in range(6))
+_KEY = itemgetter(4, 5)
 STARTEND_TYPES = (NVTX_STARTEND, NVTXT_STARTEND)
 
 
@@ -68,37 +70,96 @@ class Nesting:
 
     def __init__(self, ranges: list[NvtxRange], stacks: bool = True):
         self.parent: dict[int, int | None] = {}
+        self.level: dict[int, int] = {}
+        self.stack: dict[int, str] = {}
+        self._children: dict[int, list[int]] | None = None
         by_thread: dict[int, list[NvtxRange]] = defaultdict(list)
         for r in ranges:
             by_thread[r.global_tid].append(r)
+        crossing = []
         for thread in by_thread.values():
-            self._thread_parents(thread)
-        self.children: dict[int, list[int]] = defaultdict(list)
-        for child, parent in self.parent.items():
-            if parent is not None:
-                self.children[parent].append(child)
-        self.level: dict[int, int] = {}
-        self.stack: dict[int, str] = {}
-        roots = [rid for rid, parent in self.parent.items() if parent is None]
+            # (start, -end, range_id): one pass where no two ranges start together, else three stable
+            # passes; C key functions, no tuple per range.
+            if len(set(map(_START, thread))) == len(thread):
+                thread.sort(key=_START)
+            else:
+                thread.sort(key=_ID)
+                thread.sort(key=_END, reverse=True)
+                thread.sort(key=_START)
+            if not self._thread_chain(thread, stacks):
+                crossing.append(thread)
+        if crossing:
+            self._crossing(crossing, stacks)
+
+    @property
+    def children(self) -> dict[int, list[int]]:
+        """Parent -> its children's range ids (made when first asked for)."""
+        if self._children is None:
+            self._children = defaultdict(list)
+            for child, parent in self.parent.items():
+                if parent is not None:
+                    self._children[parent].append(child)
+        return self._children
+
+    def _thread_chain(self, thread: list[NvtxRange], stacks: bool) -> bool:
+        """One thread's ranges where each one lies inside the one open before it (push/pop ranges): one
+        pass with a stack of the open ranges, whose top is the tightest container. False (nothing
+        recorded) where a range is not inside the open range before it, or two have the same span."""
+        starts, ends, ids = list(map(_START, thread)), list(map(_END, thread)), list(map(_ID, thread))
+        if len(set(starts)) != len(starts) and len(set(zip(starts, ends))) != len(thread):
+            return False
+        open_ends = [TIME_LIMIT]  # (at the bottom: the whole thread, which no range ends after)
+        open_ids: list[int | None] = [None]
+        parents: list[int | None] = []
+        levels: list[int] = []
+        open_end, close, open_id, drop = open_ends.append, open_ends.pop, open_ids.append, open_ids.pop
+        add_parent, add_level = parents.append, levels.append
+        for start, end, rid in zip(starts, ends, ids):
+            while open_ends[-1] < start:
+                close()
+                drop()
+            if open_ends[-1] < end:
+                return False  # crosses the range open before it (or only touches its end)
+            add_parent(open_ids[-1])
+            add_level(len(open_ids) - 1)
+            open_end(end)
+            open_id(rid)
+        self.parent.update(zip(ids, parents))
+        self.level.update(zip(ids, levels))
+        if stacks:
+            stack = self.stack
+            for rid, parent in zip(ids, parents):  # parents come before their children
+                stack[rid] = f":{rid}" if parent is None else f"{stack[parent]}:{rid}"
+        return True
+
+    def _crossing(self, threads: list[list[NvtxRange]], stacks: bool) -> None:
+        """Threads whose ranges cross: the tightest container of each range among all those open."""
+        parent: dict[int, int | None] = {}
+        for thread in threads:
+            self._thread_parents(thread, parent)
+        self.parent.update(parent)
+        children: dict[int, list[int]] = defaultdict(list)
+        for child, up in parent.items():
+            if up is not None:
+                children[up].append(child)
+        roots = [rid for rid, up in parent.items() if up is None]
         if not stacks:  # levels only (the summaries): no string per range
             todo_levels = [(rid, 0) for rid in roots]
             while todo_levels:
                 rid, level = todo_levels.pop()
                 self.level[rid] = level
-                todo_levels.extend(zip(self.children.get(rid, ()), repeat(level + 1)))
+                todo_levels.extend(zip(children.get(rid, ()), repeat(level + 1)))
             return
         todo = [(rid, 0, f":{rid}") for rid in roots]
         while todo:
             rid, level, stack = todo.pop()
             self.level[rid] = level
             self.stack[rid] = stack
-            todo.extend((c, level + 1, f"{stack}:{c}") for c in self.children.get(rid, ()))
+            todo.extend((c, level + 1, f"{stack}:{c}") for c in children.get(rid, ()))
 
-    def _thread_parents(self, thread: list[NvtxRange]) -> None:
-        # (start, -end, range_id) in three stable passes with C key functions: no tuple per range
-        thread.sort(key=attrgetter("range_id"))
-        thread.sort(key=attrgetter("end"), reverse=True)
-        thread.sort(key=attrgetter("start"))
+    @staticmethod
+    def _thread_parents(thread: list[NvtxRange], parent: dict[int, int | None]) -> None:
+        """(The thread's ranges sorted by start, longest first, then range id.)"""
         active: list[NvtxRange] = []
         i = 0
         while i < len(thread):
@@ -109,14 +170,14 @@ class Nesting:
             if j - i > 1:
                 ids = [x.range_id for x in thread[i:j]]
                 for k, rid in enumerate(ids):
-                    self.parent[rid] = ids[k - 1] if k else ids[1]
+                    parent[rid] = ids[k - 1] if k else ids[1]
             else:
                 active = [p for p in active if p.end >= r.start]
                 best = None
                 for p in active:  # the tightest container: the shortest one holding r
                     if p.end >= r.end and (best is None or p.end - p.start < best.end - best.start):
                         best = p
-                self.parent[r.range_id] = best.range_id if best is not None else None
+                parent[r.range_id] = best.range_id if best is not None else None
             active.extend(thread[i:j])
             i = j
 
@@ -160,7 +221,9 @@ _OP_COLUMNS = ["start", span_sql(), "correlationId"]
 def _gpu_ops(tables: list[str]) -> str:
     if tables == [KERNEL]:  # the table itself: its read can be split over threads (launch_join)
         return KERNEL
-    return f"({' UNION ALL '.join(f'SELECT start, [end], correlationId, globalPid FROM {t}' for t in tables)})"
+    from aiperf_lab.metrics.nsys.launch_join import OPS_UNION_PART
+
+    return f"({' UNION ALL '.join(f'{OPS_UNION_PART}{t}' for t in tables)})"
 
 
 def _gpu_launches(db: NsysDatabase) -> dict[int, _Launches]:
@@ -195,17 +258,21 @@ def _gpu_launches(db: NsysDatabase) -> dict[int, _Launches]:
     return threads
 
 
-class Projection(NamedTuple):
-    range: NvtxRange
-    start: int
-    end: int
-    ops: int
+class Projections:
+    """The ranges that launched GPU work, in the ranges' order, and their projections, column by column:
+    the first operation's start, the last one's end, and how many operations (by correlation id)."""
+
+    __slots__ = ("ranges", "starts", "ends", "ops")
+
+    def __init__(self, ranges: list[NvtxRange], starts: list[int], ends: list[int], ops: list[int]):
+        self.ranges, self.starts, self.ends, self.ops = ranges, starts, ends, ops
+
+    def ordered(self, order: list[int]) -> Projections:
+        return Projections(*(list(map(column.__getitem__, order))
+                             for column in (self.ranges, self.starts, self.ends, self.ops)))
 
 
-_make_projection = partial(tuple.__new__, Projection)  # from a 4-tuple, in C
-
-
-def _projections(db: NsysDatabase, stacks: bool = True) -> tuple[list[Projection], Nesting]:
+def _projections(db: NsysDatabase, stacks: bool = True) -> tuple[Projections, Nesting]:
     db.require("StringIds", what="StringIds table")
     db.require(RUNTIME, what="CUDA API data", columns=())  # checked by the launch join as it reads
     tables = [t for t in (KERNEL, MEMCPY, MEMSET) if t in db.tables]
@@ -213,101 +280,132 @@ def _projections(db: NsysDatabase, stacks: bool = True) -> tuple[list[Projection
         from aiperf_lab.metrics.nsys.launch_join import prefetch
 
         prefetch(db, _gpu_ops(tables), _OP_COLUMNS, db.launch_calls())
+        prefetch_ranges(db, "ranges")
     ranges = [r for r in _unique(load_ranges(db, end_bound="ranges")) if not r.ends_elsewhere]
     launches = _gpu_launches(db)
     nest = Nesting(ranges, stacks)
-    by_thread: dict[int, list[NvtxRange]] = defaultdict(list)
-    for r in ranges:
-        by_thread[r.global_tid].append(r)
-    if len(by_thread) == 1:  # one thread: its projections are already in the ranges' order
-        (gtid, thread_ranges), = by_thread.items()
-        thread = launches.get(gtid)
-        return (_thread_projections(thread, thread_ranges) if thread is not None else []), nest
-    found: dict[int, Projection] = {}  # by position in `ranges`, to keep its order
-    position = {id(r): i for i, r in enumerate(ranges)}
-    for gtid, thread_ranges in by_thread.items():
+    by_thread: dict[int, list[int]] = defaultdict(list)  # thread -> positions of its ranges in `ranges`
+    for position, gtid in enumerate(map(_GTID, ranges)):
+        by_thread[gtid].append(position)
+    parts = []
+    for gtid, positions in by_thread.items():
         thread = launches.get(gtid)
         if thread is not None:
-            for p in _thread_projections(thread, thread_ranges):
-                found[position[id(p.range)]] = p
-    return [found[i] for i in sorted(found)], nest
+            thread_ranges = ranges if len(by_thread) == 1 else list(map(ranges.__getitem__, positions))
+            held, starts, ends, ops = _thread_projections(thread, thread_ranges)
+            parts.append((list(map(positions.__getitem__, held)), list(map(thread_ranges.__getitem__, held)),
+                          starts, ends, ops))
+    if len(parts) == 1:  # one thread: its projections are already in the ranges' order
+        return Projections(*parts[0][1:]), nest
+    held, *columns = ([v for part in parts for v in part[i]] for i in range(5))
+    found = Projections(*columns)
+    return found.ordered(sorted(range(len(held)), key=held.__getitem__)), nest
 
 
-def _thread_projections(thread: _Launches, ranges: list[NvtxRange]) -> list[Projection]:
-    """The projections of one thread's ranges. A range holds the calls that start and end inside it."""
+def _thread_projections(thread: _Launches, ranges: list[NvtxRange]) -> tuple[list[int], list[int], list[int], list[int]]:
+    """The projections of one thread's ranges: (indexes in `ranges` of those that hold a call, projected
+    starts, projected ends, operation counts). A range holds the calls that start and end inside it."""
     starts, ends = thread.call_starts, thread.call_ends
-    los = list(map(bisect_left, repeat(starts), map(itemgetter(1), ranges)))  # NvtxRange.start
+    los = list(map(bisect_left, repeat(starts), map(_START, ranges)))
     if ends != sorted(ends) or not all(map(le, starts, ends)):  # overlapping calls: range by range
-        return [p for p in map(_projection_one, repeat(thread), ranges, los) if p is not None]
+        found = [(i, *p) for i, p in enumerate(map(_projection_one, repeat(thread), ranges, los)) if p is not None]
+        return tuple(list(column) for column in zip(*found)) if found else ([], [], [], [])
     # Calls run one after another: those inside a range are one run [lo, hi), both edges bisected in C.
-    his = list(map(bisect_right, repeat(ends), map(itemgetter(2), ranges)))  # NvtxRange.end
+    his = list(map(bisect_right, repeat(ends), map(_END, ranges)))
     held = list(compress(range(len(ranges)), map(lt, los, his)))
-    spans = [slice(los[i], his[i]) for i in held]
-    op_starts = map(min, map(getitem, repeat(thread.op_starts), spans))
-    op_ends = map(max, map(getitem, repeat(thread.op_ends), spans))
+    los, his = list(map(los.__getitem__, held)), list(map(his.__getitem__, held))
+    op_starts, op_ends = thread.op_starts, thread.op_ends
+    # The first operation's start and the last one's end: the run's first and last where the operations
+    # start (end) in call order, as on one stream; else the least and greatest of each run.
+    if all(map(le, op_starts, islice(op_starts, 1, None))):
+        first = list(map(op_starts.__getitem__, los))
+    else:
+        first = list(map(min, map(getitem, repeat(op_starts), map(slice, los, his))))
+    if all(map(le, op_ends, islice(op_ends, 1, None))):
+        last = list(map(op_ends.__getitem__, map(sub, his, repeat(1))))
+    else:
+        last = list(map(max, map(getitem, repeat(op_ends), map(slice, los, his))))
     correlations = thread.correlations
     if len(set(correlations)) == len(correlations):
-        counts = [his[i] - los[i] for i in held]
+        counts = list(map(sub, his, los))
     else:  # graph launches: several operations share one call's correlation id
-        counts = list(map(len, map(set, map(getitem, repeat(correlations), spans))))
-    return list(map(_make_projection, zip(map(ranges.__getitem__, held), op_starts, op_ends, counts)))
+        counts = list(map(len, map(set, map(getitem, repeat(correlations), map(slice, los, his)))))
+    return held, first, last, counts
 
 
-def _projection_one(thread: _Launches, r: NvtxRange, lo: int) -> Projection | None:
+def _projection_one(thread: _Launches, r: NvtxRange, lo: int) -> tuple[int, int, int] | None:
     keep = [i for i in range(lo, bisect_right(thread.call_starts, r.end)) if thread.call_ends[i] <= r.end]
     if not keep:
         return None
-    return Projection(r, min(thread.op_starts[i] for i in keep), max(thread.op_ends[i] for i in keep),
-                      len({thread.correlations[i] for i in keep}))
+    return (min(thread.op_starts[i] for i in keep), max(thread.op_ends[i] for i in keep),
+            len({thread.correlations[i] for i in keep}))
 
 
-def _projected_children(projections: list[Projection], nest: Nesting) -> dict[int, int]:
-    projected = {p.range.range_id for p in projections}
-    counts: dict[int, int] = defaultdict(int)
-    for rid in projected:
-        parent = nest.parent.get(rid)
-        if parent is not None:
-            counts[parent] += 1
-    return counts
+def _projected_children(range_ids: list[int], nest: Nesting) -> dict[int, int]:
+    """Per range, how many of its children have a projection."""
+    return Counter(filter(partial(is_not, None), map(nest.parent.get, set(range_ids))))
+
+
+def _thread_ids(ranges: list[NvtxRange]) -> tuple[list, list]:
+    gtids = list(map(_GTID, ranges))
+    if None in gtids:
+        return tuple(list(column) for column in zip(*map(split_global_tid, gtids))) if gtids else ([], [])
+    return (list(map(and_, map(rshift, gtids, repeat(24)), repeat(0xFFFFFF))),
+            list(map(and_, gtids, repeat(0xFFFFFF))))
 
 
 def nvtx_gpu_proj_trace(db: NsysDatabase) -> Table:
     """NVTX GPU Projection Trace: each range projected onto the GPU work it launched, in projected order."""
-    projections, nest = _projections(db)
-    children = _projected_children(projections, nest)
-    rows = []
-    for p in projections:
-        r, rid = p.range, p.range.range_id
-        rows.append([r.name, p.start, p.end - p.start, r.start, r.end - r.start, r.style,
-                     *split_global_tid(r.global_tid), p.ops, nest.level.get(rid),
-                     children.get(rid, 0), rid, nest.parent.get(rid) if rid in nest.level else None,
-                     nest.stack.get(rid)])
-    rows.sort(key=lambda row: (row[1], -row[2]))
-    columns = ["Name", "Projected Start (ns)", "Projected Duration (ns)", "Orig Start (ns)", "Orig Duration (ns)",
+    found, nest = _projections(db)
+    # ORDER BY projected start, projected duration descending: one stable sort of the positions by both
+    # packed into one integer (start * width + longest - duration), nearly in order already.
+    durations = list(map(sub, found.ends, found.starts))
+    if durations:
+        longest = max(durations)
+        width = longest - min(durations) + 1
+        keys = list(map(sub, map(mul, found.starts, repeat(width)), map(sub, durations, repeat(longest))))
+        found = found.ordered(sorted(range(len(keys)), key=keys.__getitem__))
+    ranges = found.ranges
+    ids = list(map(_ID, ranges))
+    range_starts = list(map(_START, ranges))
+    parents = list(map(nest.parent.get, ids))
+    if len(nest.level) != len(nest.parent):  # ranges with the same span: out of the tree, no parent shown
+        parents = [parent if rid in nest.level else None for rid, parent in zip(ids, parents)]
+    children = _projected_children(ids, nest)
+    columns = [list(map(_NAME, ranges)), found.starts, list(map(sub, found.ends, found.starts)), range_starts,
+               list(map(sub, map(_END, ranges), range_starts)), list(map(_STYLE, ranges)), *_thread_ids(ranges),
+               found.ops, list(map(nest.level.get, ids)), list(map(children.get, ids, repeat(0))), ids, parents,
+               list(map(nest.stack.get, ids))]
+    headers = ["Name", "Projected Start (ns)", "Projected Duration (ns)", "Orig Start (ns)", "Orig Duration (ns)",
                "Style", "PID", "TID", "NumGPUOps", "Lvl", "NumChild", "RangeId", "ParentId", "RangeStack"]
-    return Table("nvtx_gpu_proj_trace", "NVTX GPU Projection Trace", columns, rows)
+    return Table("nvtx_gpu_proj_trace", "NVTX GPU Projection Trace", headers, ColumnRows(columns))
 
 
 def _avg1(values: list) -> float | None:
-    present = [v for v in values if v is not None]
+    present = [v for v in values if v is not None] if None in values else values
     return sqlite_round(sum(present) / len(present)) if present else None
 
 
 def nvtx_gpu_proj_sum(db: NsysDatabase) -> Table:
     """NVTX GPU Projection Summary: per range name and style, projected and range time, GPU operations."""
-    projections, nest = _projections(db, stacks=False)
-    children = _projected_children(projections, nest)
-    groups: dict[tuple[str, str], list[Projection]] = defaultdict(list)
-    for p in projections:
-        groups[(p.range.name, p.range.style)].append(p)
+    found, nest = _projections(db, stacks=False)
+    ranges = found.ranges
+    ids = list(map(_ID, ranges))
+    children = _projected_children(ids, nest)
+    groups: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for position, key in enumerate(map(_KEY, ranges)):
+        groups[key].append(position)
+    projected = list(map(sub, found.ends, found.starts))
     rows = []
     for (name, style) in sorted(groups):
         members = groups[(name, style)]
-        total, n, avg, med, low, high, stdev = duration_summary([p.end - p.start for p in members])
-        ops = [p.ops for p in members]
-        rows.append([name, style, total, sum(p.range.end - p.range.start for p in members), n, avg, med, low, high,
-                     stdev, sum(ops), _avg1(ops), _avg1([nest.level.get(p.range.range_id) for p in members]),
-                     _avg1([children.get(p.range.range_id, 0) for p in members])])
+        total, n, avg, med, low, high, stdev = duration_summary(list(map(projected.__getitem__, members)))
+        member_ranges = list(map(ranges.__getitem__, members))
+        member_ids = list(map(ids.__getitem__, members))
+        ops = list(map(found.ops.__getitem__, members))
+        rows.append([name, style, total, sum(map(_END, member_ranges)) - sum(map(_START, member_ranges)), n, avg,
+                     med, low, high, stdev, sum(ops), _avg1(ops), _avg1(list(map(nest.level.get, member_ids))),
+                     _avg1(list(map(children.get, member_ids, repeat(0))))])
     rows.sort(key=lambda row: -row[2])
     columns = ["Range", "Style", "Total Proj Time (ns)", "Total Range Time (ns)", "Range Instances", "Proj Avg (ns)",
                "Proj Med (ns)", "Proj Min (ns)", "Proj Max (ns)", "Proj StdDev (ns)", "Total GPU Ops", "Avg GPU Ops",
