@@ -421,3 +421,141 @@ def test_damaged_clock_values_are_skipped_not_crashed_on(pair, tmp_path):
         recording = read_recording(_damaged(pair, tmp_path, edit))
         assert recording.utc_origin_ns == good.utc_origin_ns, edit.__name__
         assert abs(len(recording.ticks) - len(good.ticks)) <= 1, edit.__name__
+
+
+def _depths_by_definition(ranges):
+    """The nesting depth as the report defines it, the quadratic way: walked in (start, -end) order per
+    lane, a range's depth is the number of still-open ranges that end at or after its end."""
+    from collections import defaultdict
+    depth, lanes = [0] * len(ranges), defaultdict(list)
+    for i, r in enumerate(ranges):
+        lanes[r.lane].append(i)
+    for indices in lanes.values():
+        stack = []
+        for i in sorted(indices, key=lambda i: (ranges[i].start, -ranges[i].end)):
+            while stack and ranges[stack[-1]].end <= ranges[i].start:
+                stack.pop()
+            depth[i] = sum(1 for j in stack if ranges[j].end >= ranges[i].end)
+            stack.append(i)
+    return depth
+
+
+def test_range_depths_match_the_definition_on_crossing_twin_and_empty_ranges():
+    import random
+
+    from aiperf_lab.metrics.energy.attribution import Range, _depths
+    rng = random.Random(7)
+    for _ in range(150):
+        ranges = []
+        for _ in range(rng.randint(0, 200)):
+            start = rng.randint(0, 40)
+            ranges.append(Range("r", start, start + rng.choice([0, 1, rng.randint(0, 25)]), rng.randint(0, 2)))
+        assert _depths(ranges) == _depths_by_definition(ranges)
+
+
+class _CountedRange:
+    """A range that counts how often its times are read."""
+    reads = 0
+
+    def __init__(self, start, end):
+        self._start, self._end, self.name, self.lane = start, end, "r", 0
+
+    @property
+    def start(self):
+        _CountedRange.reads += 1
+        return self._start
+
+    @property
+    def end(self):
+        _CountedRange.reads += 1
+        return self._end
+
+
+@pytest.mark.parametrize("shape", ["nested", "chained"])
+def test_range_depths_read_each_range_a_bounded_number_of_times(shape):
+    """120,000 nested ranges (or start/end ranges each crossing the next) took minutes when every range
+    counted the open ranges one by one (n^2/2 reads); the depth walk reads each range's times a fixed
+    number of times."""
+    from aiperf_lab.metrics.energy.attribution import _depths
+    n = 3000
+    if shape == "nested":
+        ranges = [_CountedRange(i, 2 * n - i) for i in range(n)]
+    else:
+        ranges = [_CountedRange(10 * i, 10 * i + 15) for i in range(n)]
+    _CountedRange.reads = 0
+    depth = _depths(ranges)
+    assert depth == (list(range(n)) if shape == "nested" else [0] * n)
+    assert _CountedRange.reads <= 4 * n
+
+
+def test_batched_energies_and_peaks_equal_the_single_interval_ones():
+    import random
+    rng = random.Random(3)
+    times = sorted(rng.sample(range(0, 10 * S), 3000))
+    watts = [rng.uniform(50, 700) for _ in times]
+    power = PowerSeries(0, times, watts, "instant", 1234.5)
+    intervals = []
+    for _ in range(2000):
+        a = rng.randint(-S, 11 * S)
+        intervals.append((a, a + rng.choice([0, 1, rng.randint(0, 12 * S), rng.randint(0, S // 100)])))
+    intervals += [(times[5], times[5]), (times[0], times[-1]), (times[7], times[9])]
+    assert power.energies(intervals) == [power.energy(a, b) for a, b in intervals]
+    single = []
+    for a, b in intervals:
+        lo, hi = max(a, power.start), min(b, power.end)
+        inside = [w for t, w in zip(times, watts) if lo <= t <= hi]
+        single.append(max([*inside, power.power_at(lo), power.power_at(hi)]) if hi >= lo else None)
+    assert power.peaks(intervals) == single
+    assert [power.peak(a, b) for a, b in intervals] == single
+
+
+def test_range_maximum_matches_max_of_the_slice():
+    import random
+
+    from aiperf_lab.metrics.energy.power import RangeMax
+    rng = random.Random(5)
+    for n in (0, 1, 63, 64, 65, 128, 129, 1000, 5000):
+        values = [rng.uniform(-5, 5) for _ in range(n)]
+        table = RangeMax(values)
+        for _ in range(300):
+            i, j = rng.randint(0, n + 2), rng.randint(0, n + 2)
+            assert table.of(i, j) == max(values[i:j], default=None), (n, i, j)
+
+
+class _CountedSlices(list):
+    """A list of samples that counts how many values its slices copy."""
+    copied = 0
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            part = super().__getitem__(key)
+            _CountedSlices.copied += len(part)
+            return part
+        return super().__getitem__(key)
+
+
+def test_peaks_of_many_long_ranges_do_not_scan_their_samples():
+    """Each range's peak was the max of every sample inside it: 100,000 nested ranges over a long recording
+    scanned ranges x samples values. A block maximum table reads a bounded number per range."""
+    from aiperf_lab.metrics.energy.power import RangeMax
+    samples, ranges = 100_000, 2000
+    power = PowerSeries(0, list(range(0, samples * 1000, 1000)), _CountedSlices(float(i % 977) for i in range(samples)),
+                        "instant", None)
+    _CountedSlices.copied = 0
+    peaks = power.peaks([(k * 1000 + 1, (samples - k) * 1000 - 1) for k in range(ranges)])
+    assert peaks[0] == 976.0
+    assert _CountedSlices.copied <= samples + ranges * 2 * RangeMax.BLOCK
+
+
+def test_the_sample_period_is_worked_out_once_per_series(monkeypatch):
+    """energy_by_range asked the median sample period once per range name, each time sorting every step
+    between samples: 120,000 distinct names over a long recording took minutes."""
+    import builtins
+
+    from aiperf_lab.metrics.energy import power as power_module
+    sorts = []
+    real_sorted = builtins.sorted
+    monkeypatch.setattr(power_module, "sorted", lambda *a, **k: sorts.append(1) or real_sorted(*a, **k), raising=False)
+    power = PowerSeries(0, list(range(0, 10_000, 10)), [100.0] * 1000, "instant", None)
+    assert [power.period_s() for _ in range(500)] == [1e-08] * 500
+    assert len(sorts) == 1

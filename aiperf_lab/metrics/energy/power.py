@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
+from functools import cached_property
 
 from aiperf_lab.errors import InputError
 from aiperf_lab.metrics.energy.clocks import Alignment
@@ -45,7 +46,11 @@ class PowerSeries:
         return self.times_ns[-1]
 
     def period_s(self) -> float:
-        """The median time between samples."""
+        """The median time between samples (worked out once: a report asks it per range name)."""
+        return self._period_s
+
+    @cached_property
+    def _period_s(self) -> float:
         steps = sorted(b - a for a, b in zip(self.times_ns, self.times_ns[1:]))
         return steps[len(steps) // 2] * 1e-9 if steps else 0.0
 
@@ -71,6 +76,46 @@ class PowerSeries:
     def energy(self, a: int, b: int) -> float:
         return (self._raw_energy_at(b) - self._raw_energy_at(a)) * self.scale if b > a else 0.0
 
+    def energies(self, intervals: list[tuple[int, int]]) -> list[float]:
+        """energy(a, b) for each (a, b), the same arithmetic in one loop: 100,000 ranges without
+        six calls each."""
+        times, watts, cumulative, scale = self.times_ns, self.watts, self._cumulative, self.scale
+        first, last, whole = times[0], times[-1], cumulative[-1]
+
+        def raw(t: int) -> float:  # _raw_energy_at, with power_at's search done once
+            if t <= first:
+                return 0.0
+            if t >= last:
+                return whole
+            i = bisect_right(times, t) - 1
+            t0, w0 = times[i], watts[i]
+            power = w0 + (watts[i + 1] - w0) * (t - t0) / (times[i + 1] - t0)
+            return cumulative[i] + (t - t0) * 1e-9 * (w0 + power) / 2
+
+        return [(raw(b) - raw(a)) * scale if b > a else 0.0 for a, b in intervals]
+
+    def peaks(self, intervals: list[tuple[int, int]]) -> list[float | None]:
+        """peak(a, b) for each (a, b)."""
+        times, watts, top = self.times_ns, self.watts, self._samples_max.of
+        first, last, penultimate = times[0], times[-1], len(times) - 2
+
+        def power(t: int, i: int) -> float:  # power_at, given bisect_right(times, t)
+            i = min(max(i - 1, 0), penultimate)
+            t0, w0 = times[i], watts[i]
+            return w0 + (watts[i + 1] - w0) * (t - t0) / (times[i + 1] - t0)
+
+        found: list[float | None] = []
+        for a, b in intervals:
+            a, b = max(a, first), min(b, last)
+            if b < a:
+                found.append(None)
+                continue
+            lo, hi = bisect_left(times, a), bisect_right(times, b)
+            ends = max(power(a, bisect_right(times, a)), power(b, hi))
+            inside = top(lo, hi)
+            found.append(ends if inside is None else max(inside, ends))
+        return found
+
     def counter_energy(self, a: int, b: int) -> float | None:
         """Joules over [a, b] from the recorded energy column (the counter, read every few seconds,
         grown by instant power in between), interpolated linearly at both ends; None without a counter."""
@@ -91,8 +136,48 @@ class PowerSeries:
         a, b = max(a, self.start), min(b, self.end)
         if b < a:
             return None
-        inside = self.watts[bisect_left(self.times_ns, a):bisect_right(self.times_ns, b)]
-        return max([*inside, self.power_at(a), self.power_at(b)])
+        inside = self._samples_max.of(bisect_left(self.times_ns, a), bisect_right(self.times_ns, b))
+        ends = max(self.power_at(a), self.power_at(b))
+        return ends if inside is None else max(inside, ends)
+
+    @cached_property
+    def _samples_max(self) -> "RangeMax":
+        return RangeMax(self.watts)
+
+
+class RangeMax:
+    """The largest of values[i:j] for any i, j in O(BLOCK) steps (done by C's max over a slice), not
+    O(j - i): the maxima of blocks of BLOCK values, and of runs of 2^k blocks (a sparse table: BLOCK
+    times fewer entries than one over the values themselves, built with map() in C). 100,000 ranges
+    over a 900,000-sample recording then cost 100,000 short slices, not 10^11 comparisons."""
+
+    BLOCK = 64
+
+    def __init__(self, values: list[float]):
+        self._values = values
+        size = self.BLOCK
+        level = [max(values[i:i + size]) for i in range(0, len(values) - size + 1, size)]  # whole blocks
+        self._levels = [level]
+        width, blocks = 1, len(level)
+        while 2 * width <= blocks:
+            level = list(map(max, level[:-width], level[width:]))  # runs of 2 * width blocks
+            self._levels.append(level)
+            width *= 2
+
+    def of(self, i: int, j: int) -> float | None:
+        """max(values[i:j]); None when the slice is empty."""
+        size, j = self.BLOCK, min(j, len(self._values))
+        first, last = -(-i // size), j // size          # the whole blocks inside [i, j)
+        if last - first < 1:
+            return max(self._values[i:j], default=None)
+        k = (last - first).bit_length() - 1
+        level = self._levels[k]
+        best = max(level[first], level[last - (1 << k)])
+        if i < first * size:
+            best = max(best, max(self._values[i:first * size]))
+        if last * size < j:
+            best = max(best, max(self._values[last * size:j]))
+        return best
 
 
 def series_from_recording(recording, gpu: int, alignment: Alignment) -> PowerSeries:

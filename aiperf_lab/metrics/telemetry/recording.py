@@ -41,9 +41,12 @@ from __future__ import annotations
 import csv
 import io
 import json
+import gc
 import math
 import time
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import itemgetter, mul, sub
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
@@ -282,13 +285,33 @@ def _split_meta(text: str) -> tuple[dict[str, Any], str]:
     return (meta if isinstance(meta, dict) else {}), rest
 
 
-MAX_RECORDING_BYTES = 2 << 30
+# Read whole, a recording costs about 14 times its size in memory (cells, then one sample object per row:
+# 207 MB, 900,000 rows at 100 Hz = 2.5 h, peak 2.9 GB) and about 12 s of CPU per 200 MB on a loaded 2-core
+# VM (docs/benchmarks.md): above 512 MiB (about 5.5 h at 100 Hz) a one-line refusal, not a machine out of memory.
+MAX_RECORDING_BYTES = 512 << 20
 MAX_TIME_S = 1e9  # 31 years from the recording's start
 
 
 def read_recording(path: Path) -> Recording:
     """A recording in any of the three layouts; rows cut short (a killed writer) are skipped, values that
     are not finite numbers read as missing, times must be finite. InputError for anything else."""
+    # Millions of cells and samples are made and none is garbage: the cyclic collector's passes over
+    # them (more, the more there are) would take as long as the read itself.
+    # They live as long as the recording, so they are then left out of the collector's later passes too
+    # (gc.freeze): each pass of a report over them would otherwise walk them all again. (Freed as usual
+    # when dropped: a recording holds no reference cycle.)
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        recording = _read_recording(path)
+        gc.freeze()
+        return recording
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _read_recording(path: Path) -> Recording:
     from aiperf_lab.inputs import decode_text, read_bounded
 
     text = decode_text(read_bounded(path, MAX_RECORDING_BYTES))
@@ -302,7 +325,7 @@ def read_recording(path: Path) -> Recording:
     layout = sniff_recording(rows[0])
     if layout is None:
         raise NotAProfile(f"{path}: not a telemetry recording (unknown columns: {','.join(rows[0][:4])}...)")
-    body = [r for r in rows[1:] if r and any(cell.strip() for cell in r)]
+    body = [r for r in rows[1:] if r and (r[0].strip() or any(cell.strip() for cell in r))]
     updates: list[tuple[float, int, GpuStatus]] = []
     if layout == "aiperf":
         devices, ticks = _read_aiperf(rows[0], body, meta, updates)
@@ -328,16 +351,23 @@ def _utc_origin(header: list[str], body: list[list[str]]) -> int | None:
     if "utc_ns" not in header:
         return None
     t_col, utc_col = header.index("t_s"), header.index("utc_ns")
-    origins = []
-    for row in body:
-        if len(row) <= max(t_col, utc_col):
-            continue
-        try:
-            utc, t_ns = int(row[utc_col]), round(float(row[t_col]) * 1e9)
-        except (ValueError, OverflowError):  # not numbers, or a time beyond any float in ns
-            continue
-        if 0 < utc < MAX_UTC_NS:
-            origins.append(utc - t_ns)
+    reach = max(t_col, utc_col)
+    rows = [row for row in body if len(row) > reach]
+    origins: list[int] = []
+    try:  # the common case, every cell a number and every anchor in range, in C; else cell by cell
+        utcs, times = list(map(int, map(itemgetter(utc_col), rows))), list(map(float, map(itemgetter(t_col), rows)))
+        if utcs and not (min(utcs) > 0 and max(utcs) < MAX_UTC_NS):
+            raise ValueError
+        origins = list(map(sub, utcs, map(round, map(mul, times, repeat(1e9)))))
+    except (ValueError, OverflowError):
+        origins = []
+        for t_text, utc_text in map(itemgetter(t_col, utc_col), rows):
+            try:
+                utc, t_ns = int(utc_text), round(float(t_text) * 1e9)
+            except (ValueError, OverflowError):  # not numbers, or a time beyond any float in ns
+                continue
+            if 0 < utc < MAX_UTC_NS:
+                origins.append(utc - t_ns)
     if not origins:
         return None
     origins.sort()
@@ -350,46 +380,94 @@ def _no_gpm(info: GpuInfo) -> GpuInfo:
     return replace(info, gpm_reason=NOT_RECORDED, gpm_missing={})
 
 
+def _numbers(cells: list[str], integers: bool = False) -> list:
+    """_number (or _int, with `integers`) of every cell of a column, in C where it can be: a long
+    recording's columns repeat a few values (clocks, temperatures, utilization), converted once each
+    and shared; a column of mostly distinct plain numbers through float() (it accepts exactly those of
+    _number's inputs that need no unit or comma stripped, and gives the same value), else one _number
+    per distinct cell."""
+    distinct = set(cells)
+    if 4 * len(distinct) > len(cells):
+        try:
+            values: list = list(map(float, cells))
+        except ValueError:
+            pass
+        else:
+            if all(map(math.isfinite, values)):
+                return list(map(int, values)) if integers else values
+            return [(int(v) if integers else v) if math.isfinite(v) else None for v in values]
+    convert = _int if integers else _number
+    converted = {cell: convert(cell) for cell in distinct}
+    return list(map(converted.__getitem__, cells))
+
+
+def _ints(cells: list[str]) -> list[int | None]:
+    return _numbers(cells, integers=True)
+
+
 def _read_aiperf(header: list[str], body: list[list[str]], meta: dict[str, Any],
                  updates: list[tuple[float, int, GpuStatus]]):
+    """Read column by column: each number column converted in one pass (see _numbers), one GpuSample
+    per row made from the converted columns; GPM windows, links and processes read from their row only
+    where they change (once per window, every couple of seconds)."""
     col = {name: i for i, name in enumerate(header)}
     has_gpm = "gpm_t_s" in col
     described = {d.get("index"): d for d in meta.get("devices") or [] if isinstance(d, dict)}
+    rows = [row for row in body if len(row) >= len(header)]  # a shorter row: a line cut short (killed writer)
+    count = len(rows)
+    blank = [""] * count
+
+    def text(name: str) -> list[str]:  # one column's cells (only the columns read: not a transpose of all)
+        return list(map(itemgetter(col[name]), rows)) if name in col else blank
+
+    t_s = _numbers(text("t_s"))
+    gpu = _ints(text("gpu"))
+    number_columns = [_numbers(text(name)) for name in (
+        "power_w", "power_avg_w", "power_limit_w", "energy_j", "util_gpu_pct", "util_mem_pct")]
+    status_columns = [_ints(text("mem_used_bytes")), _ints(text("mem_total_bytes")), _numbers(text("temp_c")),
+                      _numbers(text("sm_clock_mhz")), _numbers(text("mem_clock_mhz")),
+                      _ints(text("clock_event_reasons"))]
+    power_w, power_avg_w, power_limit_w, energy_j, util_gpu, util_mem = number_columns
+    mem_used, mem_total, temp_c, sm_clock, mem_clock, reasons = status_columns
+    status_t = _numbers(text("status_t_s"))
+    power_source, energy_source, lost = text("power_source"), text("energy_source"), text("lost")
+    cpu, host_used, host_total = _numbers(text("cpu_pct")), _ints(text("host_mem_used_bytes")), \
+        _ints(text("host_mem_total_bytes"))
+    gpm_column = text("gpm_t_s") if has_gpm else blank
+    gpm_window, gpm_values = col.get("gpm_window_s"), [(name, col.get("gpm_" + name)) for name in GPM_NAMES]
+    processes_column = text("processes")
     ticks: dict[float, Tick] = {}
     devices: dict[int, GpuInfo] = {}
     windows: dict[tuple[int, str], GpmSample] = {}   # one GpmSample per window, shared by its rows
-    for row in body:
-        if len(row) < len(header):
-            continue  # a truncated last line (the sampler was killed mid-write)
-        get = lambda name: row[col[name]] if name in col else ""  # noqa: E731
-        t = _number(get("t_s"))
+    for k in range(count):
+        t = t_s[k]
         if t is None:
             continue
         tick = ticks.get(t)
         if tick is None:
-            host = HostSample(t, _number(get("cpu_pct")), _int(get("host_mem_used_bytes")),
-                              _int(get("host_mem_total_bytes")))
-            tick = ticks[t] = Tick(t, [], host)
-        index = _int(get("gpu"))
+            tick = ticks[t] = Tick(t, [], HostSample(t, cpu[k], host_used[k], host_total[k]))
+        index = gpu[k]
         if index is None:
             continue
-        sample = GpuSample(
-            t, index, _number(get("power_w")), get("power_source"), _number(get("power_avg_w")),
-            _number(get("power_limit_w")), _number(get("energy_j")), get("energy_source"),
-            _number(get("util_gpu_pct")), _number(get("util_mem_pct")), _int(get("mem_used_bytes")),
-            _int(get("mem_total_bytes")), _number(get("temp_c")), _number(get("sm_clock_mhz")),
-            _number(get("mem_clock_mhz")), _int(get("clock_event_reasons")), get("lost") == "1",
-            status_t=_number(get("status_t_s")))
-        gpm_t = _number(get("gpm_t_s")) if has_gpm else None
-        if gpm_t is not None:
-            key = (index, get("gpm_t_s"))
-            if key not in windows:
-                windows[key] = GpmSample(gpm_t, _number(get("gpm_window_s")) or 0.0,
-                                         **{name: _number(get("gpm_" + name)) for name in GPM_NAMES})
-            sample.gpm = windows[key]
+        sample = GpuSample(t, index, power_w[k], power_source[k], power_avg_w[k], power_limit_w[k], energy_j[k],
+                           energy_source[k], util_gpu[k], util_mem[k], mem_used[k], mem_total[k], temp_c[k],
+                           sm_clock[k], mem_clock[k], reasons[k], lost[k] == "1", status_t=status_t[k])
+        gpm_text = gpm_column[k]
+        if gpm_text:
+            key = (index, gpm_text)
+            window = windows.get(key)
+            if window is None and key not in windows:
+                gpm_t = _number(gpm_text)
+                row = rows[k]
+                window = windows[key] = None if gpm_t is None else GpmSample(
+                    gpm_t, (_number(row[gpm_window]) if gpm_window is not None else None) or 0.0,
+                    **{name: _number(row[i]) if i is not None else None for name, i in gpm_values})
+            sample.gpm = window
         tick.gpus.append(sample)
-        processes = get("processes")
+        processes = processes_column[k]
         if processes:
+            row = rows[k]
+            get = lambda name: row[col[name]] if name in col else ""  # noqa: E731
             updates.append((t, index, GpuStatus(_int(get("pcie_gen")), _int(get("pcie_width")),
                                                  _int(get("pcie_gen_max")), _int(get("pcie_width_max")),
                                                  power_limit_w=sample.power_limit_w,
@@ -406,8 +484,9 @@ def _read_aiperf(header: list[str], body: list[list[str]], meta: dict[str, Any],
                 ("" if has_gpm else NOT_RECORDED),
                 gpm_missing={str(k): str(v) for k, v in missing.items()} if isinstance(missing, dict) else {})
     ordered = sorted(ticks.values(), key=lambda k: k.t)
+    with_gpm = {i for (i, _text), window in windows.items() if window is not None}  # each held by a sample
     for index, info in list(devices.items()):
-        if info.gpm_reason == "" and not any(s.gpm for tick in ordered for s in tick.gpus if s.index == index):
+        if info.gpm_reason == "" and index not in with_gpm:
             from dataclasses import replace
             devices[index] = replace(info, gpm_reason="no GPM values in this recording")
     return [devices[i] for i in sorted(devices)], ordered

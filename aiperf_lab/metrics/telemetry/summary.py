@@ -3,6 +3,11 @@ activity signals (GPM) say, by the rules of activity.py."""
 
 from __future__ import annotations
 
+import math
+from bisect import bisect_left
+from itertools import compress, repeat
+from operator import add, attrgetter, is_not, le, mul, sub
+
 from aiperf_lab.metrics.tables import Table
 from aiperf_lab.metrics import activity
 from aiperf_lab.metrics.telemetry.model import CLOCK_EVENT_REASONS, GPM_NAMES, GpmSample, GpuInfo, GpuSample, Tick
@@ -24,21 +29,57 @@ COLUMNS = ["device", "samples", "duration_s", "avg_power_w", "peak_power_w", "en
 def covering_windows(series: list[GpuSample]) -> list[GpmSample | None]:
     """Per sample (in time order), the GPM window whose span holds the sample's time, or None. A sample
     carries the latest window read before it, which describes the seconds before: paired with the
-    sample's own utilization it would lag by up to a window (the sampler reads GPM every 2 s)."""
-    distinct = {(s.gpm.t, s.gpm.window_s): s.gpm for s in series if s.gpm is not None}
-    windows = sorted(distinct.values(), key=lambda g: g.t)
+    sample's own utilization it would lag by up to a window (the sampler reads GPM every 2 s).
+    Windows with the same (end, length) are one window: the last sample's object stands for it."""
+    gpms = _column(series, "gpm")
+    # the distinct objects (rows share their window's), by identity in C, first seen and last seen first
+    first_seen = dict(zip(map(id, gpms), gpms)).values()
+    last_seen = dict(zip(map(id, reversed(gpms)), reversed(gpms))).values()
+    latest: dict[tuple[float, float], GpmSample] = {}
+    for g in last_seen:
+        if g is not None:
+            latest.setdefault((g.t, g.window_s), g)
+    distinct = {(g.t, g.window_s): None for g in first_seen if g is not None}
+    windows = sorted((latest[key] for key in distinct), key=lambda g: g.t)
+    times = _column(series, "t")
+    if not all(map(le, times, times[1:])):
+        return _covering_windows_unsorted(times, windows)
+    # sorted samples: each one's window is the first ending at or after it (a binary search, in C), if
+    # that window began by then
+    ends = [g.t for g in windows]
+    starts = [g.t - g.window_s for g in windows] + [math.inf]
+    first = list(map(bisect_left, repeat(ends), map(sub, times, repeat(1e-6))))
+    began = map(le, map(starts.__getitem__, first), map(add, times, repeat(1e-6)))
+    candidates = map((windows + [None]).__getitem__, first)
+    return [g if ok else None for g, ok in zip(candidates, began)]
+
+
+def _covering_windows_unsorted(times: list[float], windows: list[GpmSample]) -> list[GpmSample | None]:
     found: list[GpmSample | None] = []
     k = 0
-    for s in series:
-        while k < len(windows) and windows[k].t < s.t - 1e-6:
+    for t in times:
+        while k < len(windows) and windows[k].t < t - 1e-6:
             k += 1
         window = windows[k] if k < len(windows) else None
-        found.append(window if window is not None and window.t - window.window_s <= s.t + 1e-6 else None)
+        found.append(window if window is not None and window.t - window.window_s <= t + 1e-6 else None)
     return found
 
 
-def _gpm_value(window: GpmSample | None, name: str) -> float | None:
-    return getattr(window, name) if window is not None else None
+_NO_WINDOW = GpmSample(0.0, 0.0)  # every metric None: stands for "no window" where a column is read in C
+
+
+def _column(items: list, name: str) -> list:
+    """getattr(item, name) of every item, in C."""
+    return list(map(attrgetter(name), items))
+
+
+def _weighted_mean(values: list, weights: list[float]) -> float | None:
+    """sum(v * w) / sum(w) over the values that are not None: the same sums, in the same order, as a
+    loop over the pairs, done in C (a long recording has a million samples per column)."""
+    present = list(map(is_not, values, repeat(None)))
+    kept, kept_weights = list(compress(values, present)), list(compress(weights, present))
+    total = sum(kept_weights)
+    return sum(map(mul, kept, kept_weights)) / total if kept and total > 0 else None
 
 
 def _time_shares(series: list[GpuSample], windows: list[GpmSample | None],
@@ -79,10 +120,11 @@ def telemetry_summary(devices: list[GpuInfo], ticks: list[Tick]) -> Table:
 
         windows = covering_windows(series)
 
-        def mean(attr: str, get=getattr, items=series) -> float | None:
-            pairs = [(get(s, attr), w) for s, w in zip(items, weights) if get(s, attr) is not None]
-            total_w = sum(w for _v, w in pairs)
-            return round(sum(v * w for v, w in pairs) / total_w, 2) if pairs and total_w > 0 else None
+        filled = [g if g is not None else _NO_WINDOW for g in windows]
+
+        def mean(attr: str, items=series) -> float | None:
+            value = _weighted_mean(_column(items, attr), weights)
+            return round(value, 2) if value is not None else None
 
         energies = [s for s in series if s.energy_j is not None]
         energy = energies[-1].energy_j - energies[0].energy_j if len(energies) > 1 else None
@@ -90,10 +132,11 @@ def telemetry_summary(devices: list[GpuInfo], ticks: list[Tick]) -> Table:
         powers = [s.power_w for s in series if s.power_w is not None]
         peak_source = {s.power_source for s in series if s.power_w is not None}
         reason_time = {bit: 0.0 for bit in CLOCK_EVENT_REASONS}
-        for s, w in zip(series, weights):
-            for bit in CLOCK_EVENT_REASONS:
-                if s.clock_event_reasons and s.clock_event_reasons & bit:
-                    reason_time[bit] += w
+        masks = _column(series, "clock_event_reasons")
+        bits_of = {mask: [bit for bit in CLOCK_EVENT_REASONS if mask and mask & bit] for mask in set(masks)}
+        for mask, w in zip(masks, weights):
+            for bit in bits_of[mask]:
+                reason_time[bit] += w
         total_weight = sum(weights) or 1.0
         mem_peaks = [s.mem_used_bytes for s in series if s.mem_used_bytes is not None]
         temps = [s.temp_c for s in series if s.temp_c is not None]
@@ -105,7 +148,7 @@ def telemetry_summary(devices: list[GpuInfo], ticks: list[Tick]) -> Table:
             mean("util_gpu_pct"), mean("util_mem_pct"), max(mem_peaks) if mem_peaks else None,
             max(temps) if temps else None, mean("sm_clock_mhz"),
             *(round(100.0 * reason_time[bit] / total_weight, 2) for bit in CLOCK_EVENT_REASONS),
-            *(mean(name, _gpm_value, windows) for name in GPM_COLUMNS), *_time_shares(series, windows, weights)])
+            *(mean(name, filled) for name in GPM_COLUMNS), *_time_shares(series, windows, weights)])
         if info.gpm_reason:
             notes.append(f"device {info.index}: {info.gpm_reason}; the GPM columns are empty")
         elif info.gpm_missing:
@@ -138,24 +181,22 @@ def telemetry_findings(devices: list[GpuInfo], ticks: list[Tick]) -> Table:
     for info in devices:
         series = [s for tick in ticks for s in tick.gpus if s.index == info.index and not s.lost]
         weights = [b.t - a.t for a, b in zip(series, series[1:])] + [0.0]
-        busy = [(s, g, w) for s, g, w in zip(series, covering_windows(series), weights)
-                if (s.util_gpu_pct or 0) >= BUSY_UTIL_PCT]
+        is_busy = [(u or 0) >= BUSY_UTIL_PCT for u in _column(series, "util_gpu_pct")]
+        busy_samples = list(compress(series, is_busy))
+        busy_windows = [g if g is not None else _NO_WINDOW for g in compress(covering_windows(series), is_busy)]
+        busy_weights = list(compress(weights, is_busy))
 
-        def mean(get, of_window: bool = True) -> float | None:
-            pairs = [(get(g if of_window else s), w) for s, g, w in busy if get(g if of_window else s) is not None]
-            total = sum(w for _v, w in pairs)
-            return sum(v * w for v, w in pairs) / total if pairs and total > 0 else None
+        def mean(name: str, of_window: bool = True) -> float | None:
+            return _weighted_mean(_column(busy_windows if of_window else busy_samples, name), busy_weights)
 
-        where = f" while busy ({sum(w for _s, _g, w in busy):.1f} s at utilization >= {BUSY_UTIL_PCT:.0f}%)"
-        if not busy:
+        where = f" while busy ({sum(busy_weights):.1f} s at utilization >= {BUSY_UTIL_PCT:.0f}%)"
+        if not busy_samples:
             where = " (never busy: no time at utilization >= 50%)"
         elif info.gpm_reason:
             where += f"; GPM: {info.gpm_reason}"
-        fp16 = mean(lambda g: _gpm_value(g, "fp16_pct"))
-        for verdict in activity.verdicts(mean(lambda s: s.util_gpu_pct, of_window=False),
-                                         mean(lambda g: _gpm_value(g, "sm_active_pct")),
-                                         mean(lambda g: _gpm_value(g, "tensor_pct")),
-                                         mean(lambda g: _gpm_value(g, "dram_pct")),
+        fp16 = mean("fp16_pct")
+        for verdict in activity.verdicts(mean("util_gpu_pct", of_window=False), mean("sm_active_pct"),
+                                         mean("tensor_pct"), mean("dram_pct"),
                                          activity.half_precision_from_fp16_pipe(fp16), where):
             rows.append([verdict.rule, info.index, verdict.state, verdict.evidence, verdict.advice])
     return Table("telemetry_findings", "Telemetry Findings", FINDING_COLUMNS, rows,
