@@ -36,22 +36,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "tests" / "data"
 TIMEOUT_S = 120
+MANIFEST = {"tool": "aiperf-triage", "schema_version": 1, "host": "h", "start_utc": "2026-01-01T00:00:00Z"}
+sys.path.insert(0, str(REPO / "tests"))
 
-
-def many_members(path: Path, count: int = 100_000) -> Path:
-    raw = io.BytesIO()
-    with tarfile.open(fileobj=raw, mode="w", format=tarfile.GNU_FORMAT) as tar:
-        manifest = json.dumps({"tool": "aiperf-triage", "schema_version": 1, "host": "h",
-                               "start_utc": "2026-01-01T00:00:00Z"}).encode()
-        info = tarfile.TarInfo("b/manifest.json")
-        info.size = len(manifest)
-        tar.addfile(info, io.BytesIO(manifest))
-        header = tarfile.TarInfo("b/f")
-        for i in range(count - 1):
-            header.name = f"b/f{i}"
-            tar.addfile(header)
-    path.write_bytes(gzip.compress(raw.getvalue(), 6))
-    return path
+from fuzz_cases import bundle_of_empty_members  # noqa: E402
 
 
 # The fields compare reads of each GPU; a whole entry (900 bytes) times 60,000 is over the 16 MiB a
@@ -105,7 +93,7 @@ def many_kernels(path: Path, count: int = 3000) -> Path:
 
 
 def cases(work: Path) -> dict[str, tuple[list[str], dict[str, str]]]:
-    members = many_members(work / "many_members.tar.gz")
+    members = bundle_of_empty_members(work / "many_members.tar.gz", 100_000, MANIFEST)
     gpus = many_gpus(work / "many_gpus.tar.gz")
     names = long_names(work / "long_names.sqlite")
     kernels = many_kernels(work / "many_kernels.csv")

@@ -22,3 +22,20 @@ needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/data/co
 
 def corpus_files(pattern: str) -> list[Path]:
     return sorted(CORPUS.glob(pattern)) if CORPUS.is_dir() else []
+
+
+def python_calls(work) -> int:
+    """How many Python function calls `work()` makes: a cost a loaded machine cannot blur, for tests that
+    must show work per row or per entry stays small (never a timed test)."""
+    calls = 0
+
+    def count(frame, event, arg):
+        nonlocal calls
+        calls += event == "call"
+
+    sys.setprofile(count)
+    try:
+        work()
+    finally:
+        sys.setprofile(None)
+    return calls

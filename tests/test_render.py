@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import io
-import sys
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import H200
+from conftest import H200, python_calls
 
 from aiperf_lab.metrics import render
 from aiperf_lab.metrics.sources import open_profile
@@ -104,17 +103,7 @@ def test_direct_records_cost_no_rich_layout_per_row(monkeypatch):
     monkeypatch.setenv("COLUMNS", "120")
     table = open_profile(H200 / "ncu_full_details.csv").report("ncu_summary")[0]
     table.rows = table.rows * (300 // len(table.rows) + 1)
-    calls = 0
-
-    def count(frame, event, arg):
-        nonlocal calls
-        calls += event == "call"
-
-    sys.setprofile(count)
-    try:
-        render.render_terminal([table], io.StringIO())
-    finally:
-        sys.setprofile(None)
+    calls = python_calls(lambda: render.render_terminal([table], io.StringIO()))
     assert calls < 1000 * len(table.rows)  # about 340 a row (two values folded); rich's layout: 5,400
 
 

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, python_calls
+from fuzz_cases import bundle_of_empty_members
 
 from aiperf_lab.errors import InputError
 from aiperf_lab import safe_tar
@@ -125,31 +126,16 @@ def test_a_gzip_bomb_is_refused_by_its_declared_size_and_by_what_it_unpacks(tmp_
         archive.show(bomb)
 
 
-def _many_members(path: Path, count: int) -> Path:
-    raw = io.BytesIO()
-    with tarfile.open(fileobj=raw, mode="w", format=tarfile.GNU_FORMAT) as tar:
-        manifest = json.dumps(MANIFEST).encode()
-        info = tarfile.TarInfo("b/manifest.json")
-        info.size = len(manifest)
-        tar.addfile(info, io.BytesIO(manifest))
-        header = tarfile.TarInfo("b/f")
-        for i in range(count - 1):
-            header.name = f"b/f{i}"
-            tar.addfile(header)
-    path.write_bytes(gzip.compress(raw.getvalue(), 1))
-    return path
-
-
 def test_a_bundle_of_ten_thousand_empty_members_is_refused_before_it_costs_seconds(tmp_path):
     # A real bundle has about 30 members; 100,000 empty ones (a 1 MB file) took show 12 s to list.
     assert safe_tar.MAX_MEMBERS <= 10_000
-    many = _many_members(tmp_path / "many.tar.gz", safe_tar.MAX_MEMBERS + 1)
+    many = bundle_of_empty_members(tmp_path / "many.tar.gz", safe_tar.MAX_MEMBERS + 1, MANIFEST)
     with pytest.raises(InputError, match=f"more than {safe_tar.MAX_MEMBERS} members"):
         archive.show(many)
     from aiperf_lab.metrics.sources import open_profile
     with pytest.raises(InputError, match=f"more than {safe_tar.MAX_MEMBERS} members"):
         open_profile(many)
-    assert archive.show(_many_members(tmp_path / "fits.tar.gz", 200)).startswith("# node7")
+    assert archive.show(bundle_of_empty_members(tmp_path / "fits.tar.gz", 200, MANIFEST)).startswith("# node7")
 
 
 def test_the_tar_stream_buffer_is_small_so_each_member_header_costs_no_big_copy(tmp_path):
@@ -160,19 +146,6 @@ def test_the_tar_stream_buffer_is_small_so_each_member_header_costs_no_big_copy(
         assert sum(1 for _ in members) > 20
 
 
-def _python_calls(work) -> int:
-    calls = 0
-
-    def count(frame, event, arg):
-        nonlocal calls
-        calls += event == "call"
-
-    sys.setprofile(count)
-    try:
-        work()
-    finally:
-        sys.setprofile(None)
-    return calls
 
 
 def test_compare_does_per_gpu_entry_no_python_call_per_field(tmp_path):
@@ -186,7 +159,7 @@ def test_compare_does_per_gpu_entry_no_python_call_per_field(tmp_path):
         return bundle(tmp_path / f"gpus{count}.tar.gz", {"b/manifest.json": json.dumps(MANIFEST).encode(),
                                                          "b/hardware_capabilities.json": json.dumps(hw).encode()})
     small, big = gpus(8), gpus(2008)
-    extra = _python_calls(lambda: archive.compare([big, big])) - _python_calls(lambda: archive.compare([small, small]))
+    extra = python_calls(lambda: archive.compare([big, big])) - python_calls(lambda: archive.compare([small, small]))
     assert extra < 2 * 2000 * 2  # at most 2 calls per GPU entry in all fields together
     labels, rows, odd = archive.compare([big, gpus(2008), small])
     row = dict((r[0], (r[1:], o)) for r, o in zip(rows, odd))
