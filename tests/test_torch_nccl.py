@@ -94,3 +94,22 @@ def test_a_trace_without_collectives_is_one_line_and_exit_2(capsys):
     code = main([str(H200 / "torch_encoder_layer.pt.trace.json"), "--report", "nccl_sum"])
     err = capsys.readouterr().err
     assert code == 2 and "has no collectives" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("nelems, expected", [(10 ** 400, str(1024 * 4)), (-5, str(1024 * 4)), (1 << 60, str(1024 * 4))])
+def test_an_element_count_no_message_could_have_is_not_used(tmp_path, capsys, nelems, expected):
+    """A 400-digit 'In msg nelems' crashed the bandwidth's division; such a count is left out and the
+    other one (Out msg nelems) gives the size."""
+    trace = {"schemaVersion": 1, "traceEvents": [
+        {"ph": "X", "cat": "cpu_op", "name": "record_param_comms", "pid": 1, "tid": 1, "ts": 1000, "dur": 50,
+         "args": {"Collective name": "allreduce", "dtype": "Float", "In msg nelems": nelems,
+                  "Out msg nelems": 1024, "Group size": 2}},
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 1010, "dur": 5,
+         "args": {"correlation": 7}},
+        {"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_f32_RING_LL(x)", "pid": 0, "tid": 7,
+         "ts": 1020, "dur": 30, "args": {"correlation": 7, "device": 0, "stream": 7}}]}
+    path = tmp_path / "rank0.pt.trace.json"
+    path.write_text(json.dumps(trace))
+    code, rows, err = _nccl_sum(capsys, [path])
+    assert code == 0, err
+    assert [r["Bytes"] for r in rows] == [expected]

@@ -27,8 +27,11 @@ _SKIPPED = {"barrier", "init", "wait", "coalesced", ""}
 ANNOTATION = "nccl annotation"  # args key of a call made from a bare nccl:<op> annotation
 
 
+MAX_COUNT = 1 << 50  # an element count or group size past this (a 400-digit one) is no real message
+
+
 def _count(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < MAX_COUNT else None
 
 
 def _call_size(call: CommCall) -> tuple[int | None, str | None]:
