@@ -87,3 +87,28 @@ def test_a_second_device_or_launch_api_is_read_in_full(tmp_path):
     two = _tables(path)
     assert two == _sql_only(path)
     assert {row[2] for row in two["cuda_kern_exec_sum"]} == {0, 1}
+
+
+def test_the_join_size_from_counts_per_id_is_the_joins_own_count(tmp_path):
+    """sql_join_rows sizes the kernel-to-call join without making it (5 billion rows for a damaged export
+    whose 74,000 kernels and 72,000 calls share one id); it must equal the join's own count, on the real
+    export and on a copy where every call and kernel share one id."""
+    import shutil
+
+    from conftest import H200
+    from aiperf_lab.metrics.nsys.launch_join import sql_join_rows
+
+    def counted(path: Path, calls: str) -> int:
+        with sqlite3.connect(path) as con:
+            return con.execute(f"SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL AS k JOIN {calls} AS r ON "
+                               "r.correlationId = k.correlationId AND "
+                               "k.globalPid = (r.globalTid & 0xFFFFFFFFFF000000)").fetchone()[0]
+
+    damaged = tmp_path / "collided.sqlite"
+    shutil.copy(H200 / "lm_forward.sqlite", damaged)
+    with sqlite3.connect(damaged) as con:
+        con.execute("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET correlationId = 1")
+        con.execute("UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET correlationId = 1")
+    for path in (H200 / "lm_forward.sqlite", damaged):
+        calls = "CUPTI_ACTIVITY_KIND_RUNTIME"
+        assert sql_join_rows(NsysDatabase(path), "CUPTI_ACTIVITY_KIND_KERNEL", calls) == counted(path, calls)

@@ -34,7 +34,9 @@ def _kernel_calls(db: NsysDatabase) -> str:
     sources = db.launch_calls()
     if len(sources) == 1:
         return sources[0]
-    found = db.query(f"SELECT count(*) FROM {KERNEL} AS k {_launch_join(sources[0])}")[0][0]
+    from aiperf_lab.metrics.nsys.launch_join import sql_join_rows
+
+    found = sql_join_rows(db, KERNEL, sources[0])
     return sources[0] if found == db.count(KERNEL) else sources[1]
 
 # ENUM_CUDA_MEM_KIND labels, for exports without the enum table.
