@@ -111,3 +111,70 @@ def test_the_one_pass_nesting_agrees_with_the_general_rule_on_random_ranges(monk
                 want_children.setdefault(parent, set()).add(child)
         assert {p: set(c) for p, c in nest.children.items()} == want_children
     assert passes.count(True) > 100 and passes.count(False) > 100  # both ways were taken
+
+
+def _parents_by_scanning(thread):
+    """The tightest container of each range by scanning every open range (the rule before the Fenwick
+    tree): the reference the tree must agree with."""
+    parent, active, i = {}, [], 0
+    while i < len(thread):
+        r, j = thread[i], i + 1
+        while j < len(thread) and thread[j].start == r.start and thread[j].end == r.end:
+            j += 1
+        if j - i > 1:
+            ids = [x.range_id for x in thread[i:j]]
+            for k, rid in enumerate(ids):
+                parent[rid] = ids[k - 1] if k else ids[1]
+        else:
+            active = [p for p in active if p.end >= r.start]
+            best = None
+            for p in active:
+                if p.end >= r.end and (best is None or p.end - p.start < best.end - best.start):
+                    best = p
+            parent[r.range_id] = best.range_id if best is not None else None
+        active.extend(thread[i:j])
+        i = j
+    return parent
+
+
+def test_the_general_rule_finds_what_a_scan_of_every_open_range_finds():
+    import random
+
+    from aiperf_lab.metrics.nsys.nvtx import NvtxRange
+    from aiperf_lab.metrics.nsys.nvtx_tree import Nesting
+
+    rng = random.Random(5)
+    for case in range(300):
+        count = rng.choice((1, 2, 5, 30, 120))
+        thread = []
+        for rid in range(1, count + 1):
+            start = rng.randint(0, 60)
+            thread.append(NvtxRange(rid, start, start + rng.choice((0, 1, 2, 5, 20, 60)), 1, ":r", "PushPop", 0))
+        if case % 4 == 0 and thread:  # twins
+            twin = thread[0]
+            thread.append(NvtxRange(count + 1, twin.start, twin.end, 1, ":t", "PushPop", 0))
+        thread.sort(key=lambda r: (r.start, -r.end, r.range_id))
+        found: dict = {}
+        Nesting._thread_parents(thread, found)
+        assert found == _parents_by_scanning(thread), case
+
+
+def test_ranges_nested_thousands_deep_are_refused_in_one_line(tmp_path):
+    """Each report per enclosing range grows with depth times ranges: 1,100 ranges each inside the one
+    before on one thread is past any real trace, and refused by every such report at once."""
+    from aiperf_lab.errors import InputError
+    from aiperf_lab.metrics.nsys.nvtx import MAX_NESTING_DEPTH, nvtx_gpu, nvtx_kern_sum
+    from aiperf_lab.metrics.nsys.nvtx_tree import nvtx_gpu_proj_sum
+
+    b = ExportBuilder()
+    for i in range(MAX_NESTING_DEPTH + 76):
+        b.range(1, 1_000 + i, 10_000_000 - i, f"r{i}")
+    b.launch(1, 1_999_000, 1_999_500, "k", 2_000_000, 100)
+    path = b.write(tmp_path / "deep.sqlite")
+    for report in (nvtx_pushpop_trace, nvtx_gpu_proj_trace, nvtx_gpu_proj_sum, nvtx_kern_sum, nvtx_gpu):
+        try:
+            report(NsysDatabase(path))
+        except InputError as exc:
+            assert f"nested more than {MAX_NESTING_DEPTH} levels deep on one thread" in str(exc), report
+        else:
+            raise AssertionError(f"{report.__name__} was not refused")

@@ -571,6 +571,35 @@ def _attribute_overlapping(acc: _Attribution, gtid: int, ranges: list[NvtxRange]
     acc.add(gtid, keyset_ids, names, durations)
 
 
+# Real NVTX nesting is tens of levels deep. The per-level reports (a range's stack of enclosing ranges,
+# the keyset of every enclosing range per kernel) grow with depth times ranges: 120,000 ranges nested in
+# one another would be 7 billion steps and as many bytes. Such an export is refused in one line.
+MAX_NESTING_DEPTH = 1024
+
+
+def refuse_runaway_nesting(db: NsysDatabase, ranges: "list[NvtxRange]") -> None:
+    """An InputError where the ranges of one thread are open more than MAX_NESTING_DEPTH at once."""
+    import heapq
+
+    if len(ranges) <= MAX_NESTING_DEPTH:
+        return
+    by_thread: dict[int, list[NvtxRange]] = defaultdict(list)
+    for r in ranges:
+        by_thread[r.global_tid].append(r)
+    for thread in by_thread.values():
+        if len(thread) <= MAX_NESTING_DEPTH:
+            continue
+        open_ends: list[int] = []
+        for start, end in sorted((r.start, r.end) for r in thread):
+            while open_ends and open_ends[0] <= start:
+                heapq.heappop(open_ends)
+            heapq.heappush(open_ends, end)
+            if len(open_ends) > MAX_NESTING_DEPTH:
+                raise InputError(f"{db.path.name}: NVTX ranges nested more than {MAX_NESTING_DEPTH} levels deep on "
+                                 "one thread: reports per enclosing range would grow with depth times ranges "
+                                 "(real traces nest tens of levels)")
+
+
 def nvtx_kern_sum(db: NsysDatabase, variant: str = "demangled") -> Table:
     """NVTX Range Kernel Summary: kernels under every enclosing range of their launching thread.
 
@@ -587,6 +616,7 @@ def nvtx_kern_sum(db: NsysDatabase, variant: str = "demangled") -> Table:
     for r in load_ranges(db, end_bound="ranges"):
         if not r.ends_elsewhere:
             ranges_by_thread[r.global_tid].append(r)
+    refuse_runaway_nesting(db, [r for thread in ranges_by_thread.values() for r in thread])
     # The launch join checks the values it reads (a full check only where it falls back to SQL).
     db.require(RUNTIME, what="CUDA API data", columns=())
     db.require(KERNEL, what="CUDA kernel data", columns=())
@@ -665,6 +695,7 @@ def nvtx_gpu(db: NsysDatabase, cross_thread: bool = False) -> Table:
     of the same process.
     """
     ranges = [r for r in load_ranges(db, end_bound="ranges") if not r.ends_elsewhere or cross_thread]
+    refuse_runaway_nesting(db, ranges)
     db.require(RUNTIME, what="CUDA API data")
     from aiperf_lab.metrics.nsys.ops import load_kernel_launches
 

@@ -24,7 +24,7 @@ from aiperf_lab.errors import MissingData
 from aiperf_lab.metrics.nsys.db import (KERNEL, MEMCPY, MEMSET, NVTX, NVTX_PUSHPOP, NVTX_STARTEND, NVTXT_PUSHPOP,
                                         NVTXT_STARTEND, RUNTIME, TIME_LIMIT, NsysDatabase, parse_integers, span_sql,
                                         split_global_tid)
-from aiperf_lab.metrics.nsys.nvtx import NvtxRange, load_ranges, prefetch_ranges
+from aiperf_lab.metrics.nsys.nvtx import NvtxRange, load_ranges, prefetch_ranges, refuse_runaway_nesting
 from aiperf_lab.metrics.summary_stats import SUM_COLUMNS, duration_summary, sqlite_round, summary_rows
 from aiperf_lab.metrics.tables import ColumnRows, Table
 
@@ -159,8 +159,36 @@ class Nesting:
 
     @staticmethod
     def _thread_parents(thread: list[NvtxRange], parent: dict[int, int | None]) -> None:
-        """(The thread's ranges sorted by start, longest first, then range id.)"""
-        active: list[NvtxRange] = []
+        """(The thread's ranges sorted by start, longest first, then range id.) Each range's parent is the
+        tightest range open before it that holds it: the shortest (the first seen among equals) of those
+        ending at or after its end, every one of which started at or before it. A Fenwick tree over the
+        ends, largest first, keeps the minimum (length, order) of every prefix: one range costs log n, not
+        a scan of every open range (120,000 nested ranges were 7 billion steps)."""
+        ends = sorted({r.end for r in thread})
+        position = {e: len(ends) - i for i, e in enumerate(ends)}  # end -> 1-based place, largest end first
+        size = len(ends)
+        tree: list[tuple[int, int, int] | None] = [None] * (size + 1)  # (length, order, range id)
+
+        def add(r: NvtxRange, order: int) -> None:
+            item = (r.end - r.start, order, r.range_id)
+            place = position[r.end]
+            while place <= size:
+                held = tree[place]
+                if held is None or item < held:
+                    tree[place] = item
+                place += place & -place
+
+        def tightest(end: int) -> tuple[int, int, int] | None:
+            best = None
+            place = position[end]
+            while place > 0:
+                held = tree[place]
+                if held is not None and (best is None or held < best):
+                    best = held
+                place -= place & -place
+            return best
+
+        order = 0
         i = 0
         while i < len(thread):
             r = thread[i]
@@ -172,13 +200,11 @@ class Nesting:
                 for k, rid in enumerate(ids):
                     parent[rid] = ids[k - 1] if k else ids[1]
             else:
-                active = [p for p in active if p.end >= r.start]
-                best = None
-                for p in active:  # the tightest container: the shortest one holding r
-                    if p.end >= r.end and (best is None or p.end - p.start < best.end - best.start):
-                        best = p
-                parent[r.range_id] = best.range_id if best is not None else None
-            active.extend(thread[i:j])
+                best = tightest(r.end)
+                parent[r.range_id] = best[2] if best is not None else None
+            for x in thread[i:j]:
+                add(x, order)
+                order += 1
             i = j
 
 
@@ -187,6 +213,7 @@ def nvtx_pushpop_trace(db: NsysDatabase) -> Table:
     ranges = _unique(load_ranges(db, end_bound="ranges", event_types=PUSHPOP_TYPES))
     if not ranges:
         raise MissingData(f"{db.path.name} does not contain NVTX push/pop ranges.")
+    refuse_runaway_nesting(db, ranges)
     nest = Nesting(ranges)
     duration = {r.range_id: r.end - r.start for r in ranges}
     rows = []
@@ -282,6 +309,7 @@ def _projections(db: NsysDatabase, stacks: bool = True) -> tuple[Projections, Ne
         prefetch(db, _gpu_ops(tables), _OP_COLUMNS, db.launch_calls())
         prefetch_ranges(db, "ranges")
     ranges = [r for r in _unique(load_ranges(db, end_bound="ranges")) if not r.ends_elsewhere]
+    refuse_runaway_nesting(db, ranges)
     launches = _gpu_launches(db)
     nest = Nesting(ranges, stacks)
     by_thread: dict[int, list[int]] = defaultdict(list)  # thread -> positions of its ranges in `ranges`
