@@ -10,8 +10,8 @@ import heapq
 from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
 from functools import partial
-from itertools import chain, compress, repeat
-from operator import add, itemgetter, lshift, lt, mul, or_, sub
+from itertools import accumulate, chain, compress, repeat
+from operator import add, and_, attrgetter, itemgetter, lshift, lt, mul, or_, sub
 from typing import TYPE_CHECKING, Iterator, NamedTuple
 
 from aiperf_lab.metrics.nsys.db import (COLUMN_TYPES, KERNEL, NVTX, NVTX_DOMAIN_CREATE, NVTX_PUSHPOP, NVTX_RANGE_TYPES,
@@ -579,25 +579,28 @@ MAX_NESTING_DEPTH = 1024
 
 def refuse_runaway_nesting(db: NsysDatabase, ranges: "list[NvtxRange]") -> None:
     """An InputError where the ranges of one thread are open more than MAX_NESTING_DEPTH at once."""
-    import heapq
-
     if len(ranges) <= MAX_NESTING_DEPTH:
+        return
+    if _most_open(ranges) <= MAX_NESTING_DEPTH:  # all threads together: a bound for each (the usual case)
         return
     by_thread: dict[int, list[NvtxRange]] = defaultdict(list)
     for r in ranges:
         by_thread[r.global_tid].append(r)
-    for thread in by_thread.values():
-        if len(thread) <= MAX_NESTING_DEPTH:
-            continue
-        open_ends: list[int] = []
-        for start, end in sorted((r.start, r.end) for r in thread):
-            while open_ends and open_ends[0] <= start:
-                heapq.heappop(open_ends)
-            heapq.heappush(open_ends, end)
-            if len(open_ends) > MAX_NESTING_DEPTH:
-                raise InputError(f"{db.path.name}: NVTX ranges nested more than {MAX_NESTING_DEPTH} levels deep on "
-                                 "one thread: reports per enclosing range would grow with depth times ranges "
-                                 "(real traces nest tens of levels)")
+    if any(_most_open(thread) > MAX_NESTING_DEPTH for thread in by_thread.values()):
+        raise InputError(f"{db.path.name}: NVTX ranges nested more than {MAX_NESTING_DEPTH} levels deep on one "
+                         "thread: reports per enclosing range would grow with depth times ranges (real traces "
+                         "nest tens of levels)")
+
+
+def _most_open(ranges: "list[NvtxRange]") -> int:
+    """The most ranges open at once: starts as 2t + 1 and ends as 2t, sorted (an end closes before a start
+    at the same time), then a running sum of +1 and -1, all in C loops (a few ms for 30,000 ranges)."""
+    if not ranges:
+        return 0
+    marks = sorted(chain(map(add, map(mul, map(attrgetter("start"), ranges), repeat(2)), repeat(1)),
+                         map(mul, map(attrgetter("end"), ranges), repeat(2))))
+    steps = map(sub, map(mul, map(and_, marks, repeat(1)), repeat(2)), repeat(1))
+    return max(accumulate(steps))
 
 
 def nvtx_kern_sum(db: NsysDatabase, variant: str = "demangled") -> Table:
