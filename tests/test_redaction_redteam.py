@@ -73,6 +73,14 @@ def test_secret_flags_by_whole_words():
     assert argv_secret_values(argv) == ["ghpatValue123", "CredsValue99", "Passcode77x"]
 
 
+def test_more_secret_flags_the_red_team_found_kept():
+    values = {"--dbpass": "Dbpass4Value", "--hmac": "HmacValue77x", "--mfa": "MfaCode9911", "--sig": "SigValue12ab",
+              "--signature": "SignatureVal7", "--webhook": "WebhookVal99", "--jwt": "JwtValue12ab"}
+    argv = ["python3", "x.py", "--signature-version", "4", "--webhook-url", "https://example.com/hook",
+            "--sig-algo", "sha256"] + [x for flag, value in values.items() for x in (flag, value)]
+    assert argv_secret_values(argv) == list(values.values())
+
+
 # A0: a token right after an escape that ends in a letter or digit (JSON, URL, repr, terminal colour).
 SHAPES = {"github": "ghp_R8x2Kq9LmZ4vT7wY1nB5cD3fG6hJ0kP2sQ9a", "github pat": "github_pat_11ABCDEFG0abcdefghijklmnopqrstuvwxyz",
           "hugging face": "hf_Zx8Lq2Wm9Rt4Yp7Kd3Nf6Hj1Bv5Cx0Qs8Pz", "aws": "AKIAIOSFODNN7EXAMPL3",

@@ -70,8 +70,8 @@ KNOWN_VALUE = "secret environment value"   # the report's label for a secret fou
 # TOKENIZER_NAME, SORT_KEY, AUTHOR, SESSION_NAME, SIGNATURE_VERSION hold no secret (see is_secret_name).
 SECRET_WORDS = {"token", "secret", "secrets", "password", "passwords", "passwd", "pass", "pw", "passphrase", "passcode",
                 "pgpass", "credential", "credentials", "creds", "cred", "auth", "authn", "authorization", "salt",
-                "cookie", "cookies", "bearer", "otp",
-                "totp", "hotp", "privkey", "apikey", "apitoken", "authtoken", "authkey", "accesstoken", "accesskey",
+                "cookie", "cookies", "bearer", "otp", "dbpass", "hmac", "mfa", "jwt", "sig", "signature",
+                "webhook", "totp", "hotp", "privkey", "apikey", "apitoken", "authtoken", "authkey", "accesstoken", "accesskey",
                 "refreshtoken", "privatekey", "secretkey", "signingkey", "accountkey", "masterkey", "sessionid",
                 "sessionkey", "sessiontoken", "clientsecret", "idtoken"}
 # KEY, KEYS, PIN and SIGNING are secret ending a name (API_KEY, DEPLOY_KEYS, ADMIN_PIN, API_SIGNING) unless the word before
@@ -100,7 +100,8 @@ QUANTITY_WORDS = {"count", "counts", "size", "sizes", "len", "length", "lengths"
                   "require", "use", "implicit", "no", "skip", "strategy", "format", "env", "var", "user", "username",
                   "email", "policy", "scope", "scopes", "position", "positions", "ids", "index", "idx",
                   "usage", "speed", "time", "times", "step", "steps", "window", "dim", "dims", "vocab", "estimate",
-                  "fraction", "ratio", "percent", "pct", "bytes", "mb", "gb", "kb", "tps", "qps"}
+                  "fraction", "ratio", "percent", "pct", "bytes", "mb", "gb", "kb", "tps", "qps", "algo", "alg",
+                  "algorithm", "algorithms"}
 # ... or before it (MAX_TOKEN_LEN, NUM_PASS, HF_HUB_DISABLE_IMPLICIT_TOKEN, USE_AUTH_TOKEN).
 QUALIFIER_BEFORE = {"max", "min", "num", "n", "total", "per", "avg", "mean", "disable", "enable", "use", "implicit", "no",
                     "skip", "allow", "require"}
