@@ -82,18 +82,27 @@ def test_nsys_rep_without_nsys_names_the_tool_and_version(tmp_path, capsys, monk
 
 
 
-def test_nsys_rep_is_exported_by_nsys_and_read(tmp_path, capsys, monkeypatch):
-    # A stand-in nsys that logs its argv and writes the real lm_forward export where --output says.
+def _stand_in_nsys(tmp_path, monkeypatch, lists_blobs: bool):
+    """A stand-in nsys on the PATH that logs its export argv to argv.txt and writes the real lm_forward export
+    where --output says (its `export --help` lists --include-blobs when lists_blobs); returns a .nsys-rep."""
     fake = tmp_path / "bin" / "nsys"
     fake.parent.mkdir()
+    help_lines = ("if sys.argv[1:] == ['export', '--help']:\n"
+                  "    print('  --include-blobs=<true|false>')\n"
+                  "    sys.exit(0)\n") if lists_blobs else ""
     fake.write_text("#!" + sys.executable + "\n"
-                    "import shutil, sys\n"
+                    "import shutil, sys\n" + help_lines +
                     f"open({str(tmp_path / 'argv.txt')!r}, 'w').write('\\n'.join(sys.argv[1:]))\n"
                     f"shutil.copy({str(LM)!r}, sys.argv[sys.argv.index('--output') + 1])\n")
     fake.chmod(0o755)
     monkeypatch.setenv("PATH", str(fake.parent))
     rep = tmp_path / "run.nsys-rep"
     rep.write_bytes(b"NVIDIA Tegra Profiler Report 2025@3@1@0-0v0.\n\x0bL")
+    return rep
+
+
+def test_nsys_rep_is_exported_by_nsys_and_read(tmp_path, capsys, monkeypatch):
+    rep = _stand_in_nsys(tmp_path, monkeypatch, lists_blobs=False)
     code, out, err = run_cli([rep, "--report", "cuda_gpu_kern_sum", "--format", "csv"], capsys)
     assert code == 0, err
     assert (tmp_path / "argv.txt").read_text().split("\n") == [
@@ -104,19 +113,7 @@ def test_nsys_rep_is_exported_by_nsys_and_read(tmp_path, capsys, monkeypatch):
 
 def test_nsys_rep_is_exported_with_payload_blobs_where_nsys_has_the_option(tmp_path, capsys, monkeypatch):
     # NCCL's message sizes are NVTX payload blobs, which nsys exports only with --include-blobs=true.
-    fake = tmp_path / "bin" / "nsys"
-    fake.parent.mkdir()
-    fake.write_text("#!" + sys.executable + "\n"
-                    "import shutil, sys\n"
-                    "if sys.argv[1:] == ['export', '--help']:\n"
-                    "    print('  --include-blobs=<true|false>')\n"
-                    "    sys.exit(0)\n"
-                    f"open({str(tmp_path / 'argv.txt')!r}, 'w').write('\\n'.join(sys.argv[1:]))\n"
-                    f"shutil.copy({str(LM)!r}, sys.argv[sys.argv.index('--output') + 1])\n")
-    fake.chmod(0o755)
-    monkeypatch.setenv("PATH", str(fake.parent))
-    rep = tmp_path / "run.nsys-rep"
-    rep.write_bytes(b"NVIDIA Tegra Profiler Report 2025@3@1@0-0v0.\n\x0bL")
+    rep = _stand_in_nsys(tmp_path, monkeypatch, lists_blobs=True)
     code, _out, err = run_cli([rep, "--report", "cuda_gpu_kern_sum", "--format", "csv"], capsys)
     assert code == 0, err
     assert (tmp_path / "argv.txt").read_text().split("\n")[:4] == ["export", "--type", "sqlite", "--include-blobs=true"]
