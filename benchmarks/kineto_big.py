@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 
 from process_measure import run_measured, stats_child
+from trace_copies import shifted_event
 
 REPO = Path(__file__).resolve().parent.parent
 SOURCE_TRACE = REPO / "tests" / "data" / "h200" / "torch_encoder_layer.pt.trace.json"
@@ -61,12 +62,7 @@ def make_trace(target: Path, gigabytes: float, gpu_only: bool = False) -> tuple[
         size += len(head)
         while size < limit:
             for event in base:
-                shifted = dict(event)
-                if isinstance(shifted.get("ts"), (int, float)):
-                    shifted["ts"] = shifted["ts"] + copy * span
-                args = shifted.get("args")
-                if isinstance(args, dict) and "correlation" in args:
-                    shifted["args"] = dict(args, correlation=args["correlation"] + copy * 10_000_000)
+                shifted = shifted_event(event, copy, span)
                 line = ("," if written else "") + json.dumps(shifted) + "\n"
                 out.write(line)
                 size += len(line)

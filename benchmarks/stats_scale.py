@@ -36,6 +36,7 @@ import sys
 from pathlib import Path
 
 from process_measure import print_peak_rss, run_measured, stats_child
+from trace_copies import shifted_event
 
 REPO = Path(__file__).resolve().parent.parent
 SOURCE_EXPORT = REPO / "tests" / "data" / "h200" / "lm_forward.sqlite"
@@ -98,12 +99,7 @@ def make_trace(target: Path, events: int) -> Path:
         written, copy = 0, 0
         while written < events:
             for event in base:
-                shifted = dict(event)
-                if isinstance(shifted.get("ts"), (int, float)):
-                    shifted["ts"] = shifted["ts"] + copy * span
-                args = shifted.get("args")
-                if isinstance(args, dict) and "correlation" in args:
-                    shifted["args"] = dict(args, correlation=args["correlation"] + copy * 10_000_000)
+                shifted = shifted_event(event, copy, span)
                 out.write(("," if written else "") + json.dumps(shifted) + "\n")
                 written += 1
                 if written >= events:
