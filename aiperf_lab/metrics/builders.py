@@ -50,13 +50,13 @@ def ncu_metrics(kernels, _argument, _options):
 def telemetry_summary(recording, _argument, _options):
     from aiperf_lab.metrics.telemetry.summary import telemetry_summary as summary
     _require_gpu_rows(recording)
-    return [summary(recording.devices, recording.ticks)]
+    return [summary(recording.devices, series_of=recording.series)]
 
 
 def telemetry_findings(recording, _argument, _options):
     from aiperf_lab.metrics.telemetry.summary import telemetry_findings as findings
     _require_gpu_rows(recording)
-    return [findings(recording.devices, recording.ticks)]
+    return [findings(recording.devices, series_of=recording.series)]
 
 
 def _require_gpu_rows(recording) -> None:

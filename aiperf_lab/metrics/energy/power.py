@@ -12,6 +12,8 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import accumulate, compress, repeat
+from operator import add, eq, lt, mul, sub, truediv
 
 from aiperf_lab.errors import InputError
 from aiperf_lab.metrics.energy.clocks import Alignment
@@ -28,10 +30,11 @@ class PowerSeries:
     counter_points: list[tuple[int, float]] | None = None  # (t, energy_j) as recorded, counter-anchored
 
     def __post_init__(self) -> None:
-        cumulative = [0.0]
-        for i in range(1, len(self.times_ns)):
-            dt = (self.times_ns[i] - self.times_ns[i - 1]) * 1e-9
-            cumulative.append(cumulative[-1] + dt * (self.watts[i - 1] + self.watts[i]) / 2)
+        # the running integral: cumulative[i] = cumulative[i - 1] + dt * (w[i - 1] + w[i]) / 2, in C
+        times, watts = self.times_ns, self.watts
+        steps = map(mul, map(sub, times[1:], times[:-1]), repeat(1e-9))
+        cumulative = list(accumulate(map(truediv, map(mul, steps, map(add, watts[:-1], watts[1:])), repeat(2)),
+                                     initial=0.0))
         self._cumulative = cumulative
         self.integral_j = cumulative[-1]
         if self.counter_j is not None and self.integral_j > 0:
@@ -181,29 +184,31 @@ class RangeMax:
 
 
 def series_from_recording(recording, gpu: int, alignment: Alignment) -> PowerSeries:
-    """The power samples of one GPU of a telemetry Recording, moved onto the profile's clock."""
-    times: list[int] = []
-    watts: list[float] = []
-    energies: list[tuple[int, float]] = []
-    sources: set[str] = set()
-    counter = True
-    for tick in recording.ticks:
-        for s in tick.gpus:
-            if s.index != gpu or s.lost or s.power_w is None:
-                continue
-            t = alignment.to_profile_ns(s.t)
-            if times and t <= times[-1]:
-                continue  # a repeated or backwards time: keep the first
-            times.append(t)
-            watts.append(s.power_w)
-            sources.add(s.power_source or "average")
-            if s.energy_j is not None:
-                energies.append((t, s.energy_j))
-            counter = counter and s.energy_source == "counter"
+    """The power samples of one GPU of a telemetry Recording, moved onto the profile's clock (a repeated
+    or backwards time: the first sample kept)."""
+    series = recording.series(gpu)
+    has_power = list(map(eq, series.power_w, series.power_w))  # NaN: no reading
+    times = list(map(alignment.to_profile_ns, compress(series.t, has_power)))
+    watts = list(compress(series.power_w, has_power))
+    energy_j = list(compress(series.energy_j, has_power))
+    power_sources = list(compress(series.power_source, has_power))
+    energy_sources = list(compress(series.energy_source, has_power))
+    if not all(map(lt, times, times[1:])):
+        kept, last = [], None
+        for k, t in enumerate(times):
+            if last is None or t > last:
+                kept.append(k)
+                last = t
+        times, watts, energy_j, power_sources, energy_sources = (
+            list(map(column.__getitem__, kept)) for column in (times, watts, energy_j, power_sources, energy_sources))
     if len(times) < 2:
         raise InputError(f"{recording.path.name}: GPU {gpu} has fewer than two power samples")
+    has_energy = list(map(eq, energy_j, energy_j))
+    energies = list(zip(compress(times, has_energy), compress(energy_j, has_energy)))
+    counter = all(map(eq, energy_sources, repeat("counter")))
     counter_j = None
     if counter and energies and energies[0][0] == times[0] and energies[-1][0] == times[-1]:
         counter_j = energies[-1][1] - energies[0][1]
+    sources = {source or "average" for source in set(power_sources)}
     source = "instant" if sources == {"instant"} else "average"
     return PowerSeries(gpu, times, watts, source, counter_j, counter_points=energies if counter_j is not None else None)

@@ -38,22 +38,25 @@ Also read: the raw NVML loop layout of the H200 recording shipped with the packa
 
 from __future__ import annotations
 
+import codecs
 import csv
+import gc
 import io
 import json
-import gc
-import math
 import time
-from dataclasses import dataclass, field
-from itertools import repeat
-from operator import itemgetter, mul, sub
+from itertools import chain, islice
 from pathlib import Path
-from typing import Any, Callable, TextIO
+from typing import Any, BinaryIO, Callable, Iterator, TextIO
 
 from aiperf_lab.errors import InputError, NotAProfile
+from aiperf_lab.inputs import shown_path
+from aiperf_lab.metrics.telemetry.cells import integer, number
+from aiperf_lab.metrics.telemetry.columns import (MAX_TIME_S, NOT_RECORDED, SampleColumns, Series,
+                                                  series_of_ticks)
 from aiperf_lab.metrics.telemetry.energy import EnergyTracker
-from aiperf_lab.metrics.telemetry.model import (GPM_NAMES, GpmSample, GpuInfo, GpuProcess, GpuSample, GpuStatus,
-                                                HostSample, Tick)
+from aiperf_lab.metrics.telemetry.model import GPM_NAMES, GpmSample, GpuInfo, GpuSample, GpuStatus, HostSample, Tick
+
+_number, _int = number, integer  # the names the readers had
 
 BASE_COLUMNS = ["t_s", "gpu", "power_w", "power_source", "power_avg_w", "power_limit_w", "energy_j", "energy_source",
                 "util_gpu_pct", "util_mem_pct", "mem_used_bytes", "mem_total_bytes", "temp_c", "sm_clock_mhz",
@@ -62,7 +65,6 @@ BASE_COLUMNS = ["t_s", "gpu", "power_w", "power_source", "power_avg_w", "power_l
 GPM_COLUMNS = ["gpm_t_s", "gpm_window_s", *("gpm_" + name for name in GPM_NAMES)]
 COLUMNS = BASE_COLUMNS + GPM_COLUMNS + ["processes", "utc_ns", "status_t_s"]
 META_PREFIX = "# aiperf-telemetry "
-NOT_RECORDED = "not in this recording"
 RAW_NVML_COLUMNS = ["t_s", "power_mw", "power_instant_mw", "energy_mj", "util_gpu", "util_mem", "mem_used_b",
                     "temp_c", "sm_clock_mhz", "mem_clock_mhz", "clock_event_reasons"]
 
@@ -222,36 +224,42 @@ def recording_meta(devices: list[GpuInfo], rate_hz: float, gpm_every_s: float,
     return meta
 
 
-@dataclass
 class Recording:
-    path: Path
-    layout: str                   # "aiperf", "nvml-raw" or "nvidia-smi"
-    devices: list[GpuInfo]
-    ticks: list[Tick]
-    meta: dict[str, Any] = field(default_factory=dict)     # the `# aiperf-telemetry` line, when there is one
-    # (t, GPU, its slow fields) where the recording read them: links and processes, for a replay's `slow`
-    status_updates: list[tuple[float, int, GpuStatus]] = field(default_factory=list)
-    utc_origin_ns: int | None = None  # UTC ns at t = 0 (from the utc_ns column); None: no absolute clock
+    """A telemetry recording: its devices, metadata and samples. A recording in our layout holds its
+    samples as columns (`columns`; the Tick objects are made when first asked for: the console's
+    replay plays them, the reports read `series(gpu)`); the other layouts and a live feed's, as ticks."""
+
+    def __init__(self, path: Path, layout: str, devices: list[GpuInfo], ticks: list[Tick] | None = None,
+                 meta: dict[str, Any] | None = None, status_updates: list[tuple[float, int, GpuStatus]] | None = None,
+                 utc_origin_ns: int | None = None, *, columns: SampleColumns | None = None):
+        self.path = path
+        self.layout = layout              # "aiperf", "nvml-raw" or "nvidia-smi"
+        self.devices = devices
+        self.meta = meta if meta is not None else {}   # the `# aiperf-telemetry` line, when there is one
+        # (t, GPU, its slow fields) where the recording read them: links and processes, for a replay's `slow`
+        self.status_updates = status_updates if status_updates is not None else []
+        self.utc_origin_ns = utc_origin_ns  # UTC ns at t = 0 (from the utc_ns column); None: no absolute clock
+        self.columns = columns
+        self._ticks = ticks if ticks is not None or columns is not None else []
+
+    @property
+    def ticks(self) -> list[Tick]:
+        if self._ticks is None:
+            self._ticks = self.columns.ticks()
+        return self._ticks
 
     @property
     def duration_s(self) -> float:
+        if self._ticks is None:
+            span = self.columns.time_span()
+            return span[1] - span[0] if span else 0.0
         return self.ticks[-1].t - self.ticks[0].t if self.ticks else 0.0
 
-
-def _number(text: str) -> float | None:
-    text = text.strip()
-    if not text or text in ("[N/A]", "N/A", "[Not Supported]"):
-        return None
-    try:
-        value = float(text.split()[0].replace(",", ""))  # "81.72 W" -> 81.72
-    except ValueError:
-        return None
-    return value if math.isfinite(value) else None  # nan/inf: no reading
-
-
-def _int(text: str) -> int | None:
-    value = _number(text)
-    return int(value) if value is not None else None  # _number is finite, so int() cannot fail
+    def series(self, index: int) -> Series:
+        """GPU `index`'s samples in time order as columns (lost samples left out)."""
+        if self.columns is not None:
+            return self.columns.series(index)
+        return series_of_ticks(self.ticks, index)
 
 
 def sniff_recording(header: list[str]) -> str | None:
@@ -274,244 +282,118 @@ def sniff_text(text: str) -> str | None:
     return sniff_recording(lines[0].split(",")) if lines else None
 
 
-def _split_meta(text: str) -> tuple[dict[str, Any], str]:
-    if not text.startswith(META_PREFIX):
-        return {}, text
-    first, _, rest = text.partition("\n")
-    try:
-        meta = json.loads(first[len(META_PREFIX):])
-    except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
-        meta = {}
-    return (meta if isinstance(meta, dict) else {}), rest
-
-
-# Read whole, a recording costs about 14 times its size in memory (cells, then one sample object per row:
-# 207 MB, 900,000 rows at 100 Hz = 2.5 h, peak 2.9 GB) and about 12 s of CPU per 200 MB on a loaded 2-core
-# VM (docs/benchmarks.md): above 512 MiB (about 5.5 h at 100 Hz) a one-line refusal, not a machine out of memory.
+# Read in chunks of rows into compact columns (columns.py), a recording costs about 170 bytes a row in
+# memory, under its size on disk (207 MB, 900,000 rows at 100 Hz = 2.5 h: docs/benchmarks.md). The Tick
+# objects the console's replay plays cost about 2 KB a row: above 512 MiB (about 5.5 h at 100 Hz) a
+# one-line refusal, not a machine out of memory when one is replayed.
 MAX_RECORDING_BYTES = 512 << 20
-MAX_TIME_S = 1e9  # 31 years from the recording's start
+CHUNK_ROWS = 16384      # rows converted to columns at a time
+READ_BYTES = 4 << 20    # bytes read from the file at a time
 
 
 def read_recording(path: Path) -> Recording:
     """A recording in any of the three layouts; rows cut short (a killed writer) are skipped, values that
     are not finite numbers read as missing, times must be finite. InputError for anything else."""
-    # Millions of cells and samples are made and none is garbage: the cyclic collector's passes over
-    # them (more, the more there are) would take as long as the read itself.
-    # They live as long as the recording, so they are then left out of the collector's later passes too
-    # (gc.freeze): each pass of a report over them would otherwise walk them all again. (Freed as usual
-    # when dropped: a recording holds no reference cycle.)
+    # Many short-lived containers are made (each chunk's rows) and none is garbage: the cyclic collector's
+    # passes over them would add to the read for nothing.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        recording = _read_recording(path)
-        gc.freeze()
-        return recording
+        return _read_recording(path)
     finally:
         if collecting:
             gc.enable()
 
 
-def _read_recording(path: Path) -> Recording:
-    from aiperf_lab.inputs import decode_text, read_bounded
+def _text_chunks(handle: BinaryIO, path: Path) -> Iterator[str]:
+    """The file's text (UTF-8, undecodable bytes replaced, a leading BOM dropped: inputs.decode_text) in
+    pieces that end at a line end (except the last), read a few MB at a time."""
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    total, pending, started = 0, [], False
+    while True:
+        try:
+            data = handle.read(READ_BYTES)
+        except OSError as exc:
+            raise InputError(f"{shown_path(path)}: cannot read ({exc.strerror or type(exc).__name__})") from None
+        total += len(data)
+        if total > MAX_RECORDING_BYTES:  # grew while we read
+            raise InputError(f"{shown_path(path)}: larger than the {MAX_RECORDING_BYTES} bytes this reader accepts")
+        text = decoder.decode(data, final=not data)
+        if not started and text:
+            started = True
+            text = text[1:] if text.startswith("\ufeff") else text
+        cut = text.rfind("\n") + 1
+        if cut:
+            yield "".join(pending) + text[:cut]
+            pending = []
+        pending.append(text[cut:])
+        if not data:
+            break
+    rest = "".join(pending)
+    if rest:
+        yield rest
 
-    text = decode_text(read_bounded(path, MAX_RECORDING_BYTES))
-    meta, text = _split_meta(text)
+
+def _meta_and_lines(handle: BinaryIO, path: Path) -> tuple[dict[str, Any], Iterator[str]]:
+    """The `# aiperf-telemetry` line's JSON ({} without one) and the file's other lines, each ending at
+    "\n" only (as io.StringIO splits them: a lone "\r" stays inside its line)."""
+    lines = chain.from_iterable(map(io.StringIO, _text_chunks(handle, path)))
+    first = next(lines, "")
+    if not first.startswith(META_PREFIX):
+        return {}, chain([first], lines)
     try:
-        rows = list(csv.reader(io.StringIO(text)))
-    except csv.Error as exc:  # a field over csv's 128 KiB limit, a NUL byte
-        raise InputError(f"{path}: not a telemetry recording ({exc})") from None
-    if not rows:
-        raise InputError(f"{path}: empty file")
-    layout = sniff_recording(rows[0])
-    if layout is None:
-        raise NotAProfile(f"{path}: not a telemetry recording (unknown columns: {','.join(rows[0][:4])}...)")
-    body = [r for r in rows[1:] if r and (r[0].strip() or any(cell.strip() for cell in r))]
-    updates: list[tuple[float, int, GpuStatus]] = []
-    if layout == "aiperf":
-        devices, ticks = _read_aiperf(rows[0], body, meta, updates)
-    else:
-        devices, ticks = {"nvml-raw": _read_raw, "nvidia-smi": _read_smi}[layout](rows[0], body)
-        devices = [_no_gpm(d) for d in devices]
+        meta = json.loads(first[len(META_PREFIX):].removesuffix("\n"))
+    except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
+        meta = {}
+    return (meta if isinstance(meta, dict) else {}), lines
+
+
+def _read_recording(path: Path) -> Recording:
+    from aiperf_lab.inputs import open_regular
+
+    with open_regular(path, MAX_RECORDING_BYTES) as handle:
+        meta, lines = _meta_and_lines(handle, path)
+        try:
+            reader = csv.reader(lines)
+            header = next(reader, None)
+            if header is None:
+                raise InputError(f"{path}: empty file")
+            layout = sniff_recording(header)
+            if layout is None:
+                raise NotAProfile(f"{path}: not a telemetry recording (unknown columns: {','.join(header[:4])}...)")
+            if layout == "aiperf":
+                return _read_aiperf(path, header, reader, meta)
+            rows = list(reader)
+        except csv.Error as exc:  # a field over csv's 128 KiB limit, a NUL byte
+            raise InputError(f"{path}: not a telemetry recording ({exc})") from None
+    body = [r for r in rows if r and (r[0].strip() or any(cell.strip() for cell in r))]
+    devices, ticks = {"nvml-raw": _read_raw, "nvidia-smi": _read_smi}[layout](header, body)
+    devices = [_no_gpm(d) for d in devices]
     # A time no recording reaches (1e300 s) is a damaged row, skipped like a row cut short: in ns it
     # would be past any integer a clock holds.
     ticks = [tick for tick in ticks if abs(tick.t) <= MAX_TIME_S]
     ticks.sort(key=lambda tick: tick.t)  # stable: a log whose clock stepped back replays in time order
     if not ticks:
         raise InputError(f"{path}: a telemetry recording with a header but no samples")
-    origin = _utc_origin(rows[0], body) if layout == "aiperf" else None
-    return Recording(path, layout, devices, ticks, meta, updates, origin)
+    return Recording(path, layout, devices, ticks, meta)
 
 
-MAX_UTC_NS = 1 << 63  # a wall-clock anchor past year 2262 in ns is not a clock reading
-
-
-def _utc_origin(header: list[str], body: list[list[str]]) -> int | None:
-    """UTC ns at t = 0: the median of utc_ns - t_s over the rows that have both (t_s is rounded to 0.1 ms,
-    utc_ns is exact, so the median sits within 50 us of the sampler's own origin)."""
-    if "utc_ns" not in header:
-        return None
-    t_col, utc_col = header.index("t_s"), header.index("utc_ns")
-    reach = max(t_col, utc_col)
-    rows = [row for row in body if len(row) > reach]
-    origins: list[int] = []
-    try:  # the common case, every cell a number and every anchor in range, in C; else cell by cell
-        utcs, times = list(map(int, map(itemgetter(utc_col), rows))), list(map(float, map(itemgetter(t_col), rows)))
-        if utcs and not (min(utcs) > 0 and max(utcs) < MAX_UTC_NS):
-            raise ValueError
-        origins = list(map(sub, utcs, map(round, map(mul, times, repeat(1e9)))))
-    except (ValueError, OverflowError):
-        origins = []
-        for t_text, utc_text in map(itemgetter(t_col, utc_col), rows):
-            try:
-                utc, t_ns = int(utc_text), round(float(t_text) * 1e9)
-            except (ValueError, OverflowError):  # not numbers, or a time beyond any float in ns
-                continue
-            if 0 < utc < MAX_UTC_NS:
-                origins.append(utc - t_ns)
-    if not origins:
-        return None
-    origins.sort()
-    return origins[len(origins) // 2]
+def _read_aiperf(path: Path, header: list[str], reader: Iterator[list[str]], meta: dict[str, Any]) -> Recording:
+    """Our layout, CHUNK_ROWS rows at a time into columns (columns.SampleColumns)."""
+    columns = SampleColumns(header, meta)
+    for chunk in iter(lambda: list(islice(reader, CHUNK_ROWS)), []):
+        columns.add(chunk)
+    columns.finish()
+    if not any(columns.kept()):
+        raise InputError(f"{path}: a telemetry recording with a header but no samples")
+    return Recording(path, "aiperf", columns.devices, None, meta, columns.updates, columns.utc_origin_ns(),
+                     columns=columns)
 
 
 def _no_gpm(info: GpuInfo) -> GpuInfo:
     from dataclasses import replace
 
     return replace(info, gpm_reason=NOT_RECORDED, gpm_missing={})
-
-
-def _numbers(cells: list[str], integers: bool = False) -> list:
-    """_number (or _int, with `integers`) of every cell of a column, in C where it can be: a long
-    recording's columns repeat a few values (clocks, temperatures, utilization), converted once each
-    and shared; a column of mostly distinct plain numbers through float() (it accepts exactly those of
-    _number's inputs that need no unit or comma stripped, and gives the same value), else one _number
-    per distinct cell."""
-    distinct = set(cells)
-    if 4 * len(distinct) > len(cells):
-        try:
-            values: list = list(map(float, cells))
-        except ValueError:
-            pass
-        else:
-            if all(map(math.isfinite, values)):
-                return list(map(int, values)) if integers else values
-            return [(int(v) if integers else v) if math.isfinite(v) else None for v in values]
-    convert = _int if integers else _number
-    converted = {cell: convert(cell) for cell in distinct}
-    return list(map(converted.__getitem__, cells))
-
-
-def _ints(cells: list[str]) -> list[int | None]:
-    return _numbers(cells, integers=True)
-
-
-def _read_aiperf(header: list[str], body: list[list[str]], meta: dict[str, Any],
-                 updates: list[tuple[float, int, GpuStatus]]):
-    """Read column by column: each number column converted in one pass (see _numbers), one GpuSample
-    per row made from the converted columns; GPM windows, links and processes read from their row only
-    where they change (once per window, every couple of seconds)."""
-    col = {name: i for i, name in enumerate(header)}
-    has_gpm = "gpm_t_s" in col
-    described = {d.get("index"): d for d in meta.get("devices") or [] if isinstance(d, dict)}
-    rows = [row for row in body if len(row) >= len(header)]  # a shorter row: a line cut short (killed writer)
-    count = len(rows)
-    blank = [""] * count
-
-    def text(name: str) -> list[str]:  # one column's cells (only the columns read: not a transpose of all)
-        return list(map(itemgetter(col[name]), rows)) if name in col else blank
-
-    t_s = _numbers(text("t_s"))
-    gpu = _ints(text("gpu"))
-    number_columns = [_numbers(text(name)) for name in (
-        "power_w", "power_avg_w", "power_limit_w", "energy_j", "util_gpu_pct", "util_mem_pct")]
-    status_columns = [_ints(text("mem_used_bytes")), _ints(text("mem_total_bytes")), _numbers(text("temp_c")),
-                      _numbers(text("sm_clock_mhz")), _numbers(text("mem_clock_mhz")),
-                      _ints(text("clock_event_reasons"))]
-    power_w, power_avg_w, power_limit_w, energy_j, util_gpu, util_mem = number_columns
-    mem_used, mem_total, temp_c, sm_clock, mem_clock, reasons = status_columns
-    status_t = _numbers(text("status_t_s"))
-    power_source, energy_source, lost = text("power_source"), text("energy_source"), text("lost")
-    cpu, host_used, host_total = _numbers(text("cpu_pct")), _ints(text("host_mem_used_bytes")), \
-        _ints(text("host_mem_total_bytes"))
-    gpm_column = text("gpm_t_s") if has_gpm else blank
-    gpm_window, gpm_values = col.get("gpm_window_s"), [(name, col.get("gpm_" + name)) for name in GPM_NAMES]
-    processes_column = text("processes")
-    ticks: dict[float, Tick] = {}
-    devices: dict[int, GpuInfo] = {}
-    windows: dict[tuple[int, str], GpmSample] = {}   # one GpmSample per window, shared by its rows
-    for k in range(count):
-        t = t_s[k]
-        if t is None:
-            continue
-        tick = ticks.get(t)
-        if tick is None:
-            tick = ticks[t] = Tick(t, [], HostSample(t, cpu[k], host_used[k], host_total[k]))
-        index = gpu[k]
-        if index is None:
-            continue
-        sample = GpuSample(t, index, power_w[k], power_source[k], power_avg_w[k], power_limit_w[k], energy_j[k],
-                           energy_source[k], util_gpu[k], util_mem[k], mem_used[k], mem_total[k], temp_c[k],
-                           sm_clock[k], mem_clock[k], reasons[k], lost[k] == "1", status_t=status_t[k])
-        gpm_text = gpm_column[k]
-        if gpm_text:
-            key = (index, gpm_text)
-            window = windows.get(key)
-            if window is None and key not in windows:
-                gpm_t = _number(gpm_text)
-                row = rows[k]
-                window = windows[key] = None if gpm_t is None else GpmSample(
-                    gpm_t, (_number(row[gpm_window]) if gpm_window is not None else None) or 0.0,
-                    **{name: _number(row[i]) if i is not None else None for name, i in gpm_values})
-            sample.gpm = window
-        tick.gpus.append(sample)
-        processes = processes_column[k]
-        if processes:
-            row = rows[k]
-            get = lambda name: row[col[name]] if name in col else ""  # noqa: E731
-            updates.append((t, index, GpuStatus(_int(get("pcie_gen")), _int(get("pcie_width")),
-                                                 _int(get("pcie_gen_max")), _int(get("pcie_width_max")),
-                                                 power_limit_w=sample.power_limit_w,
-                                                 processes=_processes(processes))))
-        if index not in devices:
-            about = described.get(index) or {}
-            missing = about.get("gpm_missing")
-            devices[index] = GpuInfo(
-                index, name=about.get("name") if isinstance(about.get("name"), str) else None,
-                mem_total_bytes=sample.mem_total_bytes,
-                power_limit_w=sample.power_limit_w or _float_or_none(about.get("power_limit_w")),
-                energy_counter=sample.energy_source == "counter", instant_power=sample.power_source == "instant",
-                gpm_reason=str(about["gpm_reason"]) if "gpm_reason" in about else
-                ("" if has_gpm else NOT_RECORDED),
-                gpm_missing={str(k): str(v) for k, v in missing.items()} if isinstance(missing, dict) else {})
-    ordered = sorted(ticks.values(), key=lambda k: k.t)
-    with_gpm = {i for (i, _text), window in windows.items() if window is not None}  # each held by a sample
-    for index, info in list(devices.items()):
-        if info.gpm_reason == "" and index not in with_gpm:
-            from dataclasses import replace
-            devices[index] = replace(info, gpm_reason="no GPM values in this recording")
-    return [devices[i] for i in sorted(devices)], ordered
-
-
-def _float_or_none(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-
-def _processes(cell: str) -> list[GpuProcess]:
-    """The `processes` cell: [[pid, name, user, memory, sm %, mem %, energy share %, energy J], ...]."""
-    try:
-        entries = json.loads(cell)
-    except ValueError:
-        return []
-    found = []
-    for entry in entries if isinstance(entries, list) else []:
-        if not isinstance(entry, list) or len(entry) < 4 or not isinstance(entry[0], int):
-            continue
-        entry = entry + [None] * (8 - len(entry))
-        text = lambda v: v if isinstance(v, str) else None  # noqa: E731
-        memory = entry[3] if isinstance(entry[3], int) else None
-        found.append(GpuProcess(entry[0], text(entry[1]), memory, text(entry[2]), None, _float_or_none(entry[4]),
-                                _float_or_none(entry[5]), _float_or_none(entry[6]), _float_or_none(entry[7])))
-    return found
 
 
 def _read_raw(header: list[str], body: list[list[str]]):
@@ -524,23 +406,23 @@ def _read_raw(header: list[str], body: list[list[str]]):
         if len(row) < len(header):
             continue
         get = lambda name: row[col[name]] if name in col else ""  # noqa: E731
-        t = _number(get("t_s"))
+        t = number(get("t_s"))
         if t is None:
             continue
-        average = _number(get("power_mw"))
-        instant = _number(get("power_instant_mw"))
+        average = number(get("power_mw"))
+        instant = number(get("power_instant_mw"))
         power_mw, source = (instant, "instant") if instant is not None else (average, "average" if average else "")
         power = power_mw / 1000.0 if power_mw is not None else None
         tracker.add_power(t, power)
-        counter = _number(get("energy_mj"))
+        counter = number(get("energy_mj"))
         tracker.add_counter(t, counter)
         instant_seen |= instant is not None
         counter_seen |= counter is not None
         ticks.append(Tick(t, [GpuSample(
             t, 0, power, source, average / 1000.0 if average is not None else None, None,
-            tracker.energy_j(), tracker.source, _number(get("util_gpu")), _number(get("util_mem")),
-            _int(get("mem_used_b")), None, _number(get("temp_c")), _number(get("sm_clock_mhz")),
-            _number(get("mem_clock_mhz")), _int(get("clock_event_reasons")))], None))
+            tracker.energy_j(), tracker.source, number(get("util_gpu")), number(get("util_mem")),
+            integer(get("mem_used_b")), None, number(get("temp_c")), number(get("sm_clock_mhz")),
+            number(get("mem_clock_mhz")), integer(get("clock_event_reasons")))], None))
     return [GpuInfo(0, energy_counter=counter_seen, instant_power=instant_seen)], ticks
 
 
@@ -563,18 +445,18 @@ def _read_smi(header: list[str], body: list[list[str]]):
             continue
         t0 = stamp if t0 is None else t0
         t = stamp - t0
-        index = _int(row[col["index"]]) if "index" in col else 0
+        index = integer(row[col["index"]]) if "index" in col else 0
         tracker = trackers.setdefault(index, EnergyTracker())
-        power = _number(row[col["power.draw"]]) if "power.draw" in col else None
+        power = number(row[col["power.draw"]]) if "power.draw" in col else None
         tracker.add_power(t, power)
-        mem_used = _number(row[col["memory.used"]]) if "memory.used" in col else None
+        mem_used = number(row[col["memory.used"]]) if "memory.used" in col else None
         sample = GpuSample(t, index, power, "average" if power is not None else "", power, None, tracker.energy_j(),
                            tracker.source,
-                           _number(row[col["utilization.gpu"]]) if "utilization.gpu" in col else None,
-                           _number(row[col["utilization.memory"]]) if "utilization.memory" in col else None,
-                           _int(str(mem_used * 1024 * 1024)) if mem_used is not None else None, None,
-                           _number(row[col["temperature.gpu"]]) if "temperature.gpu" in col else None,
-                           _number(row[col["clocks.current.sm"]]) if "clocks.current.sm" in col else None)
+                           number(row[col["utilization.gpu"]]) if "utilization.gpu" in col else None,
+                           number(row[col["utilization.memory"]]) if "utilization.memory" in col else None,
+                           integer(str(mem_used * 1024 * 1024)) if mem_used is not None else None, None,
+                           number(row[col["temperature.gpu"]]) if "temperature.gpu" in col else None,
+                           number(row[col["clocks.current.sm"]]) if "clocks.current.sm" in col else None)
         if ticks and abs(ticks[-1].t - t) < 1e-9:
             ticks[-1].gpus.append(sample)
         else:

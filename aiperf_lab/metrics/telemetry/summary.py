@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
+from functools import reduce
 from itertools import compress, repeat
-from operator import add, attrgetter, is_not, le, mul, sub
+from operator import add, and_, attrgetter, eq, ge, is_not, itemgetter, le, mul, sub
+from typing import Callable, Sequence
 
 from aiperf_lab.metrics.tables import Table
 from aiperf_lab.metrics import activity
+from aiperf_lab.metrics.telemetry.columns import Series, series_of_ticks
 from aiperf_lab.metrics.telemetry.model import CLOCK_EVENT_REASONS, GPM_NAMES, GpmSample, GpuInfo, GpuSample, Tick
 
 
@@ -31,7 +34,11 @@ def covering_windows(series: list[GpuSample]) -> list[GpmSample | None]:
     carries the latest window read before it, which describes the seconds before: paired with the
     sample's own utilization it would lag by up to a window (the sampler reads GPM every 2 s).
     Windows with the same (end, length) are one window: the last sample's object stands for it."""
-    gpms = _column(series, "gpm")
+    return covering_windows_of(_column(series, "t"), _column(series, "gpm"))
+
+
+def covering_windows_of(times: Sequence[float], gpms: list[GpmSample | None]) -> list[GpmSample | None]:
+    """covering_windows of samples given as columns: their times and the windows they carry."""
     # the distinct objects (rows share their window's), by identity in C, first seen and last seen first
     first_seen = dict(zip(map(id, gpms), gpms)).values()
     last_seen = dict(zip(map(id, reversed(gpms)), reversed(gpms))).values()
@@ -41,7 +48,6 @@ def covering_windows(series: list[GpuSample]) -> list[GpmSample | None]:
             latest.setdefault((g.t, g.window_s), g)
     distinct = {(g.t, g.window_s): None for g in first_seen if g is not None}
     windows = sorted((latest[key] for key in distinct), key=lambda g: g.t)
-    times = _column(series, "t")
     if not all(map(le, times, times[1:])):
         return _covering_windows_unsorted(times, windows)
     # sorted samples: each one's window is the first ending at or after it (a binary search, in C), if
@@ -82,73 +88,117 @@ def _weighted_mean(values: list, weights: list[float]) -> float | None:
     return sum(map(mul, kept, kept_weights)) / total if kept and total > 0 else None
 
 
-def _time_shares(series: list[GpuSample], windows: list[GpmSample | None],
-                 weights: list[float]) -> list[float | None]:
+def _weighted_mean_of_readings(values: Sequence[float], weights: list[float]) -> float | None:
+    """_weighted_mean of a column with NaN where a sample has no reading (columns.Series): the same sums
+    over the same pairs."""
+    present = list(map(eq, values, values))  # NaN is not equal to itself
+    kept, kept_weights = list(compress(values, present)), list(compress(weights, present))
+    total = sum(kept_weights)
+    return sum(map(mul, kept, kept_weights)) / total if kept and total > 0 else None
+
+
+def _sum_where(weights: list[float], flags) -> float:
+    """0.0 plus each weight whose flag is set, in order (the running total a loop keeps), in C."""
+    return reduce(add, compress(weights, flags), 0.0)
+
+
+def _time_shares(series: Series, windows: list[GpmSample | None], weights: list[float]) -> list[float | None]:
     """Shares of the GPM-covered time: utilization high with SM activity low; SMs busy with tensor cores
-    idle; DRAM bandwidth high. `windows`: covering_windows(series)."""
-    covered = low = idle = dram = 0.0
-    for s, g, w in zip(series, windows, weights):
+    idle; DRAM bandwidth high. `windows`: covering_windows of the series. Each share is the running
+    total of the weights of the samples that meet it, as a loop over the samples adds them."""
+    # per distinct window: (covered, SM activity low, tensor idle, DRAM high)
+    flags: dict[int, tuple[bool, bool, bool, bool]] = {}
+    for g in {id(g): g for g in windows}.values():
         if g is None or g.sm_active_pct is None:
-            continue
-        covered += w
-        if (s.util_gpu_pct or 0) >= activity.UTIL_HIGH_PCT and g.sm_active_pct < activity.SM_ACTIVE_LOW_PCT:
-            low += w
-        if g.tensor_pct is not None and g.sm_active_pct >= activity.SM_BUSY_PCT and \
-                g.tensor_pct < activity.TENSOR_IDLE_PCT:
-            idle += w
-        if g.dram_pct is not None and g.dram_pct >= activity.DRAM_BOUND_PCT:
-            dram += w
+            flags[id(g)] = (False, False, False, False)
+        else:
+            flags[id(g)] = (True, g.sm_active_pct < activity.SM_ACTIVE_LOW_PCT,
+                            g.tensor_pct is not None and g.sm_active_pct >= activity.SM_BUSY_PCT and
+                            g.tensor_pct < activity.TENSOR_IDLE_PCT,
+                            g.dram_pct is not None and g.dram_pct >= activity.DRAM_BOUND_PCT)
+    per_sample = list(map(flags.__getitem__, map(id, windows)))
+    covered_flags, low_flags, idle_flags, dram_flags = (list(map(itemgetter(n), per_sample)) for n in range(4))
+    covered = _sum_where(weights, covered_flags)
     if covered <= 0:
         return [None, None, None]
+    # utilization >= UTIL_HIGH_PCT (a missing reading counts as 0, NaN compares false: both below it)
+    util_high = map(ge, series.util_gpu_pct, repeat(activity.UTIL_HIGH_PCT))
+    low = _sum_where(weights, map(and_, map(and_, covered_flags, low_flags), util_high))
+    idle = _sum_where(weights, map(and_, covered_flags, idle_flags))
+    dram = _sum_where(weights, map(and_, covered_flags, dram_flags))
     return [round(100.0 * part / covered, 2) for part in (low, idle, dram)]
 
 
-def telemetry_summary(devices: list[GpuInfo], ticks: list[Tick]) -> Table:
+def _last_reading(values: Sequence[float]) -> int:
+    """The index of the last value that is a reading (not NaN); the series has one."""
+    return len(values) - 1 - next(k for k, v in enumerate(reversed(values)) if v == v)
+
+
+def _series_source(devices: list[GpuInfo], ticks: list[Tick] | None,
+                   series_of: Callable[[int], Series] | None) -> Callable[[int], Series]:
+    if series_of is not None:
+        return series_of
+    return lambda index: series_of_ticks(ticks or [], index)
+
+
+def _weights(times: Sequence[float]) -> list[float]:
+    """Each sample's weight: the time to the next (the last: 0)."""
+    return list(map(sub, times[1:], times[:-1])) + [0.0]
+
+
+def telemetry_summary(devices: list[GpuInfo], ticks: list[Tick] | None = None, *,
+                      series_of: Callable[[int], Series] | None = None) -> Table:
     """Per device: duration, average and peak power, energy (counter where recorded, else integrated),
     mean utilization, peak memory, hottest temperature, and the share of time under each clock-event
-    reason. Means and shares are time-weighted (each sample stands for the time to the next)."""
+    reason. Means and shares are time-weighted (each sample stands for the time to the next).
+    The samples: each device's from `ticks`, or `series_of(index)` (a recording's columns)."""
+    series_of = _series_source(devices, ticks, series_of)
     rows = []
     notes = []
     for info in devices:
-        series = [s for tick in ticks for s in tick.gpus if s.index == info.index and not s.lost]
-        if not series:
+        series = series_of(info.index)
+        if not len(series):
             continue
-        duration = series[-1].t - series[0].t
-        weights = [b.t - a.t for a, b in zip(series, series[1:])] + [0.0]
+        times = series.t
+        duration = times[-1] - times[0]
+        weights = _weights(times)
         if duration <= 0:
             weights = [1.0] * len(series)
 
-        windows = covering_windows(series)
-
+        windows = covering_windows_of(times, series.gpm)
         filled = [g if g is not None else _NO_WINDOW for g in windows]
 
-        def mean(attr: str, items=series) -> float | None:
-            value = _weighted_mean(_column(items, attr), weights)
+        def mean(values: Sequence[float]) -> float | None:
+            value = _weighted_mean_of_readings(values, weights)
             return round(value, 2) if value is not None else None
 
-        energies = [s for s in series if s.energy_j is not None]
-        energy = energies[-1].energy_j - energies[0].energy_j if len(energies) > 1 else None
-        source = energies[-1].energy_source if energies else ""
-        powers = [s.power_w for s in series if s.power_w is not None]
-        peak_source = {s.power_source for s in series if s.power_w is not None}
-        reason_time = {bit: 0.0 for bit in CLOCK_EVENT_REASONS}
-        masks = _column(series, "clock_event_reasons")
-        bits_of = {mask: [bit for bit in CLOCK_EVENT_REASONS if mask and mask & bit] for mask in set(masks)}
-        for mask, w in zip(masks, weights):
-            for bit in bits_of[mask]:
-                reason_time[bit] += w
+        def window_mean(attr: str) -> float | None:
+            value = _weighted_mean(_column(filled, attr), weights)
+            return round(value, 2) if value is not None else None
+
+        energies = list(compress(series.energy_j, map(eq, series.energy_j, series.energy_j)))
+        energy = energies[-1] - energies[0] if len(energies) > 1 else None
+        source = series.energy_source[_last_reading(series.energy_j)] if energies else ""
+        has_power = list(map(eq, series.power_w, series.power_w))
+        powers = list(compress(series.power_w, has_power))
+        peak_source = set(compress(series.power_source, has_power))
+        masks = series.clock_event_reasons
+        distinct_masks = set(masks)
+        reason_time = {bit: _sum_where(weights, map({mask: bool(mask and mask & bit) for mask in distinct_masks}
+                                                    .__getitem__, masks))
+                       for bit in CLOCK_EVENT_REASONS}
         total_weight = sum(weights) or 1.0
-        mem_peaks = [s.mem_used_bytes for s in series if s.mem_used_bytes is not None]
-        temps = [s.temp_c for s in series if s.temp_c is not None]
+        mem_peaks = list(compress(series.mem_used_bytes, map(eq, series.mem_used_bytes, series.mem_used_bytes)))
+        temps = list(compress(series.temp_c, map(eq, series.temp_c, series.temp_c)))
         rows.append([
             info.index, len(series), round(duration, 4),
-            round(energy / duration, 2) if energy is not None and duration > 0 else mean("power_w"),
+            round(energy / duration, 2) if energy is not None and duration > 0 else mean(series.power_w),
             round(max(powers), 2) if powers else None,
             round(energy, 3) if energy is not None else None, source,
-            mean("util_gpu_pct"), mean("util_mem_pct"), max(mem_peaks) if mem_peaks else None,
-            max(temps) if temps else None, mean("sm_clock_mhz"),
+            mean(series.util_gpu_pct), mean(series.util_mem_pct), int(max(mem_peaks)) if mem_peaks else None,
+            max(temps) if temps else None, mean(series.sm_clock_mhz),
             *(round(100.0 * reason_time[bit] / total_weight, 2) for bit in CLOCK_EVENT_REASONS),
-            *(mean(name, filled) for name in GPM_COLUMNS), *_time_shares(series, windows, weights)])
+            *(window_mean(name) for name in GPM_COLUMNS), *_time_shares(series, windows, weights)])
         if info.gpm_reason:
             notes.append(f"device {info.index}: {info.gpm_reason}; the GPM columns are empty")
         elif info.gpm_missing:
@@ -175,27 +225,32 @@ BUSY_UTIL_PCT = 50.0
 FINDING_COLUMNS = ["Rule", "Device", "Fired", "Evidence", "Advice"]
 
 
-def telemetry_findings(devices: list[GpuInfo], ticks: list[Tick]) -> Table:
-    """The activity rules (activity.py) per device, on the means over busy time (utilization >= 50%)."""
+def telemetry_findings(devices: list[GpuInfo], ticks: list[Tick] | None = None, *,
+                       series_of: Callable[[int], Series] | None = None) -> Table:
+    """The activity rules (activity.py) per device, on the means over busy time (utilization >= 50%).
+    The samples: each device's from `ticks`, or `series_of(index)` (a recording's columns)."""
+    series_of = _series_source(devices, ticks, series_of)
     rows = []
     for info in devices:
-        series = [s for tick in ticks for s in tick.gpus if s.index == info.index and not s.lost]
-        weights = [b.t - a.t for a, b in zip(series, series[1:])] + [0.0]
-        is_busy = [(u or 0) >= BUSY_UTIL_PCT for u in _column(series, "util_gpu_pct")]
-        busy_samples = list(compress(series, is_busy))
-        busy_windows = [g if g is not None else _NO_WINDOW for g in compress(covering_windows(series), is_busy)]
+        series = series_of(info.index)
+        weights = _weights(series.t)
+        # busy: utilization >= BUSY_UTIL_PCT (a missing reading counts as 0, NaN compares false: both below it)
+        is_busy = list(map(ge, series.util_gpu_pct, repeat(BUSY_UTIL_PCT)))
+        busy_util = list(compress(series.util_gpu_pct, is_busy))
+        busy_windows = [g if g is not None else _NO_WINDOW
+                        for g in compress(covering_windows_of(series.t, series.gpm), is_busy)]
         busy_weights = list(compress(weights, is_busy))
 
-        def mean(name: str, of_window: bool = True) -> float | None:
-            return _weighted_mean(_column(busy_windows if of_window else busy_samples, name), busy_weights)
+        def mean(name: str) -> float | None:
+            return _weighted_mean(_column(busy_windows, name), busy_weights)
 
         where = f" while busy ({sum(busy_weights):.1f} s at utilization >= {BUSY_UTIL_PCT:.0f}%)"
-        if not busy_samples:
+        if not busy_util:
             where = " (never busy: no time at utilization >= 50%)"
         elif info.gpm_reason:
             where += f"; GPM: {info.gpm_reason}"
         fp16 = mean("fp16_pct")
-        for verdict in activity.verdicts(mean("util_gpu_pct", of_window=False), mean("sm_active_pct"),
+        for verdict in activity.verdicts(_weighted_mean(busy_util, busy_weights), mean("sm_active_pct"),
                                          mean("tensor_pct"), mean("dram_pct"),
                                          activity.half_precision_from_fp16_pipe(fp16), where):
             rows.append([verdict.rule, info.index, verdict.state, verdict.evidence, verdict.advice])

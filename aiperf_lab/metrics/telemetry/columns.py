@@ -1,0 +1,373 @@
+"""A recording in our own layout (recording.py) held as columns, and one GPU's samples as columns.
+
+`SampleColumns` takes the CSV rows a chunk at a time and keeps, per field, one array of doubles (NaN where
+the cell has no reading): about 170 bytes a row where one GpuSample, Tick and HostSample per row cost
+about 2 KB, and the rows themselves are never all in memory at once. GPM windows (one per window, shared
+by the rows that carry it), link and process reads (the rows where they change), and the devices are
+read as the rows come. `ticks()` makes the Tick objects the console's replay plays, the same as a
+whole read made them; the reports read `series(gpu)`, one GPU's samples in time order as columns.
+"""
+
+from __future__ import annotations
+
+import gc
+from array import array
+from dataclasses import dataclass, replace
+from itertools import compress, repeat
+from operator import attrgetter, eq, ge, is_not, itemgetter, le, mul, not_, sub
+from typing import Any, Sequence
+
+from aiperf_lab.metrics.telemetry.cells import NAN, float_or_none, floats, integer, number, numbers, processes
+from aiperf_lab.metrics.telemetry.model import (GPM_NAMES, GpmSample, GpuInfo, GpuSample, GpuStatus, HostSample,
+                                                Tick)
+
+NOT_RECORDED = "not in this recording"
+MAX_TIME_S = 1e9  # 31 years from the recording's start: a time past it is a damaged row, left out
+MAX_UTC_NS = 1 << 63  # a wall-clock anchor past year 2262 in ns is not a clock reading
+
+# The number columns a sample and its host reading take (the integer ones stored as doubles too: a
+# cell's integer() is int(number()), so int() of the double gives it back exactly)
+NUMBER_FIELDS = ["power_w", "power_avg_w", "power_limit_w", "energy_j", "util_gpu_pct", "util_mem_pct",
+                 "mem_used_bytes", "mem_total_bytes", "temp_c", "sm_clock_mhz", "mem_clock_mhz",
+                 "clock_event_reasons", "status_t_s", "cpu_pct", "host_mem_used_bytes", "host_mem_total_bytes"]
+INTEGER_FIELDS = {"mem_used_bytes", "mem_total_bytes", "clock_event_reasons", "host_mem_used_bytes",
+                  "host_mem_total_bytes"}
+TEXT_FIELDS = ["power_source", "energy_source"]
+# Fields that change about once a second or less (the GPU, the sources, the GPM window the row carries,
+# the sampler's status tier): see SampleColumns.add
+GROUPED_FIELDS = ["gpu", "power_source", "energy_source", "lost", "gpm_t_s", "power_avg_w", "power_limit_w",
+                  "mem_used_bytes", "mem_total_bytes", "temp_c", "sm_clock_mhz", "mem_clock_mhz",
+                  "clock_event_reasons", "status_t_s", "host_mem_total_bytes"]
+
+
+def _present(values: Sequence[float]) -> list[bool]:
+    """True where a value is a reading (NaN is not equal to itself), in C."""
+    return list(map(eq, values, values))
+
+
+def _optional(values: Sequence[float], integers: bool = False) -> list:
+    """The values with None for NaN (int() of each where `integers`)."""
+    if integers:
+        return [int(v) if v == v else None for v in values]
+    return [v if v == v else None for v in values]
+
+
+@dataclass
+class Series:
+    """One GPU's samples in time order (lost ones left out), a column per field. Numbers: NaN where
+    the sample has no reading."""
+
+    t: Sequence[float]
+    power_w: Sequence[float]
+    power_source: list[str]
+    energy_j: Sequence[float]
+    energy_source: list[str]
+    util_gpu_pct: Sequence[float]
+    util_mem_pct: Sequence[float]
+    mem_used_bytes: Sequence[float]
+    temp_c: Sequence[float]
+    sm_clock_mhz: Sequence[float]
+    clock_event_reasons: list[int | None]
+    gpm: list[GpmSample | None]   # the window each sample carries (the same object for one window)
+
+    def __len__(self) -> int:
+        return len(self.t)
+
+    @classmethod
+    def of_samples(cls, samples: list[GpuSample]) -> "Series":
+        """The columns of GpuSample objects (a live feed's ticks, the smaller layouts' readers)."""
+        def column(name: str) -> list:
+            return [NAN if v is None else v for v in map(attrgetter(name), samples)]
+
+        return cls([s.t for s in samples], column("power_w"), [s.power_source for s in samples], column("energy_j"),
+                   [s.energy_source for s in samples], column("util_gpu_pct"), column("util_mem_pct"),
+                   column("mem_used_bytes"), column("temp_c"), column("sm_clock_mhz"),
+                   [s.clock_event_reasons for s in samples], [s.gpm for s in samples])
+
+
+def series_of_ticks(ticks: list[Tick], index: int) -> Series:
+    """GPU `index`'s samples of a list of ticks, lost ones left out."""
+    return Series.of_samples([s for tick in ticks for s in tick.gpus if s.index == index and not s.lost])
+
+
+def utc_origins(header: list[str], rows: list[list[str]]) -> list[int]:
+    """utc_ns - t_s (in ns) of the rows that have both: the candidates for the recording's UTC origin
+    (the median of them all, see SampleColumns.utc_origin_ns)."""
+    t_col, utc_col = header.index("t_s"), header.index("utc_ns")
+    reach = max(t_col, utc_col)
+    rows = list(compress(rows, map(ge, map(len, rows), repeat(reach + 1))))
+    try:  # the common case, every cell a number and every anchor in range, in C; else cell by cell
+        utcs, times = list(map(int, map(itemgetter(utc_col), rows))), list(map(float, map(itemgetter(t_col), rows)))
+        if utcs and not (min(utcs) > 0 and max(utcs) < MAX_UTC_NS):
+            raise ValueError
+        return list(map(sub, utcs, map(round, map(mul, times, repeat(1e9)))))
+    except (ValueError, OverflowError):
+        origins = []
+        for t_text, utc_text in map(itemgetter(t_col, utc_col), rows):
+            try:
+                utc, t_ns = int(utc_text), round(float(t_text) * 1e9)
+            except (ValueError, OverflowError):  # not numbers, or a time beyond any float in ns
+                continue
+            if 0 < utc < MAX_UTC_NS:
+                origins.append(utc - t_ns)
+        return origins
+
+
+class SampleColumns:
+    """The rows of a recording in our layout that have a time, in file order, as columns (see the module
+    docstring). Feed it with `add(rows)` (any number of times), then call `finish()`."""
+
+    def __init__(self, header: list[str], meta: dict[str, Any]):
+        self.header = header
+        self.col = {name: i for i, name in enumerate(header)}
+        self.has_gpm = "gpm_t_s" in self.col
+        self._described = {d.get("index"): d for d in meta.get("devices") or [] if isinstance(d, dict)}
+        self.t = array("d")
+        self.gpu = array("d")                        # NaN: a host-only row
+        self.values = {name: array("d") for name in NUMBER_FIELDS}
+        self.codes = {name: array("l") for name in TEXT_FIELDS}
+        self.texts: dict[str, list[str]] = {name: [] for name in TEXT_FIELDS}   # code -> text
+        self._code_of: dict[str, dict[str, int]] = {name: {} for name in TEXT_FIELDS}
+        self.lost = array("b")
+        self.window = array("l")                     # index into self.windows (0: none)
+        self.windows: list[GpmSample | None] = [None]
+        self._window_ids_of: dict[tuple[int | None, str], int] = {}
+        self._with_gpm: set[int] = set()
+        self._devices: dict[int, GpuInfo] = {}
+        self.devices: list[GpuInfo] = []
+        self.updates: list[tuple[float, int, GpuStatus]] = []
+        self._origins: list[int] | None = [] if "utc_ns" in self.col else None
+
+    def __len__(self) -> int:
+        return len(self.t)
+
+    def add(self, body: list[list[str]]) -> None:
+        """The next rows of the file (after the header); rows cut short and rows without a time are skipped.
+        The fields that change about once a second or less (GROUPED_FIELDS) are converted once per
+        distinct combination of their cells in the chunk, the others cell by cell (in C, see cells.floats)."""
+        if self._origins is not None:
+            self._origins.extend(utc_origins(self.header, body))
+        width = len(self.header)
+        rows = list(compress(body, map(ge, map(len, body), repeat(width))))  # shorter: a line cut short
+        col = self.col
+
+        def text(name: str) -> list[str]:
+            return list(map(itemgetter(col[name]), rows)) if name in col else [""] * len(rows)
+
+        t = numbers(text("t_s"))
+        timed = list(map(is_not, t, repeat(None)))
+        if not all(timed):
+            rows, t = list(compress(rows, timed)), list(compress(t, timed))
+        if not rows:
+            return
+        units, ids = self._group(rows)
+
+        def unit_text(name: str) -> list[str]:  # the cells of a grouped field, one per unit
+            if name not in col:
+                return [""] * len(units)
+            return list(map(itemgetter(GROUPED_FIELDS.index(name)), units)) if ids is not None else text(name)
+
+        def per_row(values: list) -> list:  # a value per unit -> a value per row
+            return values if ids is None else list(map(values.__getitem__, ids))
+
+        unit_gpus = numbers(unit_text("gpu"), integers=True)
+        gpus = per_row(unit_gpus)
+        self.t.extend(t)
+        self.gpu.extend(per_row([NAN if g is None else g for g in unit_gpus]))
+        for name in NUMBER_FIELDS:
+            if name in GROUPED_FIELDS:
+                self.values[name].extend(per_row(floats(unit_text(name))))
+            else:
+                self.values[name].extend(floats(text(name)))
+        for name in TEXT_FIELDS:
+            cells, code_of, names = unit_text(name), self._code_of[name], self.texts[name]
+            for cell in sorted(set(cells).difference(code_of)):
+                code_of[cell] = len(names)
+                names.append(cell)
+            self.codes[name].extend(per_row(list(map(code_of.__getitem__, cells))))
+        self.lost.extend(per_row(list(map(eq, unit_text("lost"), repeat("1")))))
+        # each unit's first row: the one its GPM window and its GPU are described from
+        if ids is None:
+            first_rows = rows
+        else:
+            first = dict(zip(reversed(ids), range(len(ids) - 1, -1, -1)))
+            first_rows = [rows[first[k]] for k in range(len(units))]
+        self.window.extend(per_row(self._window_ids(list(zip(unit_gpus, unit_text("gpm_t_s"))), first_rows)))
+        self._add_updates(rows, t, gpus)
+        self._add_devices(first_rows, unit_gpus)
+
+    def _group(self, rows: list[list[str]]) -> tuple[list[tuple[str, ...]], list[int] | None]:
+        """(units, ids): the distinct combinations of the rows' GROUPED_FIELDS cells in first-seen order and
+        each row's index into them; or (rows, None) where the combinations are not much fewer than the rows."""
+        present = [self.col[name] for name in GROUPED_FIELDS if name in self.col]
+        if not present:
+            return rows, None
+        where = [self.col.get(name, present[0]) for name in GROUPED_FIELDS]  # a missing field: never read
+        keys = list(map(itemgetter(*where), rows))
+        distinct = list(dict.fromkeys(keys))
+        if 4 * len(distinct) > len(keys):
+            return rows, None
+        index_of = {key: k for k, key in enumerate(distinct)}
+        return distinct, list(map(index_of.__getitem__, keys))
+
+    def _window_ids(self, keys: list[tuple[int | None, str]], first_rows: list[list[str]]) -> list[int]:
+        """The window id of each (GPU, gpm_t_s cell); a new one's GpmSample made from the row that first
+        carries it (first_rows[k]: the first row of key k)."""
+        if not self.has_gpm:
+            return [0] * len(keys)
+        ids = self._window_ids_of
+        new = set(keys).difference(ids)
+        if new:
+            first = dict(zip(reversed(keys), range(len(keys) - 1, -1, -1)))  # key -> its first position
+            window_col = self.col.get("gpm_window_s")
+            value_cols = [(name, self.col.get("gpm_" + name)) for name in GPM_NAMES]
+            for key in sorted(new, key=first.__getitem__):
+                index, gpm_text = key
+                gpm_t = number(gpm_text) if index is not None and gpm_text else None
+                if gpm_t is None:
+                    ids[key] = 0
+                    continue
+                row = first_rows[first[key]]
+                self.windows.append(GpmSample(
+                    gpm_t, (number(row[window_col]) if window_col is not None else None) or 0.0,
+                    **{name: number(row[i]) if i is not None else None for name, i in value_cols}))
+                ids[key] = len(self.windows) - 1
+                self._with_gpm.add(index)
+        return list(map(ids.__getitem__, keys))
+
+    def _add_updates(self, rows: list[list[str]], t: list[float], gpus: list[int | None]) -> None:
+        """Links and processes, on the rows that read them (a `processes` cell)."""
+        col = self.col
+        if "processes" not in col:
+            return
+        cells = list(map(itemgetter(col["processes"]), rows))
+        for k in compress(range(len(rows)), cells):
+            index = gpus[k]
+            if index is None:
+                continue
+            row = rows[k]
+            get = lambda name: row[col[name]] if name in col else ""  # noqa: E731
+            self.updates.append((t[k], index, GpuStatus(integer(get("pcie_gen")), integer(get("pcie_width")),
+                                                         integer(get("pcie_gen_max")), integer(get("pcie_width_max")),
+                                                         power_limit_w=number(get("power_limit_w")),
+                                                         processes=processes(cells[k]))))
+
+    def _add_devices(self, rows: list[list[str]], gpus: list[int | None]) -> None:
+        """Each GPU as its first row and the metadata line describe it (rows[k] has the GPU gpus[k],
+        in file order)."""
+        col = self.col
+        for index in sorted(set(gpus).difference(self._devices), key=gpus.index):
+            if index is None:
+                continue
+            row = rows[gpus.index(index)]
+            get = lambda name: row[col[name]] if name in col else ""  # noqa: E731
+            about = self._described.get(index) or {}
+            missing = about.get("gpm_missing")
+            self._devices[index] = GpuInfo(
+                index, name=about.get("name") if isinstance(about.get("name"), str) else None,
+                mem_total_bytes=integer(get("mem_total_bytes")),
+                power_limit_w=number(get("power_limit_w")) or float_or_none(about.get("power_limit_w")),
+                energy_counter=get("energy_source") == "counter", instant_power=get("power_source") == "instant",
+                gpm_reason=str(about["gpm_reason"]) if "gpm_reason" in about else
+                ("" if self.has_gpm else NOT_RECORDED),
+                gpm_missing={str(k): str(v) for k, v in missing.items()} if isinstance(missing, dict) else {})
+
+    def finish(self) -> None:
+        devices = self._devices
+        for index, info in list(devices.items()):
+            if info.gpm_reason == "" and index not in self._with_gpm:
+                devices[index] = replace(info, gpm_reason="no GPM values in this recording")
+        self.devices = [devices[i] for i in sorted(devices)]
+
+    # --- what the recording offers ---------------------------------------------------------------
+
+    def kept(self) -> list[bool]:
+        """Per row: its time is one a recording reaches (|t| <= MAX_TIME_S)."""
+        return list(map(le, map(abs, self.t), repeat(MAX_TIME_S)))
+
+    def utc_origin_ns(self) -> int | None:
+        """UTC ns at t = 0: the median of utc_ns - t_s over the rows that have both (t_s is rounded to 0.1 ms,
+        utc_ns is exact, so the median sits within 50 us of the sampler's own origin)."""
+        if not self._origins:
+            return None
+        origins = sorted(self._origins)
+        return origins[len(origins) // 2]
+
+    def time_span(self) -> tuple[float, float] | None:
+        """(first, last) of the times kept, None when no row is kept."""
+        times = list(compress(self.t, self.kept()))
+        return (min(times), max(times)) if times else None
+
+    def series(self, index: int) -> Series:
+        """GPU `index`'s samples, lost ones and damaged times left out, in time order (rows at one time
+        in file order): what a walk over ticks() gives, without making them."""
+        t = self.t
+        wanted = list(map(eq, self.gpu, repeat(float(index))))
+        wanted = list(map(min, wanted, map(not_, self.lost), self.kept()))
+        rows = list(compress(range(len(t)), wanted))
+        times = list(map(t.__getitem__, rows))
+        every_row_in_order = len(rows) == len(t)
+        if not all(map(le, times, times[1:])):
+            rows.sort(key=t.__getitem__)  # stable: equal times keep their file order
+            times = list(map(t.__getitem__, rows))
+            every_row_in_order = False
+        if every_row_in_order:
+            def pick(column: array) -> Sequence[float]:
+                return column
+        else:
+            def pick(column: array) -> Sequence[float]:
+                return list(map(column.__getitem__, rows))
+        values = self.values
+        reasons = pick(values["clock_event_reasons"])
+        as_int = {v: int(v) for v in set(compress(reasons, _present(reasons)))}
+        return Series(times, pick(values["power_w"]), self._texts("power_source", pick), pick(values["energy_j"]),
+                      self._texts("energy_source", pick), pick(values["util_gpu_pct"]),
+                      pick(values["util_mem_pct"]), pick(values["mem_used_bytes"]), pick(values["temp_c"]),
+                      pick(values["sm_clock_mhz"]), list(map(as_int.get, reasons)),
+                      list(map(self.windows.__getitem__, pick(self.window))))
+
+    def _texts(self, name: str, pick) -> list[str]:
+        return list(map(self.texts[name].__getitem__, pick(self.codes[name])))
+
+    def ticks(self) -> list[Tick]:
+        """One Tick per distinct time (in time order, damaged times left out), its HostSample from the
+        first row at that time and one GpuSample per GPU row, as a whole read made them."""
+        collecting = gc.isenabled()
+        gc.disable()  # a million objects and none of them garbage: see recording.read_recording
+        try:
+            ticks = self._ticks()
+            gc.freeze()
+            return ticks
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _ticks(self) -> list[Tick]:
+        v = self.values
+        number_fields = ["power_w", "power_avg_w", "power_limit_w", "energy_j", "util_gpu_pct", "util_mem_pct",
+                         "mem_used_bytes", "mem_total_bytes", "temp_c", "sm_clock_mhz", "mem_clock_mhz",
+                         "clock_event_reasons"]
+        sample_columns = [_optional(v[name], name in INTEGER_FIELDS) for name in number_fields]
+        power_w, power_avg_w, power_limit_w, energy_j, util_gpu, util_mem, mem_used, mem_total, temp_c, \
+            sm_clock, mem_clock, reasons = sample_columns
+        status_t = _optional(v["status_t_s"])
+        cpu, host_used, host_total = _optional(v["cpu_pct"]), _optional(v["host_mem_used_bytes"], True), \
+            _optional(v["host_mem_total_bytes"], True)
+        power_source = list(map(self.texts["power_source"].__getitem__, self.codes["power_source"]))
+        energy_source = list(map(self.texts["energy_source"].__getitem__, self.codes["energy_source"]))
+        windows = self.windows
+        ticks: dict[float, Tick] = {}
+        for k, (t, gpu, lost, window) in enumerate(zip(self.t, self.gpu, self.lost, self.window)):
+            tick = ticks.get(t)
+            if tick is None:
+                tick = ticks[t] = Tick(t, [], HostSample(t, cpu[k], host_used[k], host_total[k]))
+            if gpu != gpu:
+                continue
+            sample = GpuSample(t, int(gpu), power_w[k], power_source[k], power_avg_w[k], power_limit_w[k], energy_j[k],
+                               energy_source[k], util_gpu[k], util_mem[k], mem_used[k], mem_total[k], temp_c[k],
+                               sm_clock[k], mem_clock[k], reasons[k], bool(lost), status_t=status_t[k])
+            if window:
+                sample.gpm = windows[window]
+            tick.gpus.append(sample)
+        ordered = sorted(ticks.values(), key=lambda tick: tick.t)
+        return [tick for tick in ordered if abs(tick.t) <= MAX_TIME_S]
