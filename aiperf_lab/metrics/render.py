@@ -5,11 +5,12 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from itertools import repeat
 from pathlib import Path
 from typing import Sequence, TextIO
 
 from aiperf_lab.inputs import printable
-from aiperf_lab.metrics.tables import Table, format_value, to_json, write_csv
+from aiperf_lab.metrics.tables import ScaledTime, Table, format_value, to_json, write_csv
 
 TEXT_COLUMNS_WRAP_LIMIT = 100  # long kernel names are cut like `nsys stats` column output does
 
@@ -26,9 +27,32 @@ def _cell(value) -> str:
 
 
 def _is_number(value) -> bool:
-    from aiperf_lab.metrics.tables import ScaledTime  # a time already scaled by --timeunit
-
+    # ScaledTime: a time already scaled by --timeunit
     return (isinstance(value, (int, float)) and not isinstance(value, bool)) or isinstance(value, ScaledTime)
+
+
+def _numeric_column(values: list) -> bool:
+    """Every value a number (_is_number) or None, decided once per type present (in C), not per value:
+    a 200,000-row table has a handful of types per column."""
+    return all(t is type(None) or (issubclass(t, (int, float)) and not issubclass(t, bool)) or issubclass(t, ScaledTime)
+               for t in set(map(type, values)))
+
+
+def _cells(rows: list) -> list[list[str]]:
+    """_cell of every value, a column at a time: where a column holds only ints (str), text that needs
+    no escaping (printable), or None, without a Python call per value."""
+    if not rows or len(set(map(len, rows))) != 1:  # (rows of one length: a column at a time)
+        return [[_cell(v) for v in row] for row in rows]
+    columns = []
+    for values in zip(*rows):
+        types = set(map(type, values))
+        if types <= {int}:
+            columns.append(list(map(str, values)))
+        elif types <= {str} and "".join(values).isprintable():
+            columns.append(list(values))
+        else:
+            columns.append(list(map(_cell, values)))
+    return list(map(list, zip(*columns)))
 
 
 def _wrap_header(header: str, width: int) -> str:
@@ -102,12 +126,12 @@ def render_terminal(tables: Sequence[Table], stream: TextIO = sys.stdout, limit:
     base_width = shutil.get_terminal_size((240, 24)).columns if interactive else _piped_width()
     for table in tables:
         shown = table.rows if limit is None else table.rows[:limit]
-        cells = [[_cell(v) for v in row] for row in shown]
+        cells = _cells(shown)
         title = printable(f"{table.title} ({table.name})")
         if limit is not None and len(table.rows) > limit:
             title += f": top {limit} of {len(table.rows)} rows"
-        numeric = [bool(shown) and all(_is_number(r[i]) or r[i] is None for r in shown)
-                   for i in range(len(table.columns))]
+        by_column = list(zip(*shown))
+        numeric = [bool(shown) and _numeric_column(by_column[i]) for i in range(len(table.columns))]
         headers = list(table.columns)
         probe = Console(file=stream, width=base_width, highlight=False, no_color=not interactive, soft_wrap=False)
         widths = _column_widths(headers, cells, numeric, probe.width)
@@ -223,7 +247,14 @@ def _plain_table(title: str, columns: list[str], cells: list[list[str]], numeric
         return " " + between.join(_fit(v, w, n) for v, w, n in zip(values, widths, numeric)) + " "
 
     out = [_fit(title, table_width, False), " " * table_width, line(columns), " " + "\u2500" * inner + " "]
-    out.extend(line(row) for row in cells)
+    if cells:  # a column at a time: _fit of every cell, by str.rjust/ljust in C where every cell is ASCII and fits
+        fitted = []
+        for values, width, right in zip(zip(*cells), widths, numeric):
+            if "".join(values).isascii() and max(map(len, values)) <= width:
+                fitted.append(list(map(str.rjust if right else str.ljust, values, repeat(width))))
+            else:
+                fitted.append(list(map(_fit, values, repeat(width), repeat(right))))
+        out.extend(map(" {} ".format, map(between.join, zip(*fitted))))
     out.append(" " * table_width)
     return "\n".join(out) + "\n"
 

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from itertools import accumulate
+from operator import le
 from typing import NamedTuple
 
 from aiperf_lab.metrics.analysis import MEMORY_CATEGORY, GpuOp, categorize
@@ -119,6 +121,9 @@ def _depths(ranges: list[Range]) -> list[int]:
         starts = [ranges[i].start for i in indices]
         ends = [ranges[i].end for i in indices]
         order = sorted(range(len(indices)), key=lambda k: (starts[k], -ends[k]))
+        ordered_starts, ordered_ends = list(map(starts.__getitem__, order)), list(map(ends.__getitem__, order))
+        if all(map(le, accumulate(ordered_ends, max), ordered_starts[1:])):
+            continue  # each range starts after every earlier one ended: none contains another, all depth 0
         distinct = sorted(set(ends))
         rank = {e: k + 1 for k, e in enumerate(distinct)}     # 1-based ranks of the end times
         size = len(distinct)

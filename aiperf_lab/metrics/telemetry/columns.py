@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import gc
 from array import array
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from itertools import compress, repeat
 from operator import attrgetter, eq, ge, is_not, itemgetter, le, mul, not_, sub
 from typing import Any, Sequence
@@ -69,6 +69,8 @@ class Series:
     sm_clock_mhz: Sequence[float]
     clock_event_reasons: list[int | None]
     gpm: list[GpmSample | None]   # the window each sample carries (the same object for one window)
+    # what the reports work out from the columns once (the windows covering each sample, ...)
+    derived: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.t)
@@ -137,6 +139,7 @@ class SampleColumns:
         self.devices: list[GpuInfo] = []
         self.updates: list[tuple[float, int, GpuStatus]] = []
         self._origins: list[int] | None = [] if "utc_ns" in self.col else None
+        self._series: dict[int, Series] = {}
 
     def __len__(self) -> int:
         return len(self.t)
@@ -300,28 +303,41 @@ class SampleColumns:
 
     def series(self, index: int) -> Series:
         """GPU `index`'s samples, lost ones and damaged times left out, in time order (rows at one time
-        in file order): what a walk over ticks() gives, without making them."""
-        t = self.t
+        in file order): what a walk over ticks() gives, without making them. Made once per GPU (the
+        summary and the findings read the same)."""
+        if index not in self._series:
+            self._series[index] = self._make_series(index)
+        return self._series[index]
+
+    def _make_series(self, index: int) -> Series:
+        times = self.t.tolist()
         wanted = list(map(eq, self.gpu, repeat(float(index))))
         wanted = list(map(min, wanted, map(not_, self.lost), self.kept()))
-        rows = list(compress(range(len(t)), wanted))
-        times = list(map(t.__getitem__, rows))
-        every_row_in_order = len(rows) == len(t)
+        every_row = all(wanted)
+        rows = list(compress(range(len(times)), wanted))
+        if not every_row:
+            times = list(map(times.__getitem__, rows))
         if not all(map(le, times, times[1:])):
-            rows.sort(key=t.__getitem__)  # stable: equal times keep their file order
-            times = list(map(t.__getitem__, rows))
-            every_row_in_order = False
-        if every_row_in_order:
-            def pick(column: array) -> Sequence[float]:
+            order = sorted(range(len(rows)), key=times.__getitem__)  # stable: equal times keep file order
+            rows = list(map(rows.__getitem__, order))
+            times = list(map(times.__getitem__, order))
+            every_row = False
+        if every_row:
+            def pick(column: array) -> Sequence:
                 return column
+        elif len(rows) == 1:
+            def pick(column: array) -> Sequence:
+                return array(column.typecode, [column[rows[0]]])
         else:
-            def pick(column: array) -> Sequence[float]:
-                return list(map(column.__getitem__, rows))
+            take = itemgetter(*rows)  # in C, one index after the other
+
+            def pick(column: array) -> Sequence:
+                return array(column.typecode, take(column))
         values = self.values
         reasons = pick(values["clock_event_reasons"])
         as_int = {v: int(v) for v in set(compress(reasons, _present(reasons)))}
-        return Series(times, pick(values["power_w"]), self._texts("power_source", pick), pick(values["energy_j"]),
-                      self._texts("energy_source", pick), pick(values["util_gpu_pct"]),
+        return Series(array("d", times), pick(values["power_w"]), self._texts("power_source", pick),
+                      pick(values["energy_j"]), self._texts("energy_source", pick), pick(values["util_gpu_pct"]),
                       pick(values["util_mem_pct"]), pick(values["mem_used_bytes"]), pick(values["temp_c"]),
                       pick(values["sm_clock_mhz"]), list(map(as_int.get, reasons)),
                       list(map(self.windows.__getitem__, pick(self.window))))

@@ -71,7 +71,6 @@ def _covering_windows_unsorted(times: list[float], windows: list[GpmSample]) -> 
     return found
 
 
-_NO_WINDOW = GpmSample(0.0, 0.0)  # every metric None: stands for "no window" where a column is read in C
 
 
 def _column(items: list, name: str) -> list:
@@ -95,6 +94,37 @@ def _weighted_mean_of_readings(values: Sequence[float], weights: list[float]) ->
     kept, kept_weights = list(compress(values, present)), list(compress(weights, present))
     total = sum(kept_weights)
     return sum(map(mul, kept, kept_weights)) / total if kept and total > 0 else None
+
+
+class _WindowMeans:
+    """Time-weighted means of GPM metrics over samples, each sample taking the metric of the window that
+    covers it (a missing window: every metric None): _weighted_mean of those columns, computed from the
+    few distinct windows (the samples that have a value are the same for metrics read together)."""
+
+    def __init__(self, windows: list[GpmSample | None], weights: list[float]):
+        distinct = {id(g): g for g in windows}
+        position = {key: k for k, key in enumerate(distinct)}
+        self._distinct = list(distinct.values())
+        self._which = list(map(position.__getitem__, map(id, windows)))
+        self._weights = weights
+        self._kept: dict[tuple[bool, ...], tuple[list[int], list[float], float]] = {}
+
+    def mean(self, name: str) -> float | None:
+        table = [getattr(g, name) if g is not None else None for g in self._distinct]
+        has = tuple(v is not None for v in table)
+        if has not in self._kept:
+            present = list(map(has.__getitem__, self._which))
+            kept_weights = list(compress(self._weights, present))
+            self._kept[has] = (list(compress(self._which, present)), kept_weights, sum(kept_weights))
+        which, kept_weights, total = self._kept[has]
+        return sum(map(mul, map(table.__getitem__, which), kept_weights)) / total if which and total > 0 else None
+
+
+def _covering(series: Series) -> list[GpmSample | None]:
+    """covering_windows_of the series, worked out once for it."""
+    if "covering" not in series.derived:
+        series.derived["covering"] = covering_windows_of(series.t, series.gpm)
+    return series.derived["covering"]
 
 
 def _sum_where(weights: list[float], flags) -> float:
@@ -165,15 +195,15 @@ def telemetry_summary(devices: list[GpuInfo], ticks: list[Tick] | None = None, *
         if duration <= 0:
             weights = [1.0] * len(series)
 
-        windows = covering_windows_of(times, series.gpm)
-        filled = [g if g is not None else _NO_WINDOW for g in windows]
+        windows = _covering(series)
+        window_means = _WindowMeans(windows, weights)
 
         def mean(values: Sequence[float]) -> float | None:
             value = _weighted_mean_of_readings(values, weights)
             return round(value, 2) if value is not None else None
 
         def window_mean(attr: str) -> float | None:
-            value = _weighted_mean(_column(filled, attr), weights)
+            value = window_means.mean(attr)
             return round(value, 2) if value is not None else None
 
         energies = list(compress(series.energy_j, map(eq, series.energy_j, series.energy_j)))
@@ -237,12 +267,8 @@ def telemetry_findings(devices: list[GpuInfo], ticks: list[Tick] | None = None, 
         # busy: utilization >= BUSY_UTIL_PCT (a missing reading counts as 0, NaN compares false: both below it)
         is_busy = list(map(ge, series.util_gpu_pct, repeat(BUSY_UTIL_PCT)))
         busy_util = list(compress(series.util_gpu_pct, is_busy))
-        busy_windows = [g if g is not None else _NO_WINDOW
-                        for g in compress(covering_windows_of(series.t, series.gpm), is_busy)]
         busy_weights = list(compress(weights, is_busy))
-
-        def mean(name: str) -> float | None:
-            return _weighted_mean(_column(busy_windows, name), busy_weights)
+        mean = _WindowMeans(list(compress(_covering(series), is_busy)), busy_weights).mean
 
         where = f" while busy ({sum(busy_weights):.1f} s at utilization >= {BUSY_UTIL_PCT:.0f}%)"
         if not busy_util:
