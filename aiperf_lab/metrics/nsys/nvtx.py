@@ -18,7 +18,8 @@ from aiperf_lab.metrics.nsys.db import (COLUMN_TYPES, KERNEL, NVTX, NVTX_DOMAIN_
                                         NVTXT_PUSHPOP, PID_MASK, RUNTIME, TIME_BOUND, NsysDatabase, integers_or_none,
                                         parse_integers, span_sql, split_global_tid)
 from aiperf_lab.errors import InputError, MissingData
-from aiperf_lab.metrics.summary_stats import SUM_COLUMNS, duration_summary, percent_of, summary_rows
+from aiperf_lab.metrics.summary_stats import (SUM_COLUMNS, median, percent_of, sqlite_round, stdev_from_sums,
+                                              sum_of_squares, summary_rows)
 from aiperf_lab.metrics.tables import Table
 
 if TYPE_CHECKING:  # nsys.ops pulls in dataclasses: imported where used, off nvtx_kern_sum's start-up path
@@ -343,14 +344,29 @@ def _launches_by_thread(db: NsysDatabase, name_col: str) -> list[tuple[int | Non
 
 
 class _KernGroup:
-    """One nvtx_kern_sum row in the making."""
+    """One nvtx_kern_sum row in the making: its kernels' durations as parts (a sorted list of durations, how
+    many times it counts, its sum and sum of squares), each part shared by every key of its keyset."""
 
-    __slots__ = ("durations", "instances", "kernels")
+    __slots__ = ("parts", "instances", "kernels")
 
     def __init__(self) -> None:
-        self.durations: list[int] = []
+        self.parts: list[tuple[list[int], int, int, int]] = []
         self.instances = 0  # distinct ranges holding at least one of these kernels
         self.kernels = 0
+
+    def summary(self) -> tuple[int, int, float, float, int, int, float]:
+        """duration_summary of all its durations (each part as often as it counts), from the parts' sums."""
+        parts = self.parts
+        n = sum(len(values) * times for values, times, _s1, _s2 in parts)
+        total = sum(s1 * times for _values, times, s1, _s2 in parts)
+        squares = sum(s2 * times for _values, times, _s1, s2 in parts)
+        if len(parts) == 1 and parts[0][1] == 1:
+            ordered = parts[0][0]
+        else:  # sorted runs: the sort merges them
+            ordered = sorted(chain.from_iterable(values * times if times > 1 else values
+                                                 for values, times, _s1, _s2 in parts))
+        return (total, n, sqlite_round(total / n), sqlite_round(median(ordered)), ordered[0], ordered[-1],
+                sqlite_round(stdev_from_sums(n, total, squares)))
 
 
 class _Attribution:
@@ -414,6 +430,15 @@ class _Attribution:
                 bucket.extend(values)
             lo = hi
 
+    def add_sorted(self, gtid: int | None, keyset_id: int, name_id: int, durations: list[int]) -> None:
+        """Kernels of one name under one keyset (durations sorted)."""
+        key = (gtid, keyset_id, name_id)
+        bucket = self.by_keyset.get(key)
+        if bucket is None:
+            self.by_keyset[key] = durations
+        else:
+            bucket.extend(durations)
+
     def _add_each(self, gtid: int | None, keyset_ids, names: list[int], durations: list[int]) -> None:
         buckets = self.by_keyset
         for keyset_id, name_id, duration in zip(keyset_ids, names, durations):
@@ -443,14 +468,16 @@ class _Attribution:
         keysets = {number: keyset for keyset, number in self.keysets.items()}
         for (gtid, keyset_id, name_id), durations in self.by_keyset.items():
             keyset = keysets[keyset_id]
+            durations.sort()  # (sorted already where add() made it)
+            total, squares = sum(durations), sum_of_squares(durations)
             if not keyset:
                 g = group((gtid, None, name_id))
-                g.durations.extend(durations)
+                g.parts.append((durations, 1, total, squares))
                 g.kernels += len(durations)
                 continue
             for key, times in Counter(keyset).items():
                 g = group((gtid, key, name_id))
-                g.durations.extend(durations if times == 1 else durations * times)
+                g.parts.append((durations, times, total, squares))
                 g.kernels += len(durations)
         for (gtid, key), per_range in self.held_names.items():
             for name_id, count in Counter(chain.from_iterable(per_range.values())).items():
@@ -481,6 +508,8 @@ def _attribute_thread(acc: _Attribution, gtid: int, ranges: list[NvtxRange], sta
     keys = list(map(_KEY, map(ranges.__getitem__, held)))
     distinct_keys = list(dict.fromkeys(keys))
     key_numbers = list(map({key: i for i, key in enumerate(distinct_keys)}.__getitem__, keys))
+    if los and _sweep(acc, gtid, los, his, key_numbers, distinct_keys, names, durations):
+        return True
     # NVTX Inst: per (range key, kernel name), the ranges holding at least one such kernel; the distinct
     # names of each range are counted in C, key by key.
     counts = acc.held_counts.setdefault(gtid, Counter())
@@ -499,6 +528,34 @@ def _attribute_thread(acc: _Attribution, gtid: int, ranges: list[NvtxRange], sta
     if keyset_ids is None:
         keyset_ids = _segment_keysets(acc, los, his, keys, len(starts))
     acc.add(gtid, keyset_ids, names, durations)
+    return True
+
+
+def _sweep(acc: _Attribution, gtid: int, los: list[int], his: list[int], key_numbers: list[int],
+           distinct_keys: list[tuple], names: list[int], durations: list[int]) -> bool:
+    """The attribution by nvtx_sweep (segments of equal open ranges, packed counts). False (nothing added)
+    where its packed integers would be wide or a kernel's name id or duration is negative."""
+    from aiperf_lab.metrics.nsys import nvtx_sweep
+
+    if min(durations) < 0 or min(names) < 0:
+        return False
+    found = nvtx_sweep.segment_codes(los, his, key_numbers, len(distinct_keys))
+    if found is None:
+        return False
+    held = nvtx_sweep.held_name_counts(los, his, key_numbers, names)
+    if held is None:
+        return False
+    edges, codes, bits = found
+    shift = max(durations).bit_length()
+    packed = list(map(or_, map(lshift, names, repeat(shift)), durations))
+    for code, values in nvtx_sweep.kernels_by_code(edges, codes, packed).items():
+        keyset_id = acc.keyset_id(nvtx_sweep.keyset_of(code, bits, distinct_keys)) if code else 0
+        values.sort()
+        for name_id, sorted_durations in nvtx_sweep.split_sorted(values, shift):
+            acc.add_sorted(gtid, keyset_id, name_id, sorted_durations)
+    counts = acc.held_counts.setdefault(gtid, Counter())
+    for (key_number, name_id), count in held.items():
+        counts[(distinct_keys[key_number], name_id)] += count
     return True
 
 
@@ -635,7 +692,7 @@ def nvtx_kern_sum(db: NsysDatabase, variant: str = "demangled") -> Table:
     for (gtid, key, name_id), group in groups.items():
         pid, tid = split_global_tid(gtid)
         name, style = key if key else (None, None)
-        total, _n, avg, med, low, high, stdev = duration_summary(group.durations)
+        total, _n, avg, med, low, high, stdev = group.summary()
         rows.append([name, style, pid, tid, group.instances, group.kernels, total, avg, med, low, high,
                      stdev, strings.get(name_id, "")])
     # GROUP BY pid, tid, name, style, kernel gives the tie order; ORDER BY name, pid, tid, total desc.
