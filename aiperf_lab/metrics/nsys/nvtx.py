@@ -11,7 +11,7 @@ from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
 from functools import partial
 from itertools import accumulate, chain, compress, repeat
-from operator import add, and_, attrgetter, itemgetter, lshift, lt, mul, or_, sub
+from operator import add, and_, attrgetter, itemgetter, lshift, lt, mul, or_, rshift, sub
 from typing import TYPE_CHECKING, Iterator, NamedTuple
 
 from aiperf_lab.metrics.nsys.db import (COLUMN_TYPES, KERNEL, NVTX, NVTX_DOMAIN_CREATE, NVTX_PUSHPOP, NVTX_RANGE_TYPES,
@@ -305,7 +305,53 @@ def _launch_reads(db: NsysDatabase, name_col: str) -> tuple[list[str], list[str]
     return [name, span_sql()], [filtered, RUNTIME] if filtered else [RUNTIME]
 
 
-def _launches_by_thread(db: NsysDatabase, name_col: str) -> list[tuple[int | None, list, list, list, list]]:
+# Kernel name id and duration read as one number, name * 2^36 + duration: one column to print and parse,
+# already the sort key of the attribution. NULL (and the two columns read apart) where either is out of
+# range: a negative duration, one over 2^36 ns (19 hours: none in real traces), a NULL or huge name id.
+# Arithmetic, not shifts: a real where an integer belongs stays a real, which the read's check refuses.
+PACK_SHIFT = 36
+
+
+def _packed_read(db: NsysDatabase, name_col: str) -> list[str]:
+    bound = f"BETWEEN -{TIME_BOUND} AND {TIME_BOUND}"
+    return [f"CASE WHEN {name_col} BETWEEN 0 AND {(1 << 26) - 1} AND start {bound} AND [end] {bound} AND "
+            f"[end] - start BETWEEN 0 AND {(1 << PACK_SHIFT) - 1} THEN {name_col} * {1 << PACK_SHIFT} + ([end] - start) END"]
+
+
+class _Kernels:
+    """One thread's kernels, in call order: name ids and durations, as two lists or packed in one
+    (name << shift | duration); each form made from the other where asked for."""
+
+    __slots__ = ("_names", "_durations", "_packed", "shift")
+
+    def __init__(self, names: list[int] | None = None, durations: list[int] | None = None,
+                 packed: list[int] | None = None, shift: int = PACK_SHIFT):
+        self._names, self._durations, self._packed, self.shift = names, durations, packed, shift
+
+    @property
+    def names(self) -> list[int]:
+        if self._names is None:
+            self._names = list(map(rshift, self._packed, repeat(self.shift)))
+        return self._names
+
+    @property
+    def durations(self) -> list[int]:
+        if self._durations is None:
+            self._durations = list(map(and_, self._packed, repeat((1 << self.shift) - 1)))
+        return self._durations
+
+    def packed(self) -> list[int] | None:
+        """name << shift | duration per kernel; None where a name id or duration is negative."""
+        if self._packed is None:
+            durations, names = self._durations, self._names
+            if not durations or min(durations) < 0 or min(names) < 0:
+                return None
+            self.shift = max(durations).bit_length()
+            self._packed = list(map(or_, map(lshift, names, repeat(self.shift)), durations))
+        return self._packed
+
+
+def _launches_by_thread(db: NsysDatabase, name_col: str) -> list[tuple[int | None, list, list, _Kernels]]:
     """Per launching thread: api starts, api ends, kernel name ids and durations, ordered by api start.
 
     The thread is None for kernels whose launch call is not in the export. SQLite does the join and the
@@ -318,10 +364,14 @@ def _launches_by_thread(db: NsysDatabase, name_col: str) -> list[tuple[int | Non
 
     columns, sources = _launch_reads(db, name_col)
     filtered = sources[0] if len(sources) > 1 else None
-    hashed = launches_by_thread(db, KERNEL, columns, sources,
-                                {KERNEL: ("correlationId", "globalPid", name_col, "start", "end")})
+    checks = {KERNEL: ("correlationId", "globalPid", name_col, "start", "end")}
+    hashed = launches_by_thread(db, KERNEL, _packed_read(db, name_col), sources, checks)
     if hashed is not None:
-        return [(gtid, *columns) for gtid, columns in hashed.items()]
+        return [(gtid, starts, ends, _Kernels(packed=packed)) for gtid, (starts, ends, packed) in hashed.items()]
+    hashed = launches_by_thread(db, KERNEL, columns, sources, checks)  # the two columns apart
+    if hashed is not None:
+        return [(gtid, starts, ends, _Kernels(names, durations))
+                for gtid, (starts, ends, names, durations) in hashed.items()]
     db.check(KERNEL)
     db.check(RUNTIME)
     for calls in ([filtered, RUNTIME] if filtered else [RUNTIME]):
@@ -339,7 +389,7 @@ def _launches_by_thread(db: NsysDatabase, name_col: str) -> list[tuple[int | Non
             order = sorted(range(len(starts)), key=starts.__getitem__)
             starts, ends, names, durations = ([column[i] for i in order]
                                               for column in (starts, ends, names, durations))
-        threads.append((gtid, starts, ends, names, durations))
+        threads.append((gtid, starts, ends, _Kernels(names, durations)))
     return threads
 
 
@@ -489,7 +539,7 @@ class _Attribution:
 
 
 def _attribute_thread(acc: _Attribution, gtid: int, ranges: list[NvtxRange], starts: list[int], ends: list[int],
-                      names: list[int], durations: list[int]) -> bool:
+                      kernels: _Kernels) -> bool:
     """nsys's containment rule for one thread, by the index intervals of its launch calls.
 
     Launch calls on one thread run one after another, so starts and ends are both sorted and the calls
@@ -508,8 +558,9 @@ def _attribute_thread(acc: _Attribution, gtid: int, ranges: list[NvtxRange], sta
     keys = list(map(_KEY, map(ranges.__getitem__, held)))
     distinct_keys = list(dict.fromkeys(keys))
     key_numbers = list(map({key: i for i, key in enumerate(distinct_keys)}.__getitem__, keys))
-    if los and _sweep(acc, gtid, los, his, key_numbers, distinct_keys, names, durations):
+    if los and _sweep(acc, gtid, los, his, key_numbers, distinct_keys, kernels):
         return True
+    names, durations = kernels.names, kernels.durations
     # NVTX Inst: per (range key, kernel name), the ranges holding at least one such kernel; the distinct
     # names of each range are counted in C, key by key.
     counts = acc.held_counts.setdefault(gtid, Counter())
@@ -532,26 +583,25 @@ def _attribute_thread(acc: _Attribution, gtid: int, ranges: list[NvtxRange], sta
 
 
 def _sweep(acc: _Attribution, gtid: int, los: list[int], his: list[int], key_numbers: list[int],
-           distinct_keys: list[tuple], names: list[int], durations: list[int]) -> bool:
+           distinct_keys: list[tuple], kernels: _Kernels) -> bool:
     """The attribution by nvtx_sweep (segments of equal open ranges, packed counts). False (nothing added)
     where its packed integers would be wide or a kernel's name id or duration is negative."""
     from aiperf_lab.metrics.nsys import nvtx_sweep
 
-    if min(durations) < 0 or min(names) < 0:
+    packed = kernels.packed()
+    if packed is None:
         return False
     found = nvtx_sweep.segment_codes(los, his, key_numbers, len(distinct_keys))
     if found is None:
         return False
-    held = nvtx_sweep.held_name_counts(los, his, key_numbers, names)
+    held = nvtx_sweep.held_name_counts(los, his, key_numbers, kernels.names)
     if held is None:
         return False
     edges, codes, bits = found
-    shift = max(durations).bit_length()
-    packed = list(map(or_, map(lshift, names, repeat(shift)), durations))
     for code, values in nvtx_sweep.kernels_by_code(edges, codes, packed).items():
         keyset_id = acc.keyset_id(nvtx_sweep.keyset_of(code, bits, distinct_keys)) if code else 0
         values.sort()
-        for name_id, sorted_durations in nvtx_sweep.split_sorted(values, shift):
+        for name_id, sorted_durations in nvtx_sweep.split_sorted(values, kernels.shift):
             acc.add_sorted(gtid, keyset_id, name_id, sorted_durations)
     counts = acc.held_counts.setdefault(gtid, Counter())
     for (key_number, name_id), count in held.items():
@@ -670,7 +720,7 @@ def nvtx_kern_sum(db: NsysDatabase, variant: str = "demangled") -> Table:
     if {KERNEL, RUNTIME, NVTX, "StringIds"} <= db.tables:  # the launches are read while the ranges are
         from aiperf_lab.metrics.nsys.launch_join import prefetch
 
-        prefetch(db, KERNEL, *_launch_reads(db, name_col))
+        prefetch(db, KERNEL, _packed_read(db, name_col), _launch_reads(db, name_col)[1])
         prefetch_ranges(db, "ranges")
     ranges_by_thread: dict[int, list[NvtxRange]] = defaultdict(list)
     for r in load_ranges(db, end_bound="ranges"):
@@ -681,11 +731,12 @@ def nvtx_kern_sum(db: NsysDatabase, variant: str = "demangled") -> Table:
     db.require(RUNTIME, what="CUDA API data", columns=())
     db.require(KERNEL, what="CUDA kernel data", columns=())
     acc = _Attribution()
-    for gtid, starts, ends, names, durations in _launches_by_thread(db, name_col):
+    for gtid, starts, ends, kernels in _launches_by_thread(db, name_col):
         if gtid is None:
-            acc.add(None, [0] * len(names), names, durations)
-        elif not _attribute_thread(acc, gtid, ranges_by_thread.get(gtid, []), starts, ends, names, durations):
-            _attribute_overlapping(acc, gtid, ranges_by_thread.get(gtid, []), starts, ends, names, durations)
+            acc.add(None, [0] * len(starts), kernels.names, kernels.durations)
+        elif not _attribute_thread(acc, gtid, ranges_by_thread.get(gtid, []), starts, ends, kernels):
+            _attribute_overlapping(acc, gtid, ranges_by_thread.get(gtid, []), starts, ends, kernels.names,
+                                   kernels.durations)
     groups = acc.groups()
     strings = db.strings({name_id for (_g, _k, name_id) in groups})
     rows = []
