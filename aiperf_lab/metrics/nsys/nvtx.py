@@ -10,8 +10,8 @@ import heapq
 from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
 from functools import partial
-from itertools import accumulate, chain, compress, repeat
-from operator import add, and_, attrgetter, itemgetter, lshift, lt, mul, or_, rshift, sub
+from itertools import chain, compress, islice, repeat
+from operator import add, and_, gt, itemgetter, lshift, lt, mul, or_, rshift, sub
 from typing import TYPE_CHECKING, Iterator, NamedTuple
 
 from aiperf_lab.metrics.nsys.db import (COLUMN_TYPES, KERNEL, NVTX, NVTX_DOMAIN_CREATE, NVTX_PUSHPOP, NVTX_RANGE_TYPES,
@@ -41,6 +41,7 @@ class NvtxRange(NamedTuple):
 
 
 _START, _END, _KEY = itemgetter(1), itemgetter(2), itemgetter(4, 5)  # NvtxRange fields, read in C
+_GTID, _ELSEWHERE = itemgetter(3), itemgetter(6)
 
 
 def load_ranges(db: NsysDatabase, end_bound: str = "all", event_types: tuple = NVTX_RANGE_TYPES) -> list[NvtxRange]:
@@ -297,10 +298,15 @@ def _null_first(value):
 
 def _launch_reads(db: NsysDatabase, name_col: str) -> tuple[list[str], list[str]]:
     """The kernel columns and the call sources _launches_by_thread reads (for launch_join)."""
-    # A subquery, not the ids pasted in: nothing read from the file becomes SQL text.
-    has_launches = bool(db.query("SELECT 1 FROM StringIds WHERE value LIKE '%Launch%' LIMIT 1"))
+    found = db.memo.get("launch_name_ids")
+    if found is None:
+        found = db.memo["launch_name_ids"] = db.query("SELECT id FROM StringIds WHERE value LIKE '%Launch%'")
+    # The ids pasted in where they are integers (as Python prints them, nothing else from the file becomes
+    # SQL text): a list is looked up per call at half the cost of the subquery's table.
+    ids = ",".join(str(i) for (i,) in found) if all(type(i) is int for (i,) in found) else \
+        "SELECT id FROM StringIds WHERE value LIKE '%Launch%'"
     filtered = f"(SELECT rowid AS rid, correlationId, globalTid, start, [end] FROM {RUNTIME} WHERE nameId IN " \
-               "(SELECT id FROM StringIds WHERE value LIKE '%Launch%'))" if has_launches else None
+               f"({ids}))" if found else None
     name = name_col if COLUMN_TYPES[KERNEL].get(name_col) == "int" else f"coalesce({name_col}, -1)"
     return [name, span_sql()], [filtered, RUNTIME] if filtered else [RUNTIME]
 
@@ -688,26 +694,25 @@ def refuse_runaway_nesting(db: NsysDatabase, ranges: "list[NvtxRange]") -> None:
     """An InputError where the ranges of one thread are open more than MAX_NESTING_DEPTH at once."""
     if len(ranges) <= MAX_NESTING_DEPTH:
         return
-    if _most_open(ranges) <= MAX_NESTING_DEPTH:  # all threads together: a bound for each (the usual case)
+    if not _open_over(ranges, MAX_NESTING_DEPTH):  # all threads together: a bound for each (the usual case)
         return
     by_thread: dict[int, list[NvtxRange]] = defaultdict(list)
     for r in ranges:
         by_thread[r.global_tid].append(r)
-    if any(_most_open(thread) > MAX_NESTING_DEPTH for thread in by_thread.values()):
+    if any(_open_over(thread, MAX_NESTING_DEPTH) for thread in by_thread.values()):
         raise InputError(f"{db.path.name}: NVTX ranges nested more than {MAX_NESTING_DEPTH} levels deep on one "
                          "thread: reports per enclosing range would grow with depth times ranges (real traces "
                          "nest tens of levels)")
 
 
-def _most_open(ranges: "list[NvtxRange]") -> int:
-    """The most ranges open at once: starts as 2t + 1 and ends as 2t, sorted (an end closes before a start
-    at the same time), then a running sum of +1 and -1, all in C loops (a few ms for 30,000 ranges)."""
-    if not ranges:
-        return 0
-    marks = sorted(chain(map(add, map(mul, map(attrgetter("start"), ranges), repeat(2)), repeat(1)),
-                         map(mul, map(attrgetter("end"), ranges), repeat(2))))
-    steps = map(sub, map(mul, map(and_, marks, repeat(1)), repeat(2)), repeat(1))
-    return max(accumulate(steps))
+def _open_over(ranges: "list[NvtxRange]", depth: int) -> bool:
+    """Whether more than `depth` ranges are open at once (an end closes before a start at the same time).
+    Just after the j-th start (starts and ends each sorted), j + 1 ranges have started and those ending at
+    or before it have closed: more than `depth` are open exactly when the (j - depth)-th end comes after
+    that start. One comparison per range in C, on two lists that are nearly in order already."""
+    starts = sorted(map(_START, ranges))
+    ends = sorted(map(_END, ranges))
+    return any(map(gt, ends, islice(starts, depth, None)))
 
 
 def nvtx_kern_sum(db: NsysDatabase, variant: str = "demangled") -> Table:
@@ -722,11 +727,17 @@ def nvtx_kern_sum(db: NsysDatabase, variant: str = "demangled") -> Table:
 
         prefetch(db, KERNEL, _packed_read(db, name_col), _launch_reads(db, name_col)[1])
         prefetch_ranges(db, "ranges")
+    ranges = load_ranges(db, end_bound="ranges")
+    if any(map(_ELSEWHERE, ranges)):
+        ranges = [r for r in ranges if not r.ends_elsewhere]
     ranges_by_thread: dict[int, list[NvtxRange]] = defaultdict(list)
-    for r in load_ranges(db, end_bound="ranges"):
-        if not r.ends_elsewhere:
+    threads = set(map(_GTID, ranges))
+    if len(threads) == 1:
+        ranges_by_thread[threads.pop()] = ranges
+    else:
+        for r in ranges:
             ranges_by_thread[r.global_tid].append(r)
-    refuse_runaway_nesting(db, [r for thread in ranges_by_thread.values() for r in thread])
+    refuse_runaway_nesting(db, ranges)
     # The launch join checks the values it reads (a full check only where it falls back to SQL).
     db.require(RUNTIME, what="CUDA API data", columns=())
     db.require(KERNEL, what="CUDA kernel data", columns=())
