@@ -239,3 +239,33 @@ def test_more_than_so_many_open_at_once_by_comparing_sorted_starts_and_ends():
             ranges.append(NvtxRange(rid, start, start + rng.choice((0, 1, 2, 10, 60)), 1, ":r", "PushPop", 0))
         for depth in range(0, 12):
             assert _open_over(ranges, depth) == (most_open(ranges) > depth)
+
+
+def test_ranges_read_in_parts_with_the_bound_computed_in_sql_are_the_ranges_read_whole(tmp_path, monkeypatch):
+    """load_ranges after prefetch_ranges (NVTX_EVENTS read in rowid parts, the missing ends' bound computed
+    in the SQL) gives the ranges of the plain read (one part, the bound as a number): open ranges, two
+    domains, several threads, both bounds."""
+    import random
+
+    from aiperf_lab.metrics.nsys import nvtx
+
+    rng = random.Random(3)
+    b = ExportBuilder()
+    b.domain(1, 1, "NCCL")
+    for i in range(300):
+        start = rng.randint(0, 10_000)
+        end = None if rng.random() < 0.05 else start + rng.randint(0, 500)
+        b.range(rng.choice((1, 2)), start, end, rng.choice(("step", "fwd", "io")), domain=rng.choice((0, 1)),
+                push_pop=rng.random() < 0.8)
+    path = b.write(tmp_path / "parts.sqlite")
+    for bound in ("ranges", "all"):
+        whole = nvtx.load_ranges(NsysDatabase(path), end_bound=bound)
+        monkeypatch.setattr(nvtx, "NVTX_SPLIT_ROWS", 10)
+        monkeypatch.setattr("os.cpu_count", lambda: 4)
+        db = NsysDatabase(path)
+        nvtx.prefetch_ranges(db, bound)
+        assert len(db._prefetched) == 4  # four parts, under way
+        parts = nvtx.load_ranges(db, end_bound=bound)
+        assert not db._prefetched  # all four taken
+        monkeypatch.undo()
+        assert parts == whole and any(r.end == max(max(x.start, x.end) for x in whole) for r in whole)

@@ -64,8 +64,10 @@ def load_ranges(db: NsysDatabase, end_bound: str = "all", event_types: tuple = N
     columns = (f"n.rowid, n.start, coalesce(n.[end], {int(bound)}), n.globalTid, {{label}}, "
                f"CASE WHEN n.eventType IN ({pushpop}) THEN 'PushPop' ELSE 'StartEnd' END, {end_tid} IS NOT NULL")
     source = f"FROM {NVTX} AS n LEFT JOIN StringIds AS s ON s.id = {text_id} WHERE n.eventType IN ({types})"
-    grouped = _grouped_ranges(db, f"FROM {NVTX} AS n WHERE n.eventType IN ({types})", int(bound), pushpop, end_tid,
-                              domain_id, text_id, prefixes)
+    sqls = _grouped_sqls(db, types, end_bound, pushpop, end_tid, domain_id, text_id)
+    if not all(map(db.prefetching, sqls)):  # nothing read yet: the bound as a number
+        sqls = _grouped_sqls(db, types, str(int(bound)), pushpop, end_tid, domain_id, text_id)
+    grouped = _grouped_ranges(db, sqls, prefixes)
     if grouped is not None:
         return grouped
     db.check(NVTX)
@@ -90,17 +92,33 @@ def _optional_columns(db: NsysDatabase) -> tuple[str, str, str]:
 
 
 def prefetch_ranges(db: NsysDatabase, end_bound: str = "ranges", event_types: tuple = NVTX_RANGE_TYPES) -> None:
-    """Start load_ranges' grouped read of the ranges in a thread of its own (NsysDatabase.prefetch), so
-    that a report reads them while it reads the kernels and their calls. A wrong value met on the way
-    raises load_ranges' InputError here."""
+    """Start load_ranges' grouped read of the ranges in threads of their own (NsysDatabase.prefetch), so
+    that a report reads them while it reads the kernels and their calls. The read starts at once: the
+    bound that replaces a missing end is computed in its SQL (load_ranges checks the values it comes from
+    before it takes the result)."""
     if NVTX not in db.tables:
         return
     types = ",".join(str(t) for t in event_types)
-    bound = _missing_end_bound(db, end_bound, types)
     text_id, domain_id, end_tid = _optional_columns(db)
     pushpop = ",".join(str(t) for t in (NVTX_PUSHPOP, NVTXT_PUSHPOP))
-    db.prefetch(_grouped_sql(f"FROM {NVTX} AS n WHERE n.eventType IN ({types})", int(bound), pushpop, end_tid,
-                             domain_id, text_id))
+    db.prefetch(*_grouped_sqls(db, types, end_bound, pushpop, end_tid, domain_id, text_id))
+
+
+def _grouped_sqls(db: NsysDatabase, types: str, bound: str, pushpop: str, end_tid: str, domain_id: str,
+                  text_id: str) -> list[str]:
+    """_grouped_sql over rowid ranges of NVTX_EVENTS (one per thread where the table is long). `bound`:
+    the missing ends' replacement as a number, or "all"/"ranges" for the same computed in the SQL."""
+    if bound in ("all", "ranges"):
+        where = f"eventType IN ({types})" if bound != "all" else "1"
+        bound = (f"(SELECT coalesce(max(v), 0) FROM (SELECT max(start) AS v FROM {NVTX} WHERE {where} "
+                 f"UNION ALL SELECT max([end]) FROM {NVTX} WHERE {where}))")
+    return [_grouped_sql(f"FROM {NVTX} AS n WHERE n.eventType IN ({types}) {chunk.replace('WHERE', 'AND', 1)}",
+                         bound, pushpop, end_tid, domain_id, text_id)
+            for chunk in db.rowid_ranges(NVTX, "n.rowid", min_rows=NVTX_SPLIT_ROWS)]
+
+
+# NVTX_EVENTS is read in parts, one per thread, from this many rows (the GROUP BY sorts each part alone).
+NVTX_SPLIT_ROWS = 20_000
 
 
 def _missing_end_bound(db: NsysDatabase, end_bound: str, types: str) -> int:
@@ -147,7 +165,7 @@ def _int_or_none(value: object) -> bool:
     return value is None or type(value) is int
 
 
-def _grouped_sql(source: str, bound: int, pushpop: str, end_tid: str, domain_id: str, text_id: str) -> str:
+def _grouped_sql(source: str, bound: int | str, pushpop: str, end_tid: str, domain_id: str, text_id: str) -> str:
     time_ok = f"BETWEEN -{TIME_BOUND} AND {TIME_BOUND}"
     return (f"SELECT {text_id} AS text_id, n.text, CASE WHEN n.eventType IN ({pushpop}) THEN 'PushPop' "
             f"ELSE 'StartEnd' END AS style, typeof({end_tid}) AS elsewhere, n.globalTid, {domain_id} AS domain, "
@@ -156,14 +174,14 @@ def _grouped_sql(source: str, bound: int, pushpop: str, end_tid: str, domain_id:
             f"{source} GROUP BY text_id, n.text, style, elsewhere, n.globalTid, domain")
 
 
-def _grouped_ranges(db: NsysDatabase, source: str, bound: int, pushpop: str, end_tid: str, domain_id: str,
-                    text_id: str, prefixes: dict) -> list[NvtxRange] | None:
+def _grouped_ranges(db: NsysDatabase, sqls: list[str], prefixes: dict) -> list[NvtxRange] | None:
     """The ranges in table order (each repeated per domain name its domain matches, in that order), read
-    as one group_concat row per (text, style, thread, domain): no Python tuple per range from sqlite3.
-    None where a value is NULL (the row-by-row read handles that)."""
+    as one group_concat row per (text, style, thread, domain) and part of the table (`sqls`, from
+    _grouped_sqls): no Python tuple per range from sqlite3. None where a value is NULL (the row-by-row
+    read handles that)."""
     # The values are checked as they are read: times out of range, texts, blobs and NULL starts give NULL
     # (a count that comes up short), reals their text, the keys their type; any of these: the full check.
-    rows = db.query(_grouped_sql(source, bound, pushpop, end_tid, domain_id, text_id))
+    rows = [row for sql in sqls for row in db.query(sql)]
     if not all(_int_or_none(text_id_value) and (text is None or type(text) is str) and _int_or_none(gtid)
                and _int_or_none(domain) and elsewhere in ("null", "integer")
                for text_id_value, text, _style, elsewhere, gtid, domain, *_rest in rows):
