@@ -75,7 +75,10 @@ def timeline(export: str, report: str) -> tuple[list, float, float]:
 
     imported = time.perf_counter() - T0
     for module_name, names in PHASES.items():
-        module = importlib.import_module(module_name)
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:  # (an older checkout)
+            continue
         for dotted in names:
             _wrap(log, module, dotted)
     sys.argv = ["aiperf-stats", export, "--report", report, "--format", "csv"]
