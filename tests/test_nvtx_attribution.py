@@ -269,3 +269,24 @@ def test_ranges_read_in_parts_with_the_bound_computed_in_sql_are_the_ranges_read
         assert not db._prefetched  # all four taken
         monkeypatch.undo()
         assert parts == whole and any(r.end == max(max(x.start, x.end) for x in whole) for r in whole)
+
+
+def test_a_rows_statistics_from_its_parts_are_those_of_all_its_durations():
+    """_KernGroup.summary (sums per part, the median found in the sorted parts) against duration_summary of
+    every duration written out, each part as many times as it counts."""
+    import random
+
+    from aiperf_lab.metrics.nsys.nvtx import _KernGroup
+    from aiperf_lab.metrics.summary_stats import sum_of_squares
+
+    rng = random.Random(11)
+    for _ in range(500):
+        group = _KernGroup()
+        every = []
+        for _part in range(rng.randint(1, 4)):
+            values = sorted(rng.choice((0, 1, 2, 7, 1000, 123457)) + rng.randint(0, 3)
+                            for _ in range(rng.randint(1, 9)))
+            times = rng.choice((1, 1, 2, 3))
+            group.parts.append((values, times, sum(values), sum_of_squares(values)))
+            every += values * times
+        assert group.summary() == duration_summary(every)

@@ -436,11 +436,29 @@ class _KernGroup:
         squares = sum(s2 * times for _values, times, _s1, s2 in parts)
         if len(parts) == 1 and parts[0][1] == 1:
             ordered = parts[0][0]
-        else:  # sorted runs: the sort merges them
-            ordered = sorted(chain.from_iterable(values * times if times > 1 else values
-                                                 for values, times, _s1, _s2 in parts))
-        return (total, n, sqlite_round(total / n), sqlite_round(median(ordered)), ordered[0], ordered[-1],
+            middle, low, high = median(ordered), ordered[0], ordered[-1]
+        else:  # the middle of sorted runs, found in them (no merged list)
+            runs = [(values, times) for values, times, _s1, _s2 in parts]
+            low, high = min(values[0] for values, _t in runs), max(values[-1] for values, _t in runs)
+            middle = _nth(runs, n // 2, low, high)
+            if n % 2 == 0:
+                middle = (_nth(runs, n // 2 - 1, low, middle) + middle) / 2
+            else:
+                middle = float(middle)
+        return (total, n, sqlite_round(total / n), sqlite_round(middle), low, high,
                 sqlite_round(stdev_from_sums(n, total, squares)))
+
+
+def _nth(runs: list[tuple[list[int], int]], k: int, low: int, high: int) -> int:
+    """The k-th smallest (from 0) of sorted runs, each counted `times` over, all within [low, high]: the
+    least value with more than k at or below it, by bisection of the values (a few dozen steps)."""
+    while low < high:
+        mid = (low + high) // 2
+        if sum(bisect_right(values, mid) * times for values, times in runs) > k:
+            high = mid
+        else:
+            low = mid + 1
+    return low
 
 
 class _Attribution:
