@@ -339,6 +339,7 @@ class Triage:
             else:
                 info["nsys"] = capture.outcome
                 self.facts.coverage = self._coverage(capture)
+                self.facts.report_left_out_because = capture.outcome.get("nsys_rep_left_out")
                 if capture.kernel_table is not None:
                     self.facts.kernel_top = [KernelRow(r["Time (%)"], r["Total Time (ns)"], r["Instances"], r["Name"])
                                              for r in capture.kernel_table.as_dicts()[:15]]
