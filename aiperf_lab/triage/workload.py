@@ -57,8 +57,10 @@ class Workload:
     def __init__(self, command: list[str], work_dir: Path, use_nsys: bool, log_stdout: Path, log_stderr: Path,
                  redactor: Redactor, log_cap_bytes: int, guard: Guard | None = None,
                  policy: StopPolicy | None = None, say: Callable[[str], None] = lambda message: None,
-                 duration_s: float | None = None, room: DiskRoom | None = None):
+                 duration_s: float | None = None, room: DiskRoom | None = None,
+                 interrupted: threading.Event | None = None):
         self.command = command
+        self.interrupted = interrupted or threading.Event()   # triage's first interrupt: stop waiting on output
         self.nsys = shutil.which("nsys") if use_nsys else None
         self.report_base = work_dir / "workload"
         self.policy = policy or StopPolicy()
@@ -227,7 +229,7 @@ class Workload:
 
     def _close_logs(self) -> None:
         for log in self._logs:
-            log.finish()
+            log.finish(stop=self.interrupted)
 
     def log_states(self) -> dict[str, dict]:
         """Per log (after stop): bytes received and kept, and whether a full disk cut it, for workload.json."""
