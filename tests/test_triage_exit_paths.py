@@ -146,3 +146,33 @@ def test_without_an_interrupt_the_backlog_is_redacted_whole(tmp_path, monkeypatc
     log.finish(stop=threading.Event())
     writer.join(5)
     assert (tmp_path / "stdout.log").read_bytes() == backlog and log.abandoned_bytes == 0
+
+
+def test_a_workload_that_kills_triage_at_once_dies_with_it(tmp_path):
+    """Red team W4: `kill -KILL $PPID` as the workload's first act outlived triage in 6 of 10 runs: the
+    guardian learned of the workload only after Popen returned. It now knows the run's token before."""
+    marker = f"{40_000 + os.getpid() % 1000}.119"
+    for _ in range(3):
+        subprocess.run([sys.executable, "-m", "aiperf_lab.triage.cli", "--duration", "3", "--no-nsys", "--output",
+                        str(tmp_path), "--", "bash", "-c", f"echo x; kill -KILL $PPID; sleep {marker}"],
+                       cwd=REPO, capture_output=True, timeout=60)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and _running("sleep", marker):
+            time.sleep(0.1)
+        survivors = _running("sleep", marker)
+        for pid in survivors:
+            os.kill(pid, signal.SIGKILL)
+        assert not survivors
+
+
+def _running(program: str, argument: str) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                    if handle.read().split(b"\0")[:2] == [program.encode(), argument.encode()]:
+                        found.append(int(entry))
+            except OSError:
+                pass
+    return found

@@ -93,6 +93,10 @@ class Workload:
 
     def start(self) -> None:
         self.result.started = time.monotonic()
+        if self._guard is not None:
+            # before the workload exists: one that kills triage at once (kill -KILL $PPID) is still found by
+            # its token when the guardian wakes; its group is told once Popen returns (red team W4)
+            self._guard.kill_marked_on_kill(self.token)
         try:
             self.proc = subprocess.Popen(self.result.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                          stderr=subprocess.PIPE, start_new_session=True,
@@ -106,7 +110,6 @@ class Workload:
         self.result.pid = self.proc.pid
         if self._guard is not None:
             self._guard.kill_on_kill(self.proc.pid)
-            self._guard.kill_marked_on_kill(self.token)
         self._logs[0].attach(self.proc.stdout)
         self._logs[1].attach(self.proc.stderr)
         threading.Thread(target=self._wait, name="workload-wait", daemon=True).start()
