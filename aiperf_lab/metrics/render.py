@@ -6,6 +6,7 @@ import os
 import shutil
 import sys
 from itertools import repeat
+from operator import and_, contains, ge, gt, itemgetter, not_, sub
 from pathlib import Path
 from typing import Sequence, TextIO
 
@@ -38,6 +39,17 @@ def _numeric_column(values: list) -> bool:
                for t in set(map(type, values)))
 
 
+def _number_cells(values: Sequence, has_none: bool) -> list[str]:
+    """_cell of a column of floats, ints and None, in C but for the final pick: repr, or two decimals
+    for a float whose repr has more than two and no exponent."""
+    texts = list(map(repr, values))
+    dots = list(map(str.find, texts, repeat(".")))
+    shorten = map(and_, map(and_, map(ge, dots, repeat(0)), map(gt, map(sub, map(len, texts), dots), repeat(3))),
+                  map(not_, map(contains, texts, repeat("e"))))
+    cells = [format(value, ".2f") if cut else text for cut, value, text in zip(shorten, values, texts)]
+    return ["" if value is None else cell for value, cell in zip(values, cells)] if has_none else cells
+
+
 def _cells(rows: list) -> list[list[str]]:
     """_cell of every value, a column at a time: where a column holds only ints (str), text that needs
     no escaping (printable), or None, without a Python call per value."""
@@ -50,6 +62,8 @@ def _cells(rows: list) -> list[list[str]]:
             columns.append(list(map(str, values)))
         elif types <= {str} and "".join(values).isprintable():
             columns.append(list(values))
+        elif types <= {float, int, type(None)}:
+            columns.append(_number_cells(values, type(None) in types))
         else:
             columns.append(list(map(_cell, values)))
     return list(map(list, zip(*columns)))
@@ -68,7 +82,7 @@ def _wrap_header(header: str, width: int) -> str:
 
 def _column_widths(headers: list[str], cells: list[list[str]], numeric: list[bool], available: int) -> list[int]:
     """Each column's width; number headers wrap onto lines when the table is wider than `available`."""
-    widths = [max([len(h)] + [len(row[i]) for row in cells]) for i, h in enumerate(headers)]
+    widths = [max(len(h), max(map(len, map(itemgetter(i), cells)), default=0)) for i, h in enumerate(headers)]
     if sum(widths) + COLUMN_GAP * len(widths) + 2 <= available:
         return widths
     for i, header in enumerate(headers):

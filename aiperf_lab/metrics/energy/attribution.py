@@ -18,10 +18,9 @@ Rules (also written into each table's notes):
 
 from __future__ import annotations
 
+from bisect import bisect_left, insort
 from collections import defaultdict
 from dataclasses import dataclass, field
-from itertools import accumulate
-from operator import le
 from typing import NamedTuple
 
 from aiperf_lab.metrics.analysis import MEMORY_CATEGORY, GpuOp, categorize
@@ -109,6 +108,42 @@ def _work_cell(joules: float, work: Work | None) -> list:
     return [joules / work.amount if work.amount else None]
 
 
+def _nested_depths(starts: list[int], ends: list[int], order: list[int]) -> list[int] | None:
+    """_depths of one lane whose ranges nest (each open range ends no later than the one it opened in:
+    push/pop ranges, one after another or inside each other): the open ranges then all contain the next
+    one, so its depth is how many are open. None at the first range that crosses an open one's end."""
+    depths = [0] * len(starts)
+    open_ends: list[int] = []   # ends of the open ranges, outermost first (never increasing)
+    for k in order:
+        start, end = starts[k], ends[k]
+        while open_ends and open_ends[-1] <= start:
+            open_ends.pop()
+        if open_ends and end > open_ends[-1]:
+            return None
+        depths[k] = len(open_ends)
+        open_ends.append(end)
+    return depths
+
+
+def _few_open_depths(starts: list[int], ends: list[int], order: list[int], most_open: int = 256) -> list[int] | None:
+    """_depths of one lane while at most `most_open` ranges are open at once: the open ranges' ends kept
+    sorted (a short list), so each range's depth (the open ranges ending at or after its end) is one
+    bisect. None once more are open (the Fenwick tree then: deep nesting makes the list long)."""
+    depths = [0] * len(starts)
+    stack: list[int] = []        # ends of the open ranges, in the order they opened
+    open_ends: list[int] = []    # the same, sorted
+    for k in order:
+        start, end = starts[k], ends[k]
+        while stack and stack[-1] <= start:
+            del open_ends[bisect_left(open_ends, stack.pop())]
+        depths[k] = len(open_ends) - bisect_left(open_ends, end)
+        insort(open_ends, end)
+        stack.append(end)
+        if len(stack) > most_open:
+            return None
+    return depths
+
+
 def _depths(ranges: list[Range]) -> list[int]:
     """Per range, how many ranges of its lane strictly contain it: walked in (start, -end) order with a
     stack of the open ranges; the open ranges ending at or after a range's end are counted through a
@@ -121,9 +156,13 @@ def _depths(ranges: list[Range]) -> list[int]:
         starts = [ranges[i].start for i in indices]
         ends = [ranges[i].end for i in indices]
         order = sorted(range(len(indices)), key=lambda k: (starts[k], -ends[k]))
-        ordered_starts, ordered_ends = list(map(starts.__getitem__, order)), list(map(ends.__getitem__, order))
-        if all(map(le, accumulate(ordered_ends, max), ordered_starts[1:])):
-            continue  # each range starts after every earlier one ended: none contains another, all depth 0
+        nested = _nested_depths(starts, ends, order)
+        if nested is None:
+            nested = _few_open_depths(starts, ends, order)
+        if nested is not None:
+            for k, d in zip(indices, nested):
+                depth[k] = d
+            continue
         distinct = sorted(set(ends))
         rank = {e: k + 1 for k, e in enumerate(distinct)}     # 1-based ranks of the end times
         size = len(distinct)
