@@ -13,7 +13,7 @@ from __future__ import annotations
 import gc
 from array import array
 from dataclasses import dataclass, field, replace
-from itertools import compress, repeat
+from itertools import compress, count, repeat
 from operator import attrgetter, eq, ge, is_not, itemgetter, le, mul, not_, sub
 from typing import Any, Sequence
 
@@ -38,6 +38,8 @@ TEXT_FIELDS = ["power_source", "energy_source"]
 GROUPED_FIELDS = ["gpu", "power_source", "energy_source", "lost", "gpm_t_s", "power_avg_w", "power_limit_w",
                   "mem_used_bytes", "mem_total_bytes", "temp_c", "sm_clock_mhz", "mem_clock_mhz",
                   "clock_event_reasons", "status_t_s", "host_mem_total_bytes"]
+GROUPED_NUMBER_FIELDS = [name for name in NUMBER_FIELDS if name in GROUPED_FIELDS]
+ROW_FIELDS = [name for name in NUMBER_FIELDS if name not in GROUPED_FIELDS]  # power, energy, utilization, host
 
 
 def _present(values: Sequence[float]) -> list[bool]:
@@ -117,7 +119,11 @@ def utc_origins(header: list[str], rows: list[list[str]]) -> list[int]:
 
 class SampleColumns:
     """The rows of a recording in our layout that have a time, in file order, as columns (see the module
-    docstring). Feed it with `add(rows)` (any number of times), then call `finish()`."""
+    docstring). Feed it with `add(rows)` (any number of times), then call `finish()`.
+
+    Per row: its time, the fields that change every sample (ROW_FIELDS, arrays of doubles), and a group:
+    the fields that change about once a second or less (GROUPED_FIELDS) are held once per distinct
+    combination of their cells (`tables`, a list per field), each row naming its combination."""
 
     def __init__(self, header: list[str], meta: dict[str, Any]):
         self.header = header
@@ -125,13 +131,13 @@ class SampleColumns:
         self.has_gpm = "gpm_t_s" in self.col
         self._described = {d.get("index"): d for d in meta.get("devices") or [] if isinstance(d, dict)}
         self.t = array("d")
-        self.gpu = array("d")                        # NaN: a host-only row
-        self.values = {name: array("d") for name in NUMBER_FIELDS}
-        self.codes = {name: array("l") for name in TEXT_FIELDS}
-        self.texts: dict[str, list[str]] = {name: [] for name in TEXT_FIELDS}   # code -> text
-        self._code_of: dict[str, dict[str, int]] = {name: {} for name in TEXT_FIELDS}
-        self.lost = array("b")
-        self.window = array("l")                     # index into self.windows (0: none)
+        self.values = {name: array("d") for name in ROW_FIELDS}   # NaN: no reading
+        self.group = array("l")                                    # per row: its index into the tables
+        # per group: the GPU (int, None for a host-only row), lost, the window id (into self.windows, 0:
+        # none), the text fields as written and the grouped number fields as doubles (NaN: no reading)
+        self.tables: dict[str, list] = {name: [] for name in ["gpu", "lost", "window", *TEXT_FIELDS,
+                                                              *GROUPED_NUMBER_FIELDS]}
+        self._group_of: dict[tuple[str, ...], int] = {}
         self.windows: list[GpmSample | None] = [None]
         self._window_ids_of: dict[tuple[int | None, str], int] = {}
         self._with_gpm: set[int] = set()
@@ -145,9 +151,7 @@ class SampleColumns:
         return len(self.t)
 
     def add(self, body: list[list[str]]) -> None:
-        """The next rows of the file (after the header); rows cut short and rows without a time are skipped.
-        The fields that change about once a second or less (GROUPED_FIELDS) are converted once per
-        distinct combination of their cells in the chunk, the others cell by cell (in C, see cells.floats)."""
+        """The next rows of the file (after the header); rows cut short and rows without a time are skipped."""
         if self._origins is not None:
             self._origins.extend(utc_origins(self.header, body))
         width = len(self.header)
@@ -163,55 +167,65 @@ class SampleColumns:
             rows, t = list(compress(rows, timed)), list(compress(t, timed))
         if not rows:
             return
-        units, ids = self._group(rows)
-
-        def unit_text(name: str) -> list[str]:  # the cells of a grouped field, one per unit
-            if name not in col:
-                return [""] * len(units)
-            return list(map(itemgetter(GROUPED_FIELDS.index(name)), units)) if ids is not None else text(name)
-
-        def per_row(values: list) -> list:  # a value per unit -> a value per row
-            return values if ids is None else list(map(values.__getitem__, ids))
-
-        unit_gpus = numbers(unit_text("gpu"), integers=True)
-        gpus = per_row(unit_gpus)
         self.t.extend(t)
-        self.gpu.extend(per_row([NAN if g is None else g for g in unit_gpus]))
-        for name in NUMBER_FIELDS:
-            if name in GROUPED_FIELDS:
-                self.values[name].extend(per_row(floats(unit_text(name))))
-            else:
-                self.values[name].extend(floats(text(name)))
-        for name in TEXT_FIELDS:
-            cells, code_of, names = unit_text(name), self._code_of[name], self.texts[name]
-            for cell in sorted(set(cells).difference(code_of)):
-                code_of[cell] = len(names)
-                names.append(cell)
-            self.codes[name].extend(per_row(list(map(code_of.__getitem__, cells))))
-        self.lost.extend(per_row(list(map(eq, unit_text("lost"), repeat("1")))))
-        # each unit's first row: the one its GPM window and its GPU are described from
-        if ids is None:
-            first_rows = rows
+        for name in ROW_FIELDS:
+            self.values[name].extend(floats(text(name)))
+        grouped = self._distinct_groups(rows)
+        groups = self.tables["gpu"]
+        if grouped is None:  # too many combinations: each row a group of its own
+            first_group = len(groups)
+            self.group.extend(range(first_group, first_group + len(rows)))
+            self._add_groups(text, rows)
         else:
-            first = dict(zip(reversed(ids), range(len(ids) - 1, -1, -1)))
-            first_rows = [rows[first[k]] for k in range(len(units))]
-        self.window.extend(per_row(self._window_ids(list(zip(unit_gpus, unit_text("gpm_t_s"))), first_rows)))
-        self._add_updates(rows, t, gpus)
-        self._add_devices(first_rows, unit_gpus)
+            units, firsts = grouped       # units: (combination, its first row)
+            group_at = [0] * len(rows)    # at each combination's first row: its group
+            new: list[int] = []           # the units seen for the first time in the recording
+            for k, (key, first) in enumerate(units):
+                group = self._group_of.get(key)
+                if group is None:
+                    group = self._group_of[key] = len(groups) + len(new)
+                    new.append(k)
+                group_at[first] = group
+            self.group.extend(map(group_at.__getitem__, firsts))
+            if new:
+                fresh = [units[k][0] for k in new]
+                first_rows = [rows[units[k][1]] for k in new]
 
-    def _group(self, rows: list[list[str]]) -> tuple[list[tuple[str, ...]], list[int] | None]:
-        """(units, ids): the distinct combinations of the rows' GROUPED_FIELDS cells in first-seen order and
-        each row's index into them; or (rows, None) where the combinations are not much fewer than the rows."""
+                def cells(name: str) -> list[str]:
+                    if name not in col:
+                        return [""] * len(fresh)
+                    return list(map(itemgetter(GROUPED_FIELDS.index(name)), fresh))
+
+                self._add_groups(cells, first_rows)
+        self._add_updates(rows, t, self.group[len(self.group) - len(rows):])
+
+    def _distinct_groups(self, rows: list[list[str]]) -> tuple[list[tuple[tuple[str, ...], int]], list[int]] | None:
+        """(units, firsts): the distinct combinations of the rows' GROUPED_FIELDS cells with the index of
+        the first row that has each, in first-seen order, and per row that index of its combination; None
+        where the combinations are not much fewer than the rows."""
         present = [self.col[name] for name in GROUPED_FIELDS if name in self.col]
         if not present:
-            return rows, None
+            return None
         where = [self.col.get(name, present[0]) for name in GROUPED_FIELDS]  # a missing field: never read
-        keys = list(map(itemgetter(*where), rows))
-        distinct = list(dict.fromkeys(keys))
-        if 4 * len(distinct) > len(keys):
-            return rows, None
-        index_of = {key: k for k, key in enumerate(distinct)}
-        return distinct, list(map(index_of.__getitem__, keys))
+        first_of: dict[tuple[str, ...], int] = {}
+        firsts = list(map(first_of.setdefault, map(itemgetter(*where), rows), count()))  # one dict step a row
+        if 4 * len(first_of) > len(rows):
+            return None
+        return list(first_of.items()), firsts
+
+    def _add_groups(self, cells, first_rows: list[list[str]]) -> None:
+        """New groups: `cells(name)` their cells of a grouped field, `first_rows` the first row of each (in
+        file order: a GPM window and a GPU are described from the first row that has them)."""
+        tables = self.tables
+        gpus = numbers(cells("gpu"), integers=True)
+        tables["gpu"].extend(gpus)
+        tables["lost"].extend(map(eq, cells("lost"), repeat("1")))
+        for name in TEXT_FIELDS:
+            tables[name].extend(cells(name))
+        for name in GROUPED_NUMBER_FIELDS:
+            tables[name].extend(floats(cells(name)))
+        tables["window"].extend(self._window_ids(list(zip(gpus, cells("gpm_t_s"))), first_rows))
+        self._add_devices(first_rows, gpus)
 
     def _window_ids(self, keys: list[tuple[int | None, str]], first_rows: list[list[str]]) -> list[int]:
         """The window id of each (GPU, gpm_t_s cell); a new one's GpmSample made from the row that first
@@ -238,14 +252,15 @@ class SampleColumns:
                 self._with_gpm.add(index)
         return list(map(ids.__getitem__, keys))
 
-    def _add_updates(self, rows: list[list[str]], t: list[float], gpus: list[int | None]) -> None:
+    def _add_updates(self, rows: list[list[str]], t: list[float], groups: Sequence[int]) -> None:
         """Links and processes, on the rows that read them (a `processes` cell)."""
         col = self.col
         if "processes" not in col:
             return
+        gpus = self.tables["gpu"]
         cells = list(map(itemgetter(col["processes"]), rows))
         for k in compress(range(len(rows)), cells):
-            index = gpus[k]
+            index = gpus[groups[k]]
             if index is None:
                 continue
             row = rows[k]
@@ -301,6 +316,12 @@ class SampleColumns:
         times = list(compress(self.t, self.kept()))
         return (min(times), max(times)) if times else None
 
+    def column(self, name: str) -> Sequence:
+        """A field's value per row: a ROW_FIELDS array, or a group table's values row by row."""
+        if name in self.values:
+            return self.values[name]
+        return list(map(self.tables[name].__getitem__, self.group))
+
     def series(self, index: int) -> Series:
         """GPU `index`'s samples, lost ones and damaged times left out, in time order (rows at one time
         in file order): what a walk over ticks() gives, without making them. Made once per GPU (the
@@ -310,9 +331,10 @@ class SampleColumns:
         return self._series[index]
 
     def _make_series(self, index: int) -> Series:
+        tables = self.tables
+        chosen = {g for g, (gpu, lost) in enumerate(zip(tables["gpu"], tables["lost"])) if gpu == index and not lost}
         times = self.t.tolist()
-        wanted = list(map(eq, self.gpu, repeat(float(index))))
-        wanted = list(map(min, wanted, map(not_, self.lost), self.kept()))
+        wanted = list(map(min, map(chosen.__contains__, self.group), self.kept()))
         every_row = all(wanted)
         rows = list(compress(range(len(times)), wanted))
         if not every_row:
@@ -333,17 +355,18 @@ class SampleColumns:
 
             def pick(column: array) -> Sequence:
                 return array(column.typecode, take(column))
-        values = self.values
-        reasons = pick(values["clock_event_reasons"])
-        as_int = {v: int(v) for v in set(compress(reasons, _present(reasons)))}
-        return Series(array("d", times), pick(values["power_w"]), self._texts("power_source", pick),
-                      pick(values["energy_j"]), self._texts("energy_source", pick), pick(values["util_gpu_pct"]),
-                      pick(values["util_mem_pct"]), pick(values["mem_used_bytes"]), pick(values["temp_c"]),
-                      pick(values["sm_clock_mhz"]), list(map(as_int.get, reasons)),
-                      list(map(self.windows.__getitem__, pick(self.window))))
+        groups = pick(self.group)
 
-    def _texts(self, name: str, pick) -> list[str]:
-        return list(map(self.texts[name].__getitem__, pick(self.codes[name])))
+        def grouped(name: str, table: list | None = None) -> list:
+            return list(map((table if table is not None else tables[name]).__getitem__, groups))
+
+        reasons = [int(v) if v == v else None for v in tables["clock_event_reasons"]]
+        values = self.values
+        return Series(array("d", times), pick(values["power_w"]), grouped("power_source"), pick(values["energy_j"]),
+                      grouped("energy_source"), pick(values["util_gpu_pct"]), pick(values["util_mem_pct"]),
+                      grouped("mem_used_bytes"), grouped("temp_c"), grouped("sm_clock_mhz"),
+                      grouped("clock_event_reasons", reasons),
+                      grouped("window", list(map(self.windows.__getitem__, tables["window"]))))
 
     def ticks(self) -> list[Tick]:
         """One Tick per distinct time (in time order, damaged times left out), its HostSample from the
@@ -359,29 +382,28 @@ class SampleColumns:
                 gc.enable()
 
     def _ticks(self) -> list[Tick]:
-        v = self.values
-        number_fields = ["power_w", "power_avg_w", "power_limit_w", "energy_j", "util_gpu_pct", "util_mem_pct",
-                         "mem_used_bytes", "mem_total_bytes", "temp_c", "sm_clock_mhz", "mem_clock_mhz",
-                         "clock_event_reasons"]
-        sample_columns = [_optional(v[name], name in INTEGER_FIELDS) for name in number_fields]
+        tables, group = self.tables, self.group
+
+        def row_values(name: str) -> list:  # with None for no reading
+            if name in self.values:
+                return _optional(self.values[name], name in INTEGER_FIELDS)
+            return list(map(_optional(tables[name], name in INTEGER_FIELDS).__getitem__, group))
+
         power_w, power_avg_w, power_limit_w, energy_j, util_gpu, util_mem, mem_used, mem_total, temp_c, \
-            sm_clock, mem_clock, reasons = sample_columns
-        status_t = _optional(v["status_t_s"])
-        cpu, host_used, host_total = _optional(v["cpu_pct"]), _optional(v["host_mem_used_bytes"], True), \
-            _optional(v["host_mem_total_bytes"], True)
-        power_source = list(map(self.texts["power_source"].__getitem__, self.codes["power_source"]))
-        energy_source = list(map(self.texts["energy_source"].__getitem__, self.codes["energy_source"]))
+            sm_clock, mem_clock, reasons, status_t, cpu, host_used, host_total = map(row_values, NUMBER_FIELDS)
+        power_source, energy_source = (list(map(tables[name].__getitem__, group)) for name in TEXT_FIELDS)
+        gpus, losts, window_ids = (list(map(tables[name].__getitem__, group)) for name in ("gpu", "lost", "window"))
         windows = self.windows
         ticks: dict[float, Tick] = {}
-        for k, (t, gpu, lost, window) in enumerate(zip(self.t, self.gpu, self.lost, self.window)):
+        for k, (t, gpu, lost, window) in enumerate(zip(self.t, gpus, losts, window_ids)):
             tick = ticks.get(t)
             if tick is None:
                 tick = ticks[t] = Tick(t, [], HostSample(t, cpu[k], host_used[k], host_total[k]))
-            if gpu != gpu:
+            if gpu is None:
                 continue
-            sample = GpuSample(t, int(gpu), power_w[k], power_source[k], power_avg_w[k], power_limit_w[k], energy_j[k],
+            sample = GpuSample(t, gpu, power_w[k], power_source[k], power_avg_w[k], power_limit_w[k], energy_j[k],
                                energy_source[k], util_gpu[k], util_mem[k], mem_used[k], mem_total[k], temp_c[k],
-                               sm_clock[k], mem_clock[k], reasons[k], bool(lost), status_t=status_t[k])
+                               sm_clock[k], mem_clock[k], reasons[k], lost, status_t=status_t[k])
             if window:
                 sample.gpm = windows[window]
             tick.gpus.append(sample)

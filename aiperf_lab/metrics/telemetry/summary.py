@@ -214,9 +214,11 @@ def telemetry_summary(devices: list[GpuInfo], ticks: list[Tick] | None = None, *
         peak_source = set(compress(series.power_source, has_power))
         masks = series.clock_event_reasons
         distinct_masks = set(masks)
-        reason_time = {bit: _sum_where(weights, map({mask: bool(mask and mask & bit) for mask in distinct_masks}
-                                                    .__getitem__, masks))
-                       for bit in CLOCK_EVENT_REASONS}
+        reason_time = {}
+        for bit in CLOCK_EVENT_REASONS:
+            has_bit = {mask: bool(mask and mask & bit) for mask in distinct_masks}
+            # (a reason no sample has: the loop would add nothing to 0.0)
+            reason_time[bit] = _sum_where(weights, map(has_bit.__getitem__, masks)) if any(has_bit.values()) else 0.0
         total_weight = sum(weights) or 1.0
         mem_peaks = list(compress(series.mem_used_bytes, map(eq, series.mem_used_bytes, series.mem_used_bytes)))
         temps = list(compress(series.temp_c, map(eq, series.temp_c, series.temp_c)))
