@@ -9,10 +9,13 @@ team E1/E2), each command measured as its own process (benchmarks/process_measur
   energy_by_range of the fixture's export against it. In the same run, `wc -l` and a bare csv.reader
   pass over the same file, so that the figures can be read against this machine's speed at the time.
 
-    python benchmarks/energy_scale.py [--ranges 120000] [--rows 900000] [--keep DIR]
+    python benchmarks/energy_scale.py [--ranges 120000] [--rows 900000] [--keep DIR] [--before CHECKOUT]
+                                      [--only nvtx|telemetry] [--telemetry-file CSV]
 
-Prints one line per command: wall, CPU (user + system) and peak RSS. Expected runtime on a 2-core VM
-shared with other jobs: 2-4 minutes.
+Prints one line per command: wall, CPU (user + system) and peak RSS; with --before, each command is run
+on that checkout too (`git archive main | tar -x -C DIR`), right after this one's. --telemetry-file
+measures a recording you have instead of building one. Expected runtime on a 2-core VM shared with other
+jobs: 2-4 minutes (twice that with --before).
 """
 
 from __future__ import annotations
@@ -89,14 +92,19 @@ def long_telemetry(target: Path, rows: int) -> Path:
     return target
 
 
+BEFORE: Path | None = None  # --before: another checkout, measured the same way
+
+
 def measure(label: str, args: list[str]) -> None:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    code = f"import sys; sys.path.insert(0, {str(ROOT)!r}); from benchmarks.process_measure import stats_child; " \
-           f"sys.exit(stats_child({args!r}))"
-    m = run_measured([sys.executable, "-c", code], env)
-    status = "ok" if m.exit_code == 0 else f"exit {m.exit_code}: {m.last_stderr_line}"
-    print(f"{label:<44} wall {m.wall_s:6.2f} s  CPU {m.cpu_s:6.2f} s  peak RSS {m.peak_rss_mb:6.0f} MB  {status}",
-          flush=True)
+    for root, tag in [(ROOT, "now"), *([(BEFORE, "before")] if BEFORE else [])]:
+        env = dict(os.environ, PYTHONPATH=str(root))
+        # the checkout first on the path (the current folder would come before PYTHONPATH)
+        code = f"import sys; sys.path.insert(0, {str(root)!r}); from benchmarks.process_measure import " \
+               f"stats_child; sys.exit(stats_child({args!r}))"
+        m = run_measured([sys.executable, "-c", code], env)
+        status = "ok" if m.exit_code == 0 else f"exit {m.exit_code}: {m.last_stderr_line}"
+        print(f"{label + (f' [{tag}]' if BEFORE else ''):<53} wall {m.wall_s:6.2f} s  CPU {m.cpu_s:6.2f} s  "
+              f"peak RSS {m.peak_rss_mb:6.0f} MB  {status}", flush=True)
 
 
 def baselines(path: Path) -> None:
@@ -114,17 +122,24 @@ def main() -> int:
     parser.add_argument("--ranges", type=int, default=120_000)
     parser.add_argument("--rows", type=int, default=900_000)
     parser.add_argument("--keep", type=Path, help="build the inputs here and leave them")
+    parser.add_argument("--before", type=Path, help="another checkout to measure the same way")
+    parser.add_argument("--only", choices=["nvtx", "telemetry"], help="only the NVTX exports or the recording")
+    parser.add_argument("--telemetry-file", type=Path, help="a long recording to measure (not built)")
     args = parser.parse_args()
+    global BEFORE
+    BEFORE = args.before.resolve() if args.before else None
     folder = args.keep or Path(tempfile.mkdtemp(prefix="energy-scale-"))
     folder.mkdir(parents=True, exist_ok=True)
     try:
-        for shape in ("nested", "distinct"):
+        for shape in ("nested", "distinct") if args.only != "telemetry" else ():
             export = nvtx_export(folder / f"nvtx_{shape}.sqlite", args.ranges, shape)
             for report in ("energy_by_range", "energy_by_category"):
                 measure(f"{report}, {args.ranges} {shape} ranges",
                         [str(export), "-r", report, "--telemetry", str(TELEMETRY)])
-        recording = long_telemetry(folder / "telemetry_long.csv", args.rows)
-        print(f"telemetry: {args.rows} rows, {recording.stat().st_size / 1e6:.0f} MB", flush=True)
+        if args.only == "nvtx":
+            return 0
+        recording = args.telemetry_file or long_telemetry(folder / "telemetry_long.csv", args.rows)
+        print(f"telemetry: {recording.name}, {recording.stat().st_size / 1e6:.0f} MB", flush=True)
         baselines(recording)
         measure("telemetry_summary (the default report)", [str(recording)])
         measure("telemetry_findings", [str(recording), "-r", "telemetry_findings"])
