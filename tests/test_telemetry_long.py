@@ -33,9 +33,10 @@ def test_a_long_recording_converts_each_distinct_odd_cell_once(tmp_path, monkeyp
     """Every cell went through _number (16 calls a row); now a column of plain numbers goes through
     float() in C and a column with odd cells (empty, units, N/A) converts each distinct cell once."""
     path = _write(tmp_path / "long.csv", 20_000)
+    from aiperf_lab.metrics.telemetry import cells
     calls = []
-    number = rec._number
-    monkeypatch.setattr(rec, "_number", lambda text: calls.append(text) or number(text))
+    number = cells.number
+    monkeypatch.setattr(cells, "number", lambda text: calls.append(text) or number(text))
     recording = read_recording(path)
     assert len(recording.ticks) == 20_000
     assert recording.ticks[-1].gpus[0].power_w == 300.0 + 19_999 % 7

@@ -30,21 +30,18 @@ def integer(text: str) -> int | None:
 
 
 def numbers(cells: list[str], integers: bool = False) -> list:
-    """number (or integer, with `integers`) of every cell of a column, in C where it can be: a long
-    recording's columns repeat a few values (clocks, temperatures, utilization), converted once each
-    and shared; a column of mostly distinct plain numbers through float() (it accepts exactly those of
-    number's inputs that need no unit or comma stripped, and gives the same value), else one number()
-    per distinct cell."""
+    """number (or integer, with `integers`) of every cell of a column, in C where it can be: a column of
+    plain numbers through float() (it accepts exactly those of number's inputs that need no unit or
+    comma stripped, and gives the same value), else one number() per distinct cell, shared."""
+    try:
+        values: list = list(map(float, cells))
+    except ValueError:
+        pass
+    else:
+        if all(map(math.isfinite, values)):
+            return list(map(int, values)) if integers else values
+        return [(int(v) if integers else v) if math.isfinite(v) else None for v in values]
     distinct = set(cells)
-    if 4 * len(distinct) > len(cells):
-        try:
-            values: list = list(map(float, cells))
-        except ValueError:
-            pass
-        else:
-            if all(map(math.isfinite, values)):
-                return list(map(int, values)) if integers else values
-            return [(int(v) if integers else v) if math.isfinite(v) else None for v in values]
     convert = integer if integers else number
     converted = {cell: convert(cell) for cell in distinct}
     return list(map(converted.__getitem__, cells))
@@ -52,18 +49,18 @@ def numbers(cells: list[str], integers: bool = False) -> list:
 
 def floats(cells: list[str]) -> list[float]:
     """number() of every cell, NaN for None (number() is never NaN, so NaN stands for "no reading"
-    without loss); in C as `numbers` does it. An integer column is kept the same way: integer() is
+    without loss); in C: float() where every cell takes it (it gives number()'s value for each), else
+    number() once per distinct cell. An integer column is kept the same way: integer() is
     int(number()), so int() of the double gives it back exactly."""
+    try:  # (float() is cheaper than a set of the cells even where they repeat)
+        values = list(map(float, cells))
+    except ValueError:
+        pass
+    else:
+        if not all(map(math.isfinite, values)):
+            values = [v if math.isfinite(v) else NAN for v in values]
+        return values
     distinct = set(cells)
-    if 4 * len(distinct) > len(cells):
-        try:
-            values = list(map(float, cells))
-        except ValueError:
-            pass
-        else:
-            if not all(map(math.isfinite, values)):
-                values = [v if math.isfinite(v) else NAN for v in values]
-            return values
     converted = {cell: number(cell) for cell in distinct}
     converted = {cell: NAN if value is None else value for cell, value in converted.items()}
     return list(map(converted.__getitem__, cells))

@@ -144,7 +144,8 @@ class SampleColumns:
         self._devices: dict[int, GpuInfo] = {}
         self.devices: list[GpuInfo] = []
         self.updates: list[tuple[float, int, GpuStatus]] = []
-        self._origins: list[int] | None = [] if "utc_ns" in self.col else None
+        # utc_ns - t_s of every row that has both (8 bytes each while they fit in 64 bits)
+        self._origins: array | list[int] | None = array("q") if "utc_ns" in self.col else None
         self._series: dict[int, Series] = {}
 
     def __len__(self) -> int:
@@ -153,7 +154,10 @@ class SampleColumns:
     def add(self, body: list[list[str]]) -> None:
         """The next rows of the file (after the header); rows cut short and rows without a time are skipped."""
         if self._origins is not None:
-            self._origins.extend(utc_origins(self.header, body))
+            origins = utc_origins(self.header, body)
+            if isinstance(self._origins, array) and origins and not -(1 << 63) <= min(origins) <= max(origins) < 1 << 63:
+                self._origins = list(self._origins)  # (a time of 1e300 s: an origin past 64 bits)
+            self._origins.extend(origins)
         width = len(self.header)
         rows = list(compress(body, map(ge, map(len, body), repeat(width))))  # shorter: a line cut short
         col = self.col

@@ -287,7 +287,7 @@ def sniff_text(text: str) -> str | None:
 # objects the console's replay plays cost about 2 KB a row: above 512 MiB (about 5.5 h at 100 Hz) a
 # one-line refusal, not a machine out of memory when one is replayed.
 MAX_RECORDING_BYTES = 512 << 20
-CHUNK_ROWS = 16384      # rows converted to columns at a time
+CHUNK_ROWS = 4096       # rows converted to columns at a time
 READ_BYTES = 4 << 20    # bytes read from the file at a time
 
 
