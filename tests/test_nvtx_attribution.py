@@ -290,3 +290,24 @@ def test_a_rows_statistics_from_its_parts_are_those_of_all_its_durations():
             group.parts.append((values, times, sum(values), sum_of_squares(values)))
             every += values * times
         assert group.summary() == duration_summary(every)
+
+
+def test_a_kernel_ending_before_it_starts_takes_the_two_columns_apart(tmp_path, monkeypatch):
+    """A negative duration does not fit the packed read (name * 2^36 + duration): the kernels are read
+    again as two columns and attributed by the per-range rule, as nsys's numbers have it."""
+    from aiperf_lab.metrics.nsys import nvtx
+
+    b = ExportBuilder()
+    b.range(1, 0, 1000, "step")
+    b.range(1, 5, 500, "fwd")
+    b.launch(1, 10, 20, "k", 100, 50)
+    b.launch(1, 30, 40, "k", 300, -20)  # damaged: ends before it starts
+    b.launch(1, 600, 610, "j", 400, 5)
+    b.launch(1, 2000, 2010, "j", 900, 7)  # outside every range
+    path = b.write(tmp_path / "negative.sqlite")
+    packed = []
+    monkeypatch.setattr(nvtx, "_Kernels", lambda *a, _k=nvtx._Kernels, **k: packed.append(k.get("packed")) or _k(*a, **k))
+    rows = nvtx_kern_sum(NsysDatabase(path)).rows
+    assert packed == [None]  # the two columns apart, never the packed ones
+    assert _canonical(rows) == _canonical(reference_nvtx_kern_sum(path))
+    assert [r[6] for r in rows if r[12] == "k"] == [30, 30]  # 50 - 20 under step and under fwd

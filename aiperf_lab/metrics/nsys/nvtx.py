@@ -338,15 +338,14 @@ def _null_first(value):
 
 def _launch_reads(db: NsysDatabase, name_col: str) -> tuple[list[str], list[str]]:
     """The kernel columns and the call sources _launches_by_thread reads (for launch_join)."""
-    found = db.memo.get("launch_name_ids")
-    if found is None:
-        found = db.memo["launch_name_ids"] = db.query("SELECT id FROM StringIds WHERE value LIKE '%Launch%'")
-    # The ids pasted in where they are integers (as Python prints them, nothing else from the file becomes
-    # SQL text): a list is looked up per call at half the cost of the subquery's table.
-    ids = ",".join(str(i) for (i,) in found) if all(type(i) is int for (i,) in found) else \
-        "SELECT id FROM StringIds WHERE value LIKE '%Launch%'"
+    # A subquery, not the ids pasted in: nothing read from the file becomes SQL text (and a list of the
+    # ids costs SQLite the same lookup per call: 40 ms for 300,000 calls either way).
+    has_launches = db.memo.get("has_launch_names")
+    if has_launches is None:
+        has_launches = db.memo["has_launch_names"] = bool(
+            db.query("SELECT 1 FROM StringIds WHERE value LIKE '%Launch%' LIMIT 1"))
     filtered = f"(SELECT rowid AS rid, correlationId, globalTid, start, [end] FROM {RUNTIME} WHERE nameId IN " \
-               f"({ids}))" if found else None
+               "(SELECT id FROM StringIds WHERE value LIKE '%Launch%'))" if has_launches else None
     name = name_col if COLUMN_TYPES[KERNEL].get(name_col) == "int" else f"coalesce({name_col}, -1)"
     return [name, span_sql()], [filtered, RUNTIME] if filtered else [RUNTIME]
 
@@ -748,19 +747,22 @@ def _attribute_overlapping(acc: _Attribution, gtid: int, ranges: list[NvtxRange]
 MAX_NESTING_DEPTH = 1024
 
 
-def refuse_runaway_nesting(db: NsysDatabase, ranges: "list[NvtxRange]") -> None:
-    """An InputError where the ranges of one thread are open more than MAX_NESTING_DEPTH at once."""
+def refuse_runaway_nesting(db: NsysDatabase, ranges: "list[NvtxRange]", per_process: bool = False) -> None:
+    """An InputError where the ranges of one thread (of one process, with per_process: --cross-thread
+    attributes a kernel to the ranges of every thread of its process) are open more than
+    MAX_NESTING_DEPTH at once."""
     if len(ranges) <= MAX_NESTING_DEPTH:
         return
     if not _open_over(ranges, MAX_NESTING_DEPTH):  # all threads together: a bound for each (the usual case)
         return
-    by_thread: dict[int, list[NvtxRange]] = defaultdict(list)
+    lanes: dict[int, list[NvtxRange]] = defaultdict(list)
     for r in ranges:
-        by_thread[r.global_tid].append(r)
-    if any(_open_over(thread, MAX_NESTING_DEPTH) for thread in by_thread.values()):
-        raise InputError(f"{db.path.name}: NVTX ranges nested more than {MAX_NESTING_DEPTH} levels deep on one "
-                         "thread: reports per enclosing range would grow with depth times ranges (real traces "
-                         "nest tens of levels)")
+        lanes[(r.global_tid or 0) & PID_MASK if per_process else r.global_tid].append(r)
+    if any(_open_over(lane, MAX_NESTING_DEPTH) for lane in lanes.values()):
+        where = ("in one process (--cross-thread counts the ranges of all its threads)" if per_process
+                 else "deep on one thread")
+        raise InputError(f"{db.path.name}: NVTX ranges nested more than {MAX_NESTING_DEPTH} levels {where}: reports "
+                         "per enclosing range would grow with depth times ranges (real traces nest tens of levels)")
 
 
 def _open_over(ranges: "list[NvtxRange]", depth: int) -> bool:
@@ -849,6 +851,7 @@ def kernels_per_instance(db: NsysDatabase, range_name: str, cross_thread: bool =
     ranges = [r for r in all_ranges if _match_range(r.name, range_name)]
     if not ranges:
         raise MissingData(f"{db.path.name} has no NVTX range named {range_name!r}.")
+    refuse_runaway_nesting(db, ranges, per_process=cross_thread)
     from aiperf_lab.metrics.nsys.ops import load_kernel_launches
 
     launches = load_kernel_launches(db)
@@ -856,6 +859,7 @@ def kernels_per_instance(db: NsysDatabase, range_name: str, cross_thread: bool =
         outer = [r for r in all_ranges if r.name.split(":", 1)[-1].startswith(within)]
         if not outer:
             raise MissingData(f"{db.path.name} has no NVTX range named {within}*.")
+        refuse_runaway_nesting(db, outer, per_process=cross_thread)
         inside = {k.kernel_id for k, r in _enclosing(outer, launches, same_thread=not cross_thread) if r is not None}
         launches = [k for k in launches if k.kernel_id in inside]
     per_range: dict[int, dict[int, KernelLaunch]] = defaultdict(dict)
@@ -875,7 +879,7 @@ def nvtx_gpu(db: NsysDatabase, cross_thread: bool = False) -> Table:
     of the same process.
     """
     ranges = [r for r in load_ranges(db, end_bound="ranges") if not r.ends_elsewhere or cross_thread]
-    refuse_runaway_nesting(db, ranges)
+    refuse_runaway_nesting(db, ranges, per_process=cross_thread)
     db.require(RUNTIME, what="CUDA API data")
     from aiperf_lab.metrics.nsys.ops import load_kernel_launches
 
