@@ -182,6 +182,7 @@ def render_terminal(tables: Sequence[Table], stream: TextIO = sys.stdout, limit:
 # Rich lays a table out at about 5,000 cells a second; a table longer than this is written directly,
 # in the same layout (ncu_metrics of a full-section report has 15,000 rows: 8 s through rich, 0.1 s here).
 PLAIN_ROWS_FROM = 200
+PLAIN_BLOCK_ROWS = 8192  # rows padded at a time when written directly (the padded cells of 200,000 rows: 100 MB)
 
 
 def _clip(text: str, width: int) -> str:
@@ -261,10 +262,10 @@ def _plain_table(title: str, columns: list[str], cells: list[list[str]], numeric
         return " " + between.join(_fit(v, w, n) for v, w, n in zip(values, widths, numeric)) + " "
 
     out = [_fit(title, table_width, False), " " * table_width, line(columns), " " + "\u2500" * inner + " "]
-    if cells:  # a column at a time: _fit of every cell, by str.rjust/ljust in C where every cell is ASCII and fits
-        fitted = []
-        for values, width, right in zip(zip(*cells), widths, numeric):
-            if "".join(values).isascii() and max(map(len, values)) <= width:
+    for block in range(0, len(cells), PLAIN_BLOCK_ROWS):  # a column of a block of rows at a time: _fit of
+        fitted = []                                      # each cell, by str.rjust/ljust in C where all are
+        for values, width, right in zip(zip(*cells[block:block + PLAIN_BLOCK_ROWS]), widths, numeric):  # ASCII
+            if "".join(values).isascii() and max(map(len, values)) <= width:                            # and fit
                 fitted.append(list(map(str.rjust if right else str.ljust, values, repeat(width))))
             else:
                 fitted.append(list(map(_fit, values, repeat(width), repeat(right))))

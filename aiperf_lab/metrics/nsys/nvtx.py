@@ -193,7 +193,10 @@ def _grouped_ranges(db: NsysDatabase, sqls: list[str], prefixes: dict) -> list[N
     make = partial(tuple.__new__, NvtxRange)
     singles = _single_range_groups(rows)
     for k, (text_id_value, text, style, elsewhere, gtid, domain, count, *texts) in enumerate(rows):
-        ids, starts, ends = singles[k] if k in singles else (integers_or_none(t, count) for t in texts)
+        if k in singles:
+            ids, starts, ends = ([value] for value in singles[k])
+        else:
+            ids, starts, ends = (integers_or_none(t, count) for t in texts)
         if starts is None or ends is None:
             db.check(NVTX)
             return None
@@ -212,9 +215,9 @@ def _grouped_ranges(db: NsysDatabase, sqls: list[str], prefixes: dict) -> list[N
     return ranges
 
 
-def _single_range_groups(rows: list[tuple]) -> dict[int, tuple[list[int], list[int], list[int]]]:
+def _single_range_groups(rows: list[tuple]) -> dict[int, tuple[int, int, int]]:
     """For the grouped rows that hold one range each (200,000 distinct names: as many groups), their
-    (ids, starts, ends) as integers_or_none gives them, parsed together in one call per column rather
+    (id, start, end) as integers_or_none gives them, parsed together in one call per column rather
     than three per group; {} where any of them would not parse (the group-by-group read then says which)."""
     singles = [k for k, row in enumerate(rows) if row[6] == 1]
     if len(singles) < 2:
@@ -230,7 +233,7 @@ def _single_range_groups(rows: list[tuple]) -> dict[int, tuple[list[int], list[i
         if values is None:
             return {}
         columns.append(values)
-    return {k: ([i], [a], [b]) for k, i, a, b in zip(singles, *columns)}
+    return dict(zip(singles, zip(*columns)))
 
 
 def nvtx_sum(db: NsysDatabase) -> Table:
