@@ -1,11 +1,13 @@
 """A recording in our own layout (recording.py) held as columns, and one GPU's samples as columns.
 
-`SampleColumns` takes the CSV rows a chunk at a time and keeps, per field, one array of doubles (NaN where
-the cell has no reading): about 170 bytes a row where one GpuSample, Tick and HostSample per row cost
-about 2 KB, and the rows themselves are never all in memory at once. GPM windows (one per window, shared
-by the rows that carry it), link and process reads (the rows where they change), and the devices are
-read as the rows come. `ticks()` makes the Tick objects the console's replay plays, the same as a
-whole read made them; the reports read `series(gpu)`, one GPU's samples in time order as columns.
+`SampleColumns` takes the CSV rows a chunk at a time: per row its time, the fields that change every
+sample as arrays of doubles (NaN where a cell has no reading), and a group id naming its combination of
+the fields that change about once a second or less (held once per combination). About 70 bytes a row,
+where one GpuSample, Tick and HostSample per row cost about 2 KB, and the rows themselves are never all
+in memory at once. GPM windows (one per window, shared by the rows that carry it), link and process
+reads (the rows where they change) and the devices are read as the rows come. `ticks()` makes the Tick
+objects the console's replay plays, the same as a whole read made them; the reports read
+`series(gpu)`, one GPU's samples in time order as columns.
 """
 
 from __future__ import annotations

@@ -282,7 +282,7 @@ def sniff_text(text: str) -> str | None:
     return sniff_recording(lines[0].split(",")) if lines else None
 
 
-# Read in chunks of rows into compact columns (columns.py), a recording costs about 170 bytes a row in
+# Read in chunks of rows into compact columns (columns.py), a recording costs about 70 bytes a row in
 # memory, under its size on disk (207 MB, 900,000 rows at 100 Hz = 2.5 h: docs/benchmarks.md). The Tick
 # objects the console's replay plays cost about 2 KB a row: above 512 MiB (about 5.5 h at 100 Hz) a
 # one-line refusal, not a machine out of memory when one is replayed.
