@@ -168,6 +168,7 @@ SERVICE_TOKENS = (
     ("ya29.", r"[A-Za-z0-9_-]{20,}"), ("GOCSPX-", r"[A-Za-z0-9_-]{20,}"), ("whsec_", r"[A-Za-z0-9]{20,}"),
     ("dop_v1_", r"[0-9a-f]{40,}"), ("shpat_", r"[0-9a-fA-F]{32}"), ("lin_api_", r"[A-Za-z0-9]{30,}"),
     ("ntn_", r"[A-Za-z0-9]{30,}"), ("AGE-SECRET-KEY-1", r"[0-9A-Z]{50,}"),
+    ("GR1348941", r"[A-Za-z0-9_-]{20,}"),  # a GitLab runner registration token
     # webhook URLs: the path after the host is the credential (Slack's last part, Discord's token)
     ("hooks.slack.com/", r"(?:services|workflows|triggers)/[A-Za-z0-9]{6,16}/[A-Za-z0-9]{6,16}/[A-Za-z0-9/]{16,}"),
     ("discord.com/api/webhooks/", r"[0-9]{15,21}/[A-Za-z0-9_-]{40,}"),
@@ -182,13 +183,16 @@ TOKEN_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     ("github token", re.compile(r"gh" + _starts_token("gh", "[A-Za-z]") + r"[pousr]_[A-Za-z0-9]{30,}")),
     ("github token", re.compile(r"github_pat_" + _starts_token("github_pat_", "[A-Za-z]") + r"[A-Za-z0-9_]{30,}")),
     ("hugging face token", re.compile(r"hf_" + _starts_token("hf_", "[A-Za-z]") + r"[A-Za-z0-9]{24,}")),
-    *(("aws access key", re.compile(prefix + _starts_token(prefix, "[A-Z0-9]") + r"[0-9A-Z]{16}(?![0-9A-Z])"))
+    *(("aws access key", re.compile(prefix + _starts_token(prefix, "[A-Z]") + r"[0-9A-Z]{16}(?![0-9A-Z])"))
       for prefix in ("AKIA", "ASIA")),
     ("slack token", re.compile(r"xox" + _starts_token("xox", "[A-Za-z-]") + r"[abprs]-[A-Za-z0-9-]{10,}")),
     ("openai key", re.compile(r"sk-" + _starts_token("sk-", "[A-Za-z-]") + r"(?:proj-|ant-)?[A-Za-z0-9_-]{20,}")),
     ("google api key", re.compile(r"AIza" + _starts_token("AIza", "[A-Za-z-]") + r"[0-9A-Za-z_-]{35}")),
     ("gitlab token", re.compile(r"gl" + _starts_token("gl", "[A-Za-z0-9_]")
-                                + r"(?:pat|dt|rt|ptt|cbt|oas|soat)-[A-Za-z0-9_-]{20,}")),
+                                + r"(?:pat|dt|rt|ptt|cbt|oas|soat|agent)-[A-Za-z0-9_-]{20,}")),
+    ("twilio api key", re.compile(r"SK" + _starts_token("SK", "[A-Za-z0-9_]") + r"[0-9a-f]{32}(?![0-9A-Za-z])")),
+    # Mailgun's key-<32 hex> (not after a name character or "-": ssh-key-<md5> stays)
+    ("mailgun key", re.compile(r"key-" + _starts_token("key-", "[A-Za-z0-9_-]") + r"[0-9a-f]{32}(?![0-9A-Za-z])")),
     ("stripe key", re.compile(r"_(?<=[sr]k_)" + _starts_token("[sr]k_", "[A-Za-z]") + r"(?:live|test)_[A-Za-z0-9]{16,}")),
     ("npm token", re.compile(r"npm_" + _starts_token("npm_", "[A-Za-z]") + r"[A-Za-z0-9]{36}")),
     ("sendgrid key", re.compile(r"SG\." + _starts_token(r"SG\.", "[A-Za-z0-9_]") + r"[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}")),
@@ -277,6 +281,8 @@ ESCAPED_URL_PASSWORDS = [
     (lambda text: ":\\/\\/" in text,
      re.compile(r":\\/\\/[^\s/\\\"'<>@:]{0,256}:(?P<password>[^\s\"'<>@\\]{1,256})@")),
 ]
+REGISTRY_LOGINS = ("docker login", "podman login", "nerdctl login", "buildah login", "skopeo login", "oras login",
+                   "helm registry login", "crane auth login")
 # Whole commands printed by the workload, with their password: mysql -pX, sshpass -p X, curl -u u:X.
 # The flag is searched (a literal), then the tool's name within `reach` characters before it on its line
 # (a sorted list of where each tool's name is, looked up by bisection): a text full of "mysql " or
@@ -288,6 +294,18 @@ COMMAND_PASSWORD_FLAGS: list[tuple[tuple[str, ...], int, re.Pattern[str]]] = [
     (("curl", "wget"), 300, re.compile(r"-u(?<=[ \t]-u)[ \t]{0,4}['\"]?[^\s:'\"]{1,128}:(?P<value>[^\s'\"]+)")),
     (("curl", "wget"), 300, re.compile(r"--(?<=[ \t]--)(?:proxy-)?user[ \t=]{1,4}['\"]?[^\s:'\"]{1,128}:"
                                        r"(?P<value>[^\s'\"]+)")),
+    # echoed registry logins (docker login -u U -p X, --password X; not --password-stdin), htpasswd -b FILE USER X
+    # (-nb USER X), huggingface-cli login --token X
+    (REGISTRY_LOGINS, 300, re.compile(r"-p(?<=[ \t]-p)[ \t]{1,4}['\"]?(?P<value>[^\s'\"-][^\s'\"]*)")),
+    (REGISTRY_LOGINS, 300, re.compile(r"--password(?<=[ \t]--password)(?:[ \t]{1,4}|=)['\"]?(?P<value>[^\s'\"-][^\s'\"]*)")),
+    (("htpasswd",), 300, re.compile(r"-(?<=[ \t]-)(?=[cmBdsDiCv]{0,5}b)[bcmBdsDiCv]{1,6}[ \t]{1,4}"
+                                    r"(?:-C[ \t]{1,4}[0-9]{1,3}[ \t]{1,4})?[^\s'\"-][^\s'\"]{0,4095}[ \t]{1,4}"
+                                    r"[^\s'\"]{1,256}[ \t]{1,4}['\"]?(?P<value>[^\s'\"]+)")),
+    (("htpasswd",), 300, re.compile(r"-(?<=[ \t]-)(?=[bcmBdsDiCv]{0,5}n)(?=[ncmBdsDiCv]{0,5}b)[nbcmBdsDiCv]{2,7}[ \t]{1,4}"
+                                    r"(?:-C[ \t]{1,4}[0-9]{1,3}[ \t]{1,4})?[^\s'\"-][^\s'\"]{0,255}[ \t]{1,4}"
+                                    r"['\"]?(?P<value>[^\s'\"]+)")),
+    (("huggingface-cli", "hf auth login", "hf login"), 300,
+     re.compile(r"--token(?<=[ \t]--token)(?:[ \t]{1,4}|=)['\"]?(?P<value>[^\s'\"-][^\s'\"]*)")),
 ]
 # `key=`, `?key=`, `"key": "..."`, `license_key: ...` with a key-shaped value (20+ characters of
 # letters and digits both, checked in code); a bare `key` elsewhere is too common in ML logs to hide.
@@ -338,10 +356,15 @@ KEY_BEGIN = re.compile(r"(?i:-{4,5} ?BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?
 # before it are checked), PuTTY's lines from their literals.
 KEY_BEGIN_FAST = [re.compile(r"begin(?:(?<=-----begin)|(?<=----begin)|(?<=----- begin)|(?<=---- begin))"
                              r" [a-z0-9 ]{0,40}private key(?: block)? ?-{4,5}"),
-                  re.compile(r"PuTTY-User-Key-File-\d{1,2}:[^\n]{0,200}"), re.compile(r"Private-Lines: \d{1,5}")]
+                  re.compile(r"PuTTY-User-Key-File-\d{1,2}:[^\n]{0,200}"), re.compile(r"Private-Lines: \d{1,5}"),
+                  # a key's body printed without its armour: OpenSSH's (base64 of "openssh-key-v1"), and DER whose
+                  # first field is a version number (PKCS#1/#8 keys, a PKCS#12 keystore: 30 82 LL LL 02 01 is
+                  # "MII??[AQgw]IB"; a certificate, a public key or a signature starts 30 82 LL LL 30 and stays)
+                  re.compile(r"b3BlbnNzaC1rZXktdjE(?<![A-Za-z0-9+/]b3BlbnNzaC1rZXktdjE)[A-Za-z0-9+/=]{0,65536}"),
+                  re.compile(r"MII(?<![A-Za-z0-9+/]MII)[A-Za-z0-9+/]{2}[AQgw]IB[A-Za-z0-9+/]{32,65536}={0,2}")]
 KEY_END = re.compile(r"(?i)-{4,5} ?END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)? ?-{4,5}|Private-MAC: [0-9a-f]{0,128}")
 # A key's body may be one long line (1,600 characters of base64 unwrapped).
-KEY_LINE = r"(?:[A-Za-z0-9+/= \t\r]{0,65536}|(?!Private-MAC)[A-Za-z][A-Za-z-]{0,40}: [^\n]{0,1024})(?![^\n])"
+KEY_LINE = r"(?:[A-Za-z0-9+/= \t\r]{0,65536}|(?!Private-MAC)[A-Za-z][A-Za-z-]{0,40}: [^\n]{0,1024}|#[^\n]{0,1024})(?![^\n])"
 # A key logged line by line with a prefix ("INFO: MIIE..."): the line ends in a base64 run; read on
 # the reversed line, anchored, so one pass.
 REVERSED_PREFIXED_KEY_LINE = re.compile(r"[ \t\r]{0,8}[A-Za-z0-9+/=]{16,65536}(?:[ \t:|>\]'\"]|\Z)")
@@ -377,6 +400,10 @@ IPV6 = re.compile(r"(?<![\w.])(?<![0-9A-Fa-f]:)(?<!::)(?:(?:[0-9A-Fa-f]{1,4}:){7
 MAC = re.compile(r"(?P<sep>[:-])(?<=(?<![\w:-])[0-9a-f]{2}[:-])[0-9a-f]{2}(?:(?P=sep)[0-9a-f]{2}){4}(?![\w:-])")
 BORING_MACS = {"00:00:00:00:00:00", "ff:ff:ff:ff:ff:ff"}
 MAC_TEXT = re.compile(r"[0-9a-f]{2}(?::[0-9a-f]{2}){5}")
+# 12 hex digits alone, letters and digits both: not inside a longer run or a name, nor a group of a UUID (GPU-...-
+# 426614174000), a PCI or IPv6 address (after or before "-", ".", ":"), nor an address after 0x
+BARE_MAC = re.compile(r"(?<![\w.:-])(?=[0-9]{0,11}[A-Fa-f])(?=[A-Fa-f]{0,11}[0-9])[0-9A-Fa-f]{12}(?![\w.:-])")
+MAC_WORDS_BEFORE = re.compile(r"(?:mac|ether|hwaddr|lladdr|bssid|hw addr|address|addr)[^\n]{0,16}\Z")
 # Cisco's spelling, 001b.213a.4f5c (with a letter in it: 1234.5678.9012 is a number), from its first dot
 CISCO_MAC = re.compile(r"\.(?<=(?<![\w.:-])[0-9a-f]{4}\.)[0-9a-f]{4}\.[0-9a-f]{4}(?![\w:-])(?!\.[\w])")
 # Cloud host names that hold an address or a project: AWS ip-10-0-1-23[.ec2.internal | .REGION.compute.internal],
@@ -466,6 +493,9 @@ def escaped_forms(value: str) -> set[str]:
     if "\n" in value:
         forms |= {line.strip() for line in value.splitlines() if len(line.strip()) >= 8}
     forms |= encoded_forms(value)  # (a key in a variable, printed base64- or hex-encoded whole)
+    if len(value) >= 8:  # `base32` of it (the characters that depend on it alone), and `rev` of it
+        encoded = base64.b32encode(value.encode()).decode()
+        forms |= {encoded.rstrip("="), value[::-1]}
     return {f for f in forms if len(f) >= MIN_SECRET_LEN}
 
 
@@ -577,6 +607,23 @@ PASSWORD_FLAG_OF_TOOL = {**dict.fromkeys(("mysql", "mariadb", "mysqldump", "mysq
                          **dict.fromkeys(("redis-cli", "keydb-cli"), "-a"), **dict.fromkeys(("zip", "unzip"), "-P"),
                          **dict.fromkeys(("ldapsearch", "ldapadd", "ldapmodify", "ldapdelete", "ldapwhoami"), "-w")}
 USER_PASSWORD_TOOLS = {"curl", "wget"}
+# Flags whose words alone do not make a secret name (SESSION_NAME, --session-new, LICENSE_FILE are settings) but
+# whose value is a secret on a workload's command line unless it is a setting (a number, a path, a plain word,
+# on/off): a session cookie, a licence key, a private key, an Azure SAS token, a webhook URL.
+WEAK_SECRET_FLAGS = {("session",), ("license",), ("licence",), ("private",), ("sas",), ("webhook",), ("webhook", "url"),
+                     ("hook", "url")}
+
+
+def _weak_flag_secret(value: str) -> bool:
+    if cannot_be_secret(value) or is_location(value) or NUMBER_LIKE.fullmatch(value):
+        return False
+    if "://" in value:  # a webhook URL is the credential when a part of it is key-like (https://x/hook stays)
+        return any(is_hex_key(part) or looks_generated(part) or looks_like_password(part)
+                   for part in URL_PARTS.split(value.partition("://")[2]))
+    return is_hex_key(value) or looks_generated(value) or looks_like_password(value)
+
+
+URL_PARTS = re.compile(r"[/?&=#;]")
 
 
 def argv_secret_positions(argv: list[str]) -> list[tuple[int, int]]:
@@ -610,6 +657,13 @@ def argv_secret_positions(argv: list[str]) -> list[tuple[int, int]]:
         elif tool_flag and arg == tool_flag and has_next:
             found.append((i + 1, 0))
             i += 1
+        elif tuple(name_words(FLAG_PREFIX.sub("", name))) in WEAK_SECRET_FLAGS:
+            # --session X, --license X, --private X, --sas X, --webhook-url X: a secret unless a setting
+            if eq and _weak_flag_secret(value):
+                found.append((i, len(name) + 1))
+            elif not eq and has_next and _weak_flag_secret(argv[i + 1]):
+                found.append((i + 1, 0))
+                i += 1
         elif is_secret_flag(name):
             if eq:
                 found.append((i, len(name) + 1))
@@ -847,6 +901,7 @@ class Redactor:
         spans.extend(_url_userinfo_spans(text))
         spans.extend(_escaped_url_spans(text))
         spans.extend(_command_password_spans(text))
+        spans.extend(_context_shape_spans(text))
         if ":*:" in text or PGPASS_PORT.search(text):
             spans.extend(_pgpass_spans(text))
         lower = _lower(text) if lower is None else lower
@@ -1018,6 +1073,7 @@ class Redactor:
             if value not in BORING_MACS:
                 spans.append((start, m.end(), self.placeholder("mac", value.replace(":", "")), "mac address", start))
         spans.extend(self._other_host_spans(lower))
+        spans.extend(self._bare_mac_spans(text, lower))
         for pattern in GPU_UUIDS:
             for m in pattern.finditer(text):
                 spans.append((m.start(), m.end(), self.placeholder("gpu-uuid", m.group(0)), "gpu uuid", m.start()))
@@ -1056,6 +1112,18 @@ class Redactor:
                 continue
             spans.append((m.start(), m.end(), addresses.get(address) or self.placeholder("ip", address), "ip address",
                           m.start()))
+        return spans
+
+    def _bare_mac_spans(self, text: str, lower: str) -> list[Span]:
+        """Another machine's MAC as 12 hex digits with no separators (001B213A4F5C): in capitals anywhere (a hash is
+        printed in small letters), in small letters only after a MAC word on its line (`ether 001b213a4f5c`)."""
+        spans: list[Span] = []
+        for m in BARE_MAC.finditer(text):
+            start, end = m.span()
+            value = m.group(0)
+            if not value.isupper() and not MAC_WORDS_BEFORE.search(lower, max(0, start - 24), start):
+                continue
+            spans.append((start, end, self.placeholder("mac", value.lower()), "mac address", start))
         return spans
 
     def _other_host_spans(self, lower: str) -> list[Span]:
@@ -1343,7 +1411,7 @@ def _prefixed_block_end(text: str, eol: int) -> int:
         marker = KEY_END.search(line)
         if marker:
             return end + 1 + marker.end()
-        if not (_prefixed_key_line(line) or re.search(r"[A-Za-z][A-Za-z-]{0,40}: [^\n]{0,1024}\Z", line[-1100:])
+        if not (_prefixed_key_line(line) or line.lstrip().startswith("#") or re.search(r"[A-Za-z][A-Za-z-]{0,40}: [^\n]{0,1024}\Z", line[-1100:])
                 and re.search(r"(?:Proc-Type|DEK-Info|Comment|Version|Encryption):", line)):
             break
         end = next_eol
@@ -2071,15 +2139,21 @@ _XXD_LINE = r"(?P<offset>[0-9a-fA-F]{4,16}):(?P<hex>(?: [0-9a-fA-F]{2,8}){1,32})
 # plain `hexdump` and `od -x`: 2-byte words, each in little-endian order (6668 is "hf")
 _WORDS_LINE = r"(?P<offset>[0-7]{7}|[0-9a-fA-F]{7})(?P<hex>(?: [0-9a-fA-F]{4}){1,8})[ \t]*\r?"
 _OD_LINE = r"(?P<offset>[0-7]{7}|[0-9a-fA-F]{6,8})(?P<cells>(?:   [^\s\\]|  \\[0abfnrtv\\]| [0-7]{3}|    ){1,32})\r?"
+# `xxd -p` (bare hex, 60 digits a line) and `od -An -tx1` (spaced pairs, 16 a line, no offset): a block of such lines
+# is decoded whole, so a secret wrapped over lines is found as it is in one line.
+_PLAIN_HEX_LINE = r"(?P<hex>(?:[0-9a-fA-F]{2}){1,32})[ \t]*\r?"
+_SPACED_HEX_LINE = r"(?P<hex>[ \t]{0,4}[0-9a-fA-F]{2}(?: [0-9a-fA-F]{2}){0,31})[ \t]*\r?"
 # kind -> one dump line (its fields named), to find where a byte shows once something was found in it
 DUMP_LINES = {kind: re.compile(line + r"(?![^\n])") for kind, line in (("hex", _HEX_LINE), ("xxd", _XXD_LINE), ("od", _OD_LINE),
-                                                                      ("words", _WORDS_LINE))}
+                                                                      ("words", _WORDS_LINE), ("plain", _PLAIN_HEX_LINE),
+                                                                      ("spaced", _SPACED_HEX_LINE))}
 # kind -> a newline and the line after it, the line and its hex (or cells) field captured: split gives every dump
 # line of a text, what lies between them and their fields without Python per line
 DUMP_SPLITTERS = {kind: re.compile(r"\n(" + re.sub(r"[(][?]P<([a-z]+)>", lambda g: "(" if g.group(1) == field else "(?:", line)
                                    + r")(?![^\n])")
                   for kind, line, field in (("hex", _HEX_LINE, "hex"), ("xxd", _XXD_LINE, "hex"), ("od", _OD_LINE, "cells"),
-                                            ("words", _WORDS_LINE, "hex"))}
+                                            ("words", _WORDS_LINE, "hex"), ("plain", _PLAIN_HEX_LINE, "hex"),
+                                            ("spaced", _SPACED_HEX_LINE, "hex"))}
 OD_ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "\\": "\\"}
 OD_ESCAPE_CELL = re.compile(r"  \\([0abfnrtv\\])")
 # 8 or more bytes as hex pairs with one separator throughout, or as a list of decimals
@@ -2254,7 +2328,9 @@ def _dump_columns(text: str, part: _DumpPart, index: int, k: int, j: int) -> lis
         first, last = digits[2 * k], digits[2 * j]
     columns = [(m.start("hex") + first, m.start("hex") + last + 2)]
     column = -1
-    if part.kind == "xxd":
+    if part.kind in ("plain", "spaced"):  # no character column
+        pass
+    elif part.kind == "xxd":
         shown = m.group("text").rstrip("\r")
         column = m.start("text") + len(shown) - size if len(shown) >= size else -1
     elif m.group("pipe") is not None and len(m.group("pipe")) == size:
@@ -2300,3 +2376,87 @@ def _name_start(lower: str, dot: int, low: int = 0) -> int:
     low = max(low, dot - 253)
     name = HOST_NAME_REVERSED.match(lower[low:dot][::-1])
     return dot - name.end() if name else dot + 1
+
+
+# ---- shapes that need a look around them (the fifth red-team pass) ----------------------------------------------
+# A JWT glued after "_" or a digit (x_eyJhbGci..., 7eyJ...): its header starts with a JWT header's first key
+# ({"alg", {"typ", {"kid", {"enc", {"cty", {"x5t"); the run it starts is read once (a second start inside a run
+# that held no JWT is skipped), so "_eyJhbGci" repeated costs one pass.
+GLUED_JWT_START = re.compile(r"eyJ(?<=[0-9_]eyJ)(?:hbGci|0eXAi|raWQi|lbmMi|jdHki|4NXQi)")
+JWT_RUN = re.compile(r"[A-Za-z0-9_-]*")
+JWT_REST = re.compile(r"\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*")
+GLUED_GITLAB = re.compile(r"gl(?<=[0-9_]gl)(?:pat|dt|rt|ptt|cbt|oas|soat|agent)-(?P<body>[A-Za-z0-9_-]{20,})")
+# An Azure AD client secret: 3 characters, a digit, "Q~", 31 to 34 more (40 in all), found from its "Q~".
+AZURE_CLIENT_SECRET = re.compile(r"Q~(?<=(?<![A-Za-z0-9_~.-])[A-Za-z0-9_.-]{3}[0-9]Q~)[A-Za-z0-9_~.-]{31,34}"
+                                 r"(?![A-Za-z0-9_~.-])")
+# An id whose secret is printed beside it on the same line: an AWS access key id and its 40-character secret key
+# (a CSV credentials file, `aws configure list`-like tables), a Twilio account SID and its 32-hex auth token.
+AWS_KEY_ID = re.compile(r"A(?<![A-Za-z0-9]A)[SK]IA[0-9A-Z]{16}(?![0-9A-Za-z])")
+AWS_SECRET_BESIDE = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=])")
+TWILIO_ACCOUNT_SID = re.compile(r"AC(?<![A-Za-z0-9_]AC)[0-9a-f]{32}(?![0-9A-Za-z])")
+TWILIO_TOKEN_BESIDE = re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{32}(?![0-9A-Za-z])")
+BESIDE_REACH = 256
+# A .netrc password line on its own (wandb's ~/.netrc: `machine api.wandb.ai` / `  login user` / `  password V`):
+# the line is only `password VALUE`, and the value is key-like (hex, generated, or a password's mix).
+NETRC_PASSWORD_LINE = re.compile(r"password[ \t]{1,8}(?P<value>[^\s'\"]{8,512})[ \t]*(?=\r?\n|\Z)")
+
+
+def _looks_like_key(value: str) -> bool:
+    return is_hex_key(value) or looks_generated(value) or looks_like_password(value)
+
+
+def _beside_spans(text: str, ids: re.Pattern[str], secret: re.Pattern[str], check: Callable[[str], bool],
+                  label: str) -> list[Span]:
+    """Secret-shaped runs on the same line as an id, within BESIDE_REACH characters of it; each character is read
+    at most once per id pattern (a window starts where the last one ended)."""
+    spans: list[Span] = []
+    scanned = 0
+    for m in ids.finditer(text):
+        start, end = m.span()
+        low = max(scanned, start - BESIDE_REACH, text.rfind("\n", 0, start) + 1)
+        high = text.find("\n", end, end + BESIDE_REACH)
+        high = min(len(text), end + BESIDE_REACH) if high < 0 else high
+        for found in secret.finditer(text, low, high):
+            value = found.group(0)
+            if found.start() != start and check(value):
+                spans.append((found.start(), found.end(), REDACTED, label, found.start()))
+        scanned = max(scanned, high)
+    return spans
+
+
+def _mixed_key(value: str) -> bool:
+    return any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value)
+
+
+def _context_shape_spans(text: str) -> list[Span]:
+    """Glued JWTs, Azure AD client secrets, secrets printed beside their ids, a lone .netrc password line."""
+    spans: list[Span] = []
+    if "eyJ" in text:
+        done = 0
+        for m in GLUED_JWT_START.finditer(text):
+            start = m.start()
+            if start < done:
+                continue
+            run_end = JWT_RUN.match(text, start).end()
+            rest = JWT_REST.match(text, run_end)
+            done = run_end if rest is None else rest.end()
+            if rest is not None:
+                spans.append((start, done, REDACTED, "jwt", start))
+    if "gl" in text:  # a GitLab token glued after "_" or a digit (x_glpat-...): its body mixes capitals and digits
+        for m in GLUED_GITLAB.finditer(text):
+            if _mixed_key(m.group("body")):
+                spans.append((m.start(), m.end(), REDACTED, "gitlab token", m.start()))
+    if "Q~" in text:
+        spans.extend((m.start() - 4, m.end(), REDACTED, "azure client secret", m.start() - 4)
+                     for m in AZURE_CLIENT_SECRET.finditer(text))
+    if "IA" in text:
+        spans.extend(_beside_spans(text, AWS_KEY_ID, AWS_SECRET_BESIDE, _mixed_key, "aws secret key"))
+    if "AC" in text:
+        spans.extend(_beside_spans(text, TWILIO_ACCOUNT_SID, TWILIO_TOKEN_BESIDE, lambda v: True, "twilio auth token"))
+    if "password" in text:
+        for m in NETRC_PASSWORD_LINE.finditer(text):
+            line_start = text.rfind("\n", max(0, m.start() - 17), m.start()) + 1
+            if (line_start or m.start() <= 16) and not text[line_start:m.start()].strip(" \t") and _looks_like_key(
+                    m.group("value")):
+                spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
+    return spans
