@@ -333,6 +333,10 @@ SECRET_ASSIGNMENTS = [re.compile(keyword + _ASSIGNMENT_TAIL) for keyword in (
 _ASSIGNMENT_RUN_VALUE = r"[=:][^\s'\",;\x00=:]{3,256}(?![^\s'\",;\x00])"
 ASSIGNMENT_RUNS = {pattern: re.compile(rf"(?:[ \t,;]{{1,4}}(?:{pattern.pattern[:-len(_ASSIGNMENT_TAIL)]}){_ASSIGNMENT_RUN_VALUE})+")
                    for pattern in SECRET_ASSIGNMENTS if pattern.pattern.endswith(_ASSIGNMENT_TAIL)}
+# ... and lines of them, each name on a line of its own and its value on the next (`api_key:\nVALUE\n` repeated)
+ASSIGNMENT_LINE_RUNS = {pattern: re.compile(rf"(?:\n(?:{pattern.pattern[:-len(_ASSIGNMENT_TAIL)]})[=:]\n"
+                                            r"[^\s'\",;\x00]{3,256}(?=\n))+")
+                        for pattern in SECRET_ASSIGNMENTS if pattern.pattern.endswith(_ASSIGNMENT_TAIL)}
 ASSIGNMENT_RUN_VALUES = re.compile(r"[=:]([^\s'\",;\x00=:]+)")
 ASSIGNMENT_RUN_EQUALS = re.compile(r"=[^\s'\",;\x00=:]+")
 ASSIGNMENT_RUN_COLON = re.compile(r":[^\s'\",;\x00=:]+")
@@ -939,25 +943,33 @@ class Redactor:
         search = re.Pattern.search
         for value, needles in self._pieces:
             covered: list[tuple[int, int]] = []  # this secret's pieces so far, in order
+            whole = len(value)
             for offset, pattern in needles:
                 found: list[tuple[int, int]] = []
                 index = 0
                 at = 0
-                while True:
-                    m = search(pattern, text, at)
-                    if m is None:
-                        break
+                pieces = len(covered)
+                after = offset + FRAGMENT
+                # (one iterator while each search would start where the last match ended; a new one where it jumps)
+                matches = pattern.finditer(text)
+                while (m := next(matches, None)) is not None:
                     start, stop = m.span()
-                    while index < len(covered) and covered[index][1] <= start:
-                        index += 1
-                    if index < len(covered) and covered[index][0] <= start:
-                        at = covered[index][1]
+                    if start < at:
+                        matches = pattern.finditer(text, at)
                         continue
-                    if start >= offset and text.startswith(value, start - offset):  # whole: a literal span has it
-                        at = start - offset + len(value)
+                    if pieces:
+                        while index < pieces and covered[index][1] <= start:
+                            index += 1
+                        if index < pieces and covered[index][0] <= start:
+                            at = covered[index][1]
+                            continue
+                    right = stop - start - FRAGMENT
+                    # the whole secret (a literal span has it): the regex reached its end, or grew as far as it may
+                    if (right == whole - after or right == CHAIN) and start >= offset and text.startswith(
+                            value, start - offset):
+                        at = start - offset + whole
                         found.append((start - offset, at))
                         continue
-                    right = stop - start - FRAGMENT
                     if right == CHAIN:  # the regex grew it as far as it may: go on by comparing slices
                         room = min(len(value) - offset - FRAGMENT, size - start - FRAGMENT)
                         right = _common_prefix(text[start + FRAGMENT:start + FRAGMENT + room],
@@ -967,14 +979,15 @@ class Redactor:
                         room = min(offset, start)
                         left = _common_suffix(text[start - room:start], value[offset - room:offset])
                     begin, end = start - left, start + FRAGMENT + right
-                    head, tail = value[:offset - left], value[offset + FRAGMENT + right:]
                     spans.append((begin, end, REDACTED, KNOWN_VALUE, begin))
                     found.append((begin, end))
-                    if tail and len(tail) < FRAGMENT:
-                        after = end + (2 if text.startswith("\r\n", end) else 1 if text.startswith("\n", end) else 0)
-                        if after > end and text.startswith(tail, after):
-                            spans.append((after, after + len(tail), REDACTED, KNOWN_VALUE, begin))
-                    if head and len(head) < FRAGMENT and (begin == 0 or text[begin - 1] == "\n"):
+                    if 0 < whole - after - right < FRAGMENT:  # the rest of the secret, short: maybe on the next line
+                        tail = value[after + right:]
+                        rest = end + (2 if text.startswith("\r\n", end) else 1 if text.startswith("\n", end) else 0)
+                        if rest > end and text.startswith(tail, rest):
+                            spans.append((rest, rest + len(tail), REDACTED, KNOWN_VALUE, begin))
+                    if 0 < offset - left < FRAGMENT and (begin == 0 or text[begin - 1] == "\n"):
+                        head = value[:offset - left]
                         before = begin - 1 - (text[begin - 2:begin - 1] == "\r")
                         if before >= len(head) and text.startswith(head, before - len(head)):
                             spans.append((before - len(head), before, REDACTED, KNOWN_VALUE, before - len(head)))
@@ -1325,14 +1338,14 @@ def _url_run_replacement(run: str) -> str:
 
 def _span_values(text: str, spans: list[Span]) -> set[str]:
     """What spans hide; for the one span of URLs back to back (URL_USERINFO_RUN), each URL's user or password, and
-    for that of assignments back to back (ASSIGNMENT_RUNS), each value."""
+    for that of assignments back to back (ASSIGNMENT_RUNS, ASSIGNMENT_LINE_RUNS), each value."""
     values = set()
     for start, end, replacement, label, _ in spans:
         piece = text[start:end]
         if replacement != REDACTED and label == "url credential" and "@://" in piece:
             values.update(part.partition(":")[2] if ":" in part else part for part in piece.split("@://"))
         elif replacement != REDACTED and label == "secret-named value":  # a run of assignments
-            values.update(ASSIGNMENT_RUN_VALUES.findall(piece))
+            values.update(piece.split("\n")[2::2] if piece.startswith("\n") else ASSIGNMENT_RUN_VALUES.findall(piece))
         else:
             values.add(piece)
     return values
@@ -1470,6 +1483,7 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
         rest_group, value_group = pattern.groupindex["rest"], pattern.groupindex["value"]
         search = pattern.search
         run_match = ASSIGNMENT_RUNS[pattern].match if pattern in ASSIGNMENT_RUNS else None
+        line_run_match = ASSIGNMENT_LINE_RUNS[pattern].match if pattern in ASSIGNMENT_LINE_RUNS else None
         at = 0
         while (m := search(lower, at)) is not None:
             at = m.end()
@@ -1484,11 +1498,19 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
                     text, start, rest_end):
                 continue  # output_token_throughput: 1234.5
             append((value_start, value_end, REDACTED, "secret-named value", start))
-            if run_match is not None and lower.startswith(ASSIGNMENT_RUN_GAPS, at) and (
-                    run := run_match(lower, at)) is not None:
+            if run_match is None:
+                continue
+            if lower.startswith(ASSIGNMENT_RUN_GAPS, at) and (run := run_match(lower, at)) is not None:
                 end = run.end()
                 if not any(harmless[value] for value in set(ASSIGNMENT_RUN_VALUES.findall(text, at, end))):
                     append((at, end, _assignment_run_replacement(text[at:end]), "secret-named value", at))
+                    at = end
+            elif lower.startswith("\n", at) and (run := line_run_match(lower, at)) is not None:
+                end = run.end()
+                lines = text[at:end].split("\n")  # "", name, value, name, value, ...
+                if not any(harmless[value] for value in set(lines[2::2])):
+                    lines[2::2] = [REDACTED] * (len(lines) // 2)
+                    append((at, end, "\n".join(lines), "secret-named value", at))
                     at = end
     return spans
 
@@ -1966,8 +1988,10 @@ def _printed_form_hold(buffer: str, cut: int) -> int:
     return hold
 
 def _longest_first(rest: str) -> str:
-    """A regex matching the longest leading part of rest (maybe none): (?:abc|ab|a)? for "abc"."""
-    return "(?:" + "|".join(re.escape(rest[:size]) for size in range(len(rest), 0, -1)) + ")?" if rest else ""
+    """A regex matching the longest leading part of rest (maybe none): (?:a(?:b(?:c)?)?)? for "abc", one
+    character after another (an alternation of every length, longest first, tried each in turn: three times
+    the time on a text of pieces)."""
+    return "".join("(?:" + re.escape(c) for c in rest) + ")?" * len(rest)
 
 
 def _common_prefix(a: str, b: str) -> int:
