@@ -64,6 +64,7 @@ from urllib.parse import quote, quote_plus
 REDACTED = "[REDACTED]"
 REDACTED_LOWER = REDACTED.lower()
 KNOWN_VALUE = "secret environment value"   # the report's label for a secret found by its value
+KEY_BLOCK = "private key block"
 
 # Whether a name (an environment variable, a flag, a key in printed text) says its value is secret,
 # judged by whole words (split on _ - . and lower-to-upper case changes), never by a substring: MAX_NEW_TOKENS,
@@ -736,9 +737,14 @@ def _merge_spans(found: list[Span]) -> list[Span]:
                 replacement = last[2]
             elif span[0] == last[0] and REDACTED not in (span[2], last[2]) and last_end <= span[1]:
                 replacement = span[2]  # the last one lies inside this one (a short host name, the FQDN)
+            elif "\n" in last[2] and span[1] <= last_end:
+                replacement = last[2]  # a secret inside a block replaced line by line: the block keeps its lines
+            elif "\n" in span[2] and span[0] == last[0] and last_end <= span[1]:
+                replacement = span[2]
             else:
                 replacement = REDACTED
-            label = span[3] if span[3] == KNOWN_VALUE else last[3]  # a known secret is counted as one
+            # a known secret is counted as one; a key block stays one (a stream carries an open one on)
+            label = span[3] if span[3] == KEY_BLOCK or (span[3] == KNOWN_VALUE and last[3] != KEY_BLOCK) else last[3]
             if end != last[1] or replacement != last[2] or label != last[3]:
                 merged[-1] = (last[0], end, replacement, label, min(last[4], span[4]))
             last_end = end
@@ -892,9 +898,12 @@ class Redactor:
                 spans.append((m.start("value"), m.end(), REDACTED, "secret-named value", 0))
         present = set()
         for label, literal, pattern in TOKEN_SHAPE_LITERALS:
-            if literal not in text:  # a plain substring test, faster than the pattern's own scan
-                continue
-            present.add(literal)
+            # a substring test first where it is the faster scan (a long literal) or tells _context_shape_spans
+            # something; a short literal's pattern scans faster than `in` does (the regex engine skips to it)
+            if len(literal) > 5 or literal in CONTEXT_LITERALS or not literal:
+                if literal not in text:
+                    continue
+                present.add(literal)
             if label == "service token" and not any(prefix in text for prefix in SERVICE_PREFIXES):
                 continue  # (substring tests cost less than the alternation's scan on log text)
             if "value" in pattern.groupindex:  # Bearer / Basic: a credential, not words (`basic configuration_x`)
@@ -1290,8 +1299,20 @@ class StreamRedactor:
                 return "".join(out)
 
     def _hold_back(self, cut: int) -> int:
-        """Where to cut: before the last line when it ends with a piece of a known secret, whose rest
-        may start the next line (a wrap), so both lines are redacted together."""
+        """Where to cut: before lines that must stay with the next ones (_line_hold, _printed_form_hold), each
+        rule asked again where another moved the cut (a few rounds: each moves it up or leaves it)."""
+        for _ in range(8):
+            moved = _printed_form_hold(self._buffer, self._line_hold(cut))
+            if moved == cut:
+                break
+            cut = moved
+        return cut
+
+    def _line_hold(self, cut: int) -> int:
+        """Before the last line when it ends with a piece of a known secret, whose rest may start the next line (a
+        wrap), or with a secret name whose value comes on the next line; before a dump's last lines."""
+        if cut <= 0:
+            return 0
         start = self._buffer.rfind("\n", 0, cut - 1) + 1
         line = self._buffer[start:cut]
         if self.redactor.wrap_head_at_end(line):
@@ -1309,7 +1330,7 @@ class StreamRedactor:
             start = self._buffer.rfind("\n", 0, max(0, cut - 1)) + 1
             if not cut:
                 break
-        return _printed_form_hold(self._buffer, cut)
+        return cut
 
     def close(self) -> str:
         out = self._emit(len(self._buffer), last=True) if self._buffer else ""
@@ -1667,7 +1688,7 @@ SHELL_QUOTED = re.compile(r"=(?:\"[^\"\\\n]{0,4096}(?:\\[^\n][^\"\\\n]{0,4096}){
 LOGURU_ARROW = "\u2514"
 LOGURU_BAR = "\u2502"
 LOGURU_BLOCK = re.compile(r"(?m)^(?P<code>[^\n\u2502\u2514]{1,4096})\n(?P<arrows>[ \u2502]{0,512}\u2514[^\n]*"
-                          r"(?:\n[ \u2502]{0,512}\u2514[^\n]*)*)")
+                          r"(?:\n[ \u2502]{0,512}\u2514[^\n]*){0,61})")  # (63 lines at most: see PRINTED_FORM_HOLD_LINES)
 IDENTIFIER = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]*")
 # httpx/httpcore traces and header lists: (b'x-api-key', b'VALUE'), ('Authorization', 'VALUE').
 HEADER_TUPLE = re.compile(r"\(b?(?P<q>['\"])(?P<name>[A-Za-z0-9_.-]{1,64})(?P=q),[ \t]{0,2}b?"
@@ -1682,7 +1703,7 @@ TERRAFORM_SENSITIVE = re.compile(r"\"sensitive\"[ \t]{0,3}:[ \t]{0,3}true")
 JSON_VALUE_KEY = re.compile(r"\"value\"[ \t\r\n]{0,64}:[ \t\r\n]{0,64}"
                             r"(?:\"(?P<dq>[^\"\\\n]{0,4096}(?:\\[^\n][^\"\\\n]{0,4096}){0,256})\"|(?P<plain>[A-Za-z0-9_.+-]{1,256}))")
 # PowerShell's `Get-ChildItem env:` (and other two-column Name/Value tables).
-NAME_VALUE_TABLE = re.compile(r"Name {2,256}Value[ \t]{0,256}\r?\n-{4} {2,256}-{5}[ \t]{0,256}\r?\n(?P<rows>(?:[^\n]+(?:\n|\Z))*)")
+NAME_VALUE_TABLE = re.compile(r"Name {2,256}Value[ \t]{0,256}\r?\n-{4} {2,256}-{5}[ \t]{0,256}\r?\n(?P<rows>(?:[^\n]+(?:\n|\Z)){0,61})")
 # <password>VALUE</password>, <ns:apiKey>VALUE</ns:apiKey> (Maven settings.xml, app configs).
 XML_ELEMENT = re.compile(r"<(?P<tag>(?:[A-Za-z_][\w.-]{0,63}:)?(?P<local>[A-Za-z_][\w.-]{0,63}))(?:[ \t][^<>\n]{0,256})?>"
                          r"(?P<value>[^<\n]{1,4096})</(?P=tag)>")
@@ -1691,7 +1712,7 @@ XML_ELEMENT = re.compile(r"<(?P<tag>(?:[A-Za-z_][\w.-]{0,63}:)?(?P<local>[A-Za-z
 ENV_ITEM = re.compile(ENV_ITEM_NAME.pattern + ENV_ITEM_VALUE.pattern)
 ENV_ITEM_PLAIN = frozenset({"plain", "flow"})
 DATA_BLOCK_YAML = re.compile(r"(?m)^(?P<indent>[ \t]{0,64})(?:- )?(?P<key>data|stringData)[ \t]{0,8}:[ \t]{0,8}\r?\n"
-                             r"(?P<body>(?:(?P=indent)[ \t]{1,64}[^\n]*(?:\n|\Z))*)")
+                             r"(?P<body>(?:(?P=indent)[ \t]{1,64}[^\n]*(?:\n|\Z)){0,62})")
 DATA_BLOCK_JSON = re.compile(r"ata\"[ \t]{0,8}:[ \t\r\n]{0,64}\{")
 DATA_JSON_ITEM = re.compile(r"\"(?P<key>[^\"\\\n]{1,256})\"[ \t\r\n]{0,64}:[ \t\r\n]{0,64}\"(?P<value>[^\"\\\n]{1,1048576})\"")
 # A kubeconfig's client-key-data (and any *-data key) holds base64 of a key: it goes when the decoded text
@@ -1966,8 +1987,14 @@ def _json_data_block_spans(text: str) -> list[Span]:
         kind = _json_data_block_kind(text, at)
         if kind is None:
             continue
-        close = text.find("}", m.end())
-        close = len(text) if close < 0 else close
+        limit = m.end()   # the block is read over PRINTED_FORM_HOLD_LINES lines at most, as a stream holds it
+        for _ in range(PRINTED_FORM_HOLD_LINES - 2):
+            limit = text.find("\n", limit) + 1
+            if not limit:
+                limit = len(text)
+                break
+        close = text.find("}", m.end(), limit)
+        close = limit if close < 0 else close
         for item in DATA_JSON_ITEM.finditer(text, m.end(), close):
             if _data_value_is_secret(kind, item.group("value")):
                 spans.append((item.start("value"), item.end("value"), REDACTED, "kubernetes secret data", at))
@@ -1997,8 +2024,10 @@ def _opens_printed_form(line: str) -> bool:
 
 def _printed_form_hold(buffer: str, cut: int) -> int:
     """Where a stream cuts so that a form read over lines (see _opens_printed_form) is redacted whole: before
-    the earliest of the last PRINTED_FORM_HOLD_LINES lines (16 KiB at most) that opens one, and before a last
-    line that is indented (a frame's code line, loguru's arrows still to come)."""
+    every line that opens one and is fewer than PRINTED_FORM_HOLD_LINES lines above the cut (or above a line held
+    for that reason: a form reaches that far at most, the rules read no further), within 16 KiB; and before a
+    last line that is indented (a frame's code line, loguru's arrows still to come). The line above an arrow
+    line is its code line: it opens the form."""
     if cut <= 0:
         return 0
     floor = max(0, cut - PRINTED_FORM_HOLD_CHARS)
@@ -2007,17 +2036,21 @@ def _printed_form_hold(buffer: str, cut: int) -> int:
     tail = buffer[floor:cut]
     if not any(opener in tail for opener in PRINTED_FORM_OPENERS):
         return hold
+    reach = PRINTED_FORM_HOLD_LINES   # how many lines up the walk goes: an opener there may still reach the hold
     end = cut
     above_arrow = False   # the line below this one is an arrow line: this may be its code line
-    for _ in range(PRINTED_FORM_HOLD_LINES):
+    distance = 0
+    while distance < reach:
         if end <= floor:
             break
         start = buffer.rfind("\n", floor, end - 1) + 1
         if start == 0 and floor:
             break
+        distance += 1
         line = buffer[start:end]
         if above_arrow or _opens_printed_form(line):
             hold = start
+            reach = min(distance + PRINTED_FORM_HOLD_LINES, 4 * PRINTED_FORM_HOLD_LINES)
         above_arrow = LOGURU_ARROW in line
         end = start
     return hold
@@ -2436,6 +2469,7 @@ def _name_start(lower: str, dot: int, low: int = 0) -> int:
 
 
 # ---- shapes that need a look around them (the fifth red-team pass) ----------------------------------------------
+CONTEXT_LITERALS = frozenset({"eyJ", "gl", "AKIA", "ASIA"})   # TOKEN_SHAPES literals _context_shape_spans asks about
 # A JWT glued after "_" or a digit (x_eyJhbGci..., 7eyJ...): its header starts with a JWT header's first key
 # ({"alg", {"typ", {"kid", {"enc", {"cty", {"x5t"); the run it starts is read once (a second start inside a run
 # that held no JWT is skipped), so "_eyJhbGci" repeated costs one pass.
