@@ -130,6 +130,27 @@ CASES: dict[str, str | tuple] = {
     "(4th) '.c.' names": ".c.project-1.internal.c.",
     "(4th) Cisco-like groups": "0a1b.2c3d.",
     "(4th) names in this host's domain": "n.acme-corp.example.",
+    # the fifth pass's shapes (--only "(5th)"): each rule's literal or whole shape, repeated
+    "(5th) Mailgun keys": "key-e7689447ab57a683536c4499d863386c ", "(5th) 'key-' repeated": "key-",
+    "(5th) Twilio API keys": "SKe10cd79e048c07dd7753eda83d7c58df ",
+    "(5th) Twilio SIDs and tokens": "AC3b2f8e1d9c4a7b6e5f0d1c2b3a4e5f6d 9f8e7d6c5b4a39281706f5e4d3c2b1a0 ",
+    "(5th) 'AC' + hex, no token": "AC3b2f8e1d9c4a7b6e5f0d1c2b3a4e5f6d,",
+    "(5th) Azure AD secrets": "DbN8Q~0xPbX_neGBuzSm6A8-cVR06AxY-pThGJWZ ", "(5th) 'Q~' repeated": "a8Q~",
+    "(5th) glued JWT starts": "_eyJhbGciOi", "(5th) glued JWTs": "x_eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.6PwZPf1Qh6yYTWm ",
+    "(5th) glued GitLab starts": "_glpat-", "(5th) glued GitLab tokens": "x_glpat-sTy4Qwb8DwkNhFdnXsiV ",
+    "(5th) AWS ids beside secrets": "AKIAIOSFODNN7EXAMPLE MP9+2kUtMXhkPrSbbAjLGmsDx5StAZvlMz/Bk4op\n",
+    "(5th) AWS ids beside base64": "AKIAIOSFODNN7EXAMPLE " + "QUJDREVGR0hJSktMTU5PUA" * 20 + "\n",
+    "(5th) .netrc password lines": "  password Zq8DaspUtbuleC5C0HzjwSLo\n", "(5th) 'password ' repeated": "password ",
+    "(5th) docker login lines": "+ docker login -u bob -p FkIM3Vak1uDSKFQs1DxB\n", "(5th) 'login -p x ' repeated": "docker login -p x ",
+    "(5th) htpasswd -b lines": "+ htpasswd -b /etc/x bob A9RelOxOPbbNcRV7\n", "(5th) 'htpasswd -b ' repeated": "htpasswd -b ",
+    "(5th) xxd -p lines": "68665f3672724f326863786c487737416b7657626737574170565a6e5236\n",
+    "(5th) od -An -tx1 lines": " 68 66 5f 36 72 72 4f 32 68 63 78 6c 48 77 37 41\n",
+    "(5th) DER key bodies": "out MIIKYgIBAzCCChbhbkXNNv+hOV48vsoUu19X5IQLJhQbtN2FWXWD5KaPHI2ufKssJ/Sk+WzDNhY7AGbX6lTiDY\n",
+    "(5th) 'MIIxxAIB' repeated": "MIIKYgIB", "(5th) OpenSSH bodies": "b3BlbnNzaC1rZXktdjEAAAAA3omjMyXHCabM6JOF8EFd0Nhcy/1kGD2VD\n",
+    "(5th) '# ' lines after a BEGIN": ("-----BEGIN RSA PRIVATE KEY-----\n", "# comment\n"),
+    "(5th) bare MACs (--redact-hosts)": "001B213A4F5C ", "(5th) 12 hex digits, small letters": "5a319caa0750 ",
+    "(5th) stream holds: tables": ("Name    Value\n----    -----\n", "DB_PASSWORD    Zq8DaspUtbuleC5C0\n"),
+    "(5th) stream holds: loguru under a frame": '  File "x.py", line 1\n    f(password)\n    \u2502 \u2514 \'x\'\n',
 }
 
 

@@ -1301,16 +1301,17 @@ class StreamRedactor:
     def _hold_back(self, cut: int) -> int:
         """Where to cut: before lines that must stay with the next ones (_line_hold, _printed_form_hold), each
         rule asked again where another moved the cut (a few rounds: each moves it up or leaves it)."""
-        for _ in range(8):
-            moved = _printed_form_hold(self._buffer, self._line_hold(cut))
+        for round in range(8):
+            moved = _printed_form_hold(self._buffer, self._line_hold(cut, dumps=not round))
             if moved == cut:
                 break
             cut = moved
         return cut
 
-    def _line_hold(self, cut: int) -> int:
+    def _line_hold(self, cut: int, dumps: bool = True) -> int:
         """Before the last line when it ends with a piece of a known secret, whose rest may start the next line (a
-        wrap), or with a secret name whose value comes on the next line; before a dump's last lines."""
+        wrap), or with a secret name whose value comes on the next line; before a dump's last lines (in the first
+        round only: a dump block is held DUMP_HOLD_LINES lines back, not that many again each round)."""
         if cut <= 0:
             return 0
         start = self._buffer.rfind("\n", 0, cut - 1) + 1
@@ -1324,7 +1325,7 @@ class StreamRedactor:
             return start
         # a dump's last lines wait for the next piece, so a secret dumped across the cut is decoded whole
         held = 0
-        while held < DUMP_HOLD_LINES and _dump_line_end(self._buffer[start:cut].rstrip("\r\n")):
+        while dumps and held < DUMP_HOLD_LINES and _dump_line_end(self._buffer[start:cut].rstrip("\r\n")):
             held += 1
             cut = start
             start = self._buffer.rfind("\n", 0, max(0, cut - 1)) + 1
@@ -2274,7 +2275,7 @@ DECIMAL_BYTES = re.compile(r"\[(?P<body>[0-9]{1,3}(?:, ?[0-9]{1,3}){7,4095})\]")
 HEX_PAIR = re.compile(r"[0-9A-Fa-f]{2}")
 DECIMAL_CHARACTER = {f"{n:0{width}d}": chr(n) for width in (1, 2, 3) for n in range(10 ** width)}  # "104", "07": a look-up
 DECIMAL = re.compile(r"[0-9]{1,3}")
-DUMP_HOLD_LINES = 128   # dump lines a stream holds back at a piece's end, so a secret across the cut is decoded whole
+DUMP_HOLD_LINES = 32    # dump lines a stream holds back at a piece's end, so a secret across the cut is decoded whole
 KEY_HOLD = 1 << 16      # how much of a key block still open a stream holds back before going on piece by piece
 
 
