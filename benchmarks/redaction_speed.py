@@ -130,6 +130,15 @@ CASES: dict[str, str | tuple] = {
     "(4th) '.c.' names": ".c.project-1.internal.c.",
     "(4th) Cisco-like groups": "0a1b.2c3d.",
     "(4th) names in this host's domain": "n.acme-corp.example.",
+    # runs of matches back to back (one span a run) and the same matches kept apart (one span each): "(dense)"
+    "(dense) '://u:p@' repeated": "://u:p@",
+    "(dense) '://x@' and '://u:p@' in turn": "://x@://u:p@",
+    "(dense) 'token=abc,' repeated": "token=abc,",
+    "(dense) 'api_key:' and a value, lines": "api_key:\nabcd\n",
+    "(dense) 'pass=abcd x ' repeated (apart)": "pass=abcd x ",
+    "(dense) 'https://x@h ' repeated (apart)": "https://x@h ",
+    "(dense) 'api_key: abcd' lines (apart)": "api_key: abcd\n",
+    "(dense) a word and a number, lines": "loss\n1234\n",
 }
 
 
