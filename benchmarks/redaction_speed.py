@@ -151,6 +151,15 @@ CASES: dict[str, str | tuple] = {
     "(5th) bare MACs (--redact-hosts)": "001B213A4F5C ", "(5th) 12 hex digits, small letters": "5a319caa0750 ",
     "(5th) stream holds: tables": ("Name    Value\n----    -----\n", "DB_PASSWORD    Zq8DaspUtbuleC5C0\n"),
     "(5th) stream holds: loguru under a frame": '  File "x.py", line 1\n    f(password)\n    \u2502 \u2514 \'x\'\n',
+    # runs of matches back to back (one span a run) and the same matches kept apart (one span each): "(dense)"
+    "(dense) '://u:p@' repeated": "://u:p@",
+    "(dense) '://x@' and '://u:p@' in turn": "://x@://u:p@",
+    "(dense) 'token=abc,' repeated": "token=abc,",
+    "(dense) 'api_key:' and a value, lines": "api_key:\nabcd\n",
+    "(dense) 'pass=abcd x ' repeated (apart)": "pass=abcd x ",
+    "(dense) 'https://x@h ' repeated (apart)": "https://x@h ",
+    "(dense) 'api_key: abcd' lines (apart)": "api_key: abcd\n",
+    "(dense) a word and a number, lines": "loss\n1234\n",
 }
 
 

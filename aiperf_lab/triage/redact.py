@@ -1526,18 +1526,17 @@ class _HarmlessValues(dict):
 def _assignment_spans(text: str, lower: str) -> list[Span]:
     """Values of SECRET_ASSIGNMENTS. A text may hold a million (`pass pass=` repeated): a value is judged
     once (a verdict per distinct value), and a name is looked at only when it is longer than its keyword
-    (`output_token_throughput`). (Chains of map() over the matches measured slower than this loop.)"""
+    (`output_token_throughput`); assignments back to back are one span a run (_assignment_run). (Chains of map()
+    over the matches measured slower than this loop.)"""
     spans: list[Span] = []
     harmless = _HarmlessValues()
     append = spans.append
     for pattern in SECRET_ASSIGNMENTS:
         rest_group, value_group = pattern.groupindex["rest"], pattern.groupindex["value"]
-        search = pattern.search
-        run_match = ASSIGNMENT_RUNS[pattern].match if pattern in ASSIGNMENT_RUNS else None
-        line_run_match = ASSIGNMENT_LINE_RUNS[pattern].match if pattern in ASSIGNMENT_LINE_RUNS else None
-        at = 0
-        while (m := search(lower, at)) is not None:
-            at = m.end()
+        runs = (ASSIGNMENT_RUNS[pattern].match, ASSIGNMENT_LINE_RUNS[pattern].match) if pattern in ASSIGNMENT_RUNS else None
+        wait, backoff = 0, 1  # after a try for a run that found none, the next few matches try none (texts of matches apart)
+        matches = pattern.finditer(lower)
+        while (m := next(matches, None)) is not None:
             value_start, value_end = m.span(value_group)
             if harmless[text[value_start:value_end]]:
                 continue  # secret=False, token: 0, gpu_pw=350.2, a path, one already redacted
@@ -1549,21 +1548,36 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
                     text, start, rest_end):
                 continue  # output_token_throughput: 1234.5
             append((value_start, value_end, REDACTED, "secret-named value", start))
-            if run_match is None:
+            if runs is None:
                 continue
-            if lower.startswith(ASSIGNMENT_RUN_GAPS, at) and (run := run_match(lower, at)) is not None:
-                end = run.end()
-                if not any(harmless[value] for value in set(ASSIGNMENT_RUN_VALUES.findall(text, at, end))):
-                    append((at, end, _assignment_run_replacement(text[at:end]), "secret-named value", at))
-                    at = end
-            elif lower.startswith("\n", at) and (run := line_run_match(lower, at)) is not None:
-                end = run.end()
-                lines = text[at:end].split("\n")  # "", name, value, name, value, ...
-                if not any(harmless[value] for value in set(lines[2::2])):
-                    lines[2::2] = [REDACTED] * (len(lines) // 2)
-                    append((at, end, "\n".join(lines), "secret-named value", at))
-                    at = end
+            if wait:
+                wait -= 1
+            elif run_end := _assignment_run(text, lower, value_end, runs, harmless, append):
+                matches = pattern.finditer(lower, run_end)
+                backoff = 1
+            else:
+                wait, backoff = backoff, min(2 * backoff, 64)
     return spans
+
+
+def _assignment_run(text: str, lower: str, at: int, runs: tuple[Callable, Callable], harmless: _HarmlessValues,
+                    append: Callable) -> int:
+    """After an assignment that ends at `at`, more of the same keyword back to back (ASSIGNMENT_RUNS, on one line, or
+    ASSIGNMENT_LINE_RUNS) as one span whose replacement has each value [REDACTED]: where its end is, or 0 for none
+    (or one holding a value that cannot be a secret, which the matches one by one judge)."""
+    if lower.startswith(ASSIGNMENT_RUN_GAPS, at) and (run := runs[0](lower, at)) is not None:
+        end = run.end()
+        if not any(harmless[value] for value in set(ASSIGNMENT_RUN_VALUES.findall(text, at, end))):
+            append((at, end, _assignment_run_replacement(text[at:end]), "secret-named value", at))
+            return end
+    elif lower.startswith("\n", at) and (run := runs[1](lower, at)) is not None:
+        end = run.end()
+        lines = text[at:end].split("\n")  # "", name, value, name, value, ...
+        if not any(harmless[value] for value in set(lines[2::2])):
+            lines[2::2] = [REDACTED] * (len(lines) // 2)
+            append((at, end, "\n".join(lines), "secret-named value", at))
+            return end
+    return 0
 
 
 def _assignment_run_replacement(run: str) -> str:
@@ -1586,17 +1600,28 @@ def _escaped_url_spans(text: str) -> list[Span]:
     return spans
 
 
+def _present_tools(text: str) -> set[str]:
+    """The tools of COMMAND_PASSWORD_FLAGS named in text, each looked for once; a name of several words (`docker
+    login`) only where its last word is in the text (one scan for `login` spares those of ten names)."""
+    words: dict[str, bool] = {}
+    present = set()
+    for tool in dict.fromkeys(tool for tools, _, _ in COMMAND_PASSWORD_FLAGS for tool in tools):
+        last = tool.rpartition(" ")[2]
+        if last != tool and not (words[last] if last in words else words.setdefault(last, last in text)):
+            continue
+        if tool in text:
+            present.add(tool)
+    return present
+
+
 def _command_password_spans(text: str) -> list[Span]:
     """Passwords of printed commands (COMMAND_PASSWORD_FLAGS): each flag match is kept when one of its
     tools' names starts within reach before it, on the same line."""
     spans: list[Span] = []
     places: dict[str, list[int]] = {}
-    has_login = "login" in text  # (one scan spares the login tools' eleven)
-    has_tool: dict[str, bool] = {}   # (htpasswd has two patterns: one test)
+    present_tools = _present_tools(text)
     for tools, reach, pattern in COMMAND_PASSWORD_FLAGS:
-        if (tools is REGISTRY_LOGINS or tools is HF_LOGINS) and not has_login:
-            continue
-        present = [tool for tool in tools if has_tool.setdefault(tool, tool in text)]
+        present = [tool for tool in tools if tool in present_tools]
         if not present:
             continue
         for tool in present:
@@ -1651,10 +1676,12 @@ def _url_userinfo_spans(text: str) -> list[Span]:
     if not odd:
         return spans
     done = {span[4] for span in spans}
+    password = URL_ODD_PASSWORD.groupindex["password"]
+    count = text.count
     for m in odd:
+        first, last = m.span(password)
         start = m.start()
-        first, last = m.span("password")
-        if start in done or text.count(" ", first, last) > 3:
+        if (done and start in done) or count(" ", first, last) > 3:
             continue  # prose with an "@" further on
         if text[first].isdigit():
             port = text[first:last].partition("/")[0]
@@ -1796,7 +1823,9 @@ def _shell_quoted_spans(text: str) -> list[Span]:
     reverse_name = NAME_RUN_REVERSED.match
     for m in SHELL_QUOTED.finditer(text):
         at = m.start()
-        size = reverse_name(text[at - 64 if at > 64 else 0:at][::-1]).end()
+        if not at:
+            continue  # no name before it
+        size = reverse_name(text[at - 1:at - 65:-1] if at > 64 else text[at - 1::-1]).end()  # (reversed in one slice)
         if not size or not secret_name(text[at - size:at]):
             continue
         start = at + 1 + (2 if text[at + 1] == "$" else 1)
