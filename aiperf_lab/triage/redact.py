@@ -64,6 +64,7 @@ from urllib.parse import quote, quote_plus
 REDACTED = "[REDACTED]"
 REDACTED_LOWER = REDACTED.lower()
 KNOWN_VALUE = "secret environment value"   # the report's label for a secret found by its value
+KEY_BLOCK = "private key block"
 
 # Whether a name (an environment variable, a flag, a key in printed text) says its value is secret,
 # judged by whole words (split on _ - . and lower-to-upper case changes), never by a substring: MAX_NEW_TOKENS,
@@ -190,9 +191,6 @@ TOKEN_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     ("google api key", re.compile(r"AIza" + _starts_token("AIza", "[A-Za-z-]") + r"[0-9A-Za-z_-]{35}")),
     ("gitlab token", re.compile(r"gl" + _starts_token("gl", "[A-Za-z0-9_]")
                                 + r"(?:pat|dt|rt|ptt|cbt|oas|soat|agent)-[A-Za-z0-9_-]{20,}")),
-    ("twilio api key", re.compile(r"SK" + _starts_token("SK", "[A-Za-z0-9_]") + r"[0-9a-f]{32}(?![0-9A-Za-z])")),
-    # Mailgun's key-<32 hex> (not after a name character or "-": ssh-key-<md5> stays)
-    ("mailgun key", re.compile(r"key-" + _starts_token("key-", "[A-Za-z0-9_-]") + r"[0-9a-f]{32}(?![0-9A-Za-z])")),
     ("stripe key", re.compile(r"_(?<=[sr]k_)" + _starts_token("[sr]k_", "[A-Za-z]") + r"(?:live|test)_[A-Za-z0-9]{16,}")),
     ("npm token", re.compile(r"npm_" + _starts_token("npm_", "[A-Za-z]") + r"[A-Za-z0-9]{36}")),
     ("sendgrid key", re.compile(r"SG\." + _starts_token(r"SG\.", "[A-Za-z0-9_]") + r"[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}")),
@@ -281,6 +279,7 @@ ESCAPED_URL_PASSWORDS = [
     (lambda text: ":\\/\\/" in text,
      re.compile(r":\\/\\/[^\s/\\\"'<>@:]{0,256}:(?P<password>[^\s\"'<>@\\]{1,256})@")),
 ]
+HF_LOGINS = ("huggingface-cli login", "hf auth login", "hf login")
 REGISTRY_LOGINS = ("docker login", "podman login", "nerdctl login", "buildah login", "skopeo login", "oras login",
                    "helm registry login", "crane auth login")
 # Whole commands printed by the workload, with their password: mysql -pX, sshpass -p X, curl -u u:X.
@@ -304,7 +303,7 @@ COMMAND_PASSWORD_FLAGS: list[tuple[tuple[str, ...], int, re.Pattern[str]]] = [
     (("htpasswd",), 300, re.compile(r"-(?<=[ \t]-)(?=[bcmBdsDiCv]{0,5}n)(?=[ncmBdsDiCv]{0,5}b)[nbcmBdsDiCv]{2,7}[ \t]{1,4}"
                                     r"(?:-C[ \t]{1,4}[0-9]{1,3}[ \t]{1,4})?[^\s'\"-][^\s'\"]{0,255}[ \t]{1,4}"
                                     r"['\"]?(?P<value>[^\s'\"]+)")),
-    (("huggingface-cli", "hf auth login", "hf login"), 300,
+    (HF_LOGINS, 300,
      re.compile(r"--token(?<=[ \t]--token)(?:[ \t]{1,4}|=)['\"]?(?P<value>[^\s'\"-][^\s'\"]*)")),
 ]
 # `key=`, `?key=`, `"key": "..."`, `license_key: ...` with a key-shaped value (20+ characters of
@@ -738,9 +737,14 @@ def _merge_spans(found: list[Span]) -> list[Span]:
                 replacement = last[2]
             elif span[0] == last[0] and REDACTED not in (span[2], last[2]) and last_end <= span[1]:
                 replacement = span[2]  # the last one lies inside this one (a short host name, the FQDN)
+            elif "\n" in last[2] and span[1] <= last_end:
+                replacement = last[2]  # a secret inside a block replaced line by line: the block keeps its lines
+            elif "\n" in span[2] and span[0] == last[0] and last_end <= span[1]:
+                replacement = span[2]
             else:
                 replacement = REDACTED
-            label = span[3] if span[3] == KNOWN_VALUE else last[3]  # a known secret is counted as one
+            # a known secret is counted as one; a key block stays one (a stream carries an open one on)
+            label = span[3] if span[3] == KEY_BLOCK or (span[3] == KNOWN_VALUE and last[3] != KEY_BLOCK) else last[3]
             if end != last[1] or replacement != last[2] or label != last[3]:
                 merged[-1] = (last[0], end, replacement, label, min(last[4], span[4]))
             last_end = end
@@ -892,9 +896,14 @@ class Redactor:
             m = re.match(r"[ \t]{0,16}[\"']?(?P<value>[^\s'\",;]{3,})", text)
             if m and not cannot_be_secret(m.group("value")):
                 spans.append((m.start("value"), m.end(), REDACTED, "secret-named value", 0))
+        present = set()
         for label, literal, pattern in TOKEN_SHAPE_LITERALS:
-            if literal not in text:  # a plain substring test, faster than the pattern's own scan
-                continue
+            # a substring test first where it is the faster scan (a long literal) or tells _context_shape_spans
+            # something; a short literal's pattern scans faster than `in` does (the regex engine skips to it)
+            if len(literal) > 5 or literal in CONTEXT_LITERALS or not literal:
+                if literal not in text:
+                    continue
+                present.add(literal)
             if label == "service token" and not any(prefix in text for prefix in SERVICE_PREFIXES):
                 continue  # (substring tests cost less than the alternation's scan on log text)
             if "value" in pattern.groupindex:  # Bearer / Basic: a credential, not words (`basic configuration_x`)
@@ -905,7 +914,7 @@ class Redactor:
         spans.extend(_url_userinfo_spans(text))
         spans.extend(_escaped_url_spans(text))
         spans.extend(_command_password_spans(text))
-        spans.extend(_context_shape_spans(text))
+        spans.extend(_context_shape_spans(text, present))
         if ":*:" in text or PGPASS_PORT.search(text):
             spans.extend(_pgpass_spans(text))
         lower = _lower(text) if lower is None else lower
@@ -1256,29 +1265,55 @@ class StreamRedactor:
     redacted in the next, and a line longer than max_line is cut where no span (and no span's
     evidence) crosses the cut; a secret that reaches a forced cut is continued to the next space."""
 
-    def __init__(self, redactor: Redactor, max_line: int = 1 << 20):
+    def __init__(self, redactor: Redactor, max_line: int = 1 << 20, piece: int = 1 << 16):
         self.redactor = redactor
         self.max_line = max_line
         self.hold = max(4096, 2 * redactor.longest_literal)
+        # Where pieces may end is decided by the text alone, never by how the pipe delivered it, so the output
+        # is the same whatever the reads: a cut is tried at the first newline `piece` characters or more after
+        # the last place tried (counted from the stream's start), moved back over lines that must stay with the
+        # next ones (_hold_back); a line longer than max_line is cut within its first max_line characters.
+        self.piece = max(1, piece)
         self._buffer = ""
+        self._offset = 0       # where the buffer starts in the stream
+        self._next_try = 0     # where in the stream the next cut is looked for (the first newline from here)
         self._in_key = False
         self._token_carry = False
         self._value_next = False
 
     def feed(self, text: str) -> str:
         self._buffer += text
-        cut = self._buffer.rfind("\n") + 1
-        if cut:
-            cut = self._hold_back(cut)
-            if cut:
-                return self._emit(cut)
-        if len(self._buffer) > self.max_line:
-            return self._emit(None)
-        return ""
+        out = []
+        while True:
+            newline = self._buffer.find("\n", max(0, self._next_try - self._offset), self.max_line)
+            if newline >= 0:
+                self._next_try = self._offset + newline + self.piece
+                cut = self._hold_back(newline + 1)
+                if cut:
+                    out.append(self._emit(cut))
+                    # what a key block held back is looked at again only once as much again has come (linear)
+                    self._next_try = max(self._next_try, self._offset + 2 * (newline + 1 - cut))
+            elif len(self._buffer) > self.max_line:
+                out.append(self._emit(None))
+            else:
+                return "".join(out)
 
     def _hold_back(self, cut: int) -> int:
-        """Where to cut: before the last line when it ends with a piece of a known secret, whose rest
-        may start the next line (a wrap), so both lines are redacted together."""
+        """Where to cut: before lines that must stay with the next ones (_line_hold, _printed_form_hold), each
+        rule asked again where another moved the cut (a few rounds: each moves it up or leaves it)."""
+        for round in range(8):
+            moved = _printed_form_hold(self._buffer, self._line_hold(cut, dumps=not round))
+            if moved == cut:
+                break
+            cut = moved
+        return cut
+
+    def _line_hold(self, cut: int, dumps: bool = True) -> int:
+        """Before the last line when it ends with a piece of a known secret, whose rest may start the next line (a
+        wrap), or with a secret name whose value comes on the next line; before a dump's last lines (in the first
+        round only: a dump block is held DUMP_HOLD_LINES lines back, not that many again each round)."""
+        if cut <= 0:
+            return 0
         start = self._buffer.rfind("\n", 0, cut - 1) + 1
         line = self._buffer[start:cut]
         if self.redactor.wrap_head_at_end(line):
@@ -1286,39 +1321,55 @@ class StreamRedactor:
         end = len(line.rstrip("\r\n"))
         if any(span[1] == end for span in self.redactor._fragment_spans(line)) if self.redactor._pieces else False:
             return start
+        if VALUE_ON_NEXT_LINE.search(line[-120:].lower()):  # `api_key:` waits for its value on the next line
+            return start
         # a dump's last lines wait for the next piece, so a secret dumped across the cut is decoded whole
         held = 0
-        while held < DUMP_HOLD_LINES and _dump_line_end(self._buffer[start:cut].rstrip("\r\n")):
+        while dumps and held < DUMP_HOLD_LINES and _dump_line_end(self._buffer[start:cut].rstrip("\r\n")):
             held += 1
             cut = start
             start = self._buffer.rfind("\n", 0, max(0, cut - 1)) + 1
             if not cut:
                 break
-        return _printed_form_hold(self._buffer, cut)
+        return cut
 
     def close(self) -> str:
-        out = self._emit(len(self._buffer)) if self._buffer else ""
+        out = self._emit(len(self._buffer), last=True) if self._buffer else ""
         self._buffer = ""
         return out
 
-    def _emit(self, cut: int | None) -> str:
+    def _emit(self, cut: int | None, last: bool = False) -> str:
         text = self._buffer
         if cut is not None:  # a newline cut: no single-line secret crosses it
             piece = text[:cut]
             spans = self.redactor.spans(piece, self._in_key, self._token_carry, self._value_next)
+            open_key = None if last else next((s for s in reversed(spans) if s[3] == "private key block"), None)
+            if open_key is not None and _key_open(piece, open_key):
+                # a key block still open at the cut waits, from its first line, for the rest of it (so it is
+                # read as the whole text would read it); one longer than KEY_HOLD goes on with _in_key
+                block_line = text.rfind("\n", 0, open_key[0]) + 1
+                if block_line > 0:
+                    cut = block_line
+                    piece = text[:cut]
+                elif cut < KEY_HOLD:
+                    return ""
             self._token_carry = False
-        else:  # a line too long to hold: cut where no span, nor the evidence for one, crosses
+        else:  # a line too long to hold: cut where no span, nor the evidence for one, crosses (within its first
+            # max_line characters, whatever else the buffer holds: the same text gives the same cut)
+            text = text[:self.max_line]
             spans = self.redactor.spans(text, self._in_key, self._token_carry, self._value_next)
             cut = _cut_outside_spans(spans, len(text) - self.hold, len(text))
             piece = text[:cut]
             last_end = spans[bisect.bisect_left(spans, cut, key=_START) - 1][1] if spans and spans[0][0] < cut else -1
             self._token_carry = cut == len(text) and last_end >= cut and not text[-1:].isspace()
+            text = self._buffer
         before = bisect.bisect_left(spans, cut, key=_START)  # (merged spans: in order, none overlap)
         out = self.redactor._apply(piece, spans[:before])
         last_key = next((s for s in reversed(spans[:before]) if s[3] == "private key block"), None)
         self._in_key = bool(last_key and _key_open(piece, last_key))
         self._value_next = bool(VALUE_ON_NEXT_LINE.search(piece[-120:].lower()))
         self._buffer = text[cut:]
+        self._offset += cut
         return out
 
 
@@ -1665,7 +1716,7 @@ SHELL_QUOTED = re.compile(r"=(?:\"[^\"\\\n]{0,4096}(?:\\[^\n][^\"\\\n]{0,4096}){
 LOGURU_ARROW = "\u2514"
 LOGURU_BAR = "\u2502"
 LOGURU_BLOCK = re.compile(r"(?m)^(?P<code>[^\n\u2502\u2514]{1,4096})\n(?P<arrows>[ \u2502]{0,512}\u2514[^\n]*"
-                          r"(?:\n[ \u2502]{0,512}\u2514[^\n]*)*)")
+                          r"(?:\n[ \u2502]{0,512}\u2514[^\n]*){0,61})")  # (63 lines at most: see PRINTED_FORM_HOLD_LINES)
 IDENTIFIER = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]*")
 # httpx/httpcore traces and header lists: (b'x-api-key', b'VALUE'), ('Authorization', 'VALUE').
 HEADER_TUPLE = re.compile(r"\(b?(?P<q>['\"])(?P<name>[A-Za-z0-9_.-]{1,64})(?P=q),[ \t]{0,2}b?"
@@ -1680,7 +1731,7 @@ TERRAFORM_SENSITIVE = re.compile(r"\"sensitive\"[ \t]{0,3}:[ \t]{0,3}true")
 JSON_VALUE_KEY = re.compile(r"\"value\"[ \t\r\n]{0,64}:[ \t\r\n]{0,64}"
                             r"(?:\"(?P<dq>[^\"\\\n]{0,4096}(?:\\[^\n][^\"\\\n]{0,4096}){0,256})\"|(?P<plain>[A-Za-z0-9_.+-]{1,256}))")
 # PowerShell's `Get-ChildItem env:` (and other two-column Name/Value tables).
-NAME_VALUE_TABLE = re.compile(r"Name {2,256}Value[ \t]{0,256}\r?\n-{4} {2,256}-{5}[ \t]{0,256}\r?\n(?P<rows>(?:[^\n]+(?:\n|\Z))*)")
+NAME_VALUE_TABLE = re.compile(r"Name {2,256}Value[ \t]{0,256}\r?\n-{4} {2,256}-{5}[ \t]{0,256}\r?\n(?P<rows>(?:[^\n]+(?:\n|\Z)){0,61})")
 # <password>VALUE</password>, <ns:apiKey>VALUE</ns:apiKey> (Maven settings.xml, app configs).
 XML_ELEMENT = re.compile(r"<(?P<tag>(?:[A-Za-z_][\w.-]{0,63}:)?(?P<local>[A-Za-z_][\w.-]{0,63}))(?:[ \t][^<>\n]{0,256})?>"
                          r"(?P<value>[^<\n]{1,4096})</(?P=tag)>")
@@ -1689,7 +1740,7 @@ XML_ELEMENT = re.compile(r"<(?P<tag>(?:[A-Za-z_][\w.-]{0,63}:)?(?P<local>[A-Za-z
 ENV_ITEM = re.compile(ENV_ITEM_NAME.pattern + ENV_ITEM_VALUE.pattern)
 ENV_ITEM_PLAIN = frozenset({"plain", "flow"})
 DATA_BLOCK_YAML = re.compile(r"(?m)^(?P<indent>[ \t]{0,64})(?:- )?(?P<key>data|stringData)[ \t]{0,8}:[ \t]{0,8}\r?\n"
-                             r"(?P<body>(?:(?P=indent)[ \t]{1,64}[^\n]*(?:\n|\Z))*)")
+                             r"(?P<body>(?:(?P=indent)[ \t]{1,64}[^\n]*(?:\n|\Z)){0,62})")
 DATA_BLOCK_JSON = re.compile(r"ata\"[ \t]{0,8}:[ \t\r\n]{0,64}\{")
 DATA_JSON_ITEM = re.compile(r"\"(?P<key>[^\"\\\n]{1,256})\"[ \t\r\n]{0,64}:[ \t\r\n]{0,64}\"(?P<value>[^\"\\\n]{1,1048576})\"")
 # A kubeconfig's client-key-data (and any *-data key) holds base64 of a key: it goes when the decoded text
@@ -1962,8 +2013,14 @@ def _json_data_block_spans(text: str) -> list[Span]:
         kind = _json_data_block_kind(text, at)
         if kind is None:
             continue
-        close = text.find("}", m.end())
-        close = len(text) if close < 0 else close
+        limit = m.end()   # the block is read over PRINTED_FORM_HOLD_LINES lines at most, as a stream holds it
+        for _ in range(PRINTED_FORM_HOLD_LINES - 2):
+            limit = text.find("\n", limit) + 1
+            if not limit:
+                limit = len(text)
+                break
+        close = text.find("}", m.end(), limit)
+        close = limit if close < 0 else close
         for item in DATA_JSON_ITEM.finditer(text, m.end(), close):
             if _data_value_is_secret(kind, item.group("value")):
                 spans.append((item.start("value"), item.end("value"), REDACTED, "kubernetes secret data", at))
@@ -1993,25 +2050,33 @@ def _opens_printed_form(line: str) -> bool:
 
 def _printed_form_hold(buffer: str, cut: int) -> int:
     """Where a stream cuts so that a form read over lines (see _opens_printed_form) is redacted whole: before
-    the earliest of the last PRINTED_FORM_HOLD_LINES lines (16 KiB at most) that opens one, and before a last
-    line that is indented (a frame's code line, loguru's arrows still to come)."""
+    every line that opens one and is fewer than PRINTED_FORM_HOLD_LINES lines above the cut (or above a line held
+    for that reason: a form reaches that far at most, the rules read no further), within 16 KiB; and before a
+    last line that is indented (a frame's code line, loguru's arrows still to come). The line above an arrow
+    line is its code line: it opens the form."""
+    if cut <= 0:
+        return 0
     floor = max(0, cut - PRINTED_FORM_HOLD_CHARS)
     last = buffer.rfind("\n", floor, cut - 1) + 1
     hold = last if buffer.startswith("    ", last) and (last or not floor) else cut
     tail = buffer[floor:cut]
     if not any(opener in tail for opener in PRINTED_FORM_OPENERS):
         return hold
+    reach = PRINTED_FORM_HOLD_LINES   # how many lines up the walk goes: an opener there may still reach the hold
     end = cut
     above_arrow = False   # the line below this one is an arrow line: this may be its code line
-    for _ in range(PRINTED_FORM_HOLD_LINES):
+    distance = 0
+    while distance < reach:
         if end <= floor:
             break
         start = buffer.rfind("\n", floor, end - 1) + 1
         if start == 0 and floor:
             break
+        distance += 1
         line = buffer[start:end]
         if above_arrow or _opens_printed_form(line):
             hold = start
+            reach = min(distance + PRINTED_FORM_HOLD_LINES, 4 * PRINTED_FORM_HOLD_LINES)
         above_arrow = LOGURU_ARROW in line
         end = start
     return hold
@@ -2196,19 +2261,16 @@ _WORDS_LINE = r"(?P<offset>[0-7]{7}|[0-9a-fA-F]{7})(?P<hex>(?: [0-9a-fA-F]{4}){1
 _OD_LINE = r"(?P<offset>[0-7]{7}|[0-9a-fA-F]{6,8})(?P<cells>(?:   [^\s\\]|  \\[0abfnrtv\\]| [0-7]{3}|    ){1,32})\r?"
 # `xxd -p` (bare hex, 60 digits a line) and `od -An -tx1` (spaced pairs, 16 a line, no offset): a block of such lines
 # is decoded whole, so a secret wrapped over lines is found as it is in one line.
-_PLAIN_HEX_LINE = r"(?P<hex>(?:[0-9a-fA-F]{2}){1,32})[ \t]*\r?"
-_SPACED_HEX_LINE = r"(?P<hex>[ \t]{0,4}[0-9a-fA-F]{2}(?: [0-9a-fA-F]{2}){0,31})[ \t]*\r?"
+_BARE_HEX_LINE = r"(?P<hex>[ \t]{0,4}[0-9a-fA-F]{2}(?: ?[0-9a-fA-F]{2}){0,31})[ \t]*\r?"
 # kind -> one dump line (its fields named), to find where a byte shows once something was found in it
 DUMP_LINES = {kind: re.compile(line + r"(?![^\n])") for kind, line in (("hex", _HEX_LINE), ("xxd", _XXD_LINE), ("od", _OD_LINE),
-                                                                      ("words", _WORDS_LINE), ("plain", _PLAIN_HEX_LINE),
-                                                                      ("spaced", _SPACED_HEX_LINE))}
+                                                                      ("words", _WORDS_LINE), ("bare", _BARE_HEX_LINE))}
 # kind -> a newline and the line after it, the line and its hex (or cells) field captured: split gives every dump
 # line of a text, what lies between them and their fields without Python per line
 DUMP_SPLITTERS = {kind: re.compile(r"\n(" + re.sub(r"[(][?]P<([a-z]+)>", lambda g: "(" if g.group(1) == field else "(?:", line)
                                    + r")(?![^\n])")
                   for kind, line, field in (("hex", _HEX_LINE, "hex"), ("xxd", _XXD_LINE, "hex"), ("od", _OD_LINE, "cells"),
-                                            ("words", _WORDS_LINE, "hex"), ("plain", _PLAIN_HEX_LINE, "hex"),
-                                            ("spaced", _SPACED_HEX_LINE, "hex"))}
+                                            ("words", _WORDS_LINE, "hex"), ("bare", _BARE_HEX_LINE, "hex"))}
 OD_ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "\\": "\\"}
 OD_ESCAPE_CELL = re.compile(r"  \\([0abfnrtv\\])")
 # 8 or more bytes as hex pairs with one separator throughout, or as a list of decimals
@@ -2240,7 +2302,8 @@ DECIMAL_BYTES = re.compile(r"\[(?P<body>[0-9]{1,3}(?:, ?[0-9]{1,3}){7,4095})\]")
 HEX_PAIR = re.compile(r"[0-9A-Fa-f]{2}")
 DECIMAL_CHARACTER = {f"{n:0{width}d}": chr(n) for width in (1, 2, 3) for n in range(10 ** width)}  # "104", "07": a look-up
 DECIMAL = re.compile(r"[0-9]{1,3}")
-DUMP_HOLD_LINES = 8     # dump lines a stream holds back at a piece's end, so a secret across the cut is decoded whole
+DUMP_HOLD_LINES = 32    # dump lines a stream holds back at a piece's end, so a secret across the cut is decoded whole
+KEY_HOLD = 1 << 16      # how much of a key block still open a stream holds back before going on piece by piece
 
 
 class _DumpPart:
@@ -2387,7 +2450,7 @@ def _dump_columns(text: str, part: _DumpPart, index: int, k: int, j: int) -> lis
         first, last = digits[2 * k], digits[2 * j]
     columns = [(m.start("hex") + first, m.start("hex") + last + 2)]
     column = -1
-    if part.kind in ("plain", "spaced"):  # no character column
+    if part.kind == "bare":  # no character column
         pass
     elif part.kind == "xxd":
         shown = m.group("text").rstrip("\r")
@@ -2438,12 +2501,16 @@ def _name_start(lower: str, dot: int, low: int = 0) -> int:
 
 
 # ---- shapes that need a look around them (the fifth red-team pass) ----------------------------------------------
+CONTEXT_LITERALS = frozenset({"eyJ", "gl", "AKIA", "ASIA"})   # TOKEN_SHAPES literals _context_shape_spans asks about
 # A JWT glued after "_" or a digit (x_eyJhbGci..., 7eyJ...): its header starts with a JWT header's first key
 # ({"alg", {"typ", {"kid", {"enc", {"cty", {"x5t"); the run it starts is read once (a second start inside a run
 # that held no JWT is skipped), so "_eyJhbGci" repeated costs one pass.
 GLUED_JWT_START = re.compile(r"eyJ(?<=[0-9_]eyJ)(?:hbGci|0eXAi|raWQi|lbmMi|jdHki|4NXQi)")
 JWT_RUN = re.compile(r"[A-Za-z0-9_-]*")
 JWT_REST = re.compile(r"\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*")
+# Twilio API keys (SK + 32 hex) and Mailgun's key-<32 hex> (not after a name character or "-": ssh-key-<md5> stays)
+TWILIO_API_KEY = re.compile(r"SK" + _starts_token("SK", "[A-Za-z0-9_]") + r"[0-9a-f]{32}(?![0-9A-Za-z])")
+MAILGUN_KEY = re.compile(r"key-" + _starts_token("key-", "[A-Za-z0-9_-]") + r"[0-9a-f]{32}(?![0-9A-Za-z])")
 GLUED_GITLAB = re.compile(r"gl(?<=[0-9_]gl)(?:pat|dt|rt|ptt|cbt|oas|soat|agent)-(?P<body>[A-Za-z0-9_-]{20,})")
 # An Azure AD client secret: 3 characters, a digit, "Q~", 31 to 34 more (40 in all), found from its "Q~".
 AZURE_CLIENT_SECRET = re.compile(r"Q~(?<=(?<![A-Za-z0-9_~.-])[A-Za-z0-9_.-]{3}[0-9]Q~)[A-Za-z0-9_~.-]{31,34}"
@@ -2487,10 +2554,12 @@ def _mixed_key(value: str) -> bool:
     return any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value)
 
 
-def _context_shape_spans(text: str) -> list[Span]:
-    """Glued JWTs, Azure AD client secrets, secrets printed beside their ids, a lone .netrc password line."""
+def _context_shape_spans(text: str, present: set[str]) -> list[Span]:
+    """Glued JWTs and GitLab tokens, Twilio and Mailgun keys, Azure AD client secrets, secrets printed beside their
+    ids, a lone .netrc password line. `present`: the TOKEN_SHAPES literals the text holds (tested already). Each
+    pattern is led by a literal and scanned directly: a test for a 2-character literal costs more than that scan."""
     spans: list[Span] = []
-    if "eyJ" in text:
+    if "eyJ" in present:
         done = 0
         for m in GLUED_JWT_START.finditer(text):
             start = m.start()
@@ -2501,21 +2570,20 @@ def _context_shape_spans(text: str) -> list[Span]:
             done = run_end if rest is None else rest.end()
             if rest is not None:
                 spans.append((start, done, REDACTED, "jwt", start))
-    if "gl" in text:  # a GitLab token glued after "_" or a digit (x_glpat-...): its body mixes capitals and digits
-        for m in GLUED_GITLAB.finditer(text):
-            if _mixed_key(m.group("body")):
-                spans.append((m.start(), m.end(), REDACTED, "gitlab token", m.start()))
-    if "Q~" in text:
+    if "gl" in present:  # a GitLab token glued after "_" or a digit (x_glpat-...): its body mixes capitals and digits
+        spans.extend((m.start(), m.end(), REDACTED, "gitlab token", m.start()) for m in GLUED_GITLAB.finditer(text)
+                     if _mixed_key(m.group("body")))
+    for pattern, label in ((TWILIO_API_KEY, "twilio api key"), (MAILGUN_KEY, "mailgun key")):
+        spans.extend((m.start(), m.end(), REDACTED, label, m.start()) for m in pattern.finditer(text))
+    if "~" in text:  # (one character: a fast test)
         spans.extend((m.start() - 4, m.end(), REDACTED, "azure client secret", m.start() - 4)
                      for m in AZURE_CLIENT_SECRET.finditer(text))
-    if "IA" in text:
+    if "AKIA" in present or "ASIA" in present:
         spans.extend(_beside_spans(text, AWS_KEY_ID, AWS_SECRET_BESIDE, _mixed_key, "aws secret key"))
-    if "AC" in text:
-        spans.extend(_beside_spans(text, TWILIO_ACCOUNT_SID, TWILIO_TOKEN_BESIDE, lambda v: True, "twilio auth token"))
-    if "password" in text:
-        for m in NETRC_PASSWORD_LINE.finditer(text):
-            line_start = text.rfind("\n", max(0, m.start() - 17), m.start()) + 1
-            if (line_start or m.start() <= 16) and not text[line_start:m.start()].strip(" \t") and _looks_like_key(
-                    m.group("value")):
-                spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
+    spans.extend(_beside_spans(text, TWILIO_ACCOUNT_SID, TWILIO_TOKEN_BESIDE, lambda v: True, "twilio auth token"))
+    for m in NETRC_PASSWORD_LINE.finditer(text):
+        line_start = text.rfind("\n", max(0, m.start() - 17), m.start()) + 1
+        if (line_start or m.start() <= 16) and not text[line_start:m.start()].strip(" \t") and _looks_like_key(
+                m.group("value")):
+            spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
     return spans
