@@ -270,6 +270,21 @@ REVERSED_LOGIN_SCHEME = re.compile("(?i)(?:" + "|".join(re.escape(s[::-1]) for s
                                    + r")(?![A-Za-z0-9+.-])")
 URL_ODD_PASSWORD = re.compile(r"://(?P<user>[^\s/?#:@\"'<>\\]{0,256}):(?P<password>(?:[^\n\"'<>\\@:]|:(?!//)){1,256})"
                               r"@(?=[\w\[])")
+# A password holding a quote or a backslash (postgres://app:Pw'x@db, as a shell or a repr prints it), which
+# the two patterns above stop at. The run before the first quote or backslash cannot hold one, so a failed
+# try gives back nothing it could match with: at most two bounded runs per "://".
+URL_QUOTED_PASSWORD = re.compile(r"://[^\s/?#:@\"'<>\\]{0,256}:(?P<password>[^\s@/'\\]{0,256}['\\][^\s@/]{0,256})"
+                                 r"@(?=[\w\[])")
+# user:PASSWORD@host:port and //user:PASSWORD@host/path printed without a scheme (a proxy as curl and pip
+# take it, a protocol-relative DSN): the user starts a word (each pattern is led by the character before it:
+# a class the regex engine skips to in C), the host is followed by a port or a path, or the whole is led by
+# "//", so that e-mail addresses (mailto:bob@example.com) and image digests (name:tag@sha256:...) stay; a
+# password no secret can be (3:4@host:80, on@host/x) stays, as cannot_be_secret has it.
+_SCHEMELESS_PASSWORD = (r"(?P<user>[A-Za-z0-9._~%+-]{1,64}):(?!(?:-?[0-9]{1,4}|-?[0-9]*\.[0-9]+|(?i:true|false|yes|no|"
+                        r"none|null|nil|on|off|enabled|disabled|auto|default|unset|undefined))@)"
+                        r"(?P<password>[^\s:@/\"'<>\\]{1,256})@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,16}")
+SCHEMELESS_PASSWORDS = (re.compile(r"[\s\"'=(,;\[{<|]" + _SCHEMELESS_PASSWORD + r"(?::[0-9]{1,5}(?![\w.:])|/)"),
+                        re.compile(r"[\s\"'=(,;\[{<|]//" + _SCHEMELESS_PASSWORD))
 # The password of a URL-encoded URL (%3A%2F%2Fuser%3APASSWORD%40, any hex case) and of a JSON-escaped one
 # (:\/\/user:PASSWORD@), each with the test that spares its scan when its "://" is not in the text.
 ESCAPED_URL_PASSWORDS = [
@@ -912,6 +927,8 @@ class Redactor:
             else:
                 spans.extend((a, b, REDACTED, label, a) for a, b in map(re.Match.span, pattern.finditer(text)))
         spans.extend(_url_userinfo_spans(text))
+        if "@" in text:
+            spans.extend(_schemeless_credential_spans(text))
         spans.extend(_escaped_url_spans(text))
         spans.extend(_command_password_spans(text))
         spans.extend(_context_shape_spans(text, present))
@@ -1672,6 +1689,9 @@ def _url_userinfo_spans(text: str) -> list[Span]:
             # one each would have had (made by one substitution in C), not a span each
             append((at + 3, run.end() - 1, _url_run_replacement(run.group(0)), "url credential", at))
             at = run.end()
+    if "'" in text or "\\" in text:
+        spans.extend((m.start("password"), m.end("password"), REDACTED, "url password", m.start())
+                     for m in URL_QUOTED_PASSWORD.finditer(text))
     odd = list(URL_ODD_PASSWORD.finditer(text))
     if not odd:
         return spans
@@ -1688,6 +1708,19 @@ def _url_userinfo_spans(text: str) -> list[Span]:
             if port.isdigit() and len(port) <= 5:
                 continue  # host:8080/path@x
         append((first, last, REDACTED, "url password", start))
+    return spans
+
+
+def _schemeless_credential_spans(text: str) -> list[Span]:
+    """Passwords of user:PASSWORD@host:port and //user:PASSWORD@host/path (SCHEMELESS_PASSWORDS), also at
+    the text's start. A run stops at the next ":" or space, so no character is read for two of them."""
+    spans: list[Span] = []
+    head = " " + text[:400]  # each pattern is led by the character before the user: one for the start
+    for pattern in SCHEMELESS_PASSWORDS:
+        spans += [(*m.span("password"), REDACTED, "url password", m.start()) for m in pattern.finditer(text)]
+        first = pattern.match(head)
+        if first:
+            spans.append((first.start("password") - 1, first.end("password") - 1, REDACTED, "url password", 0))
     return spans
 
 
