@@ -164,6 +164,13 @@ CASES: dict[str, str | tuple] = {
     "(dense) 'https://x@h ' repeated (apart)": "https://x@h ",
     "(dense) 'api_key: abcd' lines (apart)": "api_key: abcd\n",
     "(dense) a word and a number, lines": "loss\n1234\n",
+    # provider tokens of the red team's pass 3 (S1): every prefix and inner literal, bodies one character short, and
+    # whole tokens back to back
+    "(3rd-S1) provider prefixes, bodies short": "pcsk_ab_" + "a1" * 9 + " xai-" + "Ab1" * 6 + " dp.st.x." + "a" * 19
+                                                + " sk." + "eyJ" * 6 + " ATATT3" + "a" * 99 + " 12345678:AA" + "b" * 32
+                                                + " 1//0" + "c" * 39 + " " + "0" * 36 + "NRAL" + " " + "f" * 32 + "-us1x ",
+    "(3rd-S1) '_x-y.z' separators": "_abcdefghijklmnopqrs-abcdefghijklmnopqrs.abcdefghijklmnopqrs",
+    "(3rd-S1) whole provider tokens": "fw_" + "Ab1" * 8 + " pul-" + "0a" * 20 + " s.Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8 ",
 }
 
 

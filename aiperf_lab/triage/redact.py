@@ -74,11 +74,19 @@ SECRET_WORDS = {"token", "secret", "secrets", "password", "passwords", "passwd",
                 "cookie", "cookies", "bearer", "otp", "dbpass", "hmac", "mfa", "jwt", "sig", "signature",
                 "webhook", "totp", "hotp", "privkey", "apikey", "apitoken", "authtoken", "authkey", "accesstoken", "accesskey",
                 "refreshtoken", "privatekey", "secretkey", "signingkey", "accountkey", "masterkey", "sessionid",
-                "sessionkey", "sessiontoken", "clientsecret", "idtoken"}
+                "sessionkey", "sessiontoken", "clientsecret", "idtoken", "passkey", "psk"}
 # KEY, KEYS, PIN and SIGNING are secret ending a name (API_KEY, DEPLOY_KEYS, ADMIN_PIN, API_SIGNING) unless the word before
 # says what kind of non-secret key it is (SORT_KEY, CACHE_KEY, CPU_PIN); KEY inside a name when paired
 # (API_KEY_ID, KEY_MATERIAL, SESSION_ID).
-END_WORDS = {"key", "keys", "pin", "signing"}
+END_WORDS = {"key", "keys", "pin", "signing", "license", "licence", "pat"}
+# PAT ending a name is a personal access token (GH_PAT, CR_PAT) unless the word before says it is a pattern (FILE_PAT)
+NOT_TOKEN_PATTERN_KINDS = {"file", "files", "glob", "match", "search", "grep", "regex", "re", "name", "path", "include",
+                           "exclude", "ignore", "filter", "line", "word"}
+# TOKENS are counted in ML (MAX_NEW_TOKENS, PROMPT_TOKENS): secret only after a word naming a kind of credential
+# (API_TOKENS, ACCESS_TOKENS, HF_TOKENS)
+CREDENTIAL_TOKEN_KINDS = {"api", "access", "auth", "bearer", "refresh", "id", "hf", "github", "gh", "gitlab", "session",
+                          "service", "bot", "oauth", "npm", "pypi", "slack", "discord", "personal", "deploy",
+                          "registry", "client", "app", "admin", "secret", "security", "hub"}
 NOT_SECRET_KEY_KINDS = {"sort", "cache", "partition", "primary", "foreign", "hash", "group", "shard", "routing",
                         "dict", "lookup", "index", "map", "join", "unique", "row", "column", "record", "object",
                         "metric", "config", "label", "lock", "dedup", "idempotency", "queue", "field", "state",
@@ -88,7 +96,8 @@ NOT_SECRET_KEY_KINDS = {"sort", "cache", "partition", "primary", "foreign", "has
 SECRET_PAIRS = {("api", "key"), ("access", "key"), ("private", "key"), ("secret", "key"), ("signing", "key"),
                 ("encryption", "key"), ("master", "key"), ("client", "key"), ("account", "key"), ("license", "key"),
                 ("key", "material"), ("session", "id"), ("session", "key"), ("service", "account"), ("ssh", "key"),
-                ("deploy", "key"), ("gpg", "key"), ("pgp", "key"), ("priv", "key"), ("shared", "key"), ("sas", "key")}
+                ("deploy", "key"), ("gpg", "key"), ("pgp", "key"), ("priv", "key"), ("shared", "key"), ("sas", "key"),
+                ("kubeconfig", "data")}
 # A word after the secret word that makes the name a quantity, a setting or a label, not a secret:
 # TOKEN_BUDGET, *_TOKEN_COUNT, PASSWORD_LENGTH, SECRET_NAME, AUTH_TYPE, API_KEY_HEADER, TOKEN_FILE;
 # or one before it: MAX_TOKEN_LEN, NUM_PASS, PER_TOKEN_LATENCY_MS, HF_HUB_DISABLE_IMPLICIT_TOKEN.
@@ -108,7 +117,7 @@ QUALIFIER_BEFORE = {"max", "min", "num", "n", "total", "per", "avg", "mean", "di
                     "skip", "allow", "require"}
 # One word that ends with a secret word is one too (PGPASSWORD, HFTOKEN, CLIENTSECRET from clientSecret).
 SECRET_SUFFIXES = ("token", "secret", "password", "passwd", "apikey", "accesskey", "privatekey", "secretkey", "privkey",
-                   "authkey", "passphrase", "passcode", "credential", "credentials", "creds")
+                   "authkey", "passphrase", "passcode", "credential", "credentials", "creds", "passkey")
 NOT_SECRET_WORDS = {"tiktoken"}
 NAME_WORD_SPLIT = re.compile(r"[_.\-]+")
 CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
@@ -207,6 +216,65 @@ TOKEN_SHAPES: list[tuple[str, re.Pattern[str]]] = [
                                   + r"[ \t]{1,4}(?P<value>[A-Za-z0-9._~+/=-]{12,})"))
       for tail in ("earer", "EARER", "asic", "ASIC")),
 ]
+
+# More providers' keys (red team pass 3, S1), grouped by the character that ends their prefix: each group is one
+# pattern led by that one character (found by a literal scan, as fast as a substring test), then lookbehinds for
+# the prefixes ending there; a prefix of its own would cost a scan of the whole text each. The body group of each
+# branch is named p<N>: the prefix's length is looked up by it, so the span covers the prefix too.
+PROVIDER_TOKENS: dict[str, tuple[tuple[str, str], ...]] = {
+    "_": (("pcsk_", r"[A-Za-z0-9]{4,10}_[A-Za-z0-9]{30,}"), ("fw_", r"[A-Za-z0-9]{20,}"),
+          ("api_org_", r"[A-Za-z0-9]{30,}"), ("glsa_", r"[A-Za-z0-9]{32}_[0-9a-fA-F]{8}"),
+          ("fo1_", r"[A-Za-z0-9_-]{40,}"), ("sbp_", r"[0-9a-f]{40}"), ("shpss_", r"[0-9a-fA-F]{32}"),
+          ("shpca_", r"[0-9a-fA-F]{32}"), ("shppa_", r"[0-9a-fA-F]{32}"), ("rubygems_", r"[0-9a-f]{48}"),
+          ("figd_", r"[A-Za-z0-9_-]{40,}"), ("sntryu_", r"[0-9a-f]{64}"), ("sntrys_", r"[A-Za-z0-9_+/=.-]{50,}"),
+          ("nfp_", r"[A-Za-z0-9]{36,}"), ("squ_", r"[0-9a-f]{40}"), ("sqp_", r"[0-9a-f]{40}"), ("sqa_", r"[0-9a-f]{40}"),
+          ("rpa_", r"[A-Za-z0-9]{40,}"), ("lsv2_pt_", r"[0-9a-f]{32}_[0-9a-f]{10}"),
+          ("lsv2_sk_", r"[0-9a-f]{32}_[0-9a-f]{10}"), ("sk_", r"[0-9a-f]{48}(?![0-9A-Za-z])")),
+    "-": (("xai-", r"[A-Za-z0-9]{60,}"), ("pplx-", r"[A-Za-z0-9]{40,}"),
+          ("tskey-", r"[a-z]{3,8}-[A-Za-z0-9-]{20,}"), ("PMAK-", r"[0-9a-f]{24}-[0-9a-f]{34}"),
+          ("pul-", r"[0-9a-f]{40}"), ("HRKU-", r"[A-Za-z0-9_-]{30,}"), ("NRAK-", r"[A-Z0-9]{27}"),
+          ("sq0atp-", r"[A-Za-z0-9_-]{22,}"), ("sq0csp-", r"[A-Za-z0-9_-]{40,}"), ("local-", r"[0-9a-f]{40}(?![0-9a-f])"),
+          ("v1.0-", r"[0-9a-f]{24}-[0-9a-f]{140,}")),
+    ".": (("dp.st.", r"[a-z0-9_-]{1,35}\.[A-Za-z0-9]{40,}"), ("dt0c01.", r"[A-Z0-9]{24}\.[A-Z0-9]{64}"),
+          ("sk.", r"eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{10,}"), ("sl.", r"[A-Za-z0-9_-]{120,}"),
+          ("s.", r"[A-Za-z0-9]{24}(?![A-Za-z0-9_.-])"),                     # Vault's former service token
+          # (a prefix that is not a literal: its pattern and length) Terraform Cloud's <14>.atlasv1.<60+>,
+          # Airtable's pat<14>.<64 hex>
+          ((r"[A-Za-z0-9]{14}\.atlasv1\.", 23), r"[A-Za-z0-9_-]{60,}"),
+          ((r"pat[A-Za-z0-9]{14}\.", 18), r"[0-9a-f]{64}(?![A-Za-z0-9])")),
+}
+
+
+def _provider_pattern(lead: str, prefixes: tuple[tuple[str, str], ...], first: int) -> re.Pattern[str]:
+    branches = []
+    for index, (prefix, body) in enumerate(prefixes, first):
+        not_before = "[A-Za-z0-9_.-]" if prefix == "s." else "[A-Za-z0-9]"  # (s. ends many words and names)
+        before = prefix[0] if isinstance(prefix, tuple) else re.escape(prefix)
+        branches.append(f"(?<=(?<!{not_before}){before})(?P<p{index}>{body})")
+    # every body starts with 20 token characters: most separators in log text are followed by a short word
+    return re.compile(re.escape(lead) + r"(?=[A-Za-z0-9_+/=.-]{20})(?:" + "|".join(branches) + ")")
+
+
+PROVIDER_PREFIX_LENGTHS: dict[str, int] = {}
+PROVIDER_PATTERNS: list[re.Pattern[str]] = []
+for _lead, _prefixes in PROVIDER_TOKENS.items():
+    _first = len(PROVIDER_PREFIX_LENGTHS)
+    PROVIDER_PATTERNS.append(_provider_pattern(_lead, _prefixes, _first))
+    for _index, (_prefix, _) in enumerate(_prefixes, _first):
+        PROVIDER_PREFIX_LENGTHS[f"p{_index}"] = _prefix[1] if isinstance(_prefix, tuple) else len(_prefix)
+# Tokens known by a literal inside or after them: New Relic's license key <36 hex>NRAL, Telegram bot tokens
+# <8-10 digits>:AA<33>, Google OAuth refresh tokens 1//0<...>, Atlassian's ATATT3 and Bitbucket's ATBB, Mailchimp's
+# <32 hex>-us<N>; (label, pattern, characters of the token before where the pattern matches).
+INNER_LITERAL_TOKENS = [
+    ("new relic license key", re.compile(r"NRAL(?<=(?<![A-Za-z0-9])[0-9a-f]{36}NRAL)(?![A-Za-z0-9])"), 36),
+    ("telegram bot token", re.compile(r":AA(?<=[0-9]{8}:AA)[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])"), 8),
+    ("google refresh token", re.compile(r"1//0(?<![A-Za-z0-9]1//0)[A-Za-z0-9_-]{40,}"), 0),
+    ("atlassian token", re.compile(r"AT(?<![A-Za-z0-9]AT)(?:ATT3[A-Za-z0-9_=-]{100,}|BB[A-Za-z0-9]{28,})"), 0),
+    ("mailchimp key", re.compile(r"-us(?<=(?<![A-Za-z0-9])[0-9a-f]{32}-us)[0-9]{1,2}(?![A-Za-z0-9])"), 32),
+]
+TELEGRAM_BOT_ID = re.compile(r"[0-9]{0,2}")
+KAGGLE_WORD = re.compile("kaggle")
+KAGGLE_KEY = re.compile(r"(?<![0-9a-z])[0-9a-f]{32}(?![0-9a-z])")
 # A Bearer / Basic credential holds a digit, a capital or a base64 sign; lower-case words do not count.
 CREDENTIAL_CHARACTER = re.compile(r"[0-9A-Z+/=~.]")
 
@@ -467,8 +535,8 @@ def name_words(name: str) -> list[str]:
 def is_secret_name(name: str) -> bool:
     """Whether a name says its value is secret, judged by whole words (see SECRET_WORDS and the sets
     after it): a secret word (TOKEN, SECRET, PASSWORD, PASS, PW, CREDS, AUTH, COOKIE, OTP, ... or a word
-    ending in one, PGPASSWORD), KEY / KEYS / PIN ending the name unless the word before names a harmless
-    kind (SORT_KEY), a secret pair (API_KEY_ID, KEY_MATERIAL, SESSION_ID, SERVICE_ACCOUNT_JSON), PWD in a
+    ending in one, PGPASSWORD), KEY / KEYS / PIN / LICENSE / PAT ending the name unless the word before names a
+    harmless kind (SORT_KEY, FILE_PAT), TOKENS after a credential's kind (API_TOKENS, not PROMPT_TOKENS), a secret pair (API_KEY_ID, KEY_MATERIAL, SESSION_ID, SERVICE_ACCOUNT_JSON), PWD in a
     longer name (DB_PWD; PWD itself is the working directory); and then no quantity or setting word
     after it (TOKEN_BUDGET, TOKEN_COUNT, AUTH_TYPE) nor a count word before it (MAX_TOKEN_LEN, NUM_PASS)."""
     words = name_words(name)
@@ -476,7 +544,9 @@ def is_secret_name(name: str) -> bool:
     for i, word in enumerate(words):
         before = words[i - 1] if i else ""
         secret = (word in SECRET_WORDS or (word.endswith(SECRET_SUFFIXES) and word not in NOT_SECRET_WORDS)
-                  or (word in END_WORDS and i == last and before not in NOT_SECRET_KEY_KINDS)
+                  or (word in END_WORDS and i == last and before not in NOT_SECRET_KEY_KINDS
+                      and (word != "pat" or before not in NOT_TOKEN_PATTERN_KINDS))
+                  or (word == "tokens" and before in CREDENTIAL_TOKEN_KINDS)
                   or (before, word[:-1] if word == "keys" else word) in SECRET_PAIRS
                   or (word == "pwd" and last > 0))
         if secret and QUANTITY_WORDS.isdisjoint(words[i + 1:]) and QUALIFIER_BEFORE.isdisjoint(words[:i]):
@@ -926,6 +996,7 @@ class Redactor:
                              if CREDENTIAL_CHARACTER.search(m.group("value")))
             else:
                 spans.extend((a, b, REDACTED, label, a) for a, b in map(re.Match.span, pattern.finditer(text)))
+        spans.extend(_provider_token_spans(text))
         spans.extend(_url_userinfo_spans(text))
         if "@" in text:
             spans.extend(_schemeless_credential_spans(text))
@@ -943,6 +1014,8 @@ class Redactor:
             if (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
                     and not _names_harmless_key(text, m.start())):
                 spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
+        if "kaggle" in lower:  # a Kaggle key is 32 bare hex digits: one beside the word
+            spans.extend(_beside_spans(lower, KAGGLE_WORD, KAGGLE_KEY, is_hex_key, "kaggle key"))
         spans.extend(_assignment_spans(text, lower))
         spans.extend(_key_spans(text, lower, in_key))
         return spans
@@ -2580,6 +2653,26 @@ def _beside_spans(text: str, ids: re.Pattern[str], secret: re.Pattern[str], chec
             if found.start() != start and check(value):
                 spans.append((found.start(), found.end(), REDACTED, label, found.start()))
         scanned = max(scanned, high)
+    return spans
+
+
+def _provider_token_spans(text: str) -> list[Span]:
+    """PROVIDER_TOKENS and INNER_LITERAL_TOKENS; each pattern is one literal-led scan."""
+    spans: list[Span] = []
+    lengths = PROVIDER_PREFIX_LENGTHS
+    for pattern in PROVIDER_PATTERNS:
+        for m in pattern.finditer(text):
+            group = m.lastgroup
+            start = m.start(group) - lengths[group]
+            if lengths[group] == 2 and text[start] == "s" and not looks_generated(m.group(group)):
+                continue  # Vault's s.<24>: letters of both cases and digits, not a word after "s."
+            spans.append((start, m.end(), REDACTED, "provider token", start))
+    for label, pattern, back in INNER_LITERAL_TOKENS:
+        for m in pattern.finditer(text):
+            start = m.start() - back
+            if back == 8:  # a Telegram bot id is 8 to 10 digits
+                start -= TELEGRAM_BOT_ID.match(text[max(0, start - 2):start][::-1]).end()
+            spans.append((start, m.end(), REDACTED, label, start))
     return spans
 
 
