@@ -170,6 +170,10 @@ CASES: dict[str, str | tuple] = {
                                                 + " sk." + "eyJ" * 6 + " ATATT3" + "a" * 99 + " 12345678:AA" + "b" * 32
                                                 + " 1//0" + "c" * 39 + " " + "0" * 36 + "NRAL" + " " + "f" * 32 + "-us1x ",
     "(3rd-S1) '_x-y.z' separators": "_abcdefghijklmnopqrs-abcdefghijklmnopqrs.abcdefghijklmnopqrs",
+    # printed command lines (S6): secret flags and their values, tools' short flags, flags without a tool
+    "(3rd-S6) '--password Zq1x ' repeated": "--password Zq1x ", "(3rd-S6) '--a-b ' repeated": "--a-b ",
+    "(3rd-S6) ' -p x -k y' repeated, no tool": " -p x -k y", "(3rd-S6) 'zip -P x ' repeated": "zip -P x ", "(3rd-S6) 'zip -P abcd ' repeated": "zip -P abcd ",
+    "(3rd-S6) 'config set token x ' repeated": "config set token x ",
     "(3rd-S1) whole provider tokens": "fw_" + "Ab1" * 8 + " pul-" + "0a" * 20 + " s.Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8 ",
 }
 

@@ -121,3 +121,53 @@ def test_a_kaggle_key_beside_its_word_goes(text):
 ])
 def test_lines_like_provider_tokens_stay(line):
     assert Redactor({}).text(line) == line
+
+
+# ---- S6: printed command lines, set -x of tools ------------------------------------------------------------------
+S6_LINES = [
+    "Running: python serve.py --api-key Zq{s} --port 8000",
+    "+ python train.py --hf-token Zq{s} --steps 10",
+    "root      1234  0.0  0.1 python serve.py --password Zq{s}",
+    "torchrun --nproc-per-node 8 train.py --wandb-api-key Zq{s}",
+    "launching ['python', 'serve.py', '--api-key', 'Zq{s}']",
+    "subprocess.CalledProcessError: Command '['curl', '-u', 'bob:Zq{s}', 'https://x']' returned non-zero exit status 22.",
+    "ray job submit -- python x.py --secret Zq{s}",
+    "+ openssl enc -aes-256-cbc -k Zq{s} -in f",
+    "+ zip -P Zq{s} out.zip a.txt",
+    "+ 7z a -pZq{s} out.7z dir",
+    "+ gpg --batch --passphrase Zq{s} -d f.gpg",
+    "+ smbclient //srv/share -U bob%Zq{s}",
+    "+ mongosh --username bob --password Zq{s} db",
+    "+ vault login Zq{s}",
+    "+ az login --service-principal -u app -p Zq{s} --tenant t",
+    "+ ldapsearch -x -D cn=admin -w Zq{s} -b dc=x",
+    "+ aws configure set aws_secret_access_key Zq{s}",
+    "+ rclone copy s3: . --s3-secret-access-key Zq{s}",
+    "+ ngc config set --api-key Zq{s}",
+    "+ hf auth login --token Zq{s}",
+    "+ wandb login Zq{s}",
+    "python serve.py --api-key=Zq{s} --port 8000",
+]
+
+
+@pytest.mark.parametrize("line", S6_LINES)
+def test_red_team_s6_secret_flag_values_in_printed_commands_go(line):
+    secret = "ZqmeMtn3bFGVp3Vw6j80zpWK"
+    for out in _both({}, line.format(s=secret[2:])):
+        assert secret[:12] not in out
+
+
+@pytest.mark.parametrize("line", [
+    "+ python serve.py --max-tokens 512 --port 8000 --token-file /run/secrets/hf --auth kerberos",
+    "+ docker login -u bob --password-stdin nvcr.io",
+    "+ python train.py --api-key $OPENAI_API_KEY --secret ${SECRET} --password on --pass 3",
+    "+ pytest -k test_login -w 4 --tb=short",
+    "+ zip -r out.zip dir -x '*.pyc'",
+    "+ 7z x archive.7z -o/tmp/out",
+    "+ ssh -p 2222 -w 0:0 host",
+    "+ aws configure set region us-east-1",
+    "+ vault login -method=userpass username=bob",
+    "----------- -- --secret-name db-creds --password-file ./pw.txt",
+])
+def test_printed_commands_without_secret_values_stay(line):
+    assert Redactor({}).text(line) == line

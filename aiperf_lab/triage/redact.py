@@ -111,7 +111,7 @@ QUANTITY_WORDS = {"count", "counts", "size", "sizes", "len", "length", "lengths"
                   "email", "policy", "scope", "scopes", "position", "positions", "ids", "index", "idx",
                   "usage", "speed", "time", "times", "step", "steps", "window", "dim", "dims", "vocab", "estimate",
                   "fraction", "ratio", "percent", "pct", "bytes", "mb", "gb", "kb", "tps", "qps", "algo", "alg",
-                  "algorithm", "algorithms"}
+                  "algorithm", "algorithms", "stdin", "prompt"}
 # ... or before it (MAX_TOKEN_LEN, NUM_PASS, HF_HUB_DISABLE_IMPLICIT_TOKEN, USE_AUTH_TOKEN).
 QUALIFIER_BEFORE = {"max", "min", "num", "n", "total", "per", "avg", "mean", "disable", "enable", "use", "implicit", "no",
                     "skip", "allow", "require"}
@@ -389,6 +389,31 @@ COMMAND_PASSWORD_FLAGS: list[tuple[tuple[str, ...], int, re.Pattern[str]]] = [
     (HF_LOGINS, 300,
      re.compile(r"--token(?<=[ \t]--token)(?:[ \t]{1,4}|=)['\"]?(?P<value>[^\s'\"-][^\s'\"]*)")),
 ]
+# A secret flag's value in a printed command line (`Running: serve.py --api-key V`, `+ train.py --hf-token V`, a ps
+# line, a Python list `['--api-key', 'V']`): found from its "--", the flag judged as on the workload's own argv
+# (is_secret_flag), the value kept when it cannot be a secret (a number, on/off, a path, $VAR, an auth scheme).
+PRINTED_SECRET_FLAG = re.compile(r"--(?<![A-Za-z0-9_-]--)(?P<flag>[A-Za-z][A-Za-z0-9_-]{0,63})"
+                                 r"(?:=|[ \t]{1,4}|['\"],[ \t]{0,2}['\"])(?P<value>[^\s'\"-][^\s'\"]{0,4095})")
+NOT_A_FLAG_SECRET = frozenset({"basic", "bearer", "kerberos", "oauth", "oauth2", "none", "token", "password", "env",
+                               "file", "stdin", "prompt", "ask", "keyring", "digest", "ntlm", "negotiate", "-"})
+# Short flags of tools that take a password (set -x of openssl -k V, zip -P V, 7z -pV, az login -p V, smbclient -U
+# user%V, ldapsearch -w V, curl -u user:V in a list): found from the "-" after a blank or a quote, the tool looked
+# for on the same line before it; {flag: (tools, glued value allowed, the value's part after this character)}.
+TOOL_SHORT_FLAG = re.compile(r"-(?<=[ \t'\"]-)(?P<flag>[kPpUwu])(?P<sep>[ \t]{1,4}|['\"],[ \t]{0,2}['\"]|)"
+                             r"(?P<value>[^\s'\"-][^\s'\"]{3,4095})")  # (a password of 1 to 3 characters stays)
+TOOL_SHORT_FLAGS: dict[str, tuple[re.Pattern[str], bool, str]] = {
+    "k": (re.compile(r"(?:^|[\s/'\"])openssl[\s'\"]"), False, ""),
+    "P": (re.compile(r"(?:^|[\s/'\"])(?:zip|unzip)[\s'\"]"), False, ""),
+    "p": (re.compile(r"(?:^|[\s/'\"])(?:7z|7za|7zr|az)[\s'\"]"), True, ""),
+    "U": (re.compile(r"(?:^|[\s/'\"])(?:smbclient|rpcclient|smbmap)[\s'\"]"), False, "%"),
+    "w": (re.compile(r"(?:^|[\s/'\"])ldap(?:search|add|modify|delete|whoami|passwd)[\s'\"]"), False, ""),
+    "u": (re.compile(r"(?:^|[\s/'\"])(?:curl|wget)[\s'\"]"), False, ":"),
+}
+# `vault login V`, `wandb login V`; `aws configure set aws_secret_access_key V` (any `config set NAME V` whose name is
+# secret)
+TOOL_LOGIN_VALUE = re.compile(r"login(?:(?<=vault login)|(?<=wandb login))[ \t]{1,4}(?P<value>[^\s'\"-][^\s'\"]{7,4095})")
+CONFIG_SET_VALUE = re.compile(r"config(?:ure)? set[ \t]{1,4}(?P<name>[A-Za-z0-9_.-]{1,64})[ \t]{1,4}"
+                              r"(?P<value>[^\s'\"-][^\s'\"]{0,4095})")
 # `key=`, `?key=`, `"key": "..."`, `license_key: ...` with a key-shaped value (20+ characters of
 # letters and digits both, checked in code); a bare `key` elsewhere is too common in ML logs to hide.
 KEY_ASSIGNMENT = re.compile(r"key(?<![a-z0-9]key)[\"']?[ \t]{0,3}[=:][ \t]{0,3}[\"']?(?P<value>[a-z0-9+/_-]{20,512}={0,2})"
@@ -1003,6 +1028,7 @@ class Redactor:
             spans.extend(_schemeless_credential_spans(text))
         spans.extend(_escaped_url_spans(text))
         spans.extend(_command_password_spans(text))
+        spans.extend(_printed_flag_spans(text))
         spans.extend(_context_shape_spans(text, present))
         if ":*:" in text or PGPASS_PORT.search(text):
             spans.extend(_pgpass_spans(text))
@@ -1741,6 +1767,68 @@ def _command_password_spans(text: str) -> list[Span]:
                     break
     return spans
 
+
+@functools.lru_cache(maxsize=4096)
+def _secret_flag_cached(flag: str) -> bool:
+    return is_secret_flag(flag)
+
+
+def _printed_flag_value_kept(value: str) -> bool:
+    value = value.rstrip(",;)]}")
+    return (not value or cannot_be_secret(value) or value.lower() in NOT_A_FLAG_SECRET or value[0] in "$%<"
+            or value.lower() == REDACTED_LOWER or is_location(value) or value.startswith(("/", "./", "../", "~/")))
+
+
+class _KeptFlagValues(dict):
+    """value -> _printed_flag_value_kept(value), worked out once per value (a log repeats its command lines)."""
+
+    def __missing__(self, value: str) -> bool:
+        verdict = self[value] = _printed_flag_value_kept(value)
+        return verdict
+
+
+def _printed_flag_spans(text: str) -> list[Span]:
+    """Values of secret flags in printed command lines (PRINTED_SECRET_FLAG, TOOL_SHORT_FLAG, TOOL_LOGIN_VALUE,
+    CONFIG_SET_VALUE); each pattern is led by a literal and reads a bounded stretch after it. A tool's name is looked
+    for once over the text (where one of its flags is), then by bisection per flag."""
+    spans: list[Span] = []
+    kept = _KeptFlagValues()
+    if "--" in text:
+        for m in PRINTED_SECRET_FLAG.finditer(text):
+            value = m.group("value")
+            if _secret_flag_cached(m.group("flag")) and not kept[value]:
+                end = m.end() - (len(value) - len(value.rstrip(",;)]}")))
+                spans.append((m.start("value"), end, REDACTED, "secret-named value", m.start()))
+    tool_places: dict[str, list[int]] = {}
+    for m in TOOL_SHORT_FLAG.finditer(text):
+        flag = m.group("flag")
+        tools, glued, after = TOOL_SHORT_FLAGS[flag]
+        if not m.group("sep") and not glued:
+            continue
+        where = tool_places.get(flag)
+        if where is None:
+            where = tool_places[flag] = [t.end() for t in tools.finditer(text)]
+        if not where:
+            continue
+        start = m.start()
+        index = bisect.bisect_right(where, start) - 1
+        if index < 0 or where[index] < start - 300 or text.find("\n", where[index], start) >= 0:
+            continue
+        first, end = m.span("value")
+        if after:
+            cut = text.find(after, first, end)
+            if cut < 0:
+                continue
+            first = cut + 1
+        if first < end and not kept[text[first:end]]:
+            spans.append((first, end, REDACTED, "command-line password", start))
+    if "login" in text:
+        spans.extend((m.start("value"), m.end("value"), REDACTED, "command-line password", m.start())
+                     for m in TOOL_LOGIN_VALUE.finditer(text) if not kept[m.group("value")])
+    for m in CONFIG_SET_VALUE.finditer(text):
+        if _secret_name_cached(m.group("name")) and not kept[m.group("value")]:
+            spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
+    return spans
 
 def _url_userinfo_spans(text: str) -> list[Span]:
     """Neither run can cross the next "://" (the first holds no "/", the second stops at "://"), so
