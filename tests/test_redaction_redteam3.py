@@ -171,3 +171,18 @@ def test_red_team_s6_secret_flag_values_in_printed_commands_go(line):
 ])
 def test_printed_commands_without_secret_values_stay(line):
     assert Redactor({}).text(line) == line
+
+
+# ---- S4: the workload's own argv ------------------------------------------------------------------------------
+def test_red_team_s4_license_and_k_values_on_the_workload_argv_go():
+    argv = ["python3", "wl3.py", "--license", "ZrXykWZeiNNCiia3anXn9k", "-k", "Zr3ksu9mI4ROnl89Sm995y",
+            "--licence=Zr5khxE3pyIgKpaUnArl63"]
+    assert set(argv_secret_values(argv)) == {"ZrXykWZeiNNCiia3anXn9k", "Zr3ksu9mI4ROnl89Sm995y", "Zr5khxE3pyIgKpaUnArl63"}
+    clean = Redactor({}).argv(argv)
+    assert not any("Zr" in arg for arg in clean)
+
+
+@pytest.mark.parametrize("argv", [["pytest", "-k", "test_login2 or test_auth"], ["pytest", "-k", "test_login2"],
+                                  ["curl", "-k", "https://example.com/x"], ["pip-licenses", "--license-file", "/x/LICENSE"]])
+def test_k_and_license_file_on_argv_stay(argv):
+    assert argv_secret_values(argv) == []

@@ -786,8 +786,9 @@ def argv_secret_positions(argv: list[str]) -> list[tuple[int, int]]:
         elif arg.startswith("-p") and not tool_flag and (
                 (len(arg) > 2 and not arg.startswith("--") and looks_like_password(arg[2:]))):
             found.append((i, 2))
-        elif arg == "-a" and not tool_flag and has_next and looks_generated(argv[i + 1]):
-            found.append((i + 1, 0))  # redis-cli's -a on another client; -a is "all" or "arch" elsewhere
+        elif arg in ("-a", "-k") and not tool_flag and has_next and looks_generated(argv[i + 1]):
+            # redis-cli's -a on another client, openssl's -k; -a is "all" or "arch" elsewhere, -k pytest's expression
+            found.append((i + 1, 0))
             i += 1
         elif arg == "-p" and not tool_flag and has_next and looks_like_password(argv[i + 1]):
             found.append((i + 1, 0))
