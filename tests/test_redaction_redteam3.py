@@ -186,3 +186,24 @@ def test_red_team_s4_license_and_k_values_on_the_workload_argv_go():
                                   ["curl", "-k", "https://example.com/x"], ["pip-licenses", "--license-file", "/x/LICENSE"]])
 def test_k_and_license_file_on_argv_stay(argv):
     assert argv_secret_values(argv) == []
+
+
+# ---- FP1: settings that wrecked a bundle -------------------------------------------------------------------------
+@pytest.mark.parametrize("line", ["eos_token_id: 50256", "pad_token_id=128001", "bos_token: <|begin_of_text|>",
+                                  "auth: kerberos", "cache key: llama3-70b-instruct-bf16-tp8-pp1-v2025",
+                                  "api_key: ${OPENAI_API_KEY}", '"eos_token": "</s>", "unk_token": "<unk>"',
+                                  "token: $HF_TOKEN", "--auth basic", "password: %DB_PASSWORD%"])
+def test_red_team_fp1_model_config_and_references_stay(line):
+    for out in _both({}, line):
+        assert out.rstrip("\n") == line
+
+
+@pytest.mark.parametrize("line, secret", [
+    ("api_key: ZqRjEdySJ40hjvsYRiRL99qR", "ZqRjEdySJ40hjvsYRiRL99qR"),
+    ("password: $ecretPassw0rd9", "$ecretPassw0rd9"),
+    ("token: <Zq0EL8LnmugIsV8KCm9YMC0O", "Zq0EL8LnmugIsV8KCm9YMC0O"),
+    ("api key: abcdef0123456789abcdef0123", "abcdef0123456789abcdef0123"),
+    ("auth: Zq4V5vu2De4hJLcBfGKHR6XK", "Zq4V5vu2De4hJLcBfGKHR6XK"),
+])
+def test_secrets_beside_the_fp1_rules_still_go(line, secret):
+    assert secret not in Redactor({}).text(line)

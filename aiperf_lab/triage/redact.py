@@ -394,8 +394,7 @@ COMMAND_PASSWORD_FLAGS: list[tuple[tuple[str, ...], int, re.Pattern[str]]] = [
 # (is_secret_flag), the value kept when it cannot be a secret (a number, on/off, a path, $VAR, an auth scheme).
 PRINTED_SECRET_FLAG = re.compile(r"--(?<![A-Za-z0-9_-]--)(?P<flag>[A-Za-z][A-Za-z0-9_-]{0,63})"
                                  r"(?:=|[ \t]{1,4}|['\"],[ \t]{0,2}['\"])(?P<value>[^\s'\"-][^\s'\"]{0,4095})")
-NOT_A_FLAG_SECRET = frozenset({"basic", "bearer", "kerberos", "oauth", "oauth2", "none", "token", "password", "env",
-                               "file", "stdin", "prompt", "ask", "keyring", "digest", "ntlm", "negotiate", "-"})
+NOT_A_FLAG_SECRET = frozenset({"token", "password", "env", "file", "stdin", "prompt", "ask", "keyring"})
 # Short flags of tools that take a password (set -x of openssl -k V, zip -P V, 7z -pV, az login -p V, smbclient -U
 # user%V, ldapsearch -w V, curl -u user:V in a list): found from the "-" after a blank or a quote, the tool looked
 # for on the same line before it; {flag: (tools, glued value allowed, the value's part after this character)}.
@@ -568,6 +567,8 @@ def is_secret_name(name: str) -> bool:
     last = len(words) - 1
     for i, word in enumerate(words):
         before = words[i - 1] if i else ""
+        if word == "token" and words[i + 1:i + 2] in (["id"], ["ids"]):
+            continue  # EOS_TOKEN_ID, pad_token_id: an index in a vocabulary
         secret = (word in SECRET_WORDS or (word.endswith(SECRET_SUFFIXES) and word not in NOT_SECRET_WORDS)
                   or (word in END_WORDS and i == last and before not in NOT_SECRET_KEY_KINDS
                       and (word != "pat" or before not in NOT_TOKEN_PATTERN_KINDS))
@@ -1624,7 +1625,9 @@ def _name_before(text: str, start: int, end: int) -> str:
 @functools.lru_cache(maxsize=4096)
 def _quantity_name(name: str) -> bool:
     words = name_words(name)
-    return not (QUANTITY_WORDS.isdisjoint(words) and QUALIFIER_BEFORE.isdisjoint(words)) and not is_secret_name(name)
+    token_index = "token" in words and ("id" in words or "ids" in words)  # eos_token_id: 50256
+    return (token_index or not (QUANTITY_WORDS.isdisjoint(words) and QUALIFIER_BEFORE.isdisjoint(words))) and (
+        not is_secret_name(name))
 
 
 def _names_a_quantity(text: str, start: int, end: int) -> bool:
@@ -1635,8 +1638,10 @@ def _names_a_quantity(text: str, start: int, end: int) -> bool:
 
 
 def _names_harmless_key(text: str, start: int) -> bool:
-    """`sort_key=`, `cache_key: ...`: a key named for what it sorts or caches, not a secret key."""
+    """`sort_key=`, `cache_key: ...`, `cache key: ...`: a key named for what it sorts or caches, not a secret key."""
     words = name_words(_name_before(text, start, start + 3))
+    if len(words) == 1 and start > 1 and text[start - 1] == " ":  # two words: "cache key"
+        words = name_words(_name_before(text, start - 1, start - 1)) + words
     return len(words) > 1 and words[-2] in NOT_SECRET_KEY_KINDS
 
 
@@ -1646,8 +1651,20 @@ class _HarmlessValues(dict):
 
     def __missing__(self, value: str) -> bool:
         verdict = self[value] = (value.lower() == REDACTED_LOWER or (value[0] in "/~." and is_location(value))
-                                 or (len(value) < 16 and cannot_be_secret(value.rstrip(")]}>"))))
+                                 or (len(value) < 16 and cannot_be_secret(value.rstrip(")]}>")))
+                                 or (value[0] in "<[$%" and NOT_A_SECRET_REFERENCE.fullmatch(value) is not None)
+                                 or value.lower() in AUTH_SCHEMES)
         return verdict
+
+
+# A model's special tokens (`bos_token: <|begin_of_text|>`, `</s>`, `[PAD]`) and a variable's reference
+# (`api_key: ${OPENAI_API_KEY}`, `$HF_TOKEN`, `%API_KEY%`): named like secrets, they are none.
+# (unbraced, only in capitals: a password may start with "$")
+NOT_A_SECRET_REFERENCE = re.compile(r"<\|?/?[A-Za-z0-9_.-]{0,64}\|?>|\[[A-Z_]{2,16}\]|\$\{[A-Za-z_][A-Za-z0-9_]{0,127}\}"
+                                    r"|\$[A-Z_][A-Z0-9_]{0,127}|%[A-Z_][A-Z0-9_]{0,127}%")
+# Authentication schemes: `auth: kerberos`, `--auth basic` name how, not with what.
+AUTH_SCHEMES = frozenset({"basic", "bearer", "kerberos", "oauth", "oauth2", "digest", "ntlm", "negotiate", "saml",
+                          "oidc", "ldap", "iam", "sigv4", "gssapi", "spnego", "sso", "mtls", "x509", "none"})
 
 
 def _assignment_spans(text: str, lower: str) -> list[Span]:
@@ -1776,7 +1793,8 @@ def _secret_flag_cached(flag: str) -> bool:
 
 def _printed_flag_value_kept(value: str) -> bool:
     value = value.rstrip(",;)]}")
-    return (not value or cannot_be_secret(value) or value.lower() in NOT_A_FLAG_SECRET or value[0] in "$%<"
+    return (not value or cannot_be_secret(value) or value.lower() in NOT_A_FLAG_SECRET or value.lower() in AUTH_SCHEMES
+            or value[0] in "$%<"
             or value.lower() == REDACTED_LOWER or is_location(value) or value.startswith(("/", "./", "../", "~/")))
 
 
