@@ -73,6 +73,10 @@ CASES: dict[str, str | tuple] = {
     "'sshpass ' repeated": "sshpass ",
     "'pass pass=' repeated": "pass pass=",
     "'://x@' repeated": "://x@",
+    # printed credentials without a scheme, URL passwords with a quote (red team U)
+    "scheme-less credentials": "u:pw9x@h:80 ",
+    "'a:b@' repeated": "a:b@",
+    "URL passwords with a quote": "://u:p'w@h ",
     "'api_key:' lines": "api_key:\n",
     "'\"password\": \"' lines": "\"password\": \"\n",
     "'authorization: basic ' repeated": "authorization: basic ",

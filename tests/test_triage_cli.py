@@ -294,3 +294,17 @@ def test_the_archive_path_is_printed_escaped(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "\x1b" not in done.stdout and "o\\x1b[2Jx" in done.stdout
     assert len(list(out.glob("*.tar.gz"))) == 1
+
+
+@pytest.mark.parametrize("tag", ["ghp_Zq9aB8cD7eF6gH5iJ4kL3mN2oP1qR0sTuVwX", "hf_Qw3rTy7uIoPaSdFgHjKlZxCvBnM12"])
+def test_a_tag_shaped_like_a_token_is_refused_before_anything_is_written(tmp_path, tag):
+    """The tag names the archive and every member's folder, where no redaction reaches (red team A14)."""
+    done = triage("--duration", "1", "--tag", tag, "--output", tmp_path / "out", "--no-nsys")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "--tag looks like a secret" in done.stderr
+    assert tag not in done.stderr and not (tmp_path / "out").exists()
+
+
+def test_a_tag_holding_a_known_secret_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setenv("DB_PASSWORD", "run7Qx9zK2")
+    done = triage("--duration", "1", "--tag", "run7Qx9zK2", "--output", tmp_path / "out", "--no-nsys")
+    assert done.returncode == 2 and "--tag looks like a secret" in done.stderr

@@ -129,6 +129,9 @@ class Triage:
 
         o = self.options
         self.redactor = Redactor(redact_hosts=o.redact_hosts, extra_secrets=argv_secret_values(o.command))
+        if o.tag and self.redactor.text(o.tag) != o.tag:   # it would name the archive and every member's folder
+            raise InputError("aiperf-triage: --tag looks like a secret (a token's shape or a secret's value); "
+                             "choose another tag")
         host = socket.gethostname() or "unknown-host"
         self.host_label = self.redactor.placeholder("host", host) if o.redact_hosts else host
         safe_host = re.sub(r"[^A-Za-z0-9._-]", "_", self.host_label)

@@ -270,6 +270,21 @@ REVERSED_LOGIN_SCHEME = re.compile("(?i)(?:" + "|".join(re.escape(s[::-1]) for s
                                    + r")(?![A-Za-z0-9+.-])")
 URL_ODD_PASSWORD = re.compile(r"://(?P<user>[^\s/?#:@\"'<>\\]{0,256}):(?P<password>(?:[^\n\"'<>\\@:]|:(?!//)){1,256})"
                               r"@(?=[\w\[])")
+# A password holding a quote or a backslash (postgres://app:Pw'x@db, as a shell or a repr prints it), which
+# the two patterns above stop at. The run before the first quote or backslash cannot hold one, so a failed
+# try gives back nothing it could match with: at most two bounded runs per "://".
+URL_QUOTED_PASSWORD = re.compile(r"://[^\s/?#:@\"'<>\\]{0,256}:(?P<password>[^\s@/'\\]{0,256}['\\][^\s@/]{0,256})"
+                                 r"@(?=[\w\[])")
+# user:PASSWORD@host:port and //user:PASSWORD@host/path printed without a scheme (a proxy as curl and pip
+# take it, a protocol-relative DSN): the user starts a word (each pattern is led by the character before it:
+# a class the regex engine skips to in C), the host is followed by a port or a path, or the whole is led by
+# "//", so that e-mail addresses (mailto:bob@example.com) and image digests (name:tag@sha256:...) stay; a
+# password no secret can be (3:4@host:80, on@host/x) stays, as cannot_be_secret has it.
+_SCHEMELESS_PASSWORD = (r"(?P<user>[A-Za-z0-9._~%+-]{1,64}):(?!(?:-?[0-9]{1,4}|-?[0-9]*\.[0-9]+|(?i:true|false|yes|no|"
+                        r"none|null|nil|on|off|enabled|disabled|auto|default|unset|undefined))@)"
+                        r"(?P<password>[^\s:@/\"'<>\\]{1,256})@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,16}")
+SCHEMELESS_PASSWORDS = (re.compile(r"[\s\"'=(,;\[{<|]" + _SCHEMELESS_PASSWORD + r"(?::[0-9]{1,5}(?![\w.:])|/)"),
+                        re.compile(r"[\s\"'=(,;\[{<|]//" + _SCHEMELESS_PASSWORD))
 # The password of a URL-encoded URL (%3A%2F%2Fuser%3APASSWORD%40, any hex case) and of a JSON-escaped one
 # (:\/\/user:PASSWORD@), each with the test that spares its scan when its "://" is not in the text.
 ESCAPED_URL_PASSWORDS = [
@@ -912,6 +927,8 @@ class Redactor:
             else:
                 spans.extend((a, b, REDACTED, label, a) for a, b in map(re.Match.span, pattern.finditer(text)))
         spans.extend(_url_userinfo_spans(text))
+        if "@" in text:
+            spans.extend(_schemeless_credential_spans(text))
         spans.extend(_escaped_url_spans(text))
         spans.extend(_command_password_spans(text))
         spans.extend(_context_shape_spans(text, present))
@@ -1672,6 +1689,9 @@ def _url_userinfo_spans(text: str) -> list[Span]:
             # one each would have had (made by one substitution in C), not a span each
             append((at + 3, run.end() - 1, _url_run_replacement(run.group(0)), "url credential", at))
             at = run.end()
+    if "'" in text or "\\" in text:
+        spans.extend((m.start("password"), m.end("password"), REDACTED, "url password", m.start())
+                     for m in URL_QUOTED_PASSWORD.finditer(text))
     odd = list(URL_ODD_PASSWORD.finditer(text))
     if not odd:
         return spans
@@ -1688,6 +1708,19 @@ def _url_userinfo_spans(text: str) -> list[Span]:
             if port.isdigit() and len(port) <= 5:
                 continue  # host:8080/path@x
         append((first, last, REDACTED, "url password", start))
+    return spans
+
+
+def _schemeless_credential_spans(text: str) -> list[Span]:
+    """Passwords of user:PASSWORD@host:port and //user:PASSWORD@host/path (SCHEMELESS_PASSWORDS), also at
+    the text's start. A run stops at the next ":" or space, so no character is read for two of them."""
+    spans: list[Span] = []
+    head = " " + text[:400]  # each pattern is led by the character before the user: one for the start
+    for pattern in SCHEMELESS_PASSWORDS:
+        spans += [(*m.span("password"), REDACTED, "url password", m.start()) for m in pattern.finditer(text)]
+        first = pattern.match(head)
+        if first:
+            spans.append((first.start("password") - 1, first.end("password") - 1, REDACTED, "url password", 0))
     return spans
 
 
@@ -2522,9 +2555,10 @@ TWILIO_TOKEN_BESIDE = re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{32}(?![0-9A-Za-z])")
 BESIDE_REACH = 256
 # A .netrc password line on its own (wandb's ~/.netrc: `machine api.wandb.ai` / `  login user` / `  password V`):
 # the line is only `password VALUE`, and the value is key-like (hex, generated, or a password's mix).
-NETRC_PASSWORD_LINE = re.compile(r"password[ \t]{1,8}(?P<value>[^\s'\"]{8,512})[ \t]*(?=\r?\n|\Z)")
+NETRC_PASSWORD_LINE = re.compile(r"\n[ \t]{0,16}password[ \t]{1,8}(?P<value>[^\s'\"]{8,512})[ \t]*(?=\r?\n|\Z)")
 
 
+@functools.lru_cache(maxsize=4096)
 def _looks_like_key(value: str) -> bool:
     return is_hex_key(value) or looks_generated(value) or looks_like_password(value)
 
@@ -2537,7 +2571,7 @@ def _beside_spans(text: str, ids: re.Pattern[str], secret: re.Pattern[str], chec
     scanned = 0
     for m in ids.finditer(text):
         start, end = m.span()
-        low = max(scanned, start - BESIDE_REACH, text.rfind("\n", 0, start) + 1)
+        low = max(scanned, start - BESIDE_REACH, text.rfind("\n", max(0, start - BESIDE_REACH), start) + 1)
         high = text.find("\n", end, end + BESIDE_REACH)
         high = min(len(text), end + BESIDE_REACH) if high < 0 else high
         for found in secret.finditer(text, low, high):
@@ -2548,6 +2582,7 @@ def _beside_spans(text: str, ids: re.Pattern[str], secret: re.Pattern[str], chec
     return spans
 
 
+@functools.lru_cache(maxsize=4096)
 def _mixed_key(value: str) -> bool:
     return any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value)
 
@@ -2579,9 +2614,8 @@ def _context_shape_spans(text: str, present: set[str]) -> list[Span]:
     if "AKIA" in present or "ASIA" in present:
         spans.extend(_beside_spans(text, AWS_KEY_ID, AWS_SECRET_BESIDE, _mixed_key, "aws secret key"))
     spans.extend(_beside_spans(text, TWILIO_ACCOUNT_SID, TWILIO_TOKEN_BESIDE, lambda v: True, "twilio auth token"))
-    for m in NETRC_PASSWORD_LINE.finditer(text):
-        line_start = text.rfind("\n", max(0, m.start() - 17), m.start()) + 1
-        if (line_start or m.start() <= 16) and not text[line_start:m.start()].strip(" \t") and _looks_like_key(
-                m.group("value")):
-            spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
+    if "password" in text:  # (the pattern is led by a newline: a test for its word first)
+        looks_like_key = _looks_like_key
+        spans.extend((m.start("value") - 1, m.end("value") - 1, REDACTED, "secret-named value", m.start())
+                     for m in NETRC_PASSWORD_LINE.finditer("\n" + text) if looks_like_key(m.group("value")))
     return spans
