@@ -2747,9 +2747,10 @@ TWILIO_TOKEN_BESIDE = re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{32}(?![0-9A-Za-z])")
 BESIDE_REACH = 256
 # A .netrc password line on its own (wandb's ~/.netrc: `machine api.wandb.ai` / `  login user` / `  password V`):
 # the line is only `password VALUE`, and the value is key-like (hex, generated, or a password's mix).
-NETRC_PASSWORD_LINE = re.compile(r"password[ \t]{1,8}(?P<value>[^\s'\"]{8,512})[ \t]*(?=\r?\n|\Z)")
+NETRC_PASSWORD_LINE = re.compile(r"\n[ \t]{0,16}password[ \t]{1,8}(?P<value>[^\s'\"]{8,512})[ \t]*(?=\r?\n|\Z)")
 
 
+@functools.lru_cache(maxsize=4096)
 def _looks_like_key(value: str) -> bool:
     return is_hex_key(value) or looks_generated(value) or looks_like_password(value)
 
@@ -2762,7 +2763,7 @@ def _beside_spans(text: str, ids: re.Pattern[str], secret: re.Pattern[str], chec
     scanned = 0
     for m in ids.finditer(text):
         start, end = m.span()
-        low = max(scanned, start - BESIDE_REACH, text.rfind("\n", 0, start) + 1)
+        low = max(scanned, start - BESIDE_REACH, text.rfind("\n", max(0, start - BESIDE_REACH), start) + 1)
         high = text.find("\n", end, end + BESIDE_REACH)
         high = min(len(text), end + BESIDE_REACH) if high < 0 else high
         for found in secret.finditer(text, low, high):
@@ -2793,6 +2794,7 @@ def _provider_token_spans(text: str) -> list[Span]:
     return spans
 
 
+@functools.lru_cache(maxsize=4096)
 def _mixed_key(value: str) -> bool:
     return any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value)
 
@@ -2824,9 +2826,8 @@ def _context_shape_spans(text: str, present: set[str]) -> list[Span]:
     if "AKIA" in present or "ASIA" in present:
         spans.extend(_beside_spans(text, AWS_KEY_ID, AWS_SECRET_BESIDE, _mixed_key, "aws secret key"))
     spans.extend(_beside_spans(text, TWILIO_ACCOUNT_SID, TWILIO_TOKEN_BESIDE, lambda v: True, "twilio auth token"))
-    for m in NETRC_PASSWORD_LINE.finditer(text):
-        line_start = text.rfind("\n", max(0, m.start() - 17), m.start()) + 1
-        if (line_start or m.start() <= 16) and not text[line_start:m.start()].strip(" \t") and _looks_like_key(
-                m.group("value")):
-            spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
+    if "password" in text:  # (the pattern is led by a newline: a test for its word first)
+        looks_like_key = _looks_like_key
+        spans.extend((m.start("value") - 1, m.end("value") - 1, REDACTED, "secret-named value", m.start())
+                     for m in NETRC_PASSWORD_LINE.finditer("\n" + text) if looks_like_key(m.group("value")))
     return spans
