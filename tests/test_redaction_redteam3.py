@@ -207,3 +207,22 @@ def test_red_team_fp1_model_config_and_references_stay(line):
 ])
 def test_secrets_beside_the_fp1_rules_still_go(line, secret):
     assert secret not in Redactor({}).text(line)
+
+
+# ---- S2 (part): YAML block scalars, anchors and tags; k8s args lists ------------------------------------------
+@pytest.mark.parametrize("text", [
+    "database:\n  password: |\n    Zq{s}\n  host: db", "auth:\n  token: >-\n    Zq{s}\n",
+    "defaults: &d\n  api_key: &k Zq{s}\nprod:\n  api_key: *k", "secret_key: !!str Zq{s}",
+    "        args:\n        - --password\n        - Zq{s}\n        - --port=5432",
+    '        args: ["--api-key", "Zq{s}", "--verbose"]',
+])
+def test_red_team_s2_yaml_forms_lose_their_value(text):
+    secret = "ZqaarZBKcyaEo5WoB6g8NDmg"
+    for out in _both({}, text.format(s=secret[2:])):
+        assert secret[:12] not in out
+
+
+@pytest.mark.parametrize("text", ["description: |\n  a model card\nmax_tokens: 512", "token_budget: >-\n  4096",
+                                  "args:\n- --max-tokens\n- 512\n- --token-file\n- /run/secrets/hf"])
+def test_yaml_blocks_and_lists_without_secrets_stay(text):
+    assert Redactor({}).text(text) == text

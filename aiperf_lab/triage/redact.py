@@ -245,32 +245,38 @@ PROVIDER_TOKENS: dict[str, tuple[tuple[str, str], ...]] = {
 }
 
 
-def _provider_pattern(lead: str, prefixes: tuple[tuple[str, str], ...], first: int) -> re.Pattern[str]:
+def _provider_branches(prefixes: tuple[tuple[str, str], ...], first: int) -> str:
     branches = []
     for index, (prefix, body) in enumerate(prefixes, first):
         not_before = "[A-Za-z0-9_.-]" if prefix == "s." else "[A-Za-z0-9]"  # (s. ends many words and names)
         before = prefix[0] if isinstance(prefix, tuple) else re.escape(prefix)
         branches.append(f"(?<=(?<!{not_before}){before})(?P<p{index}>{body})")
-    # every body starts with 20 token characters: most separators in log text are followed by a short word
-    return re.compile(re.escape(lead) + r"(?=[A-Za-z0-9_+/=.-]{20})(?:" + "|".join(branches) + ")")
+    return "|".join(branches)
 
 
 PROVIDER_PREFIX_LENGTHS: dict[str, int] = {}
-PROVIDER_PATTERNS: list[re.Pattern[str]] = []
+_groups: list[re.Pattern[str]] = []
 for _lead, _prefixes in PROVIDER_TOKENS.items():
     _first = len(PROVIDER_PREFIX_LENGTHS)
-    PROVIDER_PATTERNS.append(_provider_pattern(_lead, _prefixes, _first))
+    # led by the one separator (a literal scan; a class of the three scanned ten times slower); every body starts
+    # with 20 token characters, so most separators in log text, followed by a short word, fail at once
+    _short = ""
+    if _lead == "-":  # Mailchimp's <32 hex>-us<N>, whose body is short: tried where the others' gate failed
+        _short = rf"|(?<=(?<![A-Za-z0-9])[0-9a-f]{{32}}-)(?P<p{_first + len(_prefixes)}>us[0-9]{{1,2}}(?![A-Za-z0-9]))"
+        PROVIDER_PREFIX_LENGTHS[f"p{_first + len(_prefixes)}"] = 33
+    _groups.append(re.compile(re.escape(_lead) + r"(?:(?=[A-Za-z0-9_+/=.-]{20})(?:"
+                              + _provider_branches(_prefixes, _first) + ")" + _short + ")"))
     for _index, (_prefix, _) in enumerate(_prefixes, _first):
         PROVIDER_PREFIX_LENGTHS[f"p{_index}"] = _prefix[1] if isinstance(_prefix, tuple) else len(_prefix)
+PROVIDER_PATTERNS: list[re.Pattern[str]] = _groups
 # Tokens known by a literal inside or after them: New Relic's license key <36 hex>NRAL, Telegram bot tokens
-# <8-10 digits>:AA<33>, Google OAuth refresh tokens 1//0<...>, Atlassian's ATATT3 and Bitbucket's ATBB, Mailchimp's
-# <32 hex>-us<N>; (label, pattern, characters of the token before where the pattern matches).
+# <8-10 digits>:AA<33>, Google OAuth refresh tokens 1//0<...>, Atlassian's ATATT3 and Bitbucket's ATBB; (label,
+# pattern, characters of the token before where the pattern matches).
 INNER_LITERAL_TOKENS = [
     ("new relic license key", re.compile(r"NRAL(?<=(?<![A-Za-z0-9])[0-9a-f]{36}NRAL)(?![A-Za-z0-9])"), 36),
     ("telegram bot token", re.compile(r":AA(?<=[0-9]{8}:AA)[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])"), 8),
     ("google refresh token", re.compile(r"1//0(?<![A-Za-z0-9]1//0)[A-Za-z0-9_-]{40,}"), 0),
     ("atlassian token", re.compile(r"AT(?<![A-Za-z0-9]AT)(?:ATT3[A-Za-z0-9_=-]{100,}|BB[A-Za-z0-9]{28,})"), 0),
-    ("mailchimp key", re.compile(r"-us(?<=(?<![A-Za-z0-9])[0-9a-f]{32}-us)[0-9]{1,2}(?![A-Za-z0-9])"), 32),
 ]
 TELEGRAM_BOT_ID = re.compile(r"[0-9]{0,2}")
 KAGGLE_WORD = re.compile("kaggle")
@@ -392,8 +398,10 @@ COMMAND_PASSWORD_FLAGS: list[tuple[tuple[str, ...], int, re.Pattern[str]]] = [
 # A secret flag's value in a printed command line (`Running: serve.py --api-key V`, `+ train.py --hf-token V`, a ps
 # line, a Python list `['--api-key', 'V']`): found from its "--", the flag judged as on the workload's own argv
 # (is_secret_flag), the value kept when it cannot be a secret (a number, on/off, a path, $VAR, an auth scheme).
+# (the value may be the next item of a YAML list: k8s `args:\n- --password\n- V`)
 PRINTED_SECRET_FLAG = re.compile(r"--(?<![A-Za-z0-9_-]--)(?P<flag>[A-Za-z][A-Za-z0-9_-]{0,63})"
-                                 r"(?:=|[ \t]{1,4}|['\"],[ \t]{0,2}['\"])(?P<value>[^\s'\"-][^\s'\"]{0,4095})")
+                                 r"(?:=|[ \t]{1,4}|['\"],[ \t]{0,2}['\"]|['\"]?,?[ \t]{0,8}\r?\n[ \t]{0,64}-[ \t]{1,4}['\"]?)"
+                                 r"(?P<value>[^\s'\"-][^\s'\"]{0,4095})")
 NOT_A_FLAG_SECRET = frozenset({"token", "password", "env", "file", "stdin", "prompt", "ask", "keyring"})
 # Short flags of tools that take a password (set -x of openssl -k V, zip -P V, 7z -pV, az login -p V, smbclient -U
 # user%V, ldapsearch -w V, curl -u user:V in a list): found from the "-" after a blank or a quote, the tool looked
@@ -423,7 +431,9 @@ KEY_ASSIGNMENT = re.compile(r"key(?<![a-z0-9]key)[\"']?[ \t]{0,3}[=:][ \t]{0,3}[
 # the name is taken whole, never given back (the lookahead-and-backreference idiom), so a long name
 # with no separator after it costs one pass.
 # The value may sit on the next line (YAML "api_key:\n  VALUE").
-_ASSIGNMENT_TAIL = (r"(?=(?P<rest>[a-z0-9_.-]{0,48}))(?P=rest)(?P<sep>[\"']?[ \t]{0,3}[=:][ \t]{0,3}(?:\r?\n[ \t]{0,16})?)"
+# (a YAML block scalar's `|` / `>-` before the line break, an anchor `&k` or a tag `!!str` before the value)
+_ASSIGNMENT_TAIL = (r"(?=(?P<rest>[a-z0-9_.-]{0,48}))(?P=rest)(?P<sep>[\"']?[ \t]{0,3}[=:][ \t]{0,3}"
+                    r"(?:(?:[|>][+-]?[0-9]?[ \t]{0,8})?\r?\n[ \t]{0,16})?(?:(?:&[a-z0-9_-]{1,32}|!![a-z]{1,16})[ \t]{1,4})?)"
                     r"(?P<quote>[\"']?)"
                     r"(?P<value>[^\s'\",;\x00]{3,})")  # (nsys joins environment entries with NUL)
 SECRET_ASSIGNMENTS = [re.compile(keyword + _ASSIGNMENT_TAIL) for keyword in (
@@ -453,8 +463,11 @@ AUTHORIZATION = re.compile(r"authorization[\"']?[ \t]{0,3}:[ \t]{0,3}[\"']?(?P<v
                            r"(?:[ \t]{1,4}[^\s'\",;]{1,4096})?)")
 NETRC_PASSWORD = re.compile(r"login[ \t]{1,4}[^\s]{1,256}[ \t]{1,4}password[ \t]{1,4}(?P<value>[^\s'\"]+)")
 # A secret name ending a piece of a stream, its value on the next line.
+# (also a YAML block scalar's `password: |`, and a secret flag ending a line of a list: k8s `- --password`)
 VALUE_ON_NEXT_LINE = re.compile(r"(?:token|secret|passw(?:or)?d|api[_-]?key|apikey|pass(?:phrase)?|credential|accountkey)"
-                                r"[\"']?[ \t]{0,3}[=:][ \t]{0,3}\r?\n\Z")
+                                r"[\"']?[ \t]{0,3}[=:][ \t]{0,3}(?:[|>][+-]?[0-9]?[ \t]{0,8})?\r?\n\Z"
+                                r"|--[a-z0-9_-]{0,48}(?:token|secret|passw(?:or)?d|api[_-]?key|pass(?:phrase)?)[\"']?,?[ \t]{0,8}"
+                                r"\r?\n\Z")
 # A private key's armour line. Its block runs through the lines that can be key material (base64,
 # "Header: value", blank) and the END line when there is one: a key whose END line is missing, or a
 # log cut inside it, still goes.
@@ -1812,12 +1825,11 @@ def _printed_flag_spans(text: str) -> list[Span]:
     for once over the text (where one of its flags is), then by bisection per flag."""
     spans: list[Span] = []
     kept = _KeptFlagValues()
-    if "--" in text:
-        for m in PRINTED_SECRET_FLAG.finditer(text):
-            value = m.group("value")
-            if _secret_flag_cached(m.group("flag")) and not kept[value]:
-                end = m.end() - (len(value) - len(value.rstrip(",;)]}")))
-                spans.append((m.start("value"), end, REDACTED, "secret-named value", m.start()))
+    for m in PRINTED_SECRET_FLAG.finditer(text):  # (led by "--": its scan costs what a test for "--" does)
+        value = m.group("value")
+        if _secret_flag_cached(m.group("flag")) and not kept[value]:
+            end = m.end() - (len(value) - len(value.rstrip(",;)]}")))
+            spans.append((m.start("value"), end, REDACTED, "secret-named value", m.start()))
     tool_places: dict[str, list[int]] = {}
     for m in TOOL_SHORT_FLAG.finditer(text):
         flag = m.group("flag")
@@ -2775,7 +2787,7 @@ def _beside_spans(text: str, ids: re.Pattern[str], secret: re.Pattern[str], chec
 
 
 def _provider_token_spans(text: str) -> list[Span]:
-    """PROVIDER_TOKENS and INNER_LITERAL_TOKENS; each pattern is one literal-led scan."""
+    """PROVIDER_TOKENS (one scan a separator) and INNER_LITERAL_TOKENS (one literal-led scan each)."""
     spans: list[Span] = []
     lengths = PROVIDER_PREFIX_LENGTHS
     for pattern in PROVIDER_PATTERNS:
