@@ -1294,8 +1294,9 @@ class StreamRedactor:
 
     def __init__(self, redactor: Redactor, max_line: int = 1 << 20, piece: int = 1 << 16):
         self.redactor = redactor
-        self.max_line = max_line
         self.hold = max(4096, 2 * redactor.longest_literal)
+        # (a forced cut goes at least `hold` characters before the end of max_line: at or before 0 it never moved on)
+        self.max_line = max_line if max_line > self.hold else 2 * self.hold
         # Where pieces may end is decided by the text alone, never by how the pipe delivered it, so the output
         # is the same whatever the reads: a cut is tried at the first newline `piece` characters or more after
         # the last place tried (counted from the stream's start), moved back over lines that must stay with the
