@@ -559,3 +559,38 @@ def test_the_sample_period_is_worked_out_once_per_series(monkeypatch):
     power = PowerSeries(0, list(range(0, 10_000, 10)), [100.0] * 1000, "instant", None)
     assert [power.period_s() for _ in range(500)] == [1e-08] * 500
     assert len(sorts) == 1
+
+
+def _telemetry_shifted(tmp_path: Path, shift_ns: int) -> Path:
+    """The H100 recording with every sample's utc_ns moved: a file from a host whose clock is off."""
+    source = Path(__file__).parent / "data" / "h100" / "energy_04ex03_stall_telemetry.csv"
+    lines = source.read_text().splitlines(keepends=True)
+    body = []
+    for line in lines[2:]:
+        head, _, utc = line.rstrip("\n").rpartition(",")
+        body.append(f"{head},{int(utc) + shift_ns}\n")
+    shifted = tmp_path / "telemetry.csv"
+    shifted.write_text("".join(lines[:2] + body))
+    return shifted
+
+
+def _clock_check(tmp_path: Path, shift_ms: int) -> tuple[int, bool]:
+    """(the shift the data check names, in ms; whether the notes warn) for the H100 pair, telemetry moved."""
+    export = Path(__file__).parent / "data" / "h100" / "energy_04ex03_stall.sqlite"
+    done = subprocess.run([sys.executable, "-m", "aiperf_lab.metrics.cli", str(export), "--report", "energy_by_range",
+                           "--telemetry", str(_telemetry_shifted(tmp_path, shift_ms * 1_000_000)), "--format", "json"],
+                          capture_output=True, text=True, cwd=Path(__file__).parent.parent, timeout=120)
+    assert done.returncode == 0, done.stderr
+    notes = json.loads(done.stdout)[0]["notes"]
+    check = next(n for n in notes if n.startswith("check from the data"))
+    return int(check.split("shifted by ")[1].split(" ms")[0]), any(n.startswith("WARNING: the power series") for n in notes)
+
+
+@pytest.mark.parametrize("shift_ms", [500, -1000])
+def test_telemetry_on_another_clock_is_called_out(tmp_path, shift_ms):
+    """Red team EN1: a telemetry file 0.5-2 s off the profile's clock moved energy between ranges 2-4x, and
+    the data check, searching 250 ms only, named a small wrong shift. It now finds the real one and warns."""
+    same_clock, warned = _clock_check(tmp_path, 0)
+    assert not warned and abs(same_clock) < 250
+    found, warned = _clock_check(tmp_path, shift_ms)
+    assert warned and abs(found - (same_clock - shift_ms)) <= 20, (found, same_clock, shift_ms)

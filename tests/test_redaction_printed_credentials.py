@@ -51,3 +51,18 @@ def test_lookalikes_stay(line):
 def test_a_quoted_url_next_to_an_address_keeps_its_words():
     line = "see 'http://docs.example.com/a' or write to ops@example.com"
     assert Redactor(environ={}).text(line) == line
+
+
+def test_a_command_line_is_redacted_once_however_often_it_is_written(monkeypatch):
+    """Red team W3': 20,000 workload arguments cost 0.8-2.3 s per redaction, and triage writes the command
+    into four files."""
+    r = Redactor(environ={})
+    calls = []
+    real_text = r.text
+    monkeypatch.setattr(r, "text", lambda value: calls.append(value) or real_text(value))
+    command = ["serve", "--api-key", "Zq7hbiGjlvhk9Lm", *map(str, range(500))]
+    first = r.argv(command)
+    assert first[:3] == ["serve", "--api-key", REDACTED] and len(first) == 503
+    made = len(calls)
+    first.append("changed by a caller")
+    assert r.argv(list(command)) == first[:-1] and len(calls) == made

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
+import signal
 import sqlite3
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -358,3 +361,26 @@ def test_closed_stdout_and_an_ascii_only_one_are_handled():
                           cwd=REPO, env=dict(os.environ, PYTHONIOENCODING="ascii"), timeout=120)
     assert done.returncode == 0 and done.stderr == ""
     assert "CUDA GPU Kernel Summary" in done.stdout and "\\u" in done.stdout  # escaped, not a crash
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_while_a_bundle_is_read_removes_what_was_copied_out(tmp_path, sig):
+    """Red team TM1: SIGTERM or SIGHUP left the export copied out of a bundle in $TMPDIR (SIGINT cleaned up)."""
+    bundle = Path(__file__).parent / "data" / "triage" / "h200-fixture.tar.gz"
+    work = tmp_path / "tmp"
+    work.mkdir()
+    # a reader slowed at the copy (the bundle is small): the signal arrives while the export is out
+    script = ("import shutil, sys, time\n"
+              "real = shutil.copyfileobj\n"
+              "def slow(*a, **k):\n    real(*a, **k)\n    print('copied', flush=True)\n    time.sleep(30)\n"
+              "shutil.copyfileobj = slow\n"
+              "from aiperf_lab.metrics.cli import main\nsys.exit(main(sys.argv[1:]))\n")
+    proc = subprocess.Popen([sys.executable, "-c", script, str(bundle), "--report", "energy_by_category"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
+                            env={**os.environ, "TMPDIR": str(work)})
+    assert proc.stdout.readline().strip() == "copied"
+    assert list(work.iterdir()), "the copy is made in TMPDIR"
+    proc.send_signal(sig)
+    _out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130 and err.strip() == "aiperf-stats: interrupted"
+    assert list(work.iterdir()) == []

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 
 from conftest import REPO
 
@@ -93,3 +94,85 @@ def test_two_runs_with_one_name_keep_both_bundles(tmp_path, monkeypatch):
             logs.append(tar.extractfile(member).read().decode())
     assert logs == ["RUN-B\n", "RUN-A\n"]
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(a.name for a in archives)   # nothing partial left
+
+
+def test_an_interrupt_stops_the_wait_for_a_backlog_of_output_to_be_redacted(tmp_path, monkeypatch):
+    """Red team SG1: a workload printed 20 MB of the slowest text; Ctrl-C after the duration acted 17 s
+    later, once all of it was redacted. Now the wait ends a second after the interrupt; what was not
+    redacted is left out (never written raw) and the log says why."""
+    from aiperf_lab.triage.redact import StreamRedactor
+
+    slow_feed = StreamRedactor.feed
+
+    def feed(self, text):
+        time.sleep(0.05)   # each batch slow, as 1 MiB of the worst text is
+        return slow_feed(self, text)
+
+    monkeypatch.setattr(StreamRedactor, "feed", feed)
+    monkeypatch.setattr(workload_output, "BATCH_BYTES", 4096)
+    log = RedactedLog(tmp_path / "stdout.log", Redactor({}), cap_bytes=1 << 22)
+    read_end, write_end = os.pipe()
+    log.attach(os.fdopen(read_end, "rb"))
+    backlog = b"".join(b"line %d\n" % i for i in range(300_000))   # ~2.6 MB: 640 batches, 32 s of feeding
+    def write_all():
+        try:
+            os.write(write_end, backlog)
+        except BrokenPipeError:   # the reader stopped after the interrupt, as triage's does
+            pass
+        os.close(write_end)
+
+    writer = threading.Thread(target=write_all, daemon=True)
+    writer.start()
+    interrupted = threading.Event()
+    threading.Timer(0.5, interrupted.set).start()
+    started = time.monotonic()
+    log.finish(stop=interrupted)
+    took = time.monotonic() - started
+    writer.join(5)
+    text = (tmp_path / "stdout.log").read_text()
+    assert took < 4.0, took
+    assert text.startswith("line 0\n") and "bytes left out: interrupted before they were redacted]" in text
+    assert log.abandoned_bytes > 0
+
+
+def test_without_an_interrupt_the_backlog_is_redacted_whole(tmp_path, monkeypatch):
+    monkeypatch.setattr(workload_output, "BATCH_BYTES", 4096)
+    log = RedactedLog(tmp_path / "stdout.log", Redactor({}), cap_bytes=1 << 22)
+    read_end, write_end = os.pipe()
+    log.attach(os.fdopen(read_end, "rb"))
+    backlog = b"".join(b"line %d\n" % i for i in range(20_000))
+    writer = threading.Thread(target=lambda: (os.write(write_end, backlog), os.close(write_end)))
+    writer.start()
+    log.finish(stop=threading.Event())
+    writer.join(5)
+    assert (tmp_path / "stdout.log").read_bytes() == backlog and log.abandoned_bytes == 0
+
+
+def test_a_workload_that_kills_triage_at_once_dies_with_it(tmp_path):
+    """Red team W4: `kill -KILL $PPID` as the workload's first act outlived triage in 6 of 10 runs: the
+    guardian learned of the workload only after Popen returned. It now knows the run's token before."""
+    marker = f"{40_000 + os.getpid() % 1000}.119"
+    for _ in range(3):
+        subprocess.run([sys.executable, "-m", "aiperf_lab.triage.cli", "--duration", "3", "--no-nsys", "--output",
+                        str(tmp_path), "--", "bash", "-c", f"echo x; kill -KILL $PPID; sleep {marker}"],
+                       cwd=REPO, capture_output=True, timeout=60)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and _running("sleep", marker):
+            time.sleep(0.1)
+        survivors = _running("sleep", marker)
+        for pid in survivors:
+            os.kill(pid, signal.SIGKILL)
+        assert not survivors
+
+
+def _running(program: str, argument: str) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                    if handle.read().split(b"\0")[:2] == [program.encode(), argument.encode()]:
+                        found.append(int(entry))
+            except OSError:
+                pass
+    return found

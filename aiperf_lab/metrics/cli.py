@@ -10,7 +10,9 @@ Exit codes: 0 done, 2 the input or the environment is wrong (one line on stderr)
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 from pathlib import Path
 
 from aiperf_lab.cli_support import OneLineParser, run_cli
@@ -161,7 +163,30 @@ def _run(argv: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return run_cli("aiperf-stats", run, argv)
+    previous = _end_on_sigterm_as_on_ctrl_c()
+    try:
+        return run_cli("aiperf-stats", run, argv)
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+def _end_on_sigterm_as_on_ctrl_c() -> dict:
+    """SIGTERM and SIGHUP (a scheduler's kill, a dropped SSH session) end aiperf-stats as Ctrl-C does, through
+    KeyboardInterrupt: exit 130, and what it copied out of a bundle into a temporary folder is removed on
+    the way out (the default action would leave a 70 MB export in $TMPDIR). Only where nobody else
+    handles them, and only from the main thread (where Python runs signal handlers)."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    previous = {}
+    for number in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(number) is signal.SIG_DFL:
+            previous[number] = signal.signal(number, _interrupt)
+    return previous
+
+
+def _interrupt(_number, _frame) -> None:
+    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":

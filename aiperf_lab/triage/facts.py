@@ -240,3 +240,4 @@ class TriageFacts:
     recording: TelemetrySpan | None = None
     bench_asked: bool = False
     no_trace_because: str | None = None    # why the bundle has no nsys trace when none was attempted
+    report_left_out_because: str | None = None   # why the bundle has the SQLite export but not the .nsys-rep

@@ -146,6 +146,16 @@ def add_capture(bundle: BundleWriter, report: Path, keep_report: bool, why_not: 
         except sqlite3.Error as exc:
             outcome["span_error"] = f"cannot read the export's time span: {exc}"
         outcome["tables"], result_out.kernel_table = _stats_tables(bundle, bundle.path("nsys/workload.sqlite"))
+    # The report is nsys's binary format: it goes only where its export was read and found clean. Text the
+    # workload put into the trace itself (an NVTX range named after a token it read from a file) is in no
+    # environment or argument, and only the scrub of the export sees it.
+    if keep_report and "export_error" in outcome:
+        keep_report, why_not = False, ("nsys could not export it, so its text could not be checked for secrets; "
+                                       "re-run to get a trace")
+    elif keep_report and outcome.get("scrubbed_cells"):
+        keep_report, why_not = False, (f"its text held secrets ({outcome['scrubbed_cells']} cells scrubbed in the "
+                                       "SQLite export), which cannot be removed from nsys's binary format; the "
+                                       "scrubbed SQLite export is in the bundle")
     if keep_report:
         bundle.add_file("workload", "nsys/workload.nsys-rep", report)
     else:

@@ -178,7 +178,7 @@ class Triage:
                                      log_stderr=self.bundle.claim("workload", "workload/stderr.log"),
                                      redactor=self.redactor, log_cap_bytes=LOG_CAP_BYTES, guard=self.guard,
                                      policy=o.policy, say=self.emit.nsys, duration_s=o.duration_s,
-                                     room=self.room)
+                                     room=self.room, interrupted=self.interrupted)
             self.workload.start()
             self.emit.say(f"workload started{' under nsys' if self.workload.nsys else ''}: "
                           f"{shell_line(self.redactor.argv(o.command))}")
@@ -339,6 +339,7 @@ class Triage:
             else:
                 info["nsys"] = capture.outcome
                 self.facts.coverage = self._coverage(capture)
+                self.facts.report_left_out_because = capture.outcome.get("nsys_rep_left_out")
                 if capture.kernel_table is not None:
                     self.facts.kernel_top = [KernelRow(r["Time (%)"], r["Total Time (ns)"], r["Instances"], r["Name"])
                                              for r in capture.kernel_table.as_dicts()[:15]]

@@ -40,6 +40,8 @@ def captures(facts: TriageFacts) -> list[tuple[str, str]]:
         out.append((f"telemetry ({kind})", facts.recording.text()))
     if facts.coverage is not None:
         out.append(("nsys trace", facts.coverage.text()))
+        if facts.report_left_out_because:
+            out.append(("nsys report (.nsys-rep)", f"left out — {facts.report_left_out_because}"))
     elif facts.no_trace_because:
         out.append(("nsys trace", f"none — {facts.no_trace_because}"))
     elif facts.workload is not None and not facts.workload.under_nsys:

@@ -57,8 +57,10 @@ class Workload:
     def __init__(self, command: list[str], work_dir: Path, use_nsys: bool, log_stdout: Path, log_stderr: Path,
                  redactor: Redactor, log_cap_bytes: int, guard: Guard | None = None,
                  policy: StopPolicy | None = None, say: Callable[[str], None] = lambda message: None,
-                 duration_s: float | None = None, room: DiskRoom | None = None):
+                 duration_s: float | None = None, room: DiskRoom | None = None,
+                 interrupted: threading.Event | None = None):
         self.command = command
+        self.interrupted = interrupted or threading.Event()   # triage's first interrupt: stop waiting on output
         self.nsys = shutil.which("nsys") if use_nsys else None
         self.report_base = work_dir / "workload"
         self.policy = policy or StopPolicy()
@@ -91,6 +93,10 @@ class Workload:
 
     def start(self) -> None:
         self.result.started = time.monotonic()
+        if self._guard is not None:
+            # before the workload exists: one that kills triage at once (kill -KILL $PPID) is still found by
+            # its token when the guardian wakes; its group is told once Popen returns (red team W4)
+            self._guard.kill_marked_on_kill(self.token)
         try:
             self.proc = subprocess.Popen(self.result.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                          stderr=subprocess.PIPE, start_new_session=True,
@@ -104,7 +110,6 @@ class Workload:
         self.result.pid = self.proc.pid
         if self._guard is not None:
             self._guard.kill_on_kill(self.proc.pid)
-            self._guard.kill_marked_on_kill(self.token)
         self._logs[0].attach(self.proc.stdout)
         self._logs[1].attach(self.proc.stderr)
         threading.Thread(target=self._wait, name="workload-wait", daemon=True).start()
@@ -227,7 +232,7 @@ class Workload:
 
     def _close_logs(self) -> None:
         for log in self._logs:
-            log.finish()
+            log.finish(stop=self.interrupted)
 
     def log_states(self) -> dict[str, dict]:
         """Per log (after stop): bytes received and kept, and whether a full disk cut it, for workload.json."""

@@ -34,7 +34,8 @@ from aiperf_lab.triage.redact import Redactor, StreamRedactor
 READ_BYTES = 1 << 16
 TAIL_CHARS = 1 << 16
 SPOOL_BYTES = 64 << 20    # raw output waiting for redaction, in memory; past it the reader waits
-BATCH_BYTES = 4 << 20     # the most handed to the redactor at once
+BATCH_BYTES = 1 << 20     # the most handed to the redactor at once (the worst text: about 0.5 s of work)
+GRACE_AFTER_STOP_S = 1.0  # after an interrupt, how long finish() still lets the redactor catch up
 
 
 class RedactedLog:
@@ -62,6 +63,7 @@ class RedactedLog:
         self._queue_ready = threading.Condition()
         self._abandon = threading.Event()   # stop redacting: what is still queued is dropped
         self.abandoned_bytes = 0
+        self.abandoned_because = "not redacted in time"
         self.error: str | None = None
         self._tail: collections.deque[str] = collections.deque()
         self._tail_chars = 0
@@ -215,19 +217,23 @@ class RedactedLog:
             if thread is not None:
                 thread.join(max(0.0, deadline - time.monotonic()))
 
-    def finish(self, timeout_s: float = 5.0, redact_s: float = 30.0) -> None:
+    def finish(self, timeout_s: float = 5.0, redact_s: float = 30.0, stop: threading.Event | None = None) -> None:
         """Wait for the pipe to end (the workload group is gone by now) and for what it held to be redacted
         (redact_s more at most: 64 MiB of the worst text takes a few seconds), then write the log: its last
-        cap_bytes, from the start of a line, after a note of what was left out. Never raises: a disk that
-        fills while the log is joined keeps what was joined (the log is marked cut)."""
+        cap_bytes, from the start of a line, after a note of what was left out. Once `stop` is set (an
+        interrupt), the waits end GRACE_AFTER_STOP_S later and what is still queued is left out: Ctrl-C
+        must not wait for a backlog of output. Never raises: a disk that fills while the log is joined
+        keeps what was joined (the log is marked cut)."""
         if self._thread is not None:
-            self._thread.join(timeout_s)
+            _join(self._thread, timeout_s, stop)
             if self._thread.is_alive():  # something the workload started still holds the pipe
                 self._stop.set()
                 self._thread.join(2.0)
         if self._redactor_thread is not None:
-            self._redactor_thread.join(redact_s)
+            _join(self._redactor_thread, redact_s, stop)
             if self._redactor_thread.is_alive():
+                if stop is not None and stop.is_set():
+                    self.abandoned_because = "interrupted before they were redacted"
                 self._abandon.set()
                 self._redactor_thread.join(5.0)
         try:
@@ -240,7 +246,7 @@ class RedactedLog:
             self._segments = []
         notes = []
         if self.abandoned_bytes:
-            notes.append(f"[last {self.abandoned_bytes} bytes left out: not redacted in time]")
+            notes.append(f"[last {self.abandoned_bytes} bytes left out: {self.abandoned_because}]")
         if self.cut_by_full_disk:
             notes.append(f"[cut here: the disk was full; {self.received_bytes} bytes of output were received, "
                          "what follows this point is not kept]")
@@ -286,3 +292,16 @@ class RedactedLog:
                             out.write(chunk)
                 segment.unlink(missing_ok=True)
                 segments.pop(0)
+
+
+def _join(thread: threading.Thread, seconds: float, stop: threading.Event | None) -> None:
+    """thread.join(seconds), cut to GRACE_AFTER_STOP_S from when `stop` is seen set."""
+    deadline = time.monotonic() + seconds
+    while thread.is_alive():
+        now = time.monotonic()
+        if stop is not None and stop.is_set():
+            deadline = min(deadline, now + GRACE_AFTER_STOP_S)
+            stop = None
+        if now >= deadline:
+            return
+        thread.join(min(0.1, deadline - now))

@@ -159,8 +159,11 @@ def lag_estimate(times_ns: Sequence[int], watts: Sequence[float], busy: Iterable
             scores[shift] = _correlation(activity, grid[reach + shift: reach + shift + count])
         return scores[shift]
 
-    # coarse then fine: about 25 shifts each side, then every shift around the best coarse one
+    # coarse, then finer around the best: about 25 shifts each side, then ten times finer until every shift
     stride = max(1, reach // 25)
-    coarse = max(range(-reach, reach + 1, stride), key=score)
-    fine = max(range(max(-reach, coarse - stride), min(reach, coarse + stride) + 1), key=score)
-    return fine * step, score(fine)
+    best = max(range(-reach, reach + 1, stride), key=score)
+    while stride > 1:
+        finer = max(1, stride // 10)
+        best = max(range(max(-reach, best - stride), min(reach, best + stride) + 1, finer), key=score)
+        stride = finer
+    return best * step, score(best)

@@ -65,12 +65,25 @@ def energy_tables(names: list[str], timeline: Timeline, clock, telemetry: Path, 
     # only where the profile traced the GPU (plus half a second): outside it, activity is unknown, not idle
     lo, hi = timeline.span[0] - 500_000_000, timeline.span[1] + 500_000_000
     window = [(t, w) for t, w in zip(power.times_ns, power.watts) if lo <= t <= hi]
-    lag = lag_estimate([t for t, _ in window], [w for _, w in window],
-                       [(op.start, op.end) for op in timeline.ops if device is None or op.device == device])
+    busy = [(op.start, op.end) for op in timeline.ops if device is None or op.device == device]
+    times, watts = [t for t, _ in window], [w for _, w in window]
+    lag = lag_estimate(times, watts, busy)
+    # The same search ten times as far: a telemetry file from another host or a stepped clock puts the power
+    # seconds away from the work, and the near search alone then names a wrong, small shift.
+    far = lag_estimate(times, watts, busy, max_lag_ns=FAR_LAG_NS) if lag is not None else None
+    if far is not None and far[1] > lag[1] + 0.05:
+        lag = far
     if lag is not None:
         clock_notes.append(f"check from the data: the power series matches GPU activity best when shifted by "
                            f"{-lag[0] / 1e6:+.0f} ms (correlation {lag[1]:.2f}; resolution one sample period, "
                            f"{power.period_s() * 1000:.0f} ms; the power sensor's own delay included)")
+        expected = SENSOR_LAG_NS[power.power_source]
+        if abs(lag[0]) > expected and lag[1] >= 0.4:
+            clock_notes.insert(0, f"WARNING: the power series lines up with GPU activity {-lag[0] / 1e6:+.0f} ms away "
+                               f"from where the clocks put it, more than the {expected // 1_000_000} ms a "
+                               f"{power.power_source} power sensor lags: the telemetry and the profile may not share "
+                               "a clock (recorded on other hosts, or a clock stepped between them), and then the "
+                               "energy per range and category below is wrong")
     tables = []
     for name in names:
         if name == "energy_by_range":
@@ -80,6 +93,12 @@ def energy_tables(names: list[str], timeline: Timeline, clock, telemetry: Path, 
         table.notes = [*timeline.notes, *gpu_notes, *clock_notes, *table.notes]
         tables.append(table)
     return tables
+
+
+# How far power may trail the work that drew it before the clocks are suspect: instant power within tens of ms
+# (-71 ms on an H100, the sensor's delay included), the driver's ~1 s average by up to about a second.
+SENSOR_LAG_NS = {"instant": 250_000_000, "average": 1_200_000_000}
+FAR_LAG_NS = 2_500_000_000
 
 
 def work_from(amount: float | None, unit: str | None) -> Work | None:
