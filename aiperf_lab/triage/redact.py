@@ -37,10 +37,14 @@
 Every rule runs in time linear in the text: each pattern can start only where the character before
 it cannot belong to it, and every repetition that could fail is bounded, so no pattern rescans a long
 run (a 30,000-character run of dots took 65 s with the former patterns). Rules find spans in the
-original text; overlapping spans merge into one replacement. `StreamRedactor` applies the same rules
-to a stream (a workload's output) piece by piece, so raw output never has to be stored.
+original text; overlapping spans merge into one replacement. URLs with credentials and secret-named
+assignments back to back (a text made of nothing else: `://x@` or `pass=abc ` repeated) are one span a
+run, whose replacement (made by substitutions in C) is what each match would have given, so the cost per
+match is not Python's. `StreamRedactor` applies the same rules to a stream (a workload's output) piece
+by piece, so raw output never has to be stored.
 
-The report counts what was replaced, by rule; it never holds a value.
+The report counts what was replaced, by rule (a run of URLs or assignments back to back counts once);
+it never holds a value.
 """
 
 from __future__ import annotations
@@ -1408,13 +1412,16 @@ class StreamRedactor:
 
     def __init__(self, redactor: Redactor, max_line: int = 1 << 20, piece: int = 1 << 16):
         self.redactor = redactor
-        self.max_line = max_line
         self.hold = max(4096, 2 * redactor.longest_literal)
+        # (a forced cut goes at least `hold` characters before the end of max_line: at or before 0 it never moved on)
+        self.max_line = max_line if max_line > self.hold else 2 * self.hold
         # Where pieces may end is decided by the text alone, never by how the pipe delivered it, so the output
         # is the same whatever the reads: a cut is tried at the first newline `piece` characters or more after
         # the last place tried (counted from the stream's start), moved back over lines that must stay with the
-        # next ones (_hold_back); a line longer than max_line is cut within its first max_line characters.
+        # next ones (_hold_back); a line longer than max_line is cut within its first max_line characters
+        # (2 * hold at least: a forced cut lands `hold` characters before the end of what it reads).
         self.piece = max(1, piece)
+        self._window = max(max_line, 2 * self.hold)   # what a forced cut reads (a cut lands `hold` before its end)
         self._buffer = ""
         self._offset = 0       # where the buffer starts in the stream
         self._next_try = 0     # where in the stream the next cut is looked for (the first newline from here)
@@ -1426,7 +1433,7 @@ class StreamRedactor:
         self._buffer += text
         out = []
         while True:
-            newline = self._buffer.find("\n", max(0, self._next_try - self._offset), self.max_line)
+            newline = self._buffer.find("\n", max(0, self._next_try - self._offset), self._window)
             if newline >= 0:
                 self._next_try = self._offset + newline + self.piece
                 cut = self._hold_back(newline + 1)
@@ -1434,7 +1441,7 @@ class StreamRedactor:
                     out.append(self._emit(cut))
                     # what a key block held back is looked at again only once as much again has come (linear)
                     self._next_try = max(self._next_try, self._offset + 2 * (newline + 1 - cut))
-            elif len(self._buffer) > self.max_line:
+            elif len(self._buffer) > self._window:
                 out.append(self._emit(None))
             else:
                 return "".join(out)
@@ -1497,9 +1504,9 @@ class StreamRedactor:
             self._token_carry = False
         else:  # a line too long to hold: cut where no span, nor the evidence for one, crosses (within its first
             # max_line characters, whatever else the buffer holds: the same text gives the same cut)
-            text = text[:self.max_line]
+            text = text[:self._window]
             spans = self.redactor.spans(text, self._in_key, self._token_carry, self._value_next)
-            cut = _cut_outside_spans(spans, len(text) - self.hold, len(text))
+            cut = max(1, _cut_outside_spans(spans, len(text) - self.hold, len(text)))
             piece = text[:cut]
             last_end = spans[bisect.bisect_left(spans, cut, key=_START) - 1][1] if spans and spans[0][0] < cut else -1
             self._token_carry = cut == len(text) and last_end >= cut and not text[-1:].isspace()
