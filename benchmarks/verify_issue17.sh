@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Issue 17 on the GPU machine: aiperf-stats against nsys stats 2025.3.1 (speed and byte identity) on a
 # 150,000-kernel / 30,000-range trace, and real multi-rank NCCL captures for nccl_sum and rank_spread.
-# Expected runtime: part speed about 2 minutes (under 3), part1 about 3 minutes, part2 about 1.5 minutes
+# Expected runtime: part speed about 2 minutes (under 3.5, with the phase timelines), part1 about 3 minutes, part2 about 1.5 minutes
 # (each step has its own timeout).
 #
-#   bash benchmarks/verify_issue17.sh speed    # the speed goals alone: under 3 minutes, on any kind
+#   bash benchmarks/verify_issue17.sh speed    # the speed goals alone: under 3.5 minutes, on any kind
 #   bash benchmarks/verify_issue17.sh          # part1 on any kind; part2 as well where 2+ GPUs are seen
 #   bash benchmarks/verify_issue17.sh part1    # or part2 alone (the nvidia-h200-x2 kind)
 #
@@ -15,7 +15,8 @@
 # aiperf-stats (wall and CPU), of the bare sqlite3 GROUP BY over the kernels, of the least join in bare SQL
 # (kernels joined to their launches, grouped) and of `nsys stats`, interleaved, with the ratios and a byte
 # comparison of the CSVs; and the same reports from the code before the NVTX speed work (commit a3dbf74,
-# or the checkout named by ISSUE17_BEFORE=DIR) in the same run, where git can make it. part1 does the same
+# or the checkout named by ISSUE17_BEFORE=DIR) in the same run, where git can make it; then a phase timeline
+# of nvtx_kern_sum and the two projection reports (benchmarks/stats_timeline.py). part1 does the same
 # on a real capture of benchmarks/kernel_storm.py.
 #
 # Run from the repository root with .nsyslibs carried (../shared/device/README.md). Never changes clocks or
@@ -79,6 +80,15 @@ if [[ " $PARTS " == *" speed "* ]]; then
     else
       row "**the speed benchmark failed or took over 170 s** (see log.txt)"
     fi
+    # Where the time goes: each phase's wall time (and its thread's CPU) in one run, the best of 3.
+    for report in nvtx_kern_sum nvtx_gpu_proj_sum nvtx_gpu_proj_trace; do
+      row
+      row "Timeline of $report (\`python benchmarks/stats_timeline.py STORM $report --repeat 3\`):"
+      row '```'
+      timeout 60 python3 benchmarks/stats_timeline.py "$W/synthetic.sqlite" "$report" --repeat 3 >> "$MD" 2>> "$LOG" \
+        || echo "timeline failed (see log.txt)" >> "$MD"
+      row '```'
+    done
   else
     row "**making the storm-shaped export failed** (see log.txt)"
   fi

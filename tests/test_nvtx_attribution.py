@@ -171,3 +171,143 @@ def test_graph_kernels_sharing_one_launch_call(tmp_path):
     assert _canonical(rows) == _canonical(reference_nvtx_kern_sum(path))
     g1 = next(r for r in rows if r[12] == "g1")
     assert g1[5] == 2 and g1[6] == 20  # two kernels of one graph launch, both inside the range
+
+
+def test_the_sweep_and_the_per_range_rule_agree_on_random_threads(monkeypatch):
+    """One thread's attribution by nvtx_sweep (segment codes, packed counts) and by the per-range rule it
+    replaces (painting keysets, a set of names per range), on random calls and ranges: nested, crossing,
+    touching, empty, sharing edges, several of one name inside each other, kernels outside every range."""
+    import random
+
+    from aiperf_lab.metrics.nsys import nvtx
+
+    def attributed(sweep: bool, ranges, starts, ends, names, durations):
+        acc = nvtx._Attribution()
+        if not sweep:
+            monkeypatch.setattr(nvtx, "_sweep", lambda *a: False)
+        assert nvtx._attribute_thread(acc, 7, ranges, starts, ends, nvtx._Kernels(list(names), list(durations)))
+        monkeypatch.undo()
+        return {key: (g.instances, g.kernels, g.summary()) for key, g in acc.groups().items()}
+
+    rng = random.Random(1717)
+    swept = 0
+    for case in range(300):
+        n = rng.randint(1, 60)
+        starts, ends, clock = [], [], 0
+        for _ in range(n):
+            clock += rng.choice((0, 1, 3, 10))
+            starts.append(clock)
+            clock += rng.randint(0, 5)
+            ends.append(clock)
+        names = [rng.choice((3, 5, 8, 0)) for _ in range(n)]
+        durations = [rng.choice((0, 1, 7, 100, 12345)) for _ in range(n)]
+        ranges = []
+        for rid in range(rng.randint(0, 25)):
+            lo = rng.randint(-2, clock + 2)
+            hi = lo + rng.choice((0, 1, 5, 20, 200, clock))
+            ranges.append(nvtx.NvtxRange(rid + 1, lo, hi, 7, rng.choice((":a", ":b", ":a", "NCCL:c")),
+                                         rng.choice(("PushPop", "StartEnd")), 0))
+        want = attributed(False, ranges, starts, ends, names, durations)
+        calls = []
+        monkeypatch.setattr(nvtx, "_sweep", lambda *a, _sweep=nvtx._sweep: calls.append(_sweep(*a)) or calls[-1])
+        got = attributed(True, ranges, starts, ends, names, durations)
+        swept += calls == [True]
+        assert got == want, case
+    assert swept > 200  # the sweep answered most cases (not the fallback)
+
+
+def test_more_than_so_many_open_at_once_by_comparing_sorted_starts_and_ends():
+    """_open_over against a running count of +1 per start and -1 per end (an end before a start at the
+    same time), on random ranges and depths."""
+    import random
+
+    from aiperf_lab.metrics.nsys.nvtx import NvtxRange, _open_over
+
+    def most_open(ranges):
+        marks = sorted([2 * r.start + 1 for r in ranges] + [2 * r.end for r in ranges])
+        running = best = 0
+        for mark in marks:
+            running += 1 if mark & 1 else -1
+            best = max(best, running)
+        return best
+
+    rng = random.Random(5)
+    for _ in range(400):
+        ranges = []
+        for rid in range(rng.randint(0, 40)):
+            start = rng.randint(0, 50)
+            ranges.append(NvtxRange(rid, start, start + rng.choice((0, 1, 2, 10, 60)), 1, ":r", "PushPop", 0))
+        for depth in range(0, 12):
+            assert _open_over(ranges, depth) == (most_open(ranges) > depth)
+
+
+def test_ranges_read_in_parts_with_the_bound_computed_in_sql_are_the_ranges_read_whole(tmp_path, monkeypatch):
+    """load_ranges after prefetch_ranges (NVTX_EVENTS read in rowid parts, the missing ends' bound computed
+    in the SQL) gives the ranges of the plain read (one part, the bound as a number): open ranges, two
+    domains, several threads, both bounds."""
+    import random
+
+    from aiperf_lab.metrics.nsys import nvtx
+
+    rng = random.Random(3)
+    b = ExportBuilder()
+    b.domain(1, 1, "NCCL")
+    for i in range(300):
+        start = rng.randint(0, 10_000)
+        end = None if rng.random() < 0.05 else start + rng.randint(0, 500)
+        b.range(rng.choice((1, 2)), start, end, rng.choice(("step", "fwd", "io")), domain=rng.choice((0, 1)),
+                push_pop=rng.random() < 0.8)
+    path = b.write(tmp_path / "parts.sqlite")
+    for bound in ("ranges", "all"):
+        whole = nvtx.load_ranges(NsysDatabase(path), end_bound=bound)
+        monkeypatch.setattr(nvtx, "NVTX_SPLIT_ROWS", 10)
+        monkeypatch.setattr("os.cpu_count", lambda: 4)
+        db = NsysDatabase(path)
+        nvtx.prefetch_ranges(db, bound)
+        assert len(db._prefetched) == 4  # four parts, under way
+        parts = nvtx.load_ranges(db, end_bound=bound)
+        assert not db._prefetched  # all four taken
+        monkeypatch.undo()
+        assert parts == whole and any(r.end == max(max(x.start, x.end) for x in whole) for r in whole)
+
+
+def test_a_rows_statistics_from_its_parts_are_those_of_all_its_durations():
+    """_KernGroup.summary (sums per part, the median found in the sorted parts) against duration_summary of
+    every duration written out, each part as many times as it counts."""
+    import random
+
+    from aiperf_lab.metrics.nsys.nvtx import _KernGroup
+    from aiperf_lab.metrics.summary_stats import sum_of_squares
+
+    rng = random.Random(11)
+    for _ in range(500):
+        group = _KernGroup()
+        every = []
+        for _part in range(rng.randint(1, 4)):
+            values = sorted(rng.choice((0, 1, 2, 7, 1000, 123457)) + rng.randint(0, 3)
+                            for _ in range(rng.randint(1, 9)))
+            times = rng.choice((1, 1, 2, 3))
+            group.parts.append((values, times, sum(values), sum_of_squares(values)))
+            every += values * times
+        assert group.summary() == duration_summary(every)
+
+
+def test_a_kernel_ending_before_it_starts_takes_the_two_columns_apart(tmp_path, monkeypatch):
+    """A negative duration does not fit the packed read (name * 2^36 + duration): the kernels are read
+    again as two columns and attributed by the per-range rule, as nsys's numbers have it."""
+    from aiperf_lab.metrics.nsys import nvtx
+
+    b = ExportBuilder()
+    b.range(1, 0, 1000, "step")
+    b.range(1, 5, 500, "fwd")
+    b.launch(1, 10, 20, "k", 100, 50)
+    b.launch(1, 30, 40, "k", 300, -20)  # damaged: ends before it starts
+    b.launch(1, 600, 610, "j", 400, 5)
+    b.launch(1, 2000, 2010, "j", 900, 7)  # outside every range
+    path = b.write(tmp_path / "negative.sqlite")
+    packed = []
+    monkeypatch.setattr(nvtx, "_Kernels", lambda *a, _k=nvtx._Kernels, **k: packed.append(k.get("packed")) or _k(*a, **k))
+    rows = nvtx_kern_sum(NsysDatabase(path)).rows
+    assert packed == [None]  # the two columns apart, never the packed ones
+    assert _canonical(rows) == _canonical(reference_nvtx_kern_sum(path))
+    assert [r[6] for r in rows if r[12] == "k"] == [30, 30]  # 50 - 20 under step and under fwd

@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from nsys_builder import ExportBuilder
 
 from aiperf_lab.metrics.nsys.db import NsysDatabase
@@ -178,3 +180,22 @@ def test_ranges_nested_thousands_deep_are_refused_in_one_line(tmp_path):
             assert f"nested more than {MAX_NESTING_DEPTH} levels deep on one thread" in str(exc), report
         else:
             raise AssertionError(f"{report.__name__} was not refused")
+
+
+def test_ranges_open_at_once_on_many_threads_are_refused_under_cross_thread(tmp_path):
+    """--cross-thread puts a kernel under the ranges of every thread of its process: 1,100 threads each
+    with one range open over the same time is 1,100 levels for it (red team E5: over 40 s), while each
+    thread alone nests one level and nsys's own rule reads it as usual."""
+    from aiperf_lab.errors import InputError
+    from aiperf_lab.metrics.nsys.nvtx import MAX_NESTING_DEPTH, kernels_in_range, nvtx_gpu
+
+    b = ExportBuilder()
+    for tid in range(1, MAX_NESTING_DEPTH + 77):
+        b.range(tid, 1_000 + tid, 10_000_000 - tid, "step")
+    b.launch(1, 1_999_000, 1_999_500, "k", 2_000_000, 100)
+    path = b.write(tmp_path / "wide.sqlite")
+    assert nvtx_gpu(NsysDatabase(path)).rows  # one thread at a time: fine
+    for report in (lambda db: nvtx_gpu(db, cross_thread=True),
+                   lambda db: kernels_in_range(db, "step", cross_thread=True)):
+        with pytest.raises(InputError, match=f"nested more than {MAX_NESTING_DEPTH} levels in one process"):
+            report(NsysDatabase(path))

@@ -57,12 +57,21 @@ def sample_stdev(values: list[int], total: int | None = None) -> float:
     n = len(values)
     if n < 2:
         return 0.0
-    s1 = sum(values) if total is None else total
-    s2 = _sum_of_squares(values)  # exact: Python ints do not overflow
-    numerator = n * s2 - s1 * s1  # exact: n(n-1) * variance
+    return stdev_from_sums(n, sum(values) if total is None else total, _sum_of_squares(values))
+
+
+def stdev_from_sums(n: int, total: int, squares: int) -> float:
+    """sample_stdev from n, the sum and the sum of squares of integers (exact: Python ints do not overflow)."""
+    if n < 2:
+        return 0.0
+    numerator = n * squares - total * total  # exact: n(n-1) * variance
     if numerator <= 0:
         return 0.0
     return math.sqrt(numerator / (n * (n - 1)))
+
+
+def sum_of_squares(values: list[int]) -> int:
+    return _sum_of_squares(values)
 
 
 def sample_stdev_float(values: list[float]) -> float:

@@ -1304,8 +1304,10 @@ class StreamRedactor:
         # Where pieces may end is decided by the text alone, never by how the pipe delivered it, so the output
         # is the same whatever the reads: a cut is tried at the first newline `piece` characters or more after
         # the last place tried (counted from the stream's start), moved back over lines that must stay with the
-        # next ones (_hold_back); a line longer than max_line is cut within its first max_line characters.
+        # next ones (_hold_back); a line longer than max_line is cut within its first max_line characters
+        # (2 * hold at least: a forced cut lands `hold` characters before the end of what it reads).
         self.piece = max(1, piece)
+        self._window = max(max_line, 2 * self.hold)   # what a forced cut reads (a cut lands `hold` before its end)
         self._buffer = ""
         self._offset = 0       # where the buffer starts in the stream
         self._next_try = 0     # where in the stream the next cut is looked for (the first newline from here)
@@ -1317,7 +1319,7 @@ class StreamRedactor:
         self._buffer += text
         out = []
         while True:
-            newline = self._buffer.find("\n", max(0, self._next_try - self._offset), self.max_line)
+            newline = self._buffer.find("\n", max(0, self._next_try - self._offset), self._window)
             if newline >= 0:
                 self._next_try = self._offset + newline + self.piece
                 cut = self._hold_back(newline + 1)
@@ -1325,7 +1327,7 @@ class StreamRedactor:
                     out.append(self._emit(cut))
                     # what a key block held back is looked at again only once as much again has come (linear)
                     self._next_try = max(self._next_try, self._offset + 2 * (newline + 1 - cut))
-            elif len(self._buffer) > self.max_line:
+            elif len(self._buffer) > self._window:
                 out.append(self._emit(None))
             else:
                 return "".join(out)
@@ -1388,9 +1390,9 @@ class StreamRedactor:
             self._token_carry = False
         else:  # a line too long to hold: cut where no span, nor the evidence for one, crosses (within its first
             # max_line characters, whatever else the buffer holds: the same text gives the same cut)
-            text = text[:self.max_line]
+            text = text[:self._window]
             spans = self.redactor.spans(text, self._in_key, self._token_carry, self._value_next)
-            cut = _cut_outside_spans(spans, len(text) - self.hold, len(text))
+            cut = max(1, _cut_outside_spans(spans, len(text) - self.hold, len(text)))
             piece = text[:cut]
             last_end = spans[bisect.bisect_left(spans, cut, key=_START) - 1][1] if spans and spans[0][0] < cut else -1
             self._token_carry = cut == len(text) and last_end >= cut and not text[-1:].isspace()
@@ -2572,9 +2574,10 @@ TWILIO_TOKEN_BESIDE = re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{32}(?![0-9A-Za-z])")
 BESIDE_REACH = 256
 # A .netrc password line on its own (wandb's ~/.netrc: `machine api.wandb.ai` / `  login user` / `  password V`):
 # the line is only `password VALUE`, and the value is key-like (hex, generated, or a password's mix).
-NETRC_PASSWORD_LINE = re.compile(r"password[ \t]{1,8}(?P<value>[^\s'\"]{8,512})[ \t]*(?=\r?\n|\Z)")
+NETRC_PASSWORD_LINE = re.compile(r"\n[ \t]{0,16}password[ \t]{1,8}(?P<value>[^\s'\"]{8,512})[ \t]*(?=\r?\n|\Z)")
 
 
+@functools.lru_cache(maxsize=4096)
 def _looks_like_key(value: str) -> bool:
     return is_hex_key(value) or looks_generated(value) or looks_like_password(value)
 
@@ -2587,7 +2590,7 @@ def _beside_spans(text: str, ids: re.Pattern[str], secret: re.Pattern[str], chec
     scanned = 0
     for m in ids.finditer(text):
         start, end = m.span()
-        low = max(scanned, start - BESIDE_REACH, text.rfind("\n", 0, start) + 1)
+        low = max(scanned, start - BESIDE_REACH, text.rfind("\n", max(0, start - BESIDE_REACH), start) + 1)
         high = text.find("\n", end, end + BESIDE_REACH)
         high = min(len(text), end + BESIDE_REACH) if high < 0 else high
         for found in secret.finditer(text, low, high):
@@ -2598,6 +2601,7 @@ def _beside_spans(text: str, ids: re.Pattern[str], secret: re.Pattern[str], chec
     return spans
 
 
+@functools.lru_cache(maxsize=4096)
 def _mixed_key(value: str) -> bool:
     return any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value)
 
@@ -2629,9 +2633,8 @@ def _context_shape_spans(text: str, present: set[str]) -> list[Span]:
     if "AKIA" in present or "ASIA" in present:
         spans.extend(_beside_spans(text, AWS_KEY_ID, AWS_SECRET_BESIDE, _mixed_key, "aws secret key"))
     spans.extend(_beside_spans(text, TWILIO_ACCOUNT_SID, TWILIO_TOKEN_BESIDE, lambda v: True, "twilio auth token"))
-    for m in NETRC_PASSWORD_LINE.finditer(text):
-        line_start = text.rfind("\n", max(0, m.start() - 17), m.start()) + 1
-        if (line_start or m.start() <= 16) and not text[line_start:m.start()].strip(" \t") and _looks_like_key(
-                m.group("value")):
-            spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
+    if "password" in text:  # (the pattern is led by a newline: a test for its word first)
+        looks_like_key = _looks_like_key
+        spans.extend((m.start("value") - 1, m.end("value") - 1, REDACTED, "secret-named value", m.start())
+                     for m in NETRC_PASSWORD_LINE.finditer("\n" + text) if looks_like_key(m.group("value")))
     return spans

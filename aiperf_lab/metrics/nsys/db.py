@@ -253,6 +253,11 @@ class NsysDatabase:
                 self._prefetched[sql] = (thread, then, box)
                 thread.start()
 
+    def prefetching(self, sql: str) -> bool:
+        """Whether a prefetch of this SQL (with no `then`) is under way or done and not yet taken."""
+        pending = self._prefetched.get(sql)
+        return pending is not None and pending[1] is None
+
     def _query_apart(self, sql: str, then: Callable | None, box: dict) -> None:
         try:
             con = sqlite3.connect(self._uri, uri=True)
@@ -329,15 +334,16 @@ class NsysDatabase:
                 out.setdefault(value, []).extend(spans)
         return list(out.items())
 
-    def rowid_ranges(self, table: str, rowid: str = "rowid") -> list[str]:
-        """WHERE clauses that split a long table into up to 4 rowid ranges (each a range search of its
-        B-tree) for reads that run at once in threads, one per core; [""] (the whole table) otherwise."""
+    def rowid_ranges(self, table: str, rowid: str = "rowid", min_rows: int = SPLIT_ROWS) -> list[str]:
+        """WHERE clauses that split a table of `min_rows` or more into up to 4 rowid ranges (each a range
+        search of its B-tree) for reads that run at once in threads, one per core; [""] (the whole table)
+        otherwise."""
         threads = min(4, os.cpu_count() or 1)
         try:  # (a table WITHOUT ROWID has none: read whole)
             last = self.con.execute(f"SELECT max(rowid) FROM [{table}]").fetchone()[0]
         except sqlite3.Error:
             last = None
-        if type(last) is not int or last < SPLIT_ROWS or threads < 2:
+        if type(last) is not int or last < min_rows or threads < 2:
             return [""]
         edges = [last * i // threads for i in range(threads)] + [last]
         return [f"WHERE {rowid} > {a} AND {rowid} <= {b}" if i else f"WHERE {rowid} <= {b}"

@@ -13,6 +13,7 @@ differ (a correlation id that two calls of one process share, a NULL in a column
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from typing import Callable
 from operator import add, and_, lt
 from itertools import chain, islice, repeat
 
@@ -27,15 +28,16 @@ Checks = dict[str, tuple[str, ...]]
 CALL_COLUMNS = ("correlationId", "globalTid", "start", "end")
 
 
-def _read(db: NsysDatabase, source: str, key: str, columns: list[str],
-          checks: Checks) -> tuple[list[int] | None, int | None, list[list[int]]] | None:
+def _read(db: NsysDatabase, source: str, key: str, columns: list[str], checks: Checks,
+          then: Callable | None = None) -> tuple[list[int] | None, int | None, list[list[int]]] | None:
     """(key per row or None, the key when all rows share it, [column values]) of `source` in table
-    order; None where a value is NULL.
+    order; None where a value is NULL. With then=_unparsed_first or _parsed_keeping_text, the first column
+    comes as a _Text.
 
     One scan; a second one for the keys only where they differ (several processes or threads). The read
     checks what it reads (integers_or_none; times through span_sql): a wrong value found raises the
     InputError of the full check of `checks`; a NULL where nsys may write one gives None."""
-    parts = [db.query_then(sql, _parsed) for sql in _read_sqls(db, source, key, columns)]
+    parts = [db.query_then(sql, then or _parsed) for sql in _read_sqls(db, source, key, columns)]
     if any(part_rows and not (type(part_low) is int and type(part_high) is int)
            for part_rows, _keyed, part_low, part_high, _values in parts):
         return _checked_none(db, checks)
@@ -43,7 +45,9 @@ def _read(db: NsysDatabase, source: str, key: str, columns: list[str],
     low = min((p[2] for p in parts if p[0]), default=None)
     high = max((p[3] for p in parts if p[0]), default=None)
     values = [None if any(p[4][i] is None for p in parts) else
-              (parts[0][4][i] if len(parts) == 1 else list(chain.from_iterable(p[4][i] for p in parts)))
+              (parts[0][4][i] if len(parts) == 1 else
+               _Text.joined([p[4][i] for p in parts]) if type(parts[0][4][i]) is _Text else
+               list(chain.from_iterable(p[4][i] for p in parts)))
               for i in range(len(columns))]
     for i, column in enumerate(columns):
         if values[i] is None and column in _MOSTLY_CONSTANT:  # several values after all: read them all
@@ -61,6 +65,49 @@ def _parsed(result: list[tuple]) -> tuple:
     rows, keyed, low, high, *texts = result[0]
     return rows, keyed, low, high, [_one_value(t, rows) if t is not None and t[:1] == "=" else
                                     integers_or_none(t, rows) for t in texts]
+
+
+def _parsed_keeping_text(result: list[tuple]) -> tuple:
+    """_parsed, the first column (correlation ids) also kept as its text (a _Text)."""
+    return _with_text(result, True)
+
+
+def _unparsed_first(result: list[tuple]) -> tuple:
+    """_parsed, the first column (the operations' correlation ids) left as its text (a _Text): mostly it
+    is the calls' own, text for text, and need not be parsed at all."""
+    return _with_text(result, False)
+
+
+def _with_text(result: list[tuple], parse: bool) -> tuple:
+    rows, keyed, low, high, first, *texts = result[0]
+    parsed = _parsed([(rows, keyed, low, high, *texts)])[4]
+    if first is None and rows:
+        return rows, keyed, low, high, [None, *parsed]
+    pieces = [first] if first is not None else []
+    return rows, keyed, low, high, [_Text(pieces, rows, integers_or_none(first, rows) if parse else False), *parsed]
+
+
+class _Text:
+    """A column of integers as group_concat's text (its pieces in table order) and, where parsed, its values."""
+
+    __slots__ = ("pieces", "rows", "parsed")
+
+    def __init__(self, pieces: list[str], rows: int, parsed: list[int] | None | bool):
+        self.pieces, self.rows, self.parsed = pieces, rows, parsed  # parsed: False where not parsed yet
+
+    @classmethod
+    def joined(cls, parts: list[_Text]) -> _Text:
+        parsed = [p.parsed for p in parts]
+        return cls([t for p in parts for t in p.pieces], sum(p.rows for p in parts),
+                   False if False in parsed else None if None in parsed else list(chain.from_iterable(parsed)))
+
+    def values(self) -> list[int] | None:
+        if self.parsed is False:
+            self.parsed = integers_or_none(",".join(self.pieces) if self.pieces else None, self.rows)
+        return self.parsed
+
+    def same_text(self, other: _Text) -> bool:
+        return self.rows == other.rows and ",".join(self.pieces) == ",".join(other.pieces)
 
 
 # Columns that hold one value in most exports (one GPU, one launch API): read as "=" and their distinct
@@ -113,8 +160,9 @@ def prefetch(db: NsysDatabase, ops: str, op_columns: list[str], call_sources: li
              call_columns: tuple[str, ...] = ()) -> None:
     """Start launches_by_thread's reads of the ops and of the first call source in threads of their own
     (NsysDatabase.prefetch), so that they run while the caller reads something else (the ranges)."""
-    db.prefetch(*_read_sqls(db, ops, "globalPid", _op_read_columns(op_columns)),
-                *_read_sqls(db, call_sources[0], "globalTid", _call_read_columns(call_columns)), then=_parsed)
+    db.prefetch(*_read_sqls(db, ops, "globalPid", _op_read_columns(op_columns)), then=_unparsed_first)
+    db.prefetch(*_read_sqls(db, call_sources[0], "globalTid", _call_read_columns(call_columns)),
+                then=_parsed_keeping_text)
 
 
 def _checked_none(db: NsysDatabase, checks: Checks) -> None:
@@ -191,27 +239,37 @@ def launches_by_thread(db: NsysDatabase, ops: str, op_columns: list[str], call_s
     (see the module's docstring). Raises InputError where a value read is not what nsys writes.
     """
     prefetch(db, ops, op_columns, call_sources, call_columns)  # both reads at once (if not started already)
-    op_read = _read(db, ops, "globalPid", _op_read_columns(op_columns), op_checks)
+    op_read = _read(db, ops, "globalPid", _op_read_columns(op_columns), op_checks, _unparsed_first)
     if op_read is None:
         return None
-    op_pids, op_pid, (op_corr, *read_values) = op_read
-    by_column = iter(read_values)
-    op_values = [op_corr if c == "correlationId" else next(by_column) for c in op_columns]
+    op_pids, op_pid, (op_text, *read_values) = op_read
+    op_corr: list[int] | None = None
     for source in call_sources:
         # Durations, not ends: shorter numbers to print and parse.
-        call_read = _read(db, source, "globalTid", _call_read_columns(call_columns), {RUNTIME: CALL_COLUMNS + call_columns})
+        call_read = _read(db, source, "globalTid", _call_read_columns(call_columns),
+                          {RUNTIME: CALL_COLUMNS + call_columns}, _parsed_keeping_text)
         if call_read is None:
             return None
-        call_tids, call_tid, (call_corr, call_starts, call_lengths, *call_values) = call_read
+        call_tids, call_tid, (call_text, call_starts, call_lengths, *call_values) = call_read
+        call_corr = call_text.values()
+        if call_corr is None:
+            return _checked_none(db, {RUNTIME: CALL_COLUMNS + call_columns})
         call_ends = list(map(add, call_starts, call_lengths))
         call_pids = None if call_tids is None else list(map(and_, call_tids, repeat(PID_MASK)))
         if op_pids is None and call_pids is None:  # one process on both sides: the correlation id alone
             same = op_pid is None or call_tid is None or op_pid == call_tid & PID_MASK
-            if same and op_corr == call_corr and all(map(lt, call_corr, islice(call_corr, 1, None))):
+            if same and op_text.same_text(call_text) and all(map(lt, call_corr, islice(call_corr, 1, None))):
+                op_corr = call_corr  # the same numbers (the same text, checked as the calls' was)
                 found = None  # the n-th op is the n-th call's (kernels and launches alike in order): no index
                 break
+            op_corr = _op_values(db, op_text, op_checks, op_corr)
+            if op_corr is None:
+                return None
             call_keys, op_keys = (call_corr, op_corr) if same else ([], op_corr)
         else:
+            op_corr = _op_values(db, op_text, op_checks, op_corr)
+            if op_corr is None:
+                return None
             call_keys = list(zip(call_corr, call_pids if call_pids is not None else
                                  repeat(None if call_tid is None else call_tid & PID_MASK)))
             op_keys = list(zip(op_corr, op_pids if op_pids is not None else repeat(op_pid)))
@@ -222,6 +280,8 @@ def launches_by_thread(db: NsysDatabase, ops: str, op_columns: list[str], call_s
         found = list(map(index.get, op_keys))
         if None not in found or source is call_sources[-1]:
             break
+    by_column = iter(read_values)
+    op_values = [op_corr if c == "correlationId" else next(by_column) for c in op_columns]
     threads: dict[int | None, Columns] = {}
     if found is None:
         starts, ends, columns = call_starts, call_ends, [call_starts, call_ends, *call_values, *op_values]
@@ -242,6 +302,14 @@ def launches_by_thread(db: NsysDatabase, ops: str, op_columns: list[str], call_s
     columns = [starts, ends, *(list(map(v.__getitem__, found)) for v in call_values), *op_values]
     tids = None if call_tids is None else list(map(call_tids.__getitem__, found))
     return _by_thread(threads, tids, call_tid, starts, columns)
+
+
+def _op_values(db: NsysDatabase, text: _Text, checks: Checks, parsed: list[int] | None) -> list[int] | None:
+    """The operations' correlation ids (parsed once); None as _read gives it for a column it cannot parse."""
+    if parsed is not None:
+        return parsed
+    values = text.values()
+    return values if values is not None else _checked_none(db, checks)
 
 
 def _by_thread(threads: dict, tids: list[int] | None, tid: int | None, starts: list[int],

@@ -10,15 +10,16 @@ import heapq
 from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
 from functools import partial
-from itertools import accumulate, chain, compress, repeat
-from operator import add, and_, attrgetter, itemgetter, lshift, lt, mul, or_, sub
+from itertools import chain, compress, islice, repeat
+from operator import add, and_, gt, itemgetter, lshift, lt, mul, or_, rshift, sub
 from typing import TYPE_CHECKING, Iterator, NamedTuple
 
 from aiperf_lab.metrics.nsys.db import (COLUMN_TYPES, KERNEL, NVTX, NVTX_DOMAIN_CREATE, NVTX_PUSHPOP, NVTX_RANGE_TYPES,
                                         NVTXT_PUSHPOP, PID_MASK, RUNTIME, TIME_BOUND, NsysDatabase, integers_or_none,
                                         parse_integers, span_sql, split_global_tid)
 from aiperf_lab.errors import InputError, MissingData
-from aiperf_lab.metrics.summary_stats import SUM_COLUMNS, duration_summary, percent_of, summary_rows
+from aiperf_lab.metrics.summary_stats import (SUM_COLUMNS, median, percent_of, sqlite_round, stdev_from_sums,
+                                              sum_of_squares, summary_rows)
 from aiperf_lab.metrics.tables import Table
 
 if TYPE_CHECKING:  # nsys.ops pulls in dataclasses: imported where used, off nvtx_kern_sum's start-up path
@@ -40,6 +41,7 @@ class NvtxRange(NamedTuple):
 
 
 _START, _END, _KEY = itemgetter(1), itemgetter(2), itemgetter(4, 5)  # NvtxRange fields, read in C
+_GTID, _ELSEWHERE = itemgetter(3), itemgetter(6)
 
 
 def load_ranges(db: NsysDatabase, end_bound: str = "all", event_types: tuple = NVTX_RANGE_TYPES) -> list[NvtxRange]:
@@ -62,8 +64,10 @@ def load_ranges(db: NsysDatabase, end_bound: str = "all", event_types: tuple = N
     columns = (f"n.rowid, n.start, coalesce(n.[end], {int(bound)}), n.globalTid, {{label}}, "
                f"CASE WHEN n.eventType IN ({pushpop}) THEN 'PushPop' ELSE 'StartEnd' END, {end_tid} IS NOT NULL")
     source = f"FROM {NVTX} AS n LEFT JOIN StringIds AS s ON s.id = {text_id} WHERE n.eventType IN ({types})"
-    grouped = _grouped_ranges(db, f"FROM {NVTX} AS n WHERE n.eventType IN ({types})", int(bound), pushpop, end_tid,
-                              domain_id, text_id, prefixes)
+    sqls = _grouped_sqls(db, types, end_bound, pushpop, end_tid, domain_id, text_id)
+    if not all(map(db.prefetching, sqls)):  # nothing read yet: the bound as a number
+        sqls = _grouped_sqls(db, types, str(int(bound)), pushpop, end_tid, domain_id, text_id)
+    grouped = _grouped_ranges(db, sqls, prefixes)
     if grouped is not None:
         return grouped
     db.check(NVTX)
@@ -88,17 +92,33 @@ def _optional_columns(db: NsysDatabase) -> tuple[str, str, str]:
 
 
 def prefetch_ranges(db: NsysDatabase, end_bound: str = "ranges", event_types: tuple = NVTX_RANGE_TYPES) -> None:
-    """Start load_ranges' grouped read of the ranges in a thread of its own (NsysDatabase.prefetch), so
-    that a report reads them while it reads the kernels and their calls. A wrong value met on the way
-    raises load_ranges' InputError here."""
+    """Start load_ranges' grouped read of the ranges in threads of their own (NsysDatabase.prefetch), so
+    that a report reads them while it reads the kernels and their calls. The read starts at once: the
+    bound that replaces a missing end is computed in its SQL (load_ranges checks the values it comes from
+    before it takes the result)."""
     if NVTX not in db.tables:
         return
     types = ",".join(str(t) for t in event_types)
-    bound = _missing_end_bound(db, end_bound, types)
     text_id, domain_id, end_tid = _optional_columns(db)
     pushpop = ",".join(str(t) for t in (NVTX_PUSHPOP, NVTXT_PUSHPOP))
-    db.prefetch(_grouped_sql(f"FROM {NVTX} AS n WHERE n.eventType IN ({types})", int(bound), pushpop, end_tid,
-                             domain_id, text_id))
+    db.prefetch(*_grouped_sqls(db, types, end_bound, pushpop, end_tid, domain_id, text_id))
+
+
+def _grouped_sqls(db: NsysDatabase, types: str, bound: str, pushpop: str, end_tid: str, domain_id: str,
+                  text_id: str) -> list[str]:
+    """_grouped_sql over rowid ranges of NVTX_EVENTS (one per thread where the table is long). `bound`:
+    the missing ends' replacement as a number, or "all"/"ranges" for the same computed in the SQL."""
+    if bound in ("all", "ranges"):
+        where = f"eventType IN ({types})" if bound != "all" else "1"
+        bound = (f"(SELECT coalesce(max(v), 0) FROM (SELECT max(start) AS v FROM {NVTX} WHERE {where} "
+                 f"UNION ALL SELECT max([end]) FROM {NVTX} WHERE {where}))")
+    return [_grouped_sql(f"FROM {NVTX} AS n WHERE n.eventType IN ({types}) {chunk.replace('WHERE', 'AND', 1)}",
+                         bound, pushpop, end_tid, domain_id, text_id)
+            for chunk in db.rowid_ranges(NVTX, "n.rowid", min_rows=NVTX_SPLIT_ROWS)]
+
+
+# NVTX_EVENTS is read in parts, one per thread, from this many rows (the GROUP BY sorts each part alone).
+NVTX_SPLIT_ROWS = 20_000
 
 
 def _missing_end_bound(db: NsysDatabase, end_bound: str, types: str) -> int:
@@ -145,7 +165,7 @@ def _int_or_none(value: object) -> bool:
     return value is None or type(value) is int
 
 
-def _grouped_sql(source: str, bound: int, pushpop: str, end_tid: str, domain_id: str, text_id: str) -> str:
+def _grouped_sql(source: str, bound: int | str, pushpop: str, end_tid: str, domain_id: str, text_id: str) -> str:
     time_ok = f"BETWEEN -{TIME_BOUND} AND {TIME_BOUND}"
     return (f"SELECT {text_id} AS text_id, n.text, CASE WHEN n.eventType IN ({pushpop}) THEN 'PushPop' "
             f"ELSE 'StartEnd' END AS style, typeof({end_tid}) AS elsewhere, n.globalTid, {domain_id} AS domain, "
@@ -154,14 +174,14 @@ def _grouped_sql(source: str, bound: int, pushpop: str, end_tid: str, domain_id:
             f"{source} GROUP BY text_id, n.text, style, elsewhere, n.globalTid, domain")
 
 
-def _grouped_ranges(db: NsysDatabase, source: str, bound: int, pushpop: str, end_tid: str, domain_id: str,
-                    text_id: str, prefixes: dict) -> list[NvtxRange] | None:
+def _grouped_ranges(db: NsysDatabase, sqls: list[str], prefixes: dict) -> list[NvtxRange] | None:
     """The ranges in table order (each repeated per domain name its domain matches, in that order), read
-    as one group_concat row per (text, style, thread, domain): no Python tuple per range from sqlite3.
-    None where a value is NULL (the row-by-row read handles that)."""
+    as one group_concat row per (text, style, thread, domain) and part of the table (`sqls`, from
+    _grouped_sqls): no Python tuple per range from sqlite3. None where a value is NULL (the row-by-row
+    read handles that)."""
     # The values are checked as they are read: times out of range, texts, blobs and NULL starts give NULL
     # (a count that comes up short), reals their text, the keys their type; any of these: the full check.
-    rows = db.query(_grouped_sql(source, bound, pushpop, end_tid, domain_id, text_id))
+    rows = [row for sql in sqls for row in db.query(sql)]
     if not all(_int_or_none(text_id_value) and (text is None or type(text) is str) and _int_or_none(gtid)
                and _int_or_none(domain) and elsewhere in ("null", "integer")
                for text_id_value, text, _style, elsewhere, gtid, domain, *_rest in rows):
@@ -296,15 +316,65 @@ def _null_first(value):
 
 def _launch_reads(db: NsysDatabase, name_col: str) -> tuple[list[str], list[str]]:
     """The kernel columns and the call sources _launches_by_thread reads (for launch_join)."""
-    # A subquery, not the ids pasted in: nothing read from the file becomes SQL text.
-    has_launches = bool(db.query("SELECT 1 FROM StringIds WHERE value LIKE '%Launch%' LIMIT 1"))
+    # A subquery, not the ids pasted in: nothing read from the file becomes SQL text (and a list of the
+    # ids costs SQLite the same lookup per call: 40 ms for 300,000 calls either way).
+    has_launches = db.memo.get("has_launch_names")
+    if has_launches is None:
+        has_launches = db.memo["has_launch_names"] = bool(
+            db.query("SELECT 1 FROM StringIds WHERE value LIKE '%Launch%' LIMIT 1"))
     filtered = f"(SELECT rowid AS rid, correlationId, globalTid, start, [end] FROM {RUNTIME} WHERE nameId IN " \
                "(SELECT id FROM StringIds WHERE value LIKE '%Launch%'))" if has_launches else None
     name = name_col if COLUMN_TYPES[KERNEL].get(name_col) == "int" else f"coalesce({name_col}, -1)"
     return [name, span_sql()], [filtered, RUNTIME] if filtered else [RUNTIME]
 
 
-def _launches_by_thread(db: NsysDatabase, name_col: str) -> list[tuple[int | None, list, list, list, list]]:
+# Kernel name id and duration read as one number, name * 2^36 + duration: one column to print and parse,
+# already the sort key of the attribution. NULL (and the two columns read apart) where either is out of
+# range: a negative duration, one over 2^36 ns (19 hours: none in real traces), a NULL or huge name id.
+# Arithmetic, not shifts: a real where an integer belongs stays a real, which the read's check refuses.
+PACK_SHIFT = 36
+
+
+def _packed_read(db: NsysDatabase, name_col: str) -> list[str]:
+    bound = f"BETWEEN -{TIME_BOUND} AND {TIME_BOUND}"
+    return [f"CASE WHEN {name_col} BETWEEN 0 AND {(1 << 26) - 1} AND start {bound} AND [end] {bound} AND "
+            f"[end] - start BETWEEN 0 AND {(1 << PACK_SHIFT) - 1} THEN {name_col} * {1 << PACK_SHIFT} + ([end] - start) END"]
+
+
+class _Kernels:
+    """One thread's kernels, in call order: name ids and durations, as two lists or packed in one
+    (name << shift | duration); each form made from the other where asked for."""
+
+    __slots__ = ("_names", "_durations", "_packed", "shift")
+
+    def __init__(self, names: list[int] | None = None, durations: list[int] | None = None,
+                 packed: list[int] | None = None, shift: int = PACK_SHIFT):
+        self._names, self._durations, self._packed, self.shift = names, durations, packed, shift
+
+    @property
+    def names(self) -> list[int]:
+        if self._names is None:
+            self._names = list(map(rshift, self._packed, repeat(self.shift)))
+        return self._names
+
+    @property
+    def durations(self) -> list[int]:
+        if self._durations is None:
+            self._durations = list(map(and_, self._packed, repeat((1 << self.shift) - 1)))
+        return self._durations
+
+    def packed(self) -> list[int] | None:
+        """name << shift | duration per kernel; None where a name id or duration is negative."""
+        if self._packed is None:
+            durations, names = self._durations, self._names
+            if not durations or min(durations) < 0 or min(names) < 0:
+                return None
+            self.shift = max(durations).bit_length()
+            self._packed = list(map(or_, map(lshift, names, repeat(self.shift)), durations))
+        return self._packed
+
+
+def _launches_by_thread(db: NsysDatabase, name_col: str) -> list[tuple[int | None, list, list, _Kernels]]:
     """Per launching thread: api starts, api ends, kernel name ids and durations, ordered by api start.
 
     The thread is None for kernels whose launch call is not in the export. SQLite does the join and the
@@ -317,10 +387,14 @@ def _launches_by_thread(db: NsysDatabase, name_col: str) -> list[tuple[int | Non
 
     columns, sources = _launch_reads(db, name_col)
     filtered = sources[0] if len(sources) > 1 else None
-    hashed = launches_by_thread(db, KERNEL, columns, sources,
-                                {KERNEL: ("correlationId", "globalPid", name_col, "start", "end")})
+    checks = {KERNEL: ("correlationId", "globalPid", name_col, "start", "end")}
+    hashed = launches_by_thread(db, KERNEL, _packed_read(db, name_col), sources, checks)
     if hashed is not None:
-        return [(gtid, *columns) for gtid, columns in hashed.items()]
+        return [(gtid, starts, ends, _Kernels(packed=packed)) for gtid, (starts, ends, packed) in hashed.items()]
+    hashed = launches_by_thread(db, KERNEL, columns, sources, checks)  # the two columns apart
+    if hashed is not None:
+        return [(gtid, starts, ends, _Kernels(names, durations))
+                for gtid, (starts, ends, names, durations) in hashed.items()]
     db.check(KERNEL)
     db.check(RUNTIME)
     for calls in ([filtered, RUNTIME] if filtered else [RUNTIME]):
@@ -338,19 +412,52 @@ def _launches_by_thread(db: NsysDatabase, name_col: str) -> list[tuple[int | Non
             order = sorted(range(len(starts)), key=starts.__getitem__)
             starts, ends, names, durations = ([column[i] for i in order]
                                               for column in (starts, ends, names, durations))
-        threads.append((gtid, starts, ends, names, durations))
+        threads.append((gtid, starts, ends, _Kernels(names, durations)))
     return threads
 
 
 class _KernGroup:
-    """One nvtx_kern_sum row in the making."""
+    """One nvtx_kern_sum row in the making: its kernels' durations as parts (a sorted list of durations, how
+    many times it counts, its sum and sum of squares), each part shared by every key of its keyset."""
 
-    __slots__ = ("durations", "instances", "kernels")
+    __slots__ = ("parts", "instances", "kernels")
 
     def __init__(self) -> None:
-        self.durations: list[int] = []
+        self.parts: list[tuple[list[int], int, int, int]] = []
         self.instances = 0  # distinct ranges holding at least one of these kernels
         self.kernels = 0
+
+    def summary(self) -> tuple[int, int, float, float, int, int, float]:
+        """duration_summary of all its durations (each part as often as it counts), from the parts' sums."""
+        parts = self.parts
+        n = sum(len(values) * times for values, times, _s1, _s2 in parts)
+        total = sum(s1 * times for _values, times, s1, _s2 in parts)
+        squares = sum(s2 * times for _values, times, _s1, s2 in parts)
+        if len(parts) == 1 and parts[0][1] == 1:
+            ordered = parts[0][0]
+            middle, low, high = median(ordered), ordered[0], ordered[-1]
+        else:  # the middle of sorted runs, found in them (no merged list)
+            runs = [(values, times) for values, times, _s1, _s2 in parts]
+            low, high = min(values[0] for values, _t in runs), max(values[-1] for values, _t in runs)
+            middle = _nth(runs, n // 2, low, high)
+            if n % 2 == 0:
+                middle = (_nth(runs, n // 2 - 1, low, middle) + middle) / 2
+            else:
+                middle = float(middle)
+        return (total, n, sqlite_round(total / n), sqlite_round(middle), low, high,
+                sqlite_round(stdev_from_sums(n, total, squares)))
+
+
+def _nth(runs: list[tuple[list[int], int]], k: int, low: int, high: int) -> int:
+    """The k-th smallest (from 0) of sorted runs, each counted `times` over, all within [low, high]: the
+    least value with more than k at or below it, by bisection of the values (a few dozen steps)."""
+    while low < high:
+        mid = (low + high) // 2
+        if sum(bisect_right(values, mid) * times for values, times in runs) > k:
+            high = mid
+        else:
+            low = mid + 1
+    return low
 
 
 class _Attribution:
@@ -414,6 +521,15 @@ class _Attribution:
                 bucket.extend(values)
             lo = hi
 
+    def add_sorted(self, gtid: int | None, keyset_id: int, name_id: int, durations: list[int]) -> None:
+        """Kernels of one name under one keyset (durations sorted)."""
+        key = (gtid, keyset_id, name_id)
+        bucket = self.by_keyset.get(key)
+        if bucket is None:
+            self.by_keyset[key] = durations
+        else:
+            bucket.extend(durations)
+
     def _add_each(self, gtid: int | None, keyset_ids, names: list[int], durations: list[int]) -> None:
         buckets = self.by_keyset
         for keyset_id, name_id, duration in zip(keyset_ids, names, durations):
@@ -443,14 +559,16 @@ class _Attribution:
         keysets = {number: keyset for keyset, number in self.keysets.items()}
         for (gtid, keyset_id, name_id), durations in self.by_keyset.items():
             keyset = keysets[keyset_id]
+            durations.sort()  # (sorted already where add() made it)
+            total, squares = sum(durations), sum_of_squares(durations)
             if not keyset:
                 g = group((gtid, None, name_id))
-                g.durations.extend(durations)
+                g.parts.append((durations, 1, total, squares))
                 g.kernels += len(durations)
                 continue
             for key, times in Counter(keyset).items():
                 g = group((gtid, key, name_id))
-                g.durations.extend(durations if times == 1 else durations * times)
+                g.parts.append((durations, times, total, squares))
                 g.kernels += len(durations)
         for (gtid, key), per_range in self.held_names.items():
             for name_id, count in Counter(chain.from_iterable(per_range.values())).items():
@@ -462,7 +580,7 @@ class _Attribution:
 
 
 def _attribute_thread(acc: _Attribution, gtid: int, ranges: list[NvtxRange], starts: list[int], ends: list[int],
-                      names: list[int], durations: list[int]) -> bool:
+                      kernels: _Kernels) -> bool:
     """nsys's containment rule for one thread, by the index intervals of its launch calls.
 
     Launch calls on one thread run one after another, so starts and ends are both sorted and the calls
@@ -481,6 +599,9 @@ def _attribute_thread(acc: _Attribution, gtid: int, ranges: list[NvtxRange], sta
     keys = list(map(_KEY, map(ranges.__getitem__, held)))
     distinct_keys = list(dict.fromkeys(keys))
     key_numbers = list(map({key: i for i, key in enumerate(distinct_keys)}.__getitem__, keys))
+    if los and _sweep(acc, gtid, los, his, key_numbers, distinct_keys, kernels):
+        return True
+    names, durations = kernels.names, kernels.durations
     # NVTX Inst: per (range key, kernel name), the ranges holding at least one such kernel; the distinct
     # names of each range are counted in C, key by key.
     counts = acc.held_counts.setdefault(gtid, Counter())
@@ -499,6 +620,33 @@ def _attribute_thread(acc: _Attribution, gtid: int, ranges: list[NvtxRange], sta
     if keyset_ids is None:
         keyset_ids = _segment_keysets(acc, los, his, keys, len(starts))
     acc.add(gtid, keyset_ids, names, durations)
+    return True
+
+
+def _sweep(acc: _Attribution, gtid: int, los: list[int], his: list[int], key_numbers: list[int],
+           distinct_keys: list[tuple], kernels: _Kernels) -> bool:
+    """The attribution by nvtx_sweep (segments of equal open ranges, packed counts). False (nothing added)
+    where its packed integers would be wide or a kernel's name id or duration is negative."""
+    from aiperf_lab.metrics.nsys import nvtx_sweep
+
+    packed = kernels.packed()
+    if packed is None:
+        return False
+    found = nvtx_sweep.segment_codes(los, his, key_numbers, len(distinct_keys))
+    if found is None:
+        return False
+    held = nvtx_sweep.held_name_counts(los, his, key_numbers, kernels.names)
+    if held is None:
+        return False
+    edges, codes, bits = found
+    for code, values in nvtx_sweep.kernels_by_code(edges, codes, packed).items():
+        keyset_id = acc.keyset_id(nvtx_sweep.keyset_of(code, bits, distinct_keys)) if code else 0
+        values.sort()
+        for name_id, sorted_durations in nvtx_sweep.split_sorted(values, kernels.shift):
+            acc.add_sorted(gtid, keyset_id, name_id, sorted_durations)
+    counts = acc.held_counts.setdefault(gtid, Counter())
+    for (key_number, name_id), count in held.items():
+        counts[(distinct_keys[key_number], name_id)] += count
     return True
 
 
@@ -577,30 +725,32 @@ def _attribute_overlapping(acc: _Attribution, gtid: int, ranges: list[NvtxRange]
 MAX_NESTING_DEPTH = 1024
 
 
-def refuse_runaway_nesting(db: NsysDatabase, ranges: "list[NvtxRange]") -> None:
-    """An InputError where the ranges of one thread are open more than MAX_NESTING_DEPTH at once."""
+def refuse_runaway_nesting(db: NsysDatabase, ranges: "list[NvtxRange]", per_process: bool = False) -> None:
+    """An InputError where the ranges of one thread (of one process, with per_process: --cross-thread
+    attributes a kernel to the ranges of every thread of its process) are open more than
+    MAX_NESTING_DEPTH at once."""
     if len(ranges) <= MAX_NESTING_DEPTH:
         return
-    if _most_open(ranges) <= MAX_NESTING_DEPTH:  # all threads together: a bound for each (the usual case)
+    if not _open_over(ranges, MAX_NESTING_DEPTH):  # all threads together: a bound for each (the usual case)
         return
-    by_thread: dict[int, list[NvtxRange]] = defaultdict(list)
+    lanes: dict[int, list[NvtxRange]] = defaultdict(list)
     for r in ranges:
-        by_thread[r.global_tid].append(r)
-    if any(_most_open(thread) > MAX_NESTING_DEPTH for thread in by_thread.values()):
-        raise InputError(f"{db.path.name}: NVTX ranges nested more than {MAX_NESTING_DEPTH} levels deep on one "
-                         "thread: reports per enclosing range would grow with depth times ranges (real traces "
-                         "nest tens of levels)")
+        lanes[(r.global_tid or 0) & PID_MASK if per_process else r.global_tid].append(r)
+    if any(_open_over(lane, MAX_NESTING_DEPTH) for lane in lanes.values()):
+        where = ("in one process (--cross-thread counts the ranges of all its threads)" if per_process
+                 else "deep on one thread")
+        raise InputError(f"{db.path.name}: NVTX ranges nested more than {MAX_NESTING_DEPTH} levels {where}: reports "
+                         "per enclosing range would grow with depth times ranges (real traces nest tens of levels)")
 
 
-def _most_open(ranges: "list[NvtxRange]") -> int:
-    """The most ranges open at once: starts as 2t + 1 and ends as 2t, sorted (an end closes before a start
-    at the same time), then a running sum of +1 and -1, all in C loops (a few ms for 30,000 ranges)."""
-    if not ranges:
-        return 0
-    marks = sorted(chain(map(add, map(mul, map(attrgetter("start"), ranges), repeat(2)), repeat(1)),
-                         map(mul, map(attrgetter("end"), ranges), repeat(2))))
-    steps = map(sub, map(mul, map(and_, marks, repeat(1)), repeat(2)), repeat(1))
-    return max(accumulate(steps))
+def _open_over(ranges: "list[NvtxRange]", depth: int) -> bool:
+    """Whether more than `depth` ranges are open at once (an end closes before a start at the same time).
+    Just after the j-th start (starts and ends each sorted), j + 1 ranges have started and those ending at
+    or before it have closed: more than `depth` are open exactly when the (j - depth)-th end comes after
+    that start. One comparison per range in C, on two lists that are nearly in order already."""
+    starts = sorted(map(_START, ranges))
+    ends = sorted(map(_END, ranges))
+    return any(map(gt, ends, islice(starts, depth, None)))
 
 
 def nvtx_kern_sum(db: NsysDatabase, variant: str = "demangled") -> Table:
@@ -613,29 +763,36 @@ def nvtx_kern_sum(db: NsysDatabase, variant: str = "demangled") -> Table:
     if {KERNEL, RUNTIME, NVTX, "StringIds"} <= db.tables:  # the launches are read while the ranges are
         from aiperf_lab.metrics.nsys.launch_join import prefetch
 
-        prefetch(db, KERNEL, *_launch_reads(db, name_col))
+        prefetch(db, KERNEL, _packed_read(db, name_col), _launch_reads(db, name_col)[1])
         prefetch_ranges(db, "ranges")
+    ranges = load_ranges(db, end_bound="ranges")
+    if any(map(_ELSEWHERE, ranges)):
+        ranges = [r for r in ranges if not r.ends_elsewhere]
     ranges_by_thread: dict[int, list[NvtxRange]] = defaultdict(list)
-    for r in load_ranges(db, end_bound="ranges"):
-        if not r.ends_elsewhere:
+    threads = set(map(_GTID, ranges))
+    if len(threads) == 1:
+        ranges_by_thread[threads.pop()] = ranges
+    else:
+        for r in ranges:
             ranges_by_thread[r.global_tid].append(r)
-    refuse_runaway_nesting(db, [r for thread in ranges_by_thread.values() for r in thread])
+    refuse_runaway_nesting(db, ranges)
     # The launch join checks the values it reads (a full check only where it falls back to SQL).
     db.require(RUNTIME, what="CUDA API data", columns=())
     db.require(KERNEL, what="CUDA kernel data", columns=())
     acc = _Attribution()
-    for gtid, starts, ends, names, durations in _launches_by_thread(db, name_col):
+    for gtid, starts, ends, kernels in _launches_by_thread(db, name_col):
         if gtid is None:
-            acc.add(None, [0] * len(names), names, durations)
-        elif not _attribute_thread(acc, gtid, ranges_by_thread.get(gtid, []), starts, ends, names, durations):
-            _attribute_overlapping(acc, gtid, ranges_by_thread.get(gtid, []), starts, ends, names, durations)
+            acc.add(None, [0] * len(starts), kernels.names, kernels.durations)
+        elif not _attribute_thread(acc, gtid, ranges_by_thread.get(gtid, []), starts, ends, kernels):
+            _attribute_overlapping(acc, gtid, ranges_by_thread.get(gtid, []), starts, ends, kernels.names,
+                                   kernels.durations)
     groups = acc.groups()
     strings = db.strings({name_id for (_g, _k, name_id) in groups})
     rows = []
     for (gtid, key, name_id), group in groups.items():
         pid, tid = split_global_tid(gtid)
         name, style = key if key else (None, None)
-        total, _n, avg, med, low, high, stdev = duration_summary(group.durations)
+        total, _n, avg, med, low, high, stdev = group.summary()
         rows.append([name, style, pid, tid, group.instances, group.kernels, total, avg, med, low, high,
                      stdev, strings.get(name_id, "")])
     # GROUP BY pid, tid, name, style, kernel gives the tie order; ORDER BY name, pid, tid, total desc.
@@ -672,6 +829,7 @@ def kernels_per_instance(db: NsysDatabase, range_name: str, cross_thread: bool =
     ranges = [r for r in all_ranges if _match_range(r.name, range_name)]
     if not ranges:
         raise MissingData(f"{db.path.name} has no NVTX range named {range_name!r}.")
+    refuse_runaway_nesting(db, ranges, per_process=cross_thread)
     from aiperf_lab.metrics.nsys.ops import load_kernel_launches
 
     launches = load_kernel_launches(db)
@@ -679,6 +837,7 @@ def kernels_per_instance(db: NsysDatabase, range_name: str, cross_thread: bool =
         outer = [r for r in all_ranges if r.name.split(":", 1)[-1].startswith(within)]
         if not outer:
             raise MissingData(f"{db.path.name} has no NVTX range named {within}*.")
+        refuse_runaway_nesting(db, outer, per_process=cross_thread)
         inside = {k.kernel_id for k, r in _enclosing(outer, launches, same_thread=not cross_thread) if r is not None}
         launches = [k for k in launches if k.kernel_id in inside]
     per_range: dict[int, dict[int, KernelLaunch]] = defaultdict(dict)
@@ -698,7 +857,7 @@ def nvtx_gpu(db: NsysDatabase, cross_thread: bool = False) -> Table:
     of the same process.
     """
     ranges = [r for r in load_ranges(db, end_bound="ranges") if not r.ends_elsewhere or cross_thread]
-    refuse_runaway_nesting(db, ranges)
+    refuse_runaway_nesting(db, ranges, per_process=cross_thread)
     db.require(RUNTIME, what="CUDA API data")
     from aiperf_lab.metrics.nsys.ops import load_kernel_launches
 

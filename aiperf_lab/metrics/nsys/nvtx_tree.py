@@ -31,7 +31,7 @@ from aiperf_lab.metrics.tables import ColumnRows, Table
 PUSHPOP_TYPES = (NVTX_PUSHPOP, NVTXT_PUSHPOP)
 # NvtxRange fields, read in C
 _ID, _START, _END, _GTID, _NAME, _STYLE = (itemgetter(i) for i in range(6))
-_KEY = itemgetter(4, 5)
+_KEY, _ELSEWHERE = itemgetter(4, 5), itemgetter(6)
 STARTEND_TYPES = (NVTX_STARTEND, NVTXT_STARTEND)
 
 
@@ -56,6 +56,8 @@ def nvtx_startend_sum(db: NsysDatabase) -> Table:
 
 def _unique(ranges: list[NvtxRange]) -> list[NvtxRange]:
     """One entry per range (a range whose domain is created twice in its process comes once)."""
+    if len(set(map(_ID, ranges))) == len(ranges):
+        return ranges
     seen: set[int] = set()
     out = []
     for r in ranges:
@@ -308,7 +310,9 @@ def _projections(db: NsysDatabase, stacks: bool = True) -> tuple[Projections, Ne
 
         prefetch(db, _gpu_ops(tables), _OP_COLUMNS, db.launch_calls())
         prefetch_ranges(db, "ranges")
-    ranges = [r for r in _unique(load_ranges(db, end_bound="ranges")) if not r.ends_elsewhere]
+    ranges = _unique(load_ranges(db, end_bound="ranges"))
+    if any(map(_ELSEWHERE, ranges)):
+        ranges = [r for r in ranges if not r.ends_elsewhere]
     refuse_runaway_nesting(db, ranges)
     launches = _gpu_launches(db)
     nest = Nesting(ranges, stacks)
@@ -354,7 +358,7 @@ def _thread_projections(thread: _Launches, ranges: list[NvtxRange]) -> tuple[lis
     else:
         last = list(map(max, map(getitem, repeat(op_ends), map(slice, los, his))))
     correlations = thread.correlations
-    if len(set(correlations)) == len(correlations):
+    if all(map(lt, correlations, islice(correlations, 1, None))) or len(set(correlations)) == len(correlations):
         counts = list(map(sub, his, los))
     else:  # graph launches: several operations share one call's correlation id
         counts = list(map(len, map(set, map(getitem, repeat(correlations), map(slice, los, his)))))
