@@ -134,6 +134,47 @@ CASES: dict[str, str | tuple] = {
     "(4th) '.c.' names": ".c.project-1.internal.c.",
     "(4th) Cisco-like groups": "0a1b.2c3d.",
     "(4th) names in this host's domain": "n.acme-corp.example.",
+    # the fifth pass's shapes (--only "(5th)"): each rule's literal or whole shape, repeated
+    "(5th) Mailgun keys": "key-e7689447ab57a683536c4499d863386c ", "(5th) 'key-' repeated": "key-",
+    "(5th) Twilio API keys": "SKe10cd79e048c07dd7753eda83d7c58df ",
+    "(5th) Twilio SIDs and tokens": "AC3b2f8e1d9c4a7b6e5f0d1c2b3a4e5f6d 9f8e7d6c5b4a39281706f5e4d3c2b1a0 ",
+    "(5th) 'AC' + hex, no token": "AC3b2f8e1d9c4a7b6e5f0d1c2b3a4e5f6d,",
+    "(5th) Azure AD secrets": "DbN8Q~0xPbX_neGBuzSm6A8-cVR06AxY-pThGJWZ ", "(5th) 'Q~' repeated": "a8Q~",
+    "(5th) glued JWT starts": "_eyJhbGciOi", "(5th) glued JWTs": "x_eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.6PwZPf1Qh6yYTWm ",
+    "(5th) glued GitLab starts": "_glpat-", "(5th) glued GitLab tokens": "x_glpat-sTy4Qwb8DwkNhFdnXsiV ",
+    "(5th) AWS ids beside secrets": "AKIAIOSFODNN7EXAMPLE MP9+2kUtMXhkPrSbbAjLGmsDx5StAZvlMz/Bk4op\n",
+    "(5th) AWS ids beside base64": "AKIAIOSFODNN7EXAMPLE " + "QUJDREVGR0hJSktMTU5PUA" * 20 + "\n",
+    "(5th) .netrc password lines": "  password Zq8DaspUtbuleC5C0HzjwSLo\n", "(5th) 'password ' repeated": "password ",
+    "(5th) docker login lines": "+ docker login -u bob -p FkIM3Vak1uDSKFQs1DxB\n", "(5th) 'login -p x ' repeated": "docker login -p x ",
+    "(5th) htpasswd -b lines": "+ htpasswd -b /etc/x bob A9RelOxOPbbNcRV7\n", "(5th) 'htpasswd -b ' repeated": "htpasswd -b ",
+    "(5th) xxd -p lines": "68665f3672724f326863786c487737416b7657626737574170565a6e5236\n",
+    "(5th) od -An -tx1 lines": " 68 66 5f 36 72 72 4f 32 68 63 78 6c 48 77 37 41\n",
+    "(5th) DER key bodies": "out MIIKYgIBAzCCChbhbkXNNv+hOV48vsoUu19X5IQLJhQbtN2FWXWD5KaPHI2ufKssJ/Sk+WzDNhY7AGbX6lTiDY\n",
+    "(5th) 'MIIxxAIB' repeated": "MIIKYgIB", "(5th) OpenSSH bodies": "b3BlbnNzaC1rZXktdjEAAAAA3omjMyXHCabM6JOF8EFd0Nhcy/1kGD2VD\n",
+    "(5th) '# ' lines after a BEGIN": ("-----BEGIN RSA PRIVATE KEY-----\n", "# comment\n"),
+    "(5th) bare MACs (--redact-hosts)": "001B213A4F5C ", "(5th) 12 hex digits, small letters": "5a319caa0750 ",
+    "(5th) stream holds: tables": ("Name    Value\n----    -----\n", "DB_PASSWORD    Zq8DaspUtbuleC5C0\n"),
+    "(5th) stream holds: loguru under a frame": '  File "x.py", line 1\n    f(password)\n    \u2502 \u2514 \'x\'\n',
+    # runs of matches back to back (one span a run) and the same matches kept apart (one span each): "(dense)"
+    "(dense) '://u:p@' repeated": "://u:p@",
+    "(dense) '://x@' and '://u:p@' in turn": "://x@://u:p@",
+    "(dense) 'token=abc,' repeated": "token=abc,",
+    "(dense) 'api_key:' and a value, lines": "api_key:\nabcd\n",
+    "(dense) 'pass=abcd x ' repeated (apart)": "pass=abcd x ",
+    "(dense) 'https://x@h ' repeated (apart)": "https://x@h ",
+    "(dense) 'api_key: abcd' lines (apart)": "api_key: abcd\n",
+    "(dense) a word and a number, lines": "loss\n1234\n",
+    # provider tokens of the red team's pass 3 (S1): every prefix and inner literal, bodies one character short, and
+    # whole tokens back to back
+    "(3rd-S1) provider prefixes, bodies short": "pcsk_ab_" + "a1" * 9 + " xai-" + "Ab1" * 6 + " dp.st.x." + "a" * 19
+                                                + " sk." + "eyJ" * 6 + " ATATT3" + "a" * 99 + " 12345678:AA" + "b" * 32
+                                                + " 1//0" + "c" * 39 + " " + "0" * 36 + "NRAL" + " " + "f" * 32 + "-us1x ",
+    "(3rd-S1) '_x-y.z' separators": "_abcdefghijklmnopqrs-abcdefghijklmnopqrs.abcdefghijklmnopqrs",
+    # printed command lines (S6): secret flags and their values, tools' short flags, flags without a tool
+    "(3rd-S6) '--password Zq1x ' repeated": "--password Zq1x ", "(3rd-S6) '--a-b ' repeated": "--a-b ",
+    "(3rd-S6) ' -p x -k y' repeated, no tool": " -p x -k y", "(3rd-S6) 'zip -P x ' repeated": "zip -P x ", "(3rd-S6) 'zip -P abcd ' repeated": "zip -P abcd ",
+    "(3rd-S6) 'config set token x ' repeated": "config set token x ",
+    "(3rd-S1) whole provider tokens": "fw_" + "Ab1" * 8 + " pul-" + "0a" * 20 + " s.Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8 ",
 }
 
 

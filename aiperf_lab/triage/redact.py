@@ -37,10 +37,14 @@
 Every rule runs in time linear in the text: each pattern can start only where the character before
 it cannot belong to it, and every repetition that could fail is bounded, so no pattern rescans a long
 run (a 30,000-character run of dots took 65 s with the former patterns). Rules find spans in the
-original text; overlapping spans merge into one replacement. `StreamRedactor` applies the same rules
-to a stream (a workload's output) piece by piece, so raw output never has to be stored.
+original text; overlapping spans merge into one replacement. URLs with credentials and secret-named
+assignments back to back (a text made of nothing else: `://x@` or `pass=abc ` repeated) are one span a
+run, whose replacement (made by substitutions in C) is what each match would have given, so the cost per
+match is not Python's. `StreamRedactor` applies the same rules to a stream (a workload's output) piece
+by piece, so raw output never has to be stored.
 
-The report counts what was replaced, by rule; it never holds a value.
+The report counts what was replaced, by rule (a run of URLs or assignments back to back counts once);
+it never holds a value.
 """
 
 from __future__ import annotations
@@ -64,6 +68,7 @@ from urllib.parse import quote, quote_plus
 REDACTED = "[REDACTED]"
 REDACTED_LOWER = REDACTED.lower()
 KNOWN_VALUE = "secret environment value"   # the report's label for a secret found by its value
+KEY_BLOCK = "private key block"
 
 # Whether a name (an environment variable, a flag, a key in printed text) says its value is secret,
 # judged by whole words (split on _ - . and lower-to-upper case changes), never by a substring: MAX_NEW_TOKENS,
@@ -73,11 +78,19 @@ SECRET_WORDS = {"token", "secret", "secrets", "password", "passwords", "passwd",
                 "cookie", "cookies", "bearer", "otp", "dbpass", "hmac", "mfa", "jwt", "sig", "signature",
                 "webhook", "totp", "hotp", "privkey", "apikey", "apitoken", "authtoken", "authkey", "accesstoken", "accesskey",
                 "refreshtoken", "privatekey", "secretkey", "signingkey", "accountkey", "masterkey", "sessionid",
-                "sessionkey", "sessiontoken", "clientsecret", "idtoken"}
+                "sessionkey", "sessiontoken", "clientsecret", "idtoken", "passkey", "psk"}
 # KEY, KEYS, PIN and SIGNING are secret ending a name (API_KEY, DEPLOY_KEYS, ADMIN_PIN, API_SIGNING) unless the word before
 # says what kind of non-secret key it is (SORT_KEY, CACHE_KEY, CPU_PIN); KEY inside a name when paired
 # (API_KEY_ID, KEY_MATERIAL, SESSION_ID).
-END_WORDS = {"key", "keys", "pin", "signing"}
+END_WORDS = {"key", "keys", "pin", "signing", "license", "licence", "pat"}
+# PAT ending a name is a personal access token (GH_PAT, CR_PAT) unless the word before says it is a pattern (FILE_PAT)
+NOT_TOKEN_PATTERN_KINDS = {"file", "files", "glob", "match", "search", "grep", "regex", "re", "name", "path", "include",
+                           "exclude", "ignore", "filter", "line", "word"}
+# TOKENS are counted in ML (MAX_NEW_TOKENS, PROMPT_TOKENS): secret only after a word naming a kind of credential
+# (API_TOKENS, ACCESS_TOKENS, HF_TOKENS)
+CREDENTIAL_TOKEN_KINDS = {"api", "access", "auth", "bearer", "refresh", "id", "hf", "github", "gh", "gitlab", "session",
+                          "service", "bot", "oauth", "npm", "pypi", "slack", "discord", "personal", "deploy",
+                          "registry", "client", "app", "admin", "secret", "security", "hub"}
 NOT_SECRET_KEY_KINDS = {"sort", "cache", "partition", "primary", "foreign", "hash", "group", "shard", "routing",
                         "dict", "lookup", "index", "map", "join", "unique", "row", "column", "record", "object",
                         "metric", "config", "label", "lock", "dedup", "idempotency", "queue", "field", "state",
@@ -87,7 +100,8 @@ NOT_SECRET_KEY_KINDS = {"sort", "cache", "partition", "primary", "foreign", "has
 SECRET_PAIRS = {("api", "key"), ("access", "key"), ("private", "key"), ("secret", "key"), ("signing", "key"),
                 ("encryption", "key"), ("master", "key"), ("client", "key"), ("account", "key"), ("license", "key"),
                 ("key", "material"), ("session", "id"), ("session", "key"), ("service", "account"), ("ssh", "key"),
-                ("deploy", "key"), ("gpg", "key"), ("pgp", "key"), ("priv", "key"), ("shared", "key"), ("sas", "key")}
+                ("deploy", "key"), ("gpg", "key"), ("pgp", "key"), ("priv", "key"), ("shared", "key"), ("sas", "key"),
+                ("kubeconfig", "data")}
 # A word after the secret word that makes the name a quantity, a setting or a label, not a secret:
 # TOKEN_BUDGET, *_TOKEN_COUNT, PASSWORD_LENGTH, SECRET_NAME, AUTH_TYPE, API_KEY_HEADER, TOKEN_FILE;
 # or one before it: MAX_TOKEN_LEN, NUM_PASS, PER_TOKEN_LATENCY_MS, HF_HUB_DISABLE_IMPLICIT_TOKEN.
@@ -101,13 +115,13 @@ QUANTITY_WORDS = {"count", "counts", "size", "sizes", "len", "length", "lengths"
                   "email", "policy", "scope", "scopes", "position", "positions", "ids", "index", "idx",
                   "usage", "speed", "time", "times", "step", "steps", "window", "dim", "dims", "vocab", "estimate",
                   "fraction", "ratio", "percent", "pct", "bytes", "mb", "gb", "kb", "tps", "qps", "algo", "alg",
-                  "algorithm", "algorithms"}
+                  "algorithm", "algorithms", "stdin", "prompt"}
 # ... or before it (MAX_TOKEN_LEN, NUM_PASS, HF_HUB_DISABLE_IMPLICIT_TOKEN, USE_AUTH_TOKEN).
 QUALIFIER_BEFORE = {"max", "min", "num", "n", "total", "per", "avg", "mean", "disable", "enable", "use", "implicit", "no",
                     "skip", "allow", "require"}
 # One word that ends with a secret word is one too (PGPASSWORD, HFTOKEN, CLIENTSECRET from clientSecret).
 SECRET_SUFFIXES = ("token", "secret", "password", "passwd", "apikey", "accesskey", "privatekey", "secretkey", "privkey",
-                   "authkey", "passphrase", "passcode", "credential", "credentials", "creds")
+                   "authkey", "passphrase", "passcode", "credential", "credentials", "creds", "passkey")
 NOT_SECRET_WORDS = {"tiktoken"}
 NAME_WORD_SPLIT = re.compile(r"[_.\-]+")
 CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
@@ -168,6 +182,7 @@ SERVICE_TOKENS = (
     ("ya29.", r"[A-Za-z0-9_-]{20,}"), ("GOCSPX-", r"[A-Za-z0-9_-]{20,}"), ("whsec_", r"[A-Za-z0-9]{20,}"),
     ("dop_v1_", r"[0-9a-f]{40,}"), ("shpat_", r"[0-9a-fA-F]{32}"), ("lin_api_", r"[A-Za-z0-9]{30,}"),
     ("ntn_", r"[A-Za-z0-9]{30,}"), ("AGE-SECRET-KEY-1", r"[0-9A-Z]{50,}"),
+    ("GR1348941", r"[A-Za-z0-9_-]{20,}"),  # a GitLab runner registration token
     # webhook URLs: the path after the host is the credential (Slack's last part, Discord's token)
     ("hooks.slack.com/", r"(?:services|workflows|triggers)/[A-Za-z0-9]{6,16}/[A-Za-z0-9]{6,16}/[A-Za-z0-9/]{16,}"),
     ("discord.com/api/webhooks/", r"[0-9]{15,21}/[A-Za-z0-9_-]{40,}"),
@@ -182,13 +197,13 @@ TOKEN_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     ("github token", re.compile(r"gh" + _starts_token("gh", "[A-Za-z]") + r"[pousr]_[A-Za-z0-9]{30,}")),
     ("github token", re.compile(r"github_pat_" + _starts_token("github_pat_", "[A-Za-z]") + r"[A-Za-z0-9_]{30,}")),
     ("hugging face token", re.compile(r"hf_" + _starts_token("hf_", "[A-Za-z]") + r"[A-Za-z0-9]{24,}")),
-    *(("aws access key", re.compile(prefix + _starts_token(prefix, "[A-Z0-9]") + r"[0-9A-Z]{16}(?![0-9A-Z])"))
+    *(("aws access key", re.compile(prefix + _starts_token(prefix, "[A-Z]") + r"[0-9A-Z]{16}(?![0-9A-Z])"))
       for prefix in ("AKIA", "ASIA")),
     ("slack token", re.compile(r"xox" + _starts_token("xox", "[A-Za-z-]") + r"[abprs]-[A-Za-z0-9-]{10,}")),
     ("openai key", re.compile(r"sk-" + _starts_token("sk-", "[A-Za-z-]") + r"(?:proj-|ant-)?[A-Za-z0-9_-]{20,}")),
     ("google api key", re.compile(r"AIza" + _starts_token("AIza", "[A-Za-z-]") + r"[0-9A-Za-z_-]{35}")),
     ("gitlab token", re.compile(r"gl" + _starts_token("gl", "[A-Za-z0-9_]")
-                                + r"(?:pat|dt|rt|ptt|cbt|oas|soat)-[A-Za-z0-9_-]{20,}")),
+                                + r"(?:pat|dt|rt|ptt|cbt|oas|soat|agent)-[A-Za-z0-9_-]{20,}")),
     ("stripe key", re.compile(r"_(?<=[sr]k_)" + _starts_token("[sr]k_", "[A-Za-z]") + r"(?:live|test)_[A-Za-z0-9]{16,}")),
     ("npm token", re.compile(r"npm_" + _starts_token("npm_", "[A-Za-z]") + r"[A-Za-z0-9]{36}")),
     ("sendgrid key", re.compile(r"SG\." + _starts_token(r"SG\.", "[A-Za-z0-9_]") + r"[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}")),
@@ -205,6 +220,71 @@ TOKEN_SHAPES: list[tuple[str, re.Pattern[str]]] = [
                                   + r"[ \t]{1,4}(?P<value>[A-Za-z0-9._~+/=-]{12,})"))
       for tail in ("earer", "EARER", "asic", "ASIC")),
 ]
+
+# More providers' keys (red team pass 3, S1), grouped by the character that ends their prefix: each group is one
+# pattern led by that one character (found by a literal scan, as fast as a substring test), then lookbehinds for
+# the prefixes ending there; a prefix of its own would cost a scan of the whole text each. The body group of each
+# branch is named p<N>: the prefix's length is looked up by it, so the span covers the prefix too.
+PROVIDER_TOKENS: dict[str, tuple[tuple[str, str], ...]] = {
+    "_": (("pcsk_", r"[A-Za-z0-9]{4,10}_[A-Za-z0-9]{30,}"), ("fw_", r"[A-Za-z0-9]{20,}"),
+          ("api_org_", r"[A-Za-z0-9]{30,}"), ("glsa_", r"[A-Za-z0-9]{32}_[0-9a-fA-F]{8}"),
+          ("fo1_", r"[A-Za-z0-9_-]{40,}"), ("sbp_", r"[0-9a-f]{40}"), ("shpss_", r"[0-9a-fA-F]{32}"),
+          ("shpca_", r"[0-9a-fA-F]{32}"), ("shppa_", r"[0-9a-fA-F]{32}"), ("rubygems_", r"[0-9a-f]{48}"),
+          ("figd_", r"[A-Za-z0-9_-]{40,}"), ("sntryu_", r"[0-9a-f]{64}"), ("sntrys_", r"[A-Za-z0-9_+/=.-]{50,}"),
+          ("nfp_", r"[A-Za-z0-9]{36,}"), ("squ_", r"[0-9a-f]{40}"), ("sqp_", r"[0-9a-f]{40}"), ("sqa_", r"[0-9a-f]{40}"),
+          ("rpa_", r"[A-Za-z0-9]{40,}"), ("lsv2_pt_", r"[0-9a-f]{32}_[0-9a-f]{10}"),
+          ("lsv2_sk_", r"[0-9a-f]{32}_[0-9a-f]{10}"), ("sk_", r"[0-9a-f]{48}(?![0-9A-Za-z])")),
+    "-": (("xai-", r"[A-Za-z0-9]{60,}"), ("pplx-", r"[A-Za-z0-9]{40,}"),
+          ("tskey-", r"[a-z]{3,8}-[A-Za-z0-9-]{20,}"), ("PMAK-", r"[0-9a-f]{24}-[0-9a-f]{34}"),
+          ("pul-", r"[0-9a-f]{40}"), ("HRKU-", r"[A-Za-z0-9_-]{30,}"), ("NRAK-", r"[A-Z0-9]{27}"),
+          ("sq0atp-", r"[A-Za-z0-9_-]{22,}"), ("sq0csp-", r"[A-Za-z0-9_-]{40,}"), ("local-", r"[0-9a-f]{40}(?![0-9a-f])"),
+          ("v1.0-", r"[0-9a-f]{24}-[0-9a-f]{140,}")),
+    ".": (("dp.st.", r"[a-z0-9_-]{1,35}\.[A-Za-z0-9]{40,}"), ("dt0c01.", r"[A-Z0-9]{24}\.[A-Z0-9]{64}"),
+          ("sk.", r"eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{10,}"), ("sl.", r"[A-Za-z0-9_-]{120,}"),
+          ("s.", r"[A-Za-z0-9]{24}(?![A-Za-z0-9_.-])"),                     # Vault's former service token
+          # (a prefix that is not a literal: its pattern and length) Terraform Cloud's <14>.atlasv1.<60+>,
+          # Airtable's pat<14>.<64 hex>
+          ((r"[A-Za-z0-9]{14}\.atlasv1\.", 23), r"[A-Za-z0-9_-]{60,}"),
+          ((r"pat[A-Za-z0-9]{14}\.", 18), r"[0-9a-f]{64}(?![A-Za-z0-9])")),
+}
+
+
+def _provider_branches(prefixes: tuple[tuple[str, str], ...], first: int) -> str:
+    branches = []
+    for index, (prefix, body) in enumerate(prefixes, first):
+        not_before = "[A-Za-z0-9_.-]" if prefix == "s." else "[A-Za-z0-9]"  # (s. ends many words and names)
+        before = prefix[0] if isinstance(prefix, tuple) else re.escape(prefix)
+        branches.append(f"(?<=(?<!{not_before}){before})(?P<p{index}>{body})")
+    return "|".join(branches)
+
+
+PROVIDER_PREFIX_LENGTHS: dict[str, int] = {}
+_groups: list[re.Pattern[str]] = []
+for _lead, _prefixes in PROVIDER_TOKENS.items():
+    _first = len(PROVIDER_PREFIX_LENGTHS)
+    # led by the one separator (a literal scan; a class of the three scanned ten times slower); every body starts
+    # with 20 token characters, so most separators in log text, followed by a short word, fail at once
+    _short = ""
+    if _lead == "-":  # Mailchimp's <32 hex>-us<N>, whose body is short: tried where the others' gate failed
+        _short = rf"|(?<=(?<![A-Za-z0-9])[0-9a-f]{{32}}-)(?P<p{_first + len(_prefixes)}>us[0-9]{{1,2}}(?![A-Za-z0-9]))"
+        PROVIDER_PREFIX_LENGTHS[f"p{_first + len(_prefixes)}"] = 33
+    _groups.append(re.compile(re.escape(_lead) + r"(?:(?=[A-Za-z0-9_+/=.-]{20})(?:"
+                              + _provider_branches(_prefixes, _first) + ")" + _short + ")"))
+    for _index, (_prefix, _) in enumerate(_prefixes, _first):
+        PROVIDER_PREFIX_LENGTHS[f"p{_index}"] = _prefix[1] if isinstance(_prefix, tuple) else len(_prefix)
+PROVIDER_PATTERNS: list[re.Pattern[str]] = _groups
+# Tokens known by a literal inside or after them: New Relic's license key <36 hex>NRAL, Telegram bot tokens
+# <8-10 digits>:AA<33>, Google OAuth refresh tokens 1//0<...>, Atlassian's ATATT3 and Bitbucket's ATBB; (label,
+# pattern, characters of the token before where the pattern matches).
+INNER_LITERAL_TOKENS = [
+    ("new relic license key", re.compile(r"NRAL(?<=(?<![A-Za-z0-9])[0-9a-f]{36}NRAL)(?![A-Za-z0-9])"), 36),
+    ("telegram bot token", re.compile(r":AA(?<=[0-9]{8}:AA)[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])"), 8),
+    ("google refresh token", re.compile(r"1//0(?<![A-Za-z0-9]1//0)[A-Za-z0-9_-]{40,}"), 0),
+    ("atlassian token", re.compile(r"AT(?<![A-Za-z0-9]AT)(?:ATT3[A-Za-z0-9_=-]{100,}|BB[A-Za-z0-9]{28,})"), 0),
+]
+TELEGRAM_BOT_ID = re.compile(r"[0-9]{0,2}")
+KAGGLE_WORD = re.compile("kaggle")
+KAGGLE_KEY = re.compile(r"(?<![0-9a-z])[0-9a-f]{32}(?![0-9a-z])")
 # A Bearer / Basic credential holds a digit, a capital or a base64 sign; lower-case words do not count.
 CREDENTIAL_CHARACTER = re.compile(r"[0-9A-Z+/=~.]")
 
@@ -249,6 +329,15 @@ SERVICE_PREFIXES = tuple(prefix for prefix, _ in SERVICE_TOKENS)
 # (https://user:ab/cd@host) ends at the first "@" instead; a port and path ("host:8080/a@b") is told
 # apart in code. Each "://" looks no further than the next one, so no character is read twice.
 URL_USERINFO = re.compile(r"://(?P<userinfo>[^\s/?#\"'<>\\]{1,4096})@")
+# URLs back to back, each followed by the next one's "://" (so each one's user info is what URL_USERINFO finds there):
+# those with a user alone (not one already redacted) or a password, neither holding "@"; the scheme of each is
+# nothing (an "@" is before its "://"), so no login scheme. Replaced by one substitution: a password's user stays.
+URL_USERINFO_RUN = re.compile(r"(?:://(?:(?!\[REDACTED\]@)[^\s/?#\"'<>\\:@]{1,4096}|[^\s/?#\"'<>\\:@]{0,4096}:"
+                              r"[^\s/?#\"'<>\\@]{1,4096})@(?=://))+")
+# In such a run, a password (after the first ":" not of a "://") and a user alone; replaced with constant strings (a
+# template with a group costs 1.3 us a URL in CPython, a constant 0.2 us)
+URL_RUN_PASSWORD = re.compile(r":[^/@][^@]*@")
+URL_RUN_USER = re.compile(r"://[^:@]+@")
 # Schemes whose user part is a login name (ssh://git@host, sftp://alice@files): kept; in any other scheme a
 # user with no password is a token (https://TOKEN@github.com), however short.
 LOGIN_SCHEMES = ("ssh", "sftp", "scp", "rsync", "git", "git+ssh", "ssh+git", "svn+ssh", "ftp", "ftps")
@@ -283,6 +372,9 @@ ESCAPED_URL_PASSWORDS = [
     (lambda text: ":\\/\\/" in text,
      re.compile(r":\\/\\/[^\s/\\\"'<>@:]{0,256}:(?P<password>[^\s\"'<>@\\]{1,256})@")),
 ]
+HF_LOGINS = ("huggingface-cli login", "hf auth login", "hf login")
+REGISTRY_LOGINS = ("docker login", "podman login", "nerdctl login", "buildah login", "skopeo login", "oras login",
+                   "helm registry login", "crane auth login")
 # Whole commands printed by the workload, with their password: mysql -pX, sshpass -p X, curl -u u:X.
 # The flag is searched (a literal), then the tool's name within `reach` characters before it on its line
 # (a sorted list of where each tool's name is, looked up by bisection): a text full of "mysql " or
@@ -294,7 +386,45 @@ COMMAND_PASSWORD_FLAGS: list[tuple[tuple[str, ...], int, re.Pattern[str]]] = [
     (("curl", "wget"), 300, re.compile(r"-u(?<=[ \t]-u)[ \t]{0,4}['\"]?[^\s:'\"]{1,128}:(?P<value>[^\s'\"]+)")),
     (("curl", "wget"), 300, re.compile(r"--(?<=[ \t]--)(?:proxy-)?user[ \t=]{1,4}['\"]?[^\s:'\"]{1,128}:"
                                        r"(?P<value>[^\s'\"]+)")),
+    # echoed registry logins (docker login -u U -p X, --password X; not --password-stdin), htpasswd -b FILE USER X
+    # (-nb USER X), huggingface-cli login --token X
+    (REGISTRY_LOGINS, 300, re.compile(r"-p(?<=[ \t]-p)[ \t]{1,4}['\"]?(?P<value>[^\s'\"-][^\s'\"]*)")),
+    (REGISTRY_LOGINS, 300, re.compile(r"--password(?<=[ \t]--password)(?:[ \t]{1,4}|=)['\"]?(?P<value>[^\s'\"-][^\s'\"]*)")),
+    (("htpasswd",), 300, re.compile(r"-(?<=[ \t]-)(?=[cmBdsDiCv]{0,5}b)[bcmBdsDiCv]{1,6}[ \t]{1,4}"
+                                    r"(?:-C[ \t]{1,4}[0-9]{1,3}[ \t]{1,4})?[^\s'\"-][^\s'\"]{0,4095}[ \t]{1,4}"
+                                    r"[^\s'\"]{1,256}[ \t]{1,4}['\"]?(?P<value>[^\s'\"]+)")),
+    (("htpasswd",), 300, re.compile(r"-(?<=[ \t]-)(?=[bcmBdsDiCv]{0,5}n)(?=[ncmBdsDiCv]{0,5}b)[nbcmBdsDiCv]{2,7}[ \t]{1,4}"
+                                    r"(?:-C[ \t]{1,4}[0-9]{1,3}[ \t]{1,4})?[^\s'\"-][^\s'\"]{0,255}[ \t]{1,4}"
+                                    r"['\"]?(?P<value>[^\s'\"]+)")),
+    (HF_LOGINS, 300,
+     re.compile(r"--token(?<=[ \t]--token)(?:[ \t]{1,4}|=)['\"]?(?P<value>[^\s'\"-][^\s'\"]*)")),
 ]
+# A secret flag's value in a printed command line (`Running: serve.py --api-key V`, `+ train.py --hf-token V`, a ps
+# line, a Python list `['--api-key', 'V']`): found from its "--", the flag judged as on the workload's own argv
+# (is_secret_flag), the value kept when it cannot be a secret (a number, on/off, a path, $VAR, an auth scheme).
+# (the value may be the next item of a YAML list: k8s `args:\n- --password\n- V`)
+PRINTED_SECRET_FLAG = re.compile(r"--(?<![A-Za-z0-9_-]--)(?P<flag>[A-Za-z][A-Za-z0-9_-]{0,63})"
+                                 r"(?:=|[ \t]{1,4}|['\"],[ \t]{0,2}['\"]|['\"]?,?[ \t]{0,8}\r?\n[ \t]{0,64}-[ \t]{1,4}['\"]?)"
+                                 r"(?P<value>[^\s'\"-][^\s'\"]{0,4095})")
+NOT_A_FLAG_SECRET = frozenset({"token", "password", "env", "file", "stdin", "prompt", "ask", "keyring"})
+# Short flags of tools that take a password (set -x of openssl -k V, zip -P V, 7z -pV, az login -p V, smbclient -U
+# user%V, ldapsearch -w V, curl -u user:V in a list): found from the "-" after a blank or a quote, the tool looked
+# for on the same line before it; {flag: (tools, glued value allowed, the value's part after this character)}.
+TOOL_SHORT_FLAG = re.compile(r"-(?<=[ \t'\"]-)(?P<flag>[kPpUwu])(?P<sep>[ \t]{1,4}|['\"],[ \t]{0,2}['\"]|)"
+                             r"(?P<value>[^\s'\"-][^\s'\"]{3,4095})")  # (a password of 1 to 3 characters stays)
+TOOL_SHORT_FLAGS: dict[str, tuple[re.Pattern[str], bool, str]] = {
+    "k": (re.compile(r"(?:^|[\s/'\"])openssl[\s'\"]"), False, ""),
+    "P": (re.compile(r"(?:^|[\s/'\"])(?:zip|unzip)[\s'\"]"), False, ""),
+    "p": (re.compile(r"(?:^|[\s/'\"])(?:7z|7za|7zr|az)[\s'\"]"), True, ""),
+    "U": (re.compile(r"(?:^|[\s/'\"])(?:smbclient|rpcclient|smbmap)[\s'\"]"), False, "%"),
+    "w": (re.compile(r"(?:^|[\s/'\"])ldap(?:search|add|modify|delete|whoami|passwd)[\s'\"]"), False, ""),
+    "u": (re.compile(r"(?:^|[\s/'\"])(?:curl|wget)[\s'\"]"), False, ":"),
+}
+# `vault login V`, `wandb login V`; `aws configure set aws_secret_access_key V` (any `config set NAME V` whose name is
+# secret)
+TOOL_LOGIN_VALUE = re.compile(r"login(?:(?<=vault login)|(?<=wandb login))[ \t]{1,4}(?P<value>[^\s'\"-][^\s'\"]{7,4095})")
+CONFIG_SET_VALUE = re.compile(r"config(?:ure)? set[ \t]{1,4}(?P<name>[A-Za-z0-9_.-]{1,64})[ \t]{1,4}"
+                              r"(?P<value>[^\s'\"-][^\s'\"]{0,4095})")
 # `key=`, `?key=`, `"key": "..."`, `license_key: ...` with a key-shaped value (20+ characters of
 # letters and digits both, checked in code); a bare `key` elsewhere is too common in ML logs to hide.
 KEY_ASSIGNMENT = re.compile(r"key(?<![a-z0-9]key)[\"']?[ \t]{0,3}[=:][ \t]{0,3}[\"']?(?P<value>[a-z0-9+/_-]{20,512}={0,2})"
@@ -305,7 +435,9 @@ KEY_ASSIGNMENT = re.compile(r"key(?<![a-z0-9]key)[\"']?[ \t]{0,3}[=:][ \t]{0,3}[
 # the name is taken whole, never given back (the lookahead-and-backreference idiom), so a long name
 # with no separator after it costs one pass.
 # The value may sit on the next line (YAML "api_key:\n  VALUE").
-_ASSIGNMENT_TAIL = (r"(?=(?P<rest>[a-z0-9_.-]{0,48}))(?P=rest)(?P<sep>[\"']?[ \t]{0,3}[=:][ \t]{0,3}(?:\r?\n[ \t]{0,16})?)"
+# (a YAML block scalar's `|` / `>-` before the line break, an anchor `&k` or a tag `!!str` before the value)
+_ASSIGNMENT_TAIL = (r"(?=(?P<rest>[a-z0-9_.-]{0,48}))(?P=rest)(?P<sep>[\"']?[ \t]{0,3}[=:][ \t]{0,3}"
+                    r"(?:(?:[|>][+-]?[0-9]?[ \t]{0,8})?\r?\n[ \t]{0,16})?(?:(?:&[a-z0-9_-]{1,32}|!![a-z]{1,16})[ \t]{1,4})?)"
                     r"(?P<quote>[\"']?)"
                     r"(?P<value>[^\s'\",;\x00]{3,})")  # (nsys joins environment entries with NUL)
 SECRET_ASSIGNMENTS = [re.compile(keyword + _ASSIGNMENT_TAIL) for keyword in (
@@ -315,14 +447,31 @@ SECRET_ASSIGNMENTS = [re.compile(keyword + _ASSIGNMENT_TAIL) for keyword in (
     # Docker's "auth": "<base64>" (whole words: bypass, compass, passage, oauth stay)
     r"pass(?<![a-z0-9]pass)(?:phrase)?(?![a-z])", r"pw(?<![a-z0-9]pw)(?![a-z])", r"pwd(?:(?<=;pwd)|(?<=; pwd))",
     "accountkey", "sharedaccesskey", r"sig(?<=[?&]sig)(?==)", r"auth(?<![a-z0-9]auth)(?=[\"']?[ \t]{0,3}[=:])")]
+# Assignments back to back (`pass pass=` repeated, `token=abc,token=abd`): after one, a run of more of the same
+# keyword, each after 1 to 4 blanks, commas or semicolons, with no more to its name (nothing to judge there), its
+# value right after its `=` or `:` and holding neither (so a substitution finds each value). One span for the run.
+_ASSIGNMENT_RUN_VALUE = r"[=:][^\s'\",;\x00=:]{3,256}(?![^\s'\",;\x00])"
+ASSIGNMENT_RUNS = {pattern: re.compile(rf"(?:[ \t,;]{{1,4}}(?:{pattern.pattern[:-len(_ASSIGNMENT_TAIL)]}){_ASSIGNMENT_RUN_VALUE})+")
+                   for pattern in SECRET_ASSIGNMENTS if pattern.pattern.endswith(_ASSIGNMENT_TAIL)}
+# ... and lines of them, each name on a line of its own and its value on the next (`api_key:\nVALUE\n` repeated)
+ASSIGNMENT_LINE_RUNS = {pattern: re.compile(rf"(?:\n(?:{pattern.pattern[:-len(_ASSIGNMENT_TAIL)]})[=:]\n"
+                                            r"[^\s'\",;\x00]{3,256}(?=\n))+")
+                        for pattern in SECRET_ASSIGNMENTS if pattern.pattern.endswith(_ASSIGNMENT_TAIL)}
+ASSIGNMENT_RUN_VALUES = re.compile(r"[=:]([^\s'\",;\x00=:]+)")
+ASSIGNMENT_RUN_EQUALS = re.compile(r"=[^\s'\",;\x00=:]+")
+ASSIGNMENT_RUN_COLON = re.compile(r":[^\s'\",;\x00=:]+")
+ASSIGNMENT_RUN_GAPS = (" ", "\t", ",", ";")
 # Authorization: <scheme> <credential>, whatever the scheme (Token, Negotiate, Digest, ...), and .netrc's
 # "login NAME password VALUE".
 AUTHORIZATION = re.compile(r"authorization[\"']?[ \t]{0,3}:[ \t]{0,3}[\"']?(?P<value>[a-z0-9._~+/=-]{1,64}"
                            r"(?:[ \t]{1,4}[^\s'\",;]{1,4096})?)")
 NETRC_PASSWORD = re.compile(r"login[ \t]{1,4}[^\s]{1,256}[ \t]{1,4}password[ \t]{1,4}(?P<value>[^\s'\"]+)")
 # A secret name ending a piece of a stream, its value on the next line.
+# (also a YAML block scalar's `password: |`, and a secret flag ending a line of a list: k8s `- --password`)
 VALUE_ON_NEXT_LINE = re.compile(r"(?:token|secret|passw(?:or)?d|api[_-]?key|apikey|pass(?:phrase)?|credential|accountkey)"
-                                r"[\"']?[ \t]{0,3}[=:][ \t]{0,3}\r?\n\Z")
+                                r"[\"']?[ \t]{0,3}[=:][ \t]{0,3}(?:[|>][+-]?[0-9]?[ \t]{0,8})?\r?\n\Z"
+                                r"|--[a-z0-9_-]{0,48}(?:token|secret|passw(?:or)?d|api[_-]?key|pass(?:phrase)?)[\"']?,?[ \t]{0,8}"
+                                r"\r?\n\Z")
 # A private key's armour line. Its block runs through the lines that can be key material (base64,
 # "Header: value", blank) and the END line when there is one: a key whose END line is missing, or a
 # log cut inside it, still goes.
@@ -334,10 +483,15 @@ KEY_BEGIN = re.compile(r"(?i:-{4,5} ?BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?
 # before it are checked), PuTTY's lines from their literals.
 KEY_BEGIN_FAST = [re.compile(r"begin(?:(?<=-----begin)|(?<=----begin)|(?<=----- begin)|(?<=---- begin))"
                              r" [a-z0-9 ]{0,40}private key(?: block)? ?-{4,5}"),
-                  re.compile(r"PuTTY-User-Key-File-\d{1,2}:[^\n]{0,200}"), re.compile(r"Private-Lines: \d{1,5}")]
+                  re.compile(r"PuTTY-User-Key-File-\d{1,2}:[^\n]{0,200}"), re.compile(r"Private-Lines: \d{1,5}"),
+                  # a key's body printed without its armour: OpenSSH's (base64 of "openssh-key-v1"), and DER whose
+                  # first field is a version number (PKCS#1/#8 keys, a PKCS#12 keystore: 30 82 LL LL 02 01 is
+                  # "MII??[AQgw]IB"; a certificate, a public key or a signature starts 30 82 LL LL 30 and stays)
+                  re.compile(r"b3BlbnNzaC1rZXktdjE(?<![A-Za-z0-9+/]b3BlbnNzaC1rZXktdjE)[A-Za-z0-9+/=]{0,65536}"),
+                  re.compile(r"MII(?<![A-Za-z0-9+/]MII)[A-Za-z0-9+/]{2}[AQgw]IB[A-Za-z0-9+/]{32,65536}={0,2}")]
 KEY_END = re.compile(r"(?i)-{4,5} ?END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)? ?-{4,5}|Private-MAC: [0-9a-f]{0,128}")
 # A key's body may be one long line (1,600 characters of base64 unwrapped).
-KEY_LINE = r"(?:[A-Za-z0-9+/= \t\r]{0,65536}|(?!Private-MAC)[A-Za-z][A-Za-z-]{0,40}: [^\n]{0,1024})(?![^\n])"
+KEY_LINE = r"(?:[A-Za-z0-9+/= \t\r]{0,65536}|(?!Private-MAC)[A-Za-z][A-Za-z-]{0,40}: [^\n]{0,1024}|#[^\n]{0,1024})(?![^\n])"
 # A key logged line by line with a prefix ("INFO: MIIE..."): the line ends in a base64 run; read on
 # the reversed line, anchored, so one pass.
 REVERSED_PREFIXED_KEY_LINE = re.compile(r"[ \t\r]{0,8}[A-Za-z0-9+/=]{16,65536}(?:[ \t:|>\]'\"]|\Z)")
@@ -373,6 +527,10 @@ IPV6 = re.compile(r"(?<![\w.])(?<![0-9A-Fa-f]:)(?<!::)(?:(?:[0-9A-Fa-f]{1,4}:){7
 MAC = re.compile(r"(?P<sep>[:-])(?<=(?<![\w:-])[0-9a-f]{2}[:-])[0-9a-f]{2}(?:(?P=sep)[0-9a-f]{2}){4}(?![\w:-])")
 BORING_MACS = {"00:00:00:00:00:00", "ff:ff:ff:ff:ff:ff"}
 MAC_TEXT = re.compile(r"[0-9a-f]{2}(?::[0-9a-f]{2}){5}")
+# 12 hex digits alone, letters and digits both: not inside a longer run or a name, nor a group of a UUID (GPU-...-
+# 426614174000), a PCI or IPv6 address (after or before "-", ".", ":"), nor an address after 0x
+BARE_MAC = re.compile(r"(?<![\w.:-])(?=[0-9]{0,11}[A-Fa-f])(?=[A-Fa-f]{0,11}[0-9])[0-9A-Fa-f]{12}(?![\w.:-])")
+MAC_WORDS_BEFORE = re.compile(r"(?:mac|ether|hwaddr|lladdr|bssid|hw addr|address|addr)[^\n]{0,16}\Z")
 # Cisco's spelling, 001b.213a.4f5c (with a letter in it: 1234.5678.9012 is a number), from its first dot
 CISCO_MAC = re.compile(r"\.(?<=(?<![\w.:-])[0-9a-f]{4}\.)[0-9a-f]{4}\.[0-9a-f]{4}(?![\w:-])(?!\.[\w])")
 # Cloud host names that hold an address or a project: AWS ip-10-0-1-23[.ec2.internal | .REGION.compute.internal],
@@ -418,16 +576,20 @@ def name_words(name: str) -> list[str]:
 def is_secret_name(name: str) -> bool:
     """Whether a name says its value is secret, judged by whole words (see SECRET_WORDS and the sets
     after it): a secret word (TOKEN, SECRET, PASSWORD, PASS, PW, CREDS, AUTH, COOKIE, OTP, ... or a word
-    ending in one, PGPASSWORD), KEY / KEYS / PIN ending the name unless the word before names a harmless
-    kind (SORT_KEY), a secret pair (API_KEY_ID, KEY_MATERIAL, SESSION_ID, SERVICE_ACCOUNT_JSON), PWD in a
+    ending in one, PGPASSWORD), KEY / KEYS / PIN / LICENSE / PAT ending the name unless the word before names a
+    harmless kind (SORT_KEY, FILE_PAT), TOKENS after a credential's kind (API_TOKENS, not PROMPT_TOKENS), a secret pair (API_KEY_ID, KEY_MATERIAL, SESSION_ID, SERVICE_ACCOUNT_JSON), PWD in a
     longer name (DB_PWD; PWD itself is the working directory); and then no quantity or setting word
     after it (TOKEN_BUDGET, TOKEN_COUNT, AUTH_TYPE) nor a count word before it (MAX_TOKEN_LEN, NUM_PASS)."""
     words = name_words(name)
     last = len(words) - 1
     for i, word in enumerate(words):
         before = words[i - 1] if i else ""
+        if word == "token" and words[i + 1:i + 2] in (["id"], ["ids"]):
+            continue  # EOS_TOKEN_ID, pad_token_id: an index in a vocabulary
         secret = (word in SECRET_WORDS or (word.endswith(SECRET_SUFFIXES) and word not in NOT_SECRET_WORDS)
-                  or (word in END_WORDS and i == last and before not in NOT_SECRET_KEY_KINDS)
+                  or (word in END_WORDS and i == last and before not in NOT_SECRET_KEY_KINDS
+                      and (word != "pat" or before not in NOT_TOKEN_PATTERN_KINDS))
+                  or (word == "tokens" and before in CREDENTIAL_TOKEN_KINDS)
                   or (before, word[:-1] if word == "keys" else word) in SECRET_PAIRS
                   or (word == "pwd" and last > 0))
         if secret and QUANTITY_WORDS.isdisjoint(words[i + 1:]) and QUALIFIER_BEFORE.isdisjoint(words[:i]):
@@ -462,6 +624,9 @@ def escaped_forms(value: str) -> set[str]:
     if "\n" in value:
         forms |= {line.strip() for line in value.splitlines() if len(line.strip()) >= 8}
     forms |= encoded_forms(value)  # (a key in a variable, printed base64- or hex-encoded whole)
+    if len(value) >= 8:  # `base32` of it (the characters that depend on it alone), and `rev` of it
+        encoded = base64.b32encode(value.encode()).decode()
+        forms |= {encoded.rstrip("="), value[::-1]}
     return {f for f in forms if len(f) >= MIN_SECRET_LEN}
 
 
@@ -507,7 +672,7 @@ def worth_hiding(value: str) -> bool:
     return len(value) >= MIN_SECRET_LEN and value.strip().lower() not in NOT_SECRET_VALUES
 
 
-_NAME_CHARACTER = re.compile(r"[A-Za-z0-9_.-]").match
+_NAME_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 
 
 def cannot_be_secret(value: str) -> bool:
@@ -573,6 +738,23 @@ PASSWORD_FLAG_OF_TOOL = {**dict.fromkeys(("mysql", "mariadb", "mysqldump", "mysq
                          **dict.fromkeys(("redis-cli", "keydb-cli"), "-a"), **dict.fromkeys(("zip", "unzip"), "-P"),
                          **dict.fromkeys(("ldapsearch", "ldapadd", "ldapmodify", "ldapdelete", "ldapwhoami"), "-w")}
 USER_PASSWORD_TOOLS = {"curl", "wget"}
+# Flags whose words alone do not make a secret name (SESSION_NAME, --session-new, LICENSE_FILE are settings) but
+# whose value is a secret on a workload's command line unless it is a setting (a number, a path, a plain word,
+# on/off): a session cookie, a licence key, a private key, an Azure SAS token, a webhook URL.
+WEAK_SECRET_FLAGS = {("session",), ("license",), ("licence",), ("private",), ("sas",), ("webhook",), ("webhook", "url"),
+                     ("hook", "url")}
+
+
+def _weak_flag_secret(value: str) -> bool:
+    if cannot_be_secret(value) or is_location(value) or NUMBER_LIKE.fullmatch(value):
+        return False
+    if "://" in value:  # a webhook URL is the credential when a part of it is key-like (https://x/hook stays)
+        return any(is_hex_key(part) or looks_generated(part) or looks_like_password(part)
+                   for part in URL_PARTS.split(value.partition("://")[2]))
+    return is_hex_key(value) or looks_generated(value) or looks_like_password(value)
+
+
+URL_PARTS = re.compile(r"[/?&=#;]")
 
 
 def argv_secret_positions(argv: list[str]) -> list[tuple[int, int]]:
@@ -606,6 +788,13 @@ def argv_secret_positions(argv: list[str]) -> list[tuple[int, int]]:
         elif tool_flag and arg == tool_flag and has_next:
             found.append((i + 1, 0))
             i += 1
+        elif tuple(name_words(FLAG_PREFIX.sub("", name))) in WEAK_SECRET_FLAGS:
+            # --session X, --license X, --private X, --sas X, --webhook-url X: a secret unless a setting
+            if eq and _weak_flag_secret(value):
+                found.append((i, len(name) + 1))
+            elif not eq and has_next and _weak_flag_secret(argv[i + 1]):
+                found.append((i + 1, 0))
+                i += 1
         elif is_secret_flag(name):
             if eq:
                 found.append((i, len(name) + 1))
@@ -615,8 +804,9 @@ def argv_secret_positions(argv: list[str]) -> list[tuple[int, int]]:
         elif arg.startswith("-p") and not tool_flag and (
                 (len(arg) > 2 and not arg.startswith("--") and looks_like_password(arg[2:]))):
             found.append((i, 2))
-        elif arg == "-a" and not tool_flag and has_next and looks_generated(argv[i + 1]):
-            found.append((i + 1, 0))  # redis-cli's -a on another client; -a is "all" or "arch" elsewhere
+        elif arg in ("-a", "-k") and not tool_flag and has_next and looks_generated(argv[i + 1]):
+            # redis-cli's -a on another client, openssl's -k; -a is "all" or "arch" elsewhere, -k pytest's expression
+            found.append((i + 1, 0))
             i += 1
         elif arg == "-p" and not tool_flag and has_next and looks_like_password(argv[i + 1]):
             found.append((i + 1, 0))
@@ -676,9 +866,14 @@ def _merge_spans(found: list[Span]) -> list[Span]:
                 replacement = last[2]
             elif span[0] == last[0] and REDACTED not in (span[2], last[2]) and last_end <= span[1]:
                 replacement = span[2]  # the last one lies inside this one (a short host name, the FQDN)
+            elif "\n" in last[2] and span[1] <= last_end:
+                replacement = last[2]  # a secret inside a block replaced line by line: the block keeps its lines
+            elif "\n" in span[2] and span[0] == last[0] and last_end <= span[1]:
+                replacement = span[2]
             else:
                 replacement = REDACTED
-            label = span[3] if span[3] == KNOWN_VALUE else last[3]  # a known secret is counted as one
+            # a known secret is counted as one; a key block stays one (a stream carries an open one on)
+            label = span[3] if span[3] == KEY_BLOCK or (span[3] == KNOWN_VALUE and last[3] != KEY_BLOCK) else last[3]
             if end != last[1] or replacement != last[2] or label != last[3]:
                 merged[-1] = (last[0], end, replacement, label, min(last[4], span[4]))
             last_end = end
@@ -710,7 +905,7 @@ class Redactor:
         # (`base64 <<< "$DATABASE_URL"`): the encoding of the part before a short password shows it.
         holder_forms: set[str] = set()
         for text in [*self.environ.values(), *(extra_secrets or []), *proxies]:
-            found = {text[s[0]:s[1]] for s in self._secret_spans(text) if worth_hiding(text[s[0]:s[1]])}
+            found = {v for v in _span_values(text, self._secret_spans(text)) if worth_hiding(v)}
             secrets |= found
             if found and text not in found and len(text) <= 4096 and "\n" not in text:
                 holder_forms |= _holder_encoded_forms(text)
@@ -831,9 +1026,14 @@ class Redactor:
             m = re.match(r"[ \t]{0,16}[\"']?(?P<value>[^\s'\",;]{3,})", text)
             if m and not cannot_be_secret(m.group("value")):
                 spans.append((m.start("value"), m.end(), REDACTED, "secret-named value", 0))
+        present = set()
         for label, literal, pattern in TOKEN_SHAPE_LITERALS:
-            if literal not in text:  # a plain substring test, faster than the pattern's own scan
-                continue
+            # a substring test first where it is the faster scan (a long literal) or tells _context_shape_spans
+            # something; a short literal's pattern scans faster than `in` does (the regex engine skips to it)
+            if len(literal) > 5 or literal in CONTEXT_LITERALS or not literal:
+                if literal not in text:
+                    continue
+                present.add(literal)
             if label == "service token" and not any(prefix in text for prefix in SERVICE_PREFIXES):
                 continue  # (substring tests cost less than the alternation's scan on log text)
             if "value" in pattern.groupindex:  # Bearer / Basic: a credential, not words (`basic configuration_x`)
@@ -841,11 +1041,14 @@ class Redactor:
                              if CREDENTIAL_CHARACTER.search(m.group("value")))
             else:
                 spans.extend((a, b, REDACTED, label, a) for a, b in map(re.Match.span, pattern.finditer(text)))
+        spans.extend(_provider_token_spans(text))
         spans.extend(_url_userinfo_spans(text))
         if "@" in text:
             spans.extend(_schemeless_credential_spans(text))
         spans.extend(_escaped_url_spans(text))
         spans.extend(_command_password_spans(text))
+        spans.extend(_printed_flag_spans(text))
+        spans.extend(_context_shape_spans(text, present))
         if ":*:" in text or PGPASS_PORT.search(text):
             spans.extend(_pgpass_spans(text))
         lower = _lower(text) if lower is None else lower
@@ -857,6 +1060,8 @@ class Redactor:
             if (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
                     and not _names_harmless_key(text, m.start())):
                 spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
+        if "kaggle" in lower:  # a Kaggle key is 32 bare hex digits: one beside the word
+            spans.extend(_beside_spans(lower, KAGGLE_WORD, KAGGLE_KEY, is_hex_key, "kaggle key"))
         spans.extend(_assignment_spans(text, lower))
         spans.extend(_key_spans(text, lower, in_key))
         return spans
@@ -883,25 +1088,33 @@ class Redactor:
         search = re.Pattern.search
         for value, needles in self._pieces:
             covered: list[tuple[int, int]] = []  # this secret's pieces so far, in order
+            whole = len(value)
             for offset, pattern in needles:
                 found: list[tuple[int, int]] = []
                 index = 0
                 at = 0
-                while True:
-                    m = search(pattern, text, at)
-                    if m is None:
-                        break
+                pieces = len(covered)
+                after = offset + FRAGMENT
+                # (one iterator while each search would start where the last match ended; a new one where it jumps)
+                matches = pattern.finditer(text)
+                while (m := next(matches, None)) is not None:
                     start, stop = m.span()
-                    while index < len(covered) and covered[index][1] <= start:
-                        index += 1
-                    if index < len(covered) and covered[index][0] <= start:
-                        at = covered[index][1]
+                    if start < at:
+                        matches = pattern.finditer(text, at)
                         continue
-                    if start >= offset and text.startswith(value, start - offset):  # whole: a literal span has it
-                        at = start - offset + len(value)
+                    if pieces:
+                        while index < pieces and covered[index][1] <= start:
+                            index += 1
+                        if index < pieces and covered[index][0] <= start:
+                            at = covered[index][1]
+                            continue
+                    right = stop - start - FRAGMENT
+                    # the whole secret (a literal span has it): the regex reached its end, or grew as far as it may
+                    if (right == whole - after or right == CHAIN) and start >= offset and text.startswith(
+                            value, start - offset):
+                        at = start - offset + whole
                         found.append((start - offset, at))
                         continue
-                    right = stop - start - FRAGMENT
                     if right == CHAIN:  # the regex grew it as far as it may: go on by comparing slices
                         room = min(len(value) - offset - FRAGMENT, size - start - FRAGMENT)
                         right = _common_prefix(text[start + FRAGMENT:start + FRAGMENT + room],
@@ -911,14 +1124,15 @@ class Redactor:
                         room = min(offset, start)
                         left = _common_suffix(text[start - room:start], value[offset - room:offset])
                     begin, end = start - left, start + FRAGMENT + right
-                    head, tail = value[:offset - left], value[offset + FRAGMENT + right:]
                     spans.append((begin, end, REDACTED, KNOWN_VALUE, begin))
                     found.append((begin, end))
-                    if tail and len(tail) < FRAGMENT:
-                        after = end + (2 if text.startswith("\r\n", end) else 1 if text.startswith("\n", end) else 0)
-                        if after > end and text.startswith(tail, after):
-                            spans.append((after, after + len(tail), REDACTED, KNOWN_VALUE, begin))
-                    if head and len(head) < FRAGMENT and (begin == 0 or text[begin - 1] == "\n"):
+                    if 0 < whole - after - right < FRAGMENT:  # the rest of the secret, short: maybe on the next line
+                        tail = value[after + right:]
+                        rest = end + (2 if text.startswith("\r\n", end) else 1 if text.startswith("\n", end) else 0)
+                        if rest > end and text.startswith(tail, rest):
+                            spans.append((rest, rest + len(tail), REDACTED, KNOWN_VALUE, begin))
+                    if 0 < offset - left < FRAGMENT and (begin == 0 or text[begin - 1] == "\n"):
+                        head = value[:offset - left]
                         before = begin - 1 - (text[begin - 2:begin - 1] == "\r")
                         if before >= len(head) and text.startswith(head, before - len(head)):
                             spans.append((before - len(head), before, REDACTED, KNOWN_VALUE, before - len(head)))
@@ -940,7 +1154,7 @@ class Redactor:
     def _dump_spans(self, text: str) -> list[Span]:
         """Secrets in dumps (see _dump_parts): the decoded text is searched like any text (known values, their
         pieces, shapes); every byte found there goes, in each column that shows it, line by line."""
-        if not DUMP_HINT.search(text):
+        if not _may_hold_dump(text):
             return []  # (one scan instead of the ten of _dump_parts: most texts hold no dump, also long ones: "x" lines)
         decoded, parts = _dump_parts(text)
         if not parts:
@@ -1017,6 +1231,7 @@ class Redactor:
             if value not in BORING_MACS:
                 spans.append((start, m.end(), self.placeholder("mac", value.replace(":", "")), "mac address", start))
         spans.extend(self._other_host_spans(lower))
+        spans.extend(self._bare_mac_spans(text, lower))
         for pattern in GPU_UUIDS:
             for m in pattern.finditer(text):
                 spans.append((m.start(), m.end(), self.placeholder("gpu-uuid", m.group(0)), "gpu uuid", m.start()))
@@ -1055,6 +1270,18 @@ class Redactor:
                 continue
             spans.append((m.start(), m.end(), addresses.get(address) or self.placeholder("ip", address), "ip address",
                           m.start()))
+        return spans
+
+    def _bare_mac_spans(self, text: str, lower: str) -> list[Span]:
+        """Another machine's MAC as 12 hex digits with no separators (001B213A4F5C): in capitals anywhere (a hash is
+        printed in small letters), in small letters only after a MAC word on its line (`ether 001b213a4f5c`)."""
+        spans: list[Span] = []
+        for m in BARE_MAC.finditer(text):
+            start, end = m.span()
+            value = m.group(0)
+            if not value.isupper() and not MAC_WORDS_BEFORE.search(lower, max(0, start - 24), start):
+                continue
+            spans.append((start, end, self.placeholder("mac", value.lower()), "mac address", start))
         return spans
 
     def _other_host_spans(self, lower: str) -> list[Span]:
@@ -1183,29 +1410,58 @@ class StreamRedactor:
     redacted in the next, and a line longer than max_line is cut where no span (and no span's
     evidence) crosses the cut; a secret that reaches a forced cut is continued to the next space."""
 
-    def __init__(self, redactor: Redactor, max_line: int = 1 << 20):
+    def __init__(self, redactor: Redactor, max_line: int = 1 << 20, piece: int = 1 << 16):
         self.redactor = redactor
-        self.max_line = max_line
         self.hold = max(4096, 2 * redactor.longest_literal)
+        # (a forced cut goes at least `hold` characters before the end of max_line: at or before 0 it never moved on)
+        self.max_line = max_line if max_line > self.hold else 2 * self.hold
+        # Where pieces may end is decided by the text alone, never by how the pipe delivered it, so the output
+        # is the same whatever the reads: a cut is tried at the first newline `piece` characters or more after
+        # the last place tried (counted from the stream's start), moved back over lines that must stay with the
+        # next ones (_hold_back); a line longer than max_line is cut within its first max_line characters
+        # (2 * hold at least: a forced cut lands `hold` characters before the end of what it reads).
+        self.piece = max(1, piece)
+        self._window = max(max_line, 2 * self.hold)   # what a forced cut reads (a cut lands `hold` before its end)
         self._buffer = ""
+        self._offset = 0       # where the buffer starts in the stream
+        self._next_try = 0     # where in the stream the next cut is looked for (the first newline from here)
         self._in_key = False
         self._token_carry = False
         self._value_next = False
 
     def feed(self, text: str) -> str:
         self._buffer += text
-        cut = self._buffer.rfind("\n") + 1
-        if cut:
-            cut = self._hold_back(cut)
-            if cut:
-                return self._emit(cut)
-        if len(self._buffer) > self.max_line:
-            return self._emit(None)
-        return ""
+        out = []
+        while True:
+            newline = self._buffer.find("\n", max(0, self._next_try - self._offset), self._window)
+            if newline >= 0:
+                self._next_try = self._offset + newline + self.piece
+                cut = self._hold_back(newline + 1)
+                if cut:
+                    out.append(self._emit(cut))
+                    # what a key block held back is looked at again only once as much again has come (linear)
+                    self._next_try = max(self._next_try, self._offset + 2 * (newline + 1 - cut))
+            elif len(self._buffer) > self._window:
+                out.append(self._emit(None))
+            else:
+                return "".join(out)
 
     def _hold_back(self, cut: int) -> int:
-        """Where to cut: before the last line when it ends with a piece of a known secret, whose rest
-        may start the next line (a wrap), so both lines are redacted together."""
+        """Where to cut: before lines that must stay with the next ones (_line_hold, _printed_form_hold), each
+        rule asked again where another moved the cut (a few rounds: each moves it up or leaves it)."""
+        for round in range(8):
+            moved = _printed_form_hold(self._buffer, self._line_hold(cut, dumps=not round))
+            if moved == cut:
+                break
+            cut = moved
+        return cut
+
+    def _line_hold(self, cut: int, dumps: bool = True) -> int:
+        """Before the last line when it ends with a piece of a known secret, whose rest may start the next line (a
+        wrap), or with a secret name whose value comes on the next line; before a dump's last lines (in the first
+        round only: a dump block is held DUMP_HOLD_LINES lines back, not that many again each round)."""
+        if cut <= 0:
+            return 0
         start = self._buffer.rfind("\n", 0, cut - 1) + 1
         line = self._buffer[start:cut]
         if self.redactor.wrap_head_at_end(line):
@@ -1213,45 +1469,85 @@ class StreamRedactor:
         end = len(line.rstrip("\r\n"))
         if any(span[1] == end for span in self.redactor._fragment_spans(line)) if self.redactor._pieces else False:
             return start
+        if VALUE_ON_NEXT_LINE.search(line[-120:].lower()):  # `api_key:` waits for its value on the next line
+            return start
         # a dump's last lines wait for the next piece, so a secret dumped across the cut is decoded whole
         held = 0
-        while held < DUMP_HOLD_LINES and _dump_line_end(self._buffer[start:cut].rstrip("\r\n")):
+        while dumps and held < DUMP_HOLD_LINES and _dump_line_end(self._buffer[start:cut].rstrip("\r\n")):
             held += 1
             cut = start
             start = self._buffer.rfind("\n", 0, max(0, cut - 1)) + 1
             if not cut:
                 break
-        return _printed_form_hold(self._buffer, cut)
+        return cut
 
     def close(self) -> str:
-        out = self._emit(len(self._buffer)) if self._buffer else ""
+        out = self._emit(len(self._buffer), last=True) if self._buffer else ""
         self._buffer = ""
         return out
 
-    def _emit(self, cut: int | None) -> str:
+    def _emit(self, cut: int | None, last: bool = False) -> str:
         text = self._buffer
         if cut is not None:  # a newline cut: no single-line secret crosses it
             piece = text[:cut]
             spans = self.redactor.spans(piece, self._in_key, self._token_carry, self._value_next)
+            open_key = None if last else next((s for s in reversed(spans) if s[3] == "private key block"), None)
+            if open_key is not None and _key_open(piece, open_key):
+                # a key block still open at the cut waits, from its first line, for the rest of it (so it is
+                # read as the whole text would read it); one longer than KEY_HOLD goes on with _in_key
+                block_line = text.rfind("\n", 0, open_key[0]) + 1
+                if block_line > 0:
+                    cut = block_line
+                    piece = text[:cut]
+                elif cut < KEY_HOLD:
+                    return ""
             self._token_carry = False
-        else:  # a line too long to hold: cut where no span, nor the evidence for one, crosses
+        else:  # a line too long to hold: cut where no span, nor the evidence for one, crosses (within its first
+            # max_line characters, whatever else the buffer holds: the same text gives the same cut)
+            text = text[:self._window]
             spans = self.redactor.spans(text, self._in_key, self._token_carry, self._value_next)
-            cut = _cut_outside_spans(spans, len(text) - self.hold, len(text))
+            cut = max(1, _cut_outside_spans(spans, len(text) - self.hold, len(text)))
             piece = text[:cut]
             last_end = spans[bisect.bisect_left(spans, cut, key=_START) - 1][1] if spans and spans[0][0] < cut else -1
             self._token_carry = cut == len(text) and last_end >= cut and not text[-1:].isspace()
+            text = self._buffer
         before = bisect.bisect_left(spans, cut, key=_START)  # (merged spans: in order, none overlap)
         out = self.redactor._apply(piece, spans[:before])
         last_key = next((s for s in reversed(spans[:before]) if s[3] == "private key block"), None)
         self._in_key = bool(last_key and _key_open(piece, last_key))
         self._value_next = bool(VALUE_ON_NEXT_LINE.search(piece[-120:].lower()))
         self._buffer = text[cut:]
+        self._offset += cut
         return out
 
 
 # A pattern may need up to this many characters before where its match starts (the B of Bearer, found
 # by "earer"; the sk of sk_live_; the ? or & of sig=; the "; " of ; pwd=): a forced cut keeps them with it.
 LOOKBEHIND = 2
+
+
+def _url_run_replacement(run: str) -> str:
+    """What a run of URLs back to back (URL_USERINFO_RUN) becomes, less its first "://" and its last "@": each
+    URL's password, or its user where it has none, [REDACTED]."""
+    urls = run.count("://")
+    if run.count(":") == urls:  # users alone (`://x@` repeated)
+        return "@://".join([REDACTED] * urls)
+    return URL_RUN_USER.sub("://" + REDACTED + "@", URL_RUN_PASSWORD.sub(":" + REDACTED + "@", run))[3:-1]
+
+
+def _span_values(text: str, spans: list[Span]) -> set[str]:
+    """What spans hide; for the one span of URLs back to back (URL_USERINFO_RUN), each URL's user or password, and
+    for that of assignments back to back (ASSIGNMENT_RUNS, ASSIGNMENT_LINE_RUNS), each value."""
+    values = set()
+    for start, end, replacement, label, _ in spans:
+        piece = text[start:end]
+        if replacement != REDACTED and label == "url credential" and "@://" in piece:
+            values.update(part.partition(":")[2] if ":" in part else part for part in piece.split("@://"))
+        elif replacement != REDACTED and label == "secret-named value":  # a run of assignments
+            values.update(piece.split("\n")[2::2] if piece.startswith("\n") else ASSIGNMENT_RUN_VALUES.findall(piece))
+        else:
+            values.add(piece)
+    return values
 
 
 def _cut_outside_spans(spans: list[Span], cut: int, size: int) -> int:
@@ -1327,7 +1623,7 @@ def _prefixed_block_end(text: str, eol: int) -> int:
         marker = KEY_END.search(line)
         if marker:
             return end + 1 + marker.end()
-        if not (_prefixed_key_line(line) or re.search(r"[A-Za-z][A-Za-z-]{0,40}: [^\n]{0,1024}\Z", line[-1100:])
+        if not (_prefixed_key_line(line) or line.lstrip().startswith("#") or re.search(r"[A-Za-z][A-Za-z-]{0,40}: [^\n]{0,1024}\Z", line[-1100:])
                 and re.search(r"(?:Proc-Type|DEK-Info|Comment|Version|Encryption):", line)):
             break
         end = next_eol
@@ -1349,7 +1645,9 @@ def _name_before(text: str, start: int, end: int) -> str:
 @functools.lru_cache(maxsize=4096)
 def _quantity_name(name: str) -> bool:
     words = name_words(name)
-    return not (QUANTITY_WORDS.isdisjoint(words) and QUALIFIER_BEFORE.isdisjoint(words)) and not is_secret_name(name)
+    token_index = "token" in words and ("id" in words or "ids" in words)  # eos_token_id: 50256
+    return (token_index or not (QUANTITY_WORDS.isdisjoint(words) and QUALIFIER_BEFORE.isdisjoint(words))) and (
+        not is_secret_name(name))
 
 
 def _names_a_quantity(text: str, start: int, end: int) -> bool:
@@ -1360,8 +1658,10 @@ def _names_a_quantity(text: str, start: int, end: int) -> bool:
 
 
 def _names_harmless_key(text: str, start: int) -> bool:
-    """`sort_key=`, `cache_key: ...`: a key named for what it sorts or caches, not a secret key."""
+    """`sort_key=`, `cache_key: ...`, `cache key: ...`: a key named for what it sorts or caches, not a secret key."""
     words = name_words(_name_before(text, start, start + 3))
+    if len(words) == 1 and start > 1 and text[start - 1] == " ":  # two words: "cache key"
+        words = name_words(_name_before(text, start - 1, start - 1)) + words
     return len(words) > 1 and words[-2] in NOT_SECRET_KEY_KINDS
 
 
@@ -1371,20 +1671,36 @@ class _HarmlessValues(dict):
 
     def __missing__(self, value: str) -> bool:
         verdict = self[value] = (value.lower() == REDACTED_LOWER or (value[0] in "/~." and is_location(value))
-                                 or (len(value) < 16 and cannot_be_secret(value.rstrip(")]}>"))))
+                                 or (len(value) < 16 and cannot_be_secret(value.rstrip(")]}>")))
+                                 or (value[0] in "<[$%" and NOT_A_SECRET_REFERENCE.fullmatch(value) is not None)
+                                 or value.lower() in AUTH_SCHEMES)
         return verdict
+
+
+# A model's special tokens (`bos_token: <|begin_of_text|>`, `</s>`, `[PAD]`) and a variable's reference
+# (`api_key: ${OPENAI_API_KEY}`, `$HF_TOKEN`, `%API_KEY%`): named like secrets, they are none.
+# (unbraced, only in capitals: a password may start with "$")
+NOT_A_SECRET_REFERENCE = re.compile(r"<\|?/?[A-Za-z0-9_.-]{0,64}\|?>|\[[A-Z_]{2,16}\]|\$\{[A-Za-z_][A-Za-z0-9_]{0,127}\}"
+                                    r"|\$[A-Z_][A-Z0-9_]{0,127}|%[A-Z_][A-Z0-9_]{0,127}%")
+# Authentication schemes: `auth: kerberos`, `--auth basic` name how, not with what.
+AUTH_SCHEMES = frozenset({"basic", "bearer", "kerberos", "oauth", "oauth2", "digest", "ntlm", "negotiate", "saml",
+                          "oidc", "ldap", "iam", "sigv4", "gssapi", "spnego", "sso", "mtls", "x509", "none"})
 
 
 def _assignment_spans(text: str, lower: str) -> list[Span]:
     """Values of SECRET_ASSIGNMENTS. A text may hold a million (`pass pass=` repeated): a value is judged
     once (a verdict per distinct value), and a name is looked at only when it is longer than its keyword
-    (`output_token_throughput`). (Chains of map() over the matches measured slower than this loop.)"""
+    (`output_token_throughput`); assignments back to back are one span a run (_assignment_run). (Chains of map()
+    over the matches measured slower than this loop.)"""
     spans: list[Span] = []
     harmless = _HarmlessValues()
     append = spans.append
     for pattern in SECRET_ASSIGNMENTS:
         rest_group, value_group = pattern.groupindex["rest"], pattern.groupindex["value"]
-        for m in pattern.finditer(lower):
+        runs = (ASSIGNMENT_RUNS[pattern].match, ASSIGNMENT_LINE_RUNS[pattern].match) if pattern in ASSIGNMENT_RUNS else None
+        wait, backoff = 0, 1  # after a try for a run that found none, the next few matches try none (texts of matches apart)
+        matches = pattern.finditer(lower)
+        while (m := next(matches, None)) is not None:
             value_start, value_end = m.span(value_group)
             if harmless[text[value_start:value_end]]:
                 continue  # secret=False, token: 0, gpu_pw=350.2, a path, one already redacted
@@ -1392,11 +1708,49 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
                 continue  # a YAML mapping under the name (secretKeyRef:\n  name: db), not its value
             start = m.start()
             rest_start, rest_end = m.span(rest_group)
-            if (rest_end > rest_start or start and _NAME_CHARACTER(text[start - 1])) and _names_a_quantity(
+            if (rest_end > rest_start or start and text[start - 1] in _NAME_CHARACTERS) and _names_a_quantity(
                     text, start, rest_end):
                 continue  # output_token_throughput: 1234.5
             append((value_start, value_end, REDACTED, "secret-named value", start))
+            if runs is None:
+                continue
+            if wait:
+                wait -= 1
+            elif run_end := _assignment_run(text, lower, value_end, runs, harmless, append):
+                matches = pattern.finditer(lower, run_end)
+                backoff = 1
+            else:
+                wait, backoff = backoff, min(2 * backoff, 64)
     return spans
+
+
+def _assignment_run(text: str, lower: str, at: int, runs: tuple[Callable, Callable], harmless: _HarmlessValues,
+                    append: Callable) -> int:
+    """After an assignment that ends at `at`, more of the same keyword back to back (ASSIGNMENT_RUNS, on one line, or
+    ASSIGNMENT_LINE_RUNS) as one span whose replacement has each value [REDACTED]: where its end is, or 0 for none
+    (or one holding a value that cannot be a secret, which the matches one by one judge)."""
+    if lower.startswith(ASSIGNMENT_RUN_GAPS, at) and (run := runs[0](lower, at)) is not None:
+        end = run.end()
+        if not any(harmless[value] for value in set(ASSIGNMENT_RUN_VALUES.findall(text, at, end))):
+            append((at, end, _assignment_run_replacement(text[at:end]), "secret-named value", at))
+            return end
+    elif lower.startswith("\n", at) and (run := runs[1](lower, at)) is not None:
+        end = run.end()
+        lines = text[at:end].split("\n")  # "", name, value, name, value, ...
+        if not any(harmless[value] for value in set(lines[2::2])):
+            lines[2::2] = [REDACTED] * (len(lines) // 2)
+            append((at, end, "\n".join(lines), "secret-named value", at))
+            return end
+    return 0
+
+
+def _assignment_run_replacement(run: str) -> str:
+    """A run of assignments (ASSIGNMENT_RUNS) with each value [REDACTED], by substitutions of constant strings."""
+    if "=" in run:
+        run = ASSIGNMENT_RUN_EQUALS.sub("=" + REDACTED, run)
+    if ":" in run:
+        run = ASSIGNMENT_RUN_COLON.sub(":" + REDACTED, run)
+    return run
 
 
 def _escaped_url_spans(text: str) -> list[Span]:
@@ -1410,13 +1764,28 @@ def _escaped_url_spans(text: str) -> list[Span]:
     return spans
 
 
+def _present_tools(text: str) -> set[str]:
+    """The tools of COMMAND_PASSWORD_FLAGS named in text, each looked for once; a name of several words (`docker
+    login`) only where its last word is in the text (one scan for `login` spares those of ten names)."""
+    words: dict[str, bool] = {}
+    present = set()
+    for tool in dict.fromkeys(tool for tools, _, _ in COMMAND_PASSWORD_FLAGS for tool in tools):
+        last = tool.rpartition(" ")[2]
+        if last != tool and not (words[last] if last in words else words.setdefault(last, last in text)):
+            continue
+        if tool in text:
+            present.add(tool)
+    return present
+
+
 def _command_password_spans(text: str) -> list[Span]:
     """Passwords of printed commands (COMMAND_PASSWORD_FLAGS): each flag match is kept when one of its
     tools' names starts within reach before it, on the same line."""
     spans: list[Span] = []
     places: dict[str, list[int]] = {}
+    present_tools = _present_tools(text)
     for tools, reach, pattern in COMMAND_PASSWORD_FLAGS:
-        present = [tool for tool in tools if tool in text]
+        present = [tool for tool in tools if tool in present_tools]
         if not present:
             continue
         for tool in present:
@@ -1437,6 +1806,68 @@ def _command_password_spans(text: str) -> list[Span]:
     return spans
 
 
+@functools.lru_cache(maxsize=4096)
+def _secret_flag_cached(flag: str) -> bool:
+    return is_secret_flag(flag)
+
+
+def _printed_flag_value_kept(value: str) -> bool:
+    value = value.rstrip(",;)]}")
+    return (not value or cannot_be_secret(value) or value.lower() in NOT_A_FLAG_SECRET or value.lower() in AUTH_SCHEMES
+            or value[0] in "$%<"
+            or value.lower() == REDACTED_LOWER or is_location(value) or value.startswith(("/", "./", "../", "~/")))
+
+
+class _KeptFlagValues(dict):
+    """value -> _printed_flag_value_kept(value), worked out once per value (a log repeats its command lines)."""
+
+    def __missing__(self, value: str) -> bool:
+        verdict = self[value] = _printed_flag_value_kept(value)
+        return verdict
+
+
+def _printed_flag_spans(text: str) -> list[Span]:
+    """Values of secret flags in printed command lines (PRINTED_SECRET_FLAG, TOOL_SHORT_FLAG, TOOL_LOGIN_VALUE,
+    CONFIG_SET_VALUE); each pattern is led by a literal and reads a bounded stretch after it. A tool's name is looked
+    for once over the text (where one of its flags is), then by bisection per flag."""
+    spans: list[Span] = []
+    kept = _KeptFlagValues()
+    for m in PRINTED_SECRET_FLAG.finditer(text):  # (led by "--": its scan costs what a test for "--" does)
+        value = m.group("value")
+        if _secret_flag_cached(m.group("flag")) and not kept[value]:
+            end = m.end() - (len(value) - len(value.rstrip(",;)]}")))
+            spans.append((m.start("value"), end, REDACTED, "secret-named value", m.start()))
+    tool_places: dict[str, list[int]] = {}
+    for m in TOOL_SHORT_FLAG.finditer(text):
+        flag = m.group("flag")
+        tools, glued, after = TOOL_SHORT_FLAGS[flag]
+        if not m.group("sep") and not glued:
+            continue
+        where = tool_places.get(flag)
+        if where is None:
+            where = tool_places[flag] = [t.end() for t in tools.finditer(text)]
+        if not where:
+            continue
+        start = m.start()
+        index = bisect.bisect_right(where, start) - 1
+        if index < 0 or where[index] < start - 300 or text.find("\n", where[index], start) >= 0:
+            continue
+        first, end = m.span("value")
+        if after:
+            cut = text.find(after, first, end)
+            if cut < 0:
+                continue
+            first = cut + 1
+        if first < end and not kept[text[first:end]]:
+            spans.append((first, end, REDACTED, "command-line password", start))
+    if "login" in text:
+        spans.extend((m.start("value"), m.end("value"), REDACTED, "command-line password", m.start())
+                     for m in TOOL_LOGIN_VALUE.finditer(text) if not kept[m.group("value")])
+    for m in CONFIG_SET_VALUE.finditer(text):
+        if _secret_name_cached(m.group("name")) and not kept[m.group("value")]:
+            spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
+    return spans
+
 def _url_userinfo_spans(text: str) -> list[Span]:
     """Neither run can cross the next "://" (the first holds no "/", the second stops at "://"), so
     no character is read for two URLs."""
@@ -1447,9 +1878,13 @@ def _url_userinfo_spans(text: str) -> list[Span]:
     find = text.find
     login_scheme = REVERSED_LOGIN_SCHEME.match
     size = len(REDACTED)
+    search = URL_USERINFO.search
+    startswith = text.startswith
+    at = 0
     # (the cheapest tests first: a text may hold a million of these, "://x@" repeated)
-    for m in URL_USERINFO.finditer(text):
+    while (m := search(text, at)) is not None:
         start, end = m.span(1)
+        at = end + 1
         colon = find(":", start, end)
         if colon >= 0:
             if colon + 1 < end:
@@ -1458,6 +1893,11 @@ def _url_userinfo_spans(text: str) -> list[Span]:
               or not login_scheme(text[start - 12 if start > 12 else 0:start - 3][::-1])) and (
                 end - start != size or text[start:end] != REDACTED):
             append((start, end, REDACTED, "url credential", start - 3))
+        if startswith("://", at) and (run := URL_USERINFO_RUN.match(text, at)) is not None:
+            # URLs back to back (`://x@` repeated): those followed by another are one span, its replacement the
+            # one each would have had (made by one substitution in C), not a span each
+            append((at + 3, run.end() - 1, _url_run_replacement(run.group(0)), "url credential", at))
+            at = run.end()
     if "'" in text or "\\" in text:
         spans.extend((m.start("password"), m.end("password"), REDACTED, "url password", m.start())
                      for m in URL_QUOTED_PASSWORD.finditer(text))
@@ -1465,10 +1905,12 @@ def _url_userinfo_spans(text: str) -> list[Span]:
     if not odd:
         return spans
     done = {span[4] for span in spans}
+    password = URL_ODD_PASSWORD.groupindex["password"]
+    count = text.count
     for m in odd:
+        first, last = m.span(password)
         start = m.start()
-        first, last = m.span("password")
-        if start in done or text.count(" ", first, last) > 3:
+        if (done and start in done) or count(" ", first, last) > 3:
             continue  # prose with an "@" further on
         if text[first].isdigit():
             port = text[first:last].partition("/")[0]
@@ -1516,7 +1958,7 @@ SHELL_QUOTED = re.compile(r"=(?:\"[^\"\\\n]{0,4096}(?:\\[^\n][^\"\\\n]{0,4096}){
 LOGURU_ARROW = "\u2514"
 LOGURU_BAR = "\u2502"
 LOGURU_BLOCK = re.compile(r"(?m)^(?P<code>[^\n\u2502\u2514]{1,4096})\n(?P<arrows>[ \u2502]{0,512}\u2514[^\n]*"
-                          r"(?:\n[ \u2502]{0,512}\u2514[^\n]*)*)")
+                          r"(?:\n[ \u2502]{0,512}\u2514[^\n]*){0,61})")  # (63 lines at most: see PRINTED_FORM_HOLD_LINES)
 IDENTIFIER = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]*")
 # httpx/httpcore traces and header lists: (b'x-api-key', b'VALUE'), ('Authorization', 'VALUE').
 HEADER_TUPLE = re.compile(r"\(b?(?P<q>['\"])(?P<name>[A-Za-z0-9_.-]{1,64})(?P=q),[ \t]{0,2}b?"
@@ -1531,7 +1973,7 @@ TERRAFORM_SENSITIVE = re.compile(r"\"sensitive\"[ \t]{0,3}:[ \t]{0,3}true")
 JSON_VALUE_KEY = re.compile(r"\"value\"[ \t\r\n]{0,64}:[ \t\r\n]{0,64}"
                             r"(?:\"(?P<dq>[^\"\\\n]{0,4096}(?:\\[^\n][^\"\\\n]{0,4096}){0,256})\"|(?P<plain>[A-Za-z0-9_.+-]{1,256}))")
 # PowerShell's `Get-ChildItem env:` (and other two-column Name/Value tables).
-NAME_VALUE_TABLE = re.compile(r"Name {2,256}Value[ \t]{0,256}\r?\n-{4} {2,256}-{5}[ \t]{0,256}\r?\n(?P<rows>(?:[^\n]+(?:\n|\Z))*)")
+NAME_VALUE_TABLE = re.compile(r"Name {2,256}Value[ \t]{0,256}\r?\n-{4} {2,256}-{5}[ \t]{0,256}\r?\n(?P<rows>(?:[^\n]+(?:\n|\Z)){0,61})")
 # <password>VALUE</password>, <ns:apiKey>VALUE</ns:apiKey> (Maven settings.xml, app configs).
 XML_ELEMENT = re.compile(r"<(?P<tag>(?:[A-Za-z_][\w.-]{0,63}:)?(?P<local>[A-Za-z_][\w.-]{0,63}))(?:[ \t][^<>\n]{0,256})?>"
                          r"(?P<value>[^<\n]{1,4096})</(?P=tag)>")
@@ -1540,7 +1982,7 @@ XML_ELEMENT = re.compile(r"<(?P<tag>(?:[A-Za-z_][\w.-]{0,63}:)?(?P<local>[A-Za-z
 ENV_ITEM = re.compile(ENV_ITEM_NAME.pattern + ENV_ITEM_VALUE.pattern)
 ENV_ITEM_PLAIN = frozenset({"plain", "flow"})
 DATA_BLOCK_YAML = re.compile(r"(?m)^(?P<indent>[ \t]{0,64})(?:- )?(?P<key>data|stringData)[ \t]{0,8}:[ \t]{0,8}\r?\n"
-                             r"(?P<body>(?:(?P=indent)[ \t]{1,64}[^\n]*(?:\n|\Z))*)")
+                             r"(?P<body>(?:(?P=indent)[ \t]{1,64}[^\n]*(?:\n|\Z)){0,62})")
 DATA_BLOCK_JSON = re.compile(r"ata\"[ \t]{0,8}:[ \t\r\n]{0,64}\{")
 DATA_JSON_ITEM = re.compile(r"\"(?P<key>[^\"\\\n]{1,256})\"[ \t\r\n]{0,64}:[ \t\r\n]{0,64}\"(?P<value>[^\"\\\n]{1,1048576})\"")
 # A kubeconfig's client-key-data (and any *-data key) holds base64 of a key: it goes when the decoded text
@@ -1623,7 +2065,9 @@ def _shell_quoted_spans(text: str) -> list[Span]:
     reverse_name = NAME_RUN_REVERSED.match
     for m in SHELL_QUOTED.finditer(text):
         at = m.start()
-        size = reverse_name(text[at - 64 if at > 64 else 0:at][::-1]).end()
+        if not at:
+            continue  # no name before it
+        size = reverse_name(text[at - 1:at - 65:-1] if at > 64 else text[at - 1::-1]).end()  # (reversed in one slice)
         if not size or not secret_name(text[at - size:at]):
             continue
         start = at + 1 + (2 if text[at + 1] == "$" else 1)
@@ -1668,15 +2112,13 @@ def _extend_quoted_values(text: str, found: list[Span]) -> None:
     at a space, a comma or a backslash (`"password": "correct horse battery"`, `'pass\\'word'`, `"a\\"b"`).
     After `=` with no space, a single quote is the shell's (no escapes inside); elsewhere a backslash escapes.
     The spans in `found` are lengthened in place."""
+    if "\"" not in text and "'" not in text:
+        return  # (two scans in C, where a text of a million spans would have each looked at)
     size = len(text)
-    candidates = []
-    for index, span in enumerate(found):
-        start, end = span[0], span[1]
-        if span[3] != "secret-named value" or not start or end >= size:
-            continue
-        quote = text[start - 1]
-        if quote in "\"'" and (text[end] != quote or text[end - 1] == "\\"):
-            candidates.append((start, index))
+    # (a comprehension over the spans: a text of quoted values has one every 18 characters)
+    candidates = [(span[0], index) for index, span in enumerate(found)
+                  if span[3] == "secret-named value" and 0 < span[0] and span[1] < size
+                  and (quote := text[span[0] - 1]) in "\"'" and (text[span[1]] != quote or text[span[1] - 1] == "\\")]
     reached = 0   # a scan that ended past a value's start ends where that value's would: each character once
     shell, rest = SHELL_SINGLE_QUOTED_REST, QUOTED_REST
     candidates.sort()
@@ -1813,8 +2255,14 @@ def _json_data_block_spans(text: str) -> list[Span]:
         kind = _json_data_block_kind(text, at)
         if kind is None:
             continue
-        close = text.find("}", m.end())
-        close = len(text) if close < 0 else close
+        limit = m.end()   # the block is read over PRINTED_FORM_HOLD_LINES lines at most, as a stream holds it
+        for _ in range(PRINTED_FORM_HOLD_LINES - 2):
+            limit = text.find("\n", limit) + 1
+            if not limit:
+                limit = len(text)
+                break
+        close = text.find("}", m.end(), limit)
+        close = limit if close < 0 else close
         for item in DATA_JSON_ITEM.finditer(text, m.end(), close):
             if _data_value_is_secret(kind, item.group("value")):
                 spans.append((item.start("value"), item.end("value"), REDACTED, "kubernetes secret data", at))
@@ -1844,32 +2292,44 @@ def _opens_printed_form(line: str) -> bool:
 
 def _printed_form_hold(buffer: str, cut: int) -> int:
     """Where a stream cuts so that a form read over lines (see _opens_printed_form) is redacted whole: before
-    the earliest of the last PRINTED_FORM_HOLD_LINES lines (16 KiB at most) that opens one, and before a last
-    line that is indented (a frame's code line, loguru's arrows still to come)."""
+    every line that opens one and is fewer than PRINTED_FORM_HOLD_LINES lines above the cut (or above a line held
+    for that reason: a form reaches that far at most, the rules read no further), within 16 KiB; and before a
+    last line that is indented (a frame's code line, loguru's arrows still to come). The line above an arrow
+    line is its code line: it opens the form."""
+    if cut <= 0:
+        return 0
     floor = max(0, cut - PRINTED_FORM_HOLD_CHARS)
     last = buffer.rfind("\n", floor, cut - 1) + 1
     hold = last if buffer.startswith("    ", last) and (last or not floor) else cut
     tail = buffer[floor:cut]
     if not any(opener in tail for opener in PRINTED_FORM_OPENERS):
         return hold
+    reach = PRINTED_FORM_HOLD_LINES   # how many lines up the walk goes: an opener there may still reach the hold
     end = cut
     above_arrow = False   # the line below this one is an arrow line: this may be its code line
-    for _ in range(PRINTED_FORM_HOLD_LINES):
+    distance = 0
+    while distance < reach:
         if end <= floor:
             break
         start = buffer.rfind("\n", floor, end - 1) + 1
         if start == 0 and floor:
             break
+        distance += 1
         line = buffer[start:end]
         if above_arrow or _opens_printed_form(line):
             hold = start
+            reach = min(distance + PRINTED_FORM_HOLD_LINES, 4 * PRINTED_FORM_HOLD_LINES)
         above_arrow = LOGURU_ARROW in line
         end = start
     return hold
 
 def _longest_first(rest: str) -> str:
-    """A regex matching the longest leading part of rest (maybe none): (?:abc|ab|a)? for "abc"."""
-    return "(?:" + "|".join(re.escape(rest[:size]) for size in range(len(rest), 0, -1)) + ")?" if rest else ""
+    """A regex matching the longest leading part of rest (maybe none): (?:abc|(?:a(?:b(?:c)?)?)?) for "abc": all of
+    it (a whole secret, one comparison), else one character after another (an alternation of every length, longest
+    first, tried each in turn, took three times the time on a text of pieces)."""
+    if not rest:
+        return ""
+    return "(?:" + re.escape(rest) + "|" + "".join("(?:" + re.escape(c) for c in rest) + ")?" * len(rest) + ")"
 
 
 def _common_prefix(a: str, b: str) -> int:
@@ -2041,15 +2501,18 @@ _XXD_LINE = r"(?P<offset>[0-9a-fA-F]{4,16}):(?P<hex>(?: [0-9a-fA-F]{2,8}){1,32})
 # plain `hexdump` and `od -x`: 2-byte words, each in little-endian order (6668 is "hf")
 _WORDS_LINE = r"(?P<offset>[0-7]{7}|[0-9a-fA-F]{7})(?P<hex>(?: [0-9a-fA-F]{4}){1,8})[ \t]*\r?"
 _OD_LINE = r"(?P<offset>[0-7]{7}|[0-9a-fA-F]{6,8})(?P<cells>(?:   [^\s\\]|  \\[0abfnrtv\\]| [0-7]{3}|    ){1,32})\r?"
+# `xxd -p` (bare hex, 60 digits a line) and `od -An -tx1` (spaced pairs, 16 a line, no offset): a block of such lines
+# is decoded whole, so a secret wrapped over lines is found as it is in one line.
+_BARE_HEX_LINE = r"(?P<hex>[ \t]{0,4}[0-9a-fA-F]{2}(?: ?[0-9a-fA-F]{2}){0,31})[ \t]*\r?"
 # kind -> one dump line (its fields named), to find where a byte shows once something was found in it
 DUMP_LINES = {kind: re.compile(line + r"(?![^\n])") for kind, line in (("hex", _HEX_LINE), ("xxd", _XXD_LINE), ("od", _OD_LINE),
-                                                                      ("words", _WORDS_LINE))}
+                                                                      ("words", _WORDS_LINE), ("bare", _BARE_HEX_LINE))}
 # kind -> a newline and the line after it, the line and its hex (or cells) field captured: split gives every dump
 # line of a text, what lies between them and their fields without Python per line
 DUMP_SPLITTERS = {kind: re.compile(r"\n(" + re.sub(r"[(][?]P<([a-z]+)>", lambda g: "(" if g.group(1) == field else "(?:", line)
                                    + r")(?![^\n])")
                   for kind, line, field in (("hex", _HEX_LINE, "hex"), ("xxd", _XXD_LINE, "hex"), ("od", _OD_LINE, "cells"),
-                                            ("words", _WORDS_LINE, "hex"))}
+                                            ("words", _WORDS_LINE, "hex"), ("bare", _BARE_HEX_LINE, "hex"))}
 OD_ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "\\": "\\"}
 OD_ESCAPE_CELL = re.compile(r"  \\([0abfnrtv\\])")
 # 8 or more bytes as hex pairs with one separator throughout, or as a list of decimals
@@ -2065,13 +2528,24 @@ SEPARATED_RUNS.append(re.compile(rf",(?:(?<=(?<![0-9A-Za-z])({_PAIR}),)((?: ?{_P
                                  r"(?![0-9A-Za-z])"))
 NOT_HEX_DIGITS = str.maketrans("", "", " :,-")
 # What every dump, run or list above holds somewhere: a line starting with hex digits, two pairs with a separator
-# after each, or "[" and a digit
-DUMP_HINT = re.compile(r"(?:^|\n)[0-9a-fA-F]{4}|[0-9A-Fa-f]{2}[ :,-] ?(?:0[xX])?[0-9A-Fa-f]{2}[ :,-]|\[[0-9]")
+# after each, or "[" and a digit. Each searched alone, from its literal or separator (one alternation of all three
+# tried every position: 0.04 s per MiB of text that holds none, a fifth of all the rules' time on such text).
+DUMP_HINTS = (re.compile(r"\n[0-9a-fA-F]{4}"), re.compile(r"\[[0-9]"),
+              re.compile(r"[ :,-](?<=[0-9A-Fa-f]{2}[ :,-]) ?(?:0[xX])?[0-9A-Fa-f]{2}[ :,-]"))
+DUMP_HINT_START = re.compile(r"[0-9a-fA-F]{4}")
+
+
+def _may_hold_dump(text: str) -> bool:
+    return (DUMP_HINT_START.match(text) is not None or DUMP_HINTS[0].search(text) is not None
+            or DUMP_HINTS[1].search(text) is not None or DUMP_HINTS[2].search(text) is not None)
+
+
 DECIMAL_BYTES = re.compile(r"\[(?P<body>[0-9]{1,3}(?:, ?[0-9]{1,3}){7,4095})\]")
 HEX_PAIR = re.compile(r"[0-9A-Fa-f]{2}")
 DECIMAL_CHARACTER = {f"{n:0{width}d}": chr(n) for width in (1, 2, 3) for n in range(10 ** width)}  # "104", "07": a look-up
 DECIMAL = re.compile(r"[0-9]{1,3}")
-DUMP_HOLD_LINES = 8     # dump lines a stream holds back at a piece's end, so a secret across the cut is decoded whole
+DUMP_HOLD_LINES = 32    # dump lines a stream holds back at a piece's end, so a secret across the cut is decoded whole
+KEY_HOLD = 1 << 16      # how much of a key block still open a stream holds back before going on piece by piece
 
 
 class _DumpPart:
@@ -2114,9 +2588,13 @@ def _dump_parts(text: str) -> tuple[str, list[_DumpPart]]:
         if len(found) == 1:
             continue
         betweens, lines, fields = found[0::3], found[1::3], found[2::3]
-        starts = list(itertools.accumulate(x for between, line in zip(betweens, lines) for x in (len(between) + 1, len(line))))
-        starts = [start - 1 for start in starts[0::2]]   # each line's start in text (its start in padded, less one)
-        cuts = [0, *[i for i in range(1, len(lines)) if betweens[i]], len(lines)]   # blocks: lines with nothing between
+        count = len(lines)
+        steps = [0] * (2 * count)   # what comes before each line: the text between, the lines before (in C, no loop)
+        steps[0::2] = map(len, betweens[:count])
+        steps[1::2] = map(len, lines)
+        # each line's start in text: its start in padded (what is before it, and a newline a line), less one
+        starts = list(map(operator.add, list(itertools.accumulate(steps))[0::2], range(count)))
+        cuts = [0, *itertools.compress(range(1, count), betweens[1:count]), count]   # blocks: lines with nothing between
         for first, last in zip(cuts, cuts[1:]):
             shown = "\n".join(fields[first:last])
             if kind == "od":
@@ -2214,7 +2692,9 @@ def _dump_columns(text: str, part: _DumpPart, index: int, k: int, j: int) -> lis
         first, last = digits[2 * k], digits[2 * j]
     columns = [(m.start("hex") + first, m.start("hex") + last + 2)]
     column = -1
-    if part.kind == "xxd":
+    if part.kind == "bare":  # no character column
+        pass
+    elif part.kind == "xxd":
         shown = m.group("text").rstrip("\r")
         column = m.start("text") + len(shown) - size if len(shown) >= size else -1
     elif m.group("pipe") is not None and len(m.group("pipe")) == size:
@@ -2260,3 +2740,113 @@ def _name_start(lower: str, dot: int, low: int = 0) -> int:
     low = max(low, dot - 253)
     name = HOST_NAME_REVERSED.match(lower[low:dot][::-1])
     return dot - name.end() if name else dot + 1
+
+
+# ---- shapes that need a look around them (the fifth red-team pass) ----------------------------------------------
+CONTEXT_LITERALS = frozenset({"eyJ", "gl", "AKIA", "ASIA"})   # TOKEN_SHAPES literals _context_shape_spans asks about
+# A JWT glued after "_" or a digit (x_eyJhbGci..., 7eyJ...): its header starts with a JWT header's first key
+# ({"alg", {"typ", {"kid", {"enc", {"cty", {"x5t"); the run it starts is read once (a second start inside a run
+# that held no JWT is skipped), so "_eyJhbGci" repeated costs one pass.
+GLUED_JWT_START = re.compile(r"eyJ(?<=[0-9_]eyJ)(?:hbGci|0eXAi|raWQi|lbmMi|jdHki|4NXQi)")
+JWT_RUN = re.compile(r"[A-Za-z0-9_-]*")
+JWT_REST = re.compile(r"\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*")
+# Twilio API keys (SK + 32 hex) and Mailgun's key-<32 hex> (not after a name character or "-": ssh-key-<md5> stays)
+TWILIO_API_KEY = re.compile(r"SK" + _starts_token("SK", "[A-Za-z0-9_]") + r"[0-9a-f]{32}(?![0-9A-Za-z])")
+MAILGUN_KEY = re.compile(r"key-" + _starts_token("key-", "[A-Za-z0-9_-]") + r"[0-9a-f]{32}(?![0-9A-Za-z])")
+GLUED_GITLAB = re.compile(r"gl(?<=[0-9_]gl)(?:pat|dt|rt|ptt|cbt|oas|soat|agent)-(?P<body>[A-Za-z0-9_-]{20,})")
+# An Azure AD client secret: 3 characters, a digit, "Q~", 31 to 34 more (40 in all), found from its "Q~".
+AZURE_CLIENT_SECRET = re.compile(r"Q~(?<=(?<![A-Za-z0-9_~.-])[A-Za-z0-9_.-]{3}[0-9]Q~)[A-Za-z0-9_~.-]{31,34}"
+                                 r"(?![A-Za-z0-9_~.-])")
+# An id whose secret is printed beside it on the same line: an AWS access key id and its 40-character secret key
+# (a CSV credentials file, `aws configure list`-like tables), a Twilio account SID and its 32-hex auth token.
+AWS_KEY_ID = re.compile(r"A(?<![A-Za-z0-9]A)[SK]IA[0-9A-Z]{16}(?![0-9A-Za-z])")
+AWS_SECRET_BESIDE = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=])")
+TWILIO_ACCOUNT_SID = re.compile(r"AC(?<![A-Za-z0-9_]AC)[0-9a-f]{32}(?![0-9A-Za-z])")
+TWILIO_TOKEN_BESIDE = re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{32}(?![0-9A-Za-z])")
+BESIDE_REACH = 256
+# A .netrc password line on its own (wandb's ~/.netrc: `machine api.wandb.ai` / `  login user` / `  password V`):
+# the line is only `password VALUE`, and the value is key-like (hex, generated, or a password's mix).
+NETRC_PASSWORD_LINE = re.compile(r"\n[ \t]{0,16}password[ \t]{1,8}(?P<value>[^\s'\"]{8,512})[ \t]*(?=\r?\n|\Z)")
+
+
+@functools.lru_cache(maxsize=4096)
+def _looks_like_key(value: str) -> bool:
+    return is_hex_key(value) or looks_generated(value) or looks_like_password(value)
+
+
+def _beside_spans(text: str, ids: re.Pattern[str], secret: re.Pattern[str], check: Callable[[str], bool],
+                  label: str) -> list[Span]:
+    """Secret-shaped runs on the same line as an id, within BESIDE_REACH characters of it; each character is read
+    at most once per id pattern (a window starts where the last one ended)."""
+    spans: list[Span] = []
+    scanned = 0
+    for m in ids.finditer(text):
+        start, end = m.span()
+        low = max(scanned, start - BESIDE_REACH, text.rfind("\n", max(0, start - BESIDE_REACH), start) + 1)
+        high = text.find("\n", end, end + BESIDE_REACH)
+        high = min(len(text), end + BESIDE_REACH) if high < 0 else high
+        for found in secret.finditer(text, low, high):
+            value = found.group(0)
+            if found.start() != start and check(value):
+                spans.append((found.start(), found.end(), REDACTED, label, found.start()))
+        scanned = max(scanned, high)
+    return spans
+
+
+def _provider_token_spans(text: str) -> list[Span]:
+    """PROVIDER_TOKENS (one scan a separator) and INNER_LITERAL_TOKENS (one literal-led scan each)."""
+    spans: list[Span] = []
+    lengths = PROVIDER_PREFIX_LENGTHS
+    for pattern in PROVIDER_PATTERNS:
+        for m in pattern.finditer(text):
+            group = m.lastgroup
+            start = m.start(group) - lengths[group]
+            if lengths[group] == 2 and text[start] == "s" and not looks_generated(m.group(group)):
+                continue  # Vault's s.<24>: letters of both cases and digits, not a word after "s."
+            spans.append((start, m.end(), REDACTED, "provider token", start))
+    for label, pattern, back in INNER_LITERAL_TOKENS:
+        for m in pattern.finditer(text):
+            start = m.start() - back
+            if back == 8:  # a Telegram bot id is 8 to 10 digits
+                start -= TELEGRAM_BOT_ID.match(text[max(0, start - 2):start][::-1]).end()
+            spans.append((start, m.end(), REDACTED, label, start))
+    return spans
+
+
+@functools.lru_cache(maxsize=4096)
+def _mixed_key(value: str) -> bool:
+    return any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value)
+
+
+def _context_shape_spans(text: str, present: set[str]) -> list[Span]:
+    """Glued JWTs and GitLab tokens, Twilio and Mailgun keys, Azure AD client secrets, secrets printed beside their
+    ids, a lone .netrc password line. `present`: the TOKEN_SHAPES literals the text holds (tested already). Each
+    pattern is led by a literal and scanned directly: a test for a 2-character literal costs more than that scan."""
+    spans: list[Span] = []
+    if "eyJ" in present:
+        done = 0
+        for m in GLUED_JWT_START.finditer(text):
+            start = m.start()
+            if start < done:
+                continue
+            run_end = JWT_RUN.match(text, start).end()
+            rest = JWT_REST.match(text, run_end)
+            done = run_end if rest is None else rest.end()
+            if rest is not None:
+                spans.append((start, done, REDACTED, "jwt", start))
+    if "gl" in present:  # a GitLab token glued after "_" or a digit (x_glpat-...): its body mixes capitals and digits
+        spans.extend((m.start(), m.end(), REDACTED, "gitlab token", m.start()) for m in GLUED_GITLAB.finditer(text)
+                     if _mixed_key(m.group("body")))
+    for pattern, label in ((TWILIO_API_KEY, "twilio api key"), (MAILGUN_KEY, "mailgun key")):
+        spans.extend((m.start(), m.end(), REDACTED, label, m.start()) for m in pattern.finditer(text))
+    if "~" in text:  # (one character: a fast test)
+        spans.extend((m.start() - 4, m.end(), REDACTED, "azure client secret", m.start() - 4)
+                     for m in AZURE_CLIENT_SECRET.finditer(text))
+    if "AKIA" in present or "ASIA" in present:
+        spans.extend(_beside_spans(text, AWS_KEY_ID, AWS_SECRET_BESIDE, _mixed_key, "aws secret key"))
+    spans.extend(_beside_spans(text, TWILIO_ACCOUNT_SID, TWILIO_TOKEN_BESIDE, lambda v: True, "twilio auth token"))
+    if "password" in text:  # (the pattern is led by a newline: a test for its word first)
+        looks_like_key = _looks_like_key
+        spans.extend((m.start("value") - 1, m.end("value") - 1, REDACTED, "secret-named value", m.start())
+                     for m in NETRC_PASSWORD_LINE.finditer("\n" + text) if looks_like_key(m.group("value")))
+    return spans

@@ -1,0 +1,74 @@
+"""A stream gives the same bytes as Redactor.text on the whole input, whatever the pipe's reads and however often
+it cuts (issue 11, fifth red-team pass: loguru's diagnose lines were redacted or not depending on where the pipe cut
+them). Texts are made of planted secrets of every shape the redactor knows, printed the way tools print them, one
+to a few lines each, between ordinary log lines; the stream is fed in random pieces and made to try a cut at
+every newline or every few hundred characters."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from aiperf_lab.triage.redact import Redactor, StreamRedactor
+
+from test_redaction_shapes_pass5 import DUMPS, LEAKED, TOKEN
+
+ENVIRON = {"HF_TOKEN": TOKEN, "DB_PASSWORD": "S3cr3tP@ssw0rd!xyz"}
+# forms read over lines (a name on one line, the value on another), as tools print them
+TOOL_FORMS = [
+    "    client.login(user, pw)\n    │      │     │     └ 'ZqQmXfipEKASvvf73xrD4hCU'\n    │      │     └ 'bob'\n"
+    "    │      └ <function login at 0x7f>",
+    "    connect(password)\n    │       └ 'Zqip5KIIJeJ6qk6V50vMjh70'\n    └ <function connect>",
+    '  File "train.py", line 9, in <module>\n    main(api_key)\n    │    └ \'Zq9LmQ2rT5xW8vB3nK7pH4dF\'\n    └ <function main>',
+    "    env:\n    - name: DB_PASSWORD\n      value: Zq8DaspUtbuleC5C0HzjwSLo",
+    '    - name: OPENAI_API_KEY\n      value: "ZqctbD5utuFj7XXE4nms27S5"',
+    "apiVersion: v1\ndata:\n  password: WnE5TG1RMnJUNXhXOHZCM25LN3A=\n  username: Ym9i\nkind: Secret",
+    '{"data": {"token": "WnE5TG1RMnJUNXhXOHZCM25LN3A="}, "kind": "Secret"}',
+    '"db_password": {"sensitive": true, "type": "string", "value": "Zq2SA0BhKh58HvHHBA5bu6ds"}',
+    "Name                           Value\n----                           -----\nDB_PASSWORD                    ZqzdESgH6pItQz8p4e6U93Qx",
+    "machine api.wandb.ai\n  login user\n  password 4dbca3a0aac36098b2cc2bd818319478da6bd0c6",
+    "api_key:\n  Zq8DaspUtbuleC5C0HzjwSLo",
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun\n"
+    "VTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u\n-----END RSA PRIVATE KEY-----",
+    "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW",
+    "00000000  68 66 5f 36 72 72 4f 32  68 63 78 6c 48 77 37 41  |hf_6rrO2hcxlHw7A|\n"
+    "00000010  6b 76 57 62 67 37 57 41  70 56 5a 6e 52 36 44 71  |kvWbg7WApVZnR6Dq|\n"
+    "00000020  66 45 54 56 64                                    |fETVd|",
+    "export HF_TOKEN=" + TOKEN[:20] + "\n" + TOKEN[20:],
+    f"token {TOKEN}", "url=postgres://app:Pw9xQ2mZ7kL4@db.internal/x", "Authorization: Bearer Zq9LmQ2rT5xW8vB3nK7pH4dF",
+    'declare -x DB_PASSWORD="Zqg2sye9\\$\\"b2Rann76dEyTzAeK"',
+]
+PLAIN = ["step 1200 loss 2.3817 lr 3.0e-04 grad_norm 0.84 tokens/s 51234.7 mem 61.2 GiB", "",
+         "[rank0]: epoch 3 iteration 1200/5000 | consumed samples 614400 | elapsed 412.3 ms", "    x = compute(y)",
+         '{"output_token_throughput": 1234.5, "token_count": 512}', "done"]
+POOL = [text for _, text, _ in LEAKED] + list(DUMPS.values()) + TOOL_FORMS + PLAIN
+
+
+def _streamed(text: str, piece: int, reads: list[int]) -> str:
+    stream = StreamRedactor(Redactor(environ=ENVIRON), piece=piece)
+    out, at = [], 0
+    for cut in sorted(set(reads)) + [len(text)]:
+        out.append(stream.feed(text[at:cut]))
+        at = cut
+    out.append(stream.close())
+    return "".join(out)
+
+
+@settings(max_examples=150, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(POOL), min_size=1, max_size=24), st.sampled_from(["", "\n"]),
+       st.one_of(st.integers(1, 8), st.integers(9, 400), st.just(1 << 16)), st.data())
+def test_a_stream_gives_what_text_gives_whatever_the_reads(items, ending, piece, data):
+    text = "\n".join(items) + ending
+    reads = data.draw(st.lists(st.integers(0, len(text)), max_size=40))
+    assert _streamed(text, piece, reads) == Redactor(environ=ENVIRON).text(text)
+
+
+def test_the_red_teams_loguru_case_in_100_character_reads():
+    """The red team's repro: loguru's arrows after other tools' output, read 100 characters at a time."""
+    text = "\n".join(TOOL_FORMS + PLAIN) + "\n"
+    whole = Redactor(environ={}).text(text)
+    assert "Zqip5KIIJeJ6qk6V50vMjh70" not in whole and "ZqQmXfipEKASvvf73xrD4hCU" not in whole
+    for size in (1, 37, 100, 4096):
+        stream = StreamRedactor(Redactor(environ={}))
+        out = "".join(stream.feed(text[at:at + size]) for at in range(0, len(text), size)) + stream.close()
+        assert out == whole
