@@ -164,6 +164,8 @@ CASES: dict[str, str | tuple] = {
     "(dense) 'https://x@h ' repeated (apart)": "https://x@h ",
     "(dense) 'api_key: abcd' lines (apart)": "api_key: abcd\n",
     "(dense) a word and a number, lines": "loss\n1234\n",
+    "(dense) a word and a git hash, lines": "commit\n9fceb02d0ae598e95dc970b74767f19372d61af8\n",
+    "(dense) a step and a number, lines": "epoch 1\n5678\n",
     # provider tokens of the red team's pass 3 (S1): every prefix and inner literal, bodies one character short, and
     # whole tokens back to back
     "(3rd-S1) provider prefixes, bodies short": "pcsk_ab_" + "a1" * 9 + " xai-" + "Ab1" * 6 + " dp.st.x." + "a" * 19

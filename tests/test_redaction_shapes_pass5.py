@@ -150,3 +150,56 @@ def test_a_bare_mac_of_another_machine_goes_under_redact_hosts(line, mac):
 ])
 def test_hex_that_is_no_mac_stays_under_redact_hosts(line):
     assert Redactor(environ={}, redact_hosts=True).text(line) == line
+
+
+def _hex_lines(data: bytes, per_line: int, spaced: bool) -> str:
+    """What `xxd -p -c N` (or, spaced, `od -An -tx1 -w N`) prints for data."""
+    rows = [data[at:at + per_line] for at in range(0, len(data), per_line)]
+    return "".join((" " + " ".join(f"{b:02x}" for b in row) if spaced else row.hex()) + "\n" for row in rows)
+
+
+@pytest.mark.parametrize("spaced", [False, True])
+@pytest.mark.parametrize("tail", [1, 2, 4])
+def test_a_wrapped_dumps_short_last_line_goes_too(spaced, tail):
+    secret = TOKEN[:30 + tail]   # a last line of 1, 2 or 4 bytes
+    dump = _hex_lines(secret.encode(), 30 if not spaced else 16, spaced)
+    if spaced:
+        secret = TOKEN[:16 + tail]
+        dump = _hex_lines(secret.encode(), 16, spaced)
+    out = Redactor(environ={"HF_TOKEN": secret}).text("log\n" + dump + "done\n")
+    last = dump.splitlines()[-1]
+    assert len(last.replace(" ", "")) == 2 * tail and last not in out
+    assert out.count("\n") == dump.count("\n") + 2
+
+
+def test_numbers_and_words_alone_on_lines_are_not_dumps():
+    """A line of 1 to 4 hex bytes ("1234", "cafe") is a dump's line only after a dump's full line: a log of such
+    lines between others (a million blocks in 20 MiB) holds no dump, and costs no decoding."""
+    from aiperf_lab.triage.redact import _dump_parts
+    text = "loss\n1234\nstep 7\ncafe\n" * 50
+    assert _dump_parts(text) == ("", [])
+    assert Redactor(environ={"HF_TOKEN": TOKEN}).text(text) == text
+
+
+def test_every_block_of_one_kind_is_decoded_apart():
+    """Blocks of one kind are decoded at once, a NUL after each: each block's secret goes, in each column, and a
+    secret's halves in two blocks do not make a secret (nothing between the blocks goes)."""
+    blocks = [_hex_lines(f"x{i}{TOKEN}".encode(), 30, False) for i in range(5)]
+    text = "".join(f"step {i}\n{block}" for i, block in enumerate(blocks))
+    out = Redactor(environ={"HF_TOKEN": TOKEN}).text(text)
+    for i in range(5):
+        assert f"step {i}\n" in out
+    assert TOKEN.encode().hex()[10:40] not in out and out.count(REDACTED) >= 10
+    halves = _hex_lines(TOKEN[:18].encode(), 30, False) + "sep\n" + _hex_lines(TOKEN[18:].encode(), 30, False)
+    assert Redactor(environ={"OTHER": "unrelated-value-1"}).text(halves) == halves
+
+
+def test_an_xxd_line_with_an_odd_group_leaves_its_neighbours_decoded():
+    """xxd prints whole bytes; a line with an odd group of digits is no xxd line, and no longer hides the block's
+    other lines from the decoder."""
+    data = TOKEN.encode()
+    lines = [f"{at:08x}: " + " ".join(data[at + g:at + g + 2].hex() for g in range(0, 16, 2)) + "  "
+             + data[at:at + 16].decode() + "\n" for at in range(0, 32, 16)]
+    odd = "00000020: 6864 6b3  hdk\n"
+    out = Redactor(environ={"HF_TOKEN": TOKEN}).text(lines[0] + lines[1] + odd)
+    assert TOKEN[:16] not in out and data[:8].hex() not in out.replace(" ", "")

@@ -2497,13 +2497,19 @@ def _own_addresses(host_names: list[str]) -> set[str]:
 # what is found there goes in every column that shows those bytes (only those lines are looked at one by one).
 _HEX_LINE = (r"(?P<offset>[0-9a-fA-F]{4,16})(?P<hex>(?: {1,2}[0-9a-fA-F]{2}){1,64})"
              r"(?: {1,64}(?:\|(?P<pipe>[^\n]{0,64})\||>(?P<angle>[^\n]{0,64})<))?[ \t]*\r?")
-_XXD_LINE = r"(?P<offset>[0-9a-fA-F]{4,16}):(?P<hex>(?: [0-9a-fA-F]{2,8}){1,32})  (?P<text>[^\n]{1,256})"
+_XXD_LINE = r"(?P<offset>[0-9a-fA-F]{4,16}):(?P<hex>(?: (?:[0-9a-fA-F]{2}){1,4}){1,32})  (?P<text>[^\n]{1,256})"
 # plain `hexdump` and `od -x`: 2-byte words, each in little-endian order (6668 is "hf")
 _WORDS_LINE = r"(?P<offset>[0-7]{7}|[0-9a-fA-F]{7})(?P<hex>(?: [0-9a-fA-F]{4}){1,8})[ \t]*\r?"
 _OD_LINE = r"(?P<offset>[0-7]{7}|[0-9a-fA-F]{6,8})(?P<cells>(?:   [^\s\\]|  \\[0abfnrtv\\]| [0-7]{3}|    ){1,32})\r?"
 # `xxd -p` (bare hex, 60 digits a line) and `od -An -tx1` (spaced pairs, 16 a line, no offset): a block of such lines
-# is decoded whole, so a secret wrapped over lines is found as it is in one line.
-_BARE_HEX_LINE = r"(?P<hex>[ \t]{0,4}[0-9a-fA-F]{2}(?: ?[0-9a-fA-F]{2}){0,31})[ \t]*\r?"
+# is decoded whole, so a secret wrapped over lines is found as it is in one line. A line of 1 to 4 bytes (shorter
+# than any secret) counts only after a line that ends in 5 such bytes, as a wrapped dump's last line does: alone
+# it is a number or a word ("1234", "cafe") on a log line of its own, and a log of them in turn with words was a
+# million blocks in 20 MiB.
+_AFTER_BARE_LINE = "|".join(rf"(?<={end}{newline})" for end in ("[0-9a-fA-F]{10}", "(?: [0-9a-fA-F]{2}){5}")
+                            for newline in (r"\n", r"\r\n"))
+_BARE_HEX_LINE = (r"(?P<hex>[ \t]{0,4}[0-9a-fA-F]{2}(?: ?[0-9a-fA-F]{2}){4,31}"
+                  rf"|(?:{_AFTER_BARE_LINE})[ \t]{{0,4}}[0-9a-fA-F]{{2}}(?: ?[0-9a-fA-F]{{2}}){{0,3}})[ \t]*\r?")
 # kind -> one dump line (its fields named), to find where a byte shows once something was found in it
 DUMP_LINES = {kind: re.compile(line + r"(?![^\n])") for kind, line in (("hex", _HEX_LINE), ("xxd", _XXD_LINE), ("od", _OD_LINE),
                                                                       ("words", _WORDS_LINE), ("bare", _BARE_HEX_LINE))}
@@ -2549,35 +2555,66 @@ KEY_HOLD = 1 << 16      # how much of a key block still open a stream holds back
 
 
 class _DumpPart:
-    """A block of dump lines, or all separated runs of one kind, decoded: where its bytes start in the decoded
-    text and, per line (a run is one "line", its NUL after it counted), where it starts in the text and its first
-    byte (computed only when something was found in it)."""
+    """Every block of dump lines of one kind, or every separated run of one kind, decoded: where its bytes start
+    in the decoded text and, per line (a run is one "line"), where it starts in the text and its first byte
+    (computed only when something was found in it). Each block and each run is followed by `gap` NULs, counted
+    in its last line's size, so no secret reads across two of them."""
 
-    def __init__(self, kind: str, first: int, starts: Callable[[], list[int]] | list[int], fields: list[str]):
-        self.kind = kind            # "hex", "xxd", "od", "words", "run" (hex pairs) or "decimal"
+    def __init__(self, kind: str, first: int, starts: Callable[[], list[int]] | list[int],
+                 sizes: Callable[[], list[int]]):
+        self.kind = kind            # "hex", "xxd", "od", "words", "bare", "run" (hex pairs) or "decimal"
         self.first = first
         self._starts = starts       # where each line (or run) starts in the text, or how to find that
-        self._fields = fields       # per line: the line (a block's) or the run
-        self._sizes: Callable[[], list[int]] | list[int] = []   # per line, how many bytes it shows
+        self._sizes = sizes         # how to find how many bytes each line stands for, its block's NULs included
         self._table: tuple[list[int], list[int]] | None = None
 
     def lines(self) -> tuple[list[int], list[int]]:
         """(where each line starts in the text, each line's first byte from the part's first, and one past the last)"""
         if self._table is None:
             starts = self._starts if isinstance(self._starts, list) else self._starts()
-            sizes = self._sizes() if callable(self._sizes) else self._sizes
-            self._table = starts, list(itertools.accumulate(sizes, initial=0))
+            self._table = starts, list(itertools.accumulate(self._sizes(), initial=0))
         return self._table
 
 
-def _block_sizes(kind: str, fields: list[str]) -> list[int]:
+def _line_sizes(kind: str, fields: list[str], block_ends: list[int], gap: int) -> list[int]:
+    """Bytes each dump line shows (an od cell is 4 characters, a byte otherwise 2 hex digits), each block's NULs
+    counted in its last line."""
     if kind == "od":
-        return [len(f) >> 2 for f in fields]
-    return [(len(f) - f.count(" ")) >> 1 for f in fields]
+        sizes = [len(f) >> 2 for f in fields]
+    else:
+        sizes = [(len(f) - f.count(" ") - f.count("\t")) >> 1 for f in fields]
+    for i in block_ends:
+        sizes[i] += gap
+    return sizes
+
+
+def _decode_blocks(kind: str, fields: list[str], block_ends: list[int]) -> str:
+    """Every block of one kind's lines decoded at once, each block followed by its NULs (see _DumpPart): one
+    join and one decode however many blocks, not Python per block (a log of "loss" and "1234" lines in turn
+    is a million one-line blocks in 20 MiB)."""
+    marked = fields.copy()
+    if kind == "od":  # a 4-character cell per byte, the character last; a NUL cell after each block
+        for i in block_ends:
+            marked[i] += "   \0"
+        shown = "".join(marked)
+        if "\\" in shown:
+            shown = OD_ESCAPE_CELL.sub(lambda e: "   " + OD_ESCAPES[e.group(1)], shown)
+        return shown[3::4]
+    for i in block_ends:  # (every field is whole pairs of digits, so the join keeps them paired)
+        marked[i] += "0000" if kind == "words" else "00"
+    data = bytes.fromhex("".join(marked))
+    if kind == "words":  # each word's two bytes the other way round (each block is whole words, its NULs too)
+        swapped = bytearray(data)
+        swapped[0::2], swapped[1::2] = data[1::2], data[0::2]
+        data = bytes(swapped)
+    return data.decode("latin-1")
+
+
+BLOCK_GAP = {"words": 2}   # NULs after each block: one, or a word's two
 
 
 def _dump_parts(text: str) -> tuple[str, list[_DumpPart]]:
-    """Every dump in text, decoded into one text (parts apart by a NUL), and where each part is."""
+    """Every dump in text, decoded into one text (blocks and runs apart by NULs), and where each part is."""
     pieces: list[str] = []
     parts: list[_DumpPart] = []
     size = 0
@@ -2594,57 +2631,47 @@ def _dump_parts(text: str) -> tuple[str, list[_DumpPart]]:
         steps[1::2] = map(len, lines)
         # each line's start in text: its start in padded (what is before it, and a newline a line), less one
         starts = list(map(operator.add, list(itertools.accumulate(steps))[0::2], range(count)))
-        cuts = [0, *itertools.compress(range(1, count), betweens[1:count]), count]   # blocks: lines with nothing between
-        for first, last in zip(cuts, cuts[1:]):
-            shown = "\n".join(fields[first:last])
-            if kind == "od":
-                if "\\" in shown:
-                    shown = OD_ESCAPE_CELL.sub(lambda e: "   " + OD_ESCAPES[e.group(1)], shown)
-                decoded = shown.replace("\n", "")[3::4]
-            else:
-                try:
-                    data = bytes.fromhex(shown)
-                except ValueError:  # an xxd group of an odd length
-                    continue
-                if kind == "words":  # each word's two bytes the other way round
-                    swapped = bytearray(data)
-                    swapped[0::2], swapped[1::2] = data[1::2], data[0::2]
-                    data = bytes(swapped)
-                decoded = data.decode("latin-1")
-            if not decoded:
-                continue
-            part = _DumpPart(kind, size, starts[first:last], [])
-            part._sizes = functools.partial(_block_sizes, kind, fields[first:last])
-            parts.append(part)
-            pieces.append(decoded)
-            size += len(decoded) + 1
-            blocks.append((starts[first], starts[last - 1] + len(lines[last - 1])))
+        # blocks: lines with nothing between; each block's first and last line
+        block_firsts = [0, *itertools.compress(range(1, count), betweens[1:count])]
+        block_ends = [first - 1 for first in block_firsts[1:]] + [count - 1]
+        gap = BLOCK_GAP.get(kind, 1)
+        decoded = _decode_blocks(kind, fields, block_ends)
+        parts.append(_DumpPart(kind, size, starts, functools.partial(_line_sizes, kind, fields, block_ends, gap)))
+        pieces.append(decoded[:-1])   # (the last NUL is the one that joins the pieces)
+        size += len(decoded)
+        blocks += zip([starts[i] for i in block_firsts], [starts[i] + len(lines[i]) for i in block_ends])
     blocks.sort()
+    # what lies between the blocks, one text (lines apart, as they were: a run or a list never spans a line)
     gaps = [(a, b) for a, b in zip([0] + [end for _, end in blocks], [start for start, _ in blocks] + [len(text)]) if a < b]
+    between = "\n".join(text[a:b] for a, b in gaps) if blocks else text
+    gap_starts = list(itertools.accumulate((b - a + 1 for a, b in gaps), initial=0)) if blocks else [0]
+    gap_map = (gap_starts, [a for a, _ in gaps] if blocks else [0])
     for pattern in SEPARATED_RUNS:
-        runs = ["".join(groups) for a, b in gaps for groups in pattern.findall(text, a, b)]
+        runs = ["".join(groups) for groups in pattern.findall(between)]
         if runs:
             hexes = "\n".join(runs).replace("0x", "").replace("0X", "").translate(NOT_HEX_DIGITS)
             pieces.append(bytes.fromhex(hexes.replace("\n", "00")).decode("latin-1"))
-            part = _DumpPart("run", size, functools.partial(_run_starts, text, pattern, gaps), [])
-            part._sizes = functools.partial(lambda h: [(len(x) >> 1) + 1 for x in h.split("\n")], hexes)
-            parts.append(part)
+            parts.append(_DumpPart("run", size, functools.partial(_run_starts, between, pattern, gap_map),
+                                   functools.partial(lambda h: [(len(x) >> 1) + 1 for x in h.split("\n")], hexes)))
             size += len(pieces[-1]) + 1
-    bodies = [body for a, b in gaps for body in DECIMAL_BYTES.findall(text, a, b)]
+    bodies = DECIMAL_BYTES.findall(between)
     if bodies:
         pieces.append("".join(map(DECIMAL_CHARACTER.__getitem__, ",0,".join(bodies).replace(" ", "").split(","))))
-        part = _DumpPart("decimal", size, functools.partial(_run_starts, text, DECIMAL_BYTES, gaps), [])
-        part._sizes = functools.partial(lambda f: [b.count(",") + 2 for b in f], bodies)
-        parts.append(part)
+        parts.append(_DumpPart("decimal", size, functools.partial(_run_starts, between, DECIMAL_BYTES, gap_map),
+                               functools.partial(lambda f: [b.count(",") + 2 for b in f], bodies)))
         size += len(pieces[-1]) + 1
     return "\0".join(pieces), parts
 
 
-def _run_starts(text: str, pattern: re.Pattern[str], gaps: list[tuple[int, int]]) -> list[int]:
-    """Where each run a SEPARATED_RUNS pattern (or DECIMAL_BYTES) finds starts: its first pair (or "0x", or "[")."""
+def _run_starts(between: str, pattern: re.Pattern[str], gap_map: tuple[list[int], list[int]]) -> list[int]:
+    """Where each run a SEPARATED_RUNS pattern (or DECIMAL_BYTES) finds starts in the text: its first pair (or
+    "0x", or "["), found in the text between the dump blocks and put back where that lies in the text."""
     if pattern is DECIMAL_BYTES:
-        return [m.start() for a, b in gaps for m in pattern.finditer(text, a, b)]
-    return [m.start(1) if m.group(1) else m.start(3) - 2 for a, b in gaps for m in pattern.finditer(text, a, b)]
+        found = [m.start() for m in pattern.finditer(between)]
+    else:
+        found = [m.start(1) if m.group(1) else m.start(3) - 2 for m in pattern.finditer(between)]
+    gap_starts, text_starts = gap_map
+    return [at - gap_starts[g] + text_starts[g] for at in found for g in (bisect.bisect_right(gap_starts, at) - 1,)]
 
 
 def _pair_start(hex_field: str, k: int) -> int:
@@ -2666,9 +2693,8 @@ def _pair_start(hex_field: str, k: int) -> int:
 
 def _dump_columns(text: str, part: _DumpPart, index: int, k: int, j: int) -> list[tuple[int, int]]:
     """Where bytes k..j of a part's line show in text: one (start, end) per column (hex, characters)."""
-    starts, firsts = part.lines()
+    starts, _ = part.lines()
     line_start = starts[index]
-    size = firsts[index + 1] - firsts[index]
     if part.kind in ("run", "decimal"):
         m = (DECIMAL_BYTES if part.kind == "decimal" else SEPARATED_HEX).match(text, line_start)
         if m is None:
@@ -2679,16 +2705,23 @@ def _dump_columns(text: str, part: _DumpPart, index: int, k: int, j: int) -> lis
     m = DUMP_LINES[part.kind].match(text, line_start)
     if m is None:
         return []
+    field = m.group("cells" if part.kind == "od" else "hex")
+    size = len(field) >> 2 if part.kind == "od" else (len(field) - field.count(" ") - field.count("\t")) >> 1
+    j = min(j, size - 1)  # (the NULs after a block's last line)
+    if k > j:
+        return []
     if part.kind == "od":
         base = m.start("cells")
         return [(base + 4 * k + 1, base + 4 * j + 4)]
     if part.kind == "words":  # the words that hold bytes k..j
         base = m.start("hex") + 1
         return [(base + 5 * (k >> 1), base + 5 * (j >> 1) + 4)]
-    field = m.group("hex")
-    first, last = _pair_start(field, k), _pair_start(field, j)
+    if k == 0 and j == size - 1:  # the whole line (a dump of a secret: most lines), whatever its layout
+        first, last = len(field) - len(field.lstrip(" \t")), len(field) - 2
+    else:
+        first, last = _pair_start(field, k), _pair_start(field, j)
     if first < 0 or last < 0:
-        digits = [i for i, c in enumerate(field) if c != " "]
+        digits = [i for i, c in enumerate(field) if c not in " \t"]
         first, last = digits[2 * k], digits[2 * j]
     columns = [(m.start("hex") + first, m.start("hex") + last + 2)]
     column = -1
