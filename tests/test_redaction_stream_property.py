@@ -44,11 +44,15 @@ PLAIN = ["step 1200 loss 2.3817 lr 3.0e-04 grad_norm 0.84 tokens/s 51234.7 mem 6
 POOL = [text for _, text, _ in LEAKED] + list(DUMPS.values()) + TOOL_FORMS + PLAIN
 
 
-def _streamed(text: str, piece: int, reads: list[int]) -> str:
+def _streamed(text: str, piece: int, reads: list[int], flushes: frozenset[int] = frozenset()) -> str:
+    """The stream fed in pieces ending at reads, flushed (as the log does when the pipe goes quiet) after those
+    reads whose index is in flushes."""
     stream = StreamRedactor(Redactor(environ=ENVIRON), piece=piece)
     out, at = [], 0
-    for cut in sorted(set(reads)) + [len(text)]:
+    for index, cut in enumerate(sorted(set(reads)) + [len(text)]):
         out.append(stream.feed(text[at:cut]))
+        if index in flushes:
+            out.append(stream.flush())
         at = cut
     out.append(stream.close())
     return "".join(out)
@@ -60,7 +64,25 @@ def _streamed(text: str, piece: int, reads: list[int]) -> str:
 def test_a_stream_gives_what_text_gives_whatever_the_reads(items, ending, piece, data):
     text = "\n".join(items) + ending
     reads = data.draw(st.lists(st.integers(0, len(text)), max_size=40))
-    assert _streamed(text, piece, reads) == Redactor(environ=ENVIRON).text(text)
+    flushes = data.draw(st.frozensets(st.integers(0, 40)))
+    assert _streamed(text, piece, reads, flushes) == Redactor(environ=ENVIRON).text(text)
+
+
+def test_a_flush_lets_out_whole_lines_at_once_and_holds_what_the_rules_hold():
+    """A workload printing a line now and then is shown as it prints (the pieces are 64 KiB), except what must
+    wait for the next lines: a name whose value comes on the next line, a key block still open."""
+    stream = StreamRedactor(Redactor(environ=ENVIRON))
+    assert stream.feed("Collecting data...\n") == "Collecting data...\n"
+    assert stream.feed("Generating '/tmp/report.qdstrm'\nGenerated:\n    /tmp/a b") == ""
+    assert stream.flush() == "Generating '/tmp/report.qdstrm'\nGenerated:\n"
+    assert stream.flush() == ""   # the unfinished line waits for its newline
+    shown = stream.feed("/report.nsys-rep\napi_key:\n") + stream.flush()
+    assert shown in ("", "    /tmp/a b/report.nsys-rep\n")   # (held with the name below, or let out)
+    shown += stream.feed("  Zq8DaspUtbuleC5C0HzjwSLo\n") + stream.flush()
+    assert "Zq8D" not in shown and shown.endswith("api_key:\n  [REDACTED]\n")   # the name waited for its value
+    assert stream.feed("-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo\n") == ""
+    assert stream.flush() == ""   # the key block still open waits for its END line
+    assert "MIIEpAIB" not in stream.feed("-----END RSA PRIVATE KEY-----\n") + stream.flush() + stream.close()
 
 
 def test_the_red_teams_loguru_case_in_100_character_reads():

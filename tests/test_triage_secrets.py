@@ -424,3 +424,27 @@ def test_the_scrubbed_export_keeps_no_gpu_uuid_blob_secret_or_unaddressable_tabl
     assert blob.startswith(b"\x00\x01env HF_TOKEN=[REDACTED]") and blob.endswith(b"\x00")   # the rest kept
     assert {v for (v,) in con.execute("SELECT value FROM StringIds")} == names_before
     con.close()
+
+
+def test_a_workload_printing_now_and_then_is_shown_as_it_prints(tmp_path):
+    """The stream cuts pieces every 64 KiB; a line printed alone (nsys's "Generating ..." that triage reads its
+    phase from, a training log's step line) is shown within a fraction of a second, redacted, not at the end."""
+    import time
+
+    from aiperf_lab.triage.workload_output import RedactedLog
+
+    log = RedactedLog(tmp_path / "stdout.log", Redactor({"HF_TOKEN": "hf_Qw3rTy7uIoPaSdFgHjKlZxCvBnM12345"}), cap_bytes=1 << 20)
+    read, write = os.pipe()
+    with os.fdopen(read, "rb") as pipe:
+        log.attach(pipe)
+        with os.fdopen(write, "wb", buffering=0) as sink:
+            sink.write(b"Collecting data...\n")
+            sink.write(b"step 1 token hf_Qw3rTy7uIoPaSdFgHjKlZxCvBnM12345 loss 2.31\nGenerating '/tmp/r.qdstrm'\n")
+            deadline = time.monotonic() + 3
+            while "Generating" not in log.tail() and time.monotonic() < deadline:
+                time.sleep(0.02)
+            shown = log.tail()
+            assert "Generating '/tmp/r.qdstrm'\n" in shown and "step 1 token [REDACTED] loss 2.31" in shown
+            assert "hf_Qw3r" not in shown
+        log.finish()
+    assert (tmp_path / "stdout.log").read_text().endswith("Generating '/tmp/r.qdstrm'\n")

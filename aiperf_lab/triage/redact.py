@@ -1446,6 +1446,19 @@ class StreamRedactor:
             else:
                 return "".join(out)
 
+    def flush(self) -> str:
+        """What may go out now, for someone watching the output live (the pipe went quiet, or a while passed): a cut
+        tried at the buffer's last newline, moved back as any cut is (_hold_back), so the bytes are still those
+        Redactor.text gives on the whole stream; a cut at a newline is safe wherever it falls."""
+        newline = self._buffer.rfind("\n", 0, self._window)
+        if newline < 0:
+            return ""
+        cut = self._hold_back(newline + 1)
+        if not cut:
+            return ""
+        self._next_try = max(self._next_try, self._offset + newline + self.piece)
+        return self._emit(cut)
+
     def _hold_back(self, cut: int) -> int:
         """Where to cut: before lines that must stay with the next ones (_line_hold, _printed_form_hold), each
         rule asked again where another moved the cut (a few rounds: each moves it up or leaves it)."""

@@ -36,6 +36,10 @@ TAIL_CHARS = 1 << 16
 SPOOL_BYTES = 64 << 20    # raw output waiting for redaction, in memory; past it the reader waits
 BATCH_BYTES = 1 << 20     # the most handed to the redactor at once (the worst text: about 0.5 s of work)
 GRACE_AFTER_STOP_S = 1.0  # after an interrupt, how long finish() still lets the redactor catch up
+# The stream cuts its pieces every 64 KiB of text (StreamRedactor); a workload printing a line now and then would
+# show nothing for minutes, and triage reads nsys's phase from what was shown. When the redactor is idle, or this
+# long after its last flush, it lets out every whole line the hold rules allow: at most 10 extra cuts a second.
+FLUSH_EVERY_S = 0.1
 
 
 class RedactedLog:
@@ -113,11 +117,15 @@ class RedactedLog:
         """Redact and write what the reader queued, everything waiting at once, until the pipe ended and
         the queue is empty (or abandoned: what is still queued is dropped, never written raw)."""
         decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        flushed_at = time.monotonic()
+        waiting = False   # whether the stream may hold whole lines since the last flush
         try:
             while True:
                 with self._queue_ready:
                     while not self._queue and not self._ended and not self._abandon.is_set():
-                        self._queue_ready.wait(0.2)
+                        if waiting and time.monotonic() - flushed_at >= FLUSH_EVERY_S:
+                            break
+                        self._queue_ready.wait(FLUSH_EVERY_S)
                     if self._abandon.is_set() or (not self._queue and self._ended):
                         break
                     batch = []
@@ -127,8 +135,15 @@ class RedactedLog:
                         size += len(batch[-1])
                     self._queued -= size
                     self._queue_ready.notify_all()
-                if self.error is None:
+                if self.error is not None:   # (the reader drops the rest)
+                    waiting = False
+                    continue
+                if batch:
                     self._write(self._stream.feed(decoder.decode(b"".join(batch))))
+                    waiting = True
+                else:   # idle a while with lines held for the next cut: let out what the hold rules allow
+                    self._write(self._stream.flush())
+                    flushed_at, waiting = time.monotonic(), False
             if self.error is None:
                 self._write(self._stream.feed(decoder.decode(b"", final=True)) + self._stream.close())
         except (OSError, ValueError) as exc:  # a full disk: recorded, the workload goes on (the reader drops the rest)
