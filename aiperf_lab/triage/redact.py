@@ -63,7 +63,7 @@ import re
 import socket
 from collections import Counter
 from typing import Callable, NamedTuple
-from urllib.parse import quote, quote_plus
+from urllib.parse import quote, quote_plus, unquote
 
 REDACTED = "[REDACTED]"
 REDACTED_LOWER = REDACTED.lower()
@@ -1188,6 +1188,30 @@ class Redactor:
                 start = stop
         return spans
 
+    def _escaped_run_spans(self, text: str) -> list[Span]:
+        """Secrets with every character escaped (ESCAPED_RUNS: %5A%6B..., &#90;&#107;..., \\u005a..., \\132...,
+        0x5A 0x6B ..., UTF-16 read as bytes): each run is decoded, all into one text searched like any text (known
+        values, their pieces, shapes); a run where something is found goes whole."""
+        runs: list[tuple[int, int]] = []
+        decoded: list[str] = []
+        for literal, pattern, decode in ESCAPED_RUNS:
+            if literal not in text:
+                continue
+            for m in pattern.finditer(text):
+                runs.append((m.start(), m.end()))
+                decoded.append(decode(m.group(0)))
+        if not runs:
+            return []
+        joined = "\0".join(decoded)
+        found = self._literal_spans(joined) + self._secret_spans(joined)
+        if self._pieces:
+            found += self._fragment_spans(joined)
+        if not found:
+            return []
+        firsts = list(itertools.accumulate((len(d) + 1 for d in decoded), initial=0))
+        hit = {bisect.bisect_right(firsts, at) - 1 for start, end, *_ in found for at in (start, end - 1)}
+        return [(runs[i][0], runs[i][1], REDACTED, KNOWN_VALUE, runs[i][0]) for i in sorted(hit) if i < len(runs)]
+
     def _printed_form_spans(self, text: str) -> list[Span]:
         """Secrets as common tools print them, the name apart from the value (see the finders after
         _url_userinfo_spans): Kubernetes env lists and Secret data, shell-quoted values, loguru arrows,
@@ -1329,6 +1353,7 @@ class Redactor:
         if self._broken and "\n" in text:
             found += self._broken_spans(text)
         found += self._dump_spans(text)
+        found += self._escaped_run_spans(text)
         found += self._printed_form_spans(text)
         _extend_quoted_values(text, found)
         if self.redact_hosts:
@@ -2755,6 +2780,27 @@ def _dump_columns(text: str, part: _DumpPart, index: int, k: int, j: int) -> lis
 def _dump_line_end(line: str) -> bool:
     """Whether a line (without its newline) is a dump line (see _dump_parts)."""
     return any(pattern.fullmatch(line) for pattern in DUMP_LINES.values())
+
+
+# Every character of a text escaped, as serializers, shells and HTML print it: runs of 5 or more (the shortest
+# secret), each found from its literal (the scan skips to it) and decoded to the text it stands for.
+def _decode_bytes(data: bytes) -> str:
+    return data.decode("utf-8", "replace")
+
+
+ESCAPED_RUNS: list[tuple[str, re.Pattern[str], Callable[[str], str]]] = [
+    ("%", re.compile(r"(?:%[0-9A-Fa-f]{2}){5,4096}"), lambda run: unquote(run, errors="replace")),
+    ("&#", re.compile(r"(?:&#(?:[0-9]{1,7}|[xX][0-9A-Fa-f]{1,6});){5,4096}"), html.unescape),
+    ("\\u", re.compile(r"(?:\\u[0-9A-Fa-f]{4}){5,4096}"),
+     lambda run: "".join(chr(int(run[at + 2:at + 6], 16)) for at in range(0, len(run), 6))),
+    ("\\x", re.compile(r"(?:\\x[0-9A-Fa-f]{2}){5,4096}"), lambda run: _decode_bytes(bytes.fromhex(run.replace("\\x", "")))),
+    ("\\", re.compile(r"(?:\\[0-3][0-7]{2}){5,4096}"),
+     lambda run: _decode_bytes(bytes(int(run[at + 1:at + 4], 8) for at in range(0, len(run), 4)))),
+    ("0x", re.compile(r"(?:0x[0-9A-Fa-f]{2} ){4,4095}0x[0-9A-Fa-f]{2}(?![0-9A-Za-z])"),
+     lambda run: _decode_bytes(bytes.fromhex(run.replace("0x", "")))),
+    # (UTF-16 either way round: which side of its NUL a character is on cannot be told at a run's ends)
+    ("\0", re.compile(r"\x00?(?:[\x20-\x7e]\x00){4,4095}[\x20-\x7e]\x00?"), lambda run: run.replace("\0", "")),
+]
 
 
 # A .pgpass line, host:port:database:user:password (port a number or *), printed whole: found from the colon
