@@ -544,6 +544,10 @@ HOST_NAME_REVERSED = re.compile(r"[a-z0-9-](?:[a-z0-9-]|\.(?=[a-z0-9])){0,252}")
 IPV6_HINT = re.compile(r":[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:")
 GPU_UUIDS = [re.compile(rf"{kind}-(?<![\w-]{kind}-)[0-9a-fA-F]{{8}}(?:-[0-9a-fA-F]{{4}}){{3}}-[0-9a-fA-F]{{12}}(?![\w-])")
              for kind in ("GPU", "MIG")]
+# PyTorch prints a GPU's UUID without its GPU- (`_CudaDeviceProperties(name='NVIDIA H100 ...', uuid=2a7c5f1e-...)`)
+GPU_UUID_AFTER_NAME = re.compile(r"uuid=(?P<uuid>[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12})(?![\w-])")
+# A Slurm host list naming this host's kind of node (gpunode[17-18], gpunode[01,03-04]): its prefix, then the list
+HOST_NUMBERED = re.compile(r"(?P<prefix>[a-z][a-z-]{2,})[0-9]+")
 # Addresses that identify nobody; left as they are so the text stays readable.
 BORING_IPS = {"127.0.0.1", "0.0.0.0", "255.255.255.255", "255.255.255.0", "::", "::1"}
 SSH_ADDRESS_VARIABLES = ("SSH_CONNECTION", "SSH_CLIENT")
@@ -972,13 +976,22 @@ class Redactor:
         shorts = {h.split(".", 1)[0] for h in hosts if "." in h and not _is_address(h)}
         hosts = sorted({h.lower() for h in hosts} | {h.lower() for h in shorts if len(h) >= 4}, key=len, reverse=True)
         macs = sorted(_own_macs())
-        # Whole names only: a host called "vm" must not turn "nvml" into "nhost-1l"; in any letter case.
+        # Whole names only: a host called "vm" must not turn "nvml" into "nhost-1l"; in any letter case. A name that
+        # is no common word ends at "_" too (gpunode17_rank0.log, alice_checkpoint.pt); a common one (data) does not.
         for kind, label, values in (("host", "host name", hosts), ("user", "user name", user_list),
                                     ("mac", "mac address", [m.replace(":", "") for m in macs])):
             for value in values:  # matched in the lower-cased text: a case-blind pattern cannot skip ahead
                 literal = re.escape(value.lower())
+                common = kind != "mac" and is_common_name(value)
+                word = "[a-z0-9_]" if common or kind == "mac" else "[a-z0-9]"
                 self._host_patterns.append((kind, label, re.compile(
-                    rf"{literal}(?<![a-z0-9_]{literal})(?![a-z0-9_])"), kind != "mac" and is_common_name(value)))
+                    rf"{literal}(?<!{word}{literal})(?!{word})"), common))
+        for host in hosts:
+            numbered = HOST_NUMBERED.fullmatch(host)
+            if numbered and not _is_address(host) and not is_common_name(numbered.group("prefix")):
+                prefix = re.escape(numbered.group("prefix"))
+                self._host_patterns.append(("host", "host name", re.compile(
+                    rf"{prefix}(?<![a-z0-9]{prefix})\[[0-9][0-9,-]*\](?![a-z0-9])"), False))
         self._known_addresses = _own_addresses(hosts)
         # The domain of this host's FQDN (gpunode17.acme-corp.example: acme-corp.example): other machines' names in it
         # name the same organisation (node8.cluster.acme-corp.example), and so does the domain itself.
@@ -1259,6 +1272,10 @@ class Redactor:
         for pattern in GPU_UUIDS:
             for m in pattern.finditer(text):
                 spans.append((m.start(), m.end(), self.placeholder("gpu-uuid", m.group(0)), "gpu uuid", m.start()))
+        if "uuid=" in lower:
+            for m in GPU_UUID_AFTER_NAME.finditer(lower):   # (the same placeholder as its GPU- form)
+                spans.append((m.start("uuid"), m.end(), self.placeholder("gpu-uuid", "GPU-" + m.group("uuid")),
+                              "gpu uuid", m.start()))
         verdicts = self._ipv4_verdicts
         marks_version = self._marks_version
         contexts = self._version_contexts
