@@ -96,7 +96,7 @@ def _run(argv: list[str]) -> int:
     from aiperf_lab.errors import MissingData
     from aiperf_lab.metrics.sources import ReportOptions, open_profiles
     from aiperf_lab.inputs import printable
-    from aiperf_lab.metrics.tables import to_json, write_csv
+    from aiperf_lab.metrics.tables import write_csv, write_json
 
     if not args.files:
         if args.list_reports:
@@ -136,7 +136,7 @@ def _run(argv: list[str]) -> int:
         print(printable(f"aiperf-stats: {notice}"), file=sys.stderr)
 
     fmt = args.format or ("csv" if args.output else "table")
-    if fmt != "csv":  # the trace reports stream their rows; the other formats need them all
+    if fmt == "table":  # the trace reports stream their rows to CSV and JSON; a table sizes its columns from all
         for table in tables:
             table.rows = list(table.rows)
     if args.output:
@@ -153,7 +153,8 @@ def _run(argv: list[str]) -> int:
                 sys.stdout.write(("\n" if i else "") + printable(f"# {table.name}: {table.title}") + "\n")
             write_csv(table, sys.stdout)
     elif fmt == "json":
-        sys.stdout.write(to_json(tables) + "\n")
+        write_json(tables, sys.stdout)
+        sys.stdout.write("\n")
     else:
         from aiperf_lab.metrics.render import render_terminal
         limit = args.limit if args.limit is not None else (OVERVIEW_ROW_LIMIT if overview else None)

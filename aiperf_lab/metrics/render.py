@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Sequence, TextIO
 
 from aiperf_lab.inputs import printable
-from aiperf_lab.metrics.tables import ScaledTime, Table, format_value, to_json, write_csv
+from aiperf_lab.metrics.tables import ScaledTime, Table, format_value, write_csv, write_json
 
 TEXT_COLUMNS_WRAP_LIMIT = 100  # long kernel names are cut like `nsys stats` column output does
 
@@ -281,7 +281,7 @@ def write_tables(tables: Sequence[Table], directory: Path, stem: str, fmt: str) 
     for table in tables:
         if fmt == "json":
             path = directory / f"{stem}_{table.name}.json"
-            _write_file(path, lambda handle: handle.write(to_json([table])))
+            _write_file(path, lambda handle: write_json([table], handle))   # streamed, as CSV
         elif fmt == "table":
             path = directory / f"{stem}_{table.name}.txt"
             _write_file(path, lambda handle: render_terminal([table], handle))

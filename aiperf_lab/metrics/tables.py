@@ -7,6 +7,7 @@ import io
 import math
 import re
 from itertools import islice
+from typing import TextIO
 
 from aiperf_lab.inputs import has_unprintable, printable
 
@@ -240,3 +241,28 @@ def to_json(tables: list[Table]) -> str:
 
     # ensure_ascii (the default) writes lone surrogates from a damaged trace as \\ud800 escapes, never raw.
     return json.dumps([to_json_obj(t) for t in tables], indent=2, allow_nan=False, default=str)
+
+
+def write_json(tables: list[Table], out: TextIO) -> None:
+    """What to_json gives, byte for byte, written as the rows come: a trace report's rows are never all in
+    memory (one of 1,000-deep NVTX stacks is hundreds of MB of JSON from a few MB of export)."""
+    import json
+    import secrets
+
+    # The document without its rows, each table's rows a marker string, then cut at the markers: the rows go
+    # between, each dumped alone and indented as it sits in the document (6 spaces: list, table, rows).
+    markers = [f"rows-{secrets.token_hex(16)}" for _ in tables]
+    skeleton = json.dumps([{"report": t.name, "title": t.title, "columns": t.columns, "rows": marker, "notes": t.notes}
+                           for t, marker in zip(tables, markers)], indent=2, allow_nan=False, default=str)
+    for table, marker in zip(tables, markers):
+        head, skeleton = skeleton.split(json.dumps(marker), 1)
+        out.write(head)
+        columns = table.columns
+        first = True
+        for row in table.rows:
+            text = json.dumps({column: json_cell(value) for column, value in zip(columns, row)}, indent=2,
+                              allow_nan=False, default=str)
+            out.write(("[\n      " if first else ",\n      ") + text.replace("\n", "\n      "))
+            first = False
+        out.write("[]" if first else "\n    ]")
+    out.write(skeleton)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
+from collections.abc import Iterator
 from functools import partial
 from itertools import compress, islice, repeat
 from operator import add, and_, getitem, is_not, itemgetter, le, lt, mul, rshift, sub
@@ -211,28 +212,58 @@ class Nesting:
 
 
 def nvtx_pushpop_trace(db: NsysDatabase) -> Table:
-    """NVTX Push/Pop Range Trace: every push/pop range with its nesting, in start order."""
+    """NVTX Push/Pop Range Trace: every push/pop range with its nesting, in start order. The rows are made as
+    they are written: a range's stack of ids is as long as its depth, so 120 stacks 1,000 deep are 360 MB of
+    stacks made at once (and 500 MB of CSV); here only the open ranges' stacks are held."""
     ranges = _unique(load_ranges(db, end_bound="ranges", event_types=PUSHPOP_TYPES))
     if not ranges:
         raise MissingData(f"{db.path.name} does not contain NVTX push/pop ranges.")
     refuse_runaway_nesting(db, ranges)
-    nest = Nesting(ranges)
-    duration = {r.range_id: r.end - r.start for r in ranges}
-    rows = []
-    for r in ranges:
-        rid = r.range_id
-        if rid not in nest.level:
-            continue
-        kids = nest.children.get(rid, [])
-        child_time = sum(duration[c] for c in kids)
-        level = nest.level[rid]
-        rows.append([r.start, r.end, duration[rid], child_time, duration[rid] - child_time, r.name,
-                     *split_global_tid(r.global_tid), level, len(kids), rid,
-                     nest.parent[rid], nest.stack[rid], "--" * level + r.name])
-    rows.sort(key=lambda row: (row[0], row[2]))
+    nest = Nesting(ranges, stacks=False)
+    level = nest.level
+    ordered = sorted((r for r in ranges if r.range_id in level), key=lambda r: (r.start, r.end - r.start))
     columns = ["Start (ns)", "End (ns)", "Duration (ns)", "DurChild (ns)", "DurNonChild (ns)", "Name", "PID", "TID",
                "Lvl", "NumChild", "RangeId", "ParentId", "RangeStack", "NameTree"]
-    return Table("nvtx_pushpop_trace", "NVTX Push/Pop Range Trace", columns, rows)
+    return Table("nvtx_pushpop_trace", "NVTX Push/Pop Range Trace", columns, _pushpop_rows(ordered, nest))
+
+
+def _pushpop_rows(ordered: list[NvtxRange], nest: Nesting) -> Iterator[list]:
+    duration = {r.range_id: r.end - r.start for r in ordered}
+    parent, level, children = nest.parent, nest.level, nest.children
+    stacks: dict[int, str] = {}        # ":root:...:id" of the ranges still needed: not written, or a child not
+    waiting: dict[int, int] = {}       # how many of those: itself and its children not yet written
+
+    def stack_of(rid: int) -> str:
+        held = stacks.get(rid)
+        if held is not None:
+            return held
+        chain = []   # the range and its ancestors not held yet (a child starting with its parent is written first)
+        at: int | None = rid
+        while at is not None and at not in stacks:
+            chain.append(at)
+            at = parent[at]
+        held = "" if at is None else stacks[at]
+        for up in reversed(chain):
+            held = stacks[up] = f"{held}:{up}"
+            waiting[up] = 1 + len(children.get(up, ()))
+        return held
+
+    def written(rid: int) -> None:
+        waiting[rid] -= 1
+        if not waiting[rid]:
+            del stacks[rid], waiting[rid]
+
+    for r in ordered:
+        rid = r.range_id
+        kids = children.get(rid, ())
+        child_time = sum(duration[c] for c in kids)
+        depth = level[rid]
+        up = parent[rid]
+        yield [r.start, r.end, duration[rid], child_time, duration[rid] - child_time, r.name,
+               *split_global_tid(r.global_tid), depth, len(kids), rid, up, stack_of(rid), "--" * depth + r.name]
+        written(rid)
+        if up is not None:
+            written(up)
 
 
 class _Launches:
