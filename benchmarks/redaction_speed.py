@@ -166,6 +166,15 @@ CASES: dict[str, str | tuple] = {
     "(dense) a word and a number, lines": "loss\n1234\n",
     "(dense) a word and a git hash, lines": "commit\n9fceb02d0ae598e95dc970b74767f19372d61af8\n",
     "(dense) a step and a number, lines": "epoch 1\n5678\n",
+    # every character escaped (decoded run by run, then searched): long runs, and runs of 5 apart
+    "(esc) '%41' repeated": "%41",
+    "(esc) '&#65;' repeated": "&#65;",
+    "(esc) '\\u0041' repeated": "\\u0041",
+    "(esc) '\\101' repeated": "\\101",
+    "(esc) '0x41 ' repeated": "0x41 ",
+    "(esc) UTF-16 text": "s\0t\0e\0p\0 \0",
+    "(esc) runs of 5 '%41' apart": "%41%41%41%41%41 ",
+    "(esc) runs of 5 '\\x41' apart": "\\x41\\x41\\x41\\x41\\x41 ",
     # provider tokens of the red team's pass 3 (S1): every prefix and inner literal, bodies one character short, and
     # whole tokens back to back
     "(3rd-S1) provider prefixes, bodies short": "pcsk_ab_" + "a1" * 9 + " xai-" + "Ab1" * 6 + " dp.st.x." + "a" * 19

@@ -63,3 +63,13 @@ def test_a_secret_inside_a_longer_escaped_run_takes_the_run():
     run = html.escape("").join("&#%d;" % ord(c) for c in f"user=bob&token={SECRET}&x=1")
     out = Redactor(environ=ENV).text(f"<a href='{run}'>")
     assert out == f"<a href='{REDACTED}'>"
+
+
+def test_an_escaped_nul_in_one_run_does_not_shift_which_run_goes():
+    """Runs are decoded at once, a NUL after each: a run holding an escaped NUL must not make the secret's run
+    count as the one after it (the wrong run would go, the secret stay)."""
+    for escape in ("%{:02X}", "\\x{:02x}", "\\u{:04x}", "&#{};"):
+        encode = (lambda text, e=escape: "".join(e.format(ord(c)) for c in text))
+        text = f"a={encode('ab' + chr(0) + 'cdef')} b={encode(SECRET)} c={encode('plain-words')}\n"
+        out = Redactor(environ=ENV).text(text)
+        assert out.startswith("a=" + encode("ab" + chr(0) + "cdef")) and f"b={REDACTED} c=" in out, escape

@@ -1203,17 +1203,19 @@ class Redactor:
 
     def _escaped_run_spans(self, text: str) -> list[Span]:
         """Secrets with every character escaped (ESCAPED_RUNS: %5A%6B..., &#90;&#107;..., \\u005a..., \\132...,
-        0x5A 0x6B ..., UTF-16 read as bytes): each run is decoded, all into one text searched like any text (known
-        values, their pieces, shapes); a run where something is found goes whole."""
-        runs: list[tuple[int, int]] = []
+        0x5A 0x6B ..., UTF-16 read as bytes): every run of a kind is decoded at once (a NUL after each run), all
+        kinds into one text searched like any text (known values, their pieces, shapes); a run where something
+        is found goes whole. Python runs per run only where something was found."""
+        kinds: list[tuple[re.Pattern[str], int]] = []   # (pattern, how many runs) of each kind found
         decoded: list[str] = []
         for literal, pattern, decode in ESCAPED_RUNS:
             if literal not in text:
                 continue
-            for m in pattern.finditer(text):
-                runs.append((m.start(), m.end()))
-                decoded.append(decode(m.group(0)))
-        if not runs:
+            runs = pattern.findall(text)
+            if runs:
+                kinds.append((pattern, len(runs)))
+                decoded.append(decode(runs))
+        if not kinds:
             return []
         joined = "\0".join(decoded)
         found = self._literal_spans(joined) + self._secret_spans(joined)
@@ -1221,9 +1223,17 @@ class Redactor:
             found += self._fragment_spans(joined)
         if not found:
             return []
-        firsts = list(itertools.accumulate((len(d) + 1 for d in decoded), initial=0))
-        hit = {bisect.bisect_right(firsts, at) - 1 for start, end, *_ in found for at in (start, end - 1)}
-        return [(runs[i][0], runs[i][1], REDACTED, KNOWN_VALUE, runs[i][0]) for i in sorted(hit) if i < len(runs)]
+        nuls = [m.start() for m in re.finditer("\0", joined)]   # run i ends at nuls[i] (the last run at the end)
+        hit = sorted({bisect.bisect_left(nuls, at) for start, end, *_ in found for at in (start, end - 1)})
+        spans: list[Span] = []
+        first = 0
+        for pattern, count in kinds:
+            mine = [i - first for i in hit if first <= i < first + count]
+            if mine:
+                where = [m.span() for m in pattern.finditer(text)]
+                spans += [(where[i][0], where[i][1], REDACTED, KNOWN_VALUE, where[i][0]) for i in mine]
+            first += count
+        return spans
 
     def _printed_form_spans(self, text: str) -> list[Span]:
         """Secrets as common tools print them, the name apart from the value (see the finders after
@@ -2800,23 +2810,52 @@ def _dump_line_end(line: str) -> bool:
 
 
 # Every character of a text escaped, as serializers, shells and HTML print it: runs of 5 or more (the shortest
-# secret), each found from its literal (the scan skips to it) and decoded to the text it stands for.
-def _decode_bytes(data: bytes) -> str:
+# secret), each kind found from its literal (the scan skips to it), all runs of a kind decoded at once (C-level
+# string and bytes operations) to the text they stand for, a NUL after each run. An escaped NUL inside a run
+# (no secret holds one) is read as \x01, so the NULs count the runs.
+def _utf8(data: bytes) -> str:
     return data.decode("utf-8", "replace")
 
 
-ESCAPED_RUNS: list[tuple[str, re.Pattern[str], Callable[[str], str]]] = [
-    ("%", re.compile(r"(?:%[0-9A-Fa-f]{2}){5,4096}"), lambda run: unquote(run, errors="replace")),
-    ("&#", re.compile(r"(?:&#(?:[0-9]{1,7}|[xX][0-9A-Fa-f]{1,6});){5,4096}"), html.unescape),
+HTML_NUMERIC = re.compile(r"&#([xX]?)([0-9A-Fa-f]{1,7});|\0")
+HTML_DECIMAL = re.compile(r"&#([0-9]{1,7});")
+HTML_ZERO = re.compile(r"&#(?:[xX])?0+;")
+
+
+def _html_numeric(runs: list[str]) -> str:
+    joined = HTML_ZERO.sub("&#1;", "\0".join(runs))
+    if "x" not in joined and "X" not in joined:   # decimal alone (the common case): numbers and characters in C
+        codes = list(map(int, HTML_DECIMAL.findall(joined.replace("\0", "&#0;"))))
+        if max(codes) >= 0x110000:
+            codes = [code if code < 0x110000 else 1 for code in codes]
+        return "".join(map(chr, codes))
+    out = []
+    for x, digits in HTML_NUMERIC.findall(joined):
+        if not digits:
+            out.append("\0")
+            continue
+        code = int(digits, 16 if x else 10)
+        out.append(chr(code) if code < 0x110000 else "\x01")
+    return "".join(out)
+
+
+ESCAPED_RUNS: list[tuple[str, re.Pattern[str], Callable[[list[str]], str]]] = [
+    ("%", re.compile(r"(?:%[0-9A-Fa-f]{2}){5,4096}"),
+     lambda runs: _utf8(bytes.fromhex("\n".join(runs).replace("%00", "01").replace("%", "").replace("\n", "00")))),
+    ("&#", re.compile(r"(?:&#(?:[0-9]{1,7}|[xX][0-9A-Fa-f]{1,6});){5,4096}"), _html_numeric),
     ("\\u", re.compile(r"(?:\\u[0-9A-Fa-f]{4}){5,4096}"),
-     lambda run: "".join(chr(int(run[at + 2:at + 6], 16)) for at in range(0, len(run), 6))),
-    ("\\x", re.compile(r"(?:\\x[0-9A-Fa-f]{2}){5,4096}"), lambda run: _decode_bytes(bytes.fromhex(run.replace("\\x", "")))),
+     lambda runs: "\n".join(runs).replace("\\u0000", "\\u0001").replace("\n", "\\u0000").encode("latin-1")
+     .decode("unicode_escape")),
+    ("\\x", re.compile(r"(?:\\x[0-9A-Fa-f]{2}){5,4096}"),
+     lambda runs: _utf8(bytes.fromhex("\n".join(runs).replace("\\x00", "01").replace("\\x", "").replace("\n", "00")))),
     ("\\", re.compile(r"(?:\\[0-3][0-7]{2}){5,4096}"),
-     lambda run: _decode_bytes(bytes(int(run[at + 1:at + 4], 8) for at in range(0, len(run), 4)))),
+     lambda runs: _utf8("\n".join(runs).replace("\\000", "\\001").replace("\n", "\\000").encode("latin-1")
+                        .decode("unicode_escape").encode("latin-1"))),
     ("0x", re.compile(r"(?:0x[0-9A-Fa-f]{2} ){4,4095}0x[0-9A-Fa-f]{2}(?![0-9A-Za-z])"),
-     lambda run: _decode_bytes(bytes.fromhex(run.replace("0x", "")))),
+     lambda runs: _utf8(bytes.fromhex("\n".join(runs).replace("0x00", "01").replace("0x", "").replace("\n", "00")))),
     # (UTF-16 either way round: which side of its NUL a character is on cannot be told at a run's ends)
-    ("\0", re.compile(r"\x00?(?:[\x20-\x7e]\x00){4,4095}[\x20-\x7e]\x00?"), lambda run: run.replace("\0", "")),
+    ("\0", re.compile(r"\x00?(?:[\x20-\x7e]\x00){4,4095}[\x20-\x7e]\x00?"),
+     lambda runs: "\n".join(runs).replace("\0", "").replace("\n", "\0")),
 ]
 
 
