@@ -539,9 +539,32 @@ AWS_HOST = re.compile(r"ip-(?<![\w.-]ip-)(?P<octets>[0-9]{1,3}-[0-9]{1,3}-[0-9]{
                       r"(?:\.[a-z0-9-]{1,63}){0,6}(?![\w-])(?!\.[\w])")
 GCP_HOST = re.compile(r"\.c\.[a-z][a-z0-9-]{4,28}[a-z0-9]\.internal(?![\w-])(?!\.[\w])")
 HOST_NAME_REVERSED = re.compile(r"[a-z0-9-](?:[a-z0-9-]|\.(?=[a-z0-9])){0,252}")
-# Only text with "::" or with seven colons in a row of groups can hold an IPv6 address; these
-# literal-led checks spare the full scan (which must try every hex character) on most text.
+# Only text with "::" next to a hex digit or with seven colons in a row of groups can hold an IPv6 address (a
+# compressed one holds "H::" or "::H", see IPV6); these literal-led checks spare the full scan (which must try
+# every hex character) on most text, and say where the first address can start (48 characters before at most).
 IPV6_HINT = re.compile(r":[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:")
+IPV6_COMPRESSED_HINT = re.compile(r"::(?:(?<=[0-9A-Fa-f]::)|[0-9A-Fa-f])")
+# Every dotted quad holds this from its first dot on: the IPV4 scan (which tries every digit) starts 3 characters
+# before the first one, and text without one (most log text) is not scanned at all.
+IPV4_HINT = re.compile(r"\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]")
+# Where a MAC can be, found by a literal search in a map of the text's characters (ASCII; encode makes any other
+# character "?", one byte each, so offsets stay): BARE_MAC's 12 hex digits between characters that are not
+# [\w.:-] (another character, of any kind, is taken as such here and BARE_MAC itself judges the candidate), and
+# MAC's six groups with a separator ("hh:hh:hh:hh:hh:hh", either separator as ":"), which gates MAC's scan.
+def _class_map(classes: dict[str, str], default: str) -> bytes:
+    table = bytearray(default.encode() * 256)
+    for characters, kind in classes.items():
+        for character in characters.encode():
+            table[character] = ord(kind)
+    return bytes(table)
+
+
+_HEX_DIGITS = "0123456789abcdefABCDEF"
+BARE_MAC_CLASSES = _class_map({_HEX_DIGITS: "h", "ghijklmnopqrstuvwxyzGHIJKLMNOPQRSTUVWXYZ_.:-": "w"}, " ")
+BARE_MAC_CANDIDATE = re.compile(rb" hhhhhhhhhhhh(?![hw])")    # in " " + the map: the match's start is the MAC's
+MAC_CLASSES = _class_map({_HEX_DIGITS: "h", ":-": ":"}, " ")
+MAC_CANDIDATE = b"hh:hh:hh:hh:hh:hh"
+_START_OF = operator.methodcaller("start")
 GPU_UUIDS = [re.compile(rf"{kind}-(?<![\w-]{kind}-)[0-9a-fA-F]{{8}}(?:-[0-9a-fA-F]{{4}}){{3}}-[0-9a-fA-F]{{12}}(?![\w-])")
              for kind in ("GPU", "MIG")]
 # PyTorch prints a GPU's UUID without its GPU- (`_CudaDeviceProperties(name='NVIDIA H100 ...', uuid=2a7c5f1e-...)`)
@@ -1272,7 +1295,8 @@ class Redactor:
                 if common and not _in_host_context(lower, start, end, kind):
                     continue  # USER=nvidia: "NVIDIA H100" stays, "/home/nvidia" and "nvidia@node" go
                 spans.append((start, end, self.placeholder(kind, m.group(0)), label, max(0, start - 24)))
-        for m in MAC.finditer(lower):
+        first_mac = lower.encode("ascii", "replace").translate(MAC_CLASSES).find(MAC_CANDIDATE)
+        for m in MAC.finditer(lower, first_mac + 2) if first_mac >= 0 else ():
             start = m.start() - 2
             value = lower[start:m.end()].replace("-", ":")
             if value not in BORING_MACS:
@@ -1290,7 +1314,8 @@ class Redactor:
         marks_version = self._marks_version
         contexts = self._version_contexts
         addresses = self._placeholders.setdefault("ip", {})
-        for m in IPV4.finditer(text):
+        first_quad = IPV4_HINT.search(text)
+        for m in IPV4.finditer(text, max(0, first_quad.start() - 3)) if first_quad else ():
             value = m.group(0)
             start, end = m.span()
             verdict = verdicts.get(value)
@@ -1309,7 +1334,9 @@ class Redactor:
             spans.append((start, end, addresses.get(value) or self.placeholder("ip", value), "ip address",
                           max(0, start - 24)))
         ipv6_verdicts = self._ipv6_verdicts
-        for m in IPV6.finditer(text) if "::" in text or IPV6_HINT.search(text) else ():
+        hints = [hint.start() for hint in (IPV6_COMPRESSED_HINT.search(text) if "::" in text else None,
+                                            IPV6_HINT.search(text)) if hint]
+        for m in IPV6.finditer(text, max(0, min(hints) - 48)) if hints else ():
             value = m.group(0)
             address = ipv6_verdicts.get(value, False)
             if address is False:  # the address, or None where it is none (a log repeats its candidates)
@@ -1327,7 +1354,8 @@ class Redactor:
         """Another machine's MAC as 12 hex digits with no separators (001B213A4F5C): in capitals anywhere (a hash is
         printed in small letters), in small letters only after a MAC word on its line (`ether 001b213a4f5c`)."""
         spans: list[Span] = []
-        for m in BARE_MAC.finditer(text):
+        candidates = BARE_MAC_CANDIDATE.finditer(b" " + text.encode("ascii", "replace").translate(BARE_MAC_CLASSES))
+        for m in filter(None, map(BARE_MAC.match, itertools.repeat(text), map(_START_OF, candidates))):
             start, end = m.span()
             value = m.group(0)
             if not value.isupper() and not MAC_WORDS_BEFORE.search(lower, max(0, start - 24), start):
