@@ -565,6 +565,10 @@ BARE_MAC_CANDIDATE = re.compile(rb" hhhhhhhhhhhh(?![hw])")    # in " " + the map
 MAC_CLASSES = _class_map({_HEX_DIGITS: "h", ":-": ":"}, " ")
 MAC_CANDIDATE = b"hh:hh:hh:hh:hh:hh"
 _START_OF = operator.methodcaller("start")
+# IPV4 and IPV6 as one group each, for split(): the matches and their offsets in C (see _split_matches)
+IPV4_SPLIT = re.compile(f"({IPV4.pattern})")
+AWS_HOST_SPLIT = re.compile(f"({AWS_HOST.pattern})")   # (and its octets group)
+IPV6_SPLIT = re.compile(f"({IPV6.pattern})")
 GPU_UUIDS = [re.compile(rf"{kind}-(?<![\w-]{kind}-)[0-9a-fA-F]{{8}}(?:-[0-9a-fA-F]{{4}}){{3}}-[0-9a-fA-F]{{12}}(?![\w-])")
              for kind in ("GPU", "MIG")]
 # PyTorch prints a GPU's UUID without its GPU- (`_CudaDeviceProperties(name='NVIDIA H100 ...', uuid=2a7c5f1e-...)`)
@@ -982,7 +986,7 @@ class Redactor:
         self._domain_patterns: list[re.Pattern[str]] = []
         self._ipv4_verdicts: dict[str, str] = {}
         self._ipv6_verdicts: dict[str, str | None] = {}
-        self._version_contexts: dict[str, bool] = {}
+        self._version_contexts: dict[str, bool] = _VersionContexts()
         if redact_hosts:
             self._setup_hosts()
 
@@ -1310,45 +1314,66 @@ class Redactor:
             for m in GPU_UUID_AFTER_NAME.finditer(lower):   # (the same placeholder as its GPU- form)
                 spans.append((m.start("uuid"), m.end(), self.placeholder("gpu-uuid", "GPU-" + m.group("uuid")),
                               "gpu uuid", m.start()))
-        verdicts = self._ipv4_verdicts
-        marks_version = self._marks_version
-        contexts = self._version_contexts
         addresses = self._placeholders.setdefault("ip", {})
         first_quad = IPV4_HINT.search(text)
-        for m in IPV4.finditer(text, max(0, first_quad.start() - 3)) if first_quad else ():
-            value = m.group(0)
-            start, end = m.span()
-            verdict = verdicts.get(value)
-            if verdict is None:
-                verdict = verdicts[value] = _ipv4_verdict(value, self._known_addresses)
-            if verdict == "skip":
-                continue
-            if verdict == "check":
-                before = lower[max(0, start - 64):start]
-                marked = contexts.get(before)
-                if marked is None:
-                    marked = marks_version(before)
-            if verdict == "check" and (marked or text.startswith("+", end)):
-                if not ADDRESS_BEFORE.search(text, max(0, start - 24), start):
-                    continue  # a version number
-            spans.append((start, end, addresses.get(value) or self.placeholder("ip", value), "ip address",
-                          max(0, start - 24)))
-        ipv6_verdicts = self._ipv6_verdicts
+        if first_quad:   # (no dotted quad starts before 3 characters ahead of the first hint)
+            spans += self._ipv4_spans(text, lower, addresses, max(0, first_quad.start() - 4))
         hints = [hint.start() for hint in (IPV6_COMPRESSED_HINT.search(text) if "::" in text else None,
                                             IPV6_HINT.search(text)) if hint]
-        for m in IPV6.finditer(text, max(0, min(hints) - 48)) if hints else ():
-            value = m.group(0)
-            address = ipv6_verdicts.get(value, False)
-            if address is False:  # the address, or None where it is none (a log repeats its candidates)
-                if len(ipv6_verdicts) > 65536:
-                    ipv6_verdicts.clear()
-                address = value.split("%", 1)[0]
-                address = ipv6_verdicts[value] = None if address in BORING_IPS or not _is_ipv6(address) else address
-            if address is None:
-                continue
-            spans.append((m.start(), m.end(), addresses.get(address) or self.placeholder("ip", address), "ip address",
-                          m.start()))
+        if hints:        # (nor an IPv6 address 41 characters ahead of the first)
+            spans += self._ipv6_spans(text, addresses, max(0, min(hints) - 48))
         return spans
+
+    def _ipv4_spans(self, text: str, lower: str, addresses: dict[str, str], at: int) -> list[Span]:
+        """The dotted quads from `at` on (see IPV4), judged in bulk: a verdict per distinct value, a version
+        context per distinct 64 characters before a quad that needs one; Python per quad only where the text
+        says version or "+" follows (ADDRESS_BEFORE then decides)."""
+        values, starts, ends = _split_matches(IPV4_SPLIT, text, at)
+        if not values:
+            return []
+        verdicts = self._ipv4_verdicts
+        for value in set(values).difference(verdicts):
+            verdicts[value] = _ipv4_verdict(value, self._known_addresses)
+        kinds = list(map(verdicts.__getitem__, values))
+        keep = list(map("skip".__ne__, kinds))
+        checked = list(itertools.compress(range(len(kinds)), map("check".__eq__, kinds))) if "check" in kinds else []
+        if checked:
+            check_starts = list(map(starts.__getitem__, checked))
+            befores = map(lower.__getitem__, map(slice, _minus(check_starts, 64), check_starts))
+            marked = map(self._version_contexts.__getitem__, befores)
+            plus = map(text.startswith, itertools.repeat("+"), map(ends.__getitem__, checked))
+            for i in itertools.compress(checked, list(map(operator.or_, marked, plus))):
+                if not ADDRESS_BEFORE.search(text, max(0, starts[i] - 24), starts[i]):
+                    keep[i] = False  # a version number
+        if not all(keep):
+            values, starts, ends = (list(itertools.compress(column, keep)) for column in (values, starts, ends))
+        for value in dict.fromkeys(values):   # numbered in the text's order, as found
+            if value not in addresses:
+                self.placeholder("ip", value)
+        return list(zip(starts, ends, map(addresses.__getitem__, values), itertools.repeat("ip address"),
+                        _minus(starts, 24)))
+
+    def _ipv6_spans(self, text: str, addresses: dict[str, str], at: int) -> list[Span]:
+        """The IPv6 addresses from `at` on (see IPV6): each distinct candidate judged once by ipaddress (a log
+        repeats its candidates), the spans made in bulk."""
+        values, starts, ends = _split_matches(IPV6_SPLIT, text, at)
+        if not values:
+            return []
+        verdicts = self._ipv6_verdicts
+        missing = set(values).difference(verdicts)
+        if missing and len(verdicts) + len(missing) > 65536:
+            verdicts.clear()
+            missing = set(values)
+        for value in missing:   # the address, or None where it is none
+            address = value.split("%", 1)[0]
+            verdicts[value] = None if address in BORING_IPS or not _is_ipv6(address) else address
+        found = list(map(verdicts.__getitem__, values))
+        if not all(found):
+            starts, ends, found = (list(itertools.compress(column, found)) for column in (starts, ends, found))
+        for address in dict.fromkeys(found):   # numbered in the text's order, as found
+            if address not in addresses:
+                self.placeholder("ip", address)
+        return list(zip(starts, ends, map(addresses.__getitem__, found), itertools.repeat("ip address"), starts))
 
     def _bare_mac_spans(self, text: str, lower: str) -> list[Span]:
         """Another machine's MAC as 12 hex digits with no separators (001B213A4F5C): in capitals anywhere (a hash is
@@ -1373,15 +1398,16 @@ class Redactor:
                 if not value.replace(".", "").isdigit():
                     spans.append((start, m.end(), self.placeholder("mac", value.replace(".", "")), "mac address", start))
         found = []
-        if "ip-" in lower:
-            addresses: dict[str, bool] = {}  # octets -> whether each is under 256, once per distinct value
-            for m in AWS_HOST.finditer(lower):
-                octets = m.group("octets")
-                valid = addresses.get(octets)
-                if valid is None:
-                    valid = addresses[octets] = all(int(octet) < 256 for octet in octets.split("-"))
-                if valid:
-                    found.append(m.span())
+        if "ip-" in lower:  # the names and their octets by one split(), each distinct octets judged once
+            parts = AWS_HOST_SPLIT.split(lower)
+            if len(parts) > 1:
+                octets = parts[2::3]
+                valid = {value: all(int(octet) < 256 for octet in value.split("-")) for value in set(octets)}
+                lengths = [0] * (2 * len(octets) + 1)
+                lengths[0::2] = map(len, parts[0::3])
+                lengths[1::2] = map(len, parts[1::3])
+                bounds = list(itertools.accumulate(lengths))
+                found = list(itertools.compress(zip(bounds[0:-1:2], bounds[1::2]), map(valid.__getitem__, octets)))
         if ".internal" in lower:
             found += [(_name_start(lower, m.start()), m.end()) for m in GCP_HOST.finditer(lower)]
         for pattern in self._domain_patterns:
@@ -1393,9 +1419,13 @@ class Redactor:
                 else:
                     spans.append((start, m.end(), self.placeholder("domain", m.group(0)), "host name", start))
                 low = m.end()
-        for start, end in found:
-            if start < end:
-                spans.append((start, end, self.placeholder("host", lower[start:end]), "host name", start))
+        if found:
+            names = list(map(lower.__getitem__, itertools.starmap(slice, found)))
+            table = self._placeholders.setdefault("host", {})
+            for name in dict.fromkeys(names):   # numbered in the order found
+                if name and name not in table:
+                    self.placeholder("host", name)
+            spans += [(start, end, table[name], "host name", start) for (start, end), name in zip(found, names) if name]
         return spans
 
     def spans(self, text: str, in_key: bool = False, token_carry: bool = False,
@@ -2525,6 +2555,32 @@ def _marks_version(before: str) -> bool:
     name = NAME_RUN.match(before.rstrip(":= \t\"'")[::-1]).group(0)[::-1]  # the name right before
     return bool(name) and (not VERSION_WORDS.isdisjoint(NAME_WORD_SPLIT.split(name))
                            or VERSION_LIBRARY.search(name) is not None)
+
+
+def _split_matches(pattern: re.Pattern[str], text: str, at: int = 0) -> tuple[list[str], list[int], list[int]]:
+    """pattern's matches in text[at:] (pattern: one group, the whole match; its look-behind must find no match at
+    `at` that text[:at] would forbid), with their starts and ends in text: one split() and sums of lengths in C,
+    no Python per match."""
+    parts = pattern.split(text[at:] if at else text)
+    bounds = list(itertools.accumulate(map(len, parts), initial=at))
+    return parts[1::2], bounds[1:-1:2], bounds[2::2]
+
+
+def _minus(starts: list[int], n: int) -> list[int]:
+    """max(0, start - n) for each of sorted starts."""
+    lows = list(map(operator.sub, starts, itertools.repeat(n)))
+    lows[:bisect.bisect_left(starts, n)] = itertools.repeat(0, bisect.bisect_left(starts, n))
+    return lows
+
+
+class _VersionContexts(dict):
+    """_marks_version per (lower-cased) 64 characters before a dotted quad; the memory is bounded."""
+
+    def __missing__(self, before: str) -> bool:
+        if len(self) > 65536:
+            self.clear()
+        verdict = self[before] = _marks_version(before)
+        return verdict
 
 
 def _is_ipv6(value: str) -> bool:
