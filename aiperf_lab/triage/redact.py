@@ -1562,7 +1562,9 @@ class StreamRedactor:
             return start
         # a dump's last lines wait for the next piece, so a secret dumped across the cut is decoded whole
         held = 0
-        while dumps and held < DUMP_HOLD_LINES and _dump_line_end(self._buffer[start:cut].rstrip("\r\n")):
+        while dumps and held < DUMP_HOLD_LINES and (
+                _dump_line_at(self._buffer, start, start + len(self._buffer[start:cut].rstrip("\r\n")))
+                or (not held and cut == len(self._buffer) and SHORT_BARE_LINE.fullmatch(self._buffer, start, cut - 1))):
             held += 1
             cut = start
             start = self._buffer.rfind("\n", 0, max(0, cut - 1)) + 1
@@ -2592,13 +2594,24 @@ _WORDS_LINE = r"(?P<offset>[0-7]{7}|[0-9a-fA-F]{7})(?P<hex>(?: [0-9a-fA-F]{4}){1
 _OD_LINE = r"(?P<offset>[0-7]{7}|[0-9a-fA-F]{6,8})(?P<cells>(?:   [^\s\\]|  \\[0abfnrtv\\]| [0-7]{3}|    ){1,32})\r?"
 # `xxd -p` (bare hex, 60 digits a line) and `od -An -tx1` (spaced pairs, 16 a line, no offset): a block of such lines
 # is decoded whole, so a secret wrapped over lines is found as it is in one line. A line of 1 to 4 bytes (shorter
-# than any secret) counts only after a line that ends in 5 such bytes, as a wrapped dump's last line does: alone
+# than any secret) counts only beside another dump line: after a line that ends in 5 such bytes (a wrapped dump's
+# last line), after a whole line of 1 to 4 (`xxd -p -c 4`, `od -An -tx1 -w4`), or before any bare hex line. Alone
 # it is a number or a word ("1234", "cafe") on a log line of its own, and a log of them in turn with words was a
 # million blocks in 20 MiB.
-_AFTER_BARE_LINE = "|".join(rf"(?<={end}{newline})" for end in ("[0-9a-fA-F]{10}", "(?: [0-9a-fA-F]{2}){5}")
-                            for newline in (r"\n", r"\r\n"))
+_AFTER_BARE_LINE = "|".join(rf"(?<={end}{newline})" for end in (
+    "[0-9a-fA-F]{10}", "(?: [0-9a-fA-F]{2}){5}", *(rf"\n[0-9a-fA-F]{{{2 * n}}}" for n in (1, 2, 3, 4)),
+    *(rf"\n(?: [0-9a-fA-F]{{2}}){{{n}}}" for n in (1, 2, 3, 4))) for newline in (r"\n", r"\r\n"))
+_SHORT_BARE = r"[ \t]{0,4}[0-9a-fA-F]{2}(?: ?[0-9a-fA-F]{2}){0,3}"
+_BEFORE_BARE_LINE = r"(?=[ \t]*\r?\n[ \t]{0,4}[0-9a-fA-F]{2}(?: ?[0-9a-fA-F]{2}){0,31}[ \t]*\r?(?![^\n]))"
 _BARE_HEX_LINE = (r"(?P<hex>[ \t]{0,4}[0-9a-fA-F]{2}(?: ?[0-9a-fA-F]{2}){4,31}"
-                  rf"|(?:{_AFTER_BARE_LINE})[ \t]{{0,4}}[0-9a-fA-F]{{2}}(?: ?[0-9a-fA-F]{{2}}){{0,3}})[ \t]*\r?")
+                  rf"|(?:(?<=[0-9a-fA-F]\n)|(?<=[0-9a-fA-F]\r\n))(?:{_AFTER_BARE_LINE}){_SHORT_BARE}"   # (a hex digit before
+                  rf"|{_SHORT_BARE}{_BEFORE_BARE_LINE})[ \t]*\r?")   # the line break first: most lines end otherwise)
+# What a text holds somewhere when it holds a bare dump line: a line of 5 bare bytes, or two bare lines in a row.
+# A text of none (most; "loss" and "1234" lines in turn too) is spared the splitter's lookbehinds at every line.
+BARE_HINT = re.compile(r"\n[ \t]{0,4}[0-9a-fA-F]{2}(?:(?: ?[0-9a-fA-F]{2}){4}"
+                       r"|(?: ?[0-9a-fA-F]{2}){0,3}[ \t]*\r?\n[ \t]{0,4}[0-9a-fA-F]{2})")
+# a line of 1 to 4 bare bytes at a stream's end may begin such a dump: the stream holds it until the next line
+SHORT_BARE_LINE = re.compile(_SHORT_BARE + r"[ \t]*\r?")
 # kind -> one dump line (its fields named), to find where a byte shows once something was found in it
 DUMP_LINES = {kind: re.compile(line + r"(?![^\n])") for kind, line in (("hex", _HEX_LINE), ("xxd", _XXD_LINE), ("od", _OD_LINE),
                                                                       ("words", _WORDS_LINE), ("bare", _BARE_HEX_LINE))}
@@ -2632,7 +2645,8 @@ DUMP_HINT_START = re.compile(r"[0-9a-fA-F]{4}")
 
 def _may_hold_dump(text: str) -> bool:
     return (DUMP_HINT_START.match(text) is not None or DUMP_HINTS[0].search(text) is not None
-            or DUMP_HINTS[1].search(text) is not None or DUMP_HINTS[2].search(text) is not None)
+            or DUMP_HINTS[1].search(text) is not None or DUMP_HINTS[2].search(text) is not None
+            or BARE_HINT.search("\n" + text[:64]) is not None or BARE_HINT.search(text) is not None)
 
 
 DECIMAL_BYTES = re.compile(r"\[(?P<body>[0-9]{1,3}(?:, ?[0-9]{1,3}){7,4095})\]")
@@ -2710,6 +2724,8 @@ def _dump_parts(text: str) -> tuple[str, list[_DumpPart]]:
     blocks: list[tuple[int, int]] = []
     padded = "\n" + text   # (every line then follows a newline, which leads each splitter: the scan skips to them)
     for kind, splitter in DUMP_SPLITTERS.items():
+        if kind == "bare" and BARE_HINT.search(padded) is None:
+            continue
         found = splitter.split(padded)   # [before, line, field, between, line, field, ...]: no Python per line
         if len(found) == 1:
             continue
@@ -2828,9 +2844,14 @@ def _dump_columns(text: str, part: _DumpPart, index: int, k: int, j: int) -> lis
     return columns
 
 
-def _dump_line_end(line: str) -> bool:
-    """Whether a line (without its newline) is a dump line (see _dump_parts)."""
-    return any(pattern.fullmatch(line) for pattern in DUMP_LINES.values())
+def _dump_line_at(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] (a line, without its newline) is a dump line (see _dump_parts), read in its text:
+    a short bare line is one only beside others."""
+    for pattern in DUMP_LINES.values():
+        m = pattern.match(text, start)
+        if m is not None and m.end() == end:
+            return True
+    return False
 
 
 # Every character of a text escaped, as serializers, shells and HTML print it: runs of 5 or more (the shortest
