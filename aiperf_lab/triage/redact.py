@@ -1502,6 +1502,7 @@ class StreamRedactor:
         self._in_key = False
         self._token_carry = False
         self._value_next = False
+        self._dump_behind = ""   # the dump lines last let out, when the piece ended inside a dump block
 
     def feed(self, text: str) -> str:
         self._buffer += text
@@ -1593,6 +1594,7 @@ class StreamRedactor:
                 elif cut < KEY_HOLD:
                     return ""
             self._token_carry = False
+            spans = self._with_dump_context(text, cut, spans)
         else:  # a line too long to hold: cut where no span, nor the evidence for one, crosses (within its first
             # max_line characters, whatever else the buffer holds: the same text gives the same cut)
             text = text[:self._window]
@@ -1607,9 +1609,46 @@ class StreamRedactor:
         last_key = next((s for s in reversed(spans[:before]) if s[3] == "private key block"), None)
         self._in_key = bool(last_key and _key_open(piece, last_key))
         self._value_next = bool(VALUE_ON_NEXT_LINE.search(piece[-120:].lower()))
+        self._dump_behind = _trailing_dump_lines(self._dump_behind + piece) if _ends_in_dump_line(piece) else ""
         self._buffer = text[cut:]
         self._offset += cut
         return out
+
+    def _with_dump_context(self, text: str, cut: int, spans: list[Span]) -> list[Span]:
+        """A dump block longer than the hold (DUMP_HOLD_LINES) goes out in pieces; a secret across two of them
+        is found as the whole text finds it by decoding, with the piece, the block's lines already let out
+        before it (raw, in memory only) and those held after it: what is found in the piece is added."""
+        ahead = cut
+        for _ in range(DUMP_HOLD_LINES):
+            newline = text.find("\n", ahead)
+            if newline < 0 or not _dump_line_at(text, ahead, newline - (text[newline - 1:newline] == "\r")):
+                break
+            ahead = newline + 1
+        behind = self._dump_behind
+        if ahead == cut and not behind:
+            return spans
+        # (only the piece's first and last DUMP_HOLD_LINES lines can hold a secret across its ends: two windows)
+        windows = []
+        if behind:
+            head = cut
+            at = 0
+            for _ in range(DUMP_HOLD_LINES):
+                at = text.find("\n", at, cut) + 1
+                if not at:
+                    break
+                head = at
+            windows.append((behind + text[:head], -len(behind)))
+        if ahead > cut:
+            tail = cut
+            for _ in range(DUMP_HOLD_LINES):
+                if tail <= 0:
+                    break
+                tail = text.rfind("\n", 0, tail - 1) + 1
+            windows.append((text[tail:ahead], tail))
+        found = [(start + shift, min(end + shift, cut), replacement, label, max(0, context + shift))
+                 for window, shift in windows for start, end, replacement, label, context in self.redactor._dump_spans(window)
+                 if 0 <= start + shift < cut]
+        return _merge_spans(sorted(spans + found)) if found else spans
 
 
 # A pattern may need up to this many characters before where its match starts (the B of Bearer, found
@@ -2842,6 +2881,22 @@ def _dump_columns(text: str, part: _DumpPart, index: int, k: int, j: int) -> lis
     if column >= 0:
         columns.append((column + k, column + j + 1))
     return columns
+
+
+def _ends_in_dump_line(text: str) -> bool:
+    """Whether text (ending with a newline) ends with a dump line (see _dump_parts)."""
+    end = len(text) - 1 - (text[-2:] == "\r\n")
+    return end > 0 and _dump_line_at(text, text.rfind("\n", 0, end) + 1, end)
+
+
+def _trailing_dump_lines(text: str) -> str:
+    """The dump lines that end text (ending with a newline), DUMP_HOLD_LINES at most."""
+    start = len(text)
+    for _ in range(DUMP_HOLD_LINES):
+        if not start or not _ends_in_dump_line(text[:start]):
+            break
+        start = text.rfind("\n", 0, start - 1) + 1
+    return text[start:]
 
 
 def _dump_line_at(text: str, start: int, end: int) -> bool:
