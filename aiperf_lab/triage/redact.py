@@ -552,7 +552,8 @@ GPU_UUIDS = [re.compile(rf"{kind}-(?<![\w-]{kind}-)[0-9a-fA-F]{{8}}(?:-[0-9a-fA-
              for kind in ("GPU", "MIG")]
 # PyTorch prints a GPU's UUID without its GPU- (`_CudaDeviceProperties(name='NVIDIA H100 ...', uuid=2a7c5f1e-...)`)
 GPU_UUID_AFTER_NAME = re.compile(r"uuid=(?P<uuid>[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12})(?![\w-])")
-# A Slurm host list naming this host's kind of node (gpunode[17-18], gpunode[01,03-04]): its prefix, then the list
+# A Slurm host list naming this host's kind of node (gpunode[17-18], gpunode[01,03-04]): its prefix, then a list of
+# two or more (a range or a comma: `batch[0]` on a host named batch1 is code, not a host list)
 HOST_NUMBERED = re.compile(r"(?P<prefix>[a-z][a-z-]{2,})[0-9]+")
 # Addresses that identify nobody; left as they are so the text stays readable.
 BORING_IPS = {"127.0.0.1", "0.0.0.0", "255.255.255.255", "255.255.255.0", "::", "::1"}
@@ -996,7 +997,7 @@ class Redactor:
             if numbered and not _is_address(host) and not is_common_name(numbered.group("prefix")):
                 prefix = re.escape(numbered.group("prefix"))
                 self._host_patterns.append(("host", "host name", re.compile(
-                    rf"{prefix}(?<![a-z0-9]{prefix})\[[0-9][0-9,-]*\](?![a-z0-9])"), False))
+                    rf"{prefix}(?<![a-z0-9]{prefix})\[[0-9]+(?:[-,][0-9]+)+\](?![a-z0-9])"), False))
         self._known_addresses = _own_addresses(hosts)
         # The domain of this host's FQDN (gpunode17.acme-corp.example: acme-corp.example): other machines' names in it
         # name the same organisation (node8.cluster.acme-corp.example), and so does the domain itself.
@@ -2912,7 +2913,7 @@ def _dump_line_at(text: str, start: int, end: int) -> bool:
 # Every character of a text escaped, as serializers, shells and HTML print it: runs of 5 or more (the shortest
 # secret), each kind found from its literal (the scan skips to it), all runs of a kind decoded at once (C-level
 # string and bytes operations) to the text they stand for, a NUL after each run. An escaped NUL inside a run
-# (no secret holds one) is read as \x01, so the NULs count the runs.
+# (no secret holds one) is dropped, so the NULs count the runs and UTF-16 escaped reads as its text.
 def _utf8(data: bytes) -> str:
     return data.decode("utf-8", "replace")
 
@@ -2923,10 +2924,10 @@ HTML_ZERO = re.compile(r"&#(?:[xX])?0+;")
 
 
 def _html_numeric(runs: list[str]) -> str:
-    joined = HTML_ZERO.sub("&#1;", "\0".join(runs))
+    joined = HTML_ZERO.sub("", "\0".join(runs))
     if "x" not in joined and "X" not in joined:   # decimal alone (the common case): numbers and characters in C
         codes = list(map(int, HTML_DECIMAL.findall(joined.replace("\0", "&#0;"))))
-        if max(codes) >= 0x110000:
+        if codes and max(codes) >= 0x110000:
             codes = [code if code < 0x110000 else 1 for code in codes]
         return "".join(map(chr, codes))
     out = []
@@ -2941,21 +2942,24 @@ def _html_numeric(runs: list[str]) -> str:
 
 ESCAPED_RUNS: list[tuple[str, re.Pattern[str], Callable[[list[str]], str]]] = [
     ("%", re.compile(r"(?:%[0-9A-Fa-f]{2}){5,4096}"),
-     lambda runs: _utf8(bytes.fromhex("\n".join(runs).replace("%00", "01").replace("%", "").replace("\n", "00")))),
+     lambda runs: _utf8(bytes.fromhex("\n".join(runs).replace("%00", "").replace("%", "").replace("\n", "00")))),
     ("&#", re.compile(r"(?:&#(?:[0-9]{1,7}|[xX][0-9A-Fa-f]{1,6});){5,4096}"), _html_numeric),
     ("\\u", re.compile(r"(?:\\u[0-9A-Fa-f]{4}){5,4096}"),
-     lambda runs: "\n".join(runs).replace("\\u0000", "\\u0001").replace("\n", "\\u0000").encode("latin-1")
+     lambda runs: "\n".join(runs).replace("\\u0000", "").replace("\n", "\\u0000").encode("latin-1")
      .decode("unicode_escape")),
     ("\\x", re.compile(r"(?:\\x[0-9A-Fa-f]{2}){5,4096}"),
-     lambda runs: _utf8(bytes.fromhex("\n".join(runs).replace("\\x00", "01").replace("\\x", "").replace("\n", "00")))),
+     lambda runs: _utf8(bytes.fromhex("\n".join(runs).replace("\\x00", "").replace("\\x", "").replace("\n", "00")))),
     ("\\", re.compile(r"(?:\\[0-3][0-7]{2}){5,4096}"),
-     lambda runs: _utf8("\n".join(runs).replace("\\000", "\\001").replace("\n", "\\000").encode("latin-1")
+     lambda runs: _utf8("\n".join(runs).replace("\\000", "").replace("\n", "\\000").encode("latin-1")
                         .decode("unicode_escape").encode("latin-1"))),
     ("0x", re.compile(r"(?:0x[0-9A-Fa-f]{2} ){4,4095}0x[0-9A-Fa-f]{2}(?![0-9A-Za-z])"),
-     lambda runs: _utf8(bytes.fromhex("\n".join(runs).replace("0x00", "01").replace("0x", "").replace("\n", "00")))),
+     lambda runs: _utf8(bytes.fromhex("\n".join(runs).replace("0x00", "").replace("0x", "").replace("\n", "00")))),
     # (UTF-16 either way round: which side of its NUL a character is on cannot be told at a run's ends)
     ("\0", re.compile(r"\x00?(?:[\x20-\x7e]\x00){4,4095}[\x20-\x7e]\x00?"),
      lambda runs: "\n".join(runs).replace("\0", "").replace("\n", "\0")),
+    # ... and as Python prints its bytes: print(token.encode("utf-16-le")) gives b'h\x00f\x00_\x00...'
+    ("\\x00", re.compile(r"(?:\\x00)?(?:[\x20-\x5b\x5d-\x7e]\\x00){4,4095}[\x20-\x5b\x5d-\x7e](?:\\x00)?"),
+     lambda runs: "\n".join(runs).replace("\\x00", "").replace("\n", "\0")),
 ]
 
 
