@@ -51,6 +51,8 @@ def run_cli(prog: str, run: Callable[[list[str]], int], argv: list[str] | None) 
         print(message if message.startswith(prog) else f"{prog}: {message}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        if argv is None:   # the command itself (not a caller in the same process): a second Ctrl-C, pressed
+            _ignore_more_interrupts()   # while this one is handled, must not print a traceback
         print(f"{prog}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
@@ -76,6 +78,15 @@ def run_cli(prog: str, run: Callable[[list[str]], int], argv: list[str] | None) 
 
 
 _OUTPUT_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG}
+
+
+def _ignore_more_interrupts() -> None:
+    import signal
+
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:   # not the main thread: nothing to do there
+        pass
 
 
 def _internal_error(prog: str, exc: Exception) -> int:

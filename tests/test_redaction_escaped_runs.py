@@ -24,6 +24,10 @@ FORMS = {
     "0xNN words": " ".join("0x%02X" % b for b in SECRET.encode()),
     "UTF-16LE as bytes": SECRET.encode("utf-16-le").decode("latin-1"),
     "UTF-16BE as bytes": SECRET.encode("utf-16-be").decode("latin-1"),
+    # print(token.encode("utf-16-le")), and its bytes URL- or \x-escaped (red team rt4 F6)
+    "UTF-16LE as Python prints the bytes": repr(SECRET.encode("utf-16-le"))[2:-1],
+    "UTF-16LE bytes %XX": "".join("%%%02X" % b for b in SECRET.encode("utf-16-le")),
+    "UTF-16LE bytes \\x": "".join("\\x%02x" % b for b in SECRET.encode("utf-16-le")),
 }
 
 

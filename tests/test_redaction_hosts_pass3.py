@@ -31,7 +31,8 @@ def test_a_gpu_uuid_as_pytorch_prints_it_goes_as_its_gpu_form_does():
     assert UUID not in out and out.count("gpu-uuid-1") == 2 and "NVIDIA H100 80GB HBM3" in out
 
 
-@pytest.mark.parametrize("line", ["data_loader ready", "gpunode_stats", "the gpunodes list", "gpunode[x]", "alicea_b"])
+@pytest.mark.parametrize("line", ["data_loader ready", "gpunode_stats", "the gpunodes list", "gpunode[x]", "alicea_b",
+                                  "gpunode[0] = x", "expert[3] loaded"])
 def test_other_words_stay(line):
     env = {**ENV, "USER": "data"}   # a common word for a user name keeps its strict bounds
     assert Redactor(environ=env, redact_hosts=True).text(line) == line

@@ -384,3 +384,24 @@ def test_sigterm_while_a_bundle_is_read_removes_what_was_copied_out(tmp_path, si
     _out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130 and err.strip() == "aiperf-stats: interrupted"
     assert list(work.iterdir()) == []
+
+
+def test_the_command_ignores_a_second_ctrl_c_while_it_ends_on_the_first():
+    """Ctrl-C twice within a few ms (red team rt4 F10): the second one hit the handler of the first and printed a
+    30-line traceback. The command (argv None: the entry point) ignores SIGINT once it is ending on one; a caller
+    in the same process (argv given) keeps its own handler."""
+    import signal
+
+    from aiperf_lab.cli_support import run_cli
+
+    def interrupted(argv):
+        raise KeyboardInterrupt
+
+    previous = signal.getsignal(signal.SIGINT)
+    try:
+        assert run_cli("aiperf-stats", interrupted, ["x"]) == 130
+        assert signal.getsignal(signal.SIGINT) is previous
+        assert run_cli("aiperf-stats", interrupted, None) == 130
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -259,7 +259,8 @@ def write_json(tables: list[Table], out: TextIO) -> None:
             return int.__repr__(value)
         if isinstance(value, float):
             return float.__repr__(value) if math.isfinite(value) else "null"
-        return json.dumps(json_cell(value), allow_nan=False, default=str)
+        # (a list or dict in a cell: laid out over lines at its depth, as to_json does)
+        return json.dumps(json_cell(value), indent=2, allow_nan=False, default=str).replace("\n", "\n        ")
 
     # The document without its rows, each table's rows a marker string, then cut at the markers: the rows go
     # between, each laid out as json.dumps(indent=2) lays it at its depth (6 spaces: list, table, rows). A row
@@ -271,10 +272,14 @@ def write_json(tables: list[Table], out: TextIO) -> None:
     for table, marker in zip(tables, markers):
         head, skeleton = skeleton.split(json.dumps(marker), 1)
         out.write(head)
-        keys = [f"\n        {json.dumps(column)}: " for column in table.columns]
+        columns = table.columns
+        plain = all(isinstance(column, str) for column in columns) and len(set(columns)) == len(columns)
+        # (a row is a dict in to_json: a repeated column keeps its first place and last value, a key is text)
+        keys = [f"\n        {json.dumps({column: 0})[1:-4]}: " for column in (columns if plain else dict.fromkeys(columns))]
         first = True
         for row in table.rows:
-            cells = ",".join(map(str.__add__, keys, map(cell_text, row)))
+            values = row if plain else dict(zip(columns, row)).values()
+            cells = ",".join(map(str.__add__, keys, map(cell_text, values)))
             out.write(("[\n      " if first else ",\n      ") + ("{" + cells + "\n      }" if keys else "{}"))
             first = False
         out.write("[]" if first else "\n    ]")

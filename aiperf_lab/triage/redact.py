@@ -579,7 +579,8 @@ GPU_UUIDS = [re.compile(rf"{kind}-(?<![\w-]{kind}-)[0-9a-fA-F]{{8}}(?:-[0-9a-fA-
              for kind in ("GPU", "MIG")]
 # PyTorch prints a GPU's UUID without its GPU- (`_CudaDeviceProperties(name='NVIDIA H100 ...', uuid=2a7c5f1e-...)`)
 GPU_UUID_AFTER_NAME = re.compile(r"uuid=(?P<uuid>[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12})(?![\w-])")
-# A Slurm host list naming this host's kind of node (gpunode[17-18], gpunode[01,03-04]): its prefix, then the list
+# A Slurm host list naming this host's kind of node (gpunode[17-18], gpunode[01,03-04]): its prefix, then a list of
+# two or more (a range or a comma: `batch[0]` on a host named batch1 is code, not a host list)
 HOST_NUMBERED = re.compile(r"(?P<prefix>[a-z][a-z-]{2,})[0-9]+")
 # Addresses that identify nobody; left as they are so the text stays readable.
 BORING_IPS = {"127.0.0.1", "0.0.0.0", "255.255.255.255", "255.255.255.0", "::", "::1"}
@@ -1023,7 +1024,7 @@ class Redactor:
             if numbered and not _is_address(host) and not is_common_name(numbered.group("prefix")):
                 prefix = re.escape(numbered.group("prefix"))
                 self._host_patterns.append(("host", "host name", re.compile(
-                    rf"{prefix}(?<![a-z0-9]{prefix})\[[0-9][0-9,-]*\](?![a-z0-9])"), False))
+                    rf"{prefix}(?<![a-z0-9]{prefix})\[[0-9]+(?:[-,][0-9]+)+\](?![a-z0-9])"), False))
         self._known_addresses = _own_addresses(hosts)
         # The domain of this host's FQDN (gpunode17.acme-corp.example: acme-corp.example): other machines' names in it
         # name the same organisation (node8.cluster.acme-corp.example), and so does the domain itself.
@@ -1560,6 +1561,7 @@ class StreamRedactor:
         self._in_key = False
         self._token_carry = False
         self._value_next = False
+        self._dump_behind = ""   # the dump lines last let out, when the piece ended inside a dump block
 
     def feed(self, text: str) -> str:
         self._buffer += text
@@ -1651,6 +1653,7 @@ class StreamRedactor:
                 elif cut < KEY_HOLD:
                     return ""
             self._token_carry = False
+            spans = self._with_dump_context(text, cut, spans)
         else:  # a line too long to hold: cut where no span, nor the evidence for one, crosses (within its first
             # max_line characters, whatever else the buffer holds: the same text gives the same cut)
             text = text[:self._window]
@@ -1665,9 +1668,46 @@ class StreamRedactor:
         last_key = next((s for s in reversed(spans[:before]) if s[3] == "private key block"), None)
         self._in_key = bool(last_key and _key_open(piece, last_key))
         self._value_next = bool(VALUE_ON_NEXT_LINE.search(piece[-120:].lower()))
+        self._dump_behind = _trailing_dump_lines(self._dump_behind + piece) if _ends_in_dump_line(piece) else ""
         self._buffer = text[cut:]
         self._offset += cut
         return out
+
+    def _with_dump_context(self, text: str, cut: int, spans: list[Span]) -> list[Span]:
+        """A dump block longer than the hold (DUMP_HOLD_LINES) goes out in pieces; a secret across two of them
+        is found as the whole text finds it by decoding, with the piece, the block's lines already let out
+        before it (raw, in memory only) and those held after it: what is found in the piece is added."""
+        ahead = cut
+        for _ in range(DUMP_HOLD_LINES):
+            newline = text.find("\n", ahead)
+            if newline < 0 or not _dump_line_at(text, ahead, newline - (text[newline - 1:newline] == "\r")):
+                break
+            ahead = newline + 1
+        behind = self._dump_behind
+        if ahead == cut and not behind:
+            return spans
+        # (only the piece's first and last DUMP_HOLD_LINES lines can hold a secret across its ends: two windows)
+        windows = []
+        if behind:
+            head = cut
+            at = 0
+            for _ in range(DUMP_HOLD_LINES):
+                at = text.find("\n", at, cut) + 1
+                if not at:
+                    break
+                head = at
+            windows.append((behind + text[:head], -len(behind)))
+        if ahead > cut:
+            tail = cut
+            for _ in range(DUMP_HOLD_LINES):
+                if tail <= 0:
+                    break
+                tail = text.rfind("\n", 0, tail - 1) + 1
+            windows.append((text[tail:ahead], tail))
+        found = [(start + shift, min(end + shift, cut), replacement, label, max(0, context + shift))
+                 for window, shift in windows for start, end, replacement, label, context in self.redactor._dump_spans(window)
+                 if 0 <= start + shift < cut]
+        return _merge_spans(sorted(spans + found)) if found else spans
 
 
 # A pattern may need up to this many characters before where its match starts (the B of Bearer, found
@@ -2928,6 +2968,22 @@ def _dump_columns(text: str, part: _DumpPart, index: int, k: int, j: int) -> lis
     return columns
 
 
+def _ends_in_dump_line(text: str) -> bool:
+    """Whether text (ending with a newline) ends with a dump line (see _dump_parts)."""
+    end = len(text) - 1 - (text[-2:] == "\r\n")
+    return end > 0 and _dump_line_at(text, text.rfind("\n", 0, end) + 1, end)
+
+
+def _trailing_dump_lines(text: str) -> str:
+    """The dump lines that end text (ending with a newline), DUMP_HOLD_LINES at most."""
+    start = len(text)
+    for _ in range(DUMP_HOLD_LINES):
+        if not start or not _ends_in_dump_line(text[:start]):
+            break
+        start = text.rfind("\n", 0, start - 1) + 1
+    return text[start:]
+
+
 def _dump_line_at(text: str, start: int, end: int) -> bool:
     """Whether text[start:end] (a line, without its newline) is a dump line (see _dump_parts), read in its text:
     a short bare line is one only beside others."""
@@ -2941,7 +2997,7 @@ def _dump_line_at(text: str, start: int, end: int) -> bool:
 # Every character of a text escaped, as serializers, shells and HTML print it: runs of 5 or more (the shortest
 # secret), each kind found from its literal (the scan skips to it), all runs of a kind decoded at once (C-level
 # string and bytes operations) to the text they stand for, a NUL after each run. An escaped NUL inside a run
-# (no secret holds one) is read as \x01, so the NULs count the runs.
+# (no secret holds one) is dropped, so the NULs count the runs and UTF-16 escaped reads as its text.
 def _utf8(data: bytes) -> str:
     return data.decode("utf-8", "replace")
 
@@ -2952,10 +3008,10 @@ HTML_ZERO = re.compile(r"&#(?:[xX])?0+;")
 
 
 def _html_numeric(runs: list[str]) -> str:
-    joined = HTML_ZERO.sub("&#1;", "\0".join(runs))
+    joined = HTML_ZERO.sub("", "\0".join(runs))
     if "x" not in joined and "X" not in joined:   # decimal alone (the common case): numbers and characters in C
         codes = list(map(int, HTML_DECIMAL.findall(joined.replace("\0", "&#0;"))))
-        if max(codes) >= 0x110000:
+        if codes and max(codes) >= 0x110000:
             codes = [code if code < 0x110000 else 1 for code in codes]
         return "".join(map(chr, codes))
     out = []
@@ -2970,21 +3026,24 @@ def _html_numeric(runs: list[str]) -> str:
 
 ESCAPED_RUNS: list[tuple[str, re.Pattern[str], Callable[[list[str]], str]]] = [
     ("%", re.compile(r"(?:%[0-9A-Fa-f]{2}){5,4096}"),
-     lambda runs: _utf8(bytes.fromhex("\n".join(runs).replace("%00", "01").replace("%", "").replace("\n", "00")))),
+     lambda runs: _utf8(bytes.fromhex("\n".join(runs).replace("%00", "").replace("%", "").replace("\n", "00")))),
     ("&#", re.compile(r"(?:&#(?:[0-9]{1,7}|[xX][0-9A-Fa-f]{1,6});){5,4096}"), _html_numeric),
     ("\\u", re.compile(r"(?:\\u[0-9A-Fa-f]{4}){5,4096}"),
-     lambda runs: "\n".join(runs).replace("\\u0000", "\\u0001").replace("\n", "\\u0000").encode("latin-1")
+     lambda runs: "\n".join(runs).replace("\\u0000", "").replace("\n", "\\u0000").encode("latin-1")
      .decode("unicode_escape")),
     ("\\x", re.compile(r"(?:\\x[0-9A-Fa-f]{2}){5,4096}"),
-     lambda runs: _utf8(bytes.fromhex("\n".join(runs).replace("\\x00", "01").replace("\\x", "").replace("\n", "00")))),
+     lambda runs: _utf8(bytes.fromhex("\n".join(runs).replace("\\x00", "").replace("\\x", "").replace("\n", "00")))),
     ("\\", re.compile(r"(?:\\[0-3][0-7]{2}){5,4096}"),
-     lambda runs: _utf8("\n".join(runs).replace("\\000", "\\001").replace("\n", "\\000").encode("latin-1")
+     lambda runs: _utf8("\n".join(runs).replace("\\000", "").replace("\n", "\\000").encode("latin-1")
                         .decode("unicode_escape").encode("latin-1"))),
     ("0x", re.compile(r"(?:0x[0-9A-Fa-f]{2} ){4,4095}0x[0-9A-Fa-f]{2}(?![0-9A-Za-z])"),
-     lambda runs: _utf8(bytes.fromhex("\n".join(runs).replace("0x00", "01").replace("0x", "").replace("\n", "00")))),
+     lambda runs: _utf8(bytes.fromhex("\n".join(runs).replace("0x00", "").replace("0x", "").replace("\n", "00")))),
     # (UTF-16 either way round: which side of its NUL a character is on cannot be told at a run's ends)
     ("\0", re.compile(r"\x00?(?:[\x20-\x7e]\x00){4,4095}[\x20-\x7e]\x00?"),
      lambda runs: "\n".join(runs).replace("\0", "").replace("\n", "\0")),
+    # ... and as Python prints its bytes: print(token.encode("utf-16-le")) gives b'h\x00f\x00_\x00...'
+    ("\\x00", re.compile(r"(?:\\x00)?(?:[\x20-\x5b\x5d-\x7e]\\x00){4,4095}[\x20-\x5b\x5d-\x7e](?:\\x00)?"),
+     lambda runs: "\n".join(runs).replace("\\x00", "").replace("\n", "\0")),
 ]
 
 
