@@ -63,13 +63,14 @@ EDITS = {"as_recorded": lambda body, col, rng: body, "shuffled": _shuffled, "two
 
 
 def _whole(path: Path, monkeypatch) -> Recording:
-    monkeypatch.setattr(rec, "CHUNK_ROWS", 10 ** 9)
+    """The file read as one piece of text: one block of records."""
+    monkeypatch.setattr(rec, "READ_BYTES", 10 ** 9)
     return read_recording(path)
 
 
-def _in_small_chunks(path: Path, monkeypatch) -> Recording:
-    monkeypatch.setattr(rec, "CHUNK_ROWS", 37)
-    monkeypatch.setattr(rec, "READ_BYTES", 1000)
+def _in_small_chunks(path: Path, monkeypatch, read_bytes: int = 9000) -> Recording:
+    """The file read `read_bytes` at a time: blocks of about 40 records (9,000 bytes)."""
+    monkeypatch.setattr(rec, "READ_BYTES", read_bytes)
     return read_recording(path)
 
 
@@ -108,13 +109,13 @@ def test_reports_from_columns_are_the_reports_from_ticks(tmp_path, monkeypatch, 
 
 
 def test_text_split_in_any_place_reads_the_same(tmp_path, monkeypatch):
-    """A BOM, CRLF line ends and quoted cells holding a newline, with the file read 1,000 bytes and 37
-    rows at a time: a chunk never cuts a line or a quoted cell."""
+    """A BOM, CRLF line ends and quoted cells holding a newline, with the file read 1,000 bytes at a
+    time: a block never cuts a line or a quoted cell."""
     lines = FIXTURE.read_text(encoding="utf-8").splitlines()
     body = [line.replace(",instant,", ',"inst\nant",', 1) if k % 97 == 0 else line for k, line in enumerate(lines)]
     path = tmp_path / "odd_text.csv"
     path.write_bytes(("\ufeff" + "\r\n".join(body) + "\r\n").encode("utf-8"))
-    whole, chunked = _whole(path, monkeypatch), _in_small_chunks(path, monkeypatch)
+    whole, chunked = _whole(path, monkeypatch), _in_small_chunks(path, monkeypatch, 1000)
     assert chunked.ticks == whole.ticks and chunked.meta == whole.meta and chunked.meta["rate_hz"] == 100.0
     assert any(s.power_source == "inst\nant" for tick in whole.ticks for s in tick.gpus)
 
