@@ -144,3 +144,33 @@ def test_groups_are_shared_across_chunks(monkeypatch):
     recording = _in_small_chunks(FIXTURE, monkeypatch)
     assert len(recording.columns.tables["gpu"]) < len(recording.columns.t) / 4
     assert col_module.GROUPED_NUMBER_FIELDS and "power_w" in col_module.ROW_FIELDS
+
+
+def _covering_per_sample(times, windows):
+    """The per-sample search covering_windows_of made before it searched per window."""
+    import math
+    from bisect import bisect_left
+    from itertools import repeat
+    from operator import add, le, sub
+
+    ends = [g.t for g in windows]
+    starts = [g.t - g.window_s for g in windows] + [math.inf]
+    first = list(map(bisect_left, repeat(ends), map(sub, times, repeat(1e-6))))
+    began = map(le, map(starts.__getitem__, first), map(add, times, repeat(1e-6)))
+    return [g if ok else None for g, ok in zip(map((windows + [None]).__getitem__, first), began)]
+
+
+def test_covering_windows_searched_per_window_are_the_per_sample_search():
+    from aiperf_lab.metrics.telemetry.model import GpmSample
+    from aiperf_lab.metrics.telemetry.summary import covering_windows_of
+
+    for seed in range(300):
+        rng = random.Random(seed)
+        times = sorted(rng.choice([round(rng.uniform(0, 20), rng.choice([0, 1, 4])), rng.uniform(0, 20)])
+                       for _ in range(rng.randint(1, 80)))
+        ends = sorted({rng.choice([round(rng.uniform(0, 22), 1), rng.choice(times) + rng.choice([0, 1e-6, -1e-6])])
+                       for _ in range(rng.randint(1, 12))})  # distinct ends: one order of the windows
+        windows = [GpmSample(end, rng.choice([0.0, 0.5, 1.0, 2.0, 1e-6])) for end in ends]
+        carried = [rng.choice(windows + [None]) for _ in times]
+        used = [g for g in windows if any(g is c for c in carried)]
+        assert list(map(id, covering_windows_of(times, carried))) == list(map(id, _covering_per_sample(times, used)))
