@@ -13,6 +13,7 @@ objects the console's replay plays, the same as a whole read made them; the repo
 from __future__ import annotations
 
 import gc
+import math
 from array import array
 from dataclasses import dataclass, field, replace
 from itertools import chain, compress, count, islice, repeat
@@ -97,11 +98,23 @@ def series_of_ticks(ticks: list[Tick], index: int) -> Series:
     return Series.of_samples([s for tick in ticks for s in tick.gpus if s.index == index and not s.lost])
 
 
-def utc_origins(t_cells: list[str], utc_cells: list[str]) -> list[int]:
+def _plain_floats(cells: list[str]) -> list[float] | None:
+    """float() of every cell where each takes it and every value is finite (then number() of each is
+    the same value), else None."""
+    try:
+        values = list(map(float, cells))
+    except ValueError:
+        return None
+    return values if math.isfinite(sum(values)) or all(map(math.isfinite, values)) else None
+
+
+def utc_origins(t_cells: list[str], utc_cells: list[str], times: list[float] | None = None) -> list[int]:
     """utc_ns - t_s (in ns) of the rows (their t_s and utc_ns cells) that have both: the candidates for the
-    recording's UTC origin (the median of them all, see SampleColumns.utc_origin_ns)."""
+    recording's UTC origin (the median of them all, see SampleColumns.utc_origin_ns). `times`: float()
+    of each t_s cell, where already known."""
     try:  # the common case, every cell a number and every anchor in range, in C; else cell by cell
-        utcs, times = list(map(int, utc_cells)), list(map(float, t_cells))
+        utcs = list(map(int, utc_cells))
+        times = times if times is not None else list(map(float, t_cells))
         if utcs and not (min(utcs) > 0 and max(utcs) < MAX_UTC_NS):
             raise ValueError
         return list(map(sub, utcs, map(round, map(mul, times, repeat(1e9)))))
@@ -159,13 +172,16 @@ class SampleColumns:
     def add_cells(self, cells: Cells) -> None:
         """The next records of the file, a column at a time (csv_columns.blocks)."""
         col = self.col
+        t_cells = cells.column(col["t_s"])
+        t = _plain_floats(t_cells)  # every time a plain finite number (the common case), else None
         if self._origins is not None:
-            self._add_origins(cells)
-        t = numbers(cells.column(col["t_s"]))
-        timed = list(map(is_not, t, repeat(None)))
+            self._add_origins(cells, t_cells, t)
         source: list[int] | None = None    # per kept row, its record in `cells` (None: every record)
-        if not all(timed):
-            source, t = list(compress(range(len(t)), timed)), list(compress(t, timed))
+        if t is None:
+            t = numbers(t_cells)
+            timed = list(map(is_not, t, repeat(None)))
+            if not all(timed):
+                source, t = list(compress(range(len(t)), timed)), list(compress(t, timed))
         if not t:
             return
 
@@ -178,7 +194,7 @@ class SampleColumns:
         def row_of(k: int) -> list[str]:
             return cells.row(k if source is None else source[k])
 
-        self.t.extend(t)
+        self.t += array("d", t)
         for name in ROW_FIELDS:
             self.values[name] += array("d", floats(text(name)))  # (faster than extend from a list)
         groups = self.tables["gpu"]
@@ -215,10 +231,11 @@ class SampleColumns:
                 self._add_groups(cells_of, lambda k: row_of(first_rows[k]))
         self._add_updates(text, row_of, t, self.group[len(self.group) - len(t):])
 
-    def _add_origins(self, cells: Cells) -> None:
-        """utc_ns - t_s of the records that have both cells (rows cut short past them too)."""
+    def _add_origins(self, cells: Cells, t_cells: list[str], times: list[float] | None) -> None:
+        """utc_ns - t_s of the records that have both cells (rows cut short past them too); `times`:
+        float() of every t_cells' cell where each takes it."""
         t_col, utc_col = self.col["t_s"], self.col["utc_ns"]
-        origins = utc_origins(cells.column(t_col), cells.column(utc_col))
+        origins = utc_origins(t_cells, cells.column(utc_col), times)
         reach = max(t_col, utc_col)
         reaching = [row for row in cells.short if len(row) > reach]
         if reaching:
