@@ -203,3 +203,17 @@ def test_an_xxd_line_with_an_odd_group_leaves_its_neighbours_decoded():
     odd = "00000020: 6864 6b3  hdk\n"
     out = Redactor(environ={"HF_TOKEN": TOKEN}).text(lines[0] + lines[1] + odd)
     assert TOKEN[:16] not in out and data[:8].hex() not in out.replace(" ", "")
+
+
+@pytest.mark.parametrize("per_line", [2, 3, 4])
+@pytest.mark.parametrize("spaced", [False, True])
+def test_a_dump_of_1_to_4_bytes_a_line_is_still_a_dump(per_line, spaced):
+    """`xxd -p -c 4`, `od -An -tx1 -w3`: every line shorter than a secret, each beside another (red team rt4 F4:
+    the rule that keeps "1234" alone on a log line out of the dumps had let all 20 such layouts through)."""
+    dump = _hex_lines(TOKEN.encode(), per_line, spaced)
+    out = Redactor(environ={"HF_TOKEN": TOKEN}).text("log\n" + dump + "done\n")
+    shown = "".join(line.replace(" ", "") for line in out.splitlines())
+    for at in range(0, len(TOKEN) - 6, 3):
+        assert TOKEN[at:at + 6].encode().hex() not in shown
+    column = "".join(f"{n}\n" for n in range(1000, 1100))
+    assert Redactor(environ={"HF_TOKEN": TOKEN}).text(column) == column   # numbers in a column stay

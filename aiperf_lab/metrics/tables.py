@@ -248,21 +248,34 @@ def write_json(tables: list[Table], out: TextIO) -> None:
     memory (one of 1,000-deep NVTX stacks is hundreds of MB of JSON from a few MB of export)."""
     import json
     import secrets
+    from json.encoder import encode_basestring_ascii as quote   # (json's own quoting, in C)
+
+    def cell_text(value) -> str:   # a cell as json.dumps writes it in to_json (json_cell first)
+        if isinstance(value, str):
+            return quote(value)
+        if value is None or value is True or value is False:
+            return "null" if value is None else "true" if value else "false"
+        if isinstance(value, int):
+            return int.__repr__(value)
+        if isinstance(value, float):
+            return float.__repr__(value) if math.isfinite(value) else "null"
+        return json.dumps(json_cell(value), allow_nan=False, default=str)
 
     # The document without its rows, each table's rows a marker string, then cut at the markers: the rows go
-    # between, each dumped alone and indented as it sits in the document (6 spaces: list, table, rows).
+    # between, each laid out as json.dumps(indent=2) lays it at its depth (6 spaces: list, table, rows). A row
+    # is put together from its cells, not by json.dumps(indent=...): that encoder is the pure-Python one, whose
+    # generators make reference cycles per call, which aiperf-stats (its cycle collector off) never frees.
     markers = [f"rows-{secrets.token_hex(16)}" for _ in tables]
     skeleton = json.dumps([{"report": t.name, "title": t.title, "columns": t.columns, "rows": marker, "notes": t.notes}
                            for t, marker in zip(tables, markers)], indent=2, allow_nan=False, default=str)
     for table, marker in zip(tables, markers):
         head, skeleton = skeleton.split(json.dumps(marker), 1)
         out.write(head)
-        columns = table.columns
+        keys = [f"\n        {json.dumps(column)}: " for column in table.columns]
         first = True
         for row in table.rows:
-            text = json.dumps({column: json_cell(value) for column, value in zip(columns, row)}, indent=2,
-                              allow_nan=False, default=str)
-            out.write(("[\n      " if first else ",\n      ") + text.replace("\n", "\n      "))
+            cells = ",".join(map(str.__add__, keys, map(cell_text, row)))
+            out.write(("[\n      " if first else ",\n      ") + ("{" + cells + "\n      }" if keys else "{}"))
             first = False
         out.write("[]" if first else "\n    ]")
     out.write(skeleton)

@@ -458,6 +458,12 @@ ASSIGNMENT_LINE_RUNS = {pattern: re.compile(rf"(?:\n(?:{pattern.pattern[:-len(_A
                                             r"[^\s'\",;\x00]{3,256}(?=\n))+")
                         for pattern in SECRET_ASSIGNMENTS if pattern.pattern.endswith(_ASSIGNMENT_TAIL)}
 ASSIGNMENT_RUN_VALUES = re.compile(r"[=:]([^\s'\",;\x00=:]+)")
+# A line ending with a name SECRET_ASSIGNMENTS takes a value after on the next line (`cookie:`, `github_token_ro:`,
+# `password: |`): a stream holds it back until that line is read (lower-cased text, the line's last 120 characters).
+NAME_ENDS_LINE = re.compile("(?:" + "|".join(pattern.pattern[:-len(_ASSIGNMENT_TAIL)] for pattern in SECRET_ASSIGNMENTS
+                                             if pattern.pattern.endswith(_ASSIGNMENT_TAIL)) + ")"
+                            + r"(?=(?P<rest>[a-z0-9_.-]{0,48}))(?P=rest)[\"']?[ \t]{0,3}[=:][ \t]{0,3}"
+                              r"(?:[|>][+-]?[0-9]?[ \t]{0,8})?\r?\n\Z")
 ASSIGNMENT_RUN_EQUALS = re.compile(r"=[^\s'\",;\x00=:]+")
 ASSIGNMENT_RUN_COLON = re.compile(r":[^\s'\",;\x00=:]+")
 ASSIGNMENT_RUN_GAPS = (" ", "\t", ",", ";")
@@ -920,11 +926,12 @@ class Redactor:
         # secret's next characters, longest first; a piece of 12+ characters that starts or ends the
         # secret, or of 23+ from its middle, holds one. Leftwards it is grown by comparing slices.
         self._pieces: list[tuple[str, list[tuple[int, re.Pattern[str]]]]] = []
-        self._wrap_heads: dict[str, str] = {}
         # A secret of 8 to 23 characters printed in two pieces on two lines, each too short to be a piece
         # (print(v[:11]); print(v[11:])): one regex per secret, its first 3 characters then each next one
         # with an optional line break before it.
         self._broken: list[re.Pattern[str]] = []
+        # the values those two rules find over lines: a stream holds back lines that may begin one (head_over_lines)
+        self._split_values: list[str] = []
         # A known secret's base64 is a secret too, and so are its pieces: `base64` and MIME wrap it at 76
         # characters, which a search for the whole encoded text misses (a key in a variable, its lines
         # joined, included).
@@ -937,11 +944,10 @@ class Redactor:
         for value in [*self._secret_values, *sorted((wrapped | chunks) - set(self._secret_values), key=len, reverse=True)]:
             if "\n" in value or "://" in value or " " in value or is_location(value):
                 continue
+            self._split_values.append(value)
             if 8 <= len(value) < 2 * FRAGMENT:
                 self._broken.append(re.compile(re.escape(value[:WRAP_REST]) + "".join(
                     r"(?:\r?\n)?" + re.escape(c) for c in value[WRAP_REST:])))
-                for size in range(WRAP_REST, min(len(value), FRAGMENT)):
-                    self._wrap_heads.setdefault(value[:size], value)
             if len(value) <= FRAGMENT:
                 continue
             offsets: dict[str, int] = {}
@@ -949,8 +955,7 @@ class Redactor:
                 offsets.setdefault(value[at:at + FRAGMENT], at)
             self._pieces.append((value, [(at, re.compile(re.escape(needle) + _longest_first(
                 value[at + FRAGMENT:at + FRAGMENT + CHAIN]))) for needle, at in offsets.items()]))
-            for size in range(WRAP_REST, FRAGMENT):
-                self._wrap_heads.setdefault(value[:size], value)
+        self._split_reach = max(map(len, self._split_values), default=0)
         self._literals = sorted({f for v in secrets for f in escaped_forms(v)} | holder_forms, key=len, reverse=True)
         self.longest_literal = max((len(f) for f in self._literals), default=0)
         self._placeholders: dict[str, dict[str, str]] = {}
@@ -1257,12 +1262,29 @@ class Redactor:
                                       m.start()))
         return spans
 
-    def wrap_head_at_end(self, text: str) -> bool:
-        """Whether text ends with the first 3 to 11 characters of a known secret (the rest may start
-        the next line): a stream holds such a line back until the next one is read."""
-        line_end = len(text.rstrip("\r\n"))
-        return any(text[max(0, line_end - n):line_end] in self._wrap_heads
-                   for n in range(WRAP_REST, FRAGMENT)) if self._wrap_heads else False
+    def head_over_lines(self, text: str, end: int) -> int:
+        """Where a known secret printed over lines may have begun before `end` (a line's end): the start of the
+        line where the longest head of such a value that text[:end] ends with, line breaks aside, begins (a
+        stream holds back from there until the next lines are read: print(v[:4]); print(v[4:7]); ... as one
+        piece each); `end` where none does. Any head counts, one character too: holding is always safe."""
+        if not self._split_values:
+            return end
+        reach = self._split_reach
+        first = max(0, end - 3 * reach)
+        kept = [i for i in range(first, end) if text[i] not in "\r\n"][-reach:]   # (a few dozen characters)
+        tail = "".join(map(text.__getitem__, kept))
+        if not tail:
+            return end
+        last = tail[-1]
+        where = end
+        for value in self._split_values:   # the longest head first: only where the value holds the tail's last
+            at = value.rfind(last, 0, min(len(value) - 1, len(tail)))
+            while at >= 0:
+                if tail.endswith(value[:at + 1]):
+                    where = min(where, text.rfind("\n", 0, kept[len(kept) - at - 1]) + 1)
+                    break
+                at = value.rfind(last, 0, at)
+        return where
 
     def _host_spans(self, text: str, lower: str) -> list[Span]:
         spans = []
@@ -1522,23 +1544,27 @@ class StreamRedactor:
         return cut
 
     def _line_hold(self, cut: int, dumps: bool = True) -> int:
-        """Before the last line when it ends with a piece of a known secret, whose rest may start the next line (a
-        wrap), or with a secret name whose value comes on the next line; before a dump's last lines (in the first
+        """Before the lines that may begin a known secret printed over lines (Redactor.head_over_lines), before the
+        last line when it ends with a piece of a known secret, or with a secret name whose value comes on the next line; before a dump's last lines (in the first
         round only: a dump block is held DUMP_HOLD_LINES lines back, not that many again each round)."""
         if cut <= 0:
             return 0
         start = self._buffer.rfind("\n", 0, cut - 1) + 1
         line = self._buffer[start:cut]
-        if self.redactor.wrap_head_at_end(line):
-            return start
+        head = self.redactor.head_over_lines(self._buffer, cut)
+        if head < cut:   # lines that may begin a known secret printed over lines: they wait for the next ones
+            return head
         end = len(line.rstrip("\r\n"))
         if any(span[1] == end for span in self.redactor._fragment_spans(line)) if self.redactor._pieces else False:
             return start
-        if VALUE_ON_NEXT_LINE.search(line[-120:].lower()):  # `api_key:` waits for its value on the next line
+        last = line[-120:].lower()
+        if NAME_ENDS_LINE.search(last) or VALUE_ON_NEXT_LINE.search(last):  # `cookie:` waits for its value
             return start
         # a dump's last lines wait for the next piece, so a secret dumped across the cut is decoded whole
         held = 0
-        while dumps and held < DUMP_HOLD_LINES and _dump_line_end(self._buffer[start:cut].rstrip("\r\n")):
+        while dumps and held < DUMP_HOLD_LINES and (
+                _dump_line_at(self._buffer, start, start + len(self._buffer[start:cut].rstrip("\r\n")))
+                or (not held and cut == len(self._buffer) and SHORT_BARE_LINE.fullmatch(self._buffer, start, cut - 1))):
             held += 1
             cut = start
             start = self._buffer.rfind("\n", 0, max(0, cut - 1)) + 1
@@ -2568,13 +2594,24 @@ _WORDS_LINE = r"(?P<offset>[0-7]{7}|[0-9a-fA-F]{7})(?P<hex>(?: [0-9a-fA-F]{4}){1
 _OD_LINE = r"(?P<offset>[0-7]{7}|[0-9a-fA-F]{6,8})(?P<cells>(?:   [^\s\\]|  \\[0abfnrtv\\]| [0-7]{3}|    ){1,32})\r?"
 # `xxd -p` (bare hex, 60 digits a line) and `od -An -tx1` (spaced pairs, 16 a line, no offset): a block of such lines
 # is decoded whole, so a secret wrapped over lines is found as it is in one line. A line of 1 to 4 bytes (shorter
-# than any secret) counts only after a line that ends in 5 such bytes, as a wrapped dump's last line does: alone
+# than any secret) counts only beside another dump line: after a line that ends in 5 such bytes (a wrapped dump's
+# last line), after a whole line of 1 to 4 (`xxd -p -c 4`, `od -An -tx1 -w4`), or before any bare hex line. Alone
 # it is a number or a word ("1234", "cafe") on a log line of its own, and a log of them in turn with words was a
 # million blocks in 20 MiB.
-_AFTER_BARE_LINE = "|".join(rf"(?<={end}{newline})" for end in ("[0-9a-fA-F]{10}", "(?: [0-9a-fA-F]{2}){5}")
-                            for newline in (r"\n", r"\r\n"))
+_AFTER_BARE_LINE = "|".join(rf"(?<={end}{newline})" for end in (
+    "[0-9a-fA-F]{10}", "(?: [0-9a-fA-F]{2}){5}", *(rf"\n[0-9a-fA-F]{{{2 * n}}}" for n in (1, 2, 3, 4)),
+    *(rf"\n(?: [0-9a-fA-F]{{2}}){{{n}}}" for n in (1, 2, 3, 4))) for newline in (r"\n", r"\r\n"))
+_SHORT_BARE = r"[ \t]{0,4}[0-9a-fA-F]{2}(?: ?[0-9a-fA-F]{2}){0,3}"
+_BEFORE_BARE_LINE = r"(?=[ \t]*\r?\n[ \t]{0,4}[0-9a-fA-F]{2}(?: ?[0-9a-fA-F]{2}){0,31}[ \t]*\r?(?![^\n]))"
 _BARE_HEX_LINE = (r"(?P<hex>[ \t]{0,4}[0-9a-fA-F]{2}(?: ?[0-9a-fA-F]{2}){4,31}"
-                  rf"|(?:{_AFTER_BARE_LINE})[ \t]{{0,4}}[0-9a-fA-F]{{2}}(?: ?[0-9a-fA-F]{{2}}){{0,3}})[ \t]*\r?")
+                  rf"|(?:(?<=[0-9a-fA-F]\n)|(?<=[0-9a-fA-F]\r\n))(?:{_AFTER_BARE_LINE}){_SHORT_BARE}"   # (a hex digit before
+                  rf"|{_SHORT_BARE}{_BEFORE_BARE_LINE})[ \t]*\r?")   # the line break first: most lines end otherwise)
+# What a text holds somewhere when it holds a bare dump line: a line of 5 bare bytes, or two bare lines in a row.
+# A text of none (most; "loss" and "1234" lines in turn too) is spared the splitter's lookbehinds at every line.
+BARE_HINT = re.compile(r"\n[ \t]{0,4}[0-9a-fA-F]{2}(?:(?: ?[0-9a-fA-F]{2}){4}"
+                       r"|(?: ?[0-9a-fA-F]{2}){0,3}[ \t]*\r?\n[ \t]{0,4}[0-9a-fA-F]{2})")
+# a line of 1 to 4 bare bytes at a stream's end may begin such a dump: the stream holds it until the next line
+SHORT_BARE_LINE = re.compile(_SHORT_BARE + r"[ \t]*\r?")
 # kind -> one dump line (its fields named), to find where a byte shows once something was found in it
 DUMP_LINES = {kind: re.compile(line + r"(?![^\n])") for kind, line in (("hex", _HEX_LINE), ("xxd", _XXD_LINE), ("od", _OD_LINE),
                                                                       ("words", _WORDS_LINE), ("bare", _BARE_HEX_LINE))}
@@ -2608,7 +2645,8 @@ DUMP_HINT_START = re.compile(r"[0-9a-fA-F]{4}")
 
 def _may_hold_dump(text: str) -> bool:
     return (DUMP_HINT_START.match(text) is not None or DUMP_HINTS[0].search(text) is not None
-            or DUMP_HINTS[1].search(text) is not None or DUMP_HINTS[2].search(text) is not None)
+            or DUMP_HINTS[1].search(text) is not None or DUMP_HINTS[2].search(text) is not None
+            or BARE_HINT.search("\n" + text[:64]) is not None or BARE_HINT.search(text) is not None)
 
 
 DECIMAL_BYTES = re.compile(r"\[(?P<body>[0-9]{1,3}(?:, ?[0-9]{1,3}){7,4095})\]")
@@ -2686,6 +2724,8 @@ def _dump_parts(text: str) -> tuple[str, list[_DumpPart]]:
     blocks: list[tuple[int, int]] = []
     padded = "\n" + text   # (every line then follows a newline, which leads each splitter: the scan skips to them)
     for kind, splitter in DUMP_SPLITTERS.items():
+        if kind == "bare" and BARE_HINT.search(padded) is None:
+            continue
         found = splitter.split(padded)   # [before, line, field, between, line, field, ...]: no Python per line
         if len(found) == 1:
             continue
@@ -2804,9 +2844,14 @@ def _dump_columns(text: str, part: _DumpPart, index: int, k: int, j: int) -> lis
     return columns
 
 
-def _dump_line_end(line: str) -> bool:
-    """Whether a line (without its newline) is a dump line (see _dump_parts)."""
-    return any(pattern.fullmatch(line) for pattern in DUMP_LINES.values())
+def _dump_line_at(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] (a line, without its newline) is a dump line (see _dump_parts), read in its text:
+    a short bare line is one only beside others."""
+    for pattern in DUMP_LINES.values():
+        m = pattern.match(text, start)
+        if m is not None and m.end() == end:
+            return True
+    return False
 
 
 # Every character of a text escaped, as serializers, shells and HTML print it: runs of 5 or more (the shortest
