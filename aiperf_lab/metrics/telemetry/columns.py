@@ -1,7 +1,7 @@
 """A recording in our own layout (recording.py) held as columns, and one GPU's samples as columns.
 
-`SampleColumns` takes the CSV rows a chunk at a time: per row its time, the fields that change every
-sample as arrays of doubles (NaN where a cell has no reading), and a group id naming its combination of
+`SampleColumns` takes the CSV records a block at a time as columns of cells (csv_columns.py): per row
+its time, the fields that change every sample as arrays of doubles (NaN where a cell has no reading), and a group id naming its combination of
 the fields that change about once a second or less (held once per combination). About 70 bytes a row,
 where one GpuSample, Tick and HostSample per row cost about 2 KB, and the rows themselves are never all
 in memory at once. GPM windows (one per window, shared by the rows that carry it), link and process
