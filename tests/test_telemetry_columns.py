@@ -174,3 +174,21 @@ def test_covering_windows_searched_per_window_are_the_per_sample_search():
         carried = [rng.choice(windows + [None]) for _ in times]
         used = [g for g in windows if any(g is c for c in carried)]
         assert list(map(id, covering_windows_of(times, carried))) == list(map(id, _covering_per_sample(times, used)))
+
+
+def test_replay_check_of_columns_says_what_the_walk_over_ticks_says(tmp_path, monkeypatch):
+    """aiperf-console --replay refuses a negative time in the same words without making the ticks."""
+    from aiperf_lab.console.cli import _checked_recording
+    from aiperf_lab.errors import InputError
+
+    def negative(body, col, rng):
+        body[7][col["t_s"]] = "-1.5"
+        return body
+    path = _variant(tmp_path, "negative", negative)
+    with pytest.raises(InputError) as from_columns:
+        _checked_recording(path, read_recording)
+    with pytest.raises(InputError) as from_ticks:
+        _checked_recording(path, lambda p: _as_ticks(read_recording(p)))
+    assert str(from_columns.value) == str(from_ticks.value) and "sample 1 has the time -1.5 s" in str(from_ticks.value)
+    fine = _checked_recording(FIXTURE, read_recording)
+    assert fine._ticks is None  # checked without making a Tick
