@@ -99,13 +99,17 @@ FORMER_DUMP_HINT = re.compile(r"(?:^|\n)[0-9a-fA-F]{4}|[0-9A-Fa-f]{2}[ :,-] ?(?:
 
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet="0123456789abcdefABxX:,- [\n", max_size=40))
-def test_dump_hint_is_the_former_one(text):
-    assert redact._may_hold_dump(text) == (FORMER_DUMP_HINT.search(text) is not None)
+def test_dump_hint_is_the_former_one_or_a_bare_dump(text):
+    """The literal-led hints say what the former alternation said, or that a bare dump (`xxd -p`, `od -An -tx1`)
+    may be there: a line of 5 bare bytes, or two bare lines in a row."""
+    assert redact._may_hold_dump(text) == (FORMER_DUMP_HINT.search(text) is not None
+                                           or redact.BARE_HINT.search("\n" + text) is not None)
 
 
 def test_dump_hint_on_the_benchmark_texts():
     assert [name for name, text in CASES.items()
-            if redact._may_hold_dump(text) != (FORMER_DUMP_HINT.search(text) is not None)] == []
+            if redact._may_hold_dump(text) != (FORMER_DUMP_HINT.search(text) is not None
+                                               or redact.BARE_HINT.search("\n" + text) is not None)] == []
 
 
 @settings(max_examples=300, deadline=None)
