@@ -6,8 +6,9 @@ team E1/E2), each command measured as its own process (benchmarks/process_measur
   against the fixture's telemetry: energy_by_range and energy_by_category.
 - A long telemetry recording: the fixture's telemetry rows repeated, times running on, to R rows (100 Hz:
   900,000 rows = 2.5 h, about 200 MB): the default report (telemetry_summary), telemetry_findings, and
-  energy_by_range of the fixture's export against it. In the same run, `wc -l` and a bare csv.reader
-  pass over the same file, so that the figures can be read against this machine's speed at the time.
+  energy_by_range and energy_by_category of the fixture's export against it. In the same run, `wc -l`
+  and a bare csv.reader pass over the same file, so that the figures can be read against this machine's
+  speed at the time.
 
     python benchmarks/energy_scale.py [--ranges 120000] [--rows 900000] [--keep DIR] [--before CHECKOUT]
                                       [--only nvtx|telemetry] [--telemetry-file CSV]
@@ -144,6 +145,8 @@ def main() -> int:
         measure("telemetry_summary (the default report)", [str(recording)])
         measure("telemetry_findings", [str(recording), "-r", "telemetry_findings"])
         measure("energy_by_range against it", [str(FIXTURE), "-r", "energy_by_range", "--telemetry", str(recording)])
+        measure("energy_by_category against it", [str(FIXTURE), "-r", "energy_by_category", "--telemetry",
+                                                  str(recording)])
         baselines(recording)
     finally:
         if args.keep is None:

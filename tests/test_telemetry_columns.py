@@ -63,13 +63,14 @@ EDITS = {"as_recorded": lambda body, col, rng: body, "shuffled": _shuffled, "two
 
 
 def _whole(path: Path, monkeypatch) -> Recording:
-    monkeypatch.setattr(rec, "CHUNK_ROWS", 10 ** 9)
+    """The file read as one piece of text: one block of records."""
+    monkeypatch.setattr(rec, "READ_BYTES", 10 ** 9)
     return read_recording(path)
 
 
-def _in_small_chunks(path: Path, monkeypatch) -> Recording:
-    monkeypatch.setattr(rec, "CHUNK_ROWS", 37)
-    monkeypatch.setattr(rec, "READ_BYTES", 1000)
+def _in_small_chunks(path: Path, monkeypatch, read_bytes: int = 9000) -> Recording:
+    """The file read `read_bytes` at a time: blocks of about 40 records (9,000 bytes)."""
+    monkeypatch.setattr(rec, "READ_BYTES", read_bytes)
     return read_recording(path)
 
 
@@ -108,13 +109,13 @@ def test_reports_from_columns_are_the_reports_from_ticks(tmp_path, monkeypatch, 
 
 
 def test_text_split_in_any_place_reads_the_same(tmp_path, monkeypatch):
-    """A BOM, CRLF line ends and quoted cells holding a newline, with the file read 1,000 bytes and 37
-    rows at a time: a chunk never cuts a line or a quoted cell."""
+    """A BOM, CRLF line ends and quoted cells holding a newline, with the file read 1,000 bytes at a
+    time: a block never cuts a line or a quoted cell."""
     lines = FIXTURE.read_text(encoding="utf-8").splitlines()
     body = [line.replace(",instant,", ',"inst\nant",', 1) if k % 97 == 0 else line for k, line in enumerate(lines)]
     path = tmp_path / "odd_text.csv"
     path.write_bytes(("\ufeff" + "\r\n".join(body) + "\r\n").encode("utf-8"))
-    whole, chunked = _whole(path, monkeypatch), _in_small_chunks(path, monkeypatch)
+    whole, chunked = _whole(path, monkeypatch), _in_small_chunks(path, monkeypatch, 1000)
     assert chunked.ticks == whole.ticks and chunked.meta == whole.meta and chunked.meta["rate_hz"] == 100.0
     assert any(s.power_source == "inst\nant" for tick in whole.ticks for s in tick.gpus)
 
@@ -143,3 +144,51 @@ def test_groups_are_shared_across_chunks(monkeypatch):
     recording = _in_small_chunks(FIXTURE, monkeypatch)
     assert len(recording.columns.tables["gpu"]) < len(recording.columns.t) / 4
     assert col_module.GROUPED_NUMBER_FIELDS and "power_w" in col_module.ROW_FIELDS
+
+
+def _covering_per_sample(times, windows):
+    """The per-sample search covering_windows_of made before it searched per window."""
+    import math
+    from bisect import bisect_left
+    from itertools import repeat
+    from operator import add, le, sub
+
+    ends = [g.t for g in windows]
+    starts = [g.t - g.window_s for g in windows] + [math.inf]
+    first = list(map(bisect_left, repeat(ends), map(sub, times, repeat(1e-6))))
+    began = map(le, map(starts.__getitem__, first), map(add, times, repeat(1e-6)))
+    return [g if ok else None for g, ok in zip(map((windows + [None]).__getitem__, first), began)]
+
+
+def test_covering_windows_searched_per_window_are_the_per_sample_search():
+    from aiperf_lab.metrics.telemetry.model import GpmSample
+    from aiperf_lab.metrics.telemetry.summary import covering_windows_of
+
+    for seed in range(300):
+        rng = random.Random(seed)
+        times = sorted(rng.choice([round(rng.uniform(0, 20), rng.choice([0, 1, 4])), rng.uniform(0, 20)])
+                       for _ in range(rng.randint(1, 80)))
+        ends = sorted({rng.choice([round(rng.uniform(0, 22), 1), rng.choice(times) + rng.choice([0, 1e-6, -1e-6])])
+                       for _ in range(rng.randint(1, 12))})  # distinct ends: one order of the windows
+        windows = [GpmSample(end, rng.choice([0.0, 0.5, 1.0, 2.0, 1e-6])) for end in ends]
+        carried = [rng.choice(windows + [None]) for _ in times]
+        used = [g for g in windows if any(g is c for c in carried)]
+        assert list(map(id, covering_windows_of(times, carried))) == list(map(id, _covering_per_sample(times, used)))
+
+
+def test_replay_check_of_columns_says_what_the_walk_over_ticks_says(tmp_path, monkeypatch):
+    """aiperf-console --replay refuses a negative time in the same words without making the ticks."""
+    from aiperf_lab.console.cli import _checked_recording
+    from aiperf_lab.errors import InputError
+
+    def negative(body, col, rng):
+        body[7][col["t_s"]] = "-1.5"
+        return body
+    path = _variant(tmp_path, "negative", negative)
+    with pytest.raises(InputError) as from_columns:
+        _checked_recording(path, read_recording)
+    with pytest.raises(InputError) as from_ticks:
+        _checked_recording(path, lambda p: _as_ticks(read_recording(p)))
+    assert str(from_columns.value) == str(from_ticks.value) and "sample 1 has the time -1.5 s" in str(from_ticks.value)
+    fine = _checked_recording(FIXTURE, read_recording)
+    assert fine._ticks is None  # checked without making a Tick

@@ -62,7 +62,8 @@ def make_context(args: argparse.Namespace):
         path = demo_recording() if args.demo else args.replay
         if not path.is_file():
             raise InputError(f"{path}: no such recording")
-        feed = ReplayFeed(_checked_recording(path, read_recording), loop=True)
+        checked = getattr(args, "checked_recording", None)  # read once: run() checked it before the screens
+        feed = ReplayFeed(checked if checked is not None else _checked_recording(path, read_recording), loop=True)
         if args.demo:
             from dataclasses import replace
             feed.devices = [replace(d, name=d.name or DEMO_DEVICE["name"],
@@ -108,6 +109,12 @@ def _checked_recording(path: Path, read_recording):
     except (ValueError, IndexError, KeyError, TypeError, OverflowError, UnicodeDecodeError, RecursionError) as exc:
         raise InputError(f"{short_path(path)}: not a telemetry recording this console can replay ({type(exc).__name__}: "
                          f"{str(exc)[:120]})") from None
+    if recording.columns is not None:  # the times kept are finite: the first sample's is the least
+        span = recording.columns.time_span()
+        if span is not None and span[0] < 0:
+            raise InputError(f"{short_path(path)}: sample 1 has the time {span[0]!r} s: times must be finite and not "
+                             f"negative")
+        return recording
     for row, tick in enumerate(recording.ticks, start=1):
         if not (isinstance(tick.t, (int, float)) and math.isfinite(tick.t) and tick.t >= 0):
             raise InputError(f"{short_path(path)}: sample {row} has the time {tick.t!r} s: times must be finite and not "
@@ -136,7 +143,7 @@ def run(argv: list[str]) -> int:
         try:
             if not args.replay.is_file():
                 raise InputError(f"{short_path(args.replay)}: no such recording")
-            _checked_recording(args.replay, read_recording)
+            args.checked_recording = _checked_recording(args.replay, read_recording)
         except OSError as exc:  # a 5,000-character name, no permission, a folder on the way that is a file
             raise InputError(f"--replay {short_path(args.replay)}: cannot read it ({exc.strerror or exc})") from None
     if not sys.stdout.isatty() or not sys.stdin.isatty():

@@ -57,7 +57,8 @@ def floats(cells: list[str]) -> list[float]:
     except ValueError:
         pass
     else:
-        if not all(map(math.isfinite, values)):
+        # a finite sum: every value finite (an inf or a NaN makes it inf or NaN); else look at each
+        if not math.isfinite(sum(values)) and not all(map(math.isfinite, values)):
             values = [v if math.isfinite(v) else NAN for v in values]
         return values
     distinct = set(cells)

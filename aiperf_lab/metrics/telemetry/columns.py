@@ -1,7 +1,7 @@
 """A recording in our own layout (recording.py) held as columns, and one GPU's samples as columns.
 
-`SampleColumns` takes the CSV rows a chunk at a time: per row its time, the fields that change every
-sample as arrays of doubles (NaN where a cell has no reading), and a group id naming its combination of
+`SampleColumns` takes the CSV records a block at a time as columns of cells (csv_columns.py): per row
+its time, the fields that change every sample as arrays of doubles (NaN where a cell has no reading), and a group id naming its combination of
 the fields that change about once a second or less (held once per combination). About 70 bytes a row,
 where one GpuSample, Tick and HostSample per row cost about 2 KB, and the rows themselves are never all
 in memory at once. GPM windows (one per window, shared by the rows that carry it), link and process
@@ -13,13 +13,15 @@ objects the console's replay plays, the same as a whole read made them; the repo
 from __future__ import annotations
 
 import gc
+import math
 from array import array
 from dataclasses import dataclass, field, replace
-from itertools import compress, count, repeat
-from operator import attrgetter, eq, ge, is_not, itemgetter, le, mul, not_, sub
-from typing import Any, Sequence
+from itertools import chain, compress, count, islice, repeat
+from operator import attrgetter, eq, is_not, itemgetter, le, mul, ne, sub
+from typing import Any, Callable, Sequence
 
 from aiperf_lab.metrics.telemetry.cells import NAN, float_or_none, floats, integer, number, numbers, processes
+from aiperf_lab.metrics.telemetry.csv_columns import Cells
 from aiperf_lab.metrics.telemetry.model import (GPM_NAMES, GpmSample, GpuInfo, GpuSample, GpuStatus, HostSample,
                                                 Tick)
 
@@ -96,20 +98,29 @@ def series_of_ticks(ticks: list[Tick], index: int) -> Series:
     return Series.of_samples([s for tick in ticks for s in tick.gpus if s.index == index and not s.lost])
 
 
-def utc_origins(header: list[str], rows: list[list[str]]) -> list[int]:
-    """utc_ns - t_s (in ns) of the rows that have both: the candidates for the recording's UTC origin
-    (the median of them all, see SampleColumns.utc_origin_ns)."""
-    t_col, utc_col = header.index("t_s"), header.index("utc_ns")
-    reach = max(t_col, utc_col)
-    rows = list(compress(rows, map(ge, map(len, rows), repeat(reach + 1))))
+def _plain_floats(cells: list[str]) -> list[float] | None:
+    """float() of every cell where each takes it and every value is finite (then number() of each is
+    the same value), else None."""
+    try:
+        values = list(map(float, cells))
+    except ValueError:
+        return None
+    return values if math.isfinite(sum(values)) or all(map(math.isfinite, values)) else None
+
+
+def utc_origins(t_cells: list[str], utc_cells: list[str], times: list[float] | None = None) -> list[int]:
+    """utc_ns - t_s (in ns) of the rows (their t_s and utc_ns cells) that have both: the candidates for the
+    recording's UTC origin (the median of them all, see SampleColumns.utc_origin_ns). `times`: float()
+    of each t_s cell, where already known."""
     try:  # the common case, every cell a number and every anchor in range, in C; else cell by cell
-        utcs, times = list(map(int, map(itemgetter(utc_col), rows))), list(map(float, map(itemgetter(t_col), rows)))
+        utcs = list(map(int, utc_cells))
+        times = times if times is not None else list(map(float, t_cells))
         if utcs and not (min(utcs) > 0 and max(utcs) < MAX_UTC_NS):
             raise ValueError
         return list(map(sub, utcs, map(round, map(mul, times, repeat(1e9)))))
     except (ValueError, OverflowError):
         origins = []
-        for t_text, utc_text in map(itemgetter(t_col, utc_col), rows):
+        for t_text, utc_text in zip(t_cells, utc_cells):
             try:
                 utc, t_ns = int(utc_text), round(float(t_text) * 1e9)
             except (ValueError, OverflowError):  # not numbers, or a time beyond any float in ns
@@ -154,74 +165,113 @@ class SampleColumns:
         return len(self.t)
 
     def add(self, body: list[list[str]]) -> None:
-        """The next rows of the file (after the header); rows cut short and rows without a time are skipped."""
-        if self._origins is not None:
-            origins = utc_origins(self.header, body)
-            if isinstance(self._origins, array) and origins and not -(1 << 63) <= min(origins) <= max(origins) < 1 << 63:
-                self._origins = list(self._origins)  # (a time of 1e300 s: an origin past 64 bits)
-            self._origins.extend(origins)
-        width = len(self.header)
-        rows = list(compress(body, map(ge, map(len, body), repeat(width))))  # shorter: a line cut short
+        """The next rows of the file (csv.reader's, after the header); rows cut short and rows without a
+        time are skipped."""
+        self.add_cells(Cells.of_rows(body, len(self.header)))
+
+    def add_cells(self, cells: Cells) -> None:
+        """The next records of the file, a column at a time (csv_columns.blocks)."""
         col = self.col
+        t_cells = cells.column(col["t_s"])
+        t = _plain_floats(t_cells)  # every time a plain finite number (the common case), else None
+        if self._origins is not None:
+            self._add_origins(cells, t_cells, t)
+        source: list[int] | None = None    # per kept row, its record in `cells` (None: every record)
+        if t is None:
+            t = numbers(t_cells)
+            timed = list(map(is_not, t, repeat(None)))
+            if not all(timed):
+                source, t = list(compress(range(len(t)), timed)), list(compress(t, timed))
+        if not t:
+            return
 
         def text(name: str) -> list[str]:
-            return list(map(itemgetter(col[name]), rows)) if name in col else [""] * len(rows)
+            if name not in col:
+                return [""] * len(t)
+            cells_of = cells.column(col[name])
+            return cells_of if source is None else list(map(cells_of.__getitem__, source))
 
-        t = numbers(text("t_s"))
-        timed = list(map(is_not, t, repeat(None)))
-        if not all(timed):
-            rows, t = list(compress(rows, timed)), list(compress(t, timed))
-        if not rows:
-            return
-        self.t.extend(t)
+        def row_of(k: int) -> list[str]:
+            return cells.row(k if source is None else source[k])
+
+        self.t += array("d", t)
         for name in ROW_FIELDS:
-            self.values[name].extend(floats(text(name)))
-        grouped = self._distinct_groups(rows)
+            self.values[name] += array("d", floats(text(name)))  # (faster than extend from a list)
         groups = self.tables["gpu"]
+        first_group = len(groups)
+        present = [name for name in GROUPED_FIELDS if name in col]
+        grouped = self._distinct_groups([text(name) for name in present], len(t)) if present else None
         if grouped is None:  # too many combinations: each row a group of its own
-            first_group = len(groups)
-            self.group.extend(range(first_group, first_group + len(rows)))
-            self._add_groups(text, rows)
+            self.group.extend(range(first_group, first_group + len(t)))
+            self._add_groups(text, row_of)
         else:
-            units, firsts = grouped       # units: (combination, its first row)
-            group_at = [0] * len(rows)    # at each combination's first row: its group
-            new: list[int] = []           # the units seen for the first time in the recording
-            for k, (key, first) in enumerate(units):
+            units, run_units, starts = grouped  # units: (combination, its first row); per run: its unit
+            unit_group = []                     # per unit: its group
+            new: list[int] = []                 # the units seen for the first time in the recording
+            for k, (key, _first) in enumerate(units):
                 group = self._group_of.get(key)
                 if group is None:
-                    group = self._group_of[key] = len(groups) + len(new)
+                    group = self._group_of[key] = first_group + len(new)
                     new.append(k)
-                group_at[first] = group
-            self.group.extend(map(group_at.__getitem__, firsts))
+                unit_group.append(group)
+            if len(starts) == len(t):
+                self.group.extend(map(unit_group.__getitem__, run_units))
+            else:
+                lengths = map(sub, [*starts[1:], len(t)], starts)
+                self.group.extend(chain.from_iterable(map(repeat, map(unit_group.__getitem__, run_units), lengths)))
             if new:
                 fresh = [units[k][0] for k in new]
-                first_rows = [rows[units[k][1]] for k in new]
+                first_rows = [units[k][1] for k in new]
 
-                def cells(name: str) -> list[str]:
+                def cells_of(name: str) -> list[str]:
                     if name not in col:
                         return [""] * len(fresh)
-                    return list(map(itemgetter(GROUPED_FIELDS.index(name)), fresh))
+                    return list(map(itemgetter(present.index(name)), fresh))
 
-                self._add_groups(cells, first_rows)
-        self._add_updates(rows, t, self.group[len(self.group) - len(rows):])
+                self._add_groups(cells_of, lambda k: row_of(first_rows[k]))
+        self._add_updates(text, row_of, t, self.group[len(self.group) - len(t):])
 
-    def _distinct_groups(self, rows: list[list[str]]) -> tuple[list[tuple[tuple[str, ...], int]], list[int]] | None:
-        """(units, firsts): the distinct combinations of the rows' GROUPED_FIELDS cells with the index of
-        the first row that has each, in first-seen order, and per row that index of its combination; None
-        where the combinations are not much fewer than the rows."""
-        present = [self.col[name] for name in GROUPED_FIELDS if name in self.col]
-        if not present:
+    def _add_origins(self, cells: Cells, t_cells: list[str], times: list[float] | None) -> None:
+        """utc_ns - t_s of the records that have both cells (rows cut short past them too); `times`:
+        float() of every t_cells' cell where each takes it."""
+        t_col, utc_col = self.col["t_s"], self.col["utc_ns"]
+        origins = utc_origins(t_cells, cells.column(utc_col), times)
+        reach = max(t_col, utc_col)
+        reaching = [row for row in cells.short if len(row) > reach]
+        if reaching:
+            origins += utc_origins(list(map(itemgetter(t_col), reaching)), list(map(itemgetter(utc_col), reaching)))
+        if isinstance(self._origins, array) and origins and not -(1 << 63) <= min(origins) <= max(origins) < 1 << 63:
+            self._origins = list(self._origins)  # (a time of 1e300 s: an origin past 64 bits)
+        self._origins.extend(origins)
+
+    @staticmethod
+    def _distinct_groups(columns: list[list[str]], rows: int) \
+            -> tuple[list[tuple[tuple[str, ...], int]], list[int], list[int]] | None:
+        """(units, run_units, starts) of the rows' cells of the grouped fields (a column each): the
+        starts of the runs of rows whose cells are all the same, the distinct combinations with the
+        first row that has each (units, in first-seen order), and per run its unit; None where the
+        combinations are not much fewer than the rows."""
+        starts_found = {0}
+        for column in columns:
+            if column.count(column[0]) != rows:  # (most are the same on every row of a block)
+                starts_found.update(compress(range(1, rows), map(ne, islice(column, 1, None), column)))
+        if 4 * len(starts_found) > rows:
+            starts = list(range(rows))
+            keys = zip(*columns)
+        else:
+            starts = sorted(starts_found)
+            keys = zip(*(map(column.__getitem__, starts) for column in columns))
+        first_of: dict[tuple[str, ...], int] = {}  # combination -> the first run that has it
+        first_runs = list(map(first_of.setdefault, keys, count()))  # one dict step a run
+        if 4 * len(first_of) > rows:
             return None
-        where = [self.col.get(name, present[0]) for name in GROUPED_FIELDS]  # a missing field: never read
-        first_of: dict[tuple[str, ...], int] = {}
-        firsts = list(map(first_of.setdefault, map(itemgetter(*where), rows), count()))  # one dict step a row
-        if 4 * len(first_of) > len(rows):
-            return None
-        return list(first_of.items()), firsts
+        unit_of = {run: unit for unit, run in enumerate(first_of.values())}
+        return ([(key, starts[run]) for key, run in first_of.items()],
+                list(map(unit_of.__getitem__, first_runs)), starts)
 
-    def _add_groups(self, cells, first_rows: list[list[str]]) -> None:
-        """New groups: `cells(name)` their cells of a grouped field, `first_rows` the first row of each (in
-        file order: a GPM window and a GPU are described from the first row that has them)."""
+    def _add_groups(self, cells, row_of) -> None:
+        """New groups: `cells(name)` their cells of a grouped field, `row_of(k)` the first row of group k
+        (in file order: a GPM window and a GPU are described from the first row that has them)."""
         tables = self.tables
         gpus = numbers(cells("gpu"), integers=True)
         tables["gpu"].extend(gpus)
@@ -230,12 +280,12 @@ class SampleColumns:
             tables[name].extend(cells(name))
         for name in GROUPED_NUMBER_FIELDS:
             tables[name].extend(floats(cells(name)))
-        tables["window"].extend(self._window_ids(list(zip(gpus, cells("gpm_t_s"))), first_rows))
-        self._add_devices(first_rows, gpus)
+        tables["window"].extend(self._window_ids(list(zip(gpus, cells("gpm_t_s"))), row_of))
+        self._add_devices(row_of, gpus)
 
-    def _window_ids(self, keys: list[tuple[int | None, str]], first_rows: list[list[str]]) -> list[int]:
+    def _window_ids(self, keys: list[tuple[int | None, str]], row_of: Callable[[int], list[str]]) -> list[int]:
         """The window id of each (GPU, gpm_t_s cell); a new one's GpmSample made from the row that first
-        carries it (first_rows[k]: the first row of key k)."""
+        carries it (row_of(k): the first row of key k)."""
         if not self.has_gpm:
             return [0] * len(keys)
         ids = self._window_ids_of
@@ -250,7 +300,7 @@ class SampleColumns:
                 if gpm_t is None:
                     ids[key] = 0
                     continue
-                row = first_rows[first[key]]
+                row = row_of(first[key])
                 self.windows.append(GpmSample(
                     gpm_t, (number(row[window_col]) if window_col is not None else None) or 0.0,
                     **{name: number(row[i]) if i is not None else None for name, i in value_cols}))
@@ -258,32 +308,34 @@ class SampleColumns:
                 self._with_gpm.add(index)
         return list(map(ids.__getitem__, keys))
 
-    def _add_updates(self, rows: list[list[str]], t: list[float], groups: Sequence[int]) -> None:
-        """Links and processes, on the rows that read them (a `processes` cell)."""
+    def _add_updates(self, text: Callable[[str], list[str]], row_of: Callable[[int], list[str]], t: list[float],
+                     groups: Sequence[int]) -> None:
+        """Links and processes, on the rows that read them (a `processes` cell): `text(name)` a column of
+        the rows, `row_of(k)` row k."""
         col = self.col
         if "processes" not in col:
             return
         gpus = self.tables["gpu"]
-        cells = list(map(itemgetter(col["processes"]), rows))
-        for k in compress(range(len(rows)), cells):
+        cells = text("processes")
+        for k in compress(range(len(cells)), cells):
             index = gpus[groups[k]]
             if index is None:
                 continue
-            row = rows[k]
+            row = row_of(k)
             get = lambda name: row[col[name]] if name in col else ""  # noqa: E731
             self.updates.append((t[k], index, GpuStatus(integer(get("pcie_gen")), integer(get("pcie_width")),
                                                          integer(get("pcie_gen_max")), integer(get("pcie_width_max")),
                                                          power_limit_w=number(get("power_limit_w")),
                                                          processes=processes(cells[k]))))
 
-    def _add_devices(self, rows: list[list[str]], gpus: list[int | None]) -> None:
-        """Each GPU as its first row and the metadata line describe it (rows[k] has the GPU gpus[k],
+    def _add_devices(self, row_of: Callable[[int], list[str]], gpus: list[int | None]) -> None:
+        """Each GPU as its first row and the metadata line describe it (row_of(k) has the GPU gpus[k],
         in file order)."""
         col = self.col
         for index in sorted(set(gpus).difference(self._devices), key=gpus.index):
             if index is None:
                 continue
-            row = rows[gpus.index(index)]
+            row = row_of(gpus.index(index))
             get = lambda name: row[col[name]] if name in col else ""  # noqa: E731
             about = self._described.get(index) or {}
             missing = about.get("gpm_missing")
@@ -314,6 +366,12 @@ class SampleColumns:
         utc_ns is exact, so the median sits within 50 us of the sampler's own origin)."""
         if not self._origins:
             return None
+        # sorted as offsets from one of them where they all fit in 30 bits (about a second): ints of one
+        # digit compare faster; the same order
+        base = self._origins[0]
+        offsets = list(map(sub, self._origins, repeat(base)))
+        if -(1 << 30) < min(offsets) and max(offsets) < 1 << 30:
+            return sorted(offsets)[len(offsets) // 2] + base
         origins = sorted(self._origins)
         return origins[len(origins) // 2]
 

@@ -53,6 +53,7 @@ from aiperf_lab.inputs import shown_path
 from aiperf_lab.metrics.telemetry.cells import integer, number
 from aiperf_lab.metrics.telemetry.columns import (MAX_TIME_S, NOT_RECORDED, SampleColumns, Series,
                                                   series_of_ticks)
+from aiperf_lab.metrics.telemetry.csv_columns import Cells, blocks
 from aiperf_lab.metrics.telemetry.energy import EnergyTracker
 from aiperf_lab.metrics.telemetry.model import GPM_NAMES, GpmSample, GpuInfo, GpuSample, GpuStatus, HostSample, Tick
 
@@ -287,8 +288,8 @@ def sniff_text(text: str) -> str | None:
 # objects the console's replay plays cost about 2 KB a row: above 512 MiB (about 5.5 h at 100 Hz) a
 # one-line refusal, not a machine out of memory when one is replayed.
 MAX_RECORDING_BYTES = 512 << 20
-CHUNK_ROWS = 4096       # rows converted to columns at a time
-READ_BYTES = 4 << 20    # bytes read from the file at a time
+CHUNK_ROWS = 4096       # rows converted to columns at a time, where they are read row by row
+READ_BYTES = 1 << 20    # bytes read from the file at a time: a block of records (about 4,500 rows)
 
 
 def read_recording(path: Path) -> Recording:
@@ -334,25 +335,34 @@ def _text_chunks(handle: BinaryIO, path: Path) -> Iterator[str]:
         yield rest
 
 
-def _meta_and_lines(handle: BinaryIO, path: Path) -> tuple[dict[str, Any], Iterator[str]]:
-    """The `# aiperf-telemetry` line's JSON ({} without one) and the file's other lines, each ending at
-    "\n" only (as io.StringIO splits them: a lone "\r" stays inside its line)."""
-    lines = chain.from_iterable(map(io.StringIO, _text_chunks(handle, path)))
-    first = next(lines, "")
-    if not first.startswith(META_PREFIX):
-        return {}, chain([first], lines)
+def _meta(first: str) -> tuple[dict[str, Any], io.StringIO]:
+    """The `# aiperf-telemetry` line's JSON ({} without one) and the first piece of text, read past it."""
+    head = io.StringIO(first)
+    line = head.readline()
+    if not line.startswith(META_PREFIX):
+        head.seek(0)
+        return {}, head
     try:
-        meta = json.loads(first[len(META_PREFIX):].removesuffix("\n"))
+        meta = json.loads(line[len(META_PREFIX):].removesuffix("\n"))
     except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
         meta = {}
-    return (meta if isinstance(meta, dict) else {}), lines
+    return (meta if isinstance(meta, dict) else {}), head
 
 
 def _read_recording(path: Path) -> Recording:
     from aiperf_lab.inputs import open_regular
 
     with open_regular(path, MAX_RECORDING_BYTES) as handle:
-        meta, lines = _meta_and_lines(handle, path)
+        pieces = _text_chunks(handle, path)
+        meta, head = _meta(next(pieces, ""))
+        went_on: list[bool] = []  # set when the header's record ran past the first piece
+
+        def later_lines() -> Iterator[str]:
+            went_on.append(True)
+            yield from chain.from_iterable(map(io.StringIO, pieces))
+
+        # each line ends at "\n" only (as io.StringIO splits them: a lone "\r" stays inside its line)
+        lines = chain(head, later_lines())
         try:
             reader = csv.reader(lines)
             header = next(reader, None)
@@ -362,7 +372,12 @@ def _read_recording(path: Path) -> Recording:
             if layout is None:
                 raise NotAProfile(f"{path}: not a telemetry recording (unknown columns: {','.join(header[:4])}...)")
             if layout == "aiperf":
-                return _read_aiperf(path, header, reader, meta)
+                width = len(header)
+                if went_on:  # (a header of over a MB) the rest through the same reader
+                    body = (Cells.of_rows(rows, width) for rows in iter(lambda: list(islice(reader, CHUNK_ROWS)), []))
+                else:
+                    body = blocks(chain([head.read()], pieces), width)
+                return _read_aiperf(path, header, body, meta)
             rows = list(reader)
         except csv.Error as exc:  # a field over csv's 128 KiB limit, a NUL byte
             raise InputError(f"{path}: not a telemetry recording ({exc})") from None
@@ -378,11 +393,11 @@ def _read_recording(path: Path) -> Recording:
     return Recording(path, layout, devices, ticks, meta)
 
 
-def _read_aiperf(path: Path, header: list[str], reader: Iterator[list[str]], meta: dict[str, Any]) -> Recording:
-    """Our layout, CHUNK_ROWS rows at a time into columns (columns.SampleColumns)."""
+def _read_aiperf(path: Path, header: list[str], body: Iterator[Cells], meta: dict[str, Any]) -> Recording:
+    """Our layout, a block of records at a time into columns (columns.SampleColumns)."""
     columns = SampleColumns(header, meta)
-    for chunk in iter(lambda: list(islice(reader, CHUNK_ROWS)), []):
-        columns.add(chunk)
+    for cells in body:
+        columns.add_cells(cells)
     columns.finish()
     if not any(columns.kept()):
         raise InputError(f"{path}: a telemetry recording with a header but no samples")

@@ -3,10 +3,9 @@ activity signals (GPM) say, by the rules of activity.py."""
 
 from __future__ import annotations
 
-import math
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from functools import reduce
-from itertools import compress, repeat
+from itertools import chain, compress, islice, repeat
 from operator import add, and_, attrgetter, eq, ge, is_not, itemgetter, le, mul, sub
 from typing import Callable, Sequence
 
@@ -40,8 +39,10 @@ def covering_windows(series: list[GpuSample]) -> list[GpmSample | None]:
 def covering_windows_of(times: Sequence[float], gpms: list[GpmSample | None]) -> list[GpmSample | None]:
     """covering_windows of samples given as columns: their times and the windows they carry."""
     # the distinct objects (rows share their window's), by identity in C, first seen and last seen first
-    first_seen = dict(zip(map(id, gpms), gpms)).values()
-    last_seen = dict(zip(map(id, reversed(gpms)), reversed(gpms))).values()
+    # (those of the runs of one object: the same, in the same orders)
+    run_gpms = _runs(gpms)[2]
+    first_seen = dict(zip(map(id, run_gpms), run_gpms)).values()
+    last_seen = dict(zip(map(id, reversed(run_gpms)), reversed(run_gpms))).values()
     latest: dict[tuple[float, float], GpmSample] = {}
     for g in last_seen:
         if g is not None:
@@ -50,14 +51,29 @@ def covering_windows_of(times: Sequence[float], gpms: list[GpmSample | None]) ->
     windows = sorted((latest[key] for key in distinct), key=lambda g: g.t)
     if not all(map(le, times, times[1:])):
         return _covering_windows_unsorted(times, windows)
-    # sorted samples: each one's window is the first ending at or after it (a binary search, in C), if
-    # that window began by then
-    ends = [g.t for g in windows]
-    starts = [g.t - g.window_s for g in windows] + [math.inf]
-    first = list(map(bisect_left, repeat(ends), map(sub, times, repeat(1e-6))))
-    began = map(le, map(starts.__getitem__, first), map(add, times, repeat(1e-6)))
-    candidates = map((windows + [None]).__getitem__, first)
-    return [g if ok else None for g, ok in zip(candidates, began)]
+    # sorted samples: each one's window is the first ending at or after it, if that window began by
+    # then. t - 1e-6 and t + 1e-6 are in order as the times are, so the samples whose first window is
+    # window j are one run, found by binary searches per window (not per sample), and those of the run
+    # it covers are the run's end from the first with t + 1e-6 >= its start.
+    before = list(map(sub, times, repeat(1e-6)))
+    after = list(map(add, times, repeat(1e-6)))
+    found: list[GpmSample | None] = []
+    low = 0
+    for g in windows:
+        high = bisect_right(before, g.t, low)        # the samples with t - 1e-6 <= the window's end
+        covered = max(low, bisect_left(after, g.t - g.window_s, low, high))
+        found += repeat(None, covered - low)
+        found += repeat(g, high - covered)
+        low = high
+    found += repeat(None, len(times) - low)         # after the last window's end
+    return found
+
+
+def _runs(items: list) -> tuple[list[int], list[int], list]:
+    """(starts, ends, objects) of the runs of one object (`is`) in `items`, found in C."""
+    count = len(items)
+    starts = [0, *compress(range(1, count), map(is_not, islice(items, 1, None), items))] if count else []
+    return starts, [*starts[1:], count], list(map(items.__getitem__, starts))
 
 
 def _covering_windows_unsorted(times: list[float], windows: list[GpmSample]) -> list[GpmSample | None]:
@@ -99,25 +115,37 @@ def _weighted_mean_of_readings(values: Sequence[float], weights: list[float]) ->
 class _WindowMeans:
     """Time-weighted means of GPM metrics over samples, each sample taking the metric of the window that
     covers it (a missing window: every metric None): _weighted_mean of those columns, computed from the
-    few distinct windows (the samples that have a value are the same for metrics read together)."""
+    few distinct windows (the samples that have a value are the same for metrics read together).
+
+    The samples are taken a run at a time (consecutive samples covered by one window), and the runs whose
+    window reads 0 add nothing: their products are 0.0 (or -0.0), and adding either to a running total
+    that starts at 0 and so is never -0.0 leaves it as it was. The same sum, in the same order."""
 
     def __init__(self, windows: list[GpmSample | None], weights: list[float]):
-        distinct = {id(g): g for g in windows}
+        starts, self._run_ends, run_windows = _runs(windows)
+        distinct = {id(g): g for g in run_windows}
         position = {key: k for k, key in enumerate(distinct)}
         self._distinct = list(distinct.values())
-        self._which = list(map(position.__getitem__, map(id, windows)))
+        self._run_which = list(map(position.__getitem__, map(id, run_windows)))
+        self._starts = starts
         self._weights = weights
-        self._kept: dict[tuple[bool, ...], tuple[list[int], list[float], float]] = {}
+        # per pattern of windows that have the metric: the runs kept, their weights, the weights' sum
+        self._kept: dict[tuple[bool, ...], tuple[list[int], list[list[float]], float]] = {}
 
     def mean(self, name: str) -> float | None:
         table = [getattr(g, name) if g is not None else None for g in self._distinct]
         has = tuple(v is not None for v in table)
         if has not in self._kept:
-            present = list(map(has.__getitem__, self._which))
-            kept_weights = list(compress(self._weights, present))
-            self._kept[has] = (list(compress(self._which, present)), kept_weights, sum(kept_weights))
-        which, kept_weights, total = self._kept[has]
-        return sum(map(mul, map(table.__getitem__, which), kept_weights)) / total if which and total > 0 else None
+            runs = list(compress(range(len(self._starts)), map(has.__getitem__, self._run_which)))
+            slices = [self._weights[self._starts[r]:self._run_ends[r]] for r in runs]
+            self._kept[has] = (runs, slices, sum(chain.from_iterable(slices)))
+        runs, slices, total = self._kept[has]
+        if not runs or not total > 0:
+            return None
+        values = [table[self._run_which[r]] for r in runs]
+        nonzero = list(map(bool, values))
+        products = map(map, repeat(mul), map(repeat, compress(values, nonzero)), compress(slices, nonzero))
+        return sum(chain.from_iterable(products)) / total
 
 
 def _covering(series: Series) -> list[GpmSample | None]:
@@ -138,7 +166,8 @@ def _time_shares(series: Series, windows: list[GpmSample | None], weights: list[
     total of the weights of the samples that meet it, as a loop over the samples adds them."""
     # per distinct window: (covered, SM activity low, tensor idle, DRAM high)
     flags: dict[int, tuple[bool, bool, bool, bool]] = {}
-    for g in {id(g): g for g in windows}.values():
+    starts, ends, run_windows = _runs(windows)
+    for g in {id(g): g for g in run_windows}.values():
         if g is None or g.sm_active_pct is None:
             flags[id(g)] = (False, False, False, False)
         else:
@@ -146,8 +175,10 @@ def _time_shares(series: Series, windows: list[GpmSample | None], weights: list[
                             g.tensor_pct is not None and g.sm_active_pct >= activity.SM_BUSY_PCT and
                             g.tensor_pct < activity.TENSOR_IDLE_PCT,
                             g.dram_pct is not None and g.dram_pct >= activity.DRAM_BOUND_PCT)
-    per_sample = list(map(flags.__getitem__, map(id, windows)))
-    covered_flags, low_flags, idle_flags, dram_flags = (list(map(itemgetter(n), per_sample)) for n in range(4))
+    per_run = list(map(flags.__getitem__, map(id, run_windows)))
+    lengths = list(map(sub, ends, starts))
+    covered_flags, low_flags, idle_flags, dram_flags = (
+        list(chain.from_iterable(map(repeat, map(itemgetter(n), per_run), lengths))) for n in range(4))
     covered = _sum_where(weights, covered_flags)
     if covered <= 0:
         return [None, None, None]
