@@ -1,6 +1,6 @@
 """A recording in our own layout (recording.py) held as columns, and one GPU's samples as columns.
 
-`SampleColumns` takes the CSV records a block at a time as columns of cells (csv_columns.py): per row
+`SampleColumns` takes the CSV records a block at a time as columns of cells (csv_blocks.py): per row
 its time, the fields that change every sample as arrays of doubles (NaN where a cell has no reading), and a group id naming its combination of
 the fields that change about once a second or less (held once per combination). About 70 bytes a row,
 where one GpuSample, Tick and HostSample per row cost about 2 KB, and the rows themselves are never all
@@ -21,7 +21,7 @@ from operator import attrgetter, eq, is_not, itemgetter, le, mul, ne, sub
 from typing import Any, Callable, Sequence
 
 from aiperf_lab.metrics.telemetry.cells import NAN, float_or_none, floats, integer, number, numbers, processes
-from aiperf_lab.metrics.telemetry.csv_columns import Cells
+from aiperf_lab.metrics.telemetry.csv_blocks import Cells
 from aiperf_lab.metrics.telemetry.model import (GPM_NAMES, GpmSample, GpuInfo, GpuSample, GpuStatus, HostSample,
                                                 Tick)
 
@@ -170,7 +170,7 @@ class SampleColumns:
         self.add_cells(Cells.of_rows(body, len(self.header)))
 
     def add_cells(self, cells: Cells) -> None:
-        """The next records of the file, a column at a time (csv_columns.blocks)."""
+        """The next records of the file, a column at a time (csv_blocks.blocks)."""
         col = self.col
         t_cells = cells.column(col["t_s"])
         t = _plain_floats(t_cells)  # every time a plain finite number (the common case), else None

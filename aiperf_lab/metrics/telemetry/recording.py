@@ -53,7 +53,7 @@ from aiperf_lab.inputs import shown_path
 from aiperf_lab.metrics.telemetry.cells import integer, number
 from aiperf_lab.metrics.telemetry.columns import (MAX_TIME_S, NOT_RECORDED, SampleColumns, Series,
                                                   series_of_ticks)
-from aiperf_lab.metrics.telemetry.csv_columns import Cells, blocks
+from aiperf_lab.metrics.telemetry.csv_blocks import Cells, blocks
 from aiperf_lab.metrics.telemetry.energy import EnergyTracker
 from aiperf_lab.metrics.telemetry.model import GPM_NAMES, GpmSample, GpuInfo, GpuSample, GpuStatus, HostSample, Tick
 

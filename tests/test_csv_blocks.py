@@ -1,4 +1,4 @@
-"""CSV text read a column at a time (metrics/telemetry/csv_columns.py) gives the records csv.reader
+"""CSV text read a column at a time (metrics/telemetry/csv_blocks.py) gives the records csv.reader
 gives: on the real recordings and on random text made of the cases that are not plain lines (quotes,
 quoted line ends running past a piece, CR, CRLF, NUL, empty lines, other widths, fields past csv's
 limit), the text cut into pieces at random line ends."""
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from aiperf_lab.metrics.telemetry import csv_columns
-from aiperf_lab.metrics.telemetry.csv_columns import Cells, _row_blocks, blocks
+from aiperf_lab.metrics.telemetry import csv_blocks
+from aiperf_lab.metrics.telemetry.csv_blocks import Cells, _row_blocks, blocks
 
 DATA = Path(__file__).parent / "data"
 RECORDINGS = [DATA / "h100" / "energy_04ex03_stall_telemetry.csv", DATA / "h200" / "nvidia-smi-query-gpu-lms100.csv"]
@@ -92,8 +92,8 @@ def test_a_quoted_cell_running_past_several_pieces_and_the_carried_text_limit(mo
     pieces = [line + "\n" for line in text.split("\n")[:-1]]  # a piece per line
     assert _read(pieces, width) == expected
     row_by_row = []
-    monkeypatch.setattr(csv_columns, "_MAX_CARRIED", 64)      # the rest read row by row
-    monkeypatch.setattr(csv_columns, "_row_blocks", lambda lines, width: row_by_row.append(1) or
+    monkeypatch.setattr(csv_blocks, "_MAX_CARRIED", 64)      # the rest read row by row
+    monkeypatch.setattr(csv_blocks, "_row_blocks", lambda lines, width: row_by_row.append(1) or
                         _row_blocks(lines, width))
     assert _read(pieces, width) == expected and row_by_row
     full, short = expected
