@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import importlib.util
 import os
 import random
 import sys
@@ -43,16 +42,6 @@ SHAPES = [
 ]
 ALPHABET = list("0123456789abcdefABCDEF::::....---- \n\t+%/=_xzIé█?@\"'") + ["ip-", "::", "version ", "inet ", "ether ",
                                                                          ".c.", ".internal", "GPU-", "uuid="]
-
-
-def _load(path: str | None):
-    if path is None:
-        from aiperf_lab.triage import redact
-        return redact
-    spec = importlib.util.spec_from_file_location("redact_baseline", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 PROTOTYPES: dict = {}
@@ -99,7 +88,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--verbose", action="store_true", help="name each text as it is checked")
     args = parser.parse_args()
-    mine, other = _load(args.redact_py), _load(args.baseline)
+    mine, other = redaction_speed._load(args.redact_py), redaction_speed._load(args.baseline)
     texts = _texts(Path(args.data), args.random, args.seed)
     differ = 0
     for name, text in texts:

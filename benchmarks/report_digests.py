@@ -44,6 +44,17 @@ def _run(argv: list[str]) -> str:
     return hashlib.sha256(f"{code}\n{out.getvalue()}\n--\n{err.getvalue()}".encode()).hexdigest()
 
 
+def compare(before_path: str, after_path: str) -> int:
+    """Print how many digests of two runs are the same and every one that differs; 1 when any does."""
+    before, after = (json.loads(Path(p).read_text()) for p in (before_path, after_path))
+    same = [k for k in before if after.get(k) == before[k]]
+    differ = sorted(set(before) ^ set(after) | {k for k in before if k in after and after[k] != before[k]})
+    print(f"{len(same)} of {len(before)} identical; {len(differ)} differ or are missing")
+    for key in differ:
+        print("  differs:", key)
+    return 1 if differ else 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("paths", nargs="*")
@@ -52,13 +63,7 @@ def main() -> int:
     parser.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"))
     args = parser.parse_args()
     if args.compare:
-        before, after = (json.loads(Path(p).read_text()) for p in args.compare)
-        same = [k for k in before if after.get(k) == before[k]]
-        differ = sorted(set(before) ^ set(after) | {k for k in before if k in after and after[k] != before[k]})
-        print(f"{len(same)} of {len(before)} identical; {len(differ)} differ or are missing")
-        for key in differ:
-            print("  differs:", key)
-        return 1 if differ else 0
+        return compare(*args.compare)
     exports = []
     for path in map(Path, args.paths):
         exports += sorted(path.rglob("*.sqlite")) if path.is_dir() else [path]
