@@ -152,3 +152,13 @@ def test_a_dump_longer_than_the_hold_printed_line_by_line_is_read_as_the_whole_t
             stream = StreamRedactor(Redactor(environ=ENVIRON))
             out = "".join(stream.feed(line) + stream.flush() for line in text.splitlines(keepends=True)) + stream.close()
             assert out == Redactor(environ=ENVIRON).text(text), pre
+
+
+def test_loguru_arrows_under_a_code_line_at_column_0_flushed_line_by_line():
+    """loguru's diagnose lines under an unindented code line, each flushed as it comes (red team rt4 F9: the code
+    line went out alone, and the arrow's value after it unredacted): a last line naming a secret waits."""
+    value = "Xy7kQ2mNp9LrT4vB8wZc1D"
+    text = f"login(user, api_token)\n\u2502     \u2502     \u2514 '{value}'\n\u2502     \u2514 'bob'\n\u2514 <function login>\n"
+    stream = StreamRedactor(Redactor(environ={}))
+    out = "".join(stream.feed(line) + stream.flush() for line in text.splitlines(keepends=True)) + stream.close()
+    assert out == Redactor(environ={}).text(text) and value not in out

@@ -2483,13 +2483,15 @@ def _printed_form_hold(buffer: str, cut: int) -> int:
     """Where a stream cuts so that a form read over lines (see _opens_printed_form) is redacted whole: before
     every line that opens one and is fewer than PRINTED_FORM_HOLD_LINES lines above the cut (or above a line held
     for that reason: a form reaches that far at most, the rules read no further), within 16 KiB; and before a
-    last line that is indented (a frame's code line, loguru's arrows still to come). The line above an arrow
+    last line that is indented or names a secret (a frame's code line, loguru's arrows still to come). The line above an arrow
     line is its code line: it opens the form."""
     if cut <= 0:
         return 0
     floor = max(0, cut - PRINTED_FORM_HOLD_CHARS)
     last = buffer.rfind("\n", floor, cut - 1) + 1
-    hold = last if buffer.startswith("    ", last) and (last or not floor) else cut
+    # (an unindented code line naming a secret may be loguru's too: `login(user, api_token)` at column 0)
+    hold = last if (last or not floor) and (buffer.startswith("    ", last)
+                                          or _secret_name_columns(buffer[last:cut].rstrip("\r\n"))) else cut
     tail = buffer[floor:cut]
     if not any(opener in tail for opener in PRINTED_FORM_OPENERS):
         return hold
