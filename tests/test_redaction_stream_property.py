@@ -148,7 +148,8 @@ def test_a_dump_longer_than_the_hold_printed_line_by_line_is_read_as_the_whole_t
     tail = bytes(letters[(at * 7919 + at // 3) % len(letters)] for at in range(1100))   # words of a few letters
     for pre in (0, 5, 13, 20, 40):
         data = b"P" * pre + token.encode() + tail
-        for text in (_hexdump_c(data), "".join(data[at:at + 30].hex() + "\n" for at in range(0, len(data), 30))):
+        for text in (_hexdump_c(data), "".join(data[at:at + 30].hex() + "\n" for at in range(0, len(data), 30)),
+                     _hexdump_c(data).replace("\n", "\r\n")):   # (CRLF lines too: a Windows tool's, or a pty's)
             stream = StreamRedactor(Redactor(environ=ENVIRON))
             out = "".join(stream.feed(line) + stream.flush() for line in text.splitlines(keepends=True)) + stream.close()
             assert out == Redactor(environ=ENVIRON).text(text), pre

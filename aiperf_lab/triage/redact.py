@@ -1620,17 +1620,14 @@ class StreamRedactor:
         last = line[-120:].lower()
         if NAME_ENDS_LINE.search(last) or VALUE_ON_NEXT_LINE.search(last):  # `cookie:` waits for its value
             return start
-        # a dump's last lines wait for the next piece, so a secret dumped across the cut is decoded whole
-        held = 0
-        while dumps and held < DUMP_HOLD_LINES and (
-                _dump_line_at(self._buffer, start, start + len(self._buffer[start:cut].rstrip("\r\n")))
-                or (not held and cut == len(self._buffer) and SHORT_BARE_LINE.fullmatch(self._buffer, start, cut - 1))):
-            held += 1
-            cut = start
-            start = self._buffer.rfind("\n", 0, max(0, cut - 1)) + 1
-            if not cut:
-                break
-        return cut
+        # a dump's last lines wait for the next piece, so a secret dumped across the cut is decoded whole; a line of
+        # 1 to 4 bare bytes at the end may begin one (what follows it says)
+        if not dumps:
+            return cut
+        if (cut == len(self._buffer) and not _dump_line_at(self._buffer, start, cut - 1)
+                and SHORT_BARE_LINE.fullmatch(self._buffer, start, cut - 1)):
+            return _dump_lines_start(self._buffer, start, DUMP_HOLD_LINES - 1)
+        return _dump_lines_start(self._buffer, cut)
 
     def close(self) -> str:
         out = self._emit(len(self._buffer), last=True) if self._buffer else ""
@@ -1668,7 +1665,11 @@ class StreamRedactor:
         last_key = next((s for s in reversed(spans[:before]) if s[3] == "private key block"), None)
         self._in_key = bool(last_key and _key_open(piece, last_key))
         self._value_next = bool(VALUE_ON_NEXT_LINE.search(piece[-120:].lower()))
-        self._dump_behind = _trailing_dump_lines(self._dump_behind + piece) if _ends_in_dump_line(piece) else ""
+        if _dump_lines_start(piece, len(piece), 1) < len(piece):   # the piece ends inside a dump block
+            behind = self._dump_behind + piece
+            self._dump_behind = behind[_dump_lines_start(behind, len(behind)):]
+        else:
+            self._dump_behind = ""
         self._buffer = text[cut:]
         self._offset += cut
         return out
@@ -1680,7 +1681,7 @@ class StreamRedactor:
         ahead = cut
         for _ in range(DUMP_HOLD_LINES):
             newline = text.find("\n", ahead)
-            if newline < 0 or not _dump_line_at(text, ahead, newline - (text[newline - 1:newline] == "\r")):
+            if newline < 0 or not _dump_line_at(text, ahead, newline):
                 break
             ahead = newline + 1
         behind = self._dump_behind
@@ -2970,28 +2971,24 @@ def _dump_columns(text: str, part: _DumpPart, index: int, k: int, j: int) -> lis
     return columns
 
 
-def _ends_in_dump_line(text: str) -> bool:
-    """Whether text (ending with a newline) ends with a dump line (see _dump_parts)."""
-    end = len(text) - 1 - (text[-2:] == "\r\n")
-    return end > 0 and _dump_line_at(text, text.rfind("\n", 0, end) + 1, end)
-
-
-def _trailing_dump_lines(text: str) -> str:
-    """The dump lines that end text (ending with a newline), DUMP_HOLD_LINES at most."""
-    start = len(text)
-    for _ in range(DUMP_HOLD_LINES):
-        if not start or not _ends_in_dump_line(text[:start]):
+def _dump_lines_start(text: str, end: int, limit: int = DUMP_HOLD_LINES) -> int:
+    """Where the dump lines that end at `end` (just after a newline) start, `limit` of them at most; `end` where
+    the line before it is none."""
+    while limit and end > 0:
+        start = text.rfind("\n", 0, end - 1) + 1
+        if not _dump_line_at(text, start, end - 1):
             break
-        start = text.rfind("\n", 0, start - 1) + 1
-    return text[start:]
+        end = start
+        limit -= 1
+    return end
 
 
-def _dump_line_at(text: str, start: int, end: int) -> bool:
-    """Whether text[start:end] (a line, without its newline) is a dump line (see _dump_parts), read in its text:
-    a short bare line is one only beside others."""
+def _dump_line_at(text: str, start: int, newline: int) -> bool:
+    """Whether the line from start to its newline (or the text's end) is a dump line (see _dump_parts), read in
+    its text: a short bare line is one only beside others. (A line's CR goes with the pattern's `\\r?`.)"""
     for pattern in DUMP_LINES.values():
         m = pattern.match(text, start)
-        if m is not None and m.end() == end:
+        if m is not None and m.end() == newline:
             return True
     return False
 
