@@ -1197,6 +1197,13 @@ class Redactor:
                     spans.append((start, end, _line_by_line(text, start, end), KNOWN_VALUE, start))
         return spans
 
+    def _decoded_spans(self, decoded: str) -> list[Span]:
+        """What is secret in a text decoded from a dump or escapes: known values, their pieces, shapes."""
+        found = self._literal_spans(decoded) + self._secret_spans(decoded)
+        if self._pieces:
+            found += self._fragment_spans(decoded)
+        return found
+
     def _dump_spans(self, text: str) -> list[Span]:
         """Secrets in dumps (see _dump_parts): the decoded text is searched like any text (known values, their
         pieces, shapes); every byte found there goes, in each column that shows it, line by line."""
@@ -1205,9 +1212,7 @@ class Redactor:
         decoded, parts = _dump_parts(text)
         if not parts:
             return []
-        found = self._literal_spans(decoded) + self._secret_spans(decoded)
-        if self._pieces:
-            found += self._fragment_spans(decoded)
+        found = self._decoded_spans(decoded)
         if not found:
             return []
         spans: list[Span] = []
@@ -1251,9 +1256,7 @@ class Redactor:
         if not kinds:
             return []
         joined = "\0".join(decoded)
-        found = self._literal_spans(joined) + self._secret_spans(joined)
-        if self._pieces:
-            found += self._fragment_spans(joined)
+        found = self._decoded_spans(joined)
         if not found:
             return []
         nuls = [m.start() for m in re.finditer("\0", joined)]   # run i ends at nuls[i] (the last run at the end)
