@@ -17,8 +17,8 @@ from collections.abc import Callable
 from operator import and_, lt
 from itertools import chain, islice, repeat
 
-from aiperf_lab.metrics.nsys.db import (KERNEL, MEMCPY, MEMSET, PID_MASK, RUNTIME, TIME_BOUND, NsysDatabase,
-                                        integers_or_none, span_sql)
+from aiperf_lab.metrics.nsys.db import (KERNEL, MEMCPY, MEMSET, PID_MASK, RUNTIME, NsysDatabase, end_sql,
+                                        integers_or_none)
 
 # One thread's operations, ordered by their call's start: call starts, call ends, then the op columns.
 Columns = list[list[int]]
@@ -153,14 +153,7 @@ def _op_read_columns(op_columns: list[str]) -> list[str]:
 
 
 def _call_read_columns(call_columns: tuple[str, ...]) -> list[str]:
-    return ["correlationId", "start", _checked_end_sql(), *call_columns]
-
-
-def _checked_end_sql() -> str:
-    """The end where start and end are both within +-2^62 (span_sql's check), else NULL: the ends as they are,
-    not durations to add to the starts (the add cost more than the longer numbers' printing and parsing)."""
-    inside = f"BETWEEN -{TIME_BOUND} AND {TIME_BOUND}"
-    return f"CASE WHEN start {inside} AND [end] {inside} THEN [end] END"
+    return ["correlationId", "start", end_sql(), *call_columns]
 
 
 def prefetch(db: NsysDatabase, ops: str, op_columns: list[str], call_sources: list[str],
