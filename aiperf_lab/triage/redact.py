@@ -60,6 +60,7 @@ import json
 import operator
 import os
 import re
+import shlex
 import socket
 from collections import Counter
 from typing import Callable, NamedTuple
@@ -812,6 +813,8 @@ def argv_secret_positions(argv: list[str]) -> list[tuple[int, int]]:
         if not arg.startswith("-"):
             if base in PASSWORD_FLAG_OF_TOOL or base in USER_PASSWORD_TOOLS:
                 tool = base
+            elif (at := _assigned_secret_at(arg)) is not None:
+                found.append((i, at))  # db.password=X, +trainer.api_key=X, DB_PASSWORD=X before a command
             elif is_hex_key(arg) and not (previous.startswith("-") and names_a_hash(previous)):
                 found.append((i, 0))
             previous = arg
@@ -849,6 +852,8 @@ def argv_secret_positions(argv: list[str]) -> list[tuple[int, int]]:
         elif arg == "-p" and not tool_flag and has_next and looks_like_password(argv[i + 1]):
             found.append((i + 1, 0))
             i += 1
+        elif eq and (at := _assigned_secret_at(value)) is not None:
+            found.append((i, len(name) + 1 + at))  # --set=auth.token=X
         elif eq and is_hex_key(value) and not names_a_hash(name):
             found.append((i, len(name) + 1))
         elif name in ("-u", "--user", "--proxy-user") or (tool in USER_PASSWORD_TOOLS and arg.startswith("-u")):
@@ -862,9 +867,116 @@ def argv_secret_positions(argv: list[str]) -> list[tuple[int, int]]:
     return found
 
 
-def argv_secret_values(argv: list[str]) -> list[str]:
-    """The secret values on a command line (see argv_secret_positions), worth hiding everywhere."""
-    return [v for i, k in argv_secret_positions(argv) if worth_hiding(v := argv[i][k:])]
+def argv_secret_values(argv: list[str], depth: int = 0) -> list[str]:
+    """The secret values on a command line, worth hiding everywhere: those of argv_secret_positions, a URL's
+    password in any argument, a secret-named value in a JSON argument (`--config '{"password": "X"}'`), and
+    the same again in the commands of a shell string (`bash -c "DB_PASSWORD=X ./serve; echo X"`)."""
+    values = [_unquoted(argv[i][k:]) for i, k in argv_secret_positions(argv)]
+    for arg in argv:
+        values += _inner_secret_values(arg.partition("=")[2] if arg.startswith("-") else arg)
+    if depth < MAX_SHELL_DEPTH:
+        for script in _shell_scripts(argv):
+            for command in _shell_commands(script):
+                values += argv_secret_values(command, depth + 1)
+    return [v for v in dict.fromkeys(values) if worth_hiding(v)]
+
+
+# A word that gives a name a value: a Hydra/OmegaConf override (`db.password=X`, `+trainer.api_key=X`, `++x.token=X`),
+# helm's `--set auth.token=X`, `VAR=X` before a command (env, docker -e, a shell). The name is judged by is_secret_name.
+NAME_ASSIGNED = re.compile(r"[+~]{0,2}(?P<name>[A-Za-z_][A-Za-z0-9_.\-]{0,127})=")
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash"})
+SHELL_SEPARATOR = re.compile(r"[;&|()<>]+")
+SHELL_WORD = re.compile(r"[;&|()<>]+|[^\s;&|()<>]+")
+MAX_SHELL_DEPTH = 4       # `bash -c "sh -c '...'"` is looked into this deep
+MAX_JSON_ARGUMENT = 1 << 20
+
+
+def _unquoted(value: str) -> str:
+    return value[1:-1] if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"" else value
+
+
+def _assigned_secret_at(word: str) -> int | None:
+    """Where the value of a secret-named assignment (`db.password=X`) starts in word; None when the word is
+    none, or its value is a setting, a number, a path, a reference (`${oc.env:PW}`, `$PW`) or a model's special token."""
+    m = NAME_ASSIGNED.match(word)
+    if m is None or not is_secret_name(m.group("name")):
+        return None
+    value = _unquoted(word[m.end():])
+    words = name_words(m.group("name"))
+    if (cannot_be_secret(value) or is_location(value) or value.startswith("$")
+            or NOT_A_SECRET_REFERENCE.fullmatch(value) or (value.isdigit() and "token" in words)):
+        return None
+    if words[-1] in END_WORDS and tuple(words[-2:]) not in SECRET_PAIRS and not _weak_flag_secret(value):
+        return None  # dataset.key=train, {"key": "label"}: a bare KEY or PIN names a secret only with a key-like value
+    return m.end()
+
+
+def _inner_secret_values(word: str) -> list[str]:
+    """Secrets inside one argument: a URL's password (`postgres://u:PW@h/db`), secret-named string values of a
+    JSON object or list."""
+    values = []
+    if "://" in word:
+        for m in URL_USERINFO.finditer(word):
+            password = m.group("userinfo").partition(":")[2]
+            if password and password != REDACTED:
+                values += [password, unquote(password)]
+    if word[:1] in "{[" and len(word) <= MAX_JSON_ARGUMENT:
+        try:
+            values += _json_secret_values(json.loads(word), 0)
+        except (ValueError, RecursionError):
+            pass
+    return values
+
+
+def _json_secret_values(data: object, depth: int) -> list[str]:
+    values: list[str] = []
+    if depth > 64:
+        return values
+    items = data.items() if isinstance(data, dict) else enumerate(data) if isinstance(data, list) else ()
+    for key, value in items:
+        if isinstance(value, str):
+            if isinstance(key, str) and _assigned_secret_at(f"{key}={value}") is not None:
+                values.append(value)
+            values += _inner_secret_values(value)
+        else:
+            values += _json_secret_values(value, depth + 1)
+    return values
+
+
+def _shell_scripts(argv: list[str]) -> list[str]:
+    """The scripts a command line gives a shell: `bash -c SCRIPT`, `sh -lc SCRIPT`, `bash -euo pipefail -c SCRIPT`,
+    also after a launcher (`docker run img sh -c SCRIPT`, `srun bash -c SCRIPT`)."""
+    scripts = []
+    for i, arg in enumerate(argv):
+        if os.path.basename(arg) not in SHELLS:
+            continue
+        j = i + 1
+        while j < len(argv) and argv[j][:1] in "-+" and argv[j] != "--" and not argv[j].startswith("--"):
+            option = argv[j]
+            if option[0] == "-" and "c" in option[1:]:
+                if j + 1 < len(argv):
+                    scripts.append(argv[j + 1])
+                break
+            j += 2 if option.endswith("o") else 1   # -o pipefail
+    return scripts
+
+
+def _shell_commands(script: str) -> list[list[str]]:
+    """A shell string's simple commands as argv lists, split at ; & | ( ) < > (shlex's reading; where its quotes
+    do not balance, words split at blanks with their quote characters taken off)."""
+    try:
+        lexer = shlex.shlex(script, posix=True, punctuation_chars=True)
+        lexer.whitespace_split = True
+        words = list(lexer)
+    except ValueError:
+        words = [w.strip("'\"") for w in SHELL_WORD.findall(script)]
+    commands: list[list[str]] = [[]]
+    for word in words:
+        if SHELL_SEPARATOR.fullmatch(word):
+            commands.append([])
+        elif word:
+            commands[-1].append(word)
+    return [c for c in commands if c]
 
 
 def _lower(text: str) -> str:
