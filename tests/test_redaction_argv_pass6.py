@@ -104,3 +104,22 @@ def test_a_bare_key_name_needs_a_key_like_value(argv):
 
 def test_a_bare_key_name_with_a_key_like_value_is_a_secret():
     _known(["python", "train.py", "dataset.key=Zq8DaspUtbuleC5C0Hzj"], "Zq8DaspUtbuleC5C0Hzj")
+
+
+# ---- F5: credential variables whose one word ends the way a password's name does ----------------------------
+@pytest.mark.parametrize("name", ["SSHPASS", "LDAP_BINDPW", "LDAP_BINDPASS", "SLAPD_ROOTPW", "KEYSTORE_STOREPASS",
+                                  "KEYPASS", "SRCSTOREPASS", "DESTKEYPASS", "APPKEY"])
+def test_password_words_of_tools_are_secret_names(name):
+    from aiperf_lab.triage.redact import is_secret_name
+    assert is_secret_name(name)
+    redactor = Redactor({name: "Zx9!envSSHPASS1"})
+    assert redactor.has_secrets
+    assert redactor.environment({name: "Zx9!envSSHPASS1"})[name] == REDACTED
+    assert "Zx9!envSSHPASS1" not in redactor.text("got Zx9!envSSHPASS1")
+
+
+@pytest.mark.parametrize("name", ["PGPASSFILE", "SSHPASS_FILE", "GIT_ASKPASS", "SUDO_ASKPASS", "SSH_ASKPASS", "BYPASS",
+                                  "NO_PROXY_BYPASS", "COMPASS_DIR", "NCCL_IB_PKEY", "PGPASSFILE_DIR"])
+def test_paths_and_programs_of_that_family_are_not(name):
+    from aiperf_lab.triage.redact import is_secret_name
+    assert not is_secret_name(name)

@@ -121,8 +121,11 @@ QUANTITY_WORDS = {"count", "counts", "size", "sizes", "len", "length", "lengths"
 QUALIFIER_BEFORE = {"max", "min", "num", "n", "total", "per", "avg", "mean", "disable", "enable", "use", "implicit", "no",
                     "skip", "allow", "require"}
 # One word that ends with a secret word is one too (PGPASSWORD, HFTOKEN, CLIENTSECRET from clientSecret).
+# Tools' own one-word names too: SSHPASS (sshpass -e), LDAP_BINDPW / BINDPASS, slapd's ROOTPW, keytool's STOREPASS and
+# KEYPASS (SRCSTOREPASS, DESTKEYPASS), APPKEY. (PGPASSFILE, GIT_ASKPASS name a file and a program: no such ending.)
 SECRET_SUFFIXES = ("token", "secret", "password", "passwd", "apikey", "accesskey", "privatekey", "secretkey", "privkey",
-                   "authkey", "passphrase", "passcode", "credential", "credentials", "creds", "passkey")
+                   "authkey", "passphrase", "passcode", "credential", "credentials", "creds", "passkey",
+                   "sshpass", "bindpw", "bindpass", "rootpw", "storepass", "keypass", "appkey")
 NOT_SECRET_WORDS = {"tiktoken"}
 NAME_WORD_SPLIT = re.compile(r"[_.\-]+")
 CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
