@@ -89,7 +89,7 @@ def test_ordinary_arguments_give_no_secret(argv):
 
 def test_nested_shell_strings_are_bounded():
     script = SECRET
-    for _ in range(200):
+    for _ in range(7):   # (each level of quoting grows it about 5 times)
         script = "bash -c " + __import__("shlex").quote(f"x --token {script}")
     assert argv_secret_values(["bash", "-c", script]) is not None   # returns, whatever it finds that deep
 
@@ -123,3 +123,22 @@ def test_password_words_of_tools_are_secret_names(name):
 def test_paths_and_programs_of_that_family_are_not(name):
     from aiperf_lab.triage.redact import is_secret_name
     assert not is_secret_name(name)
+
+
+# ---- F9: values under a token-ish name that are plainly no secret ---------------------------------------------
+@pytest.mark.parametrize("line", [
+    "step=100 loss=2.3412 tokens/s=51234 token=128000 pass=2",
+    "generate(max_new_tokens=256, pad_token='<|endoftext|>')",
+    "tokenizer(pad_token=\"</s>\", unk_token='[UNK]', mask_token='<mask>')",
+    '{"bos_token": "<|begin_of_text|>", "token": 50256}',
+])
+def test_token_counts_and_special_tokens_stay(line):
+    assert Redactor({}).text(line) == line
+
+
+@pytest.mark.parametrize("line", [
+    "token=Zq8DaspUtbuleC5C0HzjwSLo", "pad_token='Zq8DaspUtbuleC5C0HzjwSLo'", "password=128000",
+    "api_token: 'hunter2x!'", "token=12345678901234567890123",
+])
+def test_real_token_values_still_go(line):
+    assert REDACTED in Redactor({}).text(line)

@@ -451,6 +451,8 @@ SECRET_ASSIGNMENTS = [re.compile(keyword + _ASSIGNMENT_TAIL) for keyword in (
     # Docker's "auth": "<base64>" (whole words: bypass, compass, passage, oauth stay)
     r"pass(?<![a-z0-9]pass)(?:phrase)?(?![a-z])", r"pw(?<![a-z0-9]pw)(?![a-z])", r"pwd(?:(?<=;pwd)|(?<=; pwd))",
     "accountkey", "sharedaccesskey", r"sig(?<=[?&]sig)(?==)", r"auth(?<![a-z0-9]auth)(?=[\"']?[ \t]{0,3}[=:])")]
+TOKEN_ASSIGNMENT = SECRET_ASSIGNMENTS[0]
+MAX_TOKEN_COUNT_DIGITS = 6   # token=128000 is an id or a count (a vocabulary has under a million); more digits may be a credential
 # Assignments back to back (`pass pass=` repeated, `token=abc,token=abd`): after one, a run of more of the same
 # keyword, each after 1 to 4 blanks, commas or semicolons, with no more to its name (nothing to judge there), its
 # value right after its `=` or `:` and holding neither (so a substitution finds each value). One span for the run.
@@ -2008,10 +2010,14 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
         runs = (ASSIGNMENT_RUNS[pattern].match, ASSIGNMENT_LINE_RUNS[pattern].match) if pattern in ASSIGNMENT_RUNS else None
         wait, backoff = 0, 1  # after a try for a run that found none, the next few matches try none (texts of matches apart)
         matches = pattern.finditer(lower)
+        counts = pattern is TOKEN_ASSIGNMENT
         while (m := next(matches, None)) is not None:
             value_start, value_end = m.span(value_group)
             if harmless[text[value_start:value_end]]:
                 continue  # secret=False, token: 0, gpu_pw=350.2, a path, one already redacted
+            if counts and (digits := text[value_start:value_end].rstrip(")]}>")).isdigit() and len(
+                    digits) <= MAX_TOKEN_COUNT_DIGITS:
+                continue  # token=128000: a token id or count
             if text[value_end - 1] == ":" and text.startswith(" ", value_end) and "\n" in m.group("sep"):
                 continue  # a YAML mapping under the name (secretKeyRef:\n  name: db), not its value
             start = m.start()
@@ -2337,7 +2343,9 @@ def _secret_value(text: str) -> bool:
     """Whether a value found by its name can be a secret (not a setting, a small number or a path)."""
     value = text.strip().strip("'\"")
     return (len(value) >= 3 and value != REDACTED and not cannot_be_secret(value)
-            and not ("/" in value and is_location(value)))
+            and not ("/" in value and is_location(value))
+            and not (value[0] in "<[$%" and NOT_A_SECRET_REFERENCE.fullmatch(value)))  # pad_token='<|endoftext|>'
+
 
 
 def _env_item_spans(text: str) -> list[Span]:
