@@ -127,6 +127,7 @@ MEMCPY_KIND_LABELS = {
 NVTX_PUSHPOP, NVTX_STARTEND, NVTXT_PUSHPOP, NVTXT_STARTEND = 59, 60, 70, 71
 NVTX_DOMAIN_CREATE = 75
 NVTX_RANGE_TYPES = (NVTX_PUSHPOP, NVTX_STARTEND, NVTXT_PUSHPOP, NVTXT_STARTEND)
+_VIRTUAL_GENERATED = 2  # PRAGMA table_xinfo's "hidden": 2 a VIRTUAL generated column, 3 a STORED one
 PID_MASK = 0xFFFFFFFFFF000000  # globalTid -> globalPid (keeps the VM/host bits)
 
 
@@ -177,10 +178,28 @@ class NsysDatabase:
         self._checked: dict[str, set[str]] = {}  # table -> columns whose values were checked
         if not any(t in self.tables for t in _NSYS_MARKERS):
             raise NotAProfile(f"{self.path}: an SQLite database, but not an Nsight Systems export")
+        self._refuse_computed_columns(rows)
         self._columns: dict[str, list[str]] = {}
         # What one report computed that another in the same run reuses rather than scan again (the
         # overview's kernel totals per name: cuda_gpu_kern_sum's groups give kernel_breakdown's sums).
         self.memo: dict[object, object] = {}
+
+    def _refuse_computed_columns(self, schema: list[tuple]) -> None:
+        """InputError if a table holds a VIRTUAL generated column: SQLite computes its expression at every
+        read of a row, any expression (one of hex(zeroblob(20e6)) made a 1.8 MB export's report run 70 s),
+        so it is a query hidden in a table, as a view is; nsys writes none. A STORED one is computed when
+        the row is written and read as any column (it costs a read nothing more), so it is read."""
+        for name, _kind, sql in schema:
+            # (GENERATED ALWAYS is optional in the syntax: "x AS (expr)" declares one too)
+            if name in self.tables and isinstance(sql, str) and "AS" in sql.upper():
+                try:
+                    columns = self.con.execute(f"PRAGMA table_xinfo([{name}])").fetchall()
+                except sqlite3.DatabaseError as exc:
+                    raise InputError(f"{self.path}: not a readable SQLite database ({exc})") from None
+                computed = [row[1] for row in columns if row[6] == _VIRTUAL_GENERATED]
+                if computed:
+                    raise InputError(f"{self.path}: not a valid nsys export: {name}.{computed[0]} is a generated "
+                                     "column, computed at every read (nsys writes none)")
 
     def close(self) -> None:
         for thread, _then, _box in self._prefetched.values():
