@@ -127,8 +127,30 @@ MEMCPY_KIND_LABELS = {
 NVTX_PUSHPOP, NVTX_STARTEND, NVTXT_PUSHPOP, NVTXT_STARTEND = 59, 60, 70, 71
 NVTX_DOMAIN_CREATE = 75
 NVTX_RANGE_TYPES = (NVTX_PUSHPOP, NVTX_STARTEND, NVTXT_PUSHPOP, NVTXT_STARTEND)
+# Python runs a signal's handler (Ctrl-C's KeyboardInterrupt, aiperf-stats' SIGTERM) only between bytecodes
+# of the main thread, never while SQLite runs a statement for it. A progress handler is Python called every
+# this many SQLite VM steps (10-60 ms of a query): the handler runs there, its exception ends the statement
+# ("interrupted"), and query() raises KeyboardInterrupt. 22 calls over a 1M-kernel GROUP BY: no cost seen.
+PROGRESS_STEPS = 1_000_000
 _VIRTUAL_GENERATED = 2  # PRAGMA table_xinfo's "hidden": 2 a VIRTUAL generated column, 3 a STORED one
 PID_MASK = 0xFFFFFFFFFF000000  # globalTid -> globalPid (keeps the VM/host bits)
+
+
+def _let_signal_handlers_run() -> int:
+    return 0  # (a pending signal's handler runs as this is called; 0: the statement goes on)
+
+
+def interrupted(exc: BaseException) -> bool:
+    """Whether an SQLite error is a statement ended by a signal (see PROGRESS_STEPS) or by interrupt()."""
+    return isinstance(exc, sqlite3.OperationalError) and str(exc) == "interrupted"
+
+
+def read_failure(path: Path, exc: sqlite3.Error) -> BaseException:
+    """What to raise for an SQLite error while reading an export: KeyboardInterrupt where a signal ended
+    the statement, else InputError."""
+    if interrupted(exc):
+        return KeyboardInterrupt()
+    return InputError(f"{path}: the export is damaged or truncated ({exc})")
 
 
 def _lenient_text(raw: bytes) -> str:
@@ -160,8 +182,10 @@ class NsysDatabase:
         _check_sqlite_file(self.path)
         uri = self._uri = self.path.resolve().as_uri() + "?mode=ro"
         self._prefetched: dict[str, tuple] = {}  # SQL -> (thread, result box): see prefetch()
+        self._apart: set[sqlite3.Connection] = set()  # the prefetch threads' open connections
         try:
             self.con = sqlite3.connect(uri, uri=True)
+            self.con.set_progress_handler(_let_signal_handlers_run, PROGRESS_STEPS)
             self.con.text_factory = _lenient_text
             self.con.execute("PRAGMA trusted_schema = OFF")
             rows = self.con.execute("SELECT name, type, sql FROM sqlite_master").fetchall()
@@ -195,13 +219,21 @@ class NsysDatabase:
                 try:
                     columns = self.con.execute(f"PRAGMA table_xinfo([{name}])").fetchall()
                 except sqlite3.DatabaseError as exc:
+                    if interrupted(exc):
+                        raise KeyboardInterrupt from None
                     raise InputError(f"{self.path}: not a readable SQLite database ({exc})") from None
                 computed = [row[1] for row in columns if row[6] == _VIRTUAL_GENERATED]
                 if computed:
                     raise InputError(f"{self.path}: not a valid nsys export: {name}.{computed[0]} is a generated "
                                      "column, computed at every read (nsys writes none)")
 
+    def cancel(self) -> None:
+        """End the prefetch threads' statements now (thread-safe): their results are no longer wanted."""
+        for con in list(self._apart):
+            con.interrupt()
+
     def close(self) -> None:
+        self.cancel()
         for thread, _then, _box in self._prefetched.values():
             thread.join()
         self._prefetched.clear()
@@ -288,10 +320,12 @@ class NsysDatabase:
     def _query_apart(self, sql: str, then: Callable | None, box: dict) -> None:
         try:
             con = sqlite3.connect(self._uri, uri=True)
+            self._apart.add(con)
             try:
                 con.execute("PRAGMA trusted_schema = OFF")
                 rows = con.execute(sql).fetchall()
             finally:
+                self._apart.discard(con)
                 con.close()
             box["result"] = rows if then is None else then(rows)
         except Exception as exc:  # noqa: BLE001 (query() runs it again and reports what it finds)
@@ -302,7 +336,11 @@ class NsysDatabase:
         if pending is None:
             return None
         thread, their_then, box = pending
-        thread.join()
+        try:
+            thread.join()  # (a signal's handler runs during the wait: Ctrl-C ends it at once)
+        except BaseException:
+            self.cancel()
+            raise
         return box if their_then is then and "result" in box else None
 
     def query_then(self, sql: str, then: Callable[[list[tuple]], object]) -> object:
@@ -320,9 +358,11 @@ class NsysDatabase:
             if self.con.text_factory is str and "decode" in str(exc):
                 self.lenient_text()
                 return self.query(sql, params)
-            raise InputError(f"{self.path}: the export is damaged or truncated ({exc})") from None
+            if interrupted(exc):
+                self.cancel()
+            raise read_failure(self.path, exc) from None
         except sqlite3.DatabaseError as exc:
-            raise InputError(f"{self.path}: the export is damaged or truncated ({exc})") from None
+            raise read_failure(self.path, exc) from None
         except OverflowError:  # an integer sum past 64 bits
             raise InputError(f"{self.path}: not a valid nsys export: values too large to add up") from None
 
@@ -368,7 +408,9 @@ class NsysDatabase:
         threads = min(4, os.cpu_count() or 1)
         try:  # (a table WITHOUT ROWID has none: read whole)
             last = self.con.execute(f"SELECT max(rowid) FROM [{table}]").fetchone()[0]
-        except sqlite3.Error:
+        except sqlite3.Error as exc:
+            if interrupted(exc):
+                raise KeyboardInterrupt from None
             last = None
         if type(last) is not int or last < min_rows or threads < 2:
             return [""]
