@@ -4,6 +4,7 @@ run is benchmarks/fuzz_stats.py)."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import random
@@ -184,6 +185,67 @@ def test_a_gzip_bomb_is_refused_quickly(tmp_path, monkeypatch):
     outcome = run_stats([path])
     assert outcome.code == 2 and "bomb" in outcome.err and outcome.err.count("\n") == 1
     assert time.monotonic() - began < 10
+
+
+def _event_bomb(path, events: int, isize: int | None = None):
+    """A .json.gz of `events` identical kernel events (about 100 bytes each, 300x smaller once
+    compressed), its trailer's declared size replaced by `isize` if given."""
+    import gzip
+    event = b'{"ph":"X","cat":"kernel","name":"k","ts":1,"dur":2,"pid":0,"tid":7,"args":{"device":0,"stream":7}},'
+    packed = io.BytesIO()
+    with gzip.GzipFile(fileobj=packed, mode="wb", compresslevel=9, mtime=0) as handle:
+        handle.write(b'{"traceEvents": [')
+        for _ in range(events // 10_000):
+            handle.write(event * 10_000)
+        handle.write(event[:-1] + b"]}")
+    data = bytearray(packed.getvalue())
+    if isize is not None:
+        data[-4:] = isize.to_bytes(4, "little")
+    path.write_bytes(bytes(data))
+    return path
+
+
+def _events_read_before_refusal(path) -> int:
+    from aiperf_lab.metrics.json_stream import TraceReader
+    from aiperf_lab.errors import InputError
+
+    read = 0
+    with pytest.raises(InputError, match="decompression bomb"):
+        for _ in TraceReader(path).events():
+            read += 1
+    return read
+
+
+def test_a_gzip_bomb_of_events_is_refused_before_its_events_are_read(tmp_path, monkeypatch):
+    # rt5 F7: 20M identical kernel events, 6.7 MB on disk: 6.4M of them were parsed (103 s, 1.15 GB) before
+    # the total passed 100x the file's size. Its trailer says what it inflates to: refused before inflating.
+    from aiperf_lab.metrics import json_stream
+
+    monkeypatch.setattr(json_stream, "GZIP_FLOOR_BYTES", 1 << 20)
+    path = _event_bomb(tmp_path / "bomb.json.gz", 1_000_000)  # 100 MB inflated, about 330 kB on disk
+    assert _events_read_before_refusal(path) == 0
+    outcome = run_stats([path, "--report", "cuda_gpu_kern_sum"])
+    assert outcome.code == 2 and "declares" in outcome.err and outcome.err.count("\n") == 1
+
+
+def test_a_gzip_bomb_whose_trailer_lies_is_refused_at_the_floor(tmp_path, monkeypatch):
+    # The trailer is a lie (a gzip's own check of it comes only at its end): the ratio of what was inflated
+    # to what was read refuses it once the floor (1 MiB here) is passed, not at 100x the file's size (33 MB).
+    from aiperf_lab.metrics import json_stream
+
+    monkeypatch.setattr(json_stream, "GZIP_FLOOR_BYTES", 1 << 20)
+    path = _event_bomb(tmp_path / "liar.json.gz", 1_000_000, isize=1000)
+    read = _events_read_before_refusal(path)
+    assert read * 100 < (1 << 20) + 2 * json_stream.CHUNK_BYTES  # (what one read of the inflate gives more)
+
+
+def test_a_true_gzip_trace_is_read_as_the_plain_one(tmp_path):
+    import gzip
+    plain = run_stats([TRACE, "--report", "cuda_gpu_kern_sum", "--format", "csv"])
+    packed = tmp_path / "trace.json.gz"
+    packed.write_bytes(gzip.compress(TRACE.read_bytes()))
+    assert plain.code == 0 and plain.out.count("\n") > 2
+    assert run_stats([packed, "--report", "cuda_gpu_kern_sum", "--format", "csv"]).out == plain.out
 
 
 @FAST
