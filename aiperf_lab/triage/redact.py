@@ -2718,10 +2718,24 @@ def _own_addresses(host_names: list[str]) -> set[str]:
 # what is found there goes in every column that shows those bytes (only those lines are looked at one by one).
 _HEX_LINE = (r"(?P<offset>[0-9a-fA-F]{4,16})(?P<hex>(?: {1,2}[0-9a-fA-F]{2}){1,64})"
              r"(?: {1,64}(?:\|(?P<pipe>[^\n]{0,64})\||>(?P<angle>[^\n]{0,64})<))?[ \t]*\r?")
-_XXD_LINE = r"(?P<offset>[0-9a-fA-F]{4,16}):(?P<hex>(?: (?:[0-9a-fA-F]{2}){1,4}){1,32})  (?P<text>[^\n]{1,256})"
-# plain `hexdump` and `od -x`: 2-byte words, each in little-endian order (6668 is "hf")
-_WORDS_LINE = r"(?P<offset>[0-7]{7}|[0-9a-fA-F]{7})(?P<hex>(?: [0-9a-fA-F]{4}){1,8})[ \t]*\r?"
+_XXD_LINE = r"(?P<offset>[0-9a-fA-F]{4,16}):(?P<hex>(?: (?:[0-9a-fA-F]{2}){1,16}){1,32})  (?P<text>[^\n]{1,256})"
+# `xxd -e`: 4-byte groups, each in little-endian order, the last one shorter and set to the right (also read as xxd)
+_XXD_LE_LINE = (r"(?P<offset>[0-9a-fA-F]{4,16}):(?P<hex>(?: [0-9a-fA-F]{8}){0,8}"
+                r"(?: {3}[0-9a-fA-F]{6}| {5}[0-9a-fA-F]{4}| {7}[0-9a-fA-F]{2}| [0-9a-fA-F]{8}))  (?P<text>[^\n]{1,256})")
+# `xxd -b`: bytes as 8 bits
+_XXD_BITS_LINE = r"(?P<offset>[0-9a-fA-F]{4,16}):(?P<hex>(?: [01]{8}){1,32})  (?P<text>[^\n]{1,256})"
+# plain `hexdump`, `hexdump -x`, `od -x` and `od -An -tx2` (two words at least, then): 2-byte words, each in
+# little-endian order (6668 is "hf")
+_WORDS_LINE = (r"(?P<offset>[0-7]{7}|[0-9a-fA-F]{7}|(?=(?: {1,4}[0-9a-fA-F]{4}){2}))"
+               r"(?P<hex>(?: {1,4}[0-9a-fA-F]{4}){1,8})[ \t]*\r?")
+# `od -c` / `hexdump -c` (a character per 4-wide cell, octal for the others), `od -b` / `hexdump -b` (octal bytes)
 _OD_LINE = r"(?P<offset>[0-7]{7}|[0-9a-fA-F]{6,8})(?P<cells>(?:   [^\s\\]|  \\[0abfnrtv\\]| [0-7]{3}|    ){1,32})\r?"
+# `od -tu1` / `od -td1`: decimal bytes after an offset (-128 to 255)
+_DECIMAL_LINE = r"(?P<offset>[0-7]{7})(?P<cells>(?: {1,4}-?[0-9]{1,3}){1,32})[ \t]*\r?"
+# hex pairs with ":" or "-" between, or "0x" pairs with ", " between (`xxd -i`), a whole line each (a separator may
+# end it): a block of such lines is one text, so a secret wrapped over them is read whole
+_SEPARATED_LINE = (r"(?P<hex>[ \t]{0,8}(?:[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2}){1,4095}:?|[0-9a-fA-F]{2}(?:-[0-9a-fA-F]{2}){1,4095}-?"
+                   r"|0[xX][0-9a-fA-F]{2}(?:, ?0[xX][0-9a-fA-F]{2}){1,4095},?))[ \t]*\r?")
 # `xxd -p` (bare hex, 60 digits a line) and `od -An -tx1` (spaced pairs, 16 a line, no offset): a block of such lines
 # is decoded whole, so a secret wrapped over lines is found as it is in one line. A line of 1 to 4 bytes (shorter
 # than any secret) counts only beside another dump line: after a line that ends in 5 such bytes (a wrapped dump's
@@ -2729,30 +2743,41 @@ _OD_LINE = r"(?P<offset>[0-7]{7}|[0-9a-fA-F]{6,8})(?P<cells>(?:   [^\s\\]|  \\[0
 # it is a number or a word ("1234", "cafe") on a log line of its own, and a log of them in turn with words was a
 # million blocks in 20 MiB.
 _AFTER_BARE_LINE = "|".join(rf"(?<={end}{newline})" for end in (
-    "[0-9a-fA-F]{10}", "(?: [0-9a-fA-F]{2}){5}", *(rf"\n[0-9a-fA-F]{{{2 * n}}}" for n in (1, 2, 3, 4)),
-    *(rf"\n(?: [0-9a-fA-F]{{2}}){{{n}}}" for n in (1, 2, 3, 4))) for newline in (r"\n", r"\r\n"))
-_SHORT_BARE = r"[ \t]{0,4}[0-9a-fA-F]{2}(?: ?[0-9a-fA-F]{2}){0,3}"
-_BEFORE_BARE_LINE = r"(?=[ \t]*\r?\n[ \t]{0,4}[0-9a-fA-F]{2}(?: ?[0-9a-fA-F]{2}){0,31}[ \t]*\r?(?![^\n]))"
-_BARE_HEX_LINE = (r"(?P<hex>[ \t]{0,4}[0-9a-fA-F]{2}(?: ?[0-9a-fA-F]{2}){4,31}"
+    "[0-9a-fA-F]{10}", "(?:[ \t][0-9a-fA-F]{2}){5}", "(?:[ \t]{2}[0-9a-fA-F]{2}){5}",
+    *(rf"\n[0-9a-fA-F]{{{2 * n}}}" for n in (1, 2, 3, 4)),
+    *(rf"\n(?:[ \t][0-9a-fA-F]{{2}}){{{n}}}" for n in (1, 2, 3, 4))) for newline in (r"\n", r"\r\n"))
+# (pairs apart by nothing, one or two spaces or tabs: `od -An -tx1 | tr ' ' '\t'`, paste's joins; up to 4096 bytes a
+# line: `xxd -p -c 40`, `basenc --base16` at 76 columns)
+_SHORT_BARE = r"[ \t]{0,8}[0-9a-fA-F]{2}(?:[ \t]{0,2}[0-9a-fA-F]{2}){0,3}"
+_BEFORE_BARE_LINE = r"(?=[ \t]*\r?\n[ \t]{0,8}[0-9a-fA-F]{2}(?:[ \t]{0,2}[0-9a-fA-F]{2}){0,4095}[ \t]*\r?(?![^\n]))"
+_BARE_HEX_LINE = (r"(?P<hex>[ \t]{0,8}[0-9a-fA-F]{2}(?:[ \t]{0,2}[0-9a-fA-F]{2}){4,4095}"
                   rf"|(?:(?<=[0-9a-fA-F]\n)|(?<=[0-9a-fA-F]\r\n))(?:{_AFTER_BARE_LINE}){_SHORT_BARE}"   # (a hex digit before
                   rf"|{_SHORT_BARE}{_BEFORE_BARE_LINE})[ \t]*\r?")   # the line break first: most lines end otherwise)
 # What a text holds somewhere when it holds a bare dump line: a line of 5 bare bytes, or two bare lines in a row.
 # A text of none (most; "loss" and "1234" lines in turn too) is spared the splitter's lookbehinds at every line.
-BARE_HINT = re.compile(r"\n[ \t]{0,4}[0-9a-fA-F]{2}(?:(?: ?[0-9a-fA-F]{2}){4}"
-                       r"|(?: ?[0-9a-fA-F]{2}){0,3}[ \t]*\r?\n[ \t]{0,4}[0-9a-fA-F]{2})")
+BARE_HINT = re.compile(r"\n[ \t]{0,8}[0-9a-fA-F]{2}(?:(?:[ \t]{0,2}[0-9a-fA-F]{2}){4}"
+                       r"|(?:[ \t]{0,2}[0-9a-fA-F]{2}){0,3}[ \t]*\r?\n[ \t]{0,8}[0-9a-fA-F]{2})")
 # a line of 1 to 4 bare bytes at a stream's end may begin such a dump: the stream holds it until the next line
 SHORT_BARE_LINE = re.compile(_SHORT_BARE + r"[ \t]*\r?")
 # kind -> one dump line (its fields named), to find where a byte shows once something was found in it
-DUMP_LINES = {kind: re.compile(line + r"(?![^\n])") for kind, line in (("hex", _HEX_LINE), ("xxd", _XXD_LINE), ("od", _OD_LINE),
-                                                                      ("words", _WORDS_LINE), ("bare", _BARE_HEX_LINE))}
+DUMP_KINDS = (("hex", _HEX_LINE, "hex"), ("xxd", _XXD_LINE, "hex"), ("xxd-le", _XXD_LE_LINE, "hex"),
+              ("bits", _XXD_BITS_LINE, "hex"), ("od", _OD_LINE, "cells"), ("decimal-od", _DECIMAL_LINE, "cells"),
+              ("words", _WORDS_LINE, "hex"), ("bare", _BARE_HEX_LINE, "hex"), ("separated", _SEPARATED_LINE, "hex"))
+DUMP_LINES = {kind: re.compile(line + r"(?![^\n])") for kind, line, _ in DUMP_KINDS}
 # kind -> a newline and the line after it, the line and its hex (or cells) field captured: split gives every dump
 # line of a text, what lies between them and their fields without Python per line
 DUMP_SPLITTERS = {kind: re.compile(r"\n(" + re.sub(r"[(][?]P<([a-z]+)>", lambda g: "(" if g.group(1) == field else "(?:", line)
                                    + r")(?![^\n])")
-                  for kind, line, field in (("hex", _HEX_LINE, "hex"), ("xxd", _XXD_LINE, "hex"), ("od", _OD_LINE, "cells"),
-                                            ("words", _WORDS_LINE, "hex"), ("bare", _BARE_HEX_LINE, "hex"))}
+                  for kind, line, field in DUMP_KINDS}
 OD_ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "\\": "\\"}
 OD_ESCAPE_CELL = re.compile(r"  \\([0abfnrtv\\])")
+OCTAL_CELL = re.compile(r" [0-7]{3}")
+# an od cell (4 characters) -> the byte it shows: "   h", "  \\n", " 303" (octal); another cell shows its last character
+OD_CELLS = type("_OdCells", (dict,), {"__missing__": lambda self, cell: cell[3]})(
+    {**{f" {n:03o}": chr(n) for n in range(512)}, **{"  \\" + e: c for e, c in OD_ESCAPES.items()}})
+# od -td1 / -tu1 cells -> the byte (zero-padded too: an od -b line is read as decimal as well; any other, "-005")
+DECIMAL_BYTE = type("_DecimalBytes", (dict,), {"__missing__": lambda self, cell: chr(int(cell) & 255)})(
+    {f"{n:0{width}d}": chr(n & 255) for width in (1, 2, 3) for n in range(-128, 1000)})
 # 8 or more bytes as hex pairs with one separator throughout, or as a list of decimals
 SEPARATED_HEX = re.compile(r"(?<![0-9A-Za-z])(?:0[xX])?[0-9A-Fa-f]{2}(?P<sep>, ?0[xX]|[: -]|, ?)[0-9A-Fa-f]{2}"
                            r"(?:(?P=sep)[0-9A-Fa-f]{2}){6,4094}(?![0-9A-Za-z])")
@@ -2764,7 +2789,7 @@ SEPARATED_RUNS = [re.compile(rf"{sep}(?<=(?<![0-9A-Za-z])({_PAIR}){sep})(?<!{_PA
 SEPARATED_RUNS.append(re.compile(rf",(?:(?<=(?<![0-9A-Za-z])({_PAIR}),)((?: ?{_PAIR},){{6,4094}} ?{_PAIR})"
                                  rf"|(?<=(?<![0-9A-Za-z])0[xX]({_PAIR}),)((?: ?0[xX]{_PAIR},){{6,4094}} ?0[xX]{_PAIR}))"
                                  r"(?![0-9A-Za-z])"))
-NOT_HEX_DIGITS = str.maketrans("", "", " :,-")
+NOT_HEX_DIGITS = str.maketrans("", "", " :,-\t")
 # What every dump, run or list above holds somewhere: a line starting with hex digits, two pairs with a separator
 # after each, or "[" and a digit. Each searched alone, from its literal or separator (one alternation of all three
 # tried every position: 0.04 s per MiB of text that holds none, a fifth of all the rules' time on such text).
@@ -2809,11 +2834,22 @@ class _DumpPart:
         return self._table
 
 
+def _field_size(kind: str, field: str) -> int:
+    """Bytes one dump line's field shows (see _line_sizes)."""
+    return _line_sizes(kind, [field], [], 0)[0]
+
+
 def _line_sizes(kind: str, fields: list[str], block_ends: list[int], gap: int) -> list[int]:
-    """Bytes each dump line shows (an od cell is 4 characters, a byte otherwise 2 hex digits), each block's NULs
-    counted in its last line."""
+    """Bytes each dump line shows (an od cell is 4 characters, a decimal one a number, a bit byte 8 digits, a byte
+    otherwise 2 hex digits), each block's NULs counted in its last line."""
     if kind == "od":
         sizes = [len(f) >> 2 for f in fields]
+    elif kind == "decimal-od":
+        sizes = [len(f.split()) for f in fields]
+    elif kind == "bits":
+        sizes = [(len(f) - f.count(" ")) >> 3 for f in fields]
+    elif kind == "separated":
+        sizes = [len(f.replace("0x", "").replace("0X", "").translate(NOT_HEX_DIGITS)) >> 1 for f in fields]
     else:
         sizes = [(len(f) - f.count(" ") - f.count("\t")) >> 1 for f in fields]
     for i in block_ends:
@@ -2830,12 +2866,33 @@ def _decode_blocks(kind: str, fields: list[str], block_ends: list[int]) -> str:
         for i in block_ends:
             marked[i] += "   \0"
         shown = "".join(marked)
-        if "\\" in shown:
-            shown = OD_ESCAPE_CELL.sub(lambda e: "   " + OD_ESCAPES[e.group(1)], shown)
+        if "\\" in shown or OCTAL_CELL.search(shown) is not None:   # (od -c of plain text has neither: a slice)
+            return "".join(map(OD_CELLS.__getitem__, map(shown.__getitem__, map(slice, range(0, len(shown), 4),
+                                                                                  range(4, len(shown) + 4, 4)))))
         return shown[3::4]
+    if kind == "decimal-od":   # (each block's NUL a 0 after its last number)
+        for i in block_ends:
+            marked[i] += " 0"
+        return "".join(map(DECIMAL_BYTE.__getitem__, " ".join(marked).split()))
+    if kind == "bits":
+        for i in block_ends:
+            marked[i] += " 00000000"
+        bits = "".join(marked).replace(" ", "")
+        return int(bits, 2).to_bytes(len(bits) >> 3, "big").decode("latin-1")
     for i in block_ends:  # (every field is whole pairs of digits, so the join keeps them paired)
-        marked[i] += "0000" if kind == "words" else "00"
-    data = bytes.fromhex("".join(marked))
+        marked[i] += "0000" if kind == "words" else " 00000000" if kind == "xxd-le" else "00"
+    joined = "".join(marked)
+    if kind == "separated":
+        joined = joined.replace("0x", "").replace("0X", "").translate(NOT_HEX_DIGITS)
+    if kind == "xxd-le":   # each group's bytes the other way round (4 a group, the last of a line maybe fewer)
+        groups = joined.split()
+        if set(map(len, groups)) == {8}:
+            data = bytes.fromhex("".join(groups))
+            swapped = bytearray(data)
+            swapped[0::4], swapped[1::4], swapped[2::4], swapped[3::4] = data[3::4], data[2::4], data[1::4], data[0::4]
+            return bytes(swapped).decode("latin-1")
+        return b"".join(bytes.fromhex(group)[::-1] for group in groups).decode("latin-1")
+    data = bytes.fromhex(joined)
     if kind == "words":  # each word's two bytes the other way round (each block is whole words, its NULs too)
         swapped = bytearray(data)
         swapped[0::2], swapped[1::2] = data[1::2], data[0::2]
@@ -2843,7 +2900,7 @@ def _decode_blocks(kind: str, fields: list[str], block_ends: list[int]) -> str:
     return data.decode("latin-1")
 
 
-BLOCK_GAP = {"words": 2}   # NULs after each block: one, or a word's two
+BLOCK_GAP = {"words": 2, "xxd-le": 4}   # NULs after each block: one, or a word's two, or a group's four
 
 
 def _dump_parts(text: str) -> tuple[str, list[_DumpPart]]:
@@ -2909,25 +2966,15 @@ def _run_starts(between: str, pattern: re.Pattern[str], gap_map: tuple[list[int]
     return [at - gap_starts[g] + text_starts[g] for at in found for g in (bisect.bisect_right(gap_starts, at) - 1,)]
 
 
-def _pair_start(hex_field: str, k: int) -> int:
-    """Where byte k's two hex digits start in a dump line's hex field (pairs apart by one space, maybe one
-    wider gap in the middle as hexdump -C has, or xxd's groups of pairs), -1 when the field is laid out otherwise."""
-    lead = len(hex_field) - len(hex_field.lstrip(" "))
-    if hex_field[lead + 2:lead + 3] in (" ", ""):
-        at = lead + 3 * k  # pairs apart by one space
-        gap = hex_field.find("  ", lead)
-        if gap >= 0 and at > gap:
-            at += 1
-    else:  # xxd: groups of g bytes
-        end = hex_field.find(" ", lead)
-        group = ((end if end >= 0 else len(hex_field)) - lead) >> 1
-        at = lead + k // group * (2 * group + 1) + 2 * (k % group)
-    pair = hex_field[at:at + 2]
-    return at if len(pair) == 2 and HEX_PAIR.fullmatch(pair) else -1
+# where a dump line's field shows each byte, by kind (hex pairs at any spacing; words, groups, numbers, bits)
+BYTE_CELLS = {"words": re.compile(r"[0-9a-fA-F]{4}"), "xxd-le": re.compile(r"[0-9a-fA-F]+"),
+              "decimal-od": re.compile(r"-?[0-9]{1,3}"), "bits": re.compile(r"[01]{8}"),
+              "separated": re.compile(r"(?:0[xX])?[0-9a-fA-F]{2}")}
+BYTES_PER_CELL = {"words": 2, "xxd-le": 4}
 
 
 def _dump_columns(text: str, part: _DumpPart, index: int, k: int, j: int) -> list[tuple[int, int]]:
-    """Where bytes k..j of a part's line show in text: one (start, end) per column (hex, characters)."""
+    """Where bytes k..j of a part's line show in text: one (start, end) per column (numbers, characters)."""
     starts, _ = part.lines()
     line_start = starts[index]
     if part.kind in ("run", "decimal"):
@@ -2940,29 +2987,23 @@ def _dump_columns(text: str, part: _DumpPart, index: int, k: int, j: int) -> lis
     m = DUMP_LINES[part.kind].match(text, line_start)
     if m is None:
         return []
-    field = m.group("cells" if part.kind == "od" else "hex")
-    size = len(field) >> 2 if part.kind == "od" else (len(field) - field.count(" ") - field.count("\t")) >> 1
+    name = "cells" if part.kind in ("od", "decimal-od") else "hex"
+    field = m.group(name)
+    size = _field_size(part.kind, field)
     j = min(j, size - 1)  # (the NULs after a block's last line)
     if k > j:
         return []
+    base = m.start(name)
     if part.kind == "od":
-        base = m.start("cells")
         return [(base + 4 * k + 1, base + 4 * j + 4)]
-    if part.kind == "words":  # the words that hold bytes k..j
-        base = m.start("hex") + 1
-        return [(base + 5 * (k >> 1), base + 5 * (j >> 1) + 4)]
-    if k == 0 and j == size - 1:  # the whole line (a dump of a secret: most lines), whatever its layout
-        first, last = len(field) - len(field.lstrip(" \t")), len(field) - 2
-    else:
-        first, last = _pair_start(field, k), _pair_start(field, j)
-    if first < 0 or last < 0:
-        digits = [i for i, c in enumerate(field) if c not in " \t"]
-        first, last = digits[2 * k], digits[2 * j]
-    columns = [(m.start("hex") + first, m.start("hex") + last + 2)]
+    per_cell = BYTES_PER_CELL.get(part.kind, 1)
+    cells = list(BYTE_CELLS.get(part.kind, HEX_PAIR).finditer(field))
+    # (the cells that hold bytes k..j: a word holds 2, an xxd -e group 4, any other cell 1)
+    columns = [(base + cells[k // per_cell].start(), base + cells[min(j // per_cell, len(cells) - 1)].end())]
     column = -1
-    if part.kind == "bare":  # no character column
+    if part.kind in ("bare", "words", "separated", "decimal-od"):  # no character column
         pass
-    elif part.kind == "xxd":
+    elif part.kind in ("xxd", "xxd-le", "bits"):
         shown = m.group("text").rstrip("\r")
         column = m.start("text") + len(shown) - size if len(shown) >= size else -1
     elif m.group("pipe") is not None and len(m.group("pipe")) == size:
