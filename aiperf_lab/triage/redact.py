@@ -2724,10 +2724,10 @@ _XXD_LE_LINE = (r"(?P<offset>[0-9a-fA-F]{4,16}):(?P<hex>(?: [0-9a-fA-F]{8}){0,8}
                 r"(?: {3}[0-9a-fA-F]{6}| {5}[0-9a-fA-F]{4}| {7}[0-9a-fA-F]{2}| [0-9a-fA-F]{8}))  (?P<text>[^\n]{1,256})")
 # `xxd -b`: bytes as 8 bits
 _XXD_BITS_LINE = r"(?P<offset>[0-9a-fA-F]{4,16}):(?P<hex>(?: [01]{8}){1,32})  (?P<text>[^\n]{1,256})"
-# plain `hexdump`, `hexdump -x`, `od -x` and `od -An -tx2` (two words at least, then): 2-byte words, each in
+# plain `hexdump`, `hexdump -x`, `od -x`, and `od -An -tx2` (no offset: two words at least): 2-byte words, each in
 # little-endian order (6668 is "hf")
-_WORDS_LINE = (r"(?P<offset>[0-7]{7}|[0-9a-fA-F]{7}|(?=(?: {1,4}[0-9a-fA-F]{4}){2}))"
-               r"(?P<hex>(?: {1,4}[0-9a-fA-F]{4}){1,8})[ \t]*\r?")
+_WORDS_LINE = r"(?P<offset>[0-7]{7}|[0-9a-fA-F]{7})(?P<hex>(?: {1,4}[0-9a-fA-F]{4}){1,8})[ \t]*\r?"
+_BARE_WORDS_LINE = r"(?P<hex>(?: {1,4}[0-9a-fA-F]{4}){2,8})[ \t]*\r?"
 # `od -c` / `hexdump -c` (a character per 4-wide cell, octal for the others), `od -b` / `hexdump -b` (octal bytes)
 _OD_LINE = r"(?P<offset>[0-7]{7}|[0-9a-fA-F]{6,8})(?P<cells>(?:   [^\s\\]|  \\[0abfnrtv\\]| [0-7]{3}|    ){1,32})\r?"
 # `od -tu1` / `od -td1`: decimal bytes after an offset (-128 to 255)
@@ -2750,19 +2750,30 @@ _AFTER_BARE_LINE = "|".join(rf"(?<={end}{newline})" for end in (
 # line: `xxd -p -c 40`, `basenc --base16` at 76 columns)
 _SHORT_BARE = r"[ \t]{0,8}[0-9a-fA-F]{2}(?:[ \t]{0,2}[0-9a-fA-F]{2}){0,3}"
 _BEFORE_BARE_LINE = r"(?=[ \t]*\r?\n[ \t]{0,8}[0-9a-fA-F]{2}(?:[ \t]{0,2}[0-9a-fA-F]{2}){0,4095}[ \t]*\r?(?![^\n]))"
-_BARE_HEX_LINE = (r"(?P<hex>[ \t]{0,8}[0-9a-fA-F]{2}(?:[ \t]{0,2}[0-9a-fA-F]{2}){4,4095}"
+# (a line that starts with an odd run of digits, as od's 7-digit offset, or with a hexdump -C line's offset fails
+# before the pairs and the lookbehinds are tried)
+_BARE_HEX_LINE = (r"(?=[ \t]{0,8}(?:[0-9a-fA-F]{2})+(?![0-9a-fA-F]))(?![0-9a-fA-F]{6,16}  [0-9a-fA-F])"
+                  r"(?P<hex>[ \t]{0,8}[0-9a-fA-F]{2}(?:[ \t]{0,2}[0-9a-fA-F]{2}){4,4095}"
                   rf"|(?:(?<=[0-9a-fA-F]\n)|(?<=[0-9a-fA-F]\r\n))(?:{_AFTER_BARE_LINE}){_SHORT_BARE}"   # (a hex digit before
                   rf"|{_SHORT_BARE}{_BEFORE_BARE_LINE})[ \t]*\r?")   # the line break first: most lines end otherwise)
-# What a text holds somewhere when it holds a bare dump line: a line of 5 bare bytes, or two bare lines in a row.
+# What a text holds somewhere when it holds a bare dump line: a line of 5 bare bytes, or two bare lines in a row
+# (nested, each pair's way on tried once: an alternation of the two shapes was tried again from the first pair).
 # A text of none (most; "loss" and "1234" lines in turn too) is spared the splitter's lookbehinds at every line.
-BARE_HINT = re.compile(r"\n[ \t]{0,8}[0-9a-fA-F]{2}(?:(?:[ \t]{0,2}[0-9a-fA-F]{2}){4}"
-                       r"|(?:[ \t]{0,2}[0-9a-fA-F]{2}){0,3}[ \t]*\r?\n[ \t]{0,8}[0-9a-fA-F]{2})")
+_PAIR_ON = r"[ \t]{0,2}[0-9a-fA-F]{2}"
+_LINE_ENDS = r"|[ \t]*\r?\n[ \t]{0,8}[0-9a-fA-F]{2})"
+BARE_HINT = re.compile(r"\n[ \t]{0,8}[0-9a-fA-F]{2}" + f"(?:{_PAIR_ON}" * 4 + _LINE_ENDS * 4)
 # a line of 1 to 4 bare bytes at a stream's end may begin such a dump: the stream holds it until the next line
 SHORT_BARE_LINE = re.compile(_SHORT_BARE + r"[ \t]*\r?")
 # kind -> one dump line (its fields named), to find where a byte shows once something was found in it
-DUMP_KINDS = (("hex", _HEX_LINE, "hex"), ("xxd", _XXD_LINE, "hex"), ("xxd-le", _XXD_LE_LINE, "hex"),
-              ("bits", _XXD_BITS_LINE, "hex"), ("od", _OD_LINE, "cells"), ("decimal-od", _DECIMAL_LINE, "cells"),
-              ("words", _WORDS_LINE, "hex"), ("bare", _BARE_HEX_LINE, "hex"), ("separated", _SEPARATED_LINE, "hex"))
+DUMP_KINDS = (("hex", _HEX_LINE, "hex"), ("xxd", _XXD_LINE, "hex"), ("od", _OD_LINE, "cells"), ("words", _WORDS_LINE, "hex"),
+              ("bare", _BARE_HEX_LINE, "hex"), ("xxd-le", _XXD_LE_LINE, "hex"), ("bits", _XXD_BITS_LINE, "hex"),
+              ("decimal-od", _DECIMAL_LINE, "cells"), ("bare-words", _BARE_WORDS_LINE, "hex"),
+              ("separated", _SEPARATED_LINE, "hex"))   # (the common kinds first: _dump_line_at tries them in turn)
+# What a line of each kind starts with (a hex offset, then ":" or a space; or, bare, BARE_HINT): a text holding
+# none is spared that kind's splitter (one scan for each start instead of one per kind)
+OFFSET_STARTS = {":": re.compile(r"\n[0-9a-fA-F]{4,16}:"), " ": re.compile(r"\n[0-9a-fA-F]{4,16} ")}
+KIND_START = {"hex": " ", "xxd": ":", "xxd-le": ":", "bits": ":", "od": " ", "decimal-od": " ", "words": " ",
+              "bare": "bare", "bare-words": "bare", "separated": "separated"}
 DUMP_LINES = {kind: re.compile(line + r"(?![^\n])") for kind, line, _ in DUMP_KINDS}
 # kind -> a newline and the line after it, the line and its hex (or cells) field captured: split gives every dump
 # line of a text, what lies between them and their fields without Python per line
@@ -2771,7 +2782,6 @@ DUMP_SPLITTERS = {kind: re.compile(r"\n(" + re.sub(r"[(][?]P<([a-z]+)>", lambda 
                   for kind, line, field in DUMP_KINDS}
 OD_ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "\\": "\\"}
 OD_ESCAPE_CELL = re.compile(r"  \\([0abfnrtv\\])")
-OCTAL_CELL = re.compile(r" [0-7]{3}")
 # an od cell (4 characters) -> the byte it shows: "   h", "  \\n", " 303" (octal); another cell shows its last character
 OD_CELLS = type("_OdCells", (dict,), {"__missing__": lambda self, cell: cell[3]})(
     {**{f" {n:03o}": chr(n) for n in range(512)}, **{"  \\" + e: c for e, c in OD_ESCAPES.items()}})
@@ -2820,7 +2830,7 @@ class _DumpPart:
 
     def __init__(self, kind: str, first: int, starts: Callable[[], list[int]] | list[int],
                  sizes: Callable[[], list[int]]):
-        self.kind = kind            # "hex", "xxd", "od", "words", "bare", "run" (hex pairs) or "decimal"
+        self.kind = kind            # a DUMP_KINDS kind, "run" (hex pairs) or "decimal"
         self.first = first
         self._starts = starts       # where each line (or run) starts in the text, or how to find that
         self._sizes = sizes         # how to find how many bytes each line stands for, its block's NULs included
@@ -2842,6 +2852,7 @@ def _field_size(kind: str, field: str) -> int:
 def _line_sizes(kind: str, fields: list[str], block_ends: list[int], gap: int) -> list[int]:
     """Bytes each dump line shows (an od cell is 4 characters, a decimal one a number, a bit byte 8 digits, a byte
     otherwise 2 hex digits), each block's NULs counted in its last line."""
+    kind = READ_AS.get(kind, kind)
     if kind == "od":
         sizes = [len(f) >> 2 for f in fields]
     elif kind == "decimal-od":
@@ -2861,12 +2872,13 @@ def _decode_blocks(kind: str, fields: list[str], block_ends: list[int]) -> str:
     """Every block of one kind's lines decoded at once, each block followed by its NULs (see _DumpPart): one
     join and one decode however many blocks, not Python per block (a log of "loss" and "1234" lines in turn
     is a million one-line blocks in 20 MiB)."""
+    kind = READ_AS.get(kind, kind)
     marked = fields.copy()
     if kind == "od":  # a 4-character cell per byte, the character last; a NUL cell after each block
         for i in block_ends:
             marked[i] += "   \0"
         shown = "".join(marked)
-        if "\\" in shown or OCTAL_CELL.search(shown) is not None:   # (od -c of plain text has neither: a slice)
+        if "\\" in shown or shown[1::4].strip(" "):   # an escape or octal cell (od -c of plain text has neither: a slice)
             return "".join(map(OD_CELLS.__getitem__, map(shown.__getitem__, map(slice, range(0, len(shown), 4),
                                                                                   range(4, len(shown) + 4, 4)))))
         return shown[3::4]
@@ -2900,7 +2912,8 @@ def _decode_blocks(kind: str, fields: list[str], block_ends: list[int]) -> str:
     return data.decode("latin-1")
 
 
-BLOCK_GAP = {"words": 2, "xxd-le": 4}   # NULs after each block: one, or a word's two, or a group's four
+READ_AS = {"bare-words": "words"}   # a kind read as another once its lines are found
+BLOCK_GAP = {"words": 2, "bare-words": 2, "xxd-le": 4}   # NULs after each block: one, or a word's two, or a group's four
 
 
 def _dump_parts(text: str) -> tuple[str, list[_DumpPart]]:
@@ -2910,8 +2923,13 @@ def _dump_parts(text: str) -> tuple[str, list[_DumpPart]]:
     size = 0
     blocks: list[tuple[int, int]] = []
     padded = "\n" + text   # (every line then follows a newline, which leads each splitter: the scan skips to them)
+    present = {"bare": BARE_HINT.search(padded) is not None, "": True,
+               "separated": ":" in text or "-" in text or "0x" in text or "0X" in text}
     for kind, splitter in DUMP_SPLITTERS.items():
-        if kind == "bare" and BARE_HINT.search(padded) is None:
+        start = KIND_START.get(kind, "")
+        if start not in present:
+            present[start] = OFFSET_STARTS[start].search(padded) is not None
+        if not present[start]:
             continue
         found = splitter.split(padded)   # [before, line, field, between, line, field, ...]: no Python per line
         if len(found) == 1:
@@ -2996,12 +3014,15 @@ def _dump_columns(text: str, part: _DumpPart, index: int, k: int, j: int) -> lis
     base = m.start(name)
     if part.kind == "od":
         return [(base + 4 * k + 1, base + 4 * j + 4)]
-    per_cell = BYTES_PER_CELL.get(part.kind, 1)
-    cells = list(BYTE_CELLS.get(part.kind, HEX_PAIR).finditer(field))
-    # (the cells that hold bytes k..j: a word holds 2, an xxd -e group 4, any other cell 1)
-    columns = [(base + cells[k // per_cell].start(), base + cells[min(j // per_cell, len(cells) - 1)].end())]
+    kind = READ_AS.get(part.kind, part.kind)
+    if k == 0 and j == size - 1:  # the whole line (a dump of a secret: most lines), whatever its layout
+        columns = [(base + len(field) - len(field.lstrip(" \t")), base + len(field.rstrip(" \t:,-")))]
+    else:  # the cells that hold bytes k..j: a word holds 2, an xxd -e group 4, any other cell 1
+        per_cell = BYTES_PER_CELL.get(kind, 1)
+        cells = list(BYTE_CELLS.get(kind, HEX_PAIR).finditer(field))
+        columns = [(base + cells[k // per_cell].start(), base + cells[min(j // per_cell, len(cells) - 1)].end())]
     column = -1
-    if part.kind in ("bare", "words", "separated", "decimal-od"):  # no character column
+    if kind in ("bare", "words", "separated", "decimal-od"):  # no character column
         pass
     elif part.kind in ("xxd", "xxd-le", "bits"):
         shown = m.group("text").rstrip("\r")
