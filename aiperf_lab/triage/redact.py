@@ -2726,7 +2726,7 @@ _XXD_LE_LINE = (r"(?P<offset>[0-9a-fA-F]{4,16}):(?P<hex>(?: [0-9a-fA-F]{8}){0,8}
 _XXD_BITS_LINE = r"(?P<offset>[0-9a-fA-F]{4,16}):(?P<hex>(?: [01]{8}){1,32})  (?P<text>[^\n]{1,256})"
 # plain `hexdump`, `hexdump -x`, `od -x`, and `od -An -tx2` (no offset: two words at least): 2-byte words, each in
 # little-endian order (6668 is "hf")
-_WORDS_LINE = r"(?P<offset>[0-7]{7}|[0-9a-fA-F]{7})(?P<hex>(?: {1,4}[0-9a-fA-F]{4}){1,8})[ \t]*\r?"
+_WORDS_LINE = r"(?P<offset>[0-9a-fA-F]{7})(?P<hex>(?: {1,4}[0-9a-fA-F]{4}){1,8})[ \t]*\r?"   # (od's octal offset is hex too)
 _BARE_WORDS_LINE = r"(?P<hex>(?: {1,4}[0-9a-fA-F]{4}){2,8})[ \t]*\r?"
 # `od -c` / `hexdump -c` (a character per 4-wide cell, octal for the others), `od -b` / `hexdump -b` (octal bytes)
 _OD_LINE = r"(?P<offset>[0-7]{7}|[0-9a-fA-F]{6,8})(?P<cells>(?:   [^\s\\]|  \\[0abfnrtv\\]| [0-7]{3}|    ){1,32})\r?"
@@ -2750,9 +2750,10 @@ _AFTER_BARE_LINE = "|".join(rf"(?<={end}{newline})" for end in (
 # line: `xxd -p -c 40`, `basenc --base16` at 76 columns)
 _SHORT_BARE = r"[ \t]{0,8}[0-9a-fA-F]{2}(?:[ \t]{0,2}[0-9a-fA-F]{2}){0,3}"
 _BEFORE_BARE_LINE = r"(?=[ \t]*\r?\n[ \t]{0,8}[0-9a-fA-F]{2}(?:[ \t]{0,2}[0-9a-fA-F]{2}){0,4095}[ \t]*\r?(?![^\n]))"
-# (a line that starts with an odd run of digits, as od's 7-digit offset, or with a hexdump -C line's offset fails
-# before the pairs and the lookbehinds are tried)
-_BARE_HEX_LINE = (r"(?=[ \t]{0,8}(?:[0-9a-fA-F]{2})+(?![0-9a-fA-F]))(?![0-9a-fA-F]{6,16}  [0-9a-fA-F])"
+# (a line that starts with od's 7-digit offset or a hexdump -C line's offset fails before the pairs and the
+# lookbehinds are tried)
+_BARE_GUARD = r"(?![0-9a-fA-F]{7} |[0-9a-fA-F]{8}  [0-9a-fA-F])"
+_BARE_HEX_LINE = (_BARE_GUARD + 
                   r"(?P<hex>[ \t]{0,8}[0-9a-fA-F]{2}(?:[ \t]{0,2}[0-9a-fA-F]{2}){4,4095}"
                   rf"|(?:(?<=[0-9a-fA-F]\n)|(?<=[0-9a-fA-F]\r\n))(?:{_AFTER_BARE_LINE}){_SHORT_BARE}"   # (a hex digit before
                   rf"|{_SHORT_BARE}{_BEFORE_BARE_LINE})[ \t]*\r?")   # the line break first: most lines end otherwise)
@@ -2775,6 +2776,8 @@ OFFSET_STARTS = {":": re.compile(r"\n[0-9a-fA-F]{4,16}:"), " ": re.compile(r"\n[
 KIND_START = {"hex": " ", "xxd": ":", "xxd-le": ":", "bits": ":", "od": " ", "decimal-od": " ", "words": " ",
               "bare": "bare", "bare-words": "bare", "separated": "separated"}
 DUMP_LINES = {kind: re.compile(line + r"(?![^\n])") for kind, line, _ in DUMP_KINDS}
+# the same, to read the fields of a line known to be one (without the guards that only make other lines fail sooner)
+DUMP_LINE_FIELDS = {**DUMP_LINES, "bare": re.compile(_BARE_HEX_LINE[len(_BARE_GUARD):] + r"(?![^\n])")}
 # kind -> a newline and the line after it, the line and its hex (or cells) field captured: split gives every dump
 # line of a text, what lies between them and their fields without Python per line
 DUMP_SPLITTERS = {kind: re.compile(r"\n(" + re.sub(r"[(][?]P<([a-z]+)>", lambda g: "(" if g.group(1) == field else "(?:", line)
@@ -2845,8 +2848,18 @@ class _DumpPart:
 
 
 def _field_size(kind: str, field: str) -> int:
-    """Bytes one dump line's field shows (see _line_sizes)."""
-    return _line_sizes(kind, [field], [], 0)[0]
+    """Bytes one dump line's field shows (as _line_sizes counts them)."""
+    if kind in HEX_FIELD_KINDS:
+        return (len(field) - field.count(" ") - field.count("\t")) >> 1
+    if kind == "od":
+        return len(field) >> 2
+    if kind == "decimal-od":
+        return len(field.split())
+    if kind == "bits":
+        return (len(field) - field.count(" ")) >> 3
+    if kind == "separated":
+        return len(field.replace("0x", "").replace("0X", "").translate(NOT_HEX_DIGITS)) >> 1
+    return (len(field) - field.count(" ") - field.count("\t")) >> 1
 
 
 def _line_sizes(kind: str, fields: list[str], block_ends: list[int], gap: int) -> list[int]:
@@ -2912,7 +2925,8 @@ def _decode_blocks(kind: str, fields: list[str], block_ends: list[int]) -> str:
     return data.decode("latin-1")
 
 
-READ_AS = {"bare-words": "words"}   # a kind read as another once its lines are found
+READ_AS = {"bare-words": "words"}
+HEX_FIELD_KINDS = frozenset({"hex", "xxd", "bare", "words", "bare-words", "xxd-le"})   # hex digits and blanks only   # a kind read as another once its lines are found
 BLOCK_GAP = {"words": 2, "bare-words": 2, "xxd-le": 4}   # NULs after each block: one, or a word's two, or a group's four
 
 
@@ -2984,6 +2998,26 @@ def _run_starts(between: str, pattern: re.Pattern[str], gap_map: tuple[list[int]
     return [at - gap_starts[g] + text_starts[g] for at in found for g in (bisect.bisect_right(gap_starts, at) - 1,)]
 
 
+def _pair_start(hex_field: str, k: int) -> int:
+    """Where byte k's two hex digits start in a field of hex pairs and blanks, read from its layout (pairs apart by
+    one space, maybe one wider gap in the middle as hexdump -C has, or xxd's groups of pairs); -1 when the field is
+    laid out otherwise (the digits before the place found are not 2k)."""
+    lead = len(hex_field) - len(hex_field.lstrip(" "))
+    if hex_field[lead + 2:lead + 3] in (" ", ""):
+        at = lead + 3 * k  # pairs apart by one space
+        gap = hex_field.find("  ", lead)
+        if gap >= 0 and at > gap:
+            at += 1
+    else:  # xxd: groups of g bytes
+        end = hex_field.find(" ", lead)
+        group = ((end if end >= 0 else len(hex_field)) - lead) >> 1
+        at = lead + k // group * (2 * group + 1) + 2 * (k % group)
+    pair = hex_field[at:at + 2]
+    if len(pair) != 2 or HEX_PAIR.fullmatch(pair) is None:
+        return -1
+    return at if at - hex_field.count(" ", 0, at) - hex_field.count("\t", 0, at) == 2 * k else -1
+
+
 # where a dump line's field shows each byte, by kind (hex pairs at any spacing; words, groups, numbers, bits)
 BYTE_CELLS = {"words": re.compile(r"[0-9a-fA-F]{4}"), "xxd-le": re.compile(r"[0-9a-fA-F]+"),
               "decimal-od": re.compile(r"-?[0-9]{1,3}"), "bits": re.compile(r"[01]{8}"),
@@ -3002,7 +3036,7 @@ def _dump_columns(text: str, part: _DumpPart, index: int, k: int, j: int) -> lis
         found = list((DECIMAL if part.kind == "decimal" else HEX_PAIR).finditer(text, m.start(), m.end()))
         j = min(j, len(found) - 1)  # (the NUL after it)
         return [(found[k].start(), found[j].end())] if k <= j else []
-    m = DUMP_LINES[part.kind].match(text, line_start)
+    m = DUMP_LINE_FIELDS[part.kind].match(text, line_start)
     if m is None:
         return []
     name = "cells" if part.kind in ("od", "decimal-od") else "hex"
@@ -3017,6 +3051,8 @@ def _dump_columns(text: str, part: _DumpPart, index: int, k: int, j: int) -> lis
     kind = READ_AS.get(part.kind, part.kind)
     if k == 0 and j == size - 1:  # the whole line (a dump of a secret: most lines), whatever its layout
         columns = [(base + len(field) - len(field.lstrip(" \t")), base + len(field.rstrip(" \t:,-")))]
+    elif kind in ("hex", "xxd", "bare") and min(first := _pair_start(field, k), last := _pair_start(field, j)) >= 0:
+        columns = [(base + first, base + last + 2)]
     else:  # the cells that hold bytes k..j: a word holds 2, an xxd -e group 4, any other cell 1
         per_cell = BYTES_PER_CELL.get(kind, 1)
         cells = list(BYTE_CELLS.get(kind, HEX_PAIR).finditer(field))
