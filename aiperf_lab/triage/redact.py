@@ -2732,10 +2732,11 @@ _BARE_WORDS_LINE = r"(?P<hex>(?: {1,4}[0-9a-fA-F]{4}){2,8})[ \t]*\r?"
 _OD_LINE = r"(?P<offset>[0-7]{7}|[0-9a-fA-F]{6,8})(?P<cells>(?:   [^\s\\]|  \\[0abfnrtv\\]| [0-7]{3}|    ){1,32})\r?"
 # `od -tu1` / `od -td1`: decimal bytes after an offset (-128 to 255)
 _DECIMAL_LINE = r"(?P<offset>[0-7]{7})(?P<cells>(?: {1,4}-?[0-9]{1,3}){1,32})[ \t]*\r?"
-# hex pairs with ":" or "-" between, or "0x" pairs with ", " between (`xxd -i`), a whole line each (a separator may
-# end it): a block of such lines is one text, so a secret wrapped over them is read whole
-_SEPARATED_LINE = (r"(?P<hex>[ \t]{0,8}(?:[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2}){1,4095}:?|[0-9a-fA-F]{2}(?:-[0-9a-fA-F]{2}){1,4095}-?"
-                   r"|0[xX][0-9a-fA-F]{2}(?:, ?0[xX][0-9a-fA-F]{2}){1,4095},?))[ \t]*\r?")
+# 5 or more hex pairs with ":" or "-" between, or "0x" pairs with ", " between (`xxd -i`), a whole line each (a
+# separator may end it): a block of such lines is one text, so a secret wrapped over them is read whole (a time,
+# "12:30:45", is no such line)
+_SEPARATED_LINE = (r"(?P<hex>[ \t]{0,8}(?:[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2}){4,4095}:?|[0-9a-fA-F]{2}(?:-[0-9a-fA-F]{2}){4,4095}-?"
+                   r"|0[xX][0-9a-fA-F]{2}(?:, ?0[xX][0-9a-fA-F]{2}){4,4095},?))[ \t]*\r?")
 # `xxd -p` (bare hex, 60 digits a line) and `od -An -tx1` (spaced pairs, 16 a line, no offset): a block of such lines
 # is decoded whole, so a secret wrapped over lines is found as it is in one line. A line of 1 to 4 bytes (shorter
 # than any secret) counts only beside another dump line: after a line that ends in 5 such bytes (a wrapped dump's
