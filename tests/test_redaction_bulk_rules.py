@@ -1,0 +1,65 @@
+"""Rules judged in bulk (issue 11: texts made only of matches) against the rule one match at a time: the per-match
+code each bulk path replaced is kept here as the reference, and random texts of the characters the rule looks at
+must give the same spans (a bulk path with its own logic may differ only where it is wrong)."""
+
+from __future__ import annotations
+
+import random
+
+from aiperf_lab.triage import redact
+from aiperf_lab.triage.redact import REDACTED, Redactor
+
+
+def _url_userinfo_one_by_one(text: str) -> list:
+    """URL_USERINFO's part of _url_userinfo_spans as it was: one search, one verdict, per URL."""
+    spans: list = []
+    if "://" not in text:
+        return spans
+    at = 0
+    while (m := redact.URL_USERINFO.search(text, at)) is not None:
+        start, end = m.span(1)
+        at = end + 1
+        colon = text.find(":", start, end)
+        if colon >= 0:
+            if colon + 1 < end:
+                spans.append((colon + 1, end, REDACTED, "url password", start - 3))
+        elif (start < 4 or text[start - 4] not in redact.LOGIN_SCHEME_ENDS
+              or not redact.REVERSED_LOGIN_SCHEME.match(text[start - 12 if start > 12 else 0:start - 3][::-1])) and (
+                text[start:end] != REDACTED):
+            spans.append((start, end, REDACTED, "url credential", start - 3))
+        if text.startswith("://", at) and (run := redact.URL_USERINFO_RUN.match(text, at)) is not None:
+            spans.append((at + 3, run.end() - 1, redact._url_run_replacement(run.group(0)), "url credential", at))
+            at = run.end()
+    return spans
+
+
+def _url_userinfo_bulk(text: str) -> list:
+    spans: list = []
+    at = 0
+    while at is not None:
+        at = redact._url_userinfo_bulk(text, at, spans)
+    return spans
+
+
+# what the URL rules look at: schemes (login ones in both cases, a long s that folds to "s"), user info, runs
+URL_PIECES = ["://", "@", ":", "x", "ab", "pw", "/", " ", "\n", "'", "ssh", "SSH", "git+ssh", "https", "sftp", "ftps",
+              "ftpſ", "rsync", "scp", "s", "h", "-", "+", ".", REDACTED, "://[REDACTED]@", "://x@", "://u:p@", "é"]
+
+
+def test_url_user_info_in_bulk_gives_the_spans_of_one_url_at_a_time():
+    rng = random.Random(11)
+    texts = ["".join(rng.choice(URL_PIECES) for _ in range(rng.randint(1, 80))) for _ in range(6000)]
+    texts += ["https://x@h " * 50, "://x@" * 40 + " ssh://git@h https://t@h", "ftpſ://x@h FTPS://x@h sftp://a@b",
+              "://u:p@://x@://[REDACTED]@://y@h", "a" * 20 + "://" + "u" * 4096 + "@://x@h", ":" * 30 + "://x@h"]
+    differ = [text for text in texts if sorted(_url_userinfo_bulk(text)) != sorted(_url_userinfo_one_by_one(text))]
+    assert not differ, differ[:3]
+    # (the texts reach every verdict: passwords, users, login users kept, runs)
+    found = [span for text in texts for span in _url_userinfo_one_by_one(text)]
+    assert {"url password", "url credential"} <= {span[3] for span in found}
+    assert any("\n" not in span[2] and span[2] != REDACTED for span in found)   # a run's replacement
+
+
+def test_urls_in_bulk_redact_as_before():
+    text = "https://tok@github.com ssh://git@host SSH://git@h ftpſ://bob@h postgres://u:pw@db https://[REDACTED]@x"
+    assert Redactor(environ={}).text(text) == ("https://[REDACTED]@github.com ssh://git@host SSH://git@h "
+                                               "ftpſ://[REDACTED]@h postgres://u:[REDACTED]@db https://[REDACTED]@x")
