@@ -63,3 +63,28 @@ def test_urls_in_bulk_redact_as_before():
     text = "https://tok@github.com ssh://git@host SSH://git@h ftpſ://bob@h postgres://u:pw@db https://[REDACTED]@x"
     assert Redactor(environ={}).text(text) == ("https://[REDACTED]@github.com ssh://git@host SSH://git@h "
                                                "ftpſ://[REDACTED]@h postgres://u:[REDACTED]@db https://[REDACTED]@x")
+
+
+def _schemeless_without_hint(text: str) -> list:
+    spans: list = []
+    head = " " + text[:400]
+    for pattern in redact.SCHEMELESS_PASSWORDS:
+        spans += [(*m.span("password"), REDACTED, "url password", m.start()) for m in pattern.finditer(text)]
+        first = pattern.match(head)
+        if first:
+            spans.append((first.start("password") - 1, first.end("password") - 1, REDACTED, "url password", 0))
+    return spans
+
+
+SCHEMELESS_PIECES = ["u", "pw9", ":", "@", "h", ":80", "/", "//", " ", "\n", "'", "=", "(", "3", "on", "true", ".", "-",
+                     "é", "x" * 70, "[", "<", " u:pw9x", "@h:80 ", "@db/x", " //bob:", "s3c", "@proxy.example:3128"]
+
+
+def test_scheme_less_credentials_are_looked_for_only_where_their_hint_is_and_found_as_before():
+    rng = random.Random(12)
+    texts = ["".join(rng.choice(SCHEMELESS_PIECES) for _ in range(rng.randint(1, 60))) for _ in range(6000)]
+    texts += ["u:pw9x@h:80 " * 20, "https://x@h " * 20, "u:pw@h:80", " //bob:s3cret@proxy"]
+    differ = [text for text in texts
+              if sorted(redact._schemeless_credential_spans(text)) != sorted(_schemeless_without_hint(text))]
+    assert not differ, differ[:3]
+    assert sum(bool(_schemeless_without_hint(text)) for text in texts) > 1000   # (the texts hold real ones)

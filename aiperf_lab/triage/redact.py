@@ -368,6 +368,9 @@ _SCHEMELESS_PASSWORD = (r"(?P<user>[A-Za-z0-9._~%+-]{1,64}):(?!(?:-?[0-9]{1,4}|-
                         r"(?P<password>[^\s:@/\"'<>\\]{1,256})@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,16}")
 SCHEMELESS_PASSWORDS = (re.compile(r"[\s\"'=(,;\[{<|]" + _SCHEMELESS_PASSWORD + r"(?::[0-9]{1,5}(?![\w.:])|/)"),
                         re.compile(r"[\s\"'=(,;\[{<|]//" + _SCHEMELESS_PASSWORD))
+# What each of those holds: a ":", the password, an "@" (led by its literal: where none is, neither pattern can match,
+# and their scans, which try every blank and quote, are spared)
+SCHEMELESS_HINT = re.compile(r":[^\s:@/\"'<>\\]{1,256}@")
 # The password of a URL-encoded URL (%3A%2F%2Fuser%3APASSWORD%40, any hex case) and of a JSON-escaped one
 # (:\/\/user:PASSWORD@), each with the test that spares its scan when its "://" is not in the text.
 ESCAPED_URL_PASSWORDS = [
@@ -2167,9 +2170,11 @@ def _schemeless_credential_spans(text: str) -> list[Span]:
     """Passwords of user:PASSWORD@host:port and //user:PASSWORD@host/path (SCHEMELESS_PASSWORDS), also at
     the text's start. A run stops at the next ":" or space, so no character is read for two of them."""
     spans: list[Span] = []
+    if SCHEMELESS_HINT.search(text) is None:
+        return spans
     head = " " + text[:400]  # each pattern is led by the character before the user: one for the start
     for pattern in SCHEMELESS_PASSWORDS:
-        password = pattern.groupindex["password"]   # (a group's number: 15% less time than its name a match)
+        password = pattern.groupindex["password"]   # (by number: less time than by name)
         spans += [(m.start(password), m.end(password), REDACTED, "url password", m.start())
                   for m in pattern.finditer(text)]
         first = pattern.match(head)
