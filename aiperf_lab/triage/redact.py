@@ -1650,7 +1650,7 @@ class StreamRedactor:
         if cut is not None:  # a newline cut: no single-line secret crosses it
             piece = text[:cut]
             spans = self.redactor.spans(piece, self._in_key, self._token_carry, self._value_next)
-            open_key = None if last else next((s for s in reversed(spans) if s[3] == "private key block"), None)
+            open_key = None if last else _last_key_block(spans)
             if open_key is not None and _key_open(piece, open_key):
                 # a key block still open at the cut waits, from its first line, for the rest of it (so it is
                 # read as the whole text would read it); one longer than KEY_HOLD goes on with _in_key
@@ -1673,7 +1673,7 @@ class StreamRedactor:
             text = self._buffer
         before = bisect.bisect_left(spans, cut, key=_START)  # (merged spans: in order, none overlap)
         out = self.redactor._apply(piece, spans[:before])
-        last_key = next((s for s in reversed(spans[:before]) if s[3] == "private key block"), None)
+        last_key = _last_key_block(spans[:before])
         self._in_key = bool(last_key and _key_open(piece, last_key))
         self._value_next = bool(VALUE_ON_NEXT_LINE.search(piece[-120:].lower()))
         if _dump_lines_start(piece, len(piece), 1) < len(piece):   # the piece ends inside a dump block
@@ -1725,6 +1725,13 @@ class StreamRedactor:
 # A pattern may need up to this many characters before where its match starts (the B of Bearer, found
 # by "earer"; the sk of sk_live_; the ? or & of sig=; the "; " of ; pwd=): a forced cut keeps them with it.
 LOOKBEHIND = 2
+
+
+def _last_key_block(spans: list[Span]) -> Span | None:
+    """The last span of a private key block, or None (first a test in C: a text of a million spans holds none)."""
+    if KEY_BLOCK not in map(_LABEL, spans):
+        return None
+    return next((span for span in reversed(spans) if span[3] == KEY_BLOCK), None)
 
 
 def _url_run_replacement(run: str) -> str:
