@@ -5,6 +5,7 @@ must give the same spans (a bulk path with its own logic may differ only where i
 from __future__ import annotations
 
 import random
+import re
 
 from aiperf_lab.triage import redact
 from aiperf_lab.triage.redact import REDACTED, Redactor
@@ -88,3 +89,24 @@ def test_scheme_less_credentials_are_looked_for_only_where_their_hint_is_and_fou
               if sorted(redact._schemeless_credential_spans(text)) != sorted(_schemeless_without_hint(text))]
     assert not differ, differ[:3]
     assert sum(bool(_schemeless_without_hint(text)) for text in texts) > 1000   # (the texts hold real ones)
+
+
+PROVIDER_PIECES = ["dp.st.", "dt0c01.", "sk.", "sl.", "s.", "pcsk_", "fw_", "sk_", "xai-", "NRAK-", "v1.0-", "atlasv1.",
+                   "pat", ".", "-", "_", "eyJ", "ab12", "AB12CD34EF56GH78IJ90", "0123456789abcdef" * 3, "Ab1" * 8, " ",
+                   "é", "us1", "x" * 40]
+
+
+def test_provider_tokens_gated_by_the_character_before_their_separator_are_found_as_without_the_gate():
+    ungated = [re.compile(pattern.pattern.replace(redact.PROVIDER_GATE.format(re.escape(lead)), "", 1))
+               for pattern, lead in zip(redact.PROVIDER_PATTERNS, redact.PROVIDER_TOKENS)]
+    assert all(a.pattern != b.pattern for a, b in zip(ungated, redact.PROVIDER_PATTERNS))
+    rng = random.Random(13)
+    texts = ["".join(rng.choice(PROVIDER_PIECES) for _ in range(rng.randint(1, 30))) for _ in range(4000)]
+    texts += ["." * 5000, "-" * 300 + "xai-" + "Ab1" * 30, "dp.st.x." + "a" * 40, "s." + "Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8"]
+    found = 0
+    for text in texts:
+        for gated, plain in zip(redact.PROVIDER_PATTERNS, ungated):
+            spans = [m.span() for m in gated.finditer(text)]
+            assert spans == [m.span() for m in plain.finditer(text)], text
+            found += len(spans)
+    assert found > 200   # (the texts hold tokens)
