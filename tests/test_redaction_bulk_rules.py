@@ -102,7 +102,10 @@ def test_provider_tokens_gated_by_the_character_before_their_separator_are_found
     assert all(a.pattern != b.pattern for a, b in zip(ungated, redact.PROVIDER_PATTERNS))
     rng = random.Random(13)
     texts = ["".join(rng.choice(PROVIDER_PIECES) for _ in range(rng.randint(1, 30))) for _ in range(4000)]
-    texts += ["." * 5000, "-" * 300 + "xai-" + "Ab1" * 30, "dp.st.x." + "a" * 40, "s." + "Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8"]
+    texts += ["." * 5000, "-" * 300 + "xai-" + "Ab1" * 30, "dp.st.x." + "a" * 40, "s." + "Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8",
+              # a digit before the separator: v1.0-, dt0c01., Mailchimp's <32 hex>-us1, Terraform's <14>.atlasv1.
+              "v1.0-" + "0a" * 12 + "-" + "0a" * 80, "dt0c01." + "A1" * 12 + "." + "B2" * 32, "0a" * 16 + "-us1 ",
+              "Ab1Cd2Ef3Gh4Ij.atlasv1." + "x" * 60, "pat" + "Ab1Cd2Ef3Gh4Ij" + "." + "0a" * 32]
     found = 0
     for text in texts:
         for gated, plain in zip(redact.PROVIDER_PATTERNS, ungated):
