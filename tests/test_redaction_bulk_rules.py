@@ -97,9 +97,17 @@ PROVIDER_PIECES = ["dp.st.", "dt0c01.", "sk.", "sl.", "s.", "pcsk_", "fw_", "sk_
 
 
 def test_provider_tokens_gated_by_the_character_before_their_separator_are_found_as_without_the_gate():
-    ungated = [re.compile(pattern.pattern.replace(redact.PROVIDER_GATE.format(re.escape(lead)), "", 1))
+    ungated = [re.compile(pattern.pattern.replace(redact.PROVIDER_GATES[lead], "", 1))
                for pattern, lead in zip(redact.PROVIDER_PATTERNS, redact.PROVIDER_TOKENS)]
     assert all(a.pattern != b.pattern for a, b in zip(ungated, redact.PROVIDER_PATTERNS))
+    # every prefix passes its separator's gate where it ends (a sample for the two given as patterns)
+    samples = {r"[A-Za-z0-9]{14}\.atlasv1\.": "Ab1Cd2Ef3Gh4Ij.atlasv1.", r"pat[A-Za-z0-9]{14}\.": "patAb1Cd2Ef3Gh4Ij."}
+    for lead, prefixes in redact.PROVIDER_TOKENS.items():
+        gate = re.compile(re.escape(lead) + redact.PROVIDER_GATES[lead])
+        for prefix, _ in prefixes:
+            prefix = samples[prefix[0]] if isinstance(prefix, tuple) else prefix
+            assert gate.match(prefix, len(prefix) - 1), prefix
+    assert re.compile(r"\-" + redact.PROVIDER_GATES["-"]).match("0" * 32 + "-", 32)   # Mailchimp's <32 hex>-us1
     rng = random.Random(13)
     texts = ["".join(rng.choice(PROVIDER_PIECES) for _ in range(rng.randint(1, 30))) for _ in range(4000)]
     texts += ["." * 5000, "-" * 300 + "xai-" + "Ab1" * 30, "dp.st.x." + "a" * 40, "s." + "Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8",

@@ -259,7 +259,19 @@ def _provider_branches(prefixes: tuple[tuple[str, str], ...], first: int) -> str
 
 
 PROVIDER_PREFIX_LENGTHS: dict[str, int] = {}
-PROVIDER_GATE = "(?<=[A-Za-z0-9]{})"
+PROVIDER_GATES: dict[str, str] = {}   # the look-behind each separator is tried after (_provider_gate)
+
+
+def _provider_gate(lead: str, prefixes: tuple[tuple[str, str], ...], short: str) -> str:
+    """What must come before the separator for any prefix to end there: its last two characters (one of the literal
+    prefixes' endings, or `short`'s), else a letter or digit (every prefix ends with one, then the separator). A
+    look-behind for that first spares the others on runs that pass the 20-character gate (`.` repeated, `ghp_`)."""
+    if all(not isinstance(prefix, tuple) and len(prefix) >= 3 for prefix, _ in prefixes):
+        endings = sorted({re.escape(prefix[-3:]) for prefix, _ in prefixes} | ({short} if short else set()))
+        return "(?<=" + "|".join(endings) + ")"
+    return f"(?<=[A-Za-z0-9]{re.escape(lead)})"
+
+
 _groups: list[re.Pattern[str]] = []
 for _lead, _prefixes in PROVIDER_TOKENS.items():
     _first = len(PROVIDER_PREFIX_LENGTHS)
@@ -269,9 +281,8 @@ for _lead, _prefixes in PROVIDER_TOKENS.items():
     if _lead == "-":  # Mailchimp's <32 hex>-us<N>, whose body is short: tried where the others' gate failed
         _short = rf"|(?<=(?<![A-Za-z0-9])[0-9a-f]{{32}}-)(?P<p{_first + len(_prefixes)}>us[0-9]{{1,2}}(?![A-Za-z0-9]))"
         PROVIDER_PREFIX_LENGTHS[f"p{_first + len(_prefixes)}"] = 33
-    # (every prefix ends with a letter or digit, then the separator: a look-behind for that first spares the rest on
-    # runs of separators, `.` repeated, whose 20-character gate passes)
-    _groups.append(re.compile(re.escape(_lead) + PROVIDER_GATE.format(re.escape(_lead)) + r"(?:(?=[A-Za-z0-9_+/=.-]{20})(?:"
+    PROVIDER_GATES[_lead] = _provider_gate(_lead, _prefixes, "[0-9a-f]{2}-" if _lead == "-" else "")
+    _groups.append(re.compile(re.escape(_lead) + PROVIDER_GATES[_lead] + r"(?:(?=[A-Za-z0-9_+/=.-]{20})(?:"
                               + _provider_branches(_prefixes, _first) + ")" + _short + ")"))
     for _index, (_prefix, _) in enumerate(_prefixes, _first):
         PROVIDER_PREFIX_LENGTHS[f"p{_index}"] = _prefix[1] if isinstance(_prefix, tuple) else len(_prefix)
