@@ -54,6 +54,13 @@ def test_url_user_info_in_bulk_gives_the_spans_of_one_url_at_a_time():
               "://u:p@://x@://[REDACTED]@://y@h", "a" * 20 + "://" + "u" * 4096 + "@://x@h", ":" * 30 + "://x@h"]
     differ = [text for text in texts if sorted(_url_userinfo_bulk(text)) != sorted(_url_userinfo_one_by_one(text))]
     assert not differ, differ[:3]
+    # (texts where URLs back to back are common take the loop: the same spans)
+    looped = []
+    for text in texts:
+        spans: list = []
+        redact._url_userinfo_loop(text, spans)
+        looped.append(sorted(spans) == sorted(_url_userinfo_one_by_one(text)))
+    assert all(looped)
     # (the texts reach every verdict: passwords, users, login users kept, runs)
     found = [span for text in texts for span in _url_userinfo_one_by_one(text)]
     assert {"url password", "url credential"} <= {span[3] for span in found}

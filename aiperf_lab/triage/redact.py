@@ -2098,9 +2098,12 @@ def _url_userinfo_spans(text: str) -> list[Span]:
     if "://" not in text:
         return spans
     append = spans.append
-    at = 0
-    while at is not None:
-        at = _url_userinfo_bulk(text, at, spans)
+    if text.count("@://") * 16 > text.count("://"):   # URLs back to back are common: their runs, one at a time
+        _url_userinfo_loop(text, spans)
+    else:
+        at: int | None = 0
+        while at is not None:
+            at = _url_userinfo_bulk(text, at, spans)
     if "'" in text or "\\" in text:
         spans.extend((m.start("password"), m.end("password"), REDACTED, "url password", m.start())
                      for m in URL_QUOTED_PASSWORD.finditer(text))
@@ -2121,6 +2124,36 @@ def _url_userinfo_spans(text: str) -> list[Span]:
                 continue  # host:8080/path@x
         append((first, last, REDACTED, "url password", start))
     return spans
+
+
+def _url_userinfo_loop(text: str, spans: list[Span]) -> None:
+    """URL_USERINFO's matches one at a time, for a text where URLs back to back are common (`://x@` repeated): each
+    run of them (URL_USERINFO_RUN) is one match in C, which a split of every URL first (_url_userinfo_bulk) would
+    not be. The same spans as _url_userinfo_bulk."""
+    append = spans.append
+    find = text.find
+    login_scheme = REVERSED_LOGIN_SCHEME.match
+    size = len(REDACTED)
+    search = URL_USERINFO.search
+    startswith = text.startswith
+    at = 0
+    # (the cheapest tests first: a text may hold a million of these, "://x@" repeated)
+    while (m := search(text, at)) is not None:
+        start, end = m.span(1)
+        at = end + 1
+        colon = find(":", start, end)
+        if colon >= 0:
+            if colon + 1 < end:
+                append((colon + 1, end, REDACTED, "url password", start - 3))
+        elif (start < 4 or text[start - 4] not in LOGIN_SCHEME_ENDS
+              or not login_scheme(text[start - 12 if start > 12 else 0:start - 3][::-1])) and (
+                end - start != size or text[start:end] != REDACTED):
+            append((start, end, REDACTED, "url credential", start - 3))
+        if startswith("://", at) and (run := URL_USERINFO_RUN.match(text, at)) is not None:
+            # URLs back to back (`://x@` repeated): those followed by another are one span, its replacement the
+            # one each would have had (made by one substitution in C), not a span each
+            append((at + 3, run.end() - 1, _url_run_replacement(run.group(0)), "url credential", at))
+            at = run.end()
 
 
 def _url_userinfo_bulk(text: str, at: int, spans: list[Span]) -> int | None:
