@@ -78,10 +78,8 @@ class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
     these per argument added and imports shutil for it (with zlib, bz2 and lzma: 2 ms of every report's
     start-up), for help that is seldom printed."""
 
-    def __init__(self, prog: str, *args, **kwargs):
-        if len(args) < 3 and kwargs.get("width") is None:  # (width is the third after prog)
-            kwargs["width"] = _terminal_columns() - 2  # (as argparse leaves a margin of 2)
-        super().__init__(prog, *args, **kwargs)
+    def __init__(self, prog: str, *args, width: int | None = None, **kwargs):
+        super().__init__(prog, *args, width=_terminal_columns() if width is None and not args[2:] else width, **kwargs)
 
 
 def _terminal_columns() -> int:
