@@ -5,8 +5,8 @@
 
 Each (export, report, format) runs `aiperf-stats EXPORT --report R --format F` in this one process (the
 checkout on PYTHONPATH is the one measured) with stdout and stderr captured: the digest covers both and
-the exit code. Directories are searched for *.sqlite. --compare prints how many are the same and every
-one that differs. Used for issue 17's speed work: every output must stay byte-identical.
+the exit code (main's return value). Directories are searched for *.sqlite. --compare prints how many
+are the same and every one that differs. Used for issue 17's speed work: every output must stay byte-identical.
 """
 
 from __future__ import annotations
@@ -33,10 +33,9 @@ def _run(argv: list[str]) -> str:
 
     out, err = io.StringIO(), io.StringIO()
     code = 0
-    sys.argv = ["aiperf-stats", *argv]
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
-            cli.main()
+            code = cli.main(argv)
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else 1
         except Exception as exc:  # noqa: BLE001 (a crash is a result to compare too)

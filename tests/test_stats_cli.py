@@ -405,3 +405,55 @@ def test_the_command_ignores_a_second_ctrl_c_while_it_ends_on_the_first():
         assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def _stats_command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "aiperf_lab.metrics.cli", *args]
+
+
+def test_a_report_larger_than_a_pipe_arrives_whole_with_its_exit_code(capsys):
+    """The command ends at once when its output is out (cli._end_now, os._exit): a 170 KB trace through a pipe
+    that a slow reader drains after the report is done comes out byte for byte as the report writes it in
+    process, last newline included, with exit 0 and nothing on stderr."""
+    import time
+
+    args = [str(LM), "--report", "cuda_gpu_trace", "--format", "csv"]
+    code, expected, _err = run_cli(args, capsys)
+    assert code == 0 and len(expected) > 1 << 17  # more than a pipe holds: the writer waits for the reader
+    proc = subprocess.Popen(_stats_command(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO)
+    time.sleep(1.0)  # the report is written up to the pipe's capacity, the rest waits in its flush
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0 and err == b""
+    assert out.decode() == expected and out.endswith(b"\n")
+
+
+def test_a_reader_that_goes_away_early_ends_the_command_quietly():
+    """| head: the rest of the report is dropped, exit 0, no complaint on stderr (at exit either)."""
+    proc = subprocess.Popen(_stats_command(str(LM), "--report", "cuda_gpu_trace", "--format", "csv"),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO)
+    assert proc.stdout.read(100).startswith(b"Start (ns),")
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 0 and err == b""
+
+
+def test_the_command_still_runs_its_exit_handlers(tmp_path):
+    """A triage bundle's export is copied into a temporary folder that an atexit handler removes: the command's
+    quick end (os._exit) runs the handlers first, so nothing is left in $TMPDIR after a report."""
+    import shutil
+    import tarfile
+
+    root = tmp_path / "aiperf-triage-host-20261123T000000Z"
+    (root / "nsys").mkdir(parents=True)
+    shutil.copyfile(LM, root / "nsys" / "workload.sqlite")
+    (root / "manifest.json").write_text(json.dumps({"tool": "aiperf-triage", "host": "host"}))
+    bundle = tmp_path / "bundle.tar.gz"
+    with tarfile.open(bundle, "w:gz") as tar:
+        tar.add(root, arcname=root.name)
+    work = tmp_path / "tmp"
+    work.mkdir()
+    done = subprocess.run(_stats_command(str(bundle), "--report", "nvtx_sum", "--format", "csv"),
+                          capture_output=True, text=True, cwd=REPO, timeout=120, env={**os.environ, "TMPDIR": str(work)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == (H200 / "nsys_stats_lm_forward_nvtx_sum.csv").read_text()
+    assert list(work.iterdir()) == []

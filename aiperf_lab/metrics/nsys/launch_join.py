@@ -13,12 +13,12 @@ differ (a correlation id that two calls of one process share, a NULL in a column
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from typing import Callable
-from operator import add, and_, lt
+from collections.abc import Callable
+from operator import and_, lt
 from itertools import chain, islice, repeat
 
-from aiperf_lab.metrics.nsys.db import (KERNEL, MEMCPY, MEMSET, PID_MASK, RUNTIME, NsysDatabase, integers_or_none,
-                                        span_sql)
+from aiperf_lab.metrics.nsys.db import (KERNEL, MEMCPY, MEMSET, PID_MASK, RUNTIME, NsysDatabase, end_sql,
+                                        integers_or_none)
 
 # One thread's operations, ordered by their call's start: call starts, call ends, then the op columns.
 Columns = list[list[int]]
@@ -153,7 +153,7 @@ def _op_read_columns(op_columns: list[str]) -> list[str]:
 
 
 def _call_read_columns(call_columns: tuple[str, ...]) -> list[str]:
-    return ["correlationId", "start", span_sql(), *call_columns]
+    return ["correlationId", "start", end_sql(), *call_columns]
 
 
 def prefetch(db: NsysDatabase, ops: str, op_columns: list[str], call_sources: list[str],
@@ -245,16 +245,14 @@ def launches_by_thread(db: NsysDatabase, ops: str, op_columns: list[str], call_s
     op_pids, op_pid, (op_text, *read_values) = op_read
     op_corr: list[int] | None = None
     for source in call_sources:
-        # Durations, not ends: shorter numbers to print and parse.
         call_read = _read(db, source, "globalTid", _call_read_columns(call_columns),
                           {RUNTIME: CALL_COLUMNS + call_columns}, _parsed_keeping_text)
         if call_read is None:
             return None
-        call_tids, call_tid, (call_text, call_starts, call_lengths, *call_values) = call_read
+        call_tids, call_tid, (call_text, call_starts, call_ends, *call_values) = call_read
         call_corr = call_text.values()
         if call_corr is None:
             return _checked_none(db, {RUNTIME: CALL_COLUMNS + call_columns})
-        call_ends = list(map(add, call_starts, call_lengths))
         call_pids = None if call_tids is None else list(map(and_, call_tids, repeat(PID_MASK)))
         if op_pids is None and call_pids is None:  # one process on both sides: the correlation id alone
             same = op_pid is None or call_tid is None or op_pid == call_tid & PID_MASK

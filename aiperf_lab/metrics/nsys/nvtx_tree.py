@@ -19,11 +19,11 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator
 from functools import partial
 from itertools import compress, islice, repeat
-from operator import add, and_, getitem, is_not, itemgetter, le, lt, mul, rshift, sub
+from operator import and_, getitem, is_not, itemgetter, le, lt, mul, rshift, sub
 
 from aiperf_lab.errors import MissingData
 from aiperf_lab.metrics.nsys.db import (KERNEL, MEMCPY, MEMSET, NVTX, NVTX_PUSHPOP, NVTX_STARTEND, NVTXT_PUSHPOP,
-                                        NVTXT_STARTEND, RUNTIME, TIME_LIMIT, NsysDatabase, parse_integers, span_sql,
+                                        NVTXT_STARTEND, RUNTIME, TIME_LIMIT, NsysDatabase, end_sql, parse_integers,
                                         split_global_tid)
 from aiperf_lab.metrics.nsys.nvtx import NvtxRange, load_ranges, prefetch_ranges, refuse_runaway_nesting
 from aiperf_lab.metrics.summary_stats import SUM_COLUMNS, duration_summary, sqlite_round, summary_rows
@@ -275,7 +275,7 @@ class _Launches:
         self.call_starts, self.call_ends, self.op_starts, self.op_ends, self.correlations = rows
 
 
-_OP_COLUMNS = ["start", span_sql(), "correlationId"]
+_OP_COLUMNS = ["start", end_sql(), "correlationId"]  # the ends as they are (checked as span_sql checks them)
 
 
 def _gpu_ops(tables: list[str]) -> str:
@@ -297,8 +297,7 @@ def _gpu_launches(db: NsysDatabase) -> dict[int, _Launches]:
     hashed = launches_by_thread(db, _gpu_ops(tables), _OP_COLUMNS, db.launch_calls(), {t: read for t in tables})
     if hashed is not None:
         hashed.pop(None, None)  # ops whose call is not in the export belong to no range
-        return {gtid: _Launches([starts, ends, op_starts, list(map(add, op_starts, lengths)), correlations])
-                for gtid, (starts, ends, op_starts, lengths, correlations) in hashed.items()}
+        return {gtid: _Launches(columns) for gtid, columns in hashed.items()}
     for table in (*tables, RUNTIME):
         db.check(table)
     total = sum(db.count(t) for t in (KERNEL, MEMCPY, MEMSET))
