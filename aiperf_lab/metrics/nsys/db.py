@@ -217,7 +217,8 @@ class NsysDatabase:
             # (GENERATED ALWAYS is optional in the syntax: "x AS (expr)" declares one too)
             if name in self.tables and isinstance(sql, str) and "AS" in sql.upper():
                 try:
-                    columns = self.con.execute(f"PRAGMA table_xinfo([{name}])").fetchall()
+                    columns = self.con.execute("SELECT cid, name, type, [notnull], dflt_value, pk, hidden "
+                                               "FROM pragma_table_xinfo(?)", (name,)).fetchall()
                 except sqlite3.DatabaseError as exc:
                     if interrupted(exc):
                         raise KeyboardInterrupt from None
