@@ -890,6 +890,40 @@ class Span(NamedTuple):
 _START, _END, _REPLACEMENT, _LABEL, _CONTEXT = (operator.itemgetter(i) for i in range(5))
 
 
+# A terminal control sequence (CSI: colours, cursor moves), as rich, structlog, colorlog and grep --color print them.
+# Also as repr(), JSON, a shell or a C source writes the ESC (`\x1b[`, `\u001b[`, `\033[`, `\e[`).
+CSI = re.compile(r"(?:\x1b|\\(?:x1b|u001b|033|e))\[[0-?]{0,32}[ -/]{0,8}[@-~]")
+ESCAPED_CSI = re.compile(r"\\(?:x1b|u001b|033|e)\[")
+
+
+def _without_csi(text: str) -> tuple[str, list[int], list[int]] | None:
+    """text without its CSI sequences, where each cut lies in that view, and how many characters were cut up to it
+    (sorted: a view position p is at p + shifts[k] in text, k the last cut at or before p); None: none there."""
+    kept: list[str] = []
+    starts: list[int] = []
+    shifts: list[int] = []
+    at = removed = 0
+    for m in CSI.finditer(text):
+        kept.append(text[at:m.start()])
+        starts.append(m.start() - removed)
+        removed += m.end() - m.start()
+        shifts.append(removed)
+        at = m.end()
+    if not starts:
+        return None
+    kept.append(text[at:])
+    return "".join(kept), starts, shifts
+
+
+def _plain_tail(text: str) -> str:
+    """The last 120 characters of text, lower-cased, without colour codes (what the line holds read)."""
+    if "\x1b" in text[-1024:] or "\\" in text[-1024:]:
+        view = _without_csi(text[-1024:])
+        if view is not None:
+            return view[0][-120:].lower()
+    return text[-120:].lower()
+
+
 def _merge_spans(found: list[Span]) -> list[Span]:
     """Sorted spans merged so that none overlap. (A plain loop: chains of map() and accumulate() over the
     spans, tried for texts of a million spans, measured slower here.)"""
@@ -1457,6 +1491,10 @@ class Redactor:
     def spans(self, text: str, in_key: bool = False, token_carry: bool = False,
               value_next: bool = False) -> list[Span]:
         """Every span to replace in text, merged so that none overlap, in order."""
+        if "\x1b" in text or ("\\" in text and ESCAPED_CSI.search(text)):
+            view = _without_csi(text)
+            if view is not None:  # coloured text: the rules read it without its colour codes
+                return self._coloured_spans(text, view, in_key, token_carry, value_next)
         lower = _lower(text)
         found = self._literal_spans(text) + self._secret_spans(text, in_key, token_carry, value_next, lower)
         if self._pieces:
@@ -1469,6 +1507,27 @@ class Redactor:
         _extend_quoted_values(text, found)
         if self.redact_hosts:
             found += self._host_spans(text, lower)
+        if not found:
+            return []
+        found.sort()
+        return _merge_spans(found)
+
+    def _coloured_spans(self, text: str, view: tuple[str, list[int], list[int]], in_key: bool, token_carry: bool,
+                        value_next: bool) -> list[Span]:
+        """The spans of text's view without CSI codes (ANSI colours: `ESC[36mpassword ESC[0m=ESC[35mX`), placed
+        back on text, and a known secret found in text as it is (one could hold an ESC)."""
+        plain, starts, shifts = view
+        found = self._literal_spans(text)
+        for start, end, replacement, label, context in self.spans(plain, in_key, token_carry, value_next):
+            at = bisect.bisect_right(starts, start) - 1
+            first = start + (shifts[at] if at >= 0 else 0)
+            if end > start:
+                at = bisect.bisect_right(starts, end - 1) - 1
+                end = end + (shifts[at] if at >= 0 else 0)
+            else:
+                end = first
+            at = bisect.bisect_right(starts, context) - 1
+            found.append((first, end, replacement, label, context + (shifts[at] if at >= 0 else 0)))
         if not found:
             return []
         found.sort()
@@ -1620,7 +1679,7 @@ class StreamRedactor:
         end = len(line.rstrip("\r\n"))
         if any(span[1] == end for span in self.redactor._fragment_spans(line)) if self.redactor._pieces else False:
             return start
-        last = line[-120:].lower()
+        last = _plain_tail(line)
         if NAME_ENDS_LINE.search(last) or VALUE_ON_NEXT_LINE.search(last):  # `cookie:` waits for its value
             return start
         # a dump's last lines wait for the next piece, so a secret dumped across the cut is decoded whole; a line of
@@ -1667,7 +1726,7 @@ class StreamRedactor:
         out = self.redactor._apply(piece, spans[:before])
         last_key = next((s for s in reversed(spans[:before]) if s[3] == "private key block"), None)
         self._in_key = bool(last_key and _key_open(piece, last_key))
-        self._value_next = bool(VALUE_ON_NEXT_LINE.search(piece[-120:].lower()))
+        self._value_next = bool(VALUE_ON_NEXT_LINE.search(_plain_tail(piece)))
         if _dump_lines_start(piece, len(piece), 1) < len(piece):   # the piece ends inside a dump block
             behind = self._dump_behind + piece
             self._dump_behind = behind[_dump_lines_start(behind, len(behind)):]

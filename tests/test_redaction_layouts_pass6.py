@@ -1,0 +1,71 @@
+"""Sixth red-team pass (issue 11): secret-named values printed in colour (ANSI SGR/CSI codes between the name, the
+separator and the value: rich, structlog, colorlog), values `bash -x` quotes in the command lines it prints, and
+name/value layouts the rules missed. Values are random and in no environment variable: only the rule for the
+layout can find them; each test has a partner that ordinary text around the layout stays."""
+
+from __future__ import annotations
+
+import pytest
+
+from aiperf_lab.triage.redact import REDACTED, Redactor, StreamRedactor
+
+V = "Zq8Wm3Kx7Lp2Rv9T"
+E = "\x1b"
+
+
+def _streamed(text: str, size: int) -> str:
+    stream = StreamRedactor(Redactor({}), piece=7)
+    return "".join(stream.feed(text[k:k + size]) for k in range(0, len(text), size)) + stream.close()
+
+
+COLOURED = [
+    f"{E}[33mpassword{E}[0m={V}",
+    f"password={E}[1m{V}{E}[0m",
+    f"{E}[36mpassword{E}[0m: {E}[32m{V}{E}[0m",
+    f"{E}[1;33mapi_key{E}[0m={E}[32m'{V}'{E}[0m",
+    f"{E}[36mclient_secret{E}[0m={E}[35m{V}{E}[0m",
+    f"{E}[1m{{{E}[0m{E}[32m'user'{E}[0m: {E}[32m'alice'{E}[0m, {E}[32m'password'{E}[0m: {E}[32m'{V}'{E}[0m{E}[1m}}{E}[0m",
+    f"postgres://app:{E}[31m{V}{E}[0m@db/x",
+    f"{E}[1mAuthorization{E}[0m: Bearer {V}",
+    f"ghp_{E}[0m16C7e42F292c6912E7710c838347Ae178B4a",
+    f"{E}[2;36m[12:00:01]{E}[0m{E}[2;36m \x1b[0mconfig {E}[1m{{{E}[0m{E}[32m'api_key'{E}[0m: {E}[32m'{V}'{E}[0m{E}[1m}}{E}[0m",
+]
+
+
+@pytest.mark.parametrize("text", COLOURED)
+def test_coloured_secret_goes_whole_text_and_stream(text: str) -> None:
+    out = Redactor({}).text(text)
+    secret = "16C7e42F292c6912E7710c838347Ae178B4a" if "ghp_" in text else V
+    assert secret not in out and REDACTED in out
+    for size in (1, 3, len(text)):
+        assert _streamed(text + "\nstep 1 loss 2.0\n", size) == Redactor({}).text(text + "\nstep 1 loss 2.0\n")
+
+
+def test_colour_codes_around_the_value_stay() -> None:
+    out = Redactor({}).text(f"{E}[36mclient_secret{E}[0m={E}[35m{V}{E}[0m done")
+    assert out == f"{E}[36mclient_secret{E}[0m={E}[35m{REDACTED}{E}[0m done"
+
+
+@pytest.mark.parametrize("text", [
+    f"{E}[32mINFO{E}[0m step 1200 loss {E}[1m2.3817{E}[0m lr 3.0e-04 tokens/s 51234.7",
+    f"{E}[36mtoken_count{E}[0m={E}[35m512{E}[0m max_tokens={E}[35m4096{E}[0m",
+    f"{E}[1m{{{E}[0m{E}[32m'password'{E}[0m: {E}[3;92mTrue{E}[0m{E}[1m}}{E}[0m",
+])
+def test_ordinary_coloured_text_stays(text: str) -> None:
+    assert Redactor({}).text(text) == text
+
+
+@pytest.mark.parametrize("text", [f"{E}[36mapi_key:{E}[0m\n  {V}\nstep 1\n", f"{E}[36mpassword: |{E}[0m\n  {V}\nok\n"])
+def test_coloured_name_ending_a_line_holds_the_stream(text: str) -> None:
+    whole = Redactor({}).text(text)
+    assert V not in whole
+    for size in (1, 2, 5):
+        assert _streamed(text, size) == whole
+
+
+@pytest.mark.parametrize("escape", ["\\x1b", "\\u001b", "\\033", "\\e"])
+def test_coloured_text_in_its_escaped_form_goes(escape: str) -> None:
+    text = f'print("{escape}[36mclient_secret{escape}[0m={escape}[35m{V}{escape}[0m")'
+    out = Redactor({}).text(text)
+    assert V not in out and out.endswith(f'{escape}[35m{REDACTED}{escape}[0m")')
+    assert Redactor({}).argv(["python3", "-c", text])[2] == out
