@@ -69,3 +69,34 @@ def test_coloured_text_in_its_escaped_form_goes(escape: str) -> None:
     out = Redactor({}).text(text)
     assert V not in out and out.endswith(f'{escape}[35m{REDACTED}{escape}[0m")')
     assert Redactor({}).argv(["python3", "-c", text])[2] == out
+
+
+# Command lines as `bash -x` prints them (a word holding a symbol is single-quoted, a control character $'...'), as a
+# script echoes them (double quotes), and tools whose password flags the rules did not know.
+PRINTED_COMMANDS = [
+    f"+ sshpass -p '{V}!x' ssh h", f'sshpass -p "{V}" ssh h', f"+ mysql '-p{V}!x' db", f"mysql -u root -p'{V}' db",
+    f'mysql -u root -p"{V}" db', f"+ redis-cli -a '{V}!x' ping", f"wget --http-password '{V}' https://x",
+    f"+ serve.py --api-key '{V}!x'", f"+ serve.py --api-key $'{V}\\n'", f"+ train.py '--hf-token={V}!x'",
+    f"unzip -P '{V}' a.zip", f"+ az login --service-principal -u id -p '{V}' --tenant t", f"ldapsearch -x -D cn=admin -w '{V}'",
+    f"mongosh -u u -p '{V}'", f"sqlcmd -S db -U sa -P {V}", f"sqlcmd -S db -U sa -P '{V}'", f"ssh-keygen -N '{V}' -f k",
+    f"keytool -storepass {V} -list", f"+ keytool -list -keypass '{V}!x'", f"+ vault login '{V}!x'",
+    f"echo '{V}' | docker login -u a --password-stdin", f"gh auth login --with-token <<< {V}",
+    f"mc alias set s3 https://s3 AKIAIOSFODNN7EXAMPLE '{V}'", f"+ aws configure set aws_secret_access_key '{V}!x'",
+    f"+ sshpass -p '{V} with spaces' ssh h",
+]
+
+
+@pytest.mark.parametrize("text", PRINTED_COMMANDS)
+def test_printed_command_password_goes(text: str) -> None:
+    out = Redactor({}).text(text)
+    assert V not in out and "spaces" not in out and REDACTED in out
+
+
+@pytest.mark.parametrize("text", [
+    "+ mysql -u root -p db", "+ sshpass -p \"$SSHPASS\" ssh h", "+ redis-cli -a \"$REDIS_PW\" ping",
+    "+ python train.py --api-key \"$API_KEY\" --lr '3e-4'", "+ ssh-keygen -N '' -f k", "+ unzip -P '' a.zip",
+    "+ keytool -list -storepass:env STOREPASS", "+ echo 'training done' | tee log.txt", "+ mongosh -u u -p --port 27017",
+    "+ gh auth login --with-token < token.txt", "+ mc alias set s3 https://s3 \"$KEY\" \"$SECRET\"",
+])
+def test_printed_command_without_a_password_stays(text: str) -> None:
+    assert Redactor({}).text(text) == text

@@ -375,14 +375,31 @@ ESCAPED_URL_PASSWORDS = [
 HF_LOGINS = ("huggingface-cli login", "hf auth login", "hf login")
 REGISTRY_LOGINS = ("docker login", "podman login", "nerdctl login", "buildah login", "skopeo login", "oras login",
                    "helm registry login", "crane auth login")
+
+
+def _shell_value(bare: str, least: int = 1) -> str:
+    """A value group as a shell prints the word (`bash -x` single-quotes one holding a symbol, $'...' one holding a
+    control character; a script echoes "..."): the quoted value whole, spaces and all, or `bare` (a double-quoted
+    `"$VAR"` is a reference, not a value)."""
+    return (rf"(?:(?P<sq>\$?')|(?P<dq>\")|)(?P<value>(?(sq)[^'\n]{{{least},4095}}(?=')|(?(dq)(?!\$)[^\"\n]{{{least},4095}}(?=\")|"
+            rf"{bare})))")
+
+
 # Whole commands printed by the workload, with their password: mysql -pX, sshpass -p X, curl -u u:X.
 # The flag is searched (a literal), then the tool's name within `reach` characters before it on its line
 # (a sorted list of where each tool's name is, looked up by bisection): a text full of "mysql " or
 # "curl " costs one scan, where a pattern led by the tool's name rescanned 300 characters after each.
 COMMAND_PASSWORD_FLAGS: list[tuple[tuple[str, ...], int, re.Pattern[str]]] = [
-    (("mysql", "mariadb"), 300, re.compile(r"-p(?<=[ \t]-p)(?P<value>[^\s'\"]{3,})")),
-    (("sshpass",), 100, re.compile(r"-p(?<=[ \t]-p)[ \t]{0,4}(?P<value>[^\s'\"-][^\s'\"]*)")),
-    (("redis-cli", "keydb-cli"), 300, re.compile(r"-a(?<=[ \t]-a)[ \t]{1,4}(?P<value>[^\s'\"-][^\s'\"]*)")),
+    (("mysql", "mariadb"), 300, re.compile(r"-p(?<=[ \t'\"]-p)" + _shell_value(r"[^\s'\"]{3,}", 3))),
+    (("sshpass",), 100, re.compile(r"-p(?<=[ \t'\"]-p)[ \t]{0,4}" + _shell_value(r"[^\s'\"-][^\s'\"]*"))),
+    (("redis-cli", "keydb-cli"), 300, re.compile(r"-a(?<=[ \t'\"]-a)[ \t]{1,4}" + _shell_value(r"[^\s'\"-][^\s'\"]*"))),
+    # keytool/jarsigner's one-dash long flags; `echo X | docker login --password-stdin`, `gh auth login --with-token
+    # <<< X`; MinIO's `mc alias set NAME URL ACCESS_KEY SECRET_KEY`
+    (("keytool", "jarsigner"), 300, re.compile(r"pass(?:(?<=[ \t'\"]-storepass)|(?<=[ \t'\"]-keypass)|(?<=-srcstorepass)"
+                                               r"|(?<=-deststorepass)|(?<=-srckeypass)|(?<=-destkeypass))[ \t]{1,4}"
+                                               + _shell_value(r"[^\s'\":-][^\s'\"]*"))),
+    (("gh auth login",), 300, re.compile(r"<<<(?:(?<=--with-token <<<)|(?<=--with-token<<<))[ \t]{0,4}"
+                                        + _shell_value(r"[^\s'\"$][^\s'\"]*"))),
     (("curl", "wget"), 300, re.compile(r"-u(?<=[ \t]-u)[ \t]{0,4}['\"]?[^\s:'\"]{1,128}:(?P<value>[^\s'\"]+)")),
     (("curl", "wget"), 300, re.compile(r"--(?<=[ \t]--)(?:proxy-)?user[ \t=]{1,4}['\"]?[^\s:'\"]{1,128}:"
                                        r"(?P<value>[^\s'\"]+)")),
@@ -405,26 +422,35 @@ COMMAND_PASSWORD_FLAGS: list[tuple[tuple[str, ...], int, re.Pattern[str]]] = [
 # (the value may be the next item of a YAML list: k8s `args:\n- --password\n- V`)
 PRINTED_SECRET_FLAG = re.compile(r"--(?<![A-Za-z0-9_-]--)(?P<flag>[A-Za-z][A-Za-z0-9_-]{0,63})"
                                  r"(?:=|[ \t]{1,4}|['\"],[ \t]{0,2}['\"]|['\"]?,?[ \t]{0,8}\r?\n[ \t]{0,64}-[ \t]{1,4}['\"]?)"
-                                 r"(?P<value>[^\s'\"-][^\s'\"]{0,4095})")
+                                 + _shell_value(r"[^\s'\"-][^\s'\"]{0,4095}"))
 NOT_A_FLAG_SECRET = frozenset({"token", "password", "env", "file", "stdin", "prompt", "ask", "keyring"})
 # Short flags of tools that take a password (set -x of openssl -k V, zip -P V, 7z -pV, az login -p V, smbclient -U
 # user%V, ldapsearch -w V, curl -u user:V in a list): found from the "-" after a blank or a quote, the tool looked
 # for on the same line before it; {flag: (tools, glued value allowed, the value's part after this character)}.
-TOOL_SHORT_FLAG = re.compile(r"-(?<=[ \t'\"]-)(?P<flag>[kPpUwu])(?P<sep>[ \t]{1,4}|['\"],[ \t]{0,2}['\"]|)"
-                             r"(?P<value>[^\s'\"-][^\s'\"]{3,4095})")  # (a password of 1 to 3 characters stays)
+TOOL_SHORT_FLAG = re.compile(r"-(?<=[ \t'\"]-)(?P<flag>[kPpUwuN])(?P<sep>[ \t]{1,4}|['\"],[ \t]{0,2}['\"]|)"
+                             + _shell_value(r"[^\s'\"-][^\s'\"]{3,4095}", 4))  # (a password of 1 to 3 characters stays)
 TOOL_SHORT_FLAGS: dict[str, tuple[re.Pattern[str], bool, str]] = {
     "k": (re.compile(r"(?:^|[\s/'\"])openssl[\s'\"]"), False, ""),
-    "P": (re.compile(r"(?:^|[\s/'\"])(?:zip|unzip)[\s'\"]"), False, ""),
-    "p": (re.compile(r"(?:^|[\s/'\"])(?:7z|7za|7zr|az)[\s'\"]"), True, ""),
+    "P": (re.compile(r"(?:^|[\s/'\"])(?:zip|unzip|sqlcmd|bcp|ssh-keygen)[\s'\"]"), False, ""),
+    "p": (re.compile(r"(?:^|[\s/'\"])(?:7z|7za|7zr|az|mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport)[\s'\"]"),
+          True, ""),
+    "N": (re.compile(r"(?:^|[\s/'\"])ssh-keygen[\s'\"]"), False, ""),
     "U": (re.compile(r"(?:^|[\s/'\"])(?:smbclient|rpcclient|smbmap)[\s'\"]"), False, "%"),
     "w": (re.compile(r"(?:^|[\s/'\"])ldap(?:search|add|modify|delete|whoami|passwd)[\s'\"]"), False, ""),
     "u": (re.compile(r"(?:^|[\s/'\"])(?:curl|wget)[\s'\"]"), False, ":"),
 }
+# MinIO's `mc alias set NAME URL ACCESS_KEY SECRET_KEY` (and the older `mc config host add`)
+MC_ALIAS = re.compile(r"(?:(?<=mc alias set)|(?<=mc config host add))[ \t]{1,4}[^\s'\"]{1,256}[ \t]{1,4}[a-z]{2,8}://"
+                      r"[^\s'\"]{1,1024}[ \t]{1,4}['\"]?[^\s'\"$]{1,256}['\"]?[ \t]{1,4}" + _shell_value(r"[^\s'\"$-][^\s'\"]*"))
+# `echo V | docker login -u U --password-stdin` (any login read from stdin)
+ECHO_TO_STDIN = re.compile(r"echo(?<![\w-]echo)[ \t]{1,4}(?:-n[ \t]{1,4})?" + _shell_value(r"[^\s'\"$-][^\s'\"|;]*")
+                           + r"['\"]?[ \t]{0,4}\|[^|\n]{0,256}--password-stdin")
 # `vault login V`, `wandb login V`; `aws configure set aws_secret_access_key V` (any `config set NAME V` whose name is
 # secret)
-TOOL_LOGIN_VALUE = re.compile(r"login(?:(?<=vault login)|(?<=wandb login))[ \t]{1,4}(?P<value>[^\s'\"-][^\s'\"]{7,4095})")
+TOOL_LOGIN_VALUE = re.compile(r"login(?:(?<=vault login)|(?<=wandb login))[ \t]{1,4}"
+                              + _shell_value(r"[^\s'\"-][^\s'\"]{7,4095}", 8))
 CONFIG_SET_VALUE = re.compile(r"config(?:ure)? set[ \t]{1,4}(?P<name>[A-Za-z0-9_.-]{1,64})[ \t]{1,4}"
-                              r"(?P<value>[^\s'\"-][^\s'\"]{0,4095})")
+                              + _shell_value(r"[^\s'\"-][^\s'\"]{0,4095}"))
 # `key=`, `?key=`, `"key": "..."`, `license_key: ...` with a key-shaped value (20+ characters of
 # letters and digits both, checked in code); a bare `key` elsewhere is too common in ML logs to hide.
 KEY_ASSIGNMENT = re.compile(r"key(?<![a-z0-9]key)[\"']?[ \t]{0,3}[=:][ \t]{0,3}[\"']?(?P<value>[a-z0-9+/_-]{20,512}={0,2})"
@@ -2093,7 +2119,7 @@ def _printed_flag_spans(text: str) -> list[Span]:
     for m in TOOL_SHORT_FLAG.finditer(text):
         flag = m.group("flag")
         tools, glued, after = TOOL_SHORT_FLAGS[flag]
-        if not m.group("sep") and not glued:
+        if not m.group("sep") and not glued and not (m.group("sq") or m.group("dq")):
             continue
         where = tool_places.get(flag)
         if where is None:
@@ -2115,6 +2141,12 @@ def _printed_flag_spans(text: str) -> list[Span]:
     if "login" in text:
         spans.extend((m.start("value"), m.end("value"), REDACTED, "command-line password", m.start())
                      for m in TOOL_LOGIN_VALUE.finditer(text) if not kept[m.group("value")])
+        if "password-stdin" in text:  # (`echo ... | docker login`)
+            spans.extend((m.start("value"), m.end("value"), REDACTED, "command-line password", m.start())
+                         for m in ECHO_TO_STDIN.finditer(text) if not kept[m.group("value")])
+    if "mc " in text:
+        spans.extend((m.start("value"), m.end("value"), REDACTED, "command-line password", m.start())
+                     for m in MC_ALIAS.finditer(text) if not kept[m.group("value")])
     for m in CONFIG_SET_VALUE.finditer(text):
         if _secret_name_cached(m.group("name")) and not kept[m.group("value")]:
             spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
