@@ -100,3 +100,31 @@ def test_printed_command_password_goes(text: str) -> None:
 ])
 def test_printed_command_without_a_password_stays(text: str) -> None:
     assert Redactor({}).text(text) == text
+
+
+# name/value layouts: JSON inside JSON (a JSON log whose message is a JSON body), names aligned in columns (pytest
+# --showlocals, config dumps), Ruby/PHP/Perl `=>`, `->`
+LAYOUTS = ['\\"password\\": \\"{v}\\"', '{{\\"api_key\\":\\"{v}\\", \\"n\\": 1}}', '\\"client_secret\\" = \\"{v}\\"',
+           "password    = {v}", "api_key        = '{v}'", "db_password\t= {v}", '"token"     : "{v}"',
+           "password => {v}", ":password => '{v}'", '"secret" => "{v}"', "password -> {v}", "apiKey -> `{v}`"]
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_name_value_layout_goes(layout: str) -> None:
+    text = layout.format(v=V)
+    out = Redactor({}).text(text)
+    assert V not in out and (out == text.replace(V, REDACTED) or "`" in text)
+
+
+@pytest.mark.parametrize("text", [
+    'msg="{\\"password\\": \\"{p}\\"}"'.replace("{p}", V)])
+def test_json_in_json_keeps_its_escapes(text: str) -> None:
+    assert Redactor({}).text(text) == text.replace(V, REDACTED)
+
+
+@pytest.mark.parametrize("text", [
+    "max_tokens      = 4096", '\\"token_count\\": \\"512\\"', "password    = None", "tokenizer -> gpt2",
+    "use_auth_token => True", "password_file   = /etc/app/pw.txt", "token -> 0",
+])
+def test_layout_without_a_secret_stays(text: str) -> None:
+    assert Redactor({}).text(text) == text

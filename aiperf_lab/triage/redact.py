@@ -461,10 +461,12 @@ KEY_ASSIGNMENT = re.compile(r"key(?<![a-z0-9]key)[\"']?[ \t]{0,3}[=:][ \t]{0,3}[
 # the name is taken whole, never given back (the lookahead-and-backreference idiom), so a long name
 # with no separator after it costs one pass.
 # The value may sit on the next line (YAML "api_key:\n  VALUE").
-# (a YAML block scalar's `|` / `>-` before the line break, an anchor `&k` or a tag `!!str` before the value)
-_ASSIGNMENT_TAIL = (r"(?=(?P<rest>[a-z0-9_.-]{0,48}))(?P=rest)(?P<sep>[\"']?[ \t]{0,3}[=:][ \t]{0,3}"
+# (a YAML block scalar's `|` / `>-` before the line break, an anchor `&k` or a tag `!!str` before the value; the
+# name padded to a column, as pytest --showlocals and config dumps align them; Ruby/PHP/Perl `=>`, `->`; JSON inside
+# JSON, `\"password\": \"X\"`)
+_ASSIGNMENT_TAIL = (r"(?=(?P<rest>[a-z0-9_.-]{0,48}))(?P=rest)(?P<sep>\\?[\"']?[ \t]{0,32}(?:=>|->|[=:])[ \t]{0,3}"
                     r"(?:(?:[|>][+-]?[0-9]?[ \t]{0,8})?\r?\n[ \t]{0,16})?(?:(?:&[a-z0-9_-]{1,32}|!![a-z]{1,16})[ \t]{1,4})?)"
-                    r"(?P<quote>[\"']?)"
+                    r"(?P<quote>\\?[\"']?)"
                     r"(?P<value>[^\s'\",;\x00]{3,})")  # (nsys joins environment entries with NUL)
 SECRET_ASSIGNMENTS = [re.compile(keyword + _ASSIGNMENT_TAIL) for keyword in (
     r"token(?!s|iz|is)", "secret", r"passw(?:or)?d", r"pwd(?:(?<=[_.-]pwd)|(?=[_.-]))", r"api[_-]?key", "apikey",
@@ -1980,6 +1982,8 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
         matches = pattern.finditer(lower)
         while (m := next(matches, None)) is not None:
             value_start, value_end = m.span(value_group)
+            if text[value_end - 1] == "\\" and text.startswith('"', value_end) and m.group("quote") == '\\"':
+                value_end -= 1  # JSON inside JSON: the value's closing quote is escaped too
             if harmless[text[value_start:value_end]]:
                 continue  # secret=False, token: 0, gpu_pw=350.2, a path, one already redacted
             if text[value_end - 1] == ":" and text.startswith(" ", value_end) and "\n" in m.group("sep"):
@@ -2248,6 +2252,8 @@ IDENTIFIER = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]*")
 HEADER_TUPLE = re.compile(r"\(b?(?P<q>['\"])(?P<name>[A-Za-z0-9_.-]{1,64})(?P=q),[ \t]{0,2}b?"
                           r"(?:'(?P<sq>[^'\\\n]{0,4096}(?:\\[^\n][^'\\\n]{0,4096}){0,256})'|\"(?P<dq>[^\"\\\n]{0,4096}(?:\\[^\n][^\"\\\n]{0,4096}){0,256})\")\)")
 # The rest of a quoted value, through its escapes, and its closing quote.
+# the rest of a JSON string inside a JSON string (`\"a\\\"b\"`: an inner escape doubled, an inner quote `\\\"`)
+ESCAPED_QUOTED_REST = re.compile(r'(?:\\\\\\\\|\\\\\\"|\\\\[^\\"\n]|\\[^\\"\n]|[^\\"\n]){0,4096}\\"').match
 SHELL_SINGLE_QUOTED_REST = re.compile(r"[^'\n]{0,4096}'").match
 QUOTED_REST = {'"': re.compile(r"[^\"\\\n]{0,4096}(?:\\[^\n][^\"\\\n]{0,4096}){0,256}\"").match, "'": re.compile(r"[^'\\\n]{0,4096}(?:\\[^\n][^'\\\n]{0,4096}){0,256}'").match}
 # A header's name has a "-" (x-api-key, Set-Cookie) or is one word of these; other pairs are code's tuples.
@@ -2410,12 +2416,16 @@ def _extend_quoted_values(text: str, found: list[Span]) -> None:
         if start < reached:
             continue
         quote = text[start - 1]
-        m = (shell if quote == "'" and text[start - 2:start - 1] == "=" else rest[quote])(text, start)
+        closing = 1
+        if quote == '"' and text[start - 2:start - 1] == "\\":  # JSON inside JSON: closed by an escaped quote
+            m, closing = ESCAPED_QUOTED_REST(text, start), 2
+        else:
+            m = (shell if quote == "'" and text[start - 2:start - 1] == "=" else rest[quote])(text, start)
         if m is not None:
             reached = m.end()
             span = found[index]
-            if reached - 1 > span[1]:
-                found[index] = (start, reached - 1, span[2], span[3], span[4])
+            if reached - closing > span[1]:
+                found[index] = (start, reached - closing, span[2], span[3], span[4])
 
 
 def _header_tuple_spans(text: str) -> list[Span]:
