@@ -128,3 +128,28 @@ def test_json_in_json_keeps_its_escapes(text: str) -> None:
 ])
 def test_layout_without_a_secret_stays(text: str) -> None:
     assert Redactor({}).text(text) == text
+
+
+S = "Xk9mQ2vL7pR4tW8zN3bH6jF5cY1dG0sE"
+HEX = "9f2b6c1e0a7d4e3b8c5f1a2d6e9b0c3f7a4d1e8b5c2f9a6d3e0b7c4f1a8d5e2b"
+
+
+@pytest.mark.parametrize("text, secrets", [
+    (f"Cookie: _ga=1; sid={S}", [S]),
+    (f"{{'Cookie': '_ga=GA1.2; csrftoken=abc; sessionid={S}'}}", [S]),
+    (f'Authorization: Digest username="alice", realm="x", nonce="{S}", uri="/", response="{HEX[:32]}", cnonce="{S[::-1]}"',
+     [S, HEX[:32], S[::-1]]),
+    (f"https://storage.googleapis.com/b/o?X-Goog-Algorithm=GOOG4-RSA-SHA256&X-Goog-Signature={HEX}", [HEX]),
+    (f"https://b.s3.amazonaws.com/o?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature={HEX}", [HEX]),
+])
+def test_header_and_url_layouts_go(text: str, secrets: list[str]) -> None:
+    out = Redactor({}).text(text)
+    assert not [s for s in secrets if s in out], out
+
+
+@pytest.mark.parametrize("text", [
+    "cookie: |", "Set-Cookie policy: strict", "WWW-Authenticate: Digest realm=\"x\", qop=\"auth\"",
+    "signature=valid", "the response=200 nonce=1",
+])
+def test_header_and_url_layouts_without_a_secret_stay(text: str) -> None:
+    assert Redactor({}).text(text) == text

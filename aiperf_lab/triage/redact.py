@@ -500,6 +500,13 @@ ASSIGNMENT_RUN_GAPS = (" ", "\t", ",", ";")
 AUTHORIZATION = re.compile(r"authorization[\"']?[ \t]{0,3}:[ \t]{0,3}[\"']?(?P<value>[a-z0-9._~+/=-]{1,64}"
                            r"(?:[ \t]{1,4}[^\s'\",;]{1,4096})?)")
 NETRC_PASSWORD = re.compile(r"login[ \t]{1,4}[^\s]{1,256}[ \t]{1,4}password[ \t]{1,4}(?P<value>[^\s'\"]+)")
+# A Cookie: header's every cookie (the name=value rule takes the first), to the line's end or a quote; HTTP Digest's
+# nonce, cnonce and response (an offline-crackable hash of the password) on a line that says `digest`; a signed URL's
+# signature (S3 X-Amz-Signature, GCS X-Goog-Signature, Signature=) (lower-cased text)
+COOKIE_HEADER = re.compile(r"cookie[\"']?[ \t]{0,3}:[ \t]{0,3}(?=[^\n\"'=;]{1,256}=)(?P<value>[^\r\n\"']{1,8192})")
+DIGEST_LINE = re.compile(r"digest[ \t][^\n]{0,8192}")
+DIGEST_PARAM = re.compile(r"(?<![a-z0-9_-])(?:c?nonce|response)=\"?(?P<value>[^\s\",]{4,512})")
+URL_SIGNATURE = re.compile(r"signature=(?<=[?&]signature=|-signature=)(?P<value>[0-9a-z%_.~+/=-]{16,4096})")
 # A secret name ending a piece of a stream, its value on the next line.
 # (also a YAML block scalar's `password: |`, and a secret flag ending a line of a list: k8s `- --password`)
 VALUE_ON_NEXT_LINE = re.compile(r"(?:token|secret|passw(?:or)?d|api[_-]?key|apikey|pass(?:phrase)?|credential|accountkey)"
@@ -1163,6 +1170,15 @@ class Redactor:
         for pattern in (AUTHORIZATION, NETRC_PASSWORD):
             spans.extend((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
                          for m in pattern.finditer(lower))
+        if "cookie" in lower:
+            spans.extend((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
+                         for m in COOKIE_HEADER.finditer(lower))
+        if "digest " in lower:
+            spans.extend((p.start("value"), p.end("value"), REDACTED, "secret-named value", m.start())
+                         for m in DIGEST_LINE.finditer(lower) for p in DIGEST_PARAM.finditer(lower, m.start(), m.end()))
+        if "signature=" in lower:
+            spans.extend((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
+                         for m in URL_SIGNATURE.finditer(lower))
         for m in KEY_ASSIGNMENT.finditer(lower):
             value = m.group("value")
             if (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
