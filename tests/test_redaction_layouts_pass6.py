@@ -5,6 +5,8 @@ layout can find them; each test has a partner that ordinary text around the layo
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from aiperf_lab.triage.redact import REDACTED, Redactor, StreamRedactor
@@ -153,3 +155,19 @@ def test_header_and_url_layouts_go(text: str, secrets: list[str]) -> None:
 ])
 def test_header_and_url_layouts_without_a_secret_stay(text: str) -> None:
     assert Redactor({}).text(text) == text
+
+
+def _nestings(v: str) -> dict[str, str]:
+    j1 = json.dumps(v)
+    j2, j3 = json.dumps(j1), json.dumps(json.dumps(j1))
+    return {"json3": j3, "json4": json.dumps(j3), "repr_of_json": repr(j1), "repr_of_repr": repr(repr(v)),
+            "repr_bytes_json": repr(j1.encode()), "json_of_bytes_repr": json.dumps(repr(v.encode())), "json2": j2,
+            "payload": "payload=%r" % json.dumps({"password": v})}
+
+
+@pytest.mark.parametrize("value", ['Zx9"q\\Wm3Kx7Lp', "Zx9'q\\nWm3Kx7Lp", "Zx9é€q/Wm3Kx7Lp", "Zx9\tq Wm3Kx7Lp!"])
+def test_known_secret_with_quotes_or_backslashes_goes_nested(value: str) -> None:
+    redactor = Redactor({"DB_PASSWORD": value})
+    kept = {name: out for name, form in _nestings(value).items()
+            if "Wm3Kx7Lp" in (out := redactor.text(form))}
+    assert not kept

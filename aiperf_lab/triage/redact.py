@@ -692,6 +692,8 @@ def escaped_forms(value: str) -> set[str]:
     # escaped twice (json.dumps of a JSON text), shell-quoted ('\'' and '"'"'), bytes repr, case-folded
     forms |= {json.dumps(f)[1:-1] for f in list(forms)}
     forms |= {value.replace("'", "'\\''"), value.replace("'", "'\"'\"'"), repr(value.encode())[2:-1]}
+    if not value.isascii() or not value.isprintable() or any(c in value for c in "\"'\\"):
+        forms |= _nested_escapes(value)
     if len(value) >= 8:
         forms |= {value.upper(), value.lower()}
     if "\n" in value:
@@ -701,6 +703,30 @@ def escaped_forms(value: str) -> set[str]:
         encoded = base64.b32encode(value.encode()).decode()
         forms |= {encoded.rstrip("="), value[::-1]}
     return {f for f in forms if len(f) >= MIN_SECRET_LEN}
+
+
+NESTED_ESCAPES_DEPTH = 4
+NESTED_ESCAPES_MOST = 256
+
+
+def _nested_escapes(value: str) -> set[str]:
+    """A value that escaping changes (a quote, a backslash, a control or non-ASCII character) escaped up to
+    NESTED_ESCAPES_DEPTH times over, each time by JSON (either ensure_ascii), repr (of the str or of its UTF-8 bytes) or
+    with only its backslashes doubled, and its single quotes too (repr inside a longer string picks its quotes by the
+    whole: `'payload=%r' % json.dumps(body)`); at most NESTED_ESCAPES_MOST forms, each a literal looked for."""
+    found: set[str] = set()
+    level = {value}
+    for _ in range(NESTED_ESCAPES_DEPTH):
+        following: set[str] = set()
+        for form in level:
+            doubled = form.replace("\\", "\\\\")
+            following |= {json.dumps(form)[1:-1], json.dumps(form, ensure_ascii=False)[1:-1], repr(form)[1:-1],
+                          repr(form.encode())[2:-1], doubled, doubled.replace("'", "\\'"), doubled.replace('"', '\\"')}
+        level = following - found - {value}
+        if not level or len(found) + len(level) > NESTED_ESCAPES_MOST:
+            break
+        found |= level
+    return found
 
 
 def encoded_forms(value: str) -> set[str]:
