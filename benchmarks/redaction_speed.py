@@ -155,6 +155,14 @@ CASES: dict[str, str | tuple] = {
     "(5th) bare MACs (--redact-hosts)": "001B213A4F5C ", "(5th) 12 hex digits, small letters": "5a319caa0750 ",
     "(5th) stream holds: tables": ("Name    Value\n----    -----\n", "DB_PASSWORD    Zq8DaspUtbuleC5C0\n"),
     "(5th) stream holds: loguru under a frame": '  File "x.py", line 1\n    f(password)\n    \u2502 \u2514 \'x\'\n',
+    # the sixth pass's forms (--only "(6th)"): coloured text, shell-quoted command values, layouts
+    "(6th) coloured log lines": "\x1b[2;36m[12:00:01]\x1b[0m \x1b[32mINFO\x1b[0m step \x1b[1m12\x1b[0m loss 0.53\n",
+    "(6th) coloured secret pairs": "\x1b[36mclient_secret\x1b[0m=\x1b[35mZq8Wm3Kx7Lp2Rv9T\x1b[0m\n",
+    "(6th) 'ESC[' repeated": "\x1b[", "(6th) escaped colours": "\\x1b[1m",
+    "(6th) bash -x quoted passwords": "+ sshpass -p 'S3cr3t!x' ssh h\n", "(6th) \"-p '\" repeated": " -p '",
+    "(6th) aligned pairs": "password    = Zq8Wm3Kx7Lp2Rv9T\n", "(6th) 'password' and spaces": "password" + " " * 40,
+    "(6th) JSON in JSON pairs": '{\\"password\\": \\"Zq8Wm3Kx7Lp2Rv9T\\"} ',
+    "(6th) cookie headers": "Cookie: _ga=1; sid=Zq8Wm3Kx7Lp2Rv9T\n", "(6th) 'digest ' repeated": "digest ",
     # runs of matches back to back (one span a run) and the same matches kept apart (one span each): "(dense)"
     "(dense) '://u:p@' repeated": "://u:p@",
     "(dense) '://x@' and '://u:p@' in turn": "://x@://u:p@",
