@@ -193,6 +193,8 @@ CASES: dict[str, str | tuple] = {
     "(3rd-S6) '--password Zq1x ' repeated": "--password Zq1x ", "(3rd-S6) '--a-b ' repeated": "--a-b ",
     "(3rd-S6) ' -p x -k y' repeated, no tool": " -p x -k y", "(3rd-S6) 'zip -P x ' repeated": "zip -P x ", "(3rd-S6) 'zip -P abcd ' repeated": "zip -P abcd ",
     "(3rd-S6) 'config set token x ' repeated": "config set token x ",
+    # the red team's F5 (issue 11, sixth pass): a known secret's bytes as colon-separated hex, a line each
+    "(6th) colon-separated hex of a known secret": ":".join(f"{b:02x}" for b in b"hf_Qw3rTy7uIoPaSdFgHjKlZxCvBnM12345") + "\n",
     "(3rd-S1) whole provider tokens": "fw_" + "Ab1" * 8 + " pul-" + "0a" * 20 + " s.Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8 ",
 }
 

@@ -259,6 +259,19 @@ def _provider_branches(prefixes: tuple[tuple[str, str], ...], first: int) -> str
 
 
 PROVIDER_PREFIX_LENGTHS: dict[str, int] = {}
+PROVIDER_GATES: dict[str, str] = {}   # the look-behind each separator is tried after (_provider_gate)
+
+
+def _provider_gate(lead: str, prefixes: tuple[tuple[str, str], ...], short: str) -> str:
+    """What must come before the separator for any prefix to end there: its last two characters (one of the literal
+    prefixes' endings, or `short`'s), else a letter or digit (every prefix ends with one, then the separator). A
+    look-behind for that first spares the others on runs that pass the 20-character gate (`.` repeated, `ghp_`)."""
+    if all(not isinstance(prefix, tuple) and len(prefix) >= 3 for prefix, _ in prefixes):
+        endings = sorted({re.escape(prefix[-3:]) for prefix, _ in prefixes} | ({short} if short else set()))
+        return "(?<=" + "|".join(endings) + ")"
+    return f"(?<=[A-Za-z0-9]{re.escape(lead)})"
+
+
 _groups: list[re.Pattern[str]] = []
 for _lead, _prefixes in PROVIDER_TOKENS.items():
     _first = len(PROVIDER_PREFIX_LENGTHS)
@@ -268,7 +281,8 @@ for _lead, _prefixes in PROVIDER_TOKENS.items():
     if _lead == "-":  # Mailchimp's <32 hex>-us<N>, whose body is short: tried where the others' gate failed
         _short = rf"|(?<=(?<![A-Za-z0-9])[0-9a-f]{{32}}-)(?P<p{_first + len(_prefixes)}>us[0-9]{{1,2}}(?![A-Za-z0-9]))"
         PROVIDER_PREFIX_LENGTHS[f"p{_first + len(_prefixes)}"] = 33
-    _groups.append(re.compile(re.escape(_lead) + r"(?:(?=[A-Za-z0-9_+/=.-]{20})(?:"
+    PROVIDER_GATES[_lead] = _provider_gate(_lead, _prefixes, "[0-9a-f]{2}-" if _lead == "-" else "")
+    _groups.append(re.compile(re.escape(_lead) + PROVIDER_GATES[_lead] + r"(?:(?=[A-Za-z0-9_+/=.-]{20})(?:"
                               + _provider_branches(_prefixes, _first) + ")" + _short + ")"))
     for _index, (_prefix, _) in enumerate(_prefixes, _first):
         PROVIDER_PREFIX_LENGTHS[f"p{_index}"] = _prefix[1] if isinstance(_prefix, tuple) else len(_prefix)
@@ -329,6 +343,8 @@ SERVICE_PREFIXES = tuple(prefix for prefix, _ in SERVICE_TOKENS)
 # (https://user:ab/cd@host) ends at the first "@" instead; a port and path ("host:8080/a@b") is told
 # apart in code. Each "://" looks no further than the next one, so no character is read twice.
 URL_USERINFO = re.compile(r"://(?P<userinfo>[^\s/?#\"'<>\\]{1,4096})@")
+URL_USERINFO_WHOLE = re.compile("(" + URL_USERINFO.pattern.replace("(?P<userinfo>", "(?:") + ")")   # (_split_matches)
+URL_REDACTED_USER = "://[REDACTED]@"
 # URLs back to back, each followed by the next one's "://" (so each one's user info is what URL_USERINFO finds there):
 # those with a user alone (not one already redacted) or a password, neither holding "@"; the scheme of each is
 # nothing (an "@" is before its "://"), so no login scheme. Replaced by one substitution: a password's user stays.
@@ -342,6 +358,9 @@ URL_RUN_USER = re.compile(r"://[^:@]+@")
 # user with no password is a token (https://TOKEN@github.com), however short.
 LOGIN_SCHEMES = ("ssh", "sftp", "scp", "rsync", "git", "git+ssh", "ssh+git", "svn+ssh", "ftp", "ftps")
 LOGIN_SCHEME_ENDS = frozenset("hpctsHPCTS")  # the last letters of those: any other needs no look
+# A "://" after one of them in any letter case (one look-behind each, led by the literal): where none is, no user is a
+# login's
+LOGIN_URL_HINT = re.compile("://(?:" + "|".join(f"(?<=(?i:{re.escape(scheme)})://)" for scheme in LOGIN_SCHEMES) + ")")
 # matched on the reversed text before "://", anchored: one try, not one per position
 REVERSED_LOGIN_SCHEME = re.compile("(?i)(?:" + "|".join(re.escape(s[::-1]) for s in sorted(LOGIN_SCHEMES, key=len,
                                                                                           reverse=True))
@@ -363,6 +382,9 @@ _SCHEMELESS_PASSWORD = (r"(?P<user>[A-Za-z0-9._~%+-]{1,64}):(?!(?:-?[0-9]{1,4}|-
                         r"(?P<password>[^\s:@/\"'<>\\]{1,256})@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,16}")
 SCHEMELESS_PASSWORDS = (re.compile(r"[\s\"'=(,;\[{<|]" + _SCHEMELESS_PASSWORD + r"(?::[0-9]{1,5}(?![\w.:])|/)"),
                         re.compile(r"[\s\"'=(,;\[{<|]//" + _SCHEMELESS_PASSWORD))
+# What each of those holds: a ":", the password, an "@" (led by its literal: where none is, neither pattern can match,
+# and their scans, which try every blank and quote, are spared)
+SCHEMELESS_HINT = re.compile(r":[^\s:@/\"'<>\\]{1,256}@")
 # The password of a URL-encoded URL (%3A%2F%2Fuser%3APASSWORD%40, any hex case) and of a JSON-escaped one
 # (:\/\/user:PASSWORD@), each with the test that spares its scan when its "://" is not in the text.
 ESCAPED_URL_PASSWORDS = [
@@ -1771,7 +1793,7 @@ class StreamRedactor:
         if cut is not None:  # a newline cut: no single-line secret crosses it
             piece = text[:cut]
             spans = self.redactor.spans(piece, self._in_key, self._token_carry, self._value_next)
-            open_key = None if last else next((s for s in reversed(spans) if s[3] == "private key block"), None)
+            open_key = None if last else _last_key_block(spans)
             if open_key is not None and _key_open(piece, open_key):
                 # a key block still open at the cut waits, from its first line, for the rest of it (so it is
                 # read as the whole text would read it); one longer than KEY_HOLD goes on with _in_key
@@ -1794,7 +1816,7 @@ class StreamRedactor:
             text = self._buffer
         before = bisect.bisect_left(spans, cut, key=_START)  # (merged spans: in order, none overlap)
         out = self.redactor._apply(piece, spans[:before])
-        last_key = next((s for s in reversed(spans[:before]) if s[3] == "private key block"), None)
+        last_key = _last_key_block(spans[:before])
         self._in_key = bool(last_key and _key_open(piece, last_key))
         self._value_next = bool(VALUE_ON_NEXT_LINE.search(_plain_tail(piece)))
         if _dump_lines_start(piece, len(piece), 1) < len(piece):   # the piece ends inside a dump block
@@ -1846,6 +1868,13 @@ class StreamRedactor:
 # A pattern may need up to this many characters before where its match starts (the B of Bearer, found
 # by "earer"; the sk of sk_live_; the ? or & of sig=; the "; " of ; pwd=): a forced cut keeps them with it.
 LOOKBEHIND = 2
+
+
+def _last_key_block(spans: list[Span]) -> Span | None:
+    """The last span of a private key block, or None (first a test in C: a text of a million spans holds none)."""
+    if KEY_BLOCK not in map(_LABEL, spans):
+        return None
+    return next((span for span in reversed(spans) if span[3] == KEY_BLOCK), None)
 
 
 def _url_run_replacement(run: str) -> str:
@@ -2199,11 +2228,45 @@ def _printed_flag_spans(text: str) -> list[Span]:
     return spans
 
 def _url_userinfo_spans(text: str) -> list[Span]:
-    """Neither run can cross the next "://" (the first holds no "/", the second stops at "://"), so
+    """URL_USERINFO's passwords and users (_url_userinfo_bulk), URL_QUOTED_PASSWORD's and URL_ODD_PASSWORD's.
+    Neither run can cross the next "://" (the first holds no "/", the second stops at "://"), so
     no character is read for two URLs."""
     spans: list[Span] = []
     if "://" not in text:
         return spans
+    append = spans.append
+    if text.count("@://") * 16 > text.count("://"):   # URLs back to back are common: their runs, one at a time
+        _url_userinfo_loop(text, spans)
+    else:
+        at: int | None = 0
+        while at is not None:
+            at = _url_userinfo_bulk(text, at, spans)
+    if "'" in text or "\\" in text:
+        spans.extend((m.start("password"), m.end("password"), REDACTED, "url password", m.start())
+                     for m in URL_QUOTED_PASSWORD.finditer(text))
+    odd = list(URL_ODD_PASSWORD.finditer(text))
+    if not odd:
+        return spans
+    done = {span[4] for span in spans}
+    password = URL_ODD_PASSWORD.groupindex["password"]
+    count = text.count
+    for m in odd:
+        first, last = m.span(password)
+        start = m.start()
+        if (done and start in done) or count(" ", first, last) > 3:
+            continue  # prose with an "@" further on
+        if text[first].isdigit():
+            port = text[first:last].partition("/")[0]
+            if port.isdigit() and len(port) <= 5:
+                continue  # host:8080/path@x
+        append((first, last, REDACTED, "url password", start))
+    return spans
+
+
+def _url_userinfo_loop(text: str, spans: list[Span]) -> None:
+    """URL_USERINFO's matches one at a time, for a text where URLs back to back are common (`://x@` repeated): each
+    run of them (URL_USERINFO_RUN) is one match in C, which a split of every URL first (_url_userinfo_bulk) would
+    not be. The same spans as _url_userinfo_bulk."""
     append = spans.append
     find = text.find
     login_scheme = REVERSED_LOGIN_SCHEME.match
@@ -2228,35 +2291,83 @@ def _url_userinfo_spans(text: str) -> list[Span]:
             # one each would have had (made by one substitution in C), not a span each
             append((at + 3, run.end() - 1, _url_run_replacement(run.group(0)), "url credential", at))
             at = run.end()
-    if "'" in text or "\\" in text:
-        spans.extend((m.start("password"), m.end("password"), REDACTED, "url password", m.start())
-                     for m in URL_QUOTED_PASSWORD.finditer(text))
-    odd = list(URL_ODD_PASSWORD.finditer(text))
-    if not odd:
-        return spans
-    done = {span[4] for span in spans}
-    password = URL_ODD_PASSWORD.groupindex["password"]
-    count = text.count
-    for m in odd:
-        first, last = m.span(password)
-        start = m.start()
-        if (done and start in done) or count(" ", first, last) > 3:
-            continue  # prose with an "@" further on
-        if text[first].isdigit():
-            port = text[first:last].partition("/")[0]
-            if port.isdigit() and len(port) <= 5:
-                continue  # host:8080/path@x
-        append((first, last, REDACTED, "url password", start))
-    return spans
+
+
+def _url_userinfo_bulk(text: str, at: int, spans: list[Span]) -> int | None:
+    """URL_USERINFO's matches from `at` on, judged in bulk (a million `https://x@h ` apart cost a Python loop 2 us
+    each): a password after the first ":", else the user alone unless it is a login scheme's or
+    already [REDACTED]. URLs back to back (URL_USERINFO_RUN after a match) are one span a run, and the search goes
+    on after the run, as a search match by match does: Python runs per match followed by "://" only. Returns where
+    the search must start again (a match of the bulk search crosses a run's end: only for user info over 4,096
+    characters), or None when the text is done."""
+    values, starts, ends = _split_matches(URL_USERINFO_WHOLE, text, at)
+    if not values:
+        return None
+    # matches followed by "://", in order: where a run may start; a run ends the matches taken from this search
+    stop = len(values)
+    resume = None
+    skip = 0
+    dropped = False
+    for i in itertools.compress(range(stop), map(text.startswith, itertools.repeat("://"), ends)) \
+            if text.find("@://", at) >= 0 else ():
+        if i < skip:
+            continue   # inside a run
+        run = URL_USERINFO_RUN.match(text, ends[i])
+        if run is None:
+            continue
+        run_end = run.end()
+        spans.append((ends[i] + 3, run_end - 1, _url_run_replacement(run.group(0)), "url credential", ends[i]))
+        after = bisect.bisect_left(starts, run_end, i + 1)   # the first match at or after the run's end
+        if ends[after - 1] > run_end:   # a match taken crosses it: search again from the run's end
+            stop, resume = i + 1, run_end
+            break
+        # the matches inside the run are not the search's: drop them (marked by an empty value)
+        values[i + 1:after] = [""] * (after - i - 1)
+        dropped = dropped or after > i + 1
+        skip = after
+    if stop < len(values):
+        del values[stop:], starts[stop:], ends[stop:]
+    if text.count(":", at) == text.count("://", at):   # every ":" is a "://": no user info holds one, all are users
+        users = None
+        user_starts, user_ends, user_values = starts, ends, values
+    else:
+        colons = list(map(str.find, values, itertools.repeat(":"), itertools.repeat(3)))
+        spans += [(start + colon + 1, end - 1, REDACTED, "url password", start) for start, end, colon, value
+                  in zip(starts, ends, colons, values) if colon >= 0 and colon + 2 < len(value)]
+        users = list(itertools.compress(range(len(values)), map(operator.lt, colons, itertools.repeat(0))))
+        if not users:
+            return resume
+        user_starts = list(map(starts.__getitem__, users))
+        user_ends, user_values = list(map(ends.__getitem__, users)), list(map(values.__getitem__, users))
+    if LOGIN_URL_HINT.search(text, at) is None and not dropped and text.find(URL_REDACTED_USER, at) < 0:
+        # (no login scheme, nothing dropped, none [REDACTED] already: every user goes)
+        spans += [(start + 3, end - 1, REDACTED, "url credential", start) for start, end in zip(user_starts, user_ends)]
+        return resume
+    # the 9 characters before a "://" say whether its scheme is a login's: judged once per distinct 9
+    befores = list(map(text.__getitem__, map(slice, _minus(user_starts, 9), user_starts)))
+    logins = {before: _login_scheme_before(before) for before in set(befores)}
+    spans += [(start + 3, end - 1, REDACTED, "url credential", start)
+              for start, end, value, login in zip(user_starts, user_ends, user_values, map(logins.__getitem__, befores))
+              if not login and value and value != URL_REDACTED_USER]
+    return resume
+
+
+def _login_scheme_before(before: str) -> bool:
+    """Whether the (up to 9) characters before a "://" end with a login scheme (REVERSED_LOGIN_SCHEME: ssh://git@x)."""
+    return bool(before) and before[-1] in LOGIN_SCHEME_ENDS and REVERSED_LOGIN_SCHEME.match(before[::-1]) is not None
 
 
 def _schemeless_credential_spans(text: str) -> list[Span]:
     """Passwords of user:PASSWORD@host:port and //user:PASSWORD@host/path (SCHEMELESS_PASSWORDS), also at
     the text's start. A run stops at the next ":" or space, so no character is read for two of them."""
     spans: list[Span] = []
+    if SCHEMELESS_HINT.search(text) is None:
+        return spans
     head = " " + text[:400]  # each pattern is led by the character before the user: one for the start
     for pattern in SCHEMELESS_PASSWORDS:
-        spans += [(*m.span("password"), REDACTED, "url password", m.start()) for m in pattern.finditer(text)]
+        password = pattern.groupindex["password"]   # (by number: less time than by name)
+        spans += [(m.start(password), m.end(password), REDACTED, "url password", m.start())
+                  for m in pattern.finditer(text)]
         first = pattern.match(head)
         if first:
             spans.append((first.start("password") - 1, first.end("password") - 1, REDACTED, "url password", 0))

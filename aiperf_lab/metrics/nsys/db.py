@@ -12,7 +12,7 @@ import os
 import sqlite3
 from collections import namedtuple
 from pathlib import Path
-from collections.abc import Callable
+from typing import Any, Callable
 
 from aiperf_lab.errors import InputError, MissingData, NotAProfile
 from aiperf_lab.inputs import read_head
@@ -246,7 +246,7 @@ class NsysDatabase:
             return f"{alias}.[{column}]" if alias else f"[{column}]"
         return default
 
-    def prefetch(self, *queries: str, then: Callable[[list[tuple]], object] | None = None) -> None:
+    def prefetch(self, *queries: str, then: Callable[[list[tuple]], Any] | None = None) -> None:
         """Start these queries now, each on a connection of its own in a thread (SQLite runs without
         Python's lock), and apply `then` to the rows there: a later query() (query_then() with the same
         `then`) of the same SQL waits for that result instead of running it. A report that reads three
@@ -286,7 +286,7 @@ class NsysDatabase:
         thread.join()
         return box if their_then is then and "result" in box else None
 
-    def query_then(self, sql: str, then: Callable[[list[tuple]], object]) -> object:
+    def query_then(self, sql: str, then: Callable[[list[tuple]], Any]) -> Any:
         """then(query(sql)), or the result a prefetch with the same `then` made of it."""
         found = self._prefetched_result(sql, then) if self._prefetched else None
         return found["result"] if found is not None else then(self.query(sql))
