@@ -171,3 +171,13 @@ def test_known_secret_with_quotes_or_backslashes_goes_nested(value: str) -> None
     kept = {name: out for name, form in _nestings(value).items()
             if "Wm3Kx7Lp" in (out := redactor.text(form))}
     assert not kept
+
+
+@pytest.mark.parametrize("text", [f"api_key:\r  {V}\r", f" 10%|#  |\rpassword={V}\r 20%|##  |", f"password:\x0c{V}",
+                                  f"password:\u0085  {V}", f"password:\u2028  {V}", f"password:\u00a0{V}",
+                                  f"password\uff1a{V}", f"password: &pw {V}", f"password: !!str {V}"])
+def test_separators_a_terminal_shows_as_breaks_or_spaces(text: str) -> None:
+    whole = Redactor({}).text(text + "\nok\n")
+    assert V not in whole
+    for size in (1, 4):
+        assert _streamed(text + "\nok\n", size) == whole
