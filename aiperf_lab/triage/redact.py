@@ -451,6 +451,9 @@ NOT_A_FLAG_SECRET = frozenset({"token", "password", "env", "file", "stdin", "pro
 # for on the same line before it; {flag: (tools, glued value allowed, the value's part after this character)}.
 TOOL_SHORT_FLAG = re.compile(r"-(?<=[ \t'\"]-)(?P<flag>[kPpUwuN])(?P<sep>[ \t]{1,4}|['\"],[ \t]{0,2}['\"]|)"
                              + _shell_value(r"[^\s'\"-][^\s'\"]{3,4095}", 4))  # (a password of 1 to 3 characters stays)
+# (with no quote in the text, the bare value alone: the quoted branches cost a third more per "-" tried)
+TOOL_SHORT_FLAG_BARE = re.compile(TOOL_SHORT_FLAG.pattern.replace(_shell_value(r"[^\s'\"-][^\s'\"]{3,4095}", 4),
+                                                                  r"(?P<value>[^\s'\"-][^\s'\"]{3,4095})"))
 TOOL_SHORT_FLAGS: dict[str, tuple[re.Pattern[str], bool, str]] = {
     "k": (re.compile(r"(?:^|[\s/'\"])openssl[\s'\"]"), False, ""),
     "P": (re.compile(r"(?:^|[\s/'\"])(?:zip|unzip|sqlcmd|bcp|ssh-keygen)[\s'\"]"), False, ""),
@@ -981,9 +984,9 @@ CSI = re.compile(r"(?:\x1b|\\(?:x1b|u001b|033|e))\[[0-?]{0,32}[ -/]{0,8}[@-~]")
 ESCAPED_CSI = re.compile(r"\\(?:x1b|u001b|033|e)\[")
 
 
-def _without_csi(text: str) -> tuple[str, list[int], list[int]] | None:
+def _without_csi(text: str) -> tuple[str, list[int], list[int]]:
     """text without its CSI sequences, where each cut lies in that view, and how many characters were cut up to it
-    (sorted: a view position p is at p + shifts[k] in text, k the last cut at or before p); None: none there."""
+    (sorted: a view position p is at p + shifts[k] in text, k the last cut at or before p)."""
     kept: list[str] = []
     starts: list[int] = []
     shifts: list[int] = []
@@ -994,18 +997,15 @@ def _without_csi(text: str) -> tuple[str, list[int], list[int]] | None:
         removed += m.end() - m.start()
         shifts.append(removed)
         at = m.end()
-    if not starts:
-        return None
     kept.append(text[at:])
     return "".join(kept), starts, shifts
 
 
 def _plain_tail(text: str) -> str:
     """The last 120 characters of text, lower-cased, without colour codes (what the line holds read)."""
-    if "\x1b" in text[-1024:] or "\\" in text[-1024:]:
-        view = _without_csi(text[-1024:])
-        if view is not None:
-            return view[0][-120:].lower()
+    tail = text[-1024:]
+    if "\x1b" in tail or "\\" in tail:
+        return CSI.sub("", tail)[-120:].lower()
     return text[-120:].lower()
 
 
@@ -1585,10 +1585,10 @@ class Redactor:
     def spans(self, text: str, in_key: bool = False, token_carry: bool = False,
               value_next: bool = False) -> list[Span]:
         """Every span to replace in text, merged so that none overlap, in order."""
-        if "\x1b" in text or ("\\" in text and ESCAPED_CSI.search(text)):
-            view = _without_csi(text)
-            if view is not None:  # coloured text: the rules read it without its colour codes
-                return self._coloured_spans(text, view, in_key, token_carry, value_next)
+        if "\x1b" in text or (("1b[" in text or "033[" in text or "\\e[" in text) and ESCAPED_CSI.search(text)):
+            plain = CSI.sub("", text)
+            if len(plain) < len(text):  # coloured text: the rules read it without its colour codes
+                return self._coloured_spans(text, plain, in_key, token_carry, value_next)
         lower = _lower(text)
         found = self._literal_spans(text) + self._secret_spans(text, in_key, token_carry, value_next, lower)
         if self._pieces:
@@ -1606,13 +1606,14 @@ class Redactor:
         found.sort()
         return _merge_spans(found)
 
-    def _coloured_spans(self, text: str, view: tuple[str, list[int], list[int]], in_key: bool, token_carry: bool,
-                        value_next: bool) -> list[Span]:
-        """The spans of text's view without CSI codes (ANSI colours: `ESC[36mpassword ESC[0m=ESC[35mX`), placed
-        back on text, and a known secret found in text as it is (one could hold an ESC)."""
-        plain, starts, shifts = view
+    def _coloured_spans(self, text: str, plain: str, in_key: bool, token_carry: bool, value_next: bool) -> list[Span]:
+        """The spans of text's view without CSI codes (`plain`; ANSI colours: `ESC[36mpassword ESC[0m=ESC[35mX`),
+        placed back on text, and a known secret found in text as it is (one could hold an ESC)."""
         found = self._literal_spans(text)
-        for start, end, replacement, label, context in self.spans(plain, in_key, token_carry, value_next):
+        in_plain = self.spans(plain, in_key, token_carry, value_next)
+        if in_plain:
+            _, starts, shifts = _without_csi(text)
+        for start, end, replacement, label, context in in_plain:
             at = bisect.bisect_right(starts, start) - 1
             first = start + (shifts[at] if at >= 0 else 0)
             if end > start:
@@ -2193,10 +2194,11 @@ def _printed_flag_spans(text: str) -> list[Span]:
             end = m.end() - (len(value) - len(value.rstrip(",;)]}")))
             spans.append((m.start("value"), end, REDACTED, "secret-named value", m.start()))
     tool_places: dict[str, list[int]] = {}
-    for m in TOOL_SHORT_FLAG.finditer(text):
+    quoted = "'" in text or '"' in text
+    for m in (TOOL_SHORT_FLAG if quoted else TOOL_SHORT_FLAG_BARE).finditer(text):
         flag = m.group("flag")
         tools, glued, after = TOOL_SHORT_FLAGS[flag]
-        if not m.group("sep") and not glued and not (m.group("sq") or m.group("dq")):
+        if not m.group("sep") and not glued and not (quoted and (m.group("sq") or m.group("dq"))):
             continue
         where = tool_places.get(flag)
         if where is None:
