@@ -415,9 +415,9 @@ COMMAND_PASSWORD_FLAGS: list[tuple[tuple[str, ...], int, re.Pattern[str]]] = [
     (("mysql", "mariadb"), 300, re.compile(r"-p(?<=[ \t'\"]-p)" + _shell_value(r"[^\s'\"]{3,}", 3))),
     (("sshpass",), 100, re.compile(r"-p(?<=[ \t'\"]-p)[ \t]{0,4}" + _shell_value(r"[^\s'\"-][^\s'\"]*"))),
     (("redis-cli", "keydb-cli"), 300, re.compile(r"-a(?<=[ \t'\"]-a)[ \t]{1,4}" + _shell_value(r"[^\s'\"-][^\s'\"]*"))),
-    # keytool/jarsigner's one-dash long flags; `echo X | docker login --password-stdin`, `gh auth login --with-token
+    # keytool's one-dash long flags; `echo X | docker login --password-stdin`, `gh auth login --with-token
     # <<< X`; MinIO's `mc alias set NAME URL ACCESS_KEY SECRET_KEY`
-    (("keytool", "jarsigner"), 300, re.compile(r"pass(?:(?<=[ \t'\"]-storepass)|(?<=[ \t'\"]-keypass)|(?<=-srcstorepass)"
+    (("keytool",), 300, re.compile(r"pass(?:(?<=[ \t'\"]-storepass)|(?<=[ \t'\"]-keypass)|(?<=-srcstorepass)"
                                                r"|(?<=-deststorepass)|(?<=-srckeypass)|(?<=-destkeypass))[ \t]{1,4}"
                                                + _shell_value(r"[^\s'\":-][^\s'\"]*"))),
     (("gh auth login",), 300, re.compile(r"<<<(?:(?<=--with-token <<<)|(?<=--with-token<<<))[ \t]{0,4}"
@@ -528,10 +528,9 @@ AUTHORIZATION = re.compile(r"authorization[\"']?[ \t]{0,3}:[ \t]{0,3}[\"']?(?P<v
                            r"(?:[ \t]{1,4}[^\s'\",;]{1,4096})?)")
 NETRC_PASSWORD = re.compile(r"login[ \t]{1,4}[^\s]{1,256}[ \t]{1,4}password[ \t]{1,4}(?P<value>[^\s'\"]+)")
 # A Cookie: header's every cookie (the name=value rule takes the first), to the line's end or a quote; HTTP Digest's
-# nonce, cnonce and response (an offline-crackable hash of the password) on a line that says `digest`; a signed URL's
+# nonce, cnonce and response (an offline-crackable hash of the password) after `Authorization: Digest`; a signed URL's
 # signature (S3 X-Amz-Signature, GCS X-Goog-Signature, Signature=) (lower-cased text)
 COOKIE_HEADER = re.compile(r"cookie[\"']?[ \t]{0,3}:[ \t]{0,3}(?=[^\n\"'=;]{1,256}=)(?P<value>[^\r\n\"']{1,8192})")
-DIGEST_LINE = re.compile(r"digest[ \t][^\n]{0,8192}")
 DIGEST_PARAM = re.compile(r"(?<![a-z0-9_-])(?:c?nonce|response)=\"?(?P<value>[^\s\",]{4,512})")
 URL_SIGNATURE = re.compile(r"signature=(?<=[?&]signature=|-signature=)(?P<value>[0-9a-z%_.~+/=-]{16,4096})")
 # A secret name ending a piece of a stream, its value on the next line.
@@ -1217,15 +1216,17 @@ class Redactor:
         if ":*:" in text or PGPASS_PORT.search(text):
             spans.extend(_pgpass_spans(text))
         lower = _lower(text) if lower is None else lower
-        for pattern in (AUTHORIZATION, NETRC_PASSWORD):
-            spans.extend((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
-                         for m in pattern.finditer(lower))
+        for m in AUTHORIZATION.finditer(lower):
+            spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
+            if m.group("value").startswith("digest"):  # its other parameters, on to the line's end
+                line_end = lower.find("\n", m.end())
+                spans.extend((p.start("value"), p.end("value"), REDACTED, "secret-named value", m.start())
+                             for p in DIGEST_PARAM.finditer(lower, m.end(), line_end if line_end >= 0 else len(lower)))
+        spans.extend((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
+                     for m in NETRC_PASSWORD.finditer(lower))
         if "cookie" in lower:
             spans.extend((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
                          for m in COOKIE_HEADER.finditer(lower))
-        if "digest " in lower:
-            spans.extend((p.start("value"), p.end("value"), REDACTED, "secret-named value", m.start())
-                         for m in DIGEST_LINE.finditer(lower) for p in DIGEST_PARAM.finditer(lower, m.start(), m.end()))
         if "signature=" in lower:
             spans.extend((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
                          for m in URL_SIGNATURE.finditer(lower))
@@ -1585,7 +1586,8 @@ class Redactor:
     def spans(self, text: str, in_key: bool = False, token_carry: bool = False,
               value_next: bool = False) -> list[Span]:
         """Every span to replace in text, merged so that none overlap, in order."""
-        if "\x1b" in text or (("1b[" in text or "033[" in text or "\\e[" in text) and ESCAPED_CSI.search(text)):
+        if "\x1b" in text or ("\\" in text and ("1b[" in text or "033[" in text or "\\e[" in text)
+                               and ESCAPED_CSI.search(text)):
             plain = CSI.sub("", text)
             if len(plain) < len(text):  # coloured text: the rules read it without its colour codes
                 return self._coloured_spans(text, plain, in_key, token_carry, value_next)
@@ -2223,7 +2225,7 @@ def _printed_flag_spans(text: str) -> list[Span]:
         if "password-stdin" in text:  # (`echo ... | docker login`)
             spans.extend((m.start("value"), m.end("value"), REDACTED, "command-line password", m.start())
                          for m in ECHO_TO_STDIN.finditer(text) if not kept[m.group("value")])
-    if "mc " in text:
+    if "mc alias set" in text or "config host add" in text:
         spans.extend((m.start("value"), m.end("value"), REDACTED, "command-line password", m.start())
                      for m in MC_ALIAS.finditer(text) if not kept[m.group("value")])
     for m in CONFIG_SET_VALUE.finditer(text):
