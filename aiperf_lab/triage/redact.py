@@ -2978,10 +2978,25 @@ def _own_addresses(host_names: list[str]) -> set[str]:
 # what is found there goes in every column that shows those bytes (only those lines are looked at one by one).
 _HEX_LINE = (r"(?P<offset>[0-9a-fA-F]{4,16})(?P<hex>(?: {1,2}[0-9a-fA-F]{2}){1,64})"
              r"(?: {1,64}(?:\|(?P<pipe>[^\n]{0,64})\||>(?P<angle>[^\n]{0,64})<))?[ \t]*\r?")
-_XXD_LINE = r"(?P<offset>[0-9a-fA-F]{4,16}):(?P<hex>(?: (?:[0-9a-fA-F]{2}){1,4}){1,32})  (?P<text>[^\n]{1,256})"
-# plain `hexdump` and `od -x`: 2-byte words, each in little-endian order (6668 is "hf")
-_WORDS_LINE = r"(?P<offset>[0-7]{7}|[0-9a-fA-F]{7})(?P<hex>(?: [0-9a-fA-F]{4}){1,8})[ \t]*\r?"
+_XXD_LINE = r"(?P<offset>[0-9a-fA-F]{4,16}):(?P<hex>(?: (?:[0-9a-fA-F]{2}){1,16}){1,32})  (?P<text>[^\n]{1,256})"
+# `xxd -e`: 4-byte groups, each in little-endian order, the last one shorter and set to the right (also read as xxd)
+_XXD_LE_LINE = (r"(?P<offset>[0-9a-fA-F]{4,16}):(?P<hex>(?: [0-9a-fA-F]{8}){0,8}"
+                r"(?: {3}[0-9a-fA-F]{6}| {5}[0-9a-fA-F]{4}| {7}[0-9a-fA-F]{2}| [0-9a-fA-F]{8}))  (?P<text>[^\n]{1,256})")
+# `xxd -b`: bytes as 8 bits
+_XXD_BITS_LINE = r"(?P<offset>[0-9a-fA-F]{4,16}):(?P<hex>(?: [01]{8}){1,32})  (?P<text>[^\n]{1,256})"
+# plain `hexdump`, `hexdump -x`, `od -x`, and `od -An -tx2` (no offset: two words at least): 2-byte words, each in
+# little-endian order (6668 is "hf")
+_WORDS_LINE = r"(?P<offset>[0-9a-fA-F]{7})(?P<hex>(?: {1,4}[0-9a-fA-F]{4}){1,8})[ \t]*\r?"   # (od's octal offset is hex too)
+_BARE_WORDS_LINE = r"(?P<hex>(?: {1,4}[0-9a-fA-F]{4}){2,8})[ \t]*\r?"
+# `od -c` / `hexdump -c` (a character per 4-wide cell, octal for the others), `od -b` / `hexdump -b` (octal bytes)
 _OD_LINE = r"(?P<offset>[0-7]{7}|[0-9a-fA-F]{6,8})(?P<cells>(?:   [^\s\\]|  \\[0abfnrtv\\]| [0-7]{3}|    ){1,32})\r?"
+# `od -tu1` / `od -td1`: decimal bytes after an offset (-128 to 255)
+_DECIMAL_LINE = r"(?P<offset>[0-7]{7})(?P<cells>(?: {1,4}-?[0-9]{1,3}){1,32})[ \t]*\r?"
+# 5 or more hex pairs with ":" or "-" between, or "0x" pairs with ", " between (`xxd -i`), a whole line each (a
+# separator may end it): a block of such lines is one text, so a secret wrapped over them is read whole (a time,
+# "12:30:45", is no such line)
+_SEPARATED_LINE = (r"(?P<hex>[ \t]{0,8}(?:[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2}){4,4095}:?|[0-9a-fA-F]{2}(?:-[0-9a-fA-F]{2}){4,4095}-?"
+                   r"|0[xX][0-9a-fA-F]{2}(?:, ?0[xX][0-9a-fA-F]{2}){4,4095},?))[ \t]*\r?")
 # `xxd -p` (bare hex, 60 digits a line) and `od -An -tx1` (spaced pairs, 16 a line, no offset): a block of such lines
 # is decoded whole, so a secret wrapped over lines is found as it is in one line. A line of 1 to 4 bytes (shorter
 # than any secret) counts only beside another dump line: after a line that ends in 5 such bytes (a wrapped dump's
@@ -2989,30 +3004,54 @@ _OD_LINE = r"(?P<offset>[0-7]{7}|[0-9a-fA-F]{6,8})(?P<cells>(?:   [^\s\\]|  \\[0
 # it is a number or a word ("1234", "cafe") on a log line of its own, and a log of them in turn with words was a
 # million blocks in 20 MiB.
 _AFTER_BARE_LINE = "|".join(rf"(?<={end}{newline})" for end in (
-    "[0-9a-fA-F]{10}", "(?: [0-9a-fA-F]{2}){5}", *(rf"\n[0-9a-fA-F]{{{2 * n}}}" for n in (1, 2, 3, 4)),
-    *(rf"\n(?: [0-9a-fA-F]{{2}}){{{n}}}" for n in (1, 2, 3, 4))) for newline in (r"\n", r"\r\n"))
-_SHORT_BARE = r"[ \t]{0,4}[0-9a-fA-F]{2}(?: ?[0-9a-fA-F]{2}){0,3}"
-_BEFORE_BARE_LINE = r"(?=[ \t]*\r?\n[ \t]{0,4}[0-9a-fA-F]{2}(?: ?[0-9a-fA-F]{2}){0,31}[ \t]*\r?(?![^\n]))"
-_BARE_HEX_LINE = (r"(?P<hex>[ \t]{0,4}[0-9a-fA-F]{2}(?: ?[0-9a-fA-F]{2}){4,31}"
+    "[0-9a-fA-F]{10}", "(?:[ \t][0-9a-fA-F]{2}){5}", "(?:[ \t]{2}[0-9a-fA-F]{2}){5}",
+    *(rf"\n[0-9a-fA-F]{{{2 * n}}}" for n in (1, 2, 3, 4)),
+    *(rf"\n(?:[ \t][0-9a-fA-F]{{2}}){{{n}}}" for n in (1, 2, 3, 4))) for newline in (r"\n", r"\r\n"))
+# (pairs apart by nothing, one or two spaces or tabs: `od -An -tx1 | tr ' ' '\t'`, paste's joins; up to 4096 bytes a
+# line: `xxd -p -c 40`, `basenc --base16` at 76 columns)
+_SHORT_BARE = r"[ \t]{0,8}[0-9a-fA-F]{2}(?:[ \t]{0,2}[0-9a-fA-F]{2}){0,3}"
+_BEFORE_BARE_LINE = r"(?=[ \t]*\r?\n[ \t]{0,8}[0-9a-fA-F]{2}(?:[ \t]{0,2}[0-9a-fA-F]{2}){0,4095}[ \t]*\r?(?![^\n]))"
+# (a line that starts with od's 7-digit offset or a hexdump -C line's offset fails before the pairs and the
+# lookbehinds are tried)
+_BARE_GUARD = r"(?![0-9a-fA-F]{7} |[0-9a-fA-F]{8}  [0-9a-fA-F])"
+_BARE_HEX_LINE = (_BARE_GUARD + 
+                  r"(?P<hex>[ \t]{0,8}[0-9a-fA-F]{2}(?:[ \t]{0,2}[0-9a-fA-F]{2}){4,4095}"
                   rf"|(?:(?<=[0-9a-fA-F]\n)|(?<=[0-9a-fA-F]\r\n))(?:{_AFTER_BARE_LINE}){_SHORT_BARE}"   # (a hex digit before
                   rf"|{_SHORT_BARE}{_BEFORE_BARE_LINE})[ \t]*\r?")   # the line break first: most lines end otherwise)
-# What a text holds somewhere when it holds a bare dump line: a line of 5 bare bytes, or two bare lines in a row.
+# What a text holds somewhere when it holds a bare dump line: a line of 5 bare bytes, or two bare lines in a row
+# (nested, each pair's way on tried once: an alternation of the two shapes was tried again from the first pair).
 # A text of none (most; "loss" and "1234" lines in turn too) is spared the splitter's lookbehinds at every line.
-BARE_HINT = re.compile(r"\n[ \t]{0,4}[0-9a-fA-F]{2}(?:(?: ?[0-9a-fA-F]{2}){4}"
-                       r"|(?: ?[0-9a-fA-F]{2}){0,3}[ \t]*\r?\n[ \t]{0,4}[0-9a-fA-F]{2})")
+_PAIR_ON = r"[ \t]{0,2}[0-9a-fA-F]{2}"
+_LINE_ENDS = r"|[ \t]*\r?\n[ \t]{0,8}[0-9a-fA-F]{2})"
+BARE_HINT = re.compile(r"\n[ \t]{0,8}[0-9a-fA-F]{2}" + f"(?:{_PAIR_ON}" * 4 + _LINE_ENDS * 4)
 # a line of 1 to 4 bare bytes at a stream's end may begin such a dump: the stream holds it until the next line
 SHORT_BARE_LINE = re.compile(_SHORT_BARE + r"[ \t]*\r?")
 # kind -> one dump line (its fields named), to find where a byte shows once something was found in it
-DUMP_LINES = {kind: re.compile(line + r"(?![^\n])") for kind, line in (("hex", _HEX_LINE), ("xxd", _XXD_LINE), ("od", _OD_LINE),
-                                                                      ("words", _WORDS_LINE), ("bare", _BARE_HEX_LINE))}
+DUMP_KINDS = (("hex", _HEX_LINE, "hex"), ("xxd", _XXD_LINE, "hex"), ("od", _OD_LINE, "cells"), ("words", _WORDS_LINE, "hex"),
+              ("bare", _BARE_HEX_LINE, "hex"), ("xxd-le", _XXD_LE_LINE, "hex"), ("bits", _XXD_BITS_LINE, "hex"),
+              ("decimal-od", _DECIMAL_LINE, "cells"), ("bare-words", _BARE_WORDS_LINE, "hex"),
+              ("separated", _SEPARATED_LINE, "hex"))   # (the common kinds first: _dump_line_at tries them in turn)
+# What a line of each kind starts with (a hex offset, then ":" or a space; or, bare, BARE_HINT): a text holding
+# none is spared that kind's splitter (one scan for each start instead of one per kind)
+OFFSET_STARTS = {":": re.compile(r"\n[0-9a-fA-F]{4,16}:"), " ": re.compile(r"\n[0-9a-fA-F]{4,16} ")}
+KIND_START = {"hex": " ", "xxd": ":", "xxd-le": ":", "bits": ":", "od": " ", "decimal-od": " ", "words": " ",
+              "bare": "bare", "bare-words": "bare", "separated": "separated"}
+DUMP_LINES = {kind: re.compile(line + r"(?![^\n])") for kind, line, _ in DUMP_KINDS}
+# the same, to read the fields of a line known to be one (without the guards that only make other lines fail sooner)
+DUMP_LINE_FIELDS = {**DUMP_LINES, "bare": re.compile(_BARE_HEX_LINE[len(_BARE_GUARD):] + r"(?![^\n])")}
 # kind -> a newline and the line after it, the line and its hex (or cells) field captured: split gives every dump
 # line of a text, what lies between them and their fields without Python per line
 DUMP_SPLITTERS = {kind: re.compile(r"\n(" + re.sub(r"[(][?]P<([a-z]+)>", lambda g: "(" if g.group(1) == field else "(?:", line)
                                    + r")(?![^\n])")
-                  for kind, line, field in (("hex", _HEX_LINE, "hex"), ("xxd", _XXD_LINE, "hex"), ("od", _OD_LINE, "cells"),
-                                            ("words", _WORDS_LINE, "hex"), ("bare", _BARE_HEX_LINE, "hex"))}
+                  for kind, line, field in DUMP_KINDS}
 OD_ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "\\": "\\"}
 OD_ESCAPE_CELL = re.compile(r"  \\([0abfnrtv\\])")
+# an od cell (4 characters) -> the byte it shows: "   h", "  \\n", " 303" (octal); another cell shows its last character
+OD_CELLS = type("_OdCells", (dict,), {"__missing__": lambda self, cell: cell[3]})(
+    {**{f" {n:03o}": chr(n) for n in range(512)}, **{"  \\" + e: c for e, c in OD_ESCAPES.items()}})
+# od -td1 / -tu1 cells -> the byte (zero-padded too: an od -b line is read as decimal as well; any other, "-005")
+DECIMAL_BYTE = type("_DecimalBytes", (dict,), {"__missing__": lambda self, cell: chr(int(cell) & 255)})(
+    {f"{n:0{width}d}": chr(n & 255) for width in (1, 2, 3) for n in range(-128, 1000)})
 # 8 or more bytes as hex pairs with one separator throughout, or as a list of decimals
 SEPARATED_HEX = re.compile(r"(?<![0-9A-Za-z])(?:0[xX])?[0-9A-Fa-f]{2}(?P<sep>, ?0[xX]|[: -]|, ?)[0-9A-Fa-f]{2}"
                            r"(?:(?P=sep)[0-9A-Fa-f]{2}){6,4094}(?![0-9A-Za-z])")
@@ -3024,7 +3063,7 @@ SEPARATED_RUNS = [re.compile(rf"{sep}(?<=(?<![0-9A-Za-z])({_PAIR}){sep})(?<!{_PA
 SEPARATED_RUNS.append(re.compile(rf",(?:(?<=(?<![0-9A-Za-z])({_PAIR}),)((?: ?{_PAIR},){{6,4094}} ?{_PAIR})"
                                  rf"|(?<=(?<![0-9A-Za-z])0[xX]({_PAIR}),)((?: ?0[xX]{_PAIR},){{6,4094}} ?0[xX]{_PAIR}))"
                                  r"(?![0-9A-Za-z])"))
-NOT_HEX_DIGITS = str.maketrans("", "", " :,-")
+NOT_HEX_DIGITS = str.maketrans("", "", " :,-\t")
 # What every dump, run or list above holds somewhere: a line starting with hex digits, two pairs with a separator
 # after each, or "[" and a digit. Each searched alone, from its literal or separator (one alternation of all three
 # tried every position: 0.04 s per MiB of text that holds none, a fifth of all the rules' time on such text).
@@ -3055,7 +3094,7 @@ class _DumpPart:
 
     def __init__(self, kind: str, first: int, starts: Callable[[], list[int]] | list[int],
                  sizes: Callable[[], list[int]]):
-        self.kind = kind            # "hex", "xxd", "od", "words", "bare", "run" (hex pairs) or "decimal"
+        self.kind = kind            # a DUMP_KINDS kind, "run" (hex pairs) or "decimal"
         self.first = first
         self._starts = starts       # where each line (or run) starts in the text, or how to find that
         self._sizes = sizes         # how to find how many bytes each line stands for, its block's NULs included
@@ -3069,11 +3108,33 @@ class _DumpPart:
         return self._table
 
 
+def _field_size(kind: str, field: str) -> int:
+    """Bytes one dump line's field shows (as _line_sizes counts them)."""
+    if kind in HEX_FIELD_KINDS:
+        return (len(field) - field.count(" ") - field.count("\t")) >> 1
+    if kind == "od":
+        return len(field) >> 2
+    if kind == "decimal-od":
+        return len(field.split())
+    if kind == "bits":
+        return (len(field) - field.count(" ")) >> 3
+    if kind == "separated":
+        return len(field.replace("0x", "").replace("0X", "").translate(NOT_HEX_DIGITS)) >> 1
+    return (len(field) - field.count(" ") - field.count("\t")) >> 1
+
+
 def _line_sizes(kind: str, fields: list[str], block_ends: list[int], gap: int) -> list[int]:
-    """Bytes each dump line shows (an od cell is 4 characters, a byte otherwise 2 hex digits), each block's NULs
-    counted in its last line."""
+    """Bytes each dump line shows (an od cell is 4 characters, a decimal one a number, a bit byte 8 digits, a byte
+    otherwise 2 hex digits), each block's NULs counted in its last line."""
+    kind = READ_AS.get(kind, kind)
     if kind == "od":
         sizes = [len(f) >> 2 for f in fields]
+    elif kind == "decimal-od":
+        sizes = [len(f.split()) for f in fields]
+    elif kind == "bits":
+        sizes = [(len(f) - f.count(" ")) >> 3 for f in fields]
+    elif kind == "separated":
+        sizes = [len(f.replace("0x", "").replace("0X", "").translate(NOT_HEX_DIGITS)) >> 1 for f in fields]
     else:
         sizes = [(len(f) - f.count(" ") - f.count("\t")) >> 1 for f in fields]
     for i in block_ends:
@@ -3085,17 +3146,39 @@ def _decode_blocks(kind: str, fields: list[str], block_ends: list[int]) -> str:
     """Every block of one kind's lines decoded at once, each block followed by its NULs (see _DumpPart): one
     join and one decode however many blocks, not Python per block (a log of "loss" and "1234" lines in turn
     is a million one-line blocks in 20 MiB)."""
+    kind = READ_AS.get(kind, kind)
     marked = fields.copy()
     if kind == "od":  # a 4-character cell per byte, the character last; a NUL cell after each block
         for i in block_ends:
             marked[i] += "   \0"
         shown = "".join(marked)
-        if "\\" in shown:
-            shown = OD_ESCAPE_CELL.sub(lambda e: "   " + OD_ESCAPES[e.group(1)], shown)
+        if "\\" in shown or shown[1::4].strip(" "):   # an escape or octal cell (od -c of plain text has neither: a slice)
+            return "".join(map(OD_CELLS.__getitem__, map(shown.__getitem__, map(slice, range(0, len(shown), 4),
+                                                                                  range(4, len(shown) + 4, 4)))))
         return shown[3::4]
+    if kind == "decimal-od":   # (each block's NUL a 0 after its last number)
+        for i in block_ends:
+            marked[i] += " 0"
+        return "".join(map(DECIMAL_BYTE.__getitem__, " ".join(marked).split()))
+    if kind == "bits":
+        for i in block_ends:
+            marked[i] += " 00000000"
+        bits = "".join(marked).replace(" ", "")
+        return int(bits, 2).to_bytes(len(bits) >> 3, "big").decode("latin-1")
     for i in block_ends:  # (every field is whole pairs of digits, so the join keeps them paired)
-        marked[i] += "0000" if kind == "words" else "00"
-    data = bytes.fromhex("".join(marked))
+        marked[i] += "0000" if kind == "words" else " 00000000" if kind == "xxd-le" else "00"
+    joined = "".join(marked)
+    if kind == "separated":
+        joined = joined.replace("0x", "").replace("0X", "").translate(NOT_HEX_DIGITS)
+    if kind == "xxd-le":   # each group's bytes the other way round (4 a group, the last of a line maybe fewer)
+        groups = joined.split()
+        if set(map(len, groups)) == {8}:
+            data = bytes.fromhex("".join(groups))
+            swapped = bytearray(data)
+            swapped[0::4], swapped[1::4], swapped[2::4], swapped[3::4] = data[3::4], data[2::4], data[1::4], data[0::4]
+            return bytes(swapped).decode("latin-1")
+        return b"".join(bytes.fromhex(group)[::-1] for group in groups).decode("latin-1")
+    data = bytes.fromhex(joined)
     if kind == "words":  # each word's two bytes the other way round (each block is whole words, its NULs too)
         swapped = bytearray(data)
         swapped[0::2], swapped[1::2] = data[1::2], data[0::2]
@@ -3103,7 +3186,9 @@ def _decode_blocks(kind: str, fields: list[str], block_ends: list[int]) -> str:
     return data.decode("latin-1")
 
 
-BLOCK_GAP = {"words": 2}   # NULs after each block: one, or a word's two
+READ_AS = {"bare-words": "words"}
+HEX_FIELD_KINDS = frozenset({"hex", "xxd", "bare", "words", "bare-words", "xxd-le"})   # hex digits and blanks only   # a kind read as another once its lines are found
+BLOCK_GAP = {"words": 2, "bare-words": 2, "xxd-le": 4}   # NULs after each block: one, or a word's two, or a group's four
 
 
 def _dump_parts(text: str) -> tuple[str, list[_DumpPart]]:
@@ -3113,8 +3198,13 @@ def _dump_parts(text: str) -> tuple[str, list[_DumpPart]]:
     size = 0
     blocks: list[tuple[int, int]] = []
     padded = "\n" + text   # (every line then follows a newline, which leads each splitter: the scan skips to them)
+    present = {"bare": BARE_HINT.search(padded) is not None, "": True,
+               "separated": ":" in text or "-" in text or "0x" in text or "0X" in text}
     for kind, splitter in DUMP_SPLITTERS.items():
-        if kind == "bare" and BARE_HINT.search(padded) is None:
+        start = KIND_START.get(kind, "")
+        if start not in present:
+            present[start] = OFFSET_STARTS[start].search(padded) is not None
+        if not present[start]:
             continue
         found = splitter.split(padded)   # [before, line, field, between, line, field, ...]: no Python per line
         if len(found) == 1:
@@ -3170,8 +3260,9 @@ def _run_starts(between: str, pattern: re.Pattern[str], gap_map: tuple[list[int]
 
 
 def _pair_start(hex_field: str, k: int) -> int:
-    """Where byte k's two hex digits start in a dump line's hex field (pairs apart by one space, maybe one
-    wider gap in the middle as hexdump -C has, or xxd's groups of pairs), -1 when the field is laid out otherwise."""
+    """Where byte k's two hex digits start in a field of hex pairs and blanks, read from its layout (pairs apart by
+    one space, maybe one wider gap in the middle as hexdump -C has, or xxd's groups of pairs); -1 when the field is
+    laid out otherwise (the digits before the place found are not 2k)."""
     lead = len(hex_field) - len(hex_field.lstrip(" "))
     if hex_field[lead + 2:lead + 3] in (" ", ""):
         at = lead + 3 * k  # pairs apart by one space
@@ -3183,11 +3274,20 @@ def _pair_start(hex_field: str, k: int) -> int:
         group = ((end if end >= 0 else len(hex_field)) - lead) >> 1
         at = lead + k // group * (2 * group + 1) + 2 * (k % group)
     pair = hex_field[at:at + 2]
-    return at if len(pair) == 2 and HEX_PAIR.fullmatch(pair) else -1
+    if len(pair) != 2 or HEX_PAIR.fullmatch(pair) is None:
+        return -1
+    return at if at - hex_field.count(" ", 0, at) - hex_field.count("\t", 0, at) == 2 * k else -1
+
+
+# where a dump line's field shows each byte, by kind (hex pairs at any spacing; words, groups, numbers, bits)
+BYTE_CELLS = {"words": re.compile(r"[0-9a-fA-F]{4}"), "xxd-le": re.compile(r"[0-9a-fA-F]+"),
+              "decimal-od": re.compile(r"-?[0-9]{1,3}"), "bits": re.compile(r"[01]{8}"),
+              "separated": re.compile(r"(?:0[xX])?[0-9a-fA-F]{2}")}
+BYTES_PER_CELL = {"words": 2, "xxd-le": 4}
 
 
 def _dump_columns(text: str, part: _DumpPart, index: int, k: int, j: int) -> list[tuple[int, int]]:
-    """Where bytes k..j of a part's line show in text: one (start, end) per column (hex, characters)."""
+    """Where bytes k..j of a part's line show in text: one (start, end) per column (numbers, characters)."""
     starts, _ = part.lines()
     line_start = starts[index]
     if part.kind in ("run", "decimal"):
@@ -3197,32 +3297,31 @@ def _dump_columns(text: str, part: _DumpPart, index: int, k: int, j: int) -> lis
         found = list((DECIMAL if part.kind == "decimal" else HEX_PAIR).finditer(text, m.start(), m.end()))
         j = min(j, len(found) - 1)  # (the NUL after it)
         return [(found[k].start(), found[j].end())] if k <= j else []
-    m = DUMP_LINES[part.kind].match(text, line_start)
+    m = DUMP_LINE_FIELDS[part.kind].match(text, line_start)
     if m is None:
         return []
-    field = m.group("cells" if part.kind == "od" else "hex")
-    size = len(field) >> 2 if part.kind == "od" else (len(field) - field.count(" ") - field.count("\t")) >> 1
+    name = "cells" if part.kind in ("od", "decimal-od") else "hex"
+    field = m.group(name)
+    size = _field_size(part.kind, field)
     j = min(j, size - 1)  # (the NULs after a block's last line)
     if k > j:
         return []
+    base = m.start(name)
     if part.kind == "od":
-        base = m.start("cells")
         return [(base + 4 * k + 1, base + 4 * j + 4)]
-    if part.kind == "words":  # the words that hold bytes k..j
-        base = m.start("hex") + 1
-        return [(base + 5 * (k >> 1), base + 5 * (j >> 1) + 4)]
+    kind = READ_AS.get(part.kind, part.kind)
     if k == 0 and j == size - 1:  # the whole line (a dump of a secret: most lines), whatever its layout
-        first, last = len(field) - len(field.lstrip(" \t")), len(field) - 2
-    else:
-        first, last = _pair_start(field, k), _pair_start(field, j)
-    if first < 0 or last < 0:
-        digits = [i for i, c in enumerate(field) if c not in " \t"]
-        first, last = digits[2 * k], digits[2 * j]
-    columns = [(m.start("hex") + first, m.start("hex") + last + 2)]
+        columns = [(base + len(field) - len(field.lstrip(" \t")), base + len(field.rstrip(" \t:,-")))]
+    elif kind in ("hex", "xxd", "bare") and min(first := _pair_start(field, k), last := _pair_start(field, j)) >= 0:
+        columns = [(base + first, base + last + 2)]
+    else:  # the cells that hold bytes k..j: a word holds 2, an xxd -e group 4, any other cell 1
+        per_cell = BYTES_PER_CELL.get(kind, 1)
+        cells = list(BYTE_CELLS.get(kind, HEX_PAIR).finditer(field))
+        columns = [(base + cells[k // per_cell].start(), base + cells[min(j // per_cell, len(cells) - 1)].end())]
     column = -1
-    if part.kind == "bare":  # no character column
+    if kind in ("bare", "words", "separated", "decimal-od"):  # no character column
         pass
-    elif part.kind == "xxd":
+    elif part.kind in ("xxd", "xxd-le", "bits"):
         shown = m.group("text").rstrip("\r")
         column = m.start("text") + len(shown) - size if len(shown) >= size else -1
     elif m.group("pipe") is not None and len(m.group("pipe")) == size:
