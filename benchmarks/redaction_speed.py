@@ -155,6 +155,14 @@ CASES: dict[str, str | tuple] = {
     "(5th) bare MACs (--redact-hosts)": "001B213A4F5C ", "(5th) 12 hex digits, small letters": "5a319caa0750 ",
     "(5th) stream holds: tables": ("Name    Value\n----    -----\n", "DB_PASSWORD    Zq8DaspUtbuleC5C0\n"),
     "(5th) stream holds: loguru under a frame": '  File "x.py", line 1\n    f(password)\n    \u2502 \u2514 \'x\'\n',
+    # the sixth pass's forms (--only "(6th-p)"): coloured text, shell-quoted command values, layouts
+    "(6th-p) coloured log lines": "\x1b[2;36m[12:00:01]\x1b[0m \x1b[32mINFO\x1b[0m step \x1b[1m12\x1b[0m loss 0.53\n",
+    "(6th-p) coloured secret pairs": "\x1b[36mclient_secret\x1b[0m=\x1b[35mZq8Wm3Kx7Lp2Rv9T\x1b[0m\n",
+    "(6th-p) 'ESC[' repeated": "\x1b[", "(6th-p) escaped colours": "\\x1b[1m",
+    "(6th-p) bash -x quoted passwords": "+ sshpass -p 'S3cr3t!x' ssh h\n", "(6th-p) \"-p '\" repeated": " -p '",
+    "(6th-p) aligned pairs": "password    = Zq8Wm3Kx7Lp2Rv9T\n", "(6th-p) 'password' and spaces": "password" + " " * 40,
+    "(6th-p) JSON in JSON pairs": '{\\"password\\": \\"Zq8Wm3Kx7Lp2Rv9T\\"} ',
+    "(6th-p) cookie headers": "Cookie: _ga=1; sid=Zq8Wm3Kx7Lp2Rv9T\n", "(6th-p) 'digest ' repeated": "digest ",
     # the dump layouts of the sixth pass (--only "(6th)"): lines of a known secret's bytes, ordinary bytes, and text
     # that only looks like them (times, numbers in columns)
     "(6th) od -b lines of a known secret": "0000000 150 146 137 121 121 121 121 121 121 121 121 121 121 121 121 121\n",

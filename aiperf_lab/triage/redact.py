@@ -397,14 +397,31 @@ ESCAPED_URL_PASSWORDS = [
 HF_LOGINS = ("huggingface-cli login", "hf auth login", "hf login")
 REGISTRY_LOGINS = ("docker login", "podman login", "nerdctl login", "buildah login", "skopeo login", "oras login",
                    "helm registry login", "crane auth login")
+
+
+def _shell_value(bare: str, least: int = 1) -> str:
+    """A value group as a shell prints the word (`bash -x` single-quotes one holding a symbol, $'...' one holding a
+    control character; a script echoes "..."): the quoted value whole, spaces and all, or `bare` (a double-quoted
+    `"$VAR"` is a reference, not a value)."""
+    return (rf"(?:(?P<sq>\$?')|(?P<dq>\")|)(?P<value>(?(sq)[^'\n]{{{least},4095}}(?=')|(?(dq)(?!\$)[^\"\n]{{{least},4095}}(?=\")|"
+            rf"{bare})))")
+
+
 # Whole commands printed by the workload, with their password: mysql -pX, sshpass -p X, curl -u u:X.
 # The flag is searched (a literal), then the tool's name within `reach` characters before it on its line
 # (a sorted list of where each tool's name is, looked up by bisection): a text full of "mysql " or
 # "curl " costs one scan, where a pattern led by the tool's name rescanned 300 characters after each.
 COMMAND_PASSWORD_FLAGS: list[tuple[tuple[str, ...], int, re.Pattern[str]]] = [
-    (("mysql", "mariadb"), 300, re.compile(r"-p(?<=[ \t]-p)(?P<value>[^\s'\"]{3,})")),
-    (("sshpass",), 100, re.compile(r"-p(?<=[ \t]-p)[ \t]{0,4}(?P<value>[^\s'\"-][^\s'\"]*)")),
-    (("redis-cli", "keydb-cli"), 300, re.compile(r"-a(?<=[ \t]-a)[ \t]{1,4}(?P<value>[^\s'\"-][^\s'\"]*)")),
+    (("mysql", "mariadb"), 300, re.compile(r"-p(?<=[ \t'\"]-p)" + _shell_value(r"[^\s'\"]{3,}", 3))),
+    (("sshpass",), 100, re.compile(r"-p(?<=[ \t'\"]-p)[ \t]{0,4}" + _shell_value(r"[^\s'\"-][^\s'\"]*"))),
+    (("redis-cli", "keydb-cli"), 300, re.compile(r"-a(?<=[ \t'\"]-a)[ \t]{1,4}" + _shell_value(r"[^\s'\"-][^\s'\"]*"))),
+    # keytool's one-dash long flags; `echo X | docker login --password-stdin`, `gh auth login --with-token
+    # <<< X`; MinIO's `mc alias set NAME URL ACCESS_KEY SECRET_KEY`
+    (("keytool",), 300, re.compile(r"pass(?:(?<=[ \t'\"]-storepass)|(?<=[ \t'\"]-keypass)|(?<=-srcstorepass)"
+                                               r"|(?<=-deststorepass)|(?<=-srckeypass)|(?<=-destkeypass))[ \t]{1,4}"
+                                               + _shell_value(r"[^\s'\":-][^\s'\"]*"))),
+    (("gh auth login",), 300, re.compile(r"<<<(?:(?<=--with-token <<<)|(?<=--with-token<<<))[ \t]{0,4}"
+                                        + _shell_value(r"[^\s'\"$][^\s'\"]*"))),
     (("curl", "wget"), 300, re.compile(r"-u(?<=[ \t]-u)[ \t]{0,4}['\"]?[^\s:'\"]{1,128}:(?P<value>[^\s'\"]+)")),
     (("curl", "wget"), 300, re.compile(r"--(?<=[ \t]--)(?:proxy-)?user[ \t=]{1,4}['\"]?[^\s:'\"]{1,128}:"
                                        r"(?P<value>[^\s'\"]+)")),
@@ -427,26 +444,38 @@ COMMAND_PASSWORD_FLAGS: list[tuple[tuple[str, ...], int, re.Pattern[str]]] = [
 # (the value may be the next item of a YAML list: k8s `args:\n- --password\n- V`)
 PRINTED_SECRET_FLAG = re.compile(r"--(?<![A-Za-z0-9_-]--)(?P<flag>[A-Za-z][A-Za-z0-9_-]{0,63})"
                                  r"(?:=|[ \t]{1,4}|['\"],[ \t]{0,2}['\"]|['\"]?,?[ \t]{0,8}\r?\n[ \t]{0,64}-[ \t]{1,4}['\"]?)"
-                                 r"(?P<value>[^\s'\"-][^\s'\"]{0,4095})")
+                                 + _shell_value(r"[^\s'\"-][^\s'\"]{0,4095}"))
 NOT_A_FLAG_SECRET = frozenset({"token", "password", "env", "file", "stdin", "prompt", "ask", "keyring"})
 # Short flags of tools that take a password (set -x of openssl -k V, zip -P V, 7z -pV, az login -p V, smbclient -U
 # user%V, ldapsearch -w V, curl -u user:V in a list): found from the "-" after a blank or a quote, the tool looked
 # for on the same line before it; {flag: (tools, glued value allowed, the value's part after this character)}.
-TOOL_SHORT_FLAG = re.compile(r"-(?<=[ \t'\"]-)(?P<flag>[kPpUwu])(?P<sep>[ \t]{1,4}|['\"],[ \t]{0,2}['\"]|)"
-                             r"(?P<value>[^\s'\"-][^\s'\"]{3,4095})")  # (a password of 1 to 3 characters stays)
+TOOL_SHORT_FLAG = re.compile(r"-(?<=[ \t'\"]-)(?P<flag>[kPpUwuN])(?P<sep>[ \t]{1,4}|['\"],[ \t]{0,2}['\"]|)"
+                             + _shell_value(r"[^\s'\"-][^\s'\"]{3,4095}", 4))  # (a password of 1 to 3 characters stays)
+# (with no quote in the text, the bare value alone: the quoted branches cost a third more per "-" tried)
+TOOL_SHORT_FLAG_BARE = re.compile(TOOL_SHORT_FLAG.pattern.replace(_shell_value(r"[^\s'\"-][^\s'\"]{3,4095}", 4),
+                                                                  r"(?P<value>[^\s'\"-][^\s'\"]{3,4095})"))
 TOOL_SHORT_FLAGS: dict[str, tuple[re.Pattern[str], bool, str]] = {
     "k": (re.compile(r"(?:^|[\s/'\"])openssl[\s'\"]"), False, ""),
-    "P": (re.compile(r"(?:^|[\s/'\"])(?:zip|unzip)[\s'\"]"), False, ""),
-    "p": (re.compile(r"(?:^|[\s/'\"])(?:7z|7za|7zr|az)[\s'\"]"), True, ""),
+    "P": (re.compile(r"(?:^|[\s/'\"])(?:zip|unzip|sqlcmd|bcp|ssh-keygen)[\s'\"]"), False, ""),
+    "p": (re.compile(r"(?:^|[\s/'\"])(?:7z|7za|7zr|az|mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport)[\s'\"]"),
+          True, ""),
+    "N": (re.compile(r"(?:^|[\s/'\"])ssh-keygen[\s'\"]"), False, ""),
     "U": (re.compile(r"(?:^|[\s/'\"])(?:smbclient|rpcclient|smbmap)[\s'\"]"), False, "%"),
     "w": (re.compile(r"(?:^|[\s/'\"])ldap(?:search|add|modify|delete|whoami|passwd)[\s'\"]"), False, ""),
     "u": (re.compile(r"(?:^|[\s/'\"])(?:curl|wget)[\s'\"]"), False, ":"),
 }
+# MinIO's `mc alias set NAME URL ACCESS_KEY SECRET_KEY` (and the older `mc config host add`)
+MC_ALIAS = re.compile(r"(?:(?<=mc alias set)|(?<=mc config host add))[ \t]{1,4}[^\s'\"]{1,256}[ \t]{1,4}[a-z]{2,8}://"
+                      r"[^\s'\"]{1,1024}[ \t]{1,4}['\"]?[^\s'\"$]{1,256}['\"]?[ \t]{1,4}" + _shell_value(r"[^\s'\"$-][^\s'\"]*"))
+# `echo V | docker login -u U --password-stdin` (any login read from stdin)
+ECHO_TO_STDIN = re.compile(r"echo(?<![\w-]echo)[ \t]{1,4}(?:-n[ \t]{1,4})?" + _shell_value(r"[^\s'\"$-][^\s'\"|;]*")
+                           + r"['\"]?[ \t]{0,4}\|[^|\n]{0,256}--password-stdin")
 # `vault login V`, `wandb login V`; `aws configure set aws_secret_access_key V` (any `config set NAME V` whose name is
 # secret)
-TOOL_LOGIN_VALUE = re.compile(r"login(?:(?<=vault login)|(?<=wandb login))[ \t]{1,4}(?P<value>[^\s'\"-][^\s'\"]{7,4095})")
+TOOL_LOGIN_VALUE = re.compile(r"login(?:(?<=vault login)|(?<=wandb login))[ \t]{1,4}"
+                              + _shell_value(r"[^\s'\"-][^\s'\"]{7,4095}", 8))
 CONFIG_SET_VALUE = re.compile(r"config(?:ure)? set[ \t]{1,4}(?P<name>[A-Za-z0-9_.-]{1,64})[ \t]{1,4}"
-                              r"(?P<value>[^\s'\"-][^\s'\"]{0,4095})")
+                              + _shell_value(r"[^\s'\"-][^\s'\"]{0,4095}"))
 # `key=`, `?key=`, `"key": "..."`, `license_key: ...` with a key-shaped value (20+ characters of
 # letters and digits both, checked in code); a bare `key` elsewhere is too common in ML logs to hide.
 KEY_ASSIGNMENT = re.compile(r"key(?<![a-z0-9]key)[\"']?[ \t]{0,3}[=:][ \t]{0,3}[\"']?(?P<value>[a-z0-9+/_-]{20,512}={0,2})"
@@ -457,10 +486,14 @@ KEY_ASSIGNMENT = re.compile(r"key(?<![a-z0-9]key)[\"']?[ \t]{0,3}[=:][ \t]{0,3}[
 # the name is taken whole, never given back (the lookahead-and-backreference idiom), so a long name
 # with no separator after it costs one pass.
 # The value may sit on the next line (YAML "api_key:\n  VALUE").
-# (a YAML block scalar's `|` / `>-` before the line break, an anchor `&k` or a tag `!!str` before the value)
-_ASSIGNMENT_TAIL = (r"(?=(?P<rest>[a-z0-9_.-]{0,48}))(?P=rest)(?P<sep>[\"']?[ \t]{0,3}[=:][ \t]{0,3}"
+# (a YAML block scalar's `|` / `>-` before the line break, an anchor `&k` or a tag `!!str` before the value; the
+# name padded to a column, as pytest --showlocals and config dumps align them; Ruby/PHP/Perl `=>`, `->`; JSON inside
+# JSON, `\"password\": \"X\"`; a fullwidth colon; after the separator a no-break space, or a carriage return, form feed,
+# NEL or line separator that a terminal shows as a break but a stream does not cut at)
+_ASSIGNMENT_TAIL = (r"(?=(?P<rest>[a-z0-9_.-]{0,48}))(?P=rest)(?P<sep>\\?[\"']?[ \t]{0,32}(?:=>|->|[=:\uff1a])"
+                    r"[ \t\r\f\v\x85\xa0\u2028\u2029]{0,3}"
                     r"(?:(?:[|>][+-]?[0-9]?[ \t]{0,8})?\r?\n[ \t]{0,16})?(?:(?:&[a-z0-9_-]{1,32}|!![a-z]{1,16})[ \t]{1,4})?)"
-                    r"(?P<quote>[\"']?)"
+                    r"(?P<quote>\\?[\"']?)"
                     r"(?P<value>[^\s'\",;\x00]{3,})")  # (nsys joins environment entries with NUL)
 SECRET_ASSIGNMENTS = [re.compile(keyword + _ASSIGNMENT_TAIL) for keyword in (
     r"token(?!s|iz|is)", "secret", r"passw(?:or)?d", r"pwd(?:(?<=[_.-]pwd)|(?=[_.-]))", r"api[_-]?key", "apikey",
@@ -494,6 +527,12 @@ ASSIGNMENT_RUN_GAPS = (" ", "\t", ",", ";")
 AUTHORIZATION = re.compile(r"authorization[\"']?[ \t]{0,3}:[ \t]{0,3}[\"']?(?P<value>[a-z0-9._~+/=-]{1,64}"
                            r"(?:[ \t]{1,4}[^\s'\",;]{1,4096})?)")
 NETRC_PASSWORD = re.compile(r"login[ \t]{1,4}[^\s]{1,256}[ \t]{1,4}password[ \t]{1,4}(?P<value>[^\s'\"]+)")
+# A Cookie: header's every cookie (the name=value rule takes the first), to the line's end or a quote; HTTP Digest's
+# nonce, cnonce and response (an offline-crackable hash of the password) after `Authorization: Digest`; a signed URL's
+# signature (S3 X-Amz-Signature, GCS X-Goog-Signature, Signature=) (lower-cased text)
+COOKIE_HEADER = re.compile(r"cookie[\"']?[ \t]{0,3}:[ \t]{0,3}(?=[^\n\"'=;]{1,256}=)(?P<value>[^\r\n\"']{1,8192})")
+DIGEST_PARAM = re.compile(r"(?<![a-z0-9_-])(?:c?nonce|response)=\"?(?P<value>[^\s\",]{4,512})")
+URL_SIGNATURE = re.compile(r"signature=(?<=[?&]signature=|-signature=)(?P<value>[0-9a-z%_.~+/=-]{16,4096})")
 # A secret name ending a piece of a stream, its value on the next line.
 # (also a YAML block scalar's `password: |`, and a secret flag ending a line of a list: k8s `- --password`)
 VALUE_ON_NEXT_LINE = re.compile(r"(?:token|secret|passw(?:or)?d|api[_-]?key|apikey|pass(?:phrase)?|credential|accountkey)"
@@ -679,6 +718,8 @@ def escaped_forms(value: str) -> set[str]:
     # escaped twice (json.dumps of a JSON text), shell-quoted ('\'' and '"'"'), bytes repr, case-folded
     forms |= {json.dumps(f)[1:-1] for f in list(forms)}
     forms |= {value.replace("'", "'\\''"), value.replace("'", "'\"'\"'"), repr(value.encode())[2:-1]}
+    if not value.isascii() or not value.isprintable() or any(c in value for c in "\"'\\"):
+        forms |= _nested_escapes(value)
     if len(value) >= 8:
         forms |= {value.upper(), value.lower()}
     if "\n" in value:
@@ -688,6 +729,30 @@ def escaped_forms(value: str) -> set[str]:
         encoded = base64.b32encode(value.encode()).decode()
         forms |= {encoded.rstrip("="), value[::-1]}
     return {f for f in forms if len(f) >= MIN_SECRET_LEN}
+
+
+NESTED_ESCAPES_DEPTH = 4
+NESTED_ESCAPES_MOST = 256
+
+
+def _nested_escapes(value: str) -> set[str]:
+    """A value that escaping changes (a quote, a backslash, a control or non-ASCII character) escaped up to
+    NESTED_ESCAPES_DEPTH times over, each time by JSON (either ensure_ascii), repr (of the str or of its UTF-8 bytes) or
+    with only its backslashes doubled, and its single quotes too (repr inside a longer string picks its quotes by the
+    whole: `'payload=%r' % json.dumps(body)`); at most NESTED_ESCAPES_MOST forms, each a literal looked for."""
+    found: set[str] = set()
+    level = {value}
+    for _ in range(NESTED_ESCAPES_DEPTH):
+        following: set[str] = set()
+        for form in level:
+            doubled = form.replace("\\", "\\\\")
+            following |= {json.dumps(form)[1:-1], json.dumps(form, ensure_ascii=False)[1:-1], repr(form)[1:-1],
+                          repr(form.encode())[2:-1], doubled, doubled.replace("'", "\\'"), doubled.replace('"', '\\"')}
+        level = following - found - {value}
+        if not level or len(found) + len(level) > NESTED_ESCAPES_MOST:
+            break
+        found |= level
+    return found
 
 
 def encoded_forms(value: str) -> set[str]:
@@ -912,6 +977,37 @@ class Span(NamedTuple):
 _START, _END, _REPLACEMENT, _LABEL, _CONTEXT = (operator.itemgetter(i) for i in range(5))
 
 
+# A terminal control sequence (CSI: colours, cursor moves), as rich, structlog, colorlog and grep --color print them.
+# Also as repr(), JSON, a shell or a C source writes the ESC (`\x1b[`, `\u001b[`, `\033[`, `\e[`).
+CSI = re.compile(r"(?:\x1b|\\(?:x1b|u001b|033|e))\[[0-?]{0,32}[ -/]{0,8}[@-~]")
+ESCAPED_CSI = re.compile(r"\\(?:x1b|u001b|033|e)\[")
+
+
+def _without_csi(text: str) -> tuple[str, list[int], list[int]]:
+    """text without its CSI sequences, where each cut lies in that view, and how many characters were cut up to it
+    (sorted: a view position p is at p + shifts[k] in text, k the last cut at or before p)."""
+    kept: list[str] = []
+    starts: list[int] = []
+    shifts: list[int] = []
+    at = removed = 0
+    for m in CSI.finditer(text):
+        kept.append(text[at:m.start()])
+        starts.append(m.start() - removed)
+        removed += m.end() - m.start()
+        shifts.append(removed)
+        at = m.end()
+    kept.append(text[at:])
+    return "".join(kept), starts, shifts
+
+
+def _plain_tail(text: str) -> str:
+    """The last 120 characters of text, lower-cased, without colour codes (what the line holds read)."""
+    tail = text[-1024:]
+    if "\x1b" in tail or "\\" in tail:
+        return CSI.sub("", tail)[-120:].lower()
+    return text[-120:].lower()
+
+
 def _merge_spans(found: list[Span]) -> list[Span]:
     """Sorted spans merged so that none overlap. (A plain loop: chains of map() and accumulate() over the
     spans, tried for texts of a million spans, measured slower here.)"""
@@ -1120,9 +1216,20 @@ class Redactor:
         if ":*:" in text or PGPASS_PORT.search(text):
             spans.extend(_pgpass_spans(text))
         lower = _lower(text) if lower is None else lower
-        for pattern in (AUTHORIZATION, NETRC_PASSWORD):
+        for m in AUTHORIZATION.finditer(lower):
+            spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
+            if m.group("value").startswith("digest"):  # its other parameters, on to the line's end
+                line_end = lower.find("\n", m.end())
+                spans.extend((p.start("value"), p.end("value"), REDACTED, "secret-named value", m.start())
+                             for p in DIGEST_PARAM.finditer(lower, m.end(), line_end if line_end >= 0 else len(lower)))
+        spans.extend((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
+                     for m in NETRC_PASSWORD.finditer(lower))
+        if "cookie" in lower:
             spans.extend((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
-                         for m in pattern.finditer(lower))
+                         for m in COOKIE_HEADER.finditer(lower))
+        if "signature=" in lower:
+            spans.extend((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
+                         for m in URL_SIGNATURE.finditer(lower))
         for m in KEY_ASSIGNMENT.finditer(lower):
             value = m.group("value")
             if (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
@@ -1479,6 +1586,11 @@ class Redactor:
     def spans(self, text: str, in_key: bool = False, token_carry: bool = False,
               value_next: bool = False) -> list[Span]:
         """Every span to replace in text, merged so that none overlap, in order."""
+        if "\x1b" in text or ("\\" in text and ("1b[" in text or "033[" in text or "\\e[" in text)
+                               and ESCAPED_CSI.search(text)):
+            plain = CSI.sub("", text)
+            if len(plain) < len(text):  # coloured text: the rules read it without its colour codes
+                return self._coloured_spans(text, plain, in_key, token_carry, value_next)
         lower = _lower(text)
         found = self._literal_spans(text) + self._secret_spans(text, in_key, token_carry, value_next, lower)
         if self._pieces:
@@ -1491,6 +1603,28 @@ class Redactor:
         _extend_quoted_values(text, found)
         if self.redact_hosts:
             found += self._host_spans(text, lower)
+        if not found:
+            return []
+        found.sort()
+        return _merge_spans(found)
+
+    def _coloured_spans(self, text: str, plain: str, in_key: bool, token_carry: bool, value_next: bool) -> list[Span]:
+        """The spans of text's view without CSI codes (`plain`; ANSI colours: `ESC[36mpassword ESC[0m=ESC[35mX`),
+        placed back on text, and a known secret found in text as it is (one could hold an ESC)."""
+        found = self._literal_spans(text)
+        in_plain = self.spans(plain, in_key, token_carry, value_next)
+        if in_plain:
+            _, starts, shifts = _without_csi(text)
+        for start, end, replacement, label, context in in_plain:
+            at = bisect.bisect_right(starts, start) - 1
+            first = start + (shifts[at] if at >= 0 else 0)
+            if end > start:
+                at = bisect.bisect_right(starts, end - 1) - 1
+                end = end + (shifts[at] if at >= 0 else 0)
+            else:
+                end = first
+            at = bisect.bisect_right(starts, context) - 1
+            found.append((first, end, replacement, label, context + (shifts[at] if at >= 0 else 0)))
         if not found:
             return []
         found.sort()
@@ -1642,7 +1776,7 @@ class StreamRedactor:
         end = len(line.rstrip("\r\n"))
         if any(span[1] == end for span in self.redactor._fragment_spans(line)) if self.redactor._pieces else False:
             return start
-        last = line[-120:].lower()
+        last = _plain_tail(line)
         if NAME_ENDS_LINE.search(last) or VALUE_ON_NEXT_LINE.search(last):  # `cookie:` waits for its value
             return start
         # a dump's last lines wait for the next piece, so a secret dumped across the cut is decoded whole; a line of
@@ -1689,7 +1823,7 @@ class StreamRedactor:
         out = self.redactor._apply(piece, spans[:before])
         last_key = _last_key_block(spans[:before])
         self._in_key = bool(last_key and _key_open(piece, last_key))
-        self._value_next = bool(VALUE_ON_NEXT_LINE.search(piece[-120:].lower()))
+        self._value_next = bool(VALUE_ON_NEXT_LINE.search(_plain_tail(piece)))
         if _dump_lines_start(piece, len(piece), 1) < len(piece):   # the piece ends inside a dump block
             behind = self._dump_behind + piece
             self._dump_behind = behind[_dump_lines_start(behind, len(behind)):]
@@ -1924,6 +2058,8 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
         matches = pattern.finditer(lower)
         while (m := next(matches, None)) is not None:
             value_start, value_end = m.span(value_group)
+            if text[value_end - 1] == "\\" and text.startswith('"', value_end) and m.group("quote") == '\\"':
+                value_end -= 1  # JSON inside JSON: the value's closing quote is escaped too
             if harmless[text[value_start:value_end]]:
                 continue  # secret=False, token: 0, gpu_pw=350.2, a path, one already redacted
             if text[value_end - 1] == ":" and text.startswith(" ", value_end) and "\n" in m.group("sep"):
@@ -2060,10 +2196,11 @@ def _printed_flag_spans(text: str) -> list[Span]:
             end = m.end() - (len(value) - len(value.rstrip(",;)]}")))
             spans.append((m.start("value"), end, REDACTED, "secret-named value", m.start()))
     tool_places: dict[str, list[int]] = {}
-    for m in TOOL_SHORT_FLAG.finditer(text):
+    quoted = "'" in text or '"' in text
+    for m in (TOOL_SHORT_FLAG if quoted else TOOL_SHORT_FLAG_BARE).finditer(text):
         flag = m.group("flag")
         tools, glued, after = TOOL_SHORT_FLAGS[flag]
-        if not m.group("sep") and not glued:
+        if not m.group("sep") and not glued and not (quoted and (m.group("sq") or m.group("dq"))):
             continue
         where = tool_places.get(flag)
         if where is None:
@@ -2085,6 +2222,12 @@ def _printed_flag_spans(text: str) -> list[Span]:
     if "login" in text:
         spans.extend((m.start("value"), m.end("value"), REDACTED, "command-line password", m.start())
                      for m in TOOL_LOGIN_VALUE.finditer(text) if not kept[m.group("value")])
+        if "password-stdin" in text:  # (`echo ... | docker login`)
+            spans.extend((m.start("value"), m.end("value"), REDACTED, "command-line password", m.start())
+                         for m in ECHO_TO_STDIN.finditer(text) if not kept[m.group("value")])
+    if "mc alias set" in text or "config host add" in text:
+        spans.extend((m.start("value"), m.end("value"), REDACTED, "command-line password", m.start())
+                     for m in MC_ALIAS.finditer(text) if not kept[m.group("value")])
     for m in CONFIG_SET_VALUE.finditer(text):
         if _secret_name_cached(m.group("name")) and not kept[m.group("value")]:
             spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
@@ -2268,6 +2411,8 @@ IDENTIFIER = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]*")
 HEADER_TUPLE = re.compile(r"\(b?(?P<q>['\"])(?P<name>[A-Za-z0-9_.-]{1,64})(?P=q),[ \t]{0,2}b?"
                           r"(?:'(?P<sq>[^'\\\n]{0,4096}(?:\\[^\n][^'\\\n]{0,4096}){0,256})'|\"(?P<dq>[^\"\\\n]{0,4096}(?:\\[^\n][^\"\\\n]{0,4096}){0,256})\")\)")
 # The rest of a quoted value, through its escapes, and its closing quote.
+# the rest of a JSON string inside a JSON string (`\"a\\\"b\"`: an inner escape doubled, an inner quote `\\\"`)
+ESCAPED_QUOTED_REST = re.compile(r'(?:\\\\\\\\|\\\\\\"|\\\\[^\\"\n]|\\[^\\"\n]|[^\\"\n]){0,4096}\\"').match
 SHELL_SINGLE_QUOTED_REST = re.compile(r"[^'\n]{0,4096}'").match
 QUOTED_REST = {'"': re.compile(r"[^\"\\\n]{0,4096}(?:\\[^\n][^\"\\\n]{0,4096}){0,256}\"").match, "'": re.compile(r"[^'\\\n]{0,4096}(?:\\[^\n][^'\\\n]{0,4096}){0,256}'").match}
 # A header's name has a "-" (x-api-key, Set-Cookie) or is one word of these; other pairs are code's tuples.
@@ -2430,12 +2575,16 @@ def _extend_quoted_values(text: str, found: list[Span]) -> None:
         if start < reached:
             continue
         quote = text[start - 1]
-        m = (shell if quote == "'" and text[start - 2:start - 1] == "=" else rest[quote])(text, start)
+        closing = 1
+        if quote == '"' and text[start - 2:start - 1] == "\\":  # JSON inside JSON: closed by an escaped quote
+            m, closing = ESCAPED_QUOTED_REST(text, start), 2
+        else:
+            m = (shell if quote == "'" and text[start - 2:start - 1] == "=" else rest[quote])(text, start)
         if m is not None:
             reached = m.end()
             span = found[index]
-            if reached - 1 > span[1]:
-                found[index] = (start, reached - 1, span[2], span[3], span[4])
+            if reached - closing > span[1]:
+                found[index] = (start, reached - closing, span[2], span[3], span[4])
 
 
 def _header_tuple_spans(text: str) -> list[Span]:
