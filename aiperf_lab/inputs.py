@@ -20,6 +20,7 @@ import re
 import shlex
 import stat
 from pathlib import Path
+from typing import BinaryIO
 
 from aiperf_lab.errors import InputError
 
@@ -98,7 +99,7 @@ def check_regular(path: str | os.PathLike[str]) -> int:
     return info.st_size
 
 
-def open_regular(path: str | os.PathLike[str], max_bytes: int = MAX_TEXT_INPUT_BYTES) -> io.BufferedReader:
+def open_regular(path: str | os.PathLike[str], max_bytes: int = MAX_TEXT_INPUT_BYTES) -> BinaryIO:
     """A binary handle on a regular file of at most `max_bytes`; never blocks on a FIFO."""
     size = check_regular(path)
     if size > max_bytes:

@@ -1,7 +1,9 @@
 """Differential check of the --redact-hosts rules: this redact.py against another one (main's, before a change
 meant to keep the output), byte for byte, with redact_hosts=True, through Redactor.text and StreamRedactor.
 
-    python benchmarks/redaction_hosts_diff.py --baseline OTHER_REDACT_PY [--data DIR] [--random 3000]
+    python benchmarks/redaction_hosts_diff.py --baseline OTHER_REDACT_PY [--data DIR] [--random 3000] [--no-hosts]
+
+(--no-hosts: the same texts with redact_hosts=False, for a change to the other rules.)
 
 Texts: every case of benchmarks/redaction_speed.py at a small size, the real text files under DIR
 (*.txt, *.csv, *.log, *.json, *.xml, *.md under 20 MB; ../shared/data by default), hand-made lines of every
@@ -45,12 +47,13 @@ ALPHABET = list("0123456789abcdefABCDEF::::....---- \n\t+%/=_xzIé█?@\"'") + [
 
 
 PROTOTYPES: dict = {}
+HOSTS = [True]   # redact_hosts of every Redactor (--no-hosts: False)
 
 
 def _fresh(module):
     """A new Redactor (copied: building one looks this host's names up, which can take seconds)."""
     if module not in PROTOTYPES:
-        PROTOTYPES[module] = module.Redactor(ENVIRON, redact_hosts=True)
+        PROTOTYPES[module] = module.Redactor(ENVIRON, redact_hosts=HOSTS[0])
     return copy.deepcopy(PROTOTYPES[module])
 
 
@@ -87,7 +90,9 @@ def main() -> int:
     parser.add_argument("--random", type=int, default=3000, help="random texts of host characters (default 3000)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--verbose", action="store_true", help="name each text as it is checked")
+    parser.add_argument("--no-hosts", action="store_true", help="redact_hosts=False")
     args = parser.parse_args()
+    HOSTS[0] = not args.no_hosts
     mine, other = redaction_speed._load(args.redact_py), redaction_speed._load(args.baseline)
     texts = _texts(Path(args.data), args.random, args.seed)
     differ = 0

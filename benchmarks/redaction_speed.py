@@ -155,6 +155,26 @@ CASES: dict[str, str | tuple] = {
     "(5th) bare MACs (--redact-hosts)": "001B213A4F5C ", "(5th) 12 hex digits, small letters": "5a319caa0750 ",
     "(5th) stream holds: tables": ("Name    Value\n----    -----\n", "DB_PASSWORD    Zq8DaspUtbuleC5C0\n"),
     "(5th) stream holds: loguru under a frame": '  File "x.py", line 1\n    f(password)\n    \u2502 \u2514 \'x\'\n',
+    # the sixth pass's forms (--only "(6th-p)"): coloured text, shell-quoted command values, layouts
+    "(6th-p) coloured log lines": "\x1b[2;36m[12:00:01]\x1b[0m \x1b[32mINFO\x1b[0m step \x1b[1m12\x1b[0m loss 0.53\n",
+    "(6th-p) coloured secret pairs": "\x1b[36mclient_secret\x1b[0m=\x1b[35mZq8Wm3Kx7Lp2Rv9T\x1b[0m\n",
+    "(6th-p) 'ESC[' repeated": "\x1b[", "(6th-p) escaped colours": "\\x1b[1m",
+    "(6th-p) bash -x quoted passwords": "+ sshpass -p 'S3cr3t!x' ssh h\n", "(6th-p) \"-p '\" repeated": " -p '",
+    "(6th-p) aligned pairs": "password    = Zq8Wm3Kx7Lp2Rv9T\n", "(6th-p) 'password' and spaces": "password" + " " * 40,
+    "(6th-p) JSON in JSON pairs": '{\\"password\\": \\"Zq8Wm3Kx7Lp2Rv9T\\"} ',
+    "(6th-p) cookie headers": "Cookie: _ga=1; sid=Zq8Wm3Kx7Lp2Rv9T\n", "(6th-p) 'digest ' repeated": "digest ",
+    # the dump layouts of the sixth pass (--only "(6th)"): lines of a known secret's bytes, ordinary bytes, and text
+    # that only looks like them (times, numbers in columns)
+    "(6th) od -b lines of a known secret": "0000000 150 146 137 121 121 121 121 121 121 121 121 121 121 121 121 121\n",
+    "(6th) od -tu1 lines, ordinary bytes": "0000000 109 111 100 101 108  46 115  97 102 101 116 101 110 115 111 114\n",
+    "(6th) xxd -b lines of a known secret": "00000000: 01111000 01101000 01100110 01011111 01010001 01110111  xhf_Qw\n",
+    "(6th) xxd -e lines of a known secret": "00000000: 5f666878 72337751 75377954 61506f49  xhf_Qw3rTy7uIoPa\n",
+    "(6th) hexdump -x lines of a known secret": "0000000    6878    5f66    7751    7233    7954    7537    6f49    6150\n",
+    "(6th) colon hex lines of a known secret": "68:66:5f:51:51:51:51:51:51:51:51:51:51:51:51:51\n",
+    "(6th) od -An -tx1 lines with tabs, a known secret": "\t78\t68\t66\t5f\t51\t77\t33\t72\t54\t79\t37\t75\t49\t6f\t50\t61\n",
+    "(6th) bare hex, 40 bytes a line, a known secret": "7868665f5177337254793775496f506153644667486a4b6c5a784376426e4d31323334350a0a0a\n",
+    "(6th) times alone on lines": "12:30:45\n", "(6th) numbers in columns": "1234567   12   34  -56   78\n",
+    "(6th) tab-separated 2-digit numbers": "10\t20\t30\t40\t50\t60\n",
     # runs of matches back to back (one span a run) and the same matches kept apart (one span each): "(dense)"
     "(dense) '://u:p@' repeated": "://u:p@",
     "(dense) '://x@' and '://u:p@' in turn": "://x@://u:p@",
@@ -185,6 +205,8 @@ CASES: dict[str, str | tuple] = {
     "(3rd-S6) '--password Zq1x ' repeated": "--password Zq1x ", "(3rd-S6) '--a-b ' repeated": "--a-b ",
     "(3rd-S6) ' -p x -k y' repeated, no tool": " -p x -k y", "(3rd-S6) 'zip -P x ' repeated": "zip -P x ", "(3rd-S6) 'zip -P abcd ' repeated": "zip -P abcd ",
     "(3rd-S6) 'config set token x ' repeated": "config set token x ",
+    # the red team's F5 (issue 11, sixth pass): a known secret's bytes as colon-separated hex, a line each
+    "(6th) colon-separated hex of a known secret": ":".join(f"{b:02x}" for b in b"hf_Qw3rTy7uIoPaSdFgHjKlZxCvBnM12345") + "\n",
     "(3rd-S1) whole provider tokens": "fw_" + "Ab1" * 8 + " pul-" + "0a" * 20 + " s.Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8 ",
 }
 

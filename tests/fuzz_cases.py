@@ -165,6 +165,24 @@ def export_with_recursive_view(source: Path, target: Path) -> Path:
     return target
 
 
+def export_with_generated_column(source: Path, target: Path, expression: str, kind: str = "VIRTUAL") -> Path:
+    """The kernel table rebuilt with demangledName as a GENERATED column (`expression` over the stored
+    column dn): SQLite computes a VIRTUAL one at every read of a row, a STORED one when the row is written."""
+    shutil.copyfile(source, target)
+    con = sqlite3.connect(target)
+    table = "CUPTI_ACTIVITY_KIND_KERNEL"
+    columns = [row[1] for row in con.execute(f"PRAGMA table_info({table})")]
+    defs = ["dn INTEGER" if c == "demangledName" else f"[{c}]" for c in columns]
+    defs.append(f"demangledName INTEGER GENERATED ALWAYS AS ({expression}) {kind}")
+    con.execute(f"CREATE TABLE rebuilt ({', '.join(defs)})")
+    stored = ", ".join("dn" if c == "demangledName" else f"[{c}]" for c in columns)
+    con.execute(f"INSERT INTO rebuilt ({stored}) SELECT {', '.join(f'[{c}]' for c in columns)} FROM {table}")
+    con.executescript(f"DROP TABLE {table}; ALTER TABLE rebuilt RENAME TO {table};")
+    con.commit()
+    con.close()
+    return target
+
+
 def export_with_osrt_injection(source: Path, target: Path) -> Path:
     """An ENUM_NSYS_EVENT_CLASS row whose id, were it pasted into SQL, would change osrt_sum's result."""
     shutil.copyfile(source, target)

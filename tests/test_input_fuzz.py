@@ -4,6 +4,7 @@ run is benchmarks/fuzz_stats.py)."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import random
@@ -18,7 +19,8 @@ from hypothesis import strategies as st
 
 from conftest import REPO
 from fuzz_cases import (CRAFTED_TRACES, EXPORT_CELLS, LM, HOSTILE_NAMES, HOSTILE_SQL_VALUES, NCU_FILES, SMI_LOG, TRACE,
-                        check_all_reports, export_with_names, export_with_osrt_injection, export_with_recursive_view,
+                        check_all_reports, export_with_names, export_with_generated_column, export_with_osrt_injection,
+                        export_with_recursive_view,
                         mutate_bytes, mutate_export, ncu_variants, run_stats, small_export, telemetry_variants)
 
 from aiperf_lab.metrics.telemetry.recording import DEMO_RECORDING, read_recording
@@ -120,6 +122,26 @@ def test_a_recursive_view_as_kernel_table_is_not_run(small, tmp_path):
     assert check_all_reports(path, "nsys", formats=("json",)) == []
 
 
+def test_a_kernel_table_with_a_virtual_generated_column_is_refused(small, tmp_path):
+    # SQLite computes a VIRTUAL column at every read: an expression such as hex(zeroblob(20e6)) made
+    # one report of a 1.8 MB export run 70 s (the expression here is cheap; the refusal is what is checked).
+    path = export_with_generated_column(small, tmp_path / "virtual.sqlite", "dn + 0", "VIRTUAL")
+    for report in ([], ["--report", "cuda_gpu_kern_sum"], ["--report", "cuda_gpu_trace"]):
+        outcome = run_stats([path, *report, "--format", "csv"])
+        assert outcome.code == 2 and outcome.err.count("\n") == 1, (report, outcome.err[:300])
+        assert "CUPTI_ACTIVITY_KIND_KERNEL.demangledName" in outcome.err and "generated" in outcome.err
+
+
+def test_a_stored_generated_column_is_read_as_stored(small, tmp_path):
+    # A STORED column is computed when the row is written and read like any other: same numbers.
+    path = export_with_generated_column(small, tmp_path / "stored.sqlite", "dn + 0", "STORED")
+    for report in ("cuda_gpu_kern_sum", "cuda_gpu_trace"):
+        clean = run_stats([small, "--report", report, "--format", "csv"])
+        stored = run_stats([path, "--report", report, "--format", "csv"])
+        assert clean.code == 0 and clean.out.count("\n") > 2
+        assert (stored.code, stored.out) == (0, clean.out.replace(str(small), str(path))), stored.err[:300]
+
+
 def test_osrt_sum_does_not_build_sql_from_enum_values(small, tmp_path):
     clean = run_stats([small, "--report", "osrt_sum", "--format", "csv"])
     path = export_with_osrt_injection(small, tmp_path / "inject.sqlite")
@@ -163,6 +185,67 @@ def test_a_gzip_bomb_is_refused_quickly(tmp_path, monkeypatch):
     outcome = run_stats([path])
     assert outcome.code == 2 and "bomb" in outcome.err and outcome.err.count("\n") == 1
     assert time.monotonic() - began < 10
+
+
+def _event_bomb(path, events: int, isize: int | None = None):
+    """A .json.gz of `events` identical kernel events (about 100 bytes each, 300x smaller once
+    compressed), its trailer's declared size replaced by `isize` if given."""
+    import gzip
+    event = b'{"ph":"X","cat":"kernel","name":"k","ts":1,"dur":2,"pid":0,"tid":7,"args":{"device":0,"stream":7}},'
+    packed = io.BytesIO()
+    with gzip.GzipFile(fileobj=packed, mode="wb", compresslevel=9, mtime=0) as handle:
+        handle.write(b'{"traceEvents": [')
+        for _ in range(events // 10_000):
+            handle.write(event * 10_000)
+        handle.write(event[:-1] + b"]}")
+    data = bytearray(packed.getvalue())
+    if isize is not None:
+        data[-4:] = isize.to_bytes(4, "little")
+    path.write_bytes(bytes(data))
+    return path
+
+
+def _events_read_before_refusal(path) -> int:
+    from aiperf_lab.metrics.json_stream import TraceReader
+    from aiperf_lab.errors import InputError
+
+    read = 0
+    with pytest.raises(InputError, match="decompression bomb"):
+        for _ in TraceReader(path).events():
+            read += 1
+    return read
+
+
+def test_a_gzip_bomb_of_events_is_refused_before_its_events_are_read(tmp_path, monkeypatch):
+    # rt5 F7: 20M identical kernel events, 6.7 MB on disk: 6.4M of them were parsed (103 s, 1.15 GB) before
+    # the total passed 100x the file's size. Its trailer says what it inflates to: refused before inflating.
+    from aiperf_lab.metrics import json_stream
+
+    monkeypatch.setattr(json_stream, "GZIP_FLOOR_BYTES", 1 << 20)
+    path = _event_bomb(tmp_path / "bomb.json.gz", 1_000_000)  # 100 MB inflated, about 330 kB on disk
+    assert _events_read_before_refusal(path) == 0
+    outcome = run_stats([path, "--report", "cuda_gpu_kern_sum"])
+    assert outcome.code == 2 and "declares" in outcome.err and outcome.err.count("\n") == 1
+
+
+def test_a_gzip_bomb_whose_trailer_lies_is_refused_at_the_floor(tmp_path, monkeypatch):
+    # The trailer is a lie (a gzip's own check of it comes only at its end): the ratio of what was inflated
+    # to what was read refuses it once the floor (1 MiB here) is passed, not at 100x the file's size (33 MB).
+    from aiperf_lab.metrics import json_stream
+
+    monkeypatch.setattr(json_stream, "GZIP_FLOOR_BYTES", 1 << 20)
+    path = _event_bomb(tmp_path / "liar.json.gz", 1_000_000, isize=1000)
+    read = _events_read_before_refusal(path)
+    assert read * 100 < (1 << 20) + 2 * json_stream.CHUNK_BYTES  # (what one read of the inflate gives more)
+
+
+def test_a_true_gzip_trace_is_read_as_the_plain_one(tmp_path):
+    import gzip
+    plain = run_stats([TRACE, "--report", "cuda_gpu_kern_sum", "--format", "csv"])
+    packed = tmp_path / "trace.json.gz"
+    packed.write_bytes(gzip.compress(TRACE.read_bytes()))
+    assert plain.code == 0 and plain.out.count("\n") > 2
+    assert run_stats([packed, "--report", "cuda_gpu_kern_sum", "--format", "csv"]).out == plain.out
 
 
 @FAST

@@ -37,6 +37,9 @@ TOOL_FORMS = [
     "export HF_TOKEN=" + TOKEN[:20] + "\n" + TOKEN[20:],
     f"token {TOKEN}", "url=postgres://app:Pw9xQ2mZ7kL4@db.internal/x", "Authorization: Bearer Zq9LmQ2rT5xW8vB3nK7pH4dF",
     'declare -x DB_PASSWORD="Zqg2sye9\\$\\"b2Rann76dEyTzAeK"',
+    # coloured (rich, structlog): the rules read the text without its CSI codes
+    "\x1b[36mclient_secret\x1b[0m=\x1b[35mZq8Wm3Kx7Lp2Rv9T\x1b[0m", "\x1b[36mapi_key:\x1b[0m\n  Zq8Wm3Kx7Lp2Rv9T",
+    "\x1b[1m{\x1b[0m\x1b[32m'password'\x1b[0m: \x1b[32m'Zq8Wm3Kx7Lp2Rv9T'\x1b[0m\x1b[1m}\x1b[0m",
 ]
 PLAIN = ["step 1200 loss 2.3817 lr 3.0e-04 grad_norm 0.84 tokens/s 51234.7 mem 61.2 GiB", "",
          "[rank0]: epoch 3 iteration 1200/5000 | consumed samples 614400 | elapsed 412.3 ms", "    x = compute(y)",

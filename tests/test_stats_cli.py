@@ -457,21 +457,3 @@ def test_the_command_still_runs_its_exit_handlers(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout == (H200 / "nsys_stats_lm_forward_nvtx_sum.csv").read_text()
     assert list(work.iterdir()) == []
-
-
-@pytest.mark.parametrize("columns", [None, "40", "79", "82", "120", "abc", "0"])
-def test_the_help_wraps_where_argparse_would_wrap_it(columns, monkeypatch):
-    """cli._HelpFormatter finds the terminal's width itself (argparse's own imports shutil for it): the help
-    must come out as argparse's own formatter writes it, margin included."""
-    import argparse
-
-    from aiperf_lab.metrics.cli import build_parser
-
-    if columns is None:
-        monkeypatch.delenv("COLUMNS", raising=False)
-    else:
-        monkeypatch.setenv("COLUMNS", columns)
-    ours, stock = build_parser(), build_parser()
-    stock.formatter_class = argparse.RawDescriptionHelpFormatter
-    assert ours.formatter_class is not stock.formatter_class
-    assert ours.format_help() == stock.format_help()

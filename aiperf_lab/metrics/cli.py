@@ -45,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     epilog = (help_text() + "\nWith no --report: an overview (top kernels, category breakdown, NVTX ranges, idle time).\n"
               + ENERGY_HELP + "\n" + EXAMPLES)
     parser = OneLineParser(prog="aiperf-stats", description="Tables from nsys, ncu and PyTorch profiler output.",
-                           epilog=epilog, formatter_class=_HelpFormatter)
+                           epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("files", nargs="*", metavar="FILE", help="profile: .sqlite/.nsys-rep, ncu .csv/.ncu-rep, "
                         "PyTorch .json[.gz], telemetry .csv, or a lab run folder or triage bundle; several: one per rank (a Rank column, and the "
                         "multi-rank reports nccl_sum and rank_spread)")
@@ -71,33 +71,6 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--limit", type=int, metavar="N", help="show at most N rows per table (table format)")
     parser.add_argument("--list-reports", action="store_true", help="list every report (with FILE: those this file supports)")
     return parser
-
-
-class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
-    """argparse's, given the terminal's width as shutil.get_terminal_size would find it: argparse makes one of
-    these per argument added and imports shutil for it (with zlib, bz2 and lzma: 2 ms of every report's
-    start-up), for help that is seldom printed."""
-
-    def __init__(self, prog: str, *args, **kwargs):
-        if len(args) < 3 and kwargs.get("width") is None:  # (width is the third after prog)
-            kwargs["width"] = _terminal_columns() - 2  # (as argparse leaves a margin of 2)
-        super().__init__(prog, *args, **kwargs)
-
-
-def _terminal_columns() -> int:
-    """shutil.get_terminal_size().columns: $COLUMNS where it is a positive number, else the terminal's, else 80."""
-    import os
-
-    try:
-        columns = int(os.environ["COLUMNS"])
-    except (KeyError, ValueError):
-        columns = 0
-    if columns > 0:
-        return columns
-    try:
-        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80
-    except (AttributeError, ValueError, OSError):
-        return 80
 
 
 def run(argv: list[str]) -> int:

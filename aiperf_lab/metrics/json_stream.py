@@ -56,11 +56,28 @@ class _BoundedGzip:
         if self._produced > self._limit:
             raise InputError(f"{shown_path(self._path)}: the gzip expands past {self._limit >> 20} MiB "
                              f"({MAX_GZIP_RATIO}x its size): refused as a decompression bomb")
+        # The ratio so far, not only the total's: a bomb whose trailer lies (see declared_gzip_size) is
+        # refused once the floor is inflated, not after 100x the file's size of events has been parsed.
+        if self._produced > GZIP_FLOOR_BYTES and self._produced > self._raw.tell() * MAX_GZIP_RATIO:
+            raise InputError(f"{shown_path(self._path)}: the gzip expands over {MAX_GZIP_RATIO}x what it has read "
+                             f"so far ({self._produced >> 20} MiB): refused as a decompression bomb")
         return data
 
     def close(self) -> None:
         self._inner.close()
         self._raw.close()
+
+
+def declared_gzip_size(raw: BinaryIO, size: int) -> int:
+    """The inflated size a gzip file declares in its last 4 bytes (ISIZE, RFC 1952: the size modulo 2^32
+    of its last member, which is the whole for the single member PyTorch writes). A lie or a wrap past
+    4 GiB makes it smaller, never a false alarm for a true file of one member: _BoundedGzip's bounds stay."""
+    if size < 18:  # (a 10-byte header and an 8-byte trailer at least: the inflate reports it damaged)
+        return 0
+    raw.seek(size - 4)
+    tail = raw.read(4)
+    raw.seek(0)
+    return int.from_bytes(tail, "little") if len(tail) == 4 else 0
 
 
 class TraceReader:
@@ -72,6 +89,11 @@ class TraceReader:
         raw = open_regular(path, max_bytes=1 << 62)
         if raw.peek(2)[:2] == b"\x1f\x8b":
             limit = min(MAX_GZIP_BYTES, max(GZIP_FLOOR_BYTES, size * MAX_GZIP_RATIO))
+            declared = declared_gzip_size(raw, size)
+            if declared > limit:  # refused before anything is inflated (events were parsed as it inflated)
+                raw.close()
+                raise InputError(f"{shown_path(path)}: the gzip declares {declared >> 20} MiB once inflated, past "
+                                 f"{limit >> 20} MiB ({MAX_GZIP_RATIO}x its size): refused as a decompression bomb")
             self._stream: BinaryIO | _BoundedGzip = _BoundedGzip(raw, limit, path)
         else:
             self._stream = raw

@@ -7,6 +7,7 @@ import io
 import math
 import re
 from itertools import islice
+from typing import TextIO
 
 from aiperf_lab.inputs import has_unprintable, printable
 
@@ -242,7 +243,7 @@ def to_json(tables: list[Table]) -> str:
     return json.dumps([to_json_obj(t) for t in tables], indent=2, allow_nan=False, default=str)
 
 
-def write_json(tables: list[Table], out: io.TextIOBase) -> None:
+def write_json(tables: list[Table], out: TextIO) -> None:
     """What to_json gives, byte for byte, written as the rows come: a trace report's rows are never all in
     memory (one of 1,000-deep NVTX stacks is hundreds of MB of JSON from a few MB of export)."""
     import json

@@ -263,6 +263,19 @@ def _provider_branches(prefixes: tuple[tuple[str, str], ...], first: int) -> str
 
 
 PROVIDER_PREFIX_LENGTHS: dict[str, int] = {}
+PROVIDER_GATES: dict[str, str] = {}   # the look-behind each separator is tried after (_provider_gate)
+
+
+def _provider_gate(lead: str, prefixes: tuple[tuple[str, str], ...], short: str) -> str:
+    """What must come before the separator for any prefix to end there: its last two characters (one of the literal
+    prefixes' endings, or `short`'s), else a letter or digit (every prefix ends with one, then the separator). A
+    look-behind for that first spares the others on runs that pass the 20-character gate (`.` repeated, `ghp_`)."""
+    if all(not isinstance(prefix, tuple) and len(prefix) >= 3 for prefix, _ in prefixes):
+        endings = sorted({re.escape(prefix[-3:]) for prefix, _ in prefixes} | ({short} if short else set()))
+        return "(?<=" + "|".join(endings) + ")"
+    return f"(?<=[A-Za-z0-9]{re.escape(lead)})"
+
+
 _groups: list[re.Pattern[str]] = []
 for _lead, _prefixes in PROVIDER_TOKENS.items():
     _first = len(PROVIDER_PREFIX_LENGTHS)
@@ -272,7 +285,8 @@ for _lead, _prefixes in PROVIDER_TOKENS.items():
     if _lead == "-":  # Mailchimp's <32 hex>-us<N>, whose body is short: tried where the others' gate failed
         _short = rf"|(?<=(?<![A-Za-z0-9])[0-9a-f]{{32}}-)(?P<p{_first + len(_prefixes)}>us[0-9]{{1,2}}(?![A-Za-z0-9]))"
         PROVIDER_PREFIX_LENGTHS[f"p{_first + len(_prefixes)}"] = 33
-    _groups.append(re.compile(re.escape(_lead) + r"(?:(?=[A-Za-z0-9_+/=.-]{20})(?:"
+    PROVIDER_GATES[_lead] = _provider_gate(_lead, _prefixes, "[0-9a-f]{2}-" if _lead == "-" else "")
+    _groups.append(re.compile(re.escape(_lead) + PROVIDER_GATES[_lead] + r"(?:(?=[A-Za-z0-9_+/=.-]{20})(?:"
                               + _provider_branches(_prefixes, _first) + ")" + _short + ")"))
     for _index, (_prefix, _) in enumerate(_prefixes, _first):
         PROVIDER_PREFIX_LENGTHS[f"p{_index}"] = _prefix[1] if isinstance(_prefix, tuple) else len(_prefix)
@@ -333,6 +347,8 @@ SERVICE_PREFIXES = tuple(prefix for prefix, _ in SERVICE_TOKENS)
 # (https://user:ab/cd@host) ends at the first "@" instead; a port and path ("host:8080/a@b") is told
 # apart in code. Each "://" looks no further than the next one, so no character is read twice.
 URL_USERINFO = re.compile(r"://(?P<userinfo>[^\s/?#\"'<>\\]{1,4096})@")
+URL_USERINFO_WHOLE = re.compile("(" + URL_USERINFO.pattern.replace("(?P<userinfo>", "(?:") + ")")   # (_split_matches)
+URL_REDACTED_USER = "://[REDACTED]@"
 # URLs back to back, each followed by the next one's "://" (so each one's user info is what URL_USERINFO finds there):
 # those with a user alone (not one already redacted) or a password, neither holding "@"; the scheme of each is
 # nothing (an "@" is before its "://"), so no login scheme. Replaced by one substitution: a password's user stays.
@@ -346,6 +362,9 @@ URL_RUN_USER = re.compile(r"://[^:@]+@")
 # user with no password is a token (https://TOKEN@github.com), however short.
 LOGIN_SCHEMES = ("ssh", "sftp", "scp", "rsync", "git", "git+ssh", "ssh+git", "svn+ssh", "ftp", "ftps")
 LOGIN_SCHEME_ENDS = frozenset("hpctsHPCTS")  # the last letters of those: any other needs no look
+# A "://" after one of them in any letter case (one look-behind each, led by the literal): where none is, no user is a
+# login's
+LOGIN_URL_HINT = re.compile("://(?:" + "|".join(f"(?<=(?i:{re.escape(scheme)})://)" for scheme in LOGIN_SCHEMES) + ")")
 # matched on the reversed text before "://", anchored: one try, not one per position
 REVERSED_LOGIN_SCHEME = re.compile("(?i)(?:" + "|".join(re.escape(s[::-1]) for s in sorted(LOGIN_SCHEMES, key=len,
                                                                                           reverse=True))
@@ -367,6 +386,9 @@ _SCHEMELESS_PASSWORD = (r"(?P<user>[A-Za-z0-9._~%+-]{1,64}):(?!(?:-?[0-9]{1,4}|-
                         r"(?P<password>[^\s:@/\"'<>\\]{1,256})@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,16}")
 SCHEMELESS_PASSWORDS = (re.compile(r"[\s\"'=(,;\[{<|]" + _SCHEMELESS_PASSWORD + r"(?::[0-9]{1,5}(?![\w.:])|/)"),
                         re.compile(r"[\s\"'=(,;\[{<|]//" + _SCHEMELESS_PASSWORD))
+# What each of those holds: a ":", the password, an "@" (led by its literal: where none is, neither pattern can match,
+# and their scans, which try every blank and quote, are spared)
+SCHEMELESS_HINT = re.compile(r":[^\s:@/\"'<>\\]{1,256}@")
 # The password of a URL-encoded URL (%3A%2F%2Fuser%3APASSWORD%40, any hex case) and of a JSON-escaped one
 # (:\/\/user:PASSWORD@), each with the test that spares its scan when its "://" is not in the text.
 ESCAPED_URL_PASSWORDS = [
@@ -379,14 +401,31 @@ ESCAPED_URL_PASSWORDS = [
 HF_LOGINS = ("huggingface-cli login", "hf auth login", "hf login")
 REGISTRY_LOGINS = ("docker login", "podman login", "nerdctl login", "buildah login", "skopeo login", "oras login",
                    "helm registry login", "crane auth login")
+
+
+def _shell_value(bare: str, least: int = 1) -> str:
+    """A value group as a shell prints the word (`bash -x` single-quotes one holding a symbol, $'...' one holding a
+    control character; a script echoes "..."): the quoted value whole, spaces and all, or `bare` (a double-quoted
+    `"$VAR"` is a reference, not a value)."""
+    return (rf"(?:(?P<sq>\$?')|(?P<dq>\")|)(?P<value>(?(sq)[^'\n]{{{least},4095}}(?=')|(?(dq)(?!\$)[^\"\n]{{{least},4095}}(?=\")|"
+            rf"{bare})))")
+
+
 # Whole commands printed by the workload, with their password: mysql -pX, sshpass -p X, curl -u u:X.
 # The flag is searched (a literal), then the tool's name within `reach` characters before it on its line
 # (a sorted list of where each tool's name is, looked up by bisection): a text full of "mysql " or
 # "curl " costs one scan, where a pattern led by the tool's name rescanned 300 characters after each.
 COMMAND_PASSWORD_FLAGS: list[tuple[tuple[str, ...], int, re.Pattern[str]]] = [
-    (("mysql", "mariadb"), 300, re.compile(r"-p(?<=[ \t]-p)(?P<value>[^\s'\"]{3,})")),
-    (("sshpass",), 100, re.compile(r"-p(?<=[ \t]-p)[ \t]{0,4}(?P<value>[^\s'\"-][^\s'\"]*)")),
-    (("redis-cli", "keydb-cli"), 300, re.compile(r"-a(?<=[ \t]-a)[ \t]{1,4}(?P<value>[^\s'\"-][^\s'\"]*)")),
+    (("mysql", "mariadb"), 300, re.compile(r"-p(?<=[ \t'\"]-p)" + _shell_value(r"[^\s'\"]{3,}", 3))),
+    (("sshpass",), 100, re.compile(r"-p(?<=[ \t'\"]-p)[ \t]{0,4}" + _shell_value(r"[^\s'\"-][^\s'\"]*"))),
+    (("redis-cli", "keydb-cli"), 300, re.compile(r"-a(?<=[ \t'\"]-a)[ \t]{1,4}" + _shell_value(r"[^\s'\"-][^\s'\"]*"))),
+    # keytool's one-dash long flags; `echo X | docker login --password-stdin`, `gh auth login --with-token
+    # <<< X`; MinIO's `mc alias set NAME URL ACCESS_KEY SECRET_KEY`
+    (("keytool",), 300, re.compile(r"pass(?:(?<=[ \t'\"]-storepass)|(?<=[ \t'\"]-keypass)|(?<=-srcstorepass)"
+                                               r"|(?<=-deststorepass)|(?<=-srckeypass)|(?<=-destkeypass))[ \t]{1,4}"
+                                               + _shell_value(r"[^\s'\":-][^\s'\"]*"))),
+    (("gh auth login",), 300, re.compile(r"<<<(?:(?<=--with-token <<<)|(?<=--with-token<<<))[ \t]{0,4}"
+                                        + _shell_value(r"[^\s'\"$][^\s'\"]*"))),
     (("curl", "wget"), 300, re.compile(r"-u(?<=[ \t]-u)[ \t]{0,4}['\"]?[^\s:'\"]{1,128}:(?P<value>[^\s'\"]+)")),
     (("curl", "wget"), 300, re.compile(r"--(?<=[ \t]--)(?:proxy-)?user[ \t=]{1,4}['\"]?[^\s:'\"]{1,128}:"
                                        r"(?P<value>[^\s'\"]+)")),
@@ -409,26 +448,38 @@ COMMAND_PASSWORD_FLAGS: list[tuple[tuple[str, ...], int, re.Pattern[str]]] = [
 # (the value may be the next item of a YAML list: k8s `args:\n- --password\n- V`)
 PRINTED_SECRET_FLAG = re.compile(r"--(?<![A-Za-z0-9_-]--)(?P<flag>[A-Za-z][A-Za-z0-9_-]{0,63})"
                                  r"(?:=|[ \t]{1,4}|['\"],[ \t]{0,2}['\"]|['\"]?,?[ \t]{0,8}\r?\n[ \t]{0,64}-[ \t]{1,4}['\"]?)"
-                                 r"(?P<value>[^\s'\"-][^\s'\"]{0,4095})")
+                                 + _shell_value(r"[^\s'\"-][^\s'\"]{0,4095}"))
 NOT_A_FLAG_SECRET = frozenset({"token", "password", "env", "file", "stdin", "prompt", "ask", "keyring"})
 # Short flags of tools that take a password (set -x of openssl -k V, zip -P V, 7z -pV, az login -p V, smbclient -U
 # user%V, ldapsearch -w V, curl -u user:V in a list): found from the "-" after a blank or a quote, the tool looked
 # for on the same line before it; {flag: (tools, glued value allowed, the value's part after this character)}.
-TOOL_SHORT_FLAG = re.compile(r"-(?<=[ \t'\"]-)(?P<flag>[kPpUwu])(?P<sep>[ \t]{1,4}|['\"],[ \t]{0,2}['\"]|)"
-                             r"(?P<value>[^\s'\"-][^\s'\"]{3,4095})")  # (a password of 1 to 3 characters stays)
+TOOL_SHORT_FLAG = re.compile(r"-(?<=[ \t'\"]-)(?P<flag>[kPpUwuN])(?P<sep>[ \t]{1,4}|['\"],[ \t]{0,2}['\"]|)"
+                             + _shell_value(r"[^\s'\"-][^\s'\"]{3,4095}", 4))  # (a password of 1 to 3 characters stays)
+# (with no quote in the text, the bare value alone: the quoted branches cost a third more per "-" tried)
+TOOL_SHORT_FLAG_BARE = re.compile(TOOL_SHORT_FLAG.pattern.replace(_shell_value(r"[^\s'\"-][^\s'\"]{3,4095}", 4),
+                                                                  r"(?P<value>[^\s'\"-][^\s'\"]{3,4095})"))
 TOOL_SHORT_FLAGS: dict[str, tuple[re.Pattern[str], bool, str]] = {
     "k": (re.compile(r"(?:^|[\s/'\"])openssl[\s'\"]"), False, ""),
-    "P": (re.compile(r"(?:^|[\s/'\"])(?:zip|unzip)[\s'\"]"), False, ""),
-    "p": (re.compile(r"(?:^|[\s/'\"])(?:7z|7za|7zr|az)[\s'\"]"), True, ""),
+    "P": (re.compile(r"(?:^|[\s/'\"])(?:zip|unzip|sqlcmd|bcp|ssh-keygen)[\s'\"]"), False, ""),
+    "p": (re.compile(r"(?:^|[\s/'\"])(?:7z|7za|7zr|az|mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport)[\s'\"]"),
+          True, ""),
+    "N": (re.compile(r"(?:^|[\s/'\"])ssh-keygen[\s'\"]"), False, ""),
     "U": (re.compile(r"(?:^|[\s/'\"])(?:smbclient|rpcclient|smbmap)[\s'\"]"), False, "%"),
     "w": (re.compile(r"(?:^|[\s/'\"])ldap(?:search|add|modify|delete|whoami|passwd)[\s'\"]"), False, ""),
     "u": (re.compile(r"(?:^|[\s/'\"])(?:curl|wget)[\s'\"]"), False, ":"),
 }
+# MinIO's `mc alias set NAME URL ACCESS_KEY SECRET_KEY` (and the older `mc config host add`)
+MC_ALIAS = re.compile(r"(?:(?<=mc alias set)|(?<=mc config host add))[ \t]{1,4}[^\s'\"]{1,256}[ \t]{1,4}[a-z]{2,8}://"
+                      r"[^\s'\"]{1,1024}[ \t]{1,4}['\"]?[^\s'\"$]{1,256}['\"]?[ \t]{1,4}" + _shell_value(r"[^\s'\"$-][^\s'\"]*"))
+# `echo V | docker login -u U --password-stdin` (any login read from stdin)
+ECHO_TO_STDIN = re.compile(r"echo(?<![\w-]echo)[ \t]{1,4}(?:-n[ \t]{1,4})?" + _shell_value(r"[^\s'\"$-][^\s'\"|;]*")
+                           + r"['\"]?[ \t]{0,4}\|[^|\n]{0,256}--password-stdin")
 # `vault login V`, `wandb login V`; `aws configure set aws_secret_access_key V` (any `config set NAME V` whose name is
 # secret)
-TOOL_LOGIN_VALUE = re.compile(r"login(?:(?<=vault login)|(?<=wandb login))[ \t]{1,4}(?P<value>[^\s'\"-][^\s'\"]{7,4095})")
+TOOL_LOGIN_VALUE = re.compile(r"login(?:(?<=vault login)|(?<=wandb login))[ \t]{1,4}"
+                              + _shell_value(r"[^\s'\"-][^\s'\"]{7,4095}", 8))
 CONFIG_SET_VALUE = re.compile(r"config(?:ure)? set[ \t]{1,4}(?P<name>[A-Za-z0-9_.-]{1,64})[ \t]{1,4}"
-                              r"(?P<value>[^\s'\"-][^\s'\"]{0,4095})")
+                              + _shell_value(r"[^\s'\"-][^\s'\"]{0,4095}"))
 # `key=`, `?key=`, `"key": "..."`, `license_key: ...` with a key-shaped value (20+ characters of
 # letters and digits both, checked in code); a bare `key` elsewhere is too common in ML logs to hide.
 KEY_ASSIGNMENT = re.compile(r"key(?<![a-z0-9]key)[\"']?[ \t]{0,3}[=:][ \t]{0,3}[\"']?(?P<value>[a-z0-9+/_-]{20,512}={0,2})"
@@ -439,10 +490,14 @@ KEY_ASSIGNMENT = re.compile(r"key(?<![a-z0-9]key)[\"']?[ \t]{0,3}[=:][ \t]{0,3}[
 # the name is taken whole, never given back (the lookahead-and-backreference idiom), so a long name
 # with no separator after it costs one pass.
 # The value may sit on the next line (YAML "api_key:\n  VALUE").
-# (a YAML block scalar's `|` / `>-` before the line break, an anchor `&k` or a tag `!!str` before the value)
-_ASSIGNMENT_TAIL = (r"(?=(?P<rest>[a-z0-9_.-]{0,48}))(?P=rest)(?P<sep>[\"']?[ \t]{0,3}[=:][ \t]{0,3}"
+# (a YAML block scalar's `|` / `>-` before the line break, an anchor `&k` or a tag `!!str` before the value; the
+# name padded to a column, as pytest --showlocals and config dumps align them; Ruby/PHP/Perl `=>`, `->`; JSON inside
+# JSON, `\"password\": \"X\"`; a fullwidth colon; after the separator a no-break space, or a carriage return, form feed,
+# NEL or line separator that a terminal shows as a break but a stream does not cut at)
+_ASSIGNMENT_TAIL = (r"(?=(?P<rest>[a-z0-9_.-]{0,48}))(?P=rest)(?P<sep>\\?[\"']?[ \t]{0,32}(?:=>|->|[=:\uff1a])"
+                    r"[ \t\r\f\v\x85\xa0\u2028\u2029]{0,3}"
                     r"(?:(?:[|>][+-]?[0-9]?[ \t]{0,8})?\r?\n[ \t]{0,16})?(?:(?:&[a-z0-9_-]{1,32}|!![a-z]{1,16})[ \t]{1,4})?)"
-                    r"(?P<quote>[\"']?)"
+                    r"(?P<quote>\\?[\"']?)"
                     r"(?P<value>[^\s'\",;\x00]{3,})")  # (nsys joins environment entries with NUL)
 SECRET_ASSIGNMENTS = [re.compile(keyword + _ASSIGNMENT_TAIL) for keyword in (
     r"token(?!s|iz|is)", "secret", r"passw(?:or)?d", r"pwd(?:(?<=[_.-]pwd)|(?=[_.-]))", r"api[_-]?key", "apikey",
@@ -478,6 +533,12 @@ ASSIGNMENT_RUN_GAPS = (" ", "\t", ",", ";")
 AUTHORIZATION = re.compile(r"authorization[\"']?[ \t]{0,3}:[ \t]{0,3}[\"']?(?P<value>[a-z0-9._~+/=-]{1,64}"
                            r"(?:[ \t]{1,4}[^\s'\",;]{1,4096})?)")
 NETRC_PASSWORD = re.compile(r"login[ \t]{1,4}[^\s]{1,256}[ \t]{1,4}password[ \t]{1,4}(?P<value>[^\s'\"]+)")
+# A Cookie: header's every cookie (the name=value rule takes the first), to the line's end or a quote; HTTP Digest's
+# nonce, cnonce and response (an offline-crackable hash of the password) after `Authorization: Digest`; a signed URL's
+# signature (S3 X-Amz-Signature, GCS X-Goog-Signature, Signature=) (lower-cased text)
+COOKIE_HEADER = re.compile(r"cookie[\"']?[ \t]{0,3}:[ \t]{0,3}(?=[^\n\"'=;]{1,256}=)(?P<value>[^\r\n\"']{1,8192})")
+DIGEST_PARAM = re.compile(r"(?<![a-z0-9_-])(?:c?nonce|response)=\"?(?P<value>[^\s\",]{4,512})")
+URL_SIGNATURE = re.compile(r"signature=(?<=[?&]signature=|-signature=)(?P<value>[0-9a-z%_.~+/=-]{16,4096})")
 # A secret name ending a piece of a stream, its value on the next line.
 # (also a YAML block scalar's `password: |`, and a secret flag ending a line of a list: k8s `- --password`)
 VALUE_ON_NEXT_LINE = re.compile(r"(?:token|secret|passw(?:or)?d|api[_-]?key|apikey|pass(?:phrase)?|credential|accountkey)"
@@ -663,6 +724,8 @@ def escaped_forms(value: str) -> set[str]:
     # escaped twice (json.dumps of a JSON text), shell-quoted ('\'' and '"'"'), bytes repr, case-folded
     forms |= {json.dumps(f)[1:-1] for f in list(forms)}
     forms |= {value.replace("'", "'\\''"), value.replace("'", "'\"'\"'"), repr(value.encode())[2:-1]}
+    if not value.isascii() or not value.isprintable() or any(c in value for c in "\"'\\"):
+        forms |= _nested_escapes(value)
     if len(value) >= 8:
         forms |= {value.upper(), value.lower()}
     if "\n" in value:
@@ -672,6 +735,30 @@ def escaped_forms(value: str) -> set[str]:
         encoded = base64.b32encode(value.encode()).decode()
         forms |= {encoded.rstrip("="), value[::-1]}
     return {f for f in forms if len(f) >= MIN_SECRET_LEN}
+
+
+NESTED_ESCAPES_DEPTH = 4
+NESTED_ESCAPES_MOST = 256
+
+
+def _nested_escapes(value: str) -> set[str]:
+    """A value that escaping changes (a quote, a backslash, a control or non-ASCII character) escaped up to
+    NESTED_ESCAPES_DEPTH times over, each time by JSON (either ensure_ascii), repr (of the str or of its UTF-8 bytes) or
+    with only its backslashes doubled, and its single quotes too (repr inside a longer string picks its quotes by the
+    whole: `'payload=%r' % json.dumps(body)`); at most NESTED_ESCAPES_MOST forms, each a literal looked for."""
+    found: set[str] = set()
+    level = {value}
+    for _ in range(NESTED_ESCAPES_DEPTH):
+        following: set[str] = set()
+        for form in level:
+            doubled = form.replace("\\", "\\\\")
+            following |= {json.dumps(form)[1:-1], json.dumps(form, ensure_ascii=False)[1:-1], repr(form)[1:-1],
+                          repr(form.encode())[2:-1], doubled, doubled.replace("'", "\\'"), doubled.replace('"', '\\"')}
+        level = following - found - {value}
+        if not level or len(found) + len(level) > NESTED_ESCAPES_MOST:
+            break
+        found |= level
+    return found
 
 
 def encoded_forms(value: str) -> set[str]:
@@ -1007,6 +1094,37 @@ class Span(NamedTuple):
 _START, _END, _REPLACEMENT, _LABEL, _CONTEXT = (operator.itemgetter(i) for i in range(5))
 
 
+# A terminal control sequence (CSI: colours, cursor moves), as rich, structlog, colorlog and grep --color print them.
+# Also as repr(), JSON, a shell or a C source writes the ESC (`\x1b[`, `\u001b[`, `\033[`, `\e[`).
+CSI = re.compile(r"(?:\x1b|\\(?:x1b|u001b|033|e))\[[0-?]{0,32}[ -/]{0,8}[@-~]")
+ESCAPED_CSI = re.compile(r"\\(?:x1b|u001b|033|e)\[")
+
+
+def _without_csi(text: str) -> tuple[str, list[int], list[int]]:
+    """text without its CSI sequences, where each cut lies in that view, and how many characters were cut up to it
+    (sorted: a view position p is at p + shifts[k] in text, k the last cut at or before p)."""
+    kept: list[str] = []
+    starts: list[int] = []
+    shifts: list[int] = []
+    at = removed = 0
+    for m in CSI.finditer(text):
+        kept.append(text[at:m.start()])
+        starts.append(m.start() - removed)
+        removed += m.end() - m.start()
+        shifts.append(removed)
+        at = m.end()
+    kept.append(text[at:])
+    return "".join(kept), starts, shifts
+
+
+def _plain_tail(text: str) -> str:
+    """The last 120 characters of text, lower-cased, without colour codes (what the line holds read)."""
+    tail = text[-1024:]
+    if "\x1b" in tail or "\\" in tail:
+        return CSI.sub("", tail)[-120:].lower()
+    return text[-120:].lower()
+
+
 def _merge_spans(found: list[Span]) -> list[Span]:
     """Sorted spans merged so that none overlap. (A plain loop: chains of map() and accumulate() over the
     spans, tried for texts of a million spans, measured slower here.)"""
@@ -1215,9 +1333,20 @@ class Redactor:
         if ":*:" in text or PGPASS_PORT.search(text):
             spans.extend(_pgpass_spans(text))
         lower = _lower(text) if lower is None else lower
-        for pattern in (AUTHORIZATION, NETRC_PASSWORD):
+        for m in AUTHORIZATION.finditer(lower):
+            spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
+            if m.group("value").startswith("digest"):  # its other parameters, on to the line's end
+                line_end = lower.find("\n", m.end())
+                spans.extend((p.start("value"), p.end("value"), REDACTED, "secret-named value", m.start())
+                             for p in DIGEST_PARAM.finditer(lower, m.end(), line_end if line_end >= 0 else len(lower)))
+        spans.extend((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
+                     for m in NETRC_PASSWORD.finditer(lower))
+        if "cookie" in lower:
             spans.extend((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
-                         for m in pattern.finditer(lower))
+                         for m in COOKIE_HEADER.finditer(lower))
+        if "signature=" in lower:
+            spans.extend((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
+                         for m in URL_SIGNATURE.finditer(lower))
         for m in KEY_ASSIGNMENT.finditer(lower):
             value = m.group("value")
             if (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
@@ -1574,6 +1703,11 @@ class Redactor:
     def spans(self, text: str, in_key: bool = False, token_carry: bool = False,
               value_next: bool = False) -> list[Span]:
         """Every span to replace in text, merged so that none overlap, in order."""
+        if "\x1b" in text or ("\\" in text and ("1b[" in text or "033[" in text or "\\e[" in text)
+                               and ESCAPED_CSI.search(text)):
+            plain = CSI.sub("", text)
+            if len(plain) < len(text):  # coloured text: the rules read it without its colour codes
+                return self._coloured_spans(text, plain, in_key, token_carry, value_next)
         lower = _lower(text)
         found = self._literal_spans(text) + self._secret_spans(text, in_key, token_carry, value_next, lower)
         if self._pieces:
@@ -1586,6 +1720,28 @@ class Redactor:
         _extend_quoted_values(text, found)
         if self.redact_hosts:
             found += self._host_spans(text, lower)
+        if not found:
+            return []
+        found.sort()
+        return _merge_spans(found)
+
+    def _coloured_spans(self, text: str, plain: str, in_key: bool, token_carry: bool, value_next: bool) -> list[Span]:
+        """The spans of text's view without CSI codes (`plain`; ANSI colours: `ESC[36mpassword ESC[0m=ESC[35mX`),
+        placed back on text, and a known secret found in text as it is (one could hold an ESC)."""
+        found = self._literal_spans(text)
+        in_plain = self.spans(plain, in_key, token_carry, value_next)
+        if in_plain:
+            _, starts, shifts = _without_csi(text)
+        for start, end, replacement, label, context in in_plain:
+            at = bisect.bisect_right(starts, start) - 1
+            first = start + (shifts[at] if at >= 0 else 0)
+            if end > start:
+                at = bisect.bisect_right(starts, end - 1) - 1
+                end = end + (shifts[at] if at >= 0 else 0)
+            else:
+                end = first
+            at = bisect.bisect_right(starts, context) - 1
+            found.append((first, end, replacement, label, context + (shifts[at] if at >= 0 else 0)))
         if not found:
             return []
         found.sort()
@@ -1737,7 +1893,7 @@ class StreamRedactor:
         end = len(line.rstrip("\r\n"))
         if any(span[1] == end for span in self.redactor._fragment_spans(line)) if self.redactor._pieces else False:
             return start
-        last = line[-120:].lower()
+        last = _plain_tail(line)
         if NAME_ENDS_LINE.search(last) or VALUE_ON_NEXT_LINE.search(last):  # `cookie:` waits for its value
             return start
         # a dump's last lines wait for the next piece, so a secret dumped across the cut is decoded whole; a line of
@@ -1759,7 +1915,7 @@ class StreamRedactor:
         if cut is not None:  # a newline cut: no single-line secret crosses it
             piece = text[:cut]
             spans = self.redactor.spans(piece, self._in_key, self._token_carry, self._value_next)
-            open_key = None if last else next((s for s in reversed(spans) if s[3] == "private key block"), None)
+            open_key = None if last else _last_key_block(spans)
             if open_key is not None and _key_open(piece, open_key):
                 # a key block still open at the cut waits, from its first line, for the rest of it (so it is
                 # read as the whole text would read it); one longer than KEY_HOLD goes on with _in_key
@@ -1782,9 +1938,9 @@ class StreamRedactor:
             text = self._buffer
         before = bisect.bisect_left(spans, cut, key=_START)  # (merged spans: in order, none overlap)
         out = self.redactor._apply(piece, spans[:before])
-        last_key = next((s for s in reversed(spans[:before]) if s[3] == "private key block"), None)
+        last_key = _last_key_block(spans[:before])
         self._in_key = bool(last_key and _key_open(piece, last_key))
-        self._value_next = bool(VALUE_ON_NEXT_LINE.search(piece[-120:].lower()))
+        self._value_next = bool(VALUE_ON_NEXT_LINE.search(_plain_tail(piece)))
         if _dump_lines_start(piece, len(piece), 1) < len(piece):   # the piece ends inside a dump block
             behind = self._dump_behind + piece
             self._dump_behind = behind[_dump_lines_start(behind, len(behind)):]
@@ -1834,6 +1990,13 @@ class StreamRedactor:
 # A pattern may need up to this many characters before where its match starts (the B of Bearer, found
 # by "earer"; the sk of sk_live_; the ? or & of sig=; the "; " of ; pwd=): a forced cut keeps them with it.
 LOOKBEHIND = 2
+
+
+def _last_key_block(spans: list[Span]) -> Span | None:
+    """The last span of a private key block, or None (first a test in C: a text of a million spans holds none)."""
+    if KEY_BLOCK not in map(_LABEL, spans):
+        return None
+    return next((span for span in reversed(spans) if span[3] == KEY_BLOCK), None)
 
 
 def _url_run_replacement(run: str) -> str:
@@ -2013,6 +2176,8 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
         counts = pattern is TOKEN_ASSIGNMENT
         while (m := next(matches, None)) is not None:
             value_start, value_end = m.span(value_group)
+            if text[value_end - 1] == "\\" and text.startswith('"', value_end) and m.group("quote") == '\\"':
+                value_end -= 1  # JSON inside JSON: the value's closing quote is escaped too
             if harmless[text[value_start:value_end]]:
                 continue  # secret=False, token: 0, gpu_pw=350.2, a path, one already redacted
             if counts and (digits := text[value_start:value_end].rstrip(")]}>")).isdigit() and len(
@@ -2152,10 +2317,11 @@ def _printed_flag_spans(text: str) -> list[Span]:
             end = m.end() - (len(value) - len(value.rstrip(",;)]}")))
             spans.append((m.start("value"), end, REDACTED, "secret-named value", m.start()))
     tool_places: dict[str, list[int]] = {}
-    for m in TOOL_SHORT_FLAG.finditer(text):
+    quoted = "'" in text or '"' in text
+    for m in (TOOL_SHORT_FLAG if quoted else TOOL_SHORT_FLAG_BARE).finditer(text):
         flag = m.group("flag")
         tools, glued, after = TOOL_SHORT_FLAGS[flag]
-        if not m.group("sep") and not glued:
+        if not m.group("sep") and not glued and not (quoted and (m.group("sq") or m.group("dq"))):
             continue
         where = tool_places.get(flag)
         if where is None:
@@ -2177,17 +2343,57 @@ def _printed_flag_spans(text: str) -> list[Span]:
     if "login" in text:
         spans.extend((m.start("value"), m.end("value"), REDACTED, "command-line password", m.start())
                      for m in TOOL_LOGIN_VALUE.finditer(text) if not kept[m.group("value")])
+        if "password-stdin" in text:  # (`echo ... | docker login`)
+            spans.extend((m.start("value"), m.end("value"), REDACTED, "command-line password", m.start())
+                         for m in ECHO_TO_STDIN.finditer(text) if not kept[m.group("value")])
+    if "mc alias set" in text or "config host add" in text:
+        spans.extend((m.start("value"), m.end("value"), REDACTED, "command-line password", m.start())
+                     for m in MC_ALIAS.finditer(text) if not kept[m.group("value")])
     for m in CONFIG_SET_VALUE.finditer(text):
         if _secret_name_cached(m.group("name")) and not kept[m.group("value")]:
             spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
     return spans
 
 def _url_userinfo_spans(text: str) -> list[Span]:
-    """Neither run can cross the next "://" (the first holds no "/", the second stops at "://"), so
+    """URL_USERINFO's passwords and users (_url_userinfo_bulk), URL_QUOTED_PASSWORD's and URL_ODD_PASSWORD's.
+    Neither run can cross the next "://" (the first holds no "/", the second stops at "://"), so
     no character is read for two URLs."""
     spans: list[Span] = []
     if "://" not in text:
         return spans
+    append = spans.append
+    if text.count("@://") * 16 > text.count("://"):   # URLs back to back are common: their runs, one at a time
+        _url_userinfo_loop(text, spans)
+    else:
+        at: int | None = 0
+        while at is not None:
+            at = _url_userinfo_bulk(text, at, spans)
+    if "'" in text or "\\" in text:
+        spans.extend((m.start("password"), m.end("password"), REDACTED, "url password", m.start())
+                     for m in URL_QUOTED_PASSWORD.finditer(text))
+    odd = list(URL_ODD_PASSWORD.finditer(text))
+    if not odd:
+        return spans
+    done = {span[4] for span in spans}
+    password = URL_ODD_PASSWORD.groupindex["password"]
+    count = text.count
+    for m in odd:
+        first, last = m.span(password)
+        start = m.start()
+        if (done and start in done) or count(" ", first, last) > 3:
+            continue  # prose with an "@" further on
+        if text[first].isdigit():
+            port = text[first:last].partition("/")[0]
+            if port.isdigit() and len(port) <= 5:
+                continue  # host:8080/path@x
+        append((first, last, REDACTED, "url password", start))
+    return spans
+
+
+def _url_userinfo_loop(text: str, spans: list[Span]) -> None:
+    """URL_USERINFO's matches one at a time, for a text where URLs back to back are common (`://x@` repeated): each
+    run of them (URL_USERINFO_RUN) is one match in C, which a split of every URL first (_url_userinfo_bulk) would
+    not be. The same spans as _url_userinfo_bulk."""
     append = spans.append
     find = text.find
     login_scheme = REVERSED_LOGIN_SCHEME.match
@@ -2212,35 +2418,83 @@ def _url_userinfo_spans(text: str) -> list[Span]:
             # one each would have had (made by one substitution in C), not a span each
             append((at + 3, run.end() - 1, _url_run_replacement(run.group(0)), "url credential", at))
             at = run.end()
-    if "'" in text or "\\" in text:
-        spans.extend((m.start("password"), m.end("password"), REDACTED, "url password", m.start())
-                     for m in URL_QUOTED_PASSWORD.finditer(text))
-    odd = list(URL_ODD_PASSWORD.finditer(text))
-    if not odd:
-        return spans
-    done = {span[4] for span in spans}
-    password = URL_ODD_PASSWORD.groupindex["password"]
-    count = text.count
-    for m in odd:
-        first, last = m.span(password)
-        start = m.start()
-        if (done and start in done) or count(" ", first, last) > 3:
-            continue  # prose with an "@" further on
-        if text[first].isdigit():
-            port = text[first:last].partition("/")[0]
-            if port.isdigit() and len(port) <= 5:
-                continue  # host:8080/path@x
-        append((first, last, REDACTED, "url password", start))
-    return spans
+
+
+def _url_userinfo_bulk(text: str, at: int, spans: list[Span]) -> int | None:
+    """URL_USERINFO's matches from `at` on, judged in bulk (a million `https://x@h ` apart cost a Python loop 2 us
+    each): a password after the first ":", else the user alone unless it is a login scheme's or
+    already [REDACTED]. URLs back to back (URL_USERINFO_RUN after a match) are one span a run, and the search goes
+    on after the run, as a search match by match does: Python runs per match followed by "://" only. Returns where
+    the search must start again (a match of the bulk search crosses a run's end: only for user info over 4,096
+    characters), or None when the text is done."""
+    values, starts, ends = _split_matches(URL_USERINFO_WHOLE, text, at)
+    if not values:
+        return None
+    # matches followed by "://", in order: where a run may start; a run ends the matches taken from this search
+    stop = len(values)
+    resume = None
+    skip = 0
+    dropped = False
+    for i in itertools.compress(range(stop), map(text.startswith, itertools.repeat("://"), ends)) \
+            if text.find("@://", at) >= 0 else ():
+        if i < skip:
+            continue   # inside a run
+        run = URL_USERINFO_RUN.match(text, ends[i])
+        if run is None:
+            continue
+        run_end = run.end()
+        spans.append((ends[i] + 3, run_end - 1, _url_run_replacement(run.group(0)), "url credential", ends[i]))
+        after = bisect.bisect_left(starts, run_end, i + 1)   # the first match at or after the run's end
+        if ends[after - 1] > run_end:   # a match taken crosses it: search again from the run's end
+            stop, resume = i + 1, run_end
+            break
+        # the matches inside the run are not the search's: drop them (marked by an empty value)
+        values[i + 1:after] = [""] * (after - i - 1)
+        dropped = dropped or after > i + 1
+        skip = after
+    if stop < len(values):
+        del values[stop:], starts[stop:], ends[stop:]
+    if text.count(":", at) == text.count("://", at):   # every ":" is a "://": no user info holds one, all are users
+        users = None
+        user_starts, user_ends, user_values = starts, ends, values
+    else:
+        colons = list(map(str.find, values, itertools.repeat(":"), itertools.repeat(3)))
+        spans += [(start + colon + 1, end - 1, REDACTED, "url password", start) for start, end, colon, value
+                  in zip(starts, ends, colons, values) if colon >= 0 and colon + 2 < len(value)]
+        users = list(itertools.compress(range(len(values)), map(operator.lt, colons, itertools.repeat(0))))
+        if not users:
+            return resume
+        user_starts = list(map(starts.__getitem__, users))
+        user_ends, user_values = list(map(ends.__getitem__, users)), list(map(values.__getitem__, users))
+    if LOGIN_URL_HINT.search(text, at) is None and not dropped and text.find(URL_REDACTED_USER, at) < 0:
+        # (no login scheme, nothing dropped, none [REDACTED] already: every user goes)
+        spans += [(start + 3, end - 1, REDACTED, "url credential", start) for start, end in zip(user_starts, user_ends)]
+        return resume
+    # the 9 characters before a "://" say whether its scheme is a login's: judged once per distinct 9
+    befores = list(map(text.__getitem__, map(slice, _minus(user_starts, 9), user_starts)))
+    logins = {before: _login_scheme_before(before) for before in set(befores)}
+    spans += [(start + 3, end - 1, REDACTED, "url credential", start)
+              for start, end, value, login in zip(user_starts, user_ends, user_values, map(logins.__getitem__, befores))
+              if not login and value and value != URL_REDACTED_USER]
+    return resume
+
+
+def _login_scheme_before(before: str) -> bool:
+    """Whether the (up to 9) characters before a "://" end with a login scheme (REVERSED_LOGIN_SCHEME: ssh://git@x)."""
+    return bool(before) and before[-1] in LOGIN_SCHEME_ENDS and REVERSED_LOGIN_SCHEME.match(before[::-1]) is not None
 
 
 def _schemeless_credential_spans(text: str) -> list[Span]:
     """Passwords of user:PASSWORD@host:port and //user:PASSWORD@host/path (SCHEMELESS_PASSWORDS), also at
     the text's start. A run stops at the next ":" or space, so no character is read for two of them."""
     spans: list[Span] = []
+    if SCHEMELESS_HINT.search(text) is None:
+        return spans
     head = " " + text[:400]  # each pattern is led by the character before the user: one for the start
     for pattern in SCHEMELESS_PASSWORDS:
-        spans += [(*m.span("password"), REDACTED, "url password", m.start()) for m in pattern.finditer(text)]
+        password = pattern.groupindex["password"]   # (by number: less time than by name)
+        spans += [(m.start(password), m.end(password), REDACTED, "url password", m.start())
+                  for m in pattern.finditer(text)]
         first = pattern.match(head)
         if first:
             spans.append((first.start("password") - 1, first.end("password") - 1, REDACTED, "url password", 0))
@@ -2278,6 +2532,8 @@ IDENTIFIER = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]*")
 HEADER_TUPLE = re.compile(r"\(b?(?P<q>['\"])(?P<name>[A-Za-z0-9_.-]{1,64})(?P=q),[ \t]{0,2}b?"
                           r"(?:'(?P<sq>[^'\\\n]{0,4096}(?:\\[^\n][^'\\\n]{0,4096}){0,256})'|\"(?P<dq>[^\"\\\n]{0,4096}(?:\\[^\n][^\"\\\n]{0,4096}){0,256})\")\)")
 # The rest of a quoted value, through its escapes, and its closing quote.
+# the rest of a JSON string inside a JSON string (`\"a\\\"b\"`: an inner escape doubled, an inner quote `\\\"`)
+ESCAPED_QUOTED_REST = re.compile(r'(?:\\\\\\\\|\\\\\\"|\\\\[^\\"\n]|\\[^\\"\n]|[^\\"\n]){0,4096}\\"').match
 SHELL_SINGLE_QUOTED_REST = re.compile(r"[^'\n]{0,4096}'").match
 QUOTED_REST = {'"': re.compile(r"[^\"\\\n]{0,4096}(?:\\[^\n][^\"\\\n]{0,4096}){0,256}\"").match, "'": re.compile(r"[^'\\\n]{0,4096}(?:\\[^\n][^'\\\n]{0,4096}){0,256}'").match}
 # A header's name has a "-" (x-api-key, Set-Cookie) or is one word of these; other pairs are code's tuples.
@@ -2442,12 +2698,16 @@ def _extend_quoted_values(text: str, found: list[Span]) -> None:
         if start < reached:
             continue
         quote = text[start - 1]
-        m = (shell if quote == "'" and text[start - 2:start - 1] == "=" else rest[quote])(text, start)
+        closing = 1
+        if quote == '"' and text[start - 2:start - 1] == "\\":  # JSON inside JSON: closed by an escaped quote
+            m, closing = ESCAPED_QUOTED_REST(text, start), 2
+        else:
+            m = (shell if quote == "'" and text[start - 2:start - 1] == "=" else rest[quote])(text, start)
         if m is not None:
             reached = m.end()
             span = found[index]
-            if reached - 1 > span[1]:
-                found[index] = (start, reached - 1, span[2], span[3], span[4])
+            if reached - closing > span[1]:
+                found[index] = (start, reached - closing, span[2], span[3], span[4])
 
 
 def _header_tuple_spans(text: str) -> list[Span]:
@@ -2841,10 +3101,25 @@ def _own_addresses(host_names: list[str]) -> set[str]:
 # what is found there goes in every column that shows those bytes (only those lines are looked at one by one).
 _HEX_LINE = (r"(?P<offset>[0-9a-fA-F]{4,16})(?P<hex>(?: {1,2}[0-9a-fA-F]{2}){1,64})"
              r"(?: {1,64}(?:\|(?P<pipe>[^\n]{0,64})\||>(?P<angle>[^\n]{0,64})<))?[ \t]*\r?")
-_XXD_LINE = r"(?P<offset>[0-9a-fA-F]{4,16}):(?P<hex>(?: (?:[0-9a-fA-F]{2}){1,4}){1,32})  (?P<text>[^\n]{1,256})"
-# plain `hexdump` and `od -x`: 2-byte words, each in little-endian order (6668 is "hf")
-_WORDS_LINE = r"(?P<offset>[0-7]{7}|[0-9a-fA-F]{7})(?P<hex>(?: [0-9a-fA-F]{4}){1,8})[ \t]*\r?"
+_XXD_LINE = r"(?P<offset>[0-9a-fA-F]{4,16}):(?P<hex>(?: (?:[0-9a-fA-F]{2}){1,16}){1,32})  (?P<text>[^\n]{1,256})"
+# `xxd -e`: 4-byte groups, each in little-endian order, the last one shorter and set to the right (also read as xxd)
+_XXD_LE_LINE = (r"(?P<offset>[0-9a-fA-F]{4,16}):(?P<hex>(?: [0-9a-fA-F]{8}){0,8}"
+                r"(?: {3}[0-9a-fA-F]{6}| {5}[0-9a-fA-F]{4}| {7}[0-9a-fA-F]{2}| [0-9a-fA-F]{8}))  (?P<text>[^\n]{1,256})")
+# `xxd -b`: bytes as 8 bits
+_XXD_BITS_LINE = r"(?P<offset>[0-9a-fA-F]{4,16}):(?P<hex>(?: [01]{8}){1,32})  (?P<text>[^\n]{1,256})"
+# plain `hexdump`, `hexdump -x`, `od -x`, and `od -An -tx2` (no offset: two words at least): 2-byte words, each in
+# little-endian order (6668 is "hf")
+_WORDS_LINE = r"(?P<offset>[0-9a-fA-F]{7})(?P<hex>(?: {1,4}[0-9a-fA-F]{4}){1,8})[ \t]*\r?"   # (od's octal offset is hex too)
+_BARE_WORDS_LINE = r"(?P<hex>(?: {1,4}[0-9a-fA-F]{4}){2,8})[ \t]*\r?"
+# `od -c` / `hexdump -c` (a character per 4-wide cell, octal for the others), `od -b` / `hexdump -b` (octal bytes)
 _OD_LINE = r"(?P<offset>[0-7]{7}|[0-9a-fA-F]{6,8})(?P<cells>(?:   [^\s\\]|  \\[0abfnrtv\\]| [0-7]{3}|    ){1,32})\r?"
+# `od -tu1` / `od -td1`: decimal bytes after an offset (-128 to 255)
+_DECIMAL_LINE = r"(?P<offset>[0-7]{7})(?P<cells>(?: {1,4}-?[0-9]{1,3}){1,32})[ \t]*\r?"
+# 5 or more hex pairs with ":" or "-" between, or "0x" pairs with ", " between (`xxd -i`), a whole line each (a
+# separator may end it): a block of such lines is one text, so a secret wrapped over them is read whole (a time,
+# "12:30:45", is no such line)
+_SEPARATED_LINE = (r"(?P<hex>[ \t]{0,8}(?:[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2}){4,4095}:?|[0-9a-fA-F]{2}(?:-[0-9a-fA-F]{2}){4,4095}-?"
+                   r"|0[xX][0-9a-fA-F]{2}(?:, ?0[xX][0-9a-fA-F]{2}){4,4095},?))[ \t]*\r?")
 # `xxd -p` (bare hex, 60 digits a line) and `od -An -tx1` (spaced pairs, 16 a line, no offset): a block of such lines
 # is decoded whole, so a secret wrapped over lines is found as it is in one line. A line of 1 to 4 bytes (shorter
 # than any secret) counts only beside another dump line: after a line that ends in 5 such bytes (a wrapped dump's
@@ -2852,30 +3127,54 @@ _OD_LINE = r"(?P<offset>[0-7]{7}|[0-9a-fA-F]{6,8})(?P<cells>(?:   [^\s\\]|  \\[0
 # it is a number or a word ("1234", "cafe") on a log line of its own, and a log of them in turn with words was a
 # million blocks in 20 MiB.
 _AFTER_BARE_LINE = "|".join(rf"(?<={end}{newline})" for end in (
-    "[0-9a-fA-F]{10}", "(?: [0-9a-fA-F]{2}){5}", *(rf"\n[0-9a-fA-F]{{{2 * n}}}" for n in (1, 2, 3, 4)),
-    *(rf"\n(?: [0-9a-fA-F]{{2}}){{{n}}}" for n in (1, 2, 3, 4))) for newline in (r"\n", r"\r\n"))
-_SHORT_BARE = r"[ \t]{0,4}[0-9a-fA-F]{2}(?: ?[0-9a-fA-F]{2}){0,3}"
-_BEFORE_BARE_LINE = r"(?=[ \t]*\r?\n[ \t]{0,4}[0-9a-fA-F]{2}(?: ?[0-9a-fA-F]{2}){0,31}[ \t]*\r?(?![^\n]))"
-_BARE_HEX_LINE = (r"(?P<hex>[ \t]{0,4}[0-9a-fA-F]{2}(?: ?[0-9a-fA-F]{2}){4,31}"
+    "[0-9a-fA-F]{10}", "(?:[ \t][0-9a-fA-F]{2}){5}", "(?:[ \t]{2}[0-9a-fA-F]{2}){5}",
+    *(rf"\n[0-9a-fA-F]{{{2 * n}}}" for n in (1, 2, 3, 4)),
+    *(rf"\n(?:[ \t][0-9a-fA-F]{{2}}){{{n}}}" for n in (1, 2, 3, 4))) for newline in (r"\n", r"\r\n"))
+# (pairs apart by nothing, one or two spaces or tabs: `od -An -tx1 | tr ' ' '\t'`, paste's joins; up to 4096 bytes a
+# line: `xxd -p -c 40`, `basenc --base16` at 76 columns)
+_SHORT_BARE = r"[ \t]{0,8}[0-9a-fA-F]{2}(?:[ \t]{0,2}[0-9a-fA-F]{2}){0,3}"
+_BEFORE_BARE_LINE = r"(?=[ \t]*\r?\n[ \t]{0,8}[0-9a-fA-F]{2}(?:[ \t]{0,2}[0-9a-fA-F]{2}){0,4095}[ \t]*\r?(?![^\n]))"
+# (a line that starts with od's 7-digit offset or a hexdump -C line's offset fails before the pairs and the
+# lookbehinds are tried)
+_BARE_GUARD = r"(?![0-9a-fA-F]{7} |[0-9a-fA-F]{8}  [0-9a-fA-F])"
+_BARE_HEX_LINE = (_BARE_GUARD + 
+                  r"(?P<hex>[ \t]{0,8}[0-9a-fA-F]{2}(?:[ \t]{0,2}[0-9a-fA-F]{2}){4,4095}"
                   rf"|(?:(?<=[0-9a-fA-F]\n)|(?<=[0-9a-fA-F]\r\n))(?:{_AFTER_BARE_LINE}){_SHORT_BARE}"   # (a hex digit before
                   rf"|{_SHORT_BARE}{_BEFORE_BARE_LINE})[ \t]*\r?")   # the line break first: most lines end otherwise)
-# What a text holds somewhere when it holds a bare dump line: a line of 5 bare bytes, or two bare lines in a row.
+# What a text holds somewhere when it holds a bare dump line: a line of 5 bare bytes, or two bare lines in a row
+# (nested, each pair's way on tried once: an alternation of the two shapes was tried again from the first pair).
 # A text of none (most; "loss" and "1234" lines in turn too) is spared the splitter's lookbehinds at every line.
-BARE_HINT = re.compile(r"\n[ \t]{0,4}[0-9a-fA-F]{2}(?:(?: ?[0-9a-fA-F]{2}){4}"
-                       r"|(?: ?[0-9a-fA-F]{2}){0,3}[ \t]*\r?\n[ \t]{0,4}[0-9a-fA-F]{2})")
+_PAIR_ON = r"[ \t]{0,2}[0-9a-fA-F]{2}"
+_LINE_ENDS = r"|[ \t]*\r?\n[ \t]{0,8}[0-9a-fA-F]{2})"
+BARE_HINT = re.compile(r"\n[ \t]{0,8}[0-9a-fA-F]{2}" + f"(?:{_PAIR_ON}" * 4 + _LINE_ENDS * 4)
 # a line of 1 to 4 bare bytes at a stream's end may begin such a dump: the stream holds it until the next line
 SHORT_BARE_LINE = re.compile(_SHORT_BARE + r"[ \t]*\r?")
 # kind -> one dump line (its fields named), to find where a byte shows once something was found in it
-DUMP_LINES = {kind: re.compile(line + r"(?![^\n])") for kind, line in (("hex", _HEX_LINE), ("xxd", _XXD_LINE), ("od", _OD_LINE),
-                                                                      ("words", _WORDS_LINE), ("bare", _BARE_HEX_LINE))}
+DUMP_KINDS = (("hex", _HEX_LINE, "hex"), ("xxd", _XXD_LINE, "hex"), ("od", _OD_LINE, "cells"), ("words", _WORDS_LINE, "hex"),
+              ("bare", _BARE_HEX_LINE, "hex"), ("xxd-le", _XXD_LE_LINE, "hex"), ("bits", _XXD_BITS_LINE, "hex"),
+              ("decimal-od", _DECIMAL_LINE, "cells"), ("bare-words", _BARE_WORDS_LINE, "hex"),
+              ("separated", _SEPARATED_LINE, "hex"))   # (the common kinds first: _dump_line_at tries them in turn)
+# What a line of each kind starts with (a hex offset, then ":" or a space; or, bare, BARE_HINT): a text holding
+# none is spared that kind's splitter (one scan for each start instead of one per kind)
+OFFSET_STARTS = {":": re.compile(r"\n[0-9a-fA-F]{4,16}:"), " ": re.compile(r"\n[0-9a-fA-F]{4,16} ")}
+KIND_START = {"hex": " ", "xxd": ":", "xxd-le": ":", "bits": ":", "od": " ", "decimal-od": " ", "words": " ",
+              "bare": "bare", "bare-words": "bare", "separated": "separated"}
+DUMP_LINES = {kind: re.compile(line + r"(?![^\n])") for kind, line, _ in DUMP_KINDS}
+# the same, to read the fields of a line known to be one (without the guards that only make other lines fail sooner)
+DUMP_LINE_FIELDS = {**DUMP_LINES, "bare": re.compile(_BARE_HEX_LINE[len(_BARE_GUARD):] + r"(?![^\n])")}
 # kind -> a newline and the line after it, the line and its hex (or cells) field captured: split gives every dump
 # line of a text, what lies between them and their fields without Python per line
 DUMP_SPLITTERS = {kind: re.compile(r"\n(" + re.sub(r"[(][?]P<([a-z]+)>", lambda g: "(" if g.group(1) == field else "(?:", line)
                                    + r")(?![^\n])")
-                  for kind, line, field in (("hex", _HEX_LINE, "hex"), ("xxd", _XXD_LINE, "hex"), ("od", _OD_LINE, "cells"),
-                                            ("words", _WORDS_LINE, "hex"), ("bare", _BARE_HEX_LINE, "hex"))}
+                  for kind, line, field in DUMP_KINDS}
 OD_ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "\\": "\\"}
 OD_ESCAPE_CELL = re.compile(r"  \\([0abfnrtv\\])")
+# an od cell (4 characters) -> the byte it shows: "   h", "  \\n", " 303" (octal); another cell shows its last character
+OD_CELLS = type("_OdCells", (dict,), {"__missing__": lambda self, cell: cell[3]})(
+    {**{f" {n:03o}": chr(n) for n in range(512)}, **{"  \\" + e: c for e, c in OD_ESCAPES.items()}})
+# od -td1 / -tu1 cells -> the byte (zero-padded too: an od -b line is read as decimal as well; any other, "-005")
+DECIMAL_BYTE = type("_DecimalBytes", (dict,), {"__missing__": lambda self, cell: chr(int(cell) & 255)})(
+    {f"{n:0{width}d}": chr(n & 255) for width in (1, 2, 3) for n in range(-128, 1000)})
 # 8 or more bytes as hex pairs with one separator throughout, or as a list of decimals
 SEPARATED_HEX = re.compile(r"(?<![0-9A-Za-z])(?:0[xX])?[0-9A-Fa-f]{2}(?P<sep>, ?0[xX]|[: -]|, ?)[0-9A-Fa-f]{2}"
                            r"(?:(?P=sep)[0-9A-Fa-f]{2}){6,4094}(?![0-9A-Za-z])")
@@ -2887,7 +3186,7 @@ SEPARATED_RUNS = [re.compile(rf"{sep}(?<=(?<![0-9A-Za-z])({_PAIR}){sep})(?<!{_PA
 SEPARATED_RUNS.append(re.compile(rf",(?:(?<=(?<![0-9A-Za-z])({_PAIR}),)((?: ?{_PAIR},){{6,4094}} ?{_PAIR})"
                                  rf"|(?<=(?<![0-9A-Za-z])0[xX]({_PAIR}),)((?: ?0[xX]{_PAIR},){{6,4094}} ?0[xX]{_PAIR}))"
                                  r"(?![0-9A-Za-z])"))
-NOT_HEX_DIGITS = str.maketrans("", "", " :,-")
+NOT_HEX_DIGITS = str.maketrans("", "", " :,-\t")
 # What every dump, run or list above holds somewhere: a line starting with hex digits, two pairs with a separator
 # after each, or "[" and a digit. Each searched alone, from its literal or separator (one alternation of all three
 # tried every position: 0.04 s per MiB of text that holds none, a fifth of all the rules' time on such text).
@@ -2918,7 +3217,7 @@ class _DumpPart:
 
     def __init__(self, kind: str, first: int, starts: Callable[[], list[int]] | list[int],
                  sizes: Callable[[], list[int]]):
-        self.kind = kind            # "hex", "xxd", "od", "words", "bare", "run" (hex pairs) or "decimal"
+        self.kind = kind            # a DUMP_KINDS kind, "run" (hex pairs) or "decimal"
         self.first = first
         self._starts = starts       # where each line (or run) starts in the text, or how to find that
         self._sizes = sizes         # how to find how many bytes each line stands for, its block's NULs included
@@ -2932,11 +3231,33 @@ class _DumpPart:
         return self._table
 
 
+def _field_size(kind: str, field: str) -> int:
+    """Bytes one dump line's field shows (as _line_sizes counts them)."""
+    if kind in HEX_FIELD_KINDS:
+        return (len(field) - field.count(" ") - field.count("\t")) >> 1
+    if kind == "od":
+        return len(field) >> 2
+    if kind == "decimal-od":
+        return len(field.split())
+    if kind == "bits":
+        return (len(field) - field.count(" ")) >> 3
+    if kind == "separated":
+        return len(field.replace("0x", "").replace("0X", "").translate(NOT_HEX_DIGITS)) >> 1
+    return (len(field) - field.count(" ") - field.count("\t")) >> 1
+
+
 def _line_sizes(kind: str, fields: list[str], block_ends: list[int], gap: int) -> list[int]:
-    """Bytes each dump line shows (an od cell is 4 characters, a byte otherwise 2 hex digits), each block's NULs
-    counted in its last line."""
+    """Bytes each dump line shows (an od cell is 4 characters, a decimal one a number, a bit byte 8 digits, a byte
+    otherwise 2 hex digits), each block's NULs counted in its last line."""
+    kind = READ_AS.get(kind, kind)
     if kind == "od":
         sizes = [len(f) >> 2 for f in fields]
+    elif kind == "decimal-od":
+        sizes = [len(f.split()) for f in fields]
+    elif kind == "bits":
+        sizes = [(len(f) - f.count(" ")) >> 3 for f in fields]
+    elif kind == "separated":
+        sizes = [len(f.replace("0x", "").replace("0X", "").translate(NOT_HEX_DIGITS)) >> 1 for f in fields]
     else:
         sizes = [(len(f) - f.count(" ") - f.count("\t")) >> 1 for f in fields]
     for i in block_ends:
@@ -2948,17 +3269,39 @@ def _decode_blocks(kind: str, fields: list[str], block_ends: list[int]) -> str:
     """Every block of one kind's lines decoded at once, each block followed by its NULs (see _DumpPart): one
     join and one decode however many blocks, not Python per block (a log of "loss" and "1234" lines in turn
     is a million one-line blocks in 20 MiB)."""
+    kind = READ_AS.get(kind, kind)
     marked = fields.copy()
     if kind == "od":  # a 4-character cell per byte, the character last; a NUL cell after each block
         for i in block_ends:
             marked[i] += "   \0"
         shown = "".join(marked)
-        if "\\" in shown:
-            shown = OD_ESCAPE_CELL.sub(lambda e: "   " + OD_ESCAPES[e.group(1)], shown)
+        if "\\" in shown or shown[1::4].strip(" "):   # an escape or octal cell (od -c of plain text has neither: a slice)
+            return "".join(map(OD_CELLS.__getitem__, map(shown.__getitem__, map(slice, range(0, len(shown), 4),
+                                                                                  range(4, len(shown) + 4, 4)))))
         return shown[3::4]
+    if kind == "decimal-od":   # (each block's NUL a 0 after its last number)
+        for i in block_ends:
+            marked[i] += " 0"
+        return "".join(map(DECIMAL_BYTE.__getitem__, " ".join(marked).split()))
+    if kind == "bits":
+        for i in block_ends:
+            marked[i] += " 00000000"
+        bits = "".join(marked).replace(" ", "")
+        return int(bits, 2).to_bytes(len(bits) >> 3, "big").decode("latin-1")
     for i in block_ends:  # (every field is whole pairs of digits, so the join keeps them paired)
-        marked[i] += "0000" if kind == "words" else "00"
-    data = bytes.fromhex("".join(marked))
+        marked[i] += "0000" if kind == "words" else " 00000000" if kind == "xxd-le" else "00"
+    joined = "".join(marked)
+    if kind == "separated":
+        joined = joined.replace("0x", "").replace("0X", "").translate(NOT_HEX_DIGITS)
+    if kind == "xxd-le":   # each group's bytes the other way round (4 a group, the last of a line maybe fewer)
+        groups = joined.split()
+        if set(map(len, groups)) == {8}:
+            data = bytes.fromhex("".join(groups))
+            swapped = bytearray(data)
+            swapped[0::4], swapped[1::4], swapped[2::4], swapped[3::4] = data[3::4], data[2::4], data[1::4], data[0::4]
+            return bytes(swapped).decode("latin-1")
+        return b"".join(bytes.fromhex(group)[::-1] for group in groups).decode("latin-1")
+    data = bytes.fromhex(joined)
     if kind == "words":  # each word's two bytes the other way round (each block is whole words, its NULs too)
         swapped = bytearray(data)
         swapped[0::2], swapped[1::2] = data[1::2], data[0::2]
@@ -2966,7 +3309,9 @@ def _decode_blocks(kind: str, fields: list[str], block_ends: list[int]) -> str:
     return data.decode("latin-1")
 
 
-BLOCK_GAP = {"words": 2}   # NULs after each block: one, or a word's two
+READ_AS = {"bare-words": "words"}
+HEX_FIELD_KINDS = frozenset({"hex", "xxd", "bare", "words", "bare-words", "xxd-le"})   # hex digits and blanks only   # a kind read as another once its lines are found
+BLOCK_GAP = {"words": 2, "bare-words": 2, "xxd-le": 4}   # NULs after each block: one, or a word's two, or a group's four
 
 
 def _dump_parts(text: str) -> tuple[str, list[_DumpPart]]:
@@ -2976,8 +3321,13 @@ def _dump_parts(text: str) -> tuple[str, list[_DumpPart]]:
     size = 0
     blocks: list[tuple[int, int]] = []
     padded = "\n" + text   # (every line then follows a newline, which leads each splitter: the scan skips to them)
+    present = {"bare": BARE_HINT.search(padded) is not None, "": True,
+               "separated": ":" in text or "-" in text or "0x" in text or "0X" in text}
     for kind, splitter in DUMP_SPLITTERS.items():
-        if kind == "bare" and BARE_HINT.search(padded) is None:
+        start = KIND_START.get(kind, "")
+        if start not in present:
+            present[start] = OFFSET_STARTS[start].search(padded) is not None
+        if not present[start]:
             continue
         found = splitter.split(padded)   # [before, line, field, between, line, field, ...]: no Python per line
         if len(found) == 1:
@@ -3033,8 +3383,9 @@ def _run_starts(between: str, pattern: re.Pattern[str], gap_map: tuple[list[int]
 
 
 def _pair_start(hex_field: str, k: int) -> int:
-    """Where byte k's two hex digits start in a dump line's hex field (pairs apart by one space, maybe one
-    wider gap in the middle as hexdump -C has, or xxd's groups of pairs), -1 when the field is laid out otherwise."""
+    """Where byte k's two hex digits start in a field of hex pairs and blanks, read from its layout (pairs apart by
+    one space, maybe one wider gap in the middle as hexdump -C has, or xxd's groups of pairs); -1 when the field is
+    laid out otherwise (the digits before the place found are not 2k)."""
     lead = len(hex_field) - len(hex_field.lstrip(" "))
     if hex_field[lead + 2:lead + 3] in (" ", ""):
         at = lead + 3 * k  # pairs apart by one space
@@ -3046,11 +3397,20 @@ def _pair_start(hex_field: str, k: int) -> int:
         group = ((end if end >= 0 else len(hex_field)) - lead) >> 1
         at = lead + k // group * (2 * group + 1) + 2 * (k % group)
     pair = hex_field[at:at + 2]
-    return at if len(pair) == 2 and HEX_PAIR.fullmatch(pair) else -1
+    if len(pair) != 2 or HEX_PAIR.fullmatch(pair) is None:
+        return -1
+    return at if at - hex_field.count(" ", 0, at) - hex_field.count("\t", 0, at) == 2 * k else -1
+
+
+# where a dump line's field shows each byte, by kind (hex pairs at any spacing; words, groups, numbers, bits)
+BYTE_CELLS = {"words": re.compile(r"[0-9a-fA-F]{4}"), "xxd-le": re.compile(r"[0-9a-fA-F]+"),
+              "decimal-od": re.compile(r"-?[0-9]{1,3}"), "bits": re.compile(r"[01]{8}"),
+              "separated": re.compile(r"(?:0[xX])?[0-9a-fA-F]{2}")}
+BYTES_PER_CELL = {"words": 2, "xxd-le": 4}
 
 
 def _dump_columns(text: str, part: _DumpPart, index: int, k: int, j: int) -> list[tuple[int, int]]:
-    """Where bytes k..j of a part's line show in text: one (start, end) per column (hex, characters)."""
+    """Where bytes k..j of a part's line show in text: one (start, end) per column (numbers, characters)."""
     starts, _ = part.lines()
     line_start = starts[index]
     if part.kind in ("run", "decimal"):
@@ -3060,32 +3420,31 @@ def _dump_columns(text: str, part: _DumpPart, index: int, k: int, j: int) -> lis
         found = list((DECIMAL if part.kind == "decimal" else HEX_PAIR).finditer(text, m.start(), m.end()))
         j = min(j, len(found) - 1)  # (the NUL after it)
         return [(found[k].start(), found[j].end())] if k <= j else []
-    m = DUMP_LINES[part.kind].match(text, line_start)
+    m = DUMP_LINE_FIELDS[part.kind].match(text, line_start)
     if m is None:
         return []
-    field = m.group("cells" if part.kind == "od" else "hex")
-    size = len(field) >> 2 if part.kind == "od" else (len(field) - field.count(" ") - field.count("\t")) >> 1
+    name = "cells" if part.kind in ("od", "decimal-od") else "hex"
+    field = m.group(name)
+    size = _field_size(part.kind, field)
     j = min(j, size - 1)  # (the NULs after a block's last line)
     if k > j:
         return []
+    base = m.start(name)
     if part.kind == "od":
-        base = m.start("cells")
         return [(base + 4 * k + 1, base + 4 * j + 4)]
-    if part.kind == "words":  # the words that hold bytes k..j
-        base = m.start("hex") + 1
-        return [(base + 5 * (k >> 1), base + 5 * (j >> 1) + 4)]
+    kind = READ_AS.get(part.kind, part.kind)
     if k == 0 and j == size - 1:  # the whole line (a dump of a secret: most lines), whatever its layout
-        first, last = len(field) - len(field.lstrip(" \t")), len(field) - 2
-    else:
-        first, last = _pair_start(field, k), _pair_start(field, j)
-    if first < 0 or last < 0:
-        digits = [i for i, c in enumerate(field) if c not in " \t"]
-        first, last = digits[2 * k], digits[2 * j]
-    columns = [(m.start("hex") + first, m.start("hex") + last + 2)]
+        columns = [(base + len(field) - len(field.lstrip(" \t")), base + len(field.rstrip(" \t:,-")))]
+    elif kind in ("hex", "xxd", "bare") and min(first := _pair_start(field, k), last := _pair_start(field, j)) >= 0:
+        columns = [(base + first, base + last + 2)]
+    else:  # the cells that hold bytes k..j: a word holds 2, an xxd -e group 4, any other cell 1
+        per_cell = BYTES_PER_CELL.get(kind, 1)
+        cells = list(BYTE_CELLS.get(kind, HEX_PAIR).finditer(field))
+        columns = [(base + cells[k // per_cell].start(), base + cells[min(j // per_cell, len(cells) - 1)].end())]
     column = -1
-    if part.kind == "bare":  # no character column
+    if kind in ("bare", "words", "separated", "decimal-od"):  # no character column
         pass
-    elif part.kind == "xxd":
+    elif part.kind in ("xxd", "xxd-le", "bits"):
         shown = m.group("text").rstrip("\r")
         column = m.start("text") + len(shown) - size if len(shown) >= size else -1
     elif m.group("pipe") is not None and len(m.group("pipe")) == size:

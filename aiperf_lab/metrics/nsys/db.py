@@ -12,7 +12,7 @@ import os
 import sqlite3
 from collections import namedtuple
 from pathlib import Path
-from collections.abc import Callable
+from typing import Any, Callable
 
 from aiperf_lab.errors import InputError, MissingData, NotAProfile
 from aiperf_lab.inputs import read_head
@@ -127,7 +127,30 @@ MEMCPY_KIND_LABELS = {
 NVTX_PUSHPOP, NVTX_STARTEND, NVTXT_PUSHPOP, NVTXT_STARTEND = 59, 60, 70, 71
 NVTX_DOMAIN_CREATE = 75
 NVTX_RANGE_TYPES = (NVTX_PUSHPOP, NVTX_STARTEND, NVTXT_PUSHPOP, NVTXT_STARTEND)
+# Python runs a signal's handler (Ctrl-C's KeyboardInterrupt, aiperf-stats' SIGTERM) only between bytecodes
+# of the main thread, never while SQLite runs a statement for it. A progress handler is Python called every
+# this many SQLite VM steps (10-60 ms of a query): the handler runs there, its exception ends the statement
+# ("interrupted"), and query() raises KeyboardInterrupt. 22 calls over a 1M-kernel GROUP BY: no cost seen.
+PROGRESS_STEPS = 1_000_000
+_VIRTUAL_GENERATED = 2  # PRAGMA table_xinfo's "hidden": 2 a VIRTUAL generated column, 3 a STORED one
 PID_MASK = 0xFFFFFFFFFF000000  # globalTid -> globalPid (keeps the VM/host bits)
+
+
+def _let_signal_handlers_run() -> int:
+    return 0  # (a pending signal's handler runs as this is called; 0: the statement goes on)
+
+
+def interrupted(exc: BaseException) -> bool:
+    """Whether an SQLite error is a statement ended by a signal (see PROGRESS_STEPS) or by interrupt()."""
+    return isinstance(exc, sqlite3.OperationalError) and str(exc) == "interrupted"
+
+
+def read_failure(path: Path, exc: sqlite3.Error) -> BaseException:
+    """What to raise for an SQLite error while reading an export: KeyboardInterrupt where a signal ended
+    the statement, else InputError."""
+    if interrupted(exc):
+        return KeyboardInterrupt()
+    return InputError(f"{path}: the export is damaged or truncated ({exc})")
 
 
 def _lenient_text(raw: bytes) -> str:
@@ -159,8 +182,10 @@ class NsysDatabase:
         _check_sqlite_file(self.path)
         uri = self._uri = self.path.resolve().as_uri() + "?mode=ro"
         self._prefetched: dict[str, tuple] = {}  # SQL -> (thread, result box): see prefetch()
+        self._apart: set[sqlite3.Connection] = set()  # the prefetch threads' open connections
         try:
             self.con = sqlite3.connect(uri, uri=True)
+            self.con.set_progress_handler(_let_signal_handlers_run, PROGRESS_STEPS)
             self.con.text_factory = _lenient_text
             self.con.execute("PRAGMA trusted_schema = OFF")
             rows = self.con.execute("SELECT name, type, sql FROM sqlite_master").fetchall()
@@ -177,12 +202,39 @@ class NsysDatabase:
         self._checked: dict[str, set[str]] = {}  # table -> columns whose values were checked
         if not any(t in self.tables for t in _NSYS_MARKERS):
             raise NotAProfile(f"{self.path}: an SQLite database, but not an Nsight Systems export")
+        self._refuse_computed_columns(rows)
         self._columns: dict[str, list[str]] = {}
         # What one report computed that another in the same run reuses rather than scan again (the
         # overview's kernel totals per name: cuda_gpu_kern_sum's groups give kernel_breakdown's sums).
         self.memo: dict[object, object] = {}
 
+    def _refuse_computed_columns(self, schema: list[tuple]) -> None:
+        """InputError if a table holds a VIRTUAL generated column: SQLite computes its expression at every
+        read of a row, any expression (one of hex(zeroblob(20e6)) made a 1.8 MB export's report run 70 s),
+        so it is a query hidden in a table, as a view is; nsys writes none. A STORED one is computed when
+        the row is written and read as any column (it costs a read nothing more), so it is read."""
+        for name, _kind, sql in schema:
+            # (GENERATED ALWAYS is optional in the syntax: "x AS (expr)" declares one too)
+            if name in self.tables and isinstance(sql, str) and "AS" in sql.upper():
+                try:
+                    columns = self.con.execute("SELECT cid, name, type, [notnull], dflt_value, pk, hidden "
+                                               "FROM pragma_table_xinfo(?)", (name,)).fetchall()
+                except sqlite3.DatabaseError as exc:
+                    if interrupted(exc):
+                        raise KeyboardInterrupt from None
+                    raise InputError(f"{self.path}: not a readable SQLite database ({exc})") from None
+                computed = [row[1] for row in columns if row[6] == _VIRTUAL_GENERATED]
+                if computed:
+                    raise InputError(f"{self.path}: not a valid nsys export: {name}.{computed[0]} is a generated "
+                                     "column, computed at every read (nsys writes none)")
+
+    def cancel(self) -> None:
+        """End the prefetch threads' statements now (thread-safe): their results are no longer wanted."""
+        for con in list(self._apart):
+            con.interrupt()
+
     def close(self) -> None:
+        self.cancel()
         for thread, _then, _box in self._prefetched.values():
             thread.join()
         self._prefetched.clear()
@@ -246,7 +298,7 @@ class NsysDatabase:
             return f"{alias}.[{column}]" if alias else f"[{column}]"
         return default
 
-    def prefetch(self, *queries: str, then: Callable[[list[tuple]], object] | None = None) -> None:
+    def prefetch(self, *queries: str, then: Callable[[list[tuple]], Any] | None = None) -> None:
         """Start these queries now, each on a connection of its own in a thread (SQLite runs without
         Python's lock), and apply `then` to the rows there: a later query() (query_then() with the same
         `then`) of the same SQL waits for that result instead of running it. A report that reads three
@@ -269,10 +321,12 @@ class NsysDatabase:
     def _query_apart(self, sql: str, then: Callable | None, box: dict) -> None:
         try:
             con = sqlite3.connect(self._uri, uri=True)
+            self._apart.add(con)
             try:
                 con.execute("PRAGMA trusted_schema = OFF")
                 rows = con.execute(sql).fetchall()
             finally:
+                self._apart.discard(con)
                 con.close()
             box["result"] = rows if then is None else then(rows)
         except Exception as exc:  # noqa: BLE001 (query() runs it again and reports what it finds)
@@ -283,10 +337,14 @@ class NsysDatabase:
         if pending is None:
             return None
         thread, their_then, box = pending
-        thread.join()
+        try:
+            thread.join()  # (a signal's handler runs during the wait: Ctrl-C ends it at once)
+        except BaseException:
+            self.cancel()
+            raise
         return box if their_then is then and "result" in box else None
 
-    def query_then(self, sql: str, then: Callable[[list[tuple]], object]) -> object:
+    def query_then(self, sql: str, then: Callable[[list[tuple]], Any]) -> Any:
         """then(query(sql)), or the result a prefetch with the same `then` made of it."""
         found = self._prefetched_result(sql, then) if self._prefetched else None
         return found["result"] if found is not None else then(self.query(sql))
@@ -301,9 +359,11 @@ class NsysDatabase:
             if self.con.text_factory is str and "decode" in str(exc):
                 self.lenient_text()
                 return self.query(sql, params)
-            raise InputError(f"{self.path}: the export is damaged or truncated ({exc})") from None
+            if interrupted(exc):
+                self.cancel()
+            raise read_failure(self.path, exc) from None
         except sqlite3.DatabaseError as exc:
-            raise InputError(f"{self.path}: the export is damaged or truncated ({exc})") from None
+            raise read_failure(self.path, exc) from None
         except OverflowError:  # an integer sum past 64 bits
             raise InputError(f"{self.path}: not a valid nsys export: values too large to add up") from None
 
@@ -349,7 +409,9 @@ class NsysDatabase:
         threads = min(4, os.cpu_count() or 1)
         try:  # (a table WITHOUT ROWID has none: read whole)
             last = self.con.execute(f"SELECT max(rowid) FROM [{table}]").fetchone()[0]
-        except sqlite3.Error:
+        except sqlite3.Error as exc:
+            if interrupted(exc):
+                raise KeyboardInterrupt from None
             last = None
         if type(last) is not int or last < min_rows or threads < 2:
             return [""]

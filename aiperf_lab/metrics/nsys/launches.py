@@ -255,8 +255,8 @@ def _streamed(db: NsysDatabase, sql: str) -> Iterator[tuple]:
                 return
             yield from chunk
     except sqlite3.DatabaseError as exc:
-        from aiperf_lab.errors import InputError
-        raise InputError(f"{db.path}: the export is damaged or truncated ({exc})") from None
+        from aiperf_lab.metrics.nsys.db import read_failure
+        raise read_failure(db.path, exc) from None
 
 
 def cuda_kern_exec_trace(db: NsysDatabase, variant: str = "demangled") -> Table:

@@ -12,8 +12,7 @@ from collections import Counter, defaultdict
 from functools import partial
 from itertools import chain, compress, islice, repeat
 from operator import add, and_, gt, itemgetter, lshift, lt, mul, or_, rshift, sub
-from collections import namedtuple
-from collections.abc import Iterator
+from typing import TYPE_CHECKING, Iterator, NamedTuple
 
 from aiperf_lab.metrics.nsys.db import (COLUMN_TYPES, KERNEL, NVTX, NVTX_DOMAIN_CREATE, NVTX_PUSHPOP, NVTX_RANGE_TYPES,
                                         NVTXT_PUSHPOP, PID_MASK, RUNTIME, TIME_BOUND, NsysDatabase, integers_or_none,
@@ -23,24 +22,22 @@ from aiperf_lab.metrics.summary_stats import (SUM_COLUMNS, median, percent_of, s
                                               sum_of_squares, summary_rows)
 from aiperf_lab.metrics.tables import Table
 
-# typing's constant, without typing's import (3 ms of every report's start-up); type checkers read it as theirs
-TYPE_CHECKING = False
 if TYPE_CHECKING:  # nsys.ops pulls in dataclasses: imported where used, off nvtx_kern_sum's start-up path
     from aiperf_lab.metrics.nsys.ops import KernelLaunch
 
 _PID_BITS = 0x0000FFFFFF000000  # the pid part of a globalTid, as nsys's domain join uses it
 
 
-# One NVTX range. A named tuple (collections', not typing's: typing's import is 3 ms of every report's
-# start-up): large exports hold tens of thousands, built in C from SQL rows. Its fields:
-#   range_id: int        the NVTX_EVENTS rowid
-#   start: int
-#   end: int             a missing end is replaced by the latest NVTX timestamp, as nsys does
-#   global_tid: int
-#   name: str            "<domain>:<text>"
-#   style: str           "PushPop" or "StartEnd"
-#   ends_elsewhere: int  true when the range ended on another thread (endGlobalTid set)
-NvtxRange = namedtuple("NvtxRange", "range_id start end global_tid name style ends_elsewhere")
+class NvtxRange(NamedTuple):
+    """One NVTX range. A named tuple: large exports hold tens of thousands, built in C from SQL rows."""
+
+    range_id: int             # the NVTX_EVENTS rowid
+    start: int
+    end: int                  # a missing end is replaced by the latest NVTX timestamp, as nsys does
+    global_tid: int
+    name: str                 # "<domain>:<text>"
+    style: str                # "PushPop" or "StartEnd"
+    ends_elsewhere: int       # true when the range ended on another thread (endGlobalTid set)
 
 
 _START, _END, _KEY = itemgetter(1), itemgetter(2), itemgetter(4, 5)  # NvtxRange fields, read in C

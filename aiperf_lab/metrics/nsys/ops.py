@@ -12,7 +12,7 @@ from operator import eq, ge, itemgetter
 
 from aiperf_lab.errors import InputError
 from aiperf_lab.metrics.analysis import GpuOp
-from aiperf_lab.metrics.nsys.db import (KERNEL, MEMCPY, MEMSET, RUNTIME, TIME_BOUND, NsysDatabase,
+from aiperf_lab.metrics.nsys.db import (KERNEL, MEMCPY, MEMSET, RUNTIME, TIME_BOUND, NsysDatabase, read_failure,
                                         integers_or_none)
 from aiperf_lab.metrics.tables import Table
 
@@ -289,7 +289,7 @@ def _sweep_streamed(db: NsysDatabase, present: list[tuple[int, str]], sweep) -> 
         for device, stream, start, end, source, rowid in db.con.execute(sql):
             add(device, stream, start, end, (source, rowid))
     except sqlite3.DatabaseError as exc:
-        raise InputError(f"{db.path}: the export is damaged or truncated ({exc})") from None
+        raise read_failure(db.path, exc) from None
     return lambda op: op
 
 

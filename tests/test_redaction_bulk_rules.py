@@ -1,0 +1,130 @@
+"""Rules judged in bulk (issue 11: texts made only of matches) against the rule one match at a time: the per-match
+code each bulk path replaced is kept here as the reference, and random texts of the characters the rule looks at
+must give the same spans (a bulk path with its own logic may differ only where it is wrong)."""
+
+from __future__ import annotations
+
+import random
+import re
+
+from aiperf_lab.triage import redact
+from aiperf_lab.triage.redact import REDACTED, Redactor
+
+
+def _url_userinfo_one_by_one(text: str) -> list:
+    """URL_USERINFO's part of _url_userinfo_spans as it was: one search, one verdict, per URL."""
+    spans: list = []
+    if "://" not in text:
+        return spans
+    at = 0
+    while (m := redact.URL_USERINFO.search(text, at)) is not None:
+        start, end = m.span(1)
+        at = end + 1
+        colon = text.find(":", start, end)
+        if colon >= 0:
+            if colon + 1 < end:
+                spans.append((colon + 1, end, REDACTED, "url password", start - 3))
+        elif (start < 4 or text[start - 4] not in redact.LOGIN_SCHEME_ENDS
+              or not redact.REVERSED_LOGIN_SCHEME.match(text[start - 12 if start > 12 else 0:start - 3][::-1])) and (
+                text[start:end] != REDACTED):
+            spans.append((start, end, REDACTED, "url credential", start - 3))
+        if text.startswith("://", at) and (run := redact.URL_USERINFO_RUN.match(text, at)) is not None:
+            spans.append((at + 3, run.end() - 1, redact._url_run_replacement(run.group(0)), "url credential", at))
+            at = run.end()
+    return spans
+
+
+def _url_userinfo_bulk(text: str) -> list:
+    spans: list = []
+    at = 0
+    while at is not None:
+        at = redact._url_userinfo_bulk(text, at, spans)
+    return spans
+
+
+# what the URL rules look at: schemes (login ones in both cases, a long s that folds to "s"), user info, runs
+URL_PIECES = ["://", "@", ":", "x", "ab", "pw", "/", " ", "\n", "'", "ssh", "SSH", "git+ssh", "https", "sftp", "ftps",
+              "ftpſ", "rsync", "scp", "s", "h", "-", "+", ".", REDACTED, "://[REDACTED]@", "://x@", "://u:p@", "é"]
+
+
+def test_url_user_info_in_bulk_gives_the_spans_of_one_url_at_a_time():
+    rng = random.Random(11)
+    texts = ["".join(rng.choice(URL_PIECES) for _ in range(rng.randint(1, 80))) for _ in range(6000)]
+    texts += ["https://x@h " * 50, "://x@" * 40 + " ssh://git@h https://t@h", "ftpſ://x@h FTPS://x@h sftp://a@b",
+              "://u:p@://x@://[REDACTED]@://y@h", "a" * 20 + "://" + "u" * 4096 + "@://x@h", ":" * 30 + "://x@h"]
+    differ = [text for text in texts if sorted(_url_userinfo_bulk(text)) != sorted(_url_userinfo_one_by_one(text))]
+    assert not differ, differ[:3]
+    # (texts where URLs back to back are common take the loop: the same spans)
+    looped = []
+    for text in texts:
+        spans: list = []
+        redact._url_userinfo_loop(text, spans)
+        looped.append(sorted(spans) == sorted(_url_userinfo_one_by_one(text)))
+    assert all(looped)
+    # (the texts reach every verdict: passwords, users, login users kept, runs)
+    found = [span for text in texts for span in _url_userinfo_one_by_one(text)]
+    assert {"url password", "url credential"} <= {span[3] for span in found}
+    assert any("\n" not in span[2] and span[2] != REDACTED for span in found)   # a run's replacement
+
+
+def test_urls_in_bulk_redact_as_before():
+    text = "https://tok@github.com ssh://git@host SSH://git@h ftpſ://bob@h postgres://u:pw@db https://[REDACTED]@x"
+    assert Redactor(environ={}).text(text) == ("https://[REDACTED]@github.com ssh://git@host SSH://git@h "
+                                               "ftpſ://[REDACTED]@h postgres://u:[REDACTED]@db https://[REDACTED]@x")
+
+
+def _schemeless_without_hint(text: str) -> list:
+    spans: list = []
+    head = " " + text[:400]
+    for pattern in redact.SCHEMELESS_PASSWORDS:
+        spans += [(*m.span("password"), REDACTED, "url password", m.start()) for m in pattern.finditer(text)]
+        first = pattern.match(head)
+        if first:
+            spans.append((first.start("password") - 1, first.end("password") - 1, REDACTED, "url password", 0))
+    return spans
+
+
+SCHEMELESS_PIECES = ["u", "pw9", ":", "@", "h", ":80", "/", "//", " ", "\n", "'", "=", "(", "3", "on", "true", ".", "-",
+                     "é", "x" * 70, "[", "<", " u:pw9x", "@h:80 ", "@db/x", " //bob:", "s3c", "@proxy.example:3128"]
+
+
+def test_scheme_less_credentials_are_looked_for_only_where_their_hint_is_and_found_as_before():
+    rng = random.Random(12)
+    texts = ["".join(rng.choice(SCHEMELESS_PIECES) for _ in range(rng.randint(1, 60))) for _ in range(6000)]
+    texts += ["u:pw9x@h:80 " * 20, "https://x@h " * 20, "u:pw@h:80", " //bob:s3cret@proxy"]
+    differ = [text for text in texts
+              if sorted(redact._schemeless_credential_spans(text)) != sorted(_schemeless_without_hint(text))]
+    assert not differ, differ[:3]
+    assert sum(bool(_schemeless_without_hint(text)) for text in texts) > 1000   # (the texts hold real ones)
+
+
+PROVIDER_PIECES = ["dp.st.", "dt0c01.", "sk.", "sl.", "s.", "pcsk_", "fw_", "sk_", "xai-", "NRAK-", "v1.0-", "atlasv1.",
+                   "pat", ".", "-", "_", "eyJ", "ab12", "AB12CD34EF56GH78IJ90", "0123456789abcdef" * 3, "Ab1" * 8, " ",
+                   "é", "us1", "x" * 40]
+
+
+def test_provider_tokens_gated_by_the_character_before_their_separator_are_found_as_without_the_gate():
+    ungated = [re.compile(pattern.pattern.replace(redact.PROVIDER_GATES[lead], "", 1))
+               for pattern, lead in zip(redact.PROVIDER_PATTERNS, redact.PROVIDER_TOKENS)]
+    assert all(a.pattern != b.pattern for a, b in zip(ungated, redact.PROVIDER_PATTERNS))
+    # every prefix passes its separator's gate where it ends (a sample for the two given as patterns)
+    samples = {r"[A-Za-z0-9]{14}\.atlasv1\.": "Ab1Cd2Ef3Gh4Ij.atlasv1.", r"pat[A-Za-z0-9]{14}\.": "patAb1Cd2Ef3Gh4Ij."}
+    for lead, prefixes in redact.PROVIDER_TOKENS.items():
+        gate = re.compile(re.escape(lead) + redact.PROVIDER_GATES[lead])
+        for prefix, _ in prefixes:
+            prefix = samples[prefix[0]] if isinstance(prefix, tuple) else prefix
+            assert gate.match(prefix, len(prefix) - 1), prefix
+    assert re.compile(r"\-" + redact.PROVIDER_GATES["-"]).match("0" * 32 + "-", 32)   # Mailchimp's <32 hex>-us1
+    rng = random.Random(13)
+    texts = ["".join(rng.choice(PROVIDER_PIECES) for _ in range(rng.randint(1, 30))) for _ in range(4000)]
+    texts += ["." * 5000, "-" * 300 + "xai-" + "Ab1" * 30, "dp.st.x." + "a" * 40, "s." + "Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8",
+              # a digit before the separator: v1.0-, dt0c01., Mailchimp's <32 hex>-us1, Terraform's <14>.atlasv1.
+              "v1.0-" + "0a" * 12 + "-" + "0a" * 80, "dt0c01." + "A1" * 12 + "." + "B2" * 32, "0a" * 16 + "-us1 ",
+              "Ab1Cd2Ef3Gh4Ij.atlasv1." + "x" * 60, "pat" + "Ab1Cd2Ef3Gh4Ij" + "." + "0a" * 32]
+    found = 0
+    for text in texts:
+        for gated, plain in zip(redact.PROVIDER_PATTERNS, ungated):
+            spans = [m.span() for m in gated.finditer(text)]
+            assert spans == [m.span() for m in plain.finditer(text)], text
+            found += len(spans)
+    assert found > 200   # (the texts hold tokens)
