@@ -142,3 +142,18 @@ def test_token_counts_and_special_tokens_stay(line):
 ])
 def test_real_token_values_still_go(line):
     assert REDACTED in Redactor({}).text(line)
+
+
+# ---- F8: --redact-hosts and C++ names that read as IPv6 -------------------------------------------------------
+@pytest.mark.parametrize("name", ["c10::{lambda()#1}::_FUN()", "c10::(anonymous namespace)::fn", "c10::<lambda>",
+                                  "c10::~Storage()", "ab::cd()", "void at::native::add()"])
+# (`dead::beef`, `ace::ace` alone are valid IPv6 addresses, as `a::b` is: they still go)
+def test_cxx_names_are_not_ipv6(name):
+    assert Redactor({}, redact_hosts=True).text(name) == name
+
+
+@pytest.mark.parametrize("address", ["fe80::1", "2001:db8::1", "fe80::1%eth0", "2001:db8:0:0:0:0:0:1", "::ffff:203.0.113.9",
+                                     "2001:db8::", "fd00:abcd::beef"])
+def test_real_ipv6_still_goes(address):
+    for line in (f"inet6 {address}/64 scope link", f"from {address} port 22", f"[{address}]:8080", f"({address})"):
+        assert address not in Redactor({}, redact_hosts=True).text(line), line

@@ -642,6 +642,9 @@ _START_OF = operator.methodcaller("start")
 IPV4_SPLIT = re.compile(f"({IPV4.pattern})")
 AWS_HOST_SPLIT = re.compile(f"({AWS_HOST.pattern})")   # (and its octets group)
 IPV6_SPLIT = re.compile(f"({IPV6.pattern})")
+# What follows a C++ scope or call, never an address: `c10::{lambda()#1}`, `ab::cd()`, `c10::<lambda>`, `c10::~Storage`
+CXX_AFTER_SCOPE = frozenset("({<~")
+
 GPU_UUIDS = [re.compile(rf"{kind}-(?<![\w-]{kind}-)[0-9a-fA-F]{{8}}(?:-[0-9a-fA-F]{{4}}){{3}}-[0-9a-fA-F]{{12}}(?![\w-])")
              for kind in ("GPU", "MIG")]
 # PyTorch prints a GPU's UUID without its GPU- (`_CudaDeviceProperties(name='NVIDIA H100 ...', uuid=2a7c5f1e-...)`)
@@ -1640,6 +1643,8 @@ class Redactor:
             address = value.split("%", 1)[0]
             verdicts[value] = None if address in BORING_IPS or not _is_ipv6(address) else address
         found = list(map(verdicts.__getitem__, values))
+        if any(text[end:end + 1] in CXX_AFTER_SCOPE for end in ends):   # c10::{lambda()#1}, ab::cd(): C++ names
+            found = [None if text[end:end + 1] in CXX_AFTER_SCOPE else address for address, end in zip(found, ends)]
         if not all(found):
             starts, ends, found = (list(itertools.compress(column, found)) for column in (starts, ends, found))
         for address in dict.fromkeys(found):   # numbered in the text's order, as found
