@@ -26,6 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import redaction_speed  # noqa: E402
+from redaction_hosts_diff import real_texts  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 ENVIRON = {**os.environ, "HF_TOKEN": "hf_Qw3rTy7uIoPaSdFgHjKlZxCvBnM12345", "DB_PASSWORD": "S3cr3tP@ssw0rd!xyz",
@@ -70,11 +71,7 @@ def _texts(data: Path, random_count: int, seed: int) -> list[tuple[str, str]]:
              if "known secret" not in name]
     texts += _ordinary_dumps()
     for folder in (ROOT / "tests" / "data", data):
-        if folder.is_dir():
-            for path in sorted(folder.rglob("*")):
-                if path.suffix in (".txt", ".csv", ".log", ".json", ".xml", ".md") and path.is_file() \
-                        and path.stat().st_size < 20_000_000 and path.name != "dump_forms.json":
-                    texts.append((str(path), path.read_text(errors="replace")))
+        texts += real_texts(folder, skip=("dump_forms.json",))
     rng = random.Random(seed)
     for i in range(random_count):
         texts.append((f"random {i}", "".join(rng.choice(ALPHABET) for _ in range(rng.randint(1, 600)))))

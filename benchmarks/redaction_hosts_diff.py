@@ -68,14 +68,21 @@ def _outputs(module, text: str) -> tuple[str, str, dict]:
     return whole, "".join(pieces), counts
 
 
+def real_texts(folder: Path, skip: tuple[str, ...] = ()) -> list[tuple[str, str]]:
+    """The text files under folder (*.txt, *.csv, *.log, *.json, *.xml, *.md under 20 MB, but names in skip),
+    named by their path inside it."""
+    if not folder.is_dir():
+        return []
+    return [(str(path.relative_to(folder)), path.read_text(errors="replace")) for path in sorted(folder.rglob("*"))
+            if path.suffix in (".txt", ".csv", ".log", ".json", ".xml", ".md") and path.name not in skip
+            and path.is_file() and path.stat().st_size < 20_000_000]
+
+
 def _texts(data: Path | None, random_count: int, seed: int) -> list[tuple[str, str]]:
     texts = [(f"case {name}", redaction_speed._text(unit, 20_000)) for name, unit in redaction_speed.CASES.items()]
     texts += [("shapes", "\n".join(SHAPES))] + [(f"shape {i}", line) for i, line in enumerate(SHAPES)]
-    if data is not None and data.is_dir():
-        for path in sorted(data.rglob("*")):
-            if path.suffix in (".txt", ".csv", ".log", ".json", ".xml", ".md") and path.is_file() \
-                    and path.stat().st_size < 20_000_000:
-                texts.append((str(path.relative_to(data)), path.read_text(errors="replace")))
+    if data is not None:
+        texts += real_texts(data)
     rng = random.Random(seed)
     for i in range(random_count):
         texts.append((f"random {i}", "".join(rng.choice(ALPHABET) for _ in range(rng.randint(1, 300)))))
