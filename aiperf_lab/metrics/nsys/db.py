@@ -71,21 +71,24 @@ TIME_BOUND = TIME_LIMIT - 1
 _INTEGER_TEXT_CHARS = b"0123456789,-"
 
 
+def _times_inside(start: str, end: str) -> str:
+    """SQL: start and end are both numbers within +-2^62 (TIME_BOUND)."""
+    return f"{start} BETWEEN -{TIME_BOUND} AND {TIME_BOUND} AND {end} BETWEEN -{TIME_BOUND} AND {TIME_BOUND}"
+
+
 def span_sql(start: str = "start", end: str = "[end]") -> str:
     """`end - start` where both are numbers within +-2^62, else NULL. With integers_or_none over the
     group_concat of it, a read checks its own time columns: text, blobs, NULLs and values out of range
     become NULL (a count that comes up short), reals give a real (not an integer's text). Two BETWEENs
     per row cost a tenth of a separate typeof() scan of the table."""
-    return (f"CASE WHEN {start} BETWEEN -{TIME_BOUND} AND {TIME_BOUND} AND {end} BETWEEN -{TIME_BOUND} AND "
-            f"{TIME_BOUND} THEN {end} - {start} END")
+    return f"CASE WHEN {_times_inside(start, end)} THEN {end} - {start} END"
 
 
-def end_sql() -> str:
+def end_sql(start: str = "start", end: str = "[end]") -> str:
     """The end where start and end are both within +-2^62 (span_sql's check), else NULL: for a read that needs
     the ends, cheaper than durations added to the starts in Python (150,000 adds cost more than printing and
     parsing the longer numbers)."""
-    inside = f"BETWEEN -{TIME_BOUND} AND {TIME_BOUND}"
-    return f"CASE WHEN start {inside} AND [end] {inside} THEN [end] END"
+    return f"CASE WHEN {_times_inside(start, end)} THEN {end} END"
 
 
 def integers_or_none(text: str | None, count: int) -> list[int] | None:
