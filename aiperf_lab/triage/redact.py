@@ -1737,16 +1737,15 @@ class Redactor:
         in_plain = self.spans(plain, in_key, token_carry, value_next)
         if in_plain:
             _, starts, shifts = _without_csi(text)
+
+            def in_text(at: int) -> int:  # a position of plain, in text
+                cut = bisect.bisect_right(starts, at) - 1
+                return at + (shifts[cut] if cut >= 0 else 0)
+
         for start, end, replacement, label, context in in_plain:
-            at = bisect.bisect_right(starts, start) - 1
-            first = start + (shifts[at] if at >= 0 else 0)
-            if end > start:
-                at = bisect.bisect_right(starts, end - 1) - 1
-                end = end + (shifts[at] if at >= 0 else 0)
-            else:
-                end = first
-            at = bisect.bisect_right(starts, context) - 1
-            found.append((first, end, replacement, label, context + (shifts[at] if at >= 0 else 0)))
+            first = in_text(start)
+            # (an end is placed after its last character: codes right after a secret stay outside its span)
+            found.append((first, in_text(end - 1) + 1 if end > start else first, replacement, label, in_text(context)))
         if not found:
             return []
         found.sort()
