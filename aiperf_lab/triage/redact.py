@@ -497,7 +497,7 @@ KEY_ASSIGNMENT = re.compile(r"key(?<![a-z0-9]key)[\"']?[ \t]{0,3}[=:][ \t]{0,3}[
 _ASSIGNMENT_TAIL = (r"(?=(?P<rest>[a-z0-9_.-]{0,48}))(?P=rest)(?P<sep>\\?[\"']?[ \t]{0,32}(?:=>|->|[=:\uff1a])"
                     r"[ \t\r\f\v\x85\xa0\u2028\u2029]{0,3}"
                     r"(?:(?:[|>][+-]?[0-9]?[ \t]{0,8})?\r?\n[ \t]{0,16})?(?:(?:&[a-z0-9_-]{1,32}|!![a-z]{1,16})[ \t]{1,4})?)"
-                    r"(?P<quote>\\?[\"']?)"
+                    r"(?P<quote>(?:bytearray\(|memoryview\()?b[\"']|\\?[\"']?)"  # (a Python bytes value: b'X')
                     r"(?P<value>[^\s'\",;\x00]{3,})")  # (nsys joins environment entries with NUL)
 SECRET_ASSIGNMENTS = [re.compile(keyword + _ASSIGNMENT_TAIL) for keyword in (
     r"token(?!s|iz|is)", "secret", r"passw(?:or)?d", r"pwd(?:(?<=[_.-]pwd)|(?=[_.-]))", r"api[_-]?key", "apikey",
@@ -530,7 +530,7 @@ ASSIGNMENT_RUN_COLON = re.compile(r":[^\s'\",;\x00=:]+")
 ASSIGNMENT_RUN_GAPS = (" ", "\t", ",", ";")
 # Authorization: <scheme> <credential>, whatever the scheme (Token, Negotiate, Digest, ...), and .netrc's
 # "login NAME password VALUE".
-AUTHORIZATION = re.compile(r"authorization[\"']?[ \t]{0,3}:[ \t]{0,3}[\"']?(?P<value>[a-z0-9._~+/=-]{1,64}"
+AUTHORIZATION = re.compile(r"authorization[\"']?[ \t]{0,3}(?P<sep>[:=])[ \t]{0,3}(?:(?:bytearray\(|memoryview\()?b(?=[\"']))?[\"']?(?P<value>[a-z0-9._~+/=-]{1,64}"
                            r"(?:[ \t]{1,4}[^\s'\",;]{1,4096})?)")
 NETRC_PASSWORD = re.compile(r"login[ \t]{1,4}[^\s]{1,256}[ \t]{1,4}password[ \t]{1,4}(?P<value>[^\s'\"]+)")
 # A Cookie: header's every cookie (the name=value rule takes the first), to the line's end or a quote; HTTP Digest's
@@ -823,6 +823,39 @@ def cannot_be_secret(value: str) -> bool:
 def is_location(value: str) -> bool:
     """A file or folder path, or a list of them (a:b:c): where a secret lives, not a secret."""
     return all(LOCATION.fullmatch(part) for part in value.split(":")) if value else False
+
+
+# A generated password may look like a path: 0.4% of `openssl rand -base64 24` values start with "/" and hold another
+# (`/eIrB8jpQFyiadvr/vI1sSZ6qPIqpzFX`). Their pieces are runs of capitals, small letters and digits 1 to 2 characters
+# long; a real path's pieces read as words, names and numbers (`application_default_credentials`, `CMakeFindXCode`,
+# `7f3d5d1d`). Of 180,538 real paths on a Linux host 37 have such a piece (`libXxf86dga`), of 794 path-shaped base64
+# values 2 have none (benchmarks/path_like_passwords.py).
+PATH_PIECES = re.compile(r"[/:._@~-]+")
+PATH_WORD_RUNS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+WORD_RUN_LENGTH = 3.0   # a piece whose runs are this long on average, or longer, reads as words
+
+
+def reads_as_words(value: str) -> bool:
+    """Whether every piece of a path (between "/", ".", "_", "-", ...) reads as words: a piece of 6+ characters
+    mixing capitals and small letters reads as none when it has 4+ runs of capitals, small letters or digits
+    shorter than WORD_RUN_LENGTH on average (`vI1sSZ6qPIqpzFX`, `S3cr3t`)."""
+    for piece in PATH_PIECES.split(value):
+        if len(piece) >= 6 and not piece.islower() and not piece.isupper():
+            runs = len(PATH_WORD_RUNS.findall(piece))
+            if runs >= 4 and len(piece) < WORD_RUN_LENGTH * runs:
+                return False
+    return True
+
+
+def is_named_location(value: str, on_disk: bool = False) -> bool:
+    """A path under a secret name (`GOOGLE_APPLICATION_CREDENTIALS=/home/me/key.json`) is where the secret lives,
+    not the secret: when its pieces read as words or (on_disk, for this machine's own environment) it names
+    something that exists here. A path-shaped value that does neither is a generated password."""
+    if not is_location(value):
+        return False
+    if reads_as_words(value):
+        return True
+    return on_disk and any(os.path.lexists(os.path.expanduser(part)) for part in value.split(":"))
 
 
 def is_hex_key(value: str) -> bool:
@@ -1169,7 +1202,7 @@ class Redactor:
         # A secret-named variable holding a path is where a secret lives (hunting the path would wipe
         # every path sharing it); a bare hex key under a name that does not say hash is a secret.
         secrets = {v for name in secret_env_names(self.environ)
-                   if worth_hiding(v := self.environ[name]) and not is_location(v)}
+                   if worth_hiding(v := self.environ[name]) and not is_named_location(v, on_disk=True)}
         secrets |= {v for name, v in self.environ.items() if is_hex_key(v) and not names_a_hash(name)}
         secrets |= {s for s in extra_secrets or [] if worth_hiding(s)}
         # Secret-shaped pieces of any value (a URL password in DATABASE_URL, a key in a flag) are
@@ -1208,7 +1241,7 @@ class Redactor:
         chunks = {chunk for value in self._secret_values if " " in value or "\n" in value
                   for chunk in value.split() if len(chunk) >= 2 * FRAGMENT}
         for value in [*self._secret_values, *sorted((wrapped | chunks) - set(self._secret_values), key=len, reverse=True)]:
-            if "\n" in value or "://" in value or " " in value or is_location(value):
+            if "\n" in value or "://" in value or " " in value or is_named_location(value):
                 continue
             self._split_values.append(value)
             if 8 <= len(value) < 2 * FRAGMENT:
@@ -1337,7 +1370,12 @@ class Redactor:
             spans.extend(_pgpass_spans(text))
         lower = _lower(text) if lower is None else lower
         for m in AUTHORIZATION.finditer(lower):
-            spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
+            if m.group("sep") == "=" and cannot_be_secret(m.group("value")):
+                continue  # authorization=none: a setting (`Authorization: X` is a header, whatever X)
+            value_end = m.end("value")
+            if m.group("value").startswith("aws4-"):  # SigV4: `..., SignedHeaders=..., Signature=HEX` to the quote or line end
+                value_end = _aws4_authorization_end(lower, m.start("value"), value_end)
+            spans.append((m.start("value"), value_end, REDACTED, "secret-named value", m.start()))
             if m.group("value").startswith("digest"):  # its other parameters, on to the line's end
                 line_end = lower.find("\n", m.end())
                 spans.extend((p.start("value"), p.end("value"), REDACTED, "secret-named value", m.start())
@@ -1776,7 +1814,8 @@ class Redactor:
         """The environment with secret-named values replaced and every other value redacted as text."""
         clean = {}
         for name, value in sorted(environ.items()):
-            if is_secret_name(name) and not is_location(value) and value.strip().lower() not in NOT_SECRET_VALUES:
+            if (is_secret_name(name) and not is_named_location(value, on_disk=True)
+                    and value.strip().lower() not in NOT_SECRET_VALUES):
                 # (a path is where a secret lives, not one; TOKENIZERS_PARALLELISM=false a setting)
                 self.counts["secret-named environment variable"] += 1
                 clean[name] = REDACTED
@@ -2147,7 +2186,7 @@ class _HarmlessValues(dict):
     gpu_pw=350.2, a path, one already redacted); worked out once per value (a log repeats them)."""
 
     def __missing__(self, value: str) -> bool:
-        verdict = self[value] = (value.lower() == REDACTED_LOWER or (value[0] in "/~." and is_location(value))
+        verdict = self[value] = (value.lower() == REDACTED_LOWER or (value[0] in "/~." and is_named_location(value))
                                  or (len(value) < 16 and cannot_be_secret(value.rstrip(")]}>")))
                                  or (value[0] in "<[$%" and NOT_A_SECRET_REFERENCE.fullmatch(value) is not None)
                                  or value.lower() in AUTH_SCHEMES)
@@ -2540,8 +2579,9 @@ HEADER_TUPLE = re.compile(r"\(b?(?P<q>['\"])(?P<name>[A-Za-z0-9_.-]{1,64})(?P=q)
 ESCAPED_QUOTED_REST = re.compile(r'(?:\\\\\\\\|\\\\\\"|\\\\[^\\"\n]|\\[^\\"\n]|[^\\"\n]){0,4096}\\"').match
 SHELL_SINGLE_QUOTED_REST = re.compile(r"[^'\n]{0,4096}'").match
 QUOTED_REST = {'"': re.compile(r"[^\"\\\n]{0,4096}(?:\\[^\n][^\"\\\n]{0,4096}){0,256}\"").match, "'": re.compile(r"[^'\\\n]{0,4096}(?:\\[^\n][^'\\\n]{0,4096}){0,256}'").match}
-# A header's name has a "-" (x-api-key, Set-Cookie) or is one word of these; other pairs are code's tuples.
-HEADER_WORDS = frozenset({"authorization", "cookie", "token", "apikey", "password", "secret"})
+# A header's name has a "-" (x-api-key, Set-Cookie) or is one word of these, a client's setting a "_" and a bytes value
+# (`('client_secret', b'X')`); other pairs are code's tuples (`('token_get_all', 'token_name')`).
+HEADER_WORDS = frozenset({"authorization", "cookie", "token", "apikey", "password", "passwd", "secret"})
 # terraform show -json / output -json: "sensitive": true, then the same object's "value".
 TERRAFORM_SENSITIVE = re.compile(r"\"sensitive\"[ \t]{0,3}:[ \t]{0,3}true")
 JSON_VALUE_KEY = re.compile(r"\"value\"[ \t\r\n]{0,64}:[ \t\r\n]{0,64}"
@@ -2603,7 +2643,7 @@ def _secret_value(text: str) -> bool:
     """Whether a value found by its name can be a secret (not a setting, a small number or a path)."""
     value = text.strip().strip("'\"")
     return (len(value) >= 3 and value != REDACTED and not cannot_be_secret(value)
-            and not ("/" in value and is_location(value))
+            and not ("/" in value and is_named_location(value))
             and not (value[0] in "<[$%" and NOT_A_SECRET_REFERENCE.fullmatch(value)))  # pad_token='<|endoftext|>'
 
 
@@ -2714,6 +2754,18 @@ def _extend_quoted_values(text: str, found: list[Span]) -> None:
                 found[index] = (start, reached - closing, span[2], span[3], span[4])
 
 
+def _aws4_authorization_end(lower: str, start: int, end: int) -> int:
+    """Where an `Authorization: AWS4-HMAC-SHA256 Credential=..., SignedHeaders=..., Signature=HEX` value ends: at the
+    quote that opened it, or the line's end (its parameters are apart by `, `, which the header's pattern stops at)."""
+    line_end = lower.find("\n", end)
+    line_end = len(lower) if line_end < 0 else line_end
+    quote = lower[start - 1] if start else ""
+    if quote in ("'", '"'):
+        closing = lower.find(quote, end, line_end)
+        return closing if closing >= 0 else line_end
+    return line_end
+
+
 def _header_tuple_spans(text: str) -> list[Span]:
     """(b'x-api-key', b'VALUE') and ('Authorization', 'VALUE') pairs whose name is a secret header's."""
     spans: list[Span] = []
@@ -2721,8 +2773,10 @@ def _header_tuple_spans(text: str) -> list[Span]:
         return spans
     for m in HEADER_TUPLE.finditer(text):
         name = m.group("name")
-        if ("-" in name or name.lower() in HEADER_WORDS) and _secret_name_cached(name):
+        if ("-" in name or "_" in name or name.lower() in HEADER_WORDS) and _secret_name_cached(name):
             start, end = _quoted_value_span(m, ("sq", "dq"))
+            if "_" in name and "-" not in name and text[start - 2] != "b":
+                continue  # ('token_get_all', 'token_name'): code's tuple; ('api_key', b'X') a client's setting
             if _secret_value(text[start:end]):
                 spans.append((start, end, REDACTED, "secret-named value", m.start()))
     return spans

@@ -1,0 +1,121 @@
+"""Seventh red-team pass (issue 11): secrets in printed text the rules missed. Python bytes values after a secret name
+(requests, botocore, httpx and redis debug logs print headers that way), a generated password that looks like a path,
+private keys framed line by line (rich panels, ansible, pytest, diff, ascii boxes), tools' own dumps (fish, csh,
+DeepSpeed's config print, Hadoop XML, conda token channels, `aws ecr get-login-password`), credential variable names,
+tokens in URLs. The values are random and in no environment variable unless a test says so: only the rule for the
+layout can find them; each group has partners that ordinary text of the same layout stays."""
+
+from __future__ import annotations
+
+import pytest
+
+from aiperf_lab.triage.redact import REDACTED, Redactor, StreamRedactor
+
+V = "Zq8vN2mK5pL9xR4t"
+A = "Xk9mQ2vL7pR4tW8zN3bH6jF5cY1dG0sE"
+
+
+def _streamed(text: str, size: int) -> str:
+    stream = StreamRedactor(Redactor({}), piece=7)
+    return "".join(stream.feed(text[k:k + size]) for k in range(0, len(text), size)) + stream.close()
+
+
+# --- F1: bytes values ---------------------------------------------------------------------------------------------
+
+BYTES_FORMS = ["'{n}': b'{v}'", '"{n}": b"{v}"', "{n}=b'{v}'", "({n!r}, b'{v}')", "(b'{n}', b'{v}')", "{n}: b'{v}'",
+               "'{n}': bytearray(b'{v}')", "'{n}': memoryview(b'{v}')"]
+BYTES_NAMES = ["password", "api_key", "token", "secret", "Authorization", "X-Api-Key", "client_secret",
+               "X-Amz-Security-Token", "passwd", "auth_token"]
+
+
+@pytest.mark.parametrize("form", BYTES_FORMS)
+@pytest.mark.parametrize("name", BYTES_NAMES)
+def test_bytes_value_after_a_secret_name_goes(form: str, name: str) -> None:
+    text = form.format(n=name, v=V)
+    out = Redactor({}).text(text)
+    assert V not in out and REDACTED in out
+
+
+def test_bytes_value_with_escapes_goes_whole() -> None:
+    text = "{'user': b'app', 'password': b'p\\x00a\\'s\\\\s Zq8vN2 mK5pL9'}"
+    out = Redactor({}).text(text)
+    assert out == f"{{'user': b'app', 'password': b'{REDACTED}'}}"
+    out = Redactor({}).text('redis: {"password": b"ab1\\"b c\\\\d"} ok')
+    assert out == f'redis: {{"password": b"{REDACTED}"}} ok'
+
+
+BOTO = ("DEBUG:botocore.endpoint:Sending http request: <AWSPreparedRequest stream_output=False, method=GET, "
+        "url=https://b.s3.amazonaws.com/k, headers={'User-Agent': b'Boto3/1.34.0 md/Botocore#1.34.0', "
+        "'X-Amz-Date': b'20261123T120000Z', 'X-Amz-Security-Token': b'IQoJb3JpZ2luX2VjE" + A + "', "
+        "'x-amz-content-sha256': b'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', "
+        "'Authorization': b'AWS4-HMAC-SHA256 Credential=ASIAIOSFODNN7EXAMPL3/20261123/us-east-1/s3/aws4_request, "
+        "SignedHeaders=host;x-amz-content-sha256;x-amz-date;x-amz-security-token, "
+        "Signature=9f2b6c1e0a7d4e3b8c5f1a2d6e9b0c3f7a4d1e8b5c2f9a6d3e0b7c4f1a8d5e2b'}>")
+
+
+def test_botocore_request_keeps_no_token_or_signature() -> None:
+    out = Redactor({}).text(BOTO)
+    assert "IQoJb3JpZ2luX2VjE" not in out and A not in out
+    assert "9f2b6c1e0a7d4e3b8c5f1a2d6e9b0c3f7a4d1e8b5c2f9a6d3e0b7c4f1a8d5e2b" not in out
+    # the headers that are no secret stay, byte for byte
+    for kept in ("'User-Agent': b'Boto3/1.34.0 md/Botocore#1.34.0'", "'X-Amz-Date': b'20261123T120000Z'",
+                 "'x-amz-content-sha256': b'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'"):
+        assert kept in out
+    for size in (1, 5, 64):
+        assert _streamed(BOTO + "\n", size) == Redactor({}).text(BOTO + "\n")
+
+
+def test_unquoted_aws4_authorization_loses_its_signature() -> None:
+    text = ("< Authorization: AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20261123/us-east-1/s3/aws4_request, "
+            "SignedHeaders=host;x-amz-date, Signature=fe5f80f77d5fa3beca038a248ff027d0445342fe2855ddc963176630326f1024\n")
+    assert "fe5f80f77d5fa3beca038a248ff027d0445342fe2855ddc963176630326f1024" not in Redactor({}).text(text)
+
+
+@pytest.mark.parametrize("text", [
+    "{'pad_token': b'<pad>', 'eos_token': b'</s>'}",
+    "{'token_count': b'512', 'max_tokens': b'4096'}",
+    "{'password': b'', 'token': None, 'secret': b'False'}",
+    "headers={'Content-Type': b'application/json', 'X-Request-Id': b'req-1'}",
+    "[('token_type', 'word'), ('token_id', '128000')]",
+    "data = b'abc'; key_len = b'256'",
+])
+def test_bytes_values_that_are_no_secret_stay(text: str) -> None:
+    assert Redactor({}).text(text) == text
+
+
+# --- F2: a generated password that looks like a path -------------------------------------------------------------
+
+PATH_LIKE = ["/eIrB8jpQFyiadvr/vI1sSZ6qPIqpzFX", "/8vuBlnqc53ayWtarDL1ylwz/VDcCrPo", "/U1P5yKttA6edeGTXd50oBKs3n3/qlm/",
+             "/run/S3cr3t/hunter2.pw"]
+
+
+@pytest.mark.parametrize("value", PATH_LIKE)
+def test_path_shaped_password_is_a_secret_everywhere(value: str) -> None:
+    redactor = Redactor({"PATH": "/usr/bin", "DB_PASSWORD": value})
+    assert redactor.has_secrets  # so the raw .nsys-rep is not kept
+    assert redactor.environment({"DB_PASSWORD": value})["DB_PASSWORD"] == REDACTED
+    for printed in (f"password={value}", f"connecting with {value}", f"dsn: {value[:14]}"):
+        assert value[:14] not in redactor.text(printed)
+    assert value not in Redactor({}).text(f"password={value}")  # unknown, printed beside its name
+
+
+@pytest.mark.parametrize("name, value", [
+    ("GOOGLE_APPLICATION_CREDENTIALS", "/home/me/.config/gcloud/application_default_credentials.json"),
+    ("AWS_WEB_IDENTITY_TOKEN_FILE", "/var/run/secrets/eks.amazonaws.com/serviceaccount/token"),
+    ("DB_PASSWORD", "/run/secrets/db_password"),
+    ("SSL_PRIVATE_KEY", "/etc/ssl/private/ssl-cert-snakeoil.key"),
+    ("API_KEY", "~/.config/openai/key.txt"),
+    ("TOKEN", "./secrets/MyProjectConfig/hf_token"),
+])
+def test_key_file_paths_stay(name: str, value: str) -> None:
+    redactor = Redactor({"PATH": "/usr/bin", name: value})
+    assert not redactor.has_secrets
+    assert redactor.environment({name: value})[name] == value
+    assert redactor.text(f"loading {value}; {name.lower()}={value}") == f"loading {value}; {name.lower()}={value}"
+
+
+def test_a_key_file_that_exists_here_stays_whatever_its_name_reads_like(tmp_path) -> None:
+    key = tmp_path / "tmp.aB3dE5fG7h"
+    key.write_text("x")
+    redactor = Redactor({"PATH": "/usr/bin", "DB_PASSWORD": str(key)})
+    assert not redactor.has_secrets and redactor.environment({"DB_PASSWORD": str(key)})["DB_PASSWORD"] == str(key)
