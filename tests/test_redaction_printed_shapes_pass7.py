@@ -119,3 +119,45 @@ def test_a_key_file_that_exists_here_stays_whatever_its_name_reads_like(tmp_path
     key.write_text("x")
     redactor = Redactor({"PATH": "/usr/bin", "DB_PASSWORD": str(key)})
     assert not redactor.has_secrets and redactor.environment({"DB_PASSWORD": str(key)})["DB_PASSWORD"] == str(key)
+
+
+# --- F3: a private key framed line by line -------------------------------------------------------------------------
+
+KEY_BODY = ["MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj",
+            "MZEfYyjiWA4R4/M2bS1GB4t7NXp98C3SC6dVMvDuictGeurT8jNbvJZHtCSuYEvu",
+            "NMoSfm76oqFvAp8Gy0iz5sxjZmSnXyCdPEovGhLa0VzMaQ8s+CLOyS56YyCFGeJZ",
+            "8R4/M2bS1GB4t7NXp98C3SC6dVMvDuictGeurT8jNbvJZHtCSuYEvuNMoSfm76oq"]
+KEY_LINES = ["-----BEGIN RSA PRIVATE KEY-----", *KEY_BODY, "-----END RSA PRIVATE KEY-----"]
+FRAMES = {"rich panel": ("│ ", " │"), "rich panel padded": ("│ ", " " * 10 + "│"), "pytest E quoted": ("E         '", "'"),
+          "diff -": ("-", ""), "diff +": ("+", ""), "ascii box": ("| ", " |"), "ansible debug": ('        "', '",'),
+          "double box": ("║ ", " ║"), "markdown quote": ("> ", ""), "cat -n": ("{n:>6}\t", "")}
+
+
+@pytest.mark.parametrize("frame", FRAMES)
+@pytest.mark.parametrize("with_end", [True, False])
+def test_framed_key_loses_every_body_line(frame: str, with_end: bool) -> None:
+    before, after = FRAMES[frame]
+    lines = KEY_LINES if with_end else KEY_LINES[:-1]
+    text = "key:\n" + "\n".join(before.format(n=k + 1) + line.ljust(64) * (after != "") + after
+                                for k, line in enumerate(lines)) + "\nstep 1 loss 2.0\n"
+    out = Redactor({}).text(text)
+    assert not any(line[:24] in out for line in KEY_BODY), out
+    assert out.endswith("step 1 loss 2.0\n") and out.startswith("key:\n")
+    for size in (1, 17, 4096):
+        assert _streamed(text, size) == out
+
+
+def test_lines_after_a_framed_key_stay() -> None:
+    text = ("│ -----BEGIN RSA PRIVATE KEY----- │\n" + "".join(f"│ {line} │\n" for line in KEY_BODY)
+            + "│ -----END RSA PRIVATE KEY----- │\n│ checkpoint saved to /ckpt/step_00012000/model.safetensors    │\n"
+            "│ tokens/s 184,322 mfu 41.2% loss 2.3141                           │\n")
+    out = Redactor({}).text(text)
+    assert out.endswith(" │\n│ checkpoint saved to /ckpt/step_00012000/model.safetensors    │\n"
+                        "│ tokens/s 184,322 mfu 41.2% loss 2.3141                           │\n")
+    assert not any(line[:24] in out for line in KEY_BODY)
+
+
+def test_a_framed_certificate_stays() -> None:
+    text = ("│ -----BEGIN CERTIFICATE----- │\n│ MIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBaMQswCQYDVQQGEwJJ │\n"
+            "│ -----END CERTIFICATE----- │\n")
+    assert Redactor({}).text(text) == text

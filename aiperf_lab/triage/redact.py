@@ -567,7 +567,12 @@ KEY_END = re.compile(r"(?i)-{4,5} ?END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)? ?-{
 KEY_LINE = r"(?:[A-Za-z0-9+/= \t\r]{0,65536}|(?!Private-MAC)[A-Za-z][A-Za-z-]{0,40}: [^\n]{0,1024}|#[^\n]{0,1024})(?![^\n])"
 # A key logged line by line with a prefix ("INFO: MIIE..."): the line ends in a base64 run; read on
 # the reversed line, anchored, so one pass.
-REVERSED_PREFIXED_KEY_LINE = re.compile(r"[ \t\r]{0,8}[A-Za-z0-9+/=]{16,65536}(?:[ \t:|>\]'\"]|\Z)")
+# (and a frame after the base64: rich's `MIIE... │`, an ascii box's ` |`, ansible's `",`, pytest's `'`)
+REVERSED_PREFIXED_KEY_LINE = re.compile(r"[ \t\r]{0,64}(?:[\u2502\u2503\u2551|'\",;]{1,3}[ \t]{0,64})?[A-Za-z0-9+/=]{16,65536}"
+                                        r"(?:[ \t:|>\]'\"\u2502\u2503\u2551]|\Z)")
+# A key printed in a frame (text before its BEGIN or after it on the line) whose END line comes within this many lines:
+# every line between goes, whatever frames it
+FRAMED_KEY_LINES = 256
 # Another BEGIN line right after is part of the same block (one pass over a run of them).
 KEY_LINES = re.compile(rf"(?:\n(?:{KEY_LINE}|{KEY_BEGIN.pattern}[^\n]{{0,256}}))*")
 FLAG_PREFIX = re.compile(r"^-{1,2}")
@@ -3011,6 +3016,8 @@ def _key_block_end(text: str, at: int, first_line_is_key: bool = False, begin: i
     begin = at if begin is None else begin
     line_start = text.rfind("\n", 0, begin) + 1
     prefix = text[line_start:begin].strip()
+    if not first_line_is_key and (prefix or text[at:eol].strip()) and (framed := _framed_block_end(text, eol)):
+        return framed
     if first_line_is_key and (_prefixed_key_line(text[at:eol]) and not re.match(r"[A-Za-z0-9+/=]*\r?$", text[at:eol])):
         return _prefixed_block_end(text, eol)  # a prefixed key cut between two reads
     if first_line_is_key and not re.match(KEY_LINE, text[at:eol]):
@@ -3025,7 +3032,30 @@ def _key_block_end(text: str, at: int, first_line_is_key: bool = False, begin: i
             return tail.end()
     while end > at and text[end - 1] in "\r\n":  # the line ends stay, so the text keeps its lines
         end -= 1
+    if end == eol and prefix and not first_line_is_key:  # `E   '-----BEGIN`, `"-----BEGIN`: each line quoted
+        return max(end, _prefixed_block_end(text, eol))
     return end
+
+
+def _framed_block_end(text: str, eol: int) -> int:
+    """A key whose BEGIN line has a frame around it (`│ -----BEGIN ... │`, `E   '-----BEGIN`, `"-----BEGIN ...",`):
+    the end of its END marker when one comes within FRAMED_KEY_LINES lines with no other BEGIN before it, else 0
+    (the block is then read line by line)."""
+    at = eol
+    for _ in range(FRAMED_KEY_LINES):
+        if at >= len(text):
+            return 0
+        next_eol = text.find("\n", at + 1)
+        next_eol = len(text) if next_eol < 0 else next_eol
+        line = text[at + 1:next_eol]
+        if "-" in line:
+            marker = KEY_END.search(line)
+            if marker:
+                return at + 1 + marker.end()
+            if KEY_BEGIN.search(line):
+                return 0
+        at = next_eol
+    return 0
 
 
 def _key_open(text: str, span: Span) -> bool:
