@@ -161,3 +161,95 @@ def test_a_framed_certificate_stays() -> None:
     text = ("│ -----BEGIN CERTIFICATE----- │\n│ MIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBaMQswCQYDVQQGEwJJ │\n"
             "│ -----END CERTIFICATE----- │\n")
     assert Redactor({}).text(text) == text
+
+
+# --- F4: tools' own dumps --------------------------------------------------------------------------------------------
+
+S = "hunter2-Pa55w0rd!"
+
+TOOL_DUMPS = [
+    ("fish set -x", f"HOME /root\nDB_PASSWORD {S}\nPATH /usr/bin /bin\n", S),
+    ("fish set -x quoted", f"EDITOR vim\nDB_PASSWORD '{S} x'\n", S),
+    ("fish set -gx command", f"set -gx DB_PASSWORD {S}\n", S),
+    ("csh setenv", f"setenv DB_PASSWORD {S}\nsetenv HOME /root\n", S),
+    ("deepspeed config", f"[2026-11-23 12:00:00,000] [INFO] [config.py:1000:print]   comet_api_key ............... {A}\n", A),
+    ("deepspeed dots pw", f"  mlflow_password ................. {S}\n", S),
+    ("hadoop xml one line", f"<property><name>fs.s3a.secret.key</name><value>{A}</value></property>\n", A),
+    ("hadoop xml lines", f"<property>\n  <name>fs.s3a.secret.key</name>\n  <value>{A}</value>\n  <description>x</description>\n</property>\n", A),
+    ("hive xml password", f"<property>\n  <name>javax.jdo.option.ConnectionPassword</name>\n  <value>{S}</value>\n</property>\n", S),
+    ("conda channel", f"Channels:\n - https://conda.anaconda.org/t/xx-1a2b3c4d-5e6f-7a8b-9c0d-1e2f3a4b5c6d/my-channel\n",
+     "1a2b3c4d-5e6f-7a8b-9c0d-1e2f3a4b5c6d"),
+    ("conda channel_alias", f"channel_alias: https://conda.anaconda.org/t/{A}\n", A),
+    ("aws ecr get-login-password", "$ aws ecr get-login-password --region us-east-1\neyJwYXlsb2FkIjoi" + A * 3 + "\n", A * 3),
+]
+
+
+@pytest.mark.parametrize("name, text, secret", TOOL_DUMPS, ids=[c[0] for c in TOOL_DUMPS])
+def test_tool_dump_loses_its_secret(name: str, text: str, secret: str) -> None:
+    out = Redactor({}).text(text)
+    assert secret not in out and REDACTED in out, out
+    for size in (1, 9, 4096):
+        assert _streamed(text, size) == out
+
+
+@pytest.mark.parametrize("text", [
+    "HOME /root\nPATH /usr/bin /bin\nLANG C.UTF-8\nSHLVL 1\n",
+    "WARNING something happened\nPASSWORD_RESET sent\nTOKEN_BUDGET 4096\n",
+    "setenv CUDA_VISIBLE_DEVICES 0,1\nset -gx EDITOR vim\n",
+    "[INFO] [config.py:1000:print]   train_batch_size ............. 32\n"
+    "[INFO] [config.py:1000:print]   comet ........................ CometConfig(enabled=False, project=None, api_key=None)\n"
+    "[INFO] [config.py:1000:print]   tokenizer_name ............... gpt2\n",
+    "<property>\n  <name>fs.s3a.secret.key</name>\n  <value>${env.AWS_SECRET}</value>\n</property>\n"
+    "<property><name>dfs.replication</name><value>3</value></property>\n",
+    "Channels:\n - https://conda.anaconda.org/conda-forge/linux-64\n - https://conda.anaconda.org/nvidia\n",
+])
+def test_tool_dumps_without_secrets_stay(text: str) -> None:
+    assert Redactor({}).text(text) == text
+
+
+# --- F7: credential variable names -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["BW_SESSION", "OP_SESSION_my", "FASTLANE_SESSION", "AWS_SK", "HUAWEICLOUD_SDK_SK",
+                                  "OCI_CLI_KEY_CONTENT"])
+def test_credential_variable_names_are_secret(name: str) -> None:
+    value = "q7Rm2xKp9vLw4TzN8bYc"
+    assert value not in Redactor({"PATH": "/usr/bin", name: value}).text(f"value is {value} here")
+
+
+@pytest.mark.parametrize("name", ["SESSION_NAME", "TMUX_SESSION", "SLURM_SESSION", "SK", "PK", "DYNAMO_SK_NAME",
+                                  "KEY_CONTENT_TYPE", "SESSION", "OP_SESSION_TIMEOUT", "TASK"])
+def test_ordinary_names_beside_them_stay(name: str) -> None:
+    from aiperf_lab.triage.redact import is_secret_name
+    assert not is_secret_name(name)
+
+
+# --- F8: tokens in URLs and commands --------------------------------------------------------------------------------
+
+H32 = "9f2b6c1e0a7d4e3b8c5f1a2d6e9b0c3f"
+URL_TOKENS = [
+    (f"https://acme.webhook.office.com/webhookb2/1a2b3c4d-1111-2222-3333-444455556666@aaaa1111-bb22-cc33-dd44-eeee5555ffff"
+     f"/IncomingWebhook/{H32}/7f8e9d0c-1111-2222-3333-444455556666", H32),
+    ("https://chat.acme.com/hooks/xk9mq2vl7pr4tw8zn3bh6jf5cy", "xk9mq2vl7pr4tw8zn3bh6jf5cy"),
+    ("https://hooks.zapier.com/hooks/catch/1234567/xk9mq2/", "xk9mq2"),
+    (f"https://conda.anaconda.org/t/{A}/my-channel/linux-64/repodata.json", A),
+    (f"Web UI available at http://localhost:8000?tkn={A}", A),
+    (f"+ ngrok config add-authtoken 2{A}_{A[:20]}", "2" + A),
+    (f"$ ngrok authtoken 2{A}_{A[:20]}", "2" + A),
+]
+
+
+@pytest.mark.parametrize("text, secret", URL_TOKENS)
+def test_url_and_command_tokens_go(text: str, secret: str) -> None:
+    out = Redactor({}).text(text)
+    assert secret not in out and REDACTED in out, out
+
+
+@pytest.mark.parametrize("text", [
+    "see .git/hooks/pre-commit and /srv/app/hooks/post_receive_handler.py",
+    "https://discuss.pytorch.org/t/cuda-out-of-memory-error-with-2-gpus/12345",
+    "https://hooks.zapier.com/hooks/catch/",
+    "ngrok http 8080 --log stdout",
+    "TKN=3 tkn= done",
+])
+def test_urls_and_commands_without_tokens_stay(text: str) -> None:
+    assert Redactor({}).text(text) == text

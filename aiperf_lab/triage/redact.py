@@ -102,7 +102,12 @@ SECRET_PAIRS = {("api", "key"), ("access", "key"), ("private", "key"), ("secret"
                 ("encryption", "key"), ("master", "key"), ("client", "key"), ("account", "key"), ("license", "key"),
                 ("key", "material"), ("session", "id"), ("session", "key"), ("service", "account"), ("ssh", "key"),
                 ("deploy", "key"), ("gpg", "key"), ("pgp", "key"), ("priv", "key"), ("shared", "key"), ("sas", "key"),
-                ("kubeconfig", "data")}
+                ("kubeconfig", "data"),
+                # tools' own: Bitwarden's BW_SESSION, 1Password's OP_SESSION_<account>, fastlane's FASTLANE_SESSION (a
+                # session is otherwise a name: TMUX_SESSION); a cloud SDK's secret key as SK (AWS_SK, HUAWEICLOUD_SDK_SK;
+                # SK alone is DynamoDB's sort key); OCI's OCI_CLI_KEY_CONTENT (the key itself, not its file)
+                ("bw", "session"), ("op", "session"), ("fastlane", "session"), ("aws", "sk"), ("sdk", "sk"),
+                ("key", "content")}
 # A word after the secret word that makes the name a quantity, a setting or a label, not a secret:
 # TOKEN_BUDGET, *_TOKEN_COUNT, PASSWORD_LENGTH, SECRET_NAME, AUTH_TYPE, API_KEY_HEADER, TOKEN_FILE;
 # or one before it: MAX_TOKEN_LEN, NUM_PASS, PER_TOKEN_LATENCY_MS, HF_HUB_DISABLE_IMPLICIT_TOKEN.
@@ -190,7 +195,9 @@ SERVICE_TOKENS = (
     # webhook URLs: the path after the host is the credential (Slack's last part, Discord's token)
     ("hooks.slack.com/", r"(?:services|workflows|triggers)/[A-Za-z0-9]{6,16}/[A-Za-z0-9]{6,16}/[A-Za-z0-9/]{16,}"),
     ("discord.com/api/webhooks/", r"[0-9]{15,21}/[A-Za-z0-9_-]{40,}"),
-    ("discordapp.com/api/webhooks/", r"[0-9]{15,21}/[A-Za-z0-9_-]{40,}"))
+    ("discordapp.com/api/webhooks/", r"[0-9]{15,21}/[A-Za-z0-9_-]{40,}"),
+    # `aws ecr get-login-password`: base64 of {"payload":"...","datakey":"...",...}, a few KB on one line
+    ("eyJwYXlsb2FkIjoi", r"[A-Za-z0-9+/]{64,}={0,2}"))
 
 
 # Each pattern starts with a literal, so the regex engine skips ahead to it; the "not preceded by"
@@ -219,6 +226,16 @@ TOKEN_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     # (a header is at least {"a":1}, eyJhIjoxfQ; a payload {} is e30; an unsigned token ends in a dot)
     ("jwt", re.compile(r"eyJ" + _starts_token("eyJ", r"[\w-]")
                        + r"[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*")),
+    # credentials in a URL's path or query, and a printed command's, the text before them kept: an Anaconda channel's
+    # /t/TOKEN/, a Teams incoming webhook's key, a Mattermost hook's 26-character id, a Zapier catch hook's id and key,
+    # VS Code / code-server's ?tkn=, ngrok's authtoken
+    ("conda token", re.compile(r"anaconda\.(?:org|cloud)/t/(?P<value>[A-Za-z0-9_-]{8,256})")),
+    ("teams webhook", re.compile(r"IncomingWebhook/(?<=/IncomingWebhook/)(?P<value>[0-9a-f]{32}(?:/[0-9a-fA-F-]{36})?)")),
+    ("mattermost webhook", re.compile(r"hooks/(?<=/hooks/)(?P<value>[a-z0-9]{26})(?![A-Za-z0-9_-])")),
+    ("zapier webhook", re.compile(r"hooks/catch/(?P<value>[0-9]{3,12}/[A-Za-z0-9]{4,64})(?![A-Za-z0-9])")),
+    ("url token", re.compile(r"tkn=(?<=[?&]tkn=)(?P<value>[A-Za-z0-9_-]{8,256})")),
+    ("ngrok authtoken", re.compile(r"authtoken(?:(?<=add-authtoken)|(?<=ngrok authtoken))[ \t]{1,4}['\"]?"
+                                   r"(?P<value>[A-Za-z0-9_-]{20,256})")),
     # Bearer / Basic credentials, found by the literal after the capital or small b
     *(("bearer token", re.compile(rf"{tail}(?<=[Bb]{tail})" + _starts_token(f"[Bb]{tail}", "[A-Za-z]")
                                   + r"[ \t]{1,4}(?P<value>[A-Za-z0-9._~+/=-]{12,})"))
@@ -1568,7 +1585,8 @@ class Redactor:
         _url_userinfo_spans): Kubernetes env lists and Secret data, shell-quoted values, loguru arrows,
         header tuples, terraform's sensitive values, XML elements, kubeconfig *-data keys."""
         spans = (_env_item_spans(text) + _shell_quoted_spans(text) + _loguru_spans(text) + _header_tuple_spans(text)
-                 + _terraform_sensitive_spans(text) + _xml_element_spans(text) + _name_value_table_spans(text))
+                 + _terraform_sensitive_spans(text) + _xml_element_spans(text) + _name_value_table_spans(text)
+                 + _tool_listing_spans(text))
         if any(prefix in text for prefix in DOCKER_CONFIG_PREFIXES):
             for m in DOCKER_CONFIG_BASE64.finditer(text):
                 run = m.group(0)
@@ -2201,7 +2219,7 @@ class _HarmlessValues(dict):
 # A model's special tokens (`bos_token: <|begin_of_text|>`, `</s>`, `[PAD]`) and a variable's reference
 # (`api_key: ${OPENAI_API_KEY}`, `$HF_TOKEN`, `%API_KEY%`): named like secrets, they are none.
 # (unbraced, only in capitals: a password may start with "$")
-NOT_A_SECRET_REFERENCE = re.compile(r"<\|?/?[A-Za-z0-9_.-]{0,64}\|?>|\[[A-Z_]{2,16}\]|\$\{[A-Za-z_][A-Za-z0-9_]{0,127}\}"
+NOT_A_SECRET_REFERENCE = re.compile(r"<\|?/?[A-Za-z0-9_.-]{0,64}\|?>|\[[A-Z_]{2,16}\]|\$\{[A-Za-z_][A-Za-z0-9_.:]{0,127}\}"
                                     r"|\$[A-Z_][A-Z0-9_]{0,127}|%[A-Z_][A-Z0-9_]{0,127}%")
 # Authentication schemes: `auth: kerberos`, `--auth basic` name how, not with what.
 AUTH_SCHEMES = frozenset({"basic", "bearer", "kerberos", "oauth", "oauth2", "digest", "ntlm", "negotiate", "saml",
@@ -2845,6 +2863,50 @@ def _xml_element_spans(text: str) -> list[Span]:
     return spans
 
 
+# Tools' own listings, the name apart from its value by blanks or dots:
+# - fish's `set -x` / `set -gx` listing (`NAME VALUE`, the value quoted when it must be), its `set -gx NAME VALUE`, csh's
+#   `setenv NAME VALUE`; a bare `NAME VALUE` line only when NAME is in capitals with a `_` (DB_PASSWORD), the line holds
+#   nothing else and the value is quoted or looks like a password (looks_like_password: `PASSWORD_RESET sent` stays)
+ENV_LISTING_LINE = re.compile(r"\n[ \t]{0,8}(?P<cmd>setenv[ \t]{1,4}|set[ \t]{1,4}-[A-Za-z]{1,4}[ \t]{1,4})?"
+                              r"(?P<name>[A-Za-z_][A-Za-z0-9_]{0,127})[ \t]{1,8}"
+                              r"(?:'(?P<sq>(?:[^'\\\n]|\\[^\n]){1,4096})'|\"(?P<dq>(?:[^\"\\\n]|\\[^\n]){1,4096})\""
+                              r"|(?P<bare>[^\s'\"][^\s]{0,4095}))[ \t]*(?=\r?\n|\Z)")
+ENV_LISTING_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+# - DeepSpeed's config print, `  comet_api_key ............... VALUE` (a name, a space, dots, a space, the value's repr
+#   to the line's end), found from its dots
+DOT_LEADER = re.compile(r" \.\.(?<=[A-Za-z0-9_] \.\.)\.{0,96} (?P<value>[^\n]{1,4096})")
+# - Hadoop / Spark / Hive XML: `<name>fs.s3a.secret.key</name>` then `<value>X</value>`, on one line or the next
+HADOOP_PROPERTY = re.compile(r"<name>[ \t]{0,8}(?P<name>[^<\n]{1,256}?)[ \t]{0,8}</name>[ \t\r\n]{0,256}"
+                             r"<value>(?P<value>[^<\n]{1,4096})</value>")
+HADOOP_NAME = re.compile(r"<name>[ \t]{0,8}([^<\n]{1,256}?)[ \t]{0,8}</name>")
+
+
+def _tool_listing_spans(text: str) -> list[Span]:
+    """Values of secret names in fish / csh environment listings, DeepSpeed's config print and Hadoop XML (above)."""
+    spans: list[Span] = []
+    if " " in text or "\t" in text:
+        for m in ENV_LISTING_LINE.finditer("\n" + text):
+            name = m.group("name")
+            if ((m.group("cmd") or ENV_LISTING_NAME.fullmatch(name)) and _secret_name_cached(name)):
+                group = "sq" if m.group("sq") is not None else "dq" if m.group("dq") is not None else "bare"
+                start, end = m.span(group)
+                value = text[start - 1:end - 1]
+                if _secret_value(value) and (m.group("cmd") or group != "bare" or looks_like_password(value)):
+                    spans.append((start - 1, end - 1, REDACTED, "secret-named value", m.start()))
+    if " .." in text:
+        for m in DOT_LEADER.finditer(text):
+            name = _name_before(text, m.start(), m.start())
+            value = m.group("value").rstrip()
+            if name and _secret_name_cached(name) and _secret_value(value):
+                spans.append((m.start("value"), m.start("value") + len(value), REDACTED, "secret-named value",
+                              m.start() - len(name)))
+    if "<name>" in text:
+        for m in HADOOP_PROPERTY.finditer(text):
+            if _secret_name_cached(m.group("name")) and _secret_value(m.group("value")):
+                spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
+    return spans
+
+
 @functools.lru_cache(maxsize=8192)
 def _data_value_is_secret(kind: str, value: str) -> bool:
     """A value in a Kubernetes Secret's data block: base64 of printable text (a password, a URL, a config
@@ -2923,6 +2985,8 @@ def _opens_printed_form(line: str) -> bool:
         m = ENV_ITEM_NAME.search(line)
         if m is not None and _secret_name_cached(m.group("name")):
             return True
+    if "<name>" in line and (m := HADOOP_NAME.search(line)) is not None and _secret_name_cached(m.group(1)):
+        return True  # Hadoop XML: its <value> on a later line
     return ("File \"" in line or LOGURU_ARROW in line or "\"sensitive\"" in line
             or (line.startswith("Name ") and line.rstrip().endswith("Value"))
             or ("ata" in line and (DATA_BLOCK_YAML.search(line.lstrip(" -") + "\n") is not None
