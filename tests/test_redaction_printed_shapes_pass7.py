@@ -253,3 +253,29 @@ def test_url_and_command_tokens_go(text: str, secret: str) -> None:
 ])
 def test_urls_and_commands_without_tokens_stay(text: str) -> None:
     assert Redactor({}).text(text) == text
+
+
+# --- F9: log lines that lost data --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "tokenizer.pad_token = tokenizer.eos_token",
+    "self.api_key = config.api_key",
+    "triton_tem_fused_mm_0 key: mm-9f2b6c1e0a7d4e3b8c5f1a2d6e9b0c3f7a4d1e8b5c2f9a6d3e0b7c4f1a8d5e2b",
+    "envFrom: - secretRef: name: app-secrets",
+    "imagePullSecrets: [{name: regcred}]",
+    "login succeeded for user alice (auth=publickey)",
+])
+def test_log_lines_that_hold_no_secret_stay(text: str) -> None:
+    assert Redactor({}).text(text) == text
+
+
+@pytest.mark.parametrize("text, secret, kept", [
+    ("connect(user=app, password=Zq8vN2mK5pL9xR4t)", "Zq8vN2mK5pL9xR4t", ")"),
+    ("tokenizer.pad_token = hf_tok.Zq8vN2mK5pL9xR4t", "Zq8vN2mK5pL9xR4t", ""),
+    ("key: 9f2b6c1e0a7d4e3b8c5f1a2d6e9b0c3f7a4d1e8b5c2f9a6d3e0b7c4f1a8d5e2b", "9f2b6c1e0a7d4e3b8c5f", ""),
+    ("secret: name: Zq8vN2mK5pL9xR4t", "Zq8vN2mK5pL9xR4t", ""),
+    ("password: [hunter2-Pa55w0rd!]", "hunter2-Pa55w0rd", ""),
+])
+def test_secrets_beside_those_shapes_still_go(text: str, secret: str, kept: str) -> None:
+    out = Redactor({}).text(text)
+    assert secret not in out and out.endswith(kept), out

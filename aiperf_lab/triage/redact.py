@@ -121,7 +121,7 @@ QUANTITY_WORDS = {"count", "counts", "size", "sizes", "len", "length", "lengths"
                   "email", "policy", "scope", "scopes", "position", "positions", "ids", "index", "idx",
                   "usage", "speed", "time", "times", "step", "steps", "window", "dim", "dims", "vocab", "estimate",
                   "fraction", "ratio", "percent", "pct", "bytes", "mb", "gb", "kb", "tps", "qps", "algo", "alg",
-                  "algorithm", "algorithms", "stdin", "prompt"}
+                  "algorithm", "algorithms", "stdin", "prompt", "ref", "refs"}   # (secretRef, secretKeyRef: a reference)
 # ... or before it (MAX_TOKEN_LEN, NUM_PASS, HF_HUB_DISABLE_IMPLICIT_TOKEN, USE_AUTH_TOKEN).
 QUALIFIER_BEFORE = {"max", "min", "num", "n", "total", "per", "avg", "mean", "disable", "enable", "use", "implicit", "no",
                     "skip", "allow", "require"}
@@ -499,6 +499,8 @@ CONFIG_SET_VALUE = re.compile(r"config(?:ure)? set[ \t]{1,4}(?P<name>[A-Za-z0-9_
                               + _shell_value(r"[^\s'\"-][^\s'\"]{0,4095}"))
 # `key=`, `?key=`, `"key": "..."`, `license_key: ...` with a key-shaped value (20+ characters of
 # letters and digits both, checked in code); a bare `key` elsewhere is too common in ML logs to hide.
+# (Inductor's autotune cache `key: mm-<64 hex>`: a hash led by its kind, no key)
+KIND_PREFIXED_HASH = re.compile(r"[a-z]{1,12}-[0-9a-f]{32,128}")
 KEY_ASSIGNMENT = re.compile(r"key(?<![a-z0-9]key)[\"']?[ \t]{0,3}[=:][ \t]{0,3}[\"']?(?P<value>[a-z0-9+/_-]{20,512}={0,2})"
                             r"(?![a-z0-9+/_-])")
 # name=value, name: value, --name=value, "name": "value" where the name suggests a secret. ML logs
@@ -1413,7 +1415,7 @@ class Redactor:
         for m in KEY_ASSIGNMENT.finditer(lower):
             value = m.group("value")
             if (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
-                    and not _names_harmless_key(text, m.start())):
+                    and not _names_harmless_key(text, m.start()) and not KIND_PREFIXED_HASH.fullmatch(value)):
                 spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
         if "kaggle" in lower:  # a Kaggle key is 32 bare hex digits: one beside the word
             spans.extend(_beside_spans(lower, KAGGLE_WORD, KAGGLE_KEY, is_hex_key, "kaggle key"))
@@ -2212,8 +2214,19 @@ class _HarmlessValues(dict):
         verdict = self[value] = (value.lower() == REDACTED_LOWER or (value[0] in "/~." and is_named_location(value))
                                  or (len(value) < 16 and cannot_be_secret(value.rstrip(")]}>")))
                                  or (value[0] in "<[$%" and NOT_A_SECRET_REFERENCE.fullmatch(value) is not None)
-                                 or value.lower() in AUTH_SCHEMES)
+                                 or value.lower().rstrip(")]}>") in AUTH_SCHEMES
+                                 or (CODE_REFERENCE.fullmatch(value) is not None and _names_another(value)))
         return verdict
+
+
+# Code's reference to another attribute (`tokenizer.pad_token = tokenizer.eos_token`, `self.api_key = config.api_key`):
+# a dotted path of small-letter identifiers whose last names a secret or has a "_" (a password is seldom one)
+CODE_REFERENCE = re.compile(r"[a-z_][a-z0-9_]{0,63}(?:\.[a-z_][a-z0-9_]{0,63}){1,8}")
+
+
+def _names_another(reference: str) -> bool:
+    last = reference.rsplit(".", 1)[1]
+    return "_" in last or _secret_name_cached(last)
 
 
 # A model's special tokens (`bos_token: <|begin_of_text|>`, `</s>`, `[PAD]`) and a variable's reference
@@ -2223,7 +2236,8 @@ NOT_A_SECRET_REFERENCE = re.compile(r"<\|?/?[A-Za-z0-9_.-]{0,64}\|?>|\[[A-Z_]{2,
                                     r"|\$[A-Z_][A-Z0-9_]{0,127}|%[A-Z_][A-Z0-9_]{0,127}%")
 # Authentication schemes: `auth: kerberos`, `--auth basic` name how, not with what.
 AUTH_SCHEMES = frozenset({"basic", "bearer", "kerberos", "oauth", "oauth2", "digest", "ntlm", "negotiate", "saml",
-                          "oidc", "ldap", "iam", "sigv4", "gssapi", "spnego", "sso", "mtls", "x509", "none"})
+                          "oidc", "ldap", "iam", "sigv4", "gssapi", "spnego", "sso", "mtls", "x509", "none",
+                          "publickey", "hostbased", "keyboard-interactive", "gssapi-with-mic"})   # (and ssh's methods)
 
 
 def _assignment_spans(text: str, lower: str) -> list[Span]:
@@ -2246,6 +2260,8 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
                 value_end -= 1  # JSON inside JSON: the value's closing quote is escaped too
             if harmless[text[value_start:value_end]]:
                 continue  # secret=False, token: 0, gpu_pw=350.2, a path, one already redacted
+            if text[value_end - 1] in ")]}" and _closes_bracket(text, m.start(), value_start, value_end):
+                value_end -= 1  # connect(user=app, password=X): the ")" is the call's
             if counts and (digits := text[value_start:value_end].rstrip(")]}>")).isdigit() and len(
                     digits) <= MAX_TOKEN_COUNT_DIGITS:
                 continue  # token=128000: a token id or count
@@ -2256,6 +2272,13 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
             if (rest_end > rest_start or start and text[start - 1] in _NAME_CHARACTERS) and _names_a_quantity(
                     text, start, rest_end):
                 continue  # output_token_throughput: 1234.5
+            if text[value_end - 1] == ":" and text.startswith(" ", value_end):  # a YAML mapping's key on the line
+                if FLOW_MAPPING_KEY.fullmatch(text, value_start, value_end) is not None:
+                    continue  # imagePullSecrets: [{name: regcred}]: a list of names
+                nested = NESTED_VALUE.match(text, value_end)  # secret: name: X: X is the value
+                if nested is not None and not harmless[nested.group("value")]:
+                    append((nested.start("value"), nested.end("value"), REDACTED, "secret-named value", m.start()))
+                continue
             append((value_start, value_end, REDACTED, "secret-named value", start))
             if runs is None:
                 continue
@@ -2267,6 +2290,22 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
             else:
                 wait, backoff = backoff, min(2 * backoff, 64)
     return spans
+
+
+FLOW_MAPPING_KEY = re.compile(r"[\[{]{1,2}[A-Za-z_][A-Za-z0-9_-]{0,63}:")
+NESTED_VALUE = re.compile(r" {1,8}[\"']?(?P<value>[^\s'\",;\x00]{3,4096})")
+BRACKET_PAIRS = {")": "(", "]": "[", "}": "{"}
+
+
+def _closes_bracket(text: str, start: int, value_start: int, value_end: int) -> bool:
+    """Whether the bracket ending a value closes one opened before its name on the line, not in the value."""
+    close = text[value_end - 1]
+    opening = BRACKET_PAIRS[close]
+    if opening in text[value_start:value_end]:
+        return False
+    line_start = text.rfind("\n", 0, start) + 1
+    before = text[line_start:start]
+    return before.count(opening) > before.count(close)
 
 
 def _assignment_run(text: str, lower: str, at: int, runs: tuple[Callable, Callable], harmless: _HarmlessValues,
