@@ -2906,11 +2906,12 @@ def _xml_element_spans(text: str) -> list[Span]:
 # - fish's `set -x` / `set -gx` listing (`NAME VALUE`, the value quoted when it must be), its `set -gx NAME VALUE`, csh's
 #   `setenv NAME VALUE`; a bare `NAME VALUE` line only when NAME is in capitals with a `_` (DB_PASSWORD), the line holds
 #   nothing else and the value is quoted or looks like a password (looks_like_password: `PASSWORD_RESET sent` stays)
-ENV_LISTING_LINE = re.compile(r"\n[ \t]{0,8}(?P<cmd>setenv[ \t]{1,4}|set[ \t]{1,4}-[A-Za-z]{1,4}[ \t]{1,4})?"
-                              r"(?P<name>[A-Za-z_][A-Za-z0-9_]{0,127})[ \t]{1,8}"
-                              r"(?:'(?P<sq>(?:[^'\\\n]|\\[^\n]){1,4096})'|\"(?P<dq>(?:[^\"\\\n]|\\[^\n]){1,4096})\""
-                              r"|(?P<bare>[^\s'\"][^\s]{0,4095}))[ \t]*(?=\r?\n|\Z)")
-ENV_LISTING_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+_LISTING_VALUE = (r"[ \t]{1,8}(?:'(?P<sq>(?:[^'\\\n]|\\[^\n]){1,4096})'|\"(?P<dq>(?:[^\"\\\n]|\\[^\n]){1,4096})\""
+                  r"|(?P<bare>[^\s'\"][^\s]{0,4095}))[ \t]*(?=\r?\n|\Z)")
+# (two patterns, each found fast: the commands from their literal, the bare lines from a line start in capitals)
+ENV_LISTING_COMMAND = re.compile(r"set(?:(?<=^set)|(?<=[\n \t;]set))(?:env|[ \t]{1,4}-[A-Za-z]{1,4})[ \t]{1,4}"
+                                 r"(?P<name>[A-Za-z_][A-Za-z0-9_]{0,127})" + _LISTING_VALUE)
+ENV_LISTING_LINE = re.compile(r"\n[ \t]{0,8}(?P<name>[A-Z][A-Z0-9]{0,63}_[A-Z0-9_]{1,64})" + _LISTING_VALUE)
 # - DeepSpeed's config print, `  comet_api_key ............... VALUE` (a name, a space, dots, a space, the value's repr
 #   to the line's end), found from its dots
 DOT_LEADER = re.compile(r" \.\.(?<=[A-Za-z0-9_] \.\.)\.{0,96} (?P<value>[^\n]{1,4096})")
@@ -2924,14 +2925,16 @@ def _tool_listing_spans(text: str) -> list[Span]:
     """Values of secret names in fish / csh environment listings, DeepSpeed's config print and Hadoop XML (above)."""
     spans: list[Span] = []
     if " " in text or "\t" in text:
-        for m in ENV_LISTING_LINE.finditer("\n" + text):
-            name = m.group("name")
-            if ((m.group("cmd") or ENV_LISTING_NAME.fullmatch(name)) and _secret_name_cached(name)):
+        for shift, pattern, lined in ((1, ENV_LISTING_LINE, "\n" + text), (0, ENV_LISTING_COMMAND, text)):
+            for m in pattern.finditer(lined):
+                if not _secret_name_cached(m.group("name")):
+                    continue
                 group = "sq" if m.group("sq") is not None else "dq" if m.group("dq") is not None else "bare"
-                start, end = m.span(group)
-                value = text[start - 1:end - 1]
-                if _secret_value(value) and (m.group("cmd") or group != "bare" or looks_like_password(value)):
-                    spans.append((start - 1, end - 1, REDACTED, "secret-named value", m.start()))
+                start, end = m.start(group) - shift, m.end(group) - shift
+                value = text[start:end]
+                if _secret_value(value) and (pattern is ENV_LISTING_COMMAND or group != "bare"
+                                             or looks_like_password(value)):
+                    spans.append((start, end, REDACTED, "secret-named value", max(0, m.start() - shift)))
     if " .." in text:
         for m in DOT_LEADER.finditer(text):
             name = _name_before(text, m.start(), m.start())
