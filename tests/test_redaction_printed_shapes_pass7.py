@@ -279,3 +279,11 @@ def test_log_lines_that_hold_no_secret_stay(text: str) -> None:
 def test_secrets_beside_those_shapes_still_go(text: str, secret: str, kept: str) -> None:
     out = Redactor({}).text(text)
     assert secret not in out and out.endswith(kept), out
+
+
+def test_path_shaped_password_assigned_on_the_command_line_is_known() -> None:
+    from aiperf_lab.triage.redact import argv_secret_values
+    value = "/eIrB8jpQFyiadvr/vI1sSZ6qPIqpzFX"
+    assert argv_secret_values(["env", f"DB_PASSWORD={value}", "python3", "w.py"]) == [value]
+    assert argv_secret_values(["env", "DB_PASSWORD_FILE=/run/secrets/db_password", "python3", "w.py"]) == []
+    assert argv_secret_values(["python3", "w.py", "db.password=/run/secrets/db_password"]) == []

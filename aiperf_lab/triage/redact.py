@@ -1055,7 +1055,7 @@ def _assigned_secret_at(word: str) -> int | None:
         return None
     value = _unquoted(word[m.end():])
     words = name_words(m.group("name"))
-    if (cannot_be_secret(value) or is_location(value) or value.startswith("$")
+    if (cannot_be_secret(value) or is_named_location(value) or value.startswith("$")
             or NOT_A_SECRET_REFERENCE.fullmatch(value) or (value.isdigit() and "token" in words)):
         return None
     if words[-1] in END_WORDS and tuple(words[-2:]) not in SECRET_PAIRS and not _weak_flag_secret(value):
