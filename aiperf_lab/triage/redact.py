@@ -868,7 +868,7 @@ GENERATED = re.compile(r"[A-Za-z0-9_+/=]+")
 # database name; the name goes too, as people type it meaning the password.)
 PASSWORD_FLAG_OF_TOOL = {**dict.fromkeys(("mysql", "mariadb", "mysqldump", "mysqladmin", "mysqlsh", "mysqlimport",
                                           "mysqlcheck", "mongo", "mongosh", "mongodump", "mongorestore", "sshpass",
-                                          "7z", "7za"), "-p"),
+                                          "7z", "7za"), "-p"), "openssl": "-k",
                          **dict.fromkeys(("redis-cli", "keydb-cli"), "-a"), **dict.fromkeys(("zip", "unzip"), "-P"),
                          **dict.fromkeys(("ldapsearch", "ldapadd", "ldapmodify", "ldapdelete", "ldapwhoami"), "-w")}
 USER_PASSWORD_TOOLS = {"curl", "wget"}
@@ -891,15 +891,30 @@ def _weak_flag_secret(value: str) -> bool:
 URL_PARTS = re.compile(r"[/?&=#;]")
 
 
-def argv_secret_positions(argv: list[str]) -> list[tuple[int, int]]:
-    """(index, offset) of every secret value on a command line: argv[index][offset:] is secret.
+def argv_secret_pieces(argv: list[str]) -> list[tuple[int, int, int]]:
+    """(index, start, end) of every secret value on a command line: argv[index][start:end] is secret, nothing
+    around it (a value's quotes, helm's next `,b.user=y`, a mapping's closing brace stay).
     `--password X`, `--db-pass=X`, `--hf-token X`; the password flag of a tool that takes one (`-pX` and
-    `-p X` after mysql or sshpass, `-a X` after redis-cli, `-P X` after zip); `-p X` / `-pX` after any
-    other program when X looks like a password (looks_like_password: not a port, path or plain word);
-    `-u user:pass` / `--user user:pass` (a uid:gid of digits stays); a bare hex key anywhere, unless
-    the flag before it names a hash (`--revision SHA`, `--commit=SHA`)."""
-    found: list[tuple[int, int]] = []
+    `-p X` after mysql or sshpass, `-a X` after redis-cli, `-P X` after zip, `-k X` after openssl); `-p X` / `-pX`
+    after any other program when X looks like a password (looks_like_password: not a port, path or plain word);
+    `-u user:pass` / `--user user:pass` (a uid:gid of digits stays); a bare hex key anywhere, unless the flag before
+    it names a hash (`--revision SHA`, `--commit=SHA`); secret-named values inside a word (_named_value_pieces:
+    `db.password=X`, `--set a.password=X,b.user=y`, `-e "user=bob password=X"`, `{password: X}`,
+    `login(token='X')`; `token = get_token()` is code); a password in a login or proxy position without a scheme (`rsync bob:X@host:/p`,
+    `--proxy bob:X@proxy:3128`, `http_proxy=bob:X@proxy:3128`); the password of `net use`, `htpasswd -b` and
+    `aws configure set NAME X` when NAME is a secret's."""
+    found: list[tuple[int, int, int]] = []
+
+    def whole(i: int, start: int = 0) -> None:
+        arg = argv[i]
+        end = len(arg)
+        if end - start >= 2 and arg[start] == arg[end - 1] and arg[start] in "'\"":
+            start, end = start + 1, end - 1
+        if end > start:
+            found.append((i, start, end))
+
     tool = ""
+    login_tool = False
     previous = ""
     i = 0
     while i < len(argv):
@@ -908,10 +923,16 @@ def argv_secret_positions(argv: list[str]) -> list[tuple[int, int]]:
         if not arg.startswith("-"):
             if base in PASSWORD_FLAG_OF_TOOL or base in USER_PASSWORD_TOOLS:
                 tool = base
-            elif (at := _assigned_secret_at(arg)) is not None:
-                found.append((i, at))  # db.password=X, +trainer.api_key=X, DB_PASSWORD=X before a command
-            elif is_hex_key(arg) and not (previous.startswith("-") and names_a_hash(previous)):
-                found.append((i, 0))
+            login_tool = login_tool or base in LOGIN_TOOLS
+            if (tool_pieces := _tool_positional_pieces(argv, i)) is not None:
+                found += tool_pieces
+                break  # the rest of this command is that tool's
+            if is_hex_key(arg) and not (previous.startswith("-") and names_a_hash(previous)):
+                found.append((i, 0, len(arg)))
+            elif login_tool and (password := _schemeless_password(arg)) is not None:
+                found.append((i, *password))  # rsync bob:X@host:/p, git clone bob:X@host:repo
+            else:
+                found += [(i, s, e) for s, e in _named_value_pieces(arg, 0)]
             previous = arg
             i += 1
             continue
@@ -919,54 +940,171 @@ def argv_secret_positions(argv: list[str]) -> list[tuple[int, int]]:
         name, eq, value = arg.partition("=")
         tool_flag = PASSWORD_FLAG_OF_TOOL.get(tool, "")
         has_next = i + 1 < len(argv) and not argv[i + 1].startswith("-")
-        if tool_flag and arg.startswith(tool_flag) and len(arg) > 2:
-            found.append((i, 2))
+        if tool_flag and arg.startswith(tool_flag) and len(arg) > 2 and tool_flag not in ONLY_SPACED_FLAGS:
+            whole(i, 2)
         elif tool_flag and arg == tool_flag and has_next:
-            found.append((i + 1, 0))
+            whole(i + 1)
             i += 1
+        elif "proxy" in name.lower() and name != "--proxy-user" and not is_secret_flag(name):
+            # --proxy bob:X@proxy:3128 (curl, pip take a proxy without its scheme); one with a scheme is a URL
+            at, text = (i, value) if eq else (i + 1, argv[i + 1]) if has_next else (i, "")
+            if (password := _schemeless_password(text)) is not None:
+                found.append((at, len(argv[at]) - len(text) + password[0], len(argv[at]) - len(text) + password[1]))
+            i = at
         elif tuple(name_words(FLAG_PREFIX.sub("", name))) in WEAK_SECRET_FLAGS:
             # --session X, --license X, --private X, --sas X, --webhook-url X: a secret unless a setting
             if eq and _weak_flag_secret(value):
-                found.append((i, len(name) + 1))
+                whole(i, len(name) + 1)
             elif not eq and has_next and _weak_flag_secret(argv[i + 1]):
-                found.append((i + 1, 0))
+                whole(i + 1)
                 i += 1
         elif is_secret_flag(name):
-            if eq:
-                found.append((i, len(name) + 1))
-            elif i + 1 < len(argv):
-                found.append((i + 1, 0))
-                i += 1
+            at, start = (i, len(name) + 1) if eq else (i + 1, 0)
+            if at < len(argv):
+                # openssl's -pass pass:X holds X; env:VAR, file:PATH, fd:N say where the password is
+                kind, colon, rest = argv[at][start:].partition(":")
+                if colon and kind in ("pass", "env", "file", "fd", "stdin"):
+                    if kind == "pass" and rest:
+                        whole(at, start + 5)
+                else:
+                    whole(at, start)
+            i = at
         elif arg.startswith("-p") and not tool_flag and (
                 (len(arg) > 2 and not arg.startswith("--") and looks_like_password(arg[2:]))):
-            found.append((i, 2))
+            whole(i, 2)
         elif arg in ("-a", "-k") and not tool_flag and has_next and looks_generated(argv[i + 1]):
             # redis-cli's -a on another client, openssl's -k; -a is "all" or "arch" elsewhere, -k pytest's expression
-            found.append((i + 1, 0))
+            whole(i + 1)
             i += 1
         elif arg == "-p" and not tool_flag and has_next and looks_like_password(argv[i + 1]):
-            found.append((i + 1, 0))
+            whole(i + 1)
             i += 1
-        elif eq and (at := _assigned_secret_at(value)) is not None:
-            found.append((i, len(name) + 1 + at))  # --set=auth.token=X
+        elif eq and (pieces := _named_value_pieces(value, len(name) + 1)):
+            found += [(i, s, e) for s, e in pieces]  # --set=auth.token=X, --from-literal=password=X
         elif eq and is_hex_key(value) and not names_a_hash(name):
-            found.append((i, len(name) + 1))
+            found.append((i, len(name) + 1, len(arg)))
         elif name in ("-u", "--user", "--proxy-user") or (tool in USER_PASSWORD_TOOLS and arg.startswith("-u")):
             at, text = ((i, value) if eq else (i, arg[2:]) if len(arg) > 2 and not name.startswith("--")
                         else (i + 1, argv[i + 1] if i + 1 < len(argv) else ""))
             user, colon, password = text.partition(":")
             if colon and password and not password.isdigit():
-                found.append((at, len(argv[at]) - len(password)))
+                found.append((at, len(argv[at]) - len(password), len(argv[at])))
             i = max(i, at)
         i += 1
     return found
 
 
+# Programs whose arguments name a host to log in to, where `bob:PASSWORD@host:path` is a login with its password
+LOGIN_TOOLS = frozenset({"rsync", "scp", "sftp", "ssh", "git", "svn", "hg", "sshfs", "lftp", "ftp", "rclone"})
+ONLY_SPACED_FLAGS = frozenset({"-k"})   # openssl's -k X (-kfile PATH is another flag)
+# user:PASSWORD@host followed by nothing, a port, a path or an scp-style :path; the password runs to the last "@"
+SCHEMELESS_ARGUMENT = re.compile(r"[^\s:@/\\\"']{1,256}:(?P<password>[^\s]{1,256})@(?:[A-Za-z0-9][A-Za-z0-9.-]{0,252}"
+                                 r"|\[[0-9A-Fa-f:.]{2,64}\])(?:[:/][^\s@]{0,4096})?")
+
+
+def _schemeless_password(word: str) -> tuple[int, int] | None:
+    """Where the password of a login given without a scheme (bob:PASSWORD@host:path) is in word, or None."""
+    m = SCHEMELESS_ARGUMENT.fullmatch(word)
+    if m is None or cannot_be_secret(m.group("password")):
+        return None
+    return m.span("password")
+
+
+def _tool_positional_pieces(argv: list[str], i: int) -> list[tuple[int, int, int]] | None:
+    """A tool whose password is a positional argument, when argv[i] starts it: `net use [Z:] \\\\srv\\share PASSWORD
+    /user:bob` (Windows), `htpasswd -b[c] FILE USER PASSWORD` (`-nb USER PASSWORD`), `aws configure set NAME VALUE`
+    with a secret's NAME. None when argv[i] starts none of them."""
+    base = os.path.basename(argv[i]).lower().removesuffix(".exe")
+    rest = argv[i + 1:]
+    if base == "net" and rest[:1] and rest[0].lower() == "use":
+        for j in range(i + 2, len(argv)):
+            word = argv[j]
+            if word.startswith("/") or word.startswith("\\\\") or "://" in word or word == "*" or (
+                    len(word) == 2 and word[1] == ":"):
+                continue  # /user:X /persistent:no, the share, a URL, a drive letter, * (asks for it)
+            return [(j, 0, len(word))]
+        return []
+    if base == "htpasswd":
+        flags = "".join(w[1:] for w in rest if w.startswith("-") and not w.startswith("--"))
+        positional = [j for j in range(i + 1, len(argv)) if not argv[j].startswith("-")]
+        wanted = 1 if "n" in flags else 2
+        if "b" in flags and len(positional) > wanted:
+            j = positional[wanted]
+            return [(j, 0, len(argv[j]))]
+        return []
+    if base == "aws" and [w.lower() for w in rest[:2]] == ["configure", "set"] and len(rest) >= 4:
+        name, value = rest[2], rest[3]
+        if _assigned_secret_at(f"{name.rpartition('.')[2]}={value}") is not None:
+            return [(i + 4, 0, len(value))]
+        return []
+    return None
+
+
+# A name given a value inside one word: a Hydra/OmegaConf override (`db.password=X`, `+trainer.api_key=X`), helm's
+# `--set a.password=X,b.user=y`, ansible's `-e "user=bob password=X"`, a form body (`password=X&user=bob`), a YAML,
+# JSON, HCL or Python mapping (`{password: X}`, `{"password":"X"}`, `{password="X"}`), a call's keyword
+# (`login(token='X')`) or a subscript (`os.environ['HF_TOKEN']='X'`). (":" is no separator before "//", a URL's.)
+NAMED_VALUE = re.compile(r"(?<![\w.+~\-])[+~]{0,2}(?P<name>[A-Za-z_][\w.\-]{0,127})(?:['\"]\])?['\"]?[ \t]{0,8}"
+                         r"(?:=(?!=)|:(?!//))[ \t]{0,8}")
+# where a bare value ends: before the next assignment of a list (after a blank, comma, ampersand or semicolon; helm's
+# `\,` is a comma inside a value), and inside a mapping or a call also at its next item or its end
+NEXT_ASSIGNMENT = re.compile(r"(?<!\\)[\s,&;](?=[+~]{0,2}[A-Za-z_][\w.\-]{0,127}=)")
+FLOW_VALUE_END = re.compile(r"[\s,;}\])]")
+WORD_VALUE_END = re.compile(r"[\s'\",;]")
+OPENERS, CLOSERS = "{[(", "}])"
+
+
+def _named_value_pieces(word: str, offset: int) -> list[tuple[int, int]]:
+    """(start, end) + offset of each secret value a name is given inside word (NAMED_VALUE, judged as
+    _assigned_secret_at judges `name=value`): a quoted value without its quotes, a bare one up to the next
+    assignment of a list or the next item of a mapping. One word a line of a shell script holds, with
+    blanks: there a bare value ends at the first blank, as the shell reads it."""
+    if "=" not in word and ":" not in word:
+        return []
+    pieces = []
+    at = 0
+    while (m := NAMED_VALUE.search(word, at)) is not None:
+        start = m.end()
+        at = max(start, m.start() + 1)
+        quote_char = word[start:start + 1]
+        if quote_char in ("'", '"'):
+            end = start + 1
+            while end < len(word) and word[end] != quote_char:
+                end += 2 if word[end] == "\\" and quote_char == '"' else 1
+            if end >= len(word):
+                continue
+            value_start, value_end = start + 1, end
+        else:
+            head = word[:m.start()]
+            depth = sum(head.count(c) for c in OPENERS) - sum(head.count(c) for c in CLOSERS)
+            if depth > 0:
+                stop = FLOW_VALUE_END.search(word, start)
+            elif m.start() == 0 and word[start - 1] in "=:":
+                stop = NEXT_ASSIGNMENT.search(word, start)   # the word is the assignment (a list of them)
+            else:
+                stop = WORD_VALUE_END.search(word, start)
+            value_start, value_end = start, stop.start() if stop else len(word)
+        value = word[value_start:value_end]
+        name = m.group("name")
+        if value and _assigned_secret_at(f"{name}={value}") is not None:
+            pieces.append((offset + value_start, offset + value_end))
+            at = value_end
+        elif "proxy" in name.lower() and (password := _schemeless_password(value)) is not None:
+            pieces.append((offset + value_start + password[0], offset + value_start + password[1]))
+            at = value_end   # http_proxy=bob:X@proxy:3128 (curl and pip read it without a scheme)
+    return pieces
+
+
 def argv_secret_values(argv: list[str], depth: int = 0) -> list[str]:
-    """The secret values on a command line, worth hiding everywhere: those of argv_secret_positions, a URL's
-    password in any argument, a secret-named value in a JSON argument (`--config '{"password": "X"}'`), and
-    the same again in the commands of a shell string (`bash -c "DB_PASSWORD=X ./serve; echo X"`)."""
-    values = [_unquoted(argv[i][k:]) for i, k in argv_secret_positions(argv)]
+    """The secret values on a command line, worth hiding everywhere: every piece Redactor.argv replaces in it
+    (by argv_secret_pieces or by the text rules; read by a Redactor that knows no secret, so a value is known
+    exactly as the command line's redaction cut it), a URL's password URL-decoded, a secret-named value of a JSON
+    argument unescaped (`--config '{"password": "X"}'`), and the same again in the commands of a shell string
+    (`bash -c "DB_PASSWORD=X ./serve; echo X"`)."""
+    values = _bare_redactor().argv_replaced_values(argv)
+    # `Authorization: Bearer X` hides "Bearer X": X is the secret, printed alone too
+    values += [rest for v in values if " " in v and (parts := v.split(None, 1))[0].lower() in AUTH_SCHEMES | {"token"}
+               for rest in parts[1:]]
     for arg in argv:
         values += _inner_secret_values(arg.partition("=")[2] if arg.startswith("-") else arg)
     if depth < MAX_SHELL_DEPTH:
@@ -974,6 +1112,12 @@ def argv_secret_values(argv: list[str], depth: int = 0) -> list[str]:
             for command in _shell_commands(script):
                 values += argv_secret_values(command, depth + 1)
     return [v for v in dict.fromkeys(values) if worth_hiding(v)]
+
+
+@functools.lru_cache(maxsize=1)
+def _bare_redactor() -> "Redactor":
+    """A Redactor that knows no secret and no host: what the rules alone find (argv_secret_values)."""
+    return Redactor({})
 
 
 # A word that gives a name a value: a Hydra/OmegaConf override (`db.password=X`, `+trainer.api_key=X`, `++x.token=X`),
@@ -998,7 +1142,8 @@ def _assigned_secret_at(word: str) -> int | None:
         return None
     value = _unquoted(word[m.end():])
     words = name_words(m.group("name"))
-    if (cannot_be_secret(value) or is_location(value) or value.startswith("$")
+    if (cannot_be_secret(value) or is_location(value) or value.startswith("$") or _code_reference(value)
+            or value.lower() in AUTH_SCHEMES
             or NOT_A_SECRET_REFERENCE.fullmatch(value) or (value.isdigit() and "token" in words)):
         return None
     if words[-1] in END_WORDS and tuple(words[-2:]) not in SECRET_PAIRS and not _weak_flag_secret(value):
@@ -1795,15 +1940,28 @@ class Redactor:
         return list(done)
 
     def _redacted_argv(self, argv: list[str]) -> list[str]:
-        hidden = dict(argv_secret_positions(argv))
-        clean = []
+        return [self._apply(arg, spans) if spans else arg for arg, spans in zip(argv, self.argv_spans(argv))]
+
+    def argv_spans(self, argv: list[str]) -> list[list[Span]]:
+        """Per argument, what Redactor.argv replaces: the pieces of argv_secret_pieces, exactly, and what the text
+        rules find that overlaps none of them (one that does, `X}` of `{password: X}`, gives way to the piece)."""
+        pieces: dict[int, list[tuple[int, int]]] = {}
+        for i, start, end in argv_secret_pieces(argv):
+            pieces.setdefault(i, []).append((start, end))
+        out = []
         for i, arg in enumerate(argv):
-            if i in hidden:
-                self.counts["secret-named value"] += 1
-                clean.append(self.text(arg[:hidden[i]]) + REDACTED)
-            else:
-                clean.append(self.text(arg))
-        return clean
+            spans = self.spans(arg)
+            own = pieces.get(i)
+            if own:
+                spans = [span for span in spans if not any(span[0] < end and start < span[1] for start, end in own)]
+                spans = _merge_spans(sorted(spans + [(start, end, REDACTED, "secret-named value", start)
+                                                     for start, end in own]))
+            out.append(spans)
+        return out
+
+    def argv_replaced_values(self, argv: list[str]) -> list[str]:
+        """The values Redactor.argv replaces in argv, each as it stands there."""
+        return [value for arg, spans in zip(argv, self.argv_spans(argv)) for value in _span_values(arg, spans)]
 
     def tainted(self, text: str) -> bool:
         """Whether text holds anything we would redact (for files we cannot rewrite)."""
@@ -2150,14 +2308,27 @@ class _HarmlessValues(dict):
         verdict = self[value] = (value.lower() == REDACTED_LOWER or (value[0] in "/~." and is_location(value))
                                  or (len(value) < 16 and cannot_be_secret(value.rstrip(")]}>")))
                                  or (value[0] in "<[$%" and NOT_A_SECRET_REFERENCE.fullmatch(value) is not None)
-                                 or value.lower() in AUTH_SCHEMES)
+                                 or value.lower() in AUTH_SCHEMES or _code_reference(value))
         return verdict
 
 
+# Code that names where a secret comes from, printed in a traceback's source line or given as `python -c` (`token =
+# get_token()`, `os.environ[` before a quote, `tok[0]`, `cfg.api_key`, `self.secret`): a call or a subscript of a
+# name, or an attribute named as a secret is.
+CODE_CALL = re.compile(r"[A-Za-z_][\w.]{0,127}[(\[](?:\)|[0-9]{1,4}\]|[A-Za-z_]\w{0,63}[\])]|(?P<q>[\"'])[\w.-]{1,128}(?P=q)[\])])?")
+ATTRIBUTE_PATH = re.compile(r"[a-z_]\w{0,63}(?:\.[A-Za-z_]\w{0,63}){1,8}")
+
+
+def _code_reference(value: str) -> bool:
+    if CODE_CALL.fullmatch(value) is not None:
+        return True
+    return ATTRIBUTE_PATH.fullmatch(value) is not None and _secret_name_cached(value.rpartition(".")[2])
+
+
 # A model's special tokens (`bos_token: <|begin_of_text|>`, `</s>`, `[PAD]`) and a variable's reference
-# (`api_key: ${OPENAI_API_KEY}`, `$HF_TOKEN`, `%API_KEY%`): named like secrets, they are none.
+# (`api_key: ${OPENAI_API_KEY}`, `$HF_TOKEN`, `%API_KEY%`, OmegaConf's `${oc.env:PW}`): named like secrets, they are none.
 # (unbraced, only in capitals: a password may start with "$")
-NOT_A_SECRET_REFERENCE = re.compile(r"<\|?/?[A-Za-z0-9_.-]{0,64}\|?>|\[[A-Z_]{2,16}\]|\$\{[A-Za-z_][A-Za-z0-9_]{0,127}\}"
+NOT_A_SECRET_REFERENCE = re.compile(r"<\|?/?[A-Za-z0-9_.-]{0,64}\|?>|\[[A-Z_]{2,16}\]|\$\{[A-Za-z_][A-Za-z0-9_.:-]{0,127}\}"
                                     r"|\$[A-Z_][A-Z0-9_]{0,127}|%[A-Z_][A-Z0-9_]{0,127}%")
 # Authentication schemes: `auth: kerberos`, `--auth basic` name how, not with what.
 AUTH_SCHEMES = frozenset({"basic", "bearer", "kerberos", "oauth", "oauth2", "digest", "ntlm", "negotiate", "saml",
