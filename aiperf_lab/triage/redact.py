@@ -378,13 +378,15 @@ URL_QUOTED_PASSWORD = re.compile(r"://[^\s/?#:@\"'<>\\]{0,256}:(?P<password>[^\s
                                  r"@(?=[\w\[])")
 # user:PASSWORD@host:port and //user:PASSWORD@host/path printed without a scheme (a proxy as curl and pip
 # take it, a protocol-relative DSN): the user starts a word (each pattern is led by the character before it:
-# a class the regex engine skips to in C), the host is followed by a port or a path, or the whole is led by
+# a class the regex engine skips to in C), the host is followed by a port, a path or scp's and rsync's `:dir/`
+# or `:~/` (`rsync bob:X@host:/p`, `git clone bob:X@host:org/repo`), or the whole is led by
 # "//", so that e-mail addresses (mailto:bob@example.com) and image digests (name:tag@sha256:...) stay; a
 # password no secret can be (3:4@host:80, on@host/x) stays, as cannot_be_secret has it.
 _SCHEMELESS_PASSWORD = (r"(?P<user>[A-Za-z0-9._~%+-]{1,64}):(?!(?:-?[0-9]{1,4}|-?[0-9]*\.[0-9]+|(?i:true|false|yes|no|"
                         r"none|null|nil|on|off|enabled|disabled|auto|default|unset|undefined))@)"
                         r"(?P<password>[^\s:@/\"'<>\\]{1,256})@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,16}")
-SCHEMELESS_PASSWORDS = (re.compile(r"[\s\"'=(,;\[{<|]" + _SCHEMELESS_PASSWORD + r"(?::[0-9]{1,5}(?![\w.:])|/)"),
+SCHEMELESS_PASSWORDS = (re.compile(r"[\s\"'=(,;\[{<|]" + _SCHEMELESS_PASSWORD
+                                   + r"(?::[0-9]{1,5}(?![\w.:])|/|:[A-Za-z0-9._~-]{0,128}[/~])"),
                         re.compile(r"[\s\"'=(,;\[{<|]//" + _SCHEMELESS_PASSWORD))
 # What each of those holds: a ":", the password, an "@" (led by its literal: where none is, neither pattern can match,
 # and their scans, which try every blank and quote, are spared)
@@ -441,6 +443,9 @@ COMMAND_PASSWORD_FLAGS: list[tuple[tuple[str, ...], int, re.Pattern[str]]] = [
                                     r"['\"]?(?P<value>[^\s'\"]+)")),
     (HF_LOGINS, 300,
      re.compile(r"--token(?<=[ \t]--token)(?:[ \t]{1,4}|=)['\"]?(?P<value>[^\s'\"-][^\s'\"]*)")),
+    # Windows' `net use [Z:] \\srv\share PASSWORD /user:DOMAIN\bob` or `... /user:bob PASSWORD` (`*` asks for it)
+    (("net use",), 300, re.compile(r"/(?<=[ \t]/)(?i:u|user):[^\s]{1,256}[ \t]{1,4}['\"]?(?P<value>[^\s'\"/*][^\s'\"]*)")),
+    (("net use",), 300, re.compile(r"\\\\(?<=[ \t]\\\\)[^\s]{1,256}[ \t]{1,4}['\"]?(?P<value>[^\s'\"/*][^\s'\"]*)")),
 ]
 # A secret flag's value in a printed command line (`Running: serve.py --api-key V`, `+ train.py --hf-token V`, a ps
 # line, a Python list `['--api-key', 'V']`): found from its "--", the flag judged as on the workload's own argv
@@ -1670,7 +1675,8 @@ class Redactor:
         _url_userinfo_spans): Kubernetes env lists and Secret data, shell-quoted values, loguru arrows,
         header tuples, terraform's sensitive values, XML elements, kubeconfig *-data keys."""
         spans = (_env_item_spans(text) + _shell_quoted_spans(text) + _loguru_spans(text) + _header_tuple_spans(text)
-                 + _terraform_sensitive_spans(text) + _xml_element_spans(text) + _name_value_table_spans(text))
+                 + _terraform_sensitive_spans(text) + _xml_element_spans(text) + _name_value_table_spans(text)
+                 + _yaml_block_spans(text))
         if any(prefix in text for prefix in DOCKER_CONFIG_PREFIXES):
             for m in DOCKER_CONFIG_BASE64.finditer(text):
                 run = m.group(0)
@@ -2355,6 +2361,8 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
                 value_end -= 1  # JSON inside JSON: the value's closing quote is escaped too
             if harmless[text[value_start:value_end]]:
                 continue  # secret=False, token: 0, gpu_pw=350.2, a path, one already redacted
+            if text[value_start] == "[" and 0 <= text.find("]", value_start) < text.find("\n", value_start) % (len(text) + 1):
+                continue  # `secrets: [X, Y]`: a flow sequence, its items redacted one by one (_yaml_block_spans)
             if counts and (digits := text[value_start:value_end].rstrip(")]}>")).isdigit() and len(
                     digits) <= MAX_TOKEN_COUNT_DIGITS:
                 continue  # token=128000: a token id or count
@@ -2924,6 +2932,75 @@ def _terraform_sensitive_spans(text: str) -> list[Span]:
     return spans
 
 
+# A YAML sequence or block scalar under a secret's name, as a config dump prints it: `secrets:` then `  - X` lines (or
+# `- X` at the name's own indent), `private_key: |` / `password: >-` then the lines indented under it; and a flow
+# sequence after one, `secrets: [X, Y]`, `"passwords": ["X", "Y"]`, `passwords = ['X']` (YAML, JSON, Python). A mapping under the
+# name (`secretKeyRef:\n  name: db`, `imagePullSecrets:\n- name: regcred`) holds names, not values: it stays.
+YAML_BLOCK_OPENER = re.compile(r":[ \t]{0,8}(?:(?P<style>[|>][+-]?[0-9]?)[ \t]{0,8})?\r?\n")
+YAML_BLOCK_KEY = re.compile(r"(?P<indent>[ \t]{0,64})(?:- )?[\"']?(?P<name>[A-Za-z_][\w.-]{0,127})[\"']?[ \t]{0,8}")
+YAML_LINE_OPENER = re.compile(YAML_BLOCK_KEY.pattern + r":[ \t]{0,8}(?:[|>][+-]?[0-9]?[ \t]{0,8})?")
+YAML_FLOW_OPENER = re.compile(r"[:=][ \t]{0,8}\[")
+FLOW_KEY_BEFORE = re.compile(r"[\"']?(?P<name>[A-Za-z_][\w.-]{0,127})[\"']?[ \t]{0,8}\Z")
+YAML_BLOCK_MOST_LINES = 62
+
+
+def _yaml_block_spans(text: str) -> list[Span]:
+    """The items of a sequence and the lines of a block scalar under a secret's name (YAML_BLOCK_OPENER), and the
+    items of a flow sequence after one (YAML_FLOW_OPENER)."""
+    spans: list[Span] = []
+    harmless = _HarmlessValues()
+    for m in YAML_BLOCK_OPENER.finditer(text) if ":" in text else ():
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        key = YAML_BLOCK_KEY.fullmatch(text, line_start, m.start())
+        if key is None or not _secret_name_cached(key.group("name")):
+            continue
+        indent = len(key.group("indent"))
+        scalar = m.group("style") is not None
+        at = m.end()
+        for _ in range(YAML_BLOCK_MOST_LINES):
+            end = text.find("\n", at)
+            end = len(text) if end < 0 else end
+            line = text[at:end].rstrip("\r")
+            content = line.lstrip(" \t")
+            depth = len(line) - len(content)
+            if scalar and content and depth > indent:
+                spans.append((at + depth, at + len(line), REDACTED, "secret-named value", line_start))
+            elif not scalar and content.startswith("- ") and depth >= indent:
+                value = content[2:].strip()
+                quoted = len(value) >= 2 and value[0] == value[-1] and value[0] in "'\""
+                bare = value[1:-1] if quoted else value
+                if not bare or (not quoted and (": " in value or value.endswith(":"))) or harmless[bare]:
+                    if not quoted and (": " in value or value.endswith(":")):
+                        break   # a sequence of mappings (`- name: regcred`): names, not values
+                else:
+                    first = at + depth + 2 + content[2:].index(value[0]) + (1 if quoted else 0)
+                    spans.append((first, first + len(bare), REDACTED, "secret-named value", line_start))
+            elif content or not scalar:
+                break
+            if end >= len(text):
+                break
+            at = end + 1
+    if "[" in text:
+        for m in YAML_FLOW_OPENER.finditer(text):
+            key = FLOW_KEY_BEFORE.search(text, max(0, m.start() - 140), m.start())
+            if key is None or not _secret_name_cached(key.group("name")):
+                continue
+            close = text.find("]", m.end(), m.end() + PRINTED_VALUE_LIMIT)
+            newline = text.find("\n", m.end(), close)
+            if close < 0 or newline >= 0:
+                continue
+            at = m.end()
+            for item in text[m.end():close].split(","):
+                value = item.strip()
+                quoted = len(value) >= 2 and value[0] == value[-1] and value[0] in "'\""
+                bare = value[1:-1] if quoted else value
+                if bare and not (set(bare) & set("[]{}:")) and not harmless[bare]:
+                    first = at + item.index(value) + (1 if quoted else 0)
+                    spans.append((first, first + len(bare), REDACTED, "secret-named value", key.start()))
+                at += len(item) + 1
+    return spans
+
+
 def _name_value_table_spans(text: str) -> list[Span]:
     """PowerShell's `Get-ChildItem env:` table: a `Name  Value` header, a dashed line, then `NAME  VALUE`
     rows to the first blank line; a secret name's value goes."""
@@ -3024,13 +3101,13 @@ def _json_data_block_spans(text: str) -> list[Span]:
 
 PRINTED_FORM_HOLD_LINES = 64     # lines a stream holds back after one that opens a form read over lines
 PRINTED_FORM_HOLD_CHARS = 16384
-PRINTED_FORM_OPENERS = ("ame", "File \"", LOGURU_ARROW, "\"sensitive\"", "ata", "Name ")
+PRINTED_FORM_OPENERS = ("ame", "File \"", LOGURU_ARROW, "\"sensitive\"", "ata", "Name ", ":\n", ":\r\n", "|", ">")
 
 
 def _opens_printed_form(line: str) -> bool:
     """Whether a line may begin a form whose secret value comes on a later line: an env item's secret
     name, a traceback frame or loguru's arrows, terraform's "sensitive", a Secret's data block, the header
-    of a Name/Value table."""
+    of a Name/Value table. (A secret's name over a YAML sequence or block scalar: _yaml_block_open.)"""
     if "ame" in line:
         m = ENV_ITEM_NAME.search(line)
         if m is not None and _secret_name_cached(m.group("name")):
@@ -3039,6 +3116,24 @@ def _opens_printed_form(line: str) -> bool:
             or (line.startswith("Name ") and line.rstrip().endswith("Value"))
             or ("ata" in line and (DATA_BLOCK_YAML.search(line.lstrip(" -") + "\n") is not None
                                    or DATA_BLOCK_JSON.search(line) is not None)))
+
+
+def _yaml_block_open(buffer: str, start: int, end: int, cut: int) -> bool:
+    """Whether buffer[start:end] names a secret over a YAML sequence or block scalar (_yaml_block_spans) that every
+    line from end to cut goes on with: more of it may come after the cut."""
+    key = YAML_LINE_OPENER.fullmatch(buffer, start, end - 1 if buffer.endswith("\n", start, end) else end)
+    if key is None or not _secret_name_cached(key.group("name")):
+        return False
+    scalar = "|" in buffer[key.end("name"):end] or ">" in buffer[key.end("name"):end]
+    indent = len(key.group("indent"))
+    for line in buffer[end:cut].split("\n")[:-1] if cut > end else ():
+        content = line.rstrip("\r").lstrip(" \t")
+        depth = len(line) - len(line.lstrip(" \t"))
+        if scalar and content and depth <= indent:
+            return False
+        if not scalar and not (content.startswith("- ") and depth >= indent):
+            return False
+    return True
 
 
 def _printed_form_hold(buffer: str, cut: int) -> int:
@@ -3069,7 +3164,7 @@ def _printed_form_hold(buffer: str, cut: int) -> int:
             break
         distance += 1
         line = buffer[start:end]
-        if above_arrow or _opens_printed_form(line):
+        if above_arrow or _opens_printed_form(line) or (":" in line and _yaml_block_open(buffer, start, end, cut)):
             hold = start
             reach = min(distance + PRINTED_FORM_HOLD_LINES, 4 * PRINTED_FORM_HOLD_LINES)
         above_arrow = LOGURU_ARROW in line
