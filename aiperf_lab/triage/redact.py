@@ -2361,7 +2361,8 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
                 value_end -= 1  # JSON inside JSON: the value's closing quote is escaped too
             if harmless[text[value_start:value_end]]:
                 continue  # secret=False, token: 0, gpu_pw=350.2, a path, one already redacted
-            if text[value_start] == "[" and 0 <= text.find("]", value_start) < text.find("\n", value_start) % (len(text) + 1):
+            if text[value_start] == "[" and 0 <= (close := text.find("]", value_start, value_start + 4096)) and text.find(
+                    "\n", value_start, close) < 0:
                 continue  # `secrets: [X, Y]`: a flow sequence, its items redacted one by one (_yaml_block_spans)
             if counts and (digits := text[value_start:value_end].rstrip(")]}>")).isdigit() and len(
                     digits) <= MAX_TOKEN_COUNT_DIGITS:
@@ -2940,7 +2941,7 @@ YAML_BLOCK_OPENER = re.compile(r":[ \t]{0,8}(?:(?P<style>[|>][+-]?[0-9]?)[ \t]{0
 YAML_BLOCK_KEY = re.compile(r"(?P<indent>[ \t]{0,64})(?:- )?[\"']?(?P<name>[A-Za-z_][\w.-]{0,127})[\"']?[ \t]{0,8}")
 YAML_LINE_OPENER = re.compile(YAML_BLOCK_KEY.pattern + r":[ \t]{0,8}(?:[|>][+-]?[0-9]?[ \t]{0,8})?")
 YAML_FLOW_OPENER = re.compile(r"[:=][ \t]{0,8}\[")
-FLOW_KEY_BEFORE = re.compile(r"[\"']?(?P<name>[A-Za-z_][\w.-]{0,127})[\"']?[ \t]{0,8}\Z")
+FLOW_KEY_REVERSED = re.compile(r"[ \t]{0,8}[\"']?(?P<name>[A-Za-z0-9_.-]{1,128})")   # (read backwards from the ":")
 YAML_BLOCK_MOST_LINES = 62
 
 
@@ -2949,56 +2950,98 @@ def _yaml_block_spans(text: str) -> list[Span]:
     items of a flow sequence after one (YAML_FLOW_OPENER)."""
     spans: list[Span] = []
     harmless = _HarmlessValues()
+    openers: dict[str, int | None] = {}   # a line before its ":" -> its indent when it names a secret (a log repeats them)
+    bodies: dict[tuple[int, bool, str], list[tuple[int, int]]] = {}   # and a body's text -> its spans
     for m in YAML_BLOCK_OPENER.finditer(text) if ":" in text else ():
         line_start = text.rfind("\n", 0, m.start()) + 1
-        key = YAML_BLOCK_KEY.fullmatch(text, line_start, m.start())
-        if key is None or not _secret_name_cached(key.group("name")):
+        head = text[line_start:m.start()]
+        indent = openers.get(head, -1)
+        if indent == -1:
+            key = YAML_BLOCK_KEY.fullmatch(head)
+            indent = openers[head] = (len(key.group("indent")) if key is not None
+                                      and _secret_name_cached(key.group("name")) else None)
+        if indent is None:
             continue
-        indent = len(key.group("indent"))
         scalar = m.group("style") is not None
-        at = m.end()
-        for _ in range(YAML_BLOCK_MOST_LINES):
-            end = text.find("\n", at)
-            end = len(text) if end < 0 else end
-            line = text[at:end].rstrip("\r")
-            content = line.lstrip(" \t")
-            depth = len(line) - len(content)
-            if scalar and content and depth > indent:
-                spans.append((at + depth, at + len(line), REDACTED, "secret-named value", line_start))
-            elif not scalar and content.startswith("- ") and depth >= indent:
-                value = content[2:].strip()
-                quoted = len(value) >= 2 and value[0] == value[-1] and value[0] in "'\""
-                bare = value[1:-1] if quoted else value
-                if not bare or (not quoted and (": " in value or value.endswith(":"))) or harmless[bare]:
-                    if not quoted and (": " in value or value.endswith(":")):
-                        break   # a sequence of mappings (`- name: regcred`): names, not values
-                else:
-                    first = at + depth + 2 + content[2:].index(value[0]) + (1 if quoted else 0)
-                    spans.append((first, first + len(bare), REDACTED, "secret-named value", line_start))
-            elif content or not scalar:
-                break
-            if end >= len(text):
-                break
-            at = end + 1
+        body = _yaml_body(indent, scalar).match(text, m.end()).group()
+        if (found := bodies.get((indent, scalar, body))) is None:
+            found = bodies[indent, scalar, body] = _yaml_body_spans(body, indent, scalar, harmless)
+        spans += [(m.end() + start, m.end() + end, REDACTED, "secret-named value", line_start) for start, end in found]
     if "[" in text:
+        close = newline = -1
+        flow_items: dict[str, list[tuple[int, int]]] = {}   # a list's text -> its items' spans (a log repeats them)
+        flow_names: dict[str, bool] = {}   # the text before an opener -> whether it ends with a secret's name
         for m in YAML_FLOW_OPENER.finditer(text):
-            key = FLOW_KEY_BEFORE.search(text, max(0, m.start() - 140), m.start())
-            if key is None or not _secret_name_cached(key.group("name")):
-                continue
-            close = text.find("]", m.end(), m.end() + PRINTED_VALUE_LIMIT)
-            newline = text.find("\n", m.end(), close)
-            if close < 0 or newline >= 0:
+            window = text[max(0, m.start() - 140):m.start()]
+            if (secret := flow_names.get(window)) is None:
+                key = FLOW_KEY_REVERSED.match(window[::-1])
+                name = key.group("name")[::-1] if key is not None else ""
+                secret = flow_names[window] = bool(name) and (name[0].isalpha() or name[0] == "_") and _secret_name_cached(name)
+            if not secret:
                 continue
             at = m.end()
-            for item in text[m.end():close].split(","):
-                value = item.strip()
-                quoted = len(value) >= 2 and value[0] == value[-1] and value[0] in "'\""
-                bare = value[1:-1] if quoted else value
-                if bare and not (set(bare) & set("[]{}:")) and not harmless[bare]:
-                    first = at + item.index(value) + (1 if quoted else 0)
-                    spans.append((first, first + len(bare), REDACTED, "secret-named value", key.start()))
-                at += len(item) + 1
+            if close < at:   # (each the first after the last opener looked at: found once for many openers)
+                close = text.find("]", at) % (len(text) + 1)
+            if newline < at:
+                newline = text.find("\n", at) % (len(text) + 1)
+            if close == len(text) or newline < close or close - at > PRINTED_VALUE_LIMIT:
+                continue
+            items = text[at:close]
+            if (found := flow_items.get(items)) is None:
+                found = flow_items[items] = _flow_item_spans(items, harmless)
+            spans += [(at + start, at + end, REDACTED, "secret-named value", m.start()) for start, end in found]
     return spans
+
+
+@functools.lru_cache(maxsize=256)
+def _yaml_body(indent: int, scalar: bool) -> re.Pattern[str]:
+    """The lines a block scalar (more indented than its name, or blank) or a sequence (`- ` items at its name's
+    indent or deeper) under a name at this indent runs over, YAML_BLOCK_MOST_LINES at most."""
+    line = rf"(?:[ \t]{{{indent + 1},64}}[^\n]*|[ \t]*\r?)" if scalar else rf"[ \t]{{{indent},64}}- [^\n]*"
+    return re.compile(rf"(?:{line}(?:\n|\Z)){{0,{YAML_BLOCK_MOST_LINES}}}")
+
+
+def _yaml_body_spans(body: str, indent: int, scalar: bool, harmless: _HarmlessValues) -> list[tuple[int, int]]:
+    """In a body _yaml_body gives: each line of a block scalar; each item of a sequence, without its quotes, up to
+    an item that is a mapping (`- name: regcred`: names, not values)."""
+    found = []
+    at = 0
+    for line in body.split("\n"):
+        text = line.rstrip("\r")
+        content = text.lstrip(" \t")
+        depth = len(text) - len(content)
+        if scalar and content:
+            found.append((at + depth, at + len(text)))
+        elif not scalar and content:
+            value = content[2:].strip()
+            quoted = len(value) >= 2 and value[0] == value[-1] and value[0] in "'\""
+            if not quoted and (": " in value or value.endswith(":")):
+                break
+            bare = value[1:-1] if quoted else value
+            if bare and not harmless[bare]:
+                first = at + depth + 2 + content[2:].index(value[0]) + quoted
+                found.append((first, first + len(bare)))
+        at += len(line) + 1
+    return found
+
+
+def _flow_item_spans(items: str, harmless: _HarmlessValues) -> list[tuple[int, int]]:
+    """The items of a flow sequence's text (between its brackets) that may be secrets, each without its quotes; a
+    nested sequence or mapping holds names, not values."""
+    found = []
+    at = 0
+    for item in items.split(","):
+        value = item.strip()
+        quoted = len(value) >= 2 and value[0] == value[-1] and value[0] in "'\""
+        bare = value[1:-1] if quoted else value
+        if bare and FLOW_ITEM_NESTED.search(bare) is None and not harmless[bare]:
+            first = at + item.index(value) + quoted
+            found.append((first, first + len(bare)))
+        at += len(item) + 1
+    return found
+
+
+FLOW_ITEM_NESTED = re.compile(r"[\[\]{}:]")
 
 
 def _name_value_table_spans(text: str) -> list[Span]:
