@@ -74,6 +74,8 @@ FORMS = [
 @pytest.mark.parametrize("argv,written", FORMS)
 def test_argv_redaction_replaces_the_value_alone(argv, written):
     assert _pipeline_redactor(argv).argv(argv) == written
+    # the command as workload.json holds it, read by the text rules again (as a bundle's files are): unchanged
+    assert Redactor({}).text(json.dumps(written)) == json.dumps(written)
 
 
 @pytest.mark.parametrize("argv,written", FORMS)

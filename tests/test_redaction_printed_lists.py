@@ -43,6 +43,7 @@ def test_the_password_goes_and_nothing_else(text, expected):
     redactor = Redactor({})
     assert redactor.text(text) == expected
     assert _streamed(redactor, text, 5) == expected
+    assert redactor.text(expected) == expected   # a bundle's file redacted again stays as it is
 
 
 @pytest.mark.parametrize("text", [

@@ -2972,6 +2972,8 @@ def _yaml_block_spans(text: str) -> list[Span]:
         flow_items: dict[str, list[tuple[int, int]]] = {}   # a list's text -> its items' spans (a log repeats them)
         flow_names: dict[str, bool] = {}   # the text before an opener -> whether it ends with a secret's name
         for m in YAML_FLOW_OPENER.finditer(text):
+            if text.startswith(REDACTED, m.end() - 1):
+                continue   # `password: [REDACTED]`, redacted before (a bundle's file read again)
             window = text[max(0, m.start() - 140):m.start()]
             if (secret := flow_names.get(window)) is None:
                 key = FLOW_KEY_REVERSED.match(window[::-1])
