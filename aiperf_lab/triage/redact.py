@@ -873,7 +873,7 @@ GENERATED = re.compile(r"[A-Za-z0-9_+/=]+")
 # database name; the name goes too, as people type it meaning the password.)
 PASSWORD_FLAG_OF_TOOL = {**dict.fromkeys(("mysql", "mariadb", "mysqldump", "mysqladmin", "mysqlsh", "mysqlimport",
                                           "mysqlcheck", "mongo", "mongosh", "mongodump", "mongorestore", "sshpass",
-                                          "7z", "7za"), "-p"), "openssl": "-k",
+                                          "7z", "7za"), "-p"), "openssl": "-k", "sqlcmd": "-P", "bcp": "-P",
                          **dict.fromkeys(("redis-cli", "keydb-cli"), "-a"), **dict.fromkeys(("zip", "unzip"), "-P"),
                          **dict.fromkeys(("ldapsearch", "ldapadd", "ldapmodify", "ldapdelete", "ldapwhoami"), "-w")}
 USER_PASSWORD_TOOLS = {"curl", "wget"}
@@ -926,7 +926,7 @@ def argv_secret_pieces(argv: list[str]) -> list[tuple[int, int, int]]:
         arg = argv[i]
         base = os.path.basename(arg)
         if not arg.startswith("-"):
-            if base in PASSWORD_FLAG_OF_TOOL or base in USER_PASSWORD_TOOLS:
+            if base in PASSWORD_FLAG_OF_TOOL or base in USER_PASSWORD_TOOLS or base in OTHER_PASSWORD_TOOLS:
                 tool = base
             login_tool = login_tool or base in LOGIN_TOOLS
             if (tool_pieces := _tool_positional_pieces(argv, i)) is not None:
@@ -944,6 +944,8 @@ def argv_secret_pieces(argv: list[str]) -> list[tuple[int, int, int]]:
         previous = arg
         name, eq, value = arg.partition("=")
         tool_flag = PASSWORD_FLAG_OF_TOOL.get(tool, "")
+        if tool == "ssh-keygen" and arg in ("-N", "-P"):
+            tool_flag = arg   # the new and the old passphrase
         has_next = i + 1 < len(argv) and not argv[i + 1].startswith("-")
         if tool_flag and arg.startswith(tool_flag) and len(arg) > 2 and tool_flag not in ONLY_SPACED_FLAGS:
             whole(i, 2)
@@ -965,7 +967,9 @@ def argv_secret_pieces(argv: list[str]) -> list[tuple[int, int, int]]:
                 i += 1
         elif is_secret_flag(name):
             at, start = (i, len(name) + 1) if eq else (i + 1, 0)
-            if at < len(argv):
+            if at < len(argv) and SECRET_MOUNT_SPEC.fullmatch(argv[at], start) is not None:
+                pass   # docker build --secret id=npm,src=/run/npmrc: where a secret is, not one
+            elif at < len(argv):
                 # openssl's -pass pass:X holds X; env:VAR, file:PATH, fd:N say where the password is
                 kind, colon, rest = argv[at][start:].partition(":")
                 if colon and kind in ("pass", "env", "file", "fd", "stdin"):
@@ -988,6 +992,13 @@ def argv_secret_pieces(argv: list[str]) -> list[tuple[int, int, int]]:
             found += [(i, s, e) for s, e in pieces]  # --set=auth.token=X, --from-literal=password=X
         elif eq and is_hex_key(value) and not names_a_hash(name):
             found.append((i, len(name) + 1, len(arg)))
+        elif tool in SAMBA_TOOLS and name in ("-U", "--user"):
+            # Samba's -U DOMAIN\\bob%PASSWORD
+            at, text = (i, value) if eq else (i + 1, argv[i + 1]) if i + 1 < len(argv) else (i, "")
+            user, percent, password = text.partition("%")
+            if percent and password:
+                found.append((at, len(argv[at]) - len(password), len(argv[at])))
+            i = at
         elif name in ("-u", "--user", "--proxy-user") or (tool in USER_PASSWORD_TOOLS and arg.startswith("-u")):
             at, text = ((i, value) if eq else (i, arg[2:]) if len(arg) > 2 and not name.startswith("--")
                         else (i + 1, argv[i + 1] if i + 1 < len(argv) else ""))
@@ -999,9 +1010,12 @@ def argv_secret_pieces(argv: list[str]) -> list[tuple[int, int, int]]:
     return found
 
 
+SECRET_MOUNT_SPEC = re.compile(r"(?:(?:id|src|source|env|type|target|dst|required|mode|uid|gid)=[^,\s]*(?:,|\Z))+")
 # Programs whose arguments name a host to log in to, where `bob:PASSWORD@host:path` is a login with its password
 LOGIN_TOOLS = frozenset({"rsync", "scp", "sftp", "ssh", "git", "svn", "hg", "sshfs", "lftp", "ftp", "rclone"})
 ONLY_SPACED_FLAGS = frozenset({"-k"})   # openssl's -k X (-kfile PATH is another flag)
+SAMBA_TOOLS = frozenset({"smbclient", "rpcclient", "smbcacls", "smbget", "net", "smbmap"})
+OTHER_PASSWORD_TOOLS = SAMBA_TOOLS | {"ssh-keygen"}
 # user:PASSWORD@host followed by nothing, a port, a path or an scp-style :path; the password runs to the last "@"
 SCHEMELESS_ARGUMENT = re.compile(r"[^\s:@/\\\"']{1,256}:(?P<password>[^\s]{1,256})@(?:[A-Za-z0-9][A-Za-z0-9.-]{0,252}"
                                  r"|\[[0-9A-Fa-f:.]{2,64}\])(?:[:/][^\s@]{0,4096})?")
@@ -1037,6 +1051,15 @@ def _tool_positional_pieces(argv: list[str], i: int) -> list[tuple[int, int, int
             j = positional[wanted]
             return [(j, 0, len(argv[j]))]
         return []
+    if base in ("vault", "wandb") and rest[:1] == ["login"]:
+        # `vault login TOKEN`, `wandb login KEY` (vault's `-method=userpass username=bob` are no token)
+        words = [j for j in range(i + 2, len(argv)) if not argv[j].startswith("-") and "=" not in argv[j]]
+        return [(words[0], 0, len(argv[words[0]]))] if words and not cannot_be_secret(argv[words[0]]) else []
+    if base == "rclone" and rest[:1] == ["config"] and rest[1:2] in (["create"], ["update"]):
+        # `rclone config create NAME TYPE key value ...`: a secret key's value
+        pairs = [j for j in range(i + 4 + (rest[1] == "create"), len(argv)) if not argv[j].startswith("-")]
+        return [(pairs[k + 1], 0, len(argv[pairs[k + 1]])) for k in range(0, len(pairs) - 1, 2)
+                if is_secret_name(argv[pairs[k]]) and not cannot_be_secret(argv[pairs[k + 1]])]
     if base == "aws" and [w.lower() for w in rest[:2]] == ["configure", "set"] and len(rest) >= 4:
         name, value = rest[2], rest[3]
         if _assigned_secret_at(f"{name.rpartition('.')[2]}={value}") is not None:
@@ -1049,11 +1072,11 @@ def _tool_positional_pieces(argv: list[str], i: int) -> list[tuple[int, int, int
 # `--set a.password=X,b.user=y`, ansible's `-e "user=bob password=X"`, a form body (`password=X&user=bob`), a YAML,
 # JSON, HCL or Python mapping (`{password: X}`, `{"password":"X"}`, `{password="X"}`), a call's keyword
 # (`login(token='X')`) or a subscript (`os.environ['HF_TOKEN']='X'`). (":" is no separator before "//", a URL's.)
-NAMED_VALUE = re.compile(r"(?<![\w.+~\-])[+~]{0,2}(?P<name>[A-Za-z_][\w.\-]{0,127})(?:['\"]\])?['\"]?[ \t]{0,8}"
+NAMED_VALUE = re.compile(r"(?<![\w.+~\-])[+~]{0,2}(?P<name>[A-Za-z_][\w.\-]{0,127})(?:\[[0-9]{1,4}\]|['\"]\])?['\"]?[ \t]{0,8}"
                          r"(?:=(?!=)|:(?!//))[ \t]{0,8}")
 # where a bare value ends: before the next assignment of a list (after a blank, comma, ampersand or semicolon; helm's
 # `\,` is a comma inside a value), and inside a mapping or a call also at its next item or its end
-NEXT_ASSIGNMENT = re.compile(r"(?<!\\)[\s,&;](?=[+~]{0,2}[A-Za-z_][\w.\-]{0,127}=)")
+NEXT_ASSIGNMENT = re.compile(r"(?<!\\)[\s,&;](?=[+~]{0,2}[A-Za-z_][\w.\-]{0,127}(?:\[[0-9]{1,4}\])?=)")
 FLOW_VALUE_END = re.compile(r"[\s,;}\])]")
 WORD_VALUE_END = re.compile(r"[\s'\",;]")
 OPENERS, CLOSERS = "{[(", "}])"
@@ -1091,7 +1114,12 @@ def _named_value_pieces(word: str, offset: int) -> list[tuple[int, int]]:
             value_start, value_end = start, stop.start() if stop else len(word)
         value = word[value_start:value_end]
         name = m.group("name")
-        if value and _assigned_secret_at(f"{name}={value}") is not None:
+        if len(value) >= 2 and value[0] == "[" and value[-1] == "]" and _secret_name_cached(name):
+            # terraform's -var 'passwords=["X"]', helm's --set-json: each item
+            pieces += [(offset + value_start + 1 + s, offset + value_start + 1 + e)
+                       for s, e in _flow_item_spans(value[1:-1], _HarmlessValues())]
+            at = value_end
+        elif value and _assigned_secret_at(f"{name}={value}") is not None:
             pieces.append((offset + value_start, offset + value_end))
             at = value_end
         elif "proxy" in name.lower() and (password := _schemeless_password(value)) is not None:
@@ -1107,9 +1135,12 @@ def argv_secret_values(argv: list[str], depth: int = 0) -> list[str]:
     argument unescaped (`--config '{"password": "X"}'`), and the same again in the commands of a shell string
     (`bash -c "DB_PASSWORD=X ./serve; echo X"`)."""
     values = _bare_redactor().argv_replaced_values(argv)
-    # `Authorization: Bearer X` hides "Bearer X": X is the secret, printed alone too
+    # `Authorization: Bearer X` hides "Bearer X", `--auth bob:X` "bob:X": X is the secret, printed alone too; helm
+    # reads `a\,b` as "a,b"
     values += [rest for v in values if " " in v and (parts := v.split(None, 1))[0].lower() in AUTH_SCHEMES | {"token"}
                for rest in parts[1:]]
+    values += [m.group("password") for v in values if ":" in v and (m := USER_PASSWORD.fullmatch(v)) is not None]
+    values += [v.replace("\\,", ",") for v in values if "\\," in v]
     for arg in argv:
         values += _inner_secret_values(arg.partition("=")[2] if arg.startswith("-") else arg)
     if depth < MAX_SHELL_DEPTH:
@@ -1117,6 +1148,9 @@ def argv_secret_values(argv: list[str], depth: int = 0) -> list[str]:
             for command in _shell_commands(script):
                 values += argv_secret_values(command, depth + 1)
     return [v for v in dict.fromkeys(values) if worth_hiding(v)]
+
+
+USER_PASSWORD = re.compile(r"[\w.@\\-]{1,64}:(?P<password>[^\s:/][^\s]{0,255})")
 
 
 @functools.lru_cache(maxsize=1)
