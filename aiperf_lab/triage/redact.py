@@ -1124,6 +1124,7 @@ def _bare_redactor() -> "Redactor":
 # helm's `--set auth.token=X`, `VAR=X` before a command (env, docker -e, a shell). The name is judged by is_secret_name.
 NAME_ASSIGNED = re.compile(r"[+~]{0,2}(?P<name>[A-Za-z_][A-Za-z0-9_.\-]{0,127})=")
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash"})
+SHELL_SAFE_WORD = re.compile(r"[\w@%+=:,./-]+")   # a word shlex.quote leaves unquoted
 SHELL_SEPARATOR = re.compile(r"[;&|()<>]+")
 SHELL_WORD = re.compile(r"[;&|()<>]+|[^\s;&|()<>]+")
 MAX_SHELL_DEPTH = 4       # `bash -c "sh -c '...'"` is looked into this deep
@@ -1948,9 +1949,12 @@ class Redactor:
         pieces: dict[int, list[tuple[int, int]]] = {}
         for i, start, end in argv_secret_pieces(argv):
             pieces.setdefault(i, []).append((start, end))
+        on_line = self._line_spans(argv)
         out = []
         for i, arg in enumerate(argv):
             spans = self.spans(arg)
+            if i in on_line:
+                spans = _merge_spans(sorted(spans + on_line[i]))
             own = pieces.get(i)
             if own:
                 spans = [span for span in spans if not any(span[0] < end and start < span[1] for start, end in own)]
@@ -1958,6 +1962,30 @@ class Redactor:
                                                      for start, end in own]))
             out.append(spans)
         return out
+
+    def _line_spans(self, argv: list[str]) -> dict[int, list[Span]]:
+        """Per argument, what the text rules hide in the command line read as one line, as summary.md and
+        report.html write it (an argument with a blank or a shell character in single quotes): a rule that
+        needs a flag and its value together (`-U 'bob%X'`, `sqlcmd -P X`) sees them there, not in the list's
+        arguments one by one, and workload.json and manifest.json must hide what the line hides. A span is
+        placed back on the argument it lies in; one crossing an argument's edge is cut to it when it is a plain
+        [REDACTED] (a placeholder or a URL's rewritten part is left to the argument's own reading)."""
+        words, starts, at = [], [], 0
+        for arg in argv:
+            word = f"'{arg}'" if "'" not in arg and SHELL_SAFE_WORD.fullmatch(arg) is None else arg
+            starts.append(at + (len(word) != len(arg)))
+            words.append(word)
+            at += len(word) + 1
+        placed: dict[int, list[Span]] = {}
+        for start, end, replacement, label, _context in self.spans(" ".join(words)):
+            first = bisect.bisect_right(starts, start) - 1
+            last = bisect.bisect_right(starts, end - 1) - 1
+            for i in range(max(first, 0), last + 1):
+                left, right = max(start - starts[i], 0), min(end - starts[i], len(argv[i]))
+                inside = start >= starts[i] and end <= starts[i] + len(argv[i])
+                if right > left and (inside or replacement == REDACTED):
+                    placed.setdefault(i, []).append((left, right, replacement, label, left))
+        return placed
 
     def argv_replaced_values(self, argv: list[str]) -> list[str]:
         """The values Redactor.argv replaces in argv, each as it stands there."""
