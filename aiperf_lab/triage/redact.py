@@ -835,6 +835,55 @@ def names_a_hash(name: str) -> bool:
     return any(w in HASH_NAME_WORDS for w in NAME_WORD_SPLIT.split(FLAG_PREFIX.sub("", name).lower()))
 
 
+# Words of a flag whose hex value is an id, not a key (besides HASH_NAME_WORDS): MLflow's --run-id and
+# --experiment-id, a checkpoint to resume or load, a job, trial or sweep, an artifact, image or dataset, a trace.
+ID_FLAG_WORDS = HASH_NAME_WORDS | {"run", "runs", "resume", "experiment", "exp", "ckpt", "checkpoint", "init", "from",
+                                   "load", "restore", "job", "trial", "sweep", "artifact", "snapshot", "parent",
+                                   "branch", "base", "onto", "target", "trace", "span", "request", "image", "container",
+                                   "dataset", "model", "object", "blob", "step"}
+# Programs whose hex arguments are commits or revisions (`git checkout SHA`, `git reset --hard SHA`, `dvc get --rev`)
+HASH_TOOLS = frozenset({"git", "hg", "jj", "svn", "dvc"})
+
+
+def names_an_id(flag: str) -> bool:
+    """--run-id, --resume, --experiment, --ckpt-hash, --revision: a hex value after such a flag is an id."""
+    return any(w in ID_FLAG_WORDS for w in name_words(FLAG_PREFIX.sub("", flag.partition("=")[0])))
+
+
+CAMEL_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+NO_VOWEL_OR_FOUR_CONSONANTS = re.compile(r"^[^aeiouy]*$|[^aeiouy]{4}")
+
+
+def names_a_model(value: str) -> bool:
+    """A CamelCase model or preset name (`Llama3Base`, `ViTHuge14Patch224In21k`, `DeiTBase16Patch384`): capitalised
+    words with vowels, at most 3 capitals of acronyms, a digit run inside followed by a capital (a size or version),
+    digits followed by a small letter only at the end (`21k`), and at least 8 letters, half of all, in words of 4+.
+    A password's digits sit at its end or among small letters (`Summer2024`, `Passw0rd`, `Hunter2pw`). Of random
+    letters and digits 0.03% (12 characters) to 0.01% (22) read as such a name (docs/benchmarks.md)."""
+    if not value[:1].isupper() or not value.isascii() or not value.isalnum() or MODEL_SIZE.search(value) is None:
+        return False
+    core = MODEL_TAIL.sub("", value)
+    if DIGIT_THEN_SMALL.search(core):
+        return False
+    letters = long = capitals = 0
+    for word in CAMEL_WORD.findall(core):
+        if word.isdigit():
+            continue
+        letters += len(word)
+        if word.isupper():
+            capitals += len(word)
+        elif NO_VOWEL_OR_FOUR_CONSONANTS.search(word.lower()):
+            return False
+        elif len(word) >= 4:
+            long += len(word)
+    return capitals <= 3 and long >= 8 and 2 * long >= letters
+
+
+MODEL_SIZE = re.compile(r"[0-9][A-Z]")
+MODEL_TAIL = re.compile(r"[0-9]+[kmbKMB]?$")
+DIGIT_THEN_SMALL = re.compile(r"[0-9][a-z]")
+
+
 def looks_like_password(value: str) -> bool:
     """The value of `-p` on a program we do not know: a password when it is 6+ characters with letters
     and digits or symbols (hunter2x, S3cr3t!, Passw0rd) or mixed case past its first letter (aBcDeFgH);
@@ -914,21 +963,22 @@ def argv_secret_pieces(argv: list[str]) -> list[tuple[int, int, int]]:
             found.append((i, start, end))
 
     tool = ""
-    login_tool = False
+    login_tool = hash_tool = False
     previous = ""
     i = 0
     while i < len(argv):
         arg = argv[i]
         base = os.path.basename(arg)
         if not arg.startswith("-"):
-            if base in PASSWORD_FLAG_OF_TOOL or base in USER_PASSWORD_TOOLS:
+            if base in PASSWORD_FLAG_OF_TOOL or base in USER_PASSWORD_TOOLS or base in SAMBA_TOOLS:
                 tool = base
             login_tool = login_tool or base in LOGIN_TOOLS
+            hash_tool = hash_tool or base in HASH_TOOLS
             if (tool_pieces := _tool_positional_pieces(argv, i)) is not None:
                 found += tool_pieces
                 break  # the rest of this command is that tool's
-            if is_hex_key(arg) and not (previous.startswith("-") and names_a_hash(previous)):
-                found.append((i, 0, len(arg)))
+            if is_hex_key(arg) and previous.startswith("-") and not names_an_id(previous) and not hash_tool:
+                found.append((i, 0, len(arg)))   # --service KEY; not `git checkout SHA`, `--resume RUN_ID`
             elif login_tool and (password := _schemeless_password(arg)) is not None:
                 found.append((i, *password))  # rsync bob:X@host:/p, git clone bob:X@host:repo
             else:
@@ -969,19 +1019,28 @@ def argv_secret_pieces(argv: list[str]) -> list[tuple[int, int, int]]:
                 else:
                     whole(at, start)
             i = at
+        elif tool in SAMBA_TOOLS and (arg.startswith("-U") or name == "--user"):
+            # smbclient -U bob%X, -Ubob%X, --user=bob%X, --user bob%X
+            at, start = (i, len(name) + 1) if eq else (i, 2) if len(arg) > 2 and name != "--user" else (i + 1, 0)
+            if at < len(argv) and "%" in argv[at][start:]:
+                whole(at, argv[at].index("%", start) + 1)
+            i = at
         elif arg.startswith("-p") and not tool_flag and (
-                (len(arg) > 2 and not arg.startswith("--") and looks_like_password(arg[2:]))):
+                (len(arg) > 2 and not arg.startswith("--") and looks_like_password(arg[2:])
+                 and not names_a_model(arg[2:]))):
             whole(i, 2)
-        elif arg in ("-a", "-k") and not tool_flag and has_next and looks_generated(argv[i + 1]):
+        elif arg in ("-a", "-k") and not tool_flag and has_next and looks_generated(argv[i + 1]) and not names_a_model(
+                argv[i + 1]):
             # redis-cli's -a on another client, openssl's -k; -a is "all" or "arch" elsewhere, -k pytest's expression
             whole(i + 1)
             i += 1
-        elif arg == "-p" and not tool_flag and has_next and looks_like_password(argv[i + 1]):
+        elif arg == "-p" and not tool_flag and has_next and looks_like_password(argv[i + 1]) and not names_a_model(
+                argv[i + 1]):
             whole(i + 1)
             i += 1
         elif eq and (pieces := _named_value_pieces(value, len(name) + 1)):
             found += [(i, s, e) for s, e in pieces]  # --set=auth.token=X, --from-literal=password=X
-        elif eq and is_hex_key(value) and not names_a_hash(name):
+        elif eq and is_hex_key(value) and not names_an_id(name) and not hash_tool:
             found.append((i, len(name) + 1, len(arg)))
         elif name in ("-u", "--user", "--proxy-user") or (tool in USER_PASSWORD_TOOLS and arg.startswith("-u")):
             at, text = ((i, value) if eq else (i, arg[2:]) if len(arg) > 2 and not name.startswith("--")
@@ -994,6 +1053,28 @@ def argv_secret_pieces(argv: list[str]) -> list[tuple[int, int, int]]:
     return found
 
 
+# Oracle's clients take a login as `user/PASSWORD@connect` (sqlldr and Data Pump also as `userid=user/PASSWORD`)
+ORACLE_TOOLS = frozenset({"sqlplus", "sqlldr", "expdp", "impdp", "exp", "imp", "rman", "dgmgrl"})
+ORACLE_LOGIN = re.compile(r"(?:userid=|target=|auxiliary=|catalog=)?[^\s/@'\"=-][^\s/@'\"=]{0,127}/(?P<password>[^\s@]{1,256})"
+                          r"(?:@[^\s]{0,1024})?")
+# npm, pnpm and yarn set a registry's token as `config set //registry/:_authToken VALUE`
+CONFIG_SET_TOOLS = frozenset({"npm", "pnpm", "yarn"})
+CONFIG_NAME_SPLIT = re.compile(r"[.:/]")
+
+
+def _oracle_login_pieces(argv: list[str], i: int) -> list[tuple[int, int, int]]:
+    """The password of each `user/PASSWORD[@db]` login after an Oracle client at argv[i] (`sqlplus scott/X@orcl`,
+    `rman target sys/X@db`, `expdp userid=scott/X`); `/nolog`, `/ as sysdba` and `scott@orcl` (it asks) hold none."""
+    found = []
+    for j in range(i + 1, len(argv)):
+        m = ORACLE_LOGIN.fullmatch(argv[j])
+        if m is not None and not cannot_be_secret(m.group("password")):
+            found.append((j, *m.span("password")))
+    return found
+
+
+# Samba's clients take `-U user%PASSWORD`
+SAMBA_TOOLS = frozenset({"smbclient", "rpcclient", "smbcacls", "smbget", "smbtree", "smbcquotas", "smbspool"})
 # Programs whose arguments name a host to log in to, where `bob:PASSWORD@host:path` is a login with its password
 LOGIN_TOOLS = frozenset({"rsync", "scp", "sftp", "ssh", "git", "svn", "hg", "sshfs", "lftp", "ftp", "rclone"})
 ONLY_SPACED_FLAGS = frozenset({"-k"})   # openssl's -k X (-kfile PATH is another flag)
@@ -1013,9 +1094,28 @@ def _schemeless_password(word: str) -> tuple[int, int] | None:
 def _tool_positional_pieces(argv: list[str], i: int) -> list[tuple[int, int, int]] | None:
     """A tool whose password is a positional argument, when argv[i] starts it: `net use [Z:] \\\\srv\\share PASSWORD
     /user:bob` (Windows), `htpasswd -b[c] FILE USER PASSWORD` (`-nb USER PASSWORD`), `aws configure set NAME VALUE`
-    with a secret's NAME. None when argv[i] starts none of them."""
+    and `npm|pnpm|yarn config set NAME VALUE` with a secret's NAME (`//registry.npmjs.org/:_authToken`), Oracle's
+    `sqlplus user/PASSWORD[@db]` (sqlldr, expdp, impdp, rman too), `gh secret set NAME --body|-b VALUE`.
+    None when argv[i] starts none of them."""
     base = os.path.basename(argv[i]).lower().removesuffix(".exe")
     rest = argv[i + 1:]
+    if base in ORACLE_TOOLS:
+        return _oracle_login_pieces(argv, i)
+    if base == "gh" and [w.lower() for w in rest[:2]] == ["secret", "set"]:
+        for j in range(i + 3, len(argv)):
+            name, eq, value = argv[j].partition("=")
+            if name in ("--body", "-b"):
+                at, start = (j, len(name) + 1) if eq else (j + 1, 0)
+                if at < len(argv) and argv[at][start:] not in ("", "-"):
+                    return [(at, start, len(argv[at]))]
+            elif argv[j].startswith("-b") and not argv[j].startswith("--") and len(argv[j]) > 2:
+                return [(j, 2, len(argv[j]))]
+        return []
+    if base in CONFIG_SET_TOOLS and [w.lower() for w in rest[:2]] == ["config", "set"] and len(rest) >= 4:
+        name, value = rest[2], rest[3]
+        if _assigned_secret_at(f"{CONFIG_NAME_SPLIT.split(name)[-1]}={value}") is not None:
+            return [(i + 4, 0, len(value))]
+        return []
     if base == "net" and rest[:1] and rest[0].lower() == "use":
         for j in range(i + 2, len(argv)):
             word = argv[j]
