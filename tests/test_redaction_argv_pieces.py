@@ -68,12 +68,27 @@ FORMS = [
     (["python", "train.py", f"+db.password='{P}'"], ["python", "train.py", f"+db.password='{REDACTED}'"]),
     (["bash", "-c", f"export API_TOKEN={P}; run"], ["bash", "-c", f"export API_TOKEN={REDACTED}; run"]),
     (["docker", "run", "-e", f"DB_PASSWORD={P}", "img"], ["docker", "run", "-e", f"DB_PASSWORD={REDACTED}", "img"]),
+    # docker / kubectl / helm / terraform / ansible and other tools' own forms
+    (["helm", "upgrade", "x", "--set", f"secrets[0]={P}"], ["helm", "upgrade", "x", "--set", f"secrets[0]={REDACTED}"]),
+    (["terraform", "apply", "-var", f'passwords=["{P}", "{P}"]'],
+     ["terraform", "apply", "-var", f'passwords=["{REDACTED}", "{REDACTED}"]']),
+    (["vault", "login", P], ["vault", "login", REDACTED]),
+    (["wandb", "login", "--relogin", P], ["wandb", "login", "--relogin", REDACTED]),
+    (["sqlcmd", "-S", "h", "-U", "sa", "-P", P], ["sqlcmd", "-S", "h", "-U", "sa", "-P", REDACTED]),
+    (["ssh-keygen", "-p", "-P", "old-Pa55", "-N", P, "-f", "k"],
+     ["ssh-keygen", "-p", "-P", REDACTED, "-N", REDACTED, "-f", "k"]),
+    (["smbclient", "//srv/share", "-U", f"CORP\\bob%{P}"], ["smbclient", "//srv/share", "-U", f"CORP\\bob%{REDACTED}"]),
+    (["rclone", "config", "create", "r", "sftp", "host", "h", "user", "bob", "pass", P],
+     ["rclone", "config", "create", "r", "sftp", "host", "h", "user", "bob", "pass", REDACTED]),
+    (["python", "x.py", "--basic-auth", f"bob:{P}"], ["python", "x.py", "--basic-auth", REDACTED]),
 ]
 
 
 @pytest.mark.parametrize("argv,written", FORMS)
 def test_argv_redaction_replaces_the_value_alone(argv, written):
     assert _pipeline_redactor(argv).argv(argv) == written
+    # the command as workload.json holds it, read by the text rules again (as a bundle's files are): unchanged
+    assert Redactor({}).text(json.dumps(written)) == json.dumps(written)
 
 
 @pytest.mark.parametrize("argv,written", FORMS)
@@ -140,6 +155,14 @@ ORDINARY = [
     ["terraform", "apply", "-var", "region=us-east-1", "-var", 'tags={team="ml"}'],
     ["python", "train.py", "db.password=${oc.env:PW}", "data.token_file=/data/tok.bin"],
     ["git", "log", "--format=%H:%an@%ad"],
+    ["docker", "build", "--secret", "id=npm,src=/run/npmrc", "."],
+    ["helm", "upgrade", "x", "--set", "hosts[0]=a.example.com", "--set", "secrets[0]=$PW"],
+    ["terraform", "apply", "-var", 'zones=["a", "b"]', "-var", "passwords=[]"],
+    ["vault", "login", "-method=userpass", "username=bob"],
+    ["wandb", "login", "--relogin"],
+    ["ssh-keygen", "-t", "ed25519", "-f", "k"],
+    ["smbclient", "-L", "//srv", "-U", "bob"],
+    ["rclone", "config", "create", "r", "s3", "provider", "AWS", "region", "us-east-1"],
 ]
 
 

@@ -378,13 +378,15 @@ URL_QUOTED_PASSWORD = re.compile(r"://[^\s/?#:@\"'<>\\]{0,256}:(?P<password>[^\s
                                  r"@(?=[\w\[])")
 # user:PASSWORD@host:port and //user:PASSWORD@host/path printed without a scheme (a proxy as curl and pip
 # take it, a protocol-relative DSN): the user starts a word (each pattern is led by the character before it:
-# a class the regex engine skips to in C), the host is followed by a port or a path, or the whole is led by
+# a class the regex engine skips to in C), the host is followed by a port, a path or scp's and rsync's `:dir/`
+# or `:~/` (`rsync bob:X@host:/p`, `git clone bob:X@host:org/repo`), or the whole is led by
 # "//", so that e-mail addresses (mailto:bob@example.com) and image digests (name:tag@sha256:...) stay; a
 # password no secret can be (3:4@host:80, on@host/x) stays, as cannot_be_secret has it.
 _SCHEMELESS_PASSWORD = (r"(?P<user>[A-Za-z0-9._~%+-]{1,64}):(?!(?:-?[0-9]{1,4}|-?[0-9]*\.[0-9]+|(?i:true|false|yes|no|"
                         r"none|null|nil|on|off|enabled|disabled|auto|default|unset|undefined))@)"
                         r"(?P<password>[^\s:@/\"'<>\\]{1,256})@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,16}")
-SCHEMELESS_PASSWORDS = (re.compile(r"[\s\"'=(,;\[{<|]" + _SCHEMELESS_PASSWORD + r"(?::[0-9]{1,5}(?![\w.:])|/)"),
+SCHEMELESS_PASSWORDS = (re.compile(r"[\s\"'=(,;\[{<|]" + _SCHEMELESS_PASSWORD
+                                   + r"(?::[0-9]{1,5}(?![\w.:])|/|:[A-Za-z0-9._~-]{0,128}[/~])"),
                         re.compile(r"[\s\"'=(,;\[{<|]//" + _SCHEMELESS_PASSWORD))
 # What each of those holds: a ":", the password, an "@" (led by its literal: where none is, neither pattern can match,
 # and their scans, which try every blank and quote, are spared)
@@ -441,6 +443,9 @@ COMMAND_PASSWORD_FLAGS: list[tuple[tuple[str, ...], int, re.Pattern[str]]] = [
                                     r"['\"]?(?P<value>[^\s'\"]+)")),
     (HF_LOGINS, 300,
      re.compile(r"--token(?<=[ \t]--token)(?:[ \t]{1,4}|=)['\"]?(?P<value>[^\s'\"-][^\s'\"]*)")),
+    # Windows' `net use [Z:] \\srv\share PASSWORD /user:DOMAIN\bob` or `... /user:bob PASSWORD` (`*` asks for it)
+    (("net use",), 300, re.compile(r"/(?<=[ \t]/)(?i:u|user):[^\s]{1,256}[ \t]{1,4}['\"]?(?P<value>[^\s'\"/*][^\s'\"]*)")),
+    (("net use",), 300, re.compile(r"\\\\(?<=[ \t]\\\\)[^\s]{1,256}[ \t]{1,4}['\"]?(?P<value>[^\s'\"/*][^\s'\"]*)")),
 ]
 # A secret flag's value in a printed command line (`Running: serve.py --api-key V`, `+ train.py --hf-token V`, a ps
 # line, a Python list `['--api-key', 'V']`): found from its "--", the flag judged as on the workload's own argv
@@ -917,7 +922,7 @@ GENERATED = re.compile(r"[A-Za-z0-9_+/=]+")
 # database name; the name goes too, as people type it meaning the password.)
 PASSWORD_FLAG_OF_TOOL = {**dict.fromkeys(("mysql", "mariadb", "mysqldump", "mysqladmin", "mysqlsh", "mysqlimport",
                                           "mysqlcheck", "mongo", "mongosh", "mongodump", "mongorestore", "sshpass",
-                                          "7z", "7za"), "-p"), "openssl": "-k",
+                                          "7z", "7za"), "-p"), "openssl": "-k", "sqlcmd": "-P", "bcp": "-P",
                          **dict.fromkeys(("redis-cli", "keydb-cli"), "-a"), **dict.fromkeys(("zip", "unzip"), "-P"),
                          **dict.fromkeys(("ldapsearch", "ldapadd", "ldapmodify", "ldapdelete", "ldapwhoami"), "-w")}
 USER_PASSWORD_TOOLS = {"curl", "wget"}
@@ -970,7 +975,7 @@ def argv_secret_pieces(argv: list[str]) -> list[tuple[int, int, int]]:
         arg = argv[i]
         base = os.path.basename(arg)
         if not arg.startswith("-"):
-            if base in PASSWORD_FLAG_OF_TOOL or base in USER_PASSWORD_TOOLS or base in SAMBA_TOOLS:
+            if base in PASSWORD_FLAG_OF_TOOL or base in USER_PASSWORD_TOOLS or base in OTHER_PASSWORD_TOOLS:
                 tool = base
             login_tool = login_tool or base in LOGIN_TOOLS
             hash_tool = hash_tool or base in HASH_TOOLS
@@ -989,6 +994,8 @@ def argv_secret_pieces(argv: list[str]) -> list[tuple[int, int, int]]:
         previous = arg
         name, eq, value = arg.partition("=")
         tool_flag = PASSWORD_FLAG_OF_TOOL.get(tool, "")
+        if tool == "ssh-keygen" and arg in ("-N", "-P"):
+            tool_flag = arg   # the new and the old passphrase
         has_next = i + 1 < len(argv) and not argv[i + 1].startswith("-")
         if tool_flag and arg.startswith(tool_flag) and len(arg) > 2 and tool_flag not in ONLY_SPACED_FLAGS:
             whole(i, 2)
@@ -1010,7 +1017,9 @@ def argv_secret_pieces(argv: list[str]) -> list[tuple[int, int, int]]:
                 i += 1
         elif is_secret_flag(name):
             at, start = (i, len(name) + 1) if eq else (i + 1, 0)
-            if at < len(argv):
+            if at < len(argv) and SECRET_MOUNT_SPEC.fullmatch(argv[at], start) is not None:
+                pass   # docker build --secret id=npm,src=/run/npmrc: where a secret is, not one
+            elif at < len(argv):
                 # openssl's -pass pass:X holds X; env:VAR, file:PATH, fd:N say where the password is
                 kind, colon, rest = argv[at][start:].partition(":")
                 if colon and kind in ("pass", "env", "file", "fd", "stdin"):
@@ -1018,12 +1027,6 @@ def argv_secret_pieces(argv: list[str]) -> list[tuple[int, int, int]]:
                         whole(at, start + 5)
                 else:
                     whole(at, start)
-            i = at
-        elif tool in SAMBA_TOOLS and (arg.startswith("-U") or name == "--user"):
-            # smbclient -U bob%X, -Ubob%X, --user=bob%X, --user bob%X
-            at, start = (i, len(name) + 1) if eq else (i, 2) if len(arg) > 2 and name != "--user" else (i + 1, 0)
-            if at < len(argv) and "%" in argv[at][start:]:
-                whole(at, argv[at].index("%", start) + 1)
             i = at
         elif arg.startswith("-p") and not tool_flag and (
                 (len(arg) > 2 and not arg.startswith("--") and looks_like_password(arg[2:])
@@ -1042,6 +1045,14 @@ def argv_secret_pieces(argv: list[str]) -> list[tuple[int, int, int]]:
             found += [(i, s, e) for s, e in pieces]  # --set=auth.token=X, --from-literal=password=X
         elif eq and is_hex_key(value) and not names_an_id(name) and not hash_tool:
             found.append((i, len(name) + 1, len(arg)))
+        elif tool in SAMBA_TOOLS and (name in ("-U", "--user") or arg.startswith("-U")):
+            # Samba's -U DOMAIN\\bob%PASSWORD (also -Ubob%PASSWORD)
+            at, text = ((i, value) if eq else (i, arg[2:]) if name not in ("-U", "--user")
+                        else (i + 1, argv[i + 1]) if i + 1 < len(argv) else (i, ""))
+            user, percent, password = text.partition("%")
+            if percent and password:
+                found.append((at, len(argv[at]) - len(password), len(argv[at])))
+            i = at
         elif name in ("-u", "--user", "--proxy-user") or (tool in USER_PASSWORD_TOOLS and arg.startswith("-u")):
             at, text = ((i, value) if eq else (i, arg[2:]) if len(arg) > 2 and not name.startswith("--")
                         else (i + 1, argv[i + 1] if i + 1 < len(argv) else ""))
@@ -1073,11 +1084,12 @@ def _oracle_login_pieces(argv: list[str], i: int) -> list[tuple[int, int, int]]:
     return found
 
 
-# Samba's clients take `-U user%PASSWORD`
-SAMBA_TOOLS = frozenset({"smbclient", "rpcclient", "smbcacls", "smbget", "smbtree", "smbcquotas", "smbspool"})
+SECRET_MOUNT_SPEC = re.compile(r"(?:(?:id|src|source|env|type|target|dst|required|mode|uid|gid)=[^,\s]*(?:,|\Z))+")
 # Programs whose arguments name a host to log in to, where `bob:PASSWORD@host:path` is a login with its password
 LOGIN_TOOLS = frozenset({"rsync", "scp", "sftp", "ssh", "git", "svn", "hg", "sshfs", "lftp", "ftp", "rclone"})
 ONLY_SPACED_FLAGS = frozenset({"-k"})   # openssl's -k X (-kfile PATH is another flag)
+SAMBA_TOOLS = frozenset({"smbclient", "rpcclient", "smbcacls", "smbget", "net", "smbmap"})
+OTHER_PASSWORD_TOOLS = SAMBA_TOOLS | {"ssh-keygen"}
 # user:PASSWORD@host followed by nothing, a port, a path or an scp-style :path; the password runs to the last "@"
 SCHEMELESS_ARGUMENT = re.compile(r"[^\s:@/\\\"']{1,256}:(?P<password>[^\s]{1,256})@(?:[A-Za-z0-9][A-Za-z0-9.-]{0,252}"
                                  r"|\[[0-9A-Fa-f:.]{2,64}\])(?:[:/][^\s@]{0,4096})?")
@@ -1132,6 +1144,16 @@ def _tool_positional_pieces(argv: list[str], i: int) -> list[tuple[int, int, int
             j = positional[wanted]
             return [(j, 0, len(argv[j]))]
         return []
+    if base in ("vault", "wandb") and rest[:1] == ["login"]:
+        # `vault login TOKEN`, `wandb login KEY` (vault's `-method=userpass username=bob` are no token)
+        words = [j for j in range(i + 2, len(argv)) if not argv[j].startswith("-") and "=" not in argv[j]
+                 and "://" not in argv[j]]   # (wandb's --host URL)
+        return [(words[0], 0, len(argv[words[0]]))] if words and not cannot_be_secret(argv[words[0]]) else []
+    if base == "rclone" and rest[:1] == ["config"] and rest[1:2] in (["create"], ["update"]):
+        # `rclone config create NAME TYPE key value ...`: a secret key's value
+        pairs = [j for j in range(i + 4 + (rest[1] == "create"), len(argv)) if not argv[j].startswith("-")]
+        return [(pairs[k + 1], 0, len(argv[pairs[k + 1]])) for k in range(0, len(pairs) - 1, 2)
+                if is_secret_name(argv[pairs[k]]) and not cannot_be_secret(argv[pairs[k + 1]])]
     if base == "aws" and [w.lower() for w in rest[:2]] == ["configure", "set"] and len(rest) >= 4:
         name, value = rest[2], rest[3]
         if _assigned_secret_at(f"{name.rpartition('.')[2]}={value}") is not None:
@@ -1144,11 +1166,11 @@ def _tool_positional_pieces(argv: list[str], i: int) -> list[tuple[int, int, int
 # `--set a.password=X,b.user=y`, ansible's `-e "user=bob password=X"`, a form body (`password=X&user=bob`), a YAML,
 # JSON, HCL or Python mapping (`{password: X}`, `{"password":"X"}`, `{password="X"}`), a call's keyword
 # (`login(token='X')`) or a subscript (`os.environ['HF_TOKEN']='X'`). (":" is no separator before "//", a URL's.)
-NAMED_VALUE = re.compile(r"(?<![\w.+~\-])[+~]{0,2}(?P<name>[A-Za-z_][\w.\-]{0,127})(?:['\"]\])?['\"]?[ \t]{0,8}"
+NAMED_VALUE = re.compile(r"(?<![\w.+~\-])[+~]{0,2}(?P<name>[A-Za-z_][\w.\-]{0,127})(?:\[[0-9]{1,4}\]|['\"]\])?['\"]?[ \t]{0,8}"
                          r"(?:=(?!=)|:(?!//))[ \t]{0,8}")
 # where a bare value ends: before the next assignment of a list (after a blank, comma, ampersand or semicolon; helm's
 # `\,` is a comma inside a value), and inside a mapping or a call also at its next item or its end
-NEXT_ASSIGNMENT = re.compile(r"(?<!\\)[\s,&;](?=[+~]{0,2}[A-Za-z_][\w.\-]{0,127}=)")
+NEXT_ASSIGNMENT = re.compile(r"(?<!\\)[\s,&;](?=[+~]{0,2}[A-Za-z_][\w.\-]{0,127}(?:\[[0-9]{1,4}\])?=)")
 FLOW_VALUE_END = re.compile(r"[\s,;}\])]")
 WORD_VALUE_END = re.compile(r"[\s'\",;]")
 OPENERS, CLOSERS = "{[(", "}])"
@@ -1186,7 +1208,12 @@ def _named_value_pieces(word: str, offset: int) -> list[tuple[int, int]]:
             value_start, value_end = start, stop.start() if stop else len(word)
         value = word[value_start:value_end]
         name = m.group("name")
-        if value and _assigned_secret_at(f"{name}={value}") is not None:
+        if len(value) >= 2 and value[0] == "[" and value[-1] == "]" and _secret_name_cached(name):
+            # terraform's -var 'passwords=["X"]', helm's --set-json: each item
+            pieces += [(offset + value_start + 1 + s, offset + value_start + 1 + e)
+                       for s, e in _flow_item_spans(value[1:-1], _HarmlessValues())]
+            at = value_end
+        elif value and _assigned_secret_at(f"{name}={value}") is not None:
             pieces.append((offset + value_start, offset + value_end))
             at = value_end
         elif "proxy" in name.lower() and (password := _schemeless_password(value)) is not None:
@@ -1202,9 +1229,12 @@ def argv_secret_values(argv: list[str], depth: int = 0) -> list[str]:
     argument unescaped (`--config '{"password": "X"}'`), and the same again in the commands of a shell string
     (`bash -c "DB_PASSWORD=X ./serve; echo X"`)."""
     values = _bare_redactor().argv_replaced_values(argv)
-    # `Authorization: Bearer X` hides "Bearer X": X is the secret, printed alone too
+    # `Authorization: Bearer X` hides "Bearer X", `--auth bob:X` "bob:X": X is the secret, printed alone too; helm
+    # reads `a\,b` as "a,b"
     values += [rest for v in values if " " in v and (parts := v.split(None, 1))[0].lower() in AUTH_SCHEMES | {"token"}
                for rest in parts[1:]]
+    values += [m.group("password") for v in values if ":" in v and (m := USER_PASSWORD.fullmatch(v)) is not None]
+    values += [v.replace("\\,", ",") for v in values if "\\," in v]
     for arg in argv:
         values += _inner_secret_values(arg.partition("=")[2] if arg.startswith("-") else arg)
     if depth < MAX_SHELL_DEPTH:
@@ -1212,6 +1242,9 @@ def argv_secret_values(argv: list[str], depth: int = 0) -> list[str]:
             for command in _shell_commands(script):
                 values += argv_secret_values(command, depth + 1)
     return [v for v in dict.fromkeys(values) if worth_hiding(v)]
+
+
+USER_PASSWORD = re.compile(r"[\w.@\\-]{1,64}:(?P<password>[^\s:/][^\s]{0,255})")
 
 
 @functools.lru_cache(maxsize=1)
@@ -1771,7 +1804,8 @@ class Redactor:
         _url_userinfo_spans): Kubernetes env lists and Secret data, shell-quoted values, loguru arrows,
         header tuples, terraform's sensitive values, XML elements, kubeconfig *-data keys."""
         spans = (_env_item_spans(text) + _shell_quoted_spans(text) + _loguru_spans(text) + _header_tuple_spans(text)
-                 + _terraform_sensitive_spans(text) + _xml_element_spans(text) + _name_value_table_spans(text))
+                 + _terraform_sensitive_spans(text) + _xml_element_spans(text) + _name_value_table_spans(text)
+                 + _yaml_block_spans(text))
         if any(prefix in text for prefix in DOCKER_CONFIG_PREFIXES):
             for m in DOCKER_CONFIG_BASE64.finditer(text):
                 run = m.group(0)
@@ -2483,6 +2517,9 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
                 value_end -= 1  # JSON inside JSON: the value's closing quote is escaped too
             if harmless[text[value_start:value_end]]:
                 continue  # secret=False, token: 0, gpu_pw=350.2, a path, one already redacted
+            if text[value_start] == "[" and 0 <= (close := text.find("]", value_start, value_start + 4096)) and text.find(
+                    "\n", value_start, close) < 0:
+                continue  # `secrets: [X, Y]`: a flow sequence, its items redacted one by one (_yaml_block_spans)
             if counts and (digits := text[value_start:value_end].rstrip(")]}>")).isdigit() and len(
                     digits) <= MAX_TOKEN_COUNT_DIGITS:
                 continue  # token=128000: a token id or count
@@ -2597,7 +2634,8 @@ def _printed_flag_value_kept(value: str) -> bool:
     value = value.rstrip(",;)]}")
     return (not value or cannot_be_secret(value) or value.lower() in NOT_A_FLAG_SECRET or value.lower() in AUTH_SCHEMES
             or value[0] in "$%<"
-            or value.lower() == REDACTED_LOWER or is_location(value) or value.startswith(("/", "./", "../", "~/")))
+            or value.lower() == REDACTED_LOWER or is_location(value) or value.startswith(("/", "./", "../", "~/"))
+            or SECRET_MOUNT_SPEC.fullmatch(value) is not None)   # docker build --secret id=npm,src=/run/npmrc
 
 
 class _KeptFlagValues(dict):
@@ -3052,6 +3090,119 @@ def _terraform_sensitive_spans(text: str) -> list[Span]:
     return spans
 
 
+# A YAML sequence or block scalar under a secret's name, as a config dump prints it: `secrets:` then `  - X` lines (or
+# `- X` at the name's own indent), `private_key: |` / `password: >-` then the lines indented under it; and a flow
+# sequence after one, `secrets: [X, Y]`, `"passwords": ["X", "Y"]`, `passwords = ['X']` (YAML, JSON, Python). A mapping under the
+# name (`secretKeyRef:\n  name: db`, `imagePullSecrets:\n- name: regcred`) holds names, not values: it stays.
+YAML_BLOCK_OPENER = re.compile(r":[ \t]{0,8}(?:(?P<style>[|>][+-]?[0-9]?)[ \t]{0,8})?\r?\n")
+YAML_BLOCK_KEY = re.compile(r"(?P<indent>[ \t]{0,64})(?:- )?[\"']?(?P<name>[A-Za-z_][\w.-]{0,127})[\"']?[ \t]{0,8}")
+YAML_LINE_OPENER = re.compile(YAML_BLOCK_KEY.pattern + r":[ \t]{0,8}(?:[|>][+-]?[0-9]?[ \t]{0,8})?")
+YAML_FLOW_OPENER = re.compile(r"[:=][ \t]{0,8}\[")
+FLOW_KEY_REVERSED = re.compile(r"[ \t]{0,8}[\"']?(?P<name>[A-Za-z0-9_.-]{1,128})")   # (read backwards from the ":")
+YAML_BLOCK_MOST_LINES = 62
+
+
+def _yaml_block_spans(text: str) -> list[Span]:
+    """The items of a sequence and the lines of a block scalar under a secret's name (YAML_BLOCK_OPENER), and the
+    items of a flow sequence after one (YAML_FLOW_OPENER)."""
+    spans: list[Span] = []
+    harmless = _HarmlessValues()
+    openers: dict[str, int | None] = {}   # a line before its ":" -> its indent when it names a secret (a log repeats them)
+    bodies: dict[tuple[int, bool, str], list[tuple[int, int]]] = {}   # and a body's text -> its spans
+    for m in YAML_BLOCK_OPENER.finditer(text) if ":" in text else ():
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        head = text[line_start:m.start()]
+        indent = openers.get(head, -1)
+        if indent == -1:
+            key = YAML_BLOCK_KEY.fullmatch(head)
+            indent = openers[head] = (len(key.group("indent")) if key is not None
+                                      and _secret_name_cached(key.group("name")) else None)
+        if indent is None:
+            continue
+        scalar = m.group("style") is not None
+        body = _yaml_body(indent, scalar).match(text, m.end()).group()
+        if (found := bodies.get((indent, scalar, body))) is None:
+            found = bodies[indent, scalar, body] = _yaml_body_spans(body, indent, scalar, harmless)
+        spans += [(m.end() + start, m.end() + end, REDACTED, "secret-named value", line_start) for start, end in found]
+    if "[" in text:
+        close = newline = -1
+        flow_items: dict[str, list[tuple[int, int]]] = {}   # a list's text -> its items' spans (a log repeats them)
+        flow_names: dict[str, bool] = {}   # the text before an opener -> whether it ends with a secret's name
+        for m in YAML_FLOW_OPENER.finditer(text):
+            if text.startswith(REDACTED, m.end() - 1):
+                continue   # `password: [REDACTED]`, redacted before (a bundle's file read again)
+            window = text[max(0, m.start() - 140):m.start()]
+            if (secret := flow_names.get(window)) is None:
+                key = FLOW_KEY_REVERSED.match(window[::-1])
+                name = key.group("name")[::-1] if key is not None else ""
+                secret = flow_names[window] = bool(name) and (name[0].isalpha() or name[0] == "_") and _secret_name_cached(name)
+            if not secret:
+                continue
+            at = m.end()
+            if close < at:   # (each the first after the last opener looked at: found once for many openers)
+                close = text.find("]", at) % (len(text) + 1)
+            if newline < at:
+                newline = text.find("\n", at) % (len(text) + 1)
+            if close == len(text) or newline < close or close - at > PRINTED_VALUE_LIMIT:
+                continue
+            items = text[at:close]
+            if (found := flow_items.get(items)) is None:
+                found = flow_items[items] = _flow_item_spans(items, harmless)
+            spans += [(at + start, at + end, REDACTED, "secret-named value", m.start()) for start, end in found]
+    return spans
+
+
+@functools.lru_cache(maxsize=256)
+def _yaml_body(indent: int, scalar: bool) -> re.Pattern[str]:
+    """The lines a block scalar (more indented than its name, or blank) or a sequence (`- ` items at its name's
+    indent or deeper) under a name at this indent runs over, YAML_BLOCK_MOST_LINES at most."""
+    line = rf"(?:[ \t]{{{indent + 1},64}}[^\n]*|[ \t]*\r?)" if scalar else rf"[ \t]{{{indent},64}}- [^\n]*"
+    return re.compile(rf"(?:{line}(?:\n|\Z)){{0,{YAML_BLOCK_MOST_LINES}}}")
+
+
+def _yaml_body_spans(body: str, indent: int, scalar: bool, harmless: _HarmlessValues) -> list[tuple[int, int]]:
+    """In a body _yaml_body gives: each line of a block scalar; each item of a sequence, without its quotes, up to
+    an item that is a mapping (`- name: regcred`: names, not values)."""
+    found = []
+    at = 0
+    for line in body.split("\n"):
+        text = line.rstrip("\r")
+        content = text.lstrip(" \t")
+        depth = len(text) - len(content)
+        if scalar and content:
+            found.append((at + depth, at + len(text)))
+        elif not scalar and content:
+            value = content[2:].strip()
+            quoted = len(value) >= 2 and value[0] == value[-1] and value[0] in "'\""
+            if not quoted and (": " in value or value.endswith(":")):
+                break
+            bare = value[1:-1] if quoted else value
+            if bare and not harmless[bare]:
+                first = at + depth + 2 + content[2:].index(value[0]) + quoted
+                found.append((first, first + len(bare)))
+        at += len(line) + 1
+    return found
+
+
+def _flow_item_spans(items: str, harmless: _HarmlessValues) -> list[tuple[int, int]]:
+    """The items of a flow sequence's text (between its brackets) that may be secrets, each without its quotes; a
+    nested sequence or mapping holds names, not values."""
+    found = []
+    at = 0
+    for item in items.split(","):
+        value = item.strip()
+        quoted = len(value) >= 2 and value[0] == value[-1] and value[0] in "'\""
+        bare = value[1:-1] if quoted else value
+        if bare and FLOW_ITEM_NESTED.search(bare) is None and not harmless[bare]:
+            first = at + item.index(value) + quoted
+            found.append((first, first + len(bare)))
+        at += len(item) + 1
+    return found
+
+
+FLOW_ITEM_NESTED = re.compile(r"[\[\]{}:]")
+
+
 def _name_value_table_spans(text: str) -> list[Span]:
     """PowerShell's `Get-ChildItem env:` table: a `Name  Value` header, a dashed line, then `NAME  VALUE`
     rows to the first blank line; a secret name's value goes."""
@@ -3152,13 +3303,13 @@ def _json_data_block_spans(text: str) -> list[Span]:
 
 PRINTED_FORM_HOLD_LINES = 64     # lines a stream holds back after one that opens a form read over lines
 PRINTED_FORM_HOLD_CHARS = 16384
-PRINTED_FORM_OPENERS = ("ame", "File \"", LOGURU_ARROW, "\"sensitive\"", "ata", "Name ")
+PRINTED_FORM_OPENERS = ("ame", "File \"", LOGURU_ARROW, "\"sensitive\"", "ata", "Name ", ":\n", ":\r\n", "|", ">")
 
 
 def _opens_printed_form(line: str) -> bool:
     """Whether a line may begin a form whose secret value comes on a later line: an env item's secret
     name, a traceback frame or loguru's arrows, terraform's "sensitive", a Secret's data block, the header
-    of a Name/Value table."""
+    of a Name/Value table. (A secret's name over a YAML sequence or block scalar: _yaml_block_open.)"""
     if "ame" in line:
         m = ENV_ITEM_NAME.search(line)
         if m is not None and _secret_name_cached(m.group("name")):
@@ -3167,6 +3318,24 @@ def _opens_printed_form(line: str) -> bool:
             or (line.startswith("Name ") and line.rstrip().endswith("Value"))
             or ("ata" in line and (DATA_BLOCK_YAML.search(line.lstrip(" -") + "\n") is not None
                                    or DATA_BLOCK_JSON.search(line) is not None)))
+
+
+def _yaml_block_open(buffer: str, start: int, end: int, cut: int) -> bool:
+    """Whether buffer[start:end] names a secret over a YAML sequence or block scalar (_yaml_block_spans) that every
+    line from end to cut goes on with: more of it may come after the cut."""
+    key = YAML_LINE_OPENER.fullmatch(buffer, start, end - 1 if buffer.endswith("\n", start, end) else end)
+    if key is None or not _secret_name_cached(key.group("name")):
+        return False
+    scalar = "|" in buffer[key.end("name"):end] or ">" in buffer[key.end("name"):end]
+    indent = len(key.group("indent"))
+    for line in buffer[end:cut].split("\n")[:-1] if cut > end else ():
+        content = line.rstrip("\r").lstrip(" \t")
+        depth = len(line) - len(line.lstrip(" \t"))
+        if scalar and content and depth <= indent:
+            return False
+        if not scalar and not (content.startswith("- ") and depth >= indent):
+            return False
+    return True
 
 
 def _printed_form_hold(buffer: str, cut: int) -> int:
@@ -3197,7 +3366,7 @@ def _printed_form_hold(buffer: str, cut: int) -> int:
             break
         distance += 1
         line = buffer[start:end]
-        if above_arrow or _opens_printed_form(line):
+        if above_arrow or _opens_printed_form(line) or (":" in line and _yaml_block_open(buffer, start, end, cut)):
             hold = start
             reach = min(distance + PRINTED_FORM_HOLD_LINES, 4 * PRINTED_FORM_HOLD_LINES)
         above_arrow = LOGURU_ARROW in line
