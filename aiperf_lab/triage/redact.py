@@ -840,6 +840,55 @@ def names_a_hash(name: str) -> bool:
     return any(w in HASH_NAME_WORDS for w in NAME_WORD_SPLIT.split(FLAG_PREFIX.sub("", name).lower()))
 
 
+# Words of a flag whose hex value is an id, not a key (besides HASH_NAME_WORDS): MLflow's --run-id and
+# --experiment-id, a checkpoint to resume or load, a job, trial or sweep, an artifact, image or dataset, a trace.
+ID_FLAG_WORDS = HASH_NAME_WORDS | {"run", "runs", "resume", "experiment", "exp", "ckpt", "checkpoint", "init", "from",
+                                   "load", "restore", "job", "trial", "sweep", "artifact", "snapshot", "parent",
+                                   "branch", "base", "onto", "target", "trace", "span", "request", "image", "container",
+                                   "dataset", "model", "object", "blob", "step"}
+# Programs whose hex arguments are commits or revisions (`git checkout SHA`, `git reset --hard SHA`, `dvc get --rev`)
+HASH_TOOLS = frozenset({"git", "hg", "jj", "svn", "dvc"})
+
+
+def names_an_id(flag: str) -> bool:
+    """--run-id, --resume, --experiment, --ckpt-hash, --revision: a hex value after such a flag is an id."""
+    return any(w in ID_FLAG_WORDS for w in name_words(FLAG_PREFIX.sub("", flag.partition("=")[0])))
+
+
+CAMEL_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+NO_VOWEL_OR_FOUR_CONSONANTS = re.compile(r"^[^aeiouy]*$|[^aeiouy]{4}")
+
+
+def names_a_model(value: str) -> bool:
+    """A CamelCase model or preset name (`Llama3Base`, `ViTHuge14Patch224In21k`, `DeiTBase16Patch384`): capitalised
+    words with vowels, at most 3 capitals of acronyms, a digit run inside followed by a capital (a size or version),
+    digits followed by a small letter only at the end (`21k`), and at least 8 letters, half of all, in words of 4+.
+    A password's digits sit at its end or among small letters (`Summer2024`, `Passw0rd`, `Hunter2pw`). Of random
+    letters and digits 0.03% (12 characters) to 0.01% (22) read as such a name (docs/benchmarks.md)."""
+    if not value[:1].isupper() or not value.isascii() or not value.isalnum() or MODEL_SIZE.search(value) is None:
+        return False
+    core = MODEL_TAIL.sub("", value)
+    if DIGIT_THEN_SMALL.search(core):
+        return False
+    letters = long = capitals = 0
+    for word in CAMEL_WORD.findall(core):
+        if word.isdigit():
+            continue
+        letters += len(word)
+        if word.isupper():
+            capitals += len(word)
+        elif NO_VOWEL_OR_FOUR_CONSONANTS.search(word.lower()):
+            return False
+        elif len(word) >= 4:
+            long += len(word)
+    return capitals <= 3 and long >= 8 and 2 * long >= letters
+
+
+MODEL_SIZE = re.compile(r"[0-9][A-Z]")
+MODEL_TAIL = re.compile(r"[0-9]+[kmbKMB]?$")
+DIGIT_THEN_SMALL = re.compile(r"[0-9][a-z]")
+
+
 def looks_like_password(value: str) -> bool:
     """The value of `-p` on a program we do not know: a password when it is 6+ characters with letters
     and digits or symbols (hunter2x, S3cr3t!, Passw0rd) or mixed case past its first letter (aBcDeFgH);
@@ -919,7 +968,7 @@ def argv_secret_pieces(argv: list[str]) -> list[tuple[int, int, int]]:
             found.append((i, start, end))
 
     tool = ""
-    login_tool = False
+    login_tool = hash_tool = False
     previous = ""
     i = 0
     while i < len(argv):
@@ -929,11 +978,12 @@ def argv_secret_pieces(argv: list[str]) -> list[tuple[int, int, int]]:
             if base in PASSWORD_FLAG_OF_TOOL or base in USER_PASSWORD_TOOLS or base in OTHER_PASSWORD_TOOLS:
                 tool = base
             login_tool = login_tool or base in LOGIN_TOOLS
+            hash_tool = hash_tool or base in HASH_TOOLS
             if (tool_pieces := _tool_positional_pieces(argv, i)) is not None:
                 found += tool_pieces
                 break  # the rest of this command is that tool's
-            if is_hex_key(arg) and not (previous.startswith("-") and names_a_hash(previous)):
-                found.append((i, 0, len(arg)))
+            if is_hex_key(arg) and previous.startswith("-") and not names_an_id(previous) and not hash_tool:
+                found.append((i, 0, len(arg)))   # --service KEY; not `git checkout SHA`, `--resume RUN_ID`
             elif login_tool and (password := _schemeless_password(arg)) is not None:
                 found.append((i, *password))  # rsync bob:X@host:/p, git clone bob:X@host:repo
             else:
@@ -979,22 +1029,26 @@ def argv_secret_pieces(argv: list[str]) -> list[tuple[int, int, int]]:
                     whole(at, start)
             i = at
         elif arg.startswith("-p") and not tool_flag and (
-                (len(arg) > 2 and not arg.startswith("--") and looks_like_password(arg[2:]))):
+                (len(arg) > 2 and not arg.startswith("--") and looks_like_password(arg[2:])
+                 and not names_a_model(arg[2:]))):
             whole(i, 2)
-        elif arg in ("-a", "-k") and not tool_flag and has_next and looks_generated(argv[i + 1]):
+        elif arg in ("-a", "-k") and not tool_flag and has_next and looks_generated(argv[i + 1]) and not names_a_model(
+                argv[i + 1]):
             # redis-cli's -a on another client, openssl's -k; -a is "all" or "arch" elsewhere, -k pytest's expression
             whole(i + 1)
             i += 1
-        elif arg == "-p" and not tool_flag and has_next and looks_like_password(argv[i + 1]):
+        elif arg == "-p" and not tool_flag and has_next and looks_like_password(argv[i + 1]) and not names_a_model(
+                argv[i + 1]):
             whole(i + 1)
             i += 1
         elif eq and (pieces := _named_value_pieces(value, len(name) + 1)):
             found += [(i, s, e) for s, e in pieces]  # --set=auth.token=X, --from-literal=password=X
-        elif eq and is_hex_key(value) and not names_a_hash(name):
+        elif eq and is_hex_key(value) and not names_an_id(name) and not hash_tool:
             found.append((i, len(name) + 1, len(arg)))
-        elif tool in SAMBA_TOOLS and name in ("-U", "--user"):
-            # Samba's -U DOMAIN\\bob%PASSWORD
-            at, text = (i, value) if eq else (i + 1, argv[i + 1]) if i + 1 < len(argv) else (i, "")
+        elif tool in SAMBA_TOOLS and (name in ("-U", "--user") or arg.startswith("-U")):
+            # Samba's -U DOMAIN\\bob%PASSWORD (also -Ubob%PASSWORD)
+            at, text = ((i, value) if eq else (i, arg[2:]) if name not in ("-U", "--user")
+                        else (i + 1, argv[i + 1]) if i + 1 < len(argv) else (i, ""))
             user, percent, password = text.partition("%")
             if percent and password:
                 found.append((at, len(argv[at]) - len(password), len(argv[at])))
@@ -1007,6 +1061,26 @@ def argv_secret_pieces(argv: list[str]) -> list[tuple[int, int, int]]:
                 found.append((at, len(argv[at]) - len(password), len(argv[at])))
             i = max(i, at)
         i += 1
+    return found
+
+
+# Oracle's clients take a login as `user/PASSWORD@connect` (sqlldr and Data Pump also as `userid=user/PASSWORD`)
+ORACLE_TOOLS = frozenset({"sqlplus", "sqlldr", "expdp", "impdp", "exp", "imp", "rman", "dgmgrl"})
+ORACLE_LOGIN = re.compile(r"(?:userid=|target=|auxiliary=|catalog=)?[^\s/@'\"=-][^\s/@'\"=]{0,127}/(?P<password>[^\s@]{1,256})"
+                          r"(?:@[^\s]{0,1024})?")
+# npm, pnpm and yarn set a registry's token as `config set //registry/:_authToken VALUE`
+CONFIG_SET_TOOLS = frozenset({"npm", "pnpm", "yarn"})
+CONFIG_NAME_SPLIT = re.compile(r"[.:/]")
+
+
+def _oracle_login_pieces(argv: list[str], i: int) -> list[tuple[int, int, int]]:
+    """The password of each `user/PASSWORD[@db]` login after an Oracle client at argv[i] (`sqlplus scott/X@orcl`,
+    `rman target sys/X@db`, `expdp userid=scott/X`); `/nolog`, `/ as sysdba` and `scott@orcl` (it asks) hold none."""
+    found = []
+    for j in range(i + 1, len(argv)):
+        m = ORACLE_LOGIN.fullmatch(argv[j])
+        if m is not None and not cannot_be_secret(m.group("password")):
+            found.append((j, *m.span("password")))
     return found
 
 
@@ -1032,9 +1106,28 @@ def _schemeless_password(word: str) -> tuple[int, int] | None:
 def _tool_positional_pieces(argv: list[str], i: int) -> list[tuple[int, int, int]] | None:
     """A tool whose password is a positional argument, when argv[i] starts it: `net use [Z:] \\\\srv\\share PASSWORD
     /user:bob` (Windows), `htpasswd -b[c] FILE USER PASSWORD` (`-nb USER PASSWORD`), `aws configure set NAME VALUE`
-    with a secret's NAME. None when argv[i] starts none of them."""
+    and `npm|pnpm|yarn config set NAME VALUE` with a secret's NAME (`//registry.npmjs.org/:_authToken`), Oracle's
+    `sqlplus user/PASSWORD[@db]` (sqlldr, expdp, impdp, rman too), `gh secret set NAME --body|-b VALUE`.
+    None when argv[i] starts none of them."""
     base = os.path.basename(argv[i]).lower().removesuffix(".exe")
     rest = argv[i + 1:]
+    if base in ORACLE_TOOLS:
+        return _oracle_login_pieces(argv, i)
+    if base == "gh" and [w.lower() for w in rest[:2]] == ["secret", "set"]:
+        for j in range(i + 3, len(argv)):
+            name, eq, value = argv[j].partition("=")
+            if name in ("--body", "-b"):
+                at, start = (j, len(name) + 1) if eq else (j + 1, 0)
+                if at < len(argv) and argv[at][start:] not in ("", "-"):
+                    return [(at, start, len(argv[at]))]
+            elif argv[j].startswith("-b") and not argv[j].startswith("--") and len(argv[j]) > 2:
+                return [(j, 2, len(argv[j]))]
+        return []
+    if base in CONFIG_SET_TOOLS and [w.lower() for w in rest[:2]] == ["config", "set"] and len(rest) >= 4:
+        name, value = rest[2], rest[3]
+        if _assigned_secret_at(f"{CONFIG_NAME_SPLIT.split(name)[-1]}={value}") is not None:
+            return [(i + 4, 0, len(value))]
+        return []
     if base == "net" and rest[:1] and rest[0].lower() == "use":
         for j in range(i + 2, len(argv)):
             word = argv[j]
@@ -1053,7 +1146,8 @@ def _tool_positional_pieces(argv: list[str], i: int) -> list[tuple[int, int, int
         return []
     if base in ("vault", "wandb") and rest[:1] == ["login"]:
         # `vault login TOKEN`, `wandb login KEY` (vault's `-method=userpass username=bob` are no token)
-        words = [j for j in range(i + 2, len(argv)) if not argv[j].startswith("-") and "=" not in argv[j]]
+        words = [j for j in range(i + 2, len(argv)) if not argv[j].startswith("-") and "=" not in argv[j]
+                 and "://" not in argv[j]]   # (wandb's --host URL)
         return [(words[0], 0, len(argv[words[0]]))] if words and not cannot_be_secret(argv[words[0]]) else []
     if base == "rclone" and rest[:1] == ["config"] and rest[1:2] in (["create"], ["update"]):
         # `rclone config create NAME TYPE key value ...`: a secret key's value
@@ -1163,6 +1257,7 @@ def _bare_redactor() -> "Redactor":
 # helm's `--set auth.token=X`, `VAR=X` before a command (env, docker -e, a shell). The name is judged by is_secret_name.
 NAME_ASSIGNED = re.compile(r"[+~]{0,2}(?P<name>[A-Za-z_][A-Za-z0-9_.\-]{0,127})=")
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash"})
+SHELL_SAFE_WORD = re.compile(r"[\w@%+=:,./-]+")   # a word shlex.quote leaves unquoted
 SHELL_SEPARATOR = re.compile(r"[;&|()<>]+")
 SHELL_WORD = re.compile(r"[;&|()<>]+|[^\s;&|()<>]+")
 MAX_SHELL_DEPTH = 4       # `bash -c "sh -c '...'"` is looked into this deep
@@ -1988,9 +2083,12 @@ class Redactor:
         pieces: dict[int, list[tuple[int, int]]] = {}
         for i, start, end in argv_secret_pieces(argv):
             pieces.setdefault(i, []).append((start, end))
+        on_line = self._line_spans(argv)
         out = []
         for i, arg in enumerate(argv):
             spans = self.spans(arg)
+            if i in on_line:
+                spans = _merge_spans(sorted(spans + on_line[i]))
             own = pieces.get(i)
             if own:
                 spans = [span for span in spans if not any(span[0] < end and start < span[1] for start, end in own)]
@@ -1998,6 +2096,30 @@ class Redactor:
                                                      for start, end in own]))
             out.append(spans)
         return out
+
+    def _line_spans(self, argv: list[str]) -> dict[int, list[Span]]:
+        """Per argument, what the text rules hide in the command line read as one line, as summary.md and
+        report.html write it (an argument with a blank or a shell character in single quotes): a rule that
+        needs a flag and its value together (`-U 'bob%X'`, `sqlcmd -P X`) sees them there, not in the list's
+        arguments one by one, and workload.json and manifest.json must hide what the line hides. A span is
+        placed back on the argument it lies in; one crossing an argument's edge is cut to it when it is a plain
+        [REDACTED] (a placeholder or a URL's rewritten part is left to the argument's own reading)."""
+        words, starts, at = [], [], 0
+        for arg in argv:
+            word = f"'{arg}'" if "'" not in arg and SHELL_SAFE_WORD.fullmatch(arg) is None else arg
+            starts.append(at + (len(word) != len(arg)))
+            words.append(word)
+            at += len(word) + 1
+        placed: dict[int, list[Span]] = {}
+        for start, end, replacement, label, _context in self.spans(" ".join(words)):
+            first = bisect.bisect_right(starts, start) - 1
+            last = bisect.bisect_right(starts, end - 1) - 1
+            for i in range(max(first, 0), last + 1):
+                left, right = max(start - starts[i], 0), min(end - starts[i], len(argv[i]))
+                inside = start >= starts[i] and end <= starts[i] + len(argv[i])
+                if right > left and (inside or replacement == REDACTED):
+                    placed.setdefault(i, []).append((left, right, replacement, label, left))
+        return placed
 
     def argv_replaced_values(self, argv: list[str]) -> list[str]:
         """The values Redactor.argv replaces in argv, each as it stands there."""
@@ -2512,7 +2634,8 @@ def _printed_flag_value_kept(value: str) -> bool:
     value = value.rstrip(",;)]}")
     return (not value or cannot_be_secret(value) or value.lower() in NOT_A_FLAG_SECRET or value.lower() in AUTH_SCHEMES
             or value[0] in "$%<"
-            or value.lower() == REDACTED_LOWER or is_location(value) or value.startswith(("/", "./", "../", "~/")))
+            or value.lower() == REDACTED_LOWER or is_location(value) or value.startswith(("/", "./", "../", "~/"))
+            or SECRET_MOUNT_SPEC.fullmatch(value) is not None)   # docker build --secret id=npm,src=/run/npmrc
 
 
 class _KeptFlagValues(dict):
