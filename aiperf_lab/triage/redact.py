@@ -1103,29 +1103,102 @@ CSI = re.compile(r"(?:\x1b|\\(?:x1b|u001b|033|e))\[[0-?]{0,32}[ -/]{0,8}[@-~]")
 ESCAPED_CSI = re.compile(r"\\(?:x1b|u001b|033|e)\[")
 
 
-def _without_csi(text: str) -> tuple[str, list[int], list[int]]:
-    """text without its CSI sequences, where each cut lies in that view, and how many characters were cut up to it
-    (sorted: a view position p is at p + shifts[k] in text, k the last cut at or before p)."""
+def _without_csi(text: str) -> tuple[str, "_Edits"]:
+    """text without its CSI sequences (the view the rules read coloured text in), and where they were cut."""
+    return _edited(text, [(m.start(), m.end(), "") for m in CSI.finditer(text)])
+
+
+class _Edits(NamedTuple):
+    """Where a view of a text differs from it: edit k put `sizes[k]` characters (0 or 1) at `view_starts[k]` in place
+    of text[text_starts[k]:text_ends[k]] (sorted; edits do not overlap)."""
+    view_starts: list[int]
+    text_starts: list[int]
+    text_ends: list[int]
+    sizes: list[int]
+
+    def start_in_text(self, at: int) -> int:
+        """Where the view's character at `at` starts in text (an edited character: where its edit starts)."""
+        k = bisect.bisect_right(self.view_starts, at) - 1
+        if k < 0:
+            return at
+        inside = at - self.view_starts[k]
+        return self.text_starts[k] if inside < self.sizes[k] else self.text_ends[k] + inside - self.sizes[k]
+
+    def end_in_text(self, start: int, end: int) -> int:
+        """Where a view span [start, end) ends in text: after its last character (an edit right after it stays
+        outside; an edited last character takes its whole edit)."""
+        if end <= start:
+            return self.start_in_text(start)
+        at = end - 1
+        k = bisect.bisect_right(self.view_starts, at) - 1
+        if k < 0:
+            return end
+        inside = at - self.view_starts[k]
+        return self.text_ends[k] if inside < self.sizes[k] else self.text_ends[k] + inside - self.sizes[k] + 1
+
+    def place_back(self, spans: list[Span]) -> list[Span]:
+        start_in_text = self.start_in_text
+        return [(first := start_in_text(start), self.end_in_text(start, end) if end > start else first, replacement,
+                 label, start_in_text(context)) for start, end, replacement, label, context in spans]
+
+
+def _edited(text: str, edits: list[tuple[int, int, str]]) -> tuple[str, _Edits]:
+    """text with each (start, end, replacement) edit made (in order, none overlapping), and where they lie."""
     kept: list[str] = []
-    starts: list[int] = []
-    shifts: list[int] = []
-    at = removed = 0
-    for m in CSI.finditer(text):
-        kept.append(text[at:m.start()])
-        starts.append(m.start() - removed)
-        removed += m.end() - m.start()
-        shifts.append(removed)
-        at = m.end()
+    view_starts: list[int] = []
+    at = view = 0
+    for start, end, replacement in edits:
+        kept.append(text[at:start])
+        kept.append(replacement)
+        view += start - at
+        view_starts.append(view)
+        view += len(replacement)
+        at = end
     kept.append(text[at:])
-    return "".join(kept), starts, shifts
+    return "".join(kept), _Edits(view_starts, [e[0] for e in edits], [e[1] for e in edits], [len(e[2]) for e in edits])
+
+
+# A secret name written so that the name rules would not read it (`{"pass\u0077ord": ...}`, `pass<U+200B>word=`,
+# `"api\/key":`): a letter of it JSON-escaped (any letter, either hex case, also escaped again inside JSON-in-JSON:
+# `\\u0077`), an invisible character inside it (zero-width space, non-joiner and joiner, word joiner, BOM, soft
+# hyphen; raw or escaped), a JSON `\/` inside a quoted key. The rules read a view with each escape decoded, each
+# invisible character dropped and each such `\/` a `_` (the words apart, as `api_key`), and their spans are placed
+# back; only texts that hold a `\u`, a `\/` or such a character are looked at.
+INVISIBLE = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
+INVISIBLE_CHARACTER = re.compile(f"[{INVISIBLE}]")
+_NAME_ESCAPE = (r"\\{1,8}u(?:00(?:2[dDeE]|3[0-9]|4[1-9a-fA-F]|5[0-9aAfF]|6[1-9a-fA-F]|7[0-9aA]|[aA][dD])"
+                r"|200[b-dB-D]|2060|[fF][eE][fF][fF])")
+_KEY_SLASH = (r"(?<=[A-Za-z0-9])\\{1,8}/(?=(?:[A-Za-z0-9_.-]|\\{1,8}/|\\{1,8}u[0-9a-fA-F]{4}){1,64}\\{0,8}[\"']"
+              r"[ \t]{0,3}[:=])")
+NAME_EDITS = re.compile(f"{_NAME_ESCAPE}|{_KEY_SLASH}|[{INVISIBLE}]")
+
+
+def _name_edits(text: str) -> list[tuple[int, int, str]]:
+    """The edits of the view that spells secret names plainly (see NAME_EDITS); none for most texts (a test in C)."""
+    if "\\u" not in text and "\\/" not in text and (text.isascii() or INVISIBLE_CHARACTER.search(text) is None):
+        return []
+    edits = []
+    for m in NAME_EDITS.finditer(text):
+        written = m.group()
+        if written[-1] == "/":
+            edits.append((m.start(), m.end(), "_"))
+        elif written[0] == "\\":
+            decoded = chr(int(written[-4:], 16))
+            edits.append((m.start(), m.end(), "" if decoded in INVISIBLE else decoded))
+        else:
+            edits.append((m.start(), m.end(), ""))
+    return edits
 
 
 def _plain_tail(text: str) -> str:
     """The last 120 characters of text, lower-cased, without colour codes (what the line holds read)."""
     tail = text[-1024:]
     if "\x1b" in tail or "\\" in tail:
-        return CSI.sub("", tail)[-120:].lower()
-    return text[-120:].lower()
+        tail = CSI.sub("", tail)
+    elif tail.isascii():
+        return text[-120:].lower()
+    edits = _name_edits(tail)   # (`pass\u0077ord:` ending a line waits for its value as `password:` does)
+    return (_edited(tail, edits)[0] if edits else tail)[-120:].lower()
 
 
 def _merge_spans(found: list[Span]) -> list[Span]:
@@ -1713,6 +1786,10 @@ class Redactor:
             plain = CSI.sub("", text)
             if len(plain) < len(text):  # coloured text: the rules read it without its colour codes
                 return self._coloured_spans(text, plain, in_key, token_carry, value_next)
+        if "\\" in text or not text.isascii():
+            edits = _name_edits(text)
+            if edits:  # a secret name escaped or split (`"pass\u0077ord":`): the rules read it spelled plainly
+                return self._view_spans(text, edits, in_key, token_carry, value_next)
         lower = _lower(text)
         found = self._literal_spans(text) + self._secret_spans(text, in_key, token_carry, value_next, lower)
         if self._pieces:
@@ -1732,20 +1809,28 @@ class Redactor:
 
     def _coloured_spans(self, text: str, plain: str, in_key: bool, token_carry: bool, value_next: bool) -> list[Span]:
         """The spans of text's view without CSI codes (`plain`; ANSI colours: `ESC[36mpassword ESC[0m=ESC[35mX`),
-        placed back on text, and a known secret found in text as it is (one could hold an ESC)."""
+        placed back on text, and a known secret found in text as it is (one could hold an ESC). The codes inside
+        a span follow its replacement (`ESC[35mS3crESC[1mt!x` becomes `ESC[35m[REDACTED]ESC[1m`), so the terminal's
+        colours after it are what they were."""
         found = self._literal_spans(text)
         in_plain = self.spans(plain, in_key, token_carry, value_next)
         if in_plain:
-            _, starts, shifts = _without_csi(text)
+            found += _without_csi(text)[1].place_back(in_plain)
+        if not found:
+            return []
+        found.sort()
+        merged = _merge_spans(found)
+        for index, (start, end, replacement, label, context) in enumerate(merged):
+            if ("\x1b" in text[start:end] or "\\" in text[start:end]) and (codes := CSI.findall(text, start, end)):
+                merged[index] = (start, end, replacement + "".join(codes), label, context)
+        return merged
 
-            def in_text(at: int) -> int:  # a position of plain, in text
-                cut = bisect.bisect_right(starts, at) - 1
-                return at + (shifts[cut] if cut >= 0 else 0)
-
-        for start, end, replacement, label, context in in_plain:
-            first = in_text(start)
-            # (an end is placed after its last character: codes right after a secret stay outside its span)
-            found.append((first, in_text(end - 1) + 1 if end > start else first, replacement, label, in_text(context)))
+    def _view_spans(self, text: str, edits: list[tuple[int, int, str]], in_key: bool, token_carry: bool,
+                    value_next: bool) -> list[Span]:
+        """The spans of text's view with secret names spelled plainly (_name_edits), placed back on text, and a known
+        secret found in text as it is."""
+        view, where = _edited(text, edits)
+        found = self._literal_spans(text) + where.place_back(self.spans(view, in_key, token_carry, value_next))
         if not found:
             return []
         found.sort()
