@@ -1190,6 +1190,15 @@ def _name_edits(text: str) -> list[tuple[int, int, str]]:
     return edits
 
 
+def _codes_kept(text: str, spans: list[Span]) -> list[Span]:
+    """Spans of a coloured text with the colour codes inside each after its replacement (`ESC[35mS3crESC[1mt!x`
+    becomes `ESC[35m[REDACTED]ESC[1m`): the terminal's colours after a value are what they were."""
+    for index, (start, end, replacement, label, context) in enumerate(spans):
+        if ("\x1b" in text[start:end] or "\\" in text[start:end]) and (codes := CSI.findall(text, start, end)):
+            spans[index] = (start, end, replacement + "".join(codes), label, context)
+    return spans
+
+
 def _plain_tail(text: str) -> str:
     """The last 120 characters of text, lower-cased, without colour codes (what the line holds read)."""
     tail = text[-1024:]
@@ -1819,11 +1828,14 @@ class Redactor:
         if not found:
             return []
         found.sort()
-        merged = _merge_spans(found)
-        for index, (start, end, replacement, label, context) in enumerate(merged):
-            if ("\x1b" in text[start:end] or "\\" in text[start:end]) and (codes := CSI.findall(text, start, end)):
-                merged[index] = (start, end, replacement + "".join(codes), label, context)
-        return merged
+        return _codes_kept(text, _merge_spans(found))
+
+    def _dump_spans_uncoloured(self, text: str) -> list[Span]:
+        """_dump_spans of a text that may be coloured (a stream's dump context: `ESC[36m00000000ESC[0m  68 66 ...`)."""
+        if "\x1b" not in text:
+            return self._dump_spans(text)
+        plain, where = _without_csi(text)
+        return _codes_kept(text, where.place_back(self._dump_spans(plain)))
 
     def _view_spans(self, text: str, edits: list[tuple[int, int, str]], in_key: bool, token_carry: bool,
                     value_next: bool) -> list[Span]:
@@ -2071,7 +2083,8 @@ class StreamRedactor:
                 tail = text.rfind("\n", 0, tail - 1) + 1
             windows.append((text[tail:ahead], tail))
         found = [(start + shift, min(end + shift, cut), replacement, label, max(0, context + shift))
-                 for window, shift in windows for start, end, replacement, label, context in self.redactor._dump_spans(window)
+                 for window, shift in windows
+                 for start, end, replacement, label, context in self.redactor._dump_spans_uncoloured(window)
                  if 0 <= start + shift < cut]
         return _merge_spans(sorted(spans + found)) if found else spans
 
@@ -3062,7 +3075,10 @@ def _key_block_end(text: str, at: int, first_line_is_key: bool = False, begin: i
 def _key_open(text: str, span: Span) -> bool:
     """Whether a key block span ends at the text's end without its END line (so it may go on)."""
     start, end = span[0], span[1]
-    return not text[end:].strip("\r\n") and not KEY_END.search(text, max(start, end - 80), end)
+    rest = text[end:]
+    if "\x1b" in rest or "\\" in rest:  # a colour code after the key's last line (`...5u ESC[0m`) ends nothing
+        rest = CSI.sub("", rest)
+    return not rest.strip("\r\n") and not KEY_END.search(text, max(start, end - 80), end)
 
 
 def is_common_name(name: str) -> bool:
@@ -3564,6 +3580,9 @@ def _dump_line_at(text: str, start: int, newline: int) -> bool:
         m = pattern.match(text, start)
         if m is not None and m.end() == newline:
             return True
+    if "\x1b" in text[start:newline]:   # a coloured dump line (its offset in cyan) is read without its codes
+        line = CSI.sub("", text[start:newline if newline >= 0 else len(text)])
+        return any(pattern.fullmatch(line) is not None for pattern in DUMP_LINES.values())
     return False
 
 
