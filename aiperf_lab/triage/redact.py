@@ -1537,7 +1537,15 @@ class Redactor:
 
     def _dump_spans(self, text: str) -> list[Span]:
         """Secrets in dumps (see _dump_parts): the decoded text is searched like any text (known values, their
-        pieces, shapes); every byte found there goes, in each column that shows it, line by line."""
+        pieces, shapes); every byte found there goes, in each column that shows it, line by line. Dump lines behind
+        a log prefix (_dump_prefix_edits) are read in a view without their prefixes."""
+        edits = _dump_prefix_edits(text)
+        if edits:
+            view, where = _edited(text, edits)
+            return where.place_back(self._unprefixed_dump_spans(view))
+        return self._unprefixed_dump_spans(text)
+
+    def _unprefixed_dump_spans(self, text: str) -> list[Span]:
         if not _may_hold_dump(text):
             return []  # (one scan instead of the ten of _dump_parts: most texts hold no dump, also long ones: "x" lines)
         decoded, parts = _dump_parts(text)
@@ -3220,6 +3228,14 @@ _BARE_WORDS_LINE = r"(?P<hex>(?: {1,4}[0-9a-fA-F]{4}){2,8})[ \t]*\r?"
 _OD_LINE = r"(?P<offset>[0-7]{7}|[0-9a-fA-F]{6,8})(?P<cells>(?:   [^\s\\]|  \\[0abfnrtv\\]| [0-7]{3}|    ){1,32})\r?"
 # `od -tu1` / `od -td1`: decimal bytes after an offset (-128 to 255)
 _DECIMAL_LINE = r"(?P<offset>[0-7]{7})(?P<cells>(?: {1,4}-?[0-9]{1,3}){1,32})[ \t]*\r?"
+# `od -An -tu1` / `od -An -td1`: decimal bytes without offsets, each in a cell 4 (or 5, signed) wide; a line of 5 to 32
+# cells, or of 1 to 4 right after a line ending in a digit (a dump's last line). A line of numbers spaced otherwise
+# (a table's columns) is none.
+_U1_CELL = r"(?: {3}[0-9]| {2}[0-9]{2}| [0-9]{3})"
+_D1_CELL = r"(?: {4}[0-9]| {3}(?:[0-9]{2}|-[0-9])| {2}(?:[0-9]{3}|-[0-9]{2})| -[0-9]{3})"
+_BARE_DECIMAL_LINE = (rf"(?P<cells>{_U1_CELL}{{5,32}}|{_D1_CELL}{{5,32}}|(?<=[0-9]\n)(?:{_U1_CELL}{{1,4}}|{_D1_CELL}{{1,4}}))"
+                      r"[ \t]*\r?")
+BARE_DECIMAL_HINT = re.compile(r"\n(?: {1,4}-?[0-9]{1,3}){5}")
 # 5 or more hex pairs with ":" or "-" between, or "0x" pairs with ", " between (`xxd -i`), a whole line each (a
 # separator may end it): a block of such lines is one text, so a secret wrapped over them is read whole (a time,
 # "12:30:45", is no such line)
@@ -3258,12 +3274,13 @@ SHORT_BARE_LINE = re.compile(_SHORT_BARE + r"[ \t]*\r?")
 DUMP_KINDS = (("hex", _HEX_LINE, "hex"), ("xxd", _XXD_LINE, "hex"), ("od", _OD_LINE, "cells"), ("words", _WORDS_LINE, "hex"),
               ("bare", _BARE_HEX_LINE, "hex"), ("xxd-le", _XXD_LE_LINE, "hex"), ("bits", _XXD_BITS_LINE, "hex"),
               ("decimal-od", _DECIMAL_LINE, "cells"), ("bare-words", _BARE_WORDS_LINE, "hex"),
-              ("separated", _SEPARATED_LINE, "hex"))   # (the common kinds first: _dump_line_at tries them in turn)
+              ("separated", _SEPARATED_LINE, "hex"), ("bare-decimal", _BARE_DECIMAL_LINE, "cells"))
+# (the common kinds first: _dump_line_at tries them in turn)
 # What a line of each kind starts with (a hex offset, then ":" or a space; or, bare, BARE_HINT): a text holding
 # none is spared that kind's splitter (one scan for each start instead of one per kind)
 OFFSET_STARTS = {":": re.compile(r"\n[0-9a-fA-F]{4,16}:"), " ": re.compile(r"\n[0-9a-fA-F]{4,16} ")}
 KIND_START = {"hex": " ", "xxd": ":", "xxd-le": ":", "bits": ":", "od": " ", "decimal-od": " ", "words": " ",
-              "bare": "bare", "bare-words": "bare", "separated": "separated"}
+              "bare": "bare", "bare-words": "bare", "separated": "separated", "bare-decimal": "bare-decimal"}
 DUMP_LINES = {kind: re.compile(line + r"(?![^\n])") for kind, line, _ in DUMP_KINDS}
 # the same, to read the fields of a line known to be one (without the guards that only make other lines fail sooner)
 DUMP_LINE_FIELDS = {**DUMP_LINES, "bare": re.compile(_BARE_HEX_LINE[len(_BARE_GUARD):] + r"(?![^\n])")}
@@ -3303,7 +3320,8 @@ DUMP_HINT_START = re.compile(r"[0-9a-fA-F]{4}")
 def _may_hold_dump(text: str) -> bool:
     return (DUMP_HINT_START.match(text) is not None or DUMP_HINTS[0].search(text) is not None
             or DUMP_HINTS[1].search(text) is not None or DUMP_HINTS[2].search(text) is not None
-            or BARE_HINT.search("\n" + text[:64]) is not None or BARE_HINT.search(text) is not None)
+            or BARE_HINT.search("\n" + text[:64]) is not None or BARE_HINT.search(text) is not None
+            or BARE_DECIMAL_HINT.search("\n" + text[:64]) is not None or BARE_DECIMAL_HINT.search(text) is not None)
 
 
 DECIMAL_BYTES = re.compile(r"\[(?P<body>[0-9]{1,3}(?:, ?[0-9]{1,3}){7,4095})\]")
@@ -3338,6 +3356,7 @@ class _DumpPart:
 
 def _field_size(kind: str, field: str) -> int:
     """Bytes one dump line's field shows (as _line_sizes counts them)."""
+    kind = READ_AS.get(kind, kind) if kind != "bare-words" else kind
     if kind in HEX_FIELD_KINDS:
         return (len(field) - field.count(" ") - field.count("\t")) >> 1
     if kind == "od":
@@ -3414,7 +3433,7 @@ def _decode_blocks(kind: str, fields: list[str], block_ends: list[int]) -> str:
     return data.decode("latin-1")
 
 
-READ_AS = {"bare-words": "words"}
+READ_AS = {"bare-words": "words", "bare-decimal": "decimal-od"}
 HEX_FIELD_KINDS = frozenset({"hex", "xxd", "bare", "words", "bare-words", "xxd-le"})   # hex digits and blanks only   # a kind read as another once its lines are found
 BLOCK_GAP = {"words": 2, "bare-words": 2, "xxd-le": 4}   # NULs after each block: one, or a word's two, or a group's four
 
@@ -3427,6 +3446,7 @@ def _dump_parts(text: str) -> tuple[str, list[_DumpPart]]:
     blocks: list[tuple[int, int]] = []
     padded = "\n" + text   # (every line then follows a newline, which leads each splitter: the scan skips to them)
     present = {"bare": BARE_HINT.search(padded) is not None, "": True,
+               "bare-decimal": BARE_DECIMAL_HINT.search(padded) is not None,
                "separated": ":" in text or "-" in text or "0x" in text or "0X" in text}
     for kind, splitter in DUMP_SPLITTERS.items():
         start = KIND_START.get(kind, "")
@@ -3528,7 +3548,7 @@ def _dump_columns(text: str, part: _DumpPart, index: int, k: int, j: int) -> lis
     m = DUMP_LINE_FIELDS[part.kind].match(text, line_start)
     if m is None:
         return []
-    name = "cells" if part.kind in ("od", "decimal-od") else "hex"
+    name = "cells" if part.kind in ("od", "decimal-od", "bare-decimal") else "hex"
     field = m.group(name)
     size = _field_size(part.kind, field)
     j = min(j, size - 1)  # (the NULs after a block's last line)
@@ -3573,6 +3593,38 @@ def _dump_lines_start(text: str, end: int, limit: int = DUMP_HOLD_LINES) -> int:
     return end
 
 
+# A dump line behind a log prefix (`2026-11-23 12:00:01 INFO 00000000: 5375 7033 ...`, `[rank0]: 00000000  53 75 ...`,
+# `svc-1  | 0000000 ...`, `INFO:root:00000000: ...`): any text before the dump's offset on its line, when the offset
+# starts with 000 (a dump's first 64 KiB) right after a blank, ":", "|", "]" or ">", and the rest of the line is a
+# whole dump line of a kind with offsets. Found from the literal 000; Python runs only at such places.
+PREFIXED_DUMP_HINT = re.compile(r"000(?<=[ \t:|\]>]000)[0-9a-fA-F]{0,13}(?::? {1,4}[0-9a-fA-F]{2}| {3}\S| [0-7]{3} )")
+OFFSET_KINDS = tuple(DUMP_LINES[kind] for kind in ("hex", "xxd", "od", "words", "xxd-le", "bits", "decimal-od"))
+
+
+def _dump_prefix_edits(text: str) -> list[tuple[int, int, str]]:
+    """Where dump lines sit behind a log prefix (PREFIXED_DUMP_HINT): each prefix, to be cut from the view the dump
+    rules read (so the lines of a block, each with its own time, are one block there)."""
+    edits: list[tuple[int, int, str]] = []
+    done = -1
+    for m in PREFIXED_DUMP_HINT.finditer(text):
+        start = m.start()
+        if start < done:
+            continue
+        line = text.rfind("\n", 0, start) + 1
+        newline = text.find("\n", start)
+        newline = len(text) if newline < 0 else newline
+        if any((d := pattern.match(text, start)) is not None and d.end() == newline for pattern in OFFSET_KINDS):
+            edits.append((line, start, ""))
+            done = newline
+    return edits
+
+
+def _prefixed_dump_line(text: str, start: int, newline: int) -> bool:
+    """Whether the line from start to newline is a dump line behind a log prefix (see _dump_prefix_edits)."""
+    m = PREFIXED_DUMP_HINT.search(text, start, newline if newline >= 0 else len(text))
+    return m is not None and bool(_dump_prefix_edits(text[start:newline if newline >= 0 else len(text)]))
+
+
 def _dump_line_at(text: str, start: int, newline: int) -> bool:
     """Whether the line from start to its newline (or the text's end) is a dump line (see _dump_parts), read in
     its text: a short bare line is one only beside others. (A line's CR goes with the pattern's `\\r?`.)"""
@@ -3582,8 +3634,9 @@ def _dump_line_at(text: str, start: int, newline: int) -> bool:
             return True
     if "\x1b" in text[start:newline]:   # a coloured dump line (its offset in cyan) is read without its codes
         line = CSI.sub("", text[start:newline if newline >= 0 else len(text)])
-        return any(pattern.fullmatch(line) is not None for pattern in DUMP_LINES.values())
-    return False
+        return any(pattern.fullmatch(line) is not None for pattern in DUMP_LINES.values()) or _prefixed_dump_line(
+            line, 0, len(line))
+    return _prefixed_dump_line(text, start, newline)
 
 
 # Every character of a text escaped, as serializers, shells and HTML print it: runs of 5 or more (the shortest
