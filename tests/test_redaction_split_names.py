@@ -44,6 +44,17 @@ def test_json_inside_json_with_an_escaped_key_goes(name: str) -> None:
     _expect_value_gone(json.dumps({"payload": json.dumps({name[:2] + "\u200b" + name[2:]: V})}))   # \\u200b
 
 
+@pytest.mark.parametrize("key", ["p\\u0061\\u0073\\u0073word", "p\\u0061\\u0073\\u0073\\u0077\\u006f\\u0072\\u0064",
+                                 "\\u0070\\u0061\\u0073\\u0073word", "api\\u005f\\u006b\\u0065\\u0079"])
+def test_a_few_letters_escaped_in_a_row_go(key: str) -> None:
+    _expect_value_gone('{"' + key + '": "' + V + '"}')
+
+
+def test_a_run_of_escapes_alone_is_left_to_the_escaped_run_rule() -> None:
+    text = '{"msg": "' + "\\u0041" * 40 + '", "caf\\u00e9": 1}'
+    assert Redactor({}).text(text) == text
+
+
 @pytest.mark.parametrize("key", ["api\\/key", "client\\/secret", "auth\\/token", "db\\/password"])
 def test_a_json_slash_inside_a_key_goes(key: str) -> None:
     _expect_value_gone('{"' + key + '": "' + V + '"}')

@@ -1109,7 +1109,7 @@ def _without_csi(text: str) -> tuple[str, "_Edits"]:
 
 
 class _Edits(NamedTuple):
-    """Where a view of a text differs from it: edit k put `sizes[k]` characters (0 or 1) at `view_starts[k]` in place
+    """Where a view of a text differs from it: edit k put `sizes[k]` characters (none, one or a few) at `view_starts[k]` in place
     of text[text_starts[k]:text_ends[k]] (sorted; edits do not overlap)."""
     view_starts: list[int]
     text_starts: list[int]
@@ -1160,34 +1160,37 @@ def _edited(text: str, edits: list[tuple[int, int, str]]) -> tuple[str, _Edits]:
 
 # A secret name written so that the name rules would not read it (`{"pass\u0077ord": ...}`, `pass<U+200B>word=`,
 # `"api\/key":`): a letter of it JSON-escaped (any letter, either hex case, also escaped again inside JSON-in-JSON:
-# `\\u0077`), an invisible character inside it (zero-width space, non-joiner and joiner, word joiner, BOM, soft
-# hyphen; raw or escaped), a JSON `\/` inside a quoted key. The rules read a view with each escape decoded, each
-# invisible character dropped and each such `\/` a `_` (the words apart, as `api_key`), and their spans are placed
-# back; only texts that hold a `\u`, a `\/` or such a character are looked at.
+# `\\u0077`) beside a letter written plainly, invisible characters inside it (zero-width space, non-joiner and joiner,
+# word joiner, BOM, soft hyphen; raw between two name characters, or escaped beside one), a JSON `\/` inside a quoted
+# key. The rules read a view with each such escape decoded, each invisible character dropped and each such `\/` a `_`
+# (the words apart, as `api_key`), and their spans are placed back. Only texts that hold a `\u`, a `\/` or a character
+# outside ASCII are looked at, and a run of escapes alone (`\u0041` repeated: an escaped run) changes nothing.
 INVISIBLE = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
-INVISIBLE_CHARACTER = re.compile(f"[{INVISIBLE}]")
-_NAME_ESCAPE = (r"\\{1,8}u(?:00(?:2[dDeE]|3[0-9]|4[1-9a-fA-F]|5[0-9aAfF]|6[1-9a-fA-F]|7[0-9aA]|[aA][dD])"
-                r"|200[b-dB-D]|2060|[fF][eE][fF][fF])")
-_KEY_SLASH = (r"(?<=[A-Za-z0-9])\\{1,8}/(?=(?:[A-Za-z0-9_.-]|\\{1,8}/|\\{1,8}u[0-9a-fA-F]{4}){1,64}\\{0,8}[\"']"
-              r"[ \t]{0,3}[:=])")
-NAME_EDITS = re.compile(f"{_NAME_ESCAPE}|{_KEY_SLASH}|[{INVISIBLE}]")
+_NAME_CHARACTER = "[A-Za-z0-9_.-]"
+_ESCAPED_NAME_CHARACTER = (r"\\{1,8}u(?:00(?:2[dDeE]|3[0-9]|4[1-9a-fA-F]|5[0-9aAfF]|6[1-9a-fA-F]|7[0-9aA]|[aA][dD])"
+                           r"|200[b-dB-D]|2060|[fF][eE][fF][fF])")
+NAME_ESCAPE = re.compile(rf"(?:(?<={_NAME_CHARACTER})(?<!\\u[0-9a-fA-F]{{4}})(?:{_ESCAPED_NAME_CHARACTER}){{1,8}}"
+                         rf"|(?:{_ESCAPED_NAME_CHARACTER}){{1,8}}(?={_NAME_CHARACTER}))")
+NAME_ESCAPE_CODE = re.compile(r"\\+u([0-9a-fA-F]{4})")
+KEY_SLASH = re.compile(r"(?<=[A-Za-z0-9])\\{1,8}/(?=(?:[A-Za-z0-9_.-]|\\{1,8}/|\\{1,8}u[0-9a-fA-F]{4}){1,64}\\{0,8}"
+                       r"[\"'][ \t]{0,3}[:=])")
+NOT_INVISIBLE = str.maketrans("", "", INVISIBLE)
+INVISIBLE_INSIDE = re.compile(f"(?<={_NAME_CHARACTER})[{INVISIBLE}]{{1,4}}(?={_NAME_CHARACTER})")
 
 
 def _name_edits(text: str) -> list[tuple[int, int, str]]:
-    """The edits of the view that spells secret names plainly (see NAME_EDITS); none for most texts (a test in C)."""
-    if "\\u" not in text and "\\/" not in text and (text.isascii() or INVISIBLE_CHARACTER.search(text) is None):
-        return []
+    """The edits of the view that spells secret names plainly (see NAME_ESCAPE, KEY_SLASH, INVISIBLE_INSIDE), in
+    order; none for most texts (tests in C: a backslash-u, a backslash-slash, a character outside ASCII)."""
     edits = []
-    for m in NAME_EDITS.finditer(text):
-        written = m.group()
-        if written[-1] == "/":
-            edits.append((m.start(), m.end(), "_"))
-        elif written[0] == "\\":
-            decoded = chr(int(written[-4:], 16))
-            edits.append((m.start(), m.end(), "" if decoded in INVISIBLE else decoded))
-        else:
-            edits.append((m.start(), m.end(), ""))
-    return edits
+    if "\\u" in text:
+        for m in NAME_ESCAPE.finditer(text):   # (a run of up to 8 escapes beside a letter written plainly)
+            decoded = "".join(chr(int(code, 16)) for code in NAME_ESCAPE_CODE.findall(m.group()))
+            edits.append((m.start(), m.end(), decoded.translate(NOT_INVISIBLE)))
+    if "\\/" in text:
+        edits += [(m.start(), m.end(), "_") for m in KEY_SLASH.finditer(text)]
+    if not text.isascii():
+        edits += [(m.start(), m.end(), "") for m in INVISIBLE_INSIDE.finditer(text)]
+    return sorted(edits) if len(edits) > 1 else edits
 
 
 def _codes_kept(text: str, spans: list[Span]) -> list[Span]:
@@ -3597,7 +3600,8 @@ def _dump_lines_start(text: str, end: int, limit: int = DUMP_HOLD_LINES) -> int:
 # `svc-1  | 0000000 ...`, `INFO:root:00000000: ...`): any text before the dump's offset on its line, when the offset
 # starts with 000 (a dump's first 64 KiB) right after a blank, ":", "|", "]" or ">", and the rest of the line is a
 # whole dump line of a kind with offsets. Found from the literal 000; Python runs only at such places.
-PREFIXED_DUMP_HINT = re.compile(r"000(?<=[ \t:|\]>]000)[0-9a-fA-F]{0,13}(?::? {1,4}[0-9a-fA-F]{2}| {3}\S| [0-7]{3} )")
+PREFIXED_DUMP_HINT = re.compile(r"000(?<=[ \t:|\]>]000)[0-9a-fA-F]{0,13}(?::? {1,4}[0-9a-fA-F]{2}[0-9a-fA-F]{0,6} {1,4}"
+                                r"[0-9a-fA-F]{2}|(?: {1,3}\S{1,3}){2} )")
 OFFSET_KINDS = tuple(DUMP_LINES[kind] for kind in ("hex", "xxd", "od", "words", "xxd-le", "bits", "decimal-od"))
 
 
@@ -3625,6 +3629,9 @@ def _prefixed_dump_line(text: str, start: int, newline: int) -> bool:
     return m is not None and bool(_dump_prefix_edits(text[start:newline if newline >= 0 else len(text)]))
 
 
+DUMP_LINE_MOST = 16384   # no dump line is longer (4096 bytes as separated pairs)
+
+
 def _dump_line_at(text: str, start: int, newline: int) -> bool:
     """Whether the line from start to its newline (or the text's end) is a dump line (see _dump_parts), read in
     its text: a short bare line is one only beside others. (A line's CR goes with the pattern's `\\r?`.)"""
@@ -3632,8 +3639,11 @@ def _dump_line_at(text: str, start: int, newline: int) -> bool:
         m = pattern.match(text, start)
         if m is not None and m.end() == newline:
             return True
-    if "\x1b" in text[start:newline]:   # a coloured dump line (its offset in cyan) is read without its codes
-        line = CSI.sub("", text[start:newline if newline >= 0 else len(text)])
+    end = newline if newline >= 0 else len(text)
+    if end - start > DUMP_LINE_MOST:
+        return False
+    if "\x1b" in text[start:end]:   # a coloured dump line (its offset in cyan) is read without its codes
+        line = CSI.sub("", text[start:end])
         return any(pattern.fullmatch(line) is not None for pattern in DUMP_LINES.values()) or _prefixed_dump_line(
             line, 0, len(line))
     return _prefixed_dump_line(text, start, newline)
