@@ -1167,10 +1167,11 @@ def _edited(text: str, edits: list[tuple[int, int, str]]) -> tuple[str, _Edits]:
 # outside ASCII are looked at, and a run of escapes alone (`\u0041` repeated: an escaped run) changes nothing.
 INVISIBLE = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
 _NAME_CHARACTER = "[A-Za-z0-9_.-]"
-_ESCAPED_NAME_CHARACTER = (r"\\{1,8}u(?:00(?:2[dDeE]|3[0-9]|4[1-9a-fA-F]|5[0-9aAfF]|6[1-9a-fA-F]|7[0-9aA]|[aA][dD])"
-                           r"|200[b-dB-D]|2060|[fF][eE][fF][fF])")
-NAME_ESCAPE = re.compile(rf"(?:(?<={_NAME_CHARACTER})(?<!\\u[0-9a-fA-F]{{4}})(?:{_ESCAPED_NAME_CHARACTER}){{1,8}}"
-                         rf"|(?:{_ESCAPED_NAME_CHARACTER}){{1,8}}(?={_NAME_CHARACTER}))")
+_ESCAPE_TAIL = (r"\\{0,7}u(?:00(?:2[dDeE]|3[0-9]|4[1-9a-fA-F]|5[0-9aAfF]|6[1-9a-fA-F]|7[0-9aA]|[aA][dD])"
+                r"|200[b-dB-D]|2060|[fF][eE][fF][fF])")   # (an escape after its first backslash)
+# led by the backslash, a literal the scan skips to (a pattern led by a look-behind is tried at every character)
+NAME_ESCAPE = re.compile(rf"\\(?:(?<={_NAME_CHARACTER}\\)(?<!\\u[0-9a-fA-F]{{4}}\\){_ESCAPE_TAIL}(?:\\{_ESCAPE_TAIL}){{0,7}}"
+                         rf"|{_ESCAPE_TAIL}(?:\\{_ESCAPE_TAIL}){{0,7}}(?={_NAME_CHARACTER}))")
 NAME_ESCAPE_CODE = re.compile(r"\\+u([0-9a-fA-F]{4})")
 KEY_SLASH = re.compile(r"(?<=[A-Za-z0-9])\\{1,8}/(?=(?:[A-Za-z0-9_.-]|\\{1,8}/|\\{1,8}u[0-9a-fA-F]{4}){1,64}\\{0,8}"
                        r"[\"'][ \t]{0,3}[:=])")
@@ -1184,7 +1185,9 @@ def _name_edits(text: str) -> list[tuple[int, int, str]]:
     edits = []
     if "\\u" in text:
         for m in NAME_ESCAPE.finditer(text):   # (a run of up to 8 escapes beside a letter written plainly)
-            decoded = "".join(chr(int(code, 16)) for code in NAME_ESCAPE_CODE.findall(m.group()))
+            written = m.group()
+            decoded = (chr(int(written[-4:], 16)) if written.count("u") == 1
+                       else "".join(chr(int(code, 16)) for code in NAME_ESCAPE_CODE.findall(written)))
             edits.append((m.start(), m.end(), decoded.translate(NOT_INVISIBLE)))
     if "\\/" in text:
         edits += [(m.start(), m.end(), "_") for m in KEY_SLASH.finditer(text)]
@@ -3359,7 +3362,7 @@ class _DumpPart:
 
 def _field_size(kind: str, field: str) -> int:
     """Bytes one dump line's field shows (as _line_sizes counts them)."""
-    kind = READ_AS.get(kind, kind) if kind != "bare-words" else kind
+    kind = READ_AS.get(kind, kind)
     if kind in HEX_FIELD_KINDS:
         return (len(field) - field.count(" ") - field.count("\t")) >> 1
     if kind == "od":
@@ -3598,8 +3601,9 @@ def _dump_lines_start(text: str, end: int, limit: int = DUMP_HOLD_LINES) -> int:
 
 # A dump line behind a log prefix (`2026-11-23 12:00:01 INFO 00000000: 5375 7033 ...`, `[rank0]: 00000000  53 75 ...`,
 # `svc-1  | 0000000 ...`, `INFO:root:00000000: ...`): any text before the dump's offset on its line, when the offset
-# starts with 000 (a dump's first 64 KiB) right after a blank, ":", "|", "]" or ">", and the rest of the line is a
-# whole dump line of a kind with offsets. Found from the literal 000; Python runs only at such places.
+# starts with 000 (od's first 4 KiB, hexdump's 64 KiB, xxd's 1 MiB) right after a blank, ":", "|", "]" or ">", and
+# the rest of the line is a whole dump line of a kind with offsets. Found from the literal 000; Python runs only at
+# such places.
 PREFIXED_DUMP_HINT = re.compile(r"000(?<=[ \t:|\]>]000)[0-9a-fA-F]{0,13}(?::? {1,4}[0-9a-fA-F]{2}[0-9a-fA-F]{0,6} {1,4}"
                                 r"[0-9a-fA-F]{2}|(?: {1,3}\S{1,3}){2} )")
 OFFSET_KINDS = tuple(DUMP_LINES[kind] for kind in ("hex", "xxd", "od", "words", "xxd-le", "bits", "decimal-od"))
