@@ -1173,10 +1173,10 @@ _ESCAPE_TAIL = (r"\\{0,7}u(?:00(?:2[dDeE]|3[0-9]|4[1-9a-fA-F]|5[0-9aAfF]|6[1-9a-
 NAME_ESCAPE = re.compile(rf"\\(?:(?<={_NAME_CHARACTER}\\)(?<!\\u[0-9a-fA-F]{{4}}\\){_ESCAPE_TAIL}(?:\\{_ESCAPE_TAIL}){{0,7}}"
                          rf"|{_ESCAPE_TAIL}(?:\\{_ESCAPE_TAIL}){{0,7}}(?={_NAME_CHARACTER}))")
 NAME_ESCAPE_CODE = re.compile(r"\\+u([0-9a-fA-F]{4})")
-KEY_SLASH = re.compile(r"(?<=[A-Za-z0-9])\\{1,8}/(?=(?:[A-Za-z0-9_.-]|\\{1,8}/|\\{1,8}u[0-9a-fA-F]{4}){1,64}\\{0,8}"
+KEY_SLASH = re.compile(r"\\(?<=[A-Za-z0-9]\\)\\{0,7}/(?=(?:[A-Za-z0-9_.-]|\\{1,8}/|\\{1,8}u[0-9a-fA-F]{4}){1,64}\\{0,8}"
                        r"[\"'][ \t]{0,3}[:=])")
 NOT_INVISIBLE = str.maketrans("", "", INVISIBLE)
-INVISIBLE_INSIDE = re.compile(f"(?<={_NAME_CHARACTER})[{INVISIBLE}]{{1,4}}(?={_NAME_CHARACTER})")
+INVISIBLE_INSIDE = re.compile(f"[{INVISIBLE}](?<={_NAME_CHARACTER}[{INVISIBLE}])[{INVISIBLE}]{{0,3}}(?={_NAME_CHARACTER})")
 
 
 def _name_edits(text: str) -> list[tuple[int, int, str]]:
