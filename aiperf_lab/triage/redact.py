@@ -1169,9 +1169,10 @@ INVISIBLE = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
 _NAME_CHARACTER = "[A-Za-z0-9_.-]"
 _ESCAPE_TAIL = (r"\\{0,7}u(?:00(?:2[dDeE]|3[0-9]|4[1-9a-fA-F]|5[0-9aAfF]|6[1-9a-fA-F]|7[0-9aA]|[aA][dD])"
                 r"|200[b-dB-D]|2060|[fF][eE][fF][fF])")   # (an escape after its first backslash)
-# led by the backslash, a literal the scan skips to (a pattern led by a look-behind is tried at every character)
+# led by the backslash, a literal the scan skips to (a pattern led by a look-behind is tried at every character); a
+# run starts where no escape and no name character is before it, so inside a long run of escapes each fails at once
 NAME_ESCAPE = re.compile(rf"\\(?:(?<={_NAME_CHARACTER}\\)(?<!\\u[0-9a-fA-F]{{4}}\\){_ESCAPE_TAIL}(?:\\{_ESCAPE_TAIL}){{0,7}}"
-                         rf"|{_ESCAPE_TAIL}(?:\\{_ESCAPE_TAIL}){{0,7}}(?={_NAME_CHARACTER}))")
+                         rf"|(?<![\\\\A-Za-z0-9_.-]\\){_ESCAPE_TAIL}(?:\\{_ESCAPE_TAIL}){{0,7}}(?={_NAME_CHARACTER}))")
 NAME_ESCAPE_CODE = re.compile(r"\\+u([0-9a-fA-F]{4})")
 KEY_SLASH = re.compile(r"\\(?<=[A-Za-z0-9]\\)\\{0,7}/(?=(?:[A-Za-z0-9_.-]|\\{1,8}/|\\{1,8}u[0-9a-fA-F]{4}){1,64}\\{0,8}"
                        r"[\"'][ \t]{0,3}[:=])")
