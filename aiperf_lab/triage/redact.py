@@ -3472,6 +3472,9 @@ HADOOP_PROPERTY = re.compile(r"<name>[ \t]{0,8}(?P<name>[^<\n]{1,256}?)[ \t]{0,8
 HADOOP_NAME = re.compile(r"<name>[ \t]{0,8}([^<\n]{1,256}?)[ \t]{0,8}</name>")
 
 
+_looks_like_password_cached = functools.lru_cache(maxsize=4096)(looks_like_password)  # (a listing repeats its values)
+
+
 def _tool_listing_spans(text: str) -> list[Span]:
     """Values of secret names in fish / csh environment listings, DeepSpeed's config print and Hadoop XML (above)."""
     spans: list[Span] = []
@@ -3484,7 +3487,7 @@ def _tool_listing_spans(text: str) -> list[Span]:
                 start, end = m.start(group) - shift, m.end(group) - shift
                 value = text[start:end]
                 if _secret_value(value) and (pattern is ENV_LISTING_COMMAND or group != "bare"
-                                             or looks_like_password(value)):
+                                             or _looks_like_password_cached(value)):
                     spans.append((start, end, REDACTED, "secret-named value", max(0, m.start() - shift)))
     if " .." in text:
         for m in DOT_LEADER.finditer(text):
