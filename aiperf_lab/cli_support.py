@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import io
 import os
 import sys
 from collections.abc import Callable
@@ -20,6 +21,11 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:
         raise InputError(f"{self.prog}: {message} (see {self.prog} --help)")
+
+    def _print_message(self, message: str, file=None) -> None:
+        # argparse drops an OSError here: `--help > /dev/full` would end 0 with no help and no word.
+        if message:
+            (file or sys.stderr).write(message)
 
 
 MAX_MESSAGE_CHARS = 2000
@@ -44,8 +50,16 @@ def run_cli(prog: str, run: Callable[[list[str]], int], argv: list[str] | None) 
         # A name the output's encoding cannot hold (PYTHONIOENCODING=ascii, LANG=C on an old Python) is
         # written escaped rather than ending the command.
         sys.stdout.reconfigure(errors="backslashreplace")
+    unbuffered = _whole_writes_to(sys.stdout)
+    if unbuffered is not None:
+        sys.stdout, original = unbuffered, sys.stdout
     try:
-        return run(sys.argv[1:] if argv is None else argv)
+        code = run(sys.argv[1:] if argv is None else argv)
+        # What is still buffered goes out here, where a full disk or a closed pipe is still one line and an
+        # exit code (print, then return: else the interpreter's own flush at exit meets the error, and says
+        # it its own way, or not at all).
+        sys.stdout.flush()
+        return code
     except InputError as exc:
         message = one_line(str(exc))
         print(message if message.startswith(prog) else f"{prog}: {message}", file=sys.stderr)
@@ -75,6 +89,53 @@ def run_cli(prog: str, run: Callable[[list[str]], int], argv: list[str] | None) 
         return 2
     except Exception as exc:
         return _internal_error(prog, exc)
+    finally:
+        if unbuffered is not None:
+            sys.stdout = original
+            try:
+                unbuffered.detach()  # (its writes all went through: nothing is left in it; fd 1 stays open)
+            except (OSError, ValueError):
+                pass
+
+
+class _WholeWrites(io.RawIOBase):
+    """A file that takes all of every write or raises: write(2) on a disk filling up takes part of a write
+    and fails on the next. Python's buffered stdout goes on to the failure; its unbuffered one (PYTHONUNBUFFERED,
+    `python -u`: the text layer straight on the file) drops what the short write did not take, silently."""
+
+    def __init__(self, raw: io.RawIOBase):
+        super().__init__()
+        self._raw = raw
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._raw.fileno()
+
+    def isatty(self) -> bool:
+        return self._raw.isatty()
+
+    def write(self, data) -> int:
+        view = memoryview(data).cast("B")
+        done = 0
+        while done < len(view):
+            taken = self._raw.write(view[done:])
+            if not taken:  # (None: a non-blocking stdout that is full; 0: a device that takes nothing)
+                raise OSError(errno.EIO, "the output took nothing")
+            done += taken
+        return done
+
+    def close(self) -> None:  # the file is the process's stdout, not this wrapper's to close
+        super().close()
+
+
+def _whole_writes_to(stream) -> "io.TextIOWrapper | None":
+    """`stream` again, writing whole, where it is a text layer straight on an unbuffered file (else None)."""
+    if not isinstance(stream, io.TextIOWrapper) or not isinstance(stream.buffer, io.RawIOBase):
+        return None
+    return io.TextIOWrapper(_WholeWrites(stream.buffer), encoding=stream.encoding, errors=stream.errors,
+                            newline=None, line_buffering=stream.line_buffering, write_through=True)
 
 
 _OUTPUT_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG}

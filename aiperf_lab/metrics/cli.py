@@ -171,31 +171,41 @@ def main(argv: list[str] | None = None) -> int:
         for number, handler in previous.items():
             signal.signal(number, handler)
     if argv is None:  # the command itself, not a caller in the same process
-        _end_now(code)
+        code = _end_now(code)
     return code
 
 
-def _end_now(code: int) -> None:
+def _end_now(code: int) -> int:
     """End the process at once with `code` once everything it wrote is out: Python's own finalization frees
     the report's hundreds of thousands of ints and lists one by one (6 of 510 ms of nvtx_kern_sum on 150,000
     kernels), for nothing. The atexit handlers still run (the energy reports' copies out of a bundle are
     removed). Returns (and the ordinary exit follows) where anything could be lost: output that cannot be
-    flushed (the ordinary exit reports it as before), a thread that is not a daemon, stdout or stderr replaced
-    by a caller."""
+    flushed (said here in one line, exit 2: run_cli flushed stdout already, so only what an exit handler wrote
+    can be left), a thread that is not a daemon, stdout or stderr replaced by a caller."""
     import atexit
     import os
 
     streams = (sys.stdout, sys.stderr)
     if None in streams or streams != (sys.__stdout__, sys.__stderr__):
-        return
+        return code
     if any(not thread.daemon for thread in threading.enumerate() if thread is not threading.main_thread()):
-        return
+        return code
     atexit._run_exitfuncs()  # (and forgets them: the ordinary exit below, if it comes to that, runs none twice)
     try:
-        for stream in streams:
-            stream.flush()
+        sys.stdout.flush()
+    except (OSError, ValueError) as exc:
+        if not isinstance(exc, BrokenPipeError):  # (a reader that went away: nothing to say)
+            print(f"aiperf-stats: cannot write the output: {getattr(exc, 'strerror', None) or exc}", file=sys.stderr)
+            code = code or 2
+        try:  # what could not be written is dropped, not tried again by the interpreter's own flush at exit
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return code
+    try:
+        sys.stderr.flush()
     except (OSError, ValueError):
-        return
+        return code
     os._exit(code)
 
 
