@@ -40,7 +40,7 @@ examples:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from aiperf_lab.metrics.registry import help_text
+    from aiperf_lab.metrics.registry import help_text, nvtx_reports
 
     epilog = (help_text() + "\nWith no --report: an overview (top kernels, category breakdown, NVTX ranges, idle time).\n"
               + ENERGY_HELP + "\n" + EXAMPLES)
@@ -54,9 +54,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--format", "-f", choices=["table", "csv", "json"], default=None,
                         help="output format (default: table; csv when writing files)")
     parser.add_argument("--output", "-o", metavar="DIR", help="write one file per table into DIR")
-    parser.add_argument("--nvtx", metavar="RANGE", help="scope kernel_breakdown to kernels launched inside "
-                        "this NVTX range (name with or without its domain, e.g. forward); energy reports: to the "
-                        "span from its first start to its last end")
+    parser.add_argument("--nvtx", metavar="RANGE", help="scope a report to an NVTX range (name with or without "
+                        "its domain, e.g. forward): kernel_breakdown to the kernels launched inside it, energy reports "
+                        "to the span from its first start to its last end. Only " + ", ".join(nvtx_reports())
+                        + " take it; with any other report it is refused")
     parser.add_argument("--cross-thread", action="store_true", help="nvtx_gpu and --nvtx: also count "
                         "kernels launched from other threads while the range was open")
     parser.add_argument("--timeunit", choices=["nsec", "usec", "msec", "sec"], help="every \"(ns)\" column in "
@@ -114,6 +115,8 @@ def _run(argv: list[str]) -> int:
     specs = [s.strip() for chunk in args.report for s in chunk.split(",") if s.strip()]
     overview = not specs
     specs = specs or profile.overview_reports
+    if args.nvtx is not None:
+        _check_nvtx(args.nvtx, specs, profile.kind, overview)
     if args.work is not None and not args.work > 0:
         raise InputError("aiperf-stats: --work must be a positive number")
     telemetry = Path(args.telemetry) if args.telemetry else None
@@ -161,6 +164,28 @@ def _run(argv: list[str]) -> int:
         render_terminal(tables, sys.stdout, limit)
     sys.stdout.flush()
     return 0
+
+
+def _check_nvtx(range_name: str, specs: list[str], kind: str, overview: bool) -> None:
+    """--nvtx is a range name, and every report asked for is one it scopes: a report that would ignore it
+    would print whole-run numbers under a scoped command line."""
+    from aiperf_lab.metrics import registry
+
+    if not range_name.strip():
+        raise InputError("aiperf-stats: --nvtx needs a range name (e.g. --nvtx forward)")
+    ignoring = []
+    for spec in specs:
+        entry = registry.find(kind, spec.partition(":")[0])
+        if entry is not None and not entry.takes_nvtx:  # (an unknown name is refused by the report itself)
+            ignoring.append(entry.name)
+    if ignoring:
+        takers = registry.nvtx_reports(kind)
+        scoped = f"only {', '.join(takers)} take it for {registry.KINDS[kind].split(' (')[0]} input" if takers else \
+            f"no report of {registry.KINDS[kind].split(' (')[0]} input takes it"
+        which = "the overview's " if overview else ""
+        hint = "; kernels per NVTX range, as nsys makes them: --report nvtx_kern_sum" if kind == "nsys" else ""
+        raise InputError(f"aiperf-stats: --nvtx would be ignored by {which}{', '.join(dict.fromkeys(ignoring))}: "
+                         f"{scoped}{hint}")
 
 
 def main(argv: list[str] | None = None) -> int:
