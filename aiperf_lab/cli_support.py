@@ -99,9 +99,11 @@ def run_cli(prog: str, run: Callable[[list[str]], int], argv: list[str] | None) 
 
 
 class _WholeWrites(io.RawIOBase):
-    """A file that takes all of every write or raises: write(2) on a disk filling up takes part of a write
-    and fails on the next. Python's buffered stdout goes on to the failure; its unbuffered one (PYTHONUNBUFFERED,
-    `python -u`: the text layer straight on the file) drops what the short write did not take, silently."""
+    """A file that takes all of every write or raises. write(2) on a disk filling up takes part of a write and
+    fails on the next; on a non-blocking pipe or terminal that is full it takes nothing (EAGAIN). Python's
+    buffered stdout goes on to the failure on the first, and ends with BlockingIOError on the second; its
+    unbuffered one (PYTHONUNBUFFERED, `python -u`: the text layer straight on the file) drops what a write
+    did not take, silently. Here the rest is written, waiting for the reader where the file is non-blocking."""
 
     def __init__(self, raw: io.RawIOBase):
         super().__init__()
@@ -117,11 +119,16 @@ class _WholeWrites(io.RawIOBase):
         return self._raw.isatty()
 
     def write(self, data) -> int:
+        import select
+
         view = memoryview(data).cast("B")
         done = 0
         while done < len(view):
             taken = self._raw.write(view[done:])
-            if not taken:  # (None: a non-blocking stdout that is full; 0: a device that takes nothing)
+            if taken is None:  # a non-blocking file that is full: wait until its reader makes room
+                select.select([], [self._raw.fileno()], [])
+                continue
+            if taken == 0:
                 raise OSError(errno.EIO, "the output took nothing")
             done += taken
         return done
@@ -131,11 +138,25 @@ class _WholeWrites(io.RawIOBase):
 
 
 def _whole_writes_to(stream) -> "io.TextIOWrapper | None":
-    """`stream` again, writing whole, where it is a text layer straight on an unbuffered file (else None)."""
-    if not isinstance(stream, io.TextIOWrapper) or not isinstance(stream.buffer, io.RawIOBase):
+    """`stream` again, writing whole (_WholeWrites), where it is a text layer straight on an unbuffered file
+    or on a non-blocking one; else None (a buffered, blocking file already writes whole or fails)."""
+    if not isinstance(stream, io.TextIOWrapper):
         return None
-    return io.TextIOWrapper(_WholeWrites(stream.buffer), encoding=stream.encoding, errors=stream.errors,
-                            newline=None, line_buffering=stream.line_buffering, write_through=True)
+    unbuffered = isinstance(stream.buffer, io.RawIOBase)
+    raw = stream.buffer if unbuffered else getattr(stream.buffer, "raw", None)
+    if not isinstance(raw, io.RawIOBase):
+        return None
+    if not unbuffered:
+        try:
+            if os.get_blocking(raw.fileno()):
+                return None
+        except (OSError, ValueError, AttributeError):
+            return None
+        stream.flush()
+    whole = _WholeWrites(raw)
+    return io.TextIOWrapper(whole if unbuffered else io.BufferedWriter(whole), encoding=stream.encoding,
+                            errors=stream.errors, newline=None, line_buffering=stream.line_buffering,
+                            write_through=unbuffered)
 
 
 _OUTPUT_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG}

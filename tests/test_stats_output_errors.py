@@ -15,6 +15,7 @@ import resource
 import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -170,3 +171,26 @@ def test_help_to_a_full_disk_is_exit_2():
         done = subprocess.run([sys.executable, "-m", "aiperf_lab.metrics.cli", "--help"], stdout=full,
                               stderr=subprocess.PIPE, text=True, cwd=REPO, timeout=120)
     assert (done.returncode, done.stderr) == (2, FULL + "\n")
+
+
+@pytest.mark.parametrize("unbuffered", ["1", None])
+def test_a_non_blocking_pipe_gets_the_whole_report(capsys, unbuffered):
+    """A stdout left non-blocking by whoever made it (a pipe of a node or Go parent, a shared terminal) takes
+    nothing while full (EAGAIN): Python's buffered stdout then ended with an internal error (exit 120), its
+    unbuffered one dropped the rest with exit 0. The report waits for its reader and arrives whole."""
+    expected = _full_output(capsys, [LM, "--report", "cuda_api_trace", "--format", "csv"]).encode()
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if unbuffered:
+        env["PYTHONUNBUFFERED"] = unbuffered
+    read_end, write_end = os.pipe()
+    fcntl.fcntl(write_end, getattr(fcntl, "F_SETPIPE_SZ", 1031), 4096)  # full after 4 KiB: many EAGAINs
+    fcntl.fcntl(write_end, fcntl.F_SETFL, fcntl.fcntl(write_end, fcntl.F_GETFL) | os.O_NONBLOCK)
+    proc = subprocess.Popen([sys.executable, "-m", "aiperf_lab.metrics.cli", str(LM), "--report", "cuda_api_trace",
+                             "--format", "csv"], stdout=write_end, stderr=subprocess.PIPE, cwd=REPO, env=env)
+    os.close(write_end)
+    time.sleep(1.0)  # a reader that comes late: the pipe is full and the writer meets EAGAIN
+    with os.fdopen(read_end, "rb") as reader:
+        got = reader.read()
+    err = proc.stderr.read()
+    assert (proc.wait(timeout=120), err) == (0, b"")
+    assert got == expected
