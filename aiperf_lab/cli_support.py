@@ -50,9 +50,9 @@ def run_cli(prog: str, run: Callable[[list[str]], int], argv: list[str] | None) 
         # A name the output's encoding cannot hold (PYTHONIOENCODING=ascii, LANG=C on an old Python) is
         # written escaped rather than ending the command.
         sys.stdout.reconfigure(errors="backslashreplace")
-    unbuffered = _whole_writes_to(sys.stdout)
-    if unbuffered is not None:
-        sys.stdout, original = unbuffered, sys.stdout
+    whole = _whole_writes_to(sys.stdout)  # (unbuffered or non-blocking: written through a layer that writes all)
+    if whole is not None:
+        sys.stdout, original = whole, sys.stdout
     try:
         code = run(sys.argv[1:] if argv is None else argv)
         # What is still buffered goes out here, where a full disk or a closed pipe is still one line and an
@@ -90,10 +90,10 @@ def run_cli(prog: str, run: Callable[[list[str]], int], argv: list[str] | None) 
     except Exception as exc:
         return _internal_error(prog, exc)
     finally:
-        if unbuffered is not None:
+        if whole is not None:
             sys.stdout = original
             try:
-                unbuffered.detach()  # (its writes all went through: nothing is left in it; fd 1 stays open)
+                whole.detach()  # (flushed above; fd 1 stays open: the layer under it never closes the file)
             except (OSError, ValueError):
                 pass
 
