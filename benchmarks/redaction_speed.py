@@ -221,6 +221,14 @@ CASES: dict[str, str | tuple] = {
     # the red team's F5 (issue 11, sixth pass): a known secret's bytes as colon-separated hex, a line each
     "(6th) colon-separated hex of a known secret": ":".join(f"{b:02x}" for b in b"hf_Qw3rTy7uIoPaSdFgHjKlZxCvBnM12345") + "\n",
     "(3rd-S1) whole provider tokens": "fw_" + "Ab1" * 8 + " pul-" + "0a" * 20 + " s.Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8 ",
+    # secrets' YAML sequences and block scalars, flow lists, `net use`, scp-style logins (h12l): each rule's opener
+    "(h12l) 'secrets:' sequences": "secrets:\n  - Zq8Das1x\n  - Pa55w0rd-2\n",
+    "(h12l) 'password: |' blocks": "password: |\n  Zq8Das1x\n  Pa55w0rd-2\n",
+    "(h12l) 'x:' lines, no secret name": "step:\n  - 1\n",
+    "(h12l) 'secrets: [' flow lists": "secrets: [Zq8Das1x, Pa55w0rd-2] ",
+    "(h12l) ': [' unclosed": "secrets: [a, ",
+    "(h12l) 'net use' lines": "net use Z: \\\\srv\\share /user:bob Zq8Das1x\n",
+    "(h12l) scp-style logins": " bob:Zq8Das1x@host:dir/x ",
 }
 
 
