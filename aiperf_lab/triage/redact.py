@@ -1185,7 +1185,8 @@ def _assigned_secret_at(word: str) -> int | None:
             or value.lower() in AUTH_SCHEMES
             or NOT_A_SECRET_REFERENCE.fullmatch(value) or (value.isdigit() and "token" in words)):
         return None
-    if words[-1] in END_WORDS and tuple(words[-2:]) not in SECRET_PAIRS and not _weak_flag_secret(value):
+    if (words[-1] in END_WORDS and (words[-2] if len(words) > 1 else "", "key" if words[-1] == "keys" else words[-1])
+            not in SECRET_PAIRS and not _weak_flag_secret(value)):
         return None  # dataset.key=train, {"key": "label"}: a bare KEY or PIN names a secret only with a key-like value
     return m.end()
 
@@ -2986,6 +2987,7 @@ def _yaml_block_spans(text: str) -> list[Span]:
     harmless = _HarmlessValues()
     openers: dict[str, int | None] = {}   # a line before its ":" -> its indent when it names a secret (a log repeats them)
     bodies: dict[tuple[int, bool, str], list[tuple[int, int]]] = {}   # and a body's text -> its spans
+    names: dict[str, str] = {}   # a key line -> its name
     for m in YAML_BLOCK_OPENER.finditer(text) if ":" in text else ():
         line_start = text.rfind("\n", 0, m.start()) + 1
         head = text[line_start:m.start()]
@@ -2994,17 +2996,21 @@ def _yaml_block_spans(text: str) -> list[Span]:
             key = YAML_BLOCK_KEY.fullmatch(head)
             indent = openers[head] = (len(key.group("indent")) if key is not None
                                       and _secret_name_cached(key.group("name")) else None)
+            names[head] = key.group("name") if key is not None else ""
         if indent is None:
             continue
         scalar = m.group("style") is not None
         body = _yaml_body(indent, scalar).match(text, m.end()).group()
         if (found := bodies.get((indent, scalar, body))) is None:
             found = bodies[indent, scalar, body] = _yaml_body_spans(body, indent, scalar, harmless)
+        if found and not scalar:
+            name = names[head]   # each item judged as `name=item` is on a command line (`valid_keys:` needs key-like ones)
+            found = [(start, end) for start, end in found if _item_is_secret(name, body[start:end])]
         spans += [(m.end() + start, m.end() + end, REDACTED, "secret-named value", line_start) for start, end in found]
     if "[" in text:
         close = newline = -1
-        flow_items: dict[str, list[tuple[int, int]]] = {}   # a list's text -> its items' spans (a log repeats them)
-        flow_names: dict[str, bool] = {}   # the text before an opener -> whether it ends with a secret's name
+        flow_items: dict[tuple[str, bool], list[tuple[int, int]]] = {}   # a list's text -> its items' spans (a log repeats them)
+        flow_names: dict[str, str] = {}   # the text before an opener -> the secret's name that ends it, or ""
         for m in YAML_FLOW_OPENER.finditer(text):
             if text.startswith(REDACTED, m.end() - 1):
                 continue   # `password: [REDACTED]`, redacted before (a bundle's file read again)
@@ -3012,7 +3018,8 @@ def _yaml_block_spans(text: str) -> list[Span]:
             if (secret := flow_names.get(window)) is None:
                 key = FLOW_KEY_REVERSED.match(window[::-1])
                 name = key.group("name")[::-1] if key is not None else ""
-                secret = flow_names[window] = bool(name) and (name[0].isalpha() or name[0] == "_") and _secret_name_cached(name)
+                secret = flow_names[window] = (name if name and (name[0].isalpha() or name[0] == "_")
+                                               and _secret_name_cached(name) else "")
             if not secret:
                 continue
             at = m.end()
@@ -3023,8 +3030,10 @@ def _yaml_block_spans(text: str) -> list[Span]:
             if close == len(text) or newline < close or close - at > PRINTED_VALUE_LIMIT:
                 continue
             items = text[at:close]
-            if (found := flow_items.get(items)) is None:
-                found = flow_items[items] = _flow_item_spans(items, harmless)
+            code = text[m.start()] == "="   # `passwords = [...]`: code, where a bare item is a variable's name
+            if (found := flow_items.get((items, code))) is None:
+                found = flow_items[items, code] = _flow_item_spans(items, harmless, code)
+            found = [(start, end) for start, end in found if _item_is_secret(secret, items[start:end])]
             spans += [(at + start, at + end, REDACTED, "secret-named value", m.start()) for start, end in found]
     return spans
 
@@ -3061,16 +3070,24 @@ def _yaml_body_spans(body: str, indent: int, scalar: bool, harmless: _HarmlessVa
     return found
 
 
-def _flow_item_spans(items: str, harmless: _HarmlessValues) -> list[tuple[int, int]]:
-    """The items of a flow sequence's text (between its brackets) that may be secrets, each without its quotes; a
-    nested sequence or mapping holds names, not values."""
+@functools.lru_cache(maxsize=4096)
+def _item_is_secret(name: str, value: str) -> bool:
+    """An item of a list under a secret's name, judged as `name=value` on a command line (_assigned_secret_at): a
+    reference, a special token, a path stay, and under a bare KEY's name (`valid_keys`, `SCHEME_KEYS`) all but a
+    key-like value."""
+    return _assigned_secret_at(f"{name}={value}") is not None
+
+
+def _flow_item_spans(items: str, harmless: _HarmlessValues, quoted_only: bool = False) -> list[tuple[int, int]]:
+    """The items of a flow sequence's text (between its brackets) that may be secrets, each without its quotes (only
+    quoted ones in code, where a bare item is a variable); a nested sequence or mapping holds names, not values."""
     found = []
     at = 0
     for item in items.split(","):
         value = item.strip()
         quoted = len(value) >= 2 and value[0] == value[-1] and value[0] in "'\""
         bare = value[1:-1] if quoted else value
-        if bare and FLOW_ITEM_NESTED.search(bare) is None and not harmless[bare]:
+        if bare and (quoted or not quoted_only) and FLOW_ITEM_NESTED.search(bare) is None and not harmless[bare]:
             first = at + item.index(value) + quoted
             found.append((first, first + len(bare)))
         at += len(item) + 1
