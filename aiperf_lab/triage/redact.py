@@ -2972,7 +2972,7 @@ def _terraform_sensitive_spans(text: str) -> list[Span]:
 # `- X` at the name's own indent), `private_key: |` / `password: >-` then the lines indented under it; and a flow
 # sequence after one, `secrets: [X, Y]`, `"passwords": ["X", "Y"]`, `passwords = ['X']` (YAML, JSON, Python). A mapping under the
 # name (`secretKeyRef:\n  name: db`, `imagePullSecrets:\n- name: regcred`) holds names, not values: it stays.
-YAML_BLOCK_OPENER = re.compile(r":[ \t]{0,8}(?:(?P<style>[|>][+-]?[0-9]?)[ \t]{0,8})?\r?\n")
+YAML_BLOCK_OPENER = re.compile(r":[ \t]{0,8}(?:(?P<style>[|>][+-]?[0-9]?)[ \t]{0,8}\r?\n|\r?\n(?=[ \t]{0,64}- ))")
 YAML_BLOCK_KEY = re.compile(r"(?P<indent>[ \t]{0,64})(?:- )?[\"']?(?P<name>[A-Za-z_][\w.-]{0,127})[\"']?[ \t]{0,8}")
 YAML_LINE_OPENER = re.compile(YAML_BLOCK_KEY.pattern + r":[ \t]{0,8}(?:[|>][+-]?[0-9]?[ \t]{0,8})?")
 YAML_FLOW_OPENER = re.compile(r"[:=][ \t]{0,8}\[")
@@ -2986,7 +2986,7 @@ def _yaml_block_spans(text: str) -> list[Span]:
     spans: list[Span] = []
     harmless = _HarmlessValues()
     openers: dict[str, int | None] = {}   # a line before its ":" -> its indent when it names a secret (a log repeats them)
-    bodies: dict[tuple[int, bool, str], list[tuple[int, int]]] = {}   # and a body's text -> its spans
+    bodies: dict[tuple[str, bool, str], list[tuple[int, int]]] = {}   # and a key line's body -> its spans
     names: dict[str, str] = {}   # a key line -> its name
     for m in YAML_BLOCK_OPENER.finditer(text) if ":" in text else ():
         line_start = text.rfind("\n", 0, m.start()) + 1
@@ -3001,12 +3001,15 @@ def _yaml_block_spans(text: str) -> list[Span]:
             continue
         scalar = m.group("style") is not None
         body = _yaml_body(indent, scalar).match(text, m.end()).group()
-        if (found := bodies.get((indent, scalar, body))) is None:
-            found = bodies[indent, scalar, body] = _yaml_body_spans(body, indent, scalar, harmless)
-        if found and not scalar:
-            name = names[head]   # each item judged as `name=item` is on a command line (`valid_keys:` needs key-like ones)
-            found = [(start, end) for start, end in found if _item_is_secret(name, body[start:end])]
-        spans += [(m.end() + start, m.end() + end, REDACTED, "secret-named value", line_start) for start, end in found]
+        if (found := bodies.get((head, scalar, body))) is None:
+            found = _yaml_body_spans(body, indent, scalar, harmless)
+            if found and not scalar:
+                name = names[head]   # each item judged as `name=item` on a command line (`valid_keys:` needs key-like ones)
+                found = [(start, end) for start, end in found if _item_is_secret(name, body[start:end])]
+            bodies[head, scalar, body] = found
+        if found:
+            at = m.end()
+            spans += [(at + start, at + end, REDACTED, "secret-named value", line_start) for start, end in found]
     if "[" in text:
         close = newline = -1
         flow_items: dict[tuple[str, bool], list[tuple[int, int]]] = {}   # a list's text -> its items' spans (a log repeats them)
@@ -3214,22 +3217,28 @@ def _opens_printed_form(line: str) -> bool:
                                    or DATA_BLOCK_JSON.search(line) is not None)))
 
 
-def _yaml_block_open(buffer: str, start: int, end: int, cut: int) -> bool:
-    """Whether buffer[start:end] names a secret over a YAML sequence or block scalar (_yaml_block_spans) that every
-    line from end to cut goes on with: more of it may come after the cut."""
-    key = YAML_LINE_OPENER.fullmatch(buffer, start, end - 1 if buffer.endswith("\n", start, end) else end)
+def _yaml_block_open(line: str, below: list) -> bool:
+    """Whether line names a secret over a YAML sequence or block scalar (_yaml_block_spans) that every line below it
+    up to the cut goes on with (`below`, as _below_add keeps it): more of it may come after the cut."""
+    key = YAML_LINE_OPENER.fullmatch(line.rstrip("\r\n"))
     if key is None or not _secret_name_cached(key.group("name")):
         return False
-    scalar = "|" in buffer[key.end("name"):end] or ">" in buffer[key.end("name"):end]
     indent = len(key.group("indent"))
-    for line in buffer[end:cut].split("\n")[:-1] if cut > end else ():
-        content = line.rstrip("\r").lstrip(" \t")
-        depth = len(line) - len(line.lstrip(" \t"))
-        if scalar and content and depth <= indent:
-            return False
-        if not scalar and not (content.startswith("- ") and depth >= indent):
-            return False
-    return True
+    if "|" in line[key.end("name"):] or ">" in line[key.end("name"):]:
+        return below[2] > indent
+    return below[0] and below[1] >= indent
+
+
+def _below_add(below: list, line: str) -> None:
+    """Adds a line to what _yaml_block_open knows of the lines below the one it judges (read upwards)."""
+    content = line.rstrip("\r\n").lstrip(" \t")
+    depth = len(line) - len(line.lstrip(" \t"))
+    if content:
+        below[2] = min(below[2], depth)
+        if content.startswith("- "):
+            below[1] = min(below[1], depth)
+        else:
+            below[0] = False
 
 
 def _printed_form_hold(buffer: str, cut: int) -> int:
@@ -3251,6 +3260,7 @@ def _printed_form_hold(buffer: str, cut: int) -> int:
     reach = PRINTED_FORM_HOLD_LINES   # how many lines up the walk goes: an opener there may still reach the hold
     end = cut
     above_arrow = False   # the line below this one is an arrow line: this may be its code line
+    below = [True, 1 << 30, 1 << 30]   # of the lines below: all `- ` items, their least indent, the least non-blank one
     distance = 0
     while distance < reach:
         if end <= floor:
@@ -3260,10 +3270,11 @@ def _printed_form_hold(buffer: str, cut: int) -> int:
             break
         distance += 1
         line = buffer[start:end]
-        if above_arrow or _opens_printed_form(line) or (":" in line and _yaml_block_open(buffer, start, end, cut)):
+        if above_arrow or _opens_printed_form(line) or (":" in line and _yaml_block_open(line, below)):
             hold = start
             reach = min(distance + PRINTED_FORM_HOLD_LINES, 4 * PRINTED_FORM_HOLD_LINES)
         above_arrow = LOGURU_ARROW in line
+        _below_add(below, line)
         end = start
     return hold
 
