@@ -2396,7 +2396,7 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
                 value_end -= 1  # JSON inside JSON: the value's closing quote is escaped too
             if harmless[text[value_start:value_end]]:
                 continue  # secret=False, token: 0, gpu_pw=350.2, a path, one already redacted
-            if text[value_start] == "[" and 0 <= (close := text.find("]", value_start, value_start + 4096)) and text.find(
+            if text[value_start] == "[" and not m.group("quote") and 0 <= (close := text.find("]", value_start, value_start + 4096)) and text.find(
                     "\n", value_start, close) < 0:
                 continue  # `secrets: [X, Y]`: a flow sequence, its items redacted one by one (_yaml_block_spans)
             if counts and (digits := text[value_start:value_end].rstrip(")]}>")).isdigit() and len(
