@@ -1178,9 +1178,10 @@ OPENERS, CLOSERS = "{[(", "}])"
 
 def _named_value_pieces(word: str, offset: int) -> list[tuple[int, int]]:
     """(start, end) + offset of each secret value a name is given inside word (NAMED_VALUE, judged as
-    _assigned_secret_at judges `name=value`): a quoted value without its quotes, a bare one up to the next
-    assignment of a list or the next item of a mapping. One word a line of a shell script holds, with
-    blanks: there a bare value ends at the first blank, as the shell reads it."""
+    _assigned_secret_at judges `name=value`): a quoted value without its quotes; a bare one, when the word is the
+    assignment (`a.password=X,b.user=y`), up to the next assignment of its list or the word's end (`DB_PASSWORD=a b`
+    whole), inside a mapping or a call up to its next item or its end, and elsewhere in the word (a script, code:
+    `export API_TOKEN=X; run`) up to a blank, quote, comma or semicolon; a list value (`passwords=["X"]`) item by item."""
     if "=" not in word and ":" not in word:
         return []
     pieces = []
