@@ -2694,6 +2694,8 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
             value_start, value_end = m.span(value_group)
             if text[value_end - 1] == "\\" and text.startswith('"', value_end) and m.group("quote") == '\\"':
                 value_end -= 1  # JSON inside JSON: the value's closing quote is escaped too
+            if "\\" in text[value_start:value_end] and (cut := _escaped_line_end(text, value_start, value_end)):
+                value_end = cut  # repr()/JSON of lines: 'password: X\\nhost: db' ends X at the escaped break
             if harmless[text[value_start:value_end]]:
                 continue  # secret=False, token: 0, gpu_pw=350.2, a path, one already redacted
             if text[value_start] == "[" and not m.group("quote") and 0 <= (close := text.find("]", value_start, value_start + 4096)) and text.find(
@@ -2729,6 +2731,17 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
             else:
                 wait, backoff = backoff, min(2 * backoff, 64)
     return spans
+
+
+# A line break or tab escaped in a repr() or JSON string (`\\n`, `\\r\\n`, `\\t`, `\\\\n` in JSON inside JSON) and the next
+# line's name after it (`host:`, `Content-Length:`, `DB_HOST=`) or the string's end: the value ended at the break.
+ESCAPED_LINE_END = re.compile(r"(?:\\{1,2}[nrt])+(?=[A-Za-z_][A-Za-z0-9_.-]{0,127}[ \t]{0,8}[:=]|\\{0,2}[\"']|\Z|\s)")
+
+
+def _escaped_line_end(text: str, value_start: int, value_end: int) -> int:
+    """Where a value read up to a space ends at an escaped line break inside it; 0 where none ends it."""
+    m = ESCAPED_LINE_END.search(text, value_start + 1, value_end)
+    return m.start() if m is not None else 0
 
 
 FLOW_MAPPING_KEY = re.compile(r"[\[{]{1,2}[A-Za-z_][A-Za-z0-9_-]{0,63}:")
@@ -4441,6 +4454,10 @@ BESIDE_REACH = 256
 # A .netrc password line on its own (wandb's ~/.netrc: `machine api.wandb.ai` / `  login user` / `  password V`):
 # the line is only `password VALUE`, and the value is key-like (hex, generated, or a password's mix).
 NETRC_PASSWORD_LINE = re.compile(r"\n[ \t]{0,16}password[ \t]{1,8}(?P<value>[^\s'\"]{8,512})[ \t]*(?=\r?\n|\Z)")
+# A tab-separated row's `password` cell and the cell after it (a TSV row, my_print_defaults-like listings), tabs as
+# printed or escaped in a repr()/JSON string (`password\tX\tuser\troot`); the value key-like, as above.
+TAB_PASSWORD_CELL = re.compile(r"(?:^|(?<=[\s'\"])|(?<=\\[tn]))password(?:\t|\\t)(?P<value>[^\s'\"\\]{8,512})"
+                               r"(?=\t|\\[tnr]|\\?['\"]|\r?\n|\Z)", re.MULTILINE)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -4523,4 +4540,7 @@ def _context_shape_spans(text: str, present: set[str]) -> list[Span]:
         looks_like_key = _looks_like_key
         spans.extend((m.start("value") - 1, m.end("value") - 1, REDACTED, "secret-named value", m.start())
                      for m in NETRC_PASSWORD_LINE.finditer("\n" + text) if looks_like_key(m.group("value")))
+        if "\t" in text or "\\t" in text:
+            spans.extend((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
+                         for m in TAB_PASSWORD_CELL.finditer(text) if looks_like_key(m.group("value")))
     return spans
