@@ -1966,7 +1966,7 @@ class Redactor:
         header tuples, terraform's sensitive values, XML elements, kubeconfig *-data keys."""
         spans = (_env_item_spans(text) + _shell_quoted_spans(text) + _loguru_spans(text) + _header_tuple_spans(text)
                  + _terraform_sensitive_spans(text) + _xml_element_spans(text) + _name_value_table_spans(text)
-                 + _yaml_block_spans(text) + _tool_listing_spans(text))
+                 + _yaml_block_spans(text) + _tool_listing_spans(text) + _prefixed_block_spans(text))
         if any(prefix in text for prefix in DOCKER_CONFIG_PREFIXES):
             for m in DOCKER_CONFIG_BASE64.finditer(text):
                 run = m.group(0)
@@ -2696,6 +2696,14 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
                 value_end -= 1  # JSON inside JSON: the value's closing quote is escaped too
             if "\\" in text[value_start:value_end] and (cut := _escaped_line_end(text, value_start, value_end)):
                 value_end = cut  # repr()/JSON of lines: 'password: X\\nhost: db' ends X at the escaped break
+            if "\n" in m.group("sep") and (behind := _value_is_log_prefix(text, m.start(), value_start)):
+                # `app-1  | password:` / `app-1  |   X`: the next line's log prefix is no value; X, indented under the
+                # name, is (a block scalar's lines: _prefixed_block_spans)
+                nested = PREFIXED_NEXT_VALUE.match(text, behind[0])
+                if (nested is None or len(nested.group("indent")) <= behind[1] or "|" in m.group("sep")
+                        or ">" in m.group("sep") or nested.group("value").endswith(":")):
+                    continue   # (`X:` a mapping under the name: names)
+                value_start, value_end = nested.span("value")
             if harmless[text[value_start:value_end]]:
                 continue  # secret=False, token: 0, gpu_pw=350.2, a path, one already redacted
             if text[value_start] == "[" and not m.group("quote") and 0 <= (close := text.find("]", value_start, value_start + 4096)) and text.find(
@@ -3395,6 +3403,98 @@ def _yaml_block_spans(text: str) -> list[Span]:
     return spans
 
 
+# A block over lines behind a log prefix on each (`[rank0]: password: |` / `[rank0]:   X`, compose's `app-1  | `,
+# `INFO:root:`, a timestamp): the opener (a secret's name ending its line with `:`, `: |`, `: >-`, or a Hadoop
+# `<name>` line) has text before its name; that text (its digits free: times differ line to line) is cut from the
+# opener's line and each line after it that starts with it, and the block rules read that view.
+PREFIXED_OPENER = re.compile(r"(?::[ \t]{0,8}(?:[|>][+-]?[0-9]?[ \t]{0,8})?|</name>[ \t]{0,8})\r?\n")
+PREFIX_DIGITS = str.maketrans("123456789", "000000000")
+
+
+def _prefixed_block_spans(text: str) -> list[Span]:
+    """The YAML sequence / block scalar items, the value on the next line and Hadoop XML values (_yaml_block_spans,
+    _assignment_spans, HADOOP_PROPERTY) of blocks whose every line has a log prefix (PREFIXED_OPENER), each block
+    read without its prefixes."""
+    if ":\n" not in text and ": |" not in text and ": >" not in text and "</name>" not in text and ":\r\n" not in text:
+        return []
+    spans: list[Span] = []
+    done = 0
+    prefixes: dict[str, str | None] = {}   # an opener's line -> its prefix, or None (a log repeats them)
+    for m in PREFIXED_OPENER.finditer(text):
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        if line_start < done:
+            continue
+        head = text[line_start:m.start()]
+        if (prefix := prefixes.get(head, "")) == "":
+            prefix = prefixes[head] = _opener_prefix(head, text[m.start()] == "<")
+        if prefix is None:
+            continue
+        shape = prefix.translate(PREFIX_DIGITS)
+        edits: list[tuple[int, int, str]] = []
+        at = line_start
+        for _ in range(YAML_BLOCK_MOST_LINES + 1):
+            if text[at:at + len(prefix)].translate(PREFIX_DIGITS) != shape:
+                break
+            edits.append((at - line_start, at - line_start + len(prefix), ""))
+            newline = text.find("\n", at)
+            if newline < 0:
+                at = len(text)
+                break
+            at = newline + 1
+        done = at
+        view, where = _edited(text[line_start:at], edits)
+        found = _yaml_block_spans(view) + [span for span in _assignment_spans(view, view.lower())
+                                           if view[span[1] - 1] != ":"]   # (`secretKeyRef:` under it: a mapping)
+        if "<name>" in view:
+            found += [(v.start("value"), v.end("value"), REDACTED, "secret-named value", v.start())
+                      for v in HADOOP_PROPERTY.finditer(view)
+                      if _secret_name_cached(v.group("name")) and _secret_value(v.group("value"))]
+        spans += [(start + line_start, end + line_start, replacement, label, context + line_start)
+                  for start, end, replacement, label, context in where.place_back(found)]
+    return spans
+
+
+PREFIXED_NEXT_VALUE = re.compile(r"(?P<indent>[ \t]{1,64})[\"']?(?P<value>[^\s'\",;\x00]{3,4096})")
+
+
+def _value_is_log_prefix(text: str, name_start: int, value_start: int) -> tuple[int, int] | None:
+    """When a value read on the line after its name starts that line with the log prefix the name's line has
+    before the name (its digits free): where that prefix ends on the value's line, and the blanks between the
+    prefix and the name (its indent); None when it does not."""
+    line_start = text.rfind("\n", 0, name_start) + 1
+    before = text[line_start:name_start].rstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-\"'")
+    prefix = before.rstrip(" \t")
+    if not prefix:
+        return None
+    value_line = text.rfind("\n", 0, value_start) + 1
+    if text[value_line:value_line + len(prefix)].translate(PREFIX_DIGITS) != prefix.translate(PREFIX_DIGITS):
+        return None
+    return value_line + len(prefix), len(before) - len(prefix)
+
+
+def _opener_prefix(head: str, xml: bool) -> str | None:
+    """The log prefix before an opener's secret name on its line (without the blanks that end it, kept as the
+    name's indent), or None: no text before the name, or no secret's name."""
+    if xml:
+        at = head.rfind("<name>")
+        name = head[at + 6:].strip(" \t")
+        if at <= 0 or not name or "<" in name or not _secret_name_cached(name):
+            return None
+    else:
+        key = FLOW_KEY_REVERSED.match(head[::-1])
+        name = key.group("name")[::-1] if key is not None else ""
+        if not name or not (name[0].isalpha() or name[0] == "_") or not _secret_name_cached(name):
+            return None
+        at = len(head) - key.end()
+        if at and head[at - 1] in "\"'":
+            at -= 1   # `"password": |`: the name's opening quote is the YAML's
+    before = head[:at]
+    if before.endswith("- "):
+        before = before[:-2]   # `[rank0]:   - password: |`: an item's marker is the YAML's
+    prefix = before.rstrip(" \t")
+    return prefix if prefix and "\t" not in prefix[:1] else None
+
+
 @functools.lru_cache(maxsize=256)
 def _yaml_body(indent: int, scalar: bool) -> re.Pattern[str]:
     """The lines a block scalar (more indented than its name, or blank) or a sequence (`- ` items at its name's
@@ -3493,8 +3593,9 @@ def _xml_element_spans(text: str) -> list[Span]:
 #   nothing else and the value is quoted or looks like a password (looks_like_password: `PASSWORD_RESET sent` stays)
 _LISTING_VALUE = (r"[ \t]{1,8}(?:'(?P<sq>(?:[^'\\\n]|\\[^\n]){1,4096})'|\"(?P<dq>(?:[^\"\\\n]|\\[^\n]){1,4096})\""
                   r"|(?P<bare>[^\s'\"][^\s]{0,4095}))[ \t]*(?=\r?\n|\Z)")
-# (two patterns, each found fast: the commands from their literal, the bare lines from a line start in capitals)
-ENV_LISTING_COMMAND = re.compile(r"set(?:(?<=^set)|(?<=[\n \t;]set))(?:env|[ \t]{1,4}-[A-Za-z]{1,4})[ \t]{1,4}"
+# (two patterns, each found fast: the commands from their literal, the bare lines from a line start in capitals; a
+# command also right after a log prefix's ":", `INFO:root:set -gx NAME VALUE`)
+ENV_LISTING_COMMAND = re.compile(r"set(?:(?<=^set)|(?<=[\n \t;:]set))(?:env|[ \t]{1,4}-[A-Za-z]{1,4})[ \t]{1,4}"
                                  r"(?P<name>[A-Za-z_][A-Za-z0-9_]{0,127})" + _LISTING_VALUE)
 ENV_LISTING_LINE = re.compile(r"\n[ \t]{0,8}(?P<name>[A-Z][A-Z0-9]{0,63}_[A-Z0-9_]{1,64})" + _LISTING_VALUE)
 # - DeepSpeed's config print, `  comet_api_key ............... VALUE` (a name, a space, dots, a space, the value's repr
