@@ -164,7 +164,8 @@ def test_compare_does_per_gpu_entry_no_python_call_per_field(tmp_path):
     labels, rows, odd = archive.compare([big, gpus(2008), small])
     row = dict((r[0], (r[1:], o)) for r, o in zip(rows, odd))
     assert row["GPU count"][0] == ["2008", "2008", "8"]
-    assert row["NVLinks active"][0][0].startswith("18,18,") and len(row["NVLinks active"][0][0]) == 200
+    assert row["NVLinks active"][0] == ["18", "18", "18"] and row["NVLinks active"][1] == set()  # 18 on every GPU
+    assert row["max SM clock (MHz)"][0][0].startswith("1980,1980,") and len(row["max SM clock (MHz)"][0][0]) == 200
     # whole values are compared: the last of 2,008 GPUs differs from the first 8 (past what is shown)
     assert row["max SM clock (MHz)"][1] == {2}
 

@@ -191,7 +191,15 @@ def _active_links(rows: list[dict]) -> str | None:
     """Active NVLinks per GPU, in one comprehension (one nested step per GPU, no helper call)."""
     counts = [str(len([1 for link in links if isinstance(link, dict) and link.get("active")]))
               if isinstance(links, list) else "0" for links in map(methodcaller("get", "nvlinks"), rows)]
-    return ",".join(counts) or None
+    return _per_gpu(counts)
+
+
+def _per_gpu(values: list[str]) -> str | None:
+    """A per-GPU field: one value when every GPU has it (a one-GPU and a two-GPU bundle of the same
+    model then compare equal; the GPU count row says 1 vs 2), else every GPU's value in order."""
+    if not values:
+        return None
+    return values[0] if len(set(values)) == 1 else ",".join(values)
 
 
 # Each field with the member it is read from: a member too large to read is said so, never shown as 0.
@@ -240,7 +248,7 @@ def _bench_gpus(b: dict, key: str, old_key: str) -> str | None:
     """Per GPU, in order; bundles from before the node bench had one figure for GPU 0."""
     rows = [r for r in _list(_bench_tables(b).get("bench_gpus")) if isinstance(r, dict) and r.get("key") == key]
     if rows:
-        return ",".join(str(r.get("value")) for r in rows)
+        return _per_gpu(_gpu_values(rows, "value"))
     old = b.get("bench")
     return str(old.get(old_key)) if isinstance(old, dict) and old.get(old_key) is not None else None
 
@@ -248,7 +256,7 @@ def _bench_gpus(b: dict, key: str, old_key: str) -> str | None:
 def _bench_hosts(b: dict, key: str, old_key: str) -> str | None:
     rows = [r for r in _list(_bench_tables(b).get("bench_host_links")) if isinstance(r, dict)]
     if rows:
-        return ",".join(str(r.get(key)) for r in rows)
+        return ",".join(_gpu_values(rows, key))
     old = b.get("bench")
     return str(old.get(old_key)) if isinstance(old, dict) and old.get(old_key) is not None else None
 
@@ -267,8 +275,9 @@ def _bench_nccl(b: dict, op: str, size: int) -> str | None:
 
 
 def _gpu_values(rows: list[dict], key: str) -> list[str]:
-    """str(_scalar(row[key])) for every GPU's row, in one comprehension (a bundle may list 60,000 GPUs)."""
-    return [str(v) if isinstance(v, SCALARS) else "None" for v in map(methodcaller("get", key), rows)]
+    """str(_scalar(row[key])) for every GPU's row, "-" where it is missing or not measured, in one
+    comprehension (a bundle may list 60,000 GPUs)."""
+    return [str(v) if isinstance(v, SCALARS) else "-" for v in map(methodcaller("get", key), rows)]
 
 
 def _gpus(b: dict, *keys: str) -> str | None:
@@ -276,12 +285,12 @@ def _gpus(b: dict, *keys: str) -> str | None:
     if not rows:
         return None
     columns = [_gpu_values(rows, key) for key in keys]
-    return ",".join(columns[0] if len(columns) == 1 else map("x".join, zip(*columns)))
+    return _per_gpu(columns[0] if len(columns) == 1 else list(map("x".join, zip(*columns))))
 
 
 def _telemetry(b: dict, key: str) -> str | None:
     rows = _list(b.get("telemetry"))  # dicts only (_rows)
-    return ",".join(_gpu_values(rows, key)) if rows else None
+    return _per_gpu(_gpu_values(rows, key))
 
 
 def _topology(b: dict) -> str | None:
