@@ -338,3 +338,18 @@ def test_compare_cuts_values_too_wide_for_the_terminal_and_keeps_the_mark():
     assert max(map(len, lines)) <= 80
     assert lines[2].count("…*") == 4 and lines[-1].startswith("(values cut to fit 80 columns")
     assert compare_table(labels, rows, [{0, 1, 2, 3}, set()], None).count("…") == 0
+
+
+def test_show_of_a_bundle_from_a_machine_without_a_driver_says_no_gpu_rule_could_judge_and_fits_80_columns(tmp_path):
+    # "No rule fired" read as healthy when no GPU rule could run; telemetry was listed "ok" beside "no NVIDIA
+    # driver"; a 260-character telemetry line and a raw markdown table of collectors ran past 80 columns.
+    done = triage("--duration", "2", "--no-nsys", "--output", tmp_path, "--", sys.executable, "-c", "print(1)")
+    assert done.returncode == 0, done.stderr
+    shown = triage("show", done.stdout.strip().splitlines()[-1], env=dict(os.environ, COLUMNS="80"))
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    assert "No rule fired" not in shown.stdout
+    assert "No GPU rule could judge this machine: no NVIDIA driver" in shown.stdout
+    assert max(map(len, lines)) <= 80 and not any(line.startswith("|") for line in lines)
+    telemetry = next(line for line in lines if line.startswith("telemetry "))
+    assert telemetry.split()[1] == "host-only", telemetry

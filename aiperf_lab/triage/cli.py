@@ -128,7 +128,8 @@ from the bundle reaches the terminal unescaped)."""
 COMPARE_HELP = """usage: aiperf-triage compare A B [C ...]
 
 Bundles side by side, one column each (e.g. one per node); a field that differs from the others is
-marked *."""
+marked *. A per-GPU field shows one value when every GPU has it; "-" is a value never
+measured. The table fits the terminal (or COLUMNS); a value cut to fit ends with "…"."""
 
 
 def _show(argv: list[str]) -> int:
@@ -139,7 +140,9 @@ def _show(argv: list[str]) -> int:
         return 0
     if len(argv) != 1:
         raise InputError("aiperf-triage: show takes one archive")
-    sys.stdout.write(show(Path(argv[0])))
+    from aiperf_lab.triage.fit import fit_markdown
+
+    sys.stdout.write(fit_markdown(show(Path(argv[0])), _output_columns()))
     return 0
 
 
