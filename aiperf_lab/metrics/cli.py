@@ -21,10 +21,12 @@ from aiperf_lab.errors import InputError
 OVERVIEW_ROW_LIMIT = 15
 
 ENERGY_HELP = """\
-FILE may also be a lab run folder or a triage bundle (folder or .tar.gz): its profile's reports.
-Energy reports line the telemetry's power up with the profile's timeline (telemetry.csv with utc_ns,
-found in a run folder or bundle, beside the export, or named with --telemetry) and split the GPU's
-joules by NVTX range or by kernel category, idle included; --work N --work-unit U adds joules per unit.
+FILE may also be a lab run folder or a triage bundle (folder or .tar.gz): its
+profile's reports. Energy reports line the telemetry's power up with the
+profile's timeline (telemetry.csv with utc_ns, found in a run folder or bundle,
+beside the export, or named with --telemetry) and split the GPU's joules by NVTX
+range or by kernel category, idle included; --work N --work-unit U adds joules
+per unit.
 """
 
 EXAMPLES = """\
@@ -34,15 +36,18 @@ examples:
   aiperf-stats run.sqlite --report kernel_breakdown --nvtx forward
   aiperf-stats run.sqlite --report nvtx_gpu --cross-thread
   aiperf-stats kernels.ncu-rep --report ncu_summary --output tables/
-  aiperf-stats runs/20261123T001500Z-04-ex03-where-did-the-joules-go-stall --report energy_by_range,energy_by_category
-  aiperf-stats run.sqlite --telemetry telemetry.csv --report energy_by_range --work 8192 --work-unit tokens
+  aiperf-stats runs/20261123T001500Z-04-ex03-where-did-the-joules-go-stall \\
+      --report energy_by_range,energy_by_category
+  aiperf-stats run.sqlite --telemetry telemetry.csv --report energy_by_range \\
+      --work 8192 --work-unit tokens
 """
 
 
 def build_parser() -> argparse.ArgumentParser:
     from aiperf_lab.metrics.registry import help_text, nvtx_reports, reports_taking
 
-    epilog = (help_text() + "\nWith no --report: an overview (top kernels, category breakdown, NVTX ranges, idle time).\n"
+    epilog = (help_text() + "\nWith no --report: an overview (top kernels, category breakdown, NVTX ranges,\n"
+              "idle time).\n"
               + ENERGY_HELP + "\n" + EXAMPLES)
     parser = OneLineParser(prog="aiperf-stats", description="Tables from nsys, ncu and PyTorch profiler output.",
                            epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -242,11 +242,12 @@ def help_text() -> str:
     for kind, label in KINDS.items():
         names = [r.name + (f"[{r.arguments}]" if r.arguments else "") for r in reports_for(kind)]
         lines.extend(_wrapped(f"  {label}:", names))
-    lines.append("  nsys reports marked * in --list-reports print the same columns and numbers as `nsys stats`.")
+    lines.append("  nsys reports marked * in --list-reports print the same columns and numbers")
+    lines.append("  as `nsys stats`.")
     return "\n".join(lines)
 
 
-def _wrapped(label: str, names: list[str], width: int = 100) -> list[str]:
+def _wrapped(label: str, names: list[str], width: int = 80) -> list[str]:
     indent = " " * 4
     lines, line = [label], ""
     if len(label) + 2 + sum(len(n) + 2 for n in names) <= width:

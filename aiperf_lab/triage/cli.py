@@ -41,11 +41,12 @@ MIN_INTERVAL_MS, MAX_INTERVAL_MS = 10, 10_000
 
 EPILOG = """\
 examples:
-  aiperf-triage --duration 60                                   # telemetry and machine facts only
+  aiperf-triage --duration 60          # telemetry and machine facts only
   aiperf-triage --duration 120 --bench -- python train.py --steps 200
   aiperf-triage show aiperf-triage-node7-20261122T101500Z.tar.gz
-  aiperf-triage compare /shared/triage/*.tar.gz                 # one bundle per node: find the odd one
+  # one bundle per node, then find the odd one:
   srun --ntasks-per-node=1 aiperf-triage --duration 60 --output /shared/triage
+  aiperf-triage compare /shared/triage/*.tar.gz
 """
 
 
@@ -77,7 +78,7 @@ def _tag(text: str) -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(prog="aiperf-triage", description="A shareable bundle of what this GPU machine is and how it "
-                           "behaved, bounded in time and free of secrets.", epilog=EPILOG,
+                           "behaved,\nbounded in time and free of secrets.", epilog=EPILOG,
                            usage="aiperf-triage [--duration S] [--output DIR] [options] [-- CMD ...]\n"
                                  "       aiperf-triage show ARCHIVE\n"
                                  "       aiperf-triage compare A B [C ...]",
