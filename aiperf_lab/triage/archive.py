@@ -132,6 +132,7 @@ def show(path: Path) -> str:
         except KeyError:
             summary = None
         if summary is not None:
+            summary = _no_rule_fired_without_gpu(summary, bundle)
             if len(summary) <= MAX_SHOWN_SUMMARY_CHARS:
                 return terminal_safe(summary)
             return (terminal_safe(summary[:MAX_SHOWN_SUMMARY_CHARS]) +
@@ -140,6 +141,20 @@ def show(path: Path) -> str:
         return terminal_safe(_manifest_text(bundle.manifest))
     finally:
         bundle.close()
+
+
+def _no_rule_fired_without_gpu(summary: str, bundle: "Bundle") -> str:
+    """A bundle written before the summary said so holds "No rule fired." though it saw no GPU: no GPU rule
+    could judge that machine, which is said instead (never read as healthy)."""
+    if "\nNo rule fired.\n" not in summary:
+        return summary
+    nvml = _dict(bundle.json("hardware_capabilities.json")).get("nvml")
+    if not isinstance(nvml, dict) or _list(nvml.get("gpus")):   # unread or unreadable: the summary as written
+        return summary
+    status = _scalar(nvml.get("status"))
+    why = "no GPU found" if status in (None, "", "ok") else str(status)
+    return summary.replace("\nNo rule fired.\n",
+                           f"\nNo GPU rule could judge this machine: {why}. The host rules found nothing.\n", 1)
 
 
 def _manifest_text(manifest: dict) -> str:
