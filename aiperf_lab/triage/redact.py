@@ -1257,6 +1257,7 @@ def _bare_redactor() -> "Redactor":
 # helm's `--set auth.token=X`, `VAR=X` before a command (env, docker -e, a shell). The name is judged by is_secret_name.
 NAME_ASSIGNED = re.compile(r"[+~]{0,2}(?P<name>[A-Za-z_][A-Za-z0-9_.\-]{0,127})=")
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash"})
+MAX_ARGUMENT_READINGS = 1 << 16   # arguments whose spans a Redactor keeps (argv_spans)
 SHELL_SAFE_WORD = re.compile(r"[\w@%+=:,./-]+")   # a word shlex.quote leaves unquoted
 SHELL_SEPARATOR = re.compile(r"[;&|()<>]+")
 SHELL_WORD = re.compile(r"[;&|()<>]+|[^\s;&|()<>]+")
@@ -1445,6 +1446,7 @@ class Redactor:
         self.redact_hosts = redact_hosts
         self.counts: Counter[str] = Counter()
         self._argv_done: dict[tuple[str, ...], list[str]] = {}
+        self._argument_spans: dict[str, list[Span]] = {}   # an argument's own reading (argv_spans)
         # A secret-named variable holding a path is where a secret lives (hunting the path would wipe
         # every path sharing it); a bare hex key under a name that does not say hash is a secret.
         secrets = {v for name in secret_env_names(self.environ)
@@ -2079,14 +2081,21 @@ class Redactor:
 
     def argv_spans(self, argv: list[str]) -> list[list[Span]]:
         """Per argument, what Redactor.argv replaces: the pieces of argv_secret_pieces, exactly, and what the text
-        rules find that overlaps none of them (one that does, `X}` of `{password: X}`, gives way to the piece)."""
+        rules find that overlaps none of them (one that does, `X}` of `{password: X}`, gives way to the piece), in
+        the argument alone or in the command line read as one line (_line_spans)."""
         pieces: dict[int, list[tuple[int, int]]] = {}
         for i, start, end in argv_secret_pieces(argv):
             pieces.setdefault(i, []).append((start, end))
         on_line = self._line_spans(argv)
+        seen = self._argument_spans
+        if len(seen) > MAX_ARGUMENT_READINGS:
+            seen.clear()
         out = []
         for i, arg in enumerate(argv):
-            spans = self.spans(arg)
+            # (the command, the workload's argv and triage's own arguments share their words: each is read once)
+            spans = seen.get(arg)
+            if spans is None:
+                spans = seen[arg] = self.spans(arg)
             if i in on_line:
                 spans = _merge_spans(sorted(spans + on_line[i]))
             own = pieces.get(i)
