@@ -3,7 +3,11 @@ argv_secret_values (the known secrets), the Redactor built with them, and Redact
 the workload's argv and of triage's own arguments (three distinct lists, each redacted once). CPU seconds,
 median of --repeat runs, for long command lines of ordinary ML arguments with a few secrets among them.
 
-    python benchmarks/argv_redaction_speed.py [--args 20000] [--repeat 5]
+    python benchmarks/argv_redaction_speed.py [--args 20000] [--repeat 5] [--random-names 300000]
+
+--random-names N also counts, of N random strings of letters and digits per length (what a password generator or
+an API gives), how many names_a_model reads as a CamelCase model name: a secret after `-p` / `-a` on a program
+triage does not know that it would keep.
 
 Run it with PYTHONPATH set to another checkout to time that checkout's redact.py the same way."""
 
@@ -14,7 +18,10 @@ import random
 import statistics
 import time
 
-from aiperf_lab.triage.redact import Redactor, argv_secret_values
+import secrets
+import string
+
+from aiperf_lab.triage.redact import Redactor, argv_secret_values, names_a_model
 
 ORDINARY = [["--lr", "3e-4"], ["--name", "run17"], ["data.path=/data/imagenet/train"], ["--resume", "3f2a9c1e0b7d4e6a8c5f1a2d6e9b0c3f"],
             ["-p", "Llama3Base"], ["--model", "meta-llama/Llama-3-8B"], ["trainer.max_steps=1000"], ["--seed", "17"],
@@ -54,7 +61,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--args", type=int, default=20000)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--random-names", type=int, default=0)
     options = parser.parse_args()
+    if options.random_names:
+        alphabet = string.ascii_letters + string.digits
+        for length in (8, 12, 16, 22, 32):
+            kept = sum(names_a_model("".join(secrets.choice(alphabet) for _ in range(length)))
+                       for _ in range(options.random_names))
+            print(f"random {length:2d} characters read as a model name: {kept} of {options.random_names}")
+        return
     for n in (100, 2000, options.args):
         command = command_line(n)
         script = ["bash", "-c", " && ".join(" ".join(command[k:k + 40]) for k in range(0, len(command), 40))]

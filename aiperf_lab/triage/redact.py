@@ -864,7 +864,7 @@ def names_a_model(value: str) -> bool:
     words with vowels, at most 3 capitals of acronyms, a digit run inside followed by a capital (a size or version),
     digits followed by a small letter only at the end (`21k`), and at least 8 letters, half of all, in words of 4+.
     A password's digits sit at its end or among small letters (`Summer2024`, `Passw0rd`, `Hunter2pw`). Of random
-    letters and digits 0.03% (12 characters) to 0.01% (22) read as such a name (docs/benchmarks.md)."""
+    letters and digits 0.09% of 12 characters, 0.07% of 16, 0.008% of 22 read as such a name (docs/benchmarks.md)."""
     if not value[:1].isupper() or not value.isascii() or not value.isalnum() or MODEL_SIZE.search(value) is None:
         return False
     core = MODEL_TAIL.sub("", value)
