@@ -1184,7 +1184,7 @@ def _named_value_pieces(word: str, offset: int) -> list[tuple[int, int]]:
     if "=" not in word and ":" not in word:
         return []
     pieces = []
-    at = 0
+    at = depth = counted = 0   # (the brackets open before a match, counted on from the last: a long script is linear)
     while (m := NAMED_VALUE.search(word, at)) is not None:
         start = m.end()
         at = max(start, m.start() + 1)
@@ -1197,8 +1197,9 @@ def _named_value_pieces(word: str, offset: int) -> list[tuple[int, int]]:
                 continue
             value_start, value_end = start + 1, end
         else:
-            head = word[:m.start()]
-            depth = sum(head.count(c) for c in OPENERS) - sum(head.count(c) for c in CLOSERS)
+            head = word[counted:m.start()]
+            depth += sum(head.count(c) for c in OPENERS) - sum(head.count(c) for c in CLOSERS)
+            counted = m.start()
             if depth > 0:
                 stop = FLOW_VALUE_END.search(word, start)
             elif m.start() == 0 and word[start - 1] in "=:":
