@@ -1385,29 +1385,118 @@ CSI = re.compile(r"(?:\x1b|\\(?:x1b|u001b|033|e))\[[0-?]{0,32}[ -/]{0,8}[@-~]")
 ESCAPED_CSI = re.compile(r"\\(?:x1b|u001b|033|e)\[")
 
 
-def _without_csi(text: str) -> tuple[str, list[int], list[int]]:
-    """text without its CSI sequences, where each cut lies in that view, and how many characters were cut up to it
-    (sorted: a view position p is at p + shifts[k] in text, k the last cut at or before p)."""
+def _without_csi(text: str) -> tuple[str, "_Edits"]:
+    """text without its CSI sequences (the view the rules read coloured text in), and where they were cut."""
+    return _edited(text, [(m.start(), m.end(), "") for m in CSI.finditer(text)])
+
+
+class _Edits(NamedTuple):
+    """Where a view of a text differs from it: edit k put `sizes[k]` characters (none, one or a few) at `view_starts[k]` in place
+    of text[text_starts[k]:text_ends[k]] (sorted; edits do not overlap)."""
+    view_starts: list[int]
+    text_starts: list[int]
+    text_ends: list[int]
+    sizes: list[int]
+
+    def start_in_text(self, at: int) -> int:
+        """Where the view's character at `at` starts in text (an edited character: where its edit starts)."""
+        k = bisect.bisect_right(self.view_starts, at) - 1
+        if k < 0:
+            return at
+        inside = at - self.view_starts[k]
+        return self.text_starts[k] if inside < self.sizes[k] else self.text_ends[k] + inside - self.sizes[k]
+
+    def end_in_text(self, start: int, end: int) -> int:
+        """Where a view span [start, end) ends in text: after its last character (an edit right after it stays
+        outside; an edited last character takes its whole edit)."""
+        if end <= start:
+            return self.start_in_text(start)
+        at = end - 1
+        k = bisect.bisect_right(self.view_starts, at) - 1
+        if k < 0:
+            return end
+        inside = at - self.view_starts[k]
+        return self.text_ends[k] if inside < self.sizes[k] else self.text_ends[k] + inside - self.sizes[k] + 1
+
+    def place_back(self, spans: list[Span]) -> list[Span]:
+        start_in_text = self.start_in_text
+        return [(first := start_in_text(start), self.end_in_text(start, end) if end > start else first, replacement,
+                 label, start_in_text(context)) for start, end, replacement, label, context in spans]
+
+
+def _edited(text: str, edits: list[tuple[int, int, str]]) -> tuple[str, _Edits]:
+    """text with each (start, end, replacement) edit made (in order, none overlapping), and where they lie."""
     kept: list[str] = []
-    starts: list[int] = []
-    shifts: list[int] = []
-    at = removed = 0
-    for m in CSI.finditer(text):
-        kept.append(text[at:m.start()])
-        starts.append(m.start() - removed)
-        removed += m.end() - m.start()
-        shifts.append(removed)
-        at = m.end()
+    view_starts: list[int] = []
+    at = view = 0
+    for start, end, replacement in edits:
+        kept.append(text[at:start])
+        kept.append(replacement)
+        view += start - at
+        view_starts.append(view)
+        view += len(replacement)
+        at = end
     kept.append(text[at:])
-    return "".join(kept), starts, shifts
+    return "".join(kept), _Edits(view_starts, [e[0] for e in edits], [e[1] for e in edits], [len(e[2]) for e in edits])
+
+
+# A secret name written so that the name rules would not read it (`{"pass\u0077ord": ...}`, `pass<U+200B>word=`,
+# `"api\/key":`): a letter of it JSON-escaped (any letter, either hex case, also escaped again inside JSON-in-JSON:
+# `\\u0077`) beside a letter written plainly, invisible characters inside it (zero-width space, non-joiner and joiner,
+# word joiner, BOM, soft hyphen; raw between two name characters, or escaped beside one), a JSON `\/` inside a quoted
+# key. The rules read a view with each such escape decoded, each invisible character dropped and each such `\/` a `_`
+# (the words apart, as `api_key`), and their spans are placed back. Only texts that hold a `\u`, a `\/` or a character
+# outside ASCII are looked at, and a run of escapes alone (`\u0041` repeated: an escaped run) changes nothing.
+INVISIBLE = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
+_NAME_CHARACTER = "[A-Za-z0-9_.-]"
+_ESCAPE_TAIL = (r"\\{0,7}u(?:00(?:2[dDeE]|3[0-9]|4[1-9a-fA-F]|5[0-9aAfF]|6[1-9a-fA-F]|7[0-9aA]|[aA][dD])"
+                r"|200[b-dB-D]|2060|[fF][eE][fF][fF])")   # (an escape after its first backslash)
+# led by the backslash, a literal the scan skips to (a pattern led by a look-behind is tried at every character); a
+# run starts where no escape and no name character is before it, so inside a long run of escapes each fails at once
+NAME_ESCAPE = re.compile(rf"\\(?:(?<={_NAME_CHARACTER}\\)(?<!\\u[0-9a-fA-F]{{4}}\\){_ESCAPE_TAIL}(?:\\{_ESCAPE_TAIL}){{0,7}}"
+                         rf"|(?<![\\\\A-Za-z0-9_.-]\\){_ESCAPE_TAIL}(?:\\{_ESCAPE_TAIL}){{0,7}}(?={_NAME_CHARACTER}))")
+NAME_ESCAPE_CODE = re.compile(r"\\+u([0-9a-fA-F]{4})")
+KEY_SLASH = re.compile(r"\\(?<=[A-Za-z0-9]\\)\\{0,7}/(?=(?:[A-Za-z0-9_.-]|\\{1,8}/|\\{1,8}u[0-9a-fA-F]{4}){1,64}\\{0,8}"
+                       r"[\"'][ \t]{0,3}[:=])")
+NOT_INVISIBLE = str.maketrans("", "", INVISIBLE)
+INVISIBLE_INSIDE = re.compile(f"[{INVISIBLE}](?<={_NAME_CHARACTER}[{INVISIBLE}])[{INVISIBLE}]{{0,3}}(?={_NAME_CHARACTER})")
+
+
+def _name_edits(text: str) -> list[tuple[int, int, str]]:
+    """The edits of the view that spells secret names plainly (see NAME_ESCAPE, KEY_SLASH, INVISIBLE_INSIDE), in
+    order; none for most texts (tests in C: a backslash-u, a backslash-slash, a character outside ASCII)."""
+    edits = []
+    if "\\u" in text:
+        for m in NAME_ESCAPE.finditer(text):   # (a run of up to 8 escapes beside a letter written plainly)
+            written = m.group()
+            decoded = (chr(int(written[-4:], 16)) if written.count("u") == 1
+                       else "".join(chr(int(code, 16)) for code in NAME_ESCAPE_CODE.findall(written)))
+            edits.append((m.start(), m.end(), decoded.translate(NOT_INVISIBLE)))
+    if "\\/" in text:
+        edits += [(m.start(), m.end(), "_") for m in KEY_SLASH.finditer(text)]
+    if not text.isascii():
+        edits += [(m.start(), m.end(), "") for m in INVISIBLE_INSIDE.finditer(text)]
+    return sorted(edits) if len(edits) > 1 else edits
+
+
+def _codes_kept(text: str, spans: list[Span]) -> list[Span]:
+    """Spans of a coloured text with the colour codes inside each after its replacement (`ESC[35mS3crESC[1mt!x`
+    becomes `ESC[35m[REDACTED]ESC[1m`): the terminal's colours after a value are what they were."""
+    for index, (start, end, replacement, label, context) in enumerate(spans):
+        if ("\x1b" in text[start:end] or "\\" in text[start:end]) and (codes := CSI.findall(text, start, end)):
+            spans[index] = (start, end, replacement + "".join(codes), label, context)
+    return spans
 
 
 def _plain_tail(text: str) -> str:
     """The last 120 characters of text, lower-cased, without colour codes (what the line holds read)."""
     tail = text[-1024:]
     if "\x1b" in tail or "\\" in tail:
-        return CSI.sub("", tail)[-120:].lower()
-    return text[-120:].lower()
+        tail = CSI.sub("", tail)
+    elif tail.isascii():
+        return text[-120:].lower()
+    edits = _name_edits(tail)   # (`pass\u0077ord:` ending a line waits for its value as `password:` does)
+    return (_edited(tail, edits)[0] if edits else tail)[-120:].lower()
 
 
 def _merge_spans(found: list[Span]) -> list[Span]:
@@ -1738,7 +1827,15 @@ class Redactor:
 
     def _dump_spans(self, text: str) -> list[Span]:
         """Secrets in dumps (see _dump_parts): the decoded text is searched like any text (known values, their
-        pieces, shapes); every byte found there goes, in each column that shows it, line by line."""
+        pieces, shapes); every byte found there goes, in each column that shows it, line by line. Dump lines behind
+        a log prefix (_dump_prefix_edits) are read in a view without their prefixes."""
+        edits = _dump_prefix_edits(text)
+        if edits:
+            view, where = _edited(text, edits)
+            return where.place_back(self._unprefixed_dump_spans(view))
+        return self._unprefixed_dump_spans(text)
+
+    def _unprefixed_dump_spans(self, text: str) -> list[Span]:
         if not _may_hold_dump(text):
             return []  # (one scan instead of the ten of _dump_parts: most texts hold no dump, also long ones: "x" lines)
         decoded, parts = _dump_parts(text)
@@ -1997,6 +2094,10 @@ class Redactor:
             plain = CSI.sub("", text)
             if len(plain) < len(text):  # coloured text: the rules read it without its colour codes
                 return self._coloured_spans(text, plain, in_key, token_carry, value_next)
+        if "\\" in text or not text.isascii():
+            edits = _name_edits(text)
+            if edits:  # a secret name escaped or split (`"pass\u0077ord":`): the rules read it spelled plainly
+                return self._view_spans(text, edits, in_key, token_carry, value_next)
         lower = _lower(text)
         found = self._literal_spans(text) + self._secret_spans(text, in_key, token_carry, value_next, lower)
         if self._pieces:
@@ -2016,20 +2117,31 @@ class Redactor:
 
     def _coloured_spans(self, text: str, plain: str, in_key: bool, token_carry: bool, value_next: bool) -> list[Span]:
         """The spans of text's view without CSI codes (`plain`; ANSI colours: `ESC[36mpassword ESC[0m=ESC[35mX`),
-        placed back on text, and a known secret found in text as it is (one could hold an ESC)."""
+        placed back on text, and a known secret found in text as it is (one could hold an ESC). The codes inside
+        a span follow its replacement (`ESC[35mS3crESC[1mt!x` becomes `ESC[35m[REDACTED]ESC[1m`), so the terminal's
+        colours after it are what they were."""
         found = self._literal_spans(text)
         in_plain = self.spans(plain, in_key, token_carry, value_next)
         if in_plain:
-            _, starts, shifts = _without_csi(text)
+            found += _without_csi(text)[1].place_back(in_plain)
+        if not found:
+            return []
+        found.sort()
+        return _codes_kept(text, _merge_spans(found))
 
-            def in_text(at: int) -> int:  # a position of plain, in text
-                cut = bisect.bisect_right(starts, at) - 1
-                return at + (shifts[cut] if cut >= 0 else 0)
+    def _dump_spans_uncoloured(self, text: str) -> list[Span]:
+        """_dump_spans of a text that may be coloured (a stream's dump context: `ESC[36m00000000ESC[0m  68 66 ...`)."""
+        if "\x1b" not in text:
+            return self._dump_spans(text)
+        plain, where = _without_csi(text)
+        return _codes_kept(text, where.place_back(self._dump_spans(plain)))
 
-        for start, end, replacement, label, context in in_plain:
-            first = in_text(start)
-            # (an end is placed after its last character: codes right after a secret stay outside its span)
-            found.append((first, in_text(end - 1) + 1 if end > start else first, replacement, label, in_text(context)))
+    def _view_spans(self, text: str, edits: list[tuple[int, int, str]], in_key: bool, token_carry: bool,
+                    value_next: bool) -> list[Span]:
+        """The spans of text's view with secret names spelled plainly (_name_edits), placed back on text, and a known
+        secret found in text as it is."""
+        view, where = _edited(text, edits)
+        found = self._literal_spans(text) + where.place_back(self.spans(view, in_key, token_carry, value_next))
         if not found:
             return []
         found.sort()
@@ -2317,7 +2429,8 @@ class StreamRedactor:
                 tail = text.rfind("\n", 0, tail - 1) + 1
             windows.append((text[tail:ahead], tail))
         found = [(start + shift, min(end + shift, cut), replacement, label, max(0, context + shift))
-                 for window, shift in windows for start, end, replacement, label, context in self.redactor._dump_spans(window)
+                 for window, shift in windows
+                 for start, end, replacement, label, context in self.redactor._dump_spans_uncoloured(window)
                  if 0 <= start + shift < cut]
         return _merge_spans(sorted(spans + found)) if found else spans
 
@@ -3483,7 +3596,10 @@ def _key_block_end(text: str, at: int, first_line_is_key: bool = False, begin: i
 def _key_open(text: str, span: Span) -> bool:
     """Whether a key block span ends at the text's end without its END line (so it may go on)."""
     start, end = span[0], span[1]
-    return not text[end:].strip("\r\n") and not KEY_END.search(text, max(start, end - 80), end)
+    rest = text[end:]
+    if "\x1b" in rest or "\\" in rest:  # a colour code after the key's last line (`...5u ESC[0m`) ends nothing
+        rest = CSI.sub("", rest)
+    return not rest.strip("\r\n") and not KEY_END.search(text, max(start, end - 80), end)
 
 
 def is_common_name(name: str) -> bool:
@@ -3625,6 +3741,14 @@ _BARE_WORDS_LINE = r"(?P<hex>(?: {1,4}[0-9a-fA-F]{4}){2,8})[ \t]*\r?"
 _OD_LINE = r"(?P<offset>[0-7]{7}|[0-9a-fA-F]{6,8})(?P<cells>(?:   [^\s\\]|  \\[0abfnrtv\\]| [0-7]{3}|    ){1,32})\r?"
 # `od -tu1` / `od -td1`: decimal bytes after an offset (-128 to 255)
 _DECIMAL_LINE = r"(?P<offset>[0-7]{7})(?P<cells>(?: {1,4}-?[0-9]{1,3}){1,32})[ \t]*\r?"
+# `od -An -tu1` / `od -An -td1`: decimal bytes without offsets, each in a cell 4 (or 5, signed) wide; a line of 5 to 32
+# cells, or of 1 to 4 right after a line ending in a digit (a dump's last line). A line of numbers spaced otherwise
+# (a table's columns) is none.
+_U1_CELL = r"(?: {3}[0-9]| {2}[0-9]{2}| [0-9]{3})"
+_D1_CELL = r"(?: {4}[0-9]| {3}(?:[0-9]{2}|-[0-9])| {2}(?:[0-9]{3}|-[0-9]{2})| -[0-9]{3})"
+_BARE_DECIMAL_LINE = (rf"(?P<cells>{_U1_CELL}{{5,32}}|{_D1_CELL}{{5,32}}|(?<=[0-9]\n)(?:{_U1_CELL}{{1,4}}|{_D1_CELL}{{1,4}}))"
+                      r"[ \t]*\r?")
+BARE_DECIMAL_HINT = re.compile(r"\n(?: {1,4}-?[0-9]{1,3}){5}")
 # 5 or more hex pairs with ":" or "-" between, or "0x" pairs with ", " between (`xxd -i`), a whole line each (a
 # separator may end it): a block of such lines is one text, so a secret wrapped over them is read whole (a time,
 # "12:30:45", is no such line)
@@ -3663,12 +3787,13 @@ SHORT_BARE_LINE = re.compile(_SHORT_BARE + r"[ \t]*\r?")
 DUMP_KINDS = (("hex", _HEX_LINE, "hex"), ("xxd", _XXD_LINE, "hex"), ("od", _OD_LINE, "cells"), ("words", _WORDS_LINE, "hex"),
               ("bare", _BARE_HEX_LINE, "hex"), ("xxd-le", _XXD_LE_LINE, "hex"), ("bits", _XXD_BITS_LINE, "hex"),
               ("decimal-od", _DECIMAL_LINE, "cells"), ("bare-words", _BARE_WORDS_LINE, "hex"),
-              ("separated", _SEPARATED_LINE, "hex"))   # (the common kinds first: _dump_line_at tries them in turn)
+              ("separated", _SEPARATED_LINE, "hex"), ("bare-decimal", _BARE_DECIMAL_LINE, "cells"))
+# (the common kinds first: _dump_line_at tries them in turn)
 # What a line of each kind starts with (a hex offset, then ":" or a space; or, bare, BARE_HINT): a text holding
 # none is spared that kind's splitter (one scan for each start instead of one per kind)
 OFFSET_STARTS = {":": re.compile(r"\n[0-9a-fA-F]{4,16}:"), " ": re.compile(r"\n[0-9a-fA-F]{4,16} ")}
 KIND_START = {"hex": " ", "xxd": ":", "xxd-le": ":", "bits": ":", "od": " ", "decimal-od": " ", "words": " ",
-              "bare": "bare", "bare-words": "bare", "separated": "separated"}
+              "bare": "bare", "bare-words": "bare", "separated": "separated", "bare-decimal": "bare-decimal"}
 DUMP_LINES = {kind: re.compile(line + r"(?![^\n])") for kind, line, _ in DUMP_KINDS}
 # the same, to read the fields of a line known to be one (without the guards that only make other lines fail sooner)
 DUMP_LINE_FIELDS = {**DUMP_LINES, "bare": re.compile(_BARE_HEX_LINE[len(_BARE_GUARD):] + r"(?![^\n])")}
@@ -3708,7 +3833,8 @@ DUMP_HINT_START = re.compile(r"[0-9a-fA-F]{4}")
 def _may_hold_dump(text: str) -> bool:
     return (DUMP_HINT_START.match(text) is not None or DUMP_HINTS[0].search(text) is not None
             or DUMP_HINTS[1].search(text) is not None or DUMP_HINTS[2].search(text) is not None
-            or BARE_HINT.search("\n" + text[:64]) is not None or BARE_HINT.search(text) is not None)
+            or BARE_HINT.search("\n" + text[:64]) is not None or BARE_HINT.search(text) is not None
+            or BARE_DECIMAL_HINT.search("\n" + text[:64]) is not None or BARE_DECIMAL_HINT.search(text) is not None)
 
 
 DECIMAL_BYTES = re.compile(r"\[(?P<body>[0-9]{1,3}(?:, ?[0-9]{1,3}){7,4095})\]")
@@ -3743,6 +3869,7 @@ class _DumpPart:
 
 def _field_size(kind: str, field: str) -> int:
     """Bytes one dump line's field shows (as _line_sizes counts them)."""
+    kind = READ_AS.get(kind, kind)
     if kind in HEX_FIELD_KINDS:
         return (len(field) - field.count(" ") - field.count("\t")) >> 1
     if kind == "od":
@@ -3819,7 +3946,7 @@ def _decode_blocks(kind: str, fields: list[str], block_ends: list[int]) -> str:
     return data.decode("latin-1")
 
 
-READ_AS = {"bare-words": "words"}
+READ_AS = {"bare-words": "words", "bare-decimal": "decimal-od"}
 HEX_FIELD_KINDS = frozenset({"hex", "xxd", "bare", "words", "bare-words", "xxd-le"})   # hex digits and blanks only   # a kind read as another once its lines are found
 BLOCK_GAP = {"words": 2, "bare-words": 2, "xxd-le": 4}   # NULs after each block: one, or a word's two, or a group's four
 
@@ -3832,6 +3959,7 @@ def _dump_parts(text: str) -> tuple[str, list[_DumpPart]]:
     blocks: list[tuple[int, int]] = []
     padded = "\n" + text   # (every line then follows a newline, which leads each splitter: the scan skips to them)
     present = {"bare": BARE_HINT.search(padded) is not None, "": True,
+               "bare-decimal": BARE_DECIMAL_HINT.search(padded) is not None,
                "separated": ":" in text or "-" in text or "0x" in text or "0X" in text}
     for kind, splitter in DUMP_SPLITTERS.items():
         start = KIND_START.get(kind, "")
@@ -3933,7 +4061,7 @@ def _dump_columns(text: str, part: _DumpPart, index: int, k: int, j: int) -> lis
     m = DUMP_LINE_FIELDS[part.kind].match(text, line_start)
     if m is None:
         return []
-    name = "cells" if part.kind in ("od", "decimal-od") else "hex"
+    name = "cells" if part.kind in ("od", "decimal-od", "bare-decimal") else "hex"
     field = m.group(name)
     size = _field_size(part.kind, field)
     j = min(j, size - 1)  # (the NULs after a block's last line)
@@ -3978,6 +4106,43 @@ def _dump_lines_start(text: str, end: int, limit: int = DUMP_HOLD_LINES) -> int:
     return end
 
 
+# A dump line behind a log prefix (`2026-11-23 12:00:01 INFO 00000000: 5375 7033 ...`, `[rank0]: 00000000  53 75 ...`,
+# `svc-1  | 0000000 ...`, `INFO:root:00000000: ...`): any text before the dump's offset on its line, when the offset
+# starts with 000 (od's first 4 KiB, hexdump's 64 KiB, xxd's 1 MiB) right after a blank, ":", "|", "]" or ">", and
+# the rest of the line is a whole dump line of a kind with offsets. Found from the literal 000; Python runs only at
+# such places.
+PREFIXED_DUMP_HINT = re.compile(r"000(?<=[ \t:|\]>]000)[0-9a-fA-F]{0,13}(?::? {1,4}[0-9a-fA-F]{2}[0-9a-fA-F]{0,6} {1,4}"
+                                r"[0-9a-fA-F]{2}|(?: {1,3}\S{1,3}){2} )")
+OFFSET_KINDS = tuple(DUMP_LINES[kind] for kind in ("hex", "xxd", "od", "words", "xxd-le", "bits", "decimal-od"))
+
+
+def _dump_prefix_edits(text: str) -> list[tuple[int, int, str]]:
+    """Where dump lines sit behind a log prefix (PREFIXED_DUMP_HINT): each prefix, to be cut from the view the dump
+    rules read (so the lines of a block, each with its own time, are one block there)."""
+    edits: list[tuple[int, int, str]] = []
+    done = -1
+    for m in PREFIXED_DUMP_HINT.finditer(text):
+        start = m.start()
+        if start < done:
+            continue
+        line = text.rfind("\n", 0, start) + 1
+        newline = text.find("\n", start)
+        newline = len(text) if newline < 0 else newline
+        if any((d := pattern.match(text, start)) is not None and d.end() == newline for pattern in OFFSET_KINDS):
+            edits.append((line, start, ""))
+            done = newline
+    return edits
+
+
+def _prefixed_dump_line(text: str, start: int, newline: int) -> bool:
+    """Whether the line from start to newline is a dump line behind a log prefix (see _dump_prefix_edits)."""
+    m = PREFIXED_DUMP_HINT.search(text, start, newline if newline >= 0 else len(text))
+    return m is not None and bool(_dump_prefix_edits(text[start:newline if newline >= 0 else len(text)]))
+
+
+DUMP_LINE_MOST = 16384   # no dump line is longer (4096 bytes as separated pairs)
+
+
 def _dump_line_at(text: str, start: int, newline: int) -> bool:
     """Whether the line from start to its newline (or the text's end) is a dump line (see _dump_parts), read in
     its text: a short bare line is one only beside others. (A line's CR goes with the pattern's `\\r?`.)"""
@@ -3985,7 +4150,14 @@ def _dump_line_at(text: str, start: int, newline: int) -> bool:
         m = pattern.match(text, start)
         if m is not None and m.end() == newline:
             return True
-    return False
+    end = newline if newline >= 0 else len(text)
+    if end - start > DUMP_LINE_MOST:
+        return False
+    if "\x1b" in text[start:end]:   # a coloured dump line (its offset in cyan) is read without its codes
+        line = CSI.sub("", text[start:end])
+        return any(pattern.fullmatch(line) is not None for pattern in DUMP_LINES.values()) or _prefixed_dump_line(
+            line, 0, len(line))
+    return _prefixed_dump_line(text, start, newline)
 
 
 # Every character of a text escaped, as serializers, shells and HTML print it: runs of 5 or more (the shortest
