@@ -21,7 +21,7 @@ import time
 import secrets
 import string
 
-from aiperf_lab.triage.redact import Redactor, argv_secret_values, names_a_model
+from aiperf_lab.triage.redact import Redactor, argv_secret_values
 
 ORDINARY = [["--lr", "3e-4"], ["--name", "run17"], ["data.path=/data/imagenet/train"], ["--resume", "3f2a9c1e0b7d4e6a8c5f1a2d6e9b0c3f"],
             ["-p", "Llama3Base"], ["--model", "meta-llama/Llama-3-8B"], ["trainer.max_steps=1000"], ["--seed", "17"],
@@ -64,6 +64,7 @@ def main() -> None:
     parser.add_argument("--random-names", type=int, default=0)
     options = parser.parse_args()
     if options.random_names:
+        from aiperf_lab.triage.redact import names_a_model   # (this checkout's; older ones lack it)
         alphabet = string.ascii_letters + string.digits
         for length in (8, 12, 16, 22, 32):
             kept = sum(names_a_model("".join(secrets.choice(alphabet) for _ in range(length)))
