@@ -1178,9 +1178,10 @@ OPENERS, CLOSERS = "{[(", "}])"
 
 def _named_value_pieces(word: str, offset: int) -> list[tuple[int, int]]:
     """(start, end) + offset of each secret value a name is given inside word (NAMED_VALUE, judged as
-    _assigned_secret_at judges `name=value`): a quoted value without its quotes, a bare one up to the next
-    assignment of a list or the next item of a mapping. One word a line of a shell script holds, with
-    blanks: there a bare value ends at the first blank, as the shell reads it."""
+    _assigned_secret_at judges `name=value`): a quoted value without its quotes; a bare one, when the word is the
+    assignment (`a.password=X,b.user=y`), up to the next assignment of its list or the word's end (`DB_PASSWORD=a b`
+    whole), inside a mapping or a call up to its next item or its end, and elsewhere in the word (a script, code:
+    `export API_TOKEN=X; run`) up to a blank, quote, comma or semicolon; a list value (`passwords=["X"]`) item by item."""
     if "=" not in word and ":" not in word:
         return []
     pieces = []
@@ -2641,7 +2642,7 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
                 value_end -= 1  # JSON inside JSON: the value's closing quote is escaped too
             if harmless[text[value_start:value_end]]:
                 continue  # secret=False, token: 0, gpu_pw=350.2, a path, one already redacted
-            if text[value_start] == "[" and 0 <= (close := text.find("]", value_start, value_start + 4096)) and text.find(
+            if text[value_start] == "[" and not m.group("quote") and 0 <= (close := text.find("]", value_start, value_start + 4096)) and text.find(
                     "\n", value_start, close) < 0:
                 continue  # `secrets: [X, Y]`: a flow sequence, its items redacted one by one (_yaml_block_spans)
             if counts and (digits := text[value_start:value_end].rstrip(")]}>")).isdigit() and len(
