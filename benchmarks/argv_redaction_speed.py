@@ -44,7 +44,7 @@ def command_line(n_args: int, seed: int = 7) -> list[str]:
 def triage_argv_work(command: list[str]) -> int:
     """As pipeline.py does it: the known values (of the command and of triage's whole command line), the Redactor,
     then the three lists written to the bundle."""
-    arguments = ["--duration", "60", "--output", "/tmp/x", "--", *command]
+    arguments = ["--duration", "60", "--output", "triage-out", "--", *command]
     known = list(dict.fromkeys(argv_secret_values(command) + argv_secret_values(arguments)))
     redactor = Redactor({"PATH": "/usr/bin"}, extra_secrets=known)
     return sum(len(redactor.argv(argv)) for argv in (command, ["nsys", "profile", *command], arguments))

@@ -189,7 +189,7 @@ def test_secrets_next_to_those_still_go(argv, secret):
 @pytest.mark.parametrize("argv", [
     ["sqlldr", "scott@orcl", "control=load.ctl", "data=dir/rows.csv", "log=logs/x.log"],
     ["expdp", "system@orcl", "directory=DATA_PUMP_DIR", "dumpfile=exp/full.dmp"],
-    ["npm", "config", "set", "cache", "/tmp/npm-cache"],
+    ["npm", "config", "set", "cache", "/var/cache/npm"],
     ["yarn", "config", "set", "npmRegistryServer", "https://registry.yarnpkg.com"],
 ])
 def test_oracle_and_npm_settings_stay(argv):
