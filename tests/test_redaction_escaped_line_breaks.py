@@ -50,3 +50,11 @@ def test_next_line_after_the_secret_stays(form: str) -> None:
     assert "\\nhost: db" in out
     out = Redactor({}).text(FORMS[form](LINES["env"]))
     assert "\\nDB_HOST=db" in out
+
+
+@pytest.mark.parametrize("scheme", ["Bearer ", "Basic ", "Token ", ""])
+def test_authorization_header_ends_at_the_escaped_break(scheme: str) -> None:
+    raw = b"GET / HTTP/1.1\r\nAuthorization: " + scheme.encode() + SECRET.encode() + b"\r\nContent-Length: 2\r\n\r\n"
+    out = Redactor({}).text(f"send: {raw!r}")
+    assert SECRET not in out
+    assert "\\r\\nContent-Length: 2\\r\\n" in out

@@ -1772,6 +1772,8 @@ class Redactor:
             value_end = m.end("value")
             if m.group("value").startswith("aws4-"):  # SigV4: `..., SignedHeaders=..., Signature=HEX` to the quote or line end
                 value_end = _aws4_authorization_end(lower, m.start("value"), value_end)
+            elif "\\" in m.group("value") and (cut := _escaped_line_end(lower, m.start("value"), value_end)):
+                value_end = cut  # http.client's send: b'..Authorization: Bearer X\\r\\nContent-Length: 2..'
             spans.append((m.start("value"), value_end, REDACTED, "secret-named value", m.start()))
             if m.group("value").startswith("digest"):  # its other parameters, on to the line's end
                 line_end = lower.find("\n", m.end())
