@@ -2713,8 +2713,8 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
                 # name, is (a block scalar's lines: _prefixed_block_spans)
                 nested = PREFIXED_NEXT_VALUE.match(text, behind[0])
                 if (nested is None or len(nested.group("indent")) <= behind[1] or "|" in m.group("sep")
-                        or ">" in m.group("sep") or nested.group("value").endswith(":")):
-                    continue   # (`X:` a mapping under the name: names)
+                        or ">" in m.group("sep") or nested.group("value").endswith(":") or nested.group("value") == "-"):
+                    continue   # (`X:` a mapping under the name: names; `- X` items: _prefixed_block_spans)
                 value_start, value_end = nested.span("value")
             if harmless[text[value_start:value_end]]:
                 continue  # secret=False, token: 0, gpu_pw=350.2, a path, one already redacted
@@ -3419,54 +3419,67 @@ def _yaml_block_spans(text: str) -> list[Span]:
 # `INFO:root:`, a timestamp): the opener (a secret's name ending its line with `:`, `: |`, `: >-`, or a Hadoop
 # `<name>` line) has text before its name; that text (its digits free: times differ line to line) is cut from the
 # opener's line and each line after it that starts with it, and the block rules read that view.
-PREFIXED_OPENER = re.compile(r"(?::[ \t]{0,8}(?:[|>][+-]?[0-9]?[ \t]{0,8})?|</name>[ \t]{0,8})\r?\n")
+PREFIXED_OPENER = re.compile(r"(?::[ \t]{0,8}(?P<style>[|>][+-]?[0-9]?[ \t]{0,8})?|(?P<xml></name>)[ \t]{0,8})\r?\n")
 PREFIX_DIGITS = str.maketrans("123456789", "000000000")
 
 
 def _prefixed_block_spans(text: str) -> list[Span]:
     """The YAML sequence / block scalar items, the value on the next line and Hadoop XML values (_yaml_block_spans,
-    _assignment_spans, HADOOP_PROPERTY) of blocks whose every line has a log prefix (PREFIXED_OPENER), each block
-    read without its prefixes."""
+    HADOOP_PROPERTY) of blocks whose every line has a log prefix (PREFIXED_OPENER), each block read without its
+    prefixes."""
     if ":\n" not in text and ": |" not in text and ": >" not in text and "</name>" not in text and ":\r\n" not in text:
         return []
     spans: list[Span] = []
+    edits: list[tuple[int, int, str]] = []
     done = 0
-    prefixes: dict[str, str | None] = {}   # an opener's line -> its prefix, or None (a log repeats them)
+    openers: dict[str, tuple[str, str, int, str] | None] = {}   # an opener's line -> _opener_prefix (a log repeats them)
     for m in PREFIXED_OPENER.finditer(text):
         line_start = text.rfind("\n", 0, m.start()) + 1
         if line_start < done:
             continue
         head = text[line_start:m.start()]
-        if (prefix := prefixes.get(head, "")) == "":
-            prefix = prefixes[head] = _opener_prefix(head, text[m.start()] == "<")
-        if prefix is None:
+        if (opener := openers.get(head, ())) == ():
+            opener = openers[head] = _opener_prefix(head, m.group("xml") is not None)
+        if opener is None:
             continue
-        shape = prefix.translate(PREFIX_DIGITS)
-        edits: list[tuple[int, int, str]] = []
+        prefix, name, indent, shape = opener
+        if m.group("style") is None and m.group("xml") is None:   # `P password:` then `P   X`, or `P   - X` items
+            after = m.end() + len(prefix) + indent   # (past the name's indent: more must follow)
+            if text[after:after + 1] not in (" ", "\t") or not text.startswith(prefix, m.end()) and text[
+                    m.end():m.end() + len(prefix)].translate(PREFIX_DIGITS) != shape:
+                continue
+            nested = PREFIXED_NEXT_VALUE.match(text, m.end() + len(prefix))
+            if nested is None or len(nested.group("indent")) <= indent:
+                continue
+            value = nested.group("value")
+            if value != "-":
+                if not value.endswith(":") and _item_is_secret(name, value):   # (`secretKeyRef:`: a mapping, names)
+                    spans.append((nested.start("value"), nested.end("value"), REDACTED, "secret-named value",
+                                  line_start))
+                continue
         at = line_start
         for _ in range(YAML_BLOCK_MOST_LINES + 1):
-            if text[at:at + len(prefix)].translate(PREFIX_DIGITS) != shape:
+            if not text.startswith(prefix, at) and text[at:at + len(prefix)].translate(PREFIX_DIGITS) != shape:
                 break
-            edits.append((at - line_start, at - line_start + len(prefix), ""))
+            edits.append((at, at + len(prefix), ""))
             newline = text.find("\n", at)
             if newline < 0:
                 at = len(text)
                 break
             at = newline + 1
         done = at
-        view, where = _edited(text[line_start:at], edits)
-        found = _yaml_block_spans(view) + [span for span in _assignment_spans(view, view.lower())
-                                           if view[span[1] - 1] != ":"]   # (`secretKeyRef:` under it: a mapping)
+    if edits:   # (one view for all blocks: a log repeats its blocks, the rules' caches serve them all)
+        view, where = _edited(text, edits)
+        found = _yaml_block_spans(view)
         if "<name>" in view:
             found += [(v.start("value"), v.end("value"), REDACTED, "secret-named value", v.start())
                       for v in HADOOP_PROPERTY.finditer(view)
                       if _secret_name_cached(v.group("name")) and _secret_value(v.group("value"))]
-        spans += [(start + line_start, end + line_start, replacement, label, context + line_start)
-                  for start, end, replacement, label, context in where.place_back(found)]
+        spans += where.place_back(found)
     return spans
 
 
-PREFIXED_NEXT_VALUE = re.compile(r"(?P<indent>[ \t]{1,64})[\"']?(?P<value>[^\s'\",;\x00]{3,4096})")
+PREFIXED_NEXT_VALUE = re.compile(r"(?P<indent>[ \t]{1,64})[\"']?(?P<value>-(?= )|[^\s'\",;\x00]{3,4096})")
 
 
 def _value_is_log_prefix(text: str, name_start: int, value_start: int) -> tuple[int, int] | None:
@@ -3479,14 +3492,16 @@ def _value_is_log_prefix(text: str, name_start: int, value_start: int) -> tuple[
     if not prefix:
         return None
     value_line = text.rfind("\n", 0, value_start) + 1
-    if text[value_line:value_line + len(prefix)].translate(PREFIX_DIGITS) != prefix.translate(PREFIX_DIGITS):
+    if not text.startswith(prefix, value_line) and text[value_line:value_line + len(prefix)].translate(
+            PREFIX_DIGITS) != prefix.translate(PREFIX_DIGITS):
         return None
     return value_line + len(prefix), len(before) - len(prefix)
 
 
-def _opener_prefix(head: str, xml: bool) -> str | None:
-    """The log prefix before an opener's secret name on its line (without the blanks that end it, kept as the
-    name's indent), or None: no text before the name, or no secret's name."""
+def _opener_prefix(head: str, xml: bool) -> tuple[str, str, int, str] | None:
+    """The log prefix before an opener's secret name on its line (without the blanks that end it, the name's
+    indent), the name, that indent and the prefix's shape (PREFIX_DIGITS); None: no text before the name, or no
+    secret's name."""
     if xml:
         at = head.rfind("<name>")
         name = head[at + 6:].strip(" \t")
@@ -3504,7 +3519,9 @@ def _opener_prefix(head: str, xml: bool) -> str | None:
     if before.endswith("- "):
         before = before[:-2]   # `[rank0]:   - password: |`: an item's marker is the YAML's
     prefix = before.rstrip(" \t")
-    return prefix if prefix and "\t" not in prefix[:1] else None
+    if not prefix or prefix[0] == "\t":
+        return None
+    return prefix, name, len(before) - len(prefix), prefix.translate(PREFIX_DIGITS)
 
 
 @functools.lru_cache(maxsize=256)
