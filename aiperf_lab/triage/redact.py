@@ -2040,18 +2040,33 @@ def _cut_outside_spans(spans: list[Span], cut: int, size: int) -> int:
     after = bisect.bisect_right(spans, cut, key=_END)
     if all(context - LOOKBEHIND >= cut for context in map(_CONTEXT, itertools.islice(spans, after, None))):
         return cut
+    # the run that holds cut, from the spans that end after some point: exact once it begins at or after that point
+    # (a span that ends before where the run begins cannot join it), else twice as many spans are looked at
+    first = max(0, after - 64)
+    while True:
+        run_start, run_end = _run_holding(spans, first, cut)
+        if not first or run_start >= spans[first - 1][1]:
+            break
+        first = max(0, first - 2 * (len(spans) - first))
+    if not run_start < cut < run_end:
+        return cut
+    return run_end if run_start <= size // 2 else run_start
+
+
+def _run_holding(spans: list[Span], first: int, cut: int) -> tuple[int, int]:
+    """The first run of spans[first:]'s extents (sorted by where they begin: a chain of overlapping extents is one
+    run) that holds cut, or the last one looked at where none does (_cut_outside_spans)."""
     run_start, run_end = -1, -1
-    for begin, end in sorted(zip(map(operator.sub, map(_CONTEXT, spans), itertools.repeat(LOOKBEHIND)),
-                                 map(_END, spans))):
+    tail = spans[first:] if first else spans
+    for begin, end in sorted(zip(map(operator.sub, map(_CONTEXT, tail), itertools.repeat(LOOKBEHIND)),
+                                 map(_END, tail))):
         if begin >= run_end:  # a new run (extents that only touch do not join)
             if run_start < cut < run_end or begin >= cut:
                 break  # the run that holds cut is whole; or none does
             run_start, run_end = begin, end
         elif end > run_end:
             run_end = end
-    if not run_start < cut < run_end:
-        return cut
-    return run_end if run_start <= size // 2 else run_start
+    return run_start, run_end
 
 
 def _key_spans(text: str, lower: str, in_key: bool) -> list[Span]:
