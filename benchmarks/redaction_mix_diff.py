@@ -32,6 +32,17 @@ EXTRA = ["AvoCMF1ZIDKtxODiDeDeFF"]
 # small pieces that change how a neighbour reads: separators, quotes, escapes, names, the start of a host
 GLUE = [" ", "  ", "\n", "\t", ",", ";", ":", "=", "@", "'", '"', "\\", "\\'", "/", "x", "_", "-", ".", "p", "pass",
         "zip", "-P", "://", "ip-", "::", "1.2.3.4", "\r\n", "\x00", "password", "token", "\x1b[1m", "\x1b[0m", "é", "İ"]
+# runs of one rule's matches with variations among them (bulk paths judge a run at once): names, separators, values
+# and what lies between, drawn from a small pool per text
+NAMES = ["pass", "password", "passwd", "passphrase", "token", "secret", "api_key", "apikey", "x_pass", "my.pass", "PASS",
+         "sig", "?sig", "&sig", "auth", "pwd", ";pwd", "cookie", "session_id", "passes", "bypass", "tokens", "access-key",
+         "zip -P", "zip -p", "7z -p", "unzip -P", "-P", "openssl enc -k", "curl -u", "https://", "://", "ip-", "u:pw9x@h:80"]
+SEPARATORS = ["=", ":", ": ", "= ", "=  ", ":    ", "=>", " = ", "\"=\"", "\": \"", "='", ": '", ":\n", "=\\\"", " ", ""]
+VALUES = ["abcd", "abc", "ab", "True", "false", "123", "1234567", "$VAR", "${X}", "/etc/x", "~/k", "'q1w2'", "\"q1w2\"",
+          "&anc v1x2", "|", ">x1y2", "=>", "İabc", "ABCD", "a:b", "a=b", "abc\\", "[REDACTED]", "<|x|>", "0.5", "a1b2c3d4e5f6g7h8"
+          , "abc\\' ", "10-0-0-1", "1.2.3.4", "@h:80"]
+GAPS = [" x ", " ", "\n", ", ", " \t", "_", "-", ".", " p ", "?", "&", "  y  ", ";", "\t", " , ", "\r\n", "\x00", " é ",
+        " K ", "'", '"', " q\n", "x", ""]
 PROTOTYPES: dict = {}
 
 
@@ -63,7 +74,14 @@ def _real_lines(data: Path) -> list[str]:
 
 def _text(rng: random.Random, units: list[str], lines: list[str]) -> str:
     shape = rng.random()
-    if shape < 0.4:   # one fragment (or a cut of it, or two in turn) repeated, long enough for forced cuts
+    if shape < 0.3:   # a run of one rule's matches, with variations
+        pools = [rng.sample(pool, rng.randint(1, 3)) for pool in (NAMES, SEPARATORS, VALUES, GAPS)]
+        common = [rng.choice(pool) for pool in pools]
+        units = []
+        for _ in range(rng.choice((5, 50, 400, 2000))):
+            units.append("".join(rng.choice(pool) if rng.random() < 0.2 else first for pool, first in zip(pools, common)))
+        return "".join(units)
+    if shape < 0.6:   # one fragment (or a cut of it, or two in turn) repeated, long enough for forced cuts
         unit = rng.choice(units)
         if rng.random() < 0.3:
             unit = unit[rng.randrange(len(unit)):] + rng.choice(GLUE)

@@ -50,7 +50,9 @@ it never holds a value.
 from __future__ import annotations
 
 import base64
+import contextlib
 import functools
+import gc
 import bisect
 import getpass
 import html
@@ -519,6 +521,33 @@ ASSIGNMENT_LINE_RUNS = {pattern: re.compile(rf"(?:\n(?:{pattern.pattern[:-len(_A
                                             r"[^\s'\",;\x00]{3,256}(?=\n))+")
                         for pattern in SECRET_ASSIGNMENTS if pattern.pattern.endswith(_ASSIGNMENT_TAIL)}
 ASSIGNMENT_RUN_VALUES = re.compile(r"[=:]([^\s'\",;\x00=:]+)")
+# ... and kept apart by a little text (`pass=abcd x ` repeated, `api_key: abcd` lines): after one, the next ones of
+# the plain form that the match-at-a-time loop judges by the value alone, read in bulk (_assignment_apart): the
+# keyword right after a character that is no name character and right before `=` or `:`, up to 3 blanks, then a
+# value of 3 characters or more that starts with none of the characters that open another form (a quote, `\`, an
+# anchor `&` or tag `!`, a block scalar `|` / `>`, `=>`). Between two: no character that begins the keyword (no
+# other match of it starts there), and more than blanks, commas and semicolons (which _assignment_run takes as a run).
+# The split of what the scan found takes the keyword without its look-behinds; each distinct separator (gap,
+# keyword, `=`) is then read whole (where its keyword starts).
+_APART_VALUE = r"[^\s'\",;\x00|>&!\\][^\s'\",;\x00]{2,}(?![^\s'\",;\x00])"
+_LOOKBEHIND_GROUP = re.compile(r"\(\?<[=!][^()]*\)")
+
+
+def _apart_scans(keyword: str) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    first = keyword[0]
+    assert first.isalpha() and first.islower()   # (every keyword starts with its literal)
+    loose = rf"[\s'\",;\x00][^{first}]{{0,63}}(?:{_LOOKBEHIND_GROUP.sub('', keyword)})[=:][ \t]{{0,3}}"
+    whole = (rf"(?=[ \t,;]{{0,64}}[^ \t,;{first}])[\s'\",;\x00][^{first}]{{0,63}}(?<![a-z0-9_.\-])"
+             rf"(?P<keyword>(?:{keyword})[=:][ \t]{{0,3}})")
+    # (the scan takes whole separators: where one fails, the scan ends there, so a try reads no further than the
+    # matches it adds and the next one; a scan of loose ones ran on to the end of a text of `client_secret=X` lines
+    # at every try, then added none)
+    return (re.compile(rf"(?:{whole.replace('(?P<keyword>', '(?:')}{_APART_VALUE})+"), re.compile(f"({loose})"),
+            re.compile(whole))
+
+
+ASSIGNMENTS_APART = {pattern: _apart_scans(pattern.pattern[:-len(_ASSIGNMENT_TAIL)])
+                     for pattern in SECRET_ASSIGNMENTS if pattern.pattern.endswith(_ASSIGNMENT_TAIL)}
 # A line ending with a name SECRET_ASSIGNMENTS takes a value after on the next line (`cookie:`, `github_token_ro:`,
 # `password: |`): a stream holds it back until that line is read (lower-cased text, the line's last 120 characters).
 NAME_ENDS_LINE = re.compile("(?:" + "|".join(pattern.pattern[:-len(_ASSIGNMENT_TAIL)] for pattern in SECRET_ASSIGNMENTS
@@ -1674,7 +1703,10 @@ class Redactor:
                 value = lower[start:m.end()]
                 if not value.replace(".", "").isdigit():
                     spans.append((start, m.end(), self.placeholder("mac", value.replace(".", "")), "mac address", start))
-        found = []
+        # (the names found as columns: where each starts and ends, and the name; spans made by one zip at the end)
+        starts: list[int] = []
+        ends: list[int] = []
+        names: list[str] = []
         if "ip-" in lower:  # the names and their octets by one split(), each distinct octets judged once
             parts = AWS_HOST_SPLIT.split(lower)
             if len(parts) > 1:
@@ -1684,7 +1716,11 @@ class Redactor:
                 lengths[0::2] = map(len, parts[0::3])
                 lengths[1::2] = map(len, parts[1::3])
                 bounds = list(itertools.accumulate(lengths))
-                found = list(itertools.compress(zip(bounds[0:-1:2], bounds[1::2]), map(valid.__getitem__, octets)))
+                starts, ends, names = bounds[0:-1:2], bounds[1::2], parts[1::3]
+                if not all(valid.values()):
+                    keep = list(map(valid.__getitem__, octets))
+                    starts, ends, names = (list(itertools.compress(column, keep)) for column in (starts, ends, names))
+        found = []
         if ".internal" in lower:
             found += [(_name_start(lower, m.start()), m.end()) for m in GCP_HOST.finditer(lower)]
         for pattern in self._domain_patterns:
@@ -1697,17 +1733,25 @@ class Redactor:
                     spans.append((start, m.end(), self.placeholder("domain", m.group(0)), "host name", start))
                 low = m.end()
         if found:
-            names = list(map(lower.__getitem__, itertools.starmap(slice, found)))
+            starts += map(operator.itemgetter(0), found)
+            ends += map(operator.itemgetter(1), found)
+            names += map(lower.__getitem__, itertools.starmap(slice, found))
+        if names:
             table = self._placeholders.setdefault("host", {})
             for name in dict.fromkeys(names):   # numbered in the order found
                 if name and name not in table:
                     self.placeholder("host", name)
-            spans += [(start, end, table[name], "host name", start) for (start, end), name in zip(found, names) if name]
+            named = zip(starts, ends, map(table.get, names), itertools.repeat("host name"), starts)
+            spans += named if all(names) else itertools.compress(named, names)
         return spans
 
     def spans(self, text: str, in_key: bool = False, token_carry: bool = False,
               value_next: bool = False) -> list[Span]:
         """Every span to replace in text, merged so that none overlap, in order."""
+        with _collector_paused():   # (a text of real matches makes a tuple or more per match, none in a cycle)
+            return self._all_spans(text, in_key, token_carry, value_next)
+
+    def _all_spans(self, text: str, in_key: bool, token_carry: bool, value_next: bool) -> list[Span]:
         if "\x1b" in text or ("\\" in text and ("1b[" in text or "033[" in text or "\\e[" in text)
                                and ESCAPED_CSI.search(text)):
             plain = CSI.sub("", text)
@@ -1759,13 +1803,14 @@ class Redactor:
         out: list[str] = []
         append = out.append
         at = 0
-        for start, stop, replacement, _label, _context in spans:
-            append(text[at:start])
-            append(replacement)
-            at = stop
-        append(text[at:end] if at < end else "")
-        self.counts.update([span[3] for span in spans])
-        return "".join(out)
+        with _collector_paused():
+            for start, stop, replacement, _label, _context in spans:
+                append(text[at:start])
+                append(replacement)
+                at = stop
+            append(text[at:end] if at < end else "")
+            self.counts.update([span[3] for span in spans])
+            return "".join(out)
 
     # ---- public API -----------------------------------------------------------------------------
 
@@ -2196,6 +2241,7 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
         rest_group, value_group = pattern.groupindex["rest"], pattern.groupindex["value"]
         runs = (ASSIGNMENT_RUNS[pattern].match, ASSIGNMENT_LINE_RUNS[pattern].match) if pattern in ASSIGNMENT_RUNS else None
         wait, backoff = 0, 1  # after a try for a run that found none, the next few matches try none (texts of matches apart)
+        apart_wait, apart_backoff = 0, 1   # (the same for a try of _assignment_apart)
         matches = pattern.finditer(lower)
         counts = pattern is TOKEN_ASSIGNMENT
         while (m := next(matches, None)) is not None:
@@ -2222,9 +2268,85 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
             elif run_end := _assignment_run(text, lower, value_end, runs, harmless, append):
                 matches = pattern.finditer(lower, run_end)
                 backoff = 1
+                continue
             else:
                 wait, backoff = backoff, min(2 * backoff, 64)
+            if apart_wait:
+                apart_wait -= 1
+            elif apart := _assignment_apart(text, lower, m.end(), pattern, harmless, counts, spans):
+                resume, accepted = apart
+                wait, backoff = _tries_skipped(wait, backoff, accepted)
+                matches = pattern.finditer(lower, resume)
+                apart_backoff = 1
+            else:
+                apart_wait, apart_backoff = apart_backoff, min(2 * apart_backoff, 64)
     return spans
+
+
+def _tries_skipped(wait: int, backoff: int, accepted: int) -> tuple[int, int]:
+    """The run-try counters of _assignment_spans after `accepted` more matches whose tries find no run."""
+    while accepted:
+        if wait:
+            step = min(wait, accepted)
+            wait -= step
+            accepted -= step
+        else:
+            accepted -= 1
+            wait, backoff = backoff, min(2 * backoff, 64)
+    return wait, backoff
+
+
+def _assignment_apart(text: str, lower: str, at: int, pattern: re.Pattern[str], harmless: _HarmlessValues,
+                      counts: bool, spans: list[Span]) -> tuple[int, int] | None:
+    """After a match of pattern that ends at `at`, the assignments of the same keyword that follow it in the plain
+    form (ASSIGNMENTS_APART) but the last one, their spans added in bulk where the loop would add them (a value
+    judged once): where the loop goes on (the end of the last value added: the next keyword is judged by it), and
+    how many were added; None where fewer than two follow."""
+    scan, split, check = ASSIGNMENTS_APART[pattern]
+    run = scan.match(lower, at)
+    if run is None:
+        return None
+    parts = split.split(lower[at:run.end()])   # "", separator, value, separator, value, ...
+    del parts[-2:]   # the last one: the loop judges it, and tries a run after it
+    separators = parts[1::2]
+    keyword_lengths = {}
+    for separator in set(separators):
+        whole = check.fullmatch(separator)
+        keyword_lengths[separator] = len(whole.group("keyword")) if whole else 0
+    if not all(keyword_lengths.values()):
+        # up to the one before the first whose separator fails (the loop tries a run after that one's value)
+        del parts[max(1, 2 * next(i for i, separator in enumerate(separators) if not keyword_lengths[separator]) - 1):]
+        separators = parts[1::2]
+    if len(parts) < 3:
+        return None
+    bounds = list(itertools.accumulate(map(len, parts), initial=at))
+    firsts, ends = bounds[2::2], bounds[3::2]
+    keywords = list(map(operator.sub, firsts, map(keyword_lengths.__getitem__, separators)))
+    values = parts[2::2]
+    if text[at:ends[-1]] != lower[at:ends[-1]]:   # (the verdicts read the values as written)
+        values = list(map(text.__getitem__, map(slice, firsts, ends)))
+    verdicts = {value: harmless[value] or (counts and (digits := value.rstrip(")]}>")).isdigit()
+                                          and len(digits) <= MAX_TOKEN_COUNT_DIGITS) for value in set(values)}
+    found = zip(firsts, ends, itertools.repeat(REDACTED), itertools.repeat("secret-named value"), keywords)
+    if any(verdicts.values()):
+        found = itertools.compress(found, map(operator.not_, map(verdicts.__getitem__, values)))
+    found = list(found)
+    spans += found
+    return ends[-1], len(found)
+
+
+@contextlib.contextmanager
+def _collector_paused():
+    """The cyclic garbage collector off while the rules make a tuple or more per match (none of which can be in a
+    cycle; a text of real matches makes a million): its passes over them made a zip of 333,000 spans take 7 times
+    as long. (Only switched back on where it was on: a nested or concurrent use leaves it as it found it.)"""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _assignment_run(text: str, lower: str, at: int, runs: tuple[Callable, Callable], harmless: _HarmlessValues,
