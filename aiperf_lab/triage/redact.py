@@ -2637,7 +2637,7 @@ def _schemeless_credential_spans(text: str) -> list[Span]:
     if SCHEMELESS_HINT.search(text) is None:
         return spans
     head = " " + text[:400]  # each pattern is led by the character before the user: one for the start
-    for pattern in SCHEMELESS_PASSWORDS:
+    for pattern in SCHEMELESS_PASSWORDS if "//" in text else SCHEMELESS_PASSWORDS[:1]:   # (the second holds "//")
         password = pattern.groupindex["password"]   # (by number: less time than by name)
         spans += [(m.start(password), m.end(password), REDACTED, "url password", m.start())
                   for m in pattern.finditer(text)]
