@@ -175,6 +175,19 @@ CASES: dict[str, str | tuple] = {
     "(6th) bare hex, 40 bytes a line, a known secret": "7868665f5177337254793775496f506153644667486a4b6c5a784376426e4d31323334350a0a0a\n",
     "(6th) times alone on lines": "12:30:45\n", "(6th) numbers in columns": "1234567   12   34  -56   78\n",
     "(6th) tab-separated 2-digit numbers": "10\t20\t30\t40\t50\t60\n",
+    # escaped or split secret names, dumps behind a log prefix, od -An -tu1, colour inside a value (--only "(h12e)"):
+    # their shapes with a secret, ordinary text that holds their gates (a \u, zero-width spaces, " 000", od's widths)
+    "(h12e) prefixed xxd lines of a known secret":
+        "2026-11-23 12:00:01 INFO 00000000: 6866 5f51 5151 5151 5151 5151 5151 5151  hf_QQQQQQQQQQQQQ\n",
+    "(h12e) prefixed hexdump -C lines, ordinary bytes":
+        "[rank0]: 00000010  03 00 3e 00 01 00 00 00  60 61 00 00 00 00 00 00  |..>.....`a......|\n",
+    "(h12e) log lines with ' 000' numbers": "2026-11-23 12:00:01 INFO step 000120 loss 0000 12.5 | 000 ab\n",
+    "(h12e) od -An -tu1 lines, ordinary bytes": " 109 111 100 101 108  46 115  97 102 101 116 101 110 115 111 114\n",
+    "(h12e) od -An -tu1 lines of a known secret": " 104 102  95  81  81  81  81  81  81  81  81  81  81  81  81  81\n",
+    "(h12e) escaped JSON keys, one a secret's": '{"pass\\u0077ord": "Zq8Wm3Kx7Lp2Rv9T", "caf\\u00e9": 1}\n',
+    "(h12e) JSON with \\u escapes, no secret": '{"caf\\u00e9": "cr\\u00e8me", "url": "https:\\/\\/x.org\\/a"}\n',
+    "(h12e) zero-width spaces in log text": "step\u200b 1200 loss 2.38 \u4e2d\u6587 log\n",
+    "(h12e) coloured values split by codes": "\x1b[36mpassword\x1b[0m=\x1b[35mZq8Wm3\x1b[1mKx7Lp2Rv9T\x1b[0m\n",
     # runs of matches back to back (one span a run) and the same matches kept apart (one span each): "(dense)"
     "(dense) '://u:p@' repeated": "://u:p@",
     "(dense) '://x@' and '://u:p@' in turn": "://x@://u:p@",
@@ -208,6 +221,14 @@ CASES: dict[str, str | tuple] = {
     # the red team's F5 (issue 11, sixth pass): a known secret's bytes as colon-separated hex, a line each
     "(6th) colon-separated hex of a known secret": ":".join(f"{b:02x}" for b in b"hf_Qw3rTy7uIoPaSdFgHjKlZxCvBnM12345") + "\n",
     "(3rd-S1) whole provider tokens": "fw_" + "Ab1" * 8 + " pul-" + "0a" * 20 + " s.Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8 ",
+    # secrets' YAML sequences and block scalars, flow lists, `net use`, scp-style logins (h12l): each rule's opener
+    "(h12l) 'secrets:' sequences": "secrets:\n  - Zq8Das1x\n  - Pa55w0rd-2\n",
+    "(h12l) 'password: |' blocks": "password: |\n  Zq8Das1x\n  Pa55w0rd-2\n",
+    "(h12l) 'x:' lines, no secret name": "step:\n  - 1\n",
+    "(h12l) 'secrets: [' flow lists": "secrets: [Zq8Das1x, Pa55w0rd-2] ",
+    "(h12l) ': [' unclosed": "secrets: [a, ",
+    "(h12l) 'net use' lines": "net use Z: \\\\srv\\share /user:bob Zq8Das1x\n",
+    "(h12l) scp-style logins": " bob:Zq8Das1x@host:dir/x ",
 }
 
 

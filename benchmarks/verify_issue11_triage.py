@@ -85,6 +85,60 @@ def case_planted(work: Path, log) -> dict:
                                                          f"sqlite export {'present' if has_sqlite else 'absent'}"}
 
 
+# Secrets in the forms red team rt6 found leaking (2026-11-23): a path-shaped generated password in a
+# secret-named variable, argv pieces (Hydra, a header, a helm list) printed back by the workload, a
+# Python bytes value after a secret name and a private key framed by a rich-style panel (neither known
+# to triage), and an NVTX range name holding a bytes value (the SQLite export's scrub).
+PATH_PASSWORD = "/eIrB8jpQFyiadvr/vI1sSZ6qPIqpzFX"
+ARGV_SECRETS = ("HydraPw-v11x9q", "HdrTok-v11-abcdef123456", "HelmPw-v11x7w")
+BYTES_SECRET = "BytesPw-v11-9f8e7d"
+NVTX_SECRET = "NvtxPw-v11-77aa3c"
+KEY_LINES = ("MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7v11keyline1",
+             "Xq2v11keyline2Lr8mT0yWb4nD6sF9uJ1cV3hG5kP7aZ2xE4wR6tY8iO0pQ3lK5j",
+             "v11keyline3N8bM2cV4xZ6aS8dF0gH2jK4lQ6wE8rT0yU2iO4pA6sD8fG0hJ2kL")
+PRINTS = ("import os, sys, time\n"
+          "try:\n    import torch\n    x = torch.randn(2048, 2048, device='cuda')\n"
+          "except Exception as exc:\n    torch, x = None, None; print('no torch/cuda:', exc)\n"
+          "print('argv', sys.argv[2:], flush=True)\n"
+          "print('db', os.environ.get('DB_PASSWORD'), flush=True)\n"
+          # (the two values are put together at run time: the -c code itself must not hold them)
+          f"print({{'password': {BYTES_SECRET[:8].encode()!r} + {BYTES_SECRET[8:].encode()!r}}}, flush=True)\n"
+          "print('\u256d' + '\u2500' * 70 + '\u256e')\n"
+          f"body = [a + b for a, b in {[(k[:20], k[20:]) for k in KEY_LINES]!r}]\n"
+          "for line in ['-----BEGIN PRIVATE KEY-----'] + body + ['-----END PRIVATE KEY-----']:\n"
+          "    print('\u2502 ' + line.ljust(68) + ' \u2502')\n"
+          "print('\u2570' + '\u2500' * 70 + '\u256f', flush=True)\n"
+          "end = time.time() + float(sys.argv[1])\n"
+          "while time.time() < end:\n"
+          "    if x is not None:\n"
+          f"        torch.cuda.nvtx.range_push(\"password=b'{NVTX_SECRET[:7]}\" + \"{NVTX_SECRET[7:]}'\")\n"
+          "        y = x @ x; torch.cuda.synchronize()\n"
+          "        torch.cuda.nvtx.range_pop()\n"
+          "    else:\n        time.sleep(0.05)\n")
+
+
+def case_printed_forms(work: Path, log) -> dict:
+    env = dict(clean_env(), DB_PASSWORD=PATH_PASSWORD)
+    argv = [sys.executable, "-m", "aiperf_lab.triage.cli", "--duration", "8", "--output", str(work / "printed"),
+            "--", sys.executable, "-c", PRINTS, "30", f"db.password={ARGV_SECRETS[0]}",
+            "-H", f"Authorization: Bearer {ARGV_SECRETS[1]}", "--set", f"a.password={ARGV_SECRETS[2]},b.user=y"]
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=240)
+    log.write(f"$ triage (printed forms) -> {done.returncode}\n{done.stderr[-3000:]}\n")
+    if done.returncode != 0:
+        return {"case": "printed forms (rt6)", "ok": False, "detail": f"exit {done.returncode}"}
+    files = members(Path(done.stdout.strip().splitlines()[-1]))
+    planted = [PATH_PASSWORD, *ARGV_SECRETS, BYTES_SECRET, NVTX_SECRET, *KEY_LINES]
+    leaks = sorted({f"{value[:12]}.. in {name}" for name, data in files.items() for value in planted
+                    if value.encode() in data})
+    kept = "nsys/workload.nsys-rep" in files
+    printed = files.get("workload/stdout.log", b"").count(b"[REDACTED")
+    return {"case": f"printed forms (rt6): {len(planted)} values in no byte, .nsys-rep left out",
+            "ok": not leaks and not kept,
+            "detail": ("; ".join(leaks[:6]) + (f" (+{len(leaks) - 6})" if len(leaks) > 6 else "")) if leaks
+            else f"no leak; {printed} placeholders in stdout.log; .nsys-rep {'KEPT' if kept else 'left out'}; "
+                 f"sqlite export {'present' if 'nsys/workload.sqlite' in files else 'absent'}"}
+
+
 def _workload_pids() -> list[int]:
     pids = []
     for entry in Path("/proc").iterdir():
@@ -256,7 +310,7 @@ def main() -> int:
     nsys = shutil.which("nsys")
     with tempfile.TemporaryDirectory() as folder, open(out / "verify_issue11_triage.log", "w") as log:
         work = Path(folder)
-        for case in (case_clean, case_planted, case_sigkill, case_setsid_child_under_nsys, case_full_disk_under_nsys,
+        for case in (case_clean, case_planted, case_printed_forms, case_sigkill, case_setsid_child_under_nsys, case_full_disk_under_nsys,
                      case_nccl_payloads):
             started = time.monotonic()
             try:

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Issue 11, triage side, on the GPU machine (H100 or H200) under the real nsys: a clean environment
 # keeps the .nsys-rep; a URL password and a token-shaped value planted in the environment are in no
-# byte of the bundle and the .nsys-rep is left out; a SIGKILLed triage leaves neither nsys, the
-# application nor any file; a child the application put in a session of its own (setsid) ends with
+# byte of the bundle and the .nsys-rep is left out; so are the forms red team rt6 found (a path-shaped
+# password, argv pieces printed back, a bytes value, a framed private key, a secret in an NVTX name);
+# a SIGKILLed triage leaves neither nsys, the application nor any file; a child the application put in a session of its own (setsid) ends with
 # the workload and the trace is still written; on a 2 MiB tmpfs (root only) the run keeps an archive
 # that says what a full disk cut, or exits 2 with one line; a one-rank NCCL job keeps its NVTX
 # payloads (message sizes) in the bundle.

@@ -230,13 +230,32 @@ def test_a_gzip_bomb_of_events_is_refused_before_its_events_are_read(tmp_path, m
 
 def test_a_gzip_bomb_whose_trailer_lies_is_refused_at_the_floor(tmp_path, monkeypatch):
     # The trailer is a lie (a gzip's own check of it comes only at its end): the ratio of what was inflated
-    # to what was read refuses it once the floor (1 MiB here) is passed, not at 100x the file's size (33 MB).
+    # to what was read refuses it once the floor (4 MiB here) is passed, not at 100x the file's size (33 MB).
     from aiperf_lab.metrics import json_stream
 
-    monkeypatch.setattr(json_stream, "GZIP_FLOOR_BYTES", 1 << 20)
+    monkeypatch.setattr(json_stream, "GZIP_FLOOR_BYTES", 4 << 20)
+    monkeypatch.setattr(json_stream, "CHUNK_BYTES", 1 << 16)  # (as at the real floor: many reads before it)
+    monkeypatch.setattr(json_stream, "SMALL_DOCUMENT_BYTES", 1 << 16)
     path = _event_bomb(tmp_path / "liar.json.gz", 1_000_000, isize=1000)
-    read = _events_read_before_refusal(path)
-    assert read * 100 < (1 << 20) + 2 * json_stream.CHUNK_BYTES  # (what one read of the inflate gives more)
+    # The floor is inflated and dropped before any event is parsed (rt5: 13 s CPU of parsing at a 128 MiB floor).
+    assert _events_read_before_refusal(path) == 0
+    outcome = run_stats([path, "--report", "cuda_gpu_kern_sum"])
+    assert outcome.code == 2 and "100x what it has read" in outcome.err and outcome.err.count("\n") == 1
+
+
+def test_a_gzip_just_past_the_floor_at_a_true_ratio_is_read(tmp_path, monkeypatch):
+    # The check before parsing refuses only a ratio past 100x: a true trace, several times the floor, still reads.
+    import gzip
+    from aiperf_lab.metrics import json_stream
+
+    monkeypatch.setattr(json_stream, "GZIP_FLOOR_BYTES", 64 << 10)
+    plain = run_stats([TRACE, "--report", "cuda_gpu_kern_sum", "--format", "csv"])
+    packed = tmp_path / "trace.json.gz"
+    packed.write_bytes(gzip.compress(TRACE.read_bytes()))
+    assert TRACE.stat().st_size > 4 * (64 << 10)
+    reader = json_stream.TraceReader(packed)
+    assert sum(1 for _ in reader.events()) > 100
+    assert run_stats([packed, "--report", "cuda_gpu_kern_sum", "--format", "csv"]).out == plain.out
 
 
 def test_a_true_gzip_trace_is_read_as_the_plain_one(tmp_path):

@@ -40,6 +40,14 @@ TOOL_FORMS = [
     # coloured (rich, structlog): the rules read the text without its CSI codes
     "\x1b[36mclient_secret\x1b[0m=\x1b[35mZq8Wm3Kx7Lp2Rv9T\x1b[0m", "\x1b[36mapi_key:\x1b[0m\n  Zq8Wm3Kx7Lp2Rv9T",
     "\x1b[1m{\x1b[0m\x1b[32m'password'\x1b[0m: \x1b[32m'Zq8Wm3Kx7Lp2Rv9T'\x1b[0m\x1b[1m}\x1b[0m",
+    # escaped or split names, a value split by colour codes, dumps behind a log prefix, od -An -tu1 (helper h12e)
+    '{"pass\\u0077ord": "Zq8Wm3Kx7Lp2Rv9T", "api\\/key": "Zq9LmQ2rT5xW8vB3nK7pH4dF"}', "pass\u200bword:\n  Zq8Wm3Kx7Lp2Rv9T",
+    "\x1b[36mpassword\x1b[0m=\x1b[35mZq8Wm3\x1b[1mKx7Lp2Rv9T\x1b[0m",
+    "2026-11-23 12:00:01 INFO 00000000  68 66 5f 36 72 72 4f 32  68 63 78 6c 48 77 37 41  |hf_6rrO2hcxlHw7A|\n"
+    "2026-11-23 12:00:02 INFO 00000010  6b 76 57 62 67 37 57 41  70 56 5a 6e 52 36 44 71  |kvWbg7WApVZnR6Dq|\n"
+    "2026-11-23 12:00:03 INFO 00000020  66 45 54 56 64                                    |fETVd|",
+    " 104 102  95  54 114 114  79  50 104  99 120 108  72 119  55  65\n 107 118  87  98 103  55  87  65 112  86  90 110"
+    "  82  54  68 113\n 102  69  84  86 100",
 ]
 PLAIN = ["step 1200 loss 2.3817 lr 3.0e-04 grad_norm 0.84 tokens/s 51234.7 mem 61.2 GiB", "",
          "[rank0]: epoch 3 iteration 1200/5000 | consumed samples 614400 | elapsed 412.3 ms", "    x = compute(y)",

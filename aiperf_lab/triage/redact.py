@@ -380,13 +380,15 @@ URL_QUOTED_PASSWORD = re.compile(r"://[^\s/?#:@\"'<>\\]{0,256}:(?P<password>[^\s
                                  r"@(?=[\w\[])")
 # user:PASSWORD@host:port and //user:PASSWORD@host/path printed without a scheme (a proxy as curl and pip
 # take it, a protocol-relative DSN): the user starts a word (each pattern is led by the character before it:
-# a class the regex engine skips to in C), the host is followed by a port or a path, or the whole is led by
+# a class the regex engine skips to in C), the host is followed by a port, a path or scp's and rsync's `:dir/`
+# or `:~/` (`rsync bob:X@host:/p`, `git clone bob:X@host:org/repo`), or the whole is led by
 # "//", so that e-mail addresses (mailto:bob@example.com) and image digests (name:tag@sha256:...) stay; a
 # password no secret can be (3:4@host:80, on@host/x) stays, as cannot_be_secret has it.
 _SCHEMELESS_PASSWORD = (r"(?P<user>[A-Za-z0-9._~%+-]{1,64}):(?!(?:-?[0-9]{1,4}|-?[0-9]*\.[0-9]+|(?i:true|false|yes|no|"
                         r"none|null|nil|on|off|enabled|disabled|auto|default|unset|undefined))@)"
                         r"(?P<password>[^\s:@/\"'<>\\]{1,256})@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,16}")
-SCHEMELESS_PASSWORDS = (re.compile(r"[\s\"'=(,;\[{<|]" + _SCHEMELESS_PASSWORD + r"(?::[0-9]{1,5}(?![\w.:])|/)"),
+SCHEMELESS_PASSWORDS = (re.compile(r"[\s\"'=(,;\[{<|]" + _SCHEMELESS_PASSWORD
+                                   + r"(?::[0-9]{1,5}(?![\w.:])|/|:[A-Za-z0-9._~-]{0,128}[/~])"),
                         re.compile(r"[\s\"'=(,;\[{<|]//" + _SCHEMELESS_PASSWORD))
 # What each of those holds: a ":", the password, an "@" (led by its literal: where none is, neither pattern can match,
 # and their scans, which try every blank and quote, are spared)
@@ -443,6 +445,9 @@ COMMAND_PASSWORD_FLAGS: list[tuple[tuple[str, ...], int, re.Pattern[str]]] = [
                                     r"['\"]?(?P<value>[^\s'\"]+)")),
     (HF_LOGINS, 300,
      re.compile(r"--token(?<=[ \t]--token)(?:[ \t]{1,4}|=)['\"]?(?P<value>[^\s'\"-][^\s'\"]*)")),
+    # Windows' `net use [Z:] \\srv\share PASSWORD /user:DOMAIN\bob` or `... /user:bob PASSWORD` (`*` asks for it)
+    (("net use",), 300, re.compile(r"/(?<=[ \t]/)(?i:u|user):[^\s]{1,256}[ \t]{1,4}['\"]?(?P<value>[^\s'\"/*][^\s'\"]*)")),
+    (("net use",), 300, re.compile(r"\\\\(?<=[ \t]\\\\)[^\s]{1,256}[ \t]{1,4}['\"]?(?P<value>[^\s'\"/*][^\s'\"]*)")),
 ]
 # A secret flag's value in a printed command line (`Running: serve.py --api-key V`, `+ train.py --hf-token V`, a ps
 # line, a Python list `['--api-key', 'V']`): found from its "--", the flag judged as on the workload's own argv
@@ -864,6 +869,55 @@ def names_a_hash(name: str) -> bool:
     return any(w in HASH_NAME_WORDS for w in NAME_WORD_SPLIT.split(FLAG_PREFIX.sub("", name).lower()))
 
 
+# Words of a flag whose hex value is an id, not a key (besides HASH_NAME_WORDS): MLflow's --run-id and
+# --experiment-id, a checkpoint to resume or load, a job, trial or sweep, an artifact, image or dataset, a trace.
+ID_FLAG_WORDS = HASH_NAME_WORDS | {"run", "runs", "resume", "experiment", "exp", "ckpt", "checkpoint", "init", "from",
+                                   "load", "restore", "job", "trial", "sweep", "artifact", "snapshot", "parent",
+                                   "branch", "base", "onto", "target", "trace", "span", "request", "image", "container",
+                                   "dataset", "model", "object", "blob", "step"}
+# Programs whose hex arguments are commits or revisions (`git checkout SHA`, `git reset --hard SHA`, `dvc get --rev`)
+HASH_TOOLS = frozenset({"git", "hg", "jj", "svn", "dvc"})
+
+
+def names_an_id(flag: str) -> bool:
+    """--run-id, --resume, --experiment, --ckpt-hash, --revision: a hex value after such a flag is an id."""
+    return any(w in ID_FLAG_WORDS for w in name_words(FLAG_PREFIX.sub("", flag.partition("=")[0])))
+
+
+CAMEL_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+NO_VOWEL_OR_FOUR_CONSONANTS = re.compile(r"^[^aeiouy]*$|[^aeiouy]{4}")
+
+
+def names_a_model(value: str) -> bool:
+    """A CamelCase model or preset name (`Llama3Base`, `ViTHuge14Patch224In21k`, `DeiTBase16Patch384`): capitalised
+    words with vowels, at most 3 capitals of acronyms, a digit run inside followed by a capital (a size or version),
+    digits followed by a small letter only at the end (`21k`), and at least 8 letters, half of all, in words of 4+.
+    A password's digits sit at its end or among small letters (`Summer2024`, `Passw0rd`, `Hunter2pw`). Of random
+    letters and digits 0.03% (12 characters) to 0.01% (22) read as such a name (docs/benchmarks.md)."""
+    if not value[:1].isupper() or not value.isascii() or not value.isalnum() or MODEL_SIZE.search(value) is None:
+        return False
+    core = MODEL_TAIL.sub("", value)
+    if DIGIT_THEN_SMALL.search(core):
+        return False
+    letters = long = capitals = 0
+    for word in CAMEL_WORD.findall(core):
+        if word.isdigit():
+            continue
+        letters += len(word)
+        if word.isupper():
+            capitals += len(word)
+        elif NO_VOWEL_OR_FOUR_CONSONANTS.search(word.lower()):
+            return False
+        elif len(word) >= 4:
+            long += len(word)
+    return capitals <= 3 and long >= 8 and 2 * long >= letters
+
+
+MODEL_SIZE = re.compile(r"[0-9][A-Z]")
+MODEL_TAIL = re.compile(r"[0-9]+[kmbKMB]?$")
+DIGIT_THEN_SMALL = re.compile(r"[0-9][a-z]")
+
+
 def looks_like_password(value: str) -> bool:
     """The value of `-p` on a program we do not know: a password when it is 6+ characters with letters
     and digits or symbols (hunter2x, S3cr3t!, Passw0rd) or mixed case past its first letter (aBcDeFgH);
@@ -897,7 +951,7 @@ GENERATED = re.compile(r"[A-Za-z0-9_+/=]+")
 # database name; the name goes too, as people type it meaning the password.)
 PASSWORD_FLAG_OF_TOOL = {**dict.fromkeys(("mysql", "mariadb", "mysqldump", "mysqladmin", "mysqlsh", "mysqlimport",
                                           "mysqlcheck", "mongo", "mongosh", "mongodump", "mongorestore", "sshpass",
-                                          "7z", "7za"), "-p"),
+                                          "7z", "7za"), "-p"), "openssl": "-k", "sqlcmd": "-P", "bcp": "-P",
                          **dict.fromkeys(("redis-cli", "keydb-cli"), "-a"), **dict.fromkeys(("zip", "unzip"), "-P"),
                          **dict.fromkeys(("ldapsearch", "ldapadd", "ldapmodify", "ldapdelete", "ldapwhoami"), "-w")}
 USER_PASSWORD_TOOLS = {"curl", "wget"}
@@ -920,82 +974,296 @@ def _weak_flag_secret(value: str) -> bool:
 URL_PARTS = re.compile(r"[/?&=#;]")
 
 
-def argv_secret_positions(argv: list[str]) -> list[tuple[int, int]]:
-    """(index, offset) of every secret value on a command line: argv[index][offset:] is secret.
+def argv_secret_pieces(argv: list[str]) -> list[tuple[int, int, int]]:
+    """(index, start, end) of every secret value on a command line: argv[index][start:end] is secret, nothing
+    around it (a value's quotes, helm's next `,b.user=y`, a mapping's closing brace stay).
     `--password X`, `--db-pass=X`, `--hf-token X`; the password flag of a tool that takes one (`-pX` and
-    `-p X` after mysql or sshpass, `-a X` after redis-cli, `-P X` after zip); `-p X` / `-pX` after any
-    other program when X looks like a password (looks_like_password: not a port, path or plain word);
-    `-u user:pass` / `--user user:pass` (a uid:gid of digits stays); a bare hex key anywhere, unless
-    the flag before it names a hash (`--revision SHA`, `--commit=SHA`)."""
-    found: list[tuple[int, int]] = []
+    `-p X` after mysql or sshpass, `-a X` after redis-cli, `-P X` after zip, `-k X` after openssl); `-p X` / `-pX`
+    after any other program when X looks like a password (looks_like_password: not a port, path or plain word);
+    `-u user:pass` / `--user user:pass` (a uid:gid of digits stays); a bare hex key anywhere, unless the flag before
+    it names a hash (`--revision SHA`, `--commit=SHA`); secret-named values inside a word (_named_value_pieces:
+    `db.password=X`, `--set a.password=X,b.user=y`, `-e "user=bob password=X"`, `{password: X}`,
+    `login(token='X')`; `token = get_token()` is code); a password in a login or proxy position without a scheme (`rsync bob:X@host:/p`,
+    `--proxy bob:X@proxy:3128`, `http_proxy=bob:X@proxy:3128`); the password of `net use`, `htpasswd -b` and
+    `aws configure set NAME X` when NAME is a secret's."""
+    found: list[tuple[int, int, int]] = []
+
+    def whole(i: int, start: int = 0) -> None:
+        arg = argv[i]
+        end = len(arg)
+        if end - start >= 2 and arg[start] == arg[end - 1] and arg[start] in "'\"":
+            start, end = start + 1, end - 1
+        if end > start:
+            found.append((i, start, end))
+
     tool = ""
+    login_tool = hash_tool = False
     previous = ""
     i = 0
     while i < len(argv):
         arg = argv[i]
         base = os.path.basename(arg)
         if not arg.startswith("-"):
-            if base in PASSWORD_FLAG_OF_TOOL or base in USER_PASSWORD_TOOLS:
+            if base in PASSWORD_FLAG_OF_TOOL or base in USER_PASSWORD_TOOLS or base in OTHER_PASSWORD_TOOLS:
                 tool = base
-            elif (at := _assigned_secret_at(arg)) is not None:
-                found.append((i, at))  # db.password=X, +trainer.api_key=X, DB_PASSWORD=X before a command
-            elif is_hex_key(arg) and not (previous.startswith("-") and names_a_hash(previous)):
-                found.append((i, 0))
+            login_tool = login_tool or base in LOGIN_TOOLS
+            hash_tool = hash_tool or base in HASH_TOOLS
+            if (tool_pieces := _tool_positional_pieces(argv, i)) is not None:
+                found += tool_pieces
+                break  # the rest of this command is that tool's
+            if is_hex_key(arg) and previous.startswith("-") and not names_an_id(previous) and not hash_tool:
+                found.append((i, 0, len(arg)))   # --service KEY; not `git checkout SHA`, `--resume RUN_ID`
+            elif login_tool and (password := _schemeless_password(arg)) is not None:
+                found.append((i, *password))  # rsync bob:X@host:/p, git clone bob:X@host:repo
+            else:
+                found += [(i, s, e) for s, e in _named_value_pieces(arg, 0)]
             previous = arg
             i += 1
             continue
         previous = arg
         name, eq, value = arg.partition("=")
         tool_flag = PASSWORD_FLAG_OF_TOOL.get(tool, "")
+        if tool == "ssh-keygen" and arg in ("-N", "-P"):
+            tool_flag = arg   # the new and the old passphrase
         has_next = i + 1 < len(argv) and not argv[i + 1].startswith("-")
-        if tool_flag and arg.startswith(tool_flag) and len(arg) > 2:
-            found.append((i, 2))
+        if tool_flag and arg.startswith(tool_flag) and len(arg) > 2 and tool_flag not in ONLY_SPACED_FLAGS:
+            whole(i, 2)
         elif tool_flag and arg == tool_flag and has_next:
-            found.append((i + 1, 0))
+            whole(i + 1)
             i += 1
+        elif "proxy" in name.lower() and name != "--proxy-user" and not is_secret_flag(name):
+            # --proxy bob:X@proxy:3128 (curl, pip take a proxy without its scheme); one with a scheme is a URL
+            at, text = (i, value) if eq else (i + 1, argv[i + 1]) if has_next else (i, "")
+            if (password := _schemeless_password(text)) is not None:
+                found.append((at, len(argv[at]) - len(text) + password[0], len(argv[at]) - len(text) + password[1]))
+            i = at
         elif tuple(name_words(FLAG_PREFIX.sub("", name))) in WEAK_SECRET_FLAGS:
             # --session X, --license X, --private X, --sas X, --webhook-url X: a secret unless a setting
             if eq and _weak_flag_secret(value):
-                found.append((i, len(name) + 1))
+                whole(i, len(name) + 1)
             elif not eq and has_next and _weak_flag_secret(argv[i + 1]):
-                found.append((i + 1, 0))
+                whole(i + 1)
                 i += 1
         elif is_secret_flag(name):
-            if eq:
-                found.append((i, len(name) + 1))
-            elif i + 1 < len(argv):
-                found.append((i + 1, 0))
-                i += 1
+            at, start = (i, len(name) + 1) if eq else (i + 1, 0)
+            if at < len(argv) and SECRET_MOUNT_SPEC.fullmatch(argv[at], start) is not None:
+                pass   # docker build --secret id=npm,src=/run/npmrc: where a secret is, not one
+            elif at < len(argv):
+                # openssl's -pass pass:X holds X; env:VAR, file:PATH, fd:N say where the password is
+                kind, colon, rest = argv[at][start:].partition(":")
+                if colon and kind in ("pass", "env", "file", "fd", "stdin"):
+                    if kind == "pass" and rest:
+                        whole(at, start + 5)
+                else:
+                    whole(at, start)
+            i = at
         elif arg.startswith("-p") and not tool_flag and (
-                (len(arg) > 2 and not arg.startswith("--") and looks_like_password(arg[2:]))):
-            found.append((i, 2))
-        elif arg in ("-a", "-k") and not tool_flag and has_next and looks_generated(argv[i + 1]):
+                (len(arg) > 2 and not arg.startswith("--") and looks_like_password(arg[2:])
+                 and not names_a_model(arg[2:]))):
+            whole(i, 2)
+        elif arg in ("-a", "-k") and not tool_flag and has_next and looks_generated(argv[i + 1]) and not names_a_model(
+                argv[i + 1]):
             # redis-cli's -a on another client, openssl's -k; -a is "all" or "arch" elsewhere, -k pytest's expression
-            found.append((i + 1, 0))
+            whole(i + 1)
             i += 1
-        elif arg == "-p" and not tool_flag and has_next and looks_like_password(argv[i + 1]):
-            found.append((i + 1, 0))
+        elif arg == "-p" and not tool_flag and has_next and looks_like_password(argv[i + 1]) and not names_a_model(
+                argv[i + 1]):
+            whole(i + 1)
             i += 1
-        elif eq and (at := _assigned_secret_at(value)) is not None:
-            found.append((i, len(name) + 1 + at))  # --set=auth.token=X
-        elif eq and is_hex_key(value) and not names_a_hash(name):
-            found.append((i, len(name) + 1))
+        elif eq and (pieces := _named_value_pieces(value, len(name) + 1)):
+            found += [(i, s, e) for s, e in pieces]  # --set=auth.token=X, --from-literal=password=X
+        elif eq and is_hex_key(value) and not names_an_id(name) and not hash_tool:
+            found.append((i, len(name) + 1, len(arg)))
+        elif tool in SAMBA_TOOLS and (name in ("-U", "--user") or arg.startswith("-U")):
+            # Samba's -U DOMAIN\\bob%PASSWORD (also -Ubob%PASSWORD)
+            at, text = ((i, value) if eq else (i, arg[2:]) if name not in ("-U", "--user")
+                        else (i + 1, argv[i + 1]) if i + 1 < len(argv) else (i, ""))
+            user, percent, password = text.partition("%")
+            if percent and password:
+                found.append((at, len(argv[at]) - len(password), len(argv[at])))
+            i = at
         elif name in ("-u", "--user", "--proxy-user") or (tool in USER_PASSWORD_TOOLS and arg.startswith("-u")):
             at, text = ((i, value) if eq else (i, arg[2:]) if len(arg) > 2 and not name.startswith("--")
                         else (i + 1, argv[i + 1] if i + 1 < len(argv) else ""))
             user, colon, password = text.partition(":")
             if colon and password and not password.isdigit():
-                found.append((at, len(argv[at]) - len(password)))
+                found.append((at, len(argv[at]) - len(password), len(argv[at])))
             i = max(i, at)
         i += 1
     return found
 
 
+# Oracle's clients take a login as `user/PASSWORD@connect` (sqlldr and Data Pump also as `userid=user/PASSWORD`)
+ORACLE_TOOLS = frozenset({"sqlplus", "sqlldr", "expdp", "impdp", "exp", "imp", "rman", "dgmgrl"})
+ORACLE_LOGIN = re.compile(r"(?:userid=|target=|auxiliary=|catalog=)?[^\s/@'\"=-][^\s/@'\"=]{0,127}/(?P<password>[^\s@]{1,256})"
+                          r"(?:@[^\s]{0,1024})?")
+# npm, pnpm and yarn set a registry's token as `config set //registry/:_authToken VALUE`
+CONFIG_SET_TOOLS = frozenset({"npm", "pnpm", "yarn"})
+CONFIG_NAME_SPLIT = re.compile(r"[.:/]")
+
+
+def _oracle_login_pieces(argv: list[str], i: int) -> list[tuple[int, int, int]]:
+    """The password of each `user/PASSWORD[@db]` login after an Oracle client at argv[i] (`sqlplus scott/X@orcl`,
+    `rman target sys/X@db`, `expdp userid=scott/X`); `/nolog`, `/ as sysdba` and `scott@orcl` (it asks) hold none."""
+    found = []
+    for j in range(i + 1, len(argv)):
+        m = ORACLE_LOGIN.fullmatch(argv[j])
+        if m is not None and not cannot_be_secret(m.group("password")):
+            found.append((j, *m.span("password")))
+    return found
+
+
+SECRET_MOUNT_SPEC = re.compile(r"(?:(?:id|src|source|env|type|target|dst|required|mode|uid|gid)=[^,\s]*(?:,|\Z))+")
+# Programs whose arguments name a host to log in to, where `bob:PASSWORD@host:path` is a login with its password
+LOGIN_TOOLS = frozenset({"rsync", "scp", "sftp", "ssh", "git", "svn", "hg", "sshfs", "lftp", "ftp", "rclone"})
+ONLY_SPACED_FLAGS = frozenset({"-k"})   # openssl's -k X (-kfile PATH is another flag)
+SAMBA_TOOLS = frozenset({"smbclient", "rpcclient", "smbcacls", "smbget", "net", "smbmap"})
+OTHER_PASSWORD_TOOLS = SAMBA_TOOLS | {"ssh-keygen"}
+# user:PASSWORD@host followed by nothing, a port, a path or an scp-style :path; the password runs to the last "@"
+SCHEMELESS_ARGUMENT = re.compile(r"[^\s:@/\\\"']{1,256}:(?P<password>[^\s]{1,256})@(?:[A-Za-z0-9][A-Za-z0-9.-]{0,252}"
+                                 r"|\[[0-9A-Fa-f:.]{2,64}\])(?:[:/][^\s@]{0,4096})?")
+
+
+def _schemeless_password(word: str) -> tuple[int, int] | None:
+    """Where the password of a login given without a scheme (bob:PASSWORD@host:path) is in word, or None."""
+    m = SCHEMELESS_ARGUMENT.fullmatch(word)
+    if m is None or cannot_be_secret(m.group("password")):
+        return None
+    return m.span("password")
+
+
+def _tool_positional_pieces(argv: list[str], i: int) -> list[tuple[int, int, int]] | None:
+    """A tool whose password is a positional argument, when argv[i] starts it: `net use [Z:] \\\\srv\\share PASSWORD
+    /user:bob` (Windows), `htpasswd -b[c] FILE USER PASSWORD` (`-nb USER PASSWORD`), `aws configure set NAME VALUE`
+    and `npm|pnpm|yarn config set NAME VALUE` with a secret's NAME (`//registry.npmjs.org/:_authToken`), Oracle's
+    `sqlplus user/PASSWORD[@db]` (sqlldr, expdp, impdp, rman too), `gh secret set NAME --body|-b VALUE`.
+    None when argv[i] starts none of them."""
+    base = os.path.basename(argv[i]).lower().removesuffix(".exe")
+    rest = argv[i + 1:]
+    if base in ORACLE_TOOLS:
+        return _oracle_login_pieces(argv, i)
+    if base == "gh" and [w.lower() for w in rest[:2]] == ["secret", "set"]:
+        for j in range(i + 3, len(argv)):
+            name, eq, value = argv[j].partition("=")
+            if name in ("--body", "-b"):
+                at, start = (j, len(name) + 1) if eq else (j + 1, 0)
+                if at < len(argv) and argv[at][start:] not in ("", "-"):
+                    return [(at, start, len(argv[at]))]
+            elif argv[j].startswith("-b") and not argv[j].startswith("--") and len(argv[j]) > 2:
+                return [(j, 2, len(argv[j]))]
+        return []
+    if base in CONFIG_SET_TOOLS and [w.lower() for w in rest[:2]] == ["config", "set"] and len(rest) >= 4:
+        name, value = rest[2], rest[3]
+        if _assigned_secret_at(f"{CONFIG_NAME_SPLIT.split(name)[-1]}={value}") is not None:
+            return [(i + 4, 0, len(value))]
+        return []
+    if base == "net" and rest[:1] and rest[0].lower() == "use":
+        for j in range(i + 2, len(argv)):
+            word = argv[j]
+            if word.startswith("/") or word.startswith("\\\\") or "://" in word or word == "*" or (
+                    len(word) == 2 and word[1] == ":"):
+                continue  # /user:X /persistent:no, the share, a URL, a drive letter, * (asks for it)
+            return [(j, 0, len(word))]
+        return []
+    if base == "htpasswd":
+        flags = "".join(w[1:] for w in rest if w.startswith("-") and not w.startswith("--"))
+        positional = [j for j in range(i + 1, len(argv)) if not argv[j].startswith("-")]
+        wanted = 1 if "n" in flags else 2
+        if "b" in flags and len(positional) > wanted:
+            j = positional[wanted]
+            return [(j, 0, len(argv[j]))]
+        return []
+    if base in ("vault", "wandb") and rest[:1] == ["login"]:
+        # `vault login TOKEN`, `wandb login KEY` (vault's `-method=userpass username=bob` are no token)
+        words = [j for j in range(i + 2, len(argv)) if not argv[j].startswith("-") and "=" not in argv[j]
+                 and "://" not in argv[j]]   # (wandb's --host URL)
+        return [(words[0], 0, len(argv[words[0]]))] if words and not cannot_be_secret(argv[words[0]]) else []
+    if base == "rclone" and rest[:1] == ["config"] and rest[1:2] in (["create"], ["update"]):
+        # `rclone config create NAME TYPE key value ...`: a secret key's value
+        pairs = [j for j in range(i + 4 + (rest[1] == "create"), len(argv)) if not argv[j].startswith("-")]
+        return [(pairs[k + 1], 0, len(argv[pairs[k + 1]])) for k in range(0, len(pairs) - 1, 2)
+                if is_secret_name(argv[pairs[k]]) and not cannot_be_secret(argv[pairs[k + 1]])]
+    if base == "aws" and [w.lower() for w in rest[:2]] == ["configure", "set"] and len(rest) >= 4:
+        name, value = rest[2], rest[3]
+        if _assigned_secret_at(f"{name.rpartition('.')[2]}={value}") is not None:
+            return [(i + 4, 0, len(value))]
+        return []
+    return None
+
+
+# A name given a value inside one word: a Hydra/OmegaConf override (`db.password=X`, `+trainer.api_key=X`), helm's
+# `--set a.password=X,b.user=y`, ansible's `-e "user=bob password=X"`, a form body (`password=X&user=bob`), a YAML,
+# JSON, HCL or Python mapping (`{password: X}`, `{"password":"X"}`, `{password="X"}`), a call's keyword
+# (`login(token='X')`) or a subscript (`os.environ['HF_TOKEN']='X'`). (":" is no separator before "//", a URL's.)
+NAMED_VALUE = re.compile(r"(?<![\w.+~\-])[+~]{0,2}(?P<name>[A-Za-z_][\w.\-]{0,127})(?:\[[0-9]{1,4}\]|['\"]\])?['\"]?[ \t]{0,8}"
+                         r"(?:=(?!=)|:(?!//))[ \t]{0,8}")
+# where a bare value ends: before the next assignment of a list (after a blank, comma, ampersand or semicolon; helm's
+# `\,` is a comma inside a value), and inside a mapping or a call also at its next item or its end
+NEXT_ASSIGNMENT = re.compile(r"(?<!\\)[\s,&;](?=[+~]{0,2}[A-Za-z_][\w.\-]{0,127}(?:\[[0-9]{1,4}\])?=)")
+FLOW_VALUE_END = re.compile(r"[\s,;}\])]")
+WORD_VALUE_END = re.compile(r"[\s'\",;]")
+OPENERS, CLOSERS = "{[(", "}])"
+
+
+def _named_value_pieces(word: str, offset: int) -> list[tuple[int, int]]:
+    """(start, end) + offset of each secret value a name is given inside word (NAMED_VALUE, judged as
+    _assigned_secret_at judges `name=value`): a quoted value without its quotes, a bare one up to the next
+    assignment of a list or the next item of a mapping. One word a line of a shell script holds, with
+    blanks: there a bare value ends at the first blank, as the shell reads it."""
+    if "=" not in word and ":" not in word:
+        return []
+    pieces = []
+    at = 0
+    while (m := NAMED_VALUE.search(word, at)) is not None:
+        start = m.end()
+        at = max(start, m.start() + 1)
+        quote_char = word[start:start + 1]
+        if quote_char in ("'", '"'):
+            end = start + 1
+            while end < len(word) and word[end] != quote_char:
+                end += 2 if word[end] == "\\" and quote_char == '"' else 1
+            if end >= len(word):
+                continue
+            value_start, value_end = start + 1, end
+        else:
+            head = word[:m.start()]
+            depth = sum(head.count(c) for c in OPENERS) - sum(head.count(c) for c in CLOSERS)
+            if depth > 0:
+                stop = FLOW_VALUE_END.search(word, start)
+            elif m.start() == 0 and word[start - 1] in "=:":
+                stop = NEXT_ASSIGNMENT.search(word, start)   # the word is the assignment (a list of them)
+            else:
+                stop = WORD_VALUE_END.search(word, start)
+            value_start, value_end = start, stop.start() if stop else len(word)
+        value = word[value_start:value_end]
+        name = m.group("name")
+        if len(value) >= 2 and value[0] == "[" and value[-1] == "]" and _secret_name_cached(name):
+            # terraform's -var 'passwords=["X"]', helm's --set-json: each item
+            pieces += [(offset + value_start + 1 + s, offset + value_start + 1 + e)
+                       for s, e in _flow_item_spans(value[1:-1], _HarmlessValues())]
+            at = value_end
+        elif value and _assigned_secret_at(f"{name}={value}") is not None:
+            pieces.append((offset + value_start, offset + value_end))
+            at = value_end
+        elif "proxy" in name.lower() and (password := _schemeless_password(value)) is not None:
+            pieces.append((offset + value_start + password[0], offset + value_start + password[1]))
+            at = value_end   # http_proxy=bob:X@proxy:3128 (curl and pip read it without a scheme)
+    return pieces
+
+
 def argv_secret_values(argv: list[str], depth: int = 0) -> list[str]:
-    """The secret values on a command line, worth hiding everywhere: those of argv_secret_positions, a URL's
-    password in any argument, a secret-named value in a JSON argument (`--config '{"password": "X"}'`), and
-    the same again in the commands of a shell string (`bash -c "DB_PASSWORD=X ./serve; echo X"`)."""
-    values = [_unquoted(argv[i][k:]) for i, k in argv_secret_positions(argv)]
+    """The secret values on a command line, worth hiding everywhere: every piece Redactor.argv replaces in it
+    (by argv_secret_pieces or by the text rules; read by a Redactor that knows no secret, so a value is known
+    exactly as the command line's redaction cut it), a URL's password URL-decoded, a secret-named value of a JSON
+    argument unescaped (`--config '{"password": "X"}'`), and the same again in the commands of a shell string
+    (`bash -c "DB_PASSWORD=X ./serve; echo X"`)."""
+    values = _bare_redactor().argv_replaced_values(argv)
+    # `Authorization: Bearer X` hides "Bearer X", `--auth bob:X` "bob:X": X is the secret, printed alone too; helm
+    # reads `a\,b` as "a,b"
+    values += [rest for v in values if " " in v and (parts := v.split(None, 1))[0].lower() in AUTH_SCHEMES | {"token"}
+               for rest in parts[1:]]
+    values += [m.group("password") for v in values if ":" in v and (m := USER_PASSWORD.fullmatch(v)) is not None]
+    values += [v.replace("\\,", ",") for v in values if "\\," in v]
     for arg in argv:
         values += _inner_secret_values(arg.partition("=")[2] if arg.startswith("-") else arg)
     if depth < MAX_SHELL_DEPTH:
@@ -1005,10 +1273,20 @@ def argv_secret_values(argv: list[str], depth: int = 0) -> list[str]:
     return [v for v in dict.fromkeys(values) if worth_hiding(v)]
 
 
+USER_PASSWORD = re.compile(r"[\w.@\\-]{1,64}:(?P<password>[^\s:/][^\s]{0,255})")
+
+
+@functools.lru_cache(maxsize=1)
+def _bare_redactor() -> "Redactor":
+    """A Redactor that knows no secret and no host: what the rules alone find (argv_secret_values)."""
+    return Redactor({})
+
+
 # A word that gives a name a value: a Hydra/OmegaConf override (`db.password=X`, `+trainer.api_key=X`, `++x.token=X`),
 # helm's `--set auth.token=X`, `VAR=X` before a command (env, docker -e, a shell). The name is judged by is_secret_name.
 NAME_ASSIGNED = re.compile(r"[+~]{0,2}(?P<name>[A-Za-z_][A-Za-z0-9_.\-]{0,127})=")
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash"})
+SHELL_SAFE_WORD = re.compile(r"[\w@%+=:,./-]+")   # a word shlex.quote leaves unquoted
 SHELL_SEPARATOR = re.compile(r"[;&|()<>]+")
 SHELL_WORD = re.compile(r"[;&|()<>]+|[^\s;&|()<>]+")
 MAX_SHELL_DEPTH = 4       # `bash -c "sh -c '...'"` is looked into this deep
@@ -1027,7 +1305,8 @@ def _assigned_secret_at(word: str) -> int | None:
         return None
     value = _unquoted(word[m.end():])
     words = name_words(m.group("name"))
-    if (cannot_be_secret(value) or is_location(value) or value.startswith("$")
+    if (cannot_be_secret(value) or is_location(value) or value.startswith("$") or _code_reference(value)
+            or value.lower() in AUTH_SCHEMES
             or NOT_A_SECRET_REFERENCE.fullmatch(value) or (value.isdigit() and "token" in words)):
         return None
     if words[-1] in END_WORDS and tuple(words[-2:]) not in SECRET_PAIRS and not _weak_flag_secret(value):
@@ -1132,29 +1411,118 @@ CSI = re.compile(r"(?:\x1b|\\(?:x1b|u001b|033|e))\[[0-?]{0,32}[ -/]{0,8}[@-~]")
 ESCAPED_CSI = re.compile(r"\\(?:x1b|u001b|033|e)\[")
 
 
-def _without_csi(text: str) -> tuple[str, list[int], list[int]]:
-    """text without its CSI sequences, where each cut lies in that view, and how many characters were cut up to it
-    (sorted: a view position p is at p + shifts[k] in text, k the last cut at or before p)."""
+def _without_csi(text: str) -> tuple[str, "_Edits"]:
+    """text without its CSI sequences (the view the rules read coloured text in), and where they were cut."""
+    return _edited(text, [(m.start(), m.end(), "") for m in CSI.finditer(text)])
+
+
+class _Edits(NamedTuple):
+    """Where a view of a text differs from it: edit k put `sizes[k]` characters (none, one or a few) at `view_starts[k]` in place
+    of text[text_starts[k]:text_ends[k]] (sorted; edits do not overlap)."""
+    view_starts: list[int]
+    text_starts: list[int]
+    text_ends: list[int]
+    sizes: list[int]
+
+    def start_in_text(self, at: int) -> int:
+        """Where the view's character at `at` starts in text (an edited character: where its edit starts)."""
+        k = bisect.bisect_right(self.view_starts, at) - 1
+        if k < 0:
+            return at
+        inside = at - self.view_starts[k]
+        return self.text_starts[k] if inside < self.sizes[k] else self.text_ends[k] + inside - self.sizes[k]
+
+    def end_in_text(self, start: int, end: int) -> int:
+        """Where a view span [start, end) ends in text: after its last character (an edit right after it stays
+        outside; an edited last character takes its whole edit)."""
+        if end <= start:
+            return self.start_in_text(start)
+        at = end - 1
+        k = bisect.bisect_right(self.view_starts, at) - 1
+        if k < 0:
+            return end
+        inside = at - self.view_starts[k]
+        return self.text_ends[k] if inside < self.sizes[k] else self.text_ends[k] + inside - self.sizes[k] + 1
+
+    def place_back(self, spans: list[Span]) -> list[Span]:
+        start_in_text = self.start_in_text
+        return [(first := start_in_text(start), self.end_in_text(start, end) if end > start else first, replacement,
+                 label, start_in_text(context)) for start, end, replacement, label, context in spans]
+
+
+def _edited(text: str, edits: list[tuple[int, int, str]]) -> tuple[str, _Edits]:
+    """text with each (start, end, replacement) edit made (in order, none overlapping), and where they lie."""
     kept: list[str] = []
-    starts: list[int] = []
-    shifts: list[int] = []
-    at = removed = 0
-    for m in CSI.finditer(text):
-        kept.append(text[at:m.start()])
-        starts.append(m.start() - removed)
-        removed += m.end() - m.start()
-        shifts.append(removed)
-        at = m.end()
+    view_starts: list[int] = []
+    at = view = 0
+    for start, end, replacement in edits:
+        kept.append(text[at:start])
+        kept.append(replacement)
+        view += start - at
+        view_starts.append(view)
+        view += len(replacement)
+        at = end
     kept.append(text[at:])
-    return "".join(kept), starts, shifts
+    return "".join(kept), _Edits(view_starts, [e[0] for e in edits], [e[1] for e in edits], [len(e[2]) for e in edits])
+
+
+# A secret name written so that the name rules would not read it (`{"pass\u0077ord": ...}`, `pass<U+200B>word=`,
+# `"api\/key":`): a letter of it JSON-escaped (any letter, either hex case, also escaped again inside JSON-in-JSON:
+# `\\u0077`) beside a letter written plainly, invisible characters inside it (zero-width space, non-joiner and joiner,
+# word joiner, BOM, soft hyphen; raw between two name characters, or escaped beside one), a JSON `\/` inside a quoted
+# key. The rules read a view with each such escape decoded, each invisible character dropped and each such `\/` a `_`
+# (the words apart, as `api_key`), and their spans are placed back. Only texts that hold a `\u`, a `\/` or a character
+# outside ASCII are looked at, and a run of escapes alone (`\u0041` repeated: an escaped run) changes nothing.
+INVISIBLE = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
+_NAME_CHARACTER = "[A-Za-z0-9_.-]"
+_ESCAPE_TAIL = (r"\\{0,7}u(?:00(?:2[dDeE]|3[0-9]|4[1-9a-fA-F]|5[0-9aAfF]|6[1-9a-fA-F]|7[0-9aA]|[aA][dD])"
+                r"|200[b-dB-D]|2060|[fF][eE][fF][fF])")   # (an escape after its first backslash)
+# led by the backslash, a literal the scan skips to (a pattern led by a look-behind is tried at every character); a
+# run starts where no escape and no name character is before it, so inside a long run of escapes each fails at once
+NAME_ESCAPE = re.compile(rf"\\(?:(?<={_NAME_CHARACTER}\\)(?<!\\u[0-9a-fA-F]{{4}}\\){_ESCAPE_TAIL}(?:\\{_ESCAPE_TAIL}){{0,7}}"
+                         rf"|(?<![\\\\A-Za-z0-9_.-]\\){_ESCAPE_TAIL}(?:\\{_ESCAPE_TAIL}){{0,7}}(?={_NAME_CHARACTER}))")
+NAME_ESCAPE_CODE = re.compile(r"\\+u([0-9a-fA-F]{4})")
+KEY_SLASH = re.compile(r"\\(?<=[A-Za-z0-9]\\)\\{0,7}/(?=(?:[A-Za-z0-9_.-]|\\{1,8}/|\\{1,8}u[0-9a-fA-F]{4}){1,64}\\{0,8}"
+                       r"[\"'][ \t]{0,3}[:=])")
+NOT_INVISIBLE = str.maketrans("", "", INVISIBLE)
+INVISIBLE_INSIDE = re.compile(f"[{INVISIBLE}](?<={_NAME_CHARACTER}[{INVISIBLE}])[{INVISIBLE}]{{0,3}}(?={_NAME_CHARACTER})")
+
+
+def _name_edits(text: str) -> list[tuple[int, int, str]]:
+    """The edits of the view that spells secret names plainly (see NAME_ESCAPE, KEY_SLASH, INVISIBLE_INSIDE), in
+    order; none for most texts (tests in C: a backslash-u, a backslash-slash, a character outside ASCII)."""
+    edits = []
+    if "\\u" in text:
+        for m in NAME_ESCAPE.finditer(text):   # (a run of up to 8 escapes beside a letter written plainly)
+            written = m.group()
+            decoded = (chr(int(written[-4:], 16)) if written.count("u") == 1
+                       else "".join(chr(int(code, 16)) for code in NAME_ESCAPE_CODE.findall(written)))
+            edits.append((m.start(), m.end(), decoded.translate(NOT_INVISIBLE)))
+    if "\\/" in text:
+        edits += [(m.start(), m.end(), "_") for m in KEY_SLASH.finditer(text)]
+    if not text.isascii():
+        edits += [(m.start(), m.end(), "") for m in INVISIBLE_INSIDE.finditer(text)]
+    return sorted(edits) if len(edits) > 1 else edits
+
+
+def _codes_kept(text: str, spans: list[Span]) -> list[Span]:
+    """Spans of a coloured text with the colour codes inside each after its replacement (`ESC[35mS3crESC[1mt!x`
+    becomes `ESC[35m[REDACTED]ESC[1m`): the terminal's colours after a value are what they were."""
+    for index, (start, end, replacement, label, context) in enumerate(spans):
+        if ("\x1b" in text[start:end] or "\\" in text[start:end]) and (codes := CSI.findall(text, start, end)):
+            spans[index] = (start, end, replacement + "".join(codes), label, context)
+    return spans
 
 
 def _plain_tail(text: str) -> str:
     """The last 120 characters of text, lower-cased, without colour codes (what the line holds read)."""
     tail = text[-1024:]
     if "\x1b" in tail or "\\" in tail:
-        return CSI.sub("", tail)[-120:].lower()
-    return text[-120:].lower()
+        tail = CSI.sub("", tail)
+    elif tail.isascii():
+        return text[-120:].lower()
+    edits = _name_edits(tail)   # (`pass\u0077ord:` ending a line waits for its value as `password:` does)
+    return (_edited(tail, edits)[0] if edits else tail)[-120:].lower()
 
 
 def _merge_spans(found: list[Span]) -> list[Span]:
@@ -1484,7 +1852,15 @@ class Redactor:
 
     def _dump_spans(self, text: str) -> list[Span]:
         """Secrets in dumps (see _dump_parts): the decoded text is searched like any text (known values, their
-        pieces, shapes); every byte found there goes, in each column that shows it, line by line."""
+        pieces, shapes); every byte found there goes, in each column that shows it, line by line. Dump lines behind
+        a log prefix (_dump_prefix_edits) are read in a view without their prefixes."""
+        edits = _dump_prefix_edits(text)
+        if edits:
+            view, where = _edited(text, edits)
+            return where.place_back(self._unprefixed_dump_spans(view))
+        return self._unprefixed_dump_spans(text)
+
+    def _unprefixed_dump_spans(self, text: str) -> list[Span]:
         if not _may_hold_dump(text):
             return []  # (one scan instead of the ten of _dump_parts: most texts hold no dump, also long ones: "x" lines)
         decoded, parts = _dump_parts(text)
@@ -1554,7 +1930,8 @@ class Redactor:
         _url_userinfo_spans): Kubernetes env lists and Secret data, shell-quoted values, loguru arrows,
         header tuples, terraform's sensitive values, XML elements, kubeconfig *-data keys."""
         spans = (_env_item_spans(text) + _shell_quoted_spans(text) + _loguru_spans(text) + _header_tuple_spans(text)
-                 + _terraform_sensitive_spans(text) + _xml_element_spans(text) + _name_value_table_spans(text))
+                 + _terraform_sensitive_spans(text) + _xml_element_spans(text) + _name_value_table_spans(text)
+                 + _yaml_block_spans(text))
         if any(prefix in text for prefix in DOCKER_CONFIG_PREFIXES):
             for m in DOCKER_CONFIG_BASE64.finditer(text):
                 run = m.group(0)
@@ -1757,6 +2134,10 @@ class Redactor:
             plain = CSI.sub("", text)
             if len(plain) < len(text):  # coloured text: the rules read it without its colour codes
                 return self._coloured_spans(text, plain, in_key, token_carry, value_next)
+        if "\\" in text or not text.isascii():
+            edits = _name_edits(text)
+            if edits:  # a secret name escaped or split (`"pass\u0077ord":`): the rules read it spelled plainly
+                return self._view_spans(text, edits, in_key, token_carry, value_next)
         lower = _lower(text)
         found = self._literal_spans(text) + self._secret_spans(text, in_key, token_carry, value_next, lower)
         if self._pieces:
@@ -1776,20 +2157,31 @@ class Redactor:
 
     def _coloured_spans(self, text: str, plain: str, in_key: bool, token_carry: bool, value_next: bool) -> list[Span]:
         """The spans of text's view without CSI codes (`plain`; ANSI colours: `ESC[36mpassword ESC[0m=ESC[35mX`),
-        placed back on text, and a known secret found in text as it is (one could hold an ESC)."""
+        placed back on text, and a known secret found in text as it is (one could hold an ESC). The codes inside
+        a span follow its replacement (`ESC[35mS3crESC[1mt!x` becomes `ESC[35m[REDACTED]ESC[1m`), so the terminal's
+        colours after it are what they were."""
         found = self._literal_spans(text)
         in_plain = self.spans(plain, in_key, token_carry, value_next)
         if in_plain:
-            _, starts, shifts = _without_csi(text)
+            found += _without_csi(text)[1].place_back(in_plain)
+        if not found:
+            return []
+        found.sort()
+        return _codes_kept(text, _merge_spans(found))
 
-            def in_text(at: int) -> int:  # a position of plain, in text
-                cut = bisect.bisect_right(starts, at) - 1
-                return at + (shifts[cut] if cut >= 0 else 0)
+    def _dump_spans_uncoloured(self, text: str) -> list[Span]:
+        """_dump_spans of a text that may be coloured (a stream's dump context: `ESC[36m00000000ESC[0m  68 66 ...`)."""
+        if "\x1b" not in text:
+            return self._dump_spans(text)
+        plain, where = _without_csi(text)
+        return _codes_kept(text, where.place_back(self._dump_spans(plain)))
 
-        for start, end, replacement, label, context in in_plain:
-            first = in_text(start)
-            # (an end is placed after its last character: codes right after a secret stay outside its span)
-            found.append((first, in_text(end - 1) + 1 if end > start else first, replacement, label, in_text(context)))
+    def _view_spans(self, text: str, edits: list[tuple[int, int, str]], in_key: bool, token_carry: bool,
+                    value_next: bool) -> list[Span]:
+        """The spans of text's view with secret names spelled plainly (_name_edits), placed back on text, and a known
+        secret found in text as it is."""
+        view, where = _edited(text, edits)
+        found = self._literal_spans(text) + where.place_back(self.spans(view, in_key, token_carry, value_next))
         if not found:
             return []
         found.sort()
@@ -1840,15 +2232,55 @@ class Redactor:
         return list(done)
 
     def _redacted_argv(self, argv: list[str]) -> list[str]:
-        hidden = dict(argv_secret_positions(argv))
-        clean = []
+        return [self._apply(arg, spans) if spans else arg for arg, spans in zip(argv, self.argv_spans(argv))]
+
+    def argv_spans(self, argv: list[str]) -> list[list[Span]]:
+        """Per argument, what Redactor.argv replaces: the pieces of argv_secret_pieces, exactly, and what the text
+        rules find that overlaps none of them (one that does, `X}` of `{password: X}`, gives way to the piece)."""
+        pieces: dict[int, list[tuple[int, int]]] = {}
+        for i, start, end in argv_secret_pieces(argv):
+            pieces.setdefault(i, []).append((start, end))
+        on_line = self._line_spans(argv)
+        out = []
         for i, arg in enumerate(argv):
-            if i in hidden:
-                self.counts["secret-named value"] += 1
-                clean.append(self.text(arg[:hidden[i]]) + REDACTED)
-            else:
-                clean.append(self.text(arg))
-        return clean
+            spans = self.spans(arg)
+            if i in on_line:
+                spans = _merge_spans(sorted(spans + on_line[i]))
+            own = pieces.get(i)
+            if own:
+                spans = [span for span in spans if not any(span[0] < end and start < span[1] for start, end in own)]
+                spans = _merge_spans(sorted(spans + [(start, end, REDACTED, "secret-named value", start)
+                                                     for start, end in own]))
+            out.append(spans)
+        return out
+
+    def _line_spans(self, argv: list[str]) -> dict[int, list[Span]]:
+        """Per argument, what the text rules hide in the command line read as one line, as summary.md and
+        report.html write it (an argument with a blank or a shell character in single quotes): a rule that
+        needs a flag and its value together (`-U 'bob%X'`, `sqlcmd -P X`) sees them there, not in the list's
+        arguments one by one, and workload.json and manifest.json must hide what the line hides. A span is
+        placed back on the argument it lies in; one crossing an argument's edge is cut to it when it is a plain
+        [REDACTED] (a placeholder or a URL's rewritten part is left to the argument's own reading)."""
+        words, starts, at = [], [], 0
+        for arg in argv:
+            word = f"'{arg}'" if "'" not in arg and SHELL_SAFE_WORD.fullmatch(arg) is None else arg
+            starts.append(at + (len(word) != len(arg)))
+            words.append(word)
+            at += len(word) + 1
+        placed: dict[int, list[Span]] = {}
+        for start, end, replacement, label, _context in self.spans(" ".join(words)):
+            first = bisect.bisect_right(starts, start) - 1
+            last = bisect.bisect_right(starts, end - 1) - 1
+            for i in range(max(first, 0), last + 1):
+                left, right = max(start - starts[i], 0), min(end - starts[i], len(argv[i]))
+                inside = start >= starts[i] and end <= starts[i] + len(argv[i])
+                if right > left and (inside or replacement == REDACTED):
+                    placed.setdefault(i, []).append((left, right, replacement, label, left))
+        return placed
+
+    def argv_replaced_values(self, argv: list[str]) -> list[str]:
+        """The values Redactor.argv replaces in argv, each as it stands there."""
+        return [value for arg, spans in zip(argv, self.argv_spans(argv)) for value in _span_values(arg, spans)]
 
     def tainted(self, text: str) -> bool:
         """Whether text holds anything we would redact (for files we cannot rewrite)."""
@@ -2031,7 +2463,8 @@ class StreamRedactor:
                 tail = text.rfind("\n", 0, tail - 1) + 1
             windows.append((text[tail:ahead], tail))
         found = [(start + shift, min(end + shift, cut), replacement, label, max(0, context + shift))
-                 for window, shift in windows for start, end, replacement, label, context in self.redactor._dump_spans(window)
+                 for window, shift in windows
+                 for start, end, replacement, label, context in self.redactor._dump_spans_uncoloured(window)
                  if 0 <= start + shift < cut]
         return _merge_spans(sorted(spans + found)) if found else spans
 
@@ -2215,14 +2648,27 @@ class _HarmlessValues(dict):
         verdict = self[value] = (value.lower() == REDACTED_LOWER or (value[0] in "/~." and is_location(value))
                                  or (len(value) < 16 and cannot_be_secret(value.rstrip(")]}>")))
                                  or (value[0] in "<[$%" and NOT_A_SECRET_REFERENCE.fullmatch(value) is not None)
-                                 or value.lower() in AUTH_SCHEMES)
+                                 or value.lower() in AUTH_SCHEMES or _code_reference(value))
         return verdict
 
 
+# Code that names where a secret comes from, printed in a traceback's source line or given as `python -c` (`token =
+# get_token()`, `os.environ[` before a quote, `tok[0]`, `cfg.api_key`, `self.secret`): a call or a subscript of a
+# name, or an attribute named as a secret is.
+CODE_CALL = re.compile(r"[A-Za-z_][\w.]{0,127}[(\[](?:\)|[0-9]{1,4}\]|[A-Za-z_]\w{0,63}[\])]|(?P<q>[\"'])[\w.-]{1,128}(?P=q)[\])])?")
+ATTRIBUTE_PATH = re.compile(r"[a-z_]\w{0,63}(?:\.[A-Za-z_]\w{0,63}){1,8}")
+
+
+def _code_reference(value: str) -> bool:
+    if CODE_CALL.fullmatch(value) is not None:
+        return True
+    return ATTRIBUTE_PATH.fullmatch(value) is not None and _secret_name_cached(value.rpartition(".")[2])
+
+
 # A model's special tokens (`bos_token: <|begin_of_text|>`, `</s>`, `[PAD]`) and a variable's reference
-# (`api_key: ${OPENAI_API_KEY}`, `$HF_TOKEN`, `%API_KEY%`): named like secrets, they are none.
+# (`api_key: ${OPENAI_API_KEY}`, `$HF_TOKEN`, `%API_KEY%`, OmegaConf's `${oc.env:PW}`): named like secrets, they are none.
 # (unbraced, only in capitals: a password may start with "$")
-NOT_A_SECRET_REFERENCE = re.compile(r"<\|?/?[A-Za-z0-9_.-]{0,64}\|?>|\[[A-Z_]{2,16}\]|\$\{[A-Za-z_][A-Za-z0-9_]{0,127}\}"
+NOT_A_SECRET_REFERENCE = re.compile(r"<\|?/?[A-Za-z0-9_.-]{0,64}\|?>|\[[A-Z_]{2,16}\]|\$\{[A-Za-z_][A-Za-z0-9_.:-]{0,127}\}"
                                     r"|\$[A-Z_][A-Z0-9_]{0,127}|%[A-Z_][A-Z0-9_]{0,127}%")
 # Authentication schemes: `auth: kerberos`, `--auth basic` name how, not with what.
 AUTH_SCHEMES = frozenset({"basic", "bearer", "kerberos", "oauth", "oauth2", "digest", "ntlm", "negotiate", "saml",
@@ -2250,6 +2696,9 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
                 value_end -= 1  # JSON inside JSON: the value's closing quote is escaped too
             if harmless[text[value_start:value_end]]:
                 continue  # secret=False, token: 0, gpu_pw=350.2, a path, one already redacted
+            if text[value_start] == "[" and 0 <= (close := text.find("]", value_start, value_start + 4096)) and text.find(
+                    "\n", value_start, close) < 0:
+                continue  # `secrets: [X, Y]`: a flow sequence, its items redacted one by one (_yaml_block_spans)
             if counts and (digits := text[value_start:value_end].rstrip(")]}>")).isdigit() and len(
                     digits) <= MAX_TOKEN_COUNT_DIGITS:
                 continue  # token=128000: a token id or count
@@ -2440,7 +2889,8 @@ def _printed_flag_value_kept(value: str) -> bool:
     value = value.rstrip(",;)]}")
     return (not value or cannot_be_secret(value) or value.lower() in NOT_A_FLAG_SECRET or value.lower() in AUTH_SCHEMES
             or value[0] in "$%<"
-            or value.lower() == REDACTED_LOWER or is_location(value) or value.startswith(("/", "./", "../", "~/")))
+            or value.lower() == REDACTED_LOWER or is_location(value) or value.startswith(("/", "./", "../", "~/"))
+            or SECRET_MOUNT_SPEC.fullmatch(value) is not None)   # docker build --secret id=npm,src=/run/npmrc
 
 
 class _KeptFlagValues(dict):
@@ -2895,6 +3345,119 @@ def _terraform_sensitive_spans(text: str) -> list[Span]:
     return spans
 
 
+# A YAML sequence or block scalar under a secret's name, as a config dump prints it: `secrets:` then `  - X` lines (or
+# `- X` at the name's own indent), `private_key: |` / `password: >-` then the lines indented under it; and a flow
+# sequence after one, `secrets: [X, Y]`, `"passwords": ["X", "Y"]`, `passwords = ['X']` (YAML, JSON, Python). A mapping under the
+# name (`secretKeyRef:\n  name: db`, `imagePullSecrets:\n- name: regcred`) holds names, not values: it stays.
+YAML_BLOCK_OPENER = re.compile(r":[ \t]{0,8}(?:(?P<style>[|>][+-]?[0-9]?)[ \t]{0,8})?\r?\n")
+YAML_BLOCK_KEY = re.compile(r"(?P<indent>[ \t]{0,64})(?:- )?[\"']?(?P<name>[A-Za-z_][\w.-]{0,127})[\"']?[ \t]{0,8}")
+YAML_LINE_OPENER = re.compile(YAML_BLOCK_KEY.pattern + r":[ \t]{0,8}(?:[|>][+-]?[0-9]?[ \t]{0,8})?")
+YAML_FLOW_OPENER = re.compile(r"[:=][ \t]{0,8}\[")
+FLOW_KEY_REVERSED = re.compile(r"[ \t]{0,8}[\"']?(?P<name>[A-Za-z0-9_.-]{1,128})")   # (read backwards from the ":")
+YAML_BLOCK_MOST_LINES = 62
+
+
+def _yaml_block_spans(text: str) -> list[Span]:
+    """The items of a sequence and the lines of a block scalar under a secret's name (YAML_BLOCK_OPENER), and the
+    items of a flow sequence after one (YAML_FLOW_OPENER)."""
+    spans: list[Span] = []
+    harmless = _HarmlessValues()
+    openers: dict[str, int | None] = {}   # a line before its ":" -> its indent when it names a secret (a log repeats them)
+    bodies: dict[tuple[int, bool, str], list[tuple[int, int]]] = {}   # and a body's text -> its spans
+    for m in YAML_BLOCK_OPENER.finditer(text) if ":" in text else ():
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        head = text[line_start:m.start()]
+        indent = openers.get(head, -1)
+        if indent == -1:
+            key = YAML_BLOCK_KEY.fullmatch(head)
+            indent = openers[head] = (len(key.group("indent")) if key is not None
+                                      and _secret_name_cached(key.group("name")) else None)
+        if indent is None:
+            continue
+        scalar = m.group("style") is not None
+        body = _yaml_body(indent, scalar).match(text, m.end()).group()
+        if (found := bodies.get((indent, scalar, body))) is None:
+            found = bodies[indent, scalar, body] = _yaml_body_spans(body, indent, scalar, harmless)
+        spans += [(m.end() + start, m.end() + end, REDACTED, "secret-named value", line_start) for start, end in found]
+    if "[" in text:
+        close = newline = -1
+        flow_items: dict[str, list[tuple[int, int]]] = {}   # a list's text -> its items' spans (a log repeats them)
+        flow_names: dict[str, bool] = {}   # the text before an opener -> whether it ends with a secret's name
+        for m in YAML_FLOW_OPENER.finditer(text):
+            if text.startswith(REDACTED, m.end() - 1):
+                continue   # `password: [REDACTED]`, redacted before (a bundle's file read again)
+            window = text[max(0, m.start() - 140):m.start()]
+            if (secret := flow_names.get(window)) is None:
+                key = FLOW_KEY_REVERSED.match(window[::-1])
+                name = key.group("name")[::-1] if key is not None else ""
+                secret = flow_names[window] = bool(name) and (name[0].isalpha() or name[0] == "_") and _secret_name_cached(name)
+            if not secret:
+                continue
+            at = m.end()
+            if close < at:   # (each the first after the last opener looked at: found once for many openers)
+                close = text.find("]", at) % (len(text) + 1)
+            if newline < at:
+                newline = text.find("\n", at) % (len(text) + 1)
+            if close == len(text) or newline < close or close - at > PRINTED_VALUE_LIMIT:
+                continue
+            items = text[at:close]
+            if (found := flow_items.get(items)) is None:
+                found = flow_items[items] = _flow_item_spans(items, harmless)
+            spans += [(at + start, at + end, REDACTED, "secret-named value", m.start()) for start, end in found]
+    return spans
+
+
+@functools.lru_cache(maxsize=256)
+def _yaml_body(indent: int, scalar: bool) -> re.Pattern[str]:
+    """The lines a block scalar (more indented than its name, or blank) or a sequence (`- ` items at its name's
+    indent or deeper) under a name at this indent runs over, YAML_BLOCK_MOST_LINES at most."""
+    line = rf"(?:[ \t]{{{indent + 1},64}}[^\n]*|[ \t]*\r?)" if scalar else rf"[ \t]{{{indent},64}}- [^\n]*"
+    return re.compile(rf"(?:{line}(?:\n|\Z)){{0,{YAML_BLOCK_MOST_LINES}}}")
+
+
+def _yaml_body_spans(body: str, indent: int, scalar: bool, harmless: _HarmlessValues) -> list[tuple[int, int]]:
+    """In a body _yaml_body gives: each line of a block scalar; each item of a sequence, without its quotes, up to
+    an item that is a mapping (`- name: regcred`: names, not values)."""
+    found = []
+    at = 0
+    for line in body.split("\n"):
+        text = line.rstrip("\r")
+        content = text.lstrip(" \t")
+        depth = len(text) - len(content)
+        if scalar and content:
+            found.append((at + depth, at + len(text)))
+        elif not scalar and content:
+            value = content[2:].strip()
+            quoted = len(value) >= 2 and value[0] == value[-1] and value[0] in "'\""
+            if not quoted and (": " in value or value.endswith(":")):
+                break
+            bare = value[1:-1] if quoted else value
+            if bare and not harmless[bare]:
+                first = at + depth + 2 + content[2:].index(value[0]) + quoted
+                found.append((first, first + len(bare)))
+        at += len(line) + 1
+    return found
+
+
+def _flow_item_spans(items: str, harmless: _HarmlessValues) -> list[tuple[int, int]]:
+    """The items of a flow sequence's text (between its brackets) that may be secrets, each without its quotes; a
+    nested sequence or mapping holds names, not values."""
+    found = []
+    at = 0
+    for item in items.split(","):
+        value = item.strip()
+        quoted = len(value) >= 2 and value[0] == value[-1] and value[0] in "'\""
+        bare = value[1:-1] if quoted else value
+        if bare and FLOW_ITEM_NESTED.search(bare) is None and not harmless[bare]:
+            first = at + item.index(value) + quoted
+            found.append((first, first + len(bare)))
+        at += len(item) + 1
+    return found
+
+
+FLOW_ITEM_NESTED = re.compile(r"[\[\]{}:]")
+
+
 def _name_value_table_spans(text: str) -> list[Span]:
     """PowerShell's `Get-ChildItem env:` table: a `Name  Value` header, a dashed line, then `NAME  VALUE`
     rows to the first blank line; a secret name's value goes."""
@@ -2995,13 +3558,13 @@ def _json_data_block_spans(text: str) -> list[Span]:
 
 PRINTED_FORM_HOLD_LINES = 64     # lines a stream holds back after one that opens a form read over lines
 PRINTED_FORM_HOLD_CHARS = 16384
-PRINTED_FORM_OPENERS = ("ame", "File \"", LOGURU_ARROW, "\"sensitive\"", "ata", "Name ")
+PRINTED_FORM_OPENERS = ("ame", "File \"", LOGURU_ARROW, "\"sensitive\"", "ata", "Name ", ":\n", ":\r\n", "|", ">")
 
 
 def _opens_printed_form(line: str) -> bool:
     """Whether a line may begin a form whose secret value comes on a later line: an env item's secret
     name, a traceback frame or loguru's arrows, terraform's "sensitive", a Secret's data block, the header
-    of a Name/Value table."""
+    of a Name/Value table. (A secret's name over a YAML sequence or block scalar: _yaml_block_open.)"""
     if "ame" in line:
         m = ENV_ITEM_NAME.search(line)
         if m is not None and _secret_name_cached(m.group("name")):
@@ -3010,6 +3573,24 @@ def _opens_printed_form(line: str) -> bool:
             or (line.startswith("Name ") and line.rstrip().endswith("Value"))
             or ("ata" in line and (DATA_BLOCK_YAML.search(line.lstrip(" -") + "\n") is not None
                                    or DATA_BLOCK_JSON.search(line) is not None)))
+
+
+def _yaml_block_open(buffer: str, start: int, end: int, cut: int) -> bool:
+    """Whether buffer[start:end] names a secret over a YAML sequence or block scalar (_yaml_block_spans) that every
+    line from end to cut goes on with: more of it may come after the cut."""
+    key = YAML_LINE_OPENER.fullmatch(buffer, start, end - 1 if buffer.endswith("\n", start, end) else end)
+    if key is None or not _secret_name_cached(key.group("name")):
+        return False
+    scalar = "|" in buffer[key.end("name"):end] or ">" in buffer[key.end("name"):end]
+    indent = len(key.group("indent"))
+    for line in buffer[end:cut].split("\n")[:-1] if cut > end else ():
+        content = line.rstrip("\r").lstrip(" \t")
+        depth = len(line) - len(line.lstrip(" \t"))
+        if scalar and content and depth <= indent:
+            return False
+        if not scalar and not (content.startswith("- ") and depth >= indent):
+            return False
+    return True
 
 
 def _printed_form_hold(buffer: str, cut: int) -> int:
@@ -3040,7 +3621,7 @@ def _printed_form_hold(buffer: str, cut: int) -> int:
             break
         distance += 1
         line = buffer[start:end]
-        if above_arrow or _opens_printed_form(line):
+        if above_arrow or _opens_printed_form(line) or (":" in line and _yaml_block_open(buffer, start, end, cut)):
             hold = start
             reach = min(distance + PRINTED_FORM_HOLD_LINES, 4 * PRINTED_FORM_HOLD_LINES)
         above_arrow = LOGURU_ARROW in line
@@ -3119,7 +3700,10 @@ def _key_block_end(text: str, at: int, first_line_is_key: bool = False, begin: i
 def _key_open(text: str, span: Span) -> bool:
     """Whether a key block span ends at the text's end without its END line (so it may go on)."""
     start, end = span[0], span[1]
-    return not text[end:].strip("\r\n") and not KEY_END.search(text, max(start, end - 80), end)
+    rest = text[end:]
+    if "\x1b" in rest or "\\" in rest:  # a colour code after the key's last line (`...5u ESC[0m`) ends nothing
+        rest = CSI.sub("", rest)
+    return not rest.strip("\r\n") and not KEY_END.search(text, max(start, end - 80), end)
 
 
 def is_common_name(name: str) -> bool:
@@ -3261,6 +3845,14 @@ _BARE_WORDS_LINE = r"(?P<hex>(?: {1,4}[0-9a-fA-F]{4}){2,8})[ \t]*\r?"
 _OD_LINE = r"(?P<offset>[0-7]{7}|[0-9a-fA-F]{6,8})(?P<cells>(?:   [^\s\\]|  \\[0abfnrtv\\]| [0-7]{3}|    ){1,32})\r?"
 # `od -tu1` / `od -td1`: decimal bytes after an offset (-128 to 255)
 _DECIMAL_LINE = r"(?P<offset>[0-7]{7})(?P<cells>(?: {1,4}-?[0-9]{1,3}){1,32})[ \t]*\r?"
+# `od -An -tu1` / `od -An -td1`: decimal bytes without offsets, each in a cell 4 (or 5, signed) wide; a line of 5 to 32
+# cells, or of 1 to 4 right after a line ending in a digit (a dump's last line). A line of numbers spaced otherwise
+# (a table's columns) is none.
+_U1_CELL = r"(?: {3}[0-9]| {2}[0-9]{2}| [0-9]{3})"
+_D1_CELL = r"(?: {4}[0-9]| {3}(?:[0-9]{2}|-[0-9])| {2}(?:[0-9]{3}|-[0-9]{2})| -[0-9]{3})"
+_BARE_DECIMAL_LINE = (rf"(?P<cells>{_U1_CELL}{{5,32}}|{_D1_CELL}{{5,32}}|(?<=[0-9]\n)(?:{_U1_CELL}{{1,4}}|{_D1_CELL}{{1,4}}))"
+                      r"[ \t]*\r?")
+BARE_DECIMAL_HINT = re.compile(r"\n(?: {1,4}-?[0-9]{1,3}){5}")
 # 5 or more hex pairs with ":" or "-" between, or "0x" pairs with ", " between (`xxd -i`), a whole line each (a
 # separator may end it): a block of such lines is one text, so a secret wrapped over them is read whole (a time,
 # "12:30:45", is no such line)
@@ -3299,12 +3891,13 @@ SHORT_BARE_LINE = re.compile(_SHORT_BARE + r"[ \t]*\r?")
 DUMP_KINDS = (("hex", _HEX_LINE, "hex"), ("xxd", _XXD_LINE, "hex"), ("od", _OD_LINE, "cells"), ("words", _WORDS_LINE, "hex"),
               ("bare", _BARE_HEX_LINE, "hex"), ("xxd-le", _XXD_LE_LINE, "hex"), ("bits", _XXD_BITS_LINE, "hex"),
               ("decimal-od", _DECIMAL_LINE, "cells"), ("bare-words", _BARE_WORDS_LINE, "hex"),
-              ("separated", _SEPARATED_LINE, "hex"))   # (the common kinds first: _dump_line_at tries them in turn)
+              ("separated", _SEPARATED_LINE, "hex"), ("bare-decimal", _BARE_DECIMAL_LINE, "cells"))
+# (the common kinds first: _dump_line_at tries them in turn)
 # What a line of each kind starts with (a hex offset, then ":" or a space; or, bare, BARE_HINT): a text holding
 # none is spared that kind's splitter (one scan for each start instead of one per kind)
 OFFSET_STARTS = {":": re.compile(r"\n[0-9a-fA-F]{4,16}:"), " ": re.compile(r"\n[0-9a-fA-F]{4,16} ")}
 KIND_START = {"hex": " ", "xxd": ":", "xxd-le": ":", "bits": ":", "od": " ", "decimal-od": " ", "words": " ",
-              "bare": "bare", "bare-words": "bare", "separated": "separated"}
+              "bare": "bare", "bare-words": "bare", "separated": "separated", "bare-decimal": "bare-decimal"}
 DUMP_LINES = {kind: re.compile(line + r"(?![^\n])") for kind, line, _ in DUMP_KINDS}
 # the same, to read the fields of a line known to be one (without the guards that only make other lines fail sooner)
 DUMP_LINE_FIELDS = {**DUMP_LINES, "bare": re.compile(_BARE_HEX_LINE[len(_BARE_GUARD):] + r"(?![^\n])")}
@@ -3344,7 +3937,8 @@ DUMP_HINT_START = re.compile(r"[0-9a-fA-F]{4}")
 def _may_hold_dump(text: str) -> bool:
     return (DUMP_HINT_START.match(text) is not None or DUMP_HINTS[0].search(text) is not None
             or DUMP_HINTS[1].search(text) is not None or DUMP_HINTS[2].search(text) is not None
-            or BARE_HINT.search("\n" + text[:64]) is not None or BARE_HINT.search(text) is not None)
+            or BARE_HINT.search("\n" + text[:64]) is not None or BARE_HINT.search(text) is not None
+            or BARE_DECIMAL_HINT.search("\n" + text[:64]) is not None or BARE_DECIMAL_HINT.search(text) is not None)
 
 
 DECIMAL_BYTES = re.compile(r"\[(?P<body>[0-9]{1,3}(?:, ?[0-9]{1,3}){7,4095})\]")
@@ -3379,6 +3973,7 @@ class _DumpPart:
 
 def _field_size(kind: str, field: str) -> int:
     """Bytes one dump line's field shows (as _line_sizes counts them)."""
+    kind = READ_AS.get(kind, kind)
     if kind in HEX_FIELD_KINDS:
         return (len(field) - field.count(" ") - field.count("\t")) >> 1
     if kind == "od":
@@ -3455,7 +4050,7 @@ def _decode_blocks(kind: str, fields: list[str], block_ends: list[int]) -> str:
     return data.decode("latin-1")
 
 
-READ_AS = {"bare-words": "words"}
+READ_AS = {"bare-words": "words", "bare-decimal": "decimal-od"}
 HEX_FIELD_KINDS = frozenset({"hex", "xxd", "bare", "words", "bare-words", "xxd-le"})   # hex digits and blanks only   # a kind read as another once its lines are found
 BLOCK_GAP = {"words": 2, "bare-words": 2, "xxd-le": 4}   # NULs after each block: one, or a word's two, or a group's four
 
@@ -3468,6 +4063,7 @@ def _dump_parts(text: str) -> tuple[str, list[_DumpPart]]:
     blocks: list[tuple[int, int]] = []
     padded = "\n" + text   # (every line then follows a newline, which leads each splitter: the scan skips to them)
     present = {"bare": BARE_HINT.search(padded) is not None, "": True,
+               "bare-decimal": BARE_DECIMAL_HINT.search(padded) is not None,
                "separated": ":" in text or "-" in text or "0x" in text or "0X" in text}
     for kind, splitter in DUMP_SPLITTERS.items():
         start = KIND_START.get(kind, "")
@@ -3569,7 +4165,7 @@ def _dump_columns(text: str, part: _DumpPart, index: int, k: int, j: int) -> lis
     m = DUMP_LINE_FIELDS[part.kind].match(text, line_start)
     if m is None:
         return []
-    name = "cells" if part.kind in ("od", "decimal-od") else "hex"
+    name = "cells" if part.kind in ("od", "decimal-od", "bare-decimal") else "hex"
     field = m.group(name)
     size = _field_size(part.kind, field)
     j = min(j, size - 1)  # (the NULs after a block's last line)
@@ -3614,6 +4210,43 @@ def _dump_lines_start(text: str, end: int, limit: int = DUMP_HOLD_LINES) -> int:
     return end
 
 
+# A dump line behind a log prefix (`2026-11-23 12:00:01 INFO 00000000: 5375 7033 ...`, `[rank0]: 00000000  53 75 ...`,
+# `svc-1  | 0000000 ...`, `INFO:root:00000000: ...`): any text before the dump's offset on its line, when the offset
+# starts with 000 (od's first 4 KiB, hexdump's 64 KiB, xxd's 1 MiB) right after a blank, ":", "|", "]" or ">", and
+# the rest of the line is a whole dump line of a kind with offsets. Found from the literal 000; Python runs only at
+# such places.
+PREFIXED_DUMP_HINT = re.compile(r"000(?<=[ \t:|\]>]000)[0-9a-fA-F]{0,13}(?::? {1,4}[0-9a-fA-F]{2}[0-9a-fA-F]{0,6} {1,4}"
+                                r"[0-9a-fA-F]{2}|(?: {1,3}\S{1,3}){2} )")
+OFFSET_KINDS = tuple(DUMP_LINES[kind] for kind in ("hex", "xxd", "od", "words", "xxd-le", "bits", "decimal-od"))
+
+
+def _dump_prefix_edits(text: str) -> list[tuple[int, int, str]]:
+    """Where dump lines sit behind a log prefix (PREFIXED_DUMP_HINT): each prefix, to be cut from the view the dump
+    rules read (so the lines of a block, each with its own time, are one block there)."""
+    edits: list[tuple[int, int, str]] = []
+    done = -1
+    for m in PREFIXED_DUMP_HINT.finditer(text):
+        start = m.start()
+        if start < done:
+            continue
+        line = text.rfind("\n", 0, start) + 1
+        newline = text.find("\n", start)
+        newline = len(text) if newline < 0 else newline
+        if any((d := pattern.match(text, start)) is not None and d.end() == newline for pattern in OFFSET_KINDS):
+            edits.append((line, start, ""))
+            done = newline
+    return edits
+
+
+def _prefixed_dump_line(text: str, start: int, newline: int) -> bool:
+    """Whether the line from start to newline is a dump line behind a log prefix (see _dump_prefix_edits)."""
+    m = PREFIXED_DUMP_HINT.search(text, start, newline if newline >= 0 else len(text))
+    return m is not None and bool(_dump_prefix_edits(text[start:newline if newline >= 0 else len(text)]))
+
+
+DUMP_LINE_MOST = 16384   # no dump line is longer (4096 bytes as separated pairs)
+
+
 def _dump_line_at(text: str, start: int, newline: int) -> bool:
     """Whether the line from start to its newline (or the text's end) is a dump line (see _dump_parts), read in
     its text: a short bare line is one only beside others. (A line's CR goes with the pattern's `\\r?`.)"""
@@ -3621,7 +4254,14 @@ def _dump_line_at(text: str, start: int, newline: int) -> bool:
         m = pattern.match(text, start)
         if m is not None and m.end() == newline:
             return True
-    return False
+    end = newline if newline >= 0 else len(text)
+    if end - start > DUMP_LINE_MOST:
+        return False
+    if "\x1b" in text[start:end]:   # a coloured dump line (its offset in cyan) is read without its codes
+        line = CSI.sub("", text[start:end])
+        return any(pattern.fullmatch(line) is not None for pattern in DUMP_LINES.values()) or _prefixed_dump_line(
+            line, 0, len(line))
+    return _prefixed_dump_line(text, start, newline)
 
 
 # Every character of a text escaped, as serializers, shells and HTML print it: runs of 5 or more (the shortest
