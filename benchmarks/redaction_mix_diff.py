@@ -39,7 +39,7 @@ NAMES = ["pass", "password", "passwd", "passphrase", "token", "secret", "api_key
          "zip -P", "zip -p", "7z -p", "unzip -P", "-P", "openssl enc -k", "curl -u", "https://", "://", "ip-", "u:pw9x@h:80"]
 SEPARATORS = ["=", ":", ": ", "= ", "=  ", ":    ", "=>", " = ", "\"=\"", "\": \"", "='", ": '", ":\n", "=\\\"", " ", ""]
 VALUES = ["abcd", "abc", "ab", "True", "false", "123", "1234567", "$VAR", "${X}", "/etc/x", "~/k", "'q1w2'", "\"q1w2\"",
-          "&anc v1x2", "|", ">x1y2", "=>", "İabc", "ABCD", "a:b", "a=b", "abc\\", "[REDACTED]", "<|x|>", "0.5", "a1b2c3d4e5f6g7h8"
+          "&anc v1x2", "|", ">x1y2", "=>", "İabc", "ABCD", "a:b", "a=b", "abc\\", "[REDACTED]", "<|x|>", "0.5", "a1b2c3d4e5f6g7h8", "[q1w2", "[a]b"
           , "abc\\' ", "10-0-0-1", "1.2.3.4", "@h:80"]
 GAPS = [" x ", " ", "\n", ", ", " \t", "_", "-", ".", " p ", "?", "&", "  y  ", ";", "\t", " , ", "\r\n", "\x00", " é ",
         " K ", "'", '"', " q\n", "x", ""]
