@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import io
 import os
 import sys
 from collections.abc import Callable
@@ -20,6 +21,11 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:
         raise InputError(f"{self.prog}: {message} (see {self.prog} --help)")
+
+    def _print_message(self, message: str, file=None) -> None:
+        # argparse drops an OSError here: `--help > /dev/full` would end 0 with no help and no word.
+        if message:
+            (file or sys.stderr).write(message)
 
 
 MAX_MESSAGE_CHARS = 2000
@@ -44,8 +50,16 @@ def run_cli(prog: str, run: Callable[[list[str]], int], argv: list[str] | None) 
         # A name the output's encoding cannot hold (PYTHONIOENCODING=ascii, LANG=C on an old Python) is
         # written escaped rather than ending the command.
         sys.stdout.reconfigure(errors="backslashreplace")
+    whole = _whole_writes_to(sys.stdout)  # (unbuffered or non-blocking: written through a layer that writes all)
+    if whole is not None:
+        sys.stdout, original = whole, sys.stdout
     try:
-        return run(sys.argv[1:] if argv is None else argv)
+        code = run(sys.argv[1:] if argv is None else argv)
+        # What is still buffered goes out here, where a full disk or a closed pipe is still one line and an
+        # exit code (print, then return: else the interpreter's own flush at exit meets the error, and says
+        # it its own way, or not at all).
+        sys.stdout.flush()
+        return code
     except InputError as exc:
         message = one_line(str(exc))
         print(message if message.startswith(prog) else f"{prog}: {message}", file=sys.stderr)
@@ -75,6 +89,74 @@ def run_cli(prog: str, run: Callable[[list[str]], int], argv: list[str] | None) 
         return 2
     except Exception as exc:
         return _internal_error(prog, exc)
+    finally:
+        if whole is not None:
+            sys.stdout = original
+            try:
+                whole.detach()  # (flushed above; fd 1 stays open: the layer under it never closes the file)
+            except (OSError, ValueError):
+                pass
+
+
+class _WholeWrites(io.RawIOBase):
+    """A file that takes all of every write or raises. write(2) on a disk filling up takes part of a write and
+    fails on the next; on a non-blocking pipe or terminal that is full it takes nothing (EAGAIN). Python's
+    buffered stdout goes on to the failure on the first, and ends with BlockingIOError on the second; its
+    unbuffered one (PYTHONUNBUFFERED, `python -u`: the text layer straight on the file) drops what a write
+    did not take, silently. Here the rest is written, waiting for the reader where the file is non-blocking."""
+
+    def __init__(self, raw: io.RawIOBase):
+        super().__init__()
+        self._raw = raw
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._raw.fileno()
+
+    def isatty(self) -> bool:
+        return self._raw.isatty()
+
+    def write(self, data) -> int:
+        import select
+
+        view = memoryview(data).cast("B")
+        done = 0
+        while done < len(view):
+            taken = self._raw.write(view[done:])
+            if taken is None:  # a non-blocking file that is full: wait until its reader makes room
+                select.select([], [self._raw.fileno()], [])
+                continue
+            if taken == 0:
+                raise OSError(errno.EIO, "the output took nothing")
+            done += taken
+        return done
+
+    def close(self) -> None:  # the file is the process's stdout, not this wrapper's to close
+        super().close()
+
+
+def _whole_writes_to(stream) -> "io.TextIOWrapper | None":
+    """`stream` again, writing whole (_WholeWrites), where it is a text layer straight on an unbuffered file
+    or on a non-blocking one; else None (a buffered, blocking file already writes whole or fails)."""
+    if not isinstance(stream, io.TextIOWrapper):
+        return None
+    unbuffered = isinstance(stream.buffer, io.RawIOBase)
+    raw = stream.buffer if unbuffered else getattr(stream.buffer, "raw", None)
+    if not isinstance(raw, io.RawIOBase):
+        return None
+    if not unbuffered:
+        try:
+            if os.get_blocking(raw.fileno()):
+                return None
+        except (OSError, ValueError, AttributeError):
+            return None
+        stream.flush()
+    whole = _WholeWrites(raw)
+    return io.TextIOWrapper(whole if unbuffered else io.BufferedWriter(whole), encoding=stream.encoding,
+                            errors=stream.errors, newline=None, line_buffering=stream.line_buffering,
+                            write_through=unbuffered)
 
 
 _OUTPUT_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG}

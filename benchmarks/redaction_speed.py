@@ -221,6 +221,19 @@ CASES: dict[str, str | tuple] = {
     # the red team's F5 (issue 11, sixth pass): a known secret's bytes as colon-separated hex, a line each
     "(6th) colon-separated hex of a known secret": ":".join(f"{b:02x}" for b in b"hf_Qw3rTy7uIoPaSdFgHjKlZxCvBnM12345") + "\n",
     "(3rd-S1) whole provider tokens": "fw_" + "Ab1" * 8 + " pul-" + "0a" * 20 + " s.Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8 ",
+    # the seventh pass (h12m): bytes values, framed keys, tools' listings, URL tokens (--only "(7th)")
+    "(7th) bytes values after secret names": "'password': b'Zq8vN2mK5pL9', ",
+    "(7th) bytearray( after secret names": "'api_key': bytearray(b'",
+    "(7th) framed BEGIN lines, no END": "\u2502 -----BEGIN RSA PRIVATE KEY----- \u2502\n\u2502 MIIEvQIBADANBgkqhkiG9w0BAQEFAASC \u2502\n",
+    "(7th) framed key lines with dashes": ("\u2502 -----BEGIN RSA PRIVATE KEY----- \u2502\n", "\u2502 -- MIIEvQIBADANBgkqhkiG9w0 \u2502\n"),
+    "(7th) fish listing lines": "DB_PASSWORD hunter2-Pa55w0rd!\nHOME /root\n",
+    "(7th) env-like NAME VALUE lines": "SOME_NAME value\n",
+    "(7th) dot leaders": "  comet_api_key ............... x\n",
+    "(7th) dots alone": " .. ",
+    "(7th) <name> elements": "<name>fs.s3a.secret.key</name>\n",
+    "(7th) URL token literals": "/hooks/ ?tkn= anaconda.org/t/ IncomingWebhook/ add-authtoken ",
+    "(7th) path-like values under secret names": "password=/eIrB8jpQFyiadvr/vI1sSZ6qPIqpzFX ",
+    "(7th) code references": "tokenizer.pad_token = tokenizer.eos_token\n",
     # secrets' YAML sequences and block scalars, flow lists, `net use`, scp-style logins (h12l): each rule's opener
     "(h12l) 'secrets:' sequences": "secrets:\n  - Zq8Das1x\n  - Pa55w0rd-2\n",
     "(h12l) 'password: |' blocks": "password: |\n  Zq8Das1x\n  Pa55w0rd-2\n",

@@ -137,8 +137,8 @@ APART_NAMES = ["pass", "password", "passwd", "passphrase", "token", "secret", "a
 APART_SEPARATORS = ["=", ":", ": ", "=  ", ":    ", "=>", " = ", '"="', "='", ":\n", "=\\\"", ""]
 APART_VALUES = ["abcd", "abc", "ab", "True", "123", "1234567", "12345678", "$VAR", "${X}", "/etc/x", "'q1w2'", '"q1w2"',
                 "&anc v1x2", "|", ">x1y2", "İabc", "ABCD", "a:b", "a=b", "abc\\", "[REDACTED]", "<|x|>", "0.5", "AbCd",
-                "[q1w2", "[a]b"]
-APART_GAPS = [" x ", " ", "\n", ", ", " \t", "_", "-", ".", " p ", "?", "&", ";", "\t", " , ", "\r\n", "\x00", " é ", "'",
+                "[q1w2", "[a]b", "ab1)", "x(ab)", "abc]", "ab}", "abc:", "regcred:"]
+APART_GAPS = [" x ", " ", "\n", " f(", " [", "{",  ", ", " \t", "_", "-", ".", " p ", "?", "&", ";", "\t", " , ", "\r\n", "\x00", " é ", "'",
               " t ", " s ", " a ", ""]
 
 

@@ -73,18 +73,18 @@ def test_a_stream_cut_at_every_position_gives_what_text_gives(text: str, left: s
     text = "step 0 loss 2.4\n" + text + "\nstep 1 loss 2.3\n"
     whole = Redactor(ENVIRON).text(text)
     for cut in range(1, len(text)):
-        for flush, piece in ((False, 1 << 16), (True, 1), (True, 7)):
+        for flush, piece in ((False, 1 << 16), (True, 1)):
             assert _streamed(text, [cut], flush, piece) == whole, (cut, flush, piece)
 
 
 def test_a_long_coloured_text_cut_at_random_positions_gives_what_text_gives() -> None:
     rng = random.Random(11)
     lines = [form for form, _ in FORMS] + [f"{E}[32mINFO{E}[0m step {k} loss {E}[1m2.{k:02d}{E}[0m" for k in range(30)]
-    text = "\n".join(rng.choice(lines) for _ in range(300)) + "\n"
+    text = "\n".join(rng.choice(lines) for _ in range(120)) + "\n"
     whole = Redactor(ENVIRON).text(text)
     assert TOKEN[3:] not in whole
-    for _ in range(20):
-        cuts = sorted(rng.sample(range(1, len(text)), rng.randint(1, 200)))
+    for _ in range(10):
+        cuts = sorted(rng.sample(range(1, len(text)), rng.randint(1, 100)))
         flush = rng.random() < 0.5
         piece = rng.choice([1, 9, 300, 1 << 16])
         assert _streamed(text, cuts, flush, piece) == whole, (cuts, flush, piece)

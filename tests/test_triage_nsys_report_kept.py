@@ -68,6 +68,17 @@ def test_a_secret_in_the_trace_leaves_the_report_out(tmp_path, monkeypatch):
     assert TOKEN.encode() not in bundle.path("nsys/workload.sqlite").read_bytes()
 
 
+@pytest.mark.parametrize("name", ["request headers={'X-Api-Key': b'Zq8vN2mK5pL9xR4tW8zN3b'}",
+                                  "DB_PASSWORD 'hunter2-Pa55w0rd!'", "setenv DB_PASSWORD hunter2-Pa55w0rd!"])
+def test_a_bytes_value_or_a_listing_in_a_range_name_leaves_the_report_out(tmp_path, monkeypatch, name):
+    # red team rt6 F1/F4: forms the rules missed kept the range name, so the scrub changed nothing
+    rep = _stand_in_nsys(tmp_path, monkeypatch, _export_with_range_named(tmp_path, name))
+    bundle, outcome = _capture(tmp_path, rep)
+    assert outcome["scrubbed_cells"] >= 1 and not bundle.path("nsys/workload.nsys-rep").exists()
+    data = bundle.path("nsys/workload.sqlite").read_bytes()
+    assert b"Zq8vN2mK5pL9xR4t" not in data and b"hunter2-Pa55w0rd" not in data
+
+
 def test_a_report_nsys_could_not_export_is_left_out(tmp_path, monkeypatch):
     rep = _stand_in_nsys(tmp_path, monkeypatch, None)
     bundle, outcome = _capture(tmp_path, rep)

@@ -99,8 +99,9 @@ def make_context(args: argparse.Namespace):
 
 
 def _checked_recording(path: Path, read_recording):
-    """A recording fit to replay, or one line saying why not, before the screens start."""
-    import math
+    """A recording fit to replay, or one line saying why not, before the screens start (the reasons are the
+    telemetry package's: replay.why_not_replayable)."""
+    from aiperf_lab.metrics.telemetry.replay import why_not_replayable
 
     try:
         recording = read_recording(path)
@@ -109,17 +110,27 @@ def _checked_recording(path: Path, read_recording):
     except (ValueError, IndexError, KeyError, TypeError, OverflowError, UnicodeDecodeError, RecursionError) as exc:
         raise InputError(f"{short_path(path)}: not a telemetry recording this console can replay ({type(exc).__name__}: "
                          f"{str(exc)[:120]})") from None
-    if recording.columns is not None:  # the times kept are finite: the first sample's is the least
-        span = recording.columns.time_span()
-        if span is not None and span[0] < 0:
-            raise InputError(f"{short_path(path)}: sample 1 has the time {span[0]!r} s: times must be finite and not "
-                             f"negative")
-        return recording
-    for row, tick in enumerate(recording.ticks, start=1):
-        if not (isinstance(tick.t, (int, float)) and math.isfinite(tick.t) and tick.t >= 0):
-            raise InputError(f"{short_path(path)}: sample {row} has the time {tick.t!r} s: times must be finite and not "
-                             f"negative")
+    reason = why_not_replayable(recording)
+    if reason is not None:
+        raise InputError(f"{short_path(path)}: {reason}")
     return recording
+
+
+def _check_recording_path(path: Path) -> None:
+    """--replay names a regular file, or one line saying what it names instead. os.stat's own errors (a
+    5,000-character name, no permission) are the caller's."""
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise InputError(f"{short_path(path)}: no such recording") from None
+    if stat.S_ISDIR(mode):
+        raise InputError(f"--replay {short_path(path)}: is a folder, not a recording")
+    if not stat.S_ISREG(mode):
+        kind = ("a FIFO" if stat.S_ISFIFO(mode) else "a character device" if stat.S_ISCHR(mode)
+                else "a block device" if stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a file")
+        raise InputError(f"--replay {short_path(path)}: {kind}, not a regular file (a recording is read from a file)")
 
 
 def _check_runs_dir(path: Path) -> None:
@@ -141,8 +152,7 @@ def run(argv: list[str]) -> int:
     if args.replay is not None:  # a bad recording is one line here, not a traceback over the screens
         from aiperf_lab.metrics.telemetry.recording import read_recording
         try:
-            if not args.replay.is_file():
-                raise InputError(f"{short_path(args.replay)}: no such recording")
+            _check_recording_path(args.replay)
             args.checked_recording = _checked_recording(args.replay, read_recording)
         except OSError as exc:  # a 5,000-character name, no permission, a folder on the way that is a file
             raise InputError(f"--replay {short_path(args.replay)}: cannot read it ({exc.strerror or exc})") from None

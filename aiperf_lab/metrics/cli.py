@@ -40,7 +40,7 @@ examples:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from aiperf_lab.metrics.registry import help_text
+    from aiperf_lab.metrics.registry import help_text, nvtx_reports
 
     epilog = (help_text() + "\nWith no --report: an overview (top kernels, category breakdown, NVTX ranges, idle time).\n"
               + ENERGY_HELP + "\n" + EXAMPLES)
@@ -54,9 +54,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--format", "-f", choices=["table", "csv", "json"], default=None,
                         help="output format (default: table; csv when writing files)")
     parser.add_argument("--output", "-o", metavar="DIR", help="write one file per table into DIR")
-    parser.add_argument("--nvtx", metavar="RANGE", help="scope kernel_breakdown to kernels launched inside "
-                        "this NVTX range (name with or without its domain, e.g. forward); energy reports: to the "
-                        "span from its first start to its last end")
+    parser.add_argument("--nvtx", metavar="RANGE", help="scope a report to an NVTX range (name with or without "
+                        "its domain, e.g. forward): kernel_breakdown to the kernels launched inside it, energy reports "
+                        "to the span from its first start to its last end. Only " + ", ".join(nvtx_reports())
+                        + " take it; with any other report it is refused")
     parser.add_argument("--cross-thread", action="store_true", help="nvtx_gpu and --nvtx: also count "
                         "kernels launched from other threads while the range was open")
     parser.add_argument("--timeunit", choices=["nsec", "usec", "msec", "sec"], help="every \"(ns)\" column in "
@@ -114,6 +115,8 @@ def _run(argv: list[str]) -> int:
     specs = [s.strip() for chunk in args.report for s in chunk.split(",") if s.strip()]
     overview = not specs
     specs = specs or profile.overview_reports
+    if args.nvtx is not None:
+        _check_nvtx(args.nvtx, specs, profile.kind, overview)
     if args.work is not None and not args.work > 0:
         raise InputError("aiperf-stats: --work must be a positive number")
     telemetry = Path(args.telemetry) if args.telemetry else None
@@ -163,6 +166,28 @@ def _run(argv: list[str]) -> int:
     return 0
 
 
+def _check_nvtx(range_name: str, specs: list[str], kind: str, overview: bool) -> None:
+    """--nvtx is a range name, and every report asked for is one it scopes: a report that would ignore it
+    would print whole-run numbers under a scoped command line."""
+    from aiperf_lab.metrics import registry
+
+    if not range_name.strip():
+        raise InputError("aiperf-stats: --nvtx needs a range name (e.g. --nvtx forward)")
+    ignoring = []
+    for spec in specs:
+        entry = registry.find(kind, spec.partition(":")[0])
+        if entry is not None and not entry.takes_nvtx:  # (an unknown name is refused by the report itself)
+            ignoring.append(entry.name)
+    if ignoring:
+        takers = registry.nvtx_reports(kind)
+        scoped = f"only {', '.join(takers)} take it for {registry.KINDS[kind].split(' (')[0]} input" if takers else \
+            f"no report of {registry.KINDS[kind].split(' (')[0]} input takes it"
+        which = "the overview's " if overview else ""
+        hint = "; kernels per NVTX range, as nsys makes them: --report nvtx_kern_sum" if kind == "nsys" else ""
+        raise InputError(f"aiperf-stats: --nvtx would be ignored by {which}{', '.join(dict.fromkeys(ignoring))}: "
+                         f"{scoped}{hint}")
+
+
 def main(argv: list[str] | None = None) -> int:
     previous = _end_on_sigterm_as_on_ctrl_c()
     try:
@@ -171,31 +196,41 @@ def main(argv: list[str] | None = None) -> int:
         for number, handler in previous.items():
             signal.signal(number, handler)
     if argv is None:  # the command itself, not a caller in the same process
-        _end_now(code)
+        code = _end_now(code)
     return code
 
 
-def _end_now(code: int) -> None:
+def _end_now(code: int) -> int:
     """End the process at once with `code` once everything it wrote is out: Python's own finalization frees
     the report's hundreds of thousands of ints and lists one by one (6 of 510 ms of nvtx_kern_sum on 150,000
     kernels), for nothing. The atexit handlers still run (the energy reports' copies out of a bundle are
     removed). Returns (and the ordinary exit follows) where anything could be lost: output that cannot be
-    flushed (the ordinary exit reports it as before), a thread that is not a daemon, stdout or stderr replaced
-    by a caller."""
+    flushed (said here in one line, exit 2: run_cli flushed stdout already, so only what an exit handler wrote
+    can be left), a thread that is not a daemon, stdout or stderr replaced by a caller."""
     import atexit
     import os
 
     streams = (sys.stdout, sys.stderr)
     if None in streams or streams != (sys.__stdout__, sys.__stderr__):
-        return
+        return code
     if any(not thread.daemon for thread in threading.enumerate() if thread is not threading.main_thread()):
-        return
+        return code
     atexit._run_exitfuncs()  # (and forgets them: the ordinary exit below, if it comes to that, runs none twice)
     try:
-        for stream in streams:
-            stream.flush()
+        sys.stdout.flush()
+    except (OSError, ValueError) as exc:
+        if not isinstance(exc, BrokenPipeError):  # (a reader that went away: nothing to say)
+            print(f"aiperf-stats: cannot write the output: {getattr(exc, 'strerror', None) or exc}", file=sys.stderr)
+            code = code or 2
+        try:  # what could not be written is dropped, not tried again by the interpreter's own flush at exit
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return code
+    try:
+        sys.stderr.flush()
     except (OSError, ValueError):
-        return
+        return code
     os._exit(code)
 
 

@@ -31,10 +31,12 @@ ENERGY = "aiperf_lab.metrics.energy.builders"
 class Report:
     """One report for one input kind. `nsys_stats`: same columns and numbers as `nsys stats --report name`."""
 
-    __slots__ = ("name", "kind", "builder", "help", "arguments", "nsys_stats", "needs", "detail", "multi_rank")
+    __slots__ = ("name", "kind", "builder", "help", "arguments", "nsys_stats", "needs", "detail", "multi_rank",
+                 "takes_nvtx")
 
     def __init__(self, name: str, kind: str, builder: str, help: str, arguments: str = "",
-                 nsys_stats: bool = False, needs: str = "", detail: str = "", multi_rank: bool = False):
+                 nsys_stats: bool = False, needs: str = "", detail: str = "", multi_rank: bool = False,
+                 takes_nvtx: bool = False):
         self.name = name
         self.kind = kind
         self.builder = builder
@@ -44,6 +46,7 @@ class Report:
         self.needs = needs  # the capture option the data comes from, when not the default (-t osrt)
         self.detail = detail or help  # the docs' longer description
         self.multi_rank = multi_rank  # built over every rank's export at once: data is [(rank, data), ...]
+        self.takes_nvtx = takes_nvtx  # --nvtx RANGE scopes it; every other report refuses --nvtx (aiperf-stats)
 
     def check_argument(self, argument: str) -> None:
         """InputError unless `argument` (the text after ':') is one this report takes, as nsys refuses them."""
@@ -116,7 +119,7 @@ REPORTS: list[Report] = [
            "NVTX GPU Projection Trace: every range projected onto its GPU work", nsys_stats=True),
     # nsys: aiperf's own
     Report("kernel_breakdown", "nsys", f"{NSYS}:kernel_breakdown",
-           "GPU time per category (GEMM, attention, NCCL, ...); --nvtx RANGE scopes it", ":RANGE",
+           "GPU time per category (GEMM, attention, NCCL, ...); --nvtx RANGE scopes it", ":RANGE", takes_nvtx=True,
            detail='kernel time by category: gemm, attention, softmax, normalization, elementwise, reduction, optimizer, memcpy/memset, communication, other; `--nvtx forward` scopes it to one range'),
     Report("gpu_idle", "nsys", f"{NSYS}:gpu_idle", "busy share and idle gaps per device and stream, top gaps",
            detail='per device and stream: busy %, idle time, and the largest gaps with what ran before them and whether the next launch came late from the CPU'),
@@ -138,14 +141,16 @@ REPORTS: list[Report] = [
            detail='rules that fire on pageable host-device copies, synchronizing 50+ times a second, a GPU busy under 50%, mostly sub-10 us kernels, and, where the export has GPU metrics (`nsys profile --gpu-metrics-devices`), low SM activity under high GR activity, idle tensor cores during bf16/fp16 kernels and DRAM bandwidth near peak, each with its evidence and advice'),
     # nsys and PyTorch, with a telemetry recording: energy attribution
     Report("energy_by_range", "nsys", f"{ENERGY}:energy_by_range",
-           "joules per NVTX range, average and peak power, share of the run (needs telemetry)",
+           "joules per NVTX range, average and peak power, share of the run (needs telemetry); --nvtx RANGE scopes it",
+           takes_nvtx=True,
            detail="the GPU's joules per NVTX range (energy of its span), average and peak power, joules per instance, share "
                   "of the captured span, nesting depth; the telemetry lined up on the export's session start; "
                   "`--work N --work-unit U` adds joules per unit, `--nvtx RANGE` scopes it"),
     Report("energy_by_category", "nsys", f"{ENERGY}:energy_by_category",
-           "joules per kernel category and GPU idle (needs telemetry)",
+           "joules per kernel category and GPU idle (needs telemetry); --nvtx RANGE scopes it", takes_nvtx=True,
            detail="the GPU's joules split among gemm, attention, communication, memcpy/memset, other kernels and idle "
-                  "(each instant's power shared by the categories running then; none running = idle)"),
+                  "(each instant's power shared by the categories running then; none running = idle); "
+                  "`--nvtx RANGE` scopes it"),
     # nsys: several ranks at once
     Report("nccl_sum", "nsys", f"{NSYS}:nccl_sum", "NCCL collectives per rank: count, bytes, time, algbw, busbw",
            multi_rank=True, detail="per rank and collective: count, bytes (nsys: from NCCL's NVTX extended "
@@ -167,9 +172,9 @@ REPORTS: list[Report] = [
            "(element count x dtype size), the GPU time of the NCCL kernels each call launched, algorithm and bus "
            "bandwidth as nccl-tests defines them; give every rank's trace"),
     Report("energy_by_range", "torch", f"{ENERGY}:energy_by_range",
-           "joules per record_function range (needs telemetry)"),
+           "joules per record_function range (needs telemetry); --nvtx RANGE scopes it", takes_nvtx=True),
     Report("energy_by_category", "torch", f"{ENERGY}:energy_by_category",
-           "joules per kernel category and GPU idle (needs telemetry)"),
+           "joules per kernel category and GPU idle (needs telemetry); --nvtx RANGE scopes it", takes_nvtx=True),
     # Nsight Compute
     Report("ncu_summary", "ncu", f"{OTHER}:ncu_summary", "per kernel: duration, throughput, occupancy, limiter",
            detail='per kernel: duration, SM / memory / DRAM / L2 throughput (% of peak), achieved occupancy, and a verdict (compute-bound, memory-bound, latency-bound, low occupancy) with the numbers behind it'),
@@ -212,6 +217,11 @@ def find(kind: str, name: str) -> Report | None:
         if report.kind == kind and report.name == name:
             return report
     return None
+
+
+def nvtx_reports(kind: str | None = None) -> list[str]:
+    """The names of the reports --nvtx scopes (of one input kind, or of any), in registry order."""
+    return list(dict.fromkeys(r.name for r in REPORTS if r.takes_nvtx and (kind is None or r.kind == kind)))
 
 
 def help_text() -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import functools
 import os
 import shutil
 import sys
@@ -129,7 +131,6 @@ def render_terminal(tables: Sequence[Table], stream: TextIO = sys.stdout, limit:
     "column: value" line each, so nothing is cut and nothing wraps. COLUMNS sets the width of piped output.
     """
     from rich import box
-    from rich.console import Console
     from rich.table import Table as RichTable
     from rich.text import Text
 
@@ -147,10 +148,11 @@ def render_terminal(tables: Sequence[Table], stream: TextIO = sys.stdout, limit:
         by_column = list(zip(*shown))
         numeric = [bool(shown) and _numeric_column(by_column[i]) for i in range(len(table.columns))]
         headers = list(table.columns)
-        probe = Console(file=stream, width=base_width, highlight=False, no_color=not interactive, soft_wrap=False)
+        probe = _console_class()(file=stream, width=base_width, highlight=False, no_color=not interactive,
+                                 soft_wrap=False)
         widths = _column_widths(headers, cells, numeric, probe.width)
-        console = Console(file=stream, width=base_width, highlight=False, no_color=not interactive,
-                          soft_wrap=False)
+        console = _console_class()(file=stream, width=base_width, highlight=False, no_color=not interactive,
+                                   soft_wrap=False)
         for gap in (COLUMN_GAP, NARROW_COLUMN_GAP):
             fixed = _fixed_widths(widths, numeric, console.width, gap)
             if sum(fixed) + gap * len(fixed) <= console.width:
@@ -177,6 +179,20 @@ def render_terminal(tables: Sequence[Table], stream: TextIO = sys.stdout, limit:
         for note in table.notes:
             console.print(Text(f"  note: {printable(note)}", style="dim"), overflow="fold")
         console.print()
+
+
+@functools.lru_cache(maxsize=None)
+def _console_class():
+    """rich's Console, but a reader going away (`| head`) is a BrokenPipeError, as for every other write of
+    aiperf-stats (exit 0, nothing said), not rich's own way out of it (SystemExit(1))."""
+    from rich.console import Console
+
+    class QuietOnBrokenPipe(Console):
+        def on_broken_pipe(self) -> None:
+            self.quiet = True
+            raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
+
+    return QuietOnBrokenPipe
 
 
 # Rich lays a table out at about 5,000 cells a second; a table longer than this is written directly,

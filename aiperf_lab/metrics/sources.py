@@ -132,15 +132,37 @@ def open_profiles(paths: list[str]) -> Profile | RankedProfiles:
     """One profile, or several of one kind with their ranks (the number ending each name, else the order)."""
     if len(paths) == 1:
         return open_profile(paths[0])
-    from aiperf_lab.metrics.nsys.ranks import rank_labels
+    from aiperf_lab.metrics.nsys.ranks import ranks_from_names
 
+    _refuse_a_file_given_twice(paths)
     profiles = [open_profile(p) for p in paths]
     kinds = {p.kind for p in profiles}
     if len(kinds) > 1:
         raise InputError(f"several files must be of one kind (here: {', '.join(sorted(kinds))})")
-    for profile, label in zip(profiles, rank_labels([Path(p) for p in paths])):
+    labels = ranks_from_names([Path(p) for p in paths])
+    if labels is None:  # the names do not tell the ranks apart: the order does, and the user is told which is which
+        labels = [str(i) for i in range(len(paths))]
+        profiles[0].notices.append("the file names do not number the ranks (no number ending each name, or one "
+                                   "number twice), so the ranks are the files' order: "
+                                   + ", ".join(f"{label} = {path}" for label, path in zip(labels, paths)))
+    for profile, label in zip(profiles, labels):
         profile.rank = label
     return RankedProfiles(profiles)
+
+
+def _refuse_a_file_given_twice(paths: list[str]) -> None:
+    """One file as two ranks would be a spread of zero between them: the same path, or another name (a link,
+    `./x`, a hard link) of the same file, is refused."""
+    from aiperf_lab.inputs import stat_path
+
+    seen: dict[tuple[int, int], str] = {}
+    for path in paths:
+        info = stat_path(Path(path))
+        key = (info.st_dev, info.st_ino)
+        if key in seen:
+            same = "twice" if seen[key] == path else f"twice (as {seen[key]} and {path})"
+            raise InputError(f"{seen[key]}: the same file is given {same}; give each rank's file once")
+        seen[key] = path
 
 
 def nsys_report_version(path: Path) -> str | None:
@@ -199,6 +221,10 @@ def open_profile(path: str | os.PathLike[str]) -> Profile:
         profile.work, profile.work_unit = found.work, found.work_unit
         if not folder:
             profile.path = path
+        if found.only_telemetry:
+            profile.notices.append(f"{path} holds no profile (the workload ran without nsys or the PyTorch profiler, "
+                                   f"or the export failed): the reports of its telemetry.csv only, "
+                                   f"{', '.join(profile.reports)}")
         return profile
     profile = _open_file(path)
     if profile.kind in ("nsys", "torch"):

@@ -104,7 +104,12 @@ SECRET_PAIRS = {("api", "key"), ("access", "key"), ("private", "key"), ("secret"
                 ("encryption", "key"), ("master", "key"), ("client", "key"), ("account", "key"), ("license", "key"),
                 ("key", "material"), ("session", "id"), ("session", "key"), ("service", "account"), ("ssh", "key"),
                 ("deploy", "key"), ("gpg", "key"), ("pgp", "key"), ("priv", "key"), ("shared", "key"), ("sas", "key"),
-                ("kubeconfig", "data")}
+                ("kubeconfig", "data"),
+                # tools' own: Bitwarden's BW_SESSION, 1Password's OP_SESSION_<account>, fastlane's FASTLANE_SESSION (a
+                # session is otherwise a name: TMUX_SESSION); a cloud SDK's secret key as SK (AWS_SK, HUAWEICLOUD_SDK_SK;
+                # SK alone is DynamoDB's sort key); OCI's OCI_CLI_KEY_CONTENT (the key itself, not its file)
+                ("bw", "session"), ("op", "session"), ("fastlane", "session"), ("aws", "sk"), ("sdk", "sk"),
+                ("key", "content")}
 # A word after the secret word that makes the name a quantity, a setting or a label, not a secret:
 # TOKEN_BUDGET, *_TOKEN_COUNT, PASSWORD_LENGTH, SECRET_NAME, AUTH_TYPE, API_KEY_HEADER, TOKEN_FILE;
 # or one before it: MAX_TOKEN_LEN, NUM_PASS, PER_TOKEN_LATENCY_MS, HF_HUB_DISABLE_IMPLICIT_TOKEN.
@@ -118,7 +123,7 @@ QUANTITY_WORDS = {"count", "counts", "size", "sizes", "len", "length", "lengths"
                   "email", "policy", "scope", "scopes", "position", "positions", "ids", "index", "idx",
                   "usage", "speed", "time", "times", "step", "steps", "window", "dim", "dims", "vocab", "estimate",
                   "fraction", "ratio", "percent", "pct", "bytes", "mb", "gb", "kb", "tps", "qps", "algo", "alg",
-                  "algorithm", "algorithms", "stdin", "prompt"}
+                  "algorithm", "algorithms", "stdin", "prompt", "ref", "refs"}   # (secretRef, secretKeyRef: a reference)
 # ... or before it (MAX_TOKEN_LEN, NUM_PASS, HF_HUB_DISABLE_IMPLICIT_TOKEN, USE_AUTH_TOKEN).
 QUALIFIER_BEFORE = {"max", "min", "num", "n", "total", "per", "avg", "mean", "disable", "enable", "use", "implicit", "no",
                     "skip", "allow", "require"}
@@ -192,7 +197,9 @@ SERVICE_TOKENS = (
     # webhook URLs: the path after the host is the credential (Slack's last part, Discord's token)
     ("hooks.slack.com/", r"(?:services|workflows|triggers)/[A-Za-z0-9]{6,16}/[A-Za-z0-9]{6,16}/[A-Za-z0-9/]{16,}"),
     ("discord.com/api/webhooks/", r"[0-9]{15,21}/[A-Za-z0-9_-]{40,}"),
-    ("discordapp.com/api/webhooks/", r"[0-9]{15,21}/[A-Za-z0-9_-]{40,}"))
+    ("discordapp.com/api/webhooks/", r"[0-9]{15,21}/[A-Za-z0-9_-]{40,}"),
+    # `aws ecr get-login-password`: base64 of {"payload":"...","datakey":"...",...}, a few KB on one line
+    ("eyJwYXlsb2FkIjoi", r"[A-Za-z0-9+/]{64,}={0,2}"))
 
 
 # Each pattern starts with a literal, so the regex engine skips ahead to it; the "not preceded by"
@@ -221,6 +228,16 @@ TOKEN_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     # (a header is at least {"a":1}, eyJhIjoxfQ; a payload {} is e30; an unsigned token ends in a dot)
     ("jwt", re.compile(r"eyJ" + _starts_token("eyJ", r"[\w-]")
                        + r"[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*")),
+    # credentials in a URL's path or query, and a printed command's, the text before them kept: an Anaconda channel's
+    # /t/TOKEN/, a Teams incoming webhook's key, a Mattermost hook's 26-character id, a Zapier catch hook's id and key,
+    # VS Code / code-server's ?tkn=, ngrok's authtoken
+    ("conda token", re.compile(r"anaconda\.(?:org|cloud)/t/(?P<value>[A-Za-z0-9_-]{8,256})")),
+    ("teams webhook", re.compile(r"IncomingWebhook/(?<=/IncomingWebhook/)(?P<value>[0-9a-f]{32}(?:/[0-9a-fA-F-]{36})?)")),
+    ("mattermost webhook", re.compile(r"hooks/(?<=/hooks/)(?P<value>[a-z0-9]{26})(?![A-Za-z0-9_-])")),
+    ("zapier webhook", re.compile(r"hooks/catch/(?P<value>[0-9]{3,12}/[A-Za-z0-9]{4,64})(?![A-Za-z0-9])")),
+    ("url token", re.compile(r"tkn=(?<=[?&]tkn=)(?P<value>[A-Za-z0-9_-]{8,256})")),
+    ("ngrok authtoken", re.compile(r"authtoken(?:(?<=add-authtoken)|(?<=ngrok authtoken))[ \t]{1,4}['\"]?"
+                                   r"(?P<value>[A-Za-z0-9_-]{20,256})")),
     # Bearer / Basic credentials, found by the literal after the capital or small b
     *(("bearer token", re.compile(rf"{tail}(?<=[Bb]{tail})" + _starts_token(f"[Bb]{tail}", "[A-Za-z]")
                                   + r"[ \t]{1,4}(?P<value>[A-Za-z0-9._~+/=-]{12,})"))
@@ -489,6 +506,8 @@ CONFIG_SET_VALUE = re.compile(r"config(?:ure)? set[ \t]{1,4}(?P<name>[A-Za-z0-9_
                               + _shell_value(r"[^\s'\"-][^\s'\"]{0,4095}"))
 # `key=`, `?key=`, `"key": "..."`, `license_key: ...` with a key-shaped value (20+ characters of
 # letters and digits both, checked in code); a bare `key` elsewhere is too common in ML logs to hide.
+# (Inductor's autotune cache `key: mm-<64 hex>`: a hash led by its kind, no key)
+KIND_PREFIXED_HASH = re.compile(r"[a-z]{1,12}-[0-9a-f]{32,128}")
 KEY_ASSIGNMENT = re.compile(r"key(?<![a-z0-9]key)[\"']?[ \t]{0,3}[=:][ \t]{0,3}[\"']?(?P<value>[a-z0-9+/_-]{20,512}={0,2})"
                             r"(?![a-z0-9+/_-])")
 # name=value, name: value, --name=value, "name": "value" where the name suggests a secret. ML logs
@@ -504,7 +523,7 @@ KEY_ASSIGNMENT = re.compile(r"key(?<![a-z0-9]key)[\"']?[ \t]{0,3}[=:][ \t]{0,3}[
 _ASSIGNMENT_TAIL = (r"(?=(?P<rest>[a-z0-9_.-]{0,48}))(?P=rest)(?P<sep>\\?[\"']?[ \t]{0,32}(?:=>|->|[=:\uff1a])"
                     r"[ \t\r\f\v\x85\xa0\u2028\u2029]{0,3}"
                     r"(?:(?:[|>][+-]?[0-9]?[ \t]{0,8})?\r?\n[ \t]{0,16})?(?:(?:&[a-z0-9_-]{1,32}|!![a-z]{1,16})[ \t]{1,4})?)"
-                    r"(?P<quote>\\?[\"']?)"
+                    r"(?P<quote>(?:bytearray\(|memoryview\()?b[\"']|\\?[\"']?)"  # (a Python bytes value: b'X')
                     r"(?P<value>[^\s'\",;\x00]{3,})")  # (nsys joins environment entries with NUL)
 SECRET_ASSIGNMENTS = [re.compile(keyword + _ASSIGNMENT_TAIL) for keyword in (
     r"token(?!s|iz|is)", "secret", r"passw(?:or)?d", r"pwd(?:(?<=[_.-]pwd)|(?=[_.-]))", r"api[_-]?key", "apikey",
@@ -531,11 +550,11 @@ ASSIGNMENT_RUN_VALUES = re.compile(r"[=:]([^\s'\",;\x00=:]+)")
 # keyword right after a character that is no name character and right before `=` or `:`, up to 3 blanks, then a
 # value of 3 characters or more that starts with none of the characters that open another form (a quote, `\`, an
 # anchor `&` or tag `!`, a block scalar `|` / `>`, `=>`, a flow sequence `[`, which the loop judges by what follows
-# it). Between two: no character that begins the keyword (no other match of it starts there), and more than blanks,
+# it) and ends with none the loop reads the line around (`:`, a YAML key; `)`, `]`, `}`, a call's or a list's). Between two: no character that begins the keyword (no other match of it starts there), and more than blanks,
 # commas and semicolons (which _assignment_run takes as a run).
 # The split of what the scan found takes the keyword without its look-behinds; each distinct separator (gap,
 # keyword, `=`) is then read whole (where its keyword starts).
-_APART_VALUE = r"[^\s'\",;\x00|>&!\\\[][^\s'\",;\x00]{2,}(?![^\s'\",;\x00])"
+_APART_VALUE = r"[^\s'\",;\x00|>&!\\\[][^\s'\",;\x00]{2,}(?<![:)\]}])(?![^\s'\",;\x00])"
 _LOOKBEHIND_GROUP = re.compile(r"\(\?<[=!][^()]*\)")
 
 
@@ -565,7 +584,7 @@ ASSIGNMENT_RUN_COLON = re.compile(r":[^\s'\",;\x00=:]+")
 ASSIGNMENT_RUN_GAPS = (" ", "\t", ",", ";")
 # Authorization: <scheme> <credential>, whatever the scheme (Token, Negotiate, Digest, ...), and .netrc's
 # "login NAME password VALUE".
-AUTHORIZATION = re.compile(r"authorization[\"']?[ \t]{0,3}:[ \t]{0,3}[\"']?(?P<value>[a-z0-9._~+/=-]{1,64}"
+AUTHORIZATION = re.compile(r"authorization[\"']?[ \t]{0,3}(?P<sep>[:=])[ \t]{0,3}(?:(?:bytearray\(|memoryview\()?b(?=[\"']))?[\"']?(?P<value>[a-z0-9._~+/=-]{1,64}"
                            r"(?:[ \t]{1,4}[^\s'\",;]{1,4096})?)")
 NETRC_PASSWORD = re.compile(r"login[ \t]{1,4}[^\s]{1,256}[ \t]{1,4}password[ \t]{1,4}(?P<value>[^\s'\"]+)")
 # A Cookie: header's every cookie (the name=value rule takes the first), to the line's end or a quote; HTTP Digest's
@@ -602,7 +621,12 @@ KEY_END = re.compile(r"(?i)-{4,5} ?END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)? ?-{
 KEY_LINE = r"(?:[A-Za-z0-9+/= \t\r]{0,65536}|(?!Private-MAC)[A-Za-z][A-Za-z-]{0,40}: [^\n]{0,1024}|#[^\n]{0,1024})(?![^\n])"
 # A key logged line by line with a prefix ("INFO: MIIE..."): the line ends in a base64 run; read on
 # the reversed line, anchored, so one pass.
-REVERSED_PREFIXED_KEY_LINE = re.compile(r"[ \t\r]{0,8}[A-Za-z0-9+/=]{16,65536}(?:[ \t:|>\]'\"]|\Z)")
+# (and a frame after the base64: rich's `MIIE... │`, an ascii box's ` |`, ansible's `",`, pytest's `'`)
+REVERSED_PREFIXED_KEY_LINE = re.compile(r"[ \t\r]{0,64}(?:[\u2502\u2503\u2551|'\",;]{1,3}[ \t]{0,64})?[A-Za-z0-9+/=]{16,65536}"
+                                        r"(?:[ \t:|>\]'\"\u2502\u2503\u2551]|\Z)")
+# A key printed in a frame (text before its BEGIN or after it on the line) whose END line comes within this many lines:
+# every line between goes, whatever frames it
+FRAMED_KEY_LINES = 256
 # Another BEGIN line right after is part of the same block (one pass over a run of them).
 KEY_LINES = re.compile(rf"(?:\n(?:{KEY_LINE}|{KEY_BEGIN.pattern}[^\n]{{0,256}}))*")
 FLAG_PREFIX = re.compile(r"^-{1,2}")
@@ -860,6 +884,39 @@ def is_location(value: str) -> bool:
     return all(LOCATION.fullmatch(part) for part in value.split(":")) if value else False
 
 
+# A generated password may look like a path: 0.4% of `openssl rand -base64 24` values start with "/" and hold another
+# (`/eIrB8jpQFyiadvr/vI1sSZ6qPIqpzFX`). Their pieces are runs of capitals, small letters and digits 1 to 2 characters
+# long; a real path's pieces read as words, names and numbers (`application_default_credentials`, `CMakeFindXCode`,
+# `7f3d5d1d`). Of 119,159 real paths under /usr, /etc, /opt and /var of a Linux host 37 have such a piece (`libGLESv2`,
+# `XtIsWMShell`); of 748 path-shaped values among 400,000 base64 ones 2 have none (benchmarks/path_like_passwords.py).
+PATH_PIECES = re.compile(r"[/:._@~-]+")
+PATH_WORD_RUNS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+WORD_RUN_LENGTH = 3.0   # a piece whose runs are this long on average, or longer, reads as words
+
+
+def reads_as_words(value: str) -> bool:
+    """Whether every piece of a path (between "/", ".", "_", "-", ...) reads as words: a piece of 6+ characters
+    mixing capitals and small letters reads as none when it has 4+ runs of capitals, small letters or digits
+    shorter than WORD_RUN_LENGTH on average (`vI1sSZ6qPIqpzFX`, `S3cr3t`)."""
+    for piece in PATH_PIECES.split(value):
+        if len(piece) >= 6 and not piece.islower() and not piece.isupper():
+            runs = len(PATH_WORD_RUNS.findall(piece))
+            if runs >= 4 and len(piece) < WORD_RUN_LENGTH * runs:
+                return False
+    return True
+
+
+def is_named_location(value: str, on_disk: bool = False) -> bool:
+    """A path under a secret name (`GOOGLE_APPLICATION_CREDENTIALS=/home/me/key.json`) is where the secret lives,
+    not the secret: when its pieces read as words or (on_disk, for this machine's own environment) it names
+    something that exists here. A path-shaped value that does neither is a generated password."""
+    if not is_location(value):
+        return False
+    if reads_as_words(value):
+        return True
+    return on_disk and any(os.path.lexists(os.path.expanduser(part)) for part in value.split(":"))
+
+
 def is_hex_key(value: str) -> bool:
     """32 to 64 hex digits, letters and digits both (a key, or a commit hash: the name tells)."""
     return bool(HEX_KEY.fullmatch(value)) and not value.isdigit() and not value.isalpha()
@@ -894,7 +951,7 @@ def names_a_model(value: str) -> bool:
     words with vowels, at most 3 capitals of acronyms, a digit run inside followed by a capital (a size or version),
     digits followed by a small letter only at the end (`21k`), and at least 8 letters, half of all, in words of 4+.
     A password's digits sit at its end or among small letters (`Summer2024`, `Passw0rd`, `Hunter2pw`). Of random
-    letters and digits 0.03% (12 characters) to 0.01% (22) read as such a name (docs/benchmarks.md)."""
+    letters and digits 0.09% of 12 characters, 0.07% of 16, 0.008% of 22 read as such a name (docs/benchmarks.md)."""
     if not value[:1].isupper() or not value.isascii() or not value.isalnum() or MODEL_SIZE.search(value) is None:
         return False
     core = MODEL_TAIL.sub("", value)
@@ -1208,13 +1265,14 @@ OPENERS, CLOSERS = "{[(", "}])"
 
 def _named_value_pieces(word: str, offset: int) -> list[tuple[int, int]]:
     """(start, end) + offset of each secret value a name is given inside word (NAMED_VALUE, judged as
-    _assigned_secret_at judges `name=value`): a quoted value without its quotes, a bare one up to the next
-    assignment of a list or the next item of a mapping. One word a line of a shell script holds, with
-    blanks: there a bare value ends at the first blank, as the shell reads it."""
+    _assigned_secret_at judges `name=value`): a quoted value without its quotes; a bare one, when the word is the
+    assignment (`a.password=X,b.user=y`), up to the next assignment of its list or the word's end (`DB_PASSWORD=a b`
+    whole), inside a mapping or a call up to its next item or its end, and elsewhere in the word (a script, code:
+    `export API_TOKEN=X; run`) up to a blank, quote, comma or semicolon; a list value (`passwords=["X"]`) item by item."""
     if "=" not in word and ":" not in word:
         return []
     pieces = []
-    at = 0
+    at = depth = counted = 0   # (the brackets open before a match, counted on from the last: a long script is linear)
     while (m := NAMED_VALUE.search(word, at)) is not None:
         start = m.end()
         at = max(start, m.start() + 1)
@@ -1227,8 +1285,9 @@ def _named_value_pieces(word: str, offset: int) -> list[tuple[int, int]]:
                 continue
             value_start, value_end = start + 1, end
         else:
-            head = word[:m.start()]
-            depth = sum(head.count(c) for c in OPENERS) - sum(head.count(c) for c in CLOSERS)
+            head = word[counted:m.start()]
+            depth += sum(head.count(c) for c in OPENERS) - sum(head.count(c) for c in CLOSERS)
+            counted = m.start()
             if depth > 0:
                 stop = FLOW_VALUE_END.search(word, start)
             elif m.start() == 0 and word[start - 1] in "=:":
@@ -1287,6 +1346,7 @@ def _bare_redactor() -> "Redactor":
 # helm's `--set auth.token=X`, `VAR=X` before a command (env, docker -e, a shell). The name is judged by is_secret_name.
 NAME_ASSIGNED = re.compile(r"[+~]{0,2}(?P<name>[A-Za-z_][A-Za-z0-9_.\-]{0,127})=")
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash"})
+MAX_ARGUMENT_READINGS = 1 << 16   # arguments whose spans a Redactor keeps (argv_spans)
 SHELL_SAFE_WORD = re.compile(r"[\w@%+=:,./-]+")   # a word shlex.quote leaves unquoted
 SHELL_SEPARATOR = re.compile(r"[;&|()<>]+")
 SHELL_WORD = re.compile(r"[;&|()<>]+|[^\s;&|()<>]+")
@@ -1306,11 +1366,12 @@ def _assigned_secret_at(word: str) -> int | None:
         return None
     value = _unquoted(word[m.end():])
     words = name_words(m.group("name"))
-    if (cannot_be_secret(value) or is_location(value) or value.startswith("$") or _code_reference(value)
+    if (cannot_be_secret(value) or is_named_location(value) or value.startswith("$") or _code_reference(value)
             or value.lower() in AUTH_SCHEMES
             or NOT_A_SECRET_REFERENCE.fullmatch(value) or (value.isdigit() and "token" in words)):
         return None
-    if words[-1] in END_WORDS and tuple(words[-2:]) not in SECRET_PAIRS and not _weak_flag_secret(value):
+    if (words[-1] in END_WORDS and (words[-2] if len(words) > 1 else "", "key" if words[-1] == "keys" else words[-1])
+            not in SECRET_PAIRS and not _weak_flag_secret(value)):
         return None  # dataset.key=train, {"key": "label"}: a bare KEY or PIN names a secret only with a key-like value
     return m.end()
 
@@ -1564,10 +1625,11 @@ class Redactor:
         self.redact_hosts = redact_hosts
         self.counts: Counter[str] = Counter()
         self._argv_done: dict[tuple[str, ...], list[str]] = {}
+        self._argument_spans: dict[str, list[Span]] = {}   # an argument's own reading (argv_spans)
         # A secret-named variable holding a path is where a secret lives (hunting the path would wipe
         # every path sharing it); a bare hex key under a name that does not say hash is a secret.
         secrets = {v for name in secret_env_names(self.environ)
-                   if worth_hiding(v := self.environ[name]) and not is_location(v)}
+                   if worth_hiding(v := self.environ[name]) and not is_named_location(v, on_disk=True)}
         secrets |= {v for name, v in self.environ.items() if is_hex_key(v) and not names_a_hash(name)}
         secrets |= {s for s in extra_secrets or [] if worth_hiding(s)}
         # Secret-shaped pieces of any value (a URL password in DATABASE_URL, a key in a flag) are
@@ -1606,7 +1668,7 @@ class Redactor:
         chunks = {chunk for value in self._secret_values if " " in value or "\n" in value
                   for chunk in value.split() if len(chunk) >= 2 * FRAGMENT}
         for value in [*self._secret_values, *sorted((wrapped | chunks) - set(self._secret_values), key=len, reverse=True)]:
-            if "\n" in value or "://" in value or " " in value or is_location(value):
+            if "\n" in value or "://" in value or " " in value or is_named_location(value):
                 continue
             self._split_values.append(value)
             if 8 <= len(value) < 2 * FRAGMENT:
@@ -1735,7 +1797,12 @@ class Redactor:
             spans.extend(_pgpass_spans(text))
         lower = _lower(text) if lower is None else lower
         for m in AUTHORIZATION.finditer(lower):
-            spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
+            if m.group("sep") == "=" and cannot_be_secret(m.group("value")):
+                continue  # authorization=none: a setting (`Authorization: X` is a header, whatever X)
+            value_end = m.end("value")
+            if m.group("value").startswith("aws4-"):  # SigV4: `..., SignedHeaders=..., Signature=HEX` to the quote or line end
+                value_end = _aws4_authorization_end(lower, m.start("value"), value_end)
+            spans.append((m.start("value"), value_end, REDACTED, "secret-named value", m.start()))
             if m.group("value").startswith("digest"):  # its other parameters, on to the line's end
                 line_end = lower.find("\n", m.end())
                 spans.extend((p.start("value"), p.end("value"), REDACTED, "secret-named value", m.start())
@@ -1751,7 +1818,7 @@ class Redactor:
         for m in KEY_ASSIGNMENT.finditer(lower):
             value = m.group("value")
             if (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
-                    and not _names_harmless_key(text, m.start())):
+                    and not _names_harmless_key(text, m.start()) and not KIND_PREFIXED_HASH.fullmatch(value)):
                 spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
         if "kaggle" in lower:  # a Kaggle key is 32 bare hex digits: one beside the word
             spans.extend(_beside_spans(lower, KAGGLE_WORD, KAGGLE_KEY, is_hex_key, "kaggle key"))
@@ -1932,7 +1999,7 @@ class Redactor:
         header tuples, terraform's sensitive values, XML elements, kubeconfig *-data keys."""
         spans = (_env_item_spans(text) + _shell_quoted_spans(text) + _loguru_spans(text) + _header_tuple_spans(text)
                  + _terraform_sensitive_spans(text) + _xml_element_spans(text) + _name_value_table_spans(text)
-                 + _yaml_block_spans(text))
+                 + _yaml_block_spans(text) + _tool_listing_spans(text))
         if any(prefix in text for prefix in DOCKER_CONFIG_PREFIXES):
             for m in DOCKER_CONFIG_BASE64.finditer(text):
                 run = m.group(0)
@@ -2214,7 +2281,8 @@ class Redactor:
         """The environment with secret-named values replaced and every other value redacted as text."""
         clean = {}
         for name, value in sorted(environ.items()):
-            if is_secret_name(name) and not is_location(value) and value.strip().lower() not in NOT_SECRET_VALUES:
+            if (is_secret_name(name) and not is_named_location(value, on_disk=True)
+                    and value.strip().lower() not in NOT_SECRET_VALUES):
                 # (a path is where a secret lives, not one; TOKENIZERS_PARALLELISM=false a setting)
                 self.counts["secret-named environment variable"] += 1
                 clean[name] = REDACTED
@@ -2237,14 +2305,21 @@ class Redactor:
 
     def argv_spans(self, argv: list[str]) -> list[list[Span]]:
         """Per argument, what Redactor.argv replaces: the pieces of argv_secret_pieces, exactly, and what the text
-        rules find that overlaps none of them (one that does, `X}` of `{password: X}`, gives way to the piece)."""
+        rules find that overlaps none of them (one that does, `X}` of `{password: X}`, gives way to the piece), in
+        the argument alone or in the command line read as one line (_line_spans)."""
         pieces: dict[int, list[tuple[int, int]]] = {}
         for i, start, end in argv_secret_pieces(argv):
             pieces.setdefault(i, []).append((start, end))
         on_line = self._line_spans(argv)
+        seen = self._argument_spans
+        if len(seen) > MAX_ARGUMENT_READINGS:
+            seen.clear()
         out = []
         for i, arg in enumerate(argv):
-            spans = self.spans(arg)
+            # (the command, the workload's argv and triage's own arguments share their words: each is read once)
+            spans = seen.get(arg)
+            if spans is None:
+                spans = seen[arg] = self.spans(arg)
             if i in on_line:
                 spans = _merge_spans(sorted(spans + on_line[i]))
             own = pieces.get(i)
@@ -2646,10 +2721,10 @@ class _HarmlessValues(dict):
     gpu_pw=350.2, a path, one already redacted); worked out once per value (a log repeats them)."""
 
     def __missing__(self, value: str) -> bool:
-        verdict = self[value] = (value.lower() == REDACTED_LOWER or (value[0] in "/~." and is_location(value))
+        verdict = self[value] = (value.lower() == REDACTED_LOWER or (value[0] in "/~." and is_named_location(value))
                                  or (len(value) < 16 and cannot_be_secret(value.rstrip(")]}>")))
                                  or (value[0] in "<[$%" and NOT_A_SECRET_REFERENCE.fullmatch(value) is not None)
-                                 or value.lower() in AUTH_SCHEMES or _code_reference(value))
+                                 or value.lower().rstrip(")]}>") in AUTH_SCHEMES or _code_reference(value))
         return verdict
 
 
@@ -2673,7 +2748,8 @@ NOT_A_SECRET_REFERENCE = re.compile(r"<\|?/?[A-Za-z0-9_.-]{0,64}\|?>|\[[A-Z_]{2,
                                     r"|\$[A-Z_][A-Z0-9_]{0,127}|%[A-Z_][A-Z0-9_]{0,127}%")
 # Authentication schemes: `auth: kerberos`, `--auth basic` name how, not with what.
 AUTH_SCHEMES = frozenset({"basic", "bearer", "kerberos", "oauth", "oauth2", "digest", "ntlm", "negotiate", "saml",
-                          "oidc", "ldap", "iam", "sigv4", "gssapi", "spnego", "sso", "mtls", "x509", "none"})
+                          "oidc", "ldap", "iam", "sigv4", "gssapi", "spnego", "sso", "mtls", "x509", "none",
+                          "publickey", "hostbased", "keyboard-interactive", "gssapi-with-mic"})   # (and ssh's methods)
 
 
 def _assignment_spans(text: str, lower: str) -> list[Span]:
@@ -2699,9 +2775,11 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
             # than the value must keep that form out of ASSIGNMENTS_APART, or be made there too)
             if harmless[text[value_start:value_end]]:
                 continue  # secret=False, token: 0, gpu_pw=350.2, a path, one already redacted
-            if text[value_start] == "[" and 0 <= (close := text.find("]", value_start, value_start + 4096)) and text.find(
+            if text[value_start] == "[" and not m.group("quote") and 0 <= (close := text.find("]", value_start, value_start + 4096)) and text.find(
                     "\n", value_start, close) < 0:
                 continue  # `secrets: [X, Y]`: a flow sequence, its items redacted one by one (_yaml_block_spans)
+            if text[value_end - 1] in ")]}" and _closes_bracket(text, m.start(), value_start, value_end):
+                value_end -= 1  # connect(user=app, password=X): the ")" is the call's
             if counts and (digits := text[value_start:value_end].rstrip(")]}>")).isdigit() and len(
                     digits) <= MAX_TOKEN_COUNT_DIGITS:
                 continue  # token=128000: a token id or count
@@ -2712,6 +2790,13 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
             if (rest_end > rest_start or start and text[start - 1] in _NAME_CHARACTERS) and _names_a_quantity(
                     text, start, rest_end):
                 continue  # output_token_throughput: 1234.5
+            if text[value_end - 1] == ":" and text.startswith(" ", value_end):  # a YAML mapping's key on the line
+                if FLOW_MAPPING_KEY.fullmatch(text, value_start, value_end) is not None:
+                    continue  # imagePullSecrets: [{name: regcred}]: a list of names
+                nested = NESTED_VALUE.match(text, value_end)  # secret: name: X: X is the value
+                if nested is not None and not harmless[nested.group("value")]:
+                    append((nested.start("value"), nested.end("value"), REDACTED, "secret-named value", m.start()))
+                continue
             append((value_start, value_end, REDACTED, "secret-named value", start))
             if runs is None:
                 continue
@@ -2733,6 +2818,22 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
             else:
                 apart_wait, apart_backoff = apart_backoff, min(2 * apart_backoff, 64)
     return spans
+
+
+FLOW_MAPPING_KEY = re.compile(r"[\[{]{1,2}[A-Za-z_][A-Za-z0-9_-]{0,63}:")
+NESTED_VALUE = re.compile(r" {1,8}[\"']?(?P<value>[^\s'\",;\x00]{3,4096})")
+BRACKET_PAIRS = {")": "(", "]": "[", "}": "{"}
+
+
+def _closes_bracket(text: str, start: int, value_start: int, value_end: int) -> bool:
+    """Whether the bracket ending a value closes one opened before its name on the line, not in the value."""
+    close = text[value_end - 1]
+    opening = BRACKET_PAIRS[close]
+    if opening in text[value_start:value_end]:
+        return False
+    line_start = text.rfind("\n", 0, start) + 1
+    before = text[line_start:start]
+    return before.count(opening) > before.count(close)
 
 
 def _tries_skipped(wait: int, backoff: int, accepted: int) -> tuple[int, int]:
@@ -3135,8 +3236,9 @@ HEADER_TUPLE = re.compile(r"\(b?(?P<q>['\"])(?P<name>[A-Za-z0-9_.-]{1,64})(?P=q)
 ESCAPED_QUOTED_REST = re.compile(r'(?:\\\\\\\\|\\\\\\"|\\\\[^\\"\n]|\\[^\\"\n]|[^\\"\n]){0,4096}\\"').match
 SHELL_SINGLE_QUOTED_REST = re.compile(r"[^'\n]{0,4096}'").match
 QUOTED_REST = {'"': re.compile(r"[^\"\\\n]{0,4096}(?:\\[^\n][^\"\\\n]{0,4096}){0,256}\"").match, "'": re.compile(r"[^'\\\n]{0,4096}(?:\\[^\n][^'\\\n]{0,4096}){0,256}'").match}
-# A header's name has a "-" (x-api-key, Set-Cookie) or is one word of these; other pairs are code's tuples.
-HEADER_WORDS = frozenset({"authorization", "cookie", "token", "apikey", "password", "secret"})
+# A header's name has a "-" (x-api-key, Set-Cookie) or is one word of these, a client's setting a "_" and a bytes value
+# (`('client_secret', b'X')`); other pairs are code's tuples (`('token_get_all', 'token_name')`).
+HEADER_WORDS = frozenset({"authorization", "cookie", "token", "apikey", "password", "passwd", "secret"})
 # terraform show -json / output -json: "sensitive": true, then the same object's "value".
 TERRAFORM_SENSITIVE = re.compile(r"\"sensitive\"[ \t]{0,3}:[ \t]{0,3}true")
 JSON_VALUE_KEY = re.compile(r"\"value\"[ \t\r\n]{0,64}:[ \t\r\n]{0,64}"
@@ -3198,7 +3300,7 @@ def _secret_value(text: str) -> bool:
     """Whether a value found by its name can be a secret (not a setting, a small number or a path)."""
     value = text.strip().strip("'\"")
     return (len(value) >= 3 and value != REDACTED and not cannot_be_secret(value)
-            and not ("/" in value and is_location(value))
+            and not ("/" in value and is_named_location(value))
             and not (value[0] in "<[$%" and NOT_A_SECRET_REFERENCE.fullmatch(value)))  # pad_token='<|endoftext|>'
 
 
@@ -3309,6 +3411,18 @@ def _extend_quoted_values(text: str, found: list[Span]) -> None:
                 found[index] = (start, reached - closing, span[2], span[3], span[4])
 
 
+def _aws4_authorization_end(lower: str, start: int, end: int) -> int:
+    """Where an `Authorization: AWS4-HMAC-SHA256 Credential=..., SignedHeaders=..., Signature=HEX` value ends: at the
+    quote that opened it, or the line's end (its parameters are apart by `, `, which the header's pattern stops at)."""
+    line_end = lower.find("\n", end)
+    line_end = len(lower) if line_end < 0 else line_end
+    quote = lower[start - 1] if start else ""
+    if quote in ("'", '"'):
+        closing = lower.find(quote, end, line_end)
+        return closing if closing >= 0 else line_end
+    return line_end
+
+
 def _header_tuple_spans(text: str) -> list[Span]:
     """(b'x-api-key', b'VALUE') and ('Authorization', 'VALUE') pairs whose name is a secret header's."""
     spans: list[Span] = []
@@ -3316,8 +3430,10 @@ def _header_tuple_spans(text: str) -> list[Span]:
         return spans
     for m in HEADER_TUPLE.finditer(text):
         name = m.group("name")
-        if ("-" in name or name.lower() in HEADER_WORDS) and _secret_name_cached(name):
+        if ("-" in name or "_" in name or name.lower() in HEADER_WORDS) and _secret_name_cached(name):
             start, end = _quoted_value_span(m, ("sq", "dq"))
+            if "_" in name and "-" not in name and text[start - 2] != "b":
+                continue  # ('token_get_all', 'token_name'): code's tuple; ('api_key', b'X') a client's setting
             if _secret_value(text[start:end]):
                 spans.append((start, end, REDACTED, "secret-named value", m.start()))
     return spans
@@ -3352,7 +3468,7 @@ def _terraform_sensitive_spans(text: str) -> list[Span]:
 # `- X` at the name's own indent), `private_key: |` / `password: >-` then the lines indented under it; and a flow
 # sequence after one, `secrets: [X, Y]`, `"passwords": ["X", "Y"]`, `passwords = ['X']` (YAML, JSON, Python). A mapping under the
 # name (`secretKeyRef:\n  name: db`, `imagePullSecrets:\n- name: regcred`) holds names, not values: it stays.
-YAML_BLOCK_OPENER = re.compile(r":[ \t]{0,8}(?:(?P<style>[|>][+-]?[0-9]?)[ \t]{0,8})?\r?\n")
+YAML_BLOCK_OPENER = re.compile(r":[ \t]{0,8}(?:(?P<style>[|>][+-]?[0-9]?)[ \t]{0,8}\r?\n|\r?\n(?=[ \t]{0,64}- ))")
 YAML_BLOCK_KEY = re.compile(r"(?P<indent>[ \t]{0,64})(?:- )?[\"']?(?P<name>[A-Za-z_][\w.-]{0,127})[\"']?[ \t]{0,8}")
 YAML_LINE_OPENER = re.compile(YAML_BLOCK_KEY.pattern + r":[ \t]{0,8}(?:[|>][+-]?[0-9]?[ \t]{0,8})?")
 YAML_FLOW_OPENER = re.compile(r"[:=][ \t]{0,8}\[")
@@ -3366,7 +3482,8 @@ def _yaml_block_spans(text: str) -> list[Span]:
     spans: list[Span] = []
     harmless = _HarmlessValues()
     openers: dict[str, int | None] = {}   # a line before its ":" -> its indent when it names a secret (a log repeats them)
-    bodies: dict[tuple[int, bool, str], list[tuple[int, int]]] = {}   # and a body's text -> its spans
+    bodies: dict[tuple[str, bool, str], list[tuple[int, int]]] = {}   # and a key line's body -> its spans
+    names: dict[str, str] = {}   # a key line -> its name
     for m in YAML_BLOCK_OPENER.finditer(text) if ":" in text else ():
         line_start = text.rfind("\n", 0, m.start()) + 1
         head = text[line_start:m.start()]
@@ -3375,17 +3492,24 @@ def _yaml_block_spans(text: str) -> list[Span]:
             key = YAML_BLOCK_KEY.fullmatch(head)
             indent = openers[head] = (len(key.group("indent")) if key is not None
                                       and _secret_name_cached(key.group("name")) else None)
+            names[head] = key.group("name") if key is not None else ""
         if indent is None:
             continue
         scalar = m.group("style") is not None
         body = _yaml_body(indent, scalar).match(text, m.end()).group()
-        if (found := bodies.get((indent, scalar, body))) is None:
-            found = bodies[indent, scalar, body] = _yaml_body_spans(body, indent, scalar, harmless)
-        spans += [(m.end() + start, m.end() + end, REDACTED, "secret-named value", line_start) for start, end in found]
+        if (found := bodies.get((head, scalar, body))) is None:
+            found = _yaml_body_spans(body, indent, scalar, harmless)
+            if found and not scalar:
+                name = names[head]   # each item judged as `name=item` on a command line (`valid_keys:` needs key-like ones)
+                found = [(start, end) for start, end in found if _item_is_secret(name, body[start:end])]
+            bodies[head, scalar, body] = found
+        if found:
+            at = m.end()
+            spans += [(at + start, at + end, REDACTED, "secret-named value", line_start) for start, end in found]
     if "[" in text:
         close = newline = -1
-        flow_items: dict[str, list[tuple[int, int]]] = {}   # a list's text -> its items' spans (a log repeats them)
-        flow_names: dict[str, bool] = {}   # the text before an opener -> whether it ends with a secret's name
+        flow_items: dict[tuple[str, bool], list[tuple[int, int]]] = {}   # a list's text -> its items' spans (a log repeats them)
+        flow_names: dict[str, str] = {}   # the text before an opener -> the secret's name that ends it, or ""
         for m in YAML_FLOW_OPENER.finditer(text):
             if text.startswith(REDACTED, m.end() - 1):
                 continue   # `password: [REDACTED]`, redacted before (a bundle's file read again)
@@ -3393,7 +3517,8 @@ def _yaml_block_spans(text: str) -> list[Span]:
             if (secret := flow_names.get(window)) is None:
                 key = FLOW_KEY_REVERSED.match(window[::-1])
                 name = key.group("name")[::-1] if key is not None else ""
-                secret = flow_names[window] = bool(name) and (name[0].isalpha() or name[0] == "_") and _secret_name_cached(name)
+                secret = flow_names[window] = (name if name and (name[0].isalpha() or name[0] == "_")
+                                               and _secret_name_cached(name) else "")
             if not secret:
                 continue
             at = m.end()
@@ -3404,8 +3529,10 @@ def _yaml_block_spans(text: str) -> list[Span]:
             if close == len(text) or newline < close or close - at > PRINTED_VALUE_LIMIT:
                 continue
             items = text[at:close]
-            if (found := flow_items.get(items)) is None:
-                found = flow_items[items] = _flow_item_spans(items, harmless)
+            code = text[m.start()] == "="   # `passwords = [...]`: code, where a bare item is a variable's name
+            if (found := flow_items.get((items, code))) is None:
+                found = flow_items[items, code] = _flow_item_spans(items, harmless, code)
+            found = [(start, end) for start, end in found if _item_is_secret(secret, items[start:end])]
             spans += [(at + start, at + end, REDACTED, "secret-named value", m.start()) for start, end in found]
     return spans
 
@@ -3442,16 +3569,24 @@ def _yaml_body_spans(body: str, indent: int, scalar: bool, harmless: _HarmlessVa
     return found
 
 
-def _flow_item_spans(items: str, harmless: _HarmlessValues) -> list[tuple[int, int]]:
-    """The items of a flow sequence's text (between its brackets) that may be secrets, each without its quotes; a
-    nested sequence or mapping holds names, not values."""
+@functools.lru_cache(maxsize=4096)
+def _item_is_secret(name: str, value: str) -> bool:
+    """An item of a list under a secret's name, judged as `name=value` on a command line (_assigned_secret_at): a
+    reference, a special token, a path stay, and under a bare KEY's name (`valid_keys`, `SCHEME_KEYS`) all but a
+    key-like value."""
+    return _assigned_secret_at(f"{name}={value}") is not None
+
+
+def _flow_item_spans(items: str, harmless: _HarmlessValues, quoted_only: bool = False) -> list[tuple[int, int]]:
+    """The items of a flow sequence's text (between its brackets) that may be secrets, each without its quotes (only
+    quoted ones in code, where a bare item is a variable); a nested sequence or mapping holds names, not values."""
     found = []
     at = 0
     for item in items.split(","):
         value = item.strip()
         quoted = len(value) >= 2 and value[0] == value[-1] and value[0] in "'\""
         bare = value[1:-1] if quoted else value
-        if bare and FLOW_ITEM_NESTED.search(bare) is None and not harmless[bare]:
+        if bare and (quoted or not quoted_only) and FLOW_ITEM_NESTED.search(bare) is None and not harmless[bare]:
             first = at + item.index(value) + quoted
             found.append((first, first + len(bare)))
         at += len(item) + 1
@@ -3491,6 +3626,56 @@ def _xml_element_spans(text: str) -> list[Span]:
     for m in XML_ELEMENT.finditer(text):
         if _secret_name_cached(m.group("local")) and _secret_value(m.group("value")):
             spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
+    return spans
+
+
+# Tools' own listings, the name apart from its value by blanks or dots:
+# - fish's `set -x` / `set -gx` listing (`NAME VALUE`, the value quoted when it must be), its `set -gx NAME VALUE`, csh's
+#   `setenv NAME VALUE`; a bare `NAME VALUE` line only when NAME is in capitals with a `_` (DB_PASSWORD), the line holds
+#   nothing else and the value is quoted or looks like a password (looks_like_password: `PASSWORD_RESET sent` stays)
+_LISTING_VALUE = (r"[ \t]{1,8}(?:'(?P<sq>(?:[^'\\\n]|\\[^\n]){1,4096})'|\"(?P<dq>(?:[^\"\\\n]|\\[^\n]){1,4096})\""
+                  r"|(?P<bare>[^\s'\"][^\s]{0,4095}))[ \t]*(?=\r?\n|\Z)")
+# (two patterns, each found fast: the commands from their literal, the bare lines from a line start in capitals)
+ENV_LISTING_COMMAND = re.compile(r"set(?:(?<=^set)|(?<=[\n \t;]set))(?:env|[ \t]{1,4}-[A-Za-z]{1,4})[ \t]{1,4}"
+                                 r"(?P<name>[A-Za-z_][A-Za-z0-9_]{0,127})" + _LISTING_VALUE)
+ENV_LISTING_LINE = re.compile(r"\n[ \t]{0,8}(?P<name>[A-Z][A-Z0-9]{0,63}_[A-Z0-9_]{1,64})" + _LISTING_VALUE)
+# - DeepSpeed's config print, `  comet_api_key ............... VALUE` (a name, a space, dots, a space, the value's repr
+#   to the line's end), found from its dots
+DOT_LEADER = re.compile(r" \.\.(?<=[A-Za-z0-9_] \.\.)\.{0,96} (?P<value>[^\n]{1,4096})")
+# - Hadoop / Spark / Hive XML: `<name>fs.s3a.secret.key</name>` then `<value>X</value>`, on one line or the next
+HADOOP_PROPERTY = re.compile(r"<name>[ \t]{0,8}(?P<name>[^<\n]{1,256}?)[ \t]{0,8}</name>[ \t\r\n]{0,256}"
+                             r"<value>(?P<value>[^<\n]{1,4096})</value>")
+HADOOP_NAME = re.compile(r"<name>[ \t]{0,8}([^<\n]{1,256}?)[ \t]{0,8}</name>")
+
+
+_looks_like_password_cached = functools.lru_cache(maxsize=4096)(looks_like_password)  # (a listing repeats its values)
+
+
+def _tool_listing_spans(text: str) -> list[Span]:
+    """Values of secret names in fish / csh environment listings, DeepSpeed's config print and Hadoop XML (above)."""
+    spans: list[Span] = []
+    if " " in text or "\t" in text:
+        for shift, pattern, lined in ((1, ENV_LISTING_LINE, "\n" + text), (0, ENV_LISTING_COMMAND, text)):
+            for m in pattern.finditer(lined):
+                if not _secret_name_cached(m.group("name")):
+                    continue
+                group = "sq" if m.group("sq") is not None else "dq" if m.group("dq") is not None else "bare"
+                start, end = m.start(group) - shift, m.end(group) - shift
+                value = text[start:end]
+                if _secret_value(value) and (pattern is ENV_LISTING_COMMAND or group != "bare"
+                                             or _looks_like_password_cached(value)):
+                    spans.append((start, end, REDACTED, "secret-named value", max(0, m.start() - shift)))
+    if " .." in text:
+        for m in DOT_LEADER.finditer(text):
+            name = _name_before(text, m.start(), m.start())
+            value = m.group("value").rstrip()
+            if name and _secret_name_cached(name) and _secret_value(value):
+                spans.append((m.start("value"), m.start("value") + len(value), REDACTED, "secret-named value",
+                              m.start() - len(name)))
+    if "<name>" in text:
+        for m in HADOOP_PROPERTY.finditer(text):
+            if _secret_name_cached(m.group("name")) and _secret_value(m.group("value")):
+                spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
     return spans
 
 
@@ -3572,28 +3757,36 @@ def _opens_printed_form(line: str) -> bool:
         m = ENV_ITEM_NAME.search(line)
         if m is not None and _secret_name_cached(m.group("name")):
             return True
+    if "<name>" in line and (m := HADOOP_NAME.search(line)) is not None and _secret_name_cached(m.group(1)):
+        return True  # Hadoop XML: its <value> on a later line
     return ("File \"" in line or LOGURU_ARROW in line or "\"sensitive\"" in line
             or (line.startswith("Name ") and line.rstrip().endswith("Value"))
             or ("ata" in line and (DATA_BLOCK_YAML.search(line.lstrip(" -") + "\n") is not None
                                    or DATA_BLOCK_JSON.search(line) is not None)))
 
 
-def _yaml_block_open(buffer: str, start: int, end: int, cut: int) -> bool:
-    """Whether buffer[start:end] names a secret over a YAML sequence or block scalar (_yaml_block_spans) that every
-    line from end to cut goes on with: more of it may come after the cut."""
-    key = YAML_LINE_OPENER.fullmatch(buffer, start, end - 1 if buffer.endswith("\n", start, end) else end)
+def _yaml_block_open(line: str, below: list) -> bool:
+    """Whether line names a secret over a YAML sequence or block scalar (_yaml_block_spans) that every line below it
+    up to the cut goes on with (`below`, as _below_add keeps it): more of it may come after the cut."""
+    key = YAML_LINE_OPENER.fullmatch(line.rstrip("\r\n"))
     if key is None or not _secret_name_cached(key.group("name")):
         return False
-    scalar = "|" in buffer[key.end("name"):end] or ">" in buffer[key.end("name"):end]
     indent = len(key.group("indent"))
-    for line in buffer[end:cut].split("\n")[:-1] if cut > end else ():
-        content = line.rstrip("\r").lstrip(" \t")
-        depth = len(line) - len(line.lstrip(" \t"))
-        if scalar and content and depth <= indent:
-            return False
-        if not scalar and not (content.startswith("- ") and depth >= indent):
-            return False
-    return True
+    if "|" in line[key.end("name"):] or ">" in line[key.end("name"):]:
+        return below[2] > indent
+    return below[0] and below[1] >= indent
+
+
+def _below_add(below: list, line: str) -> None:
+    """Adds a line to what _yaml_block_open knows of the lines below the one it judges (read upwards)."""
+    content = line.rstrip("\r\n").lstrip(" \t")
+    depth = len(line) - len(line.lstrip(" \t"))
+    if content:
+        below[2] = min(below[2], depth)
+        if content.startswith("- "):
+            below[1] = min(below[1], depth)
+        else:
+            below[0] = False
 
 
 def _printed_form_hold(buffer: str, cut: int) -> int:
@@ -3615,6 +3808,7 @@ def _printed_form_hold(buffer: str, cut: int) -> int:
     reach = PRINTED_FORM_HOLD_LINES   # how many lines up the walk goes: an opener there may still reach the hold
     end = cut
     above_arrow = False   # the line below this one is an arrow line: this may be its code line
+    below = [True, 1 << 30, 1 << 30]   # of the lines below: all `- ` items, their least indent, the least non-blank one
     distance = 0
     while distance < reach:
         if end <= floor:
@@ -3624,10 +3818,11 @@ def _printed_form_hold(buffer: str, cut: int) -> int:
             break
         distance += 1
         line = buffer[start:end]
-        if above_arrow or _opens_printed_form(line) or (":" in line and _yaml_block_open(buffer, start, end, cut)):
+        if above_arrow or _opens_printed_form(line) or (":" in line and _yaml_block_open(line, below)):
             hold = start
             reach = min(distance + PRINTED_FORM_HOLD_LINES, 4 * PRINTED_FORM_HOLD_LINES)
         above_arrow = LOGURU_ARROW in line
+        _below_add(below, line)
         end = start
     return hold
 
@@ -3683,6 +3878,8 @@ def _key_block_end(text: str, at: int, first_line_is_key: bool = False, begin: i
     begin = at if begin is None else begin
     line_start = text.rfind("\n", 0, begin) + 1
     prefix = text[line_start:begin].strip()
+    if not first_line_is_key and (prefix or text[at:eol].strip()) and (framed := _framed_block_end(text, eol)):
+        return framed
     if first_line_is_key and (_prefixed_key_line(text[at:eol]) and not re.match(r"[A-Za-z0-9+/=]*\r?$", text[at:eol])):
         return _prefixed_block_end(text, eol)  # a prefixed key cut between two reads
     if first_line_is_key and not re.match(KEY_LINE, text[at:eol]):
@@ -3697,7 +3894,30 @@ def _key_block_end(text: str, at: int, first_line_is_key: bool = False, begin: i
             return tail.end()
     while end > at and text[end - 1] in "\r\n":  # the line ends stay, so the text keeps its lines
         end -= 1
+    if end == eol and prefix and not first_line_is_key:  # `E   '-----BEGIN`, `"-----BEGIN`: each line quoted
+        return max(end, _prefixed_block_end(text, eol))
     return end
+
+
+def _framed_block_end(text: str, eol: int) -> int:
+    """A key whose BEGIN line has a frame around it (`│ -----BEGIN ... │`, `E   '-----BEGIN`, `"-----BEGIN ...",`):
+    the end of its END marker when one comes within FRAMED_KEY_LINES lines with no other BEGIN before it, else 0
+    (the block is then read line by line)."""
+    at = eol
+    for _ in range(FRAMED_KEY_LINES):
+        if at >= len(text):
+            return 0
+        next_eol = text.find("\n", at + 1)
+        next_eol = len(text) if next_eol < 0 else next_eol
+        line = text[at + 1:next_eol]
+        if "-" in line:
+            marker = KEY_END.search(line)
+            if marker:
+                return at + 1 + marker.end()
+            if KEY_BEGIN.search(line):
+                return 0
+        at = next_eol
+    return 0
 
 
 def _key_open(text: str, span: Span) -> bool:

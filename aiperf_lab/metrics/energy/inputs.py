@@ -19,11 +19,13 @@ class RunInputs:
     aiperf-stats call imports this module, and dataclasses costs more to import than the report it
     makes on a small export.)"""
 
-    def __init__(self, profile: Path, telemetry: Path | None, work: float | None = None, work_unit: str = ""):
+    def __init__(self, profile: Path, telemetry: Path | None, work: float | None = None, work_unit: str = "",
+                 only_telemetry: bool = False):
         self.profile = profile
         self.telemetry = telemetry
         self.work = work
         self.work_unit = work_unit
+        self.only_telemetry = only_telemetry  # no profile in the folder or bundle: `profile` is its telemetry.csv
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, RunInputs) and vars(self) == vars(other)
@@ -39,13 +41,16 @@ def is_triage_archive(path: Path) -> bool:
 
 def from_folder(folder: Path) -> RunInputs:
     profile = next((folder / n for n in EXPORT_NAMES if (folder / n).is_file()), None)
+    telemetry = folder / TELEMETRY_NAME
     if profile is None:
         exports = sorted(folder.glob("*.sqlite")) + sorted(folder.glob("*.nsys-rep"))
+        if not exports and telemetry.is_file():  # a run or bundle without a profile: its telemetry's reports
+            return RunInputs(telemetry, telemetry, only_telemetry=True)
         if len(exports) != 1:
             raise InputError(f"{folder}: is a directory with no profile in it (looked for {', '.join(EXPORT_NAMES)}"
-                             + (f"; {len(exports)} exports here, name one" if exports else "") + ")")
+                             + (f"; {len(exports)} exports here, name one" if exports else f", {TELEMETRY_NAME}")
+                             + ")")
         profile = exports[0]
-    telemetry = folder / TELEMETRY_NAME
     inputs = RunInputs(profile, telemetry if telemetry.is_file() else None)
     run_json = folder / "run.json"
     if run_json.is_file():
@@ -106,14 +111,15 @@ def from_archive(path: Path, limit: int = 4 << 30) -> RunInputs:
         shutil.rmtree(target, True)
         raise InputError(f"{where}: not a triage archive (expected one top folder with a manifest.json)")
     export = next((n for n in EXPORT_NAMES if n in copied), None)
-    if export is None:
+    if export is None and TELEMETRY_NAME not in copied:
         shutil.rmtree(target, True)
         raise InputError(f"{where}: the bundle holds no nsys export (the workload ran without nsys, or the "
-                         "export failed)")
+                         "export failed) and no telemetry.csv: no report has data in it")
     # The copies keep their member's file name (readers tell the kind from it), one folder each.
-    profile = _renamed(copied[export], PurePosixPath(export).name)
     telemetry = _renamed(copied[TELEMETRY_NAME], TELEMETRY_NAME) if TELEMETRY_NAME in copied else None
-    return RunInputs(profile, telemetry)
+    if export is None:  # its telemetry is all there is to report on
+        return RunInputs(telemetry, telemetry, only_telemetry=True)
+    return RunInputs(_renamed(copied[export], PurePosixPath(export).name), telemetry)
 
 
 def _renamed(copy: Path, name: str) -> Path:

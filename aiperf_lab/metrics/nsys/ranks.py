@@ -35,13 +35,20 @@ _RANGE_COLLECTIVE = re.compile(r"^nccl([A-Z][A-Za-z]+)$")
 def rank_labels(paths: list[Path]) -> list[str]:
     """The rank of each export: the number at the end of its name when every name has a distinct one
     (rank0.sqlite, trace.3.sqlite), else its position on the command line."""
+    labels = ranks_from_names(paths)
+    return labels if labels is not None else [str(i) for i in range(len(paths))]
+
+
+def ranks_from_names(paths: list[Path]) -> list[str] | None:
+    """The number at the end of each export's name (rank0.sqlite, trace.3.sqlite) where every name has one
+    and no two the same number, else None."""
     numbers = []
     for path in paths:
         match = re.search(r"(\d+)\D*$", path.name.split(".sqlite")[0].split(".nsys-rep")[0])
         numbers.append(match.group(1) if match else None)
-    if all(numbers) and len(set(numbers)) == len(numbers):
+    if all(numbers) and len({int(n) for n in numbers}) == len(numbers):
         return [str(int(n)) for n in numbers]
-    return [str(i) for i in range(len(paths))]
+    return None
 
 
 class Rank:

@@ -24,6 +24,17 @@ def number(text: str) -> float | None:
     return value if math.isfinite(value) else None  # nan/inf: no reading
 
 
+def unreachable_time(text: str, limit: float) -> bool:
+    """A time cell that is a number no recording reaches: nan, inf, -inf, 1e400 (read as inf) or past `limit`
+    seconds either way. Text that is no number at all (a header line written again) is not one: that row is
+    skipped as damaged, as a row cut short is."""
+    try:
+        value = float(text.strip().split()[0].replace(",", ""))
+    except (ValueError, IndexError):
+        return False
+    return not abs(value) <= limit
+
+
 def integer(text: str) -> int | None:
     value = number(text)
     return int(value) if value is not None else None  # number() is finite, so int() cannot fail

@@ -20,7 +20,8 @@ from itertools import chain, compress, count, islice, repeat
 from operator import attrgetter, eq, is_not, itemgetter, le, mul, ne, sub
 from typing import Any, Callable, Sequence
 
-from aiperf_lab.metrics.telemetry.cells import NAN, float_or_none, floats, integer, number, numbers, processes
+from aiperf_lab.metrics.telemetry.cells import (NAN, float_or_none, floats, integer, number, numbers, processes,
+                                               unreachable_time)
 from aiperf_lab.metrics.telemetry.csv_blocks import Cells
 from aiperf_lab.metrics.telemetry.model import (GPM_NAMES, GpmSample, GpuInfo, GpuSample, GpuStatus, HostSample,
                                                 Tick)
@@ -160,6 +161,10 @@ class SampleColumns:
         # utc_ns - t_s of every row that has both (8 bytes each while they fit in 64 bits)
         self._origins: array | list[int] | None = array("q") if "utc_ns" in self.col else None
         self._series: dict[int, Series] = {}
+        self.records = 0  # the rows of full width read so far
+        # (its number among those rows, from 1; the cell) of the first whose time is a number no recording
+        # reaches (nan, inf, 1e400, past MAX_TIME_S): the reports skip such rows, a replay refuses the file
+        self.bad_time: tuple[int, str] | None = None
 
     def __len__(self) -> int:
         return len(self.t)
@@ -174,6 +179,9 @@ class SampleColumns:
         col = self.col
         t_cells = cells.column(col["t_s"])
         t = _plain_floats(t_cells)  # every time a plain finite number (the common case), else None
+        if self.bad_time is None:
+            self._find_bad_time(t_cells, t)
+        self.records += len(t_cells)
         if self._origins is not None:
             self._add_origins(cells, t_cells, t)
         source: list[int] | None = None    # per kept row, its record in `cells` (None: every record)
@@ -230,6 +238,15 @@ class SampleColumns:
 
                 self._add_groups(cells_of, lambda k: row_of(first_rows[k]))
         self._add_updates(text, row_of, t, self.group[len(self.group) - len(t):])
+
+    def _find_bad_time(self, t_cells: list[str], plain: list[float] | None) -> None:
+        """bad_time from the next records' time cells (`plain`: float() of each, where all are finite)."""
+        if plain is not None and (not plain or max(map(abs, plain)) <= MAX_TIME_S):
+            return
+        for k, cell in enumerate(t_cells):
+            if unreachable_time(cell, MAX_TIME_S):
+                self.bad_time = (self.records + k + 1, cell)
+                return
 
     def _add_origins(self, cells: Cells, t_cells: list[str], times: list[float] | None) -> None:
         """utc_ns - t_s of the records that have both cells (rows cut short past them too); `times`:

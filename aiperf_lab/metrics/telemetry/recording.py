@@ -50,7 +50,7 @@ from typing import Any, BinaryIO, Callable, Iterator, TextIO
 
 from aiperf_lab.errors import InputError, NotAProfile
 from aiperf_lab.inputs import shown_path
-from aiperf_lab.metrics.telemetry.cells import integer, number
+from aiperf_lab.metrics.telemetry.cells import integer, number, unreachable_time
 from aiperf_lab.metrics.telemetry.columns import (MAX_TIME_S, NOT_RECORDED, SampleColumns, Series,
                                                   series_of_ticks)
 from aiperf_lab.metrics.telemetry.csv_blocks import Cells, blocks
@@ -232,7 +232,8 @@ class Recording:
 
     def __init__(self, path: Path, layout: str, devices: list[GpuInfo], ticks: list[Tick] | None = None,
                  meta: dict[str, Any] | None = None, status_updates: list[tuple[float, int, GpuStatus]] | None = None,
-                 utc_origin_ns: int | None = None, *, columns: SampleColumns | None = None):
+                 utc_origin_ns: int | None = None, *, columns: SampleColumns | None = None,
+                 bad_time: tuple[int, str] | None = None):
         self.path = path
         self.layout = layout              # "aiperf", "nvml-raw" or "nvidia-smi"
         self.devices = devices
@@ -242,6 +243,9 @@ class Recording:
         self.utc_origin_ns = utc_origin_ns  # UTC ns at t = 0 (from the utc_ns column); None: no absolute clock
         self.columns = columns
         self._ticks = ticks if ticks is not None or columns is not None else []
+        # (its number among the sample rows, from 1; the cell) of the first row whose time is a number no
+        # recording reaches (nan, inf, 1e400, 1e300): skipped here as damaged; a replay refuses the file
+        self.bad_time = columns.bad_time if columns is not None else bad_time
 
     @property
     def ticks(self) -> list[Tick]:
@@ -382,7 +386,7 @@ def _read_recording(path: Path) -> Recording:
         except csv.Error as exc:  # a field over csv's 128 KiB limit, a NUL byte
             raise InputError(f"{path}: not a telemetry recording ({exc})") from None
     body = [r for r in rows if r and (r[0].strip() or any(cell.strip() for cell in r))]
-    devices, ticks = {"nvml-raw": _read_raw, "nvidia-smi": _read_smi}[layout](header, body)
+    devices, ticks, bad_time = {"nvml-raw": _read_raw, "nvidia-smi": _read_smi}[layout](header, body)
     devices = [_no_gpm(d) for d in devices]
     # A time no recording reaches (1e300 s) is a damaged row, skipped like a row cut short: in ns it
     # would be past any integer a clock holds.
@@ -390,7 +394,7 @@ def _read_recording(path: Path) -> Recording:
     ticks.sort(key=lambda tick: tick.t)  # stable: a log whose clock stepped back replays in time order
     if not ticks:
         raise InputError(f"{path}: a telemetry recording with a header but no samples")
-    return Recording(path, layout, devices, ticks, meta)
+    return Recording(path, layout, devices, ticks, meta, bad_time=bad_time)
 
 
 def _read_aiperf(path: Path, header: list[str], body: Iterator[Cells], meta: dict[str, Any]) -> Recording:
@@ -417,11 +421,12 @@ def _read_raw(header: list[str], body: list[list[str]]):
     tracker = EnergyTracker()
     ticks = []
     instant_seen = counter_seen = False
-    for row in body:
-        if len(row) < len(header):
-            continue
+    bad_time = None  # Recording.bad_time
+    for number_of_row, row in enumerate(row for row in body if len(row) >= len(header)):
         get = lambda name: row[col[name]] if name in col else ""  # noqa: E731
         t = number(get("t_s"))
+        if bad_time is None and (t is None or abs(t) > MAX_TIME_S) and unreachable_time(get("t_s"), MAX_TIME_S):
+            bad_time = (number_of_row + 1, get("t_s"))
         if t is None:
             continue
         average = number(get("power_mw"))
@@ -438,7 +443,7 @@ def _read_raw(header: list[str], body: list[list[str]]):
             tracker.energy_j(), tracker.source, number(get("util_gpu")), number(get("util_mem")),
             integer(get("mem_used_b")), None, number(get("temp_c")), number(get("sm_clock_mhz")),
             number(get("mem_clock_mhz")), integer(get("clock_event_reasons")))], None))
-    return [GpuInfo(0, energy_counter=counter_seen, instant_power=instant_seen)], ticks
+    return [GpuInfo(0, energy_counter=counter_seen, instant_power=instant_seen)], ticks, bad_time
 
 
 def _read_smi(header: list[str], body: list[list[str]]):
@@ -476,4 +481,4 @@ def _read_smi(header: list[str], body: list[list[str]]):
             ticks[-1].gpus.append(sample)
         else:
             ticks.append(Tick(t, [sample], None))
-    return [GpuInfo(i) for i in sorted(trackers)], ticks
+    return [GpuInfo(i) for i in sorted(trackers)], ticks, None  # (its times are dates: never a bad one)

@@ -117,3 +117,24 @@ def _shift(tick: Tick, t: float, energy_offset: dict[int, float]) -> Tick:
         gpus.append(moved)
     host = HostSample(t, tick.host.cpu_pct, tick.host.mem_used_bytes, tick.host.mem_total_bytes) if tick.host else None
     return Tick(t, gpus, host)
+
+
+def why_not_replayable(recording: Recording) -> str | None:
+    """Why `recording` cannot be played as a feed, in words after its path, or None when it can: a sample time
+    that is a number no recording reaches (nan, inf, 1e400: the reports skip such a row as damaged, a replay
+    would play a clock that makes no sense) or a negative one. Checked on the columns where the recording
+    has them, without making a Tick."""
+    import math
+
+    if recording.bad_time is not None:
+        row, cell = recording.bad_time
+        return f"sample {row} has the time {cell.strip()!r}: times must be finite and not negative"
+    if recording.columns is not None:  # the times kept are finite: the first sample's is the least
+        span = recording.columns.time_span()
+        if span is not None and span[0] < 0:
+            return f"sample 1 has the time {span[0]!r} s: times must be finite and not negative"
+        return None
+    for row, tick in enumerate(recording.ticks, start=1):
+        if not (isinstance(tick.t, (int, float)) and math.isfinite(tick.t) and tick.t >= 0):
+            return f"sample {row} has the time {tick.t!r} s: times must be finite and not negative"
+    return None
