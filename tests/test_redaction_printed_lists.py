@@ -33,6 +33,8 @@ def _streamed(redactor: Redactor, text: str, size: int) -> str:
     (f"secrets: [{P}, {Q}]\n", f"secrets: [{REDACTED}, {REDACTED}]\n"),
     (f'{{"api_keys": ["{P}", "{Q}"]}}\n', f'{{"api_keys": ["{REDACTED}", "{REDACTED}"]}}\n'),
     (f"passwords = ['{P}', '{Q}']\n", f"passwords = ['{REDACTED}', '{REDACTED}']\n"),
+    (f"passwords = ['{P}', pw2]\n", f"passwords = ['{REDACTED}', pw2]\n"),   # code: a bare item is a variable
+    ('api_keys: ["sk-abcdefghij", "Zq8Das1xQ"]\n', f'api_keys: ["{REDACTED}", "{REDACTED}"]\n'),
     (f"private_key: |\n  {P}\n  {Q}\nnext: 1\n", f"private_key: |\n  {REDACTED}\n  {REDACTED}\nnext: 1\n"),
     (f"password: >-\n  {P}\n\n  {Q}\nnext: 1\n", f"password: >-\n  {REDACTED}\n\n  {REDACTED}\nnext: 1\n"),
     (f"rsync -av bob:{P}@host:/data/ .\n", f"rsync -av bob:{REDACTED}@host:/data/ .\n"),
@@ -58,6 +60,14 @@ def test_the_password_goes_and_nothing_else(text, expected):
     "special_tokens:\n  - <pad>\n  - </s>\n",
     'stop_tokens: ["</s>", "<eot>"]\n',
     "token_ids = [1, 2, 3]\n",
+    # found in installed packages' sources: code lists under names with KEY(S) or TOKEN in them
+    'SCHEME_KEYS = ["platlib", "purelib", "headers", "scripts", "data"]\n',
+    "valid_keys = ['where', 'include', 'exclude']\n",
+    "valid_keys:\n  - where\n  - include\n",
+    "    token.map = [startLine, nextLine]\n",
+    "    all_keys = [key.strip() for key in keys.split(\",\")]\n",
+    "    token = state.push(\"paragraph_open\", \"p\", 1)\n",
+    "    else {\"token\": challenge.get(\"token\")}\n",
     "description: |\n  a password reset page\n  for users\n",
     "docker pull python:3.11@sha256:" + "ab01" * 16 + "\n",
     "rsync -av bob@host:/data/ host2:/x/\n",

@@ -128,7 +128,10 @@ class Triage:
         from aiperf_lab.metrics.telemetry.sampler import Sampler
 
         o = self.options
-        self.redactor = Redactor(redact_hosts=o.redact_hosts, extra_secrets=argv_secret_values(o.command))
+        # every piece argv redaction replaces in the command (and in the whole command line, as the manifest holds
+        # it) is a known secret: the workload's print of it goes too
+        known = list(dict.fromkeys(argv_secret_values(o.command) + argv_secret_values(o.arguments)))
+        self.redactor = Redactor(redact_hosts=o.redact_hosts, extra_secrets=known)
         if o.tag and self.redactor.text(o.tag) != o.tag:   # it would name the archive and every member's folder
             raise InputError("aiperf-triage: --tag looks like a secret (a token's shape or a secret's value); "
                              "choose another tag")

@@ -1235,9 +1235,10 @@ OPENERS, CLOSERS = "{[(", "}])"
 
 def _named_value_pieces(word: str, offset: int) -> list[tuple[int, int]]:
     """(start, end) + offset of each secret value a name is given inside word (NAMED_VALUE, judged as
-    _assigned_secret_at judges `name=value`): a quoted value without its quotes, a bare one up to the next
-    assignment of a list or the next item of a mapping. One word a line of a shell script holds, with
-    blanks: there a bare value ends at the first blank, as the shell reads it."""
+    _assigned_secret_at judges `name=value`): a quoted value without its quotes; a bare one, when the word is the
+    assignment (`a.password=X,b.user=y`), up to the next assignment of its list or the word's end (`DB_PASSWORD=a b`
+    whole), inside a mapping or a call up to its next item or its end, and elsewhere in the word (a script, code:
+    `export API_TOKEN=X; run`) up to a blank, quote, comma or semicolon; a list value (`passwords=["X"]`) item by item."""
     if "=" not in word and ":" not in word:
         return []
     pieces = []
@@ -1337,7 +1338,8 @@ def _assigned_secret_at(word: str) -> int | None:
             or value.lower() in AUTH_SCHEMES
             or NOT_A_SECRET_REFERENCE.fullmatch(value) or (value.isdigit() and "token" in words)):
         return None
-    if words[-1] in END_WORDS and tuple(words[-2:]) not in SECRET_PAIRS and not _weak_flag_secret(value):
+    if (words[-1] in END_WORDS and (words[-2] if len(words) > 1 else "", "key" if words[-1] == "keys" else words[-1])
+            not in SECRET_PAIRS and not _weak_flag_secret(value)):
         return None  # dataset.key=train, {"key": "label"}: a bare KEY or PIN names a secret only with a key-like value
     return m.end()
 
@@ -2694,7 +2696,7 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
                 value_end -= 1  # JSON inside JSON: the value's closing quote is escaped too
             if harmless[text[value_start:value_end]]:
                 continue  # secret=False, token: 0, gpu_pw=350.2, a path, one already redacted
-            if text[value_start] == "[" and 0 <= (close := text.find("]", value_start, value_start + 4096)) and text.find(
+            if text[value_start] == "[" and not m.group("quote") and 0 <= (close := text.find("]", value_start, value_start + 4096)) and text.find(
                     "\n", value_start, close) < 0:
                 continue  # `secrets: [X, Y]`: a flow sequence, its items redacted one by one (_yaml_block_spans)
             if text[value_end - 1] in ")]}" and _closes_bracket(text, m.start(), value_start, value_end):
@@ -3311,7 +3313,7 @@ def _terraform_sensitive_spans(text: str) -> list[Span]:
 # `- X` at the name's own indent), `private_key: |` / `password: >-` then the lines indented under it; and a flow
 # sequence after one, `secrets: [X, Y]`, `"passwords": ["X", "Y"]`, `passwords = ['X']` (YAML, JSON, Python). A mapping under the
 # name (`secretKeyRef:\n  name: db`, `imagePullSecrets:\n- name: regcred`) holds names, not values: it stays.
-YAML_BLOCK_OPENER = re.compile(r":[ \t]{0,8}(?:(?P<style>[|>][+-]?[0-9]?)[ \t]{0,8})?\r?\n")
+YAML_BLOCK_OPENER = re.compile(r":[ \t]{0,8}(?:(?P<style>[|>][+-]?[0-9]?)[ \t]{0,8}\r?\n|\r?\n(?=[ \t]{0,64}- ))")
 YAML_BLOCK_KEY = re.compile(r"(?P<indent>[ \t]{0,64})(?:- )?[\"']?(?P<name>[A-Za-z_][\w.-]{0,127})[\"']?[ \t]{0,8}")
 YAML_LINE_OPENER = re.compile(YAML_BLOCK_KEY.pattern + r":[ \t]{0,8}(?:[|>][+-]?[0-9]?[ \t]{0,8})?")
 YAML_FLOW_OPENER = re.compile(r"[:=][ \t]{0,8}\[")
@@ -3325,7 +3327,8 @@ def _yaml_block_spans(text: str) -> list[Span]:
     spans: list[Span] = []
     harmless = _HarmlessValues()
     openers: dict[str, int | None] = {}   # a line before its ":" -> its indent when it names a secret (a log repeats them)
-    bodies: dict[tuple[int, bool, str], list[tuple[int, int]]] = {}   # and a body's text -> its spans
+    bodies: dict[tuple[str, bool, str], list[tuple[int, int]]] = {}   # and a key line's body -> its spans
+    names: dict[str, str] = {}   # a key line -> its name
     for m in YAML_BLOCK_OPENER.finditer(text) if ":" in text else ():
         line_start = text.rfind("\n", 0, m.start()) + 1
         head = text[line_start:m.start()]
@@ -3334,17 +3337,24 @@ def _yaml_block_spans(text: str) -> list[Span]:
             key = YAML_BLOCK_KEY.fullmatch(head)
             indent = openers[head] = (len(key.group("indent")) if key is not None
                                       and _secret_name_cached(key.group("name")) else None)
+            names[head] = key.group("name") if key is not None else ""
         if indent is None:
             continue
         scalar = m.group("style") is not None
         body = _yaml_body(indent, scalar).match(text, m.end()).group()
-        if (found := bodies.get((indent, scalar, body))) is None:
-            found = bodies[indent, scalar, body] = _yaml_body_spans(body, indent, scalar, harmless)
-        spans += [(m.end() + start, m.end() + end, REDACTED, "secret-named value", line_start) for start, end in found]
+        if (found := bodies.get((head, scalar, body))) is None:
+            found = _yaml_body_spans(body, indent, scalar, harmless)
+            if found and not scalar:
+                name = names[head]   # each item judged as `name=item` on a command line (`valid_keys:` needs key-like ones)
+                found = [(start, end) for start, end in found if _item_is_secret(name, body[start:end])]
+            bodies[head, scalar, body] = found
+        if found:
+            at = m.end()
+            spans += [(at + start, at + end, REDACTED, "secret-named value", line_start) for start, end in found]
     if "[" in text:
         close = newline = -1
-        flow_items: dict[str, list[tuple[int, int]]] = {}   # a list's text -> its items' spans (a log repeats them)
-        flow_names: dict[str, bool] = {}   # the text before an opener -> whether it ends with a secret's name
+        flow_items: dict[tuple[str, bool], list[tuple[int, int]]] = {}   # a list's text -> its items' spans (a log repeats them)
+        flow_names: dict[str, str] = {}   # the text before an opener -> the secret's name that ends it, or ""
         for m in YAML_FLOW_OPENER.finditer(text):
             if text.startswith(REDACTED, m.end() - 1):
                 continue   # `password: [REDACTED]`, redacted before (a bundle's file read again)
@@ -3352,7 +3362,8 @@ def _yaml_block_spans(text: str) -> list[Span]:
             if (secret := flow_names.get(window)) is None:
                 key = FLOW_KEY_REVERSED.match(window[::-1])
                 name = key.group("name")[::-1] if key is not None else ""
-                secret = flow_names[window] = bool(name) and (name[0].isalpha() or name[0] == "_") and _secret_name_cached(name)
+                secret = flow_names[window] = (name if name and (name[0].isalpha() or name[0] == "_")
+                                               and _secret_name_cached(name) else "")
             if not secret:
                 continue
             at = m.end()
@@ -3363,8 +3374,10 @@ def _yaml_block_spans(text: str) -> list[Span]:
             if close == len(text) or newline < close or close - at > PRINTED_VALUE_LIMIT:
                 continue
             items = text[at:close]
-            if (found := flow_items.get(items)) is None:
-                found = flow_items[items] = _flow_item_spans(items, harmless)
+            code = text[m.start()] == "="   # `passwords = [...]`: code, where a bare item is a variable's name
+            if (found := flow_items.get((items, code))) is None:
+                found = flow_items[items, code] = _flow_item_spans(items, harmless, code)
+            found = [(start, end) for start, end in found if _item_is_secret(secret, items[start:end])]
             spans += [(at + start, at + end, REDACTED, "secret-named value", m.start()) for start, end in found]
     return spans
 
@@ -3401,16 +3414,24 @@ def _yaml_body_spans(body: str, indent: int, scalar: bool, harmless: _HarmlessVa
     return found
 
 
-def _flow_item_spans(items: str, harmless: _HarmlessValues) -> list[tuple[int, int]]:
-    """The items of a flow sequence's text (between its brackets) that may be secrets, each without its quotes; a
-    nested sequence or mapping holds names, not values."""
+@functools.lru_cache(maxsize=4096)
+def _item_is_secret(name: str, value: str) -> bool:
+    """An item of a list under a secret's name, judged as `name=value` on a command line (_assigned_secret_at): a
+    reference, a special token, a path stay, and under a bare KEY's name (`valid_keys`, `SCHEME_KEYS`) all but a
+    key-like value."""
+    return _assigned_secret_at(f"{name}={value}") is not None
+
+
+def _flow_item_spans(items: str, harmless: _HarmlessValues, quoted_only: bool = False) -> list[tuple[int, int]]:
+    """The items of a flow sequence's text (between its brackets) that may be secrets, each without its quotes (only
+    quoted ones in code, where a bare item is a variable); a nested sequence or mapping holds names, not values."""
     found = []
     at = 0
     for item in items.split(","):
         value = item.strip()
         quoted = len(value) >= 2 and value[0] == value[-1] and value[0] in "'\""
         bare = value[1:-1] if quoted else value
-        if bare and FLOW_ITEM_NESTED.search(bare) is None and not harmless[bare]:
+        if bare and (quoted or not quoted_only) and FLOW_ITEM_NESTED.search(bare) is None and not harmless[bare]:
             first = at + item.index(value) + quoted
             found.append((first, first + len(bare)))
         at += len(item) + 1
@@ -3589,22 +3610,28 @@ def _opens_printed_form(line: str) -> bool:
                                    or DATA_BLOCK_JSON.search(line) is not None)))
 
 
-def _yaml_block_open(buffer: str, start: int, end: int, cut: int) -> bool:
-    """Whether buffer[start:end] names a secret over a YAML sequence or block scalar (_yaml_block_spans) that every
-    line from end to cut goes on with: more of it may come after the cut."""
-    key = YAML_LINE_OPENER.fullmatch(buffer, start, end - 1 if buffer.endswith("\n", start, end) else end)
+def _yaml_block_open(line: str, below: list) -> bool:
+    """Whether line names a secret over a YAML sequence or block scalar (_yaml_block_spans) that every line below it
+    up to the cut goes on with (`below`, as _below_add keeps it): more of it may come after the cut."""
+    key = YAML_LINE_OPENER.fullmatch(line.rstrip("\r\n"))
     if key is None or not _secret_name_cached(key.group("name")):
         return False
-    scalar = "|" in buffer[key.end("name"):end] or ">" in buffer[key.end("name"):end]
     indent = len(key.group("indent"))
-    for line in buffer[end:cut].split("\n")[:-1] if cut > end else ():
-        content = line.rstrip("\r").lstrip(" \t")
-        depth = len(line) - len(line.lstrip(" \t"))
-        if scalar and content and depth <= indent:
-            return False
-        if not scalar and not (content.startswith("- ") and depth >= indent):
-            return False
-    return True
+    if "|" in line[key.end("name"):] or ">" in line[key.end("name"):]:
+        return below[2] > indent
+    return below[0] and below[1] >= indent
+
+
+def _below_add(below: list, line: str) -> None:
+    """Adds a line to what _yaml_block_open knows of the lines below the one it judges (read upwards)."""
+    content = line.rstrip("\r\n").lstrip(" \t")
+    depth = len(line) - len(line.lstrip(" \t"))
+    if content:
+        below[2] = min(below[2], depth)
+        if content.startswith("- "):
+            below[1] = min(below[1], depth)
+        else:
+            below[0] = False
 
 
 def _printed_form_hold(buffer: str, cut: int) -> int:
@@ -3626,6 +3653,7 @@ def _printed_form_hold(buffer: str, cut: int) -> int:
     reach = PRINTED_FORM_HOLD_LINES   # how many lines up the walk goes: an opener there may still reach the hold
     end = cut
     above_arrow = False   # the line below this one is an arrow line: this may be its code line
+    below = [True, 1 << 30, 1 << 30]   # of the lines below: all `- ` items, their least indent, the least non-blank one
     distance = 0
     while distance < reach:
         if end <= floor:
@@ -3635,10 +3663,11 @@ def _printed_form_hold(buffer: str, cut: int) -> int:
             break
         distance += 1
         line = buffer[start:end]
-        if above_arrow or _opens_printed_form(line) or (":" in line and _yaml_block_open(buffer, start, end, cut)):
+        if above_arrow or _opens_printed_form(line) or (":" in line and _yaml_block_open(line, below)):
             hold = start
             reach = min(distance + PRINTED_FORM_HOLD_LINES, 4 * PRINTED_FORM_HOLD_LINES)
         above_arrow = LOGURU_ARROW in line
+        _below_add(below, line)
         end = start
     return hold
 
