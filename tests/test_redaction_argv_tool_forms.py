@@ -189,9 +189,40 @@ def test_secrets_next_to_those_still_go(argv, secret):
 @pytest.mark.parametrize("argv", [
     ["sqlldr", "scott@orcl", "control=load.ctl", "data=dir/rows.csv", "log=logs/x.log"],
     ["expdp", "system@orcl", "directory=DATA_PUMP_DIR", "dumpfile=exp/full.dmp"],
-    ["npm", "config", "set", "cache", "/tmp/npm-cache"],
+    ["npm", "config", "set", "cache", "/var/cache/npm"],
     ["yarn", "config", "set", "npmRegistryServer", "https://registry.yarnpkg.com"],
 ])
 def test_oracle_and_npm_settings_stay(argv):
     assert argv_secret_values(argv) == []
     assert Redactor({}).argv(argv) == argv
+
+
+def test_end_to_end_every_member_of_the_bundle(tmp_path):
+    """triage with stand-ins for the tools (each prints its arguments, so the workload prints the values too), behind
+    wrappers (stdbuf, timeout, nice, env) in a bash -c: no planted value is in any member of the archive."""
+    import os
+    import subprocess
+    import sys
+    import tarfile
+
+    from conftest import REPO
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in ("sqlplus", "smbclient", "gh", "mc", "npm"):
+        (bin_dir / tool).write_text('#!/bin/sh\necho "ran: $*"\n')
+        (bin_dir / tool).chmod(0o755)
+    script = (f"timeout 5 sqlplus scott/{P}@orcl; nice -n 5 smbclient //s/x -U alice%{P}; gh secret set X -b {V}; "
+              f"env LANG=C npm config set //registry.npmjs.org/:_authToken {V}; mc alias set s3 https://s3.x AK {V}; "
+              f"echo got {P} {V}")
+    env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
+    done = subprocess.run([sys.executable, "-m", "aiperf_lab.triage.cli", "--duration", "2", "--no-nsys", "--output",
+                           str(tmp_path / "out"), "--", "stdbuf", "-oL", "bash", "-c", script],
+                          capture_output=True, text=True, cwd=REPO, env=env, timeout=90)
+    assert done.returncode == 0, done.stderr
+    with tarfile.open(done.stdout.strip().splitlines()[-1], "r:gz") as tar:
+        members = {m.name: tar.extractfile(m).read() for m in tar.getmembers() if m.isfile()}
+    assert any(b"ran: scott/" + REDACTED.encode() in data for data in members.values())   # the workload ran
+    for name, data in members.items():
+        for secret in (P, V):
+            assert secret.encode() not in data, (name, secret)

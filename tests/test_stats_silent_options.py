@@ -129,3 +129,55 @@ def test_a_run_folder_without_a_profile_gives_its_telemetry_reports(tmp_path, ca
     os.remove(tmp_path / "telemetry.csv")
     code, _out, err = _stats([tmp_path], capsys)
     assert "is a directory with no profile in it" in _one_line(code, err)
+
+
+H100_STALL = DATA / "h100" / "energy_04ex03_stall.sqlite"
+H100_TELEMETRY = DATA / "h100" / "energy_04ex03_stall_telemetry.csv"
+
+
+@pytest.mark.parametrize("report", ["nvtx_kern_sum", "nvtx_sum", "nvtx_gpu"])
+def test_nvtx_with_an_nvtx_report_says_what_to_do_instead_not_the_report_itself(capsys, report):
+    # The refusal for nvtx_kern_sum used to end "kernels per NVTX range, as nsys makes them: --report nvtx_kern_sum".
+    code, out, err = _stats([LM, "--report", report, "--nvtx", "forward"], capsys)
+    line = _one_line(code, err)
+    assert out == "" and "--report nvtx_kern_sum" not in line
+    assert "--format csv | grep ':forward'" in line and "--report kernel_breakdown --nvtx forward" in line
+
+
+@pytest.mark.parametrize("args, refused", [
+    (["--report", "nvtx_sum", "--cross-thread"], "--cross-thread would be ignored by nvtx_sum"),
+    (["--cross-thread"], "--cross-thread would be ignored by the overview's"),
+    (["--report", "kernel_breakdown", "--cross-thread"], "--cross-thread with kernel_breakdown needs a range"),
+    (["--report", "cuda_gpu_kern_sum", "--work", "5", "--work-unit", "tokens"], "--work would be ignored by cuda_gpu_kern_sum"),
+    (["--report", "cuda_gpu_kern_sum", "--gpu", "3"], "--gpu would be ignored by cuda_gpu_kern_sum"),
+    (["--report", "cuda_gpu_kern_sum", "--telemetry", H100_TELEMETRY], "--telemetry would be ignored by cuda_gpu_kern_sum"),
+    (["--report", "kernel_breakdown:forward", "--nvtx", "step_0"], "kernel_breakdown:forward and --nvtx step_0"),
+])
+def test_options_a_report_would_ignore_are_refused_in_one_line(capsys, args, refused):
+    code, out, err = _stats([LM, *args], capsys)
+    assert out == "" and refused in _one_line(code, err), err
+
+
+def test_work_unit_without_work_is_refused(capsys):
+    code, out, err = _stats([H100_STALL, "--telemetry", H100_TELEMETRY, "--report", "energy_by_range",
+                             "--work-unit", "tokens"], capsys)
+    assert out == "" and "--work-unit needs --work" in _one_line(code, err)
+
+
+def test_the_options_still_apply_where_they_are_taken(capsys):
+    code, out, err = _stats([H100_STALL, "--telemetry", H100_TELEMETRY, "--report", "energy_by_range", "--gpu", "0",
+                             "--work", "8", "--work-unit", "tokens", "--format", "csv"], capsys)
+    assert code == 0 and "tokens" in out, err
+    code, out, err = _stats([LM, "--report", "nvtx_gpu,kernel_breakdown", "--nvtx", "computing_softmax",
+                             "--cross-thread"], capsys)
+    assert code == 2  # nvtx_gpu does not take --nvtx
+    code, out, err = _stats([LM, "--report", "kernel_breakdown:computing_softmax", "--cross-thread", "--format", "csv"],
+                            capsys)
+    assert code == 0 and out.startswith("Category,"), err
+
+
+def test_help_says_which_reports_take_each_option():
+    helps = {a.option_strings[0]: a.help for a in build_parser()._actions if a.option_strings}
+    assert "Only kernel_breakdown (with a range), nvtx_gpu take it" in helps["--cross-thread"]
+    for option in ("--telemetry", "--work", "--work-unit", "--gpu"):
+        assert "only energy_by_range, energy_by_category take it" in helps[option], option

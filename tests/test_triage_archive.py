@@ -164,7 +164,8 @@ def test_compare_does_per_gpu_entry_no_python_call_per_field(tmp_path):
     labels, rows, odd = archive.compare([big, gpus(2008), small])
     row = dict((r[0], (r[1:], o)) for r, o in zip(rows, odd))
     assert row["GPU count"][0] == ["2008", "2008", "8"]
-    assert row["NVLinks active"][0][0].startswith("18,18,") and len(row["NVLinks active"][0][0]) == 200
+    assert row["NVLinks active"][0] == ["18", "18", "18"] and row["NVLinks active"][1] == set()  # 18 on every GPU
+    assert row["max SM clock (MHz)"][0][0].startswith("1980,1980,") and len(row["max SM clock (MHz)"][0][0]) == 200
     # whole values are compared: the last of 2,008 GPUs differs from the first 8 (past what is shown)
     assert row["max SM clock (MHz)"][1] == {2}
 
@@ -221,3 +222,15 @@ def test_a_member_declaring_more_than_the_archive_may_unpack_to_is_refused_befor
         done = triage(*args)
         assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
         assert "summary.md declares 99999999999999999999 bytes, more than the archive may unpack to" in done.stderr
+
+
+def test_show_of_an_older_gpu_less_bundle_does_not_read_no_rule_fired_as_healthy(tmp_path):
+    # Bundles written before the summary said so hold "No rule fired." though no GPU rule could run.
+    hw = {"nvml": {"status": "no NVIDIA driver: NVML Shared Library Not Found", "gpus": []}}
+    old = bundle(tmp_path / "old.tar.gz", {"b/manifest.json": json.dumps(MANIFEST).encode(),
+                                           "b/hardware_capabilities.json": json.dumps(hw).encode(),
+                                           "b/summary.md": b"# aiperf-triage: node7\n\n## Findings\n\nNo rule fired.\n"})
+    shown = archive.show(old)
+    assert "No rule fired" not in shown
+    assert "No GPU rule could judge this machine: no NVIDIA driver: NVML Shared Library Not Found." in shown
+    assert "No rule fired." in archive.show(FIXTURE)  # a bundle with its GPU keeps it

@@ -55,7 +55,7 @@ def test_three_second_run_without_gpu_gives_a_complete_archive(tmp_path):
     assert manifest["schema_version"] == 1 and manifest["interrupted"] is False
     assert manifest["arguments"][:2] == ["--duration", "3"]
     assert {c["name"] for c in manifest["collectors"]} >= {"hardware", "topology", "gpu_snapshots", "telemetry"}
-    assert all(c["status"] in ("ok", "skipped", "failed", "timeout") for c in manifest["collectors"])
+    assert all(c["status"] in ("ok", "host-only", "skipped", "failed", "timeout") for c in manifest["collectors"])
     gpu = next(c for c in manifest["collectors"] if c["name"] == "gpu_snapshots")
     if gpu["status"] == "skipped":
         assert "nvidia-smi" in gpu["error"]
@@ -308,3 +308,48 @@ def test_a_tag_holding_a_known_secret_is_refused(tmp_path, monkeypatch):
     monkeypatch.setenv("DB_PASSWORD", "run7Qx9zK2")
     done = triage("--duration", "1", "--tag", "run7Qx9zK2", "--output", tmp_path / "out", "--no-nsys")
     assert done.returncode == 2 and "--tag looks like a secret" in done.stderr
+
+
+def test_compare_of_a_one_and_a_two_gpu_bundle_marks_only_real_differences_and_fits_80_columns():
+    # A one-GPU and a two-GPU H200 bundle: the same model, persistence and ECC count on every GPU used to be
+    # marked different ("0*" beside "0,0*"), a SM active never measured showed as Python's "None*", and every
+    # line was padded to 87 characters, so each row wrapped at 80 columns.
+    data = REPO / "tests" / "data" / "triage"
+    done = triage("compare", data / "h200-fixture.tar.gz", data / "h200x2-bench.tar.gz",
+                  env=dict(os.environ, COLUMNS="80"))
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    row = {line.split("  ")[0]: line for line in lines}
+    for same in ("GPU model", "persistence", "ECC uncorrected", "power limit (W)", "max SM clock (MHz)", "driver"):
+        assert "*" not in row[same], row[same]
+    assert row["GPU model"].split()[-2:] == ["NVIDIA", "H200"] and "H200," not in row["GPU model"]
+    assert "*" in row["GPU count"] and "*" in row["NVLinks active"] and "*" in row["mean power (W)"]
+    assert "None" not in done.stdout and row["mean SM active (%)"].split()[4] == "-*"
+    assert max(map(len, lines)) <= 80 and all(line == line.rstrip() for line in lines)
+
+
+def test_compare_cuts_values_too_wide_for_the_terminal_and_keeps_the_mark():
+    from aiperf_lab.triage.cli import compare_table
+
+    labels = [f"node{i} 2026-11-23T02:05" for i in range(4)]
+    rows = [["bench bf16 TFLOP/s", *(",".join(["758.1"] * 8) + str(i) for i in range(4))], ["driver", *["580"] * 4]]
+    text = compare_table(labels, rows, [{0, 1, 2, 3}, set()], 80)
+    lines = text.splitlines()
+    assert max(map(len, lines)) <= 80
+    assert lines[2].count("…*") == 4 and lines[-1].startswith("(values cut to fit 80 columns")
+    assert compare_table(labels, rows, [{0, 1, 2, 3}, set()], None).count("…") == 0
+
+
+def test_show_of_a_bundle_from_a_machine_without_a_driver_says_no_gpu_rule_could_judge_and_fits_80_columns(tmp_path):
+    # "No rule fired" read as healthy when no GPU rule could run; telemetry was listed "ok" beside "no NVIDIA
+    # driver"; a 260-character telemetry line and a raw markdown table of collectors ran past 80 columns.
+    done = triage("--duration", "2", "--no-nsys", "--output", tmp_path, "--", sys.executable, "-c", "print(1)")
+    assert done.returncode == 0, done.stderr
+    shown = triage("show", done.stdout.strip().splitlines()[-1], env=dict(os.environ, COLUMNS="80"))
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    assert "No rule fired" not in shown.stdout
+    assert "No GPU rule could judge this machine: no NVIDIA driver" in shown.stdout
+    assert max(map(len, lines)) <= 80 and not any(line.startswith("|") for line in lines)
+    telemetry = next(line for line in lines if line.startswith("telemetry "))
+    assert telemetry.split()[1] == "host-only", telemetry

@@ -1,14 +1,15 @@
 """aiperf-console: the lab console.
 
-    aiperf-console                     live NVML telemetry, the labs, runs in ./runs
-    aiperf-console --demo              a real DEMO_GPU recording replayed,
-                                       with real H200 runs bundled
-    aiperf-console --replay FILE       play a telemetry recording (aiperf CSV, NVML raw, nvidia-smi CSV)
-    aiperf-console --list-labs         the lab catalog as JSON, and exit
+    aiperf-console                live NVML telemetry, the labs, runs in ./runs
+    aiperf-console --demo         a real DEMO_GPU recording
+                                  replayed, with real H200 runs bundled
+    aiperf-console --replay FILE  play a telemetry recording (aiperf CSV, NVML
+                                  raw, nvidia-smi CSV)
+    aiperf-console --list-labs    the lab catalog as JSON, and exit
 
-Without an NVIDIA driver it still starts: it says why in one line, shows CPU telemetry and the labs,
-and points to --demo. `--list-labs` imports no Textual, so scripts can ask for the catalog cheaply.
-"""
+Without an NVIDIA driver it still starts: it says why in one line, shows CPU
+telemetry and the labs, and points to --demo. `--list-labs` imports no Textual,
+so scripts can ask for the catalog cheaply."""
 
 from __future__ import annotations
 

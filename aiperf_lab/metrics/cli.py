@@ -21,10 +21,12 @@ from aiperf_lab.errors import InputError
 OVERVIEW_ROW_LIMIT = 15
 
 ENERGY_HELP = """\
-FILE may also be a lab run folder or a triage bundle (folder or .tar.gz): its profile's reports.
-Energy reports line the telemetry's power up with the profile's timeline (telemetry.csv with utc_ns,
-found in a run folder or bundle, beside the export, or named with --telemetry) and split the GPU's
-joules by NVTX range or by kernel category, idle included; --work N --work-unit U adds joules per unit.
+FILE may also be a lab run folder or a triage bundle (folder or .tar.gz): its
+profile's reports. Energy reports line the telemetry's power up with the
+profile's timeline (telemetry.csv with utc_ns, found in a run folder or bundle,
+beside the export, or named with --telemetry) and split the GPU's joules by NVTX
+range or by kernel category, idle included; --work N --work-unit U adds joules
+per unit.
 """
 
 EXAMPLES = """\
@@ -34,15 +36,18 @@ examples:
   aiperf-stats run.sqlite --report kernel_breakdown --nvtx forward
   aiperf-stats run.sqlite --report nvtx_gpu --cross-thread
   aiperf-stats kernels.ncu-rep --report ncu_summary --output tables/
-  aiperf-stats runs/20261123T001500Z-04-ex03-where-did-the-joules-go-stall --report energy_by_range,energy_by_category
-  aiperf-stats run.sqlite --telemetry telemetry.csv --report energy_by_range --work 8192 --work-unit tokens
+  aiperf-stats runs/20261123T001500Z-04-ex03-where-did-the-joules-go-stall \\
+      --report energy_by_range,energy_by_category
+  aiperf-stats run.sqlite --telemetry telemetry.csv --report energy_by_range \\
+      --work 8192 --work-unit tokens
 """
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from aiperf_lab.metrics.registry import help_text, nvtx_reports
+    from aiperf_lab.metrics.registry import help_text, nvtx_reports, reports_taking
 
-    epilog = (help_text() + "\nWith no --report: an overview (top kernels, category breakdown, NVTX ranges, idle time).\n"
+    epilog = (help_text() + "\nWith no --report: an overview (top kernels, category breakdown, NVTX ranges,\n"
+              "idle time).\n"
               + ENERGY_HELP + "\n" + EXAMPLES)
     parser = OneLineParser(prog="aiperf-stats", description="Tables from nsys, ncu and PyTorch profiler output.",
                            epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -58,17 +63,20 @@ def build_parser() -> argparse.ArgumentParser:
                         "its domain, e.g. forward): kernel_breakdown to the kernels launched inside it, energy reports "
                         "to the span from its first start to its last end. Only " + ", ".join(nvtx_reports())
                         + " take it; with any other report it is refused")
-    parser.add_argument("--cross-thread", action="store_true", help="nvtx_gpu and --nvtx: also count "
-                        "kernels launched from other threads while the range was open")
+    threads = ", ".join(f"{name} (with a range)" if name == "kernel_breakdown" else name
+                        for name in reports_taking("takes_cross_thread"))
+    energy = f"; only {', '.join(reports_taking('takes_telemetry'))} take it, with any other report it is refused"
+    parser.add_argument("--cross-thread", action="store_true", help="also count kernels launched from other "
+                        f"threads while the range was open. Only {threads} take it; with any other report it is refused")
     parser.add_argument("--timeunit", choices=["nsec", "usec", "msec", "sec"], help="every \"(ns)\" column in "
                         "this unit, as nsys stats --timeunit prints it (default: nsec)")
     parser.add_argument("--telemetry", metavar="FILE", help="energy reports: the telemetry recording (telemetry.csv) "
-                        "taken during the profile")
+                        "taken during the profile" + energy)
     parser.add_argument("--work", type=float, metavar="N", help="energy reports: work done in the captured span "
-                        "(tokens, samples, FLOP...), adds a joules-per-unit column")
-    parser.add_argument("--work-unit", metavar="UNIT", default=None, help="the unit of --work (default: unit)")
+                        "(tokens, samples, FLOP...), adds a joules-per-unit column" + energy)
+    parser.add_argument("--work-unit", metavar="UNIT", default=None, help="the unit of --work (default: unit)" + energy)
     parser.add_argument("--gpu", type=int, metavar="N", help="energy reports: the telemetry's GPU to attribute "
-                        "(needed when it recorded several)")
+                        "(needed when it recorded several)" + energy)
     parser.add_argument("--limit", type=int, metavar="N", help="show at most N rows per table (table format)")
     parser.add_argument("--list-reports", action="store_true", help="list every report (with FILE: those this file supports)")
     return parser
@@ -117,6 +125,7 @@ def _run(argv: list[str]) -> int:
     specs = specs or profile.overview_reports
     if args.nvtx is not None:
         _check_nvtx(args.nvtx, specs, profile.kind, overview)
+    _check_options(args, specs, profile.kind, overview)
     if args.work is not None and not args.work > 0:
         raise InputError("aiperf-stats: --work must be a positive number")
     telemetry = Path(args.telemetry) if args.telemetry else None
@@ -183,9 +192,61 @@ def _check_nvtx(range_name: str, specs: list[str], kind: str, overview: bool) ->
         scoped = f"only {', '.join(takers)} take it for {registry.KINDS[kind].split(' (')[0]} input" if takers else \
             f"no report of {registry.KINDS[kind].split(' (')[0]} input takes it"
         which = "the overview's " if overview else ""
-        hint = "; kernels per NVTX range, as nsys makes them: --report nvtx_kern_sum" if kind == "nsys" else ""
+        hint = ""
+        if kind == "nsys":
+            nvtx_named = [name for name in ignoring if name.startswith("nvtx_")]
+            hint = (f"; {', '.join(dict.fromkeys(nvtx_named))} already lists every range: keep one range's rows with "
+                    f"--format csv | grep ':{range_name}', or its kernels by category with "
+                    f"--report kernel_breakdown --nvtx {range_name}") if nvtx_named else \
+                "; kernels per NVTX range, as nsys makes them: --report nvtx_kern_sum"
         raise InputError(f"aiperf-stats: --nvtx would be ignored by {which}{', '.join(dict.fromkeys(ignoring))}: "
                          f"{scoped}{hint}")
+
+
+def _entries(specs: list[str], kind: str) -> list[tuple[str, str, object]]:
+    """(name, argument, registry entry) of every report asked for that the registry knows for this input."""
+    from aiperf_lab.metrics import registry
+
+    out = []
+    for spec in specs:
+        name, _, argument = spec.partition(":")
+        entry = registry.find(kind, name)
+        if entry is not None:   # (an unknown name is refused by the report itself)
+            out.append((name, argument, entry))
+    return out
+
+
+def _check_options(args: argparse.Namespace, specs: list[str], kind: str, overview: bool) -> None:
+    """--cross-thread, --telemetry, --work, --work-unit and --gpu change only the reports whose registry entry
+    takes them: with any other report they would print what they print without them, so they are refused."""
+    from aiperf_lab.metrics import registry
+
+    entries = _entries(specs, kind)
+    for name, argument, entry in entries:
+        if args.nvtx is not None and argument and entry.takes_nvtx:
+            raise InputError(f"aiperf-stats: {name}:{argument} and --nvtx {args.nvtx} name two ranges: give one "
+                             f"(--report {name} --nvtx RANGE)")
+    if args.work_unit is not None and args.work is None:
+        raise InputError("aiperf-stats: --work-unit needs --work N (the work done, e.g. --work 8192 --work-unit tokens)")
+    given = [(option, flag) for option, value, flag in (
+        ("--cross-thread", args.cross_thread, "takes_cross_thread"), ("--telemetry", args.telemetry, "takes_telemetry"),
+        ("--work", args.work, "takes_telemetry"), ("--work-unit", args.work_unit, "takes_telemetry"),
+        ("--gpu", args.gpu, "takes_telemetry")) if value not in (None, False)]
+    kind_name = registry.KINDS[kind].split(" (")[0]
+    for option, flag in given:
+        ignoring = [entry.name for _n, _a, entry in entries if not getattr(entry, flag)]
+        if ignoring:
+            takers = registry.reports_taking(flag, kind)
+            scoped = f"only {', '.join(takers)} take it for {kind_name} input" if takers else \
+                f"no report of {kind_name} input takes it"
+            which = "the overview's " if overview else ""
+            raise InputError(f"aiperf-stats: {option} would be ignored by {which}{', '.join(dict.fromkeys(ignoring))}: "
+                             f"{scoped}")
+    if args.cross_thread:
+        for name, argument, entry in entries:
+            if name == "kernel_breakdown" and not argument and args.nvtx is None:
+                raise InputError("aiperf-stats: --cross-thread with kernel_breakdown needs a range (--nvtx RANGE): "
+                                 "without one it counts every kernel already")
 
 
 def main(argv: list[str] | None = None) -> int:

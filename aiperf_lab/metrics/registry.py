@@ -32,11 +32,11 @@ class Report:
     """One report for one input kind. `nsys_stats`: same columns and numbers as `nsys stats --report name`."""
 
     __slots__ = ("name", "kind", "builder", "help", "arguments", "nsys_stats", "needs", "detail", "multi_rank",
-                 "takes_nvtx")
+                 "takes_nvtx", "takes_cross_thread", "takes_telemetry")
 
     def __init__(self, name: str, kind: str, builder: str, help: str, arguments: str = "",
                  nsys_stats: bool = False, needs: str = "", detail: str = "", multi_rank: bool = False,
-                 takes_nvtx: bool = False):
+                 takes_nvtx: bool = False, takes_cross_thread: bool = False, takes_telemetry: bool = False):
         self.name = name
         self.kind = kind
         self.builder = builder
@@ -47,6 +47,8 @@ class Report:
         self.detail = detail or help  # the docs' longer description
         self.multi_rank = multi_rank  # built over every rank's export at once: data is [(rank, data), ...]
         self.takes_nvtx = takes_nvtx  # --nvtx RANGE scopes it; every other report refuses --nvtx (aiperf-stats)
+        self.takes_cross_thread = takes_cross_thread  # --cross-thread changes it; others refuse it
+        self.takes_telemetry = takes_telemetry  # --telemetry, --work, --work-unit, --gpu apply; others refuse them
 
     def check_argument(self, argument: str) -> None:
         """InputError unless `argument` (the text after ':') is one this report takes, as nsys refuses them."""
@@ -120,11 +122,12 @@ REPORTS: list[Report] = [
     # nsys: aiperf's own
     Report("kernel_breakdown", "nsys", f"{NSYS}:kernel_breakdown",
            "GPU time per category (GEMM, attention, NCCL, ...); --nvtx RANGE scopes it", ":RANGE", takes_nvtx=True,
+           takes_cross_thread=True,
            detail='kernel time by category: gemm, attention, softmax, normalization, elementwise, reduction, optimizer, memcpy/memset, communication, other; `--nvtx forward` scopes it to one range'),
     Report("gpu_idle", "nsys", f"{NSYS}:gpu_idle", "busy share and idle gaps per device and stream, top gaps",
            detail='per device and stream: busy %, idle time, and the largest gaps with what ran before them and whether the next launch came late from the CPU'),
     Report("nvtx_gpu", "nsys", f"{NSYS}:nvtx_gpu", "GPU time of the kernels launched inside each NVTX range "
-           "(--cross-thread: from any thread)",
+           "(--cross-thread: from any thread)", takes_cross_thread=True,
            detail="GPU kernel time under each NVTX range; `--cross-thread` also counts kernels launched from other threads while the range was open (PyTorch's backward pass runs on its autograd thread, which nsys's rule misses)"),
     Report("kernel_overlap", "nsys", f"{NSYS}:kernel_overlap", "kernel time that ran concurrently with another kernel",
            detail='per device: kernels, streams, the share of kernel time that ran beside another kernel, the most at once'),
@@ -142,12 +145,13 @@ REPORTS: list[Report] = [
     # nsys and PyTorch, with a telemetry recording: energy attribution
     Report("energy_by_range", "nsys", f"{ENERGY}:energy_by_range",
            "joules per NVTX range, average and peak power, share of the run (needs telemetry); --nvtx RANGE scopes it",
-           takes_nvtx=True,
+           takes_nvtx=True, takes_telemetry=True,
            detail="the GPU's joules per NVTX range (energy of its span), average and peak power, joules per instance, share "
                   "of the captured span, nesting depth; the telemetry lined up on the export's session start; "
                   "`--work N --work-unit U` adds joules per unit, `--nvtx RANGE` scopes it"),
     Report("energy_by_category", "nsys", f"{ENERGY}:energy_by_category",
            "joules per kernel category and GPU idle (needs telemetry); --nvtx RANGE scopes it", takes_nvtx=True,
+           takes_telemetry=True,
            detail="the GPU's joules split among gemm, attention, communication, memcpy/memset, other kernels and idle "
                   "(each instant's power shared by the categories running then; none running = idle); "
                   "`--nvtx RANGE` scopes it"),
@@ -172,9 +176,11 @@ REPORTS: list[Report] = [
            "(element count x dtype size), the GPU time of the NCCL kernels each call launched, algorithm and bus "
            "bandwidth as nccl-tests defines them; give every rank's trace"),
     Report("energy_by_range", "torch", f"{ENERGY}:energy_by_range",
-           "joules per record_function range (needs telemetry); --nvtx RANGE scopes it", takes_nvtx=True),
+           "joules per record_function range (needs telemetry); --nvtx RANGE scopes it", takes_nvtx=True,
+           takes_telemetry=True),
     Report("energy_by_category", "torch", f"{ENERGY}:energy_by_category",
-           "joules per kernel category and GPU idle (needs telemetry); --nvtx RANGE scopes it", takes_nvtx=True),
+           "joules per kernel category and GPU idle (needs telemetry); --nvtx RANGE scopes it", takes_nvtx=True,
+           takes_telemetry=True),
     # Nsight Compute
     Report("ncu_summary", "ncu", f"{OTHER}:ncu_summary", "per kernel: duration, throughput, occupancy, limiter",
            detail='per kernel: duration, SM / memory / DRAM / L2 throughput (% of peak), achieved occupancy, and a verdict (compute-bound, memory-bound, latency-bound, low occupancy) with the numbers behind it'),
@@ -221,7 +227,13 @@ def find(kind: str, name: str) -> Report | None:
 
 def nvtx_reports(kind: str | None = None) -> list[str]:
     """The names of the reports --nvtx scopes (of one input kind, or of any), in registry order."""
-    return list(dict.fromkeys(r.name for r in REPORTS if r.takes_nvtx and (kind is None or r.kind == kind)))
+    return reports_taking("takes_nvtx", kind)
+
+
+def reports_taking(flag: str, kind: str | None = None) -> list[str]:
+    """The names of the reports whose `flag` (takes_nvtx, takes_cross_thread, takes_telemetry) is set, of one
+    input kind or of any, in registry order."""
+    return list(dict.fromkeys(r.name for r in REPORTS if getattr(r, flag) and (kind is None or r.kind == kind)))
 
 
 def help_text() -> str:
@@ -230,11 +242,12 @@ def help_text() -> str:
     for kind, label in KINDS.items():
         names = [r.name + (f"[{r.arguments}]" if r.arguments else "") for r in reports_for(kind)]
         lines.extend(_wrapped(f"  {label}:", names))
-    lines.append("  nsys reports marked * in --list-reports print the same columns and numbers as `nsys stats`.")
+    lines.append("  nsys reports marked * in --list-reports print the same columns and numbers")
+    lines.append("  as `nsys stats`.")
     return "\n".join(lines)
 
 
-def _wrapped(label: str, names: list[str], width: int = 100) -> list[str]:
+def _wrapped(label: str, names: list[str], width: int = 80) -> list[str]:
     indent = " " * 4
     lines, line = [label], ""
     if len(label) + 2 + sum(len(n) + 2 for n in names) <= width:
@@ -250,12 +263,20 @@ def _wrapped(label: str, names: list[str], width: int = 100) -> list[str]:
     return lines
 
 
+def _options_taken(report: Report) -> str:
+    """What --list-reports adds to a report's line: the options it takes beyond --nvtx (named in its help)."""
+    taken = (["--cross-thread"] if report.takes_cross_thread and "--cross-thread" not in report.help else []) + \
+        (["--telemetry, --work, --work-unit, --gpu"] if report.takes_telemetry else [])
+    return f" (takes {'; '.join(taken)})" if taken else ""
+
+
 def listing(kind: str | None = None) -> str:
     """`--list-reports`: every report (or one kind's), one per line: name, arguments, help."""
     rows = []
     for report in REPORTS if kind is None else reports_for(kind):
         mark = "*" if report.nsys_stats else " "
-        rows.append((report.kind, report.name + (f"[{report.arguments}]" if report.arguments else ""), mark, report.help))
+        rows.append((report.kind, report.name + (f"[{report.arguments}]" if report.arguments else ""), mark,
+                     report.help + _options_taken(report)))
     width = max(len(r[1]) for r in rows)
     kind_width = max(len(r[0]) for r in rows)
     return "\n".join(f"{k:<{kind_width}}  {n:<{width}} {m} {h}" for k, n, m, h in rows)

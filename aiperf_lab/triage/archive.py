@@ -132,6 +132,7 @@ def show(path: Path) -> str:
         except KeyError:
             summary = None
         if summary is not None:
+            summary = _no_rule_fired_without_gpu(summary, bundle)
             if len(summary) <= MAX_SHOWN_SUMMARY_CHARS:
                 return terminal_safe(summary)
             return (terminal_safe(summary[:MAX_SHOWN_SUMMARY_CHARS]) +
@@ -140,6 +141,20 @@ def show(path: Path) -> str:
         return terminal_safe(_manifest_text(bundle.manifest))
     finally:
         bundle.close()
+
+
+def _no_rule_fired_without_gpu(summary: str, bundle: "Bundle") -> str:
+    """A bundle written before the summary said so holds "No rule fired." though it saw no GPU: no GPU rule
+    could judge that machine, which is said instead (never read as healthy)."""
+    if "\nNo rule fired.\n" not in summary:
+        return summary
+    nvml = _dict(bundle.json("hardware_capabilities.json")).get("nvml")
+    if not isinstance(nvml, dict) or _list(nvml.get("gpus")):   # unread or unreadable: the summary as written
+        return summary
+    status = _scalar(nvml.get("status"))
+    why = "no GPU found" if status in (None, "", "ok") else str(status)
+    return summary.replace("\nNo rule fired.\n",
+                           f"\nNo GPU rule could judge this machine: {why}. The host rules found nothing.\n", 1)
 
 
 def _manifest_text(manifest: dict) -> str:
@@ -191,7 +206,15 @@ def _active_links(rows: list[dict]) -> str | None:
     """Active NVLinks per GPU, in one comprehension (one nested step per GPU, no helper call)."""
     counts = [str(len([1 for link in links if isinstance(link, dict) and link.get("active")]))
               if isinstance(links, list) else "0" for links in map(methodcaller("get", "nvlinks"), rows)]
-    return ",".join(counts) or None
+    return _per_gpu(counts)
+
+
+def _per_gpu(values: list[str]) -> str | None:
+    """A per-GPU field: one value when every GPU has it (a one-GPU and a two-GPU bundle of the same
+    model then compare equal; the GPU count row says 1 vs 2), else every GPU's value in order."""
+    if not values:
+        return None
+    return values[0] if len(set(values)) == 1 else ",".join(values)
 
 
 # Each field with the member it is read from: a member too large to read is said so, never shown as 0.
@@ -240,7 +263,7 @@ def _bench_gpus(b: dict, key: str, old_key: str) -> str | None:
     """Per GPU, in order; bundles from before the node bench had one figure for GPU 0."""
     rows = [r for r in _list(_bench_tables(b).get("bench_gpus")) if isinstance(r, dict) and r.get("key") == key]
     if rows:
-        return ",".join(str(r.get("value")) for r in rows)
+        return _per_gpu(_gpu_values(rows, "value"))
     old = b.get("bench")
     return str(old.get(old_key)) if isinstance(old, dict) and old.get(old_key) is not None else None
 
@@ -248,7 +271,7 @@ def _bench_gpus(b: dict, key: str, old_key: str) -> str | None:
 def _bench_hosts(b: dict, key: str, old_key: str) -> str | None:
     rows = [r for r in _list(_bench_tables(b).get("bench_host_links")) if isinstance(r, dict)]
     if rows:
-        return ",".join(str(r.get(key)) for r in rows)
+        return ",".join(_gpu_values(rows, key))
     old = b.get("bench")
     return str(old.get(old_key)) if isinstance(old, dict) and old.get(old_key) is not None else None
 
@@ -267,8 +290,9 @@ def _bench_nccl(b: dict, op: str, size: int) -> str | None:
 
 
 def _gpu_values(rows: list[dict], key: str) -> list[str]:
-    """str(_scalar(row[key])) for every GPU's row, in one comprehension (a bundle may list 60,000 GPUs)."""
-    return [str(v) if isinstance(v, SCALARS) else "None" for v in map(methodcaller("get", key), rows)]
+    """str(_scalar(row[key])) for every GPU's row, "-" where it is missing or not measured, in one
+    comprehension (a bundle may list 60,000 GPUs)."""
+    return [str(v) if isinstance(v, SCALARS) else "-" for v in map(methodcaller("get", key), rows)]
 
 
 def _gpus(b: dict, *keys: str) -> str | None:
@@ -276,12 +300,12 @@ def _gpus(b: dict, *keys: str) -> str | None:
     if not rows:
         return None
     columns = [_gpu_values(rows, key) for key in keys]
-    return ",".join(columns[0] if len(columns) == 1 else map("x".join, zip(*columns)))
+    return _per_gpu(columns[0] if len(columns) == 1 else list(map("x".join, zip(*columns))))
 
 
 def _telemetry(b: dict, key: str) -> str | None:
     rows = _list(b.get("telemetry"))  # dicts only (_rows)
-    return ",".join(_gpu_values(rows, key)) if rows else None
+    return _per_gpu(_gpu_values(rows, key))
 
 
 def _topology(b: dict) -> str | None:

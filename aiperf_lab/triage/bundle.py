@@ -43,7 +43,7 @@ CUT_NOTE = "\n[cut here to make room for the rest of the bundle: the disk was fu
 @dataclass
 class CollectorRecord:
     name: str
-    status: str = "pending"      # ok, skipped, failed, timeout
+    status: str = "pending"      # ok, host-only (telemetry without a GPU), skipped, failed, timeout
     seconds: float = 0.0
     error: str | None = None
     files: list[str] = field(default_factory=list)

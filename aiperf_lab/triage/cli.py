@@ -41,11 +41,12 @@ MIN_INTERVAL_MS, MAX_INTERVAL_MS = 10, 10_000
 
 EPILOG = """\
 examples:
-  aiperf-triage --duration 60                                   # telemetry and machine facts only
+  aiperf-triage --duration 60          # telemetry and machine facts only
   aiperf-triage --duration 120 --bench -- python train.py --steps 200
   aiperf-triage show aiperf-triage-node7-20261122T101500Z.tar.gz
-  aiperf-triage compare /shared/triage/*.tar.gz                 # one bundle per node: find the odd one
+  # one bundle per node, then find the odd one:
   srun --ntasks-per-node=1 aiperf-triage --duration 60 --output /shared/triage
+  aiperf-triage compare /shared/triage/*.tar.gz
 """
 
 
@@ -77,7 +78,7 @@ def _tag(text: str) -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(prog="aiperf-triage", description="A shareable bundle of what this GPU machine is and how it "
-                           "behaved, bounded in time and free of secrets.", epilog=EPILOG,
+                           "behaved,\nbounded in time and free of secrets.", epilog=EPILOG,
                            usage="aiperf-triage [--duration S] [--output DIR] [options] [-- CMD ...]\n"
                                  "       aiperf-triage show ARCHIVE\n"
                                  "       aiperf-triage compare A B [C ...]",
@@ -128,7 +129,8 @@ from the bundle reaches the terminal unescaped)."""
 COMPARE_HELP = """usage: aiperf-triage compare A B [C ...]
 
 Bundles side by side, one column each (e.g. one per node); a field that differs from the others is
-marked *."""
+marked *. A per-GPU field shows one value when every GPU has it; "-" is a value never
+measured. The table fits the terminal (or COLUMNS); a value cut to fit ends with "…"."""
 
 
 def _show(argv: list[str]) -> int:
@@ -139,7 +141,9 @@ def _show(argv: list[str]) -> int:
         return 0
     if len(argv) != 1:
         raise InputError("aiperf-triage: show takes one archive")
-    sys.stdout.write(show(Path(argv[0])))
+    from aiperf_lab.triage.fit import fit_markdown
+
+    sys.stdout.write(fit_markdown(show(Path(argv[0])), _output_columns()))
     return 0
 
 
@@ -150,15 +154,54 @@ def _compare(argv: list[str]) -> int:
         print(COMPARE_HELP)
         return 0
     labels, rows, odd = compare([Path(a) for a in argv])
-    widths = [max(len(r[0]) for r in rows)] + [max(len(labels[i]), *(len(r[i + 1]) for r in rows)) + 1
-                                                  for i in range(len(labels))]
-    print("  ".join(["field".ljust(widths[0])] + [label.ljust(widths[i + 1]) for i, label in enumerate(labels)]))
-    for row, different in zip(rows, odd):
-        cells = [(value + ("*" if i in different else "")).ljust(widths[i + 1]) for i, value in enumerate(row[1:])]
-        print("  ".join([row[0].ljust(widths[0])] + cells))
-    if any(odd):
-        print("\n* differs from the other bundles")
+    sys.stdout.write(compare_table(labels, rows, odd, _output_columns()))
     return 0
+
+
+def _output_columns() -> int | None:
+    """COLUMNS when set, else the terminal's width; None (no limit) when writing to a file or a pipe."""
+    import shutil
+
+    if os.environ.get("COLUMNS", "").isdigit() or sys.stdout.isatty():
+        return max(shutil.get_terminal_size().columns, 40)
+    return None
+
+
+def compare_table(labels: list[str], rows: list[list[str]], odd: list[set[int]], columns: int | None) -> str:
+    """The compare table: a bundle's label on two lines (host, then start time), a value marked * where it
+    differs; columns too wide for the width are cut with '…' (the * stays) and a last line says so."""
+    heads = [label.split(" ", 1) if " " in label else [label, ""] for label in labels]
+    cells = [[value + ("*" if i in different else "") for i, value in enumerate(row[1:])]
+             for row, different in zip(rows, odd)]
+    first = max(len("field"), *(len(row[0]) for row in rows))
+    widths = [max(len(heads[i][0]), len(heads[i][1]), *(len(r[i]) for r in cells)) for i in range(len(labels))]
+    cut = False
+    if columns is not None and first + sum(w + 2 for w in widths) > columns:
+        widths, cut = _fair_share(widths, columns - first - 2 * len(widths)), True
+
+    def line(name: str, values: list[str]) -> str:
+        shown = [v if len(v) <= w else v[:w - 2] + "…*" if v.endswith("*") else v[:w - 1] + "…"
+                 for v, w in zip(values, widths)]
+        return "  ".join([name.ljust(first)] + [v.ljust(w) for v, w in zip(shown, widths)]).rstrip() + "\n"
+
+    text = line("field", [h[0] for h in heads]) + line("", [h[1] for h in heads])
+    text += "".join(line(row[0], values) for row, values in zip(rows, cells))
+    if any(odd):
+        text += "\n* differs from the other bundles\n"
+    if cut:
+        text += f"(values cut to fit {columns} columns: a wider terminal, or COLUMNS=250, shows more)\n"
+    return text
+
+
+def _fair_share(widths: list[int], room: int) -> list[int]:
+    """Column widths that fit room: narrow columns keep their width, the rest share what is left (8 at least)."""
+    capped = sorted(range(len(widths)), key=widths.__getitem__)
+    result = list(widths)
+    for done, i in enumerate(capped):
+        share = max(room // (len(widths) - done), 8)
+        result[i] = min(widths[i], share)
+        room -= result[i]
+    return result
 
 
 def run(argv: list[str]) -> int:

@@ -292,8 +292,8 @@ class Triage:
             record.error = "; ".join(sampler.errors[:3])
         if self.telemetry_error:
             record.error = "; ".join(filter(None, [record.error, self.telemetry_error]))
-        if not sampler.devices:
-            record.error = sampler.status
+        if not sampler.devices:   # the host's CPU and memory only: never "ok" beside "no NVIDIA driver"
+            record.status, record.error = "host-only", sampler.status
 
     def _workload(self) -> None:
         from aiperf_lab.triage.nsys_capture import add_capture

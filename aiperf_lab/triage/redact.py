@@ -921,7 +921,7 @@ def names_a_model(value: str) -> bool:
     words with vowels, at most 3 capitals of acronyms, a digit run inside followed by a capital (a size or version),
     digits followed by a small letter only at the end (`21k`), and at least 8 letters, half of all, in words of 4+.
     A password's digits sit at its end or among small letters (`Summer2024`, `Passw0rd`, `Hunter2pw`). Of random
-    letters and digits 0.03% (12 characters) to 0.01% (22) read as such a name (docs/benchmarks.md)."""
+    letters and digits 0.09% of 12 characters, 0.07% of 16, 0.008% of 22 read as such a name (docs/benchmarks.md)."""
     if not value[:1].isupper() or not value.isascii() or not value.isalnum() or MODEL_SIZE.search(value) is None:
         return False
     core = MODEL_TAIL.sub("", value)
@@ -1242,7 +1242,7 @@ def _named_value_pieces(word: str, offset: int) -> list[tuple[int, int]]:
     if "=" not in word and ":" not in word:
         return []
     pieces = []
-    at = 0
+    at = depth = counted = 0   # (the brackets open before a match, counted on from the last: a long script is linear)
     while (m := NAMED_VALUE.search(word, at)) is not None:
         start = m.end()
         at = max(start, m.start() + 1)
@@ -1255,8 +1255,9 @@ def _named_value_pieces(word: str, offset: int) -> list[tuple[int, int]]:
                 continue
             value_start, value_end = start + 1, end
         else:
-            head = word[:m.start()]
-            depth = sum(head.count(c) for c in OPENERS) - sum(head.count(c) for c in CLOSERS)
+            head = word[counted:m.start()]
+            depth += sum(head.count(c) for c in OPENERS) - sum(head.count(c) for c in CLOSERS)
+            counted = m.start()
             if depth > 0:
                 stop = FLOW_VALUE_END.search(word, start)
             elif m.start() == 0 and word[start - 1] in "=:":
@@ -1315,6 +1316,7 @@ def _bare_redactor() -> "Redactor":
 # helm's `--set auth.token=X`, `VAR=X` before a command (env, docker -e, a shell). The name is judged by is_secret_name.
 NAME_ASSIGNED = re.compile(r"[+~]{0,2}(?P<name>[A-Za-z_][A-Za-z0-9_.\-]{0,127})=")
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash"})
+MAX_ARGUMENT_READINGS = 1 << 16   # arguments whose spans a Redactor keeps (argv_spans)
 SHELL_SAFE_WORD = re.compile(r"[\w@%+=:,./-]+")   # a word shlex.quote leaves unquoted
 SHELL_SEPARATOR = re.compile(r"[;&|()<>]+")
 SHELL_WORD = re.compile(r"[;&|()<>]+|[^\s;&|()<>]+")
@@ -1593,6 +1595,7 @@ class Redactor:
         self.redact_hosts = redact_hosts
         self.counts: Counter[str] = Counter()
         self._argv_done: dict[tuple[str, ...], list[str]] = {}
+        self._argument_spans: dict[str, list[Span]] = {}   # an argument's own reading (argv_spans)
         # A secret-named variable holding a path is where a secret lives (hunting the path would wipe
         # every path sharing it); a bare hex key under a name that does not say hash is a secret.
         secrets = {v for name in secret_env_names(self.environ)
@@ -2256,14 +2259,21 @@ class Redactor:
 
     def argv_spans(self, argv: list[str]) -> list[list[Span]]:
         """Per argument, what Redactor.argv replaces: the pieces of argv_secret_pieces, exactly, and what the text
-        rules find that overlaps none of them (one that does, `X}` of `{password: X}`, gives way to the piece)."""
+        rules find that overlaps none of them (one that does, `X}` of `{password: X}`, gives way to the piece), in
+        the argument alone or in the command line read as one line (_line_spans)."""
         pieces: dict[int, list[tuple[int, int]]] = {}
         for i, start, end in argv_secret_pieces(argv):
             pieces.setdefault(i, []).append((start, end))
         on_line = self._line_spans(argv)
+        seen = self._argument_spans
+        if len(seen) > MAX_ARGUMENT_READINGS:
+            seen.clear()
         out = []
         for i, arg in enumerate(argv):
-            spans = self.spans(arg)
+            # (the command, the workload's argv and triage's own arguments share their words: each is read once)
+            spans = seen.get(arg)
+            if spans is None:
+                spans = seen[arg] = self.spans(arg)
             if i in on_line:
                 spans = _merge_spans(sorted(spans + on_line[i]))
             own = pieces.get(i)

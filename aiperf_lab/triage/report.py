@@ -53,6 +53,16 @@ def captures(facts: TriageFacts) -> list[tuple[str, str]]:
     return out
 
 
+def findings_note(findings: list[Finding], facts: TriageFacts) -> str:
+    """What no finding means: with no GPU seen, that no GPU rule could judge (never read as healthy)."""
+    if not facts.hardware.gpus:
+        status = _known(facts.hardware.nvml.get("status"))
+        why = "no GPU found" if status in ("ok", "unknown") else status
+        return (f"No GPU rule could judge this machine: {why}."
+                + ("" if findings else " The host rules found nothing."))
+    return "" if findings else "No rule fired."
+
+
 def summary_markdown(meta: dict[str, Any], findings: list[Finding], facts: TriageFacts) -> str:
     lines = [f"# aiperf-triage: {meta['host']}", "",
              f"- taken: {meta['start_utc']} to {meta['end_utc']} (UTC), duration asked {meta['duration_s']} s"
@@ -73,10 +83,10 @@ def summary_markdown(meta: dict[str, Any], findings: list[Finding], facts: Triag
     lines.append(f"- GPUs: {gpu_names or _known(nvml.get('status'))}")
     lines.append(f"- driver {_known(nvml.get('driver_version'))}, CUDA {_known(nvml.get('cuda_driver_version'))}")
     lines += ["", "## Findings", ""]
-    if not findings:
-        lines.append("No rule fired.")
     for f in findings:
         lines.append(f"- **{f.severity}** {f.title}: {f.detail}")
+    if findings_note(findings, facts):
+        lines.append(findings_note(findings, facts))
     lines += ["", "## Telemetry", ""]
     if facts.telemetry:
         lines.append("| GPU | duration (s) | avg power (W) | peak power (W) | energy (J) | util (%) | SM active (%) | "
@@ -159,8 +169,8 @@ def report_html(meta: dict[str, Any], findings: list[Finding], facts: TriageFact
     if findings:
         parts.append("<ul>" + "".join(f"<li class='{esc(f.severity)}'><strong>{esc(f.severity)}</strong> "
                                       f"{esc(f.title)}: {esc(f.detail)}</li>" for f in findings) + "</ul>")
-    else:
-        parts.append("<p>No rule fired.</p>")
+    if findings_note(findings, facts):
+        parts.append(f"<p>{esc(findings_note(findings, facts))}</p>")
     parts.append("<h2>Telemetry</h2>")
     for title, attr, unit, ceiling in (("Power", "power_w", "W", None), ("GPU utilization", "util_gpu_pct", "%", 100.0),
                                        ("SM activity (GPM)", "gpm.sm_active_pct", "%", 100.0),
