@@ -192,17 +192,18 @@ def test_monitor_cards_show_gpm_activity_and_a_sortable_process_table(tmp_path):
             assert f"SM active {latest.sm_active_pct:.1f}%" in text and f"DRAM {latest.dram_pct:.1f}%" in text
             table = screen.query_one("#procs-0", ProcessTable)
             assert table.display and table.row_count == 2
-            by_memory = [table.get_row_at(r)[0] for r in range(2)]
+            by_memory = [str(table.get_row_at(r)[0]) for r in range(2)]   # (Text cells: never markup)
             assert by_memory == ["1000", "2000"]                      # 40 GiB first
-            assert table.get_row_at(0)[2] == "python3 train.py --batch 64" and table.get_row_at(0)[6] == "900 J (30%)"
+            assert str(table.get_row_at(0)[2]) == "python3 train.py --batch 64"
+            assert str(table.get_row_at(0)[6]) == "900 J (30%)"
             assert "processes by GPU memory" in table.border_title
             await pilot.press("s")
             await pilot.pause()
-            assert [table.get_row_at(r)[0] for r in range(2)] == ["2000", "1000"]   # SM share 80% first
+            assert [str(table.get_row_at(r)[0]) for r in range(2)] == ["2000", "1000"]   # SM share 80% first
             assert "by SM share" in table.border_title
             await pilot.press("m")
             await pilot.pause()
-            assert [table.get_row_at(r)[0] for r in range(2)] == ["1000", "2000"]
+            assert [str(table.get_row_at(r)[0]) for r in range(2)] == ["1000", "2000"]
 
     run(scenario())
 

@@ -128,3 +128,98 @@ def test_provider_tokens_gated_by_the_character_before_their_separator_are_found
             assert spans == [m.span() for m in plain.finditer(text)], text
             found += len(spans)
     assert found > 200   # (the texts hold tokens)
+
+
+# assignments of one keyword kept apart (`pass=abcd x ` repeated): names, separators, values and gaps the bulk path
+# (_assignment_apart) must read as the loop does, or leave to it
+APART_NAMES = ["pass", "password", "passwd", "passphrase", "token", "secret", "api_key", "apikey", "x_pass", "PASS", "sig",
+               "?sig", "&sig", "auth", "pwd", ";pwd", "cookie", "bypass", "tokens", "passes", "İpass", "Kpass", "\u212apass"]
+APART_SEPARATORS = ["=", ":", ": ", "=  ", ":    ", "=>", " = ", '"="', "='", ":\n", "=\\\"", ""]
+APART_VALUES = ["abcd", "abc", "ab", "True", "123", "1234567", "12345678", "$VAR", "${X}", "/etc/x", "'q1w2'", '"q1w2"',
+                "&anc v1x2", "|", ">x1y2", "İabc", "ABCD", "a:b", "a=b", "abc\\", "[REDACTED]", "<|x|>", "0.5", "AbCd",
+                "[q1w2", "[a]b", "ab1)", "x(ab)", "abc]", "ab}", "abc:", "regcred:"]
+APART_GAPS = [" x ", " ", "\n", " f(", " [", "{",  ", ", " \t", "_", "-", ".", " p ", "?", "&", ";", "\t", " , ", "\r\n", "\x00", " é ", "'",
+              " t ", " s ", " a ", ""]
+
+
+def _assignment_spans_one_by_one(text: str, lower: str, monkeypatch) -> list:
+    with monkeypatch.context() as patch:
+        patch.setattr(redact, "_assignment_apart", lambda *args: None)
+        return redact._assignment_spans(text, lower)
+
+
+def test_assignments_apart_in_bulk_give_the_spans_of_one_match_at_a_time(monkeypatch):
+    rng = random.Random(12)
+    texts = ["pass=abcd x " * 300, "api_key: abcd\n" * 300, "token=abc1 y " * 50 + "token=12 y " * 50,
+             "pass=abcd x " * 40 + "pass=abcd pass=abcd " + "pass=abcd x " * 40, "x_pass=abcd y " * 100]
+    for _ in range(3000):
+        pools = [rng.sample(pool, rng.randint(1, 3)) for pool in (APART_NAMES, APART_SEPARATORS, APART_VALUES, APART_GAPS)]
+        common = [pool[0] for pool in pools]
+        texts.append("".join("".join(rng.choice(pool) if rng.random() < 0.15 else first
+                                     for pool, first in zip(pools, common)) for _ in range(rng.randint(2, 120))))
+    differ = []
+    for text in texts:
+        lower = redact._lower(text)
+        if redact._assignment_spans(text, lower) != _assignment_spans_one_by_one(text, lower, monkeypatch):
+            differ.append(text)
+    assert not differ, differ[:3]
+    # the bulk path is taken (a text of them is one split, not a loop)
+    calls = []
+    real = redact._assignment_apart
+    monkeypatch.setattr(redact, "_assignment_apart", lambda *args: calls.append(1) or real(*args))
+    assert len(redact._assignment_spans("pass=abcd x " * 300, "pass=abcd x " * 300)) == 300
+    assert len(calls) <= 2
+
+
+def _cut_by_every_extent(spans: list, cut: int, size: int) -> int:
+    """_cut_outside_spans as it was: one sweep over every span's extent."""
+    run_start, run_end = -1, -1
+    for begin, end in sorted((span[4] - redact.LOOKBEHIND, span[1]) for span in spans):
+        if begin >= run_end:
+            if run_start < cut < run_end or begin >= cut:
+                break
+            run_start, run_end = begin, end
+        elif end > run_end:
+            run_end = end
+    if not run_start < cut < run_end:
+        return cut
+    return run_end if run_start <= size // 2 else run_start
+
+
+def test_a_forced_cut_is_where_every_extent_puts_it():
+    rng = random.Random(13)
+    for _ in range(3000):
+        size = rng.choice((200, 5000))
+        most, gap = rng.choice((30, 600)), rng.choice((2, 12))   # (long chains: runs of 600 extents that overlap)
+        spans, at = [], 0
+        while at < size and len(spans) < most:
+            start = at + rng.randint(0, gap)
+            end = start + rng.randint(1, 15)
+            context = max(0, start - rng.choice((0, 0, 1, 3, 20, 80, 400)))
+            spans.append((start, end, REDACTED, "x", context))
+            at = end
+        spans = redact._merge_spans(sorted(spans)) if spans else spans
+        cut = rng.randint(0, size)
+        assert redact._cut_outside_spans(spans, cut, size) == _cut_by_every_extent(spans, cut, size), (spans, cut)
+
+
+def test_the_scan_of_assignments_apart_ends_at_the_first_separator_the_loop_would_judge_otherwise():
+    # (a scan that ran past one would be read again at every try: `client_secret=X` lines took twice the time)
+    rng = random.Random(14)
+    checked = 0
+    for pattern, (scan, split, whole) in redact.ASSIGNMENTS_APART.items():
+        for _ in range(300):
+            units = ["".join(rng.choice(pool) for pool in (APART_GAPS, APART_NAMES, APART_SEPARATORS[:5], APART_VALUES))
+                     for _ in range(rng.randint(1, 30))]
+            lower = redact._lower("".join(units))
+            for at in range(min(len(lower), 40)):
+                run = scan.match(lower, at)
+                if run is not None:
+                    separators = split.split(lower[at:run.end()])[1::2]
+                    assert all(whole.fullmatch(separator) for separator in separators), (lower[at:run.end()], pattern)
+                    checked += len(separators)
+    assert checked > 500
+    text = "\x1b[36mclient_secret\x1b[0m=\x1b[35mZq8Wm3Kx7Lp2Rv9T\x1b[0m\n"
+    plain = redact.CSI.sub("", text * 50)
+    scan = redact.ASSIGNMENTS_APART[redact.SECRET_ASSIGNMENTS[1]][0]
+    assert scan.match(plain, plain.index("\n")) is None

@@ -113,6 +113,12 @@ class LabConsole(App):
         if not alive:
             self.exit(return_code=129)
 
+    def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
+               markup: bool = True) -> None:
+        """Every toast is plain text: messages carry paths, exercise ids, tool errors and "[cpu]", whose
+        brackets markup would eat. (Screens' notify comes here with markup=True: it is ignored.)"""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+
     # --- what screens ask the app to do ------------------------------------------------------------
     def start_run(self, exercise_id: str, variant: str | None, profile: str, size: str) -> None:
         ctx = self.ctx
@@ -226,4 +232,5 @@ class LabConsole(App):
         """Run a screen's action from the palette: switch to that screen first, then act as its key would."""
         if self.current_mode != mode:
             await self.switch_mode(mode)
-        await self.screen.run_action(action)
+        if not await self.screen.run_action(action) and action == "cancel_run":
+            self.notify("nothing is running")      # the key is hidden then; the palette still lists it

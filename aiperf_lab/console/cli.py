@@ -1,8 +1,8 @@
 """aiperf-console: the lab console.
 
     aiperf-console                live NVML telemetry, the labs, runs in ./runs
-    aiperf-console --demo         a real H200 recording replayed, with real
-                                  results bundled
+    aiperf-console --demo         a real DEMO_GPU recording
+                                  replayed, with real H200 runs bundled
     aiperf-console --replay FILE  play a telemetry recording (aiperf CSV, NVML
                                   raw, nvidia-smi CSV)
     aiperf-console --list-labs    the lab catalog as JSON, and exit
@@ -39,12 +39,15 @@ def _rate(text: str) -> float:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = OneLineParser(prog="aiperf-console", description=__doc__,
+    from aiperf_lab.metrics.telemetry.recording import demo_gpu_name
+
+    demo_gpu = demo_gpu_name()      # from the recording's own header: the help names what --demo plays
+    parser = OneLineParser(prog="aiperf-console", description=__doc__.replace("DEMO_GPU", demo_gpu),
                            formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--list-labs", action="store_true",
                         help='print the lab catalog as JSON: [{"module","id","title","difficulty","topic"}]')
     source = parser.add_mutually_exclusive_group()
-    source.add_argument("--demo", action="store_true", help="replay a real H200 recording and show bundled results")
+    source.add_argument("--demo", action="store_true", help=f"replay a real {demo_gpu} recording and show bundled H200 runs")
     source.add_argument("--replay", type=Path, metavar="FILE", help="play a telemetry recording instead of NVML")
     parser.add_argument("--runs-dir", type=Path, default=Path("runs"), help="where runs are written (default ./runs)")
     parser.add_argument("--rate", type=_rate, default=10.0, metavar="HZ", help="NVML sampling rate (default 10)")
@@ -94,8 +97,9 @@ def make_context(args: argparse.Namespace):
     feed = Sampler(args.rate, window_s=900).start()
     notice = None
     if not feed.devices:
+        from aiperf_lab.metrics.telemetry.recording import demo_gpu_name
         notice = (f"No NVIDIA GPU telemetry: {feed.status}. Showing CPU telemetry and the labs; "
-                  f"aiperf-console --demo replays a real H200 recording.")
+                  f"aiperf-console --demo replays a real {demo_gpu_name()} recording.")
     return ConsoleContext(feed, runs_dir=args.runs_dir, notice=notice, ascii_only=ascii_only,
                           gpu_here=bool(feed.devices))
 

@@ -25,7 +25,7 @@ class Notice(Static):
     def on_mount(self) -> None:
         ctx = getattr(self.app, "ctx", None)
         notice = ctx.notice if ctx is not None else None
-        self.update(notice or "")
+        self.update(Text(notice or ""))   # it names files, whose names may hold brackets
         self.display = bool(notice)
 
 
@@ -144,11 +144,12 @@ class TableView(Vertical):
         self._filter = ""
 
     def compose(self) -> ComposeResult:
-        yield Static("", id="table-title")
+        # markup=False: titles, notes and cells are data (kernel names, paths, "[REDACTED]")
+        yield Static("", id="table-title", markup=False)
         yield InOrderInput(placeholder="filter rows (enter to apply, escape to clear)", id="table-filter")
         yield DataTable(id="table-data", zebra_stripes=True, cursor_type="cell")
-        yield Static("", id="table-cell")     # the cursor's cell in full: cells are cut at narrow widths
-        yield Static("", id="table-notes")
+        yield Static("", id="table-cell", markup=False)     # the cursor's cell in full: cells are cut at narrow widths
+        yield Static("", id="table-notes", markup=False)
 
     def on_mount(self) -> None:
         self.query_one("#table-filter", Input).display = False
@@ -178,7 +179,7 @@ class TableView(Vertical):
             column, reverse = self._sort
             rows.sort(key=lambda r: _sort_key(r[column]), reverse=reverse)
         self._rows = rows
-        data.add_columns(*self.table.columns)
+        data.add_columns(*map(Text, self.table.columns))
         # long text (kernel names, check sentences) is cut to about half the view, so the columns after it
         # stay on screen at 80 columns; the filter and the CSV export keep the whole text
         limit = max(24, self.size.width // 2) if self.size.width else MAX_CELL
@@ -196,10 +197,10 @@ class TableView(Vertical):
             self.query_one("#table-cell", Static).update("")
             return
         value = format_value(self._rows[row][column])
-        shown = _cell(self._rows[row][column], max(24, self.size.width // 2) if self.size.width else MAX_CELL)
+        shown = _cell(self._rows[row][column], max(24, self.size.width // 2) if self.size.width else MAX_CELL).plain
         # only when the table shows less than the whole value
         self.query_one("#table-cell", Static).update(
-            Text(f"{self.table.columns[column]}: {value}") if format_value(shown) != value else "")
+            Text(f"{self.table.columns[column]}: {value}") if shown != value else "")
 
     def action_filter(self) -> None:
         box = self.query_one("#table-filter", Input)
@@ -264,7 +265,7 @@ def _cell(value, limit: int = 60):
     text = format_value(value)
     if isinstance(value, (int, float)):
         return Text(text, justify="right")
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return Text(text if len(text) <= limit else text[:limit - 1] + "…")   # a str cell would be markup
 
 
 MAX_CELL = 60   # before the view has a size
@@ -287,7 +288,7 @@ class Confirm(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm"):
-            yield Static(self.question, id="confirm-question")
+            yield Static(self.question, id="confirm-question", markup=False)
             with Horizontal():
                 yield Button(f"{self.yes} (y)", id="yes", variant="error")
                 yield Button(f"{self.no} (n)", id="no")

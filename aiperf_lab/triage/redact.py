@@ -50,7 +50,9 @@ it never holds a value.
 from __future__ import annotations
 
 import base64
+import contextlib
 import functools
+import gc
 import bisect
 import getpass
 import html
@@ -543,6 +545,34 @@ ASSIGNMENT_LINE_RUNS = {pattern: re.compile(rf"(?:\n(?:{pattern.pattern[:-len(_A
                                             r"[^\s'\",;\x00]{3,256}(?=\n))+")
                         for pattern in SECRET_ASSIGNMENTS if pattern.pattern.endswith(_ASSIGNMENT_TAIL)}
 ASSIGNMENT_RUN_VALUES = re.compile(r"[=:]([^\s'\",;\x00=:]+)")
+# ... and kept apart by a little text (`pass=abcd x ` repeated, `api_key: abcd` lines): after one, the next ones of
+# the plain form that the match-at-a-time loop judges by the value alone, read in bulk (_assignment_apart): the
+# keyword right after a character that is no name character and right before `=` or `:`, up to 3 blanks, then a
+# value of 3 characters or more that starts with none of the characters that open another form (a quote, `\`, an
+# anchor `&` or tag `!`, a block scalar `|` / `>`, `=>`, a flow sequence `[`, which the loop judges by what follows
+# it) and ends with none the loop reads the line around (`:`, a YAML key; `)`, `]`, `}`, a call's or a list's). Between two: no character that begins the keyword (no other match of it starts there), and more than blanks,
+# commas and semicolons (which _assignment_run takes as a run).
+# The split of what the scan found takes the keyword without its look-behinds; each distinct separator (gap,
+# keyword, `=`) is then read whole (where its keyword starts).
+_APART_VALUE = r"[^\s'\",;\x00|>&!\\\[][^\s'\",;\x00]{2,}(?<![:)\]}])(?![^\s'\",;\x00])"
+_LOOKBEHIND_GROUP = re.compile(r"\(\?<[=!][^()]*\)")
+
+
+def _apart_scans(keyword: str) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    first = keyword[0]
+    assert first.isalpha() and first.islower()   # (every keyword starts with its literal)
+    loose = rf"[\s'\",;\x00][^{first}]{{0,63}}(?:{_LOOKBEHIND_GROUP.sub('', keyword)})[=:][ \t]{{0,3}}"
+    whole = (rf"(?=[ \t,;]{{0,64}}[^ \t,;{first}])[\s'\",;\x00][^{first}]{{0,63}}(?<![a-z0-9_.\-])"
+             rf"(?P<keyword>(?:{keyword})[=:][ \t]{{0,3}})")
+    # (the scan takes whole separators: where one fails, the scan ends there, so a try reads no further than the
+    # matches it adds and the next one; a scan of loose ones ran on to the end of a text of `client_secret=X` lines
+    # at every try, then added none)
+    return (re.compile(rf"(?:{whole.replace('(?P<keyword>', '(?:')}{_APART_VALUE})+"), re.compile(f"({loose})"),
+            re.compile(whole))
+
+
+ASSIGNMENTS_APART = {pattern: _apart_scans(pattern.pattern[:-len(_ASSIGNMENT_TAIL)])
+                     for pattern in SECRET_ASSIGNMENTS if pattern.pattern.endswith(_ASSIGNMENT_TAIL)}
 # A line ending with a name SECRET_ASSIGNMENTS takes a value after on the next line (`cookie:`, `github_token_ro:`,
 # `password: |`): a stream holds it back until that line is read (lower-cased text, the line's last 120 characters).
 NAME_ENDS_LINE = re.compile("(?:" + "|".join(pattern.pattern[:-len(_ASSIGNMENT_TAIL)] for pattern in SECRET_ASSIGNMENTS
@@ -2120,7 +2150,10 @@ class Redactor:
                 value = lower[start:m.end()]
                 if not value.replace(".", "").isdigit():
                     spans.append((start, m.end(), self.placeholder("mac", value.replace(".", "")), "mac address", start))
-        found = []
+        # (the names found as columns: where each starts and ends, and the name; spans made by one zip at the end)
+        starts: list[int] = []
+        ends: list[int] = []
+        names: list[str] = []
         if "ip-" in lower:  # the names and their octets by one split(), each distinct octets judged once
             parts = AWS_HOST_SPLIT.split(lower)
             if len(parts) > 1:
@@ -2130,7 +2163,11 @@ class Redactor:
                 lengths[0::2] = map(len, parts[0::3])
                 lengths[1::2] = map(len, parts[1::3])
                 bounds = list(itertools.accumulate(lengths))
-                found = list(itertools.compress(zip(bounds[0:-1:2], bounds[1::2]), map(valid.__getitem__, octets)))
+                starts, ends, names = bounds[0:-1:2], bounds[1::2], parts[1::3]
+                if not all(valid.values()):
+                    keep = list(map(valid.__getitem__, octets))
+                    starts, ends, names = (list(itertools.compress(column, keep)) for column in (starts, ends, names))
+        found = []
         if ".internal" in lower:
             found += [(_name_start(lower, m.start()), m.end()) for m in GCP_HOST.finditer(lower)]
         for pattern in self._domain_patterns:
@@ -2143,17 +2180,25 @@ class Redactor:
                     spans.append((start, m.end(), self.placeholder("domain", m.group(0)), "host name", start))
                 low = m.end()
         if found:
-            names = list(map(lower.__getitem__, itertools.starmap(slice, found)))
+            starts += map(operator.itemgetter(0), found)
+            ends += map(operator.itemgetter(1), found)
+            names += map(lower.__getitem__, itertools.starmap(slice, found))
+        if names:
             table = self._placeholders.setdefault("host", {})
             for name in dict.fromkeys(names):   # numbered in the order found
                 if name and name not in table:
                     self.placeholder("host", name)
-            spans += [(start, end, table[name], "host name", start) for (start, end), name in zip(found, names) if name]
+            named = zip(starts, ends, map(table.get, names), itertools.repeat("host name"), starts)
+            spans += named if all(names) else itertools.compress(named, names)
         return spans
 
     def spans(self, text: str, in_key: bool = False, token_carry: bool = False,
               value_next: bool = False) -> list[Span]:
         """Every span to replace in text, merged so that none overlap, in order."""
+        with _collector_paused():   # (a text of real matches makes a tuple or more per match, none in a cycle)
+            return self._all_spans(text, in_key, token_carry, value_next)
+
+    def _all_spans(self, text: str, in_key: bool, token_carry: bool, value_next: bool) -> list[Span]:
         if "\x1b" in text or ("\\" in text and ("1b[" in text or "033[" in text or "\\e[" in text)
                                and ESCAPED_CSI.search(text)):
             plain = CSI.sub("", text)
@@ -2220,13 +2265,14 @@ class Redactor:
         out: list[str] = []
         append = out.append
         at = 0
-        for start, stop, replacement, _label, _context in spans:
-            append(text[at:start])
-            append(replacement)
-            at = stop
-        append(text[at:end] if at < end else "")
-        self.counts.update([span[3] for span in spans])
-        return "".join(out)
+        with _collector_paused():
+            for start, stop, replacement, _label, _context in spans:
+                append(text[at:start])
+                append(replacement)
+                at = stop
+            append(text[at:end] if at < end else "")
+            self.counts.update([span[3] for span in spans])
+            return "".join(out)
 
     # ---- public API -----------------------------------------------------------------------------
 
@@ -2545,18 +2591,38 @@ def _cut_outside_spans(spans: list[Span], cut: int, size: int) -> int:
     is the text's end only when a span reaches it (the stream carries that one on), so a secret whose
     start has not matched yet (`Bearer ab` at the end) is never written without its rest. Found in one
     sweep over the spans' extents sorted by where they begin: a chain of overlapping extents is one run."""
+    # cut lies inside a run only when it lies inside one extent; only spans ending after cut can hold it (merged
+    # spans: their ends only grow), which at a window's end are a few (a sort of every extent took 0.02 s per MB)
+    after = bisect.bisect_right(spans, cut, key=_END)
+    if all(context - LOOKBEHIND >= cut for context in map(_CONTEXT, itertools.islice(spans, after, None))):
+        return cut
+    # the run that holds cut, from the spans that end after some point: exact once it begins at or after that point
+    # (a span that ends before where the run begins cannot join it), else twice as many spans are looked at
+    first = max(0, after - 64)
+    while True:
+        run_start, run_end = _run_holding(spans, first, cut)
+        if not first or run_start >= spans[first - 1][1]:
+            break
+        first = max(0, first - 2 * (len(spans) - first))
+    if not run_start < cut < run_end:
+        return cut
+    return run_end if run_start <= size // 2 else run_start
+
+
+def _run_holding(spans: list[Span], first: int, cut: int) -> tuple[int, int]:
+    """The first run of spans[first:]'s extents (sorted by where they begin: a chain of overlapping extents is one
+    run) that holds cut, or the last one looked at where none does (_cut_outside_spans)."""
     run_start, run_end = -1, -1
-    for begin, end in sorted(zip(map(operator.sub, map(_CONTEXT, spans), itertools.repeat(LOOKBEHIND)),
-                                 map(_END, spans))):
+    tail = spans[first:] if first else spans
+    for begin, end in sorted(zip(map(operator.sub, map(_CONTEXT, tail), itertools.repeat(LOOKBEHIND)),
+                                 map(_END, tail))):
         if begin >= run_end:  # a new run (extents that only touch do not join)
             if run_start < cut < run_end or begin >= cut:
                 break  # the run that holds cut is whole; or none does
             run_start, run_end = begin, end
         elif end > run_end:
             run_end = end
-    if not run_start < cut < run_end:
-        return cut
-    return run_end if run_start <= size // 2 else run_start
+    return run_start, run_end
 
 
 def _key_spans(text: str, lower: str, in_key: bool) -> list[Span]:
@@ -2700,12 +2766,15 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
         rest_group, value_group = pattern.groupindex["rest"], pattern.groupindex["value"]
         runs = (ASSIGNMENT_RUNS[pattern].match, ASSIGNMENT_LINE_RUNS[pattern].match) if pattern in ASSIGNMENT_RUNS else None
         wait, backoff = 0, 1  # after a try for a run that found none, the next few matches try none (texts of matches apart)
+        apart_wait, apart_backoff = 0, 1   # (the same for a try of _assignment_apart)
         matches = pattern.finditer(lower)
         counts = pattern is TOKEN_ASSIGNMENT
         while (m := next(matches, None)) is not None:
             value_start, value_end = m.span(value_group)
             if text[value_end - 1] == "\\" and text.startswith('"', value_end) and m.group("quote") == '\\"':
                 value_end -= 1  # JSON inside JSON: the value's closing quote is escaped too
+            # (_assignment_apart makes these verdicts in bulk for the plain form: a test added here that reads more
+            # than the value must keep that form out of ASSIGNMENTS_APART, or be made there too)
             if "\\" in text[value_start:value_end] and (cut := _escaped_line_end(text, value_start, value_end)):
                 value_end = cut  # repr()/JSON of lines: 'password: X\\nhost: db' ends X at the escaped break
             if "\n" in m.group("sep") and (behind := _value_is_log_prefix(text, m.start(), value_start)):
@@ -2748,8 +2817,18 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
             elif run_end := _assignment_run(text, lower, value_end, runs, harmless, append):
                 matches = pattern.finditer(lower, run_end)
                 backoff = 1
+                continue
             else:
                 wait, backoff = backoff, min(2 * backoff, 64)
+            if apart_wait:
+                apart_wait -= 1
+            elif apart := _assignment_apart(text, lower, m.end(), pattern, harmless, counts, spans):
+                resume, accepted = apart
+                wait, backoff = _tries_skipped(wait, backoff, accepted)
+                matches = pattern.finditer(lower, resume)
+                apart_backoff = 1
+            else:
+                apart_wait, apart_backoff = apart_backoff, min(2 * apart_backoff, 64)
     return spans
 
 
@@ -2778,6 +2857,72 @@ def _closes_bracket(text: str, start: int, value_start: int, value_end: int) -> 
     line_start = text.rfind("\n", 0, start) + 1
     before = text[line_start:start]
     return before.count(opening) > before.count(close)
+
+
+def _tries_skipped(wait: int, backoff: int, accepted: int) -> tuple[int, int]:
+    """The run-try counters of _assignment_spans after `accepted` more matches whose tries find no run."""
+    while accepted:
+        if wait:
+            step = min(wait, accepted)
+            wait -= step
+            accepted -= step
+        else:
+            accepted -= 1
+            wait, backoff = backoff, min(2 * backoff, 64)
+    return wait, backoff
+
+
+def _assignment_apart(text: str, lower: str, at: int, pattern: re.Pattern[str], harmless: _HarmlessValues,
+                      counts: bool, spans: list[Span]) -> tuple[int, int] | None:
+    """After a match of pattern that ends at `at`, the assignments of the same keyword that follow it in the plain
+    form (ASSIGNMENTS_APART) but the last one, their spans added in bulk where the loop would add them (a value
+    judged once): where the loop goes on (the end of the last value added: the next keyword is judged by it), and
+    how many were added; None where fewer than two follow."""
+    scan, split, check = ASSIGNMENTS_APART[pattern]
+    run = scan.match(lower, at)
+    if run is None:
+        return None
+    parts = split.split(lower[at:run.end()])   # "", separator, value, separator, value, ...
+    del parts[-2:]   # the last one: the loop judges it, and tries a run after it
+    separators = parts[1::2]
+    keyword_lengths = {}
+    for separator in set(separators):
+        whole = check.fullmatch(separator)
+        keyword_lengths[separator] = len(whole.group("keyword")) if whole else 0
+    if not all(keyword_lengths.values()):
+        # up to the one before the first whose separator fails (the loop tries a run after that one's value)
+        del parts[max(1, 2 * next(i for i, separator in enumerate(separators) if not keyword_lengths[separator]) - 1):]
+        separators = parts[1::2]
+    if len(parts) < 3:
+        return None
+    bounds = list(itertools.accumulate(map(len, parts), initial=at))
+    firsts, ends = bounds[2::2], bounds[3::2]
+    keywords = list(map(operator.sub, firsts, map(keyword_lengths.__getitem__, separators)))
+    values = parts[2::2]
+    if text[at:ends[-1]] != lower[at:ends[-1]]:   # (the verdicts read the values as written)
+        values = list(map(text.__getitem__, map(slice, firsts, ends)))
+    verdicts = {value: harmless[value] or (counts and (digits := value.rstrip(")]}>")).isdigit()
+                                          and len(digits) <= MAX_TOKEN_COUNT_DIGITS) for value in set(values)}
+    found = zip(firsts, ends, itertools.repeat(REDACTED), itertools.repeat("secret-named value"), keywords)
+    if any(verdicts.values()):
+        found = itertools.compress(found, map(operator.not_, map(verdicts.__getitem__, values)))
+    found = list(found)
+    spans += found
+    return ends[-1], len(found)
+
+
+@contextlib.contextmanager
+def _collector_paused():
+    """The cyclic garbage collector off while the rules make a tuple or more per match (none of which can be in a
+    cycle; a text of real matches makes a million): its passes over them made a zip of 333,000 spans take 7 times
+    as long. (Only switched back on where it was on: a nested or concurrent use leaves it as it found it.)"""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _assignment_run(text: str, lower: str, at: int, runs: tuple[Callable, Callable], harmless: _HarmlessValues,
@@ -3069,7 +3214,7 @@ def _schemeless_credential_spans(text: str) -> list[Span]:
     if SCHEMELESS_HINT.search(text) is None:
         return spans
     head = " " + text[:400]  # each pattern is led by the character before the user: one for the start
-    for pattern in SCHEMELESS_PASSWORDS:
+    for pattern in SCHEMELESS_PASSWORDS if "//" in text else SCHEMELESS_PASSWORDS[:1]:   # (the second holds "//")
         password = pattern.groupindex["password"]   # (by number: less time than by name)
         spans += [(m.start(password), m.end(password), REDACTED, "url password", m.start())
                   for m in pattern.finditer(text)]

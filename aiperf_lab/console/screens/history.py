@@ -19,7 +19,7 @@ class HistoryScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield from chrome_top()
-        yield Static("", id="history-status")
+        yield Static("", id="history-status", markup=False)   # run labels and reasons are data
         yield DataTable(id="history-table", zebra_stripes=True, cursor_type="row")
         yield Footer(compact=True)
 
@@ -49,13 +49,15 @@ class HistoryScreen(Screen):
             energy = (r.get("energy") or {}).get("joules")
             exercise = str(r.get("exercise", ""))
             mark = "*" if self.marked is not None and run.folder == self.marked.folder else ""
-            table.add_row(mark + ("d" if run.folder in self._bundled else ""),
-                          Text(grade_label(grade.word, ascii_only), style=GRADE_STYLE.get(grade.word, "")),
-                          exercise[:cut] + ("…" if len(exercise) > cut else ""), r.get("variant", ""),
-                          r.get("profile", ""), r.get("seconds", ""),
-                          f"{energy:.0f}" if isinstance(energy, (int, float)) else "n/a",
-                          str(r.get("started_utc", ""))[:19],
-                          grade.reason[:80] + ("…" if len(grade.reason) > 80 else ""), key=str(i))
+            cells = [mark + ("d" if run.folder in self._bundled else ""),
+                     Text(grade_label(grade.word, ascii_only), style=GRADE_STYLE.get(grade.word, "")),
+                     exercise[:cut] + ("…" if len(exercise) > cut else ""), r.get("variant", ""),
+                     r.get("profile", ""), r.get("seconds", ""),
+                     f"{energy:.0f}" if isinstance(energy, (int, float)) else "n/a",
+                     str(r.get("started_utc", ""))[:19],
+                     grade.reason[:80] + ("…" if len(grade.reason) > 80 else "")]
+            # Text, not str: a str cell is markup, and these are data from run.json ("[cpu]", paths)
+            table.add_row(*(Text(c) if isinstance(c, str) else c for c in cells), key=str(i))
         self._update_status()
         table.focus()
 

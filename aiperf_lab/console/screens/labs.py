@@ -86,7 +86,7 @@ class LabsScreen(Screen):
                     branch.add_leaf(Text(exercise_label(exercise, None)), data=exercise)
             yield tree
             with VerticalScroll(id="walkthrough-pane"):
-                yield Static("", id="selection")
+                yield Static("", id="selection", markup=False)   # "[cpu]" is text, not a tag
                 yield Markdown("Select an exercise on the left (arrows, enter).", id="walkthrough", open_links=False)
         yield Footer(compact=True)
 
@@ -123,7 +123,8 @@ class LabsScreen(Screen):
         hint = ""
         if not self.app.ctx.gpu_here and (self.problem_size == "full" or not e.cpu_size):
             hint = ("\nNo GPU here: press z for size tiny." if e.cpu_size and self.problem_size == "full"
-                    else "\nNo GPU here, and this exercise needs one: pick one marked [cpu], or use --demo.")
+                    else "\nNo GPU here, and this exercise needs one: pick one marked [cpu]. (--demo shows recorded "
+                         "GPU telemetry and runs; it cannot run this exercise.)")
         self.query_one("#selection", Static).update(
             f"{e.id}   variant: {variant.name} ({variant.description})   size: {self.problem_size} (z)   "
             f"profilers: {profilers}   {where}{gpus}{hint}"

@@ -6,6 +6,7 @@ arrived; a process table only when the feed read the processes again."""
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -95,7 +96,8 @@ class MonitorScreen(Screen):
         table = self.query_one(f"#procs-{index}", ProcessTable)
         rows = process_rows(status, self.process_sort, command_width=max(16, width - 70))
         table.clear()
-        table.add_rows(rows)
+        # Text, not str: a str cell is markup, and commands hold brackets ("python [worker]")
+        table.add_rows([[Text(c) if isinstance(c, str) else c for c in row] for row in rows])
         table.display = bool(rows)
         table.border_title = f"GPU {index} processes by {PROCESS_SORTS[self.process_sort]} (m/s to sort)"
 

@@ -96,6 +96,7 @@ class ResultsScreen(Screen):
     def show_tables(self, title: str | Text, tables: list, export_dir: Path) -> None:
         """`tables`: Tables, or SavedTables read when highlighted."""
         self.tables = tables
+        title = Text(title) if isinstance(title, str) else title   # run labels are data, not markup
         if not tables:
             title = Text.assemble(title, "\nno tables (run with a profiler)")
         self.query_one("#results-title", Static).update(title)
@@ -103,7 +104,7 @@ class ResultsScreen(Screen):
         view.export_dir = export_dir
         options = self.query_one(OptionList)
         options.clear_options()
-        options.add_options([Option(f"{t.name} ({t.count if isinstance(t, SavedTable) else len(t.rows)})",
+        options.add_options([Option(Text(f"{t.name} ({t.count if isinstance(t, SavedTable) else len(t.rows)})"),
                                     id=str(i)) for i, t in enumerate(tables)])
         view.show(_shown(tables[0]) if tables else None)
         if tables:

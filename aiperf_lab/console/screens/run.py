@@ -32,7 +32,8 @@ class RunScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield from chrome_top()
-        yield Static("No run yet: pick an exercise on the Labs screen (1) and press r, n, c or t.", id="run-header")
+        yield Static("No run yet: pick an exercise on the Labs screen (1) and press r, n, c or t.", id="run-header",
+                     markup=False)
         yield Static("", id="run-grade")
         yield Log(max_lines=LOG_LINES, id="run-log", auto_scroll=True)
         yield DataTable(id="run-checks", zebra_stripes=True, cursor_type="row")
@@ -88,7 +89,8 @@ class RunScreen(Screen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel_run":
             session = self.app.ctx.run
-            return bool(session is not None and session.running) or None   # None: shown dimmed
+            # hidden, not dimmed: a dimmed "x Cancel run" after the run read as offered, and x did nothing
+            return bool(session is not None and session.running)
         return True
 
     def _write(self, lines: list[str]) -> None:
@@ -135,7 +137,7 @@ class RunScreen(Screen):
         for check in record.checks:
             checks.add_row(Text(check.status.upper(), style="bold" if check.status == "pass" else "bold reverse"
                                 if check.status in ("fail", "error") else "italic"),
-                           _cut(check.text, limit), check.detail)
+                           Text(_cut(check.text, limit)), Text(check.detail))   # str cells would be markup
         checks.display = bool(record.checks)
         self._checks = list(record.checks)
         self._show_check(0)

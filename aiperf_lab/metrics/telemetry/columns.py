@@ -131,6 +131,18 @@ def utc_origins(t_cells: list[str], utc_cells: list[str], times: list[float] | N
         return origins
 
 
+def first_negative_time(t_cells: list[str], plain: list[float] | None, records_before: int) -> tuple[int, str] | None:
+    """(its number among the records, from 1; the cell) of the first time cell below 0 in `t_cells`, the
+    records after `records_before` others (`plain`: float() of each cell, where all are finite)."""
+    if plain is not None and (not plain or min(plain) >= 0):
+        return None
+    times = plain if plain is not None else numbers(t_cells)
+    for k, t in enumerate(times):
+        if t is not None and t < 0:
+            return records_before + k + 1, t_cells[k]
+    return None
+
+
 class SampleColumns:
     """The rows of a recording in our layout that have a time, in file order, as columns (see the module
     docstring). Feed it with `add(rows)` (any number of times), then call `finish()`.
@@ -165,6 +177,8 @@ class SampleColumns:
         # (its number among those rows, from 1; the cell) of the first whose time is a number no recording
         # reaches (nan, inf, 1e400, past MAX_TIME_S): the reports skip such rows, a replay refuses the file
         self.bad_time: tuple[int, str] | None = None
+        # (the same numbering; the cell) of the first row whose time is negative: a replay refuses the file
+        self.negative_time: tuple[int, str] | None = None
 
     def __len__(self) -> int:
         return len(self.t)
@@ -181,6 +195,8 @@ class SampleColumns:
         t = _plain_floats(t_cells)  # every time a plain finite number (the common case), else None
         if self.bad_time is None:
             self._find_bad_time(t_cells, t)
+        if self.negative_time is None:
+            self.negative_time = first_negative_time(t_cells, t, self.records)
         self.records += len(t_cells)
         if self._origins is not None:
             self._add_origins(cells, t_cells, t)

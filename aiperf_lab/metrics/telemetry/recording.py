@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterator, TextIO
 
 from aiperf_lab.errors import InputError, NotAProfile
-from aiperf_lab.inputs import shown_path
+from aiperf_lab.inputs import printable, shown_path
 from aiperf_lab.metrics.telemetry.cells import integer, number, unreachable_time
 from aiperf_lab.metrics.telemetry.columns import (MAX_TIME_S, NOT_RECORDED, SampleColumns, Series,
                                                   series_of_ticks)
@@ -79,6 +79,18 @@ DEMO_GPM_RECORDING = DATA / "gpm_10hz_phases.csv"
 def demo_recording() -> Path:
     """The recording --demo replays: the GPM one where it ships, else the H200 power recording."""
     return DEMO_GPM_RECORDING if DEMO_GPM_RECORDING.is_file() else DEMO_RECORDING
+
+
+def demo_gpu_name() -> str:
+    """The GPU the demo recording was taken on, from its `# aiperf-telemetry` line (the GPM recording names
+    it); the raw NVML recording names none: it was taken on an NVIDIA H200."""
+    try:
+        with demo_recording().open(encoding="utf-8") as handle:
+            meta, _rest = _meta(handle.readline())
+        name = (meta.get("devices") or [{}])[0].get("name")
+    except (OSError, UnicodeDecodeError, AttributeError, IndexError):
+        name = None
+    return name if isinstance(name, str) and name else "NVIDIA H200"
 
 
 def _cell(value) -> str:
@@ -233,7 +245,7 @@ class Recording:
     def __init__(self, path: Path, layout: str, devices: list[GpuInfo], ticks: list[Tick] | None = None,
                  meta: dict[str, Any] | None = None, status_updates: list[tuple[float, int, GpuStatus]] | None = None,
                  utc_origin_ns: int | None = None, *, columns: SampleColumns | None = None,
-                 bad_time: tuple[int, str] | None = None):
+                 bad_time: tuple[int, str] | None = None, negative_time: tuple[int, str] | None = None):
         self.path = path
         self.layout = layout              # "aiperf", "nvml-raw" or "nvidia-smi"
         self.devices = devices
@@ -246,6 +258,8 @@ class Recording:
         # (its number among the sample rows, from 1; the cell) of the first row whose time is a number no
         # recording reaches (nan, inf, 1e400, 1e300): skipped here as damaged; a replay refuses the file
         self.bad_time = columns.bad_time if columns is not None else bad_time
+        # (the same numbering; the cell) of the first sample whose time is negative, where the reader noted it
+        self.negative_time = columns.negative_time if columns is not None else negative_time
 
     @property
     def ticks(self) -> list[Tick]:
@@ -339,6 +353,49 @@ def _text_chunks(handle: BinaryIO, path: Path) -> Iterator[str]:
         yield rest
 
 
+def _binary_kind(path: Path, head: bytes) -> str | None:
+    """What a file that is no text is, and what to do with it, in words after its path; None for text.
+    A recording is a CSV: its first bytes decoded would otherwise be shown as "unknown columns"."""
+    if head.startswith(b"\x1f\x8b"):
+        return _gzip_kind(path)
+    if head.startswith(b"SQLite format 3\x00"):
+        return "an SQLite database (an nsys export?), not a telemetry recording: aiperf-stats reads it"
+    for magic, kind in ((b"NVR\x00", "an Nsight Compute report (.ncu-rep)"), (b"PK\x03\x04", "a zip archive")):
+        if head.startswith(magic):
+            return f"{kind}, not a telemetry recording (a CSV: aiperf, NVML raw or nvidia-smi)"
+    text = head.decode("utf-8", "replace")
+    if b"\x00" in head or text.count("\ufffd") > len(text) // 20:
+        return "binary data, not a telemetry recording (a CSV: aiperf, NVML raw or nvidia-smi)"
+    return None
+
+
+def _gzip_kind(path: Path) -> str:
+    """A gzip file: an aiperf-triage bundle (its telemetry.csv is a recording), another .tar.gz, or a
+    compressed file; the members are listed under safe_tar's bounds."""
+    from pathlib import PurePosixPath
+
+    from aiperf_lab.safe_tar import streamed
+
+    where = shown_path(path)
+    telemetry: str | None = None
+    triage = False
+    try:
+        with streamed(path, where) as (_tar, members):
+            for member in members:
+                parts = PurePosixPath(member.name).parts
+                inner = "/".join(parts[1:])
+                triage = triage or inner == "manifest.json" and parts[0].startswith("aiperf-triage")
+                if inner == "telemetry.csv" and member.isfile():
+                    telemetry = member.name
+    except InputError:
+        return "a gzip file, not a telemetry recording (a CSV): gunzip it first"
+    kind = "an aiperf-triage bundle" if triage else "a .tar.gz archive"
+    if telemetry is None:
+        return f"{kind}, not a telemetry recording; it holds no telemetry.csv"
+    return (f"{kind}, not a telemetry recording; its telemetry.csv is one: tar xzf {printable(path.name)}, "
+            f"then use {printable(telemetry)}")
+
+
 def _meta(first: str) -> tuple[dict[str, Any], io.StringIO]:
     """The `# aiperf-telemetry` line's JSON ({} without one) and the first piece of text, read past it."""
     head = io.StringIO(first)
@@ -357,6 +414,14 @@ def _read_recording(path: Path) -> Recording:
     from aiperf_lab.inputs import open_regular
 
     with open_regular(path, MAX_RECORDING_BYTES) as handle:
+        try:
+            head = handle.read(4096)
+            handle.seek(0)
+        except OSError as exc:
+            raise InputError(f"{shown_path(path)}: cannot read ({exc.strerror or type(exc).__name__})") from None
+        what = _binary_kind(path, head)
+        if what is not None:
+            raise NotAProfile(f"{shown_path(path)}: {what}")
         pieces = _text_chunks(handle, path)
         meta, head = _meta(next(pieces, ""))
         went_on: list[bool] = []  # set when the header's record ran past the first piece
@@ -386,7 +451,7 @@ def _read_recording(path: Path) -> Recording:
         except csv.Error as exc:  # a field over csv's 128 KiB limit, a NUL byte
             raise InputError(f"{path}: not a telemetry recording ({exc})") from None
     body = [r for r in rows if r and (r[0].strip() or any(cell.strip() for cell in r))]
-    devices, ticks, bad_time = {"nvml-raw": _read_raw, "nvidia-smi": _read_smi}[layout](header, body)
+    devices, ticks, bad_time, negative_time = {"nvml-raw": _read_raw, "nvidia-smi": _read_smi}[layout](header, body)
     devices = [_no_gpm(d) for d in devices]
     # A time no recording reaches (1e300 s) is a damaged row, skipped like a row cut short: in ns it
     # would be past any integer a clock holds.
@@ -394,7 +459,7 @@ def _read_recording(path: Path) -> Recording:
     ticks.sort(key=lambda tick: tick.t)  # stable: a log whose clock stepped back replays in time order
     if not ticks:
         raise InputError(f"{path}: a telemetry recording with a header but no samples")
-    return Recording(path, layout, devices, ticks, meta, bad_time=bad_time)
+    return Recording(path, layout, devices, ticks, meta, bad_time=bad_time, negative_time=negative_time)
 
 
 def _read_aiperf(path: Path, header: list[str], body: Iterator[Cells], meta: dict[str, Any]) -> Recording:
@@ -421,7 +486,7 @@ def _read_raw(header: list[str], body: list[list[str]]):
     tracker = EnergyTracker()
     ticks = []
     instant_seen = counter_seen = False
-    bad_time = None  # Recording.bad_time
+    bad_time = negative_time = None  # Recording.bad_time, Recording.negative_time
     for number_of_row, row in enumerate(row for row in body if len(row) >= len(header)):
         get = lambda name: row[col[name]] if name in col else ""  # noqa: E731
         t = number(get("t_s"))
@@ -429,6 +494,8 @@ def _read_raw(header: list[str], body: list[list[str]]):
             bad_time = (number_of_row + 1, get("t_s"))
         if t is None:
             continue
+        if negative_time is None and t < 0:
+            negative_time = (number_of_row + 1, get("t_s"))
         average = number(get("power_mw"))
         instant = number(get("power_instant_mw"))
         power_mw, source = (instant, "instant") if instant is not None else (average, "average" if average else "")
@@ -443,7 +510,7 @@ def _read_raw(header: list[str], body: list[list[str]]):
             tracker.energy_j(), tracker.source, number(get("util_gpu")), number(get("util_mem")),
             integer(get("mem_used_b")), None, number(get("temp_c")), number(get("sm_clock_mhz")),
             number(get("mem_clock_mhz")), integer(get("clock_event_reasons")))], None))
-    return [GpuInfo(0, energy_counter=counter_seen, instant_power=instant_seen)], ticks, bad_time
+    return [GpuInfo(0, energy_counter=counter_seen, instant_power=instant_seen)], ticks, bad_time, negative_time
 
 
 def _read_smi(header: list[str], body: list[list[str]]):
@@ -481,4 +548,4 @@ def _read_smi(header: list[str], body: list[list[str]]):
             ticks[-1].gpus.append(sample)
         else:
             ticks.append(Tick(t, [sample], None))
-    return [GpuInfo(i) for i in sorted(trackers)], ticks, None  # (its times are dates: never a bad one)
+    return [GpuInfo(i) for i in sorted(trackers)], ticks, None, None  # (its times are dates: never a bad one)

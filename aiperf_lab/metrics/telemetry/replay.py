@@ -121,20 +121,34 @@ def _shift(tick: Tick, t: float, energy_offset: dict[int, float]) -> Tick:
 
 def why_not_replayable(recording: Recording) -> str | None:
     """Why `recording` cannot be played as a feed, in words after its path, or None when it can: a sample time
-    that is a number no recording reaches (nan, inf, 1e400: the reports skip such a row as damaged, a replay
-    would play a clock that makes no sense) or a negative one. Checked on the columns where the recording
-    has them, without making a Tick."""
+    that is a number no recording reaches (nan, inf, 1e400, past MAX_TIME_S: the reports skip such a row as
+    damaged, a replay would play a clock that makes no sense) or a negative one. The row is named by its
+    number among the sample rows, as the reader noted it; checked without making a Tick."""
     import math
 
     if recording.bad_time is not None:
         row, cell = recording.bad_time
-        return f"sample {row} has the time {cell.strip()!r}: times must be finite and not negative"
-    if recording.columns is not None:  # the times kept are finite: the first sample's is the least
-        span = recording.columns.time_span()
-        if span is not None and span[0] < 0:
-            return f"sample 1 has the time {span[0]!r} s: times must be finite and not negative"
+        return f"sample {row} has the time {_unreachable(cell.strip())}"
+    if recording.negative_time is not None:
+        row, cell = recording.negative_time
+        return f"sample {row} has the time {cell.strip()} s: times must not be negative"
+    if recording.columns is not None:  # the reader notes every negative time of its columns
         return None
-    for row, tick in enumerate(recording.ticks, start=1):
+    for tick in recording.ticks:  # (in time order: the file's row is not known here)
         if not (isinstance(tick.t, (int, float)) and math.isfinite(tick.t) and tick.t >= 0):
-            return f"sample {row} has the time {tick.t!r} s: times must be finite and not negative"
+            return f"a sample has the time {tick.t!r} s: times must be finite and not negative"
     return None
+
+
+def _unreachable(cell: str) -> str:
+    """`cell` (a time past any recording) and the rule it breaks."""
+    import math
+
+    from aiperf_lab.metrics.telemetry.columns import MAX_TIME_S
+    try:
+        value = float(cell.split()[0].replace(",", ""))
+    except (ValueError, IndexError):
+        value = math.nan
+    if math.isnan(value) or (math.isinf(value) and "inf" in cell.lower()):
+        return f"{cell!r}: not a finite number"
+    return f"{cell} s: past the {MAX_TIME_S:.0e} s (31 years) a recording can reach".replace("1e+09", "1e9")
