@@ -448,3 +448,26 @@ def test_a_workload_printing_now_and_then_is_shown_as_it_prints(tmp_path):
             assert "hf_Qw3r" not in shown
         log.finish()
     assert (tmp_path / "stdout.log").read_text().endswith("Generating '/tmp/r.qdstrm'\n")
+
+
+def test_a_name_lookup_that_hangs_does_not_hold_up_the_redactor(monkeypatch):
+    # A node whose resolver does not answer (air-gapped, a dead DNS server) made every Redactor with
+    # --redact-hosts wait the resolver's own timeouts for each of the host's names, once per Redactor.
+    import time
+    from aiperf_lab.triage import redact
+
+    calls = []
+
+    def hanging(name, *args, **kwargs):
+        calls.append(name)
+        time.sleep(30)
+        return []
+
+    monkeypatch.setattr(redact.socket, "getaddrinfo", hanging)
+    redact._resolved_addresses.cache_clear()
+    began = time.monotonic()
+    for _ in range(3):
+        Redactor({"HOSTNAME": "gpunode-hang.example.invalid"}, redact_hosts=True)
+    assert time.monotonic() - began < 3 * redact.NAME_LOOKUP_S + 1
+    assert len(set(calls)) == len(calls)  # each name looked up once in the process, not once per Redactor
+    redact._resolved_addresses.cache_clear()

@@ -4169,12 +4169,32 @@ def _own_addresses(host_names: list[str]) -> set[str]:
     except Exception:  # psutil missing or the interfaces unreadable: the names still help
         pass
     for name in host_names:
-        try:
-            for info in socket.getaddrinfo(name, None):
-                found.add(str(info[4][0]).split("%", 1)[0])
-        except (OSError, UnicodeError):
-            continue
+        found.update(_resolved_addresses(name))
     return {a for a in found if a not in BORING_IPS and not a.startswith("127.")}
+
+
+NAME_LOOKUP_S = 2.0  # a resolver that does not answer: give up on that name (its interfaces' addresses stay)
+
+
+@functools.lru_cache(maxsize=64)
+def _resolved_addresses(name: str) -> frozenset[str]:
+    """The addresses `name` resolves to, looked up once per process and for at most NAME_LOOKUP_S: on a node
+    whose resolver never answers, getaddrinfo waits its own timeouts (tens of seconds per name), and every
+    Redactor with --redact-hosts would wait them again. The lookup runs in a daemon thread left behind when late."""
+    import threading
+
+    box: list[frozenset[str]] = []
+
+    def look_up() -> None:
+        try:
+            box.append(frozenset(str(info[4][0]).split("%", 1)[0] for info in socket.getaddrinfo(name, None)))
+        except (OSError, UnicodeError):
+            box.append(frozenset())
+
+    thread = threading.Thread(target=look_up, name="aiperf-name-lookup", daemon=True)
+    thread.start()
+    thread.join(NAME_LOOKUP_S)
+    return box[0] if box else frozenset()
 
 
 # ---- secrets inside dumps ---------------------------------------------------------------------------------------
