@@ -14,7 +14,6 @@ positive (or a lost redaction); each is printed (first 5) and the exit status is
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import os
 import random
@@ -26,20 +25,17 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import redaction_speed  # noqa: E402
-from redaction_hosts_diff import real_texts  # noqa: E402
+from redaction_hosts_diff import difference_line, fresh_redactor, real_texts  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 ENVIRON = {**os.environ, "HF_TOKEN": "hf_Qw3rTy7uIoPaSdFgHjKlZxCvBnM12345", "DB_PASSWORD": "S3cr3tP@ssw0rd!xyz",
            "HOSTNAME": "gpunode17.acme-corp.example", "USER": "alice"}
 ALPHABET = list("0123456789abcdefABCDEF0123456789   \t\t\n\n\n::--,,x|.<>\\-") + [
     "0x", ", 0x", "0000000 ", "00000000: ", "00000000  ", "    ", " 120", "  -61", " 303", "  \\n", " 01101000"]
-PROTOTYPES: dict = {}
 
 
 def _fresh(module, hosts: bool):
-    if (module, hosts) not in PROTOTYPES:
-        PROTOTYPES[module, hosts] = module.Redactor(ENVIRON, redact_hosts=hosts)
-    return copy.deepcopy(PROTOTYPES[module, hosts])
+    return fresh_redactor(module, ENVIRON, hosts)
 
 
 def _outputs(module, text: str, hosts: bool) -> tuple[str, str, str, dict]:
@@ -95,10 +91,7 @@ def main() -> int:
             if a != b:
                 differ += 1
                 if differ <= 5:
-                    which = [part for part, x, y in zip(("text", "stream", "line by line", "counts"), a, b) if x != y]
-                    at = next((i for i, (x, y) in enumerate(zip(a[0], b[0])) if x != y), 0)
-                    print(f"DIFFERS: {name} hosts={hosts} ({', '.join(which)}) at {at}: "
-                          f"{a[0][max(0, at - 60):][:160]!r} vs {b[0][max(0, at - 60):][:160]!r}")
+                    print(difference_line(f"{name} hosts={hosts}", ("text", "stream", "line by line", "counts"), a, b))
     print(f"{len(texts)} texts x 2 (with and without --redact-hosts), {differ} differ")
     return 1 if differ else 0
 

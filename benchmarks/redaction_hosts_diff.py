@@ -50,11 +50,28 @@ PROTOTYPES: dict = {}
 HOSTS = [True]   # redact_hosts of every Redactor (--no-hosts: False)
 
 
+def fresh_redactor(module, environ: dict, hosts: bool, extra_secrets: tuple[str, ...] = ()):
+    """A new Redactor of `module` (a copy of one built once per module and settings: building one looks this
+    host's names up)."""
+    key = (module, id(environ), hosts, extra_secrets)
+    if key not in PROTOTYPES:
+        extra = {"extra_secrets": list(extra_secrets)} if extra_secrets else {}  # (older baselines lack it)
+        PROTOTYPES[key] = module.Redactor(environ, redact_hosts=hosts, **extra)
+    return copy.deepcopy(PROTOTYPES[key])
+
+
+def difference_line(label: str, parts: tuple[str, ...], a: tuple, b: tuple, context: int = 60, width: int = 160) -> str:
+    """`DIFFERS: label (the parts that differ) at N: ...`, shown around the first differing character of the first
+    part that differs (a and b: the same parts of two outputs)."""
+    which = [part for part, x, y in zip(parts, a, b) if x != y]
+    x, y = next((str(x), str(y)) for x, y in zip(a, b) if x != y)
+    at = next((i for i, (p, q) in enumerate(zip(x, y)) if p != q), min(len(x), len(y)))
+    start = max(0, at - context)
+    return f"DIFFERS: {label} ({', '.join(which)}) at {at}: {x[start:][:width]!r} vs {y[start:][:width]!r}"
+
+
 def _fresh(module):
-    """A new Redactor (copied: building one looks this host's names up, which can take seconds)."""
-    if module not in PROTOTYPES:
-        PROTOTYPES[module] = module.Redactor(ENVIRON, redact_hosts=HOSTS[0])
-    return copy.deepcopy(PROTOTYPES[module])
+    return fresh_redactor(module, ENVIRON, HOSTS[0])
 
 
 def _outputs(module, text: str) -> tuple[str, str, dict]:
@@ -110,10 +127,7 @@ def main() -> int:
         if a != b:
             differ += 1
             if differ <= 3:
-                which = [part for part, x, y in zip(("text", "stream", "counts"), a, b) if x != y]
-                at = next((i for i, (x, y) in enumerate(zip(a[0], b[0])) if x != y), None)
-                print(f"DIFFERS: {name} ({', '.join(which)}) at {at}: {a[0][at - 40 if at else 0:][:120]!r} "
-                      f"vs {b[0][at - 40 if at else 0:][:120]!r}")
+                print(difference_line(name, ("text", "stream", "counts"), a, b))
     print(f"{len(texts)} texts, {differ} differ")
     return 1 if differ else 0
 

@@ -13,7 +13,6 @@ mix of fragments, real lines and runs; each difference is printed (first 5) and 
 from __future__ import annotations
 
 import argparse
-import copy
 import os
 import random
 import sys
@@ -22,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import redaction_speed  # noqa: E402
-from redaction_hosts_diff import real_texts  # noqa: E402
+from redaction_hosts_diff import difference_line, fresh_redactor, real_texts  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 ENVIRON = {**os.environ, "HF_TOKEN": "hf_Qw3rTy7uIoPaSdFgHjKlZxCvBnM12345", "DB_PASSWORD": "S3cr3tP@ssw0rd!xyz",
@@ -43,13 +42,10 @@ VALUES = ["abcd", "abc", "ab", "True", "false", "123", "1234567", "$VAR", "${X}"
           , "abc\\' ", "10-0-0-1", "1.2.3.4", "@h:80"]
 GAPS = [" x ", " ", "\n", ", ", " \t", "_", "-", ".", " p ", "?", "&", "  y  ", ";", "\t", " , ", "\r\n", "\x00", " é ",
         " K ", "'", '"', " q\n", "x", ""]
-PROTOTYPES: dict = {}
 
 
 def _fresh(module, hosts: bool):
-    if (module, hosts) not in PROTOTYPES:
-        PROTOTYPES[module, hosts] = module.Redactor(ENVIRON, redact_hosts=hosts, extra_secrets=EXTRA)
-    return copy.deepcopy(PROTOTYPES[module, hosts])
+    return fresh_redactor(module, ENVIRON, hosts, tuple(EXTRA))
 
 
 def _units() -> list[str]:
@@ -145,14 +141,8 @@ def main() -> int:
             if a != b:
                 differ += 1
                 if differ <= 5:
-                    which = [part for part, x, y in zip(("text", "counts", "stream", "small stream", "small counts"), a, b)
-                             if x != y]
-                    k = which[0]
-                    x, y = a[("text", "counts", "stream", "small stream", "small counts").index(k)], \
-                        b[("text", "counts", "stream", "small stream", "small counts").index(k)]
-                    at = next((j for j, (p, q) in enumerate(zip(x, y)) if p != q), 0) if isinstance(x, str) else 0
-                    print(f"DIFFERS: text {i} hosts={hosts} ({', '.join(which)}) at {at}: "
-                          f"{str(x)[max(0, at - 60):][:160]!r} vs {str(y)[max(0, at - 60):][:160]!r}", flush=True)
+                    print(difference_line(f"text {i} hosts={hosts}",
+                                          ("text", "counts", "stream", "small stream", "small counts"), a, b), flush=True)
     print(f"{args.texts} texts x 2 (with and without --redact-hosts), {differ} differ")
     return 1 if differ else 0
 
