@@ -37,7 +37,10 @@ KEY_ASSIGNMENT = re.compile(r"key(?<![a-z0-9]key)[\"']?[ \t]{0,3}[=:][ \t]{0,3}[
 _ASSIGNMENT_TAIL = (r"(?=(?P<rest>[a-z0-9_.-]{0,48}))(?P=rest)(?P<sep>\\?[\"']?[ \t]{0,32}(?:=>|->|[=:\uff1a])"
                     r"[ \t\r\f\v\x85\xa0\u2028\u2029]{0,3}"
                     r"(?:(?:[|>][+-]?[0-9]?[ \t]{0,8})?\r?\n[ \t]{0,16})?(?:(?:&[a-z0-9_-]{1,32}|!![a-z]{1,16})[ \t]{1,4})?)"
-                    r"(?P<quote>(?:bytearray\(|memoryview\()?b[\"']|\\?[\"']?)"  # (a Python bytes value: b'X')
+                    # (a bytes value: b'X', rb'X', b'''X''', bytes('X', ...), bytearray( b'X' ), np.bytes_(b'X'), Go's
+                    # []byte("X"), JavaScript's Buffer.from('X'))
+                    r"(?P<quote>(?:(?:bytearray|memoryview|bytes|np\.bytes_|numpy\.bytes_|buffer\.from|\[\]byte)\([ \t]{0,4})?"
+                    r"(?:[rb]{1,2}(?=[\"'])|\\)?(?:'''|\"\"\"|[\"'])?)"
                     r"(?P<value>[^\s'\",;\x00]{3,})")  # (nsys joins environment entries with NUL)
 SECRET_ASSIGNMENTS = [re.compile(keyword + _ASSIGNMENT_TAIL) for keyword in (
     r"token(?!s|iz|is)", "secret", r"passw(?:or)?d", r"pwd(?:(?<=[_.-]pwd)|(?=[_.-]))", r"api[_-]?key", "apikey",

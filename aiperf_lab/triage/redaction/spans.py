@@ -43,6 +43,11 @@ _START, _END, _REPLACEMENT, _LABEL, _CONTEXT = (operator.itemgetter(i) for i in 
 # Also as repr(), JSON, a shell or a C source writes the ESC (`\x1b[`, `\u001b[`, `\033[`, `\e[`).
 CSI = re.compile(r"(?:\x1b|\\(?:x1b|u001b|033|e))\[[0-?]{0,32}[ -/]{0,8}[@-~]")
 ESCAPED_CSI = re.compile(r"\\(?:x1b|u001b|033|e)\[")
+# An OSC sequence (a terminal hyperlink `ESC]8;;URL ESC\`, a window title `ESC]0;T BEL`), raw or escaped as repr/JSON
+# print it: the rules read a view without them (`password=ESC]8;;URL ESC\X ESC]8;;ESC\` gives X after its `=`), and
+# each one's payload (the link's URL) on its own.
+_ESCAPE_CHARACTER = r"(?:\x1b|\\(?:x1b|u001b|033|e))"
+OSC = re.compile(_ESCAPE_CHARACTER + r"\](?P<payload>[^\x07\x1b\\\n]{0,4096})(?:\x07|\x1b\\|\\(?:x1b|u001b|033|e)\\{1,2}|\\x07|\\a)")
 
 
 def _without_csi(text: str) -> tuple[str, "_Edits"]:
