@@ -112,10 +112,15 @@ DIGEST_PARAM = re.compile(r"(?<![a-z0-9_-])(?:c?nonce|response)=\"?(?P<value>[^\
 URL_SIGNATURE = re.compile(r"signature=(?<=[?&]signature=|-signature=)(?P<value>[0-9a-z%_.~+/=-]{16,4096})")
 # A secret name ending a piece of a stream, its value on the next line.
 # (also a YAML block scalar's `password: |`, and a secret flag ending a line of a list: k8s `- --password`)
+# A printed `kubectl get secret NAME -o jsonpath='{.data.KEY}' | base64 -d` (or its base64 value alone, or
+# go-template's): the next line is the secret's value, printed bare (lower-cased text, a line's last 120 characters)
+KUBECTL_SECRET_PRINT = (r"kubectl[ \t][^\n]{0,100}?secrets?[ \t][^\n]{0,100}?(?:\|[ \t]{0,4}base64[ \t]{1,4}(?:-d|-D|--decode)"
+                        r"|(?:jsonpath|go-template|template)=[^\n]{0,80}?\.data[^\n]{0,80}?)[ \t'\"]{0,4}\r?\n\Z")
+KUBECTL_SECRET_LINE = re.compile(KUBECTL_SECRET_PRINT)
 VALUE_ON_NEXT_LINE = re.compile(r"(?:token|secret|passw(?:or)?d|api[_-]?key|apikey|pass(?:phrase)?|credential|accountkey)"
                                 r"[\"']?[ \t]{0,3}[=:][ \t]{0,3}(?:[|>][+-]?[0-9]?[ \t]{0,8})?\r?\n\Z"
                                 r"|--[a-z0-9_-]{0,48}(?:token|secret|passw(?:or)?d|api[_-]?key|pass(?:phrase)?)[\"']?,?[ \t]{0,8}"
-                                r"\r?\n\Z")
+                                r"\r?\n\Z|" + KUBECTL_SECRET_PRINT)
 
 
 # A word that gives a name a value: a Hydra/OmegaConf override (`db.password=X`, `+trainer.api_key=X`, `++x.token=X`),

@@ -10,7 +10,7 @@ import re
 from urllib.parse import quote
 
 from .assignments import (
-    NAME_RUN_REVERSED, NOT_A_SECRET_REFERENCE, PREFIXED_NEXT_VALUE, PREFIX_DIGITS, _HarmlessValues,
+    KUBECTL_SECRET_LINE, NAME_RUN_REVERSED, NOT_A_SECRET_REFERENCE, PREFIXED_NEXT_VALUE, PREFIX_DIGITS, _HarmlessValues,
     _assigned_secret_at, _name_before,
 )
 from .names import _secret_name_cached, cannot_be_secret, is_named_location, looks_like_password
@@ -666,4 +666,64 @@ def _pgpass_spans(text: str) -> list[Span]:
             continue
         spans.append((m.start("value"), m.end("value"), REDACTED, "pgpass password", start - host.end()))
         at = m.end()
+    return spans
+
+
+# Name/value pairs in the other order or under other keys: a Kubernetes env item with its value first
+# (`- value: X\n  name: DB_PASSWORD`, `{"value": "X", "name": "DB_PASSWORD"}`: the name the next key of the same
+# item, never after a new `- `), CloudFormation's `ParameterKey`/`ParameterValue` (JSON, or the CLI's
+# `ParameterKey=K,ParameterValue=X`), an SSM parameter of Type SecureString (`"Type": "SecureString", "Value": "X"`, in
+# either order inside one object).
+ENV_ITEM_VALUE_FIRST = re.compile(r"alue(?<=[Vv]alue)(?<![A-Za-z0-9_][Vv]alue)[\"']?[ \t]{0,3}[:=][ \t]{0,3}"
+                                  r"(?:\"(?P<dq>[^\"\\\n]{1,4096})\"|'(?P<sq>[^'\n]{1,4096})'"
+                                  r"|(?P<plain>[^\s\"'#,{}\[\]|>&*!][^\s,}]{0,4095}))"
+                                  r"[ \t]{0,4}(?:,[ \t]{0,4}|,?[ \t]{0,4}\r?\n[ \t]{0,64})"
+                                  r"[\"']?[Nn]ame[\"']?[ \t]{0,3}[:=][ \t]{0,3}[\"']?(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,127})"
+                                  r"[\"']?(?![A-Za-z0-9_.-])")
+CFN_PARAMETER = re.compile(r"ParameterKey[\"']?[ \t]{0,3}[:=][ \t]{0,3}[\"']?(?P<name>[A-Za-z0-9_.-]{1,255})[\"']?"
+                           r"[ \t]{0,4},[ \t\r\n]{0,64}[\"']?ParameterValue[\"']?[ \t]{0,3}[:=][ \t]{0,3}"
+                           r"(?:\"(?P<dq>[^\"\\\n]{1,4096})\"|(?P<plain>[^\s,\"'}\]]{1,4096}))")
+SECURE_STRING_VALUE = re.compile(r"\"Type\"[ \t]{0,3}:[ \t]{0,3}\"SecureString\"[^{}]{0,512}?\"Value\"[ \t]{0,3}:[ \t]{0,3}"
+                                 r"\"(?P<after>[^\"\\\n]{1,4096})\""
+                                 r"|\"Value\"[ \t]{0,3}:[ \t]{0,3}\"(?P<before>[^\"\\\n]{1,4096})\"[^{}]{0,512}?"
+                                 r"\"Type\"[ \t]{0,3}:[ \t]{0,3}\"SecureString\"")
+NEXT_LINE_VALUE = re.compile(r"[ \t]{0,16}[\"']?(?P<value>[^\s'\",;]{3,})")
+
+
+def _reordered_pair_spans(text: str) -> list[Span]:
+    """Values named apart in the orders above; each pattern runs only where its literal is in the text."""
+    spans: list[Span] = []
+    if "alue" in text and "ame" in text:
+        for m in ENV_ITEM_VALUE_FIRST.finditer(text):
+            group = "dq" if m.group("dq") is not None else "sq" if m.group("sq") is not None else "plain"
+            if _secret_name_cached(m.group("name")) and _secret_value(m.group(group)):
+                spans.append((*m.span(group), REDACTED, "secret-named value", m.start()))
+    if "ParameterKey" in text:
+        for m in CFN_PARAMETER.finditer(text):
+            group = "dq" if m.group("dq") is not None else "plain"
+            if _secret_name_cached(m.group("name")) and _secret_value(m.group(group)):
+                spans.append((*m.span(group), REDACTED, "secret-named value", m.start()))
+    if "SecureString" in text:
+        for m in SECURE_STRING_VALUE.finditer(text):
+            group = "after" if m.group("after") is not None else "before"
+            if _secret_value(m.group(group)):
+                spans.append((*m.span(group), REDACTED, "secret-named value", m.start()))
+    return spans
+
+
+def _kubectl_secret_spans(text: str, lower: str) -> list[Span]:
+    """The value on the line after a printed `kubectl get secret ... | base64 -d` (KUBECTL_SECRET_LINE, read as a stream
+    reads a piece's last line: its last 120 characters), as the stream's value_next takes it."""
+    spans: list[Span] = []
+    at = lower.find("kubectl")
+    while at >= 0:
+        newline = lower.find("\n", at)
+        if newline < 0:
+            break
+        tail = lower[max(lower.rfind("\n", 0, at) + 1, newline + 1 - 120):newline + 1]
+        if KUBECTL_SECRET_LINE.search(tail):
+            m = NEXT_LINE_VALUE.match(text, newline + 1)
+            if m and text.find("\n", newline + 1, m.end()) < 0 and not cannot_be_secret(m.group("value")):
+                spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", at))
+        at = lower.find("kubectl", newline)
     return spans

@@ -11,15 +11,17 @@ from __future__ import annotations
 import re
 
 from .argv import argv_secret_pieces
-from .names import cannot_be_secret, is_secret_flag, name_words
+from .commands import _printed_flag_value_kept
+from .names import cannot_be_secret, is_secret_flag, looks_like_password, name_words
 from .spans import REDACTED, Span
 
 # Where a printed command starts on its line. `+`-runs and `$`/`>` prompts count only at the line's start or behind
 # a short prefix (PREFIX_FITS); the words anywhere (`INFO Running: cmd`).
 COMMAND_MARK = re.compile(r"(?P<trace>\++ )|(?P<prompt>[$>] )"
                           r"|(?i:(?P<word>running|executing|command|cmd|exec|run):[ \t]{1,4})")
-# a log prefix before a trace mark: `[rank0]: `, `2026-11-23 10:00:00 `, `job | `; a prompt's `user@host:~/x`, `(venv)`
-TRACE_PREFIX = re.compile(r"[ \t]{0,16}|.{0,120}(?:[\]:|>][ \t]{1,4}|[0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})?Z?[ \t]{1,4})")
+# a log prefix before a trace mark: `[rank0]: `, `2026-11-23 10:00:00 `, `job | `, a repr's or a list's quote; a prompt's
+# `user@host:~/x`, `(venv)`
+TRACE_PREFIX = re.compile(r"[ \t]{0,16}(?:[\[(][ \t]{0,4})?(?:[bu]?['\"])?|.{0,120}(?:[\]:|>][ \t]{1,4}|[0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})?Z?[ \t]{1,4})")
 PROMPT_PREFIX = re.compile(r"[ \t]{0,16}(?:\([\w.-]{1,64}\)[ \t]{0,2})?(?:PS[ \t])?[^\s$>]{0,200}")
 # Windows login tools whose printed line is a command even with no mark before it
 LINE_TOOLS = re.compile(r"(?im)^[ \t]{0,16}(?:net(?:\.exe)?[ \t]{1,4}use|psexec(?:64)?(?:\.exe)?|xfreerdp3?|wlfreerdp|"
@@ -35,6 +37,7 @@ STDIN_TOOLS = frozenset({"chpasswd", "chgpasswd", "htpasswd"})
 PROCESS_SUBSTITUTION = re.compile(r"(?P<flag>--?[A-Za-z][\w-]{0,63})(?:=|[ \t]{1,4})<\([ \t]{0,4}(?:echo|printf)"
                                   r"(?:[ \t]{1,4}-[neE]{1,3}|[ \t]{1,4}['\"]%s(?:\\n)?['\"])*[ \t]{1,4}"
                                   r"['\"]?(?P<value>[^\s'\")]{1,1024})")
+REDIRECTION = re.compile(r"[<>]{1,2}&?")
 ECHO_WORDS = frozenset({"echo", "printf"})
 
 
@@ -75,6 +78,8 @@ def _shell_words(line: str, offset: int, escapes: bool = True) -> list[list[tupl
                 started = True
                 i += 1
                 continue
+            if run < n and line[run] == "&" and c == ">":   # >&2, 2>&1: a descriptor, not a command's end
+                run += 1
             end_word()
             commands[-1].append((line[i:run], list(range(offset + i, offset + run))))
             i = run
@@ -145,32 +150,53 @@ def _fed_value_span(word: str, places: list[int], how: str) -> Span | None:
         start = len(user) + 1
     else:
         start = 0
-    if len(word) <= start or cannot_be_secret(word[start:]):
+    if len(word) <= start or cannot_be_secret(word[start:]) or _printed_flag_value_kept(word[start:]):
         return None
     return (places[start], places[-1] + 1, REDACTED, "command-line password", places[0])
 
 
+def _arguments(command: list[tuple[str, list[int]]]) -> tuple[list[int], list[int]]:
+    """Which words of a command are its arguments (not a redirection: `<`, `>`, `2>&1`, `> log` and the file after
+    one, nor a here-string `<<< X`), and which are here-strings."""
+    arguments: list[int] = []
+    here: list[int] = []
+    skip = -1
+    for k, (word, places) in enumerate(command):
+        if k == skip:
+            continue
+        if word == "<<<":
+            here.append(k + 1)
+            skip = k + 1
+        elif word and word[0] in "<>" and REDIRECTION.fullmatch(word):
+            if arguments and arguments[-1] == k - 1 and command[k - 1][0].isdigit() and command[k - 1][1][-1] + 1 == places[0]:
+                arguments.pop()   # 2> log: the descriptor goes with it
+            skip = k + 1   # the file, or the descriptor after `>&`
+        else:
+            arguments.append(k)
+    return arguments, [k for k in here if k < len(command)]
+
+
 def _command_spans(command: list[tuple[str, list[int]]], fed: list[tuple[str, list[int]]]) -> list[Span]:
-    """The secret pieces of one simple command (argv_secret_pieces of its words; a here-string fed to a command that
-    reads a password on stdin), and the value an `echo`/`printf` of `fed` sends it through a pipe."""
-    words = [w for w, _ in command]
+    """The secret pieces of one simple command (argv_secret_pieces of its arguments; a here-string fed to a command
+    that reads a password on stdin), and the value an `echo`/`printf` of `fed` sends it through a pipe. A piece is
+    kept out when a printed flag's value would be (a `$VAR`, a path, a setting: _printed_flag_value_kept), and after
+    a bare `-p` (mysql's prompt, then a database's name) when it does not look like a password."""
+    kept, here = _arguments(command)
+    argv = [command[k][0] for k in kept]
     spans: list[Span] = []
-    argv = words
-    here = [k for k, w in enumerate(words) if w == "<<<"]
-    if here:   # the here-string is no argument
-        argv = [w for k, w in enumerate(words) if k not in here and k - 1 not in here]
-    kept = [k for k in range(len(words)) if k not in here and k - 1 not in here]
     for i, start, end in argv_secret_pieces(argv):
         places = command[kept[i]][1]
-        if start < end <= len(places):
-            spans.append((places[start], places[end - 1] + 1, REDACTED, "command-line password", places[0]))
+        value = argv[i][start:end]
+        if start >= end or end > len(places) or _printed_flag_value_kept(value) or (
+                start == 0 and i and argv[i - 1] == "-p" and not looks_like_password(value)):
+            continue
+        spans.append((places[start], places[end - 1] + 1, REDACTED, "command-line password", places[0]))
     how = _reads_secret_from_stdin(argv) if (here or fed) else None
     if how is not None:
         for k in here:
-            if k + 1 < len(command):
-                span = _fed_value_span(*command[k + 1], how)
-                if span is not None:
-                    spans.append(span)
+            span = _fed_value_span(*command[k], how)
+            if span is not None:
+                spans.append(span)
         values = [item for item in fed[1:] if not item[0].startswith("-") and not item[0].startswith("%")]
         if values:
             span = _fed_value_span(*values[-1], how)

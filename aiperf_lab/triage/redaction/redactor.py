@@ -31,8 +31,8 @@ from .keys import _key_spans
 from .layouts import (
     DASH_DATA, DOCKER_CONFIG_BASE64, DOCKER_CONFIG_PREFIXES, DOCKER_CONFIG_SECRET, PGPASS_PORT,
     _aws4_authorization_end, _base64_text, _env_item_spans, _extend_quoted_values, _header_tuple_spans,
-    _json_data_block_spans, _loguru_spans, _name_value_table_spans, _pgpass_spans, _prefixed_block_spans,
-    _shell_quoted_spans, _terraform_sensitive_spans, _tool_listing_spans, _xml_element_spans, _yaml_block_spans,
+    _json_data_block_spans, _kubectl_secret_spans, _loguru_spans, _name_value_table_spans, _pgpass_spans,
+    _prefixed_block_spans, _reordered_pair_spans, _shell_quoted_spans, _terraform_sensitive_spans, _tool_listing_spans, _xml_element_spans, _yaml_block_spans,
     _yaml_data_block_spans,
 )
 from .names import (
@@ -434,7 +434,10 @@ class Redactor:
         header tuples, terraform's sensitive values, XML elements, kubeconfig *-data keys."""
         spans = (_env_item_spans(text) + _shell_quoted_spans(text) + _loguru_spans(text) + _header_tuple_spans(text)
                  + _terraform_sensitive_spans(text) + _xml_element_spans(text) + _name_value_table_spans(text)
-                 + _yaml_block_spans(text) + _tool_listing_spans(text) + _prefixed_block_spans(text))
+                 + _yaml_block_spans(text) + _tool_listing_spans(text) + _prefixed_block_spans(text)
+                 + _reordered_pair_spans(text))
+        if "kubectl" in text:
+            spans += _kubectl_secret_spans(text, _lower(text))
         if any(prefix in text for prefix in DOCKER_CONFIG_PREFIXES):
             for m in DOCKER_CONFIG_BASE64.finditer(text):
                 run = m.group(0)
