@@ -40,7 +40,8 @@ from .names import (
     escaped_forms, is_hex_key, is_named_location, is_secret_name, names_a_hash, secret_env_names, worth_hiding,
 )
 from .spans import (
-    CSI, ESCAPED_CSI, KNOWN_VALUE, OSC, REDACTED, Span, _START, _codes_kept, _common_prefix, _common_suffix, _edited,
+    CSI, ESCAPED_CSI, ESCAPED_OSC_STARTS, KNOWN_VALUE, OSC, REDACTED, Span, _START, _codes_kept, _common_prefix,
+    _common_suffix, _edited,
     _line_by_line, _longest_first, _lower, _merge_spans, _minus, _name_edits, _split_matches, _without_csi,
 )
 from .token_spans import CONTEXT_LITERALS, _beside_spans, _context_shape_spans, _provider_token_spans
@@ -635,7 +636,8 @@ class Redactor:
             return self._all_spans(text, in_key, token_carry, value_next)
 
     def _all_spans(self, text: str, in_key: bool, token_carry: bool, value_next: bool) -> list[Span]:
-        if ("\x1b]" in text or ("\\" in text and "]" in text)) and (links := list(OSC.finditer(text))):
+        if ("\x1b]" in text or ("\\" in text and any(escaped in text for escaped in ESCAPED_OSC_STARTS))) and (
+                links := list(OSC.finditer(text))):
             return self._osc_spans(text, links, in_key, token_carry, value_next)
         if "\x1b" in text or ("\\" in text and ("1b[" in text or "033[" in text or "\\e[" in text)
                                and ESCAPED_CSI.search(text)):

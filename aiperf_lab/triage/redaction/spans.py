@@ -47,6 +47,7 @@ ESCAPED_CSI = re.compile(r"\\(?:x1b|u001b|033|e)\[")
 # print it: the rules read a view without them (`password=ESC]8;;URL ESC\X ESC]8;;ESC\` gives X after its `=`), and
 # each one's payload (the link's URL) on its own.
 _ESCAPE_CHARACTER = r"(?:\x1b|\\(?:x1b|u001b|033|e))"
+ESCAPED_OSC_STARTS = ("x1b]", "u001b]", "033]", "\\e]")
 OSC = re.compile(_ESCAPE_CHARACTER + r"\](?P<payload>[^\x07\x1b\\\n]{0,4096})(?:\x07|\x1b\\|\\(?:x1b|u001b|033|e)\\{1,2}|\\x07|\\a)")
 
 
