@@ -51,8 +51,8 @@ from typing import Any, BinaryIO, Callable, Iterator, TextIO
 from aiperf_lab.errors import InputError, NotAProfile
 from aiperf_lab.inputs import printable, shown_path
 from aiperf_lab.metrics.telemetry.cells import integer, number, unreachable_time
-from aiperf_lab.metrics.telemetry.columns import (MAX_TIME_S, NOT_RECORDED, SampleColumns, Series,
-                                                  series_of_ticks)
+from aiperf_lab.metrics.telemetry.columns import (MAX_GPUS, MAX_TIME_S, NOT_RECORDED, SampleColumns, Series,
+                                                  TooManyGpus, series_of_ticks)
 from aiperf_lab.metrics.telemetry.csv_blocks import Cells, blocks
 from aiperf_lab.metrics.telemetry.energy import EnergyTracker
 from aiperf_lab.metrics.telemetry.model import GPM_NAMES, GpmSample, GpuInfo, GpuSample, GpuStatus, HostSample, Tick
@@ -452,6 +452,8 @@ def _read_recording(path: Path) -> Recording:
             raise InputError(f"{path}: not a telemetry recording ({exc})") from None
     body = [r for r in rows if r and (r[0].strip() or any(cell.strip() for cell in r))]
     devices, ticks, bad_time, negative_time = {"nvml-raw": _read_raw, "nvidia-smi": _read_smi}[layout](header, body)
+    if len(devices) > MAX_GPUS:
+        raise InputError(f"{path}: {TooManyGpus(len(devices), len(body))}")
     devices = [_no_gpm(d) for d in devices]
     # A time no recording reaches (1e300 s) is a damaged row, skipped like a row cut short: in ns it
     # would be past any integer a clock holds.
@@ -465,8 +467,11 @@ def _read_recording(path: Path) -> Recording:
 def _read_aiperf(path: Path, header: list[str], body: Iterator[Cells], meta: dict[str, Any]) -> Recording:
     """Our layout, a block of records at a time into columns (columns.SampleColumns)."""
     columns = SampleColumns(header, meta)
-    for cells in body:
-        columns.add_cells(cells)
+    try:
+        for cells in body:
+            columns.add_cells(cells)
+    except TooManyGpus as exc:
+        raise InputError(f"{path}: {exc}") from None
     columns.finish()
     if not any(columns.kept()):
         raise InputError(f"{path}: a telemetry recording with a header but no samples")
