@@ -310,15 +310,17 @@ CHUNK_ROWS = 4096       # rows converted to columns at a time, where they are re
 READ_BYTES = 1 << 20    # bytes read from the file at a time: a block of records (about 4,500 rows)
 
 
-def read_recording(path: Path) -> Recording:
+def read_recording(path: Path, on_header: Callable[[str, list[str]], None] | None = None) -> Recording:
     """A recording in any of the three layouts; rows cut short (a killed writer) are skipped, values that
-    are not finite numbers read as missing, times must be finite. InputError for anything else."""
+    are not finite numbers read as missing, times must be finite. InputError for anything else.
+    `on_header(layout, header)`: called once the header is read, before any sample; it may refuse the file
+    for what its header already tells (an InputError), sparing the read of the rest."""
     # Many short-lived containers are made (each chunk's rows) and none is garbage: the cyclic collector's
     # passes over them would add to the read for nothing.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _read_recording(path)
+        return _read_recording(path, on_header)
     finally:
         if collecting:
             gc.enable()
@@ -410,7 +412,7 @@ def _meta(first: str) -> tuple[dict[str, Any], io.StringIO]:
     return (meta if isinstance(meta, dict) else {}), head
 
 
-def _read_recording(path: Path) -> Recording:
+def _read_recording(path: Path, on_header: Callable[[str, list[str]], None] | None) -> Recording:
     from aiperf_lab.inputs import open_regular
 
     with open_regular(path, MAX_RECORDING_BYTES) as handle:
@@ -440,6 +442,8 @@ def _read_recording(path: Path) -> Recording:
             layout = sniff_recording(header)
             if layout is None:
                 raise NotAProfile(f"{path}: not a telemetry recording (unknown columns: {','.join(header[:4])}...)")
+            if on_header is not None:
+                on_header(layout, [name.strip() for name in header])
             if layout == "aiperf":
                 width = len(header)
                 if went_on:  # (a header of over a MB) the rest through the same reader
