@@ -5,6 +5,7 @@ value when a line wraps."""
 from __future__ import annotations
 
 import asyncio
+import sys
 
 import pytest
 
@@ -49,3 +50,31 @@ def test_without_pytorch_r_says_the_run_did_not_start_and_history_stays_empty(tm
     assert grade.startswith("✗ did not start: the workloads need PyTorch") and "failed" not in grade
     assert ("Run did not start", WHY) in toasts
     assert history_rows == 0 and not (tmp_path / "runs").exists()   # no run folder, no "failed" run
+
+
+def test_the_triage_footer_offers_stop_only_while_a_bundle_is_being_made(tmp_path, monkeypatch):
+    from aiperf_lab.console import sessions
+
+    script = "import time\ntime.sleep(1.5)\n"
+    monkeypatch.setattr(sessions.TriageSession, "argv", lambda self: [sys.executable, "-c", script])
+
+    async def scenario():
+        app = make_app(tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("6")
+            await pilot.pause(0.3)
+            idle = footer_keys(app)
+            await pilot.press("b")                 # a bundle being made: x is offered
+            await wait_until(pilot, lambda: "x" in footer_keys(app), timeout=1.2)
+            await wait_until(pilot, lambda: app.ctx.triage is not None and not app.ctx.triage.running)
+            await pilot.pause(0.5)
+            after = footer_keys(app)
+            # the palette still lists Stop; chosen while idle it says why nothing happened
+            await app._act_on("triage", "stop")
+            await pilot.pause()
+            return idle, after, [str(n.message) for n in app._notifications]
+
+    idle, after, toasts = asyncio.run(scenario())
+    assert "b" in idle and "x" not in idle
+    assert "x" not in after
+    assert toasts[-1] == "no bundle is being made"
