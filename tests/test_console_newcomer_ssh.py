@@ -78,3 +78,38 @@ def test_the_triage_footer_offers_stop_only_while_a_bundle_is_being_made(tmp_pat
     assert "b" in idle and "x" not in idle
     assert "x" not in after
     assert toasts[-1] == "no bundle is being made"
+
+
+def test_at_80_columns_a_gpu_card_line_breaks_between_fields_never_inside_one():
+    """"occupancy" at a line's end and "14.1%" on the next, "1" and "process", read as two things."""
+    from aiperf_lab.console.screens.monitor import GpuCard
+
+    from aiperf_lab.metrics.telemetry.model import GpmSample, GpuSample, HostSample, Tick
+
+    async def scenario(tmp_path):
+        app = make_app(tmp_path, gpus=1)
+        # busy and power-capped, as the demo's H100 is: the figures that made the lines wrap mid-field
+        t = app.ctx.feed.ring.snapshot(120)[1][-1].t + 0.1
+        busy = GpuSample(t, 0, 590.0, "instant", power_limit_w=700.0, energy_j=11180.0, energy_source="counter",
+                         util_gpu_pct=99.0, util_mem_pct=34.0, mem_used_bytes=3758096384, mem_total_bytes=80 << 30,
+                         temp_c=57.0, sm_clock_mhz=1230.0, clock_event_reasons=0x4 | 0x20,
+                         gpm=GpmSample(t, 1.0, sm_active_pct=95.5, tensor_pct=92.7, dram_pct=25.5,
+                                       sm_occupancy_pct=14.1))
+        app.ctx.feed.ring.append(Tick(t, [busy], HostSample(t, 12.5, 40 << 30, 128 << 30)))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("2")
+            await pilot.pause(0.3)
+            card = app.screen.query_one(GpuCard).region
+            strips = app.screen._compositor.render_strips()
+            return [strips[y].text[card.x + 2:card.right - 2].rstrip() for y in range(card.y + 1, card.bottom - 1)]
+
+    import tempfile
+    from pathlib import Path
+    with tempfile.TemporaryDirectory() as folder:
+        lines = asyncio.run(scenario(Path(folder)))
+    text = "\n".join(lines)
+    for field in ("power 590 W / 700 W", "energy 11.18 kJ (counter)", "util 99% gpu, 34% mem", "SM active 95.5%",
+                  "tensor 92.7%", "DRAM 25.5%", "occupancy 14.1%", "memory 3.5/80 GiB", "57 C", "SM 1230 MHz",
+                  "clock events: power cap, thermal (sw)", "2 processes"):
+        assert any(field in line for line in lines), (field, text)   # each label with its value on one line
+    assert lines[-3].startswith("power") and lines[-1].startswith("sm")   # the charts all there, last
