@@ -474,3 +474,27 @@ def test_findings_are_never_cut_mid_sentence_they_go_one_block_per_row(columns, 
                      "pin the host buffers (tensor.pin_memory(), DataLoader(pin_memory=True)) and copy with "
                      "non_blocking=True", "0 synchronous memcpy calls, 0.00 ms of CPU time in them"):
         assert sentence in words
+
+
+def test_list_reports_on_an_80_column_terminal_fits_it_and_says_what_the_star_means(capsys, monkeypatch):
+    """On an 80-column terminal 39 of its lines were wider than the terminal, which wrapped them through
+    the name column; `*` was explained only in --help. Piped, it stays one line per report (for grep)."""
+    import io
+
+    from aiperf_lab.metrics.registry import REPORTS, STATS_MARK_LEGEND
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stdout", terminal)
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["--list-reports"]) == 0
+    lines = terminal.getvalue().splitlines()
+    assert max(len(line) for line in lines) <= 80
+    assert lines[-1] == STATS_MARK_LEGEND == "* the same columns and numbers as `nsys stats --report NAME`"
+    named = [line.split()[:2] for line in lines if line and not line.startswith(" ")][:-1]
+    assert named == [[r.kind, r.name + (f"[{r.arguments}]" if r.arguments else "")] for r in REPORTS]
+    words = " ".join(terminal.getvalue().split())
+    assert "joules per kernel category and GPU idle (needs telemetry); --nvtx RANGE scopes it" in words
