@@ -113,3 +113,36 @@ def test_at_80_columns_a_gpu_card_line_breaks_between_fields_never_inside_one():
                   "clock events: power cap, thermal (sw)", "2 processes"):
         assert any(field in line for line in lines), (field, text)   # each label with its value on one line
     assert lines[-3].startswith("power") and lines[-1].startswith("sm")   # the charts all there, last
+
+
+def test_a_gpu_card_grows_when_its_lines_do_and_its_last_chart_stays_on_screen(tmp_path):
+    """The card's text is redrawn without a layout pass; when a power cap and a process made its lines
+    wrap into two more, the card kept its old height and the sm chart, its last line, was cut off."""
+    from aiperf_lab.console.screens.monitor import GpuCard
+    from aiperf_lab.metrics.telemetry.model import GpmSample, GpuSample, HostSample, Tick
+
+    async def scenario():
+        app = make_app(tmp_path, gpus=1)
+        app.ctx.feed.slow = {}                         # no processes yet: the card's short form
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("2")
+            await pilot.pause(0.3)
+            card = app.screen.query_one(GpuCard)
+            before = card.region.height
+            t = app.ctx.feed.ring.snapshot(120)[1][-1].t + 0.1
+            busy = GpuSample(t, 0, 590.0, "instant", power_limit_w=700.0, energy_j=11180.0, energy_source="counter",
+                             util_gpu_pct=99.0, util_mem_pct=34.0, mem_used_bytes=3 << 30, mem_total_bytes=80 << 30,
+                             temp_c=57.0, sm_clock_mhz=1230.0, clock_event_reasons=0x4 | 0x20 | 0x40,
+                             gpm=GpmSample(t, 1.0, sm_active_pct=95.5, tensor_pct=92.7, dram_pct=25.5,
+                                           sm_occupancy_pct=14.1))
+            app.ctx.feed.ring.append(Tick(t, [busy], HostSample(t, 12.5, 40 << 30, 128 << 30)))
+            app.screen.repaint()
+            await pilot.pause(0.3)
+            lines = card.plain.split("\n")
+            strips = app.screen._compositor.render_strips()
+            shown = [strips[y].text for y in range(card.region.y, card.region.bottom)]
+            return before, card.region.height, lines, shown
+
+    before, after, lines, shown = asyncio.run(scenario())
+    assert after > before and after == len(lines) + 2          # every line, inside the border
+    assert any(row.lstrip("│ ").startswith("sm    ") for row in shown), shown

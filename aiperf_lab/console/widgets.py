@@ -74,8 +74,11 @@ class TextBlock(Widget):
     def set_lines(self, lines: list[str]) -> None:
         text = "\n".join(lines)
         if text != self._text.plain:
+            # a layout pass only when the line count changes: a card of auto height must grow with it,
+            # or its last lines (the sm chart) are cut off under the border
+            grew = text.count("\n") != self._text.plain.count("\n")
             self._text = Text(text, no_wrap=True, overflow="ellipsis")
-            self.refresh()
+            self.refresh(layout=grew)
 
     def render(self) -> Text:
         return self._text
