@@ -146,3 +146,28 @@ def test_a_gpu_card_grows_when_its_lines_do_and_its_last_chart_stays_on_screen(t
     before, after, lines, shown = asyncio.run(scenario())
     assert after > before and after == len(lines) + 2          # every line, inside the border
     assert any(row.lstrip("│ ").startswith("sm    ") for row in shown), shown
+
+
+def test_a_saved_table_is_titled_by_its_name_once(tmp_path):
+    """A run's tables are read back from CSV, titled by their names: "ncu_summary (ncu_summary)"."""
+    from textual.widgets import Static
+
+    from aiperf_lab.console.context import DEMO_RUNS
+    from aiperf_lab.console.screens.results import ResultsScreen
+
+    ncu_run = next(p.parent for p in sorted(DEMO_RUNS.glob("*/run.json")) if "02-ex04" in p.parent.name)
+
+    async def scenario():
+        app = make_app(tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            app.show_run(str(ncu_run))
+            await wait_until(pilot, lambda: isinstance(app.screen, ResultsScreen))
+            await pilot.pause(0.3)
+            titles = [text_of(app.screen.query_one("#table-title", Static))]
+            app.screen.query_one("#results-tables").highlighted = 1
+            await pilot.pause(0.3)
+            titles.append(text_of(app.screen.query_one("#table-title", Static)))
+            return titles
+
+    titles = asyncio.run(scenario())
+    assert titles == ["Checks: 5 rows", "ncu_summary: 3 rows"]

@@ -190,7 +190,10 @@ class TableView(Vertical):
         shown = f"{len(rows)} of {len(self.table.rows)} rows" if self._filter else f"{len(rows)} rows"
         order = f", sorted by {self.table.columns[self._sort[0]]}{' (descending)' if self._sort[1] else ''}" \
             if self._sort else ""
-        title.update(f"{self.table.title} ({self.table.name}): {shown}{order}"
+        # a table read back from a run's CSV is titled by its name: "cuda_gpu_kern_sum (cuda_gpu_kern_sum)" once
+        named = self.table.title if self.table.title.lower() == self.table.name.lower() \
+            else f"{self.table.title} ({self.table.name})"
+        title.update(f"{named}: {shown}{order}"
                      + (f", filter '{self._filter}'" if self._filter else ""))
         notes.update("\n".join(f"note: {n}" for n in self.table.notes))
 
