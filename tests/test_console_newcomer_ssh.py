@@ -171,3 +171,19 @@ def test_a_saved_table_is_titled_by_its_name_once(tmp_path):
 
     titles = asyncio.run(scenario())
     assert titles == ["Checks: 5 rows", "ncu_summary: 3 rows"]
+
+
+def test_the_status_line_says_what_its_percentage_is_where_it_has_room():
+    """"GPU0 590 W 99% SM 96%": 99% of what? With one GPU at 80 columns it reads "util 99%"; eight GPUs
+    keep the short form, which is what fits."""
+    from aiperf_lab.console.view_model import status_line
+    from aiperf_lab.metrics.telemetry.synthetic import SyntheticFeed
+
+    one = SyntheticFeed(1).fill(2)
+    s = one.ring.latest().gpus[0]
+    line = status_line(one.devices, one.ring.latest(), one.status, 76, "run energy 1.20 kJ")
+    assert line == (f"GPU0 {s.power_w:.0f} W util {s.util_gpu_pct:.0f}% SM {s.gpm.sm_active_pct:.0f}%"
+                    " │ run energy 1.20 kJ")
+    eight = SyntheticFeed(8).fill(2)
+    line = status_line(eight.devices, eight.ring.latest(), eight.status, 76)
+    assert "util" not in line and line.startswith("GPU0 ") and len(line) <= 76

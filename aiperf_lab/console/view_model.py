@@ -210,13 +210,14 @@ def run_state(running: bool, cancel_requested: bool, error: str | None, record) 
 
 
 # --- the one-line live status every screen shows -------------------------------------------------
-def gpu_status_fields(sample: GpuSample | None) -> list[str]:
-    """The fields of one GPU in the status line, in order; add a field here and every screen shows it."""
+def gpu_status_fields(sample: GpuSample | None, labelled: bool = False) -> list[str]:
+    """The fields of one GPU in the status line, in order; add a field here and every screen shows it.
+    `labelled`: utilization says what it is ("util 99%"), where the line has room for it."""
     if sample is None:
         return ["no data"]
     if sample.lost:
         return ["lost"]
-    fields = [fmt(sample.power_w, " W"), fmt(sample.util_gpu_pct, "%")]
+    fields = [fmt(sample.power_w, " W"), ("util " if labelled else "") + fmt(sample.util_gpu_pct, "%")]
     if sample.gpm is not None and sample.gpm.sm_active_pct is not None:
         fields.append(f"SM {sample.gpm.sm_active_pct:.0f}%")   # GPM: how busy the SMs are, not only "a kernel ran"
     return fields
@@ -228,7 +229,12 @@ def status_line(devices: Sequence[GpuInfo], latest: Tick | None, feed_status: st
     Without GPUs it says so (and shows the host's CPU when the feed has it)."""
     by_index = {s.index: s for s in latest.gpus} if latest is not None else {}
     if devices:
-        parts = [f"GPU{info.index} " + " ".join(gpu_status_fields(by_index.get(info.index))) for info in devices]
+        # "GPU0 590 W 99% SM 96%": 99% of what? Labelled where the whole line fits (a GPU or two at 80 columns)
+        for labelled in (True, False):
+            parts = [f"GPU{info.index} " + " ".join(gpu_status_fields(by_index.get(info.index), labelled))
+                     for info in devices]
+            if len(" │ ".join(parts + ([extra] if extra else []))) <= width:
+                break
     else:
         cpu = latest.host.cpu_pct if latest is not None and latest.host is not None else None
         parts = [f"no GPU telemetry ({feed_status})" if feed_status else "no GPU telemetry",
