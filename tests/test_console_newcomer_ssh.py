@@ -187,3 +187,27 @@ def test_the_status_line_says_what_its_percentage_is_where_it_has_room():
     eight = SyntheticFeed(8).fill(2)
     line = status_line(eight.devices, eight.ring.latest(), eight.status, 76)
     assert "util" not in line and line.startswith("GPU0 ") and len(line) <= 76
+
+
+def test_the_chart_legend_says_power_is_scaled_to_the_peak_where_no_limit_is_known(tmp_path):
+    """An nvidia-smi log has no power limit: its power chart is drawn up to the window's peak, and the
+    legend said "scale 0-limit W"."""
+    from aiperf_lab.console.app import LabConsole
+    from aiperf_lab.console.cli import build_parser, make_context
+    from aiperf_lab.console.widgets import TextBlock
+    from conftest import REPO
+
+    async def legend(app):
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("2")
+            await pilot.pause(0.5)
+            return app.screen.query_one("#feed-status", TextBlock).plain
+
+    smi = make_context(build_parser().parse_args(
+        ["--replay", str(REPO / "tests/data/h200/nvidia-smi-query-gpu-lms100.csv"), "--runs-dir", str(tmp_path)]))
+    try:
+        shown = asyncio.run(legend(LabConsole(smi)))
+    finally:
+        smi.feed.close()
+    assert "scale 0-peak W, 0-100%" in shown and len(shown) <= 78
+    assert "scale 0-limit W, 0-100%" in asyncio.run(legend(make_app(tmp_path)))
