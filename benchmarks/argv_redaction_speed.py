@@ -9,7 +9,7 @@ median of --repeat runs, for long command lines of ordinary ML arguments with a 
 an API gives), how many names_a_model reads as a CamelCase model name: a secret after `-p` / `-a` on a program
 triage does not know that it would keep.
 
-Run it with PYTHONPATH set to another checkout to time that checkout's redact.py the same way."""
+Run it with PYTHONPATH set to another checkout to time that checkout's redaction the same way."""
 
 from __future__ import annotations
 

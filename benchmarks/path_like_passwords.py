@@ -1,4 +1,4 @@
-"""How well `reads_as_words` (aiperf_lab/triage/redact.py) tells a generated password that looks like a path
+"""How well `reads_as_words` (aiperf_lab/triage/redaction/names.py) tells a generated password that looks like a path
 (`openssl rand -base64 24` gives `/eIrB8jpQFyiadvr/vI1sSZ6qPIqpzFX` 0.4% of the time) from a real path.
 
     python benchmarks/path_like_passwords.py                    # 400,000 base64 values, the paths under /usr /etc /opt /var

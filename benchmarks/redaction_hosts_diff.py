@@ -108,7 +108,7 @@ def _texts(data: Path | None, random_count: int, seed: int) -> list[tuple[str, s
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--baseline", required=True, help="the other redact.py")
+    parser.add_argument("--baseline", required=True, help="the other redact.py: one file, or the facade of a checkout with triage/redaction beside it")
     parser.add_argument("--redact-py", help="a redact.py to check instead of aiperf_lab.triage.redact")
     parser.add_argument("--data", default=str(Path(__file__).resolve().parents[1] / ".." / "shared" / "data"))
     parser.add_argument("--random", type=int, default=3000, help="random texts of host characters (default 3000)")

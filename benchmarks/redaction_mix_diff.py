@@ -123,7 +123,7 @@ def _outputs(module, text: str, hosts: bool, rng: random.Random) -> tuple:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--baseline", required=True, help="the other redact.py")
+    parser.add_argument("--baseline", required=True, help="the other redact.py: one file, or the facade of a checkout with triage/redaction beside it")
     parser.add_argument("--redact-py", help="a redact.py to check instead of aiperf_lab.triage.redact")
     parser.add_argument("--data", default=str(ROOT / ".." / "shared" / "data"))
     parser.add_argument("--texts", type=int, default=3000)

@@ -246,12 +246,31 @@ CASES: dict[str, str | tuple] = {
 
 
 def _load(path: str | None):
+    """This checkout's redaction, or another checkout's redact.py: one file (before the split into the package
+    triage/redaction), or the facade of one whose package lies beside it (its Redactor and StreamRedactor)."""
     if path is None:
         from aiperf_lab.triage import redact
         return redact
+    package = Path(path).resolve().parent / "redaction"
+    if (package / "__init__.py").is_file():
+        return _load_package(package)
     spec = importlib.util.spec_from_file_location("redact_under_test", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    return module
+
+
+def _load_package(folder: Path):
+    """Another checkout's triage/redaction under a name of its own (its modules import each other relatively), so
+    that it and this checkout's run side by side in one process."""
+    name = f"redaction_under_test_{len([m for m in sys.modules if m.startswith('redaction_under_test_')])}"
+    spec = importlib.util.spec_from_file_location(name, folder / "__init__.py", submodule_search_locations=[str(folder)])
+    package = importlib.util.module_from_spec(spec)
+    sys.modules[name] = package
+    spec.loader.exec_module(package)
+    module = type(sys)(f"{name}.facade")
+    module.Redactor = importlib.import_module(f"{name}.redactor").Redactor
+    module.StreamRedactor = importlib.import_module(f"{name}.stream").StreamRedactor
     return module
 
 
@@ -312,7 +331,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--mb", type=float, default=20.0, help="megabytes of text per case (default 20)")
     parser.add_argument("--redact-py", help="a redact.py to load instead of aiperf_lab.triage.redact")
-    parser.add_argument("--baseline", help="another redact.py, timed in turn with this one (text mode)")
+    parser.add_argument("--baseline", help="another redact.py (one file, or a split checkout's facade), timed in turn with this one (text mode)")
     parser.add_argument("--repeat", type=int, default=1, help="runs per case and mode; the median is shown")
     parser.add_argument("--redact-hosts", action="store_true")
     parser.add_argument("--limit-s", type=float, default=60.0, help="time limit per case (default 60)")

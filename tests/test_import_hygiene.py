@@ -5,6 +5,8 @@ a TTY), and the arrows between packages point one way (design review, change 7):
 - labs and triage never import each other;
 - the telemetry layer and the PyTorch reader never import the nsys readers;
 - nothing imports a command-line edge (cli modules) except the edge itself.
+- the redaction package (triage/redaction) imports one way, from its leaves (names, tokens, spans) up,
+  and no module of it grows past REDACTION_MOST_LINES.
 
 The import checks read every module's source, deferred imports inside functions included: that is
 where a wrong-way import would hide.
@@ -106,3 +108,55 @@ def test_no_domain_source_mentions_a_textual_import():
 
 def test_the_package_version_is_set():
     assert aiperf_lab.__version__
+
+
+# ---- the redaction package (triage/redaction): small modules, imports one way -----------------------------------
+REDACTION = REPO / "aiperf_lab" / "triage" / "redaction"
+REDACTION_MOST_LINES = 1000   # a guard: the split's largest module (redactor.py) is ~800 lines; past this, split again
+REDACTION_LEAVES = {"names", "tokens", "spans"}   # they import nothing from the package
+
+
+def _redaction_imports() -> dict[str, set[str]]:
+    """Each module of the package and the package modules it imports, relatively or absolutely, deferred included."""
+    graph = {}
+    for path in sorted(REDACTION.glob("*.py")):
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                if node.level == 1 and node.module:
+                    found.add(node.module.split(".")[0])
+                elif node.level == 1:
+                    found.update(a.name for a in node.names)
+                elif node.module and node.module.startswith("aiperf_lab.triage.redaction."):
+                    found.add(node.module.split(".")[3])
+        graph[path.stem] = found - {path.stem}
+    return graph
+
+
+def test_redaction_modules_stay_small():
+    sizes = {path.name: len(path.read_text().splitlines()) for path in REDACTION.glob("*.py")}
+    assert len(sizes) > 10, sizes   # the package is there, split
+    assert not {name: n for name, n in sizes.items() if n > REDACTION_MOST_LINES}, sizes
+
+
+def test_redaction_imports_point_one_way():
+    graph = _redaction_imports()
+    assert "names" in graph["redactor"] and "redactor" in graph["stream"]   # (the check sees the imports)
+    assert not {leaf: graph[leaf] for leaf in REDACTION_LEAVES if graph[leaf]}
+    done: set[str] = set()
+
+    def visit(module: str, path: tuple[str, ...]) -> None:
+        assert module not in path, " -> ".join(path + (module,))
+        if module not in done:
+            for imported in graph.get(module, ()):
+                visit(imported, path + (module,))
+            done.add(module)
+
+    for module in graph:
+        visit(module, ())
+
+
+def test_redact_is_only_the_packages_public_face():
+    tree = ast.parse((REPO / "aiperf_lab" / "triage" / "redact.py").read_text())
+    code = [node for node in tree.body if not isinstance(node, (ast.Import, ast.ImportFrom, ast.Expr, ast.Assign))]
+    assert not code, [ast.dump(node)[:80] for node in code]   # no rule lives there: it re-exports the package's names

@@ -7,8 +7,9 @@ from __future__ import annotations
 import random
 import re
 
-from aiperf_lab.triage import redact
 from aiperf_lab.triage.redact import REDACTED, Redactor
+from aiperf_lab.triage.redaction import assignments as assignment_rules, spans as span_helpers, tokens as token_tables
+from aiperf_lab.triage.redaction import urls as url_rules
 
 
 def _url_userinfo_one_by_one(text: str) -> list:
@@ -17,19 +18,19 @@ def _url_userinfo_one_by_one(text: str) -> list:
     if "://" not in text:
         return spans
     at = 0
-    while (m := redact.URL_USERINFO.search(text, at)) is not None:
+    while (m := url_rules.URL_USERINFO.search(text, at)) is not None:
         start, end = m.span(1)
         at = end + 1
         colon = text.find(":", start, end)
         if colon >= 0:
             if colon + 1 < end:
                 spans.append((colon + 1, end, REDACTED, "url password", start - 3))
-        elif (start < 4 or text[start - 4] not in redact.LOGIN_SCHEME_ENDS
-              or not redact.REVERSED_LOGIN_SCHEME.match(text[start - 12 if start > 12 else 0:start - 3][::-1])) and (
+        elif (start < 4 or text[start - 4] not in url_rules.LOGIN_SCHEME_ENDS
+              or not url_rules.REVERSED_LOGIN_SCHEME.match(text[start - 12 if start > 12 else 0:start - 3][::-1])) and (
                 text[start:end] != REDACTED):
             spans.append((start, end, REDACTED, "url credential", start - 3))
-        if text.startswith("://", at) and (run := redact.URL_USERINFO_RUN.match(text, at)) is not None:
-            spans.append((at + 3, run.end() - 1, redact._url_run_replacement(run.group(0)), "url credential", at))
+        if text.startswith("://", at) and (run := url_rules.URL_USERINFO_RUN.match(text, at)) is not None:
+            spans.append((at + 3, run.end() - 1, url_rules._url_run_replacement(run.group(0)), "url credential", at))
             at = run.end()
     return spans
 
@@ -38,7 +39,7 @@ def _url_userinfo_bulk(text: str) -> list:
     spans: list = []
     at = 0
     while at is not None:
-        at = redact._url_userinfo_bulk(text, at, spans)
+        at = url_rules._url_userinfo_bulk(text, at, spans)
     return spans
 
 
@@ -58,7 +59,7 @@ def test_url_user_info_in_bulk_gives_the_spans_of_one_url_at_a_time():
     looped = []
     for text in texts:
         spans: list = []
-        redact._url_userinfo_loop(text, spans)
+        url_rules._url_userinfo_loop(text, spans)
         looped.append(sorted(spans) == sorted(_url_userinfo_one_by_one(text)))
     assert all(looped)
     # (the texts reach every verdict: passwords, users, login users kept, runs)
@@ -76,7 +77,7 @@ def test_urls_in_bulk_redact_as_before():
 def _schemeless_without_hint(text: str) -> list:
     spans: list = []
     head = " " + text[:400]
-    for pattern in redact.SCHEMELESS_PASSWORDS:
+    for pattern in url_rules.SCHEMELESS_PASSWORDS:
         spans += [(*m.span("password"), REDACTED, "url password", m.start()) for m in pattern.finditer(text)]
         first = pattern.match(head)
         if first:
@@ -93,7 +94,7 @@ def test_scheme_less_credentials_are_looked_for_only_where_their_hint_is_and_fou
     texts = ["".join(rng.choice(SCHEMELESS_PIECES) for _ in range(rng.randint(1, 60))) for _ in range(6000)]
     texts += ["u:pw9x@h:80 " * 20, "https://x@h " * 20, "u:pw@h:80", " //bob:s3cret@proxy"]
     differ = [text for text in texts
-              if sorted(redact._schemeless_credential_spans(text)) != sorted(_schemeless_without_hint(text))]
+              if sorted(url_rules._schemeless_credential_spans(text)) != sorted(_schemeless_without_hint(text))]
     assert not differ, differ[:3]
     assert sum(bool(_schemeless_without_hint(text)) for text in texts) > 1000   # (the texts hold real ones)
 
@@ -104,17 +105,17 @@ PROVIDER_PIECES = ["dp.st.", "dt0c01.", "sk.", "sl.", "s.", "pcsk_", "fw_", "sk_
 
 
 def test_provider_tokens_gated_by_the_character_before_their_separator_are_found_as_without_the_gate():
-    ungated = [re.compile(pattern.pattern.replace(redact.PROVIDER_GATES[lead], "", 1))
-               for pattern, lead in zip(redact.PROVIDER_PATTERNS, redact.PROVIDER_TOKENS)]
-    assert all(a.pattern != b.pattern for a, b in zip(ungated, redact.PROVIDER_PATTERNS))
+    ungated = [re.compile(pattern.pattern.replace(token_tables.PROVIDER_GATES[lead], "", 1))
+               for pattern, lead in zip(token_tables.PROVIDER_PATTERNS, token_tables.PROVIDER_TOKENS)]
+    assert all(a.pattern != b.pattern for a, b in zip(ungated, token_tables.PROVIDER_PATTERNS))
     # every prefix passes its separator's gate where it ends (a sample for the two given as patterns)
     samples = {r"[A-Za-z0-9]{14}\.atlasv1\.": "Ab1Cd2Ef3Gh4Ij.atlasv1.", r"pat[A-Za-z0-9]{14}\.": "patAb1Cd2Ef3Gh4Ij."}
-    for lead, prefixes in redact.PROVIDER_TOKENS.items():
-        gate = re.compile(re.escape(lead) + redact.PROVIDER_GATES[lead])
+    for lead, prefixes in token_tables.PROVIDER_TOKENS.items():
+        gate = re.compile(re.escape(lead) + token_tables.PROVIDER_GATES[lead])
         for prefix, _ in prefixes:
             prefix = samples[prefix[0]] if isinstance(prefix, tuple) else prefix
             assert gate.match(prefix, len(prefix) - 1), prefix
-    assert re.compile(r"\-" + redact.PROVIDER_GATES["-"]).match("0" * 32 + "-", 32)   # Mailchimp's <32 hex>-us1
+    assert re.compile(r"\-" + token_tables.PROVIDER_GATES["-"]).match("0" * 32 + "-", 32)   # Mailchimp's <32 hex>-us1
     rng = random.Random(13)
     texts = ["".join(rng.choice(PROVIDER_PIECES) for _ in range(rng.randint(1, 30))) for _ in range(4000)]
     texts += ["." * 5000, "-" * 300 + "xai-" + "Ab1" * 30, "dp.st.x." + "a" * 40, "s." + "Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8",
@@ -123,7 +124,7 @@ def test_provider_tokens_gated_by_the_character_before_their_separator_are_found
               "Ab1Cd2Ef3Gh4Ij.atlasv1." + "x" * 60, "pat" + "Ab1Cd2Ef3Gh4Ij" + "." + "0a" * 32]
     found = 0
     for text in texts:
-        for gated, plain in zip(redact.PROVIDER_PATTERNS, ungated):
+        for gated, plain in zip(token_tables.PROVIDER_PATTERNS, ungated):
             spans = [m.span() for m in gated.finditer(text)]
             assert spans == [m.span() for m in plain.finditer(text)], text
             found += len(spans)
@@ -144,8 +145,8 @@ APART_GAPS = [" x ", " ", "\n", " f(", " [", "{",  ", ", " \t", "_", "-", ".", "
 
 def _assignment_spans_one_by_one(text: str, lower: str, monkeypatch) -> list:
     with monkeypatch.context() as patch:
-        patch.setattr(redact, "_assignment_apart", lambda *args: None)
-        return redact._assignment_spans(text, lower)
+        patch.setattr(assignment_rules, "_assignment_apart", lambda *args: None)
+        return assignment_rules._assignment_spans(text, lower)
 
 
 def test_assignments_apart_in_bulk_give_the_spans_of_one_match_at_a_time(monkeypatch):
@@ -159,22 +160,22 @@ def test_assignments_apart_in_bulk_give_the_spans_of_one_match_at_a_time(monkeyp
                                      for pool, first in zip(pools, common)) for _ in range(rng.randint(2, 120))))
     differ = []
     for text in texts:
-        lower = redact._lower(text)
-        if redact._assignment_spans(text, lower) != _assignment_spans_one_by_one(text, lower, monkeypatch):
+        lower = span_helpers._lower(text)
+        if assignment_rules._assignment_spans(text, lower) != _assignment_spans_one_by_one(text, lower, monkeypatch):
             differ.append(text)
     assert not differ, differ[:3]
     # the bulk path is taken (a text of them is one split, not a loop)
     calls = []
-    real = redact._assignment_apart
-    monkeypatch.setattr(redact, "_assignment_apart", lambda *args: calls.append(1) or real(*args))
-    assert len(redact._assignment_spans("pass=abcd x " * 300, "pass=abcd x " * 300)) == 300
+    real = assignment_rules._assignment_apart
+    monkeypatch.setattr(assignment_rules, "_assignment_apart", lambda *args: calls.append(1) or real(*args))
+    assert len(assignment_rules._assignment_spans("pass=abcd x " * 300, "pass=abcd x " * 300)) == 300
     assert len(calls) <= 2
 
 
 def _cut_by_every_extent(spans: list, cut: int, size: int) -> int:
     """_cut_outside_spans as it was: one sweep over every span's extent."""
     run_start, run_end = -1, -1
-    for begin, end in sorted((span[4] - redact.LOOKBEHIND, span[1]) for span in spans):
+    for begin, end in sorted((span[4] - span_helpers.LOOKBEHIND, span[1]) for span in spans):
         if begin >= run_end:
             if run_start < cut < run_end or begin >= cut:
                 break
@@ -198,20 +199,20 @@ def test_a_forced_cut_is_where_every_extent_puts_it():
             context = max(0, start - rng.choice((0, 0, 1, 3, 20, 80, 400)))
             spans.append((start, end, REDACTED, "x", context))
             at = end
-        spans = redact._merge_spans(sorted(spans)) if spans else spans
+        spans = span_helpers._merge_spans(sorted(spans)) if spans else spans
         cut = rng.randint(0, size)
-        assert redact._cut_outside_spans(spans, cut, size) == _cut_by_every_extent(spans, cut, size), (spans, cut)
+        assert span_helpers._cut_outside_spans(spans, cut, size) == _cut_by_every_extent(spans, cut, size), (spans, cut)
 
 
 def test_the_scan_of_assignments_apart_ends_at_the_first_separator_the_loop_would_judge_otherwise():
     # (a scan that ran past one would be read again at every try: `client_secret=X` lines took twice the time)
     rng = random.Random(14)
     checked = 0
-    for pattern, (scan, split, whole) in redact.ASSIGNMENTS_APART.items():
+    for pattern, (scan, split, whole) in assignment_rules.ASSIGNMENTS_APART.items():
         for _ in range(300):
             units = ["".join(rng.choice(pool) for pool in (APART_GAPS, APART_NAMES, APART_SEPARATORS[:5], APART_VALUES))
                      for _ in range(rng.randint(1, 30))]
-            lower = redact._lower("".join(units))
+            lower = span_helpers._lower("".join(units))
             for at in range(min(len(lower), 40)):
                 run = scan.match(lower, at)
                 if run is not None:
@@ -220,6 +221,6 @@ def test_the_scan_of_assignments_apart_ends_at_the_first_separator_the_loop_woul
                     checked += len(separators)
     assert checked > 500
     text = "\x1b[36mclient_secret\x1b[0m=\x1b[35mZq8Wm3Kx7Lp2Rv9T\x1b[0m\n"
-    plain = redact.CSI.sub("", text * 50)
-    scan = redact.ASSIGNMENTS_APART[redact.SECRET_ASSIGNMENTS[1]][0]
+    plain = span_helpers.CSI.sub("", text * 50)
+    scan = assignment_rules.ASSIGNMENTS_APART[assignment_rules.SECRET_ASSIGNMENTS[1]][0]
     assert scan.match(plain, plain.index("\n")) is None

@@ -10,8 +10,8 @@ import re
 
 import pytest
 
-from aiperf_lab.triage import redact
 from aiperf_lab.triage.redact import REDACTED, Redactor, StreamRedactor
+from aiperf_lab.triage.redaction import spans as span_helpers
 
 ENVIRON = {"HF_TOKEN": "hf_" + "Qw3rTy7uIoPaSdFgHjKlZxCvBnM12345", "DB_PASSWORD": "S3cr3tP@ssw0rd!xyz",
            "USER": "alice", "HOSTNAME": "gpunode17", "PATH": "/usr/bin"}
@@ -31,7 +31,7 @@ def _reference_merge(found):
                 replacement = span[2]
             else:
                 replacement = REDACTED
-            label = span[3] if span[3] == redact.KNOWN_VALUE else last[3]
+            label = span[3] if span[3] == span_helpers.KNOWN_VALUE else last[3]
             if end != last[1] or replacement != last[2] or label != last[3]:
                 merged[-1] = (last[0], end, replacement, label, min(last[4], span[4]))
             last_end = end
@@ -43,10 +43,10 @@ def _reference_merge(found):
 
 def _reference_cut(spans, cut, size):
     """The stream's cut found place by place: the latest at or before cut that no extent (from
-    redact.LOOKBEHIND characters before a span's context to its end) holds strictly inside; when that
+    span_helpers.LOOKBEHIND characters before a span's context to its end) holds strictly inside; when that
     is in the first half, the first such place after cut."""
     def free(place):
-        return not any(s[4] - redact.LOOKBEHIND < place < s[1] for s in spans)
+        return not any(s[4] - span_helpers.LOOKBEHIND < place < s[1] for s in spans)
     place = next((p for p in range(cut, 0, -1) if free(p)), 0)
     if place == cut or place > size // 2:
         return place
@@ -55,7 +55,7 @@ def _reference_cut(spans, cut, size):
 
 def _random_spans(rng: random.Random, count: int, size: int):
     replacements = [REDACTED, "ip-1", "ip-2", "host-1"]
-    labels = ["url password", "ip address", redact.KNOWN_VALUE, "host name"]
+    labels = ["url password", "ip address", span_helpers.KNOWN_VALUE, "host name"]
     spans = []
     for _ in range(count):
         start = rng.randrange(size)
@@ -68,7 +68,7 @@ def _random_spans(rng: random.Random, count: int, size: int):
 def test_merge_matches_the_plain_loop(seed):
     rng = random.Random(seed)
     found = _random_spans(rng, rng.randrange(1, 200), rng.choice([50, 400, 5000]))
-    assert redact._merge_spans(list(found)) == _reference_merge(found)
+    assert span_helpers._merge_spans(list(found)) == _reference_merge(found)
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -77,7 +77,7 @@ def test_stream_cut_matches_the_former_search(seed):
     size = rng.choice([300, 3000])
     spans = _reference_merge(_random_spans(rng, rng.randrange(1, 150), size))
     for cut in (size // 3, size // 2, size - 1, size - 40, rng.randrange(size)):
-        assert redact._cut_outside_spans(spans, cut, size) == _reference_cut(spans, cut, size)
+        assert span_helpers._cut_outside_spans(spans, cut, size) == _reference_cut(spans, cut, size)
 
 
 def test_apply_counts_and_keeps_text_between_spans():

@@ -189,11 +189,11 @@ def test_argv_secret_printed_in_halves():
 # F3: user and host names that are common words or product names, under --redact-hosts.
 @pytest.mark.parametrize("user, host", [("nvidia", "h100"), ("ubuntu", "dgx-h100"), ("data", "gpu"), ("admin", "a100")])
 def test_common_user_and_host_names_go_only_where_they_name_a_user_or_host(user, host, monkeypatch):
-    from aiperf_lab.triage import redact
+    from aiperf_lab.triage.redaction import redactor as redactor_module
 
-    monkeypatch.setattr(redact.socket, "gethostname", lambda: host)
-    monkeypatch.setattr(redact.socket, "getfqdn", lambda: host)
-    monkeypatch.setattr(redact.getpass, "getuser", lambda: user)
+    monkeypatch.setattr(redactor_module.socket, "gethostname", lambda: host)
+    monkeypatch.setattr(redactor_module.socket, "getfqdn", lambda: host)
+    monkeypatch.setattr(redactor_module.getpass, "getuser", lambda: user)
     r = Redactor({"USER": user, "HOSTNAME": host}, redact_hosts=True)
     kept = "NVIDIA H100 80GB HBM3, NVIDIA-SMI 550, nvidia-cudnn-cu12; Ubuntu 22.04.4 LTS; Data loader; load data.csv; A100 GPU"
     assert r.text(kept) == kept
@@ -204,10 +204,10 @@ def test_common_user_and_host_names_go_only_where_they_name_a_user_or_host(user,
 
 
 def test_a_specific_user_or_host_name_goes_everywhere(monkeypatch):
-    from aiperf_lab.triage import redact
+    from aiperf_lab.triage.redaction import redactor as redactor_module
 
-    monkeypatch.setattr(redact.socket, "gethostname", lambda: "gpunode17")
-    monkeypatch.setattr(redact.socket, "getfqdn", lambda: "gpunode17.acme-corp.example")
+    monkeypatch.setattr(redactor_module.socket, "gethostname", lambda: "gpunode17")
+    monkeypatch.setattr(redactor_module.socket, "getfqdn", lambda: "gpunode17.acme-corp.example")
     r = Redactor({"USER": "alice", "HOSTNAME": "gpunode17"}, redact_hosts=True)
     out = r.text("run by alice on gpunode17 (Alice's job)")
     assert "alice" not in out.lower() and "gpunode17" not in out
@@ -419,11 +419,11 @@ def test_ordinary_values_after_a_stay(argv):
 
 @pytest.fixture
 def fqdn_host(monkeypatch):
-    from aiperf_lab.triage import redact
+    from aiperf_lab.triage.redaction import redactor as redactor_module
 
-    monkeypatch.setattr(redact.socket, "gethostname", lambda: "gpunode17")
-    monkeypatch.setattr(redact.socket, "getfqdn", lambda: "gpunode17.acme-corp.example")
-    monkeypatch.setattr(redact, "_own_macs", lambda: set())
+    monkeypatch.setattr(redactor_module.socket, "gethostname", lambda: "gpunode17")
+    monkeypatch.setattr(redactor_module.socket, "getfqdn", lambda: "gpunode17.acme-corp.example")
+    monkeypatch.setattr(redactor_module, "_own_macs", lambda: set())
     return Redactor({"HOSTNAME": "gpunode17.acme-corp.example", "USER": "alice"}, redact_hosts=True)
 
 
@@ -464,13 +464,13 @@ def test_redact_hosts_keeps_versions_models_and_file_names(fqdn_host, text):
 
 
 def test_this_hosts_macs_go_in_every_spelling(tmp_path, monkeypatch):
-    from aiperf_lab.triage import redact
+    from aiperf_lab.triage.redaction import hosts as host_rules, redactor as redactor_module
 
     (tmp_path / "eth0").mkdir()
     (tmp_path / "eth0" / "address").write_text("02:fc:00:00:00:01\n")
     (tmp_path / "lo").mkdir()
     (tmp_path / "lo" / "address").write_text("00:00:00:00:00:00\n")
-    assert redact._own_macs(str(tmp_path)) == {"02:fc:00:00:00:01"}
-    monkeypatch.setattr(redact, "_own_macs", lambda: {"02:fc:00:00:00:01"})
+    assert host_rules._own_macs(str(tmp_path)) == {"02:fc:00:00:00:01"}
+    monkeypatch.setattr(redactor_module, "_own_macs", lambda: {"02:fc:00:00:00:01"})
     out = Redactor({"HOSTNAME": "n1"}, redact_hosts=True).text("own 02:fc:00:00:00:01 nosep 02fc00000001 cisco 02fc.0000.0001")
     assert "02fc" not in out.lower().replace(":", "") and out.count("mac-1") == 3, out

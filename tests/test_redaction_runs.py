@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from aiperf_lab.triage import redact
 from aiperf_lab.triage.redact import REDACTED, Redactor, StreamRedactor
+from aiperf_lab.triage.redaction import assignments as assignment_rules, dumps as dump_rules, spans as span_helpers
+from aiperf_lab.triage.redaction import urls as url_rules
 
 BENCHMARK = Path(__file__).resolve().parents[1] / "benchmarks" / "redaction_speed.py"
 ENVIRON = {"HF_TOKEN": "hf_Qw3rTy7uIoPaSdFgHjKlZxCvBnM12345", "DB_PASSWORD": "S3cr3tP@ssw0rd!xyz",
@@ -56,9 +57,9 @@ def _outputs(text: str, hosts: bool, max_line: int = 1 << 20) -> tuple[str, str]
 
 
 def _without_runs(monkeypatch) -> None:
-    monkeypatch.setattr(redact, "URL_USERINFO_RUN", re.compile(r"(?!)"))
-    monkeypatch.setattr(redact, "ASSIGNMENT_RUNS", {})
-    monkeypatch.setattr(redact, "ASSIGNMENT_LINE_RUNS", {})
+    monkeypatch.setattr(url_rules, "URL_USERINFO_RUN", re.compile(r"(?!)"))
+    monkeypatch.setattr(assignment_rules, "ASSIGNMENT_RUNS", {})
+    monkeypatch.setattr(assignment_rules, "ASSIGNMENT_LINE_RUNS", {})
 
 
 @pytest.mark.parametrize("hosts", [False, True])
@@ -102,14 +103,14 @@ FORMER_DUMP_HINT = re.compile(r"(?:^|\n)[0-9a-fA-F]{4}|[0-9A-Fa-f]{2}[ :,-] ?(?:
 def test_dump_hint_is_the_former_one_or_a_bare_dump(text):
     """The literal-led hints say what the former alternation said, or that a bare dump (`xxd -p`, `od -An -tx1`)
     may be there: a line of 5 bare bytes, or two bare lines in a row."""
-    assert redact._may_hold_dump(text) == (FORMER_DUMP_HINT.search(text) is not None
-                                           or redact.BARE_HINT.search("\n" + text) is not None)
+    assert dump_rules._may_hold_dump(text) == (FORMER_DUMP_HINT.search(text) is not None
+                                           or dump_rules.BARE_HINT.search("\n" + text) is not None)
 
 
 def test_dump_hint_on_the_benchmark_texts():
     assert [name for name, text in CASES.items()
-            if redact._may_hold_dump(text) != (FORMER_DUMP_HINT.search(text) is not None
-                                               or redact.BARE_HINT.search("\n" + text) is not None)] == []
+            if dump_rules._may_hold_dump(text) != (FORMER_DUMP_HINT.search(text) is not None
+                                               or dump_rules.BARE_HINT.search("\n" + text) is not None)] == []
 
 
 @settings(max_examples=300, deadline=None)
@@ -117,4 +118,4 @@ def test_dump_hint_on_the_benchmark_texts():
 def test_longest_first_matches_the_longest_leading_part(rest, text):
     """_longest_first's nested form matches what an alternation of every length, longest first, matched."""
     former = "(?:" + "|".join(re.escape(rest[:size]) for size in range(len(rest), 0, -1)) + ")?" if rest else ""
-    assert re.match(redact._longest_first(rest), text).group(0) == re.match(former, text).group(0)
+    assert re.match(span_helpers._longest_first(rest), text).group(0) == re.match(former, text).group(0)

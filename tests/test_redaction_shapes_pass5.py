@@ -175,7 +175,7 @@ def test_a_wrapped_dumps_short_last_line_goes_too(spaced, tail):
 def test_numbers_and_words_alone_on_lines_are_not_dumps():
     """A line of 1 to 4 hex bytes ("1234", "cafe") is a dump's line only after a dump's full line: a log of such
     lines between others (a million blocks in 20 MiB) holds no dump, and costs no decoding."""
-    from aiperf_lab.triage.redact import _dump_parts
+    from aiperf_lab.triage.redaction.dumps import _dump_parts
     text = "loss\n1234\nstep 7\ncafe\n" * 50
     assert _dump_parts(text) == ("", [])
     assert Redactor(environ={"HF_TOKEN": TOKEN}).text(text) == text

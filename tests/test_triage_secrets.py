@@ -83,7 +83,7 @@ def test_a_long_run_of_dots_and_a_huge_line_are_redacted_in_bounded_time(tmp_pat
 
 
 def test_redact_hosts_covers_ssh_addresses_ipv6_and_this_hosts_addresses(tmp_path):
-    from aiperf_lab.triage.redact import _own_addresses
+    from aiperf_lab.triage.redaction.hosts import _own_addresses
     own = sorted(_own_addresses([]))
     env = dict(os.environ, SSH_CONNECTION="203.0.113.9 51234 198.51.100.2 22", SSH_CLIENT="203.0.113.9 51234 22")
     script = ("import os\nprint(os.environ['SSH_CONNECTION'])\nprint('v6 fe80::1c2d:3e4f%eth0 and 2001:db8::42')\n"
@@ -454,7 +454,7 @@ def test_a_name_lookup_that_hangs_does_not_hold_up_the_redactor(monkeypatch):
     # A node whose resolver does not answer (air-gapped, a dead DNS server) made every Redactor with
     # --redact-hosts wait the resolver's own timeouts for each of the host's names, once per Redactor.
     import time
-    from aiperf_lab.triage import redact
+    from aiperf_lab.triage.redaction import hosts as host_rules
 
     calls = []
 
@@ -463,11 +463,11 @@ def test_a_name_lookup_that_hangs_does_not_hold_up_the_redactor(monkeypatch):
         time.sleep(30)
         return []
 
-    monkeypatch.setattr(redact.socket, "getaddrinfo", hanging)
-    redact._resolved_addresses.cache_clear()
+    monkeypatch.setattr(host_rules.socket, "getaddrinfo", hanging)
+    host_rules._resolved_addresses.cache_clear()
     began = time.monotonic()
     for _ in range(3):
         Redactor({"HOSTNAME": "gpunode-hang.example.invalid"}, redact_hosts=True)
-    assert time.monotonic() - began < 3 * redact.NAME_LOOKUP_S + 1
+    assert time.monotonic() - began < 3 * host_rules.NAME_LOOKUP_S + 1
     assert len(set(calls)) == len(calls)  # each name looked up once in the process, not once per Redactor
-    redact._resolved_addresses.cache_clear()
+    host_rules._resolved_addresses.cache_clear()

@@ -1,0 +1,215 @@
+"""Secrets on printed command lines: a tool's password flag (`mysql -pX`, `sshpass -p X`, `docker login -p X`),
+`--secret-flag VALUE` in printed text, login and `config set` commands, `echo X | tool --password-stdin`."""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import re
+
+from .assignments import AUTH_SCHEMES
+from .names import _secret_name_cached, cannot_be_secret, is_location, is_secret_flag
+from .spans import REDACTED, REDACTED_LOWER, Span
+
+
+HF_LOGINS = ("huggingface-cli login", "hf auth login", "hf login")
+REGISTRY_LOGINS = ("docker login", "podman login", "nerdctl login", "buildah login", "skopeo login", "oras login",
+                   "helm registry login", "crane auth login")
+
+
+def _shell_value(bare: str, least: int = 1) -> str:
+    """A value group as a shell prints the word (`bash -x` single-quotes one holding a symbol, $'...' one holding a
+    control character; a script echoes "..."): the quoted value whole, spaces and all, or `bare` (a double-quoted
+    `"$VAR"` is a reference, not a value)."""
+    return (rf"(?:(?P<sq>\$?')|(?P<dq>\")|)(?P<value>(?(sq)[^'\n]{{{least},4095}}(?=')|(?(dq)(?!\$)[^\"\n]{{{least},4095}}(?=\")|"
+            rf"{bare})))")
+
+
+# Whole commands printed by the workload, with their password: mysql -pX, sshpass -p X, curl -u u:X.
+# The flag is searched (a literal), then the tool's name within `reach` characters before it on its line
+# (a sorted list of where each tool's name is, looked up by bisection): a text full of "mysql " or
+# "curl " costs one scan, where a pattern led by the tool's name rescanned 300 characters after each.
+COMMAND_PASSWORD_FLAGS: list[tuple[tuple[str, ...], int, re.Pattern[str]]] = [
+    (("mysql", "mariadb"), 300, re.compile(r"-p(?<=[ \t'\"]-p)" + _shell_value(r"[^\s'\"]{3,}", 3))),
+    (("sshpass",), 100, re.compile(r"-p(?<=[ \t'\"]-p)[ \t]{0,4}" + _shell_value(r"[^\s'\"-][^\s'\"]*"))),
+    (("redis-cli", "keydb-cli"), 300, re.compile(r"-a(?<=[ \t'\"]-a)[ \t]{1,4}" + _shell_value(r"[^\s'\"-][^\s'\"]*"))),
+    # keytool's one-dash long flags; `echo X | docker login --password-stdin`, `gh auth login --with-token
+    # <<< X`; MinIO's `mc alias set NAME URL ACCESS_KEY SECRET_KEY`
+    (("keytool",), 300, re.compile(r"pass(?:(?<=[ \t'\"]-storepass)|(?<=[ \t'\"]-keypass)|(?<=-srcstorepass)"
+                                               r"|(?<=-deststorepass)|(?<=-srckeypass)|(?<=-destkeypass))[ \t]{1,4}"
+                                               + _shell_value(r"[^\s'\":-][^\s'\"]*"))),
+    (("gh auth login",), 300, re.compile(r"<<<(?:(?<=--with-token <<<)|(?<=--with-token<<<))[ \t]{0,4}"
+                                        + _shell_value(r"[^\s'\"$][^\s'\"]*"))),
+    (("curl", "wget"), 300, re.compile(r"-u(?<=[ \t]-u)[ \t]{0,4}['\"]?[^\s:'\"]{1,128}:(?P<value>[^\s'\"]+)")),
+    (("curl", "wget"), 300, re.compile(r"--(?<=[ \t]--)(?:proxy-)?user[ \t=]{1,4}['\"]?[^\s:'\"]{1,128}:"
+                                       r"(?P<value>[^\s'\"]+)")),
+    # echoed registry logins (docker login -u U -p X, --password X; not --password-stdin), htpasswd -b FILE USER X
+    # (-nb USER X), huggingface-cli login --token X
+    (REGISTRY_LOGINS, 300, re.compile(r"-p(?<=[ \t]-p)[ \t]{1,4}['\"]?(?P<value>[^\s'\"-][^\s'\"]*)")),
+    (REGISTRY_LOGINS, 300, re.compile(r"--password(?<=[ \t]--password)(?:[ \t]{1,4}|=)['\"]?(?P<value>[^\s'\"-][^\s'\"]*)")),
+    (("htpasswd",), 300, re.compile(r"-(?<=[ \t]-)(?=[cmBdsDiCv]{0,5}b)[bcmBdsDiCv]{1,6}[ \t]{1,4}"
+                                    r"(?:-C[ \t]{1,4}[0-9]{1,3}[ \t]{1,4})?[^\s'\"-][^\s'\"]{0,4095}[ \t]{1,4}"
+                                    r"[^\s'\"]{1,256}[ \t]{1,4}['\"]?(?P<value>[^\s'\"]+)")),
+    (("htpasswd",), 300, re.compile(r"-(?<=[ \t]-)(?=[bcmBdsDiCv]{0,5}n)(?=[ncmBdsDiCv]{0,5}b)[nbcmBdsDiCv]{2,7}[ \t]{1,4}"
+                                    r"(?:-C[ \t]{1,4}[0-9]{1,3}[ \t]{1,4})?[^\s'\"-][^\s'\"]{0,255}[ \t]{1,4}"
+                                    r"['\"]?(?P<value>[^\s'\"]+)")),
+    (HF_LOGINS, 300,
+     re.compile(r"--token(?<=[ \t]--token)(?:[ \t]{1,4}|=)['\"]?(?P<value>[^\s'\"-][^\s'\"]*)")),
+    # Windows' `net use [Z:] \\srv\share PASSWORD /user:DOMAIN\bob` or `... /user:bob PASSWORD` (`*` asks for it)
+    (("net use",), 300, re.compile(r"/(?<=[ \t]/)(?i:u|user):[^\s]{1,256}[ \t]{1,4}['\"]?(?P<value>[^\s'\"/*][^\s'\"]*)")),
+    (("net use",), 300, re.compile(r"\\\\(?<=[ \t]\\\\)[^\s]{1,256}[ \t]{1,4}['\"]?(?P<value>[^\s'\"/*][^\s'\"]*)")),
+]
+# A secret flag's value in a printed command line (`Running: serve.py --api-key V`, `+ train.py --hf-token V`, a ps
+# line, a Python list `['--api-key', 'V']`): found from its "--", the flag judged as on the workload's own argv
+# (is_secret_flag), the value kept when it cannot be a secret (a number, on/off, a path, $VAR, an auth scheme).
+# (the value may be the next item of a YAML list: k8s `args:\n- --password\n- V`)
+PRINTED_SECRET_FLAG = re.compile(r"--(?<![A-Za-z0-9_-]--)(?P<flag>[A-Za-z][A-Za-z0-9_-]{0,63})"
+                                 r"(?:=|[ \t]{1,4}|['\"],[ \t]{0,2}['\"]|['\"]?,?[ \t]{0,8}\r?\n[ \t]{0,64}-[ \t]{1,4}['\"]?)"
+                                 + _shell_value(r"[^\s'\"-][^\s'\"]{0,4095}"))
+NOT_A_FLAG_SECRET = frozenset({"token", "password", "env", "file", "stdin", "prompt", "ask", "keyring"})
+# Short flags of tools that take a password (set -x of openssl -k V, zip -P V, 7z -pV, az login -p V, smbclient -U
+# user%V, ldapsearch -w V, curl -u user:V in a list): found from the "-" after a blank or a quote, the tool looked
+# for on the same line before it; {flag: (tools, glued value allowed, the value's part after this character)}.
+TOOL_SHORT_FLAG = re.compile(r"-(?<=[ \t'\"]-)(?P<flag>[kPpUwuN])(?P<sep>[ \t]{1,4}|['\"],[ \t]{0,2}['\"]|)"
+                             + _shell_value(r"[^\s'\"-][^\s'\"]{3,4095}", 4))  # (a password of 1 to 3 characters stays)
+# (with no quote in the text, the bare value alone: the quoted branches cost a third more per "-" tried)
+TOOL_SHORT_FLAG_BARE = re.compile(TOOL_SHORT_FLAG.pattern.replace(_shell_value(r"[^\s'\"-][^\s'\"]{3,4095}", 4),
+                                                                  r"(?P<value>[^\s'\"-][^\s'\"]{3,4095})"))
+TOOL_SHORT_FLAGS: dict[str, tuple[re.Pattern[str], bool, str]] = {
+    "k": (re.compile(r"(?:^|[\s/'\"])openssl[\s'\"]"), False, ""),
+    "P": (re.compile(r"(?:^|[\s/'\"])(?:zip|unzip|sqlcmd|bcp|ssh-keygen)[\s'\"]"), False, ""),
+    "p": (re.compile(r"(?:^|[\s/'\"])(?:7z|7za|7zr|az|mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport)[\s'\"]"),
+          True, ""),
+    "N": (re.compile(r"(?:^|[\s/'\"])ssh-keygen[\s'\"]"), False, ""),
+    "U": (re.compile(r"(?:^|[\s/'\"])(?:smbclient|rpcclient|smbmap)[\s'\"]"), False, "%"),
+    "w": (re.compile(r"(?:^|[\s/'\"])ldap(?:search|add|modify|delete|whoami|passwd)[\s'\"]"), False, ""),
+    "u": (re.compile(r"(?:^|[\s/'\"])(?:curl|wget)[\s'\"]"), False, ":"),
+}
+# MinIO's `mc alias set NAME URL ACCESS_KEY SECRET_KEY` (and the older `mc config host add`)
+MC_ALIAS = re.compile(r"(?:(?<=mc alias set)|(?<=mc config host add))[ \t]{1,4}[^\s'\"]{1,256}[ \t]{1,4}[a-z]{2,8}://"
+                      r"[^\s'\"]{1,1024}[ \t]{1,4}['\"]?[^\s'\"$]{1,256}['\"]?[ \t]{1,4}" + _shell_value(r"[^\s'\"$-][^\s'\"]*"))
+# `echo V | docker login -u U --password-stdin` (any login read from stdin)
+ECHO_TO_STDIN = re.compile(r"echo(?<![\w-]echo)[ \t]{1,4}(?:-n[ \t]{1,4})?" + _shell_value(r"[^\s'\"$-][^\s'\"|;]*")
+                           + r"['\"]?[ \t]{0,4}\|[^|\n]{0,256}--password-stdin")
+# `vault login V`, `wandb login V`; `aws configure set aws_secret_access_key V` (any `config set NAME V` whose name is
+# secret)
+TOOL_LOGIN_VALUE = re.compile(r"login(?:(?<=vault login)|(?<=wandb login))[ \t]{1,4}"
+                              + _shell_value(r"[^\s'\"-][^\s'\"]{7,4095}", 8))
+CONFIG_SET_VALUE = re.compile(r"config(?:ure)? set[ \t]{1,4}(?P<name>[A-Za-z0-9_.-]{1,64})[ \t]{1,4}"
+                              + _shell_value(r"[^\s'\"-][^\s'\"]{0,4095}"))
+
+
+SECRET_MOUNT_SPEC = re.compile(r"(?:(?:id|src|source|env|type|target|dst|required|mode|uid|gid)=[^,\s]*(?:,|\Z))+")
+
+
+def _present_tools(text: str) -> set[str]:
+    """The tools of COMMAND_PASSWORD_FLAGS named in text, each looked for once; a name of several words (`docker
+    login`) only where its last word is in the text (one scan for `login` spares those of ten names)."""
+    words: dict[str, bool] = {}
+    present = set()
+    for tool in dict.fromkeys(tool for tools, _, _ in COMMAND_PASSWORD_FLAGS for tool in tools):
+        last = tool.rpartition(" ")[2]
+        if last != tool and not (words[last] if last in words else words.setdefault(last, last in text)):
+            continue
+        if tool in text:
+            present.add(tool)
+    return present
+
+
+def _command_password_spans(text: str) -> list[Span]:
+    """Passwords of printed commands (COMMAND_PASSWORD_FLAGS): each flag match is kept when one of its
+    tools' names starts within reach before it, on the same line."""
+    spans: list[Span] = []
+    places: dict[str, list[int]] = {}
+    present_tools = _present_tools(text)
+    for tools, reach, pattern in COMMAND_PASSWORD_FLAGS:
+        present = [tool for tool in tools if tool in present_tools]
+        if not present:
+            continue
+        for tool in present:
+            if tool not in places:
+                found, at = [], text.find(tool)
+                while at >= 0:
+                    found.append(at)
+                    at = text.find(tool, at + len(tool))
+                places[tool] = found
+        for m in pattern.finditer(text):
+            start = m.start()
+            for tool in present:
+                where = places[tool]
+                index = bisect.bisect_right(where, start - len(tool)) - 1
+                if index >= 0 and where[index] >= start - reach and text.find("\n", where[index], start) < 0:
+                    spans.append((m.start("value"), m.end("value"), REDACTED, "command-line password", where[index]))
+                    break
+    return spans
+
+
+@functools.lru_cache(maxsize=4096)
+def _secret_flag_cached(flag: str) -> bool:
+    return is_secret_flag(flag)
+
+
+def _printed_flag_value_kept(value: str) -> bool:
+    value = value.rstrip(",;)]}")
+    return (not value or cannot_be_secret(value) or value.lower() in NOT_A_FLAG_SECRET or value.lower() in AUTH_SCHEMES
+            or value[0] in "$%<"
+            or value.lower() == REDACTED_LOWER or is_location(value) or value.startswith(("/", "./", "../", "~/"))
+            or SECRET_MOUNT_SPEC.fullmatch(value) is not None)   # docker build --secret id=npm,src=/run/npmrc
+
+
+class _KeptFlagValues(dict):
+    """value -> _printed_flag_value_kept(value), worked out once per value (a log repeats its command lines)."""
+
+    def __missing__(self, value: str) -> bool:
+        verdict = self[value] = _printed_flag_value_kept(value)
+        return verdict
+
+
+def _printed_flag_spans(text: str) -> list[Span]:
+    """Values of secret flags in printed command lines (PRINTED_SECRET_FLAG, TOOL_SHORT_FLAG, TOOL_LOGIN_VALUE,
+    CONFIG_SET_VALUE); each pattern is led by a literal and reads a bounded stretch after it. A tool's name is looked
+    for once over the text (where one of its flags is), then by bisection per flag."""
+    spans: list[Span] = []
+    kept = _KeptFlagValues()
+    for m in PRINTED_SECRET_FLAG.finditer(text):  # (led by "--": its scan costs what a test for "--" does)
+        value = m.group("value")
+        if _secret_flag_cached(m.group("flag")) and not kept[value]:
+            end = m.end() - (len(value) - len(value.rstrip(",;)]}")))
+            spans.append((m.start("value"), end, REDACTED, "secret-named value", m.start()))
+    tool_places: dict[str, list[int]] = {}
+    quoted = "'" in text or '"' in text
+    for m in (TOOL_SHORT_FLAG if quoted else TOOL_SHORT_FLAG_BARE).finditer(text):
+        flag = m.group("flag")
+        tools, glued, after = TOOL_SHORT_FLAGS[flag]
+        if not m.group("sep") and not glued and not (quoted and (m.group("sq") or m.group("dq"))):
+            continue
+        where = tool_places.get(flag)
+        if where is None:
+            where = tool_places[flag] = [t.end() for t in tools.finditer(text)]
+        if not where:
+            continue
+        start = m.start()
+        index = bisect.bisect_right(where, start) - 1
+        if index < 0 or where[index] < start - 300 or text.find("\n", where[index], start) >= 0:
+            continue
+        first, end = m.span("value")
+        if after:
+            cut = text.find(after, first, end)
+            if cut < 0:
+                continue
+            first = cut + 1
+        if first < end and not kept[text[first:end]]:
+            spans.append((first, end, REDACTED, "command-line password", start))
+    if "login" in text:
+        spans.extend((m.start("value"), m.end("value"), REDACTED, "command-line password", m.start())
+                     for m in TOOL_LOGIN_VALUE.finditer(text) if not kept[m.group("value")])
+        if "password-stdin" in text:  # (`echo ... | docker login`)
+            spans.extend((m.start("value"), m.end("value"), REDACTED, "command-line password", m.start())
+                         for m in ECHO_TO_STDIN.finditer(text) if not kept[m.group("value")])
+    if "mc alias set" in text or "config host add" in text:
+        spans.extend((m.start("value"), m.end("value"), REDACTED, "command-line password", m.start())
+                     for m in MC_ALIAS.finditer(text) if not kept[m.group("value")])
+    for m in CONFIG_SET_VALUE.finditer(text):
+        if _secret_name_cached(m.group("name")) and not kept[m.group("value")]:
+            spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
+    return spans

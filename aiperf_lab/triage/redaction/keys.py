@@ -1,0 +1,169 @@
+"""Private key blocks: armour (BEGIN/END, PuTTY, with or without an END line), framed and prefixed key lines,
+and where an open block ends in a text or a stream."""
+
+from __future__ import annotations
+
+import re
+
+from .spans import CSI, KEY_BLOCK, Span, _LABEL, _line_by_line
+
+
+# A private key's armour line. Its block runs through the lines that can be key material (base64,
+# "Header: value", blank) and the END line when there is one: a key whose END line is missing, or a
+# log cut inside it, still goes.
+# Also SSH2's "---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----", a lower-case armour, and PuTTY's key
+# files (everything from the PuTTY-User-Key-File line, or from Private-Lines:).
+KEY_BEGIN = re.compile(r"(?i:-{4,5} ?BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)? ?-{4,5})"
+                       r"|PuTTY-User-Key-File-\d{1,2}:[^\n]{0,200}|Private-Lines: \d{1,5}")
+# The same BEGIN lines found fast: the armour from its "begin" in the lower-cased text (then the dashes
+# before it are checked), PuTTY's lines from their literals.
+KEY_BEGIN_FAST = [re.compile(r"begin(?:(?<=-----begin)|(?<=----begin)|(?<=----- begin)|(?<=---- begin))"
+                             r" [a-z0-9 ]{0,40}private key(?: block)? ?-{4,5}"),
+                  re.compile(r"PuTTY-User-Key-File-\d{1,2}:[^\n]{0,200}"), re.compile(r"Private-Lines: \d{1,5}"),
+                  # a key's body printed without its armour: OpenSSH's (base64 of "openssh-key-v1"), and DER whose
+                  # first field is a version number (PKCS#1/#8 keys, a PKCS#12 keystore: 30 82 LL LL 02 01 is
+                  # "MII??[AQgw]IB"; a certificate, a public key or a signature starts 30 82 LL LL 30 and stays)
+                  re.compile(r"b3BlbnNzaC1rZXktdjE(?<![A-Za-z0-9+/]b3BlbnNzaC1rZXktdjE)[A-Za-z0-9+/=]{0,65536}"),
+                  re.compile(r"MII(?<![A-Za-z0-9+/]MII)[A-Za-z0-9+/]{2}[AQgw]IB[A-Za-z0-9+/]{32,65536}={0,2}")]
+KEY_END = re.compile(r"(?i)-{4,5} ?END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)? ?-{4,5}|Private-MAC: [0-9a-f]{0,128}")
+# A key's body may be one long line (1,600 characters of base64 unwrapped).
+KEY_LINE = r"(?:[A-Za-z0-9+/= \t\r]{0,65536}|(?!Private-MAC)[A-Za-z][A-Za-z-]{0,40}: [^\n]{0,1024}|#[^\n]{0,1024})(?![^\n])"
+# A key logged line by line with a prefix ("INFO: MIIE..."): the line ends in a base64 run; read on
+# the reversed line, anchored, so one pass.
+# (and a frame after the base64: rich's `MIIE... │`, an ascii box's ` |`, ansible's `",`, pytest's `'`)
+REVERSED_PREFIXED_KEY_LINE = re.compile(r"[ \t\r]{0,64}(?:[\u2502\u2503\u2551|'\",;]{1,3}[ \t]{0,64})?[A-Za-z0-9+/=]{16,65536}"
+                                        r"(?:[ \t:|>\]'\"\u2502\u2503\u2551]|\Z)")
+# A key printed in a frame (text before its BEGIN or after it on the line) whose END line comes within this many lines:
+# every line between goes, whatever frames it
+FRAMED_KEY_LINES = 256
+# Another BEGIN line right after is part of the same block (one pass over a run of them).
+KEY_LINES = re.compile(rf"(?:\n(?:{KEY_LINE}|{KEY_BEGIN.pattern}[^\n]{{0,256}}))*")
+
+
+def _last_key_block(spans: list[Span]) -> Span | None:
+    """The last span of a private key block, or None (first a test in C: a text of a million spans holds none)."""
+    if KEY_BLOCK not in map(_LABEL, spans):
+        return None
+    return next((span for span in reversed(spans) if span[3] == KEY_BLOCK), None)
+
+
+def _key_spans(text: str, lower: str, in_key: bool) -> list[Span]:
+    spans = []
+    at = 0
+    if in_key:  # the previous piece ended inside a key block
+        end = _key_block_end(text, 0, first_line_is_key=True)
+        if end > 0:
+            spans.append((0, end, _line_by_line(text, 0, end), "private key block", 0))
+        at = end
+    # the next match of each BEGIN pattern, searched again only once the scan has passed it (linear)
+    upcoming: list[tuple[int, int] | None] = [(-1, -1)] * len(KEY_BEGIN_FAST)
+    while True:
+        for index, pattern in enumerate(KEY_BEGIN_FAST):
+            found = upcoming[index]
+            if found is not None and found[0] < at:
+                m = pattern.search(lower if index == 0 else text, at)
+                upcoming[index] = None if m is None else (_armour_start(lower, m.start()) if index == 0
+                                                          else m.start(), m.end())
+        candidates = [found for found in upcoming if found is not None]
+        if not candidates:
+            return spans
+        start, begin_end = min(candidates)
+        end = _key_block_end(text, begin_end, begin=start)
+        spans.append((start, end, _line_by_line(text, start, end), "private key block", start))
+        at = max(end, begin_end)
+
+
+def _armour_start(lower: str, begin: int) -> int:
+    """Where "-----BEGIN" starts, given where its "begin" is (4 or 5 dashes, maybe a space, before it)."""
+    at = begin - 1 if lower[begin - 1:begin] == " " else begin
+    dashes = 0
+    while at > 0 and dashes < 5 and lower[at - 1] == "-":
+        at -= 1
+        dashes += 1
+    return at
+
+
+def _prefixed_key_line(line: str) -> bool:
+    return bool(REVERSED_PREFIXED_KEY_LINE.match(line[::-1]))
+
+
+def _prefixed_block_end(text: str, eol: int) -> int:
+    """The end of a key logged with a prefix on each line: the lines that end in base64 (or are
+    header lines), through the line with the END marker."""
+    end = eol
+    while end < len(text):
+        next_eol = text.find("\n", end + 1)
+        next_eol = len(text) if next_eol < 0 else next_eol
+        line = text[end + 1:next_eol]
+        marker = KEY_END.search(line)
+        if marker:
+            return end + 1 + marker.end()
+        if not (_prefixed_key_line(line) or line.lstrip().startswith("#") or re.search(r"[A-Za-z][A-Za-z-]{0,40}: [^\n]{0,1024}\Z", line[-1100:])
+                and re.search(r"(?:Proc-Type|DEK-Info|Comment|Version|Encryption):", line)):
+            break
+        end = next_eol
+    while end > eol and text[end - 1] in "\r\n":
+        end -= 1
+    return end
+
+
+def _key_block_end(text: str, at: int, first_line_is_key: bool = False, begin: int | None = None) -> int:
+    """Where a key block starting at `at` ends: its END marker if it is on the same line; else the
+    rest of that line, the key-material lines after it, and the END line right after them."""
+    eol = text.find("\n", at)
+    eol = len(text) if eol < 0 else eol
+    end_marker = KEY_END.search(text, at, eol)
+    if end_marker:
+        return end_marker.end()
+    begin = at if begin is None else begin
+    line_start = text.rfind("\n", 0, begin) + 1
+    prefix = text[line_start:begin].strip()
+    if not first_line_is_key and (prefix or text[at:eol].strip()) and (framed := _framed_block_end(text, eol)):
+        return framed
+    if first_line_is_key and (_prefixed_key_line(text[at:eol]) and not re.match(r"[A-Za-z0-9+/=]*\r?$", text[at:eol])):
+        return _prefixed_block_end(text, eol)  # a prefixed key cut between two reads
+    if first_line_is_key and not re.match(KEY_LINE, text[at:eol]):
+        return at
+    if not first_line_is_key and prefix and not prefix.endswith(("'", '"')):
+        return _prefixed_block_end(text, eol)  # "INFO: -----BEGIN ...": every line has the prefix
+    block = KEY_LINES.match(text, eol)
+    end = block.end() if block else eol
+    if end < len(text) and text[end] == "\n":
+        tail = KEY_END.match(text, end + 1)
+        if tail:
+            return tail.end()
+    while end > at and text[end - 1] in "\r\n":  # the line ends stay, so the text keeps its lines
+        end -= 1
+    if end == eol and prefix and not first_line_is_key:  # `E   '-----BEGIN`, `"-----BEGIN`: each line quoted
+        return max(end, _prefixed_block_end(text, eol))
+    return end
+
+
+def _framed_block_end(text: str, eol: int) -> int:
+    """A key whose BEGIN line has a frame around it (`│ -----BEGIN ... │`, `E   '-----BEGIN`, `"-----BEGIN ...",`):
+    the end of its END marker when one comes within FRAMED_KEY_LINES lines with no other BEGIN before it, else 0
+    (the block is then read line by line)."""
+    at = eol
+    for _ in range(FRAMED_KEY_LINES):
+        if at >= len(text):
+            return 0
+        next_eol = text.find("\n", at + 1)
+        next_eol = len(text) if next_eol < 0 else next_eol
+        line = text[at + 1:next_eol]
+        if "-" in line:
+            marker = KEY_END.search(line)
+            if marker:
+                return at + 1 + marker.end()
+            if KEY_BEGIN.search(line):
+                return 0
+        at = next_eol
+    return 0
+
+
+def _key_open(text: str, span: Span) -> bool:
+    """Whether a key block span ends at the text's end without its END line (so it may go on)."""
+    start, end = span[0], span[1]
+    rest = text[end:]
+    if "\x1b" in rest or "\\" in rest:  # a colour code after the key's last line (`...5u ESC[0m`) ends nothing
+        rest = CSI.sub("", rest)
+    return not rest.strip("\r\n") and not KEY_END.search(text, max(start, end - 80), end)

@@ -1,0 +1,669 @@
+"""Secrets as tools lay them out over lines: Kubernetes env items and Secret data blocks, YAML blocks and flow
+lists, prefixed blocks, XML/Hadoop properties, terraform sensitive values, header tuples, loguru arrows,
+`Name  Value` tables and env listings (`set`, `setenv`, dot leaders), .pgpass lines."""
+
+from __future__ import annotations
+
+import base64
+import functools
+import re
+from urllib.parse import quote
+
+from .assignments import (
+    NAME_RUN_REVERSED, NOT_A_SECRET_REFERENCE, PREFIXED_NEXT_VALUE, PREFIX_DIGITS, _HarmlessValues,
+    _assigned_secret_at, _name_before,
+)
+from .names import _secret_name_cached, cannot_be_secret, is_named_location, looks_like_password
+from .spans import REDACTED, Span, _edited
+
+
+# ---- secrets as common tools print them: the name in one place, the value in another ------------------
+# Each finder starts from a literal (found by a plain or literal-led search), reads a bounded stretch after
+# it, and goes on after what it read: no character is read a number of times that grows with the text.
+
+PRINTED_VALUE_LIMIT = 4096
+# Kubernetes env lists (kubectl -o yaml/json, helm template, ECS task definitions): an item's name, then its
+# value as the next key of the same item: `- name: DB_PASSWORD\n  value: X`, `{"name": "DB_PASSWORD", "value": "X"}`.
+# Also `name="X" value="V"` (XML attributes) and AWS's capitalised {"Name": ..., "Value": ...}.
+ENV_ITEM_NAME = re.compile(r"ame(?<=[Nn]ame)(?<![A-Za-z0-9_][Nn]ame)[\"']?[ \t]{0,3}[:=][ \t]{0,3}[\"']?"
+                           r"(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,127})[\"']?(?![A-Za-z0-9_.-])")
+_ENV_ITEM_QUOTED = r"\"(?P<dq>[^\"\\\n]{0,4096}(?:\\[^\n][^\"\\\n]{0,4096}){0,256})\"|'(?P<sq>(?:[^'\n]|''){1,4096})'"
+ENV_ITEM_VALUE = re.compile(r"(?:[ \t,]{0,4}\r?\n[ \t]{0,64}(?:- )?[\"']?[Vv]alue[\"']?[ \t]{0,3}[:=][ \t]{0,3}"
+                            r"(?:" + _ENV_ITEM_QUOTED + r"|(?P<plain>[^\s\"'#{}\[\]|>&*!][^\n]{0,4095}))"
+                            r"|[ \t,]{0,4}[\"']?[Vv]alue[\"']?[ \t]{0,3}[:=][ \t]{0,3}"
+                            r"(?:" + _ENV_ITEM_QUOTED.replace("?P<dq>", "?P<dq2>").replace("?P<sq>", "?P<sq2>")
+                            + r"|(?P<flow>[^\s\"'#,{}\[\]|>&*!][^\n,}]{0,4095})))")
+# Shell-quoted values: `declare -x NAME="a\"b"` (export -p), `NAME=$'a\nb'` (bash set), `NAME='a'"'"'b'`;
+# adjacent quoted pieces are one word.
+SHELL_QUOTED = re.compile(r"=(?:\"[^\"\\\n]{0,4096}(?:\\[^\n][^\"\\\n]{0,4096}){0,256}\"|\$'[^'\\\n]{0,4096}(?:\\[^\n][^'\\\n]{0,4096}){0,256}'|'[^'\n]{0,4096}')"
+                          r"(?:\"[^\"\\\n]{0,4096}(?:\\[^\n][^\"\\\n]{0,4096}){0,256}\"|\$'[^'\\\n]{0,4096}(?:\\[^\n][^'\\\n]{0,4096}){0,256}'|'[^'\n]{0,4096}'|\\'){0,15}")
+# loguru's diagnose=True (logger.exception, @logger.catch): a value under an arrow, its variable in the code
+# line above the arrows at the arrow's column.
+LOGURU_ARROW = "\u2514"
+LOGURU_BAR = "\u2502"
+LOGURU_BLOCK = re.compile(r"(?m)^(?P<code>[^\n\u2502\u2514]{1,4096})\n(?P<arrows>[ \u2502]{0,512}\u2514[^\n]*"
+                          r"(?:\n[ \u2502]{0,512}\u2514[^\n]*){0,61})")  # (63 lines at most: see PRINTED_FORM_HOLD_LINES)
+IDENTIFIER = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]*")
+# httpx/httpcore traces and header lists: (b'x-api-key', b'VALUE'), ('Authorization', 'VALUE').
+HEADER_TUPLE = re.compile(r"\(b?(?P<q>['\"])(?P<name>[A-Za-z0-9_.-]{1,64})(?P=q),[ \t]{0,2}b?"
+                          r"(?:'(?P<sq>[^'\\\n]{0,4096}(?:\\[^\n][^'\\\n]{0,4096}){0,256})'|\"(?P<dq>[^\"\\\n]{0,4096}(?:\\[^\n][^\"\\\n]{0,4096}){0,256})\")\)")
+# The rest of a quoted value, through its escapes, and its closing quote.
+# the rest of a JSON string inside a JSON string (`\"a\\\"b\"`: an inner escape doubled, an inner quote `\\\"`)
+ESCAPED_QUOTED_REST = re.compile(r'(?:\\\\\\\\|\\\\\\"|\\\\[^\\"\n]|\\[^\\"\n]|[^\\"\n]){0,4096}\\"').match
+SHELL_SINGLE_QUOTED_REST = re.compile(r"[^'\n]{0,4096}'").match
+QUOTED_REST = {'"': re.compile(r"[^\"\\\n]{0,4096}(?:\\[^\n][^\"\\\n]{0,4096}){0,256}\"").match, "'": re.compile(r"[^'\\\n]{0,4096}(?:\\[^\n][^'\\\n]{0,4096}){0,256}'").match}
+# A header's name has a "-" (x-api-key, Set-Cookie) or is one word of these, a client's setting a "_" and a bytes value
+# (`('client_secret', b'X')`); other pairs are code's tuples (`('token_get_all', 'token_name')`).
+HEADER_WORDS = frozenset({"authorization", "cookie", "token", "apikey", "password", "passwd", "secret"})
+# terraform show -json / output -json: "sensitive": true, then the same object's "value".
+TERRAFORM_SENSITIVE = re.compile(r"\"sensitive\"[ \t]{0,3}:[ \t]{0,3}true")
+JSON_VALUE_KEY = re.compile(r"\"value\"[ \t\r\n]{0,64}:[ \t\r\n]{0,64}"
+                            r"(?:\"(?P<dq>[^\"\\\n]{0,4096}(?:\\[^\n][^\"\\\n]{0,4096}){0,256})\"|(?P<plain>[A-Za-z0-9_.+-]{1,256}))")
+# PowerShell's `Get-ChildItem env:` (and other two-column Name/Value tables).
+NAME_VALUE_TABLE = re.compile(r"Name {2,256}Value[ \t]{0,256}\r?\n-{4} {2,256}-{5}[ \t]{0,256}\r?\n(?P<rows>(?:[^\n]+(?:\n|\Z)){0,61})")
+# <password>VALUE</password>, <ns:apiKey>VALUE</ns:apiKey> (Maven settings.xml, app configs).
+XML_ELEMENT = re.compile(r"<(?P<tag>(?:[A-Za-z_][\w.-]{0,63}:)?(?P<local>[A-Za-z_][\w.-]{0,63}))(?:[ \t][^<>\n]{0,256})?>"
+                         r"(?P<value>[^<\n]{1,4096})</(?P=tag)>")
+# Kubernetes Secret data (kubectl get secret -o yaml/json): a `data:` block's values are base64 of the secret,
+# whatever their keys (`.dockerconfigjson`, `db-url`, `openai`); `stringData:` holds them plain.
+ENV_ITEM = re.compile(ENV_ITEM_NAME.pattern + ENV_ITEM_VALUE.pattern)
+ENV_ITEM_PLAIN = frozenset({"plain", "flow"})
+DATA_BLOCK_YAML = re.compile(r"(?m)^(?P<indent>[ \t]{0,64})(?:- )?(?P<key>data|stringData)[ \t]{0,8}:[ \t]{0,8}\r?\n"
+                             r"(?P<body>(?:(?P=indent)[ \t]{1,64}[^\n]*(?:\n|\Z)){0,62})")
+DATA_BLOCK_JSON = re.compile(r"ata\"[ \t]{0,8}:[ \t\r\n]{0,64}\{")
+DATA_JSON_ITEM = re.compile(r"\"(?P<key>[^\"\\\n]{1,256})\"[ \t\r\n]{0,64}:[ \t\r\n]{0,64}\"(?P<value>[^\"\\\n]{1,1048576})\"")
+# A kubeconfig's client-key-data (and any *-data key) holds base64 of a key: it goes when the decoded text
+# holds a secret shape (certificate-authority-data, a certificate, stays).
+DASH_DATA = re.compile(r"-data[\"']?[ \t]{0,3}:[ \t]{0,3}[\"']?(?P<value>[A-Za-z0-9+/]{16,1048576}={0,2})(?![A-Za-z0-9+/=])")
+# A Docker config.json in base64 anywhere (`kubectl get secret -o jsonpath='{.data.\.dockerconfigjson}'`):
+# it starts `{"auths":` (compact, or pretty-printed by two spaces or a tab).
+DOCKER_CONFIG_PREFIXES = ("eyJhdXRocyI6", "ewogICJhdXRocyI6", "ewoJImF1dGhzIjo", "eyAiYXV0aHMiO")
+DOCKER_CONFIG_BASE64 = re.compile("(?:" + "|".join(f"{prefix}(?<![A-Za-z0-9+/]{prefix})" for prefix in DOCKER_CONFIG_PREFIXES)
+                                  + r")[A-Za-z0-9+/]{24,1048576}={0,2}")  # (the shortest holding a secret)
+DOCKER_CONFIG_SECRET = re.compile(r"\"(?:auth|password|identitytoken|registrytoken)\"[ \t\r\n]{0,64}:[ \t\r\n]{0,64}\"[^\"]{3}")
+BASE64_TEXT = re.compile(r"[A-Za-z0-9+/]{8,}={0,2}")
+
+
+def _base64_text(value: str) -> str | None:
+    """The text a base64 value encodes, when it is printable text (a key, a URL, JSON); None for binary."""
+    if len(value) % 4:
+        return None
+    try:
+        decoded = base64.b64decode(value, validate=True).decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if decoded.isprintable() or decoded.replace("\n", "").replace("\r", "").replace("\t", "").isprintable():
+        return decoded or None
+    return None
+
+
+def _quoted_value_span(m: re.Match, groups: tuple[str, ...]) -> tuple[int, int] | None:
+    for group in groups:
+        if m.group(group) is not None:
+            return m.span(group)
+    return None
+
+
+@functools.lru_cache(maxsize=8192)
+def _secret_value(text: str) -> bool:
+    """Whether a value found by its name can be a secret (not a setting, a small number or a path)."""
+    value = text.strip().strip("'\"")
+    return (len(value) >= 3 and value != REDACTED and not cannot_be_secret(value)
+            and not ("/" in value and is_named_location(value))
+            and not (value[0] in "<[$%" and NOT_A_SECRET_REFERENCE.fullmatch(value)))  # pad_token='<|endoftext|>'
+
+
+
+def _env_item_spans(text: str) -> list[Span]:
+    """`- name: DB_PASSWORD` then `value: X` (the next key of the same list item, on the line after or on
+    the same line): X goes when the name is a secret name."""
+    spans: list[Span] = []
+    if "ame" not in text or "alue" not in text:
+        return spans
+    secret_name = _secret_name_cached
+    secret_value = _secret_value
+    for m in ENV_ITEM.finditer(text):
+        if not secret_name(m.group("name")):
+            continue
+        kind = m.lastgroup
+        start, end = m.span(kind)
+        if kind in ENV_ITEM_PLAIN:
+            value = m.group(kind)
+            comment = value.find(" #")
+            end = start + len((value[:comment] if comment >= 0 else value).rstrip())
+        if secret_value(text[start:end]):
+            spans.append((start, end, REDACTED, "secret-named value", m.start()))
+    return spans
+
+
+def _shell_quoted_spans(text: str) -> list[Span]:
+    """A secret-named variable's shell-quoted value through its escapes and adjacent quoted pieces, to its
+    real closing quote: `declare -x DB_PASSWORD="a\\"b"`, `DB_PASSWORD=$'a\\nb'`, `X='a'"'"'b'`."""
+    spans: list[Span] = []
+    if "=\"" not in text and "='" not in text and "=$'" not in text:
+        return spans
+    secret_name = _secret_name_cached
+    secret_value = _secret_value
+    reverse_name = NAME_RUN_REVERSED.match
+    for m in SHELL_QUOTED.finditer(text):
+        at = m.start()
+        if not at:
+            continue  # no name before it
+        size = reverse_name(text[at - 1:at - 65:-1] if at > 64 else text[at - 1::-1]).end()  # (reversed in one slice)
+        if not size or not secret_name(text[at - size:at]):
+            continue
+        start = at + 1 + (2 if text[at + 1] == "$" else 1)
+        end = m.end() - 1
+        if end > start and secret_value(text[start:end].replace("\\", "")):
+            spans.append((start, end, REDACTED, "secret-named value", at - size))
+    return spans
+
+
+def _loguru_spans(text: str) -> list[Span]:
+    """loguru's diagnose arrows: `    connect(password)` then `    │       └ 'VALUE'`. A block is a code line and
+    the arrow lines under it (box characters, then one arrow); the name in the code line at an arrow's
+    column says whether the value after that arrow is secret."""
+    spans: list[Span] = []
+    if LOGURU_ARROW not in text:
+        return spans
+    secret_value = _secret_value
+    for block in LOGURU_BLOCK.finditer(text):
+        columns = _secret_name_columns(block.group("code"))
+        if not columns:
+            continue
+        at = block.start("arrows")
+        for line in block.group("arrows").split("\n"):
+            column = line.find(LOGURU_ARROW)
+            if column in columns:
+                start = at + column + 1 + (line[column + 1:column + 2] == " ")
+                end = at + len(line.rstrip())
+                if end > start and secret_value(text[start:end]):
+                    spans.append((start, end, REDACTED, "secret-named value", block.start("code")))
+            at += len(line) + 1
+    return spans
+
+
+@functools.lru_cache(maxsize=4096)
+def _secret_name_columns(code: str) -> frozenset[int]:
+    """The columns of a code line where a secret name starts (a variable, or an attribute: `self.api_key`)."""
+    return frozenset(m.start() for m in IDENTIFIER.finditer(code) if _secret_name_cached(m.group(0)))
+
+
+def _extend_quoted_values(text: str, found: list[Span]) -> None:
+    """A secret-named value that opens with a quote goes to its real closing quote: the pair patterns stop
+    at a space, a comma or a backslash (`"password": "correct horse battery"`, `'pass\\'word'`, `"a\\"b"`).
+    After `=` with no space, a single quote is the shell's (no escapes inside); elsewhere a backslash escapes.
+    The spans in `found` are lengthened in place."""
+    if "\"" not in text and "'" not in text:
+        return  # (two scans in C, where a text of a million spans would have each looked at)
+    size = len(text)
+    # (a comprehension over the spans: a text of quoted values has one every 18 characters)
+    candidates = [(span[0], index) for index, span in enumerate(found)
+                  if span[3] == "secret-named value" and 0 < span[0] and span[1] < size
+                  and (quote := text[span[0] - 1]) in "\"'" and (text[span[1]] != quote or text[span[1] - 1] == "\\")]
+    reached = 0   # a scan that ended past a value's start ends where that value's would: each character once
+    shell, rest = SHELL_SINGLE_QUOTED_REST, QUOTED_REST
+    candidates.sort()
+    for start, index in candidates:
+        if start < reached:
+            continue
+        quote = text[start - 1]
+        closing = 1
+        if quote == '"' and text[start - 2:start - 1] == "\\":  # JSON inside JSON: closed by an escaped quote
+            m, closing = ESCAPED_QUOTED_REST(text, start), 2
+        else:
+            m = (shell if quote == "'" and text[start - 2:start - 1] == "=" else rest[quote])(text, start)
+        if m is not None:
+            reached = m.end()
+            span = found[index]
+            if reached - closing > span[1]:
+                found[index] = (start, reached - closing, span[2], span[3], span[4])
+
+
+def _aws4_authorization_end(lower: str, start: int, end: int) -> int:
+    """Where an `Authorization: AWS4-HMAC-SHA256 Credential=..., SignedHeaders=..., Signature=HEX` value ends: at the
+    quote that opened it, or the line's end (its parameters are apart by `, `, which the header's pattern stops at)."""
+    line_end = lower.find("\n", end)
+    line_end = len(lower) if line_end < 0 else line_end
+    quote = lower[start - 1] if start else ""
+    if quote in ("'", '"'):
+        closing = lower.find(quote, end, line_end)
+        return closing if closing >= 0 else line_end
+    return line_end
+
+
+def _header_tuple_spans(text: str) -> list[Span]:
+    """(b'x-api-key', b'VALUE') and ('Authorization', 'VALUE') pairs whose name is a secret header's."""
+    spans: list[Span] = []
+    if "(" not in text:
+        return spans
+    for m in HEADER_TUPLE.finditer(text):
+        name = m.group("name")
+        if ("-" in name or "_" in name or name.lower() in HEADER_WORDS) and _secret_name_cached(name):
+            start, end = _quoted_value_span(m, ("sq", "dq"))
+            if "_" in name and "-" not in name and text[start - 2] != "b":
+                continue  # ('token_get_all', 'token_name'): code's tuple; ('api_key', b'X') a client's setting
+            if _secret_value(text[start:end]):
+                spans.append((start, end, REDACTED, "secret-named value", m.start()))
+    return spans
+
+
+def _terraform_sensitive_spans(text: str) -> list[Span]:
+    """terraform's `"sensitive": true, "type": "string", "value": "VALUE"`: the value of the same object (the
+    next "value" key before the object's "}")."""
+    spans: list[Span] = []
+    if "\"sensitive\"" not in text:
+        return spans
+    next_value = next_close = -1
+    for m in TERRAFORM_SENSITIVE.finditer(text):
+        at = m.end()
+        if next_value < at:  # each search starts past the last one's find: every character is read once
+            found = text.find("\"value\"", at)
+            next_value = len(text) if found < 0 else found
+        if next_close < at:
+            found = text.find("}", at)
+            next_close = len(text) if found < 0 else found
+        if next_value >= next_close or next_value - at > 1024:
+            continue
+        v = JSON_VALUE_KEY.match(text, next_value)
+        if v is not None:
+            start, end = _quoted_value_span(v, ("dq", "plain"))
+            if v.group("dq") is not None or _secret_value(v.group("plain")):
+                spans.append((start, end, REDACTED, "secret-named value", m.start()))
+    return spans
+
+
+# A YAML sequence or block scalar under a secret's name, as a config dump prints it: `secrets:` then `  - X` lines (or
+# `- X` at the name's own indent), `private_key: |` / `password: >-` then the lines indented under it; and a flow
+# sequence after one, `secrets: [X, Y]`, `"passwords": ["X", "Y"]`, `passwords = ['X']` (YAML, JSON, Python). A mapping under the
+# name (`secretKeyRef:\n  name: db`, `imagePullSecrets:\n- name: regcred`) holds names, not values: it stays.
+YAML_BLOCK_OPENER = re.compile(r":[ \t]{0,8}(?:(?P<style>[|>][+-]?[0-9]?)[ \t]{0,8}\r?\n|\r?\n(?=[ \t]{0,64}- ))")
+YAML_BLOCK_KEY = re.compile(r"(?P<indent>[ \t]{0,64})(?:- )?[\"']?(?P<name>[A-Za-z_][\w.-]{0,127})[\"']?[ \t]{0,8}")
+YAML_LINE_OPENER = re.compile(YAML_BLOCK_KEY.pattern + r":[ \t]{0,8}(?:[|>][+-]?[0-9]?[ \t]{0,8})?")
+YAML_FLOW_OPENER = re.compile(r"[:=][ \t]{0,8}\[")
+FLOW_KEY_REVERSED = re.compile(r"[ \t]{0,8}[\"']?(?P<name>[A-Za-z0-9_.-]{1,128})")   # (read backwards from the ":")
+YAML_BLOCK_MOST_LINES = 62
+
+
+def _yaml_block_spans(text: str) -> list[Span]:
+    """The items of a sequence and the lines of a block scalar under a secret's name (YAML_BLOCK_OPENER), and the
+    items of a flow sequence after one (YAML_FLOW_OPENER)."""
+    spans: list[Span] = []
+    harmless = _HarmlessValues()
+    openers: dict[str, int | None] = {}   # a line before its ":" -> its indent when it names a secret (a log repeats them)
+    bodies: dict[tuple[str, bool, str], list[tuple[int, int]]] = {}   # and a key line's body -> its spans
+    names: dict[str, str] = {}   # a key line -> its name
+    for m in YAML_BLOCK_OPENER.finditer(text) if ":" in text else ():
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        head = text[line_start:m.start()]
+        indent = openers.get(head, -1)
+        if indent == -1:
+            key = YAML_BLOCK_KEY.fullmatch(head)
+            indent = openers[head] = (len(key.group("indent")) if key is not None
+                                      and _secret_name_cached(key.group("name")) else None)
+            names[head] = key.group("name") if key is not None else ""
+        if indent is None:
+            continue
+        scalar = m.group("style") is not None
+        body = _yaml_body(indent, scalar).match(text, m.end()).group()
+        if (found := bodies.get((head, scalar, body))) is None:
+            found = _yaml_body_spans(body, indent, scalar, harmless)
+            if found and not scalar:
+                name = names[head]   # each item judged as `name=item` on a command line (`valid_keys:` needs key-like ones)
+                found = [(start, end) for start, end in found if _item_is_secret(name, body[start:end])]
+            bodies[head, scalar, body] = found
+        if found:
+            at = m.end()
+            spans += [(at + start, at + end, REDACTED, "secret-named value", line_start) for start, end in found]
+    if "[" in text:
+        close = newline = -1
+        flow_items: dict[tuple[str, bool], list[tuple[int, int]]] = {}   # a list's text -> its items' spans (a log repeats them)
+        flow_names: dict[str, str] = {}   # the text before an opener -> the secret's name that ends it, or ""
+        for m in YAML_FLOW_OPENER.finditer(text):
+            if text.startswith(REDACTED, m.end() - 1):
+                continue   # `password: [REDACTED]`, redacted before (a bundle's file read again)
+            window = text[max(0, m.start() - 140):m.start()]
+            if (secret := flow_names.get(window)) is None:
+                key = FLOW_KEY_REVERSED.match(window[::-1])
+                name = key.group("name")[::-1] if key is not None else ""
+                secret = flow_names[window] = (name if name and (name[0].isalpha() or name[0] == "_")
+                                               and _secret_name_cached(name) else "")
+            if not secret:
+                continue
+            at = m.end()
+            if close < at:   # (each the first after the last opener looked at: found once for many openers)
+                close = text.find("]", at) % (len(text) + 1)
+            if newline < at:
+                newline = text.find("\n", at) % (len(text) + 1)
+            if close == len(text) or newline < close or close - at > PRINTED_VALUE_LIMIT:
+                continue
+            items = text[at:close]
+            code = text[m.start()] == "="   # `passwords = [...]`: code, where a bare item is a variable's name
+            if (found := flow_items.get((items, code))) is None:
+                found = flow_items[items, code] = _flow_item_spans(items, harmless, code)
+            found = [(start, end) for start, end in found if _item_is_secret(secret, items[start:end])]
+            spans += [(at + start, at + end, REDACTED, "secret-named value", m.start()) for start, end in found]
+    return spans
+
+
+# A block over lines behind a log prefix on each (`[rank0]: password: |` / `[rank0]:   X`, compose's `app-1  | `,
+# `INFO:root:`, a timestamp): the opener (a secret's name ending its line with `:`, `: |`, `: >-`, or a Hadoop
+# `<name>` line) has text before its name; that text (its digits free: times differ line to line) is cut from the
+# opener's line and each line after it that starts with it, and the block rules read that view.
+PREFIXED_OPENER = re.compile(r"(?::[ \t]{0,8}(?P<style>[|>][+-]?[0-9]?[ \t]{0,8})?|(?P<xml></name>)[ \t]{0,8})\r?\n")
+
+
+def _prefixed_block_spans(text: str) -> list[Span]:
+    """The YAML sequence / block scalar items, the value on the next line and Hadoop XML values (_yaml_block_spans,
+    HADOOP_PROPERTY) of blocks whose every line has a log prefix (PREFIXED_OPENER), each block read without its
+    prefixes."""
+    if ":\n" not in text and ": |" not in text and ": >" not in text and "</name>" not in text and ":\r\n" not in text:
+        return []
+    spans: list[Span] = []
+    edits: list[tuple[int, int, str]] = []
+    done = 0
+    openers: dict[str, tuple[str, str, int, str] | None] = {}   # an opener's line -> _opener_prefix (a log repeats them)
+    for m in PREFIXED_OPENER.finditer(text):
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        if line_start < done:
+            continue
+        head = text[line_start:m.start()]
+        if (opener := openers.get(head, ())) == ():
+            opener = openers[head] = _opener_prefix(head, m.group("xml") is not None)
+        if opener is None:
+            continue
+        prefix, name, indent, shape = opener
+        if m.group("style") is None and m.group("xml") is None:   # `P password:` then `P   X`, or `P   - X` items
+            after = m.end() + len(prefix) + indent   # (past the name's indent: more must follow)
+            if text[after:after + 1] not in (" ", "\t") or not text.startswith(prefix, m.end()) and text[
+                    m.end():m.end() + len(prefix)].translate(PREFIX_DIGITS) != shape:
+                continue
+            nested = PREFIXED_NEXT_VALUE.match(text, m.end() + len(prefix))
+            if nested is None or len(nested.group("indent")) <= indent:
+                continue
+            value = nested.group("value")
+            if value != "-":
+                if not value.endswith(":") and _item_is_secret(name, value):   # (`secretKeyRef:`: a mapping, names)
+                    spans.append((nested.start("value"), nested.end("value"), REDACTED, "secret-named value",
+                                  line_start))
+                continue
+        at = line_start
+        for _ in range(YAML_BLOCK_MOST_LINES + 1):
+            if not text.startswith(prefix, at) and text[at:at + len(prefix)].translate(PREFIX_DIGITS) != shape:
+                break
+            edits.append((at, at + len(prefix), ""))
+            newline = text.find("\n", at)
+            if newline < 0:
+                at = len(text)
+                break
+            at = newline + 1
+        done = at
+    if edits:   # (one view for all blocks: a log repeats its blocks, the rules' caches serve them all)
+        view, where = _edited(text, edits)
+        found = _yaml_block_spans(view)
+        if "<name>" in view:
+            found += [(v.start("value"), v.end("value"), REDACTED, "secret-named value", v.start())
+                      for v in HADOOP_PROPERTY.finditer(view)
+                      if _secret_name_cached(v.group("name")) and _secret_value(v.group("value"))]
+        spans += where.place_back(found)
+    return spans
+
+
+def _opener_prefix(head: str, xml: bool) -> tuple[str, str, int, str] | None:
+    """The log prefix before an opener's secret name on its line (without the blanks that end it, the name's
+    indent), the name, that indent and the prefix's shape (PREFIX_DIGITS); None: no text before the name, or no
+    secret's name."""
+    if xml:
+        at = head.rfind("<name>")
+        name = head[at + 6:].strip(" \t")
+        if at <= 0 or not name or "<" in name or not _secret_name_cached(name):
+            return None
+    else:
+        key = FLOW_KEY_REVERSED.match(head[::-1])
+        name = key.group("name")[::-1] if key is not None else ""
+        if not name or not (name[0].isalpha() or name[0] == "_") or not _secret_name_cached(name):
+            return None
+        at = len(head) - key.end()
+        if at and head[at - 1] in "\"'":
+            at -= 1   # `"password": |`: the name's opening quote is the YAML's
+    before = head[:at]
+    if before.endswith("- "):
+        before = before[:-2]   # `[rank0]:   - password: |`: an item's marker is the YAML's
+    prefix = before.rstrip(" \t")
+    if not prefix or prefix[0] == "\t":
+        return None
+    return prefix, name, len(before) - len(prefix), prefix.translate(PREFIX_DIGITS)
+
+
+@functools.lru_cache(maxsize=256)
+def _yaml_body(indent: int, scalar: bool) -> re.Pattern[str]:
+    """The lines a block scalar (more indented than its name, or blank) or a sequence (`- ` items at its name's
+    indent or deeper) under a name at this indent runs over, YAML_BLOCK_MOST_LINES at most."""
+    line = rf"(?:[ \t]{{{indent + 1},64}}[^\n]*|[ \t]*\r?)" if scalar else rf"[ \t]{{{indent},64}}- [^\n]*"
+    return re.compile(rf"(?:{line}(?:\n|\Z)){{0,{YAML_BLOCK_MOST_LINES}}}")
+
+
+def _yaml_body_spans(body: str, indent: int, scalar: bool, harmless: _HarmlessValues) -> list[tuple[int, int]]:
+    """In a body _yaml_body gives: each line of a block scalar; each item of a sequence, without its quotes, up to
+    an item that is a mapping (`- name: regcred`: names, not values)."""
+    found = []
+    at = 0
+    for line in body.split("\n"):
+        text = line.rstrip("\r")
+        content = text.lstrip(" \t")
+        depth = len(text) - len(content)
+        if scalar and content:
+            found.append((at + depth, at + len(text)))
+        elif not scalar and content:
+            value = content[2:].strip()
+            quoted = len(value) >= 2 and value[0] == value[-1] and value[0] in "'\""
+            if not quoted and (": " in value or value.endswith(":")):
+                break
+            bare = value[1:-1] if quoted else value
+            if bare and not harmless[bare]:
+                first = at + depth + 2 + content[2:].index(value[0]) + quoted
+                found.append((first, first + len(bare)))
+        at += len(line) + 1
+    return found
+
+
+@functools.lru_cache(maxsize=4096)
+def _item_is_secret(name: str, value: str) -> bool:
+    """An item of a list under a secret's name, judged as `name=value` on a command line (_assigned_secret_at): a
+    reference, a special token, a path stay, and under a bare KEY's name (`valid_keys`, `SCHEME_KEYS`) all but a
+    key-like value."""
+    return _assigned_secret_at(f"{name}={value}") is not None
+
+
+def _flow_item_spans(items: str, harmless: _HarmlessValues, quoted_only: bool = False) -> list[tuple[int, int]]:
+    """The items of a flow sequence's text (between its brackets) that may be secrets, each without its quotes (only
+    quoted ones in code, where a bare item is a variable); a nested sequence or mapping holds names, not values."""
+    found = []
+    at = 0
+    for item in items.split(","):
+        value = item.strip()
+        quoted = len(value) >= 2 and value[0] == value[-1] and value[0] in "'\""
+        bare = value[1:-1] if quoted else value
+        if bare and (quoted or not quoted_only) and FLOW_ITEM_NESTED.search(bare) is None and not harmless[bare]:
+            first = at + item.index(value) + quoted
+            found.append((first, first + len(bare)))
+        at += len(item) + 1
+    return found
+
+
+FLOW_ITEM_NESTED = re.compile(r"[\[\]{}:]")
+
+
+def _name_value_table_spans(text: str) -> list[Span]:
+    """PowerShell's `Get-ChildItem env:` table: a `Name  Value` header, a dashed line, then `NAME  VALUE`
+    rows to the first blank line; a secret name's value goes."""
+    spans: list[Span] = []
+    if "Name " not in text or "-----" not in text:
+        return spans
+    secret_name = _secret_name_cached
+    secret_value = _secret_value
+    for m in NAME_VALUE_TABLE.finditer(text):
+        if m.start() and text[m.start() - 1] != "\n":
+            continue
+        offset = m.start("rows")
+        for line in m.group("rows").split("\n"):
+            name, gap, value = line.partition("  ")
+            value = value.strip()
+            if gap and value and secret_name(name) and secret_value(value):
+                start = offset + line.index(value, len(name))
+                spans.append((start, start + len(value), REDACTED, "secret-named value", offset))
+            offset += len(line) + 1
+    return spans
+
+
+def _xml_element_spans(text: str) -> list[Span]:
+    """<password>VALUE</password>: an element whose tag is a secret name."""
+    spans: list[Span] = []
+    if "</" not in text:
+        return spans
+    for m in XML_ELEMENT.finditer(text):
+        if _secret_name_cached(m.group("local")) and _secret_value(m.group("value")):
+            spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
+    return spans
+
+
+# Tools' own listings, the name apart from its value by blanks or dots:
+# - fish's `set -x` / `set -gx` listing (`NAME VALUE`, the value quoted when it must be), its `set -gx NAME VALUE`, csh's
+#   `setenv NAME VALUE`; a bare `NAME VALUE` line only when NAME is in capitals with a `_` (DB_PASSWORD), the line holds
+#   nothing else and the value is quoted or looks like a password (looks_like_password: `PASSWORD_RESET sent` stays)
+_LISTING_VALUE = (r"[ \t]{1,8}(?:'(?P<sq>(?:[^'\\\n]|\\[^\n]){1,4096})'|\"(?P<dq>(?:[^\"\\\n]|\\[^\n]){1,4096})\""
+                  r"|(?P<bare>[^\s'\"][^\s]{0,4095}))[ \t]*(?=\r?\n|\Z)")
+# (two patterns, each found fast: the commands from their literal, the bare lines from a line start in capitals; a
+# command also right after a log prefix's ":", `INFO:root:set -gx NAME VALUE`)
+ENV_LISTING_COMMAND = re.compile(r"set(?:(?<=^set)|(?<=[\n \t;:]set))(?:env|[ \t]{1,4}-[A-Za-z]{1,4})[ \t]{1,4}"
+                                 r"(?P<name>[A-Za-z_][A-Za-z0-9_]{0,127})" + _LISTING_VALUE)
+ENV_LISTING_LINE = re.compile(r"\n[ \t]{0,8}(?P<name>[A-Z][A-Z0-9]{0,63}_[A-Z0-9_]{1,64})" + _LISTING_VALUE)
+# - DeepSpeed's config print, `  comet_api_key ............... VALUE` (a name, a space, dots, a space, the value's repr
+#   to the line's end), found from its dots
+DOT_LEADER = re.compile(r" \.\.(?<=[A-Za-z0-9_] \.\.)\.{0,96} (?P<value>[^\n]{1,4096})")
+# - Hadoop / Spark / Hive XML: `<name>fs.s3a.secret.key</name>` then `<value>X</value>`, on one line or the next
+HADOOP_PROPERTY = re.compile(r"<name>[ \t]{0,8}(?P<name>[^<\n]{1,256}?)[ \t]{0,8}</name>[ \t\r\n]{0,256}"
+                             r"<value>(?P<value>[^<\n]{1,4096})</value>")
+HADOOP_NAME = re.compile(r"<name>[ \t]{0,8}([^<\n]{1,256}?)[ \t]{0,8}</name>")
+
+
+_looks_like_password_cached = functools.lru_cache(maxsize=4096)(looks_like_password)  # (a listing repeats its values)
+
+
+def _tool_listing_spans(text: str) -> list[Span]:
+    """Values of secret names in fish / csh environment listings, DeepSpeed's config print and Hadoop XML (above)."""
+    spans: list[Span] = []
+    if " " in text or "\t" in text:
+        for shift, pattern, lined in ((1, ENV_LISTING_LINE, "\n" + text), (0, ENV_LISTING_COMMAND, text)):
+            for m in pattern.finditer(lined):
+                if not _secret_name_cached(m.group("name")):
+                    continue
+                group = "sq" if m.group("sq") is not None else "dq" if m.group("dq") is not None else "bare"
+                start, end = m.start(group) - shift, m.end(group) - shift
+                value = text[start:end]
+                if _secret_value(value) and (pattern is ENV_LISTING_COMMAND or group != "bare"
+                                             or _looks_like_password_cached(value)):
+                    spans.append((start, end, REDACTED, "secret-named value", max(0, m.start() - shift)))
+    if " .." in text:
+        for m in DOT_LEADER.finditer(text):
+            name = _name_before(text, m.start(), m.start())
+            value = m.group("value").rstrip()
+            if name and _secret_name_cached(name) and _secret_value(value):
+                spans.append((m.start("value"), m.start("value") + len(value), REDACTED, "secret-named value",
+                              m.start() - len(name)))
+    if "<name>" in text:
+        for m in HADOOP_PROPERTY.finditer(text):
+            if _secret_name_cached(m.group("name")) and _secret_value(m.group("value")):
+                spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
+    return spans
+
+
+@functools.lru_cache(maxsize=8192)
+def _data_value_is_secret(kind: str, value: str) -> bool:
+    """A value in a Kubernetes Secret's data block: base64 of printable text (a password, a URL, a config
+    JSON, a PEM key) or a long base64 run (a keystore); in stringData any value that can be a secret."""
+    value = value.strip().strip("'\"").strip()
+    if kind == "stringdata":
+        return value not in ("|", ">", "|-", ">-", "|+", ">+") and _secret_value(value)
+    if len(value) < 8:
+        return False
+    return _base64_text(value) is not None or (len(value) >= 64 and BASE64_TEXT.fullmatch(value) is not None
+                                                and len(value) % 4 == 0)
+
+
+def _json_data_block_kind(text: str, at: int) -> str | None:
+    """Which data block a found `ata": {` belongs to, from the characters before it: "data" or
+    "stringData" ("binaryData", a ConfigMap's, is not secret)."""
+    if text.startswith("\"d", at - 2):
+        return "data"
+    return "stringdata" if text.startswith("\"stringD", at - 8) else None
+
+
+def _yaml_data_block_spans(text: str) -> list[Span]:
+    """`data:` / `stringData:` and the lines indented under it (a Secret as kubectl -o yaml prints it)."""
+    spans: list[Span] = []
+    if "ata:" not in text:
+        return spans
+    value_is_secret = _data_value_is_secret
+    for m in DATA_BLOCK_YAML.finditer(text):
+        kind = "stringdata" if m.group("key")[0] == "s" else "data"
+        offset = m.start("body")
+        for line in m.group("body").split("\n"):  # `  key: value` lines (and deeper ones, read alike)
+            key, colon, value = line.partition(": ")
+            if colon and value_is_secret(kind, value.strip()):
+                start = offset + len(key) + 2 + len(value) - len(value.lstrip())
+                spans.append((start, offset + len(line.rstrip()), REDACTED, "kubernetes secret data", m.start()))
+            offset += len(line) + 1
+    return spans
+
+
+def _json_data_block_spans(text: str) -> list[Span]:
+    spans: list[Span] = []
+    done = 0
+    for m in DATA_BLOCK_JSON.finditer(text):
+        at = m.start()
+        if at < done:
+            continue
+        kind = _json_data_block_kind(text, at)
+        if kind is None:
+            continue
+        limit = m.end()   # the block is read over PRINTED_FORM_HOLD_LINES lines at most, as a stream holds it
+        for _ in range(PRINTED_FORM_HOLD_LINES - 2):
+            limit = text.find("\n", limit) + 1
+            if not limit:
+                limit = len(text)
+                break
+        close = text.find("}", m.end(), limit)
+        close = limit if close < 0 else close
+        for item in DATA_JSON_ITEM.finditer(text, m.end(), close):
+            if _data_value_is_secret(kind, item.group("value")):
+                spans.append((item.start("value"), item.end("value"), REDACTED, "kubernetes secret data", at))
+        done = close
+    return spans
+
+
+
+PRINTED_FORM_HOLD_LINES = 64     # lines a stream holds back after one that opens a form read over lines
+
+
+# A .pgpass line, host:port:database:user:password (port a number or *), printed whole: found from the colon
+# after its host (a literal), the host checked in code; exactly five fields, so an IPv6 address or a time is none.
+PGPASS_PORT = re.compile(r":[0-9]{1,5}:[^\s:]")
+PGPASS_LINE = re.compile(r":(?:[0-9]{1,5}|\*):[^\s:]{1,256}:[^\s:]{1,256}:(?P<value>[^\s:'\"]{4,512})(?![^\s'\"])")
+PGPASS_HOST_REVERSED = re.compile(r"[A-Za-z0-9_.*\]\[-]{1,253}(?=[\s=\"']|\Z)")
+
+
+def _pgpass_spans(text: str) -> list[Span]:
+    spans: list[Span] = []
+    at = 0
+    for m in PGPASS_LINE.finditer(text):
+        start = m.start()
+        low = max(at, start - 254)   # (never further back than the last line found: linear)
+        host = PGPASS_HOST_REVERSED.match(text[low:start][::-1])
+        if host is None or (host.end() == start - low and low > 0):
+            continue  # no host, or one that does not start at a word's start
+        if cannot_be_secret(m.group("value")):
+            continue
+        spans.append((m.start("value"), m.end("value"), REDACTED, "pgpass password", start - host.end()))
+        at = m.end()
+    return spans

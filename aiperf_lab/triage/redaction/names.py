@@ -1,0 +1,397 @@
+"""Which names say secret (is_secret_name, is_secret_flag and their word tables) and the judgements of a value
+that need no text around it: cannot_be_secret, a location, a hash, a model's name, a password's or a generated
+key's look, a known secret's escaped and encoded forms."""
+
+from __future__ import annotations
+
+import base64
+import functools
+import html
+import json
+import os
+import re
+from urllib.parse import quote, quote_plus
+
+
+# Whether a name (an environment variable, a flag, a key in printed text) says its value is secret,
+# judged by whole words (split on _ - . and lower-to-upper case changes), never by a substring: MAX_NEW_TOKENS,
+# TOKENIZER_NAME, SORT_KEY, AUTHOR, SESSION_NAME, SIGNATURE_VERSION hold no secret (see is_secret_name).
+SECRET_WORDS = {"token", "secret", "secrets", "password", "passwords", "passwd", "pass", "pw", "passphrase", "passcode",
+                "pgpass", "credential", "credentials", "creds", "cred", "auth", "authn", "authorization", "salt",
+                "cookie", "cookies", "bearer", "otp", "dbpass", "hmac", "mfa", "jwt", "sig", "signature",
+                "webhook", "totp", "hotp", "privkey", "apikey", "apitoken", "authtoken", "authkey", "accesstoken", "accesskey",
+                "refreshtoken", "privatekey", "secretkey", "signingkey", "accountkey", "masterkey", "sessionid",
+                "sessionkey", "sessiontoken", "clientsecret", "idtoken", "passkey", "psk"}
+# KEY, KEYS, PIN and SIGNING are secret ending a name (API_KEY, DEPLOY_KEYS, ADMIN_PIN, API_SIGNING) unless the word before
+# says what kind of non-secret key it is (SORT_KEY, CACHE_KEY, CPU_PIN); KEY inside a name when paired
+# (API_KEY_ID, KEY_MATERIAL, SESSION_ID).
+END_WORDS = {"key", "keys", "pin", "signing", "license", "licence", "pat"}
+# PAT ending a name is a personal access token (GH_PAT, CR_PAT) unless the word before says it is a pattern (FILE_PAT)
+NOT_TOKEN_PATTERN_KINDS = {"file", "files", "glob", "match", "search", "grep", "regex", "re", "name", "path", "include",
+                           "exclude", "ignore", "filter", "line", "word"}
+# TOKENS are counted in ML (MAX_NEW_TOKENS, PROMPT_TOKENS): secret only after a word naming a kind of credential
+# (API_TOKENS, ACCESS_TOKENS, HF_TOKENS)
+CREDENTIAL_TOKEN_KINDS = {"api", "access", "auth", "bearer", "refresh", "id", "hf", "github", "gh", "gitlab", "session",
+                          "service", "bot", "oauth", "npm", "pypi", "slack", "discord", "personal", "deploy",
+                          "registry", "client", "app", "admin", "secret", "security", "hub"}
+NOT_SECRET_KEY_KINDS = {"sort", "cache", "partition", "primary", "foreign", "hash", "group", "shard", "routing",
+                        "dict", "lookup", "index", "map", "join", "unique", "row", "column", "record", "object",
+                        "metric", "config", "label", "lock", "dedup", "idempotency", "queue", "field", "state",
+                        "input", "output", "target", "attribute", "hot", "cpu", "gpu", "numa", "core", "thread",
+                        "irq", "public", "pub", "host", "known", "jwks", "trace", "span", "bucket", "prefix", "rng",
+                        "random", "seed", "hotkey", "sorting"}
+SECRET_PAIRS = {("api", "key"), ("access", "key"), ("private", "key"), ("secret", "key"), ("signing", "key"),
+                ("encryption", "key"), ("master", "key"), ("client", "key"), ("account", "key"), ("license", "key"),
+                ("key", "material"), ("session", "id"), ("session", "key"), ("service", "account"), ("ssh", "key"),
+                ("deploy", "key"), ("gpg", "key"), ("pgp", "key"), ("priv", "key"), ("shared", "key"), ("sas", "key"),
+                ("kubeconfig", "data"),
+                # tools' own: Bitwarden's BW_SESSION, 1Password's OP_SESSION_<account>, fastlane's FASTLANE_SESSION (a
+                # session is otherwise a name: TMUX_SESSION); a cloud SDK's secret key as SK (AWS_SK, HUAWEICLOUD_SDK_SK;
+                # SK alone is DynamoDB's sort key); OCI's OCI_CLI_KEY_CONTENT (the key itself, not its file)
+                ("bw", "session"), ("op", "session"), ("fastlane", "session"), ("aws", "sk"), ("sdk", "sk"),
+                ("key", "content")}
+# A word after the secret word that makes the name a quantity, a setting or a label, not a secret:
+# TOKEN_BUDGET, *_TOKEN_COUNT, PASSWORD_LENGTH, SECRET_NAME, AUTH_TYPE, API_KEY_HEADER, TOKEN_FILE;
+# or one before it: MAX_TOKEN_LEN, NUM_PASS, PER_TOKEN_LATENCY_MS, HF_HUB_DISABLE_IMPLICIT_TOKEN.
+QUANTITY_WORDS = {"count", "counts", "size", "sizes", "len", "length", "lengths", "budget", "limit", "limits", "name",
+                  "names", "throughput", "latency", "latencies", "rate", "rates", "ms", "us", "ns", "sec", "secs",
+                  "seconds", "per", "num", "max", "min", "total", "avg", "mean", "std", "p50", "p90", "p95", "p99",
+                  "type", "types", "kind", "mode", "method", "methods", "version", "header", "field", "ttl", "timeout",
+                  "expiry", "expires", "lifetime", "duration", "url", "uri", "endpoint", "host", "port", "domain",
+                  "path", "dir", "file", "files", "provider", "enabled", "disabled", "enable", "disable", "required",
+                  "require", "use", "implicit", "no", "skip", "strategy", "format", "env", "var", "user", "username",
+                  "email", "policy", "scope", "scopes", "position", "positions", "ids", "index", "idx",
+                  "usage", "speed", "time", "times", "step", "steps", "window", "dim", "dims", "vocab", "estimate",
+                  "fraction", "ratio", "percent", "pct", "bytes", "mb", "gb", "kb", "tps", "qps", "algo", "alg",
+                  "algorithm", "algorithms", "stdin", "prompt", "ref", "refs"}   # (secretRef, secretKeyRef: a reference)
+# ... or before it (MAX_TOKEN_LEN, NUM_PASS, HF_HUB_DISABLE_IMPLICIT_TOKEN, USE_AUTH_TOKEN).
+QUALIFIER_BEFORE = {"max", "min", "num", "n", "total", "per", "avg", "mean", "disable", "enable", "use", "implicit", "no",
+                    "skip", "allow", "require"}
+# One word that ends with a secret word is one too (PGPASSWORD, HFTOKEN, CLIENTSECRET from clientSecret).
+# Tools' own one-word names too: SSHPASS (sshpass -e), LDAP_BINDPW / BINDPASS, slapd's ROOTPW, keytool's STOREPASS and
+# KEYPASS (SRCSTOREPASS, DESTKEYPASS), APPKEY. (PGPASSFILE, GIT_ASKPASS name a file and a program: no such ending.)
+SECRET_SUFFIXES = ("token", "secret", "password", "passwd", "apikey", "accesskey", "privatekey", "secretkey", "privkey",
+                   "authkey", "passphrase", "passcode", "credential", "credentials", "creds", "passkey",
+                   "sshpass", "bindpw", "bindpass", "rootpw", "storepass", "keypass", "appkey")
+NOT_SECRET_WORDS = {"tiktoken"}
+NAME_WORD_SPLIT = re.compile(r"[_.\-]+")
+CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+# Values that cannot be a secret, however the name sounds: settings, booleans, nothing, a number with
+# a decimal point or of at most 4 digits (`secret=False`, `api_key=None`, `token_count: 512`, `gpu_pw=350.2`).
+NOT_A_SECRET_WORDS = frozenset({"true", "false", "yes", "no", "none", "null", "nil", "on", "off", "enabled", "disabled",
+                                "auto", "default", "unset", "undefined", "n/a", "[redacted]"})
+NOT_A_SECRET_NUMBER = re.compile(r"-?[0-9]{1,4}|-?[0-9]*\.[0-9]+(?:[eE][+-]?[0-9]+)?|-?[0-9]+[eE][+-]?[0-9]+")
+# Values of secret-named variables that are settings, not secrets (TOKENIZERS_PARALLELISM=false).
+NOT_SECRET_VALUES = {"true", "false", "yes", "no", "none", "null", "on", "off", "enabled", "disabled", "auto",
+                     "default", "unset"}
+MIN_SECRET_LEN = 5
+FRAGMENT = 12               # a piece of a known secret this long that starts or ends it goes, anywhere
+CHAIN = 48                  # how far the regex itself grows a piece; code goes on from there
+WRAP_REST = 3               # the rest of a secret cut by a line wrap goes from this length up
+# A value that names a file or folder (GOOGLE_APPLICATION_CREDENTIALS=/home/me/key.json) is where a
+# secret lives, not the secret: hunting it would wipe every path that shares it.
+LOCATION = re.compile(r"(?:~|\.{1,2})?/[\w.@~-]+(?:/[\w.@~-]*)+|(?:~|\.{1,2})?/[\w@~-]+\.[A-Za-z0-9]{1,8}")
+# A bare hex key (an old GitHub token, many API keys) looks like a git commit or a sha256: it is a secret
+# where nothing says it is a hash (a variable or flag named commit, sha, revision, hash, id, ...).
+HEX_KEY = re.compile(r"[0-9a-fA-F]{32,64}")
+HASH_NAME_WORDS = {"commit", "sha", "sha1", "sha256", "rev", "revision", "hash", "digest", "checksum", "id", "uuid",
+                   "version", "ref", "head", "build", "tag", "git", "etag", "md5", "fingerprint"}
+# A value after -p that is a number, a port map or a range (8080, 8080:80, 0.5, 1e-4), not a password.
+NUMBER_LIKE = re.compile(r"[0-9][0-9.:,x_/+-]*|[0-9.]+[eE][+-]?[0-9]+")
+
+FLAG_PREFIX = re.compile(r"^-{1,2}")
+
+
+def name_words(name: str) -> list[str]:
+    """The lower-cased words of a name: split on _ - . and where a small letter or digit meets a capital."""
+    return [w for w in NAME_WORD_SPLIT.split(CAMEL_BOUNDARY.sub("_", name).lower()) if w]
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether a name says its value is secret, judged by whole words (see SECRET_WORDS and the sets
+    after it): a secret word (TOKEN, SECRET, PASSWORD, PASS, PW, CREDS, AUTH, COOKIE, OTP, ... or a word
+    ending in one, PGPASSWORD), KEY / KEYS / PIN / LICENSE / PAT ending the name unless the word before names a
+    harmless kind (SORT_KEY, FILE_PAT), TOKENS after a credential's kind (API_TOKENS, not PROMPT_TOKENS), a secret pair (API_KEY_ID, KEY_MATERIAL, SESSION_ID, SERVICE_ACCOUNT_JSON), PWD in a
+    longer name (DB_PWD; PWD itself is the working directory); and then no quantity or setting word
+    after it (TOKEN_BUDGET, TOKEN_COUNT, AUTH_TYPE) nor a count word before it (MAX_TOKEN_LEN, NUM_PASS)."""
+    words = name_words(name)
+    last = len(words) - 1
+    for i, word in enumerate(words):
+        before = words[i - 1] if i else ""
+        if word == "token" and words[i + 1:i + 2] in (["id"], ["ids"]):
+            continue  # EOS_TOKEN_ID, pad_token_id: an index in a vocabulary
+        secret = (word in SECRET_WORDS or (word.endswith(SECRET_SUFFIXES) and word not in NOT_SECRET_WORDS)
+                  or (word in END_WORDS and i == last and before not in NOT_SECRET_KEY_KINDS
+                      and (word != "pat" or before not in NOT_TOKEN_PATTERN_KINDS))
+                  or (word == "tokens" and before in CREDENTIAL_TOKEN_KINDS)
+                  or (before, word[:-1] if word == "keys" else word) in SECRET_PAIRS
+                  or (word == "pwd" and last > 0))
+        if secret and QUANTITY_WORDS.isdisjoint(words[i + 1:]) and QUALIFIER_BEFORE.isdisjoint(words[:i]):
+            return True
+    return False
+
+
+def is_secret_flag(arg: str) -> bool:
+    """--password, --db-pass, --passphrase, --api-key, --hf-token, --secret, --pwd, --pat: a flag whose
+    value is secret (the same words as is_secret_name)."""
+    name = FLAG_PREFIX.sub("", arg.partition("=")[0])
+    words = name_words(name)
+    return is_secret_name(name) or words in (["pwd"], ["pat"]) or (len(words) > 1 and words[-1] == "pat")
+
+
+def secret_env_names(environ: dict[str, str]) -> list[str]:
+    return sorted(name for name in environ if is_secret_name(name))
+
+
+def escaped_forms(value: str) -> set[str]:
+    """The ways a program commonly prints a string: as is, repr(), JSON, URL-encoded, HTML-escaped;
+    and each line of a value that spans lines (a key in a variable prints over several)."""
+    forms = {value, json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1], repr(value)[1:-1],
+             value.encode("unicode_escape").decode("ascii"), quote(value, safe=""), quote(value),
+             quote_plus(value), html.escape(value), html.escape(value, quote=False)}
+    forms |= {re.sub(r"%[0-9A-F]{2}", lambda m: m.group(0).lower(), f) for f in list(forms) if "%" in f}
+    # escaped twice (json.dumps of a JSON text), shell-quoted ('\'' and '"'"'), bytes repr, case-folded
+    forms |= {json.dumps(f)[1:-1] for f in list(forms)}
+    forms |= {value.replace("'", "'\\''"), value.replace("'", "'\"'\"'"), repr(value.encode())[2:-1]}
+    if not value.isascii() or not value.isprintable() or any(c in value for c in "\"'\\"):
+        forms |= _nested_escapes(value)
+    if len(value) >= 8:
+        forms |= {value.upper(), value.lower()}
+    if "\n" in value:
+        forms |= {line.strip() for line in value.splitlines() if len(line.strip()) >= 8}
+    forms |= encoded_forms(value)  # (a key in a variable, printed base64- or hex-encoded whole)
+    if len(value) >= 8:  # `base32` of it (the characters that depend on it alone), and `rev` of it
+        encoded = base64.b32encode(value.encode()).decode()
+        forms |= {encoded.rstrip("="), value[::-1]}
+    return {f for f in forms if len(f) >= MIN_SECRET_LEN}
+
+
+NESTED_ESCAPES_DEPTH = 4
+NESTED_ESCAPES_MOST = 256
+
+
+def _nested_escapes(value: str) -> set[str]:
+    """A value that escaping changes (a quote, a backslash, a control or non-ASCII character) escaped up to
+    NESTED_ESCAPES_DEPTH times over, each time by JSON (either ensure_ascii), repr (of the str or of its UTF-8 bytes) or
+    with only its backslashes doubled, and its single quotes too (repr inside a longer string picks its quotes by the
+    whole: `'payload=%r' % json.dumps(body)`); at most NESTED_ESCAPES_MOST forms, each a literal looked for."""
+    found: set[str] = set()
+    level = {value}
+    for _ in range(NESTED_ESCAPES_DEPTH):
+        following: set[str] = set()
+        for form in level:
+            doubled = form.replace("\\", "\\\\")
+            following |= {json.dumps(form)[1:-1], json.dumps(form, ensure_ascii=False)[1:-1], repr(form)[1:-1],
+                          repr(form.encode())[2:-1], doubled, doubled.replace("'", "\\'"), doubled.replace('"', '\\"')}
+        level = following - found - {value}
+        if not level or len(found) + len(level) > NESTED_ESCAPES_MOST:
+            break
+        found |= level
+    return found
+
+
+def encoded_forms(value: str) -> set[str]:
+    """Base64 (standard and URL-safe) and hex of a value, also where it sits inside a larger encoded
+    text (base64("user:" + value), as in a Docker auth): base64 of value[o:] for o = 0, 1, 2 covers
+    every alignment; only the characters that depend on the value alone are kept, and only when 12 or
+    more, so a short common run is not taken for a secret."""
+    data = value.encode()
+    forms = {data.hex(), data.hex().upper()}
+    for offset in range(3):
+        part = data[offset:]
+        whole = len(part) // 3 * 4
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            encoded = encode(part).decode()
+            forms |= {encoded, encoded[:whole]}
+    return {f for f in forms if len(f) >= 12}
+
+
+def _base64_forms(value: str) -> set[str]:
+    """Base64 (standard and URL-safe) of a value at its three alignments, the characters that depend on
+    the value alone (as encoded_forms keeps them)."""
+    data = value.encode()
+    forms = set()
+    for offset in range(3):
+        part = data[offset:]
+        whole = len(part) // 3 * 4
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            forms.add(encode(part).decode()[:whole])
+    return forms
+
+
+def _holder_encoded_forms(value: str) -> set[str]:
+    """A secret-holding value's base64 and hex (encoded_forms), and its base64 cut in the 76-character lines
+    that `base64` prints."""
+    forms = encoded_forms(value)
+    encoded = base64.b64encode(value.encode()).decode()
+    forms |= {encoded[at:at + 76] for at in range(0, len(encoded), 76) if len(encoded) > 76 and len(encoded) - at >= 24}
+    return forms
+
+
+def worth_hiding(value: str) -> bool:
+    return len(value) >= MIN_SECRET_LEN and value.strip().lower() not in NOT_SECRET_VALUES
+
+
+_NAME_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+
+
+def cannot_be_secret(value: str) -> bool:
+    """A value no secret can be: a boolean or setting word, nothing, a number with a decimal point or of
+    at most 4 digits (a secret-sounding name with such a value keeps it: `secret=False`, `gpu_pw=350.2`)."""
+    value = value.strip()
+    if not value:
+        return True
+    if value[0] in "0123456789-.":
+        return NOT_A_SECRET_NUMBER.fullmatch(value) is not None
+    return value.lower() in NOT_A_SECRET_WORDS
+
+
+def is_location(value: str) -> bool:
+    """A file or folder path, or a list of them (a:b:c): where a secret lives, not a secret."""
+    return all(LOCATION.fullmatch(part) for part in value.split(":")) if value else False
+
+
+# A generated password may look like a path: 0.4% of `openssl rand -base64 24` values start with "/" and hold another
+# (`/eIrB8jpQFyiadvr/vI1sSZ6qPIqpzFX`). Their pieces are runs of capitals, small letters and digits 1 to 2 characters
+# long; a real path's pieces read as words, names and numbers (`application_default_credentials`, `CMakeFindXCode`,
+# `7f3d5d1d`). Of 119,159 real paths under /usr, /etc, /opt and /var of a Linux host 37 have such a piece (`libGLESv2`,
+# `XtIsWMShell`); of 748 path-shaped values among 400,000 base64 ones 2 have none (benchmarks/path_like_passwords.py).
+PATH_PIECES = re.compile(r"[/:._@~-]+")
+PATH_WORD_RUNS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+WORD_RUN_LENGTH = 3.0   # a piece whose runs are this long on average, or longer, reads as words
+
+
+def reads_as_words(value: str) -> bool:
+    """Whether every piece of a path (between "/", ".", "_", "-", ...) reads as words: a piece of 6+ characters
+    mixing capitals and small letters reads as none when it has 4+ runs of capitals, small letters or digits
+    shorter than WORD_RUN_LENGTH on average (`vI1sSZ6qPIqpzFX`, `S3cr3t`)."""
+    for piece in PATH_PIECES.split(value):
+        if len(piece) >= 6 and not piece.islower() and not piece.isupper():
+            runs = len(PATH_WORD_RUNS.findall(piece))
+            if runs >= 4 and len(piece) < WORD_RUN_LENGTH * runs:
+                return False
+    return True
+
+
+def is_named_location(value: str, on_disk: bool = False) -> bool:
+    """A path under a secret name (`GOOGLE_APPLICATION_CREDENTIALS=/home/me/key.json`) is where the secret lives,
+    not the secret: when its pieces read as words or (on_disk, for this machine's own environment) it names
+    something that exists here. A path-shaped value that does neither is a generated password."""
+    if not is_location(value):
+        return False
+    if reads_as_words(value):
+        return True
+    return on_disk and any(os.path.lexists(os.path.expanduser(part)) for part in value.split(":"))
+
+
+def is_hex_key(value: str) -> bool:
+    """32 to 64 hex digits, letters and digits both (a key, or a commit hash: the name tells)."""
+    return bool(HEX_KEY.fullmatch(value)) and not value.isdigit() and not value.isalpha()
+
+
+def names_a_hash(name: str) -> bool:
+    """GIT_COMMIT, CI_COMMIT_SHA, GITHUB_SHA, --revision, INVOCATION_ID: a hex value there is a hash."""
+    return any(w in HASH_NAME_WORDS for w in NAME_WORD_SPLIT.split(FLAG_PREFIX.sub("", name).lower()))
+
+
+# Words of a flag whose hex value is an id, not a key (besides HASH_NAME_WORDS): MLflow's --run-id and
+# --experiment-id, a checkpoint to resume or load, a job, trial or sweep, an artifact, image or dataset, a trace.
+ID_FLAG_WORDS = HASH_NAME_WORDS | {"run", "runs", "resume", "experiment", "exp", "ckpt", "checkpoint", "init", "from",
+                                   "load", "restore", "job", "trial", "sweep", "artifact", "snapshot", "parent",
+                                   "branch", "base", "onto", "target", "trace", "span", "request", "image", "container",
+                                   "dataset", "model", "object", "blob", "step"}
+# Programs whose hex arguments are commits or revisions (`git checkout SHA`, `git reset --hard SHA`, `dvc get --rev`)
+HASH_TOOLS = frozenset({"git", "hg", "jj", "svn", "dvc"})
+
+
+def names_an_id(flag: str) -> bool:
+    """--run-id, --resume, --experiment, --ckpt-hash, --revision: a hex value after such a flag is an id."""
+    return any(w in ID_FLAG_WORDS for w in name_words(FLAG_PREFIX.sub("", flag.partition("=")[0])))
+
+
+CAMEL_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+NO_VOWEL_OR_FOUR_CONSONANTS = re.compile(r"^[^aeiouy]*$|[^aeiouy]{4}")
+
+
+def names_a_model(value: str) -> bool:
+    """A CamelCase model or preset name (`Llama3Base`, `ViTHuge14Patch224In21k`, `DeiTBase16Patch384`): capitalised
+    words with vowels, at most 3 capitals of acronyms, a digit run inside followed by a capital (a size or version),
+    digits followed by a small letter only at the end (`21k`), and at least 8 letters, half of all, in words of 4+.
+    A password's digits sit at its end or among small letters (`Summer2024`, `Passw0rd`, `Hunter2pw`). Of random
+    letters and digits 0.09% of 12 characters, 0.07% of 16, 0.008% of 22 read as such a name (docs/benchmarks.md)."""
+    if not value[:1].isupper() or not value.isascii() or not value.isalnum() or MODEL_SIZE.search(value) is None:
+        return False
+    core = MODEL_TAIL.sub("", value)
+    if DIGIT_THEN_SMALL.search(core):
+        return False
+    letters = long = capitals = 0
+    for word in CAMEL_WORD.findall(core):
+        if word.isdigit():
+            continue
+        letters += len(word)
+        if word.isupper():
+            capitals += len(word)
+        elif NO_VOWEL_OR_FOUR_CONSONANTS.search(word.lower()):
+            return False
+        elif len(word) >= 4:
+            long += len(word)
+    return capitals <= 3 and long >= 8 and 2 * long >= letters
+
+
+MODEL_SIZE = re.compile(r"[0-9][A-Z]")
+MODEL_TAIL = re.compile(r"[0-9]+[kmbKMB]?$")
+DIGIT_THEN_SMALL = re.compile(r"[0-9][a-z]")
+
+
+def looks_like_password(value: str) -> bool:
+    """The value of `-p` on a program we do not know: a password when it is 6+ characters with letters
+    and digits or symbols (hunter2x, S3cr3t!, Passw0rd) or mixed case past its first letter (aBcDeFgH);
+    a number or port map (8080, 8080:80, 0.5), a path, a setting (true) or a plain word (train, bf16,
+    secret) is not: `-p` is a port, a path or a preset for most programs."""
+    if not 6 <= len(value) <= 256 or value.startswith("-") or any(c.isspace() for c in value):
+        return False
+    if value.lower() in NOT_SECRET_VALUES or NUMBER_LIKE.fullmatch(value) or is_location(value):
+        return False
+    if value.startswith(("/", "./", "../", "~/")):
+        return False
+    letters = any(c.isalpha() for c in value)
+    digits = any(c.isdigit() for c in value)
+    symbols = any(not c.isalnum() and c not in "-_./:" for c in value)
+    mixed_case = any(c.isupper() for c in value[1:]) and any(c.islower() for c in value)
+    return letters and (digits or symbols or (mixed_case and len(value) >= 8))
+
+
+def looks_generated(value: str) -> bool:
+    """A value no person would type as a name: 16+ letters and digits (maybe _ + / =) with capitals, small
+    letters and digits all in it, and no "-" or "." that model and file names have (Meta-Llama-3-8B, model.pt)."""
+    return (16 <= len(value) <= 256 and GENERATED.fullmatch(value) is not None and not value.startswith("/")
+            and any(c.isupper() for c in value)
+            and any(c.islower() for c in value) and any(c.isdigit() for c in value))
+
+
+GENERATED = re.compile(r"[A-Za-z0-9_+/=]+")
+
+# Flags whose words alone do not make a secret name (SESSION_NAME, --session-new, LICENSE_FILE are settings) but
+# whose value is a secret on a workload's command line unless it is a setting (a number, a path, a plain word,
+# on/off): a session cookie, a licence key, a private key, an Azure SAS token, a webhook URL.
+WEAK_SECRET_FLAGS = {("session",), ("license",), ("licence",), ("private",), ("sas",), ("webhook",), ("webhook", "url"),
+                     ("hook", "url")}
+
+
+def _weak_flag_secret(value: str) -> bool:
+    if cannot_be_secret(value) or is_location(value) or NUMBER_LIKE.fullmatch(value):
+        return False
+    if "://" in value:  # a webhook URL is the credential when a part of it is key-like (https://x/hook stays)
+        return any(is_hex_key(part) or looks_generated(part) or looks_like_password(part)
+                   for part in URL_PARTS.split(value.partition("://")[2]))
+    return is_hex_key(value) or looks_generated(value) or looks_like_password(value)
+
+
+URL_PARTS = re.compile(r"[/?&=#;]")
+
+
+@functools.lru_cache(maxsize=8192)
+def _secret_name_cached(name: str) -> bool:
+    """is_secret_name, remembered; a bare KEY or PIN (`key="purelib"`, `('key', 'val')`) is too common in
+    printed text to say secret alone."""
+    return name.lower() not in END_WORDS and is_secret_name(name)

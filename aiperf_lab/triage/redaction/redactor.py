@@ -1,0 +1,801 @@
+"""The Redactor: the known secrets and this host's names gathered once, every rule run over a text and the spans
+merged into one replacement (the orchestration; the rules live in the modules it imports)."""
+
+from __future__ import annotations
+
+import bisect
+import getpass
+import itertools
+import operator
+import os
+import re
+import socket
+from collections import Counter
+
+from .argv import MAX_ARGUMENT_READINGS, SHELL_SAFE_WORD, argv_secret_pieces
+from .assignments import (
+    AUTHORIZATION, COOKIE_HEADER, DIGEST_PARAM, KEY_ASSIGNMENT, KIND_PREFIXED_HASH, NETRC_PASSWORD, URL_SIGNATURE,
+    _assignment_spans, _collector_paused, _escaped_line_end, _names_harmless_key, _span_values,
+)
+from .commands import _command_password_spans, _printed_flag_spans
+from .dumps import ESCAPED_RUNS, _dump_columns, _dump_parts, _dump_prefix_edits, _may_hold_dump
+from .hosts import (
+    ADDRESS_BEFORE, AWS_HOST_SPLIT, BARE_MAC, BARE_MAC_CANDIDATE, BARE_MAC_CLASSES, BORING_IPS, BORING_MACS,
+    CISCO_MAC, CXX_AFTER_SCOPE, GCP_HOST, GPU_UUIDS, GPU_UUID_AFTER_NAME, HOST_NUMBERED, IPV4_HINT, IPV4_SPLIT,
+    IPV6_COMPRESSED_HINT, IPV6_HINT, IPV6_SPLIT, MAC, MAC_CANDIDATE, MAC_CLASSES, MAC_WORDS_BEFORE,
+    SSH_ADDRESS_VARIABLES, _START_OF, _VersionContexts, _in_host_context, _ipv4_verdict, _is_address, _is_ipv6,
+    _marks_version, _name_start, _own_addresses, _own_macs, is_common_name,
+)
+from .keys import _key_spans
+from .layouts import (
+    DASH_DATA, DOCKER_CONFIG_BASE64, DOCKER_CONFIG_PREFIXES, DOCKER_CONFIG_SECRET, PGPASS_PORT,
+    _aws4_authorization_end, _base64_text, _env_item_spans, _extend_quoted_values, _header_tuple_spans,
+    _json_data_block_spans, _loguru_spans, _name_value_table_spans, _pgpass_spans, _prefixed_block_spans,
+    _shell_quoted_spans, _terraform_sensitive_spans, _tool_listing_spans, _xml_element_spans, _yaml_block_spans,
+    _yaml_data_block_spans,
+)
+from .names import (
+    CHAIN, FRAGMENT, NOT_SECRET_VALUES, WRAP_REST, _base64_forms, _holder_encoded_forms, cannot_be_secret,
+    escaped_forms, is_hex_key, is_named_location, is_secret_name, names_a_hash, secret_env_names, worth_hiding,
+)
+from .spans import (
+    CSI, ESCAPED_CSI, KNOWN_VALUE, REDACTED, Span, _START, _codes_kept, _common_prefix, _common_suffix, _edited,
+    _line_by_line, _longest_first, _lower, _merge_spans, _minus, _name_edits, _split_matches, _without_csi,
+)
+from .token_spans import CONTEXT_LITERALS, _beside_spans, _context_shape_spans, _provider_token_spans
+from .tokens import CREDENTIAL_CHARACTER, KAGGLE_KEY, KAGGLE_WORD, SERVICE_PREFIXES, TOKEN_SHAPE_LITERALS
+from .urls import _escaped_url_spans, _schemeless_credential_spans, _url_userinfo_spans
+
+
+class Redactor:
+    def __init__(self, environ: dict[str, str] | None = None, redact_hosts: bool = False,
+                 extra_secrets: list[str] | None = None):
+        self.environ = dict(os.environ if environ is None else environ)
+        self.redact_hosts = redact_hosts
+        self.counts: Counter[str] = Counter()
+        self._argv_done: dict[tuple[str, ...], list[str]] = {}
+        self._argument_spans: dict[str, list[Span]] = {}   # an argument's own reading (argv_spans)
+        # A secret-named variable holding a path is where a secret lives (hunting the path would wipe
+        # every path sharing it); a bare hex key under a name that does not say hash is a secret.
+        secrets = {v for name in secret_env_names(self.environ)
+                   if worth_hiding(v := self.environ[name]) and not is_named_location(v, on_disk=True)}
+        secrets |= {v for name, v in self.environ.items() if is_hex_key(v) and not names_a_hash(name)}
+        secrets |= {s for s in extra_secrets or [] if worth_hiding(s)}
+        # Secret-shaped pieces of any value (a URL password in DATABASE_URL, a key in a flag) are
+        # secrets too, wherever they show up later, bare or escaped.
+        # A proxy given without a scheme (HTTPS_PROXY=bob:PASSWORD@proxy:3128, as curl and pip take it) is
+        # read as a URL.
+        proxies = ["http://" + v for n, v in self.environ.items() if "proxy" in n.lower() and "://" not in v and "@" in v]
+        # A value that holds one (a URL with its password) is hidden whole where it is printed encoded
+        # (`base64 <<< "$DATABASE_URL"`): the encoding of the part before a short password shows it.
+        holder_forms: set[str] = set()
+        for text in [*self.environ.values(), *(extra_secrets or []), *proxies]:
+            found = {v for v in _span_values(text, self._secret_spans(text)) if worth_hiding(v)}
+            secrets |= found
+            if found and text not in found and len(text) <= 4096 and "\n" not in text:
+                holder_forms |= _holder_encoded_forms(text)
+        self._secret_values = sorted(secrets, key=len, reverse=True)
+        # A piece of a known secret (printed in part, or cut by a line wrap): needles of FRAGMENT characters
+        # at the secret's start, end and every FRAGMENT-th character, one regex each that starts with
+        # the needle (so the engine skips ahead to it as a literal search does) and goes on with the
+        # secret's next characters, longest first; a piece of 12+ characters that starts or ends the
+        # secret, or of 23+ from its middle, holds one. Leftwards it is grown by comparing slices.
+        self._pieces: list[tuple[str, list[tuple[int, re.Pattern[str]]]]] = []
+        # A secret of 8 to 23 characters printed in two pieces on two lines, each too short to be a piece
+        # (print(v[:11]); print(v[11:])): one regex per secret, its first 3 characters then each next one
+        # with an optional line break before it.
+        self._broken: list[re.Pattern[str]] = []
+        # the values those two rules find over lines: a stream holds back lines that may begin one (head_over_lines)
+        self._split_values: list[str] = []
+        # A known secret's base64 is a secret too, and so are its pieces: `base64` and MIME wrap it at 76
+        # characters, which a search for the whole encoded text misses (a key in a variable, its lines
+        # joined, included).
+        wrapped = {form for value in self._secret_values if len(value) >= FRAGMENT
+                   for form in _base64_forms(value) if len(form) >= 16}
+        # A value with spaces or lines (a key block) gives its long runs (a key's lines, its body JSON-escaped): a
+        # half of one printed on a line is a piece too; its short words (BEGIN, login) never are.
+        chunks = {chunk for value in self._secret_values if " " in value or "\n" in value
+                  for chunk in value.split() if len(chunk) >= 2 * FRAGMENT}
+        for value in [*self._secret_values, *sorted((wrapped | chunks) - set(self._secret_values), key=len, reverse=True)]:
+            if "\n" in value or "://" in value or " " in value or is_named_location(value):
+                continue
+            self._split_values.append(value)
+            if 8 <= len(value) < 2 * FRAGMENT:
+                self._broken.append(re.compile(re.escape(value[:WRAP_REST]) + "".join(
+                    r"(?:\r?\n)?" + re.escape(c) for c in value[WRAP_REST:])))
+            if len(value) <= FRAGMENT:
+                continue
+            offsets: dict[str, int] = {}
+            for at in [*range(0, len(value) - FRAGMENT + 1, FRAGMENT), len(value) - FRAGMENT]:
+                offsets.setdefault(value[at:at + FRAGMENT], at)
+            self._pieces.append((value, [(at, re.compile(re.escape(needle) + _longest_first(
+                value[at + FRAGMENT:at + FRAGMENT + CHAIN]))) for needle, at in offsets.items()]))
+        self._split_reach = max(map(len, self._split_values), default=0)
+        self._literals = sorted({f for v in secrets for f in escaped_forms(v)} | holder_forms, key=len, reverse=True)
+        self.longest_literal = max((len(f) for f in self._literals), default=0)
+        self._placeholders: dict[str, dict[str, str]] = {}
+        self._host_patterns: list[tuple[str, str, re.Pattern[str], bool]] = []
+        self._known_addresses: set[str] = set()
+        self._domain_patterns: list[re.Pattern[str]] = []
+        self._ipv4_verdicts: dict[str, str] = {}
+        self._ipv6_verdicts: dict[str, str | None] = {}
+        self._version_contexts: dict[str, bool] = _VersionContexts()
+        if redact_hosts:
+            self._setup_hosts()
+
+    def _setup_hosts(self) -> None:
+        names = {socket.gethostname(), socket.getfqdn(), self.environ.get("HOSTNAME", "")}
+        hosts = sorted((n for n in names if n and n not in ("localhost", "localhost.localdomain")), key=len, reverse=True)
+        users = {self.environ.get("USER", ""), self.environ.get("LOGNAME", "")}
+        try:
+            users.add(getpass.getuser())
+        except Exception:  # no passwd entry in some containers
+            pass
+        user_list = sorted((u for u in users if u and u != "root" and len(u) >= 3), key=len, reverse=True)
+        # The short name of a fully qualified one (HOSTNAME=node7.cluster.example: "node7" too)
+        shorts = {h.split(".", 1)[0] for h in hosts if "." in h and not _is_address(h)}
+        hosts = sorted({h.lower() for h in hosts} | {h.lower() for h in shorts if len(h) >= 4}, key=len, reverse=True)
+        macs = sorted(_own_macs())
+        # Whole names only: a host called "vm" must not turn "nvml" into "nhost-1l"; in any letter case. A name that
+        # is no common word ends at "_" too (gpunode17_rank0.log, alice_checkpoint.pt); a common one (data) does not.
+        for kind, label, values in (("host", "host name", hosts), ("user", "user name", user_list),
+                                    ("mac", "mac address", [m.replace(":", "") for m in macs])):
+            for value in values:  # matched in the lower-cased text: a case-blind pattern cannot skip ahead
+                literal = re.escape(value.lower())
+                common = kind != "mac" and is_common_name(value)
+                word = "[a-z0-9_]" if common or kind == "mac" else "[a-z0-9]"
+                self._host_patterns.append((kind, label, re.compile(
+                    rf"{literal}(?<!{word}{literal})(?!{word})"), common))
+        for host in hosts:
+            numbered = HOST_NUMBERED.fullmatch(host)
+            if numbered and not _is_address(host) and not is_common_name(numbered.group("prefix")):
+                prefix = re.escape(numbered.group("prefix"))
+                self._host_patterns.append(("host", "host name", re.compile(
+                    rf"{prefix}(?<![a-z0-9]{prefix})\[[0-9]+(?:[-,][0-9]+)+\](?![a-z0-9])"), False))
+        self._known_addresses = _own_addresses(hosts)
+        # The domain of this host's FQDN (gpunode17.acme-corp.example: acme-corp.example): other machines' names in it
+        # name the same organisation (node8.cluster.acme-corp.example), and so does the domain itself.
+        self._domain_patterns = [re.compile(rf"{re.escape(d)}(?<![\w-]{re.escape(d)})(?![\w-])(?!\.[\w])")
+                                 for d in sorted({h.split(".", 1)[1] for h in hosts if "." in h and not _is_address(h)
+                                                  and "." in h.split(".", 1)[1]}, key=len, reverse=True)]
+        for variable in SSH_ADDRESS_VARIABLES:
+            for word in self.environ.get(variable, "").split():
+                if _is_address(word):
+                    self._known_addresses.add(word)
+
+    @property
+    def has_secrets(self) -> bool:
+        """Whether the environment or the extra values hold anything secret or secret-shaped (which
+        binary files, like an nsys report, could carry unredacted)."""
+        return bool(self._secret_values)
+
+    def _marks_version(self, before: str) -> bool:
+        """_marks_version, remembered per context (a log repeats its lines); the memory is bounded."""
+        cache = self._version_contexts
+        verdict = cache.get(before)
+        if verdict is None:
+            if len(cache) > 65536:
+                cache.clear()
+            verdict = cache[before] = _marks_version(before)
+        return verdict
+
+    def placeholder(self, kind: str, value: str) -> str:
+        table = self._placeholders.setdefault(kind, {})
+        if value not in table:
+            table[value] = f"{kind}-{len(table) + 1}"
+        return table[value]
+
+    # ---- finding spans ------------------------------------------------------------------------
+
+    def _secret_spans(self, text: str, in_key: bool = False, token_carry: bool = False,
+                      value_next: bool = False, lower: str | None = None) -> list[Span]:
+        """Spans of secrets by shape (not by known value): token shapes, URL passwords, keys, pairs."""
+        spans: list[Span] = []
+        if token_carry:  # a token cut at the previous piece's end goes on to the first whitespace
+            m = re.match(r"\S+", text)
+            if m:
+                spans.append((0, m.end(), REDACTED, "continued secret", 0))
+        if value_next:  # the previous piece ended with "api_key:": its value starts this one
+            m = re.match(r"[ \t]{0,16}[\"']?(?P<value>[^\s'\",;]{3,})", text)
+            if m and not cannot_be_secret(m.group("value")):
+                spans.append((m.start("value"), m.end(), REDACTED, "secret-named value", 0))
+        present = set()
+        for label, literal, pattern in TOKEN_SHAPE_LITERALS:
+            # a substring test first where it is the faster scan (a long literal) or tells _context_shape_spans
+            # something; a short literal's pattern scans faster than `in` does (the regex engine skips to it)
+            if len(literal) > 5 or literal in CONTEXT_LITERALS or not literal:
+                if literal not in text:
+                    continue
+                present.add(literal)
+            if label == "service token" and not any(prefix in text for prefix in SERVICE_PREFIXES):
+                continue  # (substring tests cost less than the alternation's scan on log text)
+            if "value" in pattern.groupindex:  # Bearer / Basic: a credential, not words (`basic configuration_x`)
+                spans.extend((m.start("value"), m.end(), REDACTED, label, m.start()) for m in pattern.finditer(text)
+                             if CREDENTIAL_CHARACTER.search(m.group("value")))
+            else:
+                spans.extend((a, b, REDACTED, label, a) for a, b in map(re.Match.span, pattern.finditer(text)))
+        spans.extend(_provider_token_spans(text))
+        spans.extend(_url_userinfo_spans(text))
+        if "@" in text:
+            spans.extend(_schemeless_credential_spans(text))
+        spans.extend(_escaped_url_spans(text))
+        spans.extend(_command_password_spans(text))
+        spans.extend(_printed_flag_spans(text))
+        spans.extend(_context_shape_spans(text, present))
+        if ":*:" in text or PGPASS_PORT.search(text):
+            spans.extend(_pgpass_spans(text))
+        lower = _lower(text) if lower is None else lower
+        for m in AUTHORIZATION.finditer(lower):
+            if m.group("sep") == "=" and cannot_be_secret(m.group("value")):
+                continue  # authorization=none: a setting (`Authorization: X` is a header, whatever X)
+            value_end = m.end("value")
+            if m.group("value").startswith("aws4-"):  # SigV4: `..., SignedHeaders=..., Signature=HEX` to the quote or line end
+                value_end = _aws4_authorization_end(lower, m.start("value"), value_end)
+            elif "\\" in m.group("value") and (cut := _escaped_line_end(lower, m.start("value"), value_end)):
+                value_end = cut  # http.client's send: b'..Authorization: Bearer X\\r\\nContent-Length: 2..'
+            spans.append((m.start("value"), value_end, REDACTED, "secret-named value", m.start()))
+            if m.group("value").startswith("digest"):  # its other parameters, on to the line's end
+                line_end = lower.find("\n", m.end())
+                spans.extend((p.start("value"), p.end("value"), REDACTED, "secret-named value", m.start())
+                             for p in DIGEST_PARAM.finditer(lower, m.end(), line_end if line_end >= 0 else len(lower)))
+        spans.extend((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
+                     for m in NETRC_PASSWORD.finditer(lower))
+        if "cookie" in lower:
+            spans.extend((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
+                         for m in COOKIE_HEADER.finditer(lower))
+        if "signature=" in lower:
+            spans.extend((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
+                         for m in URL_SIGNATURE.finditer(lower))
+        for m in KEY_ASSIGNMENT.finditer(lower):
+            value = m.group("value")
+            if (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+                    and not _names_harmless_key(text, m.start()) and not KIND_PREFIXED_HASH.fullmatch(value)):
+                spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
+        if "kaggle" in lower:  # a Kaggle key is 32 bare hex digits: one beside the word
+            spans.extend(_beside_spans(lower, KAGGLE_WORD, KAGGLE_KEY, is_hex_key, "kaggle key"))
+        spans.extend(_assignment_spans(text, lower))
+        spans.extend(_key_spans(text, lower, in_key))
+        return spans
+
+    def _literal_spans(self, text: str) -> list[Span]:
+        spans: list = []
+        append = spans.append
+        for literal in self._literals:
+            size = len(literal)
+            at = text.find(literal)
+            while at >= 0:
+                append((at, at + size, REDACTED, KNOWN_VALUE, at))
+                at = text.find(literal, at + size)
+        return spans
+
+    def _fragment_spans(self, text: str) -> list[Span]:
+        """Pieces of known secrets (see __init__), each grown to as far as it matches the secret; a
+        piece that reaches a line's end with the rest of its secret starting the next line (a wrap)
+        takes that rest too, and one that starts a line takes the secret's head ending the line before.
+        A needle's search goes on after the piece it found, and skips what an earlier needle of the
+        same secret covered, so each character is looked at a bounded number of times per needle."""
+        spans: list[Span] = []
+        size = len(text)
+        search = re.Pattern.search
+        for value, needles in self._pieces:
+            covered: list[tuple[int, int]] = []  # this secret's pieces so far, in order
+            whole = len(value)
+            for offset, pattern in needles:
+                found: list[tuple[int, int]] = []
+                index = 0
+                at = 0
+                pieces = len(covered)
+                after = offset + FRAGMENT
+                # (one iterator while each search would start where the last match ended; a new one where it jumps)
+                matches = pattern.finditer(text)
+                while (m := next(matches, None)) is not None:
+                    start, stop = m.span()
+                    if start < at:
+                        matches = pattern.finditer(text, at)
+                        continue
+                    if pieces:
+                        while index < pieces and covered[index][1] <= start:
+                            index += 1
+                        if index < pieces and covered[index][0] <= start:
+                            at = covered[index][1]
+                            continue
+                    right = stop - start - FRAGMENT
+                    # the whole secret (a literal span has it): the regex reached its end, or grew as far as it may
+                    if (right == whole - after or right == CHAIN) and start >= offset and text.startswith(
+                            value, start - offset):
+                        at = start - offset + whole
+                        found.append((start - offset, at))
+                        continue
+                    if right == CHAIN:  # the regex grew it as far as it may: go on by comparing slices
+                        room = min(len(value) - offset - FRAGMENT, size - start - FRAGMENT)
+                        right = _common_prefix(text[start + FRAGMENT:start + FRAGMENT + room],
+                                               value[offset + FRAGMENT:offset + FRAGMENT + room])
+                    left = 0
+                    if offset and start and text[start - 1] == value[offset - 1]:
+                        room = min(offset, start)
+                        left = _common_suffix(text[start - room:start], value[offset - room:offset])
+                    begin, end = start - left, start + FRAGMENT + right
+                    spans.append((begin, end, REDACTED, KNOWN_VALUE, begin))
+                    found.append((begin, end))
+                    if 0 < whole - after - right < FRAGMENT:  # the rest of the secret, short: maybe on the next line
+                        tail = value[after + right:]
+                        rest = end + (2 if text.startswith("\r\n", end) else 1 if text.startswith("\n", end) else 0)
+                        if rest > end and text.startswith(tail, rest):
+                            spans.append((rest, rest + len(tail), REDACTED, KNOWN_VALUE, begin))
+                    if 0 < offset - left < FRAGMENT and (begin == 0 or text[begin - 1] == "\n"):
+                        head = value[:offset - left]
+                        before = begin - 1 - (text[begin - 2:begin - 1] == "\r")
+                        if before >= len(head) and text.startswith(head, before - len(head)):
+                            spans.append((before - len(head), before, REDACTED, KNOWN_VALUE, before - len(head)))
+                    at = end
+                if found:
+                    covered = sorted(covered + found)
+        return spans
+
+    def _broken_spans(self, text: str) -> list[Span]:
+        """A short known secret broken over lines (see __init__): each line's piece becomes [REDACTED]."""
+        spans: list[Span] = []
+        for pattern in self._broken:
+            for m in pattern.finditer(text):
+                start, end = m.span()
+                if text.find("\n", start, end) >= 0:
+                    spans.append((start, end, _line_by_line(text, start, end), KNOWN_VALUE, start))
+        return spans
+
+    def _decoded_spans(self, decoded: str) -> list[Span]:
+        """What is secret in a text decoded from a dump or escapes: known values, their pieces, shapes."""
+        found = self._literal_spans(decoded) + self._secret_spans(decoded)
+        if self._pieces:
+            found += self._fragment_spans(decoded)
+        return found
+
+    def _dump_spans(self, text: str) -> list[Span]:
+        """Secrets in dumps (see _dump_parts): the decoded text is searched like any text (known values, their
+        pieces, shapes); every byte found there goes, in each column that shows it, line by line. Dump lines behind
+        a log prefix (_dump_prefix_edits) are read in a view without their prefixes."""
+        edits = _dump_prefix_edits(text)
+        if edits:
+            view, where = _edited(text, edits)
+            return where.place_back(self._unprefixed_dump_spans(view))
+        return self._unprefixed_dump_spans(text)
+
+    def _unprefixed_dump_spans(self, text: str) -> list[Span]:
+        if not _may_hold_dump(text):
+            return []  # (one scan instead of the ten of _dump_parts: most texts hold no dump, also long ones: "x" lines)
+        decoded, parts = _dump_parts(text)
+        if not parts:
+            return []
+        found = self._decoded_spans(decoded)
+        if not found:
+            return []
+        spans: list[Span] = []
+        firsts = [part.first for part in parts]
+        found.sort()
+        merged = [list(found[0][:2]) + [found[0][3]]]
+        for start, end, _, label, _ in found:
+            if start <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], end)
+            else:
+                merged.append([start, end, label])
+        for start, end, label in merged:
+            while start < end:
+                part = parts[bisect.bisect_right(firsts, start) - 1]
+                line_starts, line_firsts = part.lines()
+                index = bisect.bisect_right(line_firsts, start - part.first) - 1
+                if index >= len(line_starts):  # the NUL between two parts
+                    start += 1
+                    continue
+                line_first = part.first + line_firsts[index]
+                stop = min(end, part.first + line_firsts[index + 1])
+                for first, last in _dump_columns(text, part, index, start - line_first, stop - 1 - line_first):
+                    spans.append((first, last, REDACTED, label, first))
+                start = stop
+        return spans
+
+    def _escaped_run_spans(self, text: str) -> list[Span]:
+        """Secrets with every character escaped (ESCAPED_RUNS: %5A%6B..., &#90;&#107;..., \\u005a..., \\132...,
+        0x5A 0x6B ..., UTF-16 read as bytes): every run of a kind is decoded at once (a NUL after each run), all
+        kinds into one text searched like any text (known values, their pieces, shapes); a run where something
+        is found goes whole. Python runs per run only where something was found."""
+        kinds: list[tuple[re.Pattern[str], int]] = []   # (pattern, how many runs) of each kind found
+        decoded: list[str] = []
+        for literal, pattern, decode in ESCAPED_RUNS:
+            if literal not in text:
+                continue
+            runs = pattern.findall(text)
+            if runs:
+                kinds.append((pattern, len(runs)))
+                decoded.append(decode(runs))
+        if not kinds:
+            return []
+        joined = "\0".join(decoded)
+        found = self._decoded_spans(joined)
+        if not found:
+            return []
+        nuls = [m.start() for m in re.finditer("\0", joined)]   # run i ends at nuls[i] (the last run at the end)
+        hit = sorted({bisect.bisect_left(nuls, at) for start, end, *_ in found for at in (start, end - 1)})
+        spans: list[Span] = []
+        first = 0
+        for pattern, count in kinds:
+            mine = [i - first for i in hit if first <= i < first + count]
+            if mine:
+                where = [m.span() for m in pattern.finditer(text)]
+                spans += [(where[i][0], where[i][1], REDACTED, KNOWN_VALUE, where[i][0]) for i in mine]
+            first += count
+        return spans
+
+    def _printed_form_spans(self, text: str) -> list[Span]:
+        """Secrets as common tools print them, the name apart from the value (see the finders after
+        _url_userinfo_spans): Kubernetes env lists and Secret data, shell-quoted values, loguru arrows,
+        header tuples, terraform's sensitive values, XML elements, kubeconfig *-data keys."""
+        spans = (_env_item_spans(text) + _shell_quoted_spans(text) + _loguru_spans(text) + _header_tuple_spans(text)
+                 + _terraform_sensitive_spans(text) + _xml_element_spans(text) + _name_value_table_spans(text)
+                 + _yaml_block_spans(text) + _tool_listing_spans(text) + _prefixed_block_spans(text))
+        if any(prefix in text for prefix in DOCKER_CONFIG_PREFIXES):
+            for m in DOCKER_CONFIG_BASE64.finditer(text):
+                run = m.group(0)
+                decoded = _base64_text(run[:len(run) // 4 * 4])  # (a first line of `base64`'s 76 columns)
+                if decoded and DOCKER_CONFIG_SECRET.search(decoded):
+                    spans.append((m.start(), m.end(), REDACTED, "kubernetes secret data", m.start()))
+        if "ata" in text:
+            spans += _yaml_data_block_spans(text) + _json_data_block_spans(text)
+            if "-data" in text:
+                for m in DASH_DATA.finditer(text):
+                    decoded = _base64_text(m.group("value"))
+                    if decoded and ("PRIVATE KEY" in decoded or self._secret_spans(decoded)):
+                        spans.append((m.start("value"), m.end("value"), REDACTED, "kubernetes secret data",
+                                      m.start()))
+        return spans
+
+    def head_over_lines(self, text: str, end: int) -> int:
+        """Where a known secret printed over lines may have begun before `end` (a line's end): the start of the
+        line where the longest head of such a value that text[:end] ends with, line breaks aside, begins (a
+        stream holds back from there until the next lines are read: print(v[:4]); print(v[4:7]); ... as one
+        piece each); `end` where none does. Any head counts, one character too: holding is always safe."""
+        if not self._split_values:
+            return end
+        reach = self._split_reach
+        first = max(0, end - 3 * reach)
+        kept = [i for i in range(first, end) if text[i] not in "\r\n"][-reach:]   # (a few dozen characters)
+        tail = "".join(map(text.__getitem__, kept))
+        if not tail:
+            return end
+        last = tail[-1]
+        where = end
+        for value in self._split_values:   # the longest head first: only where the value holds the tail's last
+            at = value.rfind(last, 0, min(len(value) - 1, len(tail)))
+            while at >= 0:
+                if tail.endswith(value[:at + 1]):
+                    where = min(where, text.rfind("\n", 0, kept[len(kept) - at - 1]) + 1)
+                    break
+                at = value.rfind(last, 0, at)
+        return where
+
+    def _host_spans(self, text: str, lower: str) -> list[Span]:
+        spans = []
+        for kind, label, pattern, common in self._host_patterns:
+            for m in pattern.finditer(lower):
+                start, end = m.span()
+                if common and not _in_host_context(lower, start, end, kind):
+                    continue  # USER=nvidia: "NVIDIA H100" stays, "/home/nvidia" and "nvidia@node" go
+                spans.append((start, end, self.placeholder(kind, m.group(0)), label, max(0, start - 24)))
+        first_mac = lower.encode("ascii", "replace").translate(MAC_CLASSES).find(MAC_CANDIDATE)
+        for m in MAC.finditer(lower, first_mac + 2) if first_mac >= 0 else ():
+            start = m.start() - 2
+            value = lower[start:m.end()].replace("-", ":")
+            if value not in BORING_MACS:
+                spans.append((start, m.end(), self.placeholder("mac", value.replace(":", "")), "mac address", start))
+        spans.extend(self._other_host_spans(lower))
+        spans.extend(self._bare_mac_spans(text, lower))
+        for pattern in GPU_UUIDS:
+            for m in pattern.finditer(text):
+                spans.append((m.start(), m.end(), self.placeholder("gpu-uuid", m.group(0)), "gpu uuid", m.start()))
+        if "uuid=" in lower:
+            for m in GPU_UUID_AFTER_NAME.finditer(lower):   # (the same placeholder as its GPU- form)
+                spans.append((m.start("uuid"), m.end(), self.placeholder("gpu-uuid", "GPU-" + m.group("uuid")),
+                              "gpu uuid", m.start()))
+        addresses = self._placeholders.setdefault("ip", {})
+        first_quad = IPV4_HINT.search(text)
+        if first_quad:   # (no dotted quad starts before 3 characters ahead of the first hint)
+            spans += self._ipv4_spans(text, lower, addresses, max(0, first_quad.start() - 4))
+        hints = [hint.start() for hint in (IPV6_COMPRESSED_HINT.search(text) if "::" in text else None,
+                                            IPV6_HINT.search(text)) if hint]
+        if hints:        # (nor an IPv6 address 41 characters ahead of the first)
+            spans += self._ipv6_spans(text, addresses, max(0, min(hints) - 48))
+        return spans
+
+    def _ipv4_spans(self, text: str, lower: str, addresses: dict[str, str], at: int) -> list[Span]:
+        """The dotted quads from `at` on (see IPV4), judged in bulk: a verdict per distinct value, a version
+        context per distinct 64 characters before a quad that needs one; Python per quad only where the text
+        says version or "+" follows (ADDRESS_BEFORE then decides)."""
+        values, starts, ends = _split_matches(IPV4_SPLIT, text, at)
+        if not values:
+            return []
+        verdicts = self._ipv4_verdicts
+        for value in set(values).difference(verdicts):
+            verdicts[value] = _ipv4_verdict(value, self._known_addresses)
+        kinds = list(map(verdicts.__getitem__, values))
+        keep = list(map("skip".__ne__, kinds))
+        checked = list(itertools.compress(range(len(kinds)), map("check".__eq__, kinds))) if "check" in kinds else []
+        if checked:
+            check_starts = list(map(starts.__getitem__, checked))
+            befores = map(lower.__getitem__, map(slice, _minus(check_starts, 64), check_starts))
+            marked = map(self._version_contexts.__getitem__, befores)
+            plus = map(text.startswith, itertools.repeat("+"), map(ends.__getitem__, checked))
+            for i in itertools.compress(checked, list(map(operator.or_, marked, plus))):
+                if not ADDRESS_BEFORE.search(text, max(0, starts[i] - 24), starts[i]):
+                    keep[i] = False  # a version number
+        if not all(keep):
+            values, starts, ends = (list(itertools.compress(column, keep)) for column in (values, starts, ends))
+        for value in dict.fromkeys(values):   # numbered in the text's order, as found
+            if value not in addresses:
+                self.placeholder("ip", value)
+        return list(zip(starts, ends, map(addresses.__getitem__, values), itertools.repeat("ip address"),
+                        _minus(starts, 24)))
+
+    def _ipv6_spans(self, text: str, addresses: dict[str, str], at: int) -> list[Span]:
+        """The IPv6 addresses from `at` on (see IPV6): each distinct candidate judged once by ipaddress (a log
+        repeats its candidates), the spans made in bulk."""
+        values, starts, ends = _split_matches(IPV6_SPLIT, text, at)
+        if not values:
+            return []
+        verdicts = self._ipv6_verdicts
+        missing = set(values).difference(verdicts)
+        if missing and len(verdicts) + len(missing) > 65536:
+            verdicts.clear()
+            missing = set(values)
+        for value in missing:   # the address, or None where it is none
+            address = value.split("%", 1)[0]
+            verdicts[value] = None if address in BORING_IPS or not _is_ipv6(address) else address
+        found = list(map(verdicts.__getitem__, values))
+        if any(text[end:end + 1] in CXX_AFTER_SCOPE for end in ends):   # c10::{lambda()#1}, ab::cd(): C++ names
+            found = [None if text[end:end + 1] in CXX_AFTER_SCOPE else address for address, end in zip(found, ends)]
+        if not all(found):
+            starts, ends, found = (list(itertools.compress(column, found)) for column in (starts, ends, found))
+        for address in dict.fromkeys(found):   # numbered in the text's order, as found
+            if address not in addresses:
+                self.placeholder("ip", address)
+        return list(zip(starts, ends, map(addresses.__getitem__, found), itertools.repeat("ip address"), starts))
+
+    def _bare_mac_spans(self, text: str, lower: str) -> list[Span]:
+        """Another machine's MAC as 12 hex digits with no separators (001B213A4F5C): in capitals anywhere (a hash is
+        printed in small letters), in small letters only after a MAC word on its line (`ether 001b213a4f5c`)."""
+        spans: list[Span] = []
+        candidates = BARE_MAC_CANDIDATE.finditer(b" " + text.encode("ascii", "replace").translate(BARE_MAC_CLASSES))
+        for m in filter(None, map(BARE_MAC.match, itertools.repeat(text), map(_START_OF, candidates))):
+            start, end = m.span()
+            value = m.group(0)
+            if not value.isupper() and not MAC_WORDS_BEFORE.search(lower, max(0, start - 24), start):
+                continue
+            spans.append((start, end, self.placeholder("mac", value.lower()), "mac address", start))
+        return spans
+
+    def _other_host_spans(self, lower: str) -> list[Span]:
+        """Other machines' names (see _setup_hosts and AWS_HOST, GCP_HOST) and MACs in Cisco's spelling."""
+        spans: list[Span] = []
+        if "." in lower:
+            for m in CISCO_MAC.finditer(lower):
+                start = m.start() - 4
+                value = lower[start:m.end()]
+                if not value.replace(".", "").isdigit():
+                    spans.append((start, m.end(), self.placeholder("mac", value.replace(".", "")), "mac address", start))
+        # (the names found as columns: where each starts and ends, and the name; spans made by one zip at the end)
+        starts: list[int] = []
+        ends: list[int] = []
+        names: list[str] = []
+        if "ip-" in lower:  # the names and their octets by one split(), each distinct octets judged once
+            parts = AWS_HOST_SPLIT.split(lower)
+            if len(parts) > 1:
+                octets = parts[2::3]
+                valid = {value: all(int(octet) < 256 for octet in value.split("-")) for value in set(octets)}
+                lengths = [0] * (2 * len(octets) + 1)
+                lengths[0::2] = map(len, parts[0::3])
+                lengths[1::2] = map(len, parts[1::3])
+                bounds = list(itertools.accumulate(lengths))
+                starts, ends, names = bounds[0:-1:2], bounds[1::2], parts[1::3]
+                if not all(valid.values()):
+                    keep = list(map(valid.__getitem__, octets))
+                    starts, ends, names = (list(itertools.compress(column, keep)) for column in (starts, ends, names))
+        found = []
+        if ".internal" in lower:
+            found += [(_name_start(lower, m.start()), m.end()) for m in GCP_HOST.finditer(lower)]
+        for pattern in self._domain_patterns:
+            low = 0
+            for m in pattern.finditer(lower):
+                start = m.start()
+                if start and lower[start - 1] == ".":
+                    found.append((_name_start(lower, start - 1, low), m.end()))
+                else:
+                    spans.append((start, m.end(), self.placeholder("domain", m.group(0)), "host name", start))
+                low = m.end()
+        if found:
+            starts += map(operator.itemgetter(0), found)
+            ends += map(operator.itemgetter(1), found)
+            names += map(lower.__getitem__, itertools.starmap(slice, found))
+        if names:
+            table = self._placeholders.setdefault("host", {})
+            for name in dict.fromkeys(names):   # numbered in the order found
+                if name and name not in table:
+                    self.placeholder("host", name)
+            named = zip(starts, ends, map(table.get, names), itertools.repeat("host name"), starts)
+            spans += named if all(names) else itertools.compress(named, names)
+        return spans
+
+    def spans(self, text: str, in_key: bool = False, token_carry: bool = False,
+              value_next: bool = False) -> list[Span]:
+        """Every span to replace in text, merged so that none overlap, in order."""
+        with _collector_paused():   # (a text of real matches makes a tuple or more per match, none in a cycle)
+            return self._all_spans(text, in_key, token_carry, value_next)
+
+    def _all_spans(self, text: str, in_key: bool, token_carry: bool, value_next: bool) -> list[Span]:
+        if "\x1b" in text or ("\\" in text and ("1b[" in text or "033[" in text or "\\e[" in text)
+                               and ESCAPED_CSI.search(text)):
+            plain = CSI.sub("", text)
+            if len(plain) < len(text):  # coloured text: the rules read it without its colour codes
+                return self._coloured_spans(text, plain, in_key, token_carry, value_next)
+        if "\\" in text or not text.isascii():
+            edits = _name_edits(text)
+            if edits:  # a secret name escaped or split (`"pass\u0077ord":`): the rules read it spelled plainly
+                return self._view_spans(text, edits, in_key, token_carry, value_next)
+        lower = _lower(text)
+        found = self._literal_spans(text) + self._secret_spans(text, in_key, token_carry, value_next, lower)
+        if self._pieces:
+            found += self._fragment_spans(text)
+        if self._broken and "\n" in text:
+            found += self._broken_spans(text)
+        found += self._dump_spans(text)
+        found += self._escaped_run_spans(text)
+        found += self._printed_form_spans(text)
+        _extend_quoted_values(text, found)
+        if self.redact_hosts:
+            found += self._host_spans(text, lower)
+        if not found:
+            return []
+        found.sort()
+        return _merge_spans(found)
+
+    def _coloured_spans(self, text: str, plain: str, in_key: bool, token_carry: bool, value_next: bool) -> list[Span]:
+        """The spans of text's view without CSI codes (`plain`; ANSI colours: `ESC[36mpassword ESC[0m=ESC[35mX`),
+        placed back on text, and a known secret found in text as it is (one could hold an ESC). The codes inside
+        a span follow its replacement (`ESC[35mS3crESC[1mt!x` becomes `ESC[35m[REDACTED]ESC[1m`), so the terminal's
+        colours after it are what they were."""
+        found = self._literal_spans(text)
+        in_plain = self.spans(plain, in_key, token_carry, value_next)
+        if in_plain:
+            found += _without_csi(text)[1].place_back(in_plain)
+        if not found:
+            return []
+        found.sort()
+        return _codes_kept(text, _merge_spans(found))
+
+    def _dump_spans_uncoloured(self, text: str) -> list[Span]:
+        """_dump_spans of a text that may be coloured (a stream's dump context: `ESC[36m00000000ESC[0m  68 66 ...`)."""
+        if "\x1b" not in text:
+            return self._dump_spans(text)
+        plain, where = _without_csi(text)
+        return _codes_kept(text, where.place_back(self._dump_spans(plain)))
+
+    def _view_spans(self, text: str, edits: list[tuple[int, int, str]], in_key: bool, token_carry: bool,
+                    value_next: bool) -> list[Span]:
+        """The spans of text's view with secret names spelled plainly (_name_edits), placed back on text, and a known
+        secret found in text as it is."""
+        view, where = _edited(text, edits)
+        found = self._literal_spans(text) + where.place_back(self.spans(view, in_key, token_carry, value_next))
+        if not found:
+            return []
+        found.sort()
+        return _merge_spans(found)
+
+    def _apply(self, text: str, spans: list[Span], end: int | None = None) -> str:
+        if end is not None and end < len(text):
+            spans = spans[:bisect.bisect_left(spans, end, key=_START)]
+        else:
+            end = len(text)
+        out: list[str] = []
+        append = out.append
+        at = 0
+        with _collector_paused():
+            for start, stop, replacement, _label, _context in spans:
+                append(text[at:start])
+                append(replacement)
+                at = stop
+            append(text[at:end] if at < end else "")
+            self.counts.update([span[3] for span in spans])
+            return "".join(out)
+
+    # ---- public API -----------------------------------------------------------------------------
+
+    def text(self, text: str) -> str:
+        return self._apply(text, self.spans(text))
+
+    def environment(self, environ: dict[str, str]) -> dict[str, str]:
+        """The environment with secret-named values replaced and every other value redacted as text."""
+        clean = {}
+        for name, value in sorted(environ.items()):
+            if (is_secret_name(name) and not is_named_location(value, on_disk=True)
+                    and value.strip().lower() not in NOT_SECRET_VALUES):
+                # (a path is where a secret lives, not one; TOKENIZERS_PARALLELISM=false a setting)
+                self.counts["secret-named environment variable"] += 1
+                clean[name] = REDACTED
+            else:
+                clean[name] = self.text(value)
+        return clean
+
+    def argv(self, argv: list[str]) -> list[str]:
+        """A command line with secret values removed: `--token VALUE`, `-pSECRET` for mysql, `-u u:PASS`.
+        Triage writes the same command into four files: each distinct command is redacted once (20,000
+        arguments took 0.8-2.3 s a call)."""
+        key = tuple(argv)
+        done = self._argv_done.get(key)
+        if done is None:
+            done = self._argv_done[key] = self._redacted_argv(argv)
+        return list(done)
+
+    def _redacted_argv(self, argv: list[str]) -> list[str]:
+        return [self._apply(arg, spans) if spans else arg for arg, spans in zip(argv, self.argv_spans(argv))]
+
+    def argv_spans(self, argv: list[str]) -> list[list[Span]]:
+        """Per argument, what Redactor.argv replaces: the pieces of argv_secret_pieces, exactly, and what the text
+        rules find that overlaps none of them (one that does, `X}` of `{password: X}`, gives way to the piece), in
+        the argument alone or in the command line read as one line (_line_spans)."""
+        pieces: dict[int, list[tuple[int, int]]] = {}
+        for i, start, end in argv_secret_pieces(argv):
+            pieces.setdefault(i, []).append((start, end))
+        on_line = self._line_spans(argv)
+        seen = self._argument_spans
+        if len(seen) > MAX_ARGUMENT_READINGS:
+            seen.clear()
+        out = []
+        for i, arg in enumerate(argv):
+            # (the command, the workload's argv and triage's own arguments share their words: each is read once)
+            spans = seen.get(arg)
+            if spans is None:
+                spans = seen[arg] = self.spans(arg)
+            if i in on_line:
+                spans = _merge_spans(sorted(spans + on_line[i]))
+            own = pieces.get(i)
+            if own:
+                spans = [span for span in spans if not any(span[0] < end and start < span[1] for start, end in own)]
+                spans = _merge_spans(sorted(spans + [(start, end, REDACTED, "secret-named value", start)
+                                                     for start, end in own]))
+            out.append(spans)
+        return out
+
+    def _line_spans(self, argv: list[str]) -> dict[int, list[Span]]:
+        """Per argument, what the text rules hide in the command line read as one line, as summary.md and
+        report.html write it (an argument with a blank or a shell character in single quotes): a rule that
+        needs a flag and its value together (`-U 'bob%X'`, `sqlcmd -P X`) sees them there, not in the list's
+        arguments one by one, and workload.json and manifest.json must hide what the line hides. A span is
+        placed back on the argument it lies in; one crossing an argument's edge is cut to it when it is a plain
+        [REDACTED] (a placeholder or a URL's rewritten part is left to the argument's own reading)."""
+        words, starts, at = [], [], 0
+        for arg in argv:
+            word = f"'{arg}'" if "'" not in arg and SHELL_SAFE_WORD.fullmatch(arg) is None else arg
+            starts.append(at + (len(word) != len(arg)))
+            words.append(word)
+            at += len(word) + 1
+        placed: dict[int, list[Span]] = {}
+        for start, end, replacement, label, _context in self.spans(" ".join(words)):
+            first = bisect.bisect_right(starts, start) - 1
+            last = bisect.bisect_right(starts, end - 1) - 1
+            for i in range(max(first, 0), last + 1):
+                left, right = max(start - starts[i], 0), min(end - starts[i], len(argv[i]))
+                inside = start >= starts[i] and end <= starts[i] + len(argv[i])
+                if right > left and (inside or replacement == REDACTED):
+                    placed.setdefault(i, []).append((left, right, replacement, label, left))
+        return placed
+
+    def argv_replaced_values(self, argv: list[str]) -> list[str]:
+        """The values Redactor.argv replaces in argv, each as it stands there."""
+        return [value for arg, spans in zip(argv, self.argv_spans(argv)) for value in _span_values(arg, spans)]
+
+    def tainted(self, text: str) -> bool:
+        """Whether text holds anything we would redact (for files we cannot rewrite)."""
+        return bool(self.spans(text))
+
+    def report(self) -> dict:
+        return {"rules_applied": dict(sorted(self.counts.items())),
+                "secret_environment_variables": len(secret_env_names(self.environ)),
+                "hosts_redacted": self.redact_hosts,
+                "placeholders": {kind: len(values) for kind, values in self._placeholders.items()},
+                "note": "counts only; no redacted value is kept anywhere in the bundle"}

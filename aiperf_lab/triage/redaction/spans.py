@@ -1,0 +1,293 @@
+"""Span, the replacement labels ([REDACTED], the report's labels), merging overlapping spans, the edits a text
+is read through (terminal colours taken out, escapes in names decoded) and the helpers that cut a text."""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import operator
+import re
+from typing import NamedTuple
+
+
+REDACTED = "[REDACTED]"
+REDACTED_LOWER = REDACTED.lower()
+KNOWN_VALUE = "secret environment value"   # the report's label for a secret found by its value
+KEY_BLOCK = "private key block"
+
+
+def _lower(text: str) -> str:
+    """text lower-cased, offset for offset (a character whose lower case is longer becomes "?")."""
+    lower = text.lower()
+    if len(lower) != len(text):  # only U+0130 (capital I with a dot) lower-cases to two characters
+        lower = text.replace("\u0130", "?").lower()
+        if len(lower) != len(text):
+            lower = "".join(c if len(c) == 1 else "?" for c in map(str.lower, text))
+    return lower
+
+
+class Span(NamedTuple):
+    """One replacement. Plain tuples of these five fields are made on the hot paths (a million spans
+    must cost little); sorting them orders by start, then end."""
+    start: int
+    end: int
+    replacement: str
+    label: str
+    context: int        # where the evidence for it begins (a name before a value): never cut between
+
+
+_START, _END, _REPLACEMENT, _LABEL, _CONTEXT = (operator.itemgetter(i) for i in range(5))
+
+
+# A terminal control sequence (CSI: colours, cursor moves), as rich, structlog, colorlog and grep --color print them.
+# Also as repr(), JSON, a shell or a C source writes the ESC (`\x1b[`, `\u001b[`, `\033[`, `\e[`).
+CSI = re.compile(r"(?:\x1b|\\(?:x1b|u001b|033|e))\[[0-?]{0,32}[ -/]{0,8}[@-~]")
+ESCAPED_CSI = re.compile(r"\\(?:x1b|u001b|033|e)\[")
+
+
+def _without_csi(text: str) -> tuple[str, "_Edits"]:
+    """text without its CSI sequences (the view the rules read coloured text in), and where they were cut."""
+    return _edited(text, [(m.start(), m.end(), "") for m in CSI.finditer(text)])
+
+
+class _Edits(NamedTuple):
+    """Where a view of a text differs from it: edit k put `sizes[k]` characters (none, one or a few) at `view_starts[k]` in place
+    of text[text_starts[k]:text_ends[k]] (sorted; edits do not overlap)."""
+    view_starts: list[int]
+    text_starts: list[int]
+    text_ends: list[int]
+    sizes: list[int]
+
+    def start_in_text(self, at: int) -> int:
+        """Where the view's character at `at` starts in text (an edited character: where its edit starts)."""
+        k = bisect.bisect_right(self.view_starts, at) - 1
+        if k < 0:
+            return at
+        inside = at - self.view_starts[k]
+        return self.text_starts[k] if inside < self.sizes[k] else self.text_ends[k] + inside - self.sizes[k]
+
+    def end_in_text(self, start: int, end: int) -> int:
+        """Where a view span [start, end) ends in text: after its last character (an edit right after it stays
+        outside; an edited last character takes its whole edit)."""
+        if end <= start:
+            return self.start_in_text(start)
+        at = end - 1
+        k = bisect.bisect_right(self.view_starts, at) - 1
+        if k < 0:
+            return end
+        inside = at - self.view_starts[k]
+        return self.text_ends[k] if inside < self.sizes[k] else self.text_ends[k] + inside - self.sizes[k] + 1
+
+    def place_back(self, spans: list[Span]) -> list[Span]:
+        start_in_text = self.start_in_text
+        return [(first := start_in_text(start), self.end_in_text(start, end) if end > start else first, replacement,
+                 label, start_in_text(context)) for start, end, replacement, label, context in spans]
+
+
+def _edited(text: str, edits: list[tuple[int, int, str]]) -> tuple[str, _Edits]:
+    """text with each (start, end, replacement) edit made (in order, none overlapping), and where they lie."""
+    kept: list[str] = []
+    view_starts: list[int] = []
+    at = view = 0
+    for start, end, replacement in edits:
+        kept.append(text[at:start])
+        kept.append(replacement)
+        view += start - at
+        view_starts.append(view)
+        view += len(replacement)
+        at = end
+    kept.append(text[at:])
+    return "".join(kept), _Edits(view_starts, [e[0] for e in edits], [e[1] for e in edits], [len(e[2]) for e in edits])
+
+
+# A secret name written so that the name rules would not read it (`{"pass\u0077ord": ...}`, `pass<U+200B>word=`,
+# `"api\/key":`): a letter of it JSON-escaped (any letter, either hex case, also escaped again inside JSON-in-JSON:
+# `\\u0077`) beside a letter written plainly, invisible characters inside it (zero-width space, non-joiner and joiner,
+# word joiner, BOM, soft hyphen; raw between two name characters, or escaped beside one), a JSON `\/` inside a quoted
+# key. The rules read a view with each such escape decoded, each invisible character dropped and each such `\/` a `_`
+# (the words apart, as `api_key`), and their spans are placed back. Only texts that hold a `\u`, a `\/` or a character
+# outside ASCII are looked at, and a run of escapes alone (`\u0041` repeated: an escaped run) changes nothing.
+INVISIBLE = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
+_NAME_CHARACTER = "[A-Za-z0-9_.-]"
+_ESCAPE_TAIL = (r"\\{0,7}u(?:00(?:2[dDeE]|3[0-9]|4[1-9a-fA-F]|5[0-9aAfF]|6[1-9a-fA-F]|7[0-9aA]|[aA][dD])"
+                r"|200[b-dB-D]|2060|[fF][eE][fF][fF])")   # (an escape after its first backslash)
+# led by the backslash, a literal the scan skips to (a pattern led by a look-behind is tried at every character); a
+# run starts where no escape and no name character is before it, so inside a long run of escapes each fails at once
+NAME_ESCAPE = re.compile(rf"\\(?:(?<={_NAME_CHARACTER}\\)(?<!\\u[0-9a-fA-F]{{4}}\\){_ESCAPE_TAIL}(?:\\{_ESCAPE_TAIL}){{0,7}}"
+                         rf"|(?<![\\\\A-Za-z0-9_.-]\\){_ESCAPE_TAIL}(?:\\{_ESCAPE_TAIL}){{0,7}}(?={_NAME_CHARACTER}))")
+NAME_ESCAPE_CODE = re.compile(r"\\+u([0-9a-fA-F]{4})")
+KEY_SLASH = re.compile(r"\\(?<=[A-Za-z0-9]\\)\\{0,7}/(?=(?:[A-Za-z0-9_.-]|\\{1,8}/|\\{1,8}u[0-9a-fA-F]{4}){1,64}\\{0,8}"
+                       r"[\"'][ \t]{0,3}[:=])")
+NOT_INVISIBLE = str.maketrans("", "", INVISIBLE)
+INVISIBLE_INSIDE = re.compile(f"[{INVISIBLE}](?<={_NAME_CHARACTER}[{INVISIBLE}])[{INVISIBLE}]{{0,3}}(?={_NAME_CHARACTER})")
+
+
+def _name_edits(text: str) -> list[tuple[int, int, str]]:
+    """The edits of the view that spells secret names plainly (see NAME_ESCAPE, KEY_SLASH, INVISIBLE_INSIDE), in
+    order; none for most texts (tests in C: a backslash-u, a backslash-slash, a character outside ASCII)."""
+    edits = []
+    if "\\u" in text:
+        for m in NAME_ESCAPE.finditer(text):   # (a run of up to 8 escapes beside a letter written plainly)
+            written = m.group()
+            decoded = (chr(int(written[-4:], 16)) if written.count("u") == 1
+                       else "".join(chr(int(code, 16)) for code in NAME_ESCAPE_CODE.findall(written)))
+            edits.append((m.start(), m.end(), decoded.translate(NOT_INVISIBLE)))
+    if "\\/" in text:
+        edits += [(m.start(), m.end(), "_") for m in KEY_SLASH.finditer(text)]
+    if not text.isascii():
+        edits += [(m.start(), m.end(), "") for m in INVISIBLE_INSIDE.finditer(text)]
+    return sorted(edits) if len(edits) > 1 else edits
+
+
+def _codes_kept(text: str, spans: list[Span]) -> list[Span]:
+    """Spans of a coloured text with the colour codes inside each after its replacement (`ESC[35mS3crESC[1mt!x`
+    becomes `ESC[35m[REDACTED]ESC[1m`): the terminal's colours after a value are what they were."""
+    for index, (start, end, replacement, label, context) in enumerate(spans):
+        if ("\x1b" in text[start:end] or "\\" in text[start:end]) and (codes := CSI.findall(text, start, end)):
+            spans[index] = (start, end, replacement + "".join(codes), label, context)
+    return spans
+
+
+def _plain_tail(text: str) -> str:
+    """The last 120 characters of text, lower-cased, without colour codes (what the line holds read)."""
+    tail = text[-1024:]
+    if "\x1b" in tail or "\\" in tail:
+        tail = CSI.sub("", tail)
+    elif tail.isascii():
+        return text[-120:].lower()
+    edits = _name_edits(tail)   # (`pass\u0077ord:` ending a line waits for its value as `password:` does)
+    return (_edited(tail, edits)[0] if edits else tail)[-120:].lower()
+
+
+def _merge_spans(found: list[Span]) -> list[Span]:
+    """Sorted spans merged so that none overlap. (A plain loop: chains of map() and accumulate() over the
+    spans, tried for texts of a million spans, measured slower here.)"""
+    merged = [found[0]]
+    last_end = found[0][1]
+    for span in itertools.islice(found, 1, None):
+        if span[0] < last_end:
+            last = merged[-1]
+            end = span[1] if span[1] > last_end else last_end
+            # a placeholder inside another (an IPv4 inside an IPv6) keeps the outer one; a secret wins
+            if span[2] == last[2] or (span[1] <= last_end and span[2] != REDACTED):
+                replacement = last[2]
+            elif span[0] == last[0] and REDACTED not in (span[2], last[2]) and last_end <= span[1]:
+                replacement = span[2]  # the last one lies inside this one (a short host name, the FQDN)
+            elif "\n" in last[2] and span[1] <= last_end:
+                replacement = last[2]  # a secret inside a block replaced line by line: the block keeps its lines
+            elif "\n" in span[2] and span[0] == last[0] and last_end <= span[1]:
+                replacement = span[2]
+            else:
+                replacement = REDACTED
+            # a known secret is counted as one; a key block stays one (a stream carries an open one on)
+            label = span[3] if span[3] == KEY_BLOCK or (span[3] == KNOWN_VALUE and last[3] != KEY_BLOCK) else last[3]
+            if end != last[1] or replacement != last[2] or label != last[3]:
+                merged[-1] = (last[0], end, replacement, label, min(last[4], span[4]))
+            last_end = end
+        else:
+            merged.append(span)
+            last_end = span[1]
+    return merged
+
+
+# A pattern may need up to this many characters before where its match starts (the B of Bearer, found
+# by "earer"; the sk of sk_live_; the ? or & of sig=; the "; " of ; pwd=): a forced cut keeps them with it.
+LOOKBEHIND = 2
+
+
+def _cut_outside_spans(spans: list[Span], cut: int, size: int) -> int:
+    """Where to cut a line too long to hold, near cut: a place that no span, nor the evidence before it,
+    crosses (a span from LOOKBEHIND characters before its context to its end holds the place strictly
+    inside). The latest such place at or before cut; when that lies in the text's first half (one
+    giant span, or a chain of them: a megabyte of dotted quads), the first such place after cut, which
+    is the text's end only when a span reaches it (the stream carries that one on), so a secret whose
+    start has not matched yet (`Bearer ab` at the end) is never written without its rest. Found in one
+    sweep over the spans' extents sorted by where they begin: a chain of overlapping extents is one run."""
+    # cut lies inside a run only when it lies inside one extent; only spans ending after cut can hold it (merged
+    # spans: their ends only grow), which at a window's end are a few (a sort of every extent took 0.02 s per MB)
+    after = bisect.bisect_right(spans, cut, key=_END)
+    if all(context - LOOKBEHIND >= cut for context in map(_CONTEXT, itertools.islice(spans, after, None))):
+        return cut
+    # the run that holds cut, from the spans that end after some point: exact once it begins at or after that point
+    # (a span that ends before where the run begins cannot join it), else twice as many spans are looked at
+    first = max(0, after - 64)
+    while True:
+        run_start, run_end = _run_holding(spans, first, cut)
+        if not first or run_start >= spans[first - 1][1]:
+            break
+        first = max(0, first - 2 * (len(spans) - first))
+    if not run_start < cut < run_end:
+        return cut
+    return run_end if run_start <= size // 2 else run_start
+
+
+def _run_holding(spans: list[Span], first: int, cut: int) -> tuple[int, int]:
+    """The first run of spans[first:]'s extents (sorted by where they begin: a chain of overlapping extents is one
+    run) that holds cut, or the last one looked at where none does (_cut_outside_spans)."""
+    run_start, run_end = -1, -1
+    tail = spans[first:] if first else spans
+    for begin, end in sorted(zip(map(operator.sub, map(_CONTEXT, tail), itertools.repeat(LOOKBEHIND)),
+                                 map(_END, tail))):
+        if begin >= run_end:  # a new run (extents that only touch do not join)
+            if run_start < cut < run_end or begin >= cut:
+                break  # the run that holds cut is whole; or none does
+            run_start, run_end = begin, end
+        elif end > run_end:
+            run_end = end
+    return run_start, run_end
+
+def _longest_first(rest: str) -> str:
+    """A regex matching the longest leading part of rest (maybe none): (?:abc|(?:a(?:b(?:c)?)?)?) for "abc": all of
+    it (a whole secret, one comparison), else one character after another (an alternation of every length, longest
+    first, tried each in turn, took three times the time on a text of pieces)."""
+    if not rest:
+        return ""
+    return "(?:" + re.escape(rest) + "|" + "".join("(?:" + re.escape(c) for c in rest) + ")?" * len(rest) + ")"
+
+
+def _common_prefix(a: str, b: str) -> int:
+    """How many leading characters a and b share (same lengths), by comparing slices."""
+    if a == b:
+        return len(a)
+    low, high = 0, len(a)  # a[:low] == b[:low], a[:high] != b[:high]
+    while high - low > 1:
+        middle = (low + high) // 2
+        if a[:middle] == b[:middle]:
+            low = middle
+        else:
+            high = middle
+    return low
+
+
+def _common_suffix(a: str, b: str) -> int:
+    if a == b:
+        return len(a)
+    low, high = 0, len(a)
+    while high - low > 1:
+        middle = (low + high) // 2
+        if a[len(a) - middle:] == b[len(b) - middle:]:
+            low = middle
+        else:
+            high = middle
+    return low
+
+
+def _line_by_line(text: str, start: int, end: int) -> str:
+    """[REDACTED] once per line of text[start:end], so a redacted log keeps its lines."""
+    return "\n".join([REDACTED] * (text.count("\n", start, end) + 1))
+
+
+def _split_matches(pattern: re.Pattern[str], text: str, at: int = 0) -> tuple[list[str], list[int], list[int]]:
+    """pattern's matches in text[at:] (pattern: one group, the whole match; its look-behind must find no match at
+    `at` that text[:at] would forbid), with their starts and ends in text: one split() and sums of lengths in C,
+    no Python per match."""
+    parts = pattern.split(text[at:] if at else text)
+    bounds = list(itertools.accumulate(map(len, parts), initial=at))
+    return parts[1::2], bounds[1:-1:2], bounds[2::2]
+
+
+def _minus(starts: list[int], n: int) -> list[int]:
+    """max(0, start - n) for each of sorted starts."""
+    lows = list(map(operator.sub, starts, itertools.repeat(n)))
+    lows[:bisect.bisect_left(starts, n)] = itertools.repeat(0, bisect.bisect_left(starts, n))
+    return lows

@@ -1,0 +1,274 @@
+"""StreamRedactor: the Redactor's rules over a stream, piece by piece, holding back only what a secret or a form
+read over lines may still need (key blocks, dumps, YAML blocks, names at a line's end)."""
+
+from __future__ import annotations
+
+import bisect
+
+from .assignments import NAME_ENDS_LINE, VALUE_ON_NEXT_LINE
+from .dumps import DUMP_HOLD_LINES, KEY_HOLD, SHORT_BARE_LINE, _dump_line_at, _dump_lines_start
+from .keys import _key_open, _last_key_block
+from .layouts import (
+    DATA_BLOCK_JSON, DATA_BLOCK_YAML, ENV_ITEM_NAME, HADOOP_NAME, LOGURU_ARROW, PRINTED_FORM_HOLD_LINES,
+    YAML_LINE_OPENER, _secret_name_columns,
+)
+from .names import _secret_name_cached
+from .redactor import Redactor
+from .spans import Span, _START, _cut_outside_spans, _merge_spans, _plain_tail
+
+
+class StreamRedactor:
+    """Redacts a stream piece by piece, in bounded memory and time, with the same rules as
+    Redactor.text: pieces end at a newline, a key block open at a piece's end goes on being
+    redacted in the next, and a line longer than max_line is cut where no span (and no span's
+    evidence) crosses the cut; a secret that reaches a forced cut is continued to the next space."""
+
+    def __init__(self, redactor: Redactor, max_line: int = 1 << 20, piece: int = 1 << 16):
+        self.redactor = redactor
+        self.hold = max(4096, 2 * redactor.longest_literal)
+        # (a forced cut goes at least `hold` characters before the end of max_line: at or before 0 it never moved on)
+        self.max_line = max_line if max_line > self.hold else 2 * self.hold
+        # Where pieces may end is decided by the text alone, never by how the pipe delivered it, so the output
+        # is the same whatever the reads: a cut is tried at the first newline `piece` characters or more after
+        # the last place tried (counted from the stream's start), moved back over lines that must stay with the
+        # next ones (_hold_back); a line longer than max_line is cut within its first max_line characters
+        # (2 * hold at least: a forced cut lands `hold` characters before the end of what it reads).
+        self.piece = max(1, piece)
+        self._window = max(max_line, 2 * self.hold)   # what a forced cut reads (a cut lands `hold` before its end)
+        self._buffer = ""
+        self._offset = 0       # where the buffer starts in the stream
+        self._next_try = 0     # where in the stream the next cut is looked for (the first newline from here)
+        self._in_key = False
+        self._token_carry = False
+        self._value_next = False
+        self._dump_behind = ""   # the dump lines last let out, when the piece ended inside a dump block
+
+    def feed(self, text: str) -> str:
+        self._buffer += text
+        out = []
+        while True:
+            newline = self._buffer.find("\n", max(0, self._next_try - self._offset), self._window)
+            if newline >= 0:
+                self._next_try = self._offset + newline + self.piece
+                cut = self._hold_back(newline + 1)
+                if cut:
+                    out.append(self._emit(cut))
+                    # what a key block held back is looked at again only once as much again has come (linear)
+                    self._next_try = max(self._next_try, self._offset + 2 * (newline + 1 - cut))
+            elif len(self._buffer) > self._window:
+                out.append(self._emit(None))
+            else:
+                return "".join(out)
+
+    def flush(self) -> str:
+        """What may go out now, for someone watching the output live (the pipe went quiet, or a while passed): a cut
+        tried at the buffer's last newline, moved back as any cut is (_hold_back), so the bytes are still those
+        Redactor.text gives on the whole stream; a cut at a newline is safe wherever it falls."""
+        newline = self._buffer.rfind("\n", 0, self._window)
+        if newline < 0:
+            return ""
+        cut = self._hold_back(newline + 1)
+        if not cut:
+            return ""
+        self._next_try = max(self._next_try, self._offset + newline + self.piece)
+        return self._emit(cut)
+
+    def _hold_back(self, cut: int) -> int:
+        """Where to cut: before lines that must stay with the next ones (_line_hold, _printed_form_hold), each
+        rule asked again where another moved the cut (a few rounds: each moves it up or leaves it)."""
+        for round in range(8):
+            moved = _printed_form_hold(self._buffer, self._line_hold(cut, dumps=not round))
+            if moved == cut:
+                break
+            cut = moved
+        return cut
+
+    def _line_hold(self, cut: int, dumps: bool = True) -> int:
+        """Before the lines that may begin a known secret printed over lines (Redactor.head_over_lines), before the
+        last line when it ends with a piece of a known secret, or with a secret name whose value comes on the next line; before a dump's last lines (in the first
+        round only: a dump block is held DUMP_HOLD_LINES lines back, not that many again each round)."""
+        if cut <= 0:
+            return 0
+        start = self._buffer.rfind("\n", 0, cut - 1) + 1
+        line = self._buffer[start:cut]
+        head = self.redactor.head_over_lines(self._buffer, cut)
+        if head < cut:   # lines that may begin a known secret printed over lines: they wait for the next ones
+            return head
+        end = len(line.rstrip("\r\n"))
+        if any(span[1] == end for span in self.redactor._fragment_spans(line)) if self.redactor._pieces else False:
+            return start
+        last = _plain_tail(line)
+        if NAME_ENDS_LINE.search(last) or VALUE_ON_NEXT_LINE.search(last):  # `cookie:` waits for its value
+            return start
+        # a dump's last lines wait for the next piece, so a secret dumped across the cut is decoded whole; a line of
+        # 1 to 4 bare bytes at the end may begin one (what follows it says)
+        if not dumps:
+            return cut
+        if (cut == len(self._buffer) and not _dump_line_at(self._buffer, start, cut - 1)
+                and SHORT_BARE_LINE.fullmatch(self._buffer, start, cut - 1)):
+            return _dump_lines_start(self._buffer, start, DUMP_HOLD_LINES - 1)
+        return _dump_lines_start(self._buffer, cut)
+
+    def close(self) -> str:
+        out = self._emit(len(self._buffer), last=True) if self._buffer else ""
+        self._buffer = ""
+        return out
+
+    def _emit(self, cut: int | None, last: bool = False) -> str:
+        text = self._buffer
+        if cut is not None:  # a newline cut: no single-line secret crosses it
+            piece = text[:cut]
+            spans = self.redactor.spans(piece, self._in_key, self._token_carry, self._value_next)
+            open_key = None if last else _last_key_block(spans)
+            if open_key is not None and _key_open(piece, open_key):
+                # a key block still open at the cut waits, from its first line, for the rest of it (so it is
+                # read as the whole text would read it); one longer than KEY_HOLD goes on with _in_key
+                block_line = text.rfind("\n", 0, open_key[0]) + 1
+                if block_line > 0:
+                    cut = block_line
+                    piece = text[:cut]
+                elif cut < KEY_HOLD:
+                    return ""
+            self._token_carry = False
+            spans = self._with_dump_context(text, cut, spans)
+        else:  # a line too long to hold: cut where no span, nor the evidence for one, crosses (within its first
+            # max_line characters, whatever else the buffer holds: the same text gives the same cut)
+            text = text[:self._window]
+            spans = self.redactor.spans(text, self._in_key, self._token_carry, self._value_next)
+            cut = max(1, _cut_outside_spans(spans, len(text) - self.hold, len(text)))
+            piece = text[:cut]
+            last_end = spans[bisect.bisect_left(spans, cut, key=_START) - 1][1] if spans and spans[0][0] < cut else -1
+            self._token_carry = cut == len(text) and last_end >= cut and not text[-1:].isspace()
+            text = self._buffer
+        before = bisect.bisect_left(spans, cut, key=_START)  # (merged spans: in order, none overlap)
+        out = self.redactor._apply(piece, spans[:before])
+        last_key = _last_key_block(spans[:before])
+        self._in_key = bool(last_key and _key_open(piece, last_key))
+        self._value_next = bool(VALUE_ON_NEXT_LINE.search(_plain_tail(piece)))
+        if _dump_lines_start(piece, len(piece), 1) < len(piece):   # the piece ends inside a dump block
+            behind = self._dump_behind + piece
+            self._dump_behind = behind[_dump_lines_start(behind, len(behind)):]
+        else:
+            self._dump_behind = ""
+        self._buffer = text[cut:]
+        self._offset += cut
+        return out
+
+    def _with_dump_context(self, text: str, cut: int, spans: list[Span]) -> list[Span]:
+        """A dump block longer than the hold (DUMP_HOLD_LINES) goes out in pieces; a secret across two of them
+        is found as the whole text finds it by decoding, with the piece, the block's lines already let out
+        before it (raw, in memory only) and those held after it: what is found in the piece is added."""
+        ahead = cut
+        for _ in range(DUMP_HOLD_LINES):
+            newline = text.find("\n", ahead)
+            if newline < 0 or not _dump_line_at(text, ahead, newline):
+                break
+            ahead = newline + 1
+        behind = self._dump_behind
+        if ahead == cut and not behind:
+            return spans
+        # (only the piece's first and last DUMP_HOLD_LINES lines can hold a secret across its ends: two windows)
+        windows = []
+        if behind:
+            head = cut
+            at = 0
+            for _ in range(DUMP_HOLD_LINES):
+                at = text.find("\n", at, cut) + 1
+                if not at:
+                    break
+                head = at
+            windows.append((behind + text[:head], -len(behind)))
+        if ahead > cut:
+            tail = cut
+            for _ in range(DUMP_HOLD_LINES):
+                if tail <= 0:
+                    break
+                tail = text.rfind("\n", 0, tail - 1) + 1
+            windows.append((text[tail:ahead], tail))
+        found = [(start + shift, min(end + shift, cut), replacement, label, max(0, context + shift))
+                 for window, shift in windows
+                 for start, end, replacement, label, context in self.redactor._dump_spans_uncoloured(window)
+                 if 0 <= start + shift < cut]
+        return _merge_spans(sorted(spans + found)) if found else spans
+
+
+PRINTED_FORM_HOLD_CHARS = 16384
+PRINTED_FORM_OPENERS = ("ame", "File \"", LOGURU_ARROW, "\"sensitive\"", "ata", "Name ", ":\n", ":\r\n", "|", ">")
+
+
+def _opens_printed_form(line: str) -> bool:
+    """Whether a line may begin a form whose secret value comes on a later line: an env item's secret
+    name, a traceback frame or loguru's arrows, terraform's "sensitive", a Secret's data block, the header
+    of a Name/Value table. (A secret's name over a YAML sequence or block scalar: _yaml_block_open.)"""
+    if "ame" in line:
+        m = ENV_ITEM_NAME.search(line)
+        if m is not None and _secret_name_cached(m.group("name")):
+            return True
+    if "<name>" in line and (m := HADOOP_NAME.search(line)) is not None and _secret_name_cached(m.group(1)):
+        return True  # Hadoop XML: its <value> on a later line
+    return ("File \"" in line or LOGURU_ARROW in line or "\"sensitive\"" in line
+            or (line.startswith("Name ") and line.rstrip().endswith("Value"))
+            or ("ata" in line and (DATA_BLOCK_YAML.search(line.lstrip(" -") + "\n") is not None
+                                   or DATA_BLOCK_JSON.search(line) is not None)))
+
+
+def _yaml_block_open(line: str, below: list) -> bool:
+    """Whether line names a secret over a YAML sequence or block scalar (_yaml_block_spans) that every line below it
+    up to the cut goes on with (`below`, as _below_add keeps it): more of it may come after the cut."""
+    key = YAML_LINE_OPENER.fullmatch(line.rstrip("\r\n"))
+    if key is None or not _secret_name_cached(key.group("name")):
+        return False
+    indent = len(key.group("indent"))
+    if "|" in line[key.end("name"):] or ">" in line[key.end("name"):]:
+        return below[2] > indent
+    return below[0] and below[1] >= indent
+
+
+def _below_add(below: list, line: str) -> None:
+    """Adds a line to what _yaml_block_open knows of the lines below the one it judges (read upwards)."""
+    content = line.rstrip("\r\n").lstrip(" \t")
+    depth = len(line) - len(line.lstrip(" \t"))
+    if content:
+        below[2] = min(below[2], depth)
+        if content.startswith("- "):
+            below[1] = min(below[1], depth)
+        else:
+            below[0] = False
+
+
+def _printed_form_hold(buffer: str, cut: int) -> int:
+    """Where a stream cuts so that a form read over lines (see _opens_printed_form) is redacted whole: before
+    every line that opens one and is fewer than PRINTED_FORM_HOLD_LINES lines above the cut (or above a line held
+    for that reason: a form reaches that far at most, the rules read no further), within 16 KiB; and before a
+    last line that is indented or names a secret (a frame's code line, loguru's arrows still to come). The line above an arrow
+    line is its code line: it opens the form."""
+    if cut <= 0:
+        return 0
+    floor = max(0, cut - PRINTED_FORM_HOLD_CHARS)
+    last = buffer.rfind("\n", floor, cut - 1) + 1
+    # (an unindented code line naming a secret may be loguru's too: `login(user, api_token)` at column 0)
+    hold = last if (last or not floor) and (buffer.startswith("    ", last)
+                                          or _secret_name_columns(buffer[last:cut].rstrip("\r\n"))) else cut
+    tail = buffer[floor:cut]
+    if not any(opener in tail for opener in PRINTED_FORM_OPENERS):
+        return hold
+    reach = PRINTED_FORM_HOLD_LINES   # how many lines up the walk goes: an opener there may still reach the hold
+    end = cut
+    above_arrow = False   # the line below this one is an arrow line: this may be its code line
+    below = [True, 1 << 30, 1 << 30]   # of the lines below: all `- ` items, their least indent, the least non-blank one
+    distance = 0
+    while distance < reach:
+        if end <= floor:
+            break
+        start = buffer.rfind("\n", floor, end - 1) + 1
+        if start == 0 and floor:
+            break
+        distance += 1
+        line = buffer[start:end]
+        if above_arrow or _opens_printed_form(line) or (":" in line and _yaml_block_open(line, below)):
+            hold = start
+            reach = min(distance + PRINTED_FORM_HOLD_LINES, 4 * PRINTED_FORM_HOLD_LINES)
+        above_arrow = LOGURU_ARROW in line
+        _below_add(below, line)
+        end = start
+    return hold

@@ -1,0 +1,129 @@
+"""Token shapes that need a look around them: provider tokens cut by their gates, keys glued after a digit or
+"_", a secret printed beside its id (AWS, Twilio), a .netrc or tab-separated password cell."""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Callable
+
+from .names import is_hex_key, looks_generated, looks_like_password
+from .spans import REDACTED, Span
+from .tokens import INNER_LITERAL_TOKENS, PROVIDER_PATTERNS, PROVIDER_PREFIX_LENGTHS, TELEGRAM_BOT_ID, _starts_token
+
+
+# ---- shapes that need a look around them (the fifth red-team pass) ----------------------------------------------
+CONTEXT_LITERALS = frozenset({"eyJ", "gl", "AKIA", "ASIA"})   # TOKEN_SHAPES literals _context_shape_spans asks about
+# A JWT glued after "_" or a digit (x_eyJhbGci..., 7eyJ...): its header starts with a JWT header's first key
+# ({"alg", {"typ", {"kid", {"enc", {"cty", {"x5t"); the run it starts is read once (a second start inside a run
+# that held no JWT is skipped), so "_eyJhbGci" repeated costs one pass.
+GLUED_JWT_START = re.compile(r"eyJ(?<=[0-9_]eyJ)(?:hbGci|0eXAi|raWQi|lbmMi|jdHki|4NXQi)")
+JWT_RUN = re.compile(r"[A-Za-z0-9_-]*")
+JWT_REST = re.compile(r"\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*")
+# Twilio API keys (SK + 32 hex) and Mailgun's key-<32 hex> (not after a name character or "-": ssh-key-<md5> stays)
+TWILIO_API_KEY = re.compile(r"SK" + _starts_token("SK", "[A-Za-z0-9_]") + r"[0-9a-f]{32}(?![0-9A-Za-z])")
+MAILGUN_KEY = re.compile(r"key-" + _starts_token("key-", "[A-Za-z0-9_-]") + r"[0-9a-f]{32}(?![0-9A-Za-z])")
+GLUED_GITLAB = re.compile(r"gl(?<=[0-9_]gl)(?:pat|dt|rt|ptt|cbt|oas|soat|agent)-(?P<body>[A-Za-z0-9_-]{20,})")
+# An Azure AD client secret: 3 characters, a digit, "Q~", 31 to 34 more (40 in all), found from its "Q~".
+AZURE_CLIENT_SECRET = re.compile(r"Q~(?<=(?<![A-Za-z0-9_~.-])[A-Za-z0-9_.-]{3}[0-9]Q~)[A-Za-z0-9_~.-]{31,34}"
+                                 r"(?![A-Za-z0-9_~.-])")
+# An id whose secret is printed beside it on the same line: an AWS access key id and its 40-character secret key
+# (a CSV credentials file, `aws configure list`-like tables), a Twilio account SID and its 32-hex auth token.
+AWS_KEY_ID = re.compile(r"A(?<![A-Za-z0-9]A)[SK]IA[0-9A-Z]{16}(?![0-9A-Za-z])")
+AWS_SECRET_BESIDE = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=])")
+TWILIO_ACCOUNT_SID = re.compile(r"AC(?<![A-Za-z0-9_]AC)[0-9a-f]{32}(?![0-9A-Za-z])")
+TWILIO_TOKEN_BESIDE = re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{32}(?![0-9A-Za-z])")
+BESIDE_REACH = 256
+# A .netrc password line on its own (wandb's ~/.netrc: `machine api.wandb.ai` / `  login user` / `  password V`):
+# the line is only `password VALUE`, and the value is key-like (hex, generated, or a password's mix).
+NETRC_PASSWORD_LINE = re.compile(r"\n[ \t]{0,16}password[ \t]{1,8}(?P<value>[^\s'\"]{8,512})[ \t]*(?=\r?\n|\Z)")
+# A tab-separated row's `password` cell and the cell after it (a TSV row, my_print_defaults-like listings), tabs as
+# printed or escaped in a repr()/JSON string (`password\tX\tuser\troot`); the value key-like, as above.
+TAB_PASSWORD_CELL = re.compile(r"(?:^|(?<=[\s'\"])|(?<=\\[tn]))password(?:\t|\\t)(?P<value>[^\s'\"\\]{8,512})"
+                               r"(?=\t|\\[tnr]|\\?['\"]|\r?\n|\Z)", re.MULTILINE)
+
+
+@functools.lru_cache(maxsize=4096)
+def _looks_like_key(value: str) -> bool:
+    return is_hex_key(value) or looks_generated(value) or looks_like_password(value)
+
+
+def _beside_spans(text: str, ids: re.Pattern[str], secret: re.Pattern[str], check: Callable[[str], bool],
+                  label: str) -> list[Span]:
+    """Secret-shaped runs on the same line as an id, within BESIDE_REACH characters of it; each character is read
+    at most once per id pattern (a window starts where the last one ended)."""
+    spans: list[Span] = []
+    scanned = 0
+    for m in ids.finditer(text):
+        start, end = m.span()
+        low = max(scanned, start - BESIDE_REACH, text.rfind("\n", max(0, start - BESIDE_REACH), start) + 1)
+        high = text.find("\n", end, end + BESIDE_REACH)
+        high = min(len(text), end + BESIDE_REACH) if high < 0 else high
+        for found in secret.finditer(text, low, high):
+            value = found.group(0)
+            if found.start() != start and check(value):
+                spans.append((found.start(), found.end(), REDACTED, label, found.start()))
+        scanned = max(scanned, high)
+    return spans
+
+
+def _provider_token_spans(text: str) -> list[Span]:
+    """PROVIDER_TOKENS (one scan a separator) and INNER_LITERAL_TOKENS (one literal-led scan each)."""
+    spans: list[Span] = []
+    lengths = PROVIDER_PREFIX_LENGTHS
+    for pattern in PROVIDER_PATTERNS:
+        for m in pattern.finditer(text):
+            group = m.lastgroup
+            start = m.start(group) - lengths[group]
+            if lengths[group] == 2 and text[start] == "s" and not looks_generated(m.group(group)):
+                continue  # Vault's s.<24>: letters of both cases and digits, not a word after "s."
+            spans.append((start, m.end(), REDACTED, "provider token", start))
+    for label, pattern, back in INNER_LITERAL_TOKENS:
+        for m in pattern.finditer(text):
+            start = m.start() - back
+            if back == 8:  # a Telegram bot id is 8 to 10 digits
+                start -= TELEGRAM_BOT_ID.match(text[max(0, start - 2):start][::-1]).end()
+            spans.append((start, m.end(), REDACTED, label, start))
+    return spans
+
+
+@functools.lru_cache(maxsize=4096)
+def _mixed_key(value: str) -> bool:
+    return any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value)
+
+
+def _context_shape_spans(text: str, present: set[str]) -> list[Span]:
+    """Glued JWTs and GitLab tokens, Twilio and Mailgun keys, Azure AD client secrets, secrets printed beside their
+    ids, a lone .netrc password line. `present`: the TOKEN_SHAPES literals the text holds (tested already). Each
+    pattern is led by a literal and scanned directly: a test for a 2-character literal costs more than that scan."""
+    spans: list[Span] = []
+    if "eyJ" in present:
+        done = 0
+        for m in GLUED_JWT_START.finditer(text):
+            start = m.start()
+            if start < done:
+                continue
+            run_end = JWT_RUN.match(text, start).end()
+            rest = JWT_REST.match(text, run_end)
+            done = run_end if rest is None else rest.end()
+            if rest is not None:
+                spans.append((start, done, REDACTED, "jwt", start))
+    if "gl" in present:  # a GitLab token glued after "_" or a digit (x_glpat-...): its body mixes capitals and digits
+        spans.extend((m.start(), m.end(), REDACTED, "gitlab token", m.start()) for m in GLUED_GITLAB.finditer(text)
+                     if _mixed_key(m.group("body")))
+    for pattern, label in ((TWILIO_API_KEY, "twilio api key"), (MAILGUN_KEY, "mailgun key")):
+        spans.extend((m.start(), m.end(), REDACTED, label, m.start()) for m in pattern.finditer(text))
+    if "~" in text:  # (one character: a fast test)
+        spans.extend((m.start() - 4, m.end(), REDACTED, "azure client secret", m.start() - 4)
+                     for m in AZURE_CLIENT_SECRET.finditer(text))
+    if "AKIA" in present or "ASIA" in present:
+        spans.extend(_beside_spans(text, AWS_KEY_ID, AWS_SECRET_BESIDE, _mixed_key, "aws secret key"))
+    spans.extend(_beside_spans(text, TWILIO_ACCOUNT_SID, TWILIO_TOKEN_BESIDE, lambda v: True, "twilio auth token"))
+    if "password" in text:  # (the pattern is led by a newline: a test for its word first)
+        looks_like_key = _looks_like_key
+        spans.extend((m.start("value") - 1, m.end("value") - 1, REDACTED, "secret-named value", m.start())
+                     for m in NETRC_PASSWORD_LINE.finditer("\n" + text) if looks_like_key(m.group("value")))
+        if "\t" in text or "\\t" in text:
+            spans.extend((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
+                         for m in TAB_PASSWORD_CELL.finditer(text) if looks_like_key(m.group("value")))
+    return spans
