@@ -257,7 +257,11 @@ def _finding_ids(b: dict) -> str:
     its "none" is no verdict, never a healthy GPU beside the others."""
     ids = ",".join(sorted({str(f["id"]) for f in _list(b.get("findings"))
                            if isinstance(f, dict) and _scalar(f.get("id")) is not None}))
-    return ids or ("none" if _gpu_rows(b) else "none (no GPU: no GPU rule could judge)")
+    if ids:
+        return ids
+    # "no GPU" only from a hardware report that was read and lists none (one over 16 MiB is not read)
+    seen_none = isinstance(b.get("hw"), dict) and HW not in b.get("unread", ()) and not _gpu_rows(b)
+    return "none (no GPU: no GPU rule could judge)" if seen_none else "none"
 
 
 def _bench_tables(b: dict) -> dict:
