@@ -245,9 +245,20 @@ COMPARE_FIELDS = [
     ("mean SM active (%)", TELEMETRY, lambda b: _telemetry(b, "sm_active_avg_pct")),
     ("max temp (C)", TELEMETRY, lambda b: _telemetry(b, "temp_max_c")),
     ("power-capped (%)", TELEMETRY, lambda b: _telemetry(b, "clock_event_power_cap_pct")),
-    ("findings", FINDINGS, lambda b: ",".join(sorted({str(f["id"]) for f in _list(b.get("findings"))
-                                            if isinstance(f, dict) and _scalar(f.get("id")) is not None})) or "none"),
+    ("findings", FINDINGS, lambda b: _finding_ids(b)),
 ]
+
+
+def _finding_ids(b: dict) -> str:
+    """The findings' ids; none without a GPU is said as such: no GPU rule could judge that machine, so
+    its "none" is no verdict, never a healthy GPU beside the others."""
+    ids = ",".join(sorted({str(f["id"]) for f in _list(b.get("findings"))
+                           if isinstance(f, dict) and _scalar(f.get("id")) is not None}))
+    if ids:
+        return ids
+    # "no GPU" only from a hardware report that was read and lists none (one over 16 MiB is not read)
+    seen_none = isinstance(b.get("hw"), dict) and HW not in b.get("unread", ()) and not _gpu_rows(b)
+    return "none (no GPU: no GPU rule could judge)" if seen_none else "none"
 
 
 def _bench_tables(b: dict) -> dict:

@@ -371,6 +371,22 @@ def _binary_kind(path: Path, head: bytes) -> str | None:
     return None
 
 
+def _other_text_kind(path: Path, header: list[str]) -> str:
+    """Words after its path for a text file that is no recording: a profile aiperf-stats reads is named
+    as such (a PyTorch trace is JSON, an ncu CSV has a "Kernel Name" column), else its first columns."""
+    try:
+        with open(path, "rb") as handle:
+            start = handle.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+    except OSError:
+        start = b""
+    if start.startswith((b"{", b"[")):
+        return "JSON (a PyTorch profiler trace?), not a telemetry recording: aiperf-stats reads it"
+    first = header[0].lstrip() if header else ""
+    if "Kernel Name" in header or first.startswith("==PROF=="):
+        return "an Nsight Compute CSV, not a telemetry recording: aiperf-stats reads it"
+    return f"not a telemetry recording (unknown columns: {','.join(header[:4])}...)"
+
+
 def _gzip_kind(path: Path) -> str:
     """A gzip file: an aiperf-triage bundle (its telemetry.csv is a recording), another .tar.gz, or a
     compressed file; the members are listed under safe_tar's bounds."""
@@ -441,7 +457,7 @@ def _read_recording(path: Path, on_header: Callable[[str, list[str]], None] | No
                 raise InputError(f"{path}: empty file")
             layout = sniff_recording(header)
             if layout is None:
-                raise NotAProfile(f"{path}: not a telemetry recording (unknown columns: {','.join(header[:4])}...)")
+                raise NotAProfile(f"{path}: {_other_text_kind(path, header)}")
             if on_header is not None:
                 on_header(layout, [name.strip() for name in header])
             if layout == "aiperf":
