@@ -224,7 +224,8 @@ def _mark_counts(text: str, at: int, prefix_pattern: re.Pattern[str]) -> bool:
     return prefix_pattern.fullmatch(text, line_start, at) is not None
 
 
-LINE_TOOL_WORDS = (" use", "psexec", "rdp", "rdesktop", "smbmapping", "psdrive", "cmdkey", "helm")
+MARK_WORDS = ("running:", "executing:", "command:", "cmd:", "exec:", "run:")
+LINE_TOOL_WORDS = ("net use", "net.exe use", "psexec", "freerdp", "rdesktop", "smbmapping", "psdrive", "cmdkey", "helm ")
 
 
 def printed_command_spans(text: str, lower: str) -> list[Span]:
@@ -236,7 +237,7 @@ def printed_command_spans(text: str, lower: str) -> list[Span]:
                                      (ANGLE_MARK, ANGLE_PREFIX, "> ")):
         if literal in text:
             starts += [(m.end(), True) for m in pattern.finditer(text) if _mark_counts(text, m.start(), prefix)]
-    if ": " in text or ":\t" in text:
+    if any(word in lower for word in MARK_WORDS):
         starts += [(m.end(), True) for m in WORD_MARK.finditer(text)]
     if any(word in lower for word in LINE_TOOL_WORDS):
         for m in LINE_TOOLS.finditer(lower):
