@@ -30,7 +30,7 @@ from .keys import _key_spans
 from .layouts import (
     DASH_DATA, DOCKER_CONFIG_BASE64, DOCKER_CONFIG_PREFIXES, DOCKER_CONFIG_SECRET, PGPASS_PORT,
     _aws4_authorization_end, _base64_text, _env_item_spans, _extend_quoted_values, _header_tuple_spans,
-    _json_data_block_spans, _loguru_spans, _name_value_table_spans, _pgpass_spans, _prefixed_block_spans,
+    _json_data_block_spans, _loguru_spans, _multiline_string_spans, _name_value_table_spans, _pgpass_spans, _prefixed_block_spans,
     _shell_quoted_spans, _terraform_sensitive_spans, _tool_listing_spans, _xml_element_spans, _yaml_block_spans,
     _yaml_data_block_spans,
 )
@@ -430,7 +430,8 @@ class Redactor:
         header tuples, terraform's sensitive values, XML elements, kubeconfig *-data keys."""
         spans = (_env_item_spans(text) + _shell_quoted_spans(text) + _loguru_spans(text) + _header_tuple_spans(text)
                  + _terraform_sensitive_spans(text) + _xml_element_spans(text) + _name_value_table_spans(text)
-                 + _yaml_block_spans(text) + _tool_listing_spans(text) + _prefixed_block_spans(text))
+                 + _yaml_block_spans(text) + _tool_listing_spans(text) + _prefixed_block_spans(text)
+                 + _multiline_string_spans(text))
         if any(prefix in text for prefix in DOCKER_CONFIG_PREFIXES):
             for m in DOCKER_CONFIG_BASE64.finditer(text):
                 run = m.group(0)
