@@ -634,7 +634,7 @@ class Redactor:
             plain = CSI.sub("", text)
             if len(plain) < len(text):  # coloured text: the rules read it without its colour codes
                 return self._coloured_spans(text, plain, in_key, token_carry, value_next)
-        if "\\" in text or not text.isascii():
+        if "\\" in text or not text.isascii() or "%" in text or "&#" in text:
             edits = _name_edits(text)
             if edits:  # a secret name escaped or split (`"pass\u0077ord":`): the rules read it spelled plainly
                 return self._view_spans(text, edits, in_key, token_carry, value_next)

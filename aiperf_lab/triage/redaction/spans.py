@@ -122,6 +122,58 @@ NOT_INVISIBLE = str.maketrans("", "", INVISIBLE)
 INVISIBLE_INSIDE = re.compile(f"[{INVISIBLE}](?<={_NAME_CHARACTER}[{INVISIBLE}])[{INVISIBLE}]{{0,3}}(?={_NAME_CHARACTER})")
 
 
+# ... and a name with letters written as other escapes, `pass\x77ord=`, `pass%77ord=`, `%70%61%73%73%77%6f%72%64=`,
+# `pass&#119;ord=` / `&#x77;`: a run of name characters and such escapes, right before `=` or `:`, that decodes to a
+# secret's name (only such a run: a URL's %-escapes elsewhere are left alone); a no-break space beside `=` or `:` (a
+# space in the view); a shell line continuation inside a secret's name before `=` (`DB_PASS\<newline>WORD=X`).
+OTHER_ESCAPE = re.compile(r"%[0-9a-fA-F]{2}|\\x[0-9a-fA-F]{2}|&#[0-9]{2,3};|&#[xX][0-9a-fA-F]{2};")
+ESCAPED_NAME_REST = re.compile(r"(?:[A-Za-z0-9_.-]|%[0-9a-fA-F]{2}|\\x[0-9a-fA-F]{2}|&#[0-9]{2,3};|&#[xX][0-9a-fA-F]{2};){0,128}")
+NAME_SEPARATOR_AFTER = re.compile(r"[\"']?[ \t\u00a0]{0,3}[=:]")
+NAME_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+NO_BREAK_BESIDE_SEPARATOR = re.compile("[\u00a0\u2007\u202f]{1,3}(?=[=:])|(?<=[=:])[\u00a0\u2007\u202f]{1,3}")
+# (the view only has the rules read the name: a word of a secret's name in it is enough here, the rules judge it whole)
+SECRET_WORD = re.compile(r"(?i)pass|pw|token|secret|key|auth|cred|cookie|session|sig")
+NAME_CONTINUED = re.compile(r"\\(?<=[A-Za-z0-9_]\\)\r?\n(?=[A-Za-z0-9_]{1,64}[ \t]{0,3}=)")
+
+
+def _escape_code(escape: str) -> str:
+    if escape[0] == "%":
+        return chr(int(escape[1:], 16))
+    if escape[0] == "\\":
+        return chr(int(escape[2:], 16))
+    return chr(int(escape[3:-1], 16) if escape[2] in "xX" else int(escape[2:-1]))
+
+
+def _other_escape_edits(text: str) -> list[tuple[int, int, str]]:
+    edits: list[tuple[int, int, str]] = []
+    matches = OTHER_ESCAPE.finditer(text)
+    while (m := next(matches, None)) is not None:
+        start = m.start()
+        while start > 0 and m.start() - start < 128 and text[start - 1] in NAME_CHARACTERS:
+            start -= 1
+        end = ESCAPED_NAME_REST.match(text, m.start()).end()
+        if NAME_SEPARATOR_AFTER.match(text, end) is not None:
+            run = text[start:end]
+            escapes = list(OTHER_ESCAPE.finditer(run))
+            decoded = OTHER_ESCAPE.sub(lambda e: _escape_code(e.group()), run)
+            if all(c in NAME_CHARACTERS for c in decoded) and SECRET_WORD.search(decoded) is not None:
+                edits += [(start + e.start(), start + e.end(), _escape_code(e.group())) for e in escapes]
+        matches = OTHER_ESCAPE.finditer(text, max(end, m.end()))
+    return edits
+
+
+def _continued_name_edits(text: str) -> list[tuple[int, int, str]]:
+    edits = []
+    for m in NAME_CONTINUED.finditer(text):
+        start = m.start()
+        while start > 0 and m.start() - start < 64 and text[start - 1] in NAME_CHARACTERS:
+            start -= 1
+        end = ESCAPED_NAME_REST.match(text, m.end()).end()
+        if SECRET_WORD.search(text[start:m.start()] + text[m.end():end]) is not None:
+            edits.append((m.start(), m.end(), ""))
+    return edits
+
+
 def _name_edits(text: str) -> list[tuple[int, int, str]]:
     """The edits of the view that spells secret names plainly (see NAME_ESCAPE, KEY_SLASH, INVISIBLE_INSIDE), in
     order; none for most texts (tests in C: a backslash-u, a backslash-slash, a character outside ASCII)."""
@@ -136,6 +188,11 @@ def _name_edits(text: str) -> list[tuple[int, int, str]]:
         edits += [(m.start(), m.end(), "_") for m in KEY_SLASH.finditer(text)]
     if not text.isascii():
         edits += [(m.start(), m.end(), "") for m in INVISIBLE_INSIDE.finditer(text)]
+        edits += [(m.start(), m.end(), " " * len(m.group())) for m in NO_BREAK_BESIDE_SEPARATOR.finditer(text)]
+    if "%" in text or "\\x" in text or "&#" in text:
+        edits += _other_escape_edits(text)
+    if "\\\n" in text or "\\\r\n" in text:
+        edits += _continued_name_edits(text)
     return sorted(edits) if len(edits) > 1 else edits
 
 

@@ -14,7 +14,7 @@ from .layouts import (
 )
 from .names import _secret_name_cached
 from .redactor import Redactor
-from .spans import Span, _START, _cut_outside_spans, _merge_spans, _plain_tail
+from .spans import NAME_CHARACTERS, Span, _START, _cut_outside_spans, _merge_spans, _plain_tail
 
 
 class StreamRedactor:
@@ -97,6 +97,8 @@ class StreamRedactor:
         end = len(line.rstrip("\r\n"))
         if any(span[1] == end for span in self.redactor._fragment_spans(line)) if self.redactor._pieces else False:
             return start
+        if line.endswith(("\\\n", "\\\r\n")) and line.rstrip("\\\r\n")[-1:] in NAME_CHARACTERS:
+            return start   # `DB_PASS\` then `WORD=X`: a name continued on the next line (_continued_name_edits)
         last = _plain_tail(line)
         if NAME_ENDS_LINE.search(last) or VALUE_ON_NEXT_LINE.search(last):  # `cookie:` waits for its value
             return start
