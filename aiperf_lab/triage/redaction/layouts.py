@@ -282,7 +282,7 @@ def _terraform_sensitive_spans(text: str) -> list[Span]:
 YAML_STYLE = r"[|>](?:[0-9][+-]|[+-]?[0-9]?)"
 YAML_PROPERTIES = r"(?:[ \t]{1,8}[&!][^\s]{0,64}){0,2}"
 YAML_COMMENT = r"(?:[ \t]{1,8}#[^\n]{0,256})?"
-YAML_BLOCK_OPENER = re.compile(rf":{YAML_PROPERTIES}[ \t]{{0,8}}(?:(?P<style>{YAML_STYLE})[ \t]{{0,8}}{YAML_COMMENT}\r?\n"
+YAML_BLOCK_OPENER = re.compile(rf":(?=[ \t\r\n]){YAML_PROPERTIES}[ \t]{{0,8}}(?:(?P<style>{YAML_STYLE})[ \t]{{0,8}}{YAML_COMMENT}\r?\n"
                                rf"|{YAML_COMMENT}\r?\n(?=[ \t]{{0,64}}- ))")
 YAML_BLOCK_KEY = re.compile(r"(?P<indent>[ \t]{0,64})(?:- )?[\"']?(?P<name>[A-Za-z_][\w.-]{0,127})[\"']?[ \t]{0,8}")
 YAML_LINE_OPENER = re.compile(YAML_BLOCK_KEY.pattern + rf":{YAML_PROPERTIES}[ \t]{{0,8}}(?:{YAML_STYLE}[ \t]{{0,8}})?{YAML_COMMENT}")
@@ -579,9 +579,7 @@ YAML_COMPLEX_KEY_LINE = re.compile(r"[ \t]{0,64}\?[ \t]{1,8}[\"']?(?P<name>[A-Za
 
 def _multiline_string_spans(text: str) -> list[Span]:
     spans: list[Span] = []
-    if not any(literal in text for literal in MULTILINE_STRING_LITERALS):
-        return spans
-    for m in MULTILINE_STRING.finditer(text):
+    for m in MULTILINE_STRING.finditer(text):   # (one scan, led by its "=": cheaper than three substring tests)
         if not _multiline_string_name(text, m.start()):
             continue
         at = m.end()
@@ -664,8 +662,9 @@ DOT_LEADER = re.compile(r" \.\.(?<=[A-Za-z0-9_] \.\.)\.{0,96} (?P<value>[^\n]{1,
 # - the same print without dots: an indented line of two columns, a secret's name and one word that looks like a
 #   password (`  mlflow_password  X`), 2+ blanks apart, or one blank behind DeepSpeed's `:print]` prefix; a setting, a
 #   word, a number, a path stay (looks_like_password)
-TWO_COLUMNS = re.compile(r"(?:\n|(?P<print>:print\]))[ \t]{1,16}(?P<name>[A-Za-z_][\w.-]{0,127})(?P<gap>[ \t]{1,32})"
-                         r"(?P<value>[^\s]{1,4096})[ \t]*(?=\r?\n|\Z)")
+_COLUMNS_REST = r"(?P<name>[A-Za-z_][\w.-]{0,127})(?P<gap>[ \t]{2,32})(?P<value>[^\s]{1,4096})[ \t]*(?=\r?\n|\Z)"
+TWO_COLUMNS = re.compile(r"\n[ \t]{1,16}" + _COLUMNS_REST)
+PRINT_COLUMNS = re.compile(r":print\][ \t]{1,16}" + _COLUMNS_REST.replace("{2,32}", "{1,32}"))
 # - Hadoop / Spark / Hive XML: `<name>fs.s3a.secret.key</name>` then `<value>X</value>`, on one line or the next
 #   (a <description> between them, the value in CDATA; the <value> first and its <name> after it)
 _XML_VALUE = r"(?:<!\[CDATA\[(?P<cdata>[^\]\n]{1,4096})\]\]>|(?P<value>[^<\n]{1,4096}))"
@@ -710,13 +709,14 @@ def _tool_listing_spans(text: str) -> list[Span]:
             if name and _secret_name_cached(name) and _secret_value(value):
                 spans.append((m.start("value"), m.start("value") + len(value), REDACTED, "secret-named value",
                               m.start() - len(name)))
-    if "  " in text or "\t" in text or ":print]" in text:
-        for m in TWO_COLUMNS.finditer("\n" + text):
-            if (len(m.group("gap")) < 2 and m.group("print") is None) or not _secret_name_cached(m.group("name")):
-                continue
+    for shift, pattern, lined in ((1, TWO_COLUMNS, "\n" + text if "  " in text or "\t" in text else ""),
+                                  (0, PRINT_COLUMNS, text if ":print]" in text else "")):
+        for m in pattern.finditer(lined):
             value = m.group("value")
-            if _looks_like_password_cached(value) and _item_is_secret(m.group("name"), value):
-                spans.append((m.start("value") - 1, m.end("value") - 1, REDACTED, "secret-named value", max(0, m.start() - 1)))
+            if (_secret_name_cached(m.group("name")) and _looks_like_password_cached(value)
+                    and _item_is_secret(m.group("name"), value)):
+                spans.append((m.start("value") - shift, m.end("value") - shift, REDACTED, "secret-named value",
+                              max(0, m.start() - shift)))
     if "<name>" in text:
         patterns = (HADOOP_PROPERTY, HADOOP_PROPERTY_VALUE_FIRST) if "<value>" in text else (HADOOP_PROPERTY,)
         for pattern in patterns:
