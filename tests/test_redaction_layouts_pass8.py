@@ -121,3 +121,31 @@ def test_ordinary_layouts_stay(text: str) -> None:
 def test_layouts_in_json_and_behind_a_log_prefix_go() -> None:
     _gone(json.dumps({"conf": f"<name>fs.s3a.secret.key</name><value><![CDATA[{S}]]></value>"}), S)
     _gone(f"[rank0]: password: >2-\n[rank0]:     {P}\n", P)
+
+
+AZ = "u1+eiPNBjf+Ub8hF+vM/lckQEb6XscAOSQcoXuVB2Te+FLy3NqM09FZ49Lqxvtu/E0igHxB3uPe781iaR4gL4Q=="
+SESSION = "IQoJb3JpZ2luX2VjEwVsFt3xpvnj1tmaT2fOSvfPIjPGXyuihQZN5lauONCf91slkij86ilWMq3P3ggMPORYcsO0KEfk1gGGPEo4TX5"
+AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEKEY"
+CLOUD_CLI = [   # rt8 L1 L3 L5: cloud CLIs' tables and text output, the values in no environment variable
+    (f"||  AccessKeyId     |  ASIAEXAMPLE0000000001 ||\n||  SecretAccessKey |  {AWS_SECRET}  ||\n"
+     f"||  SessionToken    |  {SESSION}  ||\n", [AWS_SECRET, SESSION]),
+    (f"CREDENTIALS\tASIAEXAMPLE0000000001\t2026-11-24T09:00:00+00:00\t{AWS_SECRET}\t{SESSION}\n", [AWS_SECRET, SESSION]),
+    (f"||  Name          |  prod/db                 ||\n||  SecretString  |  SmghRRdgrfaBB4KmotT1  ||\n", ["SmghRRdgrfaBB4KmotT1"]),
+    (f"| apikey        | {AZ[:84]} |\n| format_type   | ascii |\n", [AZ[:84]]),
+    ("Key        Value\n---        -----\napi_key    KvR7g8u9JBUvaCcCglXRw9\nrefresh    768h\n", ["KvR7g8u9JBUvaCcCglXRw9"]),
+    (f'[{{"keyName": "key1", "permissions": "FULL", "value": "{AZ}"}}]\n', [AZ]),
+    (f"KeyName    Permissions    Value\n---------  -------------  {'-' * 88}\nkey1       FULL           {AZ}\n", [AZ]),
+]
+
+
+@pytest.mark.parametrize("text,values", CLOUD_CLI)
+def test_cloud_cli_credentials_go(text: str, values: list[str]) -> None:
+    _gone(text, *values)
+
+
+@pytest.mark.parametrize("text", [
+    "| name | value |\n|------|-------|\n| batch_size | 32 |", "| api_key | your key here |", "| token | `str` |",
+    "||  Expiration      |  2026-11-24T09:00:00+00:00  ||", "Key        Value\n---        -----\nrefresh    768h\n",
+])
+def test_ordinary_tables_stay(text: str) -> None:
+    assert Redactor({}).text(text) == text

@@ -60,7 +60,8 @@ TERRAFORM_SENSITIVE = re.compile(r"\"sensitive\"[ \t]{0,3}:[ \t]{0,3}true")
 JSON_VALUE_KEY = re.compile(r"\"value\"[ \t\r\n]{0,64}:[ \t\r\n]{0,64}"
                             r"(?:\"(?P<dq>[^\"\\\n]{0,4096}(?:\\[^\n][^\"\\\n]{0,4096}){0,256})\"|(?P<plain>[A-Za-z0-9_.+-]{1,256}))")
 # PowerShell's `Get-ChildItem env:` (and other two-column Name/Value tables).
-NAME_VALUE_TABLE = re.compile(r"Name {2,256}Value[ \t]{0,256}\r?\n-{4} {2,256}-{5}[ \t]{0,256}\r?\n(?P<rows>(?:[^\n]+(?:\n|\Z)){0,61})")
+# (and vault's `Key  Value` / `---  -----` table)
+NAME_VALUE_TABLE = re.compile(r"(?:Name|Key) {2,256}Value[ \t]{0,256}\r?\n-{3,4} {2,256}-{5}[ \t]{0,256}\r?\n(?P<rows>(?:[^\n]+(?:\n|\Z)){0,61})")
 # <password>VALUE</password>, <ns:apiKey>VALUE</ns:apiKey> (Maven settings.xml, app configs).
 XML_ELEMENT = re.compile(r"<(?P<tag>(?:[A-Za-z_][\w.-]{0,63}:)?(?P<local>[A-Za-z_][\w.-]{0,63}))(?:[ \t][^<>\n]{0,256})?>"
                          r"(?P<value>[^<\n]{1,4096})</(?P=tag)>")
@@ -614,7 +615,7 @@ def _name_value_table_spans(text: str) -> list[Span]:
     """PowerShell's `Get-ChildItem env:` table: a `Name  Value` header, a dashed line, then `NAME  VALUE`
     rows to the first blank line; a secret name's value goes."""
     spans: list[Span] = []
-    if "Name " not in text or "-----" not in text:
+    if ("Name " not in text and "Key " not in text) or "-----" not in text:
         return spans
     secret_name = _secret_name_cached
     secret_value = _secret_value
@@ -726,10 +727,50 @@ def _tool_listing_spans(text: str) -> list[Span]:
                     spans.append((m.start(group), m.end(group), REDACTED, "secret-named value", m.start()))
     if "=" in text and "<" in text:
         spans += _xml_named_element_spans(text)
+    if "|" in text or "CREDENTIALS\t" in text or "eyName" in text:
+        spans += _cloud_cli_spans(text)
     if "," in text and "(" in text:
         for m in CONF_TUPLE.finditer(text):
             if _secret_name_cached(m.group("name")) and _item_is_secret(m.group("name"), m.group("value")):
                 spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
+    return spans
+
+
+# Cloud CLIs' printed credentials (rt8 L1 L3 L5): a table row of two cells, a secret's name and a password-like value
+# (`aws ... --output table`'s `||  SecretAccessKey |  X  ||`, secretsmanager's SecretString, `ngc config current`'s
+# `| apikey | X |`); `aws ... --output text`'s CREDENTIALS line (its SecretAccessKey and SessionToken fields);
+# `az storage account keys list`: the value beside a keyName in JSON, the Value column of its table.
+PIPE_ROW = re.compile(r"\|(?:(?<=^\|)|(?<=[\n|]\|))[ \t]{1,8}(?P<name>[A-Za-z_][\w.-]{0,63})[ \t]{0,64}\|[ \t]{1,8}"
+                      r"(?P<value>[^|\s]{1,4096})[ \t]{0,256}\|{1,2}[ \t]*(?=\r?\n|\Z)")
+AWS_TEXT_CREDENTIALS = re.compile(r"CREDENTIALS\t[^\t\n]{1,256}\t[^\t\n]{1,64}\t(?P<secret>[^\t\n]{1,4096})\t(?P<token>[^\t\n]{1,8192})")
+AZ_KEY_JSON = re.compile(r"\"keyName\"[ \t]{0,4}:[ \t]{0,4}\"[^\"\n]{0,64}\"[^{}\n]{0,256}?\"value\"[ \t]{0,4}:[ \t]{0,4}"
+                         r"\"(?P<value>[^\"\n]{8,4096})\"")
+AZ_KEYS_TABLE = re.compile(r"KeyName {2,64}Permissions {2,64}Value[ \t]{0,8}\r?\n-{3,64}(?: {2,64}-{3,256}){2}[ \t]{0,8}\r?\n"
+                           r"(?P<rows>(?:[^\n]+(?:\n|\Z)){0,16})")
+
+
+def _cloud_cli_spans(text: str) -> list[Span]:
+    spans: list[Span] = []
+    if "|" in text:
+        for m in PIPE_ROW.finditer(text):
+            value = m.group("value")
+            if _secret_name_cached(m.group("name")) and _looks_like_password_cached(value) and _secret_value(value):
+                spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
+    if "CREDENTIALS\t" in text:
+        spans += [(m.start(group), m.end(group), REDACTED, "secret-named value", m.start())
+                  for m in AWS_TEXT_CREDENTIALS.finditer(text) for group in ("secret", "token")]
+    if "keyName" in text:
+        spans += [(m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
+                  for m in AZ_KEY_JSON.finditer(text)]
+    if "KeyName " in text:
+        for m in AZ_KEYS_TABLE.finditer(text):
+            offset = m.start("rows")
+            for line in m.group("rows").split("\n"):
+                fields = line.split()
+                if len(fields) >= 3 and len(fields[-1]) >= 16:
+                    start = offset + line.rindex(fields[-1])
+                    spans.append((start, start + len(fields[-1]), REDACTED, "secret-named value", m.start()))
+                offset += len(line) + 1
     return spans
 
 

@@ -196,7 +196,7 @@ class StreamRedactor:
 
 PRINTED_FORM_HOLD_CHARS = 16384
 PRINTED_FORM_OPENERS = ("ame", "File \"", LOGURU_ARROW, "\"sensitive\"", "ata", "Name ", ":\n", ":\r\n", "|", ">", '"""', "'''",
-                        "<<", "? ", ": ", "<value>")
+                        "<<", "? ", ": ", "<value>", "Key ")
 
 
 def _opens_printed_form(line: str) -> bool:
@@ -214,7 +214,7 @@ def _opens_printed_form(line: str) -> bool:
     if _opens_string_over_lines(line):
         return True  # `password = """`, `password = <<EOT`, `? password`
     return ("File \"" in line or LOGURU_ARROW in line or "\"sensitive\"" in line
-            or (line.startswith("Name ") and line.rstrip().endswith("Value"))
+            or (line.startswith(("Name ", "Key ", "KeyName ")) and line.rstrip().endswith("Value"))
             or ("ata" in line and (DATA_BLOCK_YAML.search(line.lstrip(" -") + "\n") is not None
                                    or DATA_BLOCK_JSON.search(line) is not None)))
 
