@@ -692,8 +692,10 @@ _looks_like_password_cached = functools.lru_cache(maxsize=4096)(looks_like_passw
 def _tool_listing_spans(text: str) -> list[Span]:
     """Values of secret names in fish / csh environment listings, DeepSpeed's config print and Hadoop XML (above)."""
     spans: list[Span] = []
-    if " " in text or "\t" in text:
-        for shift, pattern, lined in ((1, ENV_LISTING_LINE, "\n" + text), (0, ENV_LISTING_COMMAND, text)):
+    blanks = " " in text or "\t" in text
+    newline_first = "\n" + text if blanks else ""   # (the line patterns start at a "\n": the first line has one too)
+    if blanks:
+        for shift, pattern, lined in ((1, ENV_LISTING_LINE, newline_first), (0, ENV_LISTING_COMMAND, text)):
             for m in pattern.finditer(lined):
                 if not _secret_name_cached(m.group("name")):
                     continue
@@ -710,7 +712,7 @@ def _tool_listing_spans(text: str) -> list[Span]:
             if name and _secret_name_cached(name) and _secret_value(value):
                 spans.append((m.start("value"), m.start("value") + len(value), REDACTED, "secret-named value",
                               m.start() - len(name)))
-    for shift, pattern, lined in ((1, TWO_COLUMNS, "\n" + text if "  " in text or "\t" in text else ""),
+    for shift, pattern, lined in ((1, TWO_COLUMNS, newline_first),
                                   (0, PRINT_COLUMNS, text if ":print]" in text else "")):
         for m in pattern.finditer(lined):
             value = m.group("value")

@@ -197,12 +197,10 @@ def _name_edits(text: str) -> list[tuple[int, int, str]]:
         edits += [(m.start(), m.end(), "_") for m in KEY_SLASH.finditer(text)]
     if not text.isascii():
         edits += [(m.start(), m.end(), "") for m in INVISIBLE_INSIDE.finditer(text)]
-        if "\u00a0" in text or "\u202f" in text or "\u2007" in text:   # (substring tests: a class scan costs more)
+        if "\u00a0" in text or "\u202f" in text:   # (substring tests: a class scan costs more; a figure space alone stays)
             edits += [(m.start(), m.end(), " " * len(m.group())) for m in NO_BREAK_BESIDE_SEPARATOR.finditer(text)]
-    if "%" in text or "\\x" in text or "&#" in text:
-        edits += _other_escape_edits(text)
-    if "\\\n" in text or "\\\r\n" in text:
-        edits += _continued_name_edits(text)
+    edits += _other_escape_edits(text)   # (each tests for its literals itself: one scan each)
+    edits += _continued_name_edits(text)
     return sorted(edits) if len(edits) > 1 else edits
 
 
