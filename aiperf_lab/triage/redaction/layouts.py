@@ -558,7 +558,12 @@ MULTILINE_STRING_LITERALS = ('"""', "'''", "<<")
 
 def _multiline_string_name(text: str, at: int) -> str:
     """The secret's name that ends text before `at` (an opener's `=`), or ""."""
-    key = FLOW_KEY_REVERSED.match(text[max(0, at - 140):at][::-1])
+    return _name_ending(text[max(0, at - 140):at])
+
+
+@functools.lru_cache(maxsize=4096)
+def _name_ending(window: str) -> str:   # (a log repeats its lines: the same window, one reading)
+    key = FLOW_KEY_REVERSED.match(window[::-1])
     name = key.group("name")[::-1] if key is not None else ""
     return name if name and (name[0].isalpha() or name[0] == "_") and _secret_name_cached(name) else ""
 
@@ -578,8 +583,17 @@ def _opens_string_over_lines(line: str) -> bool:
 YAML_COMPLEX_KEY_LINE = re.compile(r"[ \t]{0,64}\?[ \t]{1,8}[\"']?(?P<name>[A-Za-z_][\w.-]{0,127})[\"']?[ \t]{0,8}")
 
 
+HEREDOC_REACH = YAML_BLOCK_MOST_LINES * 256   # characters a heredoc's body may run over
+
+
+@functools.lru_cache(maxsize=256)
+def _heredoc_end(tag: str) -> re.Pattern[str]:
+    return re.compile(rf"(?m)^[ \t]{{0,64}}{re.escape(tag)}[ \t\r]{{0,8}}$")
+
+
 def _multiline_string_spans(text: str) -> list[Span]:
     spans: list[Span] = []
+    scanned: dict[str, tuple[int, int]] = {}   # a heredoc's tag -> (searched up to, the close found there or -1)
     for m in MULTILINE_STRING.finditer(text):   # (one scan, led by its "=": cheaper than three substring tests)
         if not _multiline_string_name(text, m.start()):
             continue
@@ -588,19 +602,17 @@ def _multiline_string_spans(text: str) -> list[Span]:
             end = text.find(m.group("q"), at, at + YAML_BLOCK_MOST_LINES * PRINTED_VALUE_LIMIT)
             if end < 0 or text.count("\n", at, end) > YAML_BLOCK_MOST_LINES:
                 continue
-        else:
-            tag, end = m.group("tag"), -1
-            for _ in range(YAML_BLOCK_MOST_LINES):
-                line_end = text.find("\n", at)
-                if text[at:line_end if line_end >= 0 else len(text)].strip(" \t\r") == tag:
-                    end = at
-                    break
-                if line_end < 0:
-                    break
-                at = line_end + 1
-            if end < 0:
+        else:   # the tag's closing line within HEREDOC_REACH, each part of the text searched once per tag
+            tag = m.group("tag")
+            until, close = scanned.get(tag, (0, -1))
+            if close < at:
+                reach = at + HEREDOC_REACH
+                found = _heredoc_end(tag).search(text, max(at, until), reach) if until < reach else None
+                close = found.start() if found is not None else -1
+                scanned[tag] = (reach if found is None else found.start(), close)
+            if close < 0 or close - at > HEREDOC_REACH:
                 continue
-            at = m.end()
+            end = close
         line_at = at
         for line in text[at:end].split("\n"):
             content = line.strip(" \t\r")
