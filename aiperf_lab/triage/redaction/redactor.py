@@ -31,8 +31,9 @@ from .keys import _key_spans
 from .layouts import (
     DASH_DATA, DOCKER_CONFIG_BASE64, DOCKER_CONFIG_PREFIXES, DOCKER_CONFIG_SECRET, PGPASS_PORT,
     _aws4_authorization_end, _base64_text, _env_item_spans, _extend_quoted_values, _header_tuple_spans,
-    _json_data_block_spans, _kubectl_secret_spans, _loguru_spans, _name_value_table_spans, _pgpass_spans,
-    _prefixed_block_spans, _reordered_pair_spans, _shell_quoted_spans, _terraform_sensitive_spans, _tool_listing_spans, _xml_element_spans, _yaml_block_spans,
+    _json_data_block_spans, _kubectl_secret_spans, _loguru_spans, _multiline_string_spans, _name_value_table_spans,
+    _pgpass_spans, _prefixed_block_spans, _reordered_pair_spans, _shell_quoted_spans, _terraform_sensitive_spans,
+    _tool_listing_spans, _xml_element_spans, _yaml_block_spans,
     _yaml_data_block_spans,
 )
 from .names import (
@@ -436,7 +437,7 @@ class Redactor:
         spans = (_env_item_spans(text) + _shell_quoted_spans(text) + _loguru_spans(text) + _header_tuple_spans(text)
                  + _terraform_sensitive_spans(text) + _xml_element_spans(text) + _name_value_table_spans(text)
                  + _yaml_block_spans(text) + _tool_listing_spans(text) + _prefixed_block_spans(text)
-                 + _reordered_pair_spans(text))
+                 + _reordered_pair_spans(text) + _multiline_string_spans(text))
         if "kubectl" in text:
             spans += _kubectl_secret_spans(text, _lower(text))
         if any(prefix in text for prefix in DOCKER_CONFIG_PREFIXES):
@@ -644,7 +645,7 @@ class Redactor:
             plain = CSI.sub("", text)
             if len(plain) < len(text):  # coloured text: the rules read it without its colour codes
                 return self._coloured_spans(text, plain, in_key, token_carry, value_next)
-        if "\\" in text or not text.isascii():
+        if "\\" in text or not text.isascii() or "%" in text or "&#" in text:
             edits = _name_edits(text)
             if edits:  # a secret name escaped or split (`"pass\u0077ord":`): the rules read it spelled plainly
                 return self._view_spans(text, edits, in_key, token_carry, value_next)
