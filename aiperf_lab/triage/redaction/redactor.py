@@ -548,7 +548,8 @@ class Redactor:
             address = value.split("%", 1)[0]
             verdicts[value] = None if address in BORING_IPS or not _is_ipv6(address) else address
         found = list(map(verdicts.__getitem__, values))
-        if any(text[end:end + 1] in CXX_AFTER_SCOPE for end in ends):   # c10::{lambda()#1}, ab::cd(): C++ names
+        if any(map(text.__contains__, CXX_AFTER_SCOPE)) and any(   # (a test in C first: most texts hold none of them)
+                text[end:end + 1] in CXX_AFTER_SCOPE for end in ends):   # c10::{lambda()#1}, ab::cd(): C++ names
             found = [None if text[end:end + 1] in CXX_AFTER_SCOPE else address for address, end in zip(found, ends)]
         if not all(found):
             starts, ends, found = (list(itertools.compress(column, found)) for column in (starts, ends, found))
