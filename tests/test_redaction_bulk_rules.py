@@ -224,3 +224,44 @@ def test_the_scan_of_assignments_apart_ends_at_the_first_separator_the_loop_woul
     plain = span_helpers.CSI.sub("", text * 50)
     scan = assignment_rules.ASSIGNMENTS_APART[assignment_rules.SECRET_ASSIGNMENTS[1]][0]
     assert scan.match(plain, plain.index("\n")) is None
+
+
+# lines of YAML openers and what follows them: names that are no secret's, a secret's, behind log prefixes, block
+# scalars, sequences, Hadoop <name> lines, and the lines under them
+OPENER_HEADS = ["step", "model", "  layers", "- step", "secrets", "password", "api_key", "[rank0]: password",
+                "INFO: secrets", "2026-11-23 12:00:01 INFO: token", "svc-1  | secrets", "<name>db.password</name>",
+                "<name>batch</name>", "x: y: password", "E   password", "'password'", "step  ", "app-1  | step"]
+OPENER_ENDS = [":\n", ": |\n", ": >-\n", ":\r\n", ":  \n", "\n", ": x\n"]
+OPENER_BODIES = ["  - 1\n", "- Zq8Das1x\n", "  Zq8Das1x\n", "  - Pa55w0rd-2\n", "[rank0]:   - Zq8Das1x\n",
+                 "INFO:   Zq8Das1x\n", "<value>Zq8Das1x</value>\n", "", "\n", "x\n", "svc-1  |   - Zq8Das1x\n"]
+
+
+def _opener_text(rng: random.Random, misses: int) -> str:
+    """misses lines that open no secret's block, dense enough for the bulk read, then random openers and bodies."""
+    lines = [rng.choice(["step:\n  - 1\n", "x:\n- 2\n", "[rank0]: step:\n[rank0]:   - 3\n"]) for _ in range(misses)]
+    lines += [rng.choice(OPENER_HEADS) + rng.choice(OPENER_ENDS) + rng.choice(OPENER_BODIES)
+              for _ in range(rng.randint(0, 6))]
+    return "".join(lines)
+
+
+def test_openers_that_name_no_secret_read_in_bulk_give_the_spans_of_the_loop(monkeypatch):
+    from aiperf_lab.triage.redaction import layouts as layout_rules
+    rng = random.Random(13)
+    texts = [_opener_text(rng, rng.choice([0, 255, 256, 300, 600])) for _ in range(400)]
+    texts += ["step:\n  - 1\n" * 300 + "password:\n  - Zq8Das1x\n",
+              "[rank0]: step:\n[rank0]:   - 1\n" * 300 + "[rank0]: password:\n[rank0]:   - Zq8Das1x\n",
+              "step:\n  - 1\n" * 300 + "<name>x</name>\n" * 3 + "a <name>db.password</name>\n<value>Zq8Das1x</value>\n"]
+    rules = (layout_rules._yaml_block_spans, layout_rules._prefixed_block_spans)
+    bulk = [[sorted(rule(text)) for rule in rules] for text in texts]
+    stops = []
+    real_check = layout_rules._no_opener_ahead
+    monkeypatch.setattr(layout_rules, "_no_opener_ahead", lambda *args: stops.append(real_check(*args)) or stops[-1])
+    for text in texts[-3:]:
+        for rule in rules:
+            rule(text)
+    assert True in stops and False in stops   # (the bulk read is tried, and stops a loop only where it may)
+    monkeypatch.setattr(layout_rules, "OPENERS_BEFORE_BULK", 1 << 30)   # the loop over every opener
+    loop = [[sorted(rule(text)) for rule in rules] for text in texts]
+    differ = [text for text, a, b in zip(texts, bulk, loop) if a != b]
+    assert not differ, differ[:1]
+    assert sum(1 for spans in loop[-3:] for found in spans if found) == 3

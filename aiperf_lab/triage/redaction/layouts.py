@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import functools
 import re
+from typing import Callable
 from urllib.parse import quote
 
 from .assignments import (
@@ -283,6 +284,19 @@ YAML_LINE_OPENER = re.compile(YAML_BLOCK_KEY.pattern + r":[ \t]{0,8}(?:[|>][+-]?
 YAML_FLOW_OPENER = re.compile(r"[:=][ \t]{0,8}\[")
 FLOW_KEY_REVERSED = re.compile(r"[ \t]{0,8}[\"']?(?P<name>[A-Za-z0-9_.-]{1,128})")   # (read backwards from the ":")
 YAML_BLOCK_MOST_LINES = 62
+# Every line's text before an opener, from a line's start on (findall: no Python per line); a loop over a text of many
+# openers that name no secret (`step:` then `  - 1` lines) reads the rest of them this way, and stops where none does
+YAML_OPENER_HEADS = re.compile(r"(?m)^([^\n]*?)" + YAML_BLOCK_OPENER.pattern.replace("(?P<style>", "(?:"))
+# (when the first 256 that name none lie within 8 KiB: findall reads every character, the loop only the openers)
+OPENERS_BEFORE_BULK = 256
+
+
+def _no_opener_ahead(heads: re.Pattern[str], text: str, first: int, at: int, judge: Callable[[str], bool]) -> bool:
+    """Whether a loop over the openers of a text, OPENERS_BEFORE_BULK of which (the first at `first`, the last ending
+    at `at`, a line's start) named no secret, may stop: they lie within 8 KiB, and no opener after `at` has a line
+    before it that `judge` takes (heads: a pattern whose one group is that line's text, as the loop reads it, one
+    per line)."""
+    return at - first <= 32 * OPENERS_BEFORE_BULK and not any(map(judge, set(heads.findall(text, at))))
 
 
 def _yaml_block_spans(text: str) -> list[Span]:
@@ -293,16 +307,30 @@ def _yaml_block_spans(text: str) -> list[Span]:
     openers: dict[str, int | None] = {}   # a line before its ":" -> its indent when it names a secret (a log repeats them)
     bodies: dict[tuple[str, bool, str], list[tuple[int, int]]] = {}   # and a key line's body -> its spans
     names: dict[str, str] = {}   # a key line -> its name
+    misses = first_miss = 0   # openers that name no secret, and where the first is
+
+    def names_secret(head: str) -> bool:
+        if head not in openers:
+            key = YAML_BLOCK_KEY.fullmatch(head)
+            openers[head] = (len(key.group("indent")) if key is not None
+                             and _secret_name_cached(key.group("name")) else None)
+            names[head] = key.group("name") if key is not None else ""
+        return openers[head] is not None
+
     for m in YAML_BLOCK_OPENER.finditer(text) if ":" in text else ():
         line_start = text.rfind("\n", 0, m.start()) + 1
         head = text[line_start:m.start()]
         indent = openers.get(head, -1)
         if indent == -1:
-            key = YAML_BLOCK_KEY.fullmatch(head)
-            indent = openers[head] = (len(key.group("indent")) if key is not None
-                                      and _secret_name_cached(key.group("name")) else None)
-            names[head] = key.group("name") if key is not None else ""
+            names_secret(head)
+            indent = openers[head]
         if indent is None:
+            if not misses:
+                first_miss = m.start()
+            misses += 1
+            if misses == OPENERS_BEFORE_BULK and _no_opener_ahead(YAML_OPENER_HEADS, text, first_miss, m.end(),
+                                                                  names_secret):
+                break   # (none of the rest names a secret)
             continue
         scalar = m.group("style") is not None
         body = _yaml_body(indent, scalar).match(text, m.end()).group()
@@ -351,6 +379,8 @@ def _yaml_block_spans(text: str) -> list[Span]:
 # `<name>` line) has text before its name; that text (its digits free: times differ line to line) is cut from the
 # opener's line and each line after it that starts with it, and the block rules read that view.
 PREFIXED_OPENER = re.compile(r"(?::[ \t]{0,8}(?P<style>[|>][+-]?[0-9]?[ \t]{0,8})?|(?P<xml></name>)[ \t]{0,8})\r?\n")
+PREFIXED_OPENER_HEADS = re.compile(r"(?m)^([^\n]*?)" + PREFIXED_OPENER.pattern.replace("(?P<style>", "(?:")
+                                   .replace("(?P<xml>", "(?:"))   # (see YAML_OPENER_HEADS)
 
 
 def _prefixed_block_spans(text: str) -> list[Span]:
@@ -363,6 +393,12 @@ def _prefixed_block_spans(text: str) -> list[Span]:
     edits: list[tuple[int, int, str]] = []
     done = 0
     openers: dict[str, tuple[str, str, int, str] | None] = {}   # an opener's line -> _opener_prefix (a log repeats them)
+    misses = first_miss = 0   # openers that name no secret, and where the first is
+
+    def may_open(head: str) -> bool:   # (as either kind of opener: the loop judges a line by its first one's kind)
+        return (openers.get(head) is not None or _opener_prefix(head, False) is not None
+                or _opener_prefix(head, True) is not None)
+
     for m in PREFIXED_OPENER.finditer(text):
         line_start = text.rfind("\n", 0, m.start()) + 1
         if line_start < done:
@@ -371,6 +407,12 @@ def _prefixed_block_spans(text: str) -> list[Span]:
         if (opener := openers.get(head, ())) == ():
             opener = openers[head] = _opener_prefix(head, m.group("xml") is not None)
         if opener is None:
+            if not misses:
+                first_miss = m.start()
+            misses += 1
+            if misses == OPENERS_BEFORE_BULK and _no_opener_ahead(PREFIXED_OPENER_HEADS, text, first_miss, m.end(),
+                                                                  may_open):
+                break   # (none of the rest opens a block)
             continue
         prefix, name, indent, shape = opener
         if m.group("style") is None and m.group("xml") is None:   # `P password:` then `P   X`, or `P   - X` items

@@ -377,19 +377,26 @@ class Redactor:
                 merged[-1][1] = max(merged[-1][1], end)
             else:
                 merged.append([start, end, label])
+        append = spans.append
         for start, end, label in merged:
             while start < end:
                 part = parts[bisect.bisect_right(firsts, start) - 1]
                 line_starts, line_firsts = part.lines()
                 index = bisect.bisect_right(line_firsts, start - part.first) - 1
-                if index >= len(line_starts):  # the NUL between two parts
+                count = len(line_starts)
+                if index >= count:  # the NUL between two parts
                     start += 1
                     continue
-                line_first = part.first + line_firsts[index]
-                stop = min(end, part.first + line_firsts[index + 1])
-                for first, last in _dump_columns(text, part, index, start - line_first, stop - 1 - line_first):
-                    spans.append((first, last, REDACTED, label, first))
-                start = stop
+                base = part.first
+                while True:   # the part's lines in turn (a dump of a secret: a span over many lines)
+                    line_first = base + line_firsts[index]
+                    stop = min(end, base + line_firsts[index + 1])
+                    for first, last in _dump_columns(text, part, index, start - line_first, stop - 1 - line_first):
+                        append((first, last, REDACTED, label, first))
+                    start = stop
+                    index += 1
+                    if start >= end or index >= count:
+                        break
         return spans
 
     def _escaped_run_spans(self, text: str) -> list[Span]:
