@@ -395,9 +395,10 @@ def _prefixed_block_spans(text: str) -> list[Span]:
     openers: dict[str, tuple[str, str, int, str] | None] = {}   # an opener's line -> _opener_prefix (a log repeats them)
     misses = first_miss = 0   # openers that name no secret, and where the first is
 
-    def may_open(head: str) -> bool:   # (as either kind of opener: the loop judges a line by its first one's kind)
-        return (openers.get(head) is not None or _opener_prefix(head, False) is not None
-                or _opener_prefix(head, True) is not None)
+    def may_open(head: str) -> bool:   # (the loop judges a line by its first opener's kind: one not seen yet, by both)
+        if head in openers:
+            return openers[head] is not None
+        return _opener_prefix(head, False) is not None or _opener_prefix(head, True) is not None
 
     for m in PREFIXED_OPENER.finditer(text):
         line_start = text.rfind("\n", 0, m.start()) + 1
