@@ -265,3 +265,32 @@ def test_openers_that_name_no_secret_read_in_bulk_give_the_spans_of_the_loop(mon
     differ = [text for text, a, b in zip(texts, bulk, loop) if a != b]
     assert not differ, differ[:1]
     assert sum(1 for spans in loop[-3:] for found in spans if found) == 3
+
+
+def _name_escape_edits_one_by_one(text: str) -> list:
+    """NAME_ESCAPE's part of _name_edits as it was: one decode per match."""
+    edits = []
+    for m in span_helpers.NAME_ESCAPE.finditer(text):
+        written = m.group()
+        decoded = (chr(int(written[-4:], 16)) if written.count("u") == 1
+                   else "".join(chr(int(code, 16)) for code in span_helpers.NAME_ESCAPE_CODE.findall(written)))
+        edits.append((m.start(), m.end(), decoded.translate(span_helpers.NOT_INVISIBLE)))
+    return edits
+
+
+# what NAME_ESCAPE looks at: escapes of name letters, of invisible characters, doubled backslashes, name characters
+ESCAPE_PIECES = ["\\u0077", "\\u0041", "\\U0077", "\\u200b", "\\u200B", "\\ufeff", "\\u00ad", "\\u002d", "\\u005f",
+                 "\\\\u0077", "\\\\\\u0070", "\\u00e9", "\\u12", "\\", "u", "pass", "ord", "a", "_", "-", ".", " ",
+                 "\"", ":", "\n", "\\/", "0077"]
+
+
+def test_escaped_name_letters_decoded_in_bulk_give_the_edits_of_one_match_at_a_time():
+    rng = random.Random(17)
+    texts = ["".join(rng.choice(ESCAPE_PIECES) for _ in range(rng.randint(1, 60))) for _ in range(4000)]
+    texts += ['{"pass\\u0077ord": "Zq8Wm3Kx7Lp2Rv9T", "caf\\u00e9": 1}\n' * 50, "\\u0041" * 300,
+              "api\\u005fkey\\u200b\\u200bx " * 20]
+    differ = [text for text in texts
+              if [edit for edit in span_helpers._name_edits(text) if "\\u" in text[edit[0]:edit[1]]]
+              != _name_escape_edits_one_by_one(text)]
+    assert not differ, differ[:3]
+    assert sum(1 for text in texts if _name_escape_edits_one_by_one(text)) > 1000
