@@ -331,3 +331,48 @@ def test_loguru_blocks_read_once_each_give_the_spans_of_every_block_read():
     differ = [text for text in texts if layout_rules._loguru_spans(text) != _loguru_one_block_at_a_time(text)]
     assert not differ, differ[:1]
     assert sum(1 for text in texts if _loguru_one_block_at_a_time(text)) > 50
+
+
+def _flow_items_one_opener_at_a_time(text: str) -> list:
+    """The flow-sequence part of _yaml_block_spans as it was: the name before every opener read first, its items
+    judged at every opener."""
+    from aiperf_lab.triage.redaction import layouts as layout_rules
+    spans = []
+    harmless = assignment_rules._HarmlessValues()
+    close = newline = -1
+    for m in layout_rules.YAML_FLOW_OPENER.finditer(text):
+        if text.startswith(REDACTED, m.end() - 1):
+            continue
+        window = text[max(0, m.start() - 140):m.start()]
+        key = layout_rules.FLOW_KEY_REVERSED.match(window[::-1])
+        name = key.group("name")[::-1] if key is not None else ""
+        if not (name and (name[0].isalpha() or name[0] == "_") and layout_rules._secret_name_cached(name)):
+            continue
+        at = m.end()
+        if close < at:
+            close = text.find("]", at) % (len(text) + 1)
+        if newline < at:
+            newline = text.find("\n", at) % (len(text) + 1)
+        if close == len(text) or newline < close or close - at > layout_rules.PRINTED_VALUE_LIMIT:
+            continue
+        items = text[at:close]
+        found = layout_rules._flow_item_spans(items, harmless, text[m.start()] == "=")
+        spans += [(at + start, at + end, REDACTED, "secret-named value", m.start()) for start, end in found
+                  if layout_rules._item_is_secret(name, items[start:end])]
+    return spans
+
+
+FLOW_PIECES = ["secrets: [", "passwords = [", "\"api_keys\": [", "steps: [", "valid_keys: [", "tokens: [", "x = [",
+               "Zq8Das1x", "'Pa55w0rd-2'", "\"q1w2e3r4\"", "$HF_TOKEN", "/etc/x", "[a]", "a", ", ", ",", "]", "] ",
+               "\n", " ", "[REDACTED]", "{k: v}", "0123456789abcdef0123456789abcdef"]
+
+
+def test_flow_sequences_judged_once_per_list_and_name_give_the_spans_of_every_opener_judged():
+    from aiperf_lab.triage.redaction import layouts as layout_rules
+    rng = random.Random(23)
+    texts = ["".join(rng.choice(FLOW_PIECES) for _ in range(rng.randint(1, 40))) for _ in range(3000)]
+    texts += ["secrets: [Zq8Das1x, Pa55w0rd-2] " * 40, "secrets: [a, " * 40, "steps: [1, 2] secrets: [Zq8Das1x]\n" * 9]
+    differ = [text for text in texts if ":\n" not in text and ": \n" not in text
+              and layout_rules._yaml_block_spans(text) != _flow_items_one_opener_at_a_time(text)]
+    assert not differ, differ[:2]
+    assert sum(1 for text in texts if _flow_items_one_opener_at_a_time(text)) > 300

@@ -353,10 +353,18 @@ def _yaml_block_spans(text: str) -> list[Span]:
     if "[" in text:
         close = newline = -1
         flow_items: dict[tuple[str, bool], list[tuple[int, int]]] = {}   # a list's text -> its items' spans (a log repeats them)
+        flow_kept: dict[tuple[str, bool, str], list[tuple[int, int]]] = {}   # and those its secret's name keeps
         flow_names: dict[str, str] = {}   # the text before an opener -> the secret's name that ends it, or ""
         for m in YAML_FLOW_OPENER.finditer(text):
             if text.startswith(REDACTED, m.end() - 1):
                 continue   # `password: [REDACTED]`, redacted before (a bundle's file read again)
+            at = m.end()
+            if close < at:   # (each the first after the last opener looked at: found once for many openers)
+                close = text.find("]", at) % (len(text) + 1)
+            if newline < at:
+                newline = text.find("\n", at) % (len(text) + 1)
+            if close == len(text) or newline < close or close - at > PRINTED_VALUE_LIMIT:
+                continue   # (tested first: what the text before an opener names costs more)
             window = text[max(0, m.start() - 140):m.start()]
             if (secret := flow_names.get(window)) is None:
                 key = FLOW_KEY_REVERSED.match(window[::-1])
@@ -365,18 +373,13 @@ def _yaml_block_spans(text: str) -> list[Span]:
                                                and _secret_name_cached(name) else "")
             if not secret:
                 continue
-            at = m.end()
-            if close < at:   # (each the first after the last opener looked at: found once for many openers)
-                close = text.find("]", at) % (len(text) + 1)
-            if newline < at:
-                newline = text.find("\n", at) % (len(text) + 1)
-            if close == len(text) or newline < close or close - at > PRINTED_VALUE_LIMIT:
-                continue
             items = text[at:close]
             code = text[m.start()] == "="   # `passwords = [...]`: code, where a bare item is a variable's name
-            if (found := flow_items.get((items, code))) is None:
-                found = flow_items[items, code] = _flow_item_spans(items, harmless, code)
-            found = [(start, end) for start, end in found if _item_is_secret(secret, items[start:end])]
+            if (found := flow_kept.get((items, code, secret))) is None:   # (each judged once per secret's name)
+                if (found := flow_items.get((items, code))) is None:
+                    found = flow_items[items, code] = _flow_item_spans(items, harmless, code)
+                found = flow_kept[items, code, secret] = [(start, end) for start, end in found
+                                                          if _item_is_secret(secret, items[start:end])]
             spans += [(at + start, at + end, REDACTED, "secret-named value", m.start()) for start, end in found]
     return spans
 
