@@ -296,43 +296,6 @@ def test_escaped_name_letters_decoded_in_bulk_give_the_edits_of_one_match_at_a_t
     assert sum(1 for text in texts if _name_escape_edits_one_by_one(text)) > 1000
 
 
-def _loguru_one_block_at_a_time(text: str) -> list:
-    """_loguru_spans as it was: every block's arrow lines read, however often the block repeats."""
-    from aiperf_lab.triage.redaction import layouts as layout_rules
-    spans = []
-    for block in layout_rules.LOGURU_BLOCK.finditer(text):
-        columns = layout_rules._secret_name_columns(block.group("code"))
-        at = block.start("arrows")
-        for line in block.group("arrows").split("\n") if columns else ():
-            column = line.find(layout_rules.LOGURU_ARROW)
-            if column in columns:
-                start = at + column + 1 + (line[column + 1:column + 2] == " ")
-                end = at + len(line.rstrip())
-                if end > start and layout_rules._secret_value(text[start:end]):
-                    spans.append((start, end, REDACTED, "secret-named value", block.start("code")))
-            at += len(line) + 1
-    return spans
-
-
-def test_loguru_blocks_read_once_each_give_the_spans_of_every_block_read():
-    from aiperf_lab.triage.redaction import layouts as layout_rules
-    rng = random.Random(19)
-    codes = ["login(user, api_token)", "    connect(password)", "f(x, secret)", "step(loss)", "g(token, pw)"]
-    arrows = ["\u2502     \u2502     \u2514 'Zq8Das1xWm3'", "\u2502     \u2514 'bob'", "\u2514 <function login>",
-              "      \u2514 'Pa55w0rd-2x'", "\u2502 \u2514 'x'", "  \u2502    \u2514 None", "\u2514 'Zq8Das1xWm3'  "]
-    texts = []
-    for _ in range(300):
-        blocks = [rng.choice(codes) + "\n" + "\n".join(rng.choice(arrows) for _ in range(rng.randint(1, 4))) + "\n"
-                  for _ in range(rng.randint(1, 4))]
-        texts.append("".join(rng.choice(blocks) + rng.choice(["", "step 1\n", "\n"]) for _ in range(rng.randint(1, 30))))
-    # the same arrow lines under code lines whose secret names lie at other columns
-    texts += ["g(token, pw)\n  \u2514 'Zq8Das1xWm3'\nf(x, secret)\n  \u2514 'Zq8Das1xWm3'\n",
-              "f(x, secret)\n  \u2514 'Zq8Das1xWm3'\ng(token, pw)\n  \u2514 'Zq8Das1xWm3'\n"]
-    differ = [text for text in texts if layout_rules._loguru_spans(text) != _loguru_one_block_at_a_time(text)]
-    assert not differ, differ[:1]
-    assert sum(1 for text in texts if _loguru_one_block_at_a_time(text)) > 50
-
-
 def _flow_items_one_opener_at_a_time(text: str) -> list:
     """The flow-sequence part of _yaml_block_spans as it was: the name before every opener read first, its items
     judged at every opener."""

@@ -168,26 +168,19 @@ def _loguru_spans(text: str) -> list[Span]:
     if LOGURU_ARROW not in text:
         return spans
     secret_value = _secret_value
-    blocks: dict[tuple[frozenset[int], str], list[tuple[int, int]]] = {}   # (a log repeats its blocks: each read once)
     for block in LOGURU_BLOCK.finditer(text):
         columns = _secret_name_columns(block.group("code"))
         if not columns:
             continue
-        arrows = block.group("arrows")
-        if (found := blocks.get((columns, arrows))) is None:
-            found = blocks[columns, arrows] = []
-            at = 0   # (where each arrow line starts in the block's arrow lines)
-            for line in arrows.split("\n"):
-                column = line.find(LOGURU_ARROW)
-                if column in columns:
-                    start = at + column + 1 + (line[column + 1:column + 2] == " ")
-                    end = at + len(line.rstrip())
-                    if end > start and secret_value(arrows[start:end]):
-                        found.append((start, end))
-                at += len(line) + 1
-        if found:
-            at, code = block.start("arrows"), block.start("code")
-            spans += [(at + start, at + end, REDACTED, "secret-named value", code) for start, end in found]
+        at = block.start("arrows")
+        for line in block.group("arrows").split("\n"):
+            column = line.find(LOGURU_ARROW)
+            if column in columns:
+                start = at + column + 1 + (line[column + 1:column + 2] == " ")
+                end = at + len(line.rstrip())
+                if end > start and secret_value(text[start:end]):
+                    spans.append((start, end, REDACTED, "secret-named value", block.start("code")))
+            at += len(line) + 1
     return spans
 
 
