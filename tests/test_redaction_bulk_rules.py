@@ -339,3 +339,20 @@ def test_flow_sequences_judged_once_per_list_and_name_give_the_spans_of_every_op
               and layout_rules._yaml_block_spans(text) != _flow_items_one_opener_at_a_time(text)]
     assert not differ, differ[:2]
     assert sum(1 for text in texts if _flow_items_one_opener_at_a_time(text)) > 300
+
+
+def test_sequences_inside_a_body_read_whose_first_item_is_a_mapping_are_passed_over_as_the_loop_reads_them(monkeypatch):
+    from aiperf_lab.triage.redaction import layouts as layout_rules
+    rng = random.Random(29)
+    lines = ["secrets:\n", "- secrets:\n", "  - secrets:\n", "- name: regcred\n", "- Zq8Das1x\n", "  - Pa55w0rd-2\n",
+             "- 'a: b'\n", "password: |\n", "  Zq8Das1x\n", "step:\n", "- 1\n", "- \"q1: w2\"\n", "- x:y\n", "\n"]
+    texts = ["".join(rng.choice(lines) for _ in range(rng.randint(1, 150))) for _ in range(1500)]
+    texts += ["secrets:\n- " * 400, "secrets:\n" + "- secrets:\n" * 100 + "- Zq8Das1x\n"]
+    fast = [layout_rules._yaml_block_spans(text) for text in texts]
+    taken = []
+    real_test = layout_rules._no_item_value
+    monkeypatch.setattr(layout_rules, "_no_item_value", lambda *args: taken.append(real_test(*args)) or False)
+    loop = [layout_rules._yaml_block_spans(text) for text in texts]   # every body read
+    differ = [text for text, a, b in zip(texts, fast, loop) if a != b]
+    assert not differ, differ[:1]
+    assert taken.count(True) > 1000 and False in taken

@@ -308,6 +308,7 @@ def _yaml_block_spans(text: str) -> list[Span]:
     bodies: dict[tuple[str, bool, str], list[tuple[int, int]]] = {}   # and a key line's body -> its spans
     names: dict[str, str] = {}   # a key line -> its name
     misses = first_miss = 0   # openers that name no secret, and where the first is
+    read_to = 0   # where the last body read ends
 
     def names_secret(head: str) -> bool:
         if head not in openers:
@@ -333,7 +334,11 @@ def _yaml_block_spans(text: str) -> list[Span]:
                 break   # (none of the rest names a secret)
             continue
         scalar = m.group("style") is not None
+        if not scalar and m.start() < read_to and _no_item_value(text, m.end(), indent):
+            continue   # (an opener inside the last body read, whose own body holds no value, is not read: `secrets:`
+            # then `- secrets:` lines, each read the 62 lines under it)
         body = _yaml_body(indent, scalar).match(text, m.end()).group()
+        read_to = m.end() + len(body)
         if (found := bodies.get((head, scalar, body))) is None:
             found = _yaml_body_spans(body, indent, scalar, harmless)
             if found and not scalar:
@@ -487,6 +492,24 @@ def _yaml_body(indent: int, scalar: bool) -> re.Pattern[str]:
     indent or deeper) under a name at this indent runs over, YAML_BLOCK_MOST_LINES at most."""
     line = rf"(?:[ \t]{{{indent + 1},64}}[^\n]*|[ \t]*\r?)" if scalar else rf"[ \t]{{{indent},64}}- [^\n]*"
     return re.compile(rf"(?:{line}(?:\n|\Z)){{0,{YAML_BLOCK_MOST_LINES}}}")
+
+
+@functools.lru_cache(maxsize=256)
+def _yaml_first_item(indent: int) -> re.Pattern[str]:
+    """A sequence's first line under a name at this indent, as _yaml_body reads it."""
+    return re.compile(rf"[ \t]{{{indent},64}}- [^\n]*")
+
+
+def _no_item_value(text: str, at: int, indent: int) -> bool:
+    """Whether the sequence from `at` under a name at this indent yields no value to _yaml_body_spans before reading
+    its body: it has no item, or its first item is a mapping (`- name: regcred`, `- secrets:`), where the reading
+    stops."""
+    first = _yaml_first_item(indent).match(text, at)
+    if first is None:
+        return True
+    value = first.group().lstrip(" \t")[2:].strip()
+    quoted = len(value) >= 2 and value[0] == value[-1] and value[0] in "'\""
+    return not quoted and (": " in value or value.endswith(":"))
 
 
 def _yaml_body_spans(body: str, indent: int, scalar: bool, harmless: _HarmlessValues) -> list[tuple[int, int]]:
