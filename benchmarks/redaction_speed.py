@@ -246,6 +246,9 @@ CASES: dict[str, str | tuple] = {
     "(h12l) ': [' unclosed": "secrets: [a, ",
     "(h12l) 'net use' lines": "net use Z: \\\\srv\\share /user:bob Zq8Das1x\n",
     "(h12l) scp-style logins": " bob:Zq8Das1x@host:dir/x ",
+    # red team rt8's S1: a block scalar's opener behind a log prefix, and a sequence's opener with its item, repeated
+    "(rt8) '[rank0]: password: |' lines": "[rank0]: password: |\n",
+    "(rt8) 'secrets:\\n- ' repeated": "secrets:\n- ",
 }
 
 

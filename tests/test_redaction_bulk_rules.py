@@ -224,3 +224,135 @@ def test_the_scan_of_assignments_apart_ends_at_the_first_separator_the_loop_woul
     plain = span_helpers.CSI.sub("", text * 50)
     scan = assignment_rules.ASSIGNMENTS_APART[assignment_rules.SECRET_ASSIGNMENTS[1]][0]
     assert scan.match(plain, plain.index("\n")) is None
+
+
+# lines of YAML openers and what follows them: names that are no secret's, a secret's, behind log prefixes, block
+# scalars, sequences, Hadoop <name> lines, and the lines under them
+OPENER_HEADS = ["step", "model", "  layers", "- step", "secrets", "password", "api_key", "[rank0]: password",
+                "INFO: secrets", "2026-11-23 12:00:01 INFO: token", "svc-1  | secrets", "<name>db.password</name>",
+                "<name>batch</name>", "x: y: password", "E   password", "'password'", "step  ", "app-1  | step"]
+OPENER_ENDS = [":\n", ": |\n", ": >-\n", ":\r\n", ":  \n", "\n", ": x\n"]
+OPENER_BODIES = ["  - 1\n", "- Zq8Das1x\n", "  Zq8Das1x\n", "  - Pa55w0rd-2\n", "[rank0]:   - Zq8Das1x\n",
+                 "INFO:   Zq8Das1x\n", "<value>Zq8Das1x</value>\n", "", "\n", "x\n", "svc-1  |   - Zq8Das1x\n"]
+
+
+def _opener_text(rng: random.Random, misses: int) -> str:
+    """misses lines that open no secret's block, dense enough for the bulk read, then random openers and bodies."""
+    lines = [rng.choice(["step:\n  - 1\n", "x:\n- 2\n", "[rank0]: step:\n[rank0]:   - 3\n"]) for _ in range(misses)]
+    lines += [rng.choice(OPENER_HEADS) + rng.choice(OPENER_ENDS) + rng.choice(OPENER_BODIES)
+              for _ in range(rng.randint(0, 6))]
+    return "".join(lines)
+
+
+def test_openers_that_name_no_secret_read_in_bulk_give_the_spans_of_the_loop(monkeypatch):
+    from aiperf_lab.triage.redaction import blocks as layout_rules
+    rng = random.Random(13)
+    texts = [_opener_text(rng, rng.choice([0, 255, 256, 300, 600])) for _ in range(400)]
+    texts += ["step:\n  - 1\n" * 300 + "password:\n  - Zq8Das1x\n",
+              "[rank0]: step:\n[rank0]:   - 1\n" * 300 + "[rank0]: password:\n[rank0]:   - Zq8Das1x\n",
+              "step:\n  - 1\n" * 300 + "<name>x</name>\n" * 3 + "a <name>db.password</name>\n<value>Zq8Das1x</value>\n"]
+    rules = (layout_rules._yaml_block_spans, layout_rules._prefixed_block_spans)
+    bulk = [[sorted(rule(text)) for rule in rules] for text in texts]
+    stops = []
+    real_check = layout_rules._no_opener_ahead
+    monkeypatch.setattr(layout_rules, "_no_opener_ahead", lambda *args: stops.append(real_check(*args)) or stops[-1])
+    for text in texts[-3:]:
+        for rule in rules:
+            rule(text)
+    assert True in stops and False in stops   # (the bulk read is tried, and stops a loop only where it may)
+    monkeypatch.setattr(layout_rules, "OPENERS_BEFORE_BULK", 1 << 30)   # the loop over every opener
+    loop = [[sorted(rule(text)) for rule in rules] for text in texts]
+    differ = [text for text, a, b in zip(texts, bulk, loop) if a != b]
+    assert not differ, differ[:1]
+    assert sum(1 for spans in loop[-3:] for found in spans if found) == 3
+
+
+def _name_escape_edits_one_by_one(text: str) -> list:
+    """NAME_ESCAPE's part of _name_edits as it was: one decode per match."""
+    edits = []
+    for m in span_helpers.NAME_ESCAPE.finditer(text):
+        written = m.group()
+        decoded = (chr(int(written[-4:], 16)) if written.count("u") == 1
+                   else "".join(chr(int(code, 16)) for code in span_helpers.NAME_ESCAPE_CODE.findall(written)))
+        edits.append((m.start(), m.end(), decoded.translate(span_helpers.NOT_INVISIBLE)))
+    return edits
+
+
+# what NAME_ESCAPE looks at: escapes of name letters, of invisible characters, doubled backslashes, name characters
+ESCAPE_PIECES = ["\\u0077", "\\u0041", "\\U0077", "\\u200b", "\\u200B", "\\ufeff", "\\u00ad", "\\u002d", "\\u005f",
+                 "\\\\u0077", "\\\\\\u0070", "\\u00e9", "\\u12", "\\", "u", "pass", "ord", "a", "_", "-", ".", " ",
+                 "\"", ":", "\n", "\\/", "0077"]
+
+
+def test_escaped_name_letters_decoded_in_bulk_give_the_edits_of_one_match_at_a_time():
+    rng = random.Random(17)
+    texts = ["".join(rng.choice(ESCAPE_PIECES) for _ in range(rng.randint(1, 60))) for _ in range(4000)]
+    texts += ['{"pass\\u0077ord": "Zq8Wm3Kx7Lp2Rv9T", "caf\\u00e9": 1}\n' * 50, "\\u0041" * 300,
+              "api\\u005fkey\\u200b\\u200bx " * 20]
+    differ = [text for text in texts
+              if [edit for edit in span_helpers._name_edits(text) if "\\u" in text[edit[0]:edit[1]]]
+              != _name_escape_edits_one_by_one(text)]
+    assert not differ, differ[:3]
+    assert sum(1 for text in texts if _name_escape_edits_one_by_one(text)) > 1000
+
+
+def _flow_items_one_opener_at_a_time(text: str) -> list:
+    """The flow-sequence part of _yaml_block_spans as it was: the name before every opener read first, its items
+    judged at every opener."""
+    from aiperf_lab.triage.redaction import blocks as layout_rules
+    spans = []
+    harmless = assignment_rules._HarmlessValues()
+    close = newline = -1
+    for m in layout_rules.YAML_FLOW_OPENER.finditer(text):
+        if text.startswith(REDACTED, m.end() - 1):
+            continue
+        window = text[max(0, m.start() - 140):m.start()]
+        key = layout_rules.FLOW_KEY_REVERSED.match(window[::-1])
+        name = key.group("name")[::-1] if key is not None else ""
+        if not (name and (name[0].isalpha() or name[0] == "_") and layout_rules._secret_name_cached(name)):
+            continue
+        at = m.end()
+        if close < at:
+            close = text.find("]", at) % (len(text) + 1)
+        if newline < at:
+            newline = text.find("\n", at) % (len(text) + 1)
+        if close == len(text) or newline < close or close - at > layout_rules.PRINTED_VALUE_LIMIT:
+            continue
+        items = text[at:close]
+        found = layout_rules._flow_item_spans(items, harmless, text[m.start()] == "=")
+        spans += [(at + start, at + end, REDACTED, "secret-named value", m.start()) for start, end in found
+                  if layout_rules._item_is_secret(name, items[start:end])]
+    return spans
+
+
+FLOW_PIECES = ["secrets: [", "passwords = [", "\"api_keys\": [", "steps: [", "valid_keys: [", "tokens: [", "x = [",
+               "Zq8Das1x", "'Pa55w0rd-2'", "\"q1w2e3r4\"", "$HF_TOKEN", "/etc/x", "[a]", "a", ", ", ",", "]", "] ",
+               "\n", " ", "[REDACTED]", "{k: v}", "0123456789abcdef0123456789abcdef"]
+
+
+def test_flow_sequences_judged_once_per_list_and_name_give_the_spans_of_every_opener_judged():
+    from aiperf_lab.triage.redaction import blocks as layout_rules
+    rng = random.Random(23)
+    texts = ["".join(rng.choice(FLOW_PIECES) for _ in range(rng.randint(1, 40))) for _ in range(3000)]
+    texts += ["secrets: [Zq8Das1x, Pa55w0rd-2] " * 40, "secrets: [a, " * 40, "steps: [1, 2] secrets: [Zq8Das1x]\n" * 9]
+    differ = [text for text in texts if ":\n" not in text and ": \n" not in text
+              and layout_rules._yaml_block_spans(text) != _flow_items_one_opener_at_a_time(text)]
+    assert not differ, differ[:2]
+    assert sum(1 for text in texts if _flow_items_one_opener_at_a_time(text)) > 300
+
+
+def test_sequences_inside_a_body_read_whose_first_item_is_a_mapping_are_passed_over_as_the_loop_reads_them(monkeypatch):
+    from aiperf_lab.triage.redaction import blocks as layout_rules
+    rng = random.Random(29)
+    lines = ["secrets:\n", "- secrets:\n", "  - secrets:\n", "- name: regcred\n", "- Zq8Das1x\n", "  - Pa55w0rd-2\n",
+             "- 'a: b'\n", "password: |\n", "  Zq8Das1x\n", "step:\n", "- 1\n", "- \"q1: w2\"\n", "- x:y\n", "\n"]
+    texts = ["".join(rng.choice(lines) for _ in range(rng.randint(1, 150))) for _ in range(1500)]
+    texts += ["secrets:\n- " * 400, "secrets:\n" + "- secrets:\n" * 100 + "- Zq8Das1x\n"]
+    fast = [layout_rules._yaml_block_spans(text) for text in texts]
+    taken = []
+    real_test = layout_rules._no_item_value
+    monkeypatch.setattr(layout_rules, "_no_item_value", lambda *args: taken.append(real_test(*args)) or False)
+    loop = [layout_rules._yaml_block_spans(text) for text in texts]   # every body read
+    differ = [text for text, a, b in zip(texts, fast, loop) if a != b]
+    assert not differ, differ[:1]
+    assert taken.count(True) > 1000 and False in taken

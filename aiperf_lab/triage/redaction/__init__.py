@@ -58,8 +58,9 @@ The package, one job a module; an arrow is "imports from" (leaves first, no cycl
     assignments  name=value pairs, runs of them, values apart, harmless values  -> names, spans
     commands     printed command lines and flags, tools' password flags; SQL, Redis, MongoDB passwords
                                                                              -> assignments, names, spans
-    layouts      env items, YAML/XML/terraform/k8s blocks, listings, loguru   -> assignments, names, spans
-    argv         secret pieces of the workload's argv        -> assignments, commands, layouts, names
+    layouts      env items, XML/terraform/k8s data blocks, listings, loguru, cloud CLI tables  -> assignments, names, spans
+    blocks       YAML sequences and block scalars, flow lists, prefixed blocks, heredocs  -> layouts, assignments, ...
+    argv         secret pieces of the workload's argv        -> assignments, blocks, commands, layouts, names
     printed_commands  printed command lines (`+ cmd`, `$ cmd`, `Running: cmd`) read as argv    -> argv, names, spans
     redactor     Redactor: gathers the known secrets, runs every rule, merges  -> all of the above
     argv_values  argv_secret_values (a bare Redactor's reading of argv)         -> redactor, ...

@@ -209,6 +209,9 @@ def _decode_blocks(kind: str, fields: list[str], block_ends: list[int]) -> str:
             marked[i] += "   \0"
         shown = "".join(marked)
         if "\\" in shown or shown[1::4].strip(" "):   # an escape or octal cell (od -c of plain text has neither: a slice)
+            if len(shown) % 4 == 0:   # (the cells put together from four slices: half the time of a slice a cell)
+                return "".join(map(OD_CELLS.__getitem__, map("".join, zip(shown[0::4], shown[1::4], shown[2::4],
+                                                                          shown[3::4]))))
             return "".join(map(OD_CELLS.__getitem__, map(shown.__getitem__, map(slice, range(0, len(shown), 4),
                                                                                   range(4, len(shown) + 4, 4)))))
         return shown[3::4]

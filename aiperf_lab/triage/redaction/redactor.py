@@ -31,11 +31,11 @@ from .keys import _key_spans
 from .layouts import (
     DASH_DATA, DOCKER_CONFIG_BASE64, DOCKER_CONFIG_PREFIXES, DOCKER_CONFIG_SECRET, PGPASS_PORT,
     _aws4_authorization_end, _base64_text, _env_item_spans, _extend_quoted_values, _header_tuple_spans,
-    _json_data_block_spans, _kubectl_secret_spans, _loguru_spans, _multiline_string_spans, _name_value_table_spans,
-    _pgpass_spans, _prefixed_block_spans, _reordered_pair_spans, _shell_quoted_spans, _terraform_sensitive_spans,
-    _tool_listing_spans, _xml_element_spans, _yaml_block_spans,
+    _json_data_block_spans, _kubectl_secret_spans, _loguru_spans, _name_value_table_spans, _pgpass_spans,
+    _reordered_pair_spans, _shell_quoted_spans, _terraform_sensitive_spans, _tool_listing_spans, _xml_element_spans,
     _yaml_data_block_spans,
 )
+from .blocks import _multiline_string_spans, _prefixed_block_spans, _yaml_block_spans
 from .names import (
     CHAIN, FRAGMENT, NOT_SECRET_VALUES, WRAP_REST, _base64_forms, _holder_encoded_forms, cannot_be_secret,
     escaped_forms, is_hex_key, is_named_location, is_secret_name, names_a_hash, secret_env_names, worth_hiding,
@@ -383,19 +383,26 @@ class Redactor:
                 merged[-1][1] = max(merged[-1][1], end)
             else:
                 merged.append([start, end, label])
+        append = spans.append
         for start, end, label in merged:
             while start < end:
                 part = parts[bisect.bisect_right(firsts, start) - 1]
                 line_starts, line_firsts = part.lines()
                 index = bisect.bisect_right(line_firsts, start - part.first) - 1
-                if index >= len(line_starts):  # the NUL between two parts
+                count = len(line_starts)
+                if index >= count:  # the NUL between two parts
                     start += 1
                     continue
-                line_first = part.first + line_firsts[index]
-                stop = min(end, part.first + line_firsts[index + 1])
-                for first, last in _dump_columns(text, part, index, start - line_first, stop - 1 - line_first):
-                    spans.append((first, last, REDACTED, label, first))
-                start = stop
+                base = part.first
+                while True:   # the part's lines in turn (a dump of a secret: a span over many lines)
+                    line_first = base + line_firsts[index]
+                    stop = min(end, base + line_firsts[index + 1])
+                    for first, last in _dump_columns(text, part, index, start - line_first, stop - 1 - line_first):
+                        append((first, last, REDACTED, label, first))
+                    start = stop
+                    index += 1
+                    if start >= end or index >= count:
+                        break
         return spans
 
     def _escaped_run_spans(self, text: str) -> list[Span]:
@@ -557,7 +564,8 @@ class Redactor:
             address = value.split("%", 1)[0]
             verdicts[value] = None if address in BORING_IPS or not _is_ipv6(address) else address
         found = list(map(verdicts.__getitem__, values))
-        if any(text[end:end + 1] in CXX_AFTER_SCOPE for end in ends):   # c10::{lambda()#1}, ab::cd(): C++ names
+        if any(map(text.__contains__, CXX_AFTER_SCOPE)) and any(   # (a test in C first: most texts hold none of them)
+                text[end:end + 1] in CXX_AFTER_SCOPE for end in ends):   # c10::{lambda()#1}, ab::cd(): C++ names
             found = [None if text[end:end + 1] in CXX_AFTER_SCOPE else address for address, end in zip(found, ends)]
         if not all(found):
             starts, ends, found = (list(itertools.compress(column, found)) for column in (starts, ends, found))

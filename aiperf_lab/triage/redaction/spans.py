@@ -189,16 +189,26 @@ def _continued_name_edits(text: str) -> list[tuple[int, int, str]]:
     return edits
 
 
+NAME_ESCAPE_WHOLE = re.compile(f"({NAME_ESCAPE.pattern})")   # (one group, the whole match: _split_matches)
+
+
+def _decoded_name_escape(written: str) -> str:
+    """What a run of NAME_ESCAPE's escapes spells, its invisible characters dropped."""
+    decoded = (chr(int(written[-4:], 16)) if written.count("u") == 1
+               else "".join(chr(int(code, 16)) for code in NAME_ESCAPE_CODE.findall(written)))
+    return decoded.translate(NOT_INVISIBLE)
+
+
 def _name_edits(text: str) -> list[tuple[int, int, str]]:
     """The edits of the view that spells secret names plainly (see NAME_ESCAPE, KEY_SLASH, INVISIBLE_INSIDE), in
     order; none for most texts (tests in C: a backslash-u, a backslash-slash, a character outside ASCII)."""
     edits = []
-    if "\\u" in text:
-        for m in NAME_ESCAPE.finditer(text):   # (a run of up to 8 escapes beside a letter written plainly)
-            written = m.group()
-            decoded = (chr(int(written[-4:], 16)) if written.count("u") == 1
-                       else "".join(chr(int(code, 16)) for code in NAME_ESCAPE_CODE.findall(written)))
-            edits.append((m.start(), m.end(), decoded.translate(NOT_INVISIBLE)))
+    if "\\u" in text:   # (a run of up to 8 escapes beside a letter written plainly; found in C, each distinct run
+        # decoded once: a log of JSON lines repeats its escaped keys)
+        written, starts, ends = _split_matches(NAME_ESCAPE_WHOLE, text)
+        if written:
+            decoded = {run: _decoded_name_escape(run) for run in set(written)}
+            edits += zip(starts, ends, map(decoded.__getitem__, written))
     if "\\/" in text:
         edits += [(m.start(), m.end(), "_") for m in KEY_SLASH.finditer(text)]
     if not text.isascii():

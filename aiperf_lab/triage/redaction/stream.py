@@ -6,11 +6,12 @@ from __future__ import annotations
 import bisect
 
 from .assignments import NAME_ENDS_LINE, VALUE_ON_NEXT_LINE
+from .blocks import YAML_BLOCK_KEY, YAML_LINE_OPENER, _opens_string_over_lines
 from .dumps import DUMP_HOLD_LINES, KEY_HOLD, SHORT_BARE_LINE, _dump_line_at, _dump_lines_start
 from .keys import _key_open, _last_key_block
 from .layouts import (
     DATA_BLOCK_JSON, DATA_BLOCK_YAML, ENV_ITEM_NAME, HADOOP_NAME, LOGURU_ARROW, PRINTED_FORM_HOLD_LINES,
-    YAML_BLOCK_KEY, YAML_LINE_OPENER, _opens_string_over_lines, _secret_name_columns,
+    _secret_name_columns,
 )
 from .names import _secret_name_cached
 from .redactor import Redactor
