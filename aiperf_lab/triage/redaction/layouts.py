@@ -10,7 +10,7 @@ import re
 from urllib.parse import quote
 
 from .assignments import (
-    NAME_RUN_REVERSED, NOT_A_SECRET_REFERENCE, PREFIXED_NEXT_VALUE, PREFIX_DIGITS, _HarmlessValues,
+    NAME_RUN_REVERSED, NOT_A_SECRET_REFERENCE, PREFIXED_NEXT_VALUE, PREFIX_DIGITS, SNAKE_NAME, _HarmlessValues,
     _assigned_secret_at, _name_before,
 )
 from .names import _secret_name_cached, cannot_be_secret, is_named_location, looks_like_password
@@ -472,6 +472,8 @@ def _item_is_secret(name: str, value: str) -> bool:
     """An item of a list under a secret's name, judged as `name=value` on a command line (_assigned_secret_at): a
     reference, a special token, a path stay, and under a bare KEY's name (`valid_keys`, `SCHEME_KEYS`) all but a
     key-like value."""
+    if SNAKE_NAME.fullmatch(value) is not None and _secret_name_cached(value):
+        return False   # compose's `secrets:\n  - hf_token`: the names of secrets, not their values
     return _assigned_secret_at(f"{name}={value}") is not None
 
 

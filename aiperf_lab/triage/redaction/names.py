@@ -63,7 +63,9 @@ QUANTITY_WORDS = {"count", "counts", "size", "sizes", "len", "length", "lengths"
                   "email", "policy", "scope", "scopes", "position", "positions", "ids", "index", "idx",
                   "usage", "speed", "time", "times", "step", "steps", "window", "dim", "dims", "vocab", "estimate",
                   "fraction", "ratio", "percent", "pct", "bytes", "mb", "gb", "kb", "tps", "qps", "algo", "alg",
-                  "algorithm", "algorithms", "stdin", "prompt", "ref", "refs"}   # (secretRef, secretKeyRef: a reference)
+                  "algorithm", "algorithms", "stdin", "prompt", "ref", "refs",   # (secretRef, secretKeyRef: a reference)
+                  "validity", "interval", "renew", "renewal", "period",   # (Hadoop's token.validity, token.renew-interval)
+                  "hint", "help", "description", "doc", "docs"}   # (password_hint: |, api_key_help: >: text for a person)
 # ... or before it (MAX_TOKEN_LEN, NUM_PASS, HF_HUB_DISABLE_IMPLICIT_TOKEN, USE_AUTH_TOKEN).
 QUALIFIER_BEFORE = {"max", "min", "num", "n", "total", "per", "avg", "mean", "disable", "enable", "use", "implicit", "no",
                     "skip", "allow", "require"}
