@@ -52,12 +52,13 @@ MAX_TOKEN_COUNT_DIGITS = 6   # token=128000 is an id or a count (a vocabulary ha
 # Assignments back to back (`pass pass=` repeated, `token=abc,token=abd`): after one, a run of more of the same
 # keyword, each after 1 to 4 blanks, commas or semicolons, with no more to its name (nothing to judge there), its
 # value right after its `=` or `:` and holding neither (so a substitution finds each value). One span for the run.
-_ASSIGNMENT_RUN_VALUE = r"[=:][^\s'\",;\x00=:]{3,256}(?![^\s'\",;\x00])"
+_ASSIGNMENT_RUN_VALUE = r"[=:](?![<$])[^\s'\",;\x00=:(]{3,256}(?![^\s'\",;\x00])"   # (no call, <ref> or $ref: the loop
+# judges those, _value_reads_as_code)
 ASSIGNMENT_RUNS = {pattern: re.compile(rf"(?:[ \t,;]{{1,4}}(?:{pattern.pattern[:-len(_ASSIGNMENT_TAIL)]}){_ASSIGNMENT_RUN_VALUE})+")
                    for pattern in SECRET_ASSIGNMENTS if pattern.pattern.endswith(_ASSIGNMENT_TAIL)}
 # ... and lines of them, each name on a line of its own and its value on the next (`api_key:\nVALUE\n` repeated)
 ASSIGNMENT_LINE_RUNS = {pattern: re.compile(rf"(?:\n(?:{pattern.pattern[:-len(_ASSIGNMENT_TAIL)]})[=:]\n"
-                                            r"[^\s'\",;\x00]{3,256}(?=\n))+")
+                                            r"(?![<$])[^\s'\",;\x00(]{3,256}(?=\n))+")
                         for pattern in SECRET_ASSIGNMENTS if pattern.pattern.endswith(_ASSIGNMENT_TAIL)}
 ASSIGNMENT_RUN_VALUES = re.compile(r"[=:]([^\s'\",;\x00=:]+)")
 # ... and kept apart by a little text (`pass=abcd x ` repeated, `api_key: abcd` lines): after one, the next ones of
@@ -277,6 +278,7 @@ CODE_WORD = re.compile(r"[A-Za-z0-9_]{6,}")
 CAMEL_RUN = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 
+@functools.lru_cache(maxsize=4096)
 def _names_read_as_code(code: str) -> bool:
     return not any(is_hex_key(word) or looks_generated(word) or not reads_as_words(word) or not _reads_as_name(word)
                    for word in CODE_WORD.findall(CALL_LITERAL.sub("", code)))
@@ -293,8 +295,16 @@ def _reads_as_name(word: str) -> bool:
     return True
 
 
-def _literal_may_be_secret(groups: tuple[str, str]) -> bool:
-    literal = groups[0] or groups[1]
+def _call_literal_spans(call: str) -> list[tuple[int, int]]:
+    """The strings that may be secrets in a call under a secret's name."""
+    if "'" not in call and '"' not in call:
+        return []
+    return [literal.span(1) if literal.group(1) is not None else literal.span(2)
+            for literal in CALL_LITERAL.finditer(call) if _literal_may_be_secret(literal.group(1) or literal.group(2))]
+
+
+@functools.lru_cache(maxsize=4096)
+def _literal_may_be_secret(literal: str) -> bool:
     return (" " not in literal.strip() and not cannot_be_secret(literal)
             and (looks_like_password(literal) or looks_generated(literal) or is_hex_key(literal)))
 
@@ -305,7 +315,28 @@ def _may_read_as_code(value: str) -> bool:
             or (PYTHON_NAME.fullmatch(value) is not None and _secret_name_cached(value.rpartition(".")[2])))
 
 
-def _value_reads_as_code(text: str, name: str, sep: str, quoted: bool, value_start: int, value_end: int) -> bool:
+def _call_verdict(text: str, value_start: int, value_end: int) -> tuple[bool, list[tuple[int, int]]]:
+    """For a value holding "(": whether it lies in a call that reads as code (CODE_CALL_CHAIN) and keeps, and where
+    the call's strings that may be secrets are (`password = SecretStr("X")`: the call is not kept, they go)."""
+    call = CODE_CALL_CHAIN.match(text, value_start)
+    if call is None or call.end() < value_end:
+        return False, []
+    kept, literals = _call_judgement(call.group())
+    return kept, [(value_start + start, value_start + end) for start, end in literals]
+
+
+@functools.lru_cache(maxsize=4096)
+def _call_judgement(call: str) -> tuple[bool, tuple[tuple[int, int], ...]]:
+    """_call_verdict for a call's text, remembered (a log repeats its lines): the strings' places in it."""
+    literals = tuple(_call_literal_spans(call))
+    return not literals and _names_read_as_code(call), literals
+
+
+CODE_VALUE_FIRSTS = frozenset("$:<i")   # (the values _value_reads_as_code may keep that no "," or ")" follows)
+
+
+def _value_reads_as_code(text: str, name: Callable[[], str], sep: str, quoted: bool, value_start: int,
+                         value_end: int) -> bool:
     """Whether a secret-named assignment's value is code or a reference that the text around it shows (the value alone
     does not: _HarmlessValues judges that): a call (CODE_CALL_CHAIN), a keyword argument that passes a variable on
     (`password=password,`, `token=hf_token)`, `login(token=args.hf_token)`), a pytest node id or C++ scope after a
@@ -315,16 +346,14 @@ def _value_reads_as_code(text: str, name: str, sep: str, quoted: bool, value_sta
         return text.startswith("${", value_start) and SHELL_EXPANSION.match(text, value_start) is not None
     if quoted:
         return False
-    if "(" in text[value_start:value_end]:
-        call = CODE_CALL_CHAIN.match(text, value_start)
-        return call is not None and call.end() >= value_end and _names_read_as_code(call.group()) and not any(
-            _literal_may_be_secret(literal) for literal in CALL_LITERAL.findall(call.group()))
+    if text.find("(", value_start, value_end) >= 0:
+        return _call_verdict(text, value_start, value_end)[0]
     if first == ":":
         return sep == ":"   # `name::rest`: no blank after the colon, another colon: a scope, not a value
     if first == "<":
         return text.startswith("<set to the key '", value_start) and KUBECTL_SECRET_REFERENCE.match(
             text, value_start) is not None
-    if value_end - value_start == 7 and name == "secrets" and text.startswith("inherit", value_start):
+    if value_end - value_start == 7 and text.startswith("inherit", value_start) and name() == "secrets":
         return True   # GitHub Actions' `secrets: inherit` (a reusable workflow gets the caller's)
     if sep.strip() != "=" or not (first.isalpha() or first == "_"):
         return False
@@ -332,6 +361,7 @@ def _value_reads_as_code(text: str, name: str, sep: str, quoted: bool, value_sta
     if not text.startswith((",", ")"), bare_end) or PYTHON_NAME.fullmatch(text, value_start, bare_end) is None:
         return False   # a keyword argument: a name, then the next argument or the call's end
     value = text[value_start:bare_end]
+    name = name()
     if value == name or value == name.rpartition(".")[2]:
         return True   # password=password, (the variable named as the parameter is)
     last = value.rpartition(".")[2]
@@ -380,11 +410,19 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
                         or ">" in m.group("sep") or nested.group("value").endswith(":") or nested.group("value") == "-"):
                     continue   # (`X:` a mapping under the name: names; `- X` items: _prefixed_block_spans)
                 value_start, value_end = nested.span("value")
+            call = text.find("(", value_start, value_end) >= 0 and not m.group("quote")
+            if call:   # token = f(a, b); password = SecretStr("X"): its string goes
+                kept, literals = _call_verdict(text, value_start, value_end)
+                spans += [(start, end, REDACTED, "secret-named value", m.start()) for start, end in literals]
+                if kept:
+                    continue
             if harmless[text[value_start:value_end]]:
                 continue  # secret=False, token: 0, gpu_pw=350.2, a path, one already redacted
-            if _value_reads_as_code(text, _name_before(text, m.start(), m.end(rest_group)), m.group("sep"),
-                                    bool(m.group("quote")), value_start, value_end):
-                continue  # token = f(a, b), password=password, `<set to the key 'token' in secret 'hf'>`
+            if not call and (text[value_start] in CODE_VALUE_FIRSTS or text[value_end - 1] == ")"
+                             or text.startswith(",", value_end)) and _value_reads_as_code(
+                    text, functools.partial(_name_before, text, m.start(), m.end(rest_group)), m.group("sep"),
+                    bool(m.group("quote")), value_start, value_end):
+                continue  # password=password, `<set to the key 'token' in secret 'hf'>`, ${X:?msg}
             if text[value_start] == "[" and not m.group("quote") and 0 <= (close := text.find("]", value_start, value_start + 4096)) and text.find(
                     "\n", value_start, close) < 0:
                 continue  # `secrets: [X, Y]`: a flow sequence, its items redacted one by one (_yaml_block_spans)
@@ -456,14 +494,17 @@ NESTED_VALUE = re.compile(r" {1,8}[\"']?(?P<value>[^\s'\",;\x00]{3,4096})")
 BRACKET_PAIRS = {")": "(", "]": "[", "}": "{"}
 
 
+CALL_OPENING_REACH = 4096   # how far before a name its call's "(" is looked for
+
+
 def _closes_bracket(text: str, start: int, value_start: int, value_end: int) -> bool:
     """Whether the bracket ending a value closes one opened before its name on the line, not in the value."""
     close = text[value_end - 1]
     opening = BRACKET_PAIRS[close]
     if opening in text[value_start:value_end]:
         return False
-    line_start = text.rfind("\n", 0, start) + 1
-    before = text[line_start:start]
+    line_start = text.rfind("\n", max(0, start - CALL_OPENING_REACH), start) + 1
+    before = text[max(line_start, start - CALL_OPENING_REACH):start]   # (a bound: a long line read at every match was quadratic)
     return before.count(opening) > before.count(close)
 
 
@@ -515,6 +556,16 @@ def _assignment_apart(text: str, lower: str, at: int, pattern: re.Pattern[str], 
     if any(verdicts.values()):
         found = itertools.compress(found, map(operator.not_, map(verdicts.__getitem__, values)))
     found = list(found)
+    if any("(" in value for value in verdicts):   # calls, judged one by one as the loop does (_call_verdict)
+        kept = set()
+        for first, end, keyword, value in zip(firsts, ends, keywords, values):
+            if "(" in value:
+                verdict, literals = _call_verdict(text, first, end)
+                spans += [(start, stop, REDACTED, "secret-named value", keyword) for start, stop in literals]
+                if verdict:
+                    kept.add(first)
+        if kept:
+            found = [span for span in found if span[0] not in kept]
     if any(map(_may_read_as_code, {text[start:end] for start, end, *_ in found})):
         found = [span for span in found if not _apart_reads_as_code(text, span[4], span[0], span[1])]
     spans += found
@@ -524,11 +575,11 @@ def _assignment_apart(text: str, lower: str, at: int, pattern: re.Pattern[str], 
 def _apart_reads_as_code(text: str, keyword_start: int, value_start: int, value_end: int) -> bool:
     """_value_reads_as_code for an assignment of the plain form (`name=` or `name:` and up to 3 blanks, the name the
     keyword alone) that _assignment_apart found."""
-    if not _may_read_as_code(text[value_start:value_end]):
-        return False
+    if not _may_read_as_code(value := text[value_start:value_end]) or "(" in value:
+        return False   # (a call: judged by _assignment_apart before)
     head = text[keyword_start:value_start]
     cut = min(i for i in (head.find("="), head.find(":")) if i >= 0)
-    return _value_reads_as_code(text, head[:cut], head[cut:], False, value_start, value_end)
+    return _value_reads_as_code(text, lambda: head[:cut], head[cut:], False, value_start, value_end)
 
 
 @contextlib.contextmanager
@@ -552,14 +603,13 @@ def _assignment_run(text: str, lower: str, at: int, runs: tuple[Callable, Callab
     (or one holding a value that cannot be a secret, which the matches one by one judge)."""
     if lower.startswith(ASSIGNMENT_RUN_GAPS, at) and (run := runs[0](lower, at)) is not None:
         end = run.end()
-        values = set(ASSIGNMENT_RUN_VALUES.findall(text, at, end))
-        if not any(harmless[value] or _may_read_as_code(value) for value in values):
+        if not any(harmless[value] for value in set(ASSIGNMENT_RUN_VALUES.findall(text, at, end))):
             append((at, end, _assignment_run_replacement(text[at:end]), "secret-named value", at))
             return end
     elif lower.startswith("\n", at) and (run := runs[1](lower, at)) is not None:
         end = run.end()
         lines = text[at:end].split("\n")  # "", name, value, name, value, ...
-        if not any(harmless[value] or _may_read_as_code(value) for value in set(lines[2::2])):
+        if not any(harmless[value] for value in set(lines[2::2])):
             lines[2::2] = [REDACTED] * (len(lines) // 2)
             append((at, end, "\n".join(lines), "secret-named value", at))
             return end

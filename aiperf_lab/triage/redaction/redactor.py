@@ -228,7 +228,7 @@ class Redactor:
         for m in AUTHORIZATION.finditer(lower):
             if m.group("sep") == "=" and cannot_be_secret(m.group("value")):
                 continue  # authorization=none: a setting (`Authorization: X` is a header, whatever X)
-            if _names_scheme_only(lower, m):
+            if ("{" in m.group("value") or " " not in m.group("value")) and _names_scheme_only(lower, m):
                 continue  # `"Authorization": "Bearer " + api_key`, f"Bearer {token}": code that builds the header
             value_end = m.end("value")
             if m.group("value").startswith("aws4-"):  # SigV4: `..., SignedHeaders=..., Signature=HEX` to the quote or line end
