@@ -196,6 +196,10 @@ CASES: dict[str, str | tuple] = {
     "(dense) 'pass=abcd x ' repeated (apart)": "pass=abcd x ",
     "(dense) 'https://x@h ' repeated (apart)": "https://x@h ",
     "(dense) 'api_key: abcd' lines (apart)": "api_key: abcd\n",
+    # values aligned to a column after their name (rt8 L0: kubectl describe, op item get), and names whose blanks
+    # run past the 40 the rule reads (--only "(rt8)")
+    "(rt8) aligned values": "      DB_PASSWORD:         Qm7vT2xLp9RzW4kN\n",
+    "(rt8) blanks past the aligned bound": "password:" + " " * 41 + "x\n",
     "(dense) a word and a number, lines": "loss\n1234\n",
     "(dense) a word and a git hash, lines": "commit\n9fceb02d0ae598e95dc970b74767f19372d61af8\n",
     "(dense) a step and a number, lines": "epoch 1\n5678\n",

@@ -36,3 +36,13 @@ def test_a_gpu_uuid_as_pytorch_prints_it_goes_as_its_gpu_form_does():
 def test_other_words_stay(line):
     env = {**ENV, "USER": "data"}   # a common word for a user name keeps its strict bounds
     assert Redactor(environ=env, redact_hosts=True).text(line) == line
+
+
+def test_nccl_peer_gid_glued_to_its_label_goes():
+    # NCCL's IB transport prints `remoteGids%s` with no space (rt8 L4): the peer's link-local GID holds its MAC.
+    line = ("node-01:12345:12410 [0] NCCL WARN NET/IB : Got completion from peer 10.1.2.4<45678> with status=12 "
+            "opcode=0 len=0 vendor err 129 (Recv) localGid ::ffff:10.1.2.3 remoteGidsfe80::ba59:9f03:ff1e:2a3b hca mlx5_0")
+    out = Redactor(environ=ENV, redact_hosts=True).text(line)
+    assert "fe80::ba59:9f03:ff1e:2a3b" not in out and "remoteGidsip-" in out
+    assert "10.1.2.3" not in out and "hca mlx5_0" in out
+    assert Redactor(environ=ENV).text(line) == line   # only with --redact-hosts

@@ -34,9 +34,12 @@ KEY_ASSIGNMENT = re.compile(r"key(?<![a-z0-9]key)[\"']?[ \t]{0,3}[=:][ \t]{0,3}[
 # (a YAML block scalar's `|` / `>-` before the line break, an anchor `&k` or a tag `!!str`, `!ENV` before the value; the
 # name padded to a column, as pytest --showlocals and config dumps align them; Ruby/PHP/Perl `=>`, `->`; JSON inside
 # JSON, `\"password\": \"X\"`; a fullwidth colon; after the separator a no-break space, or a carriage return, form feed,
-# NEL or line separator that a terminal shows as a break but a stream does not cut at)
+# NEL or line separator that a terminal shows as a break but a stream does not cut at; the value aligned to a column
+# after the separator, as kubectl describe, 1Password's `op item get` and vault print it: `DB_PASSWORD:         X`)
+ALIGNED_BLANKS = 40
+_ALIGNED = "{0,%d}" % ALIGNED_BLANKS
 _ASSIGNMENT_TAIL = (r"(?=(?P<rest>[a-z0-9_.-]{0,48}))(?P=rest)(?P<sep>\\?[\"']?[ \t]{0,32}(?:=>|->|[=:\uff1a])"
-                    r"[ \t\r\f\v\x85\xa0\u2028\u2029]{0,3}"
+                    r"(?=(?P<pad>[ \t\r\f\v\x85\xa0\u2028\u2029]" + _ALIGNED + r"))(?P=pad)"  # (taken whole: none given back)
                     r"(?:(?:[|>][+-]?[0-9]?[ \t]{0,8})?\r?\n[ \t]{0,16})?(?:(?:&[a-z0-9_-]{1,32}|!{1,2}[a-z]{1,16})[ \t]{1,4})?)"
                     r"(?P<quote>(?:bytearray\(|memoryview\()?b[\"']|\\?[\"']?)"  # (a Python bytes value: b'X')
                     r"(?P<value>[^\s'\",;\x00]{3,})")  # (nsys joins environment entries with NUL)
@@ -77,9 +80,9 @@ _LOOKBEHIND_GROUP = re.compile(r"\(\?<[=!][^()]*\)")
 def _apart_scans(keyword: str) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     first = keyword[0]
     assert first.isalpha() and first.islower()   # (every keyword starts with its literal)
-    loose = rf"[\s'\",;\x00][^{first}]{{0,63}}(?:{_LOOKBEHIND_GROUP.sub('', keyword)})[=:][ \t]{{0,3}}"
+    loose = rf"[\s'\",;\x00][^{first}]{{0,63}}(?:{_LOOKBEHIND_GROUP.sub('', keyword)})[=:][ \t]{{0,{ALIGNED_BLANKS}}}"
     whole = (rf"(?=[ \t,;]{{0,64}}[^ \t,;{first}])[\s'\",;\x00][^{first}]{{0,63}}(?<![a-z0-9_.\-])"
-             rf"(?P<keyword>(?:{keyword})[=:][ \t]{{0,3}})")
+             rf"(?P<keyword>(?:{keyword})[=:][ \t]{{0,{ALIGNED_BLANKS}}})")
     # (the scan takes whole separators: where one fails, the scan ends there, so a try reads no further than the
     # matches it adds and the next one; a scan of loose ones ran on to the end of a text of `client_secret=X` lines
     # at every try, then added none)
@@ -93,7 +96,7 @@ ASSIGNMENTS_APART = {pattern: _apart_scans(pattern.pattern[:-len(_ASSIGNMENT_TAI
 # `password: |`): a stream holds it back until that line is read (lower-cased text, the line's last 120 characters).
 NAME_ENDS_LINE = re.compile("(?:" + "|".join(pattern.pattern[:-len(_ASSIGNMENT_TAIL)] for pattern in SECRET_ASSIGNMENTS
                                              if pattern.pattern.endswith(_ASSIGNMENT_TAIL)) + ")"
-                            + r"(?=(?P<rest>[a-z0-9_.-]{0,48}))(?P=rest)[\"']?[ \t]{0,3}[=:][ \t]{0,3}"
+                            + r"(?=(?P<rest>[a-z0-9_.-]{0,48}))(?P=rest)[\"']?[ \t]{0,32}[=:][ \t]" + _ALIGNED +
                               r"(?:[|>][+-]?[0-9]?[ \t]{0,8})?\r?\n\Z")
 ASSIGNMENT_RUN_EQUALS = re.compile(r"=[^\s'\",;\x00=:]+")
 ASSIGNMENT_RUN_COLON = re.compile(r":[^\s'\",;\x00=:]+")
@@ -121,7 +124,7 @@ URL_SIGNATURE = re.compile(r"signature=(?<=[?&]signature=|-signature=)(?P<value>
 # A secret name ending a piece of a stream, its value on the next line.
 # (also a YAML block scalar's `password: |`, and a secret flag ending a line of a list: k8s `- --password`)
 VALUE_ON_NEXT_LINE = re.compile(r"(?:token|secret|passw(?:or)?d|api[_-]?key|apikey|pass(?:phrase)?|credential|accountkey)"
-                                r"[\"']?[ \t]{0,3}[=:][ \t]{0,3}(?:[|>][+-]?[0-9]?[ \t]{0,8})?\r?\n\Z"
+                                r"[\"']?[ \t]{0,32}[=:][ \t]" + _ALIGNED + r"(?:[|>][+-]?[0-9]?[ \t]{0,8})?\r?\n\Z"
                                 r"|--[a-z0-9_-]{0,48}(?:token|secret|passw(?:or)?d|api[_-]?key|pass(?:phrase)?)[\"']?,?[ \t]{0,8}"
                                 r"\r?\n\Z")
 

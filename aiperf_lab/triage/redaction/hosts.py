@@ -31,8 +31,9 @@ NAME_RUN = re.compile(r"[a-z0-9._-]{0,64}")
 # ipaddress, so times (12:34:56) and MACs (six groups, no "::") are not addresses.
 # It may follow a name and a colon ("host:2001:db8::1"), not a hex group and a colon (mid-address);
 # an embedded IPv4 (::ffff:203.0.113.9, 0:0:0:0:0:ffff:203.0.113.9) is part of it. A compressed one holds a hex
-# digit ("::" alone identifies nobody: ":*:" repeated gave a million of them to look at).
-IPV6 = re.compile(r"(?<![\w.])(?<![0-9A-Fa-f]:)(?<!::)(?:(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}"
+# digit ("::" alone identifies nobody: ":*:" repeated gave a million of them to look at). NCCL's IB transport prints
+# the peer's GID glued to its label (`remoteGidsfe80::ba59:9f03:ff1e:2a3b`, a link-local address holding its MAC).
+IPV6 = re.compile(r"(?:(?<![\w.])|(?<=remoteGids))(?<![0-9A-Fa-f]:)(?<!::)(?:(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}"
                   r"|(?:[0-9A-Fa-f]{1,4}:){6}(?:\d{1,3}\.){3}\d{1,3}|(?=[0-9A-Fa-f:]{0,39}::)"
                   r"(?=::[0-9A-Fa-f]|[0-9A-Fa-f])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:(?:\d{1,3}\.){3}\d{1,3}|[0-9A-Fa-f]{1,4})?)(?:%[\w.-]{1,32})?(?![\w:])")
 # MAC addresses, colon- or dash-separated (this host's and any other: they identify a machine).
