@@ -132,3 +132,18 @@ def test_no_generated_secret_is_kept_in_the_shapes_of_code() -> None:
     kept = [(context, value) for _ in range(60) for value in _generated(rng) for context in CONTEXTS
             if value in redactor.text(context.format(v=value))]
     assert kept == []
+
+
+@pytest.mark.parametrize("placeholder", ["EMPTY", "dummy", "sk-no-key-required", "xxxxxxxx", "********"])
+def test_a_documented_placeholder_key_is_no_known_secret(placeholder: str) -> None:
+    """vLLM's `OPENAI_API_KEY=EMPTY`: the variable is hidden, the word stays wherever else it is printed."""
+    redactor = Redactor({"OPENAI_API_KEY": placeholder, "HF_TOKEN": V})
+    text = f"queue {placeholder} after 3 s; model={placeholder}\n"
+    assert redactor.text(text) == text
+    assert redactor.environment({"OPENAI_API_KEY": placeholder})["OPENAI_API_KEY"] == REDACTED
+    assert V not in redactor.text(f"token {V} printed")
+
+
+def test_a_real_key_beside_a_placeholder_stays_a_known_secret() -> None:
+    redactor = Redactor({"OPENAI_API_KEY": "hunter2-Secret"})
+    assert "hunter2-Secret" not in redactor.text("logged in with hunter2-Secret today")

@@ -230,8 +230,18 @@ def _holder_encoded_forms(value: str) -> set[str]:
     return forms
 
 
+# Placeholders that tools document for a key they do not check (vLLM's and llama.cpp's OpenAI servers:
+# OPENAI_API_KEY=EMPTY, sk-no-key-required): hunting one as a known secret would hide every "EMPTY" in a bundle.
+# (The variable itself is still hidden in environment.txt.) A run of one character (xxxxxxxx, ********) is none.
+PLACEHOLDER_SECRETS = frozenset({"empty", "dummy", "placeholder", "unused", "not-needed", "not_needed", "notneeded",
+                                 "sk-no-key-required", "no-key", "nokey", "fake", "fake-key", "dummy-key", "sk-dummy",
+                                 "sk-fake", "your-api-key", "your_api_key"})
+
+
 def worth_hiding(value: str) -> bool:
-    return len(value) >= MIN_SECRET_LEN and value.strip().lower() not in NOT_SECRET_VALUES
+    folded = value.strip().lower()
+    return (len(value) >= MIN_SECRET_LEN and folded not in NOT_SECRET_VALUES and folded not in PLACEHOLDER_SECRETS
+            and len(set(folded)) > 1)
 
 
 _NAME_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
