@@ -147,3 +147,18 @@ def test_a_documented_placeholder_key_is_no_known_secret(placeholder: str) -> No
 def test_a_real_key_beside_a_placeholder_stays_a_known_secret() -> None:
     redactor = Redactor({"OPENAI_API_KEY": "hunter2-Secret"})
     assert "hunter2-Secret" not in redactor.text("logged in with hunter2-Secret today")
+
+
+@pytest.mark.parametrize("line", [
+    '    engine = create_engine(f"postgresql://{user}:{password}@{host}/{db}")',
+    '    url = f"https://{user}:{token}@github.com/{repo}.git"',
+    "<property><name>dfs.encryption.key.provider.uri</name><value>kms://http@kms:9600/kms</value></property>",
+])
+def test_url_templates_and_kms_transport_stay(line: str) -> None:
+    assert Redactor({}).text(line) == line
+
+
+@pytest.mark.parametrize("url", [f"postgresql://app:{V}@db/x", f"https://{{user}}:{V}@github.com/r.git",
+                                 f"kms://http:{V}@kms:9600/kms", f"https://{V}@github.com/r.git"])
+def test_url_credentials_beside_template_fields_still_go(url: str) -> None:
+    assert V not in Redactor({}).text(url)
