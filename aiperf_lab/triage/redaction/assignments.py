@@ -437,7 +437,7 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
             if text[value_end - 1] == ":" and "\n" in m.group("sep") and (text.startswith(" ", value_end) or (
                     text.startswith(("\n", "\r\n"), value_end) or value_end == len(text)) and _indented_under(
                     text, m.start(), value_start)):
-                continue  # a YAML mapping under the name (secretKeyRef:\n  name: db; secrets:\n  hf_token:\n), not its value
+                continue  # a YAML mapping under the name (secretKeyRef:\n  name: db; secrets:\n  hf_token:\n)
             start = m.start()
             rest_start, rest_end = m.span(rest_group)
             if (rest_end > rest_start or start and text[start - 1] in _NAME_CHARACTERS) and _names_a_quantity(

@@ -14,7 +14,8 @@ from collections import Counter
 
 from .argv import MAX_ARGUMENT_READINGS, SHELL_SAFE_WORD, argv_secret_pieces
 from .assignments import (
-    AUTHORIZATION, COOKIE_HEADER, DIGEST_PARAM, KEY_ASSIGNMENT, KIND_PREFIXED_HASH, NETRC_PASSWORD, URL_SIGNATURE,
+    AUTH_SCHEMES, AUTHORIZATION, COOKIE_HEADER, DIGEST_PARAM, KEY_ASSIGNMENT, KIND_PREFIXED_HASH, NETRC_PASSWORD,
+    URL_SIGNATURE,
     _assignment_spans, _collector_paused, _escaped_line_end, _names_harmless_key, _names_scheme_only, _span_values,
 )
 from .commands import _command_password_spans, _printed_flag_spans
@@ -228,7 +229,7 @@ class Redactor:
         for m in AUTHORIZATION.finditer(lower):
             if m.group("sep") == "=" and cannot_be_secret(m.group("value")):
                 continue  # authorization=none: a setting (`Authorization: X` is a header, whatever X)
-            if ("{" in m.group("value") or " " not in m.group("value")) and _names_scheme_only(lower, m):
+            if (m.group("value") in AUTH_SCHEMES or "{" in m.group("value")) and _names_scheme_only(lower, m):
                 continue  # `"Authorization": "Bearer " + api_key`, f"Bearer {token}": code that builds the header
             value_end = m.end("value")
             if m.group("value").startswith("aws4-"):  # SigV4: `..., SignedHeaders=..., Signature=HEX` to the quote or line end
