@@ -84,3 +84,18 @@ def test_other_binary_input_is_one_plain_line(tmp_path, content, kind):
     done = _console("--replay", str(path))
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
     assert kind in done.stderr and "\\x" not in done.stderr and "\ufffd" not in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("name, words", [
+    ("h200/torch_encoder_layer.pt.trace.json", "JSON (a PyTorch profiler trace?), not a telemetry recording: "
+                                               "aiperf-stats reads it"),
+    ("h200/ncu_full_details.csv", "an Nsight Compute CSV, not a telemetry recording: aiperf-stats reads it"),
+    ("h200/ncu_raw_metrics.csv", "an Nsight Compute CSV, not a telemetry recording: aiperf-stats reads it"),
+    ("h200/nsys_stats_lm_forward_cuda_api_sum.csv", "not a telemetry recording (unknown columns: Time (%),"),
+])
+def test_a_profile_given_to_replay_is_named_with_what_reads_it(name, words):
+    """The real PyTorch trace was "not a telemetry recording (unknown columns: ...)", naming nothing (its
+    first line is blank); a profile aiperf-stats reads is said to be one."""
+    done = _console("--replay", str(REPO / "tests/data" / name))
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert words in done.stderr, done.stderr

@@ -433,7 +433,7 @@ def test_every_screen_has_a_live_power_figure_from_the_monitors_feed(tmp_path, s
     async def scenario():
         app = make_app(tmp_path, gpus=2)
         latest = app.ctx.feed.ring.latest()
-        watts = [f"GPU{s.index} {s.power_w:.0f} W {s.util_gpu_pct:.0f}%" for s in latest.gpus]
+        watts = [f"GPU{s.index} {s.power_w:.0f} W util {s.util_gpu_pct:.0f}%" for s in latest.gpus]
         async with app.run_test(size=size) as pilot:
             for key in "123456":
                 await pilot.press(key)

@@ -170,6 +170,7 @@ def test_knobs_are_validated_passed_on_and_recorded_and_the_run_is_not_graded(mo
     assert record.grade == "not graded" and record.grade_reason.endswith("what-if run (streams=8): not graded")
     saved = load_run(record.folder)
     assert saved.run_record.knobs == {"streams": 8} and saved.grade.word == "not graded"
+    monkeypatch.setattr(runner, "missing_pytorch", lambda: None)
     argv = BUILD_ARGV(find_exercise("01-ex02"), "optimized", "none", "full", tmp_path, knobs={"streams": 8})
     assert argv[-2:] == ["--set", "streams=8"]
 

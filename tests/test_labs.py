@@ -66,6 +66,7 @@ def test_a_missing_measurement_is_an_error_not_a_pass():
 
 
 def test_argv_is_a_list_with_bounded_ncu(monkeypatch, tmp_path):
+    monkeypatch.setattr(runner, "missing_pytorch", lambda: None)   # the argv, whether PyTorch is here or not
     exercise = find_exercise("04-ex01")
     argv = runner.build_argv(exercise, "bf16", "none", "tiny", tmp_path)
     assert argv[1:3] == ["-m", "aiperf_lab.labs.workloads.energy_matmul"] and "--size" in argv
@@ -167,9 +168,31 @@ def test_cli_list_show_and_bad_names():
 
 def test_without_a_gpu_a_full_size_run_exits_2_with_one_line(tmp_path):
     done = labs_cli("run", "04-ex01", "--runs-dir", str(tmp_path))
-    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "could not run here" in done.stderr
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    if runner.missing_pytorch():   # said before the run: no run folder, no "failed" run in the history
+        assert "the workloads need PyTorch, and this Python has none: pip install 'aiperf-lab[labs]'" in done.stderr
+        assert not any(tmp_path.iterdir())
+        return
+    assert "could not run here" in done.stderr
     log = next(tmp_path.glob("*/stdout.log")).read_text()
     assert "needs" in log and "Traceback" not in log
+
+
+def test_without_pytorch_a_run_does_not_start_and_leaves_no_failed_run(monkeypatch, tmp_path):
+    """Every workload imports PyTorch: without it the run is refused before anything is written, rather
+    than started, exiting 2 and kept in the history as a "failed" run of the exercise."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "torch" else real(name, *a))
+    with pytest.raises(InputError, match=r"^the workloads need PyTorch, and this Python has none: "
+                                         r"pip install 'aiperf-lab\[labs\]'"):
+        runner.run_exercise("01-ex01", size="tiny", runs_dir=tmp_path)
+    assert not any(tmp_path.iterdir())
+    # a missing profiler is said first: it is what the user asked for
+    monkeypatch.setattr(runner.shutil, "which", lambda tool: None)
+    with pytest.raises(InputError, match="needs Nsight Systems' `nsys` on the PATH"):
+        runner.run_exercise("01-ex01", profile="nsys", size="tiny", runs_dir=tmp_path)
 
 
 @pytest.mark.parametrize("exercise, variant", [("04-ex01", "fp32"), ("01-ex03", "baseline"), ("01-ex03", "optimized"),

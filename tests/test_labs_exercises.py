@@ -79,6 +79,7 @@ def test_multi_gpu_exercise_refuses_one_gpu_in_one_line(tmp_path, monkeypatch):
 
 
 def test_torchrun_and_nsys_recipes_build_argv_lists(tmp_path, monkeypatch):
+    monkeypatch.setattr(runner, "missing_pytorch", lambda: None)   # the argv, whether PyTorch is here or not
     fake = tmp_path / "bin"
     fake.mkdir()
     for tool in ("nsys", "ncu"):

@@ -132,3 +132,13 @@ def test_shell_wrappers_refuse_bad_use(fake_tools):
     done = subprocess.run(["bash", "scripts/nsys_profile.sh", "--"], capture_output=True, text=True,
                           cwd=REPO, env=fake_tools)
     assert done.returncode == 2 and "no command" in done.stderr
+
+
+def test_a_reader_that_goes_away_early_is_not_a_traceback():
+    """`python -m aiperf_lab.metrics.config ncu-metrics --chapter ch7 | head -c 20`, as a newcomer pipes
+    the README's command, ended in a BrokenPipeError traceback."""
+    reader = subprocess.Popen([sys.executable, "-m", "aiperf_lab.metrics.config", "ncu-metrics", "--chapter", "ch7"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO)
+    reader.stdout.close()                                  # the reader is gone before a byte is read
+    err = reader.stderr.read().decode()
+    assert reader.wait(timeout=60) == 0 and err == "", err

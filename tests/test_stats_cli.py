@@ -457,3 +457,44 @@ def test_the_command_still_runs_its_exit_handlers(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout == (H200 / "nsys_stats_lm_forward_nvtx_sum.csv").read_text()
     assert list(work.iterdir()) == []
+
+
+@pytest.mark.parametrize("columns", ["80", "240"])
+def test_findings_are_never_cut_mid_sentence_they_go_one_block_per_row(columns, capsys, monkeypatch):
+    """At 80 columns the expert rules' evidence and advice were cut to 22 characters ("53 of 53
+    host-device…", "pin the host buffers…"); at any width, a sentence that would be cut puts the table
+    one block per row, values folded, so every word of it is printed."""
+    monkeypatch.setenv("COLUMNS", columns)
+    code, out, err = run_cli([LM, "--report", "expert_findings"], capsys)
+    assert code == 0 and err == ""
+    assert "(one block per row: its sentences would be cut)" in out.replace("\n", " ")
+    assert "…" not in out and max(len(line) for line in out.splitlines()) <= int(columns)
+    words = " ".join(out.split())
+    for sentence in ("53 of 53 host-device copies use pageable memory (174.9 MB, 18.55 ms on the GPU)",
+                     "pin the host buffers (tensor.pin_memory(), DataLoader(pin_memory=True)) and copy with "
+                     "non_blocking=True", "0 synchronous memcpy calls, 0.00 ms of CPU time in them"):
+        assert sentence in words
+
+
+def test_list_reports_on_an_80_column_terminal_fits_it_and_says_what_the_star_means(capsys, monkeypatch):
+    """On an 80-column terminal 39 of its lines were wider than the terminal, which wrapped them through
+    the name column; `*` was explained only in --help. Piped, it stays one line per report (for grep)."""
+    import io
+
+    from aiperf_lab.metrics.registry import REPORTS, STATS_MARK_LEGEND
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stdout", terminal)
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["--list-reports"]) == 0
+    lines = terminal.getvalue().splitlines()
+    assert max(len(line) for line in lines) <= 80
+    assert lines[-1] == STATS_MARK_LEGEND == "* the same columns and numbers as `nsys stats --report NAME`"
+    named = [line.split()[:2] for line in lines if line and not line.startswith(" ")][:-1]
+    assert named == [[r.kind, r.name + (f"[{r.arguments}]" if r.arguments else "")] for r in REPORTS]
+    words = " ".join(terminal.getvalue().split())
+    assert "joules per kernel category and GPU idle (needs telemetry); --nvtx RANGE scopes it" in words

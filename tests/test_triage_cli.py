@@ -262,6 +262,9 @@ def test_compare_sets_the_gpu_bundle_beside_a_gpu_less_one(tmp_path):
     lines = done.stdout.splitlines()
     model = next(line for line in lines if line.startswith("GPU model"))
     assert "NVIDIA H200*" in model and "-*" in model
+    # the GPU-less bundle's "none" is no verdict: said so, never shown as the same "none" as the H200's
+    findings = next(line for line in lines if line.startswith("findings"))
+    assert findings.split()[1:] == ["none*", "none", "(no", "GPU:", "no", "GPU", "rule", "could", "judge)*"]
     assert lines[-1] == "* differs from the other bundles"
 
 
@@ -281,8 +284,11 @@ def test_show_without_a_summary_prints_readable_lines_not_a_dict(tmp_path):
 
 
 def test_a_bundle_without_gpu_says_unknown_not_none(tmp_path):
-    done = triage("--duration", "1", "--output", tmp_path)
+    done = triage("--duration", "1", "--output", tmp_path, "--progress")
     assert done.returncode == 0, done.stderr
+    # the progress line says no verdict was possible, not "0 finding(s)" alone, which reads as healthy
+    said = [line.split("] ", 1)[-1] for line in done.stderr.splitlines() if "archive written" in line]
+    assert said == ["0 finding(s) (no GPU: no GPU rule could judge this machine); archive written"]
     shown = triage("show", done.stdout.strip().splitlines()[-1])
     assert "driver unknown, CUDA unknown" in shown.stdout and "None" not in shown.stdout
 

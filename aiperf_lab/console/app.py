@@ -232,5 +232,8 @@ class LabConsole(App):
         """Run a screen's action from the palette: switch to that screen first, then act as its key would."""
         if self.current_mode != mode:
             await self.switch_mode(mode)
-        if not await self.screen.run_action(action) and action == "cancel_run":
-            self.notify("nothing is running")      # the key is hidden then; the palette still lists it
+        if not await self.screen.run_action(action):   # the key is hidden then; the palette still lists it
+            if action == "cancel_run":
+                self.notify("nothing is running")
+            elif action == "stop":
+                self.notify("no bundle is being made")

@@ -86,16 +86,31 @@ def card_lines(info: GpuInfo, history: Sequence[GpuSample], status: GpuStatus | 
     status_age = s.t - s.status_t if s.status_t is not None else 0.0
     return [
         f"GPU {info.index}  {info.name or 'unknown'}",
-        f"power {fmt(s.power_w, ' W')} / {fmt(limit, ' W')} {bar(s.power_w, limit, 16, ascii_only)} ({source})"
-        f"  energy {energy} ({s.energy_source or 'n/a'})",
-        f"util {fmt(s.util_gpu_pct, '%')} gpu, {fmt(s.util_mem_pct, '%')} mem   {activity_text(info, s)}",
-        f"memory {mem}   {fmt(s.temp_c, ' C')}   SM {fmt(s.sm_clock_mhz, ' MHz')}   clock events: {reasons}"
-        + (f" (read {status_age:.0f} s ago)" if status_age > STATUS_STALE_S else "")
-        + (f"   {count} process{'es' if count != 1 else ''}" if count else ""),
+        *pack([f"power {fmt(s.power_w, ' W')} / {fmt(limit, ' W')} {bar(s.power_w, limit, 16, ascii_only)} ({source})",
+               f"energy {energy} ({s.energy_source or 'n/a'})"], width, "  "),
+        *pack([f"util {fmt(s.util_gpu_pct, '%')} gpu, {fmt(s.util_mem_pct, '%')} mem", *activity_parts(info, s)],
+              width, "  ", first_gap="   "),
+        *pack([f"memory {mem}", fmt(s.temp_c, ' C'), f"SM {fmt(s.sm_clock_mhz, ' MHz')}",
+               f"clock events: {reasons}" + (f" (read {status_age:.0f} s ago)" if status_age > STATUS_STALE_S else ""),
+               *([f"{count} process{'es' if count != 1 else ''}"] if count else [])], width, "   "),
         f"power {power_series}",
         f"util  {util_series}",
         f"sm    {sm_series}",
     ]
+
+
+def pack(pieces: Sequence[str], width: int, gap: str, first_gap: str | None = None) -> list[str]:
+    """`pieces` joined by `gap` (`first_gap` after the first) on as few lines as fit in `width`, a line
+    breaking only between two pieces (continuations indented two spaces): a label keeps its value at 80
+    columns ("occupancy" at a line's end and "14.1%" on the next, "1" and "process", read as two things)."""
+    lines: list[str] = []
+    for n, piece in enumerate(pieces):
+        between = first_gap if n == 1 and first_gap is not None else gap
+        if lines and len(lines[-1]) + len(between) + len(piece) <= width:
+            lines[-1] += between + piece
+        else:
+            lines.append(("  " if lines else "") + piece)
+    return lines
 
 
 GPM_SHOWN = (("sm_active_pct", "SM active"), ("tensor_pct", "tensor"), ("dram_pct", "DRAM"),
@@ -105,10 +120,15 @@ GPM_SHOWN = (("sm_active_pct", "SM active"), ("tensor_pct", "tensor"), ("dram_pc
 def activity_text(info: GpuInfo, s: GpuSample) -> str:
     """SM activity, tensor activity, DRAM bandwidth and occupancy from the latest GPM window, or n/a
     with the reason."""
+    return "  ".join(activity_parts(info, s))
+
+
+def activity_parts(info: GpuInfo, s: GpuSample) -> list[str]:
+    """activity_text's pieces, each a label with its value."""
     if info.gpm_reason:
-        return f"SM active, tensor, DRAM: n/a ({info.gpm_reason})"
+        return [f"SM active, tensor, DRAM: n/a ({info.gpm_reason})"]
     if s.gpm is None:
-        return "SM active, tensor, DRAM: n/a (no GPM window yet)"
+        return ["SM active, tensor, DRAM: n/a (no GPM window yet)"]
     parts = []
     for name, label in GPM_SHOWN:
         value = getattr(s.gpm, name)
@@ -117,7 +137,7 @@ def activity_text(info: GpuInfo, s: GpuSample) -> str:
     age = s.t - s.gpm.t
     if age > 2 * max(s.gpm.window_s, 1.0) + 0.5:   # a read or more missed: not the current window
         parts.append(f"(window ended {age:.0f} s ago)")
-    return "  ".join(parts)
+    return parts
 
 
 PROCESS_COLUMNS = ("PID", "User", "Command", "GPU mem", "SM %", "Mem %", "Energy (est.)")
@@ -190,13 +210,14 @@ def run_state(running: bool, cancel_requested: bool, error: str | None, record) 
 
 
 # --- the one-line live status every screen shows -------------------------------------------------
-def gpu_status_fields(sample: GpuSample | None) -> list[str]:
-    """The fields of one GPU in the status line, in order; add a field here and every screen shows it."""
+def gpu_status_fields(sample: GpuSample | None, labelled: bool = False) -> list[str]:
+    """The fields of one GPU in the status line, in order; add a field here and every screen shows it.
+    `labelled`: utilization says what it is ("util 99%"), where the line has room for it."""
     if sample is None:
         return ["no data"]
     if sample.lost:
         return ["lost"]
-    fields = [fmt(sample.power_w, " W"), fmt(sample.util_gpu_pct, "%")]
+    fields = [fmt(sample.power_w, " W"), ("util " if labelled else "") + fmt(sample.util_gpu_pct, "%")]
     if sample.gpm is not None and sample.gpm.sm_active_pct is not None:
         fields.append(f"SM {sample.gpm.sm_active_pct:.0f}%")   # GPM: how busy the SMs are, not only "a kernel ran"
     return fields
@@ -208,7 +229,12 @@ def status_line(devices: Sequence[GpuInfo], latest: Tick | None, feed_status: st
     Without GPUs it says so (and shows the host's CPU when the feed has it)."""
     by_index = {s.index: s for s in latest.gpus} if latest is not None else {}
     if devices:
-        parts = [f"GPU{info.index} " + " ".join(gpu_status_fields(by_index.get(info.index))) for info in devices]
+        # "GPU0 590 W 99% SM 96%": 99% of what? Labelled where the whole line fits (a GPU or two at 80 columns)
+        for labelled in (True, False):
+            parts = [f"GPU{info.index} " + " ".join(gpu_status_fields(by_index.get(info.index), labelled))
+                     for info in devices]
+            if len(" │ ".join(parts + ([extra] if extra else []))) <= width:
+                break
     else:
         cpu = latest.host.cpu_pct if latest is not None and latest.host is not None else None
         parts = [f"no GPU telemetry ({feed_status})" if feed_status else "no GPU telemetry",

@@ -74,8 +74,11 @@ class TextBlock(Widget):
     def set_lines(self, lines: list[str]) -> None:
         text = "\n".join(lines)
         if text != self._text.plain:
+            # a layout pass only when the line count changes: a card of auto height must grow with it,
+            # or its last lines (the sm chart) are cut off under the border
+            grew = text.count("\n") != self._text.plain.count("\n")
             self._text = Text(text, no_wrap=True, overflow="ellipsis")
-            self.refresh()
+            self.refresh(layout=grew)
 
     def render(self) -> Text:
         return self._text
@@ -187,7 +190,10 @@ class TableView(Vertical):
         shown = f"{len(rows)} of {len(self.table.rows)} rows" if self._filter else f"{len(rows)} rows"
         order = f", sorted by {self.table.columns[self._sort[0]]}{' (descending)' if self._sort[1] else ''}" \
             if self._sort else ""
-        title.update(f"{self.table.title} ({self.table.name}): {shown}{order}"
+        # a table read back from a run's CSV is titled by its name: "cuda_gpu_kern_sum (cuda_gpu_kern_sum)" once
+        named = self.table.title if self.table.title.lower() == self.table.name.lower() \
+            else f"{self.table.title} ({self.table.name})"
+        title.update(f"{named}: {shown}{order}"
                      + (f", filter '{self._filter}'" if self._filter else ""))
         notes.update("\n".join(f"note: {n}" for n in self.table.notes))
 

@@ -72,10 +72,31 @@ def parse_knobs(exercise: Exercise, settings: list[str] | dict[str, str] | None,
     return knobs
 
 
+def missing_pytorch() -> str | None:
+    """Why no workload can start here, or None: every workload imports PyTorch, in this same Python
+    (sys.executable). Said before the run, not as a run that "failed" with exit 2."""
+    import importlib.util
+
+    if importlib.util.find_spec("torch") is None:
+        return ("the workloads need PyTorch, and this Python has none: pip install 'aiperf-lab[labs]' "
+                "(or a torch build for your CUDA)")
+    return None
+
+
 def build_argv(exercise: Exercise, variant: str, profile: str, size: str, folder: Path,
                seconds: float | None = None, gpus: int = 1, knobs: dict[str, Any] | None = None) -> list[str]:
     """The command line, an argv list: the workload (through torchrun for multi-GPU exercises),
-    wrapped by the profiler the run asks for."""
+    wrapped by the profiler the run asks for. InputError where it cannot run here (no profiler, no
+    PyTorch), before anything is written."""
+    argv = _argv(exercise, variant, profile, size, folder, seconds, gpus, knobs)
+    why = missing_pytorch()
+    if why:
+        raise InputError(why)
+    return argv
+
+
+def _argv(exercise: Exercise, variant: str, profile: str, size: str, folder: Path,
+          seconds: float | None, gpus: int, knobs: dict[str, Any] | None) -> list[str]:
     chosen = exercise.variant(variant)
     module = f"aiperf_lab.labs.workloads.{exercise.workload}"
     if exercise.launcher == "torchrun":
@@ -140,7 +161,7 @@ def run_exercise(exercise_id: str, variant: str | None = None, profile: str = "n
     if gpus < exercise.min_gpus:
         raise InputError(f"{exercise.id} needs at least {exercise.min_gpus} GPUs; this machine shows {gpus}"
                          + (" (CUDA_VISIBLE_DEVICES limits it)" if "CUDA_VISIBLE_DEVICES" in os.environ else ""))
-    # The argv first: a missing profiler is an error before anything is written.
+    # The argv first: a missing profiler or PyTorch is an error before anything is written.
     argv = build_argv(exercise, chosen.name, profile, size, folder, seconds, gpus=max(gpus, 1), knobs=chosen_knobs)
     try:
         folder.mkdir(parents=True, exist_ok=False)

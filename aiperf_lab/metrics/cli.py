@@ -109,8 +109,11 @@ def _run(argv: list[str]) -> int:
 
     if not args.files:
         if args.list_reports:
+            import shutil
+
             from aiperf_lab.metrics.registry import listing
-            print(listing())
+            # on a terminal, wrapped to it (80 columns made 39 lines of one over its width); piped, a line each
+            print(listing(width=shutil.get_terminal_size().columns if sys.stdout.isatty() else None))
             return 0
         raise InputError("aiperf-stats: name a profile file (or use --list-reports; see aiperf-stats --help)")
     profile = open_profiles(args.files)

@@ -312,4 +312,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from aiperf_lab.cli_support import run_cli
+
+    # as the other commands: `| head` ends it quietly (it was a BrokenPipeError traceback), a full disk in one line
+    sys.exit(run_cli("aiperf_lab.metrics.config", main, None))

@@ -270,16 +270,31 @@ def _options_taken(report: Report) -> str:
     return f" (takes {'; '.join(taken)})" if taken else ""
 
 
-def listing(kind: str | None = None) -> str:
-    """`--list-reports`: every report (or one kind's), one per line: name, arguments, help."""
+STATS_MARK_LEGEND = "* the same columns and numbers as `nsys stats --report NAME`"
+
+
+def listing(kind: str | None = None, width: int | None = None) -> str:
+    """`--list-reports`: every report (or one kind's), one per line: name, arguments, help. With a
+    `width` (a terminal's), the help wraps under itself and a last line says what `*` means; without,
+    one line per report, for grep."""
+    import textwrap
+
     rows = []
     for report in REPORTS if kind is None else reports_for(kind):
         mark = "*" if report.nsys_stats else " "
         rows.append((report.kind, report.name + (f"[{report.arguments}]" if report.arguments else ""), mark,
                      report.help + _options_taken(report)))
-    width = max(len(r[1]) for r in rows)
+    name_width = max(len(r[1]) for r in rows)
     kind_width = max(len(r[0]) for r in rows)
-    return "\n".join(f"{k:<{kind_width}}  {n:<{width}} {m} {h}" for k, n, m, h in rows)
+    lead = kind_width + 2 + name_width + 3
+    if width is None or width - lead < 24:   # piped, or too narrow to wrap under itself
+        return "\n".join(f"{k:<{kind_width}}  {n:<{name_width}} {m} {h}" for k, n, m, h in rows)
+    lines = []
+    for k, n, m, h in rows:
+        wrapped = textwrap.wrap(h, width - lead, break_on_hyphens=False) or [""]
+        lines.append(f"{k:<{kind_width}}  {n:<{name_width}} {m} {wrapped[0]}")
+        lines.extend(" " * lead + more for more in wrapped[1:])
+    return "\n".join(lines + ["", STATS_MARK_LEGEND])
 
 
 KIND_NAMES = {"nsys": "nsys", "torch": "PyTorch", "ncu": "ncu", "telemetry": "telemetry"}

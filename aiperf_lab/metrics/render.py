@@ -156,10 +156,14 @@ def render_terminal(tables: Sequence[Table], stream: TextIO = sys.stdout, limit:
         for gap in (COLUMN_GAP, NARROW_COLUMN_GAP):
             fixed = _fixed_widths(widths, numeric, console.width, gap)
             if sum(fixed) + gap * len(fixed) <= console.width:
+                why = None if not any(fixed[i] < widths[i] for i, name in enumerate(table.columns)
+                                      if name in PROSE_COLUMNS) else PROSE_CUT
                 break
         else:
+            why = WIDER_THAN_TERMINAL
+        if why is not None:
             direct = len(cells) > PLAIN_ROWS_FROM and not interactive
-            _render_records(console, title, table.columns, cells, table.notes, direct)
+            _render_records(console, title, table.columns, cells, table.notes, direct, why)
             continue
         headers = [printable(h) if "\n" not in h else h for h in headers]  # (wrapped headers are ours)
         table_width = sum(fixed) + gap * (len(fixed) - 1) + 2
@@ -328,8 +332,15 @@ def _write_file(path: Path, write) -> None:
         raise
 
 
+# Sentences (a finding's evidence and advice) cut to a column's width say nothing ("53 of 53 host-device…",
+# "pin the host buffers…" at 80 columns): where one would be cut, the table is shown one block per row.
+PROSE_COLUMNS = frozenset({"Evidence", "Advice"})
+WIDER_THAN_TERMINAL = "the table is wider than the terminal"
+PROSE_CUT = "its sentences would be cut"
+
+
 def _render_records(console, title: str, columns: list[str], cells: list[list[str]], notes: list[str],
-                    direct: bool = False) -> None:
+                    direct: bool = False, why: str = WIDER_THAN_TERMINAL) -> None:
     """A table too wide for the terminal, one block per row: "column  value" lines, values folded.
     `direct`: the blocks are written as rich lays them out, without rich's table layout (3 ms a row:
     an ncu_summary of 3,000 kernels took 9 s of CPU)."""
@@ -337,7 +348,7 @@ def _render_records(console, title: str, columns: list[str], cells: list[list[st
     from rich.table import Table as RichTable
     from rich.text import Text
 
-    console.print(Text(title + " (one block per row: the table is wider than the terminal)"))
+    console.print(Text(f"{title} (one block per row: {why})"))
     cells = [[_record_value(value) for value in row] for row in cells]
     label_width = max(len(c) for c in columns)
     # rich fits the block in the terminal by taking one cell from the value column (4 cells of edges,

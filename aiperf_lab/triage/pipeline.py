@@ -445,7 +445,9 @@ class Triage:
                 extra["capture"]["log"] = self.facts.workload.capture.as_dict()
         archive = self.bundle.finish(self.host_label, self.redactor.argv(self.options.arguments),
                                      self.interrupted.is_set(), extra=extra)
-        self.emit.say(f"{len(self.found)} finding(s); archive written" +
+        # "0 finding(s)" on a machine without a GPU read as a healthy GPU: no GPU rule could judge it
+        judged = "" if self.facts.hardware.gpus else " (no GPU: no GPU rule could judge this machine)"
+        self.emit.say(f"{len(self.found)} finding(s){judged}; archive written" +
                       (" (interrupted)" if self.interrupted.is_set() else ""))
         return archive
 

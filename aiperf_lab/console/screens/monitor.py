@@ -83,10 +83,16 @@ class MonitorScreen(Screen):
                                  max(10, width - 12), 100.0, ascii_only)
             self.query_one("#host-card", TextBlock).set_lines([host_line(host), f"cpu   {cpu}"])
             waiting = "; waiting for samples" if not ticks else ""
+            # a GPU whose power limit is not known (an nvidia-smi log) has its power drawn up to the window's peak
+            limits = {s.index: s.power_limit_w for s in (ticks[-1].gpus if ticks else [])}
+            known = [bool(limits.get(info.index) or info.power_limit_w) for info in feed.devices]
+            scale = "0-limit" if all(known) else "0-peak" if not any(known) else "0-limit/peak"
             # The feed itself is named in the top bar.
-            self.query_one("#feed-status", TextBlock).set_lines(
-                [f"charts: {span_label(WINDOW_S)} up to now; {ZERO_MARK} zero, blank no data; scale 0-limit W, "
-                 f"0-100%{waiting}"])
+            legend = f"charts: {span_label(WINDOW_S)} up to now; {ZERO_MARK} zero, blank no data; scale {scale} W, " \
+                     f"0-100%{waiting}"
+            if len(legend) > self.size.width - 2:
+                legend = legend.replace(" up to now", "")
+            self.query_one("#feed-status", TextBlock).set_lines([legend])
 
     def _fill_processes(self, index: int, status, width: int) -> None:
         seen = self._procs_seen.get(index)

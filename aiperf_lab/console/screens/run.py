@@ -116,7 +116,8 @@ class RunScreen(Screen):
         ascii_only = self.app.ctx.ascii_only
         if session.error:
             self._write([f"!! {session.error}"])
-            grade.update(grade_text("failed", f"did not start: {session.error}", ascii_only))
+            # no run, so no grade: "✗ failed" read as the exercise failing, and History holds no such run
+            grade.update(Text(f"{'!!' if ascii_only else '✗'} did not start: {session.error}"))
             grade.set_class(True, "-failed")
             grade.display = True
             return

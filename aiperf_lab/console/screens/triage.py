@@ -43,7 +43,22 @@ class TriageScreen(Screen):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
+        self._footer_running: bool | None = None
         self._timer = self.set_interval(0.25, self.tick)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "stop":
+            # offered only while a bundle is being made: "x Stop" on an idle screen read as a key that works
+            triage = self.app.ctx.triage
+            return bool(triage is not None and triage.running)
+        return True
+
+    def _offer_stop(self) -> None:
+        triage = self.app.ctx.triage
+        running = bool(triage is not None and triage.running)
+        if running != self._footer_running:
+            self._footer_running = running
+            self.refresh_bindings()
 
     def action_edit_duration(self) -> None:
         box = self.query_one("#triage-duration", Input)
@@ -95,6 +110,7 @@ class TriageScreen(Screen):
         self.notify("stopping: triage writes what it collected and marks the archive interrupted")
 
     def tick(self) -> None:
+        self._offer_stop()
         triage = self.app.ctx.triage
         if triage is None:
             return
