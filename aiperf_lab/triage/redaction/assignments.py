@@ -380,6 +380,8 @@ NOT_A_SECRET_REFERENCE = re.compile(r"<\|?/?[A-Za-z0-9_.-]{0,64}\|?>|\[[A-Z_]{2,
 AUTH_SCHEMES = frozenset({"basic", "bearer", "kerberos", "oauth", "oauth2", "digest", "ntlm", "negotiate", "saml",
                           "oidc", "ldap", "iam", "sigv4", "gssapi", "spnego", "sso", "mtls", "x509", "none",
                           "publickey", "hostbased", "keyboard-interactive", "gssapi-with-mic"})   # (and ssh's methods)
+MOST_SCHEME_LETTERS = max(map(len, AUTH_SCHEMES))   # (a value no longer holds a credential after its scheme)
+AUTH_SCHEME_WORDS = tuple(sorted(AUTH_SCHEMES))
 
 
 def _assignment_spans(text: str, lower: str) -> list[Span]:
