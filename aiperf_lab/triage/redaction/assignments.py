@@ -13,7 +13,8 @@ from typing import Callable
 
 from .names import (
     END_WORDS, NOT_SECRET_KEY_KINDS, QUALIFIER_BEFORE, QUANTITY_WORDS, SECRET_PAIRS, _NAME_CHARACTERS,
-    _secret_name_cached, _weak_flag_secret, cannot_be_secret, is_named_location, is_secret_name, name_words,
+    _secret_name_cached, _weak_flag_secret, cannot_be_secret, is_hex_key, is_named_location, is_secret_name,
+    looks_generated, looks_like_password, name_words, reads_as_words,
 )
 from .spans import REDACTED, REDACTED_LOWER, Span
 
@@ -30,7 +31,7 @@ KEY_ASSIGNMENT = re.compile(r"key(?<![a-z0-9]key)[\"']?[ \t]{0,3}[=:][ \t]{0,3}[
 # the name is taken whole, never given back (the lookahead-and-backreference idiom), so a long name
 # with no separator after it costs one pass.
 # The value may sit on the next line (YAML "api_key:\n  VALUE").
-# (a YAML block scalar's `|` / `>-` before the line break, an anchor `&k` or a tag `!!str` before the value; the
+# (a YAML block scalar's `|` / `>-` before the line break, an anchor `&k` or a tag `!!str`, `!ENV` before the value; the
 # name padded to a column, as pytest --showlocals and config dumps align them; Ruby/PHP/Perl `=>`, `->`; JSON inside
 # JSON, `\"password\": \"X\"`; a fullwidth colon; after the separator a no-break space, or a carriage return, form feed,
 # NEL or line separator that a terminal shows as a break but a stream does not cut at; the value aligned to a column
@@ -40,7 +41,7 @@ _ALIGNED = "{0,%d}" % ALIGNED_BLANKS
 _ASSIGNMENT_TAIL = (r"(?=(?P<rest>[a-z0-9_.-]{0,48}))(?P=rest)(?P<sep>\\?[\"']?[ \t]{0,32}(?:=>|->|[=:\uff1a])"
                     r"(?=(?P<pad>[ \t\r\f\v\x85\xa0\u2028\u2029]" + _ALIGNED + r"))(?P=pad)"  # (taken whole: none given back)
                     r"(?:(?:[|>](?:[0-9][+-]|[+-]?[0-9]?)[ \t]{0,8})?\r?\n[ \t]{0,16}|#(?<=[ \t]#)[^\n]{0,256}\r?\n[ \t]{1,16})?"
-                    r"(?:(?:&[a-z0-9_-]{1,32}|!![a-z]{1,16})[ \t]{1,4})?)"
+                    r"(?:(?:&[a-z0-9_-]{1,32}|!{1,2}[a-z]{1,16})[ \t]{1,4})?)"
                     # (a bytes value: b'X', rb'X', b'''X''', bytes('X', ...), bytearray( b'X' ), np.bytes_(b'X'), Go's
                     # []byte("X"), JavaScript's Buffer.from('X'))
                     r"(?P<quote>(?:(?:bytearray|memoryview|bytes|np\.bytes_|numpy\.bytes_|buffer\.from|\[\]byte)\([ \t]{0,4})?"
@@ -58,12 +59,13 @@ MAX_TOKEN_COUNT_DIGITS = 6   # token=128000 is an id or a count (a vocabulary ha
 # Assignments back to back (`pass pass=` repeated, `token=abc,token=abd`): after one, a run of more of the same
 # keyword, each after 1 to 4 blanks, commas or semicolons, with no more to its name (nothing to judge there), its
 # value right after its `=` or `:` and holding neither (so a substitution finds each value). One span for the run.
-_ASSIGNMENT_RUN_VALUE = r"[=:][^\s'\",;\x00=:]{3,256}(?![^\s'\",;\x00])"
+_ASSIGNMENT_RUN_VALUE = r"[=:](?![<$])[^\s'\",;\x00=:(]{3,256}(?![^\s'\",;\x00])"   # (no call, <ref> or $ref: the loop
+# judges those, _value_reads_as_code)
 ASSIGNMENT_RUNS = {pattern: re.compile(rf"(?:[ \t,;]{{1,4}}(?:{pattern.pattern[:-len(_ASSIGNMENT_TAIL)]}){_ASSIGNMENT_RUN_VALUE})+")
                    for pattern in SECRET_ASSIGNMENTS if pattern.pattern.endswith(_ASSIGNMENT_TAIL)}
 # ... and lines of them, each name on a line of its own and its value on the next (`api_key:\nVALUE\n` repeated)
 ASSIGNMENT_LINE_RUNS = {pattern: re.compile(rf"(?:\n(?:{pattern.pattern[:-len(_ASSIGNMENT_TAIL)]})[=:]\n"
-                                            r"[^\s'\",;\x00]{3,256}(?=\n))+")
+                                            r"(?![<$])[^\s'\",;\x00(]{3,256}(?=\n))+")
                         for pattern in SECRET_ASSIGNMENTS if pattern.pattern.endswith(_ASSIGNMENT_TAIL)}
 ASSIGNMENT_RUN_VALUES = re.compile(r"[=:]([^\s'\",;\x00=:]+)")
 # ... and kept apart by a little text (`pass=abcd x ` repeated, `api_key: abcd` lines): after one, the next ones of
@@ -105,8 +107,17 @@ ASSIGNMENT_RUN_COLON = re.compile(r":[^\s'\",;\x00=:]+")
 ASSIGNMENT_RUN_GAPS = (" ", "\t", ",", ";")
 # Authorization: <scheme> <credential>, whatever the scheme (Token, Negotiate, Digest, ...), and .netrc's
 # "login NAME password VALUE".
-AUTHORIZATION = re.compile(r"authorization[\"']?[ \t]{0,3}(?P<sep>[:=])[ \t]{0,3}(?:(?:bytearray\(|memoryview\()?b(?=[\"']))?[\"']?(?P<value>[a-z0-9._~+/=-]{1,64}"
+AUTHORIZATION = re.compile(r"authorization[\"']?[ \t]{0,3}(?P<sep>[:=])[ \t]{0,3}(?:(?:bytearray\(|memoryview\()?b(?=[\"'])|f(?=[\"']))?[\"']?(?P<value>[a-z0-9._~+/=-]{1,64}"
                            r"(?:[ \t]{1,4}[^\s'\",;]{1,4096})?)")
+
+
+def _names_scheme_only(lower: str, m: re.Match[str]) -> bool:
+    """Whether an AUTHORIZATION match holds a scheme and no credential: the scheme alone (`"Bearer " + api_key`) or
+    an f-string's field after it (`f"Bearer {token}"`), as code that builds the header prints."""
+    scheme, _, rest = m.group("value").partition(" ")
+    return scheme in AUTH_SCHEMES and (not rest.strip() or FORMAT_FIELD.fullmatch(rest.strip()) is not None)
+
+
 NETRC_PASSWORD = re.compile(r"login[ \t]{1,4}[^\s]{1,256}[ \t]{1,4}password[ \t]{1,4}(?P<value>[^\s'\"]+)")
 # A Cookie: header's every cookie (the name=value rule takes the first), to the line's end or a quote; HTTP Digest's
 # nonce, cnonce and response (an offline-crackable hash of the password) after `Authorization: Digest`; a signed URL's
@@ -211,7 +222,8 @@ class _HarmlessValues(dict):
                                  or (len(value) < 16 and cannot_be_secret(value.rstrip(")]}>")))
                                  or (value[0] in "<[$%" and NOT_A_SECRET_REFERENCE.fullmatch(value) is not None)
                                  or value.lower().rstrip(")]}>") in AUTH_SCHEMES or _code_reference(value)
-                                 or (value[0] in "|>" and YAML_BLOCK_HEADER.fullmatch(value) is not None))
+                                 or (value[0] in "|>" and YAML_BLOCK_HEADER.fullmatch(value) is not None)
+                                 or _names_a_type_or_field(value))
         return verdict
 
 
@@ -228,8 +240,149 @@ ATTRIBUTE_PATH = re.compile(r"[a-z_]\w{0,63}(?:\.[A-Za-z_]\w{0,63}){1,8}")
 
 def _code_reference(value: str) -> bool:
     if CODE_CALL.fullmatch(value) is not None:
-        return True
+        return _names_read_as_code(value)
     return ATTRIBUTE_PATH.fullmatch(value) is not None and _secret_name_cached(value.rpartition(".")[2])
+
+
+# What a value can be alone and be no secret, as code prints it: a type annotation (`password: str)`, `token:
+# Optional[str] = None`), an f-string or str.format field (`f"invalid token: {token!r}"`), and a Debian
+# architecture after a package's name (`libsecret-1-0:amd64`). None of these is what a generator makes.
+TYPE_ANNOTATION = re.compile(r"(?:typing\.)?(?:str|bytes|bytearray|int|float|bool|Any|object|SecretStr|SecretBytes)"
+                             r"|(?:typing\.)?(?:Optional|Union|List|list|Sequence|Iterable|Literal|Annotated|Dict|dict"
+                             r"|Mapping|Tuple|tuple|Type|type)\[[\w., \[\]|]{1,64}\]")
+FORMAT_FIELD = re.compile(r"\{[A-Za-z_][\w.]{0,63}(?:\[[\w\"']{1,32}\])?(?:![rsa])?(?::[^{}\s]{0,16})?\}")
+DEBIAN_ARCHITECTURES = frozenset({"amd64", "arm64", "i386", "armhf", "armel", "ppc64el", "s390x", "riscv64", "mips64el",
+                                  "all", "any", "x86_64", "aarch64", "noarch"})
+
+
+def _names_a_type_or_field(value: str) -> bool:
+    bare = value.rstrip(")]")
+    return (TYPE_ANNOTATION.fullmatch(bare) is not None or FORMAT_FIELD.fullmatch(bare) is not None
+            or value.rstrip(".") in DEBIAN_ARCHITECTURES)
+
+
+# A call, as a traceback's source line or `python -c` prints it under a secret's name (`next_token =
+# torch.argmax(logits[:, -1, :], dim=-1)`, `token = session.post(url, data={...}).json()["token"]`): a dotted name,
+# then arguments that read as Python (names, literals, keyword arguments, brackets one level deep) each after a
+# comma, then attributes, calls and subscripts; the value the assignment pattern took (cut at a blank or comma) lies
+# inside it. A generated secret has no "(" (base64, hex, URL-safe, UUIDs, pronounceable ones).
+_IDENT = r"[A-Za-z_]\w{0,63}"
+_FLAT = r"[^()\[\]{}\n]{0,256}"
+_TRAILER = rf"(?:\.{_IDENT}|\({_FLAT}\)|\[{_FLAT}\])"
+_ATOM = (rf"(?:{_IDENT}|[rbfuRBFU]{{0,2}}(?:\"[^\"\\\n]{{0,256}}\"|'[^'\\\n]{{0,256}}')|-?[0-9][0-9._eEjx]{{0,23}}"
+         rf"|\[{_FLAT}\]|\{{{_FLAT}\}}|\({_FLAT}\))")
+_ARGUMENT = rf"(?:\*{{1,2}})?(?:{_IDENT} ?= ?)?{_ATOM}{_TRAILER}{{0,8}}"
+CODE_CALL_CHAIN = re.compile(rf"{_IDENT}(?:\.{_IDENT}){{0,8}}\((?:{_ARGUMENT}(?:, ?{_ARGUMENT}){{0,16}},?)?\)"
+                             rf"{_TRAILER}{{0,8}}")
+PYTHON_NAME = re.compile(rf"{_IDENT}(?:\.{_IDENT}){{0,8}}")
+SNAKE_NAME = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
+# kubectl describe's `HF_TOKEN:  <set to the key 'token' in secret 'hf'>`, a shell parameter expansion that names a
+# variable and gives no value of its own (`${DB_PASSWORD:?required}`, `${X:?set X first}`, `${X:-}`, `${X-}`)
+KUBECTL_SECRET_REFERENCE = re.compile(r"<set to the key '[^'\n]{1,253}' (?:in secret|of config map) '[^'\n]{1,253}'>")
+SHELL_EXPANSION = re.compile(r"\$\{[A-Za-z_]\w{0,127}(?::?\?[^{}\n]{0,128}|:?[-=]|:?[-=]\$\{?[A-Za-z_]\w{0,127}\}?)\}")
+
+
+# A string in a call may be the secret itself (`password=np.bytes_(b'Xk9mQ2vL7pR4tW8z')`, `SecretStr("hunter2x")`):
+# such a call is not kept as code; a setting's or a prompt's string (`algorithm="HS256"`, `.decode("UTF-8")`) is.
+CALL_LITERAL = re.compile(r"\"([^\"\n]{1,256})\"|'([^'\n]{1,256})'")
+
+
+# ... nor one whose names do not read as a program's names: a generated key is a valid name too
+# (`password = f(TDuYbY4UpaEI4nDfO0Lxsb7EuXplWigU)`, `secret = BhEZ1Kwc7XfU.decode()`).
+CODE_WORD = re.compile(r"[A-Za-z0-9_]{6,}")
+
+
+CAMEL_RUN = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+
+@functools.lru_cache(maxsize=4096)
+def _names_read_as_code(code: str) -> bool:
+    return not any(is_hex_key(word) or looks_generated(word) or not reads_as_words(word) or not _reads_as_name(word)
+                   for word in CODE_WORD.findall(CALL_LITERAL.sub("", code)))
+
+
+def _reads_as_name(word: str) -> bool:
+    """A program's name: each piece between "_" in one case, or camel-case words of 3+ letters after the first
+    (`AutoModelForCausalLM`, `HTTPBasicAuth`, `toString`); random letters have short ones (`VXiVoSmntixTFLQP`)."""
+    for piece in word.split("_"):
+        if piece.islower() or piece.isupper() or piece.isdigit() or not piece:
+            continue
+        if any(len(run) < 3 and run[-1].islower() for run in CAMEL_RUN.findall(piece)[1:]):
+            return False
+    return True
+
+
+def _call_literal_spans(call: str) -> list[tuple[int, int]]:
+    """The strings that may be secrets in a call under a secret's name."""
+    if "'" not in call and '"' not in call:
+        return []
+    return [literal.span(1) if literal.group(1) is not None else literal.span(2)
+            for literal in CALL_LITERAL.finditer(call) if _literal_may_be_secret(literal.group(1) or literal.group(2))]
+
+
+@functools.lru_cache(maxsize=4096)
+def _literal_may_be_secret(literal: str) -> bool:
+    return (" " not in literal.strip() and not cannot_be_secret(literal)
+            and (looks_like_password(literal) or looks_generated(literal) or is_hex_key(literal)))
+
+
+def _may_read_as_code(value: str) -> bool:
+    """Whether _value_reads_as_code can keep the value: where it cannot, the value alone decides (the bulk paths)."""
+    return ("(" in value or value[0] in ":<$" or value == "inherit"
+            or (PYTHON_NAME.fullmatch(value) is not None and _secret_name_cached(value.rpartition(".")[2])))
+
+
+def _call_verdict(text: str, value_start: int, value_end: int) -> tuple[bool, list[tuple[int, int]]]:
+    """For a value holding "(": whether it lies in a call that reads as code (CODE_CALL_CHAIN) and keeps, and where
+    the call's strings that may be secrets are (`password = SecretStr("X")`: the call is not kept, they go)."""
+    call = CODE_CALL_CHAIN.match(text, value_start)
+    if call is None or call.end() < value_end:
+        return False, []
+    kept, literals = _call_judgement(call.group())
+    return kept, [(value_start + start, value_start + end) for start, end in literals]
+
+
+@functools.lru_cache(maxsize=4096)
+def _call_judgement(call: str) -> tuple[bool, tuple[tuple[int, int], ...]]:
+    """_call_verdict for a call's text, remembered (a log repeats its lines): the strings' places in it."""
+    literals = tuple(_call_literal_spans(call))
+    return not literals and _names_read_as_code(call), literals
+
+
+CODE_VALUE_FIRSTS = frozenset("$:<i")   # (the values _value_reads_as_code may keep that no "," or ")" follows)
+
+
+def _value_reads_as_code(text: str, name: Callable[[], str], sep: str, quoted: bool, value_start: int,
+                         value_end: int) -> bool:
+    """Whether a secret-named assignment's value is code or a reference that the text around it shows (the value alone
+    does not: _HarmlessValues judges that): a call (CODE_CALL_CHAIN), a keyword argument that passes a variable on
+    (`password=password,`, `token=hf_token)`, `login(token=args.hf_token)`), a pytest node id or C++ scope after a
+    name (`test_secret_scan.py::test_x`), kubectl's reference to a Secret's key, a shell expansion with a message."""
+    first = text[value_start]
+    if first == "$":
+        return text.startswith("${", value_start) and SHELL_EXPANSION.match(text, value_start) is not None
+    if quoted:
+        return False
+    if text.find("(", value_start, value_end) >= 0:
+        return _call_verdict(text, value_start, value_end)[0]
+    if first == ":":
+        return sep == ":"   # `name::rest`: no blank after the colon, another colon: a scope, not a value
+    if first == "<":
+        return text.startswith("<set to the key '", value_start) and KUBECTL_SECRET_REFERENCE.match(
+            text, value_start) is not None
+    if value_end - value_start == 7 and text.startswith("inherit", value_start) and name() == "secrets":
+        return True   # GitHub Actions' `secrets: inherit` (a reusable workflow gets the caller's)
+    if sep.strip() != "=" or not (first.isalpha() or first == "_"):
+        return False
+    bare_end = value_end - 1 if text[value_end - 1] == ")" else value_end
+    if not text.startswith((",", ")"), bare_end) or PYTHON_NAME.fullmatch(text, value_start, bare_end) is None:
+        return False   # a keyword argument: a name, then the next argument or the call's end
+    value = text[value_start:bare_end]
+    name = name()
+    if value == name or value == name.rpartition(".")[2]:
+        return True   # password=password, (the variable named as the parameter is)
+    last = value.rpartition(".")[2]
+    return ("." in value or SNAKE_NAME.fullmatch(last) is not None) and _secret_name_cached(last)
 
 
 # A model's special tokens (`bos_token: <|begin_of_text|>`, `</s>`, `[PAD]`) and a variable's reference
@@ -241,6 +394,8 @@ NOT_A_SECRET_REFERENCE = re.compile(r"<\|?/?[A-Za-z0-9_.-]{0,64}\|?>|\[[A-Z_]{2,
 AUTH_SCHEMES = frozenset({"basic", "bearer", "kerberos", "oauth", "oauth2", "digest", "ntlm", "negotiate", "saml",
                           "oidc", "ldap", "iam", "sigv4", "gssapi", "spnego", "sso", "mtls", "x509", "none",
                           "publickey", "hostbased", "keyboard-interactive", "gssapi-with-mic"})   # (and ssh's methods)
+MOST_SCHEME_LETTERS = max(map(len, AUTH_SCHEMES))   # (a value no longer holds a credential after its scheme)
+AUTH_SCHEME_WORDS = tuple(sorted(AUTH_SCHEMES))
 
 
 def _assignment_spans(text: str, lower: str) -> list[Span]:
@@ -274,8 +429,19 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
                         or ">" in m.group("sep") or nested.group("value").endswith(":") or nested.group("value") == "-"):
                     continue   # (`X:` a mapping under the name: names; `- X` items: _prefixed_block_spans)
                 value_start, value_end = nested.span("value")
+            call = text.find("(", value_start, value_end) >= 0 and not m.group("quote")
+            if call:   # token = f(a, b); password = SecretStr("X"): its string goes
+                kept, literals = _call_verdict(text, value_start, value_end)
+                spans += [(start, end, REDACTED, "secret-named value", m.start()) for start, end in literals]
+                if kept:
+                    continue
             if harmless[text[value_start:value_end]]:
                 continue  # secret=False, token: 0, gpu_pw=350.2, a path, one already redacted
+            if not call and (text[value_start] in CODE_VALUE_FIRSTS or text[value_end - 1] == ")"
+                             or text.startswith(",", value_end)) and _value_reads_as_code(
+                    text, functools.partial(_name_before, text, m.start(), m.end(rest_group)), m.group("sep"),
+                    bool(m.group("quote")), value_start, value_end):
+                continue  # password=password, `<set to the key 'token' in secret 'hf'>`, ${X:?msg}
             if text[value_start] == "[" and not m.group("quote") and 0 <= (close := text.find("]", value_start, value_start + 4096)) and text.find(
                     "\n", value_start, close) < 0:
                 continue  # `secrets: [X, Y]`: a flow sequence, its items redacted one by one (_yaml_block_spans)
@@ -284,8 +450,10 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
             if counts and (digits := text[value_start:value_end].rstrip(")]}>")).isdigit() and len(
                     digits) <= MAX_TOKEN_COUNT_DIGITS:
                 continue  # token=128000: a token id or count
-            if text[value_end - 1] == ":" and text.startswith(" ", value_end) and "\n" in m.group("sep"):
-                continue  # a YAML mapping under the name (secretKeyRef:\n  name: db), not its value
+            if text[value_end - 1] == ":" and "\n" in m.group("sep") and (text.startswith(" ", value_end) or (
+                    text.startswith(("\n", "\r\n"), value_end) or value_end == len(text)) and _indented_under(
+                    text, m.start(), value_start)):
+                continue  # a YAML mapping under the name (secretKeyRef:\n  name: db; secrets:\n  hf_token:\n)
             start = m.start()
             rest_start, rest_end = m.span(rest_group)
             if (rest_end > rest_start or start and text[start - 1] in _NAME_CHARACTERS) and _names_a_quantity(
@@ -361,9 +529,20 @@ def _escaped_line_end(text: str, value_start: int, value_end: int) -> int:
     return m.start() if m is not None else 0
 
 
+def _indented_under(text: str, name_start: int, value_start: int) -> bool:
+    """Whether a value on the line after its name starts further in than the name's line (YAML nesting)."""
+    name_line = text.rfind("\n", 0, name_start) + 1
+    value_line = text.rfind("\n", 0, value_start) + 1
+    name_indent = len(text[name_line:name_start]) - len(text[name_line:name_start].lstrip(" \t"))
+    return value_start - value_line > name_indent
+
+
 FLOW_MAPPING_KEY = re.compile(r"[\[{]{1,2}[A-Za-z_][A-Za-z0-9_-]{0,63}:")
 NESTED_VALUE = re.compile(r" {1,8}[\"']?(?P<value>[^\s'\",;\x00]{3,4096})")
 BRACKET_PAIRS = {")": "(", "]": "[", "}": "{"}
+
+
+CALL_OPENING_REACH = 4096   # how far before a name its call's "(" is looked for
 
 
 def _closes_bracket(text: str, start: int, value_start: int, value_end: int) -> bool:
@@ -372,8 +551,8 @@ def _closes_bracket(text: str, start: int, value_start: int, value_end: int) -> 
     opening = BRACKET_PAIRS[close]
     if opening in text[value_start:value_end]:
         return False
-    line_start = text.rfind("\n", 0, start) + 1
-    before = text[line_start:start]
+    line_start = text.rfind("\n", max(0, start - CALL_OPENING_REACH), start) + 1
+    before = text[max(line_start, start - CALL_OPENING_REACH):start]   # (a bound: a long line read at every match was quadratic)
     return before.count(opening) > before.count(close)
 
 
@@ -425,8 +604,30 @@ def _assignment_apart(text: str, lower: str, at: int, pattern: re.Pattern[str], 
     if any(verdicts.values()):
         found = itertools.compress(found, map(operator.not_, map(verdicts.__getitem__, values)))
     found = list(found)
+    if any("(" in value for value in verdicts):   # calls, judged one by one as the loop does (_call_verdict)
+        kept = set()
+        for first, end, keyword, value in zip(firsts, ends, keywords, values):
+            if "(" in value:
+                verdict, literals = _call_verdict(text, first, end)
+                spans += [(start, stop, REDACTED, "secret-named value", keyword) for start, stop in literals]
+                if verdict:
+                    kept.add(first)
+        if kept:
+            found = [span for span in found if span[0] not in kept]
+    if any(map(_may_read_as_code, {text[start:end] for start, end, *_ in found})):
+        found = [span for span in found if not _apart_reads_as_code(text, span[4], span[0], span[1])]
     spans += found
     return ends[-1], len(found)
+
+
+def _apart_reads_as_code(text: str, keyword_start: int, value_start: int, value_end: int) -> bool:
+    """_value_reads_as_code for an assignment of the plain form (`name=` or `name:` and up to 3 blanks, the name the
+    keyword alone) that _assignment_apart found."""
+    if not _may_read_as_code(value := text[value_start:value_end]) or "(" in value:
+        return False   # (a call: judged by _assignment_apart before)
+    head = text[keyword_start:value_start]
+    cut = min(i for i in (head.find("="), head.find(":")) if i >= 0)
+    return _value_reads_as_code(text, lambda: head[:cut], head[cut:], False, value_start, value_end)
 
 
 @contextlib.contextmanager

@@ -8,7 +8,7 @@ import functools
 import re
 
 from .assignments import (
-    KUBECTL_SECRET_LINE, NAME_RUN_REVERSED, NOT_A_SECRET_REFERENCE, _assigned_secret_at, _name_before,
+    KUBECTL_SECRET_LINE, NAME_RUN_REVERSED, NOT_A_SECRET_REFERENCE, SNAKE_NAME, _assigned_secret_at, _name_before,
 )
 from .names import _secret_name_cached, cannot_be_secret, is_named_location, looks_like_password
 from .spans import REDACTED, Span
@@ -276,6 +276,8 @@ def _item_is_secret(name: str, value: str) -> bool:
     """An item of a list under a secret's name, judged as `name=value` on a command line (_assigned_secret_at): a
     reference, a special token, a path stay, and under a bare KEY's name (`valid_keys`, `SCHEME_KEYS`) all but a
     key-like value."""
+    if SNAKE_NAME.fullmatch(value) is not None and _secret_name_cached(value):
+        return False   # compose's `secrets:\n  - hf_token`: the names of secrets, not their values
     return _assigned_secret_at(f"{name}={value}") is not None
 
 

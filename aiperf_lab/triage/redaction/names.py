@@ -63,7 +63,9 @@ QUANTITY_WORDS = {"count", "counts", "size", "sizes", "len", "length", "lengths"
                   "email", "policy", "scope", "scopes", "position", "positions", "ids", "index", "idx",
                   "usage", "speed", "time", "times", "step", "steps", "window", "dim", "dims", "vocab", "estimate",
                   "fraction", "ratio", "percent", "pct", "bytes", "mb", "gb", "kb", "tps", "qps", "algo", "alg",
-                  "algorithm", "algorithms", "stdin", "prompt", "ref", "refs"}   # (secretRef, secretKeyRef: a reference)
+                  "algorithm", "algorithms", "stdin", "prompt", "ref", "refs",   # (secretRef, secretKeyRef: a reference)
+                  "validity", "interval", "renew", "renewal", "period",   # (Hadoop's token.validity, token.renew-interval)
+                  "hint", "help", "description", "doc", "docs"}   # (password_hint: |, api_key_help: >: text for a person)
 # ... or before it (MAX_TOKEN_LEN, NUM_PASS, HF_HUB_DISABLE_IMPLICIT_TOKEN, USE_AUTH_TOKEN).
 QUALIFIER_BEFORE = {"max", "min", "num", "n", "total", "per", "avg", "mean", "disable", "enable", "use", "implicit", "no",
                     "skip", "allow", "require"}
@@ -228,8 +230,18 @@ def _holder_encoded_forms(value: str) -> set[str]:
     return forms
 
 
+# Placeholders that tools document for a key they do not check (vLLM's and llama.cpp's OpenAI servers:
+# OPENAI_API_KEY=EMPTY, sk-no-key-required): hunting one as a known secret would hide every "EMPTY" in a bundle.
+# (The variable itself is still hidden in environment.txt.) A run of one character (xxxxxxxx, ********) is none.
+PLACEHOLDER_SECRETS = frozenset({"empty", "dummy", "placeholder", "unused", "not-needed", "not_needed", "notneeded",
+                                 "sk-no-key-required", "no-key", "nokey", "fake", "fake-key", "dummy-key", "sk-dummy",
+                                 "sk-fake", "your-api-key", "your_api_key"})
+
+
 def worth_hiding(value: str) -> bool:
-    return len(value) >= MIN_SECRET_LEN and value.strip().lower() not in NOT_SECRET_VALUES
+    folded = value.strip().lower()
+    return (len(value) >= MIN_SECRET_LEN and folded not in NOT_SECRET_VALUES and folded not in PLACEHOLDER_SECRETS
+            and len(set(folded)) > 1)
 
 
 _NAME_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")

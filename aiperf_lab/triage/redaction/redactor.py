@@ -14,8 +14,9 @@ from collections import Counter
 
 from .argv import MAX_ARGUMENT_READINGS, SHELL_SAFE_WORD, argv_secret_pieces
 from .assignments import (
-    AUTHORIZATION, COOKIE_HEADER, DIGEST_PARAM, KEY_ASSIGNMENT, KIND_PREFIXED_HASH, NETRC_PASSWORD, URL_SIGNATURE,
-    _assignment_spans, _collector_paused, _escaped_line_end, _names_harmless_key, _span_values,
+    AUTH_SCHEME_WORDS, AUTHORIZATION, COOKIE_HEADER, DIGEST_PARAM, KEY_ASSIGNMENT, KIND_PREFIXED_HASH, MOST_SCHEME_LETTERS,
+    NETRC_PASSWORD, URL_SIGNATURE, _assignment_spans, _collector_paused, _escaped_line_end, _names_harmless_key,
+    _names_scheme_only, _span_values,
 )
 from .commands import _command_password_spans, _database_spans, _printed_flag_spans
 from .printed_commands import printed_command_spans
@@ -234,7 +235,11 @@ class Redactor:
         for m in AUTHORIZATION.finditer(lower):
             if m.group("sep") == "=" and cannot_be_secret(m.group("value")):
                 continue  # authorization=none: a setting (`Authorization: X` is a header, whatever X)
-            value_end = m.end("value")
+            value_start, value_end = m.span("value")
+            if lower.startswith(AUTH_SCHEME_WORDS, value_start) and (
+                    value_end - value_start <= MOST_SCHEME_LETTERS or lower.find("{", value_start, value_end) >= 0) and (
+                    _names_scheme_only(lower, m)):
+                continue  # `"Authorization": "Bearer " + api_key`, f"Bearer {token}": code that builds the header
             if m.group("value").startswith("aws4-"):  # SigV4: `..., SignedHeaders=..., Signature=HEX` to the quote or line end
                 value_end = _aws4_authorization_end(lower, m.start("value"), value_end)
             elif "\\" in m.group("value") and (cut := _escaped_line_end(lower, m.start("value"), value_end)):

@@ -91,7 +91,22 @@ def _escaped_url_spans(text: str) -> list[Span]:
                          for m in pattern.finditer(text))
     return spans
 
+# A URL template's fields (`f"postgresql://{user}:{password}@{host}/{db}"`): code, not a credential; and Hadoop KMS's
+# `kms://http@kms:9600/kms`, whose "user" is the transport.
+URL_TEMPLATE_FIELD = re.compile(r"\{[A-Za-z_][\w.]{0,63}(?:![rsa])?(?::[^{}\s@/]{0,16})?\}")
+
+
 def _url_userinfo_spans(text: str) -> list[Span]:
+    """_url_credential_spans but a URL template's fields and KMS's transport (URL_TEMPLATE_FIELD)."""
+    spans = _url_credential_spans(text)
+    if spans and ("{" in text or "kms://" in text):
+        spans = [span for span in spans if not (
+            (text[span[0]] == "{" and URL_TEMPLATE_FIELD.fullmatch(text, span[0], span[1]) is not None)
+            or (text[span[0]:span[1]] in ("http", "https") and text.startswith("kms://", span[0] - 6)))]
+    return spans
+
+
+def _url_credential_spans(text: str) -> list[Span]:
     """URL_USERINFO's passwords and users (_url_userinfo_bulk), URL_QUOTED_PASSWORD's and URL_ODD_PASSWORD's.
     Neither run can cross the next "://" (the first holds no "/", the second stops at "://"), so
     no character is read for two URLs."""

@@ -1,0 +1,164 @@
+"""False positives that cost an engineer their data (issue 11): code, references and settings printed under a
+secret's name stay readable (a traceback's source line, a config's numbers, a compose file's list of secrets' names),
+while every secret of the same shapes stays hidden, generated ones always."""
+
+from __future__ import annotations
+
+import base64
+import random
+import uuid
+
+import pytest
+
+from aiperf_lab.triage.redact import REDACTED, Redactor, StreamRedactor
+
+V = "Zq8vN2mK5pL9xR4t"
+
+
+def _streamed(text: str, size: int) -> str:
+    stream = StreamRedactor(Redactor({}), piece=7)
+    return "".join(stream.feed(text[k:k + size]) for k in range(0, len(text), size)) + stream.close()
+
+
+KEPT_LINES = [
+    # calls under a secret's name: a traceback's source line
+    "    next_token = torch.argmax(logits[:, -1, :], dim=-1)",
+    "    self.token_embedding = nn.Embedding(vocab_size, dim)",
+    "    token = session.post(url, data={\"user\": user}).json()[\"token\"]",
+    "    passwd = fallback_getpass(prompt, stream)",
+    "    token = tokenizer.convert_ids_to_tokens(ids, skip_special_tokens=True)",
+    "    secret = base64.b64decode(data[\"secret\"])",
+    "    auth = HTTPBasicAuth(user, password)",
+    "    token = jwt.encode(payload, SECRET, algorithm=\"HS256\")",
+    "    with open(token_file) as f: token = f.read().strip()",
+    "    secret = client.access_secret_version(request={\"name\": name}).payload.data.decode(\"UTF-8\")",
+    "    x_token = f(a, b)",
+    # keyword arguments that pass a variable on
+    "    password=password,",
+    "    token=token,",
+    "    return cls(token=token, expires_at=expires)",
+    "    model = AutoModelForCausalLM.from_pretrained(model_id, token=hf_token, torch_dtype=torch.bfloat16)",
+    "    login(token=args.hf_token)",
+    "    client = OpenAI(api_key=api_key, base_url=args.base_url)",
+    "    conn = psycopg2.connect(host=host, password=password, dbname=db)",
+    # type annotations and f-string fields
+    "    def authenticate(self, username: str, password: str) -> bool:",
+    "    def login(self, token: Optional[str] = None) -> None:",
+    "    raise ValueError(f\"invalid token: {token!r}\")",
+    "    auth_header = {\"Authorization\": f\"Bearer {token}\"}",
+    "    headers = {\"Authorization\": \"Bearer \" + api_key}",
+    # tools' output
+    "tests/test_secret_scan.py::test_no_secret_in_logs[api_key] PASSED        [  6%]",
+    "Setting up libsecret-1-0:amd64 (0.20.5-2) ...",
+    "Selecting previously unselected package libsecret-1-0:amd64.",
+    "      HF_TOKEN:  <set to the key 'token' in secret 'hf-secret'>  Optional: false",
+    "      DB_PASSWORD:  <set to the key 'password' in secret 'db-creds'>  Optional: false",
+    # settings and references
+    "<property><name>hadoop.http.authentication.token.validity</name><value>36000</value></property>",
+    "<property><name>yarn.resourcemanager.delegation.token.renew-interval</name><value>86400000</value></property>",
+    "password: ${DB_PASSWORD:?required}",
+    "api_key: !ENV ${API_KEY}",
+]
+
+
+@pytest.mark.parametrize("line", KEPT_LINES)
+def test_code_and_references_under_a_secret_name_stay(line: str) -> None:
+    assert Redactor({}).text(line) == line
+    assert _streamed(line + "\n", 3) == line + "\n"
+
+
+def test_compose_and_workflow_names_of_secrets_stay() -> None:
+    text = ("services:\n  trainer:\n    secrets:\n      - hf_token\n      - db_password\n"
+            "secrets:\n  hf_token:\n    file: ./secrets/hf_token.txt\n  db_password:\n    environment: DB_PASSWORD\n"
+            "jobs:\n  train:\n    secrets: inherit\n    uses: ./.github/workflows/train.yml\n"
+            "auth:\n  providers:\n    - github\n"
+            "password_hint: |\n  ask the admin\napi_key_help: >\n  Set OPENAI_API_KEY in the environment.\n"
+            "<property>\n  <name>dfs.namenode.delegation.token.renew-interval</name>\n  <value>86400000</value>\n"
+            "</property>\n")
+    assert Redactor({}).text(text) == text
+    assert _streamed(text, 5) == text
+
+
+HIDDEN = [
+    "    conn = connect(host=host, password=hunter2x, dbname=db)",
+    "    login(token=abcdefghij)",
+    "    token=Zq8vN2mK5pL9xR4t,",
+    f"    password=np.bytes_(b'{V}')",
+    f"    password = SecretStr(\"{V}\")",
+    f"    token = f({V})",
+    f"    secret = {V}.decode()",
+    f"    password = wrap(x, '{V}')",
+    f"api_key: !ENV {V}",
+    f"password: !vault {V}",
+    f"Authorization: Bearer {V}",
+    f"secrets:\n  - {V}\n",
+    f"secrets:\n  hf_token: {V}\n",
+    f"token: {V}:\n",
+    f"    password: {V})",
+    f"HF_TOKEN:  {V}",
+    f"<property><name>hadoop.security.token.secret</name><value>{V}</value></property>",
+]
+
+
+@pytest.mark.parametrize("text", HIDDEN)
+def test_secrets_in_the_same_shapes_stay_hidden(text: str) -> None:
+    out = Redactor({}).text(text)
+    assert V not in out and "hunter2x" not in out and "abcdefghij" not in out and REDACTED in out
+    streamed = _streamed(text + "\n", 3)
+    assert V not in streamed and "hunter2x" not in streamed and "abcdefghij" not in streamed
+
+
+def _generated(rng: random.Random) -> list[str]:
+    """One value of each generator a person uses for a secret: openssl rand -base64 / -hex, secrets.token_urlsafe,
+    uuid4, pwgen's pronounceable look (a capital and a digit)."""
+    def raw(n: int) -> bytes:
+        return rng.getrandbits(8 * n).to_bytes(n, "big")
+    cons, vowels = "bcdfghjkmnpqrstvwxz", "aeiouy"
+    word = "".join(rng.choice(cons) + rng.choice(vowels) for _ in range(4))
+    word = word[:2] + word[2].upper() + word[3:5] + str(rng.randrange(10)) + word[5:]
+    return [base64.b64encode(raw(24)).decode(), base64.b64encode(raw(12)).decode(), raw(16).hex(), raw(32).hex(),
+            base64.urlsafe_b64encode(raw(16)).decode().rstrip("="), base64.urlsafe_b64encode(raw(8)).decode().rstrip("="),
+            str(uuid.UUID(bytes=raw(16), version=4)), word]
+
+
+CONTEXTS = ["password={v}", "token = {v}", "password: {v}", "    login(token={v})", "    connect(host=h, password={v}, db=d)",
+            "    token={v},", "api_key: !ENV {v}", "def f(password: {v}) -> bool:", "HF_TOKEN:  {v}",
+            "{{'token': '{v}'}}", "secrets: {v}", "Authorization: Bearer {v}"]
+
+
+def test_no_generated_secret_is_kept_in_the_shapes_of_code() -> None:
+    rng = random.Random(11)
+    redactor = Redactor({})
+    kept = [(context, value) for _ in range(60) for value in _generated(rng) for context in CONTEXTS
+            if value in redactor.text(context.format(v=value))]
+    assert kept == []
+
+
+@pytest.mark.parametrize("placeholder", ["EMPTY", "dummy", "sk-no-key-required", "xxxxxxxx", "********"])
+def test_a_documented_placeholder_key_is_no_known_secret(placeholder: str) -> None:
+    """vLLM's `OPENAI_API_KEY=EMPTY`: the variable is hidden, the word stays wherever else it is printed."""
+    redactor = Redactor({"OPENAI_API_KEY": placeholder, "HF_TOKEN": V})
+    text = f"queue {placeholder} after 3 s; model={placeholder}\n"
+    assert redactor.text(text) == text
+    assert redactor.environment({"OPENAI_API_KEY": placeholder})["OPENAI_API_KEY"] == REDACTED
+    assert V not in redactor.text(f"token {V} printed")
+
+
+def test_a_real_key_beside_a_placeholder_stays_a_known_secret() -> None:
+    redactor = Redactor({"OPENAI_API_KEY": "hunter2-Secret"})
+    assert "hunter2-Secret" not in redactor.text("logged in with hunter2-Secret today")
+
+
+@pytest.mark.parametrize("line", [
+    '    engine = create_engine(f"postgresql://{user}:{password}@{host}/{db}")',
+    '    url = f"https://{user}:{token}@github.com/{repo}.git"',
+    "<property><name>dfs.encryption.key.provider.uri</name><value>kms://http@kms:9600/kms</value></property>",
+])
+def test_url_templates_and_kms_transport_stay(line: str) -> None:
+    assert Redactor({}).text(line) == line
+
+
+@pytest.mark.parametrize("url", [f"postgresql://app:{V}@db/x", f"https://{{user}}:{V}@github.com/r.git",
+                                 f"kms://http:{V}@kms:9600/kms", f"https://{V}@github.com/r.git"])
+def test_url_credentials_beside_template_fields_still_go(url: str) -> None:
+    assert V not in Redactor({}).text(url)
