@@ -318,3 +318,20 @@ def wrap_lines(lines: Iterable[str], width: int) -> list[str]:
             out.extend(textwrap.wrap(line, width, subsequent_indent="  ", break_on_hyphens=False)
                        or [line[:width]])
     return out
+
+
+def break_identifier(text: str, width: int) -> str:
+    """`text` (a table name and its row count) on lines of at most `width`, broken after a `_` or at a
+    space, so `cuda_gpu_kern_sum (16)` reads `cuda_gpu_kern_` / `sum (16)`, never `cuda_gpu_kern` /
+    `_sum (16)`. A piece with no such break longer than `width` is left for the widget to fold."""
+    import re
+    if width <= 0 or len(text) <= width:
+        return text
+    pieces = re.findall(r"[^_ ]*_+|[^_ ]+ *| +", text)
+    lines = [""]
+    for piece in pieces:
+        if lines[-1] and len(lines[-1]) + len(piece.rstrip()) > width:
+            lines[-1] = lines[-1].rstrip()
+            lines.append("")
+        lines[-1] += piece
+    return "\n".join(line.rstrip() for line in lines)

@@ -1,0 +1,87 @@
+"""A newcomer at 80x24, third pass: the compared columns of a Results table stay on screen, table
+names in the Results list break only after a `_`, ..."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+pytest.importorskip("textual")
+
+from aiperf_lab.console.context import DEMO_RUNS  # noqa: E402
+from aiperf_lab.console.screens.results import ResultsScreen  # noqa: E402
+from aiperf_lab.console.view_model import break_identifier  # noqa: E402
+from aiperf_lab.console.widgets import column_limits  # noqa: E402
+from test_console_truth import make_app, wait_until  # noqa: E402
+
+
+def screen_lines(app) -> list[str]:
+    return [strip.text for strip in app.screen._compositor.render_strips()]
+
+
+def demo_run(name: str):
+    from aiperf_lab.labs.history import load_run
+    return load_run(next(DEMO_RUNS.glob(f"*-{name}")))
+
+
+def test_a_compare_at_80_columns_shows_every_compared_column_and_cuts_the_names(tmp_path):
+    """Every text cell was cut at half the view, so run_diff's After column was off-screen."""
+    from aiperf_lab.labs.history import compare_runs
+
+    before, after = demo_run("06-ex08-expert-systems-baseline"), demo_run("06-ex08-expert-systems-optimized")
+
+    async def scenario():
+        app = make_app(tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            app.show_tables("compare", compare_runs(before, after), "compare-x")
+            await wait_until(pilot, lambda: isinstance(app.screen, ResultsScreen))
+            await pilot.pause(0.3)
+            return screen_lines(app)
+
+    lines = asyncio.run(scenario())
+    text = "\n".join(lines)
+    header = next(line for line in lines if "Quantity" in line)
+    for column in ("Before", "After", "Change", "After/Before"):
+        assert f" {column}" in header, text
+    run_time = next(line for line in lines if "13.064" in line)
+    assert "13.676" in run_time and "1.047" in run_time, text       # before, after and their ratio, all visible
+    assert "sm80_xmma…" in text                                       # long text cut with an ellipsis
+
+
+def test_column_limits_keep_numbers_whole_and_give_the_name_what_is_left():
+    rows = [["void cutlass::Kernel2<cutlass_80_tensorop_s1688gemm_128x128_16x4_nn_align4>", 51.2, 123456789, 3]]
+    limits = column_limits(["Name", "Time (%)", "Total Time (ns)", "Instances"], rows, 61)
+    assert limits[1:] == [8, 15, 9]                                   # the headers, numbers never cut
+    assert limits[0] == 61 - 2 - 2 * 4 - 8 - 15 - 9                   # the name takes what is left
+    assert column_limits(["Name"], [["short"]], 61) == [5]            # never more than a column needs
+
+
+@pytest.mark.parametrize("name, lines", [
+    ("cuda_gpu_kern_sum (16)", ["cuda_gpu_kern_", "sum (16)"]),
+    ("measurement_diff (22)", ["measurement_", "diff (22)"]),
+    ("kernel_diff (15)", ["kernel_diff", "(15)"]),
+    ("run_diff (5)", ["run_diff (5)"]),
+])
+def test_a_table_name_breaks_after_an_underscore_or_at_a_space(name, lines):
+    assert break_identifier(name, 15).split("\n") == lines
+
+
+def test_the_results_list_never_breaks_a_table_name_inside_a_word(tmp_path):
+    """`measurement_dif` / `f (22)` and `cuda_gpu_kern` / `_sum (16)` at 80 columns."""
+    from aiperf_lab.labs.history import compare_runs
+
+    before, after = demo_run("06-ex08-expert-systems-baseline"), demo_run("06-ex08-expert-systems-optimized")
+
+    async def scenario():
+        app = make_app(tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            app.show_tables("compare", compare_runs(before, after), "compare-x")
+            await wait_until(pilot, lambda: isinstance(app.screen, ResultsScreen))
+            await pilot.pause(0.3)
+            region = app.screen.query_one("#results-tables").region
+            return [line[region.x:region.right].strip("▊▎▔▁ ") for line in screen_lines(app)[region.y:region.bottom]]
+
+    listed = [line for line in asyncio.run(scenario()) if line]
+    assert "measurement_" in listed and "diff (22)" in listed, listed
+    assert not any(line.startswith("_") or line.startswith("f (") for line in listed), listed
