@@ -85,3 +85,41 @@ def test_the_results_list_never_breaks_a_table_name_inside_a_word(tmp_path):
     listed = [line for line in asyncio.run(scenario()) if line]
     assert "measurement_" in listed and "diff (22)" in listed, listed
     assert not any(line.startswith("_") or line.startswith("f (") for line in listed), listed
+
+
+@pytest.mark.parametrize("mode", ["--demo", "live"])
+def test_the_header_says_why_there_is_no_gpu_once_and_in_one_line_at_80_columns(tmp_path, mode):
+    """On the no-GPU machine the top bar, a 3-line notice and the status line all said "no GPU telemetry":
+    5 of 24 lines before any screen; the demo's notice took 3 lines too."""
+    from aiperf_lab.console.app import LabConsole
+    from aiperf_lab.console.cli import build_parser, make_context
+
+    argv = ["--runs-dir", str(tmp_path)] + (["--demo"] if mode == "--demo" else [])
+    ctx = make_context(build_parser().parse_args(argv))
+    if mode == "live" and ctx.feed.devices:
+        ctx.feed.close()
+        pytest.skip("this machine has a GPU")
+
+    async def scenario():
+        app = LabConsole(ctx)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause(0.3)
+            narrow = screen_lines(app)[:4]
+            await pilot.resize_terminal(200, 24)
+            await pilot.pause(0.3)
+            return narrow, screen_lines(app)[:3]
+
+    try:
+        narrow, wide = asyncio.run(scenario())
+    finally:
+        ctx.feed.close()
+    header = "\n".join(narrow)
+    if mode == "live":
+        assert narrow[1].strip() == f"No GPU telemetry: {ctx.feed.status}; try --demo", header
+        assert header.count("no GPU") + header.count("No GPU") == 1, header    # said once
+        assert narrow[2].strip().startswith("CPU "), header                       # the live figure stays
+        assert ctx.notice in " ".join(wide)                                       # the whole notice where it fits
+    else:
+        assert narrow[1].strip() == "DEMO: looped H100 recording; History: real H200 runs; runs you start are real"
+        assert narrow[2].strip().startswith("GPU0 "), header
+        assert ctx.notice in " ".join(wide)

@@ -92,7 +92,7 @@ class LabConsole(App):
             self.sub_title = ctx.feed.status
         elif ctx.feed.devices:
             self.sub_title = f"{len(ctx.feed.devices)} GPU(s): {ctx.feed.devices[0].name}"
-        else:
+        elif not ctx.notice:                  # else the notice says so, and why, once
             self.sub_title = "no GPU telemetry"
 
     def on_mount(self) -> None:

@@ -224,9 +224,10 @@ def gpu_status_fields(sample: GpuSample | None, labelled: bool = False) -> list[
 
 
 def status_line(devices: Sequence[GpuInfo], latest: Tick | None, feed_status: str, width: int,
-                extra: str = "") -> str:
+                extra: str = "", no_gpu_said: bool = False) -> str:
     """`GPU0 412 W 87% │ GPU1 ...` from the newest tick of the feed the Monitor draws, cut to `width`.
-    Without GPUs it says so (and shows the host's CPU when the feed has it)."""
+    Without GPUs it says so (and shows the host's CPU when the feed has it), unless the notice above
+    already says why (`no_gpu_said`): then the host's CPU alone."""
     by_index = {s.index: s for s in latest.gpus} if latest is not None else {}
     if devices:
         # "GPU0 590 W 99% SM 96%": 99% of what? Labelled where the whole line fits (a GPU or two at 80 columns)
@@ -241,6 +242,8 @@ def status_line(devices: Sequence[GpuInfo], latest: Tick | None, feed_status: st
                  f"CPU {fmt(cpu, '%')}"]
         if len(" │ ".join(parts + ([extra] if extra else []))) > width:
             parts[0] = "no GPU telemetry"   # the reason is in the notice above; the live figure must stay
+        if no_gpu_said:
+            parts = parts[1:]
     if extra:
         parts.append(extra)
     text = " │ ".join(parts)

@@ -24,9 +24,23 @@ class Notice(Static):
 
     def on_mount(self) -> None:
         ctx = getattr(self.app, "ctx", None)
-        notice = ctx.notice if ctx is not None else None
-        self.update(Text(notice or ""))   # it names files, whose names may hold brackets
-        self.display = bool(notice)
+        self._said = ""
+        self.display = bool(ctx is not None and ctx.notice)
+        self._fit()
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        """The whole notice where it fits in one line, else its short form (one line at 80 columns)."""
+        ctx = getattr(self.app, "ctx", None)
+        notice = (ctx.notice if ctx is not None else None) or ""
+        room = (self.size.width or self.app.size.width) - 2      # padding 0 1
+        if len(notice) > room and ctx.notice_short:
+            notice = ctx.notice_short
+        if notice != self._said:
+            self._said = notice
+            self.update(Text(notice))   # it names files, whose names may hold brackets
 
 
 class TopBar(Widget):
@@ -111,7 +125,7 @@ class StatusLine(TextBlock):
         extra_of = getattr(self.screen, "status_extra", None)
         width = (self.size.width or self.app.size.width) - 2   # before the first layout: the screen's width
         line = status_line(feed.devices, feed.ring.latest(), feed.status, max(10, width),
-                           extra_of() if extra_of is not None else "")
+                           extra_of() if extra_of is not None else "", no_gpu_said=bool(self.app.ctx.notice))
         self.set_lines([line])
 
 
