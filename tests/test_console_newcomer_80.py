@@ -123,3 +123,54 @@ def test_the_header_says_why_there_is_no_gpu_once_and_in_one_line_at_80_columns(
         assert narrow[1].strip() == "DEMO: looped H100 recording; History: real H200 runs; runs you start are real"
         assert narrow[2].strip().startswith("GPU0 "), header
         assert ctx.notice in " ".join(wide)
+
+
+def test_the_triage_log_has_room_at_80x24_and_wraps_at_words(tmp_path, monkeypatch):
+    """The log was one line tall at 80x24 once a bundle was done (the parts listed over three lines and the
+    archive said twice above it), and a long line was cut at its right edge."""
+    import io
+    import sys
+    from pathlib import Path
+
+    from textual.widgets import Log
+
+    from aiperf_lab.console import sessions
+    from aiperf_lab.triage.bundle import CollectorRecord
+    from aiperf_lab.triage.findings import Finding
+    from aiperf_lab.triage.progress import Emitter
+
+    buffer = io.StringIO()
+    emit = Emitter(stream=buffer)
+    emit.phase("capture")
+    emit.say("telemetry every 100 ms (no NVIDIA driver: NVML Shared Library Not Found)")
+    for name, status in [("hardware", "ok"), ("gpu_snapshots", "skipped"), ("topology", "skipped"),
+                         ("environment", "ok"), ("kernel_log", "ok"), ("software", "ok"), ("telemetry", "host-only"),
+                         ("findings", "ok"), ("report", "ok"), ("redaction", "ok")]:
+        emit.collector(CollectorRecord(name, status, 0.1))
+    emit.finding(Finding("no_driver", "warning", "no NVIDIA driver: NVML Shared Library Not Found", ""))
+    emit.phase("archive")
+    emit.archive(Path("/tmp/out/aiperf-triage-test.tar.gz"))
+    script = (f"import sys\nsys.stderr.write({buffer.getvalue()!r})\nsys.stderr.flush()\n"
+              "print('/tmp/out/aiperf-triage-test.tar.gz')\n")
+    monkeypatch.setattr(sessions.TriageSession, "argv", lambda self: [sys.executable, "-c", script])
+
+    async def scenario():
+        app = make_app(tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("6")
+            await pilot.pause()
+            await pilot.press("b")
+            await wait_until(pilot, lambda: app.ctx.triage is not None and not app.ctx.triage.running)
+            app.screen.tick()
+            await pilot.pause(0.3)
+            log = app.screen.query_one("#triage-log", Log)
+            return log.scrollable_content_region.height, log.scrollable_content_region.width, list(log.lines), \
+                str(app.screen.query_one("#triage-progress").render())
+
+    height, width, lines, progress = asyncio.run(scenario())
+    assert height >= 5, (height, progress)
+    assert progress.count("\n") == 1 and progress.startswith("parts: 7 ok; skipped: gpu_snapshots, topology; "
+                                                             "host-only: telemetry"), progress
+    assert all(len(line) < width for line in lines), lines                  # nothing cut at the right edge
+    note = next(k for k, line in enumerate(lines) if "telemetry every 100 ms" in line)
+    assert lines[note].endswith("NVML") and lines[note + 1] == "  Shared Library Not Found)", lines
