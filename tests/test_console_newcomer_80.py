@@ -174,3 +174,46 @@ def test_the_triage_log_has_room_at_80x24_and_wraps_at_words(tmp_path, monkeypat
     assert all(len(line) < width for line in lines), lines                  # nothing cut at the right edge
     note = next(k for k, line in enumerate(lines) if "telemetry every 100 ms" in line)
     assert lines[note].endswith("NVML") and lines[note + 1] == "  Shared Library Not Found)", lines
+
+
+def test_a_run_that_did_not_start_shows_no_run_energy(tmp_path, monkeypatch):
+    from aiperf_lab.console.screens.run import RunScreen
+    from aiperf_lab.console.widgets import StatusLine
+    from aiperf_lab.labs import runner
+
+    monkeypatch.setattr(runner, "missing_pytorch", lambda: "the workloads need PyTorch, and this Python has none")
+
+    async def scenario():
+        app = make_app(tmp_path, runner.run_exercise, gpus=0, gpu_here=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("down", "down", "r")
+            await wait_until(pilot, lambda: app.ctx.run is not None and not app.ctx.run.running)
+            await wait_until(pilot, lambda: isinstance(app.screen, RunScreen))
+            await pilot.pause(0.6)
+            return app.screen.query_one(StatusLine).plain
+
+    line = asyncio.run(scenario())
+    assert "energy" not in line and line.endswith("no run: it did not start"), line
+
+
+def test_the_palette_has_one_help_entry(tmp_path):
+    async def scenario():
+        app = make_app(tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            return [c.title for c in app.get_system_commands(app.screen)]
+
+    titles = asyncio.run(scenario())
+    assert [t for t in titles if "help" in t.lower() or t == "Keys"] == ["Help: every key by screen"], titles
+
+
+def test_every_source_file_a_walkthrough_names_is_there_from_the_repository_root():
+    """`labs show 02-ex04` said `workloads/nvrtc_transpose.py`, a path that is nowhere from where one runs it."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    named = {m for md in (root / "aiperf_lab" / "labs" / "walkthroughs").glob("*.md")
+             for m in re.findall(r"`([\w./-]+\.py)`", md.read_text(encoding="utf-8"))}
+    assert "aiperf_lab/labs/workloads/nvrtc_transpose.py" in named
+    assert [p for p in sorted(named) if not (root / p).is_file()] == []

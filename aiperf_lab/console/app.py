@@ -220,7 +220,8 @@ class LabConsole(App):
                                  when_over=(ended, "Quit")), answered)
 
     def get_system_commands(self, screen):
-        yield from super().get_system_commands(screen)
+        # Textual's "Keys" panel is left out: "Help: every key by screen" below is the one help entry
+        yield from (command for command in super().get_system_commands(screen) if command.title != "Keys")
         for mode, label in SCREENS_IN_ORDER:
             yield SystemCommand(f"Show {label}", f"Switch to the {label} screen",
                                 lambda mode=mode: self.switch_mode(mode))
