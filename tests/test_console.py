@@ -406,7 +406,7 @@ def test_help_palette_and_quit(tmp_path):
             await pilot.press("escape")
             await pilot.pause()
             commands = [c.title for c in app.get_system_commands(app.screen)]
-            assert {"Show Monitor", "Show History", "Keys"} <= set(commands)
+            assert {"Show Monitor", "Show History", "Help: every key by screen"} <= set(commands)
             await pilot.press("q")
             await pilot.pause()
         assert app.return_code == 0
