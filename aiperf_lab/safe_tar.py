@@ -1,6 +1,7 @@
 """Reading a .tar.gz that came from elsewhere without trusting it: a regular file only (a FIFO would
 block forever), a bounded number of members, and a bound on what it unpacks to (a gzip bomb is refused
-before it costs time or disk). Used by triage's show/compare and by aiperf-stats on a bundle."""
+before it costs time or disk); for a triage bundle, what a safe one is (bundle_members). Used by
+triage's show/compare and by aiperf-stats on a bundle: the two accept the same bundles."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import stat
 import tarfile
 import zlib
 from contextlib import contextmanager
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Iterator
 
 from aiperf_lab.errors import InputError
@@ -126,3 +127,33 @@ def _counted(tar: tarfile.TarFile, where: str, bound: int) -> Iterator[tarfile.T
             raise InputError(f"{where}: refused: member {printable(member.name)[:200]} declares {member.size} "
                              f"bytes, more than the archive may unpack to ({bound})")
         yield member
+
+
+def shown_member(member: tarfile.TarInfo) -> str:
+    """A member's name for a message: quoted, escaped, one line, at most 200 characters."""
+    return printable(repr(member.name))[:200]
+
+
+def bundle_members(members: Iterator[tarfile.TarInfo], where: str) -> Iterator[tuple[tarfile.TarInfo, str]]:
+    """(member, its name inside the top folder) for each file of a triage bundle, the bundle checked as its
+    members come: refused (InputError naming `where`) at a member named empty, absolute or with "..", a
+    link, device or FIFO (a bundle holds files and folders only), more than one top folder, or no member."""
+    tops = set()
+    for member in members:
+        name = PurePosixPath(member.name)
+        if (not member.name or name.is_absolute() or ".." in name.parts
+                or member.name.startswith(("/", "\\")) or "\x00" in member.name):
+            raise InputError(f"{where}: refused: unsafe member name {shown_member(member)}")
+        if not (member.isfile() or member.isdir()):
+            raise InputError(f"{where}: refused: member {shown_member(member)} is a link or device, not a file")
+        if not name.parts:  # "." or "./": the folder the archive was made in
+            if member.isfile():
+                raise InputError(f"{where}: refused: unsafe member name {shown_member(member)}")
+            continue
+        tops.add(name.parts[0])
+        if len(tops) > 1:
+            raise InputError(f"{where}: not a triage archive (expected one top folder, found several)")
+        if member.isfile() and len(name.parts) >= 2:
+            yield member, "/".join(name.parts[1:])
+    if not tops:
+        raise InputError(f"{where}: not a triage archive (empty)")

@@ -53,6 +53,26 @@ def test_old_recording_without_clock_is_refused_in_one_line(tmp_path):
         align(None, ProfileClock(1, "x"), "telemetry.csv")
 
 
+@pytest.mark.parametrize("report", ["energy_by_range", "energy_by_category"])
+def test_a_recording_whose_header_has_no_clock_is_refused_before_its_rows_are_read(pair, tmp_path, monkeypatch,
+                                                                                   report):
+    # (a 11 MB one was read whole, 10 s, before the refusal its header already gave)
+    from aiperf_lab.metrics.telemetry import columns
+    export, telemetry = pair
+    lines = telemetry.read_text(encoding="utf-8").splitlines()
+    header_at = next(k for k, line in enumerate(lines) if line.startswith("t_s,"))
+    utc = lines[header_at].split(",").index("utc_ns")
+    clockless = tmp_path / "old.csv"
+    clockless.write_text("\n".join(",".join(cell for k, cell in enumerate(line.split(",")) if k != utc)
+                                   if n >= header_at else line for n, line in enumerate(lines)) + "\n",
+                         encoding="utf-8")
+    read_rows = []
+    monkeypatch.setattr(columns.SampleColumns, "add_cells", lambda self, cells: read_rows.append(cells))
+    with pytest.raises(InputError, match="old.csv: the recording has no absolute clock"):
+        open_profile(export).report(report, ReportOptions(telemetry=clockless))
+    assert read_rows == []
+
+
 def test_energy_by_range_matches_the_true_energy(pair):
     export, _telemetry = pair
     profile = open_profile(export)   # telemetry.csv found beside the export

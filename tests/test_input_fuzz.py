@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from conftest import REPO
 from fuzz_cases import (CRAFTED_TRACES, EXPORT_CELLS, LM, HOSTILE_NAMES, HOSTILE_SQL_VALUES, NCU_FILES, SMI_LOG, TRACE,
                         check_all_reports, export_with_names, export_with_generated_column, export_with_osrt_injection,
-                        export_with_recursive_view,
-                        mutate_bytes, mutate_export, ncu_variants, run_stats, small_export, telemetry_variants)
+                        export_with_recursive_view, mutate_bytes, mutate_export, ncu_variants, REPORTS, run_stats,
+                        small_export, telemetry_variants)
 
 from aiperf_lab.metrics.telemetry.recording import DEMO_RECORDING, read_recording
 
@@ -140,6 +140,39 @@ def test_a_stored_generated_column_is_read_as_stored(small, tmp_path):
         stored = run_stats([path, "--report", report, "--format", "csv"])
         assert clean.code == 0 and clean.out.count("\n") > 2
         assert (stored.code, stored.out) == (0, clean.out.replace(str(small), str(path))), stored.err[:300]
+
+
+def _string_ids_without_key(source, target, copies: int):
+    """The export with StringIds rebuilt without its primary key, each kernel-name id `copies` times."""
+    shutil.copyfile(source, target)
+    con = sqlite3.connect(target)
+    con.executescript("CREATE TABLE s2 AS SELECT * FROM StringIds; DROP TABLE StringIds; "
+                      "ALTER TABLE s2 RENAME TO StringIds;")
+    ids = [i for (i,) in con.execute("SELECT DISTINCT demangledName FROM CUPTI_ACTIVITY_KIND_KERNEL")]
+    con.executemany("INSERT INTO StringIds(id, value) VALUES (?, ?)",
+                    [(i, f"copy{i}_{k}") for i in ids for k in range(copies - 1)])
+    con.commit()
+    con.close()
+    return target
+
+
+def test_an_export_whose_string_ids_repeat_is_refused_by_every_report(small, tmp_path):
+    # Without nsys's primary key, 3,000 copies of each of 40 name ids made cuda_gpu_trace run 270 s in
+    # 2.4 GB (each kernel joined to every copy); a name read from such a table could be any copy.
+    path = _string_ids_without_key(small, tmp_path / "repeated.sqlite", 3)
+    for report in [None, *REPORTS["nsys"]]:
+        outcome = run_stats([path, "--format", "csv", *(["--report", report] if report else [])])
+        assert outcome.code == 2 and outcome.err.count("\n") == 1, (report, outcome.err[:300])
+        assert "StringIds holds id" in outcome.err and " 3 times" in outcome.err, (report, outcome.err)
+
+
+def test_an_export_whose_string_ids_are_unique_without_the_key_reads_as_the_export(small, tmp_path):
+    path = _string_ids_without_key(small, tmp_path / "unkeyed.sqlite", 1)
+    for report in ("cuda_gpu_trace", "cuda_api_sum"):
+        clean = run_stats([small, "--report", report, "--format", "csv"])
+        unkeyed = run_stats([path, "--report", report, "--format", "csv"])
+        assert clean.code == 0 and clean.out.count("\n") > 2
+        assert (unkeyed.code, unkeyed.out) == (0, clean.out.replace(str(small), str(path))), unkeyed.err[:300]
 
 
 def test_osrt_sum_does_not_build_sql_from_enum_values(small, tmp_path):
@@ -390,3 +423,16 @@ def test_printable_passes_a_name_whole_only_when_no_character_needs_escaping():
     assert _UNPRINTABLE.search(accepted) is None
     assert printable("k<float>\u00e9\u65e5") == "k<float>\u00e9\u65e5"
     assert printable("a\u202eb\u200bc\x1b") == "a\\u202eb\u200bc\\x1b"  # U+200B is shown, not escaped
+
+
+def test_string_ids_are_known_unique_from_the_schema_where_it_says_so(small, tmp_path):
+    from aiperf_lab.metrics.nsys.db import NsysDatabase
+    keyed = NsysDatabase(small)
+    assert keyed._string_ids_unique_by_schema()
+    path = _string_ids_without_key(small, tmp_path / "unkeyed.sqlite", 1)
+    assert not NsysDatabase(path)._string_ids_unique_by_schema()
+    con = sqlite3.connect(path)
+    con.execute("CREATE UNIQUE INDEX by_id ON StringIds(id)")
+    con.commit()
+    con.close()
+    assert NsysDatabase(path)._string_ids_unique_by_schema()

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from aiperf_lab.errors import InputError
 from aiperf_lab.metrics.energy.clocks import Alignment
 from aiperf_lab.metrics.energy.power import series_from_recording
 from aiperf_lab.metrics.telemetry import columns as col_module
@@ -194,3 +195,51 @@ def test_replay_check_of_columns_says_what_the_walk_over_ticks_says(tmp_path, mo
     assert "a sample has the time -1.5 s" in str(from_ticks.value)
     fine = _checked_recording(FIXTURE, read_recording)
     assert fine._ticks is None  # checked without making a Tick
+
+
+def _spread_over(gpus: int):
+    """Each row's GPU id cycled over `gpus` ids (some lost, some far apart), the rows three times over."""
+    def edit(body, col, rng):
+        rows = []
+        for k, row in enumerate(body * 3):
+            row = list(row)
+            row[col["gpu"]] = str((k % gpus) * 1000 if k % gpus == gpus - 1 else k % gpus)
+            if rng.random() < 0.02:
+                row[col["lost"]] = "1"
+            rows.append(row)
+        return rows
+    return edit
+
+
+def test_a_recording_of_as_many_gpus_as_the_bound_gives_the_reports_of_its_ticks(tmp_path, monkeypatch):
+    recording = _in_small_chunks(_variant(tmp_path, "bound", _spread_over(col_module.MAX_GPUS)), monkeypatch)
+    ticks = _as_ticks(read_recording(recording.path))
+    assert len(recording.devices) == col_module.MAX_GPUS
+    for report in (telemetry_summary, telemetry_findings):
+        from_columns = report(recording.devices, series_of=recording.series)
+        from_ticks = report(ticks.devices, ticks.ticks)
+        assert (from_columns.rows, from_columns.notes) == (from_ticks.rows, from_ticks.notes)
+    assert len(telemetry_summary(recording.devices, series_of=recording.series).rows) == col_module.MAX_GPUS
+
+
+def test_more_distinct_gpu_ids_than_one_host_has_are_refused_in_one_line(tmp_path, monkeypatch):
+    """A gpu column that differs on every row (81,000 ids took over 300 s, quadratic in the ids): refused
+    as soon as a block of records names more than MAX_GPUS, saying the count and the bound."""
+    path = _variant(tmp_path, "too_many", _spread_over(col_module.MAX_GPUS + 1))
+    for read_bytes in (9000, 10 ** 9):
+        with pytest.raises(InputError) as caught:
+            _in_small_chunks(path, monkeypatch, read_bytes)
+        message = str(caught.value)
+        assert "\n" not in message and f"{col_module.MAX_GPUS + 1} distinct GPU ids" in message
+        assert f"over the {col_module.MAX_GPUS}" in message and message.startswith(str(path))
+
+
+def test_an_nvidia_smi_log_of_more_gpus_than_the_bound_is_refused(tmp_path):
+    lines = ["timestamp, index, power.draw [W]"]
+    lines += [f"2026/11/23 10:00:{k // 100:02d}.{k % 100:03d}, {k}, 100.0" for k in range(col_module.MAX_GPUS + 1)]
+    path = tmp_path / "smi.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match=f"{col_module.MAX_GPUS + 1} distinct GPU ids"):
+        read_recording(path)
+    path.write_text("\n".join(lines[:-1]) + "\n", encoding="utf-8")
+    assert len(read_recording(path).devices) == col_module.MAX_GPUS

@@ -234,3 +234,63 @@ def test_show_of_an_older_gpu_less_bundle_does_not_read_no_rule_fired_as_healthy
     assert "No rule fired" not in shown
     assert "No GPU rule could judge this machine: no NVIDIA driver: NVML Shared Library Not Found." in shown
     assert "No rule fired." in archive.show(FIXTURE)  # a bundle with its GPU keeps it
+
+
+def _bundle_with(path: Path, hostile: tarfile.TarInfo, data: bytes = b"x") -> Path:
+    """A bundle aiperf-stats reads (a manifest and a short telemetry.csv) with one more member."""
+    telemetry = "\n".join((Path(__file__).parent / "data" / "h100" / "energy_04ex03_stall_telemetry.csv")
+                          .read_text(encoding="utf-8").splitlines()[:400]).encode() + b"\n"
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w") as tar:
+        for name, payload in (("b/manifest.json", json.dumps(MANIFEST).encode()), ("b/telemetry.csv", telemetry)):
+            info = tarfile.TarInfo(name)
+            info.size = len(payload)
+            tar.addfile(info, io.BytesIO(payload))
+        if hostile.isfile():
+            hostile.size = len(data)
+            tar.addfile(hostile, io.BytesIO(data))
+        else:
+            tar.addfile(hostile)
+    path.write_bytes(gzip.compress(raw.getvalue(), 1))
+    return path
+
+
+def _symlink(name: str) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type, info.linkname = tarfile.SYMTYPE, "/etc/shadow"
+    return info
+
+
+@pytest.mark.parametrize("hostile, fragment", [
+    (tarfile.TarInfo("b/../../evil"), "unsafe member name 'b/../../evil'"),
+    (_symlink("b/summary.md"), "member 'b/summary.md' is a link or device"),
+    (_symlink("b/notes.txt"), "member 'b/notes.txt' is a link or device"),
+])
+def test_aiperf_stats_and_show_refuse_the_same_bundles_in_the_same_words(tmp_path, hostile, fragment):
+    from fuzz_cases import run_stats
+    path = _bundle_with(tmp_path / "hostile.tar.gz", hostile)
+    stats = run_stats([path, "--report", "telemetry_summary"])
+    assert stats.code == 2 and stats.err.count("\n") == 1 and fragment in stats.err, stats.err
+    with pytest.raises(InputError, match="refused: ") as caught:
+        archive.show(path)
+    assert fragment in str(caught.value)
+    clean = _bundle_with(tmp_path / "clean.tar.gz", tarfile.TarInfo("b/summary.md"), b"# node7\n")
+    assert run_stats([clean, "--report", "telemetry_summary"]).code == 0 and archive.show(clean) == "# node7\n"
+
+
+def test_a_bundle_from_a_newer_version_is_shown_with_one_line_saying_so(tmp_path):
+    newer = bundle(tmp_path / "newer.tar.gz", {"b/manifest.json": json.dumps({**MANIFEST, "schema_version": 999})
+                                               .encode(), "b/summary.md": b"# node7\n"})
+    notes = []
+    assert archive.show(newer, warn=notes.append) == "# node7\n"
+    assert len(notes) == 1 and "newer aiperf-triage (bundle schema 999; this one reads schema 1)" in notes[0]
+    current = bundle(tmp_path / "current.tar.gz", {"b/manifest.json": json.dumps(MANIFEST).encode()})
+    unversioned = bundle(tmp_path / "old.tar.gz", {"b/manifest.json": json.dumps(
+        {k: v for k, v in MANIFEST.items() if k != "schema_version"}).encode()})
+    odd = bundle(tmp_path / "odd.tar.gz", {"b/manifest.json": json.dumps({**MANIFEST, "schema_version": "2\x1b[2J"})
+                                           .encode()})
+    labels, rows, _odd = archive.compare([current, unversioned, odd, newer], warn=notes.append)
+    assert len(labels) == 4 and len(notes) == 3 and "\x1b" not in notes[1] and "schema '2\\x1b[2J'" in notes[1]
+    done = triage("show", newer)
+    assert done.returncode == 0 and done.stdout == "# node7\n"
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("aiperf-triage: note: ")

@@ -1,7 +1,8 @@
 """Reading bundles without extracting them: `show` and `compare`.
 
 Anything that is not a bundle is refused with one line: not a gzip tar, no manifest, a member with
-an absolute path or "..", a link or device, or members outside the bundle's one top folder.
+an absolute path or "..", a link or device, or members outside the bundle's one top folder (the
+check aiperf-stats makes of a bundle too: safe_tar.bundle_members).
 """
 
 from __future__ import annotations
@@ -11,13 +12,13 @@ import re
 import tarfile
 from collections import Counter
 from operator import methodcaller
-from pathlib import Path, PurePosixPath
-from typing import Any
+from pathlib import Path
+from typing import Any, Callable
 
 from aiperf_lab.cli_support import short_path
 from aiperf_lab.errors import InputError
-from aiperf_lab.safe_tar import streamed
-from aiperf_lab.triage.bundle import MANIFEST
+from aiperf_lab.safe_tar import bundle_members, streamed
+from aiperf_lab.triage.bundle import MANIFEST, SCHEMA_VERSION
 
 MAX_MEMBER_BYTES = 16 * 1024 * 1024   # what show/compare will read of one member
 # What show and compare read; everything else is listed and skipped.
@@ -64,32 +65,15 @@ class Bundle:
         if not isinstance(manifest, dict) or manifest.get("tool") != "aiperf-triage":
             raise InputError(f"{where}: not a triage archive ({MANIFEST} is not aiperf-triage's JSON)")
         self.manifest: dict = manifest
+        self.newer_note = _newer_schema_note(manifest, where)
+
 
     def _read(self, tar: tarfile.TarFile, members, where: str) -> None:
-        tops = set()
-        for member in members:
-            name = PurePosixPath(member.name)
-            if (not member.name or name.is_absolute() or ".." in name.parts
-                    or member.name.startswith(("/", "\\")) or "\x00" in member.name):
-                raise InputError(f"{where}: refused: unsafe member name {_shown(member)}")
-            if not (member.isfile() or member.isdir()):
-                raise InputError(f"{where}: refused: member {_shown(member)} is a link or device, not a file")
-            if not name.parts:  # "." or "./": the folder the archive was made in
-                if member.isfile():
-                    raise InputError(f"{where}: refused: unsafe member name {_shown(member)}")
-                continue
-            tops.add(name.parts[0])
-            if len(tops) > 1:
-                raise InputError(f"{where}: not a triage archive (expected one top folder, found several)")
-            if not member.isfile() or len(name.parts) < 2:
-                continue
-            relative = "/".join(name.parts[1:])
+        for member, relative in bundle_members(members, where):
             self._members[relative] = member
             if relative in READ_MEMBERS and member.size <= MAX_MEMBER_BYTES:
                 handle = tar.extractfile(member)
                 self._data[relative] = handle.read(MAX_MEMBER_BYTES + 1) if handle else b""
-        if not tops:
-            raise InputError(f"{where}: not a triage archive (empty)")
 
     def names(self) -> list[str]:
         return sorted(self._members)
@@ -116,16 +100,29 @@ class Bundle:
         self._data.clear()
 
 
-def _shown(member: tarfile.TarInfo) -> str:
-    return terminal_safe(repr(member.name), single_line=True)[:200]
+def _newer_schema_note(manifest: dict, where: str) -> str | None:
+    """One line when the manifest says a newer aiperf-triage wrote the bundle (a schema_version past
+    SCHEMA_VERSION, or not a number): what this version reads of it is shown, and the user is told that
+    parts it does not know may be missing. None for this version's bundles and older ones (with or
+    without the field)."""
+    version = manifest.get("schema_version")
+    if version is None or (type(version) is int and version <= SCHEMA_VERSION):
+        return None
+    shown = str(version) if type(version) is int else terminal_safe(repr(version), single_line=True)[:40]
+    return (f"{where}: written by a newer aiperf-triage (bundle schema {shown[:40]}; this one reads schema "
+            f"{SCHEMA_VERSION}): what it can read is shown, newer parts may be missing")
 
 
 def _short(path: Path | str) -> str:
     return short_path(path)
 
 
-def show(path: Path) -> str:
+def show(path: Path, warn: Callable[[str], None] | None = None) -> str:
+    """The bundle's summary.md (else its manifest) as text safe for a terminal; `warn(line)` is told of a
+    bundle from a newer version."""
     bundle = Bundle(path)
+    if warn is not None and bundle.newer_note:
+        warn(bundle.newer_note)
     try:
         try:
             summary = bundle.read_text("summary.md")
@@ -333,14 +330,18 @@ def _rows(document: Any) -> list[dict]:
     return [row for row in document if isinstance(row, dict)] if isinstance(document, list) else []
 
 
-def compare(paths: list[Path]) -> tuple[list[str], list[list[str]], list[set[int]]]:
+def compare(paths: list[Path], warn: Callable[[str], None] | None = None) \
+        -> tuple[list[str], list[list[str]], list[set[int]]]:
     """(bundle labels, rows of [field, value per bundle], per row the columns that differ from the rest).
-    Every label and value is one line, safe for a terminal."""
+    Every label and value is one line, safe for a terminal. `warn(line)` is told of each bundle from a
+    newer version."""
     if len(paths) < 2:
         raise InputError("compare needs at least two bundles")
     loaded = []
     for path in paths:
         bundle = Bundle(path)
+        if warn is not None and bundle.newer_note:
+            warn(bundle.newer_note)
         try:
             manifest = bundle.manifest
             label = f"{_scalar(manifest.get('host'))} {str(_scalar(manifest.get('start_utc')) or '')[:16]}"

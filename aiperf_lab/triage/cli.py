@@ -143,7 +143,7 @@ def _show(argv: list[str]) -> int:
         raise InputError("aiperf-triage: show takes one archive")
     from aiperf_lab.triage.fit import fit_markdown
 
-    sys.stdout.write(fit_markdown(show(Path(argv[0])), _output_columns()))
+    sys.stdout.write(fit_markdown(show(Path(argv[0]), warn=_note), _output_columns()))
     return 0
 
 
@@ -153,9 +153,14 @@ def _compare(argv: list[str]) -> int:
     if argv[:1] in (["-h"], ["--help"]):
         print(COMPARE_HELP)
         return 0
-    labels, rows, odd = compare([Path(a) for a in argv])
+    labels, rows, odd = compare([Path(a) for a in argv], warn=_note)
     sys.stdout.write(compare_table(labels, rows, odd, _output_columns()))
     return 0
+
+
+def _note(line: str) -> None:
+    """A line on stderr that does not stop the command (a bundle from a newer version)."""
+    print(f"aiperf-triage: note: {line}", file=sys.stderr)
 
 
 def _output_columns() -> int | None:

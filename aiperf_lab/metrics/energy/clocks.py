@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from aiperf_lab.errors import InputError
 
@@ -78,11 +78,25 @@ class Alignment:
                 f"{gap_s:+.3f} s from the profile's time zero")
 
 
+def no_clock(telemetry_name: str) -> InputError:
+    """The refusal of a recording that has no absolute clock to line up with a profile."""
+    return InputError(f"{telemetry_name}: the recording has no absolute clock (no utc_ns column with a clock "
+                      "reading: recorded by an older aiperf-lab, or a raw NVML / nvidia-smi log): it cannot be "
+                      "lined up with a profile")
+
+
+def refuse_clockless_header(telemetry_name: str) -> Callable[[str, list[str]], None]:
+    """read_recording's on_header: refuses a recording whose header already says it has no absolute clock
+    (another layout than ours, or ours without a utc_ns column) before its rows are read."""
+    def check(layout: str, header: list[str]) -> None:
+        if layout != "aiperf" or "utc_ns" not in header:
+            raise no_clock(telemetry_name)
+    return check
+
+
 def align(telemetry_origin_utc_ns: int | None, clock: ProfileClock, telemetry_name: str = "telemetry") -> Alignment:
     if telemetry_origin_utc_ns is None:
-        raise InputError(f"{telemetry_name}: the recording has no absolute clock (no utc_ns column with a clock "
-                         "reading: recorded by an older aiperf-lab, or a raw NVML / nvidia-smi log): it cannot be "
-                         "lined up with a profile")
+        raise no_clock(telemetry_name)
     return Alignment(telemetry_origin_utc_ns - clock.epoch_ns, telemetry_origin_utc_ns, clock.epoch_ns, clock.source)
 
 

@@ -76,24 +76,17 @@ def from_archive(path: Path, limit: int = 4 << 30) -> RunInputs:
     import tempfile
 
     from aiperf_lab.inputs import shown_path
-    from aiperf_lab.safe_tar import streamed
+    from aiperf_lab.safe_tar import bundle_members, streamed
 
     where = shown_path(path)
     wanted = set(EXPORT_NAMES) | {TELEMETRY_NAME}
     target = Path(tempfile.mkdtemp(prefix="aiperf-energy-"))
     atexit.register(shutil.rmtree, target, True)  # the copies live as long as this process reads them
     copied: dict[str, Path] = {}
-    tops: set[str] = set()
     manifest = False
     try:
         with streamed(path, where, cap=limit) as (tar, members):
-            for member in members:
-                parts = PurePosixPath(member.name).parts
-                if parts and parts != (".",):
-                    tops.add(parts[0])
-                if not member.isfile() or len(parts) < 2:
-                    continue
-                name = "/".join(parts[1:])
+            for member, name in bundle_members(members, where):  # the bundle checked as show checks it
                 manifest = manifest or name == "manifest.json"
                 if name in wanted and name not in copied:
                     if member.size > limit:
@@ -107,7 +100,7 @@ def from_archive(path: Path, limit: int = 4 << 30) -> RunInputs:
     except InputError:
         shutil.rmtree(target, True)
         raise
-    if len(tops) != 1 or not manifest:
+    if not manifest:
         shutil.rmtree(target, True)
         raise InputError(f"{where}: not a triage archive (expected one top folder with a manifest.json)")
     export = next((n for n in EXPORT_NAMES if n in copied), None)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from aiperf_lab.errors import InputError
 from aiperf_lab.metrics.energy.attribution import Timeline, Work, energy_by_category, energy_by_range
-from aiperf_lab.metrics.energy.clocks import align, lag_estimate
+from aiperf_lab.metrics.energy.clocks import align, lag_estimate, refuse_clockless_header
 from aiperf_lab.metrics.energy.power import series_from_recording
 from aiperf_lab.metrics.tables import Table
 
@@ -55,7 +55,7 @@ def energy_tables(names: list[str], timeline: Timeline, clock, telemetry: Path, 
 
     if scope:
         timeline = scope_to_range(timeline, scope)
-    recording = read_recording(telemetry)
+    recording = read_recording(telemetry, refuse_clockless_header(telemetry.name))
     alignment = align(recording.utc_origin_ns, clock, telemetry.name)
     index, device, gpu_notes = choose_gpu(recording, gpu, timeline)
     power = series_from_recording(recording, index, alignment)

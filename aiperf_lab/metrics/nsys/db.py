@@ -207,6 +207,8 @@ class NsysDatabase:
             raise NotAProfile(f"{self.path}: an SQLite database, but not an Nsight Systems export")
         self._refuse_computed_columns(rows)
         self._columns: dict[str, list[str]] = {}
+        if "StringIds" in self.tables:
+            self._refuse_repeated_string_ids()
         # What one report computed that another in the same run reuses rather than scan again (the
         # overview's kernel totals per name: cuda_gpu_kern_sum's groups give kernel_breakdown's sums).
         self.memo: dict[object, object] = {}
@@ -230,6 +232,34 @@ class NsysDatabase:
                 if computed:
                     raise InputError(f"{self.path}: not a valid nsys export: {name}.{computed[0]} is a generated "
                                      "column, computed at every read (nsys writes none)")
+
+    def _refuse_repeated_string_ids(self) -> None:
+        """InputError if StringIds holds an id more than once. nsys writes `id INTEGER NOT NULL PRIMARY KEY`
+        (every export from 2020 to 2026): one string per id. Without that key the reports' joins on
+        StringIds would pair each kernel, call or range with every copy of its name (3,000 copies of 40
+        ids: 270 s and 2.4 GB for one report) and a name looked up could be any copy, so such a file is
+        refused at once: its names are not to be trusted. Free where the schema guarantees unique ids
+        (the key, or a unique index on id alone); else one sort of the table's ids."""
+        if self._string_ids_unique_by_schema():
+            return
+        repeated = self.query("SELECT id, count(*) FROM StringIds GROUP BY id HAVING count(*) > 1 LIMIT 1")
+        if repeated:
+            string_id, copies = repeated[0]
+            shown = string_id if isinstance(string_id, int) else type(string_id).__name__
+            raise InputError(f"{self.path}: not a valid nsys export: StringIds holds id {shown} {copies} times "
+                             "(nsys writes each string id once, as the table's primary key)")
+
+    def _string_ids_unique_by_schema(self) -> bool:
+        """Whether StringIds' schema makes its ids unique: a primary key of id alone, or a unique index
+        on id alone."""
+        info = self.query("SELECT name, pk FROM pragma_table_info('StringIds')")
+        if [name for name, pk in info if pk] == ["id"]:
+            return True
+        for index_name, unique in self.query("SELECT name, [unique] FROM pragma_index_list('StringIds')"):
+            if unique and isinstance(index_name, str) and \
+                    [row[0] for row in self.query("SELECT name FROM pragma_index_info(?)", (index_name,))] == ["id"]:
+                return True
+        return False
 
     def cancel(self) -> None:
         """End the prefetch threads' statements now (thread-safe): their results are no longer wanted."""

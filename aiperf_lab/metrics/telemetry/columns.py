@@ -29,6 +29,20 @@ from aiperf_lab.metrics.telemetry.model import (GPM_NAMES, GpmSample, GpuInfo, G
 NOT_RECORDED = "not in this recording"
 MAX_TIME_S = 1e9  # 31 years from the recording's start: a time past it is a damaged row, left out
 MAX_UTC_NS = 1 << 63  # a wall-clock anchor past year 2262 in ns is not a clock reading
+# The most distinct GPU ids a recording may name: the NVIDIA driver runs at most 32 GPUs in one system
+# (NV_MAX_DEVICES, nvlimits.h of open-gpu-kernel-modules) and a recording is one host's. Twice that leaves
+# room; past it the file is many hosts' rows under one gpu column or a damaged one, and a table of one
+# block per GPU would help nobody.
+MAX_GPUS = 64
+
+
+class TooManyGpus(ValueError):
+    """More than MAX_GPUS distinct GPU ids in a recording (the reader says which file)."""
+
+    def __init__(self, count: int, records: int):
+        super().__init__(f"{count} distinct GPU ids in its first {records} records, over the {MAX_GPUS} one "
+                         f"recording may name (one host's driver runs at most 32 GPUs): many hosts' rows under "
+                         f"one gpu column, or a damaged one")
 
 # The number columns a sample and its host reading take (the integer ones stored as doubles too: a
 # cell's integer() is int(number()), so int() of the double gives it back exactly)
@@ -173,6 +187,7 @@ class SampleColumns:
         # utc_ns - t_s of every row that has both (8 bytes each while they fit in 64 bits)
         self._origins: array | list[int] | None = array("q") if "utc_ns" in self.col else None
         self._series: dict[int, Series] = {}
+        self._series_parts: tuple[dict[int, array], list[int | None]] | None = None  # see _parts
         self.records = 0  # the rows of full width read so far
         # (its number among those rows, from 1; the cell) of the first whose time is a number no recording
         # reaches (nan, inf, 1e400, past MAX_TIME_S): the reports skip such rows, a replay refuses the file
@@ -363,12 +378,16 @@ class SampleColumns:
 
     def _add_devices(self, row_of: Callable[[int], list[str]], gpus: list[int | None]) -> None:
         """Each GPU as its first row and the metadata line describe it (row_of(k) has the GPU gpus[k],
-        in file order)."""
+        in file order). TooManyGpus past MAX_GPUS of them."""
         col = self.col
-        for index in sorted(set(gpus).difference(self._devices), key=gpus.index):
-            if index is None:
-                continue
-            row = row_of(gpus.index(index))
+        first = {}  # each GPU not seen before -> its first position in gpus
+        for k, index in enumerate(gpus):
+            if index is not None and index not in self._devices and index not in first:
+                first[index] = k
+        if len(self._devices) + len(first) > MAX_GPUS:
+            raise TooManyGpus(len(self._devices) + len(first), self.records)
+        for index, position in first.items():
+            row = row_of(position)
             get = lambda name: row[col[name]] if name in col else ""  # noqa: E731
             about = self._described.get(index) or {}
             missing = about.get("gpm_missing")
@@ -427,15 +446,36 @@ class SampleColumns:
             self._series[index] = self._make_series(index)
         return self._series[index]
 
+    def _parts(self) -> tuple[dict[int, array], list[int | None]]:
+        """What every GPU's series takes from the whole recording, worked out once in one pass over the
+        rows: per GPU its rows (time kept, not lost) in file order, and per group its clock-event mask
+        (None: no reading). A pass per GPU instead cost 64 GPUs 64 passes over every row."""
+        if self._series_parts is None:
+            tables = self.tables
+            gpu_of_group = [None if lost else gpu for gpu, lost in zip(tables["gpu"], tables["lost"])]
+            reasons = [int(v) if v == v else None for v in tables["clock_event_reasons"]]
+            kept = self.kept()
+            kept_rows = compress(range(len(self.t)), kept)
+            distinct = set(gpu_of_group)
+            rows_of: dict[int | None, array] = {}  # (8 bytes a row: kept as long as the recording)
+            if len(distinct) == 1:  # one GPU and no host-only or lost row (the common case): in C
+                rows_of[distinct.pop()] = array("q", kept_rows)
+            else:
+                for row, gpu in zip(kept_rows, map(gpu_of_group.__getitem__, compress(self.group, kept))):
+                    rows = rows_of.get(gpu)
+                    if rows is None:
+                        rows = rows_of[gpu] = array("q")
+                    rows.append(row)
+            rows_of.pop(None, None)
+            self._series_parts = (rows_of, reasons)
+        return self._series_parts
+
     def _make_series(self, index: int) -> Series:
         tables = self.tables
-        chosen = {g for g, (gpu, lost) in enumerate(zip(tables["gpu"], tables["lost"])) if gpu == index and not lost}
-        times = self.t.tolist()
-        wanted = list(map(min, map(chosen.__contains__, self.group), self.kept()))
-        every_row = all(wanted)
-        rows = list(compress(range(len(times)), wanted))
-        if not every_row:
-            times = list(map(times.__getitem__, rows))
+        rows_of, reasons = self._parts()
+        rows = rows_of.get(index, array("q"))
+        every_row = len(rows) == len(self.t)
+        times = self.t.tolist() if every_row else list(map(self.t.__getitem__, rows))
         if not all(map(le, times, times[1:])):
             order = sorted(range(len(rows)), key=times.__getitem__)  # stable: equal times keep file order
             rows = list(map(rows.__getitem__, order))
@@ -457,7 +497,6 @@ class SampleColumns:
         def grouped(name: str, table: list | None = None) -> list:
             return list(map((table if table is not None else tables[name]).__getitem__, groups))
 
-        reasons = [int(v) if v == v else None for v in tables["clock_event_reasons"]]
         values = self.values
         return Series(array("d", times), pick(values["power_w"]), grouped("power_source"), pick(values["energy_j"]),
                       grouped("energy_source"), pick(values["util_gpu_pct"]), pick(values["util_mem_pct"]),

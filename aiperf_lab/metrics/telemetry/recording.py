@@ -51,8 +51,8 @@ from typing import Any, BinaryIO, Callable, Iterator, TextIO
 from aiperf_lab.errors import InputError, NotAProfile
 from aiperf_lab.inputs import printable, shown_path
 from aiperf_lab.metrics.telemetry.cells import integer, number, unreachable_time
-from aiperf_lab.metrics.telemetry.columns import (MAX_TIME_S, NOT_RECORDED, SampleColumns, Series,
-                                                  series_of_ticks)
+from aiperf_lab.metrics.telemetry.columns import (MAX_GPUS, MAX_TIME_S, NOT_RECORDED, SampleColumns, Series,
+                                                  TooManyGpus, series_of_ticks)
 from aiperf_lab.metrics.telemetry.csv_blocks import Cells, blocks
 from aiperf_lab.metrics.telemetry.energy import EnergyTracker
 from aiperf_lab.metrics.telemetry.model import GPM_NAMES, GpmSample, GpuInfo, GpuSample, GpuStatus, HostSample, Tick
@@ -310,15 +310,17 @@ CHUNK_ROWS = 4096       # rows converted to columns at a time, where they are re
 READ_BYTES = 1 << 20    # bytes read from the file at a time: a block of records (about 4,500 rows)
 
 
-def read_recording(path: Path) -> Recording:
+def read_recording(path: Path, on_header: Callable[[str, list[str]], None] | None = None) -> Recording:
     """A recording in any of the three layouts; rows cut short (a killed writer) are skipped, values that
-    are not finite numbers read as missing, times must be finite. InputError for anything else."""
+    are not finite numbers read as missing, times must be finite. InputError for anything else.
+    `on_header(layout, header)`: called once the header is read, before any sample; it may refuse the file
+    for what its header already tells (an InputError), sparing the read of the rest."""
     # Many short-lived containers are made (each chunk's rows) and none is garbage: the cyclic collector's
     # passes over them would add to the read for nothing.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _read_recording(path)
+        return _read_recording(path, on_header)
     finally:
         if collecting:
             gc.enable()
@@ -426,7 +428,7 @@ def _meta(first: str) -> tuple[dict[str, Any], io.StringIO]:
     return (meta if isinstance(meta, dict) else {}), head
 
 
-def _read_recording(path: Path) -> Recording:
+def _read_recording(path: Path, on_header: Callable[[str, list[str]], None] | None) -> Recording:
     from aiperf_lab.inputs import open_regular
 
     with open_regular(path, MAX_RECORDING_BYTES) as handle:
@@ -456,6 +458,8 @@ def _read_recording(path: Path) -> Recording:
             layout = sniff_recording(header)
             if layout is None:
                 raise NotAProfile(f"{path}: {_other_text_kind(path, header)}")
+            if on_header is not None:
+                on_header(layout, [name.strip() for name in header])
             if layout == "aiperf":
                 width = len(header)
                 if went_on:  # (a header of over a MB) the rest through the same reader
@@ -468,6 +472,8 @@ def _read_recording(path: Path) -> Recording:
             raise InputError(f"{path}: not a telemetry recording ({exc})") from None
     body = [r for r in rows if r and (r[0].strip() or any(cell.strip() for cell in r))]
     devices, ticks, bad_time, negative_time = {"nvml-raw": _read_raw, "nvidia-smi": _read_smi}[layout](header, body)
+    if len(devices) > MAX_GPUS:
+        raise InputError(f"{path}: {TooManyGpus(len(devices), len(body))}")
     devices = [_no_gpm(d) for d in devices]
     # A time no recording reaches (1e300 s) is a damaged row, skipped like a row cut short: in ns it
     # would be past any integer a clock holds.
@@ -481,8 +487,11 @@ def _read_recording(path: Path) -> Recording:
 def _read_aiperf(path: Path, header: list[str], body: Iterator[Cells], meta: dict[str, Any]) -> Recording:
     """Our layout, a block of records at a time into columns (columns.SampleColumns)."""
     columns = SampleColumns(header, meta)
-    for cells in body:
-        columns.add_cells(cells)
+    try:
+        for cells in body:
+            columns.add_cells(cells)
+    except TooManyGpus as exc:
+        raise InputError(f"{path}: {exc}") from None
     columns.finish()
     if not any(columns.kept()):
         raise InputError(f"{path}: a telemetry recording with a header but no samples")
