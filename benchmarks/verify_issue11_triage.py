@@ -139,6 +139,41 @@ def case_printed_forms(work: Path, log) -> dict:
                  f"sqlite export {'present' if 'nsys/workload.sqlite' in files else 'absent'}"}
 
 
+# Forms session 13 (h13a) fixed: printed `bash -x` lines fed to password-reading commands, SQL/Redis passwords, a
+# bytes literal, an OSC hyperlink, CloudFormation parameters (printed by the workload, each value put together at
+# run time), and FreeRDP / lftp passwords on the workload's argv (also printed back by it).
+S13 = {f"v{k}": f"S13pw{k}-x{k}q{k}Z9" for k in range(1, 11)}
+S13_PRINTS = ("import sys, time\n"
+              "v = {k: a + b for k, (a, b) in " + repr({k: (v[:6], v[6:]) for k, v in S13.items()}) + ".items()}\n"
+              "print('+ chpasswd <<< alice:' + v['v1'])\n"
+              "print('[rank0]: + echo ' + v['v2'] + ' | sudo -S apt update')\n"
+              "print(\"LOG:  statement: ALTER USER app WITH PASSWORD '\" + v['v3'] + \"';\")\n"
+              "print('127.0.0.1:6379> AUTH default ' + v['v4'])\n"
+              "print(\"password: Buffer.from('\" + v['v5'] + \"')\")\n"
+              "print('password=\\x1b]8;;http://x\\x1b\\\\' + v['v6'] + '\\x1b]8;;\\x1b\\\\')\n"
+              "print('{\"ParameterKey\": \"DbPassword\", \"ParameterValue\": \"' + v['v7'] + '\"}')\n"
+              "print('+ rsync rsync://alice@h/m --password-file=<(echo ' + v['v8'] + ')')\n"
+              "print('argv', sys.argv[2:], flush=True)\n"
+              "print('+ ' + ' '.join(sys.argv[2:]), flush=True)\n"
+              "time.sleep(float(sys.argv[1]))\n")
+
+
+def case_session13(work: Path, log) -> dict:
+    argv = [sys.executable, "-m", "aiperf_lab.triage.cli", "--duration", "4", "--output", str(work / "session13"),
+            "--", sys.executable, "-c", S13_PRINTS, "6", "lftp", "-u", f"alice,{S13['v9']}", "xfreerdp", "/v:srv",
+            "/u:alice", f"/p:{S13['v10']}"]
+    done = subprocess.run(argv, capture_output=True, text=True, env=clean_env(), timeout=240)
+    log.write(f"$ triage (session 13 forms) -> {done.returncode}\n{done.stderr[-3000:]}\n")
+    if done.returncode != 0:
+        return {"case": "session 13 forms", "ok": False, "detail": f"exit {done.returncode}"}
+    files = members(Path(done.stdout.strip().splitlines()[-1]))
+    leaks = sorted({f"{key} in {name}" for name, data in files.items() for key, value in S13.items()
+                    if value.encode() in data})
+    printed = files.get("workload/stdout.log", b"").count(b"[REDACTED")
+    return {"case": f"session 13 forms (h13a): {len(S13)} values in no byte", "ok": not leaks and printed >= 8,
+            "detail": ("; ".join(leaks[:6]) + (f" (+{len(leaks) - 6})" if len(leaks) > 6 else "")) if leaks
+            else f"no leak; {printed} placeholders in stdout.log"}
+
 def _workload_pids() -> list[int]:
     pids = []
     for entry in Path("/proc").iterdir():
@@ -310,7 +345,7 @@ def main() -> int:
     nsys = shutil.which("nsys")
     with tempfile.TemporaryDirectory() as folder, open(out / "verify_issue11_triage.log", "w") as log:
         work = Path(folder)
-        for case in (case_clean, case_planted, case_printed_forms, case_sigkill, case_setsid_child_under_nsys, case_full_disk_under_nsys,
+        for case in (case_clean, case_planted, case_printed_forms, case_session13, case_sigkill, case_setsid_child_under_nsys, case_full_disk_under_nsys,
                      case_nccl_payloads):
             started = time.monotonic()
             try:

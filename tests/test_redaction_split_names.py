@@ -97,3 +97,31 @@ def test_a_stream_reads_a_split_name_as_the_whole_text_does() -> None:
         stream = StreamRedactor(Redactor({}), piece=5)
         out = "".join(stream.feed(text[k:k + size]) + stream.flush() for k in range(0, len(text), size)) + stream.close()
         assert out == whole, size
+
+
+# ---- eighth pass (rt7 B3): names with letters written as other escapes, a no-break space at the separator, a shell
+# line continuation inside the name
+P8 = "hunter2Pa55w0rd"
+OTHER_ESCAPED_NAMES = [
+    f"pass\\x77ord={P8}", f"pass\\x77ord: {P8}", f"DB_PASS\\x57ORD={P8}", f"pass&#119;ord={P8}", f"pass&#x77;ord={P8}",
+    f"api&#95;key={P8}", f"pass%77ord={P8}", f"%70%61%73%73%77%6f%72%64={P8}", f"%70%61%73%73%77%6F%72%64 = {P8}",
+    f"password\u00a0=\u00a0{P8}", f"api_key\u202f:\u00a0{P8}", f"DB_PASS\\\nWORD={P8}", f"export API_TO\\\nKEN={P8}",
+    f"[rank0]: pass%77ord={P8}",
+]
+
+
+@pytest.mark.parametrize("text", OTHER_ESCAPED_NAMES)
+def test_a_name_written_with_other_escapes_goes(text: str) -> None:
+    out = Redactor({}).text(text)
+    assert P8 not in out and REDACTED in out
+    framed = f"step 1\n{text}\nstep 2\n"
+    stream = StreamRedactor(Redactor({}), piece=5)
+    assert "".join(stream.feed(framed[k:k + 3]) for k in range(0, len(framed), 3)) + stream.close() == Redactor({}).text(framed)
+
+
+@pytest.mark.parametrize("text", [
+    "progress 45% done=12", "GET /search?q=%70%61%73%73 HTTP/1.1", "https://host/a%2Fb?x=1", "x%41y=3",
+    "&#60;br&#62;", "pass\\x41=1", "cost\u00a0=\u00a012 EUR", "make \\\nall=1", "CFLAGS=-O2 \\\n-g",
+])
+def test_other_escapes_that_spell_no_secret_name_stay(text: str) -> None:
+    assert Redactor({}).text(text) == text

@@ -56,9 +56,11 @@ The package, one job a module; an arrow is "imports from" (leaves first, no cycl
     urls         URL userinfo, schemeless user:PASSWORD@host, escaped URLs                    -> spans
     token_spans  token shapes that need a look around them                    -> names, spans, tokens
     assignments  name=value pairs, runs of them, values apart, harmless values  -> names, spans
-    commands     printed command lines and flags, tools' password flags     -> assignments, names, spans
+    commands     printed command lines and flags, tools' password flags; SQL, Redis, MongoDB passwords
+                                                                             -> assignments, names, spans
     layouts      env items, YAML/XML/terraform/k8s blocks, listings, loguru   -> assignments, names, spans
     argv         secret pieces of the workload's argv        -> assignments, commands, layouts, names
+    printed_commands  printed command lines (`+ cmd`, `$ cmd`, `Running: cmd`) read as argv    -> argv, names, spans
     redactor     Redactor: gathers the known secrets, runs every rule, merges  -> all of the above
     argv_values  argv_secret_values (a bare Redactor's reading of argv)         -> redactor, ...
     stream       StreamRedactor: the Redactor's rules piece by piece            -> redactor, ...

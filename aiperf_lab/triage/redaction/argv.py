@@ -22,8 +22,10 @@ PASSWORD_FLAG_OF_TOOL = {**dict.fromkeys(("mysql", "mariadb", "mysqldump", "mysq
                                           "mysqlcheck", "mongo", "mongosh", "mongodump", "mongorestore", "sshpass",
                                           "7z", "7za"), "-p"), "openssl": "-k", "sqlcmd": "-P", "bcp": "-P",
                          **dict.fromkeys(("redis-cli", "keydb-cli"), "-a"), **dict.fromkeys(("zip", "unzip"), "-P"),
-                         **dict.fromkeys(("ldapsearch", "ldapadd", "ldapmodify", "ldapdelete", "ldapwhoami"), "-w")}
-USER_PASSWORD_TOOLS = {"curl", "wget"}
+                         **dict.fromkeys(("ldapsearch", "ldapadd", "ldapmodify", "ldapdelete", "ldapwhoami"), "-w"),
+                         **dict.fromkeys(("psexec", "psexec64", "paexec", "rdesktop"), "-p")}
+USER_PASSWORD_TOOLS = {"curl", "wget", "lftp"}
+USER_PASSWORD_SEPARATOR = {"lftp": ","}   # lftp -u bob,PASSWORD (curl's -u bob:PASSWORD)
 
 
 def argv_secret_pieces(argv: list[str]) -> list[tuple[int, int, int]]:
@@ -137,7 +139,7 @@ def argv_secret_pieces(argv: list[str]) -> list[tuple[int, int, int]]:
         elif name in ("-u", "--user", "--proxy-user") or (tool in USER_PASSWORD_TOOLS and arg.startswith("-u")):
             at, text = ((i, value) if eq else (i, arg[2:]) if len(arg) > 2 and not name.startswith("--")
                         else (i + 1, argv[i + 1] if i + 1 < len(argv) else ""))
-            user, colon, password = text.partition(":")
+            user, colon, password = text.partition(USER_PASSWORD_SEPARATOR.get(tool, ":"))
             if colon and password and not password.isdigit():
                 found.append((at, len(argv[at]) - len(password), len(argv[at])))
             i = max(i, at)
@@ -145,6 +147,8 @@ def argv_secret_pieces(argv: list[str]) -> list[tuple[int, int, int]]:
     return found
 
 
+RDP_TOOLS = frozenset({"xfreerdp", "xfreerdp3", "wlfreerdp", "sdl-freerdp", "sdl-freerdp3", "wfreerdp"})
+RDP_PASSWORD_OPTIONS = frozenset({"p", "password", "gp", "gateway-password"})
 # Oracle's clients take a login as `user/PASSWORD@connect` (sqlldr and Data Pump also as `userid=user/PASSWORD`)
 ORACLE_TOOLS = frozenset({"sqlplus", "sqlldr", "expdp", "impdp", "exp", "imp", "rman", "dgmgrl"})
 ORACLE_LOGIN = re.compile(r"(?:userid=|target=|auxiliary=|catalog=)?[^\s/@'\"=-][^\s/@'\"=]{0,127}/(?P<password>[^\s@]{1,256})"
@@ -191,6 +195,20 @@ def _tool_positional_pieces(argv: list[str], i: int) -> list[tuple[int, int, int
     None when argv[i] starts none of them."""
     base = os.path.basename(argv[i]).lower().removesuffix(".exe")
     rest = argv[i + 1:]
+    if base in RDP_TOOLS:
+        # FreeRDP's `/p:PASSWORD`, `/password:PASSWORD`, `/gp:PASSWORD` (the gateway's); `-p:`/`+p:` spellings too
+        return [(j, len(name) + 1, len(argv[j])) for j in range(i + 1, len(argv))
+                for name, colon, value in [argv[j].partition(":")]
+                if colon and value and name[1:].lower() in RDP_PASSWORD_OPTIONS and name[:1] in "/-+"
+                and not cannot_be_secret(value)]
+    if base == "convertto-securestring":
+        # PowerShell's `ConvertTo-SecureString 'X' -AsPlainText -Force` (or -String X)
+        for j in range(i + 1, len(argv)):
+            if argv[j].lower() == "-string" and j + 1 < len(argv):
+                return [(j + 1, 0, len(argv[j + 1]))]
+            if not argv[j].startswith("-") and argv[j][:1] != "$":
+                return [(j, 0, len(argv[j]))]
+        return []
     if base in ORACLE_TOOLS:
         return _oracle_login_pieces(argv, i)
     if base == "gh" and [w.lower() for w in rest[:2]] == ["secret", "set"]:

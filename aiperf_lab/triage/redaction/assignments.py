@@ -39,8 +39,12 @@ ALIGNED_BLANKS = 40
 _ALIGNED = "{0,%d}" % ALIGNED_BLANKS
 _ASSIGNMENT_TAIL = (r"(?=(?P<rest>[a-z0-9_.-]{0,48}))(?P=rest)(?P<sep>\\?[\"']?[ \t]{0,32}(?:=>|->|[=:\uff1a])"
                     r"(?=(?P<pad>[ \t\r\f\v\x85\xa0\u2028\u2029]" + _ALIGNED + r"))(?P=pad)"  # (taken whole: none given back)
-                    r"(?:(?:[|>][+-]?[0-9]?[ \t]{0,8})?\r?\n[ \t]{0,16})?(?:(?:&[a-z0-9_-]{1,32}|!![a-z]{1,16})[ \t]{1,4})?)"
-                    r"(?P<quote>(?:bytearray\(|memoryview\()?b[\"']|\\?[\"']?)"  # (a Python bytes value: b'X')
+                    r"(?:(?:[|>](?:[0-9][+-]|[+-]?[0-9]?)[ \t]{0,8})?\r?\n[ \t]{0,16}|#(?<=[ \t]#)[^\n]{0,256}\r?\n[ \t]{1,16})?"
+                    r"(?:(?:&[a-z0-9_-]{1,32}|!![a-z]{1,16})[ \t]{1,4})?)"
+                    # (a bytes value: b'X', rb'X', b'''X''', bytes('X', ...), bytearray( b'X' ), np.bytes_(b'X'), Go's
+                    # []byte("X"), JavaScript's Buffer.from('X'))
+                    r"(?P<quote>(?:(?:bytearray|memoryview|bytes|np\.bytes_|numpy\.bytes_|buffer\.from|\[\]byte)\([ \t]{0,4})?"
+                    r"(?:[rb]{1,2}(?=[\"'])|\\)?(?:'''|\"\"\"|[\"'])?)"
                     r"(?P<value>[^\s'\",;\x00]{3,})")  # (nsys joins environment entries with NUL)
 SECRET_ASSIGNMENTS = [re.compile(keyword + _ASSIGNMENT_TAIL) for keyword in (
     r"token(?!s|iz|is)", "secret", r"passw(?:or)?d", r"pwd(?:(?<=[_.-]pwd)|(?=[_.-]))", r"api[_-]?key", "apikey",
@@ -95,7 +99,7 @@ ASSIGNMENTS_APART = {pattern: _apart_scans(pattern.pattern[:-len(_ASSIGNMENT_TAI
 NAME_ENDS_LINE = re.compile("(?:" + "|".join(pattern.pattern[:-len(_ASSIGNMENT_TAIL)] for pattern in SECRET_ASSIGNMENTS
                                              if pattern.pattern.endswith(_ASSIGNMENT_TAIL)) + ")"
                             + r"(?=(?P<rest>[a-z0-9_.-]{0,48}))(?P=rest)[\"']?[ \t]{0,32}[=:][ \t]" + _ALIGNED +
-                              r"(?:[|>][+-]?[0-9]?[ \t]{0,8})?\r?\n\Z")
+                              r"(?:[|>](?:[0-9][+-]|[+-]?[0-9]?)[ \t]{0,8})?(?:#[^\n]{0,256})?\r?\n\Z")
 ASSIGNMENT_RUN_EQUALS = re.compile(r"=[^\s'\",;\x00=:]+")
 ASSIGNMENT_RUN_COLON = re.compile(r":[^\s'\",;\x00=:]+")
 ASSIGNMENT_RUN_GAPS = (" ", "\t", ",", ";")
@@ -112,10 +116,15 @@ DIGEST_PARAM = re.compile(r"(?<![a-z0-9_-])(?:c?nonce|response)=\"?(?P<value>[^\
 URL_SIGNATURE = re.compile(r"signature=(?<=[?&]signature=|-signature=)(?P<value>[0-9a-z%_.~+/=-]{16,4096})")
 # A secret name ending a piece of a stream, its value on the next line.
 # (also a YAML block scalar's `password: |`, and a secret flag ending a line of a list: k8s `- --password`)
+# A printed `kubectl get secret NAME -o jsonpath='{.data.KEY}' | base64 -d` (or its base64 value alone, or
+# go-template's): the next line is the secret's value, printed bare (lower-cased text, a line's last 120 characters)
+KUBECTL_SECRET_PRINT = (r"kubectl[ \t][^\n]{0,100}?secrets?[ \t][^\n]{0,100}?(?:\|[ \t]{0,4}base64[ \t]{1,4}(?:-d|-D|--decode)"
+                        r"|(?:jsonpath|go-template|template)=[^\n]{0,80}?\.data[^\n]{0,80}?)[ \t'\"]{0,4}\r?\n\Z")
+KUBECTL_SECRET_LINE = re.compile(KUBECTL_SECRET_PRINT)
 VALUE_ON_NEXT_LINE = re.compile(r"(?:token|secret|passw(?:or)?d|api[_-]?key|apikey|pass(?:phrase)?|credential|accountkey)"
-                                r"[\"']?[ \t]{0,32}[=:][ \t]" + _ALIGNED + r"(?:[|>][+-]?[0-9]?[ \t]{0,8})?\r?\n\Z"
+                                r"[\"']?[ \t]{0,32}[=:][ \t]" + _ALIGNED + r"(?:[|>](?:[0-9][+-]|[+-]?[0-9]?)[ \t]{0,8})?(?:#[^\n]{0,256})?\r?\n\Z"
                                 r"|--[a-z0-9_-]{0,48}(?:token|secret|passw(?:or)?d|api[_-]?key|pass(?:phrase)?)[\"']?,?[ \t]{0,8}"
-                                r"\r?\n\Z")
+                                r"\r?\n\Z|" + KUBECTL_SECRET_PRINT)
 
 
 # A word that gives a name a value: a Hydra/OmegaConf override (`db.password=X`, `+trainer.api_key=X`, `++x.token=X`),
@@ -201,8 +210,13 @@ class _HarmlessValues(dict):
         verdict = self[value] = (value.lower() == REDACTED_LOWER or (value[0] in "/~." and is_named_location(value))
                                  or (len(value) < 16 and cannot_be_secret(value.rstrip(")]}>")))
                                  or (value[0] in "<[$%" and NOT_A_SECRET_REFERENCE.fullmatch(value) is not None)
-                                 or value.lower().rstrip(")]}>") in AUTH_SCHEMES or _code_reference(value))
+                                 or value.lower().rstrip(")]}>") in AUTH_SCHEMES or _code_reference(value)
+                                 or (value[0] in "|>" and YAML_BLOCK_HEADER.fullmatch(value) is not None))
         return verdict
+
+
+# A YAML block scalar's header with nothing under it yet (`password: >2-`): no value.
+YAML_BLOCK_HEADER = re.compile(r"[|>](?:[0-9][+-]|[+-][0-9]?|[0-9])")
 
 
 # Code that names where a secret comes from, printed in a traceback's source line or given as `python -c` (`token =
@@ -285,6 +299,8 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
                     append((nested.start("value"), nested.end("value"), REDACTED, "secret-named value", m.start()))
                 continue
             append((value_start, value_end, REDACTED, "secret-named value", start))
+            if text.startswith("\n", value_end + (text[value_end:value_end + 1] == "\r")) and ":" in m.group("sep"):
+                _continued_scalar(text, start, value_end, harmless, append)   # `password: first` then `  X`
             if runs is None:
                 continue
             if wait:
@@ -305,6 +321,33 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
             else:
                 apart_wait, apart_backoff = apart_backoff, min(2 * apart_backoff, 64)
     return spans
+
+
+# A YAML plain scalar continued on the lines under its name (`password: first` then `  X`): each next line indented
+# deeper than the name's, one word (a secret holds no blank; a traceback's or a table's line does), neither a
+# comment, an item nor a key, goes (8 lines at most).
+NAME_OPENS_LINE = re.compile(r"[ \t]{0,64}(?:- )?[\"']?[A-Za-z0-9_.-]{0,128}")
+CONTINUED_SCALAR_LINES = 8
+
+
+def _continued_scalar(text: str, start: int, value_end: int, harmless: _HarmlessValues, append: Callable) -> None:
+    line_start = text.rfind("\n", 0, start) + 1
+    if NAME_OPENS_LINE.fullmatch(text, line_start, start) is None:
+        return
+    indent = len(text[line_start:start]) - len(text[line_start:start].lstrip(" \t"))
+    at = text.find("\n", value_end) + 1
+    for _ in range(CONTINUED_SCALAR_LINES):
+        end = text.find("\n", at)
+        line = text[at:end if end >= 0 else len(text)].rstrip("\r")
+        content = line.lstrip(" \t")
+        depth = len(line) - len(content)
+        if (depth <= indent or not content or content[0] in "#-" or content.endswith(":") or ": " in content
+                or any(c.isspace() for c in content) or harmless[content]):
+            return
+        append((at + depth, at + len(line), REDACTED, "secret-named value", start))
+        if end < 0:
+            return
+        at = end + 1
 
 
 # A line break or tab escaped in a repr() or JSON string (`\\n`, `\\r\\n`, `\\t`, `\\\\n` in JSON inside JSON) and the next

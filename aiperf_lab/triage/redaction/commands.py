@@ -8,7 +8,7 @@ import functools
 import re
 
 from .assignments import AUTH_SCHEMES
-from .names import _secret_name_cached, cannot_be_secret, is_location, is_secret_flag
+from .names import _secret_name_cached, cannot_be_secret, is_named_location, is_secret_flag
 from .spans import REDACTED, REDACTED_LOWER, Span
 
 
@@ -153,7 +153,7 @@ def _printed_flag_value_kept(value: str) -> bool:
     value = value.rstrip(",;)]}")
     return (not value or cannot_be_secret(value) or value.lower() in NOT_A_FLAG_SECRET or value.lower() in AUTH_SCHEMES
             or value[0] in "$%<"
-            or value.lower() == REDACTED_LOWER or is_location(value) or value.startswith(("/", "./", "../", "~/"))
+            or value.lower() == REDACTED_LOWER or is_named_location(value)   # (`--password /eIrB8jp/vI1sS` is none)
             or SECRET_MOUNT_SPEC.fullmatch(value) is not None)   # docker build --secret id=npm,src=/run/npmrc
 
 
@@ -212,4 +212,65 @@ def _printed_flag_spans(text: str) -> list[Span]:
     for m in CONFIG_SET_VALUE.finditer(text):
         if _secret_name_cached(m.group("name")) and not kept[m.group("value")]:
             spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
+    return spans
+
+
+# Database statements and protocols, read on the lower-cased text: SQL's `IDENTIFIED BY 'X'` (MySQL; Oracle's bare
+# `IDENTIFIED BY X`), `[WITH|LOGIN|ENCRYPTED] PASSWORD 'X'` (PostgreSQL's ALTER/CREATE USER|ROLE, also in its
+# `LOG:  statement:` lines), `PASSWORD('X')`; Redis's `AUTH [user] X` typed at a prompt, as MONITOR prints it
+# (`"AUTH" "X"`) and on the wire (`*2\r\n$4\r\nAUTH\r\n$N\r\nX\r\n`, raw or escaped); MongoDB's `pwd: 'X'` beside a
+# user, `db.auth('u', 'X')`, `changeUserPassword('u', 'X')`.
+SQL_IDENTIFIED_BY = re.compile(r"identified(?<![\w-]identified)(?:[ \t]{1,4}with[ \t]{1,4}[\w-]{1,64})?[ \t]{1,4}by"
+                               r"(?:[ \t]{1,4}password)?[ \t]{1,4}(?:(?P<q>['\"])(?P<quoted>[^'\"\n]{1,512})(?P=q)"
+                               r"|(?!password(?![^\s'\";]))(?P<value>[^\s'\";]{1,512}))")
+SQL_PASSWORD = re.compile(r"password(?<![\w-]password)(?:[ \t]{1,4}|[ \t]{0,4}\([ \t]{0,4})e?'(?P<value>[^'\n]{1,512})'")
+REDIS_AUTH_LINE = re.compile(r"auth(?<![\w-]auth)[ \t]{1,4}(?:[^\s\"']{1,128}[ \t]{1,4})?(?P<value>[^\s\"']{1,512})"
+                             r"[ \t]{0,16}(?=\r?\n|\Z)")
+REDIS_PROMPT = re.compile(r"[ \t]{0,16}(?:[\w.:\[\]-]{0,128}(?:\[[0-9]{1,2}\])?> ?)?")
+QUOTED_ARGUMENT = r"\"(?P<{}>(?:[^\"\\\n]|\\.){{1,512}})\""
+REDIS_MONITOR_AUTH = re.compile(r"(?:(?<=\] )|(?<=^)|(?<=\n))\"auth\" " + QUOTED_ARGUMENT.format("first") + r"(?: " + QUOTED_ARGUMENT.format("second")
+                                + r")?")
+REDIS_WIRE_AUTH = re.compile(r"\*[23](?P<nl>\\r\\n|\r\n)\$4(?P=nl)auth(?P=nl)\$[0-9]{1,4}(?P=nl)(?P<first>[^\r\n\\]{1,512})"
+                             r"(?:(?P=nl)\$[0-9]{1,4}(?P=nl)(?P<second>[^\r\n\\]{1,512}))?")
+MONGO_PWD = re.compile(r"pwd(?<![\w$.-]pwd)['\"]?[ \t]{0,4}:[ \t]{0,4}(?P<q>['\"])(?P<value>[^'\"\n]{1,512})(?P=q)")
+MONGO_AUTH_CALL = re.compile(r"(?:(?<=db\.auth)|(?<=changeuserpassword))\([ \t]{0,4}(?P<q1>['\"])[^'\"\n]{1,128}(?P=q1)"
+                             r"[ \t]{0,4},[ \t]{0,4}(?P<q>['\"])(?P<value>[^'\"\n]{1,512})(?P=q)")
+
+
+def _database_spans(text: str, lower: str) -> list[Span]:
+    """Passwords in database statements and protocols (the patterns above); each pattern is led by its literal and
+    runs only where that literal is in the text."""
+    spans: list[Span] = []
+
+    def add(m: re.Match[str], group: str) -> None:
+        if not cannot_be_secret(text[m.start(group):m.end(group)]):
+            spans.append((m.start(group), m.end(group), REDACTED, "secret-named value", m.start()))
+
+    if "identified" in lower:
+        for m in SQL_IDENTIFIED_BY.finditer(lower):
+            add(m, "quoted" if m.group("quoted") is not None else "value")
+    if "password" in lower and "'" in text:
+        for m in SQL_PASSWORD.finditer(lower):
+            add(m, "value")
+    if "auth" in lower:
+        for m in REDIS_AUTH_LINE.finditer(lower):
+            line_start = lower.rfind("\n", max(0, m.start() - 160), m.start()) + 1
+            typed = text[m.start():m.start() + 4] == "AUTH" or lower[line_start:m.start()].rstrip().endswith(">")
+            if typed and REDIS_PROMPT.fullmatch(lower, line_start, m.start()) is not None:
+                add(m, "value")
+        if '"auth"' in lower:
+            for m in REDIS_MONITOR_AUTH.finditer(lower):
+                add(m, "second" if m.group("second") is not None else "first")
+        if "$4" in text:
+            for m in REDIS_WIRE_AUTH.finditer(lower):
+                add(m, "second" if m.group("second") is not None else "first")
+    if "pwd" in lower:
+        for m in MONGO_PWD.finditer(lower):
+            line_start = lower.rfind("\n", max(0, m.start() - 300), m.start()) + 1
+            line_end = lower.find("\n", m.end(), m.end() + 300)
+            if "user" in lower[line_start:m.start()] or "user" in lower[m.end():line_end if line_end >= 0 else m.end() + 300]:
+                add(m, "value")
+    if "db.auth" in lower or "changeuserpassword" in lower:
+        for m in MONGO_AUTH_CALL.finditer(lower):
+            add(m, "value")
     return spans

@@ -10,7 +10,7 @@ import re
 from urllib.parse import quote
 
 from .assignments import (
-    NAME_RUN_REVERSED, NOT_A_SECRET_REFERENCE, PREFIXED_NEXT_VALUE, PREFIX_DIGITS, _HarmlessValues,
+    KUBECTL_SECRET_LINE, NAME_RUN_REVERSED, NOT_A_SECRET_REFERENCE, PREFIXED_NEXT_VALUE, PREFIX_DIGITS, _HarmlessValues,
     _assigned_secret_at, _name_before,
 )
 from .names import _secret_name_cached, cannot_be_secret, is_named_location, looks_like_password
@@ -60,7 +60,8 @@ TERRAFORM_SENSITIVE = re.compile(r"\"sensitive\"[ \t]{0,3}:[ \t]{0,3}true")
 JSON_VALUE_KEY = re.compile(r"\"value\"[ \t\r\n]{0,64}:[ \t\r\n]{0,64}"
                             r"(?:\"(?P<dq>[^\"\\\n]{0,4096}(?:\\[^\n][^\"\\\n]{0,4096}){0,256})\"|(?P<plain>[A-Za-z0-9_.+-]{1,256}))")
 # PowerShell's `Get-ChildItem env:` (and other two-column Name/Value tables).
-NAME_VALUE_TABLE = re.compile(r"Name {2,256}Value[ \t]{0,256}\r?\n-{4} {2,256}-{5}[ \t]{0,256}\r?\n(?P<rows>(?:[^\n]+(?:\n|\Z)){0,61})")
+# (and vault's `Key  Value` / `---  -----` table)
+NAME_VALUE_TABLE = re.compile(r"(?:Name|Key) {2,256}Value[ \t]{0,256}\r?\n-{3,4} {2,256}-{5}[ \t]{0,256}\r?\n(?P<rows>(?:[^\n]+(?:\n|\Z)){0,61})")
 # <password>VALUE</password>, <ns:apiKey>VALUE</ns:apiKey> (Maven settings.xml, app configs).
 XML_ELEMENT = re.compile(r"<(?P<tag>(?:[A-Za-z_][\w.-]{0,63}:)?(?P<local>[A-Za-z_][\w.-]{0,63}))(?:[ \t][^<>\n]{0,256})?>"
                          r"(?P<value>[^<\n]{1,4096})</(?P=tag)>")
@@ -277,10 +278,16 @@ def _terraform_sensitive_spans(text: str) -> list[Span]:
 # `- X` at the name's own indent), `private_key: |` / `password: >-` then the lines indented under it; and a flow
 # sequence after one, `secrets: [X, Y]`, `"passwords": ["X", "Y"]`, `passwords = ['X']` (YAML, JSON, Python). A mapping under the
 # name (`secretKeyRef:\n  name: db`, `imagePullSecrets:\n- name: regcred`) holds names, not values: it stays.
-YAML_BLOCK_OPENER = re.compile(r":[ \t]{0,8}(?:(?P<style>[|>][+-]?[0-9]?)[ \t]{0,8}\r?\n|\r?\n(?=[ \t]{0,64}- ))")
+# (a block scalar's header: its style, a chomping sign and an indentation digit in either order, `|+`, `>2-`, `|-2`; an
+# anchor or a tag before it, `&t`, `!vault`, `!!seq`; a comment after it)
+YAML_STYLE = r"[|>](?:[0-9][+-]|[+-]?[0-9]?)"
+YAML_PROPERTIES = r"(?:[ \t]{1,8}[&!][^\s]{0,64}){0,2}"
+YAML_COMMENT = r"(?:[ \t]{1,8}#[^\n]{0,256})?"
+YAML_BLOCK_OPENER = re.compile(rf":(?=[ \t\r\n]){YAML_PROPERTIES}[ \t]{{0,8}}(?:(?P<style>{YAML_STYLE})[ \t]{{0,8}}{YAML_COMMENT}\r?\n"
+                               rf"|{YAML_COMMENT}\r?\n(?=[ \t]{{0,64}}- ))")
 YAML_BLOCK_KEY = re.compile(r"(?P<indent>[ \t]{0,64})(?:- )?[\"']?(?P<name>[A-Za-z_][\w.-]{0,127})[\"']?[ \t]{0,8}")
-YAML_LINE_OPENER = re.compile(YAML_BLOCK_KEY.pattern + r":[ \t]{0,8}(?:[|>][+-]?[0-9]?[ \t]{0,8})?")
-YAML_FLOW_OPENER = re.compile(r"[:=][ \t]{0,8}\[")
+YAML_LINE_OPENER = re.compile(YAML_BLOCK_KEY.pattern + rf":{YAML_PROPERTIES}[ \t]{{0,8}}(?:{YAML_STYLE}[ \t]{{0,8}})?{YAML_COMMENT}")
+YAML_FLOW_OPENER = re.compile(r"[:=][ \t]{0,8}[\[{]")
 FLOW_KEY_REVERSED = re.compile(r"[ \t]{0,8}[\"']?(?P<name>[A-Za-z0-9_.-]{1,128})")   # (read backwards from the ":")
 YAML_BLOCK_MOST_LINES = 62
 
@@ -315,8 +322,11 @@ def _yaml_block_spans(text: str) -> list[Span]:
         if found:
             at = m.end()
             spans += [(at + start, at + end, REDACTED, "secret-named value", line_start) for start, end in found]
-    if "[" in text:
-        close = newline = -1
+    if "? " in text:
+        spans += _yaml_complex_key_spans(text)
+    if "[" in text or "{" in text:
+        closes = {"[": -1, "{": -1}
+        newline = -1
         flow_items: dict[tuple[str, bool], list[tuple[int, int]]] = {}   # a list's text -> its items' spans (a log repeats them)
         flow_names: dict[str, str] = {}   # the text before an opener -> the secret's name that ends it, or ""
         for m in YAML_FLOW_OPENER.finditer(text):
@@ -331,16 +341,18 @@ def _yaml_block_spans(text: str) -> list[Span]:
             if not secret:
                 continue
             at = m.end()
-            if close < at:   # (each the first after the last opener looked at: found once for many openers)
-                close = text.find("]", at) % (len(text) + 1)
+            bracket = text[at - 1]
+            if (close := closes[bracket]) < at:   # (each the first after the last opener looked at: found once for many openers)
+                close = closes[bracket] = text.find("]" if bracket == "[" else "}", at) % (len(text) + 1)
             if newline < at:
                 newline = text.find("\n", at) % (len(text) + 1)
             if close == len(text) or newline < close or close - at > PRINTED_VALUE_LIMIT:
                 continue
             items = text[at:close]
             code = text[m.start()] == "="   # `passwords = [...]`: code, where a bare item is a variable's name
-            if (found := flow_items.get((items, code))) is None:
-                found = flow_items[items, code] = _flow_item_spans(items, harmless, code)
+            if (found := flow_items.get((bracket + items, code))) is None:
+                found = flow_items[bracket + items, code] = (_flow_item_spans(items, harmless, code) if bracket == "["
+                                                             else _flow_mapping_spans(items, harmless, code))
             found = [(start, end) for start, end in found if _item_is_secret(secret, items[start:end])]
             spans += [(at + start, at + end, REDACTED, "secret-named value", m.start()) for start, end in found]
     return spans
@@ -350,7 +362,7 @@ def _yaml_block_spans(text: str) -> list[Span]:
 # `INFO:root:`, a timestamp): the opener (a secret's name ending its line with `:`, `: |`, `: >-`, or a Hadoop
 # `<name>` line) has text before its name; that text (its digits free: times differ line to line) is cut from the
 # opener's line and each line after it that starts with it, and the block rules read that view.
-PREFIXED_OPENER = re.compile(r"(?::[ \t]{0,8}(?P<style>[|>][+-]?[0-9]?[ \t]{0,8})?|(?P<xml></name>)[ \t]{0,8})\r?\n")
+PREFIXED_OPENER = re.compile(rf"(?::[ \t]{{0,8}}(?P<style>{YAML_STYLE}[ \t]{{0,8}})?|(?P<xml></name>)[ \t]{{0,8}})\r?\n")
 
 
 def _prefixed_block_spans(text: str) -> list[Span]:
@@ -492,13 +504,130 @@ def _flow_item_spans(items: str, harmless: _HarmlessValues, quoted_only: bool = 
 
 
 FLOW_ITEM_NESTED = re.compile(r"[\[\]{}:]")
+# A mapping under a secret's name (`secret: {"a": "X"}`, `credentials: {prod: X, dev: Y}`) holds secrets as its values
+# where they look like passwords (`"token": {"id": 1917, "text": " world"}`, a streamed LLM token, holds none);
+# a key that names a reference says the mapping holds names (`secretKeyRef: {name: db, key: password}`, a volume's
+# `secret: {secretName: tls}`): that value stays.
+REFERENCE_KEY = re.compile(r"(?i)[\w.-]{0,64}(?:name|ref)|key|kind|type|path|file|optional|mode|items|version|enabled")
+
+
+def _flow_mapping_spans(items: str, harmless: _HarmlessValues, quoted_only: bool = False) -> list[tuple[int, int]]:
+    """The values of a flow mapping's text (between its braces) that may be secrets, each without its quotes."""
+    found = []
+    at = 0
+    for item in items.split(","):
+        key, colon, value = item.partition(":")
+        key = key.strip().strip("\"'")
+        value_text = value.strip()
+        quoted = len(value_text) >= 2 and value_text[0] == value_text[-1] and value_text[0] in "'\""
+        bare = value_text[1:-1] if quoted else value_text
+        if (colon and key and bare and (quoted or not quoted_only) and REFERENCE_KEY.fullmatch(key) is None
+                and FLOW_ITEM_NESTED.search(bare) is None and not harmless[bare] and _looks_like_password_cached(bare)):
+            first = at + item.index(colon) + 1 + value.index(value_text) + quoted
+            found.append((first, first + len(bare)))
+        at += len(item) + 1
+    return found
+
+
+# `? password` then `: X` on the next line: YAML's explicit (complex) key, its value after the `:` that starts a line.
+YAML_COMPLEX_KEY = re.compile(r"\?(?:(?<=^\?)|(?<=[\n \t]\?))[ \t]{1,8}[\"']?(?P<name>[A-Za-z_][\w.-]{0,127})[\"']?[ \t]{0,8}\r?\n"
+                              r"[ \t]{0,64}:[ \t]{1,8}(?P<value>[^\n]{1,4096})")
+
+
+def _yaml_complex_key_spans(text: str) -> list[Span]:
+    spans: list[Span] = []
+    for m in YAML_COMPLEX_KEY.finditer(text):
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        if text[line_start:m.start()].strip(" \t") or not _secret_name_cached(m.group("name")):
+            continue
+        value = m.group("value").rstrip(" \t\r")
+        quoted = len(value) >= 2 and value[0] == value[-1] and value[0] in "'\""
+        bare = value[1:-1] if quoted else value
+        if bare and _item_is_secret(m.group("name"), bare):
+            first = m.start("value") + quoted
+            spans.append((first, first + len(bare), REDACTED, "secret-named value", m.start()))
+    return spans
+
+
+# TOML's multi-line strings and HCL's / Terraform's heredocs under a secret's name: `password = """` ... `"""`,
+# `api_key = '''X'''`, `password = <<EOT` ... `EOT` (`<<-EOT`, `<<~EOT`, a quoted tag): each line of the body goes.
+MULTILINE_STRING = re.compile(r"=[ \t]{0,8}(?:(?P<q>\"\"\"|\'\'\')|<<[-~]?[ \t]{0,4}(?P<tq>[\"']?)(?P<tag>[A-Za-z_]\w{0,31})(?P=tq)"
+                              r"[ \t]{0,8}\r?\n)")
+MULTILINE_STRING_LITERALS = ('"""', "'''", "<<")
+
+
+def _multiline_string_name(text: str, at: int) -> str:
+    """The secret's name that ends text before `at` (an opener's `=`), or ""."""
+    return _name_ending(text[max(0, at - 140):at])
+
+
+@functools.lru_cache(maxsize=4096)
+def _name_ending(window: str) -> str:   # (a log repeats its lines: the same window, one reading)
+    key = FLOW_KEY_REVERSED.match(window[::-1])
+    name = key.group("name")[::-1] if key is not None else ""
+    return name if name and (name[0].isalpha() or name[0] == "_") and _secret_name_cached(name) else ""
+
+
+def _opens_string_over_lines(line: str) -> bool:
+    """Whether a line opens a TOML multi-line string or a heredoc under a secret's name, or is YAML's `? name` of
+    one (their values come on later lines: a stream holds the line back)."""
+    if any(literal in line for literal in MULTILINE_STRING_LITERALS):
+        if any(_multiline_string_name(line, m.start()) for m in MULTILINE_STRING.finditer(line.rstrip("\r\n") + "\n")):
+            return True
+    if "? " in line:
+        m = YAML_COMPLEX_KEY_LINE.fullmatch(line.rstrip("\r\n"))
+        return m is not None and _secret_name_cached(m.group("name"))
+    return False
+
+
+YAML_COMPLEX_KEY_LINE = re.compile(r"[ \t]{0,64}\?[ \t]{1,8}[\"']?(?P<name>[A-Za-z_][\w.-]{0,127})[\"']?[ \t]{0,8}")
+
+
+HEREDOC_REACH = YAML_BLOCK_MOST_LINES * 256   # characters a heredoc's body may run over
+
+
+@functools.lru_cache(maxsize=256)
+def _heredoc_end(tag: str) -> re.Pattern[str]:
+    return re.compile(rf"(?m)^[ \t]{{0,64}}{re.escape(tag)}[ \t\r]{{0,8}}$")
+
+
+def _multiline_string_spans(text: str) -> list[Span]:
+    spans: list[Span] = []
+    scanned: dict[str, tuple[int, int]] = {}   # a heredoc's tag -> (searched up to, the close found there or -1)
+    for m in MULTILINE_STRING.finditer(text):   # (one scan, led by its "=": cheaper than three substring tests)
+        if not _multiline_string_name(text, m.start()):
+            continue
+        at = m.end()
+        if m.group("q"):
+            end = text.find(m.group("q"), at, at + YAML_BLOCK_MOST_LINES * PRINTED_VALUE_LIMIT)
+            if end < 0 or text.count("\n", at, end) > YAML_BLOCK_MOST_LINES:
+                continue
+        else:   # the tag's closing line within HEREDOC_REACH, each part of the text searched once per tag
+            tag = m.group("tag")
+            until, close = scanned.get(tag, (0, -1))
+            if close < at:
+                reach = at + HEREDOC_REACH
+                found = _heredoc_end(tag).search(text, max(at, until), reach) if until < reach else None
+                close = found.start() if found is not None else -1
+                scanned[tag] = (reach if found is None else found.start(), close)
+            if close < 0 or close - at > HEREDOC_REACH:
+                continue
+            end = close
+        line_at = at
+        for line in text[at:end].split("\n"):
+            content = line.strip(" \t\r")
+            if content and _secret_value(content):
+                first = line_at + line.index(content)
+                spans.append((first, first + len(content), REDACTED, "secret-named value", m.start()))
+            line_at += len(line) + 1
+    return spans
 
 
 def _name_value_table_spans(text: str) -> list[Span]:
     """PowerShell's `Get-ChildItem env:` table: a `Name  Value` header, a dashed line, then `NAME  VALUE`
     rows to the first blank line; a secret name's value goes."""
     spans: list[Span] = []
-    if "Name " not in text or "-----" not in text:
+    if ("Name " not in text and "Key " not in text) or "-----" not in text:
         return spans
     secret_name = _secret_name_cached
     secret_value = _secret_value
@@ -535,15 +664,37 @@ _LISTING_VALUE = (r"[ \t]{1,8}(?:'(?P<sq>(?:[^'\\\n]|\\[^\n]){1,4096})'|\"(?P<dq
                   r"|(?P<bare>[^\s'\"][^\s]{0,4095}))[ \t]*(?=\r?\n|\Z)")
 # (two patterns, each found fast: the commands from their literal, the bare lines from a line start in capitals; a
 # command also right after a log prefix's ":", `INFO:root:set -gx NAME VALUE`)
-ENV_LISTING_COMMAND = re.compile(r"set(?:(?<=^set)|(?<=[\n \t;:]set))(?:env|[ \t]{1,4}-[A-Za-z]{1,4})[ \t]{1,4}"
-                                 r"(?P<name>[A-Za-z_][A-Za-z0-9_]{0,127})" + _LISTING_VALUE)
+# (fish's long options too, `set --global --export NAME X`, and a list after the value, `set -x NAME X other`)
+ENV_LISTING_COMMAND = re.compile(r"set(?:(?<=^set)|(?<=[\n \t;:]set))(?:env|(?:[ \t]{1,4}-{1,2}[A-Za-z]{1,16}){1,4})[ \t]{1,4}"
+                                 r"(?P<name>[A-Za-z_][A-Za-z0-9_]{0,127})"
+                                 + _LISTING_VALUE.replace(r"[ \t]*(?=\r?\n|\Z)", r"(?=[ \t]|\r?\n|\Z)"))
 ENV_LISTING_LINE = re.compile(r"\n[ \t]{0,8}(?P<name>[A-Z][A-Z0-9]{0,63}_[A-Z0-9_]{1,64})" + _LISTING_VALUE)
 # - DeepSpeed's config print, `  comet_api_key ............... VALUE` (a name, a space, dots, a space, the value's repr
 #   to the line's end), found from its dots
 DOT_LEADER = re.compile(r" \.\.(?<=[A-Za-z0-9_] \.\.)\.{0,96} (?P<value>[^\n]{1,4096})")
+# - the same print without dots: an indented line of two columns, a secret's name and one word that looks like a
+#   password (`  mlflow_password  X`), 2+ blanks apart, or one blank behind DeepSpeed's `:print]` prefix; a setting, a
+#   word, a number, a path stay (looks_like_password)
+_COLUMNS_REST = r"(?P<name>[A-Za-z_][\w.-]{0,127})(?P<gap>[ \t]{2,32})(?P<value>[^\s]{1,4096})[ \t]*(?=\r?\n|\Z)"
+TWO_COLUMNS = re.compile(r"\n[ \t]{1,16}" + _COLUMNS_REST)
+PRINT_COLUMNS = re.compile(r":print\][ \t]{1,16}" + _COLUMNS_REST.replace("{2,32}", "{1,32}"))
 # - Hadoop / Spark / Hive XML: `<name>fs.s3a.secret.key</name>` then `<value>X</value>`, on one line or the next
+#   (a <description> between them, the value in CDATA; the <value> first and its <name> after it)
+_XML_VALUE = r"(?:<!\[CDATA\[(?P<cdata>[^\]\n]{1,4096})\]\]>|(?P<value>[^<\n]{1,4096}))"
+_XML_DESCRIPTION = r"(?:<description>[^<]{0,1024}</description>[ \t\r\n]{0,256})?"
 HADOOP_PROPERTY = re.compile(r"<name>[ \t]{0,8}(?P<name>[^<\n]{1,256}?)[ \t]{0,8}</name>[ \t\r\n]{0,256}"
-                             r"<value>(?P<value>[^<\n]{1,4096})</value>")
+                             + _XML_DESCRIPTION + "<value>" + _XML_VALUE + "</value>")
+HADOOP_PROPERTY_VALUE_FIRST = re.compile(r"<value>" + _XML_VALUE + r"</value>[ \t\r\n]{0,256}" + _XML_DESCRIPTION
+                                         + r"<name>[ \t]{0,8}(?P<name>[^<\n]{1,256}?)[ \t]{0,8}</name>")
+# - an element whose key= or name= attribute names a secret: its value= attribute (in any order: `<add key="ApiKey"
+#   value="X"/>`, NuGet's ClearTextPassword, `<property value="X" name="..."/>`) or its text (`<entry key="db.password">X
+#   </entry>`, CDATA too)
+XML_NAMED_ELEMENT = re.compile(r"<(?P<tag>[A-Za-z_][\w.:-]{0,63})(?P<attributes>[ \t](?=[^<>\n]{0,1024}?(?:key|name)[ \t]{0,2}=)"
+                               r"[^<>\n]{0,1024})>(?:" + _XML_VALUE + r"</(?P=tag)>)?")
+XML_ATTRIBUTE = re.compile(r"(?<![\w.:-])(?P<attribute>[A-Za-z_][\w.:-]{0,63})[ \t]{0,2}=[ \t]{0,2}"
+                           r"(?:\"(?P<dq>[^\"\n]{0,4096})\"|'(?P<sq>[^'\n]{0,4096})')")
+# - Spark's SparkConf.getAll() as Scala prints it: `(spark.hadoop.fs.s3a.secret.key,X)`
+CONF_TUPLE = re.compile(r"\((?P<name>[A-Za-z_][\w.-]{0,255}),(?P<value>[^()\s,]{1,4096})\)")
 HADOOP_NAME = re.compile(r"<name>[ \t]{0,8}([^<\n]{1,256}?)[ \t]{0,8}</name>")
 
 
@@ -553,8 +704,10 @@ _looks_like_password_cached = functools.lru_cache(maxsize=4096)(looks_like_passw
 def _tool_listing_spans(text: str) -> list[Span]:
     """Values of secret names in fish / csh environment listings, DeepSpeed's config print and Hadoop XML (above)."""
     spans: list[Span] = []
-    if " " in text or "\t" in text:
-        for shift, pattern, lined in ((1, ENV_LISTING_LINE, "\n" + text), (0, ENV_LISTING_COMMAND, text)):
+    blanks = " " in text or "\t" in text
+    newline_first = "\n" + text if blanks else ""   # (the line patterns start at a "\n": the first line has one too)
+    if blanks:
+        for shift, pattern, lined in ((1, ENV_LISTING_LINE, newline_first), (0, ENV_LISTING_COMMAND, text)):
             for m in pattern.finditer(lined):
                 if not _secret_name_cached(m.group("name")):
                     continue
@@ -571,10 +724,86 @@ def _tool_listing_spans(text: str) -> list[Span]:
             if name and _secret_name_cached(name) and _secret_value(value):
                 spans.append((m.start("value"), m.start("value") + len(value), REDACTED, "secret-named value",
                               m.start() - len(name)))
+    for shift, pattern, lined in ((1, TWO_COLUMNS, newline_first),
+                                  (0, PRINT_COLUMNS, text if ":print]" in text else "")):
+        for m in pattern.finditer(lined):
+            value = m.group("value")
+            if (_secret_name_cached(m.group("name")) and _looks_like_password_cached(value)
+                    and _item_is_secret(m.group("name"), value)):
+                spans.append((m.start("value") - shift, m.end("value") - shift, REDACTED, "secret-named value",
+                              max(0, m.start() - shift)))
     if "<name>" in text:
-        for m in HADOOP_PROPERTY.finditer(text):
-            if _secret_name_cached(m.group("name")) and _secret_value(m.group("value")):
+        patterns = (HADOOP_PROPERTY, HADOOP_PROPERTY_VALUE_FIRST) if "<value>" in text else (HADOOP_PROPERTY,)
+        for pattern in patterns:
+            for m in pattern.finditer(text):
+                group = "value" if m.group("value") is not None else "cdata"
+                if _secret_name_cached(m.group("name")) and _secret_value(m.group(group)):
+                    spans.append((m.start(group), m.end(group), REDACTED, "secret-named value", m.start()))
+    if "=" in text and "<" in text:
+        spans += _xml_named_element_spans(text)
+    if "|" in text or "CREDENTIALS\t" in text or "eyName" in text:
+        spans += _cloud_cli_spans(text)
+    if "," in text and "(" in text:
+        for m in CONF_TUPLE.finditer(text):
+            if _secret_name_cached(m.group("name")) and _item_is_secret(m.group("name"), m.group("value")):
                 spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
+    return spans
+
+
+# Cloud CLIs' printed credentials (rt8 L1 L3 L5): a table row of two cells, a secret's name and a password-like value
+# (`aws ... --output table`'s `||  SecretAccessKey |  X  ||`, secretsmanager's SecretString, `ngc config current`'s
+# `| apikey | X |`); `aws ... --output text`'s CREDENTIALS line (its SecretAccessKey and SessionToken fields);
+# `az storage account keys list`: the value beside a keyName in JSON, the Value column of its table.
+PIPE_ROW = re.compile(r"\|(?:(?<=^\|)|(?<=[\n|]\|))[ \t]{1,8}(?P<name>[A-Za-z_][\w.-]{0,63})[ \t]{0,64}\|[ \t]{1,8}"
+                      r"(?P<value>[^|\s]{1,4096})[ \t]{0,256}\|{1,2}[ \t]*(?=\r?\n|\Z)")
+AWS_TEXT_CREDENTIALS = re.compile(r"CREDENTIALS\t[^\t\n]{1,256}\t[^\t\n]{1,64}\t(?P<secret>[^\t\n]{1,4096})\t(?P<token>[^\t\n]{1,8192})")
+AZ_KEY_JSON = re.compile(r"\"keyName\"[ \t]{0,4}:[ \t]{0,4}\"[^\"\n]{0,64}\"[^{}\n]{0,256}?\"value\"[ \t]{0,4}:[ \t]{0,4}"
+                         r"\"(?P<value>[^\"\n]{8,4096})\"")
+AZ_KEYS_TABLE = re.compile(r"KeyName {2,64}Permissions {2,64}Value[ \t]{0,8}\r?\n-{3,64}(?: {2,64}-{3,256}){2}[ \t]{0,8}\r?\n"
+                           r"(?P<rows>(?:[^\n]+(?:\n|\Z)){0,16})")
+
+
+def _cloud_cli_spans(text: str) -> list[Span]:
+    spans: list[Span] = []
+    if "|" in text:
+        for m in PIPE_ROW.finditer(text):
+            value = m.group("value")
+            if _secret_name_cached(m.group("name")) and _looks_like_password_cached(value) and _secret_value(value):
+                spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
+    if "CREDENTIALS\t" in text:
+        spans += [(m.start(group), m.end(group), REDACTED, "secret-named value", m.start())
+                  for m in AWS_TEXT_CREDENTIALS.finditer(text) for group in ("secret", "token")]
+    if "keyName" in text:
+        spans += [(m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
+                  for m in AZ_KEY_JSON.finditer(text)]
+    if "KeyName " in text:
+        for m in AZ_KEYS_TABLE.finditer(text):
+            offset = m.start("rows")
+            for line in m.group("rows").split("\n"):
+                fields = line.split()
+                if len(fields) >= 3 and len(fields[-1]) >= 16:
+                    start = offset + line.rindex(fields[-1])
+                    spans.append((start, start + len(fields[-1]), REDACTED, "secret-named value", m.start()))
+                offset += len(line) + 1
+    return spans
+
+
+def _xml_named_element_spans(text: str) -> list[Span]:
+    """The value= attribute or the text of an element whose key= or name= attribute names a secret."""
+    spans: list[Span] = []
+    for m in XML_NAMED_ELEMENT.finditer(text):
+        attributes = {a.group("attribute").lower(): a for a in XML_ATTRIBUTE.finditer(m.group("attributes"))}
+        named = attributes.get("key") or attributes.get("name")
+        if named is None or not _secret_name_cached(named.group("dq") if named.group("dq") is not None else named.group("sq")):
+            continue
+        at = m.start("attributes")
+        if (value := attributes.get("value")) is not None:
+            group = "dq" if value.group("dq") is not None else "sq"
+            if _secret_value(value.group(group)):
+                spans.append((at + value.start(group), at + value.end(group), REDACTED, "secret-named value", m.start()))
+        group = "value" if m.group("value") is not None else "cdata" if m.group("cdata") is not None else None
+        if group is not None and _secret_value(m.group(group)):
+            spans.append((m.start(group), m.end(group), REDACTED, "secret-named value", m.start()))
     return spans
 
 
@@ -666,4 +895,64 @@ def _pgpass_spans(text: str) -> list[Span]:
             continue
         spans.append((m.start("value"), m.end("value"), REDACTED, "pgpass password", start - host.end()))
         at = m.end()
+    return spans
+
+
+# Name/value pairs in the other order or under other keys: a Kubernetes env item with its value first
+# (`- value: X\n  name: DB_PASSWORD`, `{"value": "X", "name": "DB_PASSWORD"}`: the name the next key of the same
+# item, never after a new `- `), CloudFormation's `ParameterKey`/`ParameterValue` (JSON, or the CLI's
+# `ParameterKey=K,ParameterValue=X`), an SSM parameter of Type SecureString (`"Type": "SecureString", "Value": "X"`, in
+# either order inside one object).
+ENV_ITEM_VALUE_FIRST = re.compile(r"alue(?<=[Vv]alue)(?<![A-Za-z0-9_][Vv]alue)[\"']?[ \t]{0,3}[:=][ \t]{0,3}"
+                                  r"(?:\"(?P<dq>[^\"\\\n]{1,4096})\"|'(?P<sq>[^'\n]{1,4096})'"
+                                  r"|(?P<plain>[^\s\"'#,{}\[\]|>&*!][^\s,}]{0,4095}))"
+                                  r"[ \t]{0,4}(?:,[ \t]{0,4}|,?[ \t]{0,4}\r?\n[ \t]{0,64})"
+                                  r"[\"']?[Nn]ame[\"']?[ \t]{0,3}[:=][ \t]{0,3}[\"']?(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,127})"
+                                  r"[\"']?(?![A-Za-z0-9_.-])")
+CFN_PARAMETER = re.compile(r"ParameterKey[\"']?[ \t]{0,3}[:=][ \t]{0,3}[\"']?(?P<name>[A-Za-z0-9_.-]{1,255})[\"']?"
+                           r"[ \t]{0,4},[ \t\r\n]{0,64}[\"']?ParameterValue[\"']?[ \t]{0,3}[:=][ \t]{0,3}"
+                           r"(?:\"(?P<dq>[^\"\\\n]{1,4096})\"|(?P<plain>[^\s,\"'}\]]{1,4096}))")
+SECURE_STRING_VALUE = re.compile(r"\"Type\"[ \t]{0,3}:[ \t]{0,3}\"SecureString\"[^{}]{0,512}?\"Value\"[ \t]{0,3}:[ \t]{0,3}"
+                                 r"\"(?P<after>[^\"\\\n]{1,4096})\""
+                                 r"|\"Value\"[ \t]{0,3}:[ \t]{0,3}\"(?P<before>[^\"\\\n]{1,4096})\"[^{}]{0,512}?"
+                                 r"\"Type\"[ \t]{0,3}:[ \t]{0,3}\"SecureString\"")
+NEXT_LINE_VALUE = re.compile(r"[ \t]{0,16}[\"']?(?P<value>[^\s'\",;]{3,})")
+
+
+def _reordered_pair_spans(text: str) -> list[Span]:
+    """Values named apart in the orders above; each pattern runs only where its literal is in the text."""
+    spans: list[Span] = []
+    if "alue" in text and "ame" in text:
+        for m in ENV_ITEM_VALUE_FIRST.finditer(text):
+            group = "dq" if m.group("dq") is not None else "sq" if m.group("sq") is not None else "plain"
+            if _secret_name_cached(m.group("name")) and _secret_value(m.group(group)):
+                spans.append((*m.span(group), REDACTED, "secret-named value", m.start()))
+    if "ParameterKey" in text:
+        for m in CFN_PARAMETER.finditer(text):
+            group = "dq" if m.group("dq") is not None else "plain"
+            if _secret_name_cached(m.group("name")) and _secret_value(m.group(group)):
+                spans.append((*m.span(group), REDACTED, "secret-named value", m.start()))
+    if "SecureString" in text:
+        for m in SECURE_STRING_VALUE.finditer(text):
+            group = "after" if m.group("after") is not None else "before"
+            if _secret_value(m.group(group)):
+                spans.append((*m.span(group), REDACTED, "secret-named value", m.start()))
+    return spans
+
+
+def _kubectl_secret_spans(text: str, lower: str) -> list[Span]:
+    """The value on the line after a printed `kubectl get secret ... | base64 -d` (KUBECTL_SECRET_LINE, read as a stream
+    reads a piece's last line: its last 120 characters), as the stream's value_next takes it."""
+    spans: list[Span] = []
+    at = lower.find("kubectl")
+    while at >= 0:
+        newline = lower.find("\n", at)
+        if newline < 0:
+            break
+        tail = lower[max(lower.rfind("\n", 0, at) + 1, newline + 1 - 120):newline + 1]
+        if KUBECTL_SECRET_LINE.search(tail):
+            m = NEXT_LINE_VALUE.match(text, newline + 1)
+            if m and text.find("\n", newline + 1, m.end()) < 0 and not cannot_be_secret(m.group("value")):
+                spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", at))
+        at = lower.find("kubectl", newline)
     return spans

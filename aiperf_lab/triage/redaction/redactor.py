@@ -17,7 +17,8 @@ from .assignments import (
     AUTHORIZATION, COOKIE_HEADER, DIGEST_PARAM, KEY_ASSIGNMENT, KIND_PREFIXED_HASH, NETRC_PASSWORD, URL_SIGNATURE,
     _assignment_spans, _collector_paused, _escaped_line_end, _names_harmless_key, _span_values,
 )
-from .commands import _command_password_spans, _printed_flag_spans
+from .commands import _command_password_spans, _database_spans, _printed_flag_spans
+from .printed_commands import printed_command_spans
 from .dumps import ESCAPED_RUNS, _dump_columns, _dump_parts, _dump_prefix_edits, _may_hold_dump
 from .hosts import (
     ADDRESS_BEFORE, AWS_HOST_SPLIT, BARE_MAC, BARE_MAC_CANDIDATE, BARE_MAC_CLASSES, BORING_IPS, BORING_MACS,
@@ -30,8 +31,9 @@ from .keys import _key_spans
 from .layouts import (
     DASH_DATA, DOCKER_CONFIG_BASE64, DOCKER_CONFIG_PREFIXES, DOCKER_CONFIG_SECRET, PGPASS_PORT,
     _aws4_authorization_end, _base64_text, _env_item_spans, _extend_quoted_values, _header_tuple_spans,
-    _json_data_block_spans, _loguru_spans, _name_value_table_spans, _pgpass_spans, _prefixed_block_spans,
-    _shell_quoted_spans, _terraform_sensitive_spans, _tool_listing_spans, _xml_element_spans, _yaml_block_spans,
+    _json_data_block_spans, _kubectl_secret_spans, _loguru_spans, _multiline_string_spans, _name_value_table_spans,
+    _pgpass_spans, _prefixed_block_spans, _reordered_pair_spans, _shell_quoted_spans, _terraform_sensitive_spans,
+    _tool_listing_spans, _xml_element_spans, _yaml_block_spans,
     _yaml_data_block_spans,
 )
 from .names import (
@@ -39,7 +41,8 @@ from .names import (
     escaped_forms, is_hex_key, is_named_location, is_secret_name, names_a_hash, secret_env_names, worth_hiding,
 )
 from .spans import (
-    CSI, ESCAPED_CSI, KNOWN_VALUE, REDACTED, Span, _START, _codes_kept, _common_prefix, _common_suffix, _edited,
+    CSI, ESCAPED_CSI, ESCAPED_OSC_STARTS, KNOWN_VALUE, OSC, REDACTED, Span, _START, _codes_kept, _common_prefix,
+    _common_suffix, _edited,
     _line_by_line, _longest_first, _lower, _merge_spans, _minus, _name_edits, _split_matches, _without_csi,
 )
 from .token_spans import CONTEXT_LITERALS, _beside_spans, _context_shape_spans, _provider_token_spans
@@ -222,6 +225,9 @@ class Redactor:
         spans.extend(_command_password_spans(text))
         spans.extend(_printed_flag_spans(text))
         spans.extend(_context_shape_spans(text, present))
+        lower = _lower(text) if lower is None else lower
+        spans.extend(printed_command_spans(text, lower))
+        spans.extend(_database_spans(text, lower))
         if ":*:" in text or PGPASS_PORT.search(text):
             spans.extend(_pgpass_spans(text))
         lower = _lower(text) if lower is None else lower
@@ -430,7 +436,10 @@ class Redactor:
         header tuples, terraform's sensitive values, XML elements, kubeconfig *-data keys."""
         spans = (_env_item_spans(text) + _shell_quoted_spans(text) + _loguru_spans(text) + _header_tuple_spans(text)
                  + _terraform_sensitive_spans(text) + _xml_element_spans(text) + _name_value_table_spans(text)
-                 + _yaml_block_spans(text) + _tool_listing_spans(text) + _prefixed_block_spans(text))
+                 + _yaml_block_spans(text) + _tool_listing_spans(text) + _prefixed_block_spans(text)
+                 + _reordered_pair_spans(text) + _multiline_string_spans(text))
+        if "kubectl" in text:
+            spans += _kubectl_secret_spans(text, _lower(text))
         if any(prefix in text for prefix in DOCKER_CONFIG_PREFIXES):
             for m in DOCKER_CONFIG_BASE64.finditer(text):
                 run = m.group(0)
@@ -628,12 +637,15 @@ class Redactor:
             return self._all_spans(text, in_key, token_carry, value_next)
 
     def _all_spans(self, text: str, in_key: bool, token_carry: bool, value_next: bool) -> list[Span]:
+        if ("\x1b]" in text or ("\\" in text and any(escaped in text for escaped in ESCAPED_OSC_STARTS))) and (
+                links := list(OSC.finditer(text))):
+            return self._osc_spans(text, links, in_key, token_carry, value_next)
         if "\x1b" in text or ("\\" in text and ("1b[" in text or "033[" in text or "\\e[" in text)
                                and ESCAPED_CSI.search(text)):
             plain = CSI.sub("", text)
             if len(plain) < len(text):  # coloured text: the rules read it without its colour codes
                 return self._coloured_spans(text, plain, in_key, token_carry, value_next)
-        if "\\" in text or not text.isascii():
+        if "\\" in text or not text.isascii() or "%" in text or "&#" in text:
             edits = _name_edits(text)
             if edits:  # a secret name escaped or split (`"pass\u0077ord":`): the rules read it spelled plainly
                 return self._view_spans(text, edits, in_key, token_carry, value_next)
@@ -667,6 +679,22 @@ class Redactor:
             return []
         found.sort()
         return _codes_kept(text, _merge_spans(found))
+
+    def _osc_spans(self, text: str, links: list[re.Match[str]], in_key: bool, token_carry: bool,
+                   value_next: bool) -> list[Span]:
+        """The spans of text's view without its OSC sequences (OSC: a hyperlink cutting `password=` from its value),
+        placed back on text, those of each sequence's payload (a link's URL) read alone, and a known secret found in
+        text as it is. A span that covers a sequence takes it whole (a hyperlink around a secret goes with it)."""
+        view, where = _edited(text, [(m.start(), m.end(), "") for m in links])
+        found = self._literal_spans(text) + where.place_back(self.spans(view, in_key, token_carry, value_next))
+        for m in links:
+            at = m.start("payload")
+            found += [(start + at, end + at, replacement, label, context + at)
+                      for start, end, replacement, label, context in self.spans(m.group("payload"))]
+        if not found:
+            return []
+        found.sort()
+        return _merge_spans(found)
 
     def _dump_spans_uncoloured(self, text: str) -> list[Span]:
         """_dump_spans of a text that may be coloured (a stream's dump context: `ESC[36m00000000ESC[0m  68 66 ...`)."""

@@ -43,6 +43,12 @@ _START, _END, _REPLACEMENT, _LABEL, _CONTEXT = (operator.itemgetter(i) for i in 
 # Also as repr(), JSON, a shell or a C source writes the ESC (`\x1b[`, `\u001b[`, `\033[`, `\e[`).
 CSI = re.compile(r"(?:\x1b|\\(?:x1b|u001b|033|e))\[[0-?]{0,32}[ -/]{0,8}[@-~]")
 ESCAPED_CSI = re.compile(r"\\(?:x1b|u001b|033|e)\[")
+# An OSC sequence (a terminal hyperlink `ESC]8;;URL ESC\`, a window title `ESC]0;T BEL`), raw or escaped as repr/JSON
+# print it: the rules read a view without them (`password=ESC]8;;URL ESC\X ESC]8;;ESC\` gives X after its `=`), and
+# each one's payload (the link's URL) on its own.
+_ESCAPE_CHARACTER = r"(?:\x1b|\\(?:x1b|u001b|033|e))"
+ESCAPED_OSC_STARTS = ("x1b]", "u001b]", "033]", "\\e]")
+OSC = re.compile(_ESCAPE_CHARACTER + r"\](?P<payload>[^\x07\x1b\\\n]{0,4096})(?:\x07|\x1b\\|\\(?:x1b|u001b|033|e)\\{1,2}|\\x07|\\a)")
 
 
 def _without_csi(text: str) -> tuple[str, "_Edits"]:
@@ -122,6 +128,67 @@ NOT_INVISIBLE = str.maketrans("", "", INVISIBLE)
 INVISIBLE_INSIDE = re.compile(f"[{INVISIBLE}](?<={_NAME_CHARACTER}[{INVISIBLE}])[{INVISIBLE}]{{0,3}}(?={_NAME_CHARACTER})")
 
 
+# ... and a name with letters written as other escapes, `pass\x77ord=`, `pass%77ord=`, `%70%61%73%73%77%6f%72%64=`,
+# `pass&#119;ord=` / `&#x77;`: a run of name characters and such escapes, right before `=` or `:`, that decodes to a
+# secret's name (only such a run: a URL's %-escapes elsewhere are left alone); a no-break space beside `=` or `:` (a
+# space in the view); a shell line continuation inside a secret's name before `=` (`DB_PASS\<newline>WORD=X`).
+_NAME_HEX = "(?:2[dDeE]|3[0-9]|4[1-9a-fA-F]|5[0-9aAfF]|6[1-9a-fA-F]|7[0-9aA])"   # (the codes of [A-Za-z0-9_.-])
+OTHER_ESCAPE = re.compile(rf"%{_NAME_HEX}|\\x{_NAME_HEX}|&#[0-9]{{2,3}};|&#[xX]{_NAME_HEX};")
+OTHER_ESCAPE_KINDS = (("%", re.compile(f"%{_NAME_HEX}")), ("\\x", re.compile(f"\\\\x{_NAME_HEX}")),
+                      ("&#", re.compile(f"&#(?:[0-9]{{2,3}}|[xX]{_NAME_HEX});")))
+ESCAPED_NAME_REST = re.compile(r"(?:[A-Za-z0-9_.-]|%[0-9a-fA-F]{2}|\\x[0-9a-fA-F]{2}|&#[0-9]{2,3};|&#[xX][0-9a-fA-F]{2};){0,128}")
+NAME_SEPARATOR_AFTER = re.compile(r"[\"']?[ \t\u00a0]{0,3}[=:]")
+NAME_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+NO_BREAK = "[\u00a0\u2007\u202f]"
+NO_BREAK_BESIDE_SEPARATOR = re.compile(f"{NO_BREAK}(?:(?<=[=:]{NO_BREAK}){NO_BREAK}{{0,2}}|{NO_BREAK}{{0,2}}(?=[=:]))")
+# (the view only has the rules read the name: a word of a secret's name in it is enough here, the rules judge it whole)
+SECRET_WORD = re.compile(r"(?i)pass|pw|token|secret|key|auth|cred|cookie|session|sig")
+NAME_CONTINUED = re.compile(r"\\(?<=[A-Za-z0-9_]\\)\r?\n(?=[A-Za-z0-9_]{1,64}[ \t]{0,3}=)")
+
+
+def _escape_code(escape: str) -> str:
+    if escape[0] == "%":
+        return chr(int(escape[1:], 16))
+    if escape[0] == "\\":
+        return chr(int(escape[2:], 16))
+    return chr(int(escape[3:-1], 16) if escape[2] in "xX" else int(escape[2:-1]))
+
+
+def _other_escape_edits(text: str) -> list[tuple[int, int, str]]:
+    edits: list[tuple[int, int, str]] = []
+    # (each kind that the text holds scanned by its own literal-led pattern: a scan for the three at once tests a class
+    # at every character)
+    firsts = sorted(m.start() for literal, pattern in OTHER_ESCAPE_KINDS if literal in text for m in pattern.finditer(text))
+    end = 0
+    for first in firsts:
+        if first < end:
+            continue
+        end = ESCAPED_NAME_REST.match(text, first).end()
+        if NAME_SEPARATOR_AFTER.match(text, end) is not None:
+            start = first
+            while start > 0 and first - start < 128 and text[start - 1] in NAME_CHARACTERS:
+                start -= 1
+            run = text[start:end]
+            escapes = list(OTHER_ESCAPE.finditer(run))
+            decoded = OTHER_ESCAPE.sub(lambda e: _escape_code(e.group()), run)
+            if all(c in NAME_CHARACTERS for c in decoded) and SECRET_WORD.search(decoded) is not None:
+                edits += [(start + e.start(), start + e.end(), _escape_code(e.group())) for e in escapes]
+        end = max(end, first + 1)
+    return edits
+
+
+def _continued_name_edits(text: str) -> list[tuple[int, int, str]]:
+    edits = []
+    for m in NAME_CONTINUED.finditer(text):
+        start = m.start()
+        while start > 0 and m.start() - start < 64 and text[start - 1] in NAME_CHARACTERS:
+            start -= 1
+        end = ESCAPED_NAME_REST.match(text, m.end()).end()
+        if SECRET_WORD.search(text[start:m.start()] + text[m.end():end]) is not None:
+            edits.append((m.start(), m.end(), ""))
+    return edits
+
+
 def _name_edits(text: str) -> list[tuple[int, int, str]]:
     """The edits of the view that spells secret names plainly (see NAME_ESCAPE, KEY_SLASH, INVISIBLE_INSIDE), in
     order; none for most texts (tests in C: a backslash-u, a backslash-slash, a character outside ASCII)."""
@@ -136,6 +203,10 @@ def _name_edits(text: str) -> list[tuple[int, int, str]]:
         edits += [(m.start(), m.end(), "_") for m in KEY_SLASH.finditer(text)]
     if not text.isascii():
         edits += [(m.start(), m.end(), "") for m in INVISIBLE_INSIDE.finditer(text)]
+        if "\u00a0" in text or "\u202f" in text:   # (substring tests: a class scan costs more; a figure space alone stays)
+            edits += [(m.start(), m.end(), " " * len(m.group())) for m in NO_BREAK_BESIDE_SEPARATOR.finditer(text)]
+    edits += _other_escape_edits(text)   # (each tests for its literals itself: one scan each)
+    edits += _continued_name_edits(text)
     return sorted(edits) if len(edits) > 1 else edits
 
 

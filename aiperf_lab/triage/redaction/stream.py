@@ -10,11 +10,11 @@ from .dumps import DUMP_HOLD_LINES, KEY_HOLD, SHORT_BARE_LINE, _dump_line_at, _d
 from .keys import _key_open, _last_key_block
 from .layouts import (
     DATA_BLOCK_JSON, DATA_BLOCK_YAML, ENV_ITEM_NAME, HADOOP_NAME, LOGURU_ARROW, PRINTED_FORM_HOLD_LINES,
-    YAML_LINE_OPENER, _secret_name_columns,
+    YAML_BLOCK_KEY, YAML_LINE_OPENER, _opens_string_over_lines, _secret_name_columns,
 )
 from .names import _secret_name_cached
 from .redactor import Redactor
-from .spans import Span, _START, _cut_outside_spans, _merge_spans, _plain_tail
+from .spans import NAME_CHARACTERS, Span, _START, _cut_outside_spans, _merge_spans, _plain_tail
 
 
 class StreamRedactor:
@@ -97,6 +97,8 @@ class StreamRedactor:
         end = len(line.rstrip("\r\n"))
         if any(span[1] == end for span in self.redactor._fragment_spans(line)) if self.redactor._pieces else False:
             return start
+        if line.endswith(("\\\n", "\\\r\n")) and line.rstrip("\\\r\n")[-1:] in NAME_CHARACTERS:
+            return start   # `DB_PASS\` then `WORD=X`: a name continued on the next line (_continued_name_edits)
         last = _plain_tail(line)
         if NAME_ENDS_LINE.search(last) or VALUE_ON_NEXT_LINE.search(last):  # `cookie:` waits for its value
             return start
@@ -193,7 +195,8 @@ class StreamRedactor:
 
 
 PRINTED_FORM_HOLD_CHARS = 16384
-PRINTED_FORM_OPENERS = ("ame", "File \"", LOGURU_ARROW, "\"sensitive\"", "ata", "Name ", ":\n", ":\r\n", "|", ">")
+PRINTED_FORM_OPENERS = ("ame", "File \"", LOGURU_ARROW, "\"sensitive\"", "ata", "Name ", ":\n", ":\r\n", "|", ">", '"""', "'''",
+                        "<<", "? ", ": ", "<value>", "Key ")
 
 
 def _opens_printed_form(line: str) -> bool:
@@ -206,8 +209,12 @@ def _opens_printed_form(line: str) -> bool:
             return True
     if "<name>" in line and (m := HADOOP_NAME.search(line)) is not None and _secret_name_cached(m.group(1)):
         return True  # Hadoop XML: its <value> on a later line
+    if "<value>" in line and "</name>" not in line:
+        return True  # Hadoop XML with the <value> first: its <name> on a later line
+    if _opens_string_over_lines(line):
+        return True  # `password = """`, `password = <<EOT`, `? password`
     return ("File \"" in line or LOGURU_ARROW in line or "\"sensitive\"" in line
-            or (line.startswith("Name ") and line.rstrip().endswith("Value"))
+            or (line.startswith(("Name ", "Key ", "KeyName ")) and line.rstrip().endswith("Value"))
             or ("ata" in line and (DATA_BLOCK_YAML.search(line.lstrip(" -") + "\n") is not None
                                    or DATA_BLOCK_JSON.search(line) is not None)))
 
@@ -216,7 +223,11 @@ def _yaml_block_open(line: str, below: list) -> bool:
     """Whether line names a secret over a YAML sequence or block scalar (_yaml_block_spans) that every line below it
     up to the cut goes on with (`below`, as _below_add keeps it): more of it may come after the cut."""
     key = YAML_LINE_OPENER.fullmatch(line.rstrip("\r\n"))
-    if key is None or not _secret_name_cached(key.group("name")):
+    if key is None:   # `password: first` over deeper lines: a plain scalar continued (_continued_scalar)
+        key = YAML_BLOCK_KEY.match(line)
+        return (key is not None and line.startswith(":", key.end()) and below[2] > len(key.group("indent"))
+                and _secret_name_cached(key.group("name")))
+    if not _secret_name_cached(key.group("name")):
         return False
     indent = len(key.group("indent"))
     if "|" in line[key.end("name"):] or ">" in line[key.end("name"):]:

@@ -78,9 +78,15 @@ TOKEN_SHAPES: list[tuple[str, re.Pattern[str]]] = [
     # credentials in a URL's path or query, and a printed command's, the text before them kept: an Anaconda channel's
     # /t/TOKEN/, a Teams incoming webhook's key, a Mattermost hook's 26-character id, a Zapier catch hook's id and key,
     # VS Code / code-server's ?tkn=, ngrok's authtoken
-    ("conda token", re.compile(r"anaconda\.(?:org|cloud)/t/(?P<value>[A-Za-z0-9_-]{8,256})")),
-    ("teams webhook", re.compile(r"IncomingWebhook/(?<=/IncomingWebhook/)(?P<value>[0-9a-f]{32}(?:/[0-9a-fA-F-]{36})?)")),
-    ("mattermost webhook", re.compile(r"hooks/(?<=/hooks/)(?P<value>[a-z0-9]{26})(?![A-Za-z0-9_-])")),
+    # (a conda channel's /t/ on any host named for conda, with a dot in it: anaconda.org, conda.corp.example; /T/, %2F)
+    ("conda token", re.compile(r"conda[A-Za-z0-9-]{0,32}\.[A-Za-z0-9.-]{1,64}(?:/|%2[fF])[tT](?:/|%2[fF])"
+                               r"(?P<value>[A-Za-z0-9_-]{8,256})")),
+    ("teams webhook", re.compile(r"IncomingWebhook/(?<=/IncomingWebhook/)(?P<value>[0-9a-fA-F]{32}(?:/[0-9a-fA-F-]{36})?)")),
+    ("mattermost webhook", re.compile(r"hooks(?<=/hooks)\\{0,2}/(?P<value>[a-z0-9]{26})(?![A-Za-z0-9_-])")),
+    # IFTTT's /with/key/KEY, PagerDuty's /integration/KEY/enqueue, a Telegram bot URL's /bot<id>:<token>
+    ("ifttt webhook", re.compile(r"with/key/(?<=/with/key/)(?P<value>[A-Za-z0-9_-]{16,64})")),
+    ("pagerduty integration", re.compile(r"integration/(?<=/integration/)(?P<value>[A-Za-z0-9]{20,64})/enqueue")),
+    ("telegram bot token", re.compile(r"/bot(?P<value>[0-9]{6,12}:[A-Za-z0-9_-]{20,64})(?=/|[\s\"'\\]|\Z)")),
     ("zapier webhook", re.compile(r"hooks/catch/(?P<value>[0-9]{3,12}/[A-Za-z0-9]{4,64})(?![A-Za-z0-9])")),
     ("url token", re.compile(r"tkn=(?<=[?&]tkn=)(?P<value>[A-Za-z0-9_-]{8,256})")),
     ("ngrok authtoken", re.compile(r"authtoken(?:(?<=add-authtoken)|(?<=ngrok authtoken))[ \t]{1,4}['\"]?"

@@ -1,0 +1,276 @@
+"""Printed command lines read as the workload's own argv is read: a `bash -x` trace line (`+ cmd ...`, `++ ...`,
+also behind a log prefix), a prompt (`$ cmd`), `Running: cmd`, `Executing: cmd`, `Command: cmd`, `cmd: ...`, and
+a line that starts with a Windows login tool (`NET USE`, `psexec`, `xfreerdp`). The line's shell words (quotes
+taken off, each character's place kept) go through argv_secret_pieces, command by command (split at `;` `|` `&`),
+so a printed line hides what the argv reading hides; and what a shell feeds a password-reading command: a
+here-string (`chpasswd <<< bob:X`, `--vault-password-file /dev/stdin <<< X`), `echo X | sudo -S`, a secret file
+flag given a process substitution (`--password-file=<(echo X)`)."""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from .argv import argv_secret_pieces
+from .commands import _printed_flag_value_kept
+from .names import cannot_be_secret, is_secret_flag, looks_like_password, name_words
+from .spans import REDACTED, Span
+
+# Where a printed command starts on its line, each mark led by its literal (the scan skips to it) and checked in C
+# against the character before it, then against its line's prefix: a `+`-run at the line's start or behind a log prefix
+# (`[rank0]: `, `2026-11-23 10:00:00 `, `job | `, a repr's or a list's quote), a `$ ` prompt (`user@host:~/x$ `,
+# `(venv) $ `), a `> ` prompt (`PS C:\x> `, `redis> `, `mysql> `), and the words anywhere (`INFO Running: cmd`).
+TRACE_MARK = re.compile(r"\+(?:(?<![^\n\]:|>'\"\[(\t]\+)|(?<=[\]:|>'\"\[(0-9 ] \+))\+{0,7} ")
+DOLLAR_MARK = re.compile(r"\$(?:(?<![^\n]\$)|(?<=[\w~/)\]]\$)|(?<=[\w~/)\]] \$)) ")
+ANGLE_MARK = re.compile(r">(?<=[\w\\)\]]>) ")
+WORD_MARK = re.compile(r":(?:(?<=[Rr]unning:)|(?<=RUNNING:)|(?<=[Ee]xecuting:)|(?<=EXECUTING:)|(?<=[Cc]ommand:)"
+                       r"|(?<=COMMAND:)|(?<=[Cc]md:)|(?<=CMD:)|(?<=[Ee]xec:)|(?<=[Rr]un:))[ \t]{1,4}")
+TRACE_PREFIX = re.compile(r"[ \t]{0,16}(?:[\[(][ \t]{0,4})?(?:[bu]?['\"])?|.{0,120}(?:[\]:|>][ \t]{1,4}|[0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})?Z?[ \t]{1,4})")
+DOLLAR_PREFIX = re.compile(r"[ \t]{0,16}(?:\([\w.-]{1,64}\)[ \t]{0,2})?[^\s$>]{0,200}")
+ANGLE_PREFIX = re.compile(r"[ \t]{0,16}(?:PS[ \t][^\n>]{0,200}|[\w.:\[\]-]{1,64})")
+# Windows login tools whose printed line is a command even with no mark before it
+LINE_TOOLS = re.compile(r"(?:net(?:\.exe)?[ \t]{1,4}use|psexec(?:64)?(?:\.exe)?|xfreerdp3?|wlfreerdp|rdesktop|new-smbmapping"
+                        r"|new-psdrive|cmdkey|helm)(?![\w-])")   # (lower-cased; at a line's start, checked after)
+LINE_INDENT = 16
+# What the argv reading can take a secret by, in a lower-cased command line: a secret word of a flag or a name
+# (is_secret_flag's words, WEAK_SECRET_FLAGS'), a login, a short password flag of a tool (`-p`, `-a`, `-k`, `-w`,
+# `-N`, `-u`, `-U`, `-P`, glued or not), `user@`/`%`/`,` logins, here-strings and process substitutions, FreeRDP's
+# `/p:`, Oracle's `user/PASSWORD`, a bare hex key. A line with none of them is not tokenized (a Windows login
+# tool's line always is).
+ARGV_SIGNAL = re.compile(r"pass|pw|tok|secret|key|auth|cred|cookie|sig|otp|salt|jwt|session|priv|login|licen|sas|"
+                         r"webhook|secur|bearer|hmac|pat\b|psk|mfa|sudo|stdin|<<<|<\(|@|%|,|/p:|/gp:|-[pakwnu]|sqlplus|sqlldr|expdp|"
+                         r"impdp|rman|dgmgrl|\bexp\b|\bimp\b|[0-9a-f]{32}")
+MAX_PREFIX = 240         # how far before a mark its line's start is looked for
+MAX_COMMAND_LINE = 8192   # what is read of one printed line
+# reading a password from stdin: `--password-stdin`, `--with-token`, `passwd --stdin`, `sudo -S`, a secret flag given
+# /dev/stdin or `-`
+STDIN_FLAGS = frozenset({"--password-stdin", "--with-token", "--stdin", "--passphrase-fd"})
+STDIN_FILES = frozenset({"/dev/stdin", "-", "/dev/fd/0", "/proc/self/fd/0"})
+STDIN_TOOLS = frozenset({"chpasswd", "chgpasswd", "htpasswd"})
+PROCESS_SUBSTITUTION = re.compile(r"(?P<flag>--?[A-Za-z][\w-]{0,63})(?:=|[ \t]{1,4})<\([ \t]{0,4}(?:echo|printf)"
+                                  r"(?:[ \t]{1,4}-[neE]{1,3}|[ \t]{1,4}['\"]%s(?:\\n)?['\"]){0,4}[ \t]{1,4}"
+                                  r"['\"]?(?P<value>[^\s'\")]{1,1024})")
+REDIRECTION = re.compile(r"[<>]{1,2}&?")
+ECHO_WORDS = frozenset({"echo", "printf"})
+
+
+# A printed line's tokens: blanks, a plain run, a single-quoted ('...', $'...') or double-quoted piece (left open at
+# the line's end, it runs to it), a backslash escape, a redirection or here-string, a command's end (; | & ( ))
+SHELL_TOKEN = re.compile(r"(?P<blank>[ \t]+)|(?P<plain>[^\s'\"\\;|&()<>$]+|\$(?!'))|(?P<sq>\$?'[^'\n]*'?)"
+                         r"|(?P<dq>\"(?:[^\"\\\n]|\\.)*\"?)|(?P<esc>\\.?)|(?P<op><<<|<\(|[<>]{1,2}&?)|(?P<sep>[;|&()]|\r)")
+# (a Windows line: a backslash is a character like any other)
+WINDOWS_TOKEN = re.compile(r"(?P<blank>[ \t]+)|(?P<plain>[^\s'\";|&()<>$]+|\$(?!'))|(?P<sq>\$?'[^'\n]*'?)"
+                           r"|(?P<dq>\"[^\"\n]*\"?)|(?P<op><<<|<\(|[<>]{1,2}&?)|(?P<sep>[;|&()]|\r)")
+DOUBLE_QUOTED_ESCAPE = re.compile(r"\\([\"\\$`])")
+
+
+def _shell_words(line: str, offset: int, escapes: bool = True) -> list[list[tuple[str, list[int]]]]:
+    """The simple commands of a printed line, each a list of (word, where each of its characters is in the text):
+    blanks split words, quotes are taken off ('...', "..." with its backslashes, $'...'), `;` `|` `&` `(` `)` end a
+    command; `<<<`, `<`, `>`, `2>&` stay words of their own (a process substitution `<(` stays in its word). A quote
+    left open runs to the line's end. Without `escapes` (a Windows line: `\\\\srv\\share`) a backslash is a
+    character like any other."""
+    commands: list[list[tuple[str, list[int]]]] = [[]]
+    chars: list[str] = []
+    places: list[int] = []
+    started = False
+    for m in (SHELL_TOKEN if escapes else WINDOWS_TOKEN).finditer(line):
+        kind = m.lastgroup
+        start, end = m.span()
+        if kind == "blank" or kind == "sep" or (kind == "op" and m.group() != "<("):
+            if started:
+                commands[-1].append(("".join(chars), places))
+                chars, places, started = [], [], False
+            if kind == "sep" and commands[-1]:
+                commands.append([])
+            elif kind == "op":
+                commands[-1].append((m.group(), list(range(offset + start, offset + end))))
+            continue
+        started = True
+        if kind == "plain" or kind == "op":
+            chars.append(m.group())
+            places.extend(range(offset + start, offset + end))
+        elif kind == "sq":
+            first = start + (2 if line[start] == "$" else 1)
+            last = end - 1 if end - 1 >= first and line[end - 1] == "'" else end
+            chars.append(line[first:last])
+            places.extend(range(offset + first, offset + last))
+        elif kind == "dq":
+            last = end - 1 if end - 1 > start and line[end - 1] == '"' and (end - 2 == start or line[end - 2] != "\\"
+                                                                             or not escapes) else end
+            inner = line[start + 1:last]
+            if escapes and "\\" in inner:
+                at = start + 1
+                for piece in DOUBLE_QUOTED_ESCAPE.finditer(inner):
+                    chars.append(line[at:start + 1 + piece.start()] + piece.group(1))
+                    places.extend(range(offset + at, offset + start + 1 + piece.start()))
+                    places.append(offset + start + 1 + piece.start(1))
+                    at = start + 1 + piece.end()
+                chars.append(line[at:last])
+                places.extend(range(offset + at, offset + last))
+            else:
+                chars.append(inner)
+                places.extend(range(offset + start + 1, offset + last))
+        elif kind == "esc" and end - start == 2:
+            chars.append(line[start + 1])
+            places.append(offset + start + 1)
+    if started:
+        commands[-1].append(("".join(chars), places))
+    return [command for command in commands if command]
+
+
+def _reads_secret_from_stdin(words: list[str]) -> str | None:
+    """How a command reads a secret on its stdin: "whole" (the input is the secret), "after-colon" (chpasswd's
+    user:PASSWORD), or None."""
+    base = words[0].rpartition("/")[2].lower() if words else ""
+    if base in STDIN_TOOLS:
+        return "after-colon" if base != "htpasswd" else ("whole" if "-i" in words or any(
+            w.startswith("-") and "i" in w[1:] and not w.startswith("--") for w in words) else None)
+    if base == "sudo" and any(w == "-S" or (w.startswith("-") and not w.startswith("--") and "S" in w[1:])
+                              for w in words[1:]):
+        return "whole"
+    for k, word in enumerate(words):
+        name, eq, value = word.partition("=")
+        if name in STDIN_FLAGS or (base == "passwd" and word == "--stdin"):
+            return "whole"
+        if name.startswith("-") and _secret_file_flag(name):
+            given = value if eq else words[k + 1] if k + 1 < len(words) else ""
+            if given in STDIN_FILES:
+                return "whole"
+    return None
+
+
+def _secret_file_flag(name: str) -> bool:
+    """--password-file, --vault-password-file, --token-file, --passphrase-file: a file flag whose words say secret."""
+    words = name_words(name.lstrip("-"))
+    return len(words) > 1 and words[-1] in ("file", "fd") and is_secret_flag("-".join(words[:-1]))
+
+
+def _fed_value_span(word: str, places: list[int], how: str) -> Span | None:
+    if how == "after-colon":
+        user, colon, rest = word.partition(":")
+        if not colon or not rest:
+            return None
+        start = len(user) + 1
+    else:
+        start = 0
+    if len(word) <= start or cannot_be_secret(word[start:]) or _printed_flag_value_kept(word[start:]):
+        return None
+    return (places[start], places[-1] + 1, REDACTED, "command-line password", places[0])
+
+
+def _arguments(command: list[tuple[str, list[int]]]) -> tuple[list[int], list[int]]:
+    """Which words of a command are its arguments (not a redirection: `<`, `>`, `2>&1`, `> log` and the file after
+    one, nor a here-string `<<< X`), and which are here-strings."""
+    arguments: list[int] = []
+    here: list[int] = []
+    skip = -1
+    for k, (word, places) in enumerate(command):
+        if k == skip:
+            continue
+        if word == "<<<":
+            here.append(k + 1)
+            skip = k + 1
+        elif word and word[0] in "<>" and REDIRECTION.fullmatch(word):
+            if arguments and arguments[-1] == k - 1 and command[k - 1][0].isdigit() and command[k - 1][1][-1] + 1 == places[0]:
+                arguments.pop()   # 2> log: the descriptor goes with it
+            skip = k + 1   # the file, or the descriptor after `>&`
+        else:
+            arguments.append(k)
+    return arguments, [k for k in here if k < len(command)]
+
+
+def _command_spans(command: list[tuple[str, list[int]]], fed: list[tuple[str, list[int]]]) -> list[Span]:
+    """The secret pieces of one simple command (argv_secret_pieces of its arguments; a here-string fed to a command
+    that reads a password on stdin), and the value an `echo`/`printf` of `fed` sends it through a pipe. A piece is
+    kept out when a printed flag's value would be (a `$VAR`, a path, a setting: _printed_flag_value_kept), and after
+    a bare `-p` (mysql's prompt, then a database's name) when it does not look like a password."""
+    kept, here = _arguments(command)
+    argv = [command[k][0] for k in kept]
+    spans: list[Span] = []
+    for i, start, end in argv_secret_pieces(argv):
+        places = command[kept[i]][1]
+        value = argv[i][start:end]
+        if start >= end or end > len(places) or _printed_flag_value_kept(value) or (
+                start == 0 and i and argv[i - 1] == "-p" and not looks_like_password(value)):
+            continue
+        spans.append((places[start], places[end - 1] + 1, REDACTED, "command-line password", places[0]))
+    how = _reads_secret_from_stdin(argv) if (here or fed) else None
+    if how is not None:
+        for k in here:
+            span = _fed_value_span(*command[k], how)
+            if span is not None:
+                spans.append(span)
+        values = [item for item in fed[1:] if not item[0].startswith("-") and not item[0].startswith("%")]
+        if values:
+            span = _fed_value_span(*values[-1], how)
+            if span is not None:
+                spans.append(span)
+    return spans
+
+
+def _command_line_end(text: str, start: int) -> int:
+    end = text.find("\n", start, start + MAX_COMMAND_LINE)
+    return end if end >= 0 else min(len(text), start + MAX_COMMAND_LINE)
+
+
+def _mark_counts(text: str, at: int, prefix_pattern: re.Pattern[str]) -> bool:
+    """Whether what is before a mark at `at` on its line fits prefix_pattern (looked for MAX_PREFIX characters back)."""
+    line_start = text.rfind("\n", max(0, at - MAX_PREFIX), at) + 1
+    if line_start == 0 and at > MAX_PREFIX:
+        return False   # (looked back no further: a long line's marks each cost a bounded look)
+    if prefix_pattern is TRACE_PREFIX and text[line_start:at].rstrip().endswith("+"):
+        return False
+    return prefix_pattern.fullmatch(text, line_start, at) is not None
+
+
+MARK_WORDS = ("running:", "executing:", "command:", "cmd:", "exec:", "run:")
+LINE_TOOL_WORDS = ("net use", "net.exe use", "psexec", "freerdp", "rdesktop", "smbmapping", "psdrive", "cmdkey", "helm ")
+
+
+def printed_command_spans(text: str, lower: str) -> list[Span]:
+    """Secrets on printed command lines (see the module's docstring); every line is read at most once."""
+    spans: list[Span] = []
+    read_from = -1
+    starts = []
+    for pattern, prefix, literal in ((TRACE_MARK, TRACE_PREFIX, "+ "), (DOLLAR_MARK, DOLLAR_PREFIX, "$ "),
+                                     (ANGLE_MARK, ANGLE_PREFIX, "> ")):
+        if literal in text:
+            starts += [(m.end(), True) for m in pattern.finditer(text) if _mark_counts(text, m.start(), prefix)]
+    if any(word in lower for word in MARK_WORDS):
+        starts += [(m.end(), True) for m in WORD_MARK.finditer(text)]
+    if any(word in lower for word in LINE_TOOL_WORDS):
+        for m in LINE_TOOLS.finditer(lower):
+            line_start = lower.rfind("\n", max(0, m.start() - LINE_INDENT - 1), m.start()) + 1
+            if (line_start or m.start() <= LINE_INDENT) and not lower[line_start:m.start()].strip(" \t"):
+                starts.append((m.start(), False))
+    starts.sort()
+    for start, escapes in starts:
+        if start < read_from:
+            continue
+        end = _command_line_end(text, start)
+        read_from = end
+        line = text[start:end]
+        if escapes and not ARGV_SIGNAL.search(lower, start, end):
+            continue   # (nothing the argv reading takes a secret by: no secret word, tool, short flag, `@`, `<<<`)
+        spans += [(start + first, start + last, REDACTED, "command-line password", start + context)
+                  for first, last, context in _line_secret_spans(line, escapes and "\\\\" not in line)]
+    return spans
+
+
+@functools.lru_cache(maxsize=4096)
+def _line_secret_spans(line: str, escapes: bool) -> tuple[tuple[int, int, int], ...]:
+    """(start, end, context) in line of each secret of one printed command line (a log repeats its lines: each
+    distinct one is read once)."""
+    spans: list[Span] = []
+    commands = _shell_words(line, 0, escapes)
+    for k, command in enumerate(commands):
+        fed = commands[k - 1] if k and command and commands[k - 1] and commands[k - 1][0][0] in ECHO_WORDS else []
+        if fed and line.find("|", fed[-1][1][-1] if fed[-1][1] else 0, command[0][1][0]) < 0:
+            fed = []
+        spans.extend(_command_spans(command, fed))
+    if "<(" in line:
+        for m in PROCESS_SUBSTITUTION.finditer(line):
+            if _secret_file_flag(m.group("flag")) and not cannot_be_secret(m.group("value")):
+                spans.append((m.start("value"), m.end("value"), REDACTED, "command-line password", m.start()))
+    return tuple((first, last, context) for first, last, _, _, context in spans)

@@ -1,0 +1,220 @@
+"""Session 13 (issue 11): secrets in printed commands, code and protocols that still got through. A printed command
+line (`+ cmd` of `bash -x`, a prompt, `Running: cmd`) hides what the workload's argv reading hides; a here-string,
+an `echo X |` or a process substitution fed to a password-reading command; SQL (`IDENTIFIED BY`, `PASSWORD 'X'`),
+Redis AUTH (prompt, MONITOR, wire), MongoDB `pwd`; Windows logins (NET USE, psexec, FreeRDP /p:, PowerShell);
+bytes literals in any language; OSC hyperlinks; value-first and CloudFormation/SSM pairs, `kubectl get secret |
+base64 -d` output. Every shape is checked through Redactor.text and a stream in 5- and 4096-character reads, and
+ordinary text of the same look stays. The values are in no environment variable: only the rule finds them."""
+
+from __future__ import annotations
+
+import json
+import shlex
+
+import pytest
+
+from aiperf_lab.triage.redact import REDACTED, Redactor, StreamRedactor
+
+P = "hunter2Pa55w0rd"
+S = "Xk9mQ2vL7pR4tW8zAb3"
+
+
+def _streamed(redactor: Redactor, text: str, size: int) -> str:
+    stream = StreamRedactor(redactor)
+    return "".join(stream.feed(text[k:k + size]) for k in range(0, len(text), size)) + stream.close()
+
+
+def _gone(text: str, *needles: str) -> None:
+    redactor = Redactor({})
+    whole = redactor.text(text)
+    for out in (whole, _streamed(redactor, text, 4096), _streamed(redactor, text, 5)):
+        for needle in needles or (P, S):
+            assert needle not in out, out
+        assert REDACTED in out, out
+        assert out == whole
+
+
+def _stays(text: str) -> None:
+    assert Redactor({}).text(text) == text
+
+
+# ---- printed command lines read with the argv reader ------------------------------------------------------------
+
+TRACED = [f"npm config set //registry.npmjs.org/:_authToken {S}",
+          f"rclone config create r s3 access_key_id AKIA secret_access_key {S}",
+          f"lftp -u alice,{P} sftp://h",
+          f"ansible-vault decrypt --vault-password-file /dev/stdin <<< {P}",
+          f"echo {P} | sudo -S apt update",
+          f"chpasswd <<< alice:{P}",
+          f"rsync rsync://alice@h/m --password-file=<(echo {P})",
+          f"xfreerdp /v:srv /u:alice /p:{P}",
+          f"helm upgrade x c --set auth.passwords[0]={P}",
+          f"printf '%s' '{P}' | docker login -u bob --password-stdin nvcr.io",
+          f"passwd --stdin bob <<< '{P}'"]
+
+
+@pytest.mark.parametrize("command", TRACED)
+@pytest.mark.parametrize("mark", ["+ ", "++ ", "[rank0]: + ", "2026-11-23 10:00:01 + ", "$ ", "user@box:~/x$ ",
+                                  "INFO Running: ", "cmd: "])
+def test_a_printed_command_hides_what_its_argv_reading_hides(mark, command):
+    _gone(f"start\n{mark}{command}\nend\n")
+
+
+@pytest.mark.parametrize("command", TRACED)
+def test_a_traced_command_in_colour_and_in_repr(command):
+    _gone(f"\x1b[2m+ {command}\x1b[0m\n")
+    _gone(repr(f"+ {command}") + "\n")
+
+
+@pytest.mark.parametrize("text", [
+    f"NET USE Z: \\\\srv\\share /USER:CORP\\alice {P}",
+    f"net.exe use \\\\srv\\ipc$ /user:alice {P}",
+    f"psexec \\\\srv -u alice -p {P} cmd",
+    f"New-SmbMapping -RemotePath \\\\srv\\s -UserName alice -Password {P}",
+    f"xfreerdp /v:srv /u:alice /p:{P}",
+    f"xfreerdp /v:srv /u:alice /password:'{P}' /cert:ignore",
+    f"rdesktop -u alice -p {P} srv",
+    f"PS C:\\Users\\bob> $s = ConvertTo-SecureString '{P}' -AsPlainText -Force",
+])
+def test_windows_logins_go(text):
+    _gone(text + "\n")
+
+
+@pytest.mark.parametrize("argv", [
+    ["xfreerdp", "/v:srv", "/u:alice", f"/p:{P}"],
+    ["xfreerdp3", "/v:srv", f"/gp:{P}"],
+    ["lftp", "-u", f"alice,{P}", "sftp://h"],
+    ["psexec", "\\\\srv", "-u", "alice", "-p", P, "cmd"],
+    ["ConvertTo-SecureString", P, "-AsPlainText", "-Force"],
+])
+def test_argv_forms_go(argv):
+    out = Redactor({}).argv(argv)
+    assert P not in " ".join(out), out
+    _gone(f"+ {shlex.join(argv)}\n")
+
+
+@pytest.mark.parametrize("text", [
+    "+ python train.py --epochs 3 -p 8080 --out /tmp/run",
+    "+ echo done | tee -a log.txt",
+    "++ date +%s",
+    "+ cat <<< hello",
+    "$ ls -la /data",
+    "INFO Running: torchrun --nproc_per_node 8 train.py --lr 3e-4",
+    "cmd: nvidia-smi -q -d CLOCK",
+    "x = a + b + c",
+    "total: + 3 files",
+    "NET USE Z: \\\\srv\\share /persistent:no",
+    "xfreerdp /v:srv /u:alice /size:1920x1080",
+    "helm upgrade x c --set replicas=3,image.tag=v2",
+])
+def test_ordinary_printed_commands_stay(text):
+    _stays(text)
+
+
+# ---- SQL and database protocols ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    f"ALTER USER app WITH PASSWORD '{P}';",
+    f"CREATE USER 'app'@'%' IDENTIFIED BY '{P}';",
+    f"create user app identified with mysql_native_password by \"{P}\";",
+    f"CREATE USER app IDENTIFIED BY {P};",
+    f"2026-11-23 10:00:00 UTC [123] LOG:  statement: CREATE ROLE app LOGIN PASSWORD '{P}'",
+    f"2026-11-23T10:00:00.1Z 9 Query\tALTER USER 'app'@'%' IDENTIFIED BY '{P}'",
+    f"SET PASSWORD FOR 'app'@'%' = PASSWORD('{P}');",
+    f"ALTER ROLE app ENCRYPTED PASSWORD E'{P}'",
+    f"redis> AUTH {P}",
+    f"127.0.0.1:6379> AUTH default {P}",
+    f"AUTH default {P}",
+    f'1700000000.123456 [0 127.0.0.1:50000] "AUTH" "{P}"',
+    f'1700000000.123456 [0 127.0.0.1:50000] "auth" "default" "{P}"',
+    f"*2\\r\\n$4\\r\\nAUTH\\r\\n${len(P)}\\r\\n{P}\\r\\n",
+    repr(f"*3\r\n$4\r\nAUTH\r\n$7\r\ndefault\r\n${len(P)}\r\n{P}\r\n"),
+    f"db.createUser({{user: 'app', pwd: '{P}', roles: ['readWrite']}})",
+    f'{{"user": "app", "pwd": "{P}"}}',
+    f"db.auth('app', '{P}')",
+    f'db.changeUserPassword("app", "{P}")',
+])
+def test_database_passwords_go(text):
+    _gone(text + "\n")
+
+
+@pytest.mark.parametrize("text", [
+    "ALTER USER app WITH PASSWORD NULL;",
+    "CREATE USER app IDENTIFIED BY PASSWORD;",
+    "-- the password is checked below",
+    "AUTH failed for user app",
+    "Auth ok",
+    'print("AUTH", "OK")',
+    "pwd: '/home/bob'",
+    "cwd = os.getcwd(); print('pwd:', cwd)",
+])
+def test_ordinary_database_text_stays(text):
+    _stays(text)
+
+
+# ---- bytes literals, OSC hyperlinks -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    f"'password': rb'{S}'", f"'password': br'{S}'", f"'password': b'''{S}'''", f"password=bytes('{S}', 'utf-8')",
+    f'Password: []byte("{S}")', f"password: Buffer.from('{S}')", f"password = bytearray( b'{S}' )",
+    f"password=np.bytes_(b'{S}')", f'"api_key": b"""{S}"""',
+])
+def test_bytes_literals_of_a_secret_name_go(text):
+    _gone(text + "\n")
+
+
+@pytest.mark.parametrize("text", [
+    f"password=\x1b]8;;http://x\x1b\\{P}\x1b]8;;\x1b\\ tail",
+    f"password=\x1b]8;;http://x\x07{P}\x1b]8;;\x07",
+    f"see \x1b]8;;https://u:{P}@h/x\x1b\\link\x1b]8;;\x1b\\",
+    repr(f"password=\x1b]8;;http://x\x1b\\{P}\x1b]8;;\x1b\\"),
+])
+def test_osc_hyperlinks_do_not_hide_a_value(text):
+    _gone(text + "\n")
+
+
+def test_osc_sequences_without_a_secret_stay():
+    _stays("\x1b]0;train.py\x07epoch 1 loss 0.5")
+    _stays("\x1b]8;;https://docs.nvidia.com/x\x1b\\docs\x1b]8;;\x1b\\ for details")
+
+
+# ---- name/value pairs in other orders --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    f"env:\n- value: {P}\n  name: DB_PASSWORD\n",
+    json.dumps({"env": [{"value": P, "name": "DB_PASSWORD"}]}),
+    json.dumps({"Parameters": [{"ParameterKey": "DbPassword", "ParameterValue": P}]}),
+    json.dumps({"Parameters": [{"ParameterKey": "DbPassword", "ParameterValue": P}]}, indent=2),
+    f"aws cloudformation deploy --parameter-overrides ParameterKey=DbPassword,ParameterValue={P}",
+    json.dumps({"Parameter": {"Name": "/prod/db/password", "Type": "SecureString", "Value": P}}, indent=4),
+    json.dumps({"Parameter": {"Value": P, "Name": "/prod/x", "Type": "SecureString"}}),
+    f"kubectl get secret db -o jsonpath='{{.data.password}}' | base64 -d\n{P}\n",
+    f"+ kubectl get secret db -o jsonpath='{{.data.password}}' | base64 --decode\n{P}\n",
+    f"$ kubectl -n prod get secrets db -o jsonpath={{.data.token}}\naHVudGVyMlBhNTV3MHJk\n",
+])
+def test_reordered_and_cloud_pairs_go(text):
+    _gone(text, P, "aHVudGVyMlBhNTV3MHJk")
+
+
+@pytest.mark.parametrize("text", [
+    "env:\n- value: info\n  name: LOG_LEVEL\n",
+    "- value: x1y2z3w4\n- name: DB_PASSWORD\n",
+    json.dumps({"Parameters": [{"ParameterKey": "InstanceType", "ParameterValue": "p5.48xlarge"}]}),
+    json.dumps({"Parameter": {"Name": "/prod/x", "Type": "String", "Value": "us-east-1"}}),
+    "kubectl get secrets -A\nNAME   TYPE   DATA   AGE\n",
+    "kubectl get pods -o jsonpath='{.items[*].metadata.name}'\ntrainer-0\n",
+])
+def test_ordinary_pairs_stay(text):
+    _stays(text)
+
+
+# ---- a generated password that starts with "/" after a printed flag ---------------------------------------------
+
+def test_a_path_shaped_generated_password_after_a_printed_flag_goes():
+    _gone("+ serve --password /eIrB8jpQFyiadvr/vI1sSZ6qPIqpzFX\n", "eIrB8jpQFyiadvr", "vI1sSZ6qPIqpzFX")
+    _gone("serve.py --password /lRG7neE+AEwDugtE3OeFKZSobYCcSWz --port 80\n", "lRG7neE+AEwDugtE3OeFKZSobYCcSWz")
+
+
+def test_a_real_path_after_a_printed_secret_flag_stays():
+    _stays("serve.py --token /run/secrets/hf_token --port 80")
+    _stays("serve.py --password ./config/db_password.txt")
