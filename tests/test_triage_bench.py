@@ -69,6 +69,19 @@ def test_a_gpu_more_than_ten_percent_under_the_median_is_named():
     assert bf16[0]["nvml_index"] == 0 and bf16[2]["nvml_index"] is None   # GPU-c is not in the NVML facts
 
 
+def test_bench_tables_list_gpus_by_index_whatever_order_the_workers_finished_in():
+    """The real two-H200 bundle's Bench table read GPU 1, GPU 0 (the workers' order), sorted by nothing said."""
+    bench = NodeBench(gpus=[_gpu(1, "GPU-b", 4.125, 758.1, 50.2), _gpu(0, "GPU-a", 4.183, 785.1, 50.2)],
+                      host_links=[{"index": 1, "uuid": "GPU-b", "h2d_gb_s": 55.3, "d2h_gb_s": 55.1},
+                                  {"index": 0, "uuid": "GPU-a", "h2d_gb_s": 55.5, "d2h_gb_s": 55.3}],
+                      pairs=[{"src": 1, "dst": 0, "gb_s": 387.47}, {"src": 0, "dst": 1, "gb_s": 387.21}])
+    verdict = judge(bench, hardware_gpus=HARDWARE, matrix=MATRIX, nvlink_status=NVLINK_STATUS)
+    assert [(r["figure"][:4], r["gpu"]) for r in verdict.tables["bench_gpus"]] == \
+        [("devi", 0), ("devi", 1), ("bf16", 0), ("bf16", 1), ("fp32", 0), ("fp32", 1)]
+    assert [r["gpu"] for r in verdict.tables["bench_host_links"]] == [0, 1]
+    assert [(r["src"], r["dst"]) for r in verdict.tables["bench_pairs"]] == [(0, 1), (1, 0)]
+
+
 def test_one_gpu_is_never_compared_with_itself():
     bench = NodeBench(gpus=[_gpu(0, "GPU-a", 4.2, 300.0, 51.0)])
     assert gpu_findings(gpu_rows(bench, HARDWARE), 1) == []

@@ -343,3 +343,24 @@ def test_a_bundle_names_the_signal_that_stopped_it():
     assert stopped_by_words("SIGINT") == "Ctrl-C" and stopped_by_words("SIGTERM") == "SIGTERM"
     assert "SSH session went away" in stopped_by_words("SIGHUP")
     assert stopped_by_words(None) == "Ctrl-C"          # a bundle from before the signal was recorded
+
+
+def test_progress_on_a_terminal_wraps_at_words_and_into_a_pipe_stays_one_line(monkeypatch):
+    """At 80 columns the terminal broke the no-driver note inside a word: `NVML Share` / `d Library`."""
+    import io
+
+    from aiperf_lab.triage.progress import Emitter
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.setenv("COLUMNS", "80")
+    note = "telemetry every 100 ms (no NVIDIA driver: NVML Shared Library Not Found)"
+    tty, pipe = Terminal(), io.StringIO()
+    Emitter(stream=tty).say(note)
+    Emitter(stream=pipe).say(note)
+    lines = tty.getvalue().splitlines()
+    assert len(lines) == 2 and all(len(line) <= 80 for line in lines)
+    assert lines[0].endswith("NVML") and lines[1] == "    Shared Library Not Found)"
+    assert len(pipe.getvalue().splitlines()) == 1 and pipe.getvalue().rstrip().endswith(note)

@@ -92,7 +92,7 @@ class LabConsole(App):
             self.sub_title = ctx.feed.status
         elif ctx.feed.devices:
             self.sub_title = f"{len(ctx.feed.devices)} GPU(s): {ctx.feed.devices[0].name}"
-        else:
+        elif not ctx.notice:                  # else the notice says so, and why, once
             self.sub_title = "no GPU telemetry"
 
     def on_mount(self) -> None:
@@ -220,7 +220,8 @@ class LabConsole(App):
                                  when_over=(ended, "Quit")), answered)
 
     def get_system_commands(self, screen):
-        yield from super().get_system_commands(screen)
+        # Textual's "Keys" panel is left out: "Help: every key by screen" below is the one help entry
+        yield from (command for command in super().get_system_commands(screen) if command.title != "Keys")
         for mode, label in SCREENS_IN_ORDER:
             yield SystemCommand(f"Show {label}", f"Switch to the {label} screen",
                                 lambda mode=mode: self.switch_mode(mode))

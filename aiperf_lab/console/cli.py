@@ -82,10 +82,14 @@ def make_context(args: argparse.Namespace):
         notice = (f"DEMO: telemetry is a looped recording of {gpu} running {what}; History holds real H200 "
                   f"runs. Runs you start are real, on this machine."
                   if args.demo else f"REPLAY of {path.name} (looped), not live telemetry")
+        model = gpu.removeprefix("an ").removeprefix("a ").removeprefix("NVIDIA ").split()[0]   # "H100"
+        short = (f"DEMO: looped {model} recording; History: real H200 runs; runs you start are real"
+                 if args.demo else None)
         history = [args.runs_dir, DEMO_RUNS] if args.demo else [args.runs_dir]
         from aiperf_lab.labs.runner import visible_gpu_count
 
-        ctx = ConsoleContext(feed, runs_dir=args.runs_dir, history_dirs=history, notice=notice, demo=args.demo,
+        ctx = ConsoleContext(feed, runs_dir=args.runs_dir, history_dirs=history, notice=notice, notice_short=short,
+                             demo=args.demo,
                              ascii_only=ascii_only, gpu_here=visible_gpu_count() > 0)
         if args.demo:
             newest = sorted(DEMO_RUNS.glob("*/run.json"))
@@ -95,12 +99,13 @@ def make_context(args: argparse.Namespace):
     from aiperf_lab.metrics.telemetry.sampler import Sampler
 
     feed = Sampler(args.rate, window_s=900).start()
-    notice = None
+    notice = short = None
     if not feed.devices:
         from aiperf_lab.metrics.telemetry.recording import demo_gpu_name
         notice = (f"No NVIDIA GPU telemetry: {feed.status}. Showing CPU telemetry and the labs; "
                   f"aiperf-console --demo replays a real {demo_gpu_name()} recording.")
-    return ConsoleContext(feed, runs_dir=args.runs_dir, notice=notice, ascii_only=ascii_only,
+        short = f"No GPU telemetry: {feed.status}; try --demo"
+    return ConsoleContext(feed, runs_dir=args.runs_dir, notice=notice, notice_short=short, ascii_only=ascii_only,
                           gpu_here=bool(feed.devices))
 
 

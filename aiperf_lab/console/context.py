@@ -24,6 +24,7 @@ class ConsoleContext:
     history_dirs: list[Path] = field(default_factory=list)   # where History looks (runs_dir first)
     runner: Runner = default_runner
     notice: str | None = None                  # one line shown on every screen (no driver, demo mode)
+    notice_short: str | None = None            # the same in one line of 80 columns, where `notice` is longer
     demo: bool = False
     ascii_only: bool = False                   # NO_COLOR terminals get plain characters too
     ui_hz: float = 4.0                         # redraws per second of what is visible

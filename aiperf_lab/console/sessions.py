@@ -172,13 +172,20 @@ class TriageSession:
 
     def progress_lines(self) -> list[str]:
         """What the Triage screen shows above the log: parts as they finish, then findings and the archive."""
-        lines = [f"phase: {self.phase}"] if self.phase else []
+        lines = [f"phase: {self.phase}"] if self.phase and self.running else []
         if self.collectors:
-            lines.append("parts: " + ", ".join(f"{c.name} {c.status} {c.seconds:.1f} s" for c in self.collectors))
+            # one line at 80 columns: the parts by status, those not ok named (each part's seconds are in the log)
+            ok = [c for c in self.collectors if c.status == "ok"]
+            others: dict[str, list[str]] = {}
+            for c in self.collectors:
+                if c.status != "ok":
+                    others.setdefault(c.status, []).append(c.name)
+            lines.append("; ".join([f"parts: {len(ok)} ok"] + [f"{status}: {', '.join(names)}"
+                                                             for status, names in others.items()]))
         lines += self.capture
         lines += [f"{f.status}: {f.detail}" for f in self.findings]
-        if self.archive and not self.running:
-            lines.append(f"archive: {self.archive}")
+        if self.archive and not self.running and self.exit_code is None:
+            lines.append(f"archive: {self.archive}")   # the status line above says where it went once ended
         return lines
 
     def start(self) -> "TriageSession":

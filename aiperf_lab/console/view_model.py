@@ -224,9 +224,10 @@ def gpu_status_fields(sample: GpuSample | None, labelled: bool = False) -> list[
 
 
 def status_line(devices: Sequence[GpuInfo], latest: Tick | None, feed_status: str, width: int,
-                extra: str = "") -> str:
+                extra: str = "", no_gpu_said: bool = False) -> str:
     """`GPU0 412 W 87% │ GPU1 ...` from the newest tick of the feed the Monitor draws, cut to `width`.
-    Without GPUs it says so (and shows the host's CPU when the feed has it)."""
+    Without GPUs it says so (and shows the host's CPU when the feed has it), unless the notice above
+    already says why (`no_gpu_said`): then the host's CPU alone."""
     by_index = {s.index: s for s in latest.gpus} if latest is not None else {}
     if devices:
         # "GPU0 590 W 99% SM 96%": 99% of what? Labelled where the whole line fits (a GPU or two at 80 columns)
@@ -241,6 +242,8 @@ def status_line(devices: Sequence[GpuInfo], latest: Tick | None, feed_status: st
                  f"CPU {fmt(cpu, '%')}"]
         if len(" │ ".join(parts + ([extra] if extra else []))) > width:
             parts[0] = "no GPU telemetry"   # the reason is in the notice above; the live figure must stay
+        if no_gpu_said:
+            parts = parts[1:]
     if extra:
         parts.append(extra)
     text = " │ ".join(parts)
@@ -318,3 +321,20 @@ def wrap_lines(lines: Iterable[str], width: int) -> list[str]:
             out.extend(textwrap.wrap(line, width, subsequent_indent="  ", break_on_hyphens=False)
                        or [line[:width]])
     return out
+
+
+def break_identifier(text: str, width: int) -> str:
+    """`text` (a table name and its row count) on lines of at most `width`, broken after a `_` or at a
+    space, so `cuda_gpu_kern_sum (16)` reads `cuda_gpu_kern_` / `sum (16)`, never `cuda_gpu_kern` /
+    `_sum (16)`. A piece with no such break longer than `width` is left for the widget to fold."""
+    import re
+    if width <= 0 or len(text) <= width:
+        return text
+    pieces = re.findall(r"[^_ ]*_+|[^_ ]+ *| +", text)
+    lines = [""]
+    for piece in pieces:
+        if lines[-1] and len(lines[-1]) + len(piece.rstrip()) > width:
+            lines[-1] = lines[-1].rstrip()
+            lines.append("")
+        lines[-1] += piece
+    return "\n".join(line.rstrip() for line in lines)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import csv
 import io
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -24,9 +24,23 @@ class Notice(Static):
 
     def on_mount(self) -> None:
         ctx = getattr(self.app, "ctx", None)
-        notice = ctx.notice if ctx is not None else None
-        self.update(Text(notice or ""))   # it names files, whose names may hold brackets
-        self.display = bool(notice)
+        self._said = ""
+        self.display = bool(ctx is not None and ctx.notice)
+        self._fit()
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        """The whole notice where it fits in one line, else its short form (one line at 80 columns)."""
+        ctx = getattr(self.app, "ctx", None)
+        notice = (ctx.notice if ctx is not None else None) or ""
+        room = (self.size.width or self.app.size.width) - 2      # padding 0 1
+        if len(notice) > room and ctx.notice_short:
+            notice = ctx.notice_short
+        if notice != self._said:
+            self._said = notice
+            self.update(Text(notice))   # it names files, whose names may hold brackets
 
 
 class TopBar(Widget):
@@ -111,7 +125,7 @@ class StatusLine(TextBlock):
         extra_of = getattr(self.screen, "status_extra", None)
         width = (self.size.width or self.app.size.width) - 2   # before the first layout: the screen's width
         line = status_line(feed.devices, feed.ring.latest(), feed.status, max(10, width),
-                           extra_of() if extra_of is not None else "")
+                           extra_of() if extra_of is not None else "", no_gpu_said=bool(self.app.ctx.notice))
         self.set_lines([line])
 
 
@@ -156,6 +170,12 @@ class TableView(Vertical):
 
     def on_mount(self) -> None:
         self.query_one("#table-filter", Input).display = False
+        self._shown_width = 0
+
+    def on_resize(self) -> None:
+        # the cut depends on the width: a table filled before the first layout (or a resized terminal) is redone
+        if self.table is not None and self.size.width != self._shown_width:
+            self._refill()
 
     def show(self, table: Table | None) -> None:
         self.table = table
@@ -183,10 +203,11 @@ class TableView(Vertical):
             rows.sort(key=lambda r: _sort_key(r[column]), reverse=reverse)
         self._rows = rows
         data.add_columns(*map(Text, self.table.columns))
-        # long text (kernel names, check sentences) is cut to about half the view, so the columns after it
-        # stay on screen at 80 columns; the filter and the CSV export keep the whole text
-        limit = max(24, self.size.width // 2) if self.size.width else MAX_CELL
-        data.add_rows([[_cell(c, limit) for c in r] for r in rows])
+        # long text (kernel names, check sentences) is cut with an ellipsis so that the numbers, the columns
+        # a reader compares, stay on screen at 80 columns; the filter and the CSV export keep the whole text
+        self._limits = column_limits(self.table.columns, rows, self.size.width)
+        self._shown_width = self.size.width
+        data.add_rows([[_cell(c, limit) for c, limit in zip(r, self._limits)] for r in rows])
         shown = f"{len(rows)} of {len(self.table.rows)} rows" if self._filter else f"{len(rows)} rows"
         order = f", sorted by {self.table.columns[self._sort[0]]}{' (descending)' if self._sort[1] else ''}" \
             if self._sort else ""
@@ -203,7 +224,8 @@ class TableView(Vertical):
             self.query_one("#table-cell", Static).update("")
             return
         value = format_value(self._rows[row][column])
-        shown = _cell(self._rows[row][column], max(24, self.size.width // 2) if self.size.width else MAX_CELL).plain
+        limits = getattr(self, "_limits", [])
+        shown = _cell(self._rows[row][column], limits[column] if column < len(limits) else MAX_CELL).plain
         # only when the table shows less than the whole value
         self.query_one("#table-cell", Static).update(
             Text(f"{self.table.columns[column]}: {value}") if shown != value else "")
@@ -275,6 +297,39 @@ def _cell(value, limit: int = 60):
 
 
 MAX_CELL = 60   # before the view has a size
+MIN_TEXT = 8    # a text column is never cut narrower than this (nor than its header, up to 12)
+
+
+def column_limits(columns: Sequence[str], rows: Sequence[Sequence], width: int) -> list[int]:
+    """The most characters each column shows in a view `width` wide. A column's numbers (and its header)
+    are never cut, so the compared columns stay whole and on screen; what is left goes to the text,
+    shared evenly but never more than a column needs (the name column takes what the others leave).
+    Text is cut with an ellipsis (`_cell`). Before the view has a size: MAX_CELL everywhere."""
+    if not width:
+        return [MAX_CELL] * len(columns)
+    floors, needs = [], []
+    for k, name in enumerate(columns):
+        cells = [r[k] for r in rows if k < len(r)]
+        numbers = [len(format_value(c)) for c in cells if isinstance(c, (int, float))]
+        need = max([len(name), *(len(format_value(c)) for c in cells)])
+        floor = max([len(name), *numbers]) if numbers else min(need, max(MIN_TEXT, min(len(name), 12)))
+        floors.append(min(floor, need))
+        needs.append(need)
+    # each column is padded by one cell either side; the vertical scrollbar takes two
+    spare = width - 2 - 2 * len(columns) - sum(floors)
+    limits = list(floors)
+    growing = [k for k in range(len(columns)) if needs[k] > limits[k]]
+    while spare > 0 and growing:
+        share = max(1, spare // len(growing))
+        for k in list(growing):
+            step = min(share, needs[k] - limits[k], spare)
+            limits[k] += step
+            spare -= step
+            if limits[k] >= needs[k]:
+                growing.remove(k)
+            if spare <= 0:
+                break
+    return [max(limit, 2) for limit in limits]
 
 
 class Confirm(ModalScreen[bool]):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import functools
 import os
+import re
 import shutil
 import sys
 from itertools import repeat
@@ -127,14 +128,95 @@ def render_terminal(tables: Sequence[Table], stream: TextIO = sys.stdout, limit:
     """Rich tables: numbers right-aligned and never cut, text columns cut with an ellipsis, notes under.
 
     On a narrow terminal number headers wrap onto lines and text columns give way; a table still wider
-    than the terminal (a 27-column launch summary on 80 columns) is shown one row per block, one
-    "column: value" line each, so nothing is cut and nothing wraps. COLUMNS sets the width of piped output.
+    than the terminal loses its rightmost number columns (a note names them) while that keeps a table,
+    else (a 27-column launch summary on 80 columns) is shown one row per block, one "column: value" line
+    each, so nothing is cut and nothing wraps. COLUMNS sets the width of piped output, which has no
+    trailing blanks.
     """
+    interactive = stream.isatty()
+    if not interactive:
+        stream = _TrimmedLines(stream)   # piped: no line padded with blanks to the table's width
+    try:
+        _render_terminal(tables, stream, limit, interactive)
+    finally:
+        if isinstance(stream, _TrimmedLines):
+            stream.close()
+
+
+class _TrimmedLines:
+    """A text stream that writes each line without its trailing blanks (rich pads every line of a table
+    to the table's width; in a file or a pipe that is noise, and diff and grep see it)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream, self.pending = stream, ""
+
+    _TRAILING = re.compile(r" +$", re.MULTILINE)   # in C: 200,000 rows of a table cost no Python call a line
+
+    def write(self, text: str) -> int:
+        whole = self.pending + text
+        cut = whole.rfind("\n") + 1
+        if cut:
+            self.stream.write(self._TRAILING.sub("", whole[:cut]))
+        self.pending = whole[cut:]
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        return False
+
+    def close(self) -> None:   # the last line, when it had no newline; the stream itself stays open
+        if self.pending:
+            self.stream.write(self.pending.rstrip(" "))
+            self.pending = ""
+        self.stream.flush()
+
+
+def _print_note(console, note: str) -> None:
+    """`  note: ...`, its further lines indented under its first word (rich's fold started them at column 0)."""
+    import textwrap
+
+    from rich.text import Text
+
+    lead = "  note: "
+    lines = textwrap.wrap(printable(note), max(20, console.width - len(lead)), break_on_hyphens=False) or [""]
+    console.print(Text("\n".join([lead + lines[0], *(" " * len(lead) + line for line in lines[1:])]), style="dim"),
+                  overflow="fold", crop=False)
+
+
+def _drop_to_fit(headers: list[str], cells: list[list[str]], numeric: list[bool], width: int) -> list[int] | None:
+    """The columns to keep so that a table wider than the terminal fits as a table: a summary's spread
+    (StdDev, Max, Min, Med, the last first) goes, what a reader needs first stays (time share, total,
+    count, average and the names: a kernel summary is read down, rows compared, which blocks of 11 lines
+    a row defeat). None: no spread to leave out, or the table does not fit without it either (then one
+    block per row, every column)."""
+    keep = list(range(len(headers)))
+    spread = [i for i in keep if numeric[i] and headers[i].split(" ")[0] in SPREAD_COLUMNS]
+    if not spread or all(numeric):
+        return None
+    for drop in sorted(spread, key=lambda i: (SPREAD_COLUMNS.index(headers[i].split(" ")[0]), -i)):
+        keep.remove(drop)
+        kept_widths = _column_widths([headers[i] for i in keep], [[row[i] for i in keep] for row in cells],
+                                     [numeric[i] for i in keep], width)
+        for gap in (COLUMN_GAP, NARROW_COLUMN_GAP):
+            fixed = _fixed_widths(kept_widths, [numeric[i] for i in keep], width, gap)
+            # the names keep a third of the width: a kernel cut to 16 characters names nothing
+            if sum(fixed) + gap * len(fixed) <= width and \
+                    all(f >= min(w, max(TEXT_COLUMN_MIN, width // 3)) for f, w, n in
+                        zip(fixed, kept_widths, [numeric[i] for i in keep]) if not n):
+                return keep
+    return None
+
+
+SPREAD_COLUMNS = ("StdDev", "Max", "Min", "Med")   # nsys' summary columns, left out in this order to fit
+
+
+def _render_terminal(tables: Sequence[Table], stream: TextIO, limit: int | None, interactive: bool) -> None:
     from rich import box
     from rich.table import Table as RichTable
     from rich.text import Text
 
-    interactive = stream.isatty()
     # COLUMNS where it is a positive number, else the terminal's width; piped output with neither is not
     # squeezed to 80 columns but made wide enough for kernel names. (rich alone would print nothing for
     # COLUMNS=0.)
@@ -153,17 +235,30 @@ def render_terminal(tables: Sequence[Table], stream: TextIO = sys.stdout, limit:
         widths = _column_widths(headers, cells, numeric, probe.width)
         console = _console_class()(file=stream, width=base_width, highlight=False, no_color=not interactive,
                                    soft_wrap=False)
-        for gap in (COLUMN_GAP, NARROW_COLUMN_GAP):
-            fixed = _fixed_widths(widths, numeric, console.width, gap)
-            if sum(fixed) + gap * len(fixed) <= console.width:
-                why = None if not any(fixed[i] < widths[i] for i, name in enumerate(table.columns)
-                                      if name in PROSE_COLUMNS) else PROSE_CUT
+        notes, names = list(table.notes), list(table.columns)   # (headers may be wrapped onto lines below)
+        for attempt in range(2):
+            for gap in (COLUMN_GAP, NARROW_COLUMN_GAP):
+                fixed = _fixed_widths(widths, numeric, console.width, gap)
+                if sum(fixed) + gap * len(fixed) <= console.width:
+                    why = None if not any(fixed[i] < widths[i] for i, name in enumerate(headers)
+                                          if name in PROSE_COLUMNS) else PROSE_CUT
+                    break
+            else:
+                why = WIDER_THAN_TERMINAL
+            keep = _drop_to_fit(names, cells, numeric, console.width) \
+                if why == WIDER_THAN_TERMINAL and attempt == 0 and not PROSE_COLUMNS & set(headers) else None
+            if keep is None:
                 break
-        else:
-            why = WIDER_THAN_TERMINAL
+            # a table with fewer columns, not blocks of 11 lines a row: rows are read down and compared
+            left_out = [names[i] for i in range(len(names)) if i not in keep]
+            headers, numeric, names = [names[i] for i in keep], [numeric[i] for i in keep], [names[i] for i in keep]
+            cells = [[row[i] for i in keep] for row in cells]
+            widths = _column_widths(headers, cells, numeric, probe.width)
+            notes.append(f"{len(left_out)} columns left out to fit {console.width} columns: {', '.join(left_out)} "
+                         "(a wider terminal or COLUMNS shows them; --format csv or json has every column)")
         if why is not None:
             direct = len(cells) > PLAIN_ROWS_FROM and not interactive
-            _render_records(console, title, table.columns, cells, table.notes, direct, why)
+            _render_records(console, title, names, cells, notes, direct, why)
             continue
         headers = [printable(h) if "\n" not in h else h for h in headers]  # (wrapped headers are ours)
         table_width = sum(fixed) + gap * (len(fixed) - 1) + 2
@@ -180,8 +275,8 @@ def render_terminal(tables: Sequence[Table], stream: TextIO = sys.stdout, limit:
             for row in cells:
                 grid.add_row(*(Text(_clip(cell, width)) for cell, width in zip(row, fixed)))
             console.print(grid)
-        for note in table.notes:
-            console.print(Text(f"  note: {printable(note)}", style="dim"), overflow="fold")
+        for note in notes:
+            _print_note(console, note)
         console.print()
 
 
@@ -366,5 +461,5 @@ def _render_records(console, title: str, columns: list[str], cells: list[list[st
             block.add_row(Text(printable(column)), Text(value))
         console.print(block)
     for note in notes:
-        console.print(Text(f"  note: {printable(note)}", style="dim"), overflow="fold")
+        _print_note(console, note)
     console.print()

@@ -87,6 +87,15 @@ def _by_uuid(hardware_gpus: Iterable[Mapping[str, Any]]) -> dict[str, Mapping[st
     return {str(g["uuid"]): g for g in hardware_gpus if isinstance(g, Mapping) and g.get("uuid")}
 
 
+def _by_index(records: Iterable[Mapping[str, Any]], *keys: str) -> list[Mapping[str, Any]]:
+    """`records` in GPU order (`keys`: the index fields, e.g. src then dst), as the workers' finishing order is
+    not: a Bench table listed GPU 1 before GPU 0. Records without an index go last, in their order."""
+    def key(record: Mapping[str, Any]) -> tuple:
+        values = [record.get(k) for k in keys]
+        return tuple((0, v) if isinstance(v, int) and not isinstance(v, bool) else (1, 0) for v in values)
+    return sorted(records, key=key)
+
+
 def _nvml_index(record: Mapping[str, Any], hardware: dict[str, Mapping[str, Any]]) -> int | None:
     gpu = hardware.get(str(record.get("uuid")))
     if gpu is not None and isinstance(gpu.get("index"), int):
@@ -104,7 +113,7 @@ def gpu_rows(bench: NodeBench, hardware_gpus: Iterable[Mapping[str, Any]] = ()) 
         if not values:
             continue
         median = statistics.median(values)
-        for g in bench.gpus:
+        for g in _by_index(bench.gpus, "index"):
             value = g.get(key)
             if not isinstance(value, (int, float)):
                 continue
@@ -177,7 +186,7 @@ def pair_rows(bench: NodeBench, hardware_gpus: Iterable[Mapping[str, Any]], matr
     hardware = _by_uuid(hardware_gpus)
     speed = nvlink_speed_gb_s(nvlink_status)
     rows = []
-    for p in bench.pairs:
+    for p in _by_index(bench.pairs, "src", "dst"):
         expect = link_expectation(hardware.get(str(p.get("src_uuid"))), hardware.get(str(p.get("dst_uuid"))),
                                   matrix, speed)
         nominal = expect["nominal_gb_s"]
@@ -209,7 +218,7 @@ def host_rows(bench: NodeBench, hardware_gpus: Iterable[Mapping[str, Any]],
               affinity: Mapping[str, Mapping[str, str]] | None = None) -> list[dict[str, Any]]:
     hardware = _by_uuid(hardware_gpus)
     rows = []
-    for h in bench.host_links:
+    for h in _by_index(bench.host_links, "index"):
         hw = hardware.get(str(h.get("uuid")), {})
         nominal = pcie_nominal_gb_s(hw.get("pcie_gen_max"), hw.get("pcie_width_max"))
         numa = ((affinity or {}).get(f"GPU{hw.get('index')}") or {}).get("numa_affinity") if hw else None

@@ -28,6 +28,24 @@ def _one_line(text: str) -> str:
     return _CONTROL.sub(" ", str(text)).strip()
 
 
+def _for_terminal(line: str, stream: TextIO) -> str:
+    """On a terminal, `line` wrapped at words to its width (continuations indented), as the terminal
+    would otherwise break it inside a word ("NVML Share" / "d Library"); into a pipe (the console
+    parses these lines) it stays one line."""
+    try:
+        if not stream.isatty():
+            return line
+    except (AttributeError, ValueError, OSError):
+        return line
+    import shutil
+    import textwrap
+    width = shutil.get_terminal_size().columns
+    if len(line) <= width or width < 20:
+        return line
+    return "\n".join(textwrap.wrap(line, width, subsequent_indent="    ", break_on_hyphens=False,
+                                    break_long_words=True))
+
+
 class Emitter:
     """Writes the lines when `enabled` (aiperf-triage: on a terminal, or with --progress)."""
 
@@ -41,9 +59,10 @@ class Emitter:
         if not self.enabled:
             return
         stream = self.stream or sys.stderr
+        line = f"{PREFIX} {kind} {_one_line(text)}"
         try:
             with self._lock:
-                stream.write(f"{PREFIX} {kind} {_one_line(text)}\n")
+                stream.write(_for_terminal(line, stream) + "\n")
                 stream.flush()
         except (OSError, ValueError):
             pass  # stderr closed: the archive matters more than the progress

@@ -13,6 +13,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
+from aiperf_lab.console.view_model import break_identifier
 from aiperf_lab.console.widgets import TableView, chrome_top, grade_text
 from aiperf_lab.metrics.tables import Table
 
@@ -104,12 +105,27 @@ class ResultsScreen(Screen):
         view.export_dir = export_dir
         options = self.query_one(OptionList)
         options.clear_options()
-        options.add_options([Option(Text(f"{t.name} ({t.count if isinstance(t, SavedTable) else len(t.rows)})"),
-                                    id=str(i)) for i, t in enumerate(tables)])
+        self._labels_width = self._list_width()
+        options.add_options([Option(self._label(t), id=str(i)) for i, t in enumerate(tables)])
         view.show(_shown(tables[0]) if tables else None)
         if tables:
             options.highlighted = 0
             options.focus()
+
+    def _list_width(self) -> int:
+        # before the first layout the list is at its narrowest (min-width 18, less border and padding)
+        return self.query_one("#results-tables", OptionList).scrollable_content_region.width or 14
+
+    def _label(self, table) -> Text:
+        count = table.count if isinstance(table, SavedTable) else len(table.rows)
+        return Text(break_identifier(f"{table.name} ({count})", self._list_width()))
+
+    def on_resize(self) -> None:
+        if getattr(self, "tables", None) and self._list_width() != self._labels_width:
+            self._labels_width = self._list_width()
+            options = self.query_one(OptionList)
+            for i, table in enumerate(self.tables):
+                options.replace_option_prompt_at_index(i, self._label(table))
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         if event.option_id is not None and self.tables:

@@ -105,6 +105,8 @@ class RunScreen(Screen):
         session = self.app.ctx.run
         if session is None:
             return "no run yet"
+        if session.error and not session.running:
+            return "no run: it did not start"   # nothing ran, so there is no energy to speak of, n/a or not
         return f"run energy {self._energy_so_far(session)}"
 
     def _energy_so_far(self, session) -> str:

@@ -9,7 +9,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Checkbox, Footer, Input, Log, Static
 
-from aiperf_lab.console.view_model import elapsed
+from aiperf_lab.console.view_model import elapsed, wrap_lines
 from aiperf_lab.console.widgets import InOrderInput, chrome_top
 
 
@@ -116,7 +116,10 @@ class TriageScreen(Screen):
             return
         lines = triage.lines.drain()
         if lines:
-            self.query_one("#triage-log", Log).write_lines(lines)
+            log = self.query_one("#triage-log", Log)
+            # wrapped at words to the log's width, as the Run screen's log: a long line is never cut off
+            width = log.scrollable_content_region.width or self.app.size.width - 4
+            log.write_lines(wrap_lines(lines, width - 1))
         if triage.running:
             state = f"running {elapsed(triage.elapsed())} of {triage.duration_s:g} s"
         elif triage.archive:
