@@ -25,8 +25,8 @@ def demo_run(name: str):
     return load_run(next(DEMO_RUNS.glob(f"*-{name}")))
 
 
-def test_a_compare_at_80_columns_shows_every_compared_column_and_cuts_the_names(tmp_path):
-    """Every text cell was cut at half the view, so run_diff's After column was off-screen."""
+def demo_compare_at_80x24(tmp_path, read):
+    """Open the demo's 06-ex08 baseline-against-optimized compare in Results at 80x24; return read(app)."""
     from aiperf_lab.labs.history import compare_runs
 
     before, after = demo_run("06-ex08-expert-systems-baseline"), demo_run("06-ex08-expert-systems-optimized")
@@ -37,9 +37,14 @@ def test_a_compare_at_80_columns_shows_every_compared_column_and_cuts_the_names(
             app.show_tables("compare", compare_runs(before, after), "compare-x")
             await wait_until(pilot, lambda: isinstance(app.screen, ResultsScreen))
             await pilot.pause(0.3)
-            return screen_lines(app)
+            return read(app)
 
-    lines = asyncio.run(scenario())
+    return asyncio.run(scenario())
+
+
+def test_a_compare_at_80_columns_shows_every_compared_column_and_cuts_the_names(tmp_path):
+    """Every text cell was cut at half the view, so run_diff's After column was off-screen."""
+    lines = demo_compare_at_80x24(tmp_path, screen_lines)
     text = "\n".join(lines)
     header = next(line for line in lines if "Quantity" in line)
     for column in ("Before", "After", "Change", "After/Before"):
@@ -69,20 +74,11 @@ def test_a_table_name_breaks_after_an_underscore_or_at_a_space(name, lines):
 
 def test_the_results_list_never_breaks_a_table_name_inside_a_word(tmp_path):
     """`measurement_dif` / `f (22)` and `cuda_gpu_kern` / `_sum (16)` at 80 columns."""
-    from aiperf_lab.labs.history import compare_runs
+    def results_list(app) -> list[str]:
+        region = app.screen.query_one("#results-tables").region
+        return [line[region.x:region.right].strip("▊▎▔▁ ") for line in screen_lines(app)[region.y:region.bottom]]
 
-    before, after = demo_run("06-ex08-expert-systems-baseline"), demo_run("06-ex08-expert-systems-optimized")
-
-    async def scenario():
-        app = make_app(tmp_path)
-        async with app.run_test(size=(80, 24)) as pilot:
-            app.show_tables("compare", compare_runs(before, after), "compare-x")
-            await wait_until(pilot, lambda: isinstance(app.screen, ResultsScreen))
-            await pilot.pause(0.3)
-            region = app.screen.query_one("#results-tables").region
-            return [line[region.x:region.right].strip("▊▎▔▁ ") for line in screen_lines(app)[region.y:region.bottom]]
-
-    listed = [line for line in asyncio.run(scenario()) if line]
+    listed = [line for line in demo_compare_at_80x24(tmp_path, results_list) if line]
     assert "measurement_" in listed and "diff (22)" in listed, listed
     assert not any(line.startswith("_") or line.startswith("f (") for line in listed), listed
 
