@@ -36,6 +36,10 @@ def _hidden_everywhere(argv: list[str], secret: str) -> None:
 
 
 TOOL_FORMS = [
+    (["poetry", "config", "http-basic.corp", "alice", V], V),                      # (rt8 L2)
+    (["poetry", "config", "pypi-token.pypi", V], V),
+    (["dvc", "remote", "modify", "--local", "store", "secret_access_key", V], V),
+    (["dvc", "remote", "modify", "store", "password", V], V),
     (["npm", "config", "set", "//registry.npmjs.org/:_authToken", V], V),
     (["npm", "config", "set", "//npm.corp.example/:_password", V], V),
     (["npm", "config", "set", "_authToken", V], V),
@@ -130,6 +134,10 @@ def test_values_inside_an_argument_are_known(argv):
     ["npm", "config", "get", "//registry.npmjs.org/:_authToken"],
     ["wandb", "login", "--relogin"],
     ["wandb", "login", "--host", "https://wandb.corp.example"],
+    ["poetry", "config", "virtualenvs.in-project", "true"],
+    ["poetry", "config", "http-basic.corp", "alice"],
+    ["dvc", "remote", "modify", "store", "url", "s3://bucket/path"],
+    ["dvc", "remote", "modify", "--local", "store", "region", "us-east-1"],
     ["timeout", "5", "python", "train.py", "--lr", "3e-4"],
     ["nice", "-n", "10", "stdbuf", "-oL", "nohup", "python", "x.py"],
 ])

@@ -191,8 +191,9 @@ def _tool_positional_pieces(argv: list[str], i: int) -> list[tuple[int, int, int
     """A tool whose password is a positional argument, when argv[i] starts it: `net use [Z:] \\\\srv\\share PASSWORD
     /user:bob` (Windows), `htpasswd -b[c] FILE USER PASSWORD` (`-nb USER PASSWORD`), `aws configure set NAME VALUE`
     and `npm|pnpm|yarn config set NAME VALUE` with a secret's NAME (`//registry.npmjs.org/:_authToken`), Oracle's
-    `sqlplus user/PASSWORD[@db]` (sqlldr, expdp, impdp, rman too), `gh secret set NAME --body|-b VALUE`.
-    None when argv[i] starts none of them."""
+    `sqlplus user/PASSWORD[@db]` (sqlldr, expdp, impdp, rman too), `gh secret set NAME --body|-b VALUE`, `poetry config
+    http-basic.REPO USER PASSWORD` (and `pypi-token.REPO TOKEN`), `dvc remote modify [--local] REMOTE NAME VALUE` with a
+    secret's NAME. None when argv[i] starts none of them."""
     base = os.path.basename(argv[i]).lower().removesuffix(".exe")
     rest = argv[i + 1:]
     if base in RDP_TOOLS:
@@ -225,6 +226,18 @@ def _tool_positional_pieces(argv: list[str], i: int) -> list[tuple[int, int, int
         name, value = rest[2], rest[3]
         if _assigned_secret_at(f"{CONFIG_NAME_SPLIT.split(name)[-1]}={value}") is not None:
             return [(i + 4, 0, len(value))]
+        return []
+    if base == "poetry" and rest[:1] == ["config"]:
+        # `poetry config http-basic.REPO USER PASSWORD`, `poetry config pypi-token.REPO TOKEN`
+        words = [j for j in range(i + 2, len(argv)) if not argv[j].startswith("-")]
+        setting = argv[words[0]].lower() if words else ""
+        at = 2 if setting.startswith("http-basic.") else 1 if setting.startswith("pypi-token.") else 0
+        return [(words[at], 0, len(argv[words[at]]))] if at and len(words) > at else []
+    if base == "dvc" and [w.lower() for w in rest[:2]] == ["remote", "modify"]:
+        # `dvc remote modify [--local] REMOTE NAME VALUE` with a secret's NAME (secret_access_key, password, ...)
+        words = [j for j in range(i + 3, len(argv)) if not argv[j].startswith("-")]
+        if len(words) >= 3 and _assigned_secret_at(f"{argv[words[1]]}={argv[words[2]]}") is not None:
+            return [(words[2], 0, len(argv[words[2]]))]
         return []
     if base == "net" and rest[:1] and rest[0].lower() == "use":
         for j in range(i + 2, len(argv)):
