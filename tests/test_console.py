@@ -31,6 +31,7 @@ from aiperf_lab.console.screens.run import ConfirmCancel, RunScreen  # noqa: E40
 from aiperf_lab.console.screens.triage import TriageScreen  # noqa: E402
 from aiperf_lab.labs.runner import CheckResult, RunRecord  # noqa: E402
 from aiperf_lab.metrics.telemetry.synthetic import SyntheticFeed  # noqa: E402
+from test_console_truth import replay_triage_progress  # noqa: E402
 
 
 class FakeRunner:
@@ -342,7 +343,6 @@ def test_triage_screen_runs_a_bundle_and_shows_the_archive(tmp_path, monkeypatch
 
 
 def test_triage_screen_shows_parts_findings_and_the_archive_from_the_progress_lines(tmp_path, monkeypatch):
-    from aiperf_lab.console import sessions
     from aiperf_lab.triage.bundle import CollectorRecord
     from aiperf_lab.triage.findings import Finding
     from aiperf_lab.triage.progress import Emitter
@@ -357,9 +357,7 @@ def test_triage_screen_shows_parts_findings_and_the_archive_from_the_progress_li
     emit.coverage("trace covers 0-20 s of 20 s (812 kernels, 40 NVTX ranges, workload 0-20 s)")
     emit.finding(Finding("persistence_off", "info", "GPU 0 ([REDACTED]): persistence mode is off", ""))
     emit.archive(Path("/tmp/out/aiperf-triage-test.tar.gz"))
-    script = (f"import sys\nsys.stderr.write({buffer.getvalue()!r})\nsys.stderr.flush()\n"
-              "print('/tmp/out/aiperf-triage-test.tar.gz')\n")
-    monkeypatch.setattr(sessions.TriageSession, "argv", lambda self: [sys.executable, "-c", script])
+    replay_triage_progress(monkeypatch, buffer.getvalue(), "/tmp/out/aiperf-triage-test.tar.gz")
 
     async def scenario():
         app = make_app(tmp_path)

@@ -13,7 +13,7 @@ from aiperf_lab.console.context import DEMO_RUNS  # noqa: E402
 from aiperf_lab.console.screens.results import ResultsScreen  # noqa: E402
 from aiperf_lab.console.view_model import break_identifier  # noqa: E402
 from aiperf_lab.console.widgets import column_limits  # noqa: E402
-from test_console_truth import make_app, wait_until  # noqa: E402
+from test_console_truth import make_app, replay_triage_progress, wait_until  # noqa: E402
 
 
 def screen_lines(app) -> list[str]:
@@ -125,12 +125,10 @@ def test_the_triage_log_has_room_at_80x24_and_wraps_at_words(tmp_path, monkeypat
     """The log was one line tall at 80x24 once a bundle was done (the parts listed over three lines and the
     archive said twice above it), and a long line was cut at its right edge."""
     import io
-    import sys
     from pathlib import Path
 
     from textual.widgets import Log
 
-    from aiperf_lab.console import sessions
     from aiperf_lab.triage.bundle import CollectorRecord
     from aiperf_lab.triage.findings import Finding
     from aiperf_lab.triage.progress import Emitter
@@ -146,9 +144,7 @@ def test_the_triage_log_has_room_at_80x24_and_wraps_at_words(tmp_path, monkeypat
     emit.finding(Finding("no_driver", "warning", "no NVIDIA driver: NVML Shared Library Not Found", ""))
     emit.phase("archive")
     emit.archive(Path("/tmp/out/aiperf-triage-test.tar.gz"))
-    script = (f"import sys\nsys.stderr.write({buffer.getvalue()!r})\nsys.stderr.flush()\n"
-              "print('/tmp/out/aiperf-triage-test.tar.gz')\n")
-    monkeypatch.setattr(sessions.TriageSession, "argv", lambda self: [sys.executable, "-c", script])
+    replay_triage_progress(monkeypatch, buffer.getvalue(), "/tmp/out/aiperf-triage-test.tar.gz")
 
     async def scenario():
         app = make_app(tmp_path)

@@ -89,6 +89,15 @@ def _cpu_only_feed():
     return feed
 
 
+def replay_triage_progress(monkeypatch, progress: str, archive: str) -> None:
+    """The console's triage session runs a child that writes `progress` (triage's Emitter lines) to stderr and
+    prints `archive` as its last stdout line, as aiperf-triage does, instead of aiperf-triage itself."""
+    from aiperf_lab.console import sessions
+
+    script = f"import sys\nsys.stderr.write({progress!r})\nsys.stderr.flush()\nprint({archive!r})\n"
+    monkeypatch.setattr(sessions.TriageSession, "argv", lambda self: [sys.executable, "-c", script])
+
+
 async def wait_until(pilot, condition, timeout=10.0):
     deadline = time.monotonic() + timeout
     while not condition():
