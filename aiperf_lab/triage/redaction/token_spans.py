@@ -8,7 +8,7 @@ import re
 from typing import Callable
 
 from .names import is_hex_key, looks_generated, looks_like_password
-from .spans import REDACTED, Span
+from .spans import REDACTED, Span, has
 from .tokens import INNER_LITERAL_TOKENS, PROVIDER_PATTERNS, PROVIDER_PREFIX_LENGTHS, TELEGRAM_BOT_ID, _starts_token
 
 
@@ -119,7 +119,7 @@ def _context_shape_spans(text: str, present: set[str]) -> list[Span]:
     if "AKIA" in present or "ASIA" in present:
         spans.extend(_beside_spans(text, AWS_KEY_ID, AWS_SECRET_BESIDE, _mixed_key, "aws secret key"))
     spans.extend(_beside_spans(text, TWILIO_ACCOUNT_SID, TWILIO_TOKEN_BESIDE, lambda v: True, "twilio auth token"))
-    if "password" in text:  # (the pattern is led by a newline: a test for its word first)
+    if has(text, "password"):  # (the pattern is led by a newline: a test for its word first)
         looks_like_key = _looks_like_key
         spans.extend((m.start("value") - 1, m.end("value") - 1, REDACTED, "secret-named value", m.start())
                      for m in NETRC_PASSWORD_LINE.finditer("\n" + text) if looks_like_key(m.group("value")))
