@@ -46,6 +46,8 @@ PLANTED = {
     "\x1b]8;;https://u:Os8cLi3nKp@h/\x07link\x1b]8;;\x07\n": "Os8cLi3nKp",
     "HF token hf_Qw3rTy7uIoPaSdFgHjKlZxCvBnM12345 and its start hf_Qw3rTy7uIoPa\n": "Qw3rTy7uIoPa",
     "| db_password | Az9cLiTb4lEq |\n": "Az9cLiTb4lEq",
+    "license " + "0123456789abcdef" * 2 + "0123NRAL\n": "0123456789abcdef0123",
+    "jira ATATT3" + "xY7z" * 30 + "\n": "xY7z" * 30,
 }
 
 
