@@ -209,3 +209,53 @@ def test_every_source_file_a_walkthrough_names_is_there_from_the_repository_root
              for m in re.findall(r"`([\w./-]+\.py)`", md.read_text(encoding="utf-8"))}
     assert "aiperf_lab/labs/workloads/nvrtc_transpose.py" in named
     assert [p for p in sorted(named) if not (root / p).is_file()] == []
+
+
+def test_a_long_replay_name_is_shortened_in_the_middle_and_the_header_stays_three_lines(tmp_path):
+    """`--replay` of a recording with a long name: its notice took 3 lines at 80x24 (5 header lines).
+    Now one line, the name cut in its middle; the whole path is in the help (?)."""
+    import shutil
+
+    from aiperf_lab.console.app import LabConsole
+    from aiperf_lab.console.cli import build_parser, make_context
+    from conftest import DATA
+
+    name = "telemetry_2026-11-23_h100_llama3_8b_training_run_with_fsdp_and_activation_checkpointing.csv"
+    recording = tmp_path / name
+    shutil.copy(DATA / "h100" / "energy_04ex03_stall_telemetry.csv", recording)
+    ctx = make_context(build_parser().parse_args(["--runs-dir", str(tmp_path / "runs"), "--replay", str(recording)]))
+
+    async def scenario():
+        app = LabConsole(ctx)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause(0.3)
+            narrow = screen_lines(app)[:3]
+            await pilot.press("question_mark")
+            await pilot.pause(0.3)
+            helped = str(app.screen.query_one("#help-replay").render())
+            await pilot.press("escape")
+            await pilot.resize_terminal(200, 24)
+            await pilot.pause(0.3)
+            return narrow, helped, screen_lines(app)[:3]
+
+    try:
+        narrow, helped, wide = asyncio.run(scenario())
+    finally:
+        ctx.feed.close()
+    header = "\n".join(narrow)
+    notice = narrow[1].strip()
+    assert notice.startswith("REPLAY of telemetry_2026-11-") and "…" in notice, header
+    assert notice.endswith("checkpointing.csv (looped), not live telemetry") and len(notice) <= 78, header
+    assert narrow[2].strip().startswith("GPU0 "), header                  # the live line is the third
+    assert f"REPLAY of {name} (looped), not live telemetry" in wide[1]    # whole where it fits
+    assert helped == f"Telemetry replayed from: {recording}"
+
+
+@pytest.mark.parametrize("name, width, expected", [
+    ("short.csv", 20, "short.csv"),
+    ("abcdefghijklmnopqrstuvwxyz.csv", 12, "abcdef…z.csv"),
+    ("abcdefghijklmnopqrstuvwxyz.csv", 2, "a…"),
+])
+def test_middle_ellipsis_keeps_the_start_and_the_end(name, width, expected):
+    from aiperf_lab.console.view_model import middle_ellipsis
+    assert middle_ellipsis(name, width) == expected

@@ -89,7 +89,7 @@ def make_context(args: argparse.Namespace):
         from aiperf_lab.labs.runner import visible_gpu_count
 
         ctx = ConsoleContext(feed, runs_dir=args.runs_dir, history_dirs=history, notice=notice, notice_short=short,
-                             demo=args.demo,
+                             notice_name=None if args.demo else path.name, replay_path=path.absolute(), demo=args.demo,
                              ascii_only=ascii_only, gpu_here=visible_gpu_count() > 0)
         if args.demo:
             newest = sorted(DEMO_RUNS.glob("*/run.json"))

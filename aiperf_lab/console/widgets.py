@@ -32,15 +32,18 @@ class Notice(Static):
         self._fit()
 
     def _fit(self) -> None:
-        """The whole notice where it fits in one line, else its short form (one line at 80 columns)."""
+        """The whole notice where it fits in one line, else its short form, else the file name in it
+        shortened in the middle (the help names the whole path): always one line."""
+        from aiperf_lab.console.view_model import fit_notice
         ctx = getattr(self.app, "ctx", None)
-        notice = (ctx.notice if ctx is not None else None) or ""
+        if ctx is None or not ctx.notice:
+            return
         room = (self.size.width or self.app.size.width) - 2      # padding 0 1
-        if len(notice) > room and ctx.notice_short:
-            notice = ctx.notice_short
+        notice = fit_notice(ctx.notice, room, ctx.notice_short, ctx.notice_name)
         if notice != self._said:
             self._said = notice
-            self.update(Text(notice))   # it names files, whose names may hold brackets
+            # Text: it names files, whose names may hold brackets; one line, whatever is left cut at its end
+            self.update(Text(notice, no_wrap=True, overflow="ellipsis"))
 
 
 class TopBar(Widget):
