@@ -75,10 +75,12 @@ class GradedRunner:
         return record
 
 
-def make_app(tmp_path, runner=None, gpus=2, gpu_here=True, ascii_only=False, history=None):
+def make_app(tmp_path, runner=None, gpus=2, gpu_here=True, ascii_only=False, history=None, notice=None):
+    """The console on a synthetic feed of `gpus` GPUs (0: a CPU-only feed), runs in tmp_path/runs, run by
+    `runner` (else a GradedRunner); the console tests' one way to make an app."""
     feed = SyntheticFeed(gpus).fill(30) if gpus else _cpu_only_feed()
     ctx = ConsoleContext(feed, runs_dir=tmp_path / "runs", history_dirs=history or [tmp_path / "runs"],
-                         runner=runner or GradedRunner(), gpu_here=gpu_here, ascii_only=ascii_only)
+                         runner=runner or GradedRunner(), gpu_here=gpu_here, ascii_only=ascii_only, notice=notice)
     return LabConsole(ctx)
 
 
