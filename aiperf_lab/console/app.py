@@ -42,6 +42,8 @@ PALETTE_ACTIONS = [
     ("Sort by the column under the cursor", "Results, s: again sorts the other way", "results", "sort"),
     ("Export the table to CSV", "Results, e: what is shown, to a CSV file (the path is shown)", "results",
      "export"),
+    ("Open a profile file", "Results, o: a .nsys-rep, .sqlite, ncu or PyTorch file's tables, as aiperf-stats FILE",
+     "results", "open_file"),
     ("Mark the run as before", "History, m: the run to compare others with", "history", "mark"),
     ("Compare with the marked run", "History, c: time, energy, measurements, kernels", "history", "compare"),
     ("Reload the history", "History, g: read the run folders again", "history", "reload"),

@@ -365,3 +365,11 @@ def fit_notice(notice: str, room: int, short: str | None = None, name: str | Non
         keep = max(NAME_KEPT_MIN, len(name) - (len(notice) - room))
         return notice.replace(name, middle_ellipsis(name, keep), 1)
     return notice
+
+
+def one_line_error(exc: BaseException) -> str:
+    """An error as one line: the message of an input error as the commands print it, else its type too."""
+    from aiperf_lab.errors import InputError
+    from aiperf_lab.inputs import printable
+    text = str(exc) if isinstance(exc, InputError) else f"{type(exc).__name__}: {exc}"
+    return " ".join(printable(text).split())

@@ -45,6 +45,7 @@ A run's grade is the same everywhere: ✓ pass, ✗ failed, – not graded, with
 | / | filter rows by text (enter applies, escape clears) |
 | s | sort by the column under the cursor (again: the other way) |
 | e | export what is shown to CSV (the path is shown) |
+| o | open a profile file (.nsys-rep, .sqlite, .ncu-rep, ncu .csv, PyTorch .json, telemetry .csv, a run folder or triage bundle): type its path, enter; its tables are the overview `aiperf-stats FILE` prints |
 
 | key | History |
 |---|---|
