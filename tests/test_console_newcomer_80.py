@@ -259,3 +259,21 @@ def test_a_long_replay_name_is_shortened_in_the_middle_and_the_header_stays_thre
 def test_middle_ellipsis_keeps_the_start_and_the_end(name, width, expected):
     from aiperf_lab.console.view_model import middle_ellipsis
     assert middle_ellipsis(name, width) == expected
+
+
+def test_the_selected_exercise_says_one_fact_a_line_in_the_pane_at_80x24(tmp_path):
+    """The id, variant, size, profilers and where it runs were one run-on line, which the 40-column pane
+    broke mid-phrase: '... its code))   size:' / 'tiny (z)   profilers: none, nsys'."""
+    async def scenario():
+        app = make_app(tmp_path, gpu_here=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("down", "down")
+            await pilot.pause(0.3)
+            region = app.screen.query_one("#selection").region
+            return [line[region.x:region.right].strip() for line in screen_lines(app)[region.y:region.bottom]]
+
+    pane = asyncio.run(scenario())
+    assert pane[0] == "01-ex01-timeline-basics", pane
+    assert pane[1].startswith("variant: baseline (v): "), pane
+    assert "size: tiny (z)" in pane and "profilers: none, nsys" in pane, pane
+    assert "runs on the CPU at size tiny" in pane, pane
