@@ -109,6 +109,9 @@ def make_context(args: argparse.Namespace):
                           gpu_here=bool(feed.devices))
 
 
+PROFILE_READ_ELSEWHERE = "aiperf-stats reads it"   # how the telemetry package ends a profile's refusal
+
+
 def _checked_recording(path: Path, read_recording):
     """A recording fit to replay, or one line saying why not, before the screens start (the reasons are the
     telemetry package's: replay.why_not_replayable)."""
@@ -167,6 +170,10 @@ def run(argv: list[str]) -> int:
             args.checked_recording = _checked_recording(args.replay, read_recording)
         except OSError as exc:  # a 5,000-character name, no permission, a folder on the way that is a file
             raise InputError(f"--replay {short_path(args.replay)}: cannot read it ({exc.strerror or exc})") from None
+        except InputError as exc:
+            if str(exc).endswith(PROFILE_READ_ELSEWHERE):   # a profile: this console shows its tables too
+                raise InputError(f"{exc}, and so does this console: Results (4), o, its path") from None
+            raise
     if not sys.stdout.isatty() or not sys.stdin.isatty():
         raise InputError("needs a terminal (stdin and stdout); for scripts use --list-labs, "
                          "python -m aiperf_lab.labs, aiperf-stats or aiperf-triage")
