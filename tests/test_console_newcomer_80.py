@@ -277,3 +277,22 @@ def test_the_selected_exercise_says_one_fact_a_line_in_the_pane_at_80x24(tmp_pat
     assert pane[1].startswith("variant: baseline (v): "), pane
     assert "size: tiny (z)" in pane and "profilers: none, nsys" in pane, pane
     assert "runs on the CPU at size tiny" in pane, pane
+
+
+def test_the_run_screen_offers_o_tables_only_once_the_run_has_a_record(tmp_path):
+    """'o Tables' was in the footer under 'No run yet' and under a run that did not start, where o only
+    said there was nothing to show."""
+    async def scenario():
+        app = make_app(tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("3")
+            await pilot.pause(0.3)
+            before = screen_lines(app)[-1]
+            await pilot.press("1", "down", "down", "r")
+            await wait_until(pilot, lambda: app.ctx.run is not None and app.ctx.run.record is not None)
+            await pilot.pause(0.5)
+            return before, screen_lines(app)[-1]
+
+    before, after = asyncio.run(scenario())
+    assert "Tables" not in before, before
+    assert "o Tables" in after, after

@@ -238,5 +238,7 @@ class LabConsole(App):
         if not await self.screen.run_action(action):   # the key is hidden then; the palette still lists it
             if action == "cancel_run":
                 self.notify("nothing is running")
+            elif action == "open_results":
+                self.notify("no finished run to show yet")
             elif action == "stop":
                 self.notify("no bundle is being made")
