@@ -296,3 +296,18 @@ def test_the_run_screen_offers_o_tables_only_once_the_run_has_a_record(tmp_path)
     before, after = asyncio.run(scenario())
     assert "Tables" not in before, before
     assert "o Tables" in after, after
+
+
+def test_the_history_status_says_its_keys_in_one_line_at_80_columns(tmp_path):
+    """'7 runs (7 bundled demo runs, marked d). enter: open  m: mark as before  c:' / 'compare with the
+    marked one' took two lines at 80 columns, broken inside a key's phrase."""
+    async def scenario():
+        app = make_app(tmp_path, history=[DEMO_RUNS])
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("5")
+            await pilot.pause(0.3)
+            return screen_lines(app)[app.screen.query_one("#history-status").region.y]
+
+    first = asyncio.run(scenario()).strip()
+    runs = len(list(DEMO_RUNS.glob("*/run.json")))
+    assert first == f"{runs} runs ({runs} demo runs, marked d): enter opens, m marks before, c compares"

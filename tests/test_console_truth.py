@@ -226,7 +226,7 @@ def test_demo_history_tells_bundled_runs_from_local_ones(tmp_path):
             bundled = len(list(DEMO_RUNS.glob("*/run.json")))
             assert marks.count("d") == bundled and bundled >= 1 and marks.count("") == 1
             status = text_of(app.screen.query_one("#history-status"))
-            assert f"({bundled} bundled demo runs, marked d)" in status
+            assert f"({bundled} demo runs, marked d)" in status
             local = next(r for r in range(table.row_count) if str(table.get_cell_at((r, 0))) == "")
             table.move_cursor(row=local)
             await pilot.pause()
