@@ -311,3 +311,33 @@ def test_the_history_status_says_its_keys_in_one_line_at_80_columns(tmp_path):
     first = asyncio.run(scenario()).strip()
     runs = len(list(DEMO_RUNS.glob("*/run.json")))
     assert first == f"{runs} runs ({runs} demo runs, marked d): enter opens, m marks before, c compares"
+
+
+def test_a_kernel_summary_at_80_columns_names_the_cursors_kernel_under_the_table(tmp_path):
+    """cuda_gpu_kern_sum has eight number columns and the Name last: at 80 columns the numbers filled the
+    view and no kernel name was on screen, so no row said which kernel it was."""
+    from conftest import H200
+    from textual.widgets import DataTable
+
+    from aiperf_lab.metrics.sources import Overview
+
+    tables = Overview(str(H200 / "lm_forward.sqlite")).tables
+    kernels = next(t for t in tables if t.name == "cuda_gpu_kern_sum")
+
+    async def scenario():
+        app = make_app(tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            app.show_tables("lm_forward", [kernels], "lm")
+            await wait_until(pilot, lambda: isinstance(app.screen, ResultsScreen))
+            await pilot.pause(0.3)
+            data = app.screen.query_one("#table-data", DataTable)
+            data.focus()
+            data.move_cursor(row=2, column=1)
+            await pilot.pause(0.2)
+            visible = "\n".join(screen_lines(app)[:app.screen.query_one("#table-cell").region.y])
+            return visible, str(app.screen.query_one("#table-cell").render())
+
+    visible, under = asyncio.run(scenario())
+    name = kernels.rows[2][kernels.columns.index("Name")]
+    assert "sm80_xmma" not in visible                     # the Name column is past the right edge
+    assert under == f"Name: {name}"                       # the cursor's kernel, whole, under the table
