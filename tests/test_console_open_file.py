@@ -120,3 +120,10 @@ def test_a_file_it_cannot_read_is_one_line_and_the_path_stays_to_correct(opened,
 def test_a_home_relative_path_is_expanded(opened):
     _typed, shown = opened
     assert [name for name, _rows in shown["home-relative"]["tables"]] == ["ncu_summary"]
+
+
+def test_the_consoles_help_says_where_a_profile_file_opens():
+    from aiperf_lab.console.cli import build_parser
+
+    assert "A profile you have (.nsys-rep, .sqlite, ncu, PyTorch trace): Results (4), o, its path." in \
+        " ".join(build_parser().format_help().split())

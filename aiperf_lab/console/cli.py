@@ -9,7 +9,8 @@
 
 Without an NVIDIA driver it still starts: it says why in one line, shows CPU
 telemetry and the labs, and points to --demo. `--list-labs` imports no Textual,
-so scripts can ask for the catalog cheaply."""
+so scripts can ask for the catalog cheaply. A profile you have (.nsys-rep,
+.sqlite, ncu, PyTorch trace): Results (4), o, its path. Keys: ? in the app."""
 
 from __future__ import annotations
 
