@@ -4,12 +4,15 @@ a signal in triage's first instant."""
 from __future__ import annotations
 
 import builtins
+import json
 import os
 import signal
 import subprocess
 import sys
+import tarfile
 import threading
 import time
+from pathlib import Path
 
 from conftest import REPO
 
@@ -176,3 +179,62 @@ def _running(program: str, argument: str) -> list[int]:
             except OSError:
                 pass
     return found
+
+
+def test_output_left_behind_by_a_redactor_still_busy_is_said_and_counted(tmp_path, monkeypatch):
+    """Red team rt9 S1: a text slow to redact (terminal hyperlinks, 8 s of CPU per MB then) kept the redactor
+    inside one 1 MiB batch after finish() gave up on it: the log kept 1.1 of 6.3 MB and said nothing, as
+    the bytes left out were counted only when the redactor stopped. Now the log ends with a note of exactly
+    what was received and not written, and the redactor, once it returns, writes nothing more."""
+    from aiperf_lab.triage.redact import StreamRedactor
+
+    slow_feed = StreamRedactor.feed
+    fed = threading.Event()
+
+    def feed(self, text):
+        if fed.is_set():
+            time.sleep(1.0)   # every piece after the first: far slower than the wait allows
+        fed.set()
+        return slow_feed(self, text)
+
+    monkeypatch.setattr(StreamRedactor, "feed", feed)
+    monkeypatch.setattr(workload_output, "ABANDON_WAIT_S", 0.2)
+    log = RedactedLog(tmp_path / "stdout.log", Redactor({}), cap_bytes=1 << 24)
+    read_end, write_end = os.pipe()
+    log.attach(os.fdopen(read_end, "rb"))
+    backlog = b"".join(b"line %d\n" % i for i in range(100_000))   # ~0.8 MB: one batch, 13 pieces
+    writer = threading.Thread(target=lambda: (os.write(write_end, backlog), os.close(write_end)))
+    writer.start()
+    log.finish(redact_s=0.5)
+    writer.join(5)
+    text = (tmp_path / "stdout.log").read_text()
+    kept, _, note = text.partition("\n[last ")
+    assert note.endswith(" bytes left out: not redacted in time]\n"), text[-200:]
+    left_out = int(note.split()[0])
+    assert backlog.startswith(kept.encode()) and len(kept.encode()) + left_out == len(backlog) > left_out > 0
+    assert log.abandoned_bytes == left_out
+    time.sleep(1.5)   # the redactor returns from its piece: it must not write into the finished log
+    assert (tmp_path / "stdout.log").read_text() == text and os.listdir(tmp_path) == ["stdout.log"]
+
+
+def test_summary_says_when_output_was_left_out_for_want_of_time(tmp_path, monkeypatch):
+    """The same loss seen from the bundle: summary.md and workload.json say how much of the output was left
+    out and why (rt9 S1: only received_bytes against kept_bytes told, in workload.json)."""
+    from aiperf_lab.triage import cli
+    from aiperf_lab.triage.redact import StreamRedactor
+
+    slow_feed = StreamRedactor.feed
+    monkeypatch.setattr(StreamRedactor, "feed", lambda self, text: (time.sleep(0.3), slow_feed(self, text))[1])
+    monkeypatch.setattr(workload_output, "REDACT_WAIT_S", 0.3)
+    monkeypatch.setattr(workload_output, "ABANDON_WAIT_S", 0.1)
+    assert cli.main(["--duration", "5", "--no-nsys", "--output", str(tmp_path), "--", sys.executable, "-c",
+                     "[print('line', i) for i in range(200_000)]"]) == 0
+    (archive,) = tmp_path.glob("*.tar.gz")
+    with tarfile.open(archive) as bundle:
+        read = {Path(n).name: bundle.extractfile(n).read().decode() for n in bundle.getnames()
+                if n.endswith(("summary.md", "workload.json", "stdout.log"))}
+    state = json.loads(read["workload.json"])["logs"]["stdout.log"]
+    assert state["left_out_bytes"] > 0 and state["left_out_because"] == "not redacted in time"
+    assert f"- workload output: stdout.log: the last {state['left_out_bytes']} of {state['received_bytes']} bytes " \
+           "left out (not redacted in time; never written unredacted)" in read["summary.md"]
+    assert read["stdout.log"].endswith(f"[last {state['left_out_bytes']} bytes left out: not redacted in time]\n")
