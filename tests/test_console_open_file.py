@@ -127,3 +127,40 @@ def test_the_consoles_help_says_where_a_profile_file_opens():
 
     assert "A profile you have (.nsys-rep, .sqlite, ncu, PyTorch trace): Results (4), o, its path." in \
         " ".join(build_parser().format_help().split())
+
+
+def test_a_slow_open_answered_late_does_not_replace_what_was_asked_for_since(tmp_path, monkeypatch):
+    """A worker thread cannot be stopped: a big .nsys-rep still exporting when the user opened another file
+    would have replaced that file's tables when it finished."""
+    import threading
+
+    from aiperf_lab.metrics import sources
+
+    release = threading.Event()
+    real = sources.Overview
+
+    class SlowFirst(real):
+        def __init__(self, path):
+            if path.endswith("lm_forward.sqlite"):
+                release.wait(10)
+            super().__init__(path)
+
+    monkeypatch.setattr(sources, "Overview", SlowFirst)
+
+    async def scenario():
+        app = make_app(tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("4")
+            await wait_until(pilot, lambda: isinstance(app.screen, ResultsScreen))
+            box = app.screen.query_one("#results-open", Input)
+            for path in (PROFILES["nsys-export"], PROFILES["ncu-csv"]):
+                await pilot.press("o")
+                box.value = str(path)
+                await pilot.press("enter")
+            await wait_until(pilot, lambda: [t.name for t in app.screen.tables] == ["ncu_summary"])
+            release.set()
+            await pilot.pause(1.0)              # the slow one answers now
+            return [t.name for t in app.screen.tables], str(app.screen.query_one("#results-title").render())
+
+    names, title = asyncio.run(scenario())
+    assert names == ["ncu_summary"] and title.startswith(str(PROFILES["ncu-csv"]))

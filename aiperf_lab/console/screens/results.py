@@ -72,6 +72,7 @@ class ResultsScreen(Screen):
 
     def on_mount(self) -> None:
         self.tables: list[Table] = []
+        self._opening = 0        # the latest file asked for (o): only its answer is shown
         self.query_one("#results-open", Input).display = False
         self.sync()
 
@@ -83,6 +84,7 @@ class ResultsScreen(Screen):
         pending, self.app.ctx.results_pending = self.app.ctx.results_pending, None
         if pending is None:
             return
+        self._opening += 1       # a file still being opened must not replace what was asked for since
         if pending[0] == "run":
             self.load_run(pending[1])
         else:
@@ -181,10 +183,12 @@ class ResultsScreen(Screen):
             self.action_leave_open()
             return
         self.query_one("#results-title", Static).update(Text(f"opening {path} ..."))
-        self.run_worker(lambda: self._open(path), thread=True, group="open-file", exclusive=True,
-                        exit_on_error=False)
+        # a thread cannot be stopped: an earlier open still going must not replace this one's tables later
+        self._opening += 1
+        asked = self._opening
+        self.run_worker(lambda: self._open(path, asked), thread=True, group="open-file", exit_on_error=False)
 
-    def _open(self, typed: str) -> None:
+    def _open(self, typed: str, asked: int) -> None:
         """In a worker thread: the file is read (and an .nsys-rep exported) by metrics, as aiperf-stats does."""
         from aiperf_lab.cli_support import short_path
         from aiperf_lab.console.view_model import one_line_error
@@ -196,20 +200,24 @@ class ResultsScreen(Screen):
         except Exception as exc:   # one line, the screens stay: a bad file must not end the console
             said = one_line_error(exc)
             named = any(name in said for name in (typed, path, short_path(path)))   # metrics' messages name it
-            self.app.call_from_thread(self._open_failed, said if named else f"{short_path(typed)}: {said}")
+            self.app.call_from_thread(self._open_failed, said if named else f"{short_path(typed)}: {said}", asked)
             return
-        self.app.call_from_thread(self._opened, opened)
+        self.app.call_from_thread(self._opened, opened, asked)
 
-    def _open_failed(self, message: str) -> None:
+    def _open_failed(self, message: str, asked: int) -> None:
+        if asked != self._opening:
+            return
         self.query_one("#results-title", Static).update(Text(f"cannot open {message}"))
         box = self.query_one("#results-open", Input)
         box.display = True                # kept as typed, to fix and try again (escape leaves it)
         self.set_focus(box)
 
-    def _opened(self, opened) -> None:
+    def _opened(self, opened, asked: int) -> None:
         from aiperf_lab.cli_support import short_path
         from aiperf_lab.metrics.registry import KINDS
 
+        if asked != self._opening:
+            return
         self.query_one("#results-open", Input).display = False
         said = [*opened.notices, *(f"SKIPPED: {reason}" for reason in opened.skipped)]
         title = Text(short_path(opened.path.absolute()))
