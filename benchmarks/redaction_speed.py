@@ -249,6 +249,8 @@ CASES: dict[str, str | tuple] = {
     # red team rt8's S1: a block scalar's opener behind a log prefix, and a sequence's opener with its item, repeated
     "(rt8) '[rank0]: password: |' lines": "[rank0]: password: |\n",
     "(rt8) 'secrets:\\n- ' repeated": "secrets:\n- ",
+    # red team rt9's S1: terminal hyperlinks, one per line (ls --hyperlink=always, gcc's diagnostics, rich)
+    "(rt9) OSC 8 hyperlinks": "\x1b]8;;file://node-01/home/alice/run/ckpt_000123.pt\x1b\\ckpt_000123.pt\x1b]8;;\x1b\\\n",
 }
 
 

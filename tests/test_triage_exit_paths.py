@@ -238,3 +238,70 @@ def test_summary_says_when_output_was_left_out_for_want_of_time(tmp_path, monkey
     assert f"- workload output: stdout.log: the last {state['left_out_bytes']} of {state['received_bytes']} bytes " \
            "left out (not redacted in time; never written unredacted)" in read["summary.md"]
     assert read["stdout.log"].endswith(f"[last {state['left_out_bytes']} bytes left out: not redacted in time]\n")
+
+
+def test_a_redaction_that_raises_costs_its_piece_not_the_rest_of_the_log(tmp_path, monkeypatch):
+    """Red team rt9 X1 (fault injected: no input is known to make redaction raise): the log kept 1 of 4,000 lines,
+    with no note, and the redactor thread's traceback went to triage's stderr. Now the piece that raised is left out
+    (never written raw) with a one-line note in its place, and the output after it is kept."""
+    from aiperf_lab.triage.redact import StreamRedactor
+
+    feed = StreamRedactor.feed
+
+    def raising_feed(self, text):
+        if "BOOM" in text:
+            raise RuntimeError("a bug that quotes the text: BOOM")
+        return feed(self, text)
+
+    monkeypatch.setattr(StreamRedactor, "feed", raising_feed)
+    log = RedactedLog(tmp_path / "stdout.log", Redactor({}), cap_bytes=1 << 24)
+    read_end, write_end = os.pipe()
+    log.attach(os.fdopen(read_end, "rb"))
+    lines = [b"line %d\n" % i for i in range(40_000)]
+    lines[20_000] = b"BOOM\n"
+    output = b"".join(lines)
+    writer = threading.Thread(target=lambda: (os.write(write_end, output), os.close(write_end)))
+    writer.start()
+    log.finish()
+    writer.join(5)
+    text = (tmp_path / "stdout.log").read_text()
+    assert "BOOM" not in text and log.failed_because == "RuntimeError" and log.failed_bytes > 0
+    before, note, after = text.partition(f"\n[{log.failed_bytes} bytes left out here: redaction failed (RuntimeError)]\n")
+    assert note and before.startswith("line 0\n") and after.endswith("line 39999\n")
+    kept = (before + after).encode()
+    assert len(kept) + log.failed_bytes == len(output) and output.startswith(before.encode())
+    assert output.endswith(after.encode())
+
+
+def test_summary_says_where_redaction_failed(tmp_path, monkeypatch):
+    from aiperf_lab.triage import cli
+    from aiperf_lab.triage.redact import StreamRedactor
+
+    feed = StreamRedactor.feed
+    monkeypatch.setattr(StreamRedactor, "feed", lambda self, text: (
+        (_ for _ in ()).throw(ValueError("BOOM")) if "BOOM" in text else feed(self, text)))
+    assert cli.main(["--duration", "5", "--no-nsys", "--output", str(tmp_path), "--", sys.executable, "-c",
+                     "print('before'); print('BOOM', flush=True); import time; time.sleep(0.5); print('after')"]) == 0
+    (archive,) = tmp_path.glob("*.tar.gz")
+    with tarfile.open(archive) as bundle:
+        read = {Path(n).name: bundle.extractfile(n).read().decode() for n in bundle.getnames()
+                if n.endswith(("summary.md", "workload.json", "stdout.log"))}
+    state = json.loads(read["workload.json"])["logs"]["stdout.log"]
+    assert state["redaction_failed_bytes"] > 0 and state["redaction_failed_because"] == "ValueError"
+    assert (f"- workload output: stdout.log: {state['redaction_failed_bytes']} bytes left out where redaction failed "
+            "(ValueError; the log says where)") in read["summary.md"]
+    assert "BOOM" not in read["stdout.log"] and read["stdout.log"].endswith("after\n")
+
+
+def test_a_command_line_whose_redaction_raises_is_hidden_whole(monkeypatch):
+    """rt9 X1 on argv (fault injected): a rule that raises while the command line is read must not end the run; every
+    argument is hidden instead, and the report counts it."""
+    from aiperf_lab.triage.redaction import redactor as redactor_module
+
+    def broken(self, argv):
+        raise RuntimeError("a rule's bug")
+
+    monkeypatch.setattr(redactor_module.Redactor, "_redacted_argv", broken)
+    redactor = Redactor({})
+    assert redactor.argv(["python3", "train.py", "--lr", "0.1"]) == ["python3"] + ["[REDACTED]"] * 3
+    assert redactor.report()["rules_applied"] == {"command line not read (redaction failed)": 1}

@@ -56,7 +56,10 @@ class RedactedLog:
         self.kept_bytes = 0             # the final log's size, once finish() wrote it
         self.cap_bytes = cap_bytes
         self.segment_bytes = max(cap_bytes // 4, 1)
+        self._redactor = redactor
         self._stream = StreamRedactor(redactor)
+        self.failed_bytes = 0           # output left out where redaction raised (a bug): said in the log, never raw
+        self.failed_because = ""
         self._segments: list[Path] = []
         self._handle: BinaryIO | None = None
         self._written_in_segment = 0
@@ -152,14 +155,15 @@ class RedactedLog:
                     for start in range(0, len(raw), FEED_BYTES):
                         piece = raw[start:start + FEED_BYTES]
                         if self._abandon.is_set() or not self._write_fed(
-                                self._stream.feed(decoder.decode(piece)), len(piece)):
+                                self._redacted(self._stream.feed, decoder.decode(piece)), len(piece)):
                             break
                     waiting = True
                 else:   # idle a while with lines held for the next cut: let out what the hold rules allow
-                    self._write_fed(self._stream.flush(), 0)
+                    self._write_fed(self._redacted(self._stream.flush), 0)
                     flushed_at, waiting = time.monotonic(), False
             if self.error is None and not self._abandon.is_set():
-                self._write_fed(self._stream.feed(decoder.decode(b"", final=True)) + self._stream.close(), 0)
+                self._write_fed(self._redacted(self._stream.feed, decoder.decode(b"", final=True))
+                                + self._redacted(self._stream.close), 0)
         except (OSError, ValueError) as exc:  # a full disk: recorded, the workload goes on (the reader drops the rest)
             self._record(exc)
             self.cut_by_full_disk = self.cut_by_full_disk or full_disk(exc)
@@ -170,6 +174,20 @@ class RedactedLog:
                 self._queue_ready.notify_all()
             with self._write_lock:
                 self._close_segment()
+
+    def _redacted(self, step, *text: str) -> str:
+        """One step of the stream (feed, flush or close). Should redaction raise (a bug: no input is known to make it),
+        what the stream held and was given is left out, never written raw, and a one-line note stands in its place;
+        a fresh stream goes on with the rest of the output instead of the whole log ending there."""
+        held = self._stream.held_text
+        try:
+            return step(*text)
+        except Exception as exc:
+            self._stream = StreamRedactor(self._redactor)
+            size = len((held + "".join(text)).encode("utf-8", "replace"))
+            self.failed_bytes += size
+            self.failed_because = type(exc).__name__   # (its message could quote the text)
+            return f"\n[{size} bytes left out here: redaction failed ({self.failed_because})]\n"
 
     def _write_fed(self, text: str, raw_bytes: int) -> bool:
         """Write the redacted text of raw_bytes of output, unless finish() already gave up on the redactor."""
