@@ -50,7 +50,7 @@ The package, one job a module; an arrow is "imports from" (leaves first, no cycl
 
     names        which names say secret, value judgements (cannot_be_secret, looks_like_password)   (leaf)
     tokens       provider token shapes and their gates, as tables and patterns                  (leaf)
-    spans        Span, REDACTED and the labels, merging, CSI/name edits, cut helpers             (leaf)
+    spans        Span, REDACTED and the labels, merging, CSI/name edits, cut helpers, literal gates (leaf)
     hosts        --redact-hosts: own names/addresses/MACs, IPv4/IPv6/MAC/version judgements  -> names
     keys, dumps  private key blocks; hex/od/xxd dumps decoded                                 -> spans
     urls         URL userinfo, schemeless user:PASSWORD@host, escaped URLs                    -> spans

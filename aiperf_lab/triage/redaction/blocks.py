@@ -12,7 +12,7 @@ from typing import Callable
 from .assignments import PREFIXED_NEXT_VALUE, PREFIX_DIGITS, _HarmlessValues
 from .layouts import HADOOP_PROPERTY, PRINTED_VALUE_LIMIT, _item_is_secret, _looks_like_password_cached, _secret_value
 from .names import _secret_name_cached
-from .spans import REDACTED, Span, _edited
+from .spans import REDACTED, Span, _edited, has, has_any
 
 # A YAML sequence or block scalar under a secret's name, as a config dump prints it: `secrets:` then `  - X` lines (or
 # `- X` at the name's own indent), `private_key: |` / `password: >-` then the lines indented under it; and a flow
@@ -94,7 +94,7 @@ def _yaml_block_spans(text: str) -> list[Span]:
         if found:
             at = m.end()
             spans += [(at + start, at + end, REDACTED, "secret-named value", line_start) for start, end in found]
-    if "? " in text:
+    if has(text, "? "):
         spans += _yaml_complex_key_spans(text)
     if "[" in text or "{" in text:
         closes = {"[": -1, "{": -1}
@@ -146,7 +146,7 @@ def _prefixed_block_spans(text: str) -> list[Span]:
     """The YAML sequence / block scalar items, the value on the next line and Hadoop XML values (_yaml_block_spans,
     HADOOP_PROPERTY) of blocks whose every line has a log prefix (PREFIXED_OPENER), each block read without its
     prefixes."""
-    if ":\n" not in text and ": |" not in text and ": >" not in text and "</name>" not in text and ":\r\n" not in text:
+    if not has_any(text, (":\n", ": |", ": >", "</name>", ":\r\n")):
         return []
     spans: list[Span] = []
     edits: list[tuple[int, int, str]] = []

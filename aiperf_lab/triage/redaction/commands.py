@@ -9,7 +9,7 @@ import re
 
 from .assignments import AUTH_SCHEMES
 from .names import _secret_name_cached, cannot_be_secret, is_named_location, is_secret_flag
-from .spans import REDACTED, REDACTED_LOWER, Span
+from .spans import REDACTED, REDACTED_LOWER, Span, has, has_any
 
 
 HF_LOGINS = ("huggingface-cli login", "hf auth login", "hf login")
@@ -109,9 +109,9 @@ def _present_tools(text: str) -> set[str]:
     present = set()
     for tool in dict.fromkeys(tool for tools, _, _ in COMMAND_PASSWORD_FLAGS for tool in tools):
         last = tool.rpartition(" ")[2]
-        if last != tool and not (words[last] if last in words else words.setdefault(last, last in text)):
+        if last != tool and not (words[last] if last in words else words.setdefault(last, has(text, last))):
             continue
-        if tool in text:
+        if has(text, tool):
             present.add(tool)
     return present
 
@@ -200,13 +200,13 @@ def _printed_flag_spans(text: str) -> list[Span]:
             first = cut + 1
         if first < end and not kept[text[first:end]]:
             spans.append((first, end, REDACTED, "command-line password", start))
-    if "login" in text:
+    if has(text, "login"):
         spans.extend((m.start("value"), m.end("value"), REDACTED, "command-line password", m.start())
                      for m in TOOL_LOGIN_VALUE.finditer(text) if not kept[m.group("value")])
-        if "password-stdin" in text:  # (`echo ... | docker login`)
+        if has(text, "password-stdin"):  # (`echo ... | docker login`)
             spans.extend((m.start("value"), m.end("value"), REDACTED, "command-line password", m.start())
                          for m in ECHO_TO_STDIN.finditer(text) if not kept[m.group("value")])
-    if "mc alias set" in text or "config host add" in text:
+    if has_any(text, ("mc alias set", "config host add")):
         spans.extend((m.start("value"), m.end("value"), REDACTED, "command-line password", m.start())
                      for m in MC_ALIAS.finditer(text) if not kept[m.group("value")])
     for m in CONFIG_SET_VALUE.finditer(text):
@@ -246,31 +246,31 @@ def _database_spans(text: str, lower: str) -> list[Span]:
         if not cannot_be_secret(text[m.start(group):m.end(group)]):
             spans.append((m.start(group), m.end(group), REDACTED, "secret-named value", m.start()))
 
-    if "identified" in lower:
+    if has(lower, "identified"):
         for m in SQL_IDENTIFIED_BY.finditer(lower):
             add(m, "quoted" if m.group("quoted") is not None else "value")
-    if "password" in lower and "'" in text:
+    if "'" in text and has(lower, "password"):
         for m in SQL_PASSWORD.finditer(lower):
             add(m, "value")
-    if "auth" in lower:
+    if has(lower, "auth"):
         for m in REDIS_AUTH_LINE.finditer(lower):
             line_start = lower.rfind("\n", max(0, m.start() - 160), m.start()) + 1
             typed = text[m.start():m.start() + 4] == "AUTH" or lower[line_start:m.start()].rstrip().endswith(">")
             if typed and REDIS_PROMPT.fullmatch(lower, line_start, m.start()) is not None:
                 add(m, "value")
-        if '"auth"' in lower:
+        if has(lower, '"auth"'):
             for m in REDIS_MONITOR_AUTH.finditer(lower):
                 add(m, "second" if m.group("second") is not None else "first")
-        if "$4" in text:
+        if has(text, "$4"):
             for m in REDIS_WIRE_AUTH.finditer(lower):
                 add(m, "second" if m.group("second") is not None else "first")
-    if "pwd" in lower:
+    if has(lower, "pwd"):
         for m in MONGO_PWD.finditer(lower):
             line_start = lower.rfind("\n", max(0, m.start() - 300), m.start()) + 1
             line_end = lower.find("\n", m.end(), m.end() + 300)
             if "user" in lower[line_start:m.start()] or "user" in lower[m.end():line_end if line_end >= 0 else m.end() + 300]:
                 add(m, "value")
-    if "db.auth" in lower or "changeuserpassword" in lower:
+    if has_any(lower, ("db.auth", "changeuserpassword")):
         for m in MONGO_AUTH_CALL.finditer(lower):
             add(m, "value")
     return spans

@@ -11,7 +11,7 @@ from .assignments import (
     KUBECTL_SECRET_LINE, NAME_RUN_REVERSED, NOT_A_SECRET_REFERENCE, SNAKE_NAME, _assigned_secret_at, _name_before,
 )
 from .names import _secret_name_cached, cannot_be_secret, is_named_location, looks_like_password
-from .spans import REDACTED, Span
+from .spans import REDACTED, Span, has, has_any
 
 
 # ---- secrets as common tools print them: the name in one place, the value in another ------------------
@@ -116,7 +116,7 @@ def _env_item_spans(text: str) -> list[Span]:
     """`- name: DB_PASSWORD` then `value: X` (the next key of the same list item, on the line after or on
     the same line): X goes when the name is a secret name."""
     spans: list[Span] = []
-    if "ame" not in text or "alue" not in text:
+    if not has(text, "ame") or not has(text, "alue"):
         return spans
     secret_name = _secret_name_cached
     secret_value = _secret_value
@@ -138,7 +138,7 @@ def _shell_quoted_spans(text: str) -> list[Span]:
     """A secret-named variable's shell-quoted value through its escapes and adjacent quoted pieces, to its
     real closing quote: `declare -x DB_PASSWORD="a\\"b"`, `DB_PASSWORD=$'a\\nb'`, `X='a'"'"'b'`."""
     spans: list[Span] = []
-    if "=\"" not in text and "='" not in text and "=$'" not in text:
+    if not has_any(text, ("=\"", "='", "=$'")):
         return spans
     secret_name = _secret_name_cached
     secret_value = _secret_value
@@ -250,7 +250,7 @@ def _terraform_sensitive_spans(text: str) -> list[Span]:
     """terraform's `"sensitive": true, "type": "string", "value": "VALUE"`: the value of the same object (the
     next "value" key before the object's "}")."""
     spans: list[Span] = []
-    if "\"sensitive\"" not in text:
+    if not has(text, "\"sensitive\""):
         return spans
     next_value = next_close = -1
     for m in TERRAFORM_SENSITIVE.finditer(text):
@@ -287,7 +287,7 @@ def _name_value_table_spans(text: str) -> list[Span]:
     """PowerShell's `Get-ChildItem env:` table: a `Name  Value` header, a dashed line, then `NAME  VALUE`
     rows to the first blank line; a secret name's value goes."""
     spans: list[Span] = []
-    if ("Name " not in text and "Key " not in text) or "-----" not in text:
+    if not has_any(text, ("Name ", "Key ")) or not has(text, "-----"):
         return spans
     secret_name = _secret_name_cached
     secret_value = _secret_value
@@ -308,7 +308,7 @@ def _name_value_table_spans(text: str) -> list[Span]:
 def _xml_element_spans(text: str) -> list[Span]:
     """<password>VALUE</password>: an element whose tag is a secret name."""
     spans: list[Span] = []
-    if "</" not in text:
+    if not has(text, "</"):
         return spans
     for m in XML_ELEMENT.finditer(text):
         if _secret_name_cached(m.group("local")) and _secret_value(m.group("value")):
@@ -377,7 +377,7 @@ def _tool_listing_spans(text: str) -> list[Span]:
                 if _secret_value(value) and (pattern is ENV_LISTING_COMMAND or group != "bare"
                                              or _looks_like_password_cached(value)):
                     spans.append((start, end, REDACTED, "secret-named value", max(0, m.start() - shift)))
-    if " .." in text:
+    if has(text, " .."):
         for m in DOT_LEADER.finditer(text):
             name = _name_before(text, m.start(), m.start())
             value = m.group("value").rstrip()
@@ -385,15 +385,15 @@ def _tool_listing_spans(text: str) -> list[Span]:
                 spans.append((m.start("value"), m.start("value") + len(value), REDACTED, "secret-named value",
                               m.start() - len(name)))
     for shift, pattern, lined in ((1, TWO_COLUMNS, newline_first),
-                                  (0, PRINT_COLUMNS, text if ":print]" in text else "")):
+                                  (0, PRINT_COLUMNS, text if has(text, ":print]") else "")):
         for m in pattern.finditer(lined):
             value = m.group("value")
             if (_secret_name_cached(m.group("name")) and _looks_like_password_cached(value)
                     and _item_is_secret(m.group("name"), value)):
                 spans.append((m.start("value") - shift, m.end("value") - shift, REDACTED, "secret-named value",
                               max(0, m.start() - shift)))
-    if "<name>" in text:
-        patterns = (HADOOP_PROPERTY, HADOOP_PROPERTY_VALUE_FIRST) if "<value>" in text else (HADOOP_PROPERTY,)
+    if has(text, "<name>"):
+        patterns = (HADOOP_PROPERTY, HADOOP_PROPERTY_VALUE_FIRST) if has(text, "<value>") else (HADOOP_PROPERTY,)
         for pattern in patterns:
             for m in pattern.finditer(text):
                 group = "value" if m.group("value") is not None else "cdata"
@@ -401,7 +401,7 @@ def _tool_listing_spans(text: str) -> list[Span]:
                     spans.append((m.start(group), m.end(group), REDACTED, "secret-named value", m.start()))
     if "=" in text and "<" in text:
         spans += _xml_named_element_spans(text)
-    if "|" in text or "CREDENTIALS\t" in text or "eyName" in text:
+    if "|" in text or has_any(text, ("CREDENTIALS\t", "eyName")):
         spans += _cloud_cli_spans(text)
     if "," in text and "(" in text:
         for m in CONF_TUPLE.finditer(text):
@@ -430,13 +430,13 @@ def _cloud_cli_spans(text: str) -> list[Span]:
             value = m.group("value")
             if _secret_name_cached(m.group("name")) and _looks_like_password_cached(value) and _secret_value(value):
                 spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
-    if "CREDENTIALS\t" in text:
+    if has(text, "CREDENTIALS\t"):
         spans += [(m.start(group), m.end(group), REDACTED, "secret-named value", m.start())
                   for m in AWS_TEXT_CREDENTIALS.finditer(text) for group in ("secret", "token")]
-    if "keyName" in text:
+    if has(text, "keyName"):
         spans += [(m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
                   for m in AZ_KEY_JSON.finditer(text)]
-    if "KeyName " in text:
+    if has(text, "KeyName "):
         for m in AZ_KEYS_TABLE.finditer(text):
             offset = m.start("rows")
             for line in m.group("rows").split("\n"):
@@ -491,7 +491,7 @@ def _json_data_block_kind(text: str, at: int) -> str | None:
 def _yaml_data_block_spans(text: str) -> list[Span]:
     """`data:` / `stringData:` and the lines indented under it (a Secret as kubectl -o yaml prints it)."""
     spans: list[Span] = []
-    if "ata:" not in text:
+    if not has(text, "ata:"):
         return spans
     value_is_secret = _data_value_is_secret
     for m in DATA_BLOCK_YAML.finditer(text):
@@ -582,17 +582,17 @@ NEXT_LINE_VALUE = re.compile(r"[ \t]{0,16}[\"']?(?P<value>[^\s'\",;]{3,})")
 def _reordered_pair_spans(text: str) -> list[Span]:
     """Values named apart in the orders above; each pattern runs only where its literal is in the text."""
     spans: list[Span] = []
-    if "alue" in text and "ame" in text:
+    if has(text, "alue") and has(text, "ame"):
         for m in ENV_ITEM_VALUE_FIRST.finditer(text):
             group = "dq" if m.group("dq") is not None else "sq" if m.group("sq") is not None else "plain"
             if _secret_name_cached(m.group("name")) and _secret_value(m.group(group)):
                 spans.append((*m.span(group), REDACTED, "secret-named value", m.start()))
-    if "ParameterKey" in text:
+    if has(text, "ParameterKey"):
         for m in CFN_PARAMETER.finditer(text):
             group = "dq" if m.group("dq") is not None else "plain"
             if _secret_name_cached(m.group("name")) and _secret_value(m.group(group)):
                 spans.append((*m.span(group), REDACTED, "secret-named value", m.start()))
-    if "SecureString" in text:
+    if has(text, "SecureString"):
         for m in SECURE_STRING_VALUE.finditer(text):
             group = "after" if m.group("after") is not None else "before"
             if _secret_value(m.group(group)):

@@ -14,7 +14,7 @@ import re
 from .argv import argv_secret_pieces
 from .commands import _printed_flag_value_kept
 from .names import cannot_be_secret, is_secret_flag, looks_like_password, name_words
-from .spans import REDACTED, Span
+from .spans import REDACTED, Span, has, has_any
 
 # Where a printed command starts on its line, each mark led by its literal (the scan skips to it) and checked in C
 # against the character before it, then against its line's prefix: a `+`-run at the line's start or behind a log prefix
@@ -235,11 +235,11 @@ def printed_command_spans(text: str, lower: str) -> list[Span]:
     starts = []
     for pattern, prefix, literal in ((TRACE_MARK, TRACE_PREFIX, "+ "), (DOLLAR_MARK, DOLLAR_PREFIX, "$ "),
                                      (ANGLE_MARK, ANGLE_PREFIX, "> ")):
-        if literal in text:
+        if has(text, literal):
             starts += [(m.end(), True) for m in pattern.finditer(text) if _mark_counts(text, m.start(), prefix)]
-    if any(word in lower for word in MARK_WORDS):
+    if has_any(lower, MARK_WORDS):
         starts += [(m.end(), True) for m in WORD_MARK.finditer(text)]
-    if any(word in lower for word in LINE_TOOL_WORDS):
+    if has_any(lower, LINE_TOOL_WORDS):
         for m in LINE_TOOLS.finditer(lower):
             line_start = lower.rfind("\n", max(0, m.start() - LINE_INDENT - 1), m.start()) + 1
             if (line_start or m.start() <= LINE_INDENT) and not lower[line_start:m.start()].strip(" \t"):

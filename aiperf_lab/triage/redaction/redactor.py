@@ -43,6 +43,7 @@ from .names import (
 )
 from .spans import (
     CSI, ESCAPED_CSI, ESCAPED_OSC_STARTS, KNOWN_VALUE, OSC, REDACTED, Span, _START, _codes_kept, _common_prefix,
+    gated, has, has_any, has_characters,
     _common_suffix, _edited,
     _line_by_line, _longest_first, _lower, _merge_spans, _minus, _name_edits, _split_matches, _without_csi,
 )
@@ -217,10 +218,12 @@ class Redactor:
             # a substring test first where it is the faster scan (a long literal) or tells _context_shape_spans
             # something; a short literal's pattern scans faster than `in` does (the regex engine skips to it)
             if len(literal) > 5 or literal in CONTEXT_LITERALS or not literal:
-                if literal not in text:
+                if not has(text, literal):
                     continue
                 present.add(literal)
-            if label == "service token" and not any(prefix in text for prefix in SERVICE_PREFIXES):
+            elif not has_characters(text, literal):   # (the pattern's scan is spared where the text lacks one)
+                continue
+            if label == "service token" and not has_any(text, SERVICE_PREFIXES):
                 continue  # (substring tests cost less than the alternation's scan on log text)
             if "value" in pattern.groupindex:  # Bearer / Basic: a credential, not words (`basic configuration_x`)
                 spans.extend((m.start("value"), m.end(), REDACTED, label, m.start()) for m in pattern.finditer(text)
@@ -238,7 +241,7 @@ class Redactor:
         lower = _lower(text) if lower is None else lower
         spans.extend(printed_command_spans(text, lower))
         spans.extend(_database_spans(text, lower))
-        if ":*:" in text or PGPASS_PORT.search(text):
+        if has(text, ":*:") or PGPASS_PORT.search(text):
             spans.extend(_pgpass_spans(text))
         lower = _lower(text) if lower is None else lower
         for m in AUTHORIZATION.finditer(lower):
@@ -260,10 +263,10 @@ class Redactor:
                              for p in DIGEST_PARAM.finditer(lower, m.end(), line_end if line_end >= 0 else len(lower)))
         spans.extend((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
                      for m in NETRC_PASSWORD.finditer(lower))
-        if "cookie" in lower:
+        if has(lower, "cookie"):
             spans.extend((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
                          for m in COOKIE_HEADER.finditer(lower))
-        if "signature=" in lower:
+        if has(lower, "signature="):
             spans.extend((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
                          for m in URL_SIGNATURE.finditer(lower))
         for m in KEY_ASSIGNMENT.finditer(lower):
@@ -271,7 +274,7 @@ class Redactor:
             if (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
                     and not _names_harmless_key(text, m.start()) and not KIND_PREFIXED_HASH.fullmatch(value)):
                 spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
-        if "kaggle" in lower:  # a Kaggle key is 32 bare hex digits: one beside the word
+        if has(lower, "kaggle"):  # a Kaggle key is 32 bare hex digits: one beside the word
             spans.extend(_beside_spans(lower, KAGGLE_WORD, KAGGLE_KEY, is_hex_key, "kaggle key"))
         spans.extend(_assignment_spans(text, lower))
         spans.extend(_key_spans(text, lower, in_key))
@@ -280,7 +283,10 @@ class Redactor:
     def _literal_spans(self, text: str) -> list[Span]:
         spans: list = []
         append = spans.append
+        gate = gated(text)   # (a known value with a character the text lacks is not searched for)
         for literal in self._literals:
+            if gate and not has_characters(text, literal):
+                continue
             size = len(literal)
             at = text.find(literal)
             while at >= 0:
@@ -297,10 +303,13 @@ class Redactor:
         spans: list[Span] = []
         size = len(text)
         search = re.Pattern.search
+        gate = gated(text)   # (a needle not in a long text is not searched for: `in` scans faster than the regex)
         for value, needles in self._pieces:
             covered: list[tuple[int, int]] = []  # this secret's pieces so far, in order
             whole = len(value)
             for offset, pattern in needles:
+                if gate and not has(text, value[offset:offset + FRAGMENT]):
+                    continue
                 found: list[tuple[int, int]] = []
                 index = 0
                 at = 0
@@ -427,7 +436,7 @@ class Redactor:
         kinds: list[tuple[re.Pattern[str], int]] = []   # (pattern, how many runs) of each kind found
         decoded: list[str] = []
         for literal, pattern, decode in ESCAPED_RUNS:
-            if literal not in text:
+            if not has(text, literal):
                 continue
             runs = pattern.findall(text)
             if runs:
@@ -459,9 +468,9 @@ class Redactor:
                  + _terraform_sensitive_spans(text) + _xml_element_spans(text) + _name_value_table_spans(text)
                  + _yaml_block_spans(text) + _tool_listing_spans(text) + _prefixed_block_spans(text)
                  + _reordered_pair_spans(text) + _multiline_string_spans(text))
-        if "kubectl" in text:
+        if has(text, "kubectl"):
             spans += _kubectl_secret_spans(text, _lower(text))
-        if any(prefix in text for prefix in DOCKER_CONFIG_PREFIXES):
+        if has_any(text, DOCKER_CONFIG_PREFIXES):
             for m in DOCKER_CONFIG_BASE64.finditer(text):
                 run = m.group(0)
                 decoded = _base64_text(run[:len(run) // 4 * 4])  # (a first line of `base64`'s 76 columns)
@@ -469,7 +478,7 @@ class Redactor:
                     spans.append((m.start(), m.end(), REDACTED, "kubernetes secret data", m.start()))
         if "ata" in text:
             spans += _yaml_data_block_spans(text) + _json_data_block_spans(text)
-            if "-data" in text:
+            if has(text, "-data"):
                 for m in DASH_DATA.finditer(text):
                     decoded = _base64_text(m.group("value"))
                     if decoded and ("PRIVATE KEY" in decoded or self._secret_spans(decoded)):
@@ -659,15 +668,15 @@ class Redactor:
             return self._all_spans(text, in_key, token_carry, value_next)
 
     def _all_spans(self, text: str, in_key: bool, token_carry: bool, value_next: bool) -> list[Span]:
-        if ("\x1b]" in text or ("\\" in text and any(escaped in text for escaped in ESCAPED_OSC_STARTS))) and (
+        if (has(text, "\x1b]") or ("\\" in text and has_any(text, ESCAPED_OSC_STARTS))) and (
                 links := list(OSC.finditer(text))):
             return self._osc_spans(text, links, in_key, token_carry, value_next)
-        if "\x1b" in text or ("\\" in text and ("1b[" in text or "033[" in text or "\\e[" in text)
+        if "\x1b" in text or ("\\" in text and has_any(text, ("1b[", "033[", "\\e["))
                                and ESCAPED_CSI.search(text)):
             plain = CSI.sub("", text)
             if len(plain) < len(text):  # coloured text: the rules read it without its colour codes
                 return self._coloured_spans(text, plain, in_key, token_carry, value_next)
-        if "\\" in text or not text.isascii() or "%" in text or "&#" in text:
+        if "\\" in text or not text.isascii() or "%" in text or has(text, "&#"):
             edits = _name_edits(text)
             if edits:  # a secret name escaped or split (`"pass\u0077ord":`): the rules read it spelled plainly
                 return self._view_spans(text, edits, in_key, token_carry, value_next)

@@ -15,7 +15,7 @@ from .layouts import (
 )
 from .names import _secret_name_cached
 from .redactor import Redactor
-from .spans import CSI, NAME_CHARACTERS, Span, _START, _cut_outside_spans, _merge_spans, _plain_tail
+from .spans import CSI, NAME_CHARACTERS, Span, _START, _cut_outside_spans, _merge_spans, _plain_tail, has_any
 
 
 class StreamRedactor:
@@ -268,8 +268,8 @@ def _printed_form_hold(buffer: str, cut: int) -> int:
                                           or _secret_name_columns(buffer[last:cut].rstrip("\r\n"))) else cut
     tail = buffer[floor:cut]
     coloured = "\x1b" in tail   # (`yq -C`, FORCE_COLOR tools: each line judged as the rules read it, without colours)
-    if not any(opener in tail for opener in PRINTED_FORM_OPENERS) and not (
-            coloured and any(opener in CSI.sub("", tail) for opener in PRINTED_FORM_OPENERS)):
+    if not has_any(tail, PRINTED_FORM_OPENERS) and not (
+            coloured and has_any(CSI.sub("", tail), PRINTED_FORM_OPENERS)):
         return hold
     reach = PRINTED_FORM_HOLD_LINES   # how many lines up the walk goes: an opener there may still reach the hold
     end = cut

@@ -8,8 +8,10 @@ import re
 from typing import Callable
 
 from .names import is_hex_key, looks_generated, looks_like_password
-from .spans import REDACTED, Span
-from .tokens import INNER_LITERAL_TOKENS, PROVIDER_PATTERNS, PROVIDER_PREFIX_LENGTHS, TELEGRAM_BOT_ID, _starts_token
+from .spans import REDACTED, Span, has, has_characters
+from .tokens import (
+    INNER_LITERAL_TOKENS, PROVIDER_PATTERNS, PROVIDER_PREFIX_LENGTHS, TELEGRAM_BOT_ID, _leading_literal, _starts_token,
+)
 
 
 # ---- shapes that need a look around them (the fifth red-team pass) ----------------------------------------------
@@ -67,6 +69,9 @@ def _beside_spans(text: str, ids: re.Pattern[str], secret: re.Pattern[str], chec
     return spans
 
 
+INNER_LITERAL_LEADS = [_leading_literal(pattern.pattern) for _, pattern, _ in INNER_LITERAL_TOKENS]   # NRAL, AT, ...
+
+
 def _provider_token_spans(text: str) -> list[Span]:
     """PROVIDER_TOKENS (one scan a separator) and INNER_LITERAL_TOKENS (one literal-led scan each)."""
     spans: list[Span] = []
@@ -78,7 +83,9 @@ def _provider_token_spans(text: str) -> list[Span]:
             if lengths[group] == 2 and text[start] == "s" and not looks_generated(m.group(group)):
                 continue  # Vault's s.<24>: letters of both cases and digits, not a word after "s."
             spans.append((start, m.end(), REDACTED, "provider token", start))
-    for label, pattern, back in INNER_LITERAL_TOKENS:
+    for (label, pattern, back), lead in zip(INNER_LITERAL_TOKENS, INNER_LITERAL_LEADS):
+        if not has_characters(text, lead):   # (a pattern led by a literal the text cannot hold is not scanned)
+            continue
         for m in pattern.finditer(text):
             start = m.start() - back
             if back == 8:  # a Telegram bot id is 8 to 10 digits
@@ -119,7 +126,7 @@ def _context_shape_spans(text: str, present: set[str]) -> list[Span]:
     if "AKIA" in present or "ASIA" in present:
         spans.extend(_beside_spans(text, AWS_KEY_ID, AWS_SECRET_BESIDE, _mixed_key, "aws secret key"))
     spans.extend(_beside_spans(text, TWILIO_ACCOUNT_SID, TWILIO_TOKEN_BESIDE, lambda v: True, "twilio auth token"))
-    if "password" in text:  # (the pattern is led by a newline: a test for its word first)
+    if has(text, "password"):  # (the pattern is led by a newline: a test for its word first)
         looks_like_key = _looks_like_key
         spans.extend((m.start("value") - 1, m.end("value") - 1, REDACTED, "secret-named value", m.start())
                      for m in NETRC_PASSWORD_LINE.finditer("\n" + text) if looks_like_key(m.group("value")))

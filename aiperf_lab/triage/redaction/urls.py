@@ -8,7 +8,7 @@ import itertools
 import operator
 import re
 
-from .spans import REDACTED, Span, _minus, _split_matches
+from .spans import REDACTED, Span, _minus, _split_matches, has, has_any
 
 
 # The password part of scheme://user:password@host (the user part too when it is token-long and
@@ -64,10 +64,10 @@ SCHEMELESS_HINT = re.compile(r":[^\s:@/\"'<>\\]{1,256}@")
 # The password of a URL-encoded URL (%3A%2F%2Fuser%3APASSWORD%40, any hex case) and of a JSON-escaped one
 # (:\/\/user:PASSWORD@), each with the test that spares its scan when its "://" is not in the text.
 ESCAPED_URL_PASSWORDS = [
-    (lambda text: "%2F%2F" in text or "%2f%2f" in text,
+    (lambda text: has_any(text, ("%2F%2F", "%2f%2f")),
      re.compile(r"(?i)%3a%2f%2f(?:[^\s&%:/?#@]|%(?!3a|40|2f)[0-9a-f]{2}){0,256}%3a"
                 r"(?P<password>(?:[^\s&%]|%(?!40)[0-9a-f]{2}){1,256})%40")),
-    (lambda text: ":\\/\\/" in text,
+    (lambda text: has(text, ":\\/\\/"),
      re.compile(r":\\/\\/[^\s/\\\"'<>@:]{0,256}:(?P<password>[^\s\"'<>@\\]{1,256})@")),
 ]
 
@@ -99,7 +99,7 @@ URL_TEMPLATE_FIELD = re.compile(r"\{[A-Za-z_][\w.]{0,63}(?:![rsa])?(?::[^{}\s@/]
 def _url_userinfo_spans(text: str) -> list[Span]:
     """_url_credential_spans but a URL template's fields and KMS's transport (URL_TEMPLATE_FIELD)."""
     spans = _url_credential_spans(text)
-    if spans and ("{" in text or "kms://" in text):
+    if spans and ("{" in text or has(text, "kms://")):
         spans = [span for span in spans if not (
             (text[span[0]] == "{" and URL_TEMPLATE_FIELD.fullmatch(text, span[0], span[1]) is not None)
             or (text[span[0]:span[1]] in ("http", "https") and text.startswith("kms://", span[0] - 6)))]
