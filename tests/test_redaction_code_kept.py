@@ -162,3 +162,17 @@ def test_url_templates_and_kms_transport_stay(line: str) -> None:
                                  f"kms://http:{V}@kms:9600/kms", f"https://{V}@github.com/r.git"])
 def test_url_credentials_beside_template_fields_still_go(url: str) -> None:
     assert V not in Redactor({}).text(url)
+
+
+# ---- h14: a pytest node id's parameters -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("line", ["tests/test_api.py::test_login[user=alice-password=wrong] FAILED",
+                                  "tests/t.py::TestA::test_x[password=hunter2-db] PASSED",
+                                  "FAILED tests/t.py::test_auth[token=abc-expired] - AssertionError"])
+def test_a_pytest_id_keeps_its_parameters(line: str) -> None:
+    assert Redactor({}).text(line + "\n") == line + "\n"
+
+
+def test_a_bracketed_assignment_outside_a_pytest_id_still_goes() -> None:
+    assert V not in Redactor({}).text(f"x[password={V}]\n")
+    assert V not in Redactor({}).text(f"tests/t.py::test_x passed; cfg[password={V}]\n")

@@ -218,3 +218,62 @@ def test_a_path_shaped_generated_password_after_a_printed_flag_goes():
 def test_a_real_path_after_a_printed_secret_flag_stays():
     _stays("serve.py --token /run/secrets/hf_token --port 80")
     _stays("serve.py --password ./config/db_password.txt")
+
+
+# ---- h14: vllm's --api-key K1 K2 (nargs) printed; other secret stores' bare prints ---------------------------------------
+
+K1, K2, K3 = "Qm7vT2xLp9RzW4kN", "VtMJjqb0SoEItS5JO3sZ", "team2key!x9"
+
+
+def _hidden_in_text_and_stream(text: str, *values: str) -> None:
+    redactor = Redactor({})
+    out = redactor.text(text)
+    assert not [v for v in values if v in out], out
+    for size in (1, 6, 64, 4096):
+        streamed = _streamed(Redactor({}), text, size)
+        assert not [v for v in values if v in streamed], (size, streamed)
+
+
+@pytest.mark.parametrize("line", [
+    "Running: vllm serve meta-llama/Llama-3-8B --api-key {a} {b} {c} --port 8000",
+    "+ vllm serve m --api-key {a} {b} {c}", "$ vllm serve m --api-key {a} {b} {c}",
+    "cmd: ['vllm', 'serve', 'm', '--api-key', '{a}', '{b}', '{c}', '--port', '8000']",
+    "args: --api-key {a} {b} {c} --model m", "[rank0]: vllm serve m --api-keys {a} {b} {c}",
+])
+def test_every_key_after_a_printed_api_key_flag_goes(line: str) -> None:
+    _hidden_in_text_and_stream(line.format(a=K1, b=K2, c=K3) + "\n", K1, K2, K3)
+
+
+def test_words_after_the_keys_that_are_no_key_stay() -> None:
+    line = f"+ vllm serve --api-key {K1} meta-llama/Llama-3-8B --port 8000\n"
+    out = Redactor({}).text(line)
+    assert K1 not in out and "meta-llama/Llama-3-8B --port 8000" in out
+    line = f"+ python run.py --hf-token {K1} {K2}\n"   # (one value: a word after --hf-token is no second token)
+    assert K2 in Redactor({}).text(line)
+
+
+STORE_PRINTS = [
+    "$ gcloud secrets versions access latest --secret=db-pass\n{v}\n",
+    "+ gcloud secrets versions access latest --secret db-pass --project p\n{v}\n",
+    "+ gcloud secrets versions access 3 --secret=db-pass\n{v}\n",
+    "$ aws secretsmanager get-secret-value --secret-id db --query SecretString --output text\n{v}\n",
+    "$ vault kv get -field=password secret/db\n{v}\n", "$ vault read -field=value secret/db\n{v}\n",
+    "$ op read op://Private/db/password\n{v}\n",
+    "$ az keyvault secret show --vault-name kv --name db --query value -o tsv\n{v}\n",
+]
+
+
+@pytest.mark.parametrize("printed", STORE_PRINTS)
+def test_a_secret_store_print_hides_the_bare_value_on_the_next_line(printed: str) -> None:
+    _hidden_in_text_and_stream(printed.format(v=K2), K2)
+
+
+@pytest.mark.parametrize("printed", [
+    "$ gcloud secrets versions list db-pass\nNAME  STATE    CREATED\n",
+    "$ aws secretsmanager get-secret-value --secret-id db --output json\n{{\n",
+    "$ vault kv get secret/db\n====== Data ======\n", "$ op read --help\nRead a secret reference\n",
+    "$ gcloud secrets versions access latest --secret=db\nERROR: (gcloud.secrets.versions.access) NOT_FOUND\n",
+])
+def test_other_secret_store_commands_keep_the_next_line(printed: str) -> None:
+    out = Redactor({}).text(printed)
+    assert out.splitlines()[1] == printed.splitlines()[1]

@@ -129,8 +129,18 @@ URL_SIGNATURE = re.compile(r"signature=(?<=[?&]signature=|-signature=)(?P<value>
 # (also a YAML block scalar's `password: |`, and a secret flag ending a line of a list: k8s `- --password`)
 # A printed `kubectl get secret NAME -o jsonpath='{.data.KEY}' | base64 -d` (or its base64 value alone, or
 # go-template's): the next line is the secret's value, printed bare (lower-cased text, a line's last 120 characters)
-KUBECTL_SECRET_PRINT = (r"kubectl[ \t][^\n]{0,100}?secrets?[ \t][^\n]{0,100}?(?:\|[ \t]{0,4}base64[ \t]{1,4}(?:-d|-D|--decode)"
-                        r"|(?:jsonpath|go-template|template)=[^\n]{0,80}?\.data[^\n]{0,80}?)[ \t'\"]{0,4}\r?\n\Z")
+# The same for the other secret stores' commands that print a secret's value bare: `gcloud secrets versions access V
+# --secret=NAME`, `aws secretsmanager get-secret-value ... --query SecretString --output text`, `vault kv get|read
+# -field=F PATH`, 1Password's `op read op://...`, `az keyvault secret show ... --query value -o tsv`.
+SECRET_PRINT_LITERALS = ("kubectl", "versions access", "get-secret-value", "vault", "op read")
+KUBECTL_SECRET_PRINT = (r"(?:kubectl[ \t][^\n]{0,100}?secrets?[ \t][^\n]{0,100}?(?:\|[ \t]{0,4}base64[ \t]{1,4}(?:-d|-D|--decode)"
+                        r"|(?:jsonpath|go-template|template)=[^\n]{0,80}?\.data[^\n]{0,80}?)"
+                        r"|secrets[ \t]{1,4}versions[ \t]{1,4}access[ \t][^\n]{0,100}?"
+                        r"|get-secret-value[ \t](?=[^\n]{0,100}secretstring)(?=[^\n]{0,110}(?:--output|-o)[ \t=]{1,4}text)[^\n]{0,110}?"
+                        r"|vault[ \t]{1,4}(?:kv[ \t]{1,4}get|read)[ \t](?=[^\n]{0,100}-field[ \t=])[^\n]{0,110}?"
+                        r"|(?<![\w-])op[ \t]{1,4}read[ \t]{1,4}['\"]?op://[^\n]{0,100}?"
+                        r"|keyvault[ \t]{1,4}secret[ \t]{1,4}show[ \t](?=[^\n]{0,100}value)(?=[^\n]{0,110}(?:--output|-o)[ \t=]{1,4}tsv)[^\n]{0,110}?"
+                        r")[ \t'\"]{0,4}\r?\n\Z")
 KUBECTL_SECRET_LINE = re.compile(KUBECTL_SECRET_PRINT)
 VALUE_ON_NEXT_LINE = re.compile(r"(?:token|secret|passw(?:or)?d|api[_-]?key|apikey|pass(?:phrase)?|credential|accountkey)"
                                 r"[\"']?[ \t]{0,32}[=:][ \t]" + _ALIGNED + r"(?:[|>](?:[0-9][+-]|[+-]?[0-9]?)[ \t]{0,8})?(?:#[^\n]{0,256})?\r?\n\Z"
@@ -443,8 +453,12 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
                     bool(m.group("quote")), value_start, value_end):
                 continue  # password=password, `<set to the key 'token' in secret 'hf'>`, ${X:?msg}
             if text[value_start] == "[" and not m.group("quote") and 0 <= (close := text.find("]", value_start, value_start + 4096)) and text.find(
-                    "\n", value_start, close) < 0:
+                    "\n", value_start, close) < 0 and (FLOW_LIST_END.match(text, close + 1) is not None
+                                                 or text.startswith(REDACTED, value_start)):
                 continue  # `secrets: [X, Y]`: a flow sequence, its items redacted one by one (_yaml_block_spans)
+                # (`password: [x]!9`, more after the "]": a password that starts with "[", the value whole)
+            if text[value_end - 1] == "]" and _in_pytest_id(text, m.start()):
+                continue  # `test_login[user=alice-password=wrong]`: a test's parameters in its id
             if text[value_end - 1] in ")]}" and _closes_bracket(text, m.start(), value_start, value_end):
                 value_end -= 1  # connect(user=app, password=X): the ")" is the call's
             if counts and (digits := text[value_start:value_end].rstrip(")]}>")).isdigit() and len(
@@ -489,6 +503,15 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
             else:
                 apart_wait, apart_backoff = apart_backoff, min(2 * apart_backoff, 64)
     return spans
+
+
+FLOW_LIST_END = re.compile(r"[ \t]*(?:[,;:)}\]#]|\r?\n|\Z)")   # (what may follow a flow list's "]")
+PYTEST_ID_OPEN = re.compile(r"::[A-Za-z_]\w{0,127}\[[^\s\[\]]{0,1024}\Z")   # (`path.py::test_x[` then parameters: a node id)
+
+
+def _in_pytest_id(text: str, start: int) -> bool:
+    line_start = text.rfind("\n", max(0, start - 1280), start) + 1
+    return "::" in text[line_start:start] and PYTEST_ID_OPEN.search(text, line_start, start) is not None
 
 
 # A YAML plain scalar continued on the lines under its name (`password: first` then `  X`): each next line indented

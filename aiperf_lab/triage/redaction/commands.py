@@ -8,7 +8,8 @@ import functools
 import re
 
 from .assignments import AUTH_SCHEMES
-from .names import _secret_name_cached, cannot_be_secret, is_named_location, is_secret_flag
+from .names import (_secret_name_cached, cannot_be_secret, is_hex_key, is_named_location, is_secret_flag, looks_generated,
+                    looks_like_password, name_words)
 from .spans import REDACTED, REDACTED_LOWER, Span
 
 
@@ -63,9 +64,19 @@ COMMAND_PASSWORD_FLAGS: list[tuple[tuple[str, ...], int, re.Pattern[str]]] = [
 # line, a Python list `['--api-key', 'V']`): found from its "--", the flag judged as on the workload's own argv
 # (is_secret_flag), the value kept when it cannot be a secret (a number, on/off, a path, $VAR, an auth scheme).
 # (the value may be the next item of a YAML list: k8s `args:\n- --password\n- V`)
+# (the value aligned to a column, `  --password        X` as a launcher's args table or argparse's help-like dump prints
+# it: 5 to 40 blanks, then a value that ends the line and is secret-shaped, quoted or not: help text's `--token    The
+# token to use` stays)
 PRINTED_SECRET_FLAG = re.compile(r"--(?<![A-Za-z0-9_-]--)(?P<flag>[A-Za-z][A-Za-z0-9_-]{0,63})"
-                                 r"(?:=|[ \t]{1,4}|['\"],[ \t]{0,2}['\"]|['\"]?,?[ \t]{0,8}\r?\n[ \t]{0,64}-[ \t]{1,4}['\"]?)"
+                                 r"(?:=|(?P<gap>[ \t]{1,40})|['\"],[ \t]{0,2}['\"]|['\"]?,?[ \t]{0,8}\r?\n[ \t]{0,64}-[ \t]{1,4}['\"]?)"
                                  + _shell_value(r"[^\s'\"-][^\s'\"]{0,4095}"))
+ALIGNED_FLAG_GAP = 4   # (more blanks than this between a flag and its value: an aligned column, judged as above)
+LINE_END_AFTER_VALUE = re.compile(r"['\"]?[ \t]*(?:\r?\n|\Z)")
+# vllm's `--api-key K1 K2` (argparse nargs="+": every word after the flag up to the next flag is a key), printed as a
+# command line or a Python list: the words after the first value that are secret-shaped (a model name, a path stay)
+NARGS_KEY_FLAG_WORDS = (["api", "key"], ["api", "keys"])
+NEXT_LIST_WORD = re.compile(r"['\"]?(?:,[ \t]{0,2}|[ \t]{1,4})['\"]?(?P<value>[^\s'\",\]\[-][^\s'\",\]\[]{0,4095})")
+NARGS_MOST = 16
 NOT_A_FLAG_SECRET = frozenset({"token", "password", "env", "file", "stdin", "prompt", "ask", "keyring"})
 # Short flags of tools that take a password (set -x of openssl -k V, zip -P V, 7z -pV, az login -p V, smbclient -U
 # user%V, ldapsearch -w V, curl -u user:V in a list): found from the "-" after a blank or a quote, the tool looked
@@ -157,6 +168,24 @@ def _printed_flag_value_kept(value: str) -> bool:
             or SECRET_MOUNT_SPEC.fullmatch(value) is not None)   # docker build --secret id=npm,src=/run/npmrc
 
 
+def _secret_shaped(value: str) -> bool:
+    return looks_like_password(value) or looks_generated(value) or is_hex_key(value)
+
+
+def _nargs_spans(text: str, at: int, context: int, kept: "_KeptFlagValues") -> list[Span]:
+    """The secret-shaped words after a key flag's first value, on its line, up to the next flag (NEXT_LIST_WORD)."""
+    spans: list[Span] = []
+    for _ in range(NARGS_MOST):
+        m = NEXT_LIST_WORD.match(text, at)
+        value = m.group("value") if m is not None else ""
+        if m is None or kept[value] or not (looks_generated(value) or is_hex_key(value) or (
+                looks_like_password(value) and "/" not in value and "." not in value)):
+            break   # (a model's name or a path after the keys: `--api-key K meta-llama/Llama-3-8B`)
+        spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", context))
+        at = m.end()
+    return spans
+
+
 class _KeptFlagValues(dict):
     """value -> _printed_flag_value_kept(value), worked out once per value (a log repeats its command lines)."""
 
@@ -174,8 +203,14 @@ def _printed_flag_spans(text: str) -> list[Span]:
     for m in PRINTED_SECRET_FLAG.finditer(text):  # (led by "--": its scan costs what a test for "--" does)
         value = m.group("value")
         if _secret_flag_cached(m.group("flag")) and not kept[value]:
+            gap = m.group("gap")
+            if gap is not None and len(gap) > ALIGNED_FLAG_GAP and not (
+                    LINE_END_AFTER_VALUE.match(text, m.end()) and _secret_shaped(value.rstrip(",;)]}"))):
+                continue
             end = m.end() - (len(value) - len(value.rstrip(",;)]}")))
             spans.append((m.start("value"), end, REDACTED, "secret-named value", m.start()))
+            if name_words(m.group("flag")) in NARGS_KEY_FLAG_WORDS:
+                spans += _nargs_spans(text, m.end(), m.start(), kept)
     tool_places: dict[str, list[int]] = {}
     quoted = "'" in text or '"' in text
     for m in (TOOL_SHORT_FLAG if quoted else TOOL_SHORT_FLAG_BARE).finditer(text):

@@ -8,9 +8,10 @@ import functools
 import re
 
 from .assignments import (
-    KUBECTL_SECRET_LINE, NAME_RUN_REVERSED, NOT_A_SECRET_REFERENCE, SNAKE_NAME, _assigned_secret_at, _name_before,
+    KUBECTL_SECRET_LINE, NAME_RUN_REVERSED, SECRET_PRINT_LITERALS, NOT_A_SECRET_REFERENCE, SNAKE_NAME, _assigned_secret_at, _name_before,
 )
-from .names import _secret_name_cached, cannot_be_secret, is_named_location, looks_like_password
+from .names import (_secret_name_cached, cannot_be_secret, is_hex_key, is_named_location, looks_generated, looks_like_password,
+                    name_words)
 from .spans import REDACTED, Span
 
 
@@ -272,10 +273,19 @@ def _terraform_sensitive_spans(text: str) -> list[Span]:
 
 
 @functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=1024)
+def _names_token_list(name: str) -> bool:
+    """A list's name that ends with a bare TOKENS (`tokens:`, `stop_tokens:`; not a secret's name: a vocabulary's tokens
+    mostly): its items that are key-like (generated, hex) are credentials (`tokens: &t` then `- <key>`)."""
+    return name_words(name)[-1:] == ["tokens"] and not _secret_name_cached(name)
+
+
 def _item_is_secret(name: str, value: str) -> bool:
     """An item of a list under a secret's name, judged as `name=value` on a command line (_assigned_secret_at): a
     reference, a special token, a path stay, and under a bare KEY's name (`valid_keys`, `SCHEME_KEYS`) all but a
-    key-like value."""
+    key-like value; under a list of TOKENS (_names_token_list) only a key-like value."""
+    if _names_token_list(name):
+        return looks_generated(value) or is_hex_key(value)
     if SNAKE_NAME.fullmatch(value) is not None and _secret_name_cached(value):
         return False   # compose's `secrets:\n  - hf_token`: the names of secrets, not their values
     return _assigned_secret_at(f"{name}={value}") is not None
@@ -332,6 +342,14 @@ ENV_LISTING_LINE = re.compile(r"\n[ \t]{0,8}(?P<name>[A-Z][A-Z0-9]{0,63}_[A-Z0-9
 # - DeepSpeed's config print, `  comet_api_key ............... VALUE` (a name, a space, dots, a space, the value's repr
 #   to the line's end), found from its dots
 DOT_LEADER = re.compile(r" \.\.(?<=[A-Za-z0-9_] \.\.)\.{0,96} (?P<value>[^\n]{1,4096})")
+# - Windows' dotted leaders (`ipconfig /all`, `netsh`, `Get-*` as a list): `Password . . . . . . : X`, `Passphrase. . . :
+#   X`; the name is the words before the dots (`Api Key . . : X`), joined as one name
+SPACED_DOT_LEADER = re.compile(r"\.(?:(?<=[A-Za-z0-9_] \.)|(?<=[A-Za-z0-9_]\.))(?:[ \t]\.){1,48}[ \t]{0,8}:[ \t]{1,40}(?P<value>[^\s][^\n]{0,4095})")
+SPACED_NAME_REVERSED = re.compile(r"[ \t]?((?:[A-Za-z0-9_-]{1,64}[ \t]){0,2}[A-Za-z0-9_-]{1,64})")
+# - Rust's Debug print of an Option (TGI's launcher prints its Args so): `api_key: Some("X")`, `Some(X)`, and `{:#?}`'s
+#   `api_key: Some(` then `"X",` on the next line (JSON-escaped quotes too, a log inside JSON)
+RUST_SOME = re.compile(r"Some\((?<=: Some\()(?:[ \t]{0,4}\r?\n[ \t]{0,64})?(?:\\?\"(?P<dq>(?:[^\"\\\n]|\\[^\n\"]){1,4096})\\?\""
+                       r"|(?P<bare>[^\s\"(),\\][^\s\"(),\\]{0,4095}))")
 # - the same print without dots: an indented line of two columns, a secret's name and one word that looks like a
 #   password (`  mlflow_password  X`), 2+ blanks apart, or one blank behind DeepSpeed's `:print]` prefix; a setting, a
 #   word, a number, a path stay (looks_like_password)
@@ -384,6 +402,20 @@ def _tool_listing_spans(text: str) -> list[Span]:
             if name and _secret_name_cached(name) and _secret_value(value):
                 spans.append((m.start("value"), m.start("value") + len(value), REDACTED, "secret-named value",
                               m.start() - len(name)))
+    if ". :" in text or ".:" in text:
+        for m in SPACED_DOT_LEADER.finditer(text):
+            words = SPACED_NAME_REVERSED.match(text[max(0, m.start() - 200):m.start()][::-1])
+            name = words.group(1)[::-1].replace(" ", "_").replace("\t", "_") if words else ""
+            value = m.group("value").rstrip()
+            if name and _secret_name_cached(name) and _secret_value(value):
+                spans.append((m.start("value"), m.start("value") + len(value), REDACTED, "secret-named value",
+                              m.start() - len(name)))
+    if "Some(" in text:
+        for m in RUST_SOME.finditer(text):
+            group = "dq" if m.group("dq") is not None else "bare"
+            name = _name_before(text, m.start() - 2, m.start() - 2)
+            if name and _secret_name_cached(name) and _secret_value(m.group(group)):
+                spans.append((m.start(group), m.end(group), REDACTED, "secret-named value", m.start() - 2 - len(name)))
     for shift, pattern, lined in ((1, TWO_COLUMNS, newline_first),
                                   (0, PRINT_COLUMNS, text if ":print]" in text else "")):
         for m in pattern.finditer(lined):
@@ -413,8 +445,9 @@ def _tool_listing_spans(text: str) -> list[Span]:
 # Cloud CLIs' printed credentials (rt8 L1 L3 L5): a table row of two cells, a secret's name and a password-like value
 # (`aws ... --output table`'s `||  SecretAccessKey |  X  ||`, secretsmanager's SecretString, `ngc config current`'s
 # `| apikey | X |`); `aws ... --output text`'s CREDENTIALS line (its SecretAccessKey and SessionToken fields);
-# `az storage account keys list`: the value beside a keyName in JSON, the Value column of its table.
-PIPE_ROW = re.compile(r"\|(?:(?<=^\|)|(?<=[\n|]\|))[ \t]{1,8}(?P<name>[A-Za-z_][\w.-]{0,63})[ \t]{0,64}\|[ \t]{1,8}"
+# `az storage account keys list`: the value beside a keyName in JSON, the Value column of its table. (A flag in the name
+# cell: a launcher's args printed as a table, `| --api-key | X |`.)
+PIPE_ROW = re.compile(r"\|(?:(?<=^\|)|(?<=[\n|]\|))[ \t]{1,8}(?P<name>(?:--?)?[A-Za-z_][\w.-]{0,63})[ \t]{0,64}\|[ \t]{1,8}"
                       r"(?P<value>[^|\s]{1,4096})[ \t]{0,256}\|{1,2}[ \t]*(?=\r?\n|\Z)")
 AWS_TEXT_CREDENTIALS = re.compile(r"CREDENTIALS\t[^\t\n]{1,256}\t[^\t\n]{1,64}\t(?P<secret>[^\t\n]{1,4096})\t(?P<token>[^\t\n]{1,8192})")
 AZ_KEY_JSON = re.compile(r"\"keyName\"[ \t]{0,4}:[ \t]{0,4}\"[^\"\n]{0,64}\"[^{}\n]{0,256}?\"value\"[ \t]{0,4}:[ \t]{0,4}"
@@ -577,6 +610,7 @@ SECURE_STRING_VALUE = re.compile(r"\"Type\"[ \t]{0,3}:[ \t]{0,3}\"SecureString\"
                                  r"|\"Value\"[ \t]{0,3}:[ \t]{0,3}\"(?P<before>[^\"\\\n]{1,4096})\"[^{}]{0,512}?"
                                  r"\"Type\"[ \t]{0,3}:[ \t]{0,3}\"SecureString\"")
 NEXT_LINE_VALUE = re.compile(r"[ \t]{0,16}[\"']?(?P<value>[^\s'\",;]{3,})")
+ALONE_ON_ITS_LINE = re.compile(r"['\"]?[ \t]*(?:\r?\n|\Z)")
 
 
 def _reordered_pair_spans(text: str) -> list[Span]:
@@ -601,18 +635,25 @@ def _reordered_pair_spans(text: str) -> list[Span]:
 
 
 def _kubectl_secret_spans(text: str, lower: str) -> list[Span]:
-    """The value on the line after a printed `kubectl get secret ... | base64 -d` (KUBECTL_SECRET_LINE, read as a stream
-    reads a piece's last line: its last 120 characters), as the stream's value_next takes it."""
+    """The value on the line after a printed `kubectl get secret ... | base64 -d` or another store's print of a secret
+    (KUBECTL_SECRET_LINE, read as a stream reads a piece's last line: its last 120 characters), as the stream's
+    value_next takes it."""
     spans: list[Span] = []
-    at = lower.find("kubectl")
-    while at >= 0:
-        newline = lower.find("\n", at)
-        if newline < 0:
-            break
-        tail = lower[max(lower.rfind("\n", 0, at) + 1, newline + 1 - 120):newline + 1]
-        if KUBECTL_SECRET_LINE.search(tail):
-            m = NEXT_LINE_VALUE.match(text, newline + 1)
-            if m and text.find("\n", newline + 1, m.end()) < 0 and not cannot_be_secret(m.group("value")):
-                spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", at))
-        at = lower.find("kubectl", newline)
+    read: set[int] = set()   # (the lines already read: one may hold two of the literals)
+    for literal in SECRET_PRINT_LITERALS:
+        at = lower.find(literal)
+        while at >= 0:
+            newline = lower.find("\n", at)
+            if newline < 0:
+                break
+            if newline not in read:
+                read.add(newline)
+                tail = lower[max(lower.rfind("\n", 0, at) + 1, newline + 1 - 120):newline + 1]
+                if KUBECTL_SECRET_LINE.search(tail):
+                    m = NEXT_LINE_VALUE.match(text, newline + 1)
+                    if (m and text.find("\n", newline + 1, m.end()) < 0 and not cannot_be_secret(m.group("value"))
+                            and (literal == "kubectl" or ALONE_ON_ITS_LINE.match(text, m.end()) is not None)):
+                        # (the other stores' value is the line's only word: an error line after the command stays)
+                        spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", at))
+            at = lower.find(literal, newline)
     return spans

@@ -271,18 +271,24 @@ def is_location(value: str) -> bool:
 PATH_PIECES = re.compile(r"[/:._@~-]+")
 PATH_WORD_RUNS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 WORD_RUN_LENGTH = 3.0   # a piece whose runs are this long on average, or longer, reads as words
+LETTER_WORD = re.compile(r"[A-Za-z]{3}")
 
 
 def reads_as_words(value: str) -> bool:
     """Whether every piece of a path (between "/", ".", "_", "-", ...) reads as words: a piece of 6+ characters
     mixing capitals and small letters reads as none when it has 4+ runs of capitals, small letters or digits
-    shorter than WORD_RUN_LENGTH on average (`vI1sSZ6qPIqpzFX`, `S3cr3t`)."""
-    for piece in PATH_PIECES.split(value):
+    shorter than WORD_RUN_LENGTH on average (`vI1sSZ6qPIqpzFX`, `S3cr3t`); a path of short pieces none of which holds
+    3 letters in a row reads as none when one of them has 3+ runs (`/Kq8zL/mR2x9`; `/dev/sda1`, `/a/b`, `/x86/v2` read)."""
+    pieces = PATH_PIECES.split(value)
+    for piece in pieces:
         if len(piece) >= 6 and not piece.islower() and not piece.isupper():
             runs = len(PATH_WORD_RUNS.findall(piece))
             if runs >= 4 and len(piece) < WORD_RUN_LENGTH * runs:
                 return False
-    return True
+    # (a short generated one, `/Kq8zL/mR2x9`: no piece holds a word of 3 letters, and one of 4+ characters is made of
+    # 3+ runs of capitals, small letters and digits)
+    return any(LETTER_WORD.search(piece) for piece in pieces) or not any(
+        len(piece) >= 4 and len(PATH_WORD_RUNS.findall(piece)) >= 3 for piece in pieces)
 
 
 def is_named_location(value: str, on_disk: bool = False) -> bool:

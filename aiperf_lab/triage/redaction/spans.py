@@ -6,7 +6,9 @@ from __future__ import annotations
 import bisect
 import itertools
 import operator
+import functools
 import re
+import unicodedata
 from typing import NamedTuple
 
 
@@ -177,6 +179,52 @@ def _other_escape_edits(text: str) -> list[tuple[int, int, str]]:
     return edits
 
 
+# A name written with letters that look like ASCII ones (`ｐａｓｓｗｏｒｄ=`, `ＡＰＩ＿ＫＥＹ:`, a Cyrillic `а` in `pаssword`, an
+# accent on a letter, `paśsword`): the view spells it in ASCII (NFKD's base letter, a combining mark dropped, the
+# Cyrillic and Greek capitals and small letters drawn as Latin ones) when the word so folded holds a secret's word and a
+# separator follows it. Found from a fullwidth letter, or a mark or look-alike beside an ASCII letter (a word all in
+# Cyrillic or Greek is that language's, and stays).
+LOOKALIKES = dict(zip("АВЕКМНОРСТХЅІЈаеорсхуѕіјԁԛԝһӏΑΒΕΖΗΙΚΜΝΟΡΤΥΧοικνρυαѵ",
+                      "ABEKMHOPCTXSIJaeopcxysijdqwhlABEZHIKMNOPTYXoiknpuav"))
+_LOOKALIKE_CLASS = "".join(sorted(LOOKALIKES))
+FOLD_HINT = re.compile(f"[\uff10-\uff19\uff21-\uff3a\uff3f\uff41-\uff5a]|(?<=[A-Za-z_])[\u0300-\u036f\u00c0-\u024f{_LOOKALIKE_CLASS}]"
+                       f"|[\u00c0-\u024f{_LOOKALIKE_CLASS}](?=[A-Za-z_])")
+FOLDED_NAME_SEPARATOR = re.compile(r"[\"']?[ \t\u00a0]{0,3}[=:\uff1a]")
+FOLD_REACH = 64
+
+
+@functools.lru_cache(maxsize=1024)
+def _folded_letter(c: str) -> str | None:
+    """The ASCII name character c is drawn as, "" for a combining mark, None for any other character."""
+    if c in NAME_CHARACTERS:
+        return c
+    if unicodedata.combining(c):
+        return ""
+    if c in LOOKALIKES:
+        return LOOKALIKES[c]
+    base = "".join(b for b in unicodedata.normalize("NFKD", c) if not unicodedata.combining(b))
+    return base if len(base) == 1 and base in NAME_CHARACTERS else None
+
+
+def _lookalike_name_edits(text: str) -> list[tuple[int, int, str]]:
+    edits: list[tuple[int, int, str]] = []
+    end = 0
+    for hint in FOLD_HINT.finditer(text):
+        if hint.start() < end:
+            continue
+        start = hint.start()
+        while start > 0 and hint.start() - start < FOLD_REACH and _folded_letter(text[start - 1]) is not None:
+            start -= 1
+        end = hint.start()
+        while end < len(text) and end - hint.start() < FOLD_REACH and _folded_letter(text[end]) is not None:
+            end += 1
+        folded = "".join(_folded_letter(c) for c in text[start:end])
+        if SECRET_WORD.search(folded) is not None and FOLDED_NAME_SEPARATOR.match(text, end) is not None:
+            edits += [(at, at + 1, _folded_letter(text[at])) for at in range(start, end) if text[at] not in NAME_CHARACTERS]
+        end = max(end, hint.start() + 1)
+    return edits
+
+
 def _continued_name_edits(text: str) -> list[tuple[int, int, str]]:
     edits = []
     for m in NAME_CONTINUED.finditer(text):
@@ -213,6 +261,7 @@ def _name_edits(text: str) -> list[tuple[int, int, str]]:
         edits += [(m.start(), m.end(), "_") for m in KEY_SLASH.finditer(text)]
     if not text.isascii():
         edits += [(m.start(), m.end(), "") for m in INVISIBLE_INSIDE.finditer(text)]
+        edits += _lookalike_name_edits(text)
         if "\u00a0" in text or "\u202f" in text:   # (substring tests: a class scan costs more; a figure space alone stays)
             edits += [(m.start(), m.end(), " " * len(m.group())) for m in NO_BREAK_BESIDE_SEPARATOR.finditer(text)]
     edits += _other_escape_edits(text)   # (each tests for its literals itself: one scan each)
