@@ -128,3 +128,16 @@ def test_op_item_get_fields_hide_the_secret_beside_other_rows(item: str) -> None
     _hidden_everywhere(item.format(v=V), V)
     out = Redactor({}).text(item.format(v=V))
     assert "username:    app" in out or "username:      app" in out
+
+
+@pytest.mark.parametrize("label", ["api key", "Api Key", "client secret", "db password", "access token", "hf token"])
+def test_a_label_of_several_words_aligned_to_its_value_hides_it(label: str) -> None:
+    """1Password's custom fields (`  api key:    X`) and describe listings: a label with blanks in it, a password-like
+    value aligned after it."""
+    _hidden_everywhere(f"Fields:\n  username:    app\n  {label}:    {V}\n  notesPlain:    hi\n", V)
+
+
+def test_labels_of_several_words_that_name_no_secret_keep_their_value() -> None:
+    text = ("Fields:\n  Token Count:    4096\n  Auth Type:    bearer\n  Secret Name:   my-secret-v2\n"
+            "  Last Password Change:   2026-01-01\n  Key Vault:    kv-prod-01\n  Api Version:    v2beta1\n")
+    assert Redactor({}).text(text) == text

@@ -133,6 +133,7 @@ URL_SIGNATURE = re.compile(r"signature=(?<=[?&]signature=|-signature=)(?P<value>
 # --secret=NAME`, `aws secretsmanager get-secret-value ... --query SecretString --output text`, `vault kv get|read
 # -field=F PATH`, 1Password's `op read op://...`, `az keyvault secret show ... --query value -o tsv`.
 SECRET_PRINT_LITERALS = ("kubectl", "versions access", "get-secret-value", "vault", "op read")
+SECRET_PRINT_GATES = ("secret", "vault", "op://")   # (every such command line holds one of these)
 KUBECTL_SECRET_PRINT = (r"(?:kubectl[ \t][^\n]{0,100}?secrets?[ \t][^\n]{0,100}?(?:\|[ \t]{0,4}base64[ \t]{1,4}(?:-d|-D|--decode)"
                         r"|(?:jsonpath|go-template|template)=[^\n]{0,80}?\.data[^\n]{0,80}?)"
                         r"|secrets[ \t]{1,4}versions[ \t]{1,4}access[ \t][^\n]{0,100}?"

@@ -346,6 +346,11 @@ DOT_LEADER = re.compile(r" \.\.(?<=[A-Za-z0-9_] \.\.)\.{0,96} (?P<value>[^\n]{1,
 #   X`; the name is the words before the dots (`Api Key . . : X`), joined as one name
 SPACED_DOT_LEADER = re.compile(r"\.(?:(?<=[A-Za-z0-9_] \.)|(?<=[A-Za-z0-9_]\.))(?:[ \t]\.){1,48}[ \t]{0,8}:[ \t]{1,40}(?P<value>[^\s][^\n]{0,4095})")
 SPACED_NAME_REVERSED = re.compile(r"[ \t]?((?:[A-Za-z0-9_-]{1,64}[ \t]){0,2}[A-Za-z0-9_-]{1,64})")
+# - a label of several words aligned to its value (1Password's `op item get` fields, `describe` listings): an indented
+#   `  api key:    X` line, 2+ blanks after the colon, one password-like word ending the line; the words joined as one name
+#   (one word is SECRET_ASSIGNMENTS' form)
+WORDS_LABEL_ALIGNED = re.compile(r"\n[ \t]{2,16}(?P<name>[A-Za-z][\w-]{0,31}(?: [A-Za-z][\w-]{0,31}){1,3}):[ \t]{2,40}"
+                                 r"(?P<value>[^\s]{1,4096})[ \t]*(?=\r?\n|\Z)")
 # - Rust's Debug print of an Option (TGI's launcher prints its Args so): `api_key: Some("X")`, `Some(X)`, and `{:#?}`'s
 #   `api_key: Some(` then `"X",` on the next line (JSON-escaped quotes too, a log inside JSON)
 RUST_SOME = re.compile(r"Some\((?<=: Some\()(?:[ \t]{0,4}\r?\n[ \t]{0,64})?(?:\\?\"(?P<dq>(?:[^\"\\\n]|\\[^\n\"]){1,4096})\\?\""
@@ -402,7 +407,14 @@ def _tool_listing_spans(text: str) -> list[Span]:
             if name and _secret_name_cached(name) and _secret_value(value):
                 spans.append((m.start("value"), m.start("value") + len(value), REDACTED, "secret-named value",
                               m.start() - len(name)))
-    if ". :" in text or ".:" in text:
+    if blanks and ":  " in text:
+        for m in WORDS_LABEL_ALIGNED.finditer(newline_first):
+            value = m.group("value")
+            if (_secret_name_cached(m.group("name").replace(" ", "_")) and _looks_like_password_cached(value)
+                    and _item_is_secret(m.group("name").replace(" ", "_"), value)):
+                spans.append((m.start("value") - 1, m.end("value") - 1, REDACTED, "secret-named value",
+                              max(0, m.start() - 1)))
+    if ". ." in text:
         for m in SPACED_DOT_LEADER.finditer(text):
             words = SPACED_NAME_REVERSED.match(text[max(0, m.start() - 200):m.start()][::-1])
             name = words.group(1)[::-1].replace(" ", "_").replace("\t", "_") if words else ""
@@ -410,7 +422,7 @@ def _tool_listing_spans(text: str) -> list[Span]:
             if name and _secret_name_cached(name) and _secret_value(value):
                 spans.append((m.start("value"), m.start("value") + len(value), REDACTED, "secret-named value",
                               m.start() - len(name)))
-    if "Some(" in text:
+    if "S" in text and "Some(" in text:   # (a character first: memchr)
         for m in RUST_SOME.finditer(text):
             group = "dq" if m.group("dq") is not None else "bare"
             name = _name_before(text, m.start() - 2, m.start() - 2)

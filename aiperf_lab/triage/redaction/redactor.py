@@ -15,7 +15,7 @@ from collections import Counter
 from .argv import MAX_ARGUMENT_READINGS, SHELL_SAFE_WORD, argv_secret_pieces
 from .assignments import (
     AUTH_SCHEME_WORDS, AUTHORIZATION, COOKIE_HEADER, DIGEST_PARAM, KEY_ASSIGNMENT, KIND_PREFIXED_HASH, MOST_SCHEME_LETTERS,
-    NETRC_PASSWORD, SECRET_PRINT_LITERALS, URL_SIGNATURE, _assignment_spans, _collector_paused, _escaped_line_end, _names_harmless_key,
+    NETRC_PASSWORD, SECRET_PRINT_GATES, URL_SIGNATURE, _assignment_spans, _collector_paused, _escaped_line_end, _names_harmless_key,
     _names_scheme_only, _span_values,
 )
 from .commands import _command_password_spans, _database_spans, _printed_flag_spans
@@ -450,7 +450,7 @@ class Redactor:
                  + _terraform_sensitive_spans(text) + _xml_element_spans(text) + _name_value_table_spans(text)
                  + _yaml_block_spans(text) + _tool_listing_spans(text) + _prefixed_block_spans(text)
                  + _reordered_pair_spans(text) + _multiline_string_spans(text))
-        if any(literal in text for literal in SECRET_PRINT_LITERALS):   # (commands are typed in lower case)
+        if any(literal in text for literal in SECRET_PRINT_GATES):   # (commands are typed in lower case)
             spans += _kubectl_secret_spans(text, _lower(text))
         if any(prefix in text for prefix in DOCKER_CONFIG_PREFIXES):
             for m in DOCKER_CONFIG_BASE64.finditer(text):

@@ -6,7 +6,6 @@ from __future__ import annotations
 import bisect
 import itertools
 import operator
-import functools
 import re
 import unicodedata
 from typing import NamedTuple
@@ -187,41 +186,55 @@ def _other_escape_edits(text: str) -> list[tuple[int, int, str]]:
 LOOKALIKES = dict(zip("АВЕКМНОРСТХЅІЈаеорсхуѕіјԁԛԝһӏΑΒΕΖΗΙΚΜΝΟΡΤΥΧοικνρυαѵ",
                       "ABEKMHOPCTXSIJaeopcxysijdqwhlABEZHIKMNOPTYXoiknpuav"))
 _LOOKALIKE_CLASS = "".join(sorted(LOOKALIKES))
-FOLD_HINT = re.compile(f"[\uff10-\uff19\uff21-\uff3a\uff3f\uff41-\uff5a]|(?<=[A-Za-z_])[\u0300-\u036f\u00c0-\u024f{_LOOKALIKE_CLASS}]"
-                       f"|[\u00c0-\u024f{_LOOKALIKE_CLASS}](?=[A-Za-z_])")
 FOLDED_NAME_SEPARATOR = re.compile(r"[\"']?[ \t\u00a0]{0,3}[=:\uff1a]")
 FOLD_REACH = 64
 
 
-@functools.lru_cache(maxsize=1024)
-def _folded_letter(c: str) -> str | None:
-    """The ASCII name character c is drawn as, "" for a combining mark, None for any other character."""
-    if c in NAME_CHARACTERS:
-        return c
-    if unicodedata.combining(c):
-        return ""
-    if c in LOOKALIKES:
-        return LOOKALIKES[c]
-    base = "".join(b for b in unicodedata.normalize("NFKD", c) if not unicodedata.combining(b))
-    return base if len(base) == 1 and base in NAME_CHARACTERS else None
+def _fold_table() -> dict[int, str]:
+    """Each character _lookalike_name_edits folds -> the ASCII name character it is drawn as ("" for a mark)."""
+    table = {ord(c): "" for c in map(chr, range(0x300, 0x370))}
+    table.update((ord(c), latin) for c, latin in LOOKALIKES.items())
+    for code in [*range(0xFF10, 0xFF1A), *range(0xFF21, 0xFF3B), 0xFF3F, *range(0xFF41, 0xFF5B), *range(0xC0, 0x250)]:
+        base = "".join(b for b in unicodedata.normalize("NFKD", chr(code)) if not unicodedata.combining(b))
+        if len(base) == 1 and base in NAME_CHARACTERS:
+            table[code] = base
+    return table
+
+
+FOLD_TABLE = _fold_table()
+_FOLDABLE = "".join(sorted(re.escape(chr(code)) for code in FOLD_TABLE))
+FOLD_RUN = re.compile(f"[A-Za-z0-9_.\\-{_FOLDABLE}]{{0,{FOLD_REACH}}}")   # (read forwards, and backwards on the reversed text)
+FOLDABLE = re.compile(f"[{_FOLDABLE}]")   # (one class scan first: a text with none, say a progress bar's, reads no further)
+# (a hint is looked for only where the word it is in ends with a separator: prose's accented words are no hint; then a
+# fullwidth letter, or a mark or look-alike beside an ASCII letter: a word all in Cyrillic or Greek is that language's)
+FOLD_HINT = re.compile(f"[{_FOLDABLE}](?={FOLD_RUN.pattern}{FOLDED_NAME_SEPARATOR.pattern})")
+ASCII_NAME_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+
+
+def _hints_a_name(text: str, at: int) -> bool:
+    return ("\uff10" <= text[at] <= "\uff5a" or (at and text[at - 1] in ASCII_NAME_LETTERS)
+            or text[at + 1:at + 2] in ASCII_NAME_LETTERS)
 
 
 def _lookalike_name_edits(text: str) -> list[tuple[int, int, str]]:
     edits: list[tuple[int, int, str]] = []
+    if (first := FOLDABLE.search(text)) is None:
+        return edits
+    verdicts: dict[str, list[tuple[int, str]]] = {}   # a word -> its folds when it names a secret (a log repeats them)
     end = 0
-    for hint in FOLD_HINT.finditer(text):
-        if hint.start() < end:
+    for hint in FOLD_HINT.finditer(text, max(0, first.start() - 1)):
+        at = hint.start()
+        if at < end or not _hints_a_name(text, at):
             continue
-        start = hint.start()
-        while start > 0 and hint.start() - start < FOLD_REACH and _folded_letter(text[start - 1]) is not None:
-            start -= 1
-        end = hint.start()
-        while end < len(text) and end - hint.start() < FOLD_REACH and _folded_letter(text[end]) is not None:
-            end += 1
-        folded = "".join(_folded_letter(c) for c in text[start:end])
-        if SECRET_WORD.search(folded) is not None and FOLDED_NAME_SEPARATOR.match(text, end) is not None:
-            edits += [(at, at + 1, _folded_letter(text[at])) for at in range(start, end) if text[at] not in NAME_CHARACTERS]
-        end = max(end, hint.start() + 1)
+        start = at - FOLD_RUN.match(text[max(0, at - FOLD_REACH):at][::-1]).end()
+        end = FOLD_RUN.match(text, at).end()
+        word = text[start:end]
+        if (folds := verdicts.get(word)) is None:
+            folds = verdicts[word] = ([(k, FOLD_TABLE[ord(c)]) for k, c in enumerate(word) if ord(c) in FOLD_TABLE]
+                                      if SECRET_WORD.search(word.translate(FOLD_TABLE)) is not None else [])
+        if folds and FOLDED_NAME_SEPARATOR.match(text, end) is not None:
+            edits += [(start + k, start + k + 1, folded) for k, folded in folds]
+        end = max(end, at + 1)
     return edits
 
 
