@@ -61,7 +61,11 @@ run_case outlives "$NSYS_PATH" --duration 6 -- python3 -c "$long"
 bare="$WORK/bin"
 mkdir -p "$bare"
 for tool in python3 nvidia-smi lscpu numactl uname sh; do
-  found=$(PATH=$PLAIN_PATH command -v "$tool") && ln -sf "$found" "$bare/$tool"
+  # a wrapper, not a symlink: a virtual environment's python3 linked from elsewhere loses its packages
+  # (the first H100 run's workload died at once: no torch)
+  if [ "$tool" = python3 ]; then found=$("$PY" -c 'import sys; print(sys.executable)')   # not a shim needing bash
+  else found=$(PATH=$PLAIN_PATH command -v "$tool"); fi && printf '#!/bin/sh\nexec %q "$@"\n' "$found" > "$bare/$tool" &&
+    chmod +x "$bare/$tool"
 done
 run_case not_found "$bare" --duration 10 -- python3 -c "$short"
 
@@ -72,10 +76,10 @@ from pathlib import Path
 out, gpu, short, long_ = Path(sys.argv[1]), sys.argv[2] or "unknown GPU", sys.argv[3], sys.argv[4]
 SHOW = 'for a in "$@"; do printf "%s|" "$a"; done'
 cases = {
-    "nsys": (short, [r"^- nsys trace: trace covers ", r"the workload ended at \d+\.\d s, before the 15 s asked"]),
-    "no_nsys": (short, [r"^- nsys trace: none — --no-nsys was given", r"the workload ended at"]),
+    "nsys": (short, [r"^- workload: exit code 0,", r"^- nsys trace: trace covers ", r"the workload ended at \d+\.\d s, before the 15 s asked"]),
+    "no_nsys": (short, [r"^- workload: exit code 0,", r"^- nsys trace: none — --no-nsys was given", r"the workload ended at"]),
     "outlives": (long_, [r"^- nsys trace: trace covers ", r"the 6 s asked ran out at \d+\.\d s"]),
-    "not_found": (short, [r"^- nsys trace: none — nsys is not installed \(not on PATH\)", r"the workload ended at"]),
+    "not_found": (short, [r"^- workload: exit code 0,", r"^- nsys trace: none — nsys is not installed \(not on PATH\)", r"the workload ended at"]),
 }
 print(f"# aiperf-triage show: what a bundle says it holds ({gpu})\n")
 print("| case | command pastes back | telemetry names GPUs | expected lines | ok |")

@@ -6,6 +6,7 @@ import io
 import json
 import shutil
 import sqlite3
+import sys
 import tarfile
 from pathlib import Path
 
@@ -364,3 +365,31 @@ def test_progress_on_a_terminal_wraps_at_words_and_into_a_pipe_stays_one_line(mo
     assert len(lines) == 2 and all(len(line) <= 80 for line in lines)
     assert lines[0].endswith("NVML") and lines[1] == "    Shared Library Not Found)"
     assert len(pipe.getvalue().splitlines()) == 1 and pipe.getvalue().rstrip().endswith(note)
+
+
+def test_busy_window_says_how_long_the_workload_ran_not_the_tail_after_it():
+    from aiperf_lab.metrics.telemetry.model import GpuInfo, GpuSample, Tick
+    from aiperf_lab.triage.facts import busy_window
+
+    ticks = [Tick(float(t), [GpuSample(float(t), 0, 100.0, "instant", util_gpu_pct=0)], None) for t in range(4)]
+    (row,) = busy_window([GpuInfo(0)], ticks, 0.0, 3.0, ran_s=0.1)   # exited at 0.1 s; 3 s of ramp-down tail
+    assert row.never_busy and row.workload_s == 0.1
+    assert "for all 0.1 s the workload ran" in ids(_facts([_gpu()], telemetry_workload=[row]))["gpu_never_used"].detail
+
+
+def test_a_workload_that_exits_at_once_is_not_said_to_have_run_through_the_ramp_down(monkeypatch, tmp_path):
+    """A workload that fails in its first 0.1 s, then the 2 s tail triage records after an exit: the finding
+    names the workload's own run time (the H100 run of verify_triage_summary.sh said "all 2.2 s the workload ran"
+    of a workload that had exited with code 1 after 0.017 s)."""
+    from aiperf_lab.metrics.telemetry import nvml
+    from aiperf_lab.triage import cli
+
+    monkeypatch.setattr(nvml.Nvml, "open", classmethod(lambda cls, module=None: cls(FakeNvml([FakeGpu()]), [0], "")))
+    assert cli.main(["--duration", "6", "--no-nsys", "--output", str(tmp_path), "--",
+                     sys.executable, "-c", "raise SystemExit(1)"]) == 0
+    (archive,) = tmp_path.glob("*.tar.gz")
+    with tarfile.open(archive) as bundle:
+        name = next(n for n in bundle.getnames() if n.endswith("/findings.json"))
+        findings = {f["id"]: f for f in json.loads(bundle.extractfile(name).read())}
+    never = findings["gpu_never_used"]
+    assert never["evidence"]["workload_s"] < 1.0 <= never["evidence"]["busy_span_s"]

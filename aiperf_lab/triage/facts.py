@@ -61,17 +61,19 @@ def summarize_devices(devices: list[GpuInfo], ticks: list[Tick]) -> tuple[list[D
     return [DeviceTelemetry.from_row(row) for row in table.as_dicts()], table.notes
 
 
-def busy_window(devices: list[GpuInfo], ticks: list[Tick], start: float, end: float) -> list[DeviceTelemetry]:
+def busy_window(devices: list[GpuInfo], ticks: list[Tick], start: float, end: float,
+                ran_s: float | None = None) -> list[DeviceTelemetry]:
     """Telemetry over the workload, from its first to its last busy sample (any GPU over 5%): nsys's
     start-up and report writing, and the interpreter's start, are not the workload's GPU time. When no
-    sample was busy, the whole window, marked never_busy."""
+    sample was busy, the whole window, marked never_busy. The window may run past the workload's exit
+    (the ramp-down tail); ran_s, when known, is how long the workload itself ran."""
     window = [t for t in ticks if start <= t.t <= end]
     busy = [i for i, t in enumerate(window) if any((s.util_gpu_pct or 0) > BUSY_UTIL_PCT for s in t.gpus)]
     trimmed = window[busy[0]:busy[-1] + 1] if busy else window
     rows = summarize_devices(devices, trimmed)[0] if trimmed else []
     for row in rows:
         row.never_busy = not busy
-        row.workload_s = round(end - start, 3)
+        row.workload_s = round(ran_s if ran_s is not None else end - start, 3)
     return rows
 
 

@@ -300,8 +300,11 @@ class Triage:
 
         workload, o = self.workload, self.options
         result = workload.result
+        ended = self.facts.recording.workload_end_s if self.facts.recording is not None else None
+        # the window runs on through the ramp-down tail after an exit; the workload ran until its exit
         self.facts.telemetry_workload = busy_window(self.sampler.devices, self.ticks, self.t_workload,
-                                                    self.t_workload_end)
+                                                    self.t_workload_end,
+                                                    max(0.0, ended - self.t_workload) if ended is not None else None)
         cpu_affinity = None
         try:
             import psutil
