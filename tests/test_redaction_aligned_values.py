@@ -99,7 +99,8 @@ def test_help_text_and_settings_after_an_aligned_flag_stay(line: str) -> None:
 
 DOTTED_LINES = ["   Password . . . . . . . . . . : {v}", "   Passphrase. . . . . . . : {v}", "   Api Key . . . . : {v}",
                 "   Secret. . . . . . . . : {v}", "[rank0]: Password . . . . : {v}", "Password . . . . . :    {v}",
-                "   Client Secret . . . . . . . . : \"{v}\""]
+                "   Client Secret . . . . . . . . : \"{v}\"", "Password ........: {v}", "   Password. . . . . :{v}",
+                "Password . . . . . = {v}"]
 
 
 @pytest.mark.parametrize("line", DOTTED_LINES)

@@ -341,10 +341,10 @@ ENV_LISTING_COMMAND = re.compile(r"set(?:(?<=^set)|(?<=[\n \t;:]set))(?:env|(?:[
 ENV_LISTING_LINE = re.compile(r"\n[ \t]{0,8}(?P<name>[A-Z][A-Z0-9]{0,63}_[A-Z0-9_]{1,64})" + _LISTING_VALUE)
 # - DeepSpeed's config print, `  comet_api_key ............... VALUE` (a name, a space, dots, a space, the value's repr
 #   to the line's end), found from its dots
-DOT_LEADER = re.compile(r" \.\.(?<=[A-Za-z0-9_] \.\.)\.{0,96} (?P<value>[^\n]{1,4096})")
+DOT_LEADER = re.compile(r" \.\.(?<=[A-Za-z0-9_] \.\.)\.{0,96}(?:[ \t]{0,8}[:=])? (?P<value>[^\n]{1,4096})")   # (`Password ......: X` too)
 # - Windows' dotted leaders (`ipconfig /all`, `netsh`, `Get-*` as a list): `Password . . . . . . : X`, `Passphrase. . . :
 #   X`; the name is the words before the dots (`Api Key . . : X`), joined as one name
-SPACED_DOT_LEADER = re.compile(r"\.(?:(?<=[A-Za-z0-9_] \.)|(?<=[A-Za-z0-9_]\.))(?:[ \t]\.){1,48}[ \t]{0,8}:[ \t]{1,40}(?P<value>[^\s][^\n]{0,4095})")
+SPACED_DOT_LEADER = re.compile(r"\.(?:(?<=[A-Za-z0-9_] \.)|(?<=[A-Za-z0-9_]\.))(?:[ \t]\.){1,48}[ \t]{0,8}[:=][ \t]{0,40}(?P<value>[^\s][^\n]{0,4095})")
 SPACED_NAME_REVERSED = re.compile(r"[ \t]?((?:[A-Za-z0-9_-]{1,64}[ \t]){0,2}[A-Za-z0-9_-]{1,64})")
 # - a label of several words aligned to its value (1Password's `op item get` fields, `describe` listings): an indented
 #   `  api key:    X` line, 2+ blanks after the colon, one password-like word ending the line; the words joined as one name
