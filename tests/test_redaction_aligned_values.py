@@ -142,3 +142,19 @@ def test_labels_of_several_words_that_name_no_secret_keep_their_value() -> None:
     text = ("Fields:\n  Token Count:    4096\n  Auth Type:    bearer\n  Secret Name:   my-secret-v2\n"
             "  Last Password Change:   2026-01-01\n  Key Vault:    kv-prod-01\n  Api Version:    v2beta1\n")
     assert Redactor({}).text(text) == text
+
+
+@pytest.mark.parametrize("blanks", [41, 64, 100, 128])
+def test_a_value_aligned_past_40_blanks_goes(blanks: int) -> None:
+    _hidden_everywhere(f"  DB_PASSWORD:{' ' * blanks}{V}\n", V)
+
+
+@pytest.mark.parametrize("row", ["│ password       │ {v} │", "  │ api_key │ {v} │", "[rank0]: │ hf_token   │ {v}   │",
+                                 "│ --api-key      │ {v} │"])
+def test_a_box_drawn_table_row_hides_a_secret(row: str) -> None:
+    _hidden_everywhere("┏━━━━━━┳━━━━━━━┓\n┃ Name ┃ Value ┃\n" + row.format(v=V) + "\n│ port │ 8000 │\n", V)
+
+
+def test_box_drawn_rows_that_are_no_secret_stay() -> None:
+    text = "│ password_min_length │ 12 │\n│ token_budget │ 4096 │\n│ auth │ oauth2 │\n│ secret_name │ db-creds │\n"
+    assert Redactor({}).text(text) == text

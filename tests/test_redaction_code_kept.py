@@ -176,3 +176,20 @@ def test_a_pytest_id_keeps_its_parameters(line: str) -> None:
 def test_a_bracketed_assignment_outside_a_pytest_id_still_goes() -> None:
     assert V not in Redactor({}).text(f"x[password={V}]\n")
     assert V not in Redactor({}).text(f"tests/t.py::test_x passed; cfg[password={V}]\n")
+
+
+# ---- h14 (rt9 F2): masked and configured values under a secret's name -------------------------------------------------
+
+@pytest.mark.parametrize("text", ["  + password = (sensitive value)\n", "  ~ db_password = (sensitive value) -> (sensitive value)\n",
+                                  "password = (sensitive)\n", "SET password_encryption = 'scram-sha-256';\n",
+                                  "    password: [unclosed\n              ^\n", "existingSecret: db-creds\n"])
+def test_masked_values_settings_and_carets_stay(text: str) -> None:
+    out = Redactor({}).text(text)
+    assert out.count("\n") == text.count("\n")
+    kept = text.replace("[unclosed", "[REDACTED]")   # (an unclosed `[x` is a value: a password may start so)
+    assert out == kept, out
+
+
+def test_terraform_masked_value_beside_a_real_one() -> None:
+    out = Redactor({}).text(f"  + password = (sensitive value)\n  + api_key = \"{V}\"\n")
+    assert "(sensitive value)" in out and V not in out

@@ -277,3 +277,25 @@ def test_a_secret_store_print_hides_the_bare_value_on_the_next_line(printed: str
 def test_other_secret_store_commands_keep_the_next_line(printed: str) -> None:
     out = Redactor({}).text(printed)
     assert out.splitlines()[1] == printed.splitlines()[1]
+
+
+# ---- h14 (rt9 F1, F2): prose and usage lines that name a secret's word keep their words --------------------------------
+
+@pytest.mark.parametrize("line", ["GPU 0 identified by PCI bus id 00000000:18:00.0", "the process identified by pid 4242",
+                                  "Each run is identified by its timestamp", "Device identified by UUID GPU-1234abcd",
+                                  "usage: -c [-h] --api-key API_KEY", "usage: x [--hf-token HF_TOKEN] [--password PASSWORD]",
+                                  "initdb --auth-local peer --auth-host scram-sha-256",
+                                  "$ kubectl get secret hf-secret -o jsonpath='{.data.token}'\nsecret/hf-secret created"])
+def test_prose_usage_and_settings_beside_secret_words_stay(line: str) -> None:
+    assert Redactor({}).text(line + "\n") == line + "\n"
+
+
+@pytest.mark.parametrize("statement", ["ALTER USER 'app'@'%' IDENTIFIED BY '{v}';", "ALTER USER scott IDENTIFIED BY {v};",
+                                       'create user app identified with mysql_native_password by "{v}";',
+                                       "CREATE DATABASE LINK l CONNECT TO u IDENTIFIED BY {v} USING 'x'",
+                                       "GRANT ALL ON *.* TO 'a'@'%' IDENTIFIED BY '{v}'",
+                                       "+ kubectl get secret db -o jsonpath='{{.data.token}}'\n{b}"])
+def test_sql_and_kubectl_secrets_still_go(statement: str) -> None:
+    text = statement.format(v=K2, b="aGZfYWJjZGVmZ2hpams=") + "\n"
+    out = Redactor({}).text(text)
+    assert K2 not in out and "aGZfYWJjZGVmZ2hpams=" not in out, out

@@ -36,7 +36,7 @@ KEY_ASSIGNMENT = re.compile(r"key(?<![a-z0-9]key)[\"']?[ \t]{0,3}[=:][ \t]{0,3}[
 # JSON, `\"password\": \"X\"`; a fullwidth colon; after the separator a no-break space, or a carriage return, form feed,
 # NEL or line separator that a terminal shows as a break but a stream does not cut at; the value aligned to a column
 # after the separator, as kubectl describe, 1Password's `op item get` and vault print it: `DB_PASSWORD:         X`)
-ALIGNED_BLANKS = 40
+ALIGNED_BLANKS = 128   # (kubectl describe pads to its longest name: 41 and more blanks are seen)
 _ALIGNED = "{0,%d}" % ALIGNED_BLANKS
 _ASSIGNMENT_TAIL = (r"(?=(?P<rest>[a-z0-9_.-]{0,48}))(?P=rest)(?P<sep>\\?[\"']?[ \t]{0,32}(?:=>|->|[=:\uff1a])"
                     r"(?=(?P<pad>[ \t\r\f\v\x85\xa0\u2028\u2029]" + _ALIGNED + r"))(?P=pad)"  # (taken whole: none given back)
@@ -234,8 +234,11 @@ class _HarmlessValues(dict):
                                  or (value[0] in "<[$%" and NOT_A_SECRET_REFERENCE.fullmatch(value) is not None)
                                  or value.lower().rstrip(")]}>") in AUTH_SCHEMES or _code_reference(value)
                                  or (value[0] in "|>" and YAML_BLOCK_HEADER.fullmatch(value) is not None)
-                                 or _names_a_type_or_field(value))
+                                 or _names_a_type_or_field(value) or value in TERRAFORM_MASKED)
         return verdict
+
+
+TERRAFORM_MASKED = frozenset({"(sensitive", "(sensitive)"})   # terraform's `password = (sensitive value)`: no value shown
 
 
 # A YAML block scalar's header with nothing under it yet (`password: >2-`): no value.
@@ -404,7 +407,8 @@ NOT_A_SECRET_REFERENCE = re.compile(r"<\|?/?[A-Za-z0-9_.-]{0,64}\|?>|\[[A-Z_]{2,
 # Authentication schemes: `auth: kerberos`, `--auth basic` name how, not with what.
 AUTH_SCHEMES = frozenset({"basic", "bearer", "kerberos", "oauth", "oauth2", "digest", "ntlm", "negotiate", "saml",
                           "oidc", "ldap", "iam", "sigv4", "gssapi", "spnego", "sso", "mtls", "x509", "none",
-                          "publickey", "hostbased", "keyboard-interactive", "gssapi-with-mic"})   # (and ssh's methods)
+                          "publickey", "hostbased", "keyboard-interactive", "gssapi-with-mic",   # (and ssh's methods)
+                          "peer", "trust", "ident", "md5", "scram-sha-256", "reject", "pam", "radius"})   # (pg_hba's)
 MOST_SCHEME_LETTERS = max(map(len, AUTH_SCHEMES))   # (a value no longer holds a credential after its scheme)
 AUTH_SCHEME_WORDS = tuple(sorted(AUTH_SCHEMES))
 
@@ -534,8 +538,8 @@ def _continued_scalar(text: str, start: int, value_end: int, harmless: _Harmless
         content = line.lstrip(" \t")
         depth = len(line) - len(content)
         if (depth <= indent or not content or content[0] in "#-" or content.endswith(":") or ": " in content
-                or any(c.isspace() for c in content) or harmless[content]):
-            return
+                or any(c.isspace() for c in content) or harmless[content] or not any(c.isalnum() for c in content)):
+            return   # (a YAML error's caret `^` under the value: no letter nor digit, no secret)
         append((at + depth, at + len(line), REDACTED, "secret-named value", start))
         if end < 0:
             return

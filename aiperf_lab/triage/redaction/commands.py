@@ -168,6 +168,11 @@ def _printed_flag_value_kept(value: str) -> bool:
             or SECRET_MOUNT_SPEC.fullmatch(value) is not None)   # docker build --secret id=npm,src=/run/npmrc
 
 
+def _metavar(flag: str) -> str:
+    """argparse's placeholder for a flag's value in its usage and help (`--api-key API_KEY`): no value."""
+    return flag.upper().replace("-", "_")
+
+
 def _secret_shaped(value: str) -> bool:
     return looks_like_password(value) or looks_generated(value) or is_hex_key(value)
 
@@ -202,7 +207,7 @@ def _printed_flag_spans(text: str) -> list[Span]:
     kept = _KeptFlagValues()
     for m in PRINTED_SECRET_FLAG.finditer(text):  # (led by "--": its scan costs what a test for "--" does)
         value = m.group("value")
-        if _secret_flag_cached(m.group("flag")) and not kept[value]:
+        if _secret_flag_cached(m.group("flag")) and not kept[value] and value.rstrip(",;)]}") != _metavar(m.group("flag")):
             gap = m.group("gap")
             if gap is not None and len(gap) > ALIGNED_FLAG_GAP and not (
                     LINE_END_AFTER_VALUE.match(text, m.end()) and _secret_shaped(value.rstrip(",;)]}"))):
@@ -258,6 +263,7 @@ def _printed_flag_spans(text: str) -> list[Span]:
 SQL_IDENTIFIED_BY = re.compile(r"identified(?<![\w-]identified)(?:[ \t]{1,4}with[ \t]{1,4}[\w-]{1,64})?[ \t]{1,4}by"
                                r"(?:[ \t]{1,4}password)?[ \t]{1,4}(?:(?P<q>['\"])(?P<quoted>[^'\"\n]{1,512})(?P=q)"
                                r"|(?!password(?![^\s'\";]))(?P<value>[^\s'\";]{1,512}))")
+SQL_ACCOUNT_WORDS = ("user", "role", "login", "grant", "connect", "schema")
 SQL_PASSWORD = re.compile(r"password(?<![\w-]password)(?:[ \t]{1,4}|[ \t]{0,4}\([ \t]{0,4})e?'(?P<value>[^'\n]{1,512})'")
 REDIS_AUTH_LINE = re.compile(r"auth(?<![\w-]auth)[ \t]{1,4}(?:[^\s\"']{1,128}[ \t]{1,4})?(?P<value>[^\s\"']{1,512})"
                              r"[ \t]{0,16}(?=\r?\n|\Z)")
@@ -283,7 +289,11 @@ def _database_spans(text: str, lower: str) -> list[Span]:
 
     if "identified" in lower:
         for m in SQL_IDENTIFIED_BY.finditer(lower):
-            add(m, "quoted" if m.group("quoted") is not None else "value")
+            statement = lower[max(0, m.start() - 300):m.start()]   # (its statement names a user: prose's "a GPU identified
+            statement = statement[statement.rfind(";") + 1:]        # by PCI bus id" stays)
+            if any(word in statement for word in SQL_ACCOUNT_WORDS) or m.group("quoted") is not None and (
+                    "'" in statement or "@" in statement):
+                add(m, "quoted" if m.group("quoted") is not None else "value")
     if "password" in lower and "'" in text:
         for m in SQL_PASSWORD.finditer(lower):
             add(m, "value")

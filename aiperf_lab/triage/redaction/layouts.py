@@ -445,7 +445,7 @@ def _tool_listing_spans(text: str) -> list[Span]:
                     spans.append((m.start(group), m.end(group), REDACTED, "secret-named value", m.start()))
     if "=" in text and "<" in text:
         spans += _xml_named_element_spans(text)
-    if "|" in text or "CREDENTIALS\t" in text or "eyName" in text:
+    if "|" in text or "CREDENTIALS\t" in text or "eyName" in text or "\u2502" in text:
         spans += _cloud_cli_spans(text)
     if "," in text and "(" in text:
         for m in CONF_TUPLE.finditer(text):
@@ -461,6 +461,9 @@ def _tool_listing_spans(text: str) -> list[Span]:
 # cell: a launcher's args printed as a table, `| --api-key | X |`.)
 PIPE_ROW = re.compile(r"\|(?:(?<=^\|)|(?<=[\n|]\|))[ \t]{1,8}(?P<name>(?:--?)?[A-Za-z_][\w.-]{0,63})[ \t]{0,64}\|[ \t]{1,8}"
                       r"(?P<value>[^|\s]{1,4096})[ \t]{0,256}\|{1,2}[ \t]*(?=\r?\n|\Z)")
+# (rich's and other box-drawing tables: `│ password       │ X │`, the row indented or behind a log prefix)
+BOX_ROW = re.compile(r"\u2502[ \t]{1,8}(?P<name>(?:--?)?[A-Za-z_][\w.-]{0,63})[ \t]{0,64}\u2502[ \t]{1,8}"
+                     r"(?P<value>[^\u2502\s]{1,4096})[ \t]{0,256}\u2502[ \t]*(?=\r?\n|\Z)")
 AWS_TEXT_CREDENTIALS = re.compile(r"CREDENTIALS\t[^\t\n]{1,256}\t[^\t\n]{1,64}\t(?P<secret>[^\t\n]{1,4096})\t(?P<token>[^\t\n]{1,8192})")
 AZ_KEY_JSON = re.compile(r"\"keyName\"[ \t]{0,4}:[ \t]{0,4}\"[^\"\n]{0,64}\"[^{}\n]{0,256}?\"value\"[ \t]{0,4}:[ \t]{0,4}"
                          r"\"(?P<value>[^\"\n]{8,4096})\"")
@@ -474,6 +477,12 @@ def _cloud_cli_spans(text: str) -> list[Span]:
         for m in PIPE_ROW.finditer(text):
             value = m.group("value")
             if _secret_name_cached(m.group("name")) and _looks_like_password_cached(value) and _secret_value(value):
+                spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
+    if "\u2502" in text:
+        for m in BOX_ROW.finditer(text):
+            value = m.group("value")
+            if (_secret_name_cached(m.group("name")) and _looks_like_password_cached(value) and _secret_value(value)
+                    and _item_is_secret(m.group("name").lstrip("-"), value)):
                 spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
     if "CREDENTIALS\t" in text:
         spans += [(m.start(group), m.end(group), REDACTED, "secret-named value", m.start())
@@ -622,6 +631,7 @@ SECURE_STRING_VALUE = re.compile(r"\"Type\"[ \t]{0,3}:[ \t]{0,3}\"SecureString\"
                                  r"|\"Value\"[ \t]{0,3}:[ \t]{0,3}\"(?P<before>[^\"\\\n]{1,4096})\"[^{}]{0,512}?"
                                  r"\"Type\"[ \t]{0,3}:[ \t]{0,3}\"SecureString\"")
 NEXT_LINE_VALUE = re.compile(r"[ \t]{0,16}[\"']?(?P<value>[^\s'\",;]{3,})")
+BASE64_WORD = re.compile(r"(?:[A-Za-z0-9+/]{4}){1,4096}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
 ALONE_ON_ITS_LINE = re.compile(r"['\"]?[ \t]*(?:\r?\n|\Z)")
 
 
@@ -664,7 +674,9 @@ def _kubectl_secret_spans(text: str, lower: str) -> list[Span]:
                 if KUBECTL_SECRET_LINE.search(tail):
                     m = NEXT_LINE_VALUE.match(text, newline + 1)
                     if (m and text.find("\n", newline + 1, m.end()) < 0 and not cannot_be_secret(m.group("value"))
-                            and (literal == "kubectl" or ALONE_ON_ITS_LINE.match(text, m.end()) is not None)):
+                            and (ALONE_ON_ITS_LINE.match(text, m.end()) is not None if literal != "kubectl"
+                                 else "base64" in tail or BASE64_WORD.fullmatch(m.group("value")) is not None)):
+                        # (kubectl's jsonpath without `| base64 -d` prints base64: `secret/x created` after it stays)
                         # (the other stores' value is the line's only word: an error line after the command stays)
                         spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", at))
             at = lower.find(literal, newline)

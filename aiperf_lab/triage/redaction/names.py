@@ -65,10 +65,12 @@ QUANTITY_WORDS = {"count", "counts", "size", "sizes", "len", "length", "lengths"
                   "fraction", "ratio", "percent", "pct", "bytes", "mb", "gb", "kb", "tps", "qps", "algo", "alg",
                   "algorithm", "algorithms", "stdin", "prompt", "ref", "refs",   # (secretRef, secretKeyRef: a reference)
                   "validity", "interval", "renew", "renewal", "period",   # (Hadoop's token.validity, token.renew-interval)
-                  "hint", "help", "description", "doc", "docs"}   # (password_hint: |, api_key_help: >: text for a person)
+                  "hint", "help", "description", "doc", "docs",   # (password_hint: |, api_key_help: >: text for a person)
+                  "encryption", "hashing"}   # (PostgreSQL's password_encryption = 'scram-sha-256': how, not what)
 # ... or before it (MAX_TOKEN_LEN, NUM_PASS, HF_HUB_DISABLE_IMPLICIT_TOKEN, USE_AUTH_TOKEN).
 QUALIFIER_BEFORE = {"max", "min", "num", "n", "total", "per", "avg", "mean", "disable", "enable", "use", "implicit", "no",
-                    "skip", "allow", "require"}
+                    "skip", "allow", "require",
+                    "existing"}   # (Helm charts' auth.existingSecret=db-creds: the name of a Kubernetes Secret)
 # One word that ends with a secret word is one too (PGPASSWORD, HFTOKEN, CLIENTSECRET from clientSecret).
 # Tools' own one-word names too: SSHPASS (sshpass -e), LDAP_BINDPW / BINDPASS, slapd's ROOTPW, keytool's STOREPASS and
 # KEYPASS (SRCSTOREPASS, DESTKEYPASS), APPKEY. (PGPASSFILE, GIT_ASKPASS name a file and a program: no such ending.)
