@@ -205,36 +205,38 @@ FOLD_TABLE = _fold_table()
 _FOLDABLE = "".join(sorted(re.escape(chr(code)) for code in FOLD_TABLE))
 FOLD_RUN = re.compile(f"[A-Za-z0-9_.\\-{_FOLDABLE}]{{0,{FOLD_REACH}}}")   # (read forwards, and backwards on the reversed text)
 FOLDABLE = re.compile(f"[{_FOLDABLE}]")   # (one class scan first: a text with none, say a progress bar's, reads no further)
-# (a hint is looked for only where the word it is in ends with a separator: prose's accented words are no hint; then a
-# fullwidth letter, or a mark or look-alike beside an ASCII letter: a word all in Cyrillic or Greek is that language's)
-FOLD_HINT = re.compile(f"[{_FOLDABLE}](?={FOLD_RUN.pattern}{FOLDED_NAME_SEPARATOR.pattern})")
+# (a word is read from its start only, and only when a character to fold is in it and a separator follows it: each
+# character is looked at a bounded number of times, prose's accented words are read no further than themselves)
+_NAME_RUN = f"A-Za-z0-9_.\\-{_FOLDABLE}"
+FOLD_WORD = re.compile(f"(?<![{_NAME_RUN}])(?=[A-Za-z0-9_.\\-]{{0,{FOLD_REACH}}}[{_FOLDABLE}])[{_NAME_RUN}]{{1,{FOLD_REACH}}}"
+                       f"(?={FOLDED_NAME_SEPARATOR.pattern})")
 ASCII_NAME_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 
 
-def _hints_a_name(text: str, at: int) -> bool:
-    return ("\uff10" <= text[at] <= "\uff5a" or (at and text[at - 1] in ASCII_NAME_LETTERS)
-            or text[at + 1:at + 2] in ASCII_NAME_LETTERS)
+def _draws_a_latin_name(word: str) -> bool:
+    """A fullwidth letter, or a character to fold beside an ASCII letter (a word all in Cyrillic or Greek is that
+    language's)."""
+    for k, c in enumerate(word):
+        if ord(c) in FOLD_TABLE and c not in NAME_CHARACTERS and (
+                "\uff10" <= c <= "\uff5a" or (k and word[k - 1] in ASCII_NAME_LETTERS)
+                or word[k + 1:k + 2] in ASCII_NAME_LETTERS):
+            return True
+    return False
 
 
 def _lookalike_name_edits(text: str) -> list[tuple[int, int, str]]:
     edits: list[tuple[int, int, str]] = []
     if (first := FOLDABLE.search(text)) is None:
         return edits
+    start = first.start() - FOLD_RUN.match(text[max(0, first.start() - FOLD_REACH):first.start()][::-1]).end()
     verdicts: dict[str, list[tuple[int, str]]] = {}   # a word -> its folds when it names a secret (a log repeats them)
-    end = 0
-    for hint in FOLD_HINT.finditer(text, max(0, first.start() - 1)):
-        at = hint.start()
-        if at < end or not _hints_a_name(text, at):
-            continue
-        start = at - FOLD_RUN.match(text[max(0, at - FOLD_REACH):at][::-1]).end()
-        end = FOLD_RUN.match(text, at).end()
-        word = text[start:end]
+    for m in FOLD_WORD.finditer(text, start):
+        word = m.group()
         if (folds := verdicts.get(word)) is None:
-            folds = verdicts[word] = ([(k, FOLD_TABLE[ord(c)]) for k, c in enumerate(word) if ord(c) in FOLD_TABLE]
-                                      if SECRET_WORD.search(word.translate(FOLD_TABLE)) is not None else [])
-        if folds and FOLDED_NAME_SEPARATOR.match(text, end) is not None:
-            edits += [(start + k, start + k + 1, folded) for k, folded in folds]
-        end = max(end, at + 1)
+            folds = verdicts[word] = ([(k, FOLD_TABLE[ord(c)]) for k, c in enumerate(word) if c not in NAME_CHARACTERS]
+                                      if _draws_a_latin_name(word)
+                                      and SECRET_WORD.search(word.translate(FOLD_TABLE)) is not None else [])
+        edits += [(m.start() + k, m.start() + k + 1, folded) for k, folded in folds]
     return edits
 
 
