@@ -193,3 +193,16 @@ def test_masked_values_settings_and_carets_stay(text: str) -> None:
 def test_terraform_masked_value_beside_a_real_one() -> None:
     out = Redactor({}).text(f"  + password = (sensitive value)\n  + api_key = \"{V}\"\n")
     assert "(sensitive value)" in out and V not in out
+
+
+@pytest.mark.parametrize("text", ["+ openssl req -new -key key.pem -passin env:KEY_PASS -out req.csr\n",
+                                  "private_key = id_rsa.pem\n", "tls_secret: tls.crt\n", "api_key=creds.json\n",
+                                  "token: hf_token.txt\n", "--ssl-key server.key --password-file pw.txt\n"])
+def test_a_key_file_named_bare_stays(text: str) -> None:
+    assert Redactor({}).text(text) == text
+
+
+def test_a_key_file_on_argv_stays_and_a_password_shaped_like_one_goes() -> None:
+    from aiperf_lab.triage.redact import argv_secret_values
+    assert argv_secret_values(["openssl", "req", "-key", "key.pem", "-out", "req.csr"]) == []
+    assert V not in Redactor({}).text(f"password={V}.json\n")

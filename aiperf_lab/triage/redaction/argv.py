@@ -12,7 +12,8 @@ from .commands import SECRET_MOUNT_SPEC
 from .blocks import _flow_item_spans
 from .names import (
     FLAG_PREFIX, HASH_TOOLS, WEAK_SECRET_FLAGS, _secret_name_cached, _weak_flag_secret, cannot_be_secret, is_hex_key,
-    is_secret_flag, is_secret_name, looks_generated, looks_like_password, name_words, names_a_model, names_an_id,
+    is_secret_flag, is_secret_name, looks_generated, looks_like_password, name_words, names_a_key_file, names_a_model,
+    names_an_id,
 )
 
 
@@ -102,6 +103,8 @@ def argv_secret_pieces(argv: list[str]) -> list[tuple[int, int, int]]:
             at, start = (i, len(name) + 1) if eq else (i + 1, 0)
             if at < len(argv) and SECRET_MOUNT_SPEC.fullmatch(argv[at], start) is not None:
                 pass   # docker build --secret id=npm,src=/run/npmrc: where a secret is, not one
+            elif at < len(argv) and names_a_key_file(argv[at][start:]):
+                pass   # openssl req -key key.pem: a key's file named bare
             elif at < len(argv):
                 # openssl's -pass pass:X holds X; env:VAR, file:PATH, fd:N say where the password is
                 kind, colon, rest = argv[at][start:].partition(":")

@@ -14,7 +14,7 @@ from typing import Callable
 from .names import (
     END_WORDS, NOT_SECRET_KEY_KINDS, QUALIFIER_BEFORE, QUANTITY_WORDS, SECRET_PAIRS, _NAME_CHARACTERS,
     _secret_name_cached, _weak_flag_secret, cannot_be_secret, is_hex_key, is_named_location, is_secret_name,
-    looks_generated, looks_like_password, name_words, reads_as_words,
+    looks_generated, looks_like_password, name_words, names_a_key_file, reads_as_words,
 )
 from .spans import REDACTED, REDACTED_LOWER, Span
 
@@ -234,7 +234,8 @@ class _HarmlessValues(dict):
                                  or (value[0] in "<[$%" and NOT_A_SECRET_REFERENCE.fullmatch(value) is not None)
                                  or value.lower().rstrip(")]}>") in AUTH_SCHEMES or _code_reference(value)
                                  or (value[0] in "|>" and YAML_BLOCK_HEADER.fullmatch(value) is not None)
-                                 or _names_a_type_or_field(value) or value in TERRAFORM_MASKED)
+                                 or _names_a_type_or_field(value) or value in TERRAFORM_MASKED
+                                 or ("." in value and names_a_key_file(value)))
         return verdict
 
 

@@ -9,7 +9,7 @@ import re
 
 from .assignments import AUTH_SCHEMES
 from .names import (_secret_name_cached, cannot_be_secret, is_hex_key, is_named_location, is_secret_flag, looks_generated,
-                    looks_like_password, name_words)
+                    looks_like_password, name_words, names_a_key_file)
 from .spans import REDACTED, REDACTED_LOWER, Span
 
 
@@ -165,6 +165,7 @@ def _printed_flag_value_kept(value: str) -> bool:
     return (not value or cannot_be_secret(value) or value.lower() in NOT_A_FLAG_SECRET or value.lower() in AUTH_SCHEMES
             or value[0] in "$%<"
             or value.lower() == REDACTED_LOWER or is_named_location(value)   # (`--password /eIrB8jp/vI1sS` is none)
+            or names_a_key_file(value)   # (`openssl req -key key.pem`)
             or SECRET_MOUNT_SPEC.fullmatch(value) is not None)   # docker build --secret id=npm,src=/run/npmrc
 
 

@@ -304,6 +304,16 @@ def is_named_location(value: str, on_disk: bool = False) -> bool:
     return on_disk and any(os.path.lexists(os.path.expanduser(part)) for part in value.split(":"))
 
 
+# A key's or a credential's file named bare (`openssl req -key key.pem`, `private_key = id_rsa.pem`, `token: hf_token.txt`):
+# where the secret is, not the secret.
+KEY_FILE_NAME = re.compile(r"[\w@~.-]{1,128}\.(?:pem|key|crt|cer|csr|p12|pfx|jks|der|gpg|asc|pub|json|ya?ml|env|ini|cfg|conf"
+                           r"|toml|txt)")
+
+
+def names_a_key_file(value: str) -> bool:
+    return KEY_FILE_NAME.fullmatch(value) is not None and reads_as_words(value)
+
+
 def is_hex_key(value: str) -> bool:
     """32 to 64 hex digits, letters and digits both (a key, or a commit hash: the name tells)."""
     return bool(HEX_KEY.fullmatch(value)) and not value.isdigit() and not value.isalpha()
