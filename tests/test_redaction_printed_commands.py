@@ -299,3 +299,22 @@ def test_sql_and_kubectl_secrets_still_go(statement: str) -> None:
     text = statement.format(v=K2, b="aGZfYWJjZGVmZ2hpams=") + "\n"
     out = Redactor({}).text(text)
     assert K2 not in out and "aGZfYWJjZGVmZ2hpams=" not in out, out
+
+
+# ---- h14 (rt9 R6): bash -x prints an argument's quotes as '\'' -------------------------------------------------------
+
+@pytest.mark.parametrize("statement", ["ALTER USER {q}app{q}@{q}%{q} IDENTIFIED BY {q}{v}{q}",
+                                       "ALTER USER app PASSWORD {q}{v}{q}",
+                                       "CREATE USER {q}app{q} IDENTIFIED BY {q}{v}{q}; GRANT ALL ON db.* TO app"])
+@pytest.mark.parametrize("client", ["+ mysql -e", "+ psql -c", "[rank0]: + mysql -u root -e", "++ mariadb -e"])
+def test_sql_passed_to_a_client_under_bash_x_hides_its_password(statement: str, client: str) -> None:
+    text = f"{client} '" + statement.format(q="'\\''", v=K2) + "'\n"
+    out = Redactor({}).text(text)
+    assert K2 not in out and REDACTED in out, out
+    for size in (1, 7, 4096):
+        assert K2 not in _streamed(Redactor({}), text, size), size
+
+
+def test_quoted_quotes_with_no_secret_stay() -> None:
+    text = "+ echo 'it'\\''s fine'\n+ git commit -m 'don'\\''t panic'\n"
+    assert Redactor({}).text(text) == text

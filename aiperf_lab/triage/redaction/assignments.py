@@ -4,6 +4,7 @@ span a run), a value apart from its name (the next line, a log prefix), harmless
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
 import gc
 import itertools
@@ -67,6 +68,9 @@ ASSIGNMENT_RUNS = {pattern: re.compile(rf"(?:[ \t,;]{{1,4}}(?:{pattern.pattern[:
 ASSIGNMENT_LINE_RUNS = {pattern: re.compile(rf"(?:\n(?:{pattern.pattern[:-len(_ASSIGNMENT_TAIL)]})[=:]\n"
                                             r"(?![<$])[^\s'\",;\x00(]{3,256}(?=\n))+")
                         for pattern in SECRET_ASSIGNMENTS if pattern.pattern.endswith(_ASSIGNMENT_TAIL)}
+# A view of a text (a name spelled plainly, look-alike letters folded, bash's quoted quotes read) is read without the
+# runs: a run's replacement is made of the text it reads, the view's, which would put the view's spelling in the output.
+READING_A_VIEW: contextvars.ContextVar[bool] = contextvars.ContextVar("reading_a_view", default=False)
 ASSIGNMENT_RUN_VALUES = re.compile(r"[=:]([^\s'\",;\x00=:]+)")
 # ... and kept apart by a little text (`pass=abcd x ` repeated, `api_key: abcd` lines): after one, the next ones of
 # the plain form that the match-at-a-time loop judges by the value alone, read in bulk (_assignment_apart): the
@@ -424,7 +428,8 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
     append = spans.append
     for pattern in SECRET_ASSIGNMENTS:
         rest_group, value_group = pattern.groupindex["rest"], pattern.groupindex["value"]
-        runs = (ASSIGNMENT_RUNS[pattern].match, ASSIGNMENT_LINE_RUNS[pattern].match) if pattern in ASSIGNMENT_RUNS else None
+        runs = ((ASSIGNMENT_RUNS[pattern].match, ASSIGNMENT_LINE_RUNS[pattern].match)
+                if pattern in ASSIGNMENT_RUNS and not READING_A_VIEW.get() else None)
         wait, backoff = 0, 1  # after a try for a run that found none, the next few matches try none (texts of matches apart)
         apart_wait, apart_backoff = 0, 1   # (the same for a try of _assignment_apart)
         matches = pattern.finditer(lower)

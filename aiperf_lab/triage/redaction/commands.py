@@ -285,7 +285,8 @@ def _database_spans(text: str, lower: str) -> list[Span]:
     spans: list[Span] = []
 
     def add(m: re.Match[str], group: str) -> None:
-        if not cannot_be_secret(text[m.start(group):m.end(group)]):
+        if text[m.start(group):m.end(group)] != "\\" and not cannot_be_secret(text[m.start(group):m.end(group)]):
+            # (`'\''`: bash's quoted quote around the value, read in Redactor._shell_unquoted_spans' view)
             spans.append((m.start(group), m.end(group), REDACTED, "secret-named value", m.start()))
 
     if "identified" in lower:

@@ -15,7 +15,7 @@ from collections import Counter
 from .argv import MAX_ARGUMENT_READINGS, SHELL_SAFE_WORD, argv_secret_pieces
 from .assignments import (
     AUTH_SCHEME_WORDS, AUTHORIZATION, COOKIE_HEADER, DIGEST_PARAM, KEY_ASSIGNMENT, KIND_PREFIXED_HASH, MOST_SCHEME_LETTERS,
-    NETRC_PASSWORD, SECRET_PRINT_GATES, URL_SIGNATURE, _assignment_spans, _collector_paused, _escaped_line_end, _names_harmless_key,
+    NETRC_PASSWORD, READING_A_VIEW, SECRET_PRINT_GATES, URL_SIGNATURE, _assignment_spans, _collector_paused, _escaped_line_end, _names_harmless_key,
     _names_scheme_only, _span_values,
 )
 from .commands import _command_password_spans, _database_spans, _printed_flag_spans
@@ -49,6 +49,9 @@ from .spans import (
 from .token_spans import CONTEXT_LITERALS, _beside_spans, _context_shape_spans, _provider_token_spans
 from .tokens import CREDENTIAL_CHARACTER, KAGGLE_KEY, KAGGLE_WORD, SERVICE_PREFIXES, TOKEN_SHAPE_LITERALS
 from .urls import _escaped_url_spans, _schemeless_credential_spans, _url_userinfo_spans
+
+
+SHELL_QUOTED_QUOTE = "'\\''"   # bash's quote inside a single-quoted word (set -x prints an argument's quotes so)
 
 
 class Redactor:
@@ -664,6 +667,8 @@ class Redactor:
                 return self._view_spans(text, edits, in_key, token_carry, value_next)
         lower = _lower(text)
         found = self._literal_spans(text) + self._secret_spans(text, in_key, token_carry, value_next, lower)
+        if "\\" in text and SHELL_QUOTED_QUOTE in text:   # (a character first: memchr)
+            found += self._shell_unquoted_spans(text)
         if self._pieces:
             found += self._fragment_spans(text)
         if self._broken and "\n" in text:
@@ -678,6 +683,22 @@ class Redactor:
             return []
         found.sort()
         return _merge_spans(found)
+
+    def _shell_unquoted_spans(self, text: str) -> list[Span]:
+        """The spans of text's view with bash's quoted quote (SHELL_QUOTED_QUOTE) read as the quote it stands for, placed
+        back on text: `bash -x` prints `mysql -e "... IDENTIFIED BY 'X'"` with each inner quote so, and the SQL rules
+        read X only in the view (the rules read the text as written too: shell words need the escapes)."""
+        at = text.find(SHELL_QUOTED_QUOTE)
+        edits = []
+        while at >= 0:
+            edits.append((at, at + len(SHELL_QUOTED_QUOTE), "'"))
+            at = text.find(SHELL_QUOTED_QUOTE, at + len(SHELL_QUOTED_QUOTE))
+        view, where = _edited(text, edits)
+        token = READING_A_VIEW.set(True)
+        try:
+            return where.place_back(self.spans(view))
+        finally:
+            READING_A_VIEW.reset(token)
 
     def _coloured_spans(self, text: str, plain: str, in_key: bool, token_carry: bool, value_next: bool) -> list[Span]:
         """The spans of text's view without CSI codes (`plain`; ANSI colours: `ESC[36mpassword ESC[0m=ESC[35mX`),
@@ -721,7 +742,11 @@ class Redactor:
         """The spans of text's view with secret names spelled plainly (_name_edits), placed back on text, and a known
         secret found in text as it is."""
         view, where = _edited(text, edits)
-        found = self._literal_spans(text) + where.place_back(self.spans(view, in_key, token_carry, value_next))
+        token = READING_A_VIEW.set(True)
+        try:
+            found = self._literal_spans(text) + where.place_back(self.spans(view, in_key, token_carry, value_next))
+        finally:
+            READING_A_VIEW.reset(token)
         if not found:
             return []
         found.sort()
