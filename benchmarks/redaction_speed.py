@@ -262,6 +262,8 @@ CASES: dict[str, str | tuple] = {
                                "\u041f\u0430\u0440\u043e\u043b\u044c: x na\u00efve \u2588\u2588\n",
     "(h14a) TOKENS lists": "tokens: &t\n  - Zq8Das1xPa55w0rdQm7v\n  - <pad>\nspecial_tokens:\n  - </s>\n",
     "(h14a) '[' values": "password: [x!9Kq2]abc\nsecrets: [Zq8Das1x, true]\napi_key: [x]\n",
+    # red team rt9's S1: terminal hyperlinks, one per line (ls --hyperlink=always, gcc's diagnostics, rich)
+    "(rt9) OSC 8 hyperlinks": "\x1b]8;;file://node-01/home/alice/run/ckpt_000123.pt\x1b\\ckpt_000123.pt\x1b]8;;\x1b\\\n",
 }
 
 

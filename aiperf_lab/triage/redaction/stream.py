@@ -15,7 +15,7 @@ from .layouts import (
 )
 from .names import _secret_name_cached
 from .redactor import Redactor
-from .spans import NAME_CHARACTERS, Span, _START, _cut_outside_spans, _merge_spans, _plain_tail
+from .spans import CSI, NAME_CHARACTERS, Span, _START, _cut_outside_spans, _merge_spans, _plain_tail
 
 
 class StreamRedactor:
@@ -111,6 +111,11 @@ class StreamRedactor:
                 and SHORT_BARE_LINE.fullmatch(self._buffer, start, cut - 1)):
             return _dump_lines_start(self._buffer, start, DUMP_HOLD_LINES - 1)
         return _dump_lines_start(self._buffer, cut)
+
+    @property
+    def held_text(self) -> str:
+        """What was fed and not yet let out (held for the next cut)."""
+        return self._buffer
 
     def close(self) -> str:
         out = self._emit(len(self._buffer), last=True) if self._buffer else ""
@@ -265,7 +270,9 @@ def _printed_form_hold(buffer: str, cut: int) -> int:
     hold = last if (last or not floor) and (buffer.startswith("    ", last)
                                           or _secret_name_columns(buffer[last:cut].rstrip("\r\n"))) else cut
     tail = buffer[floor:cut]
-    if not any(opener in tail for opener in PRINTED_FORM_OPENERS):
+    coloured = "\x1b" in tail   # (`yq -C`, FORCE_COLOR tools: each line judged as the rules read it, without colours)
+    if not any(opener in tail for opener in PRINTED_FORM_OPENERS) and not (
+            coloured and any(opener in CSI.sub("", tail) for opener in PRINTED_FORM_OPENERS)):
         return hold
     reach = PRINTED_FORM_HOLD_LINES   # how many lines up the walk goes: an opener there may still reach the hold
     end = cut
@@ -280,6 +287,8 @@ def _printed_form_hold(buffer: str, cut: int) -> int:
             break
         distance += 1
         line = buffer[start:end]
+        if coloured and "\x1b" in line:
+            line = CSI.sub("", line)
         if above_arrow or _opens_printed_form(line) or (":" in line and _yaml_block_open(line, below)):
             hold = start
             reach = min(distance + PRINTED_FORM_HOLD_LINES, 4 * PRINTED_FORM_HOLD_LINES)
