@@ -318,3 +318,33 @@ def test_sql_passed_to_a_client_under_bash_x_hides_its_password(statement: str, 
 def test_quoted_quotes_with_no_secret_stay() -> None:
     text = "+ echo 'it'\\''s fine'\n+ git commit -m 'don'\\''t panic'\n"
     assert Redactor({}).text(text) == text
+
+
+# ---- h14 (rt9 R5): commands printed behind a root or bracketed prompt, and as a list of their words -------------------
+
+@pytest.mark.parametrize("line", ["[alice@node-01 run]$ sshpass -p {v} ssh h", "root@box:/# mysql -uroot -p{v} db",
+                                  "[root@node-01 ~]# redis-cli -a {v} ping", "(venv) [alice@node-01 run]$ train.py --hf-token {v}",
+                                  "root@box:/# export DB_PASSWORD={v}"])
+def test_a_command_behind_a_prompt_hides_its_secret(line: str) -> None:
+    _hidden_in_text_and_stream(line.format(v=K1) + "\n", K1)
+
+
+@pytest.mark.parametrize("line", [
+    "subprocess.CalledProcessError: Command '['sshpass', '-p', '{v}', 'ssh', 'h']' returned non-zero exit status 1.",
+    "DEBUG Popen(args=['docker', 'login', '-u', 'bob', '-p', '{v}', 'nvcr.io'], returncode=1)",
+    "Command '['lftp', '-u', 'alice,{v}', 'sftp://h']' returned non-zero exit status 1.",
+    'execve("/usr/bin/mysql", ["mysql", "-uroot", "-p{v}", "db"], 0x7ffd /* 30 vars */) = 0',
+    "[rank0]: cmd: ['redis-cli', '-a', '{v}', 'ping']", "launching ['serve.py', '--api-key', '{v}']",
+])
+def test_a_command_printed_as_a_list_of_words_hides_its_secret(line: str) -> None:
+    text = line.format(v=K1) + "\n"
+    _hidden_in_text_and_stream(text, K1)
+    out = Redactor({}).text(text)
+    assert out.count("'") == text.count("'") and out.count('"') == text.count('"')   # (the list's quotes stay)
+
+
+@pytest.mark.parametrize("line", ["# comment: run it with --password", "## Build", "x = 1  # token count",
+                                  "['hello', 'world', 'token']", "cmd: ['python', 'train.py', '--lr', '3e-4']",
+                                  "tags: ['password-reset', 'v2']"])
+def test_comments_and_lists_that_are_no_secret_command_stay(line: str) -> None:
+    assert Redactor({}).text(line + "\n") == line + "\n"

@@ -146,6 +146,8 @@ def _command_password_spans(text: str) -> list[Span]:
                 places[tool] = found
         for m in pattern.finditer(text):
             start = m.start()
+            if not m.group("value").strip(", \t"):
+                continue   # (`'-p', 'X'` in a list: the separator is no value; argv_list_spans reads the list)
             for tool in present:
                 where = places[tool]
                 index = bisect.bisect_right(where, start - len(tool)) - 1

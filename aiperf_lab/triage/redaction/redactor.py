@@ -19,7 +19,7 @@ from .assignments import (
     _names_scheme_only, _span_values,
 )
 from .commands import _command_password_spans, _database_spans, _printed_flag_spans
-from .printed_commands import printed_command_spans
+from .printed_commands import argv_list_spans, printed_command_spans
 from .dumps import ESCAPED_RUNS, _dump_columns, _dump_parts, _dump_prefix_edits, _may_hold_dump
 from .hosts import (
     ADDRESS_BEFORE, AWS_HOST_SPLIT, BARE_MAC, BARE_MAC_CANDIDATE, BARE_MAC_CLASSES, BORING_IPS, BORING_MACS,
@@ -240,6 +240,8 @@ class Redactor:
         spans.extend(_context_shape_spans(text, present))
         lower = _lower(text) if lower is None else lower
         spans.extend(printed_command_spans(text, lower))
+        if "[" in text and ("['" in text or '["' in text):   # (a character first: memchr)
+            spans.extend(argv_list_spans(text))
         spans.extend(_database_spans(text, lower))
         if ":*:" in text or PGPASS_PORT.search(text):
             spans.extend(_pgpass_spans(text))
