@@ -136,10 +136,12 @@ URL_SIGNATURE = re.compile(r"signature=(?<=[?&]signature=|-signature=)(?P<value>
 # The same for the other secret stores' commands that print a secret's value bare: `gcloud secrets versions access V
 # --secret=NAME`, `aws secretsmanager get-secret-value ... --query SecretString --output text`, `vault kv get|read
 # -field=F PATH`, 1Password's `op read op://...`, `az keyvault secret show ... --query value -o tsv`.
-SECRET_PRINT_LITERALS = ("kubectl", "versions access", "get-secret-value", "vault", "op read")
-SECRET_PRINT_GATES = ("secret", "vault", "op://")   # (every such command line holds one of these)
+SECRET_PRINT_LITERALS = ("kubectl", "versions access", "get-secret-value", "vault", "op read", "get-parameter")
+SECRET_PRINT_GATES = ("secret", "vault", "op://", "--with-decryption")   # (every such command line holds one of these)
 KUBECTL_SECRET_PRINT = (r"(?:kubectl[ \t][^\n]{0,100}?secrets?[ \t][^\n]{0,100}?(?:\|[ \t]{0,4}base64[ \t]{1,4}(?:-d|-D|--decode)"
-                        r"|(?:jsonpath|go-template|template)=[^\n]{0,80}?\.data[^\n]{0,80}?)"
+                        r"|(?:jsonpath|go-template|template)=[^\n]{0,80}?\.data[^\n]{0,80}?|[^\n]{0,100}?@base64d['\"]?)"
+                        r"|kubectl[ \t]{1,4}view-secret[ \t][^\n]{0,100}?"
+                        r"|get-parameters?[ \t](?=[^\n]{0,110}--with-decryption)(?=[^\n]{0,110}(?:--output|-o)[ \t=]{1,4}text)[^\n]{0,110}?"
                         r"|secrets[ \t]{1,4}versions[ \t]{1,4}access[ \t][^\n]{0,100}?"
                         r"|get-secret-value[ \t](?=[^\n]{0,100}secretstring)(?=[^\n]{0,110}(?:--output|-o)[ \t=]{1,4}text)[^\n]{0,110}?"
                         r"|vault[ \t]{1,4}(?:kv[ \t]{1,4}get|read)[ \t](?=[^\n]{0,100}-field[ \t=])[^\n]{0,110}?"

@@ -106,6 +106,9 @@ ECHO_TO_STDIN = re.compile(r"echo(?<![\w-]echo)[ \t]{1,4}(?:-n[ \t]{1,4})?" + _s
 # secret)
 TOOL_LOGIN_VALUE = re.compile(r"login(?:(?<=vault login)|(?<=wandb login))[ \t]{1,4}"
                               + _shell_value(r"[^\s'\"-][^\s'\"]{7,4095}", 8))
+# `aws ssm put-parameter --name N --value X --type SecureString` (or a secret's name N): X
+PUT_PARAMETER_VALUE = re.compile(r"put-parameter[ \t][^\n]{0,512}?--value(?:[ \t]{1,4}|=)" + _shell_value(r"[^\s'\"-][^\s'\"]{0,4095}"))
+PUT_PARAMETER_NAME = re.compile(r"--name(?:[ \t]{1,4}|=)['\"]?(?P<name>[^\s'\"]{1,1024})")
 CONFIG_SET_VALUE = re.compile(r"config(?:ure)? set[ \t]{1,4}(?P<name>[A-Za-z0-9_.-]{1,64})[ \t]{1,4}"
                               + _shell_value(r"[^\s'\"-][^\s'\"]{0,4095}"))
 
@@ -252,6 +255,14 @@ def _printed_flag_spans(text: str) -> list[Span]:
     if "mc alias set" in text or "config host add" in text:
         spans.extend((m.start("value"), m.end("value"), REDACTED, "command-line password", m.start())
                      for m in MC_ALIAS.finditer(text) if not kept[m.group("value")])
+    if "put-parameter" in text:
+        for m in PUT_PARAMETER_VALUE.finditer(text):
+            line_end = text.find("\n", m.end())
+            line = text[text.rfind("\n", 0, m.start()) + 1:line_end if line_end >= 0 else len(text)]
+            named = PUT_PARAMETER_NAME.search(line)
+            if ("SecureString" in line or (named is not None and _secret_name_cached(named.group("name").rsplit("/", 1)[-1]))) and (
+                    not kept[m.group("value")]):
+                spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
     for m in CONFIG_SET_VALUE.finditer(text):
         if _secret_name_cached(m.group("name")) and not kept[m.group("value")]:
             spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
@@ -267,7 +278,10 @@ SQL_IDENTIFIED_BY = re.compile(r"identified(?<![\w-]identified)(?:[ \t]{1,4}with
                                r"(?:[ \t]{1,4}password)?[ \t]{1,4}(?:(?P<q>['\"])(?P<quoted>[^'\"\n]{1,512})(?P=q)"
                                r"|(?!password(?![^\s'\";]))(?P<value>[^\s'\";]{1,512}))")
 SQL_ACCOUNT_WORDS = ("user", "role", "login", "grant", "connect", "schema")
-SQL_PASSWORD = re.compile(r"password(?<![\w-]password)(?:[ \t]{1,4}|[ \t]{0,4}\([ \t]{0,4})e?'(?P<value>[^'\n]{1,512})'")
+# (also `SET PASSWORD FOR app = 'X'`, SQL Server's `WITH PASSWORD = N'X'`, PostgreSQL's dollar quotes `PASSWORD $$X$$`)
+SQL_PASSWORD = re.compile(r"password(?<![\w-]password)(?:[ \t]{1,4}for[ \t]{1,4}[^\s=;]{1,128}[ \t]{0,4}=[ \t]{0,4}"
+                          r"|(?<=with password)[ \t]{0,4}=[ \t]{0,4}|[ \t]{0,4}=[ \t]{0,4}(?=n')|[ \t]{1,4}|[ \t]{0,4}\([ \t]{0,4})"
+                          r"(?:[en]?'(?P<value>[^'\n]{1,512})'|\$\$(?P<dollar>[^$\n]{1,512})\$\$)")
 REDIS_AUTH_LINE = re.compile(r"auth(?<![\w-]auth)[ \t]{1,4}(?:[^\s\"']{1,128}[ \t]{1,4})?(?P<value>[^\s\"']{1,512})"
                              r"[ \t]{0,16}(?=\r?\n|\Z)")
 REDIS_PROMPT = re.compile(r"[ \t]{0,16}(?:[\w.:\[\]-]{0,128}(?:\[[0-9]{1,2}\])?> ?)?")
@@ -276,6 +290,16 @@ REDIS_MONITOR_AUTH = re.compile(r"(?:(?<=\] )|(?<=^)|(?<=\n))\"auth\" " + QUOTED
                                 + r")?")
 REDIS_WIRE_AUTH = re.compile(r"\*[23](?P<nl>\\r\\n|\r\n)\$4(?P=nl)auth(?P=nl)\$[0-9]{1,4}(?P=nl)(?P<first>[^\r\n\\]{1,512})"
                              r"(?:(?P=nl)\$[0-9]{1,4}(?P=nl)(?P<second>[^\r\n\\]{1,512}))?")
+# Redis's other password forms (lower-cased text): `CONFIG SET requirepass|masterauth X` and redis.conf's `requirepass X`
+# (MONITOR's `"requirepass" "X"` too), `ACL SETUSER app on >X`, `HELLO 3 AUTH user X` (MONITOR's quoted words too),
+# redis-py's `('AUTH', 'X')` / `[b'AUTH', b'default', b'X']`
+REDIS_CONFIG_PASSWORD = re.compile(r"(?:requirepass|masterauth)(?<![\w-]requirepass)(?<![\w-]masterauth)[\"']?[ \t]{1,8}"
+                                   r"(?:\"(?P<dq>[^\"\n]{1,512})\"|'(?P<sq>[^'\n]{1,512})'|(?P<value>[^\s\"']{1,512}))")
+REDIS_VALUE_ENDS = re.compile(r"[\"']?[ \t]*(?:#|\r?\n|\Z)")
+REDIS_ACL_PASSWORD = re.compile(r"(?<=[ \t])>(?P<value>[^\s\"']{1,512})")
+REDIS_HELLO_AUTH = re.compile(r"hello[\"']?[ \t]{1,4}[\"']?[0-9][\"']?[ \t]{1,4}[\"']?auth[\"']?[ \t]{1,4}[\"']?[^\s\"']{1,128}[\"']?"
+                              r"[ \t]{1,4}[\"']?(?P<value>[^\s\"']{1,512})")
+REDIS_PY_AUTH = re.compile(r"b?'auth',[ \t]{0,2}b?'(?P<first>[^'\n]{1,512})'(?:,[ \t]{0,2}b?'(?P<second>[^'\n]{1,512})')?")
 MONGO_PWD = re.compile(r"pwd(?<![\w$.-]pwd)['\"]?[ \t]{0,4}:[ \t]{0,4}(?P<q>['\"])(?P<value>[^'\"\n]{1,512})(?P=q)")
 MONGO_AUTH_CALL = re.compile(r"(?:(?<=db\.auth)|(?<=changeuserpassword))\([ \t]{0,4}(?P<q1>['\"])[^'\"\n]{1,128}(?P=q1)"
                              r"[ \t]{0,4},[ \t]{0,4}(?P<q>['\"])(?P<value>[^'\"\n]{1,512})(?P=q)")
@@ -298,9 +322,9 @@ def _database_spans(text: str, lower: str) -> list[Span]:
             if any(word in statement for word in SQL_ACCOUNT_WORDS) or m.group("quoted") is not None and (
                     "'" in statement or "@" in statement):
                 add(m, "quoted" if m.group("quoted") is not None else "value")
-    if "password" in lower and "'" in text:
+    if "password" in lower and ("'" in text or "$$" in text):
         for m in SQL_PASSWORD.finditer(lower):
-            add(m, "value")
+            add(m, "value" if m.group("value") is not None else "dollar")
     if "auth" in lower:
         for m in REDIS_AUTH_LINE.finditer(lower):
             line_start = lower.rfind("\n", max(0, m.start() - 160), m.start()) + 1
@@ -313,6 +337,26 @@ def _database_spans(text: str, lower: str) -> list[Span]:
         if "$4" in text:
             for m in REDIS_WIRE_AUTH.finditer(lower):
                 add(m, "second" if m.group("second") is not None else "first")
+    if "requirepass" in lower or "masterauth" in lower:
+        for m in REDIS_CONFIG_PASSWORD.finditer(lower):
+            before = lower[lower.rfind("\n", max(0, m.start() - 256), m.start()) + 1:m.start()].rstrip(" \t\"'")
+            if (not before or before.endswith(("config set", '"set'))) and REDIS_VALUE_ENDS.match(lower, m.end()):
+                # (a config line, CONFIG SET, MONITOR's; the value ends its line: prose's `requirepass is not set` stays)
+                add(m, "dq" if m.group("dq") is not None else "sq" if m.group("sq") is not None else "value")
+    if "setuser" in lower:
+        at = lower.find("setuser")
+        while at >= 0:
+            end = lower.find("\n", at)
+            end = len(lower) if end < 0 else end
+            for m in REDIS_ACL_PASSWORD.finditer(lower, at, end):
+                add(m, "value")
+            at = lower.find("setuser", end)
+    if "hello" in lower and "auth" in lower:
+        for m in REDIS_HELLO_AUTH.finditer(lower):
+            add(m, "value")
+    if "'auth'" in lower:
+        for m in REDIS_PY_AUTH.finditer(lower):
+            add(m, "second" if m.group("second") is not None else "first")
     if "pwd" in lower:
         for m in MONGO_PWD.finditer(lower):
             line_start = lower.rfind("\n", max(0, m.start() - 300), m.start()) + 1

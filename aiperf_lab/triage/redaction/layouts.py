@@ -624,15 +624,25 @@ ENV_ITEM_VALUE_FIRST = re.compile(r"alue(?<=[Vv]alue)(?<![A-Za-z0-9_][Vv]alue)[\
                                   r"[\"']?[Nn]ame[\"']?[ \t]{0,3}[:=][ \t]{0,3}[\"']?(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,127})"
                                   r"[\"']?(?![A-Za-z0-9_.-])")
 CFN_PARAMETER = re.compile(r"ParameterKey[\"']?[ \t]{0,3}[:=][ \t]{0,3}[\"']?(?P<name>[A-Za-z0-9_.-]{1,255})[\"']?"
-                           r"[ \t]{0,4},[ \t\r\n]{0,64}[\"']?ParameterValue[\"']?[ \t]{0,3}[:=][ \t]{0,3}"
+                           r"[ \t]{0,4}(?:,[ \t\r\n]{0,64}|\r?\n[ \t]{0,64})[\"']?ParameterValue[\"']?[ \t]{0,3}[:=][ \t]{0,3}"
                            r"(?:\"(?P<dq>[^\"\\\n]{1,4096})\"|(?P<plain>[^\s,\"'}\]]{1,4096}))")
 SECURE_STRING_VALUE = re.compile(r"\"Type\"[ \t]{0,3}:[ \t]{0,3}\"SecureString\"[^{}]{0,512}?\"Value\"[ \t]{0,3}:[ \t]{0,3}"
                                  r"\"(?P<after>[^\"\\\n]{1,4096})\""
                                  r"|\"Value\"[ \t]{0,3}:[ \t]{0,3}\"(?P<before>[^\"\\\n]{1,4096})\"[^{}]{0,512}?"
                                  r"\"Type\"[ \t]{0,3}:[ \t]{0,3}\"SecureString\"")
+# (SSM's other outputs: `--output yaml`'s `Type: SecureString` then `Value: X` a few keys below; `--output text`'s
+# `PARAMETER\t...\tSecureString\tX\t3`; `aws iam create-access-key --output text`'s `ACCESSKEY\tAKIA..\tDATE\tX\tActive`)
+SECURE_STRING_OTHER = re.compile(r"Type:[ \t]{1,4}SecureString[ \t]*\r?\n(?:[ \t]{0,64}[A-Za-z]{1,32}:[^\n]{0,512}\r?\n){0,8}?"
+                                 r"[ \t]{0,64}Value:[ \t]{1,4}(?P<yaml>[^\s]{1,4096})|\tSecureString\t(?P<text>[^\t\n]{1,4096})\t")
+IAM_ACCESS_KEY_TEXT = re.compile(r"ACCESSKEY\t[^\t\n]{1,64}\t[^\t\n]{0,64}\t(?P<secret>[^\t\n]{8,4096})\t(?:Active|Inactive)")
 NEXT_LINE_VALUE = re.compile(r"[ \t]{0,16}[\"']?(?P<value>[^\s'\",;]{3,})")
 BASE64_WORD = re.compile(r"(?:[A-Za-z0-9+/]{4}){1,4096}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
 ALONE_ON_ITS_LINE = re.compile(r"['\"]?[ \t]*(?:\r?\n|\Z)")
+
+
+# Terraform's `variable "db_password" {` then `default = "X"` in its block
+TERRAFORM_VARIABLE_DEFAULT = re.compile(r"variable[ \t]{1,4}\"(?P<name>[A-Za-z0-9_-]{1,128})\"[ \t]{0,4}\{[^{}]{0,2048}?"
+                                        r"\bdefault[ \t]{0,16}=[ \t]{0,16}\"(?P<value>[^\"\\\n]{1,4096})\"")
 
 
 def _reordered_pair_spans(text: str) -> list[Span]:
@@ -653,6 +663,16 @@ def _reordered_pair_spans(text: str) -> list[Span]:
             group = "after" if m.group("after") is not None else "before"
             if _secret_value(m.group(group)):
                 spans.append((*m.span(group), REDACTED, "secret-named value", m.start()))
+        for m in SECURE_STRING_OTHER.finditer(text):
+            group = "yaml" if m.group("yaml") is not None else "text"
+            if _secret_value(m.group(group)):
+                spans.append((*m.span(group), REDACTED, "secret-named value", m.start()))
+    if 'variable "' in text:
+        for m in TERRAFORM_VARIABLE_DEFAULT.finditer(text):
+            if _secret_name_cached(m.group("name")) and _secret_value(m.group("value")):
+                spans.append((*m.span("value"), REDACTED, "secret-named value", m.start()))
+    if "ACCESSKEY\t" in text:
+        spans += [(*m.span("secret"), REDACTED, "secret-named value", m.start()) for m in IAM_ACCESS_KEY_TEXT.finditer(text)]
     return spans
 
 
@@ -675,7 +695,8 @@ def _kubectl_secret_spans(text: str, lower: str) -> list[Span]:
                     m = NEXT_LINE_VALUE.match(text, newline + 1)
                     if (m and text.find("\n", newline + 1, m.end()) < 0 and not cannot_be_secret(m.group("value"))
                             and (ALONE_ON_ITS_LINE.match(text, m.end()) is not None if literal != "kubectl"
-                                 else "base64" in tail or BASE64_WORD.fullmatch(m.group("value")) is not None)):
+                                 else "base64" in tail or "template" not in tail and "jsonpath" not in tail
+                                 or BASE64_WORD.fullmatch(m.group("value")) is not None)):
                         # (kubectl's jsonpath without `| base64 -d` prints base64: `secret/x created` after it stays)
                         # (the other stores' value is the line's only word: an error line after the command stays)
                         spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", at))

@@ -4,6 +4,7 @@ read over lines may still need (key blocks, dumps, YAML blocks, names at a line'
 from __future__ import annotations
 
 import bisect
+import re
 
 from .assignments import NAME_ENDS_LINE, VALUE_ON_NEXT_LINE
 from .blocks import PREFIXED_OPENER, YAML_BLOCK_KEY, YAML_LINE_OPENER, _opener_prefix, _opens_string_over_lines
@@ -202,7 +203,11 @@ class StreamRedactor:
 
 PRINTED_FORM_HOLD_CHARS = 16384
 PRINTED_FORM_OPENERS = ("ame", "File \"", LOGURU_ARROW, "\"sensitive\"", "ata", "Name ", ":\n", ":\r\n", "|", ">", '"""', "'''",
-                        "<<", "? ", ": ", "<value>", "Key ", ": &", ": !")
+                        "<<", "? ", ": ", "<value>", "Key ", ": &", ": !",
+                        "SecureString", "ParameterKey", "variable \"", "alue")
+
+
+VALUE_FIRST_LINE = re.compile(r"[ \t]{0,64}(?:- )?[\"']?[Vv]alue[\"']?[ \t]{0,3}[:=]")
 
 
 def _opens_printed_form(line: str) -> bool:
@@ -219,6 +224,10 @@ def _opens_printed_form(line: str) -> bool:
         return True  # Hadoop XML with the <value> first: its <name> on a later line
     if _opens_string_over_lines(line):
         return True  # `password = """`, `password = <<EOT`, `? password`
+    if "alue" in line and VALUE_FIRST_LINE.match(line) is not None:
+        return True   # a Kubernetes env item with its value first: its name on a later line
+    if "SecureString" in line or "ParameterKey" in line or "variable \"" in line:
+        return True   # SSM's Type then Value, CloudFormation's key then value, terraform's variable then its default
     return ("File \"" in line or LOGURU_ARROW in line or "\"sensitive\"" in line
             or (line.startswith(("Name ", "Key ", "KeyName ")) and line.rstrip().endswith("Value"))
             or ("ata" in line and (DATA_BLOCK_YAML.search(line.lstrip(" -") + "\n") is not None
