@@ -206,3 +206,17 @@ def test_a_key_file_on_argv_stays_and_a_password_shaped_like_one_goes() -> None:
     from aiperf_lab.triage.redact import argv_secret_values
     assert argv_secret_values(["openssl", "req", "-key", "key.pem", "-out", "req.csr"]) == []
     assert V not in Redactor({}).text(f"password={V}.json\n")
+
+
+@pytest.mark.parametrize("text", ['def get_token(self, expect: Expect) -> Token:\n    """Get the next token.\n',
+                                  "    def api_key(self) -> Optional[ApiKey]:\n        return self._key\n",
+                                  "hashlib.py: password = bytes(memoryview(password))\n",
+                                  "secret = bytearray( memoryview(secret) )\n"])
+def test_a_return_type_and_a_call_on_a_variable_stay(text: str) -> None:
+    """rt9 F2: a return annotation named like a secret, then the next line; bytes() of a variable, not a literal."""
+    assert Redactor({}).text(text) == text
+
+
+def test_bytes_literals_and_next_line_values_still_go() -> None:
+    out = Redactor({}).text(f"password = bytes('{V}', 'utf-8')\ntoken:\n  {V}\nkwargs={{'password': memoryview(b'{V}')}}\n")
+    assert V not in out

@@ -452,6 +452,11 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
                         or ">" in m.group("sep") or nested.group("value").endswith(":") or nested.group("value") == "-"):
                     continue   # (`X:` a mapping under the name: names; `- X` items: _prefixed_block_spans)
                 value_start, value_end = nested.span("value")
+            quote = m.group("quote")
+            if quote and quote[-1] == "(" or quote.endswith(("( ", "(\t")):
+                continue   # `password = bytes(memoryview(password))`: a call on a variable, no bytes literal
+            if "\n" in m.group("sep") and RETURN_ANNOTATION.search(text, max(0, m.start() - 256), m.start()):
+                continue   # `def get_token(self) -> Token:` then its docstring: a type, not a name given a value
             call = text.find("(", value_start, value_end) >= 0 and not m.group("quote")
             if call:   # token = f(a, b); password = SecretStr("X"): its string goes
                 kept, literals = _call_verdict(text, value_start, value_end)
@@ -518,6 +523,7 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
     return spans
 
 
+RETURN_ANNOTATION = re.compile(r"->[ \t]{0,4}[\w.\[\], ]{0,64}\Z")   # (read up to a secret-named word: a return type)
 FLOW_LIST_END = re.compile(r"[ \t]*(?:[,;:)}\]#]|\r?\n|\Z)")   # (what may follow a flow list's "]")
 PYTEST_ID_OPEN = re.compile(r"::[A-Za-z_]\w{0,127}\[[^\s\[\]]{0,1024}\Z")   # (`path.py::test_x[` then parameters: a node id)
 
