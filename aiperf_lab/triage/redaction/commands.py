@@ -325,7 +325,8 @@ def _database_spans(text: str, lower: str) -> list[Span]:
     if "password" in lower and ("'" in text or "$$" in text):
         for m in SQL_PASSWORD.finditer(lower):
             add(m, "value" if m.group("value") is not None else "dollar")
-    if "auth" in lower:
+    has_auth = "auth" in lower   # (Redis's forms below that hold "auth" are looked for only then)
+    if has_auth:
         for m in REDIS_AUTH_LINE.finditer(lower):
             line_start = lower.rfind("\n", max(0, m.start() - 160), m.start()) + 1
             typed = text[m.start():m.start() + 4] == "AUTH" or lower[line_start:m.start()].rstrip().endswith(">")
@@ -337,13 +338,13 @@ def _database_spans(text: str, lower: str) -> list[Span]:
         if "$4" in text:
             for m in REDIS_WIRE_AUTH.finditer(lower):
                 add(m, "second" if m.group("second") is not None else "first")
-    if "requirepass" in lower or "masterauth" in lower:
+    if ("q" in lower and "requirepass" in lower) or (has_auth and "masterauth" in lower):   # (a character first: memchr)
         for m in REDIS_CONFIG_PASSWORD.finditer(lower):
             before = lower[lower.rfind("\n", max(0, m.start() - 256), m.start()) + 1:m.start()].rstrip(" \t\"'")
             if (not before or before.endswith(("config set", '"set'))) and REDIS_VALUE_ENDS.match(lower, m.end()):
                 # (a config line, CONFIG SET, MONITOR's; the value ends its line: prose's `requirepass is not set` stays)
                 add(m, "dq" if m.group("dq") is not None else "sq" if m.group("sq") is not None else "value")
-    if "setuser" in lower:
+    if ">" in lower and "setuser" in lower:   # (ACL's passwords follow a ">": a character first)
         at = lower.find("setuser")
         while at >= 0:
             end = lower.find("\n", at)
@@ -351,10 +352,10 @@ def _database_spans(text: str, lower: str) -> list[Span]:
             for m in REDIS_ACL_PASSWORD.finditer(lower, at, end):
                 add(m, "value")
             at = lower.find("setuser", end)
-    if "hello" in lower and "auth" in lower:
+    if has_auth and "hello" in lower:
         for m in REDIS_HELLO_AUTH.finditer(lower):
             add(m, "value")
-    if "'auth'" in lower:
+    if has_auth and "'auth'" in lower:
         for m in REDIS_PY_AUTH.finditer(lower):
             add(m, "second" if m.group("second") is not None else "first")
     if "pwd" in lower:

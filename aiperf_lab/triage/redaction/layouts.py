@@ -422,7 +422,7 @@ def _tool_listing_spans(text: str) -> list[Span]:
             if name and _secret_name_cached(name) and _secret_value(value):
                 spans.append((m.start("value"), m.start("value") + len(value), REDACTED, "secret-named value",
                               m.start() - len(name)))
-    if "S" in text and "Some(" in text:   # (a character first: memchr)
+    if "(" in text and "Some(" in text:   # (a character first: memchr)
         for m in RUST_SOME.finditer(text):
             group = "dq" if m.group("dq") is not None else "bare"
             name = _name_before(text, m.start() - 2, m.start() - 2)
@@ -667,11 +667,11 @@ def _reordered_pair_spans(text: str) -> list[Span]:
             group = "yaml" if m.group("yaml") is not None else "text"
             if _secret_value(m.group(group)):
                 spans.append((*m.span(group), REDACTED, "secret-named value", m.start()))
-    if 'variable "' in text:
+    if '"' in text and 'variable "' in text:   # (a character first: memchr)
         for m in TERRAFORM_VARIABLE_DEFAULT.finditer(text):
             if _secret_name_cached(m.group("name")) and _secret_value(m.group("value")):
                 spans.append((*m.span("value"), REDACTED, "secret-named value", m.start()))
-    if "ACCESSKEY\t" in text:
+    if "\t" in text and "ACCESSKEY\t" in text:
         spans += [(*m.span("secret"), REDACTED, "secret-named value", m.start()) for m in IAM_ACCESS_KEY_TEXT.finditer(text)]
     return spans
 

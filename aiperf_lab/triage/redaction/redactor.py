@@ -240,7 +240,7 @@ class Redactor:
         spans.extend(_context_shape_spans(text, present))
         lower = _lower(text) if lower is None else lower
         spans.extend(printed_command_spans(text, lower))
-        if "[" in text and ("['" in text or '["' in text):   # (a character first: memchr)
+        if "[" in text:   # (a character first: memchr; ARGV_LIST's own scan is led by "[")
             spans.extend(argv_list_spans(text))
         spans.extend(_database_spans(text, lower))
         if ":*:" in text or PGPASS_PORT.search(text):
