@@ -117,3 +117,13 @@ def test_a_stream_cut_at_every_line_holds_the_pair_together(text: str) -> None:
     stream = StreamRedactor(Redactor({}), piece=1)
     streamed = "".join(stream.feed(line) for line in text.splitlines(True)) + stream.close()
     assert R3_VALUE not in streamed and streamed == Redactor({}).text(text)
+
+
+def test_az_storage_keys_listed_as_indented_json_go() -> None:
+    """rt9 R7: `az storage account keys list` prints indented JSON: keyName and value on different lines."""
+    key = "Zq8vN2mK5pL9xR4t" * 5 + "12345678=="
+    text = ('[\n  {\n    "creationTime": "2026-11-24T00:00:00+00:00",\n    "keyName": "key1",\n    "permissions": "FULL",\n'
+            f'    "value": "{key}"\n  }}\n]\n')
+    assert key not in Redactor({}).text(text)
+    stream = StreamRedactor(Redactor({}), piece=1)
+    assert key not in "".join(stream.feed(line) for line in text.splitlines(True)) + stream.close()

@@ -465,7 +465,7 @@ PIPE_ROW = re.compile(r"\|(?:(?<=^\|)|(?<=[\n|]\|))[ \t]{1,8}(?P<name>(?:--?)?[A
 BOX_ROW = re.compile(r"\u2502[ \t]{1,8}(?P<name>(?:--?)?[A-Za-z_][\w.-]{0,63})[ \t]{0,64}\u2502[ \t]{1,8}"
                      r"(?P<value>[^\u2502\s]{1,4096})[ \t]{0,256}\u2502[ \t]*(?=\r?\n|\Z)")
 AWS_TEXT_CREDENTIALS = re.compile(r"CREDENTIALS\t[^\t\n]{1,256}\t[^\t\n]{1,64}\t(?P<secret>[^\t\n]{1,4096})\t(?P<token>[^\t\n]{1,8192})")
-AZ_KEY_JSON = re.compile(r"\"keyName\"[ \t]{0,4}:[ \t]{0,4}\"[^\"\n]{0,64}\"[^{}\n]{0,256}?\"value\"[ \t]{0,4}:[ \t]{0,4}"
+AZ_KEY_JSON = re.compile(r"\"keyName\"[ \t]{0,4}:[ \t]{0,4}\"[^\"\n]{0,64}\"[^{}]{0,512}?\"value\"[ \t]{0,4}:[ \t]{0,4}"
                          r"\"(?P<value>[^\"\n]{8,4096})\"")
 AZ_KEYS_TABLE = re.compile(r"KeyName {2,64}Permissions {2,64}Value[ \t]{0,8}\r?\n-{3,64}(?: {2,64}-{3,256}){2}[ \t]{0,8}\r?\n"
                            r"(?P<rows>(?:[^\n]+(?:\n|\Z)){0,16})")

@@ -204,7 +204,7 @@ class StreamRedactor:
 PRINTED_FORM_HOLD_CHARS = 16384
 PRINTED_FORM_OPENERS = ("ame", "File \"", LOGURU_ARROW, "\"sensitive\"", "ata", "Name ", ":\n", ":\r\n", "|", ">", '"""', "'''",
                         "<<", "? ", ": ", "<value>", "Key ", ": &", ": !",
-                        "SecureString", "ParameterKey", "variable \"", "alue")
+                        "SecureString", "ParameterKey", "variable \"", "alue", "keyName")
 
 
 VALUE_FIRST_LINE = re.compile(r"[ \t]{0,64}(?:- )?[\"']?[Vv]alue[\"']?[ \t]{0,3}[:=]")
@@ -226,7 +226,7 @@ def _opens_printed_form(line: str) -> bool:
         return True  # `password = """`, `password = <<EOT`, `? password`
     if "alue" in line and VALUE_FIRST_LINE.match(line) is not None:
         return True   # a Kubernetes env item with its value first: its name on a later line
-    if "SecureString" in line or "ParameterKey" in line or "variable \"" in line:
+    if "SecureString" in line or "ParameterKey" in line or "variable \"" in line or "\"keyName\"" in line:
         return True   # SSM's Type then Value, CloudFormation's key then value, terraform's variable then its default
     return ("File \"" in line or LOGURU_ARROW in line or "\"sensitive\"" in line
             or (line.startswith(("Name ", "Key ", "KeyName ")) and line.rstrip().endswith("Value"))
