@@ -249,6 +249,19 @@ CASES: dict[str, str | tuple] = {
     # red team rt8's S1: a block scalar's opener behind a log prefix, and a sequence's opener with its item, repeated
     "(rt8) '[rank0]: password: |' lines": "[rank0]: password: |\n",
     "(rt8) 'secrets:\\n- ' repeated": "secrets:\n- ",
+    # h14a's rules, each with its matches and near-misses: aligned flags and help lines, vllm's key list, Rust's Some(,
+    # dotted leaders, labels of several words, secret stores' prints, look-alike names, TOKENS lists, '[' values
+    "(h14a) aligned flags": "  --password        Zq8Das1xPa55w0rd\n  --token          The token to use\n  --port            8000\n",
+    "(h14a) --api-key lists": "+ vllm serve m --api-key Zq8Das1xPa55 Qm7vT2xLp9Rz team2key!x9 --port 8000 --api-key a b c d\n",
+    "(h14a) Rust Some(": 'Args { api_key: Some("Zq8Das1xPa55"), revision: Some("main"), hf_token: Some(\n  "Zq8Das1x",\n), n: Some(1) }\n',
+    "(h14a) dotted leaders": "   Password . . . . . . . : Zq8Das1xPa55\n   Host Name . . . . . . . : build-01\n   DHCP. . . : Yes\n",
+    "(h14a) labels of several words": "Fields:\n  api key:    Zq8Das1xPa55\n  Token Count:    4096\n  Secret Name:   my-secret-v2\n",
+    "(h14a) secret stores' prints": "$ gcloud secrets versions access latest --secret=db\nZq8Das1xPa55\n$ vault kv get -field=password "
+                                    "secret/db\nZq8Das1x\nvault op read kubectl secret x\n",
+    "(h14a) look-alike names": "\uff50\uff41\uff53\uff53\uff57\uff4f\uff52\uff44=Zq8Das1x p\u0430ssword=Zq8Das1x caf\u00e9=1 "
+                               "\u041f\u0430\u0440\u043e\u043b\u044c: x na\u00efve \u2588\u2588\n",
+    "(h14a) TOKENS lists": "tokens: &t\n  - Zq8Das1xPa55w0rdQm7v\n  - <pad>\nspecial_tokens:\n  - </s>\n",
+    "(h14a) '[' values": "password: [x!9Kq2]abc\nsecrets: [Zq8Das1x, true]\napi_key: [x]\n",
     # red team rt9's S1: terminal hyperlinks, one per line (ls --hyperlink=always, gcc's diagnostics, rich)
     "(rt9) OSC 8 hyperlinks": "\x1b]8;;file://node-01/home/alice/run/ckpt_000123.pt\x1b\\ckpt_000123.pt\x1b]8;;\x1b\\\n",
 }

@@ -234,3 +234,32 @@ def test_end_to_end_every_member_of_the_bundle(tmp_path):
     for name, data in members.items():
         for secret in (P, V):
             assert secret.encode() not in data, (name, secret)
+
+
+# ---- h14 (rt9 R4): packagers' secret settings in any word order ---------------------------------------------------
+
+PACKAGER_KEY = "Zq8vN2mK5pL9xR4t"
+
+
+@pytest.mark.parametrize("argv", [
+    ["poetry", "-C", "proj", "config", "http-basic.corp", "ci", PACKAGER_KEY],
+    ["poetry", "--no-interaction", "config", "http-basic.corp", "ci", PACKAGER_KEY],
+    ["python", "-m", "poetry", "config", "pypi-token.corp", PACKAGER_KEY],
+    ["dvc", "config", "remote.storage.password", PACKAGER_KEY],
+    ["dvc", "config", "--local", "remote.storage.secret_access_key", PACKAGER_KEY],
+    ["dvc", "-q", "remote", "modify", "storage", "password", PACKAGER_KEY],
+    ["dvc", "--cd", "proj", "remote", "modify", "--local", "storage", "secret_access_key", PACKAGER_KEY],
+    ["pdm", "config", "pypi.corp.password", PACKAGER_KEY], ["pdm", "config", "-l", "pypi.corp.password", PACKAGER_KEY],
+    ["anaconda", "-t", PACKAGER_KEY, "upload", "pkg.tar.bz2"],
+])
+def test_packager_secret_settings_go_on_argv_and_printed(argv: list[str]) -> None:
+    assert argv_secret_values(argv) == [PACKAGER_KEY]
+    for printed in ("+ " + " ".join(argv) + "\n", "Running: " + " ".join(argv) + "\n"):
+        assert PACKAGER_KEY not in Redactor({}).text(printed), printed
+
+
+@pytest.mark.parametrize("argv", [["dvc", "config", "core.remote", "storage"], ["poetry", "config", "virtualenvs.in-project", "true"],
+                                  ["pdm", "config", "python.use_venv", "true"], ["dvc", "remote", "modify", "s", "ask_password", "true"],
+                                  ["poetry", "-C", "proj", "install"], ["anaconda", "upload", "pkg.tar.bz2"]])
+def test_packager_settings_that_are_no_secret_stay(argv: list[str]) -> None:
+    assert argv_secret_values(argv) == []

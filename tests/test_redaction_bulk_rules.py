@@ -309,7 +309,8 @@ def _flow_items_one_opener_at_a_time(text: str) -> list:
         window = text[max(0, m.start() - 140):m.start()]
         key = layout_rules.FLOW_KEY_REVERSED.match(window[::-1])
         name = key.group("name")[::-1] if key is not None else ""
-        if not (name and (name[0].isalpha() or name[0] == "_") and layout_rules._secret_name_cached(name)):
+        if not (name and (name[0].isalpha() or name[0] == "_") and (layout_rules._secret_name_cached(name)
+                                                                     or layout_rules._names_token_list(name))):
             continue
         at = m.end()
         if close < at:

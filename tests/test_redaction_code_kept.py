@@ -162,3 +162,61 @@ def test_url_templates_and_kms_transport_stay(line: str) -> None:
                                  f"kms://http:{V}@kms:9600/kms", f"https://{V}@github.com/r.git"])
 def test_url_credentials_beside_template_fields_still_go(url: str) -> None:
     assert V not in Redactor({}).text(url)
+
+
+# ---- h14: a pytest node id's parameters -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("line", ["tests/test_api.py::test_login[user=alice-password=wrong] FAILED",
+                                  "tests/t.py::TestA::test_x[password=hunter2-db] PASSED",
+                                  "FAILED tests/t.py::test_auth[token=abc-expired] - AssertionError"])
+def test_a_pytest_id_keeps_its_parameters(line: str) -> None:
+    assert Redactor({}).text(line + "\n") == line + "\n"
+
+
+def test_a_bracketed_assignment_outside_a_pytest_id_still_goes() -> None:
+    assert V not in Redactor({}).text(f"x[password={V}]\n")
+    assert V not in Redactor({}).text(f"tests/t.py::test_x passed; cfg[password={V}]\n")
+
+
+# ---- h14 (rt9 F2): masked and configured values under a secret's name -------------------------------------------------
+
+@pytest.mark.parametrize("text", ["  + password = (sensitive value)\n", "  ~ db_password = (sensitive value) -> (sensitive value)\n",
+                                  "password = (sensitive)\n", "SET password_encryption = 'scram-sha-256';\n",
+                                  "    password: [unclosed\n              ^\n", "existingSecret: db-creds\n"])
+def test_masked_values_settings_and_carets_stay(text: str) -> None:
+    out = Redactor({}).text(text)
+    assert out.count("\n") == text.count("\n")
+    kept = text.replace("[unclosed", "[REDACTED]")   # (an unclosed `[x` is a value: a password may start so)
+    assert out == kept, out
+
+
+def test_terraform_masked_value_beside_a_real_one() -> None:
+    out = Redactor({}).text(f"  + password = (sensitive value)\n  + api_key = \"{V}\"\n")
+    assert "(sensitive value)" in out and V not in out
+
+
+@pytest.mark.parametrize("text", ["+ openssl req -new -key key.pem -passin env:KEY_PASS -out req.csr\n",
+                                  "private_key = id_rsa.pem\n", "tls_secret: tls.crt\n", "api_key=creds.json\n",
+                                  "token: hf_token.txt\n", "--ssl-key server.key --password-file pw.txt\n"])
+def test_a_key_file_named_bare_stays(text: str) -> None:
+    assert Redactor({}).text(text) == text
+
+
+def test_a_key_file_on_argv_stays_and_a_password_shaped_like_one_goes() -> None:
+    from aiperf_lab.triage.redact import argv_secret_values
+    assert argv_secret_values(["openssl", "req", "-key", "key.pem", "-out", "req.csr"]) == []
+    assert V not in Redactor({}).text(f"password={V}.json\n")
+
+
+@pytest.mark.parametrize("text", ['def get_token(self, expect: Expect) -> Token:\n    """Get the next token.\n',
+                                  "    def api_key(self) -> Optional[ApiKey]:\n        return self._key\n",
+                                  "hashlib.py: password = bytes(memoryview(password))\n",
+                                  "secret = bytearray( memoryview(secret) )\n"])
+def test_a_return_type_and_a_call_on_a_variable_stay(text: str) -> None:
+    """rt9 F2: a return annotation named like a secret, then the next line; bytes() of a variable, not a literal."""
+    assert Redactor({}).text(text) == text
+
+
+def test_bytes_literals_and_next_line_values_still_go() -> None:
+    out = Redactor({}).text(f"password = bytes('{V}', 'utf-8')\ntoken:\n  {V}\nkwargs={{'password': memoryview(b'{V}')}}\n")
+    assert V not in out

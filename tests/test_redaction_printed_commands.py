@@ -218,3 +218,133 @@ def test_a_path_shaped_generated_password_after_a_printed_flag_goes():
 def test_a_real_path_after_a_printed_secret_flag_stays():
     _stays("serve.py --token /run/secrets/hf_token --port 80")
     _stays("serve.py --password ./config/db_password.txt")
+
+
+# ---- h14: vllm's --api-key K1 K2 (nargs) printed; other secret stores' bare prints ---------------------------------------
+
+K1, K2, K3 = "Qm7vT2xLp9RzW4kN", "VtMJjqb0SoEItS5JO3sZ", "team2key!x9"
+
+
+def _hidden_in_text_and_stream(text: str, *values: str) -> None:
+    redactor = Redactor({})
+    out = redactor.text(text)
+    assert not [v for v in values if v in out], out
+    for size in (1, 6, 64, 4096):
+        streamed = _streamed(Redactor({}), text, size)
+        assert not [v for v in values if v in streamed], (size, streamed)
+
+
+@pytest.mark.parametrize("line", [
+    "Running: vllm serve meta-llama/Llama-3-8B --api-key {a} {b} {c} --port 8000",
+    "+ vllm serve m --api-key {a} {b} {c}", "$ vllm serve m --api-key {a} {b} {c}",
+    "cmd: ['vllm', 'serve', 'm', '--api-key', '{a}', '{b}', '{c}', '--port', '8000']",
+    "args: --api-key {a} {b} {c} --model m", "[rank0]: vllm serve m --api-keys {a} {b} {c}",
+])
+def test_every_key_after_a_printed_api_key_flag_goes(line: str) -> None:
+    _hidden_in_text_and_stream(line.format(a=K1, b=K2, c=K3) + "\n", K1, K2, K3)
+
+
+def test_words_after_the_keys_that_are_no_key_stay() -> None:
+    line = f"+ vllm serve --api-key {K1} meta-llama/Llama-3-8B --port 8000\n"
+    out = Redactor({}).text(line)
+    assert K1 not in out and "meta-llama/Llama-3-8B --port 8000" in out
+    line = f"+ python run.py --hf-token {K1} {K2}\n"   # (one value: a word after --hf-token is no second token)
+    assert K2 in Redactor({}).text(line)
+
+
+STORE_PRINTS = [
+    "$ gcloud secrets versions access latest --secret=db-pass\n{v}\n",
+    "+ gcloud secrets versions access latest --secret db-pass --project p\n{v}\n",
+    "+ gcloud secrets versions access 3 --secret=db-pass\n{v}\n",
+    "$ aws secretsmanager get-secret-value --secret-id db --query SecretString --output text\n{v}\n",
+    "$ vault kv get -field=password secret/db\n{v}\n", "$ vault read -field=value secret/db\n{v}\n",
+    "$ op read op://Private/db/password\n{v}\n",
+    "$ az keyvault secret show --vault-name kv --name db --query value -o tsv\n{v}\n",
+]
+
+
+@pytest.mark.parametrize("printed", STORE_PRINTS)
+def test_a_secret_store_print_hides_the_bare_value_on_the_next_line(printed: str) -> None:
+    _hidden_in_text_and_stream(printed.format(v=K2), K2)
+
+
+@pytest.mark.parametrize("printed", [
+    "$ gcloud secrets versions list db-pass\nNAME  STATE    CREATED\n",
+    "$ aws secretsmanager get-secret-value --secret-id db --output json\n{{\n",
+    "$ vault kv get secret/db\n====== Data ======\n", "$ op read --help\nRead a secret reference\n",
+    "$ gcloud secrets versions access latest --secret=db\nERROR: (gcloud.secrets.versions.access) NOT_FOUND\n",
+])
+def test_other_secret_store_commands_keep_the_next_line(printed: str) -> None:
+    out = Redactor({}).text(printed)
+    assert out.splitlines()[1] == printed.splitlines()[1]
+
+
+# ---- h14 (rt9 F1, F2): prose and usage lines that name a secret's word keep their words --------------------------------
+
+@pytest.mark.parametrize("line", ["GPU 0 identified by PCI bus id 00000000:18:00.0", "the process identified by pid 4242",
+                                  "Each run is identified by its timestamp", "Device identified by UUID GPU-1234abcd",
+                                  "usage: -c [-h] --api-key API_KEY", "usage: x [--hf-token HF_TOKEN] [--password PASSWORD]",
+                                  "initdb --auth-local peer --auth-host scram-sha-256",
+                                  "$ kubectl get secret hf-secret -o jsonpath='{.data.token}'\nsecret/hf-secret created"])
+def test_prose_usage_and_settings_beside_secret_words_stay(line: str) -> None:
+    assert Redactor({}).text(line + "\n") == line + "\n"
+
+
+@pytest.mark.parametrize("statement", ["ALTER USER 'app'@'%' IDENTIFIED BY '{v}';", "ALTER USER scott IDENTIFIED BY {v};",
+                                       'create user app identified with mysql_native_password by "{v}";',
+                                       "CREATE DATABASE LINK l CONNECT TO u IDENTIFIED BY {v} USING 'x'",
+                                       "GRANT ALL ON *.* TO 'a'@'%' IDENTIFIED BY '{v}'",
+                                       "+ kubectl get secret db -o jsonpath='{{.data.token}}'\n{b}"])
+def test_sql_and_kubectl_secrets_still_go(statement: str) -> None:
+    text = statement.format(v=K2, b="aGZfYWJjZGVmZ2hpams=") + "\n"
+    out = Redactor({}).text(text)
+    assert K2 not in out and "aGZfYWJjZGVmZ2hpams=" not in out, out
+
+
+# ---- h14 (rt9 R6): bash -x prints an argument's quotes as '\'' -------------------------------------------------------
+
+@pytest.mark.parametrize("statement", ["ALTER USER {q}app{q}@{q}%{q} IDENTIFIED BY {q}{v}{q}",
+                                       "ALTER USER app PASSWORD {q}{v}{q}",
+                                       "CREATE USER {q}app{q} IDENTIFIED BY {q}{v}{q}; GRANT ALL ON db.* TO app"])
+@pytest.mark.parametrize("client", ["+ mysql -e", "+ psql -c", "[rank0]: + mysql -u root -e", "++ mariadb -e"])
+def test_sql_passed_to_a_client_under_bash_x_hides_its_password(statement: str, client: str) -> None:
+    text = f"{client} '" + statement.format(q="'\\''", v=K2) + "'\n"
+    out = Redactor({}).text(text)
+    assert K2 not in out and REDACTED in out, out
+    for size in (1, 7, 4096):
+        assert K2 not in _streamed(Redactor({}), text, size), size
+
+
+def test_quoted_quotes_with_no_secret_stay() -> None:
+    text = "+ echo 'it'\\''s fine'\n+ git commit -m 'don'\\''t panic'\n"
+    assert Redactor({}).text(text) == text
+
+
+# ---- h14 (rt9 R5): commands printed behind a root or bracketed prompt, and as a list of their words -------------------
+
+@pytest.mark.parametrize("line", ["[alice@node-01 run]$ sshpass -p {v} ssh h", "root@box:/# mysql -uroot -p{v} db",
+                                  "[root@node-01 ~]# redis-cli -a {v} ping", "(venv) [alice@node-01 run]$ train.py --hf-token {v}",
+                                  "root@box:/# export DB_PASSWORD={v}"])
+def test_a_command_behind_a_prompt_hides_its_secret(line: str) -> None:
+    _hidden_in_text_and_stream(line.format(v=K1) + "\n", K1)
+
+
+@pytest.mark.parametrize("line", [
+    "subprocess.CalledProcessError: Command '['sshpass', '-p', '{v}', 'ssh', 'h']' returned non-zero exit status 1.",
+    "DEBUG Popen(args=['docker', 'login', '-u', 'bob', '-p', '{v}', 'nvcr.io'], returncode=1)",
+    "Command '['lftp', '-u', 'alice,{v}', 'sftp://h']' returned non-zero exit status 1.",
+    'execve("/usr/bin/mysql", ["mysql", "-uroot", "-p{v}", "db"], 0x7ffd /* 30 vars */) = 0',
+    "[rank0]: cmd: ['redis-cli', '-a', '{v}', 'ping']", "launching ['serve.py', '--api-key', '{v}']",
+])
+def test_a_command_printed_as_a_list_of_words_hides_its_secret(line: str) -> None:
+    text = line.format(v=K1) + "\n"
+    _hidden_in_text_and_stream(text, K1)
+    out = Redactor({}).text(text)
+    assert out.count("'") == text.count("'") and out.count('"') == text.count('"')   # (the list's quotes stay)
+
+
+@pytest.mark.parametrize("line", ["# comment: run it with --password", "## Build", "x = 1  # token count",
+                                  "['hello', 'world', 'token']", "cmd: ['python', 'train.py', '--lr', '3e-4']",
+                                  "tags: ['password-reset', 'v2']"])
+def test_comments_and_lists_that_are_no_secret_command_stay(line: str) -> None:
+    assert Redactor({}).text(line + "\n") == line + "\n"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from aiperf_lab.triage.redact import REDACTED, Redactor
+from aiperf_lab.triage.redact import REDACTED, Redactor, StreamRedactor
 
 PASSWORD = "Pw9xQ2mZ7kLp"
 
@@ -66,3 +66,64 @@ def test_a_command_line_is_redacted_once_however_often_it_is_written(monkeypatch
     made = len(calls)
     first.append("changed by a caller")
     assert r.argv(list(command)) == first[:-1] and len(calls) == made
+
+
+# ---- h14 (rt9 R3): Redis, SQL, SSM, CloudFormation, IAM and terraform forms --------------------------------------------
+
+R3_VALUE = "Zq8vN2mK5pL9xR4t"
+
+
+@pytest.mark.parametrize("text", [
+    "127.0.0.1:6379> CONFIG SET requirepass {v}", '127.0.0.1:6379> config set masterauth "{v}"', "requirepass {v}",
+    "masterauth {v}  # replica", "ACL SETUSER app on >{v} ~* +@all", "127.0.0.1:6379> HELLO 3 AUTH default {v}",
+    '1700000000.123456 [0 127.0.0.1:50000] "CONFIG" "SET" "requirepass" "{v}"',
+    '1700000000.123456 [0 127.0.0.1:50000] "HELLO" "3" "AUTH" "default" "{v}"',
+    "DEBUG redis: Command: ('AUTH', '{v}')", "[b'AUTH', b'default', b'{v}']",
+    "ALTER USER app PASSWORD $${v}$$;", "SET PASSWORD FOR app = '{v}';", "ALTER LOGIN sa WITH PASSWORD = N'{v}' OLD_PASSWORD = N'x';",
+    "CREATE LOGIN a WITH PASSWORD = '{v}'",
+    "Parameters:\n  - ParameterKey: DbPassword\n    ParameterValue: {v}",
+    "aws ssm put-parameter --name /prod/db/password --value {v} --type SecureString",
+    "+ aws ssm put-parameter --name /prod/app/key --type SecureString --value '{v}'",
+    "$ aws ssm get-parameter --name /prod/db/password --with-decryption --query Parameter.Value --output text\n{v}",
+    "PARAMETER\tarn:aws:ssm:us-east-1:1:parameter/prod/db/password\t2026-11-24\t/prod/db/password\tSecureString\t{v}\t3",
+    "Parameter:\n  ARN: arn:aws:ssm:us-east-1:1:parameter/db\n  Name: /db\n  Type: SecureString\n  Value: {v}\n  Version: 3",
+    "ACCESSKEY\tAKIAIOSFODNN7EXAMPLE\t2026-11-24T00:00:00+00:00\t{v}\tActive\tci",
+    'variable "db_password" {{\n  default   = "{v}"\n  sensitive = true\n}}',
+    "$ kubectl view-secret db password\n{v}", "$ kubectl get secret db -o json | jq -r '.data.password | @base64d'\n{v}",
+])
+def test_tool_printed_secret_forms_go(text: str) -> None:
+    text = text.format(v=R3_VALUE) + "\n"
+    assert R3_VALUE not in Redactor({}).text(text)
+    stream = StreamRedactor(Redactor({}), piece=1)
+    assert R3_VALUE not in "".join(stream.feed(text[k:k + 5]) for k in range(0, len(text), 5)) + stream.close()
+
+
+@pytest.mark.parametrize("line", ["requirepass is not set, so anyone can connect", "set requirepass in redis.conf",
+                                  "the masterauth directive", "ACL SETUSER app on nopass ~* +@all", "password = '{}'.format(x)",
+                                  "if password == 'x':", 'variable "region" {\n  default = "us-east-1"\n}',
+                                  "aws ssm put-parameter --name /prod/app/region --value us-east-1 --type String",
+                                  "$ aws ssm get-parameter --name /prod/region --output json\n{"])
+def test_tool_forms_that_hold_no_secret_stay(line: str) -> None:
+    assert Redactor({}).text(line + "\n") == line + "\n"
+
+
+@pytest.mark.parametrize("text", ["env:\n- value: {v}\n  name: DB_PASSWORD\n\n",
+                                  "Parameters:\n  - ParameterKey: DbPassword\n    ParameterValue: {v}\n",
+                                  'variable "db_password" {{\n  type = string\n  default = "{v}"\n}}\n',
+                                  "  Type: SecureString\n  Value: {v}\n"])
+def test_a_stream_cut_at_every_line_holds_the_pair_together(text: str) -> None:
+    """rt9 C1: forms whose name and value lie on different lines, cut by the stream between them."""
+    text = text.format(v=R3_VALUE)
+    stream = StreamRedactor(Redactor({}), piece=1)
+    streamed = "".join(stream.feed(line) for line in text.splitlines(True)) + stream.close()
+    assert R3_VALUE not in streamed and streamed == Redactor({}).text(text)
+
+
+def test_az_storage_keys_listed_as_indented_json_go() -> None:
+    """rt9 R7: `az storage account keys list` prints indented JSON: keyName and value on different lines."""
+    key = "Zq8vN2mK5pL9xR4t" * 5 + "12345678=="
+    text = ('[\n  {\n    "creationTime": "2026-11-24T00:00:00+00:00",\n    "keyName": "key1",\n    "permissions": "FULL",\n'
+            f'    "value": "{key}"\n  }}\n]\n')
+    assert key not in Redactor({}).text(text)
+    stream = StreamRedactor(Redactor({}), piece=1)
+    assert key not in "".join(stream.feed(line) for line in text.splitlines(True)) + stream.close()

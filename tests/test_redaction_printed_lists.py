@@ -89,3 +89,52 @@ def test_a_long_list_and_block_streamed_in_small_pieces_read_as_the_whole_text()
     assert "Pa55w0rd" not in whole and "KeyLine" not in whole and "line 29 ok" in whole
     for size in (1, 7, 50):
         assert _streamed(redactor, text, size) == whole
+
+
+# ---- h14: a list of TOKENS (anchored or not) holds keys; a password that starts with "[" -----------------------------
+
+KEY1, KEY2 = "VtMJjqb0SoEItS5JO3sZ", "Qm7vT2xLp9RzW4kN"
+
+
+@pytest.mark.parametrize("text", [
+    "tokens: &t\n  - {a}\n", "tokens: &toks\n  - {a}\n  - {b}\n", "tokens:\n  - {a}\n  - {b}\n",
+    "auth:\n  tokens: !!seq\n    - {a}\n", "stop_tokens: [{a}, {b}]\n", "[rank0]: tokens: &t\n[rank0]:   - {a}\n",
+    "tokens:\n- 5f4dcc3b5aa765d61d8327deb882cf99{a}\n",
+])
+def test_key_like_items_of_a_tokens_list_go(text: str) -> None:
+    text = text.format(a=KEY1, b=KEY2)
+    out = Redactor({}).text(text)
+    assert KEY1 not in out and KEY2 not in out, out
+    for size in (1, 7, 4096):
+        streamed = _streamed(Redactor({}), text, size)
+        assert KEY1 not in streamed and KEY2 not in streamed, (size, streamed)
+
+
+@pytest.mark.parametrize("text", [
+    "special_tokens:\n  - <pad>\n  - \"[PAD]\"\n  - Hello\n", "tokens:\n  - 128000\n  - 128001\n",
+    "stop_tokens: [\"</s>\", \"<|eot_id|>\"]\n", "tokens:\n  - input\n  - output\n", "added_tokens: &a\n  - <think>\n",
+])
+def test_a_vocabulary_tokens_list_stays(text: str) -> None:
+    assert Redactor({}).text(text) == text
+
+
+@pytest.mark.parametrize("text", ["password: [x!9Kq2]abc\n", "api_key: [x]9Kq2Lm\n", "DB_PASSWORD=[x]!9Kq2\n"])
+def test_a_password_starting_with_a_bracket_is_no_flow_list(text: str) -> None:
+    out = Redactor({}).text(text)
+    value = text.split(":", 1)[1].strip() if ":" in text else text.split("=", 1)[1].strip()
+    assert value not in out and value[-4:] not in out, out
+
+
+def test_flow_lists_still_read_item_by_item() -> None:
+    assert Redactor({}).text("secrets: [Zq8vN2mK5pL9xR4t, true]  # two\n") == "secrets: [[REDACTED], true]  # two\n"
+
+
+def test_a_prefixed_list_cut_by_a_stream_hides_every_item() -> None:
+    """A list behind a log prefix on each line (`[rank0]: secrets:` then `[rank0]:   - X` lines), the stream cutting at
+    every line: the opener's line waits for its items as the unprefixed one does (the second item leaked before)."""
+    for opener in ("secrets:", "secrets: &t", "tokens:", "api_keys: !!seq"):
+        text = f"[rank0]: {opener}\n[rank0]:   - {KEY1}\n[rank0]:   - {KEY2}\n[rank0]: step 1 loss 2.5\n"
+        stream = StreamRedactor(Redactor({}), piece=1)
+        streamed = "".join(stream.feed(line) for line in text.splitlines(True)) + stream.close()
+        assert KEY1 not in streamed and KEY2 not in streamed, streamed
+        assert streamed == Redactor({}).text(text)

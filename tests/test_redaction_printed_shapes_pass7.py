@@ -287,3 +287,19 @@ def test_path_shaped_password_assigned_on_the_command_line_is_known() -> None:
     assert argv_secret_values(["env", f"DB_PASSWORD={value}", "python3", "w.py"]) == [value]
     assert argv_secret_values(["env", "DB_PASSWORD_FILE=/run/secrets/db_password", "python3", "w.py"]) == []
     assert argv_secret_values(["python3", "w.py", "db.password=/run/secrets/db_password"]) == []
+
+
+# ---- h14: a short generated password shaped like a path (no piece holds a word) ---------------------------------------
+
+@pytest.mark.parametrize("value", ["/Kq8zL/mR2x9", "/p/q1R2", "./a1B2/c9", "/Xk9m/2vL7"])
+def test_a_path_shaped_value_with_no_word_in_it_is_a_secret(value: str) -> None:
+    for text in (f"DB_PASSWORD={value}\n", f"password: {value}\n", f"--password {value}\n"):
+        out = Redactor({}).text(text)
+        assert value not in out, out
+
+
+@pytest.mark.parametrize("value", ["/run/secrets/db", "/dev/sda1", "/a/b", "/x86/v2", "/mnt/d0/H100", "~/k8/v1",
+                                   "/etc/ssl/key.pem", "/opt/A1b2/x"])
+def test_a_real_path_after_a_secret_file_name_stays(value: str) -> None:
+    for text in (f"password_file={value}\n", f"GOOGLE_APPLICATION_CREDENTIALS={value}\n"):
+        assert Redactor({}).text(text) == text

@@ -125,3 +125,42 @@ def test_a_name_written_with_other_escapes_goes(text: str) -> None:
 ])
 def test_other_escapes_that_spell_no_secret_name_stay(text: str) -> None:
     assert Redactor({}).text(text) == text
+
+
+# ---- h14: names drawn with look-alike letters (fullwidth, Cyrillic/Greek, accents) ------------------------------------
+
+def _lookalike(name: str, kind: str) -> str:
+    if kind == "fullwidth":
+        return "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in name)
+    if kind == "cyrillic":
+        return name.replace("a", "\u0430").replace("o", "\u043e").replace("e", "\u0435").replace("p", "\u0440", 1)
+    if kind == "greek":
+        return name.replace("o", "\u03bf").replace("i", "\u03b9").replace("k", "\u03ba")
+    if kind == "combining":
+        return name[:2] + "\u0301" + name[2:]
+    return name[:1] + {"a": "\u00e1", "p": "p", "o": "\u00f3"}.get(name[1], name[1]) + name[2:]   # precomposed
+
+
+LOOKALIKE_KEYS = [(name, kind) for name in NAMES for kind in ("fullwidth", "cyrillic", "greek", "combining", "accent")
+                  if _lookalike(name, kind) != name]
+
+
+@pytest.mark.parametrize("name,kind", LOOKALIKE_KEYS)
+def test_a_name_in_lookalike_letters_still_hides_its_value(name: str, kind: str) -> None:
+    for layout in ("{n}={v}\n", "{n}: {v}\n", '"{n}": "{v}"\n', "[rank0]: {n}={v}\n"):
+        text = layout.format(n=_lookalike(name, kind), v=V)
+        _expect_value_gone(text)
+        stream = StreamRedactor(Redactor({}), piece=7)
+        assert V not in "".join(stream.feed(text[k:k + 3]) for k in range(0, len(text), 3)) + stream.close()
+
+
+def test_a_fullwidth_colon_and_underscore_after_a_fullwidth_name() -> None:
+    _expect_value_gone(f"\uff21\uff30\uff29\uff3f\uff2b\uff25\uff39\uff1a{V}\n")
+    _expect_value_gone(f"\u0391\u03a1\u0399_\u039a\u0395\u03a5={V}\n")   # Greek capitals beside a "_"
+
+
+@pytest.mark.parametrize("text", ["Пароль: секрет\n", "токен=abc123XYZ\n", "café=1 résumé: naïve\n",
+                                  "Passé: composé\n", "tqdm ████ 50%|███ 12/24\n", "ｈｅｌｌｏ＝ｗｏｒｌｄ\n",
+                                  "Ελληνικά: κείμενο\n", "日本語：テキスト\n"])
+def test_text_in_other_scripts_stays(text: str) -> None:
+    assert Redactor({}).text(text) == text

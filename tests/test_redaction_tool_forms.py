@@ -271,3 +271,32 @@ def test_a_docker_config_in_base64_anywhere_goes(indent):
     assert encoded[8:40] not in out and REDACTED in out
     plain = b64(json.dumps({"auths": {"nvcr.io": {}}, "credsStore": "desktop"}))
     _stays(f"config {plain}\n")
+
+
+# ---- h14: Rust's Debug print of an Option (TGI's launcher Args) -------------------------------------------------------
+
+RUST_V = "VtMJjqb0SoEItS5JO3sZ"
+
+
+@pytest.mark.parametrize("text", [
+    'Args {{ model_id: "m", api_key: Some("{v}"), port: 80 }}\n',
+    '2026-11-23T10:00:00.1Z  INFO text_generation_launcher: Args {{ model_id: "m", hf_token: Some("{v}"), api_key: None }}\n',
+    "Args {{ api_key: Some({v}), hf_token: None }}\n",
+    'Args {{\n    model_id: "m",\n    api_key: Some(\n        "{v}",\n    ),\n    port: 80,\n}}\n',
+    "Args {{\n    hf_token: Some(\n        {v},\n    ),\n}}\n",
+    'Config {{ password: Some("{v}"), user: Some("u") }}\n',
+    '{{"log": "Args {{ api_key: Some(\\"{v}\\") }}"}}\n',
+    '[rank0]: Args {{ hf_token: Some("{v}") }}\n',
+])
+def test_rust_debug_some_hides_a_secret(text: str) -> None:
+    text = text.format(v=RUST_V)
+    out = Redactor({}).text(text)
+    assert RUST_V not in out, out
+    for size in (1, 9, 4096):
+        assert RUST_V not in _streamed(Redactor({}), text, size), size
+
+
+def test_rust_debug_some_keeps_what_is_no_secret() -> None:
+    text = ('Args { model_id: "bigscience/bloom", revision: Some("main"), max_tokens: Some(4096), api_key: None, '
+            'hf_token: Some("/run/secrets/hf"), tokenizer_name: Some("gpt2"), num_shard: Some(8) }\n')
+    assert Redactor({}).text(text) == text

@@ -12,7 +12,8 @@ from .commands import SECRET_MOUNT_SPEC
 from .blocks import _flow_item_spans
 from .names import (
     FLAG_PREFIX, HASH_TOOLS, WEAK_SECRET_FLAGS, _secret_name_cached, _weak_flag_secret, cannot_be_secret, is_hex_key,
-    is_secret_flag, is_secret_name, looks_generated, looks_like_password, name_words, names_a_model, names_an_id,
+    is_secret_flag, is_secret_name, looks_generated, looks_like_password, name_words, names_a_key_file, names_a_model,
+    names_an_id,
 )
 
 
@@ -109,6 +110,8 @@ def argv_secret_pieces(argv: list[str]) -> list[tuple[int, int, int]]:
             at, start = (i, len(name) + 1) if eq else (i + 1, 0)
             if at < len(argv) and SECRET_MOUNT_SPEC.fullmatch(argv[at], start) is not None:
                 pass   # docker build --secret id=npm,src=/run/npmrc: where a secret is, not one
+            elif at < len(argv) and names_a_key_file(argv[at][start:]):
+                pass   # openssl req -key key.pem: a key's file named bare
             elif at < len(argv):
                 # openssl's -pass pass:X holds X; env:VAR, file:PATH, fd:N say where the password is
                 kind, colon, rest = argv[at][start:].partition(":")
@@ -194,6 +197,20 @@ def _schemeless_password(word: str) -> tuple[int, int] | None:
     return m.span("password")
 
 
+# Packagers whose secret settings are positional (`poetry config`, `dvc config`, `dvc remote modify`, `pdm config`): their
+# global options that take a value, skipped to find the subcommand.
+PACKAGER_VALUE_OPTIONS = {"poetry": frozenset({"-C", "--directory", "-P", "--project"}), "dvc": frozenset({"--cd"}),
+                          "pdm": frozenset({"-p", "--project"})}
+
+
+def _subcommand_at(argv: list[str], i: int, value_options: frozenset[str]) -> int:
+    """Where the subcommand of the tool at argv[i] is: past its options (and the values of value_options)."""
+    j = i + 1
+    while j < len(argv) and argv[j].startswith("-"):
+        j += 2 if argv[j] in value_options else 1
+    return j
+
+
 def _tool_positional_pieces(argv: list[str], i: int) -> list[tuple[int, int, int]] | None:
     """A tool whose password is a positional argument, when argv[i] starts it: `net use [Z:] \\\\srv\\share PASSWORD
     /user:bob` (Windows), `htpasswd -b[c] FILE USER PASSWORD` (`-nb USER PASSWORD`), `aws configure set NAME VALUE`
@@ -234,18 +251,33 @@ def _tool_positional_pieces(argv: list[str], i: int) -> list[tuple[int, int, int
         if _assigned_secret_at(f"{CONFIG_NAME_SPLIT.split(name)[-1]}={value}") is not None:
             return [(i + 4, 0, len(value))]
         return []
-    if base == "poetry" and rest[:1] == ["config"]:
-        # `poetry config http-basic.REPO USER PASSWORD`, `poetry config pypi-token.REPO TOKEN`
-        words = [j for j in range(i + 2, len(argv)) if not argv[j].startswith("-")]
-        setting = argv[words[0]].lower() if words else ""
-        at = 2 if setting.startswith("http-basic.") else 1 if setting.startswith("pypi-token.") else 0
-        return [(words[at], 0, len(argv[words[at]]))] if at and len(words) > at else []
-    if base == "dvc" and [w.lower() for w in rest[:2]] == ["remote", "modify"]:
-        # `dvc remote modify [--local] REMOTE NAME VALUE` with a secret's NAME (secret_access_key, password, ...)
-        words = [j for j in range(i + 3, len(argv)) if not argv[j].startswith("-")]
-        if len(words) >= 3 and _assigned_secret_at(f"{argv[words[1]]}={argv[words[2]]}") is not None:
-            return [(words[2], 0, len(argv[words[2]]))]
-        return []
+    if base in PACKAGER_VALUE_OPTIONS:
+        sub = _subcommand_at(argv, i, PACKAGER_VALUE_OPTIONS[base])   # (global options before it: `poetry -C proj config`)
+        if sub < len(argv) and argv[sub].lower() == "config" and (
+                base == "poetry" or (base in ("dvc", "pdm") and sub + 1 < len(argv) and argv[sub + 1].lower() != "remote")):
+            words = [j for j in range(sub + 1, len(argv)) if not argv[j].startswith("-")]
+            if base == "poetry":
+                # `poetry config http-basic.REPO USER PASSWORD`, `poetry config pypi-token.REPO TOKEN`
+                setting = argv[words[0]].lower() if words else ""
+                at = 2 if setting.startswith("http-basic.") else 1 if setting.startswith("pypi-token.") else 0
+                return [(words[at], 0, len(argv[words[at]]))] if at and len(words) > at else []
+            # `dvc config [--local] remote.NAME.password X`, `pdm config [-l] pypi.NAME.password X`: a secret's setting
+            if len(words) >= 2 and _assigned_secret_at(
+                    f"{CONFIG_NAME_SPLIT.split(argv[words[0]])[-1]}={argv[words[1]]}") is not None:
+                return [(words[1], 0, len(argv[words[1]]))]
+            return []
+        if base == "dvc" and sub + 1 < len(argv) and [w.lower() for w in argv[sub:sub + 2]] == ["remote", "modify"]:
+            words = [j for j in range(sub + 2, len(argv)) if not argv[j].startswith("-")]
+            if len(words) >= 3 and _assigned_secret_at(f"{argv[words[1]]}={argv[words[2]]}") is not None:
+                return [(words[2], 0, len(argv[words[2]]))]
+            return []
+    if base == "anaconda":
+        # anaconda-client's `anaconda -t TOKEN upload pkg` (`--token TOKEN` is a secret flag already)
+        for j in range(i + 1, len(argv) - 1):
+            if argv[j] == "-t" and not cannot_be_secret(argv[j + 1]):
+                return [(j + 1, 0, len(argv[j + 1]))]
+            if not argv[j].startswith("-"):
+                break
     if base == "net" and rest[:1] and rest[0].lower() == "use":
         for j in range(i + 2, len(argv)):
             word = argv[j]

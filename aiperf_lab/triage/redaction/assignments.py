@@ -4,6 +4,7 @@ span a run), a value apart from its name (the next line, a log prefix), harmless
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
 import gc
 import itertools
@@ -14,7 +15,7 @@ from typing import Callable
 from .names import (
     END_WORDS, NOT_SECRET_KEY_KINDS, QUALIFIER_BEFORE, QUANTITY_WORDS, SECRET_PAIRS, _NAME_CHARACTERS,
     _secret_name_cached, _weak_flag_secret, cannot_be_secret, is_hex_key, is_named_location, is_secret_name,
-    looks_generated, looks_like_password, name_words, reads_as_words,
+    looks_generated, looks_like_password, name_words, names_a_key_file, reads_as_words,
 )
 from .spans import REDACTED, REDACTED_LOWER, Span
 
@@ -36,7 +37,7 @@ KEY_ASSIGNMENT = re.compile(r"key(?<![a-z0-9]key)[\"']?[ \t]{0,3}[=:][ \t]{0,3}[
 # JSON, `\"password\": \"X\"`; a fullwidth colon; after the separator a no-break space, or a carriage return, form feed,
 # NEL or line separator that a terminal shows as a break but a stream does not cut at; the value aligned to a column
 # after the separator, as kubectl describe, 1Password's `op item get` and vault print it: `DB_PASSWORD:         X`)
-ALIGNED_BLANKS = 40
+ALIGNED_BLANKS = 128   # (kubectl describe pads to its longest name: 41 and more blanks are seen)
 _ALIGNED = "{0,%d}" % ALIGNED_BLANKS
 _ASSIGNMENT_TAIL = (r"(?=(?P<rest>[a-z0-9_.-]{0,48}))(?P=rest)(?P<sep>\\?[\"']?[ \t]{0,32}(?:=>|->|[=:\uff1a])"
                     r"(?=(?P<pad>[ \t\r\f\v\x85\xa0\u2028\u2029]" + _ALIGNED + r"))(?P=pad)"  # (taken whole: none given back)
@@ -67,6 +68,9 @@ ASSIGNMENT_RUNS = {pattern: re.compile(rf"(?:[ \t,;]{{1,4}}(?:{pattern.pattern[:
 ASSIGNMENT_LINE_RUNS = {pattern: re.compile(rf"(?:\n(?:{pattern.pattern[:-len(_ASSIGNMENT_TAIL)]})[=:]\n"
                                             r"(?![<$])[^\s'\",;\x00(]{3,256}(?=\n))+")
                         for pattern in SECRET_ASSIGNMENTS if pattern.pattern.endswith(_ASSIGNMENT_TAIL)}
+# A view of a text (a name spelled plainly, look-alike letters folded, bash's quoted quotes read) is read without the
+# runs: a run's replacement is made of the text it reads, the view's, which would put the view's spelling in the output.
+READING_A_VIEW: contextvars.ContextVar[bool] = contextvars.ContextVar("reading_a_view", default=False)
 ASSIGNMENT_RUN_VALUES = re.compile(r"[=:]([^\s'\",;\x00=:]+)")
 # ... and kept apart by a little text (`pass=abcd x ` repeated, `api_key: abcd` lines): after one, the next ones of
 # the plain form that the match-at-a-time loop judges by the value alone, read in bulk (_assignment_apart): the
@@ -129,8 +133,21 @@ URL_SIGNATURE = re.compile(r"signature=(?<=[?&]signature=|-signature=)(?P<value>
 # (also a YAML block scalar's `password: |`, and a secret flag ending a line of a list: k8s `- --password`)
 # A printed `kubectl get secret NAME -o jsonpath='{.data.KEY}' | base64 -d` (or its base64 value alone, or
 # go-template's): the next line is the secret's value, printed bare (lower-cased text, a line's last 120 characters)
-KUBECTL_SECRET_PRINT = (r"kubectl[ \t][^\n]{0,100}?secrets?[ \t][^\n]{0,100}?(?:\|[ \t]{0,4}base64[ \t]{1,4}(?:-d|-D|--decode)"
-                        r"|(?:jsonpath|go-template|template)=[^\n]{0,80}?\.data[^\n]{0,80}?)[ \t'\"]{0,4}\r?\n\Z")
+# The same for the other secret stores' commands that print a secret's value bare: `gcloud secrets versions access V
+# --secret=NAME`, `aws secretsmanager get-secret-value ... --query SecretString --output text`, `vault kv get|read
+# -field=F PATH`, 1Password's `op read op://...`, `az keyvault secret show ... --query value -o tsv`.
+SECRET_PRINT_LITERALS = ("kubectl", "versions access", "get-secret-value", "vault", "op read", "get-parameter")
+SECRET_PRINT_GATES = ("secret", "vault", "op://", "--with-decryption")   # (every such command line holds one of these)
+KUBECTL_SECRET_PRINT = (r"(?:kubectl[ \t][^\n]{0,100}?secrets?[ \t][^\n]{0,100}?(?:\|[ \t]{0,4}base64[ \t]{1,4}(?:-d|-D|--decode)"
+                        r"|(?:jsonpath|go-template|template)=[^\n]{0,80}?\.data[^\n]{0,80}?|[^\n]{0,100}?@base64d['\"]?)"
+                        r"|kubectl[ \t]{1,4}view-secret[ \t][^\n]{0,100}?"
+                        r"|get-parameters?[ \t](?=[^\n]{0,110}--with-decryption)(?=[^\n]{0,110}(?:--output|-o)[ \t=]{1,4}text)[^\n]{0,110}?"
+                        r"|secrets[ \t]{1,4}versions[ \t]{1,4}access[ \t][^\n]{0,100}?"
+                        r"|get-secret-value[ \t](?=[^\n]{0,100}secretstring)(?=[^\n]{0,110}(?:--output|-o)[ \t=]{1,4}text)[^\n]{0,110}?"
+                        r"|vault[ \t]{1,4}(?:kv[ \t]{1,4}get|read)[ \t](?=[^\n]{0,100}-field[ \t=])[^\n]{0,110}?"
+                        r"|(?<![\w-])op[ \t]{1,4}read[ \t]{1,4}['\"]?op://[^\n]{0,100}?"
+                        r"|keyvault[ \t]{1,4}secret[ \t]{1,4}show[ \t](?=[^\n]{0,100}value)(?=[^\n]{0,110}(?:--output|-o)[ \t=]{1,4}tsv)[^\n]{0,110}?"
+                        r")[ \t'\"]{0,4}\r?\n\Z")
 KUBECTL_SECRET_LINE = re.compile(KUBECTL_SECRET_PRINT)
 VALUE_ON_NEXT_LINE = re.compile(r"(?:token|secret|passw(?:or)?d|api[_-]?key|apikey|pass(?:phrase)?|credential|accountkey)"
                                 r"[\"']?[ \t]{0,32}[=:][ \t]" + _ALIGNED + r"(?:[|>](?:[0-9][+-]|[+-]?[0-9]?)[ \t]{0,8})?(?:#[^\n]{0,256})?\r?\n\Z"
@@ -223,8 +240,12 @@ class _HarmlessValues(dict):
                                  or (value[0] in "<[$%" and NOT_A_SECRET_REFERENCE.fullmatch(value) is not None)
                                  or value.lower().rstrip(")]}>") in AUTH_SCHEMES or _code_reference(value)
                                  or (value[0] in "|>" and YAML_BLOCK_HEADER.fullmatch(value) is not None)
-                                 or _names_a_type_or_field(value))
+                                 or _names_a_type_or_field(value) or value in TERRAFORM_MASKED
+                                 or ("." in value and names_a_key_file(value)))
         return verdict
+
+
+TERRAFORM_MASKED = frozenset({"(sensitive", "(sensitive)"})   # terraform's `password = (sensitive value)`: no value shown
 
 
 # A YAML block scalar's header with nothing under it yet (`password: >2-`): no value.
@@ -393,7 +414,8 @@ NOT_A_SECRET_REFERENCE = re.compile(r"<\|?/?[A-Za-z0-9_.-]{0,64}\|?>|\[[A-Z_]{2,
 # Authentication schemes: `auth: kerberos`, `--auth basic` name how, not with what.
 AUTH_SCHEMES = frozenset({"basic", "bearer", "kerberos", "oauth", "oauth2", "digest", "ntlm", "negotiate", "saml",
                           "oidc", "ldap", "iam", "sigv4", "gssapi", "spnego", "sso", "mtls", "x509", "none",
-                          "publickey", "hostbased", "keyboard-interactive", "gssapi-with-mic"})   # (and ssh's methods)
+                          "publickey", "hostbased", "keyboard-interactive", "gssapi-with-mic",   # (and ssh's methods)
+                          "peer", "trust", "ident", "md5", "scram-sha-256", "reject", "pam", "radius"})   # (pg_hba's)
 MOST_SCHEME_LETTERS = max(map(len, AUTH_SCHEMES))   # (a value no longer holds a credential after its scheme)
 AUTH_SCHEME_WORDS = tuple(sorted(AUTH_SCHEMES))
 
@@ -408,7 +430,8 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
     append = spans.append
     for pattern in SECRET_ASSIGNMENTS:
         rest_group, value_group = pattern.groupindex["rest"], pattern.groupindex["value"]
-        runs = (ASSIGNMENT_RUNS[pattern].match, ASSIGNMENT_LINE_RUNS[pattern].match) if pattern in ASSIGNMENT_RUNS else None
+        runs = ((ASSIGNMENT_RUNS[pattern].match, ASSIGNMENT_LINE_RUNS[pattern].match)
+                if pattern in ASSIGNMENT_RUNS and not READING_A_VIEW.get() else None)
         wait, backoff = 0, 1  # after a try for a run that found none, the next few matches try none (texts of matches apart)
         apart_wait, apart_backoff = 0, 1   # (the same for a try of _assignment_apart)
         matches = pattern.finditer(lower)
@@ -429,6 +452,11 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
                         or ">" in m.group("sep") or nested.group("value").endswith(":") or nested.group("value") == "-"):
                     continue   # (`X:` a mapping under the name: names; `- X` items: _prefixed_block_spans)
                 value_start, value_end = nested.span("value")
+            quote = m.group("quote")
+            if quote and quote[-1] == "(" or quote.endswith(("( ", "(\t")):
+                continue   # `password = bytes(memoryview(password))`: a call on a variable, no bytes literal
+            if "\n" in m.group("sep") and RETURN_ANNOTATION.search(text, max(0, m.start() - 256), m.start()):
+                continue   # `def get_token(self) -> Token:` then its docstring: a type, not a name given a value
             call = text.find("(", value_start, value_end) >= 0 and not m.group("quote")
             if call:   # token = f(a, b); password = SecretStr("X"): its string goes
                 kept, literals = _call_verdict(text, value_start, value_end)
@@ -443,8 +471,12 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
                     bool(m.group("quote")), value_start, value_end):
                 continue  # password=password, `<set to the key 'token' in secret 'hf'>`, ${X:?msg}
             if text[value_start] == "[" and not m.group("quote") and 0 <= (close := text.find("]", value_start, value_start + 4096)) and text.find(
-                    "\n", value_start, close) < 0:
+                    "\n", value_start, close) < 0 and (FLOW_LIST_END.match(text, close + 1) is not None
+                                                 or text.startswith(REDACTED, value_start)):
                 continue  # `secrets: [X, Y]`: a flow sequence, its items redacted one by one (_yaml_block_spans)
+                # (`password: [x]!9`, more after the "]": a password that starts with "[", the value whole)
+            if text[value_end - 1] == "]" and _in_pytest_id(text, m.start()):
+                continue  # `test_login[user=alice-password=wrong]`: a test's parameters in its id
             if text[value_end - 1] in ")]}" and _closes_bracket(text, m.start(), value_start, value_end):
                 value_end -= 1  # connect(user=app, password=X): the ")" is the call's
             if counts and (digits := text[value_start:value_end].rstrip(")]}>")).isdigit() and len(
@@ -491,6 +523,16 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
     return spans
 
 
+RETURN_ANNOTATION = re.compile(r"->[ \t]{0,4}[\w.\[\], ]{0,64}\Z")   # (read up to a secret-named word: a return type)
+FLOW_LIST_END = re.compile(r"[ \t]*(?:[,;:)}\]#]|\r?\n|\Z)")   # (what may follow a flow list's "]")
+PYTEST_ID_OPEN = re.compile(r"::[A-Za-z_]\w{0,127}\[[^\s\[\]]{0,1024}\Z")   # (`path.py::test_x[` then parameters: a node id)
+
+
+def _in_pytest_id(text: str, start: int) -> bool:
+    line_start = text.rfind("\n", max(0, start - 1280), start) + 1
+    return "::" in text[line_start:start] and PYTEST_ID_OPEN.search(text, line_start, start) is not None
+
+
 # A YAML plain scalar continued on the lines under its name (`password: first` then `  X`): each next line indented
 # deeper than the name's, one word (a secret holds no blank; a traceback's or a table's line does), neither a
 # comment, an item nor a key, goes (8 lines at most).
@@ -510,8 +552,8 @@ def _continued_scalar(text: str, start: int, value_end: int, harmless: _Harmless
         content = line.lstrip(" \t")
         depth = len(line) - len(content)
         if (depth <= indent or not content or content[0] in "#-" or content.endswith(":") or ": " in content
-                or any(c.isspace() for c in content) or harmless[content]):
-            return
+                or any(c.isspace() for c in content) or harmless[content] or not any(c.isalnum() for c in content)):
+            return   # (a YAML error's caret `^` under the value: no letter nor digit, no secret)
         append((at + depth, at + len(line), REDACTED, "secret-named value", start))
         if end < 0:
             return

@@ -10,7 +10,8 @@ import re
 from typing import Callable
 
 from .assignments import PREFIXED_NEXT_VALUE, PREFIX_DIGITS, _HarmlessValues
-from .layouts import HADOOP_PROPERTY, PRINTED_VALUE_LIMIT, _item_is_secret, _looks_like_password_cached, _secret_value
+from .layouts import (HADOOP_PROPERTY, PRINTED_VALUE_LIMIT, _item_is_secret, _looks_like_password_cached, _names_token_list,
+                      _secret_value)
 from .names import _secret_name_cached
 from .spans import REDACTED, Span, _edited, has, has_any
 
@@ -60,7 +61,8 @@ def _yaml_block_spans(text: str) -> list[Span]:
         if head not in openers:
             key = YAML_BLOCK_KEY.fullmatch(head)
             openers[head] = (len(key.group("indent")) if key is not None
-                             and _secret_name_cached(key.group("name")) else None)
+                             and (_secret_name_cached(key.group("name")) or _names_token_list(key.group("name")))
+                             else None)
             names[head] = key.group("name") if key is not None else ""
         return openers[head] is not None
 
@@ -118,7 +120,7 @@ def _yaml_block_spans(text: str) -> list[Span]:
                 key = FLOW_KEY_REVERSED.match(window[::-1])
                 name = key.group("name")[::-1] if key is not None else ""
                 secret = flow_names[window] = (name if name and (name[0].isalpha() or name[0] == "_")
-                                               and _secret_name_cached(name) else "")
+                                               and (_secret_name_cached(name) or _names_token_list(name)) else "")
             if not secret:
                 continue
             items = text[at:close]
@@ -137,7 +139,7 @@ def _yaml_block_spans(text: str) -> list[Span]:
 # `INFO:root:`, a timestamp): the opener (a secret's name ending its line with `:`, `: |`, `: >-`, or a Hadoop
 # `<name>` line) has text before its name; that text (its digits free: times differ line to line) is cut from the
 # opener's line and each line after it that starts with it, and the block rules read that view.
-PREFIXED_OPENER = re.compile(rf"(?::[ \t]{{0,8}}(?P<style>{YAML_STYLE}[ \t]{{0,8}})?|(?P<xml></name>)[ \t]{{0,8}})\r?\n")
+PREFIXED_OPENER = re.compile(rf"(?::{YAML_PROPERTIES}[ \t]{{0,8}}(?P<style>{YAML_STYLE}[ \t]{{0,8}})?|(?P<xml></name>)[ \t]{{0,8}})\r?\n")
 PREFIXED_OPENER_HEADS = re.compile(r"(?m)^([^\n]*?)" + PREFIXED_OPENER.pattern.replace("(?P<style>", "(?:")
                                    .replace("(?P<xml>", "(?:"))   # (see YAML_OPENER_HEADS)
 
@@ -146,7 +148,8 @@ def _prefixed_block_spans(text: str) -> list[Span]:
     """The YAML sequence / block scalar items, the value on the next line and Hadoop XML values (_yaml_block_spans,
     HADOOP_PROPERTY) of blocks whose every line has a log prefix (PREFIXED_OPENER), each block read without its
     prefixes."""
-    if not has_any(text, (":\n", ": |", ": >", "</name>", ":\r\n")):
+    if not has_any(text, (":\n", ": |", ": >", "</name>", ":\r\n")) and not ("&" in text and ": &" in text) and not (
+            "!" in text and ": !" in text):   # (a character first: memchr)
         return []
     spans: list[Span] = []
     edits: list[tuple[int, int, str]] = []
@@ -223,7 +226,8 @@ def _opener_prefix(head: str, xml: bool) -> tuple[str, str, int, str] | None:
     else:
         key = FLOW_KEY_REVERSED.match(head[::-1])
         name = key.group("name")[::-1] if key is not None else ""
-        if not name or not (name[0].isalpha() or name[0] == "_") or not _secret_name_cached(name):
+        if not name or not (name[0].isalpha() or name[0] == "_") or not (_secret_name_cached(name)
+                                                                        or _names_token_list(name)):
             return None
         at = len(head) - key.end()
         if at and head[at - 1] in "\"'":

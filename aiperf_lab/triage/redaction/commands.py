@@ -8,7 +8,8 @@ import functools
 import re
 
 from .assignments import AUTH_SCHEMES
-from .names import _secret_name_cached, cannot_be_secret, is_named_location, is_secret_flag
+from .names import (_secret_name_cached, cannot_be_secret, is_hex_key, is_named_location, is_secret_flag, looks_generated,
+                    looks_like_password, name_words, names_a_key_file)
 from .spans import REDACTED, REDACTED_LOWER, Span, has, has_any
 
 
@@ -63,9 +64,19 @@ COMMAND_PASSWORD_FLAGS: list[tuple[tuple[str, ...], int, re.Pattern[str]]] = [
 # line, a Python list `['--api-key', 'V']`): found from its "--", the flag judged as on the workload's own argv
 # (is_secret_flag), the value kept when it cannot be a secret (a number, on/off, a path, $VAR, an auth scheme).
 # (the value may be the next item of a YAML list: k8s `args:\n- --password\n- V`)
+# (the value aligned to a column, `  --password        X` as a launcher's args table or argparse's help-like dump prints
+# it: 5 to 40 blanks, then a value that ends the line and is secret-shaped, quoted or not: help text's `--token    The
+# token to use` stays)
 PRINTED_SECRET_FLAG = re.compile(r"--(?<![A-Za-z0-9_-]--)(?P<flag>[A-Za-z][A-Za-z0-9_-]{0,63})"
-                                 r"(?:=|[ \t]{1,4}|['\"],[ \t]{0,2}['\"]|['\"]?,?[ \t]{0,8}\r?\n[ \t]{0,64}-[ \t]{1,4}['\"]?)"
+                                 r"(?:=|(?P<gap>[ \t]{1,40})|['\"],[ \t]{0,2}['\"]|['\"]?,?[ \t]{0,8}\r?\n[ \t]{0,64}-[ \t]{1,4}['\"]?)"
                                  + _shell_value(r"[^\s'\"-][^\s'\"]{0,4095}"))
+ALIGNED_FLAG_GAP = 4   # (more blanks than this between a flag and its value: an aligned column, judged as above)
+LINE_END_AFTER_VALUE = re.compile(r"['\"]?[ \t]*(?:\r?\n|\Z)")
+# vllm's `--api-key K1 K2` (argparse nargs="+": every word after the flag up to the next flag is a key), printed as a
+# command line or a Python list: the words after the first value that are secret-shaped (a model name, a path stay)
+NARGS_KEY_FLAG_WORDS = (["api", "key"], ["api", "keys"])
+NEXT_LIST_WORD = re.compile(r"['\"]?(?:,[ \t]{0,2}|[ \t]{1,4})['\"]?(?P<value>[^\s'\",\]\[-][^\s'\",\]\[]{0,4095})")
+NARGS_MOST = 16
 NOT_A_FLAG_SECRET = frozenset({"token", "password", "env", "file", "stdin", "prompt", "ask", "keyring"})
 # Short flags of tools that take a password (set -x of openssl -k V, zip -P V, 7z -pV, az login -p V, smbclient -U
 # user%V, ldapsearch -w V, curl -u user:V in a list): found from the "-" after a blank or a quote, the tool looked
@@ -95,6 +106,9 @@ ECHO_TO_STDIN = re.compile(r"echo(?<![\w-]echo)[ \t]{1,4}(?:-n[ \t]{1,4})?" + _s
 # secret)
 TOOL_LOGIN_VALUE = re.compile(r"login(?:(?<=vault login)|(?<=wandb login))[ \t]{1,4}"
                               + _shell_value(r"[^\s'\"-][^\s'\"]{7,4095}", 8))
+# `aws ssm put-parameter --name N --value X --type SecureString` (or a secret's name N): X
+PUT_PARAMETER_VALUE = re.compile(r"put-parameter[ \t][^\n]{0,512}?--value(?:[ \t]{1,4}|=)" + _shell_value(r"[^\s'\"-][^\s'\"]{0,4095}"))
+PUT_PARAMETER_NAME = re.compile(r"--name(?:[ \t]{1,4}|=)['\"]?(?P<name>[^\s'\"]{1,1024})")
 CONFIG_SET_VALUE = re.compile(r"config(?:ure)? set[ \t]{1,4}(?P<name>[A-Za-z0-9_.-]{1,64})[ \t]{1,4}"
                               + _shell_value(r"[^\s'\"-][^\s'\"]{0,4095}"))
 
@@ -135,6 +149,8 @@ def _command_password_spans(text: str) -> list[Span]:
                 places[tool] = found
         for m in pattern.finditer(text):
             start = m.start()
+            if not m.group("value").strip(", \t"):
+                continue   # (`'-p', 'X'` in a list: the separator is no value; argv_list_spans reads the list)
             for tool in present:
                 where = places[tool]
                 index = bisect.bisect_right(where, start - len(tool)) - 1
@@ -154,7 +170,31 @@ def _printed_flag_value_kept(value: str) -> bool:
     return (not value or cannot_be_secret(value) or value.lower() in NOT_A_FLAG_SECRET or value.lower() in AUTH_SCHEMES
             or value[0] in "$%<"
             or value.lower() == REDACTED_LOWER or is_named_location(value)   # (`--password /eIrB8jp/vI1sS` is none)
+            or names_a_key_file(value)   # (`openssl req -key key.pem`)
             or SECRET_MOUNT_SPEC.fullmatch(value) is not None)   # docker build --secret id=npm,src=/run/npmrc
+
+
+def _metavar(flag: str) -> str:
+    """argparse's placeholder for a flag's value in its usage and help (`--api-key API_KEY`): no value."""
+    return flag.upper().replace("-", "_")
+
+
+def _secret_shaped(value: str) -> bool:
+    return looks_like_password(value) or looks_generated(value) or is_hex_key(value)
+
+
+def _nargs_spans(text: str, at: int, context: int, kept: "_KeptFlagValues") -> list[Span]:
+    """The secret-shaped words after a key flag's first value, on its line, up to the next flag (NEXT_LIST_WORD)."""
+    spans: list[Span] = []
+    for _ in range(NARGS_MOST):
+        m = NEXT_LIST_WORD.match(text, at)
+        value = m.group("value") if m is not None else ""
+        if m is None or kept[value] or not (looks_generated(value) or is_hex_key(value) or (
+                looks_like_password(value) and "/" not in value and "." not in value)):
+            break   # (a model's name or a path after the keys: `--api-key K meta-llama/Llama-3-8B`)
+        spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", context))
+        at = m.end()
+    return spans
 
 
 class _KeptFlagValues(dict):
@@ -173,9 +213,15 @@ def _printed_flag_spans(text: str) -> list[Span]:
     kept = _KeptFlagValues()
     for m in PRINTED_SECRET_FLAG.finditer(text):  # (led by "--": its scan costs what a test for "--" does)
         value = m.group("value")
-        if _secret_flag_cached(m.group("flag")) and not kept[value]:
+        if _secret_flag_cached(m.group("flag")) and not kept[value] and value.rstrip(",;)]}") != _metavar(m.group("flag")):
+            gap = m.group("gap")
+            if gap is not None and len(gap) > ALIGNED_FLAG_GAP and not (
+                    LINE_END_AFTER_VALUE.match(text, m.end()) and _secret_shaped(value.rstrip(",;)]}"))):
+                continue
             end = m.end() - (len(value) - len(value.rstrip(",;)]}")))
             spans.append((m.start("value"), end, REDACTED, "secret-named value", m.start()))
+            if name_words(m.group("flag")) in NARGS_KEY_FLAG_WORDS:
+                spans += _nargs_spans(text, m.end(), m.start(), kept)
     tool_places: dict[str, list[int]] = {}
     quoted = "'" in text or '"' in text
     for m in (TOOL_SHORT_FLAG if quoted else TOOL_SHORT_FLAG_BARE).finditer(text):
@@ -209,6 +255,14 @@ def _printed_flag_spans(text: str) -> list[Span]:
     if has_any(text, ("mc alias set", "config host add")):
         spans.extend((m.start("value"), m.end("value"), REDACTED, "command-line password", m.start())
                      for m in MC_ALIAS.finditer(text) if not kept[m.group("value")])
+    if "put-parameter" in text:
+        for m in PUT_PARAMETER_VALUE.finditer(text):
+            line_end = text.find("\n", m.end())
+            line = text[text.rfind("\n", 0, m.start()) + 1:line_end if line_end >= 0 else len(text)]
+            named = PUT_PARAMETER_NAME.search(line)
+            if ("SecureString" in line or (named is not None and _secret_name_cached(named.group("name").rsplit("/", 1)[-1]))) and (
+                    not kept[m.group("value")]):
+                spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
     for m in CONFIG_SET_VALUE.finditer(text):
         if _secret_name_cached(m.group("name")) and not kept[m.group("value")]:
             spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
@@ -223,7 +277,11 @@ def _printed_flag_spans(text: str) -> list[Span]:
 SQL_IDENTIFIED_BY = re.compile(r"identified(?<![\w-]identified)(?:[ \t]{1,4}with[ \t]{1,4}[\w-]{1,64})?[ \t]{1,4}by"
                                r"(?:[ \t]{1,4}password)?[ \t]{1,4}(?:(?P<q>['\"])(?P<quoted>[^'\"\n]{1,512})(?P=q)"
                                r"|(?!password(?![^\s'\";]))(?P<value>[^\s'\";]{1,512}))")
-SQL_PASSWORD = re.compile(r"password(?<![\w-]password)(?:[ \t]{1,4}|[ \t]{0,4}\([ \t]{0,4})e?'(?P<value>[^'\n]{1,512})'")
+SQL_ACCOUNT_WORDS = ("user", "role", "login", "grant", "connect", "schema")
+# (also `SET PASSWORD FOR app = 'X'`, SQL Server's `WITH PASSWORD = N'X'`, PostgreSQL's dollar quotes `PASSWORD $$X$$`)
+SQL_PASSWORD = re.compile(r"password(?<![\w-]password)(?:[ \t]{1,4}for[ \t]{1,4}[^\s=;]{1,128}[ \t]{0,4}=[ \t]{0,4}"
+                          r"|(?<=with password)[ \t]{0,4}=[ \t]{0,4}|[ \t]{0,4}=[ \t]{0,4}(?=n')|[ \t]{1,4}|[ \t]{0,4}\([ \t]{0,4})"
+                          r"(?:[en]?'(?P<value>[^'\n]{1,512})'|\$\$(?P<dollar>[^$\n]{1,512})\$\$)")
 REDIS_AUTH_LINE = re.compile(r"auth(?<![\w-]auth)[ \t]{1,4}(?:[^\s\"']{1,128}[ \t]{1,4})?(?P<value>[^\s\"']{1,512})"
                              r"[ \t]{0,16}(?=\r?\n|\Z)")
 REDIS_PROMPT = re.compile(r"[ \t]{0,16}(?:[\w.:\[\]-]{0,128}(?:\[[0-9]{1,2}\])?> ?)?")
@@ -232,6 +290,16 @@ REDIS_MONITOR_AUTH = re.compile(r"(?:(?<=\] )|(?<=^)|(?<=\n))\"auth\" " + QUOTED
                                 + r")?")
 REDIS_WIRE_AUTH = re.compile(r"\*[23](?P<nl>\\r\\n|\r\n)\$4(?P=nl)auth(?P=nl)\$[0-9]{1,4}(?P=nl)(?P<first>[^\r\n\\]{1,512})"
                              r"(?:(?P=nl)\$[0-9]{1,4}(?P=nl)(?P<second>[^\r\n\\]{1,512}))?")
+# Redis's other password forms (lower-cased text): `CONFIG SET requirepass|masterauth X` and redis.conf's `requirepass X`
+# (MONITOR's `"requirepass" "X"` too), `ACL SETUSER app on >X`, `HELLO 3 AUTH user X` (MONITOR's quoted words too),
+# redis-py's `('AUTH', 'X')` / `[b'AUTH', b'default', b'X']`
+REDIS_CONFIG_PASSWORD = re.compile(r"(?:requirepass|masterauth)(?<![\w-]requirepass)(?<![\w-]masterauth)[\"']?[ \t]{1,8}"
+                                   r"(?:\"(?P<dq>[^\"\n]{1,512})\"|'(?P<sq>[^'\n]{1,512})'|(?P<value>[^\s\"']{1,512}))")
+REDIS_VALUE_ENDS = re.compile(r"[\"']?[ \t]*(?:#|\r?\n|\Z)")
+REDIS_ACL_PASSWORD = re.compile(r"(?<=[ \t])>(?P<value>[^\s\"']{1,512})")
+REDIS_HELLO_AUTH = re.compile(r"hello[\"']?[ \t]{1,4}[\"']?[0-9][\"']?[ \t]{1,4}[\"']?auth[\"']?[ \t]{1,4}[\"']?[^\s\"']{1,128}[\"']?"
+                              r"[ \t]{1,4}[\"']?(?P<value>[^\s\"']{1,512})")
+REDIS_PY_AUTH = re.compile(r"b?'auth',[ \t]{0,2}b?'(?P<first>[^'\n]{1,512})'(?:,[ \t]{0,2}b?'(?P<second>[^'\n]{1,512})')?")
 MONGO_PWD = re.compile(r"pwd(?<![\w$.-]pwd)['\"]?[ \t]{0,4}:[ \t]{0,4}(?P<q>['\"])(?P<value>[^'\"\n]{1,512})(?P=q)")
 MONGO_AUTH_CALL = re.compile(r"(?:(?<=db\.auth)|(?<=changeuserpassword))\([ \t]{0,4}(?P<q1>['\"])[^'\"\n]{1,128}(?P=q1)"
                              r"[ \t]{0,4},[ \t]{0,4}(?P<q>['\"])(?P<value>[^'\"\n]{1,512})(?P=q)")
@@ -243,16 +311,22 @@ def _database_spans(text: str, lower: str) -> list[Span]:
     spans: list[Span] = []
 
     def add(m: re.Match[str], group: str) -> None:
-        if not cannot_be_secret(text[m.start(group):m.end(group)]):
+        if text[m.start(group):m.end(group)] != "\\" and not cannot_be_secret(text[m.start(group):m.end(group)]):
+            # (`'\''`: bash's quoted quote around the value, read in Redactor._shell_unquoted_spans' view)
             spans.append((m.start(group), m.end(group), REDACTED, "secret-named value", m.start()))
 
     if has(lower, "identified"):
         for m in SQL_IDENTIFIED_BY.finditer(lower):
-            add(m, "quoted" if m.group("quoted") is not None else "value")
-    if "'" in text and has(lower, "password"):
+            statement = lower[max(0, m.start() - 300):m.start()]   # (its statement names a user: prose's "a GPU identified
+            statement = statement[statement.rfind(";") + 1:]        # by PCI bus id" stays)
+            if any(word in statement for word in SQL_ACCOUNT_WORDS) or m.group("quoted") is not None and (
+                    "'" in statement or "@" in statement):
+                add(m, "quoted" if m.group("quoted") is not None else "value")
+    if ("'" in text or "$$" in text) and has(lower, "password"):
         for m in SQL_PASSWORD.finditer(lower):
-            add(m, "value")
-    if has(lower, "auth"):
+            add(m, "value" if m.group("value") is not None else "dollar")
+    has_auth = has(lower, "auth")   # (Redis's forms below that hold "auth" are looked for only then)
+    if has_auth:
         for m in REDIS_AUTH_LINE.finditer(lower):
             line_start = lower.rfind("\n", max(0, m.start() - 160), m.start()) + 1
             typed = text[m.start():m.start() + 4] == "AUTH" or lower[line_start:m.start()].rstrip().endswith(">")
@@ -264,6 +338,26 @@ def _database_spans(text: str, lower: str) -> list[Span]:
         if has(text, "$4"):
             for m in REDIS_WIRE_AUTH.finditer(lower):
                 add(m, "second" if m.group("second") is not None else "first")
+    if ("q" in lower and "requirepass" in lower) or (has_auth and "masterauth" in lower):   # (a character first: memchr)
+        for m in REDIS_CONFIG_PASSWORD.finditer(lower):
+            before = lower[lower.rfind("\n", max(0, m.start() - 256), m.start()) + 1:m.start()].rstrip(" \t\"'")
+            if (not before or before.endswith(("config set", '"set'))) and REDIS_VALUE_ENDS.match(lower, m.end()):
+                # (a config line, CONFIG SET, MONITOR's; the value ends its line: prose's `requirepass is not set` stays)
+                add(m, "dq" if m.group("dq") is not None else "sq" if m.group("sq") is not None else "value")
+    if ">" in lower and "setuser" in lower:   # (ACL's passwords follow a ">": a character first)
+        at = lower.find("setuser")
+        while at >= 0:
+            end = lower.find("\n", at)
+            end = len(lower) if end < 0 else end
+            for m in REDIS_ACL_PASSWORD.finditer(lower, at, end):
+                add(m, "value")
+            at = lower.find("setuser", end)
+    if has_auth and "hello" in lower:
+        for m in REDIS_HELLO_AUTH.finditer(lower):
+            add(m, "value")
+    if has_auth and "'auth'" in lower:
+        for m in REDIS_PY_AUTH.finditer(lower):
+            add(m, "second" if m.group("second") is not None else "first")
     if has(lower, "pwd"):
         for m in MONGO_PWD.finditer(lower):
             line_start = lower.rfind("\n", max(0, m.start() - 300), m.start()) + 1

@@ -8,9 +8,10 @@ import functools
 import re
 
 from .assignments import (
-    KUBECTL_SECRET_LINE, NAME_RUN_REVERSED, NOT_A_SECRET_REFERENCE, SNAKE_NAME, _assigned_secret_at, _name_before,
+    KUBECTL_SECRET_LINE, NAME_RUN_REVERSED, SECRET_PRINT_LITERALS, NOT_A_SECRET_REFERENCE, SNAKE_NAME, _assigned_secret_at, _name_before,
 )
-from .names import _secret_name_cached, cannot_be_secret, is_named_location, looks_like_password
+from .names import (_secret_name_cached, cannot_be_secret, is_hex_key, is_named_location, looks_generated, looks_like_password,
+                    name_words)
 from .spans import REDACTED, Span, has, has_any
 
 
@@ -272,10 +273,19 @@ def _terraform_sensitive_spans(text: str) -> list[Span]:
 
 
 @functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=1024)
+def _names_token_list(name: str) -> bool:
+    """A list's name that ends with a bare TOKENS (`tokens:`, `stop_tokens:`; not a secret's name: a vocabulary's tokens
+    mostly): its items that are key-like (generated, hex) are credentials (`tokens: &t` then `- <key>`)."""
+    return name_words(name)[-1:] == ["tokens"] and not _secret_name_cached(name)
+
+
 def _item_is_secret(name: str, value: str) -> bool:
     """An item of a list under a secret's name, judged as `name=value` on a command line (_assigned_secret_at): a
     reference, a special token, a path stay, and under a bare KEY's name (`valid_keys`, `SCHEME_KEYS`) all but a
-    key-like value."""
+    key-like value; under a list of TOKENS (_names_token_list) only a key-like value."""
+    if _names_token_list(name):
+        return looks_generated(value) or is_hex_key(value)
     if SNAKE_NAME.fullmatch(value) is not None and _secret_name_cached(value):
         return False   # compose's `secrets:\n  - hf_token`: the names of secrets, not their values
     return _assigned_secret_at(f"{name}={value}") is not None
@@ -331,7 +341,20 @@ ENV_LISTING_COMMAND = re.compile(r"set(?:(?<=^set)|(?<=[\n \t;:]set))(?:env|(?:[
 ENV_LISTING_LINE = re.compile(r"\n[ \t]{0,8}(?P<name>[A-Z][A-Z0-9]{0,63}_[A-Z0-9_]{1,64})" + _LISTING_VALUE)
 # - DeepSpeed's config print, `  comet_api_key ............... VALUE` (a name, a space, dots, a space, the value's repr
 #   to the line's end), found from its dots
-DOT_LEADER = re.compile(r" \.\.(?<=[A-Za-z0-9_] \.\.)\.{0,96} (?P<value>[^\n]{1,4096})")
+DOT_LEADER = re.compile(r" \.\.(?<=[A-Za-z0-9_] \.\.)\.{0,96}(?:[ \t]{0,8}[:=])? (?P<value>[^\n]{1,4096})")   # (`Password ......: X` too)
+# - Windows' dotted leaders (`ipconfig /all`, `netsh`, `Get-*` as a list): `Password . . . . . . : X`, `Passphrase. . . :
+#   X`; the name is the words before the dots (`Api Key . . : X`), joined as one name
+SPACED_DOT_LEADER = re.compile(r"\.(?:(?<=[A-Za-z0-9_] \.)|(?<=[A-Za-z0-9_]\.))(?:[ \t]\.){1,48}[ \t]{0,8}[:=][ \t]{0,40}(?P<value>[^\s][^\n]{0,4095})")
+SPACED_NAME_REVERSED = re.compile(r"[ \t]?((?:[A-Za-z0-9_-]{1,64}[ \t]){0,2}[A-Za-z0-9_-]{1,64})")
+# - a label of several words aligned to its value (1Password's `op item get` fields, `describe` listings): an indented
+#   `  api key:    X` line, 2+ blanks after the colon, one password-like word ending the line; the words joined as one name
+#   (one word is SECRET_ASSIGNMENTS' form)
+WORDS_LABEL_ALIGNED = re.compile(r"\n[ \t]{2,16}(?P<name>[A-Za-z][\w-]{0,31}(?: [A-Za-z][\w-]{0,31}){1,3}):[ \t]{2,40}"
+                                 r"(?P<value>[^\s]{1,4096})[ \t]*(?=\r?\n|\Z)")
+# - Rust's Debug print of an Option (TGI's launcher prints its Args so): `api_key: Some("X")`, `Some(X)`, and `{:#?}`'s
+#   `api_key: Some(` then `"X",` on the next line (JSON-escaped quotes too, a log inside JSON)
+RUST_SOME = re.compile(r"Some\((?<=: Some\()(?:[ \t]{0,4}\r?\n[ \t]{0,64})?(?:\\?\"(?P<dq>(?:[^\"\\\n]|\\[^\n\"]){1,4096})\\?\""
+                       r"|(?P<bare>[^\s\"(),\\][^\s\"(),\\]{0,4095}))")
 # - the same print without dots: an indented line of two columns, a secret's name and one word that looks like a
 #   password (`  mlflow_password  X`), 2+ blanks apart, or one blank behind DeepSpeed's `:print]` prefix; a setting, a
 #   word, a number, a path stay (looks_like_password)
@@ -384,6 +407,27 @@ def _tool_listing_spans(text: str) -> list[Span]:
             if name and _secret_name_cached(name) and _secret_value(value):
                 spans.append((m.start("value"), m.start("value") + len(value), REDACTED, "secret-named value",
                               m.start() - len(name)))
+    if blanks and ":  " in text:
+        for m in WORDS_LABEL_ALIGNED.finditer(newline_first):
+            value = m.group("value")
+            if (_secret_name_cached(m.group("name").replace(" ", "_")) and _looks_like_password_cached(value)
+                    and _item_is_secret(m.group("name").replace(" ", "_"), value)):
+                spans.append((m.start("value") - 1, m.end("value") - 1, REDACTED, "secret-named value",
+                              max(0, m.start() - 1)))
+    if ". ." in text:
+        for m in SPACED_DOT_LEADER.finditer(text):
+            words = SPACED_NAME_REVERSED.match(text[max(0, m.start() - 200):m.start()][::-1])
+            name = words.group(1)[::-1].replace(" ", "_").replace("\t", "_") if words else ""
+            value = m.group("value").rstrip()
+            if name and _secret_name_cached(name) and _secret_value(value):
+                spans.append((m.start("value"), m.start("value") + len(value), REDACTED, "secret-named value",
+                              m.start() - len(name)))
+    if "(" in text and "Some(" in text:   # (a character first: memchr)
+        for m in RUST_SOME.finditer(text):
+            group = "dq" if m.group("dq") is not None else "bare"
+            name = _name_before(text, m.start() - 2, m.start() - 2)
+            if name and _secret_name_cached(name) and _secret_value(m.group(group)):
+                spans.append((m.start(group), m.end(group), REDACTED, "secret-named value", m.start() - 2 - len(name)))
     for shift, pattern, lined in ((1, TWO_COLUMNS, newline_first),
                                   (0, PRINT_COLUMNS, text if has(text, ":print]") else "")):
         for m in pattern.finditer(lined):
@@ -401,7 +445,7 @@ def _tool_listing_spans(text: str) -> list[Span]:
                     spans.append((m.start(group), m.end(group), REDACTED, "secret-named value", m.start()))
     if "=" in text and "<" in text:
         spans += _xml_named_element_spans(text)
-    if "|" in text or has_any(text, ("CREDENTIALS\t", "eyName")):
+    if "|" in text or "\u2502" in text or has_any(text, ("CREDENTIALS\t", "eyName")):
         spans += _cloud_cli_spans(text)
     if "," in text and "(" in text:
         for m in CONF_TUPLE.finditer(text):
@@ -413,11 +457,15 @@ def _tool_listing_spans(text: str) -> list[Span]:
 # Cloud CLIs' printed credentials (rt8 L1 L3 L5): a table row of two cells, a secret's name and a password-like value
 # (`aws ... --output table`'s `||  SecretAccessKey |  X  ||`, secretsmanager's SecretString, `ngc config current`'s
 # `| apikey | X |`); `aws ... --output text`'s CREDENTIALS line (its SecretAccessKey and SessionToken fields);
-# `az storage account keys list`: the value beside a keyName in JSON, the Value column of its table.
-PIPE_ROW = re.compile(r"\|(?:(?<=^\|)|(?<=[\n|]\|))[ \t]{1,8}(?P<name>[A-Za-z_][\w.-]{0,63})[ \t]{0,64}\|[ \t]{1,8}"
+# `az storage account keys list`: the value beside a keyName in JSON, the Value column of its table. (A flag in the name
+# cell: a launcher's args printed as a table, `| --api-key | X |`.)
+PIPE_ROW = re.compile(r"\|(?:(?<=^\|)|(?<=[\n|]\|))[ \t]{1,8}(?P<name>(?:--?)?[A-Za-z_][\w.-]{0,63})[ \t]{0,64}\|[ \t]{1,8}"
                       r"(?P<value>[^|\s]{1,4096})[ \t]{0,256}\|{1,2}[ \t]*(?=\r?\n|\Z)")
+# (rich's and other box-drawing tables: `│ password       │ X │`, the row indented or behind a log prefix)
+BOX_ROW = re.compile(r"\u2502[ \t]{1,8}(?P<name>(?:--?)?[A-Za-z_][\w.-]{0,63})[ \t]{0,64}\u2502[ \t]{1,8}"
+                     r"(?P<value>[^\u2502\s]{1,4096})[ \t]{0,256}\u2502[ \t]*(?=\r?\n|\Z)")
 AWS_TEXT_CREDENTIALS = re.compile(r"CREDENTIALS\t[^\t\n]{1,256}\t[^\t\n]{1,64}\t(?P<secret>[^\t\n]{1,4096})\t(?P<token>[^\t\n]{1,8192})")
-AZ_KEY_JSON = re.compile(r"\"keyName\"[ \t]{0,4}:[ \t]{0,4}\"[^\"\n]{0,64}\"[^{}\n]{0,256}?\"value\"[ \t]{0,4}:[ \t]{0,4}"
+AZ_KEY_JSON = re.compile(r"\"keyName\"[ \t]{0,4}:[ \t]{0,4}\"[^\"\n]{0,64}\"[^{}]{0,512}?\"value\"[ \t]{0,4}:[ \t]{0,4}"
                          r"\"(?P<value>[^\"\n]{8,4096})\"")
 AZ_KEYS_TABLE = re.compile(r"KeyName {2,64}Permissions {2,64}Value[ \t]{0,8}\r?\n-{3,64}(?: {2,64}-{3,256}){2}[ \t]{0,8}\r?\n"
                            r"(?P<rows>(?:[^\n]+(?:\n|\Z)){0,16})")
@@ -429,6 +477,12 @@ def _cloud_cli_spans(text: str) -> list[Span]:
         for m in PIPE_ROW.finditer(text):
             value = m.group("value")
             if _secret_name_cached(m.group("name")) and _looks_like_password_cached(value) and _secret_value(value):
+                spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
+    if "\u2502" in text:
+        for m in BOX_ROW.finditer(text):
+            value = m.group("value")
+            if (_secret_name_cached(m.group("name")) and _looks_like_password_cached(value) and _secret_value(value)
+                    and _item_is_secret(m.group("name").lstrip("-"), value)):
                 spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
     if has(text, "CREDENTIALS\t"):
         spans += [(m.start(group), m.end(group), REDACTED, "secret-named value", m.start())
@@ -570,13 +624,25 @@ ENV_ITEM_VALUE_FIRST = re.compile(r"alue(?<=[Vv]alue)(?<![A-Za-z0-9_][Vv]alue)[\
                                   r"[\"']?[Nn]ame[\"']?[ \t]{0,3}[:=][ \t]{0,3}[\"']?(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,127})"
                                   r"[\"']?(?![A-Za-z0-9_.-])")
 CFN_PARAMETER = re.compile(r"ParameterKey[\"']?[ \t]{0,3}[:=][ \t]{0,3}[\"']?(?P<name>[A-Za-z0-9_.-]{1,255})[\"']?"
-                           r"[ \t]{0,4},[ \t\r\n]{0,64}[\"']?ParameterValue[\"']?[ \t]{0,3}[:=][ \t]{0,3}"
+                           r"[ \t]{0,4}(?:,[ \t\r\n]{0,64}|\r?\n[ \t]{0,64})[\"']?ParameterValue[\"']?[ \t]{0,3}[:=][ \t]{0,3}"
                            r"(?:\"(?P<dq>[^\"\\\n]{1,4096})\"|(?P<plain>[^\s,\"'}\]]{1,4096}))")
 SECURE_STRING_VALUE = re.compile(r"\"Type\"[ \t]{0,3}:[ \t]{0,3}\"SecureString\"[^{}]{0,512}?\"Value\"[ \t]{0,3}:[ \t]{0,3}"
                                  r"\"(?P<after>[^\"\\\n]{1,4096})\""
                                  r"|\"Value\"[ \t]{0,3}:[ \t]{0,3}\"(?P<before>[^\"\\\n]{1,4096})\"[^{}]{0,512}?"
                                  r"\"Type\"[ \t]{0,3}:[ \t]{0,3}\"SecureString\"")
+# (SSM's other outputs: `--output yaml`'s `Type: SecureString` then `Value: X` a few keys below; `--output text`'s
+# `PARAMETER\t...\tSecureString\tX\t3`; `aws iam create-access-key --output text`'s `ACCESSKEY\tAKIA..\tDATE\tX\tActive`)
+SECURE_STRING_OTHER = re.compile(r"Type:[ \t]{1,4}SecureString[ \t]*\r?\n(?:[ \t]{0,64}[A-Za-z]{1,32}:[^\n]{0,512}\r?\n){0,8}?"
+                                 r"[ \t]{0,64}Value:[ \t]{1,4}(?P<yaml>[^\s]{1,4096})|\tSecureString\t(?P<text>[^\t\n]{1,4096})\t")
+IAM_ACCESS_KEY_TEXT = re.compile(r"ACCESSKEY\t[^\t\n]{1,64}\t[^\t\n]{0,64}\t(?P<secret>[^\t\n]{8,4096})\t(?:Active|Inactive)")
 NEXT_LINE_VALUE = re.compile(r"[ \t]{0,16}[\"']?(?P<value>[^\s'\",;]{3,})")
+BASE64_WORD = re.compile(r"(?:[A-Za-z0-9+/]{4}){1,4096}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
+ALONE_ON_ITS_LINE = re.compile(r"['\"]?[ \t]*(?:\r?\n|\Z)")
+
+
+# Terraform's `variable "db_password" {` then `default = "X"` in its block
+TERRAFORM_VARIABLE_DEFAULT = re.compile(r"variable[ \t]{1,4}\"(?P<name>[A-Za-z0-9_-]{1,128})\"[ \t]{0,4}\{[^{}]{0,2048}?"
+                                        r"\bdefault[ \t]{0,16}=[ \t]{0,16}\"(?P<value>[^\"\\\n]{1,4096})\"")
 
 
 def _reordered_pair_spans(text: str) -> list[Span]:
@@ -597,22 +663,42 @@ def _reordered_pair_spans(text: str) -> list[Span]:
             group = "after" if m.group("after") is not None else "before"
             if _secret_value(m.group(group)):
                 spans.append((*m.span(group), REDACTED, "secret-named value", m.start()))
+        for m in SECURE_STRING_OTHER.finditer(text):
+            group = "yaml" if m.group("yaml") is not None else "text"
+            if _secret_value(m.group(group)):
+                spans.append((*m.span(group), REDACTED, "secret-named value", m.start()))
+    if '"' in text and 'variable "' in text:   # (a character first: memchr)
+        for m in TERRAFORM_VARIABLE_DEFAULT.finditer(text):
+            if _secret_name_cached(m.group("name")) and _secret_value(m.group("value")):
+                spans.append((*m.span("value"), REDACTED, "secret-named value", m.start()))
+    if "\t" in text and "ACCESSKEY\t" in text:
+        spans += [(*m.span("secret"), REDACTED, "secret-named value", m.start()) for m in IAM_ACCESS_KEY_TEXT.finditer(text)]
     return spans
 
 
 def _kubectl_secret_spans(text: str, lower: str) -> list[Span]:
-    """The value on the line after a printed `kubectl get secret ... | base64 -d` (KUBECTL_SECRET_LINE, read as a stream
-    reads a piece's last line: its last 120 characters), as the stream's value_next takes it."""
+    """The value on the line after a printed `kubectl get secret ... | base64 -d` or another store's print of a secret
+    (KUBECTL_SECRET_LINE, read as a stream reads a piece's last line: its last 120 characters), as the stream's
+    value_next takes it."""
     spans: list[Span] = []
-    at = lower.find("kubectl")
-    while at >= 0:
-        newline = lower.find("\n", at)
-        if newline < 0:
-            break
-        tail = lower[max(lower.rfind("\n", 0, at) + 1, newline + 1 - 120):newline + 1]
-        if KUBECTL_SECRET_LINE.search(tail):
-            m = NEXT_LINE_VALUE.match(text, newline + 1)
-            if m and text.find("\n", newline + 1, m.end()) < 0 and not cannot_be_secret(m.group("value")):
-                spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", at))
-        at = lower.find("kubectl", newline)
+    read: set[int] = set()   # (the lines already read: one may hold two of the literals)
+    for literal in SECRET_PRINT_LITERALS:
+        at = lower.find(literal)
+        while at >= 0:
+            newline = lower.find("\n", at)
+            if newline < 0:
+                break
+            if newline not in read:
+                read.add(newline)
+                tail = lower[max(lower.rfind("\n", 0, at) + 1, newline + 1 - 120):newline + 1]
+                if KUBECTL_SECRET_LINE.search(tail):
+                    m = NEXT_LINE_VALUE.match(text, newline + 1)
+                    if (m and text.find("\n", newline + 1, m.end()) < 0 and not cannot_be_secret(m.group("value"))
+                            and (ALONE_ON_ITS_LINE.match(text, m.end()) is not None if literal != "kubectl"
+                                 else "base64" in tail or "template" not in tail and "jsonpath" not in tail
+                                 or BASE64_WORD.fullmatch(m.group("value")) is not None)):
+                        # (kubectl's jsonpath without `| base64 -d` prints base64: `secret/x created` after it stays)
+                        # (the other stores' value is the line's only word: an error line after the command stays)
+                        spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", at))
+            at = lower.find(literal, newline)
     return spans

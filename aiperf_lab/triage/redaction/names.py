@@ -65,10 +65,12 @@ QUANTITY_WORDS = {"count", "counts", "size", "sizes", "len", "length", "lengths"
                   "fraction", "ratio", "percent", "pct", "bytes", "mb", "gb", "kb", "tps", "qps", "algo", "alg",
                   "algorithm", "algorithms", "stdin", "prompt", "ref", "refs",   # (secretRef, secretKeyRef: a reference)
                   "validity", "interval", "renew", "renewal", "period",   # (Hadoop's token.validity, token.renew-interval)
-                  "hint", "help", "description", "doc", "docs"}   # (password_hint: |, api_key_help: >: text for a person)
+                  "hint", "help", "description", "doc", "docs",   # (password_hint: |, api_key_help: >: text for a person)
+                  "encryption", "hashing"}   # (PostgreSQL's password_encryption = 'scram-sha-256': how, not what)
 # ... or before it (MAX_TOKEN_LEN, NUM_PASS, HF_HUB_DISABLE_IMPLICIT_TOKEN, USE_AUTH_TOKEN).
 QUALIFIER_BEFORE = {"max", "min", "num", "n", "total", "per", "avg", "mean", "disable", "enable", "use", "implicit", "no",
-                    "skip", "allow", "require"}
+                    "skip", "allow", "require",
+                    "existing"}   # (Helm charts' auth.existingSecret=db-creds: the name of a Kubernetes Secret)
 # One word that ends with a secret word is one too (PGPASSWORD, HFTOKEN, CLIENTSECRET from clientSecret).
 # Tools' own one-word names too: SSHPASS (sshpass -e), LDAP_BINDPW / BINDPASS, slapd's ROOTPW, keytool's STOREPASS and
 # KEYPASS (SRCSTOREPASS, DESTKEYPASS), APPKEY. (PGPASSFILE, GIT_ASKPASS name a file and a program: no such ending.)
@@ -276,18 +278,24 @@ def is_location(value: str) -> bool:
 PATH_PIECES = re.compile(r"[/:._@~-]+")
 PATH_WORD_RUNS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 WORD_RUN_LENGTH = 3.0   # a piece whose runs are this long on average, or longer, reads as words
+LETTER_WORD = re.compile(r"[A-Za-z]{3}")
 
 
 def reads_as_words(value: str) -> bool:
     """Whether every piece of a path (between "/", ".", "_", "-", ...) reads as words: a piece of 6+ characters
     mixing capitals and small letters reads as none when it has 4+ runs of capitals, small letters or digits
-    shorter than WORD_RUN_LENGTH on average (`vI1sSZ6qPIqpzFX`, `S3cr3t`)."""
-    for piece in PATH_PIECES.split(value):
+    shorter than WORD_RUN_LENGTH on average (`vI1sSZ6qPIqpzFX`, `S3cr3t`); a path of short pieces none of which holds
+    3 letters in a row reads as none when one of them has 3+ runs (`/Kq8zL/mR2x9`; `/dev/sda1`, `/a/b`, `/x86/v2` read)."""
+    pieces = PATH_PIECES.split(value)
+    for piece in pieces:
         if len(piece) >= 6 and not piece.islower() and not piece.isupper():
             runs = len(PATH_WORD_RUNS.findall(piece))
             if runs >= 4 and len(piece) < WORD_RUN_LENGTH * runs:
                 return False
-    return True
+    # (a short generated one, `/Kq8zL/mR2x9`: no piece holds a word of 3 letters, and one of 4+ characters is made of
+    # 3+ runs of capitals, small letters and digits)
+    return any(LETTER_WORD.search(piece) for piece in pieces) or not any(
+        len(piece) >= 4 and len(PATH_WORD_RUNS.findall(piece)) >= 3 for piece in pieces)
 
 
 def is_named_location(value: str, on_disk: bool = False) -> bool:
@@ -299,6 +307,16 @@ def is_named_location(value: str, on_disk: bool = False) -> bool:
     if reads_as_words(value):
         return True
     return on_disk and any(os.path.lexists(os.path.expanduser(part)) for part in value.split(":"))
+
+
+# A key's or a credential's file named bare (`openssl req -key key.pem`, `private_key = id_rsa.pem`, `token: hf_token.txt`):
+# where the secret is, not the secret.
+KEY_FILE_NAME = re.compile(r"[\w@~.-]{1,128}\.(?:pem|key|crt|cer|csr|p12|pfx|jks|der|gpg|asc|pub|json|ya?ml|env|ini|cfg|conf"
+                           r"|toml|txt)")
+
+
+def names_a_key_file(value: str) -> bool:
+    return KEY_FILE_NAME.fullmatch(value) is not None and reads_as_words(value)
 
 
 def is_hex_key(value: str) -> bool:

@@ -26,7 +26,10 @@ ANGLE_MARK = re.compile(r">(?<=[\w\\)\]]>) ")
 WORD_MARK = re.compile(r":(?:(?<=[Rr]unning:)|(?<=RUNNING:)|(?<=[Ee]xecuting:)|(?<=EXECUTING:)|(?<=[Cc]ommand:)"
                        r"|(?<=COMMAND:)|(?<=[Cc]md:)|(?<=CMD:)|(?<=[Ee]xec:)|(?<=[Rr]un:))[ \t]{1,4}")
 TRACE_PREFIX = re.compile(r"[ \t]{0,16}(?:[\[(][ \t]{0,4})?(?:[bu]?['\"])?|.{0,120}(?:[\]:|>][ \t]{1,4}|[0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})?Z?[ \t]{1,4})")
-DOLLAR_PREFIX = re.compile(r"[ \t]{0,16}(?:\([\w.-]{1,64}\)[ \t]{0,2})?[^\s$>]{0,200}")
+DOLLAR_PREFIX = re.compile(r"[ \t]{0,16}(?:\([\w.-]{1,64}\)[ \t]{0,2})?(?:\[[^\]\n$]{1,128}\]|[^\s$>]{0,200})")
+# (a root prompt: `root@box:/# `, `[root@node-01 run]# `; a `#` after anything else is a comment)
+HASH_MARK = re.compile(r"#(?<=[\w~/)\]]#) ")
+HASH_PREFIX = re.compile(r"[ \t]{0,16}(?:\[[\w.-]{1,64}@[^\]\n]{1,128}\]|[\w.-]{1,64}@[\w.-]{1,64}:[^\s#]{0,200})")
 ANGLE_PREFIX = re.compile(r"[ \t]{0,16}(?:PS[ \t][^\n>]{0,200}|[\w.:\[\]-]{1,64})")
 # Windows login tools whose printed line is a command even with no mark before it
 LINE_TOOLS = re.compile(r"(?:net(?:\.exe)?[ \t]{1,4}use|psexec(?:64)?(?:\.exe)?|xfreerdp3?|wlfreerdp|rdesktop|new-smbmapping"
@@ -39,7 +42,7 @@ LINE_INDENT = 16
 # tool's line always is).
 ARGV_SIGNAL = re.compile(r"pass|pw|tok|secret|key|auth|cred|cookie|sig|otp|salt|jwt|session|priv|login|licen|sas|"
                          r"webhook|secur|bearer|hmac|pat\b|psk|mfa|sudo|stdin|<<<|<\(|@|%|,|/p:|/gp:|-[pakwnu]|sqlplus|sqlldr|expdp|"
-                         r"impdp|rman|dgmgrl|\bexp\b|\bimp\b|[0-9a-f]{32}")
+                         r"impdp|rman|dgmgrl|\bexp\b|\bimp\b|[0-9a-f]{32}|http-basic|anaconda")
 MAX_PREFIX = 240         # how far before a mark its line's start is looked for
 MAX_COMMAND_LINE = 8192   # what is read of one printed line
 # reading a password from stdin: `--password-stdin`, `--with-token`, `passwd --stdin`, `sudo -S`, a secret flag given
@@ -224,6 +227,29 @@ def _mark_counts(text: str, at: int, prefix_pattern: re.Pattern[str]) -> bool:
     return prefix_pattern.fullmatch(text, line_start, at) is not None
 
 
+# A command printed as a Python or JSON list of its words (subprocess.CalledProcessError's `Command '['sshpass', '-p',
+# 'X', 'ssh', 'h']'`, `Popen(args=[...])`, strace's `execve("/usr/bin/x", ["x", ...])`, a launcher's `cmd: [...]`): the
+# items, written without escapes, read as argv (a list of words that is no command has no flag the reading takes)
+ARGV_LIST = re.compile(r"\[(?P<items>(?P<q>['\"])[^'\"\\\n]{0,4096}(?P=q)(?:,[ \t]?(?P<r>['\"])[^'\"\\\n]{0,4096}(?P=r)){1,255})\]")
+ARGV_LIST_ITEM = re.compile(r"['\"]([^'\"\\\n]{0,4096})['\"]")
+
+
+def argv_list_spans(text: str) -> list[Span]:
+    """Secrets in commands printed as lists of their words (ARGV_LIST)."""
+    spans: list[Span] = []
+    for m in ARGV_LIST.finditer(text):
+        if not ARGV_SIGNAL.search(m.group().lower()):
+            continue
+        items = list(ARGV_LIST_ITEM.finditer(text, m.start("items"), m.end("items")))
+        words = [item.group(1) for item in items]
+        for index, first, last in argv_secret_pieces(words):
+            if REDACTED[1:-1] in words[index][first:last]:
+                continue   # (redacted before: a bundle's workload.json read again)
+            at = items[index].start(1)
+            spans.append((at + first, at + last, REDACTED, "command-line password", m.start()))
+    return spans
+
+
 MARK_WORDS = ("running:", "executing:", "command:", "cmd:", "exec:", "run:")
 LINE_TOOL_WORDS = ("net use", "net.exe use", "psexec", "freerdp", "rdesktop", "smbmapping", "psdrive", "cmdkey", "helm ")
 
@@ -234,7 +260,7 @@ def printed_command_spans(text: str, lower: str) -> list[Span]:
     read_from = -1
     starts = []
     for pattern, prefix, literal in ((TRACE_MARK, TRACE_PREFIX, "+ "), (DOLLAR_MARK, DOLLAR_PREFIX, "$ "),
-                                     (ANGLE_MARK, ANGLE_PREFIX, "> ")):
+                                     (ANGLE_MARK, ANGLE_PREFIX, "> "), (HASH_MARK, HASH_PREFIX, "# ")):
         if has(text, literal):
             starts += [(m.end(), True) for m in pattern.finditer(text) if _mark_counts(text, m.start(), prefix)]
     if has_any(lower, MARK_WORDS):

@@ -15,11 +15,11 @@ from collections import Counter
 from .argv import MAX_ARGUMENT_READINGS, SHELL_SAFE_WORD, argv_secret_pieces
 from .assignments import (
     AUTH_SCHEME_WORDS, AUTHORIZATION, COOKIE_HEADER, DIGEST_PARAM, KEY_ASSIGNMENT, KIND_PREFIXED_HASH, MOST_SCHEME_LETTERS,
-    NETRC_PASSWORD, URL_SIGNATURE, _assignment_spans, _collector_paused, _escaped_line_end, _names_harmless_key,
+    NETRC_PASSWORD, READING_A_VIEW, SECRET_PRINT_GATES, URL_SIGNATURE, _assignment_spans, _collector_paused, _escaped_line_end, _names_harmless_key,
     _names_scheme_only, _span_values,
 )
 from .commands import _command_password_spans, _database_spans, _printed_flag_spans
-from .printed_commands import printed_command_spans
+from .printed_commands import argv_list_spans, printed_command_spans
 from .dumps import ESCAPED_RUNS, _dump_columns, _dump_parts, _dump_prefix_edits, _may_hold_dump
 from .hosts import (
     ADDRESS_BEFORE, AWS_HOST_SPLIT, BARE_MAC, BARE_MAC_CANDIDATE, BARE_MAC_CLASSES, BORING_IPS, BORING_MACS,
@@ -50,6 +50,9 @@ from .spans import (
 from .token_spans import CONTEXT_LITERALS, _beside_spans, _context_shape_spans, _provider_token_spans
 from .tokens import CREDENTIAL_CHARACTER, KAGGLE_KEY, KAGGLE_WORD, SERVICE_PREFIXES, TOKEN_SHAPE_LITERALS
 from .urls import _escaped_url_spans, _schemeless_credential_spans, _url_userinfo_spans
+
+
+SHELL_QUOTED_QUOTE = "'\\''"   # bash's quote inside a single-quoted word (set -x prints an argument's quotes so)
 
 
 # An OSC 8 hyperlink whose URI holds path characters only (no query, user info, blanks, quotes or separators):
@@ -240,6 +243,8 @@ class Redactor:
         spans.extend(_context_shape_spans(text, present))
         lower = _lower(text) if lower is None else lower
         spans.extend(printed_command_spans(text, lower))
+        if "[" in text:   # (a character first: memchr; ARGV_LIST's own scan is led by "[")
+            spans.extend(argv_list_spans(text))
         spans.extend(_database_spans(text, lower))
         if has(text, ":*:") or PGPASS_PORT.search(text):
             spans.extend(_pgpass_spans(text))
@@ -468,7 +473,7 @@ class Redactor:
                  + _terraform_sensitive_spans(text) + _xml_element_spans(text) + _name_value_table_spans(text)
                  + _yaml_block_spans(text) + _tool_listing_spans(text) + _prefixed_block_spans(text)
                  + _reordered_pair_spans(text) + _multiline_string_spans(text))
-        if has(text, "kubectl"):
+        if has_any(text, SECRET_PRINT_GATES):   # (commands are typed in lower case)
             spans += _kubectl_secret_spans(text, _lower(text))
         if has_any(text, DOCKER_CONFIG_PREFIXES):
             for m in DOCKER_CONFIG_BASE64.finditer(text):
@@ -682,6 +687,8 @@ class Redactor:
                 return self._view_spans(text, edits, in_key, token_carry, value_next)
         lower = _lower(text)
         found = self._literal_spans(text) + self._secret_spans(text, in_key, token_carry, value_next, lower)
+        if "\\" in text and SHELL_QUOTED_QUOTE in text:   # (a character first: memchr)
+            found += self._shell_unquoted_spans(text)
         if self._pieces:
             found += self._fragment_spans(text)
         if self._broken and "\n" in text:
@@ -696,6 +703,22 @@ class Redactor:
             return []
         found.sort()
         return _merge_spans(found)
+
+    def _shell_unquoted_spans(self, text: str) -> list[Span]:
+        """The spans of text's view with bash's quoted quote (SHELL_QUOTED_QUOTE) read as the quote it stands for, placed
+        back on text: `bash -x` prints `mysql -e "... IDENTIFIED BY 'X'"` with each inner quote so, and the SQL rules
+        read X only in the view (the rules read the text as written too: shell words need the escapes)."""
+        at = text.find(SHELL_QUOTED_QUOTE)
+        edits = []
+        while at >= 0:
+            edits.append((at, at + len(SHELL_QUOTED_QUOTE), "'"))
+            at = text.find(SHELL_QUOTED_QUOTE, at + len(SHELL_QUOTED_QUOTE))
+        view, where = _edited(text, edits)
+        token = READING_A_VIEW.set(True)
+        try:
+            return where.place_back(self.spans(view))
+        finally:
+            READING_A_VIEW.reset(token)
 
     def _coloured_spans(self, text: str, plain: str, in_key: bool, token_carry: bool, value_next: bool) -> list[Span]:
         """The spans of text's view without CSI codes (`plain`; ANSI colours: `ESC[36mpassword ESC[0m=ESC[35mX`),
@@ -770,7 +793,11 @@ class Redactor:
         """The spans of text's view with secret names spelled plainly (_name_edits), placed back on text, and a known
         secret found in text as it is."""
         view, where = _edited(text, edits)
-        found = self._literal_spans(text) + where.place_back(self.spans(view, in_key, token_carry, value_next))
+        token = READING_A_VIEW.set(True)
+        try:
+            found = self._literal_spans(text) + where.place_back(self.spans(view, in_key, token_carry, value_next))
+        finally:
+            READING_A_VIEW.reset(token)
         if not found:
             return []
         found.sort()

@@ -7,6 +7,7 @@ import bisect
 import itertools
 import operator
 import re
+import unicodedata
 from typing import NamedTuple
 
 
@@ -228,6 +229,68 @@ def _other_escape_edits(text: str) -> list[tuple[int, int, str]]:
     return edits
 
 
+# A name written with letters that look like ASCII ones (`ｐａｓｓｗｏｒｄ=`, `ＡＰＩ＿ＫＥＹ:`, a Cyrillic `а` in `pаssword`, an
+# accent on a letter, `paśsword`): the view spells it in ASCII (NFKD's base letter, a combining mark dropped, the
+# Cyrillic and Greek capitals and small letters drawn as Latin ones) when the word so folded holds a secret's word and a
+# separator follows it. Found from a fullwidth letter, or a mark or look-alike beside an ASCII letter (a word all in
+# Cyrillic or Greek is that language's, and stays).
+LOOKALIKES = dict(zip("АВЕКМНОРСТХЅІЈаеорсхуѕіјԁԛԝһӏΑΒΕΖΗΙΚΜΝΟΡΤΥΧοικνρυαѵ",
+                      "ABEKMHOPCTXSIJaeopcxysijdqwhlABEZHIKMNOPTYXoiknpuav"))
+_LOOKALIKE_CLASS = "".join(sorted(LOOKALIKES))
+FOLDED_NAME_SEPARATOR = re.compile(r"[\"']?[ \t\u00a0]{0,3}[=:\uff1a]")
+FOLD_REACH = 64
+
+
+def _fold_table() -> dict[int, str]:
+    """Each character _lookalike_name_edits folds -> the ASCII name character it is drawn as ("" for a mark)."""
+    table = {ord(c): "" for c in map(chr, range(0x300, 0x370))}
+    table.update((ord(c), latin) for c, latin in LOOKALIKES.items())
+    for code in [*range(0xFF10, 0xFF1A), *range(0xFF21, 0xFF3B), 0xFF3F, *range(0xFF41, 0xFF5B), *range(0xC0, 0x250)]:
+        base = "".join(b for b in unicodedata.normalize("NFKD", chr(code)) if not unicodedata.combining(b))
+        if len(base) == 1 and base in NAME_CHARACTERS:
+            table[code] = base
+    return table
+
+
+FOLD_TABLE = _fold_table()
+_FOLDABLE = "".join(sorted(re.escape(chr(code)) for code in FOLD_TABLE))
+FOLD_RUN = re.compile(f"[A-Za-z0-9_.\\-{_FOLDABLE}]{{0,{FOLD_REACH}}}")   # (read forwards, and backwards on the reversed text)
+FOLDABLE = re.compile(f"[{_FOLDABLE}]")   # (one class scan first: a text with none, say a progress bar's, reads no further)
+# (a word is read from its start only, and only when a character to fold is in it and a separator follows it: each
+# character is looked at a bounded number of times, prose's accented words are read no further than themselves)
+_NAME_RUN = f"A-Za-z0-9_.\\-{_FOLDABLE}"
+FOLD_WORD = re.compile(f"(?<![{_NAME_RUN}])(?=[A-Za-z0-9_.\\-]{{0,{FOLD_REACH}}}[{_FOLDABLE}])[{_NAME_RUN}]{{1,{FOLD_REACH}}}"
+                       f"(?={FOLDED_NAME_SEPARATOR.pattern})")
+ASCII_NAME_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+
+
+def _draws_a_latin_name(word: str) -> bool:
+    """A fullwidth letter, or a character to fold beside an ASCII letter (a word all in Cyrillic or Greek is that
+    language's)."""
+    for k, c in enumerate(word):
+        if ord(c) in FOLD_TABLE and c not in NAME_CHARACTERS and (
+                "\uff10" <= c <= "\uff5a" or (k and word[k - 1] in ASCII_NAME_LETTERS)
+                or word[k + 1:k + 2] in ASCII_NAME_LETTERS):
+            return True
+    return False
+
+
+def _lookalike_name_edits(text: str) -> list[tuple[int, int, str]]:
+    edits: list[tuple[int, int, str]] = []
+    if (first := FOLDABLE.search(text)) is None:
+        return edits
+    start = first.start() - FOLD_RUN.match(text[max(0, first.start() - FOLD_REACH):first.start()][::-1]).end()
+    verdicts: dict[str, list[tuple[int, str]]] = {}   # a word -> its folds when it names a secret (a log repeats them)
+    for m in FOLD_WORD.finditer(text, start):
+        word = m.group()
+        if (folds := verdicts.get(word)) is None:
+            folds = verdicts[word] = ([(k, FOLD_TABLE[ord(c)]) for k, c in enumerate(word) if c not in NAME_CHARACTERS]
+                                      if _draws_a_latin_name(word)
+                                      and SECRET_WORD.search(word.translate(FOLD_TABLE)) is not None else [])
+        edits += [(m.start() + k, m.start() + k + 1, folded) for k, folded in folds]
+    return edits
+
+
 def _continued_name_edits(text: str) -> list[tuple[int, int, str]]:
     edits = []
     for m in NAME_CONTINUED.finditer(text):
@@ -264,6 +327,7 @@ def _name_edits(text: str) -> list[tuple[int, int, str]]:
         edits += [(m.start(), m.end(), "_") for m in KEY_SLASH.finditer(text)]
     if not text.isascii():
         edits += [(m.start(), m.end(), "") for m in INVISIBLE_INSIDE.finditer(text)]
+        edits += _lookalike_name_edits(text)
         if "\u00a0" in text or "\u202f" in text:   # (substring tests: a class scan costs more; a figure space alone stays)
             edits += [(m.start(), m.end(), " " * len(m.group())) for m in NO_BREAK_BESIDE_SEPARATOR.finditer(text)]
     edits += _other_escape_edits(text)   # (each tests for its literals itself: one scan each)

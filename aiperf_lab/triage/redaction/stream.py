@@ -4,14 +4,15 @@ read over lines may still need (key blocks, dumps, YAML blocks, names at a line'
 from __future__ import annotations
 
 import bisect
+import re
 
 from .assignments import NAME_ENDS_LINE, VALUE_ON_NEXT_LINE
-from .blocks import YAML_BLOCK_KEY, YAML_LINE_OPENER, _opens_string_over_lines
+from .blocks import PREFIXED_OPENER, YAML_BLOCK_KEY, YAML_LINE_OPENER, _opener_prefix, _opens_string_over_lines
 from .dumps import DUMP_HOLD_LINES, KEY_HOLD, SHORT_BARE_LINE, _dump_line_at, _dump_lines_start
 from .keys import _key_open, _last_key_block
 from .layouts import (
     DATA_BLOCK_JSON, DATA_BLOCK_YAML, ENV_ITEM_NAME, HADOOP_NAME, LOGURU_ARROW, PRINTED_FORM_HOLD_LINES,
-    _secret_name_columns,
+    _names_token_list, _secret_name_columns,
 )
 from .names import _secret_name_cached
 from .redactor import Redactor
@@ -202,7 +203,11 @@ class StreamRedactor:
 
 PRINTED_FORM_HOLD_CHARS = 16384
 PRINTED_FORM_OPENERS = ("ame", "File \"", LOGURU_ARROW, "\"sensitive\"", "ata", "Name ", ":\n", ":\r\n", "|", ">", '"""', "'''",
-                        "<<", "? ", ": ", "<value>", "Key ")
+                        "<<", "? ", ": ", "<value>", "Key ", ": &", ": !",
+                        "SecureString", "ParameterKey", "variable \"", "alue", "keyName")
+
+
+VALUE_FIRST_LINE = re.compile(r"[ \t]{0,64}(?:- )?[\"']?[Vv]alue[\"']?[ \t]{0,3}[:=]")
 
 
 def _opens_printed_form(line: str) -> bool:
@@ -219,6 +224,10 @@ def _opens_printed_form(line: str) -> bool:
         return True  # Hadoop XML with the <value> first: its <name> on a later line
     if _opens_string_over_lines(line):
         return True  # `password = """`, `password = <<EOT`, `? password`
+    if "alue" in line and VALUE_FIRST_LINE.match(line) is not None:
+        return True   # a Kubernetes env item with its value first: its name on a later line
+    if "SecureString" in line or "ParameterKey" in line or "variable \"" in line or "\"keyName\"" in line:
+        return True   # SSM's Type then Value, CloudFormation's key then value, terraform's variable then its default
     return ("File \"" in line or LOGURU_ARROW in line or "\"sensitive\"" in line
             or (line.startswith(("Name ", "Key ", "KeyName ")) and line.rstrip().endswith("Value"))
             or ("ata" in line and (DATA_BLOCK_YAML.search(line.lstrip(" -") + "\n") is not None
@@ -229,11 +238,14 @@ def _yaml_block_open(line: str, below: list) -> bool:
     """Whether line names a secret over a YAML sequence or block scalar (_yaml_block_spans) that every line below it
     up to the cut goes on with (`below`, as _below_add keeps it): more of it may come after the cut."""
     key = YAML_LINE_OPENER.fullmatch(line.rstrip("\r\n"))
+    if key is None and (opener := PREFIXED_OPENER.search(line)) is not None and opener.end() == len(line) and (
+            _opener_prefix(line[:opener.start()], opener.group("xml") is not None) is not None):
+        return True   # `[rank0]: secrets: &t` over `[rank0]:   - X` lines: a block behind a log prefix (_prefixed_block_spans)
     if key is None:   # `password: first` over deeper lines: a plain scalar continued (_continued_scalar)
         key = YAML_BLOCK_KEY.match(line)
         return (key is not None and line.startswith(":", key.end()) and below[2] > len(key.group("indent"))
                 and _secret_name_cached(key.group("name")))
-    if not _secret_name_cached(key.group("name")):
+    if not (_secret_name_cached(key.group("name")) or _names_token_list(key.group("name"))):
         return False
     indent = len(key.group("indent"))
     if "|" in line[key.end("name"):] or ">" in line[key.end("name"):]:
