@@ -29,6 +29,7 @@ from .hosts import (
     _marks_version, _name_start, _own_addresses, _own_macs, is_common_name,
 )
 from .keys import _key_spans
+from .line_views import line_view_windows
 from .layouts import (
     DASH_DATA, DOCKER_CONFIG_BASE64, DOCKER_CONFIG_PREFIXES, DOCKER_CONFIG_SECRET, PGPASS_PORT,
     _aws4_authorization_end, _base64_text, _env_item_spans, _extend_quoted_values, _header_tuple_spans,
@@ -124,6 +125,7 @@ class Redactor:
         self._ipv4_verdicts: dict[str, str] = {}
         self._ipv6_verdicts: dict[str, str | None] = {}
         self._version_contexts: dict[str, bool] = _VersionContexts()
+        self._line_view_depth = 0   # how deep in line views (line_views) the reading is: a view of a view at most
         if redact_hosts:
             self._setup_hosts()
 
@@ -672,12 +674,28 @@ class Redactor:
         found += self._escaped_run_spans(text)
         found += self._printed_form_spans(text)
         _extend_quoted_values(text, found)
+        if self._line_view_depth < 2 and (windows := line_view_windows(text, lower)):
+            found += self._line_view_spans(text, windows)
         if self.redact_hosts:
             found += self._host_spans(text, lower)
         if not found:
             return []
         found.sort()
         return _merge_spans(found)
+
+    def _line_view_spans(self, text: str, windows: list[tuple[int, int, list[tuple[int, int, str]]]]) -> list[Span]:
+        """The spans of each window's view (line_views: lines without their log prefix, quoted lines without their
+        quotes and escapes), placed back on text."""
+        found: list[Span] = []
+        self._line_view_depth += 1
+        try:
+            for start, end, edits in windows:
+                view, where = _edited(text[start:end], edits)
+                found += [(a + start, b + start, replacement, label, context + start)
+                          for a, b, replacement, label, context in where.place_back(self.spans(view))]
+        finally:
+            self._line_view_depth -= 1
+        return found
 
     def _coloured_spans(self, text: str, plain: str, in_key: bool, token_carry: bool, value_next: bool) -> list[Span]:
         """The spans of text's view without CSI codes (`plain`; ANSI colours: `ESC[36mpassword ESC[0m=ESC[35mX`),

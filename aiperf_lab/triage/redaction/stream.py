@@ -9,6 +9,7 @@ from .assignments import NAME_ENDS_LINE, VALUE_ON_NEXT_LINE
 from .blocks import YAML_BLOCK_KEY, YAML_LINE_OPENER, _opens_string_over_lines
 from .dumps import DUMP_HOLD_LINES, KEY_HOLD, SHORT_BARE_LINE, _dump_line_at, _dump_lines_start
 from .keys import _key_open, _last_key_block
+from .line_views import without_log_prefix
 from .layouts import (
     DATA_BLOCK_JSON, DATA_BLOCK_YAML, ENV_ITEM_NAME, HADOOP_NAME, LOGURU_ARROW, PRINTED_FORM_HOLD_LINES,
     _secret_name_columns,
@@ -210,6 +211,8 @@ def _opens_printed_form(line: str) -> bool:
             return True
     if "<name>" in line and (m := HADOOP_NAME.search(line)) is not None and _secret_name_cached(m.group(1)):
         return True  # Hadoop XML: its <value> on a later line
+    if "value:" in line and line.lstrip(" \t-").startswith("value:") and line.lstrip(" \t").startswith("-"):
+        return True  # a Kubernetes env item with its value first (`- value: X` then `name: DB_PASSWORD`)
     if "<value>" in line and "</name>" not in line:
         return True  # Hadoop XML with the <value> first: its <name> on a later line
     if _opens_string_over_lines(line):
@@ -276,7 +279,7 @@ def _printed_form_hold(buffer: str, cut: int) -> int:
         if start == 0 and floor:
             break
         distance += 1
-        line = buffer[start:end]
+        line = without_log_prefix(buffer[start:end])   # (a form behind a log prefix is held as one without: line_views)
         if above_arrow or _opens_printed_form(line) or (":" in line and _yaml_block_open(line, below)):
             hold = start
             reach = min(distance + PRINTED_FORM_HOLD_LINES, 4 * PRINTED_FORM_HOLD_LINES)
