@@ -27,6 +27,7 @@ each case's time by its time in the same run, a figure that a noisy machine chan
 from __future__ import annotations
 
 import argparse
+import json
 import importlib.util
 import multiprocessing
 import os
@@ -249,6 +250,20 @@ CASES: dict[str, str | tuple] = {
     # red team rt8's S1: a block scalar's opener behind a log prefix, and a sequence's opener with its item, repeated
     "(rt8) '[rank0]: password: |' lines": "[rank0]: password: |\n",
     "(rt8) 'secrets:\\n- ' repeated": "secrets:\n- ",
+    # line views (h14b): session 13's forms behind a log prefix on every line and in JSON records, and prefixed lines
+    # that hold every mark of those forms but no form (each line a candidate: the whole text read twice)
+    "(h14b) YAML layouts behind [rank0]": "".join(f"[rank0]: {line}\n" for line in (
+        "? password", ": Zq8Das1x", "password: # the db", "  Pa55w0rd-2", "api_tokens: &t", "  - Zq8Das1x",
+        "password = <<EOT", "Pa55w0rd-2", "EOT")),
+    "(h14b) Redis and Windows logins behind a timestamp": "".join(f"2026-11-24T00:01:02.123456Z {line}\n" for line in (
+        "127.0.0.1:6379> AUTH default Zq8Das1x", "NET USE Z: \\\\srv\\share /USER:CORP\\alice Pa55w0rd-2",
+        "psexec \\\\srv -u alice -p Zq8Das1x cmd")),
+    "(h14b) value-first pairs behind compose bars": "".join(f"app-1  | {line}\n" for line in (
+        "env:", "- value: Zq8Das1x", "  name: DB_PASSWORD", "<property>", "  <value>Pa55w0rd-2</value>",
+        "  <name>fs.s3a.secret.key</name>", "</property>")),
+    "(h14b) forms in JSON records": "".join(json.dumps({"level": "info", "msg": line}) + "\n" for line in (
+        "? password", ": Zq8Das1x", "AUTH default Pa55w0rd-2", "set -x DB_PASSWORD Zq8Das1x other")),
+    "(h14b) prefixed lines with every mark, no form": "[rank0]: value loss 0.31 # auth ok & <eos> ! ? {} > passw secret\n",
 }
 
 

@@ -50,10 +50,9 @@ SIMPLE_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", "b": "\b", "f": "\f", "\\": "
 # listing's two columns), each a substring test of about 0.6 ms per MB. A line is a candidate only where one of these
 # is on it. (`|`, `token` and `key` are left out: plain training logs hold them on most lines.)
 GATE_CHARACTERS = ("?", "#", "&", "!", "<", ">", "\\", "{")
-GATE_WORDS = ("auth", "value", "passw", "secret")
+GATE_WORDS = ("auth", "passw")
 BEFORE_LINES = 4     # lines read before a candidate (CloudFormation's ParameterKey above its ParameterValue)
 AFTER_LINES = 64     # and after it (a YAML block, a heredoc, a table: the rules read no further: PRINTED_FORM_HOLD_LINES)
-MOST_CANDIDATES = 4096   # per gate literal and text (a text full of `<`: its lines are read in a few wide windows)
 
 
 def without_log_prefix(line: str) -> str:
@@ -87,38 +86,43 @@ def line_view_windows(text: str, lower: str) -> list[tuple[int, int, list[tuple[
     for literal in found:
         source = lower if literal.isalpha() else text
         at = source.find(literal)
-        count = 0
-        while at >= 0 and count < MOST_CANDIDATES:
+        while at >= 0:
             line_start = text.rfind("\n", 0, at) + 1
             newline = text.find("\n", at)
             if line_start not in candidates and _line_edits(text, line_start, newline if newline >= 0 else len(text)):
                 candidates.add(line_start)
-                count += 1
             if newline < 0:
                 break
             at = source.find(literal, newline + 1)
     if not candidates:
         return []
-    windows: list[list[int]] = []
+    windows: list[list[int]] = []   # [start, end, the candidate whose AFTER_LINES lines end it]
     for line_start in sorted(candidates):
-        start = line_start
-        for _ in range(BEFORE_LINES):
-            if start == 0:
-                break
-            start = text.rfind("\n", 0, start - 1) + 1
-        end = line_start
-        for _ in range(AFTER_LINES + 1):
+        if windows and line_start < windows[-1][1]:   # inside the last window: it grows by the lines between
+            end = windows[-1][1]
+            lines = text.count("\n", windows[-1][2], line_start)
+            windows[-1][2] = line_start
+        else:
+            start = line_start
+            for _ in range(BEFORE_LINES):
+                if start == 0:
+                    break
+                start = text.rfind("\n", 0, start - 1) + 1
+            if windows and start <= windows[-1][1]:
+                start = windows[-1][0]
+                windows.pop()
+            end = line_start
+            lines = AFTER_LINES + 1
+            windows.append([start, end, line_start])
+        for _ in range(lines):
             newline = text.find("\n", end)
             if newline < 0:
                 end = len(text)
                 break
             end = newline + 1
-        if windows and start <= windows[-1][1]:
-            windows[-1][1] = max(windows[-1][1], end)
-        else:
-            windows.append([start, end])
+        windows[-1][1] = end
     out = []
-    for start, end in windows:
+    for start, end, _ in windows:
         edits: list[tuple[int, int, str]] = []
         at = start
         while at < end:
