@@ -264,6 +264,8 @@ CASES: dict[str, str | tuple] = {
     "(h14b) forms in JSON records": "".join(json.dumps({"level": "info", "msg": line}) + "\n" for line in (
         "? password", ": Zq8Das1x", "AUTH default Pa55w0rd-2", "set -x DB_PASSWORD Zq8Das1x other")),
     "(h14b) prefixed lines with every mark, no form": "[rank0]: value loss 0.31 # auth ok & <eos> ! ? {} > passw secret\n",
+    # red team rt9's S1: terminal hyperlinks, one per line (ls --hyperlink=always, gcc's diagnostics, rich)
+    "(rt9) OSC 8 hyperlinks": "\x1b]8;;file://node-01/home/alice/run/ckpt_000123.pt\x1b\\ckpt_000123.pt\x1b]8;;\x1b\\\n",
 }
 
 

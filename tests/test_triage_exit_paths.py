@@ -4,12 +4,15 @@ a signal in triage's first instant."""
 from __future__ import annotations
 
 import builtins
+import json
 import os
 import signal
 import subprocess
 import sys
+import tarfile
 import threading
 import time
+from pathlib import Path
 
 from conftest import REPO
 
@@ -176,3 +179,115 @@ def _running(program: str, argument: str) -> list[int]:
             except OSError:
                 pass
     return found
+
+
+def test_output_left_behind_by_a_redactor_still_busy_is_said_and_counted(tmp_path, monkeypatch):
+    """Red team rt9 S1: a text slow to redact (terminal hyperlinks, 8 s of CPU per MB then) kept the redactor
+    inside one 1 MiB batch after finish() gave up on it: the log kept 1.1 of 6.3 MB and said nothing, as
+    the bytes left out were counted only when the redactor stopped. Now the log ends with a note of exactly
+    what was received and not written, and the redactor, once it returns, writes nothing more."""
+    from aiperf_lab.triage.redact import StreamRedactor
+
+    slow_feed = StreamRedactor.feed
+    fed = threading.Event()
+
+    def feed(self, text):
+        if fed.is_set():
+            time.sleep(1.0)   # every piece after the first: far slower than the wait allows
+        fed.set()
+        return slow_feed(self, text)
+
+    monkeypatch.setattr(StreamRedactor, "feed", feed)
+    monkeypatch.setattr(workload_output, "ABANDON_WAIT_S", 0.2)
+    log = RedactedLog(tmp_path / "stdout.log", Redactor({}), cap_bytes=1 << 24)
+    read_end, write_end = os.pipe()
+    log.attach(os.fdopen(read_end, "rb"))
+    backlog = b"".join(b"line %d\n" % i for i in range(100_000))   # ~0.8 MB: one batch, 13 pieces
+    writer = threading.Thread(target=lambda: (os.write(write_end, backlog), os.close(write_end)))
+    writer.start()
+    log.finish(redact_s=0.5)
+    writer.join(5)
+    text = (tmp_path / "stdout.log").read_text()
+    kept, _, note = text.partition("\n[last ")
+    assert note.endswith(" bytes left out: not redacted in time]\n"), text[-200:]
+    left_out = int(note.split()[0])
+    assert backlog.startswith(kept.encode()) and len(kept.encode()) + left_out == len(backlog) > left_out > 0
+    assert log.abandoned_bytes == left_out
+    time.sleep(1.5)   # the redactor returns from its piece: it must not write into the finished log
+    assert (tmp_path / "stdout.log").read_text() == text and os.listdir(tmp_path) == ["stdout.log"]
+
+
+def test_summary_says_when_output_was_left_out_for_want_of_time(tmp_path, monkeypatch):
+    """The same loss seen from the bundle: summary.md and workload.json say how much of the output was left
+    out and why (rt9 S1: only received_bytes against kept_bytes told, in workload.json)."""
+    from aiperf_lab.triage import cli
+    from aiperf_lab.triage.redact import StreamRedactor
+
+    slow_feed = StreamRedactor.feed
+    monkeypatch.setattr(StreamRedactor, "feed", lambda self, text: (time.sleep(0.3), slow_feed(self, text))[1])
+    monkeypatch.setattr(workload_output, "REDACT_WAIT_S", 0.3)
+    monkeypatch.setattr(workload_output, "ABANDON_WAIT_S", 0.1)
+    assert cli.main(["--duration", "5", "--no-nsys", "--output", str(tmp_path), "--", sys.executable, "-c",
+                     "[print('line', i) for i in range(200_000)]"]) == 0
+    (archive,) = tmp_path.glob("*.tar.gz")
+    with tarfile.open(archive) as bundle:
+        read = {Path(n).name: bundle.extractfile(n).read().decode() for n in bundle.getnames()
+                if n.endswith(("summary.md", "workload.json", "stdout.log"))}
+    state = json.loads(read["workload.json"])["logs"]["stdout.log"]
+    assert state["left_out_bytes"] > 0 and state["left_out_because"] == "not redacted in time"
+    assert f"- workload output: stdout.log: the last {state['left_out_bytes']} of {state['received_bytes']} bytes " \
+           "left out (not redacted in time; never written unredacted)" in read["summary.md"]
+    assert read["stdout.log"].endswith(f"[last {state['left_out_bytes']} bytes left out: not redacted in time]\n")
+
+
+def test_a_redaction_that_raises_costs_its_piece_not_the_rest_of_the_log(tmp_path, monkeypatch):
+    """Red team rt9 X1 (fault injected: no input is known to make redaction raise): the log kept 1 of 4,000 lines,
+    with no note, and the redactor thread's traceback went to triage's stderr. Now the piece that raised is left out
+    (never written raw) with a one-line note in its place, and the output after it is kept."""
+    from aiperf_lab.triage.redact import StreamRedactor
+
+    feed = StreamRedactor.feed
+
+    def raising_feed(self, text):
+        if "BOOM" in text:
+            raise RuntimeError("a bug that quotes the text: BOOM")
+        return feed(self, text)
+
+    monkeypatch.setattr(StreamRedactor, "feed", raising_feed)
+    log = RedactedLog(tmp_path / "stdout.log", Redactor({}), cap_bytes=1 << 24)
+    read_end, write_end = os.pipe()
+    log.attach(os.fdopen(read_end, "rb"))
+    lines = [b"line %d\n" % i for i in range(40_000)]
+    lines[20_000] = b"BOOM\n"
+    output = b"".join(lines)
+    writer = threading.Thread(target=lambda: (os.write(write_end, output), os.close(write_end)))
+    writer.start()
+    log.finish()
+    writer.join(5)
+    text = (tmp_path / "stdout.log").read_text()
+    assert "BOOM" not in text and log.failed_because == "RuntimeError" and log.failed_bytes > 0
+    before, note, after = text.partition(f"\n[{log.failed_bytes} bytes left out here: redaction failed (RuntimeError)]\n")
+    assert note and before.startswith("line 0\n") and after.endswith("line 39999\n")
+    kept = (before + after).encode()
+    assert len(kept) + log.failed_bytes == len(output) and output.startswith(before.encode())
+    assert output.endswith(after.encode())
+
+
+def test_summary_says_where_redaction_failed(tmp_path, monkeypatch):
+    from aiperf_lab.triage import cli
+    from aiperf_lab.triage.redact import StreamRedactor
+
+    feed = StreamRedactor.feed
+    monkeypatch.setattr(StreamRedactor, "feed", lambda self, text: (
+        (_ for _ in ()).throw(ValueError("BOOM")) if "BOOM" in text else feed(self, text)))
+    assert cli.main(["--duration", "5", "--no-nsys", "--output", str(tmp_path), "--", sys.executable, "-c",
+                     "print('before'); print('BOOM', flush=True); import time; time.sleep(0.5); print('after')"]) == 0
+    (archive,) = tmp_path.glob("*.tar.gz")
+    with tarfile.open(archive) as bundle:
+        read = {Path(n).name: bundle.extractfile(n).read().decode() for n in bundle.getnames()
+                if n.endswith(("summary.md", "workload.json", "stdout.log"))}
+    state = json.loads(read["workload.json"])["logs"]["stdout.log"]
+    assert state["redaction_failed_bytes"] > 0 and state["redaction_failed_because"] == "ValueError"
+    assert (f"- workload output: stdout.log: {state['redaction_failed_bytes']} bytes left out where redaction failed "
+            "(ValueError; the log says where)") in read["summary.md"]
+    assert "BOOM" not in read["stdout.log"] and read["stdout.log"].endswith("after\n")

@@ -314,6 +314,12 @@ class Triage:
         logs = workload.log_states()
         log_notes = [f"{name} cut by a full disk: {state['kept_bytes']} of {state['received_bytes']} bytes kept"
                      for name, state in logs.items() if state["cut_by_full_disk"]]
+        log_notes += [f"{name}: the last {state['left_out_bytes']} of {state['received_bytes']} bytes left out "
+                      f"({state['left_out_because']}; never written unredacted)"
+                      for name, state in logs.items() if state["left_out_bytes"]]
+        log_notes += [f"{name}: {state['redaction_failed_bytes']} bytes left out where redaction failed "
+                      f"({state['redaction_failed_because']}; the log says where)"
+                      for name, state in logs.items() if state["redaction_failed_bytes"]]
         self.facts.workload = WorkloadFacts(result.error is None, result.returncode, round(result.seconds, 3),
                                             result.stopped_by, list(result.signals_sent), result.under_nsys,
                                             cpu_affinity, result.capture, log_notes)

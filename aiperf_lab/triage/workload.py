@@ -235,9 +235,14 @@ class Workload:
             log.finish(stop=self.interrupted)
 
     def log_states(self) -> dict[str, dict]:
-        """Per log (after stop): bytes received and kept, and whether a full disk cut it, for workload.json."""
+        """Per log (after stop): bytes received and kept, whether a full disk cut it, and the last bytes left
+        out unredacted (never written) with why, for workload.json."""
         return {log.path.name: {"received_bytes": log.received_bytes, "kept_bytes": log.kept_bytes,
-                                "cut_by_full_disk": log.cut_by_full_disk, "error": log.error}
+                                "cut_by_full_disk": log.cut_by_full_disk, "error": log.error,
+                                "left_out_bytes": log.abandoned_bytes,
+                                "left_out_because": log.abandoned_because if log.abandoned_bytes else None,
+                                "redaction_failed_bytes": log.failed_bytes,
+                                "redaction_failed_because": log.failed_because or None}
                 for log in self._logs}
 
     def report_files(self) -> list[Path]:

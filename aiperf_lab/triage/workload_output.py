@@ -34,8 +34,13 @@ from aiperf_lab.triage.redact import Redactor, StreamRedactor
 READ_BYTES = 1 << 16
 TAIL_CHARS = 1 << 16
 SPOOL_BYTES = 64 << 20    # raw output waiting for redaction, in memory; past it the reader waits
-BATCH_BYTES = 1 << 20     # the most handed to the redactor at once (the worst text: about 0.5 s of work)
+BATCH_BYTES = 1 << 20     # the most taken from the queue at once
+# A batch is fed to the redactor in pieces of this size, and an abandon is heeded between them: a text that is slow
+# to redact (seconds per MB) must not keep the redactor busy long after finish() gave up on it.
+FEED_BYTES = 1 << 16
 GRACE_AFTER_STOP_S = 1.0  # after an interrupt, how long finish() still lets the redactor catch up
+REDACT_WAIT_S = 30.0      # after the pipe ended, how long finish() lets the redactor work through a backlog
+ABANDON_WAIT_S = 5.0      # after finish() gave up on a backlog, how long it waits for the redactor to stop
 # The stream cuts its pieces every 64 KiB of text (StreamRedactor); a workload printing a line now and then would
 # show nothing for minutes, and triage reads nsys's phase from what was shown. When the redactor is idle, or this
 # long after its last flush, it lets out every whole line the hold rules allow: at most 10 extra cuts a second.
@@ -51,7 +56,10 @@ class RedactedLog:
         self.kept_bytes = 0             # the final log's size, once finish() wrote it
         self.cap_bytes = cap_bytes
         self.segment_bytes = max(cap_bytes // 4, 1)
+        self._redactor = redactor
         self._stream = StreamRedactor(redactor)
+        self.failed_bytes = 0           # output left out where redaction raised (a bug): said in the log, never raw
+        self.failed_because = ""
         self._segments: list[Path] = []
         self._handle: BinaryIO | None = None
         self._written_in_segment = 0
@@ -67,6 +75,10 @@ class RedactedLog:
         self._queue_ready = threading.Condition()
         self._abandon = threading.Event()   # stop redacting: what is still queued is dropped
         self.abandoned_bytes = 0
+        self._fed_bytes = 0             # raw bytes fed to the stream whose output was written
+        self._held_bytes = 0            # of those, what the stream held back (not written yet) after that write
+        self._write_lock = threading.Lock()
+        self._closed = False            # finish() gave up on the redactor: it writes nothing more
         self.abandoned_because = "not redacted in time"
         self.error: str | None = None
         self._tail: collections.deque[str] = collections.deque()
@@ -139,24 +151,53 @@ class RedactedLog:
                     waiting = False
                     continue
                 if batch:
-                    self._write(self._stream.feed(decoder.decode(b"".join(batch))))
+                    raw = b"".join(batch)
+                    for start in range(0, len(raw), FEED_BYTES):
+                        piece = raw[start:start + FEED_BYTES]
+                        if self._abandon.is_set() or not self._write_fed(
+                                self._redacted(self._stream.feed, decoder.decode(piece)), len(piece)):
+                            break
                     waiting = True
                 else:   # idle a while with lines held for the next cut: let out what the hold rules allow
-                    self._write(self._stream.flush())
+                    self._write_fed(self._redacted(self._stream.flush), 0)
                     flushed_at, waiting = time.monotonic(), False
-            if self.error is None:
-                self._write(self._stream.feed(decoder.decode(b"", final=True)) + self._stream.close())
+            if self.error is None and not self._abandon.is_set():
+                self._write_fed(self._redacted(self._stream.feed, decoder.decode(b"", final=True))
+                                + self._redacted(self._stream.close), 0)
         except (OSError, ValueError) as exc:  # a full disk: recorded, the workload goes on (the reader drops the rest)
             self._record(exc)
             self.cut_by_full_disk = self.cut_by_full_disk or full_disk(exc)
         finally:
             with self._queue_ready:
-                if not self.cut_by_full_disk:   # dropped for want of time, not of disk
-                    self.abandoned_bytes += self._queued
                 self._queue.clear()
                 self._queued = 0
                 self._queue_ready.notify_all()
-            self._close_segment()
+            with self._write_lock:
+                self._close_segment()
+
+    def _redacted(self, step, *text: str) -> str:
+        """One step of the stream (feed, flush or close). Should redaction raise (a bug: no input is known to make it),
+        what the stream held and was given is left out, never written raw, and a one-line note stands in its place;
+        a fresh stream goes on with the rest of the output instead of the whole log ending there."""
+        held = self._stream.held_text
+        try:
+            return step(*text)
+        except Exception as exc:
+            self._stream = StreamRedactor(self._redactor)
+            size = len((held + "".join(text)).encode("utf-8", "replace"))
+            self.failed_bytes += size
+            self.failed_because = type(exc).__name__   # (its message could quote the text)
+            return f"\n[{size} bytes left out here: redaction failed ({self.failed_because})]\n"
+
+    def _write_fed(self, text: str, raw_bytes: int) -> bool:
+        """Write the redacted text of raw_bytes of output, unless finish() already gave up on the redactor."""
+        with self._write_lock:
+            if self._closed:
+                return False
+            self._write(text)
+            self._fed_bytes += raw_bytes
+            self._held_bytes = len(self._stream.held_text.encode("utf-8", "replace"))
+            return True
 
     def _record(self, exc: Exception) -> None:
         if self.error is None:
@@ -232,7 +273,7 @@ class RedactedLog:
             if thread is not None:
                 thread.join(max(0.0, deadline - time.monotonic()))
 
-    def finish(self, timeout_s: float = 5.0, redact_s: float = 30.0, stop: threading.Event | None = None) -> None:
+    def finish(self, timeout_s: float = 5.0, redact_s: float | None = None, stop: threading.Event | None = None) -> None:
         """Wait for the pipe to end (the workload group is gone by now) and for what it held to be redacted
         (redact_s more at most: 64 MiB of the worst text takes a few seconds), then write the log: its last
         cap_bytes, from the start of a line, after a note of what was left out. Once `stop` is set (an
@@ -245,12 +286,21 @@ class RedactedLog:
                 self._stop.set()
                 self._thread.join(2.0)
         if self._redactor_thread is not None:
-            _join(self._redactor_thread, redact_s, stop)
+            _join(self._redactor_thread, REDACT_WAIT_S if redact_s is None else redact_s, stop)
             if self._redactor_thread.is_alive():
                 if stop is not None and stop.is_set():
                     self.abandoned_because = "interrupted before they were redacted"
                 self._abandon.set()
-                self._redactor_thread.join(5.0)
+                self._redactor_thread.join(ABANDON_WAIT_S)
+        with self._write_lock:   # a redactor still inside one piece writes nothing after this
+            self._closed = True
+            self._close_segment()   # (the redactor's own close comes after its piece: flush what it wrote)
+            # what was received and never written redacted, wherever it was (queued, in a batch, held by the
+            # stream for its next cut): counted here, so the note says it even when the redactor has not stopped
+            if not self.cut_by_full_disk:
+                self.abandoned_bytes = max(0, self.received_bytes - self._fed_bytes + self._held_bytes)
+                if self.abandoned_bytes and self.error is not None:
+                    self.abandoned_because = f"not written ({self.error})"
         try:
             self._join_segments()
         except (OSError, ValueError) as exc:

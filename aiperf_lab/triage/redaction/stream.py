@@ -113,6 +113,11 @@ class StreamRedactor:
             return _dump_lines_start(self._buffer, start, DUMP_HOLD_LINES - 1)
         return _dump_lines_start(self._buffer, cut)
 
+    @property
+    def held_text(self) -> str:
+        """What was fed and not yet let out (held for the next cut)."""
+        return self._buffer
+
     def close(self) -> str:
         out = self._emit(len(self._buffer), last=True) if self._buffer else ""
         self._buffer = ""
