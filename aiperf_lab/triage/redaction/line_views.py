@@ -12,6 +12,7 @@ one of them, behind a prefix or in quotes, open a window."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 from .spans import CSI
@@ -55,6 +56,11 @@ BEFORE_LINES = 4     # lines read before a candidate (CloudFormation's Parameter
 AFTER_LINES = 64     # and after it (a YAML block, a heredoc, a table: the rules read no further: PRINTED_FORM_HOLD_LINES)
 
 
+@functools.lru_cache(maxsize=512)
+def _marks(found: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(map(re.escape, found)))
+
+
 def without_log_prefix(line: str) -> str:
     """line as its window's view reads it (without its colour codes, its log prefix, its quotes and escapes), for a
     stream's hold, which judges a line as the rules will read it."""
@@ -82,22 +88,28 @@ def line_view_windows(text: str, lower: str) -> list[tuple[int, int, list[tuple[
     found = [c for c in GATE_CHARACTERS if c in text] + [w for w in GATE_WORDS if w in lower]
     if not found:
         return []
-    candidates: set[int] = set()
-    for literal in found:
-        source = lower if literal.isalpha() else text
-        at = source.find(literal)
-        while at >= 0:
-            line_start = text.rfind("\n", 0, at) + 1
-            newline = text.find("\n", at)
-            if line_start not in candidates and _line_edits(text, line_start, newline if newline >= 0 else len(text)):
-                candidates.add(line_start)
-            if newline < 0:
-                break
-            at = source.find(literal, newline + 1)
+    read: dict[int, list[tuple[int, int, str]]] = {}   # each line looked at: its edits (none: a plain line)
+    candidates: list[int] = []
+    marks = _marks(tuple(found))   # (one search a line for all the marks the text holds, in the lower-cased text)
+    m = marks.search(lower)
+    while m is not None:
+        at = m.start()
+        line_start = text.rfind("\n", 0, at) + 1
+        if m.group() == "{" and not text[line_start:at].strip(" \t"):
+            m = marks.search(lower, at + 1)   # (a JSON record's own brace: only a mark inside it counts)
+            continue
+        newline = text.find("\n", at)
+        if line_start not in read:
+            edits = read[line_start] = _line_edits(text, line_start, newline if newline >= 0 else len(text))
+            if edits:
+                candidates.append(line_start)
+        if newline < 0:
+            break
+        m = marks.search(lower, newline + 1)
     if not candidates:
         return []
     windows: list[list[int]] = []   # [start, end, the candidate whose AFTER_LINES lines end it]
-    for line_start in sorted(candidates):
+    for line_start in candidates:   # (in order: one search down the text)
         if windows and line_start < windows[-1][1]:   # inside the last window: it grows by the lines between
             end = windows[-1][1]
             lines = text.count("\n", windows[-1][2], line_start)
@@ -128,7 +140,11 @@ def line_view_windows(text: str, lower: str) -> list[tuple[int, int, list[tuple[
         while at < end:
             newline = text.find("\n", at, end)
             line_end = end if newline < 0 else newline
-            edits += [(a - start, b - start, r) for a, b, r in _line_edits(text, at, line_end)]
+            line = read.get(at)
+            if line is None:
+                line = _line_edits(text, at, line_end)
+            if line:
+                edits += [(a - start, b - start, r) for a, b, r in line]
             at = line_end + 1
         if edits:
             out.append((start, end, edits))
