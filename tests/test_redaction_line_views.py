@@ -114,3 +114,13 @@ KEPT = [
 def test_ordinary_prefixed_and_quoted_lines_stay(line: str) -> None:
     text = f"{line}\n{line}\nstep 2 loss 1.9\n"
     assert Redactor({}).text(text) == text
+
+
+def test_prefixed_key_blocks_without_end_cut_by_a_stream_read_as_the_whole_text() -> None:
+    # (a stream piece that starts inside one such block, at the next block's BEGIN line, took that line's prefix)
+    text = "INFO: -----BEGIN RSA PRIVATE KEY-----\nINFO: MIIEabcdefghABCDEFGH0123456789+/\n" * 25 + "step 2 loss 1.9\n"
+    whole = Redactor({}).text(text)
+    assert "MIIE" not in whole
+    for size in (7, 100, 1000):
+        stream = StreamRedactor(Redactor({}), piece=1024)
+        assert "".join(stream.feed(text[k:k + size]) for k in range(0, len(text), size)) + stream.close() == whole

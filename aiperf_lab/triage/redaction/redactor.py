@@ -28,7 +28,7 @@ from .hosts import (
     SSH_ADDRESS_VARIABLES, _START_OF, _VersionContexts, _in_host_context, _ipv4_verdict, _is_address, _is_ipv6,
     _marks_version, _name_start, _own_addresses, _own_macs, is_common_name,
 )
-from .keys import _key_spans
+from .keys import KEY_BLOCK, _key_spans
 from .line_views import line_view_windows
 from .layouts import (
     DASH_DATA, DOCKER_CONFIG_BASE64, DOCKER_CONFIG_PREFIXES, DOCKER_CONFIG_SECRET, PGPASS_PORT,
@@ -700,8 +700,12 @@ class Redactor:
         try:
             for start, end, edits in windows:
                 view, where = _edited(text[start:end], edits)
+                # (a key block, or any span over lines, would take the prefixes between its lines and tell a stream
+                # where a block is open: the main reading has prefixed key blocks)
                 found += [(a + start, b + start, replacement, label, context + start)
-                          for a, b, replacement, label, context in where.place_back(self.spans(view))]
+                          for a, b, replacement, label, context in where.place_back(
+                              [span for span in self.spans(view) if span[3] != KEY_BLOCK
+                               and view.find("\n", span[0], span[1]) < 0])]
         finally:
             self._line_view_depth -= 1
         return found
