@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from aiperf_lab.triage.redact import REDACTED, Redactor, StreamRedactor
 
@@ -124,3 +126,25 @@ def test_prefixed_key_blocks_without_end_cut_by_a_stream_read_as_the_whole_text(
     for size in (7, 100, 1000):
         stream = StreamRedactor(Redactor({}), piece=1024)
         assert "".join(stream.feed(text[k:k + size]) for k in range(0, len(text), size)) + stream.close() == whole
+
+
+WRAPPED_POOL = ([_per_line(text, lambda line, p=prefix: p + line) for text, _ in FORMS for prefix in PREFIXES[::3]]
+                + [WRAPPINGS[name](text) for text, _ in FORMS[::2] for name in WRAPPINGS] + KEPT
+                + ["step 1200 loss 2.3817 lr 3.0e-04", "[rank0]: epoch 3 iteration 1200/5000 | consumed samples 6144", ""])
+
+
+@settings(max_examples=80, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(WRAPPED_POOL), min_size=1, max_size=16),
+       st.one_of(st.integers(1, 8), st.integers(9, 400), st.just(1 << 16)), st.data())
+def test_a_stream_of_wrapped_forms_gives_what_text_gives(items, piece, data):
+    text = "\n".join(items) + "\n"
+    reads = sorted(set(data.draw(st.lists(st.integers(0, len(text)), max_size=30)))) + [len(text)]
+    flushes = data.draw(st.frozensets(st.integers(0, 30)))
+    stream = StreamRedactor(Redactor({}), piece=piece)
+    out, at = [], 0
+    for index, cut in enumerate(reads):
+        out.append(stream.feed(text[at:cut]))
+        if index in flushes:
+            out.append(stream.flush())
+        at = cut
+    assert "".join(out) + stream.close() == Redactor({}).text(text)
