@@ -184,3 +184,55 @@ def short_path(path: "os.PathLike[str] | str", keep: int = 120) -> str:
     characters in it are shown escaped."""
     text = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in str(path))
     return text if len(text) <= keep else f"{text[:keep // 2]}...{text[-keep // 2:]}"
+
+
+def terminal_columns(stream=None) -> int | None:
+    """The width to fit text to where `stream` (stdout) is a terminal (COLUMNS first, as shutil reads it);
+    None when it is a pipe or a file, which get lines whole, for grep."""
+    import shutil
+
+    stream = sys.stdout if stream is None else stream
+    try:
+        interactive = stream.isatty()
+    except (AttributeError, ValueError):
+        return None
+    return max(20, shutil.get_terminal_size().columns) if interactive else None
+
+
+def reflow_markdown(text: str, width: int) -> str:
+    """Markdown written with lines of about 100 characters, refilled to `width` at words: a paragraph or a
+    list item (`- `, `1. `) is joined and wrapped, its further lines indented under its text. Headings,
+    fenced code, tables and blank lines stay as written; a word longer than the width is left whole."""
+    import re
+    import textwrap
+
+    out: list[str] = []
+    block: list[str] = []   # the lines of the paragraph or list item being gathered
+    lead = ""               # its marker ("- ", "1. ") and indentation
+
+    def flush() -> None:
+        nonlocal block, lead
+        if block:
+            words = " ".join(line.strip() for line in block)
+            out.extend(textwrap.wrap(words, width, initial_indent=lead, subsequent_indent=" " * len(lead),
+                                     break_long_words=False, break_on_hyphens=False) or [lead.rstrip()])
+        block, lead = [], ""
+
+    fenced = False
+    for line in text.split("\n"):
+        if line.lstrip().startswith("```"):
+            flush()
+            fenced = not fenced
+            out.append(line)
+            continue
+        item = re.match(r"(\s*(?:[-*+]|\d+[.)])\s+)(.*)", line)
+        if fenced or not line.strip() or line.lstrip().startswith(("#", "|", ">")):
+            flush()
+            out.append(line)
+        elif item:
+            flush()
+            lead, block = item.group(1), [item.group(2)]
+        else:
+            block.append(line)
+    flush()
+    return "\n".join(out)

@@ -31,7 +31,7 @@ from aiperf_lab.console.screens.run import ConfirmCancel, RunScreen  # noqa: E40
 from aiperf_lab.console.screens.triage import TriageScreen  # noqa: E402
 from aiperf_lab.labs.runner import CheckResult, RunRecord  # noqa: E402
 from aiperf_lab.metrics.telemetry.synthetic import SyntheticFeed  # noqa: E402
-from test_console_truth import replay_triage_progress  # noqa: E402
+from test_console_truth import make_app, replay_triage_progress, wait_until  # noqa: E402
 
 
 class FakeRunner:
@@ -61,21 +61,6 @@ class FakeRunner:
             "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n"
             "75.0,300,3,100.0,100.0,90,110,10.0,gemm_kernel\n25.0,100,2,50.0,50.0,40,60,14.1,add_kernel\n")
         return record
-
-
-def make_app(tmp_path, runner=None, gpus=2, history=None, notice=None):
-    feed = SyntheticFeed(gpus).fill(30)
-    ctx = ConsoleContext(feed, runs_dir=tmp_path / "runs", history_dirs=history or [tmp_path / "runs"],
-                         runner=runner or FakeRunner(), notice=notice)
-    return LabConsole(ctx)
-
-
-async def wait_until(pilot, condition, timeout=10.0):
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out waiting for the console")
-        await pilot.pause(0.05)
 
 
 def run(coro):

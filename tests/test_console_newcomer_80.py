@@ -209,3 +209,135 @@ def test_every_source_file_a_walkthrough_names_is_there_from_the_repository_root
              for m in re.findall(r"`([\w./-]+\.py)`", md.read_text(encoding="utf-8"))}
     assert "aiperf_lab/labs/workloads/nvrtc_transpose.py" in named
     assert [p for p in sorted(named) if not (root / p).is_file()] == []
+
+
+def test_a_long_replay_name_is_shortened_in_the_middle_and_the_header_stays_three_lines(tmp_path):
+    """`--replay` of a recording with a long name: its notice took 3 lines at 80x24 (5 header lines).
+    Now one line, the name cut in its middle; the whole path is in the help (?)."""
+    import shutil
+
+    from aiperf_lab.console.app import LabConsole
+    from aiperf_lab.console.cli import build_parser, make_context
+    from conftest import DATA
+
+    name = "telemetry_2026-11-23_h100_llama3_8b_training_run_with_fsdp_and_activation_checkpointing.csv"
+    recording = tmp_path / name
+    shutil.copy(DATA / "h100" / "energy_04ex03_stall_telemetry.csv", recording)
+    ctx = make_context(build_parser().parse_args(["--runs-dir", str(tmp_path / "runs"), "--replay", str(recording)]))
+
+    async def scenario():
+        app = LabConsole(ctx)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause(0.3)
+            narrow = screen_lines(app)[:3]
+            await pilot.press("question_mark")
+            await pilot.pause(0.3)
+            helped = str(app.screen.query_one("#help-replay").render())
+            await pilot.press("escape")
+            await pilot.resize_terminal(200, 24)
+            await pilot.pause(0.3)
+            return narrow, helped, screen_lines(app)[:3]
+
+    try:
+        narrow, helped, wide = asyncio.run(scenario())
+    finally:
+        ctx.feed.close()
+    header = "\n".join(narrow)
+    notice = narrow[1].strip()
+    assert notice.startswith("REPLAY of telemetry_2026-11-") and "…" in notice, header
+    assert notice.endswith("checkpointing.csv (looped), not live telemetry") and len(notice) <= 78, header
+    assert narrow[2].strip().startswith("GPU0 "), header                  # the live line is the third
+    assert f"REPLAY of {name} (looped), not live telemetry" in wide[1]    # whole where it fits
+    assert helped == f"Telemetry replayed from: {recording}"
+
+
+@pytest.mark.parametrize("name, width, expected", [
+    ("short.csv", 20, "short.csv"),
+    ("abcdefghijklmnopqrstuvwxyz.csv", 12, "abcdef…z.csv"),
+    ("abcdefghijklmnopqrstuvwxyz.csv", 2, "a…"),
+])
+def test_middle_ellipsis_keeps_the_start_and_the_end(name, width, expected):
+    from aiperf_lab.console.view_model import middle_ellipsis
+    assert middle_ellipsis(name, width) == expected
+
+
+def test_the_selected_exercise_says_one_fact_a_line_in_the_pane_at_80x24(tmp_path):
+    """The id, variant, size, profilers and where it runs were one run-on line, which the 40-column pane
+    broke mid-phrase: '... its code))   size:' / 'tiny (z)   profilers: none, nsys'."""
+    async def scenario():
+        app = make_app(tmp_path, gpu_here=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("down", "down")
+            await pilot.pause(0.3)
+            region = app.screen.query_one("#selection").region
+            return [line[region.x:region.right].strip() for line in screen_lines(app)[region.y:region.bottom]]
+
+    pane = asyncio.run(scenario())
+    assert pane[0] == "01-ex01-timeline-basics", pane
+    assert pane[1].startswith("variant: baseline (v): "), pane
+    assert "size: tiny (z)" in pane and "profilers: none, nsys" in pane, pane
+    assert "runs on the CPU at size tiny" in pane, pane
+
+
+def test_the_run_screen_offers_o_tables_only_once_the_run_has_a_record(tmp_path):
+    """'o Tables' was in the footer under 'No run yet' and under a run that did not start, where o only
+    said there was nothing to show."""
+    async def scenario():
+        app = make_app(tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("3")
+            await pilot.pause(0.3)
+            before = screen_lines(app)[-1]
+            await pilot.press("1", "down", "down", "r")
+            await wait_until(pilot, lambda: app.ctx.run is not None and app.ctx.run.record is not None)
+            await pilot.pause(0.5)
+            return before, screen_lines(app)[-1]
+
+    before, after = asyncio.run(scenario())
+    assert "Tables" not in before, before
+    assert "o Tables" in after, after
+
+
+def test_the_history_status_says_its_keys_in_one_line_at_80_columns(tmp_path):
+    """'7 runs (7 bundled demo runs, marked d). enter: open  m: mark as before  c:' / 'compare with the
+    marked one' took two lines at 80 columns, broken inside a key's phrase."""
+    async def scenario():
+        app = make_app(tmp_path, history=[DEMO_RUNS])
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("5")
+            await pilot.pause(0.3)
+            return screen_lines(app)[app.screen.query_one("#history-status").region.y]
+
+    first = asyncio.run(scenario()).strip()
+    runs = len(list(DEMO_RUNS.glob("*/run.json")))
+    assert first == f"{runs} runs ({runs} demo runs, marked d): enter opens, m marks before, c compares"
+
+
+def test_a_kernel_summary_at_80_columns_names_the_cursors_kernel_under_the_table(tmp_path):
+    """cuda_gpu_kern_sum has eight number columns and the Name last: at 80 columns the numbers filled the
+    view and no kernel name was on screen, so no row said which kernel it was."""
+    from conftest import H200
+    from textual.widgets import DataTable
+
+    from aiperf_lab.metrics.sources import Overview
+
+    tables = Overview(str(H200 / "lm_forward.sqlite")).tables
+    kernels = next(t for t in tables if t.name == "cuda_gpu_kern_sum")
+
+    async def scenario():
+        app = make_app(tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            app.show_tables("lm_forward", [kernels], "lm")
+            await wait_until(pilot, lambda: isinstance(app.screen, ResultsScreen))
+            await pilot.pause(0.3)
+            data = app.screen.query_one("#table-data", DataTable)
+            data.focus()
+            data.move_cursor(row=2, column=1)
+            await pilot.pause(0.2)
+            visible = "\n".join(screen_lines(app)[:app.screen.query_one("#table-cell").region.y])
+            return visible, str(app.screen.query_one("#table-cell").render())
+
+    visible, under = asyncio.run(scenario())
+    name = kernels.rows[2][kernels.columns.index("Name")]
+    assert "sm80_xmma" not in visible                     # the Name column is past the right edge
+    assert under == f"Name: {name}"                       # the cursor's kernel, whole, under the table

@@ -99,3 +99,12 @@ def test_a_profile_given_to_replay_is_named_with_what_reads_it(name, words):
     done = _console("--replay", str(REPO / "tests/data" / name))
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
     assert words in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("name", ["h200/lm_forward.sqlite", "h200/ncu_full_details.csv"])
+def test_a_profile_given_to_replay_is_pointed_at_results_where_the_console_opens_it(name):
+    """A newcomer with a profile in hand tried --replay; the refusal named aiperf-stats only, though the
+    console's Results screen opens the file (o)."""
+    done = _console("--replay", str(REPO / "tests/data" / name))
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.rstrip().endswith("aiperf-stats reads it, and so does this console: Results (4), o, its path")

@@ -75,10 +75,12 @@ class GradedRunner:
         return record
 
 
-def make_app(tmp_path, runner=None, gpus=2, gpu_here=True, ascii_only=False, history=None):
+def make_app(tmp_path, runner=None, gpus=2, gpu_here=True, ascii_only=False, history=None, notice=None):
+    """The console on a synthetic feed of `gpus` GPUs (0: a CPU-only feed), runs in tmp_path/runs, run by
+    `runner` (else a GradedRunner); the console tests' one way to make an app."""
     feed = SyntheticFeed(gpus).fill(30) if gpus else _cpu_only_feed()
     ctx = ConsoleContext(feed, runs_dir=tmp_path / "runs", history_dirs=history or [tmp_path / "runs"],
-                         runner=runner or GradedRunner(), gpu_here=gpu_here, ascii_only=ascii_only)
+                         runner=runner or GradedRunner(), gpu_here=gpu_here, ascii_only=ascii_only, notice=notice)
     return LabConsole(ctx)
 
 
@@ -224,7 +226,7 @@ def test_demo_history_tells_bundled_runs_from_local_ones(tmp_path):
             bundled = len(list(DEMO_RUNS.glob("*/run.json")))
             assert marks.count("d") == bundled and bundled >= 1 and marks.count("") == 1
             status = text_of(app.screen.query_one("#history-status"))
-            assert f"({bundled} bundled demo runs, marked d)" in status
+            assert f"({bundled} demo runs, marked d)" in status
             local = next(r for r in range(table.row_count) if str(table.get_cell_at((r, 0))) == "")
             table.move_cursor(row=local)
             await pilot.pause()

@@ -160,3 +160,12 @@ def test_redact_is_only_the_packages_public_face():
     tree = ast.parse((REPO / "aiperf_lab" / "triage" / "redact.py").read_text())
     code = [node for node in tree.body if not isinstance(node, (ast.Import, ast.ImportFrom, ast.Expr, ast.Assign))]
     assert not code, [ast.dump(node)[:80] for node in code]   # no rule lives there: it re-exports the package's names
+
+
+def test_the_console_tests_make_their_app_and_wait_one_way():
+    """test_console.py had its own make_app and wait_until, twins of test_console_truth's: a change to how a
+    test console is built (a new context field) had to be made twice, or one copy drifted."""
+    defined = {name: sorted(path.name for path in (REPO / "tests").glob("test_*.py")
+                            if f"\ndef {name}(" in path.read_text() or f"\nasync def {name}(" in path.read_text())
+               for name in ("make_app", "wait_until")}
+    assert defined == {"make_app": ["test_console_truth.py"], "wait_until": ["test_console_truth.py"]}

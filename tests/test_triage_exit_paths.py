@@ -291,3 +291,17 @@ def test_summary_says_where_redaction_failed(tmp_path, monkeypatch):
     assert (f"- workload output: stdout.log: {state['redaction_failed_bytes']} bytes left out where redaction failed "
             "(ValueError; the log says where)") in read["summary.md"]
     assert "BOOM" not in read["stdout.log"] and read["stdout.log"].endswith("after\n")
+
+
+def test_a_command_line_whose_redaction_raises_is_hidden_whole(monkeypatch):
+    """rt9 X1 on argv (fault injected): a rule that raises while the command line is read must not end the run; every
+    argument is hidden instead, and the report counts it."""
+    from aiperf_lab.triage.redaction import redactor as redactor_module
+
+    def broken(self, argv):
+        raise RuntimeError("a rule's bug")
+
+    monkeypatch.setattr(redactor_module.Redactor, "_redacted_argv", broken)
+    redactor = Redactor({})
+    assert redactor.argv(["python3", "train.py", "--lr", "0.1"]) == ["python3"] + ["[REDACTED]"] * 3
+    assert redactor.report()["rules_applied"] == {"command line not read (redaction failed)": 1}

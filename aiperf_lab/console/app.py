@@ -42,6 +42,8 @@ PALETTE_ACTIONS = [
     ("Sort by the column under the cursor", "Results, s: again sorts the other way", "results", "sort"),
     ("Export the table to CSV", "Results, e: what is shown, to a CSV file (the path is shown)", "results",
      "export"),
+    ("Open a profile file", "Results, o: a .nsys-rep, .sqlite, ncu or PyTorch file's tables, as aiperf-stats FILE",
+     "results", "open_file"),
     ("Mark the run as before", "History, m: the run to compare others with", "history", "mark"),
     ("Compare with the marked run", "History, c: time, energy, measurements, kernels", "history", "compare"),
     ("Reload the history", "History, g: read the run folders again", "history", "reload"),
@@ -236,5 +238,7 @@ class LabConsole(App):
         if not await self.screen.run_action(action):   # the key is hidden then; the palette still lists it
             if action == "cancel_run":
                 self.notify("nothing is running")
+            elif action == "open_results":
+                self.notify("no finished run to show yet")
             elif action == "stop":
                 self.notify("no bundle is being made")

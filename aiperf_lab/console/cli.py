@@ -9,7 +9,8 @@
 
 Without an NVIDIA driver it still starts: it says why in one line, shows CPU
 telemetry and the labs, and points to --demo. `--list-labs` imports no Textual,
-so scripts can ask for the catalog cheaply."""
+so scripts can ask for the catalog cheaply. A profile you have (.nsys-rep,
+.sqlite, ncu, PyTorch trace): Results (4), o, its path. Keys: ? in the app."""
 
 from __future__ import annotations
 
@@ -89,7 +90,7 @@ def make_context(args: argparse.Namespace):
         from aiperf_lab.labs.runner import visible_gpu_count
 
         ctx = ConsoleContext(feed, runs_dir=args.runs_dir, history_dirs=history, notice=notice, notice_short=short,
-                             demo=args.demo,
+                             notice_name=None if args.demo else path.name, replay_path=path.absolute(), demo=args.demo,
                              ascii_only=ascii_only, gpu_here=visible_gpu_count() > 0)
         if args.demo:
             newest = sorted(DEMO_RUNS.glob("*/run.json"))
@@ -107,6 +108,9 @@ def make_context(args: argparse.Namespace):
         short = f"No GPU telemetry: {feed.status}; try --demo"
     return ConsoleContext(feed, runs_dir=args.runs_dir, notice=notice, notice_short=short, ascii_only=ascii_only,
                           gpu_here=bool(feed.devices))
+
+
+PROFILE_READ_ELSEWHERE = "aiperf-stats reads it"   # how the telemetry package ends a profile's refusal
 
 
 def _checked_recording(path: Path, read_recording):
@@ -167,6 +171,10 @@ def run(argv: list[str]) -> int:
             args.checked_recording = _checked_recording(args.replay, read_recording)
         except OSError as exc:  # a 5,000-character name, no permission, a folder on the way that is a file
             raise InputError(f"--replay {short_path(args.replay)}: cannot read it ({exc.strerror or exc})") from None
+        except InputError as exc:
+            if str(exc).endswith(PROFILE_READ_ELSEWHERE):   # a profile: this console shows its tables too
+                raise InputError(f"{exc}, and so does this console: Results (4), o, its path") from None
+            raise
     if not sys.stdout.isatty() or not sys.stdin.isatty():
         raise InputError("needs a terminal (stdin and stdout); for scripts use --list-labs, "
                          "python -m aiperf_lab.labs, aiperf-stats or aiperf-triage")

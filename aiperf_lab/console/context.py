@@ -25,6 +25,8 @@ class ConsoleContext:
     runner: Runner = default_runner
     notice: str | None = None                  # one line shown on every screen (no driver, demo mode)
     notice_short: str | None = None            # the same in one line of 80 columns, where `notice` is longer
+    notice_name: str | None = None             # a file name in `notice`, shortened in its middle where too long
+    replay_path: Path | None = None            # the recording replayed (--replay, --demo): the help names it whole
     demo: bool = False
     ascii_only: bool = False                   # NO_COLOR terminals get plain characters too
     ui_hz: float = 4.0                         # redraws per second of what is visible

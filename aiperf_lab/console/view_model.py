@@ -338,3 +338,38 @@ def break_identifier(text: str, width: int) -> str:
             lines.append("")
         lines[-1] += piece
     return "\n".join(line.rstrip() for line in lines)
+
+
+NAME_KEPT_MIN = 12   # a name shortened below this says nothing: the notice is cut at its end instead
+
+
+def middle_ellipsis(name: str, width: int) -> str:
+    """`name` in `width` characters, its middle replaced by `…`: the start and the end (a date, the
+    extension) are what tell recordings apart."""
+    if len(name) <= width:
+        return name
+    if width <= 1:
+        return "\u2026"[:max(0, width)]
+    tail = (width - 1) // 2
+    return f"{name[:width - 1 - tail]}\u2026{name[len(name) - tail:]}" if tail else f"{name[:width - 1]}\u2026"
+
+
+def fit_notice(notice: str, room: int, short: str | None = None, name: str | None = None) -> str:
+    """The notice in one line of `room` characters: whole where it fits, else its short form, else with
+    `name` (a file name in it) shortened in the middle. What still does not fit is cut by the widget."""
+    if len(notice) <= room:
+        return notice
+    if short:
+        return short
+    if name and name in notice:
+        keep = max(NAME_KEPT_MIN, len(name) - (len(notice) - room))
+        return notice.replace(name, middle_ellipsis(name, keep), 1)
+    return notice
+
+
+def one_line_error(exc: BaseException) -> str:
+    """An error as one line: the message of an input error as the commands print it, else its type too."""
+    from aiperf_lab.errors import InputError
+    from aiperf_lab.inputs import printable
+    text = str(exc) if isinstance(exc, InputError) else f"{type(exc).__name__}: {exc}"
+    return " ".join(printable(text).split())

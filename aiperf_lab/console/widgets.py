@@ -32,15 +32,18 @@ class Notice(Static):
         self._fit()
 
     def _fit(self) -> None:
-        """The whole notice where it fits in one line, else its short form (one line at 80 columns)."""
+        """The whole notice where it fits in one line, else its short form, else the file name in it
+        shortened in the middle (the help names the whole path): always one line."""
+        from aiperf_lab.console.view_model import fit_notice
         ctx = getattr(self.app, "ctx", None)
-        notice = (ctx.notice if ctx is not None else None) or ""
+        if ctx is None or not ctx.notice:
+            return
         room = (self.size.width or self.app.size.width) - 2      # padding 0 1
-        if len(notice) > room and ctx.notice_short:
-            notice = ctx.notice_short
+        notice = fit_notice(ctx.notice, room, ctx.notice_short, ctx.notice_name)
         if notice != self._said:
             self._said = notice
-            self.update(Text(notice))   # it names files, whose names may hold brackets
+            # Text: it names files, whose names may hold brackets; one line, whatever is left cut at its end
+            self.update(Text(notice, no_wrap=True, overflow="ellipsis"))
 
 
 class TopBar(Widget):
@@ -207,6 +210,7 @@ class TableView(Vertical):
         # a reader compares, stay on screen at 80 columns; the filter and the CSV export keep the whole text
         self._limits = column_limits(self.table.columns, rows, self.size.width)
         self._shown_width = self.size.width
+        self._offscreen_text = offscreen_text_columns(self.table.columns, rows, self._limits, self.size.width)
         data.add_rows([[_cell(c, limit) for c, limit in zip(r, self._limits)] for r in rows])
         shown = f"{len(rows)} of {len(self.table.rows)} rows" if self._filter else f"{len(rows)} rows"
         order = f", sorted by {self.table.columns[self._sort[0]]}{' (descending)' if self._sort[1] else ''}" \
@@ -226,9 +230,12 @@ class TableView(Vertical):
         value = format_value(self._rows[row][column])
         limits = getattr(self, "_limits", [])
         shown = _cell(self._rows[row][column], limits[column] if column < len(limits) else MAX_CELL).plain
-        # only when the table shows less than the whole value
-        self.query_one("#table-cell", Static).update(
-            Text(f"{self.table.columns[column]}: {value}") if shown != value else "")
+        lines = [f"{self.table.columns[column]}: {value}"] if shown != value else []   # the value cut in the table
+        # the row's name where the numbers push its column past the view's right edge (a kernel summary at
+        # 80 columns: eight number columns, and the Name last): which row this is, without scrolling right
+        lines += [f"{self.table.columns[k]}: {format_value(self._rows[row][k])}"
+                  for k in getattr(self, "_offscreen_text", [])[:1] if k != column]
+        self.query_one("#table-cell", Static).update(Text("\n".join(lines)))
 
     def action_filter(self) -> None:
         box = self.query_one("#table-filter", Input)
@@ -298,6 +305,21 @@ def _cell(value, limit: int = 60):
 
 MAX_CELL = 60   # before the view has a size
 MIN_TEXT = 8    # a text column is never cut narrower than this (nor than its header, up to 12)
+
+
+def offscreen_text_columns(columns: Sequence[str], rows: Sequence[Sequence], limits: Sequence[int],
+                           width: int) -> list[int]:
+    """The text columns (names) that start past the right edge of a view `width` wide, laid out with
+    `limits` (each column padded by one cell either side, the scrollbar taking two)."""
+    if not width:
+        return []
+    start, hidden = 0, []
+    for k, limit in enumerate(limits):
+        text = not any(isinstance(r[k], (int, float)) for r in rows if k < len(r))
+        if text and start + 2 >= width - 2:
+            hidden.append(k)
+        start += limit + 2
+    return hidden
 
 
 def column_limits(columns: Sequence[str], rows: Sequence[Sequence], width: int) -> list[int]:

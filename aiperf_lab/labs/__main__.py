@@ -28,7 +28,7 @@ import json
 import sys
 from pathlib import Path
 
-from aiperf_lab.cli_support import OneLineParser, run_cli
+from aiperf_lab.cli_support import OneLineParser, reflow_markdown, run_cli, terminal_columns
 from aiperf_lab.errors import InputError
 
 PROG = "python -m aiperf_lab.labs"
@@ -72,8 +72,7 @@ def run(argv: list[str]) -> int:
         if args.json:
             print(json.dumps(labs, indent=2))
         else:
-            for lab in labs:
-                print(f"{lab['id']:<32} {'*' * lab['difficulty']:<6} {lab['title']}")
+            _print_catalog(labs, terminal_columns())
         return 0
     try:
         exercise = find_exercise(args.exercise)
@@ -113,7 +112,7 @@ def _show(exercise, args) -> int:
             print(f"--set {k.name}=<{k.kind} {k.minimum:g}..{k.maximum:g}, default {k.default:g}>  {k.help}{only}")
         return 0
     if not args.answers:
-        sys.stdout.write(exercise.walkthrough_text())
+        sys.stdout.write(_fitted(exercise.walkthrough_text()))
         return 0
     from aiperf_lab.labs.history import answers_unlocked
 
@@ -123,8 +122,32 @@ def _show(exercise, args) -> int:
     locked = answers_unlocked(exercise.id, args.runs_dir)
     if locked is not None:
         raise InputError(f"{locked}; {PROG} run {exercise.id}")
-    sys.stdout.write(answers)
+    sys.stdout.write(_fitted(answers))
     return 0
+
+
+def _fitted(markdown: str) -> str:
+    """A walkthrough refilled to the terminal at words (its lines are about 100 characters: 80 columns
+    broke them mid-word); piped, as written."""
+    width = terminal_columns()
+    return markdown if width is None else reflow_markdown(markdown, width)
+
+
+def _print_catalog(labs: list[dict], width: int | None) -> None:
+    """One exercise a line; on a terminal the titles wrap at words under their column (80 columns broke
+    them mid-word), the id column as wide as the longest id."""
+    if width is None:
+        for lab in labs:
+            print(f"{lab['id']:<32} {'*' * lab['difficulty']:<6} {lab['title']}")
+        return
+    import textwrap
+
+    id_width = max(len(lab["id"]) for lab in labs)
+    indent = " " * (id_width + 8)
+    for lab in labs:
+        lead = f"{lab['id']:<{id_width}} {'*' * lab['difficulty']:<6} "
+        print("\n".join(textwrap.wrap(lab["title"], max(20, width - 1), initial_indent=lead, subsequent_indent=indent,
+                                     break_long_words=False, break_on_hyphens=False)))
 
 
 def _history(args) -> int:

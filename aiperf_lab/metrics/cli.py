@@ -102,8 +102,7 @@ def _run(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     if args.limit is not None and args.limit < 1:
         raise InputError("aiperf-stats: --limit must be at least 1")
-    from aiperf_lab.errors import MissingData
-    from aiperf_lab.metrics.sources import ReportOptions, open_profiles
+    from aiperf_lab.metrics.sources import ReportOptions, open_profiles, report_tables
     from aiperf_lab.inputs import printable
     from aiperf_lab.metrics.tables import write_csv, write_json
 
@@ -137,14 +136,7 @@ def _run(argv: list[str]) -> int:
     options = ReportOptions(nvtx_range=args.nvtx, cross_thread=args.cross_thread, timeunit=args.timeunit,
                             telemetry=telemetry,
                             work=args.work, work_unit=args.work_unit, gpu=args.gpu)
-    tables, skipped = [], []
-    for spec in specs:
-        try:
-            tables.extend(profile.report(spec, options))
-        except MissingData as exc:
-            skipped.append(str(exc))
-    if not tables:  # everything asked for is missing: one line, exit 2
-        raise InputError("nothing to report: " + " ".join(dict.fromkeys(skipped)))  # each reason once
+    tables, skipped = report_tables(profile, specs, options)   # everything asked for missing: one line, exit 2
     for reason in skipped:  # as nsys does when some reports have no data
         print(printable(f"SKIPPED: {reason}"), file=sys.stderr)
     for notice in profile.notices[said:]:  # e.g. a rank without the data a report needs

@@ -173,6 +173,28 @@ class _TrimmedLines:
         self.stream.flush()
 
 
+def _title_lines(title: str, width: int, aside: str = "") -> list[str]:
+    """The title (and `aside`, a parenthesis said after it) on one line where it fits `width`; else broken at
+    words on purpose: the title first, then the aside on its own line, so neither is split mid-phrase by the
+    terminal or by a narrower table's own width."""
+    import textwrap
+
+    from rich.cells import cell_len
+
+    whole = f"{title} {aside}" if aside else title
+    if cell_len(whole) <= width:
+        return [whole]
+    wrap = functools.partial(textwrap.wrap, width=max(20, width), break_on_hyphens=False)
+    return (wrap(title) or [title]) + (wrap(aside) if aside else [])
+
+
+def _print_title(console, lines: list[str]) -> None:
+    from rich.text import Text
+
+    for line in lines:
+        console.print(Text(line), overflow="fold", crop=False)
+
+
 def _print_note(console, note: str) -> None:
     """`  note: ...`, its further lines indented under its first word (rich's fold started them at column 0)."""
     import textwrap
@@ -214,6 +236,7 @@ SPREAD_COLUMNS = ("StdDev", "Max", "Min", "Med")   # nsys' summary columns, left
 
 def _render_terminal(tables: Sequence[Table], stream: TextIO, limit: int | None, interactive: bool) -> None:
     from rich import box
+    from rich.cells import cell_len
     from rich.table import Table as RichTable
     from rich.text import Text
 
@@ -267,8 +290,13 @@ def _render_terminal(tables: Sequence[Table], stream: TextIO, limit: int | None,
             stream.write(_plain_table(title, headers, cells, numeric, fixed, gap))
         else:
             # Text objects throughout: a "[bold]" or "[/]" in a kernel name is shown, never read as markup.
-            grid = RichTable(title=Text(title), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
-                             padding=(0, 1) if gap == COLUMN_GAP else (0, 1, 0, 0))
+            # rich wraps a title at the table's width: one longer than a narrow table is printed above it,
+            # at the terminal's width, so that it stays one line where the terminal has room for it.
+            in_table = cell_len(title) <= table_width
+            if not in_table:
+                _print_title(console, _title_lines(title, console.width))
+            grid = RichTable(title=Text(title) if in_table else None, title_justify="left", box=box.SIMPLE_HEAD,
+                             pad_edge=False, padding=(0, 1) if gap == COLUMN_GAP else (0, 1, 0, 0))
             for i, column in enumerate(headers):
                 grid.add_column(Text(column), justify="right" if numeric[i] else "left", no_wrap=True,
                                 overflow="ellipsis", width=fixed[i])
@@ -443,7 +471,7 @@ def _render_records(console, title: str, columns: list[str], cells: list[list[st
     from rich.table import Table as RichTable
     from rich.text import Text
 
-    console.print(Text(f"{title} (one block per row: {why})"))
+    _print_title(console, _title_lines(title, console.width, f"(one block per row: {why})"))
     cells = [[_record_value(value) for value in row] for row in cells]
     label_width = max(len(c) for c in columns)
     # rich fits the block in the terminal by taking one cell from the value column (4 cells of edges,

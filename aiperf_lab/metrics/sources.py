@@ -150,6 +150,36 @@ def open_profiles(paths: list[str]) -> Profile | RankedProfiles:
     return RankedProfiles(profiles)
 
 
+def report_tables(profile: Profile | RankedProfiles, specs: list[str],
+                  options: ReportOptions | None = None) -> tuple[list[Table], list[str]]:
+    """The tables of every report in `specs`, in order, and the reasons of those the file has no data for
+    (skipped, as `nsys stats` prints SKIPPED:). None made at all: InputError, naming each reason once."""
+    from aiperf_lab.errors import MissingData
+
+    tables, skipped = [], []
+    for spec in specs:
+        try:
+            tables.extend(profile.report(spec, options))
+        except MissingData as exc:
+            skipped.append(str(exc))
+    if not tables:
+        raise InputError("nothing to report: " + " ".join(dict.fromkeys(skipped)))
+    return tables, skipped
+
+
+class Overview:
+    """What `aiperf-stats FILE` shows for one file, with every row read: its overview tables, the reports
+    skipped for want of data, and what opening it said (an export made, a bundle without a profile)."""
+
+    def __init__(self, path: str) -> None:
+        profile = open_profile(path)
+        self.path, self.kind = Path(path), profile.kind
+        self.tables, self.skipped = report_tables(profile, profile.overview_reports)
+        for table in self.tables:
+            table.rows = list(table.rows)
+        self.notices = list(profile.notices)
+
+
 def _refuse_a_file_given_twice(paths: list[str]) -> None:
     """One file as two ranks would be a spread of zero between them: the same path, or another name (a link,
     `./x`, a hard link) of the same file, is refused."""

@@ -6,7 +6,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Markdown
+from rich.text import Text
+from textual.widgets import Markdown, Static
 
 HELP = """\
 # aiperf-console keys
@@ -44,6 +45,7 @@ A run's grade is the same everywhere: ✓ pass, ✗ failed, – not graded, with
 | / | filter rows by text (enter applies, escape clears) |
 | s | sort by the column under the cursor (again: the other way) |
 | e | export what is shown to CSV (the path is shown) |
+| o | open a profile file (.nsys-rep, .sqlite, .ncu-rep, ncu .csv, PyTorch .json, telemetry .csv, a run folder or triage bundle): type its path, enter; its tables are the overview `aiperf-stats FILE` prints |
 
 | key | History |
 |---|---|
@@ -68,6 +70,9 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help"):
+            replayed = getattr(getattr(self.app, "ctx", None), "replay_path", None)
+            if replayed is not None:   # the notice may shorten its name; here it is whole (Text: no markup)
+                yield Static(Text(f"Telemetry replayed from: {replayed}", overflow="fold"), id="help-replay")
             yield Markdown(HELP)
 
     def action_dismiss_help(self) -> None:

@@ -84,8 +84,9 @@ class HistoryScreen(Screen):
         where = ", ".join(str(d) for d in self.app.ctx.history_dirs)
         self.query_one("#history-status", Static).update(
             f"{len(self.runs)} runs"
-            + (f" ({len(self._bundled)} bundled demo runs, marked d)" if self._bundled else "")
-            + ". enter: open  m: mark as before  c: compare with the marked one"
+            + (f" ({len(self._bundled)} demo runs, marked d)" if self._bundled else "")
+            # one line at 80 columns (it broke at "c:" / "compare")
+            + ": enter opens, m marks before, c compares"
             + self._cursor_grade() if self.runs else f"no runs yet in {where}")
 
     def _current(self):

@@ -125,9 +125,10 @@ class LabsScreen(Screen):
             hint = ("\nNo GPU here: press z for size tiny." if e.cpu_size and self.problem_size == "full"
                     else "\nNo GPU here, and this exercise needs one: pick one marked [cpu]. (--demo shows recorded "
                          "GPU telemetry and runs; it cannot run this exercise.)")
+        # one fact a line: run together they wrapped mid-phrase in the pane at 80 columns ("size:" / "tiny (z)")
         self.query_one("#selection", Static).update(
-            f"{e.id}   variant: {variant.name} ({variant.description})   size: {self.problem_size} (z)   "
-            f"profilers: {profilers}   {where}{gpus}{hint}"
+            f"{e.id}\nvariant: {variant.name} (v): {variant.description}\nsize: {self.problem_size} (z)\n"
+            f"profilers: {profilers}\n{where}{gpus}{hint}"
             + ("\nShowing the answers: a goes back to the walkthrough." if self.showing_answers
                else ""))
 

@@ -1,5 +1,6 @@
 """Results: the tables of a run (kernels, NVTX ranges, API calls, ncu summary with verdicts, kernel
-breakdown, ...) or of a comparison: pick one on the left; filter, sort and export it on the right."""
+breakdown, ...), of a comparison, or of a profile file opened with o (the overview aiperf-stats prints
+for it): pick one on the left; filter, sort and export it on the right."""
 
 from __future__ import annotations
 
@@ -10,11 +11,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from aiperf_lab.console.view_model import break_identifier
-from aiperf_lab.console.widgets import TableView, chrome_top, grade_text
+from aiperf_lab.console.widgets import InOrderInput, TableView, chrome_top, grade_text
 from aiperf_lab.metrics.tables import Table
 
 # Shown first when present: the tables a learner reads first.
@@ -49,14 +50,21 @@ def _shown(entry: Table | SavedTable | None) -> Table | None:
     return entry.load() if isinstance(entry, SavedTable) else entry
 
 
+OPEN_PLACEHOLDER = "a profile: .nsys-rep .sqlite .ncu-rep .csv .json[.gz], run folder, bundle"
+
+
 class ResultsScreen(Screen):
-    # slash is a priority binding so that "/gemm" typed in one burst filters (see TableView.action_filter)
+    AUTO_FOCUS = "#results-tables"   # not the hidden path field, which would take the keys typed next
+    # slash and o are priority bindings so that "/gemm" or "o~/x.sqlite" typed in one burst go into their box
     BINDINGS = [Binding("slash", "filter", "Filter", priority=True), Binding("s", "sort", "Sort column"),
-                Binding("e", "export", "Export CSV")]
+                Binding("e", "export", "Export CSV"), Binding("o", "open_file", "Open file", priority=True),
+                Binding("escape", "leave_open", "Leave the field", show=False)]
 
     def compose(self) -> ComposeResult:
         yield from chrome_top()
-        yield Static("No results yet: run an exercise, or open a run from History (5).", id="results-title")
+        yield Static("No results yet: run an exercise, open a run in History (5) or a file (o).",
+                     id="results-title")
+        yield InOrderInput(placeholder=OPEN_PLACEHOLDER, id="results-open")
         with Horizontal():
             yield OptionList(id="results-tables")
             yield TableView(export_dir=self.app.ctx.runs_dir / "exports", id="results-view")
@@ -64,6 +72,8 @@ class ResultsScreen(Screen):
 
     def on_mount(self) -> None:
         self.tables: list[Table] = []
+        self._opening = 0        # the latest file asked for (o): only its answer is shown
+        self.query_one("#results-open", Input).display = False
         self.sync()
 
     def on_screen_resume(self) -> None:
@@ -74,6 +84,7 @@ class ResultsScreen(Screen):
         pending, self.app.ctx.results_pending = self.app.ctx.results_pending, None
         if pending is None:
             return
+        self._opening += 1       # a file still being opened must not replace what was asked for since
         if pending[0] == "run":
             self.load_run(pending[1])
         else:
@@ -135,6 +146,13 @@ class ResultsScreen(Screen):
         self.query_one("#table-data").focus()
 
     # The table's keys, also reachable from the palette whatever has focus.
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # In a text field "/" and "o" are text: the priority bindings step aside, so the key reaches the field
+        # in the order it was typed ("~/runs/foo.sqlite" typed in one burst, not "//o~runsfo.sqlite").
+        if action in ("filter", "open_file") and isinstance(self.focused, Input):
+            return False
+        return True
+
     def action_filter(self) -> None:
         self.query_one(TableView).action_filter()
 
@@ -143,3 +161,68 @@ class ResultsScreen(Screen):
 
     def action_export(self) -> None:
         self.query_one(TableView).action_export()
+
+    # --- o: a profile file's tables, as `aiperf-stats FILE` shows them --------------------------------
+    def action_open_file(self) -> None:
+        box = self.query_one("#results-open", Input)
+        box.display = True
+        self.set_focus(box)               # now, so the rest of a typed burst goes into the box
+
+    def action_leave_open(self) -> None:
+        box = self.query_one("#results-open", Input)
+        if box.display:
+            box.display = False
+            self.query_one(OptionList).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id != "results-open":
+            return
+        event.stop()
+        path = event.value.strip()
+        if not path:
+            self.action_leave_open()
+            return
+        self.query_one("#results-title", Static).update(Text(f"opening {path} ..."))
+        # a thread cannot be stopped: an earlier open still going must not replace this one's tables later
+        self._opening += 1
+        asked = self._opening
+        self.run_worker(lambda: self._open(path, asked), thread=True, group="open-file", exit_on_error=False)
+
+    def _open(self, typed: str, asked: int) -> None:
+        """In a worker thread: the file is read (and an .nsys-rep exported) by metrics, as aiperf-stats does."""
+        from aiperf_lab.cli_support import short_path
+        from aiperf_lab.console.view_model import one_line_error
+        from aiperf_lab.metrics.sources import Overview
+
+        path = str(Path(typed).expanduser())
+        try:
+            opened = Overview(path)
+        except Exception as exc:   # one line, the screens stay: a bad file must not end the console
+            said = one_line_error(exc)
+            named = any(name in said for name in (typed, path, short_path(path)))   # metrics' messages name it
+            self.app.call_from_thread(self._open_failed, said if named else f"{short_path(typed)}: {said}", asked)
+            return
+        self.app.call_from_thread(self._opened, opened, asked)
+
+    def _open_failed(self, message: str, asked: int) -> None:
+        if asked != self._opening:
+            return
+        self.query_one("#results-title", Static).update(Text(f"cannot open {message}"))
+        box = self.query_one("#results-open", Input)
+        box.display = True                # kept as typed, to fix and try again (escape leaves it)
+        self.set_focus(box)
+
+    def _opened(self, opened, asked: int) -> None:
+        from aiperf_lab.cli_support import short_path
+        from aiperf_lab.metrics.registry import KINDS
+
+        if asked != self._opening:
+            return
+        self.query_one("#results-open", Input).display = False
+        said = [*opened.notices, *(f"SKIPPED: {reason}" for reason in opened.skipped)]
+        title = Text(short_path(opened.path.absolute()))
+        title.append(f"\n{KINDS[opened.kind].split(' (')[0]}: aiperf-stats's overview; the others: aiperf-stats "
+                     "FILE --report NAME"
+                     + ("; " + "; ".join(said) if said else ""), style="dim")
+        stem = opened.path.name.split(".")[0] or "profile"
+        self.show_tables(title, opened.tables, Path(self.app.ctx.runs_dir) / "exports" / stem)

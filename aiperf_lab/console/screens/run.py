@@ -46,7 +46,7 @@ class RunScreen(Screen):
         checks.display = False
         self.query_one("#run-grade", Static).display = False
         self._session = None          # the run this screen shows; a new one clears the log
-        self._footer_running: bool | None = None
+        self._footer_running: tuple[bool, bool] | None = None
         self._shown_record = None
         self._timer = self.set_interval(1 / max(self.app.ctx.ui_hz, 8.0), self.tick)
 
@@ -82,15 +82,20 @@ class RunScreen(Screen):
         if not session.running and session.ended is not None and self._shown_record is not session:
             self._shown_record = session
             self._show_outcome(session)
-        if session.running != self._footer_running:
-            self._footer_running = session.running
-            self.refresh_bindings()     # x (cancel) is offered only while the run goes
+        offered = (session.running, session.record is not None)
+        if offered != self._footer_running:
+            self._footer_running = offered
+            self.refresh_bindings()     # x (cancel) is offered only while the run goes, o once it has a record
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel_run":
             session = self.app.ctx.run
             # hidden, not dimmed: a dimmed "x Cancel run" after the run read as offered, and x did nothing
             return bool(session is not None and session.running)
+        if action == "open_results":
+            # hidden until the run has a record: "o Tables" under "No run yet" or "did not start" did nothing
+            session = self.app.ctx.run
+            return bool(session is not None and session.record is not None)
         return True
 
     def _write(self, lines: list[str]) -> None:

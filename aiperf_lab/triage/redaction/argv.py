@@ -4,7 +4,7 @@ inside an argument (`db.password=X`, flow lists)."""
 
 from __future__ import annotations
 
-import os
+import functools
 import re
 
 from .assignments import _HarmlessValues, _assigned_secret_at
@@ -26,6 +26,13 @@ PASSWORD_FLAG_OF_TOOL = {**dict.fromkeys(("mysql", "mariadb", "mysqldump", "mysq
                          **dict.fromkeys(("psexec", "psexec64", "paexec", "rdesktop"), "-p")}
 USER_PASSWORD_TOOLS = {"curl", "wget", "lftp"}
 USER_PASSWORD_SEPARATOR = {"lftp": ","}   # lftp -u bob,PASSWORD (curl's -u bob:PASSWORD)
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_weak_secret_flag(name: str) -> bool:
+    """--session, --license, --private, --sas, --webhook-url: a flag whose value may be a secret (remembered: a printed
+    trace repeats its flags on every line)."""
+    return tuple(name_words(FLAG_PREFIX.sub("", name))) in WEAK_SECRET_FLAGS
 
 
 def argv_secret_pieces(argv: list[str]) -> list[tuple[int, int, int]]:
@@ -56,8 +63,8 @@ def argv_secret_pieces(argv: list[str]) -> list[tuple[int, int, int]]:
     i = 0
     while i < len(argv):
         arg = argv[i]
-        base = os.path.basename(arg)
         if not arg.startswith("-"):
+            base = arg[arg.rfind("/") + 1:]   # (os.path.basename, without its cost per argument)
             if base in PASSWORD_FLAG_OF_TOOL or base in USER_PASSWORD_TOOLS or base in OTHER_PASSWORD_TOOLS:
                 tool = base
             login_tool = login_tool or base in LOGIN_TOOLS
@@ -91,7 +98,7 @@ def argv_secret_pieces(argv: list[str]) -> list[tuple[int, int, int]]:
             if (password := _schemeless_password(text)) is not None:
                 found.append((at, len(argv[at]) - len(text) + password[0], len(argv[at]) - len(text) + password[1]))
             i = at
-        elif tuple(name_words(FLAG_PREFIX.sub("", name))) in WEAK_SECRET_FLAGS:
+        elif _is_weak_secret_flag(name):
             # --session X, --license X, --private X, --sas X, --webhook-url X: a secret unless a setting
             if eq and _weak_flag_secret(value):
                 whole(i, len(name) + 1)
@@ -194,7 +201,7 @@ def _tool_positional_pieces(argv: list[str], i: int) -> list[tuple[int, int, int
     `sqlplus user/PASSWORD[@db]` (sqlldr, expdp, impdp, rman too), `gh secret set NAME --body|-b VALUE`, `poetry config
     http-basic.REPO USER PASSWORD` (and `pypi-token.REPO TOKEN`), `dvc remote modify [--local] REMOTE NAME VALUE` with a
     secret's NAME. None when argv[i] starts none of them."""
-    base = os.path.basename(argv[i]).lower().removesuffix(".exe")
+    base = argv[i][argv[i].rfind("/") + 1:].lower().removesuffix(".exe")
     rest = argv[i + 1:]
     if base in RDP_TOOLS:
         # FreeRDP's `/p:PASSWORD`, `/password:PASSWORD`, `/gp:PASSWORD` (the gateway's); `-p:`/`+p:` spellings too

@@ -136,7 +136,12 @@ def is_secret_name(name: str) -> bool:
 def is_secret_flag(arg: str) -> bool:
     """--password, --db-pass, --passphrase, --api-key, --hf-token, --secret, --pwd, --pat: a flag whose
     value is secret (the same words as is_secret_name)."""
-    name = FLAG_PREFIX.sub("", arg.partition("=")[0])
+    return _is_secret_flag_name(arg.partition("=")[0])
+
+
+@functools.lru_cache(maxsize=4096)   # (a printed trace repeats its flags on every line)
+def _is_secret_flag_name(flag: str) -> bool:
+    name = FLAG_PREFIX.sub("", flag)
     words = name_words(name)
     return is_secret_name(name) or words in (["pwd"], ["pat"]) or (len(words) > 1 and words[-1] == "pat")
 

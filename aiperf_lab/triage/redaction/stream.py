@@ -16,7 +16,7 @@ from .layouts import (
 )
 from .names import _secret_name_cached
 from .redactor import Redactor
-from .spans import NAME_CHARACTERS, Span, _START, _cut_outside_spans, _merge_spans, _plain_tail
+from .spans import CSI, NAME_CHARACTERS, Span, _START, _cut_outside_spans, _merge_spans, _plain_tail
 
 
 class StreamRedactor:
@@ -270,7 +270,9 @@ def _printed_form_hold(buffer: str, cut: int) -> int:
     hold = last if (last or not floor) and (buffer.startswith("    ", last)
                                           or _secret_name_columns(buffer[last:cut].rstrip("\r\n"))) else cut
     tail = buffer[floor:cut]
-    if not any(opener in tail for opener in PRINTED_FORM_OPENERS):
+    coloured = "\x1b" in tail   # (`yq -C`, FORCE_COLOR tools: each line judged as the rules read it, without colours)
+    if not any(opener in tail for opener in PRINTED_FORM_OPENERS) and not (
+            coloured and any(opener in CSI.sub("", tail) for opener in PRINTED_FORM_OPENERS)):
         return hold
     reach = PRINTED_FORM_HOLD_LINES   # how many lines up the walk goes: an opener there may still reach the hold
     end = cut
@@ -284,7 +286,10 @@ def _printed_form_hold(buffer: str, cut: int) -> int:
         if start == 0 and floor:
             break
         distance += 1
-        line = without_log_prefix(buffer[start:end])   # (a form behind a log prefix is held as one without: line_views)
+        line = buffer[start:end]
+        if coloured and "\x1b" in line:
+            line = CSI.sub("", line)
+        line = without_log_prefix(line)   # (a form behind a log prefix or in quotes is held as one without: line_views)
         if above_arrow or _opens_printed_form(line) or (":" in line and _yaml_block_open(line, below)):
             hold = start
             reach = min(distance + PRINTED_FORM_HOLD_LINES, 4 * PRINTED_FORM_HOLD_LINES)

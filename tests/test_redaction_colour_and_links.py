@@ -1,4 +1,5 @@
-"""Terminal hyperlinks (OSC 8): every link's payload is read as if alone, and plain links are read together."""
+"""Terminal hyperlinks (OSC 8) and colour codes: every link's payload read as if alone (plain links read together), and
+coloured forms over lines held at a stream's cuts as their plain lines are."""
 
 from __future__ import annotations
 
@@ -53,3 +54,23 @@ def test_secrets_inside_plain_links_go_and_the_links_stay():
     assert out.count("\x1b]8;;file://node-01/home/alice/ckpt_") == 498
     stream = StreamRedactor(Redactor({"DB_PASSWORD": known}))
     assert "".join(stream.feed(text[i:i + 997]) for i in range(0, len(text), 997)) + stream.close() == out
+
+
+COLOURED_FORMS = [   # each line coloured whole, as `yq -C` or a FORCE_COLOR tool prints it (rt9 C2)
+    ["[db]", 'password = """', "hunter2Pa55w0rd", '"""'],
+    ["api_key = '''", "Xk9mQ2vL7pR4tW8z", "'''", "other = 1"],
+    ["password = <<EOT", "hunter2Pa55w0rd", "EOT"],
+    ['  secret_key = <<-"EOF"', "    Xk9mQ2vL7pR4tW8z", "    EOF", ""],
+]
+
+
+def test_coloured_forms_over_lines_are_held_at_every_cut_as_their_plain_lines_are():
+    """The stream lets out whole lines at every idle flush (triage flushes after 0.1 s of quiet): a coloured line that
+    opens a form read over lines must be held for the lines after it, as the same line without colours is."""
+    for form in COLOURED_FORMS:
+        text = "".join(f"\x1b[32m{line}\x1b[0m\n" for line in form)
+        whole = Redactor({}).text(text)
+        assert "hunter2Pa55w0rd" not in whole and "Xk9mQ2vL7pR4tW8z" not in whole
+        stream = StreamRedactor(Redactor({}))
+        out = "".join(stream.feed(line) + stream.flush() for line in text.splitlines(keepends=True)) + stream.close()
+        assert out == whole, form
