@@ -27,6 +27,7 @@ each case's time by its time in the same run, a figure that a noisy machine chan
 from __future__ import annotations
 
 import argparse
+import json
 import importlib.util
 import multiprocessing
 import os
@@ -262,6 +263,20 @@ CASES: dict[str, str | tuple] = {
                                "\u041f\u0430\u0440\u043e\u043b\u044c: x na\u00efve \u2588\u2588\n",
     "(h14a) TOKENS lists": "tokens: &t\n  - Zq8Das1xPa55w0rdQm7v\n  - <pad>\nspecial_tokens:\n  - </s>\n",
     "(h14a) '[' values": "password: [x!9Kq2]abc\nsecrets: [Zq8Das1x, true]\napi_key: [x]\n",
+    # line views (h14b): session 13's forms behind a log prefix on every line and in JSON records, and prefixed lines
+    # that hold every mark of those forms but no form (each line a candidate: the whole text read twice)
+    "(h14b) YAML layouts behind [rank0]": "".join(f"[rank0]: {line}\n" for line in (
+        "? password", ": Zq8Das1x", "password: # the db", "  Pa55w0rd-2", "api_tokens: &t", "  - Zq8Das1x",
+        "password = <<EOT", "Pa55w0rd-2", "EOT")),
+    "(h14b) Redis and Windows logins behind a timestamp": "".join(f"2026-11-24T00:01:02.123456Z {line}\n" for line in (
+        "127.0.0.1:6379> AUTH default Zq8Das1x", "NET USE Z: \\\\srv\\share /USER:CORP\\alice Pa55w0rd-2",
+        "psexec \\\\srv -u alice -p Zq8Das1x cmd")),
+    "(h14b) value-first pairs behind compose bars": "".join(f"app-1  | {line}\n" for line in (
+        "env:", "- value: Zq8Das1x", "  name: DB_PASSWORD", "<property>", "  <value>Pa55w0rd-2</value>",
+        "  <name>fs.s3a.secret.key</name>", "</property>")),
+    "(h14b) forms in JSON records": "".join(json.dumps({"level": "info", "msg": line}) + "\n" for line in (
+        "? password", ": Zq8Das1x", "AUTH default Pa55w0rd-2", "set -x DB_PASSWORD Zq8Das1x other")),
+    "(h14b) prefixed lines with every mark, no form": "[rank0]: value loss 0.31 # auth ok & <eos> ! ? {} > passw secret\n",
     # red team rt9's S1: terminal hyperlinks, one per line (ls --hyperlink=always, gcc's diagnostics, rich)
     "(rt9) OSC 8 hyperlinks": "\x1b]8;;file://node-01/home/alice/run/ckpt_000123.pt\x1b\\ckpt_000123.pt\x1b]8;;\x1b\\\n",
 }

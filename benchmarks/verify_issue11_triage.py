@@ -174,6 +174,46 @@ def case_session13(work: Path, log) -> dict:
             "detail": ("; ".join(leaks[:6]) + (f" (+{len(leaks) - 6})" if len(leaks) > 6 else "")) if leaks
             else f"no leak; {printed} placeholders in stdout.log"}
 
+S14 = {f"w{k}": f"S14pw{k}-y{k}r{k}Q7" for k in range(1, 9)}
+S14["w1"] = "ghp_" + "S14x" * 9   # a GitHub token's shape: the one link whose path holds a secret
+# This session's forms (rt9): 30,000 terminal hyperlinks with a secret in one link's path (S1: every line must be
+# kept, no "left out" note), a coloured heredoc printed a line at a time (C2: the stream holds it over its idle
+# flushes), forms behind a log prefix and in a JSON record (R1, R2), an aligned flag and Rust's Some("X") (h14a).
+S14_PRINTS = ("import sys, time\n"
+              "v = {k: a + b for k, (a, b) in " + repr({k: (v[:6], v[6:]) for k, v in S14.items()}) + ".items()}\n"
+              "for i in range(30000):\n"
+              "    path = f'ckpt_{i:05d}.pt' if i != 12345 else v['w1'] + '/x'\n"
+              "    print(f'\\x1b]8;;file://node-01/home/alice/run/{path}\\x1b\\\\{i}\\x1b]8;;\\x1b\\\\')\n"
+              "print('last link line', flush=True)\n"
+              "for line in ['password = <<EOT', v['w2'], 'EOT']:\n"
+              "    print('\\x1b[32m' + line + '\\x1b[0m', flush=True); time.sleep(0.3)\n"
+              "print('[rank0]: password = <<EOT'); print('[rank0]: ' + v['w3']); print('[rank0]: EOT')\n"
+              "print('{\"level\": \"info\", \"msg\": \"ALTER USER app WITH PASSWORD \\'' + v['w4'] + '\\';\"}')\n"
+              "print('  --password       ' + v['w5'])\n"
+              "print('Args { api_key: Some(\"' + v['w6'] + '\"), hf_token: Some(\"' + v['w7'] + '\") }')\n"
+              "print('2026-11-24T01:02:03Z 127.0.0.1:6379> AUTH default ' + v['w8'], flush=True)\n"
+              "time.sleep(float(sys.argv[1]))\n")
+
+
+def case_session14(work: Path, log) -> dict:
+    argv = [sys.executable, "-m", "aiperf_lab.triage.cli", "--duration", "8", "--output", str(work / "session14"),
+            "--", sys.executable, "-c", S14_PRINTS, "3"]
+    done = subprocess.run(argv, capture_output=True, text=True, env=clean_env(), timeout=240)
+    log.write(f"$ triage (session 14 forms) -> {done.returncode}\n{done.stderr[-3000:]}\n")
+    if done.returncode != 0:
+        return {"case": "session 14 forms", "ok": False, "detail": f"exit {done.returncode}"}
+    files = members(Path(done.stdout.strip().splitlines()[-1]))
+    leaks = sorted({f"{key} in {name}" for name, data in files.items() for key, value in S14.items()
+                    if value.encode() in data})
+    stdout = files.get("workload/stdout.log", b"")
+    links = stdout.count(b"\x1b]8;;file://node-01/home/alice/run/")
+    whole = links == 30000 and b"last link line" in stdout and b"bytes left out" not in stdout
+    return {"case": f"session 14 forms (rt9): {len(S14)} values in no byte, 30,000 hyperlink lines kept",
+            "ok": not leaks and whole,
+            "detail": (("; ".join(leaks[:6]) + (f" (+{len(leaks) - 6})" if len(leaks) > 6 else "")) if leaks
+                       else "no leak") + f"; {links} of 30000 link lines kept" + ("" if whole else " (NOT whole)")}
+
+
 def _workload_pids() -> list[int]:
     pids = []
     for entry in Path("/proc").iterdir():
@@ -345,7 +385,7 @@ def main() -> int:
     nsys = shutil.which("nsys")
     with tempfile.TemporaryDirectory() as folder, open(out / "verify_issue11_triage.log", "w") as log:
         work = Path(folder)
-        for case in (case_clean, case_planted, case_printed_forms, case_session13, case_sigkill, case_setsid_child_under_nsys, case_full_disk_under_nsys,
+        for case in (case_clean, case_planted, case_printed_forms, case_session13, case_session14, case_sigkill, case_setsid_child_under_nsys, case_full_disk_under_nsys,
                      case_nccl_payloads):
             started = time.monotonic()
             try:

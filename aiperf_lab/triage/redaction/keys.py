@@ -52,6 +52,8 @@ def _key_spans(text: str, lower: str, in_key: bool) -> list[Span]:
     at = 0
     if in_key:  # the previous piece ended inside a key block
         end = _key_block_end(text, 0, first_line_is_key=True)
+        if (begin := lower.find("-----begin", 0, end)) >= 0:
+            end = text.rfind("\n", 0, begin) + 1   # a new block's BEGIN line, its log prefix too, is read as one
         if end > 0:
             spans.append((0, end, _line_by_line(text, 0, end), "private key block", 0))
         at = end

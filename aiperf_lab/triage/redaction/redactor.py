@@ -4,6 +4,7 @@ merged into one replacement (the orchestration; the rules live in the modules it
 from __future__ import annotations
 
 import bisect
+import contextvars
 import getpass
 import itertools
 import operator
@@ -28,7 +29,8 @@ from .hosts import (
     SSH_ADDRESS_VARIABLES, _START_OF, _VersionContexts, _in_host_context, _ipv4_verdict, _is_address, _is_ipv6,
     _marks_version, _name_start, _own_addresses, _own_macs, is_common_name,
 )
-from .keys import _key_spans
+from .keys import KEY_BLOCK, _key_spans
+from .line_views import line_view_windows
 from .layouts import (
     DASH_DATA, DOCKER_CONFIG_BASE64, DOCKER_CONFIG_PREFIXES, DOCKER_CONFIG_SECRET, PGPASS_PORT,
     _aws4_authorization_end, _base64_text, _env_item_spans, _extend_quoted_values, _header_tuple_spans,
@@ -58,6 +60,11 @@ SHELL_QUOTED_QUOTE = "'\\''"   # bash's quote inside a single-quoted word (set -
 # An OSC 8 hyperlink whose URI holds path characters only (no query, user info, blanks, quotes or separators):
 # `ls --hyperlink`'s file links, gcc's and rich's documentation links. Such payloads are read together (_payload_spans).
 PLAIN_LINK = re.compile(r"8;[\w.=:-]*;(?:[a-z][a-z0-9+.-]{0,15}://[\w.~/#%+-]*)?", re.ASCII)
+
+
+# How deep in line views (line_views) this thread's reading is (a view of a view at most). Per thread, not per
+# Redactor: triage's stdout and stderr are redacted by one Redactor in two threads at once.
+LINE_VIEW_DEPTH: contextvars.ContextVar[int] = contextvars.ContextVar("line_view_depth", default=0)
 
 
 def _shifted(spans: list[Span], by: int) -> list[Span]:
@@ -697,6 +704,8 @@ class Redactor:
         found += self._escaped_run_spans(text)
         found += self._printed_form_spans(text)
         _extend_quoted_values(text, found)
+        if LINE_VIEW_DEPTH.get() < 2 and (windows := line_view_windows(text, lower)):
+            found += self._line_view_spans(text, windows)
         if self.redact_hosts:
             found += self._host_spans(text, lower)
         if not found:
@@ -719,6 +728,24 @@ class Redactor:
             return where.place_back(self.spans(view))
         finally:
             READING_A_VIEW.reset(token)
+
+    def _line_view_spans(self, text: str, windows: list[tuple[int, int, list[tuple[int, int, str]]]]) -> list[Span]:
+        """The spans of each window's view (line_views: lines without their log prefix, quoted lines without their
+        quotes and escapes), placed back on text."""
+        found: list[Span] = []
+        depth = LINE_VIEW_DEPTH.set(LINE_VIEW_DEPTH.get() + 1)
+        try:
+            for start, end, edits in windows:
+                view, where = _edited(text[start:end], edits)
+                # (a key block, or any span over lines, would take the prefixes between its lines and tell a stream
+                # where a block is open: the main reading has prefixed key blocks)
+                found += [(a + start, b + start, replacement, label, context + start)
+                          for a, b, replacement, label, context in where.place_back(
+                              [span for span in self.spans(view) if span[3] != KEY_BLOCK
+                               and view.find("\n", span[0], span[1]) < 0])]
+        finally:
+            LINE_VIEW_DEPTH.reset(depth)
+        return found
 
     def _coloured_spans(self, text: str, plain: str, in_key: bool, token_carry: bool, value_next: bool) -> list[Span]:
         """The spans of text's view without CSI codes (`plain`; ANSI colours: `ESC[36mpassword ESC[0m=ESC[35mX`),

@@ -10,6 +10,7 @@ from .assignments import NAME_ENDS_LINE, VALUE_ON_NEXT_LINE
 from .blocks import PREFIXED_OPENER, YAML_BLOCK_KEY, YAML_LINE_OPENER, _opener_prefix, _opens_string_over_lines
 from .dumps import DUMP_HOLD_LINES, KEY_HOLD, SHORT_BARE_LINE, _dump_line_at, _dump_lines_start
 from .keys import _key_open, _last_key_block
+from .line_views import without_log_prefix
 from .layouts import (
     DATA_BLOCK_JSON, DATA_BLOCK_YAML, ENV_ITEM_NAME, HADOOP_NAME, LOGURU_ARROW, PRINTED_FORM_HOLD_LINES,
     _names_token_list, _secret_name_columns,
@@ -220,6 +221,8 @@ def _opens_printed_form(line: str) -> bool:
             return True
     if "<name>" in line and (m := HADOOP_NAME.search(line)) is not None and _secret_name_cached(m.group(1)):
         return True  # Hadoop XML: its <value> on a later line
+    if "value:" in line and line.lstrip(" \t-").startswith("value:") and line.lstrip(" \t").startswith("-"):
+        return True  # a Kubernetes env item with its value first (`- value: X` then `name: DB_PASSWORD`)
     if "<value>" in line and "</name>" not in line:
         return True  # Hadoop XML with the <value> first: its <name> on a later line
     if _opens_string_over_lines(line):
@@ -298,6 +301,7 @@ def _printed_form_hold(buffer: str, cut: int) -> int:
         line = buffer[start:end]
         if coloured and "\x1b" in line:
             line = CSI.sub("", line)
+        line = without_log_prefix(line)   # (a form behind a log prefix or in quotes is held as one without: line_views)
         if above_arrow or _opens_printed_form(line) or (":" in line and _yaml_block_open(line, below)):
             hold = start
             reach = min(distance + PRINTED_FORM_HOLD_LINES, 4 * PRINTED_FORM_HOLD_LINES)

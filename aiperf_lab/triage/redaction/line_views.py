@@ -1,0 +1,197 @@
+"""Lines as a log or a serializer prints them, read as the rules read a line of their own: where a line begins with a
+log prefix (`[rank0]: `, a timestamp, `INFO:root:`, a logging format, glog, compose's `app-1  | `, `[pod/x/main] `,
+pytest's `E       `, syslog) or is a JSON string, a JSON record (`{"level": "info", "msg": "..."}`) or a repr()
+(`'...'`), the rules that read a form at a line's start (printed commands, Redis, YAML/TOML/HCL layouts, value-first
+pairs, listings, XML) would not see it. line_view_windows finds the lines where that matters and gives, for a few lines
+around each, the edits of a view with each line's prefix cut and each quoted line's quotes cut and escapes decoded; the
+Redactor reads each window's view and places its spans back (Redactor._line_view_spans).
+
+Cost: a text is looked at only when it holds a log prefix or a quoted line (a few substring tests) and one of the
+GATE characters or words (single characters cost almost nothing to look for; two words); then only the lines holding
+one of them, behind a prefix or in quotes, open a window."""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from .spans import CSI
+
+# a timestamp (ISO 8601 with `T` or a blank, with or without fractions and zone), a bare time, a level, `[...]` (a
+# rank, a pod, a bracketed time or level), a logging format's ` - name - LEVEL - `
+_TIME = r"(?:[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ][0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})?(?:Z|[+-][0-9]{2}:?[0-9]{2})?)?" \
+        r"|[0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})?)"
+_LEVEL = r"(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL|TRACE|NOTICE)"
+_PIECE = (rf"(?:{_TIME}|\[[^\]\n]{{1,64}}\]:?|{_LEVEL}:?(?=[ \t])|-[ \t][\w.<>-]{{1,64}}[ \t]-[ \t]{_LEVEL}[ \t]-"
+          rf"|[\w.<>-]{{1,64}}[ \t]-[ \t]{_LEVEL}[ \t]-)")
+# A line's log prefix: what is cut from it in the view (its one blank after it too: the text's own indent stays)
+LOG_PREFIX = re.compile(
+    rf"(?:{_LEVEL}:[\w.]{{0,64}}:"                                                   # INFO:root:
+    r"|E[ \t]{7}"                                                                     # pytest's E line
+    r"|[IWEF][0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}[ \t]{1,8}[0-9]{1,10} [\w.-]{1,64}:[0-9]{1,6}\] ?"  # glog
+    r"|[A-Z][a-z]{2} [ 0-9][0-9] [0-9]{2}:[0-9]{2}:[0-9]{2} [\w.-]{1,64} [\w./-]{1,64}(?:\[[0-9]{1,10}\])?: ?"  # syslog
+    r"|[\w.-]{1,64}[ \t]{1,16}\| ?"                                                   # compose's `app-1  | `
+    rf"|{_PIECE}(?:[ \t]{{1,4}}{_PIECE}){{0,4}}(?:[ \t]|(?<=[:\]])))")
+# Where a text may hold a log prefix at a line's start (any of these: the first found ends the test)
+PREFIX_HINTS = ("]", "INFO", "WARN", "ERROR", "DEBUG", " | ", "E       ", "CRITICAL", "FATAL", ":0", ":1", ":2", ":3", ":4",
+                ":5")
+QUOTE_HINTS = ('"', "'")
+# A quoted line, after its prefix: a JSON string or a repr() (b'..' too) to its end (a `,` after it), or a JSON record
+QUOTED_LINE = re.compile(r"[ \t]{0,16}(?:b?'(?:[^'\\\n]|\\.){0,65536}'|\"(?:[^\"\\\n]|\\.){0,65536}\")[ \t]{0,4},?\r?$"
+                         r"|[ \t]{0,16}\{[ \t]{0,4}\"", re.M)
+JSON_STRING = re.compile(r"\"((?:[^\"\\\n]|\\.){0,65536})\"")
+# the keys a JSON log record keeps its message under (structlog, loguru's serialize, Docker's json-file, bunyan, GCP)
+MESSAGE_KEYS = frozenset({"msg", "message", "log", "text", "line", "event", "textpayload"})
+ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[\\\"'/nrtbf])")
+SIMPLE_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", "b": "\b", "f": "\f", "\\": "\\", '"': '"', "'": "'", "/": "/"}
+# What a form the line-start rules read holds, one of them at least: single characters (a complex key `?`, a comment
+# `#`, an anchor `&`, a tag `!`, a heredoc `<<` or XML `<value>`, a block scalar `>-`, a Windows path `\\srv` or prompt
+# `PS C:\>`, a jsonpath `'{.data.password}'` or a JSON document: each found by memchr, almost free), and four words
+# (Redis's AUTH; `- value:`, `ParameterValue`, az's `Value` column; a password's or a secret's name over a block or a
+# listing's two columns), each a substring test of about 0.6 ms per MB. A line is a candidate only where one of these
+# is on it. (`|`, `token` and `key` are left out: plain training logs hold them on most lines.)
+GATE_CHARACTERS = ("?", "#", "&", "!", "<", ">", "\\", "{")
+GATE_WORDS = ("auth", "passw")
+BEFORE_LINES = 4     # lines read before a candidate (CloudFormation's ParameterKey above its ParameterValue)
+AFTER_LINES = 64     # and after it (a YAML block, a heredoc, a table: the rules read no further: PRINTED_FORM_HOLD_LINES)
+
+
+@functools.lru_cache(maxsize=512)
+def _marks(found: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(map(re.escape, found)))
+
+
+def without_log_prefix(line: str) -> str:
+    """line as its window's view reads it (without its colour codes, its log prefix, its quotes and escapes), for a
+    stream's hold, which judges a line as the rules will read it."""
+    if "\x1b" in line:
+        line = CSI.sub("", line)
+    newline = line.rstrip("\r\n")
+    edits = _line_edits(line, 0, len(newline)) if newline else []
+    if not edits:
+        return line
+    out, at = [], 0
+    for start, end, replacement in edits:
+        out += [line[at:start], replacement]
+        at = end
+    out.append(line[at:])
+    return "".join(out)
+
+
+def line_view_windows(text: str, lower: str) -> list[tuple[int, int, list[tuple[int, int, str]]]]:
+    """The windows (start, end, the view's edits in the window's own offsets) to be read as views; none for most
+    texts."""
+    prefixed = any(hint in text for hint in PREFIX_HINTS)
+    quoted = any(hint in text for hint in QUOTE_HINTS)
+    if not (prefixed or quoted):
+        return []
+    found = [c for c in GATE_CHARACTERS if c in text] + [w for w in GATE_WORDS if w in lower]
+    if not found:
+        return []
+    read: dict[int, list[tuple[int, int, str]]] = {}   # each line looked at: its edits (none: a plain line)
+    candidates: list[int] = []
+    marks = _marks(tuple(found))   # (one search a line for all the marks the text holds, in the lower-cased text)
+    m = marks.search(lower)
+    while m is not None:
+        at = m.start()
+        line_start = text.rfind("\n", 0, at) + 1
+        if m.group() == "{" and not text[line_start:at].strip(" \t"):
+            m = marks.search(lower, at + 1)   # (a JSON record's own brace: only a mark inside it counts)
+            continue
+        newline = text.find("\n", at)
+        if line_start not in read:
+            edits = read[line_start] = _line_edits(text, line_start, newline if newline >= 0 else len(text))
+            if edits:
+                candidates.append(line_start)
+        if newline < 0:
+            break
+        m = marks.search(lower, newline + 1)
+    if not candidates:
+        return []
+    windows: list[list[int]] = []   # [start, end, the candidate whose AFTER_LINES lines end it]
+    for line_start in candidates:   # (in order: one search down the text)
+        if windows and line_start < windows[-1][1]:   # inside the last window: it grows by the lines between
+            end = windows[-1][1]
+            lines = text.count("\n", windows[-1][2], line_start)
+            windows[-1][2] = line_start
+        else:
+            start = line_start
+            for _ in range(BEFORE_LINES):
+                if start == 0:
+                    break
+                start = text.rfind("\n", 0, start - 1) + 1
+            if windows and start <= windows[-1][1]:
+                start = windows[-1][0]
+                windows.pop()
+            end = line_start
+            lines = AFTER_LINES + 1
+            windows.append([start, end, line_start])
+        for _ in range(lines):
+            newline = text.find("\n", end)
+            if newline < 0:
+                end = len(text)
+                break
+            end = newline + 1
+        windows[-1][1] = end
+    out = []
+    for start, end, _ in windows:
+        edits: list[tuple[int, int, str]] = []
+        at = start
+        while at < end:
+            newline = text.find("\n", at, end)
+            line_end = end if newline < 0 else newline
+            line = read.get(at)
+            if line is None:
+                line = _line_edits(text, at, line_end)
+            if line:
+                edits += [(a - start, b - start, r) for a, b, r in line]
+            at = line_end + 1
+        if edits:
+            out.append((start, end, edits))
+    return out
+
+
+def _line_edits(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
+    """The edits of one line's view (text[start:end], without its newline): its log prefix cut; a quoted line's
+    quotes (a JSON record: all but its longest string value) cut and its escapes decoded. None: a plain line."""
+    edits: list[tuple[int, int, str]] = []
+    at = start
+    m = LOG_PREFIX.match(text, start, end)
+    if m is not None and m.end() < end:
+        edits.append((start, m.end(), ""))
+        at = m.end()
+    q = QUOTED_LINE.match(text, at, end)
+    if q is None:
+        return edits
+    line_end = end - (text[end - 1:end] == "\r")
+    if q.group().lstrip(" \t")[:1] == "{":   # a JSON record: its message's value (else its longest string) is the line
+        best = None
+        key = ""
+        for s in JSON_STRING.finditer(text, q.end() - 1, line_end):
+            if text[s.end():s.end() + 4].lstrip(" \t")[:1] == ":":
+                key = s.group(1).lower()
+                continue
+            if key in MESSAGE_KEYS:
+                best = s
+                break
+            if best is None or len(s.group(1)) > len(best.group(1)):
+                best = s
+            key = ""
+        if best is None:
+            return edits
+        open_at, close_at = best.start(1), best.end(1)
+    else:
+        body = text.find("'" if text[at:q.end()].lstrip(" \tb")[:1] == "'" else "\"", at, end)
+        open_at = body + 1
+        close_at = text.rfind(text[body], open_at, line_end)
+        if close_at < open_at:
+            return edits
+    edits.append((at, open_at, ""))
+    for e in ESCAPE.finditer(text, open_at, close_at):
+        code = e.group()
+        if code == "\\n" and e.end() == close_at:
+            edits.append((e.start(), e.end(), ""))   # (Docker's json-file: each record's line ends in its newline)
+            continue
+        edits.append((e.start(), e.end(), chr(int(code[2:], 16)) if code[1] in "ux" else SIMPLE_ESCAPES[code[1]]))
+    edits.append((close_at, line_end, ""))
+    return edits
