@@ -6,7 +6,8 @@
 # a SIGKILLed triage leaves neither nsys, the application nor any file; a child the application put in a session of its own (setsid) ends with
 # the workload and the trace is still written; on a 2 MiB tmpfs (root only) the run keeps an archive
 # that says what a full disk cut, or exits 2 with one line; a one-rank NCCL job keeps its NVTX
-# payloads (message sizes) in the bundle.
+# payloads (message sizes) in the bundle; the forms red team rt9 found (30,000 terminal hyperlinks kept whole, a coloured
+# heredoc printed a line at a time, forms behind a log prefix and in a JSON record, an aligned flag, Rust's Some("X")).
 # Expected runtime: about 3 minutes (at most 5).
 # Run from the repository root:   OUT=/some/folder bash benchmarks/verify_issue11_triage.sh
 # Writes into $OUT: verify_issue11_triage.md (the table), .json and .log.
