@@ -158,21 +158,30 @@ S13_PRINTS = ("import sys, time\n"
               "time.sleep(float(sys.argv[1]))\n")
 
 
-def case_session13(work: Path, log) -> dict:
-    argv = [sys.executable, "-m", "aiperf_lab.triage.cli", "--duration", "4", "--output", str(work / "session13"),
-            "--", sys.executable, "-c", S13_PRINTS, "6", "lftp", "-u", f"alice,{S13['v9']}", "xfreerdp", "/v:srv",
-            "/u:alice", f"/p:{S13['v10']}"]
+def _planted_run(name: str, duration: str, command: list[str], planted: dict[str, str], log) -> tuple[dict | None, str]:
+    """Triage of a command that prints planted values: the bundle's members (None: triage failed), and the members
+    that hold a planted value, in words ("" for none)."""
+    argv = [sys.executable, "-m", "aiperf_lab.triage.cli", "--duration", duration, "--output", str(name), "--",
+            *command]
     done = subprocess.run(argv, capture_output=True, text=True, env=clean_env(), timeout=240)
-    log.write(f"$ triage (session 13 forms) -> {done.returncode}\n{done.stderr[-3000:]}\n")
+    log.write(f"$ triage ({Path(name).name}) -> {done.returncode}\n{done.stderr[-3000:]}\n")
     if done.returncode != 0:
-        return {"case": "session 13 forms", "ok": False, "detail": f"exit {done.returncode}"}
+        return None, f"exit {done.returncode}"
     files = members(Path(done.stdout.strip().splitlines()[-1]))
-    leaks = sorted({f"{key} in {name}" for name, data in files.items() for key, value in S13.items()
+    leaks = sorted({f"{key} in {member}" for member, data in files.items() for key, value in planted.items()
                     if value.encode() in data})
+    return files, "; ".join(leaks[:6]) + (f" (+{len(leaks) - 6})" if len(leaks) > 6 else "")
+
+
+def case_session13(work: Path, log) -> dict:
+    files, leaks = _planted_run(str(work / "session13"), "4", [
+        sys.executable, "-c", S13_PRINTS, "6", "lftp", "-u", f"alice,{S13['v9']}", "xfreerdp", "/v:srv", "/u:alice",
+        f"/p:{S13['v10']}"], S13, log)
+    if files is None:
+        return {"case": "session 13 forms", "ok": False, "detail": leaks}
     printed = files.get("workload/stdout.log", b"").count(b"[REDACTED")
     return {"case": f"session 13 forms (h13a): {len(S13)} values in no byte", "ok": not leaks and printed >= 8,
-            "detail": ("; ".join(leaks[:6]) + (f" (+{len(leaks) - 6})" if len(leaks) > 6 else "")) if leaks
-            else f"no leak; {printed} placeholders in stdout.log"}
+            "detail": leaks or f"no leak; {printed} placeholders in stdout.log"}
 
 S14 = {f"w{k}": f"S14pw{k}-y{k}r{k}Q7" for k in range(1, 9)}
 S14["w1"] = "ghp_" + "S14x" * 9   # a GitHub token's shape: the one link whose path holds a secret
@@ -196,22 +205,15 @@ S14_PRINTS = ("import sys, time\n"
 
 
 def case_session14(work: Path, log) -> dict:
-    argv = [sys.executable, "-m", "aiperf_lab.triage.cli", "--duration", "8", "--output", str(work / "session14"),
-            "--", sys.executable, "-c", S14_PRINTS, "3"]
-    done = subprocess.run(argv, capture_output=True, text=True, env=clean_env(), timeout=240)
-    log.write(f"$ triage (session 14 forms) -> {done.returncode}\n{done.stderr[-3000:]}\n")
-    if done.returncode != 0:
-        return {"case": "session 14 forms", "ok": False, "detail": f"exit {done.returncode}"}
-    files = members(Path(done.stdout.strip().splitlines()[-1]))
-    leaks = sorted({f"{key} in {name}" for name, data in files.items() for key, value in S14.items()
-                    if value.encode() in data})
+    files, leaks = _planted_run(str(work / "session14"), "8", [sys.executable, "-c", S14_PRINTS, "3"], S14, log)
+    if files is None:
+        return {"case": "session 14 forms", "ok": False, "detail": leaks}
     stdout = files.get("workload/stdout.log", b"")
     links = stdout.count(b"\x1b]8;;file://node-01/home/alice/run/")
     whole = links == 30000 and b"last link line" in stdout and b"bytes left out" not in stdout
     return {"case": f"session 14 forms (rt9): {len(S14)} values in no byte, 30,000 hyperlink lines kept",
             "ok": not leaks and whole,
-            "detail": (("; ".join(leaks[:6]) + (f" (+{len(leaks) - 6})" if len(leaks) > 6 else "")) if leaks
-                       else "no leak") + f"; {links} of 30000 link lines kept" + ("" if whole else " (NOT whole)")}
+            "detail": (leaks or "no leak") + f"; {links} of 30000 link lines kept" + ("" if whole else " (NOT whole)")}
 
 
 def _workload_pids() -> list[int]:

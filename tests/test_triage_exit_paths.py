@@ -220,20 +220,13 @@ def test_output_left_behind_by_a_redactor_still_busy_is_said_and_counted(tmp_pat
 def test_summary_says_when_output_was_left_out_for_want_of_time(tmp_path, monkeypatch):
     """The same loss seen from the bundle: summary.md and workload.json say how much of the output was left
     out and why (rt9 S1: only received_bytes against kept_bytes told, in workload.json)."""
-    from aiperf_lab.triage import cli
     from aiperf_lab.triage.redact import StreamRedactor
 
     slow_feed = StreamRedactor.feed
     monkeypatch.setattr(StreamRedactor, "feed", lambda self, text: (time.sleep(0.3), slow_feed(self, text))[1])
     monkeypatch.setattr(workload_output, "REDACT_WAIT_S", 0.3)
     monkeypatch.setattr(workload_output, "ABANDON_WAIT_S", 0.1)
-    assert cli.main(["--duration", "5", "--no-nsys", "--output", str(tmp_path), "--", sys.executable, "-c",
-                     "[print('line', i) for i in range(200_000)]"]) == 0
-    (archive,) = tmp_path.glob("*.tar.gz")
-    with tarfile.open(archive) as bundle:
-        read = {Path(n).name: bundle.extractfile(n).read().decode() for n in bundle.getnames()
-                if n.endswith(("summary.md", "workload.json", "stdout.log"))}
-    state = json.loads(read["workload.json"])["logs"]["stdout.log"]
+    state, read = _triage_in_process(tmp_path, "[print('line', i) for i in range(200_000)]")
     assert state["left_out_bytes"] > 0 and state["left_out_because"] == "not redacted in time"
     assert f"- workload output: stdout.log: the last {state['left_out_bytes']} of {state['received_bytes']} bytes " \
            "left out (not redacted in time; never written unredacted)" in read["summary.md"]
@@ -274,19 +267,13 @@ def test_a_redaction_that_raises_costs_its_piece_not_the_rest_of_the_log(tmp_pat
 
 
 def test_summary_says_where_redaction_failed(tmp_path, monkeypatch):
-    from aiperf_lab.triage import cli
     from aiperf_lab.triage.redact import StreamRedactor
 
     feed = StreamRedactor.feed
     monkeypatch.setattr(StreamRedactor, "feed", lambda self, text: (
         (_ for _ in ()).throw(ValueError("BOOM")) if "BOOM" in text else feed(self, text)))
-    assert cli.main(["--duration", "5", "--no-nsys", "--output", str(tmp_path), "--", sys.executable, "-c",
-                     "print('before'); print('BOOM', flush=True); import time; time.sleep(0.5); print('after')"]) == 0
-    (archive,) = tmp_path.glob("*.tar.gz")
-    with tarfile.open(archive) as bundle:
-        read = {Path(n).name: bundle.extractfile(n).read().decode() for n in bundle.getnames()
-                if n.endswith(("summary.md", "workload.json", "stdout.log"))}
-    state = json.loads(read["workload.json"])["logs"]["stdout.log"]
+    state, read = _triage_in_process(
+        tmp_path, "print('before'); print('BOOM', flush=True); import time; time.sleep(0.5); print('after')")
     assert state["redaction_failed_bytes"] > 0 and state["redaction_failed_because"] == "ValueError"
     assert (f"- workload output: stdout.log: {state['redaction_failed_bytes']} bytes left out where redaction failed "
             "(ValueError; the log says where)") in read["summary.md"]
@@ -305,3 +292,17 @@ def test_a_command_line_whose_redaction_raises_is_hidden_whole(monkeypatch):
     redactor = Redactor({})
     assert redactor.argv(["python3", "train.py", "--lr", "0.1"]) == ["python3"] + ["[REDACTED]"] * 3
     assert redactor.report()["rules_applied"] == {"command line not read (redaction failed)": 1}
+
+
+def _triage_in_process(tmp_path, program: str) -> tuple[dict, dict[str, str]]:
+    """Runs triage in this process (so a test's monkeypatches hold) on `python -c program`; stdout.log's state in
+    workload.json, and summary.md, workload.json and stdout.log as text."""
+    from aiperf_lab.triage import cli
+
+    assert cli.main(["--duration", "5", "--no-nsys", "--output", str(tmp_path), "--", sys.executable, "-c",
+                     program]) == 0
+    (archive,) = tmp_path.glob("*.tar.gz")
+    with tarfile.open(archive) as bundle:
+        read = {Path(n).name: bundle.extractfile(n).read().decode() for n in bundle.getnames()
+                if n.endswith(("summary.md", "workload.json", "stdout.log"))}
+    return json.loads(read["workload.json"])["logs"]["stdout.log"], read
