@@ -170,3 +170,21 @@ def test_how_deep_a_reading_is_in_line_views_is_per_thread():
         assert "Zq8Das1xPa55" not in other[0]
     finally:
         LINE_VIEW_DEPTH.reset(depth)
+
+
+@pytest.mark.parametrize("command", [
+    "$ gcloud secrets versions access latest --secret=db",
+    "$ vault read -field=password secret/db",
+    "$ az keyvault secret show --name db --vault-name v --query value -o tsv",
+    "$ aws secretsmanager get-secret-value --secret-id db --query SecretString --output text",
+    "$ aws ssm get-parameter --name /db/pw --with-decryption --query Parameter.Value --output text",
+])
+@pytest.mark.parametrize("prefix", ["[rank0]: ", "2026-11-24T01:02:03.123Z ", "app-1  | "])
+def test_a_secret_stores_bare_print_behind_a_log_prefix_goes(command, prefix):
+    """rt10 L1: the value a secret store prints bare on the line after its command went when the lines were bare, and
+    stayed behind a log prefix (no mark of the line views was on those lines)."""
+    text = f"{prefix}{command}\n{prefix}Zq8Das1xPa55\n{prefix}done\n"
+    out = Redactor({}).text(text)
+    assert "Zq8Das1xPa55" not in out and out.endswith(f"{prefix}done\n")
+    stream = StreamRedactor(Redactor({}))
+    assert "".join(stream.feed(line) + stream.flush() for line in text.splitlines(keepends=True)) + stream.close() == out
