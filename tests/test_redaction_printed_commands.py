@@ -369,3 +369,19 @@ def test_a_command_behind_other_prompts_and_logs_hides_its_secret(mark: str, com
                                   "Nov 24 box sudo: alice : USER=root ; COMMAND=/usr/bin/ls -la /etc/ssl/private"])
 def test_ordinary_lines_behind_the_other_prompts_stay(line: str) -> None:
     _stays(line + "\n")
+
+
+# ---- h15 (rt9 R3): a quoted password typed at a Redis prompt ------------------------------------------------------
+
+@pytest.mark.parametrize("line", ['127.0.0.1:6379> AUTH "{v}"', "127.0.0.1:6379> AUTH default '{v}'",
+                                  '127.0.0.1:6379> auth "default" "{v}"', 'redis> auth "{v}"', 'AUTH default "{v}"',
+                                  '[rank0]: 127.0.0.1:6379> AUTH "{v}"'])
+def test_a_quoted_password_at_a_redis_prompt_goes(line: str) -> None:
+    _gone(line.format(v=P) + "\n", P)
+    assert Redactor({}).text(line.format(v=P) + "\n").count('"') == line.count('"')   # (its quotes stay)
+
+
+@pytest.mark.parametrize("line", ['127.0.0.1:6379> AUTH ""', 'auth "required"', "auth failed for 'bob'",
+                                  '127.0.0.1:6379> GET "session:42"'])
+def test_other_quoted_words_at_a_redis_prompt_stay(line: str) -> None:
+    _stays(line + "\n")
