@@ -158,3 +158,16 @@ def test_a_box_drawn_table_row_hides_a_secret(row: str) -> None:
 def test_box_drawn_rows_that_are_no_secret_stay() -> None:
     text = "│ password_min_length │ 12 │\n│ token_budget │ 4096 │\n│ auth │ oauth2 │\n│ secret_name │ db-creds │\n"
     assert Redactor({}).text(text) == text
+
+
+def test_a_dotted_leader_inside_a_json_record_takes_its_value_only():
+    """rt10 J2: `Password . . . : X` in a JSON log record's message took the closing quote and every later field, and
+    the record no longer parsed; the value ends where its string does."""
+    import json
+
+    for message in ("Password . . . . . . . . : Zq8Das1xPa55", "   Passphrase. . . . : Zq8Das1xPa55",
+                    "comet_api_key ............... Zq8Das1xPa55"):
+        record = {"msg": message, "level": "info", "ts": "2026-11-24T01:02:03Z", "host": "node1"}
+        out = Redactor({}).text(json.dumps(record) + "\n")
+        assert "Zq8Das1xPa55" not in out
+        assert {k: v for k, v in json.loads(out).items() if k != "msg"} == {k: v for k, v in record.items() if k != "msg"}

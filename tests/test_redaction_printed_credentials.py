@@ -127,3 +127,13 @@ def test_az_storage_keys_listed_as_indented_json_go() -> None:
     assert key not in Redactor({}).text(text)
     stream = StreamRedactor(Redactor({}), piece=1)
     assert key not in "".join(stream.feed(line) for line in text.splitlines(True)) + stream.close()
+
+
+def test_imaplib_state_tuples_are_no_redis_auth():
+    """rt10 F1: imaplib's command table (`'APPEND': ('AUTH', 'SELECTED'),`, 24 lines of the stdlib) read as redis-py's
+    AUTH command lost its states; IMAP's state names stay, a password after AUTH still goes (in capitals too)."""
+    for line in ["        'APPEND':       ('AUTH', 'SELECTED'),", "    'CAPABILITY':   ('NONAUTH', 'AUTH', 'SELECTED', 'LOGOUT'),"]:
+        assert Redactor({}).text(line) == line
+    assert "Zq8Das1x" not in Redactor({}).text("Command: ('AUTH', 'Zq8Das1x')")
+    assert "Hunter" not in Redactor({}).text("('AUTH', 'default', 'Hunter')")
+    assert "ADMINPASS" not in Redactor({}).text("Command: ('AUTH', 'ADMINPASS')")

@@ -275,8 +275,8 @@ class RedactedLog:
 
     def finish(self, timeout_s: float = 5.0, redact_s: float | None = None, stop: threading.Event | None = None) -> None:
         """Wait for the pipe to end (the workload group is gone by now) and for what it held to be redacted
-        (redact_s more at most: 64 MiB of the worst text takes a few seconds), then write the log: its last
-        cap_bytes, from the start of a line, after a note of what was left out. Once `stop` is set (an
+        (redact_s more at most, REDACT_WAIT_S by default: what is not redacted by then is left out and said), then
+        write the log: its last cap_bytes, from the start of a line, after a note of what was left out. Once `stop` is set (an
         interrupt), the waits end GRACE_AFTER_STOP_S later and what is still queued is left out: Ctrl-C
         must not wait for a backlog of output. Never raises: a disk that fills while the log is joined
         keeps what was joined (the log is marked cut)."""

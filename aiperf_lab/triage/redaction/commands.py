@@ -301,6 +301,7 @@ REDIS_VALUE_ENDS = re.compile(r"[\"']?[ \t]*(?:#|\r?\n|\Z)")
 REDIS_ACL_PASSWORD = re.compile(r"(?<=[ \t])>(?P<value>[^\s\"']{1,512})")
 REDIS_HELLO_AUTH = re.compile(r"hello[\"']?[ \t]{1,4}[\"']?[0-9][\"']?[ \t]{1,4}[\"']?auth[\"']?[ \t]{1,4}[\"']?[^\s\"']{1,128}[\"']?"
                               r"[ \t]{1,4}[\"']?(?P<value>[^\s\"']{1,512})")
+IMAP_STATES = {"NONAUTH", "AUTH", "SELECTED", "LOGOUT"}
 REDIS_PY_AUTH = re.compile(r"b?'auth',[ \t]{0,2}b?'(?P<first>[^'\n]{1,512})'(?:,[ \t]{0,2}b?'(?P<second>[^'\n]{1,512})')?")
 MONGO_PWD = re.compile(r"pwd(?<![\w$.-]pwd)['\"]?[ \t]{0,4}:[ \t]{0,4}(?P<q>['\"])(?P<value>[^'\"\n]{1,512})(?P=q)")
 MONGO_AUTH_CALL = re.compile(r"(?:(?<=db\.auth)|(?<=changeuserpassword))\([ \t]{0,4}(?P<q1>['\"])[^'\"\n]{1,128}(?P=q1)"
@@ -359,7 +360,10 @@ def _database_spans(text: str, lower: str) -> list[Span]:
             add(m, "value")
     if has_auth and "'auth'" in lower:
         for m in REDIS_PY_AUTH.finditer(lower):
-            add(m, "second" if m.group("second") is not None else "first")
+            group = "second" if m.group("second") is not None else "first"
+            if text[m.start(group):m.end(group)] in IMAP_STATES:
+                continue   # imaplib's ('AUTH', 'SELECTED'): its command table names states, not a password
+            add(m, group)
     if has(lower, "pwd"):
         for m in MONGO_PWD.finditer(lower):
             line_start = lower.rfind("\n", max(0, m.start() - 300), m.start()) + 1

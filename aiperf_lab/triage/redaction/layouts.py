@@ -398,6 +398,21 @@ HADOOP_NAME = re.compile(r"<name>[ \t]{0,8}([^<\n]{1,256}?)[ \t]{0,8}</name>")
 _looks_like_password_cached = functools.lru_cache(maxsize=4096)(looks_like_password)  # (a listing repeats its values)
 
 
+UNESCAPED_QUOTE = re.compile(r'(?<!\\)"')
+
+
+def _within_its_string(text: str, at: int, value: str) -> str:
+    """A value read to its line's end, cut where the JSON string it sits in ends: a dotted leader inside a log record's
+    message (`{"msg": "Password . . . : X", "level": "info"}`) must not take the record's other fields with it."""
+    if '"' not in value:
+        return value
+    line_start = text.rfind("\n", 0, at) + 1
+    if len(UNESCAPED_QUOTE.findall(text, line_start, at)) % 2 == 0:
+        return value   # not inside a string
+    end = UNESCAPED_QUOTE.search(value)
+    return value[:end.start()].rstrip() if end else value
+
+
 def _tool_listing_spans(text: str) -> list[Span]:
     """Values of secret names in fish / csh environment listings, DeepSpeed's config print and Hadoop XML (above)."""
     spans: list[Span] = []
@@ -417,7 +432,7 @@ def _tool_listing_spans(text: str) -> list[Span]:
     if has(text, " .."):
         for m in DOT_LEADER.finditer(text):
             name = _name_before(text, m.start(), m.start())
-            value = m.group("value").rstrip()
+            value = _within_its_string(text, m.start(), m.group("value").rstrip())
             if name and _secret_name_cached(name) and _secret_value(value):
                 spans.append((m.start("value"), m.start("value") + len(value), REDACTED, "secret-named value",
                               m.start() - len(name)))
@@ -432,7 +447,7 @@ def _tool_listing_spans(text: str) -> list[Span]:
         for m in SPACED_DOT_LEADER.finditer(text):
             words = SPACED_NAME_REVERSED.match(text[max(0, m.start() - 200):m.start()][::-1])
             name = words.group(1)[::-1].replace(" ", "_").replace("\t", "_") if words else ""
-            value = m.group("value").rstrip()
+            value = _within_its_string(text, m.start(), m.group("value").rstrip())
             if name and _secret_name_cached(name) and _secret_value(value):
                 spans.append((m.start("value"), m.start("value") + len(value), REDACTED, "secret-named value",
                               m.start() - len(name)))
