@@ -348,3 +348,40 @@ def test_a_command_printed_as_a_list_of_words_hides_its_secret(line: str) -> Non
                                   "tags: ['password-reset', 'v2']"])
 def test_comments_and_lists_that_are_no_secret_command_stay(line: str) -> None:
     assert Redactor({}).text(line + "\n") == line + "\n"
+
+
+# ---- h15 (rt9 R5): commands printed behind zsh, starship, GitHub Actions, docker build and sudo's log ----------------
+
+@pytest.mark.parametrize("command", TRACED)
+@pytest.mark.parametrize("mark", ["% ", "alice@box run % ", "box% ", "\u276f ", "##[group]Run ",
+                                  "2026-11-24T00:00:01.1234567Z ##[group]Run ", "Run ", "#7 [3/5] RUN ",
+                                  "#7 0.512 [stage-1 3/5] RUN ", "Step 3/5 : RUN ",
+                                  "Nov 24 00:00:01 box sudo:    alice : TTY=pts/0 ; PWD=/home/alice ; USER=root ; COMMAND=/usr/bin/"])
+def test_a_command_behind_other_prompts_and_logs_hides_its_secret(mark: str, command: str) -> None:
+    _gone(f"start\n{mark}{command}\nend\n")
+
+
+@pytest.mark.parametrize("line", ["50% of tokens --max-tokens 4096 -p 2 were cached", "loss 0.31 100% tokens -p 8",
+                                  "Run 3 of 5: --lr 3e-4 -p 0.9 tokens/s 812", "\u276f ls -la ~/keys", "% ls -la ~/tokens",
+                                  "#5 [2/4] RUN pip install --no-cache-dir -r requirements.txt", "Step 2/4 : RUN apt-get update",
+                                  "sudo: alice : TTY=pts/0 ; USER=root ; COMMAND=/usr/bin/systemctl restart keyd",
+                                  "##[group]Run actions/checkout@v4",
+                                  "Nov 24 box sudo: alice : USER=root ; COMMAND=/usr/bin/ls -la /etc/ssl/private"])
+def test_ordinary_lines_behind_the_other_prompts_stay(line: str) -> None:
+    _stays(line + "\n")
+
+
+# ---- h15 (rt9 R3): a quoted password typed at a Redis prompt ------------------------------------------------------
+
+@pytest.mark.parametrize("line", ['127.0.0.1:6379> AUTH "{v}"', "127.0.0.1:6379> AUTH default '{v}'",
+                                  '127.0.0.1:6379> auth "default" "{v}"', 'redis> auth "{v}"', 'AUTH default "{v}"',
+                                  '[rank0]: 127.0.0.1:6379> AUTH "{v}"'])
+def test_a_quoted_password_at_a_redis_prompt_goes(line: str) -> None:
+    _gone(line.format(v=P) + "\n", P)
+    assert Redactor({}).text(line.format(v=P) + "\n").count('"') == line.count('"')   # (its quotes stay)
+
+
+@pytest.mark.parametrize("line", ['127.0.0.1:6379> AUTH ""', 'auth "required"', "auth failed for 'bob'",
+                                  '127.0.0.1:6379> GET "session:42"'])
+def test_other_quoted_words_at_a_redis_prompt_stay(line: str) -> None:
+    _stays(line + "\n")

@@ -300,3 +300,25 @@ def test_rust_debug_some_keeps_what_is_no_secret() -> None:
     text = ('Args { model_id: "bigscience/bloom", revision: Some("main"), max_tokens: Some(4096), api_key: None, '
             'hf_token: Some("/run/secrets/hf"), tokenizer_name: Some("gpt2"), num_shard: Some(8) }\n')
     assert Redactor({}).text(text) == text
+
+
+# ---- h15 (rt9 R3): a secret-named element or JSON pair escaped for HTML ----------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    f"&lt;password&gt;{SECRET}&lt;/password&gt;",
+    f"  &lt;ns:apiKey&gt;{SECRET}&lt;/ns:apiKey&gt;",
+    f"{{&quot;user&quot;: &quot;bob&quot;, &quot;password&quot;: &quot;{SECRET}&quot;}}",
+    f"&#34;api_key&#34;:&#34;{SECRET}&#34;",
+    f"{{&#x27;token&#x27;: &#x27;{SECRET}&#x27;}}",
+    f"[rank0]: &quot;db_password&quot;: &quot;{SECRET}&quot;",
+])
+def test_html_escaped_secret_elements_and_pairs_go(text: str) -> None:
+    _gone(text + "\n")
+
+
+@pytest.mark.parametrize("text", ["&lt;title&gt;Zq8DaspUtbuleC5C0HzjwSLo&lt;/title&gt;",
+                                  "&lt;password&gt;${DB_PASS}&lt;/password&gt;",
+                                  "&quot;password_reset&quot;: &quot;enabled&quot;",
+                                  "&quot;tokens&quot;: &quot;512&quot;, &quot;key&quot;: &quot;model.layers.0&quot;"])
+def test_html_escaped_ordinary_elements_and_pairs_stay(text: str) -> None:
+    assert Redactor({}).text(text + "\n") == text + "\n"

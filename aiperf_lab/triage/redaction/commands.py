@@ -282,7 +282,9 @@ SQL_ACCOUNT_WORDS = ("user", "role", "login", "grant", "connect", "schema")
 SQL_PASSWORD = re.compile(r"password(?<![\w-]password)(?:[ \t]{1,4}for[ \t]{1,4}[^\s=;]{1,128}[ \t]{0,4}=[ \t]{0,4}"
                           r"|(?<=with password)[ \t]{0,4}=[ \t]{0,4}|[ \t]{0,4}=[ \t]{0,4}(?=n')|[ \t]{1,4}|[ \t]{0,4}\([ \t]{0,4})"
                           r"(?:[en]?'(?P<value>[^'\n]{1,512})'|\$\$(?P<dollar>[^$\n]{1,512})\$\$)")
-REDIS_AUTH_LINE = re.compile(r"auth(?<![\w-]auth)[ \t]{1,4}(?:[^\s\"']{1,128}[ \t]{1,4})?(?P<value>[^\s\"']{1,512})"
+# (the user and the password bare or quoted: redis-cli takes `AUTH "X"` and `AUTH default 'X'`)
+REDIS_AUTH_LINE = re.compile(r"auth(?<![\w-]auth)[ \t]{1,4}(?:(?:\"[^\"\n]{1,128}\"|'[^'\n]{1,128}'|[^\s\"']{1,128})[ \t]{1,4})?"
+                             r"(?:\"(?P<dq>[^\"\n]{1,512})\"|'(?P<sq>[^'\n]{1,512})'|(?P<value>[^\s\"']{1,512}))"
                              r"[ \t]{0,16}(?=\r?\n|\Z)")
 REDIS_PROMPT = re.compile(r"[ \t]{0,16}(?:[\w.:\[\]-]{0,128}(?:\[[0-9]{1,2}\])?> ?)?")
 QUOTED_ARGUMENT = r"\"(?P<{}>(?:[^\"\\\n]|\\.){{1,512}})\""
@@ -332,7 +334,7 @@ def _database_spans(text: str, lower: str) -> list[Span]:
             line_start = lower.rfind("\n", max(0, m.start() - 160), m.start()) + 1
             typed = text[m.start():m.start() + 4] == "AUTH" or lower[line_start:m.start()].rstrip().endswith(">")
             if typed and REDIS_PROMPT.fullmatch(lower, line_start, m.start()) is not None:
-                add(m, "value")
+                add(m, "dq" if m.group("dq") is not None else "sq" if m.group("sq") is not None else "value")
         if has(lower, '"auth"'):
             for m in REDIS_MONITOR_AUTH.finditer(lower):
                 add(m, "second" if m.group("second") is not None else "first")

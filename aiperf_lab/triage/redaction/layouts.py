@@ -63,6 +63,14 @@ NAME_VALUE_TABLE = re.compile(r"(?:Name|Key) {2,256}Value[ \t]{0,256}\r?\n-{3,4}
 # <password>VALUE</password>, <ns:apiKey>VALUE</ns:apiKey> (Maven settings.xml, app configs).
 XML_ELEMENT = re.compile(r"<(?P<tag>(?:[A-Za-z_][\w.-]{0,63}:)?(?P<local>[A-Za-z_][\w.-]{0,63}))(?:[ \t][^<>\n]{0,256})?>"
                          r"(?P<value>[^<\n]{1,4096})</(?P=tag)>")
+# The same element and a JSON pair escaped for HTML (a report, a log of a page): `&lt;password&gt;X&lt;/password&gt;`,
+# `&quot;password&quot;: &quot;X&quot;` (Go's html/template writes `&#34;`, Python's html.escape `&#x27;` for `'`)
+ESCAPED_XML_ELEMENT = re.compile(r"&lt;(?P<tag>(?:[A-Za-z_][\w.-]{0,63}:)?(?P<local>[A-Za-z_][\w.-]{0,63}))&gt;"
+                                 r"(?P<value>(?:[^<&\n]|&(?!lt;)){1,4096})&lt;/(?P=tag)&gt;")
+_HTML_QUOTE = r"&(?:quot|#34|#x22|#39|#x27|apos);"
+ESCAPED_JSON_PAIR = re.compile(_HTML_QUOTE + r"(?P<name>[A-Za-z_][\w.-]{0,127})" + _HTML_QUOTE + r"[ \t]{0,4}[:=][ \t]{0,4}"
+                               + _HTML_QUOTE + r"(?P<value>(?:[^&<\n]|&(?!quot;|#34;|#x22;|#39;|#x27;|apos;)){1,4096})"
+                               + _HTML_QUOTE)
 # Kubernetes Secret data (kubectl get secret -o yaml/json): a `data:` block's values are base64 of the secret,
 # whatever their keys (`.dockerconfigjson`, `db-url`, `openai`); `stringData:` holds them plain.
 ENV_ITEM = re.compile(ENV_ITEM_NAME.pattern + ENV_ITEM_VALUE.pattern)
@@ -316,12 +324,18 @@ def _name_value_table_spans(text: str) -> list[Span]:
 
 
 def _xml_element_spans(text: str) -> list[Span]:
-    """<password>VALUE</password>: an element whose tag is a secret name."""
+    """<password>VALUE</password>: an element whose tag is a secret name; the element and a JSON pair of a secret name
+    escaped for HTML (ESCAPED_XML_ELEMENT, ESCAPED_JSON_PAIR)."""
     spans: list[Span] = []
-    if not has(text, "</"):
-        return spans
-    for m in XML_ELEMENT.finditer(text):
-        if _secret_name_cached(m.group("local")) and _secret_value(m.group("value")):
+    found = []
+    if has(text, "</"):
+        found += [(m, "local") for m in XML_ELEMENT.finditer(text)]
+    if has(text, "&lt;/"):
+        found += [(m, "local") for m in ESCAPED_XML_ELEMENT.finditer(text)]
+    if "&" in text and has_any(text, ("&quot;", "&#34;", "&#x22;", "&#39;", "&#x27;", "&apos;")):
+        found += [(m, "name") for m in ESCAPED_JSON_PAIR.finditer(text)]
+    for m, name in found:
+        if _secret_name_cached(m.group(name)) and _secret_value(m.group("value")):
             spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
     return spans
 

@@ -1,5 +1,6 @@
 """Printed command lines read as the workload's own argv is read: a `bash -x` trace line (`+ cmd ...`, `++ ...`,
-also behind a log prefix), a prompt (`$ cmd`), `Running: cmd`, `Executing: cmd`, `Command: cmd`, `cmd: ...`, and
+also behind a log prefix), a prompt (`$ cmd`, zsh's `% cmd`, starship's `❯ cmd`), GitHub Actions' `Run cmd`, docker
+build's `RUN cmd`, sudo's log `COMMAND=cmd`, `Running: cmd`, `Executing: cmd`, `Command: cmd`, `cmd: ...`, and
 a line that starts with a Windows login tool (`NET USE`, `psexec`, `xfreerdp`). The line's shell words (quotes
 taken off, each character's place kept) go through argv_secret_pieces, command by command (split at `;` `|` `&`),
 so a printed line hides what the argv reading hides; and what a shell feeds a password-reading command: a
@@ -30,6 +31,21 @@ DOLLAR_PREFIX = re.compile(r"[ \t]{0,16}(?:\([\w.-]{1,64}\)[ \t]{0,2})?(?:\[[^\]
 # (a root prompt: `root@box:/# `, `[root@node-01 run]# `; a `#` after anything else is a comment)
 HASH_MARK = re.compile(r"#(?<=[\w~/)\]]#) ")
 HASH_PREFIX = re.compile(r"[ \t]{0,16}(?:\[[\w.-]{1,64}@[^\]\n]{1,128}\]|[\w.-]{1,64}@[\w.-]{1,64}:[^\s#]{0,200})")
+# Other prompts and logs that print a command (rt9 R5), each led by its literal: zsh's `% ` (`host% `, `alice@box run % `;
+# not after a digit: `50% `), starship's `❯ ` at a line's start, GitHub Actions' `Run ` (`##[group]Run `, behind its
+# timestamp), docker build's `#7 [3/5] RUN ` and `Step 3/5 : RUN `, sudo's log `...; USER=root ; COMMAND=/usr/bin/x`
+PERCENT_MARK = re.compile(r"%(?<![0-9%]%) ")
+PERCENT_PREFIX = re.compile(r"[ \t]{0,16}(?:\([\w.-]{1,64}\)[ \t]{0,2})?(?:[\w.-]{1,64}@[\w.-]{1,64}(?:[ \t:][^\s%]{1,200})?[ \t]?"
+                            r"|[A-Za-z_][\w.-]{0,63}|\[[^\]\n%]{1,128}\][ \t]?)?")
+STARSHIP_MARK = re.compile(r"\u276f ")
+LINE_START_PREFIX = re.compile(r"[ \t]{0,16}")
+ACTIONS_RUN_MARK = re.compile(r"Run ")
+ACTIONS_RUN_PREFIX = re.compile(r"[ \t]{0,16}(?:[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]{8,20}Z[ \t]{1,4})?(?:##\[group\])?")
+DOCKER_RUN_MARK = re.compile(r"RUN ")
+DOCKER_RUN_PREFIX = re.compile(r"[ \t]{0,16}(?:#[0-9]{1,5}[ \t]{1,4}(?:[0-9.]{1,12}[ \t]{1,4})?\[[^\]\n]{1,64}\]"
+                               r"|Step[ \t][0-9]{1,5}/[0-9]{1,5}[ \t]:)[ \t]")
+SUDO_MARK = re.compile(r"COMMAND=")
+SUDO_PREFIX = re.compile(r".{0,200}USER=[^;\n]{1,64};[ \t]{1,4}")
 ANGLE_PREFIX = re.compile(r"[ \t]{0,16}(?:PS[ \t][^\n>]{0,200}|[\w.:\[\]-]{1,64})")
 # Windows login tools whose printed line is a command even with no mark before it
 LINE_TOOLS = re.compile(r"(?:net(?:\.exe)?[ \t]{1,4}use|psexec(?:64)?(?:\.exe)?|xfreerdp3?|wlfreerdp|rdesktop|new-smbmapping"
@@ -260,7 +276,10 @@ def printed_command_spans(text: str, lower: str) -> list[Span]:
     read_from = -1
     starts = []
     for pattern, prefix, literal in ((TRACE_MARK, TRACE_PREFIX, "+ "), (DOLLAR_MARK, DOLLAR_PREFIX, "$ "),
-                                     (ANGLE_MARK, ANGLE_PREFIX, "> "), (HASH_MARK, HASH_PREFIX, "# ")):
+                                     (ANGLE_MARK, ANGLE_PREFIX, "> "), (HASH_MARK, HASH_PREFIX, "# "),
+                                     (PERCENT_MARK, PERCENT_PREFIX, "% "), (STARSHIP_MARK, LINE_START_PREFIX, "\u276f "),
+                                     (ACTIONS_RUN_MARK, ACTIONS_RUN_PREFIX, "Run "),
+                                     (DOCKER_RUN_MARK, DOCKER_RUN_PREFIX, "RUN "), (SUDO_MARK, SUDO_PREFIX, "COMMAND=")):
         if has(text, literal):
             starts += [(m.end(), True) for m in pattern.finditer(text) if _mark_counts(text, m.start(), prefix)]
     if has_any(lower, MARK_WORDS):
@@ -291,7 +310,7 @@ def _line_secret_spans(line: str, escapes: bool) -> tuple[tuple[int, int, int], 
     spans: list[Span] = []
     commands = _shell_words(line, 0, escapes)
     for k, command in enumerate(commands):
-        fed = commands[k - 1] if k and command and commands[k - 1] and commands[k - 1][0][0] in ECHO_WORDS else []
+        fed = commands[k - 1] if k and command and commands[k - 1] and commands[k - 1][0][0].rpartition("/")[2] in ECHO_WORDS else []
         if fed and line.find("|", fed[-1][1][-1] if fed[-1][1] else 0, command[0][1][0]) < 0:
             fed = []
         spans.extend(_command_spans(command, fed))
