@@ -220,3 +220,17 @@ def test_a_return_type_and_a_call_on_a_variable_stay(text: str) -> None:
 def test_bytes_literals_and_next_line_values_still_go() -> None:
     out = Redactor({}).text(f"password = bytes('{V}', 'utf-8')\ntoken:\n  {V}\nkwargs={{'password': memoryview(b'{V}')}}\n")
     assert V not in out
+
+
+@pytest.mark.parametrize("code", [
+    "        if self.credentials:\n            continue\n",
+    "class Cookie:\n    import base64\n",
+    "    for token in tokens:\n        total += 1\n",
+    "[rank0]:     with secret_lock:\n[rank0]:         context = ssl.create_default_context()\n",
+    '{"msg": "    elif password:"}\n{"msg": "        retries += 1"}\n',
+])
+def test_a_python_block_opened_under_a_secrets_name_gives_the_next_line_no_value(code):
+    """rt10 F2: `if self.credentials:` then `continue` lost the `continue` (the colon ending the line read as YAML's,
+    the next line as the value); behind a log prefix and in JSON records (the line views) too."""
+    assert Redactor({}).text(code) == code
+    assert "Zq8Das1x" not in Redactor({}).text("credentials:\n  Zq8Das1x\n")   # YAML's value on the next line goes

@@ -457,6 +457,8 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
                 continue   # `password = bytes(memoryview(password))`: a call on a variable, no bytes literal
             if "\n" in m.group("sep") and RETURN_ANNOTATION.search(text, max(0, m.start() - 256), m.start()):
                 continue   # `def get_token(self) -> Token:` then its docstring: a type, not a name given a value
+            if "\n" in m.group("sep") and PYTHON_BLOCK_OPENER.match(text, text.rfind("\n", 0, m.start()) + 1):
+                continue   # `if self.credentials:` then `continue`: a Python block opens, no name is given a value
             call = text.find("(", value_start, value_end) >= 0 and not m.group("quote")
             if call:   # token = f(a, b); password = SecretStr("X"): its string goes
                 kept, literals = _call_verdict(text, value_start, value_end)
@@ -523,6 +525,8 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
     return spans
 
 
+# A Python statement that opens a block with a colon ending its line (`if self.credentials:`, `class Cookie:`)
+PYTHON_BLOCK_OPENER = re.compile(r"[ \t]{0,64}(?:if|elif|while|for|with|def|class|async|match|except)[ \t(]")
 RETURN_ANNOTATION = re.compile(r"->[ \t]{0,4}[\w.\[\], ]{0,64}\Z")   # (read up to a secret-named word: a return type)
 FLOW_LIST_END = re.compile(r"[ \t]*(?:[,;:)}\]#]|\r?\n|\Z)")   # (what may follow a flow list's "]")
 PYTEST_ID_OPEN = re.compile(r"::[A-Za-z_]\w{0,127}\[[^\s\[\]]{0,1024}\Z")   # (`path.py::test_x[` then parameters: a node id)
