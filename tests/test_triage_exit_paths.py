@@ -140,12 +140,8 @@ def test_an_interrupt_stops_the_wait_for_a_backlog_of_output_to_be_redacted(tmp_
 
 def test_without_an_interrupt_the_backlog_is_redacted_whole(tmp_path, monkeypatch):
     monkeypatch.setattr(workload_output, "BATCH_BYTES", 4096)
-    log = RedactedLog(tmp_path / "stdout.log", Redactor({}), cap_bytes=1 << 22)
-    read_end, write_end = os.pipe()
-    log.attach(os.fdopen(read_end, "rb"))
     backlog = b"".join(b"line %d\n" % i for i in range(20_000))
-    writer = threading.Thread(target=lambda: (os.write(write_end, backlog), os.close(write_end)))
-    writer.start()
+    log, writer = _log_fed_through_a_pipe(tmp_path, backlog, cap_bytes=1 << 22)
     log.finish(stop=threading.Event())
     writer.join(5)
     assert (tmp_path / "stdout.log").read_bytes() == backlog and log.abandoned_bytes == 0
@@ -199,12 +195,8 @@ def test_output_left_behind_by_a_redactor_still_busy_is_said_and_counted(tmp_pat
 
     monkeypatch.setattr(StreamRedactor, "feed", feed)
     monkeypatch.setattr(workload_output, "ABANDON_WAIT_S", 0.2)
-    log = RedactedLog(tmp_path / "stdout.log", Redactor({}), cap_bytes=1 << 24)
-    read_end, write_end = os.pipe()
-    log.attach(os.fdopen(read_end, "rb"))
     backlog = b"".join(b"line %d\n" % i for i in range(100_000))   # ~0.8 MB: one batch, 13 pieces
-    writer = threading.Thread(target=lambda: (os.write(write_end, backlog), os.close(write_end)))
-    writer.start()
+    log, writer = _log_fed_through_a_pipe(tmp_path, backlog, cap_bytes=1 << 24)
     log.finish(redact_s=0.5)
     writer.join(5)
     text = (tmp_path / "stdout.log").read_text()
@@ -247,14 +239,10 @@ def test_a_redaction_that_raises_costs_its_piece_not_the_rest_of_the_log(tmp_pat
         return feed(self, text)
 
     monkeypatch.setattr(StreamRedactor, "feed", raising_feed)
-    log = RedactedLog(tmp_path / "stdout.log", Redactor({}), cap_bytes=1 << 24)
-    read_end, write_end = os.pipe()
-    log.attach(os.fdopen(read_end, "rb"))
     lines = [b"line %d\n" % i for i in range(40_000)]
     lines[20_000] = b"BOOM\n"
     output = b"".join(lines)
-    writer = threading.Thread(target=lambda: (os.write(write_end, output), os.close(write_end)))
-    writer.start()
+    log, writer = _log_fed_through_a_pipe(tmp_path, output, cap_bytes=1 << 24)
     log.finish()
     writer.join(5)
     text = (tmp_path / "stdout.log").read_text()
@@ -306,3 +294,13 @@ def _triage_in_process(tmp_path, program: str) -> tuple[dict, dict[str, str]]:
         read = {Path(n).name: bundle.extractfile(n).read().decode() for n in bundle.getnames()
                 if n.endswith(("summary.md", "workload.json", "stdout.log"))}
     return json.loads(read["workload.json"])["logs"]["stdout.log"], read
+
+
+def _log_fed_through_a_pipe(tmp_path, output: bytes, cap_bytes: int) -> tuple[RedactedLog, threading.Thread]:
+    """stdout.log reading a pipe, as a workload's, and a started thread that writes output into the pipe and closes it."""
+    log = RedactedLog(tmp_path / "stdout.log", Redactor({}), cap_bytes=cap_bytes)
+    read_end, write_end = os.pipe()
+    log.attach(os.fdopen(read_end, "rb"))
+    writer = threading.Thread(target=lambda: (os.write(write_end, output), os.close(write_end)))
+    writer.start()
+    return log, writer
