@@ -76,7 +76,7 @@ class RedactedLog:
         self._abandon = threading.Event()   # stop redacting: what is still queued is dropped
         self.abandoned_bytes = 0
         self._fed_bytes = 0             # raw bytes fed to the stream whose output was written
-        self._held_bytes = 0            # of those, what the stream held back (not written yet) after that write
+        self._held_text = ""            # of those, what the stream held back (not written yet) after that write
         self._write_lock = threading.Lock()
         self._closed = False            # finish() gave up on the redactor: it writes nothing more
         self.abandoned_because = "not redacted in time"
@@ -196,7 +196,7 @@ class RedactedLog:
                 return False
             self._write(text)
             self._fed_bytes += raw_bytes
-            self._held_bytes = len(self._stream.held_text.encode("utf-8", "replace"))
+            self._held_text = self._stream.held_text   # (a reference: measured once, in finish())
             return True
 
     def _record(self, exc: Exception) -> None:
@@ -298,7 +298,8 @@ class RedactedLog:
             # what was received and never written redacted, wherever it was (queued, in a batch, held by the
             # stream for its next cut): counted here, so the note says it even when the redactor has not stopped
             if not self.cut_by_full_disk:
-                self.abandoned_bytes = max(0, self.received_bytes - self._fed_bytes + self._held_bytes)
+                held = len(self._held_text.encode("utf-8", "replace"))
+                self.abandoned_bytes = max(0, self.received_bytes - self._fed_bytes + held)
                 if self.abandoned_bytes and self.error is not None:
                     self.abandoned_because = f"not written ({self.error})"
         try:
