@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import random
 import subprocess
 import sys
 import tarfile
@@ -26,7 +27,8 @@ from aiperf_lab.triage.bundle import BundleWriter
 from aiperf_lab.triage.redact import Redactor
 from aiperf_lab.triage.workload_output import RedactedLog
 
-HEX_LINES = b"".join(b"%06d " % i + os.urandom(48).hex().encode() + b"\n" for i in range(4000))  # 424 KB
+# 424 KB that do not compress, the same on every run (random bytes from a fixed seed)
+HEX_LINES = b"".join(b"%06d " % i + random.Random(i).randbytes(48).hex().encode() + b"\n" for i in range(4000))
 
 
 class SmallDisk:

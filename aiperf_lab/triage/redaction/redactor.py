@@ -67,6 +67,22 @@ PLAIN_LINK = re.compile(r"8;[\w.=:-]*;(?:[a-z][a-z0-9+.-]{0,15}://[\w.~/#%+-]*)?
 LINE_VIEW_DEPTH: contextvars.ContextVar[int] = contextvars.ContextVar("line_view_depth", default=0)
 
 
+# Characters no secret holds: C0 controls but the tab, DEL and C1 controls (in a dump decoded byte for byte, what
+# random bytes show as; a UTF-8 secret's bytes are first read back as UTF-8)
+NOT_TEXT = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+
+
+def _reads_as_text(value: str) -> bool:
+    """Whether a value found by shape in decoded bytes could be a secret someone typed: valid UTF-8 where it was
+    decoded byte for byte, and no control character. Random bytes almost never are, a printed password always."""
+    if not value.isascii() and max(value) <= "\xff":
+        try:
+            value = value.encode("latin-1").decode("utf-8")
+        except UnicodeDecodeError:
+            return False
+    return NOT_TEXT.search(value) is None
+
+
 def _shifted(spans: list[Span], by: int) -> list[Span]:
     return [(start + by, end + by, replacement, label, context + by) for start, end, replacement, label, context in spans]
 
@@ -384,8 +400,10 @@ class Redactor:
         return spans
 
     def _decoded_spans(self, decoded: str) -> list[Span]:
-        """What is secret in a text decoded from a dump or escapes: known values, their pieces, shapes."""
-        found = self._literal_spans(decoded) + self._secret_spans(decoded)
+        """What is secret in a text decoded from a dump or escapes: known values, their pieces, and shapes whose
+        value reads as text (_reads_as_text: a dump of binary data is not read for `pw=` among random bytes)."""
+        found = self._literal_spans(decoded) + [
+            span for span in self._secret_spans(decoded) if _reads_as_text(decoded[span[0]:span[1]])]
         if self._pieces:
             found += self._fragment_spans(decoded)
         return found
