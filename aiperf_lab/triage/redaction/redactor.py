@@ -330,7 +330,6 @@ class Redactor:
         same secret covered, so each character is looked at a bounded number of times per needle."""
         spans: list[Span] = []
         size = len(text)
-        search = re.Pattern.search
         gate = gated(text)   # (a needle not in a long text is not searched for: `in` scans faster than the regex)
         for value, needles in self._pieces:
             covered: list[tuple[int, int]] = []  # this secret's pieces so far, in order
