@@ -38,17 +38,19 @@ def test_without_pytorch_r_says_the_run_did_not_start_and_history_stays_empty(tm
                              and app.screen._shown_record is app.ctx.run)
             header = text_of(app.screen.query_one("#run-header"))
             grade = text_of(app.screen.query_one("#run-grade"))
+            log_lines = list(app.screen.query_one("#run-log").lines)
             toasts = [(n.title, str(n.message)) for n in app._notifications]
             await pilot.press("5")
             await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen))
             await pilot.pause()
             history_rows = app.screen.query_one("#history-table", DataTable).row_count
-            return header, grade, toasts, history_rows
+            return header, grade, log_lines, toasts, history_rows
 
-    header, grade, toasts, history_rows = asyncio.run(scenario())
+    header, grade, log_lines, toasts, history_rows = asyncio.run(scenario())
     assert "did not start" in header
     assert grade.startswith("✗ did not start: the workloads need PyTorch") and "failed" not in grade
     assert ("Run did not start", WHY) in toasts
+    assert not any("need PyTorch" in line for line in log_lines)   # the reason once on screen, not again in the log
     assert history_rows == 0 and not (tmp_path / "runs").exists()   # no run folder, no "failed" run
 
 

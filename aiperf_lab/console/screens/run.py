@@ -122,7 +122,7 @@ class RunScreen(Screen):
         grade = self.query_one("#run-grade", Static)
         ascii_only = self.app.ctx.ascii_only
         if session.error:
-            self._write([f"!! {session.error}"])
+            # the reason once on the screen (here) and once in the toast; the log stays for a run's own output
             # no run, so no grade: "✗ failed" read as the exercise failing, and History holds no such run
             grade.update(Text(f"{'!!' if ascii_only else '✗'} did not start: {session.error}"))
             grade.set_class(True, "-failed")
