@@ -108,8 +108,10 @@ def test_nsys_rep_is_exported_by_nsys_and_read(tmp_path, capsys, monkeypatch):
     rep = _stand_in_nsys(tmp_path, monkeypatch, lists_blobs=False)
     code, out, err = run_cli([rep, "--report", "cuda_gpu_kern_sum", "--format", "csv"], capsys)
     assert code == 0, err
-    assert (tmp_path / "argv.txt").read_text().split("\n") == [
-        "export", "--type", "sqlite", "--force-overwrite", "true", "--output", str(tmp_path / "run.sqlite"), str(rep)]
+    argv = (tmp_path / "argv.txt").read_text().split("\n")
+    assert argv[:6] == ["export", "--type", "sqlite", "--force-overwrite", "true", "--output"] and argv[7:] == [str(rep)]
+    assert Path(argv[6]).parent == tmp_path and Path(argv[6]).name.startswith(".run.partial-")   # then renamed
+    assert (tmp_path / "run.sqlite").read_bytes() == LM.read_bytes() and not Path(argv[6]).exists()
     expected = (H200 / "nsys_stats_lm_forward_cuda_gpu_kern_sum.csv").read_text()
     assert out == expected
 

@@ -202,6 +202,13 @@ class LabConsole(App):
             return "the triage bundle", "It still writes its archive, marked interrupted."
         return None
 
+    def exit(self, result=None, return_code: int = 0, message=None) -> None:
+        """Every quit ends an `nsys export` that `o` still waits for: its worker thread, which a thread cannot
+        stop, would otherwise hold the exit until nsys ended (minutes for a big report)."""
+        from aiperf_lab.metrics.sources import stop_exports
+        stop_exports()
+        super().exit(result, return_code, message)
+
     async def action_quit(self) -> None:
         """Quit; while a run or a triage bundle is going, ask first (quitting stops it)."""
         from aiperf_lab.console.widgets import Confirm

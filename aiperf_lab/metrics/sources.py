@@ -7,6 +7,7 @@ Profile whose ``report(name)`` yields tables, whatever the format underneath.
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 from aiperf_lab.errors import InputError, NotAProfile, ToolMissing
@@ -284,8 +285,28 @@ def _open_file(path: Path) -> Profile:
                       "PyTorch .json/.json.gz, telemetry .csv)")
 
 
+# `nsys export`s this process has running: the console's quit ends them (stop_exports), since the worker thread
+# that waits for one would hold the console's exit until nsys ended (minutes for a big report).
+_RUNNING_EXPORTS: dict = {}        # Popen -> whether stop_exports ended it
+_EXPORTS_LOCK = threading.Lock()
+
+
+def stop_exports() -> None:
+    """End every `nsys export` still running in this process; their callers raise InputError ("stopped")."""
+    with _EXPORTS_LOCK:
+        running = list(_RUNNING_EXPORTS)
+        _RUNNING_EXPORTS.update(dict.fromkeys(running, True))
+    for process in running:
+        try:
+            process.kill()
+        except OSError:
+            pass
+
+
 def export_nsys_report(path: Path) -> tuple[Path, str]:
-    """The SQLite export of a .nsys-rep: reuse one beside it that is newer, else run `nsys export`."""
+    """The SQLite export of a .nsys-rep: reuse one beside it that is newer, else run `nsys export`. nsys writes
+    into a partial file that takes the export's name only when nsys succeeded, so an export that was stopped,
+    failed or killed never passes for a finished one ("newer than the report") the next time."""
     import shutil
     import subprocess
     import tempfile
@@ -302,15 +323,30 @@ def export_nsys_report(path: Path) -> tuple[Path, str]:
         raise ToolMissing(f"{path}: reading a .nsys-rep{made} needs Nsight Systems' `nsys` on the PATH; "
                           f"or export it elsewhere with `nsys export --type sqlite` and pass the .sqlite")
     target = beside if os.access(path.parent, os.W_OK) else Path(tempfile.mkdtemp(prefix="aiperf-")) / beside.name
-    argv = nsys_export_argv(str(path), str(target), nsys=nsys, include_blobs=nsys_export_has_blobs(nsys))
+    partial = target.with_name(f".{target.stem}.partial-{os.getpid()}-{threading.get_ident()}.sqlite")
+    argv = nsys_export_argv(str(path), str(partial), nsys=nsys, include_blobs=nsys_export_has_blobs(nsys))
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, errors="replace", timeout=900,
-                              stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired:
-        raise InputError(f"{path}: nsys export took over 900 s") from None
-    if done.returncode != 0 or not target.exists():
-        lines = (done.stderr or done.stdout).strip().splitlines()
-        raise InputError(f"{path}: nsys export failed: {lines[-1] if lines else 'exit ' + str(done.returncode)}")
+        process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   text=True, errors="replace")
+        with _EXPORTS_LOCK:
+            _RUNNING_EXPORTS[process] = False
+        try:
+            out, err = process.communicate(timeout=900)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+            raise InputError(f"{path}: nsys export took over 900 s") from None
+        finally:
+            with _EXPORTS_LOCK:
+                stopped = _RUNNING_EXPORTS.pop(process)
+        if stopped:
+            raise InputError(f"{path}: nsys export stopped")
+        if process.returncode != 0 or not partial.exists():
+            lines = (err or out).strip().splitlines()
+            raise InputError(f"{path}: nsys export failed: {lines[-1] if lines else 'exit ' + str(process.returncode)}")
+        os.replace(partial, target)
+    finally:
+        partial.unlink(missing_ok=True)
     return target, f"exported {path.name} to {target}"
 
 
