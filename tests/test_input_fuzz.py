@@ -436,3 +436,26 @@ def test_string_ids_are_known_unique_from_the_schema_where_it_says_so(small, tmp
     con.commit()
     con.close()
     assert NsysDatabase(path)._string_ids_unique_by_schema()
+
+
+# --- SQLite's own files beside an export (h16x) ---------------------------------------------------
+
+def test_a_fifo_beside_an_export_under_sqlites_journal_name_is_refused_without_blocking(small, tmp_path):
+    # SQLite opens "<export>-journal" to see whether it is a hot journal: a FIFO there blocked the
+    # reader for ever (the export itself a regular file).
+    export = tmp_path / "run.sqlite"
+    shutil.copyfile(small, export)
+    suffix = "-journal"
+    os.mkfifo(f"{export}{suffix}")
+    done = subprocess.run([sys.executable, "-m", "aiperf_lab.metrics.cli", str(export), "-f", "json"],
+                          capture_output=True, text=True, timeout=20, cwd=REPO)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert f"run.sqlite{suffix}" in done.stderr and "not a regular file" in done.stderr
+
+
+def test_a_regular_journal_beside_an_export_is_left_to_sqlite(small, tmp_path):
+    export = tmp_path / "run.sqlite"
+    shutil.copyfile(small, export)
+    open(f"{export}-journal", "wb").close()   # empty: not a hot journal, SQLite ignores it
+    outcome = run_stats([export, "-r", "cuda_gpu_kern_sum", "-f", "json"])
+    assert outcome.code == 0 and json.loads(outcome.out)
