@@ -459,3 +459,24 @@ def test_a_regular_journal_beside_an_export_is_left_to_sqlite(small, tmp_path):
     open(f"{export}-journal", "wb").close()   # empty: not a hot journal, SQLite ignores it
     outcome = run_stats([export, "-r", "cuda_gpu_kern_sum", "-f", "json"])
     assert outcome.code == 0 and json.loads(outcome.out)
+
+
+# --- notices before a refusal, CSV column names (h16x) --------------------------------------------
+
+def test_a_bundle_without_a_profile_refusing_a_report_prints_one_line(tmp_path):
+    # The bundle's notice ("holds no profile ... its telemetry.csv only") was printed before the
+    # refusal of the report: two lines for one exit 2.
+    bundle = REPO / "tests" / "data" / "triage" / "h200-fixture.tar.gz"
+    outcome = run_stats([bundle, "-r", "cuda_gpu_kern_sum"])
+    assert outcome.code == 2 and outcome.err.count("\n") == 1, outcome.err
+    assert "cuda_gpu_kern_sum" in outcome.err
+    shown = run_stats([bundle, "-r", "telemetry_summary", "-f", "json"])  # where it goes on, the notice stays
+    assert shown.code == 0 and "holds no profile" in shown.err and json.loads(shown.out)
+
+
+def test_ranks_in_file_order_refusing_a_report_prints_one_line(small, tmp_path):
+    first, second = tmp_path / "alpha.sqlite", tmp_path / "beta.sqlite"
+    shutil.copyfile(small, first)
+    shutil.copyfile(small, second)
+    outcome = run_stats([first, second, "-r", "telemetry_summary"])
+    assert outcome.code == 2 and outcome.err.count("\n") == 1, outcome.err
