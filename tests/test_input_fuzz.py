@@ -480,3 +480,11 @@ def test_ranks_in_file_order_refusing_a_report_prints_one_line(small, tmp_path):
     shutil.copyfile(small, second)
     outcome = run_stats([first, second, "-r", "telemetry_summary"])
     assert outcome.code == 2 and outcome.err.count("\n") == 1, outcome.err
+
+
+def test_csv_column_names_never_carry_control_characters(tmp_path):
+    stall = REPO / "tests" / "data" / "h100"
+    outcome = run_stats([stall / "energy_04ex03_stall.sqlite", "--telemetry", stall / "energy_04ex03_stall_telemetry.csv",
+                         "-r", "energy_by_category", "--work", "100", "--work-unit", "tok\x1b]52;c;aGk=\x07", "-f", "csv"])
+    assert outcome.code == 0 and outcome.problem("csv") is None, outcome.problem("csv")
+    assert "tok\\x1b]52;c;aGk=\\x07" in outcome.out.splitlines()[0]
