@@ -488,3 +488,21 @@ def test_csv_column_names_never_carry_control_characters(tmp_path):
                          "-r", "energy_by_category", "--work", "100", "--work-unit", "tok\x1b]52;c;aGk=\x07", "-f", "csv"])
     assert outcome.code == 0 and outcome.problem("csv") is None, outcome.problem("csv")
     assert "tok\\x1b]52;c;aGk=\\x07" in outcome.out.splitlines()[0]
+
+
+# --- a run folder's run.json as aiperf-stats reads it for the work count (h16x) -----------------------
+
+@pytest.mark.parametrize("run_json", [
+    b"[" * 100_000 + b"]" * 100_000,
+    b'{"measurements": [1, 2]}',
+    b'{"measurements": "text"}',
+    b'{"measurements": {"work": ' + b"9" * 400 + b', "work_unit": "tok"}}',
+    b'{"measurements": {"work": 1e400, "work_unit": "tok"}}',
+    '{"measurements": {"work": 10}}'.encode("utf-16"),
+], ids=["nested", "list", "text", "huge_int", "inf", "utf16"])
+def test_a_run_folders_hostile_run_json_never_crashes_a_report(small, tmp_path, run_json):
+    shutil.copyfile(small, tmp_path / "profile.sqlite")
+    (tmp_path / "run.json").write_bytes(run_json)
+    for report in (None, "energy_by_category"):
+        outcome = run_stats([tmp_path, "-f", "json"] + (["-r", report] if report else []))
+        assert outcome.problem("json") is None, outcome.problem("json")
