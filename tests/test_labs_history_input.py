@@ -98,3 +98,25 @@ def test_a_damaged_kernel_table_leaves_the_kernel_diff_out(tmp_path, what):
 def test_a_good_kernel_table_still_gives_the_kernel_diff(tmp_path):
     folder = _run_with(tmp_path)
     assert "kernel_diff" in [t.name for t in compare_runs(load_run(folder), load_run(RUN))]
+
+
+def test_a_fifo_among_a_runs_saved_tables_is_skipped_without_blocking(tmp_path):
+    # The console's Results screen counts each tables/*.csv's rows when it opens a run: a FIFO there
+    # blocked it for ever.
+    import os
+    import threading
+    from types import SimpleNamespace
+
+    from aiperf_lab.console.screens.results import SavedTable
+
+    (tmp_path / "tables").mkdir()
+    os.mkfifo(tmp_path / "tables" / "cuda_gpu_kern_sum.csv")
+    box = []
+    worker = threading.Thread(target=lambda: box.append(SavedTable(SimpleNamespace(folder=tmp_path), "cuda_gpu_kern_sum")),
+                              daemon=True)
+    worker.start()
+    worker.join(10)
+    if not box:   # let the blocked open() go (a writer opens the FIFO), so the test process ends
+        fd = os.open(tmp_path / "tables" / "cuda_gpu_kern_sum.csv", os.O_WRONLY | os.O_NONBLOCK)
+        os.close(fd)
+    assert box and box[0].count == -1
