@@ -143,7 +143,7 @@ def main() -> int:
         counts["journal fifo"][2] += 1
 
     total = sum(c[0] for c in counts.values())
-    print(f"| input kind | runs | exit 0 | exit 2 (one line) |\n|---|---|---|---|")
+    print("| input kind | runs | exit 0 | exit 2 (one line) |\n|---|---|---|---|")
     for kind, (runs, ok, refused) in counts.items():
         print(f"| {kind} | {runs} | {ok} | {refused} |")
     print(f"\n{total} runs in {time.monotonic() - began:.0f} s; slowest {slowest[0]:.2f} s ({slowest[1]}); "
