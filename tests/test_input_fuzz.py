@@ -506,3 +506,23 @@ def test_a_run_folders_hostile_run_json_never_crashes_a_report(small, tmp_path, 
     for report in (None, "energy_by_category"):
         outcome = run_stats([tmp_path, "-f", "json"] + (["-r", report] if report else []))
         assert outcome.problem("json") is None, outcome.problem("json")
+
+
+# --- the `# aiperf-telemetry` line of a recording (h16x) -------------------------------------------
+
+@pytest.mark.parametrize("devices", ["5", '"abc"', "[5]", '{"a": 1}', '[{"index": [1]}]', '[{"index": {"a": 1}}]',
+                                     '[{"index": true, "name": 3}]'])
+def test_a_recordings_metadata_line_with_wrong_typed_devices_is_read_without_it(tmp_path, devices):
+    bundle = REPO / "tests" / "data" / "triage" / "h200-fixture.tar.gz"
+    import tarfile
+    with tarfile.open(bundle) as tar:
+        member = next(m for m in tar.getmembers() if m.name.endswith("/telemetry.csv"))
+        body = tar.extractfile(member).read().decode()
+    path = tmp_path / "telemetry.csv"
+    path.write_text('# aiperf-telemetry {"devices": ' + devices + "}\n" + body)
+    for report in (None, "telemetry_summary"):
+        outcome = run_stats([path, "-f", "json"] + (["-r", report] if report else []))
+        assert outcome.code == 0 and outcome.problem("json") is None, outcome.problem("json")
+    plain = tmp_path / "plain.csv"
+    plain.write_text(body)
+    assert read_recording(path).devices == read_recording(plain).devices
