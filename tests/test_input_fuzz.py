@@ -526,3 +526,15 @@ def test_a_recordings_metadata_line_with_wrong_typed_devices_is_read_without_it(
     plain = tmp_path / "plain.csv"
     plain.write_text(body)
     assert read_recording(path).devices == read_recording(plain).devices
+
+
+# --- a Kineto trace's baseTimeNanoseconds (h16x) ---------------------------------------------------------
+
+@pytest.mark.parametrize("base", ["1e400", "-1e400", '"1e400"', '"9' + '9' * 5000 + '"', "NaN"])
+def test_an_infinite_or_unreadable_base_time_is_no_base_time(tmp_path, base):
+    from fuzz_cases import _ANNOTATION, _KERNEL, _LAUNCH, kineto_document
+    path = tmp_path / "trace.json"
+    path.write_text(kineto_document([_LAUNCH, _KERNEL, _ANNOTATION], f'"baseTimeNanoseconds": {base}, '))
+    for report in (None, "gpu_idle"):
+        outcome = run_stats([path, "-f", "json"] + (["-r", report] if report else []))
+        assert outcome.code == 0 and outcome.problem("json") is None, outcome.problem("json")
