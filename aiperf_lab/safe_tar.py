@@ -137,8 +137,10 @@ def shown_member(member: tarfile.TarInfo) -> str:
 def bundle_members(members: Iterator[tarfile.TarInfo], where: str) -> Iterator[tuple[tarfile.TarInfo, str]]:
     """(member, its name inside the top folder) for each file of a triage bundle, the bundle checked as its
     members come: refused (InputError naming `where`) at a member named empty, absolute or with "..", a
-    link, device or FIFO (a bundle holds files and folders only), more than one top folder, or no member."""
+    link, device or FIFO (a bundle holds files and folders only), a file named twice (show would print one
+    copy and aiperf-stats read the other), more than one top folder, or no member."""
     tops = set()
+    files: set[tuple[str, ...]] = set()
     for member in members:
         name = PurePosixPath(member.name)
         if (not member.name or name.is_absolute() or ".." in name.parts
@@ -153,6 +155,10 @@ def bundle_members(members: Iterator[tarfile.TarInfo], where: str) -> Iterator[t
         tops.add(name.parts[0])
         if len(tops) > 1:
             raise InputError(f"{where}: not a triage archive (expected one top folder, found several)")
+        if member.isfile():
+            if name.parts in files:
+                raise InputError(f"{where}: refused: member {shown_member(member)} is in the archive more than once")
+            files.add(name.parts)
         if member.isfile() and len(name.parts) >= 2:
             yield member, "/".join(name.parts[1:])
     if not tops:

@@ -436,3 +436,105 @@ def test_string_ids_are_known_unique_from_the_schema_where_it_says_so(small, tmp
     con.commit()
     con.close()
     assert NsysDatabase(path)._string_ids_unique_by_schema()
+
+
+# --- SQLite's own files beside an export (h16x) ---------------------------------------------------
+
+def test_a_fifo_beside_an_export_under_sqlites_journal_name_is_refused_without_blocking(small, tmp_path):
+    # SQLite opens "<export>-journal" to see whether it is a hot journal: a FIFO there blocked the
+    # reader for ever (the export itself a regular file).
+    export = tmp_path / "run.sqlite"
+    shutil.copyfile(small, export)
+    suffix = "-journal"
+    os.mkfifo(f"{export}{suffix}")
+    done = subprocess.run([sys.executable, "-m", "aiperf_lab.metrics.cli", str(export), "-f", "json"],
+                          capture_output=True, text=True, timeout=20, cwd=REPO)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert f"run.sqlite{suffix}" in done.stderr and "not a regular file" in done.stderr
+
+
+def test_a_regular_journal_beside_an_export_is_left_to_sqlite(small, tmp_path):
+    export = tmp_path / "run.sqlite"
+    shutil.copyfile(small, export)
+    open(f"{export}-journal", "wb").close()   # empty: not a hot journal, SQLite ignores it
+    outcome = run_stats([export, "-r", "cuda_gpu_kern_sum", "-f", "json"])
+    assert outcome.code == 0 and json.loads(outcome.out)
+
+
+# --- notices before a refusal, CSV column names (h16x) --------------------------------------------
+
+def test_a_bundle_without_a_profile_refusing_a_report_prints_one_line(tmp_path):
+    # The bundle's notice ("holds no profile ... its telemetry.csv only") was printed before the
+    # refusal of the report: two lines for one exit 2.
+    bundle = REPO / "tests" / "data" / "triage" / "h200-fixture.tar.gz"
+    outcome = run_stats([bundle, "-r", "cuda_gpu_kern_sum"])
+    assert outcome.code == 2 and outcome.err.count("\n") == 1, outcome.err
+    assert "cuda_gpu_kern_sum" in outcome.err
+    shown = run_stats([bundle, "-r", "telemetry_summary", "-f", "json"])  # where it goes on, the notice stays
+    assert shown.code == 0 and "holds no profile" in shown.err and json.loads(shown.out)
+
+
+def test_ranks_in_file_order_refusing_a_report_prints_one_line(small, tmp_path):
+    first, second = tmp_path / "alpha.sqlite", tmp_path / "beta.sqlite"
+    shutil.copyfile(small, first)
+    shutil.copyfile(small, second)
+    outcome = run_stats([first, second, "-r", "telemetry_summary"])
+    assert outcome.code == 2 and outcome.err.count("\n") == 1, outcome.err
+
+
+def test_csv_column_names_never_carry_control_characters(tmp_path):
+    stall = REPO / "tests" / "data" / "h100"
+    outcome = run_stats([stall / "energy_04ex03_stall.sqlite", "--telemetry", stall / "energy_04ex03_stall_telemetry.csv",
+                         "-r", "energy_by_category", "--work", "100", "--work-unit", "tok\x1b]52;c;aGk=\x07", "-f", "csv"])
+    assert outcome.code == 0 and outcome.problem("csv") is None, outcome.problem("csv")
+    assert "tok\\x1b]52;c;aGk=\\x07" in outcome.out.splitlines()[0]
+
+
+# --- a run folder's run.json as aiperf-stats reads it for the work count (h16x) -----------------------
+
+@pytest.mark.parametrize("run_json", [
+    b"[" * 100_000 + b"]" * 100_000,
+    b'{"measurements": [1, 2]}',
+    b'{"measurements": "text"}',
+    b'{"measurements": {"work": ' + b"9" * 400 + b', "work_unit": "tok"}}',
+    b'{"measurements": {"work": 1e400, "work_unit": "tok"}}',
+    '{"measurements": {"work": 10}}'.encode("utf-16"),
+], ids=["nested", "list", "text", "huge_int", "inf", "utf16"])
+def test_a_run_folders_hostile_run_json_never_crashes_a_report(small, tmp_path, run_json):
+    shutil.copyfile(small, tmp_path / "profile.sqlite")
+    (tmp_path / "run.json").write_bytes(run_json)
+    for report in (None, "energy_by_category"):
+        outcome = run_stats([tmp_path, "-f", "json"] + (["-r", report] if report else []))
+        assert outcome.problem("json") is None, outcome.problem("json")
+
+
+# --- the `# aiperf-telemetry` line of a recording (h16x) -------------------------------------------
+
+@pytest.mark.parametrize("devices", ["5", '"abc"', "[5]", '{"a": 1}', '[{"index": [1]}]', '[{"index": {"a": 1}}]',
+                                     '[{"index": true, "name": 3}]'])
+def test_a_recordings_metadata_line_with_wrong_typed_devices_is_read_without_it(tmp_path, devices):
+    bundle = REPO / "tests" / "data" / "triage" / "h200-fixture.tar.gz"
+    import tarfile
+    with tarfile.open(bundle) as tar:
+        member = next(m for m in tar.getmembers() if m.name.endswith("/telemetry.csv"))
+        body = tar.extractfile(member).read().decode()
+    path = tmp_path / "telemetry.csv"
+    path.write_text('# aiperf-telemetry {"devices": ' + devices + "}\n" + body)
+    for report in (None, "telemetry_summary"):
+        outcome = run_stats([path, "-f", "json"] + (["-r", report] if report else []))
+        assert outcome.code == 0 and outcome.problem("json") is None, outcome.problem("json")
+    plain = tmp_path / "plain.csv"
+    plain.write_text(body)
+    assert read_recording(path).devices == read_recording(plain).devices
+
+
+# --- a Kineto trace's baseTimeNanoseconds (h16x) ---------------------------------------------------------
+
+@pytest.mark.parametrize("base", ["1e400", "-1e400", '"1e400"', '"9' + '9' * 5000 + '"', "NaN"])
+def test_an_infinite_or_unreadable_base_time_is_no_base_time(tmp_path, base):
+    from fuzz_cases import _ANNOTATION, _KERNEL, _LAUNCH, kineto_document
+    path = tmp_path / "trace.json"
+    path.write_text(kineto_document([_LAUNCH, _KERNEL, _ANNOTATION], f'"baseTimeNanoseconds": {base}, '))
+    for report in (None, "gpu_idle"):
+        outcome = run_stats([path, "-f", "json"] + (["-r", report] if report else []))
+        assert outcome.code == 0 and outcome.problem("json") is None, outcome.problem("json")

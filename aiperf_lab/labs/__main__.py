@@ -151,6 +151,7 @@ def _print_catalog(labs: list[dict], width: int | None) -> None:
 
 
 def _history(args) -> int:
+    from aiperf_lab.inputs import printable
     from aiperf_lab.labs.history import compare_runs, list_runs, load_run
     from aiperf_lab.metrics.render import render_terminal
     from aiperf_lab.metrics.tables import to_csv
@@ -161,7 +162,7 @@ def _history(args) -> int:
             print(f"no runs under {args.runs_dir}", file=sys.stderr)
         for run in runs:
             grade = run.grade
-            print(f"{grade.word:<10}  {run.label}  {run.folder}  ({grade.reason})")
+            print(printable(f"{grade.word:<10}  {run.label}  {run.folder}  ({grade.reason})"))
         return 0
     tables = compare_runs(load_run(args.before), load_run(args.after))
     if args.format == "csv":

@@ -7,15 +7,23 @@ A run folder is what the runner writes: run.json, and tables/*.csv when a profil
 from __future__ import annotations
 
 import csv
+import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from aiperf_lab.errors import InputError
+from aiperf_lab.inputs import decode_text, read_bounded, shown_path
 from aiperf_lab.labs.grading import Grade, grade_of_record, grade_run
 from aiperf_lab.labs.record import RunRecord
 from aiperf_lab.metrics.tables import Table
+
+# A run.json or a saved table is a few KB to a few MB; a run folder copied from elsewhere is read with a
+# bound (and only as a regular file: a FIFO named run.json would block the History screen).
+MAX_RUN_FILE_BYTES = 64 << 20
+# The columns kernel_diff reads of both runs' cuda_gpu_kern_sum.csv: integers, integers, text.
+KERNEL_DIFF_COLUMNS = ("Total Time (ns)", "Instances", "Name")
 
 
 @dataclass(frozen=True)
@@ -41,13 +49,16 @@ class PastRun:
         return self.grade.word == "pass"
 
     def table(self, name: str) -> Table | None:
-        """A table the runner saved (tables/<name>.csv), numbers as numbers."""
+        """A table the runner saved (tables/<name>.csv), numbers as numbers; None where there is none, or
+        it cannot be read as one (not a regular file, over the bound, not CSV, rows of another width)."""
         path = self.folder / "tables" / f"{name}.csv"
         if not path.is_file():
             return None
-        with path.open(newline="", encoding="utf-8") as f:
-            rows = list(csv.reader(f))
-        if not rows:
+        try:
+            rows = list(csv.reader(io.StringIO(decode_text(read_bounded(path, MAX_RUN_FILE_BYTES)), newline="")))
+        except (InputError, csv.Error):
+            return None
+        if not rows or any(len(row) != len(rows[0]) for row in rows):
             return None
         return Table(name, name, rows[0], [[_number(cell) for cell in row] for row in rows[1:]])
 
@@ -70,9 +81,10 @@ def load_run(folder: str | Path) -> PastRun:
     if not path.is_file():
         raise InputError(f"{folder}: not a run folder (no run.json)")
     try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise InputError(f"{path}: unreadable run record ({exc})") from None
+        record = json.loads(decode_text(read_bounded(path, MAX_RUN_FILE_BYTES)))
+    except (ValueError, RecursionError) as exc:   # not JSON, nested too deep, a number of 5,000 digits
+        reason = "nested too deep" if isinstance(exc, RecursionError) else str(exc)[:120]
+        raise InputError(f"{shown_path(path)}: unreadable run record ({reason})") from None
     if not isinstance(record, dict) or "exercise" not in record:
         raise InputError(f"{path}: not a lab run record")
     try:
@@ -137,7 +149,7 @@ def compare_runs(before: PastRun, after: PastRun) -> list[Table]:
               Table("measurement_diff", "Measurements that changed", ["Measurement", "Before", "After", "Change",
                                                                        "After/Before"], measured)]
     kern_a, kern_b = before.table("cuda_gpu_kern_sum"), after.table("cuda_gpu_kern_sum")
-    if kern_a is not None and kern_b is not None:
+    if _kernel_diff_reads(kern_a) and _kernel_diff_reads(kern_b):
         from aiperf_lab.metrics.analysis import kernel_diff
         tables.append(kernel_diff(kern_a, kern_b))
     for name, what in (("energy_by_range", "NVTX range"), ("energy_by_category", "category")):
@@ -145,6 +157,14 @@ def compare_runs(before: PastRun, after: PastRun) -> list[Table]:
         if energy_a is not None and energy_b is not None:
             tables.append(energy_diff(energy_a, energy_b, name, what))
     return tables
+
+
+def _kernel_diff_reads(table: Table | None) -> bool:
+    """Whether a saved cuda_gpu_kern_sum has what kernel_diff reads: its columns, integer times and counts."""
+    if table is None or not all(c in table.columns for c in KERNEL_DIFF_COLUMNS):
+        return False
+    total, count = table.columns.index(KERNEL_DIFF_COLUMNS[0]), table.columns.index(KERNEL_DIFF_COLUMNS[1])
+    return all(type(row[total]) is int and type(row[count]) is int for row in table.rows)
 
 
 def energy_diff(before: Table, after: Table, name: str, what: str) -> Table:
@@ -167,5 +187,8 @@ def energy_diff(before: Table, after: Table, name: str, what: str) -> Table:
 
 def _delta(a, b) -> list:
     if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
-        return [_shown(float(b - a)) if isinstance(b - a, float) else b - a, round(b / a, 3) if a else None]
+        try:
+            return [_shown(float(b - a)) if isinstance(b - a, float) else b - a, round(b / a, 3) if a else None]
+        except OverflowError:   # an integer past a float's range beside a float (run.json holds any number)
+            return ["", None]
     return ["", None]

@@ -116,31 +116,38 @@ def _run(argv: list[str]) -> int:
             return 0
         raise InputError("aiperf-stats: name a profile file (or use --list-reports; see aiperf-stats --help)")
     profile = open_profiles(args.files)
-    for notice in profile.notices:
-        print(printable(f"aiperf-stats: {notice}"), file=sys.stderr)
+    # What opening the files noted is said once the reports are made: an exit 2 on the way (a report that
+    # does not apply, a bad option) is then one line, the refusal with the notes after it.
     said = len(profile.notices)
     if args.list_reports:
+        _say(profile.notices)
         print("\n".join(profile.reports))
         return 0
-    specs = [s.strip() for chunk in args.report for s in chunk.split(",") if s.strip()]
-    overview = not specs
-    specs = specs or profile.overview_reports
-    if args.nvtx is not None:
-        _check_nvtx(args.nvtx, specs, profile.kind, overview)
-    _check_options(args, specs, profile.kind, overview)
-    if args.work is not None and not args.work > 0:
-        raise InputError("aiperf-stats: --work must be a positive number")
-    telemetry = Path(args.telemetry) if args.telemetry else None
-    if telemetry is not None and not telemetry.is_file():
-        raise InputError(f"aiperf-stats: --telemetry {telemetry}: no such file")
-    options = ReportOptions(nvtx_range=args.nvtx, cross_thread=args.cross_thread, timeunit=args.timeunit,
-                            telemetry=telemetry,
-                            work=args.work, work_unit=args.work_unit, gpu=args.gpu)
-    tables, skipped = report_tables(profile, specs, options)   # everything asked for missing: one line, exit 2
+    try:
+        specs = [s.strip() for chunk in args.report for s in chunk.split(",") if s.strip()]
+        overview = not specs
+        specs = specs or profile.overview_reports
+        if args.nvtx is not None:
+            _check_nvtx(args.nvtx, specs, profile.kind, overview)
+        _check_options(args, specs, profile.kind, overview)
+        if args.work is not None and not args.work > 0:
+            raise InputError("aiperf-stats: --work must be a positive number")
+        telemetry = Path(args.telemetry) if args.telemetry else None
+        if telemetry is not None and not telemetry.is_file():
+            raise InputError(f"aiperf-stats: --telemetry {telemetry}: no such file")
+        options = ReportOptions(nvtx_range=args.nvtx, cross_thread=args.cross_thread, timeunit=args.timeunit,
+                                telemetry=telemetry,
+                                work=args.work, work_unit=args.work_unit, gpu=args.gpu)
+        tables, skipped = report_tables(profile, specs, options)   # everything asked for missing: one line, exit 2
+    except InputError as exc:
+        if not said:
+            raise
+        # one line: the refusal, then what opening the files noted (why a bundle has only telemetry reports)
+        raise type(exc)(f"{exc} ({'; '.join(profile.notices[:said])})") from None
+    _say(profile.notices[:said])
     for reason in skipped:  # as nsys does when some reports have no data
         print(printable(f"SKIPPED: {reason}"), file=sys.stderr)
-    for notice in profile.notices[said:]:  # e.g. a rank without the data a report needs
-        print(printable(f"aiperf-stats: {notice}"), file=sys.stderr)
+    _say(profile.notices[said:])  # e.g. a rank without the data a report needs
 
     fmt = args.format or ("csv" if args.output else "table")
     if fmt == "table":  # the trace reports stream their rows to CSV and JSON; a table sizes its columns from all
@@ -168,6 +175,13 @@ def _run(argv: list[str]) -> int:
         render_terminal(tables, sys.stdout, limit)
     sys.stdout.flush()
     return 0
+
+
+def _say(notices: list[str]) -> None:
+    from aiperf_lab.inputs import printable
+
+    for notice in notices:
+        print(printable(f"aiperf-stats: {notice}"), file=sys.stderr)
 
 
 def _check_nvtx(range_name: str, specs: list[str], kind: str, overview: bool) -> None:

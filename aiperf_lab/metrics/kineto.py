@@ -207,7 +207,7 @@ def _base_time(meta: dict) -> int | None:
         return None
     try:
         base = int(value)
-    except ValueError:
+    except (ValueError, OverflowError):   # not a number, NaN, a 5,000-digit string; an infinity (1e400)
         return None
     return base if base > 0 else None
 

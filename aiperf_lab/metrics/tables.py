@@ -104,7 +104,8 @@ def write_csv(table: Table, stream) -> None:
     column of text looks each distinct value up once; bytes as the csv module writes them row by row
     (which a chunk it cannot take goes through)."""
     writer = csv.writer(stream, lineterminator="\n")
-    writer.writerow(table.columns)
+    # (a column's name can hold what the user typed: --work-unit names the energy reports' per-unit column)
+    writer.writerow([printable(c) if c.__class__ is str else c for c in table.columns])
     width = len(table.columns)
     forms: dict = {None: ""}
     if isinstance(table.rows, ColumnRows) and len(table.rows.columns) == width:

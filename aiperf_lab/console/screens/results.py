@@ -31,13 +31,18 @@ class SavedTable:
 
     def __init__(self, run, name: str) -> None:
         import csv
+        import io
+
+        from aiperf_lab.errors import InputError
+        from aiperf_lab.inputs import open_regular
 
         self.run, self.name = run, name
         self._table: Table | None = None
-        try:
-            with (run.folder / "tables" / f"{name}.csv").open(newline="", encoding="utf-8") as f:
+        try:   # a regular file only: a FIFO among the tables blocked the screen for ever
+            with io.TextIOWrapper(open_regular(run.folder / "tables" / f"{name}.csv"), encoding="utf-8",
+                                  newline="") as f:
                 self.count = sum(1 for _row in csv.reader(f)) - 1
-        except (OSError, UnicodeDecodeError, csv.Error):
+        except (OSError, InputError, UnicodeDecodeError, csv.Error):
             self.count = -1
 
     def load(self) -> Table | None:

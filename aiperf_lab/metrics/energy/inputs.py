@@ -54,14 +54,34 @@ def from_folder(folder: Path) -> RunInputs:
     inputs = RunInputs(profile, telemetry if telemetry.is_file() else None)
     run_json = folder / "run.json"
     if run_json.is_file():
-        try:
-            measurements = json.loads(run_json.read_text(encoding="utf-8")).get("measurements") or {}
-        except (OSError, ValueError, AttributeError):
-            measurements = {}
-        work = measurements.get("work")
-        if isinstance(work, (int, float)) and not isinstance(work, bool) and work > 0:
-            inputs.work, inputs.work_unit = float(work), str(measurements.get("work_unit") or "")
+        inputs.work, inputs.work_unit = _work_of(run_json)
     return inputs
+
+
+def _work_of(run_json: Path) -> tuple[float | None, str]:
+    """(work, its unit) from a run.json's measurements; (None, "") where it has no usable one. The file is
+    the folder's, not ours to trust: read as a regular file with a bound, any shape of JSON."""
+    import math
+
+    from aiperf_lab.inputs import decode_text, read_bounded
+
+    try:
+        record = json.loads(decode_text(read_bounded(run_json, 64 << 20)))
+    except (InputError, ValueError, RecursionError):   # not JSON, nested too deep, a 5,000-digit number
+        return None, ""
+    measurements = record.get("measurements") if isinstance(record, dict) else None
+    if not isinstance(measurements, dict):
+        return None, ""
+    work = measurements.get("work")
+    if not isinstance(work, (int, float)) or isinstance(work, bool) or not work > 0:
+        return None, ""
+    try:
+        work = float(work)
+    except OverflowError:   # an integer past a float's range
+        return None, ""
+    if not math.isfinite(work):
+        return None, ""
+    return work, str(measurements.get("work_unit") or "")
 
 
 def from_archive(path: Path, limit: int = 4 << 30) -> RunInputs:

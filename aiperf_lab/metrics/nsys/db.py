@@ -528,6 +528,25 @@ class NsysDatabase:
         return rows[0][0].strip().splitlines()[0][:200] if rows else None
 
 
+# The files SQLite itself opens beside a database: a rollback journal, to see whether it is hot (a FIFO
+# under that name blocked the reader for ever, the export itself regular), and a WAL and its index (a FIFO
+# there gave exit 0 or "disk I/O error" with this SQLite; refused the same way, whatever SQLite does).
+SQLITE_SIDE_FILES = ("-journal", "-wal", "-shm")
+
+
 def _check_sqlite_file(path: Path) -> None:
     if read_head(path, len(SQLITE_MAGIC)) != SQLITE_MAGIC:
         raise NotAProfile(f"{path}: not an SQLite database")
+    import stat
+
+    from aiperf_lab.inputs import shown_path
+
+    real = os.path.realpath(path)   # SQLite names them after the path it opens (the URI's resolved one)
+    for suffix in SQLITE_SIDE_FILES:
+        try:
+            mode = os.stat(real + suffix).st_mode
+        except (OSError, ValueError):   # none there (the usual case), or one SQLite cannot open either
+            continue
+        if not stat.S_ISREG(mode):
+            raise InputError(f"{shown_path(path)}: refused: {shown_path(os.path.basename(real) + suffix)} beside "
+                             "it is not a regular file (SQLite would open it as the export's journal)")

@@ -425,7 +425,13 @@ def _meta(first: str) -> tuple[dict[str, Any], io.StringIO]:
         meta = json.loads(line[len(META_PREFIX):].removesuffix("\n"))
     except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
         meta = {}
-    return (meta if isinstance(meta, dict) else {}), head
+    if not isinstance(meta, dict):
+        return {}, head
+    if "devices" in meta:  # a list of objects, each with an integer index (or none): anything else is left out
+        devices = meta["devices"]
+        meta["devices"] = [d for d in devices if isinstance(d, dict) and (d.get("index") is None or type(d.get("index"))
+                                                                          is int)] if isinstance(devices, list) else []
+    return meta, head
 
 
 def _read_recording(path: Path, on_header: Callable[[str, list[str]], None] | None) -> Recording:
