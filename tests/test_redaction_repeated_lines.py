@@ -4,6 +4,7 @@ answered. The times are in benchmarks/redaction_speed.py, not here."""
 
 from __future__ import annotations
 
+import functools
 import random
 
 import pytest
@@ -165,3 +166,15 @@ def test_line_views_read_each_distinct_line_once(monkeypatch, name):
     text = DENSE[name] * 2000
     Redactor(ENVIRON).text(text)
     assert len(calls) <= 2 * len(set(text.splitlines())), len(calls)   # (a view's own lines: read once more)
+
+
+def test_list_items_are_judged_once_per_name_and_value(monkeypatch):
+    """Items under a secret's name (YAML sequences, `? name` keys, listings' labels) repeated through a text: each
+    distinct name and value is judged once, and the same ones go."""
+    from aiperf_lab.triage.redaction import layouts
+    getattr(layouts, "_item_verdict_cached", functools.lru_cache()(lambda: None)).cache_clear()
+    calls = _counting(monkeypatch, layouts, "_assigned_secret_at")
+    block = "? password\n: Zq8Das1x\napi_tokens: &t\n  - Zq8Das1x\nFields:\n  api key:    Zq8Das1xPa55\n"
+    out = Redactor(ENVIRON).text(block * 2000)
+    assert "Zq8Das1x" not in out
+    assert len(calls) <= 6, len(calls)
