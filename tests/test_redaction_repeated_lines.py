@@ -178,3 +178,20 @@ def test_list_items_are_judged_once_per_name_and_value(monkeypatch):
     out = Redactor(ENVIRON).text(block * 2000)
     assert "Zq8Das1x" not in out
     assert len(calls) <= 6, len(calls)
+
+
+def test_remembered_lines_stay_bounded():
+    """A text of distinct lines (none repeats) keeps the tables within their bounds, and a line of many escapes (an
+    edit each) is not kept: their memory stays a few MB whatever the text."""
+    line_views.LINE_EDITS.clear()
+    stream.HOLD_VERDICTS.clear()
+    text = "".join(f'[rank0]: "password: {n} ' + "\\n" * (n % 50) + '"\n' for n in range(12_000))
+    sink = StreamRedactor(Redactor(ENVIRON))
+    out = "".join(sink.feed(text[at:at + (1 << 16)]) for at in range(0, len(text), 1 << 16)) + sink.close()
+    assert out == Redactor(ENVIRON).text(text)
+    assert 0 < len(line_views.LINE_EDITS) <= line_views.LINE_EDITS_MOST_LINES
+    assert 0 < len(stream.HOLD_VERDICTS) <= stream.HOLD_VERDICT_MOST_LINES
+    assert all(len(edits) <= line_views.LINE_EDITS_MOST_EDITS for edits in line_views.LINE_EDITS.values())
+    many = '[rank0]: "password: x' + "\\n" * 100 + '"'
+    line_views._line_edits_at(many, 0, len(many))
+    assert many not in line_views.LINE_EDITS

@@ -154,10 +154,12 @@ def line_view_windows(text: str, lower: str) -> list[tuple[int, int, list[tuple[
 
 
 # A line's edits (_line_edits, in the line's own offsets), by the line: a log repeats its lines, and a text where every
-# line is prefixed or quoted reads each in a window. Only short lines are kept, and the table is emptied when full.
+# line is prefixed or quoted reads each in a window. Only short lines with few edits are kept (a line of escapes has
+# one edit per escape), and the table is emptied when full: its memory stays a few MB.
 LINE_EDITS: dict[str, list[tuple[int, int, str]]] = {}
 LINE_EDITS_MOST_CHARS = 512
-LINE_EDITS_MOST_LINES = 16384
+LINE_EDITS_MOST_EDITS = 32
+LINE_EDITS_MOST_LINES = 4096
 
 
 def _line_edits_at(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
@@ -169,9 +171,10 @@ def _line_edits_at(text: str, start: int, end: int) -> list[tuple[int, int, str]
     edits = LINE_EDITS.get(line)
     if edits is None:
         edits = _line_edits(line, 0, len(line))
-        if len(LINE_EDITS) >= LINE_EDITS_MOST_LINES:
-            LINE_EDITS.clear()
-        LINE_EDITS[line] = edits
+        if len(edits) <= LINE_EDITS_MOST_EDITS:
+            if len(LINE_EDITS) >= LINE_EDITS_MOST_LINES:
+                LINE_EDITS.clear()
+            LINE_EDITS[line] = edits
     return [(a + start, b + start, r) for a, b, r in edits] if edits else []
 
 

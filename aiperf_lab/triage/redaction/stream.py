@@ -304,7 +304,7 @@ def _below_put(below: list, facts: tuple[int, bool] | None) -> None:
 # short lines are kept, and the table is emptied when full (memory bounded).
 HOLD_VERDICTS: dict[str, tuple[bool, tuple[int, int] | bool, bool, tuple[int, bool] | None]] = {}
 HOLD_VERDICT_MOST_CHARS = 512
-HOLD_VERDICT_MOST_LINES = 16384
+HOLD_VERDICT_MOST_LINES = 4096
 
 
 def _hold_verdict(raw: str) -> tuple[bool, tuple[int, int] | bool, bool, tuple[int, bool] | None]:
