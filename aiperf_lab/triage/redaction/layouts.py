@@ -288,15 +288,28 @@ def _names_token_list(name: str) -> bool:
     return name_words(name)[-1:] == ["tokens"] and not _secret_name_cached(name)
 
 
+ITEM_VERDICT_MOST_CHARS = 256   # (a longer name and value are judged each time: the memory stays small)
+
+
 def _item_is_secret(name: str, value: str) -> bool:
     """An item of a list under a secret's name, judged as `name=value` on a command line (_assigned_secret_at): a
     reference, a special token, a path stay, and under a bare KEY's name (`valid_keys`, `SCHEME_KEYS`) all but a
-    key-like value; under a list of TOKENS (_names_token_list) only a key-like value."""
+    key-like value; under a list of TOKENS (_names_token_list) only a key-like value. Remembered per name and value
+    (a log repeats its layouts: a text of them judged every item anew)."""
+    if len(name) + len(value) <= ITEM_VERDICT_MOST_CHARS:
+        return _item_verdict_cached(name, value)
+    return _item_verdict(name, value)
+
+
+def _item_verdict(name: str, value: str) -> bool:
     if _names_token_list(name):
         return looks_generated(value) or is_hex_key(value)
     if SNAKE_NAME.fullmatch(value) is not None and _secret_name_cached(value):
         return False   # compose's `secrets:\n  - hf_token`: the names of secrets, not their values
     return _assigned_secret_at(f"{name}={value}") is not None
+
+
+_item_verdict_cached = functools.lru_cache(maxsize=4096)(_item_verdict)
 
 
 

@@ -102,7 +102,7 @@ def line_view_windows(text: str, lower: str) -> list[tuple[int, int, list[tuple[
             continue
         newline = text.find("\n", at)
         if line_start not in read:
-            edits = read[line_start] = _line_edits(text, line_start, newline if newline >= 0 else len(text))
+            edits = read[line_start] = _line_edits_at(text, line_start, newline if newline >= 0 else len(text))
             if edits:
                 candidates.append(line_start)
         if newline < 0:
@@ -144,13 +144,38 @@ def line_view_windows(text: str, lower: str) -> list[tuple[int, int, list[tuple[
             line_end = end if newline < 0 else newline
             line = read.get(at)
             if line is None:
-                line = _line_edits(text, at, line_end)
+                line = _line_edits_at(text, at, line_end)
             if line:
                 edits += [(a - start, b - start, r) for a, b, r in line]
             at = line_end + 1
         if edits:
             out.append((start, end, edits))
     return out
+
+
+# A line's edits (_line_edits, in the line's own offsets), by the line: a log repeats its lines, and a text where every
+# line is prefixed or quoted reads each in a window. Only short lines with few edits are kept (a line of escapes has
+# one edit per escape), and the table is emptied when full: its memory stays a few MB.
+LINE_EDITS: dict[str, list[tuple[int, int, str]]] = {}
+LINE_EDITS_MOST_CHARS = 512
+LINE_EDITS_MOST_EDITS = 32
+LINE_EDITS_MOST_LINES = 4096
+
+
+def _line_edits_at(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
+    """_line_edits of text[start:end], a whole line (end at a newline or the text's end: _line_edits reads nothing
+    past it then but the newline), remembered by the line."""
+    if end - start > LINE_EDITS_MOST_CHARS:
+        return _line_edits(text, start, end)
+    line = text[start:end]
+    edits = LINE_EDITS.get(line)
+    if edits is None:
+        edits = _line_edits(line, 0, len(line))
+        if len(edits) <= LINE_EDITS_MOST_EDITS:
+            if len(LINE_EDITS) >= LINE_EDITS_MOST_LINES:
+                LINE_EDITS.clear()
+            LINE_EDITS[line] = edits
+    return [(a + start, b + start, r) for a, b, r in edits] if edits else []
 
 
 def _line_edits(text: str, start: int, end: int) -> list[tuple[int, int, str]]:

@@ -240,32 +240,87 @@ def _opens_printed_form(line: str) -> bool:
 def _yaml_block_open(line: str, below: list) -> bool:
     """Whether line names a secret over a YAML sequence or block scalar (_yaml_block_spans) that every line below it
     up to the cut goes on with (`below`, as _below_add keeps it): more of it may come after the cut."""
+    return _below_says(_yaml_block_kind(line), below)
+
+
+def _below_says(kind: tuple[int, int] | bool, below: list) -> bool:
+    """_yaml_block_open's answer from the line's kind (_yaml_block_kind) and the lines below it."""
+    if kind is True or kind is False:
+        return kind
+    what, indent = kind
+    return below[2] > indent if what == DEEPER else bool(below[0] and below[1] >= indent)
+
+
+DEEPER, ITEMS = 0, 1
+
+
+def _yaml_block_kind(line: str) -> tuple[int, int] | bool:
+    """What _yaml_block_open needs of the lines below a line, read from the line alone: True or False whatever they
+    are, (DEEPER, indent): a non-blank line below, each deeper than indent, (ITEMS, indent): `- ` items below, none
+    less indented than indent."""
     key = YAML_LINE_OPENER.fullmatch(line.rstrip("\r\n"))
     if key is None and (opener := PREFIXED_OPENER.search(line)) is not None and opener.end() == len(line) and (
             _opener_prefix(line[:opener.start()], opener.group("xml") is not None) is not None):
         return True   # `[rank0]: secrets: &t` over `[rank0]:   - X` lines: a block behind a log prefix (_prefixed_block_spans)
     if key is None:   # `password: first` over deeper lines: a plain scalar continued (_continued_scalar)
         key = YAML_BLOCK_KEY.match(line)
-        return (key is not None and line.startswith(":", key.end()) and below[2] > len(key.group("indent"))
-                and _secret_name_cached(key.group("name")))
+        if key is not None and line.startswith(":", key.end()) and _secret_name_cached(key.group("name")):
+            return (DEEPER, len(key.group("indent")))
+        return False
     if not (_secret_name_cached(key.group("name")) or _names_token_list(key.group("name"))):
         return False
     indent = len(key.group("indent"))
     if "|" in line[key.end("name"):] or ">" in line[key.end("name"):]:
-        return below[2] > indent
-    return below[0] and below[1] >= indent
+        return (DEEPER, indent)
+    return (ITEMS, indent)
 
 
 def _below_add(below: list, line: str) -> None:
     """Adds a line to what _yaml_block_open knows of the lines below the one it judges (read upwards)."""
+    _below_put(below, _below_facts(line))
+
+
+def _below_facts(line: str) -> tuple[int, bool] | None:
+    """What _below_add takes from a line: its indent and whether it is a `- ` item; None: a blank line."""
     content = line.rstrip("\r\n").lstrip(" \t")
-    depth = len(line) - len(line.lstrip(" \t"))
-    if content:
+    if not content:
+        return None
+    return len(line) - len(line.lstrip(" \t")), content.startswith("- ")
+
+
+def _below_put(below: list, facts: tuple[int, bool] | None) -> None:
+    if facts is not None:
+        depth, item = facts
         below[2] = min(below[2], depth)
-        if content.startswith("- "):
+        if item:
             below[1] = min(below[1], depth)
         else:
             below[0] = False
+
+
+# A line's verdicts in _printed_form_hold, by the line as the buffer holds it (a log's lines repeat: a stream's hold walks
+# up to 4 * PRINTED_FORM_HOLD_LINES lines a round, each read through its line view): whether it opens a printed form,
+# its YAML opener kind (_yaml_block_kind; False without a colon), whether it is an arrow line, its _below_facts. Only
+# short lines are kept, and the table is emptied when full (memory bounded).
+HOLD_VERDICTS: dict[str, tuple[bool, tuple[int, int] | bool, bool, tuple[int, bool] | None]] = {}
+HOLD_VERDICT_MOST_CHARS = 512
+HOLD_VERDICT_MOST_LINES = 4096
+
+
+def _hold_verdict(raw: str) -> tuple[bool, tuple[int, int] | bool, bool, tuple[int, bool] | None]:
+    verdict = HOLD_VERDICTS.get(raw)
+    if verdict is not None:
+        return verdict
+    line = CSI.sub("", raw) if "\x1b" in raw else raw
+    line = without_log_prefix(line)   # (a form behind a log prefix or in quotes is held as one without: line_views)
+    opens = _opens_printed_form(line)
+    verdict = (opens, False if opens or ":" not in line else _yaml_block_kind(line), LOGURU_ARROW in line,
+               _below_facts(line))
+    if len(raw) <= HOLD_VERDICT_MOST_CHARS:
+        if len(HOLD_VERDICTS) >= HOLD_VERDICT_MOST_LINES:
+            HOLD_VERDICTS.clear()
+        HOLD_VERDICTS[raw] = verdict
+    return verdict
 
 
 def _printed_form_hold(buffer: str, cut: int) -> int:
@@ -298,14 +353,11 @@ def _printed_form_hold(buffer: str, cut: int) -> int:
         if start == 0 and floor:
             break
         distance += 1
-        line = buffer[start:end]
-        if coloured and "\x1b" in line:
-            line = CSI.sub("", line)
-        line = without_log_prefix(line)   # (a form behind a log prefix or in quotes is held as one without: line_views)
-        if above_arrow or _opens_printed_form(line) or (":" in line and _yaml_block_open(line, below)):
+        opens, kind, arrow, facts = _hold_verdict(buffer[start:end])
+        if above_arrow or opens or (kind is not False and _below_says(kind, below)):
             hold = start
             reach = min(distance + PRINTED_FORM_HOLD_LINES, 4 * PRINTED_FORM_HOLD_LINES)
-        above_arrow = LOGURU_ARROW in line
-        _below_add(below, line)
+        above_arrow = arrow
+        _below_put(below, facts)
         end = start
     return hold
