@@ -20,6 +20,9 @@ from .redactor import Redactor
 from .spans import CSI, NAME_CHARACTERS, Span, _START, _cut_outside_spans, _merge_spans, _plain_tail, has_any
 
 
+HOLD_ROUNDS = 64   # rounds of the rules but the indented last line's, after 8 of all: then a cut is given up
+
+
 class StreamRedactor:
     """Redacts a stream piece by piece, in bounded memory and time, with the same rules as
     Redactor.text: pieces end at a newline, a key block open at a piece's end goes on being
@@ -78,13 +81,23 @@ class StreamRedactor:
 
     def _hold_back(self, cut: int) -> int:
         """Where to cut: before lines that must stay with the next ones (_line_hold, _printed_form_hold), each
-        rule asked again where another moved the cut (a few rounds: each moves it up or leaves it)."""
+        rule asked again where another moved the cut (a few rounds: each moves it up or leaves it). A run of indented
+        lines moves it up a line a round (each may be a frame's code line with loguru's arrows to come); where the
+        rounds run out, the cut is asked again by every rule but that one (a name ending a line waits for its value on
+        the next, a form's opener for its lines), HOLD_ROUNDS times at most: a cut they still move is no cut, and the
+        stream tries again at a later newline. (The last round's cut taken unasked could fall between `x_token =` and
+        its value on the next line: text hid the value, the stream kept it.)"""
         for round in range(8):
             moved = _printed_form_hold(self._buffer, self._line_hold(cut, dumps=not round))
             if moved == cut:
-                break
+                return cut
             cut = moved
-        return cut
+        for _ in range(HOLD_ROUNDS):
+            moved = _printed_form_hold(self._buffer, self._line_hold(cut, dumps=False), last_line=False)
+            if moved == cut:
+                return cut
+            cut = moved
+        return 0
 
     def _line_hold(self, cut: int, dumps: bool = True) -> int:
         """Before the lines that may begin a known secret printed over lines (Redactor.head_over_lines), before the
@@ -268,18 +281,18 @@ def _below_add(below: list, line: str) -> None:
             below[0] = False
 
 
-def _printed_form_hold(buffer: str, cut: int) -> int:
+def _printed_form_hold(buffer: str, cut: int, last_line: bool = True) -> int:
     """Where a stream cuts so that a form read over lines (see _opens_printed_form) is redacted whole: before
     every line that opens one and is fewer than PRINTED_FORM_HOLD_LINES lines above the cut (or above a line held
     for that reason: a form reaches that far at most, the rules read no further), within 16 KiB; and before a
-    last line that is indented or names a secret (a frame's code line, loguru's arrows still to come). The line above an arrow
-    line is its code line: it opens the form."""
+    last line that is indented or names a secret (a frame's code line, loguru's arrows still to come; not with
+    last_line False). The line above an arrow line is its code line: it opens the form."""
     if cut <= 0:
         return 0
     floor = max(0, cut - PRINTED_FORM_HOLD_CHARS)
     last = buffer.rfind("\n", floor, cut - 1) + 1
     # (an unindented code line naming a secret may be loguru's too: `login(user, api_token)` at column 0)
-    hold = last if (last or not floor) and (buffer.startswith("    ", last)
+    hold = last if last_line and (last or not floor) and (buffer.startswith("    ", last)
                                           or _secret_name_columns(buffer[last:cut].rstrip("\r\n"))) else cut
     tail = buffer[floor:cut]
     coloured = "\x1b" in tail   # (`yq -C`, FORCE_COLOR tools: each line judged as the rules read it, without colours)
