@@ -15,7 +15,8 @@ from typing import Callable
 from .names import (
     END_WORDS, NOT_SECRET_KEY_KINDS, QUALIFIER_BEFORE, QUANTITY_WORDS, SECRET_PAIRS, _NAME_CHARACTERS,
     _secret_name_cached, _weak_flag_secret, cannot_be_secret, is_hex_key, is_named_location, is_secret_name,
-    looks_generated, looks_like_password, name_words, names_a_key_file, reads_as_words,
+    looks_generated, looks_like_password, name_words, names_a_key_file, opens_a_negation, reads_as_words, says_absent,
+    tells_when,
 )
 from .spans import REDACTED, REDACTED_LOWER, Span
 
@@ -138,15 +139,24 @@ URL_SIGNATURE = re.compile(r"signature=(?<=[?&]signature=|-signature=)(?P<value>
 # -field=F PATH`, 1Password's `op read op://...`, `az keyvault secret show ... --query value -o tsv`.
 SECRET_PRINT_LITERALS = ("kubectl", "versions access", "get-secret-value", "vault", "op read", "get-parameter")
 SECRET_PRINT_GATES = ("secret", "vault", "op://", "--with-decryption")   # (every such command line holds one of these)
-KUBECTL_SECRET_PRINT = (r"(?:kubectl[ \t][^\n]{0,100}?secrets?[ \t][^\n]{0,100}?(?:\|[ \t]{0,4}base64[ \t]{1,4}(?:-d|-D|--decode)"
+# A store's print goes to the terminal only where its stdout is not sent to a file (`> pw.txt`, `>> f`, `1> f`, `&> f`;
+# `2> f`, `2>&1` and `>&2` still print): after a redirected command, the next line (`saved`) is not the value. Read from
+# each command's first word to the line's end (bounded).
+_NOT_TO_A_FILE = r"(?![^\n]{0,240}?(?:(?<![0-9>])|(?<=[ \t]1))>(?!&))"
+# A store's field that is not secret (`op read op://vault/item/username`, `vault kv get -field=username`): its print is
+# a user name, a host or an address.
+_PLAIN_FIELDS = r"(?:username|user|user_?name|login|email|e-mail|url|website|host|hostname|server|port|database|title|type)"
+_PLAIN_FIELD_LAST = r"(?![^\n]{0,110}?/" + _PLAIN_FIELDS + r"['\"]?[ \t]{0,4}\r?\n\Z)"
+_PLAIN_FIELD_FLAG = r"(?![^\n]{0,110}?-field[ \t=]{1,4}['\"]?" + _PLAIN_FIELDS + r"(?![\w-]))"
+KUBECTL_SECRET_PRINT = (r"(?:kubectl" + _NOT_TO_A_FILE + r"[ \t][^\n]{0,100}?secrets?[ \t][^\n]{0,100}?(?:\|[ \t]{0,4}base64[ \t]{1,4}(?:-d|-D|--decode)"
                         r"|(?:jsonpath|go-template|template)=[^\n]{0,80}?\.data[^\n]{0,80}?|[^\n]{0,100}?@base64d['\"]?)"
-                        r"|kubectl[ \t]{1,4}view-secret[ \t][^\n]{0,100}?"
-                        r"|get-parameters?[ \t](?=[^\n]{0,110}--with-decryption)(?=[^\n]{0,110}(?:--output|-o)[ \t=]{1,4}text)[^\n]{0,110}?"
-                        r"|secrets[ \t]{1,4}versions[ \t]{1,4}access[ \t][^\n]{0,100}?"
-                        r"|get-secret-value[ \t](?=[^\n]{0,100}secretstring)(?=[^\n]{0,110}(?:--output|-o)[ \t=]{1,4}text)[^\n]{0,110}?"
-                        r"|vault[ \t]{1,4}(?:kv[ \t]{1,4}get|read)[ \t](?=[^\n]{0,100}-field[ \t=])[^\n]{0,110}?"
-                        r"|(?<![\w-])op[ \t]{1,4}read[ \t]{1,4}['\"]?op://[^\n]{0,100}?"
-                        r"|keyvault[ \t]{1,4}secret[ \t]{1,4}show[ \t](?=[^\n]{0,100}value)(?=[^\n]{0,110}(?:--output|-o)[ \t=]{1,4}tsv)[^\n]{0,110}?"
+                        r"|kubectl" + _NOT_TO_A_FILE + r"[ \t]{1,4}view-secret[ \t][^\n]{0,100}?"
+                        r"|get-parameters?" + _NOT_TO_A_FILE + r"[ \t](?=[^\n]{0,110}--with-decryption)(?=[^\n]{0,110}(?:--output|-o)[ \t=]{1,4}text)[^\n]{0,110}?"
+                        r"|secrets" + _NOT_TO_A_FILE + r"[ \t]{1,4}versions[ \t]{1,4}access[ \t][^\n]{0,100}?"
+                        r"|get-secret-value" + _NOT_TO_A_FILE + r"[ \t](?=[^\n]{0,100}secretstring)(?=[^\n]{0,110}(?:--output|-o)[ \t=]{1,4}text)[^\n]{0,110}?"
+                        r"|vault" + _NOT_TO_A_FILE + _PLAIN_FIELD_FLAG + r"[ \t]{1,4}(?:kv[ \t]{1,4}get|read)[ \t](?=[^\n]{0,100}-field[ \t=])[^\n]{0,110}?"
+                        r"|(?<![\w-])op" + _NOT_TO_A_FILE + _PLAIN_FIELD_LAST + r"[ \t]{1,4}read[ \t]{1,4}['\"]?op://[^\n]{0,100}?"
+                        r"|keyvault" + _NOT_TO_A_FILE + r"[ \t]{1,4}secret[ \t]{1,4}show[ \t](?=[^\n]{0,100}value)(?=[^\n]{0,110}(?:--output|-o)[ \t=]{1,4}tsv)[^\n]{0,110}?"
                         r")[ \t'\"]{0,4}\r?\n\Z")
 KUBECTL_SECRET_LINE = re.compile(KUBECTL_SECRET_PRINT)
 VALUE_ON_NEXT_LINE = re.compile(r"(?:token|secret|passw(?:or)?d|api[_-]?key|apikey|pass(?:phrase)?|credential|accountkey)"
@@ -241,7 +251,7 @@ class _HarmlessValues(dict):
                                  or value.lower().rstrip(")]}>") in AUTH_SCHEMES or _code_reference(value)
                                  or (value[0] in "|>" and YAML_BLOCK_HEADER.fullmatch(value) is not None)
                                  or _names_a_type_or_field(value) or value in TERRAFORM_MASKED
-                                 or ("." in value and names_a_key_file(value)))
+                                 or ("." in value and names_a_key_file(value)) or says_absent(value))
         return verdict
 
 
@@ -459,6 +469,8 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
                 continue   # `def get_token(self) -> Token:` then its docstring: a type, not a name given a value
             if "\n" in m.group("sep") and PYTHON_BLOCK_OPENER.match(text, text.rfind("\n", 0, m.start()) + 1):
                 continue   # `if self.credentials:` then `continue`: a Python block opens, no name is given a value
+            if opens_a_negation(text[value_start:value_end]) and SENTENCE_GOES_ON.match(text, value_end):
+                continue   # `password: not set`, `Clé secrète : non définie`: a sentence about the secret
             call = text.find("(", value_start, value_end) >= 0 and not m.group("quote")
             if call:   # token = f(a, b); password = SecretStr("X"): its string goes
                 kept, literals = _call_verdict(text, value_start, value_end)
@@ -493,6 +505,8 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
             if (rest_end > rest_start or start and text[start - 1] in _NAME_CHARACTERS) and _names_a_quantity(
                     text, start, rest_end):
                 continue  # output_token_throughput: 1234.5
+            if rest_end > rest_start and tells_when(_name_before(text, start, rest_end), text[value_start:value_end]):
+                continue  # password_last_set=2026-11-02, password_expires: never
             if text[value_end - 1] == ":" and text.startswith(" ", value_end):  # a YAML mapping's key on the line
                 if FLOW_MAPPING_KEY.fullmatch(text, value_start, value_end) is not None:
                     continue  # imagePullSecrets: [{name: regcred}]: a list of names
@@ -523,6 +537,10 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
             else:
                 apart_wait, apart_backoff = apart_backoff, min(2 * apart_backoff, 64)
     return spans
+
+
+# After a value that is a negation's word (names.NEGATION_WORDS): a word goes on the sentence (`not set`, `non définie`)
+SENTENCE_GOES_ON = re.compile(r"[ \t]{1,3}[^\W\d_]{2,}(?![\w=:])")
 
 
 # A Python statement that opens a block with a colon ending its line (`if self.credentials:`, `class Cookie:`)
@@ -660,6 +678,9 @@ def _assignment_apart(text: str, lower: str, at: int, pattern: re.Pattern[str], 
                     kept.add(first)
         if kept:
             found = [span for span in found if span[0] not in kept]
+    if any(map(opens_a_negation, verdicts)):   # `password: not set` (as the loop keeps it)
+        found = [span for span in found if not (opens_a_negation(text[span[0]:span[1]])
+                                                and SENTENCE_GOES_ON.match(text, span[1]))]
     if any(map(_may_read_as_code, {text[start:end] for start, end, *_ in found})):
         found = [span for span in found if not _apart_reads_as_code(text, span[4], span[0], span[1])]
     spans += found

@@ -11,7 +11,7 @@ from .assignments import (
     KUBECTL_SECRET_LINE, NAME_RUN_REVERSED, SECRET_PRINT_LITERALS, NOT_A_SECRET_REFERENCE, SNAKE_NAME, _assigned_secret_at, _name_before,
 )
 from .names import (_secret_name_cached, cannot_be_secret, is_hex_key, is_named_location, looks_generated, looks_like_password,
-                    name_words)
+                    name_words, tells_when)
 from .spans import REDACTED, Span, has, has_any
 
 
@@ -433,7 +433,7 @@ def _tool_listing_spans(text: str) -> list[Span]:
         for m in DOT_LEADER.finditer(text):
             name = _name_before(text, m.start(), m.start())
             value = _within_its_string(text, m.start(), m.group("value").rstrip())
-            if name and _secret_name_cached(name) and _secret_value(value):
+            if name and _secret_name_cached(name) and _secret_value(value) and not tells_when(name, value):
                 spans.append((m.start("value"), m.start("value") + len(value), REDACTED, "secret-named value",
                               m.start() - len(name)))
     if blanks and ":  " in text:
@@ -448,7 +448,7 @@ def _tool_listing_spans(text: str) -> list[Span]:
             words = SPACED_NAME_REVERSED.match(text[max(0, m.start() - 200):m.start()][::-1])
             name = words.group(1)[::-1].replace(" ", "_").replace("\t", "_") if words else ""
             value = _within_its_string(text, m.start(), m.group("value").rstrip())
-            if name and _secret_name_cached(name) and _secret_value(value):
+            if name and _secret_name_cached(name) and _secret_value(value) and not tells_when(name, value):
                 spans.append((m.start("value"), m.start("value") + len(value), REDACTED, "secret-named value",
                               m.start() - len(name)))
     if "(" in text and "Some(" in text:   # (a character first: memchr)
