@@ -20,7 +20,7 @@ from .redactor import Redactor
 from .spans import CSI, NAME_CHARACTERS, Span, _START, _cut_outside_spans, _merge_spans, _plain_tail, has_any
 
 
-HOLD_ROUNDS = 64   # rounds of the rules but the indented last line's, after 8 of all: then a cut is given up
+HOLD_ROUNDS = 64   # lines a cut moves up over names waiting for their values after the rules' rounds, at most
 
 
 class StreamRedactor:
@@ -81,22 +81,21 @@ class StreamRedactor:
 
     def _hold_back(self, cut: int) -> int:
         """Where to cut: before lines that must stay with the next ones (_line_hold, _printed_form_hold), each
-        rule asked again where another moved the cut (a few rounds: each moves it up or leaves it). A run of indented
-        lines moves it up a line a round (each may be a frame's code line with loguru's arrows to come); where the
-        rounds run out, the cut is asked again by every rule but that one (a name ending a line waits for its value on
-        the next, a form's opener for its lines), HOLD_ROUNDS times at most: a cut they still move is no cut, and the
-        stream tries again at a later newline. (The last round's cut taken unasked could fall between `x_token =` and
-        its value on the next line: text hid the value, the stream kept it.)"""
+        rule asked again where another moved the cut (a few rounds: each moves it up or leaves it). Where the rounds
+        run out (a run of lines each held for the next: indented ones, each maybe a frame's code line), the cut is
+        still moved up over lines that end with a name whose value comes on the next line (_value_waits), HOLD_ROUNDS
+        lines at most (more: no cut, the stream tries again at a later newline). (The last round's cut taken as it was
+        fell between `stoken_compound =` and its value on the next line: text hid the value, the stream kept it.)"""
         for round in range(8):
             moved = _printed_form_hold(self._buffer, self._line_hold(cut, dumps=not round))
             if moved == cut:
                 return cut
             cut = moved
         for _ in range(HOLD_ROUNDS):
-            moved = _printed_form_hold(self._buffer, self._line_hold(cut, dumps=False), last_line=False)
-            if moved == cut:
+            start = self._buffer.rfind("\n", 0, cut - 1) + 1
+            if cut <= 0 or not _value_waits(self._buffer[start:cut]):
                 return cut
-            cut = moved
+            cut = start
         return 0
 
     def _line_hold(self, cut: int, dumps: bool = True) -> int:
@@ -113,10 +112,7 @@ class StreamRedactor:
         end = len(line.rstrip("\r\n"))
         if any(span[1] == end for span in self.redactor._fragment_spans(line)) if self.redactor._pieces else False:
             return start
-        if line.endswith(("\\\n", "\\\r\n")) and line.rstrip("\\\r\n")[-1:] in NAME_CHARACTERS:
-            return start   # `DB_PASS\` then `WORD=X`: a name continued on the next line (_continued_name_edits)
-        last = _plain_tail(line)
-        if NAME_ENDS_LINE.search(last) or VALUE_ON_NEXT_LINE.search(last):  # `cookie:` waits for its value
+        if _value_waits(line):   # `cookie:` waits for its value; `DB_PASS\` for the rest of its name
             return start
         # a dump's last lines wait for the next piece, so a secret dumped across the cut is decoded whole; a line of
         # 1 to 4 bare bytes at the end may begin one (what follows it says)
@@ -224,6 +220,15 @@ PRINTED_FORM_OPENERS = ("ame", "File \"", LOGURU_ARROW, "\"sensitive\"", "ata", 
 VALUE_FIRST_LINE = re.compile(r"[ \t]{0,64}(?:- )?[\"']?[Vv]alue[\"']?[ \t]{0,3}[:=]")
 
 
+def _value_waits(line: str) -> bool:
+    """Whether a line ends with a secret's name whose value comes on the next line (`cookie:`, `password = |`, a store's
+    print: VALUE_ON_NEXT_LINE), or with a name continued there (`DB_PASS\\` then `WORD=X`: _continued_name_edits)."""
+    if line.endswith(("\\\n", "\\\r\n")) and line.rstrip("\\\r\n")[-1:] in NAME_CHARACTERS:
+        return True
+    last = _plain_tail(line)
+    return NAME_ENDS_LINE.search(last) is not None or VALUE_ON_NEXT_LINE.search(last) is not None
+
+
 def _opens_printed_form(line: str) -> bool:
     """Whether a line may begin a form whose secret value comes on a later line: an env item's secret
     name, a traceback frame or loguru's arrows, terraform's "sensitive", a Secret's data block, the header
@@ -281,18 +286,18 @@ def _below_add(below: list, line: str) -> None:
             below[0] = False
 
 
-def _printed_form_hold(buffer: str, cut: int, last_line: bool = True) -> int:
+def _printed_form_hold(buffer: str, cut: int) -> int:
     """Where a stream cuts so that a form read over lines (see _opens_printed_form) is redacted whole: before
     every line that opens one and is fewer than PRINTED_FORM_HOLD_LINES lines above the cut (or above a line held
     for that reason: a form reaches that far at most, the rules read no further), within 16 KiB; and before a
-    last line that is indented or names a secret (a frame's code line, loguru's arrows still to come; not with
-    last_line False). The line above an arrow line is its code line: it opens the form."""
+    last line that is indented or names a secret (a frame's code line, loguru's arrows still to come). The line above an arrow
+    line is its code line: it opens the form."""
     if cut <= 0:
         return 0
     floor = max(0, cut - PRINTED_FORM_HOLD_CHARS)
     last = buffer.rfind("\n", floor, cut - 1) + 1
     # (an unindented code line naming a secret may be loguru's too: `login(user, api_token)` at column 0)
-    hold = last if last_line and (last or not floor) and (buffer.startswith("    ", last)
+    hold = last if (last or not floor) and (buffer.startswith("    ", last)
                                           or _secret_name_columns(buffer[last:cut].rstrip("\r\n"))) else cut
     tail = buffer[floor:cut]
     coloured = "\x1b" in tail   # (`yq -C`, FORCE_COLOR tools: each line judged as the rules read it, without colours)
