@@ -4,6 +4,10 @@ secrets of the same shapes stay hidden."""
 
 from __future__ import annotations
 
+import base64
+import random
+import uuid
+
 import pytest
 
 from aiperf_lab.triage.redact import REDACTED, Redactor, StreamRedactor
@@ -153,3 +157,119 @@ def test_a_long_indented_run_still_goes_out():
     out = "".join(parts) + stream.close()
     assert out == Redactor({}).text(text)
     assert V not in out
+
+
+# Python's source under a secret-sounding name (a traceback's line, a module printed): an indented statement whose
+# value is a reference (an attribute path, a snake_case name of words), and a parsed token's attributes (markdown-it,
+# pygments), a variable passed on, a def line's parameter types, a docstring's fields, a style table: the top classes
+# of lines changed in the venv's site-packages (537 lines -> 236).
+CODE_KEPT = [
+    "        token = self.stream.current\n",
+    "        token = Name.Variable\n",
+    "                    token = Comment.Multiline  # a comment\n",
+    "    token = value_str\n",
+    "    self.token = inline_token\n",
+    "    util._assertion_pass = call_assertion_pass_hook\n",
+    "        token.markup = markerChar\n",
+    "        token.info = params\n",
+    "        token.map = lines\n",
+    "        token.info = \"entity\"\n",
+    "        token.markup = \"```\"\n",
+    "        token.content = state.getLines(startLine + 1, nextLine, length, True)\n",
+    # a variable passed on
+    "        self.password = password\n",
+    "        self.auth = auth\n",
+    "        self._client_cert_passphrase = password\n",
+    # a parameter's type in a def line; a docstring's field
+    "    def push(self, token: Token) -> None:\n",
+    "def recursive_collect_tokens(node: Self, token_list: list[Token]) -> None:\n",
+    "def _strip_auth_from_netloc(netloc: str, safe_user_passwords: Collection[str]) -> str:\n",
+    "    :param cookies: (optional) Dict or CookieJar object to send with the Request.\n",
+    "    :param sign_password: The passphrase for the signer's\n",
+    # a syntax highlighter's style table
+    "        Token.Keyword: \"bold\",\n",
+    "        Token.Comment: \"italic #A3AAB2\",\n",
+    "        Token:              '#ffffff',\n",
+    "        Token:                      FG_DEFAULT,\n",
+    "        Token.Number: \"#976806\", # includes durations\n",
+    "        Token.Error: \"bg:ansired ansiwhite\",\n",
+    "        Token.Number: \"$text-warning\",\n",
+]
+
+
+@pytest.mark.parametrize("text", CODE_KEPT)
+def test_python_reference_kept(text):
+    assert Redactor({}).text(text) == text
+    assert _streamed(text, 5) == text
+
+
+CODE_HIDDEN = [
+    "    password = " + V + "\n",
+    "    password = hunter2\n",            # one word: a password
+    "    password = Summer_2024\n",        # not a snake_case name of words
+    "    password = correct.Horse9\n",
+    "    password = mySecretPass\n",       # camel case: may be a password
+    "password = value_str\n",              # not indented: a config file's line
+    "    password = value_str trailing\n",  # does not end the statement
+    "    password = \"value.str\"\n",      # a string literal
+    "    token.content = \"" + V + "\"\n",
+    "    token.info = \"" + V + "\"\n",
+    "    token.content = " + V + "\n",
+    "    api.password = " + V + "\n",
+    "        self.password = hunter2\n",
+    "    def f(password: Hunter2x) -> None:\n",
+    "    def f(password: " + V + ")\n",
+    "    :param password: " + V + "\n",
+    "    password: Token\n",                 # no def line: a YAML value
+    "Token: \"bold\"\n",                     # not indented
+    "    Token: \"" + V + "\",\n",
+    "    Token: \"hunter two\",\n",
+    "    Token: hunter2,\n",
+    "    token: \"bold\",\n",                  # Pygments' type is capitalised
+]
+
+
+@pytest.mark.parametrize("text", CODE_HIDDEN)
+def test_python_shaped_secret_hidden(text):
+    out = Redactor({}).text(text)
+    assert REDACTED in out
+    assert _streamed(text, 5) == out
+
+
+def _values(rng: random.Random) -> list[str]:
+    """Generated secrets (openssl rand, token_urlsafe, uuid4, pwgen-like) and people's (a word, digits, a sign)."""
+    def raw(n: int) -> bytes:
+        return rng.getrandbits(8 * n).to_bytes(n, "big")
+    word = rng.choice(["summer", "dragon", "monkey", "hunter", "shadow", "master", "letmein", "correct", "horse"])
+    return [base64.b64encode(raw(24)).decode(), base64.b64encode(raw(12)).decode(), raw(16).hex(),
+            base64.urlsafe_b64encode(raw(16)).decode().rstrip("="), base64.urlsafe_b64encode(raw(8)).decode().rstrip("="),
+            str(uuid.UUID(bytes=raw(16), version=4)), word.capitalize() + str(rng.randrange(100)),
+            word + "_" + str(rng.randrange(1000)), word + rng.choice("!#$") + str(rng.randrange(10)),
+            word + "." + rng.choice(["Abc", "Horse"]), "my" + word.capitalize() + "Pass"]
+
+
+PYTHON_CONTEXTS = ["def f(password: {v}) -> bool:\n", "def f(self, token: {v}, x: int):\n", "    password = {v}\n",
+                   "    self.password = {v}\n", "    token = {v}  # note\n", '    token.info = "{v}"\n',
+                   "    :param password: {v}\n", "    :param password: {v} is the default\n", '    Token: "{v}",\n',
+                   "    Token.Keyword: {v},\n", "Password Last Set . . . : {v}\n", "password: {v} set\n"]
+
+
+def test_no_secret_is_kept_in_the_kept_python_shapes():
+    rng = random.Random(16)
+    redactor = Redactor({})
+    kept = [context.format(v=value) for _ in range(40) for value in _values(rng) for context in PYTHON_CONTEXTS
+            if value in redactor.text(context.format(v=value))]
+    assert kept == []
+
+
+@pytest.mark.parametrize("text,kept", [
+    # gcloud's help wraps a command over lines: the flag under it goes on with the command
+    ("    $ gcloud secrets versions access 123 --secret=my-secret\n        --out-file=/tmp/secret\n",
+     "        --out-file=/tmp/secret\n"),
+    # the tool writes the value to a file: the next line is not it
+    ("$ gcloud secrets versions access latest --secret=db --out-file=/tmp/pw\ndone\n", "\ndone\n"),
+    ("$ op read --out-file ./key.pem op://app/server/ssh/key\nsaved\n", "\nsaved\n"),
+])
+def test_a_store_print_to_a_file_keeps_the_next_line(text, kept):
+    assert Redactor({}).text(text).endswith(kept)
+    assert _streamed(text, 5).endswith(kept)

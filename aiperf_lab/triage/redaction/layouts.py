@@ -666,6 +666,8 @@ SECURE_STRING_OTHER = re.compile(r"Type:[ \t]{1,4}SecureString[ \t]*\r?\n(?:[ \t
 IAM_ACCESS_KEY_TEXT = re.compile(r"ACCESSKEY\t[^\t\n]{1,64}\t[^\t\n]{0,64}\t(?P<secret>[^\t\n]{8,4096})\t(?:Active|Inactive)")
 NEXT_LINE_VALUE = re.compile(r"[ \t]{0,16}[\"']?(?P<value>[^\s'\",;]{3,})")
 BASE64_WORD = re.compile(r"(?:[A-Za-z0-9+/]{4}){1,4096}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
+# (gcloud's help wraps a command over lines: `--out-file=/tmp/secret` under it goes on with the command, no value)
+CONTINUED_FLAG = re.compile(r"--[a-z][a-z0-9-]{1,40}(?:=[^\s]{0,256})?")
 ALONE_ON_ITS_LINE = re.compile(r"['\"]?[ \t]*(?:\r?\n|\Z)")
 
 
@@ -723,6 +725,7 @@ def _kubectl_secret_spans(text: str, lower: str) -> list[Span]:
                 if KUBECTL_SECRET_LINE.search(tail):
                     m = NEXT_LINE_VALUE.match(text, newline + 1)
                     if (m and text.find("\n", newline + 1, m.end()) < 0 and not cannot_be_secret(m.group("value"))
+                            and CONTINUED_FLAG.fullmatch(m.group("value")) is None
                             and (ALONE_ON_ITS_LINE.match(text, m.end()) is not None if literal != "kubectl"
                                  else "base64" in tail or "template" not in tail and "jsonpath" not in tail
                                  or BASE64_WORD.fullmatch(m.group("value")) is not None)):
