@@ -13,9 +13,10 @@ import re
 from typing import Callable
 
 from .names import (
-    END_WORDS, NOT_SECRET_KEY_KINDS, QUALIFIER_BEFORE, QUANTITY_WORDS, SECRET_PAIRS, _NAME_CHARACTERS,
-    _secret_name_cached, _weak_flag_secret, cannot_be_secret, is_hex_key, is_named_location, is_secret_name,
-    looks_generated, looks_like_password, name_words, names_a_key_file, reads_as_words,
+    END_WORDS, NO_VOWEL_OR_FOUR_CONSONANTS, NOT_SECRET_KEY_KINDS, QUALIFIER_BEFORE, QUANTITY_WORDS, SECRET_PAIRS,
+    _NAME_CHARACTERS, _secret_name_cached, _weak_flag_secret, cannot_be_secret, is_hex_key, is_named_location,
+    is_secret_name, looks_generated, looks_like_password, name_words, names_a_key_file, opens_a_negation,
+    reads_as_words, says_absent, tells_when,
 )
 from .spans import REDACTED, REDACTED_LOWER, Span
 
@@ -138,15 +139,24 @@ URL_SIGNATURE = re.compile(r"signature=(?<=[?&]signature=|-signature=)(?P<value>
 # -field=F PATH`, 1Password's `op read op://...`, `az keyvault secret show ... --query value -o tsv`.
 SECRET_PRINT_LITERALS = ("kubectl", "versions access", "get-secret-value", "vault", "op read", "get-parameter")
 SECRET_PRINT_GATES = ("secret", "vault", "op://", "--with-decryption")   # (every such command line holds one of these)
-KUBECTL_SECRET_PRINT = (r"(?:kubectl[ \t][^\n]{0,100}?secrets?[ \t][^\n]{0,100}?(?:\|[ \t]{0,4}base64[ \t]{1,4}(?:-d|-D|--decode)"
+# A store's print goes to the terminal only where its stdout is not sent to a file (`> pw.txt`, `>> f`, `1> f`, `&> f`;
+# `2> f`, `2>&1` and `>&2` still print) nor written to one by the tool (`--out-file=F`, gcloud's and 1Password's): after
+# such a command, the next line (`saved`) is not the value. Read from each command's first word to the line's end.
+_NOT_TO_A_FILE = r"(?![^\n]{0,240}?(?:(?:(?<![0-9>])|(?<=[ \t]1))>(?!&)|(?<![\w-])--out-?file(?![\w-])))"
+# A store's field that is not secret (`op read op://vault/item/username`, `vault kv get -field=username`): its print is
+# a user name, a host or an address.
+_PLAIN_FIELDS = r"(?:username|user|user_?name|login|email|e-mail|url|website|host|hostname|server|port|database|title|type)"
+_PLAIN_FIELD_LAST = r"(?![^\n]{0,110}?/" + _PLAIN_FIELDS + r"['\"]?[ \t]{0,4}\r?\n\Z)"
+_PLAIN_FIELD_FLAG = r"(?![^\n]{0,110}?-field[ \t=]{1,4}['\"]?" + _PLAIN_FIELDS + r"(?![\w-]))"
+KUBECTL_SECRET_PRINT = (r"(?:kubectl" + _NOT_TO_A_FILE + r"[ \t][^\n]{0,100}?secrets?[ \t][^\n]{0,100}?(?:\|[ \t]{0,4}base64[ \t]{1,4}(?:-d|-D|--decode)"
                         r"|(?:jsonpath|go-template|template)=[^\n]{0,80}?\.data[^\n]{0,80}?|[^\n]{0,100}?@base64d['\"]?)"
-                        r"|kubectl[ \t]{1,4}view-secret[ \t][^\n]{0,100}?"
-                        r"|get-parameters?[ \t](?=[^\n]{0,110}--with-decryption)(?=[^\n]{0,110}(?:--output|-o)[ \t=]{1,4}text)[^\n]{0,110}?"
-                        r"|secrets[ \t]{1,4}versions[ \t]{1,4}access[ \t][^\n]{0,100}?"
-                        r"|get-secret-value[ \t](?=[^\n]{0,100}secretstring)(?=[^\n]{0,110}(?:--output|-o)[ \t=]{1,4}text)[^\n]{0,110}?"
-                        r"|vault[ \t]{1,4}(?:kv[ \t]{1,4}get|read)[ \t](?=[^\n]{0,100}-field[ \t=])[^\n]{0,110}?"
-                        r"|(?<![\w-])op[ \t]{1,4}read[ \t]{1,4}['\"]?op://[^\n]{0,100}?"
-                        r"|keyvault[ \t]{1,4}secret[ \t]{1,4}show[ \t](?=[^\n]{0,100}value)(?=[^\n]{0,110}(?:--output|-o)[ \t=]{1,4}tsv)[^\n]{0,110}?"
+                        r"|kubectl" + _NOT_TO_A_FILE + r"[ \t]{1,4}view-secret[ \t][^\n]{0,100}?"
+                        r"|get-parameters?" + _NOT_TO_A_FILE + r"[ \t](?=[^\n]{0,110}--with-decryption)(?=[^\n]{0,110}(?:--output|-o)[ \t=]{1,4}text)[^\n]{0,110}?"
+                        r"|secrets" + _NOT_TO_A_FILE + r"[ \t]{1,4}versions[ \t]{1,4}access[ \t][^\n]{0,100}?"
+                        r"|get-secret-value" + _NOT_TO_A_FILE + r"[ \t](?=[^\n]{0,100}secretstring)(?=[^\n]{0,110}(?:--output|-o)[ \t=]{1,4}text)[^\n]{0,110}?"
+                        r"|vault" + _NOT_TO_A_FILE + _PLAIN_FIELD_FLAG + r"[ \t]{1,4}(?:kv[ \t]{1,4}get|read)[ \t](?=[^\n]{0,100}-field[ \t=])[^\n]{0,110}?"
+                        r"|(?<![\w-])op" + _NOT_TO_A_FILE + _PLAIN_FIELD_LAST + r"[ \t]{1,4}read[ \t]{1,4}['\"]?op://[^\n]{0,100}?"
+                        r"|keyvault" + _NOT_TO_A_FILE + r"[ \t]{1,4}secret[ \t]{1,4}show[ \t](?=[^\n]{0,100}value)(?=[^\n]{0,110}(?:--output|-o)[ \t=]{1,4}tsv)[^\n]{0,110}?"
                         r")[ \t'\"]{0,4}\r?\n\Z")
 KUBECTL_SECRET_LINE = re.compile(KUBECTL_SECRET_PRINT)
 VALUE_ON_NEXT_LINE = re.compile(r"(?:token|secret|passw(?:or)?d|api[_-]?key|apikey|pass(?:phrase)?|credential|accountkey)"
@@ -241,7 +251,7 @@ class _HarmlessValues(dict):
                                  or value.lower().rstrip(")]}>") in AUTH_SCHEMES or _code_reference(value)
                                  or (value[0] in "|>" and YAML_BLOCK_HEADER.fullmatch(value) is not None)
                                  or _names_a_type_or_field(value) or value in TERRAFORM_MASKED
-                                 or ("." in value and names_a_key_file(value)))
+                                 or ("." in value and names_a_key_file(value)) or says_absent(value))
         return verdict
 
 
@@ -459,6 +469,8 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
                 continue   # `def get_token(self) -> Token:` then its docstring: a type, not a name given a value
             if "\n" in m.group("sep") and PYTHON_BLOCK_OPENER.match(text, text.rfind("\n", 0, m.start()) + 1):
                 continue   # `if self.credentials:` then `continue`: a Python block opens, no name is given a value
+            if opens_a_negation(text[value_start:value_end]) and SENTENCE_GOES_ON.match(text, value_end):
+                continue   # `password: not set`, `Clé secrète : non définie`: a sentence about the secret
             call = text.find("(", value_start, value_end) >= 0 and not m.group("quote")
             if call:   # token = f(a, b); password = SecretStr("X"): its string goes
                 kept, literals = _call_verdict(text, value_start, value_end)
@@ -493,6 +505,16 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
             if (rest_end > rest_start or start and text[start - 1] in _NAME_CHARACTERS) and _names_a_quantity(
                     text, start, rest_end):
                 continue  # output_token_throughput: 1234.5
+            if rest_end > rest_start and tells_when(_name_before(text, start, rest_end), text[value_start:value_end]):
+                continue  # password_last_set=2026-11-02, password_expires: never
+            if m.group("sep") == " = " and _python_reference(
+                    text, start, rest_end, value_start, value_end, bool(m.group("quote"))):
+                continue  # `    token = self.stream.current`, `    token.markup = markerChar`: Python's source
+            if text[start] == "T" and _pygments_style_entry(text, start, rest_end, value_start, value_end):
+                continue  # `    Token.Comment: "italic #A3AAB2",`: a syntax highlighter's style, not a token's value
+            if m.group("sep") == ": " and not m.group("quote") and _python_signature_or_field(
+                    text, start, rest_end, value_start, value_end):
+                continue  # `def push(self, token: Token) -> None:`, `:param cookies: (optional) Dict or ...`
             if text[value_end - 1] == ":" and text.startswith(" ", value_end):  # a YAML mapping's key on the line
                 if FLOW_MAPPING_KEY.fullmatch(text, value_start, value_end) is not None:
                     continue  # imagePullSecrets: [{name: regcred}]: a list of names
@@ -523,6 +545,148 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
             else:
                 apart_wait, apart_backoff = apart_backoff, min(2 * apart_backoff, 64)
     return spans
+
+
+# After a value that is a negation's word (names.NEGATION_WORDS): a word goes on the sentence (`not set`, `non définie`)
+SENTENCE_GOES_ON = re.compile(r"[ \t]{1,3}[^\W\d_]{2,}(?![\w=:])")
+
+
+# Python's source (a traceback's line, a module printed): an indented statement `name = value` that ends its line, the
+# value no literal but a reference whose words read as a program's names (_reads_as_identifier: words with vowels,
+# digits only at a word's end; a generated value, a UUID or base64 has none of these shapes):
+# - an attribute of self or cls (`token = self.stream.current`), a Pygments token type (`token = Name.Variable`), a
+#   snake_case name of letters (`token = value_str`), or the variable the attribute is named for or that names a secret
+#   (`self.password = password`); a camel-case or dotted word (`mySecretPass`, `correct.Horse`) may be a password;
+# - a parsed token's attribute that is not its text (markdown-it's `token.markup = markerChar`, `token.map = lines`,
+#   `token.info = "entity"`; `token.content = x` unquoted, or a call): a parser's token object, not a credential.
+PYTHON_STATEMENT_END = re.compile(r"[ \t]*(?:#[^\n]{0,256})?\r?(?:\n|\Z)")
+PYGMENTS_TYPES = ("Token", "Name", "Keyword", "Comment", "String", "Number", "Operator", "Punctuation", "Generic", "Text",
+                  "Literal", "Error", "Whitespace", "Other", "Escape")
+REFERENCE_PATH = re.compile(r"(?:self|cls)(?:\.[A-Za-z_][A-Za-z_]{0,63}){1,8}"
+                            r"|(?:" + "|".join(PYGMENTS_TYPES) + r")(?:\.[A-Z][A-Za-z]{2,31}){1,4}"
+                            r"|[a-z]{2,32}(?:_[a-z]{2,32}){1,8}")
+LOWER_NAME = re.compile(r"_{0,2}[a-z]{2,32}(?:_[a-z]{2,32}){0,8}")
+CALLED_NAME = re.compile(r"[a-z_][A-Za-z_]{0,63}(?:\.[A-Za-z_][A-Za-z_]{0,63}){0,8}(?:\((?:[a-z_][A-Za-z_]{0,63})?)?")
+PARSED_TOKEN_ATTRIBUTES = frozenset({"markup", "info", "level", "map", "children", "tag", "attrs", "nesting", "block",
+                                     "hidden", "meta", "type", "lineno", "line", "col", "pos", "kind"})
+_STATEMENT_INDENT = re.compile(r"[ \t]{2,64}")
+
+
+def _python_reference(text: str, start: int, rest_end: int, value_start: int, value_end: int, quoted: bool) -> bool:
+    """Whether `name = value` at start is an indented Python statement whose value is a reference, not a secret (see
+    PYTHON_STATEMENT_END)."""
+    name = _name_before(text, start, rest_end)
+    name_start = rest_end - len(name)
+    line_start = text.rfind("\n", 0, name_start) + 1
+    if _STATEMENT_INDENT.fullmatch(text, line_start, name_start) is None or not text.startswith(" = ", rest_end):
+        return False
+    value = text[value_start:value_end]
+    end = value_end + 1 if quoted and text[value_end:value_end + 1] in "\"'" else value_end
+    ends_line = PYTHON_STATEMENT_END.match(text, end) is not None
+    owner, _, attribute = name.rpartition(".")
+    if owner and (attribute in PARSED_TOKEN_ATTRIBUTES or attribute == "content" and not quoted):
+        if not owner.rpartition(".")[2].lower().endswith("token"):
+            return False
+        if quoted:   # `token.info = "entity"`, `token.markup = "```"`
+            return ends_line and (value.isalpha() and value.islower() and reads_as_words(value) or len(set(value)) == 1)
+        # (a call goes on past the value: `token.content = state.getLines(start + 1, end)`)
+        call = CALLED_NAME.fullmatch(value)
+        return (call is not None and (ends_line or "(" in value) and _reads_as_identifier(value.replace("(", ".")))
+    if not ends_line or quoted:
+        return False
+    if value == attribute.lstrip("_") or LOWER_NAME.fullmatch(value) is not None and _secret_name_cached(value):
+        return True   # `self.password = password`, `self._passphrase = password`: a variable passed on
+    return REFERENCE_PATH.fullmatch(value) is not None and _reads_as_identifier(value)
+
+
+# A syntax highlighter's style table (Pygments' styles, Textual's and Rich's themes): `    Token.Keyword: "bold",`,
+# `    Token: '#f8f8f2',`, `    Token: FG_DEFAULT,` -- an indented dict entry under Pygments' token type (Token and its
+# capitalised sub-types), its value a style: colours and style words, quoted, or a constant's name.
+PYGMENTS_TOKEN_TYPE = re.compile(r"Token(?:\.[A-Z][A-Za-z]{0,31}){0,4}")
+STYLE_WORD = (r"(?:(?:bg|border):)?(?:#[0-9a-fA-F]{3,8}|\$[a-z][a-z_-]{1,31}|ansi[a-z_]{0,24}|(?:no)?(?:bold|italic|underline"
+              r"|inherit|roman|sans|mono|reverse|blink|dim|strike)|(?:bright_?)?(?:red|green|blue|yellow|magenta|cyan|white"
+              r"|black|gray|grey|default))?")
+STYLE_STRING = re.compile(r"(?P<q>[\"'])" + STYLE_WORD + r"(?:[ ]{1,4}" + STYLE_WORD + r"){0,8}(?P=q),?[ \t]*(?:#[^\n]{0,256})?\r?(?:\n|\Z)")
+STYLE_CONSTANT = re.compile(r"(?P<name>[A-Z]{2,16}(?:_[A-Z]{2,16}){0,4}|[a-z]{3,16}(?:_[a-z]{2,16}){0,4}),[ \t]*"
+                            r"(?:#[^\n]{0,256})?\r?(?:\n|\Z)")
+
+
+def _pygments_style_entry(text: str, start: int, rest_end: int, value_start: int, value_end: int) -> bool:
+    """Whether `Token.X: style,` at start is an entry of a style table (see PYGMENTS_TOKEN_TYPE)."""
+    name = PYGMENTS_TOKEN_TYPE.match(text, start, rest_end)
+    if name is None or name.end() != rest_end or text[start - 1:start] not in (" ", "\t"):
+        return False
+    line_start = text.rfind("\n", 0, start) + 1
+    if _STATEMENT_INDENT.fullmatch(text, line_start, start) is None:
+        return False
+    if text[value_start - 1] in "\"'":
+        return STYLE_STRING.match(text, value_start - 1) is not None
+    constant = STYLE_CONSTANT.match(text, value_start)
+    return constant is not None and not any(len(piece) > 3 and NO_VOWEL_OR_FOUR_CONSONANTS.search(piece.lower())
+                                            for piece in constant.group("name").split("_"))
+
+
+# Python's signatures and docstrings: a parameter's annotation in a `def` line (`def push(self, token: Token) ->
+# None:`, `token_list: list[Token])`): a type, its words a program's (no digits); a docstring's field whose value begins
+# a sentence (`:param cookies: (optional) Dict or CookieJar ...`, `:param sign_password: The passphrase for ...`).
+DEF_BEFORE = re.compile(r"[ \t]{0,64}(?:async[ \t]{1,4})?def[ \t]{1,4}[A-Za-z_]\w{0,127}\(")
+TYPE_EXPRESSION = re.compile(r"(?:[A-Z][A-Za-z_]{0,63}|(?:list|dict|set|tuple|type|frozenset)(?=\[))"
+                             r"(?:\.[A-Za-z_][A-Za-z_]{0,63}){0,4}(?:\[[A-Za-z_., \[\]|]{0,128}\])?")
+DOCSTRING_FIELD = re.compile(r":(?:param|parameter|arg|argument|key|keyword|type|ivar|cvar|var|vartype|raises?)"
+                             r"(?:[ \t]{1,4}[\w.\[\], |]{1,64})?[ \t]{1,4}\Z")
+
+
+def _python_signature_or_field(text: str, start: int, rest_end: int, value_start: int, value_end: int) -> bool:
+    """Whether `name: value` at start is a parameter's type in a `def` line or a docstring's field (see DEF_BEFORE)."""
+    name = _name_before(text, start, rest_end)
+    name_start = rest_end - len(name)
+    line_start = text.rfind("\n", 0, name_start) + 1
+    before = text[max(line_start, name_start - 256):name_start]
+    if before.endswith(" ") and DOCSTRING_FIELD.search(before) is not None:
+        return _describes(text, value_start, value_end)
+    if "def" not in before or DEF_BEFORE.match(before) is None:
+        return False
+    value = text[value_start:value_end].rstrip("),:")
+    return TYPE_EXPRESSION.fullmatch(value) is not None and _reads_as_identifier(value)
+
+
+DESCRIPTION_WORDS = re.compile(r"\(?[A-Za-z][a-z]{1,31}\)?|\(?[A-Z][A-Za-z]{1,31}\)?")
+SENTENCE_NEXT = re.compile(r" {1,2}\(?[A-Za-z][a-z]{1,31}[),.:]?(?: |\r?\n|\Z)")
+
+
+def _describes(text: str, value_start: int, value_end: int) -> bool:
+    """A docstring field's value that begins a sentence: a word (maybe in brackets), then another word."""
+    return (DESCRIPTION_WORDS.fullmatch(text, value_start, value_end) is not None
+            and _reads_as_identifier(text[value_start:value_end].strip("()"))
+            and SENTENCE_NEXT.match(text, value_end) is not None)
+
+
+PYTHON_WORD = re.compile(r"[A-Za-z0-9]+")
+BUILTIN_TYPE_NAMES = frozenset({"str", "int", "bytes", "bool", "float", "dict", "list", "set", "tuple", "type", "cls"})
+DIGIT_INSIDE = re.compile(r"[0-9][A-Za-z]")
+
+
+def _reads_as_identifier(value: str) -> bool:
+    """Whether each word of a dotted or snake_case name reads as a program's (_reads_as_word)."""
+    return all(map(_reads_as_word, PYTHON_WORD.findall(value)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _reads_as_word(word: str) -> bool:
+    """A name's word as people write one (`TokenType`, `HTTPBasicAuth`, `str`, `getLines`): each camel-case run of 3+
+    letters with a vowel and no 4 consonants in a row, capitals alone 5 at most, digits only at the end; generated
+    values have other runs (`NWHTWwgiXIwgrPvx`: `Pvx`; `H_JYH90Gyto`: a digit inside)."""
+    if DIGIT_INSIDE.search(word) is not None or len(word) > 64:
+        return False
+    for run in CAMEL_RUN.findall(word):
+        if run.isdigit() or run.lower() in BUILTIN_TYPE_NAMES:
+            continue
+        if run.isupper() and len(run) > 1:
+            if len(run) > 5:
+                return False
+        elif len(run) < 3 or NO_VOWEL_OR_FOUR_CONSONANTS.search(run.lower()) is not None:
+            return False
+    return True
 
 
 # A Python statement that opens a block with a colon ending its line (`if self.credentials:`, `class Cookie:`)
@@ -660,6 +824,9 @@ def _assignment_apart(text: str, lower: str, at: int, pattern: re.Pattern[str], 
                     kept.add(first)
         if kept:
             found = [span for span in found if span[0] not in kept]
+    if any(map(opens_a_negation, verdicts)):   # `password: not set` (as the loop keeps it)
+        found = [span for span in found if not (opens_a_negation(text[span[0]:span[1]])
+                                                and SENTENCE_GOES_ON.match(text, span[1]))]
     if any(map(_may_read_as_code, {text[start:end] for start, end, *_ in found})):
         found = [span for span in found if not _apart_reads_as_code(text, span[4], span[0], span[1])]
     spans += found

@@ -137,6 +137,26 @@ DECIMAL_BYTES = re.compile(r"\[(?P<body>[0-9]{1,3}(?:, ?[0-9]{1,3}){7,4095})\]")
 HEX_PAIR = re.compile(r"[0-9A-Fa-f]{2}")
 DECIMAL_CHARACTER = {f"{n:0{width}d}": chr(n) for width in (1, 2, 3) for n in range(10 ** width)}  # "104", "07": a look-up
 DECIMAL = re.compile(r"[0-9]{1,3}")
+# A dump line's character column (`hexdump -C`'s |...|, `od -A x -t x1z`'s >...<, xxd's last field): the dump's bytes,
+# which the decoder reads (a secret's bytes found there go in both columns); read as text, random bytes spell
+# `pw.ci.:5Nl..K` and what follows `:` would go as a value. Found only where a line starts with a hex offset.
+CHARACTER_COLUMN = re.compile(r"(?<![^\n])[0-9a-fA-F]{4,16}(?::(?: (?:[0-9a-fA-F]{2}){1,16}){1,32}  (?P<text>[^\n]{1,256})"
+                              r"|(?: {1,2}[0-9a-fA-F]{2}){1,64} {1,64}(?:\|(?P<pipe>[^\n]{0,64})\||>(?P<angle>[^\n]{0,64})<))"
+                              r"[ \t]*\r?(?![^\n])")
+COLUMN_LINE_START = re.compile(r"(?:^|\n)[0-9a-fA-F]{4,16}[ :]")
+
+
+def character_columns(text: str) -> list[tuple[int, int]]:
+    """Where the dump lines' character columns lie in text (see CHARACTER_COLUMN), in order; none for most texts."""
+    if COLUMN_LINE_START.search(text) is None:
+        return []
+    columns = []
+    for m in CHARACTER_COLUMN.finditer(text):
+        group = "text" if m.group("text") is not None else "pipe" if m.group("pipe") is not None else "angle"
+        columns.append(m.span(group))
+    return columns
+
+
 DUMP_HOLD_LINES = 32    # dump lines a stream holds back at a piece's end, so a secret across the cut is decoded whole
 KEY_HOLD = 1 << 16      # how much of a key block still open a stream holds back before going on piece by piece
 

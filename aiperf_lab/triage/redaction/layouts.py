@@ -11,7 +11,7 @@ from .assignments import (
     KUBECTL_SECRET_LINE, NAME_RUN_REVERSED, SECRET_PRINT_LITERALS, NOT_A_SECRET_REFERENCE, SNAKE_NAME, _assigned_secret_at, _name_before,
 )
 from .names import (_secret_name_cached, cannot_be_secret, is_hex_key, is_named_location, looks_generated, looks_like_password,
-                    name_words)
+                    name_words, tells_when)
 from .spans import REDACTED, Span, has, has_any
 
 
@@ -446,7 +446,7 @@ def _tool_listing_spans(text: str) -> list[Span]:
         for m in DOT_LEADER.finditer(text):
             name = _name_before(text, m.start(), m.start())
             value = _within_its_string(text, m.start(), m.group("value").rstrip())
-            if name and _secret_name_cached(name) and _secret_value(value):
+            if name and _secret_name_cached(name) and _secret_value(value) and not tells_when(name, value):
                 spans.append((m.start("value"), m.start("value") + len(value), REDACTED, "secret-named value",
                               m.start() - len(name)))
     if blanks and ":  " in text:
@@ -461,7 +461,7 @@ def _tool_listing_spans(text: str) -> list[Span]:
             words = SPACED_NAME_REVERSED.match(text[max(0, m.start() - 200):m.start()][::-1])
             name = words.group(1)[::-1].replace(" ", "_").replace("\t", "_") if words else ""
             value = _within_its_string(text, m.start(), m.group("value").rstrip())
-            if name and _secret_name_cached(name) and _secret_value(value):
+            if name and _secret_name_cached(name) and _secret_value(value) and not tells_when(name, value):
                 spans.append((m.start("value"), m.start("value") + len(value), REDACTED, "secret-named value",
                               m.start() - len(name)))
     if "(" in text and "Some(" in text:   # (a character first: memchr)
@@ -679,6 +679,8 @@ SECURE_STRING_OTHER = re.compile(r"Type:[ \t]{1,4}SecureString[ \t]*\r?\n(?:[ \t
 IAM_ACCESS_KEY_TEXT = re.compile(r"ACCESSKEY\t[^\t\n]{1,64}\t[^\t\n]{0,64}\t(?P<secret>[^\t\n]{8,4096})\t(?:Active|Inactive)")
 NEXT_LINE_VALUE = re.compile(r"[ \t]{0,16}[\"']?(?P<value>[^\s'\",;]{3,})")
 BASE64_WORD = re.compile(r"(?:[A-Za-z0-9+/]{4}){1,4096}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
+# (gcloud's help wraps a command over lines: `--out-file=/tmp/secret` under it goes on with the command, no value)
+CONTINUED_FLAG = re.compile(r"--[a-z][a-z0-9-]{1,40}(?:=[^\s]{0,256})?")
 ALONE_ON_ITS_LINE = re.compile(r"['\"]?[ \t]*(?:\r?\n|\Z)")
 
 
@@ -736,6 +738,7 @@ def _kubectl_secret_spans(text: str, lower: str) -> list[Span]:
                 if KUBECTL_SECRET_LINE.search(tail):
                     m = NEXT_LINE_VALUE.match(text, newline + 1)
                     if (m and text.find("\n", newline + 1, m.end()) < 0 and not cannot_be_secret(m.group("value"))
+                            and CONTINUED_FLAG.fullmatch(m.group("value")) is None
                             and (ALONE_ON_ITS_LINE.match(text, m.end()) is not None if literal != "kubectl"
                                  else "base64" in tail or "template" not in tail and "jsonpath" not in tail
                                  or BASE64_WORD.fullmatch(m.group("value")) is not None)):

@@ -89,6 +89,47 @@ NOT_A_SECRET_NUMBER = re.compile(r"-?[0-9]{1,4}|-?[0-9]*\.[0-9]+(?:[eE][+-]?[0-9
 NOT_SECRET_VALUES = {"true", "false", "yes", "no", "none", "null", "on", "off", "enabled", "disabled", "auto",
                      "default", "unset"}
 MIN_SECRET_LEN = 5
+# Values that say a secret is not there, in English and the languages tools print in (`secret: missing`, `Clé
+# secrète : manquante`, `Kennwort: fehlt`): a word of a sentence about the secret, not its value. Read only where a
+# name was given a value in text (not for an environment variable's or an argument's value, which is hidden by name).
+ABSENT_WORDS = frozenset({
+    "missing", "absent", "empty", "notset", "not_set", "not-set", "unknown",
+    "manquant", "manquante", "manquants", "manquantes", "absente", "aucun", "aucune", "vide", "indéfini", "indéfinie",
+    "fehlt", "leer", "keins", "keines", "fehlend", "ausente", "vacío", "vacía", "vacio", "vacia", "ninguno", "ninguna",
+    "vazio", "vazia", "nenhum", "nenhuma", "mancante", "assente", "vuoto", "vuota", "nessuno", "nessuna"})
+# A value that is one of these and is followed by a word (`password: not set`, `Clé secrète : non définie`,
+# `Passwort: nicht gesetzt`) is the first word of a sentence.
+NEGATION_WORDS = frozenset({"not", "non", "pas", "nicht", "kein", "keine", "sin", "sem", "senza", "niet", "nie"})
+_OPENING_BRACKETS = "([<"
+
+
+def says_absent(value: str) -> bool:
+    """A value that says there is no secret (ABSENT_WORDS, maybe in brackets: `(missing)`, `<empty>`)."""
+    return value.strip("()[]<>.!").lower() in ABSENT_WORDS
+
+
+def opens_a_negation(value: str) -> bool:
+    """A value that is a negation's word (NEGATION_WORDS), maybe after an opening bracket: `(not`, `[non`."""
+    return value.lstrip(_OPENING_BRACKETS).lower() in NEGATION_WORDS
+
+
+# A name whose words after the secret's say when something befell it (`Password Last Set`, `Password expires`,
+# `password_changed_at`), with a date, a time or "never" for a value (Windows' `net user`, `chage -l`, an account
+# listing): a record of when, not the secret.
+WHEN_WORDS = frozenset({"last", "set", "expires", "expired", "expiry", "expiration", "changed", "changeable", "created",
+                        "updated", "modified", "rotated", "issued", "age", "date", "time", "at", "since", "until"})
+DATE_OR_TIME = re.compile(r"(?:[0-9]{1,4}[/.-][0-9]{1,2}[/.-][0-9]{1,4}(?:[ T,]{1,2}(?=[0-9]))?)?"
+                          r"(?:[0-9]{1,2}:[0-9]{2}(?::[0-9]{2}(?:[.,][0-9]{1,9})?)?)?(?<=[0-9])"
+                          r"(?:[ ]?(?:AM|PM|am|pm))?(?:[ ]?(?:Z|UTC|GMT|[+-][0-9]{2}:?[0-9]{2}))?|never|Never|NEVER")
+
+
+def tells_when(name: str, value: str) -> bool:
+    """A name of WHEN_WORDS after a secret's word, given a date, a time or "never" (see WHEN_WORDS)."""
+    words = name_words(name)
+    return (len(words) > 1 and words[-1] in WHEN_WORDS and not SECRET_WORDS.isdisjoint(words[:-1])
+            and DATE_OR_TIME.fullmatch(value.strip()) is not None)
+
+
 FRAGMENT = 12               # a piece of a known secret this long that starts or ends it goes, anywhere
 CHAIN = 48                  # how far the regex itself grows a piece; code goes on from there
 WRAP_REST = 3               # the rest of a secret cut by a line wrap goes from this length up

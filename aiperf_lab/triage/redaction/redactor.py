@@ -21,7 +21,7 @@ from .assignments import (
 )
 from .commands import _command_password_spans, _database_spans, _printed_flag_spans
 from .printed_commands import argv_list_spans, printed_command_spans
-from .dumps import ESCAPED_RUNS, _dump_columns, _dump_parts, _dump_prefix_edits, _may_hold_dump
+from .dumps import ESCAPED_RUNS, _dump_columns, character_columns, _dump_parts, _dump_prefix_edits, _may_hold_dump
 from .hosts import (
     ADDRESS_BEFORE, AWS_HOST_SPLIT, BARE_MAC, BARE_MAC_CANDIDATE, BARE_MAC_CLASSES, BORING_IPS, BORING_MACS,
     CISCO_MAC, CXX_AFTER_SCOPE, GCP_HOST, GPU_UUIDS, GPU_UUID_AFTER_NAME, HOST_NUMBERED, IPV4_HINT, IPV4_SPLIT,
@@ -304,7 +304,12 @@ class Redactor:
                 spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
         if has(lower, "kaggle"):  # a Kaggle key is 32 bare hex digits: one beside the word
             spans.extend(_beside_spans(lower, KAGGLE_WORD, KAGGLE_KEY, is_hex_key, "kaggle key"))
-        spans.extend(_assignment_spans(text, lower))
+        assigned = _assignment_spans(text, lower)
+        if assigned and (columns := character_columns(text)):   # a dump's characters are its bytes: not `name: value`
+            starts = [column[0] for column in columns]
+            assigned = [span for span in assigned if not (
+                (k := bisect.bisect_right(starts, span[4]) - 1) >= 0 and span[4] < columns[k][1])]
+        spans.extend(assigned)
         spans.extend(_key_spans(text, lower, in_key))
         return spans
 

@@ -20,6 +20,9 @@ from .redactor import Redactor
 from .spans import CSI, NAME_CHARACTERS, Span, _START, _cut_outside_spans, _merge_spans, _plain_tail, has_any
 
 
+HOLD_ROUNDS = 64   # lines a cut moves up over names waiting for their values after the rules' rounds, at most
+
+
 class StreamRedactor:
     """Redacts a stream piece by piece, in bounded memory and time, with the same rules as
     Redactor.text: pieces end at a newline, a key block open at a piece's end goes on being
@@ -78,13 +81,22 @@ class StreamRedactor:
 
     def _hold_back(self, cut: int) -> int:
         """Where to cut: before lines that must stay with the next ones (_line_hold, _printed_form_hold), each
-        rule asked again where another moved the cut (a few rounds: each moves it up or leaves it)."""
+        rule asked again where another moved the cut (a few rounds: each moves it up or leaves it). Where the rounds
+        run out (a run of lines each held for the next: indented ones, each maybe a frame's code line), the cut is
+        still moved up over lines that end with a name whose value comes on the next line (_value_waits), HOLD_ROUNDS
+        lines at most (more: no cut, the stream tries again at a later newline). (The last round's cut taken as it was
+        fell between `stoken_compound =` and its value on the next line: text hid the value, the stream kept it.)"""
         for round in range(8):
             moved = _printed_form_hold(self._buffer, self._line_hold(cut, dumps=not round))
             if moved == cut:
-                break
+                return cut
             cut = moved
-        return cut
+        for _ in range(HOLD_ROUNDS):
+            start = self._buffer.rfind("\n", 0, cut - 1) + 1
+            if cut <= 0 or not _value_waits(self._buffer[start:cut]):
+                return cut
+            cut = start
+        return 0
 
     def _line_hold(self, cut: int, dumps: bool = True) -> int:
         """Before the lines that may begin a known secret printed over lines (Redactor.head_over_lines), before the
@@ -100,10 +112,7 @@ class StreamRedactor:
         end = len(line.rstrip("\r\n"))
         if any(span[1] == end for span in self.redactor._fragment_spans(line)) if self.redactor._pieces else False:
             return start
-        if line.endswith(("\\\n", "\\\r\n")) and line.rstrip("\\\r\n")[-1:] in NAME_CHARACTERS:
-            return start   # `DB_PASS\` then `WORD=X`: a name continued on the next line (_continued_name_edits)
-        last = _plain_tail(line)
-        if NAME_ENDS_LINE.search(last) or VALUE_ON_NEXT_LINE.search(last):  # `cookie:` waits for its value
+        if _value_waits(line):   # `cookie:` waits for its value; `DB_PASS\` for the rest of its name
             return start
         # a dump's last lines wait for the next piece, so a secret dumped across the cut is decoded whole; a line of
         # 1 to 4 bare bytes at the end may begin one (what follows it says)
@@ -209,6 +218,15 @@ PRINTED_FORM_OPENERS = ("ame", "File \"", LOGURU_ARROW, "\"sensitive\"", "ata", 
 
 
 VALUE_FIRST_LINE = re.compile(r"[ \t]{0,64}(?:- )?[\"']?[Vv]alue[\"']?[ \t]{0,3}[:=]")
+
+
+def _value_waits(line: str) -> bool:
+    """Whether a line ends with a secret's name whose value comes on the next line (`cookie:`, `password = |`, a store's
+    print: VALUE_ON_NEXT_LINE), or with a name continued there (`DB_PASS\\` then `WORD=X`: _continued_name_edits)."""
+    if line.endswith(("\\\n", "\\\r\n")) and line.rstrip("\\\r\n")[-1:] in NAME_CHARACTERS:
+        return True
+    last = _plain_tail(line)
+    return NAME_ENDS_LINE.search(last) is not None or VALUE_ON_NEXT_LINE.search(last) is not None
 
 
 def _opens_printed_form(line: str) -> bool:
