@@ -135,9 +135,14 @@ URL_SIGNATURE = re.compile(r"signature=(?<=[?&]signature=|-signature=)(?P<value>
 # go-template's): the next line is the secret's value, printed bare (lower-cased text, a line's last 120 characters)
 # The same for the other secret stores' commands that print a secret's value bare: `gcloud secrets versions access V
 # --secret=NAME`, `aws secretsmanager get-secret-value ... --query SecretString --output text`, `vault kv get|read
-# -field=F PATH`, 1Password's `op read op://...`, `az keyvault secret show ... --query value -o tsv`.
-SECRET_PRINT_LITERALS = ("kubectl", "versions access", "get-secret-value", "vault", "op read", "get-parameter")
-SECRET_PRINT_GATES = ("secret", "vault", "op://", "--with-decryption")   # (every such command line holds one of these)
+# -field=F PATH`, 1Password's `op read op://...`, `az keyvault secret show ... --query value -o tsv`; and 1Password's
+# `op item get X --fields F --reveal`, `doppler secrets get X --plain`, `pass show X`, `gopass show -o X`, macOS's
+# `security find-generic-password ... -w`, Bitwarden's `bw get password X`, `sops -d --extract '["k"]' FILE`.
+SECRET_PRINT_LITERALS = ("kubectl", "versions access", "get-secret-value", "vault", "op read", "get-parameter",
+                         "op item", "doppler", "pass show", "find-generic-password", "find-internet-password", "bw get",
+                         "sops")
+SECRET_PRINT_GATES = ("secret", "vault", "op://", "--with-decryption", "pass show", "--reveal", "-password", "bw get",
+                      "--extract")   # (every such command line holds one of these)
 KUBECTL_SECRET_PRINT = (r"(?:kubectl[ \t][^\n]{0,100}?secrets?[ \t][^\n]{0,100}?(?:\|[ \t]{0,4}base64[ \t]{1,4}(?:-d|-D|--decode)"
                         r"|(?:jsonpath|go-template|template)=[^\n]{0,80}?\.data[^\n]{0,80}?|[^\n]{0,100}?@base64d['\"]?)"
                         r"|kubectl[ \t]{1,4}view-secret[ \t][^\n]{0,100}?"
@@ -147,6 +152,13 @@ KUBECTL_SECRET_PRINT = (r"(?:kubectl[ \t][^\n]{0,100}?secrets?[ \t][^\n]{0,100}?
                         r"|vault[ \t]{1,4}(?:kv[ \t]{1,4}get|read)[ \t](?=[^\n]{0,100}-field[ \t=])[^\n]{0,110}?"
                         r"|(?<![\w-])op[ \t]{1,4}read[ \t]{1,4}['\"]?op://[^\n]{0,100}?"
                         r"|keyvault[ \t]{1,4}secret[ \t]{1,4}show[ \t](?=[^\n]{0,100}value)(?=[^\n]{0,110}(?:--output|-o)[ \t=]{1,4}tsv)[^\n]{0,110}?"
+                        r"|(?<![\w-])op[ \t]{1,4}item[ \t]{1,4}get[ \t](?=[^\n]{0,110}--fields?[ \t=])(?=[^\n]{0,110}--reveal)[^\n]{0,110}?"
+                        r"|(?<![\w-])doppler[ \t]{1,4}secrets[ \t]{1,4}get[ \t](?=[^\n]{0,110}--plain)[^\n]{0,110}?"
+                        r"|(?:^|(?<=\n)|(?<=[$#%>+;|&(\u276f]))[ \t]{0,4}(?:sudo[ \t]{1,4})?pass[ \t]{1,4}show[ \t][^\n]{0,100}?"
+                        r"|(?<![\w-])gopass[ \t]{1,4}show[ \t](?=[^\n]{0,110}(?<![\w-])(?:-o|--password)(?![\w-]))[^\n]{0,110}?"
+                        r"|(?<![\w-])security[ \t]{1,4}find-(?:generic|internet)-password[ \t](?=[^\n]{0,110}(?<![\w-])-[a-z]{0,3}w(?![\w-]))[^\n]{0,110}?"
+                        r"|(?<![\w-])bw[ \t]{1,4}get[ \t]{1,4}password[ \t][^\n]{0,100}?"
+                        r"|(?<![\w-])sops[ \t](?=[^\n]{0,110}(?<![\w-])(?:-d|--decrypt|decrypt)(?![\w-]))(?=[^\n]{0,110}--extract)[^\n]{0,110}?"
                         r")[ \t'\"]{0,4}\r?\n\Z")
 KUBECTL_SECRET_LINE = re.compile(KUBECTL_SECRET_PRINT)
 VALUE_ON_NEXT_LINE = re.compile(r"(?:token|secret|passw(?:or)?d|api[_-]?key|apikey|pass(?:phrase)?|credential|accountkey)"
