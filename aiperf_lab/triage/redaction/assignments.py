@@ -141,8 +141,8 @@ URL_SIGNATURE = re.compile(r"signature=(?<=[?&]signature=|-signature=)(?P<value>
 SECRET_PRINT_LITERALS = ("kubectl", "versions access", "get-secret-value", "vault", "op read", "get-parameter",
                          "op item", "doppler", "pass show", "find-generic-password", "find-internet-password", "bw get",
                          "sops")
-SECRET_PRINT_GATES = ("secret", "vault", "op://", "--with-decryption", "pass show", "--reveal", "-password", "bw get",
-                      "--extract")   # (every such command line holds one of these)
+SECRET_PRINT_GATES = ("secret", "vault", "op://", "decryption", "pass show", "--reveal", "-password", "bw get",
+                      "--extract")   # (every such command line holds one of these, lower-cased)
 KUBECTL_SECRET_PRINT = (r"(?:kubectl[ \t][^\n]{0,100}?secrets?[ \t][^\n]{0,100}?(?:\|[ \t]{0,4}base64[ \t]{1,4}(?:-d|-D|--decode)"
                         r"|(?:jsonpath|go-template|template)=[^\n]{0,80}?\.data[^\n]{0,80}?|[^\n]{0,100}?@base64d['\"]?)"
                         r"|kubectl[ \t]{1,4}view-secret[ \t][^\n]{0,100}?"

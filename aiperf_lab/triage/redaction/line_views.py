@@ -82,14 +82,16 @@ def without_log_prefix(line: str) -> str:
     return "".join(out)
 
 
-def line_view_windows(text: str, lower: str) -> list[tuple[int, int, list[tuple[int, int, str]]]]:
+def line_view_windows(text: str, lower: str, words: frozenset[str] | None = None
+                      ) -> list[tuple[int, int, list[tuple[int, int, str]]]]:
     """The windows (start, end, the view's edits in the window's own offsets) to be read as views; none for most
-    texts."""
+    texts. (`words`: those of GATE_WORDS, at least, that lower holds, where the caller looked for them already.)"""
     prefixed = any(hint in text for hint in PREFIX_HINTS)
     quoted = any(hint in text for hint in QUOTE_HINTS)
     if not (prefixed or quoted):
         return []
-    found = [c for c in GATE_CHARACTERS if c in text] + [w for w in GATE_WORDS if has(lower, w)]
+    found = [c for c in GATE_CHARACTERS if c in text] + [w for w in GATE_WORDS
+                                                          if (w in words if words is not None else has(lower, w))]
     if not found:
         return []
     read: dict[int, list[tuple[int, int, str]]] = {}   # each line looked at: its edits (none: a plain line)
