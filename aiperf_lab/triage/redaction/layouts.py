@@ -710,8 +710,8 @@ def _pass_folder_listing(text: str, tail: str, m: re.Match[str]) -> bool:
     words = tail.split()
     if words and m.group("value").lower().rstrip("/") == words[-1].strip("'\"").rstrip("/").rsplit("/", 1)[-1]:
         return True
-    after = text[text.find("\n", m.end()) + 1:][:64].lstrip(" \t|`")
-    return after.startswith(("\u251c", "\u2514"))
+    newline = text.find("\n", m.end())
+    return newline >= 0 and text[newline + 1:newline + 65].lstrip(" \t|`").startswith(("\u251c", "\u2514"))
 
 
 def _kubectl_secret_spans(text: str, lower: str) -> list[Span]:
