@@ -192,3 +192,12 @@ def test_a_json_record_with_a_message_over_65536_characters_is_read(message, pre
         cuts = sorted(rng.sample(range(1, len(text)), 3))
         assert _streamed(text, cuts, True, 1 << 12) == whole
 
+
+
+def test_a_long_sqlalchemy_echo_streamed_in_pieces_gives_what_text_gives():
+    """Each statement and its parameters stay in one piece of a stream, even where the cut's rounds run out (a value
+    with `pw` in it has its line held as one naming a secret: each round moved the cut one line)."""
+    text = "INSERT INTO users (name, password) VALUES (?, ?)\n[generated in 0.00012s] ('alice', 'S3cret-pw!')\n" * 1500
+    whole = Redactor({}).text(text)
+    assert "S3cret-pw!" not in whole
+    assert _streamed(text, list(range(65536, len(text), 65536)), False, 1 << 16) == whole

@@ -419,9 +419,11 @@ def _sql_param_sets(text: str, start: int, end: int) -> list[list[tuple[int, int
 
 def _sqlalchemy_spans(text: str) -> list[Span]:
     spans: list[Span] = []
+    floor = 0   # (the end of the last parameters' line: a statement is looked for below it only, so each is read once)
     for m in SQL_PARAMS.finditer(text):
         line_start = text.rfind("\n", 0, m.start()) + 1
-        region_start = max(0, line_start - SQL_STATEMENT_REACH)
+        region_start = max(floor, line_start - SQL_STATEMENT_REACH)
+        floor = max(floor, line_start)
         statement_at = None
         for statement_at in SQL_STATEMENT.finditer(text, region_start, line_start):
             pass

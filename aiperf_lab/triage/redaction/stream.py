@@ -85,6 +85,9 @@ class StreamRedactor:
             if moved == cut:
                 break
             cut = moved
+        else:   # (the rounds ran out, each moving the cut a line: a SQL statement is never parted from its parameters)
+            if cut > 0:
+                cut = min(cut, sql_statement_hold(self._buffer, self._buffer.rfind("\n", 0, cut - 1) + 1, cut))
         return cut
 
     def _line_hold(self, cut: int, dumps: bool = True) -> int:
