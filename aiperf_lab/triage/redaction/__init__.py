@@ -23,7 +23,9 @@
   then `value: V`), Secret `data:` (base64 of text under any key) and `stringData:`, kubeconfig `*-data`
   keys holding a key, shell-quoted values through their escapes (`declare -x X="a\\"b"`, `X=$'a\\nb'`),
   loguru diagnose arrows under a secret name, httpx header tuples, terraform sensitive values, XML
-  elements (see the finders after _url_userinfo_spans).
+  elements (see the finders after _url_userinfo_spans); the value a secret store prints bare on the line after its
+  command (kubectl, gcloud, aws, az, vault, op, doppler, pass, gopass, security, bw, sops); SQLAlchemy's echoed
+  parameters in the place of a secret-named column.
 - Known secrets also base64- and hex-encoded, JSON-escaped twice, shell-quoted, in upper or lower
   case.
 - Names with a whole PASS / PW / PASSPHRASE word; flags whose words say secret; -u user:PASS.

@@ -136,18 +136,24 @@ URL_SIGNATURE = re.compile(r"signature=(?<=[?&]signature=|-signature=)(?P<value>
 # go-template's): the next line is the secret's value, printed bare (lower-cased text, a line's last 120 characters)
 # The same for the other secret stores' commands that print a secret's value bare: `gcloud secrets versions access V
 # --secret=NAME`, `aws secretsmanager get-secret-value ... --query SecretString --output text`, `vault kv get|read
-# -field=F PATH`, 1Password's `op read op://...`, `az keyvault secret show ... --query value -o tsv`.
-SECRET_PRINT_LITERALS = ("kubectl", "versions access", "get-secret-value", "vault", "op read", "get-parameter")
-SECRET_PRINT_GATES = ("secret", "vault", "op://", "--with-decryption")   # (every such command line holds one of these)
+# -field=F PATH`, 1Password's `op read op://...`, `az keyvault secret show ... --query value -o tsv`; and 1Password's
+# `op item get X --fields F --reveal`, `doppler secrets get X --plain`, `pass show X`, `gopass show -o X`, macOS's
+# `security find-generic-password ... -w`, Bitwarden's `bw get password X`, `sops -d --extract '["k"]' FILE`.
+SECRET_PRINT_LITERALS = ("kubectl", "versions access", "get-secret-value", "vault", "op read", "get-parameter",
+                         "op item", "doppler", "pass show", "find-generic-password", "find-internet-password", "bw get",
+                         "sops")
+SECRET_PRINT_GATES = ("secret", "vault", "op://", "decryption", "pass show", "--reveal", "-password", "bw get",
+                      "--extract")   # (every such command line holds one of these, lower-cased)
 # A store's print goes to the terminal only where its stdout is not sent to a file (`> pw.txt`, `>> f`, `1> f`, `&> f`;
 # `2> f`, `2>&1` and `>&2` still print) nor written to one by the tool (`--out-file=F`, gcloud's and 1Password's): after
 # such a command, the next line (`saved`) is not the value. Read from each command's first word to the line's end.
 _NOT_TO_A_FILE = r"(?![^\n]{0,240}?(?:(?:(?<![0-9>])|(?<=[ \t]1))>(?!&)|(?<![\w-])--out-?file(?![\w-])))"
-# A store's field that is not secret (`op read op://vault/item/username`, `vault kv get -field=username`): its print is
-# a user name, a host or an address.
+# A store's field that is not secret (`op read op://vault/item/username`, `vault kv get -field=username`,
+# `op item get X --fields username --reveal`): its print is a user name, a host or an address.
 _PLAIN_FIELDS = r"(?:username|user|user_?name|login|email|e-mail|url|website|host|hostname|server|port|database|title|type)"
 _PLAIN_FIELD_LAST = r"(?![^\n]{0,110}?/" + _PLAIN_FIELDS + r"['\"]?[ \t]{0,4}\r?\n\Z)"
 _PLAIN_FIELD_FLAG = r"(?![^\n]{0,110}?-field[ \t=]{1,4}['\"]?" + _PLAIN_FIELDS + r"(?![\w-]))"
+_PLAIN_FIELDS_FLAG = r"(?![^\n]{0,110}?--fields?[ \t=]{1,4}['\"]?(?:label=)?" + _PLAIN_FIELDS + r"(?![\w,-]))"
 KUBECTL_SECRET_PRINT = (r"(?:kubectl" + _NOT_TO_A_FILE + r"[ \t][^\n]{0,100}?secrets?[ \t][^\n]{0,100}?(?:\|[ \t]{0,4}base64[ \t]{1,4}(?:-d|-D|--decode)"
                         r"|(?:jsonpath|go-template|template)=[^\n]{0,80}?\.data[^\n]{0,80}?|[^\n]{0,100}?@base64d['\"]?)"
                         r"|kubectl" + _NOT_TO_A_FILE + r"[ \t]{1,4}view-secret[ \t][^\n]{0,100}?"
@@ -157,6 +163,13 @@ KUBECTL_SECRET_PRINT = (r"(?:kubectl" + _NOT_TO_A_FILE + r"[ \t][^\n]{0,100}?sec
                         r"|vault" + _NOT_TO_A_FILE + _PLAIN_FIELD_FLAG + r"[ \t]{1,4}(?:kv[ \t]{1,4}get|read)[ \t](?=[^\n]{0,100}-field[ \t=])[^\n]{0,110}?"
                         r"|(?<![\w-])op" + _NOT_TO_A_FILE + _PLAIN_FIELD_LAST + r"[ \t]{1,4}read[ \t]{1,4}['\"]?op://[^\n]{0,100}?"
                         r"|keyvault" + _NOT_TO_A_FILE + r"[ \t]{1,4}secret[ \t]{1,4}show[ \t](?=[^\n]{0,100}value)(?=[^\n]{0,110}(?:--output|-o)[ \t=]{1,4}tsv)[^\n]{0,110}?"
+                        r"|(?<![\w-])op" + _NOT_TO_A_FILE + _PLAIN_FIELDS_FLAG + r"[ \t]{1,4}item[ \t]{1,4}get[ \t](?=[^\n]{0,110}--fields?[ \t=])(?=[^\n]{0,110}--reveal)[^\n]{0,110}?"
+                        r"|(?<![\w-])doppler" + _NOT_TO_A_FILE + r"[ \t]{1,4}secrets[ \t]{1,4}get[ \t](?=[^\n]{0,110}--plain)[^\n]{0,110}?"
+                        r"|(?:^|(?<=\n)|(?<=[$#%>+;|&(\u276f]))[ \t]{0,4}(?:sudo[ \t]{1,4})?pass" + _NOT_TO_A_FILE + r"[ \t]{1,4}show[ \t][^\n]{0,100}?"
+                        r"|(?<![\w-])gopass" + _NOT_TO_A_FILE + r"[ \t]{1,4}show[ \t](?=[^\n]{0,110}(?<![\w-])(?:-o|--password)(?![\w-]))[^\n]{0,110}?"
+                        r"|(?<![\w-])security" + _NOT_TO_A_FILE + r"[ \t]{1,4}find-(?:generic|internet)-password[ \t](?=[^\n]{0,110}(?<![\w-])-[a-z]{0,3}w(?![\w-]))[^\n]{0,110}?"
+                        r"|(?<![\w-])bw" + _NOT_TO_A_FILE + r"[ \t]{1,4}get[ \t]{1,4}password[ \t][^\n]{0,100}?"
+                        r"|(?<![\w-])sops" + _NOT_TO_A_FILE + r"[ \t](?=[^\n]{0,110}(?<![\w-])(?:-d|--decrypt|decrypt)(?![\w-]))(?=[^\n]{0,110}--extract)[^\n]{0,110}?"
                         r")[ \t'\"]{0,4}\r?\n\Z")
 KUBECTL_SECRET_LINE = re.compile(KUBECTL_SECRET_PRINT)
 VALUE_ON_NEXT_LINE = re.compile(r"(?:token|secret|passw(?:or)?d|api[_-]?key|apikey|pass(?:phrase)?|credential|accountkey)"

@@ -308,6 +308,141 @@ MONGO_AUTH_CALL = re.compile(r"(?:(?<=db\.auth)|(?<=changeuserpassword))\([ \t]{
                              r"[ \t]{0,4},[ \t]{0,4}(?P<q>['\"])(?P<value>[^'\"\n]{1,512})(?P=q)")
 
 
+# SQLAlchemy's echo (and its errors): a statement with positional placeholders (`?`, `%s`, `$1`), then its parameters
+# as a Python tuple or list on the next line: `[generated in 0.00012s] ('alice', 'X')`, `[cached since 3.1s ago] (...)`,
+# `[no key 0.0001s] (...)`, `[parameters: ('alice', 'X')]`; executemany's `[(...), (...)]`. The value in the place of a
+# secret-named column (`INSERT INTO users (name, password) VALUES (?, ?)`, `SET password=?`, `WHERE x.token = ?`) goes.
+SQL_PARAMS_GATES = ("] (", "] [(", "[parameters: (", "[parameters: [(")
+SQL_PARAMS = re.compile(r"\[(?:parameters:|(?:generated in|cached since|no key|raw sql|dialect|insertmanyvalues)[^\]\n]{0,160}\])"
+                        r"[ \t]{0,4}(?=[(\[])")
+SQL_STATEMENT = re.compile(r"(?<![\w-])(?:INSERT|UPDATE|SELECT|DELETE|REPLACE|UPSERT)(?![\w-])")
+SQL_STATEMENT_REACH = 8192   # how far above its parameters a statement is looked for
+SQL_INSERT_COLUMNS = re.compile(r"INTO[ \t\r\n]{1,8}[\w.\"`\[\]]{1,256}[ \t\r\n]{0,8}\((?P<columns>[^()]{1,8192})\)[ \t]{0,8}"
+                                r"(?:\r?\n[^\n()]{0,200}?)?(?:OUTPUT[^()]{0,512}?)?VALUES[ \t\r\n]{0,8}")
+SQL_PLACEHOLDER = re.compile(r"\?|%s|\$(?P<number>[0-9]{1,4})(?![0-9])|(?P<open>\()|(?P<close>\))")
+SQL_COMPARED_NAME = re.compile(r"(?P<name>[\w\"`\[\]]{1,128})[ \t]{0,4}(?:=|==|!=|<>|LIKE|like)[ \t]{0,4}\(?[ \t]{0,4}\Z")
+SQL_PARAM_TOKEN = re.compile(r"'(?:[^'\\\n]|\\.){0,8192}'|\"(?:[^\"\\\n]|\\.){0,8192}\"|[(\[]|[)\]]|,|[^,()\[\]'\"\n]{1,256}")
+# a statement line that ends with a placeholder (its parameters come on the next line): a stream holds it back
+SQL_PLACEHOLDER_ENDS_LINE = re.compile(r"(?:\?|%s|\$[0-9]{1,4})[ \t]{0,4}(?:\)[ \t]{0,4}){0,2}"
+                                       r"(?:,[ \t]{0,4}\((?:[^()\n]{0,64})\)){0,64}[ \t]{0,4}\]?[ \t]{0,4}\r?\n\Z")
+
+
+def sql_statement_hold(text: str, start: int, end: int) -> int:
+    """Where a stream holds a statement whose line (text[start:end]) ends with a positional placeholder, its
+    parameters still to come: the start of the line its statement begins on (within SQL_STATEMENT_REACH); `end` where
+    the line is no such line."""
+    if not ("?" in text[start:end] or "%s" in text[start:end] or "$" in text[start:end]):
+        return end
+    if SQL_PLACEHOLDER_ENDS_LINE.search(text, max(start, end - 4096), end) is None:
+        return end
+    statement_at = None
+    for statement_at in SQL_STATEMENT.finditer(text, max(0, start - SQL_STATEMENT_REACH), end):
+        pass
+    return end if statement_at is None else text.rfind("\n", 0, statement_at.start()) + 1
+
+
+def _sql_column(name: str) -> str:
+    return name.strip("\"`[]").rsplit(".", 1)[-1].strip("\"`[]")
+
+
+def _sql_placeholder_columns(statement: str) -> list[str]:
+    """The column each positional placeholder of a statement stands for, in order ("" where none is named); a `$N`
+    placeholder counts as its number says."""
+    columns: list[str] = []
+    insert = SQL_INSERT_COLUMNS.search(statement)
+    names = [_sql_column(c) for c in insert.group("columns").split(",")] if insert else []
+    values_at = insert.end() if insert else -1
+    depth, index = 0, 0   # (inside VALUES: the tuple's depth and the placeholder's place in it)
+    numbered: dict[int, str] = {}
+    for m in SQL_PLACEHOLDER.finditer(statement):
+        if m.group("open") is not None:
+            depth += 1
+            if depth == 1:
+                index = 0
+            continue
+        if m.group("close") is not None:
+            depth = max(0, depth - 1)
+            continue
+        column = ""
+        if values_at >= 0 and m.start() > values_at and depth == 1 and statement.count(")", values_at, m.start()) < (
+                statement.count("(", values_at, m.start())) and index < len(names):
+            column = names[index]
+        else:
+            compared = SQL_COMPARED_NAME.search(statement, max(0, m.start() - 160), m.start())
+            if compared is not None:
+                column = _sql_column(compared.group("name"))
+        index += 1 if depth == 1 else 0
+        if m.group("number") is not None:
+            numbered[int(m.group("number"))] = column
+        else:
+            columns.append(column)
+    if numbered:
+        columns = [numbered.get(n, "") for n in range(1, max(numbered) + 1)]
+    return columns
+
+
+def _sql_param_sets(text: str, start: int, end: int) -> list[list[tuple[int, int]]]:
+    """The parameter sets printed from `start` to `end` (a tuple, or a list of tuples): each a list of the values'
+    places (a string's inside its quotes; (-1, -1) for any other value)."""
+    sets: list[list[tuple[int, int]]] = []
+    stack: list[list[tuple[int, int]]] = []
+    value: tuple[int, int] | None = None
+    for m in SQL_PARAM_TOKEN.finditer(text, start, end):
+        token = m.group()
+        if token in "([":
+            stack.append([])
+            value = None
+        elif token in ")]":
+            if not stack:
+                break
+            if value is not None:
+                stack[-1].append(value)
+            done = stack.pop()
+            value = (-1, -1)
+            if not stack:
+                if not sets or done and not isinstance(done[0], list):
+                    sets.append(done)
+                break
+            if len(stack) == 1 and token == ")":
+                sets.append(done)   # (one set of executemany's list)
+                value = None
+        elif token == ",":
+            if stack and value is not None:
+                stack[-1].append(value)
+            value = None
+        elif token[0] in "'\"":
+            value = (m.start() + 1, m.end() - 1)
+        elif token.strip():
+            value = (-1, -1)
+    return sets
+
+
+def _sqlalchemy_spans(text: str) -> list[Span]:
+    spans: list[Span] = []
+    floor = 0   # (the end of the last parameters' line: a statement is looked for below it only, so each is read once)
+    for m in SQL_PARAMS.finditer(text):
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        region_start = max(floor, line_start - SQL_STATEMENT_REACH)
+        floor = max(floor, line_start)
+        statement_at = None
+        for statement_at in SQL_STATEMENT.finditer(text, region_start, line_start):
+            pass
+        if statement_at is None:
+            continue
+        statement = text[statement_at.start():line_start]
+        if SQL_PARAMS.search(statement) is not None:
+            continue   # (that statement's parameters were printed already)
+        columns = _sql_placeholder_columns(statement)
+        if not any(column and _secret_name_cached(column) for column in columns):
+            continue
+        line_end = text.find("\n", m.end())
+        for params in _sql_param_sets(text, m.end(), len(text) if line_end < 0 else line_end):
+            for (start, end), column in zip(params, columns):
+                if start >= 0 and column and _secret_name_cached(column) and not cannot_be_secret(text[start:end]):
+                    spans.append((start, end, REDACTED, "secret-named value", m.start()))
+    return spans
+
+
 def _database_spans(text: str, lower: str) -> list[Span]:
     """Passwords in database statements and protocols (the patterns above); each pattern is led by its literal and
     runs only where that literal is in the text."""
@@ -370,6 +505,8 @@ def _database_spans(text: str, lower: str) -> list[Span]:
             line_end = lower.find("\n", m.end(), m.end() + 300)
             if "user" in lower[line_start:m.start()] or "user" in lower[m.end():line_end if line_end >= 0 else m.end() + 300]:
                 add(m, "value")
+    if "(" in text and has_any(text, SQL_PARAMS_GATES):
+        spans += _sqlalchemy_spans(text)
     if has_any(lower, ("db.auth", "changeuserpassword")):
         for m in MONGO_AUTH_CALL.finditer(lower):
             add(m, "value")

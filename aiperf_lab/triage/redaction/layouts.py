@@ -720,6 +720,15 @@ def _reordered_pair_spans(text: str) -> list[Span]:
     return spans
 
 
+def _pass_folder_listing(text: str, tail: str, m: re.Match[str]) -> bool:
+    """Whether the word after `pass show X` is the folder X that pass prints before its tree (`prod`, then `└── db`)."""
+    words = tail.split()
+    if words and m.group("value").lower().rstrip("/") == words[-1].strip("'\"").rstrip("/").rsplit("/", 1)[-1]:
+        return True
+    newline = text.find("\n", m.end())
+    return newline >= 0 and text[newline + 1:newline + 65].lstrip(" \t|`").startswith(("\u251c", "\u2514"))
+
+
 def _kubectl_secret_spans(text: str, lower: str) -> list[Span]:
     """The value on the line after a printed `kubectl get secret ... | base64 -d` or another store's print of a secret
     (KUBECTL_SECRET_LINE, read as a stream reads a piece's last line: its last 120 characters), as the stream's
@@ -741,7 +750,8 @@ def _kubectl_secret_spans(text: str, lower: str) -> list[Span]:
                             and CONTINUED_FLAG.fullmatch(m.group("value")) is None
                             and (ALONE_ON_ITS_LINE.match(text, m.end()) is not None if literal != "kubectl"
                                  else "base64" in tail or "template" not in tail and "jsonpath" not in tail
-                                 or BASE64_WORD.fullmatch(m.group("value")) is not None)):
+                                 or BASE64_WORD.fullmatch(m.group("value")) is not None)
+                            and (literal != "pass show" or not _pass_folder_listing(text, tail, m))):
                         # (kubectl's jsonpath without `| base64 -d` prints base64: `secret/x created` after it stays)
                         # (the other stores' value is the line's only word: an error line after the command stays)
                         spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", at))

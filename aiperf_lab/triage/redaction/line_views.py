@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import re
 
-from .spans import CSI
+from .spans import CSI, has
 
 # a timestamp (ISO 8601 with `T` or a blank, with or without fractions and zone), a bare time, a level, `[...]` (a
 # rank, a pod, a bracketed time or level), a logging format's ` - name - LEVEL - `
@@ -36,10 +36,11 @@ LOG_PREFIX = re.compile(
 PREFIX_HINTS = ("]", "INFO", "WARN", "ERROR", "DEBUG", " | ", "E       ", "CRITICAL", "FATAL", ":0", ":1", ":2", ":3", ":4",
                 ":5")
 QUOTE_HINTS = ('"', "'")
-# A quoted line, after its prefix: a JSON string or a repr() (b'..' too) to its end (a `,` after it), or a JSON record
-QUOTED_LINE = re.compile(r"[ \t]{0,16}(?:b?'(?:[^'\\\n]|\\.){0,65536}'|\"(?:[^\"\\\n]|\\.){0,65536}\")[ \t]{0,4},?\r?$"
+# A quoted line, after its prefix: a JSON string or a repr() (b'..' too) to its end (a `,` after it), or a JSON record.
+# Of any length (a message of 100,000 characters is read as a short one is), and linear: matched only at a line's start
+# (one try a line, each character given back at most once on a failure); a record's strings are found by _json_strings.
+QUOTED_LINE = re.compile(r"[ \t]{0,16}(?:b?'[^'\\\n]*(?:\\.[^'\\\n]*)*'|\"[^\"\\\n]*(?:\\.[^\"\\\n]*)*\")[ \t]{0,4},?\r?$"
                          r"|[ \t]{0,16}\{[ \t]{0,4}\"", re.M)
-JSON_STRING = re.compile(r"\"((?:[^\"\\\n]|\\.){0,65536})\"")
 # the keys a JSON log record keeps its message under (structlog, loguru's serialize, Docker's json-file, bunyan, GCP)
 MESSAGE_KEYS = frozenset({"msg", "message", "log", "text", "line", "event", "textpayload"})
 ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[\\\"'/nrtbf])")
@@ -51,9 +52,10 @@ SIMPLE_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", "b": "\b", "f": "\f", "\\": "
 # listing's two columns), each a substring test of about 0.6 ms per MB. A line is a candidate only where one of these
 # is on it. (`|`, `token` and `key` are left out: plain training logs hold them on most lines.)
 GATE_CHARACTERS = ("?", "#", "&", "!", "<", ">", "\\", "{")
-GATE_WORDS = ("auth", "passw", "secret", "vault", "op://", "decryption")   # (the last four: a secret store's print,
-# whose value comes bare on the next line: `gcloud secrets versions access`, `vault read -field=`, `op read op://`,
-# `get-parameter --with-decryption`)
+GATE_WORDS = ("auth", "passw", "secret", "vault", "op://", "decryption", "pass show", "--reveal", "--extract")
+# (all but the first two: a secret store's print, whose value comes bare on the next line: `gcloud secrets versions
+# access`, `vault read -field=`, `op read op://`, `get-parameter --with-decryption`, `pass show` / `gopass show -o`,
+# `op item get --fields F --reveal`, `sops -d --extract`; each word tested as `has` does, its rarest characters first)
 BEFORE_LINES = 4     # lines read before a candidate (CloudFormation's ParameterKey above its ParameterValue)
 AFTER_LINES = 64     # and after it (a YAML block, a heredoc, a table: the rules read no further: PRINTED_FORM_HOLD_LINES)
 
@@ -80,14 +82,16 @@ def without_log_prefix(line: str) -> str:
     return "".join(out)
 
 
-def line_view_windows(text: str, lower: str) -> list[tuple[int, int, list[tuple[int, int, str]]]]:
+def line_view_windows(text: str, lower: str, words: frozenset[str] | None = None
+                      ) -> list[tuple[int, int, list[tuple[int, int, str]]]]:
     """The windows (start, end, the view's edits in the window's own offsets) to be read as views; none for most
-    texts."""
+    texts. (`words`: those of GATE_WORDS, at least, that lower holds, where the caller looked for them already.)"""
     prefixed = any(hint in text for hint in PREFIX_HINTS)
     quoted = any(hint in text for hint in QUOTE_HINTS)
     if not (prefixed or quoted):
         return []
-    found = [c for c in GATE_CHARACTERS if c in text] + [w for w in GATE_WORDS if w in lower]
+    found = [c for c in GATE_CHARACTERS if c in text] + [w for w in GATE_WORDS
+                                                          if (w in words if words is not None else has(lower, w))]
     if not found:
         return []
     read: dict[int, list[tuple[int, int, str]]] = {}   # each line looked at: its edits (none: a plain line)
@@ -178,6 +182,26 @@ def _line_edits_at(text: str, start: int, end: int) -> list[tuple[int, int, str]
     return [(a + start, b + start, r) for a, b, r in edits] if edits else []
 
 
+def _json_strings(text: str, start: int, end: int):
+    """The JSON strings of text[start:end] (a line), in order, as (opening quote, closing quote): each closing quote the
+    first after its opening one with an even run of backslashes before it. Linear: a string never closed ends the
+    search (no quote inside it is tried as an opening one)."""
+    at = text.find('"', start, end)
+    while at >= 0:
+        close = at
+        while True:
+            close = text.find('"', close + 1, end)
+            if close < 0:
+                return
+            before = close
+            while before > at + 1 and text[before - 1] == "\\":
+                before -= 1
+            if (close - before) % 2 == 0:
+                break
+        yield at, close
+        at = text.find('"', close + 1, end)
+
+
 def _line_edits(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
     """The edits of one line's view (text[start:end], without its newline): its log prefix cut; a quoted line's
     quotes (a JSON record: all but its longest string value) cut and its escapes decoded. None: a plain line."""
@@ -194,19 +218,19 @@ def _line_edits(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
     if q.group().lstrip(" \t")[:1] == "{":   # a JSON record: its message's value (else its longest string) is the line
         best = None
         key = ""
-        for s in JSON_STRING.finditer(text, q.end() - 1, line_end):
-            if text[s.end():s.end() + 4].lstrip(" \t")[:1] == ":":
-                key = s.group(1).lower()
+        for opening, closing in _json_strings(text, q.end() - 1, line_end):
+            if text[closing + 1:closing + 5].lstrip(" \t")[:1] == ":":
+                key = text[opening + 1:closing].lower() if closing - opening <= 16 else ""
                 continue
             if key in MESSAGE_KEYS:
-                best = s
+                best = (opening, closing)
                 break
-            if best is None or len(s.group(1)) > len(best.group(1)):
-                best = s
+            if best is None or closing - opening > best[1] - best[0]:
+                best = (opening, closing)
             key = ""
         if best is None:
             return edits
-        open_at, close_at = best.start(1), best.end(1)
+        open_at, close_at = best[0] + 1, best[1]
     else:
         body = text.find("'" if text[at:q.end()].lstrip(" \tb")[:1] == "'" else "\"", at, end)
         open_at = body + 1

@@ -30,7 +30,7 @@ from .hosts import (
     _marks_version, _name_start, _own_addresses, _own_macs, is_common_name,
 )
 from .keys import KEY_BLOCK, _key_spans
-from .line_views import line_view_windows
+from .line_views import GATE_WORDS, line_view_windows
 from .layouts import (
     DASH_DATA, DOCKER_CONFIG_BASE64, DOCKER_CONFIG_PREFIXES, DOCKER_CONFIG_SECRET, PGPASS_PORT,
     _aws4_authorization_end, _base64_text, _env_item_spans, _extend_quoted_values, _header_tuple_spans,
@@ -86,6 +86,8 @@ def _reads_as_text(value: str) -> bool:
 def _shifted(spans: list[Span], by: int) -> list[Span]:
     return [(start + by, end + by, replacement, label, context + by) for start, end, replacement, label, context in spans]
 
+
+GATE_SCAN_WORDS = tuple(dict.fromkeys(GATE_WORDS + SECRET_PRINT_GATES))   # (Redactor._all_spans: each scanned once)
 
 class Redactor:
     def __init__(self, environ: dict[str, str] | None = None, redact_hosts: bool = False,
@@ -494,7 +496,7 @@ class Redactor:
             first += count
         return spans
 
-    def _printed_form_spans(self, text: str) -> list[Span]:
+    def _printed_form_spans(self, text: str, lower: str, words: frozenset[str]) -> list[Span]:
         """Secrets as common tools print them, the name apart from the value (see the finders after
         _url_userinfo_spans): Kubernetes env lists and Secret data, shell-quoted values, loguru arrows,
         header tuples, terraform's sensitive values, XML elements, kubeconfig *-data keys."""
@@ -502,8 +504,8 @@ class Redactor:
                  + _terraform_sensitive_spans(text) + _xml_element_spans(text) + _name_value_table_spans(text)
                  + _yaml_block_spans(text) + _tool_listing_spans(text) + _prefixed_block_spans(text)
                  + _reordered_pair_spans(text) + _multiline_string_spans(text))
-        if has_any(text, SECRET_PRINT_GATES):   # (commands are typed in lower case)
-            spans += _kubectl_secret_spans(text, _lower(text))
+        if not words.isdisjoint(SECRET_PRINT_GATES):
+            spans += _kubectl_secret_spans(text, lower)
         if has_any(text, DOCKER_CONFIG_PREFIXES):
             for m in DOCKER_CONFIG_BASE64.finditer(text):
                 run = m.group(0)
@@ -724,9 +726,11 @@ class Redactor:
             found += self._broken_spans(text)
         found += self._dump_spans(text)
         found += self._escaped_run_spans(text)
-        found += self._printed_form_spans(text)
+        # (the words that open the line views and a secret store's print, each looked for once: a scan of the text each)
+        words = frozenset(word for word in GATE_SCAN_WORDS if has(lower, word))
+        found += self._printed_form_spans(text, lower, words)
         _extend_quoted_values(text, found)
-        if LINE_VIEW_DEPTH.get() < 2 and (windows := line_view_windows(text, lower)):
+        if LINE_VIEW_DEPTH.get() < 2 and (windows := line_view_windows(text, lower, words)):
             found += self._line_view_spans(text, windows)
         if self.redact_hosts:
             found += self._host_spans(text, lower)

@@ -185,11 +185,23 @@ INVISIBLE_INSIDE = re.compile(f"[{INVISIBLE}](?<={_NAME_CHARACTER}[{INVISIBLE}])
 # secret's name (only such a run: a URL's %-escapes elsewhere are left alone); a no-break space beside `=` or `:` (a
 # space in the view); a shell line continuation inside a secret's name before `=` (`DB_PASS\<newline>WORD=X`).
 _NAME_HEX = "(?:2[dDeE]|3[0-9]|4[1-9a-fA-F]|5[0-9aAfF]|6[1-9a-fA-F]|7[0-9aA])"   # (the codes of [A-Za-z0-9_.-])
-OTHER_ESCAPE = re.compile(rf"%{_NAME_HEX}|\\x{_NAME_HEX}|&#[0-9]{{2,3}};|&#[xX]{_NAME_HEX};")
+# (and C's, bash's and Python's octal `pass\167ord=`, JavaScript's and Rust's `pass\u{77}ord=`, Python's named
+# `pass\N{LATIN SMALL LETTER W}ord=`)
+_NAME_OCTAL = r"\\(?:05[56]|06[0-7]|07[01]|10[1-7]|1[12][0-7]|13[0-2]|137|14[1-7]|1[56][0-7]|17[0-2])"
+_NAME_BRACED = rf"\\u\{{0{{0,4}}{_NAME_HEX}\}}"
+_NAME_NAMED = r"\\N\{[A-Za-z][A-Za-z0-9 -]{2,60}\}"
+OTHER_ESCAPE = re.compile(rf"%{_NAME_HEX}|\\x{_NAME_HEX}|&#[0-9]{{2,3}};|&#[xX]{_NAME_HEX};|{_NAME_OCTAL}|{_NAME_BRACED}|{_NAME_NAMED}")
 OTHER_ESCAPE_KINDS = (("%", re.compile(f"%{_NAME_HEX}")), ("\\x", re.compile(f"\\\\x{_NAME_HEX}")),
-                      ("&#", re.compile(f"&#(?:[0-9]{{2,3}}|[xX]{_NAME_HEX});")))
-ESCAPED_NAME_REST = re.compile(r"(?:[A-Za-z0-9_.-]|%[0-9a-fA-F]{2}|\\x[0-9a-fA-F]{2}|&#[0-9]{2,3};|&#[xX][0-9a-fA-F]{2};){0,128}")
-NAME_SEPARATOR_AFTER = re.compile(r"[\"']?[ \t\u00a0]{0,3}[=:]")
+                      ("&#", re.compile(f"&#(?:[0-9]{{2,3}}|[xX]{_NAME_HEX});")), ("\\0", re.compile(_NAME_OCTAL)),
+                      ("\\1", re.compile(_NAME_OCTAL)), ("\\u{", re.compile(_NAME_BRACED)),
+                      ("\\N{", re.compile(_NAME_NAMED)))
+ESCAPED_NAME_REST = re.compile(r"(?:[A-Za-z0-9_.-]|%[0-9a-fA-F]{2}|\\x[0-9a-fA-F]{2}|&#[0-9]{2,3};|&#[xX][0-9a-fA-F]{2};"
+                               r"|\\[0-7]{3}|\\u\{[0-9a-fA-F]{1,6}\}|\\N\{[A-Za-z0-9 -]{1,60}\}){0,128}")
+NAME_SEPARATOR_AFTER = re.compile(r"[\"']?[ \t\u00a0]{0,3}(?:[=:]|%3[dD])")
+# `password%3DX`: a query string inside a URL's own query (`?next=%2Flogin%3Fpassword%3DX`), its `=` escaped after a
+# name that holds a secret's word (also Gson's `password\u003dX` and `\x3d` outside a JSON string): the view reads `=`
+ENCODED_EQUALS = re.compile(r"%3[dD]|\\u003[dD]|\\x3[dD]")
+ENCODED_EQUALS_HINTS = ("%3", "\\u003", "\\x3")
 NAME_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 NO_BREAK = "[\u00a0\u2007\u202f]"
 NO_BREAK_BESIDE_SEPARATOR = re.compile(f"{NO_BREAK}(?:(?<=[=:]{NO_BREAK}){NO_BREAK}{{0,2}}|{NO_BREAK}{{0,2}}(?=[=:]))")
@@ -202,7 +214,14 @@ def _escape_code(escape: str) -> str:
     if escape[0] == "%":
         return chr(int(escape[1:], 16))
     if escape[0] == "\\":
-        return chr(int(escape[2:], 16))
+        if escape[1] in "01":
+            return chr(int(escape[1:], 8))
+        if escape[1] == "N":
+            try:
+                return unicodedata.lookup(escape[3:-1])
+            except KeyError:
+                return "\0"   # (no such character: not a name's)
+        return chr(int(escape[3:-1] if escape[2] == "{" else escape[2:], 16))
     return chr(int(escape[3:-1], 16) if escape[2] in "xX" else int(escape[2:-1]))
 
 
@@ -226,6 +245,17 @@ def _other_escape_edits(text: str) -> list[tuple[int, int, str]]:
             if all(c in NAME_CHARACTERS for c in decoded) and SECRET_WORD.search(decoded) is not None:
                 edits += [(start + e.start(), start + e.end(), _escape_code(e.group())) for e in escapes]
         end = max(end, first + 1)
+    return edits
+
+
+def _encoded_equals_edits(text: str) -> list[tuple[int, int, str]]:
+    edits = []
+    for m in ENCODED_EQUALS.finditer(text):
+        start = m.start()
+        while start > 0 and m.start() - start < 64 and text[start - 1] in NAME_CHARACTERS:
+            start -= 1
+        if start < m.start() and SECRET_WORD.search(text, start, m.start()) is not None:
+            edits.append((m.start(), m.end(), "="))
     return edits
 
 
@@ -331,6 +361,8 @@ def _name_edits(text: str) -> list[tuple[int, int, str]]:
         if "\u00a0" in text or "\u202f" in text:   # (substring tests: a class scan costs more; a figure space alone stays)
             edits += [(m.start(), m.end(), " " * len(m.group())) for m in NO_BREAK_BESIDE_SEPARATOR.finditer(text)]
     edits += _other_escape_edits(text)   # (each tests for its literals itself: one scan each)
+    if any(hint in text for hint in ENCODED_EQUALS_HINTS):
+        edits += _encoded_equals_edits(text)
     edits += _continued_name_edits(text)
     return sorted(edits) if len(edits) > 1 else edits
 

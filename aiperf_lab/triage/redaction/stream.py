@@ -7,6 +7,7 @@ import bisect
 import re
 
 from .assignments import NAME_ENDS_LINE, VALUE_ON_NEXT_LINE
+from .commands import sql_statement_hold
 from .blocks import PREFIXED_OPENER, YAML_BLOCK_KEY, YAML_LINE_OPENER, _opener_prefix, _opens_string_over_lines
 from .dumps import DUMP_HOLD_LINES, KEY_HOLD, SHORT_BARE_LINE, _dump_line_at, _dump_lines_start
 from .keys import _key_open, _last_key_block
@@ -91,6 +92,8 @@ class StreamRedactor:
             if moved == cut:
                 return cut
             cut = moved
+        if cut > 0:   # (the rounds ran out, each moving the cut a line: a SQL statement is never parted from its parameters)
+            cut = min(cut, sql_statement_hold(self._buffer, self._buffer.rfind("\n", 0, cut - 1) + 1, cut))
         for _ in range(HOLD_ROUNDS):
             start = self._buffer.rfind("\n", 0, cut - 1) + 1
             if cut <= 0 or not _value_waits(self._buffer[start:cut]):
@@ -114,6 +117,8 @@ class StreamRedactor:
             return start
         if _value_waits(line):   # `cookie:` waits for its value; `DB_PASS\` for the rest of its name
             return start
+        if (held := sql_statement_hold(self._buffer, start, cut)) < cut:
+            return held   # a SQL statement's placeholders: its parameters come on the next line (_sqlalchemy_spans)
         # a dump's last lines wait for the next piece, so a secret dumped across the cut is decoded whole; a line of
         # 1 to 4 bare bytes at the end may begin one (what follows it says)
         if not dumps:
