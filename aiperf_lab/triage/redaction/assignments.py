@@ -16,9 +16,9 @@ from .names import (
     END_WORDS, NO_VOWEL_OR_FOUR_CONSONANTS, NOT_SECRET_KEY_KINDS, QUALIFIER_BEFORE, QUANTITY_WORDS, SECRET_PAIRS,
     _NAME_CHARACTERS, _secret_name_cached, _weak_flag_secret, cannot_be_secret, is_hex_key, is_named_location,
     is_secret_name, looks_generated, looks_like_password, name_words, names_a_key_file, opens_a_negation,
-    reads_as_words, says_absent, tells_when,
+    reads_as_words, says_absent, tells_when, NEGATED_VALUE_STARTS,
 )
-from .spans import REDACTED, REDACTED_LOWER, Span
+from .spans import REDACTED, REDACTED_LOWER, Span, has_any
 
 
 # `key=`, `?key=`, `"key": "..."`, `license_key: ...` with a key-shaped value (20+ characters of
@@ -48,13 +48,14 @@ _ASSIGNMENT_TAIL = (r"(?=(?P<rest>[a-z0-9_.-]{0,48}))(?P=rest)(?P<sep>\\?[\"']?[
                     # []byte("X"), JavaScript's Buffer.from('X'))
                     r"(?P<quote>(?:(?:bytearray|memoryview|bytes|np\.bytes_|numpy\.bytes_|buffer\.from|\[\]byte)\([ \t]{0,4})?"
                     r"(?:[rb]{1,2}(?=[\"'])|\\)?(?:'''|\"\"\"|[\"'])?)"
-                    r"(?P<value>[^\s'\",;\x00]{3,})")  # (nsys joins environment entries with NUL)
+                    # (nsys joins environment entries with NUL; `no` then more: _negated_value_end)
+                    r"(?P<value>[^\s'\",;\x00]{3,}|no(?=[ \t]))")
 SECRET_ASSIGNMENTS = [re.compile(keyword + _ASSIGNMENT_TAIL) for keyword in (
-    r"token(?!s|iz|is)", "secret", r"passw(?:or)?d", r"pwd(?:(?<=[_.-]pwd)|(?=[_.-]))", r"api[_-]?key", "apikey",
+    r"token(?!s|iz|is)", "secret", r"passw(?:(?:or)?d|ort)", r"pwd(?:(?<=[_.-]pwd)|(?=[_.-]))", r"api[_-]?key", "apikey",
     r"access[_-]?key", r"private[_-]?key", "credential", "cookie", r"session[_-]?id", r"auth[_-]?key",
     # pass=X, passphrase: X, &pw=X, ODBC ;Pwd=X; Azure AccountKey= / SharedAccessKey=, a SAS URL's sig=,
     # Docker's "auth": "<base64>" (whole words: bypass, compass, passage, oauth stay)
-    r"pass(?<![a-z0-9]pass)(?:phrase)?(?![a-z])", r"pw(?<![a-z0-9]pw)(?![a-z])", r"pwd(?:(?<=;pwd)|(?<=; pwd))",
+    r"pass(?<![a-z0-9]pass)(?:phrase|e(?<=de[ _-]passe)|e(?<=ra[ _-]passe))?(?![a-z])", r"pw(?<![a-z0-9]pw)(?![a-z])", r"pwd(?:(?<=;pwd)|(?<=; pwd))",
     "accountkey", "sharedaccesskey", r"sig(?<=[?&]sig)(?==)", r"auth(?<![a-z0-9]auth)(?=[\"']?[ \t]{0,3}[=:])")]
 TOKEN_ASSIGNMENT = SECRET_ASSIGNMENTS[0]
 MAX_TOKEN_COUNT_DIGITS = 6   # token=128000 is an id or a count (a vocabulary has under a million); more digits may be a credential
@@ -107,6 +108,71 @@ NAME_ENDS_LINE = re.compile("(?:" + "|".join(pattern.pattern[:-len(_ASSIGNMENT_T
                                              if pattern.pattern.endswith(_ASSIGNMENT_TAIL)) + ")"
                             + r"(?=(?P<rest>[a-z0-9_.-]{0,48}))(?P=rest)[\"']?[ \t]{0,32}[=:][ \t]" + _ALIGNED +
                               r"(?:[|>](?:[0-9][+-]|[+-]?[0-9]?)[ \t]{0,8})?(?:#[^\n]{0,256})?\r?\n\Z")
+# The name of a secret in other languages (names.SECRET_WORDS has their words for names): a password (German, Dutch,
+# Spanish, French, Portuguese, Polish, Turkish, Russian, Japanese, Chinese, Korean), a secret key, a token, as a
+# `name: value` / `name = value` pair's name in text. One pattern, read only where the text holds one of its words
+# (FOREIGN_NAME_ASCII, FOREIGN_NAME_OTHER), and not given the runs' and apart scans' bulk paths (the loop judges each match). Its
+# value stays where it reads as prose: a plain word a sentence goes on after (`Passwort: Das Passwort muss ...`),
+# or one holding Chinese, Japanese or Korean characters (`パスワード: 8文字以上で入力してください`).
+FOREIGN_SECRET_KEYWORD = (
+    r"(?:kennwort|wachtwoord|contrase[ñn]a"
+    r"|(?<![a-z])(?:senha|has[łl]o|[şs]ifre|jeton(?!s))"
+    r"|chiave[ _-]segreta|geheime[ _-]sleutel|geheime[rn]?[ _-]schl(?:ü|ue)ssel"
+    r"|tajny[ _-]klucz|klucz[ _-]tajny|gizli[ _-]anahtar"
+    r"|пароль|токен|секретный[ _-]ключ|パスワード|トークン|秘密鍵|暗証番号|密[码碼钥鑰]|口令|令牌|비밀번호|패스워드|토큰"
+    r"|비밀[ _-]?키)")
+FOREIGN_ASSIGNMENT = re.compile(FOREIGN_SECRET_KEYWORD + _ASSIGNMENT_TAIL)
+SECRET_ASSIGNMENTS.append(FOREIGN_ASSIGNMENT)   # (after the bulk paths' tables and NAME_ENDS_LINE are made)
+# (each literal is one more pass over an ASCII text, about 0.5% of plain log text's time: the words written with
+# letters of ASCII alone besides `Passwort` and `mot de passe`, which the passes of `passw` and `pass` find. Not read
+# in an ASCII text: `contrasena`, `haslo`, `sifre` spelled without their marks, and the secret key's names, `Chiave
+# segreta`, `Geheime sleutel`, `Gizli anahtar`; `Clave secreta`, `Chave secreta`, `Clé secrète` are `secret`'s.)
+FOREIGN_NAME_ASCII = ("jeton", "klucz", "kennwort", "wachtwoord", "senha")
+FOREIGN_NAME_OTHER = ("contraseña", "hasło", "şifre", "schlüssel", "ключ", "пароль", "токен", "パスワード", "トークン", "秘密鍵", "暗証番号", "密", "口令",
+                      "令牌", "비밀", "패스워드", "토큰")
+CJK_CHARACTER = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+PLAIN_WORD = re.compile(r"[^\W\d_]{2,}")
+# ... ending a line, its value on the next (a stream holds the line back as for NAME_ENDS_LINE)
+FOREIGN_NAME_ENDS_LINE = re.compile(FOREIGN_SECRET_KEYWORD + NAME_ENDS_LINE.pattern[NAME_ENDS_LINE.pattern.index(")(?=(?P<rest>") + 1:])
+
+
+def foreign_name_ends_line(last: str) -> bool:
+    """Whether a line's lower-cased end is a name of FOREIGN_SECRET_KEYWORD and its separator (`Пароль:`)."""
+    return _may_name_foreign(last) and FOREIGN_NAME_ENDS_LINE.search(last) is not None
+
+
+def _may_name_foreign(lower: str) -> bool:
+    """Whether a lower-cased text holds a word FOREIGN_ASSIGNMENT starts with."""
+    return has_any(lower, FOREIGN_NAME_ASCII) or (not lower.isascii() and any(w in lower for w in FOREIGN_NAME_OTHER))
+
+
+def _reads_as_prose(text: str, value_start: int, value_end: int) -> bool:
+    """A value under a name in another language that is a sentence's word (see FOREIGN_SECRET_KEYWORD)."""
+    return CJK_CHARACTER.search(text, value_start, value_end) is not None or (
+        PLAIN_WORD.fullmatch(text, value_start, value_end) is not None and SENTENCE_GOES_ON.match(text, value_end) is not None)
+
+
+# A value of a negation's word or `no` / `none` (names.NEGATED_VALUE_STARTS) and what follows it on the line
+NEGATED_NEXT = re.compile(r"[ \t]{1,3}(?P<next>[^\s'\",;\x00]{1,4096})")
+
+
+def _negated_value_end(text: str, value_start: int, value_end: int, harmless: "_HarmlessValues") -> int:
+    """Where a value that starts with a negation's word or `no` / `none` ends when a word that is not a plain one
+    follows (`password: not Hunter2x9`: the value is the two); 0 where it is the word alone or opens a sentence
+    (`not set`, `none (default)`, `no password given`, `not 1234`)."""
+    if text[value_start:value_end].lstrip("([<").lower() not in NEGATED_VALUE_STARTS:
+        return 0
+    if SENTENCE_GOES_ON.match(text, value_end) is not None:
+        return 0
+    following = NEGATED_NEXT.match(text, value_end)
+    if following is None:
+        return 0
+    word = following.group("next").strip("()[]<>.,!:;")
+    if not word or PLAIN_WORD.fullmatch(word) is not None or harmless[word]:
+        return 0
+    return following.end()
+
+
 ASSIGNMENT_RUN_EQUALS = re.compile(r"=[^\s'\",;\x00=:]+")
 ASSIGNMENT_RUN_COLON = re.compile(r":[^\s'\",;\x00=:]+")
 ASSIGNMENT_RUN_GAPS = (" ", "\t", ",", ";")
@@ -452,6 +518,9 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
     harmless = _HarmlessValues()
     append = spans.append
     for pattern in SECRET_ASSIGNMENTS:
+        foreign = pattern is FOREIGN_ASSIGNMENT
+        if foreign and not _may_name_foreign(lower):
+            continue
         rest_group, value_group = pattern.groupindex["rest"], pattern.groupindex["value"]
         runs = ((ASSIGNMENT_RUNS[pattern].match, ASSIGNMENT_LINE_RUNS[pattern].match)
                 if pattern in ASSIGNMENT_RUNS and not READING_A_VIEW.get() else None)
@@ -482,8 +551,13 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
                 continue   # `def get_token(self) -> Token:` then its docstring: a type, not a name given a value
             if "\n" in m.group("sep") and PYTHON_BLOCK_OPENER.match(text, text.rfind("\n", 0, m.start()) + 1):
                 continue   # `if self.credentials:` then `continue`: a Python block opens, no name is given a value
-            if opens_a_negation(text[value_start:value_end]) and SENTENCE_GOES_ON.match(text, value_end):
+            if value_end - value_start <= 6 and (negated_end := _negated_value_end(text, value_start, value_end, harmless)):
+                value_end = negated_end   # `password: not Hunter2x9`, `no X`, `none X`: the value is both words
+            elif opens_a_negation(text[value_start:value_end]) and SENTENCE_GOES_ON.match(text, value_end):
                 continue   # `password: not set`, `Clé secrète : non définie`: a sentence about the secret
+            if (foreign or lower.startswith(("passwort", "passe"), m.start())) and _reads_as_prose(
+                    text, value_start, value_end):
+                continue   # `Passwort: Das Passwort muss ...`, `パスワード: 8文字以上で入力してください`
             call = text.find("(", value_start, value_end) >= 0 and not m.group("quote")
             if call:   # token = f(a, b); password = SecretStr("X"): its string goes
                 kept, literals = _call_verdict(text, value_start, value_end)
@@ -837,9 +911,9 @@ def _assignment_apart(text: str, lower: str, at: int, pattern: re.Pattern[str], 
                     kept.add(first)
         if kept:
             found = [span for span in found if span[0] not in kept]
-    if any(map(opens_a_negation, verdicts)):   # `password: not set` (as the loop keeps it)
-        found = [span for span in found if not (opens_a_negation(text[span[0]:span[1]])
-                                                and SENTENCE_GOES_ON.match(text, span[1]))]
+    if any(map(opens_a_negation, verdicts)):   # `password: not set` kept, `password: not X` whole (as the loop does)
+        found = [(span[0], _negated_value_end(text, span[0], span[1], harmless) or span[1], *span[2:]) for span in found
+                 if not (opens_a_negation(text[span[0]:span[1]]) and SENTENCE_GOES_ON.match(text, span[1]))]
     if any(map(_may_read_as_code, {text[start:end] for start, end, *_ in found})):
         found = [span for span in found if not _apart_reads_as_code(text, span[4], span[0], span[1])]
     spans += found

@@ -21,7 +21,12 @@ SECRET_WORDS = {"token", "secret", "secrets", "password", "passwords", "passwd",
                 "cookie", "cookies", "bearer", "otp", "dbpass", "hmac", "mfa", "jwt", "sig", "signature",
                 "webhook", "totp", "hotp", "privkey", "apikey", "apitoken", "authtoken", "authkey", "accesstoken", "accesskey",
                 "refreshtoken", "privatekey", "secretkey", "signingkey", "accountkey", "masterkey", "sessionid",
-                "sessionkey", "sessiontoken", "clientsecret", "idtoken", "passkey", "psk"}
+                "sessionkey", "sessiontoken", "clientsecret", "idtoken", "passkey", "psk"} | {
+    # the word for password (and for token) in the languages tools and people write in: German, Dutch, Spanish,
+    # Portuguese, French (MOT_DE_PASSE: SECRET_PAIRS), Polish, Turkish, Russian, Japanese, Chinese, Korean
+    "passwort", "kennwort", "wachtwoord", "contraseña", "contrasena", "senha", "hasło", "haslo", "şifre", "sifre",
+    "jeton", "пароль", "токен", "パスワード", "トークン", "密码", "密碼", "口令", "密钥", "密鑰", "令牌", "비밀번호", "패스워드",
+    "토큰", "秘密鍵"}
 # KEY, KEYS, PIN and SIGNING are secret ending a name (API_KEY, DEPLOY_KEYS, ADMIN_PIN, API_SIGNING) unless the word before
 # says what kind of non-secret key it is (SORT_KEY, CACHE_KEY, CPU_PIN); KEY inside a name when paired
 # (API_KEY_ID, KEY_MATERIAL, SESSION_ID).
@@ -49,7 +54,11 @@ SECRET_PAIRS = {("api", "key"), ("access", "key"), ("private", "key"), ("secret"
                 # session is otherwise a name: TMUX_SESSION); a cloud SDK's secret key as SK (AWS_SK, HUAWEICLOUD_SDK_SK;
                 # SK alone is DynamoDB's sort key); OCI's OCI_CLI_KEY_CONTENT (the key itself, not its file)
                 ("bw", "session"), ("op", "session"), ("fastlane", "session"), ("aws", "sk"), ("sdk", "sk"),
-                ("key", "content")}
+                ("key", "content"),
+                # a secret key, a password in two words in other languages (CLAVE_SECRETA, MOT_DE_PASSE, GIZLI_ANAHTAR)
+                ("de", "passe"), ("palavra", "passe"), ("clave", "secreta"), ("chave", "secreta"), ("chiave", "segreta"),
+                ("geheime", "sleutel"), ("geheimer", "schlüssel"), ("cle", "secrete"), ("clé", "secrète"),
+                ("tajny", "klucz"), ("klucz", "tajny"), ("gizli", "anahtar"), ("секретный", "ключ")}
 # A word after the secret word that makes the name a quantity, a setting or a label, not a secret:
 # TOKEN_BUDGET, *_TOKEN_COUNT, PASSWORD_LENGTH, SECRET_NAME, AUTH_TYPE, API_KEY_HEADER, TOKEN_FILE;
 # or one before it: MAX_TOKEN_LEN, NUM_PASS, PER_TOKEN_LATENCY_MS, HF_HUB_DISABLE_IMPLICIT_TOKEN.
@@ -76,7 +85,8 @@ QUALIFIER_BEFORE = {"max", "min", "num", "n", "total", "per", "avg", "mean", "di
 # KEYPASS (SRCSTOREPASS, DESTKEYPASS), APPKEY. (PGPASSFILE, GIT_ASKPASS name a file and a program: no such ending.)
 SECRET_SUFFIXES = ("token", "secret", "password", "passwd", "apikey", "accesskey", "privatekey", "secretkey", "privkey",
                    "authkey", "passphrase", "passcode", "credential", "credentials", "creds", "passkey",
-                   "sshpass", "bindpw", "bindpass", "rootpw", "storepass", "keypass", "appkey")
+                   "sshpass", "bindpw", "bindpass", "rootpw", "storepass", "keypass", "appkey",
+                   "passwort", "kennwort", "wachtwoord", "contraseña", "contrasena")   # (DBPASSWORT, DATENBANKKENNWORT)
 NOT_SECRET_WORDS = {"tiktoken"}
 NAME_WORD_SPLIT = re.compile(r"[_.\-]+")
 CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
@@ -96,10 +106,16 @@ ABSENT_WORDS = frozenset({
     "missing", "absent", "empty", "notset", "not_set", "not-set", "unknown",
     "manquant", "manquante", "manquants", "manquantes", "absente", "aucun", "aucune", "vide", "indéfini", "indéfinie",
     "fehlt", "leer", "keins", "keines", "fehlend", "ausente", "vacío", "vacía", "vacio", "vacia", "ninguno", "ninguna",
-    "vazio", "vazia", "nenhum", "nenhuma", "mancante", "assente", "vuoto", "vuota", "nessuno", "nessuna"})
+    "vazio", "vazia", "nenhum", "nenhuma", "mancante", "assente", "vuoto", "vuota", "nessuno", "nessuna",
+    "leeg", "ontbreekt", "geen", "brak", "pusty", "puste", "yok", "boş", "bos", "отсутствует", "пусто", "пустой", "нет",
+    "なし", "無し", "未設定", "空", "无", "無", "未设置", "未設置", "없음", "미설정"})
 # A value that is one of these and is followed by a word (`password: not set`, `Clé secrète : non définie`,
 # `Passwort: nicht gesetzt`) is the first word of a sentence.
-NEGATION_WORDS = frozenset({"not", "non", "pas", "nicht", "kein", "keine", "sin", "sem", "senza", "niet", "nie"})
+NEGATION_WORDS = frozenset({"not", "non", "pas", "nicht", "kein", "keine", "sin", "sem", "senza", "niet", "nie", "não",
+                            "nao", "не"})
+# A value that is one of these or a negation's word and is followed by what is not a plain word (`password: not
+# Hunter2x9`, `password: no Hunter2x9`, `password: none Hunter2x9`): the value is both, and goes whole.
+NEGATED_VALUE_STARTS = NEGATION_WORDS | {"no", "none", "null", "nil"}
 _OPENING_BRACKETS = "([<"
 
 

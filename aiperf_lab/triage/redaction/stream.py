@@ -6,7 +6,7 @@ from __future__ import annotations
 import bisect
 import re
 
-from .assignments import NAME_ENDS_LINE, VALUE_ON_NEXT_LINE
+from .assignments import NAME_ENDS_LINE, VALUE_ON_NEXT_LINE, foreign_name_ends_line
 from .commands import sql_statement_hold
 from .blocks import PREFIXED_OPENER, YAML_BLOCK_KEY, YAML_LINE_OPENER, _opener_prefix, _opens_string_over_lines
 from .dumps import DUMP_HOLD_LINES, KEY_HOLD, SHORT_BARE_LINE, _dump_line_at, _dump_lines_start
@@ -231,7 +231,8 @@ def _value_waits(line: str) -> bool:
     if line.endswith(("\\\n", "\\\r\n")) and line.rstrip("\\\r\n")[-1:] in NAME_CHARACTERS:
         return True
     last = _plain_tail(line)
-    return NAME_ENDS_LINE.search(last) is not None or VALUE_ON_NEXT_LINE.search(last) is not None
+    return (NAME_ENDS_LINE.search(last) is not None or VALUE_ON_NEXT_LINE.search(last) is not None
+            or foreign_name_ends_line(last))
 
 
 def _opens_printed_form(line: str) -> bool:
