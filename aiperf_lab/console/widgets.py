@@ -368,6 +368,7 @@ class Confirm(ModalScreen[bool]):
         super().__init__()
         self.question, self.yes, self.no = question, yes, no
         self._still_applies, self._when_over = still_applies, when_over
+        self._answered = False
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm"):
@@ -381,12 +382,12 @@ class Confirm(ModalScreen[bool]):
             self._watch = self.set_interval(0.25, self._recheck)
 
     def _recheck(self) -> None:
-        if self._still_applies is None or self._still_applies():
+        if self._answered or self._still_applies is None or self._still_applies():
             return
         self._still_applies = None
         self._watch.stop()
         if self._when_over is None:
-            self.dismiss(False)
+            self._answer(False)
             return
         question, yes = self._when_over
         self.query_one("#confirm-question", Static).update(question)
@@ -394,9 +395,20 @@ class Confirm(ModalScreen[bool]):
         button.label, button.variant = f"{yes} (y)", "primary"
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "yes")
+        self._answer(event.button.id == "yes")
 
     def action_answer(self, value: bool) -> None:
+        self._answer(value)
+
+    def _answer(self, value: bool) -> None:
+        """One answer: a key and the watch's recheck in the same moment (the run ending as y is pressed) gave two,
+        the second dismissing a dialog already gone, with a toast saying the run ended before it was stopped."""
+        if self._answered:
+            return
+        self._answered = True
+        if self._still_applies is not None:
+            self._still_applies = None
+            self._watch.stop()
         self.dismiss(value)
 
 
