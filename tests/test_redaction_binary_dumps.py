@@ -14,6 +14,8 @@ import random
 
 import pytest
 
+from dump_layouts import hexdump_canonical, od_bytes, xxd_plain
+
 from aiperf_lab.triage.redact import Redactor
 
 # Lines of random bytes that were changed, found by redacting 208,000 such lines
@@ -25,25 +27,6 @@ SEEN_CHANGED = [
     "001050 773a85ab861175ddea739f9fc9e4438594ffc1e4299d321172774529701f1fda2931093923c3132eb6ed0f3bfcb65f68",
     "001253 7785a7bff5527e6238055cc003dc5e7b7d50773d76cdcbfb7d4867599f3dfca03abc11e36481f674bad4af3ccc9cfb8d",
 ]
-
-
-def xxd_plain(data: bytes) -> str:
-    digits = data.hex()
-    return "".join(digits[at:at + 60] + "\n" for at in range(0, len(digits), 60))
-
-
-def od_bytes(data: bytes) -> str:
-    return "".join(" " + " ".join(f"{b:02x}" for b in data[at:at + 16]) + "\n" for at in range(0, len(data), 16))
-
-
-def hexdump_canonical(data: bytes) -> str:
-    lines = []
-    for at in range(0, len(data), 16):
-        row = data[at:at + 16]
-        cells = [f"{b:02x}" for b in row] + ["  "] * (16 - len(row))
-        shown = "".join(chr(b) if 32 <= b < 127 else "." for b in row)
-        lines.append(f"{at:08x}  {' '.join(cells[:8])}  {' '.join(cells[8:])}  |{shown}|\n")
-    return "".join(lines) + f"{len(data):08x}\n"
 
 
 def offset_hex(rng: random.Random, lines: int) -> str:

@@ -10,6 +10,8 @@ import uuid
 
 import pytest
 
+from dump_layouts import hexdump_canonical
+
 from aiperf_lab.triage.redact import REDACTED, Redactor, StreamRedactor
 
 V = "Zq8vN2mK5pL9xR4t"
@@ -18,18 +20,6 @@ V = "Zq8vN2mK5pL9xR4t"
 def _streamed(text: str, size: int, piece: int = 7) -> str:
     stream = StreamRedactor(Redactor({}), piece=piece)
     return "".join(stream.feed(text[k:k + size]) for k in range(0, len(text), size)) + stream.close()
-
-
-def _hexdump_c(data: bytes) -> str:
-    """`hexdump -C` of data, as the tool prints it."""
-    lines = []
-    for at in range(0, len(data), 16):
-        row = data[at:at + 16]
-        pairs = [f"{b:02x}" for b in row] + ["  "] * (16 - len(row))
-        chars = "".join(chr(b) if 32 <= b < 127 else "." for b in row)
-        lines.append(f"{at:08x}  {' '.join(pairs[:8])}  {' '.join(pairs[8:])}  |{chars}|")
-    lines.append(f"{len(data):08x}")
-    return "\n".join(lines) + "\n"
 
 
 NET_USER = """User name                    alice
@@ -73,7 +63,7 @@ KEPT = [
     "$ kubectl get secret db -o jsonpath='{.data.pw}' | base64 -d > pw.txt\ndone\n",
     # hexdump -C's character column: random bytes that read as `pw.ci.: value`
     "00069ad0  5a c3 2f 70 77 af 63 69  e5 3a 35 4e 6c cc 8e 4b  |Z./pw.ci.:5Nl..K|\n",
-    _hexdump_c(b"\x5a\xc3/pw\xafci\xe5:5Nl\xcc\x8eK\x00\x9f\x8e/pw.\xc9i:7Kq\xd1..\x8bz\x00\x01"),
+    hexdump_canonical(b"\x5a\xc3/pw\xafci\xe5:5Nl\xcc\x8eK\x00\x9f\x8e/pw.\xc9i:7Kq\xd1..\x8bz\x00\x01"),
 ]
 
 
@@ -118,7 +108,7 @@ def test_a_not_word_is_kept_only_before_a_word():
 
 @pytest.mark.parametrize("secret", [b"password=hunter2xyz&more", b"token: Qm9vZ3Rlc3Q4NzY1", b"xx pw:5Nl..Kabcdefgh yy"])
 def test_a_secret_dumped_is_hidden_in_both_columns(secret):
-    dump = _hexdump_c(b"\x01\x02 " + secret + b" \x03")
+    dump = hexdump_canonical(b"\x01\x02 " + secret + b" \x03")
     value = secret.split(b"=")[-1].split(b":")[-1].strip().decode()
     for out in (Redactor({}).text(dump), _streamed(dump, 5)):
         assert REDACTED in out
