@@ -10,7 +10,9 @@ import re
 
 import pytest
 
-from aiperf_lab.triage.redact import REDACTED, Redactor, StreamRedactor
+from stream_feed import fed_at_cuts
+
+from aiperf_lab.triage.redact import REDACTED, Redactor
 
 E = "\x1b"
 V = "Zq8Wm3Kx7Lp2Rv9T"
@@ -58,14 +60,7 @@ def test_coloured_text_with_nothing_secret_stays() -> None:
 
 
 def _streamed(text: str, cuts: list[int], flush: bool, piece: int) -> str:
-    stream = StreamRedactor(Redactor(ENVIRON), piece=piece)
-    out, at = [], 0
-    for cut in [*cuts, len(text)]:
-        out.append(stream.feed(text[at:cut]))
-        if flush:
-            out.append(stream.flush())
-        at = cut
-    return "".join(out) + stream.close()
+    return fed_at_cuts(Redactor(ENVIRON), text, cuts, flush, piece)
 
 
 @pytest.mark.parametrize("text,left", FORMS)

@@ -12,14 +12,15 @@ import pytest
 
 from dump_layouts import hexdump_canonical
 
+from stream_feed import fed_in_reads
+
 from aiperf_lab.triage.redact import REDACTED, Redactor, StreamRedactor
 
 V = "Zq8vN2mK5pL9xR4t"
 
 
 def _streamed(text: str, size: int, piece: int = 7) -> str:
-    stream = StreamRedactor(Redactor({}), piece=piece)
-    return "".join(stream.feed(text[k:k + size]) for k in range(0, len(text), size)) + stream.close()
+    return fed_in_reads(Redactor({}), text, size, piece)
 
 
 NET_USER = """User name                    alice

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from stream_feed import fed_in_reads
+
 from aiperf_lab.triage.redact import REDACTED, Redactor, StreamRedactor
 from aiperf_lab.triage.redaction.names import is_secret_flag, is_secret_name
 
@@ -19,8 +21,7 @@ NAMES = ["Passwort", "Kennwort", "Contraseña", "Mot de passe", "Senha", "Wachtw
 
 
 def _streamed(text: str, size: int = 5) -> str:
-    stream = StreamRedactor(Redactor({}), piece=7)
-    return "".join(stream.feed(text[k:k + size]) for k in range(0, len(text), size)) + stream.close()
+    return fed_in_reads(Redactor({}), text, size, piece=7)
 
 
 @pytest.mark.parametrize("name", NAMES)

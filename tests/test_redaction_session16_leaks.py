@@ -17,7 +17,9 @@ import random
 
 import pytest
 
-from aiperf_lab.triage.redact import REDACTED, Redactor, StreamRedactor
+from stream_feed import fed_at_cuts
+
+from aiperf_lab.triage.redact import REDACTED, Redactor
 
 PREFIXES = ["", "[rank0]: ", "2026-11-24 03:00:01 INFO "]
 V = "Zq8Das1xPa55"
@@ -28,14 +30,7 @@ def _prefixed(text: str, prefix: str) -> str:
 
 
 def _streamed(text: str, cuts: list[int], flush: bool, piece: int) -> str:
-    stream = StreamRedactor(Redactor({}), piece=piece)
-    out, at = [], 0
-    for cut in [*cuts, len(text)]:
-        out.append(stream.feed(text[at:cut]))
-        if flush:
-            out.append(stream.flush())
-        at = cut
-    return "".join(out) + stream.close()
+    return fed_at_cuts(Redactor({}), text, cuts, flush, piece)
 
 
 def _hidden_everywhere(text: str, left: str) -> None:

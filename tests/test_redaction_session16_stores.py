@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from aiperf_lab.triage.redact import REDACTED, Redactor, StreamRedactor
+from stream_feed import fed_in_reads
+
+from aiperf_lab.triage.redact import REDACTED, Redactor
 
 VALUE = "Hunter2x9Q"
 PRINTED = [   # the command; its next line is the secret
@@ -32,8 +34,7 @@ PLAIN_FIELD = ["$ op item get DB --fields username --reveal", "$ op item get DB 
 
 
 def _streamed(text: str, size: int = 7) -> str:
-    stream = StreamRedactor(Redactor({}), piece=7)
-    return "".join(stream.feed(text[at:at + size]) for at in range(0, len(text), size)) + stream.close()
+    return fed_in_reads(Redactor({}), text, size, piece=7)
 
 
 @pytest.mark.parametrize("command", PRINTED)
