@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 import re
 
-from .assignments import _HarmlessValues, _assigned_secret_at
+from .assignments import NOT_A_SECRET_REFERENCE, _HarmlessValues, _assigned_secret_at
 from .commands import SECRET_MOUNT_SPEC
 from .blocks import _flow_item_spans
 from .names import (
@@ -323,6 +323,8 @@ NAMED_VALUE = re.compile(r"(?<![\w.+~\-])[+~]{0,2}(?P<name>[A-Za-z_][\w.\-]{0,12
 NEXT_ASSIGNMENT = re.compile(r"(?<!\\)[\s,&;](?=[+~]{0,2}[A-Za-z_][\w.\-]{0,127}(?:\[[0-9]{1,4}\])?=)")
 FLOW_VALUE_END = re.compile(r"[\s,;}\])]")
 WORD_VALUE_END = re.compile(r"[\s'\",;]")
+# the credential after an Authorization header's scheme, in one argument (`Authorization: token X`)
+SCHEME_CREDENTIAL = re.compile(r"[ \t]{1,4}(?P<credential>[^\s'\",;]{1,4096})")
 OPENERS, CLOSERS = "{[(", "}])"
 
 
@@ -358,8 +360,16 @@ def _named_value_pieces(word: str, offset: int) -> list[tuple[int, int]]:
             else:
                 stop = WORD_VALUE_END.search(word, start)
             value_start, value_end = start, stop.start() if stop else len(word)
-        value = word[value_start:value_end]
         name = m.group("name")
+        if quote_char not in ("'", '"') and name.lower().endswith("authorization") and (
+                credential := SCHEME_CREDENTIAL.match(word, value_end)) is not None and not cannot_be_secret(
+                credential.group("credential")) and NOT_A_SECRET_REFERENCE.fullmatch(credential.group("credential")) is None:
+            # `-H "Authorization: token X"`: a header's scheme and its credential, whatever the scheme (GitHub's
+            # token, ApiKey, Okta's SSWS, Splunk), as the text rules read the header
+            pieces.append((offset + value_start, offset + credential.end()))
+            at = credential.end()
+            continue
+        value = word[value_start:value_end]
         if len(value) >= 2 and value[0] == "[" and value[-1] == "]" and _secret_name_cached(name):
             # terraform's -var 'passwords=["X"]', helm's --set-json: each item
             pieces += [(offset + value_start + 1 + s, offset + value_start + 1 + e)

@@ -19,6 +19,7 @@ from .assignments import (
     NETRC_PASSWORD, READING_A_VIEW, SECRET_PRINT_GATES, URL_SIGNATURE, _assignment_spans, _collector_paused, _escaped_line_end, _names_harmless_key,
     _names_scheme_only, _span_values,
 )
+from .calls import code_secret_spans
 from .commands import _command_password_spans, _database_spans, _printed_flag_spans
 from .printed_commands import argv_list_spans, printed_command_spans
 from .dumps import ESCAPED_RUNS, _dump_columns, character_columns, _dump_parts, _dump_prefix_edits, _may_hold_dump
@@ -268,6 +269,7 @@ class Redactor:
         spans.extend(_context_shape_spans(text, present))
         lower = _lower(text) if lower is None else lower
         spans.extend(printed_command_spans(text, lower))
+        spans.extend(code_secret_spans(text, lower))
         if "[" in text:   # (a character first: memchr; ARGV_LIST's own scan is led by "[")
             spans.extend(argv_list_spans(text))
         spans.extend(_database_spans(text, lower))
