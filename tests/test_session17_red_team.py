@@ -4,22 +4,34 @@ redaction rules.
 
 1. `aiperf-triage show` and `compare` let bidirectional marks (U+200E, U+200F, U+061C), the line and paragraph
    separators (U+2028, U+2029) and lone surrogates from a bundle reach the terminal, where aiperf-stats escapes
-   the same characters (inputs.printable)."""
+   the same characters (inputs.printable).
+2. aiperf-stats printed its SKIPPED lines (a report with no data) and the notes of opening the files before the
+   output, so an output it then could not write (stdout on a full disk, an --output folder where a folder has a
+   table's name) was an exit 2 in two or more lines; the folder's message named the folder, not the table."""
 
 from __future__ import annotations
 
 import gzip
 import io
 import json
+import os
+import subprocess
+import sys
 import tarfile
 from pathlib import Path
 
 import pytest
 
+from conftest import REPO
+
 from aiperf_lab.inputs import printable
+from aiperf_lab.metrics.cli import main as stats_main
 from aiperf_lab.triage import archive
 
 FIXTURE = Path(__file__).parent / "data" / "triage" / "h200-fixture.tar.gz"
+EXPORT = Path(__file__).parent / "data" / "h200" / "lm_forward.sqlite"
+# cuda_gpu_kern_sum has rows; lm_forward.sqlite has no CPU samples and no NVTX start/end ranges (two SKIPPED lines)
+REPORTS = "cuda_gpu_kern_sum,cpu_sample_sum,nvtx_startend_sum"
 MANIFEST = {"tool": "aiperf-triage", "schema_version": 1, "host": "node7", "start_utc": "2026-11-22T00:00:00"}
 # Characters that reorder or break the line a terminal shows, which aiperf-stats escapes and show/compare printed raw.
 MARKS = ["\u200e", "\u200f", "\u061c", "\u2028", "\u2029"]
@@ -57,3 +69,29 @@ def test_compare_escapes_what_aiperf_stats_escapes(tmp_path, mark):
     assert any("node" in cell for cell in cells)
     assert not any(mark in cell for cell in cells), [ascii(c) for c in cells if "node" in c]
     assert mark not in archive.show(path)
+
+
+def test_stats_skipped_reports_and_an_output_folder_it_cannot_write_are_one_line(tmp_path, capsys):
+    (tmp_path / "lm_forward_cuda_gpu_kern_sum.csv").mkdir()   # a folder where the table goes
+    code = stats_main([str(EXPORT), "-r", REPORTS, "-o", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1, err
+    assert err == f"aiperf-stats: cannot write to {tmp_path / 'lm_forward_cuda_gpu_kern_sum.csv'}: Is a directory\n"
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("fmt", ["csv", "json", "table"])
+def test_stats_skipped_reports_and_stdout_on_a_full_disk_are_one_line(fmt):
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "aiperf_lab.metrics.cli", str(EXPORT), "-r", REPORTS, "-f", fmt],
+                              stdout=full, stderr=subprocess.PIPE, text=True, cwd=REPO, timeout=60)
+    assert done.returncode == 2 and done.stderr == "aiperf-stats: cannot write the output: No space left on device\n", \
+        done.stderr
+
+
+def test_stats_skipped_reports_are_still_said_once_the_output_is_written(capsys):
+    code = stats_main([str(EXPORT), "-r", REPORTS, "-f", "csv"])
+    out, err = capsys.readouterr()
+    assert code == 0 and out.startswith("Time (%),Total Time (ns)")
+    assert err.splitlines() == ["SKIPPED: lm_forward.sqlite does not contain CPU sampling data.",
+                                "SKIPPED: lm_forward.sqlite does not contain NVTX start/end ranges."]
