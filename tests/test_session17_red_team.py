@@ -7,7 +7,9 @@ redaction rules.
    the same characters (inputs.printable).
 2. aiperf-stats printed its SKIPPED lines (a report with no data) and the notes of opening the files before the
    output, so an output it then could not write (stdout on a full disk, an --output folder where a folder has a
-   table's name) was an exit 2 in two or more lines; the folder's message named the folder, not the table."""
+   table's name) was an exit 2 in two or more lines; the folder's message named the folder, not the table. The
+   same for `aiperf-stats BUNDLE --list-reports` (its note that the bundle holds no profile) and for `aiperf-triage
+   show/compare` (the note that a newer version wrote a bundle, then a refused bundle or a full disk)."""
 
 from __future__ import annotations
 
@@ -95,3 +97,51 @@ def test_stats_skipped_reports_are_still_said_once_the_output_is_written(capsys)
     assert code == 0 and out.startswith("Time (%),Total Time (ns)")
     assert err.splitlines() == ["SKIPPED: lm_forward.sqlite does not contain CPU sampling data.",
                                 "SKIPPED: lm_forward.sqlite does not contain NVTX start/end ranges."]
+
+
+def _newer_bundle(path: Path) -> Path:
+    """The H200 fixture, its manifest saying a newer schema (show and compare note it on stderr)."""
+    with tarfile.open(FIXTURE) as tar:
+        members = {m.name: tar.extractfile(m).read() for m in tar.getmembers() if m.isfile()}
+    name = next(n for n in members if n.endswith("/manifest.json"))
+    members[name] = json.dumps(dict(json.loads(members[name]), schema_version=99)).encode()
+    return _bundle(path, members)
+
+
+def _run(module: str, *args: str, stdout=subprocess.PIPE) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", module, *args], stdout=stdout, stderr=subprocess.PIPE, text=True,
+                          cwd=REPO, timeout=60)
+
+
+def test_compare_of_a_newer_bundle_then_a_refused_one_is_one_line(tmp_path):
+    other = tmp_path / "notes.txt"
+    other.write_text("not a bundle\n")
+    done = _run("aiperf_lab.triage.cli", "compare", str(_newer_bundle(tmp_path / "new.tar.gz")), str(other))
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "not a triage archive" in done.stderr
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("command", ["show", "compare"])
+def test_show_and_compare_of_a_newer_bundle_on_a_full_disk_are_one_line(tmp_path, command):
+    newer = str(_newer_bundle(tmp_path / "new.tar.gz"))
+    args = [newer] if command == "show" else [newer, str(FIXTURE)]
+    with open("/dev/full", "w") as full:
+        done = _run("aiperf_lab.triage.cli", command, *args, stdout=full)
+    assert done.returncode == 2 and done.stderr == "aiperf-triage: No space left on device\n", done.stderr
+
+
+@pytest.mark.parametrize("command", ["show", "compare"])
+def test_the_newer_bundle_note_is_still_said_after_the_output(tmp_path, command):
+    newer = str(_newer_bundle(tmp_path / "new.tar.gz"))
+    done = _run("aiperf_lab.triage.cli", command, *([newer] if command == "show" else [newer, str(FIXTURE)]))
+    assert done.returncode == 0 and "host-1" in done.stdout
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("aiperf-triage: note: ") and "schema 99" in done.stderr
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_stats_list_reports_of_a_bundle_on_a_full_disk_is_one_line():
+    with open("/dev/full", "w") as full:
+        done = _run("aiperf_lab.metrics.cli", str(FIXTURE), "--list-reports", stdout=full)
+    assert done.returncode == 2 and done.stderr == "aiperf-stats: cannot write the output: No space left on device\n", \
+        done.stderr

@@ -120,8 +120,9 @@ def _run(argv: list[str]) -> int:
     # does not apply, a bad option) is then one line, the refusal with the notes after it.
     said = len(profile.notices)
     if args.list_reports:
-        _say(profile.notices)
         print("\n".join(profile.reports))
+        sys.stdout.flush()   # (the notes after it: stdout on a full disk is an exit 2 in one line)
+        _say(profile.notices)
         return 0
     try:
         specs = [s.strip() for chunk in args.report for s in chunk.split(",") if s.strip()]
