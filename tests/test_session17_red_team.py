@@ -9,7 +9,10 @@ redaction rules.
    output, so an output it then could not write (stdout on a full disk, an --output folder where a folder has a
    table's name) was an exit 2 in two or more lines; the folder's message named the folder, not the table. The
    same for `aiperf-stats BUNDLE --list-reports` (its note that the bundle holds no profile) and for `aiperf-triage
-   show/compare` (the note that a newer version wrote a bundle, then a refused bundle or a full disk)."""
+   show/compare` (the note that a newer version wrote a bundle, then a refused bundle or a full disk).
+3. Started with stderr closed (`2>&-`), every command printed what was meant for stderr into its output
+   (print(file=None) writes to stdout): the SKIPPED lines inside aiperf-stats' JSON, which then did not parse, and
+   an error message as the result."""
 
 from __future__ import annotations
 
@@ -145,3 +148,22 @@ def test_stats_list_reports_of_a_bundle_on_a_full_disk_is_one_line():
         done = _run("aiperf_lab.metrics.cli", str(FIXTURE), "--list-reports", stdout=full)
     assert done.returncode == 2 and done.stderr == "aiperf-stats: cannot write the output: No space left on device\n", \
         done.stderr
+
+
+def _stderr_closed(module: str, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["sh", "-c", 'exec "$@" 2>&-', "sh", sys.executable, "-m", module, *args],
+                          stdout=subprocess.PIPE, text=True, cwd=REPO, timeout=60)
+
+
+def test_stats_json_with_stderr_closed_is_only_json():
+    done = _stderr_closed("aiperf_lab.metrics.cli", str(EXPORT), "-r", REPORTS, "-f", "json")
+    assert done.returncode == 0
+    assert [t["report"] for t in json.loads(done.stdout)] == ["cuda_gpu_kern_sum"], done.stdout[-300:]
+
+
+@pytest.mark.parametrize("module, args", [("aiperf_lab.metrics.cli", ["/nonexistent/x.sqlite"]),
+                                          ("aiperf_lab.triage.cli", ["show", "/nonexistent/x.tar.gz"]),
+                                          ("aiperf_lab.triage.cli", ["--duration", "nan"])])
+def test_an_error_with_stderr_closed_is_not_written_as_the_output(module, args):
+    done = _stderr_closed(module, *args)
+    assert done.returncode == 2 and done.stdout == ""
