@@ -12,7 +12,9 @@ redaction rules.
    show/compare` (the note that a newer version wrote a bundle, then a refused bundle or a full disk).
 3. Started with stderr closed (`2>&-`), every command printed what was meant for stderr into its output
    (print(file=None) writes to stdout): the SKIPPED lines inside aiperf-stats' JSON, which then did not parse, and
-   an error message as the result."""
+   an error message as the result.
+4. `aiperf-triage --output FILE` (a file, a FIFO, /dev/full at the name) said "cannot write to FILE: File exists",
+   mkdir's words, where the folder it needs is not one."""
 
 from __future__ import annotations
 
@@ -167,3 +169,14 @@ def test_stats_json_with_stderr_closed_is_only_json():
 def test_an_error_with_stderr_closed_is_not_written_as_the_output(module, args):
     done = _stderr_closed(module, *args)
     assert done.returncode == 2 and done.stdout == ""
+
+
+@pytest.mark.parametrize("kind", ["file", "fifo"])
+def test_triage_output_that_is_no_folder_says_so(tmp_path, kind):
+    target = tmp_path / "out"
+    if kind == "file":
+        target.write_text("x\n")
+    else:
+        os.mkfifo(target)
+    done = _run("aiperf_lab.triage.cli", "--duration", "1", "--no-nsys", "--output", str(target))
+    assert done.returncode == 2 and done.stderr == f"aiperf-triage: cannot write to {target}: not a folder\n", done.stderr
