@@ -16,7 +16,7 @@ from .names import (
     END_WORDS, NO_VOWEL_OR_FOUR_CONSONANTS, NOT_SECRET_KEY_KINDS, QUALIFIER_BEFORE, QUANTITY_WORDS, SECRET_PAIRS,
     _NAME_CHARACTERS, _secret_name_cached, _weak_flag_secret, cannot_be_secret, is_hex_key, is_named_location,
     is_secret_name, looks_generated, looks_like_password, name_words, names_a_key_file, opens_a_negation,
-    reads_as_words, says_absent, tells_when, NEGATED_VALUE_STARTS,
+    reads_as_words, says_absent, special_token_value, tells_when, NEGATED_VALUE_STARTS,
 )
 from .spans import REDACTED, REDACTED_LOWER, Span, has_any
 
@@ -160,7 +160,7 @@ def _negated_value_end(text: str, value_start: int, value_end: int, harmless: "_
     """Where a value that starts with a negation's word or `no` / `none` ends when a word that is not a plain one
     follows (`password: not Hunter2x9`: the value is the two); 0 where it is the word alone or opens a sentence
     (`not set`, `none (default)`, `no password given`, `not 1234`)."""
-    if text[value_start:value_end].lstrip("([<").lower() not in NEGATED_VALUE_STARTS:
+    if text[value_start:value_end].strip("()[]<>").lower() not in NEGATED_VALUE_STARTS:
         return 0
     if SENTENCE_GOES_ON.match(text, value_end) is not None:
         return 0
@@ -220,6 +220,9 @@ _PLAIN_FIELDS = r"(?:username|user|user_?name|login|email|e-mail|url|website|hos
 _PLAIN_FIELD_LAST = r"(?![^\n]{0,110}?/" + _PLAIN_FIELDS + r"['\"]?[ \t]{0,4}\r?\n\Z)"
 _PLAIN_FIELD_FLAG = r"(?![^\n]{0,110}?-field[ \t=]{1,4}['\"]?" + _PLAIN_FIELDS + r"(?![\w-]))"
 _PLAIN_FIELDS_FLAG = r"(?![^\n]{0,110}?--fields?[ \t=]{1,4}['\"]?(?:label=)?" + _PLAIN_FIELDS + r"(?![\w,-]))"
+# (sops's `--extract '["db"]["host"]'`: the last key of the path a plain field)
+_PLAIN_FIELD_EXTRACT = (r"(?![^\n]{0,110}?--extract[ \t=]{1,4}['\"]?(?:\[[^\]\n]{1,64}\]){0,7}\[\\?[\"']" + _PLAIN_FIELDS
+                        + r"\\?[\"']\](?!\[))")
 KUBECTL_SECRET_PRINT = (r"(?:kubectl" + _NOT_TO_A_FILE + r"[ \t][^\n]{0,100}?secrets?[ \t][^\n]{0,100}?(?:\|[ \t]{0,4}base64[ \t]{1,4}(?:-d|-D|--decode)"
                         r"|(?:jsonpath|go-template|template)=[^\n]{0,80}?\.data[^\n]{0,80}?|[^\n]{0,100}?@base64d['\"]?)"
                         r"|kubectl" + _NOT_TO_A_FILE + r"[ \t]{1,4}view-secret[ \t][^\n]{0,100}?"
@@ -235,13 +238,32 @@ KUBECTL_SECRET_PRINT = (r"(?:kubectl" + _NOT_TO_A_FILE + r"[ \t][^\n]{0,100}?sec
                         r"|(?<![\w-])gopass" + _NOT_TO_A_FILE + r"[ \t]{1,4}show[ \t](?=[^\n]{0,110}(?<![\w-])(?:-o|--password)(?![\w-]))[^\n]{0,110}?"
                         r"|(?<![\w-])security" + _NOT_TO_A_FILE + r"[ \t]{1,4}find-(?:generic|internet)-password[ \t](?=[^\n]{0,110}(?<![\w-])-[a-z]{0,3}w(?![\w-]))[^\n]{0,110}?"
                         r"|(?<![\w-])bw" + _NOT_TO_A_FILE + r"[ \t]{1,4}get[ \t]{1,4}password[ \t][^\n]{0,100}?"
-                        r"|(?<![\w-])sops" + _NOT_TO_A_FILE + r"[ \t](?=[^\n]{0,110}(?<![\w-])(?:-d|--decrypt|decrypt)(?![\w-]))(?=[^\n]{0,110}--extract)[^\n]{0,110}?"
+                        r"|(?<![\w-])sops" + _NOT_TO_A_FILE + _PLAIN_FIELD_EXTRACT + r"[ \t](?=[^\n]{0,110}(?<![\w-])(?:-d|--decrypt|decrypt)(?![\w-]))(?=[^\n]{0,110}--extract)[^\n]{0,110}?"
                         r")[ \t'\"]{0,4}\r?\n\Z")
 KUBECTL_SECRET_LINE = re.compile(KUBECTL_SECRET_PRINT)
 VALUE_ON_NEXT_LINE = re.compile(r"(?:token|secret|passw(?:or)?d|api[_-]?key|apikey|pass(?:phrase)?|credential|accountkey)"
                                 r"[\"']?[ \t]{0,32}[=:][ \t]" + _ALIGNED + r"(?:[|>](?:[0-9][+-]|[+-]?[0-9]?)[ \t]{0,8})?(?:#[^\n]{0,256})?\r?\n\Z"
                                 r"|--[a-z0-9_-]{0,48}(?:token|secret|passw(?:or)?d|api[_-]?key|pass(?:phrase)?)[\"']?,?[ \t]{0,8}"
                                 r"\r?\n\Z|" + KUBECTL_SECRET_PRINT)
+
+
+# gcloud's `secrets versions access|add|list|describe|... --secret=NAME` names the secret (its value is printed on the
+# next line: KUBECTL_SECRET_PRINT): the flag of that command group takes a secret's ID, not a value (the same flag of
+# another command, `--client-secret=X`, `--secret-key=X`, still takes one). Read on the flag's command: from the last
+# `gcloud` before it on its line, with no command separator between.
+GCLOUD_SECRETS_HEAD = re.compile(r"gcloud(?:[ \t]{1,4}(?:alpha|beta))?[ \t]{1,4}secrets[ \t][^\n;&|]{0,400}--\Z")
+GCLOUD_SECRET_ID = re.compile(r"(?:projects/[\w.-]{1,128}/secrets/)?[A-Za-z0-9_-]{1,255}")
+GCLOUD_BEFORE = frozenset(" \t/'\"$+;&|(")
+
+
+def names_a_gcloud_secret(text: str, dashes: int, value: str) -> bool:
+    """Whether `--secret` (its "--" at `dashes` in text) given `value` is gcloud's `secrets` group naming a secret."""
+    if GCLOUD_SECRET_ID.fullmatch(value) is None:
+        return False
+    line_start = text.rfind("\n", max(0, dashes - 512), dashes) + 1
+    at = text.rfind("gcloud", line_start, dashes)
+    return at >= 0 and (at == line_start or text[at - 1] in GCLOUD_BEFORE) and GCLOUD_SECRETS_HEAD.match(
+        text, at, dashes + 2) is not None
 
 
 # A word that gives a name a value: a Hydra/OmegaConf override (`db.password=X`, `+trainer.api_key=X`, `++x.token=X`),
@@ -263,7 +285,8 @@ def _assigned_secret_at(word: str) -> int | None:
     words = name_words(m.group("name"))
     if (cannot_be_secret(value) or is_named_location(value) or value.startswith("$") or _code_reference(value)
             or value.lower() in AUTH_SCHEMES
-            or NOT_A_SECRET_REFERENCE.fullmatch(value) or (value.isdigit() and "token" in words)):
+            or NOT_A_SECRET_REFERENCE.fullmatch(value) or (value.isdigit() and "token" in words)
+            or special_token_value(m.group("name"), value)):
         return None
     if (words[-1] in END_WORDS and (words[-2] if len(words) > 1 else "", "key" if words[-1] == "keys" else words[-1])
             not in SECRET_PAIRS and not _weak_flag_secret(value)):
@@ -594,6 +617,12 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
                 continue  # output_token_throughput: 1234.5
             if rest_end > rest_start and tells_when(_name_before(text, start, rest_end), text[value_start:value_end]):
                 continue  # password_last_set=2026-11-02, password_expires: never
+            if counts and start and text[start - 1] in _NAME_CHARACTERS and special_token_value(
+                    _name_before(text, start, rest_end), text[value_start:value_end]):
+                continue  # pad_token = PAD, eos_token: EOS: a tokenizer's special token (names.SPECIAL_TOKEN_KINDS)
+            if (rest_end == rest_start and lower.startswith("--secret", start - 2) and text[value_start - 1] == "="
+                    and names_a_gcloud_secret(text, start - 2, text[value_start:value_end])):
+                continue  # gcloud secrets versions access latest --secret=db_name: the secret's name
             if m.group("sep") == " = " and _python_reference(
                     text, start, rest_end, value_start, value_end, bool(m.group("quote"))):
                 continue  # `    token = self.stream.current`, `    token.markup = markerChar`: Python's source
@@ -657,6 +686,9 @@ CALLED_NAME = re.compile(r"[a-z_][A-Za-z_]{0,63}(?:\.[A-Za-z_][A-Za-z_]{0,63}){0
 PARSED_TOKEN_ATTRIBUTES = frozenset({"markup", "info", "level", "map", "children", "tag", "attrs", "nesting", "block",
                                      "hidden", "meta", "type", "lineno", "line", "col", "pos", "kind"})
 _STATEMENT_INDENT = re.compile(r"[ \t]{2,64}")
+# (after a name, an operator or a conditional goes on with the expression; `[` opens a subscript)
+EXPRESSION_GOES_ON = re.compile(r"[ \t]{1,4}(?:[-+*/%|&<>]|==|!=|=[ \t]|(?:if|or|and|else|not|in|is)[ \t])")
+SUBSCRIPTED_NAME = re.compile(r"(?P<name>[a-z_][A-Za-z_]{0,63}(?:\.[A-Za-z_][A-Za-z_]{0,63}){0,8})\[")
 
 
 def _python_reference(text: str, start: int, rest_end: int, value_start: int, value_end: int, quoted: bool) -> bool:
@@ -676,13 +708,21 @@ def _python_reference(text: str, start: int, rest_end: int, value_start: int, va
             return False
         if quoted:   # `token.info = "entity"`, `token.markup = "```"`
             return ends_line and (value.isalpha() and value.islower() and reads_as_words(value) or len(set(value)) == 1)
-        # (a call goes on past the value: `token.content = state.getLines(start + 1, end)`)
+        # (a call goes on past the value: `token.content = state.getLines(start + 1, end)`; an expression too:
+        # `token.markup = marker * (cnt + 1)`, `token.info = label if ... else ...`, `token.map = lines = [a, 0]`)
         call = CALLED_NAME.fullmatch(value)
-        return (call is not None and (ends_line or "(" in value) and _reads_as_identifier(value.replace("(", ".")))
+        if call is not None:
+            return (ends_line or "(" in value or EXPRESSION_GOES_ON.match(text, value_end) is not None) and (
+                _reads_as_identifier(value.replace("(", ".")))
+        # a subscript: `token.content = text[lastPos:pos]`, `token.info = state.src[start : end]`
+        subscript = SUBSCRIPTED_NAME.match(value)
+        return subscript is not None and _reads_as_identifier(subscript.group("name"))
     if not ends_line or quoted:
         return False
     if value == attribute.lstrip("_") or LOWER_NAME.fullmatch(value) is not None and _secret_name_cached(value):
         return True   # `self.password = password`, `self._passphrase = password`: a variable passed on
+    if value in PYGMENTS_TYPES:   # `token = Error`, `token = Punctuation`: a lexer's token type (a name ending TOKEN)
+        return name_words(name)[-1:] == ["token"]
     return REFERENCE_PATH.fullmatch(value) is not None and _reads_as_identifier(value)
 
 
@@ -723,6 +763,12 @@ DOCSTRING_FIELD = re.compile(r":(?:param|parameter|arg|argument|key|keyword|type
                              r"(?:[ \t]{1,4}[\w.\[\], |]{1,64})?[ \t]{1,4}\Z")
 
 
+# Python's annotated assignment, a statement of its own (`self.token: Token | None = None`, `self.passwords: Dict[str,
+# AuthInfo] = {}`, `statements_pass: list[ast.stmt] = [...]`): a type (names and brackets, `|` unions), then ` = `.
+_ANNOTATION_TYPE = r"[A-Za-z_]\w{0,63}(?:\.[A-Za-z_]\w{0,63}){0,4}(?:\[[\w., \[\]|]{0,160}\])?"
+ANNOTATED_ASSIGNMENT = re.compile(rf"(?P<type>{_ANNOTATION_TYPE}(?: \| {_ANNOTATION_TYPE}){{0,4}}) = ")
+
+
 def _python_signature_or_field(text: str, start: int, rest_end: int, value_start: int, value_end: int) -> bool:
     """Whether `name: value` at start is a parameter's type in a `def` line or a docstring's field (see DEF_BEFORE)."""
     name = _name_before(text, start, rest_end)
@@ -731,6 +777,9 @@ def _python_signature_or_field(text: str, start: int, rest_end: int, value_start
     before = text[max(line_start, name_start - 256):name_start]
     if before.endswith(" ") and DOCSTRING_FIELD.search(before) is not None:
         return _describes(text, value_start, value_end)
+    if not before.strip(" \t") and (annotation := ANNOTATED_ASSIGNMENT.match(text, value_start)) is not None:
+        kind = annotation.group("type")   # (a type's names hold no digit: `Never31`, `shadow_903` are values)
+        return annotation.end("type") >= value_end and _reads_as_identifier(kind) and not any(map(str.isdigit, kind))
     if "def" not in before or DEF_BEFORE.match(before) is None:
         return False
     value = text[value_start:value_end].rstrip("),:")

@@ -119,9 +119,42 @@ NEGATED_VALUE_STARTS = NEGATION_WORDS | {"no", "none", "null", "nil"}
 _OPENING_BRACKETS = "([<"
 
 
+# ... and in brackets, the words a tool prints in a secret's place when there is none or it is not shown (`Password:
+# (none)`, `token: (null)`, `secret: [not set]`, `Password: (hidden)`); "never" alone (`Password: Never`, an account
+# listing's password that never expires or was never set). A run of stars is a mask (`Password: ********`).
+BRACKETED_ABSENT_WORDS = frozenset({"none", "null", "nil", "unset", "not set", "not-set", "not_set", "hidden", "masked",
+                                    "redacted", "not shown", "not available"})
+MASK_STARS = re.compile(r"\*{3,64}")
+
+
 def says_absent(value: str) -> bool:
-    """A value that says there is no secret (ABSENT_WORDS, maybe in brackets: `(missing)`, `<empty>`)."""
-    return value.strip("()[]<>.!").lower() in ABSENT_WORDS
+    """A value that says there is no secret (ABSENT_WORDS, maybe in brackets: `(missing)`, `<empty>`; the words of
+    BRACKETED_ABSENT_WORDS in brackets: `(none)`, `[not set]`; never; a mask of stars)."""
+    bare = value.strip("()[]<>.!").lower()
+    return (bare in ABSENT_WORDS or bare == "never" or (bare in BRACKETED_ABSENT_WORDS and value[:1] in _OPENING_BRACKETS
+                                                        and value[-1:] in ")]>")
+            or MASK_STARS.fullmatch(value) is not None)
+
+
+# A tokenizer's special tokens (`pad_token: [PAD]`, `eos_token = EOS`, `bos_token: <s>`, `"pad_token":
+# "<|endoftext|>"`): under a name whose last words are one of these kinds and TOKEN, a marker in brackets or angle
+# brackets, or a short word in capitals, is the vocabulary's marker, not a credential (a token's shape or a random
+# string still goes: `pad_token: hf_...`, `bos_token = Zq8Das1x`). The name stays a secret's (is_secret_name): its
+# other values, and `tokenizer.pad_token = tokenizer.eos_token` read as code, are judged as before.
+SPECIAL_TOKEN_KINDS = frozenset({"pad", "sep", "cls", "mask", "unk", "bos", "eos", "eot", "eod"})
+SPECIAL_TOKEN_VALUE = re.compile(r"\[[A-Z][A-Z_]{0,15}\]|<\|?/?[A-Za-z0-9_.-]{0,64}\|?>|[A-Z][A-Z_]{1,11}")
+
+
+@functools.lru_cache(maxsize=1024)
+def names_special_token(name: str) -> bool:
+    """A special token's name (SPECIAL_TOKEN_KINDS then TOKEN: pad_token, EOS_TOKEN, padToken)."""
+    words = name_words(name)
+    return len(words) >= 2 and words[-1] == "token" and words[-2] in SPECIAL_TOKEN_KINDS
+
+
+def special_token_value(name: str, value: str) -> bool:
+    """A special token's marker under its name (see SPECIAL_TOKEN_KINDS)."""
+    return SPECIAL_TOKEN_VALUE.fullmatch(value) is not None and names_special_token(name)
 
 
 def opens_a_negation(value: str) -> bool:
