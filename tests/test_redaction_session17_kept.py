@@ -57,6 +57,8 @@ KEPT = [
     "secret: [not set]\n",
     "password = (none)\n",
     "  Password: [not set]\n",
+    "Password: (hidden)\n",
+    "client_secret: [hidden]\n",
     # 3. `pass` with no argument: the store's tree (a last entry's `└──` was read as loguru's arrow)
     "$ pass\nPassword Store\n├── db\n└── prod\n",
     "$ pass\nPassword Store\n└── db\n",
