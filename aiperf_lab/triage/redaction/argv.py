@@ -7,11 +7,11 @@ from __future__ import annotations
 import functools
 import re
 
-from .assignments import GCLOUD_SECRET_ID, _HarmlessValues, _assigned_secret_at
+from .assignments import _HarmlessValues, _assigned_secret_at
 from .commands import SECRET_MOUNT_SPEC
 from .blocks import _flow_item_spans
 from .names import (
-    FLAG_PREFIX, HASH_TOOLS, WEAK_SECRET_FLAGS, _secret_name_cached, _weak_flag_secret, cannot_be_secret, is_hex_key,
+    GCLOUD_SECRET_ID, FLAG_PREFIX, HASH_TOOLS, WEAK_SECRET_FLAGS, _secret_name_cached, _weak_flag_secret, cannot_be_secret, is_hex_key,
     is_secret_flag, is_secret_name, looks_generated, looks_like_password, name_words, names_a_key_file, names_a_model,
     names_an_id,
 )

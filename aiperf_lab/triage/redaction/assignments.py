@@ -16,7 +16,8 @@ from .names import (
     END_WORDS, NO_VOWEL_OR_FOUR_CONSONANTS, NOT_SECRET_KEY_KINDS, QUALIFIER_BEFORE, QUANTITY_WORDS, SECRET_PAIRS,
     _NAME_CHARACTERS, _secret_name_cached, _weak_flag_secret, cannot_be_secret, is_hex_key, is_named_location,
     is_secret_name, looks_generated, looks_like_password, name_words, names_a_key_file, opens_a_negation,
-    reads_as_words, says_absent, special_token_value, tells_when, NEGATED_VALUE_STARTS,
+    reads_as_words, says_absent, special_token_value, tells_when, NEGATED_VALUE_STARTS, CAMEL_RUN,
+    _reads_as_identifier, names_a_gcloud_secret,
 )
 from .spans import REDACTED, REDACTED_LOWER, Span, has_any
 
@@ -247,25 +248,6 @@ VALUE_ON_NEXT_LINE = re.compile(r"(?:token|secret|passw(?:or)?d|api[_-]?key|apik
                                 r"\r?\n\Z|" + KUBECTL_SECRET_PRINT)
 
 
-# gcloud's `secrets versions access|add|list|describe|... --secret=NAME` names the secret (its value is printed on the
-# next line: KUBECTL_SECRET_PRINT): the flag of that command group takes a secret's ID, not a value (the same flag of
-# another command, `--client-secret=X`, `--secret-key=X`, still takes one). Read on the flag's command: from the last
-# `gcloud` before it on its line, with no command separator between.
-GCLOUD_SECRETS_HEAD = re.compile(r"gcloud(?:[ \t]{1,4}(?:alpha|beta))?[ \t]{1,4}secrets[ \t][^\n;&|]{0,400}--\Z")
-GCLOUD_SECRET_ID = re.compile(r"(?:projects/[\w.-]{1,128}/secrets/)?[A-Za-z0-9_-]{1,255}")
-GCLOUD_BEFORE = frozenset(" \t/'\"$+;&|(")
-
-
-def names_a_gcloud_secret(text: str, dashes: int, value: str) -> bool:
-    """Whether `--secret` (its "--" at `dashes` in text) given `value` is gcloud's `secrets` group naming a secret."""
-    if GCLOUD_SECRET_ID.fullmatch(value) is None:
-        return False
-    line_start = text.rfind("\n", max(0, dashes - 512), dashes) + 1
-    at = text.rfind("gcloud", line_start, dashes)
-    return at >= 0 and (at == line_start or text[at - 1] in GCLOUD_BEFORE) and GCLOUD_SECRETS_HEAD.match(
-        text, at, dashes + 2) is not None
-
-
 # A word that gives a name a value: a Hydra/OmegaConf override (`db.password=X`, `+trainer.api_key=X`, `++x.token=X`),
 # helm's `--set auth.token=X`, `VAR=X` before a command (env, docker -e, a shell). The name is judged by is_secret_name.
 NAME_ASSIGNED = re.compile(r"[+~]{0,2}(?P<name>[A-Za-z_][A-Za-z0-9_.\-]{0,127})=")
@@ -423,9 +405,6 @@ CALL_LITERAL = re.compile(r"\"([^\"\n]{1,256})\"|'([^'\n]{1,256})'")
 # ... nor one whose names do not read as a program's names: a generated key is a valid name too
 # (`password = f(TDuYbY4UpaEI4nDfO0Lxsb7EuXplWigU)`, `secret = BhEZ1Kwc7XfU.decode()`).
 CODE_WORD = re.compile(r"[A-Za-z0-9_]{6,}")
-
-
-CAMEL_RUN = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -795,34 +774,6 @@ def _describes(text: str, value_start: int, value_end: int) -> bool:
     return (DESCRIPTION_WORDS.fullmatch(text, value_start, value_end) is not None
             and _reads_as_identifier(text[value_start:value_end].strip("()"))
             and SENTENCE_NEXT.match(text, value_end) is not None)
-
-
-PYTHON_WORD = re.compile(r"[A-Za-z0-9]+")
-BUILTIN_TYPE_NAMES = frozenset({"str", "int", "bytes", "bool", "float", "dict", "list", "set", "tuple", "type", "cls"})
-DIGIT_INSIDE = re.compile(r"[0-9][A-Za-z]")
-
-
-def _reads_as_identifier(value: str) -> bool:
-    """Whether each word of a dotted or snake_case name reads as a program's (_reads_as_word)."""
-    return all(map(_reads_as_word, PYTHON_WORD.findall(value)))
-
-
-@functools.lru_cache(maxsize=4096)
-def _reads_as_word(word: str) -> bool:
-    """A name's word as people write one (`TokenType`, `HTTPBasicAuth`, `str`, `getLines`): each camel-case run of 3+
-    letters with a vowel and no 4 consonants in a row, capitals alone 5 at most, digits only at the end; generated
-    values have other runs (`NWHTWwgiXIwgrPvx`: `Pvx`; `H_JYH90Gyto`: a digit inside)."""
-    if DIGIT_INSIDE.search(word) is not None or len(word) > 64:
-        return False
-    for run in CAMEL_RUN.findall(word):
-        if run.isdigit() or run.lower() in BUILTIN_TYPE_NAMES:
-            continue
-        if run.isupper() and len(run) > 1:
-            if len(run) > 5:
-                return False
-        elif len(run) < 3 or NO_VOWEL_OR_FOUR_CONSONANTS.search(run.lower()) is not None:
-            return False
-    return True
 
 
 # A Python statement that opens a block with a colon ending its line (`if self.credentials:`, `class Cookie:`)

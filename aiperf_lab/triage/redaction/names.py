@@ -520,3 +520,53 @@ def _secret_name_cached(name: str) -> bool:
     """is_secret_name, remembered; a bare KEY or PIN (`key="purelib"`, `('key', 'val')`) is too common in
     printed text to say secret alone."""
     return name.lower() not in END_WORDS and is_secret_name(name)
+
+
+# Whether a value reads as a program's names (assignments' rules for Python's source under a secret's name), judged
+# with no text around it.
+CAMEL_RUN = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+PYTHON_WORD = re.compile(r"[A-Za-z0-9]+")
+BUILTIN_TYPE_NAMES = frozenset({"str", "int", "bytes", "bool", "float", "dict", "list", "set", "tuple", "type", "cls"})
+DIGIT_INSIDE = re.compile(r"[0-9][A-Za-z]")
+
+
+def _reads_as_identifier(value: str) -> bool:
+    """Whether each word of a dotted or snake_case name reads as a program's (_reads_as_word)."""
+    return all(map(_reads_as_word, PYTHON_WORD.findall(value)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _reads_as_word(word: str) -> bool:
+    """A name's word as people write one (`TokenType`, `HTTPBasicAuth`, `str`, `getLines`): each camel-case run of 3+
+    letters with a vowel and no 4 consonants in a row, capitals alone 5 at most, digits only at the end; generated
+    values have other runs (`NWHTWwgiXIwgrPvx`: `Pvx`; `H_JYH90Gyto`: a digit inside)."""
+    if DIGIT_INSIDE.search(word) is not None or len(word) > 64:
+        return False
+    for run in CAMEL_RUN.findall(word):
+        if run.isdigit() or run.lower() in BUILTIN_TYPE_NAMES:
+            continue
+        if run.isupper() and len(run) > 1:
+            if len(run) > 5:
+                return False
+        elif len(run) < 3 or NO_VOWEL_OR_FOUR_CONSONANTS.search(run.lower()) is not None:
+            return False
+    return True
+
+
+# gcloud's `secrets versions access|add|list|describe|... --secret=NAME` names the secret (its value is printed on the
+# next line: KUBECTL_SECRET_PRINT): the flag of that command group takes a secret's ID, not a value (the same flag of
+# another command, `--client-secret=X`, `--secret-key=X`, still takes one). Read on the flag's command: from the last
+# `gcloud` before it on its line, with no command separator between.
+GCLOUD_SECRETS_HEAD = re.compile(r"gcloud(?:[ \t]{1,4}(?:alpha|beta))?[ \t]{1,4}secrets[ \t][^\n;&|]{0,400}--\Z")
+GCLOUD_SECRET_ID = re.compile(r"(?:projects/[\w.-]{1,128}/secrets/)?[A-Za-z0-9_-]{1,255}")
+GCLOUD_BEFORE = frozenset(" \t/'\"$+;&|(")
+
+
+def names_a_gcloud_secret(text: str, dashes: int, value: str) -> bool:
+    """Whether `--secret` (its "--" at `dashes` in text) given `value` is gcloud's `secrets` group naming a secret."""
+    if GCLOUD_SECRET_ID.fullmatch(value) is None:
+        return False
+    line_start = text.rfind("\n", max(0, dashes - 512), dashes) + 1
+    at = text.rfind("gcloud", line_start, dashes)
+    return at >= 0 and (at == line_start or text[at - 1] in GCLOUD_BEFORE) and GCLOUD_SECRETS_HEAD.match(
+        text, at, dashes + 2) is not None
