@@ -13,7 +13,7 @@ import re
 import socket
 from collections import Counter
 
-from .argv import MAX_ARGUMENT_READINGS, SHELL_SAFE_WORD, argv_secret_pieces
+from .argv import MAX_ARGUMENT_READINGS, SHELL_SAFE_WORD, argv_secret_pieces, gcloud_secret_name_pieces
 from .assignments import (
     AUTH_SCHEME_WORDS, AUTHORIZATION, COOKIE_HEADER, DIGEST_PARAM, KEY_ASSIGNMENT, KIND_PREFIXED_HASH, MOST_SCHEME_LETTERS,
     NETRC_PASSWORD, READING_A_VIEW, SECRET_PRINT_GATES, URL_SIGNATURE, _assignment_spans, _collector_paused, _escaped_line_end, _names_harmless_key,
@@ -919,6 +919,8 @@ class Redactor:
         for i, start, end in argv_secret_pieces(argv):
             pieces.setdefault(i, []).append((start, end))
         on_line = self._line_spans(argv)
+        # (gcloud's `secrets ... --secret=NAME`: an argument read alone, `--secret=X` hides X)
+        names = gcloud_secret_name_pieces(argv) if "secrets" in argv else ()
         seen = self._argument_spans
         if len(seen) > MAX_ARGUMENT_READINGS:
             seen.clear()
@@ -930,6 +932,9 @@ class Redactor:
                 spans = seen[arg] = self.spans(arg)
             if i in on_line:
                 spans = _merge_spans(sorted(spans + on_line[i]))
+            for at, start, end in names:
+                if at == i:
+                    spans = [span for span in spans if not start <= span[0] < span[1] <= end]
             own = pieces.get(i)
             if own:
                 spans = [span for span in spans if not any(span[0] < end and start < span[1] for start, end in own)]
