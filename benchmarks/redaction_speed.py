@@ -285,6 +285,8 @@ CASES: dict[str, str | tuple] = {
     "(s17) auth pairs and ENV lines": "auth=('admin', 'Zq8Das1x') BasicAuth('u', 'x\nENV HF_TOKEN Zq8Das1x\nsetx /M DB_PASSWORD ",
     "(s17) markdown and HTML rows": "- `HF_TOKEN`: Zq8Das1x <td>HF_TOKEN</td><td>Zq8Das1x</td> <td>password</td><td>x ",
     "(s17) spaced labels": "API key: Zq8Das1xPa55w0rdQm7v secret key = abc access token: ",
+    "(s17) openssl -text components": "priv:\n    0d:d9:62:5d:f3:5f:e1:39:b3:55:3b:ef:be:d7:e7:\n    9a:9a\npub:\n    04:9f\n",
+    "(s17) YAML keys over indented lines": "model:\n  name: llama\ntrainer:\n    lr: 0.1\n",
     # red team rt9's S1: terminal hyperlinks, one per line (ls --hyperlink=always, gcc's diagnostics, rich)
     "(rt9) OSC 8 hyperlinks": "\x1b]8;;file://node-01/home/alice/run/ckpt_000123.pt\x1b\\ckpt_000123.pt\x1b]8;;\x1b\\\n",
 }

@@ -5,9 +5,11 @@ hold no secret stay as they were."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from stream_feed import fed_in_reads
+from stream_feed import fed_at_cuts, fed_in_reads
 from aiperf_lab.triage.redact import REDACTED, Redactor
 
 V = "Qm7xT2vLp9Rk4Wz8Jn"
@@ -106,3 +108,47 @@ def test_an_authorization_header_naming_a_variable_keeps_it() -> None:
     # (the shell had not expanded it: `bash -c` prints the reference, which is no secret)
     redacted = Redactor({}).argv(["curl", "-H", "Authorization: token $GITHUB_TOKEN", "https://api.github.com"])
     assert redacted[2].endswith("$GITHUB_TOKEN"), redacted
+
+
+# `openssl rsa -text` / `openssl ec -text` of throwaway keys made for this test (OpenSSL 3.0)
+DATA = Path(__file__).parent / "data"
+OPENSSL_TEXTS = ["openssl_rsa512_text.txt", "openssl_ec_text.txt"]
+
+
+def _private_lines(text: str) -> list[str]:
+    lines, inside = [], False
+    for line in text.splitlines():
+        if line.rstrip(":") in ("privateExponent", "prime1", "prime2", "exponent1", "exponent2", "coefficient", "priv"):
+            inside = True
+        elif inside and line.startswith("    "):
+            lines.append(line.strip())
+        else:
+            inside = False
+    return lines
+
+
+@pytest.mark.parametrize("name", OPENSSL_TEXTS)
+def test_a_private_key_printed_by_openssl_text_loses_its_private_components(name: str) -> None:
+    printed = (DATA / name).read_text()
+    text = f"$ openssl pkey -in key.pem -text -noout\n{printed}step 2 loss 1.9\n"
+    out = Redactor({}).text(text)
+    private = [line for line in _private_lines(printed) if len(line) > 12]   # (a short last line may be in another)
+    assert private and not [line for line in private if line in out]
+    public = printed.split("pub:\n" if "pub:\n" in printed else "modulus:\n")[1].splitlines()[0].strip()
+    assert public in out   # (the public parts stay: they say which key it was)
+    assert out.count(REDACTED) >= len(private)
+
+
+@pytest.mark.parametrize("name", OPENSSL_TEXTS)
+def test_a_stream_cut_anywhere_in_openssl_text_hides_what_text_hides(name: str) -> None:
+    text = f"step 1\n{(DATA / name).read_text()}step 2\n"
+    whole = Redactor({}).text(text)
+    for size in (1, 3, 5, 64):
+        assert fed_in_reads(Redactor({}), text, size, piece=7) == whole
+    for cut in range(1, len(text), 7):
+        assert fed_at_cuts(Redactor({}), text, [cut], flush=True, piece=7) == whole
+
+
+def test_hex_lines_under_a_public_label_stay() -> None:
+    text = "modulus:\n    00:c8:c2:e5:40:b2:86:97:d4:26:ba:5b:1c:3c:b0:\n    7e:ff:26\npublicExponent: 65537 (0x10001)\n"
+    assert Redactor({}).text(text) == text

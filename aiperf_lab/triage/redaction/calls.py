@@ -14,6 +14,7 @@ joins to more (`"Basic " + b64encode(...)`)."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 from .assignments import NOT_A_SECRET_REFERENCE
@@ -25,16 +26,20 @@ _QUOTED = r"(?P<q>[\"'`])(?P<value>(?:(?!(?P=q))[^\\\n]|\\[^\n]){1,4096})(?P=q)"
 _NAME = r"(?P<name>[A-Za-z_][\w.:/-]{0,127})"
 # setter("NAME", "X"): a call that sets or stores a value under a name, or reads one with a default (`os.getenv("API_KEY",
 # "X")`), its two arguments (a tuple of names, `("next_token", "position")`, is no call; the name never a flag)
-SETTER_CALL = re.compile(r"(?P<callee>[A-Za-z_]\w{0,63})\([ \t]{0,4}(?P<nq>[\"'])" + _NAME + r"(?P=nq)[ \t]{0,4},[ \t]{0,4}" + _QUOTED)
+# (each pattern starts with a literal character, which the regex engine skips to; the callee or name before it is
+# read back from there: _word_before)
+SETTER_CALL = re.compile(r"\([ \t]{0,4}(?P<nq>[\"'])" + _NAME + r"(?P=nq)[ \t]{0,4},[ \t]{0,4}" + _QUOTED)
 # x["NAME"] = "X" (`==` compares)
 SUBSCRIPT_SET = re.compile(r"\[[ \t]{0,4}(?P<nq>[\"'])" + _NAME + r"(?P=nq)[ \t]{0,4}\][ \t]{0,4}:?=(?!=)[ \t]{0,4}" + _QUOTED)
 # Go's short declaration and R's assignment arrow
-ARROW_SET = re.compile(r"(?<![\w.])(?P<name>[A-Za-z_][\w.]{0,127})[ \t]{0,4}(?::=|<<?-)[ \t]{0,4}" + _QUOTED)
+ARROW_SET = re.compile(r"(?::=|<<?-)[ \t]{0,4}" + _QUOTED)
+
 # wandb.login(key="X"), comet's login(api_key=...) has its own name: `key` alone is a secret only in a login call
 LOGIN_KEY = re.compile(r"login\((?:[^()\n]{0,240}?[,( \t])?key[ \t]{0,4}=[ \t]{0,4}" + _QUOTED)
 # requests' auth=('user', 'X'), HTTPBasicAuth('user', 'X'), aiohttp's BasicAuth('user', 'X')
-AUTH_PAIR = re.compile(r"(?:(?<![\w.])auth[ \t]{0,4}=[ \t]{0,4}[(\[]|BasicAuth\()[ \t]{0,4}(?P<uq>[\"'])[^\"'\n]{0,256}(?P=uq)"
-                       r"[ \t]{0,4},[ \t]{0,4}" + _QUOTED)
+_USER_THEN_VALUE = r"[ \t]{0,4}(?P<uq>[\"'])[^\"'\n]{0,256}(?P=uq)[ \t]{0,4},[ \t]{0,4}" + _QUOTED
+AUTH_PAIR = re.compile(r"auth[ \t]{0,4}=[ \t]{0,4}[(\[]" + _USER_THEN_VALUE)   # (not `oauth=(`: the character before is read)
+BASIC_AUTH_CALL = re.compile(r"BasicAuth\(" + _USER_THEN_VALUE)
 # Dockerfile's `ENV NAME VALUE` (the legacy form without `=`: the value is the rest of the line) and `setx NAME VALUE`
 DOCKER_ENV = re.compile(r"(?<![\w-])ENV[ \t]{1,4}(?P<name>[A-Za-z_]\w{0,127})[ \t]{1,8}(?P<value>[^\s=][^\n]{0,4095})")
 SETX = re.compile(r"(?<![\w-])setx(?:\.exe)?[ \t]{1,4}(?:/[ms][ \t]{1,4}(?:[^\s/]{1,256}[ \t]{1,4})?)?(?P<name>[A-Za-z_]\w{0,127})[ \t]{1,4}"
@@ -58,15 +63,18 @@ def code_secret_spans(text: str, lower: str) -> list[Span]:
     spans: list[Span] = []
     if '"' in text or "'" in text or "`" in text:   # (code's values are quoted: a character first, memchr)
         if "(" in text and (has(text, "(\"") or has(text, "('") or has(text, "( ")):
-            spans += _named(SETTER_CALL, text, setter=True)
+            spans += _setter_spans(text)
         if "[" in text and (has(text, "[\"") or has(text, "['")):
             spans += _named(SUBSCRIPT_SET, text)
         if "=" in text and (has(text, ":= ") or has(text, ":=\"") or has(text, ":='")) or has(text, "<-"):
-            spans += _named(ARROW_SET, text)
+            spans += _arrow_spans(text)
         if has(text, "login("):
             spans += _values(LOGIN_KEY, text)
         if "(" in text and has(lower, "auth"):
-            spans += _values(AUTH_PAIR, text)
+            spans += [span for span in _values(AUTH_PAIR, text)
+                      if span[4] == 0 or not (text[span[4] - 1].isalnum() or text[span[4] - 1] in "_.")]
+            if has(text, "BasicAuth("):
+                spans += _values(BASIC_AUTH_CALL, text)
         if "`" in text:
             spans += _named(MARKDOWN_NAMED, text)
     if has(text, "ENV "):
@@ -91,11 +99,40 @@ def _is_setter(callee: str) -> bool:
     return folded in SETTER_WORDS or folded.startswith(("set_", "put_")) or folded.endswith("setenv")
 
 
-def _named(pattern: re.Pattern[str], text: str, bare: bool = False, setter: bool = False) -> list[Span]:
+def _named(pattern: re.Pattern[str], text: str, bare: bool = False) -> list[Span]:
     spans: list[Span] = []
     for m in pattern.finditer(text):
-        if (not setter or _is_setter(m.group("callee"))) and _secret_name_cached(m.group("name")):
+        if _secret_name_cached(m.group("name")):
             spans += _value_span(m, bare)
+    return spans
+
+
+def _setter_spans(text: str) -> list[Span]:
+    spans: list[Span] = []
+    for m in SETTER_CALL.finditer(text):
+        callee = _word_before(text, m.start(), "_")
+        if callee and _is_setter(callee) and _secret_name_cached(m.group("name")):
+            spans += _value_span(m, False)
+    return spans
+
+
+def _word_before(text: str, at: int, also: str) -> str:
+    """The word (letters, digits and the characters of `also`, 128 at most) that ends at `at`, after up to 4 blanks."""
+    end = at
+    while end > 0 and at - end < 4 and text[end - 1] in " \t":
+        end -= 1
+    start = end
+    while start > 0 and end - start < 128 and (text[start - 1].isalnum() or text[start - 1] in also):
+        start -= 1
+    return text[start:end]
+
+
+def _arrow_spans(text: str) -> list[Span]:
+    spans: list[Span] = []
+    for m in ARROW_SET.finditer(text):
+        name = _word_before(text, m.start(), "_.")
+        if name and not name[0].isdigit() and _secret_name_cached(name):
+            spans += _value_span(m, False)
     return spans
 
 
@@ -114,8 +151,18 @@ def _value_span(m: re.Match[str], bare: bool) -> list[Span]:
         if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
             start, end = start + 1, end - 1
     value = m.string[start:end]
-    if not value or value != value.strip() or cannot_be_secret(value) or says_absent(value) or NOT_A_SECRET_REFERENCE.fullmatch(value) or (
-            value[0] == "<" and value[-1] == ">") or TEMPLATE_FIELD.search(value):
-        # (`<your token here>`: a placeholder; `"Basic %s" % auth`, `f"Bearer {token}"`: a template code fills)
+    if _value_stays(value) if len(value) <= 256 else _stays(value):
         return []
     return [(start, end, REDACTED, "secret-named value", m.start())]
+
+
+def _stays(value: str) -> bool:
+    """A value that is no secret: nothing, a setting, a word saying there is none, a reference, a placeholder
+    (`<your token here>`), a template code fills (`"Basic %s" % auth`, `f"Bearer {token}"`), or a piece with a blank
+    at its edge that code joins to more (`"Bearer " + token`)."""
+    return (not value or value != value.strip() or cannot_be_secret(value) or says_absent(value)
+            or NOT_A_SECRET_REFERENCE.fullmatch(value) is not None or (value[0] == "<" and value[-1] == ">")
+            or TEMPLATE_FIELD.search(value) is not None)
+
+
+_value_stays = functools.lru_cache(maxsize=4096)(_stays)   # (a log prints the same lines again and again)

@@ -169,3 +169,54 @@ def _key_open(text: str, span: Span) -> bool:
     if "\x1b" in rest or "\\" in rest:  # a colour code after the key's last line (`...5u ESC[0m`) ends nothing
         rest = CSI.sub("", rest)
     return not rest.strip("\r\n") and not KEY_END.search(text, max(start, end - 80), end)
+
+
+# A private key as `openssl rsa|ec|pkey|dsa|dh -text` prints it: each private component's label alone on its line, then
+# its bytes in hex, 15 to a line, indented (`privateExponent:` / `    48:9c:...`). Its public parts (modulus, pub,
+# publicExponent) stay.
+OPENSSL_PRIVATE_LABEL = re.compile(r"[ \t]{0,16}(?:privateExponent|prime[12]|exponent[12]|coefficient|priv|private-key)"
+                                   r":[ \t]{0,4}\r?\n")
+OPENSSL_HEX_LINE = re.compile(r"[ \t]{2,16}(?P<bytes>[0-9a-f]{2}(?::[0-9a-f]{2}){0,63}:?)[ \t]{0,4}(?:\r?\n|\Z)")
+COLON_LINE_END = re.compile(r":[ \t]{0,4}\r?\n")
+OPENSSL_GATE = ":\n "   # (a label's end and its first hex line's indent: one scan of a text without them)
+OPENSSL_KEY = "private key (openssl -text)"
+OPENSSL_HOLD_LINES = 80   # hex lines a component may take (a 4096-bit privateExponent: 35)
+
+
+def openssl_text_key_spans(text: str) -> list[Span]:
+    """Each hex line of a private component `openssl ... -text` printed (OPENSSL_PRIVATE_LABEL), its bytes only: each
+    line ending in `:` (COLON_LINE_END, a C scan) is asked whether it is such a label."""
+    if OPENSSL_GATE not in text and ":\r\n " not in text:
+        return []
+    spans: list[Span] = []
+    read_to = 0
+    for m in COLON_LINE_END.finditer(text):
+        if m.start() < read_to:
+            continue
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        label = OPENSSL_PRIVATE_LABEL.match(text, line_start)
+        if label is None or label.end() != m.end():
+            continue
+        line = label.end()
+        while (hex_line := OPENSSL_HEX_LINE.match(text, line)) is not None and hex_line.end() > line:
+            spans.append((hex_line.start("bytes"), hex_line.end("bytes"), "[REDACTED]", OPENSSL_KEY, line_start))
+            line = hex_line.end()
+        read_to = line
+    return spans
+
+
+def openssl_text_key_hold(text: str, start: int, end: int) -> int:
+    """Where a stream holds a private component that may still be printing at end (text[start:end], the piece's last
+    line, is its label or one of its hex lines, and no other line follows yet): the label's line start; `end` where
+    there is none."""
+    if text.find("\n", end) >= 0 and OPENSSL_HEX_LINE.match(text, end) is None:
+        return end   # (the next line, whole, is none of its bytes: the component is whole in the piece)
+    line, line_end = start, end
+    for _ in range(OPENSSL_HOLD_LINES + 1):
+        if OPENSSL_PRIVATE_LABEL.fullmatch(text, line, line_end) is not None:
+            return line
+        if line == 0 or OPENSSL_HEX_LINE.fullmatch(text, line, line_end) is None:
+            return end
+        line_end = line
+        line = text.rfind("\n", 0, line - 1) + 1
+    return end

@@ -30,7 +30,7 @@ from .hosts import (
     SSH_ADDRESS_VARIABLES, _START_OF, _VersionContexts, _in_host_context, _ipv4_verdict, _is_address, _is_ipv6,
     _marks_version, _name_start, _own_addresses, _own_macs, is_common_name,
 )
-from .keys import KEY_BLOCK, _key_spans
+from .keys import KEY_BLOCK, _key_spans, openssl_text_key_spans
 from .line_views import GATE_WORDS, line_view_windows
 from .layouts import (
     DASH_DATA, DOCKER_CONFIG_BASE64, DOCKER_CONFIG_PREFIXES, DOCKER_CONFIG_SECRET, PGPASS_PORT,
@@ -315,6 +315,7 @@ class Redactor:
                 (k := bisect.bisect_right(starts, span[4]) - 1) >= 0 and span[4] < columns[k][1])]
         spans.extend(assigned)
         spans.extend(_key_spans(text, lower, in_key))
+        spans.extend(openssl_text_key_spans(text))
         return spans
 
     def _literal_spans(self, text: str) -> list[Span]:

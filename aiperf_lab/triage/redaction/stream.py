@@ -10,7 +10,7 @@ from .assignments import NAME_ENDS_LINE, VALUE_ON_NEXT_LINE, foreign_name_ends_l
 from .commands import sql_statement_hold
 from .blocks import PREFIXED_OPENER, YAML_BLOCK_KEY, YAML_LINE_OPENER, _opener_prefix, _opens_string_over_lines
 from .dumps import DUMP_HOLD_LINES, KEY_HOLD, SHORT_BARE_LINE, _dump_line_at, _dump_lines_start
-from .keys import _key_open, _last_key_block
+from .keys import _key_open, _last_key_block, openssl_text_key_hold
 from .line_views import without_log_prefix
 from .layouts import (
     DATA_BLOCK_JSON, DATA_BLOCK_YAML, ENV_ITEM_NAME, HADOOP_NAME, LOGURU_ARROW, PRINTED_FORM_HOLD_LINES,
@@ -119,6 +119,8 @@ class StreamRedactor:
             return start
         if (held := sql_statement_hold(self._buffer, start, cut)) < cut:
             return held   # a SQL statement's placeholders: its parameters come on the next line (_sqlalchemy_spans)
+        if (held := openssl_text_key_hold(self._buffer, start, cut)) < cut:
+            return held   # a private key's component that `openssl ... -text` is still printing
         # a dump's last lines wait for the next piece, so a secret dumped across the cut is decoded whole; a line of
         # 1 to 4 bare bytes at the end may begin one (what follows it says)
         if not dumps:
