@@ -152,3 +152,19 @@ def test_a_stream_cut_anywhere_in_openssl_text_hides_what_text_hides(name: str) 
 def test_hex_lines_under_a_public_label_stay() -> None:
     text = "modulus:\n    00:c8:c2:e5:40:b2:86:97:d4:26:ba:5b:1c:3c:b0:\n    7e:ff:26\npublicExponent: 65537 (0x10001)\n"
     assert Redactor({}).text(text) == text
+
+
+@pytest.mark.parametrize("line", [
+    f"GET /callback?code={V}&state=xyz HTTP/1.1",
+    f"GET https://maps.googleapis.com/maps/api/geocode/json?address=x&key={V} 200",
+    f"POST https://discord.com/api/webhooks/1234567890123/{V}abcDEFghiJKLmnoPQRstuVWXyz0123456789ABCDEFGHIJ",
+])
+def test_a_credential_in_a_url_query_or_a_webhook_path_goes(line: str) -> None:
+    for prefix in PREFIXES:
+        out = Redactor({}).text(f"{prefix}{line}\n")
+        assert V not in out and REDACTED in out, out
+
+
+@pytest.mark.parametrize("line", ["GET /api?key=cache_name&code=200 HTTP/1.1", "GET /s3?prefix=a&key=data/part-0001.parquet"])
+def test_a_plain_query_key_or_code_stays(line: str) -> None:
+    assert Redactor({}).text(line + "\n") == line + "\n"

@@ -52,7 +52,7 @@ from .spans import (
 )
 from .token_spans import CONTEXT_LITERALS, _beside_spans, _context_shape_spans, _provider_token_spans
 from .tokens import CREDENTIAL_CHARACTER, KAGGLE_KEY, KAGGLE_WORD, SERVICE_PREFIXES, TOKEN_SHAPE_LITERALS
-from .urls import _escaped_url_spans, _schemeless_credential_spans, _url_userinfo_spans
+from .urls import _escaped_url_spans, _schemeless_credential_spans, _url_userinfo_spans, query_key_spans
 
 
 SHELL_QUOTED_QUOTE = "'\\''"   # bash's quote inside a single-quoted word (set -x prints an argument's quotes so)
@@ -261,6 +261,7 @@ class Redactor:
                 spans.extend((a, b, REDACTED, label, a) for a, b in map(re.Match.span, pattern.finditer(text)))
         spans.extend(_provider_token_spans(text))
         spans.extend(_url_userinfo_spans(text))
+        spans.extend(query_key_spans(text))
         if "@" in text:
             spans.extend(_schemeless_credential_spans(text))
         spans.extend(_escaped_url_spans(text))

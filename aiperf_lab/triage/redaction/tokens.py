@@ -43,8 +43,8 @@ SERVICE_TOKENS = (
     ("GR1348941", r"[A-Za-z0-9_-]{20,}"),  # a GitLab runner registration token
     # webhook URLs: the path after the host is the credential (Slack's last part, Discord's token)
     ("hooks.slack.com/", r"(?:services|workflows|triggers)/[A-Za-z0-9]{6,16}/[A-Za-z0-9]{6,16}/[A-Za-z0-9/]{16,}"),
-    ("discord.com/api/webhooks/", r"[0-9]{15,21}/[A-Za-z0-9_-]{40,}"),
-    ("discordapp.com/api/webhooks/", r"[0-9]{15,21}/[A-Za-z0-9_-]{40,}"),
+    ("discord.com/api/webhooks/", r"[0-9]{6,21}/[A-Za-z0-9_-]{40,}"),
+    ("discordapp.com/api/webhooks/", r"[0-9]{6,21}/[A-Za-z0-9_-]{40,}"),
     # `aws ecr get-login-password`: base64 of {"payload":"...","datakey":"...",...}, a few KB on one line
     ("eyJwYXlsb2FkIjoi", r"[A-Za-z0-9+/]{64,}={0,2}"))
 

@@ -251,3 +251,19 @@ def _schemeless_credential_spans(text: str) -> list[Span]:
         if first:
             spans.append((first.start("password") - 1, first.end("password") - 1, REDACTED, "url password", 0))
     return spans
+
+
+# A URL query's `key=` (Google's and others' API keys not shaped as a known token) and `code=` (an OAuth authorization
+# code in a callback's request line): a credential when the value is long, holds letters and digits and no dot
+# (`key=cache`, `code=200`, `key=data/part-0001.parquet` stay). The other secret-named parameters (`api_key=`,
+# `access_token=`, `sig=`) are the assignment rules'.
+QUERY_KEY = re.compile(r"[?&](?:key|code)=(?P<value>[^&\s#'\"<>\\]{12,4096})")
+
+
+def query_key_spans(text: str) -> list[Span]:
+    if not (has(text, "key=") or has(text, "code=")) or ("?" not in text and "&" not in text):
+        return []
+    return [(m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
+            for m in QUERY_KEY.finditer(text)
+            if any(c.isdigit() for c in m.group("value")) and any(c.isalpha() for c in m.group("value"))
+            and "." not in m.group("value")]   # (an object's key, `key=data/part-0001.parquet`, names a file)
