@@ -216,6 +216,40 @@ def case_session14(work: Path, log) -> dict:
             "detail": (leaks or "no leak") + f"; {links} of 30000 link lines kept" + ("" if whole else " (NOT whole)")}
 
 
+S17 = {f"x{k}": f"S17pw{k}-z{k}m{k}K4" for k in range(1, 13)}
+# Session 17's forms (red team h17r, lanes h17l and the integrator): code giving a secret by name (a traceback's source
+# line, a setter call, Go's :=), a Dockerfile's ENV line, an HTML row, a private key's component as `openssl -text`
+# prints it (hex lines under `priv:`), 1Password's comma list of --fields, gopass without -o, SQLAlchemy's
+# executemany tuples, an OAuth callback's code, and an Authorization header of GitHub's `token` scheme on the argv.
+S17_PRINTS = ("import sys, time\n"
+              "v = {k: a + b for k, (a, b) in " + repr({k: (v[:6], v[6:]) for k, v in S17.items()}) + ".items()}\n"
+              "print('  File \"train.py\", line 4, in <module>')\n"
+              "print('    os.environ[\"HF_TOKEN\"] = \"' + v['x1'] + '\"')\n"
+              "print('monkeypatch.setenv(\"OPENAI_API_KEY\", \"' + v['x2'] + '\")')\n"
+              "print('[rank0]: password := \"' + v['x3'] + '\"')\n"
+              "print('Step 5/12 : ENV HF_TOKEN ' + v['x4'])\n"
+              "print('<td>DB_PASSWORD</td><td>' + v['x5'] + '</td>')\n"
+              "print('priv:'); print('    ' + ':'.join(f'{b:02x}' for b in v['x6'].encode()[:15]) + ':'); print('pub:')\n"
+              "print('$ op item get db --fields username,password --reveal'); print('alice,' + v['x7'])\n"
+              "print('$ gopass show db/prod'); print(v['x8'])\n"
+              "print('INSERT INTO users (name, password) VALUES (?, ?)')\n"
+              "print(\"[generated in 0.0001s] [('alice', '\" + v['x9'] + \"'), ('bob', '\" + v['x10'] + \"')]\")\n"
+              "print('GET /callback?code=' + v['x11'] + 'Qm7x9&state=xyz HTTP/1.1', flush=True)\n"
+              "time.sleep(float(sys.argv[1]))\n")
+
+
+def case_session17(work: Path, log) -> dict:
+    planted = dict(S17)
+    planted["x6"] = ":".join(f"{b:02x}" for b in S17["x6"].encode()[:15])   # (what the bundle would hold: its hex)
+    files, leaks = _planted_run(str(work / "session17"), "4", [
+        sys.executable, "-c", S17_PRINTS, "3", "-H", f"Authorization: token {S17['x12']}"], planted, log)
+    if files is None:
+        return {"case": "session 17 forms", "ok": False, "detail": leaks}
+    printed = files.get("workload/stdout.log", b"").count(b"[REDACTED")
+    return {"case": f"session 17 forms (h17r, h17l): {len(S17)} values in no byte", "ok": not leaks and printed >= 10,
+            "detail": leaks or f"no leak; {printed} placeholders in stdout.log"}
+
+
 def _workload_pids() -> list[int]:
     pids = []
     for entry in Path("/proc").iterdir():
@@ -387,7 +421,7 @@ def main() -> int:
     nsys = shutil.which("nsys")
     with tempfile.TemporaryDirectory() as folder, open(out / "verify_issue11_triage.log", "w") as log:
         work = Path(folder)
-        for case in (case_clean, case_planted, case_printed_forms, case_session13, case_session14, case_sigkill, case_setsid_child_under_nsys, case_full_disk_under_nsys,
+        for case in (case_clean, case_planted, case_printed_forms, case_session13, case_session14, case_session17, case_sigkill, case_setsid_child_under_nsys, case_full_disk_under_nsys,
                      case_nccl_payloads):
             started = time.monotonic()
             try:
