@@ -180,3 +180,14 @@ def test_triage_output_that_is_no_folder_says_so(tmp_path, kind):
         os.mkfifo(target)
     done = _run("aiperf_lab.triage.cli", "--duration", "1", "--no-nsys", "--output", str(target))
     assert done.returncode == 2 and done.stderr == f"aiperf-triage: cannot write to {target}: not a folder\n", done.stderr
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_triage_with_stdout_on_a_full_disk_says_the_archive_is_written(tmp_path):
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "aiperf_lab.triage.cli", "--duration", "1", "--output",
+                               str(tmp_path), "--", sys.executable, "-c", "print('step 1')"],
+                              stdout=full, stderr=subprocess.PIPE, text=True, cwd=REPO, timeout=120)
+    (written,) = list(tmp_path.glob("*.tar.gz"))
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and "the archive is written" in done.stderr and written.name in done.stderr

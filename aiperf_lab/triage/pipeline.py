@@ -115,7 +115,11 @@ class Triage:
                 if self.guard is not None:
                     self.guard.done()
             self.emit.archive(archive)
-            print(printable(str(archive)), flush=True)   # a path with ESC in it must not drive the terminal
+            try:
+                print(printable(str(archive)), flush=True)   # a path with ESC in it must not drive the terminal
+            except OSError as exc:   # (stdout on a full disk or closed: the archive is there all the same)
+                raise InputError(f"aiperf-triage: the archive is written ({short_path(archive)}), but its path could "
+                                 f"not be printed: {exc.strerror or exc}") from None
             return 130 if self.interrupted.is_set() else 0
         finally:
             if not was_subreaper:
