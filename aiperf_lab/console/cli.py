@@ -159,6 +159,11 @@ def _check_runs_dir(path: Path) -> None:
 def run(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     _check_runs_dir(args.runs_dir)
+    if args.list_labs and args.replay is not None:   # (its arguments are checked as --runs-dir's are, listing or not)
+        try:
+            _check_recording_path(args.replay)
+        except OSError as exc:
+            raise InputError(f"--replay {short_path(args.replay)}: cannot read it ({exc.strerror or exc})") from None
     if args.list_labs:
         from aiperf_lab.labs.catalog import list_labs
 
