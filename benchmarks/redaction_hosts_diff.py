@@ -126,7 +126,7 @@ def main() -> int:
         a, b = _outputs(mine, text), _outputs(other, text)
         if a != b:
             differ += 1
-            if differ <= 3:
+            if differ <= 3 or args.verbose:
                 print(difference_line(name, ("text", "stream", "counts"), a, b))
     print(f"{len(texts)} texts, {differ} differ")
     return 1 if differ else 0

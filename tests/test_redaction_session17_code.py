@@ -168,3 +168,12 @@ def test_a_credential_in_a_url_query_or_a_webhook_path_goes(line: str) -> None:
 @pytest.mark.parametrize("line", ["GET /api?key=cache_name&code=200 HTTP/1.1", "GET /s3?prefix=a&key=data/part-0001.parquet"])
 def test_a_plain_query_key_or_code_stays(line: str) -> None:
     assert Redactor({}).text(line + "\n") == line + "\n"
+
+
+def test_infiniband_guids_become_placeholders_under_redact_hosts() -> None:
+    text = ("hca_id:\tmlx5_0\n\tnode_guid:\t\t\t248a:0703:005d:5e10\n\tsys_image_guid:\t\t\t248a:0703:005d:5e10\n"
+            "\tPort GUID: 0x248a0703005d5e11\n\tNode GUID: 0x0000000000000000\n")
+    out = Redactor({}, redact_hosts=True).text(text)
+    assert "248a" not in out and out.count("guid-1") == 2 and "guid-2" in out, out
+    assert "0x0000000000000000" in out   # (a zero GUID names no adapter)
+    assert Redactor({}).text(text) == text   # (without --redact-hosts a GUID is no secret)

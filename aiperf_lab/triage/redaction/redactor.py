@@ -73,6 +73,12 @@ LINE_VIEW_DEPTH: contextvars.ContextVar[int] = contextvars.ContextVar("line_view
 NOT_TEXT = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
 
 
+# An InfiniBand GUID after its name: ibstat's `Port GUID: 0x248a0703005d5e11`, ibv_devinfo's `node_guid: 248a:0703:005d:5e10`
+# (lower-cased text; a zero GUID says none)
+IB_GUID = re.compile(r"guid[\"']?[ \t]{0,3}[:=]?[ \t]{0,8}[\"']?(?P<guid>0x[0-9a-f]{16}|[0-9a-f]{4}(?::[0-9a-f]{4}){3})(?![\w:])"
+                     r"(?<!0x0000000000000000)(?<!0000:0000:0000:0000)")
+
+
 def _reads_as_text(value: str) -> bool:
     """Whether a value found by shape in decoded bytes could be a secret someone typed: valid UTF-8 where it was
     decoded byte for byte, and no control character. Random bytes almost never are, a printed password always."""
@@ -566,6 +572,10 @@ class Redactor:
                 spans.append((start, m.end(), self.placeholder("mac", value.replace(":", "")), "mac address", start))
         spans.extend(self._other_host_spans(lower))
         spans.extend(self._bare_mac_spans(text, lower))
+        if has(lower, "guid"):   # InfiniBand GUIDs name an adapter as a MAC does (ibstat, ibv_devinfo, sysfs)
+            spans += [(m.start("guid"), m.end("guid"), self.placeholder("guid", m.group("guid").replace(":", "")
+                                                                          .removeprefix("0x")), "guid", m.start())
+                      for m in IB_GUID.finditer(lower)]
         for pattern in GPU_UUIDS:
             for m in pattern.finditer(text):
                 spans.append((m.start(), m.end(), self.placeholder("gpu-uuid", m.group(0)), "gpu uuid", m.start()))
