@@ -727,8 +727,9 @@ def _python_signature_or_field(text: str, start: int, rest_end: int, value_start
     """Whether `name: value` at start is a parameter's type in a `def` line or a docstring's field (see DEF_BEFORE)."""
     name = _name_before(text, start, rest_end)
     name_start = rest_end - len(name)
-    line_start = text.rfind("\n", 0, name_start) + 1
-    before = text[max(line_start, name_start - 256):name_start]
+    # (the line's start looked for in the 256 characters read: on a long line a search back to the text's start at
+    # each match made the text's time grow with the square of the line)
+    before = text[text.rfind("\n", max(0, name_start - 256), name_start) + 1 or max(0, name_start - 256):name_start]
     if before.endswith(" ") and DOCSTRING_FIELD.search(before) is not None:
         return _describes(text, value_start, value_end)
     if "def" not in before or DEF_BEFORE.match(before) is None:
