@@ -5,8 +5,15 @@ benchmarks/redaction_speed.py (docs/benchmarks.md, h17p), not here."""
 
 from __future__ import annotations
 
+import random
+
+import pytest
+
 from aiperf_lab.triage.redact import Redactor
-from aiperf_lab.triage.redaction import assignments
+from aiperf_lab.triage.redaction import assignments, blocks
+from aiperf_lab.triage.redaction.layouts import _item_is_secret, _names_token_list
+from aiperf_lab.triage.redaction.names import _secret_name_cached
+from aiperf_lab.triage.redaction.spans import REDACTED
 
 
 class MeteredText(str):
@@ -59,3 +66,87 @@ def test_signature_and_docstring_reads_are_kept_on_long_lines():
     # text before the `def` on its line: no signature, the value goes (within the 256 characters read or not)
     for before in ("a" * 250 + " ", "a" * 100000 + " "):
         assert "Token)" not in Redactor({}).text(before + "def push(self, token: Token) -> None:\n")
+
+
+# ---- YAML openers repeated line after line (`password: |` lines): the copies with an empty body are passed over ----
+
+def _former_opener_spans(text: str) -> list:
+    """_yaml_block_spans' opener loop as it was before the copies were passed over (its flow lists and complex keys
+    left out: the texts below have none)."""
+    spans = []
+    harmless = assignments._HarmlessValues()
+    openers, bodies, names = {}, {}, {}
+    misses = first_miss = 0
+    read_to = 0
+
+    def names_secret(head):
+        if head not in openers:
+            key = blocks.YAML_BLOCK_KEY.fullmatch(head)
+            openers[head] = (len(key.group("indent")) if key is not None
+                             and (_secret_name_cached(key.group("name")) or _names_token_list(key.group("name")))
+                             else None)
+            names[head] = key.group("name") if key is not None else ""
+        return openers[head] is not None
+
+    for m in blocks.YAML_BLOCK_OPENER.finditer(text) if ":" in text else ():
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        head = text[line_start:m.start()]
+        indent = openers.get(head, -1)
+        if indent == -1:
+            names_secret(head)
+            indent = openers[head]
+        if indent is None:
+            if not misses:
+                first_miss = m.start()
+            misses += 1
+            if misses == blocks.OPENERS_BEFORE_BULK and blocks._no_opener_ahead(
+                    blocks.YAML_OPENER_HEADS, text, first_miss, m.end(), names_secret):
+                break
+            continue
+        scalar = m.group("style") is not None
+        if not scalar and m.start() < read_to and blocks._no_item_value(text, m.end(), indent):
+            continue
+        body = blocks._yaml_body(indent, scalar).match(text, m.end()).group()
+        read_to = m.end() + len(body)
+        if (found := bodies.get((head, scalar, body))) is None:
+            found = blocks._yaml_body_spans(body, indent, scalar, harmless)
+            if found and not scalar:
+                found = [(s, e) for s, e in found if _item_is_secret(names[head], body[s:e])]
+            bodies[head, scalar, body] = found
+        if found:
+            at = m.end()
+            spans += [(at + s, at + e, REDACTED, "secret-named value", line_start) for s, e in found]
+    return spans
+
+
+OPENER_LINES = ["password: |\n", "password: >-\n", "  password: |\n", "secrets:\n", "  secrets:\n", "- secrets:\n",
+                "  - Zq8Das1x\n", "- Pa55w0rd-2\n", "  Zq8Das1x\n", "    Pa55w0rd-2\n", "\n", "  \n", "step: 1\n",
+                "tokens:\n", "x: |\n", "api_token: |2-\n", "password: | # c\n", "- name: regcred\n", "password:"]
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_repeated_openers_give_what_each_opener_read_gave(seed):
+    rng = random.Random(seed)
+    parts = []
+    for _ in range(rng.randint(5, 60)):
+        line = rng.choice(OPENER_LINES)
+        parts.append(line * (rng.randint(1, 12) if rng.random() < 0.5 else 1))
+    text = "".join(parts)
+    assert blocks._yaml_block_spans(text) == _former_opener_spans(text)
+
+
+def test_repeated_opener_lines_read_one_body_a_run(monkeypatch):
+    texts = ("password: |\n" * 2000, "  secrets:\n" * 2000 + "  - Zq8Das1x\n", ("password: |\n" * 500 + "  X9q\n") * 4)
+    former = [_former_opener_spans(text) for text in texts]
+    reads = []
+    body = blocks._yaml_body
+
+    def counted(indent, scalar):
+        reads.append(indent)
+        return body(indent, scalar)
+
+    monkeypatch.setattr(blocks, "_yaml_body", counted)
+    for text, spans in zip(texts, former):
+        reads.clear()
+        assert blocks._yaml_block_spans(text) == spans
+        assert len(reads) <= 3 * text.count("\n") // 400 + 3   # (on main: one read per line, 2,000 and more)

@@ -66,7 +66,8 @@ def _yaml_block_spans(text: str) -> list[Span]:
             names[head] = key.group("name") if key is not None else ""
         return openers[head] is not None
 
-    for m in YAML_BLOCK_OPENER.finditer(text) if ":" in text else ():
+    matches = YAML_BLOCK_OPENER.finditer(text) if ":" in text else iter(())
+    while (m := next(matches, None)) is not None:
         line_start = text.rfind("\n", 0, m.start()) + 1
         head = text[line_start:m.start()]
         indent = openers.get(head, -1)
@@ -96,6 +97,16 @@ def _yaml_block_spans(text: str) -> list[Span]:
         if found:
             at = m.end()
             spans += [(at + start, at + end, REDACTED, "secret-named value", line_start) for start, end in found]
+        elif not body and text.startswith(line := text[line_start:m.end()], m.end()):
+            # The same opener's line again and again (`password: |` lines): a copy whose next line is the same one
+            # has an empty body too (a body's first line fails on that line alone), so it adds nothing and ends
+            # where the next copy starts; those copies are passed over, the last one is read as any opener.
+            at, step = m.end(), len(line)
+            while text.startswith(line, at + step):
+                at += step
+            if at > m.end():
+                read_to = at
+                matches = YAML_BLOCK_OPENER.finditer(text, at)
     if has(text, "? "):
         spans += _yaml_complex_key_spans(text)
     if "[" in text or "{" in text:
@@ -241,6 +252,7 @@ def _opener_prefix(head: str, xml: bool) -> tuple[str, str, int, str] | None:
     return prefix, name, len(before) - len(prefix), prefix.translate(PREFIX_DIGITS)
 
 
+@functools.lru_cache(maxsize=256)
 @functools.lru_cache(maxsize=256)
 def _yaml_body(indent: int, scalar: bool) -> re.Pattern[str]:
     """The lines a block scalar (more indented than its name, or blank) or a sequence (`- ` items at its name's
