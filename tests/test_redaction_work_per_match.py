@@ -150,3 +150,22 @@ def test_repeated_opener_lines_read_one_body_a_run(monkeypatch):
         reads.clear()
         assert blocks._yaml_block_spans(text) == spans
         assert len(reads) <= 3 * text.count("\n") // 400 + 3   # (on main: one read per line, 2,000 and more)
+
+
+def test_a_matchs_whole_name_is_read_once(monkeypatch):
+    # the quantity test, the "tells when" test and the signature/docstring test each read the name a keyword belongs
+    # to: once a match now (on main: three times a match of `secrets: [X, Y]`, `api_token_v2: Zq8Das1x`)
+    for unit in ("secrets: [Zq8Das1x, Pa55w0rd-2] ", "x api_token_v2: Zq8Das1x\n", "  my_secret = Pa55w0rd-2\n"):
+        text = unit * 500
+        expected = assignments._assignment_spans(text, text.lower())
+        reads = []
+        name_before = assignments._name_before
+
+        def counted(*args):
+            reads.append(args[1])
+            return name_before(*args)
+
+        monkeypatch.setattr(assignments, "_name_before", counted)
+        assert assignments._assignment_spans(text, text.lower()) == expected
+        monkeypatch.undo()
+        assert expected and len(reads) <= len(set(reads)) <= 501

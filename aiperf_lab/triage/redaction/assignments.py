@@ -298,17 +298,13 @@ def _name_before(text: str, start: int, end: int) -> str:
 
 @functools.lru_cache(maxsize=4096)
 def _quantity_name(name: str) -> bool:
+    """Whether the whole name (_name_before) of a secret-sounding assignment is a quantity, a setting or a label
+    instead (`"output_token_throughput": 1234.5`, `token_count: 512`, `num_pass: 100`, `max_token_len`); a log
+    repeats its names, so the verdict is remembered per name."""
     words = name_words(name)
     token_index = "token" in words and ("id" in words or "ids" in words)  # eos_token_id: 50256
     return (token_index or not (QUANTITY_WORDS.isdisjoint(words) and QUALIFIER_BEFORE.isdisjoint(words))) and (
         not is_secret_name(name))
-
-
-def _names_a_quantity(text: str, start: int, end: int) -> bool:
-    """Whether the name of a secret-sounding assignment is a quantity, a setting or a label instead
-    (`"output_token_throughput": 1234.5`, `token_count: 512`, `num_pass: 100`, `max_token_len`); a log
-    repeats its names, so the verdict is remembered per name."""
-    return _quantity_name(_name_before(text, start, end))
 
 
 def _names_harmless_key(text: str, start: int) -> bool:
@@ -589,18 +585,20 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
                 continue  # a YAML mapping under the name (secretKeyRef:\n  name: db; secrets:\n  hf_token:\n)
             start = m.start()
             rest_start, rest_end = m.span(rest_group)
-            if (rest_end > rest_start or start and text[start - 1] in _NAME_CHARACTERS) and _names_a_quantity(
-                    text, start, rest_end):
+            name = None   # (the whole name, read once for the tests below that need it)
+            if (rest_end > rest_start or start and text[start - 1] in _NAME_CHARACTERS) and _quantity_name(
+                    name := _name_before(text, start, rest_end)):
                 continue  # output_token_throughput: 1234.5
-            if rest_end > rest_start and tells_when(_name_before(text, start, rest_end), text[value_start:value_end]):
+            if rest_end > rest_start and tells_when(name if name is not None else (
+                    name := _name_before(text, start, rest_end)), text[value_start:value_end]):
                 continue  # password_last_set=2026-11-02, password_expires: never
             if m.group("sep") == " = " and _python_reference(
-                    text, start, rest_end, value_start, value_end, bool(m.group("quote"))):
+                    text, start, rest_end, value_start, value_end, bool(m.group("quote")), name):
                 continue  # `    token = self.stream.current`, `    token.markup = markerChar`: Python's source
             if text[start] == "T" and _pygments_style_entry(text, start, rest_end, value_start, value_end):
                 continue  # `    Token.Comment: "italic #A3AAB2",`: a syntax highlighter's style, not a token's value
             if m.group("sep") == ": " and not m.group("quote") and _python_signature_or_field(
-                    text, start, rest_end, value_start, value_end):
+                    text, start, rest_end, value_start, value_end, name):
                 continue  # `def push(self, token: Token) -> None:`, `:param cookies: (optional) Dict or ...`
             if text[value_end - 1] == ":" and text.startswith(" ", value_end):  # a YAML mapping's key on the line
                 if FLOW_MAPPING_KEY.fullmatch(text, value_start, value_end) is not None:
@@ -659,10 +657,12 @@ PARSED_TOKEN_ATTRIBUTES = frozenset({"markup", "info", "level", "map", "children
 _STATEMENT_INDENT = re.compile(r"[ \t]{2,64}")
 
 
-def _python_reference(text: str, start: int, rest_end: int, value_start: int, value_end: int, quoted: bool) -> bool:
+def _python_reference(text: str, start: int, rest_end: int, value_start: int, value_end: int, quoted: bool,
+                      name: str | None = None) -> bool:
     """Whether `name = value` at start is an indented Python statement whose value is a reference, not a secret (see
-    PYTHON_STATEMENT_END)."""
-    name = _name_before(text, start, rest_end)
+    PYTHON_STATEMENT_END). (name: _name_before's, when the caller has it)"""
+    if name is None:
+        name = _name_before(text, start, rest_end)
     name_start = rest_end - len(name)
     line_start = text.rfind("\n", 0, name_start) + 1
     if _STATEMENT_INDENT.fullmatch(text, line_start, name_start) is None or not text.startswith(" = ", rest_end):
@@ -723,9 +723,12 @@ DOCSTRING_FIELD = re.compile(r":(?:param|parameter|arg|argument|key|keyword|type
                              r"(?:[ \t]{1,4}[\w.\[\], |]{1,64})?[ \t]{1,4}\Z")
 
 
-def _python_signature_or_field(text: str, start: int, rest_end: int, value_start: int, value_end: int) -> bool:
-    """Whether `name: value` at start is a parameter's type in a `def` line or a docstring's field (see DEF_BEFORE)."""
-    name = _name_before(text, start, rest_end)
+def _python_signature_or_field(text: str, start: int, rest_end: int, value_start: int, value_end: int,
+                               name: str | None = None) -> bool:
+    """Whether `name: value` at start is a parameter's type in a `def` line or a docstring's field (see DEF_BEFORE).
+    (name: _name_before's, when the caller has it)"""
+    if name is None:
+        name = _name_before(text, start, rest_end)
     name_start = rest_end - len(name)
     # (the line's start looked for in the 256 characters read: on a long line a search back to the text's start at
     # each match made the text's time grow with the square of the line)
