@@ -10,10 +10,10 @@ import random
 import pytest
 
 from aiperf_lab.triage.redact import Redactor
-from aiperf_lab.triage.redaction import assignments, blocks
+from aiperf_lab.triage.redaction import assignments, blocks, line_views
 from aiperf_lab.triage.redaction.layouts import _item_is_secret, _names_token_list
 from aiperf_lab.triage.redaction.names import _secret_name_cached
-from aiperf_lab.triage.redaction.spans import REDACTED
+from aiperf_lab.triage.redaction.spans import REDACTED, _edited
 
 
 class MeteredText(str):
@@ -169,3 +169,58 @@ def test_a_matchs_whole_name_is_read_once(monkeypatch):
         assert assignments._assignment_spans(text, text.lower()) == expected
         monkeypatch.undo()
         assert expected and len(reads) <= len(set(reads)) <= 501
+
+
+# ---- a view's spans placed back on its text, and a window's line edits: the same places, less work a span/line ----
+
+def _former_place_back(where, spans):
+    return [(first := where.start_in_text(start), where.end_in_text(start, end) if end > start else first,
+             replacement, label, where.start_in_text(context)) for start, end, replacement, label, context in spans]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_place_back_gives_what_each_span_placed_alone_gave(seed):
+    rng = random.Random(seed)
+    text = "".join(rng.choice("ab \n") for _ in range(400))
+    edits, at = [], 0
+    while True:
+        at += rng.randint(0, 30)
+        end = at + rng.randint(0, 6)
+        if end > len(text):
+            break
+        edits.append((at, end, rng.choice(["", "x", "yy", "zzzz"])))
+        at = end
+    view, where = _edited(text, edits)
+    spans = []
+    for _ in range(200):
+        start = rng.randint(0, len(view))
+        end = min(len(view), start + rng.randint(0, 12))
+        context = rng.choice([start, rng.randint(0, len(view))])
+        spans.append((start, end, REDACTED, "label", context))
+    assert where.place_back(spans) == _former_place_back(where, spans)
+
+
+def test_place_back_places_a_span_without_a_call_a_position(monkeypatch):
+    view, where = _edited("[rank0]: password: x\n" * 50, [(at * 21, at * 21 + 9, "") for at in range(50)])
+    spans = [(at * 12 + 10, at * 12 + 11, REDACTED, "label", at * 12) for at in range(50)]
+    expected = _former_place_back(where, spans)
+
+    def refused(*_args):
+        raise AssertionError("a call a position")
+
+    monkeypatch.setattr(type(where), "start_in_text", refused)
+    monkeypatch.setattr(type(where), "end_in_text", refused)
+    assert where.place_back(spans) == expected
+
+
+def test_a_windows_line_edits_are_placed_once(monkeypatch):
+    # line_view_windows took each line's edits placed at the line (a list made a line) and placed them again in the
+    # window: now the line's own edits are placed once
+    text = "".join(f"[rank0]: password: |\n[rank0]:   Zq8Das1x-{n}\n" for n in range(300))
+    expected = line_views.line_view_windows(text, text.lower())
+
+    def refused(*_args):
+        raise AssertionError("placed twice")
+
+    monkeypatch.setattr(line_views, "_line_edits_at", refused)
+    assert expected and line_views.line_view_windows(text, text.lower()) == expected
