@@ -224,3 +224,47 @@ def test_a_windows_line_edits_are_placed_once(monkeypatch):
 
     monkeypatch.setattr(line_views, "_line_edits_at", refused)
     assert expected and line_views.line_view_windows(text, text.lower()) == expected
+
+
+# ---- prefixed blocks: the openers inside a block read are passed over by the search itself ----
+
+class _FromTheStart:
+    """PREFIXED_OPENER searched from the text's start whatever position is asked: every opener is met again, as the
+    former loop met them (each one inside a block read was passed over by the loop, not by the search)."""
+
+    def __init__(self, pattern):
+        self.pattern = pattern
+
+    def finditer(self, text, *_pos):
+        return self.pattern.finditer(text)
+
+
+PREFIXED_LINES = ["[rank0]: password: |\n", "[rank0]:   Zq8Das1x\n", "[rank0]: secrets:\n", "[rank0]:   - Pa55w0rd-2\n",
+                  "[rank1]: api_token: >-\n", "app-1  | password:\n", "app-1  |   Zq8Das1x\n", "plain line\n", "\n",
+                  "[rank0]: <name>db.password</name>\n", "[rank0]: <value>Zq8Das1x</value>\n", "INFO:root: token:\n"]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_prefixed_blocks_give_what_meeting_every_opener_gave(seed, monkeypatch):
+    rng = random.Random(seed)
+    text = "".join(rng.choice(PREFIXED_LINES) * (rng.randint(1, 80) if rng.random() < 0.3 else 1)
+                   for _ in range(rng.randint(10, 120)))
+    found = blocks._prefixed_block_spans(text)
+    monkeypatch.setattr(blocks, "PREFIXED_OPENER", _FromTheStart(blocks.PREFIXED_OPENER))
+    assert blocks._prefixed_block_spans(text) == found
+
+
+class _CountedText(str):
+    calls = 0
+
+    def rfind(self, sub, *args):
+        _CountedText.calls += sub == "\n"
+        return str.rfind(self, sub, *args)
+
+
+def test_prefixed_block_lines_are_not_searched_again():
+    text = "[rank0]: password: |\n" * 630   # (ten blocks of 63 lines, the most one block reads)
+    _CountedText.calls = 0
+    found = blocks._prefixed_block_spans(_CountedText(text))
+    assert found == blocks._prefixed_block_spans(text)
+    assert _CountedText.calls <= 40   # (on main: a line start looked for at each of the 630 openers)

@@ -173,7 +173,8 @@ def _prefixed_block_spans(text: str) -> list[Span]:
             return openers[head] is not None
         return _opener_prefix(head, False) is not None or _opener_prefix(head, True) is not None
 
-    for m in PREFIXED_OPENER.finditer(text):
+    matches = PREFIXED_OPENER.finditer(text)
+    while (m := next(matches, None)) is not None:
         line_start = text.rfind("\n", 0, m.start()) + 1
         if line_start < done:
             continue
@@ -214,6 +215,9 @@ def _prefixed_block_spans(text: str) -> list[Span]:
                 break
             at = newline + 1
         done = at
+        # (an opener before `done` is passed over: the search goes on from there, a line start, where the next
+        # opener not passed over starts: none found before it ends past it)
+        matches = PREFIXED_OPENER.finditer(text, done)
     if edits:   # (one view for all blocks: a log repeats its blocks, the rules' caches serve them all)
         view, where = _edited(text, edits)
         found = _yaml_block_spans(view)
