@@ -10,7 +10,7 @@ import random
 import pytest
 
 from aiperf_lab.triage.redact import Redactor
-from aiperf_lab.triage.redaction import assignments, blocks, line_views
+from aiperf_lab.triage.redaction import assignments, blocks, commands, layouts, line_views
 from aiperf_lab.triage.redaction.layouts import _item_is_secret, _names_token_list
 from aiperf_lab.triage.redaction.names import _secret_name_cached
 from aiperf_lab.triage.redaction.spans import REDACTED, _edited
@@ -268,3 +268,41 @@ def test_prefixed_block_lines_are_not_searched_again():
     found = blocks._prefixed_block_spans(_CountedText(text))
     assert found == blocks._prefixed_block_spans(text)
     assert _CountedText.calls <= 40   # (on main: a line start looked for at each of the 630 openers)
+
+
+# ---- verdicts a value or a line's tail alone decides, remembered: a log repeats its command lines ----
+
+def test_key_lists_judge_each_word_once(monkeypatch):
+    text = "+ vllm serve m --api-key Zq8Das1xPa55 Qm7vT2xLp9Rz team2key!x9 --port 8000 --api-key a b c d\n" * 300
+    expected = Redactor({}).text(text)
+    assert "Qm7vT2xLp9Rz" not in expected and "team2key!x9" not in expected and "--port 8000" in expected
+    calls = []
+    judge = commands.looks_like_password
+
+    def counted(value):
+        calls.append(value)
+        return judge(value)
+
+    monkeypatch.setattr(commands, "looks_like_password", counted)
+    assert Redactor({}).text(text) == expected
+    assert len(calls) <= 20   # (on main: every word of every line, 1,200 and more)
+
+
+class _CountedSearch:
+    def __init__(self, pattern):
+        self.pattern, self.calls = pattern, 0
+
+    def search(self, *args):
+        self.calls += 1
+        return self.pattern.search(*args)
+
+
+def test_a_stores_print_line_is_judged_once_a_distinct_tail(monkeypatch):
+    text = ("$ gcloud secrets versions access latest --secret=db\nZq8Das1xPa55\n$ vault kv get -field=password "
+            "secret/db\nZq8Das1x\nvault op read kubectl secret x\n") * 300
+    expected = layouts._kubectl_secret_spans(text, text.lower())
+    assert len(expected) >= 600
+    counted = _CountedSearch(layouts.KUBECTL_SECRET_LINE)
+    monkeypatch.setattr(layouts, "KUBECTL_SECRET_LINE", counted)
+    assert layouts._kubectl_secret_spans(text, text.lower()) == expected
+    assert counted.calls <= 10   # (on main: one search a line with a store's word, 900)
