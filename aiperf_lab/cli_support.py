@@ -42,6 +42,11 @@ def one_line(message: str) -> str:
 
 
 def run_cli(prog: str, run: Callable[[list[str]], int], argv: list[str] | None) -> int:
+    if sys.stderr is None:
+        # Started with stderr closed (`2>&-`): print(file=None) writes to stdout, so the notes and errors meant for
+        # stderr went into the result (SKIPPED lines inside the JSON). They go nowhere instead; os.open takes the
+        # lowest free descriptor, 2 itself unless the start has taken it, so nothing opened later lands there.
+        sys.stderr = open(os.open(os.devnull, os.O_WRONLY), "w", encoding="utf-8", errors="backslashreplace")
     if sys.stdout is None:  # started with stdout closed (`>&-`): nowhere to put the result
         if sys.stderr is not None:
             print(f"{prog}: standard output is closed", file=sys.stderr)

@@ -277,6 +277,14 @@ CASES: dict[str, str | tuple] = {
     "(h14b) forms in JSON records": "".join(json.dumps({"level": "info", "msg": line}) + "\n" for line in (
         "? password", ": Zq8Das1x", "AUTH default Pa55w0rd-2", "set -x DB_PASSWORD Zq8Das1x other")),
     "(h14b) prefixed lines with every mark, no form": "[rank0]: value loss 0.31 # auth ok & <eos> ! ? {} > passw secret\n",
+    # secrets given by code and listed in rows (session 17, calls.py): each rule's marks, its value left open
+    "(s17) setter calls, value unclosed": 'os.environ.setdefault("HF_TOKEN", "Zq8Das1x ',
+    "(s17) setter calls, closed": 'monkeypatch.setenv("HF_TOKEN", "Zq8Das1x")\n',
+    "(s17) subscripts, value unclosed": "config['password'] = 'Zq8 ",
+    "(s17) arrows and login keys": 'password := "Zq8Das1x" api_key <- "x wandb.login(relogin=True, key="Zq8 ',
+    "(s17) auth pairs and ENV lines": "auth=('admin', 'Zq8Das1x') BasicAuth('u', 'x\nENV HF_TOKEN Zq8Das1x\nsetx /M DB_PASSWORD ",
+    "(s17) markdown and HTML rows": "- `HF_TOKEN`: Zq8Das1x <td>HF_TOKEN</td><td>Zq8Das1x</td> <td>password</td><td>x ",
+    "(s17) spaced labels": "API key: Zq8Das1xPa55w0rdQm7v secret key = abc access token: ",
     # red team rt9's S1: terminal hyperlinks, one per line (ls --hyperlink=always, gcc's diagnostics, rich)
     "(rt9) OSC 8 hyperlinks": "\x1b]8;;file://node-01/home/alice/run/ckpt_000123.pt\x1b\\ckpt_000123.pt\x1b]8;;\x1b\\\n",
 }

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from aiperf_lab.triage.redact import REDACTED, Redactor, StreamRedactor
+from stream_feed import fed_in_reads
+from aiperf_lab.triage.redact import REDACTED, Redactor
 
 V = "VtMJjqb0SoEItS5JO3sZ"
 NAMES = ["password", "Password", "api_key", "token", "secret", "HF_TOKEN", "db_password", "client_secret",
@@ -18,8 +19,7 @@ LAYOUTS = ["{n}:{b}{v}", "{n} :{b}{v}", "{n}{b}={b}{v}", "{n}:{b}\"{v}\"", "{n}:
 
 
 def _streamed(text: str, size: int) -> str:
-    stream = StreamRedactor(Redactor({}), piece=7)
-    return "".join(stream.feed(text[k:k + size]) for k in range(0, len(text), size)) + stream.close()
+    return fed_in_reads(Redactor({}), text, size, piece=7)
 
 
 @pytest.mark.parametrize("blanks", [4, 5, 9, 12, 21, 40])

@@ -11,15 +11,15 @@ import json
 
 import pytest
 
-from aiperf_lab.triage.redact import REDACTED, Redactor, StreamRedactor
+from stream_feed import fed_in_reads
+from aiperf_lab.triage.redact import REDACTED, Redactor
 
 P = "hunter2Pa55w0rd"
 S = "Xk9mQ2vL7pR4tW8z"
 
 
 def _streamed(text: str, size: int) -> str:
-    stream = StreamRedactor(Redactor({}), piece=7)
-    return "".join(stream.feed(text[k:k + size]) for k in range(0, len(text), size)) + stream.close()
+    return fed_in_reads(Redactor({}), text, size, piece=7)
 
 
 def _gone(text: str, *values: str) -> None:

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from stream_feed import fed_in_reads
 from aiperf_lab.triage.redact import REDACTED, Redactor, StreamRedactor
 
 P = "hunter2Pa55w0rd"
@@ -65,8 +66,7 @@ WRAPPINGS = {
 
 
 def _streamed(text: str, size: int) -> str:
-    stream = StreamRedactor(Redactor({}), piece=7)
-    return "".join(stream.feed(text[k:k + size]) for k in range(0, len(text), size)) + stream.close()
+    return fed_in_reads(Redactor({}), text, size, piece=7)
 
 
 def _gone(text: str, values: list[str]) -> None:

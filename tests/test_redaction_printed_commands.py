@@ -13,15 +13,15 @@ import shlex
 
 import pytest
 
-from aiperf_lab.triage.redact import REDACTED, Redactor, StreamRedactor
+from stream_feed import fed_in_reads
+from aiperf_lab.triage.redact import REDACTED, Redactor
 
 P = "hunter2Pa55w0rd"
 S = "Xk9mQ2vL7pR4tW8zAb3"
 
 
 def _streamed(redactor: Redactor, text: str, size: int) -> str:
-    stream = StreamRedactor(redactor)
-    return "".join(stream.feed(text[k:k + size]) for k in range(0, len(text), size)) + stream.close()
+    return fed_in_reads(redactor, text, size, piece=1 << 16)
 
 
 def _gone(text: str, *needles: str) -> None:

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import pytest
 
+from stream_feed import fed_in_reads
 from aiperf_lab.triage.redact import REDACTED, Redactor, StreamRedactor
 
 P, Q = "S3cr3t!x", "Pa55w0rd-2"
 
 
 def _streamed(redactor: Redactor, text: str, size: int) -> str:
-    stream = StreamRedactor(redactor, piece=64)
-    return "".join(stream.feed(text[k:k + size]) for k in range(0, len(text), size)) + stream.close()
+    return fed_in_reads(redactor, text, size, piece=64)
 
 
 @pytest.mark.parametrize("text,expected", [

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import pytest
 
-from aiperf_lab.triage.redact import REDACTED, Redactor, StreamRedactor
+from stream_feed import fed_in_reads
+from aiperf_lab.triage.redact import REDACTED, Redactor
 
 V = "Zq8vN2mK5pL9xR4t"
 A = "Xk9mQ2vL7pR4tW8zN3bH6jF5cY1dG0sE"
 
 
 def _streamed(text: str, size: int) -> str:
-    stream = StreamRedactor(Redactor({}), piece=7)
-    return "".join(stream.feed(text[k:k + size]) for k in range(0, len(text), size)) + stream.close()
+    return fed_in_reads(Redactor({}), text, size, piece=7)
 
 
 # --- F1: bytes values ---------------------------------------------------------------------------------------------

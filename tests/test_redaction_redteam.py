@@ -9,6 +9,7 @@ import textwrap
 
 import pytest
 
+from stream_feed import fed_in_reads
 from aiperf_lab.triage.redact import REDACTED, Redactor, StreamRedactor, argv_secret_values, is_secret_name
 
 # Ordinary names whose values were wiped from every file of a bundle (F4).
@@ -325,8 +326,7 @@ def test_a_dump_of_ordinary_bytes_stays_as_it_is():
 
 
 def _streamed(redactor, text, size):
-    stream = StreamRedactor(redactor)
-    return "".join(stream.feed(text[k:k + size]) for k in range(0, len(text), size)) + stream.close()
+    return fed_in_reads(redactor, text, size, piece=1 << 16)
 
 
 # ---- fourth pass: shapes and encodings that still passed (A6, A7, A2, A5) ------------------------------------------

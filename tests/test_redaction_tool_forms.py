@@ -12,7 +12,8 @@ import json
 
 import pytest
 
-from aiperf_lab.triage.redact import REDACTED, Redactor, StreamRedactor, argv_secret_values
+from stream_feed import fed_in_reads
+from aiperf_lab.triage.redact import REDACTED, Redactor, argv_secret_values
 
 SECRET = "Zq8DaspUtbuleC5C0HzjwSLo"
 
@@ -22,8 +23,7 @@ def b64(text: str) -> str:
 
 
 def _streamed(redactor: Redactor, text: str, size: int) -> str:
-    stream = StreamRedactor(redactor)
-    return "".join(stream.feed(text[k:k + size]) for k in range(0, len(text), size)) + stream.close()
+    return fed_in_reads(redactor, text, size, piece=1 << 16)
 
 
 def _gone(text: str, needle: str = SECRET) -> None:

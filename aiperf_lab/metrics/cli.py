@@ -120,8 +120,9 @@ def _run(argv: list[str]) -> int:
     # does not apply, a bad option) is then one line, the refusal with the notes after it.
     said = len(profile.notices)
     if args.list_reports:
-        _say(profile.notices)
         print("\n".join(profile.reports))
+        sys.stdout.flush()   # (the notes after it: stdout on a full disk is an exit 2 in one line)
+        _say(profile.notices)
         return 0
     try:
         specs = [s.strip() for chunk in args.report for s in chunk.split(",") if s.strip()]
@@ -144,11 +145,11 @@ def _run(argv: list[str]) -> int:
             raise
         # one line: the refusal, then what opening the files noted (why a bundle has only telemetry reports)
         raise type(exc)(f"{exc} ({'; '.join(profile.notices[:said])})") from None
-    _say(profile.notices[:said])
-    for reason in skipped:  # as nsys does when some reports have no data
-        print(printable(f"SKIPPED: {reason}"), file=sys.stderr)
-    _say(profile.notices[said:])  # e.g. a rank without the data a report needs
-
+    # What opening the files noted, the reports with no data (SKIPPED, as nsys says it) and the notes the reports
+    # made (a rank without the data a report needs) are said once the output is written: an output that cannot be
+    # written (a full disk, an --output folder taken by a file) is then an exit 2 in one line.
+    notes = [printable(f"aiperf-stats: {notice}") for notice in profile.notices[:said]]
+    notes += [printable(f"SKIPPED: {reason}") for reason in skipped]
     fmt = args.format or ("csv" if args.output else "table")
     if fmt == "table":  # the trace reports stream their rows to CSV and JSON; a table sizes its columns from all
         for table in tables:
@@ -159,7 +160,8 @@ def _run(argv: list[str]) -> int:
         try:
             paths = write_tables(tables, Path(args.output), stem, fmt)
         except OSError as exc:
-            raise InputError(f"cannot write to {args.output}: {exc.strerror or exc}") from None
+            # the table's own name when renaming onto it failed (a folder already has that name), not the folder
+            raise InputError(f"cannot write to {exc.filename2 or args.output}: {exc.strerror or exc}") from None
         print("\n".join(printable(str(p)) for p in paths))
     elif fmt == "csv":
         for i, table in enumerate(tables):
@@ -174,6 +176,9 @@ def _run(argv: list[str]) -> int:
         limit = args.limit if args.limit is not None else (OVERVIEW_ROW_LIMIT if overview else None)
         render_terminal(tables, sys.stdout, limit)
     sys.stdout.flush()
+    notes += [printable(f"aiperf-stats: {notice}") for notice in profile.notices[said:]]
+    if notes:
+        print("\n".join(notes), file=sys.stderr)
     return 0
 
 

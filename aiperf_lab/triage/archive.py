@@ -25,12 +25,14 @@ MAX_MEMBER_BYTES = 16 * 1024 * 1024   # what show/compare will read of one membe
 READ_MEMBERS = {MANIFEST, "summary.md", "hardware_capabilities.json", "bench.json", "telemetry_summary.json",
                 "findings.json", "topology/topology.json"}
 # Control characters (ESC starts terminal escapes: OSC 52 writes the clipboard, CSI clears the
-# screen), C1 controls and bidirectional overrides never reach the terminal from a bundle.
-UNSAFE_CHARACTERS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# screen), C1 controls, bidirectional marks and overrides (U+200E/F, U+061C, U+202A-E, U+2066-9), line and
+# paragraph separators (U+2028/9) and lone surrogates never reach the terminal from a bundle: the set aiperf-stats
+# escapes (inputs.printable).
+UNSAFE_CHARACTERS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
-_UNSAFE_CODES = [*range(0x00, 0x09), *range(0x0b, 0x20), *range(0x7f, 0xa0), *range(0x202a, 0x202f),
-                 *range(0x2066, 0x206a)]
+_UNSAFE_CODES = [*range(0x00, 0x09), *range(0x0b, 0x20), *range(0x7f, 0xa0), 0x061c, 0x200e, 0x200f,
+                 *range(0x2028, 0x202f), *range(0x2066, 0x206a), *range(0xd800, 0xe000)]
 # str.translate runs in C: 16 MiB of ESC bytes escaped in well under a second (a regex with a Python
 # callback per match took minutes).
 _ESCAPES = {code: ascii(chr(code))[1:-1] for code in _UNSAFE_CODES}

@@ -143,8 +143,9 @@ def _show(argv: list[str]) -> int:
         raise InputError("aiperf-triage: show takes one archive")
     from aiperf_lab.triage.fit import fit_markdown
 
-    sys.stdout.write(fit_markdown(show(Path(argv[0]), warn=_note), _output_columns()))
-    return 0
+    notes: list[str] = []
+    sys.stdout.write(fit_markdown(show(Path(argv[0]), warn=notes.append), _output_columns()))
+    return _said_after_output(notes)
 
 
 def _compare(argv: list[str]) -> int:
@@ -153,14 +154,20 @@ def _compare(argv: list[str]) -> int:
     if argv[:1] in (["-h"], ["--help"]):
         print(COMPARE_HELP)
         return 0
-    labels, rows, odd = compare([Path(a) for a in argv], warn=_note)
+    notes: list[str] = []
+    labels, rows, odd = compare([Path(a) for a in argv], warn=notes.append)
     sys.stdout.write(compare_table(labels, rows, odd, _output_columns()))
+    return _said_after_output(notes)
+
+
+def _said_after_output(notes: list[str]) -> int:
+    """Lines on stderr that do not stop the command (a bundle from a newer version), said once the output is
+    written: a later bundle that is refused, or an output that cannot be written (a full disk), is then an exit
+    2 in one line."""
+    sys.stdout.flush()
+    for line in notes:
+        print(f"aiperf-triage: note: {line}", file=sys.stderr)
     return 0
-
-
-def _note(line: str) -> None:
-    """A line on stderr that does not stop the command (a bundle from a newer version)."""
-    print(f"aiperf-triage: note: {line}", file=sys.stderr)
 
 
 def _output_columns() -> int | None:

@@ -144,7 +144,9 @@ class Triage:
             o.output.mkdir(parents=True, exist_ok=True)
             self.bundle = BundleWriter(o.output, name, self.redactor)
         except OSError as exc:
-            raise InputError(f"aiperf-triage: cannot write to {short_path(o.output)}: {exc.strerror or exc}") from None
+            # mkdir says "File exists" of a file, a FIFO or a device at the name: what is wrong is that it is no folder
+            why = "not a folder" if isinstance(exc, FileExistsError) and not o.output.is_dir() else exc.strerror or exc
+            raise InputError(f"aiperf-triage: cannot write to {short_path(o.output)}: {why}") from None
         # If triage is killed (SIGKILL, OOM), the guardian kills the workload and removes what is half-written.
         self.guard = Guard()
         self.guard.remove_on_kill(self.bundle.root)

@@ -7,11 +7,11 @@ from __future__ import annotations
 import functools
 import re
 
-from .assignments import _HarmlessValues, _assigned_secret_at
+from .assignments import NOT_A_SECRET_REFERENCE, _HarmlessValues, _assigned_secret_at
 from .commands import SECRET_MOUNT_SPEC
 from .blocks import _flow_item_spans
 from .names import (
-    FLAG_PREFIX, HASH_TOOLS, WEAK_SECRET_FLAGS, _secret_name_cached, _weak_flag_secret, cannot_be_secret, is_hex_key,
+    GCLOUD_SECRET_ID, FLAG_PREFIX, HASH_TOOLS, WEAK_SECRET_FLAGS, _secret_name_cached, _weak_flag_secret, cannot_be_secret, is_hex_key,
     is_secret_flag, is_secret_name, looks_generated, looks_like_password, name_words, names_a_key_file, names_a_model,
     names_an_id,
 )
@@ -60,6 +60,7 @@ def argv_secret_pieces(argv: list[str]) -> list[tuple[int, int, int]]:
 
     tool = ""
     login_tool = hash_tool = False
+    gcloud_names = gcloud_secret_name_pieces(argv) if "secrets" in argv else ()   # (a scan in C first)
     previous = ""
     i = 0
     while i < len(argv):
@@ -110,6 +111,8 @@ def argv_secret_pieces(argv: list[str]) -> list[tuple[int, int, int]]:
             at, start = (i, len(name) + 1) if eq else (i + 1, 0)
             if at < len(argv) and SECRET_MOUNT_SPEC.fullmatch(argv[at], start) is not None:
                 pass   # docker build --secret id=npm,src=/run/npmrc: where a secret is, not one
+            elif gcloud_names and (at, start, len(argv[at]) if at < len(argv) else 0) in gcloud_names:
+                pass   # gcloud secrets versions access latest --secret=db_name: the secret's name
             elif at < len(argv) and names_a_key_file(argv[at][start:]):
                 pass   # openssl req -key key.pem: a key's file named bare
             elif at < len(argv):
@@ -154,6 +157,25 @@ def argv_secret_pieces(argv: list[str]) -> list[tuple[int, int, int]]:
                 found.append((at, len(argv[at]) - len(password), len(argv[at])))
             i = max(i, at)
         i += 1
+    return found
+
+
+def gcloud_secret_name_pieces(argv: list[str]) -> list[tuple[int, int, int]]:
+    """(index, start, end) of each secret's name given to `--secret` in gcloud's `secrets` group (`gcloud secrets
+    versions access latest --secret=db_name`): a name, not a value (see assignments.names_a_gcloud_secret)."""
+    found = []
+    gcloud_at, group = -1, False
+    for i, arg in enumerate(argv):
+        if arg[arg.rfind("/") + 1:] == "gcloud":
+            gcloud_at, group = i, False
+        elif arg in (";", "&&", "||", "|"):
+            gcloud_at, group = -1, False
+        elif arg == "secrets" and gcloud_at >= 0 and all(word in ("alpha", "beta") for word in argv[gcloud_at + 1:i]):
+            group = True
+        elif group and arg.startswith("--secret"):
+            at, start = (i, 9) if arg.startswith("--secret=") else (i + 1, 0) if arg == "--secret" else (-1, 0)
+            if 0 <= at < len(argv) and GCLOUD_SECRET_ID.fullmatch(argv[at], start) is not None:
+                found.append((at, start, len(argv[at])))
     return found
 
 
@@ -323,6 +345,8 @@ NAMED_VALUE = re.compile(r"(?<![\w.+~\-])[+~]{0,2}(?P<name>[A-Za-z_][\w.\-]{0,12
 NEXT_ASSIGNMENT = re.compile(r"(?<!\\)[\s,&;](?=[+~]{0,2}[A-Za-z_][\w.\-]{0,127}(?:\[[0-9]{1,4}\])?=)")
 FLOW_VALUE_END = re.compile(r"[\s,;}\])]")
 WORD_VALUE_END = re.compile(r"[\s'\",;]")
+# the credential after an Authorization header's scheme, in one argument (`Authorization: token X`)
+SCHEME_CREDENTIAL = re.compile(r"[ \t]{1,4}(?P<credential>[^\s'\",;]{1,4096})")
 OPENERS, CLOSERS = "{[(", "}])"
 
 
@@ -358,8 +382,16 @@ def _named_value_pieces(word: str, offset: int) -> list[tuple[int, int]]:
             else:
                 stop = WORD_VALUE_END.search(word, start)
             value_start, value_end = start, stop.start() if stop else len(word)
-        value = word[value_start:value_end]
         name = m.group("name")
+        if quote_char not in ("'", '"') and name.lower().endswith("authorization") and (
+                credential := SCHEME_CREDENTIAL.match(word, value_end)) is not None and not cannot_be_secret(
+                credential.group("credential")) and NOT_A_SECRET_REFERENCE.fullmatch(credential.group("credential")) is None:
+            # `-H "Authorization: token X"`: a header's scheme and its credential, whatever the scheme (GitHub's
+            # token, ApiKey, Okta's SSWS, Splunk), as the text rules read the header
+            pieces.append((offset + value_start, offset + credential.end()))
+            at = credential.end()
+            continue
+        value = word[value_start:value_end]
         if len(value) >= 2 and value[0] == "[" and value[-1] == "]" and _secret_name_cached(name):
             # terraform's -var 'passwords=["X"]', helm's --set-json: each item
             pieces += [(offset + value_start + 1 + s, offset + value_start + 1 + e)

@@ -16,7 +16,8 @@ from .names import (
     END_WORDS, NO_VOWEL_OR_FOUR_CONSONANTS, NOT_SECRET_KEY_KINDS, QUALIFIER_BEFORE, QUANTITY_WORDS, SECRET_PAIRS,
     _NAME_CHARACTERS, _secret_name_cached, _weak_flag_secret, cannot_be_secret, is_hex_key, is_named_location,
     is_secret_name, looks_generated, looks_like_password, name_words, names_a_key_file, opens_a_negation,
-    reads_as_words, says_absent, tells_when, NEGATED_VALUE_STARTS,
+    reads_as_words, says_absent, special_token_value, tells_when, NEGATED_VALUE_STARTS, CAMEL_RUN,
+    _reads_as_identifier, names_a_gcloud_secret,
 )
 from .spans import REDACTED, REDACTED_LOWER, Span, has_any
 
@@ -160,7 +161,7 @@ def _negated_value_end(text: str, value_start: int, value_end: int, harmless: "_
     """Where a value that starts with a negation's word or `no` / `none` ends when a word that is not a plain one
     follows (`password: not Hunter2x9`: the value is the two); 0 where it is the word alone or opens a sentence
     (`not set`, `none (default)`, `no password given`, `not 1234`)."""
-    if text[value_start:value_end].lstrip("([<").lower() not in NEGATED_VALUE_STARTS:
+    if text[value_start:value_end].strip("()[]<>").lower() not in NEGATED_VALUE_STARTS:
         return 0
     if SENTENCE_GOES_ON.match(text, value_end) is not None:
         return 0
@@ -220,6 +221,9 @@ _PLAIN_FIELDS = r"(?:username|user|user_?name|login|email|e-mail|url|website|hos
 _PLAIN_FIELD_LAST = r"(?![^\n]{0,110}?/" + _PLAIN_FIELDS + r"['\"]?[ \t]{0,4}\r?\n\Z)"
 _PLAIN_FIELD_FLAG = r"(?![^\n]{0,110}?-field[ \t=]{1,4}['\"]?" + _PLAIN_FIELDS + r"(?![\w-]))"
 _PLAIN_FIELDS_FLAG = r"(?![^\n]{0,110}?--fields?[ \t=]{1,4}['\"]?(?:label=)?" + _PLAIN_FIELDS + r"(?![\w,-]))"
+# (sops's `--extract '["db"]["host"]'`: the last key of the path a plain field)
+_PLAIN_FIELD_EXTRACT = (r"(?![^\n]{0,110}?--extract[ \t=]{1,4}['\"]?(?:\[[^\]\n]{1,64}\]){0,7}\[\\?[\"']" + _PLAIN_FIELDS
+                        + r"\\?[\"']\](?!\[))")
 KUBECTL_SECRET_PRINT = (r"(?:kubectl" + _NOT_TO_A_FILE + r"[ \t][^\n]{0,100}?secrets?[ \t][^\n]{0,100}?(?:\|[ \t]{0,4}base64[ \t]{1,4}(?:-d|-D|--decode)"
                         r"|(?:jsonpath|go-template|template)=[^\n]{0,80}?\.data[^\n]{0,80}?|[^\n]{0,100}?@base64d['\"]?)"
                         r"|kubectl" + _NOT_TO_A_FILE + r"[ \t]{1,4}view-secret[ \t][^\n]{0,100}?"
@@ -235,7 +239,7 @@ KUBECTL_SECRET_PRINT = (r"(?:kubectl" + _NOT_TO_A_FILE + r"[ \t][^\n]{0,100}?sec
                         r"|(?<![\w-])gopass" + _NOT_TO_A_FILE + r"[ \t]{1,4}show[ \t](?=[^\n]{0,110}(?<![\w-])(?:-o|--password)(?![\w-]))[^\n]{0,110}?"
                         r"|(?<![\w-])security" + _NOT_TO_A_FILE + r"[ \t]{1,4}find-(?:generic|internet)-password[ \t](?=[^\n]{0,110}(?<![\w-])-[a-z]{0,3}w(?![\w-]))[^\n]{0,110}?"
                         r"|(?<![\w-])bw" + _NOT_TO_A_FILE + r"[ \t]{1,4}get[ \t]{1,4}password[ \t][^\n]{0,100}?"
-                        r"|(?<![\w-])sops" + _NOT_TO_A_FILE + r"[ \t](?=[^\n]{0,110}(?<![\w-])(?:-d|--decrypt|decrypt)(?![\w-]))(?=[^\n]{0,110}--extract)[^\n]{0,110}?"
+                        r"|(?<![\w-])sops" + _NOT_TO_A_FILE + _PLAIN_FIELD_EXTRACT + r"[ \t](?=[^\n]{0,110}(?<![\w-])(?:-d|--decrypt|decrypt)(?![\w-]))(?=[^\n]{0,110}--extract)[^\n]{0,110}?"
                         r")[ \t'\"]{0,4}\r?\n\Z")
 KUBECTL_SECRET_LINE = re.compile(KUBECTL_SECRET_PRINT)
 VALUE_ON_NEXT_LINE = re.compile(r"(?:token|secret|passw(?:or)?d|api[_-]?key|apikey|pass(?:phrase)?|credential|accountkey)"
@@ -263,7 +267,8 @@ def _assigned_secret_at(word: str) -> int | None:
     words = name_words(m.group("name"))
     if (cannot_be_secret(value) or is_named_location(value) or value.startswith("$") or _code_reference(value)
             or value.lower() in AUTH_SCHEMES
-            or NOT_A_SECRET_REFERENCE.fullmatch(value) or (value.isdigit() and "token" in words)):
+            or NOT_A_SECRET_REFERENCE.fullmatch(value) or (value.isdigit() and "token" in words)
+            or special_token_value(m.group("name"), value)):
         return None
     if (words[-1] in END_WORDS and (words[-2] if len(words) > 1 else "", "key" if words[-1] == "keys" else words[-1])
             not in SECRET_PAIRS and not _weak_flag_secret(value)):
@@ -396,9 +401,6 @@ CALL_LITERAL = re.compile(r"\"([^\"\n]{1,256})\"|'([^'\n]{1,256})'")
 # ... nor one whose names do not read as a program's names: a generated key is a valid name too
 # (`password = f(TDuYbY4UpaEI4nDfO0Lxsb7EuXplWigU)`, `secret = BhEZ1Kwc7XfU.decode()`).
 CODE_WORD = re.compile(r"[A-Za-z0-9_]{6,}")
-
-
-CAMEL_RUN = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -592,6 +594,13 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
             if rest_end > rest_start and tells_when(name if name is not None else (
                     name := _name_before(text, start, rest_end)), text[value_start:value_end]):
                 continue  # password_last_set=2026-11-02, password_expires: never
+            if counts and start and text[start - 1] in _NAME_CHARACTERS and special_token_value(
+                    name if name is not None else (name := _name_before(text, start, rest_end)),
+                    text[value_start:value_end]):
+                continue  # pad_token = PAD, eos_token: EOS: a tokenizer's special token (names.SPECIAL_TOKEN_KINDS)
+            if (rest_end == rest_start and lower.startswith("--secret", start - 2) and text[value_start - 1] == "="
+                    and names_a_gcloud_secret(text, start - 2, text[value_start:value_end])):
+                continue  # gcloud secrets versions access latest --secret=db_name: the secret's name
             if sep == " = " and _python_reference(
                     text, start, rest_end, value_start, value_end, bool(quote), name):
                 continue  # `    token = self.stream.current`, `    token.markup = markerChar`: Python's source
@@ -655,6 +664,9 @@ CALLED_NAME = re.compile(r"[a-z_][A-Za-z_]{0,63}(?:\.[A-Za-z_][A-Za-z_]{0,63}){0
 PARSED_TOKEN_ATTRIBUTES = frozenset({"markup", "info", "level", "map", "children", "tag", "attrs", "nesting", "block",
                                      "hidden", "meta", "type", "lineno", "line", "col", "pos", "kind"})
 _STATEMENT_INDENT = re.compile(r"[ \t]{2,64}")
+# (after a name, an operator or a conditional goes on with the expression; `[` opens a subscript)
+EXPRESSION_GOES_ON = re.compile(r"[ \t]{1,4}(?:[-+*/%|&<>]|==|!=|=[ \t]|(?:if|or|and|else|not|in|is)[ \t])")
+SUBSCRIPTED_NAME = re.compile(r"(?P<name>[a-z_][A-Za-z_]{0,63}(?:\.[A-Za-z_][A-Za-z_]{0,63}){0,8})\[")
 
 
 def _python_reference(text: str, start: int, rest_end: int, value_start: int, value_end: int, quoted: bool,
@@ -676,13 +688,21 @@ def _python_reference(text: str, start: int, rest_end: int, value_start: int, va
             return False
         if quoted:   # `token.info = "entity"`, `token.markup = "```"`
             return ends_line and (value.isalpha() and value.islower() and reads_as_words(value) or len(set(value)) == 1)
-        # (a call goes on past the value: `token.content = state.getLines(start + 1, end)`)
+        # (a call goes on past the value: `token.content = state.getLines(start + 1, end)`; an expression too:
+        # `token.markup = marker * (cnt + 1)`, `token.info = label if ... else ...`, `token.map = lines = [a, 0]`)
         call = CALLED_NAME.fullmatch(value)
-        return (call is not None and (ends_line or "(" in value) and _reads_as_identifier(value.replace("(", ".")))
+        if call is not None:
+            return (ends_line or "(" in value or EXPRESSION_GOES_ON.match(text, value_end) is not None) and (
+                _reads_as_identifier(value.replace("(", ".")))
+        # a subscript: `token.content = text[lastPos:pos]`, `token.info = state.src[start : end]`
+        subscript = SUBSCRIPTED_NAME.match(value)
+        return subscript is not None and _reads_as_identifier(subscript.group("name"))
     if not ends_line or quoted:
         return False
     if value == attribute.lstrip("_") or LOWER_NAME.fullmatch(value) is not None and _secret_name_cached(value):
         return True   # `self.password = password`, `self._passphrase = password`: a variable passed on
+    if value in PYGMENTS_TYPES:   # `token = Error`, `token = Punctuation`: a lexer's token type (a name ending TOKEN)
+        return name_words(name)[-1:] == ["token"]
     return REFERENCE_PATH.fullmatch(value) is not None and _reads_as_identifier(value)
 
 
@@ -723,6 +743,12 @@ DOCSTRING_FIELD = re.compile(r":(?:param|parameter|arg|argument|key|keyword|type
                              r"(?:[ \t]{1,4}[\w.\[\], |]{1,64})?[ \t]{1,4}\Z")
 
 
+# Python's annotated assignment, a statement of its own (`self.token: Token | None = None`, `self.passwords: Dict[str,
+# AuthInfo] = {}`, `statements_pass: list[ast.stmt] = [...]`): a type (names and brackets, `|` unions), then ` = `.
+_ANNOTATION_TYPE = r"[A-Za-z_]\w{0,63}(?:\.[A-Za-z_]\w{0,63}){0,4}(?:\[[\w., \[\]|]{0,160}\])?"
+ANNOTATED_ASSIGNMENT = re.compile(rf"(?P<type>{_ANNOTATION_TYPE}(?: \| {_ANNOTATION_TYPE}){{0,4}}) = ")
+
+
 def _python_signature_or_field(text: str, start: int, rest_end: int, value_start: int, value_end: int,
                                name: str | None = None) -> bool:
     """Whether `name: value` at start is a parameter's type in a `def` line or a docstring's field (see DEF_BEFORE).
@@ -735,6 +761,9 @@ def _python_signature_or_field(text: str, start: int, rest_end: int, value_start
     before = text[text.rfind("\n", max(0, name_start - 256), name_start) + 1 or max(0, name_start - 256):name_start]
     if before.endswith(" ") and DOCSTRING_FIELD.search(before) is not None:
         return _describes(text, value_start, value_end)
+    if not before.strip(" \t") and (annotation := ANNOTATED_ASSIGNMENT.match(text, value_start)) is not None:
+        kind = annotation.group("type")   # (a type's names hold no digit: `Never31`, `shadow_903` are values)
+        return annotation.end("type") >= value_end and _reads_as_identifier(kind) and not any(map(str.isdigit, kind))
     if "def" not in before or DEF_BEFORE.match(before) is None:
         return False
     value = text[value_start:value_end].rstrip("),:")
@@ -750,34 +779,6 @@ def _describes(text: str, value_start: int, value_end: int) -> bool:
     return (DESCRIPTION_WORDS.fullmatch(text, value_start, value_end) is not None
             and _reads_as_identifier(text[value_start:value_end].strip("()"))
             and SENTENCE_NEXT.match(text, value_end) is not None)
-
-
-PYTHON_WORD = re.compile(r"[A-Za-z0-9]+")
-BUILTIN_TYPE_NAMES = frozenset({"str", "int", "bytes", "bool", "float", "dict", "list", "set", "tuple", "type", "cls"})
-DIGIT_INSIDE = re.compile(r"[0-9][A-Za-z]")
-
-
-def _reads_as_identifier(value: str) -> bool:
-    """Whether each word of a dotted or snake_case name reads as a program's (_reads_as_word)."""
-    return all(map(_reads_as_word, PYTHON_WORD.findall(value)))
-
-
-@functools.lru_cache(maxsize=4096)
-def _reads_as_word(word: str) -> bool:
-    """A name's word as people write one (`TokenType`, `HTTPBasicAuth`, `str`, `getLines`): each camel-case run of 3+
-    letters with a vowel and no 4 consonants in a row, capitals alone 5 at most, digits only at the end; generated
-    values have other runs (`NWHTWwgiXIwgrPvx`: `Pvx`; `H_JYH90Gyto`: a digit inside)."""
-    if DIGIT_INSIDE.search(word) is not None or len(word) > 64:
-        return False
-    for run in CAMEL_RUN.findall(word):
-        if run.isdigit() or run.lower() in BUILTIN_TYPE_NAMES:
-            continue
-        if run.isupper() and len(run) > 1:
-            if len(run) > 5:
-                return False
-        elif len(run) < 3 or NO_VOWEL_OR_FOUR_CONSONANTS.search(run.lower()) is not None:
-            return False
-    return True
 
 
 # A Python statement that opens a block with a colon ending its line (`if self.credentials:`, `class Cookie:`)

@@ -12,7 +12,7 @@ from typing import Callable
 from .assignments import PREFIXED_NEXT_VALUE, PREFIX_DIGITS, _HarmlessValues
 from .layouts import (HADOOP_PROPERTY, PRINTED_VALUE_LIMIT, _item_is_secret, _looks_like_password_cached, _names_token_list,
                       _secret_value)
-from .names import _secret_name_cached
+from .names import _secret_name_cached, says_absent
 from .spans import REDACTED, Span, _edited, has, has_any
 
 # A YAML sequence or block scalar under a secret's name, as a config dump prints it: `secrets:` then `  - X` lines (or
@@ -132,8 +132,8 @@ def _yaml_block_spans(text: str) -> list[Span]:
                 name = key.group("name")[::-1] if key is not None else ""
                 secret = flow_names[window] = (name if name and (name[0].isalpha() or name[0] == "_")
                                                and (_secret_name_cached(name) or _names_token_list(name)) else "")
-            if not secret:
-                continue
+            if not secret or (bracket == "[" and says_absent(text[at - 1:close + 1])):
+                continue   # (`password: [not set]`: says there is none)
             items = text[at:close]
             code = text[m.start()] == "="   # `passwords = [...]`: code, where a bare item is a variable's name
             if (found := flow_kept.get((bracket + items, code, secret))) is None:   # (each judged once per secret's name)

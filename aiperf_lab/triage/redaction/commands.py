@@ -7,7 +7,7 @@ import bisect
 import functools
 import re
 
-from .assignments import AUTH_SCHEMES
+from .assignments import AUTH_SCHEMES, names_a_gcloud_secret
 from .names import (_secret_name_cached, cannot_be_secret, is_hex_key, is_named_location, is_secret_flag, looks_generated,
                     looks_like_password, name_words, names_a_key_file)
 from .spans import REDACTED, REDACTED_LOWER, Span, has, has_any
@@ -223,6 +223,8 @@ def _printed_flag_spans(text: str) -> list[Span]:
     for m in PRINTED_SECRET_FLAG.finditer(text):  # (led by "--": its scan costs what a test for "--" does)
         value = m.group("value")
         if _secret_flag_cached(m.group("flag")) and not kept[value] and value.rstrip(",;)]}") != _metavar(m.group("flag")):
+            if m.group("flag") == "secret" and names_a_gcloud_secret(text, m.start(), value):
+                continue   # gcloud secrets versions access latest --secret db_name: the secret's name
             gap = m.group("gap")
             if gap is not None and len(gap) > ALIGNED_FLAG_GAP and not (
                     LINE_END_AFTER_VALUE.match(text, m.end()) and _secret_shaped(value.rstrip(",;)]}"))):

@@ -181,7 +181,7 @@ def _loguru_spans(text: str) -> list[Span]:
         at = block.start("arrows")
         for line in block.group("arrows").split("\n"):
             column = line.find(LOGURU_ARROW)
-            if column in columns:
+            if column in columns and not "\u2500" <= line[column + 1:column + 2] <= "\u257f":   # (`└── db`: a tree's entry)
                 start = at + column + 1 + (line[column + 1:column + 2] == " ")
                 end = at + len(line.rstrip())
                 if end > start and secret_value(text[start:end]):

@@ -119,9 +119,42 @@ NEGATED_VALUE_STARTS = NEGATION_WORDS | {"no", "none", "null", "nil"}
 _OPENING_BRACKETS = "([<"
 
 
+# ... and in brackets, the words a tool prints in a secret's place when there is none or it is not shown (`Password:
+# (none)`, `token: (null)`, `secret: [not set]`, `Password: (hidden)`); "never" alone (`Password: Never`, an account
+# listing's password that never expires or was never set). A run of stars is a mask (`Password: ********`).
+BRACKETED_ABSENT_WORDS = frozenset({"none", "null", "nil", "unset", "not set", "not-set", "not_set", "hidden", "masked",
+                                    "redacted", "not shown", "not available"})
+MASK_STARS = re.compile(r"\*{3,64}")
+
+
 def says_absent(value: str) -> bool:
-    """A value that says there is no secret (ABSENT_WORDS, maybe in brackets: `(missing)`, `<empty>`)."""
-    return value.strip("()[]<>.!").lower() in ABSENT_WORDS
+    """A value that says there is no secret (ABSENT_WORDS, maybe in brackets: `(missing)`, `<empty>`; the words of
+    BRACKETED_ABSENT_WORDS in brackets: `(none)`, `[not set]`; never; a mask of stars)."""
+    bare = value.strip("()[]<>.!").lower()
+    return (bare in ABSENT_WORDS or bare == "never" or (bare in BRACKETED_ABSENT_WORDS and value[:1] in _OPENING_BRACKETS
+                                                        and value[-1:] in ")]>")
+            or MASK_STARS.fullmatch(value) is not None)
+
+
+# A tokenizer's special tokens (`pad_token: [PAD]`, `eos_token = EOS`, `bos_token: <s>`, `"pad_token":
+# "<|endoftext|>"`): under a name whose last words are one of these kinds and TOKEN, a marker in brackets or angle
+# brackets, or a short word in capitals, is the vocabulary's marker, not a credential (a token's shape or a random
+# string still goes: `pad_token: hf_...`, `bos_token = Zq8Das1x`). The name stays a secret's (is_secret_name): its
+# other values, and `tokenizer.pad_token = tokenizer.eos_token` read as code, are judged as before.
+SPECIAL_TOKEN_KINDS = frozenset({"pad", "sep", "cls", "mask", "unk", "bos", "eos", "eot", "eod"})
+SPECIAL_TOKEN_VALUE = re.compile(r"\[[A-Z][A-Z_]{0,15}\]|<\|?/?[A-Za-z0-9_.-]{0,64}\|?>|[A-Z][A-Z_]{1,11}")
+
+
+@functools.lru_cache(maxsize=1024)
+def names_special_token(name: str) -> bool:
+    """A special token's name (SPECIAL_TOKEN_KINDS then TOKEN: pad_token, EOS_TOKEN, padToken)."""
+    words = name_words(name)
+    return len(words) >= 2 and words[-1] == "token" and words[-2] in SPECIAL_TOKEN_KINDS
+
+
+def special_token_value(name: str, value: str) -> bool:
+    """A special token's marker under its name (see SPECIAL_TOKEN_KINDS)."""
+    return SPECIAL_TOKEN_VALUE.fullmatch(value) is not None and names_special_token(name)
 
 
 def opens_a_negation(value: str) -> bool:
@@ -487,3 +520,53 @@ def _secret_name_cached(name: str) -> bool:
     """is_secret_name, remembered; a bare KEY or PIN (`key="purelib"`, `('key', 'val')`) is too common in
     printed text to say secret alone."""
     return name.lower() not in END_WORDS and is_secret_name(name)
+
+
+# Whether a value reads as a program's names (assignments' rules for Python's source under a secret's name), judged
+# with no text around it.
+CAMEL_RUN = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+PYTHON_WORD = re.compile(r"[A-Za-z0-9]+")
+BUILTIN_TYPE_NAMES = frozenset({"str", "int", "bytes", "bool", "float", "dict", "list", "set", "tuple", "type", "cls"})
+DIGIT_INSIDE = re.compile(r"[0-9][A-Za-z]")
+
+
+def _reads_as_identifier(value: str) -> bool:
+    """Whether each word of a dotted or snake_case name reads as a program's (_reads_as_word)."""
+    return all(map(_reads_as_word, PYTHON_WORD.findall(value)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _reads_as_word(word: str) -> bool:
+    """A name's word as people write one (`TokenType`, `HTTPBasicAuth`, `str`, `getLines`): each camel-case run of 3+
+    letters with a vowel and no 4 consonants in a row, capitals alone 5 at most, digits only at the end; generated
+    values have other runs (`NWHTWwgiXIwgrPvx`: `Pvx`; `H_JYH90Gyto`: a digit inside)."""
+    if DIGIT_INSIDE.search(word) is not None or len(word) > 64:
+        return False
+    for run in CAMEL_RUN.findall(word):
+        if run.isdigit() or run.lower() in BUILTIN_TYPE_NAMES:
+            continue
+        if run.isupper() and len(run) > 1:
+            if len(run) > 5:
+                return False
+        elif len(run) < 3 or NO_VOWEL_OR_FOUR_CONSONANTS.search(run.lower()) is not None:
+            return False
+    return True
+
+
+# gcloud's `secrets versions access|add|list|describe|... --secret=NAME` names the secret (its value is printed on the
+# next line: KUBECTL_SECRET_PRINT): the flag of that command group takes a secret's ID, not a value (the same flag of
+# another command, `--client-secret=X`, `--secret-key=X`, still takes one). Read on the flag's command: from the last
+# `gcloud` before it on its line, with no command separator between.
+GCLOUD_SECRETS_HEAD = re.compile(r"gcloud(?:[ \t]{1,4}(?:alpha|beta))?[ \t]{1,4}secrets[ \t][^\n;&|]{0,400}--\Z")
+GCLOUD_SECRET_ID = re.compile(r"(?:projects/[\w.-]{1,128}/secrets/)?[A-Za-z0-9_-]{1,255}")
+GCLOUD_BEFORE = frozenset(" \t/'\"$+;&|(")
+
+
+def names_a_gcloud_secret(text: str, dashes: int, value: str) -> bool:
+    """Whether `--secret` (its "--" at `dashes` in text) given `value` is gcloud's `secrets` group naming a secret."""
+    if GCLOUD_SECRET_ID.fullmatch(value) is None:
+        return False
+    line_start = text.rfind("\n", max(0, dashes - 512), dashes) + 1
+    at = text.rfind("gcloud", line_start, dashes)
+    return at >= 0 and (at == line_start or text[at - 1] in GCLOUD_BEFORE) and GCLOUD_SECRETS_HEAD.match(
+        text, at, dashes + 2) is not None

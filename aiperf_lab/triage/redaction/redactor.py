@@ -13,12 +13,13 @@ import re
 import socket
 from collections import Counter
 
-from .argv import MAX_ARGUMENT_READINGS, SHELL_SAFE_WORD, argv_secret_pieces
+from .argv import MAX_ARGUMENT_READINGS, SHELL_SAFE_WORD, argv_secret_pieces, gcloud_secret_name_pieces
 from .assignments import (
     AUTH_SCHEME_WORDS, AUTHORIZATION, COOKIE_HEADER, DIGEST_PARAM, KEY_ASSIGNMENT, KIND_PREFIXED_HASH, MOST_SCHEME_LETTERS,
     NETRC_PASSWORD, READING_A_VIEW, SECRET_PRINT_GATES, URL_SIGNATURE, _assignment_spans, _collector_paused, _escaped_line_end, _names_harmless_key,
     _names_scheme_only, _span_values,
 )
+from .calls import code_secret_spans
 from .commands import _command_password_spans, _database_spans, _printed_flag_spans
 from .printed_commands import argv_list_spans, printed_command_spans
 from .dumps import ESCAPED_RUNS, _dump_columns, character_columns, _dump_parts, _dump_prefix_edits, _may_hold_dump
@@ -268,6 +269,7 @@ class Redactor:
         spans.extend(_context_shape_spans(text, present))
         lower = _lower(text) if lower is None else lower
         spans.extend(printed_command_spans(text, lower))
+        spans.extend(code_secret_spans(text, lower))
         if "[" in text:   # (a character first: memchr; ARGV_LIST's own scan is led by "[")
             spans.extend(argv_list_spans(text))
         spans.extend(_database_spans(text, lower))
@@ -917,6 +919,8 @@ class Redactor:
         for i, start, end in argv_secret_pieces(argv):
             pieces.setdefault(i, []).append((start, end))
         on_line = self._line_spans(argv)
+        # (gcloud's `secrets ... --secret=NAME`: an argument read alone, `--secret=X` hides X)
+        names = gcloud_secret_name_pieces(argv) if "secrets" in argv else ()
         seen = self._argument_spans
         if len(seen) > MAX_ARGUMENT_READINGS:
             seen.clear()
@@ -928,6 +932,9 @@ class Redactor:
                 spans = seen[arg] = self.spans(arg)
             if i in on_line:
                 spans = _merge_spans(sorted(spans + on_line[i]))
+            for at, start, end in names:
+                if at == i:
+                    spans = [span for span in spans if not start <= span[0] < span[1] <= end]
             own = pieces.get(i)
             if own:
                 spans = [span for span in spans if not any(span[0] < end and start < span[1] for start, end in own)]

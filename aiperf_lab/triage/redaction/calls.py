@@ -1,0 +1,121 @@
+"""Secrets that code gives by name, as a traceback's source line, a notebook cell or a printed script shows them:
+a call whose first argument is a secret's name and whose second is a quoted value (`os.environ.setdefault("HF_TOKEN",
+"X")`, `monkeypatch.setenv`, Go's `os.Setenv`, Java's `System.setProperty("db.password", "X")`, PowerShell's
+`SetEnvironmentVariable`), a subscript under a secret's name given a quoted value (`os.environ["HF_TOKEN"] = "X"`,
+`headers["X-Api-Key"] = "X"`), Go's `:=` and R's `<-` (`password := "X"`), a login's `key=` (`wandb.login(key="X")`),
+the password of an `auth=(user, password)` pair or a `BasicAuth(user, password)` call, a Dockerfile's legacy
+`ENV NAME VALUE` and Windows' `setx NAME VALUE`; and the rows that list a secret's name and its value: a markdown
+item (`- `HF_TOKEN`: X`, as `transformers env` prints), an HTML table row (`<td>HF_TOKEN</td><td>X</td>`), and a label
+of two words (`API key: X`, `Secret key = X`) before a value no person would type as a word (names.looks_generated).
+
+Only a quoted value counts in code (`os.environ["HF_TOKEN"] = token` names a variable), and a value that cannot be a
+secret (`""`, `None`, `${HF_TOKEN}`, `<your token here>`) or says there is none (`(missing)`) stays, and so does a piece with a blank at its edge that code
+joins to more (`"Basic " + b64encode(...)`)."""
+
+from __future__ import annotations
+
+import re
+
+from .assignments import NOT_A_SECRET_REFERENCE
+from .names import _secret_name_cached, cannot_be_secret, looks_generated, says_absent
+from .spans import REDACTED, Span, has
+
+# A quoted value: to its closing quote on the same line, a backslash escaping the next character.
+_QUOTED = r"(?P<q>[\"'`])(?P<value>(?:(?!(?P=q))[^\\\n]|\\[^\n]){1,4096})(?P=q)"
+_NAME = r"(?P<name>[A-Za-z_][\w.:/-]{0,127})"
+# setter("NAME", "X"): a call that sets or stores a value under a name, or reads one with a default (`os.getenv("API_KEY",
+# "X")`), its two arguments (a tuple of names, `("next_token", "position")`, is no call; the name never a flag)
+SETTER_CALL = re.compile(r"(?P<callee>[A-Za-z_]\w{0,63})\([ \t]{0,4}(?P<nq>[\"'])" + _NAME + r"(?P=nq)[ \t]{0,4},[ \t]{0,4}" + _QUOTED)
+# x["NAME"] = "X" (`==` compares)
+SUBSCRIPT_SET = re.compile(r"\[[ \t]{0,4}(?P<nq>[\"'])" + _NAME + r"(?P=nq)[ \t]{0,4}\][ \t]{0,4}:?=(?!=)[ \t]{0,4}" + _QUOTED)
+# Go's short declaration and R's assignment arrow
+ARROW_SET = re.compile(r"(?<![\w.])(?P<name>[A-Za-z_][\w.]{0,127})[ \t]{0,4}(?::=|<<?-)[ \t]{0,4}" + _QUOTED)
+# wandb.login(key="X"), comet's login(api_key=...) has its own name: `key` alone is a secret only in a login call
+LOGIN_KEY = re.compile(r"login\((?:[^()\n]{0,240}?[,( \t])?key[ \t]{0,4}=[ \t]{0,4}" + _QUOTED)
+# requests' auth=('user', 'X'), HTTPBasicAuth('user', 'X'), aiohttp's BasicAuth('user', 'X')
+AUTH_PAIR = re.compile(r"(?:(?<![\w.])auth[ \t]{0,4}=[ \t]{0,4}[(\[]|BasicAuth\()[ \t]{0,4}(?P<uq>[\"'])[^\"'\n]{0,256}(?P=uq)"
+                       r"[ \t]{0,4},[ \t]{0,4}" + _QUOTED)
+# Dockerfile's `ENV NAME VALUE` (the legacy form without `=`: the value is the rest of the line) and `setx NAME VALUE`
+DOCKER_ENV = re.compile(r"(?<![\w-])ENV[ \t]{1,4}(?P<name>[A-Za-z_]\w{0,127})[ \t]{1,8}(?P<value>[^\s=][^\n]{0,4095})")
+SETX = re.compile(r"(?<![\w-])setx(?:\.exe)?[ \t]{1,4}(?:/[ms][ \t]{1,4}(?:[^\s/]{1,256}[ \t]{1,4})?)?(?P<name>[A-Za-z_]\w{0,127})[ \t]{1,4}"
+                  r"(?P<value>\"[^\"\n]{1,4096}\"|[^\s\"]{1,4096})", re.IGNORECASE)
+
+# `- `HF_TOKEN`: X` (a markdown item of a name in backticks) and `<td>HF_TOKEN</td><td>X</td>`
+MARKDOWN_NAMED = re.compile(r"`(?P<name>[A-Za-z_][\w.-]{0,127})`[ \t]{0,4}[:=][ \t]{0,4}`?(?P<value>[^\s`|]{1,4096})")
+HTML_ROW = re.compile(r"<t[dh][^<>\n]{0,64}>[ \t]{0,4}(?P<name>[A-Za-z_][\w.-]{0,127})[ \t]{0,4}</t[dh]>[ \t]{0,8}"
+                      r"<td[^<>\n]{0,64}>[ \t]{0,4}(?P<value>[^<\n]{1,4096}?)[ \t]{0,4}</td>")
+# a label of two words naming a secret (lower-cased text)
+SPACED_LABEL = re.compile(r"(?:(?:api|secret|secret access|app|client|private)[ \t]key|client[ \t]secret"
+                          r"|(?:access|auth)[ \t]token)[ \t]{0,4}[:=][ \t]{0,4}[\"']?(?P<value>[^\s'\",;]{1,4096})")
+# (its scan costs 8 to 28 ms per MB: read only where a text holds a label's words; ` token` alone is on most lines of a
+# training log, `tokens/s`)
+LABEL_GATES = (" key", "secret", "access token", "auth token")
+
+
+def code_secret_spans(text: str, lower: str) -> list[Span]:
+    """The quoted value given to a secret's name by code, and the value of `ENV NAME VALUE` / `setx NAME VALUE`
+    under a secret's name; each rule read only where its marks are in the text."""
+    spans: list[Span] = []
+    if '"' in text or "'" in text or "`" in text:   # (code's values are quoted: a character first, memchr)
+        if "(" in text and (has(text, "(\"") or has(text, "('") or has(text, "( ")):
+            spans += _named(SETTER_CALL, text, setter=True)
+        if "[" in text and (has(text, "[\"") or has(text, "['")):
+            spans += _named(SUBSCRIPT_SET, text)
+        if "=" in text and (has(text, ":= ") or has(text, ":=\"") or has(text, ":='")) or has(text, "<-"):
+            spans += _named(ARROW_SET, text)
+        if has(text, "login("):
+            spans += _values(LOGIN_KEY, text)
+        if "(" in text and has(lower, "auth"):
+            spans += _values(AUTH_PAIR, text)
+        if "`" in text:
+            spans += _named(MARKDOWN_NAMED, text)
+    if has(text, "ENV "):
+        spans += _named(DOCKER_ENV, text, bare=True)
+    if has(lower, "setx"):
+        spans += _named(SETX, text, bare=True)
+    if "<" in text and has(lower, "<td"):
+        spans += _named(HTML_ROW, text)
+    if any(has(lower, gate) for gate in LABEL_GATES):
+        spans += [span for span in _values(SPACED_LABEL, lower) if looks_generated(text[span[0]:span[1]])
+                  and (span[4] == 0 or not (lower[span[4] - 1].isalnum() or lower[span[4] - 1] in "_-"))]
+    return spans
+
+
+TEMPLATE_FIELD = re.compile(r"%[-#0 +]?[0-9]{0,3}[sdr]|%\(|\{[\w.]{0,64}\}")
+SETTER_WORDS = frozenset({"set", "setenv", "setdefault", "putenv", "setproperty", "setenvironmentvariable", "getenv",
+                          "get", "put", "setitem", "set_secret", "setsecret", "put_secret", "store", "add_secret"})
+
+
+def _is_setter(callee: str) -> bool:
+    folded = callee.lower()
+    return folded in SETTER_WORDS or folded.startswith(("set_", "put_")) or folded.endswith("setenv")
+
+
+def _named(pattern: re.Pattern[str], text: str, bare: bool = False, setter: bool = False) -> list[Span]:
+    spans: list[Span] = []
+    for m in pattern.finditer(text):
+        if (not setter or _is_setter(m.group("callee"))) and _secret_name_cached(m.group("name")):
+            spans += _value_span(m, bare)
+    return spans
+
+
+def _values(pattern: re.Pattern[str], text: str) -> list[Span]:
+    spans: list[Span] = []
+    for m in pattern.finditer(text):
+        spans += _value_span(m, False)
+    return spans
+
+
+def _value_span(m: re.Match[str], bare: bool) -> list[Span]:
+    start, end = m.span("value")
+    if bare:   # (a bare value: its trailing blanks and the quotes around it are not the secret)
+        value = m.group("value").rstrip(" \t\r")
+        end = start + len(value)
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+            start, end = start + 1, end - 1
+    value = m.string[start:end]
+    if not value or value != value.strip() or cannot_be_secret(value) or says_absent(value) or NOT_A_SECRET_REFERENCE.fullmatch(value) or (
+            value[0] == "<" and value[-1] == ">") or TEMPLATE_FIELD.search(value):
+        # (`<your token here>`: a placeholder; `"Basic %s" % auth`, `f"Bearer {token}"`: a template code fills)
+        return []
+    return [(start, end, REDACTED, "secret-named value", m.start())]
