@@ -303,17 +303,13 @@ def _name_before(text: str, start: int, end: int) -> str:
 
 @functools.lru_cache(maxsize=4096)
 def _quantity_name(name: str) -> bool:
+    """Whether the whole name (_name_before) of a secret-sounding assignment is a quantity, a setting or a label
+    instead (`"output_token_throughput": 1234.5`, `token_count: 512`, `num_pass: 100`, `max_token_len`); a log
+    repeats its names, so the verdict is remembered per name."""
     words = name_words(name)
     token_index = "token" in words and ("id" in words or "ids" in words)  # eos_token_id: 50256
     return (token_index or not (QUANTITY_WORDS.isdisjoint(words) and QUALIFIER_BEFORE.isdisjoint(words))) and (
         not is_secret_name(name))
-
-
-def _names_a_quantity(text: str, start: int, end: int) -> bool:
-    """Whether the name of a secret-sounding assignment is a quantity, a setting or a label instead
-    (`"output_token_throughput": 1234.5`, `token_count: 512`, `num_pass: 100`, `max_token_len`); a log
-    repeats its names, so the verdict is remembered per name."""
-    return _quantity_name(_name_before(text, start, end))
 
 
 def _names_harmless_key(text: str, start: int) -> bool:
@@ -532,26 +528,26 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
         counts = pattern is TOKEN_ASSIGNMENT
         while (m := next(matches, None)) is not None:
             value_start, value_end = m.span(value_group)
-            if text[value_end - 1] == "\\" and text.startswith('"', value_end) and m.group("quote") == '\\"':
+            sep, quote = m.group("sep", "quote")
+            if text[value_end - 1] == "\\" and text.startswith('"', value_end) and quote == '\\"':
                 value_end -= 1  # JSON inside JSON: the value's closing quote is escaped too
             # (_assignment_apart makes these verdicts in bulk for the plain form: a test added here that reads more
             # than the value must keep that form out of ASSIGNMENTS_APART, or be made there too)
             if "\\" in text[value_start:value_end] and (cut := _escaped_line_end(text, value_start, value_end)):
                 value_end = cut  # repr()/JSON of lines: 'password: X\\nhost: db' ends X at the escaped break
-            if "\n" in m.group("sep") and (behind := _value_is_log_prefix(text, m.start(), value_start)):
+            if "\n" in sep and (behind := _value_is_log_prefix(text, m.start(), value_start)):
                 # `app-1  | password:` / `app-1  |   X`: the next line's log prefix is no value; X, indented under the
                 # name, is (a block scalar's lines: _prefixed_block_spans)
                 nested = PREFIXED_NEXT_VALUE.match(text, behind[0])
-                if (nested is None or len(nested.group("indent")) <= behind[1] or "|" in m.group("sep")
-                        or ">" in m.group("sep") or nested.group("value").endswith(":") or nested.group("value") == "-"):
+                if (nested is None or len(nested.group("indent")) <= behind[1] or "|" in sep
+                        or ">" in sep or nested.group("value").endswith(":") or nested.group("value") == "-"):
                     continue   # (`X:` a mapping under the name: names; `- X` items: _prefixed_block_spans)
                 value_start, value_end = nested.span("value")
-            quote = m.group("quote")
             if quote and quote[-1] == "(" or quote.endswith(("( ", "(\t")):
                 continue   # `password = bytes(memoryview(password))`: a call on a variable, no bytes literal
-            if "\n" in m.group("sep") and RETURN_ANNOTATION.search(text, max(0, m.start() - 256), m.start()):
+            if "\n" in sep and RETURN_ANNOTATION.search(text, max(0, m.start() - 256), m.start()):
                 continue   # `def get_token(self) -> Token:` then its docstring: a type, not a name given a value
-            if "\n" in m.group("sep") and PYTHON_BLOCK_OPENER.match(text, text.rfind("\n", 0, m.start()) + 1):
+            if "\n" in sep and PYTHON_BLOCK_OPENER.match(text, text.rfind("\n", 0, m.start()) + 1):
                 continue   # `if self.credentials:` then `continue`: a Python block opens, no name is given a value
             if value_end - value_start <= 6 and (negated_end := _negated_value_end(text, value_start, value_end, harmless)):
                 value_end = negated_end   # `password: not Hunter2x9`, `no X`, `none X`: the value is both words
@@ -560,7 +556,7 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
             if (foreign or lower.startswith(("passwort", "passe"), m.start())) and _reads_as_prose(
                     text, value_start, value_end):
                 continue   # `Passwort: Das Passwort muss ...`, `パスワード: 8文字以上で入力してください`
-            call = text.find("(", value_start, value_end) >= 0 and not m.group("quote")
+            call = text.find("(", value_start, value_end) >= 0 and not quote
             if call:   # token = f(a, b); password = SecretStr("X"): its string goes
                 kept, literals = _call_verdict(text, value_start, value_end)
                 spans += [(start, end, REDACTED, "secret-named value", m.start()) for start, end in literals]
@@ -570,10 +566,10 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
                 continue  # secret=False, token: 0, gpu_pw=350.2, a path, one already redacted
             if not call and (text[value_start] in CODE_VALUE_FIRSTS or text[value_end - 1] == ")"
                              or text.startswith(",", value_end)) and _value_reads_as_code(
-                    text, functools.partial(_name_before, text, m.start(), m.end(rest_group)), m.group("sep"),
-                    bool(m.group("quote")), value_start, value_end):
+                    text, functools.partial(_name_before, text, m.start(), m.end(rest_group)), sep,
+                    bool(quote), value_start, value_end):
                 continue  # password=password, `<set to the key 'token' in secret 'hf'>`, ${X:?msg}
-            if text[value_start] == "[" and not m.group("quote") and 0 <= (close := text.find("]", value_start, value_start + 4096)) and text.find(
+            if text[value_start] == "[" and not quote and 0 <= (close := text.find("]", value_start, value_start + 4096)) and text.find(
                     "\n", value_start, close) < 0 and (FLOW_LIST_END.match(text, close + 1) is not None
                                                  or text.startswith(REDACTED, value_start)):
                 continue  # `secrets: [X, Y]`: a flow sequence, its items redacted one by one (_yaml_block_spans)
@@ -585,30 +581,33 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
             if counts and (digits := text[value_start:value_end].rstrip(")]}>")).isdigit() and len(
                     digits) <= MAX_TOKEN_COUNT_DIGITS:
                 continue  # token=128000: a token id or count
-            if text[value_end - 1] == ":" and "\n" in m.group("sep") and (text.startswith(" ", value_end) or (
+            if text[value_end - 1] == ":" and "\n" in sep and (text.startswith(" ", value_end) or (
                     text.startswith(("\n", "\r\n"), value_end) or value_end == len(text)) and _indented_under(
                     text, m.start(), value_start)):
                 continue  # a YAML mapping under the name (secretKeyRef:\n  name: db; secrets:\n  hf_token:\n)
             start = m.start()
             rest_start, rest_end = m.span(rest_group)
-            if (rest_end > rest_start or start and text[start - 1] in _NAME_CHARACTERS) and _names_a_quantity(
-                    text, start, rest_end):
+            name = None   # (the whole name, read once for the tests below that need it)
+            if (rest_end > rest_start or start and text[start - 1] in _NAME_CHARACTERS) and _quantity_name(
+                    name := _name_before(text, start, rest_end)):
                 continue  # output_token_throughput: 1234.5
-            if rest_end > rest_start and tells_when(_name_before(text, start, rest_end), text[value_start:value_end]):
+            if rest_end > rest_start and tells_when(name if name is not None else (
+                    name := _name_before(text, start, rest_end)), text[value_start:value_end]):
                 continue  # password_last_set=2026-11-02, password_expires: never
             if counts and start and text[start - 1] in _NAME_CHARACTERS and special_token_value(
-                    _name_before(text, start, rest_end), text[value_start:value_end]):
+                    name if name is not None else (name := _name_before(text, start, rest_end)),
+                    text[value_start:value_end]):
                 continue  # pad_token = PAD, eos_token: EOS: a tokenizer's special token (names.SPECIAL_TOKEN_KINDS)
             if (rest_end == rest_start and lower.startswith("--secret", start - 2) and text[value_start - 1] == "="
                     and names_a_gcloud_secret(text, start - 2, text[value_start:value_end])):
                 continue  # gcloud secrets versions access latest --secret=db_name: the secret's name
-            if m.group("sep") == " = " and _python_reference(
-                    text, start, rest_end, value_start, value_end, bool(m.group("quote"))):
+            if sep == " = " and _python_reference(
+                    text, start, rest_end, value_start, value_end, bool(quote), name):
                 continue  # `    token = self.stream.current`, `    token.markup = markerChar`: Python's source
             if text[start] == "T" and _pygments_style_entry(text, start, rest_end, value_start, value_end):
                 continue  # `    Token.Comment: "italic #A3AAB2",`: a syntax highlighter's style, not a token's value
-            if m.group("sep") == ": " and not m.group("quote") and _python_signature_or_field(
-                    text, start, rest_end, value_start, value_end):
+            if sep == ": " and not quote and _python_signature_or_field(
+                    text, start, rest_end, value_start, value_end, name):
                 continue  # `def push(self, token: Token) -> None:`, `:param cookies: (optional) Dict or ...`
             if text[value_end - 1] == ":" and text.startswith(" ", value_end):  # a YAML mapping's key on the line
                 if FLOW_MAPPING_KEY.fullmatch(text, value_start, value_end) is not None:
@@ -618,7 +617,7 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
                     append((nested.start("value"), nested.end("value"), REDACTED, "secret-named value", m.start()))
                 continue
             append((value_start, value_end, REDACTED, "secret-named value", start))
-            if text.startswith("\n", value_end + (text[value_end:value_end + 1] == "\r")) and ":" in m.group("sep"):
+            if text.startswith("\n", value_end + (text[value_end:value_end + 1] == "\r")) and ":" in sep:
                 _continued_scalar(text, start, value_end, harmless, append)   # `password: first` then `  X`
             if runs is None:
                 continue
@@ -670,10 +669,12 @@ EXPRESSION_GOES_ON = re.compile(r"[ \t]{1,4}(?:[-+*/%|&<>]|==|!=|=[ \t]|(?:if|or
 SUBSCRIPTED_NAME = re.compile(r"(?P<name>[a-z_][A-Za-z_]{0,63}(?:\.[A-Za-z_][A-Za-z_]{0,63}){0,8})\[")
 
 
-def _python_reference(text: str, start: int, rest_end: int, value_start: int, value_end: int, quoted: bool) -> bool:
+def _python_reference(text: str, start: int, rest_end: int, value_start: int, value_end: int, quoted: bool,
+                      name: str | None = None) -> bool:
     """Whether `name = value` at start is an indented Python statement whose value is a reference, not a secret (see
-    PYTHON_STATEMENT_END)."""
-    name = _name_before(text, start, rest_end)
+    PYTHON_STATEMENT_END). (name: _name_before's, when the caller has it)"""
+    if name is None:
+        name = _name_before(text, start, rest_end)
     name_start = rest_end - len(name)
     line_start = text.rfind("\n", 0, name_start) + 1
     if _STATEMENT_INDENT.fullmatch(text, line_start, name_start) is None or not text.startswith(" = ", rest_end):
@@ -748,12 +749,16 @@ _ANNOTATION_TYPE = r"[A-Za-z_]\w{0,63}(?:\.[A-Za-z_]\w{0,63}){0,4}(?:\[[\w., \[\
 ANNOTATED_ASSIGNMENT = re.compile(rf"(?P<type>{_ANNOTATION_TYPE}(?: \| {_ANNOTATION_TYPE}){{0,4}}) = ")
 
 
-def _python_signature_or_field(text: str, start: int, rest_end: int, value_start: int, value_end: int) -> bool:
-    """Whether `name: value` at start is a parameter's type in a `def` line or a docstring's field (see DEF_BEFORE)."""
-    name = _name_before(text, start, rest_end)
+def _python_signature_or_field(text: str, start: int, rest_end: int, value_start: int, value_end: int,
+                               name: str | None = None) -> bool:
+    """Whether `name: value` at start is a parameter's type in a `def` line or a docstring's field (see DEF_BEFORE).
+    (name: _name_before's, when the caller has it)"""
+    if name is None:
+        name = _name_before(text, start, rest_end)
     name_start = rest_end - len(name)
-    line_start = text.rfind("\n", 0, name_start) + 1
-    before = text[max(line_start, name_start - 256):name_start]
+    # (the line's start looked for in the 256 characters read: on a long line a search back to the text's start at
+    # each match made the text's time grow with the square of the line)
+    before = text[text.rfind("\n", max(0, name_start - 256), name_start) + 1 or max(0, name_start - 256):name_start]
     if before.endswith(" ") and DOCSTRING_FIELD.search(before) is not None:
         return _describes(text, value_start, value_end)
     if not before.strip(" \t") and (annotation := ANNOTATED_ASSIGNMENT.match(text, value_start)) is not None:

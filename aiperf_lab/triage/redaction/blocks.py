@@ -66,7 +66,8 @@ def _yaml_block_spans(text: str) -> list[Span]:
             names[head] = key.group("name") if key is not None else ""
         return openers[head] is not None
 
-    for m in YAML_BLOCK_OPENER.finditer(text) if ":" in text else ():
+    matches = YAML_BLOCK_OPENER.finditer(text) if ":" in text else iter(())
+    while (m := next(matches, None)) is not None:
         line_start = text.rfind("\n", 0, m.start()) + 1
         head = text[line_start:m.start()]
         indent = openers.get(head, -1)
@@ -96,6 +97,16 @@ def _yaml_block_spans(text: str) -> list[Span]:
         if found:
             at = m.end()
             spans += [(at + start, at + end, REDACTED, "secret-named value", line_start) for start, end in found]
+        elif not body and text.startswith(line := text[line_start:m.end()], m.end()):
+            # The same opener's line again and again (`password: |` lines): a copy whose next line is the same one
+            # has an empty body too (a body's first line fails on that line alone), so it adds nothing and ends
+            # where the next copy starts; those copies are passed over, the last one is read as any opener.
+            at, step = m.end(), len(line)
+            while text.startswith(line, at + step):
+                at += step
+            if at > m.end():
+                read_to = at
+                matches = YAML_BLOCK_OPENER.finditer(text, at)
     if has(text, "? "):
         spans += _yaml_complex_key_spans(text)
     if "[" in text or "{" in text:
@@ -162,7 +173,8 @@ def _prefixed_block_spans(text: str) -> list[Span]:
             return openers[head] is not None
         return _opener_prefix(head, False) is not None or _opener_prefix(head, True) is not None
 
-    for m in PREFIXED_OPENER.finditer(text):
+    matches = PREFIXED_OPENER.finditer(text)
+    while (m := next(matches, None)) is not None:
         line_start = text.rfind("\n", 0, m.start()) + 1
         if line_start < done:
             continue
@@ -203,6 +215,9 @@ def _prefixed_block_spans(text: str) -> list[Span]:
                 break
             at = newline + 1
         done = at
+        # (an opener before `done` is passed over: the search goes on from there, a line start, where the next
+        # opener not passed over starts: none found before it ends past it)
+        matches = PREFIXED_OPENER.finditer(text, done)
     if edits:   # (one view for all blocks: a log repeats its blocks, the rules' caches serve them all)
         view, where = _edited(text, edits)
         found = _yaml_block_spans(view)
@@ -241,6 +256,7 @@ def _opener_prefix(head: str, xml: bool) -> tuple[str, str, int, str] | None:
     return prefix, name, len(before) - len(prefix), prefix.translate(PREFIX_DIGITS)
 
 
+@functools.lru_cache(maxsize=256)
 @functools.lru_cache(maxsize=256)
 def _yaml_body(indent: int, scalar: bool) -> re.Pattern[str]:
     """The lines a block scalar (more indented than its name, or blank) or a sequence (`- ` items at its name's

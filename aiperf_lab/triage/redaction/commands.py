@@ -179,8 +179,18 @@ def _metavar(flag: str) -> str:
     return flag.upper().replace("-", "_")
 
 
+@functools.lru_cache(maxsize=4096)
 def _secret_shaped(value: str) -> bool:
+    """(the value alone decides: remembered, a log repeats its command lines)"""
     return looks_like_password(value) or looks_generated(value) or is_hex_key(value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _list_word_secret(value: str) -> bool:
+    """Whether a word after a key flag's first value is secret-shaped (_nargs_spans; the word alone decides:
+    remembered, a list of keys repeats its words)."""
+    return looks_generated(value) or is_hex_key(value) or (looks_like_password(value) and "/" not in value
+                                                           and "." not in value)
 
 
 def _nargs_spans(text: str, at: int, context: int, kept: "_KeptFlagValues") -> list[Span]:
@@ -189,8 +199,7 @@ def _nargs_spans(text: str, at: int, context: int, kept: "_KeptFlagValues") -> l
     for _ in range(NARGS_MOST):
         m = NEXT_LIST_WORD.match(text, at)
         value = m.group("value") if m is not None else ""
-        if m is None or kept[value] or not (looks_generated(value) or is_hex_key(value) or (
-                looks_like_password(value) and "/" not in value and "." not in value)):
+        if m is None or kept[value] or not _list_word_secret(value):
             break   # (a model's name or a path after the keys: `--api-key K meta-llama/Llama-3-8B`)
         spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", context))
         at = m.end()

@@ -735,6 +735,7 @@ def _kubectl_secret_spans(text: str, lower: str) -> list[Span]:
     value_next takes it."""
     spans: list[Span] = []
     read: set[int] = set()   # (the lines already read: one may hold two of the literals)
+    prints: dict[str, bool] = {}   # a line's tail -> whether it is a store's print (a log repeats its commands)
     for literal in SECRET_PRINT_LITERALS:
         at = lower.find(literal)
         while at >= 0:
@@ -744,7 +745,9 @@ def _kubectl_secret_spans(text: str, lower: str) -> list[Span]:
             if newline not in read:
                 read.add(newline)
                 tail = lower[max(lower.rfind("\n", 0, at) + 1, newline + 1 - 120):newline + 1]
-                if KUBECTL_SECRET_LINE.search(tail):
+                if (printed := prints.get(tail)) is None:
+                    printed = prints[tail] = KUBECTL_SECRET_LINE.search(tail) is not None
+                if printed:
                     m = NEXT_LINE_VALUE.match(text, newline + 1)
                     if (m and text.find("\n", newline + 1, m.end()) < 0 and not cannot_be_secret(m.group("value"))
                             and CONTINUED_FLAG.fullmatch(m.group("value")) is None

@@ -106,7 +106,7 @@ def line_view_windows(text: str, lower: str, words: frozenset[str] | None = None
             continue
         newline = text.find("\n", at)
         if line_start not in read:
-            edits = read[line_start] = _line_edits_at(text, line_start, newline if newline >= 0 else len(text))
+            edits = read[line_start] = _line_edits_own(text, line_start, newline if newline >= 0 else len(text))
             if edits:
                 candidates.append(line_start)
         if newline < 0:
@@ -148,9 +148,10 @@ def line_view_windows(text: str, lower: str, words: frozenset[str] | None = None
             line_end = end if newline < 0 else newline
             line = read.get(at)
             if line is None:
-                line = _line_edits_at(text, at, line_end)
-            if line:
-                edits += [(a - start, b - start, r) for a, b, r in line]
+                line = _line_edits_own(text, at, line_end)
+            if line:   # (a line's own offsets placed in the window's)
+                shift = at - start
+                edits += [(a + shift, b + shift, r) for a, b, r in line]
             at = line_end + 1
         if edits:
             out.append((start, end, edits))
@@ -171,6 +172,15 @@ def _line_edits_at(text: str, start: int, end: int) -> list[tuple[int, int, str]
     past it then but the newline), remembered by the line."""
     if end - start > LINE_EDITS_MOST_CHARS:
         return _line_edits(text, start, end)
+    edits = _line_edits_own(text, start, end)
+    return [(a + start, b + start, r) for a, b, r in edits] if edits else []
+
+
+def _line_edits_own(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
+    """_line_edits_at's edits in the line's own offsets (from its start), as LINE_EDITS keeps them (line_view_windows
+    places each line's once, in its window's offsets)."""
+    if end - start > LINE_EDITS_MOST_CHARS:
+        return [(a - start, b - start, r) for a, b, r in _line_edits(text, start, end)]
     line = text[start:end]
     edits = LINE_EDITS.get(line)
     if edits is None:
@@ -179,7 +189,7 @@ def _line_edits_at(text: str, start: int, end: int) -> list[tuple[int, int, str]
             if len(LINE_EDITS) >= LINE_EDITS_MOST_LINES:
                 LINE_EDITS.clear()
             LINE_EDITS[line] = edits
-    return [(a + start, b + start, r) for a, b, r in edits] if edits else []
+    return edits
 
 
 def _json_strings(text: str, start: int, end: int):

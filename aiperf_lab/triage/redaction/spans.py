@@ -137,9 +137,40 @@ class _Edits(NamedTuple):
         return self.text_ends[k] if inside < self.sizes[k] else self.text_ends[k] + inside - self.sizes[k] + 1
 
     def place_back(self, spans: list[Span]) -> list[Span]:
-        start_in_text = self.start_in_text
-        return [(first := start_in_text(start), self.end_in_text(start, end) if end > start else first, replacement,
-                 label, start_in_text(context)) for start, end, replacement, label, context in spans]
+        """Each view span placed on text: its start and context by start_in_text, its end by end_in_text (written out
+        here, with a context at the span's start placed once: a view of many lines places back a span or more a
+        line)."""
+        view_starts, text_starts, text_ends, sizes = self
+        edit_before = bisect.bisect_right
+        out: list[Span] = []
+        append = out.append
+        for start, end, replacement, label, context in spans:
+            k = edit_before(view_starts, start) - 1
+            if k < 0:
+                first = start
+            else:
+                inside = start - view_starts[k]
+                first = text_starts[k] if inside < sizes[k] else text_ends[k] + inside - sizes[k]
+            if end > start:
+                k = edit_before(view_starts, end - 1) - 1
+                if k < 0:
+                    last = end
+                else:
+                    inside = end - 1 - view_starts[k]
+                    last = text_ends[k] if inside < sizes[k] else text_ends[k] + inside - sizes[k] + 1
+            else:
+                last = first
+            if context == start:
+                there = first
+            else:
+                k = edit_before(view_starts, context) - 1
+                if k < 0:
+                    there = context
+                else:
+                    inside = context - view_starts[k]
+                    there = text_starts[k] if inside < sizes[k] else text_ends[k] + inside - sizes[k]
+            append((first, last, replacement, label, there))
+        return out
 
 
 def _edited(text: str, edits: list[tuple[int, int, str]]) -> tuple[str, _Edits]:
