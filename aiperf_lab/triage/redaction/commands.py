@@ -341,19 +341,20 @@ def sql_statement_hold(text: str, start: int, end: int) -> int:
     return end if statement_at is None else text.rfind("\n", 0, statement_at.start()) + 1
 
 
-# SQLAlchemy's own marks on a statement it prints: its logger's name (echo=True), an error's `[SQL: `
-SQL_ECHO_MARKS = ("sqlalchemy.engine", "[SQL: ")
+# SQLAlchemy's own mark before a statement it prints: its logger's name (`sqlalchemy.engine.Engine SELECT`, echo=True),
+# an error's class (`sqlalchemy.exc.IntegrityError: ...` then `[SQL: INSERT ...`)
+SQL_ECHO_MARK = "sqlalchemy"
+SQL_ECHO_MARK_REACH = 4096   # how far after its mark a statement is looked for
 
 
 def sql_statement_open(text: str, start: int, end: int) -> int:
     """Where a stream holds a statement SQLAlchemy printed over lines whose parameters have not come yet (its last
     line, text[start:end], ends no placeholder line: sql_statement_hold): the start of the statement's first line,
-    within SQL_STATEMENT_REACH and after an echo's mark (SQL_ECHO_MARKS); `end` where there is none."""
-    floor = max(0, end - SQL_STATEMENT_REACH)
-    mark = max(text.rfind(literal, floor, end) for literal in SQL_ECHO_MARKS)
+    within SQL_STATEMENT_REACH and after SQLAlchemy's mark (SQL_ECHO_MARK); `end` where there is none."""
+    mark = text.rfind(SQL_ECHO_MARK, max(0, end - SQL_STATEMENT_REACH), end)
     if mark < 0:
         return end
-    statement_at = SQL_STATEMENT.search(text, mark, min(end, mark + 512))
+    statement_at = SQL_STATEMENT.search(text, mark, min(end, mark + SQL_ECHO_MARK_REACH))
     if statement_at is None or SQL_PARAMS.search(text, statement_at.end(), end) is not None:
         return end
     return text.rfind("\n", 0, statement_at.start()) + 1

@@ -762,7 +762,7 @@ def op_json_block_lines(text: str, start: int) -> tuple[int, bool]:
 def op_json_hold(text: str, start: int, end: int) -> int:
     """Where a stream holds the JSON `op item get --format json` prints while it is still open at end (the line
     text[start:end] is its last one so far): the command's line start; `end` where there is none."""
-    at = text.rfind("op item", max(0, end - 16384), end)
+    at = text.rfind("op item", max(0, end - 8192), end)   # (OP_JSON_LINES lines of 128 characters)
     if at < 0:
         return end
     line_start = text.rfind("\n", 0, at) + 1
