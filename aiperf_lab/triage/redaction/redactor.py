@@ -45,7 +45,7 @@ from .names import (
 )
 from .spans import (
     CSI, ESCAPED_CSI, ESCAPED_OSC_STARTS, KNOWN_VALUE, OSC, REDACTED, Span, _START, _codes_kept, _common_prefix,
-    gated, has, has_any, has_characters,
+    HAS_MEMO, gated, has, has_any, has_characters,
     _common_suffix, _edited,
     _line_by_line, _longest_first, _lower, _merge_spans, _minus, _name_edits, _split_matches, _without_csi,
 )
@@ -700,8 +700,12 @@ class Redactor:
     def spans(self, text: str, in_key: bool = False, token_carry: bool = False,
               value_next: bool = False) -> list[Span]:
         """Every span to replace in text, merged so that none overlap, in order."""
-        with _collector_paused():   # (a text of real matches makes a tuple or more per match, none in a cycle)
-            return self._all_spans(text, in_key, token_carry, value_next)
+        memo = HAS_MEMO.set({})   # (a literal asked about twice in this call is looked for once)
+        try:
+            with _collector_paused():   # (a text of real matches makes a tuple or more per match, none in a cycle)
+                return self._all_spans(text, in_key, token_carry, value_next)
+        finally:
+            HAS_MEMO.reset(memo)
 
     def _all_spans(self, text: str, in_key: bool, token_carry: bool, value_next: bool) -> list[Span]:
         if (has(text, "\x1b]") or ("\\" in text and has_any(text, ESCAPED_OSC_STARTS))) and (
