@@ -10,7 +10,8 @@ tools' other outputs stay.
 3. The word for password written in ASCII letters alone in an ASCII text: `contrasena`, `haslo`, `sifre`,
    `Chiave segreta`, `parol`.
 4. `password: not 1234`: a number after a negation word is no sentence's word; the value goes whole.
-5. FreeRDP's and rdesktop's command lines behind a log prefix (`[rank0]: xfreerdp /p:"X"`)."""
+5. FreeRDP's and rdesktop's command lines behind a log prefix (`[rank0]: xfreerdp /p:"X"`); the Value cell of `az
+   keyvault secret show -o table`."""
 
 from __future__ import annotations
 
@@ -191,4 +192,27 @@ def test_a_remote_desktop_password_behind_a_log_prefix_goes(line, prefix):
 @pytest.mark.parametrize("text", ["[rank0]: rdesktop -u bob -p - host\n", "[rank0]: see the xfreerdp docs\n",
                                   "2026-11-24 03:00:01 INFO the helm chart is ready\n"])
 def test_other_lines_naming_a_remote_desktop_tool_stay(text):
+    _unchanged_everywhere(text)
+
+
+AZ_TABLES = [
+    "$ az keyvault secret show --vault-name v -n db -o table\nContentType    Name    Value\n"
+    f"-------------  ------  ------------\n               db      {V}\n",
+    f"$ az keyvault secret show --vault-name v --name db --output table\nName    Value\n------  ------------\ndb      {V}\nstep 1\n",
+    "$ az keyvault secret show --vault-name v -n db -o table\nName    Value         ContentType\n"
+    f"------  ------------  -----------\ndb      {V}  text/plain\n",
+]
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+@pytest.mark.parametrize("text", AZ_TABLES)
+def test_azs_table_of_a_secret_hides_its_value_cell(text, prefix):
+    _hidden_everywhere(_prefixed(text, prefix), V)
+
+
+@pytest.mark.parametrize("text", [
+    "$ az keyvault secret list --vault-name v -o table\nName    ContentType\n------  -----------\ndb      text/plain\n",
+    "$ az keyvault secret show --vault-name v -n db -o table\nName    Value\n------  -------\ndb      (none)\n",
+])
+def test_azs_other_tables_stay(text):
     _unchanged_everywhere(text)

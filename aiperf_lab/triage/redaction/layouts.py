@@ -513,6 +513,45 @@ AZ_KEYS_TABLE = re.compile(r"KeyName {2,64}Permissions {2,64}Value[ \t]{0,8}\r?\
                            r"(?P<rows>(?:[^\n]+(?:\n|\Z)){0,16})")
 
 
+# `az keyvault secret show ... -o table`: under its header and the dashes, the row's cell in the Value column
+AZ_SECRET_TABLE_COMMAND = re.compile(r"keyvault[ \t]{1,4}secret[ \t]{1,4}show[ \t](?=[^\n]{0,300}(?:-o|--output)[ \t=]{1,4}table)"
+                                     r"[^\n]{0,300}\r?\n")
+AZ_SECRET_TABLE = re.compile(AZ_SECRET_TABLE_COMMAND.pattern + r"(?P<header>[^\n]{0,512}?(?<![^ \t:\]])Value(?![^ \t\r\n])[^\n]{0,512})\n"
+                             r"(?P<rule>[^\n]{0,256}?-{2,}(?:[ \t]{1,8}-{2,}){0,16}[ \t]{0,8}\r?)\n(?P<row>[^\n]{1,8192})")
+AZ_TABLE_LINES = 3   # the header, the dashes and the row after the command
+
+
+def az_secret_table_hold(text: str, start: int, end: int) -> int:
+    """Where a stream holds `az keyvault secret show -o table` until its row has come (AZ_TABLE_LINES lines after
+    it): the command's line start; `end` where there is none."""
+    at = text.rfind("keyvault", max(0, end - 2048), end)
+    if at < 0:
+        return end
+    line_start = text.rfind("\n", 0, at) + 1
+    if AZ_SECRET_TABLE_COMMAND.match(text, at) is None or text.count("\n", at, end) > AZ_TABLE_LINES:
+        return end
+    return line_start
+
+
+def az_secret_table_spans(text: str) -> list[Span]:
+    """The Value cell of `az keyvault secret show -o table`'s row (AZ_SECRET_TABLE); read where the text holds `secret`
+    (Redactor._printed_form_spans' words)."""
+    spans: list[Span] = []
+    if not has(text, "keyvault"):
+        return spans
+    for m in AZ_SECRET_TABLE.finditer(text):
+        header, rule, row = m.group("header"), m.group("rule").rstrip("\r"), m.group("row").rstrip("\r")
+        column = header.rfind("Value")
+        if rule[column:column + 2] != "--" or len(row) <= column:
+            continue   # (the column's dashes start under its name)
+        cell_end = row.find("  ", column)
+        cell = row[column:cell_end if cell_end >= 0 else len(row)].strip()
+        if cell and _secret_value(cell) and not cannot_be_secret(cell.strip("()<>")):   # (`(none)`: no value)
+            first = m.start("row") + row.index(cell, column)
+            spans.append((first, first + len(cell), REDACTED, "secret-named value", m.start()))
+    return spans
+
+
 def _cloud_cli_spans(text: str) -> list[Span]:
     spans: list[Span] = []
     if "|" in text:

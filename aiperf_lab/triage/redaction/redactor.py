@@ -34,7 +34,7 @@ from .line_views import GATE_WORDS, line_view_windows
 from .layouts import (
     DASH_DATA, DOCKER_CONFIG_BASE64, DOCKER_CONFIG_PREFIXES, DOCKER_CONFIG_SECRET, PGPASS_PORT,
     _aws4_authorization_end, _base64_text, _env_item_spans, _extend_quoted_values, _header_tuple_spans,
-    _json_data_block_spans, _kubectl_secret_spans, _loguru_spans, _name_value_table_spans, _pgpass_spans,
+    _json_data_block_spans, _kubectl_secret_spans, az_secret_table_spans, _loguru_spans, _name_value_table_spans, _pgpass_spans,
     _reordered_pair_spans, _shell_quoted_spans, _terraform_sensitive_spans, _tool_listing_spans, _xml_element_spans,
     _yaml_data_block_spans,
 )
@@ -506,6 +506,8 @@ class Redactor:
                  + _reordered_pair_spans(text) + _multiline_string_spans(text))
         if not words.isdisjoint(SECRET_PRINT_GATES):
             spans += _kubectl_secret_spans(text, lower)
+        if "secret" in words:
+            spans += az_secret_table_spans(text)
         if has_any(text, DOCKER_CONFIG_PREFIXES):
             for m in DOCKER_CONFIG_BASE64.finditer(text):
                 run = m.group(0)

@@ -14,7 +14,7 @@ from .keys import _key_open, _last_key_block
 from .line_views import without_log_prefix
 from .layouts import (
     DATA_BLOCK_JSON, DATA_BLOCK_YAML, ENV_ITEM_NAME, HADOOP_NAME, LOGURU_ARROW, PRINTED_FORM_HOLD_LINES,
-    _names_token_list, _secret_name_columns, op_json_hold,
+    _names_token_list, _secret_name_columns, az_secret_table_hold, op_json_hold,
 )
 from .names import _secret_name_cached
 from .redactor import Redactor
@@ -123,6 +123,8 @@ class StreamRedactor:
             return held   # a statement SQLAlchemy printed over lines, its placeholders and parameters still to come
         if (held := op_json_hold(self._buffer, start, cut)) < cut:
             return held   # 1Password's JSON of a field's value, still open
+        if (held := az_secret_table_hold(self._buffer, start, cut)) < cut:
+            return held   # az's table of a secret, its row still to come
         # a dump's last lines wait for the next piece, so a secret dumped across the cut is decoded whole; a line of
         # 1 to 4 bare bytes at the end may begin one (what follows it says)
         if not dumps:
