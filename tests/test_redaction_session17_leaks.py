@@ -179,14 +179,19 @@ def test_a_sentence_after_a_negation_word_stays(text):
 
 
 RDP_LINES = ['xfreerdp /v:host /u:bob /p:"Zq8 Das1x"', "xfreerdp /v:host /u:bob /p:'Zq8Das1x'",
-             "xfreerdp +auth-only /v:host /u:bob /p:Zq8Das1x", '$ xfreerdp /v:host /u:bob /p:"Zq8 Das1x"',
-             "rdesktop -u bob -p Zq8Das1x host"]
+             '$ xfreerdp /v:host /u:bob /p:"Zq8 Das1x"', "rdesktop -u bob -p Zq8Das1x host"]
 
 
 @pytest.mark.parametrize("prefix", PREFIXES[1:])
 @pytest.mark.parametrize("line", RDP_LINES)
 def test_a_remote_desktop_password_behind_a_log_prefix_goes(line, prefix):
     _hidden_everywhere(prefix + line + "\n", "Zq8")
+
+
+@pytest.mark.parametrize("prefix", PREFIXES[1:])
+def test_freerdps_auth_only_line_behind_a_log_prefix_stays_hidden(prefix):
+    # (hidden before this change too: `auth` opens the line views, which read the line without its prefix)
+    _hidden_everywhere(prefix + "xfreerdp +auth-only /v:host /u:bob /p:Zq8Das1x\n", "Zq8")
 
 
 @pytest.mark.parametrize("text", ["[rank0]: rdesktop -u bob -p - host\n", "[rank0]: see the xfreerdp docs\n",
