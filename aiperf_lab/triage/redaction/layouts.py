@@ -863,6 +863,15 @@ def _op_field_list_spans(text: str, start: int, fields: str, context: int) -> li
     return spans
 
 
+PASS_COMMAND = re.compile(r"pass (?:(?<![\w-]pass )|(?<=gopass ))")   # (not `sshpass `, `bypass `)
+
+
+def _pass_command_at(lower: str, start: int) -> int:
+    """Where the next `pass ` that is pass's or gopass's command word is, from start; -1 where none is."""
+    m = PASS_COMMAND.search(lower, start)
+    return m.start() if m is not None else -1
+
+
 def _kubectl_secret_spans(text: str, lower: str) -> list[Span]:
     """The value on the line after a printed `kubectl get secret ... | base64 -d` or another store's print of a secret
     (KUBECTL_SECRET_LINE, read as a stream reads a piece's last line: its last 120 characters), as the stream's
@@ -870,7 +879,8 @@ def _kubectl_secret_spans(text: str, lower: str) -> list[Span]:
     spans: list[Span] = []
     read: set[int] = set()   # (the lines already read: one may hold two of the literals)
     for literal in SECRET_PRINT_LITERALS:
-        at = lower.find(literal)
+        find = _pass_command_at if literal == "pass " else lower.find   # (`sshpass -p`: no store's command)
+        at = find(literal) if literal != "pass " else find(lower, 0)
         while at >= 0:
             newline = lower.find("\n", at)
             if newline < 0:
@@ -897,5 +907,5 @@ def _kubectl_secret_spans(text: str, lower: str) -> list[Span]:
                         # (kubectl's jsonpath without `| base64 -d` prints base64: `secret/x created` after it stays)
                         # (the other stores' value is the line's only word: an error line after the command stays)
                         spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", at))
-            at = lower.find(literal, newline)
+            at = lower.find(literal, newline) if literal != "pass " else find(lower, newline)
     return spans
