@@ -117,7 +117,7 @@ NAME_ENDS_LINE = re.compile("(?:" + "|".join(pattern.pattern[:-len(_ASSIGNMENT_T
 # or one holding Chinese, Japanese or Korean characters (`パスワード: 8文字以上で入力してください`).
 FOREIGN_SECRET_KEYWORD = (
     r"(?:kennwort|wachtwoord|contrase[ñn]a"
-    r"|(?<![a-z])(?:senha|has[łl]o|[şs]ifre|jeton(?!s))"
+    r"|(?<![a-z])(?:senha|has[łl]o|[şs]ifre|jeton(?!s)|parol(?![a-z]))"
     r"|chiave[ _-]segreta|geheime[ _-]sleutel|geheime[rn]?[ _-]schl(?:ü|ue)ssel"
     r"|tajny[ _-]klucz|klucz[ _-]tajny|gizli[ _-]anahtar"
     r"|пароль|токен|секретный[ _-]ключ|パスワード|トークン|秘密鍵|暗証番号|密[码碼钥鑰]|口令|令牌|비밀번호|패스워드|토큰"
@@ -125,10 +125,12 @@ FOREIGN_SECRET_KEYWORD = (
 FOREIGN_ASSIGNMENT = re.compile(FOREIGN_SECRET_KEYWORD + _ASSIGNMENT_TAIL)
 SECRET_ASSIGNMENTS.append(FOREIGN_ASSIGNMENT)   # (after the bulk paths' tables and NAME_ENDS_LINE are made)
 # (each literal is one more pass over an ASCII text, about 0.5% of plain log text's time: the words written with
-# letters of ASCII alone besides `Passwort` and `mot de passe`, which the passes of `passw` and `pass` find. Not read
-# in an ASCII text: `contrasena`, `haslo`, `sifre` spelled without their marks, and the secret key's names, `Chiave
-# segreta`, `Geheime sleutel`, `Gizli anahtar`; `Clave secreta`, `Chave secreta`, `Clé secrète` are `secret`'s.)
-FOREIGN_NAME_ASCII = ("jeton", "klucz", "kennwort", "wachtwoord", "senha")
+# letters of ASCII alone besides `Passwort` and `mot de passe`, which the passes of `passw` and `pass` find; the
+# spellings without their marks, `contrasena`, `haslo`, `sifre`, and Russian's `parol` in Latin letters, and Italian's
+# `Chiave segreta` (by `segreta`) are five passes more (about 2%). Not read: `Geheime sleutel`, `Gizli anahtar`;
+# `Clave secreta`, `Chave secreta`, `Clé secrète` are `secret`'s.)
+FOREIGN_NAME_ASCII = ("jeton", "klucz", "kennwort", "wachtwoord", "senha", "contrasena", "segreta", "haslo", "sifre",
+                      "parol")
 FOREIGN_NAME_OTHER = ("contraseña", "hasło", "şifre", "schlüssel", "ключ", "пароль", "токен", "パスワード", "トークン", "秘密鍵", "暗証番号", "密", "口令",
                       "令牌", "비밀", "패스워드", "토큰")
 CJK_CHARACTER = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
@@ -159,8 +161,8 @@ NEGATED_NEXT = re.compile(r"[ \t]{1,3}(?P<next>[^\s'\",;\x00]{1,4096})")
 
 def _negated_value_end(text: str, value_start: int, value_end: int, harmless: "_HarmlessValues") -> int:
     """Where a value that starts with a negation's word or `no` / `none` ends when a word that is not a plain one
-    follows (`password: not Hunter2x9`: the value is the two); 0 where it is the word alone or opens a sentence
-    (`not set`, `none (default)`, `no password given`, `not 1234`)."""
+    follows (`password: not Hunter2x9`, `password: not 1234`: the value is the two); 0 where it is the word alone or
+    opens a sentence (`not set`, `none (default)`, `no password given`, `not 8 characters long`)."""
     if text[value_start:value_end].strip("()[]<>").lower() not in NEGATED_VALUE_STARTS:
         return 0
     if SENTENCE_GOES_ON.match(text, value_end) is not None:
@@ -169,8 +171,10 @@ def _negated_value_end(text: str, value_start: int, value_end: int, harmless: "_
     if following is None:
         return 0
     word = following.group("next").strip("()[]<>.,!:;")
-    if not word or PLAIN_WORD.fullmatch(word) is not None or harmless[word]:
+    if not word or PLAIN_WORD.fullmatch(word) is not None:
         return 0
+    if harmless[word] and not (word.isdigit() and SENTENCE_GOES_ON.match(text, following.end()) is None):
+        return 0   # (a PIN-like number after the word goes: `password: not 1234`; `not 8 characters long` stays)
     return following.end()
 
 
@@ -207,9 +211,9 @@ URL_SIGNATURE = re.compile(r"signature=(?<=[?&]signature=|-signature=)(?P<value>
 # `op item get X --fields F --reveal`, `doppler secrets get X --plain`, `pass show X`, `gopass show -o X`, macOS's
 # `security find-generic-password ... -w`, Bitwarden's `bw get password X`, `sops -d --extract '["k"]' FILE`.
 SECRET_PRINT_LITERALS = ("kubectl", "versions access", "get-secret-value", "vault", "op read", "get-parameter",
-                         "op item", "doppler", "pass show", "find-generic-password", "find-internet-password", "bw get",
+                         "op item", "doppler", "pass ", "find-generic-password", "find-internet-password", "bw get",
                          "sops")
-SECRET_PRINT_GATES = ("secret", "vault", "op://", "decryption", "pass show", "--reveal", "-password", "bw get",
+SECRET_PRINT_GATES = ("secret", "vault", "op://", "decryption", "pass ", "--reveal", "-password", "bw get",
                       "--extract")   # (every such command line holds one of these, lower-cased)
 # A store's print goes to the terminal only where its stdout is not sent to a file (`> pw.txt`, `>> f`, `1> f`, `&> f`;
 # `2> f`, `2>&1` and `>&2` still print) nor written to one by the tool (`--out-file=F`, gcloud's and 1Password's): after
@@ -220,6 +224,9 @@ _NOT_TO_A_FILE = r"(?![^\n]{0,240}?(?:(?:(?<![0-9>])|(?<=[ \t]1))>(?!&)|(?<![\w-
 _PLAIN_FIELDS = r"(?:username|user|user_?name|login|email|e-mail|url|website|host|hostname|server|port|database|title|type)"
 _PLAIN_FIELD_LAST = r"(?![^\n]{0,110}?/" + _PLAIN_FIELDS + r"['\"]?[ \t]{0,4}\r?\n\Z)"
 _PLAIN_FIELD_FLAG = r"(?![^\n]{0,110}?-field[ \t=]{1,4}['\"]?" + _PLAIN_FIELDS + r"(?![\w-]))"
+# `pass X` (pass shows X without `show`), not its other commands (`pass ls`, `pass insert X`, `pass git push`) nor a flag
+_PASS_NOT_SHOWN = (r"(?!(?:show|ls|list|find|search|grep|insert|add|edit|generate|rm|remove|delete|mv|rename|cp|copy|git|init"
+                   r"|help|version|otp)(?![\w-]))")
 _PLAIN_FIELDS_FLAG = r"(?![^\n]{0,110}?--fields?[ \t=]{1,4}['\"]?(?:label=)?" + _PLAIN_FIELDS + r"(?![\w,-]))"
 # (sops's `--extract '["db"]["host"]'`: the last key of the path a plain field)
 _PLAIN_FIELD_EXTRACT = (r"(?![^\n]{0,110}?--extract[ \t=]{1,4}['\"]?(?:\[[^\]\n]{1,64}\]){0,7}\[\\?[\"']" + _PLAIN_FIELDS
@@ -236,7 +243,10 @@ KUBECTL_SECRET_PRINT = (r"(?:kubectl" + _NOT_TO_A_FILE + r"[ \t][^\n]{0,100}?sec
                         r"|(?<![\w-])op" + _NOT_TO_A_FILE + _PLAIN_FIELDS_FLAG + r"[ \t]{1,4}item[ \t]{1,4}get[ \t](?=[^\n]{0,110}--fields?[ \t=])(?=[^\n]{0,110}--reveal)[^\n]{0,110}?"
                         r"|(?<![\w-])doppler" + _NOT_TO_A_FILE + r"[ \t]{1,4}secrets[ \t]{1,4}get[ \t](?=[^\n]{0,110}--plain)[^\n]{0,110}?"
                         r"|(?:^|(?<=\n)|(?<=[$#%>+;|&(\u276f]))[ \t]{0,4}(?:sudo[ \t]{1,4})?pass" + _NOT_TO_A_FILE + r"[ \t]{1,4}show[ \t][^\n]{0,100}?"
-                        r"|(?<![\w-])gopass" + _NOT_TO_A_FILE + r"[ \t]{1,4}show[ \t](?=[^\n]{0,110}(?<![\w-])(?:-o|--password)(?![\w-]))[^\n]{0,110}?"
+                        r"|(?:(?<=[$#%>+\u276f])[ \t]{1,4}(?:sudo[ \t]{1,4})?pass" + _NOT_TO_A_FILE + r"[ \t]{1,4}" + _PASS_NOT_SHOWN +
+                        r"|(?:^|(?<=\n))[ \t]{0,4}(?:sudo[ \t]{1,4})?pass" + _NOT_TO_A_FILE + r"[ \t]{1,4}" + _PASS_NOT_SHOWN +
+                        r"(?=[^\s/]{1,100}/))[\w@][^\s]{0,100}?"
+                        r"|(?<![\w-])gopass" + _NOT_TO_A_FILE + r"[ \t]{1,4}show[ \t][^\n]{0,110}?"
                         r"|(?<![\w-])security" + _NOT_TO_A_FILE + r"[ \t]{1,4}find-(?:generic|internet)-password[ \t](?=[^\n]{0,110}(?<![\w-])-[a-z]{0,3}w(?![\w-]))[^\n]{0,110}?"
                         r"|(?<![\w-])bw" + _NOT_TO_A_FILE + r"[ \t]{1,4}get[ \t]{1,4}password[ \t][^\n]{0,100}?"
                         r"|(?<![\w-])sops" + _NOT_TO_A_FILE + _PLAIN_FIELD_EXTRACT + r"[ \t](?=[^\n]{0,110}(?<![\w-])(?:-d|--decrypt|decrypt)(?![\w-]))(?=[^\n]{0,110}--extract)[^\n]{0,110}?"

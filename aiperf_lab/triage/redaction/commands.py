@@ -327,8 +327,8 @@ SQL_PARAMS_GATES = ("] (", "] [(", "[parameters: (", "[parameters: [(")
 SQL_PARAMS = re.compile(r"\[(?:parameters:|(?:generated in|cached since|no key|raw sql|dialect|insertmanyvalues)[^\]\n]{0,160}\])"
                         r"[ \t]{0,4}(?=[(\[])")
 SQL_STATEMENT = re.compile(r"(?<![\w-])(?:INSERT|UPDATE|SELECT|DELETE|REPLACE|UPSERT)(?![\w-])")
-SQL_STATEMENT_REACH = 8192   # how far above its parameters a statement is looked for
-SQL_INSERT_COLUMNS = re.compile(r"INTO[ \t\r\n]{1,8}[\w.\"`\[\]]{1,256}[ \t\r\n]{0,8}\((?P<columns>[^()]{1,8192})\)[ \t]{0,8}"
+SQL_STATEMENT_REACH = 65536   # how far above its parameters a statement is looked for (a long column list: 8 KiB and more)
+SQL_INSERT_COLUMNS = re.compile(r"INTO[ \t\r\n]{1,8}[\w.\"`\[\]]{1,256}[ \t\r\n]{0,8}\((?P<columns>[^()]{1,65536})\)[ \t]{0,8}"
                                 r"(?:\r?\n[^\n()]{0,200}?)?(?:OUTPUT[^()]{0,512}?)?VALUES[ \t\r\n]{0,8}")
 SQL_PLACEHOLDER = re.compile(r"\?|%s|\$(?P<number>[0-9]{1,4})(?![0-9])|(?P<open>\()|(?P<close>\))")
 SQL_COMPARED_NAME = re.compile(r"(?P<name>[\w\"`\[\]]{1,128})[ \t]{0,4}(?:=|==|!=|<>|LIKE|like)[ \t]{0,4}\(?[ \t]{0,4}\Z")
@@ -352,8 +352,27 @@ def sql_statement_hold(text: str, start: int, end: int) -> int:
     return end if statement_at is None else text.rfind("\n", 0, statement_at.start()) + 1
 
 
+# SQLAlchemy's own mark before a statement it prints: its logger's name (`sqlalchemy.engine.Engine SELECT`, echo=True),
+# an error's class (`sqlalchemy.exc.IntegrityError: ...` then `[SQL: INSERT ...`)
+SQL_ECHO_MARK = "sqlalchemy"
+SQL_ECHO_MARK_REACH = 4096   # how far after its mark a statement is looked for
+
+
+def sql_statement_open(text: str, start: int, end: int) -> int:
+    """Where a stream holds a statement SQLAlchemy printed over lines whose parameters have not come yet (its last
+    line, text[start:end], ends no placeholder line: sql_statement_hold): the start of the statement's first line,
+    within SQL_STATEMENT_REACH and after SQLAlchemy's mark (SQL_ECHO_MARK); `end` where there is none."""
+    mark = text.rfind(SQL_ECHO_MARK, max(0, end - SQL_STATEMENT_REACH), end)
+    if mark < 0:
+        return end
+    statement_at = SQL_STATEMENT.search(text, mark, min(end, mark + SQL_ECHO_MARK_REACH))
+    if statement_at is None or SQL_PARAMS.search(text, statement_at.end(), end) is not None:
+        return end
+    return text.rfind("\n", 0, statement_at.start()) + 1
+
+
 def _sql_column(name: str) -> str:
-    return name.strip("\"`[]").rsplit(".", 1)[-1].strip("\"`[]")
+    return name.strip().strip("\"`[]").rsplit(".", 1)[-1].strip("\"`[]")   # (`(name, pw)`: " pw" is column pw)
 
 
 def _sql_placeholder_columns(statement: str) -> list[str]:
@@ -364,19 +383,21 @@ def _sql_placeholder_columns(statement: str) -> list[str]:
     names = [_sql_column(c) for c in insert.group("columns").split(",")] if insert else []
     values_at = insert.end() if insert else -1
     depth, index = 0, 0   # (inside VALUES: the tuple's depth and the placeholder's place in it)
+    after_values = 0   # (the brackets opened and not closed after VALUES: counted as read, not counted again each time)
     numbered: dict[int, str] = {}
     for m in SQL_PLACEHOLDER.finditer(statement):
         if m.group("open") is not None:
             depth += 1
+            after_values += values_at >= 0 and m.start() >= values_at
             if depth == 1:
                 index = 0
             continue
         if m.group("close") is not None:
             depth = max(0, depth - 1)
+            after_values -= values_at >= 0 and m.start() >= values_at
             continue
         column = ""
-        if values_at >= 0 and m.start() > values_at and depth == 1 and statement.count(")", values_at, m.start()) < (
-                statement.count("(", values_at, m.start())) and index < len(names):
+        if values_at >= 0 and m.start() > values_at and depth == 1 and after_values > 0 and index < len(names):
             column = names[index]
         else:
             compared = SQL_COMPARED_NAME.search(statement, max(0, m.start() - 160), m.start())

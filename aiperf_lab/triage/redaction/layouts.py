@@ -513,6 +513,45 @@ AZ_KEYS_TABLE = re.compile(r"KeyName {2,64}Permissions {2,64}Value[ \t]{0,8}\r?\
                            r"(?P<rows>(?:[^\n]+(?:\n|\Z)){0,16})")
 
 
+# `az keyvault secret show ... -o table`: under its header and the dashes, the row's cell in the Value column
+AZ_SECRET_TABLE_COMMAND = re.compile(r"keyvault[ \t]{1,4}secret[ \t]{1,4}show[ \t](?=[^\n]{0,300}(?:-o|--output)[ \t=]{1,4}table)"
+                                     r"[^\n]{0,300}\r?\n")
+AZ_SECRET_TABLE = re.compile(AZ_SECRET_TABLE_COMMAND.pattern + r"(?P<header>[^\n]{0,512}?(?<![^ \t:\]])Value(?![^ \t\r\n])[^\n]{0,512})\n"
+                             r"(?P<rule>[^\n]{0,256}?-{2,}(?:[ \t]{1,8}-{2,}){0,16}[ \t]{0,8}\r?)\n(?P<row>[^\n]{1,8192})")
+AZ_TABLE_LINES = 3   # the header, the dashes and the row after the command
+
+
+def az_secret_table_hold(text: str, start: int, end: int) -> int:
+    """Where a stream holds `az keyvault secret show -o table` until its row has come (AZ_TABLE_LINES lines after
+    it): the command's line start; `end` where there is none."""
+    at = text.rfind("keyvault", max(0, end - 2048), end)
+    if at < 0:
+        return end
+    line_start = text.rfind("\n", 0, at) + 1
+    if AZ_SECRET_TABLE_COMMAND.match(text, at) is None or text.count("\n", at, end) > AZ_TABLE_LINES:
+        return end
+    return line_start
+
+
+def az_secret_table_spans(text: str) -> list[Span]:
+    """The Value cell of `az keyvault secret show -o table`'s row (AZ_SECRET_TABLE); read where the text holds `secret`
+    (Redactor._printed_form_spans' words)."""
+    spans: list[Span] = []
+    if not has(text, "keyvault"):
+        return spans
+    for m in AZ_SECRET_TABLE.finditer(text):
+        header, rule, row = m.group("header"), m.group("rule").rstrip("\r"), m.group("row").rstrip("\r")
+        column = header.rfind("Value")
+        if rule[column:column + 2] != "--" or len(row) <= column:
+            continue   # (the column's dashes start under its name)
+        cell_end = row.find("  ", column)
+        cell = row[column:cell_end if cell_end >= 0 else len(row)].strip()
+        if cell and _secret_value(cell) and not cannot_be_secret(cell.strip("()<>")):   # (`(none)`: no value)
+            first = m.start("row") + row.index(cell, column)
+            spans.append((first, first + len(cell), REDACTED, "secret-named value", m.start()))
+    return spans
+
+
 def _cloud_cli_spans(text: str) -> list[Span]:
     spans: list[Span] = []
     if "|" in text:
@@ -729,6 +768,110 @@ def _pass_folder_listing(text: str, tail: str, m: re.Match[str]) -> bool:
     return newline >= 0 and text[newline + 1:newline + 65].lstrip(" \t|`").startswith(("\u251c", "\u2514"))
 
 
+# `op item get X --fields username,password --reveal` prints the fields' values on one line, joined by commas in the
+# order asked (`alice,X`); each field may be named `label=F` (lower-cased text)
+OP_FIELD_LIST = re.compile(r"--fields?[ \t=]{1,4}['\"]?(?P<fields>[^\s'\",]{1,64}(?:,[^\s'\",]{1,64}){1,31})")
+OP_PLAIN_FIELD = re.compile(r"(?:label=|type=)?(?:username|user|user_?name|login|email|e-mail|url|website|host|hostname"
+                            r"|server|port|database|title|type|notesplain|notes)")
+
+
+# ... and with `--format json`, each field an object over lines (`"label": "password",` then `"value": "X"`; a list of
+# them for more than one field), as 1Password prints it
+OP_JSON_FORMAT = re.compile(r"--format[ \t=]{1,4}['\"]?json")
+OP_JSON_MEMBER = re.compile(r"[ \t]{0,16}\"(?P<key>[a-z_]{1,32})\"[ \t]{0,4}:[ \t]{0,4}\"(?P<value>(?:[^\"\\\n]|\\.){0,4096})\"")
+OP_PLAIN_PURPOSES = frozenset({"USERNAME", "NOTES"})
+OP_JSON_LINES = 64   # lines of the print read (PRINTED_FORM_HOLD_LINES: what a stream holds back)
+
+
+def op_json_block_lines(text: str, start: int) -> tuple[int, bool]:
+    """Where the JSON that `op item get --format json` printed from start ends (the line after its closing `}` or
+    `]` at the line's start), OP_JSON_LINES lines at most, and whether it closed there."""
+    at = start
+    for _ in range(OP_JSON_LINES):
+        newline = text.find("\n", at)
+        if newline < 0:
+            return len(text), False
+        line = text[at:newline].rstrip("\r")
+        at = newline + 1
+        if line in ("}", "]"):   # (at the line's start: an object of the list closes indented)
+            return at, True
+    return at, True
+
+
+def op_json_hold(text: str, start: int, end: int) -> int:
+    """Where a stream holds the JSON `op item get --format json` prints while it is still open at end (the line
+    text[start:end] is its last one so far): the command's line start; `end` where there is none."""
+    at = text.rfind("op item", max(0, end - 8192), end)   # (OP_JSON_LINES lines of 128 characters)
+    if at < 0:
+        return end
+    line_start = text.rfind("\n", 0, at) + 1
+    newline = text.find("\n", at, end)
+    if newline < 0 or newline + 1 >= end:
+        return end   # (the command's line is the last: VALUE_ON_NEXT_LINE holds it)
+    tail = text[max(line_start, newline + 1 - 120):newline + 1].lower()
+    if OP_JSON_FORMAT.search(tail) is None or KUBECTL_SECRET_LINE.search(tail) is None:
+        return end
+    block_end, closed = op_json_block_lines(text, newline + 1)
+    return line_start if block_end >= end and not (closed and block_end == end) else end
+
+
+def _op_json_spans(text: str, start: int, context: int) -> list[Span]:
+    """The secret fields' values in the JSON `op item get --fields F --reveal --format json` printed from start: each
+    object's `value` unless its label or id is a user name, a host or a title (OP_PLAIN_FIELD) or its purpose USERNAME."""
+    end, _ = op_json_block_lines(text, start)
+    spans: list[Span] = []
+    members: dict[str, str] = {}
+    value = None
+    at = start
+    while at < end:
+        newline = text.find("\n", at, end)
+        newline = end if newline < 0 else newline
+        m = OP_JSON_MEMBER.match(text, at, newline)
+        if m is not None:
+            if m.group("key") == "value":
+                value = m.span("value")
+            else:
+                members[m.group("key")] = m.group("value")
+        if m is None and "}" in text[at:newline] or newline >= end:   # an object ends: its value judged
+            plain = (any(OP_PLAIN_FIELD.fullmatch(members.get(k, "").lower()) for k in ("label", "id"))
+                     or members.get("purpose") in OP_PLAIN_PURPOSES)
+            if value is not None and value[1] > value[0] and not plain and not cannot_be_secret(text[value[0]:value[1]]):
+                spans.append((*value, REDACTED, "secret-named value", context))
+            members, value = {}, None
+        at = newline + 1
+    return spans
+
+
+def _op_field_list_spans(text: str, start: int, fields: str, context: int) -> list[Span]:
+    """The secret fields' values in the line `op item get --fields A,B --reveal` printed at start (a field that is
+    no user name, host or title: OP_PLAIN_FIELD)."""
+    end = text.find("\n", start)
+    end = len(text) if end < 0 else end
+    line = text[start:end].rstrip("\r")
+    names = fields.split(",")
+    values = line.split(",")
+    if len(values) != len(names):   # (a value with a comma in it, or no such print: the line is not read)
+        return []
+    spans: list[Span] = []
+    at = start
+    for name, value in zip(names, values):
+        bare = value.strip(" \t")
+        if bare and not OP_PLAIN_FIELD.fullmatch(name) and not cannot_be_secret(bare):
+            first = at + value.index(bare)
+            spans.append((first, first + len(bare), REDACTED, "secret-named value", context))
+        at += len(value) + 1
+    return spans
+
+
+PASS_COMMAND = re.compile(r"pass (?:(?<![\w-]pass )|(?<=gopass ))")   # (not `sshpass `, `bypass `)
+
+
+def _pass_command_at(lower: str, start: int) -> int:
+    """Where the next `pass ` that is pass's or gopass's command word is, from start; -1 where none is."""
+    m = PASS_COMMAND.search(lower, start)
+    return m.start() if m is not None else -1
+
+
 def _kubectl_secret_spans(text: str, lower: str) -> list[Span]:
     """The value on the line after a printed `kubectl get secret ... | base64 -d` or another store's print of a secret
     (KUBECTL_SECRET_LINE, read as a stream reads a piece's last line: its last 120 characters), as the stream's
@@ -737,7 +880,8 @@ def _kubectl_secret_spans(text: str, lower: str) -> list[Span]:
     read: set[int] = set()   # (the lines already read: one may hold two of the literals)
     prints: dict[str, bool] = {}   # a line's tail -> whether it is a store's print (a log repeats its commands)
     for literal in SECRET_PRINT_LITERALS:
-        at = lower.find(literal)
+        find = _pass_command_at if literal == "pass " else lower.find   # (`sshpass -p`: no store's command)
+        at = find(literal) if literal != "pass " else find(lower, 0)
         while at >= 0:
             newline = lower.find("\n", at)
             if newline < 0:
@@ -748,15 +892,23 @@ def _kubectl_secret_spans(text: str, lower: str) -> list[Span]:
                 if (printed := prints.get(tail)) is None:
                     printed = prints[tail] = KUBECTL_SECRET_LINE.search(tail) is not None
                 if printed:
+                    if literal == "op item" and OP_JSON_FORMAT.search(tail) is not None:
+                        spans += _op_json_spans(text, newline + 1, at)
+                        at = lower.find(literal, newline)
+                        continue
+                    if literal == "op item" and (listed := OP_FIELD_LIST.search(tail)) is not None:
+                        spans += _op_field_list_spans(text, newline + 1, listed.group("fields"), at)
+                        at = lower.find(literal, newline)
+                        continue
                     m = NEXT_LINE_VALUE.match(text, newline + 1)
                     if (m and text.find("\n", newline + 1, m.end()) < 0 and not cannot_be_secret(m.group("value"))
                             and CONTINUED_FLAG.fullmatch(m.group("value")) is None
                             and (ALONE_ON_ITS_LINE.match(text, m.end()) is not None if literal != "kubectl"
                                  else "base64" in tail or "template" not in tail and "jsonpath" not in tail
                                  or BASE64_WORD.fullmatch(m.group("value")) is not None)
-                            and (literal != "pass show" or not _pass_folder_listing(text, tail, m))):
+                            and (literal != "pass " or not _pass_folder_listing(text, tail, m))):
                         # (kubectl's jsonpath without `| base64 -d` prints base64: `secret/x created` after it stays)
                         # (the other stores' value is the line's only word: an error line after the command stays)
                         spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", at))
-            at = lower.find(literal, newline)
+            at = lower.find(literal, newline) if literal != "pass " else find(lower, newline)
     return spans

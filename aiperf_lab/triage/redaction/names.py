@@ -23,9 +23,10 @@ SECRET_WORDS = {"token", "secret", "secrets", "password", "passwords", "passwd",
                 "refreshtoken", "privatekey", "secretkey", "signingkey", "accountkey", "masterkey", "sessionid",
                 "sessionkey", "sessiontoken", "clientsecret", "idtoken", "passkey", "psk"} | {
     # the word for password (and for token) in the languages tools and people write in: German, Dutch, Spanish,
-    # Portuguese, French (MOT_DE_PASSE: SECRET_PAIRS), Polish, Turkish, Russian, Japanese, Chinese, Korean
+    # Portuguese, French (MOT_DE_PASSE: SECRET_PAIRS), Polish, Turkish, Russian (`parol` in Latin letters too), Japanese,
+    # Chinese, Korean
     "passwort", "kennwort", "wachtwoord", "contraseña", "contrasena", "senha", "hasło", "haslo", "şifre", "sifre",
-    "jeton", "пароль", "токен", "パスワード", "トークン", "密码", "密碼", "口令", "密钥", "密鑰", "令牌", "비밀번호", "패스워드",
+    "jeton", "parol", "пароль", "токен", "パスワード", "トークン", "密码", "密碼", "口令", "密钥", "密鑰", "令牌", "비밀번호", "패스워드",
     "토큰", "秘密鍵"}
 # KEY, KEYS, PIN and SIGNING are secret ending a name (API_KEY, DEPLOY_KEYS, ADMIN_PIN, API_SIGNING) unless the word before
 # says what kind of non-secret key it is (SORT_KEY, CACHE_KEY, CPU_PIN); KEY inside a name when paired

@@ -51,6 +51,9 @@ ANGLE_PREFIX = re.compile(r"[ \t]{0,16}(?:PS[ \t][^\n>]{0,200}|[\w.:\[\]-]{1,64}
 LINE_TOOLS = re.compile(r"(?:net(?:\.exe)?[ \t]{1,4}use|psexec(?:64)?(?:\.exe)?|xfreerdp3?|wlfreerdp|rdesktop|new-smbmapping"
                         r"|new-psdrive|cmdkey|helm)(?![\w-])")   # (lower-cased; at a line's start, checked after)
 LINE_INDENT = 16
+# ... or behind a log prefix (`[rank0]: `, `2026-11-24 03:00:01 INFO `, `job | `), a prompt after it or not (lower-cased)
+LINE_TOOL_PREFIX = re.compile(r".{0,120}(?:[\]:|>][ \t]{1,4}|[0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})?z?[ \t]{1,4}"
+                              r"(?:(?:info|debug|warning|warn|error|critical|trace|notice)[ \t:]{1,4})?)(?:[$#%][ \t]{1,4})?")
 # What the argv reading can take a secret by, in a lower-cased command line: a secret word of a flag or a name
 # (is_secret_flag's words, WEAK_SECRET_FLAGS'), a login, a short password flag of a tool (`-p`, `-a`, `-k`, `-w`,
 # `-N`, `-u`, `-U`, `-P`, glued or not), `user@`/`%`/`,` logins, here-strings and process substitutions, FreeRDP's
@@ -288,6 +291,8 @@ def printed_command_spans(text: str, lower: str) -> list[Span]:
         for m in LINE_TOOLS.finditer(lower):
             line_start = lower.rfind("\n", max(0, m.start() - LINE_INDENT - 1), m.start()) + 1
             if (line_start or m.start() <= LINE_INDENT) and not lower[line_start:m.start()].strip(" \t"):
+                starts.append((m.start(), False))
+            elif _mark_counts(lower, m.start(), LINE_TOOL_PREFIX):
                 starts.append((m.start(), False))
     starts.sort()
     for start, escapes in starts:

@@ -35,7 +35,7 @@ from .line_views import GATE_WORDS, line_view_windows
 from .layouts import (
     DASH_DATA, DOCKER_CONFIG_BASE64, DOCKER_CONFIG_PREFIXES, DOCKER_CONFIG_SECRET, PGPASS_PORT,
     _aws4_authorization_end, _base64_text, _env_item_spans, _extend_quoted_values, _header_tuple_spans,
-    _json_data_block_spans, _kubectl_secret_spans, _loguru_spans, _name_value_table_spans, _pgpass_spans,
+    _json_data_block_spans, _kubectl_secret_spans, az_secret_table_spans, _loguru_spans, _name_value_table_spans, _pgpass_spans,
     _reordered_pair_spans, _shell_quoted_spans, _terraform_sensitive_spans, _tool_listing_spans, _xml_element_spans,
     _yaml_data_block_spans,
 )
@@ -46,7 +46,7 @@ from .names import (
 )
 from .spans import (
     CSI, ESCAPED_CSI, ESCAPED_OSC_STARTS, KNOWN_VALUE, OSC, REDACTED, Span, _START, _codes_kept, _common_prefix,
-    gated, has, has_any, has_characters,
+    HAS_MEMO, gated, has, has_any, has_characters,
     _common_suffix, _edited,
     _line_by_line, _longest_first, _lower, _merge_spans, _minus, _name_edits, _split_matches, _without_csi,
 )
@@ -516,6 +516,8 @@ class Redactor:
                  + _reordered_pair_spans(text) + _multiline_string_spans(text))
         if not words.isdisjoint(SECRET_PRINT_GATES):
             spans += _kubectl_secret_spans(text, lower)
+        if "secret" in words:
+            spans += az_secret_table_spans(text)
         if has_any(text, DOCKER_CONFIG_PREFIXES):
             for m in DOCKER_CONFIG_BASE64.finditer(text):
                 run = m.group(0)
@@ -714,8 +716,12 @@ class Redactor:
     def spans(self, text: str, in_key: bool = False, token_carry: bool = False,
               value_next: bool = False) -> list[Span]:
         """Every span to replace in text, merged so that none overlap, in order."""
-        with _collector_paused():   # (a text of real matches makes a tuple or more per match, none in a cycle)
-            return self._all_spans(text, in_key, token_carry, value_next)
+        memo = HAS_MEMO.set({})   # (a literal asked about twice in this call is looked for once)
+        try:
+            with _collector_paused():   # (a text of real matches makes a tuple or more per match, none in a cycle)
+                return self._all_spans(text, in_key, token_carry, value_next)
+        finally:
+            HAS_MEMO.reset(memo)
 
     def _all_spans(self, text: str, in_key: bool, token_carry: bool, value_next: bool) -> list[Span]:
         if (has(text, "\x1b]") or ("\\" in text and has_any(text, ESCAPED_OSC_STARTS))) and (

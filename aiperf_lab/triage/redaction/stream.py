@@ -7,14 +7,14 @@ import bisect
 import re
 
 from .assignments import NAME_ENDS_LINE, VALUE_ON_NEXT_LINE, foreign_name_ends_line
-from .commands import sql_statement_hold
+from .commands import sql_statement_hold, sql_statement_open
 from .blocks import PREFIXED_OPENER, YAML_BLOCK_KEY, YAML_LINE_OPENER, _opener_prefix, _opens_string_over_lines
 from .dumps import DUMP_HOLD_LINES, KEY_HOLD, SHORT_BARE_LINE, _dump_line_at, _dump_lines_start
 from .keys import _key_open, _last_key_block, openssl_text_key_hold
 from .line_views import without_log_prefix
 from .layouts import (
     DATA_BLOCK_JSON, DATA_BLOCK_YAML, ENV_ITEM_NAME, HADOOP_NAME, LOGURU_ARROW, PRINTED_FORM_HOLD_LINES,
-    _names_token_list, _secret_name_columns,
+    _names_token_list, _secret_name_columns, az_secret_table_hold, op_json_hold,
 )
 from .names import _secret_name_cached
 from .redactor import Redactor
@@ -119,6 +119,12 @@ class StreamRedactor:
             return start
         if (held := sql_statement_hold(self._buffer, start, cut)) < cut:
             return held   # a SQL statement's placeholders: its parameters come on the next line (_sqlalchemy_spans)
+        if (held := sql_statement_open(self._buffer, start, cut)) < cut:
+            return held   # a statement SQLAlchemy printed over lines, its placeholders and parameters still to come
+        if (held := op_json_hold(self._buffer, start, cut)) < cut:
+            return held   # 1Password's JSON of a field's value, still open
+        if (held := az_secret_table_hold(self._buffer, start, cut)) < cut:
+            return held   # az's table of a secret, its row still to come
         if (held := openssl_text_key_hold(self._buffer, start, cut)) < cut:
             return held   # a private key's component that `openssl ... -text` is still printing
         # a dump's last lines wait for the next piece, so a secret dumped across the cut is decoded whole; a line of
