@@ -16,8 +16,8 @@ from .names import (
     END_WORDS, NO_VOWEL_OR_FOUR_CONSONANTS, NOT_SECRET_KEY_KINDS, QUALIFIER_BEFORE, QUANTITY_WORDS, SECRET_PAIRS,
     _NAME_CHARACTERS, _secret_name_cached, _weak_flag_secret, cannot_be_secret, is_hex_key, is_named_location,
     is_secret_name, looks_generated, looks_like_password, name_words, names_a_key_file, opens_a_negation,
-    reads_as_words, says_absent, special_token_value, tells_when, NEGATED_VALUE_STARTS, CAMEL_RUN,
-    _reads_as_identifier, names_a_gcloud_secret,
+    reads_as_words, says_absent, special_token_value, tells_when, CAMEL_RUN,
+    _reads_as_identifier, names_a_gcloud_secret, PLAIN_WORD, SENTENCE_GOES_ON, _negated_value_end,
 )
 from .spans import REDACTED, REDACTED_LOWER, Span, has_any
 
@@ -134,7 +134,6 @@ FOREIGN_NAME_ASCII = ("jeton", "klucz", "kennwort", "wachtwoord", "senha", "cont
 FOREIGN_NAME_OTHER = ("contraseña", "hasło", "şifre", "schlüssel", "ключ", "пароль", "токен", "パスワード", "トークン", "秘密鍵", "暗証番号", "密", "口令",
                       "令牌", "비밀", "패스워드", "토큰")
 CJK_CHARACTER = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
-PLAIN_WORD = re.compile(r"[^\W\d_]{2,}")
 # ... ending a line, its value on the next (a stream holds the line back as for NAME_ENDS_LINE)
 FOREIGN_NAME_ENDS_LINE = re.compile(FOREIGN_SECRET_KEYWORD + NAME_ENDS_LINE.pattern[NAME_ENDS_LINE.pattern.index(")(?=(?P<rest>") + 1:])
 
@@ -153,29 +152,6 @@ def _reads_as_prose(text: str, value_start: int, value_end: int) -> bool:
     """A value under a name in another language that is a sentence's word (see FOREIGN_SECRET_KEYWORD)."""
     return CJK_CHARACTER.search(text, value_start, value_end) is not None or (
         PLAIN_WORD.fullmatch(text, value_start, value_end) is not None and SENTENCE_GOES_ON.match(text, value_end) is not None)
-
-
-# A value of a negation's word or `no` / `none` (names.NEGATED_VALUE_STARTS) and what follows it on the line
-NEGATED_NEXT = re.compile(r"[ \t]{1,3}(?P<next>[^\s'\",;\x00]{1,4096})")
-
-
-def _negated_value_end(text: str, value_start: int, value_end: int, harmless: "_HarmlessValues") -> int:
-    """Where a value that starts with a negation's word or `no` / `none` ends when a word that is not a plain one
-    follows (`password: not Hunter2x9`, `password: not 1234`: the value is the two); 0 where it is the word alone or
-    opens a sentence (`not set`, `none (default)`, `no password given`, `not 8 characters long`)."""
-    if text[value_start:value_end].strip("()[]<>").lower() not in NEGATED_VALUE_STARTS:
-        return 0
-    if SENTENCE_GOES_ON.match(text, value_end) is not None:
-        return 0
-    following = NEGATED_NEXT.match(text, value_end)
-    if following is None:
-        return 0
-    word = following.group("next").strip("()[]<>.,!:;")
-    if not word or PLAIN_WORD.fullmatch(word) is not None:
-        return 0
-    if harmless[word] and not (word.isdigit() and SENTENCE_GOES_ON.match(text, following.end()) is None):
-        return 0   # (a PIN-like number after the word goes: `password: not 1234`; `not 8 characters long` stays)
-    return following.end()
 
 
 ASSIGNMENT_RUN_EQUALS = re.compile(r"=[^\s'\",;\x00=:]+")
@@ -649,10 +625,6 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
             else:
                 apart_wait, apart_backoff = apart_backoff, min(2 * apart_backoff, 64)
     return spans
-
-
-# After a value that is a negation's word (names.NEGATION_WORDS): a word goes on the sentence (`not set`, `non définie`)
-SENTENCE_GOES_ON = re.compile(r"[ \t]{1,3}[^\W\d_]{2,}(?![\w=:])")
 
 
 # Python's source (a traceback's line, a module printed): an indented statement `name = value` that ends its line, the

@@ -36,6 +36,10 @@ NAME_RUN = re.compile(r"[a-z0-9._-]{0,64}")
 IPV6 = re.compile(r"(?:(?<![\w.])|(?<=remoteGids))(?<![0-9A-Fa-f]:)(?<!::)(?:(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}"
                   r"|(?:[0-9A-Fa-f]{1,4}:){6}(?:\d{1,3}\.){3}\d{1,3}|(?=[0-9A-Fa-f:]{0,39}::)"
                   r"(?=::[0-9A-Fa-f]|[0-9A-Fa-f])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:(?:\d{1,3}\.){3}\d{1,3}|[0-9A-Fa-f]{1,4})?)(?:%[\w.-]{1,32})?(?![\w:])")
+# An InfiniBand GUID after its name: ibstat's `Port GUID: 0x248a0703005d5e11`, ibv_devinfo's `node_guid: 248a:0703:005d:5e10`
+# (lower-cased text; a zero GUID says none)
+IB_GUID = re.compile(r"guid[\"']?[ \t]{0,3}[:=]?[ \t]{0,8}[\"']?(?P<guid>0x[0-9a-f]{16}|[0-9a-f]{4}(?::[0-9a-f]{4}){3})(?![\w:])"
+                     r"(?<!0x0000000000000000)(?<!0000:0000:0000:0000)")
 # MAC addresses, colon- or dash-separated (this host's and any other: they identify a machine).
 # Matched from its first separator (a scan for ":" or "-" skips ahead; one for a hex digit cannot), so a
 # match starts 2 characters before m.start(); run on the lower-cased text.

@@ -10,6 +10,7 @@ import html
 import json
 import os
 import re
+from collections.abc import Mapping
 from urllib.parse import quote, quote_plus
 
 
@@ -571,3 +572,31 @@ def names_a_gcloud_secret(text: str, dashes: int, value: str) -> bool:
     at = text.rfind("gcloud", line_start, dashes)
     return at >= 0 and (at == line_start or text[at - 1] in GCLOUD_BEFORE) and GCLOUD_SECRETS_HEAD.match(
         text, at, dashes + 2) is not None
+
+
+PLAIN_WORD = re.compile(r"[^\W\d_]{2,}")
+# After a value that is a negation's word (names.NEGATION_WORDS): a word goes on the sentence (`not set`, `non définie`)
+SENTENCE_GOES_ON = re.compile(r"[ \t]{1,3}[^\W\d_]{2,}(?![\w=:])")
+
+
+# A value of a negation's word or `no` / `none` (names.NEGATED_VALUE_STARTS) and what follows it on the line
+NEGATED_NEXT = re.compile(r"[ \t]{1,3}(?P<next>[^\s'\",;\x00]{1,4096})")
+
+
+def _negated_value_end(text: str, value_start: int, value_end: int, harmless: Mapping[str, bool]) -> int:
+    """Where a value that starts with a negation's word or `no` / `none` ends when a word that is not a plain one
+    follows (`password: not Hunter2x9`, `password: not 1234`: the value is the two); 0 where it is the word alone or
+    opens a sentence (`not set`, `none (default)`, `no password given`, `not 8 characters long`)."""
+    if text[value_start:value_end].strip("()[]<>").lower() not in NEGATED_VALUE_STARTS:
+        return 0
+    if SENTENCE_GOES_ON.match(text, value_end) is not None:
+        return 0
+    following = NEGATED_NEXT.match(text, value_end)
+    if following is None:
+        return 0
+    word = following.group("next").strip("()[]<>.,!:;")
+    if not word or PLAIN_WORD.fullmatch(word) is not None:
+        return 0
+    if harmless[word] and not (word.isdigit() and SENTENCE_GOES_ON.match(text, following.end()) is None):
+        return 0   # (a PIN-like number after the word goes: `password: not 1234`; `not 8 characters long` stays)
+    return following.end()

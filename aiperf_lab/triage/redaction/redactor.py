@@ -25,7 +25,7 @@ from .printed_commands import argv_list_spans, printed_command_spans
 from .dumps import ESCAPED_RUNS, _dump_columns, character_columns, _dump_parts, _dump_prefix_edits, _may_hold_dump
 from .hosts import (
     ADDRESS_BEFORE, AWS_HOST_SPLIT, BARE_MAC, BARE_MAC_CANDIDATE, BARE_MAC_CLASSES, BORING_IPS, BORING_MACS,
-    CISCO_MAC, CXX_AFTER_SCOPE, GCP_HOST, GPU_UUIDS, GPU_UUID_AFTER_NAME, HOST_NUMBERED, IPV4_HINT, IPV4_SPLIT,
+    CISCO_MAC, CXX_AFTER_SCOPE, GCP_HOST, IB_GUID, GPU_UUIDS, GPU_UUID_AFTER_NAME, HOST_NUMBERED, IPV4_HINT, IPV4_SPLIT,
     IPV6_COMPRESSED_HINT, IPV6_HINT, IPV6_SPLIT, MAC, MAC_CANDIDATE, MAC_CLASSES, MAC_WORDS_BEFORE,
     SSH_ADDRESS_VARIABLES, _START_OF, _VersionContexts, _in_host_context, _ipv4_verdict, _is_address, _is_ipv6,
     _marks_version, _name_start, _own_addresses, _own_macs, is_common_name,
@@ -71,12 +71,6 @@ LINE_VIEW_DEPTH: contextvars.ContextVar[int] = contextvars.ContextVar("line_view
 # Characters no secret holds: C0 controls but the tab, DEL and C1 controls (in a dump decoded byte for byte, what
 # random bytes show as; a UTF-8 secret's bytes are first read back as UTF-8)
 NOT_TEXT = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
-
-
-# An InfiniBand GUID after its name: ibstat's `Port GUID: 0x248a0703005d5e11`, ibv_devinfo's `node_guid: 248a:0703:005d:5e10`
-# (lower-cased text; a zero GUID says none)
-IB_GUID = re.compile(r"guid[\"']?[ \t]{0,3}[:=]?[ \t]{0,8}[\"']?(?P<guid>0x[0-9a-f]{16}|[0-9a-f]{4}(?::[0-9a-f]{4}){3})(?![\w:])"
-                     r"(?<!0x0000000000000000)(?<!0000:0000:0000:0000)")
 
 
 def _reads_as_text(value: str) -> bool:
