@@ -177,3 +177,39 @@ def test_infiniband_guids_become_placeholders_under_redact_hosts() -> None:
     assert "248a" not in out and out.count("guid-1") == 2 and "guid-2" in out, out
     assert "0x0000000000000000" in out   # (a zero GUID names no adapter)
     assert Redactor({}).text(text) == text   # (without --redact-hosts a GUID is no secret)
+
+
+# A secret folded over lines (`fold -w W`, a wrapped log line): red team h17r's L2
+SK_PROJ = "sk-proj-" + "Qm7xT2vLp9Rk4Wz8Jn_aB3cD4eF5gH6iJ7kL8mN9oP0qR1sT2uV3wX4yZ5-Ab6Cd7Ef8Gh9Ij0Kl1Mn2Op3Qr4St5Uv6Wx7Yz8" * 2
+
+
+def _folded(line: str, width: int) -> str:
+    return "\n".join(line[k:k + width] for k in range(0, len(line), width)) + "\n"
+
+
+@pytest.mark.parametrize("width", [60, 64, 76, 80, 100])
+@pytest.mark.parametrize("line", [f"export OPENAI_API_KEY={SK_PROJ}", f"  api_key = '{SK_PROJ}'",
+                                  f"Authorization: Bearer {SK_PROJ}", f"token={SK_PROJ}"])
+def test_a_secret_folded_over_lines_goes_whole(line: str, width: int) -> None:
+    text = f"step 1 loss 2.0\n{_folded(line, width)}step 2 loss 1.9\n"
+    whole = Redactor({}).text(text)
+    pieces = [SK_PROJ[k:k + 10] for k in range(8, len(SK_PROJ) - 10, 5)]
+    assert not [piece for piece in pieces if piece in whole], whole
+    assert "step 1 loss 2.0\n" in whole and whole.endswith("step 2 loss 1.9\n")
+    for size in (7, 64, 4096):
+        assert fed_in_reads(Redactor({}), text, size, piece=7) == whole
+
+
+@pytest.mark.parametrize("after", ["Initializing the model", "Done", "Initializing", "loss=0.53", "[rank0]: step 2"])
+def test_the_line_after_a_secret_at_a_full_lines_end_stays_when_it_is_no_piece(after: str) -> None:
+    line = "2026-11-24 03:00:01 INFO connecting with password=" + "Zq8Das1xPa55w0rdQm7v" * 2
+    text = f"{line}\n{after}\n"
+    out = Redactor({}).text(text)
+    assert out.endswith(f"\n{after}\n") and "Zq8Das1x" not in out, out
+    assert fed_in_reads(Redactor({}), text, 5, piece=7) == out
+
+
+def test_a_short_value_or_a_short_line_is_no_fold() -> None:
+    # (a value shorter than 16 characters, or a line under 60, at its end: the next line is read as itself)
+    for text in ("password=Zq8Das1x\nAbc123def456\n", "x" * 70 + " password=Zq8D1x\nAbc123def456\n"):
+        assert Redactor({}).text(text).endswith("\nAbc123def456\n")

@@ -52,6 +52,7 @@ from .spans import (
 )
 from .token_spans import CONTEXT_LITERALS, _beside_spans, _context_shape_spans, _provider_token_spans
 from .tokens import CREDENTIAL_CHARACTER, KAGGLE_KEY, KAGGLE_WORD, SERVICE_PREFIXES, TOKEN_SHAPE_LITERALS
+from .wraps import wrapped_continuation_spans
 from .urls import _escaped_url_spans, _schemeless_credential_spans, _url_userinfo_spans, query_key_spans
 
 
@@ -746,6 +747,8 @@ class Redactor:
         _extend_quoted_values(text, found)
         if LINE_VIEW_DEPTH.get() < 2 and (windows := line_view_windows(text, lower, words)):
             found += self._line_view_spans(text, windows)
+        if found and "\n" in text:   # (a secret folded over lines: the pieces after its first)
+            found += wrapped_continuation_spans(text, found)
         if self.redact_hosts:
             found += self._host_spans(text, lower)
         if not found:

@@ -11,6 +11,7 @@ from .commands import sql_statement_hold, sql_statement_open
 from .blocks import PREFIXED_OPENER, YAML_BLOCK_KEY, YAML_LINE_OPENER, _opener_prefix, _opens_string_over_lines
 from .dumps import DUMP_HOLD_LINES, KEY_HOLD, SHORT_BARE_LINE, _dump_line_at, _dump_lines_start
 from .keys import _key_open, _last_key_block, openssl_text_key_hold
+from .wraps import wrapped_token_hold
 from .line_views import without_log_prefix
 from .layouts import (
     DATA_BLOCK_JSON, DATA_BLOCK_YAML, ENV_ITEM_NAME, HADOOP_NAME, LOGURU_ARROW, PRINTED_FORM_HOLD_LINES,
@@ -127,6 +128,8 @@ class StreamRedactor:
             return held   # az's table of a secret, its row still to come
         if (held := openssl_text_key_hold(self._buffer, start, cut)) < cut:
             return held   # a private key's component that `openssl ... -text` is still printing
+        if (held := wrapped_token_hold(self._buffer, start, cut)) < cut:
+            return held   # a secret folded over lines, its next piece still to come
         # a dump's last lines wait for the next piece, so a secret dumped across the cut is decoded whole; a line of
         # 1 to 4 bare bytes at the end may begin one (what follows it says)
         if not dumps:
