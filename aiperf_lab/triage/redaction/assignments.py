@@ -17,7 +17,7 @@ from .names import (
     _NAME_CHARACTERS, _secret_name_cached, _weak_flag_secret, cannot_be_secret, is_hex_key, is_named_location,
     is_secret_name, looks_generated, looks_like_password, name_words, names_a_key_file, opens_a_negation,
     reads_as_words, says_absent, special_token_value, tells_when, CAMEL_RUN,
-    _reads_as_identifier, names_a_gcloud_secret, PLAIN_WORD, SENTENCE_GOES_ON, _negated_value_end,
+    _reads_as_identifier, names_a_gcloud_secret, PLAIN_WORD, SENTENCE_GOES_ON, _negated_value_end, NegationMarks,
 )
 from .spans import REDACTED, REDACTED_LOWER, Span, has_any
 
@@ -500,6 +500,7 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
     over the matches measured slower than this loop.)"""
     spans: list[Span] = []
     harmless = _HarmlessValues()
+    negations = NegationMarks()
     append = spans.append
     for pattern in SECRET_ASSIGNMENTS:
         foreign = pattern is FOREIGN_ASSIGNMENT
@@ -524,9 +525,11 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
             if "\n" in sep and (behind := _value_is_log_prefix(text, m.start(), value_start)):
                 # `app-1  | password:` / `app-1  |   X`: the next line's log prefix is no value; X, indented under the
                 # name, is (a block scalar's lines: _prefixed_block_spans)
+                if "|" in sep or ">" in sep:
+                    continue   # (a block scalar's header: its lines are _prefixed_block_spans'; no look at the next line)
                 nested = PREFIXED_NEXT_VALUE.match(text, behind[0])
-                if (nested is None or len(nested.group("indent")) <= behind[1] or "|" in sep
-                        or ">" in sep or nested.group("value").endswith(":") or nested.group("value") == "-"):
+                if (nested is None or len(nested.group("indent")) <= behind[1]
+                        or nested.group("value").endswith(":") or nested.group("value") == "-"):
                     continue   # (`X:` a mapping under the name: names; `- X` items: _prefixed_block_spans)
                 value_start, value_end = nested.span("value")
             if quote and quote[-1] == "(" or quote.endswith(("( ", "(\t")):
@@ -535,9 +538,11 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
                 continue   # `def get_token(self) -> Token:` then its docstring: a type, not a name given a value
             if "\n" in sep and PYTHON_BLOCK_OPENER.match(text, text.rfind("\n", 0, m.start()) + 1):
                 continue   # `if self.credentials:` then `continue`: a Python block opens, no name is given a value
-            if value_end - value_start <= 6 and (negated_end := _negated_value_end(text, value_start, value_end, harmless)):
+            negation_start, opens_negation = negations[text[value_start:value_end]]   # (once per distinct value)
+            if value_end - value_start <= 6 and negation_start and (
+                    negated_end := _negated_value_end(text, value_start, value_end, harmless)):
                 value_end = negated_end   # `password: not Hunter2x9`, `no X`, `none X`: the value is both words
-            elif opens_a_negation(text[value_start:value_end]) and SENTENCE_GOES_ON.match(text, value_end):
+            elif opens_negation and SENTENCE_GOES_ON.match(text, value_end):
                 continue   # `password: not set`, `Clé secrète : non définie`: a sentence about the secret
             if (foreign or lower.startswith(("passwort", "passe"), m.start())) and _reads_as_prose(
                     text, value_start, value_end):
@@ -735,7 +740,12 @@ def _python_signature_or_field(text: str, start: int, rest_end: int, value_start
                                name: str | None = None) -> bool:
     """Whether `name: value` at start is a parameter's type in a `def` line or a docstring's field (see DEF_BEFORE).
     (name: _name_before's, when the caller has it)"""
-    if name is None:
+    if name is None:   # (none of the three forms where the line up to the keyword holds neither ":" nor "def" and no
+        # annotation follows: the whole name, 64 characters back at most, is not read)
+        line = text.rfind("\n", max(0, start - 320), start) + 1 or max(0, start - 320)
+        if (text.find(":", line, start) < 0 and text.find("def", line, start) < 0
+                and ANNOTATED_ASSIGNMENT.match(text, value_start) is None):
+            return False
         name = _name_before(text, start, rest_end)
     name_start = rest_end - len(name)
     # (the line's start looked for in the 256 characters read: on a long line a search back to the text's start at

@@ -176,9 +176,14 @@ DATE_OR_TIME = re.compile(r"(?:[0-9]{1,4}[/.-][0-9]{1,2}[/.-][0-9]{1,4}(?:[ T,]{
 
 def tells_when(name: str, value: str) -> bool:
     """A name of WHEN_WORDS after a secret's word, given a date, a time or "never" (see WHEN_WORDS)."""
+    return _names_a_when(name) and DATE_OR_TIME.fullmatch(value.strip()) is not None
+
+
+@functools.lru_cache(maxsize=4096)
+def _names_a_when(name: str) -> bool:
+    """tells_when's test of the name alone (a log repeats its names: each read once)."""
     words = name_words(name)
-    return (len(words) > 1 and words[-1] in WHEN_WORDS and not SECRET_WORDS.isdisjoint(words[:-1])
-            and DATE_OR_TIME.fullmatch(value.strip()) is not None)
+    return len(words) > 1 and words[-1] in WHEN_WORDS and not SECRET_WORDS.isdisjoint(words[:-1])
 
 
 FRAGMENT = 12               # a piece of a known secret this long that starts or ends it goes, anywhere
@@ -581,6 +586,15 @@ SENTENCE_GOES_ON = re.compile(r"[ \t]{1,3}[^\W\d_]{2,}(?![\w=:])")
 
 # A value of a negation's word or `no` / `none` (names.NEGATED_VALUE_STARTS) and what follows it on the line
 NEGATED_NEXT = re.compile(r"[ \t]{1,3}(?P<next>[^\s'\",;\x00]{1,4096})")
+
+
+class NegationMarks(dict):
+    """value -> (whether it is a word _negated_value_end reads on from, whether it opens a negation): a log repeats its
+    values, and _assignment_spans asks both of each match's value (each worked out once per value)."""
+
+    def __missing__(self, value: str) -> tuple[bool, bool]:
+        marks = self[value] = (value.strip("()[]<>").lower() in NEGATED_VALUE_STARTS, opens_a_negation(value))
+        return marks
 
 
 def _negated_value_end(text: str, value_start: int, value_end: int, harmless: Mapping[str, bool]) -> int:

@@ -381,7 +381,8 @@ def _lookalike_name_edits(text: str) -> list[tuple[int, int, str]]:
             folds = verdicts[word] = ([(k, FOLD_TABLE[ord(c)]) for k, c in enumerate(word) if c not in NAME_CHARACTERS]
                                       if _draws_a_latin_name(word)
                                       and SECRET_WORD.search(word.translate(FOLD_TABLE)) is not None else [])
-        edits += [(m.start() + k, m.start() + k + 1, folded) for k, folded in folds]
+        if folds:   # (most words hold no secret's name: no list made for them)
+            edits += [(m.start() + k, m.start() + k + 1, folded) for k, folded in folds]
     return edits
 
 
