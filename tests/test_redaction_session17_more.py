@@ -8,7 +8,8 @@ nearby output that is no secret stays.
 2. bash -x of `echo "$PW" | docker login --password-stdin` (or `| sudo -S`, `printf '%s' X |`): the pipeline's commands
    traced on two lines, `+ echo X` then `+ docker login ... --password-stdin` (or the other way round).
 3. Environment names whose values are hunted as known secrets: PEPPER (a hash's pepper, as SALT), AZ_SAS / AZURE_SAS
-   (an Azure SAS token), OPENAIKEY / OpenAIKey (glued)."""
+   (an Azure SAS token), OPENAIKEY / OpenAIKey (glued).
+4. /proc/PID/cmdline printed raw: words joined by NULs read as argv (`--api-key\\x00X`)."""
 
 from __future__ import annotations
 
@@ -118,3 +119,23 @@ KEPT = [
 @pytest.mark.parametrize("text", KEPT)
 def test_nearby_lines_that_are_no_secret_stay(text: str, prefix: str) -> None:
     _kept_everywhere(_prefixed(text, prefix))
+
+
+NUL_ARGVS = [
+    f"python\x00serve.py\x00--api-key\x00{V}\x00--port\x008000\x00\n",
+    f"$ cat /proc/4242/cmdline\npython3\x00-m\x00vllm.entrypoints.openai.api_server\x00--api-key={V}\x00\n",
+    f"mysql\x00-u\x00root\x00-p{V}\x00db\x00\n",
+]
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+@pytest.mark.parametrize("text", NUL_ARGVS)
+def test_a_raw_proc_cmdline_is_read_as_argv(text: str, prefix: str) -> None:
+    _hidden_everywhere(_prefixed(text, prefix))
+
+
+@pytest.mark.parametrize("text", ["python\x00train.py\x00--lr\x000.1\x00--model\x00llama\x00\n",
+                                  "HOME=/root\x00PATH=/usr/bin\x00LANG=C.UTF-8\x00\n", "a\x00b\x00c\n",
+                                  "python\x00serve.py\x00--api-key\x00$API_KEY\x00\n"])
+def test_a_raw_cmdline_without_a_secret_stays(text: str) -> None:
+    _kept_everywhere(text)

@@ -273,9 +273,30 @@ MARK_WORDS = ("running:", "executing:", "command:", "cmd:", "exec:", "run:")
 LINE_TOOL_WORDS = ("net use", "net.exe use", "psexec", "freerdp", "rdesktop", "smbmapping", "psdrive", "cmdkey", "helm ")
 
 
+def nul_argv_spans(text: str) -> list[Span]:
+    """A process's argv as /proc/PID/cmdline holds it, printed raw (`cat /proc/1/cmdline`, `xargs -0`'s input): words
+    joined by NULs, read as argv (a line of 2 NULs or more; each word keeps its place)."""
+    spans: list[Span] = []
+    at = text.find("\x00")
+    while at >= 0:
+        start = text.rfind("\n", 0, at) + 1
+        end = _command_line_end(text, start)
+        line = text[start:end]
+        if line.count("\x00") >= 2 and ARGV_SIGNAL.search(line.lower()):
+            words = line.split("\x00")
+            firsts = [0]
+            for word in words[:-1]:
+                firsts.append(firsts[-1] + len(word) + 1)
+            spans += [(start + firsts[i] + first, start + firsts[i] + last, REDACTED, "command-line password", start)
+                      for i, first, last in argv_secret_pieces(words)
+                      if first < last and not _printed_flag_value_kept(words[i][first:last])]
+        at = text.find("\x00", end)
+    return spans
+
+
 def printed_command_spans(text: str, lower: str) -> list[Span]:
     """Secrets on printed command lines (see the module's docstring); every line is read at most once."""
-    spans: list[Span] = []
+    spans: list[Span] = nul_argv_spans(text) if "\x00" in text else []
     read_from = -1
     starts = []
     for pattern, prefix, literal in ((TRACE_MARK, TRACE_PREFIX, "+ "), (DOLLAR_MARK, DOLLAR_PREFIX, "$ "),
