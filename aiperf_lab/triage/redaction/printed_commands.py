@@ -279,9 +279,10 @@ def nul_argv_spans(text: str) -> list[Span]:
     spans: list[Span] = []
     at = text.find("\x00")
     while at >= 0:
-        start = text.rfind("\n", 0, at) + 1
-        end = _command_line_end(text, start)
-        line = text[start:end]
+        start = text.rfind("\n", max(0, at - MAX_COMMAND_LINE), at) + 1
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        line = text[start:end] if end - start <= MAX_COMMAND_LINE else ""   # (binary data's long lines: not read)
         if line.count("\x00") >= 2 and ARGV_SIGNAL.search(line.lower()):
             words = line.split("\x00")
             firsts = [0]
