@@ -273,6 +273,9 @@ MARK_WORDS = ("running:", "executing:", "command:", "cmd:", "exec:", "run:")
 LINE_TOOL_WORDS = ("net use", "net.exe use", "psexec", "freerdp", "rdesktop", "smbmapping", "psdrive", "cmdkey", "helm ")
 
 
+BLANK = re.compile(r"\s")
+
+
 def nul_argv_spans(text: str) -> list[Span]:
     """A process's argv as /proc/PID/cmdline holds it, printed raw (`cat /proc/1/cmdline`, `xargs -0`'s input): words
     joined by NULs, read as argv (a line of 2 NULs or more; each word keeps its place)."""
@@ -284,7 +287,10 @@ def nul_argv_spans(text: str) -> list[Span]:
         end = len(text) if end < 0 else end
         line = text[start:end] if end - start <= MAX_COMMAND_LINE else ""   # (binary data's long lines: not read)
         if line.count("\x00") >= 2 and ARGV_SIGNAL.search(line.lower()):
-            words = line.split("\x00")
+            words = line.split("\x00")[:-1]   # (what follows the last NUL is no word of it: a prompt, or nothing)
+            if any(BLANK.search(word) for word in words[1:]):
+                at = text.find("\x00", end)
+                continue   # (words with blanks in them: text that holds NULs, no argv)
             firsts = [0]
             for word in words[:-1]:
                 firsts.append(firsts[-1] + len(word) + 1)
