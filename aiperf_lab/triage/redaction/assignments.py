@@ -188,9 +188,9 @@ URL_SIGNATURE = re.compile(r"signature=(?<=[?&]signature=|-signature=)(?P<value>
 # `security find-generic-password ... -w`, Bitwarden's `bw get password X`, `sops -d --extract '["k"]' FILE`.
 SECRET_PRINT_LITERALS = ("kubectl", "versions access", "get-secret-value", "vault", "op read", "get-parameter",
                          "op item", "doppler", "pass ", "find-generic-password", "find-internet-password", "bw get",
-                         "sops")
+                         "sops", "cat ")
 SECRET_PRINT_GATES = ("secret", "vault", "op://", "decryption", "pass ", "--reveal", "-password", "bw get",
-                      "--extract")   # (every such command line holds one of these, lower-cased)
+                      "--extract", "passw", "cat ")   # (every such command line holds one of these, lower-cased)
 # A store's print goes to the terminal only where its stdout is not sent to a file (`> pw.txt`, `>> f`, `1> f`, `&> f`;
 # `2> f`, `2>&1` and `>&2` still print) nor written to one by the tool (`--out-file=F`, gcloud's and 1Password's): after
 # such a command, the next line (`saved`) is not the value. Read from each command's first word to the line's end.
@@ -207,6 +207,12 @@ _PLAIN_FIELDS_FLAG = r"(?![^\n]{0,110}?--fields?[ \t=]{1,4}['\"]?(?:label=)?" + 
 # (sops's `--extract '["db"]["host"]'`: the last key of the path a plain field)
 _PLAIN_FIELD_EXTRACT = (r"(?![^\n]{0,110}?--extract[ \t=]{1,4}['\"]?(?:\[[^\]\n]{1,64}\]){0,7}\[\\?[\"']" + _PLAIN_FIELDS
                         + r"\\?[\"']\](?!\[))")
+# `cat` of one file that holds a secret alone (its print is the value): a Docker or Kubernetes secret mounted under
+# /run/secrets/ or /var/run/secrets/ (not a service account's namespace or CA certificate), or a file whose name says
+# password, secret or token, with no extension but .txt (`cat ~/.cache/huggingface/token`, `cat db_password.txt`; a
+# `secrets.yaml` prints a document, a `token.json` an object: their own rules read them)
+_SECRET_FILE = (r"['\"]?(?:(?:/var)?/run/secrets/(?![^\s'\"]{0,100}/(?:namespace|ca\.crt)['\"]?[ \t]{0,4}\r?\n\Z)[^\s'\"|;&<>]{1,100}"
+                r"|[^\s'\"|;&<>]{0,100}?(?<![^/~ \t'\"_.-])[\w.-]{0,40}(?:passw(?:or)?d|secret|token)(?:\.txt)?)")
 KUBECTL_SECRET_PRINT = (r"(?:kubectl" + _NOT_TO_A_FILE + r"[ \t][^\n]{0,100}?secrets?[ \t][^\n]{0,100}?(?:\|[ \t]{0,4}base64[ \t]{1,4}(?:-d|-D|--decode)"
                         r"|(?:jsonpath|go-template|template)=[^\n]{0,80}?\.data[^\n]{0,80}?|[^\n]{0,100}?@base64d['\"]?)"
                         r"|kubectl" + _NOT_TO_A_FILE + r"[ \t]{1,4}view-secret[ \t][^\n]{0,100}?"
@@ -225,6 +231,7 @@ KUBECTL_SECRET_PRINT = (r"(?:kubectl" + _NOT_TO_A_FILE + r"[ \t][^\n]{0,100}?sec
                         r"|(?<![\w-])gopass" + _NOT_TO_A_FILE + r"[ \t]{1,4}show[ \t][^\n]{0,110}?"
                         r"|(?<![\w-])security" + _NOT_TO_A_FILE + r"[ \t]{1,4}find-(?:generic|internet)-password[ \t](?=[^\n]{0,110}(?<![\w-])-[a-z]{0,3}w(?![\w-]))[^\n]{0,110}?"
                         r"|(?<![\w-])bw" + _NOT_TO_A_FILE + r"[ \t]{1,4}get[ \t]{1,4}password[ \t][^\n]{0,100}?"
+                        r"|(?<![\w-])cat" + _NOT_TO_A_FILE + r"[ \t]{1,4}" + _SECRET_FILE +
                         r"|(?<![\w-])sops" + _NOT_TO_A_FILE + _PLAIN_FIELD_EXTRACT + r"[ \t](?=[^\n]{0,110}(?<![\w-])(?:-d|--decrypt|decrypt)(?![\w-]))(?=[^\n]{0,110}--extract)[^\n]{0,110}?"
                         r")[ \t'\"]{0,4}\r?\n\Z")
 KUBECTL_SECRET_LINE = re.compile(KUBECTL_SECRET_PRINT)

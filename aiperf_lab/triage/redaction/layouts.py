@@ -720,6 +720,8 @@ NEXT_LINE_VALUE = re.compile(r"[ \t]{0,16}[\"']?(?P<value>[^\s'\",;]{3,})")
 BASE64_WORD = re.compile(r"(?:[A-Za-z0-9+/]{4}){1,4096}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
 # (gcloud's help wraps a command over lines: `--out-file=/tmp/secret` under it goes on with the command, no value)
 CONTINUED_FLAG = re.compile(r"--[a-z][a-z0-9-]{1,40}(?:=[^\s]{0,256})?")
+TRACED_ASSIGNMENT = re.compile(r"[^\n+]{0,120}?\++[ \t](?:(?:export|declare[ \t]-x|local|readonly)[ \t])?[A-Za-z_]\w{0,127}="
+                               r"['\"]?(?P<value>[^\s'\"]{3,})['\"]?[ \t]*(?:\r?\n|\Z)")
 ALONE_ON_ITS_LINE = re.compile(r"['\"]?[ \t]*(?:\r?\n|\Z)")
 
 
@@ -909,6 +911,9 @@ def _kubectl_secret_spans(text: str, lower: str) -> list[Span]:
                             and (literal != "pass " or not _pass_folder_listing(text, tail, m))):
                         # (kubectl's jsonpath without `| base64 -d` prints base64: `secret/x created` after it stays)
                         # (the other stores' value is the line's only word: an error line after the command stays)
+                        spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", at))
+                    elif literal == "cat " and "++" in tail and (m := TRACED_ASSIGNMENT.match(text, newline + 1)):
+                        # (bash -x: `++ cat /run/secrets/x` inside `HF=$(cat ...)`, then `+ HF=X`: X is the print)
                         spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", at))
             at = lower.find(literal, newline) if literal != "pass " else find(lower, newline)
     return spans

@@ -22,7 +22,9 @@ SECRET_WORDS = {"token", "secret", "secrets", "password", "passwords", "passwd",
                 "cookie", "cookies", "bearer", "otp", "dbpass", "hmac", "mfa", "jwt", "sig", "signature",
                 "webhook", "totp", "hotp", "privkey", "apikey", "apitoken", "authtoken", "authkey", "accesstoken", "accesskey",
                 "refreshtoken", "privatekey", "secretkey", "signingkey", "accountkey", "masterkey", "sessionid",
-                "sessionkey", "sessiontoken", "clientsecret", "idtoken", "passkey", "psk"} | {
+                "sessionkey", "sessiontoken", "clientsecret", "idtoken", "passkey", "psk",
+                # a hash's pepper (as salt, kept apart from the hashes); an OpenAI key's name glued (OPENAIKEY, OpenAIKey)
+                "pepper", "openaikey", "aikey"} | {
     # the word for password (and for token) in the languages tools and people write in: German, Dutch, Spanish,
     # Portuguese, French (MOT_DE_PASSE: SECRET_PAIRS), Polish, Turkish, Russian (`parol` in Latin letters too), Japanese,
     # Chinese, Korean
@@ -51,6 +53,7 @@ SECRET_PAIRS = {("api", "key"), ("access", "key"), ("private", "key"), ("secret"
                 ("encryption", "key"), ("master", "key"), ("client", "key"), ("account", "key"), ("license", "key"),
                 ("key", "material"), ("session", "id"), ("session", "key"), ("service", "account"), ("ssh", "key"),
                 ("deploy", "key"), ("gpg", "key"), ("pgp", "key"), ("priv", "key"), ("shared", "key"), ("sas", "key"),
+                ("az", "sas"), ("azure", "sas"),   # (an Azure SAS token under AZ_SAS / AZURE_SAS; SAS_URL stays a setting)
                 ("kubeconfig", "data"),
                 # tools' own: Bitwarden's BW_SESSION, 1Password's OP_SESSION_<account>, fastlane's FASTLANE_SESSION (a
                 # session is otherwise a name: TMUX_SESSION); a cloud SDK's secret key as SK (AWS_SK, HUAWEICLOUD_SDK_SK;

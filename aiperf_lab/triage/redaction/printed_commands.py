@@ -273,9 +273,37 @@ MARK_WORDS = ("running:", "executing:", "command:", "cmd:", "exec:", "run:")
 LINE_TOOL_WORDS = ("net use", "net.exe use", "psexec", "freerdp", "rdesktop", "smbmapping", "psdrive", "cmdkey", "helm ")
 
 
+BLANK = re.compile(r"\s")
+
+
+def nul_argv_spans(text: str) -> list[Span]:
+    """A process's argv as /proc/PID/cmdline holds it, printed raw (`cat /proc/1/cmdline`, `xargs -0`'s input): words
+    joined by NULs, read as argv (a line of 2 NULs or more; each word keeps its place)."""
+    spans: list[Span] = []
+    at = text.find("\x00")
+    while at >= 0:
+        start = text.rfind("\n", max(0, at - MAX_COMMAND_LINE), at) + 1
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        line = text[start:end] if end - start <= MAX_COMMAND_LINE else ""   # (binary data's long lines: not read)
+        if line.count("\x00") >= 2 and ARGV_SIGNAL.search(line.lower()):
+            words = line.split("\x00")[:-1]   # (what follows the last NUL is no word of it: a prompt, or nothing)
+            if any(BLANK.search(word) for word in words[1:]):
+                at = text.find("\x00", end)
+                continue   # (words with blanks in them: text that holds NULs, no argv)
+            firsts = [0]
+            for word in words[:-1]:
+                firsts.append(firsts[-1] + len(word) + 1)
+            spans += [(start + firsts[i] + first, start + firsts[i] + last, REDACTED, "command-line password", start)
+                      for i, first, last in argv_secret_pieces(words)
+                      if first < last and not _printed_flag_value_kept(words[i][first:last])]
+        at = text.find("\x00", end)
+    return spans
+
+
 def printed_command_spans(text: str, lower: str) -> list[Span]:
     """Secrets on printed command lines (see the module's docstring); every line is read at most once."""
-    spans: list[Span] = []
+    spans: list[Span] = nul_argv_spans(text) if "\x00" in text else []
     read_from = -1
     starts = []
     for pattern, prefix, literal in ((TRACE_MARK, TRACE_PREFIX, "+ "), (DOLLAR_MARK, DOLLAR_PREFIX, "$ "),
@@ -284,7 +312,10 @@ def printed_command_spans(text: str, lower: str) -> list[Span]:
                                      (ACTIONS_RUN_MARK, ACTIONS_RUN_PREFIX, "Run "),
                                      (DOCKER_RUN_MARK, DOCKER_RUN_PREFIX, "RUN "), (SUDO_MARK, SUDO_PREFIX, "COMMAND=")):
         if has(text, literal):
-            starts += [(m.end(), True) for m in pattern.finditer(text) if _mark_counts(text, m.start(), prefix)]
+            found = [m for m in pattern.finditer(text) if _mark_counts(text, m.start(), prefix)]
+            starts += [(m.end(), True) for m in found]
+            if pattern is TRACE_MARK and len(found) > 1:
+                spans += _traced_pipe_spans(text, lower, found)
     if has_any(lower, MARK_WORDS):
         starts += [(m.end(), True) for m in WORD_MARK.finditer(text)]
     if has_any(lower, LINE_TOOL_WORDS):
@@ -305,6 +336,50 @@ def printed_command_spans(text: str, lower: str) -> list[Span]:
             continue   # (nothing the argv reading takes a secret by: no secret word, tool, short flag, `@`, `<<<`)
         spans += [(start + first, start + last, REDACTED, "command-line password", start + context)
                   for first, last, context in _line_secret_spans(line, escapes and "\\\\" not in line)]
+    return spans
+
+
+# bash -x prints each command of a pipeline on its own line, the same `+`s before each: `echo "$PW" | docker login
+# --password-stdin` is `+ echo X` and `+ docker login --password-stdin` (either first). The echo's word is what the
+# other reads on its stdin, as in `echo X | cmd` on one line (STDIN_READERS: the words such a reader's line holds).
+STDIN_READERS = ("stdin", "-s", "passwd", "-fd", "/dev/fd/0")
+# (a stream holds such a line, an echo's or a reader's, for the next: the line's lower-cased last 120 characters)
+TRACED_PIPE_LINE_END = re.compile(r"(?:^|[\s\]:|>'\"\[(])\++ (?:(?:echo|printf)[ \t][^\n|;&]{1,110}|[^\n|;&]{0,110}(?:stdin|-fd"
+                                  r"|[ \t]-[a-z]{0,3}s(?![\w-])|passwd)[^\n|;&]{0,110})\r?\n\Z")
+
+
+def _traced_pipe_spans(text: str, lower: str, marks: list[re.Match[str]]) -> list[Span]:
+    """The word an `echo`/`printf` trace line feeds to the command traced on the line next to it (above or below, the
+    same prefix and `+`s) where that command reads a password on its stdin (_reads_secret_from_stdin)."""
+    spans: list[Span] = []
+    lines = {}   # line start -> (mark end, what is before the mark end on the line)
+    for m in marks:
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        lines.setdefault(line_start, (m.end(), text[line_start:m.end()]))
+    for line_start, (start, lead) in lines.items():
+        end = _command_line_end(text, start)
+        if not any(word in lower[start:end] for word in STDIN_READERS):
+            continue
+        commands = _shell_words(text[start:end], 0)
+        if len(commands) != 1:
+            continue
+        kept, _ = _arguments(commands[0])
+        how = _reads_secret_from_stdin([commands[0][k][0] for k in kept])
+        if how is None:
+            continue
+        above = text.rfind("\n", 0, max(line_start - 1, 0)) + 1 if line_start else -1
+        below = end + 1 if end < len(text) else -1
+        for other in (above, below):
+            if other < 0 or other not in lines or other == line_start or lines[other][1] != lead:
+                continue
+            at = lines[other][0]
+            fed = _shell_words(text[at:_command_line_end(text, at)], 0)
+            if len(fed) != 1 or fed[0][0][0].rpartition("/")[2] not in ECHO_WORDS:
+                continue
+            values = [item for item in fed[0][1:] if not item[0].startswith("-") and not item[0].startswith("%")]
+            span = _fed_value_span(*values[-1], how) if values else None
+            if span is not None:
+                spans.append((at + span[0], at + span[1], span[2], span[3], at + span[4]))
     return spans
 
 

@@ -18,6 +18,7 @@ from .layouts import (
     _names_token_list, _secret_name_columns, az_secret_table_hold, op_json_hold,
 )
 from .names import _secret_name_cached
+from .printed_commands import TRACED_PIPE_LINE_END
 from .redactor import Redactor
 from .spans import CSI, NAME_CHARACTERS, Span, _START, _cut_outside_spans, _merge_spans, _plain_tail, has_any
 
@@ -243,7 +244,7 @@ def _value_waits(line: str) -> bool:
         return True
     last = _plain_tail(line)
     return (NAME_ENDS_LINE.search(last) is not None or VALUE_ON_NEXT_LINE.search(last) is not None
-            or foreign_name_ends_line(last))
+            or foreign_name_ends_line(last) or "+ " in last and TRACED_PIPE_LINE_END.search(last) is not None)
 
 
 def _opens_printed_form(line: str) -> bool:
