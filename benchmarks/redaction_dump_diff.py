@@ -81,6 +81,7 @@ def main() -> int:
     parser.add_argument("--data", default=str(ROOT / ".." / "shared" / "data"))
     parser.add_argument("--random", type=int, default=3000, help="random texts of dump characters (default 3000)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--verbose", action="store_true", help="print every difference, not the first 5")
     args = parser.parse_args()
     mine, other = redaction_speed._load(args.redact_py), redaction_speed._load(args.baseline)
     texts = _texts(Path(args.data), args.random, args.seed)
@@ -90,7 +91,7 @@ def main() -> int:
             a, b = _outputs(mine, text, hosts), _outputs(other, text, hosts)
             if a != b:
                 differ += 1
-                if differ <= 5:
+                if differ <= 5 or args.verbose:
                     print(difference_line(f"{name} hosts={hosts}", ("text", "stream", "line by line", "counts"), a, b))
     print(f"{len(texts)} texts x 2 (with and without --redact-hosts), {differ} differ")
     return 1 if differ else 0

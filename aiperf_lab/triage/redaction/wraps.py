@@ -15,7 +15,9 @@ WRAP_FIRST_PIECE = 16    # the first piece's length at the least (a short value 
 WRAP_LINES = 64          # continuation lines at the most
 # (a token's characters: base64, base64url, a JWT's dots; then at most its closing quote and a comma or bracket)
 CONTINUATION = re.compile(r"(?P<token>[A-Za-z0-9_.+/-]{1,4096}={0,2})[\"'`]?[,;)\]}]?")
-TOKEN_END = re.compile(r"[A-Za-z0-9_-]{16}\r?\n?\Z")
+# A line that may begin a folded secret ends in 16 of CONTINUATION's characters: the text rule extends only a secret
+# ending such a line, and a stream holds every such line, so the two read the same lines together
+TOKEN_END = re.compile(r"[A-Za-z0-9_.+/-]{16}={0,2}\r?\n?\Z")
 
 
 def _line_end(text: str, at: int) -> int:
@@ -48,8 +50,9 @@ def wrapped_continuation_spans(text: str, spans: list[Span]) -> list[Span]:
         newline = end + (text[end:end + 1] == "\r")
         if text[newline:newline + 1] != "\n":
             continue
-        width = end - (text.rfind("\n", 0, start) + 1)
-        if width < WRAP_WIDTH:
+        line_start = text.rfind("\n", 0, start) + 1
+        width = end - line_start
+        if width < WRAP_WIDTH or TOKEN_END.search(text, max(line_start, end - 20), end) is None:
             continue
         at = newline + 1
         for _ in range(WRAP_LINES):
