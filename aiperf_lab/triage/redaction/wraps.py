@@ -1,5 +1,6 @@
-"""A secret folded over lines (`fold -w 80`, a wrapped log line, a text box's width): the rules find its first piece
-at the end of a full line, and the pieces on the lines after it are the rest of it. A line goes with it when it is
+"""A secret folded over lines (`fold -w 80`, a log line wrapped at a width): the rules find its first piece at the end
+of a full line, and the pieces on the lines after it are the rest of it (a fold inside a text box's frame, `│ ... │`,
+is not read). A line goes with it when it is
 nothing but token characters and as wide as the first line (the fold's width), or, last, shorter and holding a digit
 (a word such as `Done` after it stays). A stream holds a line that may be such a secret's first piece, and its
 continuations, until the line after them is read."""
