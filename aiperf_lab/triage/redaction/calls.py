@@ -9,8 +9,8 @@ item (`- `HF_TOKEN`: X`, as `transformers env` prints), an HTML table row (`<td>
 of two words (`API key: X`, `Secret key = X`) before a value no person would type as a word (names.looks_generated).
 
 Only a quoted value counts in code (`os.environ["HF_TOKEN"] = token` names a variable), and a value that cannot be a
-secret (`""`, `None`, `${HF_TOKEN}`, `<your token here>`) or says there is none (`(missing)`) stays, and so does a piece with a blank at its edge that code
-joins to more (`"Basic " + b64encode(...)`)."""
+secret (`""`, `None`, `${HF_TOKEN}`, `<your token here>`) or says there is none (`(missing)`) stays, and so do a
+template (`"Basic %s" % auth`) and a piece with a blank at its edge that code joins to more (`"Basic " + b64encode(x)`)."""
 
 from __future__ import annotations
 
