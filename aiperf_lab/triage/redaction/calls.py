@@ -27,7 +27,8 @@ _NAME = r"(?P<name>[A-Za-z_][\w.:/-]{0,127})"
 # setter("NAME", "X"): a call that sets or stores a value under a name, or reads one with a default (`os.getenv("API_KEY",
 # "X")`), its two arguments (a tuple of names, `("next_token", "position")`, is no call; the name never a flag)
 # (each pattern starts with a literal character, which the regex engine skips to; the callee or name before it is
-# read back from there: _word_before)
+# read back from there, as _name_before reads one: a run matched on the reversed text before it, CALLEE_REVERSED,
+# NAME_REVERSED)
 SETTER_CALL = re.compile(r"\([ \t]{0,4}(?P<nq>[\"'])" + _NAME + r"(?P=nq)[ \t]{0,4},[ \t]{0,4}" + _QUOTED)
 # x["NAME"] = "X" (`==` compares)
 SUBSCRIPT_SET = re.compile(r"\[[ \t]{0,4}(?P<nq>[\"'])" + _NAME + r"(?P=nq)[ \t]{0,4}\][ \t]{0,4}:?=(?!=)[ \t]{0,4}" + _QUOTED)
@@ -72,7 +73,7 @@ def code_secret_spans(text: str, lower: str) -> list[Span]:
             spans += _values(LOGIN_KEY, text)
         if "(" in text and has(lower, "auth"):
             spans += [span for span in _values(AUTH_PAIR, text)
-                      if span[4] == 0 or not (text[span[4] - 1].isalnum() or text[span[4] - 1] in "_.")]
+                      if _starts_a_word(text, span[4], "_.")]
             if has(text, "BasicAuth("):
                 spans += _values(BASIC_AUTH_CALL, text)
         if "`" in text:
@@ -85,7 +86,7 @@ def code_secret_spans(text: str, lower: str) -> list[Span]:
         spans += _named(HTML_ROW, text)
     if has(lower, LABEL_GATE):
         spans += [span for span in _values(SPACED_LABEL, lower) if looks_generated(text[span[0]:span[1]])
-                  and (span[4] == 0 or not (lower[span[4] - 1].isalnum() or lower[span[4] - 1] in "_-"))]
+                  and _starts_a_word(lower, span[4], "_-")]
     return spans
 
 
@@ -110,27 +111,30 @@ def _named(pattern: re.Pattern[str], text: str, bare: bool = False) -> list[Span
 def _setter_spans(text: str) -> list[Span]:
     spans: list[Span] = []
     for m in SETTER_CALL.finditer(text):
-        callee = _word_before(text, m.start(), "_")
+        callee = _word_before(text, m.start(), CALLEE_REVERSED)
         if callee and _is_setter(callee) and _secret_name_cached(m.group("name")):
             spans += _value_span(m, False)
     return spans
 
 
-def _word_before(text: str, at: int, also: str) -> str:
-    """The word (letters, digits and the characters of `also`, 128 at most) that ends at `at`, after up to 4 blanks."""
-    end = at
-    while end > 0 and at - end < 4 and text[end - 1] in " \t":
-        end -= 1
-    start = end
-    while start > 0 and end - start < 128 and (text[start - 1].isalnum() or text[start - 1] in also):
-        start -= 1
-    return text[start:end]
+# the word that ends before a match, after up to 4 blanks, 128 characters at most: a callee, or a name (dots in it)
+CALLEE_REVERSED = re.compile(r"[ \t]{0,4}(?P<word>\w{0,128})")
+NAME_REVERSED = re.compile(r"[ \t]{0,4}(?P<word>[\w.]{0,128})")
+
+
+def _word_before(text: str, at: int, reversed_run: re.Pattern[str]) -> str:
+    return reversed_run.match(text[max(0, at - 132):at][::-1]).group("word")[::-1]
+
+
+def _starts_a_word(text: str, at: int, also: str) -> bool:
+    """Whether nothing of a word (a letter, a digit or a character of `also`) stands right before `at`."""
+    return at == 0 or not (text[at - 1].isalnum() or text[at - 1] in also)
 
 
 def _arrow_spans(text: str) -> list[Span]:
     spans: list[Span] = []
     for m in ARROW_SET.finditer(text):
-        name = _word_before(text, m.start(), "_.")
+        name = _word_before(text, m.start(), NAME_REVERSED)
         if name and not name[0].isdigit() and _secret_name_cached(name):
             spans += _value_span(m, False)
     return spans
