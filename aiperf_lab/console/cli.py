@@ -156,14 +156,22 @@ def _check_runs_dir(path: Path) -> None:
         raise InputError(f"--runs-dir {short_path(path)}: cannot use this path ({exc.strerror or exc})") from None
 
 
+def _check_replay_path(path: Path) -> None:
+    try:
+        _check_recording_path(path)
+    except OSError as exc:  # a 5,000-character name, no permission, a folder on the way that is a file
+        raise _unreadable_replay(path, exc) from None
+
+
+def _unreadable_replay(path: Path, exc: OSError) -> InputError:
+    return InputError(f"--replay {short_path(path)}: cannot read it ({exc.strerror or exc})")
+
+
 def run(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     _check_runs_dir(args.runs_dir)
-    if args.list_labs and args.replay is not None:   # (its arguments are checked as --runs-dir's are, listing or not)
-        try:
-            _check_recording_path(args.replay)
-        except OSError as exc:
-            raise InputError(f"--replay {short_path(args.replay)}: cannot read it ({exc.strerror or exc})") from None
+    if args.replay is not None:   # (its path is checked as --runs-dir's is, listing or not)
+        _check_replay_path(args.replay)
     if args.list_labs:
         from aiperf_lab.labs.catalog import list_labs
 
@@ -172,10 +180,9 @@ def run(argv: list[str]) -> int:
     if args.replay is not None:  # a bad recording is one line here, not a traceback over the screens
         from aiperf_lab.metrics.telemetry.recording import read_recording
         try:
-            _check_recording_path(args.replay)
             args.checked_recording = _checked_recording(args.replay, read_recording)
-        except OSError as exc:  # a 5,000-character name, no permission, a folder on the way that is a file
-            raise InputError(f"--replay {short_path(args.replay)}: cannot read it ({exc.strerror or exc})") from None
+        except OSError as exc:
+            raise _unreadable_replay(args.replay, exc) from None
         except InputError as exc:
             if str(exc).endswith(PROFILE_READ_ELSEWHERE):   # a profile: this console shows its tables too
                 raise InputError(f"{exc}, and so does this console: Results (4), o, its path") from None
