@@ -23,6 +23,16 @@ from .redactor import Redactor
 from .spans import CSI, NAME_CHARACTERS, Span, _START, _cut_outside_spans, _merge_spans, _plain_tail, has_any
 
 
+# Forms whose secret comes on lines still to come: each says where a cut before the piece's last line (buffer[start:cut])
+# must go instead, or the cut itself; asked in this order, the first to move it wins
+FORM_HOLDS = (
+    sql_statement_hold,      # a SQL statement's placeholders: its parameters come on the next line (_sqlalchemy_spans)
+    sql_statement_open,      # a statement SQLAlchemy printed over lines, its placeholders and parameters still to come
+    op_json_hold,            # 1Password's JSON of a field's value, still open
+    az_secret_table_hold,    # az's table of a secret, its row still to come
+    openssl_text_key_hold,   # a private key's component that `openssl ... -text` is still printing
+    wrapped_token_hold,      # a secret folded over lines, its next piece still to come
+)
 HOLD_ROUNDS = 64   # lines a cut moves up over names waiting for their values after the rules' rounds, at most
 
 
@@ -119,18 +129,9 @@ class StreamRedactor:
             return start
         if _value_waits(line):   # `cookie:` waits for its value; `DB_PASS\` for the rest of its name
             return start
-        if (held := sql_statement_hold(self._buffer, start, cut)) < cut:
-            return held   # a SQL statement's placeholders: its parameters come on the next line (_sqlalchemy_spans)
-        if (held := sql_statement_open(self._buffer, start, cut)) < cut:
-            return held   # a statement SQLAlchemy printed over lines, its placeholders and parameters still to come
-        if (held := op_json_hold(self._buffer, start, cut)) < cut:
-            return held   # 1Password's JSON of a field's value, still open
-        if (held := az_secret_table_hold(self._buffer, start, cut)) < cut:
-            return held   # az's table of a secret, its row still to come
-        if (held := openssl_text_key_hold(self._buffer, start, cut)) < cut:
-            return held   # a private key's component that `openssl ... -text` is still printing
-        if (held := wrapped_token_hold(self._buffer, start, cut)) < cut:
-            return held   # a secret folded over lines, its next piece still to come
+        for hold in FORM_HOLDS:
+            if (held := hold(self._buffer, start, cut)) < cut:
+                return held
         # a dump's last lines wait for the next piece, so a secret dumped across the cut is decoded whole; a line of
         # 1 to 4 bare bytes at the end may begin one (what follows it says)
         if not dumps:
