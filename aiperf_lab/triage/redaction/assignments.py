@@ -16,7 +16,7 @@ from .names import (
     END_WORDS, NO_VOWEL_OR_FOUR_CONSONANTS, NOT_SECRET_KEY_KINDS, QUALIFIER_BEFORE, QUANTITY_WORDS, SECRET_PAIRS,
     _NAME_CHARACTERS, _secret_name_cached, _weak_flag_secret, cannot_be_secret, is_hex_key, is_named_location,
     is_secret_name, looks_generated, looks_like_password, name_words, names_a_key_file, opens_a_negation,
-    reads_as_words, says_absent, special_token_value, tells_when, CAMEL_RUN,
+    reads_as_words, says_absent, special_token_value, tells_when, CAMEL_RUN, negation_opens_sentence,
     _reads_as_identifier, names_a_gcloud_secret, PLAIN_WORD, SENTENCE_GOES_ON, _negated_value_end, NegationMarks,
 )
 from .spans import REDACTED, REDACTED_LOWER, Span, has_any
@@ -323,12 +323,13 @@ class _HarmlessValues(dict):
                                  or (value[0] in "<[$%" and NOT_A_SECRET_REFERENCE.fullmatch(value) is not None)
                                  or value.lower().rstrip(")]}>") in AUTH_SCHEMES or _code_reference(value)
                                  or (value[0] in "|>" and YAML_BLOCK_HEADER.fullmatch(value) is not None)
-                                 or _names_a_type_or_field(value) or value in TERRAFORM_MASKED
+                                 or _names_a_type_or_field(value) or value in NO_VALUE_SHOWN
                                  or ("." in value and names_a_key_file(value)) or says_absent(value))
         return verdict
 
 
-TERRAFORM_MASKED = frozenset({"(sensitive", "(sensitive)"})   # terraform's `password = (sensitive value)`: no value shown
+NO_VALUE_SHOWN = frozenset({"(sensitive", "(sensitive)", *(f"({bits}" for bits in (  # terraform's `(sensitive value)`,
+    255, 256, 384, 448, 512, 521, 1024, 2048, 3072, 4096, 8192))})   # openssl's `Private-Key: (2048 bit, 2 primes)`
 
 
 # A YAML block scalar's header with nothing under it yet (`password: >2-`): no value.
@@ -549,7 +550,7 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
             if value_end - value_start <= 6 and negation_start and (
                     negated_end := _negated_value_end(text, value_start, value_end, harmless)):
                 value_end = negated_end   # `password: not Hunter2x9`, `no X`, `none X`: the value is both words
-            elif opens_negation and SENTENCE_GOES_ON.match(text, value_end):
+            elif opens_negation and negation_opens_sentence(text, value_end):
                 continue   # `password: not set`, `Clé secrète : non définie`: a sentence about the secret
             if (foreign or lower.startswith(("passwort", "passe"), m.start())) and _reads_as_prose(
                     text, value_start, value_end):
@@ -917,7 +918,7 @@ def _assignment_apart(text: str, lower: str, at: int, pattern: re.Pattern[str], 
             found = [span for span in found if span[0] not in kept]
     if any(map(opens_a_negation, verdicts)):   # `password: not set` kept, `password: not X` whole (as the loop does)
         found = [(span[0], _negated_value_end(text, span[0], span[1], harmless) or span[1], *span[2:]) for span in found
-                 if not (opens_a_negation(text[span[0]:span[1]]) and SENTENCE_GOES_ON.match(text, span[1]))]
+                 if not (opens_a_negation(text[span[0]:span[1]]) and negation_opens_sentence(text, span[1]))]
     if any(map(_may_read_as_code, {text[start:end] for start, end, *_ in found})):
         found = [span for span in found if not _apart_reads_as_code(text, span[4], span[0], span[1])]
     spans += found

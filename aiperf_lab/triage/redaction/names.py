@@ -585,6 +585,13 @@ def names_a_gcloud_secret(text: str, dashes: int, value: str) -> bool:
 PLAIN_WORD = re.compile(r"[^\W\d_]{2,}")
 # After a value that is a negation's word (names.NEGATION_WORDS): a word goes on the sentence (`not set`, `non définie`)
 SENTENCE_GOES_ON = re.compile(r"[ \t]{1,3}[^\W\d_]{2,}(?![\w=:])")
+# ... or a count then such a word (`password: not 8 characters long`, `not 12 chars`)
+COUNT_THEN_SENTENCE = re.compile(r"[ \t]{1,3}[0-9]{1,3}[ \t]{1,3}[^\W\d_]{2,}(?![\w=:])")
+
+
+def negation_opens_sentence(text: str, value_end: int) -> bool:
+    """Whether a value that is a negation's word (`not`, `non`) goes on as a sentence after `value_end`."""
+    return SENTENCE_GOES_ON.match(text, value_end) is not None or COUNT_THEN_SENTENCE.match(text, value_end) is not None
 
 
 # A value of a negation's word or `no` / `none` (names.NEGATED_VALUE_STARTS) and what follows it on the line
