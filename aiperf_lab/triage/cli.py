@@ -71,8 +71,10 @@ def _interval(text: str) -> int:
 
 
 def _tag(text: str) -> str:
-    if not re.fullmatch(r"[A-Za-z0-9._-]{1,64}", text):
-        raise argparse.ArgumentTypeError("use 1 to 64 letters, digits, '.', '_' or '-'")
+    # (first and last a letter or digit: `..` or `-` would name the archive `...tar.gz` or `--.tar.gz`)
+    if not re.fullmatch(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,62}[A-Za-z0-9])?", text):
+        raise argparse.ArgumentTypeError("use 1 to 64 letters, digits, '.', '_' or '-', starting and ending with a "
+                                         "letter or digit")
     return text
 
 
