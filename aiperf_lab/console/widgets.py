@@ -17,6 +17,7 @@ from textual.widget import Widget
 from textual.widgets import Button, DataTable, Input, Static
 
 from aiperf_lab.metrics.tables import Table, format_value
+from aiperf_lab.replaced_file import write_text_replacing
 
 
 class Notice(Static):
@@ -280,7 +281,7 @@ class TableView(Vertical):
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(self.table.columns)
         writer.writerows([[format_value(c) for c in r] for r in self._rows])
-        path.write_text(buffer.getvalue(), encoding="utf-8")
+        write_text_replacing(path, buffer.getvalue())
         self.app.notify(f"wrote {len(self._rows)} rows to {path}", title="Export")
 
 

@@ -32,6 +32,7 @@ from aiperf_lab.labs.record import CheckResult, RunRecord  # noqa: F401  (RunRec
 from aiperf_lab.labs.result import parse_line
 from aiperf_lab.metrics import config as metric_config
 from aiperf_lab.process_group import escalate, waits_for
+from aiperf_lab.replaced_file import write_text_replacing
 
 IDLE_BASELINE_S = 2.0
 # A cancelled workload gets Ctrl-C first (profilers write their report on SIGINT), then SIGTERM, then SIGKILL.
@@ -219,7 +220,8 @@ def run_exercise(exercise_id: str, variant: str | None = None, profile: str = "n
     record.checks = _evaluate(exercise, record)
     graded = grade_run(record.exit_code, record.cancelled, record.checks)
     record.grade, record.grade_reason = graded.word, graded.reason
-    (folder / "run.json").write_text(json.dumps(asdict(record), indent=2, default=str) + "\n")
+    # (written whole or not at all: a kill mid-write must not leave a run.json the readers take for a record)
+    write_text_replacing(folder / "run.json", json.dumps(asdict(record), indent=2, default=str) + "\n")
     return record
 
 
@@ -377,7 +379,7 @@ def _profile_tables(profile: str, folder: Path, notes: list[str], recipe: dict,
         tables.update({t.name: t for t in extra_tables})
         derived.update(extra)
     for table in tables.values():
-        (folder / "tables" / f"{table.name}.csv").write_text(to_csv(table))
+        write_text_replacing(folder / "tables" / f"{table.name}.csv", to_csv(table))
     return list(tables), derived
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Sequence, TextIO
 
 from aiperf_lab.inputs import printable
+from aiperf_lab.replaced_file import write_replacing
 from aiperf_lab.metrics.tables import ScaledTime, Table, format_value, write_csv, write_json
 
 TEXT_COLUMNS_WRAP_LIMIT = 100  # long kernel names are cut like `nsys stats` column output does
@@ -424,35 +425,15 @@ def write_tables(tables: Sequence[Table], directory: Path, stem: str, fmt: str) 
     for table in tables:
         if fmt == "json":
             path = directory / f"{stem}_{table.name}.json"
-            _write_file(path, lambda handle: write_json([table], handle))   # streamed, as CSV
+            write_replacing(path, lambda handle: write_json([table], handle))   # streamed, as CSV
         elif fmt == "table":
             path = directory / f"{stem}_{table.name}.txt"
-            _write_file(path, lambda handle: render_terminal([table], handle))
+            write_replacing(path, lambda handle: render_terminal([table], handle))
         else:
             path = directory / f"{stem}_{table.name}.csv"
-            _write_file(path, lambda handle: write_csv(table, handle))  # streamed: a trace never sits in memory whole
+            write_replacing(path, lambda handle: write_csv(table, handle))  # streamed: a trace never sits in memory whole
         written.append(path)
     return written
-
-
-def _write_file(path: Path, write) -> None:
-    """`write(handle)` into a new file beside `path`, then renamed onto it. A symlink already at the name
-    (a shared output folder) is replaced, never followed, so its target is left alone; an interrupted
-    write leaves no half-written table under the name. The file gets the usual umask-given mode."""
-    import secrets
-
-    temporary = path.with_name(f".{path.name[:150]}.{secrets.token_hex(4)}.partial")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            write(handle)
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
 
 
 # Sentences (a finding's evidence and advice) cut to a column's width say nothing ("53 of 53 host-device…",
