@@ -708,3 +708,19 @@ def test_cancel_is_offered_only_while_the_run_goes(tmp_path):
         return app
 
     asyncio.run(scenario()).ctx.stop_work()
+
+
+def test_scrollbars_are_whole_cells_without_colour(tmp_path):
+    """NO_COLOR / --ascii: a scrollbar drawn with no eighth-block glyph (those need colour to read as a bar); a
+    console made after it without --ascii draws Textual's own again."""
+    from textual.scrollbar import ScrollBar
+
+    async def scenario(ascii_only: bool) -> set[str]:
+        app = make_app(tmp_path, ascii_only=ascii_only)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            bars = ScrollBar.renderer.render_bar(size=10, virtual_size=100, window_size=23, position=7)
+            return {character for segment in bars.segments for character in segment.text}
+
+    assert asyncio.run(scenario(True)) == {" "}
+    assert asyncio.run(scenario(False)) - {" "}

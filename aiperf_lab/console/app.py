@@ -13,6 +13,7 @@ from pathlib import Path
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.message import Message
+from textual.scrollbar import ScrollBar, ScrollBarRender
 
 from aiperf_lab.console.context import ConsoleContext
 from aiperf_lab.console.screens.labs import LabsScreen
@@ -70,6 +71,13 @@ def _screen(module: str, name: str):
     return make
 
 
+class PlainScrollBarRender(ScrollBarRender):
+    """A scrollbar of whole cells: the thumb in reverse video, no eighth-block glyphs (`▁▇`) at its ends. NO_COLOR
+    strips the colours that tell those glyphs from the track, leaving stray blocks; --ascii asks for plain text."""
+    VERTICAL_BARS = [" "] * 8
+    HORIZONTAL_BARS = [" "] * 8
+
+
 class LabConsole(App):
     CSS_PATH = "console.tcss"
     TITLE = "aiperf-console"
@@ -90,6 +98,8 @@ class LabConsole(App):
         super().__init__()
         self.ctx = ctx
         self._watch_tty = watch_tty
+        # (a class attribute in Textual: set for every app made, so one made after an --ascii one draws its own way)
+        ScrollBar.renderer = PlainScrollBarRender if ctx.ascii_only else ScrollBarRender
         if ctx.feed.status and ctx.feed.devices:
             self.sub_title = ctx.feed.status
         elif ctx.feed.devices:
