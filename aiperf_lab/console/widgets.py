@@ -11,7 +11,7 @@ from typing import Callable, Sequence
 from textual.app import ComposeResult
 from textual.binding import Binding
 from rich.text import Text
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Button, DataTable, Input, Static
@@ -169,8 +169,11 @@ class TableView(Vertical):
         yield Static("", id="table-title", markup=False)
         yield InOrderInput(placeholder="filter rows (enter to apply, escape to clear)", id="table-filter")
         yield DataTable(id="table-data", zebra_stripes=True, cursor_type="cell")
-        yield Static("", id="table-cell", markup=False)     # the cursor's cell in full: cells are cut at narrow widths
-        yield Static("", id="table-notes", markup=False)
+        # Under the table, at most part of the view and scrolled when longer (tab, then the arrows): the notes
+        # of a triage bundle's telemetry_summary took every line of it at 80x24 and left the table none.
+        with VerticalScroll(id="table-below"):
+            yield Static("", id="table-cell", markup=False)  # the cursor's cell in full: cells are cut at narrow widths
+            yield Static("", id="table-notes", markup=False)
 
     def on_mount(self) -> None:
         self.query_one("#table-filter", Input).display = False
@@ -206,14 +209,21 @@ class TableView(Vertical):
             column, reverse = self._sort
             rows.sort(key=lambda r: _sort_key(r[column]), reverse=reverse)
         self._rows = rows
-        data.add_columns(*map(Text, self.table.columns))
         # long text (kernel names, check sentences) is cut with an ellipsis so that the numbers, the columns
         # a reader compares, stay on screen at 80 columns; the filter and the CSV export keep the whole text
         self._limits = column_limits(self.table.columns, rows, self.size.width)
         self._shown_width = self.size.width
         self._offscreen_text = offscreen_text_columns(self.table.columns, rows, self._limits, self.size.width)
-        data.add_rows([[_cell(c, limit) for c, limit in zip(r, self._limits)] for r in rows])
-        shown = f"{len(rows)} of {len(self.table.rows)} rows" if self._filter else f"{len(rows)} rows"
+        cells = [[_cell(c, limit) for c, limit in zip(r, self._limits)] for r in rows]
+        # Each column's width is given, not measured later by DataTable: refilled on a resize, the table was
+        # drawn before its idle-time measuring and that drawing was kept, so 80x24 -> 200x60 cut every number
+        # to its header's width (849.233 read 849.23).
+        for k, name in enumerate(self.table.columns):
+            label = Text(name)
+            data.add_column(label, width=max([label.cell_len, *(r[k].cell_len for r in cells if k < len(r))]))
+        data.add_rows(cells)
+        shown = f"{len(rows)} of {len(self.table.rows)} {_rows(len(self.table.rows))}" if self._filter \
+            else f"{len(rows)} {_rows(len(rows))}"
         order = f", sorted by {self.table.columns[self._sort[0]]}{' (descending)' if self._sort[1] else ''}" \
             if self._sort else ""
         # a table read back from a run's CSV is titled by its name: "cuda_gpu_kern_sum (cuda_gpu_kern_sum)" once
@@ -232,10 +242,15 @@ class TableView(Vertical):
         limits = getattr(self, "_limits", [])
         shown = _cell(self._rows[row][column], limits[column] if column < len(limits) else MAX_CELL).plain
         lines = [f"{self.table.columns[column]}: {value}"] if shown != value else []   # the value cut in the table
-        # the row's name where the numbers push its column past the view's right edge (a kernel summary at
-        # 80 columns: eight number columns, and the Name last): which row this is, without scrolling right
-        lines += [f"{self.table.columns[k]}: {format_value(self._rows[row][k])}"
-                  for k in getattr(self, "_offscreen_text", [])[:1] if k != column]
+        # which row this is and what it says, without scrolling right: the row's text cut in the table (an ncu
+        # summary at 80 columns: 'void eleme…' and 'latency…'; a check's sentence), else its name where the
+        # numbers push its column past the view's right edge (a kernel summary: eight number columns, the Name
+        # last); two at most, so the table keeps its lines
+        cut = [k for k in range(len(self.table.columns)) if k != column and k < len(limits)
+               and k < len(self._rows[row]) and isinstance(self._rows[row][k], str)
+               and len(format_value(self._rows[row][k])) > limits[k]]
+        hidden = [k for k in getattr(self, "_offscreen_text", []) if k != column and k not in cut]
+        lines += [f"{self.table.columns[k]}: {format_value(self._rows[row][k])}" for k in (cut + hidden[:1])[:2]]
         self.query_one("#table-cell", Static).update(Text("\n".join(lines)))
 
     def action_filter(self) -> None:
@@ -294,6 +309,10 @@ def _sort_key(value):
     if isinstance(value, (int, float)):
         return (0, value, "")
     return (1, 0, "" if value is None else str(value))
+
+
+def _rows(count: int) -> str:
+    return "row" if count == 1 else "rows"
 
 
 def _cell(value, limit: int = 60):
