@@ -45,6 +45,10 @@ class RunScreen(Screen):
         checks.add_columns("Result", "Check", "Numbers")   # the result first: it must survive 80 columns
         checks.display = False
         self.query_one("#run-grade", Static).display = False
+        # anchored: the last line stays in view while the reader has not scrolled up, also when the grade and
+        # the checks appear around the log as the run ends and the log gets shorter (Log alone follows only
+        # while already at its end, which a shorter log is not: the result went below the box)
+        self.query_one("#run-log", Log).anchor()
         self._session = None          # the run this screen shows; a new one clears the log
         self._footer_running: tuple[bool, bool] | None = None
         self._shown_record = None

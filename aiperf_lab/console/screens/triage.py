@@ -45,6 +45,9 @@ class TriageScreen(Screen):
     def on_mount(self) -> None:
         self._footer_running: bool | None = None
         self._timer = self.set_interval(0.25, self.tick)
+        # anchored, as the Run screen's: the progress lines above the log appeared and it stopped following at
+        # 'phase capture', with 'archive written' and the archive's path below the box
+        self.query_one("#triage-log", Log).anchor()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "stop":
