@@ -148,7 +148,11 @@ class LabsScreen(Screen):
             from aiperf_lab.labs.history import answers_unlocked
             locked = answers_unlocked(e.id, self.app.ctx.runs_dir)
             if locked is not None:
-                self.notify(f"{locked}. r runs it.", severity="warning")
+                # "r runs it" only where it can run: on a machine without a GPU an exercise with no CPU path
+                # only ends in "did not start"
+                runs = "r runs it" if self.app.ctx.gpu_here or e.cpu_size else \
+                    "It needs a GPU, and none is here: an exercise marked [cpu] runs without one"
+                self.notify(f"{locked}. {runs}.", severity="warning")
                 return
         self.showing_answers = answers is not None
         self.query_one("#walkthrough", Markdown).update(answers if answers is not None else e.walkthrough_text())

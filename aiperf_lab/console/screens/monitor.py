@@ -107,6 +107,13 @@ class MonitorScreen(Screen):
         table.display = bool(rows)
         table.border_title = f"GPU {index} processes by {PROCESS_SORTS[self.process_sort]} (m/s to sort)"
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Without a GPU (no driver, or a host-only recording) there is no process table to sort: m and s were
+        # offered in the footer and m answered "processes sorted by GPU memory" over the host card alone.
+        if action == "sort_processes":
+            return bool(self.app.ctx.feed.devices)
+        return True
+
     def action_sort_processes(self, by: str) -> None:
         self.process_sort = by
         self._procs_seen = {}
