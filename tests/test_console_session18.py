@@ -187,6 +187,8 @@ def test_an_ncu_summary_at_80_columns_says_the_cursor_rows_verdict_and_kernel_wh
         app = make_app(tmp_path)
         async with app.run_test(size=(80, 24)) as pilot:
             await _results(app, pilot, "ncu", [summary])
+            view = app.screen.query_one("#results-view")
+            await wait_until(pilot, lambda: view.size.width and view._shown_width == view.size.width)
             data = app.screen.query_one("#table-data", DataTable)
             data.focus()
             data.move_cursor(row=1, column=3)
@@ -309,3 +311,74 @@ def test_the_answers_toast_says_r_runs_it_only_where_it_can_run(tmp_path, exerci
     assert ("r runs it" in said[-1]) is runs, said
     if not runs:
         assert "needs a GPU" in said[-1], said
+
+
+# --- 8. a compare's title once ---------------------------------------------------------------------------------
+def test_a_compare_at_80x24_says_its_two_runs_once_not_again_over_the_table(tmp_path):
+    """History, m, c at 80x24: the screen's title named both runs in two lines and run_diff's title named them
+    again in three more over the table ('... -> ... (run_diff): 5 rows'), five lines for one sentence."""
+    from aiperf_lab.labs.history import compare_runs
+
+    before = demo_run("01-ex02-kernel-overlap-optimized")
+    after = demo_run("01-ex02-kernel-overlap-baseline")
+    tables = compare_runs(before, after)
+
+    async def scenario():
+        app = make_app(tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await _results(app, pilot, tables[0].title, tables)
+            return text_of(app.screen.query_one("#table-title"))
+
+    assert asyncio.run(scenario()) == "run_diff: 5 rows"
+
+
+def test_the_text_under_the_table_follows_a_resize(tmp_path):
+    """The pane under the table is said when the cursor moves; a refill (a resize, the first layout) puts the
+    cursor back where it was, no move is announced, and the pane kept what the old width cut: at 200 columns
+    it still spelled out a name the table now showed whole (and, filled before the first layout, it could
+    miss an ncu verdict that the 80-column table then cut)."""
+    name = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>(int, float)"
+    table = Table("kern", "Kernels", ["Name", "Calls", "Time (ns)", "Avg (ns)", "Med (ns)"],
+                  [[name, 3, 123456789, 4115226.3, 4100000.0]])
+
+    async def scenario():
+        app = make_app(tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await _results(app, pilot, "kernels", [table])
+            data = app.screen.query_one("#table-data", DataTable)
+            data.focus()
+            await pilot.pause(0.2)
+            small = text_of(app.screen.query_one("#table-cell"))
+            await pilot.resize_terminal(200, 60)
+            await pilot.pause(0.5)
+            return small, text_of(app.screen.query_one("#table-cell")), "\n".join(screen_lines(app))
+
+    small, large, text = asyncio.run(scenario())
+    assert small == f"Name: {name}"
+    assert name in text and large == "", (large, text)
+
+
+def test_a_refilled_table_knows_its_column_widths_before_it_is_next_drawn(tmp_path):
+    """Why a resize cut the numbers, without depending on when the terminal redraws: DataTable measured its
+    rows at its next idle, so a table drawn between the refill and that idle drew every column at its
+    header's width and kept that drawing. The widths are now given with the columns: right at once."""
+    from aiperf_lab.labs.history import compare_runs
+    from aiperf_lab.metrics.tables import format_value as fv
+
+    before = demo_run("01-ex02-kernel-overlap-optimized")
+    after = demo_run("01-ex02-kernel-overlap-baseline")
+    run_diff = compare_runs(before, after)[0]
+
+    async def scenario():
+        app = make_app(tmp_path)
+        async with app.run_test(size=(200, 60)) as pilot:
+            await _results(app, pilot, "compare", [run_diff])
+            view = app.screen.query_one("#results-view")
+            data = app.screen.query_one("#table-data", DataTable)
+            view._refill()                                   # as on_resize does; no await: no idle in between
+            return {str(c.label): c.get_render_width(data) - 2 * data.cell_padding for c in data.columns.values()}
+
+    widths = asyncio.run(scenario())
+    for k, column in enumerate(run_diff.columns):
+        numbers = [len(fv(r[k])) for r in run_diff.rows if isinstance(r[k], (int, float))]
+        assert widths[column] >= max(numbers or [0]), (column, widths)

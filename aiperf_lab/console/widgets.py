@@ -159,6 +159,7 @@ class TableView(Vertical):
     def __init__(self, export_dir: Path, **kwargs) -> None:
         super().__init__(**kwargs)
         self.export_dir = export_dir
+        self.said_above = ""    # what the screen's title already says: a table titled the same is named only
         self.table: Table | None = None
         self._rows: list[list] = []
         self._sort: tuple[int, bool] | None = None
@@ -227,14 +228,23 @@ class TableView(Vertical):
         order = f", sorted by {self.table.columns[self._sort[0]]}{' (descending)' if self._sort[1] else ''}" \
             if self._sort else ""
         # a table read back from a run's CSV is titled by its name: "cuda_gpu_kern_sum (cuda_gpu_kern_sum)" once
+        # and a compare's run_diff, titled with both runs as the screen's title is, by its name alone (the
+        # two runs in five lines at 80x24 otherwise)
         named = self.table.title if self.table.title.lower() == self.table.name.lower() \
+            else self.table.name if self.table.title and self.table.title == self.said_above \
             else f"{self.table.title} ({self.table.name})"
         title.update(f"{named}: {shown}{order}"
                      + (f", filter '{self._filter}'" if self._filter else ""))
+        # said now for the cursor's cell, as the new widths cut it: a refill that leaves the cursor where it was
+        # announces no move, and the pane kept what a fill at another width (or before the first layout) cut
+        cursor = data.cursor_coordinate
+        self._say_cell(cursor.row, cursor.column)
         notes.update("\n".join(f"note: {n}" for n in self.table.notes))
 
     def on_data_table_cell_highlighted(self, event: DataTable.CellHighlighted) -> None:
-        row, column = event.coordinate.row, event.coordinate.column
+        self._say_cell(event.coordinate.row, event.coordinate.column)
+
+    def _say_cell(self, row: int, column: int) -> None:
         if self.table is None or not (0 <= row < len(self._rows)) or not (0 <= column < len(self.table.columns)):
             self.query_one("#table-cell", Static).update("")
             return

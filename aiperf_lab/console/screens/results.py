@@ -119,6 +119,7 @@ class ResultsScreen(Screen):
         self.query_one("#results-title", Static).update(title)
         view = self.query_one(TableView)
         view.export_dir = export_dir
+        view.said_above = title.plain.strip()
         options = self.query_one(OptionList)
         options.clear_options()
         self._labels_width = self._list_width()
