@@ -13,6 +13,7 @@ from operator import and_, contains, ge, gt, itemgetter, not_, sub
 from pathlib import Path
 from typing import Sequence, TextIO
 
+from aiperf_lab.cli_support import make_folders
 from aiperf_lab.inputs import printable
 from aiperf_lab.metrics.tables import ScaledTime, Table, format_value, write_csv, write_json
 
@@ -425,7 +426,7 @@ def _plain_table(title: str, columns: list[str], cells: list[list[str]], numeric
 
 def write_tables(tables: Sequence[Table], directory: Path, stem: str, fmt: str) -> list[Path]:
     """One file per table, named like nsys does: ``<stem>_<report>.<ext>``."""
-    directory.mkdir(parents=True, exist_ok=True)
+    make_folders(directory)
     written = []
     for table in tables:
         if fmt == "json":
