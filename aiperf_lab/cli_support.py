@@ -184,6 +184,29 @@ def _internal_error(prog: str, exc: Exception) -> int:
     return 1
 
 
+def make_folders(path: "os.PathLike[str] | str") -> None:
+    """`path` and its missing parents made, as Path.mkdir(parents=True, exist_ok=True) makes them, one level at a
+    time: pathlib (and os.makedirs) recurse once per missing level, so an output folder 1,000 levels deep (2 KB of
+    path, well under PATH_MAX) ended a command in RecursionError. A file in the way raises what mkdir raises."""
+    from pathlib import Path
+
+    missing = []
+    at = Path(path)
+    while not at.is_dir():
+        if missing and at.exists():   # a file in the way of the folders under it: their mkdir says so (ENOTDIR)
+            break
+        missing.append(at)
+        if at.parent == at:
+            break
+        at = at.parent
+    for folder in reversed(missing):
+        try:
+            folder.mkdir()
+        except FileExistsError:
+            if not folder.is_dir():
+                raise
+
+
 def short_path(path: "os.PathLike[str] | str", keep: int = 120) -> str:
     """A path for a one-line message: a 5,000-character one is shortened in the middle, and control
     characters in it are shown escaped."""

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from aiperf_lab.cli_support import make_folders
 from aiperf_lab.process_group import escalate, waits_for
 
 # The labs runner's signature: run_exercise(exercise_id, variant, profile, size, runs_dir, ..., on_line, cancel)
@@ -190,7 +191,7 @@ class TriageSession:
 
     def start(self) -> "TriageSession":
         try:
-            self.output_dir.mkdir(parents=True, exist_ok=True)
+            make_folders(self.output_dir)
             self._proc = subprocess.Popen(self.argv(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                           stderr=subprocess.STDOUT, text=True, errors="replace", bufsize=1,
                                           start_new_session=True)

@@ -13,6 +13,7 @@ from operator import and_, contains, ge, gt, itemgetter, not_, sub
 from pathlib import Path
 from typing import Sequence, TextIO
 
+from aiperf_lab.cli_support import make_folders
 from aiperf_lab.inputs import printable
 from aiperf_lab.replaced_file import write_replacing
 from aiperf_lab.metrics.tables import ScaledTime, Table, format_value, write_csv, write_json
@@ -286,8 +287,7 @@ def _render_terminal(tables: Sequence[Table], stream: TextIO, limit: int | None,
             continue
         headers = [printable(h) if "\n" not in h else h for h in headers]  # (wrapped headers are ours)
         table_width = sum(fixed) + gap * (len(fixed) - 1) + 2
-        if len(cells) > PLAIN_ROWS_FROM and not interactive and len(title) <= table_width \
-                and not any("\n" in h for h in headers):  # rich wraps a longer title, and wrapped headers
+        if len(cells) > PLAIN_ROWS_FROM and not interactive and len(title) <= table_width:  # rich wraps a longer title
             stream.write(_plain_table(title, headers, cells, numeric, fixed, gap))
         else:
             # Text objects throughout: a "[bold]" or "[/]" in a kernel name is shown, never read as markup.
@@ -405,7 +405,14 @@ def _plain_table(title: str, columns: list[str], cells: list[list[str]], numeric
     def line(values: list[str]) -> str:
         return " " + between.join(_fit(v, w, n) for v, w, n in zip(values, widths, numeric)) + " "
 
-    out = [_fit(title, table_width, False), " " * table_width, line(columns), " " + "\u2500" * inner + " "]
+    # A number header wrapped onto lines (`Duration\n(ns)` on a narrow terminal) is aligned to the bottom, as rich
+    # aligns a header row's cells; the other headers are blank above their one line.
+    stacked = [column.split("\n") for column in columns]
+    height = max(map(len, stacked), default=1)
+    out = [_fit(title, table_width, False), " " * table_width,
+           *(line([lines[k - height + len(lines)] if k >= height - len(lines) else "" for lines in stacked])
+             for k in range(height)),
+           " " + "\u2500" * inner + " "]
     for block in range(0, len(cells), PLAIN_BLOCK_ROWS):  # a column of a block of rows at a time: _fit of
         fitted = []                                      # each cell, by str.rjust/ljust in C where all are
         for values, width, right in zip(zip(*cells[block:block + PLAIN_BLOCK_ROWS]), widths, numeric):  # ASCII
@@ -420,7 +427,7 @@ def _plain_table(title: str, columns: list[str], cells: list[list[str]], numeric
 
 def write_tables(tables: Sequence[Table], directory: Path, stem: str, fmt: str) -> list[Path]:
     """One file per table, named like nsys does: ``<stem>_<report>.<ext>``."""
-    directory.mkdir(parents=True, exist_ok=True)
+    make_folders(directory)
     written = []
     for table in tables:
         if fmt == "json":

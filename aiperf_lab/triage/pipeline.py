@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from aiperf_lab.cli_support import short_path
+from aiperf_lab.cli_support import make_folders, short_path
 from aiperf_lab.inputs import printable, shell_line
 from aiperf_lab.errors import InputError
 from aiperf_lab.triage import progress
@@ -145,7 +145,7 @@ class Triage:
         stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
         name = f"aiperf-triage-{safe_host}-{stamp}" + (f"-{o.tag}" if o.tag else "")
         try:
-            o.output.mkdir(parents=True, exist_ok=True)
+            make_folders(o.output)
             self.bundle = BundleWriter(o.output, name, self.redactor)
         except OSError as exc:
             # mkdir says "File exists" of a file, a FIFO or a device at the name: what is wrong is that it is no folder
