@@ -64,6 +64,9 @@ class Triage:
         self.interrupted = threading.Event()   # the first Ctrl-C or SIGTERM: stop waiting, keep what there is
         self.stopped_by_signal: str | None = None   # SIGINT (Ctrl-C), SIGTERM or SIGHUP: said in the bundle
         self.abandon = threading.Event()       # the third: stop long steps (the export) too
+        # While the known secrets are gathered (Redactor(): a few seconds in an environment of thousands of secret
+        # names), nothing is written yet: a stop signal then ends triage at once, exit 130 and no archive.
+        self.gathering_secrets = False
         self.workload = None
         self.guard: Guard | None = None
         self.sampler = None
@@ -80,6 +83,9 @@ class Triage:
         self.stopped_by_signal = self.stopped_by_signal or name
         if signum == signal.SIGHUP:
             _leave_the_hung_up_terminal()
+        if self.gathering_secrets:   # nothing to archive yet: "interrupted", exit 130 (run_cli), nothing written
+            self.gathering_secrets = False
+            raise KeyboardInterrupt
         self.interrupted.set()
         if self.interrupts == 1:
             self.emit.say(f"{name}: stopping, the archive will still be written (again to hurry)")
@@ -134,11 +140,15 @@ class Triage:
         o = self.options
         # every piece argv redaction replaces in the command (and in the whole command line, as the manifest holds
         # it) is a known secret: the workload's print of it goes too
-        known = list(dict.fromkeys(argv_secret_values(o.command) + argv_secret_values(o.arguments)))
-        self.redactor = Redactor(redact_hosts=o.redact_hosts, extra_secrets=known)
-        if o.tag and self.redactor.text(o.tag) != o.tag:   # it would name the archive and every member's folder
-            raise InputError("aiperf-triage: --tag looks like a secret (a token's shape or a secret's value); "
-                             "choose another tag")
+        self.gathering_secrets = True
+        try:
+            known = list(dict.fromkeys(argv_secret_values(o.command) + argv_secret_values(o.arguments)))
+            self.redactor = Redactor(redact_hosts=o.redact_hosts, extra_secrets=known)
+            if o.tag and self.redactor.text(o.tag) != o.tag:   # it would name the archive and every member's folder
+                raise InputError("aiperf-triage: --tag looks like a secret (a token's shape or a secret's value); "
+                                 "choose another tag")
+        finally:
+            self.gathering_secrets = False
         host = socket.gethostname() or "unknown-host"
         self.host_label = self.redactor.placeholder("host", host) if o.redact_hosts else host
         safe_host = re.sub(r"[^A-Za-z0-9._-]", "_", self.host_label)
