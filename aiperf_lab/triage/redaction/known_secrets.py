@@ -16,6 +16,7 @@ import bisect
 import itertools
 import re
 from collections import Counter
+from typing import Callable
 
 from .names import CHAIN, FRAGMENT, WRAP_REST
 from .spans import KNOWN_VALUE, REDACTED, Span, _common_prefix, _common_suffix, _line_by_line, gated, has, has_characters
@@ -99,11 +100,14 @@ class KnownSecrets:
     the values of 8 to 23 characters printed in pieces over lines; `split_values`: the values those two rules find over
     lines, whose heads a stream holds back."""
 
-    def __init__(self, literals: list[str], piece_values: list[str], broken: list[str], split_values: list[str]):
+    def __init__(self, literals: list[str], piece_values: list[str], broken: list[str], split_values: list[str],
+                 stopping: Callable[[], None] = lambda: None):
         self.literals = literals
         self.longest_literal = max(map(len, literals), default=0)
         self.pieces: list[tuple[str, list[tuple[int, str, str]]]] = []
-        for value in piece_values:
+        for k, value in enumerate(piece_values):
+            if not k % 1024:
+                stopping()   # (Redactor's stop: a stop signal while thousands of secrets are gathered)
             offsets: dict[str, int] = {}
             for at in [*range(0, len(value) - FRAGMENT + 1, FRAGMENT), len(value) - FRAGMENT]:
                 offsets.setdefault(value[at:at + FRAGMENT], at)
@@ -116,7 +120,9 @@ class KnownSecrets:
         # (literals and needles in one index: one pass over a text for both rules, remembered for the last text)
         needles = [needle for _value, needle_list in self.pieces for _at, needle, _rest in needle_list]
         self._needle_owner = [k for k, (_value, needle_list) in enumerate(self.pieces) for _ in needle_list]
+        stopping()
         self._index = _KeyIndex(literals + needles) if len(literals) + len(needles) > DIRECT_KEYS else None
+        stopping()
         self._last: tuple = (None, None, None)
         # (a broken value's first piece ends a line: its last 3 characters, some 3 of the value's, end one in the text)
         self._broken_index: dict[str, list[int]] | None = None

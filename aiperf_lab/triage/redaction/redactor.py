@@ -12,6 +12,7 @@ import os
 import re
 import socket
 from collections import Counter
+from typing import Callable
 
 from .argv import MAX_ARGUMENT_READINGS, SHELL_SAFE_WORD, argv_secret_pieces, gcloud_secret_name_pieces
 from .assignments import (
@@ -86,6 +87,17 @@ def _reads_as_text(value: str) -> bool:
     return NOT_TEXT.search(value) is None
 
 
+def _stop_check(stop: Callable[[], bool] | None) -> Callable[[], None]:
+    """A check that raises KeyboardInterrupt where stop() says so (Redactor's gathering of the known secrets)."""
+    if stop is None:
+        return lambda: None
+
+    def check() -> None:
+        if stop():
+            raise KeyboardInterrupt
+    return check
+
+
 def _shifted(spans: list[Span], by: int) -> list[Span]:
     return [(start + by, end + by, replacement, label, context + by) for start, end, replacement, label, context in spans]
 
@@ -94,7 +106,10 @@ GATE_SCAN_WORDS = tuple(dict.fromkeys(GATE_WORDS + SECRET_PRINT_GATES))   # (Red
 
 class Redactor:
     def __init__(self, environ: dict[str, str] | None = None, redact_hosts: bool = False,
-                 extra_secrets: list[str] | None = None):
+                 extra_secrets: list[str] | None = None, stop: Callable[[], bool] | None = None):
+        """`stop`, asked now and then while the known secrets are gathered (seconds for thousands): True ends it with
+        KeyboardInterrupt (triage's stop signal, when nothing is written yet)."""
+        stopping = _stop_check(stop)
         self.environ = dict(os.environ if environ is None else environ)
         self.redact_hosts = redact_hosts
         self.counts: Counter[str] = Counter()
@@ -115,6 +130,7 @@ class Redactor:
         # (`base64 <<< "$DATABASE_URL"`): the encoding of the part before a short password shows it.
         holder_forms: set[str] = set()
         for text in [*self.environ.values(), *(extra_secrets or []), *proxies]:
+            stopping()
             found = {v for v in _span_values(text, self._secret_spans(text)) if worth_hiding(v)}
             secrets |= found
             if found and text not in found and len(text) <= 4096 and "\n" not in text:
@@ -147,8 +163,12 @@ class Redactor:
                 broken.append(value)
             if len(value) > FRAGMENT:
                 piece_values.append(value)
-        literals = sorted({f for v in secrets for f in escaped_forms(v)} | holder_forms, key=len, reverse=True)
-        self._known = KnownSecrets(literals, piece_values, broken, split_values)
+        forms = set(holder_forms)
+        for value in secrets:
+            stopping()
+            forms |= escaped_forms(value)
+        literals = sorted(forms, key=len, reverse=True)
+        self._known = KnownSecrets(literals, piece_values, broken, split_values, stopping)
         self._pieces, self._broken, self._split_values = self._known.pieces, broken, split_values
         self.longest_literal = self._known.longest_literal
         self._placeholders: dict[str, dict[str, str]] = {}
