@@ -26,29 +26,45 @@ from .spans import KNOWN_VALUE, REDACTED, Span, _common_prefix, _common_suffix, 
 DIRECT_KEYS = 24
 DIRECT_KEYS_GATED = 1200
 DIRECT_CHARACTERS_PER_KEY = 36
+KEYS_AT_ONCE = 8192   # keys indexed at a time (Candidates)
 GRAM_CHUNK = 1 << 20   # a text's q-grams are read this many places at a time (a 20 MB text's set stays small)
 
 
 class Candidates:
     """Which of many keys (strings of `least` characters or more) may be in a text: their indices, in order."""
 
-    def __init__(self, keys: list[str], least: int):
+    def __init__(self, keys: list[str], least: int, stopping: Callable[[], None] = lambda: None):
         self.keys = keys
         self.q = q = min(6, (least + 1) // 2)
         self.s = s = least - q + 1
         self.pattern = re.compile(f"(.{{{q}}}).{{0,{s - q}}}", re.DOTALL)
         # gram -> the key that holds it (one key: most grams of random values), and gram -> every key for the grams
-        # that several keys hold (or one key twice); built by C loops, a Python step only per shared gram
-        grams = [key[o:o + q] for key in keys for o in range(s)]
-        owners = [i for i in range(len(keys)) for _ in range(s)]
-        self.first = dict(zip(grams, owners))
+        # that several keys hold (or one key twice); built by C loops, a Python step only per shared gram, KEYS_AT_ONCE
+        # keys at a time (Redactor's stop is asked between: a second of C for 100,000 keys)
+        chunks = range(0, len(keys), KEYS_AT_ONCE)
+
+        def grams_of(at: int) -> tuple[list[str], list[int]]:
+            stopping()
+            part = keys[at:at + KEYS_AT_ONCE]
+            return ([key[o:o + q] for key in part for o in range(s)],
+                    [i for i in range(at, at + len(part)) for _ in range(s)])
+        self.first: dict[str, int] = {}
+        counts: Counter[str] = Counter()
+        total = 0
+        for at in chunks:
+            grams, owners = grams_of(at)
+            self.first.update(zip(grams, owners))
+            counts.update(grams)
+            total += len(grams)
         self.shared: dict[str, list[int]] = {}
-        if len(self.first) < len(grams):
-            shared = {gram for gram, count in Counter(grams).items() if count > 1}
-            for gram, i in itertools.compress(zip(grams, owners), map(shared.__contains__, grams)):
-                holders = self.shared.setdefault(gram, [])
-                if not holders or holders[-1] != i:
-                    holders.append(i)
+        if len(self.first) < total:
+            shared = {gram for gram, count in counts.items() if count > 1}
+            for at in chunks:
+                grams, owners = grams_of(at)
+                for gram, i in itertools.compress(zip(grams, owners), map(shared.__contains__, grams)):
+                    holders = self.shared.setdefault(gram, [])
+                    if not holders or holders[-1] != i:
+                        holders.append(i)
 
     def __call__(self, text: str) -> list[int]:
         step = self.s * GRAM_CHUNK
@@ -71,7 +87,7 @@ class _KeyIndex:
 
     BANDS = ((12, 1 << 30), (8, 12), (5, 8))
 
-    def __init__(self, keys: list[str]):
+    def __init__(self, keys: list[str], stopping: Callable[[], None] = lambda: None):
         self.size = len(keys)
         self.parts = []
         placed: set[int] = set()
@@ -79,7 +95,7 @@ class _KeyIndex:
             mine = [i for i, key in enumerate(keys) if low <= len(key) < high]
             placed.update(mine)
             if mine:
-                self.parts.append((mine, Candidates([keys[i] for i in mine], low)))
+                self.parts.append((mine, Candidates([keys[i] for i in mine], low, stopping)))
         self.always = [i for i in range(len(keys)) if i not in placed]
 
     def __call__(self, text: str) -> list[int] | None:
@@ -121,7 +137,7 @@ class KnownSecrets:
         needles = [needle for _value, needle_list in self.pieces for _at, needle, _rest in needle_list]
         self._needle_owner = [k for k, (_value, needle_list) in enumerate(self.pieces) for _ in needle_list]
         stopping()
-        self._index = _KeyIndex(literals + needles) if len(literals) + len(needles) > DIRECT_KEYS else None
+        self._index = _KeyIndex(literals + needles, stopping) if len(literals) + len(needles) > DIRECT_KEYS else None
         stopping()
         self._last: tuple = (None, None, None)
         # (a broken value's first piece ends a line: its last 3 characters, some 3 of the value's, end one in the text)
