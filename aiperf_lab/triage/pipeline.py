@@ -38,6 +38,9 @@ LOG_CAP_BYTES = 20 * 1024 * 1024   # per workload stream: the tail is kept (reda
 TAIL_AFTER_EXIT_S = 2.0            # telemetry kept after the workload ends early, to see the ramp-down
 
 
+GATHER_GRACE_S = 1.0   # a stop signal while the known secrets are gathered: how long they may still take (see start)
+
+
 @dataclass
 class TriageOptions:
     duration_s: float
@@ -64,6 +67,7 @@ class Triage:
         self.interrupted = threading.Event()   # the first Ctrl-C or SIGTERM: stop waiting, keep what there is
         self.stopped_by_signal: str | None = None   # SIGINT (Ctrl-C), SIGTERM or SIGHUP: said in the bundle
         self.abandon = threading.Event()       # the third: stop long steps (the export) too
+        self.signalled_at: float | None = None   # when the first stop signal came (time.monotonic)
         self.workload = None
         self.guard: Guard | None = None
         self.sampler = None
@@ -80,6 +84,8 @@ class Triage:
         self.stopped_by_signal = self.stopped_by_signal or name
         if signum == signal.SIGHUP:
             _leave_the_hung_up_terminal()
+        if self.signalled_at is None:
+            self.signalled_at = time.monotonic()
         self.interrupted.set()
         if self.interrupts == 1:
             self.emit.say(f"{name}: stopping, the archive will still be written (again to hurry)")
@@ -127,6 +133,12 @@ class Triage:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
 
+    def _gathering_too_long(self) -> bool:
+        """Whether a stop signal came GATHER_GRACE_S ago or more (Redactor(stop=): it then ends with KeyboardInterrupt,
+        exit 130 and nothing written; a signal while the known secrets are gathered within the grace still gets the
+        archive)."""
+        return self.signalled_at is not None and time.monotonic() - self.signalled_at >= GATHER_GRACE_S
+
     def start(self) -> None:
         from aiperf_lab.metrics.telemetry.recording import TelemetryWriter
         from aiperf_lab.metrics.telemetry.sampler import Sampler
@@ -135,7 +147,9 @@ class Triage:
         # every piece argv redaction replaces in the command (and in the whole command line, as the manifest holds
         # it) is a known secret: the workload's print of it goes too
         known = list(dict.fromkeys(argv_secret_values(o.command) + argv_secret_values(o.arguments)))
-        self.redactor = Redactor(redact_hosts=o.redact_hosts, extra_secrets=known)
+        # (gathering the known secrets takes seconds in an environment of thousands of secret names, and nothing is
+        # written yet: a stop signal GATHER_GRACE_S before it is done ends triage there, exit 130 and one line)
+        self.redactor = Redactor(redact_hosts=o.redact_hosts, extra_secrets=known, stop=self._gathering_too_long)
         if o.tag and self.redactor.text(o.tag) != o.tag:   # it would name the archive and every member's folder
             raise InputError("aiperf-triage: --tag looks like a secret (a token's shape or a secret's value); "
                              "choose another tag")

@@ -10,8 +10,10 @@
   bare hex keys there unless the flag names a hash, and every secret-shaped piece found in any
   environment value or argument (URL passwords, token shapes).
 - A piece of a known secret: 12+ characters that start or end it, or 23+ from its middle, anywhere
-  in a line (one regex per secret over pieces at every 12th character, grown by the regex itself);
+  in a line (needles at every 12th character, grown by comparing slices);
   a piece that a line wrap cut off (3-11 characters) at the next line's start or the last one's end.
+  Which known values, needles and broken values may be in a text is asked once for all of them (known_secrets:
+  a q-gram index), so a text's cost does not grow with the number of known secrets.
 - Token shapes in any text, also right after an escape that ends in a letter or digit (JSON `\\n`, URL
   `%3D`, repr `\\x00`, terminal colours): GitHub, Hugging Face, AWS access keys, Slack, OpenAI and Google API keys,
   NGC, PyPI, Databricks, Docker Hub, Vault and other services' keys (SERVICE_TOKENS),
@@ -65,6 +67,7 @@ The package, one job a module; an arrow is "imports from" (leaves first, no cycl
     argv         secret pieces of the workload's argv        -> assignments, blocks, commands, layouts, names
     printed_commands  printed command lines (`+ cmd`, `$ cmd`, `Running: cmd`) read as argv    -> argv, names, spans
     line_views   lines behind a log prefix, in JSON strings/records or repr(): windows read without them -> spans
+    known_secrets  the known secrets' literals, pieces and broken values, one index pass a text  -> names, spans
     redactor     Redactor: gathers the known secrets, runs every rule, merges  -> all of the above
     argv_values  argv_secret_values (a bare Redactor's reading of argv)         -> redactor, ...
     stream       StreamRedactor: the Redactor's rules piece by piece            -> redactor, ...

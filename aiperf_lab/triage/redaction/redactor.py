@@ -12,6 +12,7 @@ import os
 import re
 import socket
 from collections import Counter
+from typing import Callable
 
 from .argv import MAX_ARGUMENT_READINGS, SHELL_SAFE_WORD, argv_secret_pieces, gcloud_secret_name_pieces
 from .assignments import (
@@ -30,6 +31,7 @@ from .hosts import (
     SSH_ADDRESS_VARIABLES, _START_OF, _VersionContexts, _in_host_context, _ipv4_verdict, _is_address, _is_ipv6,
     _marks_version, _name_start, _own_addresses, _own_macs, is_common_name,
 )
+from .known_secrets import KnownSecrets
 from .keys import KEY_BLOCK, _key_spans, openssl_text_key_spans
 from .line_views import GATE_WORDS, line_view_windows
 from .layouts import (
@@ -41,14 +43,14 @@ from .layouts import (
 )
 from .blocks import _multiline_string_spans, _prefixed_block_spans, _yaml_block_spans
 from .names import (
-    CHAIN, FRAGMENT, NOT_SECRET_VALUES, WRAP_REST, _base64_forms, _holder_encoded_forms, cannot_be_secret,
+    FRAGMENT, NOT_SECRET_VALUES, _base64_forms, _holder_encoded_forms, cannot_be_secret,
     escaped_forms, is_hex_key, is_named_location, is_secret_name, names_a_hash, secret_env_names, worth_hiding,
 )
 from .spans import (
-    CSI, ESCAPED_CSI, ESCAPED_OSC_STARTS, KNOWN_VALUE, OSC, REDACTED, Span, _START, _codes_kept, _common_prefix,
-    HAS_MEMO, gated, has, has_any, has_characters,
-    _common_suffix, _edited,
-    _line_by_line, _longest_first, _lower, _merge_spans, _minus, _name_edits, _split_matches, _without_csi,
+    CSI, ESCAPED_CSI, ESCAPED_OSC_STARTS, KNOWN_VALUE, OSC, REDACTED, Span, _START, _codes_kept,
+    HAS_MEMO, has, has_any, has_characters,
+    _edited,
+    _lower, _merge_spans, _minus, _name_edits, _split_matches, _without_csi,
 )
 from .token_spans import CONTEXT_LITERALS, _beside_spans, _context_shape_spans, _provider_token_spans
 from .tokens import CREDENTIAL_CHARACTER, KAGGLE_KEY, KAGGLE_WORD, SERVICE_PREFIXES, TOKEN_SHAPE_LITERALS
@@ -85,6 +87,17 @@ def _reads_as_text(value: str) -> bool:
     return NOT_TEXT.search(value) is None
 
 
+def _stop_check(stop: Callable[[], bool] | None) -> Callable[[], None]:
+    """A check that raises KeyboardInterrupt where stop() says so (Redactor's gathering of the known secrets)."""
+    if stop is None:
+        return lambda: None
+
+    def check() -> None:
+        if stop():
+            raise KeyboardInterrupt
+    return check
+
+
 def _shifted(spans: list[Span], by: int) -> list[Span]:
     return [(start + by, end + by, replacement, label, context + by) for start, end, replacement, label, context in spans]
 
@@ -93,7 +106,10 @@ GATE_SCAN_WORDS = tuple(dict.fromkeys(GATE_WORDS + SECRET_PRINT_GATES))   # (Red
 
 class Redactor:
     def __init__(self, environ: dict[str, str] | None = None, redact_hosts: bool = False,
-                 extra_secrets: list[str] | None = None):
+                 extra_secrets: list[str] | None = None, stop: Callable[[], bool] | None = None):
+        """`stop`, asked now and then while the known secrets are gathered (seconds for thousands): True ends it with
+        KeyboardInterrupt (triage's stop signal, when nothing is written yet)."""
+        stopping = _stop_check(stop)
         self.environ = dict(os.environ if environ is None else environ)
         self.redact_hosts = redact_hosts
         self.counts: Counter[str] = Counter()
@@ -114,23 +130,22 @@ class Redactor:
         # (`base64 <<< "$DATABASE_URL"`): the encoding of the part before a short password shows it.
         holder_forms: set[str] = set()
         for text in [*self.environ.values(), *(extra_secrets or []), *proxies]:
+            stopping()
             found = {v for v in _span_values(text, self._secret_spans(text)) if worth_hiding(v)}
             secrets |= found
             if found and text not in found and len(text) <= 4096 and "\n" not in text:
                 holder_forms |= _holder_encoded_forms(text)
         self._secret_values = sorted(secrets, key=len, reverse=True)
         # A piece of a known secret (printed in part, or cut by a line wrap): needles of FRAGMENT characters
-        # at the secret's start, end and every FRAGMENT-th character, one regex each that starts with
-        # the needle (so the engine skips ahead to it as a literal search does) and goes on with the
-        # secret's next characters, longest first; a piece of 12+ characters that starts or ends the
-        # secret, or of 23+ from its middle, holds one. Leftwards it is grown by comparing slices.
-        self._pieces: list[tuple[str, list[tuple[int, re.Pattern[str]]]]] = []
-        # A secret of 8 to 23 characters printed in two pieces on two lines, each too short to be a piece
-        # (print(v[:11]); print(v[11:])): one regex per secret, its first 3 characters then each next one
-        # with an optional line break before it.
-        self._broken: list[re.Pattern[str]] = []
-        # the values those two rules find over lines: a stream holds back lines that may begin one (head_over_lines)
-        self._split_values: list[str] = []
+        # at the secret's start, end and every FRAGMENT-th character, each grown by the secret's next characters;
+        # a piece of 12+ characters that starts or ends the secret, or of 23+ from its middle, holds one. A secret
+        # of 8 to 23 characters printed in two pieces on two lines, each too short to be a piece
+        # (print(v[:11]); print(v[11:])), is found broken (KnownSecrets: the rules, at a cost that does not grow
+        # with the number of secrets). The values those two rules find over lines: a stream holds back lines that
+        # may begin one (head_over_lines).
+        piece_values: list[str] = []
+        broken: list[str] = []
+        split_values: list[str] = []
         # A known secret's base64 is a secret too, and so are its pieces: `base64` and MIME wrap it at 76
         # characters, which a search for the whole encoded text misses (a key in a variable, its lines
         # joined, included).
@@ -143,20 +158,19 @@ class Redactor:
         for value in [*self._secret_values, *sorted((wrapped | chunks) - set(self._secret_values), key=len, reverse=True)]:
             if "\n" in value or "://" in value or " " in value or is_named_location(value):
                 continue
-            self._split_values.append(value)
+            split_values.append(value)
             if 8 <= len(value) < 2 * FRAGMENT:
-                self._broken.append(re.compile(re.escape(value[:WRAP_REST]) + "".join(
-                    r"(?:\r?\n)?" + re.escape(c) for c in value[WRAP_REST:])))
-            if len(value) <= FRAGMENT:
-                continue
-            offsets: dict[str, int] = {}
-            for at in [*range(0, len(value) - FRAGMENT + 1, FRAGMENT), len(value) - FRAGMENT]:
-                offsets.setdefault(value[at:at + FRAGMENT], at)
-            self._pieces.append((value, [(at, re.compile(re.escape(needle) + _longest_first(
-                value[at + FRAGMENT:at + FRAGMENT + CHAIN]))) for needle, at in offsets.items()]))
-        self._split_reach = max(map(len, self._split_values), default=0)
-        self._literals = sorted({f for v in secrets for f in escaped_forms(v)} | holder_forms, key=len, reverse=True)
-        self.longest_literal = max((len(f) for f in self._literals), default=0)
+                broken.append(value)
+            if len(value) > FRAGMENT:
+                piece_values.append(value)
+        forms = set(holder_forms)
+        for value in secrets:
+            stopping()
+            forms |= escaped_forms(value)
+        literals = sorted(forms, key=len, reverse=True)
+        self._known = KnownSecrets(literals, piece_values, broken, split_values, stopping)
+        self._pieces, self._broken, self._split_values = self._known.pieces, broken, split_values
+        self.longest_literal = self._known.longest_literal
         self._placeholders: dict[str, dict[str, str]] = {}
         self._host_patterns: list[tuple[str, str, re.Pattern[str], bool]] = []
         self._known_addresses: set[str] = set()
@@ -321,94 +335,15 @@ class Redactor:
         return spans
 
     def _literal_spans(self, text: str) -> list[Span]:
-        spans: list = []
-        append = spans.append
-        gate = gated(text)   # (a known value with a character the text lacks is not searched for)
-        for literal in self._literals:
-            if gate and not has_characters(text, literal):
-                continue
-            size = len(literal)
-            at = text.find(literal)
-            while at >= 0:
-                append((at, at + size, REDACTED, KNOWN_VALUE, at))
-                at = text.find(literal, at + size)
-        return spans
+        return self._known.literal_spans(text)
 
     def _fragment_spans(self, text: str) -> list[Span]:
-        """Pieces of known secrets (see __init__), each grown to as far as it matches the secret; a
-        piece that reaches a line's end with the rest of its secret starting the next line (a wrap)
-        takes that rest too, and one that starts a line takes the secret's head ending the line before.
-        A needle's search goes on after the piece it found, and skips what an earlier needle of the
-        same secret covered, so each character is looked at a bounded number of times per needle."""
-        spans: list[Span] = []
-        size = len(text)
-        gate = gated(text)   # (a needle not in a long text is not searched for: `in` scans faster than the regex)
-        for value, needles in self._pieces:
-            covered: list[tuple[int, int]] = []  # this secret's pieces so far, in order
-            whole = len(value)
-            for offset, pattern in needles:
-                if gate and not has(text, value[offset:offset + FRAGMENT]):
-                    continue
-                found: list[tuple[int, int]] = []
-                index = 0
-                at = 0
-                pieces = len(covered)
-                after = offset + FRAGMENT
-                # (one iterator while each search would start where the last match ended; a new one where it jumps)
-                matches = pattern.finditer(text)
-                while (m := next(matches, None)) is not None:
-                    start, stop = m.span()
-                    if start < at:
-                        matches = pattern.finditer(text, at)
-                        continue
-                    if pieces:
-                        while index < pieces and covered[index][1] <= start:
-                            index += 1
-                        if index < pieces and covered[index][0] <= start:
-                            at = covered[index][1]
-                            continue
-                    right = stop - start - FRAGMENT
-                    # the whole secret (a literal span has it): the regex reached its end, or grew as far as it may
-                    if (right == whole - after or right == CHAIN) and start >= offset and text.startswith(
-                            value, start - offset):
-                        at = start - offset + whole
-                        found.append((start - offset, at))
-                        continue
-                    if right == CHAIN:  # the regex grew it as far as it may: go on by comparing slices
-                        room = min(len(value) - offset - FRAGMENT, size - start - FRAGMENT)
-                        right = _common_prefix(text[start + FRAGMENT:start + FRAGMENT + room],
-                                               value[offset + FRAGMENT:offset + FRAGMENT + room])
-                    left = 0
-                    if offset and start and text[start - 1] == value[offset - 1]:
-                        room = min(offset, start)
-                        left = _common_suffix(text[start - room:start], value[offset - room:offset])
-                    begin, end = start - left, start + FRAGMENT + right
-                    spans.append((begin, end, REDACTED, KNOWN_VALUE, begin))
-                    found.append((begin, end))
-                    if 0 < whole - after - right < FRAGMENT:  # the rest of the secret, short: maybe on the next line
-                        tail = value[after + right:]
-                        rest = end + (2 if text.startswith("\r\n", end) else 1 if text.startswith("\n", end) else 0)
-                        if rest > end and text.startswith(tail, rest):
-                            spans.append((rest, rest + len(tail), REDACTED, KNOWN_VALUE, begin))
-                    if 0 < offset - left < FRAGMENT and (begin == 0 or text[begin - 1] == "\n"):
-                        head = value[:offset - left]
-                        before = begin - 1 - (text[begin - 2:begin - 1] == "\r")
-                        if before >= len(head) and text.startswith(head, before - len(head)):
-                            spans.append((before - len(head), before, REDACTED, KNOWN_VALUE, before - len(head)))
-                    at = end
-                if found:
-                    covered = sorted(covered + found)
-        return spans
+        """Pieces of known secrets (KnownSecrets.fragment_spans)."""
+        return self._known.fragment_spans(text)
 
     def _broken_spans(self, text: str) -> list[Span]:
-        """A short known secret broken over lines (see __init__): each line's piece becomes [REDACTED]."""
-        spans: list[Span] = []
-        for pattern in self._broken:
-            for m in pattern.finditer(text):
-                start, end = m.span()
-                if text.find("\n", start, end) >= 0:
-                    spans.append((start, end, _line_by_line(text, start, end), KNOWN_VALUE, start))
-        return spans
+        """A short known secret broken over lines (KnownSecrets.broken_spans)."""
+        return self._known.broken_spans(text)
 
     def _decoded_spans(self, decoded: str) -> list[Span]:
         """What is secret in a text decoded from a dump or escapes: known values, their pieces, and shapes whose
@@ -530,28 +465,8 @@ class Redactor:
         return spans
 
     def head_over_lines(self, text: str, end: int) -> int:
-        """Where a known secret printed over lines may have begun before `end` (a line's end): the start of the
-        line where the longest head of such a value that text[:end] ends with, line breaks aside, begins (a
-        stream holds back from there until the next lines are read: print(v[:4]); print(v[4:7]); ... as one
-        piece each); `end` where none does. Any head counts, one character too: holding is always safe."""
-        if not self._split_values:
-            return end
-        reach = self._split_reach
-        first = max(0, end - 3 * reach)
-        kept = [i for i in range(first, end) if text[i] not in "\r\n"][-reach:]   # (a few dozen characters)
-        tail = "".join(map(text.__getitem__, kept))
-        if not tail:
-            return end
-        last = tail[-1]
-        where = end
-        for value in self._split_values:   # the longest head first: only where the value holds the tail's last
-            at = value.rfind(last, 0, min(len(value) - 1, len(tail)))
-            while at >= 0:
-                if tail.endswith(value[:at + 1]):
-                    where = min(where, text.rfind("\n", 0, kept[len(kept) - at - 1]) + 1)
-                    break
-                at = value.rfind(last, 0, at)
-        return where
+        """Where a known secret printed over lines may have begun before `end` (KnownSecrets.head_over_lines)."""
+        return self._known.head_over_lines(text, end)
 
     def _host_spans(self, text: str, lower: str) -> list[Span]:
         spans = []

@@ -1,0 +1,334 @@
+"""The known secrets' rules (values gathered by the Redactor): each value and its escaped forms as literals, pieces of a
+value (FRAGMENT characters or more, anywhere), a short value broken over lines, and the heads a stream holds back
+(head_over_lines). Their cost does not grow with the number of known secrets: which literals, needles and broken values
+may be in a text is asked once for all of them (Candidates: the text's characters at every s-th place, a set of
+q-grams, met with an index of every key's q-grams at its first s places), and the per-value rules run only for those;
+nothing is compiled per value (a piece is found by str.find and grown by comparing slices). An environment of 5,000
+secret-named variables made every text cost 40 ms and triage 16-50 s, one regex compiled per needle (55,000).
+
+Exact: a key (a needle, a literal, a line-end 3-gram of a broken value) that is in a text holds one of the text's
+q-grams at a place that is a multiple of s (q + s - 1 is at most the key's length), so the candidates are a superset
+of what is there; each candidate is then looked for as before, in the same order."""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import re
+from collections import Counter
+from typing import Callable
+
+from .names import CHAIN, FRAGMENT, WRAP_REST
+from .spans import KNOWN_VALUE, REDACTED, Span, _common_prefix, _common_suffix, _line_by_line, gated, has, has_characters
+
+# Up to this many keys, each is looked for in turn (as before: a scan each, cheaper than the q-grams of a text);
+# more, and an index answers for all of them in one pass (_KeyIndex: a long text, or a short one, decides where).
+DIRECT_KEYS = 24
+DIRECT_KEYS_GATED = 1200
+DIRECT_CHARACTERS_PER_KEY = 36
+KEYS_AT_ONCE = 8192   # keys indexed at a time (Candidates)
+GRAM_CHUNK = 1 << 20   # a text's q-grams are read this many places at a time (a 20 MB text's set stays small)
+
+
+class Candidates:
+    """Which of many keys (strings of `least` characters or more) may be in a text: their indices, in order."""
+
+    def __init__(self, keys: list[str], least: int, stopping: Callable[[], None] = lambda: None):
+        self.keys = keys
+        self.q = q = min(6, (least + 1) // 2)
+        self.s = s = least - q + 1
+        self.pattern = re.compile(f"(.{{{q}}}).{{0,{s - q}}}", re.DOTALL)
+        # gram -> the key that holds it (one key: most grams of random values), and gram -> every key for the grams
+        # that several keys hold (or one key twice); built by C loops, a Python step only per shared gram, KEYS_AT_ONCE
+        # keys at a time (Redactor's stop is asked between: a second of C for 100,000 keys)
+        chunks = range(0, len(keys), KEYS_AT_ONCE)
+
+        def grams_of(at: int) -> tuple[list[str], list[int]]:
+            stopping()
+            part = keys[at:at + KEYS_AT_ONCE]
+            return ([key[o:o + q] for key in part for o in range(s)],
+                    [i for i in range(at, at + len(part)) for _ in range(s)])
+        self.first: dict[str, int] = {}
+        counts: Counter[str] = Counter()
+        total = 0
+        for at in chunks:
+            grams, owners = grams_of(at)
+            self.first.update(zip(grams, owners))
+            counts.update(grams)
+            total += len(grams)
+        self.shared: dict[str, list[int]] = {}
+        if len(self.first) < total:
+            shared = {gram for gram, count in counts.items() if count > 1}
+            for at in chunks:
+                grams, owners = grams_of(at)
+                for gram, i in itertools.compress(zip(grams, owners), map(shared.__contains__, grams)):
+                    holders = self.shared.setdefault(gram, [])
+                    if not holders or holders[-1] != i:
+                        holders.append(i)
+
+    def __call__(self, text: str) -> list[int]:
+        step = self.s * GRAM_CHUNK
+        found: set[str] = set()
+        for at in range(0, len(text), step):
+            found.update(self.pattern.findall(text[at:at + step + self.q - 1] if len(text) > step else text))
+        hit = self.first.keys() & found   # (a view and a set: C walks the smaller; set.intersection(dict) walks the dict)
+        if not hit:
+            return []
+        first, shared = self.first, self.shared
+        return sorted({i for gram in hit for i in shared.get(gram) or (first[gram],)})
+
+
+class _KeyIndex:
+    """Candidates over keys of any length of MIN_SECRET_LEN or more: one index per band of lengths (12+, 8-11, 5-7;
+    a key shorter than 5 is always a candidate), the indices back in the keys' order. None where looking for every
+    key in turn costs less: few keys in a long text, whose literal gates (a character the text lacks) skip most of
+    them for less than the q-gram pass (measured here: 45 us a key in 2 MB of log, against 28 ns a character), or
+    fewer keys than a short text's 36th part (one str.find each, about 1 us)."""
+
+    BANDS = ((12, 1 << 30), (8, 12), (5, 8))
+
+    def __init__(self, keys: list[str], stopping: Callable[[], None] = lambda: None):
+        self.size = len(keys)
+        self.parts = []
+        placed: set[int] = set()
+        for low, high in self.BANDS:
+            mine = [i for i, key in enumerate(keys) if low <= len(key) < high]
+            placed.update(mine)
+            if mine:
+                self.parts.append((mine, Candidates([keys[i] for i in mine], low, stopping)))
+        self.always = [i for i in range(len(keys)) if i not in placed]
+
+    def __call__(self, text: str) -> list[int] | None:
+        if self.size <= (DIRECT_KEYS_GATED if gated(text) else len(text) // DIRECT_CHARACTERS_PER_KEY):
+            return None
+        found = list(self.always)
+        for mine, find in self.parts:
+            found += [mine[i] for i in find(text)]
+        return sorted(found) if len(self.parts) > 1 or self.always else found
+
+
+LINE_END_GRAMS = re.compile(r"([^\n]{3})\r?\n")   # the 3 characters before each line break (a broken value's first piece)
+
+
+class KnownSecrets:
+    """The known secrets' rules over a text (see the module's docstring). `literals`: every form looked for whole;
+    `pieces`: per value, its needles (offset, the FRAGMENT characters there, the CHAIN characters after them); `broken`:
+    the values of 8 to 23 characters printed in pieces over lines; `split_values`: the values those two rules find over
+    lines, whose heads a stream holds back."""
+
+    def __init__(self, literals: list[str], piece_values: list[str], broken: list[str], split_values: list[str],
+                 stopping: Callable[[], None] = lambda: None):
+        self.literals = literals
+        self.longest_literal = max(map(len, literals), default=0)
+        self.pieces: list[tuple[str, list[tuple[int, str, str]]]] = []
+        for k, value in enumerate(piece_values):
+            if not k % 1024:
+                stopping()   # (Redactor's stop: a stop signal while thousands of secrets are gathered)
+            offsets: dict[str, int] = {}
+            for at in [*range(0, len(value) - FRAGMENT + 1, FRAGMENT), len(value) - FRAGMENT]:
+                offsets.setdefault(value[at:at + FRAGMENT], at)
+            self.pieces.append((value, [(at, needle, value[at + FRAGMENT:at + FRAGMENT + CHAIN])
+                                        for needle, at in offsets.items()]))
+        self.broken = broken
+        self._broken_patterns: dict[int, re.Pattern[str]] = {}
+        self.split_values = split_values
+        self.split_reach = max(map(len, split_values), default=0)
+        # (literals and needles in one index: one pass over a text for both rules, remembered for the last text)
+        needles = [needle for _value, needle_list in self.pieces for _at, needle, _rest in needle_list]
+        self._needle_owner = [k for k, (_value, needle_list) in enumerate(self.pieces) for _ in needle_list]
+        stopping()
+        self._index = _KeyIndex(literals + needles, stopping) if len(literals) + len(needles) > DIRECT_KEYS else None
+        stopping()
+        self._last: tuple = (None, None, None)
+        # (a broken value's first piece ends a line: its last 3 characters, some 3 of the value's, end one in the text)
+        self._broken_index: dict[str, list[int]] | None = None
+        if len(broken) > DIRECT_KEYS:   # (a line-end pass, cheaper than any: always)
+            self._broken_index = {}
+            self._broken_always = [i for i, value in enumerate(broken) if "\r" in value]
+            for i, value in enumerate(broken):
+                for gram in {value[j:j + 3] for j in range(len(value) - 3)}:
+                    self._broken_index.setdefault(gram, []).append(i)
+        # (the heads of many split values: by their first 8 characters, and the shorter heads in sorted order)
+        self._sorted_split = sorted(set(split_values)) if len(split_values) > DIRECT_KEYS else None
+        self._split_by_head: dict[str, list[str]] = {}
+        if self._sorted_split is not None:
+            for value in self._sorted_split:
+                if len(value) > 8:
+                    self._split_by_head.setdefault(value[:8], []).append(value)
+
+    def _candidates(self, text: str) -> tuple[list[int] | None, list[int] | None]:
+        """The literals and the values with a needle that may be in text (by index), or None (every one)."""
+        last = self._last
+        if last[0] is text:
+            return last[1], last[2]
+        found = self._index(text) if self._index is not None else None
+        if found is None:
+            answer: tuple = (None, None)
+        else:
+            split = bisect.bisect_left(found, len(self.literals))
+            owner = self._needle_owner
+            answer = (found[:split], sorted({owner[k - len(self.literals)] for k in found[split:]}))
+        self._last = (text, *answer)
+        return answer
+
+    # ---- the rules ------------------------------------------------------------------------------
+
+    def literal_spans(self, text: str) -> list[Span]:
+        spans: list = []
+        append = spans.append
+        gate = gated(text)   # (a known value with a character the text lacks is not searched for)
+        literals = self.literals
+        chosen = self._candidates(text)[0]
+        for k in range(len(literals)) if chosen is None else chosen:
+            literal = literals[k]
+            if gate and not has_characters(text, literal):
+                continue
+            size = len(literal)
+            at = text.find(literal)
+            while at >= 0:
+                append((at, at + size, REDACTED, KNOWN_VALUE, at))
+                at = text.find(literal, at + size)
+        return spans
+
+    def fragment_spans(self, text: str) -> list[Span]:
+        """Pieces of known secrets, each grown to as far as it matches the secret; a piece that reaches a line's end
+        with the rest of its secret starting the next line (a wrap) takes that rest too, and one that starts a line
+        takes the secret's head ending the line before. A needle's search goes on after the piece it found, and skips
+        what an earlier needle of the same secret covered, so each character is looked at a bounded number of times
+        per needle. Only the values with a needle among the text's candidates are read."""
+        spans: list[Span] = []
+        chosen = self._candidates(text)[1]
+        if chosen is None:
+            chosen = range(len(self.pieces))
+        gate = gated(text)   # (a needle not in a long text is not searched for: `in` scans faster than the scan)
+        for k in chosen:
+            value, needles = self.pieces[k]
+            _value_pieces(text, value, needles, gate, spans)
+        return spans
+
+    def broken_spans(self, text: str) -> list[Span]:
+        """A short known secret broken over lines: each line's piece becomes [REDACTED] (a regex per value, its first
+        3 characters then each next one with an optional line break before it, made for a value that may be there)."""
+        spans: list[Span] = []
+        if self._broken_index is None:
+            chosen = range(len(self.broken))
+        else:
+            grams = self._broken_index.keys() & set(LINE_END_GRAMS.findall(text))
+            chosen = sorted({i for gram in grams for i in self._broken_index[gram]}.union(self._broken_always))
+        for i in chosen:
+            pattern = self._broken_patterns.get(i)
+            if pattern is None:
+                value = self.broken[i]
+                pattern = self._broken_patterns[i] = re.compile(re.escape(value[:WRAP_REST]) + "".join(
+                    r"(?:\r?\n)?" + re.escape(c) for c in value[WRAP_REST:]))
+            for m in pattern.finditer(text):
+                start, end = m.span()
+                if text.find("\n", start, end) >= 0:
+                    spans.append((start, end, _line_by_line(text, start, end), KNOWN_VALUE, start))
+        return spans
+
+    def head_over_lines(self, text: str, end: int) -> int:
+        """Where a known secret printed over lines may have begun before `end` (a line's end): the start of the
+        line where the longest head of such a value that text[:end] ends with, line breaks aside, begins (a
+        stream holds back from there until the next lines are read: print(v[:4]); print(v[4:7]); ... as one
+        piece each); `end` where none does. Any head counts, one character too: holding is always safe."""
+        if not self.split_values:
+            return end
+        reach = self.split_reach
+        first = max(0, end - 3 * reach)
+        kept = [i for i in range(first, end) if text[i] not in "\r\n"][-reach:]   # (a few dozen characters)
+        tail = "".join(map(text.__getitem__, kept))
+        if not tail:
+            return end
+        if self._sorted_split is not None:
+            longest = self._longest_head(tail)
+            return text.rfind("\n", 0, kept[len(kept) - longest]) + 1 if longest else end
+        last = tail[-1]
+        where = end
+        for value in self.split_values:   # the longest head first: only where the value holds the tail's last
+            at = value.rfind(last, 0, min(len(value) - 1, len(tail)))
+            while at >= 0:
+                if tail.endswith(value[:at + 1]):
+                    where = min(where, text.rfind("\n", 0, kept[len(kept) - at - 1]) + 1)
+                    break
+                at = value.rfind(last, 0, at)
+        return where
+
+    def _longest_head(self, tail: str) -> int:
+        """The longest h such that tail ends with the first h characters of a split value longer than h (0: none):
+        what the loop of head_over_lines finds, for many values (the head furthest back decides its answer)."""
+        size = len(tail)
+        by_head = self._split_by_head
+        for h in range(size, 8, -1):   # a head of 9+ characters: the values that begin with its first 8
+            values = by_head.get(tail[size - h:size - h + 8])
+            if values and any(len(v) > h and tail.endswith(v[:h]) for v in values):
+                return h
+        ordered = self._sorted_split
+        for h in range(min(size, 8), 0, -1):   # shorter: the first value not before it in sorted order begins with it
+            head = tail[size - h:]
+            i = bisect.bisect_left(ordered, head)
+            if i < len(ordered) and ordered[i] == head:
+                i += 1
+            if i < len(ordered) and ordered[i].startswith(head):
+                return h
+        return 0
+
+
+def _value_pieces(text: str, value: str, needles: list[tuple[int, str, str]], gate: bool, spans: list[Span]) -> None:
+    """The pieces of one known value in text (KnownSecrets.fragment_spans), appended to spans. Each needle is found by
+    str.find, then grown rightwards by comparing slices over the CHAIN characters after it (what one regex per needle,
+    the needle then the longest prefix of those characters, matched)."""
+    size = len(text)
+    covered: list[tuple[int, int]] = []  # this secret's pieces so far, in order
+    whole = len(value)
+    for offset, needle, chain in needles:
+        if gate and not has(text, needle):
+            continue
+        found: list[tuple[int, int]] = []
+        index = 0
+        at = 0
+        pieces = len(covered)
+        after = offset + FRAGMENT
+        search = 0   # (where the last match ended: the next is looked for from there, or from `at` when further)
+        while (start := text.find(needle, search if search > at else at)) >= 0:
+            grown = start + FRAGMENT
+            room = min(len(chain), size - grown)
+            stop = grown + (_common_prefix(text[grown:grown + room], chain[:room]) if room > 0 else 0)
+            search = stop
+            if pieces:
+                while index < pieces and covered[index][1] <= start:
+                    index += 1
+                if index < pieces and covered[index][0] <= start:
+                    at = covered[index][1]
+                    continue
+            right = stop - start - FRAGMENT
+            # the whole secret (a literal span has it): the search reached its end, or grew as far as it may
+            if (right == whole - after or right == CHAIN) and start >= offset and text.startswith(
+                    value, start - offset):
+                at = start - offset + whole
+                found.append((start - offset, at))
+                continue
+            if right == CHAIN:  # grown as far as the chain goes: go on by comparing slices
+                room = min(len(value) - offset - FRAGMENT, size - start - FRAGMENT)
+                right = _common_prefix(text[start + FRAGMENT:start + FRAGMENT + room],
+                                       value[offset + FRAGMENT:offset + FRAGMENT + room])
+            left = 0
+            if offset and start and text[start - 1] == value[offset - 1]:
+                room = min(offset, start)
+                left = _common_suffix(text[start - room:start], value[offset - room:offset])
+            begin, end = start - left, start + FRAGMENT + right
+            spans.append((begin, end, REDACTED, KNOWN_VALUE, begin))
+            found.append((begin, end))
+            if 0 < whole - after - right < FRAGMENT:  # the rest of the secret, short: maybe on the next line
+                tail = value[after + right:]
+                rest = end + (2 if text.startswith("\r\n", end) else 1 if text.startswith("\n", end) else 0)
+                if rest > end and text.startswith(tail, rest):
+                    spans.append((rest, rest + len(tail), REDACTED, KNOWN_VALUE, begin))
+            if 0 < offset - left < FRAGMENT and (begin == 0 or text[begin - 1] == "\n"):
+                head = value[:offset - left]
+                before = begin - 1 - (text[begin - 2:begin - 1] == "\r")
+                if before >= len(head) and text.startswith(head, before - len(head)):
+                    spans.append((before - len(head), before, REDACTED, KNOWN_VALUE, before - len(head)))
+            at = end
+        if found:
+            covered = sorted(covered + found)
