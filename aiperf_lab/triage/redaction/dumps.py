@@ -174,6 +174,7 @@ class _DumpPart:
         self._starts = starts       # where each line (or run) starts in the text, or how to find that
         self._sizes = sizes         # how to find how many bytes each line stands for, its block's NULs included
         self._table: tuple[list[int], list[int]] | None = None
+        self.columns: dict[tuple, list[tuple[int, int]]] = {}   # _dump_columns' answers by a line's text around it
 
     def lines(self) -> tuple[list[int], list[int]]:
         """(where each line starts in the text, each line's first byte from the part's first, and one past the last)"""
@@ -377,19 +378,39 @@ def _dump_columns(text: str, part: _DumpPart, index: int, k: int, j: int) -> lis
         found = list((DECIMAL if part.kind == "decimal" else HEX_PAIR).finditer(text, m.start(), m.end()))
         j = min(j, len(found) - 1)  # (the NUL after it)
         return [(found[k].start(), found[j].end())] if k <= j else []
-    m = DUMP_LINE_FIELDS[part.kind].match(text, line_start)
+    # (a dump of a secret repeats its lines: the answer for a line is remembered by the text a line's match can read,
+    # LINE_FIELDS_BEHIND characters before it, the line and the next line, in the line's own offsets)
+    line_end = text.find("\n", line_start)
+    next_end = text.find("\n", line_end + 1) if line_end >= 0 else -1
+    read_end = len(text) if line_end < 0 or next_end < 0 else next_end + 1
+    if read_end - line_start > LINE_FIELDS_MOST_READ:
+        return _line_columns(text, part.kind, line_start, k, j)
+    key = (part.kind, text[max(0, line_start - LINE_FIELDS_BEHIND):read_end], min(line_start, LINE_FIELDS_BEHIND), k, j)
+    own = part.columns.get(key)
+    if own is None:
+        own = part.columns[key] = [(a - line_start, b - line_start) for a, b in _line_columns(text, part.kind, line_start, k, j)]
+    return [(line_start + a, line_start + b) for a, b in own]
+
+
+LINE_FIELDS_BEHIND = 24       # (the most a DUMP_LINE_FIELDS pattern reads before a line: bare's lookbehinds, 22)
+LINE_FIELDS_MOST_READ = 8192  # (longer lines are read each time, not remembered)
+
+
+def _line_columns(text: str, line_kind: str, line_start: int, k: int, j: int) -> list[tuple[int, int]]:
+    """_dump_columns of a dump line of a kind (not a run's) that starts at line_start."""
+    m = DUMP_LINE_FIELDS[line_kind].match(text, line_start)
     if m is None:
         return []
-    name = "cells" if part.kind in ("od", "decimal-od", "bare-decimal") else "hex"
+    name = "cells" if line_kind in ("od", "decimal-od", "bare-decimal") else "hex"
     field = m.group(name)
-    size = _field_size(part.kind, field)
+    size = _field_size(line_kind, field)
     j = min(j, size - 1)  # (the NULs after a block's last line)
     if k > j:
         return []
     base = m.start(name)
-    if part.kind == "od":
+    if line_kind == "od":
         return [(base + 4 * k + 1, base + 4 * j + 4)]
-    kind = READ_AS.get(part.kind, part.kind)
+    kind = READ_AS.get(line_kind, line_kind)
     if k == 0 and j == size - 1:  # the whole line (a dump of a secret: most lines), whatever its layout
         columns = [(base + len(field) - len(field.lstrip(" \t")), base + len(field.rstrip(" \t:,-")))]
     elif kind in ("hex", "xxd", "bare") and min(first := _pair_start(field, k), last := _pair_start(field, j)) >= 0:
@@ -401,7 +422,7 @@ def _dump_columns(text: str, part: _DumpPart, index: int, k: int, j: int) -> lis
     column = -1
     if kind in ("bare", "words", "separated", "decimal-od"):  # no character column
         pass
-    elif part.kind in ("xxd", "xxd-le", "bits"):
+    elif line_kind in ("xxd", "xxd-le", "bits"):
         shown = m.group("text").rstrip("\r")
         column = m.start("text") + len(shown) - size if len(shown) >= size else -1
     elif m.group("pipe") is not None and len(m.group("pipe")) == size:
