@@ -367,33 +367,79 @@ BYTE_CELLS = {"words": re.compile(r"[0-9a-fA-F]{4}"), "xxd-le": re.compile(r"[0-
 BYTES_PER_CELL = {"words": 2, "xxd-le": 4}
 
 
-def _dump_columns(text: str, part: _DumpPart, index: int, k: int, j: int) -> list[tuple[int, int]]:
-    """Where bytes k..j of a part's line show in text: one (start, end) per column (numbers, characters)."""
-    starts, _ = part.lines()
-    line_start = starts[index]
-    if part.kind in ("run", "decimal"):
-        m = (DECIMAL_BYTES if part.kind == "decimal" else SEPARATED_HEX).match(text, line_start)
-        if m is None:
-            return []
-        found = list((DECIMAL if part.kind == "decimal" else HEX_PAIR).finditer(text, m.start(), m.end()))
-        j = min(j, len(found) - 1)  # (the NUL after it)
-        return [(found[k].start(), found[j].end())] if k <= j else []
-    # (a dump of a secret repeats its lines: the answer for a line is remembered by the text a line's match can read,
-    # LINE_FIELDS_BEHIND characters before it, the line and the next line, in the line's own offsets)
+def dump_span_columns(text: str, parts: list[_DumpPart], found: list[list]) -> list[tuple[int, int, str]]:
+    """Where each of the decoded text's spans `found` ([start, end, label], in order, apart) shows in text: one
+    (start, end, label) per column and line."""
+    firsts = [part.first for part in parts]
+    columns: list[tuple[int, int, str]] = []
+    part_start = part_end = -1   # (the part the last span was in: the next one is most often in it too)
+    for start, end, label in found:
+        while start < end:
+            if not part_start <= start < part_end:
+                at = bisect.bisect_right(firsts, start) - 1
+                part = parts[at]
+                part_start, part_end = firsts[at], firsts[at + 1] if at + 1 < len(firsts) else 1 << 62
+                starts, line_firsts = part.lines()
+                count = len(starts)
+                base = part.first
+                run = part.kind in ("run", "decimal")
+                kind = part.kind
+                around = kind in LINES_READ_AROUND
+                memo = part.columns
+            index = bisect.bisect_right(line_firsts, start - base) - 1
+            if index >= count:  # the NUL between two parts
+                start += 1
+                continue
+            while True:   # the part's lines in turn (a dump of a secret: a span over many lines)
+                line_first = base + line_firsts[index]
+                stop = min(end, base + line_firsts[index + 1])
+                k, j = start - line_first, stop - 1 - line_first
+                line_start = starts[index]
+                if run:
+                    columns += [(first, last, label) for first, last in _run_columns(text, kind, line_start, k, j)]
+                else:
+                    columns += [(line_start + first, line_start + last, label)
+                                for first, last in _memo_line_columns(text, kind, around, memo, line_start, k, j)]
+                start = stop
+                index += 1
+                if start >= end or index >= count:
+                    break
+    return columns
+
+
+def _memo_line_columns(text: str, kind: str, around: bool, memo: dict, line_start: int, k: int,
+                       j: int) -> list[tuple[int, int]]:
+    """_line_columns in the line's own offsets, remembered in memo (a part's) by the text the line's match can read:
+    a dump of a secret repeats its lines. That text: LINE_FIELDS_BEHIND characters before the line, the line and the
+    next line for the kinds whose lines are read with what is around them (`around`), the line alone for the others."""
     line_end = text.find("\n", line_start)
-    next_end = text.find("\n", line_end + 1) if line_end >= 0 else -1
-    read_end = len(text) if line_end < 0 or next_end < 0 else next_end + 1
+    if around:
+        read_end = len(text) if line_end < 0 else text.find("\n", line_end + 1) + 1 or len(text)
+        key = (text[max(0, line_start - LINE_FIELDS_BEHIND):read_end], min(line_start, LINE_FIELDS_BEHIND), k, j)
+    else:
+        read_end = len(text) if line_end < 0 else line_end
+        key = (text[line_start:read_end], k, j)
     if read_end - line_start > LINE_FIELDS_MOST_READ:
-        return _line_columns(text, part.kind, line_start, k, j)
-    key = (part.kind, text[max(0, line_start - LINE_FIELDS_BEHIND):read_end], min(line_start, LINE_FIELDS_BEHIND), k, j)
-    own = part.columns.get(key)
+        return [(a - line_start, b - line_start) for a, b in _line_columns(text, kind, line_start, k, j)]
+    own = memo.get(key)
     if own is None:
-        own = part.columns[key] = [(a - line_start, b - line_start) for a, b in _line_columns(text, part.kind, line_start, k, j)]
-    return [(line_start + a, line_start + b) for a, b in own]
+        own = memo[key] = [(a - line_start, b - line_start) for a, b in _line_columns(text, kind, line_start, k, j)]
+    return own
+
+
+def _run_columns(text: str, kind: str, line_start: int, k: int, j: int) -> list[tuple[int, int]]:
+    """Where bytes k..j of a run (hex pairs, or decimals) that starts at line_start show in text."""
+    m = (DECIMAL_BYTES if kind == "decimal" else SEPARATED_HEX).match(text, line_start)
+    if m is None:
+        return []
+    found = list((DECIMAL if kind == "decimal" else HEX_PAIR).finditer(text, m.start(), m.end()))
+    j = min(j, len(found) - 1)  # (the NUL after it)
+    return [(found[k].start(), found[j].end())] if k <= j else []
 
 
 LINE_FIELDS_BEHIND = 24       # (the most a DUMP_LINE_FIELDS pattern reads before a line: bare's lookbehinds, 22)
 LINE_FIELDS_MOST_READ = 8192  # (longer lines are read each time, not remembered)
+LINES_READ_AROUND = frozenset({"bare", "bare-decimal"})   # (kinds whose line pattern reads before or after the line)
 
 
 def _line_columns(text: str, line_kind: str, line_start: int, k: int, j: int) -> list[tuple[int, int]]:
