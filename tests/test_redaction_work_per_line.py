@@ -11,7 +11,10 @@ import random
 import pytest
 
 from aiperf_lab.triage.redact import Redactor
-from aiperf_lab.triage.redaction import dumps, printed_commands
+from aiperf_lab.triage.redaction import assignments, blocks, commands, dumps, names, printed_commands
+from aiperf_lab.triage.redaction.layouts import _item_is_secret, _names_token_list
+from aiperf_lab.triage.redaction.names import _secret_name_cached
+from aiperf_lab.triage.redaction.spans import REDACTED
 
 SECRET = "hf_Qw3rTy7uIoPaSdFgHjKlZxCvBnM12345"
 
@@ -119,3 +122,115 @@ def test_dump_columns_of_repeated_and_changing_lines_are_as_before(seed):
             assert line in out
         if line in ("step 12 loss 0.5\n", "cafe\n", "12:30:45\n"):
             assert line in out
+
+
+def test_a_secret_flag_is_asked_once_whether_it_takes_a_key_list(monkeypatch):
+    # `--password Zq1x ` repeated: whether the flag takes a list of keys (`--api-key A B C`) was asked of its words
+    # at each match; the flag alone decides
+    text = "--password Zq1x " * 2000
+    expected = commands._printed_flag_spans(text)
+    counted = _Counted(names.name_words)
+    monkeypatch.setattr(commands, "name_words", counted)
+    if hasattr(commands, "_takes_key_list"):
+        commands._takes_key_list.cache_clear()
+    assert commands._printed_flag_spans(text) == expected
+    assert counted.calls <= 10
+
+
+@pytest.mark.parametrize("line, gone, kept", [
+    ("+ vllm serve m --api-key Zq8Das1xPa55 Qm7vT2xLp9Rz --port 8000\n", ["Zq8Das1xPa55", "Qm7vT2xLp9Rz"], ["8000"]),
+    ("+ run --api-keys Zq8Das1xPa55 Qm7vT2xLp9Rz\n", ["Zq8Das1xPa55", "Qm7vT2xLp9Rz"], []),
+    ("+ run --password Zq8Das1xPa55 Qm7vT2xLp9Rz\n", ["Zq8Das1xPa55"], ["Qm7vT2xLp9Rz"]),
+    ("usage: x [--api-key API_KEY]\n", [], ["API_KEY"]),
+])
+def test_secret_flags_are_judged_as_before_when_repeated(line, gone, kept):
+    out = Redactor({}).text(line * 3)
+    for word in gone:
+        assert word not in out
+    for word in kept:
+        assert word in out
+
+
+def _former_sequence_spans(text: str) -> list:
+    """_yaml_block_spans' opener loop as it was before an opener's next line was judged once a line and the copies of
+    a repeated opener line inside a body were passed over (its flow lists and complex keys left out: the texts below
+    have none)."""
+    spans = []
+    harmless = assignments._HarmlessValues()
+    openers, bodies, heads = {}, {}, {}
+    misses = first_miss = 0
+    read_to = 0
+
+    def names_secret(head):
+        if head not in openers:
+            key = blocks.YAML_BLOCK_KEY.fullmatch(head)
+            openers[head] = (len(key.group("indent")) if key is not None
+                             and (_secret_name_cached(key.group("name")) or _names_token_list(key.group("name")))
+                             else None)
+            heads[head] = key.group("name") if key is not None else ""
+        return openers[head] is not None
+
+    matches = blocks.YAML_BLOCK_OPENER.finditer(text) if ":" in text else iter(())
+    while (m := next(matches, None)) is not None:
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        head = text[line_start:m.start()]
+        if head not in openers:
+            names_secret(head)
+        indent = openers[head]
+        if indent is None:
+            if not misses:
+                first_miss = m.start()
+            misses += 1
+            if misses == blocks.OPENERS_BEFORE_BULK and blocks._no_opener_ahead(
+                    blocks.YAML_OPENER_HEADS, text, first_miss, m.end(), names_secret):
+                break
+            continue
+        scalar = m.group("style") is not None
+        if not scalar and m.start() < read_to and blocks._no_item_value(text, m.end(), indent):
+            continue
+        body = blocks._yaml_body(indent, scalar).match(text, m.end()).group()
+        read_to = m.end() + len(body)
+        if (found := bodies.get((head, scalar, body))) is None:
+            found = blocks._yaml_body_spans(body, indent, scalar, harmless)
+            if found and not scalar:
+                found = [(s, e) for s, e in found if _item_is_secret(heads[head], body[s:e])]
+            bodies[head, scalar, body] = found
+        if found:
+            spans += [(m.end() + s, m.end() + e, REDACTED, "secret-named value", line_start) for s, e in found]
+        elif not body and text.startswith(line := text[line_start:m.end()], m.end()):
+            at, step = m.end(), len(line)
+            while text.startswith(line, at + step):
+                at += step
+            if at > m.end():
+                read_to = at
+                matches = blocks.YAML_BLOCK_OPENER.finditer(text, at)
+    return spans
+
+
+SEQUENCE_LINES = ["secrets:\n", "- secrets:\n", "  - secrets:\n", "- secrets:\r\n", "  secrets:\n", "- Zq8Das1x\n",
+                  "  - Pa55w0rd-2\n", "- name: regcred\n", "- 'a: b'\n", "tokens:\n", "- tokens:\n", "step: 1\n", "\n",
+                  "password: |\n", "  Zq8Das1x\n", "- secrets:", "api_tokens: &t\n"]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_repeated_sequence_openers_give_what_each_opener_read_gave(seed):
+    rng = random.Random(seed)
+    parts = []
+    for _ in range(rng.randint(5, 80)):
+        line = rng.choice(SEQUENCE_LINES)
+        parts.append(line * (rng.choice((1, 2, 3, 70, 200)) if rng.random() < 0.5 else 1))
+    text = "".join(parts)
+    assert blocks._yaml_block_spans(text) == _former_sequence_spans(text)
+
+
+def test_repeated_sequence_openers_are_judged_once_a_line(monkeypatch):
+    # `secrets:\n- ` repeated (`secrets:` then `- secrets:` lines): each opener lies inside the body read before it,
+    # and whether its own body holds a value was judged from its next line, a line at a time
+    texts = ("secrets:\n" + "- secrets:\n" * 2000, "secrets:\n- " * 2000, ("  secrets:\n" + "  - secrets:\n" * 300) * 5)
+    former = [_former_sequence_spans(text) for text in texts]
+    counted = _Counted(blocks._no_item_value)
+    monkeypatch.setattr(blocks, "_no_item_value", counted)
+    for text, spans in zip(texts, former):
+        counted.calls = 0
+        assert blocks._yaml_block_spans(text) == spans
+        assert counted.calls <= 20
