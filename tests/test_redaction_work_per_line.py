@@ -234,3 +234,44 @@ def test_repeated_sequence_openers_are_judged_once_a_line(monkeypatch):
         counted.calls = 0
         assert blocks._yaml_block_spans(text) == spans
         assert counted.calls <= 20
+
+
+def test_key_names_and_spaced_label_values_are_judged_once_each(monkeypatch):
+    # `API key: X secret key = abc access token: ` repeated: whether a `key` is named for what it sorts or caches was
+    # asked of the name's words at each match, and whether a spaced label's value looks generated at each value; the
+    # name alone, and the value alone, decide
+    from aiperf_lab.triage.redaction import calls
+    text = "API key: Zq8Das1xPa55w0rdQm7v secret key = abc access token: " * 1500
+    expected = Redactor({}).text(text)
+    words = _Counted(names.name_words)
+    generated = _Counted(names.looks_generated)
+    monkeypatch.setattr(assignments, "name_words", words)
+    monkeypatch.setattr(names, "name_words", words)
+    monkeypatch.setattr(calls, "looks_generated", generated)
+    for cached in (getattr(names, "name_word_tuple", None), getattr(calls, "_generated", None)):
+        if cached is not None:
+            cached.cache_clear()
+    if hasattr(calls, "_generated"):
+        monkeypatch.setattr(calls, "_generated", __import__("functools").lru_cache(maxsize=4096)(generated))
+    calls_before = words.calls
+    assert assignments._names_harmless_key(text, text.lower().find("key")) is False
+    for at in range(0, 1500 * 60, 60):
+        assignments._names_harmless_key(text, text.lower().find("key", at))
+    assert words.calls - calls_before <= 10
+    assert Redactor({}).text(text) == expected
+    assert generated.calls <= 10
+
+
+@pytest.mark.parametrize("text, gone, kept", [
+    ("sort_key: a1b2c3d4e5f6g7h8i9j0k1\n", [], ["a1b2c3d4e5f6g7h8i9j0k1"]),
+    ("cache key: a1b2c3d4e5f6g7h8i9j0k1\n", [], ["a1b2c3d4e5f6g7h8i9j0k1"]),
+    ("api key: a1b2c3d4e5f6g7h8i9j0k1\n", ["a1b2c3d4e5f6g7h8i9j0k1"], []),
+    ("API key: Zq8Das1xPa55w0rdQm7v ok\n", ["Zq8Das1xPa55w0rdQm7v"], ["ok"]),
+    ("Secret Name:   my-secret-v2\n", [], ["my-secret-v2"]),
+])
+def test_key_names_and_spaced_labels_are_judged_as_before_when_repeated(text, gone, kept):
+    out = Redactor({}).text(text * 3)
+    for word in gone:
+        assert word not in out
+    for word in kept:
+        assert word in out
