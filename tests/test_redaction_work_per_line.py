@@ -275,3 +275,30 @@ def test_key_names_and_spaced_labels_are_judged_as_before_when_repeated(text, go
         assert word not in out
     for word in kept:
         assert word in out
+
+
+def test_repeated_lines_with_a_mark_but_no_view_are_looked_at_once(monkeypatch):
+    # `"password": "` lines repeated: each holds a mark (`passw`) and a quote, and none is a quoted line or behind a log
+    # prefix, so none opens a window; each copy was looked at again (its edits found, none)
+    from aiperf_lab.triage.redaction import line_views
+    text = '"password": "\n' * 2000
+    expected = line_views.line_view_windows(text, text.lower())
+    counted = _Counted(line_views._line_edits_own)
+    monkeypatch.setattr(line_views, "_line_edits_own", counted)
+    assert line_views.line_view_windows(text, text.lower()) == expected == []
+    assert counted.calls <= 10
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_line_views_of_repeated_lines_are_as_before(seed):
+    # repeated lines with a mark and no view, then lines behind a log prefix or in JSON that hold a secret's form: the
+    # forms are still read in their windows, before and after the runs of copies
+    rng = random.Random(seed)
+    plain = ['"password": "\n', "auth ok # done\n", "x & y\n"]
+    forms = ["[rank0]: ? password\n[rank0]: : Zq8Das1x\n", '{"level": "info", "msg": "AUTH default Pa55w0rd-2"}\n',
+             "2026-11-24T00:01:02Z 127.0.0.1:6379> AUTH default Zq8Das1x\n"]
+    text = "".join(rng.choice(plain) * rng.choice((1, 2, 50)) if rng.random() < 0.7 else rng.choice(forms)
+                   for _ in range(rng.randint(5, 40)))
+    out = Redactor({}).text(text)
+    assert "Zq8Das1x" not in out and "Pa55w0rd-2" not in out
+    assert out.count("\n") == text.count("\n")
