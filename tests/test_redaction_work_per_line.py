@@ -302,3 +302,33 @@ def test_line_views_of_repeated_lines_are_as_before(seed):
     out = Redactor({}).text(text)
     assert "Zq8Das1x" not in out and "Pa55w0rd-2" not in out
     assert out.count("\n") == text.count("\n")
+
+
+def test_prefixed_key_lines_are_judged_once_a_distinct_line(monkeypatch):
+    # `INFO: -----BEGIN ...` then `INFO: MIIE...` repeated (each BEGIN line opens a block read line by line): whether a
+    # line goes on with the block, ends it, or holds its END marker was worked out at each line; the line alone decides
+    from aiperf_lab.triage.redaction import keys
+    text = "INFO: -----BEGIN RSA PRIVATE KEY-----\nINFO: MIIEabcdefghABCDEFGH0123456789+/\n" * 1500
+    expected = keys._key_spans(text, text.lower(), False)
+    counted = _Counted(keys.KEY_END, "search")
+    monkeypatch.setattr(keys, "KEY_END", counted)
+    if hasattr(keys, "_prefixed_line_verdict"):
+        keys._prefixed_line_verdict.cache_clear()
+    assert keys._key_spans(text, text.lower(), False) == expected
+    assert counted.calls <= 2 * 1500 + 10   # (the BEGIN line's own test and the framed look-ahead's stay per block; 4 a block before)
+
+
+@pytest.mark.parametrize("text, gone, kept", [
+    ("INFO: -----BEGIN RSA PRIVATE KEY-----\nINFO: MIIEabcdefghABCDEFGH0123456789+/\nINFO: -----END RSA PRIVATE KEY-----\n"
+     "INFO: done\n", ["MIIEabcdefghABCDEFGH0123456789+/"], ["INFO: done"]),
+    ("E   '-----BEGIN RSA PRIVATE KEY-----\nE   'MIIEabcdefghABCDEFGH0123456789+/\nstep 1 loss 0.5\n",
+     ["MIIEabcdefghABCDEFGH0123456789+/"], ["step 1 loss 0.5"]),
+    ("[x] -----BEGIN RSA PRIVATE KEY-----\n[x] Proc-Type: 4,ENCRYPTED\n[x] MIIEabcdefghABCDEFGH0123456789+/\n[x] ok then\n",
+     ["MIIEabcdefghABCDEFGH0123456789+/"], ["ok then"]),
+])
+def test_prefixed_keys_are_judged_as_before_when_repeated(text, gone, kept):
+    out = Redactor({}).text(text * 3)
+    for word in gone:
+        assert word not in out
+    for word in kept:
+        assert word in out
