@@ -17,7 +17,7 @@ from .names import (
     _NAME_CHARACTERS, _secret_name_cached, _weak_flag_secret, cannot_be_secret, is_hex_key, is_named_location,
     is_secret_name, looks_generated, looks_like_password, name_words, names_a_key_file, opens_a_negation,
     reads_as_words, says_absent, special_token_value, tells_when, CAMEL_RUN, negation_opens_sentence,
-    _reads_as_identifier, names_a_gcloud_secret, PLAIN_WORD, SENTENCE_GOES_ON, _negated_value_end, NegationMarks,
+    _reads_as_identifier, names_a_gcloud_secret, PLAIN_WORD, SENTENCE_GOES_ON, _negated_value_end, NegationMarks, name_word_tuple,
 )
 from .spans import REDACTED, REDACTED_LOWER, Span, has_any
 
@@ -307,9 +307,9 @@ def _quantity_name(name: str) -> bool:
 
 def _names_harmless_key(text: str, start: int) -> bool:
     """`sort_key=`, `cache_key: ...`, `cache key: ...`: a key named for what it sorts or caches, not a secret key."""
-    words = name_words(_name_before(text, start, start + 3))
+    words = name_word_tuple(_name_before(text, start, start + 3))
     if len(words) == 1 and start > 1 and text[start - 1] == " ":  # two words: "cache key"
-        words = name_words(_name_before(text, start - 1, start - 1)) + words
+        words = name_word_tuple(_name_before(text, start - 1, start - 1)) + words
     return len(words) > 1 and words[-2] in NOT_SECRET_KEY_KINDS
 
 

@@ -54,6 +54,7 @@ def _yaml_block_spans(text: str) -> list[Span]:
     openers: dict[str, int | None] = {}   # a line before its ":" -> its indent when it names a secret (a log repeats them)
     bodies: dict[tuple[str, bool, str], list[tuple[int, int]]] = {}   # and a key line's body -> its spans
     names: dict[str, str] = {}   # a key line -> its name
+    no_value: dict[tuple[int, str], bool] = {}   # (an indent, the line after an opener) -> _no_item_value's verdict
     misses = first_miss = 0   # openers that name no secret, and where the first is
     read_to = 0   # where the last body read ends
 
@@ -83,9 +84,24 @@ def _yaml_block_spans(text: str) -> list[Span]:
                 break   # (none of the rest names a secret)
             continue
         scalar = m.group("style") is not None
-        if not scalar and m.start() < read_to and _no_item_value(text, m.end(), indent):
-            continue   # (an opener inside the last body read, whose own body holds no value, is not read: `secrets:`
-            # then `- secrets:` lines, each read the 62 lines under it)
+        if not scalar and m.start() < read_to:
+            # (an opener inside the last body read, whose own body holds no value, is not read: `secrets:` then
+            # `- secrets:` lines, each read the 62 lines under it; that is judged by the next line alone, once a line)
+            line_end = text.find("\n", m.end())
+            item = (indent, text[m.end():line_end if line_end >= 0 else len(text)])
+            if (empty := no_value.get(item)) is None:
+                empty = no_value[item] = _no_item_value(text, m.end(), indent)
+            if empty:
+                # (the same opener's line again and again, `- secrets:` lines: a copy whose next line is a copy too
+                # and whose opener starts inside that body is judged as this one was; those are passed over)
+                line = text[line_start:m.end()]
+                at, step = m.end(), len(line)
+                while text.startswith(line, at) and text.startswith(line, at + step) and (
+                        at + m.start() - line_start < read_to):
+                    at += step
+                if at > m.end():
+                    matches = YAML_BLOCK_OPENER.finditer(text, at)
+                continue
         body = _yaml_body(indent, scalar).match(text, m.end()).group()
         read_to = m.end() + len(body)
         if (found := bodies.get((head, scalar, body))) is None:

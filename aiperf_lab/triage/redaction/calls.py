@@ -85,11 +85,12 @@ def code_secret_spans(text: str, lower: str) -> list[Span]:
     if "<" in text and has(lower, "<td"):
         spans += _named(HTML_ROW, text)
     if has(lower, LABEL_GATE):
-        spans += [span for span in _values(SPACED_LABEL, lower) if looks_generated(text[span[0]:span[1]])
-                  and _starts_a_word(lower, span[4], "_-")]
+        spans += [span for span in _values(SPACED_LABEL, lower) if span[1] - span[0] <= 256 and _generated(
+            text[span[0]:span[1]]) and _starts_a_word(lower, span[4], "_-")]
     return spans
 
 
+_generated = functools.lru_cache(maxsize=4096)(looks_generated)   # (of 256 characters at most: longer ones are not)
 TEMPLATE_FIELD = re.compile(r"%[-#0 +]?[0-9]{0,3}[sdr]|%\(|\{[\w.]{0,64}\}")
 SETTER_WORDS = frozenset({"set", "setenv", "setdefault", "putenv", "setproperty", "setenvironmentvariable", "getenv",
                           "get", "put", "setitem", "set_secret", "setsecret", "put_secret", "store", "add_secret"})

@@ -174,9 +174,16 @@ def _printed_flag_value_kept(value: str) -> bool:
             or SECRET_MOUNT_SPEC.fullmatch(value) is not None)   # docker build --secret id=npm,src=/run/npmrc
 
 
+@functools.lru_cache(maxsize=1024)
 def _metavar(flag: str) -> str:
     """argparse's placeholder for a flag's value in its usage and help (`--api-key API_KEY`): no value."""
     return flag.upper().replace("-", "_")
+
+
+@functools.lru_cache(maxsize=1024)
+def _takes_key_list(flag: str) -> bool:
+    """Whether a secret flag takes a list of keys (NARGS_KEY_FLAG_WORDS: `--api-key A B C`); the flag alone decides."""
+    return name_words(flag) in NARGS_KEY_FLAG_WORDS
 
 
 @functools.lru_cache(maxsize=4096)
@@ -221,9 +228,9 @@ def _printed_flag_spans(text: str) -> list[Span]:
     spans: list[Span] = []
     kept = _KeptFlagValues()
     for m in PRINTED_SECRET_FLAG.finditer(text):  # (led by "--": its scan costs what a test for "--" does)
-        value = m.group("value")
-        if _secret_flag_cached(m.group("flag")) and not kept[value] and value.rstrip(",;)]}") != _metavar(m.group("flag")):
-            if m.group("flag") == "secret" and names_a_gcloud_secret(text, m.start(), value):
+        value, flag = m.group("value", "flag")
+        if _secret_flag_cached(flag) and not kept[value] and value.rstrip(",;)]}") != _metavar(flag):
+            if flag == "secret" and names_a_gcloud_secret(text, m.start(), value):
                 continue   # gcloud secrets versions access latest --secret db_name: the secret's name
             gap = m.group("gap")
             if gap is not None and len(gap) > ALIGNED_FLAG_GAP and not (
@@ -231,7 +238,7 @@ def _printed_flag_spans(text: str) -> list[Span]:
                 continue
             end = m.end() - (len(value) - len(value.rstrip(",;)]}")))
             spans.append((m.start("value"), end, REDACTED, "secret-named value", m.start()))
-            if name_words(m.group("flag")) in NARGS_KEY_FLAG_WORDS:
+            if _takes_key_list(flag):
                 spans += _nargs_spans(text, m.end(), m.start(), kept)
     tool_places: dict[str, list[int]] = {}
     quoted = "'" in text or '"' in text

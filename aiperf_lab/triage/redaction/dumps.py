@@ -174,6 +174,7 @@ class _DumpPart:
         self._starts = starts       # where each line (or run) starts in the text, or how to find that
         self._sizes = sizes         # how to find how many bytes each line stands for, its block's NULs included
         self._table: tuple[list[int], list[int]] | None = None
+        self.columns: dict[tuple, list[tuple[int, int]]] = {}   # _dump_columns' answers by a line's text around it
 
     def lines(self) -> tuple[list[int], list[int]]:
         """(where each line starts in the text, each line's first byte from the part's first, and one past the last)"""
@@ -366,30 +367,96 @@ BYTE_CELLS = {"words": re.compile(r"[0-9a-fA-F]{4}"), "xxd-le": re.compile(r"[0-
 BYTES_PER_CELL = {"words": 2, "xxd-le": 4}
 
 
-def _dump_columns(text: str, part: _DumpPart, index: int, k: int, j: int) -> list[tuple[int, int]]:
-    """Where bytes k..j of a part's line show in text: one (start, end) per column (numbers, characters)."""
-    starts, _ = part.lines()
-    line_start = starts[index]
-    if part.kind in ("run", "decimal"):
-        m = (DECIMAL_BYTES if part.kind == "decimal" else SEPARATED_HEX).match(text, line_start)
-        if m is None:
-            return []
-        found = list((DECIMAL if part.kind == "decimal" else HEX_PAIR).finditer(text, m.start(), m.end()))
-        j = min(j, len(found) - 1)  # (the NUL after it)
-        return [(found[k].start(), found[j].end())] if k <= j else []
-    m = DUMP_LINE_FIELDS[part.kind].match(text, line_start)
+def dump_span_columns(text: str, parts: list[_DumpPart], found: list[list]) -> list[tuple[int, int, str]]:
+    """Where each of the decoded text's spans `found` ([start, end, label], in order, apart) shows in text: one
+    (start, end, label) per column and line."""
+    firsts = [part.first for part in parts]
+    columns: list[tuple[int, int, str]] = []
+    part_start = part_end = -1   # (the part the last span was in: the next one is most often in it too)
+    for start, end, label in found:
+        while start < end:
+            if not part_start <= start < part_end:
+                at = bisect.bisect_right(firsts, start) - 1
+                part = parts[at]
+                part_start, part_end = firsts[at], firsts[at + 1] if at + 1 < len(firsts) else 1 << 62
+                starts, line_firsts = part.lines()
+                count = len(starts)
+                base = part.first
+                run = part.kind in ("run", "decimal")
+                kind = part.kind
+                around = kind in LINES_READ_AROUND
+                memo = part.columns
+            index = bisect.bisect_right(line_firsts, start - base) - 1
+            if index >= count:  # the NUL between two parts
+                start += 1
+                continue
+            while True:   # the part's lines in turn (a dump of a secret: a span over many lines)
+                line_first = base + line_firsts[index]
+                stop = min(end, base + line_firsts[index + 1])
+                k, j = start - line_first, stop - 1 - line_first
+                line_start = starts[index]
+                if run:
+                    columns += [(first, last, label) for first, last in _run_columns(text, kind, line_start, k, j)]
+                else:
+                    columns += [(line_start + first, line_start + last, label)
+                                for first, last in _memo_line_columns(text, kind, around, memo, line_start, k, j)]
+                start = stop
+                index += 1
+                if start >= end or index >= count:
+                    break
+    return columns
+
+
+def _memo_line_columns(text: str, kind: str, around: bool, memo: dict, line_start: int, k: int,
+                       j: int) -> list[tuple[int, int]]:
+    """_line_columns in the line's own offsets, remembered in memo (a part's) by the text the line's match can read:
+    a dump of a secret repeats its lines. That text: LINE_FIELDS_BEHIND characters before the line, the line and the
+    next line for the kinds whose lines are read with what is around them (`around`), the line alone for the others."""
+    line_end = text.find("\n", line_start)
+    if around:
+        read_end = len(text) if line_end < 0 else text.find("\n", line_end + 1) + 1 or len(text)
+        key = (text[max(0, line_start - LINE_FIELDS_BEHIND):read_end], min(line_start, LINE_FIELDS_BEHIND), k, j)
+    else:
+        read_end = len(text) if line_end < 0 else line_end
+        key = (text[line_start:read_end], k, j)
+    if read_end - line_start > LINE_FIELDS_MOST_READ:
+        return [(a - line_start, b - line_start) for a, b in _line_columns(text, kind, line_start, k, j)]
+    own = memo.get(key)
+    if own is None:
+        own = memo[key] = [(a - line_start, b - line_start) for a, b in _line_columns(text, kind, line_start, k, j)]
+    return own
+
+
+def _run_columns(text: str, kind: str, line_start: int, k: int, j: int) -> list[tuple[int, int]]:
+    """Where bytes k..j of a run (hex pairs, or decimals) that starts at line_start show in text."""
+    m = (DECIMAL_BYTES if kind == "decimal" else SEPARATED_HEX).match(text, line_start)
     if m is None:
         return []
-    name = "cells" if part.kind in ("od", "decimal-od", "bare-decimal") else "hex"
+    found = list((DECIMAL if kind == "decimal" else HEX_PAIR).finditer(text, m.start(), m.end()))
+    j = min(j, len(found) - 1)  # (the NUL after it)
+    return [(found[k].start(), found[j].end())] if k <= j else []
+
+
+LINE_FIELDS_BEHIND = 24       # (the most a DUMP_LINE_FIELDS pattern reads before a line: bare's lookbehinds, 22)
+LINE_FIELDS_MOST_READ = 8192  # (longer lines are read each time, not remembered)
+LINES_READ_AROUND = frozenset({"bare", "bare-decimal"})   # (kinds whose line pattern reads before or after the line)
+
+
+def _line_columns(text: str, line_kind: str, line_start: int, k: int, j: int) -> list[tuple[int, int]]:
+    """_dump_columns of a dump line of a kind (not a run's) that starts at line_start."""
+    m = DUMP_LINE_FIELDS[line_kind].match(text, line_start)
+    if m is None:
+        return []
+    name = "cells" if line_kind in ("od", "decimal-od", "bare-decimal") else "hex"
     field = m.group(name)
-    size = _field_size(part.kind, field)
+    size = _field_size(line_kind, field)
     j = min(j, size - 1)  # (the NULs after a block's last line)
     if k > j:
         return []
     base = m.start(name)
-    if part.kind == "od":
+    if line_kind == "od":
         return [(base + 4 * k + 1, base + 4 * j + 4)]
-    kind = READ_AS.get(part.kind, part.kind)
+    kind = READ_AS.get(line_kind, line_kind)
     if k == 0 and j == size - 1:  # the whole line (a dump of a secret: most lines), whatever its layout
         columns = [(base + len(field) - len(field.lstrip(" \t")), base + len(field.rstrip(" \t:,-")))]
     elif kind in ("hex", "xxd", "bare") and min(first := _pair_start(field, k), last := _pair_start(field, j)) >= 0:
@@ -401,7 +468,7 @@ def _dump_columns(text: str, part: _DumpPart, index: int, k: int, j: int) -> lis
     column = -1
     if kind in ("bare", "words", "separated", "decimal-od"):  # no character column
         pass
-    elif part.kind in ("xxd", "xxd-le", "bits"):
+    elif line_kind in ("xxd", "xxd-le", "bits"):
         shown = m.group("text").rstrip("\r")
         column = m.start("text") + len(shown) - size if len(shown) >= size else -1
     elif m.group("pipe") is not None and len(m.group("pipe")) == size:

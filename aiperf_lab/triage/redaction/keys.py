@@ -3,6 +3,7 @@ and where an open block ends in a text or a stream."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 from .spans import CSI, KEY_BLOCK, Span, _LABEL, _line_by_line
@@ -97,16 +98,32 @@ def _prefixed_block_end(text: str, eol: int) -> int:
         next_eol = text.find("\n", end + 1)
         next_eol = len(text) if next_eol < 0 else next_eol
         line = text[end + 1:next_eol]
-        marker = KEY_END.search(line)
-        if marker:
-            return end + 1 + marker.end()
-        if not (_prefixed_key_line(line) or line.lstrip().startswith("#") or re.search(r"[A-Za-z][A-Za-z-]{0,40}: [^\n]{0,1024}\Z", line[-1100:])
-                and re.search(r"(?:Proc-Type|DEK-Info|Comment|Version|Encryption):", line)):
+        # (a line's verdict is the line's alone: remembered for short lines, a log repeats them)
+        verdict = _prefixed_line_verdict(line) if len(line) <= 512 else _prefixed_line_verdict.__wrapped__(line)
+        if verdict >= 0:
+            return end + 1 + verdict
+        if verdict == PREFIXED_BLOCK_ENDS:
             break
         end = next_eol
     while end > eol and text[end - 1] in "\r\n":
         end -= 1
     return end
+
+
+PREFIXED_BLOCK_ENDS, PREFIXED_BLOCK_GOES_ON = -2, -1
+
+
+@functools.lru_cache(maxsize=4096)
+def _prefixed_line_verdict(line: str) -> int:
+    """Where a prefixed key's END marker ends in the line, or whether the block goes on past the line (a line that ends
+    in base64, a header line) or ends before it."""
+    marker = KEY_END.search(line)
+    if marker:
+        return marker.end()
+    if not (_prefixed_key_line(line) or line.lstrip().startswith("#") or re.search(r"[A-Za-z][A-Za-z-]{0,40}: [^\n]{0,1024}\Z", line[-1100:])
+            and re.search(r"(?:Proc-Type|DEK-Info|Comment|Version|Encryption):", line)):
+        return PREFIXED_BLOCK_ENDS
+    return PREFIXED_BLOCK_GOES_ON
 
 
 def _key_block_end(text: str, at: int, first_line_is_key: bool = False, begin: int | None = None) -> int:

@@ -113,6 +113,13 @@ def line_view_windows(text: str, lower: str, words: frozenset[str] | None = None
             edits = read[line_start] = _line_edits_own(text, line_start, newline if newline >= 0 else len(text))
             if edits:
                 candidates.append(line_start)
+            elif newline >= 0 and text.startswith(line := text[line_start:newline + 1], newline + 1):
+                # (the same line again: its copies, no candidates either, are passed over; a window reads them anew)
+                after, folded = newline + 1, lower[line_start:newline + 1]
+                while text.startswith(line, after) and lower.startswith(folded, after):
+                    after += len(line)
+                m = marks.search(lower, after)
+                continue
         if newline < 0:
             break
         m = marks.search(lower, newline + 1)

@@ -211,6 +211,12 @@ def name_words(name: str) -> list[str]:
     return [w for w in NAME_WORD_SPLIT.split(CAMEL_BOUNDARY.sub("_", name).lower()) if w]
 
 
+@functools.lru_cache(maxsize=4096)
+def name_word_tuple(name: str) -> tuple[str, ...]:
+    """name_words of a name, remembered (a log repeats its names): for names of 64 characters at most."""
+    return tuple(name_words(name))
+
+
 def is_secret_name(name: str) -> bool:
     """Whether a name says its value is secret, judged by whole words (see SECRET_WORDS and the sets
     after it): a secret word (TOKEN, SECRET, PASSWORD, PASS, PW, CREDS, AUTH, COOKIE, OTP, ... or a word

@@ -360,11 +360,7 @@ def _traced_pipe_spans(text: str, lower: str, marks: list[re.Match[str]]) -> lis
         end = _command_line_end(text, start)
         if not any(word in lower[start:end] for word in STDIN_READERS):
             continue
-        commands = _shell_words(text[start:end], 0)
-        if len(commands) != 1:
-            continue
-        kept, _ = _arguments(commands[0])
-        how = _reads_secret_from_stdin([commands[0][k][0] for k in kept])
+        how = _stdin_reading(text[start:end])   # (once per distinct line: a log repeats its lines)
         if how is None:
             continue
         above = text.rfind("\n", 0, max(line_start - 1, 0)) + 1 if line_start else -1
@@ -381,6 +377,16 @@ def _traced_pipe_spans(text: str, lower: str, marks: list[re.Match[str]]) -> lis
             if span is not None:
                 spans.append((at + span[0], at + span[1], span[2], span[3], at + span[4]))
     return spans
+
+
+@functools.lru_cache(maxsize=4096)
+def _stdin_reading(line: str) -> str | None:
+    """_reads_secret_from_stdin of a traced line's one command (None where the line holds more than one), by the line."""
+    commands = _shell_words(line, 0)
+    if len(commands) != 1:
+        return None
+    kept, _ = _arguments(commands[0])
+    return _reads_secret_from_stdin([commands[0][k][0] for k in kept])
 
 
 @functools.lru_cache(maxsize=4096)

@@ -23,7 +23,7 @@ from .assignments import (
 from .calls import code_secret_spans
 from .commands import _command_password_spans, _database_spans, _printed_flag_spans
 from .printed_commands import argv_list_spans, printed_command_spans
-from .dumps import ESCAPED_RUNS, _dump_columns, character_columns, _dump_parts, _dump_prefix_edits, _may_hold_dump
+from .dumps import ESCAPED_RUNS, dump_span_columns, character_columns, _dump_parts, _dump_prefix_edits, _may_hold_dump
 from .hosts import (
     ADDRESS_BEFORE, AWS_HOST_SPLIT, BARE_MAC, BARE_MAC_CANDIDATE, BARE_MAC_CLASSES, BORING_IPS, BORING_MACS,
     CISCO_MAC, CXX_AFTER_SCOPE, GCP_HOST, IB_GUID, GPU_UUIDS, GPU_UUID_AFTER_NAME, HOST_NUMBERED, IPV4_HINT, IPV4_SPLIT,
@@ -373,8 +373,6 @@ class Redactor:
         found = self._decoded_spans(decoded)
         if not found:
             return []
-        spans: list[Span] = []
-        firsts = [part.first for part in parts]
         found.sort()
         merged = [list(found[0][:2]) + [found[0][3]]]
         for start, end, _, label, _ in found:
@@ -382,27 +380,7 @@ class Redactor:
                 merged[-1][1] = max(merged[-1][1], end)
             else:
                 merged.append([start, end, label])
-        append = spans.append
-        for start, end, label in merged:
-            while start < end:
-                part = parts[bisect.bisect_right(firsts, start) - 1]
-                line_starts, line_firsts = part.lines()
-                index = bisect.bisect_right(line_firsts, start - part.first) - 1
-                count = len(line_starts)
-                if index >= count:  # the NUL between two parts
-                    start += 1
-                    continue
-                base = part.first
-                while True:   # the part's lines in turn (a dump of a secret: a span over many lines)
-                    line_first = base + line_firsts[index]
-                    stop = min(end, base + line_firsts[index + 1])
-                    for first, last in _dump_columns(text, part, index, start - line_first, stop - 1 - line_first):
-                        append((first, last, REDACTED, label, first))
-                    start = stop
-                    index += 1
-                    if start >= end or index >= count:
-                        break
-        return spans
+        return [(first, last, REDACTED, label, first) for first, last, label in dump_span_columns(text, parts, merged)]
 
     def _escaped_run_spans(self, text: str) -> list[Span]:
         """Secrets with every character escaped (ESCAPED_RUNS: %5A%6B..., &#90;&#107;..., \\u005a..., \\132...,
