@@ -488,8 +488,11 @@ def _value_reads_as_code(text: str, name: Callable[[], str], sep: str, quoted: b
 
 # A model's special tokens (`bos_token: <|begin_of_text|>`, `</s>`, `[PAD]`) and a variable's reference
 # (`api_key: ${OPENAI_API_KEY}`, `$HF_TOKEN`, `%API_KEY%`, OmegaConf's `${oc.env:PW}`): named like secrets, they are none.
-# (unbraced, only in capitals: a password may start with "$")
-NOT_A_SECRET_REFERENCE = re.compile(r"<\|?/?[A-Za-z0-9_.-]{0,64}\|?>|\[[A-Z_]{2,16}\]|\$\{[A-Za-z_][A-Za-z0-9_.:-]{0,127}\}"
+# (unbraced, only in capitals: a password may start with "$"; in angle brackets, not a generated value:
+# `Password: <Zq8vN2mK5pL9xR4t>`, 8 to 64 letters and digits alone with a digit, a small letter and a capital past the
+# first, which no special token (`<extra_id_0>`, `<0x0A>`, `<unk>`) or placeholder (`<REDACTED>`, `<your-token>`) has)
+ANGLED_GENERATED = r"(?=[A-Za-z0-9]{8,64}>)(?=[A-Za-z0-9]{0,63}[0-9])(?=[A-Za-z0-9]{0,63}[a-z])[A-Za-z0-9]{1,63}?[A-Z]"
+NOT_A_SECRET_REFERENCE = re.compile(r"<(?!" + ANGLED_GENERATED + r")\|?/?[A-Za-z0-9_.-]{0,64}\|?>|\[[A-Z_]{2,16}\]|\$\{[A-Za-z_][A-Za-z0-9_.:-]{0,127}\}"
                                     r"|\$[A-Z_][A-Z0-9_]{0,127}|%[A-Z_][A-Z0-9_]{0,127}%")
 # Authentication schemes: `auth: kerberos`, `--auth basic` name how, not with what.
 AUTH_SCHEMES = frozenset({"basic", "bearer", "kerberos", "oauth", "oauth2", "digest", "ntlm", "negotiate", "saml",

@@ -21,12 +21,16 @@ from .spans import REDACTED, Span, has, has_any
 # against the character before it, then against its line's prefix: a `+`-run at the line's start or behind a log prefix
 # (`[rank0]: `, `2026-11-23 10:00:00 `, `job | `, a repr's or a list's quote), a `$ ` prompt (`user@host:~/x$ `,
 # `(venv) $ `), a `> ` prompt (`PS C:\x> `, `redis> `, `mysql> `), and the words anywhere (`INFO Running: cmd`).
-TRACE_MARK = re.compile(r"\+(?:(?<![^\n\]:|>'\"\[(\t]\+)|(?<=[\]:|>'\"\[(0-9 ] \+))\+{0,7} ")
+# (and a `+`-run after a log level's word behind a time: `2026-11-24 03:00:01 INFO + sudo -S true`, TRACE_PREFIX)
+LOG_LEVELS = ("INFO", "WARN", "WARNING", "DEBUG", "ERROR", "NOTICE", "TRACE")
+TRACE_MARK = re.compile(r"\+(?:(?<![^\n\]:|>'\"\[(\t]\+)|(?<=[\]:|>'\"\[(0-9 ] \+)|"
+                        + "|".join(rf"(?<={level} \+)" for level in LOG_LEVELS) + r")\+{0,7} ")
 DOLLAR_MARK = re.compile(r"\$(?:(?<![^\n]\$)|(?<=[\w~/)\]]\$)|(?<=[\w~/)\]] \$)) ")
 ANGLE_MARK = re.compile(r">(?<=[\w\\)\]]>) ")
 WORD_MARK = re.compile(r":(?:(?<=[Rr]unning:)|(?<=RUNNING:)|(?<=[Ee]xecuting:)|(?<=EXECUTING:)|(?<=[Cc]ommand:)"
                        r"|(?<=COMMAND:)|(?<=[Cc]md:)|(?<=CMD:)|(?<=[Ee]xec:)|(?<=[Rr]un:))[ \t]{1,4}")
-TRACE_PREFIX = re.compile(r"[ \t]{0,16}(?:[\[(][ \t]{0,4})?(?:[bu]?['\"])?|.{0,120}(?:[\]:|>][ \t]{1,4}|[0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})?Z?[ \t]{1,4})")
+TRACE_PREFIX = re.compile(r"[ \t]{0,16}(?:[\[(][ \t]{0,4})?(?:[bu]?['\"])?|.{0,120}(?:[\]:|>][ \t]{1,4}|[0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})?Z?[ \t]{1,4}"
+                          r"(?:(?:" + "|".join(LOG_LEVELS) + r")[ \t]{1,4})?)")
 DOLLAR_PREFIX = re.compile(r"[ \t]{0,16}(?:\([\w.-]{1,64}\)[ \t]{0,2})?(?:\[[^\]\n$]{1,128}\]|[^\s$>]{0,200})")
 # (a root prompt: `root@box:/# `, `[root@node-01 run]# `; a `#` after anything else is a comment)
 HASH_MARK = re.compile(r"#(?<=[\w~/)\]]#) ")

@@ -51,7 +51,7 @@ from .spans import (
     _line_by_line, _longest_first, _lower, _merge_spans, _minus, _name_edits, _split_matches, _without_csi,
 )
 from .token_spans import CONTEXT_LITERALS, _beside_spans, _context_shape_spans, _provider_token_spans
-from .tokens import CREDENTIAL_CHARACTER, KAGGLE_KEY, KAGGLE_WORD, SERVICE_PREFIXES, TOKEN_SHAPE_LITERALS
+from .tokens import CREDENTIAL_CHARACTER, KAGGLE_JSON_KEY, KAGGLE_JSON_KEY_FIRST, KAGGLE_KEY, KAGGLE_WORD, SERVICE_PREFIXES, TOKEN_SHAPE_LITERALS
 from .wraps import wrapped_continuation_spans
 from .urls import _escaped_url_spans, _schemeless_credential_spans, _url_userinfo_spans, query_key_spans
 
@@ -310,6 +310,10 @@ class Redactor:
                 spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
         if has(lower, "kaggle"):  # a Kaggle key is 32 bare hex digits: one beside the word
             spans.extend(_beside_spans(lower, KAGGLE_WORD, KAGGLE_KEY, is_hex_key, "kaggle key"))
+        if has(lower, "username"):   # kaggle.json's "key" beside its "username", whatever the key's shape
+            spans.extend((m.start("value"), m.end("value"), REDACTED, "kaggle key", m.start())
+                         for pattern in (KAGGLE_JSON_KEY, KAGGLE_JSON_KEY_FIRST) for m in pattern.finditer(lower)
+                         if not cannot_be_secret(m.group("value")))
         assigned = _assignment_spans(text, lower)
         if assigned and (columns := character_columns(text)):   # a dump's characters are its bytes: not `name: value`
             starts = [column[0] for column in columns]

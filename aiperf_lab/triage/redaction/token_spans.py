@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import base64
 import functools
 import re
 from typing import Callable
@@ -10,7 +11,7 @@ from typing import Callable
 from .names import is_hex_key, looks_generated, looks_like_password
 from .spans import REDACTED, Span, has, has_characters
 from .tokens import (
-    INNER_LITERAL_TOKENS, PROVIDER_PATTERNS, PROVIDER_PREFIX_LENGTHS, TELEGRAM_BOT_ID, _leading_literal, _starts_token,
+    DISCORD_BOT_TOKEN, DISCORD_ID_PART, INNER_LITERAL_TOKENS, PROVIDER_PATTERNS, PROVIDER_PREFIX_LENGTHS, TELEGRAM_BOT_ID, _leading_literal, _starts_token,
 )
 
 
@@ -91,7 +92,27 @@ def _provider_token_spans(text: str) -> list[Span]:
             if back == 8:  # a Telegram bot id is 8 to 10 digits
                 start -= TELEGRAM_BOT_ID.match(text[max(0, start - 2):start][::-1]).end()
             spans.append((start, m.end(), REDACTED, label, start))
+    for m in DISCORD_BOT_TOKEN.finditer(text):
+        dot = m.start()
+        start = dot - DISCORD_ID_PART.match(text[max(0, dot - 27):dot][::-1]).end()
+        if _discord_id(text[start:dot]) and (start == 0 or text[start - 1] not in TOKEN_BEFORE):
+            spans.append((start, m.end(), REDACTED, "discord bot token", start))
     return spans
+
+
+TOKEN_BEFORE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+
+
+@functools.lru_cache(maxsize=1024)
+def _discord_id(part: str) -> bool:
+    """A Discord bot token's first part: 24 to 26 characters of base64 (no padding) whose bytes are a decimal id."""
+    if not 24 <= len(part) <= 26:
+        return False
+    try:
+        decoded = base64.b64decode(part + "=" * (-len(part) % 4), validate=True)
+    except ValueError:
+        return False
+    return 17 <= len(decoded) <= 20 and decoded.isdigit()
 
 
 @functools.lru_cache(maxsize=4096)

@@ -173,8 +173,19 @@ INNER_LITERAL_TOKENS = [
     ("atlassian token", re.compile(r"AT(?<![A-Za-z0-9]AT)(?:ATT3[A-Za-z0-9_=-]{100,}|BB[A-Za-z0-9]{28,})"), 0),
 ]
 TELEGRAM_BOT_ID = re.compile(r"[0-9]{0,2}")
+# A Discord bot token printed alone: <the bot's id in base64, 24-26 characters>.<6>.<27-38>, found from its first dot
+# (a literal scan; most dots fail the look-ahead at once); the id's part is checked in code to be base64 of digits.
+DISCORD_BOT_TOKEN = re.compile(r"\.(?=[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27})(?<=[A-Za-z0-9]{24}\.)[A-Za-z0-9_-]{6}\."
+                               r"[A-Za-z0-9_-]{27,38}(?![A-Za-z0-9_.-])")
+DISCORD_ID_PART = re.compile(r"[A-Za-z0-9]{0,26}")
 KAGGLE_WORD = re.compile("kaggle")
 KAGGLE_KEY = re.compile(r"(?<![0-9a-z])[0-9a-f]{32}(?![0-9a-z])")
+# kaggle.json printed (`{"username":"alice","key":"X"}`, or as a Python dict): the "key" beside a "username" in one
+# object is the API key whatever its shape (lower-cased text; read where the text holds `username`)
+KAGGLE_JSON_KEY = re.compile(r"username(?<=[\"']username)[\"'][ \t]{0,4}:[ \t]{0,4}[\"'][^\"'\n]{1,128}[\"'][ \t]{0,4},"
+                             r"[ \t]{0,4}[\"']key[\"'][ \t]{0,4}:[ \t]{0,4}[\"'](?P<value>[^\s\"'\\<\[$%{][^\s\"'\\]{2,255})[\"']")
+KAGGLE_JSON_KEY_FIRST = re.compile(r"key(?<=[\"']key)[\"'][ \t]{0,4}:[ \t]{0,4}[\"'](?P<value>[^\s\"'\\<\[$%{][^\s\"'\\]{2,255})[\"']"
+                                   r"[ \t]{0,4},[ \t]{0,4}[\"']username[\"']")
 # A Bearer / Basic credential holds a digit, a capital or a base64 sign; lower-case words do not count.
 CREDENTIAL_CHARACTER = re.compile(r"[0-9A-Z+/=~.]")
 

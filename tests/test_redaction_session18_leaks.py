@@ -1,0 +1,139 @@
+"""Leaks still open after session 17 (helper h18l): each value, unknown to the Redactor (`Redactor({})`), is hidden
+bare, behind a log prefix and through a StreamRedactor cut at every position; the nearby output that is no secret
+stays.
+
+1. A secret in a table's box: `| token | X |` behind a log prefix, a generated value of 40+ characters alone in a
+   `│ ... │` cell whatever the cell beside it says.
+2. A JWT folded over lines (`fold -w W`) where the fold comes before its second dot.
+3. bash -x trace lines behind a time and a log level (`2026-11-24 03:00:01 INFO + echo X`, then `+ sudo -S true`).
+4. A generated value in angle brackets (`Password: <X>`, `token=<X>`); placeholders and special tokens stay.
+5. A Discord bot token printed alone; kaggle.json's "key" beside its "username" whatever the key's shape.
+6. Under redact_hosts: peers named as hosts (MASTER_ADDR=, an MPI hostfile, a Kubernetes service's DNS name) and a
+   zero-padded IPv4 address."""
+
+from __future__ import annotations
+
+import pytest
+
+from stream_feed import fed_at_cuts, fed_in_reads
+
+from aiperf_lab.triage.redact import REDACTED, Redactor
+
+PREFIXES = ["", "[rank0]: ", "2026-11-24 03:00:01 INFO "]
+V = "Zq8Das1xPa55"
+HF = "hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"
+RANDOM = "q7Lm2Xk9Pw4Rt8Zb3Nc6Vh1Jd5Fg0Sa7Ye2Ui9Ko4"
+JWT = ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ"
+       ".SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c")
+DISCORD = "MTAxNTQ2NzY0MzI0NjQ3ODQwMg.GkXyZa.AbCdEfGhIjKlMnOpQrStUvWxYz0123"
+
+
+def _prefixed(text: str, prefix: str) -> str:
+    return "".join(prefix + line for line in text.splitlines(keepends=True))
+
+
+def _same_in_stream(redactor, text: str, whole: str) -> None:
+    for cut in range(1, len(text)):
+        for flush, piece in ((False, 1 << 16), (True, 1)):
+            assert fed_at_cuts(redactor(), text, [cut], flush, piece) == whole, (cut, flush, piece)
+    for size in (3, 64):
+        assert fed_in_reads(redactor(), text, size, piece=7) == whole, size
+
+
+def _hidden_everywhere(text: str, secret: str, redactor=lambda: Redactor({})) -> str:
+    whole = redactor().text(text)
+    assert secret not in whole, whole
+    _same_in_stream(redactor, text, whole)
+    return whole
+
+
+def _kept_everywhere(text: str, redactor=lambda: Redactor({})) -> None:
+    assert redactor().text(text) == text
+    _same_in_stream(redactor, text, text)
+
+
+# 1. boxes
+BOXES = [(f"| token | {V} |\n", V), (f"│ HF_TOKEN │ {HF} │\n", HF), (f"│ api │ {RANDOM} │\n", RANDOM),
+         (f"│ {RANDOM} │\n", RANDOM), (f"│ alice │ {RANDOM} │ 2026-11-24 │\n", RANDOM)]
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+@pytest.mark.parametrize("text,secret", BOXES)
+def test_a_secret_in_a_box_goes(text: str, secret: str, prefix: str) -> None:
+    out = _hidden_everywhere(_prefixed(text, prefix), secret)
+    assert REDACTED in out and out.startswith(prefix)
+
+
+BOXES_KEPT = ["| user | alice |\n", "| step | loss | 0.53 |\n", "│ model │ Meta-Llama-3-8B-Instruct │\n",
+              "│ sha256 │ 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 │\n",
+              "│ checkpoint │ ./runs/exp1/model_step_1000.safetensors │\n", "[rank0]: | x | password | y |\n",
+              "echo a | token | b |\n"]
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+@pytest.mark.parametrize("text", BOXES_KEPT)
+def test_a_box_with_no_secret_stays(text: str, prefix: str) -> None:
+    _kept_everywhere(_prefixed(text, prefix))
+
+
+# 3. bash -x behind a log level
+TRACES = [f"+ echo {V}\n+ sudo -S true\n", f"+ sudo -S true\n+ echo {V}\n",
+          f"+ printf %s {V}\n+ docker login -u alice --password-stdin registry.example.com\n"]
+
+
+@pytest.mark.parametrize("prefix", ["2026-11-24 03:00:01 INFO ", "[rank0]: 2026-11-24 03:00:01 WARNING ",
+                                    "2026-11-24T03:00:01.123Z DEBUG "])
+@pytest.mark.parametrize("text", TRACES)
+def test_a_traced_pipe_behind_a_log_level_goes(text: str, prefix: str) -> None:
+    out = _hidden_everywhere(_prefixed(text, prefix), V)
+    assert REDACTED in out
+
+
+@pytest.mark.parametrize("text", ["2026-11-24 03:00:01 INFO + echo hello world\n2026-11-24 03:00:01 INFO + make all\n",
+                                  "2026-11-24 03:00:01 INFO loss + reg = 0.53\n",
+                                  "2026-11-24 03:00:01 INFO + python train.py --lr 3e-4\n"])
+def test_a_trace_behind_a_log_level_with_no_secret_stays(text: str) -> None:
+    _kept_everywhere(text)
+
+
+# 4. angle brackets
+ANGLED = [("Password: <Zq8vN2mK5pL9xR4t>\n", "Zq8vN2mK5pL9xR4t"), (f"token=<{HF}>\n", HF), (f"token=<{V}>\n", V),
+          (f"api_key: <{V}>\n", V)]
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+@pytest.mark.parametrize("text,secret", ANGLED)
+def test_a_generated_value_in_angle_brackets_goes(text: str, secret: str, prefix: str) -> None:
+    assert REDACTED in _hidden_everywhere(_prefixed(text, prefix), secret)
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+@pytest.mark.parametrize("text", ["password: <REDACTED>\n", "token=<none>\n", "token=<your-token>\n",
+                                  "password: <password>\n", "pad_token: <|endoftext|>\n", "eos_token: </s>\n",
+                                  "unk_token: <unk>\n", "token: <extra_id_0>\n", "token: <0x0A>\n",
+                                  "api_key: <YOUR_API_KEY>\n"])
+def test_a_placeholder_in_angle_brackets_stays(text: str, prefix: str) -> None:
+    _kept_everywhere(_prefixed(text, prefix))
+
+
+# 5. shapes
+SHAPES = [(f"{DISCORD}\n", DISCORD[30:]), (f"bot token {DISCORD} loaded\n", DISCORD[30:]),
+          ('{"username":"alice","key":"Zq8Das1x"}\n', "Zq8Das1x"),
+          ('{"username": "alice", "key": "abc12345"}\n', "abc12345"),
+          ("{'key': 'Zq8Das1x', 'username': 'alice'}\n", "Zq8Das1x"),
+          ("> Authorization: Bearer bluebird42\n", "bluebird42")]
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+@pytest.mark.parametrize("text,secret", SHAPES)
+def test_a_token_shape_goes(text: str, secret: str, prefix: str) -> None:
+    assert REDACTED in _hidden_everywhere(_prefixed(text, prefix), secret)
+
+
+@pytest.mark.parametrize("text", ['{"username": "alice", "key": "<REDACTED>"}\n', '{"username": "alice", "key": "none"}\n',
+                                  '{"username": "alice", "keys": "abc"}\n', '{"user": "alice", "key": "train"}\n',
+                                  "model.layers.0.self_attn.q_proj.weight torch.Size([4096, 4096])\n",
+                                  "AbCdEfGhIjKlMnOpQrStUvWx.GkXyZa.AbCdEfGhIjKlMnOpQrStUvWxYz0123\n",
+                                  "torch.distributed.elastic.multiprocessing.api.SignalException\n"])
+def test_text_like_a_token_shape_stays(text: str) -> None:
+    _kept_everywhere(text)
