@@ -137,3 +137,90 @@ def test_a_token_shape_goes(text: str, secret: str, prefix: str) -> None:
                                   "torch.distributed.elastic.multiprocessing.api.SignalException\n"])
 def test_text_like_a_token_shape_stays(text: str) -> None:
     _kept_everywhere(text)
+
+
+# 2. a JWT folded before its second dot
+def _folded(line: str, width: int) -> str:
+    return "\n".join(line[k:k + width] for k in range(0, len(line), width)) + "\n"
+
+
+JWT_PIECES = [JWT[k:k + 8] for k in range(0, len(JWT) - 8, 4) if "." not in JWT[k:k + 8]]
+
+
+@pytest.mark.parametrize("width", [20, 23, 31, 40, 47, 60, 64, 76, 80, 99, 100])
+@pytest.mark.parametrize("line", [JWT, f"token: {JWT}", f"2026-11-24 03:00:01 INFO Authorization header {JWT} sent",
+                                  f"[rank0]: id_token={JWT}"])
+def test_a_jwt_folded_before_its_second_dot_goes(line: str, width: int) -> None:
+    text = f"step 1 loss 2.0\n{_folded(line, width)}step 2 loss 1.9\n"
+    whole = Redactor({}).text(text)
+    assert not [piece for piece in JWT_PIECES if piece in whole], whole
+    assert whole.startswith("step 1 loss 2.0\n") and whole.endswith("step 2 loss 1.9\n")
+    for size in (1, 7, 64, 4096):
+        assert fed_in_reads(Redactor({}), text, size, piece=7) == whole, size
+
+
+@pytest.mark.parametrize("width", [20, 64])
+def test_a_folded_jwt_goes_in_a_stream_cut_anywhere(width: int) -> None:
+    text = f"step 1 loss 2.0\n{_folded(JWT, width)}step 2 loss 1.9\n"
+    whole = Redactor({}).text(text)
+    assert not [piece for piece in JWT_PIECES if piece in whole], whole
+    _same_in_stream(lambda: Redactor({}), text, whole)
+
+
+@pytest.mark.parametrize("text", ["a header eyJhbGciOiJIUzI1NiJ9\nDone\n",
+                                  "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9\nstep 2 loss 1.9\n",
+                                  "x" * 30 + " eyJhbGciOiJIUzI1\n" + "abcdefghij" * 3 + "\n",
+                                  "see eyJ\nfor the header\n"])
+def test_a_jwt_head_ending_a_line_with_no_rest_stays(text: str) -> None:
+    _kept_everywhere(text)
+
+
+@pytest.mark.parametrize("prefix", ["[rank0]: ", "2026-11-24 03:00:01 INFO "])
+@pytest.mark.parametrize("width", [20, 40, 64, 100])
+def test_a_folded_jwt_behind_a_log_prefix_on_each_line_goes(prefix: str, width: int) -> None:
+    text = _prefixed(f"step 1 loss 2.0\n{_folded(JWT, width)}step 2 loss 1.9\n", prefix)
+    whole = Redactor({}).text(text)
+    assert not [piece for piece in JWT_PIECES if piece in whole], whole
+    assert whole.startswith(prefix + "step 1 loss 2.0\n") and whole.endswith(prefix + "step 2 loss 1.9\n")
+    assert whole.count(prefix) == text.count(prefix)
+    for size in (1, 7, 64, 4096):
+        assert fed_in_reads(Redactor({}), text, size, piece=7) == whole, size
+    if width == 40:
+        _same_in_stream(lambda: Redactor({}), text, whole)
+
+
+# 6. peers named as hosts, zero-padded addresses (redact_hosts)
+def _hosts() -> Redactor:
+    return Redactor({}, redact_hosts=True)
+
+
+PEERS = [("MASTER_ADDR=gpu-node-12\n", "gpu-node-12"), ("export MASTER_ADDR=gpu-node-12\n", "gpu-node-12"),
+         ("torchrun --nnodes 2 --master_addr gpu-node-12 --master_port 29500 train.py\n", "gpu-node-12"),
+         ("torchrun --rdzv_endpoint=trainer-0:29400 train.py\n", "trainer-0"),
+         ('{"MASTER_ADDR": "gpu-node-12", "MASTER_PORT": "29500"}\n', "gpu-node-12"),
+         ("node17 slots=8\nnode18 slots=8 max_slots=8\n", "node1"),
+         ("connecting to trainer-0.trainer.default.svc.cluster.local:29500\n", "trainer"),
+         ("ping trainer-1.trainer.ml-team.svc\n", "trainer"), ("ping 010.001.002.003\n", "010.001"),
+         ("peer 192.168.001.010 up\n", "192.168")]
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+@pytest.mark.parametrize("text,name", PEERS)
+def test_a_peer_named_as_a_host_becomes_a_placeholder(text: str, name: str, prefix: str) -> None:
+    text = _prefixed(text, prefix)
+    out = _hidden_everywhere(text, name, _hosts)
+    assert "host-1" in out or "ip-1" in out, out
+    assert Redactor({}).text(text) == text   # (without --redact-hosts a host name is no secret)
+
+
+def test_a_zero_padded_address_is_the_address_it_writes() -> None:
+    assert _hosts().text("a 10.1.2.3 b 010.001.002.003\n") == "a ip-1 b ip-1\n"
+
+
+@pytest.mark.parametrize("text", ["version 001.002.003.004\n", "cudnn 9.01.02.03\n", "at 999.001.002.003\n",
+                                  "MASTER_ADDR=localhost\n", "MASTER_ADDR=$HEAD_NODE\n", "MASTER_ADDR=${HEAD}\n",
+                                  "hostname: <your-host>\n", "set master_addr to the head node\n",
+                                  "slots=8 per node\n", "the svc.cluster.local domain\n", "torch 2.4.0 cuda 12.4\n",
+                                  "a model.svc file\n"])
+def test_what_names_no_peer_stays_under_redact_hosts(text: str) -> None:
+    _kept_everywhere(text, _hosts)

@@ -507,8 +507,9 @@ PIPE_ROW = re.compile(r"\|(?:(?<=^\|)|(?<=[\n|]\|)|(?<=[ \t]\|))[ \t]{1,8}(?P<na
 BOX_ROW = re.compile(r"\u2502[ \t]{1,8}(?P<name>(?:--?)?[A-Za-z_][\w.-]{0,63})[ \t]{0,64}\u2502[ \t]{1,8}"
                      r"(?P<value>[^\u2502\s]{1,4096})[ \t]{0,256}\u2502[ \t]*(?=\r?\n|\Z)")
 # (a box's cell holding nothing but a generated value of 40 characters or more, whatever the cell beside it says:
-# `│ q7Lm2Xk9...Ko4 │`; the closing bar looked at, not taken, so the next cell is read too)
-BOX_CELL_TOKEN = re.compile(r"\u2502[ \t]{1,8}(?P<value>[A-Za-z0-9_+/=]{40,256})(?=[ \t]{0,256}\u2502)")
+# `│ q7Lm2Xk9...Ko4 │`; the closing bar looked at, not taken, so the next cell is read too; letters, digits and `_`
+# alone: a framed certificate's base64 lines are no secret, and a text with a BEGIN line is not read so)
+BOX_CELL_TOKEN = re.compile(r"\u2502[ \t]{1,8}(?P<value>[A-Za-z0-9_]{40,256})(?=[ \t]{0,256}\u2502)")
 AWS_TEXT_CREDENTIALS = re.compile(r"CREDENTIALS\t[^\t\n]{1,256}\t[^\t\n]{1,64}\t(?P<secret>[^\t\n]{1,4096})\t(?P<token>[^\t\n]{1,8192})")
 AZ_KEY_JSON = re.compile(r"\"keyName\"[ \t]{0,4}:[ \t]{0,4}\"[^\"\n]{0,64}\"[^{}]{0,512}?\"value\"[ \t]{0,4}:[ \t]{0,4}"
                          r"\"(?P<value>[^\"\n]{8,4096})\"")
@@ -571,8 +572,9 @@ def _cloud_cli_spans(text: str) -> list[Span]:
             if (_secret_name_cached(m.group("name")) and _looks_like_password_cached(value) and _secret_value(value)
                     and _item_is_secret(m.group("name").lstrip("-"), value)):
                 spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
-        spans += [(m.start("value"), m.end("value"), REDACTED, "generated value", m.start())
-                  for m in BOX_CELL_TOKEN.finditer(text) if looks_generated(m.group("value"))]
+        if not has(text, "-----BEGIN"):
+            spans += [(m.start("value"), m.end("value"), REDACTED, "generated value", m.start())
+                      for m in BOX_CELL_TOKEN.finditer(text) if looks_generated(m.group("value"))]
     if has(text, "CREDENTIALS\t"):
         spans += [(m.start(group), m.end(group), REDACTED, "secret-named value", m.start())
                   for m in AWS_TEXT_CREDENTIALS.finditer(text) for group in ("secret", "token")]

@@ -28,7 +28,8 @@ from .hosts import (
     CISCO_MAC, CXX_AFTER_SCOPE, GCP_HOST, IB_GUID, GPU_UUIDS, GPU_UUID_AFTER_NAME, HOST_NUMBERED, IPV4_HINT, IPV4_SPLIT,
     IPV6_COMPRESSED_HINT, IPV6_HINT, IPV6_SPLIT, MAC, MAC_CANDIDATE, MAC_CLASSES, MAC_WORDS_BEFORE,
     SSH_ADDRESS_VARIABLES, _START_OF, _VersionContexts, _in_host_context, _ipv4_verdict, _is_address, _is_ipv6,
-    _marks_version, _name_start, _own_addresses, _own_macs, is_common_name,
+    _marks_version, _name_start, _own_addresses, _own_macs, is_common_name, HOSTFILE_LINE, K8S_SERVICE_NAME,
+    NOT_PEER_NAMES, PEER_SETTING, PEER_SETTING_WORDS, is_padded_quad, unpadded,
 )
 from .keys import KEY_BLOCK, _key_spans, openssl_text_key_spans
 from .line_views import GATE_WORDS, line_view_windows
@@ -52,7 +53,7 @@ from .spans import (
 )
 from .token_spans import CONTEXT_LITERALS, _beside_spans, _context_shape_spans, _provider_token_spans
 from .tokens import CREDENTIAL_CHARACTER, KAGGLE_JSON_KEY, KAGGLE_JSON_KEY_FIRST, KAGGLE_KEY, KAGGLE_WORD, SERVICE_PREFIXES, TOKEN_SHAPE_LITERALS
-from .wraps import wrapped_continuation_spans
+from .wraps import folded_jwt_spans, wrapped_continuation_spans
 from .urls import _escaped_url_spans, _schemeless_credential_spans, _url_userinfo_spans, query_key_spans
 
 
@@ -617,6 +618,8 @@ class Redactor:
                     keep[i] = False  # a version number
         if not all(keep):
             values, starts, ends = (list(itertools.compress(column, keep)) for column in (values, starts, ends))
+        if padded := {value for value in set(values) if is_padded_quad(value)}:   # (010.001.002.003 is 10.1.2.3)
+            values = [unpadded(value) if value in padded else value for value in values]
         for value in dict.fromkeys(values):   # numbered in the text's order, as found
             if value not in addresses:
                 self.placeholder("ip", value)
@@ -688,6 +691,13 @@ class Redactor:
                     keep = list(map(valid.__getitem__, octets))
                     starts, ends, names = (list(itertools.compress(column, keep)) for column in (starts, ends, names))
         found = []
+        if has_any(lower, PEER_SETTING_WORDS):   # peers named as hosts: a launcher's rendezvous setting
+            found += [m.span("name") for m in PEER_SETTING.finditer(lower) if m.group("name") not in NOT_PEER_NAMES]
+        if has(lower, "slots="):   # an MPI hostfile's lines
+            found += [m.span("name") for m in HOSTFILE_LINE.finditer(lower) if m.group("name") not in NOT_PEER_NAMES]
+        if has(lower, ".svc") or has(lower, ".pod"):   # a Kubernetes service's or pod's DNS name, walked back
+            found += [(start, m.end()) for m in K8S_SERVICE_NAME.finditer(lower)
+                      if lower.find(".", start := _name_start(lower, m.start()), m.start()) >= 0]
         if ".internal" in lower:
             found += [(_name_start(lower, m.start()), m.end()) for m in GCP_HOST.finditer(lower)]
         for pattern in self._domain_patterns:
@@ -751,6 +761,8 @@ class Redactor:
         _extend_quoted_values(text, found)
         if LINE_VIEW_DEPTH.get() < 2 and (windows := line_view_windows(text, lower, words)):
             found += self._line_view_spans(text, windows)
+        if "\n" in text and has(text, "eyJ"):   # (a JWT folded before its second dot: no rule finds its first piece)
+            found += folded_jwt_spans(text)
         if found and "\n" in text:   # (a secret folded over lines: the pieces after its first)
             found += wrapped_continuation_spans(text, found)
         if self.redact_hosts:
