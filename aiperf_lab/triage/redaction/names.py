@@ -24,7 +24,9 @@ SECRET_WORDS = {"token", "secret", "secrets", "password", "passwords", "passwd",
                 "refreshtoken", "privatekey", "secretkey", "signingkey", "accountkey", "masterkey", "sessionid",
                 "sessionkey", "sessiontoken", "clientsecret", "idtoken", "passkey", "psk",
                 # a hash's pepper (as salt, kept apart from the hashes); an OpenAI key's name glued (OPENAIKEY, OpenAIKey)
-                "pepper", "openaikey", "aikey"} | {
+                "pepper", "openaikey", "aikey",
+                # Redis's password settings as flags and names (`redis-server --requirepass X`, REDIS_MASTERAUTH)
+                "requirepass", "masterauth"} | {
     # the word for password (and for token) in the languages tools and people write in: German, Dutch, Spanish,
     # Portuguese, French (MOT_DE_PASSE: SECRET_PAIRS), Polish, Turkish, Russian (`parol` in Latin letters too), Japanese,
     # Chinese, Korean
