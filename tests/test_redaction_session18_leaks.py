@@ -278,3 +278,35 @@ def test_an_ascii_box_row_at_a_lines_start_stays_hidden() -> None:
 def test_a_traced_printf_before_docker_login_stays_hidden(prefix: str) -> None:
     text = _prefixed(f"+ printf %s {V}\n+ docker login -u alice --password-stdin registry.example.com\n", prefix)
     assert REDACTED in _hidden_everywhere(text, V)
+
+
+# Variants of the lane's forms (found by trying them): rich's heavy and double bars, a row with more cells after the
+# value, an unpadded markdown row, a generated value in an ASCII cell; kaggle.json over lines (`jq .`); a trace's two
+# lines with times a second apart, behind a lower-case level or a level alone
+VARIANTS = [(f"┃ token ┃ {V} ┃\n", V), (f"║ password ║ {V} ║\n", V), (f"│ HF_TOKEN │ {V} │ set │\n", V),
+            (f"| password | {V} | 2026-11-24 |\n", V), (f"|token|{V}|\n", V), (f"| {RANDOM} |\n", RANDOM),
+            (f"┃ {RANDOM} ┃\n", RANDOM), (f"│{RANDOM}│\n", RANDOM),
+            ('{\n  "username": "alice",\n  "key": "Zq8Das1x"\n}\n', "Zq8Das1x"),
+            ('{\n  "key": "Zq8Das1x",\n  "username": "alice"\n}\n', "Zq8Das1x")]
+
+
+@pytest.mark.parametrize("text,secret", VARIANTS)
+def test_a_variant_of_the_forms_goes(text: str, secret: str) -> None:
+    assert REDACTED in _hidden_everywhere(text, secret)
+
+
+@pytest.mark.parametrize("text", [f"2026-11-24 03:00:01 INFO + echo {V}\n2026-11-24 03:00:02 INFO + sudo -S true\n",
+                                  f"2026-11-24 03:00:01 info + echo {V}\n2026-11-24 03:00:01 info + sudo -S true\n",
+                                  f"INFO + echo {V}\nINFO + sudo -S true\n"])
+def test_a_trace_variant_behind_a_log_level_goes(text: str) -> None:
+    assert REDACTED in _hidden_everywhere(text, V)
+
+
+@pytest.mark.parametrize("text", ["| step | loss | lr |\n|------|------|----|\n| 1 | 2.3 | 3e-4 |\n",
+                                  "│ name │ token │ count │\n│ a │ b │ 3 │\n", "┃ Name ┃ Value ┃\n",
+                                  "100%|██████████| 10/10 [00:01<00:00, 9.1it/s]\n",
+                                  "| sha | 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 |\n",
+                                  '{\n  "username": "alice",\n  "key": "<REDACTED>"\n}\n',
+                                  '{\n  "username": "alice",\n  "email": "a@example.com"\n}\n'])
+def test_tables_and_json_with_no_secret_stay(text: str) -> None:
+    _kept_everywhere(text)

@@ -11,7 +11,7 @@ from typing import Callable
 from .names import is_hex_key, looks_generated, looks_like_password
 from .spans import REDACTED, Span, has, has_characters
 from .tokens import (
-    DISCORD_BOT_TOKEN, DISCORD_ID_PART, INNER_LITERAL_TOKENS, PROVIDER_PATTERNS, PROVIDER_PREFIX_LENGTHS, TELEGRAM_BOT_ID, _leading_literal, _starts_token,
+    DISCORD_BOT_TOKEN, DISCORD_ID_PART, INNER_LITERAL_TOKENS, KAGGLE_JSON_FIRST_LINE, PROVIDER_PATTERNS, PROVIDER_PREFIX_LENGTHS, TELEGRAM_BOT_ID, _leading_literal, _starts_token,
 )
 
 
@@ -155,3 +155,14 @@ def _context_shape_spans(text: str, present: set[str]) -> list[Span]:
             spans.extend((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
                          for m in TAB_PASSWORD_CELL.finditer(text) if looks_like_key(m.group("value")))
     return spans
+
+
+def kaggle_json_hold(text: str, start: int, end: int) -> int:
+    """Where a stream holds a line that ends with kaggle.json's "username" or "key" and a comma (`jq .`'s print over
+    lines: the other comes on the next line): the line's start; `end` where there is none."""
+    if end - start > 512:
+        return end
+    line = text[start:end].lower()
+    if ("username" in line or "key" in line) and KAGGLE_JSON_FIRST_LINE.search(line):
+        return start
+    return end

@@ -180,12 +180,16 @@ DISCORD_BOT_TOKEN = re.compile(r"\.(?=[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27})(?<=[A
 DISCORD_ID_PART = re.compile(r"[A-Za-z0-9]{0,26}")
 KAGGLE_WORD = re.compile("kaggle")
 KAGGLE_KEY = re.compile(r"(?<![0-9a-z])[0-9a-f]{32}(?![0-9a-z])")
-# kaggle.json printed (`{"username":"alice","key":"X"}`, or as a Python dict): the "key" beside a "username" in one
-# object is the API key whatever its shape (lower-cased text; read where the text holds `username`)
-KAGGLE_JSON_KEY = re.compile(r"username(?<=[\"']username)[\"'][ \t]{0,4}:[ \t]{0,4}[\"'][^\"'\n]{1,128}[\"'][ \t]{0,4},"
-                             r"[ \t]{0,4}[\"']key[\"'][ \t]{0,4}:[ \t]{0,4}[\"'](?P<value>[^\s\"'\\<\[$%{][^\s\"'\\]{2,255})[\"']")
-KAGGLE_JSON_KEY_FIRST = re.compile(r"key(?<=[\"']key)[\"'][ \t]{0,4}:[ \t]{0,4}[\"'](?P<value>[^\s\"'\\<\[$%{][^\s\"'\\]{2,255})[\"']"
-                                   r"[ \t]{0,4},[ \t]{0,4}[\"']username[\"']")
+# kaggle.json printed (`{"username":"alice","key":"X"}`, or as a Python dict, or by `jq .` over lines): the "key"
+# beside a "username" in one object is the API key whatever its shape (lower-cased text; read where the text holds
+# `username`); a stream holds a line that ends with the first of the two (KAGGLE_JSON_FIRST_LINE)
+_KAGGLE_GAP = r"[ \t]{0,4},[ \t]{0,4}(?:\r?\n[ \t]{0,16})?"
+_KAGGLE_VALUE = r"(?P<value>[^\s\"'\\<\[$%{][^\s\"'\\]{2,255})"
+KAGGLE_JSON_KEY = re.compile(r"username(?<=[\"']username)[\"'][ \t]{0,4}:[ \t]{0,4}[\"'][^\"'\n]{1,128}[\"']" + _KAGGLE_GAP
+                             + r"[\"']key[\"'][ \t]{0,4}:[ \t]{0,4}[\"']" + _KAGGLE_VALUE + r"[\"']")
+KAGGLE_JSON_KEY_FIRST = re.compile(r"key(?<=[\"']key)[\"'][ \t]{0,4}:[ \t]{0,4}[\"']" + _KAGGLE_VALUE + r"[\"']" + _KAGGLE_GAP
+                                   + r"[\"']username[\"']")
+KAGGLE_JSON_FIRST_LINE = re.compile(r"[\"'](?:username|key)[\"'][ \t]{0,4}:[ \t]{0,4}[\"'][^\"'\n]{1,256}[\"'][ \t]{0,4},[ \t]*\r?\n?\Z")
 # A Bearer / Basic credential holds a digit, a capital or a base64 sign; lower-case words do not count.
 CREDENTIAL_CHARACTER = re.compile(r"[0-9A-Z+/=~.]")
 
