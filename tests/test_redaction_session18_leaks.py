@@ -310,3 +310,17 @@ def test_a_trace_variant_behind_a_log_level_goes(text: str) -> None:
                                   '{\n  "username": "alice",\n  "email": "a@example.com"\n}\n'])
 def test_tables_and_json_with_no_secret_stay(text: str) -> None:
     _kept_everywhere(text)
+
+
+@pytest.mark.parametrize("text,name", [("os.environ['MASTER_ADDR'] = 'gpu-node-12'\n", "gpu-node-12"),
+                                       ("SLURMD_NODENAME=gpu-node-12\n", "gpu-node-12"),
+                                       ("SLURM_JOB_NODELIST=gpu-node-[01,03-04]\n", "gpu-node"),
+                                       ("torchrun --master-addr=gpu-node-12 train.py\n", "gpu-node-12")])
+def test_a_peer_variant_becomes_a_placeholder(text: str, name: str) -> None:
+    assert "host-1" in _hidden_everywhere(text, name, _hosts)
+
+
+@pytest.mark.parametrize("text", ["hostname_prefix: abc\n", "master_addr_env = x\n", "MASTER_ADDR=[::1]\n",
+                                  "--rdzv_endpoint $MASTER_ADDR:29400\n"])
+def test_a_peer_setting_with_no_host_name_stays(text: str) -> None:
+    _kept_everywhere(text, _hosts)

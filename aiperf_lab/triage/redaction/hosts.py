@@ -11,6 +11,7 @@ import re
 import socket
 
 from .names import NAME_WORD_SPLIT
+from .spans import has, has_any
 
 
 IPV4 = re.compile(r"[0-9](?<![\w.][0-9])[0-9]{0,2}(?:\.[0-9]{1,3}){3}(?![\w.-]{0,32}?[0-9])")  # octets checked in code
@@ -61,11 +62,11 @@ GCP_HOST = re.compile(r"\.c\.[a-z][a-z0-9-]{4,28}[a-z0-9]\.internal(?![\w-])(?!\
 # `--master_addr gpu-node-12`, `--rdzv_endpoint=trainer-0:29400`, `hostname: node7`), an MPI hostfile's line
 # (`node17 slots=8`), a Kubernetes service's or pod's DNS name (`trainer-0.trainer.default.svc.cluster.local`). The
 # name holds a letter, starts with one, and is no reference, placeholder or localhost (an address is IPV4's).
-_PEER_NAME = r"(?P<name>[a-z][a-z0-9-]{0,62}(?:\.[a-z0-9-]{1,63}){0,8})"
-_PEER_NAME_END = r"(?![\w.$@{}<>/-])"
-PEER_SETTING = re.compile(r"(?:(?<![\w])(?:master[_-]?addr|rdzv[_-]endpoint|hostname|nodename)[\"']?[ \t]{0,3}[=:][ \t]{0,3}"
-                          r"|--(?:master[_-]addr|rdzv[_-]endpoint|hostname)[ \t]{1,3})[\"']?" + _PEER_NAME + _PEER_NAME_END)
-PEER_SETTING_WORDS = ("master", "rdzv", "hostname", "nodename")
+_PEER_NAME = r"(?P<name>[a-z][a-z0-9-]{0,62}(?:\[[0-9,-]{1,64}\])?(?:\.[a-z0-9-]{1,63}){0,8})"   # (a Slurm host list's [12-13])
+_PEER_NAME_END = r"(?![\w.$@{}<>/\[-])"
+PEER_SETTING = re.compile(r"(?:(?<![a-z0-9])(?:master[_-]?addr|rdzv[_-]endpoint|hostname|nodename|nodelist)[\"']?\]?[ \t]{0,3}"
+                          r"[=:][ \t]{0,3}|--(?:master[_-]addr|rdzv[_-]endpoint|hostname)[ \t]{1,3})[\"']?" + _PEER_NAME + _PEER_NAME_END)
+PEER_SETTING_WORDS = ("master", "rdzv", "hostname", "nodename", "nodelist")
 HOSTFILE_LINE = re.compile(r"(?<![^\s])" + _PEER_NAME + r"[ \t]{1,8}(?:max[_-])?slots=[0-9]{1,4}"
                            r"(?:[ \t]{1,8}max[_-]slots=[0-9]{1,4})?[ \t]*(?=\r?\n|\Z)")
 K8S_SERVICE_NAME = re.compile(r"\.(?:svc|pod)(?<=[a-z0-9-]\.svc|[a-z0-9-]\.pod)(?:\.cluster\.local)?(?![\w-])(?!\.[\w])")
@@ -274,3 +275,23 @@ def _name_start(lower: str, dot: int, low: int = 0) -> int:
     low = max(low, dot - 253)
     name = HOST_NAME_REVERSED.match(lower[low:dot][::-1])
     return dot - name.end() if name else dot + 1
+
+
+def peer_names(lower: str) -> list[tuple[int, int]]:
+    """Where (lower-cased) text names its peers as hosts (PEER_SETTING, HOSTFILE_LINE, K8S_SERVICE_NAME): each name's
+    start and end."""
+    found: list[tuple[int, int]] = []
+    if has_any(lower, PEER_SETTING_WORDS):   # a launcher's rendezvous setting
+        found += [m.span("name") for m in PEER_SETTING.finditer(lower) if m.group("name") not in NOT_PEER_NAMES]
+    if has(lower, "slots="):   # an MPI hostfile's lines
+        found += [m.span("name") for m in HOSTFILE_LINE.finditer(lower) if m.group("name") not in NOT_PEER_NAMES]
+    if has(lower, ".svc") or has(lower, ".pod"):   # a Kubernetes service's or pod's DNS name, its labels walked back
+        found += [(start, m.end()) for m in K8S_SERVICE_NAME.finditer(lower)
+                  if lower.find(".", start := _name_start(lower, m.start()), m.start()) >= 0]
+    return found
+
+
+def unpadded_quads(values: list[str]) -> list[str]:
+    """Dotted quads with any zero-padded one written as the address it is (010.001.002.003 as 10.1.2.3)."""
+    padded = {value for value in set(values) if is_padded_quad(value)}
+    return [unpadded(value) if value in padded else value for value in values] if padded else values

@@ -159,6 +159,12 @@ def names_special_token(name: str) -> bool:
     return len(words) >= 2 and words[-1] == "token" and words[-2] in SPECIAL_TOKEN_KINDS
 
 
+# A generated value in angle brackets (`Password: <Zq8vN2mK5pL9xR4t>`), where a special token or a placeholder is
+# expected: 8 to 64 letters and digits alone with a digit, a small letter and a capital past the first, which no special
+# token (`<extra_id_0>`, `<0x0A>`, `<unk>`) or placeholder (`<REDACTED>`, `<your-token>`) has (a pattern's piece, after `<`)
+ANGLED_GENERATED = r"(?=[A-Za-z0-9]{8,64}>)(?=[A-Za-z0-9]{0,63}[0-9])(?=[A-Za-z0-9]{0,63}[a-z])[A-Za-z0-9]{1,63}?[A-Z]"
+
+
 def special_token_value(name: str, value: str) -> bool:
     """A special token's marker under its name (see SPECIAL_TOKEN_KINDS)."""
     return SPECIAL_TOKEN_VALUE.fullmatch(value) is not None and names_special_token(name)

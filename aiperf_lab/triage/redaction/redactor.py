@@ -28,8 +28,7 @@ from .hosts import (
     CISCO_MAC, CXX_AFTER_SCOPE, GCP_HOST, IB_GUID, GPU_UUIDS, GPU_UUID_AFTER_NAME, HOST_NUMBERED, IPV4_HINT, IPV4_SPLIT,
     IPV6_COMPRESSED_HINT, IPV6_HINT, IPV6_SPLIT, MAC, MAC_CANDIDATE, MAC_CLASSES, MAC_WORDS_BEFORE,
     SSH_ADDRESS_VARIABLES, _START_OF, _VersionContexts, _in_host_context, _ipv4_verdict, _is_address, _is_ipv6,
-    _marks_version, _name_start, _own_addresses, _own_macs, is_common_name, HOSTFILE_LINE, K8S_SERVICE_NAME,
-    NOT_PEER_NAMES, PEER_SETTING, PEER_SETTING_WORDS, is_padded_quad, unpadded,
+    _marks_version, _name_start, _own_addresses, _own_macs, is_common_name, peer_names, unpadded_quads,
 )
 from .keys import KEY_BLOCK, _key_spans, openssl_text_key_spans
 from .line_views import GATE_WORDS, line_view_windows
@@ -51,9 +50,9 @@ from .spans import (
     _common_suffix, _edited,
     _line_by_line, _longest_first, _lower, _merge_spans, _minus, _name_edits, _split_matches, _without_csi,
 )
-from .token_spans import CONTEXT_LITERALS, _beside_spans, _context_shape_spans, _provider_token_spans
-from .tokens import CREDENTIAL_CHARACTER, KAGGLE_JSON_KEY, KAGGLE_JSON_KEY_FIRST, KAGGLE_KEY, KAGGLE_WORD, SERVICE_PREFIXES, TOKEN_SHAPE_LITERALS
-from .wraps import folded_jwt_spans, wrapped_continuation_spans
+from .token_spans import CONTEXT_LITERALS, _context_shape_spans, _provider_token_spans, kaggle_key_spans
+from .tokens import CREDENTIAL_CHARACTER, SERVICE_PREFIXES, TOKEN_SHAPE_LITERALS
+from .wraps import folded_spans
 from .urls import _escaped_url_spans, _schemeless_credential_spans, _url_userinfo_spans, query_key_spans
 
 
@@ -309,12 +308,7 @@ class Redactor:
             if (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
                     and not _names_harmless_key(text, m.start()) and not KIND_PREFIXED_HASH.fullmatch(value)):
                 spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
-        if has(lower, "kaggle"):  # a Kaggle key is 32 bare hex digits: one beside the word
-            spans.extend(_beside_spans(lower, KAGGLE_WORD, KAGGLE_KEY, is_hex_key, "kaggle key"))
-        if has(lower, "username"):   # kaggle.json's "key" beside its "username", whatever the key's shape
-            spans.extend((m.start("value"), m.end("value"), REDACTED, "kaggle key", m.start())
-                         for pattern in (KAGGLE_JSON_KEY, KAGGLE_JSON_KEY_FIRST) for m in pattern.finditer(lower)
-                         if not cannot_be_secret(m.group("value")))
+        spans.extend(kaggle_key_spans(lower))   # (32 hex digits beside the word kaggle; kaggle.json's "key")
         assigned = _assignment_spans(text, lower)
         if assigned and (columns := character_columns(text)):   # a dump's characters are its bytes: not `name: value`
             starts = [column[0] for column in columns]
@@ -618,8 +612,7 @@ class Redactor:
                     keep[i] = False  # a version number
         if not all(keep):
             values, starts, ends = (list(itertools.compress(column, keep)) for column in (values, starts, ends))
-        if padded := {value for value in set(values) if is_padded_quad(value)}:   # (010.001.002.003 is 10.1.2.3)
-            values = [unpadded(value) if value in padded else value for value in values]
+        values = unpadded_quads(values)   # (010.001.002.003 is 10.1.2.3)
         for value in dict.fromkeys(values):   # numbered in the text's order, as found
             if value not in addresses:
                 self.placeholder("ip", value)
@@ -690,14 +683,7 @@ class Redactor:
                 if not all(valid.values()):
                     keep = list(map(valid.__getitem__, octets))
                     starts, ends, names = (list(itertools.compress(column, keep)) for column in (starts, ends, names))
-        found = []
-        if has_any(lower, PEER_SETTING_WORDS):   # peers named as hosts: a launcher's rendezvous setting
-            found += [m.span("name") for m in PEER_SETTING.finditer(lower) if m.group("name") not in NOT_PEER_NAMES]
-        if has(lower, "slots="):   # an MPI hostfile's lines
-            found += [m.span("name") for m in HOSTFILE_LINE.finditer(lower) if m.group("name") not in NOT_PEER_NAMES]
-        if has(lower, ".svc") or has(lower, ".pod"):   # a Kubernetes service's or pod's DNS name, walked back
-            found += [(start, m.end()) for m in K8S_SERVICE_NAME.finditer(lower)
-                      if lower.find(".", start := _name_start(lower, m.start()), m.start()) >= 0]
+        found = peer_names(lower)   # (peers named as hosts: MASTER_ADDR=, a hostfile's lines, Kubernetes DNS names)
         if ".internal" in lower:
             found += [(_name_start(lower, m.start()), m.end()) for m in GCP_HOST.finditer(lower)]
         for pattern in self._domain_patterns:
@@ -761,10 +747,8 @@ class Redactor:
         _extend_quoted_values(text, found)
         if LINE_VIEW_DEPTH.get() < 2 and (windows := line_view_windows(text, lower, words)):
             found += self._line_view_spans(text, windows)
-        if "\n" in text and has(text, "eyJ"):   # (a JWT folded before its second dot: no rule finds its first piece)
-            found += folded_jwt_spans(text)
-        if found and "\n" in text:   # (a secret folded over lines: the pieces after its first)
-            found += wrapped_continuation_spans(text, found)
+        if "\n" in text:   # (a secret folded over lines: the pieces after its first; a JWT folded before its second dot)
+            found += folded_spans(text, found)
         if self.redact_hosts:
             found += self._host_spans(text, lower)
         if not found:

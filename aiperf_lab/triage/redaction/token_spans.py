@@ -8,10 +8,11 @@ import functools
 import re
 from typing import Callable
 
-from .names import is_hex_key, looks_generated, looks_like_password
+from .names import cannot_be_secret, is_hex_key, looks_generated, looks_like_password
 from .spans import REDACTED, Span, has, has_characters
 from .tokens import (
-    DISCORD_BOT_TOKEN, DISCORD_ID_PART, INNER_LITERAL_TOKENS, KAGGLE_JSON_FIRST_LINE, PROVIDER_PATTERNS, PROVIDER_PREFIX_LENGTHS, TELEGRAM_BOT_ID, _leading_literal, _starts_token,
+    DISCORD_BOT_TOKEN, DISCORD_ID_PART, INNER_LITERAL_TOKENS, KAGGLE_JSON_FIRST_LINE, KAGGLE_JSON_KEY,
+    KAGGLE_JSON_KEY_FIRST, KAGGLE_KEY, KAGGLE_WORD, PROVIDER_PATTERNS, PROVIDER_PREFIX_LENGTHS, TELEGRAM_BOT_ID, _leading_literal, _starts_token,
 )
 
 
@@ -154,6 +155,19 @@ def _context_shape_spans(text: str, present: set[str]) -> list[Span]:
         if "\t" in text or "\\t" in text:
             spans.extend((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
                          for m in TAB_PASSWORD_CELL.finditer(text) if looks_like_key(m.group("value")))
+    return spans
+
+
+def kaggle_key_spans(lower: str) -> list[Span]:
+    """Kaggle's API key in (lower-cased) text: 32 bare hex digits beside the word kaggle, and kaggle.json's "key" beside
+    its "username" whatever the key's shape (KAGGLE_JSON_KEY)."""
+    spans: list[Span] = []
+    if has(lower, "kaggle"):
+        spans.extend(_beside_spans(lower, KAGGLE_WORD, KAGGLE_KEY, is_hex_key, "kaggle key"))
+    if has(lower, "username"):
+        spans.extend((m.start("value"), m.end("value"), REDACTED, "kaggle key", m.start())
+                     for pattern in (KAGGLE_JSON_KEY, KAGGLE_JSON_KEY_FIRST) for m in pattern.finditer(lower)
+                     if not cannot_be_secret(m.group("value")))
     return spans
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from .line_views import without_log_prefix
-from .spans import REDACTED, Span
+from .spans import REDACTED, Span, has
 
 WRAP_WIDTH = 60          # the narrowest fold read as one (a line this long or longer, ending in the secret)
 WRAP_FIRST_PIECE = 16    # the first piece's length at the least (a short value at a line's end is no folded token)
@@ -212,3 +212,11 @@ def _raw(text: str, start: int, end: int) -> str:
 
 
 TOKEN_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+
+
+def folded_spans(text: str, found: list[Span]) -> list[Span]:
+    """The pieces of secrets folded over lines: a JWT's before its second dot (folded_jwt_spans, where the text holds
+    `eyJ`), then the lines after each secret span found that ends a full line (wrapped_continuation_spans)."""
+    jwt = folded_jwt_spans(text) if has(text, "eyJ") else []
+    found = found + jwt if jwt else found
+    return jwt + wrapped_continuation_spans(text, found) if found else jwt
