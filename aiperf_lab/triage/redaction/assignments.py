@@ -13,10 +13,10 @@ import re
 from typing import Callable
 
 from .names import (
-    END_WORDS, NO_VOWEL_OR_FOUR_CONSONANTS, NOT_SECRET_KEY_KINDS, QUALIFIER_BEFORE, QUANTITY_WORDS, SECRET_PAIRS,
+    ANGLED_GENERATED, END_WORDS, NO_VOWEL_OR_FOUR_CONSONANTS, NOT_SECRET_KEY_KINDS, QUALIFIER_BEFORE, QUANTITY_WORDS, SECRET_PAIRS,
     _NAME_CHARACTERS, _secret_name_cached, _weak_flag_secret, cannot_be_secret, is_hex_key, is_named_location,
     is_secret_name, looks_generated, looks_like_password, name_words, names_a_key_file, opens_a_negation,
-    reads_as_words, says_absent, special_token_value, tells_when, CAMEL_RUN, ANGLED_GENERATED,
+    reads_as_words, says_absent, special_token_value, tells_when, CAMEL_RUN,
     _reads_as_identifier, names_a_gcloud_secret, PLAIN_WORD, SENTENCE_GOES_ON, _negated_value_end, NegationMarks,
 )
 from .spans import REDACTED, REDACTED_LOWER, Span, has_any
