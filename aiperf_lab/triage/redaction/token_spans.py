@@ -164,7 +164,7 @@ def kaggle_key_spans(lower: str) -> list[Span]:
     spans: list[Span] = []
     if has(lower, "kaggle"):
         spans.extend(_beside_spans(lower, KAGGLE_WORD, KAGGLE_KEY, is_hex_key, "kaggle key"))
-    if has(lower, "username"):
+    if ('"' in lower or "'" in lower) and has(lower, "username"):   # (a character first: memchr; the names are quoted)
         spans.extend((m.start("value"), m.end("value"), REDACTED, "kaggle key", m.start())
                      for pattern in (KAGGLE_JSON_KEY, KAGGLE_JSON_KEY_FIRST) for m in pattern.finditer(lower)
                      if not cannot_be_secret(m.group("value")))
