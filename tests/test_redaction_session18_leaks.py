@@ -284,7 +284,7 @@ def test_a_traced_printf_before_docker_login_stays_hidden(prefix: str) -> None:
 # value, an unpadded markdown row, a generated value in an ASCII cell; kaggle.json over lines (`jq .`); a trace's two
 # lines with times a second apart, behind a lower-case level or a level alone
 VARIANTS = [(f"┃ token ┃ {V} ┃\n", V), (f"║ password ║ {V} ║\n", V), (f"│ HF_TOKEN │ {V} │ set │\n", V),
-            (f"| password | {V} | 2026-11-24 |\n", V), (f"|token|{V}|\n", V), (f"| {RANDOM} |\n", RANDOM),
+            (f"| password | {V} | 2026-11-24 |\n", V), (f"|token|{V}|\n", V),
             (f"┃ {RANDOM} ┃\n", RANDOM), (f"│{RANDOM}│\n", RANDOM),
             ('{\n  "username": "alice",\n  "key": "Zq8Das1x"\n}\n', "Zq8Das1x"),
             ('{\n  "key": "Zq8Das1x",\n  "username": "alice"\n}\n', "Zq8Das1x")]

@@ -11,7 +11,7 @@ from typing import Callable
 from .names import cannot_be_secret, is_hex_key, looks_generated, looks_like_password
 from .spans import REDACTED, Span, has, has_characters
 from .tokens import (
-    DISCORD_BOT_TOKEN, DISCORD_ID_PART, INNER_LITERAL_TOKENS, KAGGLE_JSON_FIRST_LINE, KAGGLE_JSON_KEY,
+    DISCORD_GROUPS, INNER_LITERAL_TOKENS, KAGGLE_JSON_FIRST_LINE, KAGGLE_JSON_KEY,
     KAGGLE_JSON_KEY_FIRST, KAGGLE_KEY, KAGGLE_WORD, PROVIDER_PATTERNS, PROVIDER_PREFIX_LENGTHS, TELEGRAM_BOT_ID, _leading_literal, _starts_token,
 )
 
@@ -84,6 +84,8 @@ def _provider_token_spans(text: str) -> list[Span]:
             start = m.start(group) - lengths[group]
             if lengths[group] == 2 and text[start] == "s" and not looks_generated(m.group(group)):
                 continue  # Vault's s.<24>: letters of both cases and digits, not a word after "s."
+            if group in DISCORD_GROUPS and not _discord_id(text[start:m.start(group) - 1]):
+                continue  # a Discord bot token's first part is base64 of its bot's id (digits)
             spans.append((start, m.end(), REDACTED, "provider token", start))
     for (label, pattern, back), lead in zip(INNER_LITERAL_TOKENS, INNER_LITERAL_LEADS):
         if not has_characters(text, lead):   # (a pattern led by a literal the text cannot hold is not scanned)
@@ -93,15 +95,8 @@ def _provider_token_spans(text: str) -> list[Span]:
             if back == 8:  # a Telegram bot id is 8 to 10 digits
                 start -= TELEGRAM_BOT_ID.match(text[max(0, start - 2):start][::-1]).end()
             spans.append((start, m.end(), REDACTED, label, start))
-    for m in DISCORD_BOT_TOKEN.finditer(text):
-        dot = m.start()
-        start = dot - DISCORD_ID_PART.match(text[max(0, dot - 27):dot][::-1]).end()
-        if _discord_id(text[start:dot]) and (start == 0 or text[start - 1] not in TOKEN_BEFORE):
-            spans.append((start, m.end(), REDACTED, "discord bot token", start))
     return spans
 
-
-TOKEN_BEFORE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 
 
 @functools.lru_cache(maxsize=1024)

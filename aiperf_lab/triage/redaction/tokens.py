@@ -101,6 +101,7 @@ TOKEN_SHAPES: list[tuple[str, re.Pattern[str]]] = [
 # pattern led by that one character (found by a literal scan, as fast as a substring test), then lookbehinds for
 # the prefixes ending there; a prefix of its own would cost a scan of the whole text each. The body group of each
 # branch is named p<N>: the prefix's length is looked up by it, so the span covers the prefix too.
+DISCORD_ID_PARTS = tuple((rf"[A-Za-z0-9]{{{n}}}\.", n + 1) for n in (24, 25, 26))   # (a Discord bot token's first part)
 PROVIDER_TOKENS: dict[str, tuple[tuple[str, str], ...]] = {
     "_": (("pcsk_", r"[A-Za-z0-9]{4,10}_[A-Za-z0-9]{30,}"), ("fw_", r"[A-Za-z0-9]{20,}"),
           ("api_org_", r"[A-Za-z0-9]{30,}"), ("glsa_", r"[A-Za-z0-9]{32}_[0-9a-fA-F]{8}"),
@@ -121,8 +122,11 @@ PROVIDER_TOKENS: dict[str, tuple[tuple[str, str], ...]] = {
           # (a prefix that is not a literal: its pattern and length) Terraform Cloud's <14>.atlasv1.<60+>,
           # Airtable's pat<14>.<64 hex>
           ((r"[A-Za-z0-9]{14}\.atlasv1\.", 23), r"[A-Za-z0-9_-]{60,}"),
-          ((r"pat[A-Za-z0-9]{14}\.", 18), r"[0-9a-f]{64}(?![A-Za-z0-9])")),
+          ((r"pat[A-Za-z0-9]{14}\.", 18), r"[0-9a-f]{64}(?![A-Za-z0-9])"),
+          # a Discord bot token: <the bot's id in base64, 24 to 26>.<6>.<27 to 38> (the id's part checked in code)
+          *((prefix, r"[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}(?![A-Za-z0-9_.-])") for prefix in DISCORD_ID_PARTS)),
 }
+DISCORD_GROUPS: set[str] = set()   # (the body groups of the Discord branches)
 
 
 def _provider_branches(prefixes: tuple[tuple[str, str], ...], first: int) -> str:
@@ -161,6 +165,8 @@ for _lead, _prefixes in PROVIDER_TOKENS.items():
     _groups.append(re.compile(re.escape(_lead) + PROVIDER_GATES[_lead] + r"(?:(?=[A-Za-z0-9_+/=.-]{20})(?:"
                               + _provider_branches(_prefixes, _first) + ")" + _short + ")"))
     for _index, (_prefix, _) in enumerate(_prefixes, _first):
+        if _prefix in DISCORD_ID_PARTS:
+            DISCORD_GROUPS.add(f"p{_index}")
         PROVIDER_PREFIX_LENGTHS[f"p{_index}"] = _prefix[1] if isinstance(_prefix, tuple) else len(_prefix)
 PROVIDER_PATTERNS: list[re.Pattern[str]] = _groups
 # Tokens known by a literal inside or after them: New Relic's license key <36 hex>NRAL, Telegram bot tokens
@@ -173,11 +179,6 @@ INNER_LITERAL_TOKENS = [
     ("atlassian token", re.compile(r"AT(?<![A-Za-z0-9]AT)(?:ATT3[A-Za-z0-9_=-]{100,}|BB[A-Za-z0-9]{28,})"), 0),
 ]
 TELEGRAM_BOT_ID = re.compile(r"[0-9]{0,2}")
-# A Discord bot token printed alone: <the bot's id in base64, 24-26 characters>.<6>.<27-38>, found from its first dot
-# (a literal scan; most dots fail the look-ahead at once); the id's part is checked in code to be base64 of digits.
-DISCORD_BOT_TOKEN = re.compile(r"\.(?=[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27})(?<=[A-Za-z0-9]{24}\.)[A-Za-z0-9_-]{6}\."
-                               r"[A-Za-z0-9_-]{27,38}(?![A-Za-z0-9_.-])")
-DISCORD_ID_PART = re.compile(r"[A-Za-z0-9]{0,26}")
 KAGGLE_WORD = re.compile("kaggle")
 KAGGLE_KEY = re.compile(r"(?<![0-9a-z])[0-9a-f]{32}(?![0-9a-z])")
 # kaggle.json printed (`{"username":"alice","key":"X"}`, or as a Python dict, or by `jq .` over lines): the "key"
