@@ -103,6 +103,7 @@ TOKEN_LINE = re.compile(r"[A-Za-z0-9_.-]+")
 TOKEN_TAIL_END = re.compile(r"[\"'`]?[,;)\]}]?")   # (after a token that ends its line: its closing quote, a comma)
 SHORTEST_SIGNATURE = 43   # (HS256's, in base64url; RS256's is 342, ES256's 86)
 TOKEN_RUN = re.compile(r"[A-Za-z0-9_.-]*")
+HEADER_RUN = re.compile(r"[A-Za-z0-9_-]*")
 
 
 def _folded_pieces(text: str, head_start: int, head_end: int) -> list[tuple[int, int]]:
@@ -141,15 +142,23 @@ def folded_jwt_spans(text: str) -> list[Span]:
     done = 0
     for m in FOLDED_JWT_HEAD.finditer(text):
         start, end = m.span()
-        if start < done or m.group().count(".") > 1 or end - (text.rfind("\n", 0, start) + 1) < FOLDED_JWT_WIDTH:
-            continue
+        width = end - (text.rfind("\n", 0, start) + 1)
+        if start < done or m.group().count(".") > 1 or width < FOLDED_JWT_WIDTH or text.count(
+                ".", start, start + (WRAP_LINES + 2) * (width + 2)) < 2:
+            continue   # (a JWT holds two dots: none within the lines a fold of it could take, no JWT)
+        if "." not in m.group():   # (its header goes on on the next line: 8 characters at least with the head, to a dot
+            at = end + (text[end:end + 1] == "\r") + 1   # or the line's end)
+            run = HEADER_RUN.match(text, at).end()
+            if (end - start) + (run - at) < 8 or text[run:run + 1] not in ".\r\n":
+                continue
         pieces = _folded_pieces(text, start, end)
         if len(pieces) < 2:
             continue
         joined = "".join(text[a:b] for a, b in pieces)
         jwt = FOLDED_JWT.match(joined)
         if jwt is None or jwt.end() <= end - start:
-            continue   # (no JWT, or one whole on its first line: the token rule's)
+            done = pieces[-1][0]   # (no JWT, or one whole on its first line: the token rule's; a head inside these
+            continue               # lines is not read again, so each line is joined once: `eyJaaaa` lines repeated)
         left = jwt.end()
         for a, b in pieces:
             if left <= 0:
