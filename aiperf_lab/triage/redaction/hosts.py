@@ -11,7 +11,7 @@ import re
 import socket
 
 from .names import NAME_WORD_SPLIT
-from .spans import has, has_any
+from .spans import _split_matches, has, has_any
 
 
 IPV4 = re.compile(r"[0-9](?<![\w.][0-9])[0-9]{0,2}(?:\.[0-9]{1,3}){3}(?![\w.-]{0,32}?[0-9])")  # octets checked in code
@@ -69,6 +69,8 @@ PEER_SETTING = re.compile(r"(?:(?<![a-z0-9])(?:master[_-]?addr|rdzv[_-]endpoint|
 PEER_SETTING_WORDS = ("master", "rdzv", "hostname", "nodename", "nodelist")
 HOSTFILE_LINE = re.compile(r"(?<![^\s])" + _PEER_NAME + r"[ \t]{1,8}(?:max[_-])?slots=[0-9]{1,4}"
                            r"(?:[ \t]{1,8}max[_-]slots=[0-9]{1,4})?[ \t]*(?=\r?\n|\Z)")
+K8S_NAME_SPLIT = re.compile(r"((?<![a-z0-9.-])[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63}){1,6}\.(?:svc|pod)(?:\.cluster\.local)?)"
+                            r"(?![\w-])(?!\.[\w])")   # (the whole name, two labels at least before .svc: one group, for split())
 K8S_SERVICE_NAME = re.compile(r"\.(?:svc|pod)(?<=[a-z0-9-]\.svc|[a-z0-9-]\.pod)(?:\.cluster\.local)?(?![\w-])(?!\.[\w])")
 NOT_PEER_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "none", "null", "true", "false",
                             "auto", "env"})
@@ -285,9 +287,9 @@ def peer_names(lower: str) -> list[tuple[int, int]]:
         found += [m.span("name") for m in PEER_SETTING.finditer(lower) if m.group("name") not in NOT_PEER_NAMES]
     if has(lower, "slots="):   # an MPI hostfile's lines
         found += [m.span("name") for m in HOSTFILE_LINE.finditer(lower) if m.group("name") not in NOT_PEER_NAMES]
-    if has(lower, ".svc") or has(lower, ".pod"):   # a Kubernetes service's or pod's DNS name, its labels walked back
-        found += [(start, m.end()) for m in K8S_SERVICE_NAME.finditer(lower)
-                  if lower.find(".", start := _name_start(lower, m.start()), m.start()) >= 0]
+    if (first := K8S_SERVICE_NAME.search(lower)) is not None:   # a Kubernetes service's or pod's DNS name, from the
+        _, starts, ends = _split_matches(K8S_NAME_SPLIT, lower, lower.rfind("\n", 0, first.start()) + 1)   # first's line
+        found += zip(starts, ends)
     return found
 
 

@@ -561,6 +561,9 @@ def az_secret_table_spans(text: str) -> list[Span]:
     return spans
 
 
+_looks_generated_cached = functools.lru_cache(maxsize=4096)(looks_generated)   # (a table repeats its cells)
+
+
 def _cloud_cli_spans(text: str) -> list[Span]:
     spans: list[Span] = []
     if "|" in text:
@@ -580,7 +583,7 @@ def _cloud_cli_spans(text: str) -> list[Span]:
                 spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
     if boxed and not has(text, "-----BEGIN"):
         spans += [(m.start("value"), m.end("value"), REDACTED, "generated value", m.start())
-                  for m in BOX_CELL_TOKEN.finditer(text) if looks_generated(m.group("value"))]
+                  for m in BOX_CELL_TOKEN.finditer(text) if _looks_generated_cached(m.group("value"))]
     if has(text, "CREDENTIALS\t"):
         spans += [(m.start(group), m.end(group), REDACTED, "secret-named value", m.start())
                   for m in AWS_TEXT_CREDENTIALS.finditer(text) for group in ("secret", "token")]
