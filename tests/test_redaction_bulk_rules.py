@@ -109,7 +109,8 @@ def test_provider_tokens_gated_by_the_character_before_their_separator_are_found
                for pattern, lead in zip(token_tables.PROVIDER_PATTERNS, token_tables.PROVIDER_TOKENS)]
     assert all(a.pattern != b.pattern for a, b in zip(ungated, token_tables.PROVIDER_PATTERNS))
     # every prefix passes its separator's gate where it ends (a sample for the two given as patterns)
-    samples = {r"[A-Za-z0-9]{14}\.atlasv1\.": "Ab1Cd2Ef3Gh4Ij.atlasv1.", r"pat[A-Za-z0-9]{14}\.": "patAb1Cd2Ef3Gh4Ij."}
+    samples = {r"[A-Za-z0-9]{14}\.atlasv1\.": "Ab1Cd2Ef3Gh4Ij.atlasv1.", r"pat[A-Za-z0-9]{14}\.": "patAb1Cd2Ef3Gh4Ij.",
+               **{rf"[A-Za-z0-9]{{{n}}}\.": "MTAxNTQ2NzY0MzI0NjQ3ODQwMg"[:n] + "." for n in (24, 25, 26)}}   # (Discord's)
     for lead, prefixes in token_tables.PROVIDER_TOKENS.items():
         gate = re.compile(re.escape(lead) + token_tables.PROVIDER_GATES[lead])
         for prefix, _ in prefixes:

@@ -16,8 +16,8 @@
   a q-gram index), so a text's cost does not grow with the number of known secrets.
 - Token shapes in any text, also right after an escape that ends in a letter or digit (JSON `\\n`, URL
   `%3D`, repr `\\x00`, terminal colours): GitHub, Hugging Face, AWS access keys, Slack, OpenAI and Google API keys,
-  NGC, PyPI, Databricks, Docker Hub, Vault and other services' keys (SERVICE_TOKENS),
-  JWTs (down to ~30 characters), Bearer/Basic credentials, passwords inside URLs
+  NGC, PyPI, Databricks, Docker Hub, Vault, Discord and other services' keys (SERVICE_TOKENS, PROVIDER_TOKENS),
+  JWTs (down to ~30 characters, also folded over lines), Bearer/Basic credentials, passwords inside URLs
   (scheme://user:PASSWORD@host), a URL's user with no password unless the scheme is ssh-like,
   private key and PGP private key blocks (with or without their END line), `name=value` /
   `"name": "value"` pairs whose name suggests a secret, `key=` with a key-shaped value.
@@ -34,7 +34,8 @@
   Shapes: GitLab, Stripe, npm, SendGrid keys, any Authorization scheme, PuTTY and SSH2 keys, keys
   logged with a prefix, AccountKey=, sig=, Pwd=, pass=, pw=, .netrc.
 - With `redact_hosts`: host names (any case, and an FQDN's short name), this host's own addresses,
-  the SSH peer's addresses, every IPv4 address but those the text marks as versions, every IPv6
+  the SSH peer's addresses, peers named as hosts (MASTER_ADDR=, a hostfile, Kubernetes DNS names), every IPv4
+  address (zero-padded too) but those the text marks as versions, every IPv6
   address, MAC addresses, GPU UUIDs and user names become stable placeholders (host-1, ip-1, mac-1,
   gpu-uuid-1, user-1: the same value gets the same placeholder everywhere).
 

@@ -11,6 +11,7 @@ import re
 import socket
 
 from .names import NAME_WORD_SPLIT
+from .spans import _split_matches, has, has_any
 
 
 IPV4 = re.compile(r"[0-9](?<![\w.][0-9])[0-9]{0,2}(?:\.[0-9]{1,3}){3}(?![\w.-]{0,32}?[0-9])")  # octets checked in code
@@ -57,6 +58,22 @@ CISCO_MAC = re.compile(r"\.(?<=(?<![\w.:-])[0-9a-f]{4}\.)[0-9a-f]{4}\.[0-9a-f]{4
 AWS_HOST = re.compile(r"ip-(?<![\w.-]ip-)(?P<octets>[0-9]{1,3}-[0-9]{1,3}-[0-9]{1,3}-[0-9]{1,3})"
                       r"(?:\.[a-z0-9-]{1,63}){0,6}(?![\w-])(?!\.[\w])")
 GCP_HOST = re.compile(r"\.c\.[a-z][a-z0-9-]{4,28}[a-z0-9]\.internal(?![\w-])(?!\.[\w])")
+# Peers named as hosts (lower-cased text): the value of a launcher's rendezvous setting (`MASTER_ADDR=gpu-node-12`,
+# `--master_addr gpu-node-12`, `--rdzv_endpoint=trainer-0:29400`, `hostname: node7`), an MPI hostfile's line
+# (`node17 slots=8`), a Kubernetes service's or pod's DNS name (`trainer-0.trainer.default.svc.cluster.local`). The
+# name holds a letter, starts with one, and is no reference, placeholder or localhost (an address is IPV4's).
+_PEER_NAME = r"(?P<name>[a-z][a-z0-9-]{0,62}(?:\[[0-9,-]{1,64}\])?(?:\.[a-z0-9-]{1,63}){0,8})"   # (a Slurm host list's [12-13])
+_PEER_NAME_END = r"(?![\w.$@{}<>/\[-])"
+PEER_SETTING = re.compile(r"(?:(?<![a-z0-9])(?:master[_-]?addr|rdzv[_-]endpoint|hostname|nodename|nodelist)[\"']?\]?[ \t]{0,3}"
+                          r"[=:][ \t]{0,3}|--(?:master[_-]addr|rdzv[_-]endpoint|hostname)[ \t]{1,3})[\"']?" + _PEER_NAME + _PEER_NAME_END)
+PEER_SETTING_WORDS = ("master", "rdzv", "hostname", "nodename", "nodelist")
+HOSTFILE_LINE = re.compile(r"(?<![^\s])" + _PEER_NAME + r"[ \t]{1,8}(?:max[_-])?slots=[0-9]{1,4}"
+                           r"(?:[ \t]{1,8}max[_-]slots=[0-9]{1,4})?[ \t]*(?=\r?\n|\Z)")
+K8S_NAME_SPLIT = re.compile(r"((?<![a-z0-9.-])[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63}){1,6}\.(?:svc|pod)(?:\.cluster\.local)?)"
+                            r"(?![\w-])(?!\.[\w])")   # (the whole name, two labels at least before .svc: one group, for split())
+K8S_SERVICE_NAME = re.compile(r"\.(?:svc|pod)(?<=[a-z0-9-]\.svc|[a-z0-9-]\.pod)(?:\.cluster\.local)?(?![\w-])(?!\.[\w])")
+NOT_PEER_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "none", "null", "true", "false",
+                            "auto", "env"})
 HOST_NAME_REVERSED = re.compile(r"[a-z0-9-](?:[a-z0-9-]|\.(?=[a-z0-9])){0,252}")
 # Only text with "::" next to a hex digit or with seven colons in a row of groups can hold an IPv6 address (a
 # compressed one holds "H::" or "::H", see IPV6); these literal-led checks spare the full scan (which must try
@@ -140,10 +157,23 @@ def _ipv4_verdict(value: str, known: set[str]) -> str:
     """"skip" (not an address: an octet over 255 or with a leading zero; or one that identifies nobody),
     "always" (this host's or the SSH peer's) or "check" (an address unless the text marks a version)."""
     octets = value.split(".")
+    if is_padded_quad(value):   # zero-padded (010.001.002.003), read as the address it writes
+        return _ipv4_verdict(unpadded(value), known) if all(int(octet) <= 255 for octet in octets) else "skip"
     if value in BORING_IPS or value.startswith("127.") or any(int(o) > 255 or (len(o) > 1 and o[0] == "0")
                                                               for o in octets):
         return "skip"
     return "always" if value in known else "check"
+
+
+def is_padded_quad(value: str) -> bool:
+    """A dotted quad of four 3-digit octets, one or more with leading zeros (010.001.002.003, 192.168.001.010)."""
+    octets = value.split(".")
+    return all(len(octet) == 3 for octet in octets) and any(octet[0] == "0" for octet in octets)
+
+
+def unpadded(value: str) -> str:
+    """A dotted quad without its octets' leading zeros: 010.001.002.003 is 10.1.2.3 (one placeholder for both)."""
+    return ".".join(str(int(octet)) for octet in value.split(".")) if "0" in value else value
 
 
 def _marks_version(before: str) -> bool:
@@ -247,3 +277,23 @@ def _name_start(lower: str, dot: int, low: int = 0) -> int:
     low = max(low, dot - 253)
     name = HOST_NAME_REVERSED.match(lower[low:dot][::-1])
     return dot - name.end() if name else dot + 1
+
+
+def peer_names(lower: str) -> list[tuple[int, int]]:
+    """Where (lower-cased) text names its peers as hosts (PEER_SETTING, HOSTFILE_LINE, K8S_SERVICE_NAME): each name's
+    start and end."""
+    found: list[tuple[int, int]] = []
+    if has_any(lower, PEER_SETTING_WORDS):   # a launcher's rendezvous setting
+        found += [m.span("name") for m in PEER_SETTING.finditer(lower) if m.group("name") not in NOT_PEER_NAMES]
+    if has(lower, "slots="):   # an MPI hostfile's lines
+        found += [m.span("name") for m in HOSTFILE_LINE.finditer(lower) if m.group("name") not in NOT_PEER_NAMES]
+    if (first := K8S_SERVICE_NAME.search(lower)) is not None:   # a Kubernetes service's or pod's DNS name, from the
+        _, starts, ends = _split_matches(K8S_NAME_SPLIT, lower, lower.rfind("\n", 0, first.start()) + 1)   # first's line
+        found += zip(starts, ends)
+    return found
+
+
+def unpadded_quads(values: list[str]) -> list[str]:
+    """Dotted quads with any zero-padded one written as the address it is (010.001.002.003 as 10.1.2.3)."""
+    padded = {value for value in set(values) if is_padded_quad(value)}
+    return [unpadded(value) if value in padded else value for value in values] if padded else values

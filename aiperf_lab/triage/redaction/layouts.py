@@ -487,7 +487,8 @@ def _tool_listing_spans(text: str) -> list[Span]:
                     spans.append((m.start(group), m.end(group), REDACTED, "secret-named value", m.start()))
     if "=" in text and "<" in text:
         spans += _xml_named_element_spans(text)
-    if "|" in text or "\u2502" in text or has_any(text, ("CREDENTIALS\t", "eyName")):
+    if "|" in text or (not text.isascii() and any(bar in text for bar in BOX_BARS)) or has_any(
+            text, ("CREDENTIALS\t", "eyName")):
         spans += _cloud_cli_spans(text)
     if "," in text and "(" in text:
         for m in CONF_TUPLE.finditer(text):
@@ -501,11 +502,19 @@ def _tool_listing_spans(text: str) -> list[Span]:
 # `| apikey | X |`); `aws ... --output text`'s CREDENTIALS line (its SecretAccessKey and SessionToken fields);
 # `az storage account keys list`: the value beside a keyName in JSON, the Value column of its table. (A flag in the name
 # cell: a launcher's args printed as a table, `| --api-key | X |`.)
-PIPE_ROW = re.compile(r"\|(?:(?<=^\|)|(?<=[\n|]\|))[ \t]{1,8}(?P<name>(?:--?)?[A-Za-z_][\w.-]{0,63})[ \t]{0,64}\|[ \t]{1,8}"
-                      r"(?P<value>[^|\s]{1,4096})[ \t]{0,256}\|{1,2}[ \t]*(?=\r?\n|\Z)")
-# (rich's and other box-drawing tables: `│ password       │ X │`, the row indented or behind a log prefix)
-BOX_ROW = re.compile(r"\u2502[ \t]{1,8}(?P<name>(?:--?)?[A-Za-z_][\w.-]{0,63})[ \t]{0,64}\u2502[ \t]{1,8}"
-                     r"(?P<value>[^\u2502\s]{1,4096})[ \t]{0,256}\u2502[ \t]*(?=\r?\n|\Z)")
+# (behind a log prefix: `[rank0]: | token | X |`, `... INFO | token | X |`; a bar after a digit and a blank is a progress
+# line's, `1200/5000 | consumed ...`, and is not read)
+PIPE_ROW = re.compile(r"\|(?:(?<=^\|)|(?<=[\n|]\|)|(?<=[\]:] \|)|(?<=INFO \|)|(?<=WARN \|)|(?<=NING \|)|(?<=ERROR \|)|(?<=DEBUG \|))[ \t]{0,8}(?P<name>(?:--?)?[A-Za-z_][\w.-]{0,63})[ \t]{0,64}\|[ \t]{0,8}"
+                      r"(?P<value>[^|\s]{1,4096})[ \t]{0,256}\|{1,2}(?=[ \t]*(?:\r?\n|\Z)|[^\n]{0,4096}\|[ \t]*(?:\r?\n|\Z))")
+# (rich's and other box-drawing tables: `│ password       │ X │`, the row indented or behind a log prefix, more cells
+# after it, rich's heavy and double bars `┃`, `║`; every bar tried as a row's first: the match is the bar alone)
+BOX_BARS = "\u2502\u2503\u2551"
+BOX_ROW = re.compile(r"[\u2502\u2503\u2551](?=[ \t]{0,8}(?P<name>(?:--?)?[A-Za-z_][\w.-]{0,63})[ \t]{0,64}[\u2502\u2503\u2551][ \t]{0,8}"
+                     r"(?P<value>[^\u2502\u2503\u2551\s]{1,4096})[ \t]{0,256}[\u2502\u2503\u2551])")
+# (a box's cell holding nothing but a generated value of 40 characters or more, whatever the cell beside it says:
+# `│ q7Lm2Xk9...Ko4 │`; the closing bar looked at, not taken, so the next cell is read too; letters, digits and `_`
+# alone: a framed certificate's base64 lines are no secret, and a text with a BEGIN line is not read so)
+BOX_CELL_TOKEN = re.compile(r"[\u2502\u2503\u2551][ \t]{0,8}(?P<value>[A-Za-z0-9_]{40,256})(?=[ \t]{0,256}[\u2502\u2503\u2551])")
 AWS_TEXT_CREDENTIALS = re.compile(r"CREDENTIALS\t[^\t\n]{1,256}\t[^\t\n]{1,64}\t(?P<secret>[^\t\n]{1,4096})\t(?P<token>[^\t\n]{1,8192})")
 AZ_KEY_JSON = re.compile(r"\"keyName\"[ \t]{0,4}:[ \t]{0,4}\"[^\"\n]{0,64}\"[^{}]{0,512}?\"value\"[ \t]{0,4}:[ \t]{0,4}"
                          r"\"(?P<value>[^\"\n]{8,4096})\"")
@@ -552,19 +561,29 @@ def az_secret_table_spans(text: str) -> list[Span]:
     return spans
 
 
+_looks_generated_cached = functools.lru_cache(maxsize=4096)(looks_generated)   # (a table repeats its cells)
+
+
 def _cloud_cli_spans(text: str) -> list[Span]:
     spans: list[Span] = []
     if "|" in text:
         for m in PIPE_ROW.finditer(text):
             value = m.group("value")
+            if text[m.start() - 1:m.start()] in (" ", "\t") and text.rfind("|", text.rfind("\n", 0, m.start()) + 1,
+                                                                           m.start()) >= 0:
+                continue   # (a row behind a log prefix starts at the line's first bar: not a cell in the middle)
             if _secret_name_cached(m.group("name")) and _looks_like_password_cached(value) and _secret_value(value):
                 spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
-    if "\u2502" in text:
+    boxed = not text.isascii() and any(bar in text for bar in BOX_BARS)
+    if boxed:
         for m in BOX_ROW.finditer(text):
             value = m.group("value")
             if (_secret_name_cached(m.group("name")) and _looks_like_password_cached(value) and _secret_value(value)
                     and _item_is_secret(m.group("name").lstrip("-"), value)):
                 spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
+    if boxed and not has(text, "-----BEGIN"):
+        spans += [(m.start("value"), m.end("value"), REDACTED, "generated value", m.start())
+                  for m in BOX_CELL_TOKEN.finditer(text) if _looks_generated_cached(m.group("value"))]
     if has(text, "CREDENTIALS\t"):
         spans += [(m.start(group), m.end(group), REDACTED, "secret-named value", m.start())
                   for m in AWS_TEXT_CREDENTIALS.finditer(text) for group in ("secret", "token")]

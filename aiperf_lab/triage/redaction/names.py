@@ -24,7 +24,9 @@ SECRET_WORDS = {"token", "secret", "secrets", "password", "passwords", "passwd",
                 "refreshtoken", "privatekey", "secretkey", "signingkey", "accountkey", "masterkey", "sessionid",
                 "sessionkey", "sessiontoken", "clientsecret", "idtoken", "passkey", "psk",
                 # a hash's pepper (as salt, kept apart from the hashes); an OpenAI key's name glued (OPENAIKEY, OpenAIKey)
-                "pepper", "openaikey", "aikey"} | {
+                "pepper", "openaikey", "aikey",
+                # Redis's password settings as flags and names (`redis-server --requirepass X`, REDIS_MASTERAUTH)
+                "requirepass", "masterauth"} | {
     # the word for password (and for token) in the languages tools and people write in: German, Dutch, Spanish,
     # Portuguese, French (MOT_DE_PASSE: SECRET_PAIRS), Polish, Turkish, Russian (`parol` in Latin letters too), Japanese,
     # Chinese, Korean
@@ -155,6 +157,12 @@ def names_special_token(name: str) -> bool:
     """A special token's name (SPECIAL_TOKEN_KINDS then TOKEN: pad_token, EOS_TOKEN, padToken)."""
     words = name_words(name)
     return len(words) >= 2 and words[-1] == "token" and words[-2] in SPECIAL_TOKEN_KINDS
+
+
+# A generated value in angle brackets (`Password: <Zq8vN2mK5pL9xR4t>`), where a special token or a placeholder is
+# expected: 8 to 64 letters and digits alone with a digit, a small letter and a capital past the first, which no special
+# token (`<extra_id_0>`, `<0x0A>`, `<unk>`) or placeholder (`<REDACTED>`, `<your-token>`) has (a pattern's piece, after `<`)
+ANGLED_GENERATED = r"(?=[A-Za-z0-9]{8,64}>)(?=[A-Za-z0-9]{0,63}[0-9])(?=[A-Za-z0-9]{0,63}[a-z])[A-Za-z0-9]{1,63}?[A-Z]"
 
 
 def special_token_value(name: str, value: str) -> bool:

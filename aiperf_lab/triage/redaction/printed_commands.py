@@ -21,12 +21,16 @@ from .spans import REDACTED, Span, has, has_any
 # against the character before it, then against its line's prefix: a `+`-run at the line's start or behind a log prefix
 # (`[rank0]: `, `2026-11-23 10:00:00 `, `job | `, a repr's or a list's quote), a `$ ` prompt (`user@host:~/x$ `,
 # `(venv) $ `), a `> ` prompt (`PS C:\x> `, `redis> `, `mysql> `), and the words anywhere (`INFO Running: cmd`).
-TRACE_MARK = re.compile(r"\+(?:(?<![^\n\]:|>'\"\[(\t]\+)|(?<=[\]:|>'\"\[(0-9 ] \+))\+{0,7} ")
+# (and a `+`-run after a log level's word behind a time: `2026-11-24 03:00:01 INFO + sudo -S true`, TRACE_PREFIX)
+LOG_LEVELS = ("INFO", "WARN", "WARNING", "DEBUG", "ERROR", "NOTICE", "TRACE", "info", "warn", "warning", "debug", "error")
+TRACE_MARK = re.compile(r"\+(?:(?<![^\n\]:|>'\"\[(\t]\+)|(?<=[\]:|>'\"\[(0-9 ] \+)|"
+                        + "|".join(rf"(?<={level} \+)" for level in LOG_LEVELS) + r")\+{0,7} ")
 DOLLAR_MARK = re.compile(r"\$(?:(?<![^\n]\$)|(?<=[\w~/)\]]\$)|(?<=[\w~/)\]] \$)) ")
 ANGLE_MARK = re.compile(r">(?<=[\w\\)\]]>) ")
 WORD_MARK = re.compile(r":(?:(?<=[Rr]unning:)|(?<=RUNNING:)|(?<=[Ee]xecuting:)|(?<=EXECUTING:)|(?<=[Cc]ommand:)"
                        r"|(?<=COMMAND:)|(?<=[Cc]md:)|(?<=CMD:)|(?<=[Ee]xec:)|(?<=[Rr]un:))[ \t]{1,4}")
-TRACE_PREFIX = re.compile(r"[ \t]{0,16}(?:[\[(][ \t]{0,4})?(?:[bu]?['\"])?|.{0,120}(?:[\]:|>][ \t]{1,4}|[0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})?Z?[ \t]{1,4})")
+TRACE_PREFIX = re.compile(r"[ \t]{0,16}(?:[\[(][ \t]{0,4})?(?:[bu]?['\"])?|.{0,120}(?:[\]:|>][ \t]{1,4}|[0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})?Z?[ \t]{1,4}"
+                          r"(?:(?:" + "|".join(LOG_LEVELS) + r")[ \t]{1,4})?|(?:" + "|".join(LOG_LEVELS) + r")[ \t]{1,4})")
 DOLLAR_PREFIX = re.compile(r"[ \t]{0,16}(?:\([\w.-]{1,64}\)[ \t]{0,2})?(?:\[[^\]\n$]{1,128}\]|[^\s$>]{0,200})")
 # (a root prompt: `root@box:/# `, `[root@node-01 run]# `; a `#` after anything else is a comment)
 HASH_MARK = re.compile(r"#(?<=[\w~/)\]]#) ")
@@ -348,14 +352,17 @@ TRACED_PIPE_LINE_END = re.compile(r"(?:^|[\s\]:|>'\"\[(])\++ (?:(?:echo|printf)[
                                   r"|[ \t]-[a-z]{0,3}s(?![\w-])|passwd)[^\n|;&]{0,110})\r?\n\Z")
 
 
+DIGITS_AS_ZERO = str.maketrans("123456789", "000000000")   # (two lines' prefixes alike but for their times: one prefix)
+
+
 def _traced_pipe_spans(text: str, lower: str, marks: list[re.Match[str]]) -> list[Span]:
     """The word an `echo`/`printf` trace line feeds to the command traced on the line next to it (above or below, the
-    same prefix and `+`s) where that command reads a password on its stdin (_reads_secret_from_stdin)."""
+    same prefix, its digits aside, and `+`s) where that command reads a password on its stdin (_reads_secret_from_stdin)."""
     spans: list[Span] = []
     lines = {}   # line start -> (mark end, what is before the mark end on the line)
     for m in marks:
         line_start = text.rfind("\n", 0, m.start()) + 1
-        lines.setdefault(line_start, (m.end(), text[line_start:m.end()]))
+        lines.setdefault(line_start, (m.end(), text[line_start:m.end()].translate(DIGITS_AS_ZERO)))
     for line_start, (start, lead) in lines.items():
         end = _command_line_end(text, start)
         if not any(word in lower[start:end] for word in STDIN_READERS):

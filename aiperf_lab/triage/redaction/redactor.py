@@ -29,7 +29,7 @@ from .hosts import (
     CISCO_MAC, CXX_AFTER_SCOPE, GCP_HOST, IB_GUID, GPU_UUIDS, GPU_UUID_AFTER_NAME, HOST_NUMBERED, IPV4_HINT, IPV4_SPLIT,
     IPV6_COMPRESSED_HINT, IPV6_HINT, IPV6_SPLIT, MAC, MAC_CANDIDATE, MAC_CLASSES, MAC_WORDS_BEFORE,
     SSH_ADDRESS_VARIABLES, _START_OF, _VersionContexts, _in_host_context, _ipv4_verdict, _is_address, _is_ipv6,
-    _marks_version, _name_start, _own_addresses, _own_macs, is_common_name,
+    _marks_version, _name_start, _own_addresses, _own_macs, is_common_name, peer_names, unpadded_quads,
 )
 from .known_secrets import KnownSecrets
 from .keys import KEY_BLOCK, _key_spans, openssl_text_key_spans
@@ -52,9 +52,9 @@ from .spans import (
     _edited,
     _lower, _merge_spans, _minus, _name_edits, _split_matches, _without_csi,
 )
-from .token_spans import CONTEXT_LITERALS, _beside_spans, _context_shape_spans, _provider_token_spans
-from .tokens import CREDENTIAL_CHARACTER, KAGGLE_KEY, KAGGLE_WORD, SERVICE_PREFIXES, TOKEN_SHAPE_LITERALS
-from .wraps import wrapped_continuation_spans
+from .token_spans import CONTEXT_LITERALS, _context_shape_spans, _provider_token_spans, kaggle_key_spans
+from .tokens import CREDENTIAL_CHARACTER, SERVICE_PREFIXES, TOKEN_SHAPE_LITERALS
+from .wraps import folded_spans
 from .urls import _escaped_url_spans, _schemeless_credential_spans, _url_userinfo_spans, query_key_spans
 
 
@@ -322,8 +322,7 @@ class Redactor:
             if (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
                     and not _names_harmless_key(text, m.start()) and not KIND_PREFIXED_HASH.fullmatch(value)):
                 spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
-        if has(lower, "kaggle"):  # a Kaggle key is 32 bare hex digits: one beside the word
-            spans.extend(_beside_spans(lower, KAGGLE_WORD, KAGGLE_KEY, is_hex_key, "kaggle key"))
+        spans.extend(kaggle_key_spans(lower))   # (32 hex digits beside the word kaggle; kaggle.json's "key")
         assigned = _assignment_spans(text, lower)
         if assigned and (columns := character_columns(text)):   # a dump's characters are its bytes: not `name: value`
             starts = [column[0] for column in columns]
@@ -506,6 +505,7 @@ class Redactor:
                     keep[i] = False  # a version number
         if not all(keep):
             values, starts, ends = (list(itertools.compress(column, keep)) for column in (values, starts, ends))
+        values = unpadded_quads(values)   # (010.001.002.003 is 10.1.2.3)
         for value in dict.fromkeys(values):   # numbered in the text's order, as found
             if value not in addresses:
                 self.placeholder("ip", value)
@@ -576,7 +576,7 @@ class Redactor:
                 if not all(valid.values()):
                     keep = list(map(valid.__getitem__, octets))
                     starts, ends, names = (list(itertools.compress(column, keep)) for column in (starts, ends, names))
-        found = []
+        found = peer_names(lower)   # (peers named as hosts: MASTER_ADDR=, a hostfile's lines, Kubernetes DNS names)
         if ".internal" in lower:
             found += [(_name_start(lower, m.start()), m.end()) for m in GCP_HOST.finditer(lower)]
         for pattern in self._domain_patterns:
@@ -640,8 +640,8 @@ class Redactor:
         _extend_quoted_values(text, found)
         if LINE_VIEW_DEPTH.get() < 2 and (windows := line_view_windows(text, lower, words)):
             found += self._line_view_spans(text, windows)
-        if found and "\n" in text:   # (a secret folded over lines: the pieces after its first)
-            found += wrapped_continuation_spans(text, found)
+        if "\n" in text:   # (a secret folded over lines: the pieces after its first; a JWT folded before its second dot)
+            found += folded_spans(text, found)
         if self.redact_hosts:
             found += self._host_spans(text, lower)
         if not found:

@@ -11,7 +11,8 @@ from .commands import sql_statement_hold, sql_statement_open
 from .blocks import PREFIXED_OPENER, YAML_BLOCK_KEY, YAML_LINE_OPENER, _opener_prefix, _opens_string_over_lines
 from .dumps import DUMP_HOLD_LINES, KEY_HOLD, SHORT_BARE_LINE, _dump_line_at, _dump_lines_start
 from .keys import _key_open, _last_key_block, openssl_text_key_hold
-from .wraps import wrapped_token_hold
+from .token_spans import kaggle_json_hold
+from .wraps import folded_jwt_hold, wrapped_token_hold
 from .line_views import without_log_prefix
 from .layouts import (
     DATA_BLOCK_JSON, DATA_BLOCK_YAML, ENV_ITEM_NAME, HADOOP_NAME, LOGURU_ARROW, PRINTED_FORM_HOLD_LINES,
@@ -32,6 +33,8 @@ FORM_HOLDS = (
     az_secret_table_hold,    # az's table of a secret, its row still to come
     openssl_text_key_hold,   # a private key's component that `openssl ... -text` is still printing
     wrapped_token_hold,      # a secret folded over lines, its next piece still to come
+    folded_jwt_hold,         # a JWT folded before its second dot, its next piece still to come
+    kaggle_json_hold,        # kaggle.json over lines, its "key" or "username" still to come
 )
 HOLD_ROUNDS = 64   # lines a cut moves up over names waiting for their values after the rules' rounds, at most
 

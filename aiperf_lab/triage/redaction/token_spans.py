@@ -3,14 +3,16 @@
 
 from __future__ import annotations
 
+import base64
 import functools
 import re
 from typing import Callable
 
-from .names import is_hex_key, looks_generated, looks_like_password
+from .names import cannot_be_secret, is_hex_key, looks_generated, looks_like_password
 from .spans import REDACTED, Span, has, has_characters
 from .tokens import (
-    INNER_LITERAL_TOKENS, PROVIDER_PATTERNS, PROVIDER_PREFIX_LENGTHS, TELEGRAM_BOT_ID, _leading_literal, _starts_token,
+    DISCORD_GROUPS, INNER_LITERAL_TOKENS, KAGGLE_JSON_FIRST_LINE, KAGGLE_JSON_KEY,
+    KAGGLE_JSON_KEY_FIRST, KAGGLE_KEY, KAGGLE_WORD, PROVIDER_PATTERNS, PROVIDER_PREFIX_LENGTHS, TELEGRAM_BOT_ID, _leading_literal, _starts_token,
 )
 
 
@@ -82,6 +84,8 @@ def _provider_token_spans(text: str) -> list[Span]:
             start = m.start(group) - lengths[group]
             if lengths[group] == 2 and text[start] == "s" and not looks_generated(m.group(group)):
                 continue  # Vault's s.<24>: letters of both cases and digits, not a word after "s."
+            if group in DISCORD_GROUPS and not _discord_id(text[start:m.start(group) - 1]):
+                continue  # a Discord bot token's first part is base64 of its bot's id (digits)
             spans.append((start, m.end(), REDACTED, "provider token", start))
     for (label, pattern, back), lead in zip(INNER_LITERAL_TOKENS, INNER_LITERAL_LEADS):
         if not has_characters(text, lead):   # (a pattern led by a literal the text cannot hold is not scanned)
@@ -92,6 +96,19 @@ def _provider_token_spans(text: str) -> list[Span]:
                 start -= TELEGRAM_BOT_ID.match(text[max(0, start - 2):start][::-1]).end()
             spans.append((start, m.end(), REDACTED, label, start))
     return spans
+
+
+
+@functools.lru_cache(maxsize=1024)
+def _discord_id(part: str) -> bool:
+    """A Discord bot token's first part: 24 to 26 characters of base64 (no padding) whose bytes are a decimal id."""
+    if not 24 <= len(part) <= 26:
+        return False
+    try:
+        decoded = base64.b64decode(part + "=" * (-len(part) % 4), validate=True)
+    except ValueError:
+        return False
+    return 17 <= len(decoded) <= 20 and decoded.isdigit()
 
 
 @functools.lru_cache(maxsize=4096)
@@ -134,3 +151,27 @@ def _context_shape_spans(text: str, present: set[str]) -> list[Span]:
             spans.extend((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
                          for m in TAB_PASSWORD_CELL.finditer(text) if looks_like_key(m.group("value")))
     return spans
+
+
+def kaggle_key_spans(lower: str) -> list[Span]:
+    """Kaggle's API key in (lower-cased) text: 32 bare hex digits beside the word kaggle, and kaggle.json's "key" beside
+    its "username" whatever the key's shape (KAGGLE_JSON_KEY)."""
+    spans: list[Span] = []
+    if has(lower, "kaggle"):
+        spans.extend(_beside_spans(lower, KAGGLE_WORD, KAGGLE_KEY, is_hex_key, "kaggle key"))
+    if ('"' in lower or "'" in lower) and has(lower, "username"):   # (a character first: memchr; the names are quoted)
+        spans.extend((m.start("value"), m.end("value"), REDACTED, "kaggle key", m.start())
+                     for pattern in (KAGGLE_JSON_KEY, KAGGLE_JSON_KEY_FIRST) for m in pattern.finditer(lower)
+                     if not cannot_be_secret(m.group("value")))
+    return spans
+
+
+def kaggle_json_hold(text: str, start: int, end: int) -> int:
+    """Where a stream holds a line that ends with kaggle.json's "username" or "key" and a comma (`jq .`'s print over
+    lines: the other comes on the next line): the line's start; `end` where there is none."""
+    if end - start > 512:
+        return end
+    line = text[start:end].lower()
+    if ("username" in line or "key" in line) and KAGGLE_JSON_FIRST_LINE.search(line):
+        return start
+    return end

@@ -101,6 +101,7 @@ TOKEN_SHAPES: list[tuple[str, re.Pattern[str]]] = [
 # pattern led by that one character (found by a literal scan, as fast as a substring test), then lookbehinds for
 # the prefixes ending there; a prefix of its own would cost a scan of the whole text each. The body group of each
 # branch is named p<N>: the prefix's length is looked up by it, so the span covers the prefix too.
+DISCORD_ID_PARTS = tuple((rf"[A-Za-z0-9]{{{n}}}\.", n + 1) for n in (24, 25, 26))   # (a Discord bot token's first part)
 PROVIDER_TOKENS: dict[str, tuple[tuple[str, str], ...]] = {
     "_": (("pcsk_", r"[A-Za-z0-9]{4,10}_[A-Za-z0-9]{30,}"), ("fw_", r"[A-Za-z0-9]{20,}"),
           ("api_org_", r"[A-Za-z0-9]{30,}"), ("glsa_", r"[A-Za-z0-9]{32}_[0-9a-fA-F]{8}"),
@@ -121,8 +122,11 @@ PROVIDER_TOKENS: dict[str, tuple[tuple[str, str], ...]] = {
           # (a prefix that is not a literal: its pattern and length) Terraform Cloud's <14>.atlasv1.<60+>,
           # Airtable's pat<14>.<64 hex>
           ((r"[A-Za-z0-9]{14}\.atlasv1\.", 23), r"[A-Za-z0-9_-]{60,}"),
-          ((r"pat[A-Za-z0-9]{14}\.", 18), r"[0-9a-f]{64}(?![A-Za-z0-9])")),
+          ((r"pat[A-Za-z0-9]{14}\.", 18), r"[0-9a-f]{64}(?![A-Za-z0-9])"),
+          # a Discord bot token: <the bot's id in base64, 24 to 26>.<6>.<27 to 38> (the id's part checked in code)
+          *((prefix, r"[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}(?![A-Za-z0-9_.-])") for prefix in DISCORD_ID_PARTS)),
 }
+DISCORD_GROUPS: set[str] = set()   # (the body groups of the Discord branches)
 
 
 def _provider_branches(prefixes: tuple[tuple[str, str], ...], first: int) -> str:
@@ -161,6 +165,8 @@ for _lead, _prefixes in PROVIDER_TOKENS.items():
     _groups.append(re.compile(re.escape(_lead) + PROVIDER_GATES[_lead] + r"(?:(?=[A-Za-z0-9_+/=.-]{20})(?:"
                               + _provider_branches(_prefixes, _first) + ")" + _short + ")"))
     for _index, (_prefix, _) in enumerate(_prefixes, _first):
+        if _prefix in DISCORD_ID_PARTS:
+            DISCORD_GROUPS.add(f"p{_index}")
         PROVIDER_PREFIX_LENGTHS[f"p{_index}"] = _prefix[1] if isinstance(_prefix, tuple) else len(_prefix)
 PROVIDER_PATTERNS: list[re.Pattern[str]] = _groups
 # Tokens known by a literal inside or after them: New Relic's license key <36 hex>NRAL, Telegram bot tokens
@@ -175,6 +181,16 @@ INNER_LITERAL_TOKENS = [
 TELEGRAM_BOT_ID = re.compile(r"[0-9]{0,2}")
 KAGGLE_WORD = re.compile("kaggle")
 KAGGLE_KEY = re.compile(r"(?<![0-9a-z])[0-9a-f]{32}(?![0-9a-z])")
+# kaggle.json printed (`{"username":"alice","key":"X"}`, or as a Python dict, or by `jq .` over lines): the "key"
+# beside a "username" in one object is the API key whatever its shape (lower-cased text; read where the text holds
+# `username`); a stream holds a line that ends with the first of the two (KAGGLE_JSON_FIRST_LINE)
+_KAGGLE_GAP = r"[ \t]{0,4},[ \t]{0,4}(?:\r?\n[ \t]{0,16})?"
+_KAGGLE_VALUE = r"(?P<value>[^\s\"'\\<\[$%{][^\s\"'\\]{2,255})"
+KAGGLE_JSON_KEY = re.compile(r"username(?<=[\"']username)[\"'][ \t]{0,4}:[ \t]{0,4}[\"'][^\"'\n]{1,128}[\"']" + _KAGGLE_GAP
+                             + r"[\"']key[\"'][ \t]{0,4}:[ \t]{0,4}[\"']" + _KAGGLE_VALUE + r"[\"']")
+KAGGLE_JSON_KEY_FIRST = re.compile(r"key(?<=[\"']key)[\"'][ \t]{0,4}:[ \t]{0,4}[\"']" + _KAGGLE_VALUE + r"[\"']" + _KAGGLE_GAP
+                                   + r"[\"']username[\"']")
+KAGGLE_JSON_FIRST_LINE = re.compile(r"[\"'](?:username|key)[\"'][ \t]{0,4}:[ \t]{0,4}[\"'][^\"'\n]{1,256}[\"'][ \t]{0,4},[ \t]*\r?\n?\Z")
 # A Bearer / Basic credential holds a digit, a capital or a base64 sign; lower-case words do not count.
 CREDENTIAL_CHARACTER = re.compile(r"[0-9A-Z+/=~.]")
 
