@@ -31,9 +31,13 @@ LOG_PREFIX = re.compile(
     r"|[IWEF][0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}[ \t]{1,8}[0-9]{1,10} [\w.-]{1,64}:[0-9]{1,6}\] ?"  # glog
     r"|[A-Z][a-z]{2} [ 0-9][0-9] [0-9]{2}:[0-9]{2}:[0-9]{2} [\w.-]{1,64} [\w./-]{1,64}(?:\[[0-9]{1,10}\])?: ?"  # syslog
     r"|[\w.-]{1,64}[ \t]{1,16}\| ?"                                                   # compose's `app-1  | `
+    r"|\[[0-9]{1,6},[0-9]{1,6}\]<std(?:out|err)>: ?"                                  # mpirun --tag-output
+    r"|\([\w.-]{0,64} ?pid=[0-9]{1,10}(?:, ip=[0-9A-Fa-f.:]{3,45})?\) "               # Ray's `(Worker pid=1, ip=..) `
+    r"|[0-9]{1,5}: "                                                                  # srun --label's `0: `
+    r"|[A-Za-z][\w.-]{0,62}[0-9]: "                                                  # pdsh's, DeepSpeed's `node1: `
     rf"|{_PIECE}(?:[ \t]{{1,4}}{_PIECE}){{0,4}}(?:[ \t]|(?<=[:\]])))")
 # Where a text may hold a log prefix at a line's start (any of these: the first found ends the test)
-PREFIX_HINTS = ("]", "INFO", "WARN", "ERROR", "DEBUG", " | ", "E       ", "CRITICAL", "FATAL", ":0", ":1", ":2", ":3", ":4",
+PREFIX_HINTS = ("]", ": ", "pid=", "INFO", "WARN", "ERROR", "DEBUG", " | ", "E       ", "CRITICAL", "FATAL", ":0", ":1", ":2", ":3", ":4",
                 ":5")
 QUOTE_HINTS = ('"', "'")
 # A quoted line, after its prefix: a JSON string or a repr() (b'..' too) to its end (a `,` after it), or a JSON record.
