@@ -158,12 +158,13 @@ S13_PRINTS = ("import sys, time\n"
               "time.sleep(float(sys.argv[1]))\n")
 
 
-def _planted_run(name: str, duration: str, command: list[str], planted: dict[str, str], log) -> tuple[dict | None, str]:
+def _planted_run(name: str, duration: str, command: list[str], planted: dict[str, str], log,
+                 env: dict[str, str] | None = None) -> tuple[dict | None, str]:
     """Triage of a command that prints planted values: the bundle's members (None: triage failed), and the members
     that hold a planted value, in words ("" for none)."""
     argv = [sys.executable, "-m", "aiperf_lab.triage.cli", "--duration", duration, "--output", str(name), "--",
             *command]
-    done = subprocess.run(argv, capture_output=True, text=True, env=clean_env(), timeout=240)
+    done = subprocess.run(argv, capture_output=True, text=True, env=env or clean_env(), timeout=240)
     log.write(f"$ triage ({Path(name).name}) -> {done.returncode}\n{done.stderr[-3000:]}\n")
     if done.returncode != 0:
         return None, f"exit {done.returncode}"
@@ -248,6 +249,42 @@ def case_session17(work: Path, log) -> dict:
     printed = files.get("workload/stdout.log", b"").count(b"[REDACTED")
     return {"case": f"session 17 forms (h17r, h17l): {len(S17)} values in no byte", "ok": not leaks and printed >= 10,
             "detail": leaks or f"no leak; {printed} placeholders in stdout.log"}
+
+
+S18 = {f"x{k}": f"S18q{k}Zx8vN2mK5pL9xR4t{k}" for k in range(1, 7)}
+# Session 18's forms (lanes h18l and h18r, the integrator): a secret in a table row behind a log prefix, a generated
+# value in angle brackets, bash -x's two-line trace of a pipe behind a time and a level, a .netrc block behind srun
+# --label's `0: `, kaggle.json's key, a token file's cat behind a Ray worker's prefix; and 2,000 secret-named
+# variables in the environment (known secrets at scale: none of their values in the bundle).
+S18_PRINTS = ("import sys, time\n"
+              "v = {k: a + b for k, (a, b) in " + repr({k: (v[:6], v[6:]) for k, v in S18.items()}) + ".items()}\n"
+              "print('[rank0]: | token | ' + v['x1'] + ' |')\n"
+              "print('Password: <' + v['x2'] + '>')\n"
+              "print('2026-11-24 03:00:01 INFO + echo ' + v['x3']); print('2026-11-24 03:00:01 INFO + sudo -S true')\n"
+              "print('0: machine api.example.com'); print('0:   login bob'); print('0:   password ' + v['x4'])\n"
+              "print('{\"username\":\"alice\",\"key\":\"' + v['x5'] + '\"}')\n"
+              "ray = '(RayTrainWorker pid=1234, ip=10.0.0.1) '\n"
+              "print(ray + '$ cat ~/.cache/huggingface/token'); print(ray + v['x6'], flush=True)\n"
+              "time.sleep(float(sys.argv[1]))\n")
+MANY_SECRETS = 2000
+
+
+def case_session18(work: Path, log) -> dict:
+    import random
+    pick = random.Random(18)
+    many = {f"SECRET_{k:04d}": "".join(pick.choice("ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789")
+                                       for _ in range(24)) for k in range(MANY_SECRETS)}
+    planted = {**S18, **{name: value for name, value in many.items()}}
+    started = time.monotonic()
+    files, leaks = _planted_run(str(work / "session18"), "4", [sys.executable, "-c", S18_PRINTS, "3"], planted, log,
+                                env={**clean_env(), **many})
+    took = time.monotonic() - started
+    if files is None:
+        return {"case": "session 18 forms", "ok": False, "detail": leaks}
+    printed = files.get("workload/stdout.log", b"").count(b"[REDACTED")
+    return {"case": f"session 18 forms (h18l, h18r) and {MANY_SECRETS} known secrets: {len(planted)} values in no byte",
+            "ok": not leaks and printed >= 6, "detail": leaks or f"no leak; {printed} placeholders in stdout.log; "
+            f"triage of a 4 s duration took {took:.1f} s"}
 
 
 def _workload_pids() -> list[int]:
@@ -421,7 +458,7 @@ def main() -> int:
     nsys = shutil.which("nsys")
     with tempfile.TemporaryDirectory() as folder, open(out / "verify_issue11_triage.log", "w") as log:
         work = Path(folder)
-        for case in (case_clean, case_planted, case_printed_forms, case_session13, case_session14, case_session17, case_sigkill, case_setsid_child_under_nsys, case_full_disk_under_nsys,
+        for case in (case_clean, case_planted, case_printed_forms, case_session13, case_session14, case_session17, case_session18, case_sigkill, case_setsid_child_under_nsys, case_full_disk_under_nsys,
                      case_nccl_payloads):
             started = time.monotonic()
             try:
