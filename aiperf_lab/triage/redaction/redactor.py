@@ -74,6 +74,9 @@ LINE_VIEW_DEPTH: contextvars.ContextVar[int] = contextvars.ContextVar("line_view
 # Characters no secret holds: C0 controls but the tab, DEL and C1 controls (in a dump decoded byte for byte, what
 # random bytes show as; a UTF-8 secret's bytes are first read back as UTF-8)
 NOT_TEXT = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+# GitHub Actions' `::add-mask::VALUE`: a workflow names VALUE a secret (the runner masks it in its own log; a log printed
+# by the workload, or the step's command echoed, still holds it)
+ADD_MASK = re.compile(r"::add-mask::(?P<value>[^\s][^\r\n]{0,4095})")
 
 
 def _reads_as_text(value: str) -> bool:
@@ -314,6 +317,9 @@ class Redactor:
         if has(lower, "cookie"):
             spans.extend((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
                          for m in COOKIE_HEADER.finditer(lower))
+        if has(text, "::add-mask::"):
+            spans.extend((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
+                         for m in ADD_MASK.finditer(text) if m.group("value")[0] != "$" and m.group("value").rstrip() != REDACTED)
         if has(lower, "signature="):
             spans.extend((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
                          for m in URL_SIGNATURE.finditer(lower))
