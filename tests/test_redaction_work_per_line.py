@@ -10,6 +10,8 @@ import random
 
 import pytest
 
+from counted_calls import Counted
+
 from aiperf_lab.triage.redact import Redactor
 from aiperf_lab.triage.redaction import assignments, blocks, commands, dumps, names, printed_commands
 from aiperf_lab.triage.redaction.layouts import _item_is_secret, _names_token_list
@@ -19,34 +21,13 @@ from aiperf_lab.triage.redaction.spans import REDACTED
 SECRET = "hf_Qw3rTy7uIoPaSdFgHjKlZxCvBnM12345"
 
 
-class _Counted:
-    """Stands in for a compiled pattern or a function and counts the calls made on it."""
-
-    def __init__(self, target, method=None):
-        self.target, self.method, self.calls = target, method, 0
-
-    def __call__(self, *args, **kwargs):
-        self.calls += 1
-        return self.target(*args, **kwargs)
-
-    def __getattr__(self, name):
-        attribute = getattr(self.target, name)
-        if name != self.method:
-            return attribute
-
-        def counted(*args, **kwargs):
-            self.calls += 1
-            return attribute(*args, **kwargs)
-        return counted
-
-
 def test_traced_stdin_readers_are_read_once_a_distinct_line(monkeypatch):
     # `+ htpasswd -b /etc/x bob X` repeated: each line holds `passwd` (a stdin reader's word), so each was split into
     # shell words to learn whether it reads a password on stdin; the line alone decides that
     text = "+ htpasswd -b /etc/x bob A9RelOxOPbbNcRV7\n" * 2000
     marks = [m for m in printed_commands.TRACE_MARK.finditer(text)]
     expected = printed_commands._traced_pipe_spans(text, text.lower(), marks)
-    counted = _Counted(printed_commands._shell_words)
+    counted = Counted(printed_commands._shell_words)
     monkeypatch.setattr(printed_commands, "_shell_words", counted)
     for cached in ("_stdin_reading", "_line_secret_spans"):
         if hasattr(printed_commands, cached):
@@ -87,7 +68,7 @@ def test_a_dump_of_a_secret_reads_each_distinct_line_once(monkeypatch):
     text = "".join(f"\t{chr(9).join(f'{b:02x}' for b in secret[:16])}\n" for _ in range(2000))
     redactor = Redactor({"HF_TOKEN": SECRET})
     expected = redactor.text(text)
-    counted = _Counted(dumps.DUMP_LINE_FIELDS["bare"], "match")
+    counted = Counted(dumps.DUMP_LINE_FIELDS["bare"], "match")
     monkeypatch.setitem(dumps.DUMP_LINE_FIELDS, "bare", counted)
     assert Redactor({"HF_TOKEN": SECRET}).text(text) == expected
     assert counted.calls <= 10
@@ -129,7 +110,7 @@ def test_a_secret_flag_is_asked_once_whether_it_takes_a_key_list(monkeypatch):
     # at each match; the flag alone decides
     text = "--password Zq1x " * 2000
     expected = commands._printed_flag_spans(text)
-    counted = _Counted(names.name_words)
+    counted = Counted(names.name_words)
     monkeypatch.setattr(commands, "name_words", counted)
     if hasattr(commands, "_takes_key_list"):
         commands._takes_key_list.cache_clear()
@@ -228,7 +209,7 @@ def test_repeated_sequence_openers_are_judged_once_a_line(monkeypatch):
     # and whether its own body holds a value was judged from its next line, a line at a time
     texts = ("secrets:\n" + "- secrets:\n" * 2000, "secrets:\n- " * 2000, ("  secrets:\n" + "  - secrets:\n" * 300) * 5)
     former = [_former_sequence_spans(text) for text in texts]
-    counted = _Counted(blocks._no_item_value)
+    counted = Counted(blocks._no_item_value)
     monkeypatch.setattr(blocks, "_no_item_value", counted)
     for text, spans in zip(texts, former):
         counted.calls = 0
@@ -243,8 +224,8 @@ def test_key_names_and_spaced_label_values_are_judged_once_each(monkeypatch):
     from aiperf_lab.triage.redaction import calls
     text = "API key: Zq8Das1xPa55w0rdQm7v secret key = abc access token: " * 1500
     expected = Redactor({}).text(text)
-    words = _Counted(names.name_words)
-    generated = _Counted(names.looks_generated)
+    words = Counted(names.name_words)
+    generated = Counted(names.looks_generated)
     monkeypatch.setattr(assignments, "name_words", words)
     monkeypatch.setattr(names, "name_words", words)
     monkeypatch.setattr(calls, "looks_generated", generated)
@@ -283,7 +264,7 @@ def test_repeated_lines_with_a_mark_but_no_view_are_looked_at_once(monkeypatch):
     from aiperf_lab.triage.redaction import line_views
     text = '"password": "\n' * 2000
     expected = line_views.line_view_windows(text, text.lower())
-    counted = _Counted(line_views._line_edits_own)
+    counted = Counted(line_views._line_edits_own)
     monkeypatch.setattr(line_views, "_line_edits_own", counted)
     assert line_views.line_view_windows(text, text.lower()) == expected == []
     assert counted.calls <= 10
@@ -310,7 +291,7 @@ def test_prefixed_key_lines_are_judged_once_a_distinct_line(monkeypatch):
     from aiperf_lab.triage.redaction import keys
     text = "INFO: -----BEGIN RSA PRIVATE KEY-----\nINFO: MIIEabcdefghABCDEFGH0123456789+/\n" * 1500
     expected = keys._key_spans(text, text.lower(), False)
-    counted = _Counted(keys.KEY_END, "search")
+    counted = Counted(keys.KEY_END, "search")
     monkeypatch.setattr(keys, "KEY_END", counted)
     if hasattr(keys, "_prefixed_line_verdict"):
         keys._prefixed_line_verdict.cache_clear()

@@ -8,29 +8,10 @@ from __future__ import annotations
 
 import pytest
 
+from counted_calls import Counted
+
 from aiperf_lab.triage.redact import Redactor
 from aiperf_lab.triage.redaction import assignments, names
-
-
-class _Counted:
-    """Stands in for a compiled pattern or a function and counts the calls made on it."""
-
-    def __init__(self, target, method=None):
-        self.target, self.method, self.calls = target, method, 0
-
-    def __call__(self, *args, **kwargs):
-        self.calls += 1
-        return self.target(*args, **kwargs)
-
-    def __getattr__(self, name):
-        attribute = getattr(self.target, name)
-        if name != self.method:
-            return attribute
-
-        def counted(*args, **kwargs):
-            self.calls += 1
-            return attribute(*args, **kwargs)
-        return counted
 
 
 def _spans(text: str):
@@ -42,7 +23,7 @@ def test_block_scalar_openers_behind_a_log_prefix_read_no_next_line(monkeypatch)
     # scalar's header (`|`, `>`) keeps it whatever that line holds, so the next line's value is not matched
     text = "[rank0]: password: |\n" * 2000
     expected = _spans(text)
-    counted = _Counted(assignments.PREFIXED_NEXT_VALUE, "match")
+    counted = Counted(assignments.PREFIXED_NEXT_VALUE, "match")
     monkeypatch.setattr(assignments, "PREFIXED_NEXT_VALUE", counted)
     assert _spans(text) == expected
     assert counted.calls <= 10
@@ -67,8 +48,8 @@ def test_negation_tests_run_once_per_distinct_value(monkeypatch):
     # asked of every match; the value alone decides it
     text = "password: 'abc\\' " * 2000 + "\npassword: Zq8Das1x\n" * 500
     expected = _spans(text)
-    ends = _Counted(assignments._negated_value_end)
-    opens = _Counted(names.opens_a_negation)
+    ends = Counted(assignments._negated_value_end)
+    opens = Counted(names.opens_a_negation)
     monkeypatch.setattr(assignments, "_negated_value_end", ends)
     monkeypatch.setattr(assignments, "opens_a_negation", opens)
     monkeypatch.setattr(names, "opens_a_negation", opens)
@@ -100,7 +81,7 @@ def test_when_names_are_read_once_per_distinct_name(monkeypatch):
     assignments._quantity_name.cache_clear()
     text = "secrets: [Zq8Das1x, Pa55w0rd-2] " * 2000
     expected = _spans(text)
-    words = _Counted(names.name_words)
+    words = Counted(names.name_words)
     monkeypatch.setattr(names, "name_words", words)
     monkeypatch.setattr(assignments, "name_words", words)
     if hasattr(names, "_names_a_when"):
@@ -126,7 +107,7 @@ def test_names_are_not_read_back_where_no_signature_or_field_can_be(monkeypatch)
     # that the line holds no `def`, no `:field` and no annotation
     text = "password: [x!9Kq2]abc\n" * 2000
     expected = _spans(text)
-    counted = _Counted(assignments._name_before)
+    counted = Counted(assignments._name_before)
     monkeypatch.setattr(assignments, "_name_before", counted)
     assert _spans(text) == expected
     assert len(expected) == 2000
