@@ -235,36 +235,31 @@ def test_a_one_row_table_is_titled_1_row(tmp_path):
 
 
 # --- 6. Monitor keys with no GPU -------------------------------------------------------------------------------
-def test_the_monitor_offers_no_process_sort_without_a_gpu(tmp_path):
-    """No NVIDIA driver: the Monitor has the host card only, yet its footer offered 'm Processes by memory
-    s Processes by SM share' and m answered 'processes sorted by GPU memory, largest first'."""
+def _monitor_keys_then(tmp_path, key: str, **app_options) -> tuple[list[str], list[str]]:
+    """The Monitor's footer keys at 80x24, then the toasts after pressing `key` there."""
     async def scenario():
-        app = make_app(tmp_path, gpus=0, gpu_here=False)
+        app = make_app(tmp_path, **app_options)
         async with app.run_test(size=(80, 24)) as pilot:
             await pilot.press("2")
             await pilot.pause(0.3)
             keys = visible_footer_keys(app, 80)
-            await pilot.press("m")
+            await pilot.press(key)
             await pilot.pause(0.2)
             return keys, toasts(app)
 
-    keys, said = asyncio.run(scenario())
+    return asyncio.run(scenario())
+
+
+def test_the_monitor_offers_no_process_sort_without_a_gpu(tmp_path):
+    """No NVIDIA driver: the Monitor has the host card only, yet its footer offered 'm Processes by memory
+    s Processes by SM share' and m answered 'processes sorted by GPU memory, largest first'."""
+    keys, said = _monitor_keys_then(tmp_path, "m", gpus=0, gpu_here=False)
     assert "m" not in keys and "s" not in keys, keys
     assert not any("sorted" in t for t in said), said
 
 
 def test_the_monitor_still_sorts_processes_with_gpus(tmp_path):
-    async def scenario():
-        app = make_app(tmp_path, gpus=1)
-        async with app.run_test(size=(80, 24)) as pilot:
-            await pilot.press("2")
-            await pilot.pause(0.3)
-            keys = visible_footer_keys(app, 80)
-            await pilot.press("s")
-            await pilot.pause(0.2)
-            return keys, toasts(app)
-
-    keys, said = asyncio.run(scenario())
+    keys, said = _monitor_keys_then(tmp_path, "s", gpus=1)
     assert "m" in keys and "s" in keys, keys
     assert any("sorted by SM share" in t for t in said), said
 
