@@ -273,7 +273,6 @@ def _opener_prefix(head: str, xml: bool) -> tuple[str, str, int, str] | None:
 
 
 @functools.lru_cache(maxsize=256)
-@functools.lru_cache(maxsize=256)
 def _yaml_body(indent: int, scalar: bool) -> re.Pattern[str]:
     """The lines a block scalar (more indented than its name, or blank) or a sequence (`- ` items at its name's
     indent or deeper) under a name at this indent runs over, YAML_BLOCK_MOST_LINES at most."""
