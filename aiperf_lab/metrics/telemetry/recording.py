@@ -56,6 +56,7 @@ from aiperf_lab.metrics.telemetry.columns import (MAX_GPUS, MAX_TIME_S, NOT_RECO
 from aiperf_lab.metrics.telemetry.csv_blocks import Cells, blocks
 from aiperf_lab.metrics.telemetry.energy import EnergyTracker
 from aiperf_lab.metrics.telemetry.model import GPM_NAMES, GpmSample, GpuInfo, GpuSample, GpuStatus, HostSample, Tick
+from aiperf_lab.metrics.telemetry.smi import SmiColumns
 
 _number, _int = number, integer  # the names the readers had
 
@@ -245,7 +246,8 @@ class Recording:
     def __init__(self, path: Path, layout: str, devices: list[GpuInfo], ticks: list[Tick] | None = None,
                  meta: dict[str, Any] | None = None, status_updates: list[tuple[float, int, GpuStatus]] | None = None,
                  utc_origin_ns: int | None = None, *, columns: SampleColumns | None = None,
-                 bad_time: tuple[int, str] | None = None, negative_time: tuple[int, str] | None = None):
+                 bad_time: tuple[int, str] | None = None, negative_time: tuple[int, str] | None = None,
+                 smi: SmiColumns | None = None):
         self.path = path
         self.layout = layout              # "aiperf", "nvml-raw" or "nvidia-smi"
         self.devices = devices
@@ -254,7 +256,9 @@ class Recording:
         self.status_updates = status_updates if status_updates is not None else []
         self.utc_origin_ns = utc_origin_ns  # UTC ns at t = 0 (from the utc_ns column); None: no absolute clock
         self.columns = columns
-        self._ticks = ticks if ticks is not None or columns is not None else []
+        # an nvidia-smi log's samples as columns (smi.py): its ticks are made when first asked for, as ours
+        self._store: SampleColumns | SmiColumns | None = columns if columns is not None else smi
+        self._ticks = ticks if ticks is not None or self._store is not None else []
         # (its number among the sample rows, from 1; the cell) of the first row whose time is a number no
         # recording reaches (nan, inf, 1e400, 1e300): skipped here as damaged; a replay refuses the file
         self.bad_time = columns.bad_time if columns is not None else bad_time
@@ -264,20 +268,20 @@ class Recording:
     @property
     def ticks(self) -> list[Tick]:
         if self._ticks is None:
-            self._ticks = self.columns.ticks()
+            self._ticks = self._store.ticks()
         return self._ticks
 
     @property
     def duration_s(self) -> float:
         if self._ticks is None:
-            span = self.columns.time_span()
+            span = self._store.time_span()
             return span[1] - span[0] if span else 0.0
         return self.ticks[-1].t - self.ticks[0].t if self.ticks else 0.0
 
     def series(self, index: int) -> Series:
         """GPU `index`'s samples in time order as columns (lost samples left out)."""
-        if self.columns is not None:
-            return self.columns.series(index)
+        if self._store is not None:
+            return self._store.series(index)
         return series_of_ticks(self.ticks, index)
 
 
@@ -473,11 +477,18 @@ def _read_recording(path: Path, on_header: Callable[[str, list[str]], None] | No
                 else:
                     body = blocks(chain([head.read()], pieces), width)
                 return _read_aiperf(path, header, body, meta)
-            rows = list(reader)
+            if layout == "nvidia-smi":  # a block of rows at a time into columns (smi.py)
+                smi = SmiColumns(header)
+                for chunk in iter(lambda: list(islice(reader, CHUNK_ROWS)), []):
+                    smi.add(chunk)
+            else:
+                rows = list(reader)
         except csv.Error as exc:  # a field over csv's 128 KiB limit, a NUL byte
             raise InputError(f"{path}: not a telemetry recording ({exc})") from None
+    if layout == "nvidia-smi":
+        return _smi_recording(path, smi, meta)
     body = [r for r in rows if r and (r[0].strip() or any(cell.strip() for cell in r))]
-    devices, ticks, bad_time, negative_time = {"nvml-raw": _read_raw, "nvidia-smi": _read_smi}[layout](header, body)
+    devices, ticks, bad_time, negative_time = _read_raw(header, body)
     if len(devices) > MAX_GPUS:
         raise InputError(f"{path}: {TooManyGpus(len(devices), len(body))}")
     devices = [_no_gpm(d) for d in devices]
@@ -488,6 +499,16 @@ def _read_recording(path: Path, on_header: Callable[[str, list[str]], None] | No
     if not ticks:
         raise InputError(f"{path}: a telemetry recording with a header but no samples")
     return Recording(path, layout, devices, ticks, meta, bad_time=bad_time, negative_time=negative_time)
+
+
+def _smi_recording(path: Path, smi: SmiColumns, meta: dict[str, Any]) -> Recording:
+    """An nvidia-smi log read into columns: average power only, energy integrated (smi.py)."""
+    indices = smi.device_indices()
+    if len(indices) > MAX_GPUS:
+        raise InputError(f"{path}: {TooManyGpus(len(indices), smi.records)}")
+    if not any(smi.kept()):
+        raise InputError(f"{path}: a telemetry recording with a header but no samples")
+    return Recording(path, "nvidia-smi", [_no_gpm(GpuInfo(i)) for i in indices], None, meta, smi=smi)
 
 
 def _read_aiperf(path: Path, header: list[str], body: Iterator[Cells], meta: dict[str, Any]) -> Recording:
@@ -542,41 +563,3 @@ def _read_raw(header: list[str], body: list[list[str]]):
             integer(get("mem_used_b")), None, number(get("temp_c")), number(get("sm_clock_mhz")),
             number(get("mem_clock_mhz")), integer(get("clock_event_reasons")))], None))
     return [GpuInfo(0, energy_counter=counter_seen, instant_power=instant_seen)], ticks, bad_time, negative_time
-
-
-def _read_smi(header: list[str], body: list[list[str]]):
-    """`nvidia-smi --query-gpu=timestamp,power.draw,... --format=csv`: average power only, integrated."""
-    from datetime import datetime
-
-    names = [h.strip() for h in header]
-    col = {name.split(" [")[0]: i for i, name in enumerate(names)}
-    trackers: dict[int, EnergyTracker] = {}
-    ticks: list[Tick] = []
-    t0 = None
-    for row in body:
-        if len(row) < len(names):
-            continue  # a line cut short (the log was still being written)
-        row = [c.strip() for c in row]
-        try:
-            stamp = datetime.strptime(row[col["timestamp"]], "%Y/%m/%d %H:%M:%S.%f").timestamp()
-        except (ValueError, IndexError, OverflowError, OSError):
-            continue
-        t0 = stamp if t0 is None else t0
-        t = stamp - t0
-        index = integer(row[col["index"]]) if "index" in col else 0
-        tracker = trackers.setdefault(index, EnergyTracker())
-        power = number(row[col["power.draw"]]) if "power.draw" in col else None
-        tracker.add_power(t, power)
-        mem_used = number(row[col["memory.used"]]) if "memory.used" in col else None
-        sample = GpuSample(t, index, power, "average" if power is not None else "", power, None, tracker.energy_j(),
-                           tracker.source,
-                           number(row[col["utilization.gpu"]]) if "utilization.gpu" in col else None,
-                           number(row[col["utilization.memory"]]) if "utilization.memory" in col else None,
-                           integer(str(mem_used * 1024 * 1024)) if mem_used is not None else None, None,
-                           number(row[col["temperature.gpu"]]) if "temperature.gpu" in col else None,
-                           number(row[col["clocks.current.sm"]]) if "clocks.current.sm" in col else None)
-        if ticks and abs(ticks[-1].t - t) < 1e-9:
-            ticks[-1].gpus.append(sample)
-        else:
-            ticks.append(Tick(t, [sample], None))
-    return [GpuInfo(i) for i in sorted(trackers)], ticks, None, None  # (its times are dates: never a bad one)

@@ -1,0 +1,251 @@
+"""An `nvidia-smi --query-gpu=timestamp,power.draw,... --format=csv` log held as columns.
+
+The log is read a block of rows at a time (recording.CHUNK_ROWS) into arrays of doubles, 8 bytes a field a
+row (NaN: no reading), where a GpuSample and a Tick per row cost about 1 KB and the rows themselves were all
+held at once: `series(gpu)` gives the reports their columns without an object per row, `ticks()` makes the
+Tick objects the console's replay plays, the same as the reader made them before.
+
+The timestamp (`2026/11/22 02:06:28.210`, local time) is read as datetime.strptime(cell, "%Y/%m/%d
+%H:%M:%S.%f").timestamp() reads it, to the same float: the whole second through `datetime(...).timestamp()`
+once per distinct second (the rows come in time order: the last one is remembered), the fraction added the
+way datetime.timestamp adds microseconds. A cell not in that fixed-width form goes through strptime itself.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from array import array
+from datetime import datetime
+from itertools import compress, repeat
+from operator import eq, itemgetter, le
+from typing import Iterable
+
+from aiperf_lab.metrics.telemetry.cells import NAN, floats, numbers
+from aiperf_lab.metrics.telemetry.columns import MAX_TIME_S, Series
+from aiperf_lab.metrics.telemetry.energy import EnergyTracker
+from aiperf_lab.metrics.telemetry.model import GpuSample, Tick
+
+STAMP_FORMAT = "%Y/%m/%d %H:%M:%S.%f"
+# The form nvidia-smi writes (zero-padded, seconds 00-59, 1 to 6 digits of fraction), in ASCII digits only:
+# anything else (one-digit fields, a leap second, other digits) is left to strptime.
+_FIXED_STAMP = re.compile(r"([0-9]{4})/([0-9]{2})/([0-9]{2}) ([0-9]{2}):([0-9]{2}):([0-5][0-9])\.([0-9]{1,6})")
+
+
+def slow_stamp(text: str) -> float:
+    """The reference reading of a timestamp cell (ValueError, OverflowError or OSError where it has none)."""
+    return datetime.strptime(text, STAMP_FORMAT).timestamp()
+
+
+class StampReader:
+    """Timestamp cells to seconds since 1970 (see the module docstring); `slow` counts the cells that went
+    through strptime."""
+
+    def __init__(self) -> None:
+        self._second: str | None = None   # the last whole second read ("YYYY/MM/DD HH:MM:SS")
+        self._base = 0.0                  # its timestamp()
+        self.slow = 0
+
+    def __call__(self, text: str) -> float:
+        found = _FIXED_STAMP.fullmatch(text)
+        if found is None:
+            self.slow += 1
+            return slow_stamp(text)
+        second = text[:19]
+        if second != self._second:
+            try:
+                base = datetime(*map(int, found.groups()[:6])).timestamp()
+            except (ValueError, OverflowError, OSError):  # (Feb 30, month 13, year 0: strptime says why)
+                self.slow += 1
+                return slow_stamp(text)
+            self._second, self._base = second, base
+        fraction = found.group(7)
+        # datetime.timestamp(): float(whole seconds) + microsecond / 1e6, as %f pads the fraction to 6 digits
+        return self._base + int(fraction.ljust(6, "0")) / 1e6
+
+
+class SmiColumns:
+    """The rows of an nvidia-smi query log that have a timestamp, in file order, as columns. Feed it with
+    `add(rows)` (csv.reader's rows after the header, any number of times); `bad_time` and `negative_time`
+    are never set (its times are dates): a replay checks the ticks."""
+
+    bad_time = None
+    negative_time = None
+
+    def __init__(self, header: list[str]):
+        names = [h.strip() for h in header]
+        self.width = len(names)
+        self.col = {name.split(" [")[0]: i for i, name in enumerate(names)}
+        self.stamps = StampReader()
+        self.records = 0            # rows that are not blank, cut short or not
+        self.t = array("d")
+        self.gpu = array("l")       # per row: its GPU's position in self.gpus
+        self.gpus: list[int | None] = []
+        self._gpu_id: dict[int | None, int] = {}
+        self.values = {name: array("d") for name in ("power_w", "energy_j", "util_gpu_pct", "util_mem_pct",
+                                                     "mem_used_bytes", "temp_c", "sm_clock_mhz")}
+        self._trackers: dict[int | None, EnergyTracker] = {}
+        self._t0: float | None = None
+        self._series: dict[int | None, Series] = {}
+
+    def __len__(self) -> int:
+        return len(self.t)
+
+    def add(self, rows: Iterable[list[str]]) -> None:
+        width = self.width
+        kept: list[list[str]] = []
+        for row in rows:
+            if not row or not (row[0].strip() or any(cell.strip() for cell in row)):
+                continue  # a blank line
+            self.records += 1
+            if len(row) >= width:  # (shorter: a line cut short, the log was still being written)
+                kept.append(row)
+        if not kept:
+            return
+        col = self.col
+
+        def column(name: str) -> list[str] | None:
+            return [row[col[name]].strip() for row in kept] if name in col else None
+
+        index_cells = column("index")
+        # a GPU id that is no number makes the row a damaged one, skipped as one without a timestamp is
+        gpus_all = numbers(index_cells, integers=True) if index_cells is not None else None
+        read = self.stamps
+        t0 = self._t0
+        times: list[float] = []
+        timed: list[bool] = []
+        for k, text in enumerate(column("timestamp")):
+            try:
+                stamp = read(text)
+            except (ValueError, IndexError, OverflowError, OSError):
+                timed.append(False)
+                continue
+            if gpus_all is not None and gpus_all[k] is None:
+                timed.append(False)
+                continue
+            timed.append(True)
+            if t0 is None:
+                t0 = stamp
+            times.append(stamp - t0)
+        self._t0 = t0
+        if not times:
+            return
+        every = all(timed)
+
+        def cells(name: str) -> list[str] | None:
+            cells_of = column(name)
+            return cells_of if cells_of is None or every else list(compress(cells_of, timed))
+
+        gpus = [0] * len(times) if gpus_all is None else gpus_all if every else list(compress(gpus_all, timed))
+
+        def doubles(name: str) -> list[float]:
+            cells_of = cells(name)
+            return floats(cells_of) if cells_of is not None else [NAN] * len(times)
+
+        power = doubles("power.draw")
+        mem_mib = doubles("memory.used")
+        energy: list[float] = []
+        trackers = self._trackers
+        for t, index, watts in zip(times, gpus, power):
+            tracker = trackers.get(index)
+            if tracker is None:
+                tracker = trackers[index] = EnergyTracker()
+            tracker.add_power(t, watts if watts == watts else None)
+            joules = tracker.energy_j()
+            energy.append(NAN if joules is None else joules)
+        ids = self._gpu_id
+        for index in set(gpus).difference(ids):
+            ids[index] = len(self.gpus)
+            self.gpus.append(index)
+        self.t.extend(times)
+        self.gpu.extend(map(ids.__getitem__, gpus))
+        values = self.values
+        values["power_w"].extend(power)
+        values["energy_j"].extend(energy)
+        values["util_gpu_pct"].extend(doubles("utilization.gpu"))
+        values["util_mem_pct"].extend(doubles("utilization.memory"))
+        # the bytes as integer(str(MiB * 1024 * 1024)) made them: int() of the product where it is finite
+        values["mem_used_bytes"].extend(float(math.trunc(v * 1048576)) if v == v and math.isfinite(v * 1048576)
+                                        else NAN for v in mem_mib)
+        values["temp_c"].extend(doubles("temperature.gpu"))
+        values["sm_clock_mhz"].extend(doubles("clocks.current.sm"))
+
+    # --- what the recording offers ---------------------------------------------------------------
+
+    def device_indices(self) -> list[int | None]:
+        """The GPU ids of the rows that have a timestamp, sorted (as the devices are listed)."""
+        return sorted(self.gpus)
+
+    def kept(self) -> list[bool]:
+        return list(map(le, map(abs, self.t), repeat(MAX_TIME_S)))
+
+    def time_span(self) -> tuple[float, float] | None:
+        times = list(compress(self.t, self.kept()))
+        return (min(times), max(times)) if times else None
+
+    def series(self, index: int | None) -> Series:
+        """GPU `index`'s samples, damaged times left out, in time order (rows at one time in file order):
+        what series_of_ticks(ticks(), index) gives, without making them."""
+        if index not in self._series:
+            self._series[index] = self._make_series(index)
+        return self._series[index]
+
+    def _make_series(self, index: int | None) -> Series:
+        wanted = self._gpu_id.get(index)
+        keep = self.kept()
+        if wanted is None:
+            rows: list[int] = []
+        elif len(self.gpus) == 1:
+            rows = list(compress(range(len(self.t)), keep))
+        else:
+            rows = list(compress(range(len(self.t)), map(bool.__and__, keep, map(eq, self.gpu, repeat(wanted)))))
+        times = [self.t[k] for k in rows]
+        in_order = all(map(le, times, times[1:]))
+        if not in_order:
+            order = sorted(range(len(rows)), key=times.__getitem__)  # stable: equal times keep file order
+            rows = list(map(rows.__getitem__, order))
+        if in_order and len(rows) == len(self.t):
+            def pick(column: array) -> array:
+                return column
+        elif len(rows) == 1:
+            def pick(column: array) -> array:
+                return array("d", [column[rows[0]]])
+        elif rows:
+            take = itemgetter(*rows)
+
+            def pick(column: array) -> array:
+                return array("d", take(column))
+        else:
+            def pick(column: array) -> array:
+                return array("d")
+        values = self.values
+        power, energy = pick(values["power_w"]), pick(values["energy_j"])
+        sources = {True: "average", False: ""}
+        return Series(pick(self.t), power, list(map(sources.__getitem__, map(eq, power, power))), energy,
+                      list(map({True: "integrated", False: ""}.__getitem__, map(eq, energy, energy))),
+                      pick(values["util_gpu_pct"]), pick(values["util_mem_pct"]), pick(values["mem_used_bytes"]),
+                      pick(values["temp_c"]), pick(values["sm_clock_mhz"]), [None] * len(rows), [None] * len(rows))
+
+    def ticks(self) -> list[Tick]:
+        """The Tick objects the reader made before: consecutive rows at one time are one tick, sorted by
+        time (stable), damaged times left out."""
+        def optional(name: str) -> list:
+            return [v if v == v else None for v in self.values[name]]
+
+        power, energy, util_gpu, util_mem, temp, sm_clock = map(optional, ("power_w", "energy_j", "util_gpu_pct",
+                                                                          "util_mem_pct", "temp_c", "sm_clock_mhz"))
+        mem = [int(v) if v == v else None for v in self.values["mem_used_bytes"]]
+        gpus = list(map(self.gpus.__getitem__, self.gpu))
+        ticks: list[Tick] = []
+        for k, t in enumerate(self.t):
+            watts, joules = power[k], energy[k]
+            sample = GpuSample(t, gpus[k], watts, "average" if watts is not None else "", watts, None, joules,
+                               "integrated" if joules is not None else "", util_gpu[k], util_mem[k], mem[k], None,
+                               temp[k], sm_clock[k])
+            if ticks and abs(ticks[-1].t - t) < 1e-9:
+                ticks[-1].gpus.append(sample)
+            else:
+                ticks.append(Tick(t, [sample], None))
+        ticks = [tick for tick in ticks if abs(tick.t) <= MAX_TIME_S]
+        ticks.sort(key=lambda tick: tick.t)
+        return ticks
