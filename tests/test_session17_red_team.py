@@ -193,8 +193,10 @@ def test_triage_with_stdout_on_a_full_disk_says_the_archive_is_written(tmp_path)
     assert done.stderr.count("\n") == 1 and "the archive is written" in done.stderr and written.name in done.stderr
 
 
+# (session 19: --list-labs with any --replay is one line and exit 2, a good recording too: the listing would
+# drop the replay without a word; tests/test_console_session19.py)
 @pytest.mark.parametrize("replay,code", [("/nonexistent/recording.csv", 2), ("tests/data/h200", 2),
-                                         ("tests/data/h200/nvidia-smi-query-gpu-lms100.csv", 0)])
+                                         ("tests/data/h200/nvidia-smi-query-gpu-lms100.csv", 2)])
 def test_list_labs_checks_replay_as_it_checks_runs_dir(replay, code):
     done = subprocess.run([sys.executable, "-m", "aiperf_lab.console.cli", "--list-labs", "--replay", replay],
                           capture_output=True, text=True, cwd=REPO, timeout=60)

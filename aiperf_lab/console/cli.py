@@ -169,8 +169,13 @@ def _unreadable_replay(path: Path, exc: OSError) -> InputError:
 
 def run(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
+    if args.list_labs and (args.replay is not None or args.demo):
+        # --list-labs prints the catalog for a script and exits; a replay needs the screens, which a script's
+        # pipe has not: one or the other, said, rather than the replay dropped without a word
+        raise InputError(f"aiperf-console: --list-labs prints the lab catalog and exits, it plays no recording: "
+                         f"give --list-labs or {'--demo' if args.demo else '--replay'}, not both")
     _check_runs_dir(args.runs_dir)
-    if args.replay is not None:   # (its path is checked as --runs-dir's is, listing or not)
+    if args.replay is not None:
         _check_replay_path(args.replay)
     if args.list_labs:
         from aiperf_lab.labs.catalog import list_labs

@@ -50,6 +50,8 @@ class Profile:
         self.telemetry: Path | None = None  # a telemetry recording found with the profile (run folder, bundle)
         self.work: float | None = None      # the work count the lab run reported (run.json)
         self.work_unit = ""
+        # a bundle or run folder without a profile: the notice saying its telemetry.csv's reports are shown
+        self.no_profile_notice: str | None = None
 
     def report(self, spec: str, options: ReportOptions | None = None) -> list[Table]:
         """Tables of one report; `spec` is a name with optional nsys-style arguments ("cuda_gpu_kern_sum:base")."""
@@ -179,6 +181,7 @@ class Overview:
         for table in self.tables:
             table.rows = list(table.rows)
         self.notices = list(profile.notices)
+        self.no_profile_notice = profile.no_profile_notice
 
 
 def _refuse_a_file_given_twice(paths: list[str]) -> None:
@@ -253,9 +256,10 @@ def open_profile(path: str | os.PathLike[str]) -> Profile:
         if not folder:
             profile.path = path
         if found.only_telemetry:
-            profile.notices.append(f"{path} holds no profile (the workload ran without nsys or the PyTorch profiler, "
-                                   f"or the export failed): the reports of its telemetry.csv only, "
-                                   f"{', '.join(profile.reports)}")
+            profile.no_profile_notice = (f"{path} holds no profile (the workload ran without nsys or the PyTorch "
+                                         f"profiler, or the export failed): the reports of its telemetry.csv only, "
+                                         f"{', '.join(profile.reports)}")
+            profile.notices.append(profile.no_profile_notice)
         return profile
     profile = _open_file(path)
     if profile.kind in ("nsys", "torch"):

@@ -184,4 +184,10 @@ class LabsScreen(Screen):
             self.notify(f"{self.exercise.id} has no {profile} recipe; it offers "
                         f"{', '.join(['none', *self.exercise.profile])}", severity="error")
             return
+        if not self.app.ctx.gpu_here and not self.exercise.cpu_size:
+            # Said before anything starts: the runner would first find PyTorch missing (where it is) and say
+            # "needs PyTorch", and with PyTorch the workload would exit 2 for want of a GPU; a GPU is what it needs.
+            self.notify(f"{self.exercise.id} needs a CUDA GPU, and none is visible here: exercises marked [cpu] "
+                        "run without one (at size tiny)", severity="error", title="Run did not start")
+            return
         self.app.start_run(self.exercise.id, self.variant, profile, self.problem_size)

@@ -110,9 +110,22 @@ class MonitorScreen(Screen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Without a GPU (no driver, or a host-only recording) there is no process table to sort: m and s were
         # offered in the footer and m answered "processes sorted by GPU memory" over the host card alone.
+        # A replay of a recording that never read the processes (an nvidia-smi log, NVML's raw layout) has
+        # none to sort either: m and s were offered there and did nothing.
         if action == "sort_processes":
-            return bool(self.app.ctx.feed.devices)
+            return self._processes_to_sort()
         return True
+
+    def _processes_to_sort(self) -> bool:
+        """Whether this feed can show a process table: GPUs, and for a replay, a recording with process reads."""
+        known = getattr(self, "_sortable", None)
+        if known is None:
+            feed = self.app.ctx.feed
+            recording = getattr(feed, "recording", None) if feed.kind == "replay" else None
+            known = bool(feed.devices) and (recording is None or any(
+                status.processes for _t, _index, status in recording.status_updates))
+            self._sortable = known
+        return known
 
     def action_sort_processes(self, by: str) -> None:
         self.process_sort = by

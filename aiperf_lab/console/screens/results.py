@@ -225,10 +225,14 @@ class ResultsScreen(Screen):
         if asked != self._opening:
             return
         self.query_one("#results-open", Input).display = False
-        said = [*opened.notices, *(f"SKIPPED: {reason}" for reason in opened.skipped)]
+        # At 80x24 the title took 6 lines for a bundle without a profile (its path said twice, the reports the list
+        # beside the table names listed again): the path, then what is shown, in a line or two.
+        bare = opened.no_profile_notice
+        said = [*(n for n in opened.notices if n != bare), *(f"SKIPPED: {reason}" for reason in opened.skipped)]
         title = Text(short_path(opened.path.absolute()))
-        title.append(f"\n{KINDS[opened.kind].split(' (')[0]}: aiperf-stats's overview; the others: aiperf-stats "
-                     "FILE --report NAME"
-                     + ("; " + "; ".join(said) if said else ""), style="dim")
+        what = ("it holds no profile (no profiler ran, or its export failed): aiperf-stats's overview of its "
+                "telemetry.csv" if bare else f"{KINDS[opened.kind].split(' (')[0]}: aiperf-stats's overview")
+        title.append(f"\n{what}; the others: aiperf-stats FILE --report NAME" + ("; " + "; ".join(said) if said else ""),
+                     style="dim")
         stem = opened.path.name.split(".")[0] or "profile"
         self.show_tables(title, opened.tables, Path(self.app.ctx.runs_dir) / "exports" / stem)
