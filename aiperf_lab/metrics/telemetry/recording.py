@@ -241,7 +241,8 @@ def recording_meta(devices: list[GpuInfo], rate_hz: float, gpm_every_s: float,
 class Recording:
     """A telemetry recording: its devices, metadata and samples. A recording in our layout holds its
     samples as columns (`columns`; the Tick objects are made when first asked for: the console's
-    replay plays them, the reports read `series(gpu)`); the other layouts and a live feed's, as ticks."""
+    replay plays them, the reports read `series(gpu)`), and so does an nvidia-smi log (`smi`, smi.py);
+    the raw NVML layout and a live feed's, as ticks."""
 
     def __init__(self, path: Path, layout: str, devices: list[GpuInfo], ticks: list[Tick] | None = None,
                  meta: dict[str, Any] | None = None, status_updates: list[tuple[float, int, GpuStatus]] | None = None,
