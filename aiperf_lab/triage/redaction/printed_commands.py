@@ -51,9 +51,10 @@ DOCKER_RUN_PREFIX = re.compile(r"[ \t]{0,16}(?:#[0-9]{1,5}[ \t]{1,4}(?:[0-9.]{1,
 SUDO_MARK = re.compile(r"COMMAND=")
 SUDO_PREFIX = re.compile(r".{0,200}USER=[^;\n]{1,64};[ \t]{1,4}")
 ANGLE_PREFIX = re.compile(r"[ \t]{0,16}(?:PS[ \t][^\n>]{0,200}|[\w.:\[\]-]{1,64})")
-# Windows login tools whose printed line is a command even with no mark before it
+# Windows login tools whose printed line is a command even with no mark before it (and PowerShell's
+# `ConvertTo-SecureString "X" -AsPlainText`)
 LINE_TOOLS = re.compile(r"(?:net(?:\.exe)?[ \t]{1,4}use|psexec(?:64)?(?:\.exe)?|xfreerdp3?|wlfreerdp|rdesktop|new-smbmapping"
-                        r"|new-psdrive|cmdkey|helm)(?![\w-])")   # (lower-cased; at a line's start, checked after)
+                        r"|new-psdrive|cmdkey|helm|convertto-securestring)(?![\w-])")   # (lower-cased; at a line's start, checked after)
 LINE_INDENT = 16
 # ... or behind a log prefix (`[rank0]: `, `2026-11-24 03:00:01 INFO `, `job | `), a prompt after it or not (lower-cased)
 LINE_TOOL_PREFIX = re.compile(r".{0,120}(?:[\]:|>][ \t]{1,4}|[0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})?z?[ \t]{1,4}"
@@ -274,7 +275,8 @@ def argv_list_spans(text: str) -> list[Span]:
 
 
 MARK_WORDS = ("running:", "executing:", "command:", "cmd:", "exec:", "run:")
-LINE_TOOL_WORDS = ("net use", "net.exe use", "psexec", "freerdp", "rdesktop", "smbmapping", "psdrive", "cmdkey", "helm ")
+LINE_TOOL_WORDS = ("net use", "net.exe use", "psexec", "freerdp", "rdesktop", "smbmapping", "psdrive", "cmdkey", "helm ",
+                   "convertto-")
 
 
 BLANK = re.compile(r"\s")
