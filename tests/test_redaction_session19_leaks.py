@@ -65,6 +65,13 @@ def test_a_known_value_under_a_numbered_secret_name_is_hunted(name):
     _hidden_everywhere(f"connecting with {WORD} now\n", WORD, redactor=lambda: Redactor({name: WORD}))
 
 
+@pytest.mark.parametrize("name", ["DB_PASSWORD2", "HF_TOKEN2", "TOKEN1", "API_KEY2", "dbPassword2"])
+def test_a_numbered_secret_name_keeps_the_raw_nsys_report_out(name):
+    # (triage keeps the raw .nsys-rep only when the Redactor holds no secret of the environment: has_secrets)
+    assert Redactor({name: WORD}).has_secrets
+    assert not Redactor({"KEY2": WORD, "PASS1": WORD, "CUDA_VISIBLE_DEVICES": "0,1"}).has_secrets
+
+
 @pytest.mark.parametrize("name", ["DB_PASSWORD2", "HF_TOKEN2", "TOKEN1", "API_KEY2", "api_key2", "PASSWORD_2"])
 def test_numbered_secret_names_say_secret(name):
     from aiperf_lab.triage.redact import is_secret_flag, is_secret_name
