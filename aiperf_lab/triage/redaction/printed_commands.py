@@ -56,6 +56,10 @@ ANGLE_PREFIX = re.compile(r"[ \t]{0,16}(?:PS[ \t][^\n>]{0,200}|[\w.:\[\]-]{1,64}
 LINE_TOOLS = re.compile(r"(?:net(?:\.exe)?[ \t]{1,4}use|psexec(?:64)?(?:\.exe)?|xfreerdp3?|wlfreerdp|rdesktop|new-smbmapping"
                         r"|new-psdrive|cmdkey|helm|convertto-securestring)(?![\w-])")   # (lower-cased; at a line's start, checked after)
 LINE_INDENT = 16
+# (`$pw = ConvertTo-SecureString "X" -AsPlainText`: the cmdlet given to a PowerShell variable, a log prefix before it or not)
+POWERSHELL_ASSIGNED = re.compile(r"(?:.{0,120}(?:[\]:|>][ \t]{1,4}|[0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})?z?[ \t]{1,4}"
+                                 r"(?:(?:info|debug|warning|warn|error|critical|trace|notice)[ \t:]{1,4})?))?[ \t]{0,16}"
+                                 r"\$[\w:]{1,64}[ \t]{0,4}=[ \t]{0,4}")
 # ... or behind a log prefix (`[rank0]: `, `2026-11-24 03:00:01 INFO `, `job | `), a prompt after it or not (lower-cased)
 LINE_TOOL_PREFIX = re.compile(r".{0,120}(?:[\]:|>][ \t]{1,4}|[0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})?z?[ \t]{1,4}"
                               r"(?:(?:info|debug|warning|warn|error|critical|trace|notice)[ \t:]{1,4})?)(?:[$#%][ \t]{1,4})?")
@@ -329,7 +333,8 @@ def printed_command_spans(text: str, lower: str) -> list[Span]:
             line_start = lower.rfind("\n", max(0, m.start() - LINE_INDENT - 1), m.start()) + 1
             if (line_start or m.start() <= LINE_INDENT) and not lower[line_start:m.start()].strip(" \t"):
                 starts.append((m.start(), False))
-            elif _mark_counts(lower, m.start(), LINE_TOOL_PREFIX):
+            elif _mark_counts(lower, m.start(), LINE_TOOL_PREFIX) or (
+                    lower.startswith("c", m.start()) and _mark_counts(lower, m.start(), POWERSHELL_ASSIGNED)):
                 starts.append((m.start(), False))
     starts.sort()
     for start, escapes in starts:
