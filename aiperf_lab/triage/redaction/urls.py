@@ -43,8 +43,9 @@ URL_ODD_PASSWORD = re.compile(r"://(?P<user>[^\s/?#:@\"'<>\\]{0,256}):(?P<passwo
                               r"@(?=[\w\[])")
 # A password holding a raw "@" and then a "#" (https://bob:p@ss#word@host/x), which the patterns above end at its first
 # "@" (a "#" ends the user info there): up to the last "@" before a host, the run after its first "@" holding a "#"
-# (a host holds none) and no "/", "?" or blank. Read only where the text holds a "#".
-URL_RAW_AT_PASSWORD = re.compile(r"://[^\s/?#:@\"'<>\\]{0,256}:(?P<password>[^\s/?#@\"'<>\\]{0,256}@[^\s/?@\"'<>\\]{0,256}#"
+# (a host holds none) and no "/", "?" or blank. Read only where the text holds a "#". (Each run but the last stops at the
+# first character it may not hold: a try backtracks over one run of 256 characters at most.)
+URL_RAW_AT_PASSWORD = re.compile(r"://[^\s/?#:@\"'<>\\]{0,256}:(?P<password>[^\s/?#@\"'<>\\]{0,256}@[^\s/?@#\"'<>\\]{0,256}#"
                                  r"[^\s/?\"'<>\\]{0,256})@(?=[\w\[])")
 # A password holding a quote or a backslash (postgres://app:Pw'x@db, as a shell or a repr prints it), which
 # the two patterns above stop at. The run before the first quote or backslash cannot hold one, so a failed
