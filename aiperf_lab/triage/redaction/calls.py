@@ -59,8 +59,11 @@ CREDENTIALS_PAIR = re.compile(r"credentials?[ \t]{0,4}[:=][ \t]{0,4}[^\s/:]{1,64
                               r"(?P<value>[^\s'\",;]{3,256})")
 # a sentence that gives a credential (`your API token is X`, `The access key is: X`), X shaped as a password
 # (names.looks_like_password: no plain word, number or path; a full stop after it is the sentence's)
-CREDENTIAL_SENTENCE = re.compile(r"(?:api|access|auth|bot|personal access|refresh|secret|session|deploy)[ \t]"
-                                 r"(?:token|key)[ \t]is:?[ \t]{1,4}[\"'`]?(?P<value>[^\s'\"`,;]{6,256}?)\.?(?![^\s'\"`,;])")
+# (led by its literal ` is`, the words before it read back: one scan of the text, not one a word)
+CREDENTIAL_SENTENCE = re.compile(r" is(?:(?<=token is)|(?<=key is)):?[ \t]{1,4}[\"'`]?(?P<value>[^\s'\"`,;]{6,256}?)\.?"
+                                 r"(?![^\s'\"`,;])")
+CREDENTIAL_KIND_BEFORE = re.compile(r"(?:^|(?<=[^\w-]))(?:api|access|auth|bot|personal access|refresh|secret|session|deploy)"
+                                    r"[ \t](?:token|key)\Z")
 # (its scan costs 8 to 28 ms per MB: read only where a text holds ` key`; `access token: X`, `client secret: X` are the
 # assignment rules', whose names end in a secret word)
 LABEL_GATE = " key"
@@ -94,9 +97,8 @@ def code_secret_spans(text: str, lower: str) -> list[Span]:
         spans += _named(HTML_ROW, text)
     if has(lower, "credential") and " / " in text:
         spans += _values(CREDENTIALS_PAIR, lower)
-    if has(lower, "token is") or has(lower, "key is"):
-        spans += [span for span in _values(CREDENTIAL_SENTENCE, lower) if _password_shaped(text[span[0]:span[1]])
-                  and _starts_a_word(lower, span[4], "_-")]
+    spans += [span for span in _values(CREDENTIAL_SENTENCE, lower) if _password_shaped(text[span[0]:span[1]])
+              and CREDENTIAL_KIND_BEFORE.search(lower, max(0, span[4] - 24), span[4]) is not None]
     if has(lower, LABEL_GATE):
         spans += [span for span in _values(SPACED_LABEL, lower) if span[1] - span[0] <= 256 and _generated(
             text[span[0]:span[1]]) and _starts_a_word(lower, span[4], "_-")]

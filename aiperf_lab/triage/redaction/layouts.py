@@ -476,7 +476,7 @@ def _tool_listing_spans(text: str) -> list[Span]:
                 spans.append((m.start(group), m.end(group), REDACTED, "secret-named value", m.start() - 2 - len(name)))
     for shift, pattern, lined in ((1, TWO_COLUMNS, newline_first),
                                   (0, PRINT_COLUMNS, text if has(text, ":print]") else ""),
-                                  (1, SPARK_CONF_LINE, newline_first if has(text, "spark.") else "")):
+                                  (1, SPARK_CONF_LINE, newline_first if "spark." in text else "")):
         for m in pattern.finditer(lined):
             value = m.group("value")
             if (_secret_name_cached(m.group("name")) and _looks_like_password_cached(value)

@@ -279,8 +279,7 @@ def argv_list_spans(text: str) -> list[Span]:
 
 
 MARK_WORDS = ("running:", "executing:", "command:", "cmd:", "exec:", "run:")
-LINE_TOOL_WORDS = ("net use", "net.exe use", "psexec", "freerdp", "rdesktop", "smbmapping", "psdrive", "cmdkey", "helm ",
-                   "convertto-")
+LINE_TOOL_WORDS = ("net use", "net.exe use", "psexec", "freerdp", "rdesktop", "smbmapping", "psdrive", "cmdkey", "helm ")
 
 
 BLANK = re.compile(r"\s")
@@ -328,7 +327,8 @@ def printed_command_spans(text: str, lower: str) -> list[Span]:
                 spans += _traced_pipe_spans(text, lower, found)
     if has_any(lower, MARK_WORDS):
         starts += [(m.end(), True) for m in WORD_MARK.finditer(text)]
-    if has_any(lower, LINE_TOOL_WORDS):
+    # (ConvertTo-SecureString's value is quoted: a character first, memchr, before the word's scan)
+    if has_any(lower, LINE_TOOL_WORDS) or (("\"" in text or "'" in text) and has(lower, "convertto-")):
         for m in LINE_TOOLS.finditer(lower):
             line_start = lower.rfind("\n", max(0, m.start() - LINE_INDENT - 1), m.start()) + 1
             if (line_start or m.start() <= LINE_INDENT) and not lower[line_start:m.start()].strip(" \t"):
