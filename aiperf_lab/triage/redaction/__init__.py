@@ -26,7 +26,8 @@
   keys holding a key, shell-quoted values through their escapes (`declare -x X="a\\"b"`, `X=$'a\\nb'`),
   loguru diagnose arrows under a secret name, httpx header tuples, terraform sensitive values, XML
   elements (see the finders after _url_userinfo_spans); the value a secret store prints bare on the line after its
-  command (kubectl, gcloud, aws, az, vault, op, doppler, pass, gopass, security, bw, sops); SQLAlchemy's echoed
+  command (kubectl, gcloud, aws, az, vault, op, doppler, pass, gopass, security, bw, sops, printenv and echo of a
+  secret-named variable); SQLAlchemy's echoed
   parameters in the place of a secret-named column.
 - Known secrets also base64- and hex-encoded, JSON-escaped twice, shell-quoted, in upper or lower
   case.
@@ -56,11 +57,12 @@ The package, one job a module; an arrow is "imports from" (leaves first, no cycl
     names        which names say secret, value judgements (cannot_be_secret, looks_like_password)   (leaf)
     tokens       provider token shapes and their gates, as tables and patterns                  (leaf)
     spans        Span, REDACTED and the labels, merging, CSI/name edits, cut helpers, literal gates (leaf)
+    store_prints commands that print a secret bare on the next line (stores, cat, printenv, echo $X)  (leaf)
     hosts        --redact-hosts: own names/addresses/MACs, IPv4/IPv6/MAC/version judgements  -> names
     keys, dumps  private key blocks; hex/od/xxd dumps decoded                                 -> spans
     urls         URL userinfo, schemeless user:PASSWORD@host, escaped URLs                    -> spans
     token_spans  token shapes that need a look around them                    -> names, spans, tokens
-    assignments  name=value pairs, runs of them, values apart, harmless values  -> names, spans
+    assignments  name=value pairs, runs of them, values apart, harmless values  -> names, spans, store_prints
     commands     printed command lines and flags, tools' password flags; SQL, Redis, MongoDB passwords
                                                                              -> assignments, names, spans
     layouts      env items, XML/terraform/k8s data blocks, listings, loguru, cloud CLI tables  -> assignments, names, spans

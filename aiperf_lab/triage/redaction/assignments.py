@@ -20,6 +20,7 @@ from .names import (
     _reads_as_identifier, names_a_gcloud_secret, PLAIN_WORD, SENTENCE_GOES_ON, _negated_value_end, NegationMarks, name_word_tuple,
 )
 from .spans import REDACTED, REDACTED_LOWER, Span, has_any
+from .store_prints import KUBECTL_SECRET_PRINT
 
 
 # `key=`, `?key=`, `"key": "..."`, `license_key: ...` with a key-shaped value (20+ characters of
@@ -55,8 +56,8 @@ SECRET_ASSIGNMENTS = [re.compile(keyword + _ASSIGNMENT_TAIL) for keyword in (
     r"token(?!s|iz|is)", "secret", r"passw(?:(?:or)?d|ort)", r"pwd(?:(?<=[_.-]pwd)|(?=[_.-]))", r"api[_-]?key", "apikey",
     r"access[_-]?key", r"private[_-]?key", "credential", "cookie", r"session[_-]?id", r"auth[_-]?key",
     # pass=X, passphrase: X, &pw=X, ODBC ;Pwd=X; Azure AccountKey= / SharedAccessKey=, a SAS URL's sig=,
-    # Docker's "auth": "<base64>" (whole words: bypass, compass, passage, oauth stay)
-    r"pass(?<![a-z0-9]pass)(?:phrase|e(?<=de[ _-]passe)|e(?<=ra[ _-]passe))?(?![a-z])", r"pw(?<![a-z0-9]pw)(?![a-z])", r"pwd(?:(?<=;pwd)|(?<=; pwd))",
+    # Docker's "auth": "<base64>" (whole words: bypass, compass, passage, oauth stay; git's sendemail.smtppass goes)
+    r"pass(?:(?<![a-z0-9]pass)|(?<=smtppass))(?:phrase|e(?<=de[ _-]passe)|e(?<=ra[ _-]passe))?(?![a-z])", r"pw(?<![a-z0-9]pw)(?![a-z])", r"pwd(?:(?<=;pwd)|(?<=; pwd))",
     "accountkey", "sharedaccesskey", r"sig(?<=[?&]sig)(?==)", r"auth(?<![a-z0-9]auth)(?=[\"']?[ \t]{0,3}[=:])")]
 TOKEN_ASSIGNMENT = SECRET_ASSIGNMENTS[0]
 MAX_TOKEN_COUNT_DIGITS = 6   # token=128000 is an id or a count (a vocabulary has under a million); more digits may be a credential
@@ -178,66 +179,11 @@ COOKIE_HEADER = re.compile(r"cookie[\"']?[ \t]{0,3}:[ \t]{0,3}(?=[^\n\"'=;]{1,25
 DIGEST_PARAM = re.compile(r"(?<![a-z0-9_-])(?:c?nonce|response)=\"?(?P<value>[^\s\",]{4,512})")
 URL_SIGNATURE = re.compile(r"signature=(?<=[?&]signature=|-signature=)(?P<value>[0-9a-z%_.~+/=-]{16,4096})")
 # A secret name ending a piece of a stream, its value on the next line.
-# (also a YAML block scalar's `password: |`, and a secret flag ending a line of a list: k8s `- --password`)
-# A printed `kubectl get secret NAME -o jsonpath='{.data.KEY}' | base64 -d` (or its base64 value alone, or
-# go-template's): the next line is the secret's value, printed bare (lower-cased text, a line's last 120 characters)
-# The same for the other secret stores' commands that print a secret's value bare: `gcloud secrets versions access V
-# --secret=NAME`, `aws secretsmanager get-secret-value ... --query SecretString --output text`, `vault kv get|read
-# -field=F PATH`, 1Password's `op read op://...`, `az keyvault secret show ... --query value -o tsv`; and 1Password's
-# `op item get X --fields F --reveal`, `doppler secrets get X --plain`, `pass show X`, `gopass show -o X`, macOS's
-# `security find-generic-password ... -w`, Bitwarden's `bw get password X`, `sops -d --extract '["k"]' FILE`.
-SECRET_PRINT_LITERALS = ("kubectl", "versions access", "get-secret-value", "vault", "op read", "get-parameter",
-                         "op item", "doppler", "pass ", "find-generic-password", "find-internet-password", "bw get",
-                         "sops", "cat ")
-SECRET_PRINT_GATES = ("secret", "vault", "op://", "decryption", "pass ", "--reveal", "-password", "bw get",
-                      "--extract", "passw", "cat ")   # (every such command line holds one of these, lower-cased)
-# A store's print goes to the terminal only where its stdout is not sent to a file (`> pw.txt`, `>> f`, `1> f`, `&> f`;
-# `2> f`, `2>&1` and `>&2` still print) nor written to one by the tool (`--out-file=F`, gcloud's and 1Password's): after
-# such a command, the next line (`saved`) is not the value. Read from each command's first word to the line's end.
-_NOT_TO_A_FILE = r"(?![^\n]{0,240}?(?:(?:(?<![0-9>])|(?<=[ \t]1))>(?!&)|(?<![\w-])--out-?file(?![\w-])))"
-# A store's field that is not secret (`op read op://vault/item/username`, `vault kv get -field=username`,
-# `op item get X --fields username --reveal`): its print is a user name, a host or an address.
-_PLAIN_FIELDS = r"(?:username|user|user_?name|login|email|e-mail|url|website|host|hostname|server|port|database|title|type)"
-_PLAIN_FIELD_LAST = r"(?![^\n]{0,110}?/" + _PLAIN_FIELDS + r"['\"]?[ \t]{0,4}\r?\n\Z)"
-_PLAIN_FIELD_FLAG = r"(?![^\n]{0,110}?-field[ \t=]{1,4}['\"]?" + _PLAIN_FIELDS + r"(?![\w-]))"
-# `pass X` (pass shows X without `show`), not its other commands (`pass ls`, `pass insert X`, `pass git push`) nor a flag
-_PASS_NOT_SHOWN = (r"(?!(?:show|ls|list|find|search|grep|insert|add|edit|generate|rm|remove|delete|mv|rename|cp|copy|git|init"
-                   r"|help|version|otp)(?![\w-]))")
-_PLAIN_FIELDS_FLAG = r"(?![^\n]{0,110}?--fields?[ \t=]{1,4}['\"]?(?:label=)?" + _PLAIN_FIELDS + r"(?![\w,-]))"
-# (sops's `--extract '["db"]["host"]'`: the last key of the path a plain field)
-_PLAIN_FIELD_EXTRACT = (r"(?![^\n]{0,110}?--extract[ \t=]{1,4}['\"]?(?:\[[^\]\n]{1,64}\]){0,7}\[\\?[\"']" + _PLAIN_FIELDS
-                        + r"\\?[\"']\](?!\[))")
-# `cat` of one file that holds a secret alone (its print is the value): a Docker or Kubernetes secret mounted under
-# /run/secrets/ or /var/run/secrets/ (not a service account's namespace or CA certificate), or a file whose name says
-# password, secret or token, with no extension but .txt (`cat ~/.cache/huggingface/token`, `cat db_password.txt`; a
-# `secrets.yaml` prints a document, a `token.json` an object: their own rules read them)
-_SECRET_FILE = (r"['\"]?(?:(?:/var)?/run/secrets/(?![^\s'\"]{0,100}/(?:namespace|ca\.crt)['\"]?[ \t]{0,4}\r?\n\Z)[^\s'\"|;&<>]{1,100}"
-                r"|[^\s'\"|;&<>]{0,100}?(?<![^/~ \t'\"_.-])[\w.-]{0,40}(?:passw(?:or)?d|secret|token)(?:\.txt)?)")
-KUBECTL_SECRET_PRINT = (r"(?:kubectl" + _NOT_TO_A_FILE + r"[ \t][^\n]{0,100}?secrets?[ \t][^\n]{0,100}?(?:\|[ \t]{0,4}base64[ \t]{1,4}(?:-d|-D|--decode)"
-                        r"|(?:jsonpath|go-template|template)=[^\n]{0,80}?\.data[^\n]{0,80}?|[^\n]{0,100}?@base64d['\"]?)"
-                        r"|kubectl" + _NOT_TO_A_FILE + r"[ \t]{1,4}view-secret[ \t][^\n]{0,100}?"
-                        r"|get-parameters?" + _NOT_TO_A_FILE + r"[ \t](?=[^\n]{0,110}--with-decryption)(?=[^\n]{0,110}(?:--output|-o)[ \t=]{1,4}text)[^\n]{0,110}?"
-                        r"|secrets" + _NOT_TO_A_FILE + r"[ \t]{1,4}versions[ \t]{1,4}access[ \t][^\n]{0,100}?"
-                        r"|get-secret-value" + _NOT_TO_A_FILE + r"[ \t](?=[^\n]{0,100}secretstring)(?=[^\n]{0,110}(?:--output|-o)[ \t=]{1,4}text)[^\n]{0,110}?"
-                        r"|vault" + _NOT_TO_A_FILE + _PLAIN_FIELD_FLAG + r"[ \t]{1,4}(?:kv[ \t]{1,4}get|read)[ \t](?=[^\n]{0,100}-field[ \t=])[^\n]{0,110}?"
-                        r"|(?<![\w-])op" + _NOT_TO_A_FILE + _PLAIN_FIELD_LAST + r"[ \t]{1,4}read[ \t]{1,4}['\"]?op://[^\n]{0,100}?"
-                        r"|keyvault" + _NOT_TO_A_FILE + r"[ \t]{1,4}secret[ \t]{1,4}show[ \t](?=[^\n]{0,100}value)(?=[^\n]{0,110}(?:--output|-o)[ \t=]{1,4}tsv)[^\n]{0,110}?"
-                        r"|(?<![\w-])op" + _NOT_TO_A_FILE + _PLAIN_FIELDS_FLAG + r"[ \t]{1,4}item[ \t]{1,4}get[ \t](?=[^\n]{0,110}--fields?[ \t=])(?=[^\n]{0,110}--reveal)[^\n]{0,110}?"
-                        r"|(?<![\w-])doppler" + _NOT_TO_A_FILE + r"[ \t]{1,4}secrets[ \t]{1,4}get[ \t](?=[^\n]{0,110}--plain)[^\n]{0,110}?"
-                        r"|(?:^|(?<=\n)|(?<=[$#%>+;|&(\u276f]))[ \t]{0,4}(?:sudo[ \t]{1,4})?pass" + _NOT_TO_A_FILE + r"[ \t]{1,4}show[ \t][^\n]{0,100}?"
-                        r"|(?:(?<=[$#%>+\u276f])[ \t]{1,4}(?:sudo[ \t]{1,4})?pass" + _NOT_TO_A_FILE + r"[ \t]{1,4}" + _PASS_NOT_SHOWN +
-                        r"|(?:^|(?<=\n))[ \t]{0,4}(?:sudo[ \t]{1,4})?pass" + _NOT_TO_A_FILE + r"[ \t]{1,4}" + _PASS_NOT_SHOWN +
-                        r"(?=[^\s/]{1,100}/))[\w@][^\s]{0,100}?"
-                        r"|(?<![\w-])gopass" + _NOT_TO_A_FILE + r"[ \t]{1,4}show[ \t][^\n]{0,110}?"
-                        r"|(?<![\w-])security" + _NOT_TO_A_FILE + r"[ \t]{1,4}find-(?:generic|internet)-password[ \t](?=[^\n]{0,110}(?<![\w-])-[a-z]{0,3}w(?![\w-]))[^\n]{0,110}?"
-                        r"|(?<![\w-])bw" + _NOT_TO_A_FILE + r"[ \t]{1,4}get[ \t]{1,4}password[ \t][^\n]{0,100}?"
-                        r"|(?<![\w-])cat" + _NOT_TO_A_FILE + r"[ \t]{1,4}" + _SECRET_FILE +
-                        r"|(?<![\w-])sops" + _NOT_TO_A_FILE + _PLAIN_FIELD_EXTRACT + r"[ \t](?=[^\n]{0,110}(?<![\w-])(?:-d|--decrypt|decrypt)(?![\w-]))(?=[^\n]{0,110}--extract)[^\n]{0,110}?"
-                        r")[ \t'\"]{0,4}\r?\n\Z")
-KUBECTL_SECRET_LINE = re.compile(KUBECTL_SECRET_PRINT)
+# (also a YAML block scalar's `password: |`, and a secret flag ending a line of a list: k8s `- --password`; a number after
+# the word, `api_key2: |`; and a store's print: store_prints.KUBECTL_SECRET_PRINT)
 VALUE_ON_NEXT_LINE = re.compile(r"(?:token|secret|passw(?:or)?d|api[_-]?key|apikey|pass(?:phrase)?|credential|accountkey)"
-                                r"[\"']?[ \t]{0,32}[=:][ \t]" + _ALIGNED + r"(?:[|>](?:[0-9][+-]|[+-]?[0-9]?)[ \t]{0,8})?(?:#[^\n]{0,256})?\r?\n\Z"
-                                r"|--[a-z0-9_-]{0,48}(?:token|secret|passw(?:or)?d|api[_-]?key|pass(?:phrase)?)[\"']?,?[ \t]{0,8}"
+                                r"[0-9]{0,3}[\"']?[ \t]{0,32}[=:][ \t]" + _ALIGNED + r"(?:[|>](?:[0-9][+-]|[+-]?[0-9]?)[ \t]{0,8})?(?:#[^\n]{0,256})?\r?\n\Z"
+                                r"|--[a-z0-9_-]{0,48}(?:token|secret|passw(?:or)?d|api[_-]?key|pass(?:phrase)?)[0-9]{0,3}[\"']?,?[ \t]{0,8}"
                                 r"\r?\n\Z|" + KUBECTL_SECRET_PRINT)
 
 

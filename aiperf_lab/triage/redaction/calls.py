@@ -18,7 +18,7 @@ import functools
 import re
 
 from .assignments import NOT_A_SECRET_REFERENCE
-from .names import _secret_name_cached, cannot_be_secret, looks_generated, says_absent
+from .names import _secret_name_cached, cannot_be_secret, looks_generated, looks_like_password, says_absent
 from .spans import REDACTED, Span, has
 
 # A quoted value: to its closing quote on the same line, a backslash escaping the next character.
@@ -39,7 +39,8 @@ ARROW_SET = re.compile(r"(?::=|<<?-)[ \t]{0,4}" + _QUOTED)
 LOGIN_KEY = re.compile(r"login\((?:[^()\n]{0,240}?[,( \t])?key[ \t]{0,4}=[ \t]{0,4}" + _QUOTED)
 # requests' auth=('user', 'X'), HTTPBasicAuth('user', 'X'), aiohttp's BasicAuth('user', 'X')
 _USER_THEN_VALUE = r"[ \t]{0,4}(?P<uq>[\"'])[^\"'\n]{0,256}(?P=uq)[ \t]{0,4},[ \t]{0,4}" + _QUOTED
-AUTH_PAIR = re.compile(r"auth[ \t]{0,4}=[ \t]{0,4}[(\[]" + _USER_THEN_VALUE)   # (not `oauth=(`: the character before is read)
+# (the name padded to a column, as pytest -l prints its locals: `auth       = ('admin', 'X')`)
+AUTH_PAIR = re.compile(r"auth[ \t]{0,40}=[ \t]{0,4}[(\[]" + _USER_THEN_VALUE)   # (not `oauth=(`: the character before is read)
 BASIC_AUTH_CALL = re.compile(r"BasicAuth\(" + _USER_THEN_VALUE)
 # Dockerfile's `ENV NAME VALUE` (the legacy form without `=`: the value is the rest of the line) and `setx NAME VALUE`
 DOCKER_ENV = re.compile(r"(?<![\w-])ENV[ \t]{1,4}(?P<name>[A-Za-z_]\w{0,127})[ \t]{1,8}(?P<value>[^\s=][^\n]{0,4095})")
@@ -53,6 +54,16 @@ HTML_ROW = re.compile(r"<t[dh][^<>\n]{0,64}>[ \t]{0,4}(?P<name>[A-Za-z_][\w.-]{0
 # a label of two words naming a secret (lower-cased text)
 SPACED_LABEL = re.compile(r"(?:api|secret|secret access|app|client|private)[ \t]key[ \t]{0,4}[:=][ \t]{0,4}[\"']?"
                           r"(?P<value>[^\s'\",;]{1,4096})")
+# `Using credentials: bob / X` (a user, then its password after a spaced slash; lower-cased text)
+CREDENTIALS_PAIR = re.compile(r"credentials?[ \t]{0,4}[:=][ \t]{0,4}[^\s/:]{1,64}[ \t]{1,4}/[ \t]{1,4}[\"']?"
+                              r"(?P<value>[^\s'\",;]{3,256})")
+# a sentence that gives a credential (`your API token is X`, `The access key is: X`), X shaped as a password
+# (names.looks_like_password: no plain word, number or path; a full stop after it is the sentence's)
+# (led by its literal ` is`, the words before it read back: one scan of the text, not one a word)
+CREDENTIAL_SENTENCE = re.compile(r" is(?:(?<=token is)|(?<=key is)):?[ \t]{1,4}[\"'`]?(?P<value>[^\s'\"`,;]{6,256}?)\.?"
+                                 r"(?![^\s'\"`,;])")
+CREDENTIAL_KIND_BEFORE = re.compile(r"(?:^|(?<=[^\w-]))(?:api|access|auth|bot|personal access|refresh|secret|session|deploy)"
+                                    r"[ \t](?:token|key)\Z")
 # (its scan costs 8 to 28 ms per MB: read only where a text holds ` key`; `access token: X`, `client secret: X` are the
 # assignment rules', whose names end in a secret word)
 LABEL_GATE = " key"
@@ -84,6 +95,10 @@ def code_secret_spans(text: str, lower: str) -> list[Span]:
         spans += _named(SETX, text, bare=True)
     if "<" in text and has(lower, "<td"):
         spans += _named(HTML_ROW, text)
+    if has(lower, "credential") and " / " in text:
+        spans += _values(CREDENTIALS_PAIR, lower)
+    spans += [span for span in _values(CREDENTIAL_SENTENCE, lower) if _password_shaped(text[span[0]:span[1]])
+              and CREDENTIAL_KIND_BEFORE.search(lower, max(0, span[4] - 24), span[4]) is not None]
     if has(lower, LABEL_GATE):
         spans += [span for span in _values(SPACED_LABEL, lower) if span[1] - span[0] <= 256 and _generated(
             text[span[0]:span[1]]) and _starts_a_word(lower, span[4], "_-")]
@@ -91,6 +106,7 @@ def code_secret_spans(text: str, lower: str) -> list[Span]:
 
 
 _generated = functools.lru_cache(maxsize=4096)(looks_generated)   # (of 256 characters at most: longer ones are not)
+_password_shaped = functools.lru_cache(maxsize=4096)(looks_like_password)
 TEMPLATE_FIELD = re.compile(r"%[-#0 +]?[0-9]{0,3}[sdr]|%\(|\{[\w.]{0,64}\}")
 SETTER_WORDS = frozenset({"set", "setenv", "setdefault", "putenv", "setproperty", "setenvironmentvariable", "getenv",
                           "get", "put", "setitem", "set_secret", "setsecret", "put_secret", "store", "add_secret"})

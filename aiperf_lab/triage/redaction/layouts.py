@@ -8,11 +8,12 @@ import functools
 import re
 
 from .assignments import (
-    KUBECTL_SECRET_LINE, NAME_RUN_REVERSED, SECRET_PRINT_LITERALS, NOT_A_SECRET_REFERENCE, SNAKE_NAME, _assigned_secret_at, _name_before,
+    NAME_RUN_REVERSED, NOT_A_SECRET_REFERENCE, SNAKE_NAME, _assigned_secret_at, _name_before,
 )
 from .names import (_secret_name_cached, cannot_be_secret, is_hex_key, is_named_location, looks_generated, looks_like_password,
                     name_words, tells_when)
 from .spans import REDACTED, Span, has, has_any
+from .store_prints import KUBECTL_SECRET_LINE, PRINTED_ENV_NAME, SECRET_PRINT_LITERALS
 
 
 # ---- secrets as common tools print them: the name in one place, the value in another ------------------
@@ -387,6 +388,9 @@ RUST_SOME = re.compile(r"Some\((?<=: Some\()(?:[ \t]{0,4}\r?\n[ \t]{0,64})?(?:\\
 #   word, a number, a path stay (looks_like_password)
 _COLUMNS_REST = r"(?P<name>[A-Za-z_][\w.-]{0,127})(?P<gap>[ \t]{2,32})(?P<value>[^\s]{1,4096})[ \t]*(?=\r?\n|\Z)"
 TWO_COLUMNS = re.compile(r"\n[ \t]{1,16}" + _COLUMNS_REST)
+# ... and spark-defaults.conf's lines (`spark.hadoop.fs.s3a.secret.key    X`, a Spark property and its value apart by
+#   blanks), at a line's start too
+SPARK_CONF_LINE = re.compile(r"\n[ \t]{0,16}(?=spark\.)" + _COLUMNS_REST.replace("{2,32}", "{1,32}"))
 PRINT_COLUMNS = re.compile(r":print\][ \t]{1,16}" + _COLUMNS_REST.replace("{2,32}", "{1,32}"))
 # - Hadoop / Spark / Hive XML: `<name>fs.s3a.secret.key</name>` then `<value>X</value>`, on one line or the next
 #   (a <description> between them, the value in CDATA; the <value> first and its <name> after it)
@@ -471,7 +475,8 @@ def _tool_listing_spans(text: str) -> list[Span]:
             if name and _secret_name_cached(name) and _secret_value(m.group(group)):
                 spans.append((m.start(group), m.end(group), REDACTED, "secret-named value", m.start() - 2 - len(name)))
     for shift, pattern, lined in ((1, TWO_COLUMNS, newline_first),
-                                  (0, PRINT_COLUMNS, text if has(text, ":print]") else "")):
+                                  (0, PRINT_COLUMNS, text if has(text, ":print]") else ""),
+                                  (1, SPARK_CONF_LINE, newline_first if "spark." in text else "")):
         for m in pattern.finditer(lined):
             value = m.group("value")
             if (_secret_name_cached(m.group("name")) and _looks_like_password_cached(value)
@@ -893,6 +898,12 @@ def _pass_command_at(lower: str, start: int) -> int:
     return m.start() if m is not None else -1
 
 
+def _prints_secret_variable(tail: str) -> bool:
+    """A line that ends with `printenv NAME` or `echo $NAME` of a secret-named variable (is_secret_name)."""
+    m = PRINTED_ENV_NAME.search(tail)
+    return m is not None and _secret_name_cached(m.group("name"))
+
+
 def _kubectl_secret_spans(text: str, lower: str) -> list[Span]:
     """The value on the line after a printed `kubectl get secret ... | base64 -d` or another store's print of a secret
     (KUBECTL_SECRET_LINE, read as a stream reads a piece's last line: its last 120 characters), as the stream's
@@ -911,7 +922,8 @@ def _kubectl_secret_spans(text: str, lower: str) -> list[Span]:
                 read.add(newline)
                 tail = lower[max(lower.rfind("\n", 0, at) + 1, newline + 1 - 120):newline + 1]
                 if (printed := prints.get(tail)) is None:
-                    printed = prints[tail] = KUBECTL_SECRET_LINE.search(tail) is not None
+                    printed = prints[tail] = KUBECTL_SECRET_LINE.search(tail) is not None and (
+                        literal not in ("printenv", "echo ") or _prints_secret_variable(tail))
                 if printed:
                     if literal == "op item" and OP_JSON_FORMAT.search(tail) is not None:
                         spans += _op_json_spans(text, newline + 1, at)

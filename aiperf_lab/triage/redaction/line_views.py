@@ -56,7 +56,7 @@ SIMPLE_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", "b": "\b", "f": "\f", "\\": "
 # listing's two columns), each a substring test of about 0.6 ms per MB. A line is a candidate only where one of these
 # is on it. (`|`, `token` and `key` are left out: plain training logs hold them on most lines.)
 GATE_CHARACTERS = ("?", "#", "&", "!", "<", ">", "\\", "{")
-GATE_WORDS = ("auth", "passw", "secret", "vault", "op://", "decryption", "pass ", "--reveal", "--extract", "cat ")
+GATE_WORDS = ("auth", "passw", "secret", "vault", "op://", "decryption", "pass ", "--reveal", "--extract", "cat ", "printenv ", "echo $", "echo \"$")
 # (all but the first two: a secret store's print, whose value comes bare on the next line: `gcloud secrets versions
 # access`, `vault read -field=`, `op read op://`, `get-parameter --with-decryption`, `pass [show] X` / `gopass show`,
 # `op item get --fields F --reveal`, `sops -d --extract`; each word tested as `has` does, its rarest characters first)

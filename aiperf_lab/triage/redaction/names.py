@@ -89,10 +89,10 @@ QUALIFIER_BEFORE = {"max", "min", "num", "n", "total", "per", "avg", "mean", "di
                     "existing"}   # (Helm charts' auth.existingSecret=db-creds: the name of a Kubernetes Secret)
 # One word that ends with a secret word is one too (PGPASSWORD, HFTOKEN, CLIENTSECRET from clientSecret).
 # Tools' own one-word names too: SSHPASS (sshpass -e), LDAP_BINDPW / BINDPASS, slapd's ROOTPW, keytool's STOREPASS and
-# KEYPASS (SRCSTOREPASS, DESTKEYPASS), APPKEY. (PGPASSFILE, GIT_ASKPASS name a file and a program: no such ending.)
+# KEYPASS (SRCSTOREPASS, DESTKEYPASS), APPKEY, git's sendemail.smtpPass. (PGPASSFILE, GIT_ASKPASS name a file and a program: no such ending.)
 SECRET_SUFFIXES = ("token", "secret", "password", "passwd", "apikey", "accesskey", "privatekey", "secretkey", "privkey",
                    "authkey", "passphrase", "passcode", "credential", "credentials", "creds", "passkey",
-                   "sshpass", "bindpw", "bindpass", "rootpw", "storepass", "keypass", "appkey",
+                   "sshpass", "bindpw", "bindpass", "rootpw", "storepass", "keypass", "appkey", "smtppass",
                    "passwort", "kennwort", "wachtwoord", "contraseña", "contrasena")   # (DBPASSWORT, DATENBANKKENNWORT)
 NOT_SECRET_WORDS = {"tiktoken"}
 NAME_WORD_SPLIT = re.compile(r"[_.\-]+")
@@ -243,10 +243,20 @@ def is_secret_name(name: str) -> bool:
                       and (word != "pat" or before not in NOT_TOKEN_PATTERN_KINDS))
                   or (word == "tokens" and before in CREDENTIAL_TOKEN_KINDS)
                   or (before, word[:-1] if word == "keys" else word) in SECRET_PAIRS
-                  or (word == "pwd" and last > 0))
+                  or (word == "pwd" and last > 0)
+                  or (word[-1:].isdigit() and _numbered_secret_word(before, word)))
         if secret and QUANTITY_WORDS.isdisjoint(words[i + 1:]) and QUALIFIER_BEFORE.isdisjoint(words[:i]):
             return True
     return False
+
+
+def _numbered_secret_word(before: str, word: str) -> bool:
+    """A secret word with a number stuck to it (DB_PASSWORD2, HF_TOKEN2, TOKEN1, API_KEY2, --password2): only words
+    that say secret on their own (ending in a SECRET_SUFFIXES word, or a SECRET_PAIRS pair's second word), never a weak
+    or generic one (key1, pass2, sig1: a dict's keys, a compiler's passes)."""
+    bare = word.rstrip("0123456789")
+    return bool(bare) and ((bare.endswith(SECRET_SUFFIXES) and bare not in NOT_SECRET_WORDS)
+                           or (before, bare) in SECRET_PAIRS)
 
 
 def is_secret_flag(arg: str) -> bool:

@@ -51,10 +51,15 @@ DOCKER_RUN_PREFIX = re.compile(r"[ \t]{0,16}(?:#[0-9]{1,5}[ \t]{1,4}(?:[0-9.]{1,
 SUDO_MARK = re.compile(r"COMMAND=")
 SUDO_PREFIX = re.compile(r".{0,200}USER=[^;\n]{1,64};[ \t]{1,4}")
 ANGLE_PREFIX = re.compile(r"[ \t]{0,16}(?:PS[ \t][^\n>]{0,200}|[\w.:\[\]-]{1,64})")
-# Windows login tools whose printed line is a command even with no mark before it
+# Windows login tools whose printed line is a command even with no mark before it (and PowerShell's
+# `ConvertTo-SecureString "X" -AsPlainText`)
 LINE_TOOLS = re.compile(r"(?:net(?:\.exe)?[ \t]{1,4}use|psexec(?:64)?(?:\.exe)?|xfreerdp3?|wlfreerdp|rdesktop|new-smbmapping"
-                        r"|new-psdrive|cmdkey|helm)(?![\w-])")   # (lower-cased; at a line's start, checked after)
+                        r"|new-psdrive|cmdkey|helm|convertto-securestring)(?![\w-])")   # (lower-cased; at a line's start, checked after)
 LINE_INDENT = 16
+# (`$pw = ConvertTo-SecureString "X" -AsPlainText`: the cmdlet given to a PowerShell variable, a log prefix before it or not)
+POWERSHELL_ASSIGNED = re.compile(r"(?:.{0,120}(?:[\]:|>][ \t]{1,4}|[0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})?z?[ \t]{1,4}"
+                                 r"(?:(?:info|debug|warning|warn|error|critical|trace|notice)[ \t:]{1,4})?))?[ \t]{0,16}"
+                                 r"\$[\w:]{1,64}[ \t]{0,4}=[ \t]{0,4}")
 # ... or behind a log prefix (`[rank0]: `, `2026-11-24 03:00:01 INFO `, `job | `), a prompt after it or not (lower-cased)
 LINE_TOOL_PREFIX = re.compile(r".{0,120}(?:[\]:|>][ \t]{1,4}|[0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})?z?[ \t]{1,4}"
                               r"(?:(?:info|debug|warning|warn|error|critical|trace|notice)[ \t:]{1,4})?)(?:[$#%][ \t]{1,4})?")
@@ -322,12 +327,14 @@ def printed_command_spans(text: str, lower: str) -> list[Span]:
                 spans += _traced_pipe_spans(text, lower, found)
     if has_any(lower, MARK_WORDS):
         starts += [(m.end(), True) for m in WORD_MARK.finditer(text)]
-    if has_any(lower, LINE_TOOL_WORDS):
+    # (ConvertTo-SecureString's value is quoted: a character first, memchr, before the word's scan)
+    if has_any(lower, LINE_TOOL_WORDS) or (("\"" in text or "'" in text) and has(lower, "convertto-")):
         for m in LINE_TOOLS.finditer(lower):
             line_start = lower.rfind("\n", max(0, m.start() - LINE_INDENT - 1), m.start()) + 1
             if (line_start or m.start() <= LINE_INDENT) and not lower[line_start:m.start()].strip(" \t"):
                 starts.append((m.start(), False))
-            elif _mark_counts(lower, m.start(), LINE_TOOL_PREFIX):
+            elif _mark_counts(lower, m.start(), LINE_TOOL_PREFIX) or (
+                    lower.startswith("c", m.start()) and _mark_counts(lower, m.start(), POWERSHELL_ASSIGNED)):
                 starts.append((m.start(), False))
     starts.sort()
     for start, escapes in starts:

@@ -17,7 +17,7 @@ from typing import Callable
 from .argv import MAX_ARGUMENT_READINGS, SHELL_SAFE_WORD, argv_secret_pieces, gcloud_secret_name_pieces
 from .assignments import (
     AUTH_SCHEME_WORDS, AUTHORIZATION, COOKIE_HEADER, DIGEST_PARAM, KEY_ASSIGNMENT, KIND_PREFIXED_HASH, MOST_SCHEME_LETTERS,
-    NETRC_PASSWORD, READING_A_VIEW, SECRET_PRINT_GATES, URL_SIGNATURE, _assignment_spans, _collector_paused, _escaped_line_end, _names_harmless_key,
+    NETRC_PASSWORD, READING_A_VIEW, URL_SIGNATURE, _assignment_spans, _collector_paused, _escaped_line_end, _names_harmless_key,
     _names_scheme_only, _span_values,
 )
 from .calls import code_secret_spans
@@ -52,7 +52,8 @@ from .spans import (
     _edited,
     _lower, _merge_spans, _minus, _name_edits, _split_matches, _without_csi,
 )
-from .token_spans import CONTEXT_LITERALS, _context_shape_spans, _provider_token_spans, kaggle_key_spans
+from .token_spans import CONTEXT_LITERALS, _context_shape_spans, _provider_token_spans, kaggle_key_spans, password_hash_spans
+from .store_prints import SECRET_PRINT_GATES
 from .tokens import CREDENTIAL_CHARACTER, SERVICE_PREFIXES, TOKEN_SHAPE_LITERALS
 from .wraps import folded_spans
 from .urls import _escaped_url_spans, _schemeless_credential_spans, _url_userinfo_spans, query_key_spans
@@ -329,6 +330,7 @@ class Redactor:
                     and not _names_harmless_key(text, m.start()) and not KIND_PREFIXED_HASH.fullmatch(value)):
                 spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
         spans.extend(kaggle_key_spans(lower))   # (32 hex digits beside the word kaggle; kaggle.json's "key")
+        spans.extend(password_hash_spans(text))   # (htpasswd's, /etc/shadow's `$id$salt$hash`)
         assigned = _assignment_spans(text, lower)
         if assigned and (columns := character_columns(text)):   # a dump's characters are its bytes: not `name: value`
             starts = [column[0] for column in columns]

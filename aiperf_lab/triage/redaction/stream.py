@@ -351,11 +351,13 @@ def _hold_verdict(raw: str) -> tuple[bool, tuple[int, int] | bool, bool, tuple[i
     verdict = HOLD_VERDICTS.get(raw)
     if verdict is not None:
         return verdict
-    line = CSI.sub("", raw) if "\x1b" in raw else raw
-    line = without_log_prefix(line)   # (a form behind a log prefix or in quotes is held as one without: line_views)
+    whole = CSI.sub("", raw) if "\x1b" in raw else raw
+    line = without_log_prefix(whole)   # (a form behind a log prefix or in quotes is held as one without: line_views)
     opens = _opens_printed_form(line)
-    verdict = (opens, False if opens or ":" not in line else _yaml_block_kind(line), LOGURU_ARROW in line,
-               _below_facts(line))
+    kind = False if opens or ":" not in line else _yaml_block_kind(line)
+    if kind is False and not opens and line is not whole and ":" in whole:
+        kind = _yaml_block_kind(whole)   # (`api_key2: |` reads as pdsh's `node1: ` prefix: the opener is the whole line)
+    verdict = (opens, kind, LOGURU_ARROW in line, _below_facts(line))
     if len(raw) <= HOLD_VERDICT_MOST_CHARS:
         if len(HOLD_VERDICTS) >= HOLD_VERDICT_MOST_LINES:
             HOLD_VERDICTS.clear()

@@ -175,3 +175,19 @@ def kaggle_json_hold(text: str, start: int, end: int) -> int:
     if ("username" in line or "key" in line) and KAGGLE_JSON_FIRST_LINE.search(line):
         return start
     return end
+
+
+# A password hash in crypt(3)'s form, as htpasswd and /etc/shadow hold it (`bob:$apr1$SALT$HASH`,
+# `root:$6$SALT$HASH:19000:0:99999:7:::`, bcrypt's `$2b$10$...`, yescrypt's `$y$j9T$SALT$HASH`): crackable offline, a
+# secret's equivalent. What follows the scheme's `$id$` goes (salt and hash); the user before it stays. Led by its
+# `$` (the engine skips to it); after a `:`, a blank, a quote or `=`, or at a line's start; 16+ characters that hold a
+# `$` past the salt (bcrypt's cost `NN$` and 53 characters).
+PASSWORD_HASH = re.compile(r"\$(?:(?<=[:\s\"'=]\$)|(?<![^\n]\$))(?:1|5|6|apr1|y|gy|7|sha1|md5|2[abxy])\$"
+                           r"(?P<value>(?=[./A-Za-z0-9=,]{0,256}\$)[./A-Za-z0-9=,$]{16,512})(?![./A-Za-z0-9=,$])")
+
+
+def password_hash_spans(text: str) -> list[Span]:
+    """crypt(3) password hashes (PASSWORD_HASH); read where the text holds a `$` (a character first: memchr)."""
+    if "$" not in text:
+        return []
+    return [(m.start("value"), m.end("value"), REDACTED, "password hash", m.start()) for m in PASSWORD_HASH.finditer(text)]

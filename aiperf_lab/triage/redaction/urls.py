@@ -41,6 +41,12 @@ REVERSED_LOGIN_SCHEME = re.compile("(?i)(?:" + "|".join(re.escape(s[::-1]) for s
                                    + r")(?![A-Za-z0-9+.-])")
 URL_ODD_PASSWORD = re.compile(r"://(?P<user>[^\s/?#:@\"'<>\\]{0,256}):(?P<password>(?:[^\n\"'<>\\@:]|:(?!//)){1,256})"
                               r"@(?=[\w\[])")
+# A password holding a raw "@" and then a "#" (https://bob:p@ss#word@host/x), which the patterns above end at its first
+# "@" (a "#" ends the user info there): up to the last "@" before a host, the run after its first "@" holding a "#"
+# (a host holds none) and no "/", "?" or blank. Read only where the text holds a "#". (Each run but the last stops at the
+# first character it may not hold: a try backtracks over one run of 256 characters at most.)
+URL_RAW_AT_PASSWORD = re.compile(r"://[^\s/?#:@\"'<>\\]{0,256}:(?P<password>[^\s/?#@\"'<>\\]{0,256}@[^\s/?@#\"'<>\\]{0,256}#"
+                                 r"[^\s/?\"'<>\\]{0,256})@(?=[\w\[])")
 # A password holding a quote or a backslash (postgres://app:Pw'x@db, as a shell or a repr prints it), which
 # the two patterns above stop at. The run before the first quote or backslash cannot hold one, so a failed
 # try gives back nothing it could match with: at most two bounded runs per "://".
@@ -123,6 +129,9 @@ def _url_credential_spans(text: str) -> list[Span]:
     if "'" in text or "\\" in text:
         spans.extend((m.start("password"), m.end("password"), REDACTED, "url password", m.start())
                      for m in URL_QUOTED_PASSWORD.finditer(text))
+    if "#" in text:
+        spans.extend((m.start("password"), m.end("password"), REDACTED, "url password", m.start())
+                     for m in URL_RAW_AT_PASSWORD.finditer(text))
     odd = list(URL_ODD_PASSWORD.finditer(text))
     if not odd:
         return spans
