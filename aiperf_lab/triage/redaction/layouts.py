@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import functools
+import os
 import re
 
 from .assignments import (
@@ -893,6 +894,19 @@ def _pass_command_at(lower: str, start: int) -> int:
     return m.start() if m is not None else -1
 
 
+def _prefix_again(text: str, at: int, next_start: int) -> int:
+    """The length of the prefix a command's line (the command at `at`) and the next line start with, where it holds a
+    word (`n1: `, `trainer-0 main `, `[pod/x/main] `: a launcher's or log's, repeated; not the value after it, nor a
+    prompt's `$ ` alone): their common start up to its last blank, `:` or `]`; 0 where none."""
+    line_start = text.rfind("\n", 0, at) + 1
+    if at == line_start:
+        return 0
+    head = text[line_start:at]
+    common = os.path.commonprefix([head, text[next_start:next_start + len(head)]])
+    common = common[:max(common.rfind(" "), common.rfind("\t"), common.rfind(":"), common.rfind("]")) + 1]
+    return len(common) if any(c.isalnum() for c in common) else 0
+
+
 def _kubectl_secret_spans(text: str, lower: str) -> list[Span]:
     """The value on the line after a printed `kubectl get secret ... | base64 -d` or another store's print of a secret
     (KUBECTL_SECRET_LINE, read as a stream reads a piece's last line: its last 120 characters), as the stream's
@@ -921,7 +935,7 @@ def _kubectl_secret_spans(text: str, lower: str) -> list[Span]:
                         spans += _op_field_list_spans(text, newline + 1, listed.group("fields"), at)
                         at = lower.find(literal, newline)
                         continue
-                    m = NEXT_LINE_VALUE.match(text, newline + 1)
+                    m = NEXT_LINE_VALUE.match(text, newline + 1 + _prefix_again(text, at, newline + 1))
                     if (m and text.find("\n", newline + 1, m.end()) < 0 and not cannot_be_secret(m.group("value"))
                             and CONTINUED_FLAG.fullmatch(m.group("value")) is None
                             and (ALONE_ON_ITS_LINE.match(text, m.end()) is not None if literal != "kubectl"
