@@ -52,6 +52,16 @@ def test_the_secret_goes_behind_a_pods_prefix(form: str, prefix: str) -> None:
     _stream_agrees(prefixed, out)
 
 
+@pytest.mark.parametrize("other,prefix", [("pod/trainer-1 ", "pod/trainer-0 "), ("trainer-1 main ", "trainer-0 main ")])
+def test_a_netrc_block_among_another_pods_lines_goes(other: str, prefix: str) -> None:
+    # (stern and kubectl logs -l interleave their pods' lines: a line among another pod's still reads behind its prefix)
+    text = "".join(prefix + line + other + f"step {k}\n"
+                   for k, line in enumerate(FORMS[".netrc block"][0].splitlines(keepends=True)))
+    out = Redactor({}).text(text)
+    assert HP not in out and out.count(prefix) == 3 and out.count(other) == 3
+    _stream_agrees(text, out)
+
+
 @pytest.mark.parametrize("prefix", ["n1: ", "0: ", "[1,0]<stdout>:", "pod/trainer-0 ", "trainer-0 main "])
 def test_a_decoded_secret_goes_without_the_next_lines_prefix(prefix: str) -> None:
     text = _prefixed(prefix, FORMS["kubectl jsonpath | base64 -d"][0] + "step 1 done\n")

@@ -192,24 +192,35 @@ LINE_EDITS_MOST_LINES = 4096
 
 
 def _shared_prefix_hint(text: str) -> bool:
-    """Whether text may hold SHARED_PREFIX lines (where no PREFIX_HINTS is in it): its first line's is on a later line,
-    or it is one line (a stream's piece)."""
+    """Whether text may hold SHARED_PREFIX lines (where no PREFIX_HINTS is in it): it starts with one, and one of its kind
+    is on a later line (`\npod/`, stern's container name) or it is one line (a stream's piece)."""
     m = SHARED_PREFIX.match(text)
-    return m is not None and ("\n" + m.group() in text or text.find("\n") in (-1, len(text) - 1))
+    if m is None:
+        return False
+    kind = _shared_kind(m.group())
+    return (("\n" + kind if kind == "pod/" else kind) in text[m.end():] or text.find("\n") in (-1, len(text) - 1))
 
 
 def _shared_prefix(text: str, start: int, end: int) -> int:
-    """The length of text[start:end]'s (a line's) SHARED_PREFIX where the next line or the last one starts with the
-    same, or is not in text (a stream's piece may begin or end there: what it holds of the lines around is all it
-    can ask); 0 where none."""
+    """The length of text[start:end]'s (a line's) SHARED_PREFIX where the next line or the last one starts with one of
+    the same kind (`pod/x `, or stern's of the same container: pods' lines interleave), or is not in text (a stream's
+    piece may begin or end there: what it holds of the lines around is all it can ask); 0 where none."""
     m = SHARED_PREFIX.match(text, start, end)
     if m is None or m.end() == end:
         return 0
-    prefix = m.group()
-    if (end + 1 >= len(text) or text.startswith(prefix, end + 1) or not start
-            or text.startswith(prefix, text.rfind("\n", 0, start - 1) + 1)):
-        return len(prefix)
+    if end + 1 >= len(text) or not start:
+        return m.end() - start
+    kind = _shared_kind(m.group())
+    for at in (end + 1, text.rfind("\n", 0, start - 1) + 1):
+        other = SHARED_PREFIX.match(text, at)
+        if other is not None and _shared_kind(other.group()) == kind:
+            return m.end() - start
     return 0
+
+
+def _shared_kind(prefix: str) -> str:
+    """What two SHARED_PREFIX of one output share: `pod/`, or stern's container name."""
+    return "pod/" if prefix.startswith("pod/") else prefix[prefix.index(" "):]
 
 
 def _line_edits_in(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
