@@ -74,8 +74,8 @@ PEER_ENV_ITEM = re.compile(r"(?<![a-z0-9])(?:master[_-]?addr|rdzv[_-]endpoint|ho
                            r"[\"']?value[\"']?[ \t]{0,3}:[ \t]{0,3}[\"']?" + _PEER_NAME + _PEER_NAME_END)
 # An MPICH hostfile's line (`node17:8`: a name and its process count alone on a line; the name holds a digit or a `-`, so
 # a log's `epoch:3` is none), found from the line's break (and at the text's start)
-MPICH_HOSTFILE_LINE = re.compile(r"\n(?=[a-z][a-z0-9-]{0,62}(?:\.[a-z0-9-]{1,63}){0,8}:[0-9]{1,4}[ \t]*(?:\r?\n|\Z))"
-                                 + _PEER_NAME + ":")
+MPICH_HOSTFILE_LINE = re.compile(r"\n(?=[a-z.]{1,600}[0-9-])(?=[a-z][a-z0-9-]{0,62}(?:\.[a-z0-9-]{1,63}){0,8}:[0-9]{1,4}[ \t]*"
+                                 r"(?:\r?\n|\Z))" + _PEER_NAME + ":")
 PEER_NAME_ENDS_LINE = re.compile(r"(?:master[_-]?addr|rdzv[_-]endpoint|hostname|nodename)[\"']?[ \t]{0,3}\r?\n?\Z")
 K8S_NAME_SPLIT = re.compile(r"((?<![a-z0-9.-])[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63}){1,6}\.(?:svc|pod)(?:\.cluster\.local)?)"
                             r"(?![\w-])(?!\.[\w])")   # (the whole name, two labels at least before .svc: one group, for split())
@@ -308,7 +308,7 @@ def peer_names(lower: str) -> list[tuple[int, int]]:
         first = MPICH_HOSTFILE_LINE.match("\n" + lower[:640])
         for m, shift in [*([(first, -1)] if first else []), *((m, 0) for m in MPICH_HOSTFILE_LINE.finditer(lower))]:
             name = m.group("name")
-            if (any(c.isdigit() for c in name) or "-" in name) and name not in NOT_PEER_NAMES:
+            if name not in NOT_PEER_NAMES:   # (the name holds a digit or a `-`: the pattern's first lookahead)
                 found.append((m.start("name") + shift, m.end("name") + shift))
     if (first := K8S_SERVICE_NAME.search(lower)) is not None:   # a Kubernetes service's or pod's DNS name, from the
         _, starts, ends = _split_matches(K8S_NAME_SPLIT, lower, lower.rfind("\n", 0, first.start()) + 1)   # first's line

@@ -39,7 +39,7 @@ LOG_PREFIX = re.compile(
 # A launcher's prefix that plain words could be too, so one only where the line next to it (after, else before) starts
 # with the same: kubectl logs --prefix's `pod/trainer-0 ` and stern's `trainer-0 main ` (a pod's and a container's
 # names: lower-case DNS labels, the pod's with a `-`: `the model `, `Epoch 1 ` are none)
-SHARED_PREFIX = re.compile(r"pod/[a-z0-9][a-z0-9.-]{0,252} |[a-z0-9][a-z0-9.]{0,62}-[a-z0-9.-]{1,200} [a-z0-9][a-z0-9-]{0,62} ")
+SHARED_PREFIX = re.compile(r"pod/[a-z0-9][a-z0-9.-]{0,252} |[a-z0-9][a-z0-9.]{0,62}-[a-z0-9.-]{1,200}(?P<container> [a-z0-9][a-z0-9-]{0,62} )")
 # Where a text may hold a log prefix at a line's start (any of these: the first found ends the test)
 PREFIX_HINTS = ("]", ": ", "pid=", "INFO", "WARN", "ERROR", "DEBUG", " | ", "E       ", "CRITICAL", "FATAL", ":0", ":1", ":2", ":3", ":4",
                 ":5")
@@ -197,30 +197,28 @@ def _shared_prefix_hint(text: str) -> bool:
     m = SHARED_PREFIX.match(text)
     if m is None:
         return False
-    kind = _shared_kind(m.group())
-    return (("\n" + kind if kind == "pod/" else kind) in text[m.end():] or text.find("\n") in (-1, len(text) - 1))
+    kind = m.group("container") or "\npod/"
+    return kind in text[m.end():] or text.find("\n") in (-1, len(text) - 1)
 
 
 def _shared_prefix(text: str, start: int, end: int) -> int:
     """The length of text[start:end]'s (a line's) SHARED_PREFIX where the next line or the last one starts with one of
     the same kind (`pod/x `, or stern's of the same container: pods' lines interleave), or is not in text (a stream's
-    piece may begin or end there: what it holds of the lines around is all it can ask); 0 where none."""
+    piece may begin or end there: what it holds of the lines around is all it can ask); 0 where none. (A neighbour's
+    kind by string tests: its `pod/`, or its first blank then the container's name.)"""
     m = SHARED_PREFIX.match(text, start, end)
     if m is None or m.end() == end:
         return 0
     if end + 1 >= len(text) or not start:
         return m.end() - start
-    kind = _shared_kind(m.group())
+    container = m.group("container")
     for at in (end + 1, text.rfind("\n", 0, start - 1) + 1):
-        other = SHARED_PREFIX.match(text, at)
-        if other is not None and _shared_kind(other.group()) == kind:
+        if container is None:
+            if text.startswith("pod/", at):
+                return m.end() - start
+        elif (blank := text.find(" ", at, at + 264)) > at and text.startswith(container, blank):
             return m.end() - start
     return 0
-
-
-def _shared_kind(prefix: str) -> str:
-    """What two SHARED_PREFIX of one output share: `pod/`, or stern's container name."""
-    return "pod/" if prefix.startswith("pod/") else prefix[prefix.index(" "):]
 
 
 def _line_edits_in(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
