@@ -35,8 +35,8 @@
   Shapes: GitLab, Stripe, npm, SendGrid keys, any Authorization scheme, PuTTY and SSH2 keys, keys
   logged with a prefix, AccountKey=, sig=, Pwd=, pass=, pw=, .netrc.
 - With `redact_hosts`: host names (any case, and an FQDN's short name), this host's own addresses,
-  the SSH peer's addresses, peers named as hosts (MASTER_ADDR=, a hostfile, Kubernetes DNS names), every IPv4
-  address (zero-padded too) but those the text marks as versions, every IPv6
+  the SSH peer's addresses, peers named as hosts (MASTER_ADDR=, a Kubernetes env item, an MPI or MPICH
+  hostfile, Kubernetes DNS names), every IPv4 address (zero-padded too) but those the text marks as versions, every IPv6
   address, MAC addresses, GPU UUIDs and user names become stable placeholders (host-1, ip-1, mac-1,
   gpu-uuid-1, user-1: the same value gets the same placeholder everywhere).
 

@@ -16,7 +16,7 @@ from .names import (
     ANGLED_GENERATED, END_WORDS, NO_VOWEL_OR_FOUR_CONSONANTS, NOT_SECRET_KEY_KINDS, QUALIFIER_BEFORE, QUANTITY_WORDS, SECRET_PAIRS,
     _NAME_CHARACTERS, _secret_name_cached, _weak_flag_secret, cannot_be_secret, is_hex_key, is_named_location,
     is_secret_name, looks_generated, looks_like_password, name_words, names_a_key_file, opens_a_negation,
-    reads_as_words, says_absent, special_token_value, tells_when, CAMEL_RUN, negation_opens_sentence,
+    reads_as_words, says_absent, special_token_value, tells_when, CAMEL_RUN, negation_opens_sentence, SPACED_IN_BRACKETS,
     _reads_as_identifier, names_a_gcloud_secret, PLAIN_WORD, SENTENCE_GOES_ON, _negated_value_end, NegationMarks, name_word_tuple,
 )
 from .spans import REDACTED, REDACTED_LOWER, Span, has_any
@@ -49,7 +49,7 @@ _ASSIGNMENT_TAIL = (r"(?=(?P<rest>[a-z0-9_.-]{0,48}))(?P=rest)(?P<sep>\\?[\"']?[
                     # (a bytes value: b'X', rb'X', b'''X''', bytes('X', ...), bytearray( b'X' ), np.bytes_(b'X'), Go's
                     # []byte("X"), JavaScript's Buffer.from('X'))
                     r"(?P<quote>(?:(?:bytearray|memoryview|bytes|np\.bytes_|numpy\.bytes_|buffer\.from|\[\]byte)\([ \t]{0,4})?"
-                    r"(?:[rb]{1,2}(?=[\"'])|\\)?(?:'''|\"\"\"|[\"'])?)"
+                    r"(?:[rb]{1,2}(?=[\"'])|\\)?(?:'''|\"\"\"|[\"']|[<{][ \t]{1,4}(?=" + SPACED_IN_BRACKETS + r"))?)"
                     # (nsys joins environment entries with NUL; `no` then more: _negated_value_end)
                     r"(?P<value>[^\s'\",;\x00]{3,}|no(?=[ \t]))")
 SECRET_ASSIGNMENTS = [re.compile(keyword + _ASSIGNMENT_TAIL) for keyword in (
@@ -308,8 +308,8 @@ DEBIAN_ARCHITECTURES = frozenset({"amd64", "arm64", "i386", "armhf", "armel", "p
 
 def _names_a_type_or_field(value: str) -> bool:
     bare = value.rstrip(")]")
-    return (TYPE_ANNOTATION.fullmatch(bare) is not None or FORMAT_FIELD.fullmatch(bare) is not None
-            or value.rstrip(".") in DEBIAN_ARCHITECTURES)
+    return (TYPE_ANNOTATION.fullmatch(bare) is not None or FORMAT_FIELD.fullmatch(bare) is not None and not looks_generated(
+        bare.strip("{}")) or value.rstrip(".") in DEBIAN_ARCHITECTURES)   # (`{Zq8vN2mK5pL9xR4t}`: no field's name)
 
 
 # A call, as a traceback's source line or `python -c` prints it under a secret's name (`next_token =

@@ -165,10 +165,14 @@ def _secret_flag_cached(flag: str) -> bool:
     return is_secret_flag(flag)
 
 
+# A shell's operator or a table's bar after a flag (`--api-key | tee log`, a markdown row `| --api-key | X |`): no value
+SHELL_OPERATORS = frozenset({"|", "||", "|&", "&", "&&", ">", ">>", "&>", "2>", "2>&1", ">&2", "1>&2"})
+
+
 def _printed_flag_value_kept(value: str) -> bool:
     value = value.rstrip(",;)]}")
     return (not value or cannot_be_secret(value) or value.lower() in NOT_A_FLAG_SECRET or value.lower() in AUTH_SCHEMES
-            or value[0] in "$%<"
+            or value[0] in "$%<" or value in SHELL_OPERATORS
             or value.lower() == REDACTED_LOWER or is_named_location(value)   # (`--password /eIrB8jp/vI1sS` is none)
             or names_a_key_file(value)   # (`openssl req -key key.pem`)
             or SECRET_MOUNT_SPEC.fullmatch(value) is not None)   # docker build --secret id=npm,src=/run/npmrc

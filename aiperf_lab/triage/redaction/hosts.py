@@ -69,6 +69,14 @@ PEER_SETTING = re.compile(r"(?:(?<![a-z0-9])(?:master[_-]?addr|rdzv[_-]endpoint|
 PEER_SETTING_WORDS = ("master", "rdzv", "hostname", "nodename", "nodelist")
 HOSTFILE_LINE = re.compile(r"(?<![^\s])" + _PEER_NAME + r"[ \t]{1,8}(?:max[_-])?slots=[0-9]{1,4}"
                            r"(?:[ \t]{1,8}max[_-]slots=[0-9]{1,4})?[ \t]*(?=\r?\n|\Z)")
+# (a Kubernetes env list's item: `- name: MASTER_ADDR` over `  value: gpu-node-12`)
+PEER_ENV_ITEM = re.compile(r"(?<![a-z0-9])(?:master[_-]?addr|rdzv[_-]endpoint|hostname|nodename)[\"']?[ \t]{0,3}\r?\n[ \t]{0,64}"
+                           r"[\"']?value[\"']?[ \t]{0,3}:[ \t]{0,3}[\"']?" + _PEER_NAME + _PEER_NAME_END)
+# An MPICH hostfile's line (`node17:8`: a name and its process count alone on a line; the name holds a digit or a `-`, so
+# a log's `epoch:3` is none), found from the line's break (and at the text's start)
+MPICH_HOSTFILE_LINE = re.compile(r"\n(?=[a-z.]{1,600}[0-9-])(?=[a-z][a-z0-9-]{0,62}(?:\.[a-z0-9-]{1,63}){0,8}:[0-9]{1,4}[ \t]*"
+                                 r"(?:\r?\n|\Z))" + _PEER_NAME + ":")
+PEER_NAME_ENDS_LINE = re.compile(r"(?:master[_-]?addr|rdzv[_-]endpoint|hostname|nodename)[\"']?[ \t]{0,3}\r?\n?\Z")
 K8S_NAME_SPLIT = re.compile(r"((?<![a-z0-9.-])[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63}){1,6}\.(?:svc|pod)(?:\.cluster\.local)?)"
                             r"(?![\w-])(?!\.[\w])")   # (the whole name, two labels at least before .svc: one group, for split())
 K8S_SERVICE_NAME = re.compile(r"\.(?:svc|pod)(?<=[a-z0-9-]\.svc|[a-z0-9-]\.pod)(?:\.cluster\.local)?(?![\w-])(?!\.[\w])")
@@ -279,14 +287,29 @@ def _name_start(lower: str, dot: int, low: int = 0) -> int:
     return dot - name.end() if name else dot + 1
 
 
+def peer_env_item_hold(text: str, start: int, end: int) -> int:
+    """Where a stream holds a line ending in a peer setting's name (`- name: MASTER_ADDR`), its value on the next line
+    (PEER_ENV_ITEM): the line's start; `end` where it ends otherwise."""
+    tail = text[max(start, end - 24):end].lower()
+    return start if ("addr" in tail or "name" in tail or "endpoint" in tail) and PEER_NAME_ENDS_LINE.search(tail) else end
+
+
 def peer_names(lower: str) -> list[tuple[int, int]]:
     """Where (lower-cased) text names its peers as hosts (PEER_SETTING, HOSTFILE_LINE, K8S_SERVICE_NAME): each name's
     start and end."""
     found: list[tuple[int, int]] = []
     if has_any(lower, PEER_SETTING_WORDS):   # a launcher's rendezvous setting
         found += [m.span("name") for m in PEER_SETTING.finditer(lower) if m.group("name") not in NOT_PEER_NAMES]
+        if has(lower, "value"):
+            found += [m.span("name") for m in PEER_ENV_ITEM.finditer(lower) if m.group("name") not in NOT_PEER_NAMES]
     if has(lower, "slots="):   # an MPI hostfile's lines
         found += [m.span("name") for m in HOSTFILE_LINE.finditer(lower) if m.group("name") not in NOT_PEER_NAMES]
+    if ":" in lower:   # an MPICH hostfile's lines (the text's first line read as after a break)
+        first = MPICH_HOSTFILE_LINE.match("\n" + lower[:640])
+        for m, shift in [*([(first, -1)] if first else []), *((m, 0) for m in MPICH_HOSTFILE_LINE.finditer(lower))]:
+            name = m.group("name")
+            if name not in NOT_PEER_NAMES:   # (the name holds a digit or a `-`: the pattern's first lookahead)
+                found.append((m.start("name") + shift, m.end("name") + shift))
     if (first := K8S_SERVICE_NAME.search(lower)) is not None:   # a Kubernetes service's or pod's DNS name, from the
         _, starts, ends = _split_matches(K8S_NAME_SPLIT, lower, lower.rfind("\n", 0, first.start()) + 1)   # first's line
         found += zip(starts, ends)

@@ -338,12 +338,16 @@ def _value_pieces(text: str, value: str, needles: list[tuple[int, str, str]], ga
             if 0 < whole - after - right < FRAGMENT:  # the rest of the secret, short: maybe on the next line
                 tail = value[after + right:]
                 rest = end + (2 if text.startswith("\r\n", end) else 1 if text.startswith("\n", end) else 0)
-                if rest > end and text.startswith(tail, rest):
+                if rest > end and tail[0] == " " and not text.startswith(tail, rest):
+                    tail = tail[1:]   # (a passphrase's line broken at a blank: the break stands for the blank)
+                if rest > end and tail and text.startswith(tail, rest):
                     spans.append((rest, rest + len(tail), REDACTED, KNOWN_VALUE, begin))
             if 0 < offset - left < FRAGMENT and (begin == 0 or text[begin - 1] == "\n"):
                 head = value[:offset - left]
                 before = begin - 1 - (text[begin - 2:begin - 1] == "\r")
-                if before >= len(head) and text.startswith(head, before - len(head)):
+                if head[-1] == " " and not text.startswith(head, before - len(head)):
+                    head = head[:-1]
+                if head and before >= len(head) and text.startswith(head, before - len(head)):
                     spans.append((before - len(head), before, REDACTED, KNOWN_VALUE, before - len(head)))
             at = end
         if found:

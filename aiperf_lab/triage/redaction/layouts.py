@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import functools
+import os
 import re
 
 from .assignments import (
@@ -510,7 +511,8 @@ def _tool_listing_spans(text: str) -> list[Span]:
 # (behind a log prefix: `[rank0]: | token | X |`, `... INFO | token | X |`; a bar after a digit and a blank is a progress
 # line's, `1200/5000 | consumed ...`, and is not read)
 PIPE_ROW = re.compile(r"\|(?:(?<=^\|)|(?<=[\n|]\|)|(?<=[\]:] \|)|(?<=INFO \|)|(?<=WARN \|)|(?<=NING \|)|(?<=ERROR \|)|(?<=DEBUG \|))[ \t]{0,8}(?P<name>(?:--?)?[A-Za-z_][\w.-]{0,63})[ \t]{0,64}\|[ \t]{0,8}"
-                      r"(?P<value>[^|\s]{1,4096})[ \t]{0,256}\|{1,2}(?=[ \t]*(?:\r?\n|\Z)|[^\n]{0,4096}\|[ \t]*(?:\r?\n|\Z))")
+                      r"(?:(?P<value>[^|\s]{1,4096})[ \t]{0,256}\|{1,2}(?=[ \t]*(?:\r?\n|\Z)|[^\n]{0,4096}\|[ \t]*(?:\r?\n|\Z))"
+                      r"|(?=[ \t]*\r?(?:\n|\Z)))")   # (or the row's one cell: `| q7Lm2Xk9...Ko4 |`, its name group the cell)
 # (rich's and other box-drawing tables: `│ password       │ X │`, the row indented or behind a log prefix, more cells
 # after it, rich's heavy and double bars `┃`, `║`; every bar tried as a row's first: the match is the bar alone)
 BOX_BARS = "\u2502\u2503\u2551"
@@ -520,6 +522,7 @@ BOX_ROW = re.compile(r"[\u2502\u2503\u2551](?=[ \t]{0,8}(?P<name>(?:--?)?[A-Za-z
 # `│ q7Lm2Xk9...Ko4 │`; the closing bar looked at, not taken, so the next cell is read too; letters, digits and `_`
 # alone: a framed certificate's base64 lines are no secret, and a text with a BEGIN line is not read so)
 BOX_CELL_TOKEN = re.compile(r"[\u2502\u2503\u2551][ \t]{0,8}(?P<value>[A-Za-z0-9_]{40,256})(?=[ \t]{0,256}[\u2502\u2503\u2551])")
+BOX_CELL_VALUE = re.compile(r"[A-Za-z0-9_]{40,256}")
 AWS_TEXT_CREDENTIALS = re.compile(r"CREDENTIALS\t[^\t\n]{1,256}\t[^\t\n]{1,64}\t(?P<secret>[^\t\n]{1,4096})\t(?P<token>[^\t\n]{1,8192})")
 AZ_KEY_JSON = re.compile(r"\"keyName\"[ \t]{0,4}:[ \t]{0,4}\"[^\"\n]{0,64}\"[^{}]{0,512}?\"value\"[ \t]{0,4}:[ \t]{0,4}"
                          r"\"(?P<value>[^\"\n]{8,4096})\"")
@@ -574,6 +577,13 @@ def _cloud_cli_spans(text: str) -> list[Span]:
     if "|" in text:
         for m in PIPE_ROW.finditer(text):
             value = m.group("value")
+            # (a generated value alone in a cell, whatever the cell beside it says, as BOX_CELL_TOKEN reads a box's: the
+            # row's one cell is its name group)
+            cell = "value" if value is not None else "name"
+            if len(m.group(cell)) >= 40 and BOX_CELL_VALUE.fullmatch(m.group(cell)) and _looks_generated_cached(m.group(cell)):
+                spans.append((m.start(cell), m.end(cell), REDACTED, "generated value", m.start()))
+            if value is None:
+                continue
             if text[m.start() - 1:m.start()] in (" ", "\t") and text.rfind("|", text.rfind("\n", 0, m.start()) + 1,
                                                                            m.start()) >= 0:
                 continue   # (a row behind a log prefix starts at the line's first bar: not a cell in the middle)
@@ -904,6 +914,19 @@ def _prints_secret_variable(tail: str) -> bool:
     return m is not None and _secret_name_cached(m.group("name"))
 
 
+def _prefix_again(text: str, at: int, next_start: int) -> int:
+    """The length of the prefix a command's line (the command at `at`) and the next line start with, where it holds a
+    word (`n1: `, `trainer-0 main `, `[pod/x/main] `: a launcher's or log's, repeated; not the value after it, nor a
+    prompt's `$ ` alone): their common start up to its last blank, `:` or `]`; 0 where none."""
+    line_start = text.rfind("\n", 0, at) + 1
+    if at == line_start:
+        return 0
+    head = text[line_start:at]
+    common = os.path.commonprefix([head, text[next_start:next_start + len(head)]])
+    common = common[:max(common.rfind(" "), common.rfind("\t"), common.rfind(":"), common.rfind("]")) + 1]
+    return len(common) if any(c.isalnum() for c in common) else 0
+
+
 def _kubectl_secret_spans(text: str, lower: str) -> list[Span]:
     """The value on the line after a printed `kubectl get secret ... | base64 -d` or another store's print of a secret
     (KUBECTL_SECRET_LINE, read as a stream reads a piece's last line: its last 120 characters), as the stream's
@@ -933,7 +956,7 @@ def _kubectl_secret_spans(text: str, lower: str) -> list[Span]:
                         spans += _op_field_list_spans(text, newline + 1, listed.group("fields"), at)
                         at = lower.find(literal, newline)
                         continue
-                    m = NEXT_LINE_VALUE.match(text, newline + 1)
+                    m = NEXT_LINE_VALUE.match(text, newline + 1 + _prefix_again(text, at, newline + 1))
                     if (m and text.find("\n", newline + 1, m.end()) < 0 and not cannot_be_secret(m.group("value"))
                             and CONTINUED_FLAG.fullmatch(m.group("value")) is None
                             and (ALONE_ON_ITS_LINE.match(text, m.end()) is not None if literal != "kubectl"

@@ -36,6 +36,10 @@ LOG_PREFIX = re.compile(
     r"|[0-9]{1,5}: "                                                                  # srun --label's `0: `
     r"|[A-Za-z][\w.-]{0,62}[0-9]: "                                                  # pdsh's, DeepSpeed's `node1: `
     rf"|{_PIECE}(?:[ \t]{{1,4}}{_PIECE}){{0,4}}(?:[ \t]|(?<=[:\]])))")
+# A launcher's prefix that plain words could be too, so one only where the line next to it (after, else before) starts
+# with the same: kubectl logs --prefix's `pod/trainer-0 ` and stern's `trainer-0 main ` (a pod's and a container's
+# names: lower-case DNS labels, the pod's with a `-`: `the model `, `Epoch 1 ` are none)
+SHARED_PREFIX = re.compile(r"pod/[a-z0-9][a-z0-9.-]{0,252} |[a-z0-9][a-z0-9.]{0,62}-[a-z0-9.-]{1,200}(?P<container> [a-z0-9][a-z0-9-]{0,62} )")
 # Where a text may hold a log prefix at a line's start (any of these: the first found ends the test)
 PREFIX_HINTS = ("]", ": ", "pid=", "INFO", "WARN", "ERROR", "DEBUG", " | ", "E       ", "CRITICAL", "FATAL", ":0", ":1", ":2", ":3", ":4",
                 ":5")
@@ -75,11 +79,14 @@ def _marks(found: tuple[str, ...]) -> re.Pattern[str]:
 
 def without_log_prefix(line: str) -> str:
     """line as its window's view reads it (without its colour codes, its log prefix, its quotes and escapes), for a
-    stream's hold, which judges a line as the rules will read it."""
+    stream's hold, which judges a line as the rules will read it (holding one more is harmless)."""
     if "\x1b" in line:
         line = CSI.sub("", line)
     newline = line.rstrip("\r\n")
     edits = _line_edits(line, 0, len(newline)) if newline else []
+    if not edits and (m := SHARED_PREFIX.match(newline)) is not None and m.end() < len(newline):
+        # (a launcher's prefix only where the next line has it too: unknown here, so the line is judged as behind one)
+        edits = _line_edits(line, 0, len(newline), m.end())
     if not edits:
         return line
     out, at = [], 0
@@ -94,7 +101,7 @@ def line_view_windows(text: str, lower: str, words: frozenset[str] | None = None
                       ) -> list[tuple[int, int, list[tuple[int, int, str]]]]:
     """The windows (start, end, the view's edits in the window's own offsets) to be read as views; none for most
     texts. (`words`: those of GATE_WORDS, at least, that lower holds, where the caller looked for them already.)"""
-    prefixed = any(hint in text for hint in PREFIX_HINTS)
+    prefixed = any(hint in text for hint in PREFIX_HINTS) or _shared_prefix_hint(text)
     quoted = any(hint in text for hint in QUOTE_HINTS)
     if not (prefixed or quoted):
         return []
@@ -116,7 +123,7 @@ def line_view_windows(text: str, lower: str, words: frozenset[str] | None = None
             continue
         newline = text.find("\n", at)
         if line_start not in read:
-            edits = read[line_start] = _line_edits_own(text, line_start, newline if newline >= 0 else len(text))
+            edits = read[line_start] = _line_edits_in(text, line_start, newline if newline >= 0 else len(text))
             if edits:
                 candidates.append(line_start)
             elif newline >= 0 and text.startswith(line := text[line_start:newline + 1], newline + 1):
@@ -165,7 +172,7 @@ def line_view_windows(text: str, lower: str, words: frozenset[str] | None = None
             line_end = end if newline < 0 else newline
             line = read.get(at)
             if line is None:
-                line = _line_edits_own(text, at, line_end)
+                line = _line_edits_in(text, at, line_end)
             if line:   # (a line's own offsets placed in the window's)
                 shift = at - start
                 edits += [(a + shift, b + shift, r) for a, b, r in line]
@@ -182,6 +189,46 @@ LINE_EDITS: dict[str, list[tuple[int, int, str]]] = {}
 LINE_EDITS_MOST_CHARS = 512
 LINE_EDITS_MOST_EDITS = 32
 LINE_EDITS_MOST_LINES = 4096
+
+
+def _shared_prefix_hint(text: str) -> bool:
+    """Whether text may hold SHARED_PREFIX lines (where no PREFIX_HINTS is in it): it starts with one, and one of its kind
+    is on a later line (`\npod/`, stern's container name) or it is one line (a stream's piece)."""
+    m = SHARED_PREFIX.match(text)
+    if m is None:
+        return False
+    kind = m.group("container") or "\npod/"
+    return kind in text[m.end():] or text.find("\n") in (-1, len(text) - 1)
+
+
+def _shared_prefix(text: str, start: int, end: int) -> int:
+    """The length of text[start:end]'s (a line's) SHARED_PREFIX where the next line or the last one starts with one of
+    the same kind (`pod/x `, or stern's of the same container: pods' lines interleave), or is not in text (a stream's
+    piece may begin or end there: what it holds of the lines around is all it can ask); 0 where none. (A neighbour's
+    kind by string tests: its `pod/`, or its first blank then the container's name.)"""
+    m = SHARED_PREFIX.match(text, start, end)
+    if m is None or m.end() == end:
+        return 0
+    if end + 1 >= len(text) or not start:
+        return m.end() - start
+    container = m.group("container")
+    for at in (end + 1, text.rfind("\n", 0, start - 1) + 1):
+        if container is None:
+            if text.startswith("pod/", at):
+                return m.end() - start
+        elif (blank := text.find(" ", at, at + 264)) > at and text.startswith(container, blank):
+            return m.end() - start
+    return 0
+
+
+def _line_edits_in(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
+    """_line_edits_own, or where the line has none, those behind a launcher's prefix its neighbour repeats
+    (SHARED_PREFIX: what the line does not tell alone, so not remembered by the line)."""
+    edits = _line_edits_own(text, start, end)
+    if edits or not (shared := _shared_prefix(text, start, end)):
+        return edits
+    line = text[start:end]
+    return _line_edits(line, 0, len(line), shared)
 
 
 def _line_edits_at(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
@@ -229,13 +276,17 @@ def _json_strings(text: str, start: int, end: int):
         at = text.find('"', close + 1, end)
 
 
-def _line_edits(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
-    """The edits of one line's view (text[start:end], without its newline): its log prefix cut; a quoted line's
-    quotes (a JSON record: all but its longest string value) cut and its escapes decoded. None: a plain line."""
+def _line_edits(text: str, start: int, end: int, shared: int = 0) -> list[tuple[int, int, str]]:
+    """The edits of one line's view (text[start:end], without its newline): its log prefix (or the `shared` characters
+    at its start: _shared_prefix) cut; a quoted line's quotes (a JSON record: all but its longest string value) cut and
+    its escapes decoded. None: a plain line."""
     edits: list[tuple[int, int, str]] = []
     at = start
-    m = LOG_PREFIX.match(text, start, end)
-    if m is not None and m.end() < end:
+    m = None if shared else LOG_PREFIX.match(text, start, end)
+    if shared:
+        edits.append((start, start + shared, ""))
+        at = start + shared
+    elif m is not None and m.end() < end:
         edits.append((start, m.end(), ""))
         at = m.end()
     q = QUOTED_LINE.match(text, at, end)

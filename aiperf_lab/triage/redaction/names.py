@@ -165,6 +165,12 @@ def names_special_token(name: str) -> bool:
 ANGLED_GENERATED = r"(?=[A-Za-z0-9]{8,64}>)(?=[A-Za-z0-9]{0,63}[0-9])(?=[A-Za-z0-9]{0,63}[a-z])[A-Za-z0-9]{1,63}?[A-Z]"
 
 
+# A value set apart by blanks inside brackets (`password: < Zq8vN2mK5pL9xR4t >`, `token: { Zq8vN2mK5pL9xR4t }`): one
+# word of 8 to 64 key characters, then the closing bracket (a pattern's piece, after the opening one and its blanks;
+# the value is judged as any is: `< hidden >`, `{ get_password() }` stay)
+SPACED_IN_BRACKETS = r"[A-Za-z0-9+/=_.-]{8,64}[ \t]{1,4}[>}]"
+
+
 def special_token_value(name: str, value: str) -> bool:
     """A special token's marker under its name (see SPECIAL_TOKEN_KINDS)."""
     return SPECIAL_TOKEN_VALUE.fullmatch(value) is not None and names_special_token(name)

@@ -77,6 +77,10 @@ LINE_VIEW_DEPTH: contextvars.ContextVar[int] = contextvars.ContextVar("line_view
 NOT_TEXT = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
 # GitHub Actions' `::add-mask::VALUE`: a workflow names VALUE a secret (the runner masks it in its own log; a log printed
 # by the workload, or the step's command echoed, still holds it)
+# A value of words with single blanks between (`correct horse battery staple`: a passphrase), whose halves are printed
+# over two lines as any value's are; not a document (JSON, a command line): its quotes' and braces' pieces are any
+# other document's too.
+PASSPHRASE = re.compile(r"[^\s\"'{}\[\]<>=,:;]{1,64}(?: [^\s\"'{}\[\]<>=,:;]{1,64}){1,15}")
 ADD_MASK = re.compile(r"::add-mask::(?P<value>[^\s][^\r\n]{0,4095})")
 
 
@@ -160,7 +164,8 @@ class Redactor:
         chunks = {chunk for value in self._secret_values if " " in value or "\n" in value
                   for chunk in value.split() if len(chunk) >= 2 * FRAGMENT}
         for value in [*self._secret_values, *sorted((wrapped | chunks) - set(self._secret_values), key=len, reverse=True)]:
-            if "\n" in value or "://" in value or " " in value or is_named_location(value):
+            if "\n" in value or "://" in value or " " in value and not PASSPHRASE.fullmatch(value) or is_named_location(
+                    value):
                 continue
             split_values.append(value)
             if 8 <= len(value) < 2 * FRAGMENT:
