@@ -314,8 +314,8 @@ def _names_harmless_key(text: str, start: int) -> bool:
 
 
 class _HarmlessValues(dict):
-    """value -> whether it cannot be a secret whatever its name says (secret=False, token: 0,
-    gpu_pw=350.2, a path, one already redacted); worked out once per value (a log repeats them)."""
+    """value -> whether it cannot be a secret whatever its name says (secret=False, token: 0, gpu_pw=350.2, a path, one
+    already redacted), worked out once per value (a log repeats them); and (indent, line) -> _continued_scalar's verdict."""
 
     def __missing__(self, value: str) -> bool:
         verdict = self[value] = (value.lower() == REDACTED_LOWER or (value[0] in "/~." and is_named_location(value))
