@@ -19,7 +19,7 @@ from .names import (
     reads_as_words, says_absent, special_token_value, tells_when, CAMEL_RUN, negation_opens_sentence, SPACED_IN_BRACKETS,
     _reads_as_identifier, names_a_gcloud_secret, PLAIN_WORD, SENTENCE_GOES_ON, _negated_value_end, NegationMarks, name_word_tuple,
 )
-from .spans import REDACTED, REDACTED_LOWER, Span, has_any
+from .spans import PREFIX_DIGITS, REDACTED, REDACTED_LOWER, Span, copies_passed, has_any
 from .store_prints import KUBECTL_SECRET_PRINT
 
 
@@ -260,8 +260,8 @@ def _names_harmless_key(text: str, start: int) -> bool:
 
 
 class _HarmlessValues(dict):
-    """value -> whether it cannot be a secret whatever its name says (secret=False, token: 0,
-    gpu_pw=350.2, a path, one already redacted); worked out once per value (a log repeats them)."""
+    """value -> whether it cannot be a secret whatever its name says (secret=False, token: 0, gpu_pw=350.2, a path, one
+    already redacted), worked out once per value (a log repeats them); and (indent, line) -> _continued_scalar's verdict."""
 
     def __missing__(self, value: str) -> bool:
         verdict = self[value] = (value.lower() == REDACTED_LOWER or (value[0] in "/~." and is_named_location(value))
@@ -479,8 +479,10 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
             if "\n" in sep and (behind := _value_is_log_prefix(text, m.start(), value_start)):
                 # `app-1  | password:` / `app-1  |   X`: the next line's log prefix is no value; X, indented under the
                 # name, is (a block scalar's lines: _prefixed_block_spans)
-                if "|" in sep or ">" in sep:
-                    continue   # (a block scalar's header: its lines are _prefixed_block_spans'; no look at the next line)
+                if "|" in sep or ">" in sep:   # (a block scalar's header: its lines are _prefixed_block_spans'; no look at
+                    if resume := copies_passed(text, lower, pattern, m):   # the next line; the same line's copies after
+                        matches = pattern.finditer(lower, resume)   # it that are judged as it was: passed over)
+                    continue
                 nested = PREFIXED_NEXT_VALUE.match(text, behind[0])
                 if (nested is None or len(nested.group("indent")) <= behind[1]
                         or nested.group("value").endswith(":") or nested.group("value") == "-"):
@@ -753,12 +755,12 @@ def _continued_scalar(text: str, start: int, value_end: int, harmless: _Harmless
     indent = len(text[line_start:start]) - len(text[line_start:start].lstrip(" \t"))
     at = text.find("\n", value_end) + 1
     for _ in range(CONTINUED_SCALAR_LINES):
-        end = text.find("\n", at)
-        line = text[at:end if end >= 0 else len(text)].rstrip("\r")
-        content = line.lstrip(" \t")
-        depth = len(line) - len(content)
-        if (depth <= indent or not content or content[0] in "#-" or content.endswith(":") or ": " in content
-                or any(c.isspace() for c in content) or harmless[content] or not any(c.isalnum() for c in content)):
+        line = text[at:len(text) if (end := text.find("\n", at)) < 0 else end].rstrip("\r")
+        if (depth := harmless.get((indent, line))) is None:   # (a line's verdict once per indent and line, by the values')
+            depth = len(line) - len((content := line.lstrip(" \t")))
+            depth = harmless[indent, line] = -1 if (depth <= indent or not content or content[0] in "#-" or content.endswith(":")
+                or ": " in content or any(c.isspace() for c in content) or harmless[content] or not any(c.isalnum() for c in content)) else depth
+        if depth < 0:
             return   # (a YAML error's caret `^` under the value: no letter nor digit, no secret)
         append((at + depth, at + len(line), REDACTED, "secret-named value", start))
         if end < 0:
@@ -922,9 +924,6 @@ def _assignment_run_replacement(run: str) -> str:
     if ":" in run:
         run = ASSIGNMENT_RUN_COLON.sub(":" + REDACTED, run)
     return run
-
-
-PREFIX_DIGITS = str.maketrans("123456789", "000000000")
 
 
 PREFIXED_NEXT_VALUE = re.compile(r"(?P<indent>[ \t]{1,64})[\"']?(?P<value>-(?= )|[^\s'\",;\x00]{3,4096})")

@@ -148,11 +148,14 @@ def _yaml_block_spans(text: str) -> list[Span]:
                 name = key.group("name")[::-1] if key is not None else ""
                 secret = flow_names[window] = (name if name and (name[0].isalpha() or name[0] == "_")
                                                and (_secret_name_cached(name) or _names_token_list(name)) else "")
-            if not secret or (bracket == "[" and says_absent(text[at - 1:close + 1])):
-                continue   # (`password: [not set]`: says there is none)
+            if not secret:
+                continue
             items = text[at:close]
             code = text[m.start()] == "="   # `passwords = [...]`: code, where a bare item is a variable's name
             if (found := flow_kept.get((bracket + items, code, secret))) is None:   # (each judged once per secret's name)
+                if bracket == "[" and says_absent(f"[{items}]"):   # (the list's text alone decides: once a distinct one)
+                    flow_kept[bracket + items, code, secret] = []
+                    continue   # (`password: [not set]`: says there is none)
                 if (found := flow_items.get((bracket + items, code))) is None:
                     found = flow_items[bracket + items, code] = (_flow_item_spans(items, harmless, code) if bracket == "["
                                                                  else _flow_mapping_spans(items, harmless, code))

@@ -584,3 +584,29 @@ def _minus(starts: list[int], n: int) -> list[int]:
     lows = list(map(operator.sub, starts, itertools.repeat(n)))
     lows[:bisect.bisect_left(starts, n)] = itertools.repeat(0, bisect.bisect_left(starts, n))
     return lows
+
+
+PREFIX_DIGITS = str.maketrans("123456789", "000000000")   # (a log prefix's shape: its digits free, times differ line to line)
+
+
+def copies_passed(text: str, lower: str, pattern: re.Pattern[str], m: re.Match[str]) -> int:
+    """Where a loop over pattern's matches in lower (text lower-cased) may go on after m when m starts on a line that
+    repeats right after itself and ends on the next one, and the loop's verdict on m reads only those two lines: copy k
+    of m (m moved down k lines) is then found and judged as m is, for k = 1 .. c - 3 where lines 0 .. c are copies (the
+    search after copy k reads lines k to k + 3 at most; the search after m is checked to find copy 1). 0 where no copy is
+    passed over (a search and at most four line tests: the loop's cost per match stays bounded)."""
+    line_start = text.rfind("\n", 0, m.start()) + 1
+    line_end = text.find("\n", m.start()) + 1
+    step = line_end - line_start
+    if not line_end or m.end() >= line_end + step:
+        return 0
+    line, folded = text[line_start:line_end], lower[line_start:line_end]
+    if not all(text.startswith(line, at) and lower.startswith(folded, at) for at in range(line_end, line_end + 4 * step, step)):
+        return 0
+    after = pattern.search(lower, m.end())
+    if after is None or after.regs != tuple((a + step, b + step) if a >= 0 else (a, b) for a, b in m.regs):
+        return 0
+    at = line_end + 4 * step
+    while text.startswith(line, at) and lower.startswith(folded, at):
+        at += step
+    return m.end() + ((at - line_start) // step - 4) * step
