@@ -128,8 +128,9 @@ def cuda_gpu_kern_gb_sum(db: NsysDatabase, variant: str = "demangled") -> Table:
     """CUDA GPU Kernel/Grid/Block Summary: kernels grouped by name, grid and block dimensions."""
     db.require("StringIds", what="StringIds table")
     db.require(KERNEL, what="CUDA kernel data")
-    db.check(KERNEL, GRID_BLOCK)
     groups = _kernel_groups(db, variant, ", ".join(GRID_BLOCK))
+    if not all(type(v) is int for key in groups for v in key[1:]):   # (the groups' keys hold every distinct value)
+        db.check(KERNEL, GRID_BLOCK)
     stats = []
     for key in sorted(groups):  # the GROUP BY order: name, then the dimensions
         stats.append((key, duration_summary(groups[key])))
