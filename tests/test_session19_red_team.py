@@ -6,6 +6,8 @@
    "GridXYZ") in "internal error" (exit 1); a text in staticSharedMemory or dynamicSharedMemory ended
    cuda_gpu_trace (its MB). These columns are now checked, as the others are, by the reports that read them
    (not by the overview's scan of the whole kernel table, which does not read them).
+2. `aiperf-stats -o X` where X is a file, a link to a file, a dangling or a looping link said mkdir's
+   "cannot write to X: File exists"; it says "not a folder", as aiperf-triage --output does (h17r's E5).
 """
 
 from __future__ import annotations
@@ -65,3 +67,21 @@ def test_the_overview_does_not_check_the_columns_it_does_not_read(tmp_path, caps
     code, out, err = _stats([_export_with(tmp_path, "gridX", "x")], capsys)
     assert code == 0, err
     assert "CUDA GPU Kernel Summary" in out
+
+
+@pytest.mark.parametrize("kind", ["file", "link to a file", "dangling link", "looping link"])
+def test_aiperf_stats_output_that_is_no_folder_says_so(tmp_path, capsys, kind):
+    """`-o X` where X is no folder: "not a folder", as aiperf-triage --output says, not mkdir's "File exists"."""
+    out = tmp_path / "out"
+    if kind == "file":
+        out.write_text("x")
+    elif kind == "link to a file":
+        (tmp_path / "f").write_text("x")
+        out.symlink_to(tmp_path / "f")
+    elif kind == "dangling link":
+        out.symlink_to(tmp_path / "nowhere" / "x")
+    else:
+        out.symlink_to(out)
+    code, _out, err = _stats([NCCL_RANK0, "--report", "cuda_gpu_kern_sum", "-o", out], capsys)
+    assert (code, err.count("\n")) == (2, 1), err
+    assert err.endswith(f"cannot write to {out}: not a folder\n")
