@@ -160,8 +160,12 @@ def _run(argv: list[str]) -> int:
         try:
             paths = write_tables(tables, Path(args.output), stem, fmt)
         except OSError as exc:
-            # the table's own name when renaming onto it failed (a folder already has that name), not the folder
-            raise InputError(f"cannot write to {exc.filename2 or args.output}: {exc.strerror or exc}") from None
+            # the table's own name when renaming onto it failed (a folder already has that name), not the folder;
+            # mkdir says "File exists" of a file, a link to one, a dangling or looping link at the folder's name
+            why = exc.strerror or exc
+            if isinstance(exc, FileExistsError) and not exc.filename2 and not Path(args.output).is_dir():
+                why = "not a folder"
+            raise InputError(f"cannot write to {exc.filename2 or args.output}: {why}") from None
         print("\n".join(printable(str(p)) for p in paths))
     elif fmt == "csv":
         for i, table in enumerate(tables):

@@ -62,6 +62,17 @@ COLUMN_TYPES: dict[str, dict[str, str]] = {
     "META_DATA_EXPORT": {"name": _TEXT_OR_NULL, "value": _TEXT_OR_NULL},
     "EXPORT_META_DATA": {"name": _TEXT_OR_NULL, "value": _TEXT_OR_NULL},
 }
+# Columns only some reports read: checked when one asks for them by name (db.check(KERNEL, GRID_BLOCK)), never in a
+# table's full check, so the overview's scan of a large kernel table does not pay for them. A text or a real in a grid
+# dimension ended cuda_gpu_kern_gb_sum (sorting) and cuda_kern_exec_trace (formatting) in "internal error", a text in
+# a shared memory size cuda_gpu_trace (its MB).
+GRID_BLOCK = ("gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ")
+SHARED_MEMORY = ("staticSharedMemory", "dynamicSharedMemory")
+ASKED_BY_NAME: dict[str, dict[str, str]] = {
+    KERNEL: {**dict.fromkeys(GRID_BLOCK, _INT), **dict.fromkeys(SHARED_MEMORY, _INT_OR_NULL)},
+}
+for _table, _columns in ASKED_BY_NAME.items():
+    COLUMN_TYPES[_table] = {**COLUMN_TYPES[_table], **_columns}
 TIME_LIMIT = 1 << 62
 SPLIT_ROWS = 50_000  # a grouped read of a table this long is split over threads
 
@@ -281,7 +292,9 @@ class NsysDatabase:
             return False
         done = self._checked.setdefault(table, set())
         expected = COLUMN_TYPES.get(table, {})
-        wanted = [c for c in (expected if columns is None else columns) if c in expected and c not in done]
+        if columns is None:
+            columns = tuple(c for c in expected if c not in ASKED_BY_NAME.get(table, ()))
+        wanted = [c for c in columns if c in expected and c not in done]
         if wanted:
             done.update(wanted)
             self._check_values(table, wanted)

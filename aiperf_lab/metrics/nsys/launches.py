@@ -19,7 +19,8 @@ from operator import add, ge, mul, sub
 from typing import Iterator
 
 from aiperf_lab.errors import MissingData
-from aiperf_lab.metrics.nsys.db import KERNEL, MEMCPY, MEMSET, RUNTIME, NsysDatabase, parse_integers, span_sql
+from aiperf_lab.metrics.nsys.db import (GRID_BLOCK, KERNEL, MEMCPY, MEMSET, RUNTIME, SHARED_MEMORY, NsysDatabase,
+                                       parse_integers, span_sql)
 from aiperf_lab.metrics.nsys.reports import strip_api_version
 from aiperf_lab.metrics.summary_stats import SUM_COLUMNS, duration_summary, sqlite_round, summary_rows
 from aiperf_lab.metrics.tables import Fixed3, Table
@@ -127,7 +128,9 @@ def cuda_gpu_kern_gb_sum(db: NsysDatabase, variant: str = "demangled") -> Table:
     """CUDA GPU Kernel/Grid/Block Summary: kernels grouped by name, grid and block dimensions."""
     db.require("StringIds", what="StringIds table")
     db.require(KERNEL, what="CUDA kernel data")
-    groups = _kernel_groups(db, variant, "gridX, gridY, gridZ, blockX, blockY, blockZ")
+    groups = _kernel_groups(db, variant, ", ".join(GRID_BLOCK))
+    if not all(type(v) is int for key in groups for v in key[1:]):   # (the groups' keys hold every distinct value)
+        db.check(KERNEL, GRID_BLOCK)
     stats = []
     for key in sorted(groups):  # the GROUP BY order: name, then the dimensions
         stats.append((key, duration_summary(groups[key])))
@@ -264,6 +267,7 @@ def cuda_kern_exec_trace(db: NsysDatabase, variant: str = "demangled") -> Table:
     db.require("StringIds", what="StringIds table")
     db.require(KERNEL, what="CUDA kernel data")
     db.require(RUNTIME, what="CUDA API data")
+    db.check(KERNEL, GRID_BLOCK)
     name_col = db.kernel_name_column(variant)
     calls = _kernel_calls(db)
     from aiperf_lab.metrics.nsys.launch_join import refuse_a_runaway_sql_join
@@ -318,6 +322,7 @@ def cuda_gpu_trace(db: NsysDatabase, variant: str = "demangled") -> Table:
     parts = []
     green = "greenContextId"
     if db.has(KERNEL):
+        db.check(KERNEL, SHARED_MEMORY)
         name_col = db.kernel_name_column(variant)
         parts.append(
             f"SELECT k.start AS s, k.[end] - k.start, k.correlationId, k.gridX, k.gridY, k.gridZ, k.blockX, k.blockY, "
