@@ -287,6 +287,57 @@ def case_session18(work: Path, log) -> dict:
             f"triage of a 4 s duration took {took:.1f} s"}
 
 
+S19 = {f"x{k}": f"S19q{k}Zx8vN2mK5pL9xR4t{k}" for k in range(1, 9)}
+S19_PASSPHRASE = "S19correct horse S19battery staple"
+# Session 19's forms (lanes h19l and h19m): a secret word with a number stuck to it, printenv's value on the next line,
+# git config's smtppass, a login in words, an htpasswd hash, a .netrc block behind kubectl logs --prefix's `pod/x `,
+# a value in braces after a secret's label; a passphrase known from the environment printed in halves over two lines;
+# and 100 JWT-shaped secrets in the environment (they share their first 36 characters) while the workload prints
+# 20,000 other JWTs (known secrets sharing a head: the cost must not grow with their number).
+S19_PRINTS = ("import sys, time, random, string\n"
+              "v = {k: a + b for k, (a, b) in " + repr({k: (v[:6], v[6:]) for k, v in S19.items()}) + ".items()}\n"
+              "print('DB_PASSWORD2=' + v['x1'])\n"
+              "print('$ printenv DB_PASSWORD'); print(v['x2'])\n"
+              "print('sendemail.smtppass=' + v['x3'])\n"
+              "print('Using credentials: bob / ' + v['x4'])\n"
+              "print('bob:$apr1$abc12345$' + v['x5'])\n"
+              "pod = 'pod/trainer-0 '\n"
+              "print(pod + 'machine api.example.com'); print(pod + '  login bob'); print(pod + '  password ' + v['x6'])\n"
+              "print('token: {' + v['x7'] + '}')\n"
+              "print('[rank0]: api_key2 = \"' + v['x8'] + '\"')\n"
+              "half = " + repr(S19_PASSPHRASE.split(" S19battery")[0]) + "\n"
+              "print('key: ' + half + ' '); print('S19battery staple')\n"
+              "pick = random.Random(19)\n"
+              "alnum = string.ascii_letters + string.digits\n"
+              "for i in range(20000):\n"
+              "    body = ''.join(pick.choice(alnum) for _ in range(40))\n"
+              "    sig = ''.join(pick.choice(alnum) for _ in range(43))\n"
+              "    print(f'2026-11-24 12:00:{i % 60:02d} INFO request ok auth={JWT_HEAD}.{body}.{sig} latency=12ms')\n"
+              "sys.stdout.flush(); time.sleep(float(sys.argv[1]))\n").replace("{JWT_HEAD}", "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9")
+KNOWN_JWTS = 100
+
+
+def case_session19(work: Path, log) -> dict:
+    import random
+    pick = random.Random(1919)
+    alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+    jwts = {f"SVC{k:03d}_TOKEN": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9." + "".join(pick.choice(alnum) for _ in range(40))
+            + "." + "".join(pick.choice(alnum) for _ in range(43)) for k in range(KNOWN_JWTS)}
+    planted = {**S19, "passphrase half": "S19battery staple", **jwts}
+    started = time.monotonic()
+    files, leaks = _planted_run(str(work / "session19"), "4", [sys.executable, "-c", S19_PRINTS, "3"], planted, log,
+                                env={**clean_env(), **jwts, "SSH_PASSPHRASE": S19_PASSPHRASE})
+    took = time.monotonic() - started
+    if files is None:
+        return {"case": "session 19 forms", "ok": False, "detail": leaks}
+    stdout = files.get("workload/stdout.log", b"")
+    printed, requests = stdout.count(b"[REDACTED"), stdout.count(b"INFO request ok auth=")
+    return {"case": f"session 19 forms (h19l, h19m), a known passphrase in halves, {KNOWN_JWTS} known JWTs: "
+                    f"{len(planted)} values in no byte", "ok": not leaks and printed >= 9 and requests == 20000,
+            "detail": leaks or f"no leak; {printed} placeholders, {requests} of 20000 JWT lines in stdout.log; "
+            f"triage of a 4 s duration took {took:.1f} s"}
+
+
 def _workload_pids() -> list[int]:
     pids = []
     for entry in Path("/proc").iterdir():
@@ -458,7 +509,7 @@ def main() -> int:
     nsys = shutil.which("nsys")
     with tempfile.TemporaryDirectory() as folder, open(out / "verify_issue11_triage.log", "w") as log:
         work = Path(folder)
-        for case in (case_clean, case_planted, case_printed_forms, case_session13, case_session14, case_session17, case_session18, case_sigkill, case_setsid_child_under_nsys, case_full_disk_under_nsys,
+        for case in (case_clean, case_planted, case_printed_forms, case_session13, case_session14, case_session17, case_session18, case_session19, case_sigkill, case_setsid_child_under_nsys, case_full_disk_under_nsys,
                      case_nccl_payloads):
             started = time.monotonic()
             try:
