@@ -330,6 +330,9 @@ SNAKE_NAME = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
 # kubectl describe's `HF_TOKEN:  <set to the key 'token' in secret 'hf'>`, a shell parameter expansion that names a
 # variable and gives no value of its own (`${DB_PASSWORD:?required}`, `${X:?set X first}`, `${X:-}`, `${X-}`)
 KUBECTL_SECRET_REFERENCE = re.compile(r"<set to the key '[^'\n]{1,253}' (?:in secret|of config map) '[^'\n]{1,253}'>")
+# A placeholder of words in angle brackets that asks for the value (`password: <your password>`, `<enter token here>`)
+SPACED_PLACEHOLDER = re.compile(r"<(?=[^<>\n]{0,64}>)(?=(?:[A-Za-z]+ )*(?:your|enter|insert|here|paste|put|my)\b)"
+                                r"(?:[A-Za-z]+ ){1,6}[A-Za-z]+>", re.IGNORECASE)
 SHELL_EXPANSION = re.compile(r"\$\{[A-Za-z_]\w{0,127}(?::?\?[^{}\n]{0,128}|:?[-=]|:?[-=]\$\{?[A-Za-z_]\w{0,127}\}?)\}")
 
 
@@ -416,8 +419,8 @@ def _value_reads_as_code(text: str, name: Callable[[], str], sep: str, quoted: b
     if first == ":":
         return sep == ":"   # `name::rest`: no blank after the colon, another colon: a scope, not a value
     if first == "<":
-        return text.startswith("<set to the key '", value_start) and KUBECTL_SECRET_REFERENCE.match(
-            text, value_start) is not None
+        return (text.startswith("<set to the key '", value_start) and KUBECTL_SECRET_REFERENCE.match(
+            text, value_start) is not None) or SPACED_PLACEHOLDER.match(text, value_start) is not None
     if value_end - value_start == 7 and text.startswith("inherit", value_start) and name() == "secrets":
         return True   # GitHub Actions' `secrets: inherit` (a reusable workflow gets the caller's)
     if sep.strip() != "=" or not (first.isalpha() or first == "_"):
