@@ -1,0 +1,93 @@
+"""Leaks found by red team h19r on main after h19l and h19m (helper h19t): each value, unknown to the Redactor
+(`Redactor({})`), is hidden bare, behind a log prefix (`[rank0]: `, `2026-11-24 03:00:01 INFO `) and through a
+StreamRedactor cut at every position; the nearby output that is no secret stays.
+
+1. NCCL's and UCX's echo of a variable read from the environment: `NCCL INFO DB_PASSWORD set by environment to X`.
+2. Sentences: `The password is X`, `password for user bob is X` (X shaped as a password).
+3. Code that stores a value under a secret's name: PHP's `define('DB_PASSWORD', 'X')`, mlflow's
+   `log_param('api_key', 'X')`."""
+
+from __future__ import annotations
+
+import pytest
+
+from stream_feed import fed_at_cuts, fed_in_reads
+
+from aiperf_lab.triage.redact import Redactor
+
+PREFIXES = ["", "[rank0]: ", "2026-11-24 03:00:01 INFO "]
+HP = "Winter2024!blue"
+TK = "Qx7vR2mZ9pLk4TnQx7vR2mZ9pLk4Tn"
+
+
+def _prefixed(text: str, prefix: str) -> str:
+    return "".join(prefix + line for line in text.splitlines(keepends=True))
+
+
+def _same_in_stream(text: str, whole: str) -> None:
+    for cut in range(1, len(text)):
+        for flush, piece in ((False, 1 << 16), (True, 1)):
+            assert fed_at_cuts(Redactor({}), text, [cut], flush, piece) == whole, (cut, flush, piece)
+    for size in (3, 64):
+        assert fed_in_reads(Redactor({}), text, size, piece=7) == whole, size
+
+
+def _hidden_everywhere(text: str, secret: str) -> str:
+    whole = Redactor({}).text(text)
+    assert secret not in whole, whole
+    _same_in_stream(text, whole)
+    return whole
+
+
+def _kept_everywhere(text: str) -> None:
+    assert Redactor({}).text(text) == text
+    _same_in_stream(text, text)
+
+
+# 1. NCCL's echo of an environment variable
+@pytest.mark.parametrize("prefix", PREFIXES)
+def test_nccl_echo_of_a_secret_variable(prefix):
+    whole = _hidden_everywhere(_prefixed(f"node1:123:123 [0] NCCL INFO DB_PASSWORD set by environment to {HP}\n",
+                                         prefix), HP)
+    assert "DB_PASSWORD set by environment to" in whole
+
+
+@pytest.mark.parametrize("text", ["node1:123:123 [0] NCCL INFO NCCL_IB_HCA set by environment to mlx5_0\n",
+                                  "node1:1:1 [0] NCCL INFO NCCL_SOCKET_IFNAME set by environment to eth0\n"])
+def test_nccl_echo_of_a_setting_stays(text):
+    _kept_everywhere(text)
+
+
+# 2. sentences that give a password
+SENTENCES = [f"The password is {HP}\n", f"password for user bob is {HP}\n", f"The password for bob is: {HP}.\n"]
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+@pytest.mark.parametrize("text", SENTENCES)
+def test_a_sentence_that_gives_a_password(text, prefix):
+    whole = _hidden_everywhere(_prefixed(text, prefix), HP)
+    assert "password" in whole
+
+
+@pytest.mark.parametrize("text", ["The password is required\n", "Your password is incorrect.\n",
+                                  "password for user bob is not set\n", "the password is stored in /etc/app/pw.txt\n",
+                                  "This password is too-short\n"])
+def test_a_sentence_about_a_password_stays(text):
+    _kept_everywhere(text)
+
+
+# 3. code that stores a value under a secret's name
+CODE = [(f"define( 'DB_PASSWORD', '{HP}' );\n", HP), (f"define('AUTH_KEY', '{TK}');\n", TK),
+        (f"mlflow.log_param('api_key', '{TK}')\n", TK), (f'mlflow.log_param("hf_token", "{TK}")\n', TK)]
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+@pytest.mark.parametrize("text, secret", CODE)
+def test_code_that_stores_a_secret_by_name(text, secret, prefix):
+    _hidden_everywhere(_prefixed(text, prefix), secret)
+
+
+@pytest.mark.parametrize("text", ["define('DB_NAME', 'wordpress');\n", "mlflow.log_param('lr', '0.001')\n",
+                                  "define('DB_PASSWORD', getenv('DB_PASSWORD'));\n"])
+def test_code_that_stores_a_setting_stays(text):
+    _kept_everywhere(text)
