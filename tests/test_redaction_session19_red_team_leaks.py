@@ -5,7 +5,10 @@ StreamRedactor cut at every position; the nearby output that is no secret stays.
 1. NCCL's and UCX's echo of a variable read from the environment: `NCCL INFO DB_PASSWORD set by environment to X`.
 2. Sentences: `The password is X`, `password for user bob is X` (X shaped as a password).
 3. Code that stores a value under a secret's name: PHP's `define('DB_PASSWORD', 'X')`, mlflow's
-   `log_param('api_key', 'X')`."""
+   `log_param('api_key', 'X')`.
+4. A command in a flag's quoted value (`sbatch --wrap 'python x.py --hf_token X'`), and tools given a password on a
+   line make prints bare (`lftp -u bob,X`, `npm config set ...:_authToken X`, `poetry config http-basic.corp bob X`,
+   `twine upload -p X`)."""
 
 from __future__ import annotations
 
@@ -90,4 +93,26 @@ def test_code_that_stores_a_secret_by_name(text, secret, prefix):
 @pytest.mark.parametrize("text", ["define('DB_NAME', 'wordpress');\n", "mlflow.log_param('lr', '0.001')\n",
                                   "define('DB_PASSWORD', getenv('DB_PASSWORD'));\n"])
 def test_code_that_stores_a_setting_stays(text):
+    _kept_everywhere(text)
+
+
+# 4. a command inside a flag's quoted value, and commands make echoes bare (no `$ ` or `+ ` before them)
+COMMANDS = [(f"sbatch --wrap 'python x.py --hf_token {TK}'\n", TK),
+            (f'sbatch --wrap="python x.py --hf_token {TK} --lr 3"\n', TK),
+            (f"lftp -u bob,{HP} sftp://h\n", HP),
+            (f"npm config set //registry.npmjs.org/:_authToken {TK}\n", TK),
+            (f"poetry config http-basic.corp bob {HP}\n", HP),
+            (f"twine upload -u __token__ -p pypi-{TK} dist/*\n", TK)]
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+@pytest.mark.parametrize("text, secret", COMMANDS)
+def test_a_command_given_a_secret_printed_bare(text, secret, prefix):
+    _hidden_everywhere(_prefixed(text, prefix), secret)
+
+
+@pytest.mark.parametrize("text", ["sbatch --wrap 'python x.py --lr 3 --epochs 2'\n", "lftp -u bob sftp://host/dir\n",
+                                  "npm config set registry https://registry.npmjs.org/\n",
+                                  "poetry config virtualenvs.in-project true\n", "twine upload -u __token__ dist/*\n"])
+def test_a_command_with_no_secret_stays(text):
     _kept_everywhere(text)

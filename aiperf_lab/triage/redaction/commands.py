@@ -6,6 +6,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
+from collections.abc import Iterator
 
 from .assignments import AUTH_SCHEMES, names_a_gcloud_secret
 from .names import (_secret_name_cached, cannot_be_secret, is_hex_key, is_named_location, is_secret_flag, looks_generated,
@@ -225,13 +226,22 @@ class _KeptFlagValues(dict):
         return verdict
 
 
+def _printed_flags(text: str, start: int = 0, end: int | None = None) -> Iterator[re.Match[str]]:
+    """PRINTED_SECRET_FLAG's matches (led by "--": its scan costs what a test for "--" does), and those inside a quoted
+    value of another flag (`sbatch --wrap 'python x.py --hf_token X'`: the quoted command is read too)."""
+    for m in PRINTED_SECRET_FLAG.finditer(text, start, len(text) if end is None else end):
+        yield m
+        if (m.group("sq") or m.group("dq")) and has(m.group("value"), "--"):   # (each level shorter: it ends)
+            yield from _printed_flags(text, m.start("value"), m.end("value"))
+
+
 def _printed_flag_spans(text: str) -> list[Span]:
     """Values of secret flags in printed command lines (PRINTED_SECRET_FLAG, TOOL_SHORT_FLAG, TOOL_LOGIN_VALUE,
     CONFIG_SET_VALUE); each pattern is led by a literal and reads a bounded stretch after it. A tool's name is looked
     for once over the text (where one of its flags is), then by bisection per flag."""
     spans: list[Span] = []
     kept = _KeptFlagValues()
-    for m in PRINTED_SECRET_FLAG.finditer(text):  # (led by "--": its scan costs what a test for "--" does)
+    for m in _printed_flags(text):
         value, flag = m.group("value", "flag")
         if _secret_flag_cached(flag) and not kept[value] and value.rstrip(",;)]}") != _metavar(flag):
             if flag == "secret" and names_a_gcloud_secret(text, m.start(), value):
