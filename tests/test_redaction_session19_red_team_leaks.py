@@ -8,7 +8,8 @@ StreamRedactor cut at every position; the nearby output that is no secret stays.
    `log_param('api_key', 'X')`.
 4. A command in a flag's quoted value (`sbatch --wrap 'python x.py --hf_token X'`), and tools given a password on a
    line make prints bare (`lftp -u bob,X`, `npm config set ...:_authToken X`, `poetry config http-basic.corp bob X`,
-   `twine upload -p X`)."""
+   `twine upload -p X`).
+5. Protocol traces: IMAP's `a1 LOGIN bob X`, FTP's `---> PASS X`, SMTP's `AUTH PLAIN <base64>` (smtplib's debug)."""
 
 from __future__ import annotations
 
@@ -115,4 +116,23 @@ def test_a_command_given_a_secret_printed_bare(text, secret, prefix):
                                   "npm config set registry https://registry.npmjs.org/\n",
                                   "poetry config virtualenvs.in-project true\n", "twine upload -u __token__ dist/*\n"])
 def test_a_command_with_no_secret_stays(text):
+    _kept_everywhere(text)
+
+
+# 5. mail and file protocols' debug traces
+B64 = "AGJvYgBXaW50ZXIyMDI0IWJsdWU="   # (SMTP's AUTH PLAIN: base64 of "\0bob\0" and the password)
+TRACES = [(f"C: a1 LOGIN bob {HP}\n", HP), (f"  > b'RTNC1 LOGIN bob \"{HP}\"'\n", HP), (f"---> PASS {HP}\n", HP),
+          (f"> PASS {HP}\n", HP), (f"send: 'AUTH PLAIN {B64}\\r\\n'\n", B64), (f"C: A01 AUTHENTICATE PLAIN {B64}\n", B64)]
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+@pytest.mark.parametrize("text, secret", TRACES)
+def test_a_protocol_trace_that_sends_a_password(text, secret, prefix):
+    whole = _hidden_everywhere(_prefixed(text, prefix), secret)
+    assert "LOGIN bob" in whole or "PASS " in whole or "PLAIN " in whole
+
+
+@pytest.mark.parametrize("text", ["250-AUTH PLAIN LOGIN CRAM-MD5\n", "User LOGIN from host ok\n", "a1 OK LOGIN completed\n",
+                                  "*cmd* 'PASS **********'\n", "test_login PASS in 0.2s\n", "---> USER bob\n"])
+def test_a_protocol_trace_with_no_password_stays(text):
     _kept_everywhere(text)

@@ -334,6 +334,14 @@ REDIS_ACL_PASSWORD = re.compile(r"(?<=[ \t])>(?P<value>[^\s\"']{1,512})")
 REDIS_HELLO_AUTH = re.compile(r"hello[\"']?[ \t]{1,4}[\"']?[0-9][\"']?[ \t]{1,4}[\"']?auth[\"']?[ \t]{1,4}[\"']?[^\s\"']{1,128}[\"']?"
                               r"[ \t]{1,4}[\"']?(?P<value>[^\s\"']{1,512})")
 IMAP_STATES = {"NONAUTH", "AUTH", "SELECTED", "LOGOUT"}
+# Mail and file protocols' debug traces (case as sent; each read only where its command word is in the text): IMAP's
+# `a1 LOGIN bob X` (a tag holding a digit first: imaplib, openssl s_client, `C: ` transcripts), FTP's `---> PASS X`
+# (ftp -d; curl -v's `> PASS X`, a `C: ` transcript), SMTP's and IMAP's `AUTH PLAIN <base64>` (smtplib's debug `send:`)
+IMAP_LOGIN = re.compile(r" LOGIN (?:\"[^\"\n]{1,128}\"|[^\s\"']{1,128}) "
+                        r"(?:\"(?P<quoted>[^\"\n]{1,512})\"|(?P<value>[^\s\"']{1,512}))")
+IMAP_TAG_REVERSED = re.compile(r"[A-Za-z0-9.]{1,16}(?![^\s'\"])")   # (the tag, read back from ` LOGIN`)
+FTP_PASS = re.compile(r"PASS (?:(?<=> PASS )|(?<=C: PASS ))(?P<value>[^\s'\"]{1,512})")
+AUTH_BASE64 = re.compile(r"AUTH(?:ENTICATE)? (?:PLAIN|XOAUTH2|OAUTHBEARER|LOGIN) (?P<value>[A-Za-z0-9+/]{12,8192}={0,2})(?![\w+/=])")
 REDIS_PY_AUTH = re.compile(r"b?'auth',[ \t]{0,2}b?'(?P<first>[^'\n]{1,512})'(?:,[ \t]{0,2}b?'(?P<second>[^'\n]{1,512})')?")
 MONGO_PWD = re.compile(r"pwd(?<![\w$.-]pwd)['\"]?[ \t]{0,4}:[ \t]{0,4}(?P<q>['\"])(?P<value>[^'\"\n]{1,512})(?P=q)")
 MONGO_AUTH_CALL = re.compile(r"(?:(?<=db\.auth)|(?<=changeuserpassword))\([ \t]{0,4}(?P<q1>['\"])[^'\"\n]{1,128}(?P=q1)"
@@ -496,6 +504,25 @@ def _sqlalchemy_spans(text: str) -> list[Span]:
     return spans
 
 
+def _protocol_trace_spans(text: str) -> list[Span]:
+    """IMAP's LOGIN, FTP's PASS and a SASL exchange's base64 (IMAP_LOGIN, FTP_PASS, AUTH_BASE64), each read only where
+    its command word is in the text."""
+    spans: list[Span] = []
+    if has(text, " LOGIN "):
+        for m in IMAP_LOGIN.finditer(text):
+            tag = IMAP_TAG_REVERSED.match(text[max(0, m.start() - 17):m.start()][::-1])
+            if tag is not None and any(c.isdigit() for c in tag.group(0)):
+                spans += [(m.start(g), m.end(g), REDACTED, "command-line password", m.start()) for g in ("quoted", "value")
+                          if m.group(g) is not None and not cannot_be_secret(m.group(g))]
+    if has(text, "PASS "):
+        spans += [(m.start("value"), m.end("value"), REDACTED, "command-line password", m.start())
+                  for m in FTP_PASS.finditer(text) if m.group("value").strip("*")]
+    if has(text, "AUTH"):
+        spans += [(m.start("value"), m.end("value"), REDACTED, "command-line password", m.start())
+                  for m in AUTH_BASE64.finditer(text) if not m.group("value").isupper()]
+    return spans
+
+
 def _database_spans(text: str, lower: str) -> list[Span]:
     """Passwords in database statements and protocols (the patterns above); each pattern is led by its literal and
     runs only where that literal is in the text."""
@@ -552,6 +579,7 @@ def _database_spans(text: str, lower: str) -> list[Span]:
             if text[m.start(group):m.end(group)] in IMAP_STATES:
                 continue   # imaplib's ('AUTH', 'SELECTED'): its command table names states, not a password
             add(m, group)
+    spans += _protocol_trace_spans(text)
     if has(lower, "pwd"):
         for m in MONGO_PWD.finditer(lower):
             line_start = lower.rfind("\n", max(0, m.start() - 300), m.start()) + 1
