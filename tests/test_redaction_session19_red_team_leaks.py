@@ -9,7 +9,8 @@ StreamRedactor cut at every position; the nearby output that is no secret stays.
 4. A command in a flag's quoted value (`sbatch --wrap 'python x.py --hf_token X'`), and tools given a password on a
    line make prints bare (`lftp -u bob,X`, `npm config set ...:_authToken X`, `poetry config http-basic.corp bob X`,
    `twine upload -p X`).
-5. Protocol traces: IMAP's `a1 LOGIN bob X`, FTP's `---> PASS X`, SMTP's `AUTH PLAIN <base64>` (smtplib's debug)."""
+5. Protocol traces: IMAP's `a1 LOGIN bob X`, FTP's `---> PASS X`, SMTP's `AUTH PLAIN <base64>` (smtplib's debug).
+6. A secret store's JSON on one line (`az keyvault secret show`, compact): `"value": "X"` beside `"id": ".../secrets/..."`."""
 
 from __future__ import annotations
 
@@ -135,4 +136,22 @@ def test_a_protocol_trace_that_sends_a_password(text, secret, prefix):
 @pytest.mark.parametrize("text", ["250-AUTH PLAIN LOGIN CRAM-MD5\n", "User LOGIN from host ok\n", "a1 OK LOGIN completed\n",
                                   "*cmd* 'PASS **********'\n", "test_login PASS in 0.2s\n", "---> USER bob\n"])
 def test_a_protocol_trace_with_no_password_stays(text):
+    _kept_everywhere(text)
+
+
+# 6. a secret store's JSON on one line: `"value"` beside an `"id"` that is a secret's URL
+AZ_JSON = ('{"attributes": {"enabled": true}, "id": "https://kv.vault.azure.net/secrets/db/1", "name": "db", '
+           f'"value": "{HP}"}}\n')
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+def test_a_key_vault_secret_as_compact_json(prefix):
+    whole = _hidden_everywhere(_prefixed(AZ_JSON, prefix), HP)
+    assert '"name": "db"' in whole
+
+
+@pytest.mark.parametrize("text", ['{"id": "https://kv.vault.azure.net/keys/k/1", "value": "Winter2024"}\n',
+                                  '{"id": "/subscriptions/s/providers/x", "value": "Standard_LRS"}\n',
+                                  '{"id": "https://kv.vault.azure.net/secrets/db/1", "value": null}\n'])
+def test_json_with_a_value_that_is_no_secret_stays(text):
     _kept_everywhere(text)

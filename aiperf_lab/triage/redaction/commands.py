@@ -298,6 +298,27 @@ def _printed_flag_spans(text: str) -> list[Span]:
     for m in CONFIG_SET_VALUE.finditer(text):
         if _secret_name_cached(m.group("name")) and not kept[m.group("value")]:
             spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
+    if has(text, "/secrets/") and has(text, '"value"'):
+        spans += _secret_json_value_spans(text)
+    return spans
+
+
+# A secret store's JSON on one line (`az keyvault secret show` printed compact, a job logging it): `"value": "X"` where
+# the same line's `"id"` is a secret's URL (`https://kv.vault.azure.net/secrets/db/1`)
+SECRET_JSON_ID = re.compile(r"\"id\"[ \t]{0,4}:[ \t]{0,4}\"[^\"\n]{0,512}/secrets/")
+SECRET_JSON_VALUE = re.compile(r"\"value\"[ \t]{0,4}:[ \t]{0,4}\"(?P<value>(?:[^\"\\\n]|\\.){1,4096})\"")
+
+
+def _secret_json_value_spans(text: str) -> list[Span]:
+    spans: list[Span] = []
+    at = text.find("/secrets/")
+    while at >= 0:
+        start, end = text.rfind("\n", 0, at) + 1, text.find("\n", at)
+        end = len(text) if end < 0 else end
+        if SECRET_JSON_ID.search(text, start, end) is not None:
+            spans += [(m.start("value"), m.end("value"), REDACTED, "secret-named value", start)
+                      for m in SECRET_JSON_VALUE.finditer(text, start, end) if not cannot_be_secret(m.group("value"))]
+        at = text.find("/secrets/", end)
     return spans
 
 
