@@ -68,8 +68,9 @@ CREDENTIAL_KIND_BEFORE = re.compile(r"(?:^|(?<=[^\w-]))(?:api|access|auth|bot|pe
 # before ` is` read back from there, X shaped as a password
 PASSWORD_SENTENCE = re.compile(r" is:?[ \t]{1,4}[\"'`]?(?P<value>[^\s'\"`,;]{6,256}?)\.?(?![^\s'\"`,;])")
 PASSWORD_BEFORE = re.compile(r"(?:^|(?<=[^\w-]))password(?:[ \t]for[ \t](?:the[ \t])?(?:user|account)?[ \t]?[\w.@-]{1,64})?\Z")
-# NCCL's and UCX's echo of a variable read from the environment: `NCCL INFO DB_PASSWORD set by environment to X`
-ENVIRONMENT_ECHO = re.compile(r"(?P<name>[A-Za-z_]\w{0,127}) set by environment to (?P<value>[^\s]{1,4096})")
+# NCCL's and UCX's echo of a variable read from the environment: `NCCL INFO DB_PASSWORD set by environment to X` (led
+# by its literal; the name read back from there, CALLEE_REVERSED)
+ENVIRONMENT_ECHO = re.compile(r" set by environment to (?P<value>[^\s]{1,4096})")
 # (its scan costs 8 to 28 ms per MB: read only where a text holds ` key`; `access token: X`, `client secret: X` are the
 # assignment rules', whose names end in a secret word)
 LABEL_GATE = " key"
@@ -109,7 +110,8 @@ def code_secret_spans(text: str, lower: str) -> list[Span]:
         spans += [span for span in _values(PASSWORD_SENTENCE, lower) if _password_shaped(text[span[0]:span[1]])
                   and PASSWORD_BEFORE.search(lower, max(0, span[4] - 96), span[4]) is not None]
     if has(text, " set by environment to "):
-        spans += _named(ENVIRONMENT_ECHO, text)
+        spans += [span for span in _values(ENVIRONMENT_ECHO, text) if _secret_name_cached(
+            _word_before(text, span[4], CALLEE_REVERSED))]
     if has(lower, LABEL_GATE):
         spans += [span for span in _values(SPACED_LABEL, lower) if span[1] - span[0] <= 256 and _generated(
             text[span[0]:span[1]]) and _starts_a_word(lower, span[4], "_-")]
