@@ -298,7 +298,7 @@ def _printed_flag_spans(text: str) -> list[Span]:
     for m in CONFIG_SET_VALUE.finditer(text):
         if _secret_name_cached(m.group("name")) and not kept[m.group("value")]:
             spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
-    if has(text, "/secrets/") and has(text, '"value"'):
+    if has(text, '"value"') and has(text, "/secrets/"):   # (a quote first: plain log lines hold none)
         spans += _secret_json_value_spans(text)
     return spans
 
