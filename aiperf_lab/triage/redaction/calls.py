@@ -64,6 +64,13 @@ CREDENTIAL_SENTENCE = re.compile(r" is(?:(?<=token is)|(?<=key is)):?[ \t]{1,4}[
                                  r"(?![^\s'\"`,;])")
 CREDENTIAL_KIND_BEFORE = re.compile(r"(?:^|(?<=[^\w-]))(?:api|access|auth|bot|personal access|refresh|secret|session|deploy)"
                                     r"[ \t](?:token|key)\Z")
+# `The password is X`, `password for user bob is X` (lower-cased text; read only where it holds `password`): the words
+# before ` is` read back from there, X shaped as a password
+PASSWORD_SENTENCE = re.compile(r" is:?[ \t]{1,4}[\"'`]?(?P<value>[^\s'\"`,;]{6,256}?)\.?(?![^\s'\"`,;])")
+PASSWORD_BEFORE = re.compile(r"(?:^|(?<=[^\w-]))password(?:[ \t]for[ \t](?:the[ \t])?(?:user|account)?[ \t]?[\w.@-]{1,64})?\Z")
+# NCCL's and UCX's echo of a variable read from the environment: `NCCL INFO DB_PASSWORD set by environment to X` (led
+# by its literal; the name read back from there, CALLEE_REVERSED)
+ENVIRONMENT_ECHO = re.compile(r" set by environment to (?P<value>[^\s]{1,4096})")
 # (its scan costs 8 to 28 ms per MB: read only where a text holds ` key`; `access token: X`, `client secret: X` are the
 # assignment rules', whose names end in a secret word)
 LABEL_GATE = " key"
@@ -99,6 +106,12 @@ def code_secret_spans(text: str, lower: str) -> list[Span]:
         spans += _values(CREDENTIALS_PAIR, lower)
     spans += [span for span in _values(CREDENTIAL_SENTENCE, lower) if _password_shaped(text[span[0]:span[1]])
               and CREDENTIAL_KIND_BEFORE.search(lower, max(0, span[4] - 24), span[4]) is not None]
+    if has(lower, "password") and has(lower, " is"):
+        spans += [span for span in _values(PASSWORD_SENTENCE, lower) if _password_shaped(text[span[0]:span[1]])
+                  and PASSWORD_BEFORE.search(lower, max(0, span[4] - 96), span[4]) is not None]
+    if has(text, " set by environment to "):
+        spans += [span for span in _values(ENVIRONMENT_ECHO, text) if _secret_name_cached(
+            _word_before(text, span[4], CALLEE_REVERSED))]
     if has(lower, LABEL_GATE):
         spans += [span for span in _values(SPACED_LABEL, lower) if span[1] - span[0] <= 256 and _generated(
             text[span[0]:span[1]]) and _starts_a_word(lower, span[4], "_-")]
@@ -109,7 +122,8 @@ _generated = functools.lru_cache(maxsize=4096)(looks_generated)   # (of 256 char
 _password_shaped = functools.lru_cache(maxsize=4096)(looks_like_password)
 TEMPLATE_FIELD = re.compile(r"%[-#0 +]?[0-9]{0,3}[sdr]|%\(|\{[\w.]{0,64}\}")
 SETTER_WORDS = frozenset({"set", "setenv", "setdefault", "putenv", "setproperty", "setenvironmentvariable", "getenv",
-                          "get", "put", "setitem", "set_secret", "setsecret", "put_secret", "store", "add_secret"})
+                          "get", "put", "setitem", "set_secret", "setsecret", "put_secret", "store", "add_secret",
+                          "define", "log_param"})   # (PHP's define('DB_PASSWORD', 'X'); mlflow's log_param)
 
 
 def _is_setter(callee: str) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
+from collections.abc import Iterator
 
 from .assignments import AUTH_SCHEMES, names_a_gcloud_secret
 from .names import (_secret_name_cached, cannot_be_secret, is_hex_key, is_named_location, is_secret_flag, looks_generated,
@@ -225,13 +226,22 @@ class _KeptFlagValues(dict):
         return verdict
 
 
+def _printed_flags(text: str, start: int = 0, end: int | None = None) -> Iterator[re.Match[str]]:
+    """PRINTED_SECRET_FLAG's matches (led by "--": its scan costs what a test for "--" does), and those inside a quoted
+    value of another flag (`sbatch --wrap 'python x.py --hf_token X'`: the quoted command is read too)."""
+    for m in PRINTED_SECRET_FLAG.finditer(text, start, len(text) if end is None else end):
+        yield m
+        if (m.group("sq") or m.group("dq")) and has(m.group("value"), "--"):   # (each level shorter: it ends)
+            yield from _printed_flags(text, m.start("value"), m.end("value"))
+
+
 def _printed_flag_spans(text: str) -> list[Span]:
     """Values of secret flags in printed command lines (PRINTED_SECRET_FLAG, TOOL_SHORT_FLAG, TOOL_LOGIN_VALUE,
     CONFIG_SET_VALUE); each pattern is led by a literal and reads a bounded stretch after it. A tool's name is looked
     for once over the text (where one of its flags is), then by bisection per flag."""
     spans: list[Span] = []
     kept = _KeptFlagValues()
-    for m in PRINTED_SECRET_FLAG.finditer(text):  # (led by "--": its scan costs what a test for "--" does)
+    for m in _printed_flags(text):
         value, flag = m.group("value", "flag")
         if _secret_flag_cached(flag) and not kept[value] and value.rstrip(",;)]}") != _metavar(flag):
             if flag == "secret" and names_a_gcloud_secret(text, m.start(), value):
@@ -288,6 +298,27 @@ def _printed_flag_spans(text: str) -> list[Span]:
     for m in CONFIG_SET_VALUE.finditer(text):
         if _secret_name_cached(m.group("name")) and not kept[m.group("value")]:
             spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
+    if has(text, '"value"') and has(text, "/secrets/"):   # (a quote first: plain log lines hold none)
+        spans += _secret_json_value_spans(text)
+    return spans
+
+
+# A secret store's JSON on one line (`az keyvault secret show` printed compact, a job logging it): `"value": "X"` where
+# the same line's `"id"` is a secret's URL (`https://kv.vault.azure.net/secrets/db/1`)
+SECRET_JSON_ID = re.compile(r"\"id\"[ \t]{0,4}:[ \t]{0,4}\"[^\"\n]{0,512}/secrets/")
+SECRET_JSON_VALUE = re.compile(r"\"value\"[ \t]{0,4}:[ \t]{0,4}\"(?P<value>(?:[^\"\\\n]|\\.){1,4096})\"")
+
+
+def _secret_json_value_spans(text: str) -> list[Span]:
+    spans: list[Span] = []
+    at = text.find("/secrets/")
+    while at >= 0:
+        start, end = text.rfind("\n", 0, at) + 1, text.find("\n", at)
+        end = len(text) if end < 0 else end
+        if SECRET_JSON_ID.search(text, start, end) is not None:
+            spans += [(m.start("value"), m.end("value"), REDACTED, "secret-named value", start)
+                      for m in SECRET_JSON_VALUE.finditer(text, start, end) if not cannot_be_secret(m.group("value"))]
+        at = text.find("/secrets/", end)
     return spans
 
 
@@ -324,6 +355,14 @@ REDIS_ACL_PASSWORD = re.compile(r"(?<=[ \t])>(?P<value>[^\s\"']{1,512})")
 REDIS_HELLO_AUTH = re.compile(r"hello[\"']?[ \t]{1,4}[\"']?[0-9][\"']?[ \t]{1,4}[\"']?auth[\"']?[ \t]{1,4}[\"']?[^\s\"']{1,128}[\"']?"
                               r"[ \t]{1,4}[\"']?(?P<value>[^\s\"']{1,512})")
 IMAP_STATES = {"NONAUTH", "AUTH", "SELECTED", "LOGOUT"}
+# Mail and file protocols' debug traces (case as sent; each read only where its command word is in the text): IMAP's
+# `a1 LOGIN bob X` (a tag holding a digit first: imaplib, openssl s_client, `C: ` transcripts), FTP's `---> PASS X`
+# (ftp -d; curl -v's `> PASS X`, a `C: ` transcript), SMTP's and IMAP's `AUTH PLAIN <base64>` (smtplib's debug `send:`)
+IMAP_LOGIN = re.compile(r" LOGIN (?:\"[^\"\n]{1,128}\"|[^\s\"']{1,128}) "
+                        r"(?:\"(?P<quoted>[^\"\n]{1,512})\"|(?P<value>[^\s\"']{1,512}))")
+IMAP_TAG_REVERSED = re.compile(r"[A-Za-z0-9.]{1,16}(?![^\s'\"])")   # (the tag, read back from ` LOGIN`)
+FTP_PASS = re.compile(r"PASS (?:(?<=> PASS )|(?<=C: PASS ))(?P<value>[^\s'\"]{1,512})")
+AUTH_BASE64 = re.compile(r"AUTH(?:ENTICATE)? (?:PLAIN|XOAUTH2|OAUTHBEARER|LOGIN) (?P<value>[A-Za-z0-9+/]{12,8192}={0,2})(?![\w+/=])")
 REDIS_PY_AUTH = re.compile(r"b?'auth',[ \t]{0,2}b?'(?P<first>[^'\n]{1,512})'(?:,[ \t]{0,2}b?'(?P<second>[^'\n]{1,512})')?")
 MONGO_PWD = re.compile(r"pwd(?<![\w$.-]pwd)['\"]?[ \t]{0,4}:[ \t]{0,4}(?P<q>['\"])(?P<value>[^'\"\n]{1,512})(?P=q)")
 MONGO_AUTH_CALL = re.compile(r"(?:(?<=db\.auth)|(?<=changeuserpassword))\([ \t]{0,4}(?P<q1>['\"])[^'\"\n]{1,128}(?P=q1)"
@@ -486,6 +525,25 @@ def _sqlalchemy_spans(text: str) -> list[Span]:
     return spans
 
 
+def _protocol_trace_spans(text: str) -> list[Span]:
+    """IMAP's LOGIN, FTP's PASS and a SASL exchange's base64 (IMAP_LOGIN, FTP_PASS, AUTH_BASE64), each read only where
+    its command word is in the text."""
+    spans: list[Span] = []
+    if has(text, " LOGIN "):
+        for m in IMAP_LOGIN.finditer(text):
+            tag = IMAP_TAG_REVERSED.match(text[max(0, m.start() - 17):m.start()][::-1])
+            if tag is not None and any(c.isdigit() for c in tag.group(0)):
+                spans += [(m.start(g), m.end(g), REDACTED, "command-line password", m.start()) for g in ("quoted", "value")
+                          if m.group(g) is not None and not cannot_be_secret(m.group(g))]
+    if has(text, "PASS "):
+        spans += [(m.start("value"), m.end("value"), REDACTED, "command-line password", m.start())
+                  for m in FTP_PASS.finditer(text) if m.group("value").strip("*")]
+    if has(text, "AUTH"):
+        spans += [(m.start("value"), m.end("value"), REDACTED, "command-line password", m.start())
+                  for m in AUTH_BASE64.finditer(text) if not m.group("value").isupper()]
+    return spans
+
+
 def _database_spans(text: str, lower: str) -> list[Span]:
     """Passwords in database statements and protocols (the patterns above); each pattern is led by its literal and
     runs only where that literal is in the text."""
@@ -542,6 +600,7 @@ def _database_spans(text: str, lower: str) -> list[Span]:
             if text[m.start(group):m.end(group)] in IMAP_STATES:
                 continue   # imaplib's ('AUTH', 'SELECTED'): its command table names states, not a password
             add(m, group)
+    spans += _protocol_trace_spans(text)
     if has(lower, "pwd"):
         for m in MONGO_PWD.finditer(lower):
             line_start = lower.rfind("\n", max(0, m.start() - 300), m.start()) + 1

@@ -52,9 +52,11 @@ SUDO_MARK = re.compile(r"COMMAND=")
 SUDO_PREFIX = re.compile(r".{0,200}USER=[^;\n]{1,64};[ \t]{1,4}")
 ANGLE_PREFIX = re.compile(r"[ \t]{0,16}(?:PS[ \t][^\n>]{0,200}|[\w.:\[\]-]{1,64})")
 # Windows login tools whose printed line is a command even with no mark before it (and PowerShell's
-# `ConvertTo-SecureString "X" -AsPlainText`)
+# `ConvertTo-SecureString "X" -AsPlainText`); tools given a password whose line make prints bare as a recipe (`lftp -u
+# bob,X`, `npm config set //registry/:_authToken X`, `poetry config http-basic.corp bob X`, `twine upload -p X`)
 LINE_TOOLS = re.compile(r"(?:net(?:\.exe)?[ \t]{1,4}use|psexec(?:64)?(?:\.exe)?|xfreerdp3?|wlfreerdp|rdesktop|new-smbmapping"
-                        r"|new-psdrive|cmdkey|helm|convertto-securestring)(?![\w-])")   # (lower-cased; at a line's start, checked after)
+                        r"|new-psdrive|cmdkey|helm|convertto-securestring|lftp|npm[ \t]{1,4}config|poetry[ \t]{1,4}config"
+                        r"|twine[ \t]{1,4}upload)(?![\w-])")   # (lower-cased; at a line's start, checked after)
 LINE_INDENT = 16
 # (`$pw = ConvertTo-SecureString "X" -AsPlainText`: the cmdlet given to a PowerShell variable, a log prefix before it or not)
 POWERSHELL_ASSIGNED = re.compile(r"(?:.{0,120}(?:[\]:|>][ \t]{1,4}|[0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})?z?[ \t]{1,4}"
@@ -279,7 +281,8 @@ def argv_list_spans(text: str) -> list[Span]:
 
 
 MARK_WORDS = ("running:", "executing:", "command:", "cmd:", "exec:", "run:")
-LINE_TOOL_WORDS = ("net use", "net.exe use", "psexec", "freerdp", "rdesktop", "smbmapping", "psdrive", "cmdkey", "helm ")
+LINE_TOOL_WORDS = ("net use", "net.exe use", "psexec", "freerdp", "rdesktop", "smbmapping", "psdrive", "cmdkey", "helm ",
+                   "lftp", "npm config", "poetry config", "twine upload")
 
 
 BLANK = re.compile(r"\s")
