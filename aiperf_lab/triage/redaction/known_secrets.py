@@ -5,6 +5,9 @@ may be in a text is asked once for all of them (Candidates: the text's character
 q-grams, met with an index of every key's q-grams at its first s places), and the per-value rules run only for those;
 nothing is compiled per value (a piece is found by str.find and grown by comparing slices). An environment of 5,000
 secret-named variables made every text cost 40 ms and triage 16-50 s, one regex compiled per needle (55,000).
+Values that share a head (every HS256 JWT starts with the same 36 characters) share their first needles: each such needle
+is looked for once for all of them (_SharedNeedle), not once per value at each of its places in the text (100 known
+JWTs over log lines holding other JWTs cost 12.6 s a MB, 1,000 121 s).
 
 Exact: a key (a needle, a literal, a line-end 3-gram of a broken value) that is in a text holds one of the text's
 q-grams at a place that is a multiple of s (q + s - 1 is at most the key's length), so the candidates are a superset
