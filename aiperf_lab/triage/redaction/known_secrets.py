@@ -5,6 +5,9 @@ may be in a text is asked once for all of them (Candidates: the text's character
 q-grams, met with an index of every key's q-grams at its first s places), and the per-value rules run only for those;
 nothing is compiled per value (a piece is found by str.find and grown by comparing slices). An environment of 5,000
 secret-named variables made every text cost 40 ms and triage 16-50 s, one regex compiled per needle (55,000).
+Values that share a head (every HS256 JWT starts with the same 36 characters) share their first needles: each such needle
+is looked for once for all of them (_SharedNeedle), not once per value at each of its places in the text (100 known
+JWTs over log lines holding other JWTs cost 12.6 s a MB, 1,000 121 s).
 
 Exact: a key (a needle, a literal, a line-end 3-gram of a broken value) that is in a text holds one of the text's
 q-grams at a place that is a multiple of s (q + s - 1 is at most the key's length), so the candidates are a superset
@@ -27,6 +30,7 @@ from .spans import (KNOWN_VALUE, REDACTED, Span, _common_prefix, _common_suffix,
 DIRECT_KEYS = 24
 DIRECT_KEYS_GATED = 1200
 DIRECT_CHARACTERS_PER_KEY = 36
+SHARED_LEAST = 4   # values holding a needle at the same place after the same head: looked for once (_SharedNeedle)
 KEYS_AT_ONCE = 8192   # keys indexed at a time (Candidates)
 GRAM_CHUNK = 1 << 20   # a text's q-grams are read this many places at a time (a 20 MB text's set stays small)
 
@@ -130,6 +134,28 @@ class KnownSecrets:
                 offsets.setdefault(value[at:at + FRAGMENT], at)
             self.pieces.append((value, [(at, needle, value[at + FRAGMENT:at + FRAGMENT + CHAIN])
                                         for needle, at in offsets.items()]))
+        # (a needle that several values hold at the same place, after the same head (every HS256 JWT's header): looked
+        # for once for all of them, _SharedNeedle; each value keeps its own needles only)
+        self._own: list[list[tuple[int, str, str]]] = [needle_list for _value, needle_list in self.pieces]
+        self._shared: list[_SharedNeedle] = []
+        self._shared_of: dict[int, list[int]] = {}
+        heads: dict[tuple[int, str], list[int]] = {}
+        for k, (value, needle_list) in enumerate(self.pieces):
+            for at, _needle, _rest in needle_list:
+                heads.setdefault((at, value[:at + FRAGMENT]), []).append(k)
+        for (at, head), holders in sorted(heads.items()):
+            needle = head[at:]
+            if len(holders) < SHARED_LEAST or _overlaps_itself(needle):
+                continue
+            # (a value's shared needles are its first ones, so its own come after them as they did; once in it)
+            holders = [k for k in holders if self._own[k][0][0] == at and self.pieces[k][0].find(needle) == at
+                       and self.pieces[k][0].find(needle, at + 1) < 0]
+            if len(holders) < SHARED_LEAST:
+                continue
+            for k in holders:
+                self._own[k] = self._own[k][1:]
+                self._shared_of.setdefault(k, []).append(len(self._shared))
+            self._shared.append(_SharedNeedle(at, head, [self.pieces[k][0] for k in holders]))
         self.broken = broken
         self._broken_patterns: dict[int, re.Pattern[str]] = {}
         self.split_values = split_values
@@ -202,9 +228,15 @@ class KnownSecrets:
         if chosen is None:
             chosen = range(len(self.pieces))
         gate = gated(text)   # (a needle not in a long text is not searched for: `in` scans faster than the scan)
+        shared_of = self._shared_of
+        shared = sorted({g for k in chosen if k in shared_of for g in shared_of[k]})
+        for g in shared:
+            self._shared[g].spans(text, gate, spans)
         for k in chosen:
-            value, needles = self.pieces[k]
-            _value_pieces(text, value, needles, gate, spans)
+            if own := self._own[k]:
+                value = self.pieces[k][0]
+                groups = [self._shared[g] for g in shared_of.get(k, ())]
+                _value_pieces(text, value, own, gate, spans, _covering(text, value, groups) if groups else None)
         return spans
 
     def broken_spans(self, text: str) -> list[Span]:
@@ -291,7 +323,30 @@ def _needle_pattern(needle: str, chain: str) -> re.Pattern[str]:
     return pattern
 
 
-def _value_pieces(text: str, value: str, needles: list[tuple[int, str, str]], gate: bool, spans: list[Span]) -> None:
+def _covering(text: str, value: str, groups: list[_SharedNeedle]) -> Callable[[int], tuple[int, int] | None]:
+    """The first (by start, then end) of the pieces of value that its shared needles found in text (as _value_pieces
+    found them, one needle after another) that holds a place, or None: where a later needle's search of the value goes on."""
+    def first(start: int) -> tuple[int, int] | None:
+        best = None
+        for group in groups:
+            rest = value[group.offset + FRAGMENT:]
+            ats, lefts = group.ats, group.lefts
+            for j in range(bisect.bisect_right(ats, start - FRAGMENT - len(rest)),
+                           bisect.bisect_right(ats, start + group.offset)):
+                at = ats[j]
+                begin = at - lefts[j]
+                if begin > start:
+                    continue
+                ahead = text[at + FRAGMENT:at + FRAGMENT + len(rest)]
+                end = at + FRAGMENT + _common_prefix(ahead, rest[:len(ahead)])
+                if end > start and (best is None or (begin, end) < best):
+                    best = (begin, end)
+        return best
+    return first
+
+
+def _value_pieces(text: str, value: str, needles: list[tuple[int, str, str]], gate: bool, spans: list[Span],
+                  shared: Callable[[int], tuple[int, int] | None] | None = None) -> None:
     """The pieces of one known value in text (KnownSecrets.fragment_spans), appended to spans. Each needle is found
     with the longest prefix of the CHAIN characters after it by one regex (_needle_pattern), then grown further by
     comparing slices."""
@@ -311,11 +366,17 @@ def _value_pieces(text: str, value: str, needles: list[tuple[int, str, str]], ga
         while (m := search_for(text, search if search > at else at)) is not None:
             start, stop = m.span()
             search = stop
-            if pieces:
-                while index < pieces and covered[index][1] <= start:
-                    index += 1
-                if index < pieces and covered[index][0] <= start:
-                    at = covered[index][1]
+            if pieces or shared is not None:
+                holder = None   # (the first piece so far of this value, by start, that ends after here)
+                if pieces:
+                    while index < pieces and covered[index][1] <= start:
+                        index += 1
+                    if index < pieces:
+                        holder = covered[index]
+                if shared is not None and (first := shared(start)) is not None and (holder is None or first < holder):
+                    holder = first
+                if holder is not None and holder[0] <= start:
+                    at = holder[1]
                     continue
             right = stop - start - FRAGMENT
             # the whole secret (a literal span has it): the search reached its end, or grew as far as it may
@@ -352,3 +413,87 @@ def _value_pieces(text: str, value: str, needles: list[tuple[int, str, str]], ga
             at = end
         if found:
             covered = sorted(covered + found)
+
+
+def _overlaps_itself(needle: str) -> bool:
+    """Whether two of needle's places in a text may overlap (a head of it is a tail of it)."""
+    return any(needle.endswith(needle[:i]) for i in range(1, len(needle)))
+
+
+class _SharedNeedle:
+    """A needle that several known values hold at the same offset, each after the same head (`head`: their characters
+    up to the needle's end), once in each: its places in a text are found once, and at each the values' pieces are
+    what _value_pieces makes of them value by value, merged: the head before is grown once (the values share it), the
+    rest after by the values' rests in sorted order (the two nearest the text's rest grow furthest); only the values
+    that may reach their end there (whole, or a short rest left for the next line) are read one by one. The pieces of
+    one place overlap (each holds the needle) and are all [REDACTED] from the same start: the longest stands for all."""
+
+    def __init__(self, offset: int, head: str, values: list[str]):
+        self.offset, self.head, self.needle = offset, head, head[offset:]
+        after = offset + FRAGMENT
+        self.rests = sorted({value[after:] for value in values})
+        # a value may end at a place when its rest there is all matched, or all but fewer than FRAGMENT characters
+        # (or any of it, for a rest shorter than that): those whose rest shares this many characters with the text's
+        self.short = [rest for rest in self.rests if len(rest) < FRAGMENT]
+        self.reach = min((len(rest) - FRAGMENT + 1 for rest in self.rests if len(rest) >= FRAGMENT), default=None)
+        self.longest = max(map(len, self.rests))
+        self.ats: list[int] = []
+        self.lefts: list[int] = []
+
+    def spans(self, text: str, gate: bool, spans: list[Span]) -> None:
+        needle, offset, head = self.needle, self.offset, self.head
+        self.ats, self.lefts = ats, lefts = [], []   # (its places in this text, and how far each grew back)
+        if gate and not has(text, needle):
+            return
+        rests = self.rests
+        at = text.find(needle)
+        while at >= 0:
+            left = 0
+            if offset and at and text[at - 1] == head[offset - 1]:
+                room = min(offset, at)
+                left = _common_suffix(text[at - room:at], head[offset - room:offset])
+            ats.append(at)
+            lefts.append(left)
+            whole_head = left == offset
+            ahead = text[at + FRAGMENT:at + FRAGMENT + self.longest]
+            reading: list[str] = list(self.short)
+            right = -1   # (the furthest growth of a value not read one by one)
+            i = bisect.bisect_left(rests, ahead)
+            for step, stop in ((-1, -1), (0, len(rests))):
+                j = i + step
+                move = 1 if step == 0 else -1
+                while j != stop:   # (a rest's shared length with the text's falls going away from where it sorts)
+                    rest = rests[j]
+                    j += move
+                    if len(rest) < FRAGMENT:
+                        continue   # (read one by one)
+                    shared = _common_prefix(ahead[:len(rest)], rest[:len(ahead)]) if rest[:1] == ahead[:1] else 0
+                    if self.reach is not None and shared >= self.reach:
+                        reading.append(rest)
+                        continue
+                    right = max(right, shared)
+                    break
+            begin = at - left
+            for rest in reading:
+                value_right = _common_prefix(ahead[:len(rest)], rest[:len(ahead)]) if rest and ahead else 0
+                if whole_head and value_right == len(rest):
+                    continue   # the whole value (a literal span has it)
+                right = max(right, value_right)
+                end = at + FRAGMENT + value_right
+                if 0 < len(rest) - value_right < FRAGMENT:   # (as _value_pieces: the rest maybe on the next line)
+                    tail = rest[value_right:]
+                    nxt = end + (2 if text.startswith("\r\n", end) else 1 if text.startswith("\n", end) else 0)
+                    if nxt > end and tail[0] == " " and not text.startswith(tail, nxt):
+                        tail = tail[1:]
+                    if nxt > end and tail and text.startswith(tail, nxt):
+                        spans.append((nxt, nxt + len(tail), REDACTED, KNOWN_VALUE, begin))
+            if right >= 0:
+                spans.append((begin, at + FRAGMENT + right, REDACTED, KNOWN_VALUE, begin))
+                if 0 < offset - left < FRAGMENT and (begin == 0 or text[begin - 1] == "\n"):
+                    value_head = head[:offset - left]
+                    before = begin - 1 - (text[begin - 2:begin - 1] == "\r")
+                    if value_head[-1] == " " and not text.startswith(value_head, before - len(value_head)):
+                        value_head = value_head[:-1]
+                    if value_head and before >= len(value_head) and text.startswith(value_head, before - len(value_head)):
+                        spans.append((before - len(value_head), before, REDACTED, KNOWN_VALUE, before - len(value_head)))
+            at = text.find(needle, at + FRAGMENT)
