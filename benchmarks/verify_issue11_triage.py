@@ -308,12 +308,15 @@ S19_PRINTS = ("import sys, time, random, string\n"
               "half = " + repr(S19_PASSPHRASE.split(" S19battery")[0]) + "\n"
               "print('key: ' + half + ' '); print('S19battery staple')\n"
               "pick = random.Random(19)\n"
+              # (the JWT header is made here, not written in the script: argv redaction takes a token-shaped literal
+              # on the argv for a known secret, and one that heads every printed line is another case)
+              "import base64\nJWT_HEAD = base64.urlsafe_b64encode(b'{\"alg\":\"HS256\",\"typ\":\"JWT\"}').decode().rstrip('=')\n"
               "alnum = string.ascii_letters + string.digits\n"
               "for i in range(20000):\n"
               "    body = ''.join(pick.choice(alnum) for _ in range(40))\n"
               "    sig = ''.join(pick.choice(alnum) for _ in range(43))\n"
               "    print(f'2026-11-24 12:00:{i % 60:02d} INFO request ok auth={JWT_HEAD}.{body}.{sig} latency=12ms')\n"
-              "sys.stdout.flush(); time.sleep(float(sys.argv[1]))\n").replace("{JWT_HEAD}", "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9")
+              "sys.stdout.flush(); time.sleep(float(sys.argv[1]))\n")
 KNOWN_JWTS = 100
 
 
