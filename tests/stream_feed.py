@@ -3,6 +3,8 @@ Redactor.text on the whole: in reads of one size, or cut at given places (flushe
 
 from __future__ import annotations
 
+from typing import Callable
+
 from aiperf_lab.triage.redact import Redactor, StreamRedactor
 
 
@@ -20,3 +22,32 @@ def fed_at_cuts(redactor: Redactor, text: str, cuts: list[int], flush: bool, pie
             out.append(stream.flush())
         at = cut
     return "".join(out) + stream.close()
+
+
+def prefixed(text: str, prefix: str) -> str:
+    """Every line of text behind prefix (a launcher's or a log's)."""
+    return "".join(prefix + line for line in text.splitlines(keepends=True))
+
+
+def same_in_stream(redactor: Callable[[], Redactor], text: str, whole: str) -> None:
+    """Asserts that a stream gives `whole` (what Redactor.text gave) at every cut, flushed or not, and in small reads;
+    redactor makes a fresh Redactor for each feed."""
+    for cut in range(1, len(text)):
+        for flush, piece in ((False, 1 << 16), (True, 1)):
+            assert fed_at_cuts(redactor(), text, [cut], flush, piece) == whole, (cut, flush, piece)
+    for size in (3, 64):
+        assert fed_in_reads(redactor(), text, size, piece=7) == whole, size
+
+
+def hidden_everywhere(text: str, secret: str, redactor: Callable[[], Redactor] = lambda: Redactor({})) -> str:
+    """Asserts that secret is in no output, whole or streamed; returns the whole output."""
+    whole = redactor().text(text)
+    assert secret not in whole, whole
+    same_in_stream(redactor, text, whole)
+    return whole
+
+
+def kept_everywhere(text: str, redactor: Callable[[], Redactor] = lambda: Redactor({})) -> None:
+    """Asserts that text comes out unchanged, whole or streamed."""
+    assert redactor().text(text) == text
+    same_in_stream(redactor, text, text)

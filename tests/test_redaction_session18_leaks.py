@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pytest
 
-from stream_feed import fed_at_cuts, fed_in_reads
+from stream_feed import fed_in_reads, prefixed, same_in_stream, hidden_everywhere, kept_everywhere
 
 from aiperf_lab.triage.redact import REDACTED, Redactor
 
@@ -28,30 +28,6 @@ JWT = ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI
 DISCORD = "MTAxNTQ2NzY0MzI0NjQ3ODQwMg.GkXyZa.AbCdEfGhIjKlMnOpQrStUvWxYz0123"
 
 
-def _prefixed(text: str, prefix: str) -> str:
-    return "".join(prefix + line for line in text.splitlines(keepends=True))
-
-
-def _same_in_stream(redactor, text: str, whole: str) -> None:
-    for cut in range(1, len(text)):
-        for flush, piece in ((False, 1 << 16), (True, 1)):
-            assert fed_at_cuts(redactor(), text, [cut], flush, piece) == whole, (cut, flush, piece)
-    for size in (3, 64):
-        assert fed_in_reads(redactor(), text, size, piece=7) == whole, size
-
-
-def _hidden_everywhere(text: str, secret: str, redactor=lambda: Redactor({})) -> str:
-    whole = redactor().text(text)
-    assert secret not in whole, whole
-    _same_in_stream(redactor, text, whole)
-    return whole
-
-
-def _kept_everywhere(text: str, redactor=lambda: Redactor({})) -> None:
-    assert redactor().text(text) == text
-    _same_in_stream(redactor, text, text)
-
-
 # 1. boxes
 BOXES = [(f"│ api │ {RANDOM} │\n", RANDOM), (f"│ {RANDOM} │\n", RANDOM), (f"│ alice │ {RANDOM} │ 2026-11-24 │\n", RANDOM)]
 
@@ -59,13 +35,13 @@ BOXES = [(f"│ api │ {RANDOM} │\n", RANDOM), (f"│ {RANDOM} │\n", RANDOM
 @pytest.mark.parametrize("prefix", PREFIXES)
 @pytest.mark.parametrize("text,secret", BOXES)
 def test_a_secret_in_a_box_goes(text: str, secret: str, prefix: str) -> None:
-    out = _hidden_everywhere(_prefixed(text, prefix), secret)
+    out = hidden_everywhere(prefixed(text, prefix), secret)
     assert REDACTED in out and out.startswith(prefix)
 
 
 @pytest.mark.parametrize("prefix", PREFIXES[1:])
 def test_a_secret_in_an_ascii_box_behind_a_log_prefix_goes(prefix: str) -> None:
-    assert REDACTED in _hidden_everywhere(_prefixed(f"| token | {V} |\n", prefix), V)
+    assert REDACTED in hidden_everywhere(prefixed(f"| token | {V} |\n", prefix), V)
 
 
 BOXES_KEPT = ["| user | alice |\n", "| step | loss | 0.53 |\n", "│ model │ Meta-Llama-3-8B-Instruct │\n",
@@ -77,7 +53,7 @@ BOXES_KEPT = ["| user | alice |\n", "| step | loss | 0.53 |\n", "│ model │ M
 @pytest.mark.parametrize("prefix", PREFIXES)
 @pytest.mark.parametrize("text", BOXES_KEPT)
 def test_a_box_with_no_secret_stays(text: str, prefix: str) -> None:
-    _kept_everywhere(_prefixed(text, prefix))
+    kept_everywhere(prefixed(text, prefix))
 
 
 # 3. bash -x behind a log level
@@ -88,7 +64,7 @@ TRACES = [f"+ echo {V}\n+ sudo -S true\n", f"+ sudo -S true\n+ echo {V}\n"]
                                     "2026-11-24T03:00:01.123Z DEBUG "])
 @pytest.mark.parametrize("text", TRACES)
 def test_a_traced_pipe_behind_a_log_level_goes(text: str, prefix: str) -> None:
-    out = _hidden_everywhere(_prefixed(text, prefix), V)
+    out = hidden_everywhere(prefixed(text, prefix), V)
     assert REDACTED in out
 
 
@@ -96,7 +72,7 @@ def test_a_traced_pipe_behind_a_log_level_goes(text: str, prefix: str) -> None:
                                   "2026-11-24 03:00:01 INFO loss + reg = 0.53\n",
                                   "2026-11-24 03:00:01 INFO + python train.py --lr 3e-4\n"])
 def test_a_trace_behind_a_log_level_with_no_secret_stays(text: str) -> None:
-    _kept_everywhere(text)
+    kept_everywhere(text)
 
 
 # 4. angle brackets
@@ -107,7 +83,7 @@ ANGLED = [("Password: <Zq8vN2mK5pL9xR4t>\n", "Zq8vN2mK5pL9xR4t"), (f"token=<{V}>
 @pytest.mark.parametrize("prefix", PREFIXES)
 @pytest.mark.parametrize("text,secret", ANGLED)
 def test_a_generated_value_in_angle_brackets_goes(text: str, secret: str, prefix: str) -> None:
-    assert REDACTED in _hidden_everywhere(_prefixed(text, prefix), secret)
+    assert REDACTED in hidden_everywhere(prefixed(text, prefix), secret)
 
 
 @pytest.mark.parametrize("prefix", PREFIXES)
@@ -116,7 +92,7 @@ def test_a_generated_value_in_angle_brackets_goes(text: str, secret: str, prefix
                                   "unk_token: <unk>\n", "token: <extra_id_0>\n", "token: <0x0A>\n",
                                   "api_key: <YOUR_API_KEY>\n"])
 def test_a_placeholder_in_angle_brackets_stays(text: str, prefix: str) -> None:
-    _kept_everywhere(_prefixed(text, prefix))
+    kept_everywhere(prefixed(text, prefix))
 
 
 # 5. shapes
@@ -129,7 +105,7 @@ SHAPES = [(f"{DISCORD}\n", DISCORD[30:]), (f"bot token {DISCORD} loaded\n", DISC
 @pytest.mark.parametrize("prefix", PREFIXES)
 @pytest.mark.parametrize("text,secret", SHAPES)
 def test_a_token_shape_goes(text: str, secret: str, prefix: str) -> None:
-    assert REDACTED in _hidden_everywhere(_prefixed(text, prefix), secret)
+    assert REDACTED in hidden_everywhere(prefixed(text, prefix), secret)
 
 
 @pytest.mark.parametrize("text", ['{"username": "alice", "key": "<REDACTED>"}\n', '{"username": "alice", "key": "none"}\n',
@@ -138,7 +114,7 @@ def test_a_token_shape_goes(text: str, secret: str, prefix: str) -> None:
                                   "AbCdEfGhIjKlMnOpQrStUvWx.GkXyZa.AbCdEfGhIjKlMnOpQrStUvWxYz0123\n",
                                   "torch.distributed.elastic.multiprocessing.api.SignalException\n"])
 def test_text_like_a_token_shape_stays(text: str) -> None:
-    _kept_everywhere(text)
+    kept_everywhere(text)
 
 
 # 2. a JWT folded before its second dot
@@ -180,7 +156,7 @@ def test_a_folded_jwt_goes_in_a_stream_cut_anywhere(width: int) -> None:
     text = f"step 1 loss 2.0\n{_folded(JWT, width)}step 2 loss 1.9\n"
     whole = Redactor({}).text(text)
     assert not [piece for piece in JWT_PIECES if piece in whole], whole
-    _same_in_stream(lambda: Redactor({}), text, whole)
+    same_in_stream(lambda: Redactor({}), text, whole)
 
 
 @pytest.mark.parametrize("text", ["a header eyJhbGciOiJIUzI1NiJ9\nDone\n",
@@ -188,13 +164,13 @@ def test_a_folded_jwt_goes_in_a_stream_cut_anywhere(width: int) -> None:
                                   "x" * 30 + " eyJhbGciOiJIUzI1\n" + "abcdefghij" * 3 + "\n",
                                   "see eyJ\nfor the header\n"])
 def test_a_jwt_head_ending_a_line_with_no_rest_stays(text: str) -> None:
-    _kept_everywhere(text)
+    kept_everywhere(text)
 
 
 @pytest.mark.parametrize("prefix", ["[rank0]: ", "2026-11-24 03:00:01 INFO "])
 @pytest.mark.parametrize("width", [20, 40, 64, 100])
 def test_a_folded_jwt_behind_a_log_prefix_on_each_line_goes(prefix: str, width: int) -> None:
-    text = _prefixed(f"step 1 loss 2.0\n{_folded(JWT, width)}step 2 loss 1.9\n", prefix)
+    text = prefixed(f"step 1 loss 2.0\n{_folded(JWT, width)}step 2 loss 1.9\n", prefix)
     whole = Redactor({}).text(text)
     assert not [piece for piece in JWT_PIECES if piece in whole], whole
     assert whole.startswith(prefix + "step 1 loss 2.0\n") and whole.endswith(prefix + "step 2 loss 1.9\n")
@@ -202,7 +178,7 @@ def test_a_folded_jwt_behind_a_log_prefix_on_each_line_goes(prefix: str, width: 
     for size in (1, 7, 64, 4096):
         assert fed_in_reads(Redactor({}), text, size, piece=7) == whole, size
     if width == 40:
-        _same_in_stream(lambda: Redactor({}), text, whole)
+        same_in_stream(lambda: Redactor({}), text, whole)
 
 
 # 6. peers named as hosts, zero-padded addresses (redact_hosts)
@@ -223,8 +199,8 @@ PEERS = [("MASTER_ADDR=gpu-node-12\n", "gpu-node-12"), ("export MASTER_ADDR=gpu-
 @pytest.mark.parametrize("prefix", PREFIXES)
 @pytest.mark.parametrize("text,name", PEERS)
 def test_a_peer_named_as_a_host_becomes_a_placeholder(text: str, name: str, prefix: str) -> None:
-    text = _prefixed(text, prefix)
-    out = _hidden_everywhere(text, name, _hosts)
+    text = prefixed(text, prefix)
+    out = hidden_everywhere(text, name, _hosts)
     assert "host-1" in out or "ip-1" in out, out
     assert Redactor({}).text(text) == text   # (without --redact-hosts a host name is no secret)
 
@@ -239,7 +215,7 @@ def test_a_zero_padded_address_is_the_address_it_writes() -> None:
                                   "slots=8 per node\n", "the svc.cluster.local domain\n", "torch 2.4.0 cuda 12.4\n",
                                   "a model.svc file\n"])
 def test_what_names_no_peer_stays_under_redact_hosts(text: str) -> None:
-    _kept_everywhere(text, _hosts)
+    kept_everywhere(text, _hosts)
 
 
 # 7. Redis's password settings as a program's flags (`ps aux`, journald's _CMDLINE=, a printed command)
@@ -248,7 +224,7 @@ def test_what_names_no_peer_stays_under_redact_hosts(text: str) -> None:
                                   f"root 1 0.0 0.0 1 2 ? Ss 03:00 0:00 /usr/bin/redis-server --requirepass {V}\n",
                                   f"_CMDLINE=/usr/bin/redis-server *:6379 --requirepass {V}\n"])
 def test_a_redis_password_flag_goes(text: str, prefix: str) -> None:
-    assert REDACTED in _hidden_everywhere(_prefixed(text, prefix), V)
+    assert REDACTED in hidden_everywhere(prefixed(text, prefix), V)
 
 
 def test_a_redis_password_flag_in_the_environment_is_a_known_secret() -> None:
@@ -258,7 +234,7 @@ def test_a_redis_password_flag_in_the_environment_is_a_known_secret() -> None:
 @pytest.mark.parametrize("text", ["redis-server --requirepass\n", "# requirepass foobared\n", "requirepass is not set\n",
                                   "redis-server --port 6380 --appendonly yes\n"])
 def test_redis_lines_with_no_password_stay(text: str) -> None:
-    _kept_everywhere(text)
+    kept_everywhere(text)
 
 
 # Forms of this lane's list that main hid already (kept as guards): the HF token in a box or in angle brackets, the ASCII
@@ -267,17 +243,17 @@ def test_redis_lines_with_no_password_stay(text: str) -> None:
 @pytest.mark.parametrize("text,secret", [(f"│ HF_TOKEN │ {HF} │\n", HF), (f"token=<{HF}>\n", HF),
                                          ("> Authorization: Bearer bluebird42\n", "bluebird42")])
 def test_forms_hidden_before_stay_hidden(text: str, secret: str, prefix: str) -> None:
-    assert REDACTED in _hidden_everywhere(_prefixed(text, prefix), secret)
+    assert REDACTED in hidden_everywhere(prefixed(text, prefix), secret)
 
 
 def test_an_ascii_box_row_at_a_lines_start_stays_hidden() -> None:
-    assert REDACTED in _hidden_everywhere(f"| token | {V} |\n", V)
+    assert REDACTED in hidden_everywhere(f"| token | {V} |\n", V)
 
 
 @pytest.mark.parametrize("prefix", ["2026-11-24 03:00:01 INFO ", "[rank0]: 2026-11-24 03:00:01 WARNING "])
 def test_a_traced_printf_before_docker_login_stays_hidden(prefix: str) -> None:
-    text = _prefixed(f"+ printf %s {V}\n+ docker login -u alice --password-stdin registry.example.com\n", prefix)
-    assert REDACTED in _hidden_everywhere(text, V)
+    text = prefixed(f"+ printf %s {V}\n+ docker login -u alice --password-stdin registry.example.com\n", prefix)
+    assert REDACTED in hidden_everywhere(text, V)
 
 
 # Variants of the lane's forms (found by trying them): rich's heavy and double bars, a row with more cells after the
@@ -292,14 +268,14 @@ VARIANTS = [(f"┃ token ┃ {V} ┃\n", V), (f"║ password ║ {V} ║\n", V),
 
 @pytest.mark.parametrize("text,secret", VARIANTS)
 def test_a_variant_of_the_forms_goes(text: str, secret: str) -> None:
-    assert REDACTED in _hidden_everywhere(text, secret)
+    assert REDACTED in hidden_everywhere(text, secret)
 
 
 @pytest.mark.parametrize("text", [f"2026-11-24 03:00:01 INFO + echo {V}\n2026-11-24 03:00:02 INFO + sudo -S true\n",
                                   f"2026-11-24 03:00:01 info + echo {V}\n2026-11-24 03:00:01 info + sudo -S true\n",
                                   f"INFO + echo {V}\nINFO + sudo -S true\n"])
 def test_a_trace_variant_behind_a_log_level_goes(text: str) -> None:
-    assert REDACTED in _hidden_everywhere(text, V)
+    assert REDACTED in hidden_everywhere(text, V)
 
 
 @pytest.mark.parametrize("text", ["| step | loss | lr |\n|------|------|----|\n| 1 | 2.3 | 3e-4 |\n",
@@ -309,7 +285,7 @@ def test_a_trace_variant_behind_a_log_level_goes(text: str) -> None:
                                   '{\n  "username": "alice",\n  "key": "<REDACTED>"\n}\n',
                                   '{\n  "username": "alice",\n  "email": "a@example.com"\n}\n'])
 def test_tables_and_json_with_no_secret_stay(text: str) -> None:
-    _kept_everywhere(text)
+    kept_everywhere(text)
 
 
 @pytest.mark.parametrize("text,name", [("os.environ['MASTER_ADDR'] = 'gpu-node-12'\n", "gpu-node-12"),
@@ -317,10 +293,10 @@ def test_tables_and_json_with_no_secret_stay(text: str) -> None:
                                        ("SLURM_JOB_NODELIST=gpu-node-[01,03-04]\n", "gpu-node"),
                                        ("torchrun --master-addr=gpu-node-12 train.py\n", "gpu-node-12")])
 def test_a_peer_variant_becomes_a_placeholder(text: str, name: str) -> None:
-    assert "host-1" in _hidden_everywhere(text, name, _hosts)
+    assert "host-1" in hidden_everywhere(text, name, _hosts)
 
 
 @pytest.mark.parametrize("text", ["hostname_prefix: abc\n", "master_addr_env = x\n", "MASTER_ADDR=[::1]\n",
                                   "--rdzv_endpoint $MASTER_ADDR:29400\n"])
 def test_a_peer_setting_with_no_host_name_stays(text: str) -> None:
-    _kept_everywhere(text, _hosts)
+    kept_everywhere(text, _hosts)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from stream_feed import fed_at_cuts, fed_in_reads
+from stream_feed import prefixed, hidden_everywhere, kept_everywhere
 
 from aiperf_lab.triage.redact import Redactor
 
@@ -22,30 +22,6 @@ PREFIXES = ["", "[rank0]: ", "2026-11-24 03:00:01 INFO "]
 V = "Zq8Das1xPa55"
 HP = "Winter2024!blue"
 WORD = "opensesame"
-
-
-def _prefixed(text: str, prefix: str) -> str:
-    return "".join(prefix + line for line in text.splitlines(keepends=True))
-
-
-def _same_in_stream(redactor, text: str, whole: str) -> None:
-    for cut in range(1, len(text)):
-        for flush, piece in ((False, 1 << 16), (True, 1)):
-            assert fed_at_cuts(redactor(), text, [cut], flush, piece) == whole, (cut, flush, piece)
-    for size in (3, 64):
-        assert fed_in_reads(redactor(), text, size, piece=7) == whole, size
-
-
-def _hidden_everywhere(text: str, secret: str, redactor=lambda: Redactor({})) -> str:
-    whole = redactor().text(text)
-    assert secret not in whole, whole
-    _same_in_stream(redactor, text, whole)
-    return whole
-
-
-def _kept_everywhere(text: str, redactor=lambda: Redactor({})) -> None:
-    assert redactor().text(text) == text
-    _same_in_stream(redactor, text, text)
 
 
 # 1. a number stuck to the secret word
@@ -57,12 +33,12 @@ NUMBERED = [f"--api-key2 {WORD}\n", f"--password2 {WORD}\n", f"--hf-token1 {WORD
 @pytest.mark.parametrize("prefix", PREFIXES)
 @pytest.mark.parametrize("text", NUMBERED)
 def test_a_secret_word_with_a_number_stuck_to_it(text, prefix):
-    _hidden_everywhere(_prefixed(text, prefix), WORD)
+    hidden_everywhere(prefixed(text, prefix), WORD)
 
 
 @pytest.mark.parametrize("name", ["DB_PASSWORD2", "HF_TOKEN2", "TOKEN1", "API_KEY2", "dbPassword2", "SECRET_KEY3"])
 def test_a_known_value_under_a_numbered_secret_name_is_hunted(name):
-    _hidden_everywhere(f"connecting with {WORD} now\n", WORD, redactor=lambda: Redactor({name: WORD}))
+    hidden_everywhere(f"connecting with {WORD} now\n", WORD, redactor=lambda: Redactor({name: WORD}))
 
 
 @pytest.mark.parametrize("name", ["DB_PASSWORD2", "HF_TOKEN2", "TOKEN1", "API_KEY2", "dbPassword2"])
@@ -90,14 +66,14 @@ def test_weak_or_counted_words_with_a_number_stay_plain(name):
 @pytest.mark.parametrize("text", ["dict(key1='value1', key2='value2')\n", f"--key2 {WORD}\n",
                                   "token1 = tokenizer.decode(ids)\n"])
 def test_numbered_names_that_hold_no_secret_stay(text, prefix):
-    _kept_everywhere(_prefixed(text, prefix))
+    kept_everywhere(prefixed(text, prefix))
 
 
 @pytest.mark.parametrize("prefix", PREFIXES)
 @pytest.mark.parametrize("text", [f"DB_PASSWORD2={V}\n", f"HF_TOKEN2={V}\n", f"TOKEN1: {V}\n", f"API_KEY2={V}\n",
                                   f"api_key2: |\n  {V}\n  {WORD}\nnext: 1\n"])
 def test_numbered_assignments_hidden_before_stay_hidden_in_text_and_stream(text, prefix):
-    _hidden_everywhere(_prefixed(text, prefix), V)
+    hidden_everywhere(prefixed(text, prefix), V)
 
 
 # 2. printenv NAME / echo $NAME, the value on the next line
@@ -109,7 +85,7 @@ PRINTED_VARIABLES = [f"$ printenv DB_PASSWORD\n{HP}\n", f"$ echo $DB_PASSWORD\n{
 @pytest.mark.parametrize("prefix", PREFIXES)
 @pytest.mark.parametrize("text", PRINTED_VARIABLES)
 def test_a_printed_secret_variable_on_the_next_line(text, prefix):
-    whole = _hidden_everywhere(_prefixed(text, prefix), text.splitlines()[1])
+    whole = hidden_everywhere(prefixed(text, prefix), text.splitlines()[1])
     assert text.splitlines()[0] in whole   # (the command stays)
 
 
@@ -118,7 +94,7 @@ def test_a_printed_secret_variable_on_the_next_line(text, prefix):
                                   "$ echo $PATH\n/usr/bin\n", f"$ echo $DB_PASSWORD > pw.txt\nsaved{V}\n",
                                   "$ echo $SORT_KEY\nhello123\n", "$ printenv DB_PASSWORD\nError: no such variable\n"])
 def test_printed_variables_that_are_no_secret_stay(text, prefix):
-    _kept_everywhere(_prefixed(text, prefix))
+    kept_everywhere(prefixed(text, prefix))
 
 
 # 3. one-line shapes
@@ -141,7 +117,7 @@ ONE_LINE = [(f"sendemail.smtppass={HP}\n", HP), (f"    smtpPass = {HP}\n", HP),
 @pytest.mark.parametrize("prefix", PREFIXES)
 @pytest.mark.parametrize("text,secret", ONE_LINE)
 def test_one_line_shapes(text, secret, prefix):
-    _hidden_everywhere(_prefixed(text, prefix), secret)
+    hidden_everywhere(prefixed(text, prefix), secret)
 
 
 @pytest.mark.parametrize("prefix", PREFIXES)
@@ -151,7 +127,7 @@ def test_one_line_shapes(text, secret, prefix):
                                        ("root:$6$saltsalt$Zq8Das1xPL0mKo9IAbCdEf:19000:0:99999:7:::\n",
                                         ":19000:0:99999:7:::")])
 def test_a_password_hash_goes_and_its_user_stays(text, kept, prefix):
-    assert kept in _hidden_everywhere(_prefixed(text, prefix), "Zq8Das1xPL0mKo9IAbCdEf")
+    assert kept in hidden_everywhere(prefixed(text, prefix), "Zq8Das1xPL0mKo9IAbCdEf")
 
 
 @pytest.mark.parametrize("prefix", PREFIXES)
@@ -165,4 +141,4 @@ def test_a_password_hash_goes_and_its_user_stays(text, kept, prefix):
                                   "price is $5$ and $6$ each\n", "echo $1$2$3\n", "cost: $6$short$x\n",
                                   "bypass=enabled\n", "compass: north-east\n"])
 def test_look_alikes_stay(text, prefix):
-    _kept_everywhere(_prefixed(text, prefix))
+    kept_everywhere(prefixed(text, prefix))

@@ -16,43 +16,18 @@ from __future__ import annotations
 
 import pytest
 
-from stream_feed import fed_at_cuts, fed_in_reads
+from stream_feed import prefixed, hidden_everywhere, kept_everywhere
 
-from aiperf_lab.triage.redact import Redactor
 
 PREFIXES = ["", "[rank0]: ", "2026-11-24 03:00:01 INFO "]
 HP = "Winter2024!blue"
 TK = "Qx7vR2mZ9pLk4TnQx7vR2mZ9pLk4Tn"
 
 
-def _prefixed(text: str, prefix: str) -> str:
-    return "".join(prefix + line for line in text.splitlines(keepends=True))
-
-
-def _same_in_stream(text: str, whole: str) -> None:
-    for cut in range(1, len(text)):
-        for flush, piece in ((False, 1 << 16), (True, 1)):
-            assert fed_at_cuts(Redactor({}), text, [cut], flush, piece) == whole, (cut, flush, piece)
-    for size in (3, 64):
-        assert fed_in_reads(Redactor({}), text, size, piece=7) == whole, size
-
-
-def _hidden_everywhere(text: str, secret: str) -> str:
-    whole = Redactor({}).text(text)
-    assert secret not in whole, whole
-    _same_in_stream(text, whole)
-    return whole
-
-
-def _kept_everywhere(text: str) -> None:
-    assert Redactor({}).text(text) == text
-    _same_in_stream(text, text)
-
-
 # 1. NCCL's echo of an environment variable
 @pytest.mark.parametrize("prefix", PREFIXES)
 def test_nccl_echo_of_a_secret_variable(prefix):
-    whole = _hidden_everywhere(_prefixed(f"node1:123:123 [0] NCCL INFO DB_PASSWORD set by environment to {HP}\n",
+    whole = hidden_everywhere(prefixed(f"node1:123:123 [0] NCCL INFO DB_PASSWORD set by environment to {HP}\n",
                                          prefix), HP)
     assert "DB_PASSWORD set by environment to" in whole
 
@@ -60,7 +35,7 @@ def test_nccl_echo_of_a_secret_variable(prefix):
 @pytest.mark.parametrize("text", ["node1:123:123 [0] NCCL INFO NCCL_IB_HCA set by environment to mlx5_0\n",
                                   "node1:1:1 [0] NCCL INFO NCCL_SOCKET_IFNAME set by environment to eth0\n"])
 def test_nccl_echo_of_a_setting_stays(text):
-    _kept_everywhere(text)
+    kept_everywhere(text)
 
 
 # 2. sentences that give a password
@@ -70,7 +45,7 @@ SENTENCES = [f"The password is {HP}\n", f"password for user bob is {HP}\n", f"Th
 @pytest.mark.parametrize("prefix", PREFIXES)
 @pytest.mark.parametrize("text", SENTENCES)
 def test_a_sentence_that_gives_a_password(text, prefix):
-    whole = _hidden_everywhere(_prefixed(text, prefix), HP)
+    whole = hidden_everywhere(prefixed(text, prefix), HP)
     assert "password" in whole
 
 
@@ -78,7 +53,7 @@ def test_a_sentence_that_gives_a_password(text, prefix):
                                   "password for user bob is not set\n", "the password is stored in /etc/app/pw.txt\n",
                                   "This password is too-short\n"])
 def test_a_sentence_about_a_password_stays(text):
-    _kept_everywhere(text)
+    kept_everywhere(text)
 
 
 # 3. code that stores a value under a secret's name
@@ -89,13 +64,13 @@ CODE = [(f"define( 'DB_PASSWORD', '{HP}' );\n", HP), (f"define('AUTH_KEY', '{TK}
 @pytest.mark.parametrize("prefix", PREFIXES)
 @pytest.mark.parametrize("text, secret", CODE)
 def test_code_that_stores_a_secret_by_name(text, secret, prefix):
-    _hidden_everywhere(_prefixed(text, prefix), secret)
+    hidden_everywhere(prefixed(text, prefix), secret)
 
 
 @pytest.mark.parametrize("text", ["define('DB_NAME', 'wordpress');\n", "mlflow.log_param('lr', '0.001')\n",
                                   "define('DB_PASSWORD', getenv('DB_PASSWORD'));\n"])
 def test_code_that_stores_a_setting_stays(text):
-    _kept_everywhere(text)
+    kept_everywhere(text)
 
 
 # 4. a command inside a flag's quoted value, and commands make echoes bare (no `$ ` or `+ ` before them)
@@ -110,14 +85,14 @@ COMMANDS = [(f"sbatch --wrap 'python x.py --hf_token {TK}'\n", TK),
 @pytest.mark.parametrize("prefix", PREFIXES)
 @pytest.mark.parametrize("text, secret", COMMANDS)
 def test_a_command_given_a_secret_printed_bare(text, secret, prefix):
-    _hidden_everywhere(_prefixed(text, prefix), secret)
+    hidden_everywhere(prefixed(text, prefix), secret)
 
 
 @pytest.mark.parametrize("text", ["sbatch --wrap 'python x.py --lr 3 --epochs 2'\n", "lftp -u bob sftp://host/dir\n",
                                   "npm config set registry https://registry.npmjs.org/\n",
                                   "poetry config virtualenvs.in-project true\n", "twine upload -u __token__ dist/*\n"])
 def test_a_command_with_no_secret_stays(text):
-    _kept_everywhere(text)
+    kept_everywhere(text)
 
 
 # 5. mail and file protocols' debug traces
@@ -129,14 +104,14 @@ TRACES = [(f"C: a1 LOGIN bob {HP}\n", HP), (f"  > b'RTNC1 LOGIN bob \"{HP}\"'\n"
 @pytest.mark.parametrize("prefix", PREFIXES)
 @pytest.mark.parametrize("text, secret", TRACES)
 def test_a_protocol_trace_that_sends_a_password(text, secret, prefix):
-    whole = _hidden_everywhere(_prefixed(text, prefix), secret)
+    whole = hidden_everywhere(prefixed(text, prefix), secret)
     assert "LOGIN bob" in whole or "PASS " in whole or "PLAIN " in whole
 
 
 @pytest.mark.parametrize("text", ["250-AUTH PLAIN LOGIN CRAM-MD5\n", "User LOGIN from host ok\n", "a1 OK LOGIN completed\n",
                                   "*cmd* 'PASS **********'\n", "test_login PASS in 0.2s\n", "---> USER bob\n"])
 def test_a_protocol_trace_with_no_password_stays(text):
-    _kept_everywhere(text)
+    kept_everywhere(text)
 
 
 # 6. a secret store's JSON on one line: `"value"` beside an `"id"` that is a secret's URL
@@ -146,7 +121,7 @@ AZ_JSON = ('{"attributes": {"enabled": true}, "id": "https://kv.vault.azure.net/
 
 @pytest.mark.parametrize("prefix", PREFIXES)
 def test_a_key_vault_secret_as_compact_json(prefix):
-    whole = _hidden_everywhere(_prefixed(AZ_JSON, prefix), HP)
+    whole = hidden_everywhere(prefixed(AZ_JSON, prefix), HP)
     assert '"name": "db"' in whole
 
 
@@ -154,4 +129,4 @@ def test_a_key_vault_secret_as_compact_json(prefix):
                                   '{"id": "/subscriptions/s/providers/x", "value": "Standard_LRS"}\n',
                                   '{"id": "https://kv.vault.azure.net/secrets/db/1", "value": null}\n'])
 def test_json_with_a_value_that_is_no_secret_stays(text):
-    _kept_everywhere(text)
+    kept_everywhere(text)
