@@ -8,41 +8,24 @@ from __future__ import annotations
 
 import pytest
 
-from stream_feed import fed_in_reads
+from multi_line_forms import FORMS
+from stream_feed import fed_in_reads, prefixed
 
 from aiperf_lab.triage.redact import Redactor
 
-PW, HP = "Qx7vR2mZ9pLk4Tn", "Winter2024!blue"
-B64URL = "cG9zdGdyZXM6Ly91OldpbnRlcjIwMjQhYmx1ZUBoL2Ri"   # base64 of postgres://u:Winter2024!blue@h/db
-WANDB = "7654321fedcba0987654321fedcba09876543210"
 
 PREFIXES = {"pdsh": "n1: ", "deepspeed": "worker-12: ", "srun --label": "0: ", "srun --label, rank 17": "17: ",
             "ray": "(RayTrainWorker pid=1234, ip=10.0.0.1) ", "ray, no ip": "(pid=98765) ",
             "mpirun --tag-output": "[1,0]<stdout>:", "mpirun stderr": "[12,3]<stderr>: "}
-FORMS = {
-    ".netrc block": (f"machine api.example.com\n  login bob\n  password {HP}\n", HP),
-    "wandb .netrc": (f"machine api.wandb.ai\n  login user\n  password {WANDB}\n", WANDB),
-    "cat of a token file": (f"$ cat ~/.cache/huggingface/token\n{PW}{PW}\n", PW + PW),
-    "kubectl jsonpath | base64 -d": (f"$ kubectl get secret db -o jsonpath='{{.data.password}}' | base64 -d\n{HP}\n", HP),
-    "a Secret's data": (f"apiVersion: v1\ndata:\n  DB_URL: {B64URL}\nkind: Secret\n", B64URL),
-    "better-exceptions arrows": (f"    conn = connect(host, pw)\n                   │     └ '{HP}'\n"
-                                 "                   └ 'db.internal'\n", HP),
-    "notebook source lines": (f'   "source": [\n    "import os\\n",\n    "os.environ[\\"HF_TOKEN\\"] = \\"{PW}\\"\\n"\n   ]\n',
-                              PW),
-}
-
-
-def _prefixed(prefix: str, text: str) -> str:
-    return "".join(prefix + line for line in text.splitlines(keepends=True))
 
 
 @pytest.mark.parametrize("prefix", PREFIXES.values(), ids=PREFIXES.keys())
 @pytest.mark.parametrize("form", FORMS, ids=FORMS.keys())
 def test_the_secret_goes_behind_a_launchers_prefix(form: str, prefix: str) -> None:
     text, secret = FORMS[form]
-    prefixed = _prefixed(prefix, text)
-    out = Redactor({}).text(prefixed)
-    assert secret[:12] not in out and out.count("\n") == prefixed.count("\n")
+    text_behind = prefixed(text, prefix)
+    out = Redactor({}).text(text_behind)
+    assert secret[:12] not in out and out.count("\n") == text_behind.count("\n")
     if form != "kubectl jsonpath | base64 -d":   # (the next line's prefix goes with its value there, as behind
         assert all(line.startswith(prefix) for line in out.splitlines())   # `[rank0]: `: more hidden, not less)
 
@@ -51,10 +34,10 @@ def test_the_secret_goes_behind_a_launchers_prefix(form: str, prefix: str) -> No
 @pytest.mark.parametrize("form", [".netrc block", "cat of a token file", "a Secret's data"])
 def test_the_stream_agrees(form: str, prefix: str) -> None:
     text, secret = FORMS[form]
-    prefixed = _prefixed(prefix, text)
-    whole = Redactor({}).text(prefixed)
+    text_behind = prefixed(text, prefix)
+    whole = Redactor({}).text(text_behind)
     for size in (1, 5, 64):
-        assert fed_in_reads(Redactor({}), prefixed, size, piece=16) == whole
+        assert fed_in_reads(Redactor({}), text_behind, size, piece=16) == whole
 
 
 KEPT = [

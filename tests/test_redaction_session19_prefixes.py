@@ -7,31 +7,14 @@ from __future__ import annotations
 
 import pytest
 
-from stream_feed import fed_at_cuts, fed_in_reads
+from multi_line_forms import FORMS, HP
+from stream_feed import fed_at_cuts, fed_in_reads, prefixed
 
 from aiperf_lab.triage.redact import Redactor
 
-PW, HP = "Qx7vR2mZ9pLk4Tn", "Winter2024!blue"
-B64URL = "cG9zdGdyZXM6Ly91OldpbnRlcjIwMjQhYmx1ZUBoL2Ri"   # base64 of postgres://u:Winter2024!blue@h/db
-WANDB = "7654321fedcba0987654321fedcba09876543210"
 
 PREFIXES = {"kubectl logs --prefix": "pod/trainer-0 ", "kubectl logs --prefix, container": "[pod/trainer-0/main] ",
             "stern": "trainer-0 main ", "stern, deployment pod": "web-7d9f8c6b5-x2kqp app "}
-FORMS = {
-    ".netrc block": (f"machine api.example.com\n  login bob\n  password {HP}\n", HP),
-    "wandb .netrc": (f"machine api.wandb.ai\n  login user\n  password {WANDB}\n", WANDB),
-    "cat of a token file": (f"$ cat ~/.cache/huggingface/token\n{PW}{PW}\n", PW + PW),
-    "kubectl jsonpath | base64 -d": (f"$ kubectl get secret db -o jsonpath='{{.data.password}}' | base64 -d\n{HP}\n", HP),
-    "a Secret's data": (f"apiVersion: v1\ndata:\n  DB_URL: {B64URL}\nkind: Secret\n", B64URL),
-    "better-exceptions arrows": (f"    conn = connect(host, pw)\n                   │     └ '{HP}'\n"
-                                 "                   └ 'db.internal'\n", HP),
-    "notebook source lines": (f'   "source": [\n    "import os\\n",\n    "os.environ[\\"HF_TOKEN\\"] = \\"{PW}\\"\\n"\n   ]\n',
-                              PW),
-}
-
-
-def _prefixed(prefix: str, text: str) -> str:
-    return "".join(prefix + line for line in text.splitlines(keepends=True))
 
 
 def _stream_agrees(text: str, whole: str) -> None:
@@ -45,11 +28,11 @@ def _stream_agrees(text: str, whole: str) -> None:
 @pytest.mark.parametrize("form", FORMS, ids=FORMS.keys())
 def test_the_secret_goes_behind_a_pods_prefix(form: str, prefix: str) -> None:
     text, secret = FORMS[form]
-    prefixed = _prefixed(prefix, text)
-    out = Redactor({}).text(prefixed)
-    assert secret[:12] not in out and out.count("\n") == prefixed.count("\n")
+    text_behind = prefixed(text, prefix)
+    out = Redactor({}).text(text_behind)
+    assert secret[:12] not in out and out.count("\n") == text_behind.count("\n")
     assert all(line.startswith(prefix) for line in out.splitlines())   # (every prefix kept, the next line's too)
-    _stream_agrees(prefixed, out)
+    _stream_agrees(text_behind, out)
 
 
 @pytest.mark.parametrize("other,prefix", [("pod/trainer-1 ", "pod/trainer-0 "), ("trainer-1 main ", "trainer-0 main ")])
@@ -64,7 +47,7 @@ def test_a_netrc_block_among_another_pods_lines_goes(other: str, prefix: str) ->
 
 @pytest.mark.parametrize("prefix", ["n1: ", "0: ", "[1,0]<stdout>:", "pod/trainer-0 ", "trainer-0 main "])
 def test_a_decoded_secret_goes_without_the_next_lines_prefix(prefix: str) -> None:
-    text = _prefixed(prefix, FORMS["kubectl jsonpath | base64 -d"][0] + "step 1 done\n")
+    text = prefixed(FORMS["kubectl jsonpath | base64 -d"][0] + "step 1 done\n", prefix)
     out = Redactor({}).text(text)
     assert out.splitlines()[1] == prefix + "[REDACTED]" and out.splitlines()[2] == prefix + "step 1 done"
     _stream_agrees(text, out)
