@@ -345,6 +345,24 @@ def _covering(text: str, value: str, groups: list[_SharedNeedle]) -> Callable[[i
     return first
 
 
+def _rest_on_next_line(text: str, end: int, tail: str, begin: int, spans: list[Span]) -> None:
+    """A known value's short rest (tail) at the start of the line after `end`, where its piece ends a line."""
+    rest = end + (2 if text.startswith("\r\n", end) else 1 if text.startswith("\n", end) else 0)
+    if rest > end and tail[0] == " " and not text.startswith(tail, rest):
+        tail = tail[1:]   # (a passphrase's line broken at a blank: the break stands for the blank)
+    if rest > end and tail and text.startswith(tail, rest):
+        spans.append((rest, rest + len(tail), REDACTED, KNOWN_VALUE, begin))
+
+
+def _head_on_line_before(text: str, begin: int, head: str, spans: list[Span]) -> None:
+    """A known value's short head at the end of the line before `begin`, where its piece starts a line."""
+    before = begin - 1 - (text[begin - 2:begin - 1] == "\r")
+    if head[-1] == " " and not text.startswith(head, before - len(head)):
+        head = head[:-1]
+    if head and before >= len(head) and text.startswith(head, before - len(head)):
+        spans.append((before - len(head), before, REDACTED, KNOWN_VALUE, before - len(head)))
+
+
 def _value_pieces(text: str, value: str, needles: list[tuple[int, str, str]], gate: bool, spans: list[Span],
                   shared: Callable[[int], tuple[int, int] | None] | None = None) -> None:
     """The pieces of one known value in text (KnownSecrets.fragment_spans), appended to spans. Each needle is found
@@ -397,19 +415,9 @@ def _value_pieces(text: str, value: str, needles: list[tuple[int, str, str]], ga
             spans.append((begin, end, REDACTED, KNOWN_VALUE, begin))
             found.append((begin, end))
             if 0 < whole - after - right < FRAGMENT:  # the rest of the secret, short: maybe on the next line
-                tail = value[after + right:]
-                rest = end + (2 if text.startswith("\r\n", end) else 1 if text.startswith("\n", end) else 0)
-                if rest > end and tail[0] == " " and not text.startswith(tail, rest):
-                    tail = tail[1:]   # (a passphrase's line broken at a blank: the break stands for the blank)
-                if rest > end and tail and text.startswith(tail, rest):
-                    spans.append((rest, rest + len(tail), REDACTED, KNOWN_VALUE, begin))
+                _rest_on_next_line(text, end, value[after + right:], begin, spans)
             if 0 < offset - left < FRAGMENT and (begin == 0 or text[begin - 1] == "\n"):
-                head = value[:offset - left]
-                before = begin - 1 - (text[begin - 2:begin - 1] == "\r")
-                if head[-1] == " " and not text.startswith(head, before - len(head)):
-                    head = head[:-1]
-                if head and before >= len(head) and text.startswith(head, before - len(head)):
-                    spans.append((before - len(head), before, REDACTED, KNOWN_VALUE, before - len(head)))
+                _head_on_line_before(text, begin, value[:offset - left], spans)
             at = end
         if found:
             covered = sorted(covered + found)
@@ -481,19 +489,9 @@ class _SharedNeedle:
                 right = max(right, value_right)
                 end = at + FRAGMENT + value_right
                 if 0 < len(rest) - value_right < FRAGMENT:   # (as _value_pieces: the rest maybe on the next line)
-                    tail = rest[value_right:]
-                    nxt = end + (2 if text.startswith("\r\n", end) else 1 if text.startswith("\n", end) else 0)
-                    if nxt > end and tail[0] == " " and not text.startswith(tail, nxt):
-                        tail = tail[1:]
-                    if nxt > end and tail and text.startswith(tail, nxt):
-                        spans.append((nxt, nxt + len(tail), REDACTED, KNOWN_VALUE, begin))
+                    _rest_on_next_line(text, end, rest[value_right:], begin, spans)
             if right >= 0:
                 spans.append((begin, at + FRAGMENT + right, REDACTED, KNOWN_VALUE, begin))
                 if 0 < offset - left < FRAGMENT and (begin == 0 or text[begin - 1] == "\n"):
-                    value_head = head[:offset - left]
-                    before = begin - 1 - (text[begin - 2:begin - 1] == "\r")
-                    if value_head[-1] == " " and not text.startswith(value_head, before - len(value_head)):
-                        value_head = value_head[:-1]
-                    if value_head and before >= len(value_head) and text.startswith(value_head, before - len(value_head)):
-                        spans.append((before - len(value_head), before, REDACTED, KNOWN_VALUE, before - len(value_head)))
+                    _head_on_line_before(text, begin, head[:offset - left], spans)
             at = text.find(needle, at + FRAGMENT)
