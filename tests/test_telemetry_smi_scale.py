@@ -6,9 +6,10 @@ over the Tick objects. The work is counted here; the time is in benchmarks/smi_s
 from __future__ import annotations
 
 import _strptime
+import gc
 import math
 import tracemalloc
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -17,32 +18,11 @@ from aiperf_lab.metrics.telemetry import model
 from aiperf_lab.metrics.telemetry.columns import series_of_ticks
 from aiperf_lab.metrics.telemetry.recording import read_recording
 from aiperf_lab.metrics.telemetry.summary import telemetry_findings, telemetry_summary
-
-REAL = Path(__file__).parent / "data" / "h200" / "nvidia-smi-query-gpu-lms100.csv"
-FORMAT = "%Y/%m/%d %H:%M:%S.%f"
+from smi_logs import FORMAT, REAL, grow
 
 
 def _grown(tmp_path: Path, rows: int, gpus: int = 0) -> Path:
-    """The real log's rows repeated to `rows` rows, each repeat's times moved on by the log's span (with
-    `gpus`: an index column and that many rows per time)."""
-    lines = REAL.read_text(encoding="utf-8").splitlines()
-    header, body = lines[0], [line for line in lines[1:] if line.strip()]
-    stamps = [datetime.strptime(line.split(",")[0], FORMAT) for line in body]
-    step = stamps[-1] - stamps[0] + timedelta(milliseconds=100)
-    if gpus:
-        names = header.split(", ")
-        header = ", ".join([names[0], "index", *names[1:]])
-    out = [header]
-    repeat = 0
-    while len(out) <= rows:
-        for stamp, line in zip(stamps, body):
-            text = (stamp + repeat * step).strftime(FORMAT)[:-3]
-            rest = line[line.index(","):]
-            out.extend([f"{text}, {g}{rest}" for g in range(gpus)] if gpus else [text + rest])
-        repeat += 1
-    path = tmp_path / f"smi_{rows}_{gpus}.csv"
-    path.write_text("\n".join(out[:rows + 1]) + "\n", encoding="utf-8")
-    return path
+    return grow(tmp_path / f"smi_{rows}_{gpus}.csv", rows, gpus)
 
 
 class _Counter:
@@ -107,6 +87,35 @@ def test_memory_held_is_columns_not_rows(tmp_path):
     # and a Tick a row held about 500; the peak of the read: those and one block of rows (4,096) as text
     assert held < 200 * 20000, f"{held / 20000:.0f} bytes held a row"
     assert peak < 900 * 20000, f"{peak / 20000:.0f} bytes a row at the peak"
+
+
+def _bytes_a_row(work, rows: int) -> tuple[float, float]:
+    """(held after, peak beyond that) of work(), in bytes a row, under tracemalloc."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        work()
+        held, peak = tracemalloc.get_traced_memory()
+        return (held - before) / rows, (peak - held) / rows
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("gpus", [0, 4])
+def test_the_reports_hold_no_list_of_numbers_a_row(tmp_path, gpus):
+    # issue 11 item 16, memory bounded by the report: 400,000 rows took 181 MB for telemetry_summary where
+    # --list-reports took 74. A GPU's series is its columns (one GPU: the read's own; several: a copy of
+    # each, in time order), worked out with no list of the rows' positions and times (main: 81 bytes a row at
+    # its peak); the reports over it take a few arrays of doubles (the weights, the times searched for GPM
+    # windows: 8 bytes a row each), not a list of floats per column (32 bytes a row; main: 229 in all)
+    recording = read_recording(_grown(tmp_path, 20000, gpus))
+    held, peak = _bytes_a_row(lambda: [recording.series(device.index) for device in recording.devices], 20000)
+    if not gpus:
+        assert held < 40 and peak < 10, f"series: {held:.0f} bytes a row held, {peak:.0f} more at its peak"
+    for report in (telemetry_summary, telemetry_findings):
+        peak = sum(_bytes_a_row(lambda: report(recording.devices, series_of=recording.series), 20000))
+        assert peak < 40, f"{report.__name__}: {peak:.0f} bytes a row at its peak"
 
 
 @pytest.mark.parametrize("stamp", ["2026/11/22 02:06:28.210", "2026/11/22 02:06:28.2", "2026/11/22 02:06:28.123456",

@@ -17,9 +17,9 @@ import math
 import re
 from array import array
 from datetime import datetime
-from itertools import compress, repeat
+from itertools import compress, count, islice, repeat
 from operator import eq, itemgetter, le
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from aiperf_lab.metrics.telemetry.cells import NAN, floats, numbers
 from aiperf_lab.metrics.telemetry.columns import MAX_TIME_S, Series
@@ -180,7 +180,7 @@ class SmiColumns:
         return list(map(le, map(abs, self.t), repeat(MAX_TIME_S)))
 
     def time_span(self) -> tuple[float, float] | None:
-        times = list(compress(self.t, self.kept()))
+        times = array("d", compress(self.t, self.kept()))  # 8 bytes a row, where a list of floats takes 32
         return (min(times), max(times)) if times else None
 
     def series(self, index: int | None) -> Series:
@@ -192,18 +192,22 @@ class SmiColumns:
 
     def _make_series(self, index: int | None) -> Series:
         wanted = self._gpu_id.get(index)
-        keep = self.kept()
+        # the rows' positions and times held as arrays (8 bytes a row each), none where every row is kept
+        keep = map(le, map(abs, self.t), repeat(MAX_TIME_S))
+        rows: Sequence[int]
         if wanted is None:
-            rows: list[int] = []
+            rows = array("q")
         elif len(self.gpus) == 1:
-            rows = list(compress(range(len(self.t)), keep))
+            rows = array("q", compress(count(), keep))
+            if len(rows) == len(self.t):
+                rows = range(len(self.t))
         else:
-            rows = list(compress(range(len(self.t)), map(bool.__and__, keep, map(eq, self.gpu, repeat(wanted)))))
-        times = [self.t[k] for k in rows]
-        in_order = all(map(le, times, times[1:]))
+            rows = array("q", compress(count(), map(bool.__and__, keep, map(eq, self.gpu, repeat(wanted)))))
+        times = self.t if isinstance(rows, range) else array("d", map(self.t.__getitem__, rows))
+        in_order = all(map(le, times, islice(times, 1, None)))
         if not in_order:
             order = sorted(range(len(rows)), key=times.__getitem__)  # stable: equal times keep file order
-            rows = list(map(rows.__getitem__, order))
+            rows = array("q", map(rows.__getitem__, order))
         if in_order and len(rows) == len(self.t):
             def pick(column: array) -> array:
                 return column

@@ -3,6 +3,7 @@ activity signals (GPM) say, by the rules of activity.py."""
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_left, bisect_right
 from functools import reduce
 from itertools import chain, compress, islice, repeat
@@ -49,14 +50,15 @@ def covering_windows_of(times: Sequence[float], gpms: list[GpmSample | None]) ->
             latest.setdefault((g.t, g.window_s), g)
     distinct = {(g.t, g.window_s): None for g in first_seen if g is not None}
     windows = sorted((latest[key] for key in distinct), key=lambda g: g.t)
-    if not all(map(le, times, times[1:])):
+    if not all(map(le, times, islice(times, 1, None))):
         return _covering_windows_unsorted(times, windows)
     # sorted samples: each one's window is the first ending at or after it, if that window began by
     # then. t - 1e-6 and t + 1e-6 are in order as the times are, so the samples whose first window is
     # window j are one run, found by binary searches per window (not per sample), and those of the run
     # it covers are the run's end from the first with t + 1e-6 >= its start.
-    before = list(map(sub, times, repeat(1e-6)))
-    after = list(map(add, times, repeat(1e-6)))
+    # (doubles in arrays: 8 bytes a sample, where a list of floats takes 32)
+    before = array("d", map(sub, times, repeat(1e-6)))
+    after = array("d", map(add, times, repeat(1e-6)))
     found: list[GpmSample | None] = []
     low = 0
     for g in windows:
@@ -103,13 +105,23 @@ def _weighted_mean(values: list, weights: list[float]) -> float | None:
     return sum(map(mul, kept, kept_weights)) / total if kept and total > 0 else None
 
 
-def _weighted_mean_of_readings(values: Sequence[float], weights: list[float]) -> float | None:
+def _readings(values: Sequence[float]):
+    """The values that are readings (NaN is not equal to itself), in order, as they are asked for."""
+    return compress(values, map(eq, values, values))
+
+
+def _max_reading(values: Sequence[float]) -> float | None:
+    """max() of the readings, None where there is none (no list of them is made)."""
+    return max(_readings(values), default=None)
+
+
+def _weighted_mean_of_readings(values: Sequence[float], weights: Sequence[float]) -> float | None:
     """_weighted_mean of a column with NaN where a sample has no reading (columns.Series): the same sums
-    over the same pairs."""
-    present = list(map(eq, values, values))  # NaN is not equal to itself
-    kept, kept_weights = list(compress(values, present)), list(compress(weights, present))
-    total = sum(kept_weights)
-    return sum(map(mul, kept, kept_weights)) / total if kept and total > 0 else None
+    over the same pairs, taken as they come (no list of the readings or of their weights is made)."""
+    if not any(map(eq, values, values)):
+        return None
+    total = sum(compress(weights, map(eq, values, values)))
+    return sum(map(mul, _readings(values), compress(weights, map(eq, values, values)))) / total if total > 0 else None
 
 
 class _WindowMeans:
@@ -177,17 +189,24 @@ def _time_shares(series: Series, windows: list[GpmSample | None], weights: list[
                             g.dram_pct is not None and g.dram_pct >= activity.DRAM_BOUND_PCT)
     per_run = list(map(flags.__getitem__, map(id, run_windows)))
     lengths = list(map(sub, ends, starts))
-    covered_flags, low_flags, idle_flags, dram_flags = (
-        list(chain.from_iterable(map(repeat, map(itemgetter(n), per_run), lengths))) for n in range(4))
-    covered = _sum_where(weights, covered_flags)
+
+    def sample_flags(n: int):
+        """Flag n of each sample, as they are asked for (the runs' flags repeated)."""
+        return chain.from_iterable(map(repeat, map(itemgetter(n), per_run), lengths))
+    covered = _sum_where(weights, sample_flags(0))
     if covered <= 0:
         return [None, None, None]
     # utilization >= UTIL_HIGH_PCT (a missing reading counts as 0, NaN compares false: both below it)
     util_high = map(ge, series.util_gpu_pct, repeat(activity.UTIL_HIGH_PCT))
-    low = _sum_where(weights, map(and_, map(and_, covered_flags, low_flags), util_high))
-    idle = _sum_where(weights, map(and_, covered_flags, idle_flags))
-    dram = _sum_where(weights, map(and_, covered_flags, dram_flags))
+    low = _sum_where(weights, map(and_, map(and_, sample_flags(0), sample_flags(1)), util_high))
+    idle = _sum_where(weights, map(and_, sample_flags(0), sample_flags(2)))
+    dram = _sum_where(weights, map(and_, sample_flags(0), sample_flags(3)))
     return [round(100.0 * part / covered, 2) for part in (low, idle, dram)]
+
+
+def _first_reading(values: Sequence[float]) -> int:
+    """The index of the first value that is a reading (not NaN); the series has one."""
+    return next(k for k, v in enumerate(values) if v == v)
 
 
 def _last_reading(values: Sequence[float]) -> int:
@@ -202,8 +221,13 @@ def _series_source(devices: list[GpuInfo], ticks: list[Tick] | None,
     return lambda index: series_of_ticks(ticks or [], index)
 
 
-def _weights(times: Sequence[float]) -> list[float]:
-    """Each sample's weight: the time to the next (the last: 0)."""
+def _weights(times: Sequence[float]) -> Sequence[float]:
+    """Each sample's weight: the time to the next (the last: 0). Times in an array of doubles (a
+    recording's columns) give an array of doubles: 8 bytes a sample, where a list takes 32."""
+    if isinstance(times, array):
+        weights = array("d", map(sub, islice(times, 1, None), times))
+        weights.append(0.0)
+        return weights
     return list(map(sub, times[1:], times[:-1])) + [0.0]
 
 
@@ -237,12 +261,14 @@ def telemetry_summary(devices: list[GpuInfo], ticks: list[Tick] | None = None, *
             value = window_means.mean(attr)
             return round(value, 2) if value is not None else None
 
-        energies = list(compress(series.energy_j, map(eq, series.energy_j, series.energy_j)))
-        energy = energies[-1] - energies[0] if len(energies) > 1 else None
-        source = series.energy_source[_last_reading(series.energy_j)] if energies else ""
-        has_power = list(map(eq, series.power_w, series.power_w))
-        powers = list(compress(series.power_w, has_power))
-        peak_source = set(compress(series.power_source, has_power))
+        # the first and the last energy reading (no list of the readings: the report holds a row a device)
+        energy, source = None, ""
+        if any(map(eq, series.energy_j, series.energy_j)):
+            first, last = _first_reading(series.energy_j), _last_reading(series.energy_j)
+            energy = series.energy_j[last] - series.energy_j[first] if last > first else None
+            source = series.energy_source[last]
+        peak_power = _max_reading(series.power_w)
+        peak_source = set(compress(series.power_source, map(eq, series.power_w, series.power_w)))
         masks = series.clock_event_reasons
         distinct_masks = set(masks)
         reason_time = {}
@@ -251,15 +277,14 @@ def telemetry_summary(devices: list[GpuInfo], ticks: list[Tick] | None = None, *
             # (a reason no sample has: the loop would add nothing to 0.0)
             reason_time[bit] = _sum_where(weights, map(has_bit.__getitem__, masks)) if any(has_bit.values()) else 0.0
         total_weight = sum(weights) or 1.0
-        mem_peaks = list(compress(series.mem_used_bytes, map(eq, series.mem_used_bytes, series.mem_used_bytes)))
-        temps = list(compress(series.temp_c, map(eq, series.temp_c, series.temp_c)))
+        mem_peak, temp_max = _max_reading(series.mem_used_bytes), _max_reading(series.temp_c)
         rows.append([
             info.index, len(series), round(duration, 4),
             round(energy / duration, 2) if energy is not None and duration > 0 else mean(series.power_w),
-            round(max(powers), 2) if powers else None,
+            round(peak_power, 2) if peak_power is not None else None,
             round(energy, 3) if energy is not None else None, source,
-            mean(series.util_gpu_pct), mean(series.util_mem_pct), int(max(mem_peaks)) if mem_peaks else None,
-            max(temps) if temps else None, mean(series.sm_clock_mhz),
+            mean(series.util_gpu_pct), mean(series.util_mem_pct), int(mem_peak) if mem_peak is not None else None,
+            temp_max, mean(series.sm_clock_mhz),
             *(round(100.0 * reason_time[bit] / total_weight, 2) for bit in CLOCK_EVENT_REASONS),
             *(window_mean(name) for name in GPM_COLUMNS), *_time_shares(series, windows, weights)])
         if info.gpm_reason:
