@@ -20,42 +20,17 @@ import hashlib
 import os
 import subprocess
 import sys
-from datetime import datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from process_measure import run_measured, stats_child  # noqa: E402
+from smi_logs import grow  # noqa: E402  (the grown log, shared with tests/test_telemetry_smi_scale.py)
 
 REPO = Path(__file__).resolve().parent.parent
-SOURCE = REPO / "tests" / "data" / "h200" / "nvidia-smi-query-gpu-lms100.csv"
-FORMAT = "%Y/%m/%d %H:%M:%S.%f"
 COMMANDS = {"--list-reports": ["--list-reports"], "telemetry_summary": ["--report", "telemetry_summary", "--format",
                                                                        "csv"], "overview": ["--format", "csv"]}
-
-
-def grow(target: Path, rows: int, gpus: int) -> Path:
-    lines = SOURCE.read_text(encoding="utf-8").splitlines()
-    header, body = lines[0], [line for line in lines[1:] if line.strip()]
-    stamps = [datetime.strptime(line.split(",")[0], FORMAT) for line in body]
-    step = stamps[-1] - stamps[0] + timedelta(milliseconds=100)
-    if gpus:
-        names = header.split(", ")
-        header = ", ".join([names[0], "index", *names[1:]])
-    written = repeat = 0
-    with open(target, "w", encoding="utf-8") as out:
-        out.write(header + "\n")
-        while written < rows:
-            for stamp, line in zip(stamps, body):
-                text = (stamp + repeat * step).strftime(FORMAT)[:-3]
-                rest = line[line.index(","):]
-                for g in range(gpus or 1):
-                    out.write(f"{text}, {g}{rest}\n" if gpus else text + rest + "\n")
-                    written += 1
-                if written >= rows:
-                    break
-            repeat += 1
-    return target
 
 
 def median(values: list[float]) -> float:
