@@ -8,6 +8,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Footer, Markdown, Static, Tree
 
@@ -62,6 +63,12 @@ class LabsScreen(Screen):
         Binding("n", "run('nsys')", "nsys"),
         Binding("c", "run('ncu')", "ncu"),
         Binding("t", "run('torch')", "torch"),
+        # The footer offers a run only where one can start (check_action): r shown dimmed, n/c/t left out.
+        # Pressed anyway, the key comes to these and the toast says why (the run binding, disabled, passes it on).
+        Binding("r", "why_not_run('none')", show=False),
+        Binding("n", "why_not_run('nsys')", show=False),
+        Binding("c", "why_not_run('ncu')", show=False),
+        Binding("t", "why_not_run('torch')", show=False),
         Binding("v", "next_variant", "Variant"),
         Binding("z", "toggle_size", "Size"),
         Binding("a", "toggle_answers", "Answers"),
@@ -73,6 +80,7 @@ class LabsScreen(Screen):
         self.variant: str | None = None
         self.showing_answers = False         # the walkthrough pane shows the written answers (a)
         self.problem_size = "full" if self.app.ctx.gpu_here else "tiny"
+        self._offered: tuple = ()            # the run keys' check_action answers the footer last showed
 
     def compose(self) -> ComposeResult:
         yield from chrome_top()
@@ -96,6 +104,12 @@ class LabsScreen(Screen):
     def on_tree_node_highlighted(self, event: Tree.NodeHighlighted) -> None:
         if isinstance(event.node.data, Exercise) and event.node.data is not self.exercise:
             self.select(event.node.data)
+        # the footer's run keys are those of the exercise under the cursor: asked for again only when they
+        # change (a refresh makes the footer's keys anew; most moves of the cursor change nothing)
+        offered = tuple(self.check_action("run", (profile,)) for profile in ("none", "nsys", "ncu", "torch"))
+        if offered != self._offered:
+            self._offered = offered
+            self.refresh_bindings()
 
     def _follow_cursor(self) -> None:
         """Select the exercise under the tree's cursor now: keys typed in one burst ("down down r") reach
@@ -174,6 +188,36 @@ class LabsScreen(Screen):
             self.notify(f"{self.exercise.id} has no CPU path; tiny still needs a GPU. Exercises marked [cpu] "
                         f"run without one.", severity="warning")
         self._show_selection()
+
+    def _under_cursor(self) -> Exercise | None:
+        """The exercise a key pressed now acts on (the tree's cursor, else the one selected)."""
+        try:
+            node = self.query_one("#lab-tree", Tree).cursor_node
+        except NoMatches:   # not composed yet
+            return self.exercise
+        return node.data if node is not None and isinstance(node.data, Exercise) else self.exercise
+
+    def _run_state(self, exercise: Exercise, profile: str) -> bool | None:
+        """check_action's answer for a run key on `exercise`: True where the run can start; None (shown
+        dimmed) for r where the exercise needs a GPU and none is here; False (left out of the footer) for a
+        profiler it has no recipe for, and for n/c/t where r itself cannot start."""
+        if profile != "none" and profile not in exercise.profile:
+            return False
+        if not self.app.ctx.gpu_here and not exercise.cpu_size:
+            return None if profile == "none" else False
+        return True
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action != "run":
+            return True
+        exercise = self._under_cursor()
+        if exercise is None:   # the cursor on a module's title, nothing picked yet: r dimmed, n/c/t left out
+            return None if parameters[0] == "none" else False
+        return self._run_state(exercise, str(parameters[0]))
+
+    def action_why_not_run(self, profile: str) -> None:
+        """A run key pressed where the footer does not offer it: the toast says why (action_run's words)."""
+        self.action_run(profile)
 
     def action_run(self, profile: str) -> None:
         self._follow_cursor()

@@ -125,6 +125,7 @@ class ResultsScreen(Screen):
         self._labels_width = self._list_width()
         options.add_options([Option(self._label(t), id=str(i)) for i, t in enumerate(tables)])
         view.show(_shown(tables[0]) if tables else None)
+        self.refresh_bindings()   # / s e: offered once a table is shown
         if tables:
             options.highlighted = 0
             options.focus()
@@ -157,6 +158,10 @@ class ResultsScreen(Screen):
         # in the order it was typed ("~/runs/foo.sqlite" typed in one burst, not "//o~runsfo.sqlite").
         if action in ("filter", "open_file") and isinstance(self.focused, Input):
             return False
+        # no table shown yet: nothing to filter, sort or export (the keys did nothing), shown dimmed
+        if action in ("filter", "sort", "export"):
+            views = self.query(TableView)
+            return True if views and views.first().table is not None else None
         return True
 
     def action_filter(self) -> None:
