@@ -87,8 +87,8 @@ def test_other_binary_input_is_one_plain_line(tmp_path, content, kind):
 
 
 @pytest.mark.parametrize("name, words", [
-    ("h200/torch_encoder_layer.pt.trace.json", "JSON (a PyTorch profiler trace?), not a telemetry recording: "
-                                               "aiperf-stats reads it"),
+    ("h200/torch_encoder_layer.pt.trace.json", "JSON, not a telemetry recording: if it is a PyTorch profiler "
+                                               "trace, aiperf-stats reads it"),
     ("h200/ncu_full_details.csv", "an Nsight Compute CSV, not a telemetry recording: aiperf-stats reads it"),
     ("h200/ncu_raw_metrics.csv", "an Nsight Compute CSV, not a telemetry recording: aiperf-stats reads it"),
     ("h200/nsys_stats_lm_forward_cuda_api_sum.csv", "not a telemetry recording (unknown columns: Time (%),"),

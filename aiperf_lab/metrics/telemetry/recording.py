@@ -385,9 +385,14 @@ def _other_text_kind(path: Path, header: list[str]) -> str:
     except OSError:
         start = b""
     if start.startswith((b"{", b"[")):
-        return "JSON (a PyTorch profiler trace?), not a telemetry recording: aiperf-stats reads it"
-    first = header[0].lstrip() if header else ""
-    if "Kernel Name" in header or first.startswith("==PROF=="):
+        # a guess from its first byte: said as one (JSON that is no PyTorch trace, tests/data/dump_forms.json,
+        # was said to be read by aiperf-stats, which refuses it: "JSON without traceEvents")
+        return "JSON, not a telemetry recording: if it is a PyTorch profiler trace, aiperf-stats reads it"
+    # an ncu CSV as aiperf-stats tells one (a "Kernel Name" column alone is also nsys stats' nvtx_kern_sum,
+    # which was said to be read by aiperf-stats: it is not)
+    from aiperf_lab.metrics.sources import sniff
+
+    if sniff(path) == "ncu-csv":
         return "an Nsight Compute CSV, not a telemetry recording: aiperf-stats reads it"
     return f"not a telemetry recording (unknown columns: {','.join(header[:4])}...)"
 
