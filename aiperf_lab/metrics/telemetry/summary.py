@@ -50,6 +50,8 @@ def covering_windows_of(times: Sequence[float], gpms: list[GpmSample | None]) ->
             latest.setdefault((g.t, g.window_s), g)
     distinct = {(g.t, g.window_s): None for g in first_seen if g is not None}
     windows = sorted((latest[key] for key in distinct), key=lambda g: g.t)
+    if not windows:   # no GPM (an nvidia-smi log, a recording without it): no window covers any sample
+        return [None] * len(times)
     if not all(map(le, times, islice(times, 1, None))):
         return _covering_windows_unsorted(times, windows)
     # sorted samples: each one's window is the first ending at or after it, if that window began by
