@@ -1,0 +1,82 @@
+"""Red team h20r (session 20) on main after session 19's merges: the cases it found that broke the contract
+(exit 0, or exit 2 with one line, within 10 s; no number silently wrong), each fixed outside the redaction rules.
+
+1. An nvidia-smi query log whose clock went back (a log appended to after a reboot or an NTP step, or rows at
+   one repeated time) integrated energy in file order and read the running total in time order: telemetry_summary
+   said energy_j 0.0 and avg_power_w 0.0 for a GPU drawing 81 W all along (clock back an hour halfway), or an
+   average power of 2,064 W over a peak of 81.8 W (every other row at the first row's time). Energy is now
+   integrated in time order for a GPU whose clock went back; a log in order is read as before.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+
+from conftest import H200
+
+from aiperf_lab.metrics.cli import main
+
+SMI_LOG = H200 / "nvidia-smi-query-gpu-lms100.csv"
+
+
+def _stats(args, capsys) -> tuple[int, str, str]:
+    code = main([str(a) for a in args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def _summary(path: Path, capsys) -> list[dict[str, str]]:
+    code, out, err = _stats([path, "--report", "telemetry_summary", "--format", "csv"], capsys)
+    assert (code, err) == (0, ""), err
+    return list(csv.DictReader(io.StringIO(out)))
+
+
+def _smi_log(tmp_path: Path, name: str, stamp) -> Path:
+    """The real H200 log with each row's timestamp given by stamp(row number, its timestamp)."""
+    lines = SMI_LOG.read_text(encoding="utf-8").splitlines()
+    body = []
+    for k, line in enumerate(lines[1:]):
+        cells = line.split(", ")
+        body.append(", ".join([stamp(k, cells[0]), *cells[1:]]))
+    path = tmp_path / f"{name}.csv"
+    path.write_text("\n".join([lines[0], *body]) + "\n", encoding="utf-8")
+    return path
+
+
+_STEPPED = {
+    "clock back an hour halfway": lambda k, s: s if k < 50 else s.replace("02:06", "01:06"),
+    "clock back a year halfway": lambda k, s: s if k < 50 else s.replace("2026/", "2025/"),
+    "every other row at the first time": lambda k, s: s if k % 2 else "2026/11/22 02:06:28.210",
+    "rows in reverse order": None,
+}
+
+
+@pytest.mark.parametrize("case", list(_STEPPED))
+def test_a_log_whose_clock_went_back_averages_power_within_its_readings(tmp_path, capsys, case):
+    real = SMI_LOG.read_text(encoding="utf-8").splitlines()
+    stamps = [line.split(", ")[0] for line in real[1:]]
+    stamp = _STEPPED[case] or (lambda k, s: stamps[len(stamps) - 1 - k])
+    (row,) = _summary(_smi_log(tmp_path, "stepped", stamp), capsys)
+    # every reading of the real log is 81.6-81.9 W: an average outside them is no average of them
+    assert 81.5 <= float(row["avg_power_w"]) <= float(row["peak_power_w"]) <= 82.0, row
+    assert float(row["energy_j"]) == pytest.approx(float(row["avg_power_w"]) * float(row["duration_s"]), rel=1e-3)
+
+
+def test_rows_reversed_give_the_energy_of_the_log_in_order(tmp_path, capsys):
+    real = SMI_LOG.read_text(encoding="utf-8").splitlines()
+    reversed_log = tmp_path / "reversed.csv"
+    reversed_log.write_text("\n".join([real[0], *reversed(real[1:])]) + "\n", encoding="utf-8")
+    (before,) = _summary(SMI_LOG, capsys)
+    (after,) = _summary(reversed_log, capsys)
+    assert after == before
+
+
+def test_a_log_in_time_order_keeps_its_numbers(capsys):
+    # guard: the real log, in order, reads as it always did (energy integrated once, in file order)
+    (row,) = _summary(SMI_LOG, capsys)
+    assert (row["samples"], row["duration_s"], row["avg_power_w"], row["energy_j"]) == ("100", "9.933", "81.71",
+                                                                                       "811.616")
