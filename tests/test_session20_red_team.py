@@ -6,6 +6,8 @@
    said energy_j 0.0 and avg_power_w 0.0 for a GPU drawing 81 W all along (clock back an hour halfway), or an
    average power of 2,064 W over a peak of 81.8 W (every other row at the first row's time). Energy is now
    integrated in time order for a GPU whose clock went back; a log in order is read as before.
+2. `aiperf-stats FILE --report overview` (the help says "default: overview") was "unknown report 'overview'",
+   exit 2: it now gives what no --report gives; among other reports it stands for the overview's reports.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from conftest import H200
 from aiperf_lab.metrics.cli import main
 
 SMI_LOG = H200 / "nvidia-smi-query-gpu-lms100.csv"
+EXPORT = H200 / "lm_forward.sqlite"
 
 
 def _stats(args, capsys) -> tuple[int, str, str]:
@@ -80,3 +83,24 @@ def test_a_log_in_time_order_keeps_its_numbers(capsys):
     (row,) = _summary(SMI_LOG, capsys)
     assert (row["samples"], row["duration_s"], row["avg_power_w"], row["energy_j"]) == ("100", "9.933", "81.71",
                                                                                        "811.616")
+
+
+@pytest.mark.parametrize("source", [EXPORT, SMI_LOG, H200 / "ncu_full_raw.csv", H200 / "torch_encoder_layer.pt.trace.json"])
+@pytest.mark.parametrize("fmt", ["table", "json"])
+def test_report_overview_is_what_no_report_gives(capsys, source, fmt):
+    plain = _stats([source, "--format", fmt], capsys)
+    named = _stats([source, "--report", "overview", "--format", fmt], capsys)
+    assert plain[0] == 0 and named == plain
+
+
+def test_overview_among_other_reports_stands_for_its_reports(capsys):
+    code, out, err = _stats([EXPORT, "--report", "overview,osrt_sum,nvtx_sum", "--format", "csv"], capsys)
+    assert (code, err) == (0, "")
+    names = [line.split(":")[0][2:] for line in out.splitlines() if line.startswith("# ")]
+    # the overview's reports in their order, then osrt_sum; nvtx_sum (one of them) once
+    assert names == ["cuda_gpu_kern_sum", "kernel_breakdown", "nvtx_sum", "gpu_idle", "gpu_idle_gaps", "osrt_sum"]
+
+
+def test_an_unknown_report_is_still_refused(capsys):
+    code, out, err = _stats([EXPORT, "--report", "overviews"], capsys)
+    assert (code, out, err.count("\n")) == (2, "", 1) and "unknown report 'overviews'" in err
