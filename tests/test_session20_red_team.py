@@ -6,6 +6,9 @@
    said energy_j 0.0 and avg_power_w 0.0 for a GPU drawing 81 W all along (clock back an hour halfway), or an
    average power of 2,064 W over a peak of 81.8 W (every other row at the first row's time). Energy is now
    integrated in time order for a GPU whose clock went back; a log in order is read as before.
+   The raw NVML layout (t_s, power_mw, ..., energy_mj) did the same: rows out of time order gave 0 J; there a
+   counter that goes down in time order (the clock stepped back, the counter went on) is not read: energy is
+   integrated from power, as for a log without a counter.
 2. `aiperf-stats FILE --report overview` (the help says "default: overview") was "unknown report 'overview'",
    exit 2: it now gives what no --report gives; among other reports it stands for the overview's reports.
 """
@@ -104,3 +107,39 @@ def test_overview_among_other_reports_stands_for_its_reports(capsys):
 def test_an_unknown_report_is_still_refused(capsys):
     code, out, err = _stats([EXPORT, "--report", "overviews"], capsys)
     assert (code, out, err.count("\n")) == (2, "", 1) and "unknown report 'overviews'" in err
+
+
+NVML_HEADER = "t_s,power_mw,power_instant_mw,energy_mj,util_gpu,util_mem,mem_used_b,temp_c,sm_clock_mhz,mem_clock_mhz"
+
+
+def _nvml_rows(counter: bool) -> list[str]:
+    """A raw NVML log of 101 rows, 10 Hz, 400 W all along; the counter (mJ) read every 10th row."""
+    rows = []
+    for k in range(101):
+        energy = str(5_000_000 + k * 40_000) if counter and k % 10 == 0 else ""
+        rows.append(f"{k / 10:.1f},400000,400000,{energy},50,10,1000,40,1980,2619")
+    return rows
+
+
+@pytest.mark.parametrize("counter", [True, False], ids=["counter", "no counter"])
+@pytest.mark.parametrize("order", ["reversed", "second half an hour back"])
+def test_a_raw_nvml_log_out_of_time_order_averages_its_power(tmp_path, capsys, counter, order):
+    rows = _nvml_rows(counter)
+    if order == "reversed":
+        rows = rows[::-1]
+    else:
+        rows = rows[:50] + [f"{float(r.split(',', 1)[0]) - 3600:.1f},{r.split(',', 1)[1]}" for r in rows[50:]]
+    path = tmp_path / "raw.csv"
+    path.write_text("\n".join([NVML_HEADER, *rows]) + "\n", encoding="utf-8")
+    (row,) = _summary(path, capsys)
+    assert float(row["avg_power_w"]) == pytest.approx(400.0), row
+    assert float(row["energy_j"]) == pytest.approx(400.0 * float(row["duration_s"]), rel=1e-6)
+
+
+@pytest.mark.parametrize("counter", [True, False], ids=["counter", "no counter"])
+def test_a_raw_nvml_log_in_order_keeps_its_energy(tmp_path, capsys, counter):
+    # guard: in time order the counter (10 s x 400 W = 4,000 J) or the integral gives what it gave
+    path = tmp_path / "raw.csv"
+    path.write_text("\n".join([NVML_HEADER, *_nvml_rows(counter)]) + "\n", encoding="utf-8")
+    (row,) = _summary(path, capsys)
+    assert (row["energy_j"], row["energy_source"]) == ("4000.0", "counter" if counter else "integrated")
