@@ -11,6 +11,10 @@
    integrated from power, as for a log without a counter.
 2. `aiperf-stats FILE --report overview` (the help says "default: overview") was "unknown report 'overview'",
    exit 2: it now gives what no --report gives; among other reports it stands for the overview's reports.
+3. An nvidia-smi log of `--query-gpu=timestamp,power.draw.average,...` or `power.draw.instant` (fields drivers
+   from R530 offer; the reader accepts any `power.draw*` header) was read as one without power: telemetry_summary
+   left avg_power_w, peak_power_w and energy_j empty. The power column is power.draw, else .average, else
+   .instant (said as instant power).
 """
 
 from __future__ import annotations
@@ -143,3 +147,25 @@ def test_a_raw_nvml_log_in_order_keeps_its_energy(tmp_path, capsys, counter):
     path.write_text("\n".join([NVML_HEADER, *_nvml_rows(counter)]) + "\n", encoding="utf-8")
     (row,) = _summary(path, capsys)
     assert (row["energy_j"], row["energy_source"]) == ("4000.0", "counter" if counter else "integrated")
+
+
+@pytest.mark.parametrize("field", ["power.draw.average", "power.draw.instant"])
+def test_a_log_of_power_draw_average_or_instant_has_its_power(tmp_path, capsys, field):
+    lines = SMI_LOG.read_text(encoding="utf-8").splitlines()
+    path = tmp_path / "smi.csv"
+    path.write_text("\n".join([lines[0].replace("power.draw [W]", f"{field} [W]"), *lines[1:]]) + "\n",
+                    encoding="utf-8")
+    (row,) = _summary(path, capsys)
+    (real,) = _summary(SMI_LOG, capsys)
+    assert (row["avg_power_w"], row["peak_power_w"], row["energy_j"]) == ("81.71", "81.81", "811.616"), row
+    assert row == real
+
+
+def test_a_log_with_power_draw_and_its_instant_form_reads_power_draw(tmp_path, capsys):
+    lines = SMI_LOG.read_text(encoding="utf-8").splitlines()
+    path = tmp_path / "smi.csv"
+    body = [line.replace(" W,", " W, 300.00 W,", 1) for line in lines[1:]]
+    path.write_text("\n".join([lines[0].replace("power.draw [W]", "power.draw [W], power.draw.instant [W]"), *body])
+                    + "\n", encoding="utf-8")
+    (row,) = _summary(path, capsys)
+    assert (row["avg_power_w"], row["peak_power_w"]) == ("81.71", "81.81"), row

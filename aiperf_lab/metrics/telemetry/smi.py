@@ -76,6 +76,12 @@ class SmiColumns:
         names = [h.strip() for h in header]
         self.width = len(names)
         self.col = {name.split(" [")[0]: i for i, name in enumerate(names)}
+        # the power column: power.draw, else the explicit forms drivers from R530 offer (a log asking only for
+        # power.draw.average or .instant was read as one with no power: no energy, no average power)
+        self.power_column, self.power_source = next(
+            ((name, source) for name, source in (("power.draw", "average"), ("power.draw.average", "average"),
+                                                 ("power.draw.instant", "instant")) if name in self.col),
+            ("power.draw", "average"))
         self.stamps = StampReader()
         self.records = 0            # rows that are not blank, cut short or not
         self.t = array("d")
@@ -144,7 +150,7 @@ class SmiColumns:
             cells_of = cells(name)
             return floats(cells_of) if cells_of is not None else [NAN] * len(times)
 
-        power = doubles("power.draw")
+        power = doubles(self.power_column)
         mem_mib = doubles("memory.used")
         energy: list[float] = []
         trackers = self._trackers
@@ -248,7 +254,7 @@ class SmiColumns:
                 return array("d")
         values = self.values
         power, energy = pick(values["power_w"]), pick(values["energy_j"])
-        sources = {True: "average", False: ""}
+        sources = {True: self.power_source, False: ""}
         return Series(pick(self.t), power, list(map(sources.__getitem__, map(eq, power, power))), energy,
                       list(map({True: "integrated", False: ""}.__getitem__, map(eq, energy, energy))),
                       pick(values["util_gpu_pct"]), pick(values["util_mem_pct"]), pick(values["mem_used_bytes"]),
@@ -269,7 +275,8 @@ class SmiColumns:
         ticks: list[Tick] = []
         for k, t in enumerate(self.t):
             watts, joules = power[k], energy[k]
-            sample = GpuSample(t, gpus[k], watts, "average" if watts is not None else "", watts, None, joules,
+            sample = GpuSample(t, gpus[k], watts, self.power_source if watts is not None else "",
+                               watts if self.power_source == "average" else None, None, joules,
                                "integrated" if joules is not None else "", util_gpu[k], util_mem[k], mem[k], None,
                                temp[k], sm_clock[k])
             if ticks and abs(ticks[-1].t - t) < 1e-9:
