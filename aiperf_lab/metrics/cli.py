@@ -14,11 +14,13 @@ import signal
 import sys
 import threading
 from pathlib import Path
+from itertools import chain
 
 from aiperf_lab.cli_support import OneLineParser, run_cli
 from aiperf_lab.errors import InputError
 
 OVERVIEW_ROW_LIMIT = 15
+OVERVIEW = "overview"   # the name of what no --report gives
 
 ENERGY_HELP = """\
 FILE may also be a lab run folder or a triage bundle (folder or .tar.gz): its
@@ -126,8 +128,13 @@ def _run(argv: list[str]) -> int:
         return 0
     try:
         specs = [s.strip() for chunk in args.report for s in chunk.split(",") if s.strip()]
-        overview = not specs
-        specs = specs or profile.overview_reports
+        # `--report overview` names what no --report gives (the help says "default: overview"); with other
+        # reports, it stands for the overview's reports among them
+        overview = not specs or set(specs) == {OVERVIEW}
+        if OVERVIEW in specs and not overview:
+            specs = list(dict.fromkeys(chain.from_iterable(profile.overview_reports if s == OVERVIEW else [s]
+                                                           for s in specs)))
+        specs = profile.overview_reports if overview else specs
         if args.nvtx is not None:
             _check_nvtx(args.nvtx, specs, profile.kind, overview)
         _check_options(args, specs, profile.kind, overview)

@@ -543,6 +543,7 @@ def _read_raw(header: list[str], body: list[list[str]]):
     col = {name: i for i, name in enumerate(header)}
     tracker = EnergyTracker()
     ticks = []
+    counters: list[float | None] = []   # each tick's counter reading (mJ), for _energy_in_time_order
     instant_seen = counter_seen = False
     bad_time = negative_time = None  # Recording.bad_time, Recording.negative_time
     for number_of_row, row in enumerate(row for row in body if len(row) >= len(header)):
@@ -561,6 +562,7 @@ def _read_raw(header: list[str], body: list[list[str]]):
         tracker.add_power(t, power)
         counter = number(get("energy_mj"))
         tracker.add_counter(t, counter)
+        counters.append(counter)
         instant_seen |= instant is not None
         counter_seen |= counter is not None
         ticks.append(Tick(t, [GpuSample(
@@ -568,4 +570,24 @@ def _read_raw(header: list[str], body: list[list[str]]):
             tracker.energy_j(), tracker.source, number(get("util_gpu")), number(get("util_mem")),
             integer(get("mem_used_b")), None, number(get("temp_c")), number(get("sm_clock_mhz")),
             number(get("mem_clock_mhz")), integer(get("clock_event_reasons")))], None))
+    if any(later.t < earlier.t for earlier, later in zip(ticks, ticks[1:])):
+        _energy_in_time_order(ticks, counters)
     return [GpuInfo(0, energy_counter=counter_seen, instant_power=instant_seen)], ticks, bad_time, negative_time
+
+
+def _energy_in_time_order(ticks: list[Tick], counters: list[float | None]) -> None:
+    """A raw NVML log whose clock went back (rows appended after a restart, or out of order): energy made
+    again in time order (rows at one time in file order, as the ticks are sorted). Made in file order, the
+    running total read in time order went up and down, and its last minus its first (what the reports take)
+    was anything: 0 J for a GPU drawing 400 W. A counter that goes down in time order (the clock stepped back
+    while the counter went on) says nothing of the span: energy is then integrated from power alone."""
+    order = sorted(range(len(ticks)), key=lambda k: ticks[k].t)
+    read = [counters[k] for k in order if counters[k] is not None]
+    if any(later < earlier for earlier, later in zip(read, read[1:])):
+        counters = [None] * len(ticks)
+    tracker = EnergyTracker()
+    for k in order:
+        sample = ticks[k].gpus[0]
+        tracker.add_power(sample.t, sample.power_w)
+        tracker.add_counter(sample.t, counters[k])
+        sample.energy_j, sample.energy_source = tracker.energy_j(), tracker.source

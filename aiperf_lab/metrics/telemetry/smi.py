@@ -76,6 +76,12 @@ class SmiColumns:
         names = [h.strip() for h in header]
         self.width = len(names)
         self.col = {name.split(" [")[0]: i for i, name in enumerate(names)}
+        # the power column: power.draw, else the explicit forms drivers from R530 offer (a log asking only for
+        # power.draw.average or .instant was read as one with no power: no energy, no average power)
+        self.power_column, self.power_source = next(
+            ((name, source) for name, source in (("power.draw", "average"), ("power.draw.average", "average"),
+                                                 ("power.draw.instant", "instant")) if name in self.col),
+            ("power.draw", "average"))
         self.stamps = StampReader()
         self.records = 0            # rows that are not blank, cut short or not
         self.t = array("d")
@@ -85,6 +91,8 @@ class SmiColumns:
         self.values = {name: array("d") for name in ("power_w", "energy_j", "util_gpu_pct", "util_mem_pct",
                                                      "mem_used_bytes", "temp_c", "sm_clock_mhz")}
         self._trackers: dict[int | None, EnergyTracker] = {}
+        self._last_t: dict[int | None, float] = {}   # per GPU, its latest time in file order
+        self._stepped_back: set[int | None] = set()  # GPUs whose clock went back in the file: energy redone
         self._t0: float | None = None
         self._series: dict[int | None, Series] = {}
 
@@ -142,14 +150,18 @@ class SmiColumns:
             cells_of = cells(name)
             return floats(cells_of) if cells_of is not None else [NAN] * len(times)
 
-        power = doubles("power.draw")
+        power = doubles(self.power_column)
         mem_mib = doubles("memory.used")
         energy: list[float] = []
         trackers = self._trackers
+        last_t = self._last_t
         for t, index, watts in zip(times, gpus, power):
             tracker = trackers.get(index)
             if tracker is None:
                 tracker = trackers[index] = EnergyTracker()
+            if t < last_t.get(index, t):
+                self._stepped_back.add(index)
+            last_t[index] = t
             tracker.add_power(t, watts if watts == watts else None)
             joules = tracker.energy_j()
             energy.append(NAN if joules is None else joules)
@@ -170,6 +182,27 @@ class SmiColumns:
         values["temp_c"].extend(doubles("temperature.gpu"))
         values["sm_clock_mhz"].extend(doubles("clocks.current.sm"))
 
+    def _energy_in_time_order(self) -> None:
+        """Energy integrated again, in time order, for each GPU whose clock went back in the file (a log
+        appended to after a reboot, an NTP step): integrated in file order, the running total read in time
+        order went up and down, and its last minus its first (what the reports take) was anything (0 J, or an
+        average power over the peak). Rows at one time keep their file order, as the series sorts them."""
+        if not self._stepped_back:
+            return
+        energy, power, t = self.values["energy_j"], self.values["power_w"], self.t
+        for index in self._stepped_back:
+            wanted = self._gpu_id[index]
+            rows = list(compress(range(len(t)), map(eq, self.gpu, repeat(wanted))))
+            rows.sort(key=t.__getitem__)
+            tracker = EnergyTracker()
+            for k in rows:
+                watts = power[k]
+                tracker.add_power(t[k], watts if watts == watts else None)
+                joules = tracker.energy_j()
+                energy[k] = NAN if joules is None else joules
+        self._stepped_back = set()
+        self._series.clear()
+
     # --- what the recording offers ---------------------------------------------------------------
 
     def device_indices(self) -> list[int | None]:
@@ -186,6 +219,7 @@ class SmiColumns:
     def series(self, index: int | None) -> Series:
         """GPU `index`'s samples, damaged times left out, in time order (rows at one time in file order):
         what series_of_ticks(ticks(), index) gives, without making them."""
+        self._energy_in_time_order()
         if index not in self._series:
             self._series[index] = self._make_series(index)
         return self._series[index]
@@ -224,7 +258,7 @@ class SmiColumns:
                 return array("d")
         values = self.values
         power, energy = pick(values["power_w"]), pick(values["energy_j"])
-        sources = {True: "average", False: ""}
+        sources = {True: self.power_source, False: ""}
         return Series(pick(self.t), power, list(map(sources.__getitem__, map(eq, power, power))), energy,
                       list(map({True: "integrated", False: ""}.__getitem__, map(eq, energy, energy))),
                       pick(values["util_gpu_pct"]), pick(values["util_mem_pct"]), pick(values["mem_used_bytes"]),
@@ -233,6 +267,8 @@ class SmiColumns:
     def ticks(self) -> list[Tick]:
         """The Tick objects the reader made before: consecutive rows at one time are one tick, sorted by
         time (stable), damaged times left out."""
+        self._energy_in_time_order()
+
         def optional(name: str) -> list:
             return [v if v == v else None for v in self.values[name]]
 
@@ -243,7 +279,8 @@ class SmiColumns:
         ticks: list[Tick] = []
         for k, t in enumerate(self.t):
             watts, joules = power[k], energy[k]
-            sample = GpuSample(t, gpus[k], watts, "average" if watts is not None else "", watts, None, joules,
+            sample = GpuSample(t, gpus[k], watts, self.power_source if watts is not None else "",
+                               watts if self.power_source == "average" else None, None, joules,
                                "integrated" if joules is not None else "", util_gpu[k], util_mem[k], mem[k], None,
                                temp[k], sm_clock[k])
             if ticks and abs(ticks[-1].t - t) < 1e-9:
