@@ -163,10 +163,14 @@ class KnownSecrets:
         # (literals and needles in one index: one pass over a text for both rules, remembered for the last text)
         needles = [needle for _value, needle_list in self.pieces for _at, needle, _rest in needle_list]
         self._needle_owner = [k for k, (_value, needle_list) in enumerate(self.pieces) for _ in needle_list]
+        # (a value's own needles by their index among all needles: the first own one's, its own follow it in order)
+        self._own_first = list(itertools.accumulate((len(needle_list) for _value, needle_list in self.pieces), initial=0))
+        self._own_first = [first + len(needle_list) - len(own) for first, (_value, needle_list), own
+                           in zip(self._own_first, self.pieces, self._own)]
         stopping()
         self._index = _KeyIndex(literals + needles, stopping) if len(literals) + len(needles) > DIRECT_KEYS else None
         stopping()
-        self._last: tuple = (None, None, None)
+        self._last: tuple = (None, None, None, None)
         # (a broken value's first piece ends a line: its last 3 characters, some 3 of the value's, end one in the text)
         self._broken_index: dict[str, list[int]] | None = None
         if len(broken) > DIRECT_KEYS:   # (a line-end pass, cheaper than any: always)
@@ -183,18 +187,23 @@ class KnownSecrets:
                 if len(value) > 8:
                     self._split_by_head.setdefault(value[:8], []).append(value)
 
-    def _candidates(self, text: str) -> tuple[list[int] | None, list[int] | None]:
-        """The literals and the values with a needle that may be in text (by index), or None (every one)."""
+    def _candidates(self, text: str) -> tuple[list[int] | None, list[int] | None, dict[int, list[int]] | None]:
+        """The literals and the values with a needle that may be in text (by index), or None (every one); and per
+        such value, which of its needles may be (their indices among all needles, in order; None: every one)."""
         last = self._last
         if last[0] is text:
-            return last[1], last[2]
+            return last[1:]
         found = self._index(text) if self._index is not None else None
         if found is None:
-            answer: tuple = (None, None)
+            answer: tuple = (None, None, None)
         else:
             split = bisect.bisect_left(found, len(self.literals))
             owner = self._needle_owner
-            answer = (found[:split], sorted({owner[k - len(self.literals)] for k in found[split:]}))
+            by_value: dict[int, list[int]] = {}
+            for key in itertools.islice(found, split, None):
+                needle = key - len(self.literals)
+                by_value.setdefault(owner[needle], []).append(needle)
+            answer = (found[:split], sorted(by_value), by_value)
         self._last = (text, *answer)
         return answer
 
@@ -224,7 +233,7 @@ class KnownSecrets:
         what an earlier needle of the same secret covered, so each character is looked at a bounded number of times
         per needle. Only the values with a needle among the text's candidates are read."""
         spans: list[Span] = []
-        chosen = self._candidates(text)[1]
+        _literals, chosen, needles_of = self._candidates(text)
         if chosen is None:
             chosen = range(len(self.pieces))
         gate = gated(text)   # (a needle not in a long text is not searched for: `in` scans faster than the scan)
@@ -232,8 +241,17 @@ class KnownSecrets:
         shared = sorted({g for k in chosen if k in shared_of for g in shared_of[k]})
         for g in shared:
             self._shared[g].spans(text, gate, spans)
-        for k in chosen:
-            if own := self._own[k]:
+        owns = [(k, self._own[k]) for k in chosen]
+        if needles_of is not None:   # (only a value's needles that may be in text: the others find nothing)
+            owns = [(k, [own[n - first] for n in needles_of[k] if n >= first])
+                    for k, own in owns if own and (first := self._own_first[k]) is not None]
+            if gate and len(present := {needle for _k, own in owns for _at, needle, _chain in own}) > NEEDLE_SCANS_MOST:
+                # (many needles in a long text: those in it by one set of its FRAGMENT-grams, not a scan each)
+                present = _in_text(text, present)
+                owns = [(k, [needle for needle in own if needle[1] in present]) for k, own in owns]
+                gate = False
+        for k, own in owns:
+            if own:
                 value = self.pieces[k][0]
                 groups = [self._shared[g] for g in shared_of.get(k, ())]
                 _value_pieces(text, value, own, gate, spans, _covering(text, value, groups) if groups else None)
@@ -312,6 +330,14 @@ class KnownSecrets:
 # first time a text's candidates ask for it: a Redactor of thousands of secrets compiles none it does not search with.
 NEEDLE_PATTERNS: dict[tuple[str, str], re.Pattern[str]] = {}
 NEEDLE_PATTERNS_MOST = 4096
+# A needle's first places in a text are found by str.find and grown by comparing slices (what its pattern matches): the
+# pattern's compile (48 nested groups) costs about 5 ms, the time of a few thousand such places, so it is compiled only
+# for a needle found this many times in one text (1,000 known JWTs compiled thousands: 55 s of CPU a MB).
+NEEDLE_FINDS_BEFORE_PATTERN = 256
+# More needles than this that may be in a long text: which are is asked of its FRAGMENT-grams at once (about 80 ns a
+# character, the time of some 80 scans), NEEDLE_GRAM_CHUNK characters at a time (a 20 MB text's set stays small).
+NEEDLE_SCANS_MOST = 64
+NEEDLE_GRAM_CHUNK = 1 << 18
 
 
 def _needle_pattern(needle: str, chain: str) -> re.Pattern[str]:
@@ -321,6 +347,16 @@ def _needle_pattern(needle: str, chain: str) -> re.Pattern[str]:
             NEEDLE_PATTERNS.clear()
         pattern = NEEDLE_PATTERNS[needle, chain] = re.compile(re.escape(needle) + _longest_first(chain))
     return pattern
+
+
+def _in_text(text: str, needles: set[str]) -> set[str]:
+    """Which of needles (FRAGMENT characters each) are in text: its FRAGMENT-grams, a chunk at a time, met with them."""
+    found: set[str] = set()
+    for at in range(0, len(text), NEEDLE_GRAM_CHUNK):
+        part = text[at:at + NEEDLE_GRAM_CHUNK + FRAGMENT - 1]
+        size = len(part) - FRAGMENT + 1
+        found |= needles.intersection(map(part.__getitem__, map(slice, range(size), range(FRAGMENT, size + FRAGMENT))))
+    return found
 
 
 def _covering(text: str, value: str, groups: list[_SharedNeedle]) -> Callable[[int], tuple[int, int] | None]:
@@ -335,8 +371,8 @@ def _covering(text: str, value: str, groups: list[_SharedNeedle]) -> Callable[[i
                            bisect.bisect_right(ats, start + group.offset)):
                 at = ats[j]
                 begin = at - lefts[j]
-                if begin > start:
-                    continue
+                if begin > start or not text.startswith(rest[:max(0, start + 1 - at - FRAGMENT)], at + FRAGMENT):
+                    continue   # (its piece there ends before start: the text and rest differ before it)
                 ahead = text[at + FRAGMENT:at + FRAGMENT + len(rest)]
                 end = at + FRAGMENT + _common_prefix(ahead, rest[:len(ahead)])
                 if end > start and (best is None or (begin, end) < best):
@@ -380,9 +416,21 @@ def _value_pieces(text: str, value: str, needles: list[tuple[int, str, str]], ga
         pieces = len(covered)
         after = offset + FRAGMENT
         search = 0   # (where the last match ended: the next is looked for from there, or from `at` when further)
-        search_for = _needle_pattern(needle, chain).search
-        while (m := search_for(text, search if search > at else at)) is not None:
-            start, stop = m.span()
+        pattern = NEEDLE_PATTERNS.get((needle, chain))
+        finds = 0
+        while True:
+            if pattern is not None:
+                if (m := pattern.search(text, search if search > at else at)) is None:
+                    break
+                start, stop = m.span()
+            else:   # (str.find and the chain compared: what the pattern finds, without its compile first)
+                if (start := text.find(needle, search if search > at else at)) < 0:
+                    break
+                ahead = text[start + FRAGMENT:start + FRAGMENT + len(chain)]
+                stop = start + FRAGMENT + _common_prefix(ahead, chain[:len(ahead)])
+                finds += 1
+                if finds == NEEDLE_FINDS_BEFORE_PATTERN:
+                    pattern = _needle_pattern(needle, chain)
             search = stop
             if pieces or shared is not None:
                 holder = None   # (the first piece so far of this value, by start, that ends after here)
