@@ -481,18 +481,24 @@ class _SharedNeedle:
     up to the needle's end), once in each: its places in a text are found once, and at each the values' pieces are
     what _value_pieces makes of them value by value, merged: the head before is grown once (the values share it), the
     rest after by the values' rests in sorted order (the two nearest the text's rest grow furthest); only the values
-    that may reach their end there (whole, or a short rest left for the next line) are read one by one. The pieces of
-    one place overlap (each holds the needle) and are all [REDACTED] from the same start: the longest stands for all."""
+    that may reach their end there (whole, or a short rest left for the next line) are read one by one: a short rest
+    always, a longer one where the text holds all but its last FRAGMENT - 1 characters (looked up by that head of it,
+    one lookup per length: a value shorter than the others made every value be read at every place, h19j). The pieces
+    of one place overlap (each holds the needle) and are all [REDACTED] from the same start: the longest stands for all."""
 
     def __init__(self, offset: int, head: str, values: list[str]):
         self.offset, self.head, self.needle = offset, head, head[offset:]
         after = offset + FRAGMENT
-        self.rests = sorted({value[after:] for value in values})
-        # a value may end at a place when its rest there is all matched, or all but fewer than FRAGMENT characters
-        # (or any of it, for a rest shorter than that): those whose rest shares this many characters with the text's
-        self.short = [rest for rest in self.rests if len(rest) < FRAGMENT]
-        self.reach = min((len(rest) - FRAGMENT + 1 for rest in self.rests if len(rest) >= FRAGMENT), default=None)
-        self.longest = max(map(len, self.rests))
+        rests = sorted({value[after:] for value in values})
+        self.short = [rest for rest in rests if len(rest) < FRAGMENT]
+        self.long = [rest for rest in rests if len(rest) >= FRAGMENT]
+        # (a longer rest may end at a place, or leave fewer than FRAGMENT characters for the next line, only where the
+        # text holds its first len - FRAGMENT + 1 characters: per such length, those heads and their rests)
+        self.ending: dict[int, dict[str, list[str]]] = {}
+        for rest in self.long:
+            size = len(rest) - FRAGMENT + 1
+            self.ending.setdefault(size, {}).setdefault(rest[:size], []).append(rest)
+        self.longest = max(map(len, rests))
         self.ats: list[int] = []
         self.lefts: list[int] = []
 
@@ -501,7 +507,7 @@ class _SharedNeedle:
         self.ats, self.lefts = ats, lefts = [], []   # (its places in this text, and how far each grew back)
         if gate and not has(text, needle):
             return
-        rests = self.rests
+        longs, ending = self.long, self.ending.items()
         at = text.find(needle)
         while at >= 0:
             left = 0
@@ -512,24 +518,12 @@ class _SharedNeedle:
             lefts.append(left)
             whole_head = left == offset
             ahead = text[at + FRAGMENT:at + FRAGMENT + self.longest]
-            reading: list[str] = list(self.short)
-            right = -1   # (the furthest growth of a value not read one by one)
-            i = bisect.bisect_left(rests, ahead)
-            for step, stop in ((-1, -1), (0, len(rests))):
-                j = i + step
-                move = 1 if step == 0 else -1
-                while j != stop:   # (a rest's shared length with the text's falls going away from where it sorts)
-                    rest = rests[j]
-                    j += move
-                    if len(rest) < FRAGMENT:
-                        continue   # (read one by one)
-                    shared = _common_prefix(ahead[:len(rest)], rest[:len(ahead)]) if rest[:1] == ahead[:1] else 0
-                    if self.reach is not None and shared >= self.reach:
-                        reading.append(rest)
-                        continue
-                    right = max(right, shared)
-                    break
             begin = at - left
+            right = -1   # (the furthest any value grows here, but one matched whole: a literal span has it)
+            reading = list(self.short)
+            for size, heads in ending:
+                if len(ahead) >= size and (found := heads.get(ahead[:size])) is not None:
+                    reading += found
             for rest in reading:
                 value_right = _common_prefix(ahead[:len(rest)], rest[:len(ahead)]) if rest and ahead else 0
                 if whole_head and value_right == len(rest):
@@ -538,6 +532,14 @@ class _SharedNeedle:
                 end = at + FRAGMENT + value_right
                 if 0 < len(rest) - value_right < FRAGMENT:   # (as _value_pieces: the rest maybe on the next line)
                     _rest_on_next_line(text, end, rest[value_right:], begin, spans)
+            i = bisect.bisect_left(longs, ahead)
+            for js in (range(i - 1, -1, -1), range(i, len(longs))):
+                for j in js:   # (a rest's shared length with the text's falls going away from where it sorts)
+                    rest = longs[j]
+                    shared = _common_prefix(ahead[:len(rest)], rest[:len(ahead)]) if rest[:1] == ahead[:1] else 0
+                    if not (whole_head and shared == len(rest)):
+                        right = max(right, shared)
+                        break
             if right >= 0:
                 spans.append((begin, at + FRAGMENT + right, REDACTED, KNOWN_VALUE, begin))
                 if 0 < offset - left < FRAGMENT and (begin == 0 or text[begin - 1] == "\n"):
