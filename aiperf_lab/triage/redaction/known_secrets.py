@@ -16,11 +16,14 @@ of what is there; each candidate is then looked for as before, in the same order
 from __future__ import annotations
 
 import bisect
+import html.entities
 import itertools
 import re
 from collections import Counter
 from typing import Callable
+from urllib.parse import quote, quote_plus
 
+from .line_views import LOG_PREFIX
 from .names import CHAIN, FRAGMENT, WRAP_REST
 from .spans import (KNOWN_VALUE, REDACTED, Span, _common_prefix, _common_suffix, _line_by_line, _longest_first, gated,
                     has, has_characters)
@@ -110,6 +113,54 @@ class _KeyIndex:
         for mine, find in self.parts:
             found += [mine[i] for i in find(text)]
         return sorted(found) if len(self.parts) > 1 or self.always else found
+
+
+# Characters bash's `printf %q` (and `${v@Q}`-less quoting by backslashes) escapes anywhere, and those it escapes first only
+SHELL_BACKSLASHED = frozenset(" \t'\"\\|&;()<>!{}*[?]^$`,")
+SHELL_BACKSLASHED_FIRST = frozenset("#~")
+# HTML's escapes for what templates escape (MarkupSafe and Go's html/template: numeric quotes; Go's `+` too)
+TEMPLATE_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&#34;", "'": "&#39;"}
+
+
+def more_escaped_forms(value: str) -> set[str]:
+    """Printed forms of a known value that names.escaped_forms leaves out, each looked for whole as a literal (a few a
+    value with a character other than a letter or digit; none for a value of letters and digits only):
+    URL-encoded twice (`%2524`: a URL in a query parameter), every such character as an HTML numeric entity (`&#36;`,
+    `&#x24;`, `&#X24;`) or as a named one where HTML has one (`&dollar;`, `&amp;`), a template's escapes (`&#34;`
+    `&#39;`, Go's `&#43;`), and shell backslashes: before every such character, as bash's `printf %q` puts them, and
+    as re.escape does."""
+    other = [c for c in dict.fromkeys(value) if not c.isalnum()]
+    if not other:
+        return set()
+    forms: set[str] = set()
+    for once in {quote(value, safe=""), quote(value), quote_plus(value)}:
+        if "%" in once:
+            twice = quote(once, safe="")
+            forms |= {twice, re.sub(r"%[0-9A-F]{2}", lambda m: m.group(0).lower(), twice)}
+    for entity in (lambda c: f"&#{ord(c)};", lambda c: f"&#x{ord(c):x};", lambda c: f"&#x{ord(c):X};",
+                   lambda c: f"&#X{ord(c):X};", lambda c: _NAMED_ENTITIES.get(c) or f"&#{ord(c)};"):
+        table = {ord(c): entity(c) for c in other}
+        forms.add(value.translate(table))
+    template = value.translate({ord(c): TEMPLATE_ESCAPES[c] for c in other if c in TEMPLATE_ESCAPES})
+    forms |= {template, template.replace("+", "&#43;")}
+    forms.add(value.translate({ord(c): "\\" + c for c in other}))
+    forms.add("".join("\\" + c if c in SHELL_BACKSLASHED or (c in SHELL_BACKSLASHED_FIRST and not k) else c
+                      for k, c in enumerate(value)))
+    forms.add(re.escape(value))
+    forms.discard(value)
+    return forms
+
+
+def _named_entities() -> dict[str, str]:
+    """One named HTML entity per character that has one (the shortest, as html5 lists them with their `;`)."""
+    named: dict[str, str] = {}
+    for name, character in sorted(html.entities.html5.items(), key=lambda item: (len(item[0]), not item[0].islower(), item[0])):
+        if len(character) == 1 and name.endswith(";") and not character.isalnum():
+            named.setdefault(character, "&" + name)
+    return named
+
+
+_NAMED_ENTITIES = _named_entities()
 
 
 LINE_END_GRAMS = re.compile(r"([^\n]{3})\r?\n")   # the 3 characters before each line break (a broken value's first piece)
@@ -276,6 +327,8 @@ class KnownSecrets:
                 start, end = m.span()
                 if text.find("\n", start, end) >= 0:
                     spans.append((start, end, _line_by_line(text, start, end), KNOWN_VALUE, start))
+            if "\r" not in self.broken[i]:
+                _broken_behind_prefixes(text, self.broken[i], spans)
         return spans
 
     def head_over_lines(self, text: str, end: int) -> int:
@@ -287,7 +340,19 @@ class KnownSecrets:
             return end
         reach = self.split_reach
         first = max(0, end - 3 * reach)
-        kept = [i for i in range(first, end) if text[i] not in "\r\n"][-reach:]   # (a few dozen characters)
+        kept = [i for i in range(first, end) if text[i] not in "\r\n"]   # (a few dozen characters)
+        where = self._head_start(text, end, kept[-reach:])
+        # (and read without the prefixes of the lines after the first, `[rank0]: `: a value over three such lines)
+        prefixes = [(line + 1, after) for line in _line_breaks(text, first, end - 1)
+                    if (after := _after_prefix(text, line + 1)) > line + 1]
+        if prefixes:
+            cut = {i for start, after in prefixes for i in range(start, after)}
+            kept = [i for i in kept if i not in cut]
+            where = min(where, self._head_start(text, end, kept[-reach:]))
+        return where
+
+    def _head_start(self, text: str, end: int, kept: list[int]) -> int:
+        """head_over_lines for the characters of text at `kept` (in order) read as one."""
         tail = "".join(map(text.__getitem__, kept))
         if not tail:
             return end
@@ -382,12 +447,76 @@ def _covering(text: str, value: str, groups: list[_SharedNeedle]) -> Callable[[i
 
 
 def _rest_on_next_line(text: str, end: int, tail: str, begin: int, spans: list[Span]) -> None:
-    """A known value's short rest (tail) at the start of the line after `end`, where its piece ends a line."""
+    """A known value's short rest (tail) at the start of the line after `end`, where its piece ends a line, or right
+    after that line's launcher's or log's prefix (`[rank0]: `, srun's `0: `: each printed line has one)."""
     rest = end + (2 if text.startswith("\r\n", end) else 1 if text.startswith("\n", end) else 0)
-    if rest > end and tail[0] == " " and not text.startswith(tail, rest):
-        tail = tail[1:]   # (a passphrase's line broken at a blank: the break stands for the blank)
-    if rest > end and tail and text.startswith(tail, rest):
-        spans.append((rest, rest + len(tail), REDACTED, KNOWN_VALUE, begin))
+    if rest == end:
+        return
+    for at in (rest, _after_prefix(text, rest)):
+        part = tail[1:] if tail[0] == " " and not text.startswith(tail, at) else tail
+        # (a passphrase's line broken at a blank: the break stands for the blank)
+        if part and text.startswith(part, at):
+            spans.append((at, at + len(part), REDACTED, KNOWN_VALUE, begin))
+            return
+
+
+def _broken_behind_prefixes(text: str, value: str, spans: list[Span]) -> None:
+    """A short known value broken over lines (KnownSecrets.broken_spans) whose later lines begin with a launcher's or
+    log's prefix (`[rank0]: `, srun's `0: `, a timestamp: each printed line has one): each line's piece [REDACTED], the
+    prefixes kept. Its first WRAP_REST characters are looked for (str.find), then it is read on from each place."""
+    first, size = value[:WRAP_REST], len(value)
+    at = text.find(first)
+    while at >= 0:
+        pos, i, start, pieces, behind = at + WRAP_REST, WRAP_REST, at, [], False
+        while i < size:
+            if text.startswith(value[i], pos):
+                pos += 1
+                i += 1
+                continue
+            line = pos + (2 if text.startswith("\r\n", pos) else 1 if text.startswith("\n", pos) else 0)
+            if line == pos:
+                break
+            pieces.append((start, pos))
+            if not text.startswith(value[i], line):   # (a line broken plainly: the regex's, unless a prefix follows)
+                if (after := _after_prefix(text, line)) == line or not text.startswith(value[i], after):
+                    break
+                line, behind = after, True
+            start = pos = line
+        if i == size and behind:
+            spans += [(a, b, REDACTED, KNOWN_VALUE, at) for a, b in [*pieces, (start, pos)]]
+            at = text.find(first, pos)
+        else:
+            at = text.find(first, at + 1)
+
+
+def _line_breaks(text: str, start: int, end: int) -> list[int]:
+    """Where the line breaks (\\n) of text[start:end] are."""
+    found = []
+    at = text.find("\n", start, end)
+    while at >= 0:
+        found.append(at)
+        at = text.find("\n", at + 1, end)
+    return found
+
+
+def _after_prefix(text: str, start: int) -> int:
+    """Where the line that starts at `start` goes on after its launcher's or log's prefix (line_views.LOG_PREFIX);
+    start where it has none."""
+    m = LOG_PREFIX.match(text, start)
+    return m.end() if m is not None else start
+
+
+PREFIX_ENDS = " \t:]|"   # (the last character of every LOG_PREFIX)
+
+
+def _line_start_at(text: str, begin: int) -> int:
+    """The start of begin's line where begin starts it or comes right after its prefix (_after_prefix); else -1."""
+    if begin == 0 or text[begin - 1] == "\n":
+        return begin
+    if text[begin - 1] not in PREFIX_ENDS:
+        return -1
+    start = text.rfind("\n", 0, begin) + 1
+    return start if start and _after_prefix(text, start) == begin else -1
 
 
 def _head_on_line_before(text: str, begin: int, head: str, spans: list[Span]) -> None:
@@ -464,8 +593,8 @@ def _value_pieces(text: str, value: str, needles: list[tuple[int, str, str]], ga
             found.append((begin, end))
             if 0 < whole - after - right < FRAGMENT:  # the rest of the secret, short: maybe on the next line
                 _rest_on_next_line(text, end, value[after + right:], begin, spans)
-            if 0 < offset - left < FRAGMENT and (begin == 0 or text[begin - 1] == "\n"):
-                _head_on_line_before(text, begin, value[:offset - left], spans)
+            if 0 < offset - left < FRAGMENT and (line := _line_start_at(text, begin)) >= 0:
+                _head_on_line_before(text, line, value[:offset - left], spans)
             at = end
         if found:
             covered = sorted(covered + found)
@@ -542,6 +671,6 @@ class _SharedNeedle:
                         break
             if right >= 0:
                 spans.append((begin, at + FRAGMENT + right, REDACTED, KNOWN_VALUE, begin))
-                if 0 < offset - left < FRAGMENT and (begin == 0 or text[begin - 1] == "\n"):
-                    _head_on_line_before(text, begin, head[:offset - left], spans)
+                if 0 < offset - left < FRAGMENT and (line := _line_start_at(text, begin)) >= 0:
+                    _head_on_line_before(text, line, head[:offset - left], spans)
             at = text.find(needle, at + FRAGMENT)
