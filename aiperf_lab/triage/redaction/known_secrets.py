@@ -134,9 +134,8 @@ def more_escaped_forms(value: str) -> set[str]:
         return set()
     forms: set[str] = set()
     for once in {quote(value, safe=""), quote(value), quote_plus(value)}:
-        if "%" in once:
-            twice = quote(once, safe="")
-            forms |= {twice, re.sub(r"%[0-9A-F]{2}", lambda m: m.group(0).lower(), twice)}
+        if "%" in once:   # (`%2F` or `%2f` first: `%252F`, `%252f`)
+            forms |= {quote(once, safe=""), quote(re.sub(r"%[0-9A-F]{2}", lambda m: m.group(0).lower(), once), safe="")}
     for entity in (lambda c: f"&#{ord(c)};", lambda c: f"&#x{ord(c):x};", lambda c: f"&#x{ord(c):X};",
                    lambda c: f"&#X{ord(c):X};", lambda c: _NAMED_ENTITIES.get(c) or f"&#{ord(c)};"):
         table = {ord(c): entity(c) for c in other}
