@@ -292,6 +292,7 @@ class KnownSecrets:
         for g in shared:
             self._shared[g].spans(text, gate, spans)
         owns = [(k, self._own[k]) for k in chosen]
+        places = None
         if needles_of is not None:   # (only a value's needles that may be in text: the others find nothing)
             owns = [(k, [own[n - first] for n in needles_of[k] if n >= first])
                     for k, own in owns if own and (first := self._own_first[k]) is not None]
@@ -300,11 +301,13 @@ class KnownSecrets:
                 present = _in_text(text, present)
                 owns = [(k, [needle for needle in own if needle[1] in present]) for k, own in owns]
                 gate = False
+                # (and each one's places found once, not once per value that holds it: 1,000 JWTs' claims share them)
+                places = {needle: _places(text, needle) for needle in present}
         for k, own in owns:
             if own:
                 value = self.pieces[k][0]
                 groups = [self._shared[g] for g in shared_of.get(k, ())]
-                _value_pieces(text, value, own, gate, spans, _covering(text, value, groups) if groups else None)
+                _value_pieces(text, value, own, gate, spans, _covering(text, value, groups) if groups else None, places)
         return spans
 
     def broken_spans(self, text: str) -> list[Span]:
@@ -423,6 +426,16 @@ def _in_text(text: str, needles: set[str]) -> set[str]:
     return found
 
 
+def _places(text: str, needle: str) -> list[int]:
+    """Every place of needle in text (overlapping ones too: what str.find from any place finds)."""
+    found = []
+    at = text.find(needle)
+    while at >= 0:
+        found.append(at)
+        at = text.find(needle, at + 1)
+    return found
+
+
 def _covering(text: str, value: str, groups: list[_SharedNeedle]) -> Callable[[int], tuple[int, int] | None]:
     """The first (by start, then end) of the pieces of value that its shared needles found in text (as _value_pieces
     found them, one needle after another) that holds a place, or None: where a later needle's search of the value goes on."""
@@ -528,7 +541,8 @@ def _head_on_line_before(text: str, begin: int, head: str, spans: list[Span]) ->
 
 
 def _value_pieces(text: str, value: str, needles: list[tuple[int, str, str]], gate: bool, spans: list[Span],
-                  shared: Callable[[int], tuple[int, int] | None] | None = None) -> None:
+                  shared: Callable[[int], tuple[int, int] | None] | None = None,
+                  places: dict[str, list[int]] | None = None) -> None:
     """The pieces of one known value in text (KnownSecrets.fragment_spans), appended to spans. Each needle is found
     with the longest prefix of the CHAIN characters after it by one regex (_needle_pattern), then grown further by
     comparing slices."""
@@ -545,6 +559,7 @@ def _value_pieces(text: str, value: str, needles: list[tuple[int, str, str]], ga
         after = offset + FRAGMENT
         search = 0   # (where the last match ended: the next is looked for from there, or from `at` when further)
         pattern = NEEDLE_PATTERNS.get((needle, chain))
+        spots = places.get(needle) if places is not None else None   # (its places in text, found before)
         finds = 0
         while True:
             if pattern is not None:
@@ -552,7 +567,12 @@ def _value_pieces(text: str, value: str, needles: list[tuple[int, str, str]], ga
                     break
                 start, stop = m.span()
             else:   # (str.find and the chain compared: what the pattern finds, without its compile first)
-                if (start := text.find(needle, search if search > at else at)) < 0:
+                if spots is None:
+                    if (start := text.find(needle, search if search > at else at)) < 0:
+                        break
+                elif (j := bisect.bisect_left(spots, search if search > at else at)) < len(spots):
+                    start = spots[j]
+                else:
                     break
                 ahead = text[start + FRAGMENT:start + FRAGMENT + len(chain)]
                 stop = start + FRAGMENT + _common_prefix(ahead, chain[:len(ahead)])
