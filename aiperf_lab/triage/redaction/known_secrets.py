@@ -118,6 +118,9 @@ class _KeyIndex:
 # Characters bash's `printf %q` (and `${v@Q}`-less quoting by backslashes) escapes anywhere, and those it escapes first only
 SHELL_BACKSLASHED = frozenset(" \t'\"\\|&;()<>!{}*[?]^$`,")
 SHELL_BACKSLASHED_FIRST = frozenset("#~")
+# What an encoder of every character but letters and digits leaves as it is (OWASP ESAPI's HTML encoder; and the URL's
+# unreserved `-._`): a value of those and letters and digits (a JWT, a UUID) has no more forms
+ENCODERS_KEEP = frozenset(",.-_ ")
 # HTML's escapes for what templates escape (MarkupSafe and Go's html/template: numeric quotes; Go's `+` too)
 TEMPLATE_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&#34;", "'": "&#39;"}
 
@@ -127,9 +130,9 @@ def more_escaped_forms(value: str) -> set[str]:
     value with a character other than a letter or digit; none for a value of letters and digits only):
     URL-encoded twice (`%2524`: a URL in a query parameter), every such character as an HTML numeric entity (`&#36;`,
     `&#x24;`, `&#X24;`) or as a named one where HTML has one (`&dollar;`, `&amp;`), a template's escapes (`&#34;`
-    `&#39;`, Go's `&#43;`), and shell backslashes: before every such character, as bash's `printf %q` puts them, and
-    as re.escape does."""
-    other = [c for c in dict.fromkeys(value) if not c.isalnum()]
+    `&#39;`, Go's `&#43;`), and shell backslashes: before every such character, and as bash's `printf %q` puts them.
+    ("Such": neither a letter, a digit nor one of ENCODERS_KEEP.)"""
+    other = [c for c in dict.fromkeys(value) if not c.isalnum() and c not in ENCODERS_KEEP]
     if not other:
         return set()
     forms: set[str] = set()
@@ -145,7 +148,6 @@ def more_escaped_forms(value: str) -> set[str]:
     forms.add(value.translate({ord(c): "\\" + c for c in other}))
     forms.add("".join("\\" + c if c in SHELL_BACKSLASHED or (c in SHELL_BACKSLASHED_FIRST and not k) else c
                       for k, c in enumerate(value)))
-    forms.add(re.escape(value))
     forms.discard(value)
     return forms
 
@@ -296,13 +298,13 @@ class KnownSecrets:
         if needles_of is not None:   # (only a value's needles that may be in text: the others find nothing)
             owns = [(k, [own[n - first] for n in needles_of[k] if n >= first])
                     for k, own in owns if own and (first := self._own_first[k]) is not None]
-            if gate and len(present := {needle for _k, own in owns for _at, needle, _chain in own}) > NEEDLE_SCANS_MOST:
-                # (many needles in a long text: those in it by one set of its FRAGMENT-grams, not a scan each)
-                present = _in_text(text, present)
-                owns = [(k, [needle for needle in own if needle[1] in present]) for k, own in owns]
+            if gate:   # (a long text: each needle's places found once, not once per value that holds it)
+                present = {needle for _k, own in owns for _at, needle, _chain in own}
+                if len(present) > NEEDLE_SCANS_MOST:   # (many: those in it by one set of its FRAGMENT-grams first)
+                    present = _in_text(text, present)
+                places = {needle: spots for needle in present if (spots := _places(text, needle))}
+                owns = [(k, [needle for needle in own if needle[1] in places]) for k, own in owns]
                 gate = False
-                # (and each one's places found once, not once per value that holds it: 1,000 JWTs' claims share them)
-                places = {needle: _places(text, needle) for needle in present}
         for k, own in owns:
             if own:
                 value = self.pieces[k][0]
@@ -401,9 +403,10 @@ NEEDLE_PATTERNS_MOST = 4096
 # pattern's compile (48 nested groups) costs about 5 ms, the time of a few thousand such places, so it is compiled only
 # for a needle found this many times in one text (1,000 known JWTs compiled thousands: 55 s of CPU a MB).
 NEEDLE_FINDS_BEFORE_PATTERN = 256
-# More needles than this that may be in a long text: which are is asked of its FRAGMENT-grams at once (about 80 ns a
-# character, the time of some 80 scans), NEEDLE_GRAM_CHUNK characters at a time (a 20 MB text's set stays small).
-NEEDLE_SCANS_MOST = 64
+# More needles than this that may be in a long text: which are is asked of its FRAGMENT-grams at once (about 250 ns a
+# character here, the time of some 750 scans by str.find), NEEDLE_GRAM_CHUNK characters at a time (a 20 MB text's set
+# stays small).
+NEEDLE_SCANS_MOST = 768
 NEEDLE_GRAM_CHUNK = 1 << 18
 
 
