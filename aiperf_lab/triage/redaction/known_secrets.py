@@ -16,11 +16,14 @@ of what is there; each candidate is then looked for as before, in the same order
 from __future__ import annotations
 
 import bisect
+import html.entities
 import itertools
 import re
 from collections import Counter
 from typing import Callable
+from urllib.parse import quote, quote_plus
 
+from .line_views import LOG_PREFIX
 from .names import CHAIN, FRAGMENT, WRAP_REST
 from .spans import (KNOWN_VALUE, REDACTED, Span, _common_prefix, _common_suffix, _line_by_line, _longest_first, gated,
                     has, has_characters)
@@ -112,6 +115,55 @@ class _KeyIndex:
         return sorted(found) if len(self.parts) > 1 or self.always else found
 
 
+# Characters bash's `printf %q` (and `${v@Q}`-less quoting by backslashes) escapes anywhere, and those it escapes first only
+SHELL_BACKSLASHED = frozenset(" \t'\"\\|&;()<>!{}*[?]^$`,")
+SHELL_BACKSLASHED_FIRST = frozenset("#~")
+# What an encoder of every character but letters and digits leaves as it is (OWASP ESAPI's HTML encoder; and the URL's
+# unreserved `-._`): a value of those and letters and digits (a JWT, a UUID) has no more forms
+ENCODERS_KEEP = frozenset(",.-_ ")
+# HTML's escapes for what templates escape (MarkupSafe and Go's html/template: numeric quotes; Go's `+` too)
+TEMPLATE_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&#34;", "'": "&#39;"}
+
+
+def more_escaped_forms(value: str) -> set[str]:
+    """Printed forms of a known value that names.escaped_forms leaves out, each looked for whole as a literal (a few a
+    value with a character other than a letter or digit; none for a value of letters and digits only):
+    URL-encoded twice (`%2524`: a URL in a query parameter), every such character as an HTML numeric entity (`&#36;`,
+    `&#x24;`, `&#X24;`) or as a named one where HTML has one (`&dollar;`, `&amp;`), a template's escapes (`&#34;`
+    `&#39;`, Go's `&#43;`), and shell backslashes: before every such character, and as bash's `printf %q` puts them.
+    ("Such": neither a letter, a digit nor one of ENCODERS_KEEP.)"""
+    other = [c for c in dict.fromkeys(value) if not c.isalnum() and c not in ENCODERS_KEEP]
+    if not other:
+        return set()
+    forms: set[str] = set()
+    for once in {quote(value, safe=""), quote(value), quote_plus(value)}:
+        if "%" in once:   # (`%2F` or `%2f` first: `%252F`, `%252f`)
+            forms |= {quote(once, safe=""), quote(re.sub(r"%[0-9A-F]{2}", lambda m: m.group(0).lower(), once), safe="")}
+    for entity in (lambda c: f"&#{ord(c)};", lambda c: f"&#x{ord(c):x};", lambda c: f"&#x{ord(c):X};",
+                   lambda c: f"&#X{ord(c):X};", lambda c: _NAMED_ENTITIES.get(c) or f"&#{ord(c)};"):
+        table = {ord(c): entity(c) for c in other}
+        forms.add(value.translate(table))
+    template = value.translate({ord(c): TEMPLATE_ESCAPES[c] for c in other if c in TEMPLATE_ESCAPES})
+    forms |= {template, template.replace("+", "&#43;")}
+    forms.add(value.translate({ord(c): "\\" + c for c in other}))
+    forms.add("".join("\\" + c if c in SHELL_BACKSLASHED or (c in SHELL_BACKSLASHED_FIRST and not k) else c
+                      for k, c in enumerate(value)))
+    forms.discard(value)
+    return forms
+
+
+def _named_entities() -> dict[str, str]:
+    """One named HTML entity per character that has one (the shortest, as html5 lists them with their `;`)."""
+    named: dict[str, str] = {}
+    for name, character in sorted(html.entities.html5.items(), key=lambda item: (len(item[0]), not item[0].islower(), item[0])):
+        if len(character) == 1 and name.endswith(";") and not character.isalnum():
+            named.setdefault(character, "&" + name)
+    return named
+
+
+_NAMED_ENTITIES = _named_entities()
+
+
 LINE_END_GRAMS = re.compile(r"([^\n]{3})\r?\n")   # the 3 characters before each line break (a broken value's first piece)
 
 
@@ -163,10 +215,14 @@ class KnownSecrets:
         # (literals and needles in one index: one pass over a text for both rules, remembered for the last text)
         needles = [needle for _value, needle_list in self.pieces for _at, needle, _rest in needle_list]
         self._needle_owner = [k for k, (_value, needle_list) in enumerate(self.pieces) for _ in needle_list]
+        # (a value's own needles by their index among all needles: the first own one's, its own follow it in order)
+        self._own_first = list(itertools.accumulate((len(needle_list) for _value, needle_list in self.pieces), initial=0))
+        self._own_first = [first + len(needle_list) - len(own) for first, (_value, needle_list), own
+                           in zip(self._own_first, self.pieces, self._own)]
         stopping()
         self._index = _KeyIndex(literals + needles, stopping) if len(literals) + len(needles) > DIRECT_KEYS else None
         stopping()
-        self._last: tuple = (None, None, None)
+        self._last: tuple = (None, None, None, None)
         # (a broken value's first piece ends a line: its last 3 characters, some 3 of the value's, end one in the text)
         self._broken_index: dict[str, list[int]] | None = None
         if len(broken) > DIRECT_KEYS:   # (a line-end pass, cheaper than any: always)
@@ -183,18 +239,23 @@ class KnownSecrets:
                 if len(value) > 8:
                     self._split_by_head.setdefault(value[:8], []).append(value)
 
-    def _candidates(self, text: str) -> tuple[list[int] | None, list[int] | None]:
-        """The literals and the values with a needle that may be in text (by index), or None (every one)."""
+    def _candidates(self, text: str) -> tuple[list[int] | None, list[int] | None, dict[int, list[int]] | None]:
+        """The literals and the values with a needle that may be in text (by index), or None (every one); and per
+        such value, which of its needles may be (their indices among all needles, in order; None: every one)."""
         last = self._last
         if last[0] is text:
-            return last[1], last[2]
+            return last[1:]
         found = self._index(text) if self._index is not None else None
         if found is None:
-            answer: tuple = (None, None)
+            answer: tuple = (None, None, None)
         else:
             split = bisect.bisect_left(found, len(self.literals))
             owner = self._needle_owner
-            answer = (found[:split], sorted({owner[k - len(self.literals)] for k in found[split:]}))
+            by_value: dict[int, list[int]] = {}
+            for key in itertools.islice(found, split, None):
+                needle = key - len(self.literals)
+                by_value.setdefault(owner[needle], []).append(needle)
+            answer = (found[:split], sorted(by_value), by_value)
         self._last = (text, *answer)
         return answer
 
@@ -224,7 +285,7 @@ class KnownSecrets:
         what an earlier needle of the same secret covered, so each character is looked at a bounded number of times
         per needle. Only the values with a needle among the text's candidates are read."""
         spans: list[Span] = []
-        chosen = self._candidates(text)[1]
+        _literals, chosen, needles_of = self._candidates(text)
         if chosen is None:
             chosen = range(len(self.pieces))
         gate = gated(text)   # (a needle not in a long text is not searched for: `in` scans faster than the scan)
@@ -232,11 +293,23 @@ class KnownSecrets:
         shared = sorted({g for k in chosen if k in shared_of for g in shared_of[k]})
         for g in shared:
             self._shared[g].spans(text, gate, spans)
-        for k in chosen:
-            if own := self._own[k]:
+        owns = [(k, self._own[k]) for k in chosen]
+        places = None
+        if needles_of is not None:   # (only a value's needles that may be in text: the others find nothing)
+            owns = [(k, [own[n - first] for n in needles_of[k] if n >= first])
+                    for k, own in owns if own and (first := self._own_first[k]) is not None]
+            if gate:   # (a long text: each needle's places found once, not once per value that holds it)
+                present = {needle for _k, own in owns for _at, needle, _chain in own}
+                if len(present) > NEEDLE_SCANS_MOST:   # (many: those in it by one set of its FRAGMENT-grams first)
+                    present = _in_text(text, present)
+                places = {needle: spots for needle in present if (spots := _places(text, needle))}
+                owns = [(k, [needle for needle in own if needle[1] in places]) for k, own in owns]
+                gate = False
+        for k, own in owns:
+            if own:
                 value = self.pieces[k][0]
                 groups = [self._shared[g] for g in shared_of.get(k, ())]
-                _value_pieces(text, value, own, gate, spans, _covering(text, value, groups) if groups else None)
+                _value_pieces(text, value, own, gate, spans, _covering(text, value, groups) if groups else None, places)
         return spans
 
     def broken_spans(self, text: str) -> list[Span]:
@@ -258,6 +331,8 @@ class KnownSecrets:
                 start, end = m.span()
                 if text.find("\n", start, end) >= 0:
                     spans.append((start, end, _line_by_line(text, start, end), KNOWN_VALUE, start))
+            if "\r" not in self.broken[i]:
+                _broken_behind_prefixes(text, self.broken[i], spans)
         return spans
 
     def head_over_lines(self, text: str, end: int) -> int:
@@ -269,7 +344,19 @@ class KnownSecrets:
             return end
         reach = self.split_reach
         first = max(0, end - 3 * reach)
-        kept = [i for i in range(first, end) if text[i] not in "\r\n"][-reach:]   # (a few dozen characters)
+        kept = [i for i in range(first, end) if text[i] not in "\r\n"]   # (a few dozen characters)
+        where = self._head_start(text, end, kept[-reach:])
+        # (and read without the prefixes of the lines after the first, `[rank0]: `: a value over three such lines)
+        prefixes = [(line + 1, after) for line in _line_breaks(text, first, end - 1)
+                    if (after := _after_prefix(text, line + 1)) > line + 1]
+        if prefixes:
+            cut = {i for start, after in prefixes for i in range(start, after)}
+            kept = [i for i in kept if i not in cut]
+            where = min(where, self._head_start(text, end, kept[-reach:]))
+        return where
+
+    def _head_start(self, text: str, end: int, kept: list[int]) -> int:
+        """head_over_lines for the characters of text at `kept` (in order) read as one."""
         tail = "".join(map(text.__getitem__, kept))
         if not tail:
             return end
@@ -312,6 +399,15 @@ class KnownSecrets:
 # first time a text's candidates ask for it: a Redactor of thousands of secrets compiles none it does not search with.
 NEEDLE_PATTERNS: dict[tuple[str, str], re.Pattern[str]] = {}
 NEEDLE_PATTERNS_MOST = 4096
+# A needle's first places in a text are found by str.find and grown by comparing slices (what its pattern matches): the
+# pattern's compile (48 nested groups) costs about 5 ms, the time of a few thousand such places, so it is compiled only
+# for a needle found this many times in one text (1,000 known JWTs compiled thousands: 55 s of CPU a MB).
+NEEDLE_FINDS_BEFORE_PATTERN = 256
+# More needles than this that may be in a long text: which are is asked of its FRAGMENT-grams at once (about 250 ns a
+# character here, the time of some 750 scans by str.find), NEEDLE_GRAM_CHUNK characters at a time (a 20 MB text's set
+# stays small).
+NEEDLE_SCANS_MOST = 768
+NEEDLE_GRAM_CHUNK = 1 << 18
 
 
 def _needle_pattern(needle: str, chain: str) -> re.Pattern[str]:
@@ -321,6 +417,26 @@ def _needle_pattern(needle: str, chain: str) -> re.Pattern[str]:
             NEEDLE_PATTERNS.clear()
         pattern = NEEDLE_PATTERNS[needle, chain] = re.compile(re.escape(needle) + _longest_first(chain))
     return pattern
+
+
+def _in_text(text: str, needles: set[str]) -> set[str]:
+    """Which of needles (FRAGMENT characters each) are in text: its FRAGMENT-grams, a chunk at a time, met with them."""
+    found: set[str] = set()
+    for at in range(0, len(text), NEEDLE_GRAM_CHUNK):
+        part = text[at:at + NEEDLE_GRAM_CHUNK + FRAGMENT - 1]
+        size = len(part) - FRAGMENT + 1
+        found |= needles.intersection(map(part.__getitem__, map(slice, range(size), range(FRAGMENT, size + FRAGMENT))))
+    return found
+
+
+def _places(text: str, needle: str) -> list[int]:
+    """Every place of needle in text (overlapping ones too: what str.find from any place finds)."""
+    found = []
+    at = text.find(needle)
+    while at >= 0:
+        found.append(at)
+        at = text.find(needle, at + 1)
+    return found
 
 
 def _covering(text: str, value: str, groups: list[_SharedNeedle]) -> Callable[[int], tuple[int, int] | None]:
@@ -335,8 +451,8 @@ def _covering(text: str, value: str, groups: list[_SharedNeedle]) -> Callable[[i
                            bisect.bisect_right(ats, start + group.offset)):
                 at = ats[j]
                 begin = at - lefts[j]
-                if begin > start:
-                    continue
+                if begin > start or not text.startswith(rest[:max(0, start + 1 - at - FRAGMENT)], at + FRAGMENT):
+                    continue   # (its piece there ends before start: the text and rest differ before it)
                 ahead = text[at + FRAGMENT:at + FRAGMENT + len(rest)]
                 end = at + FRAGMENT + _common_prefix(ahead, rest[:len(ahead)])
                 if end > start and (best is None or (begin, end) < best):
@@ -346,12 +462,76 @@ def _covering(text: str, value: str, groups: list[_SharedNeedle]) -> Callable[[i
 
 
 def _rest_on_next_line(text: str, end: int, tail: str, begin: int, spans: list[Span]) -> None:
-    """A known value's short rest (tail) at the start of the line after `end`, where its piece ends a line."""
+    """A known value's short rest (tail) at the start of the line after `end`, where its piece ends a line, or right
+    after that line's launcher's or log's prefix (`[rank0]: `, srun's `0: `: each printed line has one)."""
     rest = end + (2 if text.startswith("\r\n", end) else 1 if text.startswith("\n", end) else 0)
-    if rest > end and tail[0] == " " and not text.startswith(tail, rest):
-        tail = tail[1:]   # (a passphrase's line broken at a blank: the break stands for the blank)
-    if rest > end and tail and text.startswith(tail, rest):
-        spans.append((rest, rest + len(tail), REDACTED, KNOWN_VALUE, begin))
+    if rest == end:
+        return
+    for at in (rest, _after_prefix(text, rest)):
+        part = tail[1:] if tail[0] == " " and not text.startswith(tail, at) else tail
+        # (a passphrase's line broken at a blank: the break stands for the blank)
+        if part and text.startswith(part, at):
+            spans.append((at, at + len(part), REDACTED, KNOWN_VALUE, begin))
+            return
+
+
+def _broken_behind_prefixes(text: str, value: str, spans: list[Span]) -> None:
+    """A short known value broken over lines (KnownSecrets.broken_spans) whose later lines begin with a launcher's or
+    log's prefix (`[rank0]: `, srun's `0: `, a timestamp: each printed line has one): each line's piece [REDACTED], the
+    prefixes kept. Its first WRAP_REST characters are looked for (str.find), then it is read on from each place."""
+    first, size = value[:WRAP_REST], len(value)
+    at = text.find(first)
+    while at >= 0:
+        pos, i, start, pieces, behind = at + WRAP_REST, WRAP_REST, at, [], False
+        while i < size:
+            if text.startswith(value[i], pos):
+                pos += 1
+                i += 1
+                continue
+            line = pos + (2 if text.startswith("\r\n", pos) else 1 if text.startswith("\n", pos) else 0)
+            if line == pos:
+                break
+            pieces.append((start, pos))
+            if not text.startswith(value[i], line):   # (a line broken plainly: the regex's, unless a prefix follows)
+                if (after := _after_prefix(text, line)) == line or not text.startswith(value[i], after):
+                    break
+                line, behind = after, True
+            start = pos = line
+        if i == size and behind:
+            spans += [(a, b, REDACTED, KNOWN_VALUE, at) for a, b in [*pieces, (start, pos)]]
+            at = text.find(first, pos)
+        else:
+            at = text.find(first, at + 1)
+
+
+def _line_breaks(text: str, start: int, end: int) -> list[int]:
+    """Where the line breaks (\\n) of text[start:end] are."""
+    found = []
+    at = text.find("\n", start, end)
+    while at >= 0:
+        found.append(at)
+        at = text.find("\n", at + 1, end)
+    return found
+
+
+def _after_prefix(text: str, start: int) -> int:
+    """Where the line that starts at `start` goes on after its launcher's or log's prefix (line_views.LOG_PREFIX);
+    start where it has none."""
+    m = LOG_PREFIX.match(text, start)
+    return m.end() if m is not None else start
+
+
+PREFIX_ENDS = " \t:]|"   # (the last character of every LOG_PREFIX)
+
+
+def _line_start_at(text: str, begin: int) -> int:
+    """The start of begin's line where begin starts it or comes right after its prefix (_after_prefix); else -1."""
+    if begin == 0 or text[begin - 1] == "\n":
+        return begin
+    if text[begin - 1] not in PREFIX_ENDS:
+        return -1
+    start = text.rfind("\n", 0, begin) + 1
+    return start if start and _after_prefix(text, start) == begin else -1
 
 
 def _head_on_line_before(text: str, begin: int, head: str, spans: list[Span]) -> None:
@@ -364,7 +544,8 @@ def _head_on_line_before(text: str, begin: int, head: str, spans: list[Span]) ->
 
 
 def _value_pieces(text: str, value: str, needles: list[tuple[int, str, str]], gate: bool, spans: list[Span],
-                  shared: Callable[[int], tuple[int, int] | None] | None = None) -> None:
+                  shared: Callable[[int], tuple[int, int] | None] | None = None,
+                  places: dict[str, list[int]] | None = None) -> None:
     """The pieces of one known value in text (KnownSecrets.fragment_spans), appended to spans. Each needle is found
     with the longest prefix of the CHAIN characters after it by one regex (_needle_pattern), then grown further by
     comparing slices."""
@@ -380,9 +561,27 @@ def _value_pieces(text: str, value: str, needles: list[tuple[int, str, str]], ga
         pieces = len(covered)
         after = offset + FRAGMENT
         search = 0   # (where the last match ended: the next is looked for from there, or from `at` when further)
-        search_for = _needle_pattern(needle, chain).search
-        while (m := search_for(text, search if search > at else at)) is not None:
-            start, stop = m.span()
+        pattern = NEEDLE_PATTERNS.get((needle, chain))
+        spots = places.get(needle) if places is not None else None   # (its places in text, found before)
+        finds = 0
+        while True:
+            if pattern is not None:
+                if (m := pattern.search(text, search if search > at else at)) is None:
+                    break
+                start, stop = m.span()
+            else:   # (str.find and the chain compared: what the pattern finds, without its compile first)
+                if spots is None:
+                    if (start := text.find(needle, search if search > at else at)) < 0:
+                        break
+                elif (j := bisect.bisect_left(spots, search if search > at else at)) < len(spots):
+                    start = spots[j]
+                else:
+                    break
+                ahead = text[start + FRAGMENT:start + FRAGMENT + len(chain)]
+                stop = start + FRAGMENT + _common_prefix(ahead, chain[:len(ahead)])
+                finds += 1
+                if finds == NEEDLE_FINDS_BEFORE_PATTERN:
+                    pattern = _needle_pattern(needle, chain)
             search = stop
             if pieces or shared is not None:
                 holder = None   # (the first piece so far of this value, by start, that ends after here)
@@ -416,8 +615,8 @@ def _value_pieces(text: str, value: str, needles: list[tuple[int, str, str]], ga
             found.append((begin, end))
             if 0 < whole - after - right < FRAGMENT:  # the rest of the secret, short: maybe on the next line
                 _rest_on_next_line(text, end, value[after + right:], begin, spans)
-            if 0 < offset - left < FRAGMENT and (begin == 0 or text[begin - 1] == "\n"):
-                _head_on_line_before(text, begin, value[:offset - left], spans)
+            if 0 < offset - left < FRAGMENT and (line := _line_start_at(text, begin)) >= 0:
+                _head_on_line_before(text, line, value[:offset - left], spans)
             at = end
         if found:
             covered = sorted(covered + found)
@@ -433,18 +632,24 @@ class _SharedNeedle:
     up to the needle's end), once in each: its places in a text are found once, and at each the values' pieces are
     what _value_pieces makes of them value by value, merged: the head before is grown once (the values share it), the
     rest after by the values' rests in sorted order (the two nearest the text's rest grow furthest); only the values
-    that may reach their end there (whole, or a short rest left for the next line) are read one by one. The pieces of
-    one place overlap (each holds the needle) and are all [REDACTED] from the same start: the longest stands for all."""
+    that may reach their end there (whole, or a short rest left for the next line) are read one by one: a short rest
+    always, a longer one where the text holds all but its last FRAGMENT - 1 characters (looked up by that head of it,
+    one lookup per length: a value shorter than the others made every value be read at every place, h19j). The pieces
+    of one place overlap (each holds the needle) and are all [REDACTED] from the same start: the longest stands for all."""
 
     def __init__(self, offset: int, head: str, values: list[str]):
         self.offset, self.head, self.needle = offset, head, head[offset:]
         after = offset + FRAGMENT
-        self.rests = sorted({value[after:] for value in values})
-        # a value may end at a place when its rest there is all matched, or all but fewer than FRAGMENT characters
-        # (or any of it, for a rest shorter than that): those whose rest shares this many characters with the text's
-        self.short = [rest for rest in self.rests if len(rest) < FRAGMENT]
-        self.reach = min((len(rest) - FRAGMENT + 1 for rest in self.rests if len(rest) >= FRAGMENT), default=None)
-        self.longest = max(map(len, self.rests))
+        rests = sorted({value[after:] for value in values})
+        self.short = [rest for rest in rests if len(rest) < FRAGMENT]
+        self.long = [rest for rest in rests if len(rest) >= FRAGMENT]
+        # (a longer rest may end at a place, or leave fewer than FRAGMENT characters for the next line, only where the
+        # text holds its first len - FRAGMENT + 1 characters: per such length, those heads and their rests)
+        self.ending: dict[int, dict[str, list[str]]] = {}
+        for rest in self.long:
+            size = len(rest) - FRAGMENT + 1
+            self.ending.setdefault(size, {}).setdefault(rest[:size], []).append(rest)
+        self.longest = max(map(len, rests))
         self.ats: list[int] = []
         self.lefts: list[int] = []
 
@@ -453,7 +658,7 @@ class _SharedNeedle:
         self.ats, self.lefts = ats, lefts = [], []   # (its places in this text, and how far each grew back)
         if gate and not has(text, needle):
             return
-        rests = self.rests
+        longs, ending = self.long, self.ending.items()
         at = text.find(needle)
         while at >= 0:
             left = 0
@@ -464,24 +669,12 @@ class _SharedNeedle:
             lefts.append(left)
             whole_head = left == offset
             ahead = text[at + FRAGMENT:at + FRAGMENT + self.longest]
-            reading: list[str] = list(self.short)
-            right = -1   # (the furthest growth of a value not read one by one)
-            i = bisect.bisect_left(rests, ahead)
-            for step, stop in ((-1, -1), (0, len(rests))):
-                j = i + step
-                move = 1 if step == 0 else -1
-                while j != stop:   # (a rest's shared length with the text's falls going away from where it sorts)
-                    rest = rests[j]
-                    j += move
-                    if len(rest) < FRAGMENT:
-                        continue   # (read one by one)
-                    shared = _common_prefix(ahead[:len(rest)], rest[:len(ahead)]) if rest[:1] == ahead[:1] else 0
-                    if self.reach is not None and shared >= self.reach:
-                        reading.append(rest)
-                        continue
-                    right = max(right, shared)
-                    break
             begin = at - left
+            right = -1   # (the furthest any value grows here, but one matched whole: a literal span has it)
+            reading = list(self.short)
+            for size, heads in ending:
+                if len(ahead) >= size and (found := heads.get(ahead[:size])) is not None:
+                    reading += found
             for rest in reading:
                 value_right = _common_prefix(ahead[:len(rest)], rest[:len(ahead)]) if rest and ahead else 0
                 if whole_head and value_right == len(rest):
@@ -490,8 +683,16 @@ class _SharedNeedle:
                 end = at + FRAGMENT + value_right
                 if 0 < len(rest) - value_right < FRAGMENT:   # (as _value_pieces: the rest maybe on the next line)
                     _rest_on_next_line(text, end, rest[value_right:], begin, spans)
+            i = bisect.bisect_left(longs, ahead)
+            for js in (range(i - 1, -1, -1), range(i, len(longs))):
+                for j in js:   # (a rest's shared length with the text's falls going away from where it sorts)
+                    rest = longs[j]
+                    shared = _common_prefix(ahead[:len(rest)], rest[:len(ahead)]) if rest[:1] == ahead[:1] else 0
+                    if not (whole_head and shared == len(rest)):
+                        right = max(right, shared)
+                        break
             if right >= 0:
                 spans.append((begin, at + FRAGMENT + right, REDACTED, KNOWN_VALUE, begin))
-                if 0 < offset - left < FRAGMENT and (begin == 0 or text[begin - 1] == "\n"):
-                    _head_on_line_before(text, begin, head[:offset - left], spans)
+                if 0 < offset - left < FRAGMENT and (line := _line_start_at(text, begin)) >= 0:
+                    _head_on_line_before(text, line, head[:offset - left], spans)
             at = text.find(needle, at + FRAGMENT)

@@ -31,7 +31,7 @@ from .hosts import (
     SSH_ADDRESS_VARIABLES, _START_OF, _VersionContexts, _in_host_context, _ipv4_verdict, _is_address, _is_ipv6,
     _marks_version, _name_start, _own_addresses, _own_macs, is_common_name, peer_names, unpadded_quads,
 )
-from .known_secrets import KnownSecrets
+from .known_secrets import KnownSecrets, more_escaped_forms
 from .keys import KEY_BLOCK, _key_spans, openssl_text_key_spans
 from .line_views import GATE_WORDS, line_view_windows
 from .layouts import (
@@ -175,7 +175,7 @@ class Redactor:
         forms = set(holder_forms)
         for value in secrets:
             stopping()
-            forms |= escaped_forms(value)
+            forms |= escaped_forms(value) | more_escaped_forms(value)   # (twice URL-encoded, HTML entities, `\$`)
         literals = sorted(forms, key=len, reverse=True)
         self._known = KnownSecrets(literals, piece_values, broken, split_values, stopping)
         self._pieces, self._broken, self._split_values = self._known.pieces, broken, split_values
