@@ -12,6 +12,7 @@ from .blocks import PREFIXED_OPENER, YAML_BLOCK_KEY, YAML_LINE_OPENER, _opener_p
 from .dumps import DUMP_HOLD_LINES, KEY_HOLD, SHORT_BARE_LINE, _dump_line_at, _dump_lines_start
 from .hosts import peer_env_item_hold
 from .keys import _key_open, _last_key_block, openssl_text_key_hold
+from .tables import table_hold
 from .token_spans import kaggle_json_hold
 from .wraps import folded_jwt_hold, wrapped_token_hold
 from .line_views import without_log_prefix
@@ -37,6 +38,7 @@ FORM_HOLDS = (
     folded_jwt_hold,         # a JWT folded before its second dot, its next piece still to come
     kaggle_json_hold,        # kaggle.json over lines, its "key" or "username" still to come
     peer_env_item_hold,      # a Kubernetes env item naming a peer setting, its value (a host) still to come
+    table_hold,              # a table whose header names a secret column, its rows still to come
 )
 HOLD_ROUNDS = 64   # lines a cut moves up over names waiting for their values after the rules' rounds, at most
 

@@ -1,0 +1,99 @@
+"""Leaks in tables and structured prints (helper h20l, issue 11: no planted secret in any bundle). Each value is unknown
+to the Redactor (`Redactor({})`, as when a job prints what it read from a database or a config service); each form is
+hidden bare, behind a log prefix (`[rank0]: `, `2026-11-24 03:00:01 INFO `, srun's `0: `) and through a StreamRedactor
+cut at every place (stream_feed.hidden_everywhere); what is no secret stays byte for byte (kept_everywhere).
+
+1. A table whose header names a secret column, the value in its rows: CSV, TSV, markdown, psql, mysql (tables.py);
+   a `| db_password | X |` key|value row indented (layouts.PIPE_ROW). Tables of throughput metrics stay.
+2. helm template's Kubernetes env list behind a launcher's prefix (line_views: `- name:` opens a line view).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from stream_feed import hidden_everywhere, kept_everywhere, prefixed
+
+
+PREFIXES = ["", "[rank0]: ", "2026-11-24 03:00:01 INFO ", "0: "]
+HP = "Winter2024!blue"
+TK = "Qx7vR2mZ9pLk4TnQx7vR2mZ9pLk4Tn"
+
+
+# 1. tables with a secret column
+TABLES = {
+    "csv": f"user,password,role\nbob,{HP},admin\nalice,{HP}x,viewer\n",
+    "csv upper": f"USER,DB_PASSWORD,ROLE\nbob,{HP},admin\n",
+    "csv first column": f"password,user\n{HP},bob\n",
+    "csv last column": f"id,user,api_key\n1,bob,{TK}\n",
+    "tsv": f"user\tpassword\trole\nbob\t{HP}\tadmin\n",
+    "markdown": f"| user | password | role |\n|---|---|---|\n| bob | {HP} | admin |\n",
+    "markdown aligned": f"| user | secret_key       | role  |\n|:-----|:-----------------|------:|\n| bob  | {HP}  | admin |\n",
+    "psql": f" username | password\n----------+-----------------\n bob      | {HP}\n(1 row)\n",
+    "psql three columns": f" id | username | token\n----+----------+-------\n  1 | bob      | {TK}\n(1 row)\n",
+    "mysql": (f"+------+-----------------+\n| user | password        |\n+------+-----------------+\n"
+              f"| bob  | {HP} |\n+------+-----------------+\n1 row in set (0.00 sec)\n"),
+}
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+@pytest.mark.parametrize("kind", sorted(TABLES))
+def test_a_table_with_a_secret_column(kind, prefix):
+    text = prefixed(TABLES[kind], prefix)
+    whole = hidden_everywhere(text, HP if HP in text else TK)
+    # every other cell and the layout stay
+    assert whole.count("\n") == text.count("\n")
+    assert "bob" in whole
+    for word in ("admin", "viewer", "role", "user"):
+        if word in text:
+            assert word in whole.lower()
+
+
+def test_only_the_secret_column_goes():
+    text = "user,password,role\nbob,Winter2024!blue,admin\n"
+    from aiperf_lab.triage.redact import Redactor
+    assert Redactor({}).text(text) == "user,password,role\nbob,[REDACTED],admin\n"
+    text = "| user | password | role |\n|---|---|---|\n| bob | Winter2024!blue | admin |\n"
+    assert Redactor({}).text(text) == "| user | password | role |\n|---|---|---|\n| bob | [REDACTED] | admin |\n"
+
+
+METRIC_TABLES = [
+    "| step | tokens/s | loss |\n|---|---|---|\n| 100 | 51234.7 | 2.31 |\n| 200 | 51002.1 | 2.29 |\n",
+    "step,tokens_per_sec,token_count,loss\n100,51234.7,2048,2.31\n200,51002.1,2048,2.29\n",
+    "step,num_tokens,max_tokens\n100,Zq8x2k9Lm,Ab3dEf9Gh1\n",
+    "user,password_changed_at,role\nbob,2026-11-01 10:00:00,admin\n",
+    "user,password_changed_at\nbob,Winter2024!blue\n",
+    " id | token          | logprob\n----+----------------+---------\n  5 | hello          | -0.12\n  6 | world          | -1.30\n",
+    "| user | password | role |\n|---|---|---|\n| bob | NULL | admin |\n| eve | *** | admin |\n",
+    "name,value\nlr,3e-4\nbatch,32\n",
+]
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+@pytest.mark.parametrize("text", METRIC_TABLES)
+def test_a_table_without_a_secret_stays(text, prefix):
+    kept_everywhere(prefixed(text, prefix))
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+@pytest.mark.parametrize("indent", ["  ", "    ", "\t"])
+def test_an_indented_key_value_row(indent, prefix):
+    text = prefixed(f"{indent}| param | value |\n{indent}| db_password | {HP} |\n", prefix)
+    whole = hidden_everywhere(text, HP)
+    assert "db_password" in whole and whole.count("|") == text.count("|")
+
+
+@pytest.mark.parametrize("text", ["1200/5000 | consumed samples 614400 | elapsed 412.3 ms\n",
+                                  "    | param | value |\n    | learning_rate | 3e-4 |\n"])
+def test_an_indented_row_without_a_secret_stays(text):
+    kept_everywhere(text)
+
+
+# 2. helm template's env list behind a launcher's prefix
+@pytest.mark.parametrize("prefix", PREFIXES)
+@pytest.mark.parametrize("indent", ["", "    ", "        "])
+def test_helm_env_list_behind_a_prefix(indent, prefix):
+    text = prefixed(f"{indent}- name: API_KEY\n{indent}  value: \"{TK}\"\n{indent}- name: MODEL\n{indent}  value: llama\n",
+                    prefix)
+    whole = hidden_everywhere(text, TK)
+    assert "name: API_KEY" in whole and "value: llama" in whole
