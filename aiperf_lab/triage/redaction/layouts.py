@@ -76,8 +76,7 @@ ESCAPED_JSON_PAIR = re.compile(_HTML_QUOTE + r"(?P<name>[A-Za-z_][\w.-]{0,127})"
 # Kubernetes Secret data (kubectl get secret -o yaml/json): a `data:` block's values are base64 of the secret,
 # whatever their keys (`.dockerconfigjson`, `db-url`, `openai`); `stringData:` holds them plain.
 ENV_ITEM = re.compile(ENV_ITEM_NAME.pattern + ENV_ITEM_VALUE.pattern)
-# (or the name ending its line, where the next line's value is behind the same log prefix: `[rank0]:   - name: API_KEY`
-# over `[rank0]:     value: X`, srun's `0: `, helm template's items 8 blanks deep; read by _prefixed_env_value)
+# (or the name ending its line, the value behind the same log prefix on the next: _prefixed_env_value)
 ENV_ITEM_OR_NAME = re.compile(ENV_ITEM_NAME.pattern + r"(?:" + ENV_ITEM_VALUE.pattern + r"|[ \t,]{0,4}(?P<open>\r?\n))")
 ENV_ITEM_PLAIN = frozenset({"plain", "flow"})
 DATA_BLOCK_YAML = re.compile(r"(?m)^(?P<indent>[ \t]{0,64})(?:- )?(?P<key>data|stringData)[ \t]{0,8}:[ \t]{0,8}\r?\n"
@@ -153,9 +152,8 @@ def _env_item_spans(text: str) -> list[Span]:
 
 
 def _prefixed_env_value(text: str, name_at: int, next_start: int) -> tuple[str, str, int, int] | None:
-    """An env item's value on the next line behind the log prefix the name's line has too (the two lines' common start,
-    to its last blank, `:` or `]`, holding more than blanks): ENV_ITEM_VALUE's group there, its text and place in text;
-    None where it has none."""
+    """`[rank0]:   - name: API_KEY` over `[rank0]:     value: X` (srun's `0: `; helm's items 8 blanks deep): the value's
+    group, text and place behind the prefix both lines start with (to its last blank, `:` or `]`; not blanks alone)."""
     line_start = text.rfind("\n", 0, name_at) + 1
     common = 0
     most = min(name_at - line_start, len(text) - next_start, 128)
@@ -169,8 +167,7 @@ def _prefixed_env_value(text: str, name_at: int, next_start: int) -> tuple[str, 
     view = "\n" + " " * common + text[next_start + common:line_end if line_end >= 0 else len(text)]
     if (m := ENV_ITEM_VALUE.match(view)) is None:
         return None
-    start, end = m.span(m.lastgroup)
-    return m.lastgroup, m.group(m.lastgroup), next_start + start - 1, next_start + end - 1
+    return m.lastgroup, m.group(m.lastgroup), next_start + m.start(m.lastgroup) - 1, next_start + m.end(m.lastgroup) - 1
 
 
 def _shell_quoted_spans(text: str) -> list[Span]:
