@@ -534,8 +534,8 @@ def _tool_listing_spans(text: str) -> list[Span]:
 # `az storage account keys list`: the value beside a keyName in JSON, the Value column of its table. (A flag in the name
 # cell: a launcher's args printed as a table, `| --api-key | X |`.)
 # (behind a log prefix: `[rank0]: | token | X |`, `... INFO | token | X |`; a bar after a digit and a blank is a progress
-# line's, `1200/5000 | consumed ...`, and is not read)
-PIPE_ROW = re.compile(r"\|(?:(?<=^\|)|(?<=[\n|]\|)|(?<=[\]:\n ] \|)|(?<=\t\|)|(?<=INFO \|)|(?<=WARN \|)|(?<=NING \|)|(?<=ERROR \|)|(?<=DEBUG \|)|(?<=^ \|))[ \t]{0,8}(?P<name>(?:--?)?[A-Za-z_][\w.-]{0,63})[ \t]{0,64}\|[ \t]{0,8}"
+# line's, `1200/5000 | consumed ...`, and is not read; an indented row is, `    | db_password | X |`, and a spaced name)
+PIPE_ROW = re.compile(r"\|(?:(?<=^\|)|(?<=[\n|]\|)|(?<=[\]:\n ] \|)|(?<=\t\|)|(?<=INFO \|)|(?<=WARN \|)|(?<=NING \|)|(?<=ERROR \|)|(?<=DEBUG \|)|(?<=^ \|))[ \t]{0,8}(?P<name>(?:--?)?[A-Za-z_][\w.-]{0,63}(?: [A-Za-z_][\w.-]{0,31}){0,2})[ \t]{0,64}\|[ \t]{0,8}"
                       r"(?:(?P<value>[^|\s]{1,4096})[ \t]{0,256}\|{1,2}(?=[ \t]*(?:\r?\n|\Z)|[^\n]{0,4096}\|[ \t]*(?:\r?\n|\Z))"
                       r"|(?=[ \t]*\r?(?:\n|\Z)))")   # (or the row's one cell: `| q7Lm2Xk9...Ko4 |`, its name group the cell)
 # (rich's and other box-drawing tables: `│ password       │ X │`, the row indented or behind a log prefix, more cells
@@ -612,7 +612,7 @@ def _cloud_cli_spans(text: str) -> list[Span]:
             if text[m.start() - 1:m.start()] in (" ", "\t") and text.rfind("|", text.rfind("\n", 0, m.start()) + 1,
                                                                            m.start()) >= 0:
                 continue   # (a row behind a log prefix starts at the line's first bar: not a cell in the middle)
-            if _secret_name_cached(m.group("name")) and _looks_like_password_cached(value) and _secret_value(value):
+            if _secret_name_cached(m.group("name").replace(" ", "_")) and _looks_like_password_cached(value) and _secret_value(value):
                 spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
     boxed = not text.isascii() and any(bar in text for bar in BOX_BARS)
     if boxed:

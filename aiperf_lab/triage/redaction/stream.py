@@ -273,6 +273,8 @@ def _opens_printed_form(line: str) -> bool:
         return True  # `password = """`, `password = <<EOT`, `? password`
     if "alue" in line and VALUE_FIRST_LINE.match(line) is not None:
         return True   # a Kubernetes env item with its value first: its name on a later line
+    if "/secrets/" in line and '"id"' in line:
+        return True   # a secret store's JSON pretty-printed: its "value" on a later line (commands._pretty_sibling_value)
     if "SecureString" in line or "ParameterKey" in line or "variable \"" in line or "\"keyName\"" in line:
         return True   # SSM's Type then Value, CloudFormation's key then value, terraform's variable then its default
     return ("File \"" in line or LOGURU_ARROW in line or "\"sensitive\"" in line
