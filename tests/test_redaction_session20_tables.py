@@ -172,3 +172,17 @@ def test_pdsh_prefix_then_a_numbered_secret_name(text):
 @pytest.mark.parametrize("text", ["node1: x\nnode1: epoch2: 5\nnode1: model2: llama\n", "node1: a\nnode1: api_key2: 5\n"])
 def test_pdsh_prefix_plain_lines_stay(text):
     kept_everywhere(text)
+
+
+# a table longer than a stream holds (TABLE_HOLD_LINES): its rows go on under the header let out before
+@pytest.mark.parametrize("prefix", PREFIXES)
+@pytest.mark.parametrize("head, row", [("user,password,role\n", "u{i},Pw{i:04d}secret!,admin\n"),
+                                       ("| user | password |\n|---|---|\n", "| u{i} | Pw{i:04d}secret! |\n")])
+def test_a_long_table_in_a_stream(head, row, prefix):
+    from aiperf_lab.triage.redact import Redactor
+    from stream_feed import fed_in_reads
+    text = prefixed(head + "".join(row.format(i=i) for i in range(200)) + "done\n", prefix)
+    whole = Redactor({}).text(text)
+    assert whole.count("[REDACTED]") == 200 and "secret!" not in whole
+    for size, piece in ((64, 7), (64, 300), (4096, 1 << 16)):
+        assert fed_in_reads(Redactor({}), text, size, piece) == whole, (size, piece)

@@ -12,7 +12,7 @@ from .blocks import PREFIXED_OPENER, YAML_BLOCK_KEY, YAML_LINE_OPENER, _opener_p
 from .dumps import DUMP_HOLD_LINES, KEY_HOLD, SHORT_BARE_LINE, _dump_line_at, _dump_lines_start
 from .hosts import peer_env_item_hold
 from .keys import _key_open, _last_key_block, openssl_text_key_hold
-from .tables import table_hold
+from .tables import open_table_header, table_hold
 from .token_spans import kaggle_json_hold
 from .wraps import folded_jwt_hold, wrapped_token_hold
 from .line_views import without_log_prefix
@@ -68,6 +68,7 @@ class StreamRedactor:
         self._token_carry = False
         self._value_next = False
         self._dump_behind = ""   # the dump lines last let out, when the piece ended inside a dump block
+        self._table_head = ""    # the header of the secret table the last piece ended in (tables.open_table_header)
 
     def feed(self, text: str) -> str:
         self._buffer += text
@@ -163,6 +164,9 @@ class StreamRedactor:
         if cut is not None:  # a newline cut: no single-line secret crosses it
             piece = text[:cut]
             spans = self.redactor.spans(piece, self._in_key, self._token_carry, self._value_next)
+            if self._table_head:   # (the rows go on under a header let out before: read with it, its own spans dropped)
+                spans = _merge_spans(sorted(spans + _after_head(self.redactor.spans(self._table_head + piece),
+                                                                len(self._table_head))))
             open_key = None if last else _last_key_block(spans)
             if open_key is not None and _key_open(piece, open_key):
                 # a key block still open at the cut waits, from its first line, for the rest of it (so it is
@@ -189,6 +193,7 @@ class StreamRedactor:
         last_key = _last_key_block(spans[:before])
         self._in_key = bool(last_key and _key_open(piece, last_key))
         self._value_next = bool(VALUE_ON_NEXT_LINE.search(_plain_tail(piece)))
+        self._table_head = open_table_header(self._table_head + piece) if piece.endswith("\n") else ""
         if _dump_lines_start(piece, len(piece), 1) < len(piece):   # the piece ends inside a dump block
             behind = self._dump_behind + piece
             self._dump_behind = behind[_dump_lines_start(behind, len(behind)):]
@@ -234,6 +239,12 @@ class StreamRedactor:
                  for start, end, replacement, label, context in self.redactor._dump_spans_uncoloured(window)
                  if 0 <= start + shift < cut]
         return _merge_spans(sorted(spans + found)) if found else spans
+
+
+def _after_head(spans: list[Span], head: int) -> list[Span]:
+    """Spans read with a table's header before the piece, placed on the piece (those in the header dropped)."""
+    return [(start - head, end - head, replacement, label, max(0, context - head))
+            for start, end, replacement, label, context in spans if start >= head]
 
 
 PRINTED_FORM_HOLD_CHARS = 16384

@@ -190,3 +190,31 @@ def table_hold(buffer: str, start: int, cut: int) -> int:
             return cut
         at = buffer.rfind("\n", 0, at - 1) + 1
     return cut
+
+
+def open_table_header(text: str) -> str | None:
+    """The header line (with its line break) of the secret table text ends in, its last line one of its rows; None where
+    it ends in none. A stream reads its next piece after it (rows past TABLE_HOLD_LINES go on under their header)."""
+    end = len(text)
+    if not text.endswith("\n"):
+        return None
+    count = delimiter = None
+    while end > 0:
+        start = text.rfind("\n", 0, end - 1) + 1
+        line = text[start:end].rstrip("\r\n")
+        if not _separator(line):
+            if delimiter is None:
+                if (delimiter := _delimiter(line)) is None:
+                    return None
+                count = line.count(delimiter)
+            elif line.count(delimiter) != count:
+                return None
+            if _named_secret(line) and _header(line) is not None:
+                return text[start:end]
+        end = start
+    return None
+
+
+def _named_secret(line: str) -> bool:
+    lower = line.lower()
+    return "ke" in lower or any(word in lower for word in GATE_TABLE_WORDS)
