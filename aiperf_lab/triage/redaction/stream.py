@@ -193,7 +193,7 @@ class StreamRedactor:
         last_key = _last_key_block(spans[:before])
         self._in_key = bool(last_key and _key_open(piece, last_key))
         self._value_next = bool(VALUE_ON_NEXT_LINE.search(_plain_tail(piece)))
-        self._table_head = open_table_header(self._table_head + piece) if piece.endswith("\n") else ""
+        self._table_head = (open_table_header(self._table_head + piece) or "") if piece.endswith("\n") else ""
         if _dump_lines_start(piece, len(piece), 1) < len(piece):   # the piece ends inside a dump block
             behind = self._dump_behind + piece
             self._dump_behind = behind[_dump_lines_start(behind, len(behind)):]

@@ -32,7 +32,7 @@ GATE_TABLE_WORDS = ("passw", "secret", "auth")
 _CELL_END = r"[\w.-]{0,48}[ \t]{0,32}(?:[,\t|]|\r?$)"
 CELL_ENDS = [(word, re.compile(re.escape(word) + _CELL_END, re.M)) for word in GATE_TABLE_WORDS] + [
     ("", re.compile(r"ke(?:y|(?<=toke)n)" + _CELL_END, re.M))]
-HEADER_CELL = re.compile(r"[A-Za-z_][\w./ -]{0,63}")
+HEADER_CELL = re.compile(r"[A-Za-z_][\w./-]{0,63}(?: [A-Za-z_][\w./-]{0,31}){0,2}")   # (three words at most: `api key`)
 SEPARATOR_CHARACTERS = " \t|+:=-"
 NAME_END = re.compile(r"[\w./-]")
 MOST_CELLS = 64
@@ -74,6 +74,8 @@ def _cells(line: str, delimiter: str) -> list[tuple[int, int]] | None:
     first_start, first_end = pieces[0]
     head = line[first_start:first_end].rstrip(" \t")
     if not head or NAME_END.fullmatch(head[-1]) is None:
+        if delimiter != "|" or (head and head[-1] not in ":]"):
+            return None   # (only a table's bar leads its row: `f(x), y, z` is code)
         pieces.pop(0)   # (a leading bar, maybe behind a log prefix: `| a | b |`, `[rank0]: | a | b |`)
     else:   # (the first cell is the piece's last word: what is before it is a log prefix, or an indent)
         word_start = max(head.rfind(" "), head.rfind("\t")) + 1
@@ -111,8 +113,8 @@ def _header(line: str) -> tuple[str, list[tuple[int, int]], list[tuple[int, int]
     secret = []
     for index, (start, end) in enumerate(cells):
         name = line[start:end].strip(" \t")
-        if HEADER_CELL.fullmatch(name) is None:
-            return None
+        if HEADER_CELL.fullmatch(name) is None or (delimiter == "," and len(name) != end - start):
+            return None   # (a CSV header's names have no blanks around them: `a, b, c` is prose or code)
         if kind := _secret_column(name):
             secret.append((index, kind))
     return (delimiter, cells, secret) if secret else None
