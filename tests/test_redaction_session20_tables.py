@@ -186,3 +186,13 @@ def test_a_long_table_in_a_stream(head, row, prefix):
     assert whole.count("[REDACTED]") == 200 and "secret!" not in whole
     for size, piece in ((64, 7), (64, 300), (4096, 1 << 16)):
         assert fed_in_reads(Redactor({}), text, size, piece) == whole, (size, piece)
+
+
+def test_a_header_repeated_is_no_row_value():
+    # (every line of a CSV printed twice over is a header; the repeated header is a row of the first: its names stay)
+    from stream_feed import same_in_stream
+    from aiperf_lab.triage.redact import Redactor
+    text = "user,password,role\nbob,Winter2024!blue,admin\nuser,password,role\nalice,Summer2025?red,viewer\n"
+    whole = Redactor({}).text(text)
+    assert whole == "user,password,role\nbob,[REDACTED],admin\nuser,password,role\nalice,[REDACTED],viewer\n"
+    same_in_stream(lambda: Redactor({}), text, whole)

@@ -164,9 +164,9 @@ class StreamRedactor:
         if cut is not None:  # a newline cut: no single-line secret crosses it
             piece = text[:cut]
             spans = self.redactor.spans(piece, self._in_key, self._token_carry, self._value_next)
-            if self._table_head:   # (the rows go on under a header let out before: read with it, its own spans dropped)
-                spans = _merge_spans(sorted(spans + _after_head(self.redactor.spans(self._table_head + piece),
-                                                                len(self._table_head))))
+            if self._table_head and (under := _after_head(self.redactor.spans(self._table_head + piece),
+                                                          len(self._table_head))):
+                spans = _merge_spans(sorted(spans + under))   # (rows under a header let out before: read with it)
             open_key = None if last else _last_key_block(spans)
             if open_key is not None and _key_open(piece, open_key):
                 # a key block still open at the cut waits, from its first line, for the rest of it (so it is

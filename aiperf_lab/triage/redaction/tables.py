@@ -125,12 +125,14 @@ def _row_end(text: str, at: int) -> int:
     return len(text) if newline < 0 else newline
 
 
-def _table_spans(text: str, line_start: int) -> list[Span]:
+def _table_spans(text: str, line_start: int) -> tuple[list[Span], int]:
+    """The spans of the table whose header is the line at line_start, and where the table ends (its last row's end)."""
     line_end = _row_end(text, line_start)
     header = _header(text[line_start:line_end].rstrip("\r"))
     if header is None:
-        return []
+        return [], line_end
     delimiter, cells, secret = header
+    names = [text[line_start + cells[index][0]:line_start + cells[index][1]].strip(" \t") for index, _ in secret]
     spans: list[Span] = []
     at = line_end + 1
     while at < len(text):
@@ -140,30 +142,32 @@ def _table_spans(text: str, line_start: int) -> list[Span]:
             row = _cells(line, delimiter) if delimiter in line else None
             if row is None or len(row) != len(cells):
                 break
-            for index, kind in secret:
+            for (index, kind), name in zip(secret, names):
                 start, stop = row[index]
                 value = line[start:stop]
-                if _secret_cell(value, kind):
+                if value.strip(" \t") != name and _secret_cell(value, kind):   # (not the header again)
                     first = start + len(value) - len(value.lstrip(" \t"))
                     spans.append((at + first, at + start + len(value.rstrip(" \t")), REDACTED, "secret-named value",
                                   line_start))
+        line_end = end
         at = end + 1
-    return spans
+    return spans, line_end
 
 
 def header_table_spans(text: str, lower: str, words: frozenset[str]) -> list[Span]:
     """The cells under a secret column of every table in text (see the module's docstring); `words`: the Redactor's gate
     words that lower holds (GATE_TABLE_WORDS among them)."""
-    spans: list[Span] = []
-    read: set[int] = set()   # (the header lines tried: a line may hold two secret words)
+    starts: set[int] = set()   # (the lines that may be a header: a line may hold two secret words)
     for word, cell_end in CELL_ENDS:
         if word and word not in words:
             continue
-        for m in cell_end.finditer(lower):
-            line_start = lower.rfind("\n", 0, m.start()) + 1
-            if line_start not in read:
-                read.add(line_start)
-                spans += _table_spans(text, line_start)
+        starts.update(lower.rfind("\n", 0, m.start()) + 1 for m in cell_end.finditer(lower))
+    spans: list[Span] = []
+    read_to = -1   # (a line inside a table read already is one of its rows: each line is read once)
+    for line_start in sorted(starts):
+        if line_start > read_to:
+            found, read_to = _table_spans(text, line_start)
+            spans += found
     return spans
 
 
