@@ -66,6 +66,7 @@ The package, one job a module; an arrow is "imports from" (leaves first, no cycl
     commands     printed command lines and flags, tools' password flags; SQL, Redis, MongoDB passwords
                                                                              -> assignments, names, spans
     layouts      env items, XML/terraform/k8s data blocks, listings, loguru, cloud CLI tables  -> assignments, names, spans
+    tables       result tables whose header names a secret column (CSV, TSV, markdown, psql, mysql)  -> names, spans
     blocks       YAML sequences and block scalars, flow lists, prefixed blocks, heredocs  -> layouts, assignments, ...
     argv         secret pieces of the workload's argv        -> assignments, blocks, commands, layouts, names
     printed_commands  printed command lines (`+ cmd`, `$ cmd`, `Running: cmd`) read as argv    -> argv, names, spans

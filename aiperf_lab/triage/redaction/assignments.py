@@ -331,6 +331,7 @@ SNAKE_NAME = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
 # variable and gives no value of its own (`${DB_PASSWORD:?required}`, `${X:?set X first}`, `${X:-}`, `${X-}`)
 KUBECTL_SECRET_REFERENCE = re.compile(r"<set to the key '[^'\n]{1,253}' (?:in secret|of config map) '[^'\n]{1,253}'>")
 # A placeholder of words in angle brackets that asks for the value (`password: <your password>`, `<enter token here>`)
+BRACKETED_WORDS = re.compile(r"<[^<>\s]{1,64}(?: [^<>\s]{1,64}){1,15}>")   # (several words in angle brackets)
 SPACED_PLACEHOLDER = re.compile(r"<(?=[^<>\n]{0,64}>)(?=(?:[A-Za-z]+ )*(?:your|enter|insert|here|paste|put|my)\b)"
                                 r"(?:[A-Za-z]+ ){1,6}[A-Za-z]+>", re.IGNORECASE)
 SHELL_EXPANSION = re.compile(r"\$\{[A-Za-z_]\w{0,127}(?::?\?[^{}\n]{0,128}|:?[-=]|:?[-=]\$\{?[A-Za-z_]\w{0,127}\}?)\}")
@@ -528,6 +529,8 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
                 continue  # `test_login[user=alice-password=wrong]`: a test's parameters in its id
             if text[value_end - 1] in ")]}" and _closes_bracket(text, m.start(), value_start, value_end):
                 value_end -= 1  # connect(user=app, password=X): the ")" is the call's
+            if text[value_start] == "<" and (words := BRACKETED_WORDS.match(text, value_start)) is not None:
+                value_end = words.end()  # `password: <correct horse battery staple>`: a passphrase whole (placeholders kept above)
             if counts and (digits := text[value_start:value_end].rstrip(")]}>")).isdigit() and len(
                     digits) <= MAX_TOKEN_COUNT_DIGITS:
                 continue  # token=128000: a token id or count
@@ -535,6 +538,10 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
                     text.startswith(("\n", "\r\n"), value_end) or value_end == len(text)) and _indented_under(
                     text, m.start(), value_start)):
                 continue  # a YAML mapping under the name (secretKeyRef:\n  name: db; secrets:\n  hf_token:\n)
+            if text.startswith(" / ", value_end) and lower.rfind("credential", max(0, value_start - 24), value_start) >= 0:
+                continue  # `Using credentials: bob / X`: the user (calls.CREDENTIALS_PAIR takes X)
+            if lower.startswith("convertto-securestring ", value_start):
+                continue  # `$pw = ConvertTo-SecureString "X" -AsPlainText`: the cmdlet (printed_commands takes X)
             start = m.start()
             rest_start, rest_end = m.span(rest_group)
             name = None   # (the whole name, read once for the tests below that need it)

@@ -316,10 +316,36 @@ def _secret_json_value_spans(text: str) -> list[Span]:
         start, end = text.rfind("\n", 0, at) + 1, text.find("\n", at)
         end = len(text) if end < 0 else end
         if SECRET_JSON_ID.search(text, start, end) is not None:
+            found = [m for m in SECRET_JSON_VALUE.finditer(text, start, end)]
+            if not found and (m := _pretty_sibling_value(text, start, end)) is not None:
+                found = [m]
             spans += [(m.start("value"), m.end("value"), REDACTED, "secret-named value", start)
-                      for m in SECRET_JSON_VALUE.finditer(text, start, end) if not cannot_be_secret(m.group("value"))]
+                      for m in found if not cannot_be_secret(m.group("value"))]
         at = text.find("/secrets/", end)
     return spans
+
+
+PRETTY_JSON_LINES = 64   # lines after a pretty-printed secret's "id" its "value" may be on (a stream holds as many)
+
+
+def _pretty_sibling_value(text: str, start: int, end: int) -> re.Match[str] | None:
+    """`az keyvault secret show` pretty-printed: the `"value": "X"` line after the `"id"` line (start, end) at its indent
+    (the same object's key: keys are sorted, `value` after `id`), before a line less indented (the object's end)."""
+    indent = len(text[start:end]) - len(text[start:end].lstrip(" \t"))
+    at = end + 1
+    for _ in range(PRETTY_JSON_LINES):
+        if at >= len(text):
+            return None
+        line_end = text.find("\n", at)
+        line_end = len(text) if line_end < 0 else line_end
+        content = text[at:line_end].lstrip(" \t")
+        depth = line_end - at - len(content)
+        if depth < indent and content.strip():
+            return None
+        if depth == indent and content.startswith('"value"'):
+            return SECRET_JSON_VALUE.match(text, at + depth, line_end)
+        at = line_end + 1
+    return None
 
 
 # Database statements and protocols, read on the lower-cased text: SQL's `IDENTIFIED BY 'X'` (MySQL; Oracle's bare

@@ -76,6 +76,8 @@ ESCAPED_JSON_PAIR = re.compile(_HTML_QUOTE + r"(?P<name>[A-Za-z_][\w.-]{0,127})"
 # Kubernetes Secret data (kubectl get secret -o yaml/json): a `data:` block's values are base64 of the secret,
 # whatever their keys (`.dockerconfigjson`, `db-url`, `openai`); `stringData:` holds them plain.
 ENV_ITEM = re.compile(ENV_ITEM_NAME.pattern + ENV_ITEM_VALUE.pattern)
+# (or the name ending its line, the value behind the same log prefix on the next: _prefixed_env_value)
+ENV_ITEM_OR_NAME = re.compile(ENV_ITEM_NAME.pattern + r"(?:" + ENV_ITEM_VALUE.pattern + r"|[ \t,]{0,4}(?P<open>\r?\n))")
 ENV_ITEM_PLAIN = frozenset({"plain", "flow"})
 DATA_BLOCK_YAML = re.compile(r"(?m)^(?P<indent>[ \t]{0,64})(?:- )?(?P<key>data|stringData)[ \t]{0,8}:[ \t]{0,8}\r?\n"
                              r"(?P<body>(?:(?P=indent)[ \t]{1,64}[^\n]*(?:\n|\Z)){0,62})")
@@ -131,18 +133,41 @@ def _env_item_spans(text: str) -> list[Span]:
         return spans
     secret_name = _secret_name_cached
     secret_value = _secret_value
-    for m in ENV_ITEM.finditer(text):
+    for m in ENV_ITEM_OR_NAME.finditer(text):
         if not secret_name(m.group("name")):
             continue
         kind = m.lastgroup
         start, end = m.span(kind)
+        value = m.group(kind)
+        if kind == "open":
+            if (found := _prefixed_env_value(text, m.start(), end)) is None:
+                continue
+            kind, value, start, end = found
         if kind in ENV_ITEM_PLAIN:
-            value = m.group(kind)
             comment = value.find(" #")
             end = start + len((value[:comment] if comment >= 0 else value).rstrip())
         if secret_value(text[start:end]):
             spans.append((start, end, REDACTED, "secret-named value", m.start()))
     return spans
+
+
+def _prefixed_env_value(text: str, name_at: int, next_start: int) -> tuple[str, str, int, int] | None:
+    """`[rank0]:   - name: API_KEY` over `[rank0]:     value: X` (srun's `0: `; helm's items 8 blanks deep): the value's
+    group, text and place behind the prefix both lines start with (to its last blank, `:` or `]`; not blanks alone)."""
+    line_start = text.rfind("\n", 0, name_at) + 1
+    common = 0
+    most = min(name_at - line_start, len(text) - next_start, 128)
+    while common < most and text[line_start + common] == text[next_start + common] != "\n":
+        common += 1
+    while common and text[line_start + common - 1] not in " \t:]":
+        common -= 1
+    if not text[line_start:line_start + common].strip(" \t"):
+        return None   # (no prefix: ENV_ITEM read the lines as they are)
+    line_end = text.find("\n", next_start)
+    view = "\n" + " " * common + text[next_start + common:line_end if line_end >= 0 else len(text)]
+    if (m := ENV_ITEM_VALUE.match(view)) is None:
+        return None
+    return m.lastgroup, m.group(m.lastgroup), next_start + m.start(m.lastgroup) - 1, next_start + m.end(m.lastgroup) - 1
 
 
 def _shell_quoted_spans(text: str) -> list[Span]:
@@ -509,8 +534,8 @@ def _tool_listing_spans(text: str) -> list[Span]:
 # `az storage account keys list`: the value beside a keyName in JSON, the Value column of its table. (A flag in the name
 # cell: a launcher's args printed as a table, `| --api-key | X |`.)
 # (behind a log prefix: `[rank0]: | token | X |`, `... INFO | token | X |`; a bar after a digit and a blank is a progress
-# line's, `1200/5000 | consumed ...`, and is not read)
-PIPE_ROW = re.compile(r"\|(?:(?<=^\|)|(?<=[\n|]\|)|(?<=[\]:] \|)|(?<=INFO \|)|(?<=WARN \|)|(?<=NING \|)|(?<=ERROR \|)|(?<=DEBUG \|))[ \t]{0,8}(?P<name>(?:--?)?[A-Za-z_][\w.-]{0,63})[ \t]{0,64}\|[ \t]{0,8}"
+# line's, `1200/5000 | consumed ...`, and is not read; an indented row is, `    | db_password | X |`, and a spaced name)
+PIPE_ROW = re.compile(r"\|(?:(?<=^\|)|(?<=[\n|]\|)|(?<=[\]:\n ] \|)|(?<=\t\|)|(?<=INFO \|)|(?<=WARN \|)|(?<=NING \|)|(?<=ERROR \|)|(?<=DEBUG \|)|(?<=^ \|))[ \t]{0,8}(?P<name>(?:--?)?[A-Za-z_][\w.-]{0,63}(?: [A-Za-z_][\w.-]{0,31}){0,2})[ \t]{0,64}\|[ \t]{0,8}"
                       r"(?:(?P<value>[^|\s]{1,4096})[ \t]{0,256}\|{1,2}(?=[ \t]*(?:\r?\n|\Z)|[^\n]{0,4096}\|[ \t]*(?:\r?\n|\Z))"
                       r"|(?=[ \t]*\r?(?:\n|\Z)))")   # (or the row's one cell: `| q7Lm2Xk9...Ko4 |`, its name group the cell)
 # (rich's and other box-drawing tables: `│ password       │ X │`, the row indented or behind a log prefix, more cells
@@ -587,7 +612,7 @@ def _cloud_cli_spans(text: str) -> list[Span]:
             if text[m.start() - 1:m.start()] in (" ", "\t") and text.rfind("|", text.rfind("\n", 0, m.start()) + 1,
                                                                            m.start()) >= 0:
                 continue   # (a row behind a log prefix starts at the line's first bar: not a cell in the middle)
-            if _secret_name_cached(m.group("name")) and _looks_like_password_cached(value) and _secret_value(value):
+            if _secret_name_cached(m.group("name").replace(" ", "_")) and _looks_like_password_cached(value) and _secret_value(value):
                 spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
     boxed = not text.isascii() and any(bar in text for bar in BOX_BARS)
     if boxed:

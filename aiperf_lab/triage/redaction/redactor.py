@@ -54,6 +54,7 @@ from .spans import (
 )
 from .token_spans import CONTEXT_LITERALS, _context_shape_spans, _provider_token_spans, kaggle_key_spans, password_hash_spans
 from .store_prints import SECRET_PRINT_GATES
+from .tables import header_table_spans
 from .tokens import CREDENTIAL_CHARACTER, SERVICE_PREFIXES, TOKEN_SHAPE_LITERALS
 from .wraps import folded_spans
 from .urls import _escaped_url_spans, _schemeless_credential_spans, _url_userinfo_spans, query_key_spans
@@ -433,7 +434,7 @@ class Redactor:
         spans = (_env_item_spans(text) + _shell_quoted_spans(text) + _loguru_spans(text) + _header_tuple_spans(text)
                  + _terraform_sensitive_spans(text) + _xml_element_spans(text) + _name_value_table_spans(text)
                  + _yaml_block_spans(text) + _tool_listing_spans(text) + _prefixed_block_spans(text)
-                 + _reordered_pair_spans(text) + _multiline_string_spans(text))
+                 + _reordered_pair_spans(text) + _multiline_string_spans(text) + header_table_spans(text, lower, words))
         if not words.isdisjoint(SECRET_PRINT_GATES):
             spans += _kubectl_secret_spans(text, lower)
         if "secret" in words:

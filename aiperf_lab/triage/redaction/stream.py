@@ -12,6 +12,7 @@ from .blocks import PREFIXED_OPENER, YAML_BLOCK_KEY, YAML_LINE_OPENER, _opener_p
 from .dumps import DUMP_HOLD_LINES, KEY_HOLD, SHORT_BARE_LINE, _dump_line_at, _dump_lines_start
 from .hosts import peer_env_item_hold
 from .keys import _key_open, _last_key_block, openssl_text_key_hold
+from .tables import open_table_header, table_hold
 from .token_spans import kaggle_json_hold
 from .wraps import folded_jwt_hold, wrapped_token_hold
 from .line_views import without_log_prefix
@@ -37,6 +38,7 @@ FORM_HOLDS = (
     folded_jwt_hold,         # a JWT folded before its second dot, its next piece still to come
     kaggle_json_hold,        # kaggle.json over lines, its "key" or "username" still to come
     peer_env_item_hold,      # a Kubernetes env item naming a peer setting, its value (a host) still to come
+    table_hold,              # a table whose header names a secret column, its rows still to come
 )
 HOLD_ROUNDS = 64   # lines a cut moves up over names waiting for their values after the rules' rounds, at most
 
@@ -66,6 +68,7 @@ class StreamRedactor:
         self._token_carry = False
         self._value_next = False
         self._dump_behind = ""   # the dump lines last let out, when the piece ended inside a dump block
+        self._table_head = ""    # the header of the secret table the last piece ended in (tables.open_table_header)
 
     def feed(self, text: str) -> str:
         self._buffer += text
@@ -161,6 +164,9 @@ class StreamRedactor:
         if cut is not None:  # a newline cut: no single-line secret crosses it
             piece = text[:cut]
             spans = self.redactor.spans(piece, self._in_key, self._token_carry, self._value_next)
+            if self._table_head and (under := _after_head(self.redactor.spans(self._table_head + piece),
+                                                          len(self._table_head))):
+                spans = _merge_spans(sorted(spans + under))   # (rows under a header let out before: read with it)
             open_key = None if last else _last_key_block(spans)
             if open_key is not None and _key_open(piece, open_key):
                 # a key block still open at the cut waits, from its first line, for the rest of it (so it is
@@ -187,6 +193,7 @@ class StreamRedactor:
         last_key = _last_key_block(spans[:before])
         self._in_key = bool(last_key and _key_open(piece, last_key))
         self._value_next = bool(VALUE_ON_NEXT_LINE.search(_plain_tail(piece)))
+        self._table_head = (open_table_header(self._table_head + piece) or "") if piece.endswith("\n") else ""
         if _dump_lines_start(piece, len(piece), 1) < len(piece):   # the piece ends inside a dump block
             behind = self._dump_behind + piece
             self._dump_behind = behind[_dump_lines_start(behind, len(behind)):]
@@ -234,6 +241,12 @@ class StreamRedactor:
         return _merge_spans(sorted(spans + found)) if found else spans
 
 
+def _after_head(spans: list[Span], head: int) -> list[Span]:
+    """Spans read with a table's header before the piece, placed on the piece (those in the header dropped)."""
+    return [(start - head, end - head, replacement, label, max(0, context - head))
+            for start, end, replacement, label, context in spans if start >= head]
+
+
 PRINTED_FORM_HOLD_CHARS = 16384
 PRINTED_FORM_OPENERS = ("ame", "File \"", LOGURU_ARROW, "\"sensitive\"", "ata", "Name ", ":\n", ":\r\n", "|", ">", '"""', "'''",
                         "<<", "? ", ": ", "<value>", "Key ", ": &", ": !",
@@ -271,6 +284,8 @@ def _opens_printed_form(line: str) -> bool:
         return True  # `password = """`, `password = <<EOT`, `? password`
     if "alue" in line and VALUE_FIRST_LINE.match(line) is not None:
         return True   # a Kubernetes env item with its value first: its name on a later line
+    if "/secrets/" in line and '"id"' in line:
+        return True   # a secret store's JSON pretty-printed: its "value" on a later line (commands._pretty_sibling_value)
     if "SecureString" in line or "ParameterKey" in line or "variable \"" in line or "\"keyName\"" in line:
         return True   # SSM's Type then Value, CloudFormation's key then value, terraform's variable then its default
     return ("File \"" in line or LOGURU_ARROW in line or "\"sensitive\"" in line
