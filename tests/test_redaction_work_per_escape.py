@@ -8,6 +8,7 @@ escapes, name characters and separators. The times are in benchmarks/redaction_s
 from __future__ import annotations
 
 import random
+import sys
 
 import pytest
 
@@ -181,3 +182,42 @@ def test_the_name_edits_are_those_of_the_former_code(seed):
         assert spans._other_escape_edits(text) == _former_other_escape_edits(text), text
         assert spans._encoded_equals_edits(text) == _former_encoded_equals_edits(text), text
         assert spans._continued_name_edits(text) == _former_continued_name_edits(text), text
+
+
+# ---- a coloured text's view: the codes cut by one split(), no Python per code --------------------------------------------
+
+def _python_lines_run(function, *args):
+    """function(*args) and how many Python lines ran in it and what it called (sys.settrace's line events)."""
+    lines = 0
+
+    def trace(frame, event, arg):
+        nonlocal lines
+        if event == "line":
+            lines += 1
+        return trace
+
+    sys.settrace(trace)
+    try:
+        result = function(*args)
+    finally:
+        sys.settrace(None)
+    return result, lines
+
+
+def test_a_coloured_texts_view_runs_no_python_per_colour_code():
+    text = "\x1b[36mclient_secret\x1b[0m=\x1b[35mZq8Wm3Kx7Lp2Rv9T\x1b[0m\n" * 500   # (2,000 codes)
+    (view, where), lines = _python_lines_run(spans._without_csi, text)
+    assert view == "client_secret=Zq8Wm3Kx7Lp2Rv9T\n" * 500
+    assert len(where.text_starts) == 2000
+    assert lines <= 50   # (main: 18,000 and more, a list item and an _edited round a code)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_coloured_texts_view_is_that_of_the_former_code(seed):
+    rng = random.Random(seed)
+    for _ in range(200):
+        text = "".join(rng.choice(["a", "pw=", "\x1b[31m", "\x1b[0m", "\\x1b[1m", "\\e[2K", "\\u001b[4m", "\\033[0m",
+                                   "\n", "\x1b[", "\x1b[3", "\x1b[38;5;208m", "é"]) for _ in range(rng.randint(0, 40)))
+        view, where = spans._without_csi(text)
+        former_view, former_where = spans._edited(text, [(m.start(), m.end(), "") for m in spans.CSI.finditer(text)])
+        assert (view, tuple(where)) == (former_view, tuple(former_where)), text

@@ -137,9 +137,17 @@ ESCAPED_OSC_STARTS = ("x1b]", "u001b]", "033]", "\\e]")
 OSC = re.compile(_ESCAPE_CHARACTER + r"\](?P<payload>[^\x07\x1b\\\n]{0,4096})(?:\x07|\x1b\\|\\(?:x1b|u001b|033|e)\\{1,2}|\\x07|\\a)")
 
 
+CSI_WHOLE = re.compile(f"({CSI.pattern})")   # (one group, the whole match: split() hands out the codes between the rest)
+
+
 def _without_csi(text: str) -> tuple[str, "_Edits"]:
-    """text without its CSI sequences (the view the rules read coloured text in), and where they were cut."""
-    return _edited(text, [(m.start(), m.end(), "") for m in CSI.finditer(text)])
+    """text without its CSI sequences (the view the rules read coloured text in), and where they were cut: one split()
+    and sums of lengths in C, no Python per code (a coloured log has a few a line)."""
+    parts = CSI_WHOLE.split(text)
+    bounds = list(itertools.accumulate(map(len, parts)))   # (code k starts at bounds[2k] and ends at bounds[2k + 1])
+    kept = parts[0::2]
+    starts = bounds[0:-1:2]
+    return "".join(kept), _Edits(list(itertools.accumulate(map(len, kept)))[:-1], starts, bounds[1::2], [0] * len(starts))
 
 
 class _Edits(NamedTuple):
