@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import bisect
 import contextvars
+import functools
 import itertools
 import operator
 import re
@@ -136,9 +137,17 @@ ESCAPED_OSC_STARTS = ("x1b]", "u001b]", "033]", "\\e]")
 OSC = re.compile(_ESCAPE_CHARACTER + r"\](?P<payload>[^\x07\x1b\\\n]{0,4096})(?:\x07|\x1b\\|\\(?:x1b|u001b|033|e)\\{1,2}|\\x07|\\a)")
 
 
+CSI_WHOLE = re.compile(f"({CSI.pattern})")   # (one group, the whole match: split() hands out the codes between the rest)
+
+
 def _without_csi(text: str) -> tuple[str, "_Edits"]:
-    """text without its CSI sequences (the view the rules read coloured text in), and where they were cut."""
-    return _edited(text, [(m.start(), m.end(), "") for m in CSI.finditer(text)])
+    """text without its CSI sequences (the view the rules read coloured text in), and where they were cut: one split()
+    and sums of lengths in C, no Python per code (a coloured log has a few a line)."""
+    parts = CSI_WHOLE.split(text)
+    bounds = list(itertools.accumulate(map(len, parts)))   # (code k starts at bounds[2k] and ends at bounds[2k + 1])
+    kept = parts[0::2]
+    starts = bounds[0:-1:2]
+    return "".join(kept), _Edits(list(itertools.accumulate(map(len, kept)))[:-1], starts, bounds[1::2], [0] * len(starts))
 
 
 class _Edits(NamedTuple):
@@ -266,7 +275,8 @@ NAME_SEPARATOR_AFTER = re.compile(r"[\"']?[ \t\u00a0]{0,3}(?:[=:]|%3[dD])")
 # name that holds a secret's word (also Gson's `password\u003dX` and `\x3d` outside a JSON string): the view reads `=`
 ENCODED_EQUALS = re.compile(r"%3[dD]|\\u003[dD]|\\x3[dD]")
 ENCODED_EQUALS_HINTS = ("%3", "\\u003", "\\x3")
-NAME_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+NAME_CHARACTER_STRING = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"
+NAME_CHARACTERS = frozenset(NAME_CHARACTER_STRING)
 NO_BREAK = "[\u00a0\u2007\u202f]"
 NO_BREAK_BESIDE_SEPARATOR = re.compile(f"{NO_BREAK}(?:(?<=[=:]{NO_BREAK}){NO_BREAK}{{0,2}}|{NO_BREAK}{{0,2}}(?=[=:]))")
 # (the view only has the rules read the name: a word of a secret's name in it is enough here, the rules judge it whole)
@@ -289,20 +299,38 @@ def _escape_code(escape: str) -> str:
     return chr(int(escape[3:-1], 16) if escape[2] in "xX" else int(escape[2:-1]))
 
 
+def _name_run_start(text: str, at: int, reach: int) -> int:
+    """Where the run of name characters (NAME_CHARACTERS) that ends at `at` begins, `reach` characters back at most (one
+    rstrip in C, not a step back a character)."""
+    window = text[at - reach if at > reach else 0:at]
+    return at - len(window) + len(window.rstrip(NAME_CHARACTER_STRING))
+
+
 def _other_escape_edits(text: str) -> list[tuple[int, int, str]]:
     edits: list[tuple[int, int, str]] = []
     # (each kind that the text holds scanned by its own literal-led pattern: a scan for the three at once tests a class
-    # at every character)
-    firsts = sorted(m.start() for literal, pattern in OTHER_ESCAPE_KINDS if literal in text for m in pattern.finditer(text))
+    # at every character; each kind's next escape is searched for only past the last run read, so a run of escapes costs
+    # one search a kind, not a match an escape: an escape's first character is in none of its kind's other escapes', so
+    # the escapes a search finds are those finditer would)
+    searches = [pattern.search for literal, pattern in OTHER_ESCAPE_KINDS if literal in text]
+    if searches and "=" not in text and ":" not in text and "%3" not in text:
+        return edits   # (no NAME_SEPARATOR_AFTER can follow a run: a text of escapes alone, `%41%41 ` repeated)
+    nexts: list[int | None] = [-1] * len(searches)   # each kind's next escape at `end` or after (None: no more)
     end = 0
-    for first in firsts:
-        if first < end:
-            continue
+    while True:
+        first = None
+        for k, search in enumerate(searches):
+            at = nexts[k]
+            if at is not None and at < end:
+                m = search(text, end)
+                at = nexts[k] = None if m is None else m.start()
+            if at is not None and (first is None or at < first):
+                first = at
+        if first is None:
+            break
         end = ESCAPED_NAME_REST.match(text, first).end()
         if NAME_SEPARATOR_AFTER.match(text, end) is not None:
-            start = first
-            while start > 0 and first - start < 128 and text[start - 1] in NAME_CHARACTERS:
-                start -= 1
+            start = _name_run_start(text, first, 128)
             run = text[start:end]
             escapes = list(OTHER_ESCAPE.finditer(run))
             decoded = OTHER_ESCAPE.sub(lambda e: _escape_code(e.group()), run)
@@ -312,13 +340,19 @@ def _other_escape_edits(text: str) -> list[tuple[int, int, str]]:
     return edits
 
 
+@functools.lru_cache(maxsize=4096)
+def _holds_secret_word(name: str) -> bool:
+    """Whether a name (a run of NAME_CHARACTERS) holds a word of SECRET_WORD, once per distinct name: the search, a
+    case-insensitive alternation tried at each character, costs ~10 us on a 40-character name, and a log repeats its
+    names."""
+    return SECRET_WORD.search(name) is not None
+
+
 def _encoded_equals_edits(text: str) -> list[tuple[int, int, str]]:
     edits = []
     for m in ENCODED_EQUALS.finditer(text):
-        start = m.start()
-        while start > 0 and m.start() - start < 64 and text[start - 1] in NAME_CHARACTERS:
-            start -= 1
-        if start < m.start() and SECRET_WORD.search(text, start, m.start()) is not None:
+        start = _name_run_start(text, m.start(), 64)
+        if start < m.start() and _holds_secret_word(text[start:m.start()]):
             edits.append((m.start(), m.end(), "="))
     return edits
 
@@ -389,9 +423,7 @@ def _lookalike_name_edits(text: str) -> list[tuple[int, int, str]]:
 def _continued_name_edits(text: str) -> list[tuple[int, int, str]]:
     edits = []
     for m in NAME_CONTINUED.finditer(text):
-        start = m.start()
-        while start > 0 and m.start() - start < 64 and text[start - 1] in NAME_CHARACTERS:
-            start -= 1
+        start = _name_run_start(text, m.start(), 64)
         end = ESCAPED_NAME_REST.match(text, m.end()).end()
         if SECRET_WORD.search(text[start:m.start()] + text[m.end():end]) is not None:
             edits.append((m.start(), m.end(), ""))
