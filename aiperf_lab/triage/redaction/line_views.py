@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import re
 
+from .line_index import ALONE, remember_alone, window_edits
 from .spans import CSI, has
 
 # a timestamp (ISO 8601 with `T` or a blank, with or without fractions and zone), a bare time, a level, `[...]` (a
@@ -123,7 +124,25 @@ def line_view_windows(text: str, lower: str, words: frozenset[str] | None = None
             continue
         newline = text.find("\n", at)
         if line_start not in read:
-            edits = read[line_start] = _line_edits_in(text, line_start, newline if newline >= 0 else len(text))
+            line_end = newline if newline >= 0 else len(text)
+            # (a line's own edits, where LINE_EDITS knows the line and it has some, are all it has: no call)
+            known = LINE_EDITS.get(line := text[line_start:line_end])
+            if known or known is not None and line in ALONE:   # (ALONE: no edits, whatever lines are around it)
+                edits = read[line_start] = known
+            else:
+                edits = read[line_start] = _line_edits_in(text, line_start, line_end)
+                if not edits:
+                    remember_alone(line, LINE_EDITS, SHARED_PREFIX.match)
+            if known and newline >= 0 and text.startswith(line := text[line_start:newline + 1], newline + 1):
+                # (the same line again: each copy is a candidate with the same edits, its mark where the line's is)
+                candidates.append(line_start)
+                after, folded = newline + 1, lower[line_start:newline + 1]
+                while text.startswith(line, after) and lower.startswith(folded, after):
+                    read[after] = edits
+                    candidates.append(after)
+                    after += len(line)
+                m = marks.search(lower, after)
+                continue
             if edits:
                 candidates.append(line_start)
             elif newline >= 0 and text.startswith(line := text[line_start:newline + 1], newline + 1):
@@ -138,48 +157,9 @@ def line_view_windows(text: str, lower: str, words: frozenset[str] | None = None
         m = marks.search(lower, newline + 1)
     if not candidates:
         return []
-    windows: list[list[int]] = []   # [start, end, the candidate whose AFTER_LINES lines end it]
-    for line_start in candidates:   # (in order: one search down the text)
-        if windows and line_start < windows[-1][1]:   # inside the last window: it grows by the lines between
-            end = windows[-1][1]
-            lines = text.count("\n", windows[-1][2], line_start)
-            windows[-1][2] = line_start
-        else:
-            start = line_start
-            for _ in range(BEFORE_LINES):
-                if start == 0:
-                    break
-                start = text.rfind("\n", 0, start - 1) + 1
-            if windows and start <= windows[-1][1]:
-                start = windows[-1][0]
-                windows.pop()
-            end = line_start
-            lines = AFTER_LINES + 1
-            windows.append([start, end, line_start])
-        for _ in range(lines):
-            newline = text.find("\n", end)
-            if newline < 0:
-                end = len(text)
-                break
-            end = newline + 1
-        windows[-1][1] = end
-    out = []
-    for start, end, _ in windows:
-        edits: list[tuple[int, int, str]] = []
-        at = start
-        while at < end:
-            newline = text.find("\n", at, end)
-            line_end = end if newline < 0 else newline
-            line = read.get(at)
-            if line is None:
-                line = _line_edits_in(text, at, line_end)
-            if line:   # (a line's own offsets placed in the window's)
-                shift = at - start
-                edits += [(a + shift, b + shift, r) for a, b, r in line]
-            at = line_end + 1
-        if edits:
-            out.append((start, end, edits))
-    return out
+    # (the windows' lines found by index in C, their edits gathered in C where LINE_EDITS knows the line: line_index)
+    return window_edits(text, candidates, BEFORE_LINES, AFTER_LINES, LINE_EDITS,
+                        lambda at, end: read[at] if at in read else _line_edits_in(text, at, end), SHARED_PREFIX.match)
 
 
 # A line's edits (_line_edits, in the line's own offsets), by the line: a log repeats its lines, and a text where every

@@ -1,0 +1,92 @@
+"""The lines of a text's stretch found by index in C (one split, sums of lengths), and line_views' windows made from
+them: each window's lines and their view edits gathered and placed in the window's offsets with no Python step a line
+where a line's edits are known by the line (line_views.LINE_EDITS). A text where every line is behind a log prefix is
+read in windows over all of it, so a step a line was the windows' cost (2.7 us a line, 0.1-0.3 s/MB on prefixed
+texts). (leaf: the line edits are given by the caller)"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from itertools import accumulate, chain, repeat
+from operator import add, itemgetter, sub
+from typing import Callable
+
+Edits = list[tuple[int, int, str]]
+_FIRST, _SECOND, _THIRD = itemgetter(0), itemgetter(1), itemgetter(2)
+
+
+def window_edits(text: str, candidates: list[int], before: int, after: int, known: dict[str, Edits],
+                 edits_of: Callable[[int, int], Edits], shared_prefix: Callable[[str], re.Match[str] | None]
+                 ) -> list[tuple[int, int, Edits]]:
+    """The windows (start, end, edits in the window's offsets; those with no edit left out) around candidates (line
+    starts, in order): from `before` lines above a candidate to `after` lines below it (the text's end at most),
+    windows that meet or overlap made one. A line's edits: known[line] where that is a non-empty list (the line's own
+    edits, which a line with some gets whatever its neighbours), none where the line is in ALONE, else edits_of(start,
+    end) (end: its newline, or the text's end)."""
+    lo = candidates[0]
+    for _ in range(before):
+        if lo == 0:
+            break
+        lo = text.rfind("\n", 0, lo - 1) + 1
+    hi = candidates[-1]
+    for _ in range(after + 1):
+        newline = text.find("\n", hi)
+        if newline < 0:
+            hi = len(text)
+            break
+        hi = newline + 1
+    lines = text[lo:hi].split("\n")   # (hi after a newline: the last item is empty, the line past the stretch)
+    starts = list(accumulate(map(add, map(len, lines), repeat(1)), initial=lo))   # starts[i]: line i's start
+    count = len(lines)
+    size = len(text)
+    windows: list[list[int]] = []   # [first line, line past the last (count: to the text's end), end]
+    for line_start in candidates:
+        j = bisect.bisect_left(starts, line_start)
+        last = j + after + 1
+        end = starts[last] if last < count else size
+        if windows and line_start < windows[-1][2]:
+            windows[-1][1:] = [last, end]
+        else:
+            first = max(0, j - before)
+            if windows and starts[first] <= windows[-1][2]:
+                first = windows.pop()[0]
+            windows.append([first, last, end])
+    own = list(map(known.get, lines))
+    out = []
+    for first, last, end in windows:
+        start = starts[first]
+        if last >= count:   # (to the text's end: the lines that start before it)
+            last = count if starts[count - 1] < end else count - 1
+        chosen = own[first:last]
+        if None in chosen or [] in chosen:
+            for k, edits in enumerate(chosen):
+                if edits is None or edits == [] and (line := lines[first + k]) not in ALONE:
+                    chosen[k] = edits_of(starts[first + k], starts[first + k + 1] - 1)
+                    if edits == [] and not chosen[k]:
+                        remember_alone(line, known, shared_prefix)
+        flat = list(chain.from_iterable(chosen))
+        if not flat:
+            continue
+        shifts = list(chain.from_iterable(map(repeat, map(sub, starts[first:last], repeat(start)), map(len, chosen))))
+        out.append((start, end, list(zip(map(add, map(_FIRST, flat), shifts), map(add, map(_SECOND, flat), shifts),
+                                         map(_THIRD, flat)))))
+    return out
+
+
+
+# Lines with no edits of their own (known[line] == []) where no prefix shared with a neighbour can be read either
+# (shared_prefix(line) is None, or is all of the line): none whatever lines are around them (line_views._line_edits_in),
+# so a window's plain lines are passed over by a look-up. Emptied when full; its lines are LINE_EDITS' (512 characters
+# at most).
+ALONE: set[str] = set()
+MOST_ALONE = 4096
+
+
+def remember_alone(line: str, known: dict[str, Edits], shared_prefix: Callable[[str], re.Match[str] | None]) -> None:
+    """line into ALONE where it has no edits of its own (known[line] == []) and no prefix shared with a neighbour can
+    be read in it; the caller has found that it has no edits where it is."""
+    if known.get(line) == [] and ((shared := shared_prefix(line)) is None or shared.end() == len(line)):
+        if len(ALONE) >= MOST_ALONE:
+            ALONE.clear()
+        ALONE.add(line)
