@@ -70,7 +70,8 @@ The package, one job a module; an arrow is "imports from" (leaves first, no cycl
     blocks       YAML sequences and block scalars, flow lists, prefixed blocks, heredocs  -> layouts, assignments, ...
     argv         secret pieces of the workload's argv        -> assignments, blocks, commands, layouts, names
     printed_commands  printed command lines (`+ cmd`, `$ cmd`, `Running: cmd`) read as argv    -> argv, names, spans
-    line_views   lines behind a log prefix, in JSON strings/records or repr(): windows read without them -> spans
+    line_views   lines behind a log prefix, in JSON strings/records or repr(): windows read without them -> spans, line_index
+    line_index   line_views' windows from a stretch's lines found by index in C; lines known to have no view edit   (leaf)
     known_secrets  the known secrets' literals, pieces and broken values, one index pass a text  -> names, spans
     redactor     Redactor: gathers the known secrets, runs every rule, merges  -> all of the above
     argv_values  argv_secret_values (a bare Redactor's reading of argv)         -> redactor, ...

@@ -2,7 +2,8 @@
 them: each window's lines and their view edits gathered and placed in the window's offsets with no Python step a line
 where a line's edits are known by the line (line_views.LINE_EDITS). A text where every line is behind a log prefix is
 read in windows over all of it, so a step a line was the windows' cost (2.7 us a line, 0.1-0.3 s/MB on prefixed
-texts). (leaf: the line edits are given by the caller)"""
+texts). Lines with no view edits whatever lines are around them are kept by the line (ALONE), for line_views' marked
+lines and a window's plain ones. (leaf: the line edits are given by the caller)"""
 
 from __future__ import annotations
 
@@ -72,7 +73,6 @@ def window_edits(text: str, candidates: list[int], before: int, after: int, know
         out.append((start, end, list(zip(map(add, map(_FIRST, flat), shifts), map(add, map(_SECOND, flat), shifts),
                                          map(_THIRD, flat)))))
     return out
-
 
 
 # Lines with no edits of their own (known[line] == []) where no prefix shared with a neighbour can be read either
