@@ -272,3 +272,49 @@ def test_a_multi_gpu_series_copies_no_column(tmp_path):
     assert held < 40 and peak < 10, f"{held:.0f} bytes a row held, {peak:.0f} more at the peak"
     # the series are the log's rows, GPU by GPU
     assert [len(recording.series(d.index)) for d in recording.devices] == [3000] * 8
+
+
+# --- show and compare on bundles made here --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("returncode, words", [(-2, "ended by SIGINT"), (-9, "ended by SIGKILL"), (0, "exit code 0"),
+                                               (3, "exit code 3"), (None, "exit code unknown")])
+def test_the_summary_says_a_signal_ended_the_workload(returncode, words):
+    # a workload stopped at the end of the duration read "exit code -2": Popen's word for SIGINT, no code a
+    # program exits with (a shell says 130)
+    from aiperf_lab.triage.facts import TelemetrySpan, TriageFacts, WorkloadFacts
+    from aiperf_lab.triage.report import summary_markdown
+
+    facts = TriageFacts(recording=TelemetrySpan(3.0, "duration", 3.0, 3.4, first_s=0.0, last_s=3.4, samples=35))
+    facts.workload = WorkloadFacts(True, returncode, 3.1, "duration", ["SIGINT"], False)
+    meta = {"host": "h", "start_utc": "s", "end_utc": "e", "duration_s": 3.0, "command": ["sleep", "9"]}
+    line = next(x for x in summary_markdown(meta, [], facts).splitlines() if x.startswith("- workload: "))
+    assert line.startswith(f"- workload: {words}, 3.1 s"), line
+
+
+def _manifested(path: Path, start: str) -> Path:
+    import gzip
+    import io
+    import json
+    import tarfile
+
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w") as tar:
+        data = json.dumps({"tool": "aiperf-triage", "host": "node7", "start_utc": start, "members": []}).encode()
+        info = tarfile.TarInfo("aiperf-triage-node7/manifest.json")
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    path.write_bytes(gzip.compress(raw.getvalue(), 1))
+    return path
+
+
+def test_compare_tells_two_bundles_of_one_minute_apart(tmp_path):
+    # two runs in one minute on one node had the same column title ("node7 2026-11-24T20:24")
+    from aiperf_lab.triage import archive
+
+    first = _manifested(tmp_path / "a.tar.gz", "2026-11-24T20:24:13+00:00")
+    second = _manifested(tmp_path / "b.tar.gz", "2026-11-24T20:24:36+00:00")
+    other = _manifested(tmp_path / "c.tar.gz", "2026-11-24T21:00:00+00:00")
+    assert archive.compare([first, second])[0] == ["node7 2026-11-24T20:24:13", "node7 2026-11-24T20:24:36"]
+    assert archive.compare([first, first])[0] == ["#1 node7 2026-11-24T20:24:13", "#2 node7 2026-11-24T20:24:13"]
+    # a guard: titles that differ to the minute stay as they were
+    assert archive.compare([first, other])[0] == ["node7 2026-11-24T20:24", "node7 2026-11-24T21:00"]
