@@ -318,3 +318,44 @@ def test_compare_tells_two_bundles_of_one_minute_apart(tmp_path):
     assert archive.compare([first, first])[0] == ["#1 node7 2026-11-24T20:24:13", "#2 node7 2026-11-24T20:24:13"]
     # a guard: titles that differ to the minute stay as they were
     assert archive.compare([first, other])[0] == ["node7 2026-11-24T20:24", "node7 2026-11-24T21:00"]
+
+
+# --- History with no run ------------------------------------------------------------------------------------------
+
+def _history_footer_and_toasts(tmp_path, history=None):
+    pytest.importorskip("textual")
+    import asyncio
+
+    from textual.widgets._footer import FooterKey
+
+    from test_console_truth import make_app
+
+    async def scenario():
+        app = make_app(tmp_path, gpus=0, gpu_here=False, history=history)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("5")
+            await pilot.pause(0.5)
+            footer = {key.key: not key.has_class("-disabled") for key in app.screen.query(FooterKey)
+                      if key.key in ("m", "c")}
+            for key in ("m", "c"):
+                await pilot.press(key)
+                await pilot.pause(0.3)
+            return footer, [str(n.message) for n in app._notifications]
+
+    return asyncio.run(scenario())
+
+
+def test_history_with_no_run_offers_no_mark_or_compare(tmp_path):
+    # the footer offered m and c with no run: m did nothing, c said "mark a run with m first"
+    footer, toasts = _history_footer_and_toasts(tmp_path)
+    assert footer == {"m": False, "c": False}, footer
+    assert len(toasts) == 2 and all(t.startswith("no runs yet in ") for t in toasts), toasts
+
+
+def test_history_with_runs_offers_mark_and_compare(tmp_path):
+    # a guard: the demo's runs can be marked and compared
+    from aiperf_lab.console.context import DEMO_RUNS
+
+    footer, toasts = _history_footer_and_toasts(tmp_path, history=[DEMO_RUNS])
+    assert footer == {"m": True, "c": True}, footer
+    assert toasts and toasts[0].startswith("marked "), toasts
