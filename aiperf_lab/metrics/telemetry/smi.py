@@ -67,7 +67,8 @@ class StampReader:
 
 
 class SmiColumns:
-    """The rows of an nvidia-smi query log that have a timestamp, in file order, as columns. Feed it with
+    """The rows of an nvidia-smi query log that have a timestamp as columns, each GPU's its own (its rows in
+    file order; `gpu` holds which GPU each row of the file was, for the ticks). Feed it with
     `add(rows)` (csv.reader's rows after the header, any number of times); `bad_time` and `negative_time`
     are never set (its times are dates): a replay checks the ticks."""
 
