@@ -155,10 +155,11 @@ def _path_mode(option: str, path: Path) -> int | None:
     try:
         return os.stat(path).st_mode
     except FileNotFoundError:
-        if os.path.islink(path):
-            raise InputError(f"{option} {short_path(path)}: a link to nothing "
-                             f"({short_path(os.readlink(path))} is not there)") from None
-        return None
+        try:
+            target = os.readlink(path)
+        except OSError:   # not a link (or gone since): nothing is there yet
+            return None
+        raise InputError(f"{option} {short_path(path)}: a link to nothing ({short_path(target)} is not there)") from None
     except OSError as exc:  # a looping link, a 5,000-character name, no permission, a file on the way
         raise InputError(f"{option} {short_path(path)}: cannot use this path ({exc.strerror or exc})") from None
 
