@@ -24,7 +24,7 @@ PASSWORD_FLAG_OF_TOOL = {**dict.fromkeys(("mysql", "mariadb", "mysqldump", "mysq
                                           "7z", "7za"), "-p"), "openssl": "-k", "sqlcmd": "-P", "bcp": "-P",
                          **dict.fromkeys(("redis-cli", "keydb-cli"), "-a"), **dict.fromkeys(("zip", "unzip"), "-P"),
                          **dict.fromkeys(("ldapsearch", "ldapadd", "ldapmodify", "ldapdelete", "ldapwhoami"), "-w"),
-                         **dict.fromkeys(("psexec", "psexec64", "paexec", "rdesktop"), "-p")}
+                         **dict.fromkeys(("psexec", "psexec64", "paexec", "rdesktop"), "-p"), "ipmitool": "-P"}
 USER_PASSWORD_TOOLS = {"curl", "wget", "lftp"}
 USER_PASSWORD_SEPARATOR = {"lftp": ","}   # lftp -u bob,PASSWORD (curl's -u bob:PASSWORD)
 
@@ -62,6 +62,7 @@ def argv_secret_pieces(argv: list[str]) -> list[tuple[int, int, int]]:
     login_tool = hash_tool = False
     gcloud_names = gcloud_secret_name_pieces(argv) if "secrets" in argv else ()   # (a scan in C first)
     previous = ""
+    subcommand_tools: list[int] = []
     i = 0
     while i < len(argv):
         arg = argv[i]
@@ -71,6 +72,8 @@ def argv_secret_pieces(argv: list[str]) -> list[tuple[int, int, int]]:
                 tool = base
             login_tool = login_tool or base in LOGIN_TOOLS
             hash_tool = hash_tool or base in HASH_TOOLS
+            if base in SUBCOMMAND_PASSWORD_TOOLS:
+                subcommand_tools.append(i)
             if (tool_pieces := _tool_positional_pieces(argv, i)) is not None:
                 found += tool_pieces
                 break  # the rest of this command is that tool's
@@ -157,7 +160,57 @@ def argv_secret_pieces(argv: list[str]) -> list[tuple[int, int, int]]:
                 found.append((at, len(argv[at]) - len(password), len(argv[at])))
             i = max(i, at)
         i += 1
+    for at in subcommand_tools:
+        found += _subcommand_password_pieces(argv, at)
     return found
+
+
+# Tools whose subcommand takes a password as a positional word, read on past their flags (the flag loop above goes on
+# over the same words): `rabbitmqctl [-n node] add_user|change_password|authenticate_user USER PASSWORD`, `mysqladmin
+# [-u root] password NEW`, `net user USER PASSWORD [/add]`, `ipmitool ... user set password ID PASSWORD`, `redis-cli
+# [-h host] AUTH [USER] PASSWORD` and `CONFIG SET requirepass|masterauth PASSWORD`
+SUBCOMMAND_PASSWORD_TOOLS = frozenset({"rabbitmqctl", "rabbitmqctl.bat", "mysqladmin", "net", "net.exe", "ipmitool",
+                                       "redis-cli", "keydb-cli"})
+RABBITMQ_PASSWORD_COMMANDS = frozenset({"add_user", "change_password", "authenticate_user"})
+COMMAND_END_WORDS = frozenset({";", "&&", "||", "|", "&"})
+
+
+def _subcommand_password_pieces(argv: list[str], i: int) -> list[tuple[int, int, int]]:
+    """(index, 0, len) of the password word a SUBCOMMAND_PASSWORD_TOOLS command at argv[i] is given, if any."""
+    base = argv[i][argv[i].rfind("/") + 1:].lower().removesuffix(".bat").removesuffix(".exe")
+    words: list[int] = []   # (the words after the tool, to the command's end, flags and all)
+    for j in range(i + 1, min(len(argv), i + 64)):
+        if argv[j] in COMMAND_END_WORDS:
+            break
+        words.append(j)
+    lowered = [argv[j].lower() for j in words]
+
+    def plain_after(k: int, count: int) -> list[int]:
+        """The first `count` words after words[k] that are no flag."""
+        return [words[m] for m in range(k + 1, len(words)) if not argv[words[m]].startswith(("-", "/"))][:count]
+
+    picked: list[int] = []
+    if base == "rabbitmqctl":
+        k = next((k for k, word in enumerate(lowered) if word in RABBITMQ_PASSWORD_COMMANDS), -1)
+        picked = plain_after(k, 2)[1:] if k >= 0 else []
+    elif base == "mysqladmin":
+        k = next((k for k, word in enumerate(lowered) if word == "password"), -1)
+        picked = plain_after(k, 1) if k >= 0 else []
+    elif base == "net":
+        if lowered[:1] == ["user"]:
+            picked = plain_after(0, 2)[1:]
+    elif base == "ipmitool":
+        k = next((k for k in range(len(lowered) - 2) if lowered[k:k + 3] == ["user", "set", "password"]), -1)
+        picked = plain_after(k + 2, 2)[1:] if k >= 0 else []
+    else:   # redis-cli, keydb-cli
+        k = next((k for k, word in enumerate(lowered) if word == "auth"), -1)
+        if k >= 0:
+            picked = plain_after(k, 2)[-1:]
+        else:
+            k = next((k for k in range(len(lowered) - 2) if lowered[k:k + 2] == ["config", "set"]
+                      and lowered[k + 2] in ("requirepass", "masterauth")), -1)
+            picked = plain_after(k + 2, 1) if k >= 0 else []
+    return [(j, 0, len(argv[j])) for j in picked if argv[j] != "*" and not cannot_be_secret(argv[j])]
 
 
 def gcloud_secret_name_pieces(argv: list[str]) -> list[tuple[int, int, int]]:

@@ -54,10 +54,19 @@ ANGLE_PREFIX = re.compile(r"[ \t]{0,16}(?:PS[ \t][^\n>]{0,200}|[\w.:\[\]-]{1,64}
 # Windows login tools whose printed line is a command even with no mark before it (and PowerShell's
 # `ConvertTo-SecureString "X" -AsPlainText`); tools given a password whose line make prints bare as a recipe (`lftp -u
 # bob,X`, `npm config set //registry/:_authToken X`, `poetry config http-basic.corp bob X`, `twine upload -p X`)
-LINE_TOOLS = re.compile(r"(?:net(?:\.exe)?[ \t]{1,4}use|psexec(?:64)?(?:\.exe)?|xfreerdp3?|wlfreerdp|rdesktop|new-smbmapping"
+LINE_TOOLS = re.compile(r"(?:(rabbitmqctl|htpasswd|useradd|usermod|mysqladmin|ipmitool|redis-cli|keydb-cli)|net(?:\.exe)?[ \t]{1,4}use|psexec(?:64)?(?:\.exe)?|xfreerdp3?|wlfreerdp|rdesktop|new-smbmapping"
                         r"|new-psdrive|cmdkey|helm|convertto-securestring|lftp|npm[ \t]{1,4}config|poetry[ \t]{1,4}config"
-                        r"|twine[ \t]{1,4}upload)(?![\w-])")   # (lower-cased; at a line's start, checked after)
+                        r"|twine[ \t]{1,4}upload|net(?:\.exe)?[ \t]{1,4}user)(?![\w-])")   # (lower-cased; at a line's start, checked after)
 LINE_INDENT = 16
+# (or right after the opening quote of a line that is a repr() or a JSON string, or a JSON record's message: the line is
+# read to its closing quote)
+QUOTED_LINE_START = re.compile(r"[ \t]{0,16}[bu]?")
+JSON_MESSAGE_PREFIX = re.compile(r"[ \t]{0,16}\{.{0,400}\"(?:msg|message|log|text|line|event)\"[ \t]{0,4}:[ \t]{0,4}")
+# A password piped to a command that reads it on its stdin, the line bare (`echo 'bob:X' | chpasswd`, `printf '%s\n' X |
+# kinit bob@REALM`): read from its `echo` as a printed command is (led by its tool's word: scanned only where it is)
+PIPED_READER_WORDS = ("chpasswd", "chgpasswd", "kinit")
+PIPED_READER = re.compile(r"(?:echo|printf)[ \t][^\n|;&]{1,512}\|[ \t]{0,4}(?:sudo[ \t]{1,4})?(?:/[\w/]{0,64}/)?"
+                          r"(?:chpasswd|chgpasswd|kinit)(?![\w-])")
 # (`$pw = ConvertTo-SecureString "X" -AsPlainText`: the cmdlet given to a PowerShell variable, a log prefix before it or not)
 POWERSHELL_ASSIGNED = re.compile(r"(?:.{0,120}(?:[\]:|>][ \t]{1,4}|[0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})?z?[ \t]{1,4}"
                                  r"(?:(?:info|debug|warning|warn|error|critical|trace|notice)[ \t:]{1,4})?))?[ \t]{0,16}"
@@ -72,14 +81,14 @@ LINE_TOOL_PREFIX = re.compile(r".{0,120}(?:[\]:|>][ \t]{1,4}|[0-9]{2}:[0-9]{2}:[
 # tool's line always is).
 ARGV_SIGNAL = re.compile(r"pass|pw|tok|secret|key|auth|cred|cookie|sig|otp|salt|jwt|session|priv|login|licen|sas|"
                          r"webhook|secur|bearer|hmac|pat\b|psk|mfa|sudo|stdin|<<<|<\(|@|%|,|/p:|/gp:|-[pakwnu]|sqlplus|sqlldr|expdp|"
-                         r"impdp|rman|dgmgrl|\bexp\b|\bimp\b|[0-9a-f]{32}|http-basic|anaconda")
+                         r"impdp|rman|dgmgrl|\bexp\b|\bimp\b|[0-9a-f]{32}|http-basic|anaconda|add_user|net user|kinit")
 MAX_PREFIX = 240         # how far before a mark its line's start is looked for
 MAX_COMMAND_LINE = 8192   # what is read of one printed line
 # reading a password from stdin: `--password-stdin`, `--with-token`, `passwd --stdin`, `sudo -S`, a secret flag given
 # /dev/stdin or `-`
 STDIN_FLAGS = frozenset({"--password-stdin", "--with-token", "--stdin", "--passphrase-fd"})
 STDIN_FILES = frozenset({"/dev/stdin", "-", "/dev/fd/0", "/proc/self/fd/0"})
-STDIN_TOOLS = frozenset({"chpasswd", "chgpasswd", "htpasswd"})
+STDIN_TOOLS = frozenset({"chpasswd", "chgpasswd", "htpasswd", "kinit"})
 PROCESS_SUBSTITUTION = re.compile(r"(?P<flag>--?[A-Za-z][\w-]{0,63})(?:=|[ \t]{1,4})<\([ \t]{0,4}(?:echo|printf)"
                                   r"(?:[ \t]{1,4}-[neE]{1,3}|[ \t]{1,4}['\"]%s(?:\\n)?['\"]){0,4}[ \t]{1,4}"
                                   r"['\"]?(?P<value>[^\s'\")]{1,1024})")
@@ -156,7 +165,12 @@ def _reads_secret_from_stdin(words: list[str]) -> str | None:
     """How a command reads a secret on its stdin: "whole" (the input is the secret), "after-colon" (chpasswd's
     user:PASSWORD), or None."""
     base = words[0].rpartition("/")[2].lower() if words else ""
+    if base == "sudo" and len(words) > 1 and not any(w.startswith("-") for w in words[1:]):
+        words = words[1:]   # (`| sudo chpasswd`: the command sudo runs reads it)
+        base = words[0].rpartition("/")[2].lower()
     if base in STDIN_TOOLS:
+        if base == "kinit":
+            return "whole"
         return "after-colon" if base != "htpasswd" else ("whole" if "-i" in words or any(
             w.startswith("-") and "i" in w[1:] and not w.startswith("--") for w in words) else None)
     if base == "sudo" and any(w == "-S" or (w.startswith("-") and not w.startswith("--") and "S" in w[1:])
@@ -242,6 +256,17 @@ def _command_spans(command: list[tuple[str, list[int]]], fed: list[tuple[str, li
     return spans
 
 
+def _quoted_end(text: str, start: int, end: int, quote: str) -> int:
+    """Where a line opened by `quote` (a repr's, a JSON string's) closes, before end (its backslashes escape)."""
+    at = start
+    while (at := text.find(quote, at, end)) >= 0:
+        backslashes = len(text[max(start, at - 64):at]) - len(text[max(start, at - 64):at].rstrip("\\"))
+        if backslashes % 2 == 0:
+            return at
+        at += 1
+    return end
+
+
 def _command_line_end(text: str, start: int) -> int:
     end = text.find("\n", start, start + MAX_COMMAND_LINE)
     return end if end >= 0 else min(len(text), start + MAX_COMMAND_LINE)
@@ -282,7 +307,8 @@ def argv_list_spans(text: str) -> list[Span]:
 
 MARK_WORDS = ("running:", "executing:", "command:", "cmd:", "exec:", "run:")
 LINE_TOOL_WORDS = ("net use", "net.exe use", "psexec", "freerdp", "rdesktop", "smbmapping", "psdrive", "cmdkey", "helm ",
-                   "lftp", "npm config", "poetry config", "twine upload")
+                   "lftp", "npm config", "poetry config", "twine upload", "rabbitmqctl", "htpasswd", "useradd", "usermod",
+                   "mysqladmin", "net user", "net.exe user", "ipmitool", "redis-cli", "keydb-cli")
 
 
 BLANK = re.compile(r"\s")
@@ -317,7 +343,7 @@ def printed_command_spans(text: str, lower: str) -> list[Span]:
     """Secrets on printed command lines (see the module's docstring); every line is read at most once."""
     spans: list[Span] = nul_argv_spans(text) if "\x00" in text else []
     read_from = -1
-    starts = []
+    starts: list[tuple[int, bool] | tuple[int, bool, str]] = []
     for pattern, prefix, literal in ((TRACE_MARK, TRACE_PREFIX, "+ "), (DOLLAR_MARK, DOLLAR_PREFIX, "$ "),
                                      (ANGLE_MARK, ANGLE_PREFIX, "> "), (HASH_MARK, HASH_PREFIX, "# "),
                                      (PERCENT_MARK, PERCENT_PREFIX, "% "), (STARSHIP_MARK, LINE_START_PREFIX, "\u276f "),
@@ -334,16 +360,28 @@ def printed_command_spans(text: str, lower: str) -> list[Span]:
     if has_any(lower, LINE_TOOL_WORDS) or (("\"" in text or "'" in text) and has(lower, "convertto-")):
         for m in LINE_TOOLS.finditer(lower):
             line_start = lower.rfind("\n", max(0, m.start() - LINE_INDENT - 1), m.start()) + 1
+            escapes = m.group(1) is not None   # (a Unix tool's line: its backslashes escape)
             if (line_start or m.start() <= LINE_INDENT) and not lower[line_start:m.start()].strip(" \t"):
-                starts.append((m.start(), False))
+                starts.append((m.start(), escapes))
             elif _mark_counts(lower, m.start(), LINE_TOOL_PREFIX) or (
                     lower.startswith("c", m.start()) and _mark_counts(lower, m.start(), POWERSHELL_ASSIGNED)):
-                starts.append((m.start(), False))
+                starts.append((m.start(), escapes))
+            elif (quote := lower[m.start() - 1:m.start()]) in ("'", '"') and (
+                    _mark_counts(lower, m.start() - 1, QUOTED_LINE_START) or _mark_counts(lower, m.start() - 1, JSON_MESSAGE_PREFIX)):
+                starts.append((m.start(), escapes, quote))   # (a repr's or a JSON string's line: read to its quote)
+    if has_any(lower, PIPED_READER_WORDS):
+        for m in PIPED_READER.finditer(lower):
+            line_start = lower.rfind("\n", 0, m.start()) + 1
+            if line_start == m.start() or lower[m.start() - 1] in " \t'\"":
+                quote = lower[m.start() - 1] if m.start() > line_start and lower[m.start() - 1] in "'\"" else ""
+                starts.append((m.start(), True, quote) if quote else (m.start(), True))
     starts.sort()
-    for start, escapes in starts:
+    for start, escapes, *quoted in starts:
         if start < read_from:
             continue
         end = _command_line_end(text, start)
+        if quoted:
+            end = _quoted_end(text, start, end, quoted[0])
         read_from = end
         line = text[start:end]
         if escapes and not ARGV_SIGNAL.search(lower, start, end):
