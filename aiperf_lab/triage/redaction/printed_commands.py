@@ -54,7 +54,17 @@ ANGLE_PREFIX = re.compile(r"[ \t]{0,16}(?:PS[ \t][^\n>]{0,200}|[\w.:\[\]-]{1,64}
 # Windows login tools whose printed line is a command even with no mark before it (and PowerShell's
 # `ConvertTo-SecureString "X" -AsPlainText`); tools given a password whose line make prints bare as a recipe (`lftp -u
 # bob,X`, `npm config set //registry/:_authToken X`, `poetry config http-basic.corp bob X`, `twine upload -p X`)
-LINE_TOOLS = re.compile(r"(?:(rabbitmqctl|htpasswd|useradd|usermod|mysqladmin|ipmitool|redis-cli|keydb-cli)|net(?:\.exe)?[ \t]{1,4}use|psexec(?:64)?(?:\.exe)?|xfreerdp3?|wlfreerdp|rdesktop|new-smbmapping"
+# Unix tools given a password on their command line, whose lines scripts and make print bare (`rabbitmqctl add_user bob X`,
+# `htpasswd -b -c FILE admin X`, `mysql -pX`, `sqlplus scott/X@db`), read as argv from their name at a line's start
+UNIX_LINE_TOOLS = ("rabbitmqctl", "rabbitmqadmin", "htpasswd", "useradd", "usermod", "mysqladmin", "mysqldump", "mysql",
+                   "mariadb", "mongosh", "mongodump", "mongorestore", "mongo", "ipmitool", "redis-cli", "keydb-cli", "sshpass",
+                   "7za", "7z", "zip", "unzip", "rar", "unrar", "sqlcmd", "bcp", "isql", "hdbsql", "cqlsh", "influx",
+                   "ldapsearch", "ldapadd", "ldapmodify", "ldapdelete", "ldapwhoami", "ldappasswd", "mosquitto_pub",
+                   "mosquitto_sub", "sqlplus", "sqlldr", "expdp", "impdp", "rman", "dgmgrl", "keytool", "jarsigner", "openssl",
+                   "snmpwalk", "snmpget", "snmpset", "snmpbulkwalk", "snmpbulkget", "wpa_passphrase", "nmcli", "db2",
+                   "iscsiadm", "pdftk", "qpdf", "winrs", "rclone", "smbclient", "rpcclient", "smbmap", "gpg", "ssh-keygen",
+                   "kinit", "vault", "wandb", "curl", "wget")
+LINE_TOOLS = re.compile(r"(?:(" + "|".join(UNIX_LINE_TOOLS) + r")|net(?:\.exe)?[ \t]{1,4}use|psexec(?:64)?(?:\.exe)?|xfreerdp3?|wlfreerdp|rdesktop|new-smbmapping"
                         r"|new-psdrive|cmdkey|helm|convertto-securestring|lftp|npm[ \t]{1,4}config|poetry[ \t]{1,4}config"
                         r"|twine[ \t]{1,4}upload|net(?:\.exe)?[ \t]{1,4}user)(?![\w-])")   # (lower-cased; at a line's start, checked after)
 LINE_INDENT = 16
@@ -64,9 +74,9 @@ QUOTED_LINE_START = re.compile(r"[ \t]{0,16}[bu]?")
 JSON_MESSAGE_PREFIX = re.compile(r"[ \t]{0,16}\{.{0,400}\"(?:msg|message|log|text|line|event)\"[ \t]{0,4}:[ \t]{0,4}")
 # A password piped to a command that reads it on its stdin, the line bare (`echo 'bob:X' | chpasswd`, `printf '%s\n' X |
 # kinit bob@REALM`): read from its `echo` as a printed command is (led by its tool's word: scanned only where it is)
-PIPED_READER_WORDS = ("chpasswd", "chgpasswd", "kinit")
-PIPED_READER = re.compile(r"(?:echo|printf)[ \t][^\n|;&]{1,512}\|[ \t]{0,4}(?:sudo[ \t]{1,4})?(?:/[\w/]{0,64}/)?"
-                          r"(?:chpasswd|chgpasswd|kinit)(?![\w-])")
+PIPED_READER_WORDS = ("chpasswd", "chgpasswd", "kinit", "passwd", "sudo -s")
+PIPED_READER = re.compile(r"(?:echo|printf)[ \t][^\n|;&]{1,512}\|[ \t]{0,4}(?:sudo[ \t]{1,4}-s(?![\w-])|(?:sudo[ \t]{1,4})?"
+                          r"(?:/[\w/]{0,64}/)?(?:chpasswd|chgpasswd|kinit|passwd|smbpasswd[ \t]{1,4}-s)(?![\w-]))")
 # (`$pw = ConvertTo-SecureString "X" -AsPlainText`: the cmdlet given to a PowerShell variable, a log prefix before it or not)
 POWERSHELL_ASSIGNED = re.compile(r"(?:.{0,120}(?:[\]:|>][ \t]{1,4}|[0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})?z?[ \t]{1,4}"
                                  r"(?:(?:info|debug|warning|warn|error|critical|trace|notice)[ \t:]{1,4})?))?[ \t]{0,16}"
@@ -81,7 +91,7 @@ LINE_TOOL_PREFIX = re.compile(r".{0,120}(?:[\]:|>][ \t]{1,4}|[0-9]{2}:[0-9]{2}:[
 # tool's line always is).
 ARGV_SIGNAL = re.compile(r"pass|pw|tok|secret|key|auth|cred|cookie|sig|otp|salt|jwt|session|priv|login|licen|sas|"
                          r"webhook|secur|bearer|hmac|pat\b|psk|mfa|sudo|stdin|<<<|<\(|@|%|,|/p:|/gp:|-[pakwnu]|sqlplus|sqlldr|expdp|"
-                         r"impdp|rman|dgmgrl|\bexp\b|\bimp\b|[0-9a-f]{32}|http-basic|anaconda|add_user|net user|kinit")
+                         r"impdp|rman|dgmgrl|\bexp\b|\bimp\b|[0-9a-f]{32}|http-basic|anaconda|add_user|net user|kinit|\busing\b|encrypt|iscsiadm")
 MAX_PREFIX = 240         # how far before a mark its line's start is looked for
 MAX_COMMAND_LINE = 8192   # what is read of one printed line
 # reading a password from stdin: `--password-stdin`, `--with-token`, `passwd --stdin`, `sudo -S`, a secret flag given
@@ -89,6 +99,8 @@ MAX_COMMAND_LINE = 8192   # what is read of one printed line
 STDIN_FLAGS = frozenset({"--password-stdin", "--with-token", "--stdin", "--passphrase-fd"})
 STDIN_FILES = frozenset({"/dev/stdin", "-", "/dev/fd/0", "/proc/self/fd/0"})
 STDIN_TOOLS = frozenset({"chpasswd", "chgpasswd", "htpasswd", "kinit"})
+# (passwd and smbpasswd -s read the new password, twice, on stdin when it is no terminal: `echo -e "X\nX" | passwd bob`)
+STDIN_PASSWD_TOOLS = frozenset({"passwd", "smbpasswd"})
 PROCESS_SUBSTITUTION = re.compile(r"(?P<flag>--?[A-Za-z][\w-]{0,63})(?:=|[ \t]{1,4})<\([ \t]{0,4}(?:echo|printf)"
                                   r"(?:[ \t]{1,4}-[neE]{1,3}|[ \t]{1,4}['\"]%s(?:\\n)?['\"]){0,4}[ \t]{1,4}"
                                   r"['\"]?(?P<value>[^\s'\")]{1,1024})")
@@ -173,6 +185,8 @@ def _reads_secret_from_stdin(words: list[str]) -> str | None:
             return "whole"
         return "after-colon" if base != "htpasswd" else ("whole" if "-i" in words or any(
             w.startswith("-") and "i" in w[1:] and not w.startswith("--") for w in words) else None)
+    if base in STDIN_PASSWD_TOOLS and (base == "passwd" or "-s" in words[1:]):
+        return "whole"
     if base == "sudo" and any(w == "-S" or (w.startswith("-") and not w.startswith("--") and "S" in w[1:])
                               for w in words[1:]):
         return "whole"
@@ -201,9 +215,12 @@ def _fed_value_span(word: str, places: list[int], how: str) -> Span | None:
         start = len(user) + 1
     else:
         start = 0
-    if len(word) <= start or cannot_be_secret(word[start:]) or _printed_flag_value_kept(word[start:]):
+    end = len(word)
+    if end - start >= 2 and word[start] in "\"'" and word[end - 1] == word[start]:
+        start, end = start + 1, end - 1   # (quotes a JSON string or a repr escaped: `echo \"X\" | passwd`)
+    if end <= start or cannot_be_secret(word[start:end]) or _printed_flag_value_kept(word[start:end]):
         return None
-    return (places[start], places[-1] + 1, REDACTED, "command-line password", places[0])
+    return (places[start], places[end - 1] + 1, REDACTED, "command-line password", places[0])
 
 
 def _arguments(command: list[tuple[str, list[int]]]) -> tuple[list[int], list[int]]:
@@ -308,7 +325,7 @@ def argv_list_spans(text: str) -> list[Span]:
 MARK_WORDS = ("running:", "executing:", "command:", "cmd:", "exec:", "run:")
 LINE_TOOL_WORDS = ("net use", "net.exe use", "psexec", "freerdp", "rdesktop", "smbmapping", "psdrive", "cmdkey", "helm ",
                    "lftp", "npm config", "poetry config", "twine upload", "rabbitmqctl", "htpasswd", "useradd", "usermod",
-                   "mysqladmin", "net user", "net.exe user", "ipmitool", "redis-cli", "keydb-cli")
+                   "net user", "net.exe user", *UNIX_LINE_TOOLS)
 
 
 BLANK = re.compile(r"\s")
