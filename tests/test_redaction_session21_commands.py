@@ -22,7 +22,7 @@ import json
 
 import pytest
 
-from aiperf_lab.triage.redact import Redactor, StreamRedactor
+from aiperf_lab.triage.redact import Redactor
 from stream_feed import fed_in_reads, hidden_everywhere, kept_everywhere
 
 V = "Wx7!kPq2Zr9vLm"     # shaped as a password
