@@ -60,23 +60,36 @@ UNIX_LINE_TOOLS = ("rabbitmqctl", "rabbitmqadmin", "htpasswd", "useradd", "userm
                    "mariadb", "mongosh", "mongodump", "mongorestore", "mongo", "ipmitool", "redis-cli", "keydb-cli", "sshpass",
                    "7za", "7z", "zip", "unzip", "rar", "unrar", "sqlcmd", "bcp", "isql", "hdbsql", "cqlsh", "influx",
                    "ldapsearch", "ldapadd", "ldapmodify", "ldapdelete", "ldapwhoami", "ldappasswd", "mosquitto_pub",
-                   "mosquitto_sub", "sqlplus", "sqlldr", "expdp", "impdp", "rman", "dgmgrl", "keytool", "jarsigner", "openssl",
+                   "mosquitto_sub", "sqlplus", "sqlldr", "expdp", "impdp", "rman", "dgmgrl", "keytool", "jarsigner",
                    "snmpwalk", "snmpget", "snmpset", "snmpbulkwalk", "snmpbulkget", "wpa_passphrase", "nmcli", "db2",
-                   "iscsiadm", "pdftk", "qpdf", "winrs", "rclone", "smbclient", "rpcclient", "smbmap", "gpg", "ssh-keygen",
-                   "kinit", "vault", "wandb", "curl", "wget")
-LINE_TOOLS = re.compile(r"(?:(" + "|".join(UNIX_LINE_TOOLS) + r")|net(?:\.exe)?[ \t]{1,4}use|psexec(?:64)?(?:\.exe)?|xfreerdp3?|wlfreerdp|rdesktop|new-smbmapping"
+                   "iscsiadm", "pdftk", "qpdf", "winrs", "rclone", "ssh-keygen")
+# (not curl, wget, gpg, openssl, vault, kinit, smbclient: their passwords bare are the text rules' already, and their own
+# messages start with their names, `curl: (7) Failed to connect`, `gpg: using RSA key ...`)
+# Such a line is found from its line's start (one scan led by the newline, so plain text pays one try a line), bare or
+# behind a rank's `[rank0]: `, a time (and a level), compose's `api-1  | `, a prompt or `+ `, or opening a repr() or a
+# JSON string (`'htpasswd ...'`), or a JSON record's message (read to its closing quote); and so is a password piped to a
+# command that reads it on its stdin (`echo 'bob:X' | chpasswd`, `printf '%s\n' X | kinit bob@REALM`, `echo -e
+# "X\nX" | passwd bob`, `echo X | sudo -S cmd`), read from its `echo` as a printed command is.
+PIPED_TO_READER = (r"(?:echo|printf)[ \t][^\n|;&]{1,512}\|[ \t]{0,4}(?:sudo[ \t]{1,4}-s(?![\w-])|(?:sudo[ \t]{1,4})?"
+                   r"(?:/[\w/]{0,64}/)?(?:chpasswd|chgpasswd|kinit|passwd|smbpasswd[ \t]{1,4}-s)(?![\w-]))")
+_TOOLS_BY_LETTER: dict[str, list[str]] = {}
+for _tool in (*UNIX_LINE_TOOLS, "net user", "net.exe user"):
+    _TOOLS_BY_LETTER.setdefault(_tool[0], []).append(re.escape(_tool[1:]).replace(r"\ ", r"[ \t]{1,4}"))
+# (the names grouped by their first letter: a line's start that is none of them fails at its first character)
+UNIX_TOOL = (r"(?P<tool>(?:" + "|".join(f"{re.escape(c)}(?:{'|'.join(rest)})" for c, rest in _TOOLS_BY_LETTER.items())
+             + r")[ \t](?=[ \t]{0,3}[^\s(=:])|" + PIPED_TO_READER + ")")   # (a name, then its arguments: not `zip(a, b)`, `mysql: x`)
+_UNIX_LINE_BODY = (r"[ \t]{0,16}(?:\[[^\]\n]{1,64}\]:?[ \t]{1,4}|[0-9]{4}-[0-9]{2}-[0-9]{2}[t ][0-9:.,]{8,18}(?:z|[+-][0-9:]{4,5})?"
+                   r"[ \t]{1,4}(?:(?:info|debug|warning|warn|error|notice|trace)[ \t:]{1,4})?|[a-z0-9][\w.-]{0,62}[ \t]{1,16}\|[ \t]"
+                   r"|[bu]?(?P<q1>['\"]))?[ \t]{0,16}"
+                   r"(?:[$#%+]{1,8}[ \t]{1,4})?" + UNIX_TOOL)
+UNIX_LINE = re.compile(r"\n" + _UNIX_LINE_BODY)
+UNIX_FIRST_LINE = re.compile(_UNIX_LINE_BODY)
+# (a JSON record's message: led by its key's quote, which plain log text seldom holds)
+UNIX_JSON_MESSAGE = re.compile(r"\"(?:msg|message|log|text|line|event)\"[ \t]{0,4}:[ \t]{0,4}(?P<q2>\")" + UNIX_TOOL)
+LINE_TOOLS = re.compile(r"(?:net(?:\.exe)?[ \t]{1,4}use|psexec(?:64)?(?:\.exe)?|xfreerdp3?|wlfreerdp|rdesktop|new-smbmapping"
                         r"|new-psdrive|cmdkey|helm|convertto-securestring|lftp|npm[ \t]{1,4}config|poetry[ \t]{1,4}config"
                         r"|twine[ \t]{1,4}upload|net(?:\.exe)?[ \t]{1,4}user)(?![\w-])")   # (lower-cased; at a line's start, checked after)
 LINE_INDENT = 16
-# (or right after the opening quote of a line that is a repr() or a JSON string, or a JSON record's message: the line is
-# read to its closing quote)
-QUOTED_LINE_START = re.compile(r"[ \t]{0,16}[bu]?")
-JSON_MESSAGE_PREFIX = re.compile(r"[ \t]{0,16}\{.{0,400}\"(?:msg|message|log|text|line|event)\"[ \t]{0,4}:[ \t]{0,4}")
-# A password piped to a command that reads it on its stdin, the line bare (`echo 'bob:X' | chpasswd`, `printf '%s\n' X |
-# kinit bob@REALM`): read from its `echo` as a printed command is (led by its tool's word: scanned only where it is)
-PIPED_READER_WORDS = ("chpasswd", "chgpasswd", "kinit", "passwd", "sudo -s")
-PIPED_READER = re.compile(r"(?:echo|printf)[ \t][^\n|;&]{1,512}\|[ \t]{0,4}(?:sudo[ \t]{1,4}-s(?![\w-])|(?:sudo[ \t]{1,4})?"
-                          r"(?:/[\w/]{0,64}/)?(?:chpasswd|chgpasswd|kinit|passwd|smbpasswd[ \t]{1,4}-s)(?![\w-]))")
 # (`$pw = ConvertTo-SecureString "X" -AsPlainText`: the cmdlet given to a PowerShell variable, a log prefix before it or not)
 POWERSHELL_ASSIGNED = re.compile(r"(?:.{0,120}(?:[\]:|>][ \t]{1,4}|[0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})?z?[ \t]{1,4}"
                                  r"(?:(?:info|debug|warning|warn|error|critical|trace|notice)[ \t:]{1,4})?))?[ \t]{0,16}"
@@ -324,8 +337,7 @@ def argv_list_spans(text: str) -> list[Span]:
 
 MARK_WORDS = ("running:", "executing:", "command:", "cmd:", "exec:", "run:")
 LINE_TOOL_WORDS = ("net use", "net.exe use", "psexec", "freerdp", "rdesktop", "smbmapping", "psdrive", "cmdkey", "helm ",
-                   "lftp", "npm config", "poetry config", "twine upload", "rabbitmqctl", "htpasswd", "useradd", "usermod",
-                   "net user", "net.exe user", *UNIX_LINE_TOOLS)
+                   "lftp", "npm config", "poetry config", "twine upload")
 
 
 BLANK = re.compile(r"\s")
@@ -377,21 +389,16 @@ def printed_command_spans(text: str, lower: str) -> list[Span]:
     if has_any(lower, LINE_TOOL_WORDS) or (("\"" in text or "'" in text) and has(lower, "convertto-")):
         for m in LINE_TOOLS.finditer(lower):
             line_start = lower.rfind("\n", max(0, m.start() - LINE_INDENT - 1), m.start()) + 1
-            escapes = m.group(1) is not None   # (a Unix tool's line: its backslashes escape)
             if (line_start or m.start() <= LINE_INDENT) and not lower[line_start:m.start()].strip(" \t"):
-                starts.append((m.start(), escapes))
+                starts.append((m.start(), False))
             elif _mark_counts(lower, m.start(), LINE_TOOL_PREFIX) or (
                     lower.startswith("c", m.start()) and _mark_counts(lower, m.start(), POWERSHELL_ASSIGNED)):
-                starts.append((m.start(), escapes))
-            elif (quote := lower[m.start() - 1:m.start()]) in ("'", '"') and (
-                    _mark_counts(lower, m.start() - 1, QUOTED_LINE_START) or _mark_counts(lower, m.start() - 1, JSON_MESSAGE_PREFIX)):
-                starts.append((m.start(), escapes, quote))   # (a repr's or a JSON string's line: read to its quote)
-    if has_any(lower, PIPED_READER_WORDS):
-        for m in PIPED_READER.finditer(lower):
-            line_start = lower.rfind("\n", 0, m.start()) + 1
-            if line_start == m.start() or lower[m.start() - 1] in " \t'\"":
-                quote = lower[m.start() - 1] if m.start() > line_start and lower[m.start() - 1] in "'\"" else ""
-                starts.append((m.start(), True, quote) if quote else (m.start(), True))
+                starts.append((m.start(), False))
+    first = UNIX_FIRST_LINE.match(lower)
+    for m in ([first] if first is not None else []) + list(UNIX_LINE.finditer(lower)):
+        starts.append((m.start("tool"), True, m.group("q1")) if m.group("q1") else (m.start("tool"), True))
+    if '"' in text:
+        starts += [(m.start("tool"), True, '"') for m in UNIX_JSON_MESSAGE.finditer(lower)]
     starts.sort()
     for start, escapes, *quoted in starts:
         if start < read_from:
