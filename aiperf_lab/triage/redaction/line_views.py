@@ -183,21 +183,21 @@ def line_view_windows(text: str, lower: str, words: frozenset[str] | None = None
                 edits += [(a + shift, b + shift, r) for a, b, r in line]
             at = line_end + 1
         if edits:
-            out.append((start, end, edits))
-            if len(lines) > 2:
-                out += _pod_views(text, start, end, lines, read)
+            views = _pod_views(text, start, end, lines, read) if len(lines) > 2 else []
+            out += views or [(start, end, edits)]
     return out
 
 
 # Interleaved sources: kubectl logs --prefix of several pods, stern, ranks (`[rank0]: ` / `[rank1]: `), srun's `0: ` /
 # `1: `, pdsh's `host1: ` / `host2: `. A form read over lines (`cat` of a token file then the value, a Secret's data, an
 # env item, arrows) has its lines among another source's, so the window's view (every line without its prefix) reads
-# them apart. Each source whose lines have another's between them in a window, and one of whose lines is a candidate,
-# gets a view of its own: its lines without their prefix, the other sources' lines left out (lines with no prefix, or
-# one of times and levels only, stay in every view: a message's next lines). A source is its prefix without its times
-# and levels (`[rank0]: 2026-11-24T03:00:01Z ` is rank 0's at any time). A window whose lines share one prefix (a plain
-# log), or whose sources take turns in runs, gets no more view: one comparison of strings a line.
-POD_VIEWS_MOST = 8   # views per window at most (a window of more sources, each a view: 8 pods' forms read)
+# them apart, and reads another source's line as the value after a name (`password: |`, a store's command). Where a
+# source whose lines have another's between them in a window holds a candidate, the window is read as a view per
+# source instead: its lines without their prefix, the other sources' lines left out (lines with no prefix, or one of
+# times and levels only, stay in every view: a message's next lines). A source is its prefix without its times and
+# levels (`[rank0]: 2026-11-24T03:00:01Z ` is rank 0's at any time). A window whose lines share one prefix (a plain
+# log), or whose sources take turns in runs, is read as before: one comparison of strings a line.
+POD_VIEWS_MOST = 8   # sources in a window at most (more, each a view: the window's one view as before)
 _PREFIX_NOISE = re.compile(rf"{_TIME}|{_LEVEL}")
 
 
@@ -213,7 +213,8 @@ def _source(prefix: str) -> str:
 
 def _pod_views(text: str, start: int, end: int, lines: list[tuple[int, int, list[tuple[int, int, str]]]],
                read: dict[int, list[tuple[int, int, str]]]) -> list[tuple[int, int, list[tuple[int, int, str]]]]:
-    """The views of a window's interleaved sources (above), as line_view_windows gives windows."""
+    """The views of a window's sources where they are interleaved (above), as line_view_windows gives windows; none
+    where the window's one view reads it."""
     prefixes = [text[at:at + edits[0][1]] if edits and not edits[0][0] and not edits[0][2] else ""
                 for at, _, edits in lines]
     first = prefixes[0]
@@ -226,15 +227,13 @@ def _pod_views(text: str, start: int, end: int, lines: list[tuple[int, int, list
             where.setdefault(source, []).append(index)
     if len(where) < 2:
         return []
+    if len(where) > POD_VIEWS_MOST or not any(
+            any(read.get(lines[index][0]) for index in indexes)
+            and any(sources[index] and sources[index] != source for index in range(indexes[0], indexes[-1]))
+            for source, indexes in where.items()):
+        return []   # (no source with a candidate line has another's lines between its own: the window's view reads them)
     out = []
     for source, indexes in where.items():
-        if len(out) == POD_VIEWS_MOST:
-            break
-        if indexes[-1] - indexes[0] + 1 == len(indexes) or not any(
-                read.get(lines[index][0]) for index in indexes):
-            continue   # (its lines one run: the window's view reads them together; or none a candidate)
-        if not any(sources[index] and sources[index] != source for index in range(indexes[0], indexes[-1])):
-            continue   # (only lines of no source between its own)
         edits: list[tuple[int, int, str]] = []
         for (at, line_end, own), other in zip(lines, sources):
             if other and other != source:
