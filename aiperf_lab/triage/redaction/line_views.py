@@ -194,11 +194,12 @@ def line_view_windows(text: str, lower: str, words: frozenset[str] | None = None
 # them apart, and reads another source's line as the value after a name (`password: |`, a store's command). Where a
 # source whose lines have another's between them in a window holds a candidate, the window is read as a view per
 # source instead: its lines without their prefix, the other sources' lines left out (lines with no prefix, or one of
-# times and levels only, stay in every view: a message's next lines). A source is its prefix without its times and
-# levels (`[rank0]: 2026-11-24T03:00:01Z ` is rank 0's at any time). A window whose lines share one prefix (a plain
+# times and levels only, stay in every view: a message's next lines). A source is its prefix without its times, levels,
+# blanks and colons (`[rank0]: 2026-11-24T03:00:01Z INFO ` is `[rank0]: `'s). A window whose lines share one prefix (a plain
 # log), or whose sources take turns in runs, is read as before: one comparison of strings a line.
 POD_VIEWS_MOST = 8   # sources in a window at most (more, each a view: the window's one view as before)
 _PREFIX_NOISE = re.compile(rf"{_TIME}|{_LEVEL}")
+_NOT_IN_SOURCE = str.maketrans("", "", " \t:")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -208,6 +209,7 @@ def _source(prefix: str) -> str:
     if prefix[-1:] in "\"'{":
         return ""
     source = _PREFIX_NOISE.sub("", prefix) if any(c.isdigit() or c.isupper() for c in prefix) else prefix
+    source = source.translate(_NOT_IN_SOURCE)   # (`[rank0]: INFO ` is `[rank0]: `'s: blanks and colons aside)
     return source if any(c.isalnum() for c in source) else ""
 
 

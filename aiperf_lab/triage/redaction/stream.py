@@ -40,6 +40,7 @@ FORM_HOLDS = (
     peer_env_item_hold,      # a Kubernetes env item naming a peer setting, its value (a host) still to come
     table_hold,              # a table whose header names a secret column, its rows still to come
 )
+SOURCE_ROUNDS = 16   # times a cut that interleaved sources moved is asked again (StreamRedactor._hold_back)
 HOLD_ROUNDS = 64   # lines a cut moves up over names waiting for their values after the rules' rounds, at most
 
 
@@ -108,22 +109,31 @@ class StreamRedactor:
         lines at most (more: no cut, the stream tries again at a later newline). (The last round's cut taken as it was
         fell between `stoken_compound =` and its value on the next line: text hid the value, the stream kept it.)
         Where the lines before the cut are of sources taking turns (line_views: pods' or ranks' prefixes), each
-        source's lines are asked too, as if alone (_sources_hold).
+        source's lines are asked too, as if alone (_sources_hold), and the cut they move is asked again as any cut
+        is (a cut moved up may fall inside another form); SOURCE_ROUNDS times at most, then no cut.
         (`buffer`: the text the cut is in, the stream's buffer unless a source's lines are asked.)"""
-        own = buffer is None
-        if own:
-            buffer = self._buffer
+        if buffer is not None:
+            return self._held_in(cut, buffer)
+        for _ in range(SOURCE_ROUNDS):
+            held = self._held_in(cut, self._buffer)
+            cut = self._sources_hold(held)
+            if cut == held:
+                return cut
+        return 0
+
+    def _held_in(self, cut: int, buffer: str) -> int:
+        """_hold_back's rounds in buffer (the stream's, or a source's lines alone)."""
         for round in range(8):
             moved = _printed_form_hold(buffer, self._line_hold(cut, dumps=not round, buffer=buffer))
             if moved == cut:
-                return self._sources_hold(cut) if own else cut
+                return cut
             cut = moved
         if cut > 0:   # (the rounds ran out, each moving the cut a line: a SQL statement is never parted from its parameters)
             cut = min(cut, sql_statement_hold(buffer, buffer.rfind("\n", 0, cut - 1) + 1, cut))
         for _ in range(HOLD_ROUNDS):
             start = buffer.rfind("\n", 0, cut - 1) + 1
             if cut <= 0 or not _value_waits(buffer[start:cut]):
-                return self._sources_hold(cut) if own else cut
+                return cut
             cut = start
         return 0
 
