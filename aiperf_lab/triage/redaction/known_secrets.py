@@ -408,8 +408,13 @@ GOES_ON = 3   # characters of a head's value compared with the text after it (_g
 
 def _goes_on(value: str, at: int, following: str | None) -> bool:
     """Whether value, its head value[:at] ending a line, may go on in `following` (the next lines' characters, their
-    line breaks and prefixes aside; None: not known yet, so it may)."""
-    return following is None or following.startswith(value[at:at + min(GOES_ON, len(following))])
+    line breaks and prefixes aside; None: not known yet, so it may). A blank where the line broke may be the break's
+    (a passphrase's words over two lines: `correct` / `horse battery staple`)."""
+    if following is None:
+        return True
+    size = min(GOES_ON, len(following))
+    return following.startswith(value[at:at + size]) or (
+        value[at:at + 1] == " " and following.startswith(value[at + 1:at + 1 + size]))
 
 
 def _begins_one(ordered: list[str], head: str) -> bool:
