@@ -4,7 +4,9 @@ pytest's `E       `, syslog) or is a JSON string, a JSON record (`{"level": "inf
 (`'...'`), the rules that read a form at a line's start (printed commands, Redis, YAML/TOML/HCL layouts, value-first
 pairs, listings, XML) would not see it. line_view_windows finds the lines where that matters and gives, for a few lines
 around each, the edits of a view with each line's prefix cut and each quoted line's quotes cut and escapes decoded; the
-Redactor reads each window's view and places its spans back (Redactor._line_view_spans).
+Redactor reads each window's view and places its spans back (Redactor._line_view_spans). Where sources take
+turns in a window (two pods' or ranks' lines interleaved), each source's lines are a view of their own (_pod_views), and
+a stream holds each source's lines as if alone (interleaved_sources, StreamRedactor._sources_hold).
 
 Cost: a text is looked at only when it holds a log prefix or a quoted line (a few substring tests) and one of the
 GATE characters or words (single characters cost almost nothing to look for; two words); then only the lines holding
