@@ -23,7 +23,8 @@ def kill_group(proc: subprocess.Popen) -> None:
 
 def escalate(proc: subprocess.Popen, steps: Sequence[tuple[signal.Signals, float]],
              exited_within: Callable[[float], bool]) -> list[str]:
-    """Send each signal in turn, giving the child its grace period to exit before the next one.
+    """Send each signal in turn, giving the child its grace period to exit before the next one (each one
+    but SIGKILL followed by SIGCONT, so that a stopped group gets it now).
 
     exited_within(seconds) waits up to that long and says whether the child exited. Returns the names
     of the signals sent, so a caller can record how far it had to go.
@@ -33,6 +34,10 @@ def escalate(proc: subprocess.Popen, steps: Sequence[tuple[signal.Signals, float
         if not signal_group(proc, sig):
             break
         sent.append(sig.name)
+        if sig != signal.SIGKILL:
+            # A stopped process (SIGSTOP, Ctrl-Z, a debugger) keeps SIGINT and SIGTERM pending until it is
+            # continued: without SIGCONT each grace ran out in full and only SIGKILL ended it.
+            signal_group(proc, signal.SIGCONT)
         if exited_within(grace):
             break
     return sent

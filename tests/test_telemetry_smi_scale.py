@@ -105,8 +105,8 @@ def _bytes_a_row(work, rows: int) -> tuple[float, float]:
 @pytest.mark.parametrize("gpus", [0, 4])
 def test_the_reports_hold_no_list_of_numbers_a_row(tmp_path, gpus):
     # issue 11 item 16, memory bounded by the report: 400,000 rows took 181 MB for telemetry_summary where
-    # --list-reports took 74. A GPU's series is its columns (one GPU: the read's own; several: a copy of
-    # each, in time order), worked out with no list of the rows' positions and times (main: 81 bytes a row at
+    # --list-reports took 74. A GPU's series is its columns (each GPU's own, as read; a copy only where its
+    # rows are out of time order), worked out with no list of the rows' positions and times (main: 81 bytes a row at
     # its peak); the reports over it take a few arrays of doubles (the weights, the times searched for GPM
     # windows: 8 bytes a row each), not a list of floats per column (32 bytes a row; main: 229 in all)
     recording = read_recording(_grown(tmp_path, 20000, gpus))

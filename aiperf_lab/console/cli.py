@@ -39,6 +39,13 @@ def _rate(text: str) -> float:
     return value
 
 
+def _path_text(text: str) -> Path:
+    """A path option's value: an empty one is said to be empty (Path("") is ".", the folder we are in)."""
+    if not text:
+        raise argparse.ArgumentTypeError("the path is empty")
+    return Path(text)
+
+
 def build_parser() -> argparse.ArgumentParser:
     from aiperf_lab.metrics.telemetry.recording import demo_gpu_name
 
@@ -49,8 +56,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help='print the lab catalog as JSON: [{"module","id","title","difficulty","topic"}]')
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--demo", action="store_true", help=f"replay a real {demo_gpu} recording and show bundled H200 runs")
-    source.add_argument("--replay", type=Path, metavar="FILE", help="play a telemetry recording instead of NVML")
-    parser.add_argument("--runs-dir", type=Path, default=Path("runs"), help="where runs are written (default ./runs)")
+    source.add_argument("--replay", type=_path_text, metavar="FILE", help="play a telemetry recording instead of NVML")
+    parser.add_argument("--runs-dir", type=_path_text, default=Path("runs"),
+                        help="where runs are written (default ./runs)")
     parser.add_argument("--rate", type=_rate, default=10.0, metavar="HZ", help="NVML sampling rate (default 10)")
     parser.add_argument("--ascii", action="store_true", help="charts in plain ASCII characters")
     return parser
@@ -123,44 +131,61 @@ def _checked_recording(path: Path, read_recording):
     except InputError:
         raise
     except (ValueError, IndexError, KeyError, TypeError, OverflowError, UnicodeDecodeError, RecursionError) as exc:
-        raise InputError(f"{short_path(path)}: not a telemetry recording this console can replay ({type(exc).__name__}: "
-                         f"{str(exc)[:120]})") from None
+        # the error's type, not its words: they can quote the file (a cell, a line), which is not shown
+        raise InputError(f"{short_path(path)}: not a telemetry recording this console can replay (reading it "
+                         f"raised {type(exc).__name__})") from None
     reason = why_not_replayable(recording)
     if reason is not None:
         raise InputError(f"{short_path(path)}: {reason}")
     return recording
 
 
-def _check_recording_path(path: Path) -> None:
-    """--replay names a regular file, or one line saying what it names instead. os.stat's own errors (a
-    5,000-character name, no permission) are the caller's."""
+def _kind_of(mode: int) -> str:
     import stat
 
+    return ("a folder" if stat.S_ISDIR(mode) else "a regular file" if stat.S_ISREG(mode) else "a FIFO"
+            if stat.S_ISFIFO(mode) else "a character device" if stat.S_ISCHR(mode) else "a block device"
+            if stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a file")
+
+
+def _path_mode(option: str, path: Path) -> int | None:
+    """What a path option names (its st_mode, links followed), None where nothing is there yet; the same
+    checks for every path option: a link that loops or points nowhere, a name too long, no permission, a
+    file on the way are one line each."""
     try:
-        mode = os.stat(path).st_mode
+        return os.stat(path).st_mode
     except FileNotFoundError:
-        raise InputError(f"{short_path(path)}: no such recording") from None
+        try:
+            target = os.readlink(path)
+        except OSError:   # not a link (or gone since): nothing is there yet
+            return None
+        raise InputError(f"{option} {short_path(path)}: a link to nothing ({short_path(target)} is not there)") from None
+    except OSError as exc:  # a looping link, a 5,000-character name, no permission, a file on the way
+        raise InputError(f"{option} {short_path(path)}: cannot use this path ({exc.strerror or exc})") from None
+
+
+def _check_recording_path(path: Path) -> None:
+    """--replay names a regular file, or one line saying what it names instead."""
+    import stat
+
+    mode = _path_mode("--replay", path)
+    if mode is None:
+        raise InputError(f"{short_path(path)}: no such recording")
     if stat.S_ISDIR(mode):
         raise InputError(f"--replay {short_path(path)}: is a folder, not a recording")
     if not stat.S_ISREG(mode):
-        kind = ("a FIFO" if stat.S_ISFIFO(mode) else "a character device" if stat.S_ISCHR(mode)
-                else "a block device" if stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a file")
-        raise InputError(f"--replay {short_path(path)}: {kind}, not a regular file (a recording is read from a file)")
+        raise InputError(f"--replay {short_path(path)}: {_kind_of(mode)}, not a regular file (a recording is read "
+                         f"from a file)")
 
 
 def _check_runs_dir(path: Path) -> None:
-    try:
-        if path.exists() and not path.is_dir():
-            raise InputError(f"--runs-dir {path}: is a file, not a folder")
-    except OSError as exc:
-        raise InputError(f"--runs-dir {short_path(path)}: cannot use this path ({exc.strerror or exc})") from None
+    """--runs-dir names a folder, or nothing yet (it is made when a run starts)."""
+    import stat
 
-
-def _check_replay_path(path: Path) -> None:
-    try:
-        _check_recording_path(path)
-    except OSError as exc:  # a 5,000-character name, no permission, a folder on the way that is a file
-        raise _unreadable_replay(path, exc) from None
+    mode = _path_mode("--runs-dir", path)
+    if mode is not None and not stat.S_ISDIR(mode):
+        what = "a file" if stat.S_ISREG(mode) else _kind_of(mode)
+        raise InputError(f"--runs-dir {short_path(path)}: is {what}, not a folder")
 
 
 def _unreadable_replay(path: Path, exc: OSError) -> InputError:
@@ -176,7 +201,7 @@ def run(argv: list[str]) -> int:
                          f"give --list-labs or {'--demo' if args.demo else '--replay'}, not both")
     _check_runs_dir(args.runs_dir)
     if args.replay is not None:
-        _check_replay_path(args.replay)
+        _check_recording_path(args.replay)
     if args.list_labs:
         from aiperf_lab.labs.catalog import list_labs
 

@@ -346,8 +346,7 @@ def compare(paths: list[Path], warn: Callable[[str], None] | None = None) \
             warn(bundle.newer_note)
         try:
             manifest = bundle.manifest
-            label = f"{_scalar(manifest.get('host'))} {str(_scalar(manifest.get('start_utc')) or '')[:16]}"
-            loaded.append({"label": terminal_safe(label, single_line=True)[:80],
+            loaded.append({"host": _scalar(manifest.get("host")), "start": str(_scalar(manifest.get("start_utc")) or ""),
                            "hw": bundle.json("hardware_capabilities.json"), "bench": bundle.json("bench.json"),
                            "telemetry": _rows(bundle.json("telemetry_summary.json")),
                            "findings": _rows(bundle.json("findings.json")),
@@ -366,4 +365,18 @@ def compare(paths: list[Path], warn: Callable[[str], None] | None = None) \
         # flag the values that differ from the most common one (a tie flags every value)
         odd.append({i for i, v in enumerate(values) if counts[v] < majority or (majority * 2 <= len(values) and len(counts) > 1)}
                    if len(counts) > 1 else set())
-    return [b["label"] for b in loaded], rows, odd
+    return _labels(loaded), rows, odd
+
+
+def _labels(loaded: list[dict[str, Any]]) -> list[str]:
+    """Each bundle's column title: its host and start to the minute; to the second where two would
+    otherwise read the same (two runs in one minute on one node), and numbered where that is not enough."""
+    def titles(cut: int) -> list[str]:
+        return [terminal_safe(f"{b['host']} {b['start'][:cut]}", single_line=True)[:80] for b in loaded]
+
+    labels = titles(16)
+    if len(set(labels)) < len(labels):
+        labels = titles(19)
+    if len(set(labels)) < len(labels):
+        labels = [f"#{k} {label}" for k, label in enumerate(labels, 1)]
+    return labels

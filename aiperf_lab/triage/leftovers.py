@@ -118,6 +118,7 @@ def end_marked(token: str, grace_s: float = TERM_GRACE_S, spare: int | None = No
         return []
     for pid in pids:
         _signal(pid, signal.SIGTERM)
+        _signal(pid, signal.SIGCONT)   # a stopped process gets SIGTERM only once continued (process_group.escalate)
     deadline = time.monotonic() + grace_s
     while time.monotonic() < deadline and any(_alive(pid) for pid in pids):
         time.sleep(0.02)

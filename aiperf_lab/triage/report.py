@@ -18,6 +18,19 @@ def _known(value: Any) -> str:
     return "unknown" if value is None or value == "" else str(value)
 
 
+def _exit_words(returncode: int | None) -> str:
+    """How the workload ended: its exit code, or the signal that ended it (a negative returncode is
+    Popen's word for a signal, not a code a program exits with: a shell says 130 for SIGINT)."""
+    if returncode is None or returncode >= 0:
+        return f"exit code {_known(returncode)}"
+    import signal
+
+    try:
+        return f"ended by {signal.Signals(-returncode).name}"
+    except ValueError:
+        return f"ended by signal {-returncode}"
+
+
 def _gpm(value: float | None) -> str:
     return "n/a" if value is None else str(value)   # no GPM: before Hopper, or a bundle made before GPM
 
@@ -70,7 +83,7 @@ def summary_markdown(meta: dict[str, Any], findings: list[Finding], facts: Triag
              f"- command: {command_text(meta.get('command'))}"]
     workload = facts.workload
     if workload is not None and workload.ran:
-        lines.append(f"- workload: exit code {_known(workload.returncode)}, {workload.seconds} s"
+        lines.append(f"- workload: {_exit_words(workload.returncode)}, {workload.seconds} s"
                      + (f", stopped at the end of the duration ({', '.join(workload.signals_sent)})"
                         if workload.stopped_by == "duration" else "")
                      + (f", stopped by an interrupt ({', '.join(workload.signals_sent)})"

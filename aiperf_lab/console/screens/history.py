@@ -15,6 +15,8 @@ from aiperf_lab.console.widgets import chrome_top
 
 class HistoryScreen(Screen):
     BINDINGS = [Binding("m", "mark", "Mark before"), Binding("c", "compare", "Compare"),
+                # m and c dimmed while there is no run (check_action): pressed anyway, these say so
+                Binding("m", "no_runs", show=False), Binding("c", "no_runs", show=False),
                 Binding("g", "reload", "Reload")]
 
     def compose(self) -> ComposeResult:
@@ -59,7 +61,14 @@ class HistoryScreen(Screen):
             # Text, not str: a str cell is markup, and these are data from run.json ("[cpu]", paths)
             table.add_row(*(Text(c) if isinstance(c, str) else c for c in cells), key=str(i))
         self._update_status()
+        self.refresh_bindings()
         table.focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """m and c are shown dimmed while there is no run to mark or compare (pressed, they say so)."""
+        if action in ("mark", "compare") and not getattr(self, "runs", None):
+            return None
+        return True
 
     def _is_bundled(self, run) -> bool:
         """A run shipped with --demo (made on the lent H200), not one made on this machine."""
@@ -99,6 +108,10 @@ class HistoryScreen(Screen):
         run = self._current()
         if run is not None:
             self.app.show_run(run.folder)
+
+    def action_no_runs(self) -> None:
+        where = ", ".join(str(d) for d in self.app.ctx.history_dirs)
+        self.notify(f"no runs yet in {where}: run an exercise (Labs, 1) first", severity="warning")
 
     def action_mark(self) -> None:
         run = self._current()

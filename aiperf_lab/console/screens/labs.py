@@ -197,15 +197,25 @@ class LabsScreen(Screen):
             return self.exercise
         return node.data if node is not None and isinstance(node.data, Exercise) else self.exercise
 
+    def _why_not_run(self, exercise: Exercise, profile: str) -> str | None:
+        """Why a run of `exercise` with `profile` cannot start here, in the words its toast says; None where
+        it can. What the footer offers (_run_state) and what a key pressed says (action_run) both ask it."""
+        if profile != "none" and profile not in exercise.profile:
+            return f"{exercise.id} has no {profile} recipe; it offers {', '.join(['none', *exercise.profile])}"
+        if not self.app.ctx.gpu_here and not exercise.cpu_size:
+            # Said before anything starts: the runner would first find PyTorch missing (where it is) and say
+            # "needs PyTorch", and with PyTorch the workload would exit 2 for want of a GPU; a GPU is what it needs.
+            return (f"{exercise.id} needs a CUDA GPU, and none is visible here: exercises marked [cpu] run without "
+                    f"one (at size tiny)")
+        return None
+
     def _run_state(self, exercise: Exercise, profile: str) -> bool | None:
         """check_action's answer for a run key on `exercise`: True where the run can start; None (shown
-        dimmed) for r where the exercise needs a GPU and none is here; False (left out of the footer) for a
-        profiler it has no recipe for, and for n/c/t where r itself cannot start."""
-        if profile != "none" and profile not in exercise.profile:
-            return False
-        if not self.app.ctx.gpu_here and not exercise.cpu_size:
-            return None if profile == "none" else False
-        return True
+        dimmed) for r where it cannot (r has a recipe always: only a missing GPU stops it); False (left out of
+        the footer) for n/c/t where they cannot (no such recipe, or r itself cannot start)."""
+        if self._why_not_run(exercise, profile) is None:
+            return True
+        return None if profile == "none" else False
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action != "run":
@@ -224,14 +234,8 @@ class LabsScreen(Screen):
         if self.exercise is None:
             self.notify("select an exercise first", severity="warning")
             return
-        if profile != "none" and profile not in self.exercise.profile:
-            self.notify(f"{self.exercise.id} has no {profile} recipe; it offers "
-                        f"{', '.join(['none', *self.exercise.profile])}", severity="error")
-            return
-        if not self.app.ctx.gpu_here and not self.exercise.cpu_size:
-            # Said before anything starts: the runner would first find PyTorch missing (where it is) and say
-            # "needs PyTorch", and with PyTorch the workload would exit 2 for want of a GPU; a GPU is what it needs.
-            self.notify(f"{self.exercise.id} needs a CUDA GPU, and none is visible here: exercises marked [cpu] "
-                        "run without one (at size tiny)", severity="error", title="Run did not start")
+        why_not = self._why_not_run(self.exercise, profile)
+        if why_not is not None:
+            self.notify(why_not, severity="error", title="Run did not start")
             return
         self.app.start_run(self.exercise.id, self.variant, profile, self.problem_size)

@@ -8,6 +8,9 @@ unsupported, energy is the integral of power alone, and says so.
 
 from __future__ import annotations
 
+from itertools import repeat
+from typing import Iterable, Iterator, Sequence
+
 
 class EnergyTracker:
     """Energy since the first reading, for one GPU."""
@@ -52,3 +55,22 @@ class EnergyTracker:
     def integrated_j(self) -> float:
         """The plain integral of power since the start, whatever the counter says (for comparison)."""
         return self._integral_j
+
+
+def energy_in_time_order(times: Iterable[float], powers: Iterable[float | None],
+                         counters: Sequence[float | None] | None = None) -> Iterator[tuple[float | None, str]]:
+    """Energy since the first sample and its source ("counter", "integrated" or ""), sample by sample, for
+    samples given in time order: their times, their powers (None: no reading) and, from NVML's raw log,
+    their counter reads (None: not read). For a log whose clock went back: made in file order, the running
+    total read in time order went up and down, and its last minus its first (what the reports take) was
+    anything (0 J for a GPU drawing 400 W). A counter that goes down in time order (the clock stepped back
+    while the counter went on) says nothing of the span: energy is then integrated from power alone."""
+    if counters is not None:
+        read = [c for c in counters if c is not None]
+        if any(later < earlier for earlier, later in zip(read, read[1:])):
+            counters = None
+    tracker = EnergyTracker()
+    for t, power_w, counter_mj in zip(times, powers, repeat(None) if counters is None else counters):
+        tracker.add_power(t, power_w)
+        tracker.add_counter(t, counter_mj)
+        yield tracker.energy_j(), tracker.source

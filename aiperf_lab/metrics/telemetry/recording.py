@@ -54,7 +54,7 @@ from aiperf_lab.metrics.telemetry.cells import integer, number, unreachable_time
 from aiperf_lab.metrics.telemetry.columns import (MAX_GPUS, MAX_TIME_S, NOT_RECORDED, SampleColumns, Series,
                                                   TooManyGpus, series_of_ticks)
 from aiperf_lab.metrics.telemetry.csv_blocks import Cells, blocks
-from aiperf_lab.metrics.telemetry.energy import EnergyTracker
+from aiperf_lab.metrics.telemetry.energy import EnergyTracker, energy_in_time_order
 from aiperf_lab.metrics.telemetry.model import GPM_NAMES, GpmSample, GpuInfo, GpuSample, GpuStatus, HostSample, Tick
 from aiperf_lab.metrics.telemetry.smi import SmiColumns
 
@@ -378,7 +378,8 @@ def _binary_kind(path: Path, head: bytes) -> str | None:
 
 def _other_text_kind(path: Path, header: list[str]) -> str:
     """Words after its path for a text file that is no recording: a profile aiperf-stats reads is named
-    as such (a PyTorch trace is JSON, an ncu CSV has a "Kernel Name" column), else its first columns."""
+    as such (a PyTorch trace is JSON, an ncu CSV has a "Kernel Name" column), else the headers a recording
+    has (none of the file's own text)."""
     try:
         with open(path, "rb") as handle:
             start = handle.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
@@ -394,7 +395,10 @@ def _other_text_kind(path: Path, header: list[str]) -> str:
 
     if sniff(path) == "ncu-csv":
         return "an Nsight Compute CSV, not a telemetry recording: aiperf-stats reads it"
-    return f"not a telemetry recording (unknown columns: {','.join(header[:4])}...)"
+    # what a header would have been, not what this one holds: the file's first line can be anything (a
+    # password file's), and a message is shown and kept where the file is not
+    return ("not a telemetry recording: its first line is no header of one (aiperf's CSV starts t_s,gpu,...; "
+            "NVML raw's t_s,power_mw,...; an nvidia-smi query log's timestamp,... with a power.draw column)")
 
 
 def _gzip_kind(path: Path) -> str:
@@ -577,17 +581,9 @@ def _read_raw(header: list[str], body: list[list[str]]):
 
 def _energy_in_time_order(ticks: list[Tick], counters: list[float | None]) -> None:
     """A raw NVML log whose clock went back (rows appended after a restart, or out of order): energy made
-    again in time order (rows at one time in file order, as the ticks are sorted). Made in file order, the
-    running total read in time order went up and down, and its last minus its first (what the reports take)
-    was anything: 0 J for a GPU drawing 400 W. A counter that goes down in time order (the clock stepped back
-    while the counter went on) says nothing of the span: energy is then integrated from power alone."""
+    again in time order (rows at one time in file order, as the ticks are sorted): energy.energy_in_time_order."""
     order = sorted(range(len(ticks)), key=lambda k: ticks[k].t)
-    read = [counters[k] for k in order if counters[k] is not None]
-    if any(later < earlier for earlier, later in zip(read, read[1:])):
-        counters = [None] * len(ticks)
-    tracker = EnergyTracker()
-    for k in order:
-        sample = ticks[k].gpus[0]
-        tracker.add_power(sample.t, sample.power_w)
-        tracker.add_counter(sample.t, counters[k])
-        sample.energy_j, sample.energy_source = tracker.energy_j(), tracker.source
+    samples = [ticks[k].gpus[0] for k in order]
+    made = energy_in_time_order([s.t for s in samples], [s.power_w for s in samples], [counters[k] for k in order])
+    for sample, (joules, source) in zip(samples, made):
+        sample.energy_j, sample.energy_source = joules, source

@@ -17,16 +17,18 @@ import math
 import re
 from array import array
 from datetime import datetime
-from itertools import compress, count, islice, repeat
+from itertools import accumulate, compress, count, islice, repeat
 from operator import eq, itemgetter, le
 from typing import Iterable, Sequence
 
 from aiperf_lab.metrics.telemetry.cells import NAN, floats, numbers
 from aiperf_lab.metrics.telemetry.columns import MAX_TIME_S, Series
-from aiperf_lab.metrics.telemetry.energy import EnergyTracker
+from aiperf_lab.metrics.telemetry.energy import EnergyTracker, energy_in_time_order
 from aiperf_lab.metrics.telemetry.model import GpuSample, Tick
 
 STAMP_FORMAT = "%Y/%m/%d %H:%M:%S.%f"
+# a GPU's columns: its rows' times and the values the reports read (NaN: no reading)
+COLUMNS = ("t", "power_w", "energy_j", "util_gpu_pct", "util_mem_pct", "mem_used_bytes", "temp_c", "sm_clock_mhz")
 # The form nvidia-smi writes (zero-padded, seconds 00-59, 1 to 6 digits of fraction), in ASCII digits only:
 # anything else (one-digit fields, a leap second, other digits) is left to strptime.
 _FIXED_STAMP = re.compile(r"([0-9]{4})/([0-9]{2})/([0-9]{2}) ([0-9]{2}):([0-9]{2}):([0-5][0-9])\.([0-9]{1,6})")
@@ -65,7 +67,8 @@ class StampReader:
 
 
 class SmiColumns:
-    """The rows of an nvidia-smi query log that have a timestamp, in file order, as columns. Feed it with
+    """The rows of an nvidia-smi query log that have a timestamp as columns, each GPU's its own (its rows in
+    file order; `gpu` holds which GPU each row of the file was, for the ticks). Feed it with
     `add(rows)` (csv.reader's rows after the header, any number of times); `bad_time` and `negative_time`
     are never set (its times are dates): a replay checks the ticks."""
 
@@ -84,12 +87,12 @@ class SmiColumns:
             ("power.draw", "average"))
         self.stamps = StampReader()
         self.records = 0            # rows that are not blank, cut short or not
-        self.t = array("d")
-        self.gpu = array("l")       # per row: its GPU's position in self.gpus
+        self.gpu = array("l")       # per row, in file order: its GPU's position in self.gpus
         self.gpus: list[int | None] = []
         self._gpu_id: dict[int | None, int] = {}
-        self.values = {name: array("d") for name in ("power_w", "energy_j", "util_gpu_pct", "util_mem_pct",
-                                                     "mem_used_bytes", "temp_c", "sm_clock_mhz")}
+        # per GPU (by position): its rows' times and values in file order, each GPU's columns its own, so that
+        # its series is them (no copy of its rows out of columns shared by every GPU)
+        self.columns: list[dict[str, array]] = []
         self._trackers: dict[int | None, EnergyTracker] = {}
         self._last_t: dict[int | None, float] = {}   # per GPU, its latest time in file order
         self._stepped_back: set[int | None] = set()  # GPUs whose clock went back in the file: energy redone
@@ -97,7 +100,7 @@ class SmiColumns:
         self._series: dict[int | None, Series] = {}
 
     def __len__(self) -> int:
-        return len(self.t)
+        return len(self.gpu)
 
     def add(self, rows: Iterable[list[str]]) -> None:
         width = self.width
@@ -169,18 +172,29 @@ class SmiColumns:
         for index in set(gpus).difference(ids):
             ids[index] = len(self.gpus)
             self.gpus.append(index)
-        self.t.extend(times)
-        self.gpu.extend(map(ids.__getitem__, gpus))
-        values = self.values
-        values["power_w"].extend(power)
-        values["energy_j"].extend(energy)
-        values["util_gpu_pct"].extend(doubles("utilization.gpu"))
-        values["util_mem_pct"].extend(doubles("utilization.memory"))
+            self.columns.append({name: array("d") for name in COLUMNS})
+        positions = list(map(ids.__getitem__, gpus))
+        self.gpu.extend(positions)
         # the bytes as integer(str(MiB * 1024 * 1024)) made them: int() of the product where it is finite
-        values["mem_used_bytes"].extend(float(math.trunc(v * 1048576)) if v == v and math.isfinite(v * 1048576)
-                                        else NAN for v in mem_mib)
-        values["temp_c"].extend(doubles("temperature.gpu"))
-        values["sm_clock_mhz"].extend(doubles("clocks.current.sm"))
+        mem_bytes = [float(math.trunc(v * 1048576)) if v == v and math.isfinite(v * 1048576) else NAN
+                     for v in mem_mib]
+        chunk = {"t": times, "power_w": power, "energy_j": energy, "util_gpu_pct": doubles("utilization.gpu"),
+                 "util_mem_pct": doubles("utilization.memory"), "mem_used_bytes": mem_bytes,
+                 "temp_c": doubles("temperature.gpu"), "sm_clock_mhz": doubles("clocks.current.sm")}
+        first = positions[0]
+        if positions.count(first) == len(positions):   # one GPU's rows (a log of one GPU: every chunk)
+            for name, column in self.columns[first].items():
+                column.extend(chunk[name])
+            return
+        # the chunk's rows grouped by GPU (a stable sort: each GPU's in file order), each group to its columns
+        order = sorted(range(len(positions)), key=positions.__getitem__)
+        take = itemgetter(*order)
+        ends = list(accumulate(map(positions.count, sorted(set(positions)))))
+        starts = [0, *ends[:-1]]
+        for name, cells_of in chunk.items():
+            grouped = take(cells_of)
+            for start, end in zip(starts, ends):
+                self.columns[positions[order[start]]][name].extend(grouped[start:end])
 
     def _energy_in_time_order(self) -> None:
         """Energy integrated again, in time order, for each GPU whose clock went back in the file (a log
@@ -189,16 +203,13 @@ class SmiColumns:
         average power over the peak). Rows at one time keep their file order, as the series sorts them."""
         if not self._stepped_back:
             return
-        energy, power, t = self.values["energy_j"], self.values["power_w"], self.t
         for index in self._stepped_back:
-            wanted = self._gpu_id[index]
-            rows = list(compress(range(len(t)), map(eq, self.gpu, repeat(wanted))))
-            rows.sort(key=t.__getitem__)
-            tracker = EnergyTracker()
-            for k in rows:
-                watts = power[k]
-                tracker.add_power(t[k], watts if watts == watts else None)
-                joules = tracker.energy_j()
+            columns = self.columns[self._gpu_id[index]]
+            energy, power, t = columns["energy_j"], columns["power_w"], columns["t"]
+            rows = sorted(range(len(t)), key=t.__getitem__)
+            watts = (power[k] for k in rows)
+            made = energy_in_time_order(map(t.__getitem__, rows), (w if w == w else None for w in watts))
+            for k, (joules, _source) in zip(rows, made):
                 energy[k] = NAN if joules is None else joules
         self._stepped_back = set()
         self._series.clear()
@@ -210,11 +221,17 @@ class SmiColumns:
         return sorted(self.gpus)
 
     def kept(self) -> list[bool]:
-        return list(map(le, map(abs, self.t), repeat(MAX_TIME_S)))
+        """Whether each row's time is one a clock reaches, GPU by GPU (each GPU's rows in file order)."""
+        return [kept for columns in self.columns for kept in map(le, map(abs, columns["t"]), repeat(MAX_TIME_S))]
 
     def time_span(self) -> tuple[float, float] | None:
-        times = array("d", compress(self.t, self.kept()))  # 8 bytes a row, where a list of floats takes 32
-        return (min(times), max(times)) if times else None
+        spans = []
+        for columns in self.columns:
+            times = columns["t"]
+            times = array("d", compress(times, map(le, map(abs, times), repeat(MAX_TIME_S))))  # 8 bytes a row
+            if times:
+                spans.append((min(times), max(times)))
+        return (min(low for low, _ in spans), max(high for _, high in spans)) if spans else None
 
     def series(self, index: int | None) -> Series:
         """GPU `index`'s samples, damaged times left out, in time order (rows at one time in file order):
@@ -226,23 +243,23 @@ class SmiColumns:
 
     def _make_series(self, index: int | None) -> Series:
         wanted = self._gpu_id.get(index)
-        # the rows' positions and times held as arrays (8 bytes a row each), none where every row is kept
-        keep = map(le, map(abs, self.t), repeat(MAX_TIME_S))
-        rows: Sequence[int]
         if wanted is None:
-            rows = array("q")
-        elif len(self.gpus) == 1:
-            rows = array("q", compress(count(), keep))
-            if len(rows) == len(self.t):
-                rows = range(len(self.t))
+            values = {name: array("d") for name in COLUMNS}
+            rows: Sequence[int] = range(0)
         else:
-            rows = array("q", compress(count(), map(bool.__and__, keep, map(eq, self.gpu, repeat(wanted)))))
-        times = self.t if isinstance(rows, range) else array("d", map(self.t.__getitem__, rows))
+            values = self.columns[wanted]
+            t = values["t"]
+            # the rows' positions held as an array (8 bytes a row), none where every row is kept
+            rows = array("q", compress(count(), map(le, map(abs, t), repeat(MAX_TIME_S))))
+            if len(rows) == len(t):
+                rows = range(len(t))
+        t = values["t"]
+        times = t if isinstance(rows, range) else array("d", map(t.__getitem__, rows))
         in_order = all(map(le, times, islice(times, 1, None)))
         if not in_order:
             order = sorted(range(len(rows)), key=times.__getitem__)  # stable: equal times keep file order
             rows = array("q", map(rows.__getitem__, order))
-        if in_order and len(rows) == len(self.t):
+        if in_order and len(rows) == len(t):   # the GPU's own columns, as they are
             def pick(column: array) -> array:
                 return column
         elif len(rows) == 1:
@@ -256,10 +273,9 @@ class SmiColumns:
         else:
             def pick(column: array) -> array:
                 return array("d")
-        values = self.values
         power, energy = pick(values["power_w"]), pick(values["energy_j"])
         sources = {True: self.power_source, False: ""}
-        return Series(pick(self.t), power, list(map(sources.__getitem__, map(eq, power, power))), energy,
+        return Series(pick(t), power, list(map(sources.__getitem__, map(eq, power, power))), energy,
                       list(map({True: "integrated", False: ""}.__getitem__, map(eq, energy, energy))),
                       pick(values["util_gpu_pct"]), pick(values["util_mem_pct"]), pick(values["mem_used_bytes"]),
                       pick(values["temp_c"]), pick(values["sm_clock_mhz"]), [None] * len(rows), [None] * len(rows))
@@ -268,25 +284,32 @@ class SmiColumns:
         """The Tick objects the reader made before: consecutive rows at one time are one tick, sorted by
         time (stable), damaged times left out."""
         self._energy_in_time_order()
-
-        def optional(name: str) -> list:
-            return [v if v == v else None for v in self.values[name]]
-
-        power, energy, util_gpu, util_mem, temp, sm_clock = map(optional, ("power_w", "energy_j", "util_gpu_pct",
-                                                                          "util_mem_pct", "temp_c", "sm_clock_mhz"))
-        mem = [int(v) if v == v else None for v in self.values["mem_used_bytes"]]
-        gpus = list(map(self.gpus.__getitem__, self.gpu))
+        # per GPU, its samples in file order; the rows are taken in file order, each from its GPU's next
+        samples = [iter(self._samples(position)) for position in range(len(self.gpus))]
         ticks: list[Tick] = []
-        for k, t in enumerate(self.t):
-            watts, joules = power[k], energy[k]
-            sample = GpuSample(t, gpus[k], watts, self.power_source if watts is not None else "",
-                               watts if self.power_source == "average" else None, None, joules,
-                               "integrated" if joules is not None else "", util_gpu[k], util_mem[k], mem[k], None,
-                               temp[k], sm_clock[k])
-            if ticks and abs(ticks[-1].t - t) < 1e-9:
+        for position in self.gpu:
+            sample = next(samples[position])
+            if ticks and abs(ticks[-1].t - sample.t) < 1e-9:
                 ticks[-1].gpus.append(sample)
             else:
-                ticks.append(Tick(t, [sample], None))
+                ticks.append(Tick(sample.t, [sample], None))
         ticks = [tick for tick in ticks if abs(tick.t) <= MAX_TIME_S]
         ticks.sort(key=lambda tick: tick.t)
         return ticks
+
+    def _samples(self, position: int) -> list[GpuSample]:
+        """The GpuSample of each of a GPU's rows, in file order."""
+        values = self.columns[position]
+
+        def optional(name: str) -> list:
+            return [v if v == v else None for v in values[name]]
+
+        power, energy, util_gpu, util_mem, temp, sm_clock = map(optional, ("power_w", "energy_j", "util_gpu_pct",
+                                                                          "util_mem_pct", "temp_c", "sm_clock_mhz"))
+        mem = [int(v) if v == v else None for v in values["mem_used_bytes"]]
+        gpu, source = self.gpus[position], self.power_source
+        return [GpuSample(t, gpu, watts, source if watts is not None else "",
+                          watts if source == "average" else None, None, joules,
+                          "integrated" if joules is not None else "", util_gpu[k], util_mem[k], mem[k], None,
+                          temp[k], sm_clock[k])
+                for k, (t, watts, joules) in enumerate(zip(values["t"], power, energy))]

@@ -119,11 +119,17 @@ def _max_reading(values: Sequence[float]) -> float | None:
 
 def _weighted_mean_of_readings(values: Sequence[float], weights: Sequence[float]) -> float | None:
     """_weighted_mean of a column with NaN where a sample has no reading (columns.Series): the same sums
-    over the same pairs, taken as they come (no list of the readings or of their weights is made)."""
-    if not any(map(eq, values, values)):
+    over the same pairs, taken as they come (no list of the readings or of their weights is made). Which
+    samples have a reading is found once, a byte a sample; where all have one, the columns are read as
+    they are (compress of all-true gives back the same values in the same order)."""
+    has = bytes(map(eq, values, values))
+    if 1 not in has:
         return None
-    total = sum(compress(weights, map(eq, values, values)))
-    return sum(map(mul, _readings(values), compress(weights, map(eq, values, values)))) / total if total > 0 else None
+    if 0 not in has:
+        total = sum(weights)
+        return sum(map(mul, values, weights)) / total if total > 0 else None
+    total = sum(compress(weights, has))
+    return sum(map(mul, compress(values, has), compress(weights, has))) / total if total > 0 else None
 
 
 class _WindowMeans:

@@ -24,7 +24,9 @@ PASSWORD_FLAG_OF_TOOL = {**dict.fromkeys(("mysql", "mariadb", "mysqldump", "mysq
                                           "7z", "7za"), "-p"), "openssl": "-k", "sqlcmd": "-P", "bcp": "-P",
                          **dict.fromkeys(("redis-cli", "keydb-cli"), "-a"), **dict.fromkeys(("zip", "unzip"), "-P"),
                          **dict.fromkeys(("ldapsearch", "ldapadd", "ldapmodify", "ldapdelete", "ldapwhoami"), "-w"),
-                         **dict.fromkeys(("psexec", "psexec64", "paexec", "rdesktop"), "-p")}
+                         **dict.fromkeys(("psexec", "psexec64", "paexec", "rdesktop"), "-p"), "ipmitool": "-P",
+                         **dict.fromkeys(("isql", "mosquitto_pub", "mosquitto_sub", "mosquitto_rr"), "-P"),
+                         **dict.fromkeys(("rar", "unrar"), "-p"), "ldappasswd": "-w"}
 USER_PASSWORD_TOOLS = {"curl", "wget", "lftp"}
 USER_PASSWORD_SEPARATOR = {"lftp": ","}   # lftp -u bob,PASSWORD (curl's -u bob:PASSWORD)
 
@@ -62,6 +64,7 @@ def argv_secret_pieces(argv: list[str]) -> list[tuple[int, int, int]]:
     login_tool = hash_tool = False
     gcloud_names = gcloud_secret_name_pieces(argv) if "secrets" in argv else ()   # (a scan in C first)
     previous = ""
+    subcommand_tools: list[int] = []
     i = 0
     while i < len(argv):
         arg = argv[i]
@@ -71,6 +74,8 @@ def argv_secret_pieces(argv: list[str]) -> list[tuple[int, int, int]]:
                 tool = base
             login_tool = login_tool or base in LOGIN_TOOLS
             hash_tool = hash_tool or base in HASH_TOOLS
+            if base in SUBCOMMAND_PASSWORD_TOOLS:
+                subcommand_tools.append(i)
             if (tool_pieces := _tool_positional_pieces(argv, i)) is not None:
                 found += tool_pieces
                 break  # the rest of this command is that tool's
@@ -157,7 +162,88 @@ def argv_secret_pieces(argv: list[str]) -> list[tuple[int, int, int]]:
                 found.append((at, len(argv[at]) - len(password), len(argv[at])))
             i = max(i, at)
         i += 1
+    for at in subcommand_tools:
+        found += _subcommand_password_pieces(argv, at)
     return found
+
+
+# Tools whose subcommand takes a password as a positional word, read on past their flags (the flag loop above goes on
+# over the same words): `rabbitmqctl [-n node] add_user|change_password|authenticate_user USER PASSWORD`, `mysqladmin
+# [-u root] password NEW`, `net user USER PASSWORD [/add]`, `ipmitool ... user set password ID PASSWORD`, `redis-cli
+# [-h host] AUTH [USER] PASSWORD` and `CONFIG SET requirepass|masterauth PASSWORD`
+SNMP_TOOLS = frozenset({"snmpwalk", "snmpget", "snmpset", "snmpbulkwalk", "snmpbulkget", "snmpgetnext", "snmptrap",
+                        "snmptable", "snmpdelta", "snmpstatus"})
+SUBCOMMAND_PASSWORD_TOOLS = frozenset({"rabbitmqctl", "rabbitmqctl.bat", "mysqladmin", "net", "net.exe", "ipmitool",
+                                       "redis-cli", "keydb-cli", "wpa_passphrase", "nmcli", "db2", "pdftk", "qpdf",
+                                       "ldappasswd", "iscsiadm", *SNMP_TOOLS})
+# (and `wpa_passphrase SSID PASSPHRASE`, `nmcli ... password X`, `db2 connect to DB user U using X`, pdftk's `user_pw
+# X` / `owner_pw X`, `qpdf --encrypt USER_PW OWNER_PW BITS`, ldappasswd's `-s NEW`, SNMPv3's `-A AUTH_PASS -X PRIV_PASS`)
+RABBITMQ_PASSWORD_COMMANDS = frozenset({"add_user", "change_password", "authenticate_user"})
+COMMAND_END_WORDS = frozenset({";", "&&", "||", "|", "&"})
+
+
+def _subcommand_password_pieces(argv: list[str], i: int) -> list[tuple[int, int, int]]:
+    """(index, 0, len) of the password word a SUBCOMMAND_PASSWORD_TOOLS command at argv[i] is given, if any."""
+    base = argv[i][argv[i].rfind("/") + 1:].lower().removesuffix(".bat").removesuffix(".exe")
+    words: list[int] = []   # (the words after the tool, to the command's end, flags and all)
+    for j in range(i + 1, min(len(argv), i + 64)):
+        if argv[j] in COMMAND_END_WORDS:
+            break
+        words.append(j)
+    lowered = [argv[j].lower() for j in words]
+
+    def plain_after(k: int, count: int) -> list[int]:
+        """The first `count` words after words[k] that are no flag."""
+        return [words[m] for m in range(k + 1, len(words)) if not argv[words[m]].startswith(("-", "/"))][:count]
+
+    picked: list[int] = []
+    glued: list[tuple[int, int, int]] = []
+    if base == "rabbitmqctl":
+        k = next((k for k, word in enumerate(lowered) if word in RABBITMQ_PASSWORD_COMMANDS), -1)
+        picked = plain_after(k, 2)[1:] if k >= 0 else []
+    elif base == "mysqladmin":
+        k = next((k for k, word in enumerate(lowered) if word == "password"), -1)
+        picked = plain_after(k, 1) if k >= 0 else []
+    elif base == "net":
+        if lowered[:1] == ["user"]:
+            picked = plain_after(0, 2)[1:]
+    elif base == "ipmitool":
+        k = next((k for k in range(len(lowered) - 2) if lowered[k:k + 3] == ["user", "set", "password"]), -1)
+        picked = plain_after(k + 2, 2)[1:] if k >= 0 else []
+    elif base == "iscsiadm":
+        # `iscsiadm -m node --op update -n node.session.auth.password -v X`: the value of a secret-named setting
+        for k in range(len(words) - 3):
+            if lowered[k] in ("-n", "--name") and is_secret_name(lowered[k + 1].rpartition(".")[2]) and lowered[k + 2] in (
+                    "-v", "--value"):
+                picked.append(words[k + 3])
+    elif base == "wpa_passphrase":
+        picked = plain_after(-1, 2)[1:]
+    elif base in ("nmcli", "db2", "pdftk"):
+        marks = {"nmcli": ("password", "wifi-sec.psk", "802-11-wireless-security.psk"), "db2": ("using",),
+                 "pdftk": ("user_pw", "owner_pw")}[base]
+        picked = [j for k, word in enumerate(lowered) if word in marks for j in plain_after(k, 1)]
+    elif base == "qpdf":
+        k = next((k for k, word in enumerate(lowered) if word == "--encrypt"), -1)
+        picked = plain_after(k, 2) if k >= 0 else []
+    elif base == "ldappasswd" or base in SNMP_TOOLS:
+        flags = ("-s",) if base == "ldappasswd" else ("-A", "-X")
+        for k, j in enumerate(words):
+            for flag in flags:
+                if argv[j] == flag:
+                    picked += plain_after(k, 1)[:1] if k + 1 < len(words) and words[k + 1] == j + 1 else []
+                elif argv[j].startswith(flag) and len(argv[j]) > 2 and not argv[j].startswith("--"):
+                    found = (j, 2, len(argv[j]))
+                    if not cannot_be_secret(argv[j][2:]):
+                        glued.append(found)
+    else:   # redis-cli, keydb-cli
+        k = next((k for k, word in enumerate(lowered) if word == "auth"), -1)
+        if k >= 0:
+            picked = plain_after(k, 2)[-1:]
+        else:
+            k = next((k for k in range(len(lowered) - 2) if lowered[k:k + 2] == ["config", "set"]
+                      and lowered[k + 2] in ("requirepass", "masterauth")), -1)
+            picked = plain_after(k + 2, 1) if k >= 0 else []
+    return glued + [(j, 0, len(argv[j])) for j in picked if argv[j] != "*" and not cannot_be_secret(argv[j])]
 
 
 def gcloud_secret_name_pieces(argv: list[str]) -> list[tuple[int, int, int]]:

@@ -42,6 +42,15 @@ _USER_THEN_VALUE = r"[ \t]{0,4}(?P<uq>[\"'])[^\"'\n]{0,256}(?P=uq)[ \t]{0,4},[ \
 # (the name padded to a column, as pytest -l prints its locals: `auth       = ('admin', 'X')`)
 AUTH_PAIR = re.compile(r"auth[ \t]{0,40}=[ \t]{0,4}[(\[]" + _USER_THEN_VALUE)   # (not `oauth=(`: the character before is read)
 BASIC_AUTH_CALL = re.compile(r"BasicAuth\(" + _USER_THEN_VALUE)
+# the client's own word before `_auth` (Elasticsearch's `http_auth=('elastic', 'X')`, `basic_auth=(...)`, aiohttp's
+# `proxy_auth=`): read back from the pair's start
+AUTH_PAIR_OWNERS = frozenset({"http", "basic", "proxy", "client", "api", "user"})
+# JDBC's `DriverManager.getConnection(url, "user", "X")` (the URL a name or a literal without a quote or comma in it)
+GET_CONNECTION = re.compile(r"getConnection\([ \t]{0,4}(?:\"[^\"\n,]{1,1024}\"|[\w.]{1,128})[ \t]{0,4}," + _USER_THEN_VALUE
+                            + r"[ \t]{0,4}\)")
+# Go's MySQL driver DSN, `user:X@tcp(host:3306)/db` (also `unix(`, `udp(`): its user and password before the protocol
+GO_DSN = re.compile(r"@(?:tcp6?|udp|unix)\(")
+GO_DSN_USERINFO_REVERSED = re.compile(r"(?P<value>[^\s:@\"'`/\\]{1,256}):[\w.%+-]{1,64}(?![^\s\"'`(=,])")
 # Dockerfile's `ENV NAME VALUE` (the legacy form without `=`: the value is the rest of the line) and `setx NAME VALUE`
 DOCKER_ENV = re.compile(r"(?<![\w-])ENV[ \t]{1,4}(?P<name>[A-Za-z_]\w{0,127})[ \t]{1,8}(?P<value>[^\s=][^\n]{0,4095})")
 SETX = re.compile(r"(?<![\w-])setx(?:\.exe)?[ \t]{1,4}(?:/[ms][ \t]{1,4}(?:[^\s/]{1,256}[ \t]{1,4})?)?(?P<name>[A-Za-z_]\w{0,127})[ \t]{1,4}"
@@ -91,11 +100,16 @@ def code_secret_spans(text: str, lower: str) -> list[Span]:
             spans += _values(LOGIN_KEY, text)
         if "(" in text and has(lower, "auth"):
             spans += [span for span in _values(AUTH_PAIR, text)
-                      if _starts_a_word(text, span[4], "_.")]
+                      if _starts_a_word(text, span[4], "_.") or (text[span[4] - 1] == "_" and _word_before(
+                          text, span[4] - 1, CALLEE_REVERSED).lower() in AUTH_PAIR_OWNERS)]
             if has(text, "BasicAuth("):
                 spans += _values(BASIC_AUTH_CALL, text)
         if "`" in text:
             spans += _named(MARKDOWN_NAMED, text)
+        if has(text, "getConnection("):
+            spans += _values(GET_CONNECTION, text)
+        if "@" in text and (has(text, "@tcp") or has(text, "@unix(") or has(text, "@udp(")):
+            spans += _go_dsn_spans(text)
     if has(text, "ENV "):
         spans += _named(DOCKER_ENV, text, bare=True)
     if has(lower, "setx"):
@@ -160,6 +174,20 @@ def _word_before(text: str, at: int, reversed_run: re.Pattern[str]) -> str:
 def _starts_a_word(text: str, at: int, also: str) -> bool:
     """Whether nothing of a word (a letter, a digit or a character of `also`) stands right before `at`."""
     return at == 0 or not (text[at - 1].isalnum() or text[at - 1] in also)
+
+
+def _go_dsn_spans(text: str) -> list[Span]:
+    """The password of each Go MySQL DSN (GO_DSN): the `user:X` before `@tcp(`, read back from it."""
+    spans: list[Span] = []
+    for m in GO_DSN.finditer(text):
+        back = GO_DSN_USERINFO_REVERSED.match(text[max(0, m.start() - 324):m.start()][::-1])
+        if back is None:
+            continue
+        start, end = m.start() - back.end("value"), m.start()
+        value = text[start:end]
+        if not _value_stays(value):
+            spans.append((start, end, REDACTED, "secret-named value", m.start() - back.end()))
+    return spans
 
 
 def _arrow_spans(text: str) -> list[Span]:

@@ -8,7 +8,7 @@ import functools
 import re
 from collections.abc import Iterator
 
-from .assignments import AUTH_SCHEMES, names_a_gcloud_secret
+from .assignments import AUTH_SCHEMES, NOT_A_SECRET_REFERENCE, names_a_gcloud_secret
 from .names import (_secret_name_cached, cannot_be_secret, is_hex_key, is_named_location, is_secret_flag, looks_generated,
                     looks_like_password, name_words, names_a_key_file)
 from .spans import REDACTED, REDACTED_LOWER, Span, has, has_any
@@ -131,10 +131,37 @@ def _present_tools(text: str) -> set[str]:
     return present
 
 
+# A tool's password variable whose name ends in a glued PASS (`SSHPASS=X sshpass -e ssh h`, `SMBPASS=X`, keytool's
+# `STOREPASS=X`): the name words the assignment rules split miss (led by its literal; the name read back, judged by
+# is_secret_name: `BYPASS=1`, `MULTIPASS=2` stay)
+GLUED_PASS = re.compile(r"PASS=(?P<value>'[^'\n]{1,4096}'|\"[^\"\\\n]{1,4096}\"|[^\s'\"\\;&|`]{1,4096})")
+GLUED_PASS_NAME_REVERSED = re.compile(r"[A-Z0-9]{1,60}(?:_[A-Z0-9]{1,60}){0,8}(?![\w$])")
+GLUED_PASS_NAMES = frozenset({"SMBPASS", "LDAPPASS"})
+
+
+def _glued_pass_spans(text: str) -> list[Span]:
+    spans: list[Span] = []
+    for m in GLUED_PASS.finditer(text):
+        back = GLUED_PASS_NAME_REVERSED.match(text[max(0, m.start() - 600):m.start()][::-1])
+        if back is None or text[m.start() - 1] == "_":
+            continue   # (DB_PASS=X: the assignment rules')
+        name = text[m.start() - back.end():m.start()] + "PASS"
+        if name not in GLUED_PASS_NAMES and not _secret_name_cached(name):
+            continue
+        start, end = m.span("value")
+        if text[start] in "'\"":
+            start, end = start + 1, end - 1
+        value = text[start:end]
+        if cannot_be_secret(value) or NOT_A_SECRET_REFERENCE.fullmatch(value) is not None:
+            continue
+        spans.append((start, end, REDACTED, "secret-named value", m.start() - back.end()))
+    return spans
+
+
 def _command_password_spans(text: str) -> list[Span]:
     """Passwords of printed commands (COMMAND_PASSWORD_FLAGS): each flag match is kept when one of its
-    tools' names starts within reach before it, on the same line."""
-    spans: list[Span] = []
+    tools' names starts within reach before it, on the same line; and a glued PASS variable's (GLUED_PASS)."""
+    spans: list[Span] = _glued_pass_spans(text) if has(text, "PASS=") else []
     places: dict[str, list[int]] = {}
     present_tools = _present_tools(text)
     for tools, reach, pattern in COMMAND_PASSWORD_FLAGS:

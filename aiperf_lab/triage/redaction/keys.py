@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import re
 
+from .line_views import line_source
 from .spans import CSI, KEY_BLOCK, Span, _LABEL, _line_by_line
 
 
@@ -92,19 +93,31 @@ def _prefixed_key_line(line: str) -> bool:
 
 def _prefixed_block_end(text: str, eol: int) -> int:
     """The end of a key logged with a prefix on each line: the lines that end in base64 (or are
-    header lines), through the line with the END marker."""
-    end = eol
-    while end < len(text):
-        next_eol = text.find("\n", end + 1)
+    header lines), through the line with the END marker. Lines of another source between them (another pod's or
+    rank's: line_views.line_source; interleaved logs) are passed over, and go with the block where its lines go on
+    after them (as a framed block's lines between its BEGIN and END do), or where the text ends among them (a stream's
+    piece: the block is open, and waits for its next lines)."""
+    end = at = eol
+    source = None   # the block's (its first line's), asked at the first line that would end it
+    while at < len(text):
+        next_eol = text.find("\n", at + 1)
         next_eol = len(text) if next_eol < 0 else next_eol
-        line = text[end + 1:next_eol]
+        line = text[at + 1:next_eol]
         # (a line's verdict is the line's alone: remembered for short lines, a log repeats them)
         verdict = _prefixed_line_verdict(line) if len(line) <= 512 else _prefixed_line_verdict.__wrapped__(line)
         if verdict >= 0:
-            return end + 1 + verdict
+            return at + 1 + verdict
         if verdict == PREFIXED_BLOCK_ENDS:
-            break
-        end = next_eol
+            if source is None:
+                source = line_source(text, text.rfind("\n", 0, eol) + 1, eol)
+            other = line_source(text, at + 1, next_eol) if source else ""
+            if not other or other == source:
+                break
+            if next_eol >= len(text) - 1:
+                end = len(text)   # (the text ends among another source's lines: the block may go on after them)
+        else:
+            end = next_eol
+        at = next_eol
     while end > eol and text[end - 1] in "\r\n":
         end -= 1
     return end

@@ -339,59 +339,109 @@ class KnownSecrets:
         """Where a known secret printed over lines may have begun before `end` (a line's end): the start of the
         line where the longest head of such a value that text[:end] ends with, line breaks aside, begins (a
         stream holds back from there until the next lines are read: print(v[:4]); print(v[4:7]); ... as one
-        piece each); `end` where none does. Any head counts, one character too: holding is always safe."""
+        piece each); `end` where none does. Any head counts, one character too: holding is always safe. Where
+        the next lines are in text already (a cut the stream moved up: _following), only a head whose value goes
+        on there counts: a value's rest comes right after its head, so a line is held only for its own rest (the
+        heads of one character that nearly every line ends with, given many values, held each line above the last
+        in turn until a stream's rounds ran out, and a cut fell between a wrapped value's lines)."""
         if not self.split_values:
             return end
+        following = _following(text, end)
         reach = self.split_reach
         first = max(0, end - 3 * reach)
         kept = [i for i in range(first, end) if text[i] not in "\r\n"]   # (a few dozen characters)
-        where = self._head_start(text, end, kept[-reach:])
+        where = self._head_start(text, end, kept[-reach:], following)
         # (and read without the prefixes of the lines after the first, `[rank0]: `: a value over three such lines)
         prefixes = [(line + 1, after) for line in _line_breaks(text, first, end - 1)
                     if (after := _after_prefix(text, line + 1)) > line + 1]
         if prefixes:
             cut = {i for start, after in prefixes for i in range(start, after)}
             kept = [i for i in kept if i not in cut]
-            where = min(where, self._head_start(text, end, kept[-reach:]))
+            where = min(where, self._head_start(text, end, kept[-reach:], following))
         return where
 
-    def _head_start(self, text: str, end: int, kept: list[int]) -> int:
-        """head_over_lines for the characters of text at `kept` (in order) read as one."""
+    def _head_start(self, text: str, end: int, kept: list[int], following: str | None = None) -> int:
+        """head_over_lines for the characters of text at `kept` (in order) read as one (and `following` after them,
+        where known: _following)."""
         tail = "".join(map(text.__getitem__, kept))
         if not tail:
             return end
         if self._sorted_split is not None:
-            longest = self._longest_head(tail)
+            longest = self._longest_head(tail, following)
             return text.rfind("\n", 0, kept[len(kept) - longest]) + 1 if longest else end
         last = tail[-1]
         where = end
         for value in self.split_values:   # the longest head first: only where the value holds the tail's last
             at = value.rfind(last, 0, min(len(value) - 1, len(tail)))
             while at >= 0:
-                if tail.endswith(value[:at + 1]):
+                if tail.endswith(value[:at + 1]) and _goes_on(value, at + 1, following):
                     where = min(where, text.rfind("\n", 0, kept[len(kept) - at - 1]) + 1)
                     break
                 at = value.rfind(last, 0, at)
         return where
 
-    def _longest_head(self, tail: str) -> int:
-        """The longest h such that tail ends with the first h characters of a split value longer than h (0: none):
-        what the loop of head_over_lines finds, for many values (the head furthest back decides its answer)."""
+    def _longest_head(self, tail: str, following: str | None = None) -> int:
+        """The longest h such that tail ends with the first h characters of a split value longer than h (0: none),
+        the value going on with `following` where it is known (_goes_on): what the loop of head_over_lines finds,
+        for many values (the head furthest back decides its answer)."""
         size = len(tail)
         by_head = self._split_by_head
         for h in range(size, 8, -1):   # a head of 9+ characters: the values that begin with its first 8
             values = by_head.get(tail[size - h:size - h + 8])
-            if values and any(len(v) > h and tail.endswith(v[:h]) for v in values):
+            if values and any(len(v) > h and tail.endswith(v[:h]) and _goes_on(v, h, following) for v in values):
                 return h
         ordered = self._sorted_split
         for h in range(min(size, 8), 0, -1):   # shorter: the first value not before it in sorted order begins with it
             head = tail[size - h:]
-            i = bisect.bisect_left(ordered, head)
-            if i < len(ordered) and ordered[i] == head:
-                i += 1
-            if i < len(ordered) and ordered[i].startswith(head):
+            if following is not None:   # (the values that begin with the head and go on with `following`)
+                if _begins_one(ordered, head + following[:GOES_ON]) or any(
+                        _is_one(ordered, head + following[:k]) for k in range(1, min(GOES_ON, len(following)))):
+                    return h
+                continue
+            if _begins_one(ordered, head):
                 return h
         return 0
+
+
+GOES_ON = 3   # characters of a head's value compared with the text after it (_goes_on)
+
+
+def _goes_on(value: str, at: int, following: str | None) -> bool:
+    """Whether value, its head value[:at] ending a line, may go on in `following` (the next lines' characters, their
+    line breaks and prefixes aside; None: not known yet, so it may). A blank where the line broke may be the break's
+    (a passphrase's words over two lines: `correct` / `horse battery staple`)."""
+    if following is None:
+        return True
+    size = min(GOES_ON, len(following))
+    return following.startswith(value[at:at + size]) or (
+        value[at:at + 1] == " " and following.startswith(value[at + 1:at + 1 + size]))
+
+
+def _begins_one(ordered: list[str], head: str) -> bool:
+    """Whether a value of `ordered` (sorted) longer than head begins with it."""
+    i = bisect.bisect_left(ordered, head)
+    if i < len(ordered) and ordered[i] == head:
+        i += 1
+    return i < len(ordered) and ordered[i].startswith(head)
+
+
+def _is_one(ordered: list[str], value: str) -> bool:
+    i = bisect.bisect_left(ordered, value)
+    return i < len(ordered) and ordered[i] == value
+
+
+def _following(text: str, end: int) -> str | None:
+    """The characters of the whole lines after `end` (a line's end) in text, their prefixes (_after_prefix) and line
+    breaks aside, GOES_ON of them at most; None where fewer are known (a line not ended yet: the text may go on)."""
+    got = ""
+    at = end
+    while len(got) < GOES_ON:
+        newline = text.find("\n", at)
+        if newline < 0:
+            return None
+        got += text[_after_prefix(text, at):newline].rstrip("\r")
+        at = newline + 1
+    return got[:GOES_ON]
 
 
 # A needle and the longest run of its chain after it, as one regex (the engine finds and grows it in C: a text of pieces,

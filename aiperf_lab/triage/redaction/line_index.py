@@ -18,13 +18,15 @@ _FIRST, _SECOND, _THIRD = itemgetter(0), itemgetter(1), itemgetter(2)
 
 
 def window_edits(text: str, candidates: list[int], before: int, after: int, known: dict[str, Edits],
-                 edits_of: Callable[[int, int], Edits], shared_prefix: Callable[[str], re.Match[str] | None]
+                 edits_of: Callable[[int, int], Edits], shared_prefix: Callable[[str], re.Match[str] | None],
+                 views: Callable[[int, int, list[tuple[int, int, Edits]]], list[tuple[int, int, Edits]]]
                  ) -> list[tuple[int, int, Edits]]:
     """The windows (start, end, edits in the window's offsets; those with no edit left out) around candidates (line
     starts, in order): from `before` lines above a candidate to `after` lines below it (the text's end at most),
     windows that meet or overlap made one. A line's edits: known[line] where that is a non-empty list (the line's own
     edits, which a line with some gets whatever its neighbours), none where the line is in ALONE, else edits_of(start,
-    end) (end: its newline, or the text's end)."""
+    end) (end: its newline, or the text's end). A window of more than two lines is given to views first (its lines'
+    starts, ends and edits): the windows it gives, if any, stand for it."""
     lo = candidates[0]
     for _ in range(before):
         if lo == 0:
@@ -68,6 +70,10 @@ def window_edits(text: str, candidates: list[int], before: int, after: int, know
                         remember_alone(line, known, shared_prefix)
         flat = list(chain.from_iterable(chosen))
         if not flat:
+            continue
+        if last - first > 2 and (found := views(start, end, list(zip(starts[first:last], map(
+                sub, starts[first + 1:last + 1], repeat(1)), chosen)))):
+            out += found   # (sources taking turns: a view each; given each line's (start, end, own edits))
             continue
         shifts = list(chain.from_iterable(map(repeat, map(sub, starts[first:last], repeat(start)), map(len, chosen))))
         out.append((start, end, list(zip(map(add, map(_FIRST, flat), shifts), map(add, map(_SECOND, flat), shifts),

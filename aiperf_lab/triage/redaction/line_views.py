@@ -4,7 +4,9 @@ pytest's `E       `, syslog) or is a JSON string, a JSON record (`{"level": "inf
 (`'...'`), the rules that read a form at a line's start (printed commands, Redis, YAML/TOML/HCL layouts, value-first
 pairs, listings, XML) would not see it. line_view_windows finds the lines where that matters and gives, for a few lines
 around each, the edits of a view with each line's prefix cut and each quoted line's quotes cut and escapes decoded; the
-Redactor reads each window's view and places its spans back (Redactor._line_view_spans).
+Redactor reads each window's view and places its spans back (Redactor._line_view_spans). Where sources take
+turns in a window (two pods' or ranks' lines interleaved), each source's lines are a view of their own (_pod_views), and
+a stream holds each source's lines as if alone (interleaved_sources, StreamRedactor._sources_hold).
 
 Cost: a text is looked at only when it holds a log prefix or a quoted line (a few substring tests) and one of the
 GATE characters or words (single characters cost almost nothing to look for; two words); then only the lines holding
@@ -86,8 +88,11 @@ def without_log_prefix(line: str) -> str:
     newline = line.rstrip("\r\n")
     edits = _line_edits(line, 0, len(newline)) if newline else []
     if not edits and (m := SHARED_PREFIX.match(newline)) is not None and m.end() < len(newline):
-        # (a launcher's prefix only where the next line has it too: unknown here, so the line is judged as behind one)
+        # (a launcher's prefix only where the next line has it too: unknown here, so the line is judged as behind one;
+        # a log's prefix after it, stern's `pod container 2026-11-24T03:00:01Z `, as the view of the view reads it)
         edits = _line_edits(line, 0, len(newline), m.end())
+        if (after := LOG_PREFIX.match(line, m.end(), len(newline))) is not None and after.end() < len(newline):
+            edits = [(0, after.end(), "")] + _line_edits(line, after.end(), len(newline), -1)
     if not edits:
         return line
     out, at = [], 0
@@ -157,9 +162,69 @@ def line_view_windows(text: str, lower: str, words: frozenset[str] | None = None
         m = marks.search(lower, newline + 1)
     if not candidates:
         return []
-    # (the windows' lines found by index in C, their edits gathered in C where LINE_EDITS knows the line: line_index)
+    # (the windows' lines found by index in C, their edits gathered in C where LINE_EDITS knows the line: line_index;
+    # a window of interleaved sources read as a view per source: _pod_views)
     return window_edits(text, candidates, BEFORE_LINES, AFTER_LINES, LINE_EDITS,
-                        lambda at, end: read[at] if at in read else _line_edits_in(text, at, end), SHARED_PREFIX.match)
+                        lambda at, end: read[at] if at in read else _line_edits_in(text, at, end), SHARED_PREFIX.match,
+                        lambda start, end, lines: _pod_views(text, start, end, lines, read))
+
+
+# Interleaved sources: kubectl logs --prefix of several pods, stern, ranks (`[rank0]: ` / `[rank1]: `), srun's `0: ` /
+# `1: `, pdsh's `host1: ` / `host2: `. A form read over lines (`cat` of a token file then the value, a Secret's data, an
+# env item, arrows) has its lines among another source's, so the window's view (every line without its prefix) reads
+# them apart, and reads another source's line as the value after a name (`password: |`, a store's command). Where a
+# source whose lines have another's between them in a window holds a candidate, the window is read as a view per
+# source instead: its lines without their prefix, the other sources' lines left out (lines with no prefix, or one of
+# times and levels only, stay in every view: a message's next lines). A source is its prefix without its times, levels,
+# blanks and colons (`[rank0]: 2026-11-24T03:00:01Z INFO ` is `[rank0]: `'s). A window whose lines share one prefix (a plain
+# log), or whose sources take turns in runs, is read as before: one comparison of strings a line.
+POD_VIEWS_MOST = 8   # sources in a window at most (more, each a view: the window's one view as before)
+_PREFIX_NOISE = re.compile(rf"{_TIME}|{_LEVEL}")
+_NOT_IN_SOURCE = str.maketrans("", "", " \t:")
+
+
+@functools.lru_cache(maxsize=4096)
+def _source(prefix: str) -> str:
+    """The source a line's prefix names (its times and levels taken out); "" where it names none (a prefix of times and
+    levels, a quote)."""
+    if prefix[-1:] in "\"'{":
+        return ""
+    source = _PREFIX_NOISE.sub("", prefix) if any(c.isdigit() or c.isupper() for c in prefix) else prefix
+    source = source.translate(_NOT_IN_SOURCE)   # (`[rank0]: INFO ` is `[rank0]: `'s: blanks and colons aside)
+    return source if any(c.isalnum() for c in source) else ""
+
+
+def _pod_views(text: str, start: int, end: int, lines: list[tuple[int, int, list[tuple[int, int, str]]]],
+               read: dict[int, list[tuple[int, int, str]]]) -> list[tuple[int, int, list[tuple[int, int, str]]]]:
+    """The views of a window's sources where they are interleaved (above), as line_view_windows gives windows; none
+    where the window's one view reads it."""
+    prefixes = [text[at:at + edits[0][1]] if edits and not edits[0][0] and not edits[0][2] else ""
+                for at, _, edits in lines]
+    first = prefixes[0]
+    if all(prefix == first for prefix in prefixes):
+        return []
+    sources = [_source(prefix) if prefix else "" for prefix in prefixes]
+    where: dict[str, list[int]] = {}
+    for index, source in enumerate(sources):
+        if source:
+            where.setdefault(source, []).append(index)
+    if len(where) < 2:
+        return []
+    if len(where) > POD_VIEWS_MOST or not any(
+            any(read.get(lines[index][0]) for index in indexes)
+            and any(sources[index] and sources[index] != source for index in range(indexes[0], indexes[-1]))
+            for source, indexes in where.items()):
+        return []   # (no source with a candidate line has another's lines between its own: the window's view reads them)
+    out = []
+    for source, indexes in where.items():
+        edits: list[tuple[int, int, str]] = []
+        for (at, line_end, own), other in zip(lines, sources):
+            if other and other != source:
+                edits.append((at - start, min(line_end + 1, end) - start, ""))
+            elif own:
+                edits += [(a + at - start, b + at - start, r) for a, b, r in own]
+        out.append((start, end, edits))
+    return out
 
 
 # A line's edits (_line_edits, in the line's own offsets), by the line: a log repeats its lines, and a text where every
@@ -263,7 +328,7 @@ def _line_edits(text: str, start: int, end: int, shared: int = 0) -> list[tuple[
     edits: list[tuple[int, int, str]] = []
     at = start
     m = None if shared else LOG_PREFIX.match(text, start, end)
-    if shared:
+    if shared > 0:
         edits.append((start, start + shared, ""))
         at = start + shared
     elif m is not None and m.end() < end:
@@ -304,3 +369,52 @@ def _line_edits(text: str, start: int, end: int, shared: int = 0) -> list[tuple[
         edits.append((e.start(), e.end(), chr(int(code[2:], 16)) if code[1] in "ux" else SIMPLE_ESCAPES[code[1]]))
     edits.append((close_at, line_end, ""))
     return edits
+
+
+SOURCE_HOLD_LINES = 256   # lines a stream's cut looks up for sources taking turns (4 * PRINTED_FORM_HOLD_LINES)
+SOURCE_LOOK_LINES = 16    # lines of the last line's source (or of none) before another's: farther, no turns seen
+
+
+def line_source(text: str, start: int, end: int) -> str:
+    """The source (above) that text[start:end]'s prefix (a line's, its newline or not) names; "" where none."""
+    while end > start and text[end - 1] in "\r\n":
+        end -= 1
+    m = LOG_PREFIX.match(text, start, end)
+    if m is None or m.end() == end:
+        m = SHARED_PREFIX.match(text, start, end)
+        if m is None or m.end() == end:
+            return ""
+    return _source(m.group())
+
+
+def interleaved_sources(text: str, cut: int) -> tuple[list[int], list[str]] | None:
+    """For a stream's cut: where the line before it is of a source (its prefix's: line_source) and another source's
+    line is among the SOURCE_LOOK_LINES lines above it, the last SOURCE_HOLD_LINES lines' starts and sources (within
+    16 KiB); else None (a plain log, or one source's lines: a few prefix matches)."""
+    end = cut
+    start = text.rfind("\n", 0, end - 1) + 1
+    last = line_source(text, start, end)
+    if not last:
+        return None
+    for _ in range(SOURCE_LOOK_LINES):
+        if start <= 0:
+            return None
+        end = start
+        start = text.rfind("\n", 0, end - 1) + 1
+        source = line_source(text, start, end)
+        if source and source != last:
+            break
+    else:
+        return None
+    floor = max(0, cut - 16384)
+    starts: list[int] = []
+    end = cut
+    while len(starts) < SOURCE_HOLD_LINES and end > floor:
+        start = text.rfind("\n", floor, end - 1) + 1
+        if start == 0 and floor:
+            break
+        starts.append(start)
+        end = start
+    starts.reverse()
+    ends = starts[1:] + [cut]
+    return starts, [line_source(text, a, b) for a, b in zip(starts, ends)]

@@ -54,9 +54,41 @@ ANGLE_PREFIX = re.compile(r"[ \t]{0,16}(?:PS[ \t][^\n>]{0,200}|[\w.:\[\]-]{1,64}
 # Windows login tools whose printed line is a command even with no mark before it (and PowerShell's
 # `ConvertTo-SecureString "X" -AsPlainText`); tools given a password whose line make prints bare as a recipe (`lftp -u
 # bob,X`, `npm config set //registry/:_authToken X`, `poetry config http-basic.corp bob X`, `twine upload -p X`)
+# Unix tools given a password on their command line, whose lines scripts and make print bare (`rabbitmqctl add_user bob X`,
+# `htpasswd -b -c FILE admin X`, `mysql -pX`, `sqlplus scott/X@db`), read as argv from their name at a line's start
+UNIX_LINE_TOOLS = ("rabbitmqctl", "rabbitmqadmin", "htpasswd", "useradd", "usermod", "mysqladmin", "mysqldump", "mysql",
+                   "mariadb", "mongosh", "mongodump", "mongorestore", "mongo", "ipmitool", "redis-cli", "keydb-cli", "sshpass",
+                   "7za", "7z", "zip", "unzip", "rar", "unrar", "sqlcmd", "bcp", "isql", "hdbsql", "cqlsh", "influx",
+                   "ldapsearch", "ldapadd", "ldapmodify", "ldapdelete", "ldapwhoami", "ldappasswd", "mosquitto_pub",
+                   "mosquitto_sub", "sqlplus", "sqlldr", "expdp", "impdp", "rman", "dgmgrl", "keytool", "jarsigner",
+                   "snmpwalk", "snmpget", "snmpset", "snmpbulkwalk", "snmpbulkget", "wpa_passphrase", "nmcli", "db2",
+                   "iscsiadm", "pdftk", "qpdf", "winrs", "rclone", "ssh-keygen")
+# (not curl, wget, gpg, openssl, vault, kinit, smbclient: their passwords bare are the text rules' already, and their own
+# messages start with their names, `curl: (7) Failed to connect`, `gpg: using RSA key ...`)
+# Such a line is found from its line's start (one scan led by the newline, so plain text pays one try a line), bare or
+# behind a rank's `[rank0]: `, a time (and a level), compose's `api-1  | `, a prompt or `+ `, or opening a repr() or a
+# JSON string (`'htpasswd ...'`), or a JSON record's message (read to its closing quote); and so is a password piped to a
+# command that reads it on its stdin (`echo 'bob:X' | chpasswd`, `printf '%s\n' X | kinit bob@REALM`, `echo -e
+# "X\nX" | passwd bob`, `echo X | sudo -S cmd`), read from its `echo` as a printed command is.
+PIPED_TO_READER = (r"(?:echo|printf)[ \t][^\n|;&]{1,512}\|[ \t]{0,4}(?:sudo[ \t]{1,4}-s(?![\w-])|(?:sudo[ \t]{1,4})?"
+                   r"(?:/[\w/]{0,64}/)?(?:chpasswd|chgpasswd|kinit|passwd|smbpasswd[ \t]{1,4}-s)(?![\w-]))")
+_TOOLS_BY_LETTER: dict[str, list[str]] = {}
+for _tool in (*UNIX_LINE_TOOLS, "net user", "net.exe user"):
+    _TOOLS_BY_LETTER.setdefault(_tool[0], []).append(re.escape(_tool[1:]).replace(r"\ ", r"[ \t]{1,4}"))
+# (the names grouped by their first letter: a line's start that is none of them fails at its first character)
+UNIX_TOOL = (r"(?P<tool>(?:" + "|".join(f"{re.escape(c)}(?:{'|'.join(rest)})" for c, rest in _TOOLS_BY_LETTER.items())
+             + r")[ \t](?=[ \t]{0,3}[^\s(=:])|" + PIPED_TO_READER + ")")   # (a name, then its arguments: not `zip(a, b)`, `mysql: x`)
+_UNIX_LINE_BODY = (r"[ \t]{0,16}(?:\[[^\]\n]{1,64}\]:?[ \t]{1,4}|[0-9]{4}-[0-9]{2}-[0-9]{2}[t ][0-9:.,]{8,18}(?:z|[+-][0-9:]{4,5})?"
+                   r"[ \t]{1,4}(?:(?:info|debug|warning|warn|error|notice|trace)[ \t:]{1,4})?|[a-z0-9][\w.-]{0,62}[ \t]{1,16}\|[ \t]"
+                   r"|[bu]?(?P<q1>['\"]))?[ \t]{0,16}"
+                   r"(?:[$#%+]{1,8}[ \t]{1,4})?" + UNIX_TOOL)
+UNIX_LINE = re.compile(r"\n" + _UNIX_LINE_BODY)
+UNIX_FIRST_LINE = re.compile(_UNIX_LINE_BODY)
+# (a JSON record's message: led by its key's quote, which plain log text seldom holds)
+UNIX_JSON_MESSAGE = re.compile(r"\"(?:msg|message|log|text|line|event)\"[ \t]{0,4}:[ \t]{0,4}(?P<q2>\")" + UNIX_TOOL)
 LINE_TOOLS = re.compile(r"(?:net(?:\.exe)?[ \t]{1,4}use|psexec(?:64)?(?:\.exe)?|xfreerdp3?|wlfreerdp|rdesktop|new-smbmapping"
                         r"|new-psdrive|cmdkey|helm|convertto-securestring|lftp|npm[ \t]{1,4}config|poetry[ \t]{1,4}config"
-                        r"|twine[ \t]{1,4}upload)(?![\w-])")   # (lower-cased; at a line's start, checked after)
+                        r"|twine[ \t]{1,4}upload|net(?:\.exe)?[ \t]{1,4}user)(?![\w-])")   # (lower-cased; at a line's start, checked after)
 LINE_INDENT = 16
 # (`$pw = ConvertTo-SecureString "X" -AsPlainText`: the cmdlet given to a PowerShell variable, a log prefix before it or not)
 POWERSHELL_ASSIGNED = re.compile(r"(?:.{0,120}(?:[\]:|>][ \t]{1,4}|[0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})?z?[ \t]{1,4}"
@@ -72,14 +104,16 @@ LINE_TOOL_PREFIX = re.compile(r".{0,120}(?:[\]:|>][ \t]{1,4}|[0-9]{2}:[0-9]{2}:[
 # tool's line always is).
 ARGV_SIGNAL = re.compile(r"pass|pw|tok|secret|key|auth|cred|cookie|sig|otp|salt|jwt|session|priv|login|licen|sas|"
                          r"webhook|secur|bearer|hmac|pat\b|psk|mfa|sudo|stdin|<<<|<\(|@|%|,|/p:|/gp:|-[pakwnu]|sqlplus|sqlldr|expdp|"
-                         r"impdp|rman|dgmgrl|\bexp\b|\bimp\b|[0-9a-f]{32}|http-basic|anaconda")
+                         r"impdp|rman|dgmgrl|\bexp\b|\bimp\b|[0-9a-f]{32}|http-basic|anaconda|add_user|net user|kinit|\busing\b|encrypt|iscsiadm")
 MAX_PREFIX = 240         # how far before a mark its line's start is looked for
 MAX_COMMAND_LINE = 8192   # what is read of one printed line
 # reading a password from stdin: `--password-stdin`, `--with-token`, `passwd --stdin`, `sudo -S`, a secret flag given
 # /dev/stdin or `-`
 STDIN_FLAGS = frozenset({"--password-stdin", "--with-token", "--stdin", "--passphrase-fd"})
 STDIN_FILES = frozenset({"/dev/stdin", "-", "/dev/fd/0", "/proc/self/fd/0"})
-STDIN_TOOLS = frozenset({"chpasswd", "chgpasswd", "htpasswd"})
+STDIN_TOOLS = frozenset({"chpasswd", "chgpasswd", "htpasswd", "kinit"})
+# (passwd and smbpasswd -s read the new password, twice, on stdin when it is no terminal: `echo -e "X\nX" | passwd bob`)
+STDIN_PASSWD_TOOLS = frozenset({"passwd", "smbpasswd"})
 PROCESS_SUBSTITUTION = re.compile(r"(?P<flag>--?[A-Za-z][\w-]{0,63})(?:=|[ \t]{1,4})<\([ \t]{0,4}(?:echo|printf)"
                                   r"(?:[ \t]{1,4}-[neE]{1,3}|[ \t]{1,4}['\"]%s(?:\\n)?['\"]){0,4}[ \t]{1,4}"
                                   r"['\"]?(?P<value>[^\s'\")]{1,1024})")
@@ -156,9 +190,16 @@ def _reads_secret_from_stdin(words: list[str]) -> str | None:
     """How a command reads a secret on its stdin: "whole" (the input is the secret), "after-colon" (chpasswd's
     user:PASSWORD), or None."""
     base = words[0].rpartition("/")[2].lower() if words else ""
+    if base == "sudo" and len(words) > 1 and not any(w.startswith("-") for w in words[1:]):
+        words = words[1:]   # (`| sudo chpasswd`: the command sudo runs reads it)
+        base = words[0].rpartition("/")[2].lower()
     if base in STDIN_TOOLS:
+        if base == "kinit":
+            return "whole"
         return "after-colon" if base != "htpasswd" else ("whole" if "-i" in words or any(
             w.startswith("-") and "i" in w[1:] and not w.startswith("--") for w in words) else None)
+    if base in STDIN_PASSWD_TOOLS and (base == "passwd" or "-s" in words[1:]):
+        return "whole"
     if base == "sudo" and any(w == "-S" or (w.startswith("-") and not w.startswith("--") and "S" in w[1:])
                               for w in words[1:]):
         return "whole"
@@ -187,9 +228,12 @@ def _fed_value_span(word: str, places: list[int], how: str) -> Span | None:
         start = len(user) + 1
     else:
         start = 0
-    if len(word) <= start or cannot_be_secret(word[start:]) or _printed_flag_value_kept(word[start:]):
+    end = len(word)
+    if end - start >= 2 and word[start] in "\"'" and word[end - 1] == word[start]:
+        start, end = start + 1, end - 1   # (quotes a JSON string or a repr escaped: `echo \"X\" | passwd`)
+    if end <= start or cannot_be_secret(word[start:end]) or _printed_flag_value_kept(word[start:end]):
         return None
-    return (places[start], places[-1] + 1, REDACTED, "command-line password", places[0])
+    return (places[start], places[end - 1] + 1, REDACTED, "command-line password", places[0])
 
 
 def _arguments(command: list[tuple[str, list[int]]]) -> tuple[list[int], list[int]]:
@@ -240,6 +284,17 @@ def _command_spans(command: list[tuple[str, list[int]]], fed: list[tuple[str, li
             if span is not None:
                 spans.append(span)
     return spans
+
+
+def _quoted_end(text: str, start: int, end: int, quote: str) -> int:
+    """Where a line opened by `quote` (a repr's, a JSON string's) closes, before end (its backslashes escape)."""
+    at = start
+    while (at := text.find(quote, at, end)) >= 0:
+        backslashes = len(text[max(start, at - 64):at]) - len(text[max(start, at - 64):at].rstrip("\\"))
+        if backslashes % 2 == 0:
+            return at
+        at += 1
+    return end
 
 
 def _command_line_end(text: str, start: int) -> int:
@@ -317,7 +372,7 @@ def printed_command_spans(text: str, lower: str) -> list[Span]:
     """Secrets on printed command lines (see the module's docstring); every line is read at most once."""
     spans: list[Span] = nul_argv_spans(text) if "\x00" in text else []
     read_from = -1
-    starts = []
+    starts: list[tuple[int, bool] | tuple[int, bool, str]] = []
     for pattern, prefix, literal in ((TRACE_MARK, TRACE_PREFIX, "+ "), (DOLLAR_MARK, DOLLAR_PREFIX, "$ "),
                                      (ANGLE_MARK, ANGLE_PREFIX, "> "), (HASH_MARK, HASH_PREFIX, "# "),
                                      (PERCENT_MARK, PERCENT_PREFIX, "% "), (STARSHIP_MARK, LINE_START_PREFIX, "\u276f "),
@@ -339,11 +394,18 @@ def printed_command_spans(text: str, lower: str) -> list[Span]:
             elif _mark_counts(lower, m.start(), LINE_TOOL_PREFIX) or (
                     lower.startswith("c", m.start()) and _mark_counts(lower, m.start(), POWERSHELL_ASSIGNED)):
                 starts.append((m.start(), False))
+    first = UNIX_FIRST_LINE.match(lower)
+    for m in ([first] if first is not None else []) + list(UNIX_LINE.finditer(lower)):
+        starts.append((m.start("tool"), True, m.group("q1")) if m.group("q1") else (m.start("tool"), True))
+    if '"' in text:
+        starts += [(m.start("tool"), True, '"') for m in UNIX_JSON_MESSAGE.finditer(lower)]
     starts.sort()
-    for start, escapes in starts:
+    for start, escapes, *quoted in starts:
         if start < read_from:
             continue
         end = _command_line_end(text, start)
+        if quoted:
+            end = _quoted_end(text, start, end, quoted[0])
         read_from = end
         line = text[start:end]
         if escapes and not ARGV_SIGNAL.search(lower, start, end):

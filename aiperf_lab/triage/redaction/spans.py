@@ -425,7 +425,7 @@ def _continued_name_edits(text: str) -> list[tuple[int, int, str]]:
     for m in NAME_CONTINUED.finditer(text):
         start = _name_run_start(text, m.start(), 64)
         end = ESCAPED_NAME_REST.match(text, m.end()).end()
-        if SECRET_WORD.search(text[start:m.start()] + text[m.end():end]) is not None:
+        if _holds_secret_word(text[start:m.start()] + text[m.end():end]):
             edits.append((m.start(), m.end(), ""))
     return edits
 

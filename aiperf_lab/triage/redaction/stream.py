@@ -15,7 +15,7 @@ from .keys import _key_open, _last_key_block, openssl_text_key_hold
 from .tables import open_table_header, table_hold
 from .token_spans import kaggle_json_hold
 from .wraps import folded_jwt_hold, wrapped_token_hold
-from .line_views import without_log_prefix
+from .line_views import interleaved_sources, without_log_prefix
 from .layouts import (
     DATA_BLOCK_JSON, DATA_BLOCK_YAML, ENV_ITEM_NAME, HADOOP_NAME, LOGURU_ARROW, PRINTED_FORM_HOLD_LINES,
     _names_token_list, _secret_name_columns, az_secret_table_hold, op_json_hold,
@@ -40,6 +40,7 @@ FORM_HOLDS = (
     peer_env_item_hold,      # a Kubernetes env item naming a peer setting, its value (a host) still to come
     table_hold,              # a table whose header names a secret column, its rows still to come
 )
+SOURCE_ROUNDS = 16   # times a cut that interleaved sources moved is asked again (StreamRedactor._hold_back)
 HOLD_ROUNDS = 64   # lines a cut moves up over names waiting for their values after the rules' rounds, at most
 
 
@@ -100,36 +101,81 @@ class StreamRedactor:
         self._next_try = max(self._next_try, self._offset + newline + self.piece)
         return self._emit(cut)
 
-    def _hold_back(self, cut: int) -> int:
+    def _hold_back(self, cut: int, buffer: str | None = None) -> int:
         """Where to cut: before lines that must stay with the next ones (_line_hold, _printed_form_hold), each
         rule asked again where another moved the cut (a few rounds: each moves it up or leaves it). Where the rounds
         run out (a run of lines each held for the next: indented ones, each maybe a frame's code line), the cut is
         still moved up over lines that end with a name whose value comes on the next line (_value_waits), HOLD_ROUNDS
         lines at most (more: no cut, the stream tries again at a later newline). (The last round's cut taken as it was
-        fell between `stoken_compound =` and its value on the next line: text hid the value, the stream kept it.)"""
+        fell between `stoken_compound =` and its value on the next line: text hid the value, the stream kept it.)
+        Where the lines before the cut are of sources taking turns (line_views: pods' or ranks' prefixes), each
+        source's lines are asked too, as if alone (_sources_hold), and the cut they move is asked again as any cut
+        is (a cut moved up may fall inside another form); SOURCE_ROUNDS times at most, then no cut.
+        (`buffer`: the text the cut is in, the stream's buffer unless a source's lines are asked.)"""
+        if buffer is not None:
+            return self._held_in(cut, buffer)
+        for _ in range(SOURCE_ROUNDS):
+            held = self._held_in(cut, self._buffer)
+            cut = self._sources_hold(held)
+            if cut == held:
+                return cut
+        return 0
+
+    def _held_in(self, cut: int, buffer: str) -> int:
+        """_hold_back's rounds in buffer (the stream's, or a source's lines alone)."""
         for round in range(8):
-            moved = _printed_form_hold(self._buffer, self._line_hold(cut, dumps=not round))
+            moved = _printed_form_hold(buffer, self._line_hold(cut, dumps=not round, buffer=buffer))
             if moved == cut:
                 return cut
             cut = moved
         if cut > 0:   # (the rounds ran out, each moving the cut a line: a SQL statement is never parted from its parameters)
-            cut = min(cut, sql_statement_hold(self._buffer, self._buffer.rfind("\n", 0, cut - 1) + 1, cut))
+            cut = min(cut, sql_statement_hold(buffer, buffer.rfind("\n", 0, cut - 1) + 1, cut))
         for _ in range(HOLD_ROUNDS):
-            start = self._buffer.rfind("\n", 0, cut - 1) + 1
-            if cut <= 0 or not _value_waits(self._buffer[start:cut]):
+            start = buffer.rfind("\n", 0, cut - 1) + 1
+            if cut <= 0 or not _value_waits(buffer[start:cut]):
                 return cut
             cut = start
         return 0
 
-    def _line_hold(self, cut: int, dumps: bool = True) -> int:
+    def _sources_hold(self, cut: int) -> int:
+        """The cut moved up where a source whose lines take turns with another's before it (pods' lines from kubectl
+        logs --prefix or stern, ranks', srun's, pdsh's: line_views.interleaved_sources) is held by its own lines read
+        alone: each source's lines of the last SOURCE_HOLD_LINES (and lines of no source, a message's next lines),
+        asked as a buffer of their own; its hold placed back on the line it falls on. Nothing more for a stream whose
+        last lines are of one source (a few prefix matches a cut)."""
+        if cut <= 0:
+            return cut
+        found = interleaved_sources(self._buffer, cut)
+        if found is None:
+            return cut
+        starts, sources = found
+        ends = starts[1:] + [cut]
+        for source in dict.fromkeys(filter(None, sources)):
+            kept = [k for k, other in enumerate(sources) if not other or other == source]
+            if len(kept) == len(sources):
+                continue
+            alone = "".join(self._buffer[starts[k]:ends[k]] for k in kept)
+            held = self._hold_back(len(alone), alone)
+            if held < len(alone):
+                at = 0
+                for k in kept:   # (the line the hold falls on, or the first kept line where it falls inside one)
+                    if at >= held:
+                        cut = min(cut, starts[k])
+                        break
+                    at += ends[k] - starts[k]
+        return cut
+
+    def _line_hold(self, cut: int, dumps: bool = True, buffer: str | None = None) -> int:
         """Before the lines that may begin a known secret printed over lines (Redactor.head_over_lines), before the
         last line when it ends with a piece of a known secret, or with a secret name whose value comes on the next line; before a dump's last lines (in the first
         round only: a dump block is held DUMP_HOLD_LINES lines back, not that many again each round)."""
         if cut <= 0:
             return 0
-        start = self._buffer.rfind("\n", 0, cut - 1) + 1
-        line = self._buffer[start:cut]
-        head = self.redactor.head_over_lines(self._buffer, cut)
+        if buffer is None:
+            buffer = self._buffer
+        start = buffer.rfind("\n", 0, cut - 1) + 1
+        line = buffer[start:cut]
+        head = self.redactor.head_over_lines(buffer, cut)
         if head < cut:   # lines that may begin a known secret printed over lines: they wait for the next ones
             return head
         end = len(line.rstrip("\r\n"))
@@ -138,16 +184,16 @@ class StreamRedactor:
         if _value_waits(line):   # `cookie:` waits for its value; `DB_PASS\` for the rest of its name
             return start
         for hold in FORM_HOLDS:
-            if (held := hold(self._buffer, start, cut)) < cut:
+            if (held := hold(buffer, start, cut)) < cut:
                 return held
         # a dump's last lines wait for the next piece, so a secret dumped across the cut is decoded whole; a line of
         # 1 to 4 bare bytes at the end may begin one (what follows it says)
         if not dumps:
             return cut
-        if (cut == len(self._buffer) and not _dump_line_at(self._buffer, start, cut - 1)
-                and SHORT_BARE_LINE.fullmatch(self._buffer, start, cut - 1)):
-            return _dump_lines_start(self._buffer, start, DUMP_HOLD_LINES - 1)
-        return _dump_lines_start(self._buffer, cut)
+        if (cut == len(buffer) and not _dump_line_at(buffer, start, cut - 1)
+                and SHORT_BARE_LINE.fullmatch(buffer, start, cut - 1)):
+            return _dump_lines_start(buffer, start, DUMP_HOLD_LINES - 1)
+        return _dump_lines_start(buffer, cut)
 
     @property
     def held_text(self) -> str:
