@@ -59,7 +59,7 @@ The package, one job a module; an arrow is "imports from" (leaves first, no cycl
     spans        Span, REDACTED and the labels, merging, CSI/name edits, cut helpers, literal gates (leaf)
     store_prints commands that print a secret bare on the next line (stores, cat, printenv, echo $X)  (leaf)
     hosts        --redact-hosts: own names/addresses/MACs, IPv4/IPv6/MAC/version judgements  -> names
-    keys, dumps  private key blocks; hex/od/xxd dumps decoded                                 -> spans
+    dumps        hex/od/xxd dumps decoded                                                    -> spans
     urls         URL userinfo, schemeless user:PASSWORD@host, escaped URLs                    -> spans
     token_spans  token shapes that need a look around them                    -> names, spans, tokens
     assignments  name=value pairs, runs of them, values apart, harmless values  -> names, spans, store_prints
@@ -70,8 +70,9 @@ The package, one job a module; an arrow is "imports from" (leaves first, no cycl
     blocks       YAML sequences and block scalars, flow lists, prefixed blocks, heredocs  -> layouts, assignments, ...
     argv         secret pieces of the workload's argv        -> assignments, blocks, commands, layouts, names
     printed_commands  printed command lines (`+ cmd`, `$ cmd`, `Running: cmd`) read as argv    -> argv, names, spans
-    line_views   lines behind a log prefix, in JSON strings/records or repr(): windows read without them -> spans, line_index
     line_index   line_views' windows from a stretch's lines found by index in C; lines known to have no view edit   (leaf)
+    line_views   lines behind a log prefix, in JSON strings/records or repr(): windows read without them -> spans, line_index
+    keys         private key blocks (a prefixed block passes over another source's lines)  -> line_views, spans
     known_secrets  the known secrets' literals, pieces and broken values, one index pass a text  -> names, spans
     redactor     Redactor: gathers the known secrets, runs every rule, merges  -> all of the above
     argv_values  argv_secret_values (a bare Redactor's reading of argv)         -> redactor, ...
