@@ -63,10 +63,12 @@ SIMPLE_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", "b": "\b", "f": "\f", "\\": "
 # listing's two columns), each a substring test of about 0.6 ms per MB. A line is a candidate only where one of these
 # is on it. (`|`, `token` and `key` are left out: plain training logs hold them on most lines.)
 GATE_CHARACTERS = ("?", "#", "&", "!", "<", ">", "\\", "{")
-GATE_WORDS = ("auth", "passw", "secret", "vault", "op://", "decryption", "pass ", "--reveal", "--extract", "cat ", "printenv ", "echo $", "echo \"$")
+GATE_WORDS = ("auth", "passw", "secret", "vault", "op://", "decryption", "pass ", "--reveal", "--extract", "cat ", "printenv ", "echo $", "echo \"$", "set -", "setenv ")
 # (all but the first two: a secret store's print, whose value comes bare on the next line: `gcloud secrets versions
 # access`, `vault read -field=`, `op read op://`, `get-parameter --with-decryption`, `pass [show] X` / `gopass show`,
-# `op item get --fields F --reveal`, `sops -d --extract`; each word tested as `has` does, its rarest characters first)
+# `op item get --fields F --reveal`, `sops -d --extract`; `set -` and `setenv `: fish's `set -gx NAME X` and csh's
+# `setenv NAME X` inside a JSON string or repr(), read in the view; each word tested as `has` does, its rarest characters
+# first)
 BEFORE_LINES = 4     # lines read before a candidate (CloudFormation's ParameterKey above its ParameterValue)
 AFTER_LINES = 64     # and after it (a YAML block, a heredoc, a table: the rules read no further: PRINTED_FORM_HOLD_LINES)
 
