@@ -39,6 +39,7 @@ HEADERS = {
                   f"Accept: */*\\r\\n\\r\\n'", HP),
     "dict repr": (f"headers={{'User-Agent': 'python-requests/2.31', 'Ocp-Apim-Subscription-Key': '{HP}'}}", HP),
     "json": (f'{{"Ocp-Apim-Subscription-Key": "{HP}"}}', HP),
+    "minio RootPass": (f"RootUser: admin\nRootPass: {HP}", HP),
 }
 
 
@@ -47,7 +48,7 @@ HEADERS = {
 def test_a_header_whose_name_ends_in_a_secret_word(kind, prefix):
     text, secret = HEADERS[kind]
     whole = hidden_everywhere(prefixed(text + "\n", prefix), secret)
-    assert "Ocp-Apim-Subscription-Key" in whole
+    assert "Ocp-Apim-Subscription-Key" in whole or "RootPass" in whole
 
 
 def test_only_the_header_value_goes():
@@ -61,6 +62,8 @@ DOTTED = {
     "spark-defaults blanks": (f"spark.hadoop.fs.azure.account.key.mystore.dfs.core.windows.net   {HP}", HP),
     "--conf": (f"spark-submit --conf spark.hadoop.fs.azure.account.key.mystore.blob.core.windows.net={HP} job.py", HP),
     "gcs private key": (f"spark.hadoop.fs.gs.auth.service.account.private.key.id={HX}", HX),
+    "s3a encryption key": (f"fs.s3a.server-side-encryption.key={HP}", HP),
+    "hive keystore password after blanks": (f"hive.server2.keystore.password   {HP}", HP),
 }
 
 
@@ -69,7 +72,7 @@ DOTTED = {
 def test_a_dotted_key_whose_secret_words_are_not_its_last(kind, prefix):
     text, secret = DOTTED[kind]
     whole = hidden_everywhere(prefixed(text + "\n", prefix), secret)
-    assert "fs." in whole
+    assert "fs." in whole or "hive." in whole
 
 
 # 3. a value after the line that announces it
@@ -108,6 +111,9 @@ PROSE = {
     "with token": (f"Logging in with token {TK}", TK),
     "new API key": (f"Generated new API key {TK}", TK),
     "secret is": (f"the client secret is {HP}", HP),
+    "secret key to": (f"Set the secret key to {HP}", HP),
+    "password for user": (f"Simple auth manager | Password for user 'admin': {HP}", HP),
+    "setup-passwords": (f"Changed password for user elastic\nPASSWORD elastic = {HP}", HP),
 }
 
 
@@ -164,6 +170,8 @@ KEPT = [
     "Special tokens:\n  <pad>\n",
     "step  loss   tokens/s\n100   2.31   51234\n",
     "The token budget is 4096 tokens per request\n",
+    "model.token 12345\nhash.secret sha256\n",
+    "Add token to cache\nThe password for user bob: see the vault\n",
 ]
 
 

@@ -29,9 +29,9 @@ from .spans import REDACTED, Span
 LABEL = "secret-named value"
 
 # ---- headers ------------------------------------------------------------------------------------------------------
-HEADER_GATES = ("-key", "-token", "-secret", "apikey")
+HEADER_GATES = ("-key", "-token", "-secret", "apikey", "pass:")
 # the header name's last word and what follows it: a quote closing a repr/JSON key, `:`, blanks, a quote opening the value
-HEADER_TAIL = re.compile(r"(?P<word>-key|-token|-secret|apikey)(?P<q>[\"']?)[ \t]{0,4}:[ \t]{0,16}(?P<open>[\"']?)"
+HEADER_TAIL = re.compile(r"(?P<word>-key|-token|-secret|apikey|pass(?=[\"']?:))(?P<q>[\"']?)[ \t]{0,4}:[ \t]{0,16}(?P<open>[\"']?)"
                          r"(?P<value>[^\s'\"\\,;{}()\[\]<>]{6,512})")
 NOT_SECRET_HEADERS = frozenset({"sec-websocket-key", "idempotency-key", "x-idempotency-key", "x-cache-key", "cache-key",
                                 "x-request-key", "sec-websocket-accept"})
@@ -43,6 +43,8 @@ def _name_start(lower: str, end: int) -> int:
     floor = max(0, end - 96)
     while start > floor and (lower[start - 1].isalnum() or lower[start - 1] == "-") and lower[start - 1].isascii():
         start -= 1
+    if start and lower[start - 1] == "\\" and lower[start] in "nrt":
+        start += 1   # (an escaped line break before the name: `\r\nOcp-Apim-Subscription-Key: X` in a send: b'...' dump)
     return start
 
 
@@ -64,11 +66,14 @@ def header_spans(text: str, lower: str) -> list[Span]:
             continue   # (`'X-Key': value` with no quote on the value: a variable in code)
         start = _name_start(lower, m.start())
         name = lower[start:m.end("word")]
-        if start and (lower[start - 1] in "._" or lower[start - 1].isalnum()):
+        if start and lower[start - 1] in "._":
             continue   # (part of a longer name: `foo.x-key:` is a config key, the assignment rules')
-        if "-" not in name and name != "apikey":
+        if m.group("word") == "pass":   # (a name whose last word is Pass: MinIO's `RootPass: X`, `Admin-Pass: X`)
+            if not (text[m.start()] == "P" and text[start:m.start()].isalnum() or lower[m.start() - 1:m.start()] == "-"):
+                continue
+        elif "-" not in name and name != "apikey":
             continue
-        if name in NOT_SECRET_HEADERS or not is_secret_name(name):
+        if name in NOT_SECRET_HEADERS or not is_secret_name(text[start:m.end("word")]):
             continue
         value_start, value_end = m.span("value")
         value = text[value_start:value_end].rstrip(".")
@@ -78,9 +83,13 @@ def header_spans(text: str, lower: str) -> list[Span]:
 
 
 # ---- dotted config keys -------------------------------------------------------------------------------------------
-DOTTED_GATES = ("account.key", "private.key")
-DOTTED_KEY = re.compile(r"(?:account|private)\.key(?P<rest>(?:\.[a-z0-9_-]{1,63}){0,8})"
-                        r"(?P<sep>[ \t]{0,4}[=:][ \t]{0,4}|[ \t]{1,32})[\"']?(?P<value>[^\s'\"<>,;]{8,1024})")
+DOTTED_GATES = ("account.key", "private.key", "encryption.key", "signing.key", "master.key", ".password", ".passwd",
+                ".secret", ".token")
+DOTTED_KEY = re.compile(r"(?:(?:account|private|encryption|signing|master)\.key(?P<rest>(?:\.[a-z0-9_-]{1,63}){0,8})"
+                        r"(?P<sep>[ \t]{0,4}[=:][ \t]{0,4}|[ \t]{1,32})"
+                        # (a dotted key that ends in its secret word, its value after blanks: spark-defaults.conf, hive's)
+                        r"|(?<=[a-z0-9])\.(?:password|passwd|secret|token)(?P<blanks>[ \t]{1,32}))"
+                        r"[\"']?(?P<value>[^\s'\"<>,;]{6,1024})")
 
 
 def dotted_key_spans(text: str, lower: str) -> list[Span]:
@@ -89,10 +98,12 @@ def dotted_key_spans(text: str, lower: str) -> list[Span]:
         return spans
     for m in DOTTED_KEY.finditer(lower):
         start = m.start()
-        if not start or lower[start - 1] != ".":
+        if m.group("blanks") is None and (not start or lower[start - 1] not in ".-"):
             continue   # (a config key has parts before: `fs.azure.account.key.`; prose `account.key` alone stays)
         value_start, value_end = m.span("value")
         value = text[value_start:value_end]
+        if m.group("blanks") is not None and not (_reads_as_password(value) or _generated(value)):
+            continue   # (`model.token 12345`: a number; the value of a key that ends in its secret word reads as one)
         if _credential_value(value) and not value.startswith(("--", "-")):
             spans.append((value_start, value_end, REDACTED, LABEL, start))
     return spans
@@ -175,11 +186,30 @@ def announced_hold(buffer: str, start: int, cut: int) -> int:
 
 
 # ---- a secret in a sentence ---------------------------------------------------------------------------------------
-PROSE_GATES = ("token ", "key ", "password", "secret ", "passphrase")
+PROSE_GATES = ("token ", "key ", "password ", "secret ", "passphrase ", "passwd ")
+# the noun, then one blank, maybe a verb (`is`, `set to`; `is:`), one blank, the value: as a sentence spaces its words
+# (`password:    X`, `password    X` are a name's and a column's: the assignment and listing rules')
 PROSE = re.compile(r"(?<![a-z0-9_.-])(?P<noun>password|passphrase|passwd|token|api[ _-]?key|secret(?: key)?|access key)"
-                   r"(?:[ \t]{1,4}(?:is set to|is now|set to|changed to|reset to|is|was))?:?[ \t]{1,4}"
-                   r"(?P<quote>[\"'`]?)(?P<value>[^\s\"'`]{6,512})")
+                   r"(?: (?:is set to|is now|set to|changed to|reset to|is|was|to):?"
+                   # (`Password for user 'admin': X`, elasticsearch-setup-passwords' `PASSWORD elastic = X`)
+                   r"| for (?:the )?(?:user )?['\"]?[a-z0-9_.@-]{1,64}['\"]?(?: user)?:| [a-z0-9_.@-]{1,64} =)? "
+                   r"(?P<quote>[\"'`]?)(?P<value>[^\s\"'`,;()\[\]{}<>@\\:=\x00-\x1f\x7f]{6,512})(?![^\s\"'`.,;)\]}])")
 GENERATED_LIKE = re.compile(r"[A-Za-z0-9_+/=~.-]{12,512}")
+
+
+def _reads_as_password(value: str) -> bool:
+    """A password in a sentence: looks_like_password, and more than a word with a number (sha256, bf16, llama3x)."""
+    if not looks_like_password(value):
+        return False
+    symbols = any(not c.isalnum() and c not in "-_." for c in value)
+    mixed = any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value)
+    return symbols or mixed or (len(value) >= 12 and any(c.isdigit() for c in value))
+
+
+def _generated(value: str) -> bool:
+    """12+ letters and digits (and `_+/=~.-`), both kinds in it: a token or a key, not a word."""
+    return (GENERATED_LIKE.fullmatch(value) is not None and any(c.isdigit() for c in value)
+            and any(c.isalpha() for c in value) and not value.startswith(("-", ".")))
 
 
 def prose_spans(text: str, lower: str) -> list[Span]:
@@ -188,14 +218,14 @@ def prose_spans(text: str, lower: str) -> list[Span]:
         return spans
     for m in PROSE.finditer(lower):
         value_start, value_end = m.span("value")
-        value = text[value_start:value_end].rstrip(".,;:)]}")
-        if not value or value.startswith(REDACTED) or not _credential_value(value) or "=" in value[:-2]:
-            continue   # (`token=x` inside: an assignment's, not a sentence's)
+        value = text[value_start:value_end].rstrip(".!?")
+        if not value or not _credential_value(value):
+            continue
         if m.group("noun").startswith(("pass", "secret")):
-            if not looks_like_password(value):
+            if not _reads_as_password(text[value_start:value_end].rstrip(".")):
                 continue
-        elif not (GENERATED_LIKE.fullmatch(value) and any(c.isdigit() for c in value)
-                  and any(c.isalpha() for c in value) and not value.startswith(("-", "."))):
+            value = text[value_start:value_end].rstrip(".")
+        elif not _generated(value):
             continue
         spans.append((value_start, value_start + len(value), REDACTED, LABEL, m.start()))
     return spans

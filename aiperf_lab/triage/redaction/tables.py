@@ -179,7 +179,7 @@ def header_table_spans(text: str, lower: str, words: frozenset[str]) -> list[Spa
 # whose cells start in the header's columns) ----
 ALIGNED_WORDS = re.compile(r"passw|secret|(?<![a-z])(?:token|pass|pwd|credentials?)(?![a-z])")
 ALIGNED_GAP = re.compile(r"[ \t]{2,}|\t")
-ALIGNED_HEADER_CELL = re.compile(r"[A-Za-z_][\w./-]{0,31}(?: [A-Za-z_][\w./-]{0,31})?")
+ALIGNED_HEADER_CELL = re.compile(r"[A-Za-z_][A-Za-z_./-]{0,31}(?: [A-Za-z_][A-Za-z_./-]{0,31})?")   # (no digits: a row's)
 ALIGNED_MOST_COLUMNS = 12
 
 
@@ -201,7 +201,7 @@ def _aligned_header(line: str) -> tuple[list[int], list[tuple[int, int]]] | None
     if not 2 <= len(cells) <= ALIGNED_MOST_COLUMNS or not all(ALIGNED_HEADER_CELL.fullmatch(cell) for cell in cells):
         return None
     secret = [(index, kind) for index, cell in enumerate(cells) if (kind := _secret_column(cell))]
-    return (starts, secret) if secret else None
+    return (starts, secret) if secret and len(secret) < len(cells) else None   # (and a column of names: user, NAME)
 
 
 def _aligned_row(line: str, starts: list[int]) -> list[tuple[int, int]] | None:
@@ -252,7 +252,9 @@ def aligned_listing_spans(text: str, lower: str, words: frozenset[str]) -> list[
                 break
             for index, kind in secret:
                 start, stop = cells[index]
-                if _aligned_secret(text[at + start:at + stop], kind):
+                value = text[at + start:at + stop]
+                if value != text[line_start + starts[index]:line_start + starts[index] + len(value)] and _aligned_secret(
+                        value, kind):   # (not the header again)
                     spans.append((at + start, at + stop, REDACTED, "secret-named value", line_start))
             read_to = end
             at = end + 1
