@@ -69,7 +69,8 @@ def header_spans(text: str, lower: str) -> list[Span]:
         if start and lower[start - 1] in "._":
             continue   # (part of a longer name: `foo.x-key:` is a config key, the assignment rules')
         if m.group("word") == "pass":   # (a name whose last word is Pass: MinIO's `RootPass: X`, `Admin-Pass: X`)
-            if not (text[m.start()] == "P" and text[start:m.start()].isalnum() or lower[m.start() - 1:m.start()] == "-"):
+            if not (text.startswith("Pass", m.start()) and text[m.start() - 1].islower()
+                    or lower[m.start() - 1:m.start()] == "-"):
                 continue
         elif "-" not in name and name != "apikey":
             continue
@@ -77,7 +78,7 @@ def header_spans(text: str, lower: str) -> list[Span]:
             continue
         value_start, value_end = m.span("value")
         value = text[value_start:value_end].rstrip(".")
-        if _credential_value(value):
+        if _credential_value(value) and not value.endswith(":"):   # (`X-Key: Name:`: another name, no value)
             spans.append((value_start, value_start + len(value), REDACTED, LABEL, start))
     return spans
 
