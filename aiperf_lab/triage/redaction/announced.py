@@ -148,20 +148,19 @@ def _value_line(text: str, at: int) -> tuple[int, int] | None:
     return None
 
 
+LINE_ENDS_WITH_COLON = re.compile(r":[ \t]*\r?\n")
+
+
 def announced_value_spans(text: str, lower: str) -> list[Span]:
     spans: list[Span] = []
-    if ":\n" not in text and ":\r\n" not in text and "base64" not in lower and "initial-password" not in lower:
-        return spans
-    seen = -1
-    for m in ANNOUNCING_WORDS.finditer(lower):
-        line_start = lower.rfind("\n", 0, m.start()) + 1
-        if line_start <= seen:
-            continue
-        line_end = lower.find("\n", m.end())
-        if line_end < 0:
-            continue
-        seen = line_start
-        if not _announces(lower[line_start:line_end]):
+    starts: list[int] = []
+    if ":\n" in text or ":\r\n" in text or ": \n" in text:   # (lines that end with `:`, then what they name)
+        starts += [lower.rfind("\n", 0, m.start()) + 1 for m in LINE_ENDS_WITH_COLON.finditer(lower)]
+    if "base64" in lower or "initial-password" in lower or "get-secret-value" in lower:
+        starts += [lower.rfind("\n", 0, m.start()) + 1 for m in DECODING.finditer(lower)]
+    for line_start in sorted(set(starts)):
+        line_end = lower.find("\n", line_start)
+        if line_end < 0 or not _announces(lower[line_start:line_end]):
             continue
         found = _value_line(text, line_end + 1)
         if found is None:
@@ -190,11 +189,14 @@ def announced_hold(buffer: str, start: int, cut: int) -> int:
 PROSE_GATES = ("token ", "key ", "password ", "secret ", "passphrase ", "passwd ")
 # the noun, then one blank, maybe a verb (`is`, `set to`; `is:`), one blank, the value: as a sentence spaces its words
 # (`password:    X`, `password    X` are a name's and a column's: the assignment and listing rules')
-PROSE = re.compile(r"(?<![a-z0-9_.-])(?P<noun>password|passphrase|passwd|token|api[ _-]?key|secret(?: key)?|access key)"
+PROSE_NOUNS = (r"pass(?<![a-z0-9_.-]pass)(?:word|phrase|wd)", r"token(?<![a-z0-9_.-]token)", r"api(?<![a-z0-9_.-]api)[ _-]?key",
+               r"secret(?<![a-z0-9_.-]secret)(?: key)?", r"access(?<![a-z0-9_.-]access) key")
+PROSE_TAIL = (
                    r"(?: (?:is set to|is now|set to|changed to|reset to|is|was|to):?"
                    # (`Password for user 'admin': X`, elasticsearch-setup-passwords' `PASSWORD elastic = X`)
                    r"| for (?:the )?(?:user )?['\"]?[a-z0-9_.@-]{1,64}['\"]?(?: user)?:| [a-z0-9_.@-]{1,64} =)? "
                    r"(?P<quote>[\"'`]?)(?P<value>[^\s\"'`,;()\[\]{}<>@\\:=\x00-\x1f\x7f]{6,512})(?![^\s\"'`.,;)\]}])")
+PROSE = [(noun[:noun.index("(")], re.compile(f"(?P<noun>{noun})" + PROSE_TAIL)) for noun in PROSE_NOUNS]
 GENERATED_LIKE = re.compile(r"[A-Za-z0-9_+/=~.-]{12,512}")
 
 
@@ -217,7 +219,7 @@ def prose_spans(text: str, lower: str) -> list[Span]:
     spans: list[Span] = []
     if not any(gate in lower for gate in PROSE_GATES):
         return spans
-    for m in PROSE.finditer(lower):
+    for m in (m for literal, pattern in PROSE if literal in lower for m in pattern.finditer(lower)):
         value_start, value_end = m.span("value")
         value = text[value_start:value_end].rstrip(".!?")
         if not value or not _credential_value(value):

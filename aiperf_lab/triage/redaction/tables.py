@@ -177,7 +177,7 @@ def header_table_spans(text: str, lower: str, words: frozenset[str]) -> list[Spa
 
 # ---- listings aligned by blanks: `user      password` then `bob       X` (a header of names two or more blanks apart, rows
 # whose cells start in the header's columns) ----
-ALIGNED_WORDS = re.compile(r"passw|secret|(?<![a-z])(?:token|pass|pwd|credentials?)(?![a-z])")
+ALIGNED_WORDS = re.compile(r"passw|secret|(?<![a-z])(?:pass|pwd|credentials?)(?![a-z])")   # (not `token`: ML logs' word)
 ALIGNED_GAP = re.compile(r"[ \t]{2,}|\t")
 ALIGNED_HEADER_CELL = re.compile(r"[A-Za-z_][A-Za-z_./-]{0,31}(?: [A-Za-z_][A-Za-z_./-]{0,31})?")   # (no digits: a row's)
 ALIGNED_MOST_COLUMNS = 12
