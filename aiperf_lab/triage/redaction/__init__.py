@@ -28,7 +28,10 @@
   elements (see the finders after _url_userinfo_spans); the value a secret store prints bare on the line after its
   command (kubectl, gcloud, aws, az, vault, op, doppler, pass, gopass, security, bw, sops, printenv and echo of a
   secret-named variable); SQLAlchemy's echoed
-  parameters in the place of a secret-named column.
+  parameters in the place of a secret-named column; HTTP headers whose dashed name ends in a secret word
+  (`Ocp-Apim-Subscription-Key: V`), dotted config keys with the secret words inside (`fs.azure.account.key.ACCT...=V`),
+  a value alone after the line that announces it (Jenkins' first-start password, `... | base64 -d`), secrets in
+  sentences (`Using token V for authentication`), listings aligned by blanks with a password column.
 - Known secrets also base64- and hex-encoded, JSON-escaped twice, shell-quoted, in upper or lower
   case.
 - Names with a whole PASS / PW / PASSPHRASE word; flags whose words say secret; -u user:PASS.
@@ -66,7 +69,10 @@ The package, one job a module; an arrow is "imports from" (leaves first, no cycl
     commands     printed command lines and flags, tools' password flags; SQL, Redis, MongoDB passwords
                                                                              -> assignments, names, spans
     layouts      env items, XML/terraform/k8s data blocks, listings, loguru, cloud CLI tables  -> assignments, names, spans
-    tables       result tables whose header names a secret column (CSV, TSV, markdown, psql, mysql)  -> names, spans
+    announced    secret-named headers, dotted config keys, a value after the line announcing it, secrets in sentences
+                                                                             -> line_views, names, spans
+    tables       result tables whose header names a secret column (CSV, TSV, markdown, psql, mysql), listings
+                 aligned by blanks                                           -> announced, line_views, names, spans
     blocks       YAML sequences and block scalars, flow lists, prefixed blocks, heredocs  -> layouts, assignments, ...
     argv         secret pieces of the workload's argv        -> assignments, blocks, commands, layouts, names
     printed_commands  printed command lines (`+ cmd`, `$ cmd`, `Running: cmd`) read as argv    -> argv, names, spans

@@ -60,6 +60,7 @@ SECRET_ASSIGNMENTS = [re.compile(keyword + _ASSIGNMENT_TAIL) for keyword in (
     r"pass(?:(?<![a-z0-9]pass)|(?<=smtppass))(?:phrase|e(?<=de[ _-]passe)|e(?<=ra[ _-]passe))?(?![a-z])", r"pw(?<![a-z0-9]pw)(?![a-z])", r"pwd(?:(?<=;pwd)|(?<=; pwd))",
     "accountkey", "sharedaccesskey", r"sig(?<=[?&]sig)(?==)", r"auth(?<![a-z0-9]auth)(?=[\"']?[ \t]{0,3}[=:])")]
 TOKEN_ASSIGNMENT = SECRET_ASSIGNMENTS[0]
+BARE_AUTH_ASSIGNMENT = SECRET_ASSIGNMENTS[-1]   # `auth:` alone: a logger's name too (`INFO auth: Using token X for ...`)
 MAX_TOKEN_COUNT_DIGITS = 6   # token=128000 is an id or a count (a vocabulary has under a million); more digits may be a credential
 # Assignments back to back (`pass pass=` repeated, `token=abc,token=abd`): after one, a run of more of the same
 # keyword, each after 1 to 4 blanks, commas or semicolons, with no more to its name (nothing to judge there), its
@@ -504,7 +505,7 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
                 value_end = negated_end   # `password: not Hunter2x9`, `no X`, `none X`: the value is both words
             elif opens_negation and negation_opens_sentence(text, value_end):
                 continue   # `password: not set`, `Clé secrète : non définie`: a sentence about the secret
-            if (foreign or lower.startswith(("passwort", "passe"), m.start())) and _reads_as_prose(
+            if (foreign or pattern is BARE_AUTH_ASSIGNMENT or lower.startswith(("passwort", "passe"), m.start())) and _reads_as_prose(
                     text, value_start, value_end):
                 continue   # `Passwort: Das Passwort muss ...`, `パスワード: 8文字以上で入力してください`
             call = text.find("(", value_start, value_end) >= 0 and not quote
@@ -879,6 +880,8 @@ def _assignment_apart(text: str, lower: str, at: int, pattern: re.Pattern[str], 
                  if not (opens_a_negation(text[span[0]:span[1]]) and negation_opens_sentence(text, span[1]))]
     if any(map(_may_read_as_code, {text[start:end] for start, end, *_ in found})):
         found = [span for span in found if not _apart_reads_as_code(text, span[4], span[0], span[1])]
+    if pattern is BARE_AUTH_ASSIGNMENT:   # (`auth: Using token ...`: the loop's test, read past the value)
+        found = [span for span in found if not _reads_as_prose(text, span[0], span[1])]
     spans += found
     return ends[-1], len(found)
 

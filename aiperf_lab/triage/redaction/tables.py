@@ -21,7 +21,11 @@ from __future__ import annotations
 import functools
 import re
 
-from .names import _names_a_when, _secret_name_cached, cannot_be_secret, looks_like_password, name_words, says_absent
+from .announced import announced_hold, announced_spans
+from .line_views import without_log_prefix
+from .names import (
+    _names_a_when, _secret_name_cached, cannot_be_secret, looks_generated, looks_like_password, name_words, says_absent,
+)
 from .spans import REDACTED, Span
 
 # the words one of which a secret column's name holds, lower-cased: those the Redactor looked for already (its line views'
@@ -168,12 +172,119 @@ def header_table_spans(text: str, lower: str, words: frozenset[str]) -> list[Spa
         if line_start > read_to:
             found, read_to = _table_spans(text, line_start)
             spans += found
+    return spans + aligned_listing_spans(text, lower, words) + announced_spans(text, lower)
+
+
+# ---- listings aligned by blanks: `user      password` then `bob       X` (a header of names two or more blanks apart, rows
+# whose cells start in the header's columns) ----
+ALIGNED_WORDS = re.compile(r"passw|secret|(?<![a-z])(?:pass|pwd|credentials?)(?![a-z])")   # (not `token`: ML logs' word)
+ALIGNED_GAP = re.compile(r"[ \t]{2,}|\t")
+ALIGNED_HEADER_CELL = re.compile(r"[A-Za-z_][A-Za-z_./-]{0,31}(?: [A-Za-z_][A-Za-z_./-]{0,31})?")   # (no digits: a row's)
+ALIGNED_MOST_COLUMNS = 12
+
+
+def _aligned_header(line: str) -> tuple[list[int], list[tuple[int, int]]] | None:
+    """The columns' starts of a header aligned by blanks and its secret columns (index, kind); None where the line is
+    not one (2 to ALIGNED_MOST_COLUMNS names, each two or more blanks from the next, no other characters)."""
+    if "\t" not in line and "  " not in line:
+        return None
+    body = line.rstrip(" \t\r")
+    indent = len(body) - len(body.lstrip(" \t"))
+    starts, cells = [], []
+    at = indent
+    for gap in ALIGNED_GAP.finditer(body, indent):
+        cells.append(body[at:gap.start()])
+        starts.append(at)
+        at = gap.end()
+    cells.append(body[at:])
+    starts.append(at)
+    if not 2 <= len(cells) <= ALIGNED_MOST_COLUMNS or not all(ALIGNED_HEADER_CELL.fullmatch(cell) for cell in cells):
+        return None
+    secret = [(index, kind) for index, cell in enumerate(cells) if (kind := _secret_column(cell))]
+    return (starts, secret) if secret and len(secret) < len(cells) else None   # (and a column of names: user, NAME)
+
+
+def _aligned_row(line: str, starts: list[int]) -> list[tuple[int, int]] | None:
+    """A row's cells, each starting in its header's column (after a blank) and ending at a blank: None where not."""
+    line = line.rstrip(" \t\r")
+    if not line or line[0] in " \t" and starts[0] == 0 or len(line) <= starts[-1]:
+        return None
+    cells = []
+    for index, start in enumerate(starts):
+        if line[start] in " \t" or (start and line[start - 1] not in " \t"):
+            return None
+        end = start
+        while end < len(line) and line[end] not in " \t":
+            end += 1
+        if index + 1 < len(starts) and end >= starts[index + 1]:
+            return None
+        cells.append((start, end))
+    return cells
+
+
+def _aligned_secret(value: str, kind: int) -> bool:
+    if kind == 2:
+        return _secret_cell(value, kind)
+    return looks_generated(value)
+
+
+def aligned_listing_spans(text: str, lower: str, words: frozenset[str]) -> list[Span]:
+    """The cells under a secret column of listings aligned by blanks (see _aligned_header)."""
+    spans: list[Span] = []
+    if "  " not in text and "\t" not in text:
+        return spans
+    read_to = -1
+    for m in ALIGNED_WORDS.finditer(lower):
+        line_start = lower.rfind("\n", 0, m.start()) + 1
+        if line_start <= read_to:
+            continue
+        line_end = _row_end(text, line_start)
+        read_to = line_end
+        header = _aligned_header(text[line_start:line_end])
+        if header is None:
+            continue
+        starts, secret = header
+        at = line_end + 1
+        while at < len(text):
+            end = _row_end(text, at)
+            cells = _aligned_row(text[at:end], starts)
+            if cells is None:
+                break
+            for index, kind in secret:
+                start, stop = cells[index]
+                value = text[at + start:at + stop]
+                if value != text[line_start + starts[index]:line_start + starts[index] + len(value)] and _aligned_secret(
+                        value, kind):   # (not the header again)
+                    spans.append((at + start, at + stop, REDACTED, "secret-named value", line_start))
+            read_to = end
+            at = end + 1
     return spans
+
+
+def aligned_hold(buffer: str, start: int, cut: int) -> int:
+    """Where a stream cuts so that a listing's rows are read with its header (TABLE_HOLD_LINES lines up at most)."""
+    at = start
+    for _ in range(TABLE_HOLD_LINES):
+        line = buffer[at:buffer.find("\n", at, cut) if buffer.find("\n", at, cut) >= 0 else cut]
+        if "  " not in line and "\t" not in line:
+            return cut   # (neither a header nor a row)
+        if _aligned_header(line) is not None or _aligned_header(without_log_prefix(line)) is not None:
+            return at
+        if at == 0:
+            return cut
+        at = buffer.rfind("\n", 0, at - 1) + 1
+    return cut
 
 
 def table_hold(buffer: str, start: int, cut: int) -> int:
     """Where a stream cuts so that a table's rows are read with its header: before the header where the last line is
-    the header or one of its rows (TABLE_HOLD_LINES lines up at most), else the cut."""
+    the header or one of its rows (TABLE_HOLD_LINES lines up at most), else the cut; the same for a listing aligned by
+    blanks (aligned_hold) and a line that announces a secret on the next (announced.announced_hold)."""
+    return min(_delimited_table_hold(buffer, start, cut), aligned_hold(buffer, start, cut),
+               announced_hold(buffer, start, cut))
+
+
+def _delimited_table_hold(buffer: str, start: int, cut: int) -> int:
     line = buffer[start:cut].rstrip("\r\n")
     delimiter = _delimiter(line)
     if delimiter is None and not _separator(line):

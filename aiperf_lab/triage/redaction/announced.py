@@ -1,0 +1,240 @@
+"""Secrets printed where no `name=value` rule reads them (issue 11, h21b):
+
+- an HTTP header whose dashed name ends in a secret word (`Ocp-Apim-Subscription-Key: V`, `X-Figma-Token: V`,
+  `api-key: V`) as a line, in curl's `-H '...'`, in a requests/http.client `send: b'...\\r\\n...'` dump, in a dict's
+  repr or JSON (`'Ocp-Apim-Subscription-Key': 'V'`): the value when it holds a digit or reads as a password (a
+  header built from a variable, `{'X-Api-Key': key}`, stays);
+- a dotted config key whose secret word is not its last (`fs.azure.account.key.ACCOUNT.blob.core.windows.net=V`,
+  `spark.hadoop.fs.gs.auth.service.account.private.key V`): after `=`, `:` or blanks, a value with a digit;
+- a value alone on its line after a line that announces it (Jenkins' `... the following password to proceed to
+  installation:` then a blank line, Elasticsearch's `Password for the elastic user (reset with ...):`), or after a
+  command that prints a secret decoded (`kubectl get secret ... | base64 -d`, `argocd admin initial-password`,
+  go-template's `base64decode`);
+- a secret in a sentence: `Using token V for authentication`, `with api key V`, `Your password is: V`, `password set
+  to V`, `the client secret is V`: a token's, a key's or a secret's value when it reads as generated (12+ letters and
+  digits), a password's when it reads as one (looks_like_password). `Using token ids [1, 2]`, `Using auth token from
+  ~/.cache`, `the eos token is </s>` stay.
+
+Each form is led by a literal the engine skips to (or a str.find gate); a stream holds an announcing line until its
+value's line is read (announced_hold)."""
+
+from __future__ import annotations
+
+import re
+
+from .line_views import LOG_PREFIX, without_log_prefix
+from .names import cannot_be_secret, is_location, is_secret_name, looks_like_password, says_absent
+from .spans import REDACTED, Span
+
+LABEL = "secret-named value"
+
+# ---- headers ------------------------------------------------------------------------------------------------------
+HEADER_GATES = ("-key", "-token", "-secret", "apikey", "pass:")
+# the header name's last word and what follows it: a quote closing a repr/JSON key, `:`, blanks, a quote opening the value
+HEADER_TAIL = re.compile(r"(?P<word>-key|-token|-secret|apikey|pass(?=[\"']?:))(?P<q>[\"']?)[ \t]{0,4}:[ \t]{0,16}(?P<open>[\"']?)"
+                         r"(?P<value>[^\s'\"\\,;{}()\[\]<>]{6,512})")
+NOT_SECRET_HEADERS = frozenset({"sec-websocket-key", "idempotency-key", "x-idempotency-key", "x-cache-key", "cache-key",
+                                "x-request-key", "sec-websocket-accept"})
+
+
+def _name_start(lower: str, end: int) -> int:
+    """Where a name of [a-z0-9-] that ends at `end` starts (96 characters back at most)."""
+    start = end
+    floor = max(0, end - 96)
+    while start > floor and (lower[start - 1].isalnum() or lower[start - 1] == "-") and lower[start - 1].isascii():
+        start -= 1
+    if start and lower[start - 1] == "\\" and lower[start] in "nrt":
+        start += 1   # (an escaped line break before the name: `\r\nOcp-Apim-Subscription-Key: X` in a send: b'...' dump)
+    return start
+
+
+def _credential_value(value: str) -> bool:
+    """A value worth hiding under a name that says secret: not a setting, number, path, URL, placeholder or absence,
+    and it holds a digit or reads as a password."""
+    if (value == REDACTED or value.startswith(REDACTED) or cannot_be_secret(value) or says_absent(value)
+            or is_location(value) or "://" in value or value.startswith(("$", "%", "<", "{", "*")) or value.endswith("*")):
+        return False
+    return any(c.isdigit() for c in value) or looks_like_password(value)
+
+
+def header_spans(text: str, lower: str) -> list[Span]:
+    spans: list[Span] = []
+    if not any(gate in lower for gate in HEADER_GATES):
+        return spans
+    for m in HEADER_TAIL.finditer(lower):
+        if m.group("q") != m.group("open") and m.group("q"):
+            continue   # (`'X-Key': value` with no quote on the value: a variable in code)
+        start = _name_start(lower, m.start())
+        name = lower[start:m.end("word")]
+        if start and lower[start - 1] in "._":
+            continue   # (part of a longer name: `foo.x-key:` is a config key, the assignment rules')
+        if m.group("word") == "pass":   # (a name whose last word is Pass: MinIO's `RootPass: X`, `Admin-Pass: X`)
+            if not (text.startswith("Pass", m.start()) and text[m.start() - 1].islower()
+                    or lower[m.start() - 1:m.start()] == "-"):
+                continue
+        elif "-" not in name and name != "apikey":
+            continue
+        if name in NOT_SECRET_HEADERS or not is_secret_name(text[start:m.end("word")]):
+            continue
+        value_start, value_end = m.span("value")
+        value = text[value_start:value_end].rstrip(".")
+        if _credential_value(value) and not value.endswith(":"):   # (`X-Key: Name:`: another name, no value)
+            spans.append((value_start, value_start + len(value), REDACTED, LABEL, start))
+    return spans
+
+
+# ---- dotted config keys -------------------------------------------------------------------------------------------
+DOTTED_GATES = ("account.key", "private.key", "encryption.key", "signing.key", "master.key", ".password", ".passwd",
+                ".secret", ".token")
+DOTTED_KEY = re.compile(r"(?:(?:account|private|encryption|signing|master)\.key(?P<rest>(?:\.[a-z0-9_-]{1,63}){0,8})"
+                        r"(?P<sep>[ \t]{0,4}[=:][ \t]{0,4}|[ \t]{1,32})"
+                        # (a dotted key that ends in its secret word, its value after blanks: spark-defaults.conf, hive's)
+                        r"|(?<=[a-z0-9])\.(?:password|passwd|secret|token)(?P<blanks>[ \t]{1,32}))"
+                        r"[\"']?(?P<value>[^\s'\"<>,;]{6,1024})")
+
+
+def dotted_key_spans(text: str, lower: str) -> list[Span]:
+    spans: list[Span] = []
+    if not any(gate in lower for gate in DOTTED_GATES):
+        return spans
+    for m in DOTTED_KEY.finditer(lower):
+        start = m.start()
+        if m.group("blanks") is None and (not start or lower[start - 1] not in ".-"):
+            continue   # (a config key has parts before: `fs.azure.account.key.`; prose `account.key` alone stays)
+        value_start, value_end = m.span("value")
+        value = text[value_start:value_end]
+        if m.group("blanks") is not None and not (_reads_as_password(value) or _generated(value)):
+            continue   # (`model.token 12345`: a number; the value of a key that ends in its secret word reads as one)
+        if _credential_value(value) and not value.startswith(("--", "-")):
+            spans.append((value_start, value_end, REDACTED, LABEL, start))
+    return spans
+
+
+# ---- a value alone on a line after the line that announces it -------------------------------------------------------
+ANNOUNCING_WORDS = re.compile(r"password|passphrase|passwd|secret|(?<![a-z])token(?![a-z])|api[ _-]?key")
+# a command whose output is the secret itself, decoded
+DECODING = re.compile(r"base64 (?:-d|--decode|-D)\b|base64decode|\binitial-password\b|\bget-secret-value\b")
+ALONE = re.compile(r"[ \t]{0,16}(?P<value>[^\s]{6,512})[ \t]{0,16}\r?$")
+ANNOUNCE_LINES = 2   # blank lines between the announcement and its value at most
+
+
+def _announces(line: str) -> bool:
+    """A line that says the next line (maybe after blank ones) is a secret: it ends with `:` and names a password,
+    token, secret or API key, or it runs a command that prints one decoded."""
+    stripped = line.rstrip(" \t\r")
+    if stripped.endswith(":"):
+        return ANNOUNCING_WORDS.search(stripped) is not None and len(stripped.lstrip(" \t")) > 9
+    return DECODING.search(line) is not None and (
+        "secret" in line or "password" in line or "token" in line)
+
+
+def _blank(line: str) -> bool:
+    """A line with nothing on it but blanks, or a log prefix (`[rank0]: `, `api-1  | `: a blank line behind one)."""
+    line = line.strip(" \t\r")
+    return not line or ((m := LOG_PREFIX.match(line + " ")) is not None and m.end() >= len(line))
+
+
+def _value_line(text: str, at: int) -> tuple[int, int] | None:
+    """The value alone on the first non-blank line from `at` (ANNOUNCE_LINES blank ones before it at most)."""
+    for _ in range(ANNOUNCE_LINES + 1):
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        if not _blank(text[at:end]):
+            m = ALONE.match(text, at, end)
+            return m.span("value") if m else None
+        if end >= len(text):
+            return None
+        at = end + 1
+    return None
+
+
+LINE_ENDS_WITH_COLON = re.compile(r":[ \t]*\r?\n")
+
+
+def announced_value_spans(text: str, lower: str) -> list[Span]:
+    spans: list[Span] = []
+    starts: list[int] = []
+    if ":\n" in text or ":\r\n" in text or ": \n" in text:   # (lines that end with `:`, then what they name)
+        starts += [lower.rfind("\n", 0, m.start()) + 1 for m in LINE_ENDS_WITH_COLON.finditer(lower)]
+    if "base64" in lower or "initial-password" in lower or "get-secret-value" in lower:
+        starts += [lower.rfind("\n", 0, m.start()) + 1 for m in DECODING.finditer(lower)]
+    for line_start in sorted(set(starts)):
+        line_end = lower.find("\n", line_start)
+        if line_end < 0 or not _announces(lower[line_start:line_end]):
+            continue
+        found = _value_line(text, line_end + 1)
+        if found is None:
+            continue
+        value = text[found[0]:found[1]]
+        if ":" not in value.rstrip(":") and _credential_value(value) and not value.endswith(":"):
+            spans.append((found[0], found[1], REDACTED, LABEL, line_start))
+    return spans
+
+
+def announced_hold(buffer: str, start: int, cut: int) -> int:
+    """Where a stream cuts so that a value comes with the line that announces it: before that line where the last
+    line is one, or a blank line after one (ANNOUNCE_LINES), else the cut."""
+    at = start
+    for _ in range(ANNOUNCE_LINES + 1):
+        line = buffer[at:cut].rstrip("\r\n")
+        if not _blank(line := without_log_prefix(line) if line.startswith(("{", "'", '"', "b'")) else line):
+            return at if _announces(line.lower()) else cut
+        if at == 0:
+            return cut
+        cut, at = at, buffer.rfind("\n", 0, at - 1) + 1
+    return cut
+
+
+# ---- a secret in a sentence ---------------------------------------------------------------------------------------
+PROSE_GATES = ("token ", "key ", "password ", "secret ", "passphrase ", "passwd ")
+# the noun, then one blank, maybe a verb (`is`, `set to`; `is:`), one blank, the value: as a sentence spaces its words
+# (`password:    X`, `password    X` are a name's and a column's: the assignment and listing rules')
+PROSE_NOUNS = (r"pass(?<![a-z0-9_.-]pass)(?:word|phrase|wd)", r"token(?<![a-z0-9_.-]token)", r"api(?<![a-z0-9_.-]api)[ _-]?key",
+               r"secret(?<![a-z0-9_.-]secret)(?: key)?", r"access(?<![a-z0-9_.-]access) key")
+PROSE_TAIL = (
+                   r"(?: (?:is set to|is now|set to|changed to|reset to|is|was|to):?"
+                   # (`Password for user 'admin': X`, elasticsearch-setup-passwords' `PASSWORD elastic = X`)
+                   r"| for (?:the )?(?:user )?['\"]?[a-z0-9_.@-]{1,64}['\"]?(?: user)?:| [a-z0-9_.@-]{1,64} =)? "
+                   r"(?P<quote>[\"'`]?)(?P<value>[^\s\"'`,;()\[\]{}<>@\\:=\x00-\x1f\x7f]{6,512})(?![^\s\"'`.,;)\]}])")
+PROSE = [(noun[:noun.index("(")], re.compile(f"(?P<noun>{noun})" + PROSE_TAIL)) for noun in PROSE_NOUNS]
+GENERATED_LIKE = re.compile(r"[A-Za-z0-9_+/=~.-]{12,512}")
+
+
+def _reads_as_password(value: str) -> bool:
+    """A password in a sentence: looks_like_password, and more than a word with a number (sha256, bf16, llama3x)."""
+    if not looks_like_password(value):
+        return False
+    symbols = any(not c.isalnum() and c not in "-_." for c in value)
+    mixed = any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value)
+    return symbols or mixed or (len(value) >= 12 and any(c.isdigit() for c in value))
+
+
+def _generated(value: str) -> bool:
+    """12+ letters and digits (and `_+/=~.-`), both kinds in it: a token or a key, not a word."""
+    return (GENERATED_LIKE.fullmatch(value) is not None and any(c.isdigit() for c in value)
+            and any(c.isalpha() for c in value) and not value.startswith(("-", ".")))
+
+
+def prose_spans(text: str, lower: str) -> list[Span]:
+    spans: list[Span] = []
+    if not any(gate in lower for gate in PROSE_GATES):
+        return spans
+    for m in (m for literal, pattern in PROSE if literal in lower for m in pattern.finditer(lower)):
+        value_start, value_end = m.span("value")
+        value = text[value_start:value_end].rstrip(".!?")
+        if not value or not _credential_value(value):
+            continue
+        if m.group("noun").startswith(("pass", "secret")):
+            if not _reads_as_password(text[value_start:value_end].rstrip(".")):
+                continue
+            value = text[value_start:value_end].rstrip(".")
+        elif not _generated(value):
+            continue
+        spans.append((value_start, value_start + len(value), REDACTED, LABEL, m.start()))
+    return spans
+
+
+def announced_spans(text: str, lower: str) -> list[Span]:
+    """Every form above (see the module's docstring)."""
+    return header_spans(text, lower) + dotted_key_spans(text, lower) + announced_value_spans(text, lower) + prose_spans(
+        text, lower)
