@@ -69,6 +69,8 @@ The package, one job a module; an arrow is "imports from" (leaves first, no cycl
     commands     printed command lines and flags, tools' password flags; SQL, Redis, MongoDB passwords
                                                                              -> assignments, names, spans
     layouts      env items, XML/terraform/k8s data blocks, listings, loguru, cloud CLI tables  -> assignments, names, spans
+    line_index   line_views' windows from a stretch's lines found by index in C; lines known to have no view edit   (leaf)
+    line_views   lines behind a log prefix, in JSON strings/records or repr(): windows read without them -> spans, line_index
     announced    secret-named headers, dotted config keys, a value after the line announcing it, secrets in sentences
                                                                              -> line_views, names, spans
     tables       result tables whose header names a secret column (CSV, TSV, markdown, psql, mysql), listings
@@ -76,8 +78,6 @@ The package, one job a module; an arrow is "imports from" (leaves first, no cycl
     blocks       YAML sequences and block scalars, flow lists, prefixed blocks, heredocs  -> layouts, assignments, ...
     argv         secret pieces of the workload's argv        -> assignments, blocks, commands, layouts, names
     printed_commands  printed command lines (`+ cmd`, `$ cmd`, `Running: cmd`) read as argv    -> argv, names, spans
-    line_index   line_views' windows from a stretch's lines found by index in C; lines known to have no view edit   (leaf)
-    line_views   lines behind a log prefix, in JSON strings/records or repr(): windows read without them -> spans, line_index
     keys         private key blocks (a prefixed block passes over another source's lines)  -> line_views, spans
     known_secrets  the known secrets' literals, pieces and broken values, one index pass a text  -> names, spans
     redactor     Redactor: gathers the known secrets, runs every rule, merges  -> all of the above
