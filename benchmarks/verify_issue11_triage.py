@@ -341,6 +341,57 @@ def case_session19(work: Path, log) -> dict:
             f"triage of a 4 s duration took {took:.1f} s"}
 
 
+S21 = {f"x{k}": f"S21q{k}Zx8vN2mK5pL9xR4t{k}" for k in range(1, 13)}
+S21_KNOWN = "Zr8!kP2$qW9#mX4&nL7"   # (a known secret with characters that URL and HTML encoders change)
+# Sessions 20 and 21's forms (lanes h20l, h20k, h21a, h21b, h21c and the integrator's): a markdown table with a
+# password column, commands given a password positionally (rabbitmqctl behind set -x, htpasswd, SSHPASS= before
+# sshpass), Elasticsearch's http_auth tuple, a secret-named HTTP header, Hadoop's dotted account key, Jenkins'
+# first-start password alone on its line, a token in a sentence, fish's set -gx inside a JSON record, a token file's
+# cat in kubectl logs of two pods interleaved; and a known secret printed URL-encoded twice and as HTML entities.
+S21_PRINTS = ("import sys, time, json, html, urllib.parse\n"
+              "v = {k: a + b for k, (a, b) in " + repr({k: (v[:6], v[6:]) for k, v in S21.items()}) + ".items()}\n"
+              "print('| user | password |'); print('|---|---|'); print('| alice | ' + v['x1'] + ' |')\n"
+              "print('+ rabbitmqctl add_user bob ' + v['x2'])\n"
+              "print('htpasswd -b -c /etc/nginx/.htpasswd admin ' + v['x3'])\n"
+              "print('SSHPASS=' + v['x4'] + ' sshpass -e ssh node1')\n"
+              "print(\"es = Elasticsearch(hosts, http_auth=('elastic', '\" + v['x5'] + \"'))\")\n"
+              "print('Ocp-Apim-Subscription-Key: ' + v['x6'])\n"
+              "print('fs.azure.account.key.acct.blob.core.windows.net=' + v['x7'])\n"
+              "print('Please use the following password to proceed to installation:'); print(); print(v['x8']); print()\n"
+              "print('This may also be found at: /var/jenkins_home/secrets/initialAdminPassword')\n"
+              "print('INFO auth: Using token ' + v['x9'] + ' for authentication')\n"
+              "print(json.dumps({'level': 'info', 'msg': 'set -gx GITHUB_TOKEN ' + v['x10']}))\n"
+              "print('pod/a-0 $ cat ~/.cache/huggingface/token'); print('pod/b-0 step 1 loss 2.31')\n"
+              "print('pod/a-0 ' + v['x11'] + v['x12']); print('pod/b-0 step 2 loss 2.30')\n"
+              "import os; known = os.environ['APP_DB_PASSWORD']\n"
+              "print('url=' + urllib.parse.quote(urllib.parse.quote(known, safe=''), safe=''))\n"
+              "print('<td>' + ''.join(f'&#{ord(c)};' if not c.isalnum() else c for c in known) + '</td>')\n"
+              "sys.stdout.flush(); time.sleep(float(sys.argv[1]))\n")
+
+
+def case_session21(work: Path, log) -> dict:
+    import html
+    import urllib.parse
+    known_forms = {"known": S21_KNOWN,
+                   "known URL-encoded twice": urllib.parse.quote(urllib.parse.quote(S21_KNOWN, safe=""), safe=""),
+                   "known as HTML entities": "".join(f"&#{ord(c)};" if not c.isalnum() else c for c in S21_KNOWN),
+                   "known HTML-escaped": html.escape(S21_KNOWN)}
+    planted = {**S21, **known_forms}
+    started = time.monotonic()
+    files, leaks = _planted_run(str(work / "session21"), "4", [sys.executable, "-c", S21_PRINTS, "3"], planted, log,
+                                env={**clean_env(), "APP_DB_PASSWORD": S21_KNOWN})   # (known from the environment)
+    took = time.monotonic() - started
+    if files is None:
+        return {"case": "session 20-21 forms", "ok": False, "detail": leaks}
+    stdout = files.get("workload/stdout.log", b"")
+    printed = stdout.count(b"[REDACTED")
+    kept = all(word in stdout for word in (b"rabbitmqctl add_user bob", b"step 2 loss 2.30", b"sshpass -e ssh node1"))
+    return {"case": f"session 20-21 forms (h20l, h20k, h21a, h21b, h21c): {len(planted)} values and forms in no byte",
+            "ok": not leaks and printed >= 13 and kept,
+            "detail": leaks or f"no leak; {printed} placeholders in stdout.log; words around them kept: {kept}; "
+            f"triage of a 4 s duration took {took:.1f} s"}
+
+
 def _workload_pids() -> list[int]:
     pids = []
     for entry in Path("/proc").iterdir():
@@ -512,7 +563,7 @@ def main() -> int:
     nsys = shutil.which("nsys")
     with tempfile.TemporaryDirectory() as folder, open(out / "verify_issue11_triage.log", "w") as log:
         work = Path(folder)
-        for case in (case_clean, case_planted, case_printed_forms, case_session13, case_session14, case_session17, case_session18, case_session19, case_sigkill, case_setsid_child_under_nsys, case_full_disk_under_nsys,
+        for case in (case_clean, case_planted, case_printed_forms, case_session13, case_session14, case_session17, case_session18, case_session19, case_session21, case_sigkill, case_setsid_child_under_nsys, case_full_disk_under_nsys,
                      case_nccl_payloads):
             started = time.monotonic()
             try:
