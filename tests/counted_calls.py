@@ -1,7 +1,10 @@
 """A stand-in for a compiled pattern or a function that counts the calls made on it, for tests that count the work a
-rule does (a call per distinct line or value, not per match) instead of timing it."""
+rule does (a call per distinct line or value, not per match) instead of timing it; and python_lines_run, which counts
+the Python lines a call runs (sys.settrace)."""
 
 from __future__ import annotations
+
+import sys
 
 
 class Counted:
@@ -23,3 +26,21 @@ class Counted:
             self.calls += 1
             return attribute(*args, **kwargs)
         return counted
+
+
+def python_lines_run(function, *args):
+    """function(*args) and how many Python lines ran in it and what it called (sys.settrace's line events)."""
+    lines = 0
+
+    def trace(frame, event, arg):
+        nonlocal lines
+        if event == "line":
+            lines += 1
+        return trace
+
+    sys.settrace(trace)
+    try:
+        result = function(*args)
+    finally:
+        sys.settrace(None)
+    return result, lines

@@ -1,7 +1,11 @@
 """The real nvidia-smi query log grown to any length: one writer for tests/test_telemetry_smi_scale.py and
-benchmarks/smi_scale.py (each had its own copy)."""
+benchmarks/smi_scale.py (each had its own copy); and bytes_a_row, what a reading holds a row (the tests of
+memory in test_telemetry_smi_scale.py and test_session21_small.py)."""
 
 from __future__ import annotations
+
+import gc
+import tracemalloc
 
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -36,3 +40,16 @@ def grow(target: Path, rows: int, gpus: int = 0) -> Path:
                     written += 1
             repeat += 1
     return target
+
+
+def bytes_a_row(work, rows: int) -> tuple[float, float]:
+    """(held after, peak beyond that) of work(), in bytes a row, under tracemalloc."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        work()
+        held, peak = tracemalloc.get_traced_memory()
+        return (held - before) / rows, (peak - held) / rows
+    finally:
+        tracemalloc.stop()

@@ -8,11 +8,10 @@ lines. The times are in benchmarks/redaction_speed.py (docs/benchmarks.md, h21p)
 from __future__ import annotations
 
 import random
-import sys
 
 import pytest
 
-from counted_calls import Counted
+from counted_calls import Counted, python_lines_run
 
 from aiperf_lab.triage.redact import Redactor
 from aiperf_lab.triage.redaction import line_views
@@ -24,22 +23,6 @@ STEPS = [f"[rank0]: step {k} loss 2.38 lr 3.0e-04 grad_norm 0.84\n" for k in ran
 PREFIXED = ("[rank0]: # epoch 3\n" + "".join(STEPS[k % 5] for k in range(59))) * 34   # (2,040 lines)
 
 
-def _python_lines_run(function, *args):
-    """function(*args) and how many Python lines ran in it and what it called (sys.settrace's line events)."""
-    lines = 0
-
-    def trace(frame, event, arg):
-        nonlocal lines
-        if event == "line":
-            lines += 1
-        return trace
-
-    sys.settrace(trace)
-    try:
-        result = function(*args)
-    finally:
-        sys.settrace(None)
-    return result, lines
 
 
 def test_a_windows_lines_known_by_the_line_are_not_read_again(monkeypatch):
@@ -56,7 +39,7 @@ def test_a_prefixed_texts_windows_run_no_python_per_line(monkeypatch):
     line_views.line_view_windows(PREFIXED, PREFIXED.lower())
     # (the views per source, h21c's, read a window's prefixes a line; one prefix here, so none: left out of the count)
     monkeypatch.setattr(line_views, "_pod_views", lambda *args: [], raising=False)
-    windows, lines = _python_lines_run(line_views.line_view_windows, PREFIXED, PREFIXED.lower())
+    windows, lines = python_lines_run(line_views.line_view_windows, PREFIXED, PREFIXED.lower())
     assert len(windows) == 1 and len(windows[0][2]) == 2040
     assert lines <= 2000   # (main: 51,844: a find, a look-up and a list made a window's line; here 1,370)
 

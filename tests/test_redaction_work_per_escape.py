@@ -8,11 +8,10 @@ escapes, name characters and separators. The times are in benchmarks/redaction_s
 from __future__ import annotations
 
 import random
-import sys
 
 import pytest
 
-from counted_calls import Counted
+from counted_calls import Counted, python_lines_run
 
 from aiperf_lab.triage.redact import Redactor
 from aiperf_lab.triage.redaction import spans
@@ -186,27 +185,11 @@ def test_the_name_edits_are_those_of_the_former_code(seed):
 
 # ---- a coloured text's view: the codes cut by one split(), no Python per code --------------------------------------------
 
-def _python_lines_run(function, *args):
-    """function(*args) and how many Python lines ran in it and what it called (sys.settrace's line events)."""
-    lines = 0
-
-    def trace(frame, event, arg):
-        nonlocal lines
-        if event == "line":
-            lines += 1
-        return trace
-
-    sys.settrace(trace)
-    try:
-        result = function(*args)
-    finally:
-        sys.settrace(None)
-    return result, lines
 
 
 def test_a_coloured_texts_view_runs_no_python_per_colour_code():
     text = "\x1b[36mclient_secret\x1b[0m=\x1b[35mZq8Wm3Kx7Lp2Rv9T\x1b[0m\n" * 500   # (2,000 codes)
-    (view, where), lines = _python_lines_run(spans._without_csi, text)
+    (view, where), lines = python_lines_run(spans._without_csi, text)
     assert view == "client_secret=Zq8Wm3Kx7Lp2Rv9T\n" * 500
     assert len(where.text_starts) == 2000
     assert lines <= 50   # (main: 22,012, a list item and an _edited round a code)

@@ -18,13 +18,11 @@ findings: one piece of code where two places each had their own.
 
 from __future__ import annotations
 
-import gc
 import os
 import signal
 import subprocess
 import sys
 import time
-import tracemalloc
 from array import array
 from pathlib import Path
 
@@ -32,7 +30,7 @@ import pytest
 
 from aiperf_lab.console import cli as console_cli
 from aiperf_lab.metrics.telemetry.recording import read_recording
-from smi_logs import REAL, grow
+from smi_logs import REAL, bytes_a_row, grow
 
 
 def _console(argv, capsys) -> tuple[int, str]:
@@ -251,22 +249,12 @@ def test_weighted_mean_of_readings_reads_the_column_at_most_three_times(values):
 
 # --- a multi-GPU nvidia-smi log: each GPU's series is its own columns ----------------------------------------------
 
-def _bytes_a_row(work, rows: int) -> tuple[float, float]:
-    gc.collect()
-    tracemalloc.start()
-    try:
-        before = tracemalloc.get_traced_memory()[0]
-        work()
-        held, peak = tracemalloc.get_traced_memory()
-        return (held - before) / rows, (peak - held) / rows
-    finally:
-        tracemalloc.stop()
 
 
 def test_a_multi_gpu_series_copies_no_column(tmp_path):
     path = grow(tmp_path / "smi_8.csv", 24000, 8)
     recording = read_recording(path)
-    held, peak = _bytes_a_row(lambda: [recording.series(device.index) for device in recording.devices], 24000)
+    held, peak = bytes_a_row(lambda: [recording.series(device.index) for device in recording.devices], 24000)
     # what is left a row: the two lists of sources and the two of GPM windows (8 bytes a row each); main
     # also copied the GPU's 9 columns out of the shared ones and held its row positions: 98 bytes a row held
     assert held < 40 and peak < 10, f"{held:.0f} bytes a row held, {peak:.0f} more at the peak"

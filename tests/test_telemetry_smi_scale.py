@@ -6,7 +6,6 @@ over the Tick objects. The work is counted here; the time is in benchmarks/smi_s
 from __future__ import annotations
 
 import _strptime
-import gc
 import math
 import tracemalloc
 from datetime import datetime
@@ -18,7 +17,7 @@ from aiperf_lab.metrics.telemetry import model
 from aiperf_lab.metrics.telemetry.columns import series_of_ticks
 from aiperf_lab.metrics.telemetry.recording import read_recording
 from aiperf_lab.metrics.telemetry.summary import telemetry_findings, telemetry_summary
-from smi_logs import FORMAT, REAL, grow
+from smi_logs import FORMAT, REAL, bytes_a_row, grow
 
 
 def _grown(tmp_path: Path, rows: int, gpus: int = 0) -> Path:
@@ -89,17 +88,6 @@ def test_memory_held_is_columns_not_rows(tmp_path):
     assert peak < 900 * 20000, f"{peak / 20000:.0f} bytes a row at the peak"
 
 
-def _bytes_a_row(work, rows: int) -> tuple[float, float]:
-    """(held after, peak beyond that) of work(), in bytes a row, under tracemalloc."""
-    gc.collect()
-    tracemalloc.start()
-    try:
-        before = tracemalloc.get_traced_memory()[0]
-        work()
-        held, peak = tracemalloc.get_traced_memory()
-        return (held - before) / rows, (peak - held) / rows
-    finally:
-        tracemalloc.stop()
 
 
 @pytest.mark.parametrize("gpus", [0, 4])
@@ -110,11 +98,11 @@ def test_the_reports_hold_no_list_of_numbers_a_row(tmp_path, gpus):
     # its peak); the reports over it take a few arrays of doubles (the weights, the times searched for GPM
     # windows: 8 bytes a row each), not a list of floats per column (32 bytes a row; main: 229 in all)
     recording = read_recording(_grown(tmp_path, 20000, gpus))
-    held, peak = _bytes_a_row(lambda: [recording.series(device.index) for device in recording.devices], 20000)
+    held, peak = bytes_a_row(lambda: [recording.series(device.index) for device in recording.devices], 20000)
     if not gpus:
         assert held < 40 and peak < 10, f"series: {held:.0f} bytes a row held, {peak:.0f} more at its peak"
     for report in (telemetry_summary, telemetry_findings):
-        peak = sum(_bytes_a_row(lambda: report(recording.devices, series_of=recording.series), 20000))
+        peak = sum(bytes_a_row(lambda: report(recording.devices, series_of=recording.series), 20000))
         assert peak < 40, f"{report.__name__}: {peak:.0f} bytes a row at its peak"
 
 
