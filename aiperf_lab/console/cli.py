@@ -95,11 +95,11 @@ def make_context(args: argparse.Namespace):
         short = (f"DEMO: looped {model} recording; History: real H200 runs; runs you start are real"
                  if args.demo else None)
         history = [args.runs_dir, DEMO_RUNS] if args.demo else [args.runs_dir]
-        from aiperf_lab.labs.runner import visible_gpu_count
+        from aiperf_lab.labs.runner import cannot_start_here, visible_gpu_count
 
         ctx = ConsoleContext(feed, runs_dir=args.runs_dir, history_dirs=history, notice=notice, notice_short=short,
                              notice_name=None if args.demo else path.name, replay_path=path.absolute(), demo=args.demo,
-                             ascii_only=ascii_only, gpu_here=visible_gpu_count() > 0)
+                             ascii_only=ascii_only, gpu_here=visible_gpu_count() > 0, cannot_start=cannot_start_here)
         if args.demo:
             newest = sorted(DEMO_RUNS.glob("*/run.json"))
             if newest:
@@ -114,8 +114,10 @@ def make_context(args: argparse.Namespace):
         notice = (f"No NVIDIA GPU telemetry: {feed.status}. Showing CPU telemetry and the labs; "
                   f"aiperf-console --demo replays a real {demo_gpu_name()} recording.")
         short = f"No GPU telemetry: {feed.status}; try --demo"
+    from aiperf_lab.labs.runner import cannot_start_here
+
     return ConsoleContext(feed, runs_dir=args.runs_dir, notice=notice, notice_short=short, ascii_only=ascii_only,
-                          gpu_here=bool(feed.devices))
+                          gpu_here=bool(feed.devices), cannot_start=cannot_start_here)
 
 
 PROFILE_READ_ELSEWHERE = "aiperf-stats reads it"   # how the telemetry package ends a profile's refusal

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 from aiperf_lab.metrics.telemetry.feed import TelemetryFeed
 
 from aiperf_lab.console.sessions import RunSession, Runner, TriageSession
@@ -15,6 +16,11 @@ DEMO_RUNS = Path(__file__).with_name("demo_runs")
 def default_runner(*args, **kwargs):
     from aiperf_lab.labs.runner import run_exercise
     return run_exercise(*args, **kwargs)
+
+
+def nothing_missing(profile: str) -> str | None:
+    """A runner that needs nothing of this machine (tests' runners): every profiler can start."""
+    return None
 
 
 @dataclass
@@ -31,6 +37,9 @@ class ConsoleContext:
     ascii_only: bool = False                   # NO_COLOR terminals get plain characters too
     ui_hz: float = 4.0                         # redraws per second of what is visible
     gpu_here: bool = True                      # this machine can run workloads on a GPU (else: size tiny first)
+    # why no run with a profiler (none, nsys, ncu, torch) can start here whatever the exercise, or None: for
+    # the labs runner, labs.runner.cannot_start_here (PyTorch, nsys, ncu missing); the Labs footer asks it
+    cannot_start: Callable[[str], str | None] = nothing_missing
     run: RunSession | None = None
     triage: TriageSession | None = None
     results_pending: tuple | None = None       # what Results shows next: ("run", folder) or ("tables", ...)

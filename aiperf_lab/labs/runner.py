@@ -84,6 +84,19 @@ def missing_pytorch() -> str | None:
     return None
 
 
+PROFILER_TOOLS = {"nsys": ("nsys", "profiling with nsys needs Nsight Systems' `nsys` on the PATH"),
+                  "ncu": ("ncu", "profiling with ncu needs Nsight Compute's `ncu` on the PATH")}
+
+
+def cannot_start_here(profile: str) -> str | None:
+    """Why no run with `profile` (none, nsys, ncu, torch) can start on this machine, whatever the exercise,
+    in the words the run would stop with; None where it can. The console's Labs footer asks it, so it offers
+    only the keys that can start a run here."""
+    if profile in PROFILER_TOOLS and not shutil.which(PROFILER_TOOLS[profile][0]):
+        return PROFILER_TOOLS[profile][1]   # said first, as build_argv does
+    return missing_pytorch()   # every workload imports PyTorch, the PyTorch profiler's runs included
+
+
 def build_argv(exercise: Exercise, variant: str, profile: str, size: str, folder: Path,
                seconds: float | None = None, gpus: int = 1, knobs: dict[str, Any] | None = None) -> list[str]:
     """The command line, an argv list: the workload (through torchrun for multi-GPU exercises),
@@ -123,7 +136,7 @@ def _argv(exercise: Exercise, variant: str, profile: str, size: str, folder: Pat
     if profile == "nsys":
         tool = shutil.which("nsys")
         if not tool:
-            raise InputError("profiling with nsys needs Nsight Systems' `nsys` on the PATH")
+            raise InputError(PROFILER_TOOLS["nsys"][1])
         extra = [str(a) for a in recipe.get("extra", ())]
         if recipe.get("sample_cpu"):
             extra = ["--sample", "process-tree", "--cpuctxsw", "none", *extra]
@@ -136,7 +149,7 @@ def _argv(exercise: Exercise, variant: str, profile: str, size: str, folder: Pat
     if profile == "ncu":
         tool = shutil.which("ncu")
         if not tool:
-            raise InputError("profiling with ncu needs Nsight Compute's `ncu` on the PATH")
+            raise InputError(PROFILER_TOOLS["ncu"][1])
         return metric_config.ncu_argv(workload, str(folder / "profile"), metrics, ncu=tool,
                                       kernel_regex=recipe.get("kernel_regex"),
                                       launch_skip=int(recipe.get("launch_skip", 0)),

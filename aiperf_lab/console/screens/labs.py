@@ -139,6 +139,10 @@ class LabsScreen(Screen):
             hint = ("\nNo GPU here: press z for size tiny." if e.cpu_size and self.problem_size == "full"
                     else "\nNo GPU here, and this exercise needs one: pick one marked [cpu]. (--demo shows recorded "
                          "GPU telemetry and runs; it cannot run this exercise.)")
+        if self.app.ctx.gpu_here or e.cpu_size:
+            # what this machine lacks for the exercise's runs (PyTorch, nsys, ncu), said where the keys are dimmed
+            missing = dict.fromkeys(filter(None, map(self.app.ctx.cannot_start, ["none", *e.profile])))
+            hint += "".join(f"\nNot here: {why}." for why in missing)
         # one fact a line: run together they wrapped mid-phrase in the pane at 80 columns ("size:" / "tiny (z)")
         self.query_one("#selection", Static).update(
             f"{e.id}\nvariant: {variant.name} (v): {variant.description}\nsize: {self.problem_size} (z)\n"
@@ -163,9 +167,11 @@ class LabsScreen(Screen):
             locked = answers_unlocked(e.id, self.app.ctx.runs_dir)
             if locked is not None:
                 # "r runs it" only where it can run: on a machine without a GPU an exercise with no CPU path
-                # only ends in "did not start"
-                runs = "r runs it" if self.app.ctx.gpu_here or e.cpu_size else \
-                    "It needs a GPU, and none is here: an exercise marked [cpu] runs without one"
+                # only ends in "did not start", and so does any run where PyTorch is missing (_why_not_run)
+                why = self._why_not_run(e, "none")
+                runs = "r runs it" if why is None else \
+                    "It needs a GPU, and none is here: an exercise marked [cpu] runs without one" \
+                    if not (self.app.ctx.gpu_here or e.cpu_size) else f"It cannot run here: {why}"
                 self.notify(f"{locked}. {runs}.", severity="warning")
                 return
         self.showing_answers = answers is not None
@@ -207,15 +213,19 @@ class LabsScreen(Screen):
             # "needs PyTorch", and with PyTorch the workload would exit 2 for want of a GPU; a GPU is what it needs.
             return (f"{exercise.id} needs a CUDA GPU, and none is visible here: exercises marked [cpu] run without "
                     f"one (at size tiny)")
-        return None
+        return self.app.ctx.cannot_start(profile)   # this machine: PyTorch, nsys or ncu missing
 
     def _run_state(self, exercise: Exercise, profile: str) -> bool | None:
-        """check_action's answer for a run key on `exercise`: True where the run can start; None (shown
-        dimmed) for r where it cannot (r has a recipe always: only a missing GPU stops it); False (left out of
-        the footer) for n/c/t where they cannot (no such recipe, or r itself cannot start)."""
+        """check_action's answer for a run key on `exercise`: True where the run can start; False (left out of
+        the footer) for n/c/t where the exercise has no such recipe or needs a GPU that is not here; None (shown
+        dimmed) otherwise: r where the GPU is missing, any key whose tool is (PyTorch, nsys, ncu)."""
         if self._why_not_run(exercise, profile) is None:
             return True
-        return None if profile == "none" else False
+        if profile == "none":
+            return None
+        if profile not in exercise.profile or (not self.app.ctx.gpu_here and not exercise.cpu_size):
+            return False
+        return None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action != "run":

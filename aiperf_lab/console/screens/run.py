@@ -27,13 +27,20 @@ class ConfirmCancel(Confirm):
                          "its report.", "Stop it", "Keep running", still_applies=still_running)
 
 
+def no_run_yet(why_none_can_start: str | None) -> str:
+    """The Run screen before any run: how to start one, or why none can start on this machine (the Labs
+    footer then offers no run key to press)."""
+    if why_none_can_start:
+        return f"No run yet, and none can start here: {why_none_can_start}."
+    return "No run yet: pick an exercise on the Labs screen (1) and press r (n, c, t: under a profiler)."
+
+
 class RunScreen(Screen):
     BINDINGS = [Binding("x", "cancel_run", "Cancel run"), Binding("o", "open_results", "Tables")]
 
     def compose(self) -> ComposeResult:
         yield from chrome_top()
-        yield Static("No run yet: pick an exercise on the Labs screen (1) and press r, n, c or t.", id="run-header",
-                     markup=False)
+        yield Static(no_run_yet(self.app.ctx.cannot_start("none")), id="run-header", markup=False)
         yield Static("", id="run-grade")
         yield Log(max_lines=LOG_LINES, id="run-log", auto_scroll=True)
         yield DataTable(id="run-checks", zebra_stripes=True, cursor_type="row")
