@@ -28,6 +28,14 @@ class ProcessTable(DataTable):
     DEFAULT_CSS = "ProcessTable { height: auto; max-height: 10; margin: 0 1 1 1; border: round $panel; }"
 
 
+def no_gpu_reason(feed) -> str:
+    """Why a feed has no GPU to chart, in a few words: the live sampler's status (no driver, NVML not loaded,
+    and why), or a recording that holds none."""
+    if feed.kind == "replay":
+        return "the recording holds no GPU readings (host CPU and memory only)"
+    return feed.status or "NVML found no GPU"
+
+
 class MonitorScreen(Screen):
     BINDINGS = [Binding("m", "sort_processes('memory')", "Processes by memory"),
                 Binding("s", "sort_processes('sm')", "Processes by SM share")]
@@ -90,6 +98,13 @@ class MonitorScreen(Screen):
             # The feed itself is named in the top bar.
             legend = f"charts: {span_label(WINDOW_S)} up to now; {ZERO_MARK} zero, blank no data; scale {scale} W, " \
                      f"0-100%{waiting}"
+            if not feed.devices:
+                # no GPU card, so no power chart and no W scale (all() of no GPU said "scale 0-limit W"): say why,
+                # its first words where the whole reason does not fit (the notice above says it whole)
+                why = no_gpu_reason(feed)
+                legend = f"no GPU charted: {why}; cpu chart: {span_label(WINDOW_S)} up to now, 0-100%{waiting}"
+                if len(legend) > self.size.width - 2:
+                    legend = legend.replace(why, why.split(": ")[0].split(" (")[0])
             if len(legend) > self.size.width - 2:
                 legend = legend.replace(" up to now", "")
             self.query_one("#feed-status", TextBlock).set_lines([legend])
