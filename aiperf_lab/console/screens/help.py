@@ -13,7 +13,8 @@ HELP = """\
 # aiperf-console keys
 
 Everything works from the keyboard; the footer shows the keys of the screen you are on, the bar at
-the top the screens, the line under it each GPU's power and utilization now.
+the top the screens, the line under it each GPU's power and utilization now (without a GPU, the CPU's).
+A key shown dimmed cannot act here; pressed, it says why.
 
 | key | anywhere |
 |---|---|
@@ -28,10 +29,14 @@ A run's grade is the same everywhere: ✓ pass, ✗ failed, – not graded, with
 | key | Labs |
 |---|---|
 | arrows, enter | move in the exercise tree; the walkthrough follows |
-| r / n / c / t | run the exercise plain / under nsys / under ncu / under the PyTorch profiler |
+| r / n / c / t | run the exercise plain / under nsys / under ncu / under the PyTorch profiler (dimmed where this machine lacks the GPU, PyTorch, nsys or ncu it needs) |
 | v | next variant (baseline, optimized, ...) |
 | a | the walkthrough's written answers in its place, after a finished run of it (again: back) |
 | z | problem size: full (GPU) or tiny (CPU, for exercises marked [cpu]; the default without a GPU) |
+
+| key | Monitor |
+|---|---|
+| m / s | sort each GPU's processes by GPU memory / SM share (offered where the GPUs' processes are read) |
 
 | key | Run |
 |---|---|
@@ -56,7 +61,7 @@ A run's grade is the same everywhere: ✓ pass, ✗ failed, – not graded, with
 | key | Triage |
 |---|---|
 | d | type the duration in seconds (only then does the field take keys; enter or escape leaves it) |
-| k | the bench on or off (copy, matmul, link bandwidth and NCCL probes after the duration) |
+| k | the bench on or off (copy, matmul, link bandwidth and NCCL probes after the duration; dimmed without a GPU) |
 | b | start a bundle of the set duration |
 | x | stop it early (the archive is still written, marked interrupted) |
 | | `aiperf-triage show ARCHIVE` prints the bundle's summary: what it captured, and why a part is missing |

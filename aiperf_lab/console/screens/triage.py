@@ -15,6 +15,7 @@ from aiperf_lab.console.widgets import InOrderInput, chrome_top
 
 BENCH_ON = "bench ON: copy and matmul probes (k)"
 BENCH_OFF = "bench off (k)"
+NO_BENCH = "the bench measures GPUs (copy and matmul probes, links, NCCL), and none is visible here"
 
 
 class TriageScreen(Screen):
@@ -22,6 +23,8 @@ class TriageScreen(Screen):
     AUTO_FOCUS = "#triage-log"
     BINDINGS = [Binding("b", "start", "Start bundle"), Binding("x", "stop", "Stop"),
                 Binding("d", "edit_duration", "Duration", priority=True), Binding("k", "toggle_bench", "Bench"),
+                # k shown dimmed without a GPU (check_action); pressed anyway, this one says why
+                Binding("k", "why_no_bench", show=False),
                 Binding("escape", "leave_duration", "Leave the field", show=False)]
 
     def compose(self) -> ComposeResult:
@@ -54,7 +57,14 @@ class TriageScreen(Screen):
             # offered only while a bundle is being made: "x Stop" on an idle screen read as a key that works
             triage = self.app.ctx.triage
             return bool(triage is not None and triage.running)
+        if action == "toggle_bench" and not self.app.ctx.gpu_here:
+            # the bench measures GPUs: "bench ON: copy and matmul probes" on a machine without one only ended in
+            # "bench: asked, but it did not run" in the summary
+            return None
         return True
+
+    def action_why_no_bench(self) -> None:
+        self.notify(NO_BENCH, severity="warning")
 
     def _offer_stop(self) -> None:
         triage = self.app.ctx.triage
