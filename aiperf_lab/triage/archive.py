@@ -23,7 +23,8 @@ from aiperf_lab.triage.bundle import MANIFEST, SCHEMA_VERSION
 MAX_MEMBER_BYTES = 16 * 1024 * 1024   # what show/compare will read of one member
 # What show and compare read; everything else is listed and skipped.
 READ_MEMBERS = {MANIFEST, "summary.md", "hardware_capabilities.json", "bench.json", "telemetry_summary.json",
-                "findings.json", "topology/topology.json"}
+                "findings.json", "topology/topology.json", "workload/workload.json"}
+NSYS_MEMBERS = ("nsys/workload.nsys-rep", "nsys/workload.sqlite")   # the trace as triage keeps it
 # Control characters (ESC starts terminal escapes: OSC 52 writes the clipboard, CSI clears the
 # screen), C1 controls, bidirectional marks and overrides (U+200E/F, U+061C, U+202A-E, U+2066-9), line and
 # paragraph separators (U+2028/9) and lone surrogates never reach the terminal from a bundle: the set aiperf-stats
@@ -218,8 +219,16 @@ def _per_gpu(values: list[str]) -> str | None:
 
 # Each field with the member it is read from: a member too large to read is said so, never shown as 0.
 HW, TOPOLOGY, BENCH = "hardware_capabilities.json", "topology/topology.json", "bench.json"
-TELEMETRY, FINDINGS = "telemetry_summary.json", "findings.json"
+TELEMETRY, FINDINGS, WORKLOAD = "telemetry_summary.json", "findings.json", "workload/workload.json"
+# What a row absent from every bundle is part of, in compare's one line about them.
+ABSENT_PARTS = {HW: "GPU hardware", TOPOLOGY: "GPU topology", BENCH: "bench (--bench)",
+                TELEMETRY: "GPU telemetry", WORKLOAD: "workload", FINDINGS: "findings"}
 COMPARE_FIELDS = [
+    ("command", WORKLOAD, lambda b: _workload_command(b)),
+    ("workload ended", WORKLOAD, lambda b: _workload_end(b)),
+    ("workload seconds", WORKLOAD, lambda b: _scalar(_dict(b.get("workload")).get("seconds"))),
+    ("workload output (bytes)", WORKLOAD, lambda b: _workload_output(b)),
+    ("nsys trace", WORKLOAD, lambda b: _nsys_trace(b)),
     ("GPU model", HW, lambda b: _gpus(b, "name")),
     ("GPU count", HW, lambda b: str(len(_gpu_rows(b)))),
     ("driver", HW, lambda b: _scalar(_nvml(b).get("driver_version"))),
@@ -251,6 +260,64 @@ COMPARE_FIELDS = [
 ]
 
 
+def _ran_no_workload(b: dict) -> bool:
+    """The bundle was made without a command (telemetry only): its manifest lists no workload collector."""
+    collectors = _list(b.get("collectors"))
+    return bool(collectors) and not any(isinstance(c, dict) and c.get("name") == "workload" for c in collectors)
+
+
+def _workload_command(b: dict) -> str | None:
+    """The workload's command line as summary.md writes it (already redacted in workload.json)."""
+    command = _dict(b.get("workload")).get("command")
+    if isinstance(command, list) and command and all(isinstance(word, str) for word in command):
+        from aiperf_lab.triage.report import command_text
+        return command_text(command)
+    return "none (telemetry only)" if _ran_no_workload(b) else None
+
+
+def _workload_end(b: dict) -> str | None:
+    """How the workload ended, in summary.md's words: its exit code or signal, and what stopped it."""
+    workload = b.get("workload")
+    if not isinstance(workload, dict):
+        return "none (telemetry only)" if _ran_no_workload(b) else None
+    from aiperf_lab.triage.report import _exit_words
+
+    if _scalar(workload.get("error")):
+        return f"did not run: {workload['error']}"
+    code = workload.get("exit_code")
+    words = _exit_words(code if type(code) is int else None)
+    stopped = {"duration": "stopped at the end of the duration", "interrupt": "stopped by an interrupt"}
+    return words + (f", {stopped[workload['stopped_by']]}" if workload.get("stopped_by") in stopped else "")
+
+
+def _workload_output(b: dict) -> str | None:
+    """Bytes of the workload's output the bundle keeps (stdout.log and stderr.log), with what was left out."""
+    if b.get("workload") is None and _ran_no_workload(b):
+        return "none (telemetry only)"
+    logs = [state for state in _dict(_dict(b.get("workload")).get("logs")).values() if isinstance(state, dict)]
+    kept = [state.get("kept_bytes") for state in logs]
+    if not kept or not all(type(n) is int for n in kept):
+        return None
+    left = sum(n for n in (state.get("left_out_bytes") for state in logs) if type(n) is int)
+    return f"{sum(kept)}" + (f" ({left} left out)" if left else "")
+
+
+def _nsys_trace(b: dict) -> str | None:
+    """Whether the bundle keeps the workload's nsys trace: the report and its export, the export alone (the
+    report left out: it could hold a secret), or none and why."""
+    kept = [name for name in NSYS_MEMBERS if name in b["members"]]
+    if kept:
+        return "report and SQLite export" if len(kept) == 2 else \
+            "report only" if kept[0].endswith(".nsys-rep") else "SQLite export only (report left out)"
+    workload = b.get("workload")
+    if not isinstance(workload, dict):
+        return "none (telemetry only)" if _ran_no_workload(b) else None
+    if workload.get("under_nsys") is False:
+        return "none (ran without nsys)"
+    error = _dict(workload.get("nsys")).get("error")
+    return f"none ({error})" if isinstance(error, str) and error else "none"
+
+
 def _finding_ids(b: dict) -> str:
     """The findings' ids; none without a GPU is said as such: no GPU rule could judge that machine, so
     its "none" is no verdict, never a healthy GPU beside the others."""
@@ -260,7 +327,7 @@ def _finding_ids(b: dict) -> str:
         return ids
     # "no GPU" only from a hardware report that was read and lists none (one over 16 MiB is not read)
     seen_none = isinstance(b.get("hw"), dict) and HW not in b.get("unread", ()) and not _gpu_rows(b)
-    return "none (no GPU: no GPU rule could judge)" if seen_none else "none"
+    return "none (no GPU to judge)" if seen_none else "none"   # short: whole at 80 columns beside another
 
 
 def _bench_tables(b: dict) -> dict:
@@ -332,11 +399,12 @@ def _rows(document: Any) -> list[dict]:
     return [row for row in document if isinstance(row, dict)] if isinstance(document, list) else []
 
 
-def compare(paths: list[Path], warn: Callable[[str], None] | None = None) \
-        -> tuple[list[str], list[list[str]], list[set[int]]]:
+def compare(paths: list[Path], warn: Callable[[str], None] | None = None,
+            absent: Callable[[str], None] | None = None) -> tuple[list[str], list[list[str]], list[set[int]]]:
     """(bundle labels, rows of [field, value per bundle], per row the columns that differ from the rest).
     Every label and value is one line, safe for a terminal. `warn(line)` is told of each bundle from a
-    newer version."""
+    newer version. A field no bundle holds is no row (it was a row of "-"): `absent(line)` is told once
+    what none of them holds."""
     if len(paths) < 2:
         raise InputError("compare needs at least two bundles")
     loaded = []
@@ -351,21 +419,56 @@ def compare(paths: list[Path], warn: Callable[[str], None] | None = None) \
                            "telemetry": _rows(bundle.json("telemetry_summary.json")),
                            "findings": _rows(bundle.json("findings.json")),
                            "topology": bundle.json("topology/topology.json"),
+                           "workload": bundle.json(WORKLOAD), "collectors": manifest.get("collectors"),
+                           "members": {name for name in NSYS_MEMBERS if name in bundle._members},
                            "unread": {name for name in READ_MEMBERS if bundle.too_large(name)}})
         finally:
             bundle.close()
-    rows, odd = [], []
+    rows, odd, missing = [], [], {}
     for label, source, getter in COMPARE_FIELDS:
         # Whole values are compared (two bundles may differ only at their 50th GPU); 200 characters are shown.
         values = [f"not read: {source} is over {MAX_MEMBER_BYTES >> 20} MiB" if source in b["unread"]
-                  else "-" if (value := getter(b)) is None else str(value) for b in loaded]
+                  else None if (value := getter(b)) is None else str(value) for b in loaded]
+        if all(value is None for value in values):
+            missing.setdefault(_part(label, source), []).append(label)
+            continue
+        values = ["-" if value is None else value for value in values]
         rows.append([label, *(terminal_safe(v[:200], single_line=True)[:200] for v in values)])
         counts = Counter(values)
         majority = max(counts.values())
         # flag the values that differ from the most common one (a tie flags every value)
         odd.append({i for i, v in enumerate(values) if counts[v] < majority or (majority * 2 <= len(values) and len(counts) > 1)}
                    if len(counts) > 1 else set())
+    if absent is not None and missing:
+        absent(_absent_line(missing, loaded))
     return _labels(loaded), rows, odd
+
+
+def _part(label: str, source: str) -> str:
+    """The part of a bundle a row belongs to, as compare's line about absent rows names it: the bench's GPU
+    pairs and NCCL rows apart (a bench on one GPU has neither)."""
+    if label.startswith(("NCCL ", "bench GPU pairs")):
+        return "GPU pairs and NCCL (--bench on 2 or more GPUs)"
+    return ABSENT_PARTS[source]
+
+
+def _absent_line(missing: dict[str, list[str]], loaded: list[dict[str, Any]]) -> str:
+    """Once, what no bundle holds (each part with its rows where only some of its rows are missing), and why
+    where it is known: no GPU in any of them."""
+    # a part is named alone where every row it can lack is missing (GPU count and findings always have a value)
+    whole = {part: sum(1 for label, source, _g in COMPARE_FIELDS
+                       if _part(label, source) == part and label not in ("GPU count", "findings")) for part in missing}
+    if len(missing.get(ABSENT_PARTS[BENCH], ())) == whole.get(ABSENT_PARTS[BENCH]):
+        missing.pop(_part("NCCL ", BENCH), None)   # no bench at all: its pairs and NCCL rows are no part apart
+    parts = [part if len(labels) == whole[part] else f"{part} ({', '.join(labels)})"
+             for part, labels in missing.items()]
+    which = "neither bundle holds" if len(loaded) == 2 else "none of these bundles holds"
+    line = f"{which}: {'; '.join(parts)}"
+    if not any(_gpu_rows(b) for b in loaded):
+        why = sorted({str(_scalar(_nvml(b).get("status")) or "no GPU found") for b in loaded if isinstance(b.get("hw"), dict)})
+        line += f" (no GPU in {'either' if len(loaded) == 2 else 'any'}: {terminal_safe('; '.join(why)[:200], single_line=True)})" \
+            if why else ""
+    return line
 
 
 def _labels(loaded: list[dict[str, Any]]) -> list[str]:

@@ -157,8 +157,9 @@ def _compare(argv: list[str]) -> int:
         print(COMPARE_HELP)
         return 0
     notes: list[str] = []
-    labels, rows, odd = compare([Path(a) for a in argv], warn=notes.append)
-    sys.stdout.write(compare_table(labels, rows, odd, _output_columns()))
+    absent: list[str] = []
+    labels, rows, odd = compare([Path(a) for a in argv], warn=notes.append, absent=absent.append)
+    sys.stdout.write(compare_table(labels, rows, odd, _output_columns(), absent))
     return _said_after_output(notes)
 
 
@@ -181,9 +182,11 @@ def _output_columns() -> int | None:
     return None
 
 
-def compare_table(labels: list[str], rows: list[list[str]], odd: list[set[int]], columns: int | None) -> str:
+def compare_table(labels: list[str], rows: list[list[str]], odd: list[set[int]], columns: int | None,
+                  absent: list[str] = ()) -> str:
     """The compare table: a bundle's label on two lines (host, then start time), a value marked * where it
-    differs; columns too wide for the width are cut with '…' (the * stays) and a last line says so."""
+    differs; columns too wide for the width are cut with '…' (the * stays) and a last line says so. `absent`:
+    lines saying what no bundle holds (no rows of "-"), after the table, wrapped to the width."""
     heads = [label.split(" ", 1) if " " in label else [label, ""] for label in labels]
     cells = [[value + ("*" if i in different else "") for i, value in enumerate(row[1:])]
              for row, different in zip(rows, odd)]
@@ -204,6 +207,10 @@ def compare_table(labels: list[str], rows: list[list[str]], odd: list[set[int]],
         text += "\n* differs from the other bundles\n"
     if cut:
         text += f"(values cut to fit {columns} columns: a wider terminal, or COLUMNS=250, shows more)\n"
+    if absent:
+        import textwrap
+
+        text += "\n" + "".join((textwrap.fill(line, columns) if columns else line) + "\n" for line in absent)
     return text
 
 
