@@ -311,3 +311,25 @@ def test_the_triage_bench_is_dimmed_without_a_gpu(tmp_path):
     footer, on, toasts = asyncio.run(scenario(False))
     assert footer == {"k": False} and not on and toasts == [NO_BENCH], (footer, on, toasts)
     assert asyncio.run(scenario(True))[:2] == ({"k": True}, True)   # a guard: with a GPU, k turns it on
+
+
+def test_the_monitor_of_a_recording_without_a_gpu_says_so_in_80_columns(tmp_path):
+    """--replay of a triage bundle's telemetry.csv from a machine without a GPU (host columns only)."""
+    from aiperf_lab.console.app import LabConsole
+    from aiperf_lab.console.cli import build_parser, make_context
+
+    recording = tmp_path / "telemetry.csv"
+    header = ("t_s,gpu,power_w,power_source,power_avg_w,power_limit_w,energy_j,energy_source,util_gpu_pct,"
+              "util_mem_pct,mem_used_bytes,mem_total_bytes,temp_c,sm_clock_mhz,mem_clock_mhz,clock_event_reasons,"
+              "clock_event_names,pcie_gen,pcie_width,pcie_gen_max,pcie_width_max,lost,cpu_pct,host_mem_used_bytes,"
+              "host_mem_total_bytes")
+    rows = [f"{t / 10:.1f},,,,,,,,,,,,,,,,,,,,,,{50 + t % 7},{1 << 30},{8 << 30}" for t in range(40)]
+    recording.write_text("\n".join([header, *rows]) + "\n")
+    ctx = make_context(build_parser().parse_args(["--replay", str(recording), "--runs-dir", str(tmp_path / "runs")]))
+    try:
+        assert not ctx.feed.devices
+        legend = _legend(LabConsole(ctx))
+    finally:
+        ctx.feed.close()
+    assert legend.startswith("no GPU charted: none in the recording; cpu chart:"), legend   # main: scale 0-limit W
+    assert legend.endswith("0-100%") and len(legend) <= 78, legend

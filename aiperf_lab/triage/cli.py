@@ -130,9 +130,11 @@ Print a bundle's summary, findings and hardware without extracting it (members a
 from the bundle reaches the terminal unescaped)."""
 COMPARE_HELP = """usage: aiperf-triage compare A B [C ...]
 
-Bundles side by side, one column each (e.g. one per node); a field that differs from the others is
-marked *. A per-GPU field shows one value when every GPU has it; "-" is a value never
-measured. The table fits the terminal (or COLUMNS); a value cut to fit ends with "…"."""
+Bundles side by side, one column each (e.g. one per node): the workload (command, how it ended,
+seconds, output kept, nsys trace), the GPUs, topology, bench, telemetry means and findings; a field
+that differs from the others is marked *. A per-GPU field shows one value when every GPU has it;
+"-" is a value that bundle lacks, and what no bundle holds is one line under the table. The table
+fits the terminal (or COLUMNS); a value cut to fit ends with "…"."""
 
 
 def _show(argv: list[str]) -> int:

@@ -32,7 +32,7 @@ def no_gpu_reason(feed) -> str:
     """Why a feed has no GPU to chart, in a few words: the live sampler's status (no driver, NVML not loaded,
     and why), or a recording that holds none."""
     if feed.kind == "replay":
-        return "the recording holds no GPU readings (host CPU and memory only)"
+        return "none in the recording"
     return feed.status or "NVML found no GPU"
 
 
@@ -105,6 +105,8 @@ class MonitorScreen(Screen):
                 legend = f"no GPU charted: {why}; cpu chart: {span_label(WINDOW_S)} up to now, 0-100%{waiting}"
                 if len(legend) > self.size.width - 2:
                     legend = legend.replace(why, why.split(": ")[0].split(" (")[0])
+                if len(legend.replace(" up to now", "")) > self.size.width - 2:
+                    legend = f"no GPU charted; cpu chart: {span_label(WINDOW_S)}, 0-100%{waiting}"
             if len(legend) > self.size.width - 2:
                 legend = legend.replace(" up to now", "")
             self.query_one("#feed-status", TextBlock).set_lines([legend])
