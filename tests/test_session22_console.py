@@ -333,3 +333,34 @@ def test_the_monitor_of_a_recording_without_a_gpu_says_so_in_80_columns(tmp_path
         ctx.feed.close()
     assert legend.startswith("no GPU charted: none in the recording; cpu chart:"), legend   # main: scale 0-limit W
     assert legend.endswith("0-100%") and len(legend) <= 78, legend
+
+
+def test_history_with_no_runs_says_none_can_start_where_none_can(tmp_path):
+    """m/c on an empty History said "run an exercise (Labs, 1) first" where no run can start (no PyTorch)."""
+    async def scenario(cannot_start):
+        app = make_app(tmp_path, gpus=0, gpu_here=False)
+        app.ctx.cannot_start = cannot_start
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("5")
+            await pilot.pause(0.3)
+            await pilot.press("m")
+            await pilot.pause(0.3)
+            return [str(n.message) for n in app._notifications if "no runs yet" in str(n.message)]
+
+    said = asyncio.run(scenario(lambda profile: TORCH_MISSING))
+    assert said and "none can start here" in said[-1] and "run an exercise" not in said[-1], said
+    assert "run an exercise (Labs, 1) first" in asyncio.run(scenario(lambda profile: None))[-1]   # a guard
+
+
+def test_a_bundle_without_a_gpu_does_not_say_driver_unknown_cuda_unknown(tmp_path):
+    """summary.md (and so `show`) said "- driver unknown, CUDA unknown" a line under "- GPUs: no NVIDIA driver"."""
+    from aiperf_lab.triage.report import summary_markdown
+    from aiperf_lab.triage.facts import TriageFacts
+
+    facts = TriageFacts()
+    facts.hardware.nvml = {"status": NO_DRIVER, "gpus": []}
+    meta = {"host": "vm", "start_utc": "a", "end_utc": "b", "duration_s": 3.0, "command": ["true"]}
+    text = summary_markdown(meta, [], facts)
+    assert f"- GPUs: {NO_DRIVER}" in text and "- driver " not in text, text
+    facts.hardware.nvml = {"status": "ok", "driver_version": "580.159.04", "cuda_driver_version": "13.0"}
+    assert "- driver 580.159.04, CUDA 13.0" in summary_markdown(meta, [], facts)   # a guard: versions read

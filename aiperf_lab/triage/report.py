@@ -94,7 +94,10 @@ def summary_markdown(meta: dict[str, Any], findings: list[Finding], facts: Triag
     nvml = facts.hardware.nvml
     gpu_names = ", ".join(f"{g.get('index')}: {g.get('name')}" for g in facts.hardware.gpus)
     lines.append(f"- GPUs: {gpu_names or _known(nvml.get('status'))}")
-    lines.append(f"- driver {_known(nvml.get('driver_version'))}, CUDA {_known(nvml.get('cuda_driver_version'))}")
+    if facts.hardware.gpus or nvml.get("driver_version") or nvml.get("cuda_driver_version"):
+        # with no GPU read and neither version known, "driver unknown, CUDA unknown" only repeated the line above
+        # ("GPUs: no NVIDIA driver ...") in other words
+        lines.append(f"- driver {_known(nvml.get('driver_version'))}, CUDA {_known(nvml.get('cuda_driver_version'))}")
     lines += ["", "## Findings", ""]
     for f in findings:
         lines.append(f"- **{f.severity}** {f.title}: {f.detail}")

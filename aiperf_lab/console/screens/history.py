@@ -111,7 +111,10 @@ class HistoryScreen(Screen):
 
     def action_no_runs(self) -> None:
         where = ", ".join(str(d) for d in self.app.ctx.history_dirs)
-        self.notify(f"no runs yet in {where}: run an exercise (Labs, 1) first", severity="warning")
+        # "run an exercise first" where none can start here (no PyTorch) sent the user to keys shown dimmed
+        how = "run an exercise (Labs, 1) first" if self.app.ctx.cannot_start("none") is None else \
+            "none can start here (Labs, 1, says why); aiperf-console --demo shows recorded runs"
+        self.notify(f"no runs yet in {where}: {how}", severity="warning")
 
     def action_mark(self) -> None:
         run = self._current()
