@@ -364,3 +364,19 @@ def test_a_bundle_without_a_gpu_does_not_say_driver_unknown_cuda_unknown(tmp_pat
     assert f"- GPUs: {NO_DRIVER}" in text and "- driver " not in text, text
     facts.hardware.nvml = {"status": "ok", "driver_version": "580.159.04", "cuda_driver_version": "13.0"}
     assert "- driver 580.159.04, CUDA 13.0" in summary_markdown(meta, [], facts)   # a guard: versions read
+
+
+@pytest.mark.parametrize("workload", [
+    {"command": "python3 x.py", "exit_code": "3", "stopped_by": ["duration"], "logs": [1, 2], "nsys": 5},
+    {"command": [1, None], "exit_code": True, "stopped_by": {"a": 1}, "error": {"x": 1},
+     "logs": {"stdout.log": {"kept_bytes": "2"}, "stderr.log": 7}, "under_nsys": "yes", "seconds": [1]},
+    {"command": ["a\x1b]52;c;ZXZpbA==\x07b"], "exit_code": -9, "error": "\x1b[2Jgone", "nsys": {"error": "\x1b[2J"}},
+    [1, 2, 3],
+])
+def test_compare_reads_a_wrong_typed_workload_json_as_unknown(tmp_path, workload):
+    # crafted bundles (issue 11 item 11): every value shown as a value or "-", never an exception or an escape
+    paths = [_bundle(tmp_path / "a.tar.gz", "2026-11-24T01:00:00", workload),
+             _bundle(tmp_path / "b.tar.gz", "2026-11-24T02:00:00", _workload(["true"], 0, 0.1))]
+    rows = _rows(paths)
+    assert {"command", "workload ended", "nsys trace"} <= set(rows), rows
+    assert not any("\x1b" in cell for values in rows.values() for cell in values), rows

@@ -287,7 +287,8 @@ def _workload_end(b: dict) -> str | None:
     code = workload.get("exit_code")
     words = _exit_words(code if type(code) is int else None)
     stopped = {"duration": "stopped at the end of the duration", "interrupt": "stopped by an interrupt"}
-    return words + (f", {stopped[workload['stopped_by']]}" if workload.get("stopped_by") in stopped else "")
+    stopped_by = _scalar(workload.get("stopped_by"))   # a list or dict (a crafted bundle) is no key to look up
+    return words + (f", {stopped[stopped_by]}" if stopped_by in stopped else "")
 
 
 def _workload_output(b: dict) -> str | None:
