@@ -1,0 +1,107 @@
+"""Session 22, h22r: red team of the readers, show and compare (issue 11 items 8-16), what it found.
+
+- A PyTorch 1.8 trace (Kineto's first categories: "Kernel", "Memcpy", "Memset", "Runtime"; renamed
+  "kernel", "gpu_memcpy", "gpu_memset", "cuda_runtime" from 1.9 on) was refused: "does not contain CUDA
+  kernel events", exit 2, for a trace that holds them.
+- A file written through Windows PowerShell's `>` is UTF-16 with a byte order mark: `ncu --csv ... >
+  out.csv`, `nvidia-smi --query-gpu=... --format=csv -lms 100 > log.csv`. aiperf-stats refused both ("a
+  CSV file, but neither Nsight Compute output nor a telemetry recording", "binary data"); they now read as
+  their UTF-8 form does, to the byte.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from aiperf_lab.metrics.cli import main as stats_main
+
+DATA = Path(__file__).parent / "data" / "h200"
+
+
+def _stats(argv) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = stats_main([str(a) for a in argv])
+    return code, out.getvalue(), err.getvalue()
+
+
+# --- PyTorch 1.8's categories ------------------------------------------------------------------------
+
+def _trace(kernel="kernel", memcpy="gpu_memcpy", runtime="cuda_runtime") -> dict:
+    """Two launches and their GPU work, as Kineto writes them (categories as given)."""
+    return {"schemaVersion": 1, "traceEvents": [
+        {"ph": "X", "cat": runtime, "name": "cudaLaunchKernel", "pid": 13721, "tid": "456", "ts": 120, "dur": 5,
+         "args": {"correlation": 334, "external id": 4}},
+        {"ph": "X", "cat": kernel, "name": "void gemmSN_TN_kernel_64addr", "pid": 0, "tid": "stream 7",
+         "ts": 130, "dur": 15, "args": {"correlation": 334, "external id": 4, "device": 0, "stream": 7}},
+        {"ph": "X", "cat": runtime, "name": "cudaMemcpyAsync", "pid": 13721, "tid": "456", "ts": 140, "dur": 20,
+         "args": {"correlation": 335, "external id": 5}},
+        {"ph": "X", "cat": memcpy, "name": "Memcpy HtoD (Pageable -> Device)", "pid": 0, "tid": "stream 7",
+         "ts": 150, "dur": 10, "args": {"stream": 7, "correlation": 335, "device": 0}},
+    ]}
+
+
+def test_a_pytorch_1_8_trace_reads_as_a_newer_one(tmp_path):
+    old = tmp_path / "old.pt.trace.json"
+    new = tmp_path / "new.pt.trace.json"
+    old.write_text(json.dumps(_trace("Kernel", "Memcpy", "Runtime")))
+    new.write_text(json.dumps(_trace()))
+    for report in ("cuda_gpu_kern_sum", "kernel_breakdown", "gpu_idle"):
+        code, out, err = _stats([old, "--report", report, "--format", "csv"])
+        assert code == 0, err
+        assert out == _stats([new, "--report", report, "--format", "csv"])[1]
+    code, out, _ = _stats([old, "--report", "cuda_gpu_kern_sum", "--format", "json"])
+    rows = json.loads(out)
+    assert "void gemmSN_TN_kernel_64addr" in json.dumps(rows) and "15000" in json.dumps(rows)
+
+
+# --- UTF-16 files (Windows PowerShell's `>`) ----------------------------------------------------------
+
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-be"])
+@pytest.mark.parametrize("name,reports", [
+    ("ncu_full_raw.csv", ["ncu_summary", "ncu_metrics"]),
+    ("ncu_full_details.csv", ["ncu_summary"]),
+    ("nvidia-smi-query-gpu-lms100.csv", ["telemetry_summary", "telemetry_findings"]),
+])
+def test_a_utf16_file_reads_as_its_utf8_form(tmp_path, name, reports, codec):
+    source = DATA / name
+    wide = tmp_path / name
+    text = source.read_text(encoding="utf-8")
+    data = text.encode(codec)
+    if codec == "utf-16-be":
+        data = b"\xfe\xff" + data   # PowerShell's BOM; Python's utf-16-be writes none
+    wide.write_bytes(data)
+    for report in reports:
+        code, out, err = _stats([wide, "--report", report, "--format", "csv"])
+        assert code == 0, err
+        assert out == _stats([source, "--report", report, "--format", "csv"])[1]
+
+
+def test_a_utf16_log_read_in_odd_pieces_reads_the_same(tmp_path):
+    """The recording reader decodes a few MB at a time: a UTF-16 code unit cut between two reads is joined."""
+    from aiperf_lab.metrics.telemetry import recording
+
+    source = DATA / "nvidia-smi-query-gpu-lms100.csv"
+    wide = tmp_path / "log16.csv"
+    wide.write_bytes(source.read_text(encoding="utf-8").encode("utf-16"))   # 11.8 KB
+    saved = recording.READ_BYTES
+    recording.READ_BYTES = 4097   # odd: each read ends inside a code unit
+    try:
+        code, out, err = _stats([wide, "--format", "csv"])
+    finally:
+        recording.READ_BYTES = saved
+    assert code == 0, err
+    assert out == _stats([source, "--format", "csv"])[1]
+
+
+def test_utf16_without_a_byte_order_mark_is_still_refused_in_one_line(tmp_path):
+    """No BOM: nothing says the file is UTF-16 (ASCII text in UTF-16 without one is NUL-riddled bytes)."""
+    wide = tmp_path / "log.csv"
+    wide.write_bytes((DATA / "nvidia-smi-query-gpu-lms100.csv").read_text().encode("utf-16-le"))
+    code, out, err = _stats([wide])
+    assert code == 2 and err.count("\n") == 1 and out == ""
