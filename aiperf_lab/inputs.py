@@ -145,7 +145,15 @@ def read_head(path: str | os.PathLike[str], size: int) -> bytes:
     return head
 
 
+def text_encoding(head: bytes) -> str:
+    """The encoding of a text file from its first bytes: "utf-16" where a UTF-16 byte order mark leads
+    (what Windows PowerShell's `>` writes: `ncu --csv ... > out.csv`, `nvidia-smi --query-gpu ... > log.csv`),
+    else "utf-8"."""
+    return "utf-16" if head.startswith((b"\xff\xfe", b"\xfe\xff")) else "utf-8"
+
+
 def decode_text(data: bytes) -> str:
-    """UTF-8 text of a file, undecodable bytes replaced (U+FFFD), a leading BOM dropped."""
-    text = data.decode("utf-8", "replace")
+    """The text of a file (UTF-8, or UTF-16 behind its byte order mark), undecodable bytes replaced (U+FFFD),
+    a leading BOM dropped."""
+    text = data.decode(text_encoding(data), "replace")
     return text[1:] if text.startswith("\ufeff") else text
