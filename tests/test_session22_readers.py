@@ -7,6 +7,10 @@
   out.csv`, `nvidia-smi --query-gpu=... --format=csv -lms 100 > log.csv`. aiperf-stats refused both ("a
   CSV file, but neither Nsight Compute output nor a telemetry recording", "binary data"); they now read as
   their UTF-8 form does, to the byte.
+- aiperf-triage's console script (pip's) runs `re.sub` over its argv[0] between importing the entry module
+  and calling main(): a signal there met Python's defaults (a KeyboardInterrupt traceback, exit 1, seen at
+  load 12 from `aiperf-triage --duration 2 --no-nsys -- sleep 5` signalled at 0.52 s). Imported by the
+  console script, the entry module now installs its handler at once.
 """
 
 from __future__ import annotations
@@ -14,11 +18,14 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from aiperf_lab.metrics.cli import main as stats_main
+from conftest import REPO
 
 DATA = Path(__file__).parent / "data" / "h200"
 
@@ -105,3 +112,36 @@ def test_utf16_without_a_byte_order_mark_is_still_refused_in_one_line(tmp_path):
     wide.write_bytes((DATA / "nvidia-smi-query-gpu-lms100.csv").read_text().encode("utf-16-le"))
     code, out, err = _stats([wide])
     assert code == 2 and err.count("\n") == 1 and out == ""
+
+
+# --- aiperf-triage's console script between its import and main() ------------------------------------
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM", "SIGHUP"])
+def test_a_signal_while_the_console_script_runs_its_own_code_is_exit_130_and_one_line(sig):
+    """pip's console script imports entry, then runs `sys.argv[0] = re.sub(...)`, then main(): a signal in
+    that re.sub (seen at load 12: a KeyboardInterrupt traceback from re/_compile, exit 1) found Python's
+    defaults. The script is reproduced here, the signal sent where its re.sub is."""
+    script = f"""
+import os, re, signal, sys
+sys.argv = [os.path.join("venv", "bin", "aiperf-triage"), "--duration", "1", "--output", os.devnull + "/x"]
+from aiperf_lab.triage.entry import main
+os.kill(os.getpid(), signal.{sig})
+sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])
+print("went on")
+sys.exit(main())
+"""
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 130, (done.returncode, done.stderr)
+    assert done.stderr == "aiperf-triage: interrupted before it started; nothing written\n"
+    assert "went on" not in done.stdout
+
+
+def test_imported_as_a_library_the_entry_module_installs_nothing():
+    script = """
+import signal, sys
+sys.argv = ["pytest"]
+import aiperf_lab.triage.entry
+print(signal.getsignal(signal.SIGINT) is signal.default_int_handler, signal.getsignal(signal.SIGTERM) == signal.SIG_DFL)
+"""
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert done.stdout.split() == ["True", "True"], done.stderr
