@@ -11,6 +11,10 @@
   and calling main(): a signal there met Python's defaults (a KeyboardInterrupt traceback, exit 1, seen at
   load 12 from `aiperf-triage --duration 2 --no-nsys -- sleep 5` signalled at 0.52 s). Imported by the
   console script, the entry module now installs its handler at once.
+- A "regular" file whose size is 0 but whose read waits for the kernel (/proc/kmsg) hung aiperf-stats,
+  `show`, `compare`, --telemetry and the console's --replay for ever; it is now read without waiting (and
+  bounded), or refused in one line. `--telemetry` with a 5,000-character name was an internal error
+  (Path.is_file() raises ENAMETOOLONG).
 """
 
 from __future__ import annotations
@@ -145,3 +149,57 @@ print(signal.getsignal(signal.SIGINT) is signal.default_int_handler, signal.gets
 """
     done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=60)
     assert done.stdout.split() == ["True", "True"], done.stderr
+
+
+# --- inputs that are no file to read: a kernel file, a name too long ------------------------------------
+
+def test_a_descriptor_with_nothing_to_read_yet_is_refused_not_waited_on():
+    """What a size-0 'regular' file is read with: a kernel file such as /proc/kmsg has no data until the
+    kernel logs, and a blocking read of it waited for ever (aiperf-stats, show, compare, --telemetry, the
+    console's --replay). A pipe with its writer open and nothing written behaves the same way."""
+    import os
+
+    from aiperf_lab.errors import InputError
+    from aiperf_lab.inputs import read_without_waiting
+
+    read_end, write_end = os.pipe()
+    os.set_blocking(read_end, False)
+    try:
+        with pytest.raises(InputError, match="cannot be read without waiting"):
+            read_without_waiting(read_end, "/proc/kmsg", 1 << 20)
+        os.write(write_end, b"x" * 10)
+        with pytest.raises(InputError, match="reads as more than 4"):
+            read_without_waiting(read_end, "/proc/x", 4)
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+
+
+KMSG = Path("/proc/kmsg")
+
+
+@pytest.mark.skipif(not (KMSG.exists() and __import__("os").access(KMSG, __import__("os").R_OK)),
+                    reason="/proc/kmsg is not readable here (needs root)")
+@pytest.mark.parametrize("argv", [
+    ["-m", "aiperf_lab.metrics.cli", str(KMSG)],
+    ["-m", "aiperf_lab.metrics.cli", str(DATA / "lm_forward.sqlite"), "--telemetry", str(KMSG), "-r", "energy_by_range"],
+    ["-m", "aiperf_lab.triage.cli", "show", str(KMSG)],
+    ["-m", "aiperf_lab.triage.cli", "compare", str(KMSG), str(KMSG)],
+])
+def test_proc_kmsg_is_one_line_and_exit_2_not_a_hang(argv):
+    try:
+        done = subprocess.run([sys.executable, *argv], cwd=REPO, capture_output=True, text=True, timeout=30,
+                              stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{argv[1]} waited on /proc/kmsg for 30 s")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, (done.returncode, done.stderr)
+    assert "kmsg" in done.stderr
+
+
+def test_a_telemetry_path_too_long_is_one_line_and_exit_2():
+    name = "/tmp/" + "/".join(["x" * 240] * 21)   # 5,060 characters: ENAMETOOLONG from stat()
+    code, out, err = _stats([DATA / "lm_forward.sqlite", "--telemetry", name, "--report", "energy_by_range"])
+    assert code == 2 and err.count("\n") == 1 and "internal error" not in err, err
+    assert err.startswith("aiperf-stats: --telemetry /tmp/xxx") and "cannot open (File name too long)" in err
+    code, _, err = _stats([DATA / "lm_forward.sqlite", "--telemetry", "/nonexistent/t.csv", "-r", "energy_by_range"])
+    assert (code, err) == (2, "aiperf-stats: --telemetry /nonexistent/t.csv: no such file\n")
