@@ -184,8 +184,9 @@ def text_encoding(head: bytes) -> str:
     return "utf-16" if head.startswith((b"\xff\xfe", b"\xfe\xff")) else "utf-8"
 
 
-def decode_text(data: bytes) -> str:
-    """The text of a file (UTF-8, or UTF-16 behind its byte order mark), undecodable bytes replaced (U+FFFD),
-    a leading BOM dropped."""
-    text = data.decode(text_encoding(data), "replace")
+def decode_text(data: bytes, utf16: bool = False) -> str:
+    """The UTF-8 text of a file, undecodable bytes replaced (U+FFFD), a leading BOM dropped. utf16: UTF-16
+    behind its byte order mark too (profiles other tools wrote: text_encoding); our own files (run.json)
+    are UTF-8 only."""
+    text = data.decode(text_encoding(data) if utf16 else "utf-8", "replace")
     return text[1:] if text.startswith("\ufeff") else text

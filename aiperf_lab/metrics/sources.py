@@ -220,7 +220,7 @@ def sniff(path: Path) -> str:
         return "ncu-rep"
     if head.startswith(b"\x1f\x8b"):
         return "gzip"
-    text = decode_text(head).lstrip("\ufeff \t\r\n")
+    text = decode_text(head, utf16=True).lstrip("\ufeff \t\r\n")
     if text.startswith(("{", "[")):
         return "json"
     if '"ID","Process ID"' in text or text.startswith("==PROF==") or "\n\"ID\"," in text:
