@@ -5,8 +5,8 @@
   kernel events", exit 2, for a trace that holds them.
 - A file written through Windows PowerShell's `>` is UTF-16 with a byte order mark: `ncu --csv ... >
   out.csv`, `nvidia-smi --query-gpu=... --format=csv -lms 100 > log.csv`. aiperf-stats refused both ("a
-  CSV file, but neither Nsight Compute output nor a telemetry recording", "binary data"); they now read as
-  their UTF-8 form does, to the byte.
+  CSV file, but neither Nsight Compute output nor a telemetry recording", "binary data"), and a trace re-saved
+  that way ("not a profile"); they now read as their UTF-8 form does, to the byte.
 - aiperf-triage's console script (pip's) runs `re.sub` over its argv[0] between importing the entry module
   and calling main(): a signal there met Python's defaults (a KeyboardInterrupt traceback, exit 1, seen at
   load 12 from `aiperf-triage --duration 2 --no-nsys -- sleep 5` signalled at 0.52 s). Imported by the
@@ -78,6 +78,7 @@ def test_a_pytorch_1_8_trace_reads_as_a_newer_one(tmp_path):
     ("ncu_full_raw.csv", ["ncu_summary", "ncu_metrics"]),
     ("ncu_full_details.csv", ["ncu_summary"]),
     ("nvidia-smi-query-gpu-lms100.csv", ["telemetry_summary", "telemetry_findings"]),
+    ("torch_encoder_layer.pt.trace.json", ["cuda_gpu_kern_sum", "torch_annotation_sum"]),
 ])
 def test_a_utf16_file_reads_as_its_utf8_form(tmp_path, name, reports, codec):
     source = DATA / name
