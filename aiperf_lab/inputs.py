@@ -111,14 +111,46 @@ def open_regular(path: str | os.PathLike[str], max_bytes: int = MAX_TEXT_INPUT_B
     except OSError as exc:
         raise InputError(f"{shown_path(path)}: cannot open ({exc.strerror or type(exc).__name__})") from None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped between stat() and open()
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):  # swapped between stat() and open()
             raise InputError(f"{shown_path(path)}: not a regular file")
+        if info.st_size == 0:
+            # Empty, or a kernel file (/proc, /sys) whose size says nothing: read now, without waiting
+            # (/proc/kmsg or a tracing pipe, read blocking, never ends), and bounded.
+            data = read_without_waiting(fd, path, min(max_bytes, MAX_SIZELESS_BYTES))
+            os.close(fd)
+            return io.BufferedReader(io.BytesIO(data))
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
         return io.open(fd, "rb", closefd=True)
     except BaseException:
         os.close(fd)
         raise
+
+
+# A file whose size is 0 but reads as more (a kernel file) is read at most this far.
+MAX_SIZELESS_BYTES = 64 << 20
+
+
+def read_without_waiting(fd: int, path: str | os.PathLike[str], max_bytes: int) -> bytes:
+    """All of a non-blocking descriptor's data, or an InputError: it would block (a kernel file that waits
+    for events, such as /proc/kmsg), or it gives more than `max_bytes`."""
+    pieces, total = [], 0
+    while True:
+        try:
+            piece = os.read(fd, 1 << 16)
+        except BlockingIOError:
+            raise InputError(f"{shown_path(path)}: cannot be read without waiting (a kernel file such as "
+                             "/proc/kmsg), not a profile") from None
+        except OSError as exc:
+            raise InputError(f"{shown_path(path)}: cannot read ({exc.strerror or type(exc).__name__})") from None
+        if not piece:
+            return b"".join(pieces)
+        total += len(piece)
+        if total > max_bytes:
+            raise InputError(f"{shown_path(path)}: its size says 0 bytes but it reads as more than {max_bytes} "
+                             "(a kernel file), not a profile")
+        pieces.append(piece)
 
 
 def read_bounded(path: str | os.PathLike[str], max_bytes: int = MAX_TEXT_INPUT_BYTES) -> bytes:
@@ -145,7 +177,16 @@ def read_head(path: str | os.PathLike[str], size: int) -> bytes:
     return head
 
 
-def decode_text(data: bytes) -> str:
-    """UTF-8 text of a file, undecodable bytes replaced (U+FFFD), a leading BOM dropped."""
-    text = data.decode("utf-8", "replace")
+def text_encoding(head: bytes) -> str:
+    """The encoding of a text file from its first bytes: "utf-16" where a UTF-16 byte order mark leads
+    (what Windows PowerShell's `>` writes: `ncu --csv ... > out.csv`, `nvidia-smi --query-gpu ... > log.csv`),
+    else "utf-8"."""
+    return "utf-16" if head.startswith((b"\xff\xfe", b"\xfe\xff")) else "utf-8"
+
+
+def decode_text(data: bytes, utf16: bool = False) -> str:
+    """The UTF-8 text of a file, undecodable bytes replaced (U+FFFD), a leading BOM dropped. utf16: UTF-16
+    behind its byte order mark too (profiles other tools wrote: text_encoding); our own files (run.json)
+    are UTF-8 only."""
+    text = data.decode(text_encoding(data) if utf16 else "utf-8", "replace")
     return text[1:] if text.startswith("\ufeff") else text

@@ -74,6 +74,9 @@ def open_regular(path: Path, what: str = "a triage archive", where: str | None =
     if not stat.S_ISREG(info.st_mode):
         os.close(fd)
         raise InputError(f"{where}: not a regular file (a pipe, socket or device), not {what}")
+    if info.st_size == 0:   # empty, or a kernel file (/proc/kmsg: a blocking read of it never ends)
+        os.close(fd)
+        raise InputError(f"{where}: an empty file (or a kernel file), not {what}")
     os.set_blocking(fd, True)
     return os.fdopen(fd, "rb"), info.st_size
 

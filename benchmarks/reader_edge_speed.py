@@ -25,6 +25,10 @@ CASES = {
     "energy_04ex03_stall.sqlite --telemetry ... -r energy_by_category, CSV": [
         DATA / "h100" / "energy_04ex03_stall.sqlite", "--telemetry", DATA / "h100" / "energy_04ex03_stall_telemetry.csv",
         "-r", "energy_by_category", "-f", "csv"],
+    "ncu_full_raw.csv -r ncu_summary, CSV": [DATA / "h200" / "ncu_full_raw.csv", "-r", "ncu_summary", "-f", "csv"],
+    "nvidia-smi-query-gpu-lms100.csv -r telemetry_summary, CSV": [
+        DATA / "h200" / "nvidia-smi-query-gpu-lms100.csv", "-r", "telemetry_summary", "-f", "csv"],
+    "torch_encoder_layer.pt.trace.json overview, CSV": [DATA / "h200" / "torch_encoder_layer.pt.trace.json", "-f", "csv"],
 }
 
 

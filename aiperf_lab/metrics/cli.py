@@ -141,8 +141,8 @@ def _run(argv: list[str]) -> int:
         if args.work is not None and not args.work > 0:
             raise InputError("aiperf-stats: --work must be a positive number")
         telemetry = Path(args.telemetry) if args.telemetry else None
-        if telemetry is not None and not telemetry.is_file():
-            raise InputError(f"aiperf-stats: --telemetry {telemetry}: no such file")
+        if telemetry is not None:
+            _check_telemetry_path(telemetry)
         options = ReportOptions(nvtx_range=args.nvtx, cross_thread=args.cross_thread, timeunit=args.timeunit,
                                 telemetry=telemetry,
                                 work=args.work, work_unit=args.work_unit, gpu=args.gpu)
@@ -272,6 +272,17 @@ def _check_options(args: argparse.Namespace, specs: list[str], kind: str, overvi
             if name == "kernel_breakdown" and not argument and args.nvtx is None:
                 raise InputError("aiperf-stats: --cross-thread with kernel_breakdown needs a range (--nvtx RANGE): "
                                  "without one it counts every kernel already")
+
+
+def _check_telemetry_path(path: Path) -> None:
+    """--telemetry names a regular file, or one line says what it is (Path.is_file() raised OSError on a name
+    too long: an internal error)."""
+    from aiperf_lab.inputs import check_regular
+
+    try:
+        check_regular(path)
+    except InputError as exc:
+        raise InputError(f"aiperf-stats: --telemetry {exc}") from None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import BinaryIO, Iterator
 
 from aiperf_lab.errors import InputError, NotAProfile
-from aiperf_lab.inputs import check_regular, open_regular, shown_path
+from aiperf_lab.inputs import check_regular, open_regular, shown_path, text_encoding
 
 CHUNK_BYTES = 1 << 22
 SMALL_DOCUMENT_BYTES = 16 << 20    # decoded whole (json.loads) up to this size
@@ -109,6 +109,7 @@ class TraceReader:
         self.path = path
         size = check_regular(path)
         raw = open_regular(path, max_bytes=1 << 62)
+        encoding = text_encoding(raw.peek(2)[:2])   # UTF-16 behind its BOM (PowerShell's `>`), else UTF-8
         if raw.peek(2)[:2] == b"\x1f\x8b":
             limit = min(MAX_GZIP_BYTES, max(GZIP_FLOOR_BYTES, size * MAX_GZIP_RATIO))
             declared = declared_gzip_size(raw, size)
@@ -120,7 +121,7 @@ class TraceReader:
             self._stream: BinaryIO | _BoundedGzip = _BoundedGzip(raw, limit, path)
         else:
             self._stream = raw
-        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._decoder = codecs.getincrementaldecoder(encoding)("replace")
         self._json = json.JSONDecoder()
         self._buf = ""
         self._pos = 0

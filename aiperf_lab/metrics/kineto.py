@@ -21,8 +21,11 @@ from aiperf_lab.metrics.analysis import GpuOp
 from aiperf_lab.metrics.summary_stats import SUM_COLUMNS, percent_of, summary_rows
 from aiperf_lab.metrics.tables import Table
 
-GPU_CATEGORIES = {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset"}
-LAUNCH_CATEGORIES = ("cuda_runtime", "cuda_driver")
+# PyTorch 1.8's Kineto named the same categories "Kernel", "Memcpy", "Memset" and "Runtime" (renamed
+# "kernel", "gpu_memcpy", "gpu_memset" and "cuda_runtime" from 1.9 on): traces of either read alike.
+GPU_CATEGORIES = {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset",
+                  "Kernel": "kernel", "Memcpy": "memcpy", "Memset": "memset"}
+LAUNCH_CATEGORIES = ("cuda_runtime", "cuda_driver", "Runtime")
 
 
 # Validation at the edge: a field of the wrong type (a list as "cat" or "pid", a string as "ts") or a

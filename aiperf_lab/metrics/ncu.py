@@ -264,7 +264,7 @@ MAX_CSV_BYTES = 2 << 30
 def read_ncu_file(path: Path) -> list[NcuKernel]:
     if read_head(path, 4) == NCU_REP_MAGIC:
         return read_ncu_rep(path)
-    text = decode_text(read_bounded(path, MAX_CSV_BYTES))
+    text = decode_text(read_bounded(path, MAX_CSV_BYTES), utf16=True)
     kernels = parse_ncu_csv(text, str(path))
     if not kernels:
         raise InputError(f"{path}: Nsight Compute CSV with a header but no kernel rows")

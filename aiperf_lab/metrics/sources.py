@@ -11,7 +11,7 @@ import threading
 from pathlib import Path
 
 from aiperf_lab.errors import InputError, NotAProfile, ToolMissing
-from aiperf_lab.inputs import read_head
+from aiperf_lab.inputs import decode_text, read_head
 from aiperf_lab.metrics import registry
 from aiperf_lab.metrics.tables import Table
 
@@ -220,7 +220,7 @@ def sniff(path: Path) -> str:
         return "ncu-rep"
     if head.startswith(b"\x1f\x8b"):
         return "gzip"
-    text = head.decode("utf-8", "replace").lstrip("\ufeff \t\r\n")
+    text = decode_text(head, utf16=True).lstrip("\ufeff \t\r\n")
     if text.startswith(("{", "[")):
         return "json"
     if '"ID","Process ID"' in text or text.startswith("==PROF==") or "\n\"ID\"," in text:

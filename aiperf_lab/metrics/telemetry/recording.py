@@ -331,10 +331,11 @@ def read_recording(path: Path, on_header: Callable[[str, list[str]], None] | Non
             gc.enable()
 
 
-def _text_chunks(handle: BinaryIO, path: Path) -> Iterator[str]:
-    """The file's text (UTF-8, undecodable bytes replaced, a leading BOM dropped: inputs.decode_text) in
-    pieces that end at a line end (except the last), read a few MB at a time."""
-    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+def _text_chunks(handle: BinaryIO, path: Path, encoding: str = "utf-8") -> Iterator[str]:
+    """The file's text (UTF-8 or UTF-16 as inputs.text_encoding tells, undecodable bytes replaced, a leading
+    BOM dropped: inputs.decode_text) in pieces that end at a line end (except the last), read a few MB at a
+    time."""
+    decoder = codecs.getincrementaldecoder(encoding)("replace")
     total, pending, started = 0, [], False
     while True:
         try:
@@ -370,8 +371,11 @@ def _binary_kind(path: Path, head: bytes) -> str | None:
     for magic, kind in ((b"NVR\x00", "an Nsight Compute report (.ncu-rep)"), (b"PK\x03\x04", "a zip archive")):
         if head.startswith(magic):
             return f"{kind}, not a telemetry recording (a CSV: aiperf, NVML raw or nvidia-smi)"
-    text = head.decode("utf-8", "replace")
-    if b"\x00" in head or text.count("\ufffd") > len(text) // 20:
+    from aiperf_lab.inputs import text_encoding
+
+    encoding = text_encoding(head)
+    text = head.decode(encoding, "replace")
+    if b"\x00" in head and encoding == "utf-8" or "\x00" in text or text.count("\ufffd") > len(text) // 20:
         return "binary data, not a telemetry recording (a CSV: aiperf, NVML raw or nvidia-smi)"
     return None
 
@@ -449,7 +453,7 @@ def _meta(first: str) -> tuple[dict[str, Any], io.StringIO]:
 
 
 def _read_recording(path: Path, on_header: Callable[[str, list[str]], None] | None) -> Recording:
-    from aiperf_lab.inputs import open_regular
+    from aiperf_lab.inputs import open_regular, text_encoding
 
     with open_regular(path, MAX_RECORDING_BYTES) as handle:
         try:
@@ -460,7 +464,7 @@ def _read_recording(path: Path, on_header: Callable[[str, list[str]], None] | No
         what = _binary_kind(path, head)
         if what is not None:
             raise NotAProfile(f"{shown_path(path)}: {what}")
-        pieces = _text_chunks(handle, path)
+        pieces = _text_chunks(handle, path, text_encoding(head))
         meta, head = _meta(next(pieces, ""))
         went_on: list[bool] = []  # set when the header's record ran past the first piece
 
