@@ -28,6 +28,18 @@ class OneLineParser(argparse.ArgumentParser):
             (file or sys.stderr).write(message)
 
 
+def folder_option(text: str) -> str:
+    """An output folder's value, checked where argparse reads it: `-` is no standard output here, and an empty or
+    blank name would quietly become the folder we are in (Path("") is ".") or a folder named by blanks."""
+    if not text:
+        raise argparse.ArgumentTypeError("the path is empty")
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is only blanks: name a folder")
+    if text == "-":
+        raise argparse.ArgumentTypeError("'-' is not standard output here: the option takes a folder")
+    return text
+
+
 MAX_MESSAGE_CHARS = 2000
 
 

@@ -16,7 +16,7 @@ import threading
 from pathlib import Path
 from itertools import chain
 
-from aiperf_lab.cli_support import OneLineParser, run_cli
+from aiperf_lab.cli_support import OneLineParser, folder_option, run_cli
 from aiperf_lab.errors import InputError
 
 OVERVIEW_ROW_LIMIT = 15
@@ -60,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="report to produce; repeat or separate with commas (default: overview)")
     parser.add_argument("--format", "-f", choices=["table", "csv", "json"], default=None,
                         help="output format (default: table; csv when writing files)")
-    parser.add_argument("--output", "-o", metavar="DIR", help="write one file per table into DIR")
+    parser.add_argument("--output", "-o", metavar="DIR", type=folder_option, help="write one file per table into DIR")
     parser.add_argument("--nvtx", metavar="RANGE", help="scope a report to an NVTX range (name with or without "
                         "its domain, e.g. forward): kernel_breakdown to the kernels launched inside it, energy reports "
                         "to the span from its first start to its last end. Only " + ", ".join(nvtx_reports())

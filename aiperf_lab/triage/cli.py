@@ -34,7 +34,7 @@ import argparse  # noqa: E402
 import re  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from aiperf_lab.cli_support import OneLineParser, run_cli, short_path  # noqa: E402
+from aiperf_lab.cli_support import OneLineParser, folder_option, run_cli, short_path  # noqa: E402
 from aiperf_lab.errors import InputError  # noqa: E402
 
 MIN_INTERVAL_MS, MAX_INTERVAL_MS = 10, 10_000
@@ -87,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
                            formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--duration", type=_positive_seconds, default=120.0,
                         help="seconds of telemetry, and the longest the workload may run (default 120)")
-    parser.add_argument("--output", type=Path, default=Path("."), help="folder for the archive (default: here)")
+    parser.add_argument("--output", type=folder_option, default=".", help="folder for the archive (default: here)")
     parser.add_argument("--tag", type=_tag, help="added to the archive name")
     parser.add_argument("--no-nsys", action="store_true", help="run the workload plainly, not under Nsight Systems")
     parser.add_argument("--interval-ms", type=_interval, default=100, help="telemetry period (default 100 ms)")
@@ -118,8 +118,9 @@ def run_triage(args: argparse.Namespace, command: list[str], original_argv: list
     from aiperf_lab.triage.pipeline import Triage, TriageOptions
     from aiperf_lab.triage.progress import Emitter
 
-    options = TriageOptions(duration_s=args.duration, output=args.output, tag=args.tag, use_nsys=not args.no_nsys,
-                            interval_ms=args.interval_ms, bench=args.bench, redact_hosts=args.redact_hosts,
+    options = TriageOptions(duration_s=args.duration, output=Path(args.output), tag=args.tag,
+                            use_nsys=not args.no_nsys, interval_ms=args.interval_ms, bench=args.bench,
+                            redact_hosts=args.redact_hosts,
                             command=command, arguments=original_argv, policy=grace_policy())
     return Triage(options, Emitter(enabled=args.progress or sys.stderr.isatty())).run()
 
