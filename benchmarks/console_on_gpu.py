@@ -1,5 +1,6 @@
 """The console on a real GPU, headless: live NVML telemetry, and a real exercise launched from the
-Labs screen under nsys, with the Monitor's cards read while it runs and the Run and Results screens
+Labs screen under nsys (what the Labs footer offers here recorded first), with the Monitor's cards and
+caption read while it runs and the Run and Results screens
 read when it ends. Writes SVG screenshots and a JSON summary to OUTDIR.
 
     python3 benchmarks/console_on_gpu.py OUTDIR [EXERCISE] [PROFILE]     (nsys on the PATH for nsys)
@@ -16,6 +17,7 @@ from pathlib import Path
 from aiperf_lab.console.app import LabConsole
 from aiperf_lab.console.cli import build_parser, make_context
 from aiperf_lab.labs.catalog import find_exercise
+from aiperf_lab.labs.runner import cannot_start_here
 
 OUT = Path(sys.argv[1] if len(sys.argv) > 1 else "/tmp/console-gpu")
 EXERCISE = sys.argv[2] if len(sys.argv) > 2 else "04-ex01"
@@ -31,8 +33,16 @@ def main() -> int:
                      "monitor": []}
 
     async def pilot(p):
+        from textual.widgets._footer import FooterKey
+
         await p.pause(1.0)
         app.screen.select(find_exercise(EXERCISE))
+        await p.pause(0.5)
+        # what the Labs footer offers here (dimmed keys: this machine lacks what that run needs), and why not
+        summary["labs_footer"] = {key.key: not key.has_class("-disabled") for key in app.screen.query(FooterKey)
+                                  if key.key in ("r", "n", "c", "t")}
+        summary["cannot_start_here"] = {profile: cannot_start_here(profile)
+                                        for profile in ("none", "nsys", "ncu", "torch")}
         await p.press(KEY)
         started = time.monotonic()
         shots = 0
@@ -42,6 +52,7 @@ def main() -> int:
                 await p.press("2")
                 await p.pause(0.6)
                 card = app.screen.query_one("#gpu-0").plain
+                summary.setdefault("monitor_legend", app.screen.query_one("#feed-status").plain)
                 watts = re.search(r"power (\d+) W / (\d+) W", card)
                 summary["monitor"].append({"t_s": round(time.monotonic() - started, 1),
                                            "power_w": int(watts.group(1)) if watts else None,
