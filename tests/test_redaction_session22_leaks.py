@@ -195,3 +195,24 @@ def test_only_the_value_goes():
     assert Redactor({}).text(f"[rank0]: Your API token is:\n[rank0]: {TK}\n") == (
         "[rank0]: Your API token is:\n[rank0]: [REDACTED]\n")
     assert Redactor({}).text(f"NAME     TOKEN\nalice    {TK}\n") == "NAME     TOKEN\nalice    [REDACTED]\n"
+
+
+# 6. vault's `Key  Value` listing behind a log prefix; influx's `-t TOKEN`
+@pytest.mark.parametrize("prefix", PREFIXES[1:])
+def test_a_key_value_listing_behind_a_log_prefix(prefix):
+    text = f"====== Data ======\nKey         Value\n---         -----\napi_key     {TK}\nusername    bob\n"
+    whole = hidden_everywhere(prefixed(text, prefix), TK)
+    assert "username    bob" in whole
+
+
+@pytest.mark.parametrize("prefix", PREFIXES[:2])
+def test_influx_token_flag(prefix):
+    whole = hidden_everywhere(prefixed(f"+ influx setup -u admin -p {PW} -t {TK} -o org -b bucket -f\n", prefix), TK)
+    assert "-o org" in whole
+
+
+@pytest.mark.parametrize("text", ["influx write -t 5 data\n", "influx query -t \"$INFLUX_TOKEN\" 'from(bucket: \"b\")'\n",
+                                  "api-1  | Key                 Value\napi-1  | ---                 -----\n"
+                                  "api-1  | created_time        2026-11-24T03:00:01Z\napi-1  | version             3\n"])
+def test_influx_flags_and_listings_of_no_secret_stay(text):
+    kept_everywhere(text)

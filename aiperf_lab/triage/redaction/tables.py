@@ -207,6 +207,8 @@ def _aligned_header(line: str) -> tuple[list[int], list[tuple[int, int]]] | None
     starts.append(at)
     if not 2 <= len(cells) <= ALIGNED_MOST_COLUMNS or not all(ALIGNED_HEADER_CELL.fullmatch(cell) for cell in cells):
         return None
+    if len(cells) == 2 and cells[0].lower() == "key" and cells[1].lower() == "value":
+        return starts, [(1, 4)]   # (vault's `Key  Value`: a value goes where its row's key names a secret)
     secret = [(index, kind) for index, cell in enumerate(cells) if (kind := _bare_column(cell) or _secret_column(cell))]
     return (starts, secret) if secret and len(secret) < len(cells) else None   # (and a column of names: user, NAME)
 
@@ -279,8 +281,12 @@ def aligned_listing_spans(text: str, lower: str, words: frozenset[str]) -> list[
             for index, kind in secret:
                 start, stop = cells[index]
                 value = text[at + start:at + stop]
-                if value != text[line_start + starts[index]:line_start + starts[index] + len(value)] and _aligned_secret(
-                        value, kind):   # (not the header again)
+                if kind == 4:   # (the row's key names a secret, its value is one: `password    X`, `api_key    X`)
+                    kind = 2 if _secret_column(text[at + cells[0][0]:at + cells[0][1]]) else 0
+                    if stop < len(text) and text[at + stop:end].strip(" \t\r"):
+                        kind = 0   # (a value of words: the rules of prose)
+                if kind and value != text[line_start + starts[index]:line_start + starts[index] + len(value)] and (
+                        _aligned_secret(value, kind)):   # (not the header again)
                     spans.append((at + start, at + stop, REDACTED, "secret-named value", line_start))
             read_to = end
             at = end + 1
