@@ -216,3 +216,26 @@ def test_influx_token_flag(prefix):
                                   "api-1  | created_time        2026-11-24T03:00:01Z\napi-1  | version             3\n"])
 def test_influx_flags_and_listings_of_no_secret_stay(text):
     kept_everywhere(text)
+
+
+# 7. a secret store's bootstrap print with a two-word label; cargo login
+BOOTSTRAP = {
+    "vault operator init": ("Unseal Key 1: 7ZkR3+fQ9r4lMk0x1bXh8g2Yw1J1nq2cXq3r4s5t6u8=\n\nInitial Root Token: hvs.x\n",
+                            "7ZkR3+fQ9r4lMk0x1bXh8g2Yw1J1nq2cXq3r4s5t6u8="),
+    "nomad acl bootstrap": ("Accessor ID  = 5a1b2c3d-0000-1111-2222-333344445555\n"
+                            "Secret ID    = 78fa095d-3f4c-48b1-ad50-e24c31d5cf35\n", "78fa095d-3f4c-48b1-ad50-e24c31d5cf35"),
+    "cargo login": (f"+ cargo login {TK}\n", TK),
+}
+
+
+@pytest.mark.parametrize("prefix", PREFIXES[:2])
+@pytest.mark.parametrize("kind", sorted(BOOTSTRAP))
+def test_a_bootstrap_print_or_a_cargo_login(kind, prefix):
+    text, secret = BOOTSTRAP[kind]
+    hidden_everywhere(prefixed(text, prefix), secret)
+
+
+@pytest.mark.parametrize("text", ["token  \"beast-2021/report1.sqlite::osrt_sum\": {\n", "cargo login --registry crates-io\n",
+                                  "Seal Type       shamir\nUnseal Progress    0/3\n"])
+def test_bootstrap_labels_and_spaced_names_of_no_secret_stay(text):
+    kept_everywhere(text)

@@ -289,6 +289,9 @@ def prose_spans(text: str, lower: str) -> list[Span]:
         value = text[value_start:value_end].rstrip(".!?")
         if not value or not _credential_value(value):
             continue
+        if (lower.startswith("  ", m.start("quote") - 2) or m.group("quote") in ("[", "(")) and (
+                text.startswith(".", value_end) and text[value_end + 1:value_end + 2] not in ("", " ", "\t", "\r", "\n")):
+            continue   # (spaced or bracketed: a value that a dot continues is a file's name, `token  "run-1/x.sqlite"`)
         if m.group("noun").startswith(("pass", "secret")):
             if not _reads_as_password(text[value_start:value_end].rstrip(".")):
                 continue
@@ -300,9 +303,10 @@ def prose_spans(text: str, lower: str) -> list[Span]:
 
 
 # ---- an answer typed for a prompt that asks a secret: expect's `send`, a REPL's echo -----------------------------------
-# expect's `expect "Password:"` then `send "X\r"` (the next line, maybe behind the same log prefix)
+# expect's `expect "Password:"` then `send "X\r"` (the next line, maybe behind the same log prefix; the answer ends with
+# its `\r` or `\n`, as an expect script sends it)
 EXPECT_SEND = re.compile(r"expect[ \t]{1,4}(?:-[a-z]{1,8}[ \t]{1,4})?[^\n]{0,120}?(?:pass|token|secret|key)[^\n]{0,120}\n"
-                         r"[^\n]{0,64}?send[ \t]{1,4}(?:--[ \t]{1,4})?(?P<q>[\"'{])(?P<value>[^\"'{}\\\n$]{1,256})(?:\\[rn])?[\"'}]")
+                         r"[^\n]{0,64}?send[ \t]{1,4}(?:--[ \t]{1,4})?(?P<q>[\"'{])(?P<value>[^\"'{}\\\n$]{1,256})\\[rn][\"'}]")
 # a REPL's echo of a secret it read (`>>> os.environ['OPENAI_API_KEY']`, `In [3]: os.getenv("HF_TOKEN")`, `>>> token`):
 # the next line is its repr (`'X'`, `Out[3]: 'X'`)
 REPL_ECHO = re.compile(r"(?:>>>|in \[[0-9]{1,5}\]:)[ \t]{1,4}(?P<expr>[^\n=]{1,200})\r?\n[^\n]{0,64}?(?:out\[[0-9]{1,5}\]:[ \t]{1,4})?"
@@ -321,14 +325,34 @@ def _awaits_typed(line: str) -> bool:
                 and any(is_secret_name(name) for name in EXPR_NAMES.findall(m.group()))))
 
 
+# A secret store's bootstrap print, its label two words (`vault operator init`'s `Unseal Key 1: X`, the dev server's
+# `Unseal Key: X`; `nomad acl bootstrap`'s `Secret ID    = X`, `consul acl bootstrap`'s `SecretID:   X`), each led by
+# its label and asked only where the text holds its root word (key, secret)
+BOOTSTRAP_LABELS = (("key", re.compile(r"unseal key(?: [0-9]{1,2})?[ \t]{0,16}[:=][ \t]{0,16}(?P<value>[A-Za-z0-9+/=_.-]{8,512})"
+                                       r"[ \t]{0,16}\r?$", re.M | re.I)),
+                    ("secret", re.compile(r"secret ?id[ \t]{0,16}[:=][ \t]{0,16}(?P<value>[A-Za-z0-9_-]{8,512})[ \t]{0,16}\r?$",
+                                          re.M | re.I)))
+
+
+def bootstrap_label_spans(text: str, lower: str) -> list[Span]:
+    spans: list[Span] = []
+    for root, pattern in BOOTSTRAP_LABELS:
+        if has(lower, root) and has(lower, "unseal" if root == "key" else "id"):
+            for m in pattern.finditer(text):
+                if not cannot_be_secret(value := m.group("value")) or "-" in value:
+                    spans.append((m.start("value"), m.end("value"), REDACTED, LABEL, m.start()))
+    return spans
+
+
 def typed_answer_spans(text: str, lower: str) -> list[Span]:
     spans: list[Span] = []
-    if has(lower, "send") and has(lower, "expect"):
+    # (each gate a scan of a text without it: the backslash of `\r` first, a character a plain log seldom holds)
+    if has(lower, "\\") and has(lower, "expect") and has(lower, "send"):
         for m in EXPECT_SEND.finditer(lower):
             value = text[m.start("value"):m.end("value")]
             if not cannot_be_secret(value) and not says_absent(value):
                 spans.append((m.start("value"), m.end("value"), REDACTED, LABEL, m.start()))
-    if has(lower, ">>> ") or has(lower, "in ["):
+    if has(lower, ">>> ") or has(lower, "out["):   # (IPython's `In [3]: ...` echoes as `Out[3]: ...`)
         for m in REPL_ECHO.finditer(lower):
             expr = text[m.start("expr"):m.end("expr")]
             value = text[m.start("value"):m.end("value")]
@@ -340,4 +364,4 @@ def typed_answer_spans(text: str, lower: str) -> list[Span]:
 def announced_spans(text: str, lower: str) -> list[Span]:
     """Every form above (see the module's docstring)."""
     return header_spans(text, lower) + dotted_key_spans(text, lower) + announced_value_spans(text, lower) + prose_spans(
-        text, lower) + typed_answer_spans(text, lower)
+        text, lower) + typed_answer_spans(text, lower) + bootstrap_label_spans(text, lower)
