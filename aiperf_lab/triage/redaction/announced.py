@@ -9,11 +9,16 @@
 - a value alone on its line after a line that announces it (Jenkins' `... the following password to proceed to
   installation:` then a blank line, Elasticsearch's `Password for the elastic user (reset with ...):`), or after a
   command that prints a secret decoded (`kubectl get secret ... | base64 -d`, `argocd admin initial-password`,
-  go-template's `base64decode`);
+  go-template's `base64decode`); the lines read behind a log prefix or in a JSON record per line, and a few words that
+  name a secret with no colon announce too (Grafana's `Admin password`, then a value that reads as one: h22a);
 - a secret in a sentence: `Using token V for authentication`, `with api key V`, `Your password is: V`, `password set
   to V`, `the client secret is V`: a token's, a key's or a secret's value when it reads as generated (12+ letters and
   digits), a password's when it reads as one (looks_like_password). `Using token ids [1, 2]`, `Using auth token from
-  ~/.cache`, `the eos token is </s>` stay.
+  ~/.cache`, `the eos token is </s>` stay; two blanks or brackets around the value too (`Using token  V  for auth`,
+  `api key [V]`: h22a);
+- an answer typed for a prompt that asks a secret (expect's `send "V\\r"` after `expect "Password:"`, a REPL's echo of
+  `os.environ['API_KEY']`), and a secret store's bootstrap print with a two-word label (`Unseal Key 1: V`, nomad's
+  `Secret ID = V`) (h22a).
 
 Each form is led by a literal the engine skips to (or a str.find gate); a stream holds an announcing line until its
 value's line is read (announced_hold)."""
@@ -352,7 +357,8 @@ def typed_answer_spans(text: str, lower: str) -> list[Span]:
             value = text[m.start("value"):m.end("value")]
             if not cannot_be_secret(value) and not says_absent(value):
                 spans.append((m.start("value"), m.end("value"), REDACTED, LABEL, m.start()))
-    if has(lower, ">>> ") or has(lower, "out["):   # (IPython's `In [3]: ...` echoes as `Out[3]: ...`)
+    # (IPython's `In [3]: ...` echoes as `Out[3]: 'X'`: its `]: '` asked, a quote a plain log seldom holds)
+    if has(lower, ">>> ") or has(lower, "]: '") or has(lower, ']: "'):
         for m in REPL_ECHO.finditer(lower):
             expr = text[m.start("expr"):m.end("expr")]
             value = text[m.start("value"):m.end("value")]
