@@ -199,6 +199,7 @@ def _value_line(text: str, at: int) -> tuple[int, int, str] | None:
 
 
 LINE_ENDS_WITH_COLON = re.compile(r":[ \t]*\r?\n")
+CODE_CHARACTERS = re.compile(r"[=()\[\]{}<>\"'`\\,;]")
 
 
 def announced_value_spans(text: str, lower: str) -> list[Span]:
@@ -229,10 +230,11 @@ def announced_value_spans(text: str, lower: str) -> list[Span]:
         value = found[2]
         if ":" in value.rstrip(":") or not _credential_value(value) or value.endswith(":"):
             continue
-        if not line.rstrip(" \t\r").endswith(":") and DECODING.search(line) is None and not (
-                _generated(value) or _reads_as_password(value)):
-            continue   # (after words alone, a value that reads as generated or as a password: `Admin password` then
-            #            `Successfully` stays)
+        if not line.rstrip(" \t\r").endswith(":") and DECODING.search(line) is None and (
+                not (_generated(value) or _reads_as_password(value)) or CODE_CHARACTERS.search(value.rstrip("=")) is not None
+                or text[line_start:line_end].rstrip(" \t\r").endswith((",", "(", "[", "{"))):
+            continue   # (after words alone, a value that reads as generated or as a password, no code: `Admin
+            #            password` then `Successfully` stays, and so does `Expect(` / `"style token",` / `key=r"..."`)
         spans.append((found[0], found[1], REDACTED, LABEL, line_start))
     return spans
 
@@ -315,19 +317,29 @@ EXPECT_SEND = re.compile(r"expect[ \t]{1,4}(?:-[a-z]{1,8}[ \t]{1,4})?[^\n]{0,120
 # a REPL's echo of a secret it read (`>>> os.environ['OPENAI_API_KEY']`, `In [3]: os.getenv("HF_TOKEN")`, `>>> token`):
 # the next line is its repr (`'X'`, `Out[3]: 'X'`)
 REPL_ECHO = re.compile(r"(?:>>>|in \[[0-9]{1,5}\]:)[ \t]{1,4}(?P<expr>[^\n=]{1,200})\r?\n[^\n]{0,64}?(?:out\[[0-9]{1,5}\]:[ \t]{1,4})?"
-                       r"(?P<q>['\"])(?P<value>[^'\"\\\n]{6,512})(?P=q)[ \t]{0,4}\r?$", re.M)
+                       r"(?P<q>['\"])(?P<value>[^\s'\"\\]{6,512})(?P=q)[ \t]{0,4}\r?$", re.M)
+# the read a REPL echoes: a variable or an attribute (`token`, `cfg.api_key`), `os.environ['X']`, `os.environ.get('X')`,
+# `os.getenv('X')` (a call's result, `token_hex(16)`, `_encode_auth(...)`, is no read of a secret's name)
+REPL_READ = re.compile(r"[ \t]*(?:(?:os\.)?(?:environ[ \t]*\[[ \t]*|environ\.get\([ \t]*|getenv\([ \t]*)['\"](?P<key>[A-Za-z_][A-Za-z0-9_]{0,127})['\"]"
+                       r"[^\n]{0,64}|(?:[A-Za-z_][A-Za-z0-9_]{0,63}\.){0,4}(?P<name>[A-Za-z_][A-Za-z0-9_]{0,63}))[ \t]*(?:#[^\n]*)?")
 EXPR_NAMES = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,63}")
 
 
+def _reads_secret(expr: str) -> bool:
+    """Whether a REPL's input reads a secret-named variable, attribute or environment variable (REPL_READ)."""
+    m = REPL_READ.fullmatch(expr)
+    return m is not None and is_secret_name(m.group("key") or m.group("name"))
+
+
 EXPECT_LINE = re.compile(r"expect[ \t]{1,4}[^\n]{0,120}?(?:pass|token|secret|key)")
-REPL_LINE = re.compile(r"(?:>>>|in \[[0-9]{1,5}\]:)[ \t]{1,4}[^\n=]{1,200}$")
+REPL_LINE = re.compile(r"(?:>>>|in \[[0-9]{1,5}\]:)[ \t]{1,4}(?P<expr>[^\n=]{1,200})$")
 
 
 def _awaits_typed(line: str) -> bool:
     """A line whose next one may be an answer typed for it (EXPECT_SEND, REPL_ECHO): a stream holds it for that line."""
     return (("expect" in line and EXPECT_LINE.search(line) is not None)
             or ((">>>" in line or "in [" in line) and (m := REPL_LINE.search(line)) is not None
-                and any(is_secret_name(name) for name in EXPR_NAMES.findall(m.group()))))
+                and _reads_secret(m.group("expr"))))
 
 
 # A secret store's bootstrap print, its label two words (`vault operator init`'s `Unseal Key 1: X`, the dev server's
@@ -362,7 +374,7 @@ def typed_answer_spans(text: str, lower: str) -> list[Span]:
         for m in REPL_ECHO.finditer(lower):
             expr = text[m.start("expr"):m.end("expr")]
             value = text[m.start("value"):m.end("value")]
-            if any(is_secret_name(name) for name in EXPR_NAMES.findall(expr)) and _credential_value(value):
+            if _reads_secret(expr.rstrip("\r")) and _credential_value(value):
                 spans.append((m.start("value"), m.end("value"), REDACTED, LABEL, m.start()))
     return spans
 
