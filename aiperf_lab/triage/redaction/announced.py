@@ -9,20 +9,26 @@
 - a value alone on its line after a line that announces it (Jenkins' `... the following password to proceed to
   installation:` then a blank line, Elasticsearch's `Password for the elastic user (reset with ...):`), or after a
   command that prints a secret decoded (`kubectl get secret ... | base64 -d`, `argocd admin initial-password`,
-  go-template's `base64decode`);
+  go-template's `base64decode`); the lines read behind a log prefix or in a JSON record per line, and a few words that
+  name a secret with no colon announce too (Grafana's `Admin password`, then a value that reads as one: h22a);
 - a secret in a sentence: `Using token V for authentication`, `with api key V`, `Your password is: V`, `password set
   to V`, `the client secret is V`: a token's, a key's or a secret's value when it reads as generated (12+ letters and
   digits), a password's when it reads as one (looks_like_password). `Using token ids [1, 2]`, `Using auth token from
-  ~/.cache`, `the eos token is </s>` stay.
+  ~/.cache`, `the eos token is </s>` stay; two blanks or brackets around the value too (`Using token  V  for auth`,
+  `api key [V]`: h22a);
+- an answer typed for a prompt that asks a secret (expect's `send "V\\r"` after `expect "Password:"`, a REPL's echo of
+  `os.environ['API_KEY']`), and a secret store's bootstrap print with a two-word label (`Unseal Key 1: V`, nomad's
+  `Secret ID = V`) (h22a).
 
 Each form is led by a literal the engine skips to (or a str.find gate); a stream holds an announcing line until its
 value's line is read (announced_hold)."""
 
 from __future__ import annotations
 
+import json
 import re
 
-from .line_views import LOG_PREFIX, without_log_prefix
+from .line_views import LOG_PREFIX, PREFIX_HINTS, without_log_prefix
 from .names import cannot_be_secret, is_location, is_secret_name, looks_like_password, says_absent
 from .spans import REDACTED, Span, has
 
@@ -127,16 +133,39 @@ ANNOUNCING_WORDS = re.compile(r"password|passphrase|passwd|secret|(?<![a-z])toke
 DECODING = re.compile(r"base64 (?:-d|--decode|-D)\b|base64decode|\binitial-password\b|\bget-secret-value\b")
 ALONE = re.compile(r"[ \t]{0,16}(?P<value>[^\s]{6,512})[ \t]{0,16}\r?$")
 ANNOUNCE_LINES = 2   # blank lines between the announcement and its value at most
+# A line of words alone (no colon) that names a secret: Grafana's and Keycloak's first-start `Admin password`, `Initial
+# admin password`, `Please use the following password to proceed to installation` (h22a): its value must read as one
+NAMING_LINE = re.compile(r"(?:[a-z]{1,24}[ \t]){1,11}[a-z]{1,24}")
+NAMING_NOUN = re.compile(r"(?<![a-z])(?:password|passphrase|passwd|secret|token|api[ _-]?key)(?![a-z])")
+# where such lines end, each led by its noun (the engine skips to it): the line's end, or a JSON record's message's end
+# (`{"msg": "Admin password"}`, Docker's `{"log":"Admin password\n",...}`)
+_LINE_OR_MESSAGE_END = r"[ \t]{0,8}(?:\r?$|(?:\\r)?(?:\\n)?\"[ \t]{0,4}[,}])"
+NAMING_ENDS = [(root, re.compile(noun + _LINE_OR_MESSAGE_END, re.M)) for root, noun in (
+    ("pass", r"pass(?:word|phrase|wd)(?: to proceed to installation)?"), ("secret", "secret"), ("token", "token"), ("key", r"key(?:(?<=api[ _-]key)|(?<=apikey))"))]
+# a JSON record's message that ends with `:` (`{"level": "info", "message": "Your API token is:"}`), led by its quote
+JSON_COLON_END = re.compile(r"\"(?:(?<=:\")|(?<=: \")|(?<=:\\n\")|(?<=:\\r\\n\"))[ \t]{0,4}[,}]")
+VIEW_HINTS = PREFIX_HINTS + ("{", "'", '"')
+
+
+def _view(line: str) -> str:
+    """line as the announcing rules read it: without its log prefix, its JSON record or its repr (line_views)."""
+    return without_log_prefix(line) if any(hint in line for hint in VIEW_HINTS) else line
+
+
+def _names_alone(stripped: str) -> bool:
+    """`Admin password`: 2 to 12 words of letters alone, one of them a secret's noun (lower-cased, stripped)."""
+    return len(stripped) <= 120 and NAMING_LINE.fullmatch(stripped) is not None and NAMING_NOUN.search(stripped) is not None
 
 
 def _announces(line: str) -> bool:
     """A line that says the next line (maybe after blank ones) is a secret: it ends with `:` and names a password,
-    token, secret or API key, or it runs a command that prints one decoded."""
+    token, secret or API key, or it runs a command that prints one decoded, or it is a few words that name one."""
     stripped = line.rstrip(" \t\r")
     if stripped.endswith(":"):
         return ANNOUNCING_WORDS.search(stripped) is not None and len(stripped.lstrip(" \t")) > 9
-    return DECODING.search(line) is not None and (
-        "secret" in line or "password" in line or "token" in line)
+    if DECODING.search(line) is not None:
+        return "secret" in line or "password" in line or "token" in line
+    return _names_alone(stripped.lstrip(" \t"))
 
 
 def _blank(line: str) -> bool:
@@ -145,14 +174,24 @@ def _blank(line: str) -> bool:
     return not line or ((m := LOG_PREFIX.match(line + " ")) is not None and m.end() >= len(line))
 
 
-def _value_line(text: str, at: int) -> tuple[int, int] | None:
-    """The value alone on the first non-blank line from `at` (ANNOUNCE_LINES blank ones before it at most)."""
+def _value_line(text: str, at: int) -> tuple[int, int, str] | None:
+    """The value alone on the first non-blank line from `at` (ANNOUNCE_LINES blank ones before it at most), read
+    behind its log prefix or in its JSON record (_view): its place in text and the value as read."""
     for _ in range(ANNOUNCE_LINES + 1):
         end = text.find("\n", at)
         end = len(text) if end < 0 else end
-        if not _blank(text[at:end]):
-            m = ALONE.match(text, at, end)
-            return m.span("value") if m else None
+        raw = text[at:end]
+        view = _view(raw)
+        if not _blank(view):
+            m = ALONE.match(view)
+            if m is None:
+                return None
+            value = m.group("value")
+            if view is raw:
+                return at + m.start("value"), at + m.end("value"), value
+            written = value if (place := raw.rfind(value)) >= 0 else json.dumps(value)[1:-1]
+            place = raw.rfind(written) if place < 0 else place
+            return (at + place, at + place + len(written), value) if place >= 0 else None
         if end >= len(text):
             return None
         at = end + 1
@@ -160,27 +199,43 @@ def _value_line(text: str, at: int) -> tuple[int, int] | None:
 
 
 LINE_ENDS_WITH_COLON = re.compile(r":[ \t]*\r?\n")
+CODE_CHARACTERS = re.compile(r"[=()\[\]{}<>\"'`\\,;]")
 
 
 def announced_value_spans(text: str, lower: str) -> list[Span]:
     spans: list[Span] = []
     starts: list[int] = []
-    if not any(has(lower, root) for root in GATE_ROOTS):   # (an announcing line names one: ANNOUNCING_WORDS, DECODING)
+    roots = [root for root in GATE_ROOTS if has(lower, root)]
+    if not roots:   # (an announcing line names one: ANNOUNCING_WORDS, DECODING)
         return spans
     if ":\n" in text or ":\r\n" in text or ": \n" in text:   # (lines that end with `:`, then what they name)
         starts += [lower.rfind("\n", 0, m.start()) + 1 for m in LINE_ENDS_WITH_COLON.finditer(lower)]
     if "base64" in lower or "initial-password" in lower or "get-secret-value" in lower:
         starts += [lower.rfind("\n", 0, m.start()) + 1 for m in DECODING.finditer(lower)]
+    for root, pattern in NAMING_ENDS:   # (a few words naming a secret, no colon: `Admin password`)
+        if root in roots:
+            starts += [lower.rfind("\n", 0, m.start()) + 1 for m in pattern.finditer(lower)]
+    if "{" in text and ('"' in text) and (':"' in text or ': "' in text or ':\\n"' in text):
+        starts += [lower.rfind("\n", 0, m.start()) + 1 for m in JSON_COLON_END.finditer(lower)]
     for line_start in sorted(set(starts)):
         line_end = lower.find("\n", line_start)
-        if line_end < 0 or not _announces(lower[line_start:line_end]):
+        if line_end < 0:
+            continue
+        line = _view(text[line_start:line_end]).lower()
+        if not _announces(line):
             continue
         found = _value_line(text, line_end + 1)
         if found is None:
             continue
-        value = text[found[0]:found[1]]
-        if ":" not in value.rstrip(":") and _credential_value(value) and not value.endswith(":"):
-            spans.append((found[0], found[1], REDACTED, LABEL, line_start))
+        value = found[2]
+        if ":" in value.rstrip(":") or not _credential_value(value) or value.endswith(":"):
+            continue
+        if not line.rstrip(" \t\r").endswith(":") and DECODING.search(line) is None and (
+                not (_generated(value) or _reads_as_password(value)) or CODE_CHARACTERS.search(value.rstrip("=")) is not None
+                or text[line_start:line_end].rstrip(" \t\r").endswith((",", "(", "[", "{"))):
+            continue   # (after words alone, a value that reads as generated or as a password, no code: `Admin
+            #            password` then `Successfully` stays, and so does `Expect(` / `"style token",` / `key=r"..."`)
+        spans.append((found[0], found[1], REDACTED, LABEL, line_start))
     return spans
 
 
@@ -190,8 +245,8 @@ def announced_hold(buffer: str, start: int, cut: int) -> int:
     at = start
     for _ in range(ANNOUNCE_LINES + 1):
         line = buffer[at:cut].rstrip("\r\n")
-        if not _blank(line := without_log_prefix(line) if line.startswith(("{", "'", '"', "b'")) else line):
-            return at if _announces(line.lower()) else cut
+        if not _blank(line := _view(line)):
+            return at if _announces(lowered := line.lower()) or _awaits_typed(lowered) else cut
         if at == 0:
             return cut
         cut, at = at, buffer.rfind("\n", 0, at - 1) + 1
@@ -206,9 +261,13 @@ PROSE_NOUNS = (r"pass(?<![a-z0-9_.-]pass)(?:word|phrase|wd)", r"token(?<![a-z0-9
                r"secret(?<![a-z0-9_.-]secret)(?: key)?", r"access(?<![a-z0-9_.-]access) key")
 PROSE_TAIL = (
                    r"(?: (?:is set to|is now|set to|changed to|reset to|is|was|to):?"
-                   # (`Password for user 'admin': X`, elasticsearch-setup-passwords' `PASSWORD elastic = X`)
-                   r"| for (?:the )?(?:user )?['\"]?[a-z0-9_.@-]{1,64}['\"]?(?: user)?:| [a-z0-9_.@-]{1,64} =)? "
-                   r"(?P<quote>[\"'`]?)(?P<value>[^\s\"'`,;()\[\]{}<>@\\:=\x00-\x1f\x7f]{6,512})(?![^\s\"'`.,;)\]}])")
+                   # (`Password for user 'admin': X`, elasticsearch-setup-passwords' `PASSWORD elastic = X`, `Password
+                   # for admin was reset to X`)
+                   r"| for (?:the )?(?:user )?['\"]?[a-z0-9_.@-]{1,64}['\"]?(?: user)?"
+                   r"(?::| (?:is|was|has been) (?:re)?set to| (?:was|has been) changed to)| [a-z0-9_.@-]{1,64} =)?"
+                   # (one blank, or two as a sentence spaced for the eye: `Using token  X  for auth`; a value in
+                   # quotes or brackets: `api key [X] accepted`)
+                   r" ? (?P<quote>[\"'`\[(]?)(?P<value>[^\s\"'`,;()\[\]{}<>@\\:=\x00-\x1f\x7f]{6,512})(?![^\s\"'`.,;)\]}])")
 PROSE = [(noun[:noun.index("(")], re.compile(f"(?P<noun>{noun})" + PROSE_TAIL)) for noun in PROSE_NOUNS]
 GENERATED_LIKE = re.compile(r"[A-Za-z0-9_+/=~.-]{12,512}")
 
@@ -237,6 +296,9 @@ def prose_spans(text: str, lower: str) -> list[Span]:
         value = text[value_start:value_end].rstrip(".!?")
         if not value or not _credential_value(value):
             continue
+        if (lower.startswith("  ", m.start("quote") - 2) or m.group("quote") in ("[", "(")) and (
+                text.startswith(".", value_end) and text[value_end + 1:value_end + 2] not in ("", " ", "\t", "\r", "\n")):
+            continue   # (spaced or bracketed: a value that a dot continues is a file's name, `token  "run-1/x.sqlite"`)
         if m.group("noun").startswith(("pass", "secret")):
             if not _reads_as_password(text[value_start:value_end].rstrip(".")):
                 continue
@@ -247,7 +309,77 @@ def prose_spans(text: str, lower: str) -> list[Span]:
     return spans
 
 
+# ---- an answer typed for a prompt that asks a secret: expect's `send`, a REPL's echo -----------------------------------
+# expect's `expect "Password:"` then `send "X\r"` (the next line, maybe behind the same log prefix; the answer ends with
+# its `\r` or `\n`, as an expect script sends it)
+EXPECT_SEND = re.compile(r"expect[ \t]{1,4}(?:-[a-z]{1,8}[ \t]{1,4})?[^\n]{0,120}?(?:pass|token|secret|key)[^\n]{0,120}\n"
+                         r"[^\n]{0,64}?send[ \t]{1,4}(?:--[ \t]{1,4})?(?P<q>[\"'{])(?P<value>[^\"'{}\\\n$]{1,256})\\[rn][\"'}]")
+# a REPL's echo of a secret it read (`>>> os.environ['OPENAI_API_KEY']`, `In [3]: os.getenv("HF_TOKEN")`, `>>> token`):
+# the next line is its repr (`'X'`, `Out[3]: 'X'`)
+REPL_ECHO = re.compile(r"(?:>>>|in \[[0-9]{1,5}\]:)[ \t]{1,4}(?P<expr>[^\n=]{1,200})\r?\n[^\n]{0,64}?(?:out\[[0-9]{1,5}\]:[ \t]{1,4})?"
+                       r"(?P<q>['\"])(?P<value>[^\s'\"\\]{6,512})(?P=q)[ \t]{0,4}\r?$", re.M)
+# the read a REPL echoes: a variable or an attribute (`token`, `cfg.api_key`), `os.environ['X']`, `os.environ.get('X')`,
+# `os.getenv('X')` (a call's result, `token_hex(16)`, `_encode_auth(...)`, is no read of a secret's name)
+REPL_READ = re.compile(r"[ \t]*(?:(?:os\.)?(?:environ[ \t]*\[[ \t]*|environ\.get\([ \t]*|getenv\([ \t]*)['\"](?P<key>[A-Za-z_][A-Za-z0-9_]{0,127})['\"]"
+                       r"[^\n]{0,64}|(?:[A-Za-z_][A-Za-z0-9_]{0,63}\.){0,4}(?P<name>[A-Za-z_][A-Za-z0-9_]{0,63}))[ \t]*(?:#[^\n]*)?")
+EXPR_NAMES = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,63}")
+
+
+def _reads_secret(expr: str) -> bool:
+    """Whether a REPL's input reads a secret-named variable, attribute or environment variable (REPL_READ)."""
+    m = REPL_READ.fullmatch(expr)
+    return m is not None and is_secret_name(m.group("key") or m.group("name"))
+
+
+EXPECT_LINE = re.compile(r"expect[ \t]{1,4}[^\n]{0,120}?(?:pass|token|secret|key)")
+REPL_LINE = re.compile(r"(?:>>>|in \[[0-9]{1,5}\]:)[ \t]{1,4}(?P<expr>[^\n=]{1,200})$")
+
+
+def _awaits_typed(line: str) -> bool:
+    """A line whose next one may be an answer typed for it (EXPECT_SEND, REPL_ECHO): a stream holds it for that line."""
+    return (("expect" in line and EXPECT_LINE.search(line) is not None)
+            or ((">>>" in line or "in [" in line) and (m := REPL_LINE.search(line)) is not None
+                and _reads_secret(m.group("expr"))))
+
+
+# A secret store's bootstrap print, its label two words (`vault operator init`'s `Unseal Key 1: X`, the dev server's
+# `Unseal Key: X`; `nomad acl bootstrap`'s `Secret ID    = X`, `consul acl bootstrap`'s `SecretID:   X`), each led by
+# its label and asked only where the text holds its root word (key, secret)
+BOOTSTRAP_LABELS = (("key", re.compile(r"unseal key(?: [0-9]{1,2})?[ \t]{0,16}[:=][ \t]{0,16}(?P<value>[A-Za-z0-9+/=_.-]{8,512})"
+                                       r"[ \t]{0,16}\r?$", re.M | re.I)),
+                    ("secret", re.compile(r"secret ?id[ \t]{0,16}[:=][ \t]{0,16}(?P<value>[A-Za-z0-9_-]{8,512})[ \t]{0,16}\r?$",
+                                          re.M | re.I)))
+
+
+def bootstrap_label_spans(text: str, lower: str) -> list[Span]:
+    spans: list[Span] = []
+    for root, pattern in BOOTSTRAP_LABELS:
+        if has(lower, root) and has(lower, "unseal" if root == "key" else "id"):
+            for m in pattern.finditer(text):
+                if not cannot_be_secret(value := m.group("value")) or "-" in value:
+                    spans.append((m.start("value"), m.end("value"), REDACTED, LABEL, m.start()))
+    return spans
+
+
+def typed_answer_spans(text: str, lower: str) -> list[Span]:
+    spans: list[Span] = []
+    # (each gate a scan of a text without it: the backslash of `\r` first, a character a plain log seldom holds)
+    if has(lower, "\\") and has(lower, "expect") and has(lower, "send"):
+        for m in EXPECT_SEND.finditer(lower):
+            value = text[m.start("value"):m.end("value")]
+            if not cannot_be_secret(value) and not says_absent(value):
+                spans.append((m.start("value"), m.end("value"), REDACTED, LABEL, m.start()))
+    # (IPython's `In [3]: ...` echoes as `Out[3]: 'X'`: its `]: '` asked, a quote a plain log seldom holds)
+    if has(lower, ">>> ") or has(lower, "]: '") or has(lower, ']: "'):
+        for m in REPL_ECHO.finditer(lower):
+            expr = text[m.start("expr"):m.end("expr")]
+            value = text[m.start("value"):m.end("value")]
+            if _reads_secret(expr.rstrip("\r")) and _credential_value(value):
+                spans.append((m.start("value"), m.end("value"), REDACTED, LABEL, m.start()))
+    return spans
+
+
 def announced_spans(text: str, lower: str) -> list[Span]:
     """Every form above (see the module's docstring)."""
     return header_spans(text, lower) + dotted_key_spans(text, lower) + announced_value_spans(text, lower) + prose_spans(
-        text, lower)
+        text, lower) + typed_answer_spans(text, lower) + bootstrap_label_spans(text, lower)

@@ -35,6 +35,10 @@ COMMAND_PASSWORD_FLAGS: list[tuple[tuple[str, ...], int, re.Pattern[str]]] = [
     (("mysql", "mariadb"), 300, re.compile(r"-p(?<=[ \t'\"]-p)" + _shell_value(r"[^\s'\"]{3,}", 3))),
     (("sshpass",), 100, re.compile(r"-p(?<=[ \t'\"]-p)[ \t]{0,4}" + _shell_value(r"[^\s'\"-][^\s'\"]*"))),
     (("redis-cli", "keydb-cli"), 300, re.compile(r"-a(?<=[ \t'\"]-a)[ \t]{1,4}" + _shell_value(r"[^\s'\"-][^\s'\"]*"))),
+    # `cargo login TOKEN` (asked only where the text holds `cargo login`: _present_tools)
+    (("cargo login",), 300, re.compile(r"[ \t](?<=cargo login[ \t])[ \t]{0,3}['\"]?(?P<value>[^\s'\"$-][^\s'\"]{7,})")),
+    # InfluxDB 2's `influx setup|auth|... -t TOKEN` (its `-p` is a password flag of the argv reading already)
+    (("influx",), 300, re.compile(r"-t(?<=[ \t'\"]-t)[ \t]{1,4}" + _shell_value(r"(?![0-9]{1,12}(?![^\s'\"]))[^\s'\"$-][^\s'\"]*"))),
     # keytool's one-dash long flags; `echo X | docker login --password-stdin`, `gh auth login --with-token
     # <<< X`; MinIO's `mc alias set NAME URL ACCESS_KEY SECRET_KEY`
     (("keytool",), 300, re.compile(r"pass(?:(?<=[ \t'\"]-storepass)|(?<=[ \t'\"]-keypass)|(?<=-srcstorepass)"

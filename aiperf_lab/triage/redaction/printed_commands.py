@@ -70,7 +70,8 @@ UNIX_LINE_TOOLS = ("rabbitmqctl", "rabbitmqadmin", "htpasswd", "useradd", "userm
 # JSON string (`'htpasswd ...'`), or a JSON record's message (read to its closing quote); and so is a password piped to a
 # command that reads it on its stdin (`echo 'bob:X' | chpasswd`, `printf '%s\n' X | kinit bob@REALM`, `echo -e
 # "X\nX" | passwd bob`, `echo X | sudo -S cmd`), read from its `echo` as a printed command is.
-PIPED_TO_READER = (r"(?:echo|printf)[ \t][^\n|;&]{1,512}\|[ \t]{0,4}(?:sudo[ \t]{1,4}-s(?![\w-])|(?:sudo[ \t]{1,4})?"
+PIPED_TO_READER = (r"(?:(?:echo|printf)[ \t][^\n|;&]{1,512}|[({][ \t]{0,4}(?:echo|printf)[ \t][^\n|&(){}]{1,512}[)}][ \t]{0,4})"
+                   r"\|[ \t]{0,4}(?:sudo[ \t]{1,4}-s(?![\w-])|(?:sudo[ \t]{1,4})?"
                    r"(?:/[\w/]{0,64}/)?(?:chpasswd|chgpasswd|kinit|passwd|smbpasswd[ \t]{1,4}-s)(?![\w-]))")
 _TOOLS_BY_LETTER: dict[str, list[str]] = {}
 for _tool in (*UNIX_LINE_TOOLS, "net user", "net.exe user"):
@@ -468,6 +469,23 @@ def _stdin_reading(line: str) -> str | None:
     return _reads_secret_from_stdin([commands[0][k][0] for k in kept])
 
 
+def _group_echoes(line: str, commands: list[list[tuple[str, list[int]]]], last: int) -> list[list[tuple[str, list[int]]]]:
+    """The echoes before commands[last] (an echo piped to a reader) in the same `( ... )` or `{ ...; }` group, each
+    after `;` or `&&` (not a pipe): the group's output is all of theirs."""
+    group = []
+    k = last
+    while k > 0 and commands[k - 1] and commands[k - 1][0][0].rpartition("/")[2] in ECHO_WORDS:
+        between = line[commands[k - 1][-1][1][-1] + 1 if commands[k - 1][-1][1] else 0:commands[k][0][1][0]]
+        if "|" in between or ")" in between or "}" in between:
+            break
+        if between.strip(" \t") not in (";", "&&"):
+            break
+        group.append(commands[k - 1])
+        k -= 1
+    opening = line[:commands[k][0][1][0]].rstrip(" \t")
+    return group if opening.endswith(("(", "{")) else []
+
+
 @functools.lru_cache(maxsize=4096)
 def _line_secret_spans(line: str, escapes: bool) -> tuple[tuple[int, int, int], ...]:
     """(start, end, context) in line of each secret of one printed command line (a log repeats its lines: each
@@ -479,6 +497,9 @@ def _line_secret_spans(line: str, escapes: bool) -> tuple[tuple[int, int, int], 
         if fed and line.find("|", fed[-1][1][-1] if fed[-1][1] else 0, command[0][1][0]) < 0:
             fed = []
         spans.extend(_command_spans(command, fed))
+        if fed:   # (a group's echoes feed it all: `(echo X; echo X) | smbpasswd -s -a bob`, `{ echo X; echo X; } |`)
+            spans += [span for earlier in _group_echoes(line, commands, k - 1) for span in _command_spans(command, earlier)
+                      if span[0] in earlier[-1][1]]
     if "<(" in line:
         for m in PROCESS_SUBSTITUTION.finditer(line):
             if _secret_file_flag(m.group("flag")) and not cannot_be_secret(m.group("value")):

@@ -15,7 +15,7 @@ import re
 # -field=F PATH`, 1Password's `op read op://...`, `az keyvault secret show ... --query value -o tsv`; and 1Password's
 # `op item get X --fields F --reveal`, `doppler secrets get X --plain`, `pass show X`, `gopass show -o X`, macOS's
 # `security find-generic-password ... -w`, Bitwarden's `bw get password X`, `sops -d --extract '["k"]' FILE`.
-SECRET_PRINT_LITERALS = ("kubectl", "versions access", "get-secret-value", "vault", "op read", "get-parameter",
+SECRET_PRINT_LITERALS = ("kubectl", "aws ", "versions access", "get-secret-value", "vault", "op read", "get-parameter",
                          "op item", "doppler", "pass ", "find-generic-password", "find-internet-password", "bw get",
                          "sops", "cat ", "printenv", "echo ")
 SECRET_PRINT_GATES = ("secret", "vault", "op://", "decryption", "pass ", "--reveal", "-password", "bw get",
@@ -66,6 +66,10 @@ KUBECTL_SECRET_PRINT = (r"(?:kubectl" + _NOT_TO_A_FILE + r"[ \t][^\n]{0,100}?sec
                         r"|(?<![\w-])bw" + _NOT_TO_A_FILE + r"[ \t]{1,4}get[ \t]{1,4}password[ \t][^\n]{0,100}?"
                         r"|(?<![\w-])cat" + _NOT_TO_A_FILE + r"[ \t]{1,4}" + _SECRET_FILE +
                         r"|(?<![\w-])sops" + _NOT_TO_A_FILE + _PLAIN_FIELD_EXTRACT + r"[ \t](?=[^\n]{0,110}(?<![\w-])(?:-d|--decrypt|decrypt)(?![\w-]))(?=[^\n]{0,110}--extract)[^\n]{0,110}?"
+                        # (`aws configure get aws_secret_access_key`, `aws ecr get-login-password`: h22a)
+                        r"|(?<![\w-])aws" + _NOT_TO_A_FILE + r"[ \t](?:[^\n]{0,100}?[ \t])?(?:configure[ \t]{1,4}get[ \t]{1,4}"
+                        r"(?:[\w.-]{0,40}\.)?(?:aws_)?(?:secret_access_key|session_token)|ecr(?:-public)?[ \t]{1,4}get-login-password)"
+                        r"(?![\w-])[^\n|>]{0,100}?"
                         r"|(?<![\w-])printenv" + _NOT_TO_A_FILE + r"[ \t]{1,4}" + _ENV_NAME +
                         r"|(?<![\w-])echo" + _NOT_TO_A_FILE + r"[ \t]{1,4}['\"]?\$\{?" + _ENV_NAME + r"\}?"
                         r")[ \t'\"]{0,4}\r?\n\Z")

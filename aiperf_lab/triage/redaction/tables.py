@@ -21,12 +21,12 @@ from __future__ import annotations
 import functools
 import re
 
-from .announced import announced_hold, announced_spans
-from .line_views import without_log_prefix
+from .announced import _generated, announced_hold, announced_spans
+from .line_views import LOG_PREFIX, without_log_prefix
 from .names import (
     _names_a_when, _secret_name_cached, cannot_be_secret, looks_generated, looks_like_password, name_words, says_absent,
 )
-from .spans import REDACTED, Span
+from .spans import REDACTED, Span, has
 
 # the words one of which a secret column's name holds, lower-cased: those the Redactor looked for already (its line views'
 # and secret stores' gate words: free here), and `key` and `token` found in one scan (led by their common `ke`: api_key,
@@ -178,6 +178,13 @@ def header_table_spans(text: str, lower: str, words: frozenset[str]) -> list[Spa
 # ---- listings aligned by blanks: `user      password` then `bob       X` (a header of names two or more blanks apart, rows
 # whose cells start in the header's columns) ----
 ALIGNED_WORDS = re.compile(r"passw|secret|(?<![a-z])(?:pass|pwd|credentials?)(?![a-z])")   # (not `token`: ML logs' word)
+# ... and a column named only TOKEN or KEY (h22a: `NAME  TOKEN`, kubeadm's `TOKEN  TTL  EXPIRES`, `user  key`), each led
+# by its word; the values under it must read as generated (a tokenizer's `NAME  TOKEN` / `eos  </s>`, a config's
+# `key  value` / `lr  0.001` stay)
+BARE_COLUMN_WORDS = [(word, re.compile(word + f"(?<![a-z0-9_]{word})(?![a-z0-9_/.-])")) for word in ("token", "key")]
+BARE_COLUMNS = frozenset({"token", "key", "tokens", "keys"})
+# kubeadm's bootstrap token (`abcdef.0123456789abcdef`): a token's shape with a dot, which looks_generated refuses
+KUBEADM_TOKEN = re.compile(r"[a-z0-9]{6}\.[a-z0-9]{16}")
 ALIGNED_GAP = re.compile(r"[ \t]{2,}|\t")
 ALIGNED_HEADER_CELL = re.compile(r"[A-Za-z_][A-Za-z_./-]{0,31}(?: [A-Za-z_][A-Za-z_./-]{0,31})?")   # (no digits: a row's)
 ALIGNED_MOST_COLUMNS = 12
@@ -200,18 +207,26 @@ def _aligned_header(line: str) -> tuple[list[int], list[tuple[int, int]]] | None
     starts.append(at)
     if not 2 <= len(cells) <= ALIGNED_MOST_COLUMNS or not all(ALIGNED_HEADER_CELL.fullmatch(cell) for cell in cells):
         return None
-    secret = [(index, kind) for index, cell in enumerate(cells) if (kind := _secret_column(cell))]
+    if len(cells) == 2 and cells[0].lower() == "key" and cells[1].lower() == "value":
+        return starts, [(1, 4)]   # (vault's `Key  Value`: a value goes where its row's key names a secret)
+    secret = [(index, kind) for index, cell in enumerate(cells) if (kind := _bare_column(cell) or _secret_column(cell))]
     return (starts, secret) if secret and len(secret) < len(cells) else None   # (and a column of names: user, NAME)
 
 
-def _aligned_row(line: str, starts: list[int]) -> list[tuple[int, int]] | None:
-    """A row's cells, each starting in its header's column (after a blank) and ending at a blank: None where not."""
+def _bare_column(cell: str) -> int:
+    """3 for a column named only TOKEN or KEY (its values judged as generated), else 0."""
+    return 3 if cell.lower() in BARE_COLUMNS else 0
+
+
+def _aligned_row(line: str, starts: list[int], lead: int = 0) -> list[tuple[int, int]] | None:
+    """A row's cells, each starting in its header's column (after a blank) and ending at a blank: None where not
+    (`lead`: the length of the log prefix before the row, the header's too)."""
     line = line.rstrip(" \t\r")
-    if not line or line[0] in " \t" and starts[0] == 0 or len(line) <= starts[-1]:
+    if not line or len(line) <= lead or line[lead] in " \t" and starts[0] == lead or len(line) <= starts[-1]:
         return None
     cells = []
     for index, start in enumerate(starts):
-        if line[start] in " \t" or (start and line[start - 1] not in " \t"):
+        if line[start] in " \t" or (start > lead and line[start - 1] not in " \t"):
             return None
         end = start
         while end < len(line) and line[end] not in " \t":
@@ -225,6 +240,8 @@ def _aligned_row(line: str, starts: list[int]) -> list[tuple[int, int]] | None:
 def _aligned_secret(value: str, kind: int) -> bool:
     if kind == 2:
         return _secret_cell(value, kind)
+    if kind == 3:   # (a column named only TOKEN or KEY: 12+ letters and digits, both; kubeadm's token)
+        return _generated(value) or KUBEADM_TOKEN.fullmatch(value) is not None
     return looks_generated(value)
 
 
@@ -234,27 +251,42 @@ def aligned_listing_spans(text: str, lower: str, words: frozenset[str]) -> list[
     if "  " not in text and "\t" not in text:
         return spans
     read_to = -1
-    for m in ALIGNED_WORDS.finditer(lower):
-        line_start = lower.rfind("\n", 0, m.start()) + 1
+    found = [m.start() for m in ALIGNED_WORDS.finditer(lower)]
+    for word, pattern in BARE_COLUMN_WORDS:
+        if has(lower, word):
+            found += [m.start() for m in pattern.finditer(lower)]
+    for at in sorted(found) if len(found) > 1 else found:
+        line_start = lower.rfind("\n", 0, at) + 1
         if line_start <= read_to:
             continue
         line_end = _row_end(text, line_start)
         read_to = line_end
         header = _aligned_header(text[line_start:line_end])
+        lead = 0   # (a log prefix every line of the listing has: `[rank0]: `, a time, compose's `api-1  | `)
+        if header is None and (prefix := LOG_PREFIX.match(text, line_start, line_end)) is not None:
+            lead = prefix.end() - line_start
+            header = _aligned_header(text[line_start + lead:line_end])
         if header is None:
             continue
         starts, secret = header
+        starts = [start + lead for start in starts]
         at = line_end + 1
         while at < len(text):
             end = _row_end(text, at)
-            cells = _aligned_row(text[at:end], starts)
+            if lead and ((prefix := LOG_PREFIX.match(text, at, end)) is None or prefix.end() - at != lead):
+                break
+            cells = _aligned_row(text[at:end], starts, lead)
             if cells is None:
                 break
             for index, kind in secret:
                 start, stop = cells[index]
                 value = text[at + start:at + stop]
-                if value != text[line_start + starts[index]:line_start + starts[index] + len(value)] and _aligned_secret(
-                        value, kind):   # (not the header again)
+                if kind == 4:   # (the row's key names a secret, its value is one: `password    X`, `api_key    X`)
+                    kind = 2 if _secret_column(text[at + cells[0][0]:at + cells[0][1]]) else 0
+                    if stop < len(text) and text[at + stop:end].strip(" \t\r"):
+                        kind = 0   # (a value of words: the rules of prose)
+                if kind and value != text[line_start + starts[index]:line_start + starts[index] + len(value)] and (
+                        _aligned_secret(value, kind)):   # (not the header again)
                     spans.append((at + start, at + stop, REDACTED, "secret-named value", line_start))
             read_to = end
             at = end + 1
