@@ -19,6 +19,7 @@ from .names import (
     reads_as_words, says_absent, special_token_value, tells_when, CAMEL_RUN, negation_opens_sentence, SPACED_IN_BRACKETS,
     _reads_as_identifier, names_a_gcloud_secret, PLAIN_WORD, SENTENCE_GOES_ON, _negated_value_end, NegationMarks, name_word_tuple,
 )
+from .line_views import same_source_line
 from .spans import PREFIX_DIGITS, REDACTED, REDACTED_LOWER, Span, copies_passed, has_any
 from .store_prints import KUBECTL_SECRET_PRINT
 
@@ -952,7 +953,14 @@ def _value_is_log_prefix(text: str, name_start: int, value_start: int) -> tuple[
     if not prefix:
         return None
     value_line = text.rfind("\n", 0, value_start) + 1
-    if not text.startswith(prefix, value_line) and text[value_line:value_line + len(prefix)].translate(
-            PREFIX_DIGITS) != prefix.translate(PREFIX_DIGITS):
-        return None
+    if not _starts_with_prefix(text, value_line, prefix):
+        # (another source's line between: pods, ranks taking turns; the value is on the name's source's next line)
+        value_line = same_source_line(text, line_start, value_line)
+        if not _starts_with_prefix(text, value_line, prefix):
+            return None
     return value_line + len(prefix), len(before) - len(prefix)
+
+
+def _starts_with_prefix(text: str, at: int, prefix: str) -> bool:
+    """Whether text's line at `at` starts with a log prefix (its digits free: a time, a counter)."""
+    return text.startswith(prefix, at) or text[at:at + len(prefix)].translate(PREFIX_DIGITS) == prefix.translate(PREFIX_DIGITS)

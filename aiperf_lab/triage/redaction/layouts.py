@@ -11,6 +11,7 @@ import re
 from .assignments import (
     NAME_RUN_REVERSED, NOT_A_SECRET_REFERENCE, SNAKE_NAME, _assigned_secret_at, _name_before,
 )
+from .line_views import same_source_line
 from .op_items import OP_FIELD_LIST, OP_JSON_FORMAT, _op_field_list_spans, _op_json_spans, op_json_block_lines
 from .names import (_secret_name_cached, cannot_be_secret, is_hex_key, is_named_location, looks_generated, looks_like_password,
                     name_words, tells_when)
@@ -904,8 +905,9 @@ def _kubectl_secret_spans(text: str, lower: str) -> list[Span]:
                         spans += _op_field_list_spans(text, newline + 1, listed.group("fields"), at)
                         at = lower.find(literal, newline)
                         continue
-                    m = NEXT_LINE_VALUE.match(text, newline + 1 + _prefix_again(text, at, newline + 1))
-                    if (m and text.find("\n", newline + 1, m.end()) < 0 and not cannot_be_secret(m.group("value"))
+                    value_line = same_source_line(text, text.rfind("\n", 0, at) + 1, newline + 1)
+                    m = NEXT_LINE_VALUE.match(text, value_line + _prefix_again(text, at, value_line))
+                    if (m and text.find("\n", value_line, m.end()) < 0 and not cannot_be_secret(m.group("value"))
                             and CONTINUED_FLAG.fullmatch(m.group("value")) is None
                             and (ALONE_ON_ITS_LINE.match(text, m.end()) is not None if literal != "kubectl"
                                  else "base64" in tail or "template" not in tail and "jsonpath" not in tail
