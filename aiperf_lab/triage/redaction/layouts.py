@@ -13,6 +13,7 @@ from .assignments import (
 )
 from .line_views import same_source_line
 from .op_items import OP_FIELD_LIST, OP_JSON_FORMAT, _op_field_list_spans, _op_json_spans, op_json_block_lines
+from .references import NOT_SECRET_HEADER_NAMES, SECRET_FETCH
 from .names import (_secret_name_cached, cannot_be_secret, is_hex_key, is_named_location, looks_generated, looks_like_password,
                     name_words, tells_when)
 from .spans import REDACTED, Span, has, has_any
@@ -190,6 +191,8 @@ def _shell_quoted_spans(text: str) -> list[Span]:
             continue
         start = at + 1 + (2 if text[at + 1] == "$" else 1)
         end = m.end() - 1
+        if text[at + 1] == '"' and text.startswith("$(", start) and SECRET_FETCH.fullmatch(text, start, end) is not None:
+            continue   # `HF_TOKEN="$(gcloud secrets versions access latest --secret=hf)"`: the command that fetches it
         if end > start and secret_value(text[start:end].replace("\\", "")):
             spans.append((start, end, REDACTED, "secret-named value", at - size))
     return spans
@@ -275,7 +278,8 @@ def _header_tuple_spans(text: str) -> list[Span]:
         return spans
     for m in HEADER_TUPLE.finditer(text):
         name = m.group("name")
-        if ("-" in name or "_" in name or name.lower() in HEADER_WORDS) and _secret_name_cached(name):
+        if ("-" in name or "_" in name or name.lower() in HEADER_WORDS) and _secret_name_cached(name) and (
+                name.lower() not in NOT_SECRET_HEADER_NAMES):
             start, end = _quoted_value_span(m, ("sq", "dq"))
             if "_" in name and "-" not in name and text[start - 2] != "b":
                 continue  # ('token_get_all', 'token_name'): code's tuple; ('api_key', b'X') a client's setting
@@ -745,8 +749,8 @@ def _pgpass_spans(text: str) -> list[Span]:
         start = m.start()
         low = max(at, start - 254)   # (never further back than the last line found: linear)
         host = PGPASS_HOST_REVERSED.match(text[low:start][::-1])
-        if host is None or (host.end() == start - low and low > 0):
-            continue  # no host, or one that does not start at a word's start
+        if host is None or (host.end() == start - low and low > 0) or host.group().isdigit():
+            continue  # no host, or one that does not start at a word's start, or digits (`1234:5678:...:6745A1B2`, an id)
         if cannot_be_secret(m.group("value")):
             continue
         spans.append((m.start("value"), m.end("value"), REDACTED, "pgpass password", start - host.end()))
