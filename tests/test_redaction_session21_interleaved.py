@@ -76,25 +76,26 @@ def test_a_form_among_another_sources_lines_goes(form: str, pair: tuple[str, str
     out = Redactor({}).text(text)
     assert not [secret for secret in secrets if secret in out], out
     assert out.count("\n") == text.count("\n")
-    if form != "a private key" and (form, pair) not in OTHERS_PREFIX_TAKEN:
+    if form != "a private key":
         # (a key's block takes the lines between its BEGIN and END, as a framed key's does)
         assert out.count(other) == text.count(other) and out.count(mine) == text.count(mine), out
     _stream_agrees(text, out)
 
 
-# Left (as on main): the text's own reading (not a line view) takes the other source's prefix on the next line as the
-# value after `password: |` or `... | base64 -d` (`[REDACTED] step 0 loss 2.30`): the value rules' next line
-# (assignments' VALUE_ON_NEXT_LINE, layouts._prefix_again), another lane's files. The secret itself goes.
+# The text's own reading (not a line view) took the other source's prefix on the next line as the value after
+# `password: |` or `... | base64 -d` (`[REDACTED] step 0 loss 2.30`) until session 22 (h22b): the value rules now read
+# the next line of the name's own source (line_views.same_source_line, from assignments._value_is_log_prefix and
+# layouts._kubectl_secret_spans).
 OTHERS_PREFIX_TAKEN = {(form, PAIRS[pair]) for form, pairs in {
     "kubectl jsonpath | base64 -d": ("kubectl logs --prefix, container", "kubectl logs --prefix", "stern", "ranks", "pdsh"),
     "a YAML block scalar": ("kubectl logs --prefix, container", "kubectl logs --prefix", "stern")}.items() for pair in pairs}
 
 
-@pytest.mark.xfail(strict=True, reason="the value rules' next line is another source's: assignments/layouts, not this lane")
 @pytest.mark.parametrize("form,pair", sorted(OTHERS_PREFIX_TAKEN))
 def test_the_other_sources_prefix_stays(form: str, pair: tuple[str, str]) -> None:
     text = interleaved(FORMS[form][0], *pair)
     assert Redactor({}).text(text).count(pair[1]) == text.count(pair[1])
+    _stream_agrees(text, Redactor({}).text(text))
 
 
 @pytest.mark.parametrize("form", ["a Secret's data", "a YAML block scalar", "an env item"])

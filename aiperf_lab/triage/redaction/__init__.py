@@ -63,14 +63,19 @@ The package, one job a module; an arrow is "imports from" (leaves first, no cycl
     store_prints commands that print a secret bare on the next line (stores, cat, printenv, echo $X)  (leaf)
     hosts        --redact-hosts: own names/addresses/MACs, IPv4/IPv6/MAC/version judgements  -> names
     dumps        hex/od/xxd dumps decoded                                                    -> spans
-    urls         URL userinfo, schemeless user:PASSWORD@host, escaped URLs                    -> spans
+    references   values that name or fetch a secret (`$(cat f)`, `Bearer $X`, `${X}` in a URL), plain keys   -> names
+    urls         URL userinfo, schemeless user:PASSWORD@host, escaped URLs, git's prompt  -> names, references, spans
     token_spans  token shapes that need a look around them                    -> names, spans, tokens
-    assignments  name=value pairs, runs of them, values apart, harmless values  -> names, spans, store_prints
+    line_index   line_views' windows from a stretch's lines found by index in C; lines known to have no view edit   (leaf)
+    line_views   lines behind a log prefix, in JSON strings/records or repr(): windows read without them; a line's
+                 source, the next line of the same source (same_source_line)                     -> spans, line_index
+    assignments  name=value pairs, runs of them, values apart, harmless values
+                                                     -> line_views, names, references, spans, store_prints
+    op_items     1Password's `op item get --reveal` prints (a fields line, JSON over lines)  -> names, spans
     commands     printed command lines and flags, tools' password flags; SQL, Redis, MongoDB passwords
                                                                              -> assignments, names, spans
-    layouts      env items, XML/terraform/k8s data blocks, listings, loguru, cloud CLI tables  -> assignments, names, spans
-    line_index   line_views' windows from a stretch's lines found by index in C; lines known to have no view edit   (leaf)
-    line_views   lines behind a log prefix, in JSON strings/records or repr(): windows read without them -> spans, line_index
+    layouts      env items, XML/terraform/k8s data blocks, listings, loguru, cloud CLI tables
+                                                     -> assignments, line_views, names, op_items, references, spans
     announced    secret-named headers, dotted config keys, a value after the line announcing it, secrets in sentences
                                                                              -> line_views, names, spans
     tables       result tables whose header names a secret column (CSV, TSV, markdown, psql, mysql), listings

@@ -12,6 +12,7 @@ import operator
 import re
 from typing import Callable
 
+from .references import SECRET_FETCH, in_a_call, names_a_plain_key, names_a_reference
 from .names import (
     ANGLED_GENERATED, END_WORDS, NO_VOWEL_OR_FOUR_CONSONANTS, NOT_SECRET_KEY_KINDS, QUALIFIER_BEFORE, QUANTITY_WORDS, SECRET_PAIRS,
     _NAME_CHARACTERS, _secret_name_cached, _weak_flag_secret, cannot_be_secret, is_hex_key, is_named_location,
@@ -19,6 +20,7 @@ from .names import (
     reads_as_words, says_absent, special_token_value, tells_when, CAMEL_RUN, negation_opens_sentence, SPACED_IN_BRACKETS,
     _reads_as_identifier, names_a_gcloud_secret, PLAIN_WORD, SENTENCE_GOES_ON, _negated_value_end, NegationMarks, name_word_tuple,
 )
+from .line_views import same_source_line
 from .spans import PREFIX_DIGITS, REDACTED, REDACTED_LOWER, Span, copies_passed, has_any
 from .store_prints import KUBECTL_SECRET_PRINT
 
@@ -169,7 +171,9 @@ def _names_scheme_only(lower: str, m: re.Match[str]) -> bool:
     """Whether an AUTHORIZATION match holds a scheme and no credential: the scheme alone (`"Bearer " + api_key`) or
     an f-string's field after it (`f"Bearer {token}"`), as code that builds the header prints."""
     scheme, _, rest = m.group("value").partition(" ")
-    return scheme in AUTH_SCHEMES and (not rest.strip() or FORMAT_FIELD.fullmatch(rest.strip()) is not None)
+    rest = rest.strip().removesuffix("\\")   # (`\"Bearer $TOKEN\"` in a JSON string: the escaped quote's backslash)
+    return scheme in AUTH_SCHEMES and (not rest or FORMAT_FIELD.fullmatch(rest) is not None or names_a_reference(rest))
+
 
 
 NETRC_PASSWORD = re.compile(r"login[ \t]{1,4}[^\s]{1,256}[ \t]{1,4}password[ \t]{1,4}(?P<value>[^\s'\"]+)")
@@ -257,7 +261,8 @@ def _names_harmless_key(text: str, start: int) -> bool:
     words = name_word_tuple(_name_before(text, start, start + 3))
     if len(words) == 1 and start > 1 and text[start - 1] == " ":  # two words: "cache key"
         words = name_word_tuple(_name_before(text, start - 1, start - 1)) + words
-    return len(words) > 1 and words[-2] in NOT_SECRET_KEY_KINDS
+    return len(words) > 1 and (words[-2] in NOT_SECRET_KEY_KINDS or names_a_plain_key(words))
+
 
 
 class _HarmlessValues(dict):
@@ -266,7 +271,7 @@ class _HarmlessValues(dict):
 
     def __missing__(self, value: str) -> bool:
         verdict = self[value] = (value.lower() == REDACTED_LOWER or (value[0] in "/~." and is_named_location(value))
-                                 or (len(value) < 16 and cannot_be_secret(value.rstrip(")]}>")))
+                                 or (len(value) < 16 and cannot_be_secret(value.rstrip(")]}>:")))
                                  or (value[0] in "<[$%" and NOT_A_SECRET_REFERENCE.fullmatch(value) is not None)
                                  or value.lower().rstrip(")]}>") in AUTH_SCHEMES or _code_reference(value)
                                  or (value[0] in "|>" and YAML_BLOCK_HEADER.fullmatch(value) is not None)
@@ -286,7 +291,8 @@ YAML_BLOCK_HEADER = re.compile(r"[|>](?:[0-9][+-]|[+-][0-9]?|[0-9])")
 # Code that names where a secret comes from, printed in a traceback's source line or given as `python -c` (`token =
 # get_token()`, `os.environ[` before a quote, `tok[0]`, `cfg.api_key`, `self.secret`): a call or a subscript of a
 # name, or an attribute named as a secret is.
-CODE_CALL = re.compile(r"[A-Za-z_][\w.]{0,127}[(\[](?:\)|[0-9]{1,4}\]|[A-Za-z_]\w{0,63}[\])]|(?P<q>[\"'])[\w.-]{1,128}(?P=q)[\])])?")
+CODE_CALL = re.compile(r"[A-Za-z_][\w.]{0,127}[(\[](?:\)|[0-9]{1,4}\]|[A-Za-z_]\w{0,63}[\])]|(?P<q>[\"'])[\w.-]{1,128}(?P=q)[\])]"
+                       r"|\\)?")   # (`os.environ[\"X\"]` in a JSON string: the value ends at the escaped quote)
 ATTRIBUTE_PATH = re.compile(r"[a-z_]\w{0,63}(?:\.[A-Za-z_]\w{0,63}){1,8}")
 
 
@@ -324,8 +330,9 @@ _TRAILER = rf"(?:\.{_IDENT}|\({_FLAT}\)|\[{_FLAT}\])"
 _ATOM = (rf"(?:{_IDENT}|[rbfuRBFU]{{0,2}}(?:\"[^\"\\\n]{{0,256}}\"|'[^'\\\n]{{0,256}}')|-?[0-9][0-9._eEjx]{{0,23}}"
          rf"|\[{_FLAT}\]|\{{{_FLAT}\}}|\({_FLAT}\))")
 _ARGUMENT = rf"(?:\*{{1,2}})?(?:{_IDENT} ?= ?)?{_ATOM}{_TRAILER}{{0,8}}"
-CODE_CALL_CHAIN = re.compile(rf"{_IDENT}(?:\.{_IDENT}){{0,8}}\((?:{_ARGUMENT}(?:, ?{_ARGUMENT}){{0,16}},?)?\)"
-                             rf"{_TRAILER}{{0,8}}")
+# (or a tuple of two or more: requests' `auth=(user, password)`, its names judged as a call's)
+CODE_CALL_CHAIN = re.compile(rf"(?:{_IDENT}(?:\.{_IDENT}){{0,8}}\((?:{_ARGUMENT}(?:, ?{_ARGUMENT}){{0,16}},?)?\)"
+                             rf"|\({_ARGUMENT}(?:, ?{_ARGUMENT}){{1,16}},?\)){_TRAILER}{{0,8}}")
 PYTHON_NAME = re.compile(rf"{_IDENT}(?:\.{_IDENT}){{0,8}}")
 SNAKE_NAME = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
 # kubectl describe's `HF_TOKEN:  <set to the key 'token' in secret 'hf'>`, a shell parameter expansion that names a
@@ -381,13 +388,15 @@ def _literal_may_be_secret(literal: str) -> bool:
 
 def _may_read_as_code(value: str) -> bool:
     """Whether _value_reads_as_code can keep the value: where it cannot, the value alone decides (the bulk paths)."""
-    return ("(" in value or value[0] in ":<$" or value == "inherit"
+    return ("(" in value or value[0] in ":<$`" or value == "inherit" or len(value) == 3 and value[2] == ")"
             or (PYTHON_NAME.fullmatch(value) is not None and _secret_name_cached(value.rpartition(".")[2])))
 
 
 def _call_verdict(text: str, value_start: int, value_end: int) -> tuple[bool, list[tuple[int, int]]]:
     """For a value holding "(": whether it lies in a call that reads as code (CODE_CALL_CHAIN) and keeps, and where
     the call's strings that may be secrets are (`password = SecretStr("X")`: the call is not kept, they go)."""
+    if text.startswith("$(", value_start) and SECRET_FETCH.match(text, value_start) is not None:
+        return True, []   # `HF_TOKEN=$(cat /run/secrets/hf)`: a command substitution that fetches it
     call = CODE_CALL_CHAIN.match(text, value_start)
     if call is None or call.end() < value_end:
         return False, []
@@ -398,11 +407,17 @@ def _call_verdict(text: str, value_start: int, value_end: int) -> tuple[bool, li
 @functools.lru_cache(maxsize=4096)
 def _call_judgement(call: str) -> tuple[bool, tuple[tuple[int, int], ...]]:
     """_call_verdict for a call's text, remembered (a log repeats its lines): the strings' places in it."""
+    head, dot, rest = call.partition(".")
+    if dot and rest.startswith(("encode(", "decode(")) and _secret_name_cached(head):
+        return _names_read_as_code(call), ()   # `password.encode("latin1")`: the variable's, its strings an encoding
     literals = tuple(_call_literal_spans(call))
-    return not literals and _names_read_as_code(call), literals
+    kept = not literals and _names_read_as_code(call)
+    if kept and call.startswith("("):   # a tuple: kept where it passes a secret-named variable (`(user, password)`)
+        kept = any(_secret_name_cached(name.rpartition(".")[2]) for name in PYTHON_NAME.findall(call))
+    return kept, literals
 
 
-CODE_VALUE_FIRSTS = frozenset("$:<i")   # (the values _value_reads_as_code may keep that no "," or ")" follows)
+CODE_VALUE_FIRSTS = frozenset("$:<i`")   # (the values _value_reads_as_code may keep that no "," or ")" follows)
 
 
 def _value_reads_as_code(text: str, name: Callable[[], str], sep: str, quoted: bool, value_start: int,
@@ -412,8 +427,9 @@ def _value_reads_as_code(text: str, name: Callable[[], str], sep: str, quoted: b
     (`password=password,`, `token=hf_token)`, `login(token=args.hf_token)`), a pytest node id or C++ scope after a
     name (`test_secret_scan.py::test_x`), kubectl's reference to a Secret's key, a shell expansion with a message."""
     first = text[value_start]
-    if first == "$":
-        return text.startswith("${", value_start) and SHELL_EXPANSION.match(text, value_start) is not None
+    if first == "$" or first == "`":
+        return (text.startswith("${", value_start) and SHELL_EXPANSION.match(text, value_start) is not None
+                or text.startswith(("$(", "`"), value_start) and SECRET_FETCH.match(text, value_start) is not None)
     if quoted:
         return False
     if text.find("(", value_start, value_end) >= 0:
@@ -431,11 +447,14 @@ def _value_reads_as_code(text: str, name: Callable[[], str], sep: str, quoted: b
     if not text.startswith((",", ")"), bare_end) or PYTHON_NAME.fullmatch(text, value_start, bare_end) is None:
         return False   # a keyword argument: a name, then the next argument or the call's end
     value = text[value_start:bare_end]
+    if len(value) < 3:
+        return True   # `password=pw)`: a variable (the rule takes 3 characters at least: `password=pw,` is none)
     name = name()
     if value == name or value == name.rpartition(".")[2]:
         return True   # password=password, (the variable named as the parameter is)
     last = value.rpartition(".")[2]
-    return ("." in value or SNAKE_NAME.fullmatch(last) is not None) and _secret_name_cached(last)
+    return ("." in value or SNAKE_NAME.fullmatch(last) is not None
+            or last.islower() and len(last) <= 24 and in_a_call(text, value_start)) and _secret_name_cached(last)
 
 
 # A model's special tokens (`bos_token: <|begin_of_text|>`, `</s>`, `[PAD]`) and a variable's reference
@@ -952,7 +971,14 @@ def _value_is_log_prefix(text: str, name_start: int, value_start: int) -> tuple[
     if not prefix:
         return None
     value_line = text.rfind("\n", 0, value_start) + 1
-    if not text.startswith(prefix, value_line) and text[value_line:value_line + len(prefix)].translate(
-            PREFIX_DIGITS) != prefix.translate(PREFIX_DIGITS):
-        return None
+    if not _starts_with_prefix(text, value_line, prefix):
+        # (another source's line between: pods, ranks taking turns; the value is on the name's source's next line)
+        value_line = same_source_line(text, line_start, value_line)
+        if not _starts_with_prefix(text, value_line, prefix):
+            return None
     return value_line + len(prefix), len(before) - len(prefix)
+
+
+def _starts_with_prefix(text: str, at: int, prefix: str) -> bool:
+    """Whether text's line at `at` starts with a log prefix (its digits free: a time, a counter)."""
+    return text.startswith(prefix, at) or text[at:at + len(prefix)].translate(PREFIX_DIGITS) == prefix.translate(PREFIX_DIGITS)

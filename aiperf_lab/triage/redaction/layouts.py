@@ -11,6 +11,9 @@ import re
 from .assignments import (
     NAME_RUN_REVERSED, NOT_A_SECRET_REFERENCE, SNAKE_NAME, _assigned_secret_at, _name_before,
 )
+from .line_views import same_source_line
+from .op_items import OP_FIELD_LIST, OP_JSON_FORMAT, _op_field_list_spans, _op_json_spans, op_json_block_lines
+from .references import NOT_SECRET_HEADER_NAMES, SECRET_FETCH
 from .names import (_secret_name_cached, cannot_be_secret, is_hex_key, is_named_location, looks_generated, looks_like_password,
                     name_words, tells_when)
 from .spans import REDACTED, Span, has, has_any
@@ -188,6 +191,8 @@ def _shell_quoted_spans(text: str) -> list[Span]:
             continue
         start = at + 1 + (2 if text[at + 1] == "$" else 1)
         end = m.end() - 1
+        if text[at + 1] == '"' and text.startswith("$(", start) and SECRET_FETCH.fullmatch(text, start, end) is not None:
+            continue   # `HF_TOKEN="$(gcloud secrets versions access latest --secret=hf)"`: the command that fetches it
         if end > start and secret_value(text[start:end].replace("\\", "")):
             spans.append((start, end, REDACTED, "secret-named value", at - size))
     return spans
@@ -273,7 +278,8 @@ def _header_tuple_spans(text: str) -> list[Span]:
         return spans
     for m in HEADER_TUPLE.finditer(text):
         name = m.group("name")
-        if ("-" in name or "_" in name or name.lower() in HEADER_WORDS) and _secret_name_cached(name):
+        if ("-" in name or "_" in name or name.lower() in HEADER_WORDS) and _secret_name_cached(name) and (
+                name.lower() not in NOT_SECRET_HEADER_NAMES):
             start, end = _quoted_value_span(m, ("sq", "dq"))
             if "_" in name and "-" not in name and text[start - 2] != "b":
                 continue  # ('token_get_all', 'token_name'): code's tuple; ('api_key', b'X') a client's setting
@@ -743,8 +749,8 @@ def _pgpass_spans(text: str) -> list[Span]:
         start = m.start()
         low = max(at, start - 254)   # (never further back than the last line found: linear)
         host = PGPASS_HOST_REVERSED.match(text[low:start][::-1])
-        if host is None or (host.end() == start - low and low > 0):
-            continue  # no host, or one that does not start at a word's start
+        if host is None or (host.end() == start - low and low > 0) or host.group().isdigit():
+            continue  # no host, or one that does not start at a word's start, or digits (`1234:5678:...:6745A1B2`, an id)
         if cannot_be_secret(m.group("value")):
             continue
         spans.append((m.start("value"), m.end("value"), REDACTED, "pgpass password", start - host.end()))
@@ -829,36 +835,6 @@ def _pass_folder_listing(text: str, tail: str, m: re.Match[str]) -> bool:
     return newline >= 0 and text[newline + 1:newline + 65].lstrip(" \t|`").startswith(("\u251c", "\u2514"))
 
 
-# `op item get X --fields username,password --reveal` prints the fields' values on one line, joined by commas in the
-# order asked (`alice,X`); each field may be named `label=F` (lower-cased text)
-OP_FIELD_LIST = re.compile(r"--fields?[ \t=]{1,4}['\"]?(?P<fields>[^\s'\",]{1,64}(?:,[^\s'\",]{1,64}){1,31})")
-OP_PLAIN_FIELD = re.compile(r"(?:label=|type=)?(?:username|user|user_?name|login|email|e-mail|url|website|host|hostname"
-                            r"|server|port|database|title|type|notesplain|notes)")
-
-
-# ... and with `--format json`, each field an object over lines (`"label": "password",` then `"value": "X"`; a list of
-# them for more than one field), as 1Password prints it
-OP_JSON_FORMAT = re.compile(r"--format[ \t=]{1,4}['\"]?json")
-OP_JSON_MEMBER = re.compile(r"[ \t]{0,16}\"(?P<key>[a-z_]{1,32})\"[ \t]{0,4}:[ \t]{0,4}\"(?P<value>(?:[^\"\\\n]|\\.){0,4096})\"")
-OP_PLAIN_PURPOSES = frozenset({"USERNAME", "NOTES"})
-OP_JSON_LINES = 64   # lines of the print read (PRINTED_FORM_HOLD_LINES: what a stream holds back)
-
-
-def op_json_block_lines(text: str, start: int) -> tuple[int, bool]:
-    """Where the JSON that `op item get --format json` printed from start ends (the line after its closing `}` or
-    `]` at the line's start), OP_JSON_LINES lines at most, and whether it closed there."""
-    at = start
-    for _ in range(OP_JSON_LINES):
-        newline = text.find("\n", at)
-        if newline < 0:
-            return len(text), False
-        line = text[at:newline].rstrip("\r")
-        at = newline + 1
-        if line in ("}", "]"):   # (at the line's start: an object of the list closes indented)
-            return at, True
-    return at, True
-
-
 def op_json_hold(text: str, start: int, end: int) -> int:
     """Where a stream holds the JSON `op item get --format json` prints while it is still open at end (the line
     text[start:end] is its last one so far): the command's line start; `end` where there is none."""
@@ -874,54 +850,6 @@ def op_json_hold(text: str, start: int, end: int) -> int:
         return end
     block_end, closed = op_json_block_lines(text, newline + 1)
     return line_start if block_end >= end and not (closed and block_end == end) else end
-
-
-def _op_json_spans(text: str, start: int, context: int) -> list[Span]:
-    """The secret fields' values in the JSON `op item get --fields F --reveal --format json` printed from start: each
-    object's `value` unless its label or id is a user name, a host or a title (OP_PLAIN_FIELD) or its purpose USERNAME."""
-    end, _ = op_json_block_lines(text, start)
-    spans: list[Span] = []
-    members: dict[str, str] = {}
-    value = None
-    at = start
-    while at < end:
-        newline = text.find("\n", at, end)
-        newline = end if newline < 0 else newline
-        m = OP_JSON_MEMBER.match(text, at, newline)
-        if m is not None:
-            if m.group("key") == "value":
-                value = m.span("value")
-            else:
-                members[m.group("key")] = m.group("value")
-        if m is None and "}" in text[at:newline] or newline >= end:   # an object ends: its value judged
-            plain = (any(OP_PLAIN_FIELD.fullmatch(members.get(k, "").lower()) for k in ("label", "id"))
-                     or members.get("purpose") in OP_PLAIN_PURPOSES)
-            if value is not None and value[1] > value[0] and not plain and not cannot_be_secret(text[value[0]:value[1]]):
-                spans.append((*value, REDACTED, "secret-named value", context))
-            members, value = {}, None
-        at = newline + 1
-    return spans
-
-
-def _op_field_list_spans(text: str, start: int, fields: str, context: int) -> list[Span]:
-    """The secret fields' values in the line `op item get --fields A,B --reveal` printed at start (a field that is
-    no user name, host or title: OP_PLAIN_FIELD)."""
-    end = text.find("\n", start)
-    end = len(text) if end < 0 else end
-    line = text[start:end].rstrip("\r")
-    names = fields.split(",")
-    values = line.split(",")
-    if len(values) != len(names):   # (a value with a comma in it, or no such print: the line is not read)
-        return []
-    spans: list[Span] = []
-    at = start
-    for name, value in zip(names, values):
-        bare = value.strip(" \t")
-        if bare and not OP_PLAIN_FIELD.fullmatch(name) and not cannot_be_secret(bare):
-            first = at + value.index(bare)
-            spans.append((first, first + len(bare), REDACTED, "secret-named value", context))
-        at += len(value) + 1
-    return spans
 
 
 PASS_COMMAND = re.compile(r"pass (?:(?<![\w-]pass )|(?<=gopass ))")   # (not `sshpass `, `bypass `)
@@ -981,8 +909,9 @@ def _kubectl_secret_spans(text: str, lower: str) -> list[Span]:
                         spans += _op_field_list_spans(text, newline + 1, listed.group("fields"), at)
                         at = lower.find(literal, newline)
                         continue
-                    m = NEXT_LINE_VALUE.match(text, newline + 1 + _prefix_again(text, at, newline + 1))
-                    if (m and text.find("\n", newline + 1, m.end()) < 0 and not cannot_be_secret(m.group("value"))
+                    value_line = same_source_line(text, text.rfind("\n", 0, at) + 1, newline + 1)
+                    m = NEXT_LINE_VALUE.match(text, value_line + _prefix_again(text, at, value_line))
+                    if (m and text.find("\n", value_line, m.end()) < 0 and not cannot_be_secret(m.group("value"))
                             and CONTINUED_FLAG.fullmatch(m.group("value")) is None
                             and (ALONE_ON_ITS_LINE.match(text, m.end()) is not None if literal != "kubectl"
                                  else "base64" in tail or "template" not in tail and "jsonpath" not in tail

@@ -389,6 +389,32 @@ def line_source(text: str, start: int, end: int) -> str:
     return _source(m.group())
 
 
+def same_source_line(text: str, line_start: int, next_start: int) -> int:
+    """Where the line of the same source as text's line at line_start (its prefix's: line_source) goes on after it,
+    next_start being the start of the line after it: next_start where that line is of the same source or of none
+    (a value, a message's next line), or the line at line_start names none; else the first line of its source among
+    the SOURCE_LOOK_LINES after (the other sources' lines between passed over: pods, ranks, hosts taking turns);
+    next_start where none is (the value rules read the next line, as for one source)."""
+    source = None
+    at = next_start
+    for _ in range(SOURCE_LOOK_LINES):
+        if at >= len(text):
+            return next_start
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        other = line_source(text, at, end)
+        if not other:
+            return at   # (a line of no source: a source's message goes on there)
+        if source is None:
+            source = line_source(text, line_start, next_start)
+            if not source:
+                return next_start
+        if other == source:
+            return at
+        at = end + 1
+    return next_start
+
+
 def interleaved_sources(text: str, cut: int) -> tuple[list[int], list[str]] | None:
     """For a stream's cut: where the line before it is of a source (its prefix's: line_source) and another source's
     line is among the SOURCE_LOOK_LINES lines above it, the last SOURCE_HOLD_LINES lines' starts and sources (within

@@ -8,6 +8,8 @@ import itertools
 import operator
 import re
 
+from .names import NO_VOWEL_OR_FOUR_CONSONANTS, looks_generated
+from .references import URL_REFERENCE
 from .spans import REDACTED, Span, _minus, _split_matches, has, has_any
 
 
@@ -100,16 +102,33 @@ def _escaped_url_spans(text: str) -> list[Span]:
 # A URL template's fields (`f"postgresql://{user}:{password}@{host}/{db}"`): code, not a credential; and Hadoop KMS's
 # `kms://http@kms:9600/kms`, whose "user" is the transport.
 URL_TEMPLATE_FIELD = re.compile(r"\{[A-Za-z_][\w.]{0,63}(?:![rsa])?(?::[^{}\s@/]{0,16})?\}")
+LOGIN_NAME = re.compile(r"[a-z][a-z._-]{0,31}[0-9]{0,4}")   # (a login's name; a token as the user goes: `https://TOKEN@host`)
+LOGIN_WORDS = re.compile(r"[._-]")
+GIT_PROMPT = re.compile(r"(?:Password|Username) for '[a-z][a-z0-9+.-]{0,15}://\Z")
 
 
 def _url_userinfo_spans(text: str) -> list[Span]:
     """_url_credential_spans but a URL template's fields and KMS's transport (URL_TEMPLATE_FIELD)."""
     spans = _url_credential_spans(text)
-    if spans and ("{" in text or has(text, "kms://")):
+    if spans and has(text, " for '"):   # git's prompt names the login: `Password for 'https://bob@github.com':`
+        spans = [span for span in spans if not (text.startswith("@", span[1]) and "://" in text[span[0] - 3:span[0]]
+                                                and GIT_PROMPT.search(text, max(0, span[0] - 40), span[0]) is not None
+                                                and LOGIN_NAME.fullmatch(text, span[0], span[1]) is not None
+                                                and _reads_as_login(text[span[0]:span[1]]))]
+    if spans and ("{" in text or "$" in text or has(text, "kms://")):
         spans = [span for span in spans if not (
             (text[span[0]] == "{" and URL_TEMPLATE_FIELD.fullmatch(text, span[0], span[1]) is not None)
+            or (text[span[0]] == "$" and URL_REFERENCE.fullmatch(text, span[0], span[1]) is not None)
             or (text[span[0]:span[1]] in ("http", "https") and text.startswith("kms://", span[0] - 6)))]
     return spans
+
+
+def _reads_as_login(user: str) -> bool:
+    """A login's name (LOGIN_NAME: `bob`, `bob.smith2`, `svc-ci`): each of its words of 4+ letters has a vowel and no 4
+    consonants in a row, and none is generated (a token as the user, `https://TOKEN@host`, goes)."""
+    if LOGIN_NAME.fullmatch(user) is None or looks_generated(user):
+        return False
+    return not any(len(word) > 3 and NO_VOWEL_OR_FOUR_CONSONANTS.search(word) for word in LOGIN_WORDS.split(user.rstrip("0123456789")))
 
 
 def _url_credential_spans(text: str) -> list[Span]:

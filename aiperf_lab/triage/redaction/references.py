@@ -1,0 +1,58 @@
+"""Values that name or fetch a secret instead of holding one, as code, shells and docs print them under a secret's name:
+a command substitution that fetches it (`HF_TOKEN=$(cat /run/secrets/hf)`), a variable's reference or a placeholder
+after an Authorization scheme or in a URL's user info (`Bearer $HF_TOKEN`, `https://oauth2:${CI_JOB_TOKEN}@host`), a
+variable passed on inside a call (`login(user=u, passwd=password)`); and keys and headers named with a secret word that
+hold none (a WebSocket handshake's nonce, a store's key)."""
+
+from __future__ import annotations
+
+import re
+
+from .names import reads_as_words
+
+# A command substitution that fetches the secret (`HF_TOKEN=$(cat /run/secrets/hf)`, `$(vault kv get -field=x ...)`,
+# backquoted): the command is in the log, not what it prints. (Not `$(echo X)`, `$(printf X)`: the value is there.)
+SECRET_FETCH = re.compile(r"(?:\$\(|`)(?:cat|head|tail|tr|jq|yq|vault|gcloud|aws|az|op|pass|gopass|kubectl|security|doppler|sops"
+                          r"|printenv|base64|bw|gh|secret-tool|keyring|infisical|chamber|cut|awk|sed|grep)[ \t][^`()\n]{1,512}[)`]")
+
+# (lower-cased) a variable's reference or a placeholder after an Authorization scheme: `Bearer $HF_TOKEN`, `Bearer
+# ${TOKEN}`, `Bearer <token>`, `Bearer <your-token>`, `Basic %CREDS%`: how a command or a doc writes the header
+AUTH_REFERENCE = re.compile(r"\$[a-z_][a-z0-9_]{0,127}|\$\{[a-z_][a-z0-9_]{0,127}\}|%[a-z_][a-z0-9_]{0,127}%"
+                            r"|<[a-z][a-z _-]{0,62}[a-z]>")
+
+# A shell variable's reference in a URL's user info (`https://oauth2:${CI_JOB_TOKEN}@gitlab.com`,
+# `https://$GH_TOKEN@github.com`: unbraced only in capitals, as assignments' NOT_A_SECRET_REFERENCE: a password may
+# start with "$")
+URL_REFERENCE = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]{0,127}\}|\$[A-Z_][A-Z0-9_]{0,127}")
+
+# Key kinds beside names' NOT_SECRET_KEY_KINDS (the word before `key`): RFC 6455's `Sec-WebSocket-Key` (16 random bytes a
+# client sends once per handshake, the server's Accept a hash of it: a nonce that opens nothing), a key-value store's
+# key (`store key: /rdzv/x/workers`, c10d's TCPStore), an experiment tracker's id (Comet's `experiment key`), a
+# compiler's cache key (`compile key`): names or hashes
+PLAIN_KEY_KINDS = frozenset({"websocket", "store", "experiment", "compile"})
+WEB_SOCKET = ("web", "socket")   # (`Sec-WebSocket-Key` in words)
+
+# Headers named with a secret word that hold none, in a header tuple (`("sec-websocket-key", "X")`): a WebSocket
+# handshake's nonce and its hash, a client's idempotency or cache key (the names announced's NOT_SECRET_HEADERS keeps
+# in `Name: value`)
+NOT_SECRET_HEADER_NAMES = frozenset({"sec-websocket-key", "sec-websocket-accept", "idempotency-key", "x-idempotency-key",
+                                     "x-cache-key", "cache-key", "x-request-key"})
+
+
+def names_a_reference(rest: str) -> bool:
+    """Whether what follows an Authorization scheme (lower-cased) is a variable's reference or a placeholder of words
+    (AUTH_REFERENCE), no credential."""
+    return AUTH_REFERENCE.fullmatch(rest) is not None and reads_as_words(
+        rest.strip("$%{}<>").replace("_", " ").replace("-", " "))
+
+
+def names_a_plain_key(words: tuple[str, ...]) -> bool:
+    """Whether a key's name in words (`sec web socket key`, `store key`) is one of PLAIN_KEY_KINDS'."""
+    return words[-2] in PLAIN_KEY_KINDS or words[-3:-1] == WEB_SOCKET
+
+
+def in_a_call(text: str, at: int) -> bool:
+    """Whether a "(" that is not closed is before `at` on its line (256 characters looked at): `ftp.login(user=u,
+    passwd=password)` passes a variable named as a secret."""
+    before = text[max(text.rfind("\n", max(0, at - 256), at) + 1, at - 256):at]
+    return before.rfind("(") > before.rfind(")")
