@@ -436,6 +436,9 @@ def _following(text: str, end: int) -> str | None:
     got = ""
     at = end
     while len(got) < GOES_ON:
+        if text.startswith(("\n", "\r"), at):   # empty lines give nothing: a run of them passed over in C (to the
+            # last line break before the next other character; the "\r"s after it are the next line's)
+            at = text.rfind("\n", at, len(text) - len(text[at:].lstrip("\r\n"))) + 1 or at
         newline = text.find("\n", at)
         if newline < 0:
             return None
