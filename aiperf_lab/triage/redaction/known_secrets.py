@@ -442,9 +442,29 @@ def _following(text: str, end: int) -> str | None:
         newline = text.find("\n", at)
         if newline < 0:
             return None
-        got += text[_after_prefix(text, at):newline].rstrip("\r")
-        at = newline + 1
+        piece = text[_after_prefix(text, at):newline].rstrip("\r")
+        got += piece
+        if not piece and text.startswith(line := text[at:newline + 1], newline + 1):
+            # (a line of a log prefix alone, `[rank0]: `, repeated: each copy gives nothing as the first did, a prefix
+            # being read within its line; the copies are passed over in C)
+            at = _copies_end(text, line, newline + 1)
+        else:
+            at = newline + 1
     return got[:GOES_ON]
+
+
+def _copies_end(text: str, line: str, at: int) -> int:
+    """Where the run of copies of line that starts at `at` in text ends: blocks of copies doubled while text goes on
+    with them, then halved (each block's startswith a C scan; a run of n copies costs about 2 log2(n) steps)."""
+    block = line
+    while text.startswith(block, at):
+        at += len(block)
+        block += block
+    while len(block) > len(line):
+        block = block[:len(block) // 2]
+        if text.startswith(block, at):
+            at += len(block)
+    return at
 
 
 # A needle and the longest run of its chain after it, as one regex (the engine finds and grows it in C: a text of pieces,
