@@ -76,3 +76,13 @@ def test_empty_lines_stream_as_text(line):
     sink = StreamRedactor(redactor)
     out = "".join(sink.feed(text[at:at + (1 << 16)]) for at in range(0, len(text), 1 << 16)) + sink.close()
     assert out == redactor.text(text) and "S3cr3tP@ss" not in out
+
+
+@pytest.mark.parametrize("most", [16, 1 << 20])
+def test_copies_end_finds_the_runs_end(monkeypatch, most):
+    monkeypatch.setattr(known_secrets, "COPIES_BLOCK_MOST", most)
+    for line in ("\n", "[rank0]: \n", "ab\n"):
+        for count in [*range(40), 257, 1000, 4097]:
+            for tail in ("", "x", line[:-1], "\r\n"):
+                text = "h\n" + line * count + tail
+                assert known_secrets._copies_end(text, line, 2) == 2 + len(line) * count

@@ -453,13 +453,18 @@ def _following(text: str, end: int) -> str | None:
     return got[:GOES_ON]
 
 
+COPIES_BLOCK_MOST = 1 << 20   # (a block of copies is made no longer: a 20 MB run is passed over in 1 MiB steps)
+
+
 def _copies_end(text: str, line: str, at: int) -> int:
     """Where the run of copies of line that starts at `at` in text ends: blocks of copies doubled while text goes on
-    with them, then halved (each block's startswith a C scan; a run of n copies costs about 2 log2(n) steps)."""
+    with them (COPIES_BLOCK_MOST characters at most), then halved (each block's startswith a C scan; a run of n
+    copies costs about 2 log2(n) steps)."""
     block = line
     while text.startswith(block, at):
         at += len(block)
-        block += block
+        if len(block) < COPIES_BLOCK_MOST:
+            block += block
     while len(block) > len(line):
         block = block[:len(block) // 2]
         if text.startswith(block, at):
