@@ -6,7 +6,8 @@ texts. The times are in benchmarks/redaction_speed.py (docs/benchmarks.md, h22p)
   passes over a run of empty lines in C: main read them a line at a time, to the buffer's end where the rest is empty
   (`empty lines`, 20 MB of "\\n": 13 s/MB of CPU on the stream, where plain log text costs 0.3), and over a run of
   copies of a line that is a log prefix alone (`[rank0]: `), which gives nothing either: main read each copy with a
-  LOG_PREFIX match (1.2 s/MB at 0.3 MB, growing with the text)."""
+  LOG_PREFIX match (1.2 s/MB at 0.3 MB, growing with the text); also a run of copies of several such lines
+  (`[rank0]: ` and `[rank1]: ` in turn, empty lines between)."""
 
 from __future__ import annotations
 
@@ -40,7 +41,10 @@ def _former_following(text: str, end: int) -> str | None:
     "head\n" + "[rank0]: \n" * 50_000 + "[rank0]: abcdef\n",
     "head\n" + "INFO:root:\r\n" * 30_000 + "\n" * 1_000 + "0: \n" * 20_000,
     "head\n" + "[rank0]: \n" * 50_000,
-], ids=["newlines", "crlf", "lf-cr", "prefix-lines", "mixed-prefix-lines", "prefix-lines-to-the-end"])
+    "head\n" + "[rank0]: \n[rank1]: \n" * 30_000 + "[rank0]: abcdef\n",
+    "head\n" + "\n\n[rank0]: \r\n" * 30_000,
+], ids=["newlines", "crlf", "lf-cr", "prefix-lines", "mixed-prefix-lines", "prefix-lines-to-the-end", "ranks-in-turn",
+        "empty-and-prefix-lines"])
 def test_following_passes_over_empty_lines_in_c(monkeypatch, text):
     expected = _former_following(text, 5)
     counted = Counted(_after_prefix)
@@ -49,7 +53,8 @@ def test_following_passes_over_empty_lines_in_c(monkeypatch, text):
     assert counted.calls <= 4   # (main: a call an empty line, 50,000 to 100,000)
 
 
-@pytest.mark.parametrize("line", ["\n", "[rank0]: \n", "INFO:root:\n"], ids=["empty", "rank-prefix", "logging-prefix"])
+@pytest.mark.parametrize("line", ["\n", "[rank0]: \n", "INFO:root:\n", "[rank0]: \n[rank1]: \n", "\n\n0: \n"],
+                         ids=["empty", "rank-prefix", "logging-prefix", "ranks-in-turn", "empty-and-prefix"])
 def test_a_streams_holds_over_empty_lines_run_no_python_per_line(line):
     redactor = Redactor({"DB_PASSWORD": "S3cr3tP@ssw0rd!xyz"})   # (a known secret: its head may be broken over lines)
     text = "x\n" * 3 + line * 60_000
@@ -63,8 +68,10 @@ def test_following_is_what_it_was(seed):
     pieces = ["\n", "\r\n", "\r", "", "[rank0]: ", "INFO:root:", "ab", "x", " ", "0: ", "\n\n\n", "\r\r\n"]
     lines = ["\n", "\r\n", "[rank0]: \n", "[rank0]: x\n", "INFO:root:\n", "0: \r\n", "ab\n", "\r\r\n", "[rank0]: "]
     for k in range(300):
-        text = ("".join(rng.choice(pieces) for _ in range(rng.randrange(0, 30))) if k % 2 else
-                "".join(rng.choice(lines) * rng.choice([1, 1, 2, 3, 7]) for _ in range(rng.randrange(0, 12))))
+        unit = "".join(rng.choice(lines) for _ in range(rng.randrange(1, 4)))   # (1 to 3 lines, repeated)
+        text = ("".join(rng.choice(pieces) for _ in range(rng.randrange(0, 30))) if k % 3 == 0 else
+                "".join(rng.choice(lines) * rng.choice([1, 1, 2, 3, 7]) for _ in range(rng.randrange(0, 12)))
+                if k % 3 == 1 else rng.choice(lines) + unit * rng.randrange(0, 9) + rng.choice(lines + pieces))
         for end in range(len(text) + 1):
             assert known_secrets._following(text, end) == _former_following(text, end), (text, end)
 

@@ -434,7 +434,7 @@ def _following(text: str, end: int) -> str | None:
     """The characters of the whole lines after `end` (a line's end) in text, their prefixes (_after_prefix) and line
     breaks aside, GOES_ON of them at most; None where fewer are known (a line not ended yet: the text may go on)."""
     got = ""
-    at = end
+    at = stretch = end   # (stretch: where the lines that gave nothing, up to `at`, begin)
     while len(got) < GOES_ON:
         if text.startswith(("\n", "\r"), at):   # empty lines give nothing: a run of them passed over in C (to the
             # last line break before the next other character; the "\r"s after it are the next line's)
@@ -444,13 +444,20 @@ def _following(text: str, end: int) -> str | None:
             return None
         piece = text[_after_prefix(text, at):newline].rstrip("\r")
         got += piece
-        if not piece and text.startswith(line := text[at:newline + 1], newline + 1):
-            # (a line of a log prefix alone, `[rank0]: `, repeated: each copy gives nothing as the first did, a prefix
-            # being read within its line; the copies are passed over in C)
-            at = _copies_end(text, line, newline + 1)
-        else:
-            at = newline + 1
+        line, at = at, newline + 1
+        if piece:
+            stretch = at
+            continue
+        # Lines of a log prefix alone repeated (`[rank0]: `; `[rank0]: ` and `[rank1]: ` in turn, empty lines or not
+        # between): each copy of this line, or of the stretch of lines that gave nothing up to it, gives nothing as it
+        # did (a line's prefix is read within the line); the copies are passed over in C
+        if text.startswith(block := text[line:at], at) or (
+                at - stretch <= COPIED_STRETCH_MOST and text.startswith(block := text[stretch:at], at)):
+            at = stretch = _copies_end(text, block, at)
     return got[:GOES_ON]
+
+
+COPIED_STRETCH_MOST = 1024   # (a longer stretch of lines that gave nothing is not looked for again after it)
 
 
 COPIES_BLOCK_MOST = 1 << 20   # (a block of copies is made no longer: a 20 MB run is passed over in 1 MiB steps)
