@@ -434,14 +434,49 @@ def _following(text: str, end: int) -> str | None:
     """The characters of the whole lines after `end` (a line's end) in text, their prefixes (_after_prefix) and line
     breaks aside, GOES_ON of them at most; None where fewer are known (a line not ended yet: the text may go on)."""
     got = ""
-    at = end
+    at = stretch = end   # (stretch: where the lines that gave nothing, up to `at`, begin)
     while len(got) < GOES_ON:
+        if text.startswith(("\n", "\r"), at):   # empty lines give nothing: a run of them passed over in C (to the
+            # last line break before the next other character; the "\r"s after it are the next line's)
+            at = text.rfind("\n", at, len(text) - len(text[at:].lstrip("\r\n"))) + 1 or at
         newline = text.find("\n", at)
         if newline < 0:
             return None
-        got += text[_after_prefix(text, at):newline].rstrip("\r")
-        at = newline + 1
+        piece = text[_after_prefix(text, at):newline].rstrip("\r")
+        got += piece
+        line, at = at, newline + 1
+        if piece:
+            stretch = at
+            continue
+        # Lines of a log prefix alone repeated (`[rank0]: `; `[rank0]: ` and `[rank1]: ` in turn, empty lines or not
+        # between): each copy of this line, or of the stretch of lines that gave nothing up to it, gives nothing as it
+        # did (a line's prefix is read within the line); the copies are passed over in C
+        if text.startswith(block := text[line:at], at) or (
+                at - stretch <= COPIED_STRETCH_MOST and text.startswith(block := text[stretch:at], at)):
+            at = stretch = _copies_end(text, block, at)
     return got[:GOES_ON]
+
+
+COPIED_STRETCH_MOST = 1024   # (a longer stretch of lines that gave nothing is not looked for again after it)
+
+
+COPIES_BLOCK_MOST = 1 << 20   # (a block of copies is made no longer: a 20 MB run is passed over in 1 MiB steps)
+
+
+def _copies_end(text: str, line: str, at: int) -> int:
+    """Where the run of copies of line that starts at `at` in text ends: blocks of copies doubled while text goes on
+    with them (COPIES_BLOCK_MOST characters at most), then halved (each block's startswith a C scan; a run of n
+    copies costs about 2 log2(n) steps)."""
+    block = line
+    while text.startswith(block, at):
+        at += len(block)
+        if len(block) < COPIES_BLOCK_MOST:
+            block += block
+    while len(block) > len(line):
+        block = block[:len(block) // 2]
+        if text.startswith(block, at):
+            at += len(block)
+    return at
 
 
 # A needle and the longest run of its chain after it, as one regex (the engine finds and grows it in C: a text of pieces,
