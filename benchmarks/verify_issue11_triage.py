@@ -392,6 +392,50 @@ def case_session21(work: Path, log) -> dict:
             f"triage of a 4 s duration took {took:.1f} s"}
 
 
+S22 = {f"x{k}": f"S22q{k}Zx8vN2mK5pL9xR4t{k}" for k in range(1, 10)}
+# Session 22's forms (lanes h22a, h22b): a token announced with its value on the next line behind [rank0], a first
+# start's "Admin password" with no colon and the value after a blank line, a listing whose secret column is TOKEN, a
+# token in a sentence with two blanks around it, echoes grouped and piped to smbpasswd, expect's send after a
+# password prompt, vault's unseal key, nomad's secret id, a YAML block among two ranks interleaved; and what must
+# stay: requests' auth=(user, password) (names, not values), a WebSocket nonce, the other rank's lines.
+S22_PRINTS = ("import sys, time\n"
+              "v = {k: a + b for k, (a, b) in " + repr({k: (v[:6], v[6:]) for k, v in S22.items()}) + ".items()}\n"
+              "print('[rank0]: Your API token is:'); print('[rank0]: ' + v['x1'])\n"
+              "print('Admin password'); print(); print(v['x2']); print()\n"
+              "print('NAME     TOKEN'); print('alice    ' + v['x3'])\n"
+              "print('INFO Using token  ' + v['x4'] + '  for auth')\n"
+              "print('+ (echo ' + v['x5'] + '; echo ' + v['x5'] + ') | smbpasswd -s -a bob')\n"
+              "print('expect \"Password:\"'); print('send \"' + v['x6'] + '\\\\r\"')\n"
+              "print('Unseal Key 1: ' + v['x7'])\n"
+              "print('Secret ID        = ' + v['x8'])\n"
+              "print('requests.get(url, auth=(user, password))')\n"
+              "print('Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==')\n"
+              "print('[rank0]: password: |'); print('[rank1]: step 0 loss 2.30')\n"
+              "print('[rank0]:   ' + v['x9']); print('[rank1]: step 1 loss 2.29')\n"
+              "sys.stdout.flush(); time.sleep(float(sys.argv[1]))\n")
+S22_KEPT = (b"requests.get(url, auth=(user, password))", b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+            b"[rank1]: step 0 loss 2.30", b"[rank1]: step 1 loss 2.29", b"smbpasswd -s -a bob", b"Admin password")
+
+
+def case_session22(work: Path, log) -> dict:
+    # From a file: given with -c, the program's own text is on the workload's argv, whose secret-named pieces
+    # (`auth=(user,`) are then known values hidden wherever they are printed.
+    program = work / "session22_prints.py"
+    program.write_text(S22_PRINTS)
+    started = time.monotonic()
+    files, leaks = _planted_run(str(work / "session22"), "4", [sys.executable, str(program), "3"], S22, log)
+    took = time.monotonic() - started
+    if files is None:
+        return {"case": "session 22 forms", "ok": False, "detail": leaks}
+    stdout = files.get("workload/stdout.log", b"")
+    printed = stdout.count(b"[REDACTED")
+    lost = [word.decode() for word in S22_KEPT if word not in stdout]
+    return {"case": f"session 22 forms (h22a, h22b): {len(S22)} values in no byte, {len(S22_KEPT)} lines kept",
+            "ok": not leaks and printed >= 9 and not lost,
+            "detail": leaks or f"no leak; {printed} placeholders in stdout.log; lines lost: {lost or 'none'}; "
+            f"triage of a 4 s duration took {took:.1f} s"}
+
+
 def _workload_pids() -> list[int]:
     pids = []
     for entry in Path("/proc").iterdir():
@@ -563,7 +607,7 @@ def main() -> int:
     nsys = shutil.which("nsys")
     with tempfile.TemporaryDirectory() as folder, open(out / "verify_issue11_triage.log", "w") as log:
         work = Path(folder)
-        for case in (case_clean, case_planted, case_printed_forms, case_session13, case_session14, case_session17, case_session18, case_session19, case_session21, case_sigkill, case_setsid_child_under_nsys, case_full_disk_under_nsys,
+        for case in (case_clean, case_planted, case_printed_forms, case_session13, case_session14, case_session17, case_session18, case_session19, case_session21, case_session22, case_sigkill, case_setsid_child_under_nsys, case_full_disk_under_nsys,
                      case_nccl_payloads):
             started = time.monotonic()
             try:

@@ -10,7 +10,8 @@
 # heredoc printed a line at a time, forms behind a log prefix and in a JSON record, an aligned flag, Rust's Some("X")).
 # Expected runtime: about 3 minutes (at most 5). Session 17 added its forms (setter calls, openssl -text, op, gopass, SQLAlchemy tuples);
 # session 18 its forms (table rows, angle brackets, launchers' prefixes) with 2,000 known secrets in the environment;
-# sessions 20 and 21 theirs (a password column, escaped known values, command lines, headers, interleaved pods).
+# sessions 20 and 21 theirs (a password column, escaped known values, command lines, headers, interleaved pods);
+# session 22 its (values announced on the next line, TOKEN columns, expect's send) and lines that must stay.
 # Run from the repository root:   OUT=/some/folder bash benchmarks/verify_issue11_triage.sh
 # Writes into $OUT: verify_issue11_triage.md (the table), .json and .log.
 # Changes no clock or power limit. Exits 0 even when a case fails (the table says so).
