@@ -36,13 +36,23 @@ def main() -> int:
         from textual.widgets._footer import FooterKey
 
         await p.pause(1.0)
-        app.screen.select(find_exercise(EXERCISE))
+        from textual.widgets import Tree
+
+        tree = app.screen.query_one("#lab-tree", Tree)
+        wanted = find_exercise(EXERCISE)
+        for _step in range(80):       # down the tree, as a user would, to the exercise: its footer is the one read
+            if tree.cursor_node is not None and tree.cursor_node.data is wanted:
+                break
+            await p.press("down")
+        app.screen.select(wanted)
         await p.pause(0.5)
+        summary["labs_cursor_on"] = getattr(tree.cursor_node.data, "id", None) if tree.cursor_node else None
         # what the Labs footer offers here (dimmed keys: this machine lacks what that run needs), and why not
         summary["labs_footer"] = {key.key: not key.has_class("-disabled") for key in app.screen.query(FooterKey)
                                   if key.key in ("r", "n", "c", "t")}
         summary["cannot_start_here"] = {profile: cannot_start_here(profile)
                                         for profile in ("none", "nsys", "ncu", "torch")}
+        print(f"labs: cursor on {summary['labs_cursor_on']}, footer {summary['labs_footer']}", file=sys.stderr)
         await p.press(KEY)
         started = time.monotonic()
         shots = 0
