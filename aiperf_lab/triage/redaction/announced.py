@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 import re
 
-from .line_views import LOG_PREFIX, PREFIX_HINTS, without_log_prefix
+from .line_views import PREFIX_HINTS, prefix_alone, without_log_prefix
 from .names import cannot_be_secret, is_location, is_secret_name, looks_like_password, says_absent
 from .spans import REDACTED, Span, has
 
@@ -170,8 +170,7 @@ def _announces(line: str) -> bool:
 
 def _blank(line: str) -> bool:
     """A line with nothing on it but blanks, or a log prefix (`[rank0]: `, `api-1  | `: a blank line behind one)."""
-    line = line.strip(" \t\r")
-    return not line or ((m := LOG_PREFIX.match(line + " ")) is not None and m.end() >= len(line))
+    return not line.strip(" \t\r") or prefix_alone(line)
 
 
 def _value_line(text: str, at: int) -> tuple[int, int, str] | None:

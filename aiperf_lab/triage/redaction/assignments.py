@@ -20,7 +20,7 @@ from .names import (
     reads_as_words, says_absent, special_token_value, tells_when, CAMEL_RUN, negation_opens_sentence, SPACED_IN_BRACKETS,
     _reads_as_identifier, names_a_gcloud_secret, PLAIN_WORD, SENTENCE_GOES_ON, _negated_value_end, NegationMarks, name_word_tuple,
 )
-from .line_views import same_source_line
+from .line_views import prefix_alone, same_source_line
 from .spans import PREFIX_DIGITS, REDACTED, REDACTED_LOWER, Span, copies_passed, has_any
 from .store_prints import KUBECTL_SECRET_PRINT
 
@@ -512,6 +512,8 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
                         or nested.group("value").endswith(":") or nested.group("value") == "-"):
                     continue   # (`X:` a mapping under the name: names; `- X` items: _prefixed_block_spans)
                 value_start, value_end = nested.span("value")
+            elif "\n" in sep and prefix_alone(_line_at(text, value_start)):
+                continue   # `Enter the token:` then compose's `api-1  | ` alone: the next line's prefix, no value
             if quote and quote[-1] == "(" or quote.endswith(("( ", "(\t")):
                 continue   # `password = bytes(memoryview(password))`: a call on a variable, no bytes literal
             if "\n" in sep and RETURN_ANNOTATION.search(text, max(0, m.start() - 256), m.start()):
@@ -977,6 +979,11 @@ def _value_is_log_prefix(text: str, name_start: int, value_start: int) -> tuple[
         if not _starts_with_prefix(text, value_line, prefix):
             return None
     return value_line + len(prefix), len(before) - len(prefix)
+
+
+def _line_at(text: str, at: int) -> str:
+    end = text.find("\n", at)
+    return text[text.rfind("\n", 0, at) + 1:len(text) if end < 0 else end]
 
 
 def _starts_with_prefix(text: str, at: int, prefix: str) -> bool:

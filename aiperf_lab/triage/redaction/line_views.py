@@ -82,6 +82,12 @@ def _marks(found: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile("|".join(MARK_PATTERNS.get(word) or re.escape(word) for word in found))
 
 
+def prefix_alone(line: str) -> bool:
+    """Whether a line holds a log prefix and nothing after it (`api-1  | `, `[rank0]: `): a blank line behind one."""
+    line = line.strip(" \t\r")
+    return bool(line) and (m := LOG_PREFIX.match(line + " ")) is not None and m.end() >= len(line)
+
+
 def without_log_prefix(line: str) -> str:
     """line as its window's view reads it (without its colour codes, its log prefix, its quotes and escapes), for a
     stream's hold, which judges a line as the rules will read it (holding one more is harmless)."""
