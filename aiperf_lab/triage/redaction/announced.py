@@ -216,11 +216,14 @@ def announced_value_spans(text: str, lower: str) -> list[Span]:
             starts += [lower.rfind("\n", 0, m.start()) + 1 for m in pattern.finditer(lower)]
     if "{" in text and ('"' in text) and (':"' in text or ': "' in text or ':\\n"' in text):
         starts += [lower.rfind("\n", 0, m.start()) + 1 for m in JSON_COLON_END.finditer(lower)]
+    views: dict[str, str] = {}   # (a line repeated 2,000 times is viewed once: its view is its own)
     for line_start in sorted(set(starts)):
         line_end = lower.find("\n", line_start)
         if line_end < 0:
             continue
-        line = _view(text[line_start:line_end]).lower()
+        raw = text[line_start:line_end]
+        if (line := views.get(raw)) is None:
+            line = views[raw] = _view(raw).lower()
         if not _announces(line):
             continue
         found = _value_line(text, line_end + 1)
