@@ -8,7 +8,9 @@ check aiperf-stats makes of a bundle too: safe_tar.bundle_members).
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 import tarfile
 from collections import Counter
 from operator import methodcaller
@@ -17,7 +19,8 @@ from typing import Any, Callable
 
 from aiperf_lab.cli_support import short_path
 from aiperf_lab.errors import InputError
-from aiperf_lab.safe_tar import bundle_members, streamed
+from aiperf_lab.inputs import printable
+from aiperf_lab.safe_tar import MAX_MEMBERS, bundle_members, streamed
 from aiperf_lab.triage.bundle import MANIFEST, SCHEMA_VERSION
 
 MAX_MEMBER_BYTES = 16 * 1024 * 1024   # what show/compare will read of one member
@@ -57,8 +60,12 @@ class Bundle:
         where = _short(path)
         self._members: dict[str, tarfile.TarInfo] = {}
         self._data: dict[str, bytes] = {}
-        with streamed(path, where) as (tar, members):
-            self._read(tar, members, where)
+        folder = _bundle_folder(path, where)
+        if folder is not None:   # a bundle unpacked by `tar xf`: read as the archive would be
+            self._read_folder(folder, where)
+        else:
+            with streamed(path, where) as (tar, members):
+                self._read(tar, members, where)
         if MANIFEST not in self._members:
             raise InputError(f"{where}: not a triage archive (no {MANIFEST})")
         if MANIFEST not in self._data:
@@ -77,6 +84,43 @@ class Bundle:
             if relative in READ_MEMBERS and member.size <= MAX_MEMBER_BYTES:
                 handle = tar.extractfile(member)
                 self._data[relative] = handle.read(MAX_MEMBER_BYTES + 1) if handle else b""
+
+    def _read_folder(self, folder: Path, where: str) -> None:
+        """An unpacked bundle under the archive's bounds: files and folders only (a link, FIFO or device is
+        refused, as in an archive; none is followed or opened), MAX_MEMBERS entries, FOLDER_DEPTH levels, and
+        only the members show and compare read are opened (each a regular file of at most MAX_MEMBER_BYTES)."""
+        pending: list[tuple[Path, tuple[str, ...]]] = [(folder, ())]
+        count = 0
+        while pending:
+            here, parts = pending.pop()
+            try:
+                entries = sorted(os.scandir(here), key=lambda entry: entry.name)
+            except OSError as exc:
+                raise InputError(f"{where}: cannot read {_shown_member(parts)} ({exc.strerror or exc})") from None
+            for entry in entries:
+                count += 1
+                if count > MAX_MEMBERS:
+                    raise InputError(f"{where}: refused: more than {MAX_MEMBERS} members")
+                inner = (*parts, entry.name)
+                try:
+                    info = entry.stat(follow_symlinks=False)
+                except OSError as exc:
+                    raise InputError(f"{where}: cannot read {_shown_member(inner)} ({exc.strerror or exc})") from None
+                if stat.S_ISDIR(info.st_mode):
+                    if len(inner) >= FOLDER_DEPTH:
+                        raise InputError(f"{where}: refused: folders more than {FOLDER_DEPTH} deep")
+                    pending.append((Path(entry.path), inner))
+                    continue
+                if not stat.S_ISREG(info.st_mode):
+                    raise InputError(f"{where}: refused: member {_shown_member(inner)} is a link or device, not a file")
+                relative = "/".join(inner)
+                member = tarfile.TarInfo(relative)
+                member.size = info.st_size
+                self._members[relative] = member
+                if relative in READ_MEMBERS and info.st_size <= MAX_MEMBER_BYTES:
+                    data = _read_member_file(Path(entry.path), where, relative)
+                    if data is not None:
+                        self._data[relative] = data
 
     def names(self) -> list[str]:
         return sorted(self._members)
@@ -101,6 +145,60 @@ class Bundle:
 
     def close(self) -> None:
         self._data.clear()
+
+
+FOLDER_DEPTH = 16   # a bundle's deepest member is two folders down
+
+
+def _shown_member(parts: tuple[str, ...]) -> str:
+    return printable(repr("/".join(parts) or "."))[:200]
+
+
+def _bundle_folder(path: Path, where: str) -> Path | None:
+    """The unpacked bundle `path` names, or None where it is no folder (then it is read as an archive). The folder
+    itself when it holds the manifest, or the one folder inside it that does (where `tar xf` was run); else one
+    line saying what to give."""
+    try:
+        if not stat.S_ISDIR(os.stat(path).st_mode):
+            return None
+    except (OSError, ValueError):
+        return None   # the archive's reader says what is wrong with the path
+    if os.path.lexists(path / MANIFEST):
+        return path
+    try:
+        with os.scandir(path) as listing:
+            entries = [entry for _, entry in zip(range(3), listing)]
+    except OSError as exc:
+        raise InputError(f"{where}: cannot read the folder ({exc.strerror or exc})") from None
+    if (len(entries) == 1 and entries[0].is_dir(follow_symlinks=False)
+            and os.path.lexists(Path(entries[0].path) / MANIFEST)):
+        return Path(entries[0].path)
+    raise InputError(f"{where}: a folder with no {MANIFEST}: give a triage archive (.tar.gz) or the folder "
+                     "unpacked from one")
+
+
+def _read_member_file(path: Path, where: str, relative: str) -> bytes | None:
+    """A member of an unpacked bundle: a regular file, not followed through a link, at most MAX_MEMBER_BYTES
+    (None where it grew past that since it was listed)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError as exc:
+        raise InputError(f"{where}: cannot read {_shown_member((relative,))} ({exc.strerror or exc})") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):   # swapped since it was listed
+            raise InputError(f"{where}: refused: member {_shown_member((relative,))} is a link or device, not a file")
+        pieces, total = [], 0
+        while total <= MAX_MEMBER_BYTES:
+            piece = os.read(fd, min(1 << 20, MAX_MEMBER_BYTES + 1 - total))
+            if not piece:
+                break
+            pieces.append(piece)
+            total += len(piece)
+        return b"".join(pieces) if total <= MAX_MEMBER_BYTES else None
+    except OSError as exc:
+        raise InputError(f"{where}: cannot read {_shown_member((relative,))} ({exc.strerror or exc})") from None
+    finally:
+        os.close(fd)
 
 
 def _newer_schema_note(manifest: dict, where: str) -> str | None:

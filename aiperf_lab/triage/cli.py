@@ -128,10 +128,11 @@ def run_triage(args: argparse.Namespace, command: list[str], original_argv: list
 SHOW_HELP = """usage: aiperf-triage show ARCHIVE
 
 Print a bundle's summary, findings and hardware without extracting it (members are checked; nothing
-from the bundle reaches the terminal unescaped)."""
+from the bundle reaches the terminal unescaped). ARCHIVE may also be the folder `tar xf` unpacked it
+into, read by the same rules (files and folders only: a link or device inside is refused)."""
 COMPARE_HELP = """usage: aiperf-triage compare A B [C ...]
 
-Bundles side by side, one column each (e.g. one per node): the workload (command, how it ended,
+Bundles (archives, or folders unpacked from them) side by side, one column each (e.g. one per node): the workload (command, how it ended,
 seconds, output kept, nsys trace), the GPUs, topology, bench, telemetry means and findings; a field
 that differs from the others is marked *. A per-GPU field shows one value when every GPU has it;
 "-" is a value that bundle lacks, and what no bundle holds is one line under the table. The table
