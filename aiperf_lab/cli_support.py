@@ -28,16 +28,28 @@ class OneLineParser(argparse.ArgumentParser):
             (file or sys.stderr).write(message)
 
 
-def folder_option(text: str) -> str:
-    """An output folder's value, checked where argparse reads it: `-` is no standard output here, and an empty or
-    blank name would quietly become the folder we are in (Path("") is ".") or a folder named by blanks."""
+def path_option(text: str, what: str = "folder") -> str:
+    """A path option's value (`what`: "folder" or "file"), checked where argparse reads it: an empty or blank name
+    would quietly become the folder we are in (Path("") is ".") or a path named by blanks, and `-` is no standard
+    output (or input) here. Every command's path options share this one check."""
     if not text:
         raise argparse.ArgumentTypeError("the path is empty")
     if not text.strip():
-        raise argparse.ArgumentTypeError(f"{text!r} is only blanks: name a folder")
+        raise argparse.ArgumentTypeError(f"{text!r} is only blanks: name a {what}")
     if text == "-":
-        raise argparse.ArgumentTypeError("'-' is not standard output here: the option takes a folder")
+        stream = "output" if what == "folder" else "input"
+        raise argparse.ArgumentTypeError(f"'-' is not standard {stream} here: the option takes a {what}")
     return text
+
+
+def folder_option(text: str) -> str:
+    """An output folder's value (path_option's checks)."""
+    return path_option(text, "folder")
+
+
+def file_option(text: str) -> str:
+    """An input file's value (path_option's checks)."""
+    return path_option(text, "file")
 
 
 MAX_MESSAGE_CHARS = 2000

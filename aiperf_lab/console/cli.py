@@ -20,7 +20,7 @@ import os
 import sys
 from pathlib import Path
 
-from aiperf_lab.cli_support import OneLineParser, run_cli, short_path
+from aiperf_lab.cli_support import OneLineParser, file_option, folder_option, run_cli, short_path
 from aiperf_lab.errors import InputError
 
 # The H200 demo recording's columns carry no device name or power limit; it was taken on an NVIDIA H200
@@ -39,11 +39,14 @@ def _rate(text: str) -> float:
     return value
 
 
-def _path_text(text: str) -> Path:
-    """A path option's value: an empty one is said to be empty (Path("") is ".", the folder we are in)."""
-    if not text:
-        raise argparse.ArgumentTypeError("the path is empty")
-    return Path(text)
+def _file_path(text: str) -> Path:
+    """--replay's value: cli_support's checks of every path option (empty, blanks, `-`)."""
+    return Path(file_option(text))
+
+
+def _folder_path(text: str) -> Path:
+    """--runs-dir's value: the same checks, for a folder."""
+    return Path(folder_option(text))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -56,8 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help='print the lab catalog as JSON: [{"module","id","title","difficulty","topic"}]')
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--demo", action="store_true", help=f"replay a real {demo_gpu} recording and show bundled H200 runs")
-    source.add_argument("--replay", type=_path_text, metavar="FILE", help="play a telemetry recording instead of NVML")
-    parser.add_argument("--runs-dir", type=_path_text, default=Path("runs"),
+    source.add_argument("--replay", type=_file_path, metavar="FILE", help="play a telemetry recording instead of NVML")
+    parser.add_argument("--runs-dir", type=_folder_path, default=Path("runs"),
                         help="where runs are written (default ./runs)")
     parser.add_argument("--rate", type=_rate, default=10.0, metavar="HZ", help="NVML sampling rate (default 10)")
     parser.add_argument("--ascii", action="store_true", help="charts in plain ASCII characters")

@@ -67,19 +67,30 @@ class ResultsScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield from chrome_top()
-        yield Static("No results yet: run an exercise, open a run in History (5) or a file (o).",
-                     id="results-title")
+        yield Static(self._nothing_yet(), id="results-title")
         yield InOrderInput(placeholder=OPEN_PLACEHOLDER, id="results-open")
         with Horizontal():
             yield OptionList(id="results-tables")
             yield TableView(export_dir=self.app.ctx.runs_dir / "exports", id="results-view")
         yield Footer(compact=True)
 
+    def _nothing_yet(self) -> str:
+        """What to do for tables here, where there are none yet: what o opens, and where a run's come from (an
+        exercise's run only where one can start here, else --demo's recorded runs)."""
+        runs = ("run an exercise (Labs, 1) and its tables show here" if self.app.ctx.cannot_start("none") is None
+                else "aiperf-console --demo shows recorded runs")
+        return (f"No results yet. o opens a profile ({OPEN_PLACEHOLDER.split(': ', 1)[1]}); History (5) opens a "
+                f"run; {runs}.")
+
     def on_mount(self) -> None:
         self.tables: list[Table] = []
         self._opening = 0        # the latest file asked for (o): only its answer is shown
         self.query_one("#results-open", Input).display = False
+        self._list_shown(False)  # no tables: no empty box under the words saying what to do
         self.sync()
+
+    def _list_shown(self, shown: bool) -> None:
+        self.query_one("#results-tables", OptionList).display = shown
 
     def on_screen_resume(self) -> None:
         self.sync()
@@ -117,6 +128,7 @@ class ResultsScreen(Screen):
         if not tables:
             title = Text.assemble(title, "\nno tables (run with a profiler)")
         self.query_one("#results-title", Static).update(title)
+        self._list_shown(bool(tables))
         view = self.query_one(TableView)
         view.export_dir = export_dir
         view.said_above = title.plain.strip()
