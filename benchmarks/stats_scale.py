@@ -159,7 +159,8 @@ def main() -> int:
     parser.add_argument("--workdir", required=True, type=Path)
     parser.add_argument("--kernels", type=int, default=2_000_000)
     parser.add_argument("--events", type=int, default=1_000_000)
-    parser.add_argument("--repeat", type=int, default=3, help="rounds of the nsys commands (medians reported)")
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="rounds of each command, the codes in turn (medians reported; CPU range in brackets)")
     parser.add_argument("--reports", default=",".join(NSYS_REPORTS),
                         help=f"nsys commands to time, comma-separated (default: {','.join(NSYS_REPORTS)})")
     parser.add_argument("--before", type=Path, help="another checkout to run the same commands on")
@@ -178,12 +179,20 @@ def main() -> int:
         trace = make_trace(args.workdir / f"synthetic_{args.events}.pt.trace.json", args.events)
         size_mb = trace.stat().st_size / 1e6
         for extra in TORCH_RUNS:
-            for label, code in codes:
-                argv, env = command(code, trace, extra)
-                run = run_measured(argv, env)
-                wall, rss, rc, cpu = run.wall_s, run.peak_rss_mb, run.exit_code, run.cpu_s
-                print(f"| {trace.name} ({size_mb:.0f} MB) | {' '.join(extra) or 'overview'} | {label} | {wall:.1f} "
-                      f"| {cpu:.1f} | {rss:.0f} | {rc} |", flush=True)
+            measured: dict[str, list] = {}
+            for round_ in range(max(1, args.repeat)):   # the codes in turn, each round (the load changes)
+                for label, code in codes:
+                    argv, env = command(code, trace, extra)
+                    run = run_measured(argv, env)
+                    measured.setdefault(label, []).append(run)
+                    print(f"round {round_ + 1}: {' '.join(extra) or 'overview'} {label} wall {run.wall_s:.2f} s cpu "
+                          f"{run.cpu_s:.2f} s {run.peak_rss_mb:.0f} MB exit {run.exit_code}", file=sys.stderr, flush=True)
+            for label, runs in measured.items():
+                walls, cpus = [r.wall_s for r in runs], [r.cpu_s for r in runs]
+                print(f"| {trace.name} ({size_mb:.0f} MB) | {' '.join(extra) or 'overview'} | {label} | "
+                      f"{median(walls):.1f} | {median(cpus):.2f} [{min(cpus):.2f}-{max(cpus):.2f}] | "
+                      f"{max(r.peak_rss_mb for r in runs):.0f} | "
+                      f"{','.join(str(c) for c in sorted({r.exit_code for r in runs}))} |", flush=True)
     return 0
 
 

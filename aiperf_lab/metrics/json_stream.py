@@ -35,6 +35,8 @@ MAX_GZIP_RATIO = 100               # real traces compress 10-30x; a bomb compres
 GZIP_FLOOR_BYTES = 128 << 20
 MAX_GZIP_BYTES = 32 << 30
 _NON_BLANK = re.compile(r"[^ \t\n\r]")
+_BLANKS = re.compile(r"[ \t\n\r]*")
+_COMMA_AFTER = re.compile(r"[ \t\n\r]*,[ \t\n\r]*")   # a comma between two array values, with the blanks around it
 
 
 class _BoundedGzip:
@@ -296,6 +298,27 @@ class TraceReader:
             self._pos += 1
             return
         while True:
+            yield from self._run_of_values()
             yield self._value()
             if self._expect(",]") == "]":
                 return
+
+    def _run_of_values(self) -> Iterator[object]:
+        """The array's next values while each one and the comma after it lie whole in the buffer: one C decode
+        and one separator match a value, none of _value's and _expect's steps (about a fifth of a 1M-event read).
+        Stops before a value that is cut at the buffer's end, malformed or last (no comma after it): _value and
+        _expect then read it, with their growing of the buffer and their messages."""
+        scan = self._json.scan_once
+        after = _COMMA_AFTER.match
+        buf = self._buf
+        pos = _BLANKS.match(buf, self._pos).end()
+        while True:
+            try:
+                value, end = scan(buf, pos)
+            except (StopIteration, ValueError, RecursionError):
+                return   # _value says what is wrong with it, or grows the buffer for it
+            comma = after(buf, end)
+            if comma is None or comma.end() >= len(buf):
+                return
+            self._pos = pos = comma.end()
+            yield value

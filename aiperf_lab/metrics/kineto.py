@@ -8,6 +8,7 @@ precision in newer ones; they become integer nanoseconds here.
 
 from __future__ import annotations
 
+import gc
 import math
 import re
 from bisect import bisect_left, bisect_right
@@ -136,7 +137,16 @@ def load_trace(path: Path) -> KinetoTrace:
     from aiperf_lab.metrics.json_stream import TraceReader
 
     reader = TraceReader(path)
-    return _build(path, reader.events(), reader.meta)
+    # The read makes a dict per event and keeps a record per GPU operation, none of them in a cycle: the cyclic
+    # collector's passes over the growing lists found nothing and cost about a third of a 1M-event read.
+    # Reference counting still frees every event once read; the collector is back on as it was after.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _build(path, reader.events(), reader.meta)
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def _build(path: Path, events: Iterable[object], meta: dict) -> KinetoTrace:
@@ -147,37 +157,67 @@ def _build(path: Path, events: Iterable[object], meta: dict) -> KinetoTrace:
     comm_calls: list[CommCall] = []
     names: dict[str, str] = {}  # one string object per distinct name
     malformed = 0
+    gpu_categories, launch_categories = GPU_CATEGORIES, LAUNCH_CATEGORIES
+    low, high = -MAX_TIME_US, MAX_TIME_US
     for event in events:
+        # (per event, the common case is checked inline by exact type: a float time in range, an int or str
+        # pid/tid, an ASCII name, an int id within 64 bits; anything else goes through the helpers above, which
+        # give the same values for these and judge the rest)
         if not isinstance(event, dict) or event.get("ph") != "X" or "ts" not in event:
             continue
         category = event.get("cat")
         if not isinstance(category, str):
             malformed += category is not None
             continue
-        if category not in GPU_CATEGORIES and category not in LAUNCH_CATEGORIES and \
-                category not in ("user_annotation", "gpu_user_annotation") and \
+        if category not in gpu_categories and category not in launch_categories and \
+                category != "user_annotation" and category != "gpu_user_annotation" and \
                 not (category == "cpu_op" and event.get("name") == "record_param_comms"):
             continue
-        ts, dur = _time_us(event["ts"]), _time_us(event.get("dur", 0))
-        name = _text(event.get("name", ""))
-        pid, tid = _key(event.get("pid")), _key(event.get("tid"))
+        ts = event["ts"]
+        if type(ts) is not float or not low <= ts <= high:
+            ts = _time_us(ts)
+        dur = event.get("dur", 0)
+        if type(dur) is not float or not low <= dur <= high:
+            dur = _time_us(dur)
+        name = event.get("name", "")
+        if type(name) is not str or not name.isascii():
+            name = _text(name)
+        pid = event.get("pid")
+        if type(pid) is not int and type(pid) is not str:
+            pid = _key(pid)
+        tid = event.get("tid")
+        if type(tid) is not int and type(tid) is not str:
+            tid = _key(tid)
         args = event.get("args", {})
         if ts is None or dur is None or name is None or pid is _MALFORMED or tid is _MALFORMED \
                 or not isinstance(args, dict):
             malformed += 1
             continue
         name = names.setdefault(name, name)
-        start = _ns(ts)
-        end = start + _ns(dur)
-        if category in LAUNCH_CATEGORIES:
+        start = round(float(ts) * 1000)
+        end = start + round(float(dur) * 1000)
+        if category in launch_categories:
             if "correlation" in args:
-                launches[_int_or(args["correlation"], -1)] = (start, pid, tid)
+                correlation = args["correlation"]
+                if type(correlation) is not int or not -MAX_ID <= correlation < MAX_ID:
+                    correlation = _int_or(correlation, -1)
+                launches[correlation] = (start, pid, tid)
         elif category == "cpu_op":
             comm_calls.append(CommCall(pid, tid, start, end, args))
-        elif category in GPU_CATEGORIES:
-            correlation = _int_or(args.get("correlation"), -1) if "correlation" in args else None
-            gpu_records.append((name, GPU_CATEGORIES[category], _int_or(args.get("device", pid), 0),
-                                _int_or(args.get("stream", tid), 0), start, end, correlation))
+        elif category in gpu_categories:
+            if "correlation" in args:
+                correlation = args["correlation"]
+                if type(correlation) is not int or not -MAX_ID <= correlation < MAX_ID:
+                    correlation = _int_or(correlation, -1)
+            else:
+                correlation = None
+            device = args.get("device", pid)
+            if type(device) is not int or not -MAX_ID <= device < MAX_ID:
+                device = _int_or(device, 0)
+            stream = args.get("stream", tid)
+            if type(stream) is not int or not -MAX_ID <= stream < MAX_ID:
+                stream = _int_or(stream, 0)
+            gpu_records.append((name, gpu_categories[category], device, stream, start, end, correlation))
         elif category == "user_annotation":
             annotations.append(Annotation(name, pid, tid, start, end))
         else:
