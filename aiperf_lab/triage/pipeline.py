@@ -98,9 +98,13 @@ class Triage:
             self.workload.hurry()
 
     # --- phases -----------------------------------------------------------------------------------
-    def run(self) -> int:
+    def run(self, pending: list[int] | None = None) -> int:
+        """`pending`: stop signals that came before (while the pipeline was imported): taken as this run's first,
+        once its handler is in (a signal after that goes to the handler itself)."""
         # SIGHUP (the SSH session dropped) stops the run as SIGTERM does: the archive is still written.
         previous = {sig: signal.signal(sig, self.on_signal) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+        for signum in list(pending or ()):
+            self.on_signal(signum, None)
         # Orphans of the workload (a child that left its session) are re-parented to triage, not init.
         was_subreaper, self.subreaper_missing = become_subreaper() if self.options.command else (True, None)
         try:  # our handler stays until the archive's path is printed (a late signal only marks the run)

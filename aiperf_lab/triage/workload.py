@@ -93,6 +93,10 @@ class Workload:
 
     def start(self) -> None:
         self.result.started = time.monotonic()
+        if self.interrupted.is_set():
+            # a stop signal came before the workload started (triage was still starting): it is not started
+            self._not_started("not started: a stop signal came before it started")
+            return
         if self._guard is not None:
             # before the workload exists: one that kills triage at once (kill -KILL $PPID) is still found by
             # its token when the guardian wakes; its group is told once Popen returns (red team W4)
@@ -102,10 +106,7 @@ class Workload:
                                          stderr=subprocess.PIPE, start_new_session=True,
                                          env={**os.environ, RUN_VARIABLE: self.token})
         except OSError as exc:
-            self.result.error = f"cannot start {self.result.argv[0]}: {exc.strerror or exc}"
-            self.result.ended = time.monotonic()
-            self.exited.set()
-            self._close_logs()
+            self._not_started(f"cannot start {self.result.argv[0]}: {exc.strerror or exc}")
             return
         self.result.pid = self.proc.pid
         if self._guard is not None:
@@ -113,6 +114,12 @@ class Workload:
         self._logs[0].attach(self.proc.stdout)
         self._logs[1].attach(self.proc.stderr)
         threading.Thread(target=self._wait, name="workload-wait", daemon=True).start()
+
+    def _not_started(self, why: str) -> None:
+        self.result.error = why
+        self.result.ended = time.monotonic()
+        self.exited.set()
+        self._close_logs()
 
     def _wait(self) -> None:
         assert self.proc is not None
