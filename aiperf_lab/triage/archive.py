@@ -411,6 +411,8 @@ def _nsys_trace(b: dict) -> str | None:
     workload = b.get("workload")
     if not isinstance(workload, dict):
         return "none (telemetry only)" if _ran_no_workload(b) else None
+    if workload.get("exit_code") is None and isinstance(workload.get("error"), str) and workload["error"]:
+        return "none (the workload did not start)"
     if workload.get("under_nsys") is False:
         return "none (ran without nsys)"
     error = _dict(workload.get("nsys")).get("error")

@@ -123,6 +123,7 @@ class WorkloadFacts:
     cpu_affinity: list[int] | None = None
     capture: CaptureLog | None = None
     log_notes: list[str] = field(default_factory=list)   # "stdout.log cut by a full disk: ..."
+    not_started_because: str | None = None   # "cannot start ./train: No such file ..." (ran is False then)
 
 
 @dataclass

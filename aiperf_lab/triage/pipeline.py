@@ -346,7 +346,7 @@ class Triage:
                       for name, state in logs.items() if state["redaction_failed_bytes"]]
         self.facts.workload = WorkloadFacts(result.error is None, result.returncode, round(result.seconds, 3),
                                             result.stopped_by, list(result.signals_sent), result.under_nsys,
-                                            cpu_affinity, result.capture, log_notes)
+                                            cpu_affinity, result.capture, log_notes, result.error)
         info = {"command": self.redactor.argv(o.command), "argv": self.redactor.argv(result.argv),
                 "exit_code": result.returncode, "seconds": round(result.seconds, 3),
                 "stopped_by": result.stopped_by, "signals_sent": result.signals_sent,

@@ -55,6 +55,8 @@ def captures(facts: TriageFacts) -> list[tuple[str, str]]:
         out.append(("nsys trace", facts.coverage.text()))
         if facts.report_left_out_because:
             out.append(("nsys report (.nsys-rep)", f"left out — {facts.report_left_out_because}"))
+    elif facts.workload is not None and not facts.workload.ran:
+        out.append(("nsys trace", "none — the workload did not start"))
     elif facts.no_trace_because:
         out.append(("nsys trace", f"none — {facts.no_trace_because}"))
     elif facts.workload is not None and not facts.workload.under_nsys:
@@ -90,6 +92,8 @@ def summary_markdown(meta: dict[str, Any], findings: list[Finding], facts: Triag
                         if workload.stopped_by == "interrupt" else "")
                      + (", under nsys" if workload.under_nsys else ""))
         lines += [f"- workload output: {note}" for note in workload.log_notes]
+    elif workload is not None:
+        lines.append(f"- workload: {workload.not_started_because or 'not started'}")
     lines += [f"- {name}: {text}" for name, text in captures(facts)]
     nvml = facts.hardware.nvml
     gpu_names = ", ".join(f"{g.get('index')}: {g.get('name')}" for g in facts.hardware.gpus)
