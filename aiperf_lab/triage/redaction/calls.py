@@ -42,6 +42,14 @@ _USER_THEN_VALUE = r"[ \t]{0,4}(?P<uq>[\"'])[^\"'\n]{0,256}(?P=uq)[ \t]{0,4},[ \
 # (the name padded to a column, as pytest -l prints its locals: `auth       = ('admin', 'X')`)
 AUTH_PAIR = re.compile(r"auth[ \t]{0,40}=[ \t]{0,4}[(\[]" + _USER_THEN_VALUE)   # (not `oauth=(`: the character before is read)
 BASIC_AUTH_CALL = re.compile(r"BasicAuth\(" + _USER_THEN_VALUE)
+# (session 23) the pair unquoted, as a repr or a log prints it (`auth=(bob, X)`): X where it reads as a password
+# (names.looks_like_password: `auth=(user, password)`, `(self.user, pw)` name variables and stay)
+AUTH_PAIR_BARE = re.compile(r"auth[ \t]{0,40}[=:][ \t]{0,4}\([ \t]{0,4}[\w.@-]{1,256}[ \t]{0,4},[ \t]{0,4}"
+                            r"(?P<value>[^\s'\"`(),\[\]]{1,256})[ \t]{0,4}\)")
+# a login call given a user and a quoted password (ftplib's, smtplib's, imaplib's `login(user, "X")`, `ftp.login("bob",
+# "X")`): the second argument, a literal (a name passes a variable)
+LOGIN_CALL = re.compile(r"login\([ \t]{0,4}(?:[\w.]{1,128}|(?P<uq>[\"'])[^\"'\n]{0,256}(?P=uq))[ \t]{0,4},[ \t]{0,4}" + _QUOTED
+                        + r"[ \t]{0,4}[,)]")
 # the client's own word before `_auth` (Elasticsearch's `http_auth=('elastic', 'X')`, `basic_auth=(...)`, aiohttp's
 # `proxy_auth=`): read back from the pair's start
 AUTH_PAIR_OWNERS = frozenset({"http", "basic", "proxy", "client", "api", "user"})
@@ -98,6 +106,7 @@ def code_secret_spans(text: str, lower: str) -> list[Span]:
             spans += _arrow_spans(text)
         if has(text, "login("):
             spans += _values(LOGIN_KEY, text)
+            spans += [span for span in _values(LOGIN_CALL, text) if _starts_a_word(text, span[4], "-")]
         if "(" in text and has(lower, "auth"):
             spans += [span for span in _values(AUTH_PAIR, text)
                       if _starts_a_word(text, span[4], "_.") or (text[span[4] - 1] == "_" and _word_before(
@@ -110,6 +119,10 @@ def code_secret_spans(text: str, lower: str) -> list[Span]:
             spans += _values(GET_CONNECTION, text)
         if "@" in text and (has(text, "@tcp") or has(text, "@unix(") or has(text, "@udp(")):
             spans += _go_dsn_spans(text)
+    if "(" in text and has(lower, "auth") and has(text, ", "):
+        spans += [span for span in _values(AUTH_PAIR_BARE, lower) if _password_shaped(text[span[0]:span[1]])
+                  and (_starts_a_word(text, span[4], "_.") or (text[span[4] - 1] == "_" and _word_before(
+                      text, span[4] - 1, CALLEE_REVERSED).lower() in AUTH_PAIR_OWNERS))]
     if has(text, "ENV "):
         spans += _named(DOCKER_ENV, text, bare=True)
     if has(lower, "setx"):
@@ -129,7 +142,19 @@ def code_secret_spans(text: str, lower: str) -> list[Span]:
     if has(lower, LABEL_GATE):
         spans += [span for span in _values(SPACED_LABEL, lower) if span[1] - span[0] <= 256 and _generated(
             text[span[0]:span[1]]) and _starts_a_word(lower, span[4], "_-")]
+        # (session 23) or one with symbols that reads as a password, a `%3r` in it no template (Django's secret key)
+        spans += [(m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
+                  for m in SPACED_LABEL.finditer(lower) if m.end("value") - m.start("value") <= 256
+                  and _symbols_password(value := text[m.start("value"):m.end("value")])
+                  and not (cannot_be_secret(value) or says_absent(value)) and _starts_a_word(lower, m.start(), "_-")]
     return spans
+
+
+def _symbols_password(value: str) -> bool:
+    """(session 23) A value of 12+ characters with letters, digits and 2+ symbols that reads as a password (Django's
+    `SECRET KEY: h2@#!&$k9...`, which looks_generated's letters-and-digits reading turns down)."""
+    return (len(value) >= 12 and sum(not c.isalnum() for c in value) >= 2 and any(c.isdigit() for c in value)
+            and any(c.isalpha() for c in value) and _password_shaped(value))
 
 
 _generated = functools.lru_cache(maxsize=4096)(looks_generated)   # (of 256 characters at most: longer ones are not)
