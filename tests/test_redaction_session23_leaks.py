@@ -101,3 +101,41 @@ KEPT = [
 @pytest.mark.parametrize("text", KEPT)
 def test_what_is_no_secret_stays(text, wrap):
     kept_everywhere(wrapped(text, wrap))
+
+
+# 7. A red team's new shapes (trackers, registries, job specs, clients, configs), those that leaked on main
+NEW_FORMS = {
+    "npm config get": (f"$ npm config get //registry.npmjs.org/:_authToken\n{TK}\n", TK),
+    "elasticsearch api_key pair": (f"Elasticsearch('https://es:9200', api_key=('id', '{TK}'))\n", TK),
+    "ngc prompt answered": (f"Enter API key [no-apikey]. Choices: [<VALID_APIKEY>, 'no-apikey']: {TK}\n", TK),
+    "hf prompt answered": (f"Enter your token (input will not be visible): {TK}\n", TK),
+    "hf login positional": (f'huggingface_hub.login("{TK}")\n', TK),
+}
+
+
+@pytest.mark.parametrize("wrap", WRAPS)
+@pytest.mark.parametrize("kind", sorted(NEW_FORMS))
+def test_a_red_team_shape(kind, wrap):
+    text, secret = NEW_FORMS[kind]
+    hidden_everywhere(wrapped(text, wrap), secret)
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+def test_a_secret_flag_in_a_yaml_list_behind_a_log_prefix(prefix):
+    # (k8s/Kubeflow `args:` printed behind a prefix: the flag's value on the list's next item; a JSON record per line
+    # is not read so: left open)
+    hidden_everywhere(prefixed(f"        args:\n        - --wandb-key\n        - {HEX}\n", prefix), HEX)
+
+
+@pytest.mark.parametrize("wrap", WRAPS)
+@pytest.mark.parametrize("text", [
+    "npm config get registry\nhttps://registry.npmjs.org/\n",
+    "Enter the number of tokens: 4096\n",
+    "Enter your token (input will not be visible): \n",
+    "Type your API key below:\n",
+    'huggingface_hub.login("hello")\n',
+    "api_key=(\"id\", \"\")\n",
+    "        args:\n        - --tokenizer\n        - meta-llama/Llama-3-8B\n",
+])
+def test_red_team_lines_that_stay(text, wrap):
+    kept_everywhere(wrapped(text, wrap))

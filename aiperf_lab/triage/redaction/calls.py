@@ -42,6 +42,8 @@ _USER_THEN_VALUE = r"[ \t]{0,4}(?P<uq>[\"'])[^\"'\n]{0,256}(?P=uq)[ \t]{0,4},[ \
 # (the name padded to a column, as pytest -l prints its locals: `auth       = ('admin', 'X')`)
 AUTH_PAIR = re.compile(r"auth[ \t]{0,40}=[ \t]{0,4}[(\[]" + _USER_THEN_VALUE)   # (not `oauth=(`: the character before is read)
 BASIC_AUTH_CALL = re.compile(r"BasicAuth\(" + _USER_THEN_VALUE)
+# (session 23) Elasticsearch's `api_key=('id', 'X')`: an id and its key, the second the secret
+API_KEY_PAIR = re.compile(r"api_key[ \t]{0,40}=[ \t]{0,4}[(\[]" + _USER_THEN_VALUE)
 # (session 23) the pair unquoted, as a repr or a log prints it (`auth=(bob, X)`): X where it reads as a password
 # (names.looks_like_password: `auth=(user, password)`, `(self.user, pw)` name variables and stay)
 AUTH_PAIR_BARE = re.compile(r"auth[ \t]{0,40}[=:][ \t]{0,4}\([ \t]{0,4}[\w.@-]{1,256}[ \t]{0,4},[ \t]{0,4}"
@@ -50,6 +52,8 @@ AUTH_PAIR_BARE = re.compile(r"auth[ \t]{0,40}[=:][ \t]{0,4}\([ \t]{0,4}[\w.@-]{1
 # "X")`): the second argument, a literal (a name passes a variable)
 LOGIN_CALL = re.compile(r"login\([ \t]{0,4}(?:[\w.]{1,128}|(?P<uq>[\"'])[^\"'\n]{0,256}(?P=uq))[ \t]{0,4},[ \t]{0,4}" + _QUOTED
                         + r"[ \t]{0,4}[,)]")
+# huggingface_hub's `login("X")`: a login's one literal argument, where it reads as generated (a token)
+LOGIN_TOKEN = re.compile(r"login\([ \t]{0,4}" + _QUOTED + r"[ \t]{0,4}[,)]")
 # the client's own word before `_auth` (Elasticsearch's `http_auth=('elastic', 'X')`, `basic_auth=(...)`, aiohttp's
 # `proxy_auth=`): read back from the pair's start
 AUTH_PAIR_OWNERS = frozenset({"http", "basic", "proxy", "client", "api", "user"})
@@ -107,12 +111,16 @@ def code_secret_spans(text: str, lower: str) -> list[Span]:
         if has(text, "login("):
             spans += _values(LOGIN_KEY, text)
             spans += [span for span in _values(LOGIN_CALL, text) if _starts_a_word(text, span[4], "-")]
+            spans += [span for span in _values(LOGIN_TOKEN, text) if _starts_a_word(text, span[4], "-")
+                      and _generated(text[span[0]:span[1]])]
         if "(" in text and has(lower, "auth"):
             spans += [span for span in _values(AUTH_PAIR, text)
                       if _starts_a_word(text, span[4], "_.") or (text[span[4] - 1] == "_" and _word_before(
                           text, span[4] - 1, CALLEE_REVERSED).lower() in AUTH_PAIR_OWNERS)]
             if has(text, "BasicAuth("):
                 spans += _values(BASIC_AUTH_CALL, text)
+        if "(" in text and has(text, "api_key"):
+            spans += [span for span in _values(API_KEY_PAIR, text) if _starts_a_word(text, span[4], ".")]
         if "`" in text:
             spans += _named(MARKDOWN_NAMED, text)
         if has(text, "getConnection("):

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from .assignments import AUTH_SCHEMES, NOT_A_SECRET_REFERENCE, names_a_gcloud_secret
 from .names import (_secret_name_cached, cannot_be_secret, is_hex_key, is_named_location, is_secret_flag, looks_generated,
                     looks_like_password, name_words, names_a_key_file)
-from .printed_rows import prefixed_row_spans
+from .printed_rows import PROMPT_GATES, prefixed_row_spans, typed_prompt_spans
 from .spans import REDACTED, REDACTED_LOWER, Span, has, has_any
 
 
@@ -88,8 +88,10 @@ COMMAND_PASSWORD_FLAGS: list[tuple[tuple[str, ...], int, re.Pattern[str]]] = [
 # (the value aligned to a column, `  --password        X` as a launcher's args table or argparse's help-like dump prints
 # it: 5 to 40 blanks, then a value that ends the line and is secret-shaped, quoted or not: help text's `--token    The
 # token to use` stays)
+# (session 23: the list's next line behind a log prefix, `[rank0]: `, an ISO time, compose's `api-1  | `)
+_NEXT_LINE_PREFIX = r"(?:\[[^\]\n]{1,32}\]:?[ \t]{1,4}|[0-9][0-9TZ:.,+-]{18,34}[ \t]{1,4}|[\w.-]{1,64}[ \t]{1,16}\|[ \t]{1,4})?"
 PRINTED_SECRET_FLAG = re.compile(r"--(?<![A-Za-z0-9_-]--)(?P<flag>[A-Za-z][A-Za-z0-9_-]{0,63})"
-                                 r"(?:=|(?P<gap>[ \t]{1,40})|['\"],[ \t]{0,2}['\"]|['\"]?,?[ \t]{0,8}\r?\n[ \t]{0,64}-[ \t]{1,4}['\"]?)"
+                                 r"(?:=|(?P<gap>[ \t]{1,40})|['\"],[ \t]{0,2}['\"]|['\"]?,?[ \t]{0,8}\r?\n" + _NEXT_LINE_PREFIX + r"[ \t]{0,64}-[ \t]{1,4}['\"]?)"
                                  + _shell_value(r"[^\s'\"-][^\s'\"]{0,4095}"))
 ALIGNED_FLAG_GAP = 4   # (more blanks than this between a flag and its value: an aligned column, judged as above)
 LINE_END_AFTER_VALUE = re.compile(r"['\"]?[ \t]*(?:\r?\n|\Z)")
@@ -202,6 +204,8 @@ def _command_password_spans(text: str) -> list[Span]:
         spans += _echo_substitution_spans(text)
     if has(text, " | |") or has(text, "Z |") or has(text, "\"|") or has(text, "\" |"):   # (session 23: printed_rows)
         spans += prefixed_row_spans(text)
+    if any(has(text, gate) for gate in PROMPT_GATES):   # (each verb's tail: `Enter ` and `enter ` in one scan)
+        spans += typed_prompt_spans(text, text.lower())
     places: dict[str, list[int]] = {}
     present_tools = _present_tools(text)
     for tools, reach, pattern in COMMAND_PASSWORD_FLAGS:
