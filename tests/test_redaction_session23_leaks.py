@@ -110,6 +110,9 @@ NEW_FORMS = {
     "ngc prompt answered": (f"Enter API key [no-apikey]. Choices: [<VALID_APIKEY>, 'no-apikey']: {TK}\n", TK),
     "hf prompt answered": (f"Enter your token (input will not be visible): {TK}\n", TK),
     "hf login positional": (f'huggingface_hub.login("{TK}")\n', TK),
+    "kfp existing_token": (f"kfp.Client(host='https://kf.example', existing_token='{TK}')\n", TK),
+    "beeline -p": (f"beeline -u jdbc:hive2://hive.example:10000 -n bob -p {PW}\n", PW),
+    "httpie -a": (f"http -a bob:{PW} GET https://api.example/v1/models\n", PW),
 }
 
 
@@ -135,6 +138,10 @@ def test_a_secret_flag_in_a_yaml_list_behind_a_log_prefix(prefix):
     "Type your API key below:\n",
     'huggingface_hub.login("hello")\n',
     "api_key=(\"id\", \"\")\n",
+    "existingSecret: db-creds\n",
+    "existingSecretPasswordKey: db-password\n",
+    "beeline -u jdbc:hive2://hive.example:10000 -n bob -p $HIVE_PASSWORD\n",
+    "http GET https://api.example/v1/models -a bob\n",
     "        args:\n        - --tokenizer\n        - meta-llama/Llama-3-8B\n",
 ])
 def test_red_team_lines_that_stay(text, wrap):

@@ -50,6 +50,10 @@ COMMAND_PASSWORD_FLAGS: list[tuple[tuple[str, ...], int, re.Pattern[str]]] = [
                                        + _shell_value(r"[^\s'\"$\\-][^\s'\"]{7,}", 8))),
     (("oc login", "twine upload", "twine"), 300, re.compile(r"-(?<=[ \t]-)(?:p|-password)(?:[ \t]{1,4}|(?<=-password)=)"
                                                             + _shell_value(r"[^\s'\"$\\-][^\s'\"]*"))),
+    # (Hive's `beeline -u jdbc:hive2://h -n bob -p X`; HTTPie's `http -a bob:X GET url`, `--auth bob:X`)
+    (("beeline",), 300, re.compile(r"-p(?<=[ \t]-p)[ \t]{1,4}" + _shell_value(r"[^\s'\"$\\-][^\s'\"]*"))),
+    (("http ", "https ", "httpie "), 120, re.compile(r"-(?<=[ \t]-)(?:a|-auth)(?:[ \t]{1,4}|(?<=-auth)=)['\"]?[^\s:'\"]{1,128}:"
+                                                     r"(?P<value>[^\s'\"]+)")),
     (("poetry config",), 300, re.compile(r"pypi-token\.[\w.-]{1,64}[ \t]{1,4}" + _shell_value(r"[^\s'\"$\\-][^\s'\"]*"))),
     (("poetry config",), 300, re.compile(r"http-basic\.[\w.-]{1,64}[ \t]{1,4}[^\s'\"]{1,256}[ \t]{1,4}"
                                          + _shell_value(r"[^\s'\"$\\-][^\s'\"]*"))),
