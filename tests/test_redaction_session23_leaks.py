@@ -110,6 +110,7 @@ NEW_FORMS = {
     "ngc prompt answered": (f"Enter API key [no-apikey]. Choices: [<VALID_APIKEY>, 'no-apikey']: {TK}\n", TK),
     "hf prompt answered": (f"Enter your token (input will not be visible): {TK}\n", TK),
     "hf login positional": (f'huggingface_hub.login("{TK}")\n', TK),
+    "yarn config get": (f"$ yarn config get npmAuthToken\n{TK}\n", TK),
     "kfp existing_token": (f"kfp.Client(host='https://kf.example', existing_token='{TK}')\n", TK),
     "beeline -p": (f"beeline -u jdbc:hive2://hive.example:10000 -n bob -p {PW}\n", PW),
     "httpie -a": (f"http -a bob:{PW} GET https://api.example/v1/models\n", PW),

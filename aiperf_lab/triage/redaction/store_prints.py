@@ -19,7 +19,7 @@ SECRET_PRINT_LITERALS = ("kubectl", "aws ", "versions access", "get-secret-value
                          "op item", "doppler", "pass ", "find-generic-password", "find-internet-password", "bw get",
                          "sops", "cat ", "printenv", "echo ", "config get")
 SECRET_PRINT_GATES = ("secret", "vault", "op://", "decryption", "pass ", "--reveal", "-password", "bw get",
-                      "--extract", "passw", "cat ", "printenv ", "echo $", "echo \"$", "_auth")   # (every such command line holds one of these, lower-cased)
+                      "--extract", "passw", "cat ", "printenv ", "echo $", "echo \"$", "config get")   # (every such command line holds one of these, lower-cased)
 # A store's print goes to the terminal only where its stdout is not sent to a file (`> pw.txt`, `>> f`, `1> f`, `&> f`;
 # `2> f`, `2>&1` and `>&2` still print) nor written to one by the tool (`--out-file=F`, gcloud's and 1Password's): after
 # such a command, the next line (`saved`) is not the value. Read from each command's first word to the line's end.
