@@ -148,13 +148,15 @@ def code_secret_spans(text: str, lower: str) -> list[Span]:
         spans += [span for span in _values(ENVIRONMENT_ECHO, text) if _secret_name_cached(
             _word_before(text, span[4], CALLEE_REVERSED))]
     if has(lower, LABEL_GATE):
-        spans += [span for span in _values(SPACED_LABEL, lower) if span[1] - span[0] <= 256 and _generated(
-            text[span[0]:span[1]]) and _starts_a_word(lower, span[4], "_-")]
-        # (session 23) or one with symbols that reads as a password, a `%3r` in it no template (Django's secret key)
-        spans += [(m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
-                  for m in SPACED_LABEL.finditer(lower) if m.end("value") - m.start("value") <= 256
-                  and _symbols_password(value := text[m.start("value"):m.end("value")])
-                  and not (cannot_be_secret(value) or says_absent(value)) and _starts_a_word(lower, m.start(), "_-")]
+        for m in SPACED_LABEL.finditer(lower):
+            if m.end("value") - m.start("value") > 256 or not _starts_a_word(lower, m.start(), "_-"):
+                continue
+            value = text[m.start("value"):m.end("value")]
+            if _generated(value):
+                spans += _value_span(m, False)
+            elif _symbols_password(value) and not (cannot_be_secret(value) or says_absent(value)):
+                # (session 23: one with symbols that reads as a password, a `%3r` in it no template: Django's key)
+                spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
     return spans
 
 

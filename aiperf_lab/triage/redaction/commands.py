@@ -43,19 +43,19 @@ COMMAND_PASSWORD_FLAGS: list[tuple[tuple[str, ...], int, re.Pattern[str]]] = [
     # U X` anywhere on a line (behind any log prefix, inside a JSON record's message: the value ends at a quote)
     (("reset-admin-password",), 300, re.compile(r"[ \t](?<=reset-admin-password[ \t])[ \t]{0,3}"
                                                 + _shell_value(r"[^\s'\"$\\-][^\s'\"]{2,}"))),
-    (("conda token set",), 300, re.compile(r"[ \t](?<=conda token set[ \t])[ \t]{0,3}(?:--[\w-]{1,32}[ \t]{1,4})*"
+    (("conda token",), 300, re.compile(r"[ \t](?<=conda token set[ \t])[ \t]{0,3}(?:--[\w-]{1,32}[ \t]{1,4})*"
                                            + _shell_value(r"[^\s'\"$\\-][^\s'\"]{7,}", 8))),
     (("wandb login",), 300, re.compile(r"[ \t](?<=wandb login[ \t])[ \t]{0,3}(?:--(?:relogin|cloud|verify|anonymously)"
                                        r"[ \t]{1,4}|--host[ \t=]{1,4}[^\s'\"]{1,256}[ \t]{1,4})*"
                                        + _shell_value(r"[^\s'\"$\\-][^\s'\"]{7,}", 8))),
-    (("oc login", "twine upload", "twine"), 300, re.compile(r"-(?<=[ \t]-)(?:p|-password)(?:[ \t]{1,4}|(?<=-password)=)"
+    (("oc login", "twine"), 300, re.compile(r"-(?<=[ \t]-)(?:p|-password)(?:[ \t]{1,4}|(?<=-password)=)"
                                                             + _shell_value(r"[^\s'\"$\\-][^\s'\"]*"))),
     # (Hive's `beeline -u jdbc:hive2://h -n bob -p X`; HTTPie's `http -a bob:X GET url`, `--auth bob:X`)
     (("beeline",), 300, re.compile(r"-p(?<=[ \t]-p)[ \t]{1,4}" + _shell_value(r"[^\s'\"$\\-][^\s'\"]*"))),
-    (("http ", "https ", "httpie "), 120, re.compile(r"-(?<=[ \t]-)(?:a|-auth)(?:[ \t]{1,4}|(?<=-auth)=)['\"]?[^\s:'\"]{1,128}:"
+    (("http ",), 120, re.compile(r"-(?<=[ \t]-)(?:a|-auth)(?:[ \t]{1,4}|(?<=-auth)=)['\"]?[^\s:'\"]{1,128}:"
                                                      r"(?P<value>[^\s'\"]+)")),
-    (("poetry config",), 300, re.compile(r"pypi-token\.[\w.-]{1,64}[ \t]{1,4}" + _shell_value(r"[^\s'\"$\\-][^\s'\"]*"))),
-    (("poetry config",), 300, re.compile(r"http-basic\.[\w.-]{1,64}[ \t]{1,4}[^\s'\"]{1,256}[ \t]{1,4}"
+    (("poetry",), 300, re.compile(r"pypi-token\.[\w.-]{1,64}[ \t]{1,4}" + _shell_value(r"[^\s'\"$\\-][^\s'\"]*"))),
+    (("poetry",), 300, re.compile(r"http-basic\.[\w.-]{1,64}[ \t]{1,4}[^\s'\"]{1,256}[ \t]{1,4}"
                                          + _shell_value(r"[^\s'\"$\\-][^\s'\"]*"))),
     # InfluxDB 2's `influx setup|auth|... -t TOKEN` (its `-p` is a password flag of the argv reading already)
     (("influx",), 300, re.compile(r"-t(?<=[ \t'\"]-t)[ \t]{1,4}" + _shell_value(r"(?![0-9]{1,12}(?![^\s'\"]))[^\s'\"$-][^\s'\"]*"))),
@@ -206,7 +206,7 @@ def _command_password_spans(text: str) -> list[Span]:
     spans: list[Span] = _glued_pass_spans(text) if has(text, "PASS=") else []
     if has(text, "=$(echo ") or has(text, "=$(printf "):
         spans += _echo_substitution_spans(text)
-    if has(text, " | |") or has(text, "Z |") or has(text, "\"|") or has(text, "\" |"):   # (session 23: printed_rows)
+    if has(text, "| |") or has(text, "Z |") or has(text, "\"|") or has(text, "\" |"):   # (session 23: printed_rows)
         spans += prefixed_row_spans(text)
     if any(has(text, gate) for gate in PROMPT_GATES):   # (each verb's tail: `Enter ` and `enter ` in one scan)
         spans += typed_prompt_spans(text, text.lower())

@@ -34,9 +34,9 @@ def prefixed_row_spans(text: str) -> list[Span]:
 
 # (lower-cased; the prompt's verb at a word's start, its noun within the line, the answer alone to the line's end or to
 # a JSON string's closing quote; every repetition bounded)
-TYPED_PROMPT = re.compile(r"(?<![a-z])(?:enter|paste|input|type)[ \t][^\n:]{0,80}?(?:api[ _-]?key|token|password|passphrase|secret)"
+TYPED_PROMPT = re.compile(r"(?<![a-z])(?:enter|paste)[ \t][^\n:]{0,80}?(?:api[ _-]?key|token|password|passphrase|secret)"
                           r"[^\n]{0,120}?:[ \t]{1,4}(?P<value>[^\s'\"\\]{6,512})[ \t]{0,4}(?=\r?$|\\?\")", re.M)
-PROMPT_GATES = ("nter ", "aste ", "nput ", "ype ")
+PROMPT_GATES = ("nter ", "aste ")   # (`Enter`/`enter`, `Paste`/`paste`: the verbs' tails, one scan each)
 
 
 def typed_prompt_spans(text: str, lower: str) -> list[Span]:
