@@ -72,6 +72,8 @@ The package, one job a module; an arrow is "imports from" (leaves first, no cycl
     assignments  name=value pairs, runs of them, values apart, harmless values
                                                      -> line_views, names, references, spans, store_prints
     op_items     1Password's `op item get --reveal` prints (a fields line, JSON over lines)  -> names, spans
+    printed_rows a CLI's `| apikey | X |` row behind a log prefix or in a JSON message; a prompt answered on its line
+                                                                             -> names, spans
     commands     printed command lines and flags, tools' password flags; SQL, Redis, MongoDB passwords
                                                                              -> assignments, names, spans
     layouts      env items, XML/terraform/k8s data blocks, listings, loguru, cloud CLI tables

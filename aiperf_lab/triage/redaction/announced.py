@@ -162,7 +162,8 @@ def _announces(line: str) -> bool:
     token, secret or API key, or it runs a command that prints one decoded, or it is a few words that name one."""
     stripped = line.rstrip(" \t\r")
     if stripped.endswith(":"):
-        return ANNOUNCING_WORDS.search(stripped) is not None and len(stripped.lstrip(" \t")) > 9
+        return ANNOUNCING_WORDS.search(stripped) is not None and len(stripped.lstrip(" \t")) > 1   # (session 23:
+        # `password:` alone too, its value then judged as after words alone: _strictly_judged)
     if DECODING.search(line) is not None:
         return "secret" in line or "password" in line or "token" in line
     return _names_alone(stripped.lstrip(" \t"))
@@ -232,13 +233,20 @@ def announced_value_spans(text: str, lower: str) -> list[Span]:
         value = found[2]
         if ":" in value.rstrip(":") or not _credential_value(value) or value.endswith(":"):
             continue
-        if not line.rstrip(" \t\r").endswith(":") and DECODING.search(line) is None and (
+        if _strictly_judged(line) and DECODING.search(line) is None and (
                 not (_generated(value) or _reads_as_password(value)) or CODE_CHARACTERS.search(value.rstrip("=")) is not None
                 or text[line_start:line_end].rstrip(" \t\r").endswith((",", "(", "[", "{"))):
             continue   # (after words alone, a value that reads as generated or as a password, no code: `Admin
             #            password` then `Successfully` stays, and so does `Expect(` / `"style token",` / `key=r"..."`)
         spans.append((found[0], found[1], REDACTED, LABEL, line_start))
     return spans
+
+
+def _strictly_judged(line: str) -> bool:
+    """An announcing line whose value must read as generated or as a password: words alone, or a name and its colon
+    alone (`password:`, 9 characters at most: a YAML key or a prompt, whose next line may be anything)."""
+    stripped = line.strip(" \t\r")
+    return not stripped.endswith(":") or len(stripped) <= 9
 
 
 def announced_hold(buffer: str, start: int, cut: int) -> int:
@@ -348,9 +356,9 @@ def _awaits_typed(line: str) -> bool:
 # `Unseal Key: X`; `nomad acl bootstrap`'s `Secret ID    = X`, `consul acl bootstrap`'s `SecretID:   X`), each led by
 # its label and asked only where the text holds its root word (key, secret)
 BOOTSTRAP_LABELS = (("key", re.compile(r"unseal key(?: [0-9]{1,2})?[ \t]{0,16}[:=][ \t]{0,16}(?P<value>[A-Za-z0-9+/=_.-]{8,512})"
-                                       r"[ \t]{0,16}\r?$", re.M | re.I)),
-                    ("secret", re.compile(r"secret ?id[ \t]{0,16}[:=][ \t]{0,16}(?P<value>[A-Za-z0-9_-]{8,512})[ \t]{0,16}\r?$",
-                                          re.M | re.I)))
+                                       r"[ \t]{0,16}(?:\r?$|(?=\\?\"))", re.M | re.I)),   # (or a JSON message's end: session 23)
+                    ("secret", re.compile(r"secret ?id[ \t]{0,16}[:=][ \t]{0,16}(?P<value>[A-Za-z0-9_-]{8,512})[ \t]{0,16}"
+                                          r"(?:\r?$|(?=\\?\"))", re.M | re.I)))
 
 
 def bootstrap_label_spans(text: str, lower: str) -> list[Span]:

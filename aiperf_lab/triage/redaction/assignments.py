@@ -188,7 +188,7 @@ URL_SIGNATURE = re.compile(r"signature=(?<=[?&]signature=|-signature=)(?P<value>
 # the word, `api_key2: |`; and a store's print: store_prints.KUBECTL_SECRET_PRINT)
 VALUE_ON_NEXT_LINE = re.compile(r"(?:token|secret|passw(?:or)?d|api[_-]?key|apikey|pass(?:phrase)?|credential|accountkey)"
                                 r"[0-9]{0,3}[\"']?[ \t]{0,32}[=:][ \t]" + _ALIGNED + r"(?:[|>](?:[0-9][+-]|[+-]?[0-9]?)[ \t]{0,8})?(?:#[^\n]{0,256})?\r?\n\Z"
-                                r"|--[a-z0-9_-]{0,48}(?:token|secret|passw(?:or)?d|api[_-]?key|pass(?:phrase)?)[0-9]{0,3}[\"']?,?[ \t]{0,8}"
+                                r"|--[a-z0-9_-]{0,48}(?:token|secret|passw(?:or)?d|key|pass(?:phrase)?)[0-9]{0,3}[\"']?,?[ \t]{0,8}"
                                 r"\r?\n\Z|" + KUBECTL_SECRET_PRINT)
 
 

@@ -42,6 +42,18 @@ _USER_THEN_VALUE = r"[ \t]{0,4}(?P<uq>[\"'])[^\"'\n]{0,256}(?P=uq)[ \t]{0,4},[ \
 # (the name padded to a column, as pytest -l prints its locals: `auth       = ('admin', 'X')`)
 AUTH_PAIR = re.compile(r"auth[ \t]{0,40}=[ \t]{0,4}[(\[]" + _USER_THEN_VALUE)   # (not `oauth=(`: the character before is read)
 BASIC_AUTH_CALL = re.compile(r"BasicAuth\(" + _USER_THEN_VALUE)
+# (session 23) Elasticsearch's `api_key=('id', 'X')`: an id and its key, the second the secret
+API_KEY_PAIR = re.compile(r"api_key[ \t]{0,40}=[ \t]{0,4}[(\[]" + _USER_THEN_VALUE)
+# (session 23) the pair unquoted, as a repr or a log prints it (`auth=(bob, X)`): X where it reads as a password
+# (names.looks_like_password: `auth=(user, password)`, `(self.user, pw)` name variables and stay)
+AUTH_PAIR_BARE = re.compile(r"auth[ \t]{0,40}[=:][ \t]{0,4}\([ \t]{0,4}[\w.@-]{1,256}[ \t]{0,4},[ \t]{0,4}"
+                            r"(?P<value>[^\s'\"`(),\[\]]{1,256})[ \t]{0,4}\)")
+# a login call given a user and a quoted password (ftplib's, smtplib's, imaplib's `login(user, "X")`, `ftp.login("bob",
+# "X")`): the second argument, a literal (a name passes a variable)
+LOGIN_CALL = re.compile(r"login\([ \t]{0,4}(?:[\w.]{1,128}|(?P<uq>[\"'])[^\"'\n]{0,256}(?P=uq))[ \t]{0,4},[ \t]{0,4}" + _QUOTED
+                        + r"[ \t]{0,4}[,)]")
+# huggingface_hub's `login("X")`: a login's one literal argument, where it reads as generated (a token)
+LOGIN_TOKEN = re.compile(r"login\([ \t]{0,4}" + _QUOTED + r"[ \t]{0,4}[,)]")
 # the client's own word before `_auth` (Elasticsearch's `http_auth=('elastic', 'X')`, `basic_auth=(...)`, aiohttp's
 # `proxy_auth=`): read back from the pair's start
 AUTH_PAIR_OWNERS = frozenset({"http", "basic", "proxy", "client", "api", "user"})
@@ -98,18 +110,27 @@ def code_secret_spans(text: str, lower: str) -> list[Span]:
             spans += _arrow_spans(text)
         if has(text, "login("):
             spans += _values(LOGIN_KEY, text)
+            spans += [span for span in _values(LOGIN_CALL, text) if _starts_a_word(text, span[4], "-")]
+            spans += [span for span in _values(LOGIN_TOKEN, text) if _starts_a_word(text, span[4], "-")
+                      and _generated(text[span[0]:span[1]])]
         if "(" in text and has(lower, "auth"):
             spans += [span for span in _values(AUTH_PAIR, text)
                       if _starts_a_word(text, span[4], "_.") or (text[span[4] - 1] == "_" and _word_before(
                           text, span[4] - 1, CALLEE_REVERSED).lower() in AUTH_PAIR_OWNERS)]
             if has(text, "BasicAuth("):
                 spans += _values(BASIC_AUTH_CALL, text)
+        if "(" in text and has(text, "api_key"):
+            spans += [span for span in _values(API_KEY_PAIR, text) if _starts_a_word(text, span[4], ".")]
         if "`" in text:
             spans += _named(MARKDOWN_NAMED, text)
         if has(text, "getConnection("):
             spans += _values(GET_CONNECTION, text)
         if "@" in text and (has(text, "@tcp") or has(text, "@unix(") or has(text, "@udp(")):
             spans += _go_dsn_spans(text)
+    if "(" in text and has(lower, "auth") and has(text, ", "):
+        spans += [span for span in _values(AUTH_PAIR_BARE, lower) if _password_shaped(text[span[0]:span[1]])
+                  and (_starts_a_word(text, span[4], "_.") or (text[span[4] - 1] == "_" and _word_before(
+                      text, span[4] - 1, CALLEE_REVERSED).lower() in AUTH_PAIR_OWNERS))]
     if has(text, "ENV "):
         spans += _named(DOCKER_ENV, text, bare=True)
     if has(lower, "setx"):
@@ -127,9 +148,23 @@ def code_secret_spans(text: str, lower: str) -> list[Span]:
         spans += [span for span in _values(ENVIRONMENT_ECHO, text) if _secret_name_cached(
             _word_before(text, span[4], CALLEE_REVERSED))]
     if has(lower, LABEL_GATE):
-        spans += [span for span in _values(SPACED_LABEL, lower) if span[1] - span[0] <= 256 and _generated(
-            text[span[0]:span[1]]) and _starts_a_word(lower, span[4], "_-")]
+        for m in SPACED_LABEL.finditer(lower):
+            if m.end("value") - m.start("value") > 256 or not _starts_a_word(lower, m.start(), "_-"):
+                continue
+            value = text[m.start("value"):m.end("value")]
+            if _generated(value):
+                spans += _value_span(m, False)
+            elif _symbols_password(value) and not (cannot_be_secret(value) or says_absent(value)):
+                # (session 23: one with symbols that reads as a password, a `%3r` in it no template: Django's key)
+                spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
     return spans
+
+
+def _symbols_password(value: str) -> bool:
+    """(session 23) A value of 12+ characters with letters, digits and 2+ symbols that reads as a password (Django's
+    `SECRET KEY: h2@#!&$k9...`, which looks_generated's letters-and-digits reading turns down)."""
+    return (len(value) >= 12 and sum(not c.isalnum() for c in value) >= 2 and any(c.isdigit() for c in value)
+            and any(c.isalpha() for c in value) and _password_shaped(value))
 
 
 _generated = functools.lru_cache(maxsize=4096)(looks_generated)   # (of 256 characters at most: longer ones are not)

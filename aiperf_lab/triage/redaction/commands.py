@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from .assignments import AUTH_SCHEMES, NOT_A_SECRET_REFERENCE, names_a_gcloud_secret
 from .names import (_secret_name_cached, cannot_be_secret, is_hex_key, is_named_location, is_secret_flag, looks_generated,
                     looks_like_password, name_words, names_a_key_file)
+from .printed_rows import PROMPT_GATES, prefixed_row_spans, typed_prompt_spans
 from .spans import REDACTED, REDACTED_LOWER, Span, has, has_any
 
 
@@ -37,6 +38,25 @@ COMMAND_PASSWORD_FLAGS: list[tuple[tuple[str, ...], int, re.Pattern[str]]] = [
     (("redis-cli", "keydb-cli"), 300, re.compile(r"-a(?<=[ \t'\"]-a)[ \t]{1,4}" + _shell_value(r"[^\s'\"-][^\s'\"]*"))),
     # `cargo login TOKEN` (asked only where the text holds `cargo login`: _present_tools)
     (("cargo login",), 300, re.compile(r"[ \t](?<=cargo login[ \t])[ \t]{0,3}['\"]?(?P<value>[^\s'\"$-][^\s'\"]{7,})")),
+    # (session 23) `grafana-cli admin reset-admin-password X`, `conda token set X`, `wandb login [--relogin] X` (the
+    # flags before the key), `oc login -u U -p X`, `twine upload -p X` and `poetry config pypi-token.R X` / `http-basic.R
+    # U X` anywhere on a line (behind any log prefix, inside a JSON record's message: the value ends at a quote)
+    (("reset-admin-password",), 300, re.compile(r"[ \t](?<=reset-admin-password[ \t])[ \t]{0,3}"
+                                                + _shell_value(r"[^\s'\"$\\-][^\s'\"]{2,}"))),
+    (("conda token",), 300, re.compile(r"[ \t](?<=conda token set[ \t])[ \t]{0,3}(?:--[\w-]{1,32}[ \t]{1,4})*"
+                                           + _shell_value(r"[^\s'\"$\\-][^\s'\"]{7,}", 8))),
+    (("wandb login",), 300, re.compile(r"[ \t](?<=wandb login[ \t])[ \t]{0,3}(?:--(?:relogin|cloud|verify|anonymously)"
+                                       r"[ \t]{1,4}|--host[ \t=]{1,4}[^\s'\"]{1,256}[ \t]{1,4})*"
+                                       + _shell_value(r"[^\s'\"$\\-][^\s'\"]{7,}", 8))),
+    (("oc login", "twine"), 300, re.compile(r"-(?<=[ \t]-)(?:p|-password)(?:[ \t]{1,4}|(?<=-password)=)"
+                                                            + _shell_value(r"[^\s'\"$\\-][^\s'\"]*"))),
+    # (Hive's `beeline -u jdbc:hive2://h -n bob -p X`; HTTPie's `http -a bob:X GET url`, `--auth bob:X`)
+    (("beeline",), 300, re.compile(r"-p(?<=[ \t]-p)[ \t]{1,4}" + _shell_value(r"[^\s'\"$\\-][^\s'\"]*"))),
+    (("http ",), 120, re.compile(r"-(?<=[ \t]-)(?:a|-auth)(?:[ \t]{1,4}|(?<=-auth)=)['\"]?[^\s:'\"]{1,128}:"
+                                                     r"(?P<value>[^\s'\"]+)")),
+    (("poetry",), 300, re.compile(r"pypi-token\.[\w.-]{1,64}[ \t]{1,4}" + _shell_value(r"[^\s'\"$\\-][^\s'\"]*"))),
+    (("poetry",), 300, re.compile(r"http-basic\.[\w.-]{1,64}[ \t]{1,4}[^\s'\"]{1,256}[ \t]{1,4}"
+                                         + _shell_value(r"[^\s'\"$\\-][^\s'\"]*"))),
     # InfluxDB 2's `influx setup|auth|... -t TOKEN` (its `-p` is a password flag of the argv reading already)
     (("influx",), 300, re.compile(r"-t(?<=[ \t'\"]-t)[ \t]{1,4}" + _shell_value(r"(?![0-9]{1,12}(?![^\s'\"]))[^\s'\"$-][^\s'\"]*"))),
     # keytool's one-dash long flags; `echo X | docker login --password-stdin`, `gh auth login --with-token
@@ -72,8 +92,10 @@ COMMAND_PASSWORD_FLAGS: list[tuple[tuple[str, ...], int, re.Pattern[str]]] = [
 # (the value aligned to a column, `  --password        X` as a launcher's args table or argparse's help-like dump prints
 # it: 5 to 40 blanks, then a value that ends the line and is secret-shaped, quoted or not: help text's `--token    The
 # token to use` stays)
+# (session 23: the list's next line behind a log prefix, `[rank0]: `, an ISO time, compose's `api-1  | `)
+_NEXT_LINE_PREFIX = r"(?:\[[^\]\n]{1,32}\]:?[ \t]{1,4}|[0-9][0-9TZ:.,+-]{18,34}[ \t]{1,4}|[\w.-]{1,64}[ \t]{1,16}\|[ \t]{1,4})?"
 PRINTED_SECRET_FLAG = re.compile(r"--(?<![A-Za-z0-9_-]--)(?P<flag>[A-Za-z][A-Za-z0-9_-]{0,63})"
-                                 r"(?:=|(?P<gap>[ \t]{1,40})|['\"],[ \t]{0,2}['\"]|['\"]?,?[ \t]{0,8}\r?\n[ \t]{0,64}-[ \t]{1,4}['\"]?)"
+                                 r"(?:=|(?P<gap>[ \t]{1,40})|['\"],[ \t]{0,2}['\"]|['\"]?,?[ \t]{0,8}\r?\n" + _NEXT_LINE_PREFIX + r"[ \t]{0,64}-[ \t]{1,4}['\"]?)"
                                  + _shell_value(r"[^\s'\"-][^\s'\"]{0,4095}"))
 ALIGNED_FLAG_GAP = 4   # (more blanks than this between a flag and its value: an aligned column, judged as above)
 LINE_END_AFTER_VALUE = re.compile(r"['\"]?[ \t]*(?:\r?\n|\Z)")
@@ -162,10 +184,32 @@ def _glued_pass_spans(text: str) -> list[Span]:
     return spans
 
 
+# (session 23) `PW=$(echo X)`, `export HF_TOKEN=$(printf '%s' X)` unquoted: a substitution that prints the value it
+# holds (a quoted one is the assignment rules'); the name read back from the `=` (NAME_BEFORE_EQUALS_REVERSED)
+ECHO_SUBSTITUTION = re.compile(r"=\$\((?:echo|printf)[ \t]{1,4}(?:-[nes]{1,3}[ \t]{1,4})?(?:(?P<fq>['\"])%s(?:\\n)?(?P=fq)[ \t]{1,4})?"
+                               + _shell_value(r"[^\s'\"$()-][^\s'\"()]*") + r"['\"]?[ \t]{0,4}\)")
+NAME_BEFORE_EQUALS_REVERSED = re.compile(r"[A-Za-z0-9_]{1,128}")
+
+
+def _echo_substitution_spans(text: str) -> list[Span]:
+    spans: list[Span] = []
+    for m in ECHO_SUBSTITUTION.finditer(text):
+        back = NAME_BEFORE_EQUALS_REVERSED.match(text[max(0, m.start() - 128):m.start()][::-1])
+        if back is not None and _secret_name_cached(back.group()[::-1]) and not cannot_be_secret(m.group("value")):
+            spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start() - back.end()))
+    return spans
+
+
 def _command_password_spans(text: str) -> list[Span]:
     """Passwords of printed commands (COMMAND_PASSWORD_FLAGS): each flag match is kept when one of its
     tools' names starts within reach before it, on the same line; and a glued PASS variable's (GLUED_PASS)."""
     spans: list[Span] = _glued_pass_spans(text) if has(text, "PASS=") else []
+    if has(text, "=$(echo ") or has(text, "=$(printf "):
+        spans += _echo_substitution_spans(text)
+    if has(text, "| |") or has(text, "Z |") or has(text, "\"|") or has(text, "\" |"):   # (session 23: printed_rows)
+        spans += prefixed_row_spans(text)
+    if any(has(text, gate) for gate in PROMPT_GATES):   # (each verb's tail: `Enter ` and `enter ` in one scan)
+        spans += typed_prompt_spans(text, text.lower())
     places: dict[str, list[int]] = {}
     present_tools = _present_tools(text)
     for tools, reach, pattern in COMMAND_PASSWORD_FLAGS:

@@ -251,7 +251,8 @@ def is_secret_name(name: str) -> bool:
                   or (before, word[:-1] if word == "keys" else word) in SECRET_PAIRS
                   or (word == "pwd" and last > 0)
                   or (word[-1:].isdigit() and _numbered_secret_word(before, word)))
-        if secret and QUANTITY_WORDS.isdisjoint(words[i + 1:]) and QUALIFIER_BEFORE.isdisjoint(words[:i]):
+        if secret and QUANTITY_WORDS.isdisjoint(words[i + 1:]) and (QUALIFIER_BEFORE.isdisjoint(words[:i]) or (
+                words[:i] == ["existing"] and word == "token" and i == last)):   # (kfp's existing_token: a token)
             return True
     return False
 

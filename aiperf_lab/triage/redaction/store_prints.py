@@ -17,9 +17,9 @@ import re
 # `security find-generic-password ... -w`, Bitwarden's `bw get password X`, `sops -d --extract '["k"]' FILE`.
 SECRET_PRINT_LITERALS = ("kubectl", "aws ", "versions access", "get-secret-value", "vault", "op read", "get-parameter",
                          "op item", "doppler", "pass ", "find-generic-password", "find-internet-password", "bw get",
-                         "sops", "cat ", "printenv", "echo ")
+                         "sops", "cat ", "printenv", "echo ", "config get")
 SECRET_PRINT_GATES = ("secret", "vault", "op://", "decryption", "pass ", "--reveal", "-password", "bw get",
-                      "--extract", "passw", "cat ", "printenv ", "echo $", "echo \"$")   # (every such command line holds one of these, lower-cased)
+                      "--extract", "passw", "cat ", "printenv ", "echo $", "echo \"$", "config get")   # (every such command line holds one of these, lower-cased)
 # A store's print goes to the terminal only where its stdout is not sent to a file (`> pw.txt`, `>> f`, `1> f`, `&> f`;
 # `2> f`, `2>&1` and `>&2` still print) nor written to one by the tool (`--out-file=F`, gcloud's and 1Password's): after
 # such a command, the next line (`saved`) is not the value. Read from each command's first word to the line's end.
@@ -70,6 +70,9 @@ KUBECTL_SECRET_PRINT = (r"(?:kubectl" + _NOT_TO_A_FILE + r"[ \t][^\n]{0,100}?sec
                         r"|(?<![\w-])aws" + _NOT_TO_A_FILE + r"[ \t](?:[^\n]{0,100}?[ \t])?(?:configure[ \t]{1,4}get[ \t]{1,4}"
                         r"(?:[\w.-]{0,40}\.)?(?:aws_)?(?:secret_access_key|session_token)|ecr(?:-public)?[ \t]{1,4}get-login-password)"
                         r"(?![\w-])[^\n|>]{0,100}?"
+                        # (`npm config get //registry/:_authToken`, yarn's and pnpm's: session 23)
+                        r"|(?<![\w-])(?:npm|yarn|pnpm)" + _NOT_TO_A_FILE + r"[ \t]{1,4}config[ \t]{1,4}get[ \t][^\n]{0,100}?"
+                        r"(?:_authtoken|_auth|_password|npmauthtoken)['\"]?"
                         r"|(?<![\w-])printenv" + _NOT_TO_A_FILE + r"[ \t]{1,4}" + _ENV_NAME +
                         r"|(?<![\w-])echo" + _NOT_TO_A_FILE + r"[ \t]{1,4}['\"]?\$\{?" + _ENV_NAME + r"\}?"
                         r")[ \t'\"]{0,4}\r?\n\Z")
