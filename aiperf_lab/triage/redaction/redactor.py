@@ -307,7 +307,8 @@ class Redactor:
                 continue  # authorization=none: a setting (`Authorization: X` is a header, whatever X)
             value_start, value_end = m.span("value")
             if lower.startswith(AUTH_SCHEME_WORDS, value_start) and (
-                    value_end - value_start <= MOST_SCHEME_LETTERS or lower.find("{", value_start, value_end) >= 0) and (
+                    value_end - value_start <= MOST_SCHEME_LETTERS or lower.find("{", value_start, value_end) >= 0
+                    or lower.find("<", value_start, value_end) >= 0) and (
                     _names_scheme_only(lower, m)):
                 continue  # `"Authorization": "Bearer " + api_key`, f"Bearer {token}": code that builds the header
             if m.group("value").startswith("aws4-"):  # SigV4: `..., SignedHeaders=..., Signature=HEX` to the quote or line end

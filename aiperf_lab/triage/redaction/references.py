@@ -56,3 +56,30 @@ def in_a_call(text: str, at: int) -> bool:
     passwd=password)` passes a variable named as a secret."""
     before = text[max(text.rfind("\n", max(0, at - 256), at) + 1, at - 256):at]
     return before.rfind("(") > before.rfind(")")
+
+
+# A failure's sentence about the secret, the reason after its colon (`Failed to get token: timeout`, `Unable to refresh
+# access token: connection refused`, `could not fetch secret: Forbidden`): a word of letters there is the reason, not the
+# secret (lower-cased text before the name, on its line; no verb that reads the value it was given: validate, decode)
+FAILED_TO_GET = re.compile(r"(?:fail(?:ed|ure)|unable|could ?n[o']?t|cannot|can't|error)(?: while| when)?(?: to)?[ \t]"
+                           r"(?:get|fetch|obtain|retrieve|refresh|acquire|load|renew|request|exchange|generate|create|read)"
+                           r"(?:ing)?[ \t](?:(?:the|a|an|new|access|auth|id|api|oauth2?|bearer|service|account|refresh"
+                           r"|session|github|hf|vault|registry)[ \t]){0,3}\Z")
+REASON_WORD = re.compile(r"[A-Z]?[a-z]{2,23}|[A-Z]{3,24}")   # (a word, not a run of mixed case)
+# The line a password prompt's answer leaves (`Password:` then `Login incorrect`, `su: Authentication failure`, `Sorry,
+# try again.`): words of letters only, one of them an outcome's
+PROMPT_OUTCOME_LINE = re.compile(r"[A-Za-z]{2,24}(?:[,:]?[ \t][A-Za-z]{1,24}){1,7}[.!]?[ \t]*\r?(?:\n|\Z)")
+OUTCOME_WORDS = frozenset({"incorrect", "failure", "failed", "denied", "invalid", "wrong", "sorry", "mismatch", "expired",
+                           "successfully", "succeeded", "accepted", "rejected", "unchanged", "updated", "match"})
+
+
+def names_no_value(text: str, lower: str, name_start: int, sep: str, value_start: int, value_end: int) -> bool:
+    """Whether a secret name's value is none: a failure's reason after `Failed to get token:` (FAILED_TO_GET), or the
+    first word of the line a password prompt's outcome prints after the prompt's line (PROMPT_OUTCOME_LINE)."""
+    if REASON_WORD.fullmatch(text, value_start, value_end) is None:
+        return False
+    if "\n" in sep:
+        line = PROMPT_OUTCOME_LINE.match(text, value_start)
+        return line is not None and not OUTCOME_WORDS.isdisjoint(re.findall(r"[a-z]+", lower[value_start:line.end()]))
+    line_start = lower.rfind("\n", max(0, name_start - 96), name_start) + 1
+    return FAILED_TO_GET.search(lower, max(line_start, name_start - 96), name_start) is not None
