@@ -62,6 +62,19 @@ KEPT = {
     "curl -u \"$USER:$PASSWORD\"": "curl -u \"$USER:$PASSWORD\" https://example.com\n",
     "curl -u ${USER}:${PASSWORD}": "curl -u ${USER}:${PASSWORD} https://example.com\n",
     "gcloud's --secret= in $( )": "export HF_TOKEN=$(gcloud secrets versions access latest --secret=hf-token)\n",
+    # found by the probe (h/probe.py)
+    "a store's print taken by a variable": ("export HF_TOKEN=$(gcloud secrets versions access latest --secret=hf-token)\n"
+                                            "SECRET_BACKEND=vault\nstepzero\n"),
+    "vault -field= taken by a variable": 'HF_TOKEN="$(vault kv get -field=token secret/hf)"\nstepzero\n',
+    "Bearer $VAR over 20 characters": 'curl -H "Authorization: Bearer $OPENAI_API_KEY" https://api.openai.com/v1/models\n',
+    "Bearer %VAR%": "Authorization: Bearer %OPENAI_API_KEY%\n",
+    "a kubelet event": ('Warning  FailedMount  2s  kubelet  MountVolume.SetUp failed for volume "hf-token" : '
+                        'secret "hf-token" not found\n'),
+    "a logprobs record": '{"id": 6, "token": "world2", "logprob": -0.123}\n',
+    "OpenAI's top_logprobs": '"top_logprobs": [{"token": "world2", "logprob": -0.12, "bytes": [119]}]\n',
+    "a BPE piece": '{"token": "\u0120world", "id": 995}\n',
+    "a SentencePiece piece": "token: \u2581world2\n",
+    "secret_sauce": 'secret_sauce = "more layers"\n',
 }
 
 HIDDEN = {   # text, value that must go
@@ -90,6 +103,15 @@ HIDDEN = {   # text, value that must go
     "docker login -p $x (a password)": ("docker login -p $ecretPw9xq registry.example.com\n", "$ecretPw9xq"),
     "curl -u user:X": (f"curl -u \"$USER:{KEY}\" https://example.com\n", KEY),
     "a --secret= of another tool": (f"export X=$(mytool fetch --secret={KEY})\n", KEY),
+    "a store's print": (f"$ gcloud secrets versions access latest --secret=hf-token\n{KEY}\n", KEY),
+    "a store's print in an echo": (f"echo $(gcloud secrets versions access latest --secret=hf-token)\n{KEY}\n", KEY),
+    "a store's print after another substitution": (
+        f"X=$(date); gcloud secrets versions access latest --secret=hf-token\n{KEY}\n", KEY),
+    "Bearer $ then mixed case": (f"Authorization: Bearer ${KEY}xx\n", KEY),
+    "a token in JSON": (f'{{"token": "{KEY}", "expires": 3600}}\n', KEY),
+    "a word in JSON": ('{"token": "world2"}\n', "world2"),
+    "a secret's kind then a value": (f"password: secret{KEY}\n", KEY),
+    "secret_key": (f'secret_key = "{KEY}"\n', KEY),
 }
 
 

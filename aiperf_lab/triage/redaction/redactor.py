@@ -56,6 +56,7 @@ from .token_spans import CONTEXT_LITERALS, _context_shape_spans, _provider_token
 from .store_prints import SECRET_PRINT_GATES
 from .tables import header_table_spans
 from .tokens import CREDENTIAL_CHARACTER, SERVICE_PREFIXES, TOKEN_SHAPE_LITERALS
+from .references import names_a_variable
 from .wraps import folded_spans
 from .urls import _escaped_url_spans, _schemeless_credential_spans, _url_userinfo_spans, query_key_spans
 
@@ -308,7 +309,8 @@ class Redactor:
             value_start, value_end = m.span("value")
             if lower.startswith(AUTH_SCHEME_WORDS, value_start) and (
                     value_end - value_start <= MOST_SCHEME_LETTERS or lower.find("{", value_start, value_end) >= 0
-                    or lower.find("<", value_start, value_end) >= 0) and (
+                    or lower.find("<", value_start, value_end) >= 0
+                    or names_a_variable(text[value_start:value_end].partition(" ")[2])) and (
                     _names_scheme_only(lower, m)):
                 continue  # `"Authorization": "Bearer " + api_key`, f"Bearer {token}": code that builds the header
             if m.group("value").startswith("aws4-"):  # SigV4: `..., SignedHeaders=..., Signature=HEX` to the quote or line end

@@ -24,6 +24,7 @@ AUTH_REFERENCE = re.compile(r"\$[a-z_][a-z0-9_]{0,127}|\$\{[a-z_][a-z0-9_]{0,127
 # `https://$GH_TOKEN@github.com`: unbraced only in capitals, as assignments' NOT_A_SECRET_REFERENCE: a password may
 # start with "$")
 URL_REFERENCE = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]{0,127}\}|\$[A-Z_][A-Z0-9_]{0,127}")
+PERCENT_REFERENCE = re.compile(r"%[A-Z_][A-Z0-9_]{0,127}%")   # (Windows' `%API_KEY%`)
 
 # Key kinds beside names' NOT_SECRET_KEY_KINDS (the word before `key`): RFC 6455's `Sec-WebSocket-Key` (16 random bytes a
 # client sends once per handshake, the server's Accept a hash of it: a nonce that opens nothing), a key-value store's
@@ -73,9 +74,27 @@ OUTCOME_WORDS = frozenset({"incorrect", "failure", "failed", "denied", "invalid"
                            "successfully", "succeeded", "accepted", "rejected", "unchanged", "updated", "match"})
 
 
+# A tokenizer's piece: byte-level BPE's `Ġ` (a blank before it), SentencePiece's `▁`; generated secrets are ASCII
+TOKEN_PIECE_MARKS = ("\u0120", "\u2581", "\u010a")
+# Kubernetes names an object by its kind and its quoted name (`MountVolume.SetUp failed for volume "hf-token" : secret
+# "hf-token" not found`): after a secret-named volume's name, the kind word is no value
+OBJECT_KINDS = frozenset({"secret", "secrets", "configmap", "configmaps", "volume", "serviceaccount"})
+QUOTED_OBJECT_NAME = re.compile(r"[ \t]\"[a-z0-9][a-z0-9.-]{0,252}\"")
+LOGPROB_REACH = 256   # (the characters around a `"token":` looked at for a log-probability record's other keys)
+
+
 def names_no_value(text: str, lower: str, name_start: int, sep: str, value_start: int, value_end: int) -> bool:
-    """Whether a secret name's value is none: a failure's reason after `Failed to get token:` (FAILED_TO_GET), or the
-    first word of the line a password prompt's outcome prints after the prompt's line (PROMPT_OUTCOME_LINE)."""
+    """Whether a secret name's value is none: a failure's reason after `Failed to get token:` (FAILED_TO_GET), the
+    first word of the line a password prompt's outcome prints after the prompt's line (PROMPT_OUTCOME_LINE), a
+    tokenizer's piece (`"token": "Ġworld"`, or any value of `token` in a record with a log-probability: OpenAI's and
+    vLLM's logprobs), Kubernetes' kind word before an object's quoted name."""
+    if text.startswith(TOKEN_PIECE_MARKS, value_start):
+        return True
+    if lower.startswith("token", name_start) and lower[name_start + 5:name_start + 6] in ("\"", "'") and (
+            _logprob_on_line(lower, name_start, value_end)):
+        return True
+    if lower[value_start:value_end] in OBJECT_KINDS and QUOTED_OBJECT_NAME.match(lower, value_end) is not None:
+        return True
     if REASON_WORD.fullmatch(text, value_start, value_end) is None:
         return False
     if "\n" in sep:
@@ -83,3 +102,17 @@ def names_no_value(text: str, lower: str, name_start: int, sep: str, value_start
         return line is not None and not OUTCOME_WORDS.isdisjoint(re.findall(r"[a-z]+", lower[value_start:line.end()]))
     line_start = lower.rfind("\n", max(0, name_start - 96), name_start) + 1
     return FAILED_TO_GET.search(lower, max(line_start, name_start - 96), name_start) is not None
+
+
+def _logprob_on_line(lower: str, name_start: int, value_end: int) -> bool:
+    start = lower.rfind("\n", 0, name_start) + 1
+    end = lower.find("\n", value_end)
+    return lower.find("logprob", max(start, name_start - LOGPROB_REACH), min(end if end >= 0 else len(lower),
+                                                                              value_end + LOGPROB_REACH)) >= 0
+
+
+def names_a_variable(rest: str) -> bool:
+    """Whether what follows an Authorization scheme (as written) is a shell's or Windows' variable in capitals, or any
+    braced one (`Bearer $OPENAI_API_KEY`, `${HF_TOKEN}`, `%API_KEY%`): a password may start with "$"."""
+    rest = rest.strip().removesuffix("\\")
+    return URL_REFERENCE.fullmatch(rest) is not None or PERCENT_REFERENCE.fullmatch(rest) is not None
