@@ -75,6 +75,11 @@ KEPT = {
     "a BPE piece": '{"token": "\u0120world", "id": 995}\n',
     "a SentencePiece piece": "token: \u2581world2\n",
     "secret_sauce": 'secret_sauce = "more layers"\n',
+    "a token and its id": "token: 'world2' id: 14957\n",
+    "a decoded token": "decoded token: world2\n",
+    "hf's code span": "The token has not been saved. Pass `add_to_git_credential=True` in this function directly.\n",
+    "a secret's kubelet event, listed": ('2m   Warning   FailedMount   pod/trainer-0   MountVolume.SetUp failed for volume '
+                                         '"api-key" : secret "api-key" not found\n'),
 }
 
 HIDDEN = {   # text, value that must go
@@ -112,6 +117,10 @@ HIDDEN = {   # text, value that must go
     "a word in JSON": ('{"token": "world2"}\n', "world2"),
     "a secret's kind then a value": (f"password: secret{KEY}\n", KEY),
     "secret_key": (f'secret_key = "{KEY}"\n', KEY),
+    "a generated token and its id": (f"token: '{KEY}' id: 14957\n", KEY),
+    "a generated next token": (f"next token: {KEY}\n", KEY),
+    "a generated token in a logprobs record": (f'{{"token": "{KEY}", "logprob": -0.1}}\n', KEY),
+    "a code span of a password": (f"Pass `password={KEY}` here\n", KEY),
 }
 
 
@@ -192,3 +201,13 @@ def test_a_script_flag_c_is_the_scripts() -> None:
     # (guard: `python train.py -c X`: -c is the script's own flag, its value read as any flag's)
     argv = ["python", "train.py", "-c", f"password={KEY}"]
     assert KEY in argv_secret_values(argv)
+
+
+def test_failures_reasons_among_assignments_back_to_back_stay() -> None:
+    # (the bulk path for assignments apart keeps what the loop keeps)
+    text = (f"secret: {KEY}  secret: {KEY} Failed to fetch secret: timeout. Failed to fetch secret: timeout. "
+            "Failed to fetch secret: timeout\n" + "Failed to fetch secret: connection refused\n" * 4)
+    out = Redactor({}).text(text)
+    assert KEY not in out
+    assert out.count("secret: timeout") == 3 and out.count("secret: connection refused") == 4
+    _stream_gives(text, out)

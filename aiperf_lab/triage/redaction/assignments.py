@@ -12,7 +12,8 @@ import operator
 import re
 from typing import Callable
 
-from .references import SECRET_FETCH, in_a_call, names_a_plain_key, names_a_reference, names_no_value
+from .references import (SECRET_FETCH, in_a_call, may_name_no_value, names_a_plain_key, names_a_reference, names_no_value,
+                         without_no_values)
 from .names import (
     ANGLED_GENERATED, END_WORDS, NO_VOWEL_OR_FOUR_CONSONANTS, NOT_SECRET_KEY_KINDS, QUALIFIER_BEFORE, QUANTITY_WORDS, SECRET_PAIRS,
     _NAME_CHARACTERS, _secret_name_cached, _weak_flag_secret, cannot_be_secret, is_hex_key, is_named_location,
@@ -531,7 +532,7 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
             if (foreign or pattern is BARE_AUTH_ASSIGNMENT or lower.startswith(("passwort", "passe"), m.start())) and _reads_as_prose(
                     text, value_start, value_end):
                 continue   # `Passwort: Das Passwort muss ...`, `パスワード: 8文字以上で入力してください`
-            if ":" in sep and names_no_value(text, lower, m.start(), sep, value_start, value_end):
+            if names_no_value(text, lower, m.start(), sep, value_start, value_end):
                 continue   # `Failed to get token: timeout`; `Password:` then `Login incorrect`
             call = text.find("(", value_start, value_end) >= 0 and not quote
             if call:   # token = f(a, b); password = SecretStr("X"): its string goes
@@ -909,6 +910,8 @@ def _assignment_apart(text: str, lower: str, at: int, pattern: re.Pattern[str], 
         found = [span for span in found if not _apart_reads_as_code(text, span[4], span[0], span[1])]
     if pattern is BARE_AUTH_ASSIGNMENT:   # (`auth: Using token ...`: the loop's test, read past the value)
         found = [span for span in found if not _reads_as_prose(text, span[0], span[1])]
+    if pattern is TOKEN_ASSIGNMENT or any(map(may_name_no_value, verdicts)):   # (the loop's names_no_value)
+        found = without_no_values(text, lower, found)
     spans += found
     return ends[-1], len(found)
 

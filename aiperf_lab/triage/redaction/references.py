@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from .names import reads_as_words
+from .names import cannot_be_secret, looks_generated, reads_as_words
 
 # A command substitution that fetches the secret (`HF_TOKEN=$(cat /run/secrets/hf)`, `$(vault kv get -field=x ...)`,
 # backquoted): the command is in the log, not what it prints. (Not `$(echo X)`, `$(printf X)`: the value is there.)
@@ -66,7 +66,7 @@ FAILED_TO_GET = re.compile(r"(?:fail(?:ed|ure)|unable|could ?n[o']?t|cannot|can'
                            r"(?:get|fetch|obtain|retrieve|refresh|acquire|load|renew|request|exchange|generate|create|read)"
                            r"(?:ing)?[ \t](?:(?:the|a|an|new|access|auth|id|api|oauth2?|bearer|service|account|refresh"
                            r"|session|github|hf|vault|registry)[ \t]){0,3}\Z")
-REASON_WORD = re.compile(r"[A-Z]?[a-z]{2,23}|[A-Z]{3,24}")   # (a word, not a run of mixed case)
+REASON_WORD = re.compile(r"(?:[A-Z]?[a-z]{2,23}|[A-Z]{3,24})[.!]?")   # (a word, not a run of mixed case)
 # The line a password prompt's answer leaves (`Password:` then `Login incorrect`, `su: Authentication failure`, `Sorry,
 # try again.`): words of letters only, one of them an outcome's
 PROMPT_OUTCOME_LINE = re.compile(r"[A-Za-z]{2,24}(?:[,:]?[ \t][A-Za-z]{1,24}){1,7}[.!]?[ \t]*\r?(?:\n|\Z)")
@@ -80,6 +80,10 @@ TOKEN_PIECE_MARKS = ("\u0120", "\u2581", "\u010a")
 # "hf-token" not found`): after a secret-named volume's name, the kind word is no value
 OBJECT_KINDS = frozenset({"secret", "secrets", "configmap", "configmaps", "volume", "serviceaccount"})
 QUOTED_OBJECT_NAME = re.compile(r"[ \t]\"[a-z0-9][a-z0-9.-]{0,252}\"")
+# A tokenizer's piece printed with its id (`token: 'world2' id: 14957`), or named as one (`decoded token: world2`)
+VOCABULARY_ID = re.compile(r"['\"]?,?[ \t]{1,4}(?:token_)?id[ \t]?[:=][ \t]{0,4}[0-9]{1,7}(?![0-9])")
+TOKEN_PIECE_BEFORE = re.compile(r"(?<![a-z])(?:decoded|generated|sampled|predicted|next|special|unknown|vocab|vocabulary)"
+                                r"[ \t]\Z")
 LOGPROB_REACH = 256   # (the characters around a `"token":` looked at for a log-probability record's other keys)
 
 
@@ -92,9 +96,17 @@ def names_no_value(text: str, lower: str, name_start: int, sep: str, value_start
         return True
     if lower.startswith("token", name_start) and lower[name_start + 5:name_start + 6] in ("\"", "'") and (
             _logprob_on_line(lower, name_start, value_end)):
-        return True
+        return not looks_generated(text[value_start:value_end])   # (a logprobs record's piece)
     if lower[value_start:value_end] in OBJECT_KINDS and QUOTED_OBJECT_NAME.match(lower, value_end) is not None:
         return True
+    if text[value_end - 1] == "`" and cannot_be_secret(text[value_start:value_end - 1]) and lower.rfind(
+            "`", max(0, name_start - 64), name_start) >= 0:
+        return True   # Pass `add_to_git_credential=True` in this function: a code span in a sentence
+    if ":" not in sep:
+        return False
+    if lower.startswith("token", name_start) and (VOCABULARY_ID.match(lower, value_end) is not None or (
+            TOKEN_PIECE_BEFORE.search(lower, max(0, name_start - 24), name_start) is not None)):
+        return not looks_generated(text[value_start:value_end])   # `token: 'world2' id: 14957`, `decoded token: world2`
     if REASON_WORD.fullmatch(text, value_start, value_end) is None:
         return False
     if "\n" in sep:
@@ -116,3 +128,14 @@ def names_a_variable(rest: str) -> bool:
     braced one (`Bearer $OPENAI_API_KEY`, `${HF_TOKEN}`, `%API_KEY%`): a password may start with "$"."""
     rest = rest.strip().removesuffix("\\")
     return URL_REFERENCE.fullmatch(rest) is not None or PERCENT_REFERENCE.fullmatch(rest) is not None
+
+
+def may_name_no_value(value: str) -> bool:
+    """Whether names_no_value may keep a value (of any keyword but token's), by the value alone: a test in bulk first."""
+    return (value.startswith(TOKEN_PIECE_MARKS) or value.endswith("`") or value.lower() in OBJECT_KINDS
+            or REASON_WORD.fullmatch(value) is not None)
+
+
+def without_no_values(text: str, lower: str, spans: list) -> list:
+    """The spans of assignments found in bulk (name at span[4], value span[0]:span[1]) but those names_no_value keeps."""
+    return [span for span in spans if not names_no_value(text, lower, span[4], lower[span[4]:span[0]], span[0], span[1])]
