@@ -68,6 +68,8 @@ KEPT = {
     "vault -field= taken by a variable": 'HF_TOKEN="$(vault kv get -field=token secret/hf)"\nstepzero\n',
     "Bearer $VAR over 20 characters": 'curl -H "Authorization: Bearer $OPENAI_API_KEY" https://api.openai.com/v1/models\n',
     "Bearer %VAR%": "Authorization: Bearer %OPENAI_API_KEY%\n",
+    "Bearer <a placeholder of words>": "Authorization: Bearer <your huggingface access token here>\n",
+    "Bearer <paste ...> in curl": "curl -H \"Authorization: Bearer <paste your key>\" https://x\n",
     "a kubelet event": ('Warning  FailedMount  2s  kubelet  MountVolume.SetUp failed for volume "hf-token" : '
                         'secret "hf-token" not found\n'),
     "a logprobs record": '{"id": 6, "token": "world2", "logprob": -0.123}\n',
@@ -113,6 +115,7 @@ HIDDEN = {   # text, value that must go
     "a store's print after another substitution": (
         f"X=$(date); gcloud secrets versions access latest --secret=hf-token\n{KEY}\n", KEY),
     "Bearer $ then mixed case": (f"Authorization: Bearer ${KEY}xx\n", KEY),
+    "Bearer <generated> then words": (f"Authorization: Bearer <{KEY} here>\n", KEY),
     "a token in JSON": (f'{{"token": "{KEY}", "expires": 3600}}\n', KEY),
     "a word in JSON": ('{"token": "world2"}\n', "world2"),
     "a secret's kind then a value": (f"password: secret{KEY}\n", KEY),

@@ -139,3 +139,15 @@ def may_name_no_value(value: str) -> bool:
 def without_no_values(text: str, lower: str, spans: list) -> list:
     """The spans of assignments found in bulk (name at span[4], value span[0]:span[1]) but those names_no_value keeps."""
     return [span for span in spans if not names_no_value(text, lower, span[4], lower[span[4]:span[0]], span[0], span[1])]
+
+
+# (lower-cased) a placeholder of words with blanks after a scheme, as docs write it: `Bearer <your access token here>`
+SPACED_AUTH_PLACEHOLDER = re.compile(r"<(?=(?:[a-z]{1,24}[ _-]){0,8}(?:your|enter|insert|paste|here|my)\b)"
+                                     r"[a-z]{1,24}(?:[ _-][a-z]{1,24}){1,8}>")
+
+
+def spaced_placeholder_after(lower: str, value_start: int, value_end: int) -> bool:
+    """Whether an Authorization value (`bearer <your`, cut at its blank) is a scheme then a placeholder of words."""
+    scheme, blank, rest = lower[value_start:value_end].partition(" ")
+    return bool(blank) and rest.startswith("<") and SPACED_AUTH_PLACEHOLDER.match(
+        lower, value_end - len(rest)) is not None
