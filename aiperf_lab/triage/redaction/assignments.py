@@ -12,8 +12,7 @@ import operator
 import re
 from typing import Callable
 
-from .references import (SECRET_FETCH, in_a_call, may_name_no_value, names_a_plain_key, names_a_reference, names_no_value,
-                         without_no_values)
+from .references import SECRET_FETCH, in_a_call, names_a_plain_key, names_a_reference, names_no_value, without_no_values
 from .names import (
     ANGLED_GENERATED, END_WORDS, NO_VOWEL_OR_FOUR_CONSONANTS, NOT_SECRET_KEY_KINDS, QUALIFIER_BEFORE, QUANTITY_WORDS, SECRET_PAIRS,
     _NAME_CHARACTERS, _secret_name_cached, _weak_flag_secret, cannot_be_secret, is_hex_key, is_named_location,
@@ -910,8 +909,7 @@ def _assignment_apart(text: str, lower: str, at: int, pattern: re.Pattern[str], 
         found = [span for span in found if not _apart_reads_as_code(text, span[4], span[0], span[1])]
     if pattern is BARE_AUTH_ASSIGNMENT:   # (`auth: Using token ...`: the loop's test, read past the value)
         found = [span for span in found if not _reads_as_prose(text, span[0], span[1])]
-    if pattern is TOKEN_ASSIGNMENT or any(map(may_name_no_value, verdicts)):   # (the loop's names_no_value)
-        found = without_no_values(text, lower, found)
+    found = without_no_values(text, lower, found, pattern is TOKEN_ASSIGNMENT, verdicts)   # (the loop's names_no_value)
     spans += found
     return ends[-1], len(found)
 

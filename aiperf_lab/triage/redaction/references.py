@@ -136,8 +136,11 @@ def may_name_no_value(value: str) -> bool:
             or REASON_WORD.fullmatch(value) is not None)
 
 
-def without_no_values(text: str, lower: str, spans: list) -> list:
-    """The spans of assignments found in bulk (name at span[4], value span[0]:span[1]) but those names_no_value keeps."""
+def without_no_values(text: str, lower: str, spans: list, tokens: bool, values) -> list:
+    """The spans of assignments found in bulk (name at span[4], value span[0]:span[1]) but those names_no_value keeps
+    (asked only where the keyword is token's, `tokens`, or one of the distinct `values` may be kept)."""
+    if not tokens and not any(map(may_name_no_value, values)):
+        return spans
     return [span for span in spans if not names_no_value(text, lower, span[4], lower[span[4]:span[0]], span[0], span[1])]
 
 
