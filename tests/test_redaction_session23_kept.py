@@ -214,3 +214,10 @@ def test_failures_reasons_among_assignments_back_to_back_stay() -> None:
     assert KEY not in out
     assert out.count("secret: timeout") == 3 and out.count("secret: connection refused") == 4
     _stream_gives(text, out)
+
+
+def test_a_programs_short_literal_after_a_secrets_name_goes_from_the_command_line() -> None:
+    # (as on main: a quoted literal after a secret's name in the program; the variables beside it stay)
+    argv = ["python3", "-c", "user='u'; password='p'; auth=(user, password); x = dict(token='ab', n=token)"]
+    assert Redactor({}).argv(argv) == [
+        "python3", "-c", "user='u'; password='[REDACTED]'; auth=(user, password); x = dict(token='[REDACTED]', n=token)"]

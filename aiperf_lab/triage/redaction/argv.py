@@ -98,8 +98,9 @@ def argv_secret_pieces(argv: list[str]) -> list[tuple[int, int, int]]:
     i = 0
     while i < len(argv):
         arg = argv[i]
-        if i in programs:
-            previous = arg   # (a program: its literals are the text rules')
+        if i in programs:   # (a program: its quoted literals after a secret's name, `password='p'`; the rest is the text rules')
+            found += [(i, start, end) for start, end in _named_value_pieces(arg, 0) if start and arg[start - 1] in "'\""]
+            previous = arg
             i += 1
             continue
         if not arg.startswith("-"):
