@@ -2,7 +2,9 @@
 a command substitution that fetches it (`HF_TOKEN=$(cat /run/secrets/hf)`), a variable's reference or a placeholder
 after an Authorization scheme or in a URL's user info (`Bearer $HF_TOKEN`, `https://oauth2:${CI_JOB_TOKEN}@host`), a
 variable passed on inside a call (`login(user=u, passwd=password)`); and keys and headers named with a secret word that
-hold none (a WebSocket handshake's nonce, a store's key)."""
+hold none (a WebSocket handshake's nonce, a store's key). Also what follows a secret's name and is no value of it
+(names_no_value: a failure's reason, a password prompt's outcome on the next line, a tokenizer's piece, Kubernetes' kind
+word, a harmless value in a code span) and a placeholder or a variable after an Authorization scheme."""
 
 from __future__ import annotations
 
