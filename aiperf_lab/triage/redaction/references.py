@@ -84,8 +84,8 @@ OBJECT_KINDS = frozenset({"secret", "secrets", "configmap", "configmaps", "volum
 QUOTED_OBJECT_NAME = re.compile(r"[ \t]\"[a-z0-9][a-z0-9.-]{0,252}\"")
 # A tokenizer's piece printed with its id (`token: 'world2' id: 14957`), or named as one (`decoded token: world2`)
 VOCABULARY_ID = re.compile(r"['\"]?,?[ \t]{1,4}(?:token_)?id[ \t]?[:=][ \t]{0,4}[0-9]{1,7}(?![0-9])")
-TOKEN_PIECE_BEFORE = re.compile(r"(?<![a-z])(?:decoded|generated|sampled|predicted|next|special|unknown|vocab|vocabulary)"
-                                r"[ \t]\Z")
+PIECE_WORDS = ("decoded", "generated", "sampled", "predicted", "next", "special", "unknown", "vocab")
+PIECE_WORD_SET = frozenset(PIECE_WORDS + ("vocabulary",))
 LOGPROB_REACH = 256   # (the characters around a `"token":` looked at for a log-probability record's other keys)
 
 
@@ -93,36 +93,52 @@ def names_no_value(text: str, lower: str, name_start: int, sep: str, value_start
     """Whether a secret name's value is none: a failure's reason after `Failed to get token:` (FAILED_TO_GET), the
     first word of the line a password prompt's outcome prints after the prompt's line (PROMPT_OUTCOME_LINE), a
     tokenizer's piece (`"token": "Ġworld"`, or any value of `token` in a record with a log-probability: OpenAI's and
-    vLLM's logprobs), Kubernetes' kind word before an object's quoted name."""
+    vLLM's logprobs), Kubernetes' kind word before an object's quoted name. (Every look around is bounded.)"""
     if text.startswith(TOKEN_PIECE_MARKS, value_start):
         return True
-    if lower.startswith("token", name_start) and lower[name_start + 5:name_start + 6] in ("\"", "'") and (
-            _logprob_on_line(lower, name_start, value_end)):
+    token = lower.startswith("token", name_start)
+    if token and lower[name_start + 5:name_start + 6] in QUOTES and _logprob_near(lower, name_start, value_end):
         return not looks_generated(text[value_start:value_end])   # (a logprobs record's piece)
-    if lower[value_start:value_end] in OBJECT_KINDS and QUOTED_OBJECT_NAME.match(lower, value_end) is not None:
+    if value_end - value_start <= LONGEST_KIND and lower[value_start:value_end] in OBJECT_KINDS and (
+            QUOTED_OBJECT_NAME.match(lower, value_end) is not None):
         return True
     if text[value_end - 1] == "`" and cannot_be_secret(text[value_start:value_end - 1]) and lower.rfind(
             "`", max(0, name_start - 64), name_start) >= 0:
         return True   # Pass `add_to_git_credential=True` in this function: a code span in a sentence
     if ":" not in sep:
         return False
-    if lower.startswith("token", name_start) and (VOCABULARY_ID.match(lower, value_end) is not None or (
-            TOKEN_PIECE_BEFORE.search(lower, max(0, name_start - 24), name_start) is not None)):
+    if token and (VOCABULARY_ID.match(lower, value_end) is not None or _piece_word_before(lower, name_start)):
         return not looks_generated(text[value_start:value_end])   # `token: 'world2' id: 14957`, `decoded token: world2`
     if REASON_WORD.fullmatch(text, value_start, value_end) is None:
         return False
     if "\n" in sep:
         line = PROMPT_OUTCOME_LINE.match(text, value_start)
         return line is not None and not OUTCOME_WORDS.isdisjoint(re.findall(r"[a-z]+", lower[value_start:line.end()]))
-    line_start = lower.rfind("\n", max(0, name_start - 96), name_start) + 1
-    return FAILED_TO_GET.search(lower, max(line_start, name_start - 96), name_start) is not None
+    before = lower[name_start - 96 if name_start > 96 else 0:name_start]
+    return FAILED_TO_GET.search(before, before.rfind("\n") + 1) is not None
 
 
-def _logprob_on_line(lower: str, name_start: int, value_end: int) -> bool:
-    start = lower.rfind("\n", 0, name_start) + 1
-    end = lower.find("\n", value_end)
-    return lower.find("logprob", max(start, name_start - LOGPROB_REACH), min(end if end >= 0 else len(lower),
-                                                                              value_end + LOGPROB_REACH)) >= 0
+QUOTES = ("\"", "'")
+LONGEST_KIND = max(map(len, OBJECT_KINDS))
+FAILURE_WORDS = ("fail", "unable", "could", "cannot", "can't", "error")   # (FAILED_TO_GET's first words)
+
+
+def _piece_word_before(lower: str, name_start: int) -> bool:
+    """Whether the word before a name (`decoded token`) says a tokenizer's piece (PIECE_WORDS)."""
+    if name_start < 2 or lower[name_start - 1] not in " \t":
+        return False
+    word = lower[max(0, name_start - 12):name_start - 1]
+    return word[max(word.rfind(" "), word.rfind("\t"), word.rfind("\n")) + 1:] in PIECE_WORD_SET
+
+
+def _logprob_near(lower: str, name_start: int, value_end: int) -> bool:
+    """Whether `logprob` is on the line of a name (LOGPROB_REACH characters each side at most)."""
+    if lower.find("logprob", max(0, name_start - LOGPROB_REACH), value_end + LOGPROB_REACH) < 0:
+        return False
+    start = lower.rfind("\n", max(0, name_start - LOGPROB_REACH), name_start) + 1
+    end = lower.find("\n", value_end, value_end + LOGPROB_REACH)
+    return lower.find("logprob", max(start, name_start - LOGPROB_REACH),
+                      end if end >= 0 else value_end + LOGPROB_REACH) >= 0
 
 
 def names_a_variable(rest: str) -> bool:
@@ -132,18 +148,20 @@ def names_a_variable(rest: str) -> bool:
     return URL_REFERENCE.fullmatch(rest) is not None or PERCENT_REFERENCE.fullmatch(rest) is not None
 
 
-def may_name_no_value(value: str) -> bool:
-    """Whether names_no_value may keep a value (of any keyword but token's), by the value alone: a test in bulk first."""
-    return (value.startswith(TOKEN_PIECE_MARKS) or value.endswith("`") or value.lower() in OBJECT_KINDS
-            or REASON_WORD.fullmatch(value) is not None)
-
-
 def without_no_values(text: str, lower: str, spans: list, tokens: bool, values) -> list:
     """The spans of assignments found in bulk (name at span[4], value span[0]:span[1]) but those names_no_value keeps
     (asked only where the keyword is token's, `tokens`, or one of the distinct `values` may be kept)."""
-    if not tokens and not any(map(may_name_no_value, values)):
+    if not spans:
         return spans
-    return [span for span in spans if not names_no_value(text, lower, span[4], lower[span[4]:span[0]], span[0], span[1])]
+    region = lower[max(0, spans[0][4] - 96):spans[-1][1] + LOGPROB_REACH]
+    failures = any(word in region for word in FAILURE_WORDS)
+    pieces = tokens and ("logprob" in region or "id" in region or any(word in region for word in PIECE_WORDS))
+    maybe = {value for value in values if value.startswith(TOKEN_PIECE_MARKS) or value.endswith("`")
+             or value.lower() in OBJECT_KINDS or failures and REASON_WORD.fullmatch(value) is not None}
+    if not maybe and not pieces:
+        return spans
+    return [span for span in spans if not ((pieces or text[span[0]:span[1]] in maybe) and names_no_value(
+        text, lower, span[4], lower[span[4]:span[0]], span[0], span[1]))]
 
 
 # (lower-cased) a placeholder of words with blanks after a scheme, as docs write it: `Bearer <your access token here>`
