@@ -202,6 +202,11 @@ LINE_ENDS_WITH_COLON = re.compile(r":[ \t]*\r?\n")
 CODE_CHARACTERS = re.compile(r"[=()\[\]{}<>\"'`\\,;]")
 
 
+# A Python statement that opens a block, a test or a call in it (`if not isinstance(password, str):`, `elif token is None:`)
+PYTHON_BLOCK_LINE = re.compile(r"[ \t]{0,64}(?:if|elif|while|for|with|def|except|assert)[ \t(][^\n]{0,256}"
+                               r"(?:\(|[ \t](?:is|not|in)[ \t]|[=!]=)[^\n]{0,256}:[ \t\r]*\Z")
+
+
 def announced_value_spans(text: str, lower: str) -> list[Span]:
     spans: list[Span] = []
     starts: list[int] = []
@@ -225,8 +230,8 @@ def announced_value_spans(text: str, lower: str) -> list[Span]:
         raw = text[line_start:line_end]
         if (line := views.get(raw)) is None:
             line = views[raw] = _view(raw).lower()
-        if not _announces(line):
-            continue
+        if not _announces(line) or PYTHON_BLOCK_LINE.match(line) is not None:
+            continue   # (`if not isinstance(password, str):`: a Python block opens, the next line is code)
         found = _value_line(text, line_end + 1)
         if found is None:
             continue

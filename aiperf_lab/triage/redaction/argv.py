@@ -31,6 +31,35 @@ USER_PASSWORD_TOOLS = {"curl", "wget", "lftp"}
 USER_PASSWORD_SEPARATOR = {"lftp": ","}   # lftp -u bob,PASSWORD (curl's -u bob:PASSWORD)
 
 
+# An interpreter's program on its command line (`python -c 'PROGRAM'`, `perl -e`, `node -e`): code, which the text rules
+# read as they read any printed code (a literal `password='X'` in it, `'--password', 'X'` go there), not `name=value` words
+# (`auth=(user, password)`, `login(token=token)` name variables). The flag among the interpreter's own options, before
+# its script or module (`python -m x -c Y`: -c is x's).
+INTERPRETER = re.compile(r"(?P<name>python|pypy|perl|ruby|node|nodejs|deno|bun|Rscript|julia|php)[0-9.]{0,8}(?:\.exe)?")
+PROGRAM_FLAGS = {"python": ("-c",), "pypy": ("-c",), "perl": ("-e", "-E"), "ruby": ("-e",), "node": ("-e", "--eval", "-p", "--print"),
+                 "nodejs": ("-e", "--eval", "-p", "--print"), "deno": ("eval",), "bun": ("-e", "--eval", "-p", "--print"),
+                 "Rscript": ("-e",), "julia": ("-e", "--eval", "-E", "--print"), "php": ("-r",)}
+
+PROGRAM_FLAG_WORDS = frozenset(flag for flags in PROGRAM_FLAGS.values() for flag in flags)
+
+
+def _program_arguments(argv: list[str]) -> set[int]:
+    """The indexes of programs given to an interpreter on its command line (see INTERPRETER)."""
+    found = set()
+    for i, arg in enumerate(argv):
+        m = INTERPRETER.fullmatch(arg[arg.rfind("/") + 1:]) if not arg.startswith("-") else None
+        if m is None:
+            continue
+        flags = PROGRAM_FLAGS[m.group("name")]
+        j = i + 1
+        while j + 1 < len(argv) and (argv[j].startswith("-") or argv[j] in flags) and argv[j] not in ("-m", "--"):
+            if argv[j] in flags:
+                found.add(j + 1)
+                break
+            j += 1
+    return found
+
+
 @functools.lru_cache(maxsize=4096)
 def _is_weak_secret_flag(name: str) -> bool:
     """--session, --license, --private, --sas, --webhook-url: a flag whose value may be a secret (remembered: a printed
@@ -65,9 +94,15 @@ def argv_secret_pieces(argv: list[str]) -> list[tuple[int, int, int]]:
     gcloud_names = gcloud_secret_name_pieces(argv) if "secrets" in argv else ()   # (a scan in C first)
     previous = ""
     subcommand_tools: list[int] = []
+    programs = _program_arguments(argv) if not PROGRAM_FLAG_WORDS.isdisjoint(argv) else ()
     i = 0
     while i < len(argv):
         arg = argv[i]
+        if i in programs:   # (a program: its quoted literals after a secret's name, `password='p'`; the rest is the text rules')
+            found += [(i, start, end) for start, end in _named_value_pieces(arg, 0) if start and arg[start - 1] in "'\""]
+            previous = arg
+            i += 1
+            continue
         if not arg.startswith("-"):
             base = arg[arg.rfind("/") + 1:]   # (os.path.basename, without its cost per argument)
             if base in PASSWORD_FLAG_OF_TOOL or base in USER_PASSWORD_TOOLS or base in OTHER_PASSWORD_TOOLS:

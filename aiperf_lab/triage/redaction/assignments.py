@@ -12,7 +12,7 @@ import operator
 import re
 from typing import Callable
 
-from .references import SECRET_FETCH, in_a_call, names_a_plain_key, names_a_reference
+from .references import SECRET_FETCH, in_a_call, names_a_plain_key, names_a_reference, names_no_value, without_no_values
 from .names import (
     ANGLED_GENERATED, END_WORDS, NO_VOWEL_OR_FOUR_CONSONANTS, NOT_SECRET_KEY_KINDS, QUALIFIER_BEFORE, QUANTITY_WORDS, SECRET_PAIRS,
     _NAME_CHARACTERS, _secret_name_cached, _weak_flag_secret, cannot_be_secret, is_hex_key, is_named_location,
@@ -500,6 +500,8 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
             # than the value must keep that form out of ASSIGNMENTS_APART, or be made there too)
             if "\\" in text[value_start:value_end] and (cut := _escaped_line_end(text, value_start, value_end)):
                 value_end = cut  # repr()/JSON of lines: 'password: X\\nhost: db' ends X at the escaped break
+            if m.start() and text[m.start() - 1] in "?&" and (amp := text.find("&", value_start + 1, value_end)) > 0:
+                value_end = amp  # a URL's query (`?user=bob&password=X&ssl=true`): the next parameter is none of it
             if "\n" in sep and (behind := _value_is_log_prefix(text, m.start(), value_start)):
                 # `app-1  | password:` / `app-1  |   X`: the next line's log prefix is no value; X, indented under the
                 # name, is (a block scalar's lines: _prefixed_block_spans)
@@ -529,6 +531,8 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
             if (foreign or pattern is BARE_AUTH_ASSIGNMENT or lower.startswith(("passwort", "passe"), m.start())) and _reads_as_prose(
                     text, value_start, value_end):
                 continue   # `Passwort: Das Passwort muss ...`, `パスワード: 8文字以上で入力してください`
+            if names_no_value(text, lower, m.start(), sep, value_start, value_end):
+                continue   # `Failed to get token: timeout`; `Password:` then `Login incorrect`
             call = text.find("(", value_start, value_end) >= 0 and not quote
             if call:   # token = f(a, b); password = SecretStr("X"): its string goes
                 kept, literals = _call_verdict(text, value_start, value_end)
@@ -878,6 +882,8 @@ def _assignment_apart(text: str, lower: str, at: int, pattern: re.Pattern[str], 
     firsts, ends = bounds[2::2], bounds[3::2]
     keywords = list(map(operator.sub, firsts, map(keyword_lengths.__getitem__, separators)))
     values = parts[2::2]
+    if any(lower[keyword - 1] in "?&" and "&" in value for keyword, value in zip(keywords, values)):
+        return None   # (a URL's query parameter after the value: the loop ends the value there)
     if text[at:ends[-1]] != lower[at:ends[-1]]:   # (the verdicts read the values as written)
         values = list(map(text.__getitem__, map(slice, firsts, ends)))
     verdicts = {value: harmless[value] or (counts and (digits := value.rstrip(")]}>")).isdigit()
@@ -903,6 +909,7 @@ def _assignment_apart(text: str, lower: str, at: int, pattern: re.Pattern[str], 
         found = [span for span in found if not _apart_reads_as_code(text, span[4], span[0], span[1])]
     if pattern is BARE_AUTH_ASSIGNMENT:   # (`auth: Using token ...`: the loop's test, read past the value)
         found = [span for span in found if not _reads_as_prose(text, span[0], span[1])]
+    found = without_no_values(text, lower, found, pattern is TOKEN_ASSIGNMENT, verdicts)   # (the loop's names_no_value)
     spans += found
     return ends[-1], len(found)
 

@@ -227,6 +227,8 @@ def _command_password_spans(text: str) -> list[Span]:
             start = m.start()
             if not m.group("value").strip(", \t"):
                 continue   # (`'-p', 'X'` in a list: the separator is no value; argv_list_spans reads the list)
+            if NOT_A_SECRET_REFERENCE.fullmatch(m.group("value").strip("\"' \t")) is not None:
+                continue   # `docker login -p $REGISTRY_PASSWORD`, `curl -u "$USER:$PASSWORD"`: the variable's name
             for tool in present:
                 where = places[tool]
                 index = bisect.bisect_right(where, start - len(tool)) - 1
@@ -319,7 +321,7 @@ def _printed_flag_spans(text: str) -> list[Span]:
     for m in _printed_flags(text):
         value, flag = m.group("value", "flag")
         if _secret_flag_cached(flag) and not kept[value] and value.rstrip(",;)]}") != _metavar(flag):
-            if flag == "secret" and names_a_gcloud_secret(text, m.start(), value):
+            if flag == "secret" and names_a_gcloud_secret(text, m.start(), value.rstrip(",;)]}\\")):
                 continue   # gcloud secrets versions access latest --secret db_name: the secret's name
             gap = m.group("gap")
             if gap is not None and len(gap) > ALIGNED_FLAG_GAP and not (

@@ -880,6 +880,10 @@ def _prefix_again(text: str, at: int, next_start: int) -> int:
     return len(common) if any(c.isalnum() for c in common) else 0
 
 
+# A command substitution whose output a variable takes (`HF_TOKEN=$(`, `export X="$(`, a backquote): nothing is printed
+ASSIGNED_SUBSTITUTION = re.compile(r"(?<![a-z0-9_])[a-z_][a-z0-9_]{0,127}=[\"']?(?:\$\(|`)[^()`\n]{0,512}\Z")
+
+
 def _kubectl_secret_spans(text: str, lower: str) -> list[Span]:
     """The value on the line after a printed `kubectl get secret ... | base64 -d` or another store's print of a secret
     (KUBECTL_SECRET_LINE, read as a stream reads a piece's last line: its last 120 characters), as the stream's
@@ -900,7 +904,9 @@ def _kubectl_secret_spans(text: str, lower: str) -> list[Span]:
                 if (printed := prints.get(tail)) is None:
                     printed = prints[tail] = KUBECTL_SECRET_LINE.search(tail) is not None and (
                         literal not in ("printenv", "echo ") or _prints_secret_variable(tail))
-                if printed:
+                if printed and ASSIGNED_SUBSTITUTION.search(lower, max(lower.rfind("\n", 0, at) + 1, at - 640), at):
+                    pass   # `export HF_TOKEN=$(gcloud secrets versions access ...)`: the value went to the variable
+                elif printed:
                     if literal == "op item" and OP_JSON_FORMAT.search(tail) is not None:
                         spans += _op_json_spans(text, newline + 1, at)
                         at = lower.find(literal, newline)

@@ -83,6 +83,8 @@ QUANTITY_WORDS = {"count", "counts", "size", "sizes", "len", "length", "lengths"
                   "validity", "interval", "renew", "renewal", "period",   # (Hadoop's token.validity, token.renew-interval)
                   "hint", "help", "description", "doc", "docs",   # (password_hint: |, api_key_help: >: text for a person)
                   "encryption", "hashing"}   # (PostgreSQL's password_encryption = 'scram-sha-256': how, not what)
+QUANTITY_WORDS |= {"backend", "backends", "policies",   # (SECRET_BACKEND=vault: where secrets are kept; vault's token_policies)
+                   "sauce"}   # (secret_sauce: the idiom, a config's joke name)
 # ... or before it (MAX_TOKEN_LEN, NUM_PASS, HF_HUB_DISABLE_IMPLICIT_TOKEN, USE_AUTH_TOKEN).
 QUALIFIER_BEFORE = {"max", "min", "num", "n", "total", "per", "avg", "mean", "disable", "enable", "use", "implicit", "no",
                     "skip", "allow", "require",

@@ -56,6 +56,7 @@ from .token_spans import CONTEXT_LITERALS, _context_shape_spans, _provider_token
 from .store_prints import SECRET_PRINT_GATES
 from .tables import header_table_spans
 from .tokens import CREDENTIAL_CHARACTER, SERVICE_PREFIXES, TOKEN_SHAPE_LITERALS
+from .references import names_a_variable, spaced_placeholder_after
 from .wraps import folded_spans
 from .urls import _escaped_url_spans, _schemeless_credential_spans, _url_userinfo_spans, query_key_spans
 
@@ -307,8 +308,10 @@ class Redactor:
                 continue  # authorization=none: a setting (`Authorization: X` is a header, whatever X)
             value_start, value_end = m.span("value")
             if lower.startswith(AUTH_SCHEME_WORDS, value_start) and (
-                    value_end - value_start <= MOST_SCHEME_LETTERS or lower.find("{", value_start, value_end) >= 0) and (
-                    _names_scheme_only(lower, m)):
+                    value_end - value_start <= MOST_SCHEME_LETTERS or lower.find("{", value_start, value_end) >= 0
+                    or lower.find("<", value_start, value_end) >= 0
+                    or names_a_variable(text[value_start:value_end].partition(" ")[2])) and (
+                    _names_scheme_only(lower, m) or spaced_placeholder_after(lower, value_start, value_end)):
                 continue  # `"Authorization": "Bearer " + api_key`, f"Bearer {token}": code that builds the header
             if m.group("value").startswith("aws4-"):  # SigV4: `..., SignedHeaders=..., Signature=HEX` to the quote or line end
                 value_end = _aws4_authorization_end(lower, m.start("value"), value_end)

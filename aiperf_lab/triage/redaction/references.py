@@ -2,13 +2,15 @@
 a command substitution that fetches it (`HF_TOKEN=$(cat /run/secrets/hf)`), a variable's reference or a placeholder
 after an Authorization scheme or in a URL's user info (`Bearer $HF_TOKEN`, `https://oauth2:${CI_JOB_TOKEN}@host`), a
 variable passed on inside a call (`login(user=u, passwd=password)`); and keys and headers named with a secret word that
-hold none (a WebSocket handshake's nonce, a store's key)."""
+hold none (a WebSocket handshake's nonce, a store's key). Also what follows a secret's name and is no value of it
+(names_no_value: a failure's reason, a password prompt's outcome on the next line, a tokenizer's piece, Kubernetes' kind
+word, a harmless value in a code span) and a placeholder or a variable after an Authorization scheme."""
 
 from __future__ import annotations
 
 import re
 
-from .names import reads_as_words
+from .names import cannot_be_secret, looks_generated, reads_as_words
 
 # A command substitution that fetches the secret (`HF_TOKEN=$(cat /run/secrets/hf)`, `$(vault kv get -field=x ...)`,
 # backquoted): the command is in the log, not what it prints. (Not `$(echo X)`, `$(printf X)`: the value is there.)
@@ -24,6 +26,7 @@ AUTH_REFERENCE = re.compile(r"\$[a-z_][a-z0-9_]{0,127}|\$\{[a-z_][a-z0-9_]{0,127
 # `https://$GH_TOKEN@github.com`: unbraced only in capitals, as assignments' NOT_A_SECRET_REFERENCE: a password may
 # start with "$")
 URL_REFERENCE = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]{0,127}\}|\$[A-Z_][A-Z0-9_]{0,127}")
+PERCENT_REFERENCE = re.compile(r"%[A-Z_][A-Z0-9_]{0,127}%")   # (Windows' `%API_KEY%`)
 
 # Key kinds beside names' NOT_SECRET_KEY_KINDS (the word before `key`): RFC 6455's `Sec-WebSocket-Key` (16 random bytes a
 # client sends once per handshake, the server's Accept a hash of it: a nonce that opens nothing), a key-value store's
@@ -56,3 +59,118 @@ def in_a_call(text: str, at: int) -> bool:
     passwd=password)` passes a variable named as a secret."""
     before = text[max(text.rfind("\n", max(0, at - 256), at) + 1, at - 256):at]
     return before.rfind("(") > before.rfind(")")
+
+
+# A failure's sentence about the secret, the reason after its colon (`Failed to get token: timeout`, `Unable to refresh
+# access token: connection refused`, `could not fetch secret: Forbidden`): a word of letters there is the reason, not the
+# secret (lower-cased text before the name, on its line; no verb that reads the value it was given: validate, decode)
+FAILED_TO_GET = re.compile(r"(?:fail(?:ed|ure)|unable|could ?n[o']?t|cannot|can't|error)(?: while| when)?(?: to)?[ \t]"
+                           r"(?:get|fetch|obtain|retrieve|refresh|acquire|load|renew|request|exchange|generate|create|read)"
+                           r"(?:ing)?[ \t](?:(?:the|a|an|new|access|auth|id|api|oauth2?|bearer|service|account|refresh"
+                           r"|session|github|hf|vault|registry)[ \t]){0,3}\Z")
+REASON_WORD = re.compile(r"(?:[A-Z]?[a-z]{2,23}|[A-Z]{3,24})[.!]?")   # (a word, not a run of mixed case)
+# The line a password prompt's answer leaves (`Password:` then `Login incorrect`, `su: Authentication failure`, `Sorry,
+# try again.`): words of letters only, one of them an outcome's
+PROMPT_OUTCOME_LINE = re.compile(r"[A-Za-z]{2,24}(?:[,:]?[ \t][A-Za-z]{1,24}){1,7}[.!]?[ \t]*\r?(?:\n|\Z)")
+OUTCOME_WORDS = frozenset({"incorrect", "failure", "failed", "denied", "invalid", "wrong", "sorry", "mismatch", "expired",
+                           "successfully", "succeeded", "accepted", "rejected", "unchanged", "updated", "match"})
+
+
+# A tokenizer's piece: byte-level BPE's `Ġ` (a blank before it), SentencePiece's `▁`; generated secrets are ASCII
+TOKEN_PIECE_MARKS = ("\u0120", "\u2581", "\u010a")
+# Kubernetes names an object by its kind and its quoted name (`MountVolume.SetUp failed for volume "hf-token" : secret
+# "hf-token" not found`): after a secret-named volume's name, the kind word is no value
+OBJECT_KINDS = frozenset({"secret", "secrets", "configmap", "configmaps", "volume", "serviceaccount"})
+QUOTED_OBJECT_NAME = re.compile(r"[ \t]\"[a-z0-9][a-z0-9.-]{0,252}\"")
+# A tokenizer's piece printed with its id (`token: 'world2' id: 14957`), or named as one (`decoded token: world2`)
+VOCABULARY_ID = re.compile(r"['\"]?,?[ \t]{1,4}(?:token_)?id[ \t]?[:=][ \t]{0,4}[0-9]{1,7}(?![0-9])")
+PIECE_WORDS = ("decoded", "generated", "sampled", "predicted", "next", "special", "unknown", "vocab")
+PIECE_WORD_SET = frozenset(PIECE_WORDS + ("vocabulary",))
+LOGPROB_REACH = 256   # (the characters around a `"token":` looked at for a log-probability record's other keys)
+
+
+def names_no_value(text: str, lower: str, name_start: int, sep: str, value_start: int, value_end: int) -> bool:
+    """Whether a secret name's value is none: a failure's reason after `Failed to get token:` (FAILED_TO_GET), the
+    first word of the line a password prompt's outcome prints after the prompt's line (PROMPT_OUTCOME_LINE), a
+    tokenizer's piece (`"token": "Ġworld"`, or any value of `token` in a record with a log-probability: OpenAI's and
+    vLLM's logprobs), Kubernetes' kind word before an object's quoted name. (Every look around is bounded.)"""
+    if text.startswith(TOKEN_PIECE_MARKS, value_start):
+        return True
+    token = lower.startswith("token", name_start)
+    if token and lower[name_start + 5:name_start + 6] in QUOTES and _logprob_near(lower, name_start, value_end):
+        return not looks_generated(text[value_start:value_end])   # (a logprobs record's piece)
+    if value_end - value_start <= LONGEST_KIND and lower[value_start:value_end] in OBJECT_KINDS and (
+            QUOTED_OBJECT_NAME.match(lower, value_end) is not None):
+        return True
+    if text[value_end - 1] == "`" and cannot_be_secret(text[value_start:value_end - 1]) and lower.rfind(
+            "`", max(0, name_start - 64), name_start) >= 0:
+        return True   # Pass `add_to_git_credential=True` in this function: a code span in a sentence
+    if ":" not in sep:
+        return False
+    if token and (VOCABULARY_ID.match(lower, value_end) is not None or _piece_word_before(lower, name_start)):
+        return not looks_generated(text[value_start:value_end])   # `token: 'world2' id: 14957`, `decoded token: world2`
+    if REASON_WORD.fullmatch(text, value_start, value_end) is None:
+        return False
+    if "\n" in sep:
+        line = PROMPT_OUTCOME_LINE.match(text, value_start)
+        return line is not None and not OUTCOME_WORDS.isdisjoint(re.findall(r"[a-z]+", lower[value_start:line.end()]))
+    before = lower[name_start - 96 if name_start > 96 else 0:name_start]
+    return FAILED_TO_GET.search(before, before.rfind("\n") + 1) is not None
+
+
+QUOTES = ("\"", "'")
+LONGEST_KIND = max(map(len, OBJECT_KINDS))
+FAILURE_WORDS = ("fail", "unable", "could", "cannot", "can't", "error")   # (FAILED_TO_GET's first words)
+
+
+def _piece_word_before(lower: str, name_start: int) -> bool:
+    """Whether the word before a name (`decoded token`) says a tokenizer's piece (PIECE_WORDS)."""
+    if name_start < 2 or lower[name_start - 1] not in " \t":
+        return False
+    word = lower[max(0, name_start - 12):name_start - 1]
+    return word[max(word.rfind(" "), word.rfind("\t"), word.rfind("\n")) + 1:] in PIECE_WORD_SET
+
+
+def _logprob_near(lower: str, name_start: int, value_end: int) -> bool:
+    """Whether `logprob` is on the line of a name (LOGPROB_REACH characters each side at most)."""
+    if lower.find("logprob", max(0, name_start - LOGPROB_REACH), value_end + LOGPROB_REACH) < 0:
+        return False
+    start = lower.rfind("\n", max(0, name_start - LOGPROB_REACH), name_start) + 1
+    end = lower.find("\n", value_end, value_end + LOGPROB_REACH)
+    return lower.find("logprob", max(start, name_start - LOGPROB_REACH),
+                      end if end >= 0 else value_end + LOGPROB_REACH) >= 0
+
+
+def names_a_variable(rest: str) -> bool:
+    """Whether what follows an Authorization scheme (as written) is a shell's or Windows' variable in capitals, or any
+    braced one (`Bearer $OPENAI_API_KEY`, `${HF_TOKEN}`, `%API_KEY%`): a password may start with "$"."""
+    rest = rest.strip().removesuffix("\\")
+    return URL_REFERENCE.fullmatch(rest) is not None or PERCENT_REFERENCE.fullmatch(rest) is not None
+
+
+def without_no_values(text: str, lower: str, spans: list, tokens: bool, values) -> list:
+    """The spans of assignments found in bulk (name at span[4], value span[0]:span[1]) but those names_no_value keeps
+    (asked only where the keyword is token's, `tokens`, or one of the distinct `values` may be kept)."""
+    if not spans:
+        return spans
+    region = lower[max(0, spans[0][4] - 96):spans[-1][1] + LOGPROB_REACH]
+    failures = any(word in region for word in FAILURE_WORDS)
+    pieces = tokens and ("logprob" in region or "id" in region or any(word in region for word in PIECE_WORDS))
+    maybe = {value for value in values if value.startswith(TOKEN_PIECE_MARKS) or value.endswith("`")
+             or value.lower() in OBJECT_KINDS or failures and REASON_WORD.fullmatch(value) is not None}
+    if not maybe and not pieces:
+        return spans
+    return [span for span in spans if not ((pieces or text[span[0]:span[1]] in maybe) and names_no_value(
+        text, lower, span[4], lower[span[4]:span[0]], span[0], span[1]))]
+
+
+# (lower-cased) a placeholder of words with blanks after a scheme, as docs write it: `Bearer <your access token here>`
+SPACED_AUTH_PLACEHOLDER = re.compile(r"<(?=(?:[a-z]{1,24}[ _-]){0,8}(?:your|enter|insert|paste|here|my)\b)"
+                                     r"[a-z]{1,24}(?:[ _-][a-z]{1,24}){1,8}>")
+
+
+def spaced_placeholder_after(lower: str, value_start: int, value_end: int) -> bool:
+    """Whether an Authorization value (`bearer <your`, cut at its blank) is a scheme then a placeholder of words."""
+    scheme, blank, rest = lower[value_start:value_end].partition(" ")
+    return bool(blank) and rest.startswith("<") and SPACED_AUTH_PLACEHOLDER.match(
+        lower, value_end - len(rest)) is not None

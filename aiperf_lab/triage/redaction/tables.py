@@ -103,6 +103,8 @@ def _secret_cell(value: str, kind: int) -> bool:
     if (len(value) < 3 or value == REDACTED or cannot_be_secret(value) or says_absent(value)
             or not any(c.isalnum() for c in value)):
         return False
+    if kind == 3:   # (a column named only TOKEN or KEY: a tokenizer's `| 6 | world2 |` stays; a generated value goes)
+        return _aligned_secret(value, kind)
     return kind == 2 or looks_like_password(value)
 
 
@@ -119,7 +121,7 @@ def _header(line: str) -> tuple[str, list[tuple[int, int]], list[tuple[int, int]
         name = line[start:end].strip(" \t")
         if HEADER_CELL.fullmatch(name) is None or (delimiter == "," and len(name) != end - start):
             return None   # (a CSV header's names have no blanks around them: `a, b, c` is prose or code)
-        if kind := _secret_column(name):
+        if kind := _bare_column(name) or _secret_column(name):
             secret.append((index, kind))
     return (delimiter, cells, secret) if secret else None
 
