@@ -19,6 +19,9 @@ from .spans import REDACTED, Span
 # (the row's first bar, found from its literal; what stands before it read by fixed look-behinds: a compose prefix's
 # bar and one blank, an ISO time's `Z` and one blank, a JSON string's opening quote; a progress line's `1200/5000 |`
 # is not one of them)
+# (a row named only TOKEN or KEY is a tokenizer's as often as a key's: its value must read as generated, as
+# tables.BARE_COLUMNS' cells)
+BARE_NAMES = frozenset({"token", "key", "tokens", "keys"})
 PREFIXED_PIPE_ROW = re.compile(r"\|(?:(?<= \| \|)|(?<=[0-9]Z \|)|(?<=\"\|)|(?<=\" \|))[ \t]{0,8}"
                                r"(?P<name>[A-Za-z_][\w.-]{0,63})[ \t]{0,64}\|[ \t]{0,8}"
                                r"(?P<value>[^|\s\"\\]{1,4096})[ \t]{0,256}\|")
@@ -27,6 +30,8 @@ PREFIXED_PIPE_ROW = re.compile(r"\|(?:(?<= \| \|)|(?<=[0-9]Z \|)|(?<=\"\|)|(?<=\
 def prefixed_row_spans(text: str) -> list[Span]:
     spans: list[Span] = []
     for m in PREFIXED_PIPE_ROW.finditer(text):
+        if m.group("name").lower() in BARE_NAMES and not looks_generated(m.group("value")):
+            continue   # (a tokenizer's `| token | id |` header or `| hello | 5 |` row: words, not a key)
         if _secret_name_cached(m.group("name")) and not cannot_be_secret(value := m.group("value")) and value != REDACTED:
             spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
     return spans
