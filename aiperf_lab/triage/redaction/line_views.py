@@ -115,7 +115,9 @@ def line_view_windows(text: str, lower: str, words: frozenset[str] | None = None
                       ) -> list[tuple[int, int, list[tuple[int, int, str]]]]:
     """The windows (start, end, the view's edits in the window's own offsets) to be read as views; none for most
     texts. (`words`: those of GATE_WORDS, at least, that lower holds, where the caller looked for them already.)"""
-    prefixed = any(hint in text for hint in PREFIX_HINTS) or _shared_prefix_hint(text)
+    # (the hints asked as `has` asks: a hint with a character the text lacks is not searched for, and the answers are
+    # the Redactor.spans call's, which asks this again of each read)
+    prefixed = any(has(text, hint) for hint in PREFIX_HINTS) or _shared_prefix_hint(text)
     quoted = any(hint in text for hint in QUOTE_HINTS)
     if not (prefixed or quoted):
         return []
