@@ -96,3 +96,22 @@ def remember_alone(line: str, known: dict[str, Edits], shared_prefix: Callable[[
         if len(ALONE) >= MOST_ALONE:
             ALONE.clear()
         ALONE.add(line)
+
+
+COPIES_BLOCK_MOST = 1 << 20   # (a block of copies is made no longer: a long run is passed over in 1 MiB steps)
+
+
+def copies_end(text: str, lower: str, line: str, folded: str, at: int) -> int:
+    """Where the run of copies of line (folded: its lower-cased form, as long) that starts at `at` ends, a copy being
+    line in text and folded in lower at the same place: blocks of copies doubled while both go on with them, then
+    halved (each block's startswith a C scan; a run of n copies costs about 2 log2(n) steps, not n)."""
+    block, lowered = line, folded
+    while text.startswith(block, at) and lower.startswith(lowered, at):
+        at += len(block)
+        if len(block) < COPIES_BLOCK_MOST:
+            block, lowered = block + block, lowered + lowered
+    while len(block) > len(line):
+        block, lowered = block[:len(block) // 2], lowered[:len(lowered) // 2]
+        if text.startswith(block, at) and lower.startswith(lowered, at):
+            at += len(block)
+    return at

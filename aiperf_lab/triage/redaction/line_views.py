@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import re
 
-from .line_index import ALONE, remember_alone, window_edits
+from .line_index import ALONE, copies_end, remember_alone, window_edits
 from .spans import CSI, has
 
 # a timestamp (ISO 8601 with `T` or a blank, with or without fractions and zone), a bare time, a level, `[...]` (a
@@ -151,20 +151,18 @@ def line_view_windows(text: str, lower: str, words: frozenset[str] | None = None
             if known and newline >= 0 and text.startswith(line := text[line_start:newline + 1], newline + 1):
                 # (the same line again: each copy is a candidate with the same edits, its mark where the line's is)
                 candidates.append(line_start)
-                after, folded = newline + 1, lower[line_start:newline + 1]
-                while text.startswith(line, after) and lower.startswith(folded, after):
-                    read[after] = edits
-                    candidates.append(after)
-                    after += len(line)
+                after = copies_end(text, lower, line, lower[line_start:newline + 1], newline + 1)
+                copies = range(newline + 1, after, len(line))   # (their places, read and candidates filled in C)
+                read.update(dict.fromkeys(copies, edits))
+                candidates += copies
                 m = marks.search(lower, after)
                 continue
             if edits:
                 candidates.append(line_start)
             elif newline >= 0 and text.startswith(line := text[line_start:newline + 1], newline + 1):
                 # (the same line again: its copies, no candidates either, are passed over; a window reads them anew)
-                after, folded = newline + 1, lower[line_start:newline + 1]
-                while text.startswith(line, after) and lower.startswith(folded, after):
-                    after += len(line)
+                # (a run of them passed over in blocks doubled: line_index.copies_end)
+                after = copies_end(text, lower, line, lower[line_start:newline + 1], newline + 1)
                 m = marks.search(lower, after)
                 continue
         if newline < 0:
