@@ -15,10 +15,15 @@ one of them, behind a prefix or in quotes, open a window."""
 from __future__ import annotations
 
 import functools
+import operator
 import re
+from itertools import repeat
+from operator import add, itemgetter
 
 from .line_index import ALONE, copies_end, remember_alone, window_edits
 from .spans import CSI, has
+
+_FIRST, _THIRD = itemgetter(0), itemgetter(2)
 
 # a timestamp (ISO 8601 with `T` or a blank, with or without fractions and zone), a bare time, a level, `[...]` (a
 # rank, a pod, a bracketed time or level), a logging format's ` - name - LEVEL - `
@@ -206,6 +211,14 @@ def _pod_views(text: str, start: int, end: int, lines: list[tuple[int, int, list
                read: dict[int, list[tuple[int, int, str]]]) -> list[tuple[int, int, list[tuple[int, int, str]]]]:
     """The views of a window's sources where they are interleaved (above), as line_view_windows gives windows; none
     where the window's one view reads it."""
+    own = lines[0][2]
+    if all(map(operator.is_, map(_THIRD, lines), repeat(own))):   # (a line and its copies: one edits list, in C)
+        if not own or own[0][0] or own[0][2]:
+            return []   # (no line has a prefix: all "", one source)
+        size = own[0][1]
+        ats = list(map(_FIRST, lines))
+        if len(set(map(text.__getitem__, map(slice, ats, map(add, ats, repeat(size)))))) == 1:
+            return []   # (one prefix on every line: the window's one view reads it)
     prefixes = [text[at:at + edits[0][1]] if edits and not edits[0][0] and not edits[0][2] else ""
                 for at, _, edits in lines]
     first = prefixes[0]
