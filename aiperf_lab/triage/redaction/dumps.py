@@ -126,8 +126,14 @@ DUMP_HINTS = (re.compile(r"\n[0-9a-fA-F]{4}"), re.compile(r"\[[0-9]"),
 DUMP_HINT_START = re.compile(r"[0-9a-fA-F]{4}")
 
 
+# (every hint above holds a hex digit, "[0-9]" too: a text with none, "\n" or "x\n" repeated, is not tried at each of its
+# line breaks by the hints led by "\n")
+HEX_DIGIT = re.compile(r"[0-9a-fA-F]")
+
+
 def _may_hold_dump(text: str) -> bool:
-    return (DUMP_HINT_START.match(text) is not None or DUMP_HINTS[0].search(text) is not None
+    return HEX_DIGIT.search(text) is not None and (
+        DUMP_HINT_START.match(text) is not None or DUMP_HINTS[0].search(text) is not None
             or DUMP_HINTS[1].search(text) is not None or DUMP_HINTS[2].search(text) is not None
             or BARE_HINT.search("\n" + text[:64]) is not None or BARE_HINT.search(text) is not None
             or BARE_DECIMAL_HINT.search("\n" + text[:64]) is not None or BARE_DECIMAL_HINT.search(text) is not None)

@@ -430,6 +430,9 @@ def _is_one(ordered: list[str], value: str) -> bool:
     return i < len(ordered) and ordered[i] == value
 
 
+NOT_LINE_BREAK = re.compile(r"[^\r\n]")
+
+
 def _following(text: str, end: int) -> str | None:
     """The characters of the whole lines after `end` (a line's end) in text, their prefixes (_after_prefix) and line
     breaks aside, GOES_ON of them at most; None where fewer are known (a line not ended yet: the text may go on)."""
@@ -438,7 +441,8 @@ def _following(text: str, end: int) -> str | None:
     while len(got) < GOES_ON:
         if text.startswith(("\n", "\r"), at):   # empty lines give nothing: a run of them passed over in C (to the
             # last line break before the next other character; the "\r"s after it are the next line's)
-            at = text.rfind("\n", at, len(text) - len(text[at:].lstrip("\r\n"))) + 1 or at
+            # (found by a search: `text[at:].lstrip` copied the text's rest at each cut)
+            at = text.rfind("\n", at, other.start() if (other := NOT_LINE_BREAK.search(text, at)) else len(text)) + 1 or at
         newline = text.find("\n", at)
         if newline < 0:
             return None

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import bisect
 import re
-from itertools import accumulate, chain, repeat
-from operator import add, itemgetter, sub
+from itertools import accumulate, chain, compress, repeat
+from operator import add, ge, itemgetter, sub
 from typing import Callable
 
 Edits = list[tuple[int, int, str]]
@@ -43,18 +43,7 @@ def window_edits(text: str, candidates: list[int], before: int, after: int, know
     starts = list(accumulate(map(add, map(len, lines), repeat(1)), initial=lo))   # starts[i]: line i's start
     count = len(lines)
     size = len(text)
-    windows: list[list[int]] = []   # [first line, line past the last (count: to the text's end), end]
-    for line_start in candidates:
-        j = bisect.bisect_left(starts, line_start)
-        last = j + after + 1
-        end = starts[last] if last < count else size
-        if windows and line_start < windows[-1][2]:
-            windows[-1][1:] = [last, end]
-        else:
-            first = max(0, j - before)
-            if windows and starts[first] <= windows[-1][2]:
-                first = windows.pop()[0]
-            windows.append([first, last, end])
+    windows = _windows(candidates, starts, count, size, before, after)
     own = list(map(known.get, lines))
     out = []
     for first, last, end in windows:
@@ -81,6 +70,26 @@ def window_edits(text: str, candidates: list[int], before: int, after: int, know
     return out
 
 
+def _windows(candidates: list[int], starts: list[int], count: int, size: int, before: int, after: int) -> list[list[int]]:
+    """[first line, line past the last (count: to the text's end), end] of each window around candidates: a candidate
+    before the end of the window of the one before it extends that window; another opens one, which takes in the window
+    before it where its first line starts there or before. The candidates that extend a window (a run of them: a line
+    and its copies, each a candidate) are found in C, so a Python step is taken a window, not a candidate."""
+    if not candidates:
+        return []
+    lasts = list(map(add, map(bisect.bisect_left, repeat(starts), candidates), repeat(after + 1)))
+    end_of = starts[:count] + [size]   # (a window's end: the start of the line past it, or the text's end)
+    ends = list(map(end_of.__getitem__, map(min, lasts, repeat(count))))
+    opening = [0, *compress(range(1, len(candidates)), map(ge, candidates[1:], ends))]   # (each opens a window)
+    windows: list[list[int]] = []
+    for k, next_opening in zip(opening, [*opening[1:], len(candidates)]):
+        first = max(0, lasts[k] - after - 1 - before)
+        if windows and starts[first] <= windows[-1][2]:
+            first = windows.pop()[0]
+        windows.append([first, lasts[next_opening - 1], ends[next_opening - 1]])
+    return windows
+
+
 # Lines with no edits of their own (known[line] == []) where no prefix shared with a neighbour can be read either
 # (shared_prefix(line) is None, or is all of the line): none whatever lines are around them (line_views._line_edits_in),
 # so a window's plain lines are passed over by a look-up. Emptied when full; its lines are LINE_EDITS' (512 characters
@@ -96,3 +105,22 @@ def remember_alone(line: str, known: dict[str, Edits], shared_prefix: Callable[[
         if len(ALONE) >= MOST_ALONE:
             ALONE.clear()
         ALONE.add(line)
+
+
+COPIES_BLOCK_MOST = 1 << 20   # (a block of copies is made no longer: a long run is passed over in 1 MiB steps)
+
+
+def copies_end(text: str, lower: str, line: str, folded: str, at: int) -> int:
+    """Where the run of copies of line (folded: its lower-cased form, as long) that starts at `at` ends, a copy being
+    line in text and folded in lower at the same place: blocks of copies doubled while both go on with them, then
+    halved (each block's startswith a C scan; a run of n copies costs about 2 log2(n) steps, not n)."""
+    block, lowered = line, folded
+    while text.startswith(block, at) and lower.startswith(lowered, at):
+        at += len(block)
+        if len(block) < COPIES_BLOCK_MOST:
+            block, lowered = block + block, lowered + lowered
+    while len(block) > len(line):
+        block, lowered = block[:len(block) // 2], lowered[:len(lowered) // 2]
+        if text.startswith(block, at) and lower.startswith(lowered, at):
+            at += len(block)
+    return at

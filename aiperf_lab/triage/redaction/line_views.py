@@ -15,10 +15,15 @@ one of them, behind a prefix or in quotes, open a window."""
 from __future__ import annotations
 
 import functools
+import operator
 import re
+from itertools import repeat
+from operator import add, itemgetter
 
-from .line_index import ALONE, remember_alone, window_edits
+from .line_index import ALONE, copies_end, remember_alone, window_edits
 from .spans import CSI, has
+
+_FIRST, _THIRD = itemgetter(0), itemgetter(2)
 
 # a timestamp (ISO 8601 with `T` or a blank, with or without fractions and zone), a bare time, a level, `[...]` (a
 # rank, a pod, a bracketed time or level), a logging format's ` - name - LEVEL - `
@@ -115,7 +120,9 @@ def line_view_windows(text: str, lower: str, words: frozenset[str] | None = None
                       ) -> list[tuple[int, int, list[tuple[int, int, str]]]]:
     """The windows (start, end, the view's edits in the window's own offsets) to be read as views; none for most
     texts. (`words`: those of GATE_WORDS, at least, that lower holds, where the caller looked for them already.)"""
-    prefixed = any(hint in text for hint in PREFIX_HINTS) or _shared_prefix_hint(text)
+    # (the hints asked as `has` asks: a hint with a character the text lacks is not searched for, and the answers are
+    # the Redactor.spans call's, which asks this again of each read)
+    prefixed = any(has(text, hint) for hint in PREFIX_HINTS) or _shared_prefix_hint(text)
     quoted = any(hint in text for hint in QUOTE_HINTS)
     if not (prefixed or quoted):
         return []
@@ -149,20 +156,18 @@ def line_view_windows(text: str, lower: str, words: frozenset[str] | None = None
             if known and newline >= 0 and text.startswith(line := text[line_start:newline + 1], newline + 1):
                 # (the same line again: each copy is a candidate with the same edits, its mark where the line's is)
                 candidates.append(line_start)
-                after, folded = newline + 1, lower[line_start:newline + 1]
-                while text.startswith(line, after) and lower.startswith(folded, after):
-                    read[after] = edits
-                    candidates.append(after)
-                    after += len(line)
+                after = copies_end(text, lower, line, lower[line_start:newline + 1], newline + 1)
+                copies = range(newline + 1, after, len(line))   # (their places, read and candidates filled in C)
+                read.update(dict.fromkeys(copies, edits))
+                candidates += copies
                 m = marks.search(lower, after)
                 continue
             if edits:
                 candidates.append(line_start)
             elif newline >= 0 and text.startswith(line := text[line_start:newline + 1], newline + 1):
                 # (the same line again: its copies, no candidates either, are passed over; a window reads them anew)
-                after, folded = newline + 1, lower[line_start:newline + 1]
-                while text.startswith(line, after) and lower.startswith(folded, after):
-                    after += len(line)
+                # (a run of them passed over in blocks doubled: line_index.copies_end)
+                after = copies_end(text, lower, line, lower[line_start:newline + 1], newline + 1)
                 m = marks.search(lower, after)
                 continue
         if newline < 0:
@@ -206,6 +211,14 @@ def _pod_views(text: str, start: int, end: int, lines: list[tuple[int, int, list
                read: dict[int, list[tuple[int, int, str]]]) -> list[tuple[int, int, list[tuple[int, int, str]]]]:
     """The views of a window's sources where they are interleaved (above), as line_view_windows gives windows; none
     where the window's one view reads it."""
+    own = lines[0][2]
+    if all(map(operator.is_, map(_THIRD, lines), repeat(own))):   # (a line and its copies: one edits list, in C)
+        if not own or own[0][0] or own[0][2]:
+            return []   # (no line has a prefix: all "", one source)
+        size = own[0][1]
+        ats = list(map(_FIRST, lines))
+        if len(set(map(text.__getitem__, map(slice, ats, map(add, ats, repeat(size)))))) == 1:
+            return []   # (one prefix on every line: the window's one view reads it)
     prefixes = [text[at:at + edits[0][1]] if edits and not edits[0][0] and not edits[0][2] else ""
                 for at, _, edits in lines]
     first = prefixes[0]

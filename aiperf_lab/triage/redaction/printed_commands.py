@@ -395,9 +395,12 @@ def printed_command_spans(text: str, lower: str) -> list[Span]:
             elif _mark_counts(lower, m.start(), LINE_TOOL_PREFIX) or (
                     lower.startswith("c", m.start()) and _mark_counts(lower, m.start(), POWERSHELL_ASSIGNED)):
                 starts.append((m.start(), False))
-    first = UNIX_FIRST_LINE.match(lower)
-    for m in ([first] if first is not None else []) + list(UNIX_LINE.finditer(lower)):
-        starts.append((m.start("tool"), True, m.group("q1")) if m.group("q1") else (m.start("tool"), True))
+    # (every UNIX_TOOL form has a blank after its name or its echo: a text with no blank, "\n" or "x\n" repeated, is not
+    # tried a line at a time)
+    if " " in lower or "\t" in lower:
+        first = UNIX_FIRST_LINE.match(lower)
+        for m in ([first] if first is not None else []) + list(UNIX_LINE.finditer(lower)):
+            starts.append((m.start("tool"), True, m.group("q1")) if m.group("q1") else (m.start("tool"), True))
     if '"' in text:
         starts += [(m.start("tool"), True, '"') for m in UNIX_JSON_MESSAGE.finditer(lower)]
     starts.sort()
