@@ -30,6 +30,7 @@ import re
 
 from .line_views import PREFIX_HINTS, prefix_alone, without_log_prefix
 from .names import cannot_be_secret, is_location, is_secret_name, looks_like_password, says_absent
+from .ascii_twins import ascii_twin
 from .spans import REDACTED, Span, has
 
 LABEL = "secret-named value"
@@ -173,28 +174,41 @@ def _blank(line: str) -> bool:
     return not line.strip(" \t\r") or prefix_alone(line)
 
 
-def _value_line(text: str, at: int) -> tuple[int, int, str] | None:
+def _value_line(text: str, at: int, read: dict | None = None) -> tuple[int, int, str] | None:
     """The value alone on the first non-blank line from `at` (ANNOUNCE_LINES blank ones before it at most), read
-    behind its log prefix or in its JSON record (_view): its place in text and the value as read."""
+    behind its log prefix or in its JSON record (_view): its place in text and the value as read. `read`: what each
+    line gave (_line_value), by its text, kept by the caller (a line repeated is read once)."""
     for _ in range(ANNOUNCE_LINES + 1):
         end = text.find("\n", at)
         end = len(text) if end < 0 else end
         raw = text[at:end]
-        view = _view(raw)
-        if not _blank(view):
-            m = ALONE.match(view)
-            if m is None:
-                return None
-            value = m.group("value")
-            if view is raw:
-                return at + m.start("value"), at + m.end("value"), value
-            written = value if (place := raw.rfind(value)) >= 0 else json.dumps(value)[1:-1]
-            place = raw.rfind(written) if place < 0 else place
-            return (at + place, at + place + len(written), value) if place >= 0 else None
+        if read is None:
+            found = _line_value(raw)
+        elif (found := read.get(raw, read)) is read:
+            found = read[raw] = _line_value(raw)
+        if found is not False:
+            return None if found is None else (at + found[0], at + found[1], found[2])
         if end >= len(text):
             return None
         at = end + 1
     return None
+
+
+def _line_value(raw: str) -> tuple[int, int, str] | bool | None:
+    """What a line gives _value_line: False where it is blank (_blank), else the value alone on it (its place in the
+    line and the value as read), or None."""
+    view = _view(raw)
+    if _blank(view):
+        return False
+    m = ALONE.match(view)
+    if m is None:
+        return None
+    value = m.group("value")
+    if view is raw:
+        return m.start("value"), m.end("value"), value
+    written = value if (place := raw.rfind(value)) >= 0 else json.dumps(value)[1:-1]
+    place = raw.rfind(written) if place < 0 else place
+    return (place, place + len(written), value) if place >= 0 else None
 
 
 LINE_ENDS_WITH_COLON = re.compile(r":[ \t]*\r?\n")
@@ -216,29 +230,41 @@ def announced_value_spans(text: str, lower: str) -> list[Span]:
             starts += [lower.rfind("\n", 0, m.start()) + 1 for m in pattern.finditer(lower)]
     if "{" in text and ('"' in text) and (':"' in text or ': "' in text or ':\\n"' in text):
         starts += [lower.rfind("\n", 0, m.start()) + 1 for m in JSON_COLON_END.finditer(lower)]
-    views: dict[str, str] = {}   # (a line repeated 2,000 times is viewed once: its view is its own)
+    # (lines repeat, in logs and in adversarial text: each distinct line is viewed and judged once, its value line read
+    # once, and each value once after each announcing line)
+    views: dict[str, str | None] = {}   # (a line's view where it announces, else None)
+    read: dict[str, tuple[int, int, str] | bool | None] = {}
+    judged: dict[tuple[str, str], bool] = {}
     for line_start in sorted(set(starts)):
         line_end = lower.find("\n", line_start)
         if line_end < 0:
             continue
         raw = text[line_start:line_end]
-        if (line := views.get(raw)) is None:
-            line = views[raw] = _view(raw).lower()
-        if not _announces(line):
+        if (line := views.get(raw, views)) is views:
+            line = _view(raw).lower()
+            line = views[raw] = line if _announces(line) else None
+        if line is None:
             continue
-        found = _value_line(text, line_end + 1)
+        found = _value_line(text, line_end + 1, read)
         if found is None:
             continue
-        value = found[2]
-        if ":" in value.rstrip(":") or not _credential_value(value) or value.endswith(":"):
-            continue
-        if not line.rstrip(" \t\r").endswith(":") and DECODING.search(line) is None and (
-                not (_generated(value) or _reads_as_password(value)) or CODE_CHARACTERS.search(value.rstrip("=")) is not None
-                or text[line_start:line_end].rstrip(" \t\r").endswith((",", "(", "[", "{"))):
-            continue   # (after words alone, a value that reads as generated or as a password, no code: `Admin
-            #            password` then `Successfully` stays, and so does `Expect(` / `"style token",` / `key=r"..."`)
-        spans.append((found[0], found[1], REDACTED, LABEL, line_start))
+        if (kept := judged.get((raw, found[2]))) is None:
+            kept = judged[raw, found[2]] = _announced_value(raw, line, found[2])
+        if kept:
+            spans.append((found[0], found[1], REDACTED, LABEL, line_start))
     return spans
+
+
+def _announced_value(raw: str, line: str, value: str) -> bool:
+    """Whether the value alone after an announcing line (raw, its view lower-cased: line) is its secret."""
+    if ":" in value.rstrip(":") or not _credential_value(value) or value.endswith(":"):
+        return False
+    if not line.rstrip(" \t\r").endswith(":") and DECODING.search(line) is None and (
+            not (_generated(value) or _reads_as_password(value)) or CODE_CHARACTERS.search(value.rstrip("=")) is not None
+            or raw.rstrip(" \t\r").endswith((",", "(", "[", "{"))):
+        return False   # (after words alone, a value that reads as generated or as a password, no code: `Admin
+        #                password` then `Successfully` stays, and so does `Expect(` / `"style token",` / `key=r"..."`)
+    return True
 
 
 def announced_hold(buffer: str, start: int, cut: int) -> int:
@@ -271,6 +297,8 @@ PROSE_TAIL = (
                    # quotes or brackets: `api key [X] accepted`)
                    r" ? (?P<quote>[\"'`\[(]?)(?P<value>[^\s\"'`,;()\[\]{}<>@\\:=\x00-\x1f\x7f]{6,512})(?![^\s\"'`.,;)\]}])")
 PROSE = [(noun[:noun.index("(")], re.compile(f"(?P<noun>{noun})" + PROSE_TAIL)) for noun in PROSE_NOUNS]
+# each pattern's twin, which reads an ASCII text as written where the pattern reads it lower-cased (ascii_twin)
+PROSE_TWINS = {pattern: ascii_twin(pattern) for _, pattern in PROSE}
 GENERATED_LIKE = re.compile(r"[A-Za-z0-9_+/=~.-]{12,512}")
 
 
@@ -289,25 +317,40 @@ def _generated(value: str) -> bool:
             and any(c.isalpha() for c in value) and not value.startswith(("-", ".")))
 
 
+def _prose_value(noun: str, written: str) -> str | None:
+    """The secret a sentence's value (as written, after its noun, lower-cased) is, or None where it is none."""
+    value = written.rstrip(".!?")
+    if not value or not _credential_value(value):
+        return None
+    if noun.startswith(("pass", "secret")):
+        return written.rstrip(".") if _reads_as_password(written.rstrip(".")) else None
+    return value if _generated(value) else None
+
+
 def prose_spans(text: str, lower: str) -> list[Span]:
     spans: list[Span] = []
     if not _any_gate(lower, PROSE_GATES):
         return spans
-    for m in (m for literal, pattern in PROSE if literal in lower for m in pattern.finditer(lower)):
-        value_start, value_end = m.span("value")
-        value = text[value_start:value_end].rstrip(".!?")
-        if not value or not _credential_value(value):
+    ascii_text = text.isascii()
+    judged: dict[tuple[str, str], str | None] = {}   # (each distinct noun and value judged once: sentences repeat)
+    for literal, pattern in PROSE:
+        if literal not in lower:
             continue
-        if (lower.startswith("  ", m.start("quote") - 2) or m.group("quote") in ("[", "(")) and (
-                text.startswith(".", value_end) and text[value_end + 1:value_end + 2] not in ("", " ", "\t", "\r", "\n")):
-            continue   # (spaced or bracketed: a value that a dot continues is a file's name, `token  "run-1/x.sqlite"`)
-        if m.group("noun").startswith(("pass", "secret")):
-            if not _reads_as_password(text[value_start:value_end].rstrip(".")):
+        if ascii_text and (twin := PROSE_TWINS.get(pattern)) is not None and all(
+                _prose_value(noun.lower(), written) is None for noun, _, written in set(twin.findall(text))):
+            continue   # (no value of its matches is a secret: found in C, each distinct one judged once)
+        for m in pattern.finditer(lower):
+            value_start, value_end = m.span("value")
+            noun = m.group("noun")
+            written = text[value_start:value_end]
+            if (value := judged.get((noun, written), judged)) is judged:
+                value = judged[noun, written] = _prose_value(noun, written)
+            if value is None:
                 continue
-            value = text[value_start:value_end].rstrip(".")
-        elif not _generated(value):
-            continue
-        spans.append((value_start, value_start + len(value), REDACTED, LABEL, m.start()))
+            if (lower.startswith("  ", m.start("quote") - 2) or m.group("quote") in ("[", "(")) and (
+                    text.startswith(".", value_end) and text[value_end + 1:value_end + 2] not in ("", " ", "\t", "\r", "\n")):
+                continue   # (spaced or bracketed: a value that a dot continues is a file's name, `token  "run-1/x.sqlite"`)
+            spans.append((value_start, value_start + len(value), REDACTED, LABEL, m.start()))
     return spans
 
 
