@@ -30,7 +30,7 @@ import re
 
 from .line_views import PREFIX_HINTS, prefix_alone, without_log_prefix
 from .names import cannot_be_secret, is_location, is_secret_name, looks_like_password, says_absent
-from .ascii_twins import ascii_twin
+from .distinct_lines import few_distinct_lines
 from .spans import REDACTED, Span, has
 
 LABEL = "secret-named value"
@@ -230,6 +230,8 @@ def announced_value_spans(text: str, lower: str) -> list[Span]:
             starts += [lower.rfind("\n", 0, m.start()) + 1 for m in pattern.finditer(lower)]
     if "{" in text and ('"' in text) and (':"' in text or ': "' in text or ':\\n"' in text):
         starts += [lower.rfind("\n", 0, m.start()) + 1 for m in JSON_COLON_END.finditer(lower)]
+    if (distinct := few_distinct_lines(text)) is not None and _none_announced(text, distinct):
+        return spans
     # (lines repeat, in logs and in adversarial text: each distinct line is viewed and judged once, its value line read
     # once, and each value once after each announcing line)
     views: dict[str, str | None] = {}   # (a line's view where it announces, else None)
@@ -253,6 +255,29 @@ def announced_value_spans(text: str, lower: str) -> list[Span]:
         if kept:
             spans.append((found[0], found[1], REDACTED, LABEL, line_start))
     return spans
+
+
+AFTER_MOST = 8   # announcing lines at most for _none_announced to read the lines after them in C
+
+
+def _none_announced(text: str, distinct: frozenset[str]) -> bool:
+    """Whether a text of few distinct lines (distinct_lines) surely has no value announced: no line announces, or each
+    line after an announcing one (found in C: a pattern of the announcing lines) is read (_line_value) and gives no
+    value, or one the announcing line does not take (_announced_value). False where a line after one is blank (the
+    value may be further on) or where a value may be taken: announced_value_spans reads the text line by line."""
+    announcing = {raw: line for raw in distinct if _announces(line := _view(raw).lower())}
+    if not announcing:
+        return True
+    if len(announcing) > AFTER_MOST or max(map(len, announcing)) > 512:
+        return False   # (a pattern of a few short lines only)
+    pair = "(" + "|".join(map(re.escape, announcing)) + ")\n([^\n]*)"
+    first = re.match(pair, text)
+    pairs = set(re.findall("\n(?=" + pair + ")", text))   # (a lookahead: a line after one may announce too)
+    for raw, after in pairs | ({first.groups()} if first is not None else set()):
+        found = _line_value(after)
+        if found is False or found is not None and _announced_value(raw, announcing[raw], found[2]):
+            return False
+    return True
 
 
 def _announced_value(raw: str, line: str, value: str) -> bool:
@@ -297,8 +322,6 @@ PROSE_TAIL = (
                    # quotes or brackets: `api key [X] accepted`)
                    r" ? (?P<quote>[\"'`\[(]?)(?P<value>[^\s\"'`,;()\[\]{}<>@\\:=\x00-\x1f\x7f]{6,512})(?![^\s\"'`.,;)\]}])")
 PROSE = [(noun[:noun.index("(")], re.compile(f"(?P<noun>{noun})" + PROSE_TAIL)) for noun in PROSE_NOUNS]
-# each pattern's twin, which reads an ASCII text as written where the pattern reads it lower-cased (ascii_twin)
-PROSE_TWINS = {pattern: ascii_twin(pattern) for _, pattern in PROSE}
 GENERATED_LIKE = re.compile(r"[A-Za-z0-9_+/=~.-]{12,512}")
 
 
@@ -331,14 +354,10 @@ def prose_spans(text: str, lower: str) -> list[Span]:
     spans: list[Span] = []
     if not _any_gate(lower, PROSE_GATES):
         return spans
-    ascii_text = text.isascii()
     judged: dict[tuple[str, str], str | None] = {}   # (each distinct noun and value judged once: sentences repeat)
     for literal, pattern in PROSE:
         if literal not in lower:
             continue
-        if ascii_text and (twin := PROSE_TWINS.get(pattern)) is not None and all(
-                _prose_value(noun.lower(), written) is None for noun, _, written in set(twin.findall(text))):
-            continue   # (no value of its matches is a secret: found in C, each distinct one judged once)
         for m in pattern.finditer(lower):
             value_start, value_end = m.span("value")
             noun = m.group("noun")

@@ -22,6 +22,7 @@ import functools
 import re
 
 from .announced import _generated, announced_hold, announced_spans
+from .distinct_lines import few_distinct_lines
 from .line_views import LOG_PREFIX, without_log_prefix
 from .names import (
     _names_a_when, _secret_name_cached, cannot_be_secret, looks_generated, looks_like_password, name_words, says_absent,
@@ -264,6 +265,8 @@ def aligned_listing_spans(text: str, lower: str, words: frozenset[str]) -> list[
     spans: list[Span] = []
     if "  " not in text and "\t" not in text:
         return spans
+    if (distinct := few_distinct_lines(text)) is not None and not any(map(_aligned_line_header, distinct)):
+        return spans   # (a text of few distinct lines, none a header: each read once)
     read_to = -1
     found = [m.start() for m in ALIGNED_WORDS.finditer(lower)]
     for word, pattern in BARE_COLUMN_WORDS:
