@@ -221,6 +221,8 @@ def announced_value_spans(text: str, lower: str) -> list[Span]:
     roots = [root for root in GATE_ROOTS if has(lower, root)]
     if not roots:   # (an announcing line names one: ANNOUNCING_WORDS, DECODING)
         return spans
+    if (distinct := few_distinct_lines(text)) is not None and _none_announced(text, distinct):
+        return spans   # (a text of few distinct lines, none announcing a value)
     if ":\n" in text or ":\r\n" in text or ": \n" in text:   # (lines that end with `:`, then what they name)
         starts += [lower.rfind("\n", 0, m.start()) + 1 for m in LINE_ENDS_WITH_COLON.finditer(lower)]
     if "base64" in lower or "initial-password" in lower or "get-secret-value" in lower:
@@ -230,8 +232,6 @@ def announced_value_spans(text: str, lower: str) -> list[Span]:
             starts += [lower.rfind("\n", 0, m.start()) + 1 for m in pattern.finditer(lower)]
     if "{" in text and ('"' in text) and (':"' in text or ': "' in text or ':\\n"' in text):
         starts += [lower.rfind("\n", 0, m.start()) + 1 for m in JSON_COLON_END.finditer(lower)]
-    if (distinct := few_distinct_lines(text)) is not None and _none_announced(text, distinct):
-        return spans
     # (lines repeat, in logs and in adversarial text: each distinct line is viewed and judged once, its value line read
     # once, and each value once after each announcing line)
     views: dict[str, str | None] = {}   # (a line's view where it announces, else None)
@@ -257,26 +257,26 @@ def announced_value_spans(text: str, lower: str) -> list[Span]:
     return spans
 
 
-AFTER_MOST = 8   # announcing lines at most for _none_announced to read the lines after them in C
+AFTER_MOST = 8   # announcing lines at most for _none_announced to look for the lines after them in C
 
 
 def _none_announced(text: str, distinct: frozenset[str]) -> bool:
     """Whether a text of few distinct lines (distinct_lines) surely has no value announced: no line announces, or each
-    line after an announcing one (found in C: a pattern of the announcing lines) is read (_line_value) and gives no
-    value, or one the announcing line does not take (_announced_value). False where a line after one is blank (the
-    value may be further on) or where a value may be taken: announced_value_spans reads the text line by line."""
+    distinct line that follows an announcing one somewhere (a substring search for the two lines, in C) is read
+    (_line_value) and gives no value, or one the announcing line does not take (_announced_value). False where such a
+    line is blank (the value may be further on) or where a value may be taken: then the text is read line by line."""
     announcing = {raw: line for raw in distinct if _announces(line := _view(raw).lower())}
     if not announcing:
         return True
-    if len(announcing) > AFTER_MOST or max(map(len, announcing)) > 512:
-        return False   # (a pattern of a few short lines only)
-    pair = "(" + "|".join(map(re.escape, announcing)) + ")\n([^\n]*)"
-    first = re.match(pair, text)
-    pairs = set(re.findall("\n(?=" + pair + ")", text))   # (a lookahead: a line after one may announce too)
-    for raw, after in pairs | ({first.groups()} if first is not None else set()):
-        found = _line_value(after)
-        if found is False or found is not None and _announced_value(raw, announcing[raw], found[2]):
-            return False
+    if len(announcing) > AFTER_MOST:
+        return False
+    framed = "\n" + text + "\n"   # (every line between two line breaks: the first and the last too)
+    for raw, line in announcing.items():
+        for after in distinct:
+            if f"\n{raw}\n{after}\n" in framed:
+                found = _line_value(after)
+                if found is False or found is not None and _announced_value(raw, line, found[2]):
+                    return False
     return True
 
 
