@@ -97,8 +97,18 @@ def test_sentence_values_are_judged_once_a_distinct_value(monkeypatch, text, fou
     assert counted.calls <= 2   # (main: one a match, 5,000 to 50,000)
 
 
+@pytest.mark.parametrize("text, most", [('  File "x.py", line 1\n' * 5_000, 1), ('f("HF_TOKEN", "Zq8Das1x")\n' * 5_000, 2)],
+                         ids=["no-secret-word", "token-lines"])
+def test_a_streams_open_table_reads_each_distinct_line_once(monkeypatch, text, most):
+    counted = Counted(tables._named_secret)
+    monkeypatch.setattr(tables, "_named_secret", counted)
+    assert tables.open_table_header(text) is None
+    assert counted.calls <= most   # (main: one a line, 5,000)
+
+
 # ---- guards: the former code ------------------------------------------------------------------------------------------
 _FORMER_CELL_END = r"[\w.-]{0,48}[ \t]{0,32}(?:[,\t|]|\r?$)"
+FORMER_ALIGNED_WORDS = re.compile(r"passw|secret|(?<![a-z])(?:pass|pwd|credentials?)(?![a-z])")
 FORMER_CELL_ENDS = [re.compile(re.escape(word) + _FORMER_CELL_END, re.M) for word in ("passw", "secret", "auth")] + [
     re.compile(r"ke(?:y|(?<=toke)n)" + _FORMER_CELL_END, re.M)]
 
@@ -187,7 +197,7 @@ def _former_aligned_listing_spans(text: str, lower: str) -> list:
     if "  " not in text and "\t" not in text:
         return spans
     read_to = -1
-    found = [m.start() for m in ALIGNED_WORDS.finditer(lower)]
+    found = [m.start() for m in FORMER_ALIGNED_WORDS.finditer(lower)]
     for word, pattern in BARE_COLUMN_WORDS:
         if has(lower, word):
             found += [m.start() for m in pattern.finditer(lower)]
@@ -237,7 +247,9 @@ LINES = ["Your password is:", "Admin password", "Initial admin password", "api_k
          "api_key    Zq8Das1xPa55w0rdQ", "token  abcdef.0123456789abcdef", "Using token Zq8Das1xPa55w0rdQ for auth",
          "password password password", "the password is S3cr3t!x.", "Password for user 'Bob': Hunter2xyz", "\r",
          "api-1  | Enter the token:", "api-1  | ", "api-1  | Zq8Das1xPa55", "user,password,role", "bob,Zq8Das1x,admin",
-         "| user | password |", "|---|---|", "| bob | Zq8Das1xPa55 |", "api key [Zq8Das1xPa55w0rd] ok", "Secret Key S3cr3t!x"]
+         "| user | password |", "|---|---|", "| bob | Zq8Das1xPa55 |", "api key [Zq8Das1xPa55w0rd] ok", "Secret Key S3cr3t!x",
+         "password    " * 20, "a  b  c  d  e  f  g  h  i  j  k  password", "user\tpassword\r", "bob\tZq8Das1x\r",
+         "user | token", "-----+------", "alice | Zq8Das1xPa55w0rdQ"]
 
 
 def _random_text(rng: random.Random, k: int) -> str:
@@ -268,3 +280,42 @@ def test_cell_ends_find_the_lines_they_found(seed):
         text = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 30)))
         for new, former in zip([pattern for _, pattern in tables.CELL_ENDS], FORMER_CELL_ENDS):
             assert [m.start() for m in new.finditer(text)] == [m.start() for m in former.finditer(text)], text
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_aligned_words_are_found_where_they_were(seed):
+    rng = random.Random(seed)
+    pieces = ["pass", "passw", "pwd", "credential", "credentials", "secret", "p", "c", "a", "x", " ", "_", "-", "\n", "ss", "wd"]
+    for _ in range(3_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 20)))
+        assert [m.span() for m in ALIGNED_WORDS.finditer(text)] == [m.span() for m in FORMER_ALIGNED_WORDS.finditer(text)]
+
+
+def _former_open_table_header(text: str):
+    end = len(text)
+    if not text.endswith("\n"):
+        return None
+    count = delimiter = None
+    while end > 0:
+        start = text.rfind("\n", 0, end - 1) + 1
+        line = text[start:end].rstrip("\r\n")
+        if not tables._separator(line):
+            if delimiter is None:
+                if (delimiter := tables._delimiter(line)) is None:
+                    return None
+                count = line.count(delimiter)
+            elif line.count(delimiter) != count:
+                return None
+            if tables._named_secret(line) and tables._header(line) is not None:
+                return text[start:end]
+        end = start
+    return None
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_open_table_header_is_what_it_was(seed):
+    rng = random.Random(seed)
+    for k in range(60):
+        text = _random_text(rng, k)
+        for cut in (len(text), text.rfind("\n") + 1, text.rfind("\n", 0, max(0, text.rfind("\n"))) + 1):
+            assert tables.open_table_header(text[:cut]) == _former_open_table_header(text[:cut])
