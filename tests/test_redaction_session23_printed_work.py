@@ -319,3 +319,20 @@ def test_open_table_header_is_what_it_was(seed):
         text = _random_text(rng, k)
         for cut in (len(text), text.rfind("\n") + 1, text.rfind("\n", 0, max(0, text.rfind("\n"))) + 1):
             assert tables.open_table_header(text[:cut]) == _former_open_table_header(text[:cut])
+
+
+FORMER_DOTTED_KEY = re.compile(r"(?:(?:account|private|encryption|signing|master)\.key(?P<rest>(?:\.[a-z0-9_-]{1,63}){0,8})"
+                               r"(?P<sep>[ \t]{0,4}[=:][ \t]{0,4}|[ \t]{1,32})"
+                               r"|(?<=[a-z0-9])\.(?:password|passwd|secret|token)(?P<blanks>[ \t]{1,32}))"
+                               r"[\"']?(?P<value>[^\s'\"<>,;]{6,1024})")
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_dotted_keys_are_found_where_they_were(seed):
+    rng = random.Random(seed)
+    pieces = ["account", "private", "master", "signing", "encryption", ".key", ".", "key", "x", "1", " ", "\t", "=", ":",
+              "password", "passwd", "secret", "token", "'", '"', "abcdefgh", "-", "_", "\n", "fs.azure", "  " * 10]
+    for _ in range(3_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 25)))
+        assert ([(m.span(), m.span("value"), m.group("blanks")) for m in announced.DOTTED_KEY.finditer(text)]
+                == [(m.span(), m.span("value"), m.group("blanks")) for m in FORMER_DOTTED_KEY.finditer(text)]), text
