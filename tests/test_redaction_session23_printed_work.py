@@ -336,3 +336,25 @@ def test_dotted_keys_are_found_where_they_were(seed):
         text = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 25)))
         assert ([(m.span(), m.span("value"), m.group("blanks")) for m in announced.DOTTED_KEY.finditer(text)]
                 == [(m.span(), m.span("value"), m.group("blanks")) for m in FORMER_DOTTED_KEY.finditer(text)]), text
+
+
+
+class _Recorded:
+    """Stands in for a pattern and records the start of each finditer."""
+
+    def __init__(self, pattern):
+        self.pattern, self.froms = pattern, []
+
+    def finditer(self, text, pos=0, *args):
+        self.froms.append(pos)
+        return self.pattern.finditer(text, pos, *args)
+
+
+@pytest.mark.parametrize("text", ["token=" * 50_000, "password " * 50_000, "api key x " * 20_000 + "api key"],
+                         ids=["token-run", "password-run", "api-key-run"])
+def test_one_long_line_announces_nothing_and_is_not_scanned(monkeypatch, text):
+    recorded = [(root, _Recorded(pattern)) for root, pattern in NAMING_ENDS]
+    monkeypatch.setattr(announced, "NAMING_ENDS", recorded)
+    assert announced_value_spans(text, _lower(text)) == []
+    assert not [start for _, r in recorded for start in r.froms]   # (main: each noun of the line tried, its value after
+    #                                                                 no line break to be found)

@@ -223,8 +223,8 @@ def announced_value_spans(text: str, lower: str) -> list[Span]:
     spans: list[Span] = []
     starts: list[int] = []
     roots = [root for root in GATE_ROOTS if has(lower, root)]
-    if not roots:   # (an announcing line names one: ANNOUNCING_WORDS, DECODING)
-        return spans
+    if not roots or "\n" not in text:   # (an announcing line names one: ANNOUNCING_WORDS, DECODING; its value is on a
+        return spans                    # line after it: one long line, `token=token=...`, has none)
     if (distinct := few_distinct_lines(text)) is not None and _none_announced(text, distinct):
         return spans   # (a text of few distinct lines, none announcing a value)
     if ":\n" in text or ":\r\n" in text or ": \n" in text:   # (lines that end with `:`, then what they name)
