@@ -225,21 +225,31 @@ def announced_value_spans(text: str, lower: str) -> list[Span]:
     roots = [root for root in GATE_ROOTS if has(lower, root)]
     if not roots or "\n" not in text:   # (an announcing line names one: ANNOUNCING_WORDS, DECODING; its value is on a
         return spans                    # line after it: one long line, `token=token=...`, has none)
-    if (distinct := few_distinct_lines(text)) is not None and _none_announced(text, distinct):
-        return spans   # (a text of few distinct lines, none announcing a value)
-    if ":\n" in text or ":\r\n" in text or ": \n" in text:   # (lines that end with `:`, then what they name)
-        starts += [lower.rfind("\n", 0, m.start()) + 1 for m in LINE_ENDS_WITH_COLON.finditer(lower)]
-    if "base64" in lower or "initial-password" in lower or "get-secret-value" in lower:
-        starts += [lower.rfind("\n", 0, m.start()) + 1 for m in DECODING.finditer(lower)]
-    for root, pattern in NAMING_ENDS:   # (a few words naming a secret, no colon: `Admin password`)
-        if root in roots:
-            starts += [lower.rfind("\n", 0, m.start()) + 1 for m in pattern.finditer(lower)]
-    if "{" in text and ('"' in text) and (':"' in text or ': "' in text or ':\\n"' in text):
-        starts += [lower.rfind("\n", 0, m.start()) + 1 for m in JSON_COLON_END.finditer(lower)]
+    colon = ":\n" in text or ":\r\n" in text or ": \n" in text   # (lines that end with `:`, then what they name)
+    decoding = "base64" in lower or "initial-password" in lower or "get-secret-value" in lower
+    naming = [pattern for root, pattern in NAMING_ENDS if root in roots]   # (a few words naming a secret, no colon)
+    record = "{" in text and ('"' in text) and (':"' in text or ': "' in text or ':\\n"' in text)
     # (lines repeat, in logs and in adversarial text: each distinct line is viewed and judged once, its value line read
     # once, and each value once after each announcing line)
     views: dict[str, str | None] = {}   # (a line's view where it announces, else None)
     read: dict[str, tuple[int, int, str] | bool | None] = {}
+    if text.isascii() and (distinct := few_distinct_lines(text)) is not None:
+        for raw in distinct:   # (the distinct lines the scans below would find, each viewed once: the same as they)
+            low = raw.lower()
+            if ((colon and LINE_ENDS_WITH_COLON.search(low + "\n")) or (decoding and DECODING.search(low))
+                    or any(pattern.search(low) for pattern in naming) or (record and JSON_COLON_END.search(low))):
+                line = _view(raw).lower()
+                views[raw] = line if _announces(line) else None
+        if _none_announced(text, distinct, views, read):
+            return spans   # (a text of few distinct lines, none announcing a value)
+    if colon:
+        starts += [lower.rfind("\n", 0, m.start()) + 1 for m in LINE_ENDS_WITH_COLON.finditer(lower)]
+    if decoding:
+        starts += [lower.rfind("\n", 0, m.start()) + 1 for m in DECODING.finditer(lower)]
+    for pattern in naming:
+        starts += [lower.rfind("\n", 0, m.start()) + 1 for m in pattern.finditer(lower)]
+    if record:
+        starts += [lower.rfind("\n", 0, m.start()) + 1 for m in JSON_COLON_END.finditer(lower)]
     judged: dict[tuple[str, str], bool] = {}
     for line_start in sorted(set(starts)):
         line_end = lower.find("\n", line_start)
@@ -264,12 +274,14 @@ def announced_value_spans(text: str, lower: str) -> list[Span]:
 AFTER_MOST = 8   # announcing lines at most for _none_announced to look for the lines after them in C
 
 
-def _none_announced(text: str, distinct: frozenset[str]) -> bool:
+def _none_announced(text: str, distinct: frozenset[str], views: dict, read: dict) -> bool:
     """Whether a text of few distinct lines (distinct_lines) surely has no value announced: no line announces, or each
     distinct line that follows an announcing one somewhere (a substring search for the two lines, in C) is read
     (_line_value) and gives no value, or one the announcing line does not take (_announced_value). False where such a
-    line is blank (the value may be further on) or where a value may be taken: then the text is read line by line."""
-    announcing = {raw: line for raw in distinct if _announces(line := _view(raw).lower())}
+    line is blank (the value may be further on) or where a value may be taken: then the text is read line by line.
+    `views`: the distinct lines the scans would find, each one's view where it announces, else None; `read`: what
+    each line gave _line_value (announced_value_spans' dicts, filled here)."""
+    announcing = {raw: line for raw, line in views.items() if line is not None}
     if not announcing:
         return True
     if len(announcing) > AFTER_MOST:
@@ -278,7 +290,8 @@ def _none_announced(text: str, distinct: frozenset[str]) -> bool:
     for raw, line in announcing.items():
         for after in distinct:
             if f"\n{raw}\n{after}\n" in framed:
-                found = _line_value(after)
+                if (found := read.get(after, read)) is read:
+                    found = read[after] = _line_value(after)
                 if found is False or found is not None and _announced_value(raw, line, found[2]):
                     return False
     return True
