@@ -78,10 +78,11 @@ The package, one job a module; an arrow is "imports from" (leaves first, no cycl
                                                                              -> assignments, names, spans
     layouts      env items, XML/terraform/k8s data blocks, listings, loguru, cloud CLI tables
                                                      -> assignments, line_views, names, op_items, references, spans
+    distinct_lines  a text of few distinct lines (a split and a set), for rules that judge each line once   (leaf)
     announced    secret-named headers, dotted config keys, a value after the line announcing it, secrets in sentences
-                                                                             -> line_views, names, spans
+                                                             -> distinct_lines, line_views, names, spans
     tables       result tables whose header names a secret column (CSV, TSV, markdown, psql, mysql), listings
-                 aligned by blanks                                           -> announced, line_views, names, spans
+                 aligned by blanks                           -> announced, distinct_lines, line_views, names, spans
     blocks       YAML sequences and block scalars, flow lists, prefixed blocks, heredocs  -> layouts, assignments, ...
     argv         secret pieces of the workload's argv        -> assignments, blocks, commands, layouts, names
     printed_commands  printed command lines (`+ cmd`, `$ cmd`, `Running: cmd`) read as argv    -> argv, names, spans

@@ -30,6 +30,7 @@ import re
 
 from .line_views import PREFIX_HINTS, prefix_alone, without_log_prefix
 from .names import cannot_be_secret, is_location, is_secret_name, looks_like_password, says_absent
+from .distinct_lines import few_distinct_lines
 from .spans import REDACTED, Span, has
 
 LABEL = "secret-named value"
@@ -103,10 +104,14 @@ def header_spans(text: str, lower: str) -> list[Span]:
 # ---- dotted config keys -------------------------------------------------------------------------------------------
 DOTTED_GATES = ("account.key", "private.key", "encryption.key", "signing.key", "master.key", ".password", ".passwd",
                 ".secret", ".token")
-DOTTED_KEY = re.compile(r"(?:(?:account|private|encryption|signing|master)\.key(?P<rest>(?:\.[a-z0-9_-]{1,63}){0,8})"
-                        r"(?P<sep>[ \t]{0,4}[=:][ \t]{0,4}|[ \t]{1,32})"
+# (every branch led by a letter or the dot, the look-behind after it, so that the engine skips to those characters: a
+# branch led by a group or a look-behind made it try the whole alternation at every character, 0.09 s/MB where a text
+# holds a gate, h23t)
+_DOTTED_KEY_REST = r"(?:\.[a-z0-9_-]{1,63}){0,8}(?:[ \t]{0,4}[=:][ \t]{0,4}|[ \t]{1,32})"   # (more parts, then = : or blanks)
+DOTTED_KEY = re.compile("(?:" + "".join(rf"{word}\.key{_DOTTED_KEY_REST}|" for word in ("account", "private", "encryption",
+                                                                                      "signing", "master"))
                         # (a dotted key that ends in its secret word, its value after blanks: spark-defaults.conf, hive's)
-                        r"|(?<=[a-z0-9])\.(?:password|passwd|secret|token)(?P<blanks>[ \t]{1,32}))"
+                        + r"\.(?<=[a-z0-9]\.)(?:password|passwd|secret|token)(?P<blanks>[ \t]{1,32}))"
                         r"[\"']?(?P<value>[^\s'\"<>,;]{6,1024})")
 
 
@@ -174,28 +179,41 @@ def _blank(line: str) -> bool:
     return not line.strip(" \t\r") or prefix_alone(line)
 
 
-def _value_line(text: str, at: int) -> tuple[int, int, str] | None:
+def _value_line(text: str, at: int, read: dict | None = None) -> tuple[int, int, str] | None:
     """The value alone on the first non-blank line from `at` (ANNOUNCE_LINES blank ones before it at most), read
-    behind its log prefix or in its JSON record (_view): its place in text and the value as read."""
+    behind its log prefix or in its JSON record (_view): its place in text and the value as read. `read`: what each
+    line gave (_line_value), by its text, kept by the caller (a line repeated is read once)."""
     for _ in range(ANNOUNCE_LINES + 1):
         end = text.find("\n", at)
         end = len(text) if end < 0 else end
         raw = text[at:end]
-        view = _view(raw)
-        if not _blank(view):
-            m = ALONE.match(view)
-            if m is None:
-                return None
-            value = m.group("value")
-            if view is raw:
-                return at + m.start("value"), at + m.end("value"), value
-            written = value if (place := raw.rfind(value)) >= 0 else json.dumps(value)[1:-1]
-            place = raw.rfind(written) if place < 0 else place
-            return (at + place, at + place + len(written), value) if place >= 0 else None
+        if read is None:
+            found = _line_value(raw)
+        elif (found := read.get(raw, read)) is read:
+            found = read[raw] = _line_value(raw)
+        if found is not False:
+            return None if found is None else (at + found[0], at + found[1], found[2])
         if end >= len(text):
             return None
         at = end + 1
     return None
+
+
+def _line_value(raw: str) -> tuple[int, int, str] | bool | None:
+    """What a line gives _value_line: False where it is blank (_blank), else the value alone on it (its place in the
+    line and the value as read), or None."""
+    view = _view(raw)
+    if _blank(view):
+        return False
+    m = ALONE.match(view)
+    if m is None:
+        return None
+    value = m.group("value")
+    if view is raw:
+        return m.start("value"), m.end("value"), value
+    written = value if (place := raw.rfind(value)) >= 0 else json.dumps(value)[1:-1]
+    place = raw.rfind(written) if place < 0 else place
+    return (place, place + len(written), value) if place >= 0 else None
 
 
 LINE_ENDS_WITH_COLON = re.compile(r":[ \t]*\r?\n")
@@ -211,40 +229,57 @@ def announced_value_spans(text: str, lower: str) -> list[Span]:
     spans: list[Span] = []
     starts: list[int] = []
     roots = [root for root in GATE_ROOTS if has(lower, root)]
-    if not roots:   # (an announcing line names one: ANNOUNCING_WORDS, DECODING)
-        return spans
-    if ":\n" in text or ":\r\n" in text or ": \n" in text:   # (lines that end with `:`, then what they name)
+    if not roots or "\n" not in text:   # (an announcing line names one: ANNOUNCING_WORDS, DECODING; its value is on a
+        return spans                    # line after it: one long line, `token=token=...`, has none)
+    colon = ":\n" in text or ":\r\n" in text or ": \n" in text   # (lines that end with `:`, then what they name)
+    decoding = "base64" in lower or "initial-password" in lower or "get-secret-value" in lower
+    naming = [pattern for root, pattern in NAMING_ENDS if root in roots]   # (a few words naming a secret, no colon)
+    record = "{" in text and ('"' in text) and (':"' in text or ': "' in text or ':\\n"' in text)
+    # (lines repeat, in logs and in adversarial text: each distinct line is viewed and judged once, its value line read
+    # once, and each value once after each announcing line)
+    views: dict[str, str | None] = {}   # (a line's view where it announces, else None)
+    read: dict[str, tuple[int, int, str] | bool | None] = {}
+    if text.isascii() and (distinct := few_distinct_lines(text)) is not None:
+        for raw in distinct:   # (the distinct lines the scans below would find, each viewed once: the same as they)
+            low = raw.lower()
+            if ((colon and LINE_ENDS_WITH_COLON.search(low + "\n")) or (decoding and DECODING.search(low))
+                    or any(pattern.search(low) for pattern in naming) or (record and JSON_COLON_END.search(low))):
+                views[raw] = _announcing_view(raw)
+        if _none_announced(text, distinct, views, read):
+            return spans   # (a text of few distinct lines, none announcing a value)
+    if colon:
         starts += [lower.rfind("\n", 0, m.start()) + 1 for m in LINE_ENDS_WITH_COLON.finditer(lower)]
-    if "base64" in lower or "initial-password" in lower or "get-secret-value" in lower:
+    if decoding:
         starts += [lower.rfind("\n", 0, m.start()) + 1 for m in DECODING.finditer(lower)]
-    for root, pattern in NAMING_ENDS:   # (a few words naming a secret, no colon: `Admin password`)
-        if root in roots:
-            starts += [lower.rfind("\n", 0, m.start()) + 1 for m in pattern.finditer(lower)]
-    if "{" in text and ('"' in text) and (':"' in text or ': "' in text or ':\\n"' in text):
+    for pattern in naming:
+        starts += [lower.rfind("\n", 0, m.start()) + 1 for m in pattern.finditer(lower)]
+    if record:
         starts += [lower.rfind("\n", 0, m.start()) + 1 for m in JSON_COLON_END.finditer(lower)]
-    views: dict[str, str] = {}   # (a line repeated 2,000 times is viewed once: its view is its own)
+    judged: dict[tuple[str, str], bool] = {}
     for line_start in sorted(set(starts)):
         line_end = lower.find("\n", line_start)
         if line_end < 0:
             continue
         raw = text[line_start:line_end]
-        if (line := views.get(raw)) is None:
-            line = views[raw] = _view(raw).lower()
-        if not _announces(line) or PYTHON_BLOCK_LINE.match(line) is not None:
-            continue   # (`if not isinstance(password, str):`: a Python block opens, the next line is code)
-        found = _value_line(text, line_end + 1)
+        if (line := views.get(raw, views)) is views:
+            line = views[raw] = _announcing_view(raw)
+        if line is None:
+            continue
+        found = _value_line(text, line_end + 1, read)
         if found is None:
             continue
-        value = found[2]
-        if ":" in value.rstrip(":") or not _credential_value(value) or value.endswith(":"):
-            continue
-        if _strictly_judged(line) and DECODING.search(line) is None and (
-                not (_generated(value) or _reads_as_password(value)) or CODE_CHARACTERS.search(value.rstrip("=")) is not None
-                or text[line_start:line_end].rstrip(" \t\r").endswith((",", "(", "[", "{"))):
-            continue   # (after words alone, a value that reads as generated or as a password, no code: `Admin
-            #            password` then `Successfully` stays, and so does `Expect(` / `"style token",` / `key=r"..."`)
-        spans.append((found[0], found[1], REDACTED, LABEL, line_start))
+        if (kept := judged.get((raw, found[2]))) is None:
+            kept = judged[raw, found[2]] = _announced_value(raw, line, found[2])
+        if kept:
+            spans.append((found[0], found[1], REDACTED, LABEL, line_start))
     return spans
+
+
+def _announcing_view(raw: str) -> str | None:
+    """A line's view lower-cased where it announces a value on a later line, else None (`if not isinstance(password,
+    str):` opens a Python block: the next line is code)."""
+    line = _view(raw).lower()
+    return line if _announces(line) and PYTHON_BLOCK_LINE.match(line) is None else None
 
 
 def _strictly_judged(line: str) -> bool:
@@ -252,6 +287,44 @@ def _strictly_judged(line: str) -> bool:
     alone (`password:`, 9 characters at most: a YAML key or a prompt, whose next line may be anything)."""
     stripped = line.strip(" \t\r")
     return not stripped.endswith(":") or len(stripped) <= 9
+
+
+AFTER_MOST = 8   # announcing lines at most for _none_announced to look for the lines after them in C
+
+
+def _none_announced(text: str, distinct: frozenset[str], views: dict, read: dict) -> bool:
+    """Whether a text of few distinct lines (distinct_lines) surely has no value announced: no line announces, or each
+    distinct line that follows an announcing one somewhere (a substring search for the two lines, in C) is read
+    (_line_value) and gives no value, or one the announcing line does not take (_announced_value). False where such a
+    line is blank (the value may be further on) or where a value may be taken: then the text is read line by line.
+    `views`: the distinct lines the scans would find, each one's view where it announces, else None; `read`: what
+    each line gave _line_value (announced_value_spans' dicts, filled here)."""
+    announcing = {raw: line for raw, line in views.items() if line is not None}
+    if not announcing:
+        return True
+    if len(announcing) > AFTER_MOST:
+        return False
+    framed = "\n" + text + "\n"   # (every line between two line breaks: the first and the last too)
+    for raw, line in announcing.items():
+        for after in distinct:
+            if f"\n{raw}\n{after}\n" in framed:
+                if (found := read.get(after, read)) is read:
+                    found = read[after] = _line_value(after)
+                if found is False or found is not None and _announced_value(raw, line, found[2]):
+                    return False
+    return True
+
+
+def _announced_value(raw: str, line: str, value: str) -> bool:
+    """Whether the value alone after an announcing line (raw, its view lower-cased: line) is its secret."""
+    if ":" in value.rstrip(":") or not _credential_value(value) or value.endswith(":"):
+        return False
+    if _strictly_judged(line) and DECODING.search(line) is None and (
+            not (_generated(value) or _reads_as_password(value)) or CODE_CHARACTERS.search(value.rstrip("=")) is not None
+            or raw.rstrip(" \t\r").endswith((",", "(", "[", "{"))):
+        return False   # (after words alone, a value that reads as generated or as a password, no code: `Admin
+        #                password` then `Successfully` stays, and so does `Expect(` / `"style token",` / `key=r"..."`)
+    return True
 
 
 def announced_hold(buffer: str, start: int, cut: int) -> int:
@@ -302,25 +375,36 @@ def _generated(value: str) -> bool:
             and any(c.isalpha() for c in value) and not value.startswith(("-", ".")))
 
 
+def _prose_value(noun: str, written: str) -> str | None:
+    """The secret a sentence's value (as written, after its noun, lower-cased) is, or None where it is none."""
+    value = written.rstrip(".!?")
+    if not value or not _credential_value(value):
+        return None
+    if noun.startswith(("pass", "secret")):
+        return written.rstrip(".") if _reads_as_password(written.rstrip(".")) else None
+    return value if _generated(value) else None
+
+
 def prose_spans(text: str, lower: str) -> list[Span]:
     spans: list[Span] = []
     if not _any_gate(lower, PROSE_GATES):
         return spans
-    for m in (m for literal, pattern in PROSE if literal in lower for m in pattern.finditer(lower)):
-        value_start, value_end = m.span("value")
-        value = text[value_start:value_end].rstrip(".!?")
-        if not value or not _credential_value(value):
+    judged: dict[tuple[str, str], str | None] = {}   # (each distinct noun and value judged once: sentences repeat)
+    for literal, pattern in PROSE:
+        if literal not in lower:
             continue
-        if (lower.startswith("  ", m.start("quote") - 2) or m.group("quote") in ("[", "(")) and (
-                text.startswith(".", value_end) and text[value_end + 1:value_end + 2] not in ("", " ", "\t", "\r", "\n")):
-            continue   # (spaced or bracketed: a value that a dot continues is a file's name, `token  "run-1/x.sqlite"`)
-        if m.group("noun").startswith(("pass", "secret")):
-            if not _reads_as_password(text[value_start:value_end].rstrip(".")):
+        for m in pattern.finditer(lower):
+            value_start, value_end = m.span("value")
+            noun = m.group("noun")
+            written = text[value_start:value_end]
+            if (value := judged.get((noun, written), judged)) is judged:
+                value = judged[noun, written] = _prose_value(noun, written)
+            if value is None:
                 continue
-            value = text[value_start:value_end].rstrip(".")
-        elif not _generated(value):
-            continue
-        spans.append((value_start, value_start + len(value), REDACTED, LABEL, m.start()))
+            if (lower.startswith("  ", m.start("quote") - 2) or m.group("quote") in ("[", "(")) and (
+                    text.startswith(".", value_end) and text[value_end + 1:value_end + 2] not in ("", " ", "\t", "\r", "\n")):
+                continue   # (spaced or bracketed: a value that a dot continues is a file's name, `token  "run-1/x.sqlite"`)
+            spans.append((value_start, value_start + len(value), REDACTED, LABEL, m.start()))
     return spans
 
 

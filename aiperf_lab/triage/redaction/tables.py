@@ -22,6 +22,7 @@ import functools
 import re
 
 from .announced import _generated, announced_hold, announced_spans
+from .distinct_lines import few_distinct_lines
 from .line_views import LOG_PREFIX, without_log_prefix
 from .names import (
     _names_a_when, _secret_name_cached, cannot_be_secret, looks_generated, looks_like_password, name_words, says_absent,
@@ -33,7 +34,9 @@ from .spans import REDACTED, Span, has
 # access_key, hf_token). (`pw`, `cred` and `pass` alone are left out: one more scan each, about 1.5 ms per 2 MB, for
 # names tables seldom have.)
 GATE_TABLE_WORDS = ("passw", "secret", "auth")
-_CELL_END = r"[\w.-]{0,48}[ \t]{0,32}(?:[,\t|]|\r?$)"
+# (the name's run is possessive: a character given back is [\w.-], which no blank, delimiter or line end can be, so no
+# match is lost, and a word inside a long run (`key-key-...`, `tokenpassword_secret.` repeated) costs 48 steps, not 48 x 4)
+_CELL_END = r"[\w.-]{0,48}+[ \t]{0,32}(?:[,\t|]|\r?$)"
 CELL_ENDS = [(word, re.compile(re.escape(word) + _CELL_END, re.M)) for word in GATE_TABLE_WORDS] + [
     ("", re.compile(r"ke(?:y|(?<=toke)n)" + _CELL_END, re.M))]
 HEADER_CELL = re.compile(r"[A-Za-z_][\w./-]{0,63}(?: [A-Za-z_][\w./-]{0,31}){0,2}")   # (three words at most: `api key`)
@@ -164,10 +167,11 @@ def header_table_spans(text: str, lower: str, words: frozenset[str]) -> list[Spa
     """The cells under a secret column of every table in text (see the module's docstring); `words`: the Redactor's gate
     words that lower holds (GATE_TABLE_WORDS among them)."""
     starts: set[int] = set()   # (the lines that may be a header: a line may hold two secret words)
-    for word, cell_end in CELL_ENDS:
-        if word and word not in words:
-            continue
-        starts.update(lower.rfind("\n", 0, m.start()) + 1 for m in cell_end.finditer(lower))
+    if "," in text or "\t" in text or "|" in text:   # (a header holds a delimiter (_delimiter): none, no table)
+        for word, cell_end in CELL_ENDS:
+            if word and word not in words:
+                continue
+            starts.update(lower.rfind("\n", 0, m.start()) + 1 for m in cell_end.finditer(lower))
     spans: list[Span] = []
     read_to = -1   # (a line inside a table read already is one of its rows: each line is read once)
     for line_start in sorted(starts):
@@ -179,7 +183,9 @@ def header_table_spans(text: str, lower: str, words: frozenset[str]) -> list[Spa
 
 # ---- listings aligned by blanks: `user      password` then `bob       X` (a header of names two or more blanks apart, rows
 # whose cells start in the header's columns) ----
-ALIGNED_WORDS = re.compile(r"passw|secret|(?<![a-z])(?:pass|pwd|credentials?)(?![a-z])")   # (not `token`: ML logs' word)
+# (not `token`: ML logs' word; each branch led by its letter, the look-behind after it, so that the engine skips to the
+# letters c, p, s: the look-behind first made it try the whole alternation at every character, 0.03 s/MB of a hexdump)
+ALIGNED_WORDS = re.compile(r"passw|secret|p(?<![a-z]p)(?:ass|wd)(?![a-z])|c(?<![a-z]c)redentials?(?![a-z])")
 # ... and a column named only TOKEN or KEY (h22a: `NAME  TOKEN`, kubeadm's `TOKEN  TTL  EXPIRES`, `user  key`), each led
 # by its word; the values under it must read as generated (a tokenizer's `NAME  TOKEN` / `eos  </s>`, a config's
 # `key  value` / `lr  0.001` stay)
@@ -190,6 +196,17 @@ KUBEADM_TOKEN = re.compile(r"[a-z0-9]{6}\.[a-z0-9]{16}")
 ALIGNED_GAP = re.compile(r"[ \t]{2,}|\t")
 ALIGNED_HEADER_CELL = re.compile(r"[A-Za-z_][A-Za-z_./-]{0,31}(?: [A-Za-z_][A-Za-z_./-]{0,31})?")   # (no digits: a row's)
 ALIGNED_MOST_COLUMNS = 12
+
+
+def _aligned_line_header(line: str) -> tuple[list[int], list[tuple[int, int]], int] | None:
+    """A line's header aligned by blanks (_aligned_header), maybe behind a log prefix: its columns' starts, its secret
+    columns and the prefix's length (a log prefix every line of the listing has: `[rank0]: `, compose's `api-1  | `)."""
+    header = _aligned_header(line)
+    lead = 0
+    if header is None and (prefix := LOG_PREFIX.match(line)) is not None:   # (LOG_PREFIX looks neither back nor past)
+        lead = prefix.end()
+        header = _aligned_header(line[lead:])
+    return None if header is None else (header[0], header[1], lead)
 
 
 def _aligned_header(line: str) -> tuple[list[int], list[tuple[int, int]]] | None:
@@ -205,6 +222,8 @@ def _aligned_header(line: str) -> tuple[list[int], list[tuple[int, int]]] | None
         cells.append(body[at:gap.start()])
         starts.append(at)
         at = gap.end()
+        if len(cells) >= ALIGNED_MOST_COLUMNS:
+            return None   # (a cell more is too many: a long line of blanks and words is read no further)
     cells.append(body[at:])
     starts.append(at)
     if not 2 <= len(cells) <= ALIGNED_MOST_COLUMNS or not all(ALIGNED_HEADER_CELL.fullmatch(cell) for cell in cells):
@@ -252,25 +271,27 @@ def aligned_listing_spans(text: str, lower: str, words: frozenset[str]) -> list[
     spans: list[Span] = []
     if "  " not in text and "\t" not in text:
         return spans
+    if (distinct := few_distinct_lines(text)) is not None and not any(map(_aligned_line_header, distinct)):
+        return spans   # (a text of few distinct lines, none a header: each read once)
     read_to = -1
     found = [m.start() for m in ALIGNED_WORDS.finditer(lower)]
     for word, pattern in BARE_COLUMN_WORDS:
         if has(lower, word):
             found += [m.start() for m in pattern.finditer(lower)]
+    headers: dict[str, tuple[list[int], list[tuple[int, int]], int] | None] = {}   # (each line read once: lines repeat)
     for at in sorted(found) if len(found) > 1 else found:
         line_start = lower.rfind("\n", 0, at) + 1
         if line_start <= read_to:
             continue
-        line_end = _row_end(text, line_start)
+        line_end = text.find("\n", line_start)
+        line_end = len(text) if line_end < 0 else line_end
         read_to = line_end
-        header = _aligned_header(text[line_start:line_end])
-        lead = 0   # (a log prefix every line of the listing has: `[rank0]: `, a time, compose's `api-1  | `)
-        if header is None and (prefix := LOG_PREFIX.match(text, line_start, line_end)) is not None:
-            lead = prefix.end() - line_start
-            header = _aligned_header(text[line_start + lead:line_end])
+        line = text[line_start:line_end]
+        if (header := headers.get(line, headers)) is headers:
+            header = headers[line] = _aligned_line_header(line)
         if header is None:
             continue
-        starts, secret = header
+        starts, secret, lead = header
         starts = [start + lead for start in starts]
         at = line_end + 1
         while at < len(text):
@@ -347,21 +368,25 @@ def open_table_header(text: str) -> str | None:
     """The header line (with its line break) of the secret table text ends in, its last line one of its rows; None where
     it ends in none. A stream reads its next piece after it (rows past TABLE_HOLD_LINES go on under their header)."""
     end = len(text)
-    if not text.endswith("\n"):
-        return None
+    if not text.endswith("\n") or not _named_secret(text):
+        return None   # (a header is a line that names a secret: a text with no such word has none)
     count = delimiter = None
+    seen: dict[str, tuple[bool, bool]] = {}   # (a line read before: whether it is a rule, whether a secret header)
     while end > 0:
         start = text.rfind("\n", 0, end - 1) + 1
-        line = text[start:end].rstrip("\r\n")
-        if not _separator(line):
+        line = text[start:end]
+        if (known := seen.get(line)) is None:
+            stripped = line.rstrip("\r\n")
+            known = seen[line] = (_separator(stripped), _named_secret(stripped) and _header(stripped) is not None)
+        if not known[0]:
             if delimiter is None:
                 if (delimiter := _delimiter(line)) is None:
                     return None
                 count = line.count(delimiter)
             elif line.count(delimiter) != count:
                 return None
-            if _named_secret(line) and _header(line) is not None:
-                return text[start:end]
+            if known[1]:
+                return line
         end = start
     return None
 
