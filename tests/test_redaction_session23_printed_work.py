@@ -1,7 +1,7 @@
 """Issue 11, redaction speed of the printed forms (h23t): tables.py's secret tables and listings, announced.py's
 announced values and secrets in sentences. Each work test counts the calls a rule makes on a long text of repeated lines
 (a call a distinct line or value, not a call a line or match); the guards compare the changed functions with their former
-code (copied here) on random texts. The times are in docs/benchmarks.md (h23t).
+code (copied here, with session 23's rule changes of h23a and h23b merged in) on random texts. The times are in docs/benchmarks.md (h23t).
 
 - header_table_spans: a text with no delimiter (`,`, a tab, `|`) has no table: its cell-end patterns are not run (main ran
   the `ke` one on every text: `key-key-...`, 0.7 s/MB of the stream); the name's run in them is possessive (guard).
@@ -154,7 +154,7 @@ def _former_announced_value_spans(text: str, lower: str) -> list:
         if line_end < 0:
             continue
         line = _view(text[line_start:line_end]).lower()
-        if not _announces(line):
+        if not _announces(line) or announced.PYTHON_BLOCK_LINE.match(line) is not None:
             continue
         found = _former_value_line(text, line_end + 1)
         if found is None:
@@ -162,7 +162,7 @@ def _former_announced_value_spans(text: str, lower: str) -> list:
         value = found[2]
         if ":" in value.rstrip(":") or not _credential_value(value) or value.endswith(":"):
             continue
-        if not line.rstrip(" \t\r").endswith(":") and DECODING.search(line) is None and (
+        if announced._strictly_judged(line) and DECODING.search(line) is None and (
                 not (_generated(value) or _reads_as_password(value)) or CODE_CHARACTERS.search(value.rstrip("=")) is not None
                 or text[line_start:line_end].rstrip(" \t\r").endswith((",", "(", "[", "{"))):
             continue
