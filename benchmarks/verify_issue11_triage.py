@@ -436,6 +436,49 @@ def case_session22(work: Path, log) -> dict:
             f"triage of a 4 s duration took {took:.1f} s"}
 
 
+S23 = {f"x{k}": f"S23q{k}Zx8vN2mK5pL9xR4t{k}" for k in range(1, 9)}
+# Session 23's forms (lanes h23a, h23b): tools given a secret on their command line (grafana-cli, conda, oc, twine), an
+# echo substitution, a login call in code, `password:` then a blank line then the value behind compose's prefix, ngc's
+# apikey row behind an ISO time; and what must stay: a prompt's outcome, a placeholder after Bearer, a tokenizer's
+# table, a variable's reference after a password flag, a secret store's name, and (the program is given with -c) the
+# program's own `auth=(user, password)` piece, which the argv rule no longer takes for a value.
+S23_PRINTS = ("import sys, time\n"
+              "v = {k: a + b for k, (a, b) in " + repr({k: (v[:6], v[6:]) for k, v in S23.items()}) + ".items()}\n"
+              "print('+ grafana-cli admin reset-admin-password ' + v['x1'])\n"
+              "print('[rank0]: conda token set ' + v['x2'])\n"
+              "print('2026-11-25T01:02:03.456Z oc login -u admin -p ' + v['x3'] + ' https://api.example:6443')\n"
+              "print('twine upload -u __token__ -p ' + v['x4'] + ' dist/*')\n"
+              "print('PW=$(echo ' + v['x5'] + ')')\n"
+              "print('    server.login(username, \"' + v['x6'] + '\")')\n"
+              "print('api-1  | password:'); print('api-1  | '); print('api-1  | ' + v['x7'])\n"
+              "print('2026-11-25T01:02:03.456Z | apikey | ' + v['x8'] + ' |')\n"
+              "print('Password:'); print('Login incorrect')\n"
+              "print('Authorization: Bearer <your-api-key>')\n"
+              "print('| id | token |'); print('| 6 | world2 |')\n"
+              "print('docker login -p $REGISTRY_PASSWORD registry.example')\n"
+              "print('SECRET_BACKEND=vault')\n"
+              "print('step 0 loss 2.30 auth=(user, password)')\n"
+              "sys.stdout.flush(); time.sleep(float(sys.argv[1]))  # auth=(user, password)\n")
+S23_KEPT = (b"Login incorrect", b"Bearer <your-api-key>", b"| 6 | world2 |", b"docker login -p $REGISTRY_PASSWORD",
+            b"SECRET_BACKEND=vault", b"step 0 loss 2.30 auth=(user, password)")
+
+
+def case_session23(work: Path, log) -> dict:
+    # The program is given with -c: its text is on the workload's argv (h23b reads an interpreter's -c program as code).
+    started = time.monotonic()
+    files, leaks = _planted_run(str(work / "session23"), "4", [sys.executable, "-c", S23_PRINTS, "3"], S23, log)
+    took = time.monotonic() - started
+    if files is None:
+        return {"case": "session 23 forms", "ok": False, "detail": leaks}
+    stdout = files.get("workload/stdout.log", b"")
+    printed = stdout.count(b"[REDACTED")
+    lost = [word.decode() for word in S23_KEPT if word not in stdout]
+    return {"case": f"session 23 forms (h23a, h23b): {len(S23)} values in no byte, {len(S23_KEPT)} lines kept",
+            "ok": not leaks and printed >= 8 and not lost,
+            "detail": leaks or f"no leak; {printed} placeholders in stdout.log; lines lost: {lost or 'none'}; "
+            f"triage of a 4 s duration took {took:.1f} s"}
+
+
 def _workload_pids() -> list[int]:
     pids = []
     for entry in Path("/proc").iterdir():
@@ -607,7 +650,7 @@ def main() -> int:
     nsys = shutil.which("nsys")
     with tempfile.TemporaryDirectory() as folder, open(out / "verify_issue11_triage.log", "w") as log:
         work = Path(folder)
-        for case in (case_clean, case_planted, case_printed_forms, case_session13, case_session14, case_session17, case_session18, case_session19, case_session21, case_session22, case_sigkill, case_setsid_child_under_nsys, case_full_disk_under_nsys,
+        for case in (case_clean, case_planted, case_printed_forms, case_session13, case_session14, case_session17, case_session18, case_session19, case_session21, case_session22, case_session23, case_sigkill, case_setsid_child_under_nsys, case_full_disk_under_nsys,
                      case_nccl_payloads):
             started = time.monotonic()
             try:
