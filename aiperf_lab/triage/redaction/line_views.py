@@ -233,7 +233,7 @@ def _pod_views(text: str, start: int, end: int, lines: list[tuple[int, int, list
         return []
     if len(where) > POD_VIEWS_MOST or not any(
             any(read.get(lines[index][0]) for index in indexes)
-            and any(sources[index] and sources[index] != source for index in range(indexes[0], indexes[-1]))
+            and any(sources[index] and sources[index] != source for index in range(indexes[0], len(sources)))
             for source, indexes in where.items()):
         return []   # (no source with a candidate line has another's lines between its own: the window's view reads them)
     out = []
