@@ -231,7 +231,7 @@ def test_compare_says_how_a_workload_ended_and_what_trace_was_kept(tmp_path):
     assert rows["workload ended"] == ["ended by SIGINT, stopped at the end of the duration", "ended by SIGINT",
                                       "did not run: cannot run 'nope'", "none (telemetry only)"], rows
     assert rows["nsys trace"] == ["report and SQLite export", "SQLite export only (report left out)",
-                                  "none (ran without nsys)", "none (telemetry only)"]
+                                  "none (the workload did not start)", "none (telemetry only)"]   # (session 23: it never ran)
     assert rows["command"][3] == "none (telemetry only)"
 
 
