@@ -417,23 +417,34 @@ S22_KEPT = (b"requests.get(url, auth=(user, password))", b"Sec-WebSocket-Key: dG
             b"[rank1]: step 0 loss 2.30", b"[rank1]: step 1 loss 2.29", b"smbpasswd -s -a bob", b"Admin password")
 
 
-def case_session22(work: Path, log) -> dict:
-    # From a file: given with -c, the program's own text is on the workload's argv, whose secret-named pieces
-    # (`auth=(user,`) are then known values hidden wherever they are printed.
-    program = work / "session22_prints.py"
-    program.write_text(S22_PRINTS)
+def _forms_case(work: Path, log, session: str, planted: dict[str, str], program: str, kept: tuple[bytes, ...],
+                least: int, from_file: bool) -> dict:
+    """Triage of a program that prints planted values (none may reach a byte of the bundle) and lines that must stay
+    whole in stdout.log; `from_file`: the program runs from a file, else it is given with -c (its text on argv)."""
+    if from_file:
+        (path := work / f"{session}_prints.py").write_text(program)
+        command = [sys.executable, str(path), "3"]
+    else:
+        command = [sys.executable, "-c", program, "3"]
     started = time.monotonic()
-    files, leaks = _planted_run(str(work / "session22"), "4", [sys.executable, str(program), "3"], S22, log)
+    files, leaks = _planted_run(str(work / session), "4", command, planted, log)
     took = time.monotonic() - started
+    label = f"{session.replace('session', 'session ')} forms"
     if files is None:
-        return {"case": "session 22 forms", "ok": False, "detail": leaks}
+        return {"case": label, "ok": False, "detail": leaks}
     stdout = files.get("workload/stdout.log", b"")
     printed = stdout.count(b"[REDACTED")
-    lost = [word.decode() for word in S22_KEPT if word not in stdout]
-    return {"case": f"session 22 forms (h22a, h22b): {len(S22)} values in no byte, {len(S22_KEPT)} lines kept",
-            "ok": not leaks and printed >= 9 and not lost,
+    lost = [word.decode() for word in kept if word not in stdout]
+    return {"case": f"{label} (h{session[-2:]}a, h{session[-2:]}b): {len(planted)} values in no byte, {len(kept)} lines kept",
+            "ok": not leaks and printed >= least and not lost,
             "detail": leaks or f"no leak; {printed} placeholders in stdout.log; lines lost: {lost or 'none'}; "
             f"triage of a 4 s duration took {took:.1f} s"}
+
+
+def case_session22(work: Path, log) -> dict:
+    # From a file: given with -c, the program's own text was on the workload's argv, whose secret-named pieces
+    # (`auth=(user,`) were then known values hidden wherever they were printed (session 23 reads such a program as code).
+    return _forms_case(work, log, "session22", S22, S22_PRINTS, S22_KEPT, 9, from_file=True)
 
 
 S23 = {f"x{k}": f"S23q{k}Zx8vN2mK5pL9xR4t{k}" for k in range(1, 9)}
@@ -465,18 +476,7 @@ S23_KEPT = (b"Login incorrect", b"Bearer <your-api-key>", b"| 6 | world2 |", b"d
 
 def case_session23(work: Path, log) -> dict:
     # The program is given with -c: its text is on the workload's argv (h23b reads an interpreter's -c program as code).
-    started = time.monotonic()
-    files, leaks = _planted_run(str(work / "session23"), "4", [sys.executable, "-c", S23_PRINTS, "3"], S23, log)
-    took = time.monotonic() - started
-    if files is None:
-        return {"case": "session 23 forms", "ok": False, "detail": leaks}
-    stdout = files.get("workload/stdout.log", b"")
-    printed = stdout.count(b"[REDACTED")
-    lost = [word.decode() for word in S23_KEPT if word not in stdout]
-    return {"case": f"session 23 forms (h23a, h23b): {len(S23)} values in no byte, {len(S23_KEPT)} lines kept",
-            "ok": not leaks and printed >= 8 and not lost,
-            "detail": leaks or f"no leak; {printed} placeholders in stdout.log; lines lost: {lost or 'none'}; "
-            f"triage of a 4 s duration took {took:.1f} s"}
+    return _forms_case(work, log, "session23", S23, S23_PRINTS, S23_KEPT, 8, from_file=False)
 
 
 def _workload_pids() -> list[int]:
