@@ -139,12 +139,18 @@ def case_printed_forms(work: Path, log) -> dict:
                  f"sqlite export {'present' if 'nsys/workload.sqlite' in files else 'absent'}"}
 
 
+def values_at_run_time(planted: dict[str, str]) -> str:
+    """A workload program's line that puts each planted value together from two halves when it runs (`v[key]`), so
+    the program's own text (on argv with -c, or in its file) never holds a value whole."""
+    return "v = {k: a + b for k, (a, b) in " + repr({k: (v[:6], v[6:]) for k, v in planted.items()}) + ".items()}\n"
+
+
 # Forms session 13 (h13a) fixed: printed `bash -x` lines fed to password-reading commands, SQL/Redis passwords, a
 # bytes literal, an OSC hyperlink, CloudFormation parameters (printed by the workload, each value put together at
 # run time), and FreeRDP / lftp passwords on the workload's argv (also printed back by it).
 S13 = {f"v{k}": f"S13pw{k}-x{k}q{k}Z9" for k in range(1, 11)}
 S13_PRINTS = ("import sys, time\n"
-              "v = {k: a + b for k, (a, b) in " + repr({k: (v[:6], v[6:]) for k, v in S13.items()}) + ".items()}\n"
+              + values_at_run_time(S13) +
               "print('+ chpasswd <<< alice:' + v['v1'])\n"
               "print('[rank0]: + echo ' + v['v2'] + ' | sudo -S apt update')\n"
               "print(\"LOG:  statement: ALTER USER app WITH PASSWORD '\" + v['v3'] + \"';\")\n"
@@ -190,7 +196,7 @@ S14["w1"] = "ghp_" + "S14x" * 9   # a GitHub token's shape: the one link whose p
 # kept, no "left out" note), a coloured heredoc printed a line at a time (C2: the stream holds it over its idle
 # flushes), forms behind a log prefix and in a JSON record (R1, R2), an aligned flag and Rust's Some("X") (h14a).
 S14_PRINTS = ("import sys, time\n"
-              "v = {k: a + b for k, (a, b) in " + repr({k: (v[:6], v[6:]) for k, v in S14.items()}) + ".items()}\n"
+              + values_at_run_time(S14) +
               "for i in range(30000):\n"
               "    path = f'ckpt_{i:05d}.pt' if i != 12345 else v['w1'] + '/x'\n"
               "    print(f'\\x1b]8;;file://node-01/home/alice/run/{path}\\x1b\\\\{i}\\x1b]8;;\\x1b\\\\')\n"
@@ -223,7 +229,7 @@ S17 = {f"x{k}": f"S17pw{k}-z{k}m{k}K4" for k in range(1, 13)}
 # prints it (hex lines under `priv:`), 1Password's comma list of --fields, gopass without -o, SQLAlchemy's
 # executemany tuples, an OAuth callback's code, and an Authorization header of GitHub's `token` scheme on the argv.
 S17_PRINTS = ("import sys, time\n"
-              "v = {k: a + b for k, (a, b) in " + repr({k: (v[:6], v[6:]) for k, v in S17.items()}) + ".items()}\n"
+              + values_at_run_time(S17) +
               "print('  File \"train.py\", line 4, in <module>')\n"
               "print('    os.environ[\"HF_TOKEN\"] = \"' + v['x1'] + '\"')\n"
               "print('monkeypatch.setenv(\"OPENAI_API_KEY\", \"' + v['x2'] + '\")')\n"
@@ -257,7 +263,7 @@ S18 = {f"x{k}": f"S18q{k}Zx8vN2mK5pL9xR4t{k}" for k in range(1, 7)}
 # --label's `0: `, kaggle.json's key, a token file's cat behind a Ray worker's prefix; and 2,000 secret-named
 # variables in the environment (known secrets at scale: none of their values in the bundle).
 S18_PRINTS = ("import sys, time\n"
-              "v = {k: a + b for k, (a, b) in " + repr({k: (v[:6], v[6:]) for k, v in S18.items()}) + ".items()}\n"
+              + values_at_run_time(S18) +
               "print('[rank0]: | token | ' + v['x1'] + ' |')\n"
               "print('Password: <' + v['x2'] + '>')\n"
               "print('2026-11-24 03:00:01 INFO + echo ' + v['x3']); print('2026-11-24 03:00:01 INFO + sudo -S true')\n"
@@ -295,7 +301,7 @@ S19_PASSPHRASE = "S19correct horse S19battery staple"
 # and 100 JWT-shaped secrets in the environment (they share their first 36 characters) while the workload prints
 # 20,000 other JWTs (known secrets sharing a head: the cost must not grow with their number).
 S19_PRINTS = ("import sys, time, random, string\n"
-              "v = {k: a + b for k, (a, b) in " + repr({k: (v[:6], v[6:]) for k, v in S19.items()}) + ".items()}\n"
+              + values_at_run_time(S19) +
               "print('DB_PASSWORD2=' + v['x1'])\n"
               "print('$ printenv DB_PASSWORD'); print(v['x2'])\n"
               "print('sendemail.smtppass=' + v['x3'])\n"
@@ -349,7 +355,7 @@ S21_KNOWN = "Zr8!kP2$qW9#mX4&nL7"   # (a known secret with characters that URL a
 # first-start password alone on its line, a token in a sentence, fish's set -gx inside a JSON record, a token file's
 # cat in kubectl logs of two pods interleaved; and a known secret printed URL-encoded twice and as HTML entities.
 S21_PRINTS = ("import sys, time, json, html, urllib.parse\n"
-              "v = {k: a + b for k, (a, b) in " + repr({k: (v[:6], v[6:]) for k, v in S21.items()}) + ".items()}\n"
+              + values_at_run_time(S21) +
               "print('| user | password |'); print('|---|---|'); print('| alice | ' + v['x1'] + ' |')\n"
               "print('+ rabbitmqctl add_user bob ' + v['x2'])\n"
               "print('htpasswd -b -c /etc/nginx/.htpasswd admin ' + v['x3'])\n"
@@ -399,7 +405,7 @@ S22 = {f"x{k}": f"S22q{k}Zx8vN2mK5pL9xR4t{k}" for k in range(1, 10)}
 # password prompt, vault's unseal key, nomad's secret id, a YAML block among two ranks interleaved; and what must
 # stay: requests' auth=(user, password) (names, not values), a WebSocket nonce, the other rank's lines.
 S22_PRINTS = ("import sys, time\n"
-              "v = {k: a + b for k, (a, b) in " + repr({k: (v[:6], v[6:]) for k, v in S22.items()}) + ".items()}\n"
+              + values_at_run_time(S22) +
               "print('[rank0]: Your API token is:'); print('[rank0]: ' + v['x1'])\n"
               "print('Admin password'); print(); print(v['x2']); print()\n"
               "print('NAME     TOKEN'); print('alice    ' + v['x3'])\n"
@@ -454,7 +460,7 @@ S23 = {f"x{k}": f"S23q{k}Zx8vN2mK5pL9xR4t{k}" for k in range(1, 9)}
 # table, a variable's reference after a password flag, a secret store's name, and (the program is given with -c) the
 # program's own `auth=(user, password)` piece, which the argv rule no longer takes for a value.
 S23_PRINTS = ("import sys, time\n"
-              "v = {k: a + b for k, (a, b) in " + repr({k: (v[:6], v[6:]) for k, v in S23.items()}) + ".items()}\n"
+              + values_at_run_time(S23) +
               "print('+ grafana-cli admin reset-admin-password ' + v['x1'])\n"
               "print('[rank0]: conda token set ' + v['x2'])\n"
               "print('2026-11-25T01:02:03.456Z oc login -u admin -p ' + v['x3'] + ' https://api.example:6443')\n"
