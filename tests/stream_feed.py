@@ -3,6 +3,7 @@ Redactor.text on the whole: in reads of one size, or cut at given places (flushe
 
 from __future__ import annotations
 
+import json
 from typing import Callable
 
 from aiperf_lab.triage.redact import Redactor, StreamRedactor
@@ -27,6 +28,12 @@ def fed_at_cuts(redactor: Redactor, text: str, cuts: list[int], flush: bool, pie
 def prefixed(text: str, prefix: str) -> str:
     """Every line of text behind prefix (a launcher's or a log's)."""
     return "".join(prefix + line for line in text.splitlines(keepends=True))
+
+
+def json_records(text: str) -> str:
+    """Every line of text as a JSON log record's message (structlog, Docker's json-file)."""
+    return "".join(json.dumps({"level": "info", "message": line.rstrip("\n")}) + "\n"
+                   for line in text.splitlines(keepends=True))
 
 
 def same_in_stream(redactor: Callable[[], Redactor], text: str, whole: str) -> None:

@@ -25,7 +25,7 @@ import json
 import pytest
 
 from aiperf_lab.triage.redact import Redactor
-from stream_feed import hidden_everywhere, kept_everywhere, prefixed
+from stream_feed import hidden_everywhere, json_records, kept_everywhere, prefixed
 
 PREFIXES = ["", "[rank0]: ", "2026-11-24T03:00:01.123Z ", "api-1  | "]
 VALUES = {"short": "Tq7mZ2x9", "dashed": "a8f3-k29d-x7q1-m4p0", "base64": "c2VjcmV0LXZhbHVlLTQ0MjE=",
@@ -33,12 +33,6 @@ VALUES = {"short": "Tq7mZ2x9", "dashed": "a8f3-k29d-x7q1-m4p0", "base64": "c2Vjc
 PW = "Winter2024!blue"
 TK = "Qx7vR2mZ9pLk4TnQx7vR2mZ9pLk4Tn"
 AWSK = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzz9q8Lk2Tn"
-
-
-def json_records(text: str) -> str:
-    """Every line of text as a JSON log record's message (structlog, Docker's json-file)."""
-    return "".join(json.dumps({"level": "info", "message": line.rstrip("\n")}) + "\n"
-                   for line in text.splitlines(keepends=True))
 
 
 # 1. a value after the line that announces it

@@ -16,11 +16,10 @@ the Redactor (`Redactor({})`); each form is hidden bare, behind a log prefix (`[
 
 from __future__ import annotations
 
-import json
 
 import pytest
 
-from stream_feed import hidden_everywhere, kept_everywhere, prefixed
+from stream_feed import hidden_everywhere, json_records, kept_everywhere, prefixed
 
 PREFIXES = ["", "[rank0]: ", "2026-11-24T03:00:01.123Z ", "api-1  | "]
 TK = "Qx7vR2mZ9pLk4TnW"
@@ -28,12 +27,6 @@ PW = "Winter2024!blue"
 HEX = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b"
 SHORT = "Tq7mZ2x9"
 DJANGO = "h2@#!&$k9x*z0q^w1v%3r7"
-
-
-def json_records(text: str) -> str:
-    """Every line of text as a JSON log record's message (structlog, Docker's json-file)."""
-    return "".join(json.dumps({"level": "info", "message": line.rstrip("\n")}) + "\n"
-                   for line in text.splitlines(keepends=True))
 
 
 def wrapped(text: str, wrap: str) -> str:
