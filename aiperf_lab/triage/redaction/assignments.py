@@ -23,6 +23,11 @@ from .names import (
 from .line_views import prefix_alone, same_source_line
 from .spans import PREFIX_DIGITS, REDACTED, REDACTED_LOWER, Span, copies_passed, has_any
 from .store_prints import KUBECTL_SECRET_PRINT
+from .assignment_memo import MEMO_AFTER, MEMO_BEFORE, recalled, remember
+from .python_source import (
+    NAME_RUN_REVERSED, PYTHON_BLOCK_OPENER, RETURN_ANNOTATION, _name_before, _pygments_style_entry, _python_reference,
+    _python_signature_or_field,
+)
 
 
 # `key=`, `?key=`, `"key": "..."`, `license_key: ...` with a key-shaped value (20+ characters of
@@ -233,16 +238,6 @@ def _span_values(text: str, spans: list[Span]) -> set[str]:
         else:
             values.add(piece)
     return values
-
-
-NAME_RUN_REVERSED = re.compile(r"[A-Za-z0-9_.-]{0,64}")
-
-
-def _name_before(text: str, start: int, end: int) -> str:
-    """The whole name a keyword found at start belongs to: the name characters before it (64 at most)
-    through end (`per_token_latency_ms` for the "token" in it, `outputTokenThroughput`)."""
-    before = NAME_RUN_REVERSED.match(text[max(0, start - 64):start][::-1]).end()
-    return text[start - before:end]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -491,116 +486,25 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
         apart_wait, apart_backoff = 0, 1   # (the same for a try of _assignment_apart)
         matches = pattern.finditer(lower)
         counts = pattern is TOKEN_ASSIGNMENT
+        memo: dict = {}   # (a match's text -> the verdict on its last match judged: assignment_memo)
         while (m := next(matches, None)) is not None:
-            value_start, value_end = m.span(value_group)
-            sep, quote = m.group("sep", "quote")
-            if text[value_end - 1] == "\\" and text.startswith('"', value_end) and quote == '\\"':
-                value_end -= 1  # JSON inside JSON: the value's closing quote is escaped too
-            # (_assignment_apart makes these verdicts in bulk for the plain form: a test added here that reads more
-            # than the value must keep that form out of ASSIGNMENTS_APART, or be made there too)
-            if "\\" in text[value_start:value_end] and (cut := _escaped_line_end(text, value_start, value_end)):
-                value_end = cut  # repr()/JSON of lines: 'password: X\\nhost: db' ends X at the escaped break
-            if m.start() and text[m.start() - 1] in "?&" and (amp := text.find("&", value_start + 1, value_end)) > 0:
-                value_end = amp  # a URL's query (`?user=bob&password=X&ssl=true`): the next parameter is none of it
-            if "\n" in sep and (behind := _value_is_log_prefix(text, m.start(), value_start)):
-                # `app-1  | password:` / `app-1  |   X`: the next line's log prefix is no value; X, indented under the
-                # name, is (a block scalar's lines: _prefixed_block_spans)
-                if "|" in sep or ">" in sep:   # (a block scalar's header: its lines are _prefixed_block_spans'; no look at
-                    if resume := copies_passed(text, lower, pattern, m):   # the next line; the same line's copies after
-                        matches = pattern.finditer(lower, resume)   # it that are judged as it was: passed over)
-                    continue
-                nested = PREFIXED_NEXT_VALUE.match(text, behind[0])
-                if (nested is None or len(nested.group("indent")) <= behind[1]
-                        or nested.group("value").endswith(":") or nested.group("value") == "-"):
-                    continue   # (`X:` a mapping under the name: names; `- X` items: _prefixed_block_spans)
-                value_start, value_end = nested.span("value")
-            elif "\n" in sep and prefix_alone(_line_at(text, value_start)):
-                continue   # `Enter the token:` then compose's `api-1  | ` alone: the next line's prefix, no value
-            if quote and quote[-1] == "(" or quote.endswith(("( ", "(\t")):
-                continue   # `password = bytes(memoryview(password))`: a call on a variable, no bytes literal
-            if "\n" in sep and RETURN_ANNOTATION.search(text, max(0, m.start() - 256), m.start()):
-                continue   # `def get_token(self) -> Token:` then its docstring: a type, not a name given a value
-            if "\n" in sep and PYTHON_BLOCK_OPENER.match(text, text.rfind("\n", 0, m.start()) + 1):
-                continue   # `if self.credentials:` then `continue`: a Python block opens, no name is given a value
-            negation_start, opens_negation = negations[text[value_start:value_end]]   # (once per distinct value)
-            if value_end - value_start <= 6 and negation_start and (
-                    negated_end := _negated_value_end(text, value_start, value_end, harmless)):
-                value_end = negated_end   # `password: not Hunter2x9`, `no X`, `none X`: the value is both words
-            elif opens_negation and negation_opens_sentence(text, value_end):
-                continue   # `password: not set`, `Clé secrète : non définie`: a sentence about the secret
-            if (foreign or pattern is BARE_AUTH_ASSIGNMENT or lower.startswith(("passwort", "passe"), m.start())) and _reads_as_prose(
-                    text, value_start, value_end):
-                continue   # `Passwort: Das Passwort muss ...`, `パスワード: 8文字以上で入力してください`
-            if names_no_value(text, lower, m.start(), sep, value_start, value_end):
-                continue   # `Failed to get token: timeout`; `Password:` then `Login incorrect`
-            call = text.find("(", value_start, value_end) >= 0 and not quote
-            if call:   # token = f(a, b); password = SecretStr("X"): its string goes
-                kept, literals = _call_verdict(text, value_start, value_end)
-                spans += [(start, end, REDACTED, "secret-named value", m.start()) for start, end in literals]
-                if kept:
-                    continue
-            if harmless[text[value_start:value_end]]:
-                continue  # secret=False, token: 0, gpu_pw=350.2, a path, one already redacted
-            if not call and (text[value_start] in CODE_VALUE_FIRSTS or text[value_end - 1] == ")"
-                             or text.startswith(",", value_end)) and _value_reads_as_code(
-                    text, functools.partial(_name_before, text, m.start(), m.end(rest_group)), sep,
-                    bool(quote), value_start, value_end):
-                continue  # password=password, `<set to the key 'token' in secret 'hf'>`, ${X:?msg}
-            if text[value_start] == "[" and not quote and 0 <= (close := text.find("]", value_start, value_start + 4096)) and text.find(
-                    "\n", value_start, close) < 0 and (FLOW_LIST_END.match(text, close + 1) is not None
-                                                 or text.startswith(REDACTED, value_start)):
-                continue  # `secrets: [X, Y]`: a flow sequence, its items redacted one by one (_yaml_block_spans)
-                # (`password: [x]!9`, more after the "]": a password that starts with "[", the value whole)
-            if text[value_end - 1] == "]" and _in_pytest_id(text, m.start()):
-                continue  # `test_login[user=alice-password=wrong]`: a test's parameters in its id
-            if text[value_end - 1] in ")]}" and _closes_bracket(text, m.start(), value_start, value_end):
-                value_end -= 1  # connect(user=app, password=X): the ")" is the call's
-            if text[value_start] == "<" and (words := BRACKETED_WORDS.match(text, value_start)) is not None:
-                value_end = words.end()  # `password: <correct horse battery staple>`: a passphrase whole (placeholders kept above)
-            if counts and (digits := text[value_start:value_end].rstrip(")]}>")).isdigit() and len(
-                    digits) <= MAX_TOKEN_COUNT_DIGITS:
-                continue  # token=128000: a token id or count
-            if text[value_end - 1] == ":" and "\n" in sep and (text.startswith(" ", value_end) or (
-                    text.startswith(("\n", "\r\n"), value_end) or value_end == len(text)) and _indented_under(
-                    text, m.start(), value_start)):
-                continue  # a YAML mapping under the name (secretKeyRef:\n  name: db; secrets:\n  hf_token:\n)
-            if text.startswith(" / ", value_end) and lower.rfind("credential", max(0, value_start - 24), value_start) >= 0:
-                continue  # `Using credentials: bob / X`: the user (calls.CREDENTIALS_PAIR takes X)
-            if lower.startswith("convertto-securestring ", value_start):
-                continue  # `$pw = ConvertTo-SecureString "X" -AsPlainText`: the cmdlet (printed_commands takes X)
-            start = m.start()
-            rest_start, rest_end = m.span(rest_group)
-            name = None   # (the whole name, read once for the tests below that need it)
-            if (rest_end > rest_start or start and text[start - 1] in _NAME_CHARACTERS) and _quantity_name(
-                    name := _name_before(text, start, rest_end)):
-                continue  # output_token_throughput: 1234.5
-            if rest_end > rest_start and tells_when(name if name is not None else (
-                    name := _name_before(text, start, rest_end)), text[value_start:value_end]):
-                continue  # password_last_set=2026-11-02, password_expires: never
-            if counts and start and text[start - 1] in _NAME_CHARACTERS and special_token_value(
-                    name if name is not None else (name := _name_before(text, start, rest_end)),
-                    text[value_start:value_end]):
-                continue  # pad_token = PAD, eos_token: EOS: a tokenizer's special token (names.SPECIAL_TOKEN_KINDS)
-            if (rest_end == rest_start and lower.startswith("--secret", start - 2) and text[value_start - 1] == "="
-                    and names_a_gcloud_secret(text, start - 2, text[value_start:value_end])):
-                continue  # gcloud secrets versions access latest --secret=db_name: the secret's name
-            if sep == " = " and _python_reference(
-                    text, start, rest_end, value_start, value_end, bool(quote), name):
-                continue  # `    token = self.stream.current`, `    token.markup = markerChar`: Python's source
-            if text[start] == "T" and _pygments_style_entry(text, start, rest_end, value_start, value_end):
-                continue  # `    Token.Comment: "italic #A3AAB2",`: a syntax highlighter's style, not a token's value
-            if sep == ": " and not quote and _python_signature_or_field(
-                    text, start, rest_end, value_start, value_end, name):
-                continue  # `def push(self, token: Token) -> None:`, `:param cookies: (optional) Dict or ...`
-            if text[value_end - 1] == ":" and text.startswith(" ", value_end):  # a YAML mapping's key on the line
-                if FLOW_MAPPING_KEY.fullmatch(text, value_start, value_end) is not None:
-                    continue  # imagePullSecrets: [{name: regcred}]: a list of names
-                nested = NESTED_VALUE.match(text, value_end)  # secret: name: X: X is the value
-                if nested is not None and not harmless[nested.group("value")]:
-                    append((nested.start("value"), nested.end("value"), REDACTED, "secret-named value", m.start()))
+            key = m.group()
+            if (copy := recalled(memo, key, text, lower, m.start())) is not None:
+                added, value_end = copy
+                resume = 0
+            else:
+                verdict = _judge(text, lower, m, pattern, value_group, rest_group, foreign, counts, harmless, negations)
+                remember(memo, key, m.start(), verdict)
+                added, value_end, _, resume = verdict
+            if added:
+                spans += added
+            if resume:
+                matches = pattern.finditer(lower, resume)
                 continue
-            append((value_start, value_end, REDACTED, "secret-named value", start))
-            if text.startswith("\n", value_end + (text[value_end:value_end + 1] == "\r")) and ":" in sep:
+            if not value_end:
+                continue
+            start = m.start()
+            if text.startswith("\n", value_end + (text[value_end:value_end + 1] == "\r")) and ":" in m.group("sep"):
                 _continued_scalar(text, start, value_end, harmless, append)   # `password: first` then `  X`
             if runs is None:
                 continue
@@ -624,150 +528,132 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
     return spans
 
 
-# Python's source (a traceback's line, a module printed): an indented statement `name = value` that ends its line, the
-# value no literal but a reference whose words read as a program's names (_reads_as_identifier: words with vowels,
-# digits only at a word's end; a generated value, a UUID or base64 has none of these shapes):
-# - an attribute of self or cls (`token = self.stream.current`), a Pygments token type (`token = Name.Variable`), a
-#   snake_case name of letters (`token = value_str`), or the variable the attribute is named for or that names a secret
-#   (`self.password = password`); a camel-case or dotted word (`mySecretPass`, `correct.Horse`) may be a password;
-# - a parsed token's attribute that is not its text (markdown-it's `token.markup = markerChar`, `token.map = lines`,
-#   `token.info = "entity"`; `token.content = x` unquoted, or a call): a parser's token object, not a credential.
-PYTHON_STATEMENT_END = re.compile(r"[ \t]*(?:#[^\n]{0,256})?\r?(?:\n|\Z)")
-PYGMENTS_TYPES = ("Token", "Name", "Keyword", "Comment", "String", "Number", "Operator", "Punctuation", "Generic", "Text",
-                  "Literal", "Error", "Whitespace", "Other", "Escape")
-REFERENCE_PATH = re.compile(r"(?:self|cls)(?:\.[A-Za-z_][A-Za-z_]{0,63}){1,8}"
-                            r"|(?:" + "|".join(PYGMENTS_TYPES) + r")(?:\.[A-Z][A-Za-z]{2,31}){1,4}"
-                            r"|[a-z]{2,32}(?:_[a-z]{2,32}){1,8}")
-LOWER_NAME = re.compile(r"_{0,2}[a-z]{2,32}(?:_[a-z]{2,32}){0,8}")
-CALLED_NAME = re.compile(r"[a-z_][A-Za-z_]{0,63}(?:\.[A-Za-z_][A-Za-z_]{0,63}){0,8}(?:\((?:[a-z_][A-Za-z_]{0,63})?)?")
-PARSED_TOKEN_ATTRIBUTES = frozenset({"markup", "info", "level", "map", "children", "tag", "attrs", "nesting", "block",
-                                     "hidden", "meta", "type", "lineno", "line", "col", "pos", "kind"})
-_STATEMENT_INDENT = re.compile(r"[ \t]{2,64}")
-# (after a name, an operator or a conditional goes on with the expression; `[` opens a subscript)
-EXPRESSION_GOES_ON = re.compile(r"[ \t]{1,4}(?:[-+*/%|&<>]|==|!=|=[ \t]|(?:if|or|and|else|not|in|is)[ \t])")
-SUBSCRIPTED_NAME = re.compile(r"(?P<name>[a-z_][A-Za-z_]{0,63}(?:\.[A-Za-z_][A-Za-z_]{0,63}){0,8})\[")
+def _judge(text: str, lower: str, m: re.Match[str], pattern: re.Pattern[str], value_group: int, rest_group: int,
+           foreign: bool, counts: bool, harmless: _HarmlessValues, negations: NegationMarks
+           ) -> tuple[list[Span], int, bool, int]:
+    """_assignment_spans' verdict on one match m of pattern: the spans it adds (the value's last where it is taken); the
+    value's end where it is taken (0 where not: no run is tried after it); whether the verdict read nothing of the text
+    outside the match's window (assignment_memo.window: a copy of the match in a copy of the window is judged alike);
+    where the loop goes on where copies of it are passed over (0: after it)."""
+    added: list[Span] = []
+    near = True
+    value_start, value_end = m.span(value_group)
+    sep, quote = m.group("sep", "quote")
+    if text[value_end - 1] == "\\" and text.startswith('"', value_end) and quote == '\\"':
+        value_end -= 1  # JSON inside JSON: the value's closing quote is escaped too
+    # (_assignment_apart makes these verdicts in bulk for the plain form: a test added here that reads more
+    # than the value must keep that form out of ASSIGNMENTS_APART, or be made there too)
+    if "\\" in text[value_start:value_end] and (cut := _escaped_line_end(text, value_start, value_end)):
+        value_end = cut  # repr()/JSON of lines: 'password: X\\nhost: db' ends X at the escaped break
+    if m.start() and text[m.start() - 1] in "?&" and (amp := text.find("&", value_start + 1, value_end)) > 0:
+        value_end = amp  # a URL's query (`?user=bob&password=X&ssl=true`): the next parameter is none of it
+    if "\n" in sep and near:   # (the window holds the name's line from its start, no log prefix before the name, and
+        # the value's line to its end: what the tests below read of the two lines)
+        name_line = text.rfind("\n", max(0, m.start() - MEMO_BEFORE), m.start()) + 1
+        near = name_line > 0 and not text[name_line:m.start()].strip(" \t") and text.find(
+            "\n", value_start, m.end() + MEMO_AFTER) >= 0
+    if "\n" in sep and (behind := _value_is_log_prefix(text, m.start(), value_start)):
+        # `app-1  | password:` / `app-1  |   X`: the next line's log prefix is no value; X, indented under the
+        # name, is (a block scalar's lines: _prefixed_block_spans)
+        if "|" in sep or ">" in sep:   # (a block scalar's header: its lines are _prefixed_block_spans'; no look at
+            if resume := copies_passed(text, lower, pattern, m):   # the next line; the same line's copies after
+                return added, 0, False, resume   # it that are judged as it was: passed over)
+            return added, 0, near, 0
+        nested = PREFIXED_NEXT_VALUE.match(text, behind[0])
+        if (nested is None or len(nested.group("indent")) <= behind[1]
+                or nested.group("value").endswith(":") or nested.group("value") == "-"):
+            return added, 0, near, 0   # (`X:` a mapping under the name: names; `- X` items: _prefixed_block_spans)
+        value_start, value_end = nested.span("value")
+    elif "\n" in sep and prefix_alone(_line_at(text, value_start)):
+        return added, 0, near, 0   # `Enter the token:` then compose's `api-1  | ` alone: the next line's prefix, no value
+    if quote and quote[-1] == "(" or quote.endswith(("( ", "(\t")):
+        return added, 0, near, 0   # `password = bytes(memoryview(password))`: a call on a variable, no bytes literal
+    if "\n" in sep and RETURN_ANNOTATION.search(text, max(0, m.start() - 256), m.start()):
+        return added, 0, near, 0   # `def get_token(self) -> Token:` then its docstring: a type, not a name given a value
+    if "\n" in sep and PYTHON_BLOCK_OPENER.match(text, text.rfind("\n", 0, m.start()) + 1):
+        return added, 0, near, 0   # `if self.credentials:` then `continue`: a Python block opens, no name is given a value
+    negation_start, opens_negation = negations[text[value_start:value_end]]   # (once per distinct value)
+    if value_end - value_start <= 6 and negation_start and (
+            negated_end := _negated_value_end(text, value_start, value_end, harmless)):
+        value_end = negated_end   # `password: not Hunter2x9`, `no X`, `none X`: the value is both words
+    elif opens_negation and negation_opens_sentence(text, value_end):
+        return added, 0, near, 0   # `password: not set`, `Clé secrète : non définie`: a sentence about the secret
+    if (foreign or pattern is BARE_AUTH_ASSIGNMENT or lower.startswith(("passwort", "passe"), m.start())) and _reads_as_prose(
+            text, value_start, value_end):
+        return added, 0, near, 0   # `Passwort: Das Passwort muss ...`, `パスワード: 8文字以上で入力してください`
+    if names_no_value(text, lower, m.start(), sep, value_start, value_end):
+        return added, 0, near, 0   # `Failed to get token: timeout`; `Password:` then `Login incorrect`
+    call = text.find("(", value_start, value_end) >= 0 and not quote
+    if call:   # token = f(a, b); password = SecretStr("X"): its string goes
+        near = False   # (a call's arguments are read far)
+        kept, literals = _call_verdict(text, value_start, value_end)
+        added += [(start, end, REDACTED, "secret-named value", m.start()) for start, end in literals]
+        if kept:
+            return added, 0, near, 0
+    if harmless[text[value_start:value_end]]:
+        return added, 0, near, 0  # secret=False, token: 0, gpu_pw=350.2, a path, one already redacted
+    if not call and (text[value_start] in CODE_VALUE_FIRSTS or text[value_end - 1] == ")"
+                     or text.startswith(",", value_end)) and _value_reads_as_code(
+            text, functools.partial(_name_before, text, m.start(), m.end(rest_group)), sep,
+            bool(quote), value_start, value_end):
+        return added, 0, near, 0  # password=password, `<set to the key 'token' in secret 'hf'>`, ${X:?msg}
+    if text[value_start] == "[" and not quote and 0 <= (close := text.find("]", value_start, value_start + 4096)) and text.find(
+            "\n", value_start, close) < 0 and (FLOW_LIST_END.match(text, close + 1) is not None
+                                         or text.startswith(REDACTED, value_start)):
+        return added, 0, near, 0  # `secrets: [X, Y]`: a flow sequence, its items redacted one by one (_yaml_block_spans)
+        # (`password: [x]!9`, more after the "]": a password that starts with "[", the value whole)
+    if text[value_end - 1] == "]" and _in_pytest_id(text, m.start()):
+        return added, 0, near, 0  # `test_login[user=alice-password=wrong]`: a test's parameters in its id
+    if text[value_end - 1] in ")]}" and _closes_bracket(text, m.start(), value_start, value_end):
+        value_end -= 1  # connect(user=app, password=X): the ")" is the call's
+    if text[value_start] == "<" and (words := BRACKETED_WORDS.match(text, value_start)) is not None:
+        value_end = words.end()  # `password: <correct horse battery staple>`: a passphrase whole (placeholders kept above)
+    if counts and (digits := text[value_start:value_end].rstrip(")]}>")).isdigit() and len(
+            digits) <= MAX_TOKEN_COUNT_DIGITS:
+        return added, 0, near, 0  # token=128000: a token id or count
+    if text[value_end - 1] == ":" and "\n" in sep and (text.startswith(" ", value_end) or (
+            text.startswith(("\n", "\r\n"), value_end) or value_end == len(text)) and _indented_under(
+            text, m.start(), value_start)):
+        return added, 0, near, 0  # a YAML mapping under the name (secretKeyRef:\n  name: db; secrets:\n  hf_token:\n)
+    if text.startswith(" / ", value_end) and lower.rfind("credential", max(0, value_start - 24), value_start) >= 0:
+        return added, 0, near, 0  # `Using credentials: bob / X`: the user (calls.CREDENTIALS_PAIR takes X)
+    if lower.startswith("convertto-securestring ", value_start):
+        return added, 0, near, 0  # `$pw = ConvertTo-SecureString "X" -AsPlainText`: the cmdlet (printed_commands takes X)
+    start = m.start()
+    rest_start, rest_end = m.span(rest_group)
+    name = None   # (the whole name, read once for the tests below that need it)
+    if (rest_end > rest_start or start and text[start - 1] in _NAME_CHARACTERS) and _quantity_name(
+            name := _name_before(text, start, rest_end)):
+        return added, 0, near, 0  # output_token_throughput: 1234.5
+    if rest_end > rest_start and tells_when(name if name is not None else (
+            name := _name_before(text, start, rest_end)), text[value_start:value_end]):
+        return added, 0, near, 0  # password_last_set=2026-11-02, password_expires: never
+    if counts and start and text[start - 1] in _NAME_CHARACTERS and special_token_value(
+            name if name is not None else (name := _name_before(text, start, rest_end)),
+            text[value_start:value_end]):
+        return added, 0, near, 0  # pad_token = PAD, eos_token: EOS: a tokenizer's special token (names.SPECIAL_TOKEN_KINDS)
+    if (rest_end == rest_start and lower.startswith("--secret", start - 2) and text[value_start - 1] == "="
+            and not (near := False) and names_a_gcloud_secret(text, start - 2, text[value_start:value_end])):
+        return added, 0, near, 0  # gcloud secrets versions access latest --secret=db_name: the secret's name
+    if sep == " = " and _python_reference(
+            text, start, rest_end, value_start, value_end, bool(quote), name):
+        return added, 0, near, 0  # `    token = self.stream.current`, `    token.markup = markerChar`: Python's source
+    if text[start] == "T" and _pygments_style_entry(text, start, rest_end, value_start, value_end):
+        return added, 0, near, 0  # `    Token.Comment: "italic #A3AAB2",`: a syntax highlighter's style, not a token's value
+    if sep == ": " and not quote and _python_signature_or_field(
+            text, start, rest_end, value_start, value_end, name):
+        return added, 0, near, 0  # `def push(self, token: Token) -> None:`, `:param cookies: (optional) Dict or ...`
+    if text[value_end - 1] == ":" and text.startswith(" ", value_end):  # a YAML mapping's key on the line
+        if FLOW_MAPPING_KEY.fullmatch(text, value_start, value_end) is not None:
+            return added, 0, near, 0  # imagePullSecrets: [{name: regcred}]: a list of names
+        nested = NESTED_VALUE.match(text, value_end)  # secret: name: X: X is the value
+        if nested is not None and not harmless[nested.group("value")]:
+            added.append((nested.start("value"), nested.end("value"), REDACTED, "secret-named value", m.start()))
+        return added, 0, near, 0
+    added.append((value_start, value_end, REDACTED, "secret-named value", start))
+    return added, value_end, near, 0
 
 
-def _python_reference(text: str, start: int, rest_end: int, value_start: int, value_end: int, quoted: bool,
-                      name: str | None = None) -> bool:
-    """Whether `name = value` at start is an indented Python statement whose value is a reference, not a secret (see
-    PYTHON_STATEMENT_END). (name: _name_before's, when the caller has it)"""
-    if name is None:
-        name = _name_before(text, start, rest_end)
-    name_start = rest_end - len(name)
-    line_start = text.rfind("\n", 0, name_start) + 1
-    if _STATEMENT_INDENT.fullmatch(text, line_start, name_start) is None or not text.startswith(" = ", rest_end):
-        return False
-    value = text[value_start:value_end]
-    end = value_end + 1 if quoted and text[value_end:value_end + 1] in "\"'" else value_end
-    ends_line = PYTHON_STATEMENT_END.match(text, end) is not None
-    owner, _, attribute = name.rpartition(".")
-    if owner and (attribute in PARSED_TOKEN_ATTRIBUTES or attribute == "content" and not quoted):
-        if not owner.rpartition(".")[2].lower().endswith("token"):
-            return False
-        if quoted:   # `token.info = "entity"`, `token.markup = "```"`
-            return ends_line and (value.isalpha() and value.islower() and reads_as_words(value) or len(set(value)) == 1)
-        # (a call goes on past the value: `token.content = state.getLines(start + 1, end)`; an expression too:
-        # `token.markup = marker * (cnt + 1)`, `token.info = label if ... else ...`, `token.map = lines = [a, 0]`)
-        call = CALLED_NAME.fullmatch(value)
-        if call is not None:
-            return (ends_line or "(" in value or EXPRESSION_GOES_ON.match(text, value_end) is not None) and (
-                _reads_as_identifier(value.replace("(", ".")))
-        # a subscript: `token.content = text[lastPos:pos]`, `token.info = state.src[start : end]`
-        subscript = SUBSCRIPTED_NAME.match(value)
-        return subscript is not None and _reads_as_identifier(subscript.group("name"))
-    if not ends_line or quoted:
-        return False
-    if value == attribute.lstrip("_") or LOWER_NAME.fullmatch(value) is not None and _secret_name_cached(value):
-        return True   # `self.password = password`, `self._passphrase = password`: a variable passed on
-    if value in PYGMENTS_TYPES:   # `token = Error`, `token = Punctuation`: a lexer's token type (a name ending TOKEN)
-        return name_words(name)[-1:] == ["token"]
-    return REFERENCE_PATH.fullmatch(value) is not None and _reads_as_identifier(value)
-
-
-# A syntax highlighter's style table (Pygments' styles, Textual's and Rich's themes): `    Token.Keyword: "bold",`,
-# `    Token: '#f8f8f2',`, `    Token: FG_DEFAULT,` -- an indented dict entry under Pygments' token type (Token and its
-# capitalised sub-types), its value a style: colours and style words, quoted, or a constant's name.
-PYGMENTS_TOKEN_TYPE = re.compile(r"Token(?:\.[A-Z][A-Za-z]{0,31}){0,4}")
-STYLE_WORD = (r"(?:(?:bg|border):)?(?:#[0-9a-fA-F]{3,8}|\$[a-z][a-z_-]{1,31}|ansi[a-z_]{0,24}|(?:no)?(?:bold|italic|underline"
-              r"|inherit|roman|sans|mono|reverse|blink|dim|strike)|(?:bright_?)?(?:red|green|blue|yellow|magenta|cyan|white"
-              r"|black|gray|grey|default))?")
-STYLE_STRING = re.compile(r"(?P<q>[\"'])" + STYLE_WORD + r"(?:[ ]{1,4}" + STYLE_WORD + r"){0,8}(?P=q),?[ \t]*(?:#[^\n]{0,256})?\r?(?:\n|\Z)")
-STYLE_CONSTANT = re.compile(r"(?P<name>[A-Z]{2,16}(?:_[A-Z]{2,16}){0,4}|[a-z]{3,16}(?:_[a-z]{2,16}){0,4}),[ \t]*"
-                            r"(?:#[^\n]{0,256})?\r?(?:\n|\Z)")
-
-
-def _pygments_style_entry(text: str, start: int, rest_end: int, value_start: int, value_end: int) -> bool:
-    """Whether `Token.X: style,` at start is an entry of a style table (see PYGMENTS_TOKEN_TYPE)."""
-    name = PYGMENTS_TOKEN_TYPE.match(text, start, rest_end)
-    if name is None or name.end() != rest_end or text[start - 1:start] not in (" ", "\t"):
-        return False
-    line_start = text.rfind("\n", 0, start) + 1
-    if _STATEMENT_INDENT.fullmatch(text, line_start, start) is None:
-        return False
-    if text[value_start - 1] in "\"'":
-        return STYLE_STRING.match(text, value_start - 1) is not None
-    constant = STYLE_CONSTANT.match(text, value_start)
-    return constant is not None and not any(len(piece) > 3 and NO_VOWEL_OR_FOUR_CONSONANTS.search(piece.lower())
-                                            for piece in constant.group("name").split("_"))
-
-
-# Python's signatures and docstrings: a parameter's annotation in a `def` line (`def push(self, token: Token) ->
-# None:`, `token_list: list[Token])`): a type, its words a program's (no digits); a docstring's field whose value begins
-# a sentence (`:param cookies: (optional) Dict or CookieJar ...`, `:param sign_password: The passphrase for ...`).
-DEF_BEFORE = re.compile(r"[ \t]{0,64}(?:async[ \t]{1,4})?def[ \t]{1,4}[A-Za-z_]\w{0,127}\(")
-TYPE_EXPRESSION = re.compile(r"(?:[A-Z][A-Za-z_]{0,63}|(?:list|dict|set|tuple|type|frozenset)(?=\[))"
-                             r"(?:\.[A-Za-z_][A-Za-z_]{0,63}){0,4}(?:\[[A-Za-z_., \[\]|]{0,128}\])?")
-DOCSTRING_FIELD = re.compile(r":(?:param|parameter|arg|argument|key|keyword|type|ivar|cvar|var|vartype|raises?)"
-                             r"(?:[ \t]{1,4}[\w.\[\], |]{1,64})?[ \t]{1,4}\Z")
-
-
-# Python's annotated assignment, a statement of its own (`self.token: Token | None = None`, `self.passwords: Dict[str,
-# AuthInfo] = {}`, `statements_pass: list[ast.stmt] = [...]`): a type (names and brackets, `|` unions), then ` = `.
-_ANNOTATION_TYPE = r"[A-Za-z_]\w{0,63}(?:\.[A-Za-z_]\w{0,63}){0,4}(?:\[[\w., \[\]|]{0,160}\])?"
-ANNOTATED_ASSIGNMENT = re.compile(rf"(?P<type>{_ANNOTATION_TYPE}(?: \| {_ANNOTATION_TYPE}){{0,4}}) = ")
-
-
-def _python_signature_or_field(text: str, start: int, rest_end: int, value_start: int, value_end: int,
-                               name: str | None = None) -> bool:
-    """Whether `name: value` at start is a parameter's type in a `def` line or a docstring's field (see DEF_BEFORE).
-    (name: _name_before's, when the caller has it)"""
-    if name is None:   # (none of the three forms where the line up to the keyword holds neither ":" nor "def" and no
-        # annotation follows: the whole name, 64 characters back at most, is not read)
-        line = text.rfind("\n", max(0, start - 320), start) + 1 or max(0, start - 320)
-        if (text.find(":", line, start) < 0 and text.find("def", line, start) < 0
-                and ANNOTATED_ASSIGNMENT.match(text, value_start) is None):
-            return False
-        name = _name_before(text, start, rest_end)
-    name_start = rest_end - len(name)
-    # (the line's start looked for in the 256 characters read: on a long line a search back to the text's start at
-    # each match made the text's time grow with the square of the line)
-    before = text[text.rfind("\n", max(0, name_start - 256), name_start) + 1 or max(0, name_start - 256):name_start]
-    if before.endswith(" ") and DOCSTRING_FIELD.search(before) is not None:
-        return _describes(text, value_start, value_end)
-    if not before.strip(" \t") and (annotation := ANNOTATED_ASSIGNMENT.match(text, value_start)) is not None:
-        kind = annotation.group("type")   # (a type's names hold no digit: `Never31`, `shadow_903` are values)
-        return annotation.end("type") >= value_end and _reads_as_identifier(kind) and not any(map(str.isdigit, kind))
-    if "def" not in before or DEF_BEFORE.match(before) is None:
-        return False
-    value = text[value_start:value_end].rstrip("),:")
-    return TYPE_EXPRESSION.fullmatch(value) is not None and _reads_as_identifier(value)
-
-
-DESCRIPTION_WORDS = re.compile(r"\(?[A-Za-z][a-z]{1,31}\)?|\(?[A-Z][A-Za-z]{1,31}\)?")
-SENTENCE_NEXT = re.compile(r" {1,2}\(?[A-Za-z][a-z]{1,31}[),.:]?(?: |\r?\n|\Z)")
-
-
-def _describes(text: str, value_start: int, value_end: int) -> bool:
-    """A docstring field's value that begins a sentence: a word (maybe in brackets), then another word."""
-    return (DESCRIPTION_WORDS.fullmatch(text, value_start, value_end) is not None
-            and _reads_as_identifier(text[value_start:value_end].strip("()"))
-            and SENTENCE_NEXT.match(text, value_end) is not None)
-
-
-# A Python statement that opens a block with a colon ending its line (`if self.credentials:`, `class Cookie:`)
-PYTHON_BLOCK_OPENER = re.compile(r"[ \t]{0,64}(?:if|elif|while|for|with|def|class|async|match|except)[ \t(]")
-RETURN_ANNOTATION = re.compile(r"->[ \t]{0,4}[\w.\[\], ]{0,64}\Z")   # (read up to a secret-named word: a return type)
 FLOW_LIST_END = re.compile(r"[ \t]*(?:[,;:)}\]#]|\r?\n|\Z)")   # (what may follow a flow list's "]")
 PYTEST_ID_OPEN = re.compile(r"::[A-Za-z_]\w{0,127}\[[^\s\[\]]{0,1024}\Z")   # (`path.py::test_x[` then parameters: a node id)
 
