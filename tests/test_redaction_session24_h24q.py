@@ -4,7 +4,8 @@ A log, and a text made to be slow, repeats its lines; _assignment_spans judged e
 by some forty tests (a call to names_no_value, the signature/docstring test, the line's prefix, ...): 4 to 20 us a
 match. Now assignments._judge makes that verdict and says whether it read only the match's window (assignment_memo:
 4,200 characters before the match, 4,200 after it and on to the end of a run of blanks or letters); a later match with
-the same text whose window is a copy (compared in C) takes the verdict, its spans moved. The runs, the matches apart and
+the same text whose window is a copy (compared in C) takes the verdict, its spans moved. A value holding a call
+(`bytearray(b'X')`, `Some("X")`), whose arguments are read on past the window, has its call's verdict asked again. The runs, the matches apart and
 a YAML scalar's next lines are still tried after each match, as before.
 
 The counts: names_no_value is asked once per match judged (main: once per match). The guards: on seeded random texts
@@ -51,6 +52,10 @@ MORE = [
     "def push(self, token: Token) -> None:\n", "password: <correct horse battery staple>\n", "api_key: ${OPENAI_API_KEY}\n",
     "token=128000 ", "password = SecretStr(\"Zq8Das1xPa55\")\n", "Σ password: ΣΣ ", "İ token: İabc12345 ",
     "password: Zq8Das1x\n  Pa55w0rd-2\n", "HF_TOKEN=$(cat /run/secrets/hf)\n", "    Token.Comment: \"italic #A3AAB2\",\n",
+    "'api_key': bytearray(b'", 'Args { api_key: Some("Zq8Das1xPa55"), revision: Some("main"), hf_token: Some(\n  "Zq8Das1x",\n), n: Some(1) }\n',
+    # a call whose arguments run on past the window (its verdict is asked again of each copy)
+    "token = get(" + ", ".join(['"' + "a" * 250 + '"'] * 17) + ")\n",
+    "token = get(" + ", ".join(['"' + "a" * 250 + '"'] * 16 + ['"Zq8Das1xPa55"']) + ")\n",
 ]
 ALPHABET = "abcxyzAB019 _-:=\"'\\\n\t()[]{}<>|&?;,./#$`!\u00a0\u03a3"
 
@@ -118,6 +123,7 @@ def test_a_view_is_read_as_before():
     "password: [x!9Kq2]abc\nsecrets: [Zq8Das1x, true]\napi_key: [x]\n", "API key: Zq8Das1xPa55w0rdQm7v secret key = abc access token: ",
     "      DB_PASSWORD:         Qm7vT2xLp9RzW4kN\n", "'password': b'Zq8vN2mK5pL9', ",
     '{"output_token_throughput": 1234.5, "token_count": 512, "api_key": null}\n', '{\\"password\\": \\"Zq8Wm3Kx7Lp2Rv9T\\"} ',
+    "'api_key': bytearray(b'",
 ])
 def test_a_match_is_judged_once_per_window_not_per_copy(monkeypatch, unit):
     # 256 KiB of copies: names_no_value (one of the verdict's forty tests) is asked of the matches in the first and the

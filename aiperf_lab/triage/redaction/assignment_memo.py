@@ -37,9 +37,10 @@ def window(text: str, lower: str, start: int, end: int) -> tuple[str, str | None
     return piece, None if piece.isascii() else lower[start - MEMO_BEFORE:run_end.end() + MEMO_TAIL]
 
 
-def recalled(memo: dict, key: str, text: str, lower: str, start: int) -> tuple[list[Span], int] | None:
+def recalled(memo: dict, key: str, text: str, lower: str, start: int, call_verdict) -> tuple[list[Span], int] | None:
     """The spans and the value's end (0: not taken) of the match at start whose text is key, where the last match
-    judged with that text read only its window and the window at start is a copy of it; None where not."""
+    judged with that text read only its window and the window at start is a copy of it (and where its value held a
+    call, call_verdict, which reads on past the window, gives the copy's the same answer); None where not."""
     entry = memo.get(key)
     if entry is None or not entry[1][2] or start < MEMO_BEFORE:
         return None
@@ -49,6 +50,10 @@ def recalled(memo: dict, key: str, text: str, lower: str, start: int) -> tuple[l
     if not copy or not text.startswith(copy[0], start - MEMO_BEFORE) or (
             copy[1] is not None and not lower.startswith(copy[1], start - MEMO_BEFORE)):
         return None
+    if (probe := entry[1][4]) is not None:
+        kept, literals = call_verdict(text, start + probe[0], start + probe[1])
+        if kept != probe[2] or [(first - start, end - start) for first, end in literals] != probe[3]:
+            return None
     added, value_end = entry[1][0], entry[1][1]
     if shift := start - entry[0]:
         if len(added) == 1:
@@ -61,6 +66,6 @@ def recalled(memo: dict, key: str, text: str, lower: str, start: int) -> tuple[l
     return added, value_end
 
 
-def remember(memo: dict, key: str, start: int, verdict: tuple[list[Span], int, bool, int]) -> None:
+def remember(memo: dict, key: str, start: int, verdict: tuple) -> None:
     """A live verdict (assignments._judge's) on the match at start whose text is key: the one recalled for its copies."""
     memo[key] = [start, verdict, None]

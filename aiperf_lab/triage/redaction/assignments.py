@@ -489,13 +489,13 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
         memo: dict = {}   # (a match's text -> the verdict on its last match judged: assignment_memo)
         while (m := next(matches, None)) is not None:
             key = m.group()
-            if (copy := recalled(memo, key, text, lower, m.start())) is not None:
+            if (copy := recalled(memo, key, text, lower, m.start(), _call_verdict)) is not None:
                 added, value_end = copy
                 resume = 0
             else:
                 verdict = _judge(text, lower, m, pattern, value_group, rest_group, foreign, counts, harmless, negations)
                 remember(memo, key, m.start(), verdict)
-                added, value_end, _, resume = verdict
+                added, value_end, _, resume, _ = verdict
             if added:
                 spans += added
             if resume:
@@ -530,13 +530,14 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
 
 def _judge(text: str, lower: str, m: re.Match[str], pattern: re.Pattern[str], value_group: int, rest_group: int,
            foreign: bool, counts: bool, harmless: _HarmlessValues, negations: NegationMarks
-           ) -> tuple[list[Span], int, bool, int]:
+           ) -> tuple[list[Span], int, bool, int, tuple | None]:
     """_assignment_spans' verdict on one match m of pattern: the spans it adds (the value's last where it is taken); the
     value's end where it is taken (0 where not: no run is tried after it); whether the verdict read nothing of the text
     outside the match's window (assignment_memo.window: a copy of the match in a copy of the window is judged alike);
-    where the loop goes on where copies of it are passed over (0: after it)."""
+    where the loop goes on where copies of it are passed over (0: after it); for a value holding a call, where it lay
+    and _call_verdict's answer (places from m's start), which a copy's call must give too."""
     added: list[Span] = []
-    near = True
+    near, probe = True, None
     value_start, value_end = m.span(value_group)
     sep, quote = m.group("sep", "quote")
     if text[value_end - 1] == "\\" and text.startswith('"', value_end) and quote == '\\"':
@@ -557,101 +558,103 @@ def _judge(text: str, lower: str, m: re.Match[str], pattern: re.Pattern[str], va
         # name, is (a block scalar's lines: _prefixed_block_spans)
         if "|" in sep or ">" in sep:   # (a block scalar's header: its lines are _prefixed_block_spans'; no look at
             if resume := copies_passed(text, lower, pattern, m):   # the next line; the same line's copies after
-                return added, 0, False, resume   # it that are judged as it was: passed over)
-            return added, 0, near, 0
+                return added, 0, False, resume, None   # it that are judged as it was: passed over)
+            return added, 0, near, 0, probe
         nested = PREFIXED_NEXT_VALUE.match(text, behind[0])
         if (nested is None or len(nested.group("indent")) <= behind[1]
                 or nested.group("value").endswith(":") or nested.group("value") == "-"):
-            return added, 0, near, 0   # (`X:` a mapping under the name: names; `- X` items: _prefixed_block_spans)
+            return added, 0, near, 0, probe   # (`X:` a mapping under the name: names; `- X` items: _prefixed_block_spans)
         value_start, value_end = nested.span("value")
     elif "\n" in sep and prefix_alone(_line_at(text, value_start)):
-        return added, 0, near, 0   # `Enter the token:` then compose's `api-1  | ` alone: the next line's prefix, no value
+        return added, 0, near, 0, probe   # `Enter the token:` then compose's `api-1  | ` alone: the next line's prefix, no value
     if quote and quote[-1] == "(" or quote.endswith(("( ", "(\t")):
-        return added, 0, near, 0   # `password = bytes(memoryview(password))`: a call on a variable, no bytes literal
+        return added, 0, near, 0, probe   # `password = bytes(memoryview(password))`: a call on a variable, no bytes literal
     if "\n" in sep and RETURN_ANNOTATION.search(text, max(0, m.start() - 256), m.start()):
-        return added, 0, near, 0   # `def get_token(self) -> Token:` then its docstring: a type, not a name given a value
+        return added, 0, near, 0, probe   # `def get_token(self) -> Token:` then its docstring: a type, not a name given a value
     if "\n" in sep and PYTHON_BLOCK_OPENER.match(text, text.rfind("\n", 0, m.start()) + 1):
-        return added, 0, near, 0   # `if self.credentials:` then `continue`: a Python block opens, no name is given a value
+        return added, 0, near, 0, probe   # `if self.credentials:` then `continue`: a Python block opens, no name is given a value
     negation_start, opens_negation = negations[text[value_start:value_end]]   # (once per distinct value)
     if value_end - value_start <= 6 and negation_start and (
             negated_end := _negated_value_end(text, value_start, value_end, harmless)):
         value_end = negated_end   # `password: not Hunter2x9`, `no X`, `none X`: the value is both words
     elif opens_negation and negation_opens_sentence(text, value_end):
-        return added, 0, near, 0   # `password: not set`, `Clé secrète : non définie`: a sentence about the secret
+        return added, 0, near, 0, probe   # `password: not set`, `Clé secrète : non définie`: a sentence about the secret
     if (foreign or pattern is BARE_AUTH_ASSIGNMENT or lower.startswith(("passwort", "passe"), m.start())) and _reads_as_prose(
             text, value_start, value_end):
-        return added, 0, near, 0   # `Passwort: Das Passwort muss ...`, `パスワード: 8文字以上で入力してください`
+        return added, 0, near, 0, probe   # `Passwort: Das Passwort muss ...`, `パスワード: 8文字以上で入力してください`
     if names_no_value(text, lower, m.start(), sep, value_start, value_end):
-        return added, 0, near, 0   # `Failed to get token: timeout`; `Password:` then `Login incorrect`
+        return added, 0, near, 0, probe   # `Failed to get token: timeout`; `Password:` then `Login incorrect`
     call = text.find("(", value_start, value_end) >= 0 and not quote
     if call:   # token = f(a, b); password = SecretStr("X"): its string goes
-        near = False   # (a call's arguments are read far)
         kept, literals = _call_verdict(text, value_start, value_end)
+        # (a call's arguments are read far: its verdict is asked again of a copy, assignment_memo.recalled)
+        probe = (value_start - m.start(), value_end - m.start(), kept, [(first - m.start(), end - m.start())
+                                                                        for first, end in literals])
         added += [(start, end, REDACTED, "secret-named value", m.start()) for start, end in literals]
         if kept:
-            return added, 0, near, 0
+            return added, 0, near, 0, probe
     if harmless[text[value_start:value_end]]:
-        return added, 0, near, 0  # secret=False, token: 0, gpu_pw=350.2, a path, one already redacted
+        return added, 0, near, 0, probe  # secret=False, token: 0, gpu_pw=350.2, a path, one already redacted
     if not call and (text[value_start] in CODE_VALUE_FIRSTS or text[value_end - 1] == ")"
                      or text.startswith(",", value_end)) and _value_reads_as_code(
             text, functools.partial(_name_before, text, m.start(), m.end(rest_group)), sep,
             bool(quote), value_start, value_end):
-        return added, 0, near, 0  # password=password, `<set to the key 'token' in secret 'hf'>`, ${X:?msg}
+        return added, 0, near, 0, probe  # password=password, `<set to the key 'token' in secret 'hf'>`, ${X:?msg}
     if text[value_start] == "[" and not quote and 0 <= (close := text.find("]", value_start, value_start + 4096)) and text.find(
             "\n", value_start, close) < 0 and (FLOW_LIST_END.match(text, close + 1) is not None
                                          or text.startswith(REDACTED, value_start)):
-        return added, 0, near, 0  # `secrets: [X, Y]`: a flow sequence, its items redacted one by one (_yaml_block_spans)
+        return added, 0, near, 0, probe  # `secrets: [X, Y]`: a flow sequence, its items redacted one by one (_yaml_block_spans)
         # (`password: [x]!9`, more after the "]": a password that starts with "[", the value whole)
     if text[value_end - 1] == "]" and _in_pytest_id(text, m.start()):
-        return added, 0, near, 0  # `test_login[user=alice-password=wrong]`: a test's parameters in its id
+        return added, 0, near, 0, probe  # `test_login[user=alice-password=wrong]`: a test's parameters in its id
     if text[value_end - 1] in ")]}" and _closes_bracket(text, m.start(), value_start, value_end):
         value_end -= 1  # connect(user=app, password=X): the ")" is the call's
     if text[value_start] == "<" and (words := BRACKETED_WORDS.match(text, value_start)) is not None:
         value_end = words.end()  # `password: <correct horse battery staple>`: a passphrase whole (placeholders kept above)
     if counts and (digits := text[value_start:value_end].rstrip(")]}>")).isdigit() and len(
             digits) <= MAX_TOKEN_COUNT_DIGITS:
-        return added, 0, near, 0  # token=128000: a token id or count
+        return added, 0, near, 0, probe  # token=128000: a token id or count
     if text[value_end - 1] == ":" and "\n" in sep and (text.startswith(" ", value_end) or (
             text.startswith(("\n", "\r\n"), value_end) or value_end == len(text)) and _indented_under(
             text, m.start(), value_start)):
-        return added, 0, near, 0  # a YAML mapping under the name (secretKeyRef:\n  name: db; secrets:\n  hf_token:\n)
+        return added, 0, near, 0, probe  # a YAML mapping under the name (secretKeyRef:\n  name: db; secrets:\n  hf_token:\n)
     if text.startswith(" / ", value_end) and lower.rfind("credential", max(0, value_start - 24), value_start) >= 0:
-        return added, 0, near, 0  # `Using credentials: bob / X`: the user (calls.CREDENTIALS_PAIR takes X)
+        return added, 0, near, 0, probe  # `Using credentials: bob / X`: the user (calls.CREDENTIALS_PAIR takes X)
     if lower.startswith("convertto-securestring ", value_start):
-        return added, 0, near, 0  # `$pw = ConvertTo-SecureString "X" -AsPlainText`: the cmdlet (printed_commands takes X)
+        return added, 0, near, 0, probe  # `$pw = ConvertTo-SecureString "X" -AsPlainText`: the cmdlet (printed_commands takes X)
     start = m.start()
     rest_start, rest_end = m.span(rest_group)
     name = None   # (the whole name, read once for the tests below that need it)
     if (rest_end > rest_start or start and text[start - 1] in _NAME_CHARACTERS) and _quantity_name(
             name := _name_before(text, start, rest_end)):
-        return added, 0, near, 0  # output_token_throughput: 1234.5
+        return added, 0, near, 0, probe  # output_token_throughput: 1234.5
     if rest_end > rest_start and tells_when(name if name is not None else (
             name := _name_before(text, start, rest_end)), text[value_start:value_end]):
-        return added, 0, near, 0  # password_last_set=2026-11-02, password_expires: never
+        return added, 0, near, 0, probe  # password_last_set=2026-11-02, password_expires: never
     if counts and start and text[start - 1] in _NAME_CHARACTERS and special_token_value(
             name if name is not None else (name := _name_before(text, start, rest_end)),
             text[value_start:value_end]):
-        return added, 0, near, 0  # pad_token = PAD, eos_token: EOS: a tokenizer's special token (names.SPECIAL_TOKEN_KINDS)
+        return added, 0, near, 0, probe  # pad_token = PAD, eos_token: EOS: a tokenizer's special token (names.SPECIAL_TOKEN_KINDS)
     if (rest_end == rest_start and lower.startswith("--secret", start - 2) and text[value_start - 1] == "="
             and not (near := False) and names_a_gcloud_secret(text, start - 2, text[value_start:value_end])):
-        return added, 0, near, 0  # gcloud secrets versions access latest --secret=db_name: the secret's name
+        return added, 0, near, 0, probe  # gcloud secrets versions access latest --secret=db_name: the secret's name
     if sep == " = " and _python_reference(
             text, start, rest_end, value_start, value_end, bool(quote), name):
-        return added, 0, near, 0  # `    token = self.stream.current`, `    token.markup = markerChar`: Python's source
+        return added, 0, near, 0, probe  # `    token = self.stream.current`, `    token.markup = markerChar`: Python's source
     if text[start] == "T" and _pygments_style_entry(text, start, rest_end, value_start, value_end):
-        return added, 0, near, 0  # `    Token.Comment: "italic #A3AAB2",`: a syntax highlighter's style, not a token's value
+        return added, 0, near, 0, probe  # `    Token.Comment: "italic #A3AAB2",`: a syntax highlighter's style, not a token's value
     if sep == ": " and not quote and _python_signature_or_field(
             text, start, rest_end, value_start, value_end, name):
-        return added, 0, near, 0  # `def push(self, token: Token) -> None:`, `:param cookies: (optional) Dict or ...`
+        return added, 0, near, 0, probe  # `def push(self, token: Token) -> None:`, `:param cookies: (optional) Dict or ...`
     if text[value_end - 1] == ":" and text.startswith(" ", value_end):  # a YAML mapping's key on the line
         if FLOW_MAPPING_KEY.fullmatch(text, value_start, value_end) is not None:
-            return added, 0, near, 0  # imagePullSecrets: [{name: regcred}]: a list of names
+            return added, 0, near, 0, probe  # imagePullSecrets: [{name: regcred}]: a list of names
         nested = NESTED_VALUE.match(text, value_end)  # secret: name: X: X is the value
         if nested is not None and not harmless[nested.group("value")]:
             added.append((nested.start("value"), nested.end("value"), REDACTED, "secret-named value", m.start()))
-        return added, 0, near, 0
+        return added, 0, near, 0, probe
     added.append((value_start, value_end, REDACTED, "secret-named value", start))
-    return added, value_end, near, 0
+    return added, value_end, near, 0, probe
 
 
 FLOW_LIST_END = re.compile(r"[ \t]*(?:[,;:)}\]#]|\r?\n|\Z)")   # (what may follow a flow list's "]")
