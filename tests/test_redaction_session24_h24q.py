@@ -5,8 +5,9 @@ by some forty tests (a call to names_no_value, the signature/docstring test, the
 match. Now assignments._judge makes that verdict and says whether it read only the match's window (assignment_memo:
 4,200 characters before the match, 4,200 after it and on to the end of a run of blanks or letters); a later match with
 the same text whose window is a copy (compared in C) takes the verdict, its spans moved. A value holding a call
-(`bytearray(b'X')`, `Some("X")`), whose arguments are read on past the window, has its call's verdict asked again. The runs, the matches apart and
-a YAML scalar's next lines are still tried after each match, as before.
+(`bytearray(b'X')`, `Some("X")`), whose arguments are read on past the window, has its call's verdict asked again; a
+YAML scalar's next lines (`password: first` then `  X`) are read with the verdict, where they end in the window. The runs and the matches apart are
+still tried after each match, as before.
 
 The counts: names_no_value is asked once per match judged (main: once per match). The guards: on seeded random texts
 (copies of the speed cases' units, changed here and there, at the window's edges too) the spans are those of the
@@ -53,6 +54,8 @@ MORE = [
     "token=128000 ", "password = SecretStr(\"Zq8Das1xPa55\")\n", "Σ password: ΣΣ ", "İ token: İabc12345 ",
     "password: Zq8Das1x\n  Pa55w0rd-2\n", "HF_TOKEN=$(cat /run/secrets/hf)\n", "    Token.Comment: \"italic #A3AAB2\",\n",
     "'api_key': bytearray(b'", 'Args { api_key: Some("Zq8Das1xPa55"), revision: Some("main"), hf_token: Some(\n  "Zq8Das1x",\n), n: Some(1) }\n',
+    # a scalar continued on lines that run on past the window
+    "password: a1b2c3d4\n" + ("    " + "Zq8" * 1500 + "\n") * 2, "secret: Zq8Das1x\n" + "  x9\n" * 7 + "  " + "y" * 5000 + "\n",
     # a call whose arguments run on past the window (its verdict is asked again of each copy)
     "token = get(" + ", ".join(['"' + "a" * 250 + '"'] * 17) + ")\n",
     "token = get(" + ", ".join(['"' + "a" * 250 + '"'] * 16 + ['"Zq8Das1xPa55"']) + ")\n",
@@ -136,6 +139,18 @@ def test_a_match_is_judged_once_per_window_not_per_copy(monkeypatch, unit):
     matches = sum(1 for pattern in assignments.SECRET_ASSIGNMENTS for _ in pattern.finditer(_lower(text)))
     assert matches > 2_000
     assert counted.calls <= 600   # (here 143 to 516; main 4,297 to 15,420)
+
+
+def test_a_continued_scalar_is_read_once_per_window(monkeypatch):
+    # `password: |` then two deeper lines, repeated: the lines under each value were read at each match (main: 7,282
+    # reads on 256 KiB), now with the match's verdict
+    text = ("password: |\n  Zq8Das1x\n  Pa55w0rd-2\n" * 8_000)[:1 << 18]
+    expected = _reference(text, _lower(text))
+    counted = Counted(assignments._continued_scalar)
+    monkeypatch.setattr(assignments, "_continued_scalar", counted)
+    assert assignments._assignment_spans(text, _lower(text)) == expected
+    assert len(expected) > 14_000
+    assert counted.calls <= 600
 
 
 @pytest.mark.parametrize("unit", UNITS[:8])

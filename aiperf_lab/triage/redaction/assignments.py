@@ -504,8 +504,6 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
             if not value_end:
                 continue
             start = m.start()
-            if text.startswith("\n", value_end + (text[value_end:value_end + 1] == "\r")) and ":" in m.group("sep"):
-                _continued_scalar(text, start, value_end, harmless, append)   # `password: first` then `  X`
             if runs is None:
                 continue
             if wait:
@@ -654,6 +652,11 @@ def _judge(text: str, lower: str, m: re.Match[str], pattern: re.Pattern[str], va
             added.append((nested.start("value"), nested.end("value"), REDACTED, "secret-named value", m.start()))
         return added, 0, near, 0, probe
     added.append((value_start, value_end, REDACTED, "secret-named value", start))
+    if text.startswith("\n", value_end + (text[value_end:value_end + 1] == "\r")) and ":" in sep:
+        reach = _continued_scalar(text, start, value_end, harmless, added.append)   # `password: first` then `  X`
+        # (the name's line starts in the window, and the next lines read end in it)
+        near = near and reach is not None and reach < m.end() + MEMO_AFTER and text.rfind(
+            "\n", max(0, start - MEMO_BEFORE), start) >= 0
     return added, value_end, near, 0, probe
 
 
@@ -673,10 +676,11 @@ NAME_OPENS_LINE = re.compile(r"[ \t]{0,64}(?:- )?[\"']?[A-Za-z0-9_.-]{0,128}")
 CONTINUED_SCALAR_LINES = 8
 
 
-def _continued_scalar(text: str, start: int, value_end: int, harmless: _HarmlessValues, append: Callable) -> None:
+def _continued_scalar(text: str, start: int, value_end: int, harmless: _HarmlessValues, append: Callable) -> int:
+    """The lines under a value that continue it, each appended; where the text read after the value ends."""
     line_start = text.rfind("\n", 0, start) + 1
     if NAME_OPENS_LINE.fullmatch(text, line_start, start) is None:
-        return
+        return value_end
     indent = len(text[line_start:start]) - len(text[line_start:start].lstrip(" \t"))
     at = text.find("\n", value_end) + 1
     for _ in range(CONTINUED_SCALAR_LINES):
@@ -686,11 +690,12 @@ def _continued_scalar(text: str, start: int, value_end: int, harmless: _Harmless
             depth = harmless[indent, line] = -1 if (depth <= indent or not content or content[0] in "#-" or content.endswith(":")
                 or ": " in content or any(c.isspace() for c in content) or harmless[content] or not any(c.isalnum() for c in content)) else depth
         if depth < 0:
-            return   # (a YAML error's caret `^` under the value: no letter nor digit, no secret)
+            return len(text) if end < 0 else end + 1   # (a YAML error's caret `^` under the value: no letter nor digit, no secret)
         append((at + depth, at + len(line), REDACTED, "secret-named value", start))
         if end < 0:
-            return
+            return len(text)
         at = end + 1
+    return at
 
 
 # A line break or tab escaped in a repr() or JSON string (`\\n`, `\\r\\n`, `\\t`, `\\\\n` in JSON inside JSON) and the next
