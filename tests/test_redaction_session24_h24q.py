@@ -4,7 +4,8 @@ A log, and a text made to be slow, repeats its lines; _assignment_spans judged e
 by some forty tests (a call to names_no_value, the signature/docstring test, the line's prefix, ...): 4 to 20 us a
 match. Now assignments._judge makes that verdict and says whether it read only the match's window (assignment_memo:
 4,200 characters before the match, 4,200 after it and on to the end of a run of blanks or letters); a later match with
-the same text whose window is a copy (compared in C) takes the verdict, its spans moved. A value holding a call
+the same text whose window is a copy (compared in C) of one of the last four kept with that text (a line may hold the
+same pair twice: `password=X password=X`) takes the verdict, its spans moved. A value holding a call
 (`bytearray(b'X')`, `Some("X")`), whose arguments are read on past the window, has its call's verdict asked again; a
 YAML scalar's next lines (`password: first` then `  X`) are read with the verdict, where they end in the window. The runs and the matches apart are
 still tried after each match, as before.
@@ -139,6 +140,23 @@ def test_a_match_is_judged_once_per_window_not_per_copy(monkeypatch, unit):
     matches = sum(1 for pattern in assignments.SECRET_ASSIGNMENTS for _ in pattern.finditer(_lower(text)))
     assert matches > 2_000
     assert counted.calls <= 600   # (here 143 to 516; main 4,297 to 15,420)
+
+
+def test_a_pair_twice_on_a_line_of_a_view_is_judged_once_per_window(monkeypatch):
+    # the look-alike names' line as its view reads it (the names folded; a view is read without the runs): the same
+    # pair twice on a line, each copy's window a copy of the one a line before, not of the last match's
+    text = ("password=Zq8Das1x password=Zq8Das1x caf\u00e9=1 \u041f\u0430\u0440\u043e\u043b\u044c: x na\u00efve "
+            "\u2588\u2588\n" * 5_000)[:1 << 18]
+    token = assignments.READING_A_VIEW.set(True)
+    try:
+        expected = _reference(text, _lower(text))
+        counted = Counted(assignments.names_no_value)
+        monkeypatch.setattr(assignments, "names_no_value", counted)
+        assert assignments._assignment_spans(text, _lower(text)) == expected
+    finally:
+        assignments.READING_A_VIEW.reset(token)
+    assert len(expected) > 8_000
+    assert counted.calls <= 600
 
 
 def test_a_continued_scalar_is_read_once_per_window(monkeypatch):

@@ -37,35 +37,69 @@ def window(text: str, lower: str, start: int, end: int) -> tuple[str, str | None
     return piece, None if piece.isascii() else lower[start - MEMO_BEFORE:run_end.end() + MEMO_TAIL]
 
 
+REFERENCES = 4   # matches kept per text (a line may hold the same assignment twice: `password=X password=X`)
+MOST_SKIPPED = 64   # (after a match that no kept one is a copy of, the next 1, 2, 4, ... up to this are judged alone)
+
+
+class _Entry:
+    """The matches kept for one text of a match (each [start, verdict, window: None until cut, False where none]), and
+    the backoff of the tries that found no copy (a text met in ever new windows is not cut and compared at each)."""
+
+    __slots__ = ("kept", "wait", "backoff", "skipped")
+
+    def __init__(self) -> None:
+        self.kept: list[list] = []
+        self.wait, self.backoff, self.skipped = 0, 1, False
+
+
 def recalled(memo: dict, key: str, text: str, lower: str, start: int, call_verdict) -> tuple[list[Span], int] | None:
-    """The spans and the value's end (0: not taken) of the match at start whose text is key, where the last match
-    judged with that text read only its window and the window at start is a copy of it (and where its value held a
-    call, call_verdict, which reads on past the window, gives the copy's the same answer); None where not."""
+    """The spans and the value's end (0: not taken) of the match at start whose text is key, where a match kept with
+    that text read only its window and the window at start is a copy of it (and where its value held a call,
+    call_verdict, which reads on past the window, gives the copy's the same answer); None where not."""
     entry = memo.get(key)
-    if entry is None or not entry[1][2] or start < MEMO_BEFORE:
+    if entry is None or start < MEMO_BEFORE:
         return None
-    if entry[2] is None:   # (cut once, where a second match with its text is met)
-        entry[2] = window(text, lower, entry[0], entry[0] + len(key)) or False
-    copy = entry[2]
-    if not copy or not text.startswith(copy[0], start - MEMO_BEFORE) or (
-            copy[1] is not None and not lower.startswith(copy[1], start - MEMO_BEFORE)):
+    if entry.wait:
+        entry.wait -= 1
+        entry.skipped = True
         return None
-    if (probe := entry[1][4]) is not None:
-        kept, literals = call_verdict(text, start + probe[0], start + probe[1])
-        if kept != probe[2] or [(first - start, end - start) for first, end in literals] != probe[3]:
-            return None
-    added, value_end = entry[1][0], entry[1][1]
-    if shift := start - entry[0]:
-        if len(added) == 1:
-            first, end, replacement, label, name = added[0]
-            added = [(first + shift, end + shift, replacement, label, name + shift)]
-        else:
-            added = [(first + shift, end + shift, replacement, label, name + shift)
-                     for first, end, replacement, label, name in added]
-        value_end = value_end + shift if value_end else 0
-    return added, value_end
+    for reference in entry.kept:
+        if reference[2] is None:   # (cut once, where a second match with its text is met)
+            reference[2] = window(text, lower, reference[0], reference[0] + len(key)) or False
+        copy = reference[2]
+        if not copy or not text.startswith(copy[0], start - MEMO_BEFORE) or (
+                copy[1] is not None and not lower.startswith(copy[1], start - MEMO_BEFORE)):
+            continue
+        verdict = reference[1]
+        if (probe := verdict[4]) is not None:
+            kept, literals = call_verdict(text, start + probe[0], start + probe[1])
+            if kept != probe[2] or [(first - start, end - start) for first, end in literals] != probe[3]:
+                continue
+        entry.backoff = 1
+        added, value_end = verdict[0], verdict[1]
+        if shift := start - reference[0]:
+            if len(added) == 1:
+                first, end, replacement, label, name = added[0]
+                added = [(first + shift, end + shift, replacement, label, name + shift)]
+            else:
+                added = [(first + shift, end + shift, replacement, label, name + shift)
+                         for first, end, replacement, label, name in added]
+            value_end = value_end + shift if value_end else 0
+        return added, value_end
+    entry.wait, entry.backoff = entry.backoff, min(2 * entry.backoff, MOST_SKIPPED)
+    return None
 
 
 def remember(memo: dict, key: str, start: int, verdict: tuple) -> None:
-    """A live verdict (assignments._judge's) on the match at start whose text is key: the one recalled for its copies."""
-    memo[key] = [start, verdict, None]
+    """A live verdict (assignments._judge's) on the match at start whose text is key, kept for its copies where it
+    read only its window (the oldest of REFERENCES dropped)."""
+    entry = memo.get(key)
+    if entry is None:
+        entry = memo[key] = _Entry()
+    elif entry.skipped:
+        entry.skipped = False
+        return
+    if verdict[2]:
+        entry.kept.append([start, verdict, None])
+        if len(entry.kept) > REFERENCES:
+            del entry.kept[0]
