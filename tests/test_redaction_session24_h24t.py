@@ -209,3 +209,25 @@ def test_printed_commands_still_redacted_text_and_stream(text, gone, kept):
         assert word not in out
     for word in kept:
         assert word in out
+
+
+# UNIX_LINE's blank runs and its word before a bar are possessive now; main's pattern is the same text without the `+`s
+MAIN_UNIX_LINE_BODY = pc._UNIX_LINE_BODY.replace("{0,16}+", "{0,16}").replace("{0,62}+", "{0,62}")
+MAIN_UNIX_LINE, MAIN_UNIX_FIRST_LINE = re.compile(r"\n" + MAIN_UNIX_LINE_BODY), re.compile(MAIN_UNIX_LINE_BODY)
+LINE_PIECES = [" ", "  ", "    ", "\t", " " * 17, "\t" * 20, "[rank0]:", "[rank0]: ", "2026-11-24t03:00:01.123z ",
+               "2026-11-24 03:00:01 info ", "api-1", "api-1  | ", "w" * 70 + " | ", "'", '"', "b'", "+ ", "$ ", "%%% ",
+               "htpasswd -b x bob y", "mysql -px", "echo x | chpasswd", "(echo x; echo y) | passwd bob", "zip(a, b)",
+               "mysql: x", "net user bob x", "f(password)", "\u2502 \u2514 'x'", "k: v", "sshpass", " -p x", "\n", "\n\n"]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_unix_line_matches_are_mains_on_random_texts(seed):
+    rng = random.Random(200 + seed)
+    for _ in range(1500):
+        lower = "".join(rng.choice(LINE_PIECES) for _ in range(rng.randint(1, 16)))
+        new = [(m.span(), m.span("tool"), m.group("q1")) for m in pc.UNIX_LINE.finditer(lower)]
+        old = [(m.span(), m.span("tool"), m.group("q1")) for m in MAIN_UNIX_LINE.finditer(lower)]
+        assert new == old, lower
+        first, main_first = pc.UNIX_FIRST_LINE.match(lower), MAIN_UNIX_FIRST_LINE.match(lower)
+        assert (first and (first.span(), first.span("tool"), first.group("q1"))) == (
+            main_first and (main_first.span(), main_first.span("tool"), main_first.group("q1"))), lower

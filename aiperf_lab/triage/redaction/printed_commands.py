@@ -79,9 +79,11 @@ for _tool in (*UNIX_LINE_TOOLS, "net user", "net.exe user"):
 # (the names grouped by their first letter: a line's start that is none of them fails at its first character)
 UNIX_TOOL = (r"(?P<tool>(?:" + "|".join(f"{re.escape(c)}(?:{'|'.join(rest)})" for c, rest in _TOOLS_BY_LETTER.items())
              + r")[ \t](?=[ \t]{0,3}[^\s(=:])|" + PIPED_TO_READER + ")")   # (a name, then its arguments: not `zip(a, b)`, `mysql: x`)
-_UNIX_LINE_BODY = (r"[ \t]{0,16}(?:\[[^\]\n]{1,64}\]:?[ \t]{1,4}|[0-9]{4}-[0-9]{2}-[0-9]{2}[t ][0-9:.,]{8,18}(?:z|[+-][0-9:]{4,5})?"
-                   r"[ \t]{1,4}(?:(?:info|debug|warning|warn|error|notice|trace)[ \t:]{1,4})?|[a-z0-9][\w.-]{0,62}[ \t]{1,16}\|[ \t]"
-                   r"|[bu]?(?P<q1>['\"]))?[ \t]{0,16}"
+# (its blank runs and its word before a bar possessive: what follows each cannot start with what it gives back, so no
+# match is lost, and a line's indent is not split between the two blank runs at every line break)
+_UNIX_LINE_BODY = (r"[ \t]{0,16}+(?:\[[^\]\n]{1,64}\]:?[ \t]{1,4}|[0-9]{4}-[0-9]{2}-[0-9]{2}[t ][0-9:.,]{8,18}(?:z|[+-][0-9:]{4,5})?"
+                   r"[ \t]{1,4}(?:(?:info|debug|warning|warn|error|notice|trace)[ \t:]{1,4})?|[a-z0-9][\w.-]{0,62}+[ \t]{1,16}\|[ \t]"
+                   r"|[bu]?(?P<q1>['\"]))?[ \t]{0,16}+"
                    r"(?:[$#%+]{1,8}[ \t]{1,4})?" + UNIX_TOOL)
 UNIX_LINE = re.compile(r"\n" + _UNIX_LINE_BODY)
 UNIX_FIRST_LINE = re.compile(_UNIX_LINE_BODY)
