@@ -15,7 +15,7 @@ import pytest
 from counted_calls import Counted, python_lines_run
 
 from aiperf_lab.triage.redact import Redactor, StreamRedactor
-from aiperf_lab.triage.redaction import printed_commands as pc
+from aiperf_lab.triage.redaction import layouts, printed_commands as pc
 from aiperf_lab.triage.redaction.spans import Span, _lower, has, has_any
 
 
@@ -231,3 +231,77 @@ def test_unix_line_matches_are_mains_on_random_texts(seed):
         first, main_first = pc.UNIX_FIRST_LINE.match(lower), MAIN_UNIX_FIRST_LINE.match(lower)
         assert (first and (first.span(), first.span("tool"), first.group("q1"))) == (
             main_first and (main_first.span(), main_first.span("tool"), main_first.group("q1"))), lower
+
+
+
+# main's _yaml_data_block_spans and _loguru_spans at ef839a1 (now: a block read once a call, by its text)
+def _main_yaml_data_block_spans(text: str) -> list[Span]:
+    """`data:` / `stringData:` and the lines indented under it (a Secret as kubectl -o yaml prints it)."""
+    spans: list[Span] = []
+    if not layouts.has(text, "ata:"):
+        return spans
+    value_is_secret = layouts._data_value_is_secret
+    for m in layouts.DATA_BLOCK_YAML.finditer(text):
+        kind = "stringdata" if m.group("key")[0] == "s" else "data"
+        offset = m.start("body")
+        for line in m.group("body").split("\n"):  # `  key: value` lines (and deeper ones, read alike)
+            key, colon, value = line.partition(": ")
+            if colon and value_is_secret(kind, value.strip()):
+                start = offset + len(key) + 2 + len(value) - len(value.lstrip())
+                spans.append((start, offset + len(line.rstrip()), layouts.REDACTED, "kubernetes secret data", m.start()))
+            offset += len(line) + 1
+    return spans
+
+
+def _main_loguru_spans(text: str) -> list[Span]:
+    """loguru's diagnose arrows: `    connect(password)` then `    │       └ 'VALUE'`. A block is a code line and
+    the arrow lines under it (box characters, then one arrow); the name in the code line at an arrow's
+    column says whether the value after that arrow is secret."""
+    spans: list[Span] = []
+    if layouts.LOGURU_ARROW not in text:
+        return spans
+    secret_value = layouts._secret_value
+    for block in layouts.LOGURU_BLOCK.finditer(text):
+        columns = layouts._secret_name_columns(block.group("code"))
+        if not columns:
+            continue
+        at = block.start("arrows")
+        for line in block.group("arrows").split("\n"):
+            column = line.find(layouts.LOGURU_ARROW)
+            if column in columns and not "\u2500" <= line[column + 1:column + 2] <= "\u257f":   # (`└── db`: a tree's entry)
+                start = at + column + 1 + (line[column + 1:column + 2] == " ")
+                end = at + len(line.rstrip())
+                if end > start and secret_value(text[start:end]):
+                    spans.append((start, end, layouts.REDACTED, "secret-named value", block.start("code")))
+            at += len(line) + 1
+    return spans
+
+
+BLOCK_PIECES = ["data:\n", "stringData:\n", "  - data:\n", "  k: QUJDREVGR0g=\n", "  password: Zq8Das1xPa55\n", "    db: |\n",
+                "  k: QUJD\n", "  x: \n", "k: v\n", "    f(password)\n", "    connect(api_key, user)\n", "    │ └ 'x'\n",
+                "    │ └ 'Zq8Das1xPa55'\n", "    │          └ 'bob'\n", "    └── db\n", "    └ 'Pa55w0rd-2'\n", "\n", "step 1 loss 2\n",
+                "  token: c2VjcmV0LXZhbHVlLTEyMw==\n", "\t\tk: QUJDREVGR0g=\n"]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_yaml_data_and_loguru_blocks_are_mains_on_random_texts(seed):
+    rng = random.Random(300 + seed)
+    for _ in range(600):
+        units = [rng.choice(BLOCK_PIECES) for _ in range(rng.randint(1, 8))]
+        text = "".join(rng.choice(units) for _ in range(rng.randint(1, 40)))
+        assert layouts._yaml_data_block_spans(text) == _main_yaml_data_block_spans(text), text
+        assert layouts._loguru_spans(text) == _main_loguru_spans(text), text
+
+
+@pytest.mark.parametrize("unit, function, judge", [
+    ("data:\n  k: QUJDREVGR0g=\n", "_yaml_data_block_spans", "_data_value_is_secret"),
+    ("    connect(password)\n    \u2502       \u2514 'Zq8Das1xPa55'\n", "_loguru_spans", "_secret_name_columns")])
+def test_repeated_blocks_are_read_once(monkeypatch, unit, function, judge):
+    # (main: each of 2,000 copies of a block split and judged: 2,000 calls of its judge, 26,054 to 28,415 Python lines)
+    text = unit * 2000
+    expected = getattr(layouts, function)(text)
+    counted = Counted(getattr(layouts, judge))
+    monkeypatch.setattr(layouts, judge, counted)
+    spans, lines = python_lines_run(getattr(layouts, function), text)
+    assert spans == expected and len(spans) == 2000
+    assert counted.calls <= 2 and lines <= 22_000
