@@ -206,19 +206,25 @@ def _loguru_spans(text: str) -> list[Span]:
     if LOGURU_ARROW not in text:
         return spans
     secret_value = _secret_value
+    read: dict[tuple[str, str], list[tuple[int, int]]] = {}   # (code, arrows) -> the values' places in the arrows
     for block in LOGURU_BLOCK.finditer(text):
-        columns = _secret_name_columns(block.group("code"))
-        if not columns:
-            continue
-        at = block.start("arrows")
-        for line in block.group("arrows").split("\n"):
-            column = line.find(LOGURU_ARROW)
-            if column in columns and not "\u2500" <= line[column + 1:column + 2] <= "\u257f":   # (`└── db`: a tree's entry)
-                start = at + column + 1 + (line[column + 1:column + 2] == " ")
-                end = at + len(line.rstrip())
-                if end > start and secret_value(text[start:end]):
-                    spans.append((start, end, REDACTED, "secret-named value", block.start("code")))
-            at += len(line) + 1
+        code, arrows = block.group("code", "arrows")
+        places = read.get((code, arrows))
+        if places is None:   # (a block is read once a call: a log repeats its blocks)
+            places = read[(code, arrows)] = []
+            columns = _secret_name_columns(code)
+            at = 0
+            for line in (arrows.split("\n") if columns else ()):
+                column = line.find(LOGURU_ARROW)
+                if column in columns and not "\u2500" <= line[column + 1:column + 2] <= "\u257f":   # (`└── db`: a tree's entry)
+                    start = at + column + 1 + (line[column + 1:column + 2] == " ")
+                    end = at + len(line.rstrip())
+                    if end > start and secret_value(arrows[start:end]):
+                        places.append((start, end))
+                at += len(line) + 1
+        if places:
+            at, context = block.start("arrows"), block.start("code")
+            spans += [(at + first, at + last, REDACTED, "secret-named value", context) for first, last in places]
     return spans
 
 
@@ -694,15 +700,22 @@ def _yaml_data_block_spans(text: str) -> list[Span]:
     if not has(text, "ata:"):
         return spans
     value_is_secret = _data_value_is_secret
+    read: dict[tuple[str, str], list[tuple[int, int]]] = {}   # (kind, body) -> its values' places in the body
     for m in DATA_BLOCK_YAML.finditer(text):
         kind = "stringdata" if m.group("key")[0] == "s" else "data"
-        offset = m.start("body")
-        for line in m.group("body").split("\n"):  # `  key: value` lines (and deeper ones, read alike)
-            key, colon, value = line.partition(": ")
-            if colon and value_is_secret(kind, value.strip()):
-                start = offset + len(key) + 2 + len(value) - len(value.lstrip())
-                spans.append((start, offset + len(line.rstrip()), REDACTED, "kubernetes secret data", m.start()))
-            offset += len(line) + 1
+        body = m.group("body")
+        places = read.get((kind, body))
+        if places is None:   # (a body is read once a call: a log repeats its blocks)
+            places = read[(kind, body)] = []
+            offset = 0
+            for line in body.split("\n"):  # `  key: value` lines (and deeper ones, read alike)
+                key, colon, value = line.partition(": ")
+                if colon and value_is_secret(kind, value.strip()):
+                    places.append((offset + len(key) + 2 + len(value) - len(value.lstrip()), offset + len(line.rstrip())))
+                offset += len(line) + 1
+        if places:
+            at, context = m.start("body"), m.start()
+            spans += [(at + first, at + last, REDACTED, "kubernetes secret data", context) for first, last in places]
     return spans
 
 

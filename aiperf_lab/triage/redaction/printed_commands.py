@@ -79,9 +79,11 @@ for _tool in (*UNIX_LINE_TOOLS, "net user", "net.exe user"):
 # (the names grouped by their first letter: a line's start that is none of them fails at its first character)
 UNIX_TOOL = (r"(?P<tool>(?:" + "|".join(f"{re.escape(c)}(?:{'|'.join(rest)})" for c, rest in _TOOLS_BY_LETTER.items())
              + r")[ \t](?=[ \t]{0,3}[^\s(=:])|" + PIPED_TO_READER + ")")   # (a name, then its arguments: not `zip(a, b)`, `mysql: x`)
-_UNIX_LINE_BODY = (r"[ \t]{0,16}(?:\[[^\]\n]{1,64}\]:?[ \t]{1,4}|[0-9]{4}-[0-9]{2}-[0-9]{2}[t ][0-9:.,]{8,18}(?:z|[+-][0-9:]{4,5})?"
-                   r"[ \t]{1,4}(?:(?:info|debug|warning|warn|error|notice|trace)[ \t:]{1,4})?|[a-z0-9][\w.-]{0,62}[ \t]{1,16}\|[ \t]"
-                   r"|[bu]?(?P<q1>['\"]))?[ \t]{0,16}"
+# (its blank runs and its word before a bar possessive: what follows each cannot start with what it gives back, so no
+# match is lost, and a line's indent is not split between the two blank runs at every line break)
+_UNIX_LINE_BODY = (r"[ \t]{0,16}+(?:\[[^\]\n]{1,64}\]:?[ \t]{1,4}|[0-9]{4}-[0-9]{2}-[0-9]{2}[t ][0-9:.,]{8,18}(?:z|[+-][0-9:]{4,5})?"
+                   r"[ \t]{1,4}(?:(?:info|debug|warning|warn|error|notice|trace)[ \t:]{1,4})?|[a-z0-9][\w.-]{0,62}+[ \t]{1,16}\|[ \t]"
+                   r"|[bu]?(?P<q1>['\"]))?[ \t]{0,16}+"
                    r"(?:[$#%+]{1,8}[ \t]{1,4})?" + UNIX_TOOL)
 UNIX_LINE = re.compile(r"\n" + _UNIX_LINE_BODY)
 UNIX_FIRST_LINE = re.compile(_UNIX_LINE_BODY)
@@ -380,7 +382,10 @@ def printed_command_spans(text: str, lower: str) -> list[Span]:
                                      (ACTIONS_RUN_MARK, ACTIONS_RUN_PREFIX, "Run "),
                                      (DOCKER_RUN_MARK, DOCKER_RUN_PREFIX, "RUN "), (SUDO_MARK, SUDO_PREFIX, "COMMAND=")):
         if has(text, literal):
-            found = [m for m in pattern.finditer(text) if _mark_counts(text, m.start(), prefix)]
+            # (a mark at its line's start has an empty prefix: its verdict is the pattern's on "", known once)
+            empty_fits = prefix.fullmatch("") is not None
+            found = [m for m in pattern.finditer(text) if (empty_fits if (at := m.start()) == 0 or text[at - 1] == "\n"
+                                                           else _mark_counts(text, at, prefix))]
             starts += [(m.end(), True) for m in found]
             if pattern is TRACE_MARK and len(found) > 1:
                 spans += _traced_pipe_spans(text, lower, found)
@@ -399,23 +404,27 @@ def printed_command_spans(text: str, lower: str) -> list[Span]:
     # tried a line at a time)
     if " " in lower or "\t" in lower:
         first = UNIX_FIRST_LINE.match(lower)
-        for m in ([first] if first is not None else []) + list(UNIX_LINE.finditer(lower)):
-            starts.append((m.start("tool"), True, m.group("q1")) if m.group("q1") else (m.start("tool"), True))
+        starts += [(m.start("tool"), True, q1) if (q1 := m.group("q1")) else (m.start("tool"), True)
+                   for m in ([first] if first is not None else []) + list(UNIX_LINE.finditer(lower))]
     if '"' in text:
         starts += [(m.start("tool"), True, '"') for m in UNIX_JSON_MESSAGE.finditer(lower)]
     starts.sort()
     for start, escapes, *quoted in starts:
         if start < read_from:
             continue
-        end = _command_line_end(text, start)
+        end = text.find("\n", start, start + MAX_COMMAND_LINE)   # (_command_line_end, inline: a step a line)
+        if end < 0:
+            end = min(len(text), start + MAX_COMMAND_LINE)
         if quoted:
             end = _quoted_end(text, start, end, quoted[0])
         read_from = end
-        line = text[start:end]
         if escapes and not ARGV_SIGNAL.search(lower, start, end):
             continue   # (nothing the argv reading takes a secret by: no secret word, tool, short flag, `@`, `<<<`)
-        spans += [(start + first, start + last, REDACTED, "command-line password", start + context)
-                  for first, last, context in _line_secret_spans(line, escapes and "\\\\" not in line)]
+        line = text[start:end]
+        found = _line_secret_spans(line, escapes and "\\\\" not in line)
+        if found:
+            spans += [(start + first, start + last, REDACTED, "command-line password", start + context)
+                      for first, last, context in found]
     return spans
 
 
@@ -428,6 +437,7 @@ TRACED_PIPE_LINE_END = re.compile(r"(?:^|[\s\]:|>'\"\[(])\++ (?:(?:echo|printf)[
                                   r"|[ \t]-[a-z]{0,3}s(?![\w-])|passwd)[^\n|;&]{0,110})\r?\n\Z")
 
 
+STDIN_READER_WORD = re.compile("|".join(map(re.escape, STDIN_READERS)))   # (any of them, a scan in C)
 DIGITS_AS_ZERO = str.maketrans("123456789", "000000000")   # (two lines' prefixes alike but for their times: one prefix)
 
 
@@ -435,13 +445,18 @@ def _traced_pipe_spans(text: str, lower: str, marks: list[re.Match[str]]) -> lis
     """The word an `echo`/`printf` trace line feeds to the command traced on the line next to it (above or below, the
     same prefix, its digits aside, and `+`s) where that command reads a password on its stdin (_reads_secret_from_stdin)."""
     spans: list[Span] = []
-    lines = {}   # line start -> (mark end, what is before the mark end on the line)
+    if STDIN_READER_WORD.search(lower) is None:
+        return spans   # (no line can hold a reader's word: the text holds none)
+    lines = {}   # line start -> mark end
     for m in marks:
         line_start = text.rfind("\n", 0, m.start()) + 1
-        lines.setdefault(line_start, (m.end(), text[line_start:m.end()].translate(DIGITS_AS_ZERO)))
-    for line_start, (start, lead) in lines.items():
-        end = _command_line_end(text, start)
-        if not any(word in lower[start:end] for word in STDIN_READERS):
+        lines.setdefault(line_start, m.end())
+    leads: dict[int, str] = {}   # line start -> what is before the mark end on the line (asked only beside a reader)
+    for line_start, start in lines.items():
+        end = text.find("\n", start, start + MAX_COMMAND_LINE)   # (_command_line_end, inline)
+        if end < 0:
+            end = min(len(text), start + MAX_COMMAND_LINE)
+        if STDIN_READER_WORD.search(lower, start, end) is None:
             continue
         how = _stdin_reading(text[start:end])   # (once per distinct line: a log repeats its lines)
         if how is None:
@@ -449,9 +464,14 @@ def _traced_pipe_spans(text: str, lower: str, marks: list[re.Match[str]]) -> lis
         above = text.rfind("\n", 0, max(line_start - 1, 0)) + 1 if line_start else -1
         below = end + 1 if end < len(text) else -1
         for other in (above, below):
-            if other < 0 or other not in lines or other == line_start or lines[other][1] != lead:
+            if other < 0 or other not in lines or other == line_start:
                 continue
-            at = lines[other][0]
+            for place in (line_start, other):
+                if place not in leads:
+                    leads[place] = text[place:lines[place]].translate(DIGITS_AS_ZERO)
+            if leads[other] != leads[line_start]:
+                continue
+            at = lines[other]
             fed = _shell_words(text[at:_command_line_end(text, at)], 0)
             if len(fed) != 1 or fed[0][0][0].rpartition("/")[2] not in ECHO_WORDS:
                 continue
