@@ -211,3 +211,14 @@ PERL_GUARDS = {
 @pytest.mark.parametrize("text, secret", PERL_GUARDS.values(), ids=PERL_GUARDS.keys())
 def test_a_perl_scalars_value_still_goes(text: str, secret: str, wrap) -> None:
     _hidden(wrap(text), secret)
+
+
+# ---- found by the probe (h/probe.py): a piece's word at a JSON string's start ------------------------------------------
+def test_a_decoded_token_at_a_json_strings_start_stays() -> None:
+    _kept('{"level": "info", "message": "decoded token: hello"}\n')
+    _kept('{"message": "\\"decoded token: hello\\""}\n')
+
+
+def test_a_decoded_generated_token_at_a_json_strings_start_still_goes() -> None:
+    _hidden(f'{{"level": "info", "message": "decoded token: {KEY}"}}\n', KEY)
+    _hidden('{"level": "info", "message": "my token: hello3x9"}\n', "hello3x9")

@@ -159,7 +159,7 @@ def _piece_word_before(lower: str, name_start: int) -> bool:
     if name_start < 2 or lower[name_start - 1] not in " \t":
         return False
     word = lower[max(0, name_start - 12):name_start - 1]
-    return word[max(word.rfind(" "), word.rfind("\t"), word.rfind("\n")) + 1:] in PIECE_WORD_SET
+    return word[max(word.rfind(" "), word.rfind("\t"), word.rfind("\n")) + 1:].lstrip("\"'\\") in PIECE_WORD_SET   # (a JSON string's quote)
 
 
 def _logprob_near(lower: str, name_start: int, value_end: int) -> bool:
