@@ -255,6 +255,9 @@ def _prefixed_block_spans(text: str) -> list[Span]:
     return spans
 
 
+OPENS_A_BLOCK = re.compile(PREFIXED_OPENER.pattern)   # (_other_source_line's own: the loop's search is PREFIXED_OPENER)
+
+
 def _other_source_line(text: str, line_start: int, at: int, newline: int, source: str) -> bool:
     """Whether the line at `at`, whose prefix is the block's opener's (at line_start) but for its digits, is another
     source's (line_views.line_source: `[rank1]: ` after `[rank0]: password: |`, ranks taking turns in runs) and opens
@@ -264,7 +267,7 @@ def _other_source_line(text: str, line_start: int, at: int, newline: int, source
         return False
     end = len(text) if newline < 0 else newline
     other = line_source(text, at, end)
-    return bool(other) and other != source and PREFIXED_OPENER.search(text, at, end + 1) is None
+    return bool(other) and other != source and OPENS_A_BLOCK.search(text, at, end + 1) is None
 
 
 def _opener_prefix(head: str, xml: bool) -> tuple[str, str, int, str] | None:
