@@ -117,7 +117,7 @@ HIDDEN = {   # text, value that must go
     "Bearer $ then mixed case": (f"Authorization: Bearer ${KEY}xx\n", KEY),
     "Bearer <generated> then words": (f"Authorization: Bearer <{KEY} here>\n", KEY),
     "a token in JSON": (f'{{"token": "{KEY}", "expires": 3600}}\n', KEY),
-    "a word in JSON": ('{"token": "world2"}\n', "world2"),
+    "a word in JSON": ('{"token": "world2", "expires_in": 3600}\n', "world2"),   # (h24b: alone in its record, a piece)
     "a secret's kind then a value": (f"password: secret{KEY}\n", KEY),
     "secret_key": (f'secret_key = "{KEY}"\n', KEY),
     "a generated token and its id": (f"token: '{KEY}' id: 14957\n", KEY),

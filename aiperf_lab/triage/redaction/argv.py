@@ -60,6 +60,38 @@ def _program_arguments(argv: list[str]) -> set[int]:
     return found
 
 
+SCRIPT_WORDS = re.compile(r"\S+")
+
+
+def _script_programs(script: str) -> list[tuple[int, int]]:
+    """Where, in a word that reads as a shell's script (blanks in it), an interpreter is given its program
+    (_program_arguments over its words, a program written in one pair of quotes, `python -c 'PROGRAM'`): (start, end)
+    of each program's text; none where the script has no program flag or its quoting is not that plain."""
+    if " " not in script or not any(f" {flag} " in script for flag in PROGRAM_FLAG_WORDS):
+        return []
+    found = []
+    for m in SCRIPT_WORDS.finditer(script):
+        word = m.group()
+        base = word[word.rfind("/") + 1:]
+        if INTERPRETER.fullmatch(base) is None:
+            continue
+        flags = PROGRAM_FLAGS[INTERPRETER.fullmatch(base).group("name")]
+        at = m.end()
+        while (option := SCRIPT_WORDS.match(script, at + 1)) is not None and script[at:at + 1] == " ":
+            word = option.group()
+            if word in ("-m", "--") or not word.startswith("-") and word not in flags:
+                break
+            if word in flags:
+                quote = script[option.end() + 1:option.end() + 2]
+                close = script.find(quote, option.end() + 2) if quote in ("'", '"') else -1
+                if script[option.end():option.end() + 1] == " " and close > 0 and (
+                        quote == "'" or "\\" not in script[option.end() + 2:close]):
+                    found.append((option.end() + 2, close))
+                break
+            at = option.end()
+    return found
+
+
 @functools.lru_cache(maxsize=4096)
 def _is_weak_secret_flag(name: str) -> bool:
     """--session, --license, --private, --sas, --webhook-url: a flag whose value may be a secret (remembered: a printed
@@ -118,8 +150,12 @@ def argv_secret_pieces(argv: list[str]) -> list[tuple[int, int, int]]:
                 found.append((i, 0, len(arg)))   # --service KEY; not `git checkout SHA`, `--resume RUN_ID`
             elif login_tool and (password := _schemeless_password(arg)) is not None:
                 found.append((i, *password))  # rsync bob:X@host:/p, git clone bob:X@host:repo
+            elif (named := _named_value_pieces(arg, 0)) and (inner := _script_programs(arg)):
+                # (a shell's script that gives an interpreter its program, `bash -c "python -c '...'"`: in the program
+                # only quoted literals after a secret's name, as for a program given on the command line itself)
+                found += [(i, s, e) for s, e in named if not any(a <= s < b for a, b in inner) or arg[s - 1] in "'\""]
             else:
-                found += [(i, s, e) for s, e in _named_value_pieces(arg, 0)]
+                found += [(i, s, e) for s, e in named]
             previous = arg
             i += 1
             continue

@@ -12,6 +12,7 @@ from typing import Callable
 from .assignments import PREFIXED_NEXT_VALUE, PREFIX_DIGITS, _HarmlessValues
 from .layouts import (HADOOP_PROPERTY, PRINTED_VALUE_LIMIT, _item_is_secret, _looks_like_password_cached, _names_token_list,
                       _secret_value)
+from .line_views import line_source
 from .names import _secret_name_cached, says_absent
 from .spans import REDACTED, Span, _edited, has, has_any
 
@@ -224,11 +225,17 @@ def _prefixed_block_spans(text: str) -> list[Span]:
                                   line_start))
                 continue
         at = line_start
+        source: str | None = None
         for _ in range(YAML_BLOCK_MOST_LINES + 1):
-            if not text.startswith(prefix, at) and text[at:at + len(prefix)].translate(PREFIX_DIGITS) != shape:
+            exact = text.startswith(prefix, at)
+            if not exact and text[at:at + len(prefix)].translate(PREFIX_DIGITS) != shape:
                 break
-            edits.append((at, at + len(prefix), ""))
             newline = text.find("\n", at)
+            if not exact and _other_source_line(text, line_start, at, newline, source := (
+                    line_source(text, line_start, m.start()) if source is None else source)):
+                edits.append((at, len(text) if newline < 0 else newline + 1, ""))   # (another rank's line: left out)
+            else:
+                edits.append((at, at + len(prefix), ""))
             if newline < 0:
                 at = len(text)
                 break
@@ -246,6 +253,21 @@ def _prefixed_block_spans(text: str) -> list[Span]:
                       if _secret_name_cached(v.group("name")) and _secret_value(v.group("value"))]
         spans += where.place_back(found)
     return spans
+
+
+OPENS_A_BLOCK = re.compile(PREFIXED_OPENER.pattern)   # (_other_source_line's own: the loop's search is PREFIXED_OPENER)
+
+
+def _other_source_line(text: str, line_start: int, at: int, newline: int, source: str) -> bool:
+    """Whether the line at `at`, whose prefix is the block's opener's (at line_start) but for its digits, is another
+    source's (line_views.line_source: `[rank1]: ` after `[rank0]: password: |`, ranks taking turns in runs) and opens
+    no block itself: it is left out of the block's view (the block reads on over it, as the ranks' own views do); one
+    that opens a block stays in it, as before (its lines are hidden with the block's)."""
+    if not source:
+        return False
+    end = len(text) if newline < 0 else newline
+    other = line_source(text, at, end)
+    return bool(other) and other != source and OPENS_A_BLOCK.search(text, at, end + 1) is None
 
 
 def _opener_prefix(head: str, xml: bool) -> tuple[str, str, int, str] | None:

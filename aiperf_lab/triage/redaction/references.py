@@ -4,13 +4,13 @@ after an Authorization scheme or in a URL's user info (`Bearer $HF_TOKEN`, `http
 variable passed on inside a call (`login(user=u, passwd=password)`); and keys and headers named with a secret word that
 hold none (a WebSocket handshake's nonce, a store's key). Also what follows a secret's name and is no value of it
 (names_no_value: a failure's reason, a password prompt's outcome on the next line, a tokenizer's piece, Kubernetes' kind
-word, a harmless value in a code span) and a placeholder or a variable after an Authorization scheme."""
+word, a harmless value in a code span, what a Perl scalar reads from the program's arguments) and a placeholder or a variable after an Authorization scheme."""
 
 from __future__ import annotations
 
 import re
 
-from .names import cannot_be_secret, looks_generated, reads_as_words
+from .names import cannot_be_secret, looks_generated, looks_like_password, reads_as_words
 
 # A command substitution that fetches the secret (`HF_TOKEN=$(cat /run/secrets/hf)`, `$(vault kv get -field=x ...)`,
 # backquoted): the command is in the log, not what it prints. (Not `$(echo X)`, `$(printf X)`: the value is there.)
@@ -89,6 +89,11 @@ PIECE_WORD_SET = frozenset(PIECE_WORDS + ("vocabulary",))
 LOGPROB_REACH = 256   # (the characters around a `"token":` looked at for a log-probability record's other keys)
 
 
+# What a Perl scalar is given from the program's arguments or input (`my $password = shift;`, `= pop`, `= <STDIN>`, `= <>`,
+# `= $ARGV[0]`, `= $_[1]`): code reading the secret, not its value (read only after a `$` name)
+PERL_READ = re.compile(r"(?:shift|pop|<(?:STDIN|\$?[A-Za-z_]{1,32})?>|\$(?:ARGV|_)\[[0-9]{1,2}\])\)?")   # (a call's `)`)
+
+
 def names_no_value(text: str, lower: str, name_start: int, sep: str, value_start: int, value_end: int) -> bool:
     """Whether a secret name's value is none: a failure's reason after `Failed to get token:` (FAILED_TO_GET), the
     first word of the line a password prompt's outcome prints after the prompt's line (PROMPT_OUTCOME_LINE), a
@@ -96,9 +101,13 @@ def names_no_value(text: str, lower: str, name_start: int, sep: str, value_start
     vLLM's logprobs), Kubernetes' kind word before an object's quoted name. (Every look around is bounded.)"""
     if text.startswith(TOKEN_PIECE_MARKS, value_start):
         return True
+    if name_start and text[name_start - 1] == "$" and PERL_READ.fullmatch(text, value_start, value_end) is not None:
+        return True   # `my $password = shift;`
     token = lower.startswith("token", name_start)
     if token and lower[name_start + 5:name_start + 6] in QUOTES and _logprob_near(lower, name_start, value_end):
         return not looks_generated(text[value_start:value_end])   # (a logprobs record's piece)
+    if token and _only_key_of_a_record(text, name_start, value_start, value_end):
+        return _vocabulary_piece(text[value_start:value_end])   # `{"token": "world2"}`
     if value_end - value_start <= LONGEST_KIND and lower[value_start:value_end] in OBJECT_KINDS and (
             QUOTED_OBJECT_NAME.match(lower, value_end) is not None):
         return True
@@ -118,6 +127,28 @@ def names_no_value(text: str, lower: str, name_start: int, sep: str, value_start
     return FAILED_TO_GET.search(before, before.rfind("\n") + 1) is not None
 
 
+# A JSON object whose one key is `token` (`{"token": "world2"}`, a tokenizer's or a stream's piece per record; also inside a
+# JSON string, its quotes escaped): its value is a piece unless shaped as a credential (_vocabulary_piece)
+RECORD_OPEN_BEFORE = re.compile(r"\{[ \t]{0,4}\\?\"\Z")
+RECORD_CLOSE_AFTER = re.compile(r"\\?\"[ \t]{0,4}\}")
+
+
+def _only_key_of_a_record(text: str, name_start: int, value_start: int, value_end: int) -> bool:
+    """Whether the name at name_start (`token`) is the one key of a JSON object whose value is the quoted string at
+    value_start:value_end."""
+    return (text[value_start - 1:value_start] == '"' and RECORD_CLOSE_AFTER.match(text, value_end) is not None
+            and RECORD_OPEN_BEFORE.search(text, max(0, name_start - 8), name_start) is not None)
+
+
+def _vocabulary_piece(value: str) -> bool:
+    """Whether a token record's value may be a tokenizer's piece: no generated shape, and under 8 characters where it
+    reads as a password, with no capitals beside its digits (`world2` stays; `Hunter2`, `hunter22`, `token-abc123`, a
+    kubeadm token, an `hf_` token go)."""
+    if not 0 < len(value) <= 64 or looks_generated(value) or not looks_like_password(value):
+        return 0 < len(value) <= 64 and not looks_generated(value)
+    return len(value) < 8 and not (any(c.isupper() for c in value) and any(c.isdigit() for c in value))
+
+
 QUOTES = ("\"", "'")
 LONGEST_KIND = max(map(len, OBJECT_KINDS))
 FAILURE_WORDS = ("fail", "unable", "could", "cannot", "can't", "error")   # (FAILED_TO_GET's first words)
@@ -128,7 +159,7 @@ def _piece_word_before(lower: str, name_start: int) -> bool:
     if name_start < 2 or lower[name_start - 1] not in " \t":
         return False
     word = lower[max(0, name_start - 12):name_start - 1]
-    return word[max(word.rfind(" "), word.rfind("\t"), word.rfind("\n")) + 1:] in PIECE_WORD_SET
+    return word[max(word.rfind(" "), word.rfind("\t"), word.rfind("\n")) + 1:].lstrip("\"'\\") in PIECE_WORD_SET   # (a JSON string's quote)
 
 
 def _logprob_near(lower: str, name_start: int, value_end: int) -> bool:
@@ -155,9 +186,10 @@ def without_no_values(text: str, lower: str, spans: list, tokens: bool, values) 
         return spans
     region = lower[max(0, spans[0][4] - 96):spans[-1][1] + LOGPROB_REACH]
     failures = any(word in region for word in FAILURE_WORDS)
-    pieces = tokens and ("logprob" in region or "id" in region or any(word in region for word in PIECE_WORDS))
+    pieces = tokens and ("logprob" in region or "id" in region or "{" in region or any(word in region for word in PIECE_WORDS))
     maybe = {value for value in values if value.startswith(TOKEN_PIECE_MARKS) or value.endswith("`")
-             or value.lower() in OBJECT_KINDS or failures and REASON_WORD.fullmatch(value) is not None}
+             or value.lower() in OBJECT_KINDS or failures and REASON_WORD.fullmatch(value) is not None
+             or PERL_READ.fullmatch(value) is not None}
     if not maybe and not pieces:
         return spans
     return [span for span in spans if not ((pieces or text[span[0]:span[1]] in maybe) and names_no_value(
