@@ -1,0 +1,76 @@
+"""Leaks still open after session 23 (helper h24a, issue 11: no planted secret in any bundle). Each value is unknown to
+the Redactor (`Redactor({})`) unless said; each form is hidden bare, behind a log prefix (`[rank0]: `, an ISO time,
+compose's `api-1  | `) and in a JSON record per line, whole and through a StreamRedactor cut at every place
+(stream_feed.hidden_everywhere); what is no secret stays byte for byte (kept_everywhere).
+
+1. A listing (`NAME  TOKEN`), vault's `Key  Value` table and a Kubernetes env item (`- name: HF_TOKEN` / `value: X`)
+   inside JSON records: line_views opens a view on a listing's header words (`  token`, `token  `, `  key`, `  value`)
+   and on `- name:`.
+2. A cloud CLI's access token printed bare on the next line (`gcloud auth print-access-token`, `print-identity-token`,
+   `az account get-access-token ... -o tsv`) and botocore's `Signature:` then the hex (store_prints).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from stream_feed import hidden_everywhere, json_records, kept_everywhere, prefixed
+
+PREFIXES = ["", "[rank0]: ", "2026-11-24T03:00:01.123Z ", "api-1  | "]
+WRAPS = [*PREFIXES, "json"]
+TK = "Qx7vR2mZ9pLk4TnW"
+PW = "Winter2024!blue"
+SHORT = "Tq7mZ2x9"
+HEX64 = "5d2e0b7d1f9f4c3a8e6b2a1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e"
+
+
+def wrapped(text: str, wrap: str) -> str:
+    return json_records(text) if wrap == "json" else prefixed(text, wrap)
+
+
+FORMS = {
+    "listing NAME TOKEN": (f"NAME     TOKEN\nalice    {TK}\n", TK),
+    "kubeadm token list": ("TOKEN                     TTL         EXPIRES                USAGES                   "
+                           "DESCRIPTION\nabcdef.0123456789abcdef   23h         2026-11-25T22:00:00Z   "
+                           "authentication,signing   The default bootstrap token\n", "abcdef.0123456789abcdef"),
+    "listing user key": (f"user     key\nbob      {TK}\n", TK),
+    "vault Key Value": (f"====== Data ======\nKey         Value\n---         -----\napi_key     {TK}\nusername    bob\n",
+                        TK),
+    "vault token hvs short": (f"Key                  Value\n---                  -----\ntoken                hvs.{SHORT}\n"
+                              "token_accessor       abc\n", f"hvs.{SHORT}"),
+    "k8s env item": (f"        env:\n        - name: HF_TOKEN\n          value: {TK}\n", TK),
+    "k8s env item short": (f"        env:\n        - name: HF_TOKEN\n          value: {SHORT}\n", SHORT),
+    "gcloud print-access-token": (f"+ gcloud auth print-access-token\n{TK}\n", TK),
+    "gcloud application-default": (f"$ gcloud auth application-default print-access-token\n{TK}\n", TK),
+    "gcloud print-identity-token": (f"$ gcloud auth print-identity-token --audiences=https://x.run.app\n{TK}\n", TK),
+    "az get-access-token tsv": (f"$ az account get-access-token --query accessToken -o tsv\n{TK}\n", TK),
+    "botocore Signature": (f"DEBUG:botocore.auth:Signature:\n{HEX64}\n", HEX64),
+    "botocore Signature logging format": (f"2026-11-25 04:00:00,123 botocore.auth [DEBUG] Signature:\n{HEX64}\n", HEX64),
+}
+
+
+@pytest.mark.parametrize("wrap", WRAPS)
+@pytest.mark.parametrize("kind", sorted(FORMS))
+def test_a_secret_in_a_form_left_open(kind, wrap):
+    text, secret = FORMS[kind]
+    hidden_everywhere(wrapped(text, wrap), secret)
+
+
+KEPT = [
+    "key            value\nlr             0.001\nmodel          llama-3-8b\nbatch_size     32\n",
+    "NAME      TOKEN\nbos       <s>\neos       </s>\npad       <pad>\n",
+    "id      token\n128000  <|begin_of_text|>\n271     Hello\n",
+    "step   tokens/s   loss\n10     31245.2    2.31\n",
+    "Key                 Value\n---                 -----\ncreated_time        2026-11-24T03:00:01Z\nversion             3\n",
+    "        env:\n        - name: MODEL\n          value: llama-3-8b\n",
+    "$ gcloud auth print-access-token > /tmp/token\nsaved\n",
+    "$ gcloud auth print-access-token --help\nNAME\n",
+    "$ az account get-access-token\n{\n  \"expiresOn\": \"2026-11-25 05:00:00\"\n}\n",
+    "2026-11-25 04:00:00,123 botocore.auth [DEBUG] Signature:\nbotocore.endpoint [DEBUG] Sending http request\n",
+]
+
+
+@pytest.mark.parametrize("wrap", WRAPS)
+@pytest.mark.parametrize("text", KEPT)
+def test_what_is_no_secret_stays(text, wrap):
+    kept_everywhere(wrapped(text, wrap))
