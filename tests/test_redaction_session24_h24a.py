@@ -8,6 +8,11 @@ compose's `api-1  | `) and in a JSON record per line, whole and through a Stream
    and on `- name:`.
 2. A cloud CLI's access token printed bare on the next line (`gcloud auth print-access-token`, `print-identity-token`,
    `az account get-access-token ... -o tsv`) and botocore's `Signature:` then the hex (store_prints).
+3. Perl's `$ENV{PGPASSWORD}='X'` (calls.PERL_ENV_SET), printed and on the workload's argv.
+4. A short or password-shaped value under a column named only TOKEN (tables._password_in_token_column); `?jwt=X`
+   with X no JWT (urls.QUERY_JWT).
+5. A known value cut by a line wrap whose piece of 3 to 11 characters opens the next JSON record's message
+   (known_secrets._rest_on_next_line, and head_over_lines holds the record in a stream).
 """
 
 from __future__ import annotations
@@ -46,6 +51,12 @@ FORMS = {
     "az get-access-token tsv": (f"$ az account get-access-token --query accessToken -o tsv\n{TK}\n", TK),
     "botocore Signature": (f"DEBUG:botocore.auth:Signature:\n{HEX64}\n", HEX64),
     "botocore Signature logging format": (f"2026-11-25 04:00:00,123 botocore.auth [DEBUG] Signature:\n{HEX64}\n", HEX64),
+    "perl ENV one-liner": (f"+ perl -e \"$ENV{{PGPASSWORD}}='{PW}'; system('psql -h db')\"\n", PW),
+    "perl ENV quoted name": (f"$ENV{{'HF_TOKEN'}} = \"{TK}\";\n", TK),
+    "listing TOKEN short": (f"NAME     TOKEN\nalice    {SHORT}\n", SHORT),
+    "listing TOKEN password": (f"NAME     TOKEN\nalice    {PW}\n", PW),
+    "jwt query": (f"GET /ws?jwt={TK} HTTP/1.1\n", TK),
+    "jwt query short": (f"wss://dash.example/socket?room=1&jwt={SHORT}\n", SHORT),
 }
 
 
@@ -66,6 +77,12 @@ KEPT = [
     "$ gcloud auth print-access-token > /tmp/token\nsaved\n",
     "$ gcloud auth print-access-token --help\nNAME\n",
     "$ az account get-access-token\n{\n  \"expiresOn\": \"2026-11-25 05:00:00\"\n}\n",
+    "perl -e '$ENV{PATH}=\"/usr/bin\"; exec @ARGV' ls\n",
+    "$ENV{DB_PASSWORD} = $ARGV[0];\n",
+    "NAME      TOKEN\nbos       <s>\neos       </s>\nnl        <0x0A>\nw         world2\nsp        \u2581Hello\n",
+    "id      token\n1       [unused12]\n2       ##ing2\n3       Hello\n",
+    "GET /ws?jwt=true HTTP/1.1\n",
+    "https://x.example/login?jwt=1&next=/home\n",
     "2026-11-25 04:00:00,123 botocore.auth [DEBUG] Signature:\nbotocore.endpoint [DEBUG] Sending http request\n",
 ]
 
@@ -74,3 +91,48 @@ KEPT = [
 @pytest.mark.parametrize("text", KEPT)
 def test_what_is_no_secret_stays(text, wrap):
     kept_everywhere(wrapped(text, wrap))
+
+
+def test_perl_env_on_the_workloads_argv():
+    from aiperf_lab.triage.redact import Redactor
+    argv = ["perl", "-e", f"$ENV{{PGPASSWORD}}='{PW}'; exec @ARGV", "psql"]
+    assert PW not in " ".join(Redactor({}).argv(argv))
+    argv = ["bash", "-c", f"perl -e \"$ENV{{HF_TOKEN}}='{TK}'\" && python train.py"]
+    assert TK not in " ".join(Redactor({}).argv(argv))
+
+
+KNOWN = "sk-proj-Zq8Wm3Kx7Lp2Rv9TaBcDeFgHiJ"
+
+
+@pytest.mark.parametrize("message_key", ["message", "msg", "log"])
+@pytest.mark.parametrize("cut", [3, 5, 8, 11])
+@pytest.mark.parametrize("after", ["", " ok"])
+def test_a_known_value_wrapped_over_two_json_records(cut, after, message_key):
+    from aiperf_lab.triage.redact import Redactor
+    head, tail = KNOWN[:-cut], KNOWN[-cut:]
+    text = json_records(f"using key {head}\n{tail}{after}\n")
+    if message_key != "message":
+        text = text.replace('"message"', f'"{message_key}"')
+    whole = hidden_everywhere(text, tail, lambda: Redactor({"OPENAI_API_KEY": KNOWN}))
+    assert whole.count("[REDACTED]") == 2 and "using key" in whole
+
+
+def test_a_known_value_wrapped_over_docker_json_file_records():
+    from aiperf_lab.triage.redact import Redactor
+    head, tail = KNOWN[:-6], KNOWN[-6:]
+    text = (f'{{"log":"using key {head}\\n","stream":"stdout","time":"2026-11-25T04:00:00.1Z"}}\n'
+            f'{{"log":"{tail} ok\\n","stream":"stdout","time":"2026-11-25T04:00:00.2Z"}}\n')
+    hidden_everywhere(text, tail, lambda: Redactor({"OPENAI_API_KEY": KNOWN}))
+
+
+@pytest.mark.parametrize("text", [
+    json_records(f"using key {KNOWN[:-5]}\nnothing here\n"),
+    json_records("step 1 loss 2.31 sk\nsk-proj is the prefix\n"),
+])
+def test_json_records_without_a_wrapped_rest_stay(text):
+    from aiperf_lab.triage.redact import Redactor
+    r = lambda: Redactor({"OPENAI_API_KEY": KNOWN})   # noqa: E731
+    whole = r().text(text)
+    assert "nothing here" in whole or whole == text
+    from stream_feed import same_in_stream
+    same_in_stream(r, text, whole)

@@ -351,6 +351,16 @@ class KnownSecrets:
         first = max(0, end - 3 * reach)
         kept = [i for i in range(first, end) if text[i] not in "\r\n"]   # (a few dozen characters)
         where = self._head_start(text, end, kept[-reach:], following)
+        if end and text[end - 1] == "\n" and text.rfind("}", max(0, end - 8), end) >= 0 and (
+                closing := _json_message_end(text, end)) > 0:
+            # (session 24) a JSON log record whose message ends with a head: its rest opens the next record's message
+            line = text.rfind("\n", 0, end - 1) + 1
+            heads = [i for i in range(max(line, closing - reach), closing)]
+            # (where the next record is here: only a head whose rest opens its message holds; else until it comes)
+            after = None if (next_end := text.find("\n", end)) < 0 else (
+                text[m.end():next_end] if (m := JSON_MESSAGE_START.match(text, end, next_end)) else "\x00")
+            if self._head_start(text, closing, heads, after) < closing:
+                where = min(where, line)
         # (and read without the prefixes of the lines after the first, `[rank0]: `: a value over three such lines)
         prefixes = [(line + 1, after) for line in _line_breaks(text, first, end - 1)
                     if (after := _after_prefix(text, line + 1)) > line + 1]
@@ -550,11 +560,42 @@ def _covering(text: str, value: str, groups: list[_SharedNeedle]) -> Callable[[i
     return first
 
 
+# (session 24) a JSON log record's end after its message's last character (the message's closing quote, an escaped line
+# break before it as Docker's json-file writes `...\\n"`, the record's other keys and its brace), and the next record's
+# start up to its message's first character (line_views.MESSAGE_KEYS): a value wrapped over two records
+JSON_RECORD_END = re.compile(r"(?:\\n)?\"[^\n]{0,512}?\}[ \t]{0,4}\r?\n")
+JSON_MESSAGE_START = re.compile(r"[ \t]{0,16}\{[^\n]{0,256}?\"(?:msg|message|log|text|line|event|textPayload)\"[ \t]{0,4}:[ \t]{0,4}\"")
+
+
+def _json_message_end(text: str, end: int) -> int:
+    """Where the message of the JSON log record on the line that ends at `end` (a line break's end) ends (its closing
+    quote; before an escaped line break there), or -1 where the line is no such record."""
+    line = text.rfind("\n", 0, end - 1) + 1
+    if not text.startswith("{", line) and not text[line:line + 17].lstrip(" \t").startswith("{"):
+        return -1
+    if (m := JSON_MESSAGE_START.match(text, line)) is None:
+        return -1
+    quote = text.find('"', m.end(), end)
+    while quote > 0 and text[quote - 1] == "\\" and not text.startswith("\\n", quote - 2):
+        quote = text.find('"', quote + 1, end)
+    if quote < 0:
+        return -1
+    return quote - 2 if text.startswith("\\n", quote - 2) else quote
+
+
 def _rest_on_next_line(text: str, end: int, tail: str, begin: int, spans: list[Span]) -> None:
     """A known value's short rest (tail) at the start of the line after `end`, where its piece ends a line, or right
     after that line's launcher's or log's prefix (`[rank0]: `, srun's `0: `: each printed line has one)."""
     rest = end + (2 if text.startswith("\r\n", end) else 1 if text.startswith("\n", end) else 0)
     if rest == end:
+        if (record := JSON_RECORD_END.match(text, end)) is not None and (
+                message := JSON_MESSAGE_START.match(text, record.end())) is not None:
+            # (session 24) a JSON log record's message ends with the piece, the next record's message opens with the
+            # rest (a line wrapped, then each line logged as a record: structlog, Docker's json-file)
+            at = message.end()
+            part = tail[1:] if tail[0] == " " and not text.startswith(tail, at) else tail
+            if part and text.startswith(part, at):
+                spans.append((at, at + len(part), REDACTED, KNOWN_VALUE, begin))
         return
     for at in (rest, _after_prefix(text, rest)):
         part = tail[1:] if tail[0] == " " and not text.startswith(tail, at) else tail
