@@ -13,6 +13,8 @@ compose's `api-1  | `) and in a JSON record per line, whole and through a Stream
    with X no JWT (urls.QUERY_JWT).
 5. A known value cut by a line wrap whose piece of 3 to 11 characters opens the next JSON record's message
    (known_secrets._rest_on_next_line, and head_over_lines holds the record in a stream).
+6. An askpass script as `cat` prints it: a shell's shebang, then `echo X` (commands._askpass_echo_spans; a stream holds
+   the shebang line: commands.askpass_hold).
 """
 
 from __future__ import annotations
@@ -57,6 +59,10 @@ FORMS = {
     "listing TOKEN password": (f"NAME     TOKEN\nalice    {PW}\n", PW),
     "jwt query": (f"GET /ws?jwt={TK} HTTP/1.1\n", TK),
     "jwt query short": (f"wss://dash.example/socket?room=1&jwt={SHORT}\n", SHORT),
+    "askpass echo": (f"#!/bin/sh\necho {TK}\n", TK),
+    "askpass echo quoted": (f"+ cat /tmp/askpass.sh\n#!/usr/bin/env bash\necho '{PW}'\n", PW),
+    "askpass printf": (f"#!/bin/sh\nprintf '%s\\n' {PW}\n", PW),
+    "askpass exec echo": (f"#!/bin/bash\nexec echo \"{SHORT}\"\n", SHORT),
 }
 
 
@@ -82,6 +88,11 @@ KEPT = [
     "NAME      TOKEN\nbos       <s>\neos       </s>\nnl        <0x0A>\nw         world2\nsp        \u2581Hello\n",
     "id      token\n1       [unused12]\n2       ##ing2\n3       Hello\n",
     "GET /ws?jwt=true HTTP/1.1\n",
+    "#!/bin/bash\necho hello\nset -e\n",
+    "#!/bin/sh\necho v1.2.3\n",
+    "#!/bin/sh\necho \"$GIT_TOKEN\"\n",
+    "#!/bin/sh\necho Starting training\n",
+    "#!/usr/bin/env python\nprint(1)\n",
     "https://x.example/login?jwt=1&next=/home\n",
     "2026-11-25 04:00:00,123 botocore.auth [DEBUG] Signature:\nbotocore.endpoint [DEBUG] Sending http request\n",
 ]
