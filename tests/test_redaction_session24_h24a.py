@@ -147,3 +147,41 @@ def test_json_records_without_a_wrapped_rest_stay(text):
     assert "nothing here" in whole or whole == text
     from stream_feed import same_in_stream
     same_in_stream(r, text, whole)
+
+
+def _records(lines: list[str], key: str = "message", first: bool = False) -> str:
+    import json
+    return "".join(json.dumps({key: line, "level": "info"} if first else {"level": "info", key: line}) + "\n"
+                   for line in lines)
+
+
+SHORT_KNOWN = "Winter2024!blue"
+MANY = {f"APP{k}_PASSWORD": f"Zq{k:02d}x{k * 7919 % 100000:05d}Lm!" for k in range(30)}
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+@pytest.mark.parametrize("form", ["message first", "head short", "three records", "short value", "short value, many"])
+def test_a_known_value_over_json_records_behind_a_prefix(form, prefix):
+    from aiperf_lab.triage.redact import Redactor
+    environ = {"OPENAI_API_KEY": KNOWN}
+    if form == "message first":
+        lines, secret = [f"using key {KNOWN[:-6]}", f"{KNOWN[-6:]} ok"], KNOWN[-6:]
+        text = _records(lines, "msg", first=True)
+    elif form == "head short":
+        lines, secret = [f"using key {KNOWN[:6]}", f"{KNOWN[6:]} ok"], KNOWN[:6]
+        text = _records(lines)
+    elif form == "three records":
+        lines, secret = [f"k {KNOWN[:12]}", KNOWN[12:24], f"{KNOWN[24:]} ok"], KNOWN[24:]
+        text = _records(lines)
+    else:
+        environ = {"DB_PASSWORD": SHORT_KNOWN, **(MANY if form.endswith("many") else {})}
+        lines, secret = [f"pw {SHORT_KNOWN[:8]}", f"{SHORT_KNOWN[8:]} ok"], SHORT_KNOWN[8:]
+        text = _records(lines)
+    whole = hidden_everywhere(prefixed(text, prefix), secret, lambda: Redactor(environ))
+    assert " ok" in whole
+
+
+def test_a_short_known_value_in_one_record_and_others_stay():
+    from aiperf_lab.triage.redact import Redactor
+    text = _records(["pw Winter20", "step 1 loss 2.31"])
+    assert Redactor({"DB_PASSWORD": SHORT_KNOWN}).text(text) == text
