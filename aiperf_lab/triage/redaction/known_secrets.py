@@ -603,15 +603,17 @@ def _json_message_end(text: str, end: int) -> int:
     return quote - 2 if text.startswith("\\n", quote - 2) else quote
 
 
+# (each JSON string value's closing quote before a `,` or the record's `}`, a record's message's among them: led by its
+# literal, one scan in C)
+JSON_VALUE_END = re.compile(r"\"(?=[ \t]{0,4}[,}])")
+
+
 def _json_message_grams(text: str) -> set[str]:
-    """The 3 characters before each JSON log record's message's end (broken_spans' grams of a value's first piece)."""
-    grams = set()
-    at = text.find("\n")
-    while at >= 0:
-        if (closing := _json_message_end(text, at + 1)) >= 3:
-            grams.add(text[closing - 3:closing])
-        at = text.find("\n", at + 1)
-    return grams
+    """The 3 characters before each JSON log record's message's end (broken_spans' grams of a value's first piece; before
+    Docker's escaped line break there), and before each other string value's end of a record (more grams only choose
+    more values to look for)."""
+    ends = [m.start() for m in JSON_VALUE_END.finditer(text)]
+    return {text[at - 3:at] for at in ends} | {text[at - 5:at - 2] for at in ends if text.startswith("\\n", at - 2)}
 
 
 def _head_in_record_before(text: str, begin: int, head: str, spans: list[Span]) -> None:
