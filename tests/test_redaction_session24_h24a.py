@@ -63,6 +63,7 @@ FORMS = {
     "askpass echo quoted": (f"+ cat /tmp/askpass.sh\n#!/usr/bin/env bash\necho '{PW}'\n", PW),
     "askpass printf": (f"#!/bin/sh\nprintf '%s\\n' {PW}\n", PW),
     "askpass exec echo": (f"#!/bin/bash\nexec echo \"{SHORT}\"\n", SHORT),
+    "ipython echo": (f"In [3]: token\nOut[3]: '{TK}'\n", TK),
 }
 
 
@@ -93,6 +94,7 @@ KEPT = [
     "#!/bin/sh\necho \"$GIT_TOKEN\"\n",
     "#!/bin/sh\necho Starting training\n",
     "#!/usr/bin/env python\nprint(1)\n",
+    "In [3]: layout[0]\nOut[3]: 'Qx7vR2mZ9pLk4TnW'\n",
     "https://x.example/login?jwt=1&next=/home\n",
     "2026-11-25 04:00:00,123 botocore.auth [DEBUG] Signature:\nbotocore.endpoint [DEBUG] Sending http request\n",
 ]
