@@ -91,6 +91,7 @@ KEPT = [
     "GET /ws?jwt=true HTTP/1.1\n",
     "#!/bin/bash\necho hello\nset -e\n",
     "#!/bin/sh\necho v1.2.3\n",
+    "#!/bin/bash\necho node01\n",
     "#!/bin/sh\necho \"$GIT_TOKEN\"\n",
     "#!/bin/sh\necho Starting training\n",
     "#!/usr/bin/env python\nprint(1)\n",

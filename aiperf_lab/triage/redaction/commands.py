@@ -203,7 +203,7 @@ def _echo_substitution_spans(text: str) -> list[Span]:
 
 # (session 24) a GIT_ASKPASS / SSH_ASKPASS / SUDO_ASKPASS script as `cat` or a log prints it: a shell's shebang line,
 # then `echo X` (`echo -n X`, `exec echo X`, `printf '%s\n' X`) on the next line, X a password or a token
-# (_list_word_secret: `echo hello`, `echo v1.2.3`, `echo "$TOKEN"` stay). A stream holds the shebang line for its next
+# (_askpass_value: `echo hello`, `echo v1.2.3`, `echo node01`, `echo "$TOKEN"` stay). A stream holds the shebang line for its next
 # (askpass_hold); behind a log prefix or in a JSON record the line views read it (`#` and `!` open them).
 SHEBANG = re.compile(r"#![ \t]{0,2}(?:/usr)?/bin/(?:env[ \t]{1,4})?(?:ba|da|z|k)?sh[ \t]*\r?\n")
 ASKPASS_ECHO = re.compile(r"[ \t]{0,8}(?:exec[ \t]{1,4})?(?:echo(?:[ \t]{1,4}-n)?|printf[ \t]{1,4}(?P<fq>['\"])%s(?:\\n)?(?P=fq))"
@@ -215,10 +215,15 @@ def _askpass_echo_spans(text: str) -> list[Span]:
     at = text.find("#!")
     while at >= 0:
         if (at == 0 or text[at - 1] == "\n") and (shebang := SHEBANG.match(text, at)) is not None and (
-                m := ASKPASS_ECHO.match(text, shebang.end())) is not None and _list_word_secret(m.group("value")):
+                m := ASKPASS_ECHO.match(text, shebang.end())) is not None and _askpass_value(m.group("value")):
             spans.append((m.start("value"), m.end("value"), REDACTED, "command-line password", at))
         at = text.find("#!", at + 2)
     return spans
+
+
+def _askpass_value(value: str) -> bool:
+    """An askpass script's printed value: a token, or a password of 8+ characters (`echo node01` stays)."""
+    return _list_word_secret(value) and (len(value) >= 8 or looks_generated(value) or is_hex_key(value))
 
 
 def askpass_hold(buffer: str, start: int, cut: int) -> int:
