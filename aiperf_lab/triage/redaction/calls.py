@@ -32,6 +32,9 @@ _NAME = r"(?P<name>[A-Za-z_][\w.:/-]{0,127})"
 SETTER_CALL = re.compile(r"\([ \t]{0,4}(?P<nq>[\"'])" + _NAME + r"(?P=nq)[ \t]{0,4},[ \t]{0,4}" + _QUOTED)
 # x["NAME"] = "X" (`==` compares)
 SUBSCRIPT_SET = re.compile(r"\[[ \t]{0,4}(?P<nq>[\"'])" + _NAME + r"(?P=nq)[ \t]{0,4}\][ \t]{0,4}:?=(?!=)[ \t]{0,4}" + _QUOTED)
+# Perl's `$ENV{PGPASSWORD}='X'` / `$ENV{'HF_TOKEN'} = "X"` (a `perl -e` one-liner on a command line, a script's line)
+PERL_ENV_SET = re.compile(r"\$ENV\{[ \t]{0,4}(?P<nq>[\"']?)" + _NAME.replace("[\\w.:/-]", "\\w") + r"(?P=nq)[ \t]{0,4}\}[ \t]{0,4}"
+                          r"(?:\|\|)?=(?!=)[ \t]{0,4}" + _QUOTED)
 # Go's short declaration and R's assignment arrow
 ARROW_SET = re.compile(r"(?::=|<<?-)[ \t]{0,4}" + _QUOTED)
 
@@ -123,6 +126,8 @@ def code_secret_spans(text: str, lower: str) -> list[Span]:
             spans += [span for span in _values(API_KEY_PAIR, text) if _starts_a_word(text, span[4], ".")]
         if "`" in text:
             spans += _named(MARKDOWN_NAMED, text)
+        if has(text, "$ENV{"):
+            spans += _named(PERL_ENV_SET, text)
         if has(text, "getConnection("):
             spans += _values(GET_CONNECTION, text)
         if "@" in text and (has(text, "@tcp") or has(text, "@unix(") or has(text, "@udp(")):

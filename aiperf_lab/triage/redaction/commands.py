@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from .assignments import AUTH_SCHEMES, NOT_A_SECRET_REFERENCE, names_a_gcloud_secret
 from .names import (_secret_name_cached, cannot_be_secret, is_hex_key, is_named_location, is_secret_flag, looks_generated,
                     looks_like_password, name_words, names_a_key_file)
+from .line_views import without_log_prefix
 from .printed_rows import PROMPT_GATES, prefixed_row_spans, typed_prompt_spans
 from .spans import REDACTED, REDACTED_LOWER, Span, has, has_any
 
@@ -200,10 +201,46 @@ def _echo_substitution_spans(text: str) -> list[Span]:
     return spans
 
 
+# (session 24) a GIT_ASKPASS / SSH_ASKPASS / SUDO_ASKPASS script as `cat` or a log prints it: a shell's shebang line,
+# then `echo X` (`echo -n X`, `exec echo X`, `printf '%s\n' X`) on the next line, X a password or a token
+# (_askpass_value: `echo hello`, `echo v1.2.3`, `echo node01`, `echo "$TOKEN"` stay). A stream holds the shebang line for its next
+# (askpass_hold); behind a log prefix or in a JSON record the line views read it (`#` and `!` open them).
+SHEBANG = re.compile(r"#![ \t]{0,2}(?:/usr)?/bin/(?:env[ \t]{1,4})?(?:ba|da|z|k)?sh[ \t]*\r?\n")
+ASKPASS_ECHO = re.compile(r"[ \t]{0,8}(?:exec[ \t]{1,4})?(?:echo(?:[ \t]{1,4}-n)?|printf[ \t]{1,4}(?P<fq>['\"])%s(?:\\n)?(?P=fq))"
+                          r"[ \t]{1,4}" + _shell_value(r"[^\s'\"$-][^\s'\"|;&<>]*") + r"['\"]?[ \t]*(?:\r?\n|\Z)")
+
+
+def _askpass_echo_spans(text: str) -> list[Span]:
+    spans: list[Span] = []
+    at = text.find("#!")
+    while at >= 0:
+        if (at == 0 or text[at - 1] == "\n") and (shebang := SHEBANG.match(text, at)) is not None and (
+                m := ASKPASS_ECHO.match(text, shebang.end())) is not None and _askpass_value(m.group("value")):
+            spans.append((m.start("value"), m.end("value"), REDACTED, "command-line password", at))
+        at = text.find("#!", at + 2)
+    return spans
+
+
+def _askpass_value(value: str) -> bool:
+    """An askpass script's printed value: a token, or a password of 8+ characters (`echo node01` stays)."""
+    return _list_word_secret(value) and (len(value) >= 8 or looks_generated(value) or is_hex_key(value))
+
+
+def askpass_hold(buffer: str, start: int, cut: int) -> int:
+    """start where the piece's last line is a shell's shebang (a script's `echo X` may come next: _askpass_echo_spans),
+    else cut."""
+    if "#!" not in buffer[start:cut]:
+        return cut
+    line = without_log_prefix(buffer[start:cut])
+    return start if SHEBANG.fullmatch(line.lstrip(" \t")) is not None and line.startswith("#!") else cut
+
+
 def _command_password_spans(text: str) -> list[Span]:
     """Passwords of printed commands (COMMAND_PASSWORD_FLAGS): each flag match is kept when one of its
     tools' names starts within reach before it, on the same line; and a glued PASS variable's (GLUED_PASS)."""
     spans: list[Span] = _glued_pass_spans(text) if has(text, "PASS=") else []
+    if "#!" in text:
+        spans += _askpass_echo_spans(text)
     if has(text, "=$(echo ") or has(text, "=$(printf "):
         spans += _echo_substitution_spans(text)
     if has(text, "| |") or has(text, "Z |") or has(text, "\"|") or has(text, "\" |"):   # (session 23: printed_rows)

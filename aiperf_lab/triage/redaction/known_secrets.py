@@ -319,7 +319,10 @@ class KnownSecrets:
         if self._broken_index is None:
             chosen = range(len(self.broken))
         else:
-            grams = self._broken_index.keys() & set(LINE_END_GRAMS.findall(text))
+            ends = set(LINE_END_GRAMS.findall(text))
+            if '"' in text and ("}\n" in text or "}\r\n" in text):   # (session 24: and each JSON record's message's end)
+                ends |= _json_message_grams(text)
+            grams = self._broken_index.keys() & ends
             chosen = sorted({i for gram in grams for i in self._broken_index[gram]}.union(self._broken_always))
         for i in chosen:
             pattern = self._broken_patterns.get(i)
@@ -351,6 +354,25 @@ class KnownSecrets:
         first = max(0, end - 3 * reach)
         kept = [i for i in range(first, end) if text[i] not in "\r\n"]   # (a few dozen characters)
         where = self._head_start(text, end, kept[-reach:], following)
+        if end and text[end - 1] == "\n" and text.rfind("}", max(0, end - 8), end) >= 0 and (
+                closing := _json_message_end(text, end)) > 0:
+            # (session 24) a JSON log record whose message ends with a head: its rest opens the next record's message
+            line = text.rfind("\n", 0, end - 1) + 1
+            heads = list(range(max(_json_message_start(text, line, end), closing - reach), closing))
+            below = line   # (the records before it whose whole message is a piece: a value over three records)
+            while len(heads) < reach and below > 0 and (before := _json_message_end(text, below)) > 0:
+                above = text.rfind("\n", 0, below - 1) + 1
+                opens = _json_message_start(text, above, below)
+                more = range(max(opens, before - (reach - len(heads))), before)
+                heads = list(more) + heads
+                if more.start > opens or not more:
+                    break
+                below = above
+            # (where the next record is here: only a head whose rest opens its message holds; else until it comes)
+            after = None if (next_end := text.find("\n", end)) < 0 else (
+                text[opens_next:next_end] if (opens_next := _json_message_start(text, end, next_end)) >= 0 else "\x00")
+            if (held := self._head_start(text, closing, heads, after)) < closing:
+                where = min(where, held)
         # (and read without the prefixes of the lines after the first, `[rank0]: `: a value over three such lines)
         prefixes = [(line + 1, after) for line in _line_breaks(text, first, end - 1)
                     if (after := _after_prefix(text, line + 1)) > line + 1]
@@ -550,11 +572,73 @@ def _covering(text: str, value: str, groups: list[_SharedNeedle]) -> Callable[[i
     return first
 
 
+# (session 24) a JSON log record's end after its message's last character (the message's closing quote, an escaped line
+# break before it as Docker's json-file writes `...\\n"`, the record's other keys and its brace), and the next record's
+# start up to its message's first character (line_views.MESSAGE_KEYS): a value wrapped over two records
+JSON_RECORD_END = re.compile(r"(?:\\n)?\"[^\n]{0,512}?\}[ \t]{0,4}\r?\n")
+JSON_MESSAGE_START = re.compile(r"[ \t]{0,16}\{[^\n]{0,256}?\"(?:msg|message|log|text|line|event|textPayload)\"[ \t]{0,4}:[ \t]{0,4}\"")
+
+
+def _json_message_start(text: str, line: int, end: int | None = None) -> int:
+    """Where the message of the JSON log record that the line at `line` holds (behind a log prefix too: `[rank0]: {`)
+    begins (its first character), or -1 where the line is no such record."""
+    if (m := JSON_MESSAGE_START.match(text, line, len(text) if end is None else end)) is None and (
+            (after := _after_prefix(text, line)) == line
+            or (m := JSON_MESSAGE_START.match(text, after, len(text) if end is None else end)) is None):
+        return -1
+    return m.end()
+
+
+def _json_message_end(text: str, end: int) -> int:
+    """Where the message of the JSON log record on the line that ends at `end` (a line break's end) ends (its closing
+    quote; before an escaped line break there), or -1 where the line is no such record."""
+    line = text.rfind("\n", 0, end - 1) + 1
+    if (start := _json_message_start(text, line, end)) < 0:
+        return -1
+    quote = text.find('"', start, end)
+    while quote > 0 and text[quote - 1] == "\\" and not text.startswith("\\n", quote - 2):
+        quote = text.find('"', quote + 1, end)
+    if quote < 0:
+        return -1
+    return quote - 2 if text.startswith("\\n", quote - 2) else quote
+
+
+# (each JSON string value's closing quote before a `,` or the record's `}`, a record's message's among them: led by its
+# literal, one scan in C)
+JSON_VALUE_END = re.compile(r"\"(?=[ \t]{0,4}[,}])")
+
+
+def _json_message_grams(text: str) -> set[str]:
+    """The 3 characters before each JSON log record's message's end (broken_spans' grams of a value's first piece; before
+    Docker's escaped line break there), and before each other string value's end of a record (more grams only choose
+    more values to look for)."""
+    ends = [m.start() for m in JSON_VALUE_END.finditer(text)]
+    return {text[at - 3:at] for at in ends} | {text[at - 5:at - 2] for at in ends if text.startswith("\\n", at - 2)}
+
+
+def _head_in_record_before(text: str, begin: int, head: str, spans: list[Span]) -> None:
+    """(session 24) A known value's short head at the end of the JSON log record's message on the line before, where its
+    piece opens this line's record's message at `begin`."""
+    line = text.rfind("\n", 0, begin) + 1
+    if line == 0 or _json_message_start(text, line, begin + 1) != begin:
+        return
+    closing = _json_message_end(text, line)
+    if closing > 0 and text.startswith(head, closing - len(head)):
+        spans.append((closing - len(head), closing, REDACTED, KNOWN_VALUE, closing - len(head)))
+
+
 def _rest_on_next_line(text: str, end: int, tail: str, begin: int, spans: list[Span]) -> None:
     """A known value's short rest (tail) at the start of the line after `end`, where its piece ends a line, or right
     after that line's launcher's or log's prefix (`[rank0]: `, srun's `0: `: each printed line has one)."""
     rest = end + (2 if text.startswith("\r\n", end) else 1 if text.startswith("\n", end) else 0)
     if rest == end:
+        if (record := JSON_RECORD_END.match(text, end)) is not None and (
+                at := _json_message_start(text, record.end())) >= 0:
+            # (session 24) a JSON log record's message ends with the piece, the next record's message opens with the
+            # rest (a line wrapped, then each line logged as a record: structlog, Docker's json-file)
+            part = tail[1:] if tail[0] == " " and not text.startswith(tail, at) else tail
+            if part and text.startswith(part, at):
+                spans.append((at, at + len(part), REDACTED, KNOWN_VALUE, begin))
         return
     for at in (rest, _after_prefix(text, rest)):
         part = tail[1:] if tail[0] == " " and not text.startswith(tail, at) else tail
@@ -579,7 +663,14 @@ def _broken_behind_prefixes(text: str, value: str, spans: list[Span]) -> None:
                 continue
             line = pos + (2 if text.startswith("\r\n", pos) else 1 if text.startswith("\n", pos) else 0)
             if line == pos:
-                break
+                # (session 24) a JSON log record's message ends here, the next record's message goes on with the rest
+                if (record := JSON_RECORD_END.match(text, pos)) is None or (
+                        message := _json_message_start(text, record.end())) < 0 or not text.startswith(value[i], message):
+                    break
+                pieces.append((start, pos))
+                start = pos = message
+                behind = True
+                continue
             pieces.append((start, pos))
             if not text.startswith(value[i], line):   # (a line broken plainly: the regex's, unless a prefix follows)
                 if (after := _after_prefix(text, line)) == line or not text.startswith(value[i], after):
@@ -706,6 +797,8 @@ def _value_pieces(text: str, value: str, needles: list[tuple[int, str, str]], ga
                 _rest_on_next_line(text, end, value[after + right:], begin, spans)
             if 0 < offset - left < FRAGMENT and (line := _line_start_at(text, begin)) >= 0:
                 _head_on_line_before(text, line, value[:offset - left], spans)
+            elif 0 < offset - left < FRAGMENT and text[begin - 1:begin] == '"':
+                _head_in_record_before(text, begin, value[:offset - left], spans)
             at = end
         if found:
             covered = sorted(covered + found)

@@ -17,13 +17,17 @@ import re
 # `security find-generic-password ... -w`, Bitwarden's `bw get password X`, `sops -d --extract '["k"]' FILE`.
 SECRET_PRINT_LITERALS = ("kubectl", "aws ", "versions access", "get-secret-value", "vault", "op read", "get-parameter",
                          "op item", "doppler", "pass ", "find-generic-password", "find-internet-password", "bw get",
-                         "sops", "cat ", "printenv", "echo ", "config get")
+                         "sops", "cat ", "printenv", "echo ", "config get", "-access-token", "-identity-token",
+                         "signature:")
 SECRET_PRINT_GATES = ("secret", "vault", "op://", "decryption", "pass ", "--reveal", "-password", "bw get",
-                      "--extract", "passw", "cat ", "printenv ", "echo $", "echo \"$", "config get")   # (every such command line holds one of these, lower-cased)
+                      "--extract", "passw", "cat ", "printenv ", "echo $", "echo \"$", "config get",
+                      "-access-token", "-identity-token", "signature:")   # (every such command line holds one of these, lower-cased)
 # A store's print goes to the terminal only where its stdout is not sent to a file (`> pw.txt`, `>> f`, `1> f`, `&> f`;
 # `2> f`, `2>&1` and `>&2` still print) nor written to one by the tool (`--out-file=F`, gcloud's and 1Password's): after
 # such a command, the next line (`saved`) is not the value. Read from each command's first word to the line's end.
 _NOT_TO_A_FILE = r"(?![^\n]{0,240}?(?:(?:(?<![0-9>])|(?<=[ \t]1))>(?!&)|(?<![\w-])--out-?file(?![\w-])))"
+# (a command's help: `gcloud auth print-access-token --help` prints its manual)
+_NO_HELP = r"(?![^\n]{0,110}?(?<![\w-])(?:--help|-h)(?![\w-]))"
 # A store's field that is not secret (`op read op://vault/item/username`, `vault kv get -field=username`,
 # `op item get X --fields username --reveal`): its print is a user name, a host or an address.
 _PLAIN_FIELDS = r"(?:username|user|user_?name|login|email|e-mail|url|website|host|hostname|server|port|database|title|type)"
@@ -73,6 +77,13 @@ KUBECTL_SECRET_PRINT = (r"(?:kubectl" + _NOT_TO_A_FILE + r"[ \t][^\n]{0,100}?sec
                         # (`npm config get //registry/:_authToken`, yarn's and pnpm's: session 23)
                         r"|(?<![\w-])(?:npm|yarn|pnpm)" + _NOT_TO_A_FILE + r"[ \t]{1,4}config[ \t]{1,4}get[ \t][^\n]{0,100}?"
                         r"(?:_authtoken|_auth|_password|npmauthtoken)['\"]?"
+                        # (a cloud CLI's access token: `gcloud auth [application-default] print-access-token`,
+                        # `gcloud auth print-identity-token`, `az account get-access-token --query accessToken -o tsv`;
+                        # botocore's DEBUG `botocore.auth:Signature:`, a request's SigV4 signature: session 24)
+                        r"|(?<![\w-])gcloud" + _NOT_TO_A_FILE + _NO_HELP + r"[ \t](?:[^\n]{0,100}?[ \t])?auth[ \t]{1,4}(?:application-default[ \t]{1,4})?"
+                        r"print-(?:access|identity)-token(?![\w-])[^\n|>]{0,100}?"
+                        r"|(?<![\w-])az" + _NOT_TO_A_FILE + _NO_HELP + r"[ \t]{1,4}account[ \t]{1,4}get-access-token[ \t](?=[^\n]{0,110}(?:--output|-o)[ \t=]{1,4}tsv)[^\n|>]{0,110}?"
+                        r"|botocore\.auth[^\n]{0,80}?(?<![\w-])signature:"
                         r"|(?<![\w-])printenv" + _NOT_TO_A_FILE + r"[ \t]{1,4}" + _ENV_NAME +
                         r"|(?<![\w-])echo" + _NOT_TO_A_FILE + r"[ \t]{1,4}['\"]?\$\{?" + _ENV_NAME + r"\}?"
                         r")[ \t'\"]{0,4}\r?\n\Z")

@@ -7,7 +7,7 @@ import bisect
 import re
 
 from .assignments import NAME_ENDS_LINE, VALUE_ON_NEXT_LINE, foreign_name_ends_line
-from .commands import sql_statement_hold, sql_statement_open
+from .commands import askpass_hold, sql_statement_hold, sql_statement_open
 from .blocks import PREFIXED_OPENER, YAML_BLOCK_KEY, YAML_LINE_OPENER, _opener_prefix, _opens_string_over_lines
 from .dumps import DUMP_HOLD_LINES, KEY_HOLD, SHORT_BARE_LINE, _dump_line_at, _dump_lines_start
 from .hosts import peer_env_item_hold
@@ -39,6 +39,7 @@ FORM_HOLDS = (
     kaggle_json_hold,        # kaggle.json over lines, its "key" or "username" still to come
     peer_env_item_hold,      # a Kubernetes env item naming a peer setting, its value (a host) still to come
     table_hold,              # a table whose header names a secret column, its rows still to come
+    askpass_hold,            # a shell's shebang line, an askpass script's `echo X` still to come (session 24)
 )
 SOURCE_ROUNDS = 16   # times a cut that interleaved sources moved is asked again (StreamRedactor._hold_back)
 HOLD_ROUNDS = 64   # lines a cut moves up over names waiting for their values after the rules' rounds, at most

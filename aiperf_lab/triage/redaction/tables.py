@@ -262,8 +262,23 @@ def _aligned_secret(value: str, kind: int) -> bool:
     if kind == 2:
         return _secret_cell(value, kind)
     if kind == 3:   # (a column named only TOKEN or KEY: 12+ letters and digits, both; kubeadm's token)
-        return _generated(value) or KUBEADM_TOKEN.fullmatch(value) is not None
+        return _generated(value) or KUBEADM_TOKEN.fullmatch(value) is not None or _password_in_token_column(value)
     return looks_generated(value)
+
+
+# (session 24, h24a) a value under a column named only TOKEN or KEY shaped as a password no vocabulary holds: 8+
+# characters with capitals, small letters and digits all in it (`Tq7mZ2x9`), or 10+ with letters, digits and a symbol
+# (`Winter2024!blue`); a tokenizer's pieces stay (`world2`, `<0x0A>`, `[unused12]`, `▁Hello`, `##ing2`, `Ġthe`)
+_VOCABULARY_MARKS = frozenset("<>[]#|\u2581\u0120")
+
+
+def _password_in_token_column(value: str) -> bool:
+    if len(value) < 8 or not looks_like_password(value) or not _VOCABULARY_MARKS.isdisjoint(value):
+        return False
+    digits = any(c.isdigit() for c in value)
+    if any(c.isupper() for c in value) and any(c.islower() for c in value) and digits:
+        return True
+    return len(value) >= 10 and digits and any(not c.isalnum() and c not in "-_./:" for c in value)
 
 
 def aligned_listing_spans(text: str, lower: str, words: frozenset[str]) -> list[Span]:

@@ -286,12 +286,22 @@ def _schemeless_credential_spans(text: str) -> list[Span]:
 # (`key=cache`, `code=200`, `key=data/part-0001.parquet` stay). The other secret-named parameters (`api_key=`,
 # `access_token=`, `sig=`) are the assignment rules'.
 QUERY_KEY = re.compile(r"[?&](?:key|code)=(?P<value>[^&\s#'\"<>\\]{12,4096})")
+# (session 24) `?jwt=X` (a websocket's or a dashboard's link): X is the credential whatever its shape, 8+ characters of
+# letters and digits both (a JWT's shape is hidden by the token rules already; `?jwt=true`, `?jwt=1` stay)
+QUERY_JWT = re.compile(r"[?&]jwt=(?P<value>[^&\s#'\"<>\\]{8,4096})")
 
 
 def query_key_spans(text: str) -> list[Span]:
-    if ("?" not in text and "&" not in text) or not (has(text, "key=") or has(text, "code=")):
+    if "?" not in text and "&" not in text:
         return []   # (a character first: memchr)
-    return [(m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
+    spans: list[Span] = []
+    if has(text, "jwt="):
+        spans += [(m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
+                  for m in QUERY_JWT.finditer(text)
+                  if any(c.isdigit() for c in m.group("value")) and any(c.isalpha() for c in m.group("value"))]
+    if not (has(text, "key=") or has(text, "code=")):
+        return spans
+    return spans + [(m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
             for m in QUERY_KEY.finditer(text)
             if any(c.isdigit() for c in m.group("value")) and any(c.isalpha() for c in m.group("value"))
             and "." not in m.group("value")]   # (an object's key, `key=data/part-0001.parquet`, names a file)
