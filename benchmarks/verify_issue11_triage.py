@@ -485,6 +485,34 @@ def case_session23(work: Path, log) -> dict:
     return _forms_case(work, log, "session23", S23, S23_PRINTS, S23_KEPT, 8, from_file=False)
 
 
+S24 = {f"y{k}": f"S24q{k}Zx8vN2mK5pL9xR4t{k}" for k in range(1, 7)} | {"y7": "5d2e0b7d1f9f4c3a8e6b2a1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e"}
+# Session 24's forms (lanes h24a, h24b): a listing's TOKEN column and vault's Key/Value table inside JSON log records,
+# Perl setting a password variable, a cloud CLI's access token on the line after its command, a JWT query value
+# that is no JWT, an askpass script's echo, botocore's signature on the line after `Signature:`; and what must stay:
+# another rank's step line between a YAML block's lines, a tokenizer's one-key record, Perl's `my $password = shift;`,
+# a message that names a decoded token.
+S24_PRINTS = ("import json, sys, time\n"
+              + values_at_run_time(S24) +
+              "record = lambda line: print(json.dumps({'level': 'info', 'message': line}))\n"
+              "record('NAME     TOKEN'); record('alice    ' + v['y1'])\n"
+              "record('Key         Value'); record('---         -----'); record('api_key     ' + v['y2'])\n"
+              "print('+ perl -e \"$ENV{PGPASSWORD}=\\'' + v['y3'] + '\\'; system(\\'psql -h db\\')\"')\n"
+              "print('+ gcloud auth print-access-token'); print(v['y4'])\n"
+              "print('GET /ws?jwt=' + v['y5'] + ' HTTP/1.1')\n"
+              "print('#!/bin/sh'); print('echo ' + v['y6'])\n"
+              "print('DEBUG:botocore.auth:Signature:'); print(v['y7'])\n"
+              "print('[rank0]: password: |'); print('[rank1]:   step 0 loss 2.30'); print('[rank0]:   ' + v['y1'])\n"
+              "print(json.dumps({'token': 'world2'}))\n"
+              "print(\"+ perl -e 'my $password = shift; print length $password' x\")\n"
+              "print(json.dumps({'level': 'debug', 'message': 'decoded token: hello'}))\n"
+              "sys.stdout.flush(); time.sleep(float(sys.argv[1]))\n")
+S24_KEPT = (b"[rank1]:   step 0 loss 2.30", b'{"token": "world2"}', b"my $password = shift;", b"decoded token: hello")
+
+
+def case_session24(work: Path, log) -> dict:
+    return _forms_case(work, log, "session24", S24, S24_PRINTS, S24_KEPT, 8, from_file=True)
+
+
 def _workload_pids() -> list[int]:
     pids = []
     for entry in Path("/proc").iterdir():
@@ -656,7 +684,7 @@ def main() -> int:
     nsys = shutil.which("nsys")
     with tempfile.TemporaryDirectory() as folder, open(out / "verify_issue11_triage.log", "w") as log:
         work = Path(folder)
-        for case in (case_clean, case_planted, case_printed_forms, case_session13, case_session14, case_session17, case_session18, case_session19, case_session21, case_session22, case_session23, case_sigkill, case_setsid_child_under_nsys, case_full_disk_under_nsys,
+        for case in (case_clean, case_planted, case_printed_forms, case_session13, case_session14, case_session17, case_session18, case_session19, case_session21, case_session22, case_session23, case_session24, case_sigkill, case_setsid_child_under_nsys, case_full_disk_under_nsys,
                      case_nccl_payloads):
             started = time.monotonic()
             try:
