@@ -14,18 +14,18 @@ from typing import Callable
 
 from .references import SECRET_FETCH, in_a_call, names_a_plain_key, names_a_reference, names_no_value, without_no_values
 from .names import (
-    ANGLED_GENERATED, END_WORDS, NO_VOWEL_OR_FOUR_CONSONANTS, NOT_SECRET_KEY_KINDS, QUALIFIER_BEFORE, QUANTITY_WORDS, SECRET_PAIRS,
+    ANGLED_GENERATED, END_WORDS, NOT_SECRET_KEY_KINDS, QUALIFIER_BEFORE, QUANTITY_WORDS, SECRET_PAIRS,
     _NAME_CHARACTERS, _secret_name_cached, _weak_flag_secret, cannot_be_secret, is_hex_key, is_named_location,
     is_secret_name, looks_generated, looks_like_password, name_words, names_a_key_file, opens_a_negation,
     reads_as_words, says_absent, special_token_value, tells_when, CAMEL_RUN, negation_opens_sentence, SPACED_IN_BRACKETS,
-    _reads_as_identifier, names_a_gcloud_secret, PLAIN_WORD, SENTENCE_GOES_ON, _negated_value_end, NegationMarks, name_word_tuple,
+    names_a_gcloud_secret, PLAIN_WORD, SENTENCE_GOES_ON, _negated_value_end, NegationMarks, name_word_tuple,
 )
 from .line_views import prefix_alone, same_source_line
 from .spans import PREFIX_DIGITS, REDACTED, REDACTED_LOWER, Span, copies_passed, has_any
 from .store_prints import KUBECTL_SECRET_PRINT
 from .assignment_memo import MEMO_AFTER, MEMO_BEFORE, recalled, remember
 from .python_source import (
-    NAME_RUN_REVERSED, PYTHON_BLOCK_OPENER, RETURN_ANNOTATION, _name_before, _pygments_style_entry, _python_reference,
+    PYTHON_BLOCK_OPENER, RETURN_ANNOTATION, _name_before, _pygments_style_entry, _python_reference,
     _python_signature_or_field,
 )
 
@@ -503,7 +503,6 @@ def _assignment_spans(text: str, lower: str) -> list[Span]:
                 continue
             if not value_end:
                 continue
-            start = m.start()
             if runs is None:
                 continue
             if wait:

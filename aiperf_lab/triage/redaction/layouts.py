@@ -8,11 +8,10 @@ import functools
 import os
 import re
 
-from .assignments import (
-    NAME_RUN_REVERSED, NOT_A_SECRET_REFERENCE, SNAKE_NAME, _assigned_secret_at, _name_before,
-)
+from .assignments import NOT_A_SECRET_REFERENCE, SNAKE_NAME, _assigned_secret_at
 from .line_views import same_source_line
 from .op_items import OP_FIELD_LIST, OP_JSON_FORMAT, _op_field_list_spans, _op_json_spans, op_json_block_lines
+from .python_source import NAME_RUN_REVERSED, _name_before
 from .references import NOT_SECRET_HEADER_NAMES, SECRET_FETCH
 from .names import (_secret_name_cached, cannot_be_secret, is_hex_key, is_named_location, looks_generated, looks_like_password,
                     name_words, tells_when)
