@@ -87,7 +87,7 @@ def header_spans(text: str, lower: str) -> list[Span]:
         if start and lower[start - 1] in "._":
             continue   # (part of a longer name: `foo.x-key:` is a config key, the assignment rules')
         if m.group("word") == "pass":   # (a name whose last word is Pass: MinIO's `RootPass: X`, `Admin-Pass: X`)
-            if not (text.startswith("Pass", m.start()) and text[m.start() - 1].islower()
+            if not (text.startswith("Pass", m.start()) and text[m.start() - 1:m.start()].islower()
                     or lower[m.start() - 1:m.start()] == "-"):
                 continue
         elif "-" not in name and name != "apikey":
