@@ -412,9 +412,7 @@ def printed_command_spans(text: str, lower: str) -> list[Span]:
     for start, escapes, *quoted in starts:
         if start < read_from:
             continue
-        end = text.find("\n", start, start + MAX_COMMAND_LINE)   # (_command_line_end, inline: a step a line)
-        if end < 0:
-            end = min(len(text), start + MAX_COMMAND_LINE)
+        end = _command_line_end(text, start)
         if quoted:
             end = _quoted_end(text, start, end, quoted[0])
         read_from = end
@@ -453,9 +451,7 @@ def _traced_pipe_spans(text: str, lower: str, marks: list[re.Match[str]]) -> lis
         lines.setdefault(line_start, m.end())
     leads: dict[int, str] = {}   # line start -> what is before the mark end on the line (asked only beside a reader)
     for line_start, start in lines.items():
-        end = text.find("\n", start, start + MAX_COMMAND_LINE)   # (_command_line_end, inline)
-        if end < 0:
-            end = min(len(text), start + MAX_COMMAND_LINE)
+        end = _command_line_end(text, start)
         if STDIN_READER_WORD.search(lower, start, end) is None:
             continue
         how = _stdin_reading(text[start:end])   # (once per distinct line: a log repeats its lines)
