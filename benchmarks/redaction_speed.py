@@ -287,6 +287,14 @@ CASES: dict[str, str | tuple] = {
     "(s17) spaced labels": "API key: Zq8Das1xPa55w0rdQm7v secret key = abc access token: ",
     "(s17) openssl -text components": "priv:\n    0d:d9:62:5d:f3:5f:e1:39:b3:55:3b:ef:be:d7:e7:\n    9a:9a\npub:\n    04:9f\n",
     "(s17) YAML keys over indented lines": "model:\n  name: llama\ntrainer:\n    lr: 0.1\n",
+    # sources taking turns, a block scalar in one of them (session 24's stop note: 0.8-1.4 s/MB, not in this table
+    # before session 25): a rank's block between another source's lines, behind compose's bar, and ranks taking turns
+    "(s25) a rank's block between ISO-time lines": "[rank0]: password: |\n[rank0]:   Zq8Das1x\n"
+                                                   "2026-11-24T00:01:02Z step 1 loss 2.30\n",
+    "(s25) ranks' blocks behind compose bars": "api-1  | [rank0]: password: |\napi-1  | [rank0]:   Zq8Das1x\n"
+                                               "worker-1  | step 1 loss 2.30\n",
+    "(s25) ranks taking turns inside a block": "[rank0]: password: |\n[rank1]:   step 0 loss 2.30\n"
+                                               "[rank0]:   Zq8Das1x\n[rank1]: api_tokens: &t\n[rank0]:   - Pa55w0rd-2\n",
     # red team rt9's S1: terminal hyperlinks, one per line (ls --hyperlink=always, gcc's diagnostics, rich)
     "(rt9) OSC 8 hyperlinks": "\x1b]8;;file://node-01/home/alice/run/ckpt_000123.pt\x1b\\ckpt_000123.pt\x1b]8;;\x1b\\\n",
 }
