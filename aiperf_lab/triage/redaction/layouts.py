@@ -9,7 +9,8 @@ import os
 import re
 
 from .assignments import NOT_A_SECRET_REFERENCE, SNAKE_NAME, _assigned_secret_at
-from .line_views import same_source_line
+from .judged_once import each_block_judged_once, each_line_match_judged_once
+from .line_views import line_source, same_source_line
 from .op_items import OP_FIELD_LIST, OP_JSON_FORMAT, _op_field_list_spans, _op_json_spans, op_json_block_lines
 from .python_source import NAME_RUN_REVERSED, _name_before
 from .references import NOT_SECRET_HEADER_NAMES, SECRET_FETCH
@@ -204,27 +205,28 @@ def _loguru_spans(text: str) -> list[Span]:
     spans: list[Span] = []
     if LOGURU_ARROW not in text:
         return spans
-    secret_value = _secret_value
-    read: dict[tuple[str, str], list[tuple[int, int]]] = {}   # (code, arrows) -> the values' places in the arrows
-    for block in LOGURU_BLOCK.finditer(text):
-        code, arrows = block.group("code", "arrows")
-        places = read.get((code, arrows))
-        if places is None:   # (a block is read once a call: a log repeats its blocks)
-            places = read[(code, arrows)] = []
-            columns = _secret_name_columns(code)
-            at = 0
-            for line in (arrows.split("\n") if columns else ()):
-                column = line.find(LOGURU_ARROW)
-                if column in columns and not "\u2500" <= line[column + 1:column + 2] <= "\u257f":   # (`└── db`: a tree's entry)
-                    start = at + column + 1 + (line[column + 1:column + 2] == " ")
-                    end = at + len(line.rstrip())
-                    if end > start and secret_value(arrows[start:end]):
-                        places.append((start, end))
-                at += len(line) + 1
-        if places:
-            at, context = block.start("arrows"), block.start("code")
-            spans += [(at + first, at + last, REDACTED, "secret-named value", context) for first, last in places]
-    return spans
+    return each_block_judged_once(LOGURU_BLOCK.finditer(text), _loguru_block_key, _loguru_places, "arrows", "code",
+                                  "secret-named value")   # (a block is read once a call: a log repeats its blocks)
+
+
+def _loguru_block_key(block: re.Match[str]) -> tuple[str, str]:
+    return block.group("code", "arrows")
+
+
+def _loguru_places(code: str, arrows: str) -> list[tuple[int, int]]:
+    """The places of the secret values in a loguru block's arrow lines (from their start)."""
+    places: list[tuple[int, int]] = []
+    columns = _secret_name_columns(code)
+    at = 0
+    for line in (arrows.split("\n") if columns else ()):
+        column = line.find(LOGURU_ARROW)
+        if column in columns and not "\u2500" <= line[column + 1:column + 2] <= "\u257f":   # (`└── db`: a tree's entry)
+            start = at + column + 1 + (line[column + 1:column + 2] == " ")
+            end = at + len(line.rstrip())
+            if end > start and _secret_value(arrows[start:end]):
+                places.append((start, end))
+        at += len(line) + 1
+    return places
 
 
 @functools.lru_cache(maxsize=4096)
@@ -467,6 +469,39 @@ def _within_its_string(text: str, at: int, value: str) -> str:
     return value[:end.start()].rstrip() if end else value
 
 
+def _dot_leader_verdict(m: re.Match[str]) -> tuple[int, int, int] | None:
+    """A DOT_LEADER match's secret value (start, end, context; from the match's start), or None. (Reads the match and
+    its line before it: the name, 64 characters back at most, stops at a line break; a string's quotes from the line's
+    start.)"""
+    text, at = m.string, m.start()
+    name = _name_before(text, at, at)
+    value = _within_its_string(text, at, m.group("value").rstrip())
+    if name and _secret_name_cached(name) and _secret_value(value) and not tells_when(name, value):
+        return m.start("value") - at, m.start("value") - at + len(value), -len(name)
+    return None
+
+
+def _spaced_dot_leader_verdict(m: re.Match[str]) -> tuple[int, int, int] | None:
+    """The same for SPACED_DOT_LEADER (its words read back 195 characters at most, to the line's start)."""
+    text, at = m.string, m.start()
+    words = SPACED_NAME_REVERSED.match(text[max(0, at - 200):at][::-1])
+    name = words.group(1)[::-1].replace(" ", "_").replace("\t", "_") if words else ""
+    value = _within_its_string(text, at, m.group("value").rstrip())
+    if name and _secret_name_cached(name) and _secret_value(value) and not tells_when(name, value):
+        return m.start("value") - at, m.start("value") - at + len(value), -len(name)
+    return None
+
+
+def _rust_some_verdict(m: re.Match[str]) -> tuple[int, int, int] | None:
+    """The same for RUST_SOME (the name before `: Some(`, 64 characters back at most, to the line's start)."""
+    text, at = m.string, m.start()
+    group = "dq" if m.group("dq") is not None else "bare"
+    name = _name_before(text, at - 2, at - 2)
+    if name and _secret_name_cached(name) and _secret_value(m.group(group)):
+        return m.start(group) - at, m.end(group) - at, -2 - len(name)
+    return None
+
+
 def _tool_listing_spans(text: str) -> list[Span]:
     """Values of secret names in fish / csh environment listings, DeepSpeed's config print and Hadoop XML (above)."""
     spans: list[Span] = []
@@ -483,13 +518,8 @@ def _tool_listing_spans(text: str) -> list[Span]:
                 if _secret_value(value) and (pattern is ENV_LISTING_COMMAND or group != "bare"
                                              or _looks_like_password_cached(value)):
                     spans.append((start, end, REDACTED, "secret-named value", max(0, m.start() - shift)))
-    if has(text, " .."):
-        for m in DOT_LEADER.finditer(text):
-            name = _name_before(text, m.start(), m.start())
-            value = _within_its_string(text, m.start(), m.group("value").rstrip())
-            if name and _secret_name_cached(name) and _secret_value(value) and not tells_when(name, value):
-                spans.append((m.start("value"), m.start("value") + len(value), REDACTED, "secret-named value",
-                              m.start() - len(name)))
+    if has(text, " .."):   # (each verdict reads the match and its line before it: judged once a line head and match)
+        spans += each_line_match_judged_once(text, DOT_LEADER.finditer(text), _dot_leader_verdict)
     if blanks and ":  " in text:
         for m in WORDS_LABEL_ALIGNED.finditer(newline_first):
             value = m.group("value")
@@ -498,19 +528,9 @@ def _tool_listing_spans(text: str) -> list[Span]:
                 spans.append((m.start("value") - 1, m.end("value") - 1, REDACTED, "secret-named value",
                               max(0, m.start() - 1)))
     if ". ." in text:
-        for m in SPACED_DOT_LEADER.finditer(text):
-            words = SPACED_NAME_REVERSED.match(text[max(0, m.start() - 200):m.start()][::-1])
-            name = words.group(1)[::-1].replace(" ", "_").replace("\t", "_") if words else ""
-            value = _within_its_string(text, m.start(), m.group("value").rstrip())
-            if name and _secret_name_cached(name) and _secret_value(value) and not tells_when(name, value):
-                spans.append((m.start("value"), m.start("value") + len(value), REDACTED, "secret-named value",
-                              m.start() - len(name)))
+        spans += each_line_match_judged_once(text, SPACED_DOT_LEADER.finditer(text), _spaced_dot_leader_verdict)
     if "(" in text and "Some(" in text:   # (a character first: memchr)
-        for m in RUST_SOME.finditer(text):
-            group = "dq" if m.group("dq") is not None else "bare"
-            name = _name_before(text, m.start() - 2, m.start() - 2)
-            if name and _secret_name_cached(name) and _secret_value(m.group(group)):
-                spans.append((m.start(group), m.end(group), REDACTED, "secret-named value", m.start() - 2 - len(name)))
+        spans += each_line_match_judged_once(text, RUST_SOME.finditer(text), _rust_some_verdict)
     for shift, pattern, lined in ((1, TWO_COLUMNS, newline_first),
                                   (0, PRINT_COLUMNS, text if has(text, ":print]") else ""),
                                   (1, SPARK_CONF_LINE, newline_first if "spark." in text else "")):
@@ -698,24 +718,24 @@ def _yaml_data_block_spans(text: str) -> list[Span]:
     spans: list[Span] = []
     if not has(text, "ata:"):
         return spans
-    value_is_secret = _data_value_is_secret
-    read: dict[tuple[str, str], list[tuple[int, int]]] = {}   # (kind, body) -> its values' places in the body
-    for m in DATA_BLOCK_YAML.finditer(text):
-        kind = "stringdata" if m.group("key")[0] == "s" else "data"
-        body = m.group("body")
-        places = read.get((kind, body))
-        if places is None:   # (a body is read once a call: a log repeats its blocks)
-            places = read[(kind, body)] = []
-            offset = 0
-            for line in body.split("\n"):  # `  key: value` lines (and deeper ones, read alike)
-                key, colon, value = line.partition(": ")
-                if colon and value_is_secret(kind, value.strip()):
-                    places.append((offset + len(key) + 2 + len(value) - len(value.lstrip()), offset + len(line.rstrip())))
-                offset += len(line) + 1
-        if places:
-            at, context = m.start("body"), m.start()
-            spans += [(at + first, at + last, REDACTED, "kubernetes secret data", context) for first, last in places]
-    return spans
+    return each_block_judged_once(DATA_BLOCK_YAML.finditer(text), _data_block_key, _data_block_places, "body", 0,
+                                  "kubernetes secret data")   # (a body is read once a call: a log repeats its blocks)
+
+
+def _data_block_key(m: re.Match[str]) -> tuple[str, str]:
+    return "stringdata" if m.group("key")[0] == "s" else "data", m.group("body")
+
+
+def _data_block_places(kind: str, body: str) -> list[tuple[int, int]]:
+    """The places of the secret values in a `data:` block's body (from its start)."""
+    places: list[tuple[int, int]] = []
+    offset = 0
+    for line in body.split("\n"):  # `  key: value` lines (and deeper ones, read alike)
+        key, colon, value = line.partition(": ")
+        if colon and _data_value_is_secret(kind, value.strip()):
+            places.append((offset + len(key) + 2 + len(value) - len(value.lstrip()), offset + len(line.rstrip())))
+        offset += len(line) + 1
+    return places
 
 
 def _json_data_block_spans(text: str) -> list[Span]:
@@ -896,6 +916,34 @@ def _prefix_again(text: str, at: int, next_start: int) -> int:
 ASSIGNED_SUBSTITUTION = re.compile(r"(?<![a-z0-9_])[a-z_][a-z0-9_]{0,127}=[\"']?(?:\$\(|`)[^()`\n]{0,512}\Z")
 
 
+def _two_lines_value(text: str, lower: str, literal: str, at: int, line_start: int, newline: int, tail: str,
+                     values: dict) -> tuple[int, int] | None:
+    """_kubectl_secret_spans' value after a store's print at `at` (not `op item`'s nor `pass`'s, which read further):
+    where the print's line and the next are of one source or of none (same_source_line reads no further), the verdict
+    reads those two lines only, and is kept in values by their text and at's place for the copies a log repeats."""
+    next_end = text.find("\n", newline + 1)
+    next_end = len(text) if next_end < 0 else next_end + 1
+    key = (literal, at - line_start, text[line_start:next_end], lower[line_start:next_end])
+    if (found := values.get(key, False)) is not False:
+        return None if found is None else (at + found[0], at + found[1])
+    place = None
+    value_line = same_source_line(text, line_start, newline + 1)
+    if not ASSIGNED_SUBSTITUTION.search(lower, max(line_start, at - 640), at):
+        m = NEXT_LINE_VALUE.match(text, value_line + _prefix_again(text, at, value_line))
+        if (m and text.find("\n", value_line, m.end()) < 0 and not cannot_be_secret(m.group("value"))
+                and CONTINUED_FLAG.fullmatch(m.group("value")) is None
+                and (ALONE_ON_ITS_LINE.match(text, m.end()) is not None if literal != "kubectl"
+                     else "base64" in tail or "template" not in tail and "jsonpath" not in tail
+                     or BASE64_WORD.fullmatch(m.group("value")) is not None)):
+            place = m.span("value")
+        elif literal == "cat " and "++" in tail and (m := TRACED_ASSIGNMENT.match(text, newline + 1)):
+            place = m.span("value")
+    if value_line == newline + 1 and (newline + 1 >= len(text) or not (source := line_source(text, newline + 1, next_end))
+                                      or line_source(text, line_start, newline + 1) in ("", source)):
+        values[key] = None if place is None else (place[0] - at, place[1] - at)
+    return place
+
+
 def _kubectl_secret_spans(text: str, lower: str) -> list[Span]:
     """The value on the line after a printed `kubectl get secret ... | base64 -d` or another store's print of a secret
     (KUBECTL_SECRET_LINE, read as a stream reads a piece's last line: its last 120 characters), as the stream's
@@ -903,6 +951,7 @@ def _kubectl_secret_spans(text: str, lower: str) -> list[Span]:
     spans: list[Span] = []
     read: set[int] = set()   # (the lines already read: one may hold two of the literals)
     prints: dict[str, bool] = {}   # a line's tail -> whether it is a store's print (a log repeats its commands)
+    values: dict[tuple, tuple[int, int] | None] = {}   # a print's two lines -> its value's place (_two_lines_value)
     for literal in SECRET_PRINT_LITERALS:
         find = _pass_command_at if literal == "pass " else lower.find   # (`sshpass -p`: no store's command)
         at = find(literal) if literal != "pass " else find(lower, 0)
@@ -912,11 +961,15 @@ def _kubectl_secret_spans(text: str, lower: str) -> list[Span]:
                 break
             if newline not in read:
                 read.add(newline)
-                tail = lower[max(lower.rfind("\n", 0, at) + 1, newline + 1 - 120):newline + 1]
+                line_start = lower.rfind("\n", 0, at) + 1
+                tail = lower[max(line_start, newline + 1 - 120):newline + 1]
                 if (printed := prints.get(tail)) is None:
                     printed = prints[tail] = KUBECTL_SECRET_LINE.search(tail) is not None and (
                         literal not in ("printenv", "echo ") or _prints_secret_variable(tail))
-                if printed and ASSIGNED_SUBSTITUTION.search(lower, max(lower.rfind("\n", 0, at) + 1, at - 640), at):
+                if printed and literal != "op item" and literal != "pass ":
+                    if (place := _two_lines_value(text, lower, literal, at, line_start, newline, tail, values)) is not None:
+                        spans.append((place[0], place[1], REDACTED, "secret-named value", at))
+                elif printed and ASSIGNED_SUBSTITUTION.search(lower, max(line_start, at - 640), at):
                     pass   # `export HF_TOKEN=$(gcloud secrets versions access ...)`: the value went to the variable
                 elif printed:
                     if literal == "op item" and OP_JSON_FORMAT.search(tail) is not None:

@@ -1,0 +1,211 @@
+"""Issue 11, redaction speed (h25q, session 25): verdicts of the layout finders made once for the copies a log repeats.
+A store's print (`gcloud secrets versions access ...` then the value on the next line) is judged once for each distinct
+pair of lines (and the print's place in its line) where its line and the next are of one source or of none; a dotted
+leader's, a spaced dotted leader's and Rust's `Some(` value once for each distinct match behind the same line head
+(judged_once.each_line_match_judged_once); `data:` blocks and loguru blocks through one helper
+(judged_once.each_block_judged_once). Each counting test counts calls on a repeated form against main's count; the
+guards compare the changed functions with main's code (copied below) on seeded random texts. Times: docs/benchmarks.md
+(h25q)."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from counted_calls import Counted
+
+from aiperf_lab.triage.redact import Redactor, StreamRedactor
+from aiperf_lab.triage.redaction import layouts
+from aiperf_lab.triage.redaction.spans import REDACTED, Span, _lower
+
+
+# main's code at 9f704c5, the reference the guards compare with
+def _main_kubectl_secret_spans(text: str, lower: str) -> list[Span]:
+    spans: list[Span] = []
+    read: set[int] = set()
+    prints: dict[str, bool] = {}
+    for literal in layouts.SECRET_PRINT_LITERALS:
+        find = layouts._pass_command_at if literal == "pass " else lower.find
+        at = find(literal) if literal != "pass " else find(lower, 0)
+        while at >= 0:
+            newline = lower.find("\n", at)
+            if newline < 0:
+                break
+            if newline not in read:
+                read.add(newline)
+                tail = lower[max(lower.rfind("\n", 0, at) + 1, newline + 1 - 120):newline + 1]
+                if (printed := prints.get(tail)) is None:
+                    printed = prints[tail] = layouts.KUBECTL_SECRET_LINE.search(tail) is not None and (
+                        literal not in ("printenv", "echo ") or layouts._prints_secret_variable(tail))
+                if printed and layouts.ASSIGNED_SUBSTITUTION.search(lower, max(lower.rfind("\n", 0, at) + 1, at - 640), at):
+                    pass
+                elif printed:
+                    if literal == "op item" and layouts.OP_JSON_FORMAT.search(tail) is not None:
+                        spans += layouts._op_json_spans(text, newline + 1, at)
+                        at = lower.find(literal, newline)
+                        continue
+                    if literal == "op item" and (listed := layouts.OP_FIELD_LIST.search(tail)) is not None:
+                        spans += layouts._op_field_list_spans(text, newline + 1, listed.group("fields"), at)
+                        at = lower.find(literal, newline)
+                        continue
+                    value_line = layouts.same_source_line(text, text.rfind("\n", 0, at) + 1, newline + 1)
+                    m = layouts.NEXT_LINE_VALUE.match(text, value_line + layouts._prefix_again(text, at, value_line))
+                    if (m and text.find("\n", value_line, m.end()) < 0 and not layouts.cannot_be_secret(m.group("value"))
+                            and layouts.CONTINUED_FLAG.fullmatch(m.group("value")) is None
+                            and (layouts.ALONE_ON_ITS_LINE.match(text, m.end()) is not None if literal != "kubectl"
+                                 else "base64" in tail or "template" not in tail and "jsonpath" not in tail
+                                 or layouts.BASE64_WORD.fullmatch(m.group("value")) is not None)
+                            and (literal != "pass " or not layouts._pass_folder_listing(text, tail, m))):
+                        spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", at))
+                    elif literal == "cat " and "++" in tail and (m := layouts.TRACED_ASSIGNMENT.match(text, newline + 1)):
+                        spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", at))
+            at = lower.find(literal, newline) if literal != "pass " else find(lower, newline)
+    return spans
+
+
+def _main_dot_leaders(text: str) -> list[Span]:
+    spans: list[Span] = []
+    for m in layouts.DOT_LEADER.finditer(text):
+        name = layouts._name_before(text, m.start(), m.start())
+        value = layouts._within_its_string(text, m.start(), m.group("value").rstrip())
+        if name and layouts._secret_name_cached(name) and layouts._secret_value(value) and not layouts.tells_when(name, value):
+            spans.append((m.start("value"), m.start("value") + len(value), REDACTED, "secret-named value",
+                          m.start() - len(name)))
+    return spans
+
+
+def _main_spaced_dot_leaders(text: str) -> list[Span]:
+    spans: list[Span] = []
+    for m in layouts.SPACED_DOT_LEADER.finditer(text):
+        words = layouts.SPACED_NAME_REVERSED.match(text[max(0, m.start() - 200):m.start()][::-1])
+        name = words.group(1)[::-1].replace(" ", "_").replace("\t", "_") if words else ""
+        value = layouts._within_its_string(text, m.start(), m.group("value").rstrip())
+        if name and layouts._secret_name_cached(name) and layouts._secret_value(value) and not layouts.tells_when(name, value):
+            spans.append((m.start("value"), m.start("value") + len(value), REDACTED, "secret-named value",
+                          m.start() - len(name)))
+    return spans
+
+
+def _main_rust_some(text: str) -> list[Span]:
+    spans: list[Span] = []
+    for m in layouts.RUST_SOME.finditer(text):
+        group = "dq" if m.group("dq") is not None else "bare"
+        name = layouts._name_before(text, m.start() - 2, m.start() - 2)
+        if name and layouts._secret_name_cached(name) and layouts._secret_value(m.group(group)):
+            spans.append((m.start(group), m.end(group), REDACTED, "secret-named value", m.start() - 2 - len(name)))
+    return spans
+
+
+STORE_PIECES = [
+    "$ gcloud secrets versions access latest --secret=db\n", "Zq8Das1xPa55\n", "$ vault kv get -field=password secret/db\n",
+    "Zq8Das1x\n", "vault op read kubectl secret x\n", "kubectl get secret s -o jsonpath='{.data.pw}' | base64 -d\n",
+    "kubectl get secret s -o jsonpath='{.data.pw}'\n", "c2VjcmV0LXZhbHVl\n", "secret/x created\n",
+    "[pod/a/main] kubectl get secret s -o jsonpath={.data.p} | base64 -d\n", "[pod/a/main] Zq8Das1x\n",
+    "[pod/b/main] step 1\n", "[rank0]: cat /run/secrets/db\n", "[rank1]: loss 2.0\n", "[rank0]: Pa55w0rd-x9\n",
+    "++ cat /run/secrets/hf\n", "+ HF=Zq8Das1xPa\n", "export HF_TOKEN=$(gcloud secrets versions access latest --secret=hf)\n",
+    "saved\n", "printenv HF_TOKEN\n", "hf_abcdefghijk\n", "echo $DB_PASSWORD\n", "op item get x --fields password --reveal\n",
+    "op item get x --fields username,password --reveal\n", "pass show db\n", "pass show prod\n", "\u2514\u2500\u2500 db\n",
+    "sops -d --extract '[\"pw\"]' f.yaml\n", "  --out-file=/tmp/secret\n", "n1: cat /run/secrets/pw\n", "n1: Zq8Das1xQ\n",
+    "aws secretsmanager get-secret-value --secret-id x --query SecretString --output text\n", "\n", "x\r\n", "a b c\n",
+    "doppler secrets get X --plain\n", "bw get password item\n", "security find-generic-password -s x -w\n", "  Zq8 \n",
+    "'Zq8Das1x'\n", "--help\n", "cat /run/secrets/db_password > pw.txt\n", "ERROR: not found\n", "ṰΣ İx\n",
+]
+LEADER_PIECES = [
+    "   Password . . . . . . . : Zq8Das1xPa55\n", "   Host Name . . . . . . . : build-01\n", "   DHCP. . . : Yes\n",
+    "  comet_api_key ............... x\n", "  api_key .... Zq8Das1xPa55\n", "  token ....: Zq8Das1x!Q\n",
+    '{"msg": "Password . . . : Zq8Das\\"x", "level": "info"}\n', '{"msg": "x", "api_key ....: abc123XYZ"}\n',
+    "Api Key . . : Zq8Das1xPa\n", "Token Expiry . . : 2025-01-01\n", "x" * 230 + " Password . . : Zq8Das1xA\n",
+    "y" * 300 + " secret ...: Zq8Das1xB\n", "Args { api_key: Some(\"Zq8Das1xPa55\"), revision: Some(\"main\"), hf_token: Some(\n",
+    "  \"Zq8Das1x\",\n", "), n: Some(1) }\n", "token: Some(abc123XYZ)\n", "password: Some(\\\"Zq8\\\\\\\"x\\\")\n",
+    "z" * 260 + " api_key: Some(\"Zq8Das1xC\")\n", "\n", " . . ", " .. ", ": Some(", "password", "\t", "\"",
+]
+
+
+def _texts(rng: random.Random, pieces: list[str], count: int):
+    for _ in range(count):
+        units = [rng.choice(pieces) for _ in range(rng.randint(1, 6))]
+        if rng.random() < 0.3:   # (a unit changed here and there)
+            unit = list(rng.choice(units))
+            for _ in range(rng.randint(1, 3)):
+                unit.insert(rng.randrange(len(unit) + 1), rng.choice("ab \t.:\n\"'|$-_(Z9"))
+            units.append("".join(unit))
+        text = "".join(rng.choice(units) for _ in range(rng.randint(1, 60)))
+        if rng.random() < 0.3:
+            text = text[rng.randrange(len(text)):] if text else text
+        if rng.random() < 0.2:
+            text = text.rstrip("\n")
+        yield text
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_store_prints_are_mains_on_random_texts(seed):
+    rng = random.Random(2500 + seed)
+    for text in _texts(rng, STORE_PIECES, 500):
+        lower = _lower(text)
+        assert layouts._kubectl_secret_spans(text, lower) == _main_kubectl_secret_spans(text, lower), text
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_leaders_and_rust_options_are_mains_on_random_texts(seed):
+    from aiperf_lab.triage.redaction import judged_once   # (new in h25q: the counting tests above run on main too)
+    rng = random.Random(2600 + seed)
+    for text in _texts(rng, LEADER_PIECES, 500):
+        for pattern, verdict, main in ((layouts.DOT_LEADER, layouts._dot_leader_verdict, _main_dot_leaders),
+                                       (layouts.SPACED_DOT_LEADER, layouts._spaced_dot_leader_verdict, _main_spaced_dot_leaders),
+                                       (layouts.RUST_SOME, layouts._rust_some_verdict, _main_rust_some)):
+            assert judged_once.each_line_match_judged_once(text, pattern.finditer(text), verdict) == main(text), text
+
+
+@pytest.mark.parametrize("unit", [
+    "$ gcloud secrets versions access latest --secret=db\nZq8Das1xPa55\n",
+    "kubectl get secret s -o jsonpath='{.data.pw}' | base64 -d\nc2VjcmV0LXZhbHVl\n",
+    "[pod/a/main] cat /run/secrets/db\n[pod/a/main] Zq8Das1xQ\n",
+    "++ cat /run/secrets/hf\n+ HF=Zq8Das1xPa\n"])
+def test_repeated_store_prints_are_judged_once(monkeypatch, unit):
+    # (main: each of 2,000 copies of a print reads its next line: 2,000 same_source_line calls)
+    text = unit * 2000
+    lower = _lower(text)
+    expected = _main_kubectl_secret_spans(text, lower)
+    counted = Counted(layouts.same_source_line)
+    monkeypatch.setattr(layouts, "same_source_line", counted)
+    assert layouts._kubectl_secret_spans(text, lower) == expected and len(expected) == 2000
+    assert counted.calls <= 2
+
+
+def test_store_prints_of_other_sources_between_are_judged_each():
+    # (a print's line and the next of two sources: same_source_line reads on to the print's source; no verdict kept)
+    unit = "[rank0]: cat /run/secrets/db\n[rank1]: loss 2.0\n[rank0]: Pa55w0rd-x{}\n"
+    text = "".join(unit.format(i % 3) for i in range(30)) + "[rank0]: cat /run/secrets/db\n[rank1]: loss 2.0\n[rank1]: x\n"
+    lower = _lower(text)
+    spans = layouts._kubectl_secret_spans(text, lower)
+    assert spans == _main_kubectl_secret_spans(text, lower) and len(spans) == 30
+
+
+@pytest.mark.parametrize("unit, reader", [
+    ("   Password . . . . . . . : Zq8Das1xPa55\n   Host Name . . . . . . . : build-01\n", "SPACED_NAME_REVERSED"),
+    ("  comet_api_key ............... Zq8Das1xPa55\n  host ...... build-01\n", "_name_before"),
+    ('Args { api_key: Some("Zq8Das1xPa55"), revision: Some("main") }\n', "_name_before")])
+def test_repeated_leaders_and_options_are_judged_once(monkeypatch, unit, reader):
+    # (main: the name read back at each of the 4,000 matches of 2,000 copies)
+    text = unit * 2000
+    expected = layouts._tool_listing_spans(text)
+    counted = Counted(getattr(layouts, reader), "match" if reader.isupper() else None)
+    monkeypatch.setattr(layouts, reader, counted)
+    assert layouts._tool_listing_spans(text) == expected and len(expected) == 2000
+    assert counted.calls <= 4
+
+
+@pytest.mark.parametrize("text, gone, kept", [
+    ("$ gcloud secrets versions access latest --secret=db\nZq8Das1xPa55\n" * 50, "Zq8Das1xPa55", "gcloud"),
+    ("   Password . . . . . . . : Zq8Das1xPa55\n   Host Name . . . . . . . : build-01\n" * 50, "Zq8Das1xPa55", "build-01"),
+    ('Args { api_key: Some("Zq8Das1xPa55"), revision: Some("main") }\n' * 50, "Zq8Das1xPa55", "main"),
+    ("x" * 300 + " Password . . . : Zq8Das1xPa55\n" * 3, "Zq8Das1xPa55", "Password")])
+def test_still_redacted_text_and_stream(text, gone, kept):
+    redactor = Redactor({})
+    out = redactor.text(text)
+    assert gone not in out and kept in out
+    stream = StreamRedactor(redactor)
+    pieces = [stream.feed(text[at:at + 997]) for at in range(0, len(text), 997)]
+    assert "".join(pieces) + stream.close() == out
