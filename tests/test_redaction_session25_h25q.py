@@ -17,7 +17,7 @@ import pytest
 from counted_calls import Counted
 
 from aiperf_lab.triage.redact import Redactor, StreamRedactor
-from aiperf_lab.triage.redaction import layouts
+from aiperf_lab.triage.redaction import layouts, tables
 from aiperf_lab.triage.redaction.spans import REDACTED, Span, _lower
 
 
@@ -209,3 +209,48 @@ def test_still_redacted_text_and_stream(text, gone, kept):
     stream = StreamRedactor(redactor)
     pieces = [stream.feed(text[at:at + 997]) for at in range(0, len(text), 997)]
     assert "".join(pieces) + stream.close() == out
+
+
+def _main_aligned_hold(buffer: str, start: int, cut: int) -> int:
+    at = start
+    for _ in range(tables.TABLE_HOLD_LINES):
+        line = buffer[at:buffer.find("\n", at, cut) if buffer.find("\n", at, cut) >= 0 else cut]
+        if "  " not in line and "\t" not in line:
+            return cut
+        if tables._aligned_header(line) is not None or tables._aligned_header(tables.without_log_prefix(line)) is not None:
+            return at
+        if at == 0:
+            return cut
+        at = buffer.rfind("\n", 0, at - 1) + 1
+    return cut
+
+
+ALIGNED_PIECES = ["Name    Value\n", "----    -----\n", "DB_PASSWORD    Zq8DaspUtbuleC5C0\n", "HOST    db-1\n",
+                  "  mlflow_password  Zq8Das1x\n", "[rank0]: NAME   VALUE\n", "[rank0]: token   Zq8Das1xQ\n", "x y\n", "\n",
+                  "KEY\tVALUE\n", "a  b  c  d  e  f  g  h  i  j  k  l  m  n\n", "\x1b[1mName\x1b[0m    Value\n", "  \n",
+                  "2026-11-24T03:00:01Z INFO Name    Value\n", "api_key    Zq8Das1xPa\n"]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_aligned_hold_is_mains_on_random_buffers(seed):
+    rng = random.Random(2700 + seed)
+    for text in _texts(rng, ALIGNED_PIECES, 300):
+        if not text:
+            continue
+        for _ in range(4):
+            cut = rng.randint(1, len(text))
+            start = text.rfind("\n", 0, cut - 1) + 1
+            assert tables.aligned_hold(text, start, cut) == _main_aligned_hold(text, start, cut), (text, start, cut)
+
+
+@pytest.mark.parametrize("row", ["DB_PASSWORD    Zq8DaspUtbuleC5C0\n", "[rank0]: token   Zq8Das1xQ\n", "x  y\n"])
+def test_aligned_hold_judges_a_repeated_row_once(monkeypatch, row):
+    # (main: each of the TABLE_HOLD_LINES lines above a cut judged, twice: 128 _aligned_header calls for one row's copies)
+    buffer = row * 200
+    cut = len(buffer)
+    start = buffer.rfind("\n", 0, cut - 1) + 1
+    expected = _main_aligned_hold(buffer, start, cut)
+    counted = Counted(tables._aligned_header)
+    monkeypatch.setattr(tables, "_aligned_header", counted)
+    assert tables.aligned_hold(buffer, start, cut) == expected == cut
+    assert counted.calls <= 2

@@ -334,12 +334,15 @@ def aligned_listing_spans(text: str, lower: str, words: frozenset[str]) -> list[
 def aligned_hold(buffer: str, start: int, cut: int) -> int:
     """Where a stream cuts so that a listing's rows are read with its header (TABLE_HOLD_LINES lines up at most)."""
     at = start
+    rows: set[str] = set()   # (the lines judged no header: a listing's rows, a log's lines, repeat)
     for _ in range(TABLE_HOLD_LINES):
-        line = buffer[at:buffer.find("\n", at, cut) if buffer.find("\n", at, cut) >= 0 else cut]
+        line = buffer[at:end if (end := buffer.find("\n", at, cut)) >= 0 else cut]
         if "  " not in line and "\t" not in line:
             return cut   # (neither a header nor a row)
-        if _aligned_header(line) is not None or _aligned_header(without_log_prefix(line)) is not None:
-            return at
+        if line not in rows:
+            if _aligned_header(line) is not None or _aligned_header(without_log_prefix(line)) is not None:
+                return at
+            rows.add(line)
         if at == 0:
             return cut
         at = buffer.rfind("\n", 0, at - 1) + 1
