@@ -17,7 +17,7 @@ import pytest
 from counted_calls import Counted
 
 from aiperf_lab.triage.redact import Redactor, StreamRedactor
-from aiperf_lab.triage.redaction import layouts, tables
+from aiperf_lab.triage.redaction import calls, layouts, tables
 from aiperf_lab.triage.redaction.spans import REDACTED, Span, _lower
 
 
@@ -253,4 +253,75 @@ def test_aligned_hold_judges_a_repeated_row_once(monkeypatch, row):
     counted = Counted(tables._aligned_header)
     monkeypatch.setattr(tables, "_aligned_header", counted)
     assert tables.aligned_hold(buffer, start, cut) == expected == cut
+    assert counted.calls <= 2
+
+
+def _main_named(pattern: re.Pattern[str], text: str, bare: bool = False) -> list[Span]:
+    spans: list[Span] = []
+    for m in pattern.finditer(text):
+        if calls._secret_name_cached(m.group("name")):
+            spans += calls._value_span(m, bare)
+    return spans
+
+
+def _main_setter_spans(text: str) -> list[Span]:
+    spans: list[Span] = []
+    for m in calls.SETTER_CALL.finditer(text):
+        callee = calls._word_before(text, m.start(), calls.CALLEE_REVERSED)
+        if callee and calls._is_setter(callee) and calls._secret_name_cached(m.group("name")):
+            spans += calls._value_span(m, False)
+    return spans
+
+
+def _main_arrow_spans(text: str) -> list[Span]:
+    spans: list[Span] = []
+    for m in calls.ARROW_SET.finditer(text):
+        name = calls._word_before(text, m.start(), calls.NAME_REVERSED)
+        if name and not name[0].isdigit() and calls._secret_name_cached(name):
+            spans += calls._value_span(m, False)
+    return spans
+
+
+CALL_PIECES = ['password := "Zq8Das1x" ', 'api_key <- "x ', 'wandb.login(relogin=True, key="Zq8 ', "auth=('admin', 'Zq8Das1x') ",
+               "BasicAuth('u', 'x\n", "ENV HF_TOKEN Zq8Das1x\n", "setx /M DB_PASSWORD ", "SETX API_KEY \"a b c\"\n",
+               'monkeypatch.setenv("HF_TOKEN", "Zq8Das1x")\n', 'os.environ["HF_TOKEN"] = "Zq8Das1x"\n', "$ENV{'HF_TOKEN'} = 'Zq8'\n",
+               "- `HF_TOKEN`: Zq8Das1x ", "<td>HF_TOKEN</td><td>Zq8Das1x</td> ", 'x.set("db_password", "a\\"b")\n',
+               "ENV PASSWORD   \"quoted\"  \n", "token <<- 'Zq8Das1xQ'\n", "w" * 140 + ' := "Zq8Das1xW"\n',
+               "set" + "_" * 130 + '("token", "Zq8Das1xS")\n', 'putenv("PASSWORD", "hunter2x9")', "9abc := 'x'", "secret.key := `k`",
+               "ENV A B\n", "setx.exe /s host1 /m TOKEN Zq8\n", '("', "', '", "\\", "\n", " ", "ｐ := 'x'\n"]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_named_setter_and_arrow_values_are_mains_on_random_texts(seed):
+    rng = random.Random(2800 + seed)
+    for text in _texts(rng, CALL_PIECES, 400):
+        for pattern in (calls.DOCKER_ENV, calls.SETX):
+            assert calls._named(pattern, text, bare=True) == _main_named(pattern, text, bare=True), text
+        for pattern in (calls.SUBSCRIPT_SET, calls.MARKDOWN_NAMED, calls.PERL_ENV_SET, calls.HTML_ROW):
+            assert calls._named(pattern, text) == _main_named(pattern, text), text
+        assert calls._setter_spans(text) == _main_setter_spans(text), text
+        assert calls._arrow_spans(text) == _main_arrow_spans(text), text
+        assert calls.code_secret_spans(text, _lower(text)) is not None
+
+
+@pytest.mark.parametrize("unit", ['password := "Zq8Das1x" api_key <- "x wandb.login(relogin=True, key="Zq8 ',
+                                  'monkeypatch.setenv("HF_TOKEN", "Zq8Das1x")\n', 'password := "Zq8Das1x"\n'])
+def test_repeated_setters_and_arrows_read_the_word_before_once(monkeypatch, unit):
+    # (main: the word before each of 2,000 copies' calls or arrows read back: 2,000 _word_before calls)
+    text = unit * 2000
+    expected = calls.code_secret_spans(text, _lower(text))
+    counted = Counted(calls._word_before)
+    monkeypatch.setattr(calls, "_word_before", counted)
+    assert calls.code_secret_spans(text, _lower(text)) == expected and len(expected) >= 2000
+    assert counted.calls <= 150
+
+
+@pytest.mark.parametrize("unit", ["ENV HF_TOKEN Zq8Das1x\n", "setx /M DB_PASSWORD Zq8Das1x\n"])
+def test_repeated_env_lines_are_judged_once(monkeypatch, unit):
+    # (main: 2,000 _value_span calls for 2,000 copies)
+    text = unit * 2000
+    expected = calls.code_secret_spans(text, _lower(text))
+    counted = Counted(calls._value_span)
+    monkeypatch.setattr(calls, "_value_span", counted)
+    assert calls.code_secret_spans(text, _lower(text)) == expected and len(expected) == 2000
     assert counted.calls <= 2

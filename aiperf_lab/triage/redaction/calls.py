@@ -18,6 +18,7 @@ import functools
 import re
 
 from .assignments import NOT_A_SECRET_REFERENCE
+from .judged_once import each_match_judged_once
 from .names import _secret_name_cached, cannot_be_secret, looks_generated, looks_like_password, says_absent
 from .spans import REDACTED, Span, has
 
@@ -185,21 +186,33 @@ def _is_setter(callee: str) -> bool:
     return folded in SETTER_WORDS or folded.startswith(("set_", "put_")) or folded.endswith("setenv")
 
 
+# (each verdict below reads the match and, at most, the WORD_BACK characters before it: a log's copies of a line are
+# judged once, judged_once.each_match_judged_once)
 def _named(pattern: re.Pattern[str], text: str, bare: bool = False) -> list[Span]:
-    spans: list[Span] = []
-    for m in pattern.finditer(text):
-        if _secret_name_cached(m.group("name")):
-            spans += _value_span(m, bare)
-    return spans
+    return each_match_judged_once(text, pattern.finditer(text), _bare_named_verdict if bare else _named_verdict, 0)
+
+
+def _named_verdict(m: re.Match[str], bare: bool = False) -> tuple[int, int, int] | None:
+    """The place of a match's value from its start (and the span's context, its start) where its name is a secret's
+    and the value may be one; None where not."""
+    if _secret_name_cached(m.group("name")) and (span := _value_span(m, bare)):
+        return span[0][0] - m.start(), span[0][1] - m.start(), 0
+    return None
+
+
+def _bare_named_verdict(m: re.Match[str]) -> tuple[int, int, int] | None:
+    return _named_verdict(m, True)
 
 
 def _setter_spans(text: str) -> list[Span]:
-    spans: list[Span] = []
-    for m in SETTER_CALL.finditer(text):
-        callee = _word_before(text, m.start(), CALLEE_REVERSED)
-        if callee and _is_setter(callee) and _secret_name_cached(m.group("name")):
-            spans += _value_span(m, False)
-    return spans
+    return each_match_judged_once(text, SETTER_CALL.finditer(text), _setter_verdict, WORD_BACK)
+
+
+def _setter_verdict(m: re.Match[str]) -> tuple[int, int, int] | None:
+    callee = _word_before(m.string, m.start(), CALLEE_REVERSED)   # (WORD_BACK characters back at most)
+    if callee and _is_setter(callee) and _secret_name_cached(m.group("name")) and (span := _value_span(m, False)):
+        return span[0][0] - m.start(), span[0][1] - m.start(), 0
+    return None
 
 
 # the word that ends before a match, after up to 4 blanks, 128 characters at most: a callee, or a name (dots in it)
@@ -207,8 +220,11 @@ CALLEE_REVERSED = re.compile(r"[ \t]{0,4}(?P<word>\w{0,128})")
 NAME_REVERSED = re.compile(r"[ \t]{0,4}(?P<word>[\w.]{0,128})")
 
 
+WORD_BACK = 132   # (what _word_before reads: its slice)
+
+
 def _word_before(text: str, at: int, reversed_run: re.Pattern[str]) -> str:
-    return reversed_run.match(text[max(0, at - 132):at][::-1]).group("word")[::-1]
+    return reversed_run.match(text[max(0, at - WORD_BACK):at][::-1]).group("word")[::-1]
 
 
 def _starts_a_word(text: str, at: int, also: str) -> bool:
@@ -231,12 +247,14 @@ def _go_dsn_spans(text: str) -> list[Span]:
 
 
 def _arrow_spans(text: str) -> list[Span]:
-    spans: list[Span] = []
-    for m in ARROW_SET.finditer(text):
-        name = _word_before(text, m.start(), NAME_REVERSED)
-        if name and not name[0].isdigit() and _secret_name_cached(name):
-            spans += _value_span(m, False)
-    return spans
+    return each_match_judged_once(text, ARROW_SET.finditer(text), _arrow_verdict, WORD_BACK)
+
+
+def _arrow_verdict(m: re.Match[str]) -> tuple[int, int, int] | None:
+    name = _word_before(m.string, m.start(), NAME_REVERSED)   # (WORD_BACK characters back at most)
+    if name and not name[0].isdigit() and _secret_name_cached(name) and (span := _value_span(m, False)):
+        return span[0][0] - m.start(), span[0][1] - m.start(), 0
+    return None
 
 
 def _values(pattern: re.Pattern[str], text: str) -> list[Span]:

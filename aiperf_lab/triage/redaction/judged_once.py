@@ -4,7 +4,9 @@ that reads only the match and what lies within a bounded reach of it is kept by 
 - each_block_judged_once: a block whose verdict reads only its own groups (a `data:` block's body, a loguru code line
   and its arrows): the values' places in it, by the groups' text.
 - each_line_match_judged_once: a match whose verdict reads only the match and its line's text before it (a dotted
-  leader's name, read back from the dots, stops at the line's start): by that line head and the match's text."""
+  leader's name, read back from the dots, stops at the line's start): by that line head and the match's text.
+- each_match_judged_once: a match whose verdict reads only the match and a bounded stretch before it (a callee's name
+  read back from a call's parenthesis): by that stretch and the match's text."""
 
 from __future__ import annotations
 
@@ -47,6 +49,22 @@ def each_line_match_judged_once(text: str, matches: Iterable[re.Match[str]],
         if (newline := rfind("\n", at - reach if at > reach else 0, at)) < 0 and at > reach:
             found = judge(m)
         elif (found := get(key := (text[newline + 1:at], m.group()), False)) is False:
+            found = judged[key] = judge(m)
+        if found is not None:
+            spans.append((at + found[0], at + found[1], REDACTED, "secret-named value", at + found[2]))
+    return spans
+
+
+def each_match_judged_once(text: str, matches: Iterable[re.Match[str]],
+                           judge: Callable[[re.Match[str]], tuple[int, int, int] | None], back: int) -> list[Span]:
+    """each_line_match_judged_once for a judge that reads only m and the `back` characters before m.start() (a text's
+    start where nearer): a later match with the same text behind the same `back` characters gets the same answer."""
+    spans: list[Span] = []
+    judged: dict = {}
+    get = judged.get
+    for m in matches:
+        at = m.start()
+        if (found := get(key := (text[at - back if at > back else 0:at], m.group()), False)) is False:
             found = judged[key] = judge(m)
         if found is not None:
             spans.append((at + found[0], at + found[1], REDACTED, "secret-named value", at + found[2]))
