@@ -325,3 +325,88 @@ def test_repeated_env_lines_are_judged_once(monkeypatch, unit):
     monkeypatch.setattr(calls, "_value_span", counted)
     assert calls.code_secret_spans(text, _lower(text)) == expected and len(expected) == 2000
     assert counted.calls <= 2
+
+
+# A block scalar's header behind a log prefix (`[rank0]: password: |`): its verdict (no spans) is kept for the copies of
+# its window where it read only the window (assignments._header_read_near); the guards compare _assignment_spans with
+# the loop judging every match (assignment_memo.recalled answering none: main's loop) on copies of the cases' units.
+HEADER_UNITS = [
+    "[rank0]: password: |\n[rank0]:   Zq8Das1x\n2026-11-24T00:01:02Z step 1 loss 2.30\n",
+    "api-1  | [rank0]: password: |\napi-1  | [rank0]:   Zq8Das1x\nworker-1  | step 1 loss 2.30\n",
+    "[rank0]: password: |\n[rank1]:   step 0 loss 2.30\n[rank0]:   Zq8Das1x\n[rank1]: api_tokens: &t\n[rank0]:   - Pa55w0rd-2\n",
+    "[rank0]: password: |\n", "[rank0]: password: >-\n[rank0]:   Zq8Das1x\n", "app-1  | token: |\napp-1  |   Zq8Das1x\n",
+    "[rank0]: secret: |  # comment\n[rank0]:   Zq8Das1x\n", "[rank1]: loss 2.0\n", "[rank0]:   Pa55w0rd-9\n",
+    "[rank0]: password: |\n[rank2]: password: |\n", "\u03a3 [rank0]: password: |\n[rank0]:   \u03a3x\n",
+    "node-3 worker " + "w" * 300 + " password: |\nnode-3 worker   Zq8\n", "[rank0]: password: Zq8Das1x\n",
+]
+HEADER_CHANGES = ["[rank0]: ", "\n", "|", "[rank1]: ", " ", "Zq8", "password: |\n", "\u03a3"]
+
+
+def _assignment_reference(text: str, lower: str) -> list:
+    from aiperf_lab.triage.redaction import assignment_memo, assignments
+    recalled = assignment_memo.recalled
+    assignments.recalled = lambda *args: None
+    try:
+        return assignments._assignment_spans(text, lower)
+    finally:
+        assignments.recalled = recalled
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_prefixed_block_headers_are_judged_as_every_match_is(seed):
+    from aiperf_lab.triage.redaction import assignments
+    rng = random.Random(2900 + seed)
+    for _ in range(4):
+        units = [rng.choice(HEADER_UNITS) for _ in range(rng.randint(1, 3))]
+        parts, length, size = [], 0, rng.choice([6_000, 12_000, 24_000])
+        while length < size:
+            unit = rng.choice(units)
+            if rng.random() < 0.1:   # a copy changed
+                at = rng.randrange(len(unit) + 1)
+                unit = unit[:at] + rng.choice(HEADER_CHANGES) + unit[at + rng.randint(0, 2):]
+            if rng.random() < 0.02:   # a long line
+                unit += rng.choice(" x") * rng.randint(1, 5_000) + "\n"
+            parts.append(unit)
+            length += len(unit)
+        text = "".join(parts)
+        for _ in range(rng.randint(0, 3)):   # a change near a window's edge
+            at = min(len(text), rng.randrange(len(text)) + rng.choice([0, 4_100, 4_199, 4_200, 4_300, 4_520]))
+            text = text[:at] + rng.choice(HEADER_CHANGES) + text[at:]
+        lower = _lower(text)
+        assert assignments._assignment_spans(text, lower) == _assignment_reference(text, lower)
+
+
+@pytest.mark.parametrize("unit", HEADER_UNITS)
+def test_copies_of_header_units_are_judged_as_every_match_is(unit):
+    from aiperf_lab.triage.redaction import assignments
+    for copies in (1, 3, 200, 1_000):
+        text = unit * copies
+        lower = _lower(text)
+        assert assignments._assignment_spans(text, lower) == _assignment_reference(text, lower)
+
+
+@pytest.mark.parametrize("unit", HEADER_UNITS[:3])
+def test_prefixed_block_headers_are_judged_once_per_window(monkeypatch, unit):
+    # (main: each header judged: _value_is_log_prefix asked once a copy, 560 to 829 in 64 KiB)
+    from aiperf_lab.triage.redaction import assignments
+    text = unit * (65536 // len(unit))
+    lower = _lower(text)
+    expected = _assignment_reference(text, lower)
+    counted = Counted(assignments._value_is_log_prefix)
+    monkeypatch.setattr(assignments, "_value_is_log_prefix", counted)
+    assert assignments._assignment_spans(text, lower) == expected
+    assert counted.calls <= 200
+
+
+@pytest.mark.parametrize("lines", [2, 5, 8])
+def test_a_header_whose_source_goes_on_past_the_window_is_judged_each_time(lines):
+    # (the header's next line is another source's: same_source_line reads on to the header's source's next line, 5,000
+    # characters down, past the window; a copy whose window is the same but whose far line is not the prefix's again
+    # gets its own verdict: its value is the next line's first word. Keeping such a verdict fails the 5 and 8 cases.)
+    from aiperf_lab.triage.redaction import assignments
+    unit = ("api-1  | [rank0]: password: |\n" + ("worker-1  | " + "x." * 500 + "\n") * lines
+            + "api-1  | [rank0]:   Zq8Das1x\n")
+    other = unit.replace("api-1  | [rank0]:   Zq8Das1x\n", "api-1  | done\n")
+    for text in (unit * 12 + other + unit * 3, unit * 12 + other * 3, (unit + other) * 8):
+        lower = _lower(text)
+        assert assignments._assignment_spans(text, lower) == _assignment_reference(text, lower)

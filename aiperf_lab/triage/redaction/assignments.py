@@ -556,7 +556,7 @@ def _judge(text: str, lower: str, m: re.Match[str], pattern: re.Pattern[str], va
         if "|" in sep or ">" in sep:   # (a block scalar's header: its lines are _prefixed_block_spans'; no look at
             if resume := copies_passed(text, lower, pattern, m):   # the next line; the same line's copies after
                 return added, 0, False, resume, None   # it that are judged as it was: passed over)
-            return added, 0, near, 0, probe
+            return added, 0, near or _header_read_near(text, lower, m, behind[0]), 0, probe
         nested = PREFIXED_NEXT_VALUE.match(text, behind[0])
         if (nested is None or len(nested.group("indent")) <= behind[1]
                 or nested.group("value").endswith(":") or nested.group("value") == "-"):
@@ -861,6 +861,20 @@ def _assignment_run_replacement(run: str) -> str:
 
 
 PREFIXED_NEXT_VALUE = re.compile(r"(?P<indent>[ \t]{1,64})[\"']?(?P<value>-(?= )|[^\s'\",;\x00]{3,4096})")
+
+
+def _header_read_near(text: str, lower: str, m: re.Match[str], prefix_end: int) -> bool:
+    """Whether _judge's verdict on a block scalar's header behind a log prefix (`[rank0]: password: |`; no spans, no
+    copies passed over) read only m's window (assignment_memo): the name's line starts in it, _value_is_log_prefix found
+    the prefix again on the line right after it (prefix_end there: no other source's lines read past), and
+    copies_passed returned at its first test, that line being no copy of the name's (or m ending past it)."""
+    line_start = text.rfind("\n", 0, m.start()) + 1
+    line_end = text.find("\n", m.start()) + 1
+    step = line_end - line_start
+    return (MEMO_BEFORE < m.start() < line_start + MEMO_BEFORE and 0 < line_end <= prefix_end
+            and text.rfind("\n", 0, prefix_end) + 1 == line_end and line_end + step <= m.end() + MEMO_AFTER
+            and (m.end() >= line_end + step or not (text.startswith(text[line_start:line_end], line_end)
+                                                     and lower.startswith(lower[line_start:line_end], line_end))))
 
 
 def _value_is_log_prefix(text: str, name_start: int, value_start: int) -> tuple[int, int] | None:
