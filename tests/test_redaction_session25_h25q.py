@@ -410,3 +410,13 @@ def test_a_header_whose_source_goes_on_past_the_window_is_judged_each_time(lines
     for text in (unit * 12 + other + unit * 3, unit * 12 + other * 3, (unit + other) * 8):
         lower = _lower(text)
         assert assignments._assignment_spans(text, lower) == _assignment_reference(text, lower)
+
+
+@pytest.mark.parametrize("unit", ["password: 'abc\\' ", '"password": "ab1 cd ', "DB_PASSWORD    Zq8DaspUtbuleC5C0\n"])
+def test_store_print_literals_a_text_lacks_are_not_searched(monkeypatch, unit):
+    # (main: each of SECRET_PRINT_LITERALS searched for in every text the gate lets in; `pass ` by a pattern: 1 call)
+    text = unit * 3000
+    counted = Counted(layouts._pass_command_at)
+    monkeypatch.setattr(layouts, "_pass_command_at", counted)
+    assert layouts._kubectl_secret_spans(text, _lower(text)) == []
+    assert counted.calls == 0

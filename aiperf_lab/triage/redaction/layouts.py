@@ -953,6 +953,8 @@ def _kubectl_secret_spans(text: str, lower: str) -> list[Span]:
     prints: dict[str, bool] = {}   # a line's tail -> whether it is a store's print (a log repeats its commands)
     values: dict[tuple, tuple[int, int] | None] = {}   # a print's two lines -> its value's place (_two_lines_value)
     for literal in SECRET_PRINT_LITERALS:
+        if not has(lower, literal):   # (a character first: most texts lack most literals)
+            continue
         find = _pass_command_at if literal == "pass " else lower.find   # (`sshpass -p`: no store's command)
         at = find(literal) if literal != "pass " else find(lower, 0)
         while at >= 0:
