@@ -127,7 +127,6 @@ def _secret_value(text: str) -> bool:
             and not (value[0] in "<[$%" and NOT_A_SECRET_REFERENCE.fullmatch(value)))  # pad_token='<|endoftext|>'
 
 
-
 def _env_item_spans(text: str) -> list[Span]:
     """`- name: DB_PASSWORD` then `value: X` (the next key of the same list item, on the line after or on
     the same line): X goes when the name is a secret name."""
@@ -350,8 +349,6 @@ def _item_verdict(name: str, value: str) -> bool:
 
 
 _item_verdict_cached = functools.lru_cache(maxsize=4096)(_item_verdict)
-
-
 
 
 def _name_value_table_spans(text: str) -> list[Span]:
