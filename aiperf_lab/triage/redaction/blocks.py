@@ -175,6 +175,9 @@ PREFIXED_OPENER_HEADS = re.compile(r"(?m)^([^\n]*?)" + PREFIXED_OPENER.pattern.r
                                    .replace("(?P<xml>", "(?:"))   # (see YAML_OPENER_HEADS)
 
 
+BLOCK_KEPT_CHARS = 16384   # a prefixed block longer than this (what its loop read) is not kept for its copies
+
+
 def _prefixed_block_spans(text: str) -> list[Span]:
     """The YAML sequence / block scalar items, the value on the next line and Hadoop XML values (_yaml_block_spans,
     HADOOP_PROPERTY) of blocks whose every line has a log prefix (PREFIXED_OPENER), each block read without its
@@ -186,6 +189,9 @@ def _prefixed_block_spans(text: str) -> list[Span]:
     edits: list[tuple[int, int, str]] = []
     done = 0
     openers: dict[str, tuple[str, str, int, str] | None] = {}   # an opener's line -> _opener_prefix (a log repeats them)
+    # an opener's line -> the last block read under it: the text the loop read, its edits and where it stopped (offsets
+    # from the block's start)
+    blocks: dict[str, tuple[str, list[tuple[int, int]], int]] = {}
     misses = first_miss = 0   # openers that name no secret, and where the first is
 
     def may_open(head: str) -> bool:   # (the loop judges a line by its first opener's kind: one not seen yet, by both)
@@ -224,11 +230,19 @@ def _prefixed_block_spans(text: str) -> list[Span]:
                     spans.append((nested.start("value"), nested.end("value"), REDACTED, "secret-named value",
                                   line_start))
                 continue
+        if (known := blocks.get(head)) is not None and text.startswith(known[0], line_start):
+            # (the block read before under this opener's line, again: what the loop read here is its copy)
+            edits += [(line_start + a, line_start + b, "") for a, b in known[1]]
+            done = line_start + known[2]
+            matches = PREFIXED_OPENER.finditer(text, done)
+            continue
+        first_edit = len(edits)
         at = line_start
         source: str | None = None
         for _ in range(YAML_BLOCK_MOST_LINES + 1):
             exact = text.startswith(prefix, at)
             if not exact and text[at:at + len(prefix)].translate(PREFIX_DIGITS) != shape:
+                read = at + len(prefix)   # (the loop read this line's prefix, no more of it)
                 break
             newline = text.find("\n", at)
             if not exact and _other_source_line(text, line_start, at, newline, source := (
@@ -237,10 +251,17 @@ def _prefixed_block_spans(text: str) -> list[Span]:
             else:
                 edits.append((at, at + len(prefix), ""))
             if newline < 0:
-                at = len(text)
+                at, read = len(text), len(text) + 1   # (the text's end read: kept for no other place)
                 break
             at = newline + 1
+        else:
+            read = at
         done = at
+        if read <= len(text) and read - line_start <= BLOCK_KEPT_CHARS:
+            # (what the loop read, from the opener's line on, decides its edits: the opener's line, each line's prefix
+            # and, on another source's line, that line alone: a later copy of it is given them without the loop)
+            blocks[head] = (text[line_start:read], [(a - line_start, b - line_start) for a, b, _ in edits[first_edit:]],
+                            at - line_start)
         # (an opener before `done` is passed over: the search goes on from there, a line start, where the next
         # opener not passed over starts: none found before it ends past it)
         matches = PREFIXED_OPENER.finditer(text, done)
