@@ -12,6 +12,7 @@ from typing import Callable
 from .assignments import PREFIXED_NEXT_VALUE, PREFIX_DIGITS, _HarmlessValues
 from .layouts import (HADOOP_PROPERTY, PRINTED_VALUE_LIMIT, _item_is_secret, _looks_like_password_cached, _names_token_list,
                       _secret_value)
+from .line_index import copies_end
 from .line_views import line_source
 from .names import _secret_name_cached, says_absent
 from .spans import REDACTED, Span, _edited, has, has_any
@@ -58,6 +59,8 @@ def _yaml_block_spans(text: str) -> list[Span]:
     no_value: dict[tuple[int, str], bool] = {}   # (an indent, the line after an opener) -> _no_item_value's verdict
     misses = first_miss = 0   # openers that name no secret, and where the first is
     read_to = 0   # where the last body read ends
+    tries = 1   # (_block_copies: after a block with no copies, the next 1, 2, 4 .. BLOCK_COPIES_BACKOFF are not asked)
+    tries_left = 0
 
     def names_secret(head: str) -> bool:
         if head not in openers:
@@ -114,6 +117,17 @@ def _yaml_block_spans(text: str) -> list[Span]:
         if found:
             at = m.end()
             spans += [(at + start, at + end, REDACTED, "secret-named value", line_start) for start, end in found]
+            if tries_left:
+                tries_left -= 1
+            elif (copies := _block_copies(text, m, line_start, read_to)) is None:
+                tries_left = tries = min(2 * tries, BLOCK_COPIES_BACKOFF)
+            else:
+                period, passed = copies
+                tries = 1
+                spans += [(at + k + start, at + k + end, REDACTED, "secret-named value", line_start + k)
+                          for k in range(period, (passed + 1) * period, period) for start, end in found]
+                read_to += passed * period
+                matches = YAML_BLOCK_OPENER.finditer(text, line_start + (passed + 1) * period)
         elif not body and text.startswith(line := text[line_start:m.end()], m.end()):
             # The same opener's line again and again (`password: |` lines): a copy whose next line is the same one
             # has an empty body too (a body's first line fails on that line alone), so it adds nothing and ends
@@ -164,6 +178,30 @@ def _yaml_block_spans(text: str) -> list[Span]:
                                                                     if _item_is_secret(secret, items[start:end])]
             spans += [(at + start, at + end, REDACTED, "secret-named value", m.start()) for start, end in found]
     return spans
+
+
+BLOCK_COPIES_BACKOFF = 64
+
+
+def _block_copies(text: str, m: re.Match[str], line_start: int, end: int) -> tuple[int, int] | None:
+    """Where _yaml_block_spans' loop, having read the block of opener m (from its line's start to `end`, where its body
+    ends) and found values in it, may pass over its copies: (period, n) where the next opener is m moved down by
+    `period` characters, on a line starting `period` after m's, its body's end not past that line, and the text from
+    m's line repeats with that period k + 2 times at least: copies 1 .. n (= k) are then found and judged as m (each
+    one's reading, the search for the next opener after it included, ends inside the copy after it), and the loop goes
+    on at copy n + 1. None where no copy may be passed over (one search: the next opener)."""
+    if text[end - 1:end] != "\n":
+        return None
+    after = YAML_BLOCK_OPENER.search(text, m.end())
+    if after is None:
+        return None
+    period = after.start() - m.start()
+    if end > line_start + period or text.rfind("\n", 0, after.start()) + 1 != line_start + period or after.regs != tuple(
+            (a + period, b + period) if a >= 0 else (a, b) for a, b in m.regs):
+        return None
+    unit = text[line_start:line_start + period]
+    copies = (copies_end(text, text, unit, unit, line_start) - line_start) // period
+    return (period, copies - 2) if copies >= 3 else None
 
 
 # A block over lines behind a log prefix on each (`[rank0]: password: |` / `[rank0]:   X`, compose's `app-1  | `,
