@@ -20,6 +20,7 @@ import re
 from itertools import repeat
 from operator import add, itemgetter
 
+from .distinct_lines import few_distinct_lines
 from .line_index import ALONE, copies_end, remember_alone, window_edits
 from .spans import CSI, has
 
@@ -137,6 +138,9 @@ def line_view_windows(text: str, lower: str, words: frozenset[str] | None = None
         found.append("eyj")
     if not found:
         return []
+    if (distinct := few_distinct_lines(text)) is not None and all(
+            not line or line in ALONE and LINE_EDITS.get(line) == [] for line in distinct):
+        return []   # (a text of few distinct lines, each empty or known to have no edits wherever it is: none is a candidate)
     read: dict[int, list[tuple[int, int, str]]] = {}   # each line looked at: its edits (none: a plain line)
     candidates: list[int] = []
     marks = _marks(tuple(found))   # (one search a line for all the marks the text holds, in the lower-cased text)
