@@ -12,6 +12,7 @@ from typing import Callable
 from .assignments import PREFIXED_NEXT_VALUE, PREFIX_DIGITS, _HarmlessValues
 from .layouts import (HADOOP_PROPERTY, PRINTED_VALUE_LIMIT, _item_is_secret, _looks_like_password_cached, _names_token_list,
                       _secret_value)
+from .line_index import copies_end
 from .line_views import line_source
 from .names import _secret_name_cached, says_absent
 from .spans import REDACTED, Span, _edited, has, has_any
@@ -58,6 +59,8 @@ def _yaml_block_spans(text: str) -> list[Span]:
     no_value: dict[tuple[int, str], bool] = {}   # (an indent, the line after an opener) -> _no_item_value's verdict
     misses = first_miss = 0   # openers that name no secret, and where the first is
     read_to = 0   # where the last body read ends
+    tries = 1   # (_block_copies: after a block with no copies, the next 1, 2, 4 .. BLOCK_COPIES_BACKOFF are not asked)
+    tries_left = 0
 
     def names_secret(head: str) -> bool:
         if head not in openers:
@@ -114,6 +117,17 @@ def _yaml_block_spans(text: str) -> list[Span]:
         if found:
             at = m.end()
             spans += [(at + start, at + end, REDACTED, "secret-named value", line_start) for start, end in found]
+            if tries_left:
+                tries_left -= 1
+            elif (copies := _block_copies(text, m, line_start, read_to)) is None:
+                tries_left = tries = min(2 * tries, BLOCK_COPIES_BACKOFF)
+            else:
+                period, passed = copies
+                tries = 1
+                spans += [(at + k + start, at + k + end, REDACTED, "secret-named value", line_start + k)
+                          for k in range(period, (passed + 1) * period, period) for start, end in found]
+                read_to += passed * period
+                matches = YAML_BLOCK_OPENER.finditer(text, line_start + (passed + 1) * period)
         elif not body and text.startswith(line := text[line_start:m.end()], m.end()):
             # The same opener's line again and again (`password: |` lines): a copy whose next line is the same one
             # has an empty body too (a body's first line fails on that line alone), so it adds nothing and ends
@@ -166,6 +180,30 @@ def _yaml_block_spans(text: str) -> list[Span]:
     return spans
 
 
+BLOCK_COPIES_BACKOFF = 64
+
+
+def _block_copies(text: str, m: re.Match[str], line_start: int, end: int) -> tuple[int, int] | None:
+    """Where _yaml_block_spans' loop, having read the block of opener m (from its line's start to `end`, where its body
+    ends) and found values in it, may pass over its copies: (period, n) where the next opener is m moved down by
+    `period` characters, on a line starting `period` after m's, its body's end not past that line, and the text from
+    m's line repeats with that period k + 2 times at least: copies 1 .. n (= k) are then found and judged as m (each
+    one's reading, the search for the next opener after it included, ends inside the copy after it), and the loop goes
+    on at copy n + 1. None where no copy may be passed over (one search: the next opener)."""
+    if text[end - 1:end] != "\n":
+        return None
+    after = YAML_BLOCK_OPENER.search(text, m.end())
+    if after is None:
+        return None
+    period = after.start() - m.start()
+    if end > line_start + period or text.rfind("\n", 0, after.start()) + 1 != line_start + period or after.regs != tuple(
+            (a + period, b + period) if a >= 0 else (a, b) for a, b in m.regs):
+        return None
+    unit = text[line_start:line_start + period]
+    copies = (copies_end(text, text, unit, unit, line_start) - line_start) // period
+    return (period, copies - 2) if copies >= 3 else None
+
+
 # A block over lines behind a log prefix on each (`[rank0]: password: |` / `[rank0]:   X`, compose's `app-1  | `,
 # `INFO:root:`, a timestamp): the opener (a secret's name ending its line with `:`, `: |`, `: >-`, or a Hadoop
 # `<name>` line) has text before its name; that text (its digits free: times differ line to line) is cut from the
@@ -173,6 +211,9 @@ def _yaml_block_spans(text: str) -> list[Span]:
 PREFIXED_OPENER = re.compile(rf"(?::{YAML_PROPERTIES}[ \t]{{0,8}}(?P<style>{YAML_STYLE}[ \t]{{0,8}})?|(?P<xml></name>)[ \t]{{0,8}})\r?\n")
 PREFIXED_OPENER_HEADS = re.compile(r"(?m)^([^\n]*?)" + PREFIXED_OPENER.pattern.replace("(?P<style>", "(?:")
                                    .replace("(?P<xml>", "(?:"))   # (see YAML_OPENER_HEADS)
+
+
+BLOCK_KEPT_CHARS = 16384   # a prefixed block longer than this (what its loop read) is not kept for its copies
 
 
 def _prefixed_block_spans(text: str) -> list[Span]:
@@ -186,6 +227,9 @@ def _prefixed_block_spans(text: str) -> list[Span]:
     edits: list[tuple[int, int, str]] = []
     done = 0
     openers: dict[str, tuple[str, str, int, str] | None] = {}   # an opener's line -> _opener_prefix (a log repeats them)
+    # an opener's line -> the last block read under it: the text the loop read, its edits and where it stopped (offsets
+    # from the block's start)
+    blocks: dict[str, tuple[str, list[tuple[int, int]], int]] = {}
     misses = first_miss = 0   # openers that name no secret, and where the first is
 
     def may_open(head: str) -> bool:   # (the loop judges a line by its first opener's kind: one not seen yet, by both)
@@ -224,11 +268,19 @@ def _prefixed_block_spans(text: str) -> list[Span]:
                     spans.append((nested.start("value"), nested.end("value"), REDACTED, "secret-named value",
                                   line_start))
                 continue
+        if (known := blocks.get(head)) is not None and text.startswith(known[0], line_start):
+            # (the block read before under this opener's line, again: what the loop read here is its copy)
+            edits += [(line_start + a, line_start + b, "") for a, b in known[1]]
+            done = line_start + known[2]
+            matches = PREFIXED_OPENER.finditer(text, done)
+            continue
+        first_edit = len(edits)
         at = line_start
         source: str | None = None
         for _ in range(YAML_BLOCK_MOST_LINES + 1):
             exact = text.startswith(prefix, at)
             if not exact and text[at:at + len(prefix)].translate(PREFIX_DIGITS) != shape:
+                read = at + len(prefix)   # (the loop read this line's prefix, no more of it)
                 break
             newline = text.find("\n", at)
             if not exact and _other_source_line(text, line_start, at, newline, source := (
@@ -237,10 +289,17 @@ def _prefixed_block_spans(text: str) -> list[Span]:
             else:
                 edits.append((at, at + len(prefix), ""))
             if newline < 0:
-                at = len(text)
+                at, read = len(text), len(text) + 1   # (the text's end read: kept for no other place)
                 break
             at = newline + 1
+        else:
+            read = at
         done = at
+        if read <= len(text) and read - line_start <= BLOCK_KEPT_CHARS:
+            # (what the loop read, from the opener's line on, decides its edits: the opener's line, each line's prefix
+            # and, on another source's line, that line alone: a later copy of it is given them without the loop)
+            blocks[head] = (text[line_start:read], [(a - line_start, b - line_start) for a, b, _ in edits[first_edit:]],
+                            at - line_start)
         # (an opener before `done` is passed over: the search goes on from there, a line start, where the next
         # opener not passed over starts: none found before it ends past it)
         matches = PREFIXED_OPENER.finditer(text, done)

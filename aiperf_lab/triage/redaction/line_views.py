@@ -20,6 +20,7 @@ import re
 from itertools import repeat
 from operator import add, itemgetter
 
+from .distinct_lines import few_distinct_lines
 from .line_index import ALONE, copies_end, remember_alone, window_edits
 from .spans import CSI, has
 
@@ -137,6 +138,9 @@ def line_view_windows(text: str, lower: str, words: frozenset[str] | None = None
         found.append("eyj")
     if not found:
         return []
+    if (distinct := few_distinct_lines(text)) is not None and all(
+            not line or line in ALONE and LINE_EDITS.get(line) == [] for line in distinct):
+        return []   # (a text of few distinct lines, each empty or known to have no edits wherever it is: none is a candidate)
     read: dict[int, list[tuple[int, int, str]]] = {}   # each line looked at: its edits (none: a plain line)
     candidates: list[int] = []
     marks = _marks(tuple(found))   # (one search a line for all the marks the text holds, in the lower-cased text)
@@ -401,8 +405,28 @@ SOURCE_HOLD_LINES = 256   # lines a stream's cut looks up for sources taking tur
 SOURCE_LOOK_LINES = 16    # lines of the last line's source (or of none) before another's: farther, no turns seen
 
 
+# line_source's answers by the line's text (a prefix is matched within the line alone, no look-behind before it: its
+# answer is the line's): lines of SOURCE_MOST_CHARS at most, the table emptied when it holds SOURCE_MOST_LINES
+SOURCES: dict[str, str] = {}
+SOURCE_MOST_CHARS = 512
+SOURCE_MOST_LINES = 4096
+
+
 def line_source(text: str, start: int, end: int) -> str:
     """The source (above) that text[start:end]'s prefix (a line's, its newline or not) names; "" where none."""
+    if end - start > SOURCE_MOST_CHARS:
+        return _line_source(text, start, end)
+    line = text[start:end]
+    source = SOURCES.get(line)
+    if source is None:
+        if len(SOURCES) >= SOURCE_MOST_LINES:
+            SOURCES.clear()
+        source = SOURCES[line] = _line_source(text, start, end)
+    return source
+
+
+def _line_source(text: str, start: int, end: int) -> str:
+    """line_source, read from the text."""
     while end > start and text[end - 1] in "\r\n":
         end -= 1
     m = LOG_PREFIX.match(text, start, end)

@@ -43,6 +43,7 @@ FORM_HOLDS = (
 )
 SOURCE_ROUNDS = 16   # times a cut that interleaved sources moved is asked again (StreamRedactor._hold_back)
 HOLD_ROUNDS = 64   # lines a cut moves up over names waiting for their values after the rules' rounds, at most
+ALONE_HELD_MOST = 32   # a source's lines read alone whose hold a StreamRedactor keeps (_sources_hold), at most
 
 
 class StreamRedactor:
@@ -71,6 +72,7 @@ class StreamRedactor:
         self._value_next = False
         self._dump_behind = ""   # the dump lines last let out, when the piece ended inside a dump block
         self._table_head = ""    # the header of the secret table the last piece ended in (tables.open_table_header)
+        self._alone_held: dict[str, int] = {}   # a source's lines read alone -> their hold (_sources_hold)
 
     def feed(self, text: str) -> str:
         self._buffer += text
@@ -156,7 +158,12 @@ class StreamRedactor:
             if len(kept) == len(sources):
                 continue
             alone = "".join(self._buffer[starts[k]:ends[k]] for k in kept)
-            held = self._hold_back(len(alone), alone)
+            held = self._alone_held.get(alone)
+            if held is None:   # (its hold is the text's alone: one source's lines met again, in a later round or cut)
+                held = self._hold_back(len(alone), alone)
+                if len(self._alone_held) >= ALONE_HELD_MOST:
+                    self._alone_held.clear()
+                self._alone_held[alone] = held
             if held < len(alone):
                 at = 0
                 for k in kept:   # (the line the hold falls on, or the first kept line where it falls inside one)
@@ -450,7 +457,10 @@ def _printed_form_hold(buffer: str, cut: int) -> int:
     reach = PRINTED_FORM_HOLD_LINES   # how many lines up the walk goes: an opener there may still reach the hold
     end = cut
     above_arrow = False   # the line below this one is an arrow line: this may be its code line
-    below = [True, 1 << 30, 1 << 30]   # of the lines below: all `- ` items, their least indent, the least non-blank one
+    # of the lines below (_below_says' `below`, written out: a step a line): all `- ` items, their least indent, the
+    # least indent of a non-blank one
+    items_only, item_least, least = True, 1 << 30, 1 << 30
+    verdicts = HOLD_VERDICTS
     distance = 0
     while distance < reach:
         if end <= floor:
@@ -459,11 +469,20 @@ def _printed_form_hold(buffer: str, cut: int) -> int:
         if start == 0 and floor:
             break
         distance += 1
-        opens, kind, arrow, facts = _hold_verdict(buffer[start:end])
-        if above_arrow or opens or (kind is not False and _below_says(kind, below)):
+        raw = buffer[start:end]
+        opens, kind, arrow, facts = verdicts.get(raw) or _hold_verdict(raw)
+        if above_arrow or opens or kind is not False and (
+                kind is True or (least > kind[1] if kind[0] == DEEPER else items_only and item_least >= kind[1])):
             hold = start
             reach = min(distance + PRINTED_FORM_HOLD_LINES, 4 * PRINTED_FORM_HOLD_LINES)
         above_arrow = arrow
-        _below_put(below, facts)
+        if facts is not None:   # (_below_put)
+            depth, item = facts
+            if depth < least:
+                least = depth
+            if not item:
+                items_only = False
+            elif depth < item_least:
+                item_least = depth
         end = start
     return hold
