@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import random
+import re
 
 import pytest
 
@@ -17,6 +18,7 @@ from counted_calls import Counted, python_lines_run
 
 from aiperf_lab.triage.redact import Redactor, StreamRedactor
 from aiperf_lab.triage.redaction import commands as cm
+from aiperf_lab.triage.redaction import keys
 from aiperf_lab.triage.redaction import wraps
 from aiperf_lab.triage.redaction.spans import REDACTED, Span, has, has_any
 
@@ -151,6 +153,119 @@ def _main_wrapped_continuation_spans(text: str, spans: list[Span]) -> list[Span]
                 break
             at = wraps._line_end(text, at) + 1
     return out
+
+
+def _main_key_spans(text: str, lower: str, in_key: bool) -> list[Span]:
+    spans = []
+    at = 0
+    if in_key:  # the previous piece ended inside a key block
+        end = _main_key_block_end(text, 0, first_line_is_key=True)
+        if (begin := lower.find("-----begin", 0, end)) >= 0:
+            end = text.rfind("\n", 0, begin) + 1   # a new block's BEGIN line, its log prefix too, is read as one
+        if end > 0:
+            spans.append((0, end, keys._line_by_line(text, 0, end), "private key block", 0))
+        at = end
+    # the next match of each BEGIN pattern, searched again only once the scan has passed it (linear)
+    upcoming: list[tuple[int, int] | None] = [(-1, -1)] * len(keys.KEY_BEGIN_FAST)
+    while True:
+        for index, pattern in enumerate(keys.KEY_BEGIN_FAST):
+            found = upcoming[index]
+            if found is not None and found[0] < at:
+                m = pattern.search(lower if index == 0 else text, at)
+                upcoming[index] = None if m is None else (keys._armour_start(lower, m.start()) if index == 0
+                                                          else m.start(), m.end())
+        candidates = [found for found in upcoming if found is not None]
+        if not candidates:
+            return spans
+        start, begin_end = min(candidates)
+        end = _main_key_block_end(text, begin_end, begin=start)
+        spans.append((start, end, keys._line_by_line(text, start, end), "private key block", start))
+        at = max(end, begin_end)
+
+
+def _main_prefixed_block_end(text: str, eol: int) -> int:
+    """The end of a key logged with a prefix on each line: the lines that end in base64 (or are
+    header lines), through the line with the END marker. Lines of another source between them (another pod's or
+    rank's: line_views.line_source; interleaved logs) are passed over, and go with the block where its lines go on
+    after them (as a framed block's lines between its BEGIN and END do), or where the text ends among them (a stream's
+    piece: the block is open, and waits for its next lines)."""
+    end = at = eol
+    source = None   # the block's (its first line's), asked at the first line that would end it
+    while at < len(text):
+        next_eol = text.find("\n", at + 1)
+        next_eol = len(text) if next_eol < 0 else next_eol
+        line = text[at + 1:next_eol]
+        # (a line's verdict is the line's alone: remembered for short lines, a log repeats them)
+        verdict = keys._prefixed_line_verdict(line) if len(line) <= 512 else keys._prefixed_line_verdict.__wrapped__(line)
+        if verdict >= 0:
+            return at + 1 + verdict
+        if verdict == keys.PREFIXED_BLOCK_ENDS:
+            if source is None:
+                source = keys.line_source(text, text.rfind("\n", 0, eol) + 1, eol)
+            other = keys.line_source(text, at + 1, next_eol) if source else ""
+            if not other or other == source:
+                break
+            if next_eol >= len(text) - 1:
+                end = len(text)   # (the text ends among another source's lines: the block may go on after them)
+        else:
+            end = next_eol
+        at = next_eol
+    while end > eol and text[end - 1] in "\r\n":
+        end -= 1
+    return end
+
+
+def _main_key_block_end(text: str, at: int, first_line_is_key: bool = False, begin: int | None = None) -> int:
+    """Where a key block starting at `at` ends: its END marker if it is on the same line; else the
+    rest of that line, the key-material lines after it, and the END line right after them."""
+    eol = text.find("\n", at)
+    eol = len(text) if eol < 0 else eol
+    end_marker = keys.KEY_END.search(text, at, eol)
+    if end_marker:
+        return end_marker.end()
+    begin = at if begin is None else begin
+    line_start = text.rfind("\n", 0, begin) + 1
+    prefix = text[line_start:begin].strip()
+    if not first_line_is_key and (prefix or text[at:eol].strip()) and (framed := _main_framed_block_end(text, eol)):
+        return framed
+    if first_line_is_key and (keys._prefixed_key_line(text[at:eol]) and not re.match(r"[A-Za-z0-9+/=]*\r?$", text[at:eol])):
+        return _main_prefixed_block_end(text, eol)  # a prefixed key cut between two reads
+    if first_line_is_key and not re.match(keys.KEY_LINE, text[at:eol]):
+        return at
+    if not first_line_is_key and prefix and not prefix.endswith(("'", '"')):
+        return _main_prefixed_block_end(text, eol)  # "INFO: -----BEGIN ...": every line has the prefix
+    block = keys.KEY_LINES.match(text, eol)
+    end = block.end() if block else eol
+    if end < len(text) and text[end] == "\n":
+        tail = keys.KEY_END.match(text, end + 1)
+        if tail:
+            return tail.end()
+    while end > at and text[end - 1] in "\r\n":  # the line ends stay, so the text keeps its lines
+        end -= 1
+    if end == eol and prefix and not first_line_is_key:  # `E   '-----BEGIN`, `"-----BEGIN`: each line quoted
+        return max(end, _main_prefixed_block_end(text, eol))
+    return end
+
+
+def _main_framed_block_end(text: str, eol: int) -> int:
+    """A key whose BEGIN line has a frame around it (`│ -----BEGIN ... │`, `E   '-----BEGIN`, `"-----BEGIN ...",`):
+    the end of its END marker when one comes within keys.FRAMED_KEY_LINES lines with no other BEGIN before it, else 0
+    (the block is then read line by line)."""
+    at = eol
+    for _ in range(keys.FRAMED_KEY_LINES):
+        if at >= len(text):
+            return 0
+        next_eol = text.find("\n", at + 1)
+        next_eol = len(text) if next_eol < 0 else next_eol
+        line = text[at + 1:next_eol]
+        if "-" in line:
+            marker = keys.KEY_END.search(line)
+            if marker:
+                return at + 1 + marker.end()
+            if keys.KEY_BEGIN.search(line):
+                return 0
+        at = next_eol
+    return 0
 
 
 # ---- random texts -------------------------------------------------------------------------------------------------
@@ -357,3 +472,68 @@ def test_still_hidden(text: str, secret: str) -> None:
     out = "".join(sink.feed(text[i:i + 7]) for i in range(0, len(text), 7)) + sink.close()
     assert secret not in out
     assert out == redactor.text(text)
+
+
+# ---- private key blocks ---------------------------------------------------------------------------------------------
+
+KEY_LINES_POOL = ["-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----", "-----BEGIN PRIVATE KEY-----",
+                  "---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----", "-----BEGIN PGP PRIVATE KEY BLOCK-----",
+                  "-----END PGP PRIVATE KEY BLOCK-----", "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC", "MIIEabcdefghABCDEFGH0123456789+/",
+                  "Proc-Type: 4,ENCRYPTED", "DEK-Info: AES-128-CBC,ABCDEF", "# a comment", "", "step 1 loss 0.3",
+                  "PuTTY-User-Key-File-2: ssh-rsa", "Private-Lines: 14", "Private-MAC: abc123", "AAAA==", "x-y-z",
+                  "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ", "-----begin rsa private key-----", "--"]
+KEY_PREFIXES = ["", "", "INFO: ", "[rank0]: ", "[rank1]: ", "\u2502 ", "E   '", "\"", "2026-11-24T00:01:02Z ", "app-1  | ",
+                "pod/trainer-0 "]
+KEY_SUFFIXES = ["", "", " \u2502", "\",", "'", " |"]
+
+
+def _key_text(rng: random.Random) -> str:
+    unit = []
+    for _ in range(rng.randint(1, 6)):
+        unit.append(rng.choice(KEY_PREFIXES) + rng.choice(KEY_LINES_POOL) + rng.choice(KEY_SUFFIXES))
+    lines = []
+    for _ in range(rng.randint(1, 6)):
+        lines.extend(unit * rng.choice([1, 2, 3, 10]))
+        if rng.random() < 0.4:
+            lines.append(rng.choice(KEY_PREFIXES) + rng.choice(KEY_LINES_POOL))
+    text = rng.choice(["\n", "\n", "\r\n"]).join(lines) + rng.choice(["", "\n", "\n\n"])
+    if rng.random() < 0.3:
+        text = text[rng.randint(0, len(text)):]
+    if rng.random() < 0.3:
+        text = text[:rng.randint(0, len(text))]
+    return text
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_key_spans_as_main(seed: int) -> None:
+    rng = random.Random(2800 + seed)
+    for _ in range(500):
+        text = _key_text(rng)
+        lower = text.lower()
+        for in_key in (False, True):
+            assert keys._key_spans(text, lower, in_key) == _main_key_spans(text, lower, in_key), (text, in_key)
+
+
+def test_key_block_ends_as_main() -> None:
+    rng = random.Random(29)
+    for _ in range(2000):
+        text = _key_text(rng)
+        for at in sorted(rng.sample(range(len(text) + 1), min(len(text) + 1, 6))):
+            assert keys._key_block_end(text, at, True) == _main_key_block_end(text, at, True)
+            assert keys._key_block_end(text, at, False) == _main_key_block_end(text, at, False)
+            assert keys._prefixed_block_end(text, at) == _main_prefixed_block_end(text, at)
+            assert keys._framed_block_end(text, at) == _main_framed_block_end(text, at)
+
+
+@pytest.mark.parametrize("unit", ["INFO: -----BEGIN RSA PRIVATE KEY-----\nINFO: MIIEabcdefghABCDEFGH0123456789+/\n",
+                                  "\u2502 -----BEGIN RSA PRIVATE KEY----- \u2502\n\u2502 MIIEvQIBADANBgkqhkiG9w0BAQEFAASC \u2502\n"])
+def test_repeated_key_blocks_read_once(monkeypatch, unit: str) -> None:
+    """2,000 copies of a key's BEGIN line and a body line (a log prefix, a frame): main reads each block's lines
+    (_prefixed_line_verdict twice a block); now the first block's, the others being the same text."""
+    text = unit * 2000
+    expected = _main_key_spans(text, text.lower(), False)
+    counted = Counted(keys._prefixed_line_verdict)
+    monkeypatch.setattr(keys, "_prefixed_line_verdict", counted)
+    assert keys._key_spans(text, text.lower(), False) == expected
+    assert len(expected) == 2000
+    assert counted.calls <= 4
