@@ -172,7 +172,7 @@ def _main_key_spans(text: str, lower: str, in_key: bool) -> list[Span]:
             found = upcoming[index]
             if found is not None and found[0] < at:
                 m = pattern.search(lower if index == 0 else text, at)
-                upcoming[index] = None if m is None else (keys._armour_start(lower, m.start()) if index == 0
+                upcoming[index] = None if m is None else (_main_armour_start(lower, m.start()) if index == 0
                                                           else m.start(), m.end())
         candidates = [found for found in upcoming if found is not None]
         if not candidates:
@@ -537,3 +537,20 @@ def test_repeated_key_blocks_read_once(monkeypatch, unit: str) -> None:
     assert keys._key_spans(text, text.lower(), False) == expected
     assert len(expected) == 2000
     assert counted.calls <= 4
+
+
+def _main_armour_start(lower: str, begin: int) -> int:
+    at = begin - 1 if lower[begin - 1:begin] == " " else begin
+    dashes = 0
+    while at > 0 and dashes < 5 and lower[at - 1] == "-":
+        at -= 1
+        dashes += 1
+    return at
+
+
+def test_armour_start_as_main() -> None:
+    rng = random.Random(31)
+    for _ in range(20000):
+        lower = "".join(rng.choice("-- -x") for _ in range(rng.randint(0, 12)))
+        for begin in range(len(lower) + 1):
+            assert keys._armour_start(lower, begin) == _main_armour_start(lower, begin), (lower, begin)

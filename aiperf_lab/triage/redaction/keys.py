@@ -64,17 +64,18 @@ def _key_spans(text: str, lower: str, in_key: bool) -> list[Span]:
     # (the last block's BEGIN and armour end in its line, the text its end was read from (its line's start to the end
     # of the last line read: _key_block_end_reach), its end in its line and its replacement: a log repeats its blocks)
     last: tuple[int, int, str, int, str] | None = None
+    live = list(range(len(KEY_BEGIN_FAST)))   # (the patterns with a match still ahead: one found None stays None)
     while True:
-        for index, pattern in enumerate(KEY_BEGIN_FAST):
-            found = upcoming[index]
-            if found is not None and found[0] < at:
-                m = pattern.search(lower if index == 0 else text, at)
+        for index in live:
+            if upcoming[index][0] < at:
+                m = KEY_BEGIN_FAST[index].search(lower if index == 0 else text, at)
                 upcoming[index] = None if m is None else (_armour_start(lower, m.start()) if index == 0
                                                           else m.start(), m.end())
-        candidates = [found for found in upcoming if found is not None]
-        if not candidates:
+        if None in upcoming:
+            live = [index for index in live if upcoming[index] is not None]
+        if not live:
             return spans
-        start, begin_end = min(candidates)
+        start, begin_end = upcoming[live[0]] if len(live) == 1 else min(upcoming[index] for index in live)
         line_start = text.rfind("\n", 0, start) + 1
         if (last is not None and start - line_start == last[0] and begin_end - line_start == last[1]
                 and text.startswith(last[2], line_start)):
@@ -91,11 +92,8 @@ def _key_spans(text: str, lower: str, in_key: bool) -> list[Span]:
 def _armour_start(lower: str, begin: int) -> int:
     """Where "-----BEGIN" starts, given where its "begin" is (4 or 5 dashes, maybe a space, before it)."""
     at = begin - 1 if lower[begin - 1:begin] == " " else begin
-    dashes = 0
-    while at > 0 and dashes < 5 and lower[at - 1] == "-":
-        at -= 1
-        dashes += 1
-    return at
+    before = lower[max(0, at - 5):at]   # (up to 5 dashes right before it)
+    return at - (len(before) - len(before.rstrip("-")))
 
 
 def _prefixed_key_line(line: str) -> bool:
