@@ -124,6 +124,12 @@ TOOL_SHORT_FLAGS: dict[str, tuple[re.Pattern[str], bool, str]] = {
     "w": (re.compile(r"(?:^|[\s/'\"])ldap(?:search|add|modify|delete|whoami|passwd)[\s'\"]"), False, ""),
     "u": (re.compile(r"(?:^|[\s/'\"])(?:curl|wget)[\s'\"]"), False, ":"),
 }
+# (a literal each name of a flag's tools holds: where the text holds none, the flag's tools are not looked for, a scan
+# that tries the names at every character)
+TOOL_SHORT_FLAG_LITERALS: dict[str, tuple[str, ...]] = {
+    "k": ("openssl",), "P": ("zip", "sqlcmd", "bcp", "ssh-keygen"), "p": ("7z", "az", "mongo"), "N": ("ssh-keygen",),
+    "U": ("smbclient", "rpcclient", "smbmap"), "w": ("ldap",), "u": ("curl", "wget"),
+}
 # MinIO's `mc alias set NAME URL ACCESS_KEY SECRET_KEY` (and the older `mc config host add`)
 MC_ALIAS = re.compile(r"(?:(?<=mc alias set)|(?<=mc config host add))[ \t]{1,4}[^\s'\"]{1,256}[ \t]{1,4}[a-z]{2,8}://"
                       r"[^\s'\"]{1,1024}[ \t]{1,4}['\"]?[^\s'\"$]{1,256}['\"]?[ \t]{1,4}" + _shell_value(r"[^\s'\"$-][^\s'\"]*"))
@@ -248,31 +254,43 @@ def _command_password_spans(text: str) -> list[Span]:
     if any(has(text, gate) for gate in PROMPT_GATES):   # (each verb's tail: `Enter ` and `enter ` in one scan)
         spans += typed_prompt_spans(text, text.lower())
     places: dict[str, list[int]] = {}
+    no_value: dict[str, bool] = {}
     present_tools = _present_tools(text)
     for tools, reach, pattern in COMMAND_PASSWORD_FLAGS:
         present = [tool for tool in tools if tool in present_tools]
         if not present:
             continue
         for tool in present:
-            if tool not in places:
-                found, at = [], text.find(tool)
-                while at >= 0:
-                    found.append(at)
-                    at = text.find(tool, at + len(tool))
-                places[tool] = found
+            if tool not in places:   # (where the name is, each place searched on from the last one's end, in C)
+                places[tool] = [m.start() for m in _literal_pattern(tool).finditer(text)]
+        tool_places = [(places[tool], len(tool)) for tool in present]
         for m in pattern.finditer(text):
+            value = m.group("value")
+            skipped = no_value.get(value)
+            if skipped is None:   # (the value alone decides: once a call, a log repeats its command lines)
+                skipped = no_value[value] = _no_command_value(value)
+            if skipped:
+                continue
             start = m.start()
-            if not m.group("value").strip(", \t"):
-                continue   # (`'-p', 'X'` in a list: the separator is no value; argv_list_spans reads the list)
-            if NOT_A_SECRET_REFERENCE.fullmatch(m.group("value").strip("\"' \t")) is not None:
-                continue   # `docker login -p $REGISTRY_PASSWORD`, `curl -u "$USER:$PASSWORD"`: the variable's name
-            for tool in present:
-                where = places[tool]
-                index = bisect.bisect_right(where, start - len(tool)) - 1
+            for where, size in tool_places:
+                index = bisect.bisect_right(where, start - size) - 1
                 if index >= 0 and where[index] >= start - reach and text.find("\n", where[index], start) < 0:
                     spans.append((m.start("value"), m.end("value"), REDACTED, "command-line password", where[index]))
                     break
     return spans
+
+
+@functools.lru_cache(maxsize=256)
+def _literal_pattern(literal: str) -> re.Pattern[str]:
+    """A pattern of the literal alone: its finditer gives the places a `find` from each last place's end gives."""
+    return re.compile(re.escape(literal))
+
+
+def _no_command_value(value: str) -> bool:
+    """Whether a password flag's value is none: a list's separator, or a variable's name."""
+    return (not value.strip(", \t")   # (`'-p', 'X'` in a list: the separator is no value; argv_list_spans reads the list)
+            # `docker login -p $REGISTRY_PASSWORD`, `curl -u "$USER:$PASSWORD"`: the variable's name
+            or NOT_A_SECRET_REFERENCE.fullmatch(value.strip("\"' \t")) is not None)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -349,35 +367,53 @@ def _printed_flags(text: str, start: int = 0, end: int | None = None) -> Iterato
             yield from _printed_flags(text, m.start("value"), m.end("value"))
 
 
+def _flag_verdict(flag: str, value: str, kept: "_KeptFlagValues") -> tuple[int, str, bool] | None:
+    """None where a secret flag match's value stays wherever it is (the flag is no secret's, the value is kept or the
+    flag's metavar); else what the match's place still decides with: the characters cut off the value's end, the value
+    without them, whether the flag takes a list of keys. The flag and value alone decide: worked out once a call."""
+    if not _secret_flag_cached(flag) or kept[value]:
+        return None
+    stripped = value.rstrip(",;)]}")
+    if stripped == _metavar(flag):
+        return None
+    return len(value) - len(stripped), stripped, _takes_key_list(flag)
+
+
 def _printed_flag_spans(text: str) -> list[Span]:
     """Values of secret flags in printed command lines (PRINTED_SECRET_FLAG, TOOL_SHORT_FLAG, TOOL_LOGIN_VALUE,
     CONFIG_SET_VALUE); each pattern is led by a literal and reads a bounded stretch after it. A tool's name is looked
-    for once over the text (where one of its flags is), then by bisection per flag."""
+    for once over the text (where one of its flags is), then by bisection per flag. A match's flag and value are
+    judged once a call (_flag_verdict; a log repeats its command lines): what is left a match is its place's."""
     spans: list[Span] = []
     kept = _KeptFlagValues()
-    for m in _printed_flags(text):
-        value, flag = m.group("value", "flag")
-        if _secret_flag_cached(flag) and not kept[value] and value.rstrip(",;)]}") != _metavar(flag):
-            if flag == "secret" and names_a_gcloud_secret(text, m.start(), value.rstrip(",;)]}\\")):
-                continue   # gcloud secrets versions access latest --secret db_name: the secret's name
-            gap = m.group("gap")
-            if gap is not None and len(gap) > ALIGNED_FLAG_GAP and not (
-                    LINE_END_AFTER_VALUE.match(text, m.end()) and _secret_shaped(value.rstrip(",;)]}"))):
-                continue
-            end = m.end() - (len(value) - len(value.rstrip(",;)]}")))
-            spans.append((m.start("value"), end, REDACTED, "secret-named value", m.start()))
-            if _takes_key_list(flag):
-                spans += _nargs_spans(text, m.end(), m.start(), kept)
-    tool_places: dict[str, list[int]] = {}
     quoted = "'" in text or '"' in text
+    verdicts: dict[tuple[str, str], tuple[int, str, bool] | None] = {}
+    # (with no quote in the text no value is quoted, so no flag is read inside one: the matches alone)
+    for m in _printed_flags(text) if quoted else PRINTED_SECRET_FLAG.finditer(text):
+        flag, value, gap = m.group("flag", "value", "gap")
+        key = (flag, value)
+        verdict = verdicts[key] if key in verdicts else verdicts.setdefault(key, _flag_verdict(flag, value, kept))
+        if verdict is None:
+            continue
+        cut, stripped, key_list = verdict
+        if flag == "secret" and names_a_gcloud_secret(text, m.start(), value.rstrip(",;)]}\\")):
+            continue   # gcloud secrets versions access latest --secret db_name: the secret's name
+        if gap is not None and len(gap) > ALIGNED_FLAG_GAP and not (
+                LINE_END_AFTER_VALUE.match(text, m.end()) and _secret_shaped(stripped)):
+            continue
+        spans.append((m.start("value"), m.end() - cut, REDACTED, "secret-named value", m.start()))
+        if key_list:
+            spans += _nargs_spans(text, m.end(), m.start(), kept)
+    tool_places: dict[str, list[int]] = {}
     for m in (TOOL_SHORT_FLAG if quoted else TOOL_SHORT_FLAG_BARE).finditer(text):
-        flag = m.group("flag")
+        flag, sep = m.group("flag", "sep")
         tools, glued, after = TOOL_SHORT_FLAGS[flag]
-        if not m.group("sep") and not glued and not (quoted and (m.group("sq") or m.group("dq"))):
+        if not sep and not glued and not (quoted and (m.group("sq") or m.group("dq"))):
             continue
         where = tool_places.get(flag)
         if where is None:
-            where = tool_places[flag] = [t.end() for t in tools.finditer(text)]
+            where = tool_places[flag] = ([t.end() for t in tools.finditer(text)]
+                                         if any(literal in text for literal in TOOL_SHORT_FLAG_LITERALS[flag]) else [])
         if not where:
             continue
         start = m.start()

@@ -61,30 +61,39 @@ def _key_spans(text: str, lower: str, in_key: bool) -> list[Span]:
         at = end
     # the next match of each BEGIN pattern, searched again only once the scan has passed it (linear)
     upcoming: list[tuple[int, int] | None] = [(-1, -1)] * len(KEY_BEGIN_FAST)
+    # (the last block's BEGIN and armour end in its line, the text its end was read from (its line's start to the end
+    # of the last line read: _key_block_end_reach), its end in its line and its replacement: a log repeats its blocks)
+    last: tuple[int, int, str, int, str] | None = None
+    live = list(range(len(KEY_BEGIN_FAST)))   # (the patterns with a match still ahead: one found None stays None)
     while True:
-        for index, pattern in enumerate(KEY_BEGIN_FAST):
-            found = upcoming[index]
-            if found is not None and found[0] < at:
-                m = pattern.search(lower if index == 0 else text, at)
+        for index in live:
+            if upcoming[index][0] < at:
+                m = KEY_BEGIN_FAST[index].search(lower if index == 0 else text, at)
                 upcoming[index] = None if m is None else (_armour_start(lower, m.start()) if index == 0
                                                           else m.start(), m.end())
-        candidates = [found for found in upcoming if found is not None]
-        if not candidates:
+        if None in upcoming:
+            live = [index for index in live if upcoming[index] is not None]
+        if not live:
             return spans
-        start, begin_end = min(candidates)
-        end = _key_block_end(text, begin_end, begin=start)
-        spans.append((start, end, _line_by_line(text, start, end), "private key block", start))
+        start, begin_end = upcoming[live[0]] if len(live) == 1 else min(upcoming[index] for index in live)
+        line_start = text.rfind("\n", 0, start) + 1
+        if (last is not None and start - line_start == last[0] and begin_end - line_start == last[1]
+                and text.startswith(last[2], line_start)):
+            end, lines = line_start + last[3], last[4]   # (the last block again: what its end was read from, the same)
+        else:
+            end, reach = _key_block_end_reach(text, begin_end, start)
+            lines = _line_by_line(text, start, end)
+            last = None if reach is None else (start - line_start, begin_end - line_start, text[line_start:reach],
+                                               end - line_start, lines)
+        spans.append((start, end, lines, "private key block", start))
         at = max(end, begin_end)
 
 
 def _armour_start(lower: str, begin: int) -> int:
     """Where "-----BEGIN" starts, given where its "begin" is (4 or 5 dashes, maybe a space, before it)."""
     at = begin - 1 if lower[begin - 1:begin] == " " else begin
-    dashes = 0
-    while at > 0 and dashes < 5 and lower[at - 1] == "-":
-        at -= 1
-        dashes += 1
-    return at
+    before = lower[max(0, at - 5):at]   # (up to 5 dashes right before it)
+    return at - (len(before) - len(before.rstrip("-")))
 
 
 def _prefixed_key_line(line: str) -> bool:
@@ -94,19 +103,28 @@ def _prefixed_key_line(line: str) -> bool:
 def _prefixed_block_end(text: str, eol: int) -> int:
     """The end of a key logged with a prefix on each line: the lines that end in base64 (or are
     header lines), through the line with the END marker. Lines of another source between them (another pod's or
-    rank's: line_views.line_source; interleaved logs) are passed over, and go with the block where its lines go on
+    rank's: line_source; interleaved logs) are passed over, and go with the block where its lines go on
     after them (as a framed block's lines between its BEGIN and END do), or where the text ends among them (a stream's
     piece: the block is open, and waits for its next lines)."""
+    return _prefixed_block_end_reach(text, eol)[0]
+
+
+def _prefixed_block_end_reach(text: str, eol: int) -> tuple[int, int | None]:
+    """_prefixed_block_end, and the end of the last line it read, its line break included (the text it was read from
+    runs from the start of eol's line to there); None where the text's end decided (a line without a break read)."""
     end = at = eol
     source = None   # the block's (its first line's), asked at the first line that would end it
+    reach: int | None = None
+    ended = False   # (whether the text's end decided)
     while at < len(text):
         next_eol = text.find("\n", at + 1)
         next_eol = len(text) if next_eol < 0 else next_eol
+        reach = next_eol + 1 if next_eol < len(text) and not ended else None
         line = text[at + 1:next_eol]
         # (a line's verdict is the line's alone: remembered for short lines, a log repeats them)
         verdict = _prefixed_line_verdict(line) if len(line) <= 512 else _prefixed_line_verdict.__wrapped__(line)
         if verdict >= 0:
-            return at + 1 + verdict
+            return at + 1 + verdict, reach
         if verdict == PREFIXED_BLOCK_ENDS:
             if source is None:
                 source = line_source(text, text.rfind("\n", 0, eol) + 1, eol)
@@ -115,12 +133,15 @@ def _prefixed_block_end(text: str, eol: int) -> int:
                 break
             if next_eol >= len(text) - 1:
                 end = len(text)   # (the text ends among another source's lines: the block may go on after them)
+                ended = True
         else:
             end = next_eol
         at = next_eol
+    else:
+        ended = True   # (the text ended)
     while end > eol and text[end - 1] in "\r\n":
         end -= 1
-    return end
+    return end, None if ended else reach
 
 
 PREFIXED_BLOCK_ENDS, PREFIXED_BLOCK_GOES_ON = -2, -1
@@ -142,22 +163,47 @@ def _prefixed_line_verdict(line: str) -> int:
 def _key_block_end(text: str, at: int, first_line_is_key: bool = False, begin: int | None = None) -> int:
     """Where a key block starting at `at` ends: its END marker if it is on the same line; else the
     rest of that line, the key-material lines after it, and the END line right after them."""
+    if not first_line_is_key:
+        return _key_block_end_reach(text, at, at if begin is None else begin)[0]
     eol = text.find("\n", at)
     eol = len(text) if eol < 0 else eol
     end_marker = KEY_END.search(text, at, eol)
     if end_marker:
         return end_marker.end()
-    begin = at if begin is None else begin
+    if _prefixed_key_line(text[at:eol]) and not re.match(r"[A-Za-z0-9+/=]*\r?$", text[at:eol]):
+        return _prefixed_block_end(text, eol)  # a prefixed key cut between two reads
+    if not re.match(KEY_LINE, text[at:eol]):
+        return at
+    return _key_lines_end(text, at, eol, "")
+
+
+def _key_block_end_reach(text: str, at: int, begin: int) -> tuple[int, int | None]:
+    """_key_block_end of a block whose BEGIN starts at `begin` (its armour ending at `at`), and the end of the last line
+    read for it, its line break included (the text it was read from runs from the start of begin's line to there): a
+    block whose text from its line's start repeats that is the same block. None where the text's end decided, or the
+    block's lines were read by a pattern (KEY_LINES)."""
+    eol = text.find("\n", at)
+    eol = len(text) if eol < 0 else eol
+    line_reach = eol + 1 if eol < len(text) else None
+    end_marker = KEY_END.search(text, at, eol)
+    if end_marker:
+        return end_marker.end(), line_reach
     line_start = text.rfind("\n", 0, begin) + 1
     prefix = text[line_start:begin].strip()
-    if not first_line_is_key and (prefix or text[at:eol].strip()) and (framed := _framed_block_end(text, eol)):
-        return framed
-    if first_line_is_key and (_prefixed_key_line(text[at:eol]) and not re.match(r"[A-Za-z0-9+/=]*\r?$", text[at:eol])):
-        return _prefixed_block_end(text, eol)  # a prefixed key cut between two reads
-    if first_line_is_key and not re.match(KEY_LINE, text[at:eol]):
-        return at
-    if not first_line_is_key and prefix and not prefix.endswith(("'", '"')):
-        return _prefixed_block_end(text, eol)  # "INFO: -----BEGIN ...": every line has the prefix
+    framed_reach = line_reach
+    if prefix or text[at:eol].strip():
+        framed, framed_reach = _framed_block_end_reach(text, eol)
+        if framed:
+            return framed, framed_reach
+    if prefix and not prefix.endswith(("'", '"')):
+        end, reach = _prefixed_block_end_reach(text, eol)  # "INFO: -----BEGIN ...": every line has the prefix
+        return end, (None if reach is None or framed_reach is None or line_reach is None
+                     else max(reach, framed_reach))
+    return _key_lines_end(text, at, eol, prefix), None
+
+
+def _key_lines_end(text: str, at: int, eol: int, prefix: str, first_line_is_key: bool = False) -> int:
+    """The end of a block read as its key-material lines after eol (KEY_LINES) and the END line right after them."""
     block = KEY_LINES.match(text, eol)
     end = block.end() if block else eol
     if end < len(text) and text[end] == "\n":
@@ -175,21 +221,27 @@ def _framed_block_end(text: str, eol: int) -> int:
     """A key whose BEGIN line has a frame around it (`│ -----BEGIN ... │`, `E   '-----BEGIN`, `"-----BEGIN ...",`):
     the end of its END marker when one comes within FRAMED_KEY_LINES lines with no other BEGIN before it, else 0
     (the block is then read line by line)."""
+    return _framed_block_end_reach(text, eol)[0]
+
+
+def _framed_block_end_reach(text: str, eol: int) -> tuple[int, int | None]:
+    """_framed_block_end, and the end of the last line it read, its line break included; None where the text's end or
+    the count of lines decided."""
     at = eol
     for _ in range(FRAMED_KEY_LINES):
         if at >= len(text):
-            return 0
+            return 0, None
         next_eol = text.find("\n", at + 1)
         next_eol = len(text) if next_eol < 0 else next_eol
         line = text[at + 1:next_eol]
         if "-" in line:
             marker = KEY_END.search(line)
             if marker:
-                return at + 1 + marker.end()
+                return at + 1 + marker.end(), next_eol + 1 if next_eol < len(text) else None
             if KEY_BEGIN.search(line):
-                return 0
+                return 0, next_eol + 1 if next_eol < len(text) else None
         at = next_eol
-    return 0
+    return 0, None
 
 
 def _key_open(text: str, span: Span) -> bool:

@@ -42,21 +42,35 @@ def _continuation(text: str, at: int, width: int) -> tuple[int, bool] | None:
     return None
 
 
+# A line that may be a continuation (_continuation): CONTINUATION's characters only, then the line's end (a `\r` at most);
+# a line that is none cannot hold a continuation, whatever the width
+MAY_CONTINUE = re.compile(r"[A-Za-z0-9_.+/=\"'`,;)\]}-]{1,8192}\r?(?:\n|\Z)")
+
+
 def wrapped_continuation_spans(text: str, spans: list[Span]) -> list[Span]:
-    """The continuation lines of each secret span that ends a line of WRAP_WIDTH characters or more."""
+    """The continuation lines of each secret span that ends a line of WRAP_WIDTH characters or more. A span whose next
+    line cannot continue it (MAY_CONTINUE, asked once a line) is passed over before its line is measured."""
     out: list[Span] = []
-    starts = {span[0] for span in spans}
+    starts: set[int] | None = None
+    may_continue: dict[int, bool] = {}
     for start, end, replacement, label, context in spans:
         if replacement != REDACTED or end - start < WRAP_FIRST_PIECE:
             continue
         newline = end + (text[end:end + 1] == "\r")
         if text[newline:newline + 1] != "\n":
             continue
+        at = newline + 1
+        verdict = may_continue.get(at)
+        if verdict is None:
+            verdict = may_continue[at] = MAY_CONTINUE.match(text, at) is not None
+        if not verdict:
+            continue   # (the first line after is no continuation: the loop below would read none)
         line_start = text.rfind("\n", 0, start) + 1
         width = end - line_start
         if width < WRAP_WIDTH or TOKEN_END.search(text, max(line_start, end - 20), end) is None:
             continue
-        at = newline + 1
+        if starts is None:
+            starts = {span[0] for span in spans}
         for _ in range(WRAP_LINES):
             if at in starts:
                 break   # (the line is a secret's already, found by a rule; its own end goes on from there)
