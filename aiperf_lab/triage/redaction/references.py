@@ -61,6 +61,20 @@ def in_a_call(text: str, at: int) -> bool:
     return before.rfind("(") > before.rfind(")")
 
 
+# A lookup's key in code under a secret's name (`secret_key = request.headers.get("X-Api-Key")`, `headers["X-Auth-Token"]`,
+# `os.getenv("Api-Key")`): the first string given to a mapping's get/pop or a subscript, shaped as an HTTP header's name
+# (words of letters apart by "-", each capitalised, in capitals or small: `X-Api-Key`, `X-API-KEY`, `x-goog-api-key`),
+# names where the secret is, not the secret (a default after it, `.get("X-Api-Key", "s3cr3t-Value9")`, is still read)
+LOOKUP_OPENERS = (".get(", "getenv(", ".pop(", ".getheader(", ".get_header(", ".getlist(", "[")
+HEADER_NAME = re.compile(r"(?:[A-Z]{1,6}|[A-Z]?[a-z]{2,24})(?:-(?:[A-Z]{1,6}|[A-Z]?[a-z]{2,24})){1,7}")
+
+
+def names_a_lookup_key(code: str, quote_at: int, end: int) -> bool:
+    """Whether the string of code at quote_at (its opening quote) to end (its closing one) is a lookup's key."""
+    before = code[max(0, quote_at - 12):quote_at].rstrip("\\")   # (`[\"X-Api-Key\"]` in a JSON string)
+    return before.endswith(LOOKUP_OPENERS) and HEADER_NAME.fullmatch(code, quote_at + 1, end) is not None
+
+
 # A failure's sentence about the secret, the reason after its colon (`Failed to get token: timeout`, `Unable to refresh
 # access token: connection refused`, `could not fetch secret: Forbidden`): a word of letters there is the reason, not the
 # secret (lower-cased text before the name, on its line; no verb that reads the value it was given: validate, decode)

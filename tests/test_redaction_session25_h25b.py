@@ -1,0 +1,108 @@
+"""Issue 11, session 25 (h25b): what is not secret stays. Session 24's open over-redactions, each kept now, text and
+stream, bare and behind `[rank0]: `, an ISO time and as a JSON record's message; each with guards beside it (the same
+form with a secret in it still goes).
+
+1. A lookup's key in code under a secret's name (`secret_key = request.headers.get("X-Api-Key")`): an HTTP header's
+   name given to get/pop or a subscript is no secret (references.names_a_lookup_key); a default after it still goes.
+2. A string whose quotes are escaped inside a JSON string (`tokenizer(x)[\\"input_ids\\"]`): the literal is read
+   without the backslash before its closing quote (it was read as a symbol, so as a password's shape)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from stream_feed import json_records, prefixed, same_in_stream
+
+from aiperf_lab.triage.redact import Redactor
+
+HP = "Winter2024!blue"
+KEY = "Zq8vN2mK5pL9xR4tq7Lm"
+
+WRAPPERS = {
+    "bare": lambda text: text,
+    "rank0": lambda text: prefixed(text, "[rank0]: "),
+    "iso time": lambda text: prefixed(text, "2026-11-25T08:01:02.345Z "),
+    "json record": json_records,
+}
+
+
+def _kept(text: str, redactor=lambda: Redactor({})) -> None:
+    out = redactor().text(text)
+    assert out == text, out
+    same_in_stream(redactor, text, out)
+
+
+def _hidden(text: str, secret: str, redactor=lambda: Redactor({})) -> str:
+    out = redactor().text(text)
+    assert secret not in out, out
+    same_in_stream(redactor, text, out)
+    return out
+
+
+# ---- 1. a lookup's key under a secret's name -------------------------------------------------------------------------
+LOOKUP_KEYS = {
+    "headers.get": 'secret_key = request.headers.get("X-Api-Key")\n',
+    "a subscript": "api_key = request.headers['X-API-KEY']\n",
+    "an auth token header": 'token = flask.request.headers.get("X-Auth-Token")\n',
+    "getenv": 'api_key = os.getenv("Api-Key")\n',
+    "small letters": 'api_key = headers.get("x-goog-api-key")\n',
+    "in a traceback": ('  File "/app/server.py", line 41, in handler\n'
+                       '    secret_key = request.headers.get("X-Api-Key")\n'),
+}
+
+
+@pytest.mark.parametrize("wrap", WRAPPERS.values(), ids=WRAPPERS.keys())
+@pytest.mark.parametrize("text", LOOKUP_KEYS.values(), ids=LOOKUP_KEYS.keys())
+def test_a_lookups_header_name_is_no_secret(text: str, wrap) -> None:
+    _kept(wrap(text))
+
+
+LOOKUP_GUARDS = {   # (text, the secret that must go)
+    "a literal": ('secret_key = "s3cr3t-value"\n', "s3cr3t-value"),
+    "a default after the key": ('secret_key = request.headers.get("X-Api-Key", "s3cr3t-Value9")\n', "s3cr3t-Value9"),
+    "a password given to get": ('password = cfg.get("s3cr3t-value")\n', "s3cr3t-value"),
+    "a generated key given to get": (f'token = headers.get("{KEY}")\n', KEY),
+    "a string in a call": (f'password = SecretStr("{HP}")\n', HP),
+    "a header's value set": (f'headers["X-Api-Key"] = "{HP}"\n', HP),
+    "a header pair": (f'api_key = {{"X-Api-Key": "{KEY}"}}\n', KEY),
+}
+
+
+@pytest.mark.parametrize("wrap", WRAPPERS.values(), ids=WRAPPERS.keys())
+@pytest.mark.parametrize("text, secret", LOOKUP_GUARDS.values(), ids=LOOKUP_GUARDS.keys())
+def test_a_secret_beside_a_lookup_still_goes(text: str, secret: str, wrap) -> None:
+    _hidden(wrap(text), secret)
+
+
+# ---- 2. a string with escaped quotes inside a JSON string ------------------------------------------------------------
+SUBSCRIPTS = {
+    "input_ids": 'token_ids = tokenizer(prompt)["input_ids"]\n',
+    "arguments": '    token_ids = tokenizer(batch["text"], truncation=True)["input_ids"]\n',
+    "then an index": 'token = tokenizer(text)["input_ids"][0]\n',
+    "return_tensors": 'token_ids = tokenizer(text, return_tensors="pt")["input_ids"]\n',
+}
+
+
+@pytest.mark.parametrize("wrap", WRAPPERS.values(), ids=WRAPPERS.keys())
+@pytest.mark.parametrize("text", SUBSCRIPTS.values(), ids=SUBSCRIPTS.keys())
+def test_a_subscript_with_escaped_quotes_is_code(text: str, wrap) -> None:
+    _kept(wrap(text))
+
+
+def test_a_subscript_in_json_inside_json_is_code() -> None:
+    _kept(json.dumps({"log": json.dumps({"message": 'token_ids = tokenizer(prompt)["input_ids"]'}) + "\n"}) + "\n")
+
+
+ESCAPED_GUARDS = {
+    "a password in a call": (f'password = SecretStr("{HP}")\n', HP),
+    "a generated key in a call": (f'token = Token("{KEY}")\n', KEY),
+    "a password subscript": (f'token = vault.read("{HP}")["data"]\n', HP),
+}
+
+
+@pytest.mark.parametrize("text, secret", ESCAPED_GUARDS.values(), ids=ESCAPED_GUARDS.keys())
+def test_a_secret_in_a_call_in_a_json_string_still_goes(text: str, secret: str) -> None:
+    out = _hidden(json_records(text), secret)
+    assert out.count("\\\"") == json_records(text).count("\\\""), out   # (its escaped quotes stay)
