@@ -883,8 +883,9 @@ def _value_is_log_prefix(text: str, name_start: int, value_start: int) -> tuple[
     if not prefix:
         return None
     value_line = text.rfind("\n", 0, value_start) + 1
-    if not _starts_with_prefix(text, value_line, prefix):
-        # (another source's line between: pods, ranks taking turns; the value is on the name's source's next line)
+    if not text.startswith(prefix, value_line):
+        # (another source's line between: pods, ranks taking turns, also where the prefixes differ in their digits only,
+        # `[rank1]: ` after `[rank0]: `; the value is on the name's source's next line)
         value_line = same_source_line(text, line_start, value_line)
         if not _starts_with_prefix(text, value_line, prefix):
             return None
