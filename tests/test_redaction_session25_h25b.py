@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from stream_feed import json_records, prefixed, same_in_stream
+from stream_feed import fed_in_reads, json_records, prefixed, same_in_stream
 
 from aiperf_lab.triage.redact import Redactor
 
@@ -106,3 +106,61 @@ ESCAPED_GUARDS = {
 def test_a_secret_in_a_call_in_a_json_string_still_goes(text: str, secret: str) -> None:
     out = _hidden(json_records(text), secret)
     assert out.count("\\\"") == json_records(text).count("\\\""), out   # (its escaped quotes stay)
+
+
+# ---- 3. ranks taking turns under a block scalar behind compose's prefix ----------------------------------------------
+# (line_views.line_source reads the prefix after compose's `api-1  | `: `[rank0]: ` and `[rank1]: ` are two sources)
+RANKS = {
+    "the other rank's lines after the value": (
+        f"[rank0]: password: |\n[rank0]:   {HP}\n[rank1]:   step 0 loss 2.30\n[rank1]:   step 1 loss 2.10\n"
+        "[rank0]: done\n", [HP], ["step 0 loss 2.30", "step 1 loss 2.10"]),
+    "the other rank's line between the name and the value": (
+        f"[rank0]: private_key: |\n[rank1]:   step 0 loss 2.30\n[rank0]:   {HP}\n[rank0]:   {KEY}\n",
+        [HP, KEY], ["step 0 loss 2.30"]),
+    "the ranks' lines taking turns inside the block": (
+        f"[rank0]: token: |\n[rank0]:   {KEY}\n[rank1]:   step 0 loss 2.30\n[rank0]:   {HP}\n"
+        "[rank1]:   step 1 loss 2.10\n[rank0]: done\n", [HP, KEY], ["step 0 loss 2.30", "step 1 loss 2.10"]),
+}
+COMPOSE_WRAPPERS = {
+    "compose": lambda text: prefixed(text, "api-1  | "),
+    "compose, one blank": lambda text: prefixed(text, "trainer-1 | "),
+    "compose in JSON records": lambda text: json_records(prefixed(text, "api-1  | ")),
+}
+
+
+@pytest.mark.parametrize("wrap", COMPOSE_WRAPPERS.values(), ids=COMPOSE_WRAPPERS.keys())
+@pytest.mark.parametrize("text, secrets, kept", RANKS.values(), ids=RANKS.keys())
+def test_another_ranks_lines_behind_compose_are_no_lines_of_a_block(text: str, secrets: list[str], kept: list[str],
+                                                                   wrap) -> None:
+    out = _hidden(wrap(text), secrets[0])
+    for secret in secrets:
+        assert secret not in out, out
+    for line in kept:
+        assert line in out, (line, out)
+
+
+RANK_GUARDS = {   # (text, the secrets that must go)
+    "the value after the other rank's line": (
+        f"[rank0]: password: |\n[rank1]: step 0 loss 2.30\n[rank0]:   {HP}\n", [HP]),
+    "each rank's block": (f"[rank0]: password: |\n[rank0]:   {HP}\n[rank1]: token: |\n[rank1]:   {KEY}\n", [HP, KEY]),
+    "two openers in turn": (f"[rank0]: password: |\n[rank1]: token: |\n[rank0]:   {HP}\n[rank1]:   {KEY}\n", [HP, KEY]),
+    "a key block with the other rank inside": (
+        f"[rank0]: private_key: |\n[rank0]:   {KEY}\n[rank1]:   step 0 loss 2.30\n[rank0]:   {HP}\n", [HP, KEY]),
+    "the value on the rank's next line": (f"[rank0]: password:\n[rank1]: step 0 loss 2.30\n[rank0]:   {HP}\n", [HP]),
+    "a bracketed word in the value's line": (f"[rank0]: password: |\n[rank0]:   [x]: {HP}\n", [HP]),
+}
+
+
+@pytest.mark.parametrize("wrap", COMPOSE_WRAPPERS.values(), ids=COMPOSE_WRAPPERS.keys())
+@pytest.mark.parametrize("text, secrets", RANK_GUARDS.values(), ids=RANK_GUARDS.keys())
+def test_a_ranks_block_behind_compose_still_hides_its_value(text: str, secrets: list[str], wrap) -> None:
+    out = _hidden(wrap(text), secrets[0])
+    for secret in secrets:
+        assert secret not in out, out
+
+
+def test_a_compose_services_block_still_hides_its_value() -> None:
+    # (no rank after compose's prefix: one source, as before)
+    out = _hidden(f"api-1  | password: |\napi-1  |   {HP}\nweb-1  | step 0 loss 2.30\napi-1  |   {KEY}\n", HP)
+    assert KEY not in out and "step 0 loss 2.30" in out
+
