@@ -164,3 +164,50 @@ def test_a_compose_services_block_still_hides_its_value() -> None:
     out = _hidden(f"api-1  | password: |\napi-1  |   {HP}\nweb-1  | step 0 loss 2.30\napi-1  |   {KEY}\n", HP)
     assert KEY not in out and "step 0 loss 2.30" in out
 
+
+# ---- 4. botocore's logger name `botocore.auth` -----------------------------------------------------------------------
+SIGNATURE = "9d1b0f2e3a4c5b6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d"
+BOTOCORE = ("DEBUG:botocore.auth:Calculating signature using v4 auth.\n"
+            "DEBUG:botocore.auth:CanonicalRequest:\nGET\n/my-bucket/shards/train-00001.tar\n\n"
+            "host:s3.us-east-1.amazonaws.com\nx-amz-content-sha256:UNSIGNED-PAYLOAD\nx-amz-date:20261125T080000Z\n\n"
+            "host;x-amz-content-sha256;x-amz-date\nUNSIGNED-PAYLOAD\n"
+            "DEBUG:botocore.auth:StringToSign:\nAWS4-HMAC-SHA256\n20261125T080000Z\n20261125/us-east-1/s3/aws4_request\n"
+            "5f3c8e0c1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5\n"
+            f"DEBUG:botocore.auth:Signature:\n{SIGNATURE}\n"
+            "DEBUG:botocore.endpoint:Sending http request: <AWSPreparedRequest stream_output=True, method=GET>\n")
+BOTOCORE_WRAPPERS = {**WRAPPERS, "repr of the lines": lambda text: repr(text) + "\n"}
+
+
+@pytest.mark.parametrize("wrap", BOTOCORE_WRAPPERS.values(), ids=BOTOCORE_WRAPPERS.keys())
+def test_botocores_logger_name_is_no_secret(wrap) -> None:
+    text = wrap(BOTOCORE)
+    out = Redactor({}).text(text)
+    assert SIGNATURE not in out, out
+    for size in (1, 7, 64):   # (a stream in reads: the text is long for a cut at every place)
+        assert fed_in_reads(Redactor({}), text, size, piece=7) == out, size
+    for line in ("DEBUG:botocore.auth:CanonicalRequest:", "DEBUG:botocore.auth:StringToSign:",
+                 "DEBUG:botocore.auth:Signature:"):
+        assert line in out, (line, out)
+
+
+@pytest.mark.parametrize("line", ["DEBUG:botocore.auth:CanonicalRequest:\n", "DEBUG:botocore.auth:StringToSign:\n",
+                                  "INFO:myapp.auth:Started:\n"])
+@pytest.mark.parametrize("wrap", WRAPPERS.values(), ids=WRAPPERS.keys())
+def test_a_logger_named_auth_then_a_word_is_kept(line: str, wrap) -> None:
+    _kept(wrap(line))
+
+
+AUTH_GUARDS = {
+    "a generated message": (f"DEBUG:app.auth:{KEY}\n", KEY),
+    "a value after the word": (f"DEBUG:app.auth:Signature: {SIGNATURE}\n", SIGNATURE),
+    "a generated value after the word": (f"DEBUG:app.auth:CanonicalRequest: {KEY}\n", KEY),
+    "a password": ("DEBUG:botocore.auth:password=hunter22x\n", "hunter22x"),
+    "a bare auth": ("INFO:auth:hunter22x\n", "hunter22x"),
+    "no logger's format": ("config.auth:Hunter2x\n", "Hunter2x"),
+}
+
+
+@pytest.mark.parametrize("wrap", WRAPPERS.values(), ids=WRAPPERS.keys())
+@pytest.mark.parametrize("text, secret", AUTH_GUARDS.values(), ids=AUTH_GUARDS.keys())
+def test_a_secret_after_a_logger_named_auth_still_goes(text: str, secret: str, wrap) -> None:
+    _hidden(wrap(text), secret)

@@ -115,6 +115,9 @@ def names_no_value(text: str, lower: str, name_start: int, sep: str, value_start
     vLLM's logprobs), Kubernetes' kind word before an object's quoted name. (Every look around is bounded.)"""
     if text.startswith(TOKEN_PIECE_MARKS, value_start):
         return True
+    if name_start and text[name_start - 1] == "." and sep == ":" and _logger_message(text, name_start, value_start,
+                                                                                    value_end):
+        return True   # `DEBUG:botocore.auth:CanonicalRequest:`: a logger's name, then its message
     if name_start and text[name_start - 1] == "$" and PERL_READ.fullmatch(text, value_start, value_end) is not None:
         return True   # `my $password = shift;`
     token = lower.startswith("token", name_start)
@@ -139,6 +142,25 @@ def names_no_value(text: str, lower: str, name_start: int, sep: str, value_start
         return line is not None and not OUTCOME_WORDS.isdisjoint(re.findall(r"[a-z]+", lower[value_start:line.end()]))
     before = lower[name_start - 96 if name_start > 96 else 0:name_start]
     return FAILED_TO_GET.search(before, before.rfind("\n") + 1) is not None
+
+
+# Python logging's default format (`%(levelname)s:%(name)s:%(message)s`, basicConfig's) with a logger named `x.auth`
+# (`DEBUG:botocore.auth:CanonicalRequest:`, `StringToSign:`, `Signature:`): the colon after the name opens its message,
+# no value; a message that is a word and a colon ending the line (the lines under it the rules' own: the signature
+# goes, h24a's store_prints) is none (`DEBUG:app.auth:Zq8vN2mK5pL9xR4t`, `auth:Signature: X` still go)
+LOGGER_LINE_START = re.compile(r"(?:(?<![\w:])|(?<=\\n))(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[A-Za-z_][\w.]{0,128}\Z")
+MESSAGE_WORD = re.compile(r"[A-Za-z]{1,64}:")
+MESSAGE_END = re.compile(r"\r?\n|\Z|(?:\\r)?\\n|\\?[\"']")   # (the line's end, escaped too, or a JSON string's or a repr()'s)
+
+
+def _logger_message(text: str, name_start: int, value_start: int, value_end: int) -> bool:
+    """Whether the name at name_start (after a ".") ends a logger's name in Python logging's default format and the
+    value after its colon is a word of the message."""
+    word = MESSAGE_WORD.match(text, value_start, value_end)   # (in a repr(), the value read on over its escaped breaks)
+    if word is None or MESSAGE_END.match(text, word.end()) is None or word.end() < value_end and text[word.end()] != "\\":
+        return False   # (`Signature: X` on the line: X is read as the value of the word's name, as before)
+    line_start = max(text.rfind("\n", max(0, name_start - 160), name_start) + 1, name_start - 160)
+    return LOGGER_LINE_START.search(text, line_start, name_start) is not None
 
 
 # A JSON object whose one key is `token` (`{"token": "world2"}`, a tokenizer's or a stream's piece per record; also inside a
@@ -200,10 +222,11 @@ def without_no_values(text: str, lower: str, spans: list, tokens: bool, values) 
         return spans
     region = lower[max(0, spans[0][4] - 96):spans[-1][1] + LOGPROB_REACH]
     failures = any(word in region for word in FAILURE_WORDS)
+    logger = ".auth:" in region   # (`DEBUG:botocore.auth:StringToSign:`: _logger_message)
     pieces = tokens and ("logprob" in region or "id" in region or "{" in region or any(word in region for word in PIECE_WORDS))
     maybe = {value for value in values if value.startswith(TOKEN_PIECE_MARKS) or value.endswith("`")
              or value.lower() in OBJECT_KINDS or failures and REASON_WORD.fullmatch(value) is not None
-             or PERL_READ.fullmatch(value) is not None}
+             or PERL_READ.fullmatch(value) is not None or logger and MESSAGE_WORD.fullmatch(value) is not None}
     if not maybe and not pieces:
         return spans
     return [span for span in spans if not ((pieces or text[span[0]:span[1]] in maybe) and names_no_value(
