@@ -12,7 +12,9 @@ import operator
 import re
 from typing import Callable
 
-from .references import SECRET_FETCH, in_a_call, names_a_plain_key, names_a_reference, names_no_value, without_no_values
+from .references import (
+    SECRET_FETCH, in_a_call, names_a_lookup_key, names_a_plain_key, names_a_reference, names_no_value, without_no_values,
+)
 from .names import (
     ANGLED_GENERATED, END_WORDS, NOT_SECRET_KEY_KINDS, QUALIFIER_BEFORE, QUANTITY_WORDS, SECRET_PAIRS,
     _NAME_CHARACTERS, _secret_name_cached, _weak_flag_secret, cannot_be_secret, is_hex_key, is_named_location,
@@ -368,11 +370,19 @@ def _reads_as_name(word: str) -> bool:
 
 
 def _call_literal_spans(call: str) -> list[tuple[int, int]]:
-    """The strings that may be secrets in a call under a secret's name."""
+    """The strings that may be secrets in a call under a secret's name (a lookup's key is none: references.names_a_lookup_key)."""
     if "'" not in call and '"' not in call:
         return []
-    return [literal.span(1) if literal.group(1) is not None else literal.span(2)
-            for literal in CALL_LITERAL.finditer(call) if _literal_may_be_secret(literal.group(1) or literal.group(2))]
+    spans = []
+    for literal in CALL_LITERAL.finditer(call):
+        start, end = literal.span(1) if literal.group(1) is not None else literal.span(2)
+        if call[end - 1] == "\\" and call[start - 2:start - 1] == "\\":   # `tokenizer(x)[\"input_ids\"]` in a JSON
+            escapes = start - 1 - len(call[:start - 1].rstrip("\\"))      # string: the quotes are escaped (in JSON
+            if call.endswith("\\" * escapes, start, end):                  # inside JSON, by three backslashes)
+                end -= escapes
+        if start < end and not names_a_lookup_key(call, start - 1, end) and _literal_may_be_secret(call[start:end]):
+            spans.append((start, end))
+    return spans
 
 
 @functools.lru_cache(maxsize=4096)
@@ -887,8 +897,9 @@ def _value_is_log_prefix(text: str, name_start: int, value_start: int) -> tuple[
     if not prefix:
         return None
     value_line = text.rfind("\n", 0, value_start) + 1
-    if not _starts_with_prefix(text, value_line, prefix):
-        # (another source's line between: pods, ranks taking turns; the value is on the name's source's next line)
+    if not text.startswith(prefix, value_line):
+        # (another source's line between: pods, ranks taking turns, also where the prefixes differ in their digits only,
+        # `[rank1]: ` after `[rank0]: `; the value is on the name's source's next line)
         value_line = same_source_line(text, line_start, value_line)
         if not _starts_with_prefix(text, value_line, prefix):
             return None

@@ -277,6 +277,7 @@ def _prefixed_block_spans(text: str) -> list[Span]:
         first_edit = len(edits)
         at = line_start
         source: str | None = None
+        sources: set[str] = set()   # (the sources whose lines stay in the view: the opener's, and each that opens a block)
         for _ in range(YAML_BLOCK_MOST_LINES + 1):
             exact = text.startswith(prefix, at)
             if not exact and text[at:at + len(prefix)].translate(PREFIX_DIGITS) != shape:
@@ -284,7 +285,7 @@ def _prefixed_block_spans(text: str) -> list[Span]:
                 break
             newline = text.find("\n", at)
             if not exact and _other_source_line(text, line_start, at, newline, source := (
-                    line_source(text, line_start, m.start()) if source is None else source)):
+                    line_source(text, line_start, m.start()) if source is None else source), sources):
                 edits.append((at, len(text) if newline < 0 else newline + 1, ""))   # (another rank's line: left out)
             else:
                 edits.append((at, at + len(prefix), ""))
@@ -317,16 +318,22 @@ def _prefixed_block_spans(text: str) -> list[Span]:
 OPENS_A_BLOCK = re.compile(PREFIXED_OPENER.pattern)   # (_other_source_line's own: the loop's search is PREFIXED_OPENER)
 
 
-def _other_source_line(text: str, line_start: int, at: int, newline: int, source: str) -> bool:
+def _other_source_line(text: str, line_start: int, at: int, newline: int, source: str, sources: set[str]) -> bool:
     """Whether the line at `at`, whose prefix is the block's opener's (at line_start) but for its digits, is another
     source's (line_views.line_source: `[rank1]: ` after `[rank0]: password: |`, ranks taking turns in runs) and opens
     no block itself: it is left out of the block's view (the block reads on over it, as the ranks' own views do); one
-    that opens a block stays in it, as before (its lines are hidden with the block's)."""
+    that opens a block stays in it, as before, and so do its source's lines after it (`sources`: the block it opens
+    is read in this view, its lines hidden with the block's)."""
     if not source:
         return False
     end = len(text) if newline < 0 else newline
     other = line_source(text, at, end)
-    return bool(other) and other != source and OPENS_A_BLOCK.search(text, at, end + 1) is None
+    if not other or other == source or other in sources:
+        return False
+    if OPENS_A_BLOCK.search(text, at, end + 1) is None:
+        return True
+    sources.add(other)
+    return False
 
 
 def _opener_prefix(head: str, xml: bool) -> tuple[str, str, int, str] | None:

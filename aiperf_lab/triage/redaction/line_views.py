@@ -434,6 +434,9 @@ def _line_source(text: str, start: int, end: int) -> str:
         m = SHARED_PREFIX.match(text, start, end)
         if m is None or m.end() == end:
             return ""
+    elif text.startswith("|", m.end() - 1 - (text[m.end() - 1] == " ")) and (
+            inner := LOG_PREFIX.match(text, m.end(), end)) is not None and inner.end() < end:
+        return _source(m.group()) + _source(inner.group())   # (compose's `api-1  | ` then `[rank0]: `: the rank's too)
     return _source(m.group())
 
 

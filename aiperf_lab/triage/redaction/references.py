@@ -8,9 +8,11 @@ word, a harmless value in a code span, what a Perl scalar reads from the program
 
 from __future__ import annotations
 
+import json
 import re
 
-from .names import cannot_be_secret, looks_generated, looks_like_password, reads_as_words
+from .announced import _generated
+from .names import cannot_be_secret, is_hex_key, looks_generated, looks_like_password, reads_as_words
 
 # A command substitution that fetches the secret (`HF_TOKEN=$(cat /run/secrets/hf)`, `$(vault kv get -field=x ...)`,
 # backquoted): the command is in the log, not what it prints. (Not `$(echo X)`, `$(printf X)`: the value is there.)
@@ -61,6 +63,20 @@ def in_a_call(text: str, at: int) -> bool:
     return before.rfind("(") > before.rfind(")")
 
 
+# A lookup's key in code under a secret's name (`secret_key = request.headers.get("X-Api-Key")`, `headers["X-Auth-Token"]`,
+# `os.getenv("Api-Key")`): the first string given to a mapping's get/pop or a subscript, shaped as an HTTP header's name
+# (words of letters apart by "-", each capitalised, in capitals or small: `X-Api-Key`, `X-API-KEY`, `x-goog-api-key`),
+# names where the secret is, not the secret (a default after it, `.get("X-Api-Key", "s3cr3t-Value9")`, is still read)
+LOOKUP_OPENERS = (".get(", "getenv(", ".pop(", ".getheader(", ".get_header(", ".getlist(", "[")
+HEADER_NAME = re.compile(r"(?:[A-Z]{1,6}|[A-Z]?[a-z]{2,24})(?:-(?:[A-Z]{1,6}|[A-Z]?[a-z]{2,24})){1,7}")
+
+
+def names_a_lookup_key(code: str, quote_at: int, end: int) -> bool:
+    """Whether the string of code at quote_at (its opening quote) to end (its closing one) is a lookup's key."""
+    before = code[max(0, quote_at - 12):quote_at].rstrip("\\")   # (`[\"X-Api-Key\"]` in a JSON string)
+    return before.endswith(LOOKUP_OPENERS) and HEADER_NAME.fullmatch(code, quote_at + 1, end) is not None
+
+
 # A failure's sentence about the secret, the reason after its colon (`Failed to get token: timeout`, `Unable to refresh
 # access token: connection refused`, `could not fetch secret: Forbidden`): a word of letters there is the reason, not the
 # secret (lower-cased text before the name, on its line; no verb that reads the value it was given: validate, decode)
@@ -81,7 +97,7 @@ TOKEN_PIECE_MARKS = ("\u0120", "\u2581", "\u010a")
 # Kubernetes names an object by its kind and its quoted name (`MountVolume.SetUp failed for volume "hf-token" : secret
 # "hf-token" not found`): after a secret-named volume's name, the kind word is no value
 OBJECT_KINDS = frozenset({"secret", "secrets", "configmap", "configmaps", "volume", "serviceaccount"})
-QUOTED_OBJECT_NAME = re.compile(r"[ \t]\"[a-z0-9][a-z0-9.-]{0,252}\"")
+QUOTED_OBJECT_NAME = re.compile(r"[ \t]\\?\"[a-z0-9][a-z0-9.-]{0,252}\\?\"")   # (in a JSON string, its quotes escaped)
 # A tokenizer's piece printed with its id (`token: 'world2' id: 14957`), or named as one (`decoded token: world2`)
 VOCABULARY_ID = re.compile(r"['\"]?,?[ \t]{1,4}(?:token_)?id[ \t]?[:=][ \t]{0,4}[0-9]{1,7}(?![0-9])")
 PIECE_WORDS = ("decoded", "generated", "sampled", "predicted", "next", "special", "unknown", "vocab")
@@ -101,21 +117,34 @@ def names_no_value(text: str, lower: str, name_start: int, sep: str, value_start
     vLLM's logprobs), Kubernetes' kind word before an object's quoted name. (Every look around is bounded.)"""
     if text.startswith(TOKEN_PIECE_MARKS, value_start):
         return True
+    if name_start and text[name_start - 1] == "." and sep == ":" and _logger_message(text, name_start, value_start,
+                                                                                    value_end):
+        return True   # `DEBUG:botocore.auth:CanonicalRequest:`: a logger's name, then its message
     if name_start and text[name_start - 1] == "$" and PERL_READ.fullmatch(text, value_start, value_end) is not None:
         return True   # `my $password = shift;`
+    if text[value_start] == "?" and sep == ":" and _in_parameter_expansion(lower, name_start):
+        return True   # `${WANDB_API_KEY:?set WANDB_API_KEY}`: the expansion's message (a default after `:-` is read)
+    if sep == " = " and lower[value_start:value_end] == lower[name_start:value_start - len(sep)] and (
+            IDENTIFIER.fullmatch(text, value_start, value_end) is not None):
+        return True   # `self.api_key = api_key or os.getenv(...)`: a variable named as the secret is, no value
     token = lower.startswith("token", name_start)
-    if token and lower[name_start + 5:name_start + 6] in QUOTES and _logprob_near(lower, name_start, value_end):
+    if token and lower.startswith(("\"", "'", '\\"'), name_start + 5) and _logprob_near(lower, name_start, value_end):
         return not looks_generated(text[value_start:value_end])   # (a logprobs record's piece)
     if token and _only_key_of_a_record(text, name_start, value_start, value_end):
-        return _vocabulary_piece(text[value_start:value_end])   # `{"token": "world2"}`
+        return not token_value_is_credential(_json_unescaped(text[value_start:value_end]))   # `{"token": "world2"}`
     if value_end - value_start <= LONGEST_KIND and lower[value_start:value_end] in OBJECT_KINDS and (
             QUOTED_OBJECT_NAME.match(lower, value_end) is not None):
         return True
-    if text[value_end - 1] == "`" and cannot_be_secret(text[value_start:value_end - 1]) and lower.rfind(
-            "`", max(0, name_start - 64), name_start) >= 0:
-        return True   # Pass `add_to_git_credential=True` in this function: a code span in a sentence
+    if (span_end := value_end - len(text[value_end - 2:value_end]) + len(text[value_end - 2:value_end].rstrip(").,"))) and (
+            text[span_end - 1] == "`" and cannot_be_secret(text[value_start:span_end - 1]) and lower.rfind(
+            "`", max(0, name_start - 64), name_start) >= 0):
+        return True   # Pass `add_to_git_credential=True` in this function, (`token=True`): a code span in a sentence
     if ":" not in sep:
         return False
+    if sep == ": " and text[value_end:value_end + 1] == " " and (
+            lower[value_start:value_end] in PROSE_OPENERS or lower.endswith(EXCEPTION_ENDS, name_start, value_start - 2)
+            and REASON_WORD.fullmatch(text, value_start, value_end) is not None):
+        return True   # `Invalid token: expected a string of 37 characters`, `LocalTokenNotFoundError: Token is required`
     if token and (VOCABULARY_ID.match(lower, value_end) is not None or _piece_word_before(lower, name_start)):
         return not looks_generated(text[value_start:value_end])   # `token: 'world2' id: 14957`, `decoded token: world2`
     if REASON_WORD.fullmatch(text, value_start, value_end) is None:
@@ -127,10 +156,64 @@ def names_no_value(text: str, lower: str, name_start: int, sep: str, value_start
     return FAILED_TO_GET.search(before, before.rfind("\n") + 1) is not None
 
 
+# Python logging's default format (`%(levelname)s:%(name)s:%(message)s`, basicConfig's) with a logger named `x.auth` or
+# `x.credentials` (`DEBUG:botocore.auth:CanonicalRequest:`, `StringToSign:`, `Signature:`): the colon after the name
+# opens its message, no value; a message that is a word and a colon ending the line (the lines under it the rules' own:
+# the signature goes, h24a's store_prints), or a sentence (`DEBUG:botocore.credentials:Looking for credentials via: env`)
+# is none (`DEBUG:app.auth:Zq8vN2mK5pL9xR4t`, `auth:Signature: X` still go)
+LOGGER_LINE_START = re.compile(r"(?:(?<![\w:])|(?<=\\n))(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[A-Za-z_][\w.]{0,128}\Z")
+MESSAGE_WORD = re.compile(r"[A-Za-z]{1,64}:")
+MESSAGE_PROSE = re.compile(r"[A-Z]?[a-z]{1,63}")   # (a sentence's first word, then a blank and a small letter: `Looking for`)
+MESSAGE_GOES_ON = re.compile(r" [a-z]{2}")
+MESSAGE_END = re.compile(r"\r?\n|\Z|(?:\\r)?\\n|\\?[\"']")   # (the line's end, escaped too, or a JSON string's or a repr()'s)
+
+
+def _logger_message(text: str, name_start: int, value_start: int, value_end: int) -> bool:
+    """Whether the name at name_start (after a ".") ends a logger's name in Python logging's default format and the
+    value after its colon is a word of the message."""
+    if MESSAGE_PROSE.fullmatch(text, value_start, value_end) is not None and MESSAGE_GOES_ON.match(text, value_end):
+        pass   # `DEBUG:botocore.credentials:Looking for credentials via: env`: a sentence
+    elif (word := MESSAGE_WORD.match(text, value_start, value_end)) is None or MESSAGE_END.match(  # (in a repr(), the value
+            text, word.end()) is None or word.end() < value_end and text[word.end()] != "\\":   # read on over escaped breaks)
+        return False   # (`Signature: X` on the line: X is read as the value of the word's name, as before)
+    line_start = max(text.rfind("\n", max(0, name_start - 160), name_start) + 1, name_start - 160)
+    return LOGGER_LINE_START.search(text, line_start, name_start) is not None
+
+
+# A sentence after a secret's name and its colon, opened by one of these words and a blank (`Invalid token: expected a
+# string of 37 characters, got 0`, `token: is required`); an exception's message after its class's name
+# (`LocalTokenNotFoundError: Token is required ...`: a word of letters then a blank): no value
+PROSE_OPENERS = frozenset({"expected", "must", "should", "cannot", "is", "was", "has", "have", "does", "not", "missing",
+                           "required", "empty", "too", "contains", "got", "needs"})
+EXCEPTION_ENDS = ("error", "exception", "warning")
+IDENTIFIER = re.compile(r"[A-Za-z_]\w{2,127}")
+
+
+def _in_parameter_expansion(lower: str, name_start: int) -> bool:
+    """Whether a name is a shell parameter expansion's (`${NAME:?msg}`): `${` before it with no
+    `}` or blank between (128 characters looked at)."""
+    before = lower[max(0, name_start - 128):name_start]
+    opening = before.rfind("${")
+    return opening >= 0 and "}" not in before[opening:] and " " not in before[opening:]
+
+
 # A JSON object whose one key is `token` (`{"token": "world2"}`, a tokenizer's or a stream's piece per record; also inside a
-# JSON string, its quotes escaped): its value is a piece unless shaped as a credential (_vocabulary_piece)
+# JSON string, its quotes escaped): its value is a piece unless shaped as a credential (token_value_is_credential)
 RECORD_OPEN_BEFORE = re.compile(r"\{[ \t]{0,4}\\?\"\Z")
 RECORD_CLOSE_AFTER = re.compile(r"\\?\"[ \t]{0,4}\}")
+
+
+def _json_unescaped(value: str) -> str:
+    """A JSON string's value with its escapes decoded (`\\u0120the`: a record read where its record is inside a JSON
+    string), twice at most (JSON inside JSON); as it is where it holds none or is no JSON string's."""
+    for _ in range(2):
+        if "\\" not in value:
+            break
+        try:
+            value = json.loads(f'"{value}"')
+        except ValueError:
+            break
+    return value
 
 
 def _only_key_of_a_record(text: str, name_start: int, value_start: int, value_end: int) -> bool:
@@ -138,15 +221,6 @@ def _only_key_of_a_record(text: str, name_start: int, value_start: int, value_en
     value_start:value_end."""
     return (text[value_start - 1:value_start] == '"' and RECORD_CLOSE_AFTER.match(text, value_end) is not None
             and RECORD_OPEN_BEFORE.search(text, max(0, name_start - 8), name_start) is not None)
-
-
-def _vocabulary_piece(value: str) -> bool:
-    """Whether a token record's value may be a tokenizer's piece: no generated shape, and under 8 characters where it
-    reads as a password, with no capitals beside its digits (`world2` stays; `Hunter2`, `hunter22`, `token-abc123`, a
-    kubeadm token, an `hf_` token go)."""
-    if not 0 < len(value) <= 64 or looks_generated(value) or not looks_like_password(value):
-        return 0 < len(value) <= 64 and not looks_generated(value)
-    return len(value) < 8 and not (any(c.isupper() for c in value) and any(c.isdigit() for c in value))
 
 
 QUOTES = ("\"", "'")
@@ -186,10 +260,12 @@ def without_no_values(text: str, lower: str, spans: list, tokens: bool, values) 
         return spans
     region = lower[max(0, spans[0][4] - 96):spans[-1][1] + LOGPROB_REACH]
     failures = any(word in region for word in FAILURE_WORDS)
+    logger = ".auth:" in region or ".credentials:" in region   # (`DEBUG:botocore.auth:StringToSign:`: _logger_message)
     pieces = tokens and ("logprob" in region or "id" in region or "{" in region or any(word in region for word in PIECE_WORDS))
     maybe = {value for value in values if value.startswith(TOKEN_PIECE_MARKS) or value.endswith("`")
              or value.lower() in OBJECT_KINDS or failures and REASON_WORD.fullmatch(value) is not None
-             or PERL_READ.fullmatch(value) is not None}
+             or PERL_READ.fullmatch(value) is not None or logger and MESSAGE_PROSE.fullmatch(value.rstrip(":")) is not None
+             or value[:1] == "?" or value.lower() in PROSE_OPENERS}
     if not maybe and not pieces:
         return spans
     return [span for span in spans if not ((pieces or text[span[0]:span[1]] in maybe) and names_no_value(
@@ -206,3 +282,42 @@ def spaced_placeholder_after(lower: str, value_start: int, value_end: int) -> bo
     scheme, blank, rest = lower[value_start:value_end].partition(" ")
     return bool(blank) and rest.startswith("<") and SPACED_AUTH_PLACEHOLDER.match(
         lower, value_end - len(rest)) is not None
+
+
+# One rule for a value under a name that says only token (or key) and nothing of its kind: a listing's TOKEN or KEY
+# column (tables._aligned_secret, kind 3) and a JSON record whose one key is `token` (names_no_value) ask it alike.
+# A tokenizer's piece or a credential: byte-level BPE (GPT-2, cl100k/o200k, Llama 3, Qwen) splits letters from digits
+# before merging, so none of its pieces holds both; SentencePiece with split digits (Llama 2, Mistral) neither; a piece
+# carries its tokenizer's mark (`Ġthe`, `▁world`, `Ċ`, `##ing`, `hello</w>`) or brackets (`<s>`, `<|endoftext|>`, `<0x0A>`,
+# `[CLS]`, `[unused12]`), or is a word, camel-case words (`JavaScript`, `getElementById`), digits, punctuation, or a
+# WordPiece's or a stream's short piece (`world2`). A credential is generated (looks_generated, announced's 12+ letters
+# and digits both, 32+ hex, kubeadm's `abcdef.0123456789abcdef`), or password-shaped: letters and digits in 8+
+# characters (`hunter22`, `token-abc123`), capitals, small letters and digits in 6+ (`Hunter2`), a symbol after a letter
+# in 8+ (`P@ssword`, `Winter2024!blue`), mixed case in 8+ that does not read as words (`aBcDeFgH`).
+KUBEADM_TOKEN = re.compile(r"[a-z0-9]{6}\.[a-z0-9]{16}")   # (a token's shape with a dot, which looks_generated refuses)
+VOCABULARY_PIECE = re.compile(r"(?:##|[\u0120\u2581\u010a])[^\n]{0,63}|<\|?[^<>\s]{1,62}\|?>|\[[^\[\]\s]{1,62}\]"
+                              r"|[^\s<>]{1,60}</w>")
+PASSWORD_SYMBOLS = "-_./:'"   # (what looks_like_password counts as no symbol; a word's apostrophe too)
+
+
+def token_value_is_credential(value: str) -> bool:
+    """Whether a value under a name that says only token (or key) is a credential, not a tokenizer's piece (above)."""
+    if not value or len(value) > 64:
+        return bool(value)
+    if VOCABULARY_PIECE.fullmatch(value) is not None:
+        inner = value.strip("<>[]|#/\u0120\u2581\u010a")   # (a generated value in brackets is none of the vocabulary's)
+        return looks_generated(inner) or is_hex_key(inner)
+    if (looks_generated(value) or _generated(value) or is_hex_key(value)
+            or KUBEADM_TOKEN.fullmatch(value) is not None):
+        return True
+    if len(value) < 6 or not looks_like_password(value):
+        return False
+    digits = any(c.isdigit() for c in value)
+    upper = any(c.isupper() for c in value)
+    lower = any(c.islower() for c in value)
+    if digits and (len(value) >= 8 or upper and lower):
+        return True
+    if len(value) < 8:
+        return False
+    return any(not c.isalnum() and c not in PASSWORD_SYMBOLS for c in value[1:]) or (
+        upper and lower and not reads_as_words(value))

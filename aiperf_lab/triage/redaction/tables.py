@@ -21,12 +21,13 @@ from __future__ import annotations
 import functools
 import re
 
-from .announced import _generated, announced_hold, announced_spans
+from .announced import announced_hold, announced_spans
 from .distinct_lines import few_distinct_lines
 from .line_views import LOG_PREFIX, without_log_prefix
 from .names import (
     _names_a_when, _secret_name_cached, cannot_be_secret, looks_generated, looks_like_password, name_words, says_absent,
 )
+from .references import token_value_is_credential
 from .spans import REDACTED, Span, has
 
 # the words one of which a secret column's name holds, lower-cased: those the Redactor looked for already (its line views'
@@ -191,8 +192,6 @@ ALIGNED_WORDS = re.compile(r"passw|secret|p(?<![a-z]p)(?:ass|wd)(?![a-z])|c(?<![
 # `key  value` / `lr  0.001` stay)
 BARE_COLUMN_WORDS = [(word, re.compile(word + f"(?<![a-z0-9_]{word})(?![a-z0-9_/.-])")) for word in ("token", "key")]
 BARE_COLUMNS = frozenset({"token", "key", "tokens", "keys"})
-# kubeadm's bootstrap token (`abcdef.0123456789abcdef`): a token's shape with a dot, which looks_generated refuses
-KUBEADM_TOKEN = re.compile(r"[a-z0-9]{6}\.[a-z0-9]{16}")
 ALIGNED_GAP = re.compile(r"[ \t]{2,}|\t")
 ALIGNED_HEADER_CELL = re.compile(r"[A-Za-z_][A-Za-z_./-]{0,31}(?: [A-Za-z_][A-Za-z_./-]{0,31})?")   # (no digits: a row's)
 ALIGNED_MOST_COLUMNS = 12
@@ -261,24 +260,9 @@ def _aligned_row(line: str, starts: list[int], lead: int = 0) -> list[tuple[int,
 def _aligned_secret(value: str, kind: int) -> bool:
     if kind == 2:
         return _secret_cell(value, kind)
-    if kind == 3:   # (a column named only TOKEN or KEY: 12+ letters and digits, both; kubeadm's token)
-        return _generated(value) or KUBEADM_TOKEN.fullmatch(value) is not None or _password_in_token_column(value)
+    if kind == 3:   # (a column named only TOKEN or KEY: a credential, not a tokenizer's piece; one rule with a JSON
+        return token_value_is_credential(value)   # record's one `token` key: references.token_value_is_credential)
     return looks_generated(value)
-
-
-# (session 24, h24a) a value under a column named only TOKEN or KEY shaped as a password no vocabulary holds: 8+
-# characters with capitals, small letters and digits all in it (`Tq7mZ2x9`), or 10+ with letters, digits and a symbol
-# (`Winter2024!blue`); a tokenizer's pieces stay (`world2`, `<0x0A>`, `[unused12]`, `▁Hello`, `##ing2`, `Ġthe`)
-_VOCABULARY_MARKS = frozenset("<>[]#|\u2581\u0120")
-
-
-def _password_in_token_column(value: str) -> bool:
-    if len(value) < 8 or not looks_like_password(value) or not _VOCABULARY_MARKS.isdisjoint(value):
-        return False
-    digits = any(c.isdigit() for c in value)
-    if any(c.isupper() for c in value) and any(c.islower() for c in value) and digits:
-        return True
-    return len(value) >= 10 and digits and any(not c.isalnum() and c not in "-_./:" for c in value)
 
 
 def aligned_listing_spans(text: str, lower: str, words: frozenset[str]) -> list[Span]:
