@@ -23,7 +23,7 @@ from collections import Counter
 from typing import Callable
 from urllib.parse import quote, quote_plus
 
-from .line_views import LOG_PREFIX
+from .line_views import LOG_PREFIX, MESSAGE_KEY_PATTERN
 from .names import CHAIN, FRAGMENT, WRAP_REST
 from .spans import (KNOWN_VALUE, REDACTED, Span, _common_prefix, _common_suffix, _line_by_line, _longest_first, gated,
                     has, has_characters)
@@ -574,9 +574,10 @@ def _covering(text: str, value: str, groups: list[_SharedNeedle]) -> Callable[[i
 
 # (session 24) a JSON log record's end after its message's last character (the message's closing quote, an escaped line
 # break before it as Docker's json-file writes `...\\n"`, the record's other keys and its brace), and the next record's
-# start up to its message's first character (line_views.MESSAGE_KEYS): a value wrapped over two records
+# start up to its message's first character (line_views.MESSAGE_KEYS, in any case: MESSAGE_KEY_PATTERN): a value
+# wrapped over two records
 JSON_RECORD_END = re.compile(r"(?:\\n)?\"[^\n]{0,512}?\}[ \t]{0,4}\r?\n")
-JSON_MESSAGE_START = re.compile(r"[ \t]{0,16}\{[^\n]{0,256}?\"(?:msg|message|log|text|line|event|textPayload)\"[ \t]{0,4}:[ \t]{0,4}\"")
+JSON_MESSAGE_START = re.compile(rf"[ \t]{{0,16}}\{{[^\n]{{0,256}}?\"{MESSAGE_KEY_PATTERN}\"[ \t]{{0,4}}:[ \t]{{0,4}}\"")
 
 
 def _json_message_start(text: str, line: int, end: int | None = None) -> int:
