@@ -915,7 +915,7 @@ def _kubectl_secret_spans(text: str, lower: str) -> list[Span]:
                 tail = lower[max(lower.rfind("\n", 0, at) + 1, newline + 1 - 120):newline + 1]
                 if (printed := prints.get(tail)) is None:
                     printed = prints[tail] = KUBECTL_SECRET_LINE.search(tail) is not None and (
-                        literal not in ("printenv", "echo ") or _prints_secret_variable(tail))
+                        literal not in ("printenv", "echo ", "print(os.") or _prints_secret_variable(tail))
                 if printed and ASSIGNED_SUBSTITUTION.search(lower, max(lower.rfind("\n", 0, at) + 1, at - 640), at):
                     pass   # `export HF_TOKEN=$(gcloud secrets versions access ...)`: the value went to the variable
                 elif printed:
