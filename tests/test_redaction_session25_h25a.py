@@ -6,14 +6,20 @@ at every place (stream_feed.hidden_everywhere); what is no secret stays byte for
 1. One list of a JSON log record's message keys (line_views.MESSAGE_KEYS), read in any case by the view and by the wrap
    rule (known_secrets.JSON_MESSAGE_START through line_views.MESSAGE_KEY_PATTERN): `{"Message": ...}`, `{"MSG": ...}`.
 2. `SLURM_JWT=X` with X no JWT, and `openai_key: X` with X not key-shaped: a name ending in JWT, and a service's KEY
-   (names.SERVICE_KEY_WORDS), are decided by the name as API_KEY is (assignments.SECRET_ASSIGNMENTS); `sort_key: name`,
-   `max_key: 16`, `hf_key: model.norm.weight`, `jwt_audience: X` stay.
+   or a SECRET_PAIRS key (names.SERVICE_KEY_WORDS: openai, wandb, ..., master, encryption, signing, session), are
+   decided by the name as API_KEY is (assignments.SECRET_ASSIGNMENTS); `sort_key: name`, `max_key: 16`,
+   `hf_key: model.norm.weight`, `jwt_audience: X`, `client_key: /path` stay. Together AI's `tgp_v1_` keys by shape.
 3. A JSON record inside a JSON record's message (Docker's json-file of an app that logs JSON, structlog's `event`)
    holding a listing, an askpass script or a known value's wrapped rest: the stream holds such a line as a view of its
    view reads it (line_views.without_log_prefix reads a quoted line's view once more; known_secrets.head_over_lines reads
    the inner record's message: _nested_record_head), so stream and text agree and both hide.
 4. Red team: Python's `print(os.environ["HF_TOKEN"])` (`python -c`, a REPL), the value printed bare on the next line, as
    `printenv NAME` is read (store_prints.PRINTED_ENV_NAME, KUBECTL_SECRET_PRINT; the name judged by is_secret_name).
+5. Red team: TorchServe's key_file.json (token authorization, on by default: `{"management": {"key": "B-E5KSRM",
+   "expiration time": ...}, ..., "API": {"key": ...}}`), on one line or pretty-printed (tokens.SERVE_KEY_FIRST,
+   SERVE_KEY_EXPIRY; a stream holds `"management": {`: token_spans.kaggle_json_hold); a protobuf text map entry under a
+   secret's name (Triton's config.pbtxt `parameters { key: "hf_token" value: { string_value: "X" } }`, over lines too:
+   token_spans.pbtxt_parameter_spans, and pbtxt_parameter_hold in a stream).
 """
 
 from __future__ import annotations
@@ -75,6 +81,14 @@ FORMS = {
     "OPENAI_KEY env": (f"OPENAI_KEY={SHORT}\n", SHORT),
     "openaiKey camel": (f'{{"openaiKey": "{SHORT}"}}\n', SHORT),
     "cohere-key flag": (f"--cohere-key={PW}\n", PW),
+    "LiteLLM master_key": ("general_settings:\n  master_key: sk-1234\n", "sk-1234"),
+    "LITELLM_MASTER_KEY": ("LITELLM_MASTER_KEY=sk-1234\n", "sk-1234"),
+    "ENCRYPTION_KEY": (f"ENCRYPTION_KEY={SHORT}\n", SHORT),
+    "signing_key": (f"signing_key: {PW}\n", PW),
+    "session_key": (f"session_key={SHORT}\n", SHORT),
+    "AZURE_KEY": (f"AZURE_KEY={SHORT}\n", SHORT),
+    "Together key bare": ("using tgp_v1_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abc\n",
+                          "tgp_v1_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abc"),
 }
 
 
@@ -96,6 +110,9 @@ KEPT_NAMES = [
     "jwt_issuer: https://auth.example.com/\n", "def load(openai_key: str, wandb_key: Optional[str] = None):\n",
     '{"hf_key": "model.norm.weight", "shape": [4096]}\n', "text_key: text\nimage_key: jpg\nfirst_stage_key: image\n",
     "INFO using jwt auth\n", "jwt=1\n",
+    "client_key: /etc/certs/client.key\n", "tls:\n  client_key: client.key\n", "session_key: None\n",
+    "encryption_key_id: 42\n", "signing_key_path: /k/sign.pem\n", "client_key_file=/x.pem\n", "session key rotated\n",
+    "license_key: ${LICENSE}\n", "account_key_name: main\n", "weights/tgp_v1_model.bin\n",
 ]
 
 
@@ -185,4 +202,48 @@ def test_a_secret_variable_printed_by_python(form, value, wrap):
     ">>> print(os.environ['HF_TOKEN'] is not None)\nTrue\n",
 ])
 def test_python_prints_that_hold_no_secret_stay(text, wrap):
+    kept_everywhere(wrapped(text, wrap))
+
+
+SERVE_KEYS = ["B-E5KSRM", "gNRuA7dS", "yv9uQajP"]
+SERVE_FILE = {"management": {"key": SERVE_KEYS[0], "expiration time": "2026-11-25T21:12:24.801167Z"},
+              "inference": {"key": SERVE_KEYS[1], "expiration time": "2026-11-25T21:12:24.801167Z"},
+              "API": {"key": SERVE_KEYS[2]}}
+
+
+@pytest.mark.parametrize("wrap", WRAPS)
+@pytest.mark.parametrize("indent", [None, 2, 4])
+def test_torchserve_key_file(indent, wrap):
+    text = "$ cat key_file.json\n" + json.dumps(SERVE_FILE, indent=indent) + "\n"
+    whole = hidden_everywhere(wrapped(text, wrap), SERVE_KEYS[0])
+    assert not any(key in whole for key in SERVE_KEYS), whole
+    assert "expiration time" in whole
+
+
+PBTXT = [
+    'parameters { key: "hf_token" value: { string_value: "%s" } }\n',
+    'parameters {\n  key: "hf_token"\n  value: {\n    string_value: "%s"\n  }\n}\n',
+    'parameters: {\n  key: "openai_api_key"\n  value: {\n    string_value: "%s"\n  }\n}\n',
+    'parameters {\n  key: "db_password"\n  value: { string_value: "%s" }\n}\n',
+]
+
+
+@pytest.mark.parametrize("wrap", WRAPS)
+@pytest.mark.parametrize("value", [SHORT, PW])
+@pytest.mark.parametrize("form", PBTXT)
+def test_a_secret_in_a_protobuf_text_parameter(form, value, wrap):
+    hidden_everywhere(wrapped(form % value, wrap), value)
+
+
+@pytest.mark.parametrize("wrap", WRAPS)
+@pytest.mark.parametrize("text", [
+    'parameters { key: "tokenizer_dir" value: { string_value: "/models/tok" } }\n',
+    'parameters {\n  key: "max_tokens_in_paged_kv_cache"\n  value: {\n    string_value: "2560"\n  }\n}\n',
+    'parameters { key: "api_key" value: { string_value: "${API_KEY}" } }\n',
+    'parameters {\n  key: "batch_scheduler_policy"\n  value: {\n    string_value: "max_utilization"\n  }\n}\n',
+    '{"management": {"enabled": true}, "inference": {"workers": 4}}\n',
+    '{"api": {"key": "${TS_KEY}"}}\n',
+    '"inference": {\n  "key_file": "key_file.json"\n}\n',
+])
+def test_parameters_and_objects_that_hold_no_secret_stay(text, wrap):
     kept_everywhere(wrapped(text, wrap))

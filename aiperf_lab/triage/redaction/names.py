@@ -104,7 +104,13 @@ NOT_SECRET_WORDS = {"tiktoken"}
 # (`SLURM_JWT=X`, Slurm's REST token: a credential whatever its shape; `jwt_audience: X` and `jwt_issuer: X` stay).
 SERVICE_KEY_WORDS = ("openai", "azure_openai", "anthropic", "claude", "cohere", "groq", "mistral", "gemini", "google",
                      "wandb", "comet", "neptune", "pinecone", "together", "replicate", "deepseek",
-                     "fireworks", "perplexity", "voyage", "ngc", "nvidia", "openrouter", "xai", "stripe", "sendgrid")
+                     "fireworks", "perplexity", "voyage", "ngc", "nvidia", "openrouter", "xai", "stripe", "sendgrid",
+                     "azure", "weaviate", "qdrant", "elevenlabs", "tavily", "deepgram", "assemblyai", "runpod",
+                     # and SECRET_PAIRS' (X, "key") that no keyword of SECRET_ASSIGNMENTS reads yet (LiteLLM's
+                     # `master_key: sk-1234`, ENCRYPTION_KEY, SIGNING_KEY, CLIENT_KEY, LICENSE_KEY, SESSION_KEY; not ssh,
+                     # gpg and pgp, whose printed values are public keys and key ids)
+                     "master", "encryption", "signing", "client", "license", "shared", "deploy", "session", "sas",
+                     "priv", "account")
 SERVICE_KEY_KEYWORD = ("key(?:" + "|".join(f"(?<={word}[_-]key)|(?<={word}key)" for word in SERVICE_KEY_WORDS)
                        + ")(?![a-z])")
 JWT_KEYWORD = r"jwt(?<![a-z0-9]jwt)(?![\w.-])"
