@@ -23,7 +23,7 @@ from collections import Counter
 from typing import Callable
 from urllib.parse import quote, quote_plus
 
-from .line_views import LOG_PREFIX, MESSAGE_KEY_PATTERN, without_log_prefix
+from .line_views import LOG_PREFIX, MESSAGE_KEY_PATTERN, without_log_prefixes
 from .names import CHAIN, FRAGMENT, WRAP_REST
 from .spans import (KNOWN_VALUE, REDACTED, Span, _common_prefix, _common_suffix, _line_by_line, _longest_first, gated,
                     has, has_characters)
@@ -608,7 +608,7 @@ def _json_message_start(text: str, line: int, end: int | None = None) -> int:
 def _inner_message(line: str) -> str:
     """A line (with its line break) as a view of its view reads it (line_views.without_log_prefix), and where that is a
     JSON log record still (a record inside a record inside a record), its message; without the line break."""
-    view = without_log_prefix(line)
+    view = without_log_prefixes(line)
     if (start := _json_message_start(view, 0)) >= 0 and (close := _json_message_end(view, len(view))) > 0:
         return view[start:close]
     return view.rstrip("\r\n")

@@ -101,20 +101,19 @@ def prefix_alone(line: str) -> bool:
     return bool(line) and (m := LOG_PREFIX.match(line + " ")) is not None and m.end() >= len(line)
 
 
-def without_log_prefix(line: str) -> str:
-    """line as its window's view reads it (without its colour codes, its log prefix, its quotes and escapes), for a
-    stream's hold, which judges a line as the rules will read it (holding one more is harmless). Where the line is
-    quoted (a JSON record, a JSON string, a repr()), its view is read so once more, as the Redactor reads a view of a
-    view (redactor.LINE_VIEW_DEPTH): Docker's json-file record of an app that logs JSON records, `{"log": "{\\"event\\":
-    \\"NAME  TOKEN\\"}\\n"}`, is held as `NAME  TOKEN` (session 25)."""
-    view = _without_log_prefix(line)
+def without_log_prefixes(line: str) -> str:
+    """without_log_prefix, and where the line is quoted (a JSON record, a JSON string, a repr()), its view read so once
+    more, as the Redactor reads a view of a view (redactor.LINE_VIEW_DEPTH): Docker's json-file record of an app that
+    logs JSON records (session 25; known_secrets' nested-record hold reads it)."""
+    view = without_log_prefix(line)
     if view is line or not ('"' in line or "'" in line):
         return view
-    return _without_log_prefix(view)
+    return without_log_prefix(view)
 
 
-def _without_log_prefix(line: str) -> str:
-    """without_log_prefix's one reading (the line itself where it has no edits)."""
+def without_log_prefix(line: str) -> str:
+    """line as its window's view reads it (without its colour codes, its log prefix, its quotes and escapes), for a
+    stream's hold, which judges a line as the rules will read it (holding one more is harmless)."""
     if "\x1b" in line:
         line = CSI.sub("", line)
     newline = line.rstrip("\r\n")
