@@ -21,6 +21,7 @@ from .names import (
     is_secret_name, looks_generated, looks_like_password, name_words, names_a_key_file, opens_a_negation,
     reads_as_words, says_absent, special_token_value, tells_when, CAMEL_RUN, negation_opens_sentence, SPACED_IN_BRACKETS,
     names_a_gcloud_secret, PLAIN_WORD, SENTENCE_GOES_ON, _negated_value_end, NegationMarks, name_word_tuple,
+    SERVICE_KEY_KEYWORD, JWT_KEYWORD,
 )
 from .line_views import prefix_alone, same_source_line
 from .spans import PREFIX_DIGITS, REDACTED, REDACTED_LOWER, Span, copies_passed, has_any
@@ -67,7 +68,9 @@ SECRET_ASSIGNMENTS = [re.compile(keyword + _ASSIGNMENT_TAIL) for keyword in (
     # pass=X, passphrase: X, &pw=X, ODBC ;Pwd=X; Azure AccountKey= / SharedAccessKey=, a SAS URL's sig=,
     # Docker's "auth": "<base64>" (whole words: bypass, compass, passage, oauth stay; git's sendemail.smtppass goes)
     r"pass(?:(?<![a-z0-9]pass)|(?<=smtppass))(?:phrase|e(?<=de[ _-]passe)|e(?<=ra[ _-]passe))?(?![a-z])", r"pw(?<![a-z0-9]pw)(?![a-z])", r"pwd(?:(?<=;pwd)|(?<=; pwd))",
-    "accountkey", "sharedaccesskey", r"sig(?<=[?&]sig)(?==)", r"auth(?<![a-z0-9]auth)(?=[\"']?[ \t]{0,3}[=:])")]
+    "accountkey", "sharedaccesskey", r"sig(?<=[?&]sig)(?==)",
+    SERVICE_KEY_KEYWORD, JWT_KEYWORD,   # (session 25: openai_key: X, SLURM_JWT=X; names.SERVICE_KEY_WORDS)
+    r"auth(?<![a-z0-9]auth)(?=[\"']?[ \t]{0,3}[=:])")]
 TOKEN_ASSIGNMENT = SECRET_ASSIGNMENTS[0]
 BARE_AUTH_ASSIGNMENT = SECRET_ASSIGNMENTS[-1]   # `auth:` alone: a logger's name too (`INFO auth: Using token X for ...`)
 MAX_TOKEN_COUNT_DIGITS = 6   # token=128000 is an id or a count (a vocabulary has under a million); more digits may be a credential

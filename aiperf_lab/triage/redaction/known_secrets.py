@@ -23,7 +23,7 @@ from collections import Counter
 from typing import Callable
 from urllib.parse import quote, quote_plus
 
-from .line_views import LOG_PREFIX
+from .line_views import LOG_PREFIX, MESSAGE_KEY_PATTERN, without_log_prefixes
 from .names import CHAIN, FRAGMENT, WRAP_REST
 from .spans import (KNOWN_VALUE, REDACTED, Span, _common_prefix, _common_suffix, _line_by_line, _longest_first, gated,
                     has, has_characters)
@@ -373,6 +373,8 @@ class KnownSecrets:
                 text[opens_next:next_end] if (opens_next := _json_message_start(text, end, next_end)) >= 0 else "\x00")
             if (held := self._head_start(text, closing, heads, after)) < closing:
                 where = min(where, held)
+            if text.find('\\"', line, end) >= 0:
+                where = min(where, self._nested_record_head(text, line, end, reach))
         # (and read without the prefixes of the lines after the first, `[rank0]: `: a value over three such lines)
         prefixes = [(line + 1, after) for line in _line_breaks(text, first, end - 1)
                     if (after := _after_prefix(text, line + 1)) > line + 1]
@@ -381,6 +383,19 @@ class KnownSecrets:
             kept = [i for i in kept if i not in cut]
             where = min(where, self._head_start(text, end, kept[-reach:], following))
         return where
+
+    def _nested_record_head(self, text: str, line: int, end: int, reach: int) -> int:
+        """(session 25) head_over_lines for a JSON record whose message is a JSON record itself (Docker's json-file of
+        an app that logs JSON: `{"log":"{\\"event\\": \\"using key sk-...\\"}\\n"}`): the line's start where
+        the inner message (as line_views reads a view of a view) ends with a value's head, the next record's inner
+        message going on with its rest where it is here; `end` where not. (The text reads the two records' views
+        together: the wrap rules see the plain lines.)"""
+        tail = _inner_message(text[line:end])[-reach:]
+        if not tail:
+            return end
+        next_end = text.find("\n", end)
+        following = None if next_end < 0 else _inner_message(text[end:next_end + 1])
+        return line if self._head_start(tail, len(tail), list(range(len(tail))), following) < len(tail) else end
 
     def _head_start(self, text: str, end: int, kept: list[int], following: str | None = None) -> int:
         """head_over_lines for the characters of text at `kept` (in order) read as one (and `following` after them,
@@ -574,9 +589,10 @@ def _covering(text: str, value: str, groups: list[_SharedNeedle]) -> Callable[[i
 
 # (session 24) a JSON log record's end after its message's last character (the message's closing quote, an escaped line
 # break before it as Docker's json-file writes `...\\n"`, the record's other keys and its brace), and the next record's
-# start up to its message's first character (line_views.MESSAGE_KEYS): a value wrapped over two records
+# start up to its message's first character (line_views.MESSAGE_KEYS, in any case: MESSAGE_KEY_PATTERN): a value
+# wrapped over two records
 JSON_RECORD_END = re.compile(r"(?:\\n)?\"[^\n]{0,512}?\}[ \t]{0,4}\r?\n")
-JSON_MESSAGE_START = re.compile(r"[ \t]{0,16}\{[^\n]{0,256}?\"(?:msg|message|log|text|line|event|textPayload)\"[ \t]{0,4}:[ \t]{0,4}\"")
+JSON_MESSAGE_START = re.compile(rf"[ \t]{{0,16}}\{{[^\n]{{0,256}}?\"{MESSAGE_KEY_PATTERN}\"[ \t]{{0,4}}:[ \t]{{0,4}}\"")
 
 
 def _json_message_start(text: str, line: int, end: int | None = None) -> int:
@@ -587,6 +603,15 @@ def _json_message_start(text: str, line: int, end: int | None = None) -> int:
             or (m := JSON_MESSAGE_START.match(text, after, len(text) if end is None else end)) is None):
         return -1
     return m.end()
+
+
+def _inner_message(line: str) -> str:
+    """A line (with its line break) as a view of its view reads it (line_views.without_log_prefix), and where that is a
+    JSON log record still (a record inside a record inside a record), its message; without the line break."""
+    view = without_log_prefixes(line)
+    if (start := _json_message_start(view, 0)) >= 0 and (close := _json_message_end(view, len(view))) > 0:
+        return view[start:close]
+    return view.rstrip("\r\n")
 
 
 def _json_message_end(text: str, end: int) -> int:

@@ -964,7 +964,7 @@ def _kubectl_secret_spans(text: str, lower: str) -> list[Span]:
                 tail = lower[max(line_start, newline + 1 - 120):newline + 1]
                 if (printed := prints.get(tail)) is None:
                     printed = prints[tail] = KUBECTL_SECRET_LINE.search(tail) is not None and (
-                        literal not in ("printenv", "echo ") or _prints_secret_variable(tail))
+                        literal not in ("printenv", "echo ", "print(os.") or _prints_secret_variable(tail))
                 if printed and literal != "op item" and literal != "pass ":
                     if (place := _two_lines_value(text, lower, literal, at, line_start, newline, tail, values)) is not None:
                         spans.append((place[0], place[1], REDACTED, "secret-named value", at))

@@ -97,6 +97,23 @@ SECRET_SUFFIXES = ("token", "secret", "password", "passwd", "apikey", "accesskey
                    "sshpass", "bindpw", "bindpass", "rootpw", "storepass", "keypass", "appkey", "smtppass",
                    "passwort", "kennwort", "wachtwoord", "contraseña", "contrasena")   # (DBPASSWORT, DATENBANKKENNWORT)
 NOT_SECRET_WORDS = {"tiktoken"}
+# (session 25) Names whose KEY is a service's API key, decided by the name as API_KEY is (any value but a setting, a
+# number, a reference): a model provider's, a tracker's, a vector store's (`openai_key: X`, `WANDB_KEY=X`, `wandbKey`);
+# other names ending in KEY take a key-shaped value only (KEY_ASSIGNMENT: `sort_key: name`, `first_stage_key: image`,
+# and `hf_key: model.norm.weight`, a checkpoint converter's weight name). And a JWT under a name ending in JWT
+# (`SLURM_JWT=X`, Slurm's REST token: a credential whatever its shape; `jwt_audience: X` and `jwt_issuer: X` stay).
+SERVICE_KEY_WORDS = ("openai", "azure_openai", "anthropic", "claude", "cohere", "groq", "mistral", "gemini", "google",
+                     "wandb", "comet", "neptune", "pinecone", "together", "replicate", "deepseek",
+                     "fireworks", "perplexity", "voyage", "ngc", "nvidia", "openrouter", "xai", "stripe", "sendgrid",
+                     "azure", "weaviate", "qdrant", "elevenlabs", "tavily", "deepgram", "assemblyai", "runpod",
+                     # and SECRET_PAIRS' (X, "key") that no keyword of SECRET_ASSIGNMENTS reads yet (LiteLLM's
+                     # `master_key: sk-1234`, ENCRYPTION_KEY, SIGNING_KEY, CLIENT_KEY, LICENSE_KEY, SESSION_KEY; not ssh,
+                     # gpg and pgp, whose printed values are public keys and key ids)
+                     "master", "encryption", "signing", "client", "license", "shared", "deploy", "session", "sas",
+                     "priv", "account")
+SERVICE_KEY_KEYWORD = ("key(?:" + "|".join(f"(?<={word}[_-]key)|(?<={word}key)" for word in SERVICE_KEY_WORDS)
+                       + ")(?![a-z])")
+JWT_KEYWORD = r"jwt(?<![a-z0-9]jwt)(?![\w.-])"
 NAME_WORD_SPLIT = re.compile(r"[_.\-]+")
 CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 # Values that cannot be a secret, however the name sounds: settings, booleans, nothing, a number with

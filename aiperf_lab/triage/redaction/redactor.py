@@ -53,6 +53,7 @@ from .spans import (
     _lower, _merge_spans, _minus, _name_edits, _split_matches, _without_csi,
 )
 from .token_spans import CONTEXT_LITERALS, _context_shape_spans, _provider_token_spans, kaggle_key_spans, password_hash_spans
+from .token_spans import pbtxt_parameter_spans   # (session 25, h25a)
 from .store_prints import SECRET_PRINT_GATES
 from .tables import header_table_spans
 from .tokens import CREDENTIAL_CHARACTER, SERVICE_PREFIXES, TOKEN_SHAPE_LITERALS
@@ -339,6 +340,7 @@ class Redactor:
                     and not _names_harmless_key(text, m.start()) and not KIND_PREFIXED_HASH.fullmatch(value)):
                 spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
         spans.extend(kaggle_key_spans(lower))   # (32 hex digits beside the word kaggle; kaggle.json's "key")
+        spans.extend(pbtxt_parameter_spans(lower))   # (Triton's config.pbtxt: `key: "hf_token"` then its string_value)
         spans.extend(password_hash_spans(text))   # (htpasswd's, /etc/shadow's `$id$salt$hash`)
         assigned = _assignment_spans(text, lower)
         if assigned and (columns := character_columns(text)):   # a dump's characters are its bytes: not `name: value`

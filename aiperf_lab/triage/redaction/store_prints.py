@@ -18,10 +18,10 @@ import re
 SECRET_PRINT_LITERALS = ("kubectl", "aws ", "versions access", "get-secret-value", "vault", "op read", "get-parameter",
                          "op item", "doppler", "pass ", "find-generic-password", "find-internet-password", "bw get",
                          "sops", "cat ", "printenv", "echo ", "config get", "-access-token", "-identity-token",
-                         "signature:")
+                         "signature:", "print(os.")
 SECRET_PRINT_GATES = ("secret", "vault", "op://", "decryption", "pass ", "--reveal", "-password", "bw get",
                       "--extract", "passw", "cat ", "printenv ", "echo $", "echo \"$", "config get",
-                      "-access-token", "-identity-token", "signature:")   # (every such command line holds one of these, lower-cased)
+                      "-access-token", "-identity-token", "signature:", "print(os.")   # (every such command line holds one of these, lower-cased)
 # A store's print goes to the terminal only where its stdout is not sent to a file (`> pw.txt`, `>> f`, `1> f`, `&> f`;
 # `2> f`, `2>&1` and `>&2` still print) nor written to one by the tool (`--out-file=F`, gcloud's and 1Password's): after
 # such a command, the next line (`saved`) is not the value. Read from each command's first word to the line's end.
@@ -49,7 +49,11 @@ _SECRET_FILE = (r"['\"]?(?:(?:/var)?/run/secrets/(?![^\s'\"]{0,100}/(?:namespace
 # `printenv NAME` and `echo $NAME` (`echo "${NAME}"`) of a variable whose name says secret (judged in code on
 # PRINTED_ENV_NAME's name by is_secret_name; here only a name with a secret word's piece: a stream holds little else)
 _ENV_NAME = r"(?=[a-z0-9_]{0,60}?(?:pass|pw|token|secret|key|cred|auth|cookie|jwt|otp))[a-z_][a-z0-9_]{0,63}(?![a-z0-9_])"
-PRINTED_ENV_NAME = re.compile(r"(?:printenv[ \t]{1,4}|echo[ \t]{1,4}['\"]?\$\{?)(?P<name>[a-z_][a-z0-9_]{0,63})\}?[ \t'\"]{0,4}\r?\n\Z")
+# (session 25: and Python's `print(os.environ["NAME"])`, `print(os.getenv("NAME"))`, `print(os.environ.get("NAME"))`, in
+# `python -c "..."` or at a REPL's prompt: the value printed on the next line)
+_PY_ENV_READ = r"print\(os\.(?:environ\[|environ\.get\(|getenv\()[ \t]{0,4}['\"]"
+PRINTED_ENV_NAME = re.compile(r"(?:printenv[ \t]{1,4}|echo[ \t]{1,4}['\"]?\$\{?|" + _PY_ENV_READ + r")(?P<name>[a-z_][a-z0-9_]{0,63})"
+                              r"(?:\}?[ \t'\"]{0,4}|['\"][ \t]{0,4}[\])][ \t]{0,4}\)[^\n]{0,40}?)\r?\n\Z")
 KUBECTL_SECRET_PRINT = (r"(?:kubectl" + _NOT_TO_A_FILE + r"[ \t][^\n]{0,100}?secrets?[ \t][^\n]{0,100}?(?:\|[ \t]{0,4}base64[ \t]{1,4}(?:-d|-D|--decode)"
                         r"|(?:jsonpath|go-template|template)=[^\n]{0,80}?\.data[^\n]{0,80}?|[^\n]{0,100}?@base64d['\"]?)"
                         r"|kubectl" + _NOT_TO_A_FILE + r"[ \t]{1,4}view-secret[ \t][^\n]{0,100}?"
@@ -86,5 +90,7 @@ KUBECTL_SECRET_PRINT = (r"(?:kubectl" + _NOT_TO_A_FILE + r"[ \t][^\n]{0,100}?sec
                         r"|botocore\.auth[^\n]{0,80}?(?<![\w-])signature:"
                         r"|(?<![\w-])printenv" + _NOT_TO_A_FILE + r"[ \t]{1,4}" + _ENV_NAME +
                         r"|(?<![\w-])echo" + _NOT_TO_A_FILE + r"[ \t]{1,4}['\"]?\$\{?" + _ENV_NAME + r"\}?"
+                        r"|(?<![\w.])" + _PY_ENV_READ + _ENV_NAME + r"['\"][ \t]{0,4}[\])][ \t]{0,4}\)"
+                        r"(?![^\n]{0,40}?(?<![0-9>])>(?![&>]))[^\n]{0,40}?"
                         r")[ \t'\"]{0,4}\r?\n\Z")
 KUBECTL_SECRET_LINE = re.compile(KUBECTL_SECRET_PRINT)

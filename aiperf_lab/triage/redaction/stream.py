@@ -13,7 +13,7 @@ from .dumps import DUMP_HOLD_LINES, KEY_HOLD, SHORT_BARE_LINE, _dump_line_at, _d
 from .hosts import peer_env_item_hold
 from .keys import _key_open, _last_key_block, openssl_text_key_hold
 from .tables import open_table_header, table_hold
-from .token_spans import kaggle_json_hold
+from .token_spans import kaggle_json_hold, pbtxt_parameter_hold
 from .wraps import folded_jwt_hold, wrapped_token_hold
 from .line_views import interleaved_sources, without_log_prefix
 from .layouts import (
@@ -40,6 +40,7 @@ FORM_HOLDS = (
     peer_env_item_hold,      # a Kubernetes env item naming a peer setting, its value (a host) still to come
     table_hold,              # a table whose header names a secret column, its rows still to come
     askpass_hold,            # a shell's shebang line, an askpass script's `echo X` still to come (session 24)
+    pbtxt_parameter_hold,    # a protobuf text map entry's secret `key: "NAME"`, its value still to come (session 25)
 )
 SOURCE_ROUNDS = 16   # times a cut that interleaved sources moved is asked again (StreamRedactor._hold_back)
 HOLD_ROUNDS = 64   # lines a cut moves up over names waiting for their values after the rules' rounds, at most

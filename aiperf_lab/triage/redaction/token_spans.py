@@ -8,11 +8,12 @@ import functools
 import re
 from typing import Callable
 
-from .names import cannot_be_secret, is_hex_key, looks_generated, looks_like_password
+from .names import _secret_name_cached, cannot_be_secret, is_hex_key, looks_generated, looks_like_password
+from .line_views import without_log_prefix
 from .spans import REDACTED, Span, has, has_characters
 from .tokens import (
     DISCORD_GROUPS, INNER_LITERAL_TOKENS, KAGGLE_JSON_FIRST_LINE, KAGGLE_JSON_KEY,
-    KAGGLE_JSON_KEY_FIRST, KAGGLE_KEY, KAGGLE_WORD, PROVIDER_PATTERNS, PROVIDER_PREFIX_LENGTHS, TELEGRAM_BOT_ID, _leading_literal, _starts_token,
+    KAGGLE_JSON_KEY_FIRST, KAGGLE_KEY, KAGGLE_WORD, SERVE_KEY_EXPIRY, SERVE_KEY_FIRST, SERVE_OPEN_LINE, PROVIDER_PATTERNS, PROVIDER_PREFIX_LENGTHS, TELEGRAM_BOT_ID, _leading_literal, _starts_token,
 )
 
 
@@ -155,7 +156,8 @@ def _context_shape_spans(text: str, present: set[str]) -> list[Span]:
 
 def kaggle_key_spans(lower: str) -> list[Span]:
     """Kaggle's API key in (lower-cased) text: 32 bare hex digits beside the word kaggle, and kaggle.json's "key" beside
-    its "username" whatever the key's shape (KAGGLE_JSON_KEY)."""
+    its "username" whatever the key's shape (KAGGLE_JSON_KEY); TorchServe's key file's keys (SERVE_KEY_FIRST,
+    SERVE_KEY_EXPIRY)."""
     spans: list[Span] = []
     if has(lower, "kaggle"):
         spans.extend(_beside_spans(lower, KAGGLE_WORD, KAGGLE_KEY, is_hex_key, "kaggle key"))
@@ -163,17 +165,65 @@ def kaggle_key_spans(lower: str) -> list[Span]:
         spans.extend((m.start("value"), m.end("value"), REDACTED, "kaggle key", m.start())
                      for pattern in (KAGGLE_JSON_KEY, KAGGLE_JSON_KEY_FIRST) for m in pattern.finditer(lower)
                      if not cannot_be_secret(m.group("value")))
+    if ('"' in lower or "'" in lower) and has(lower, "key") and "{" in lower:   # (session 25: TorchServe's key file)
+        spans.extend((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
+                     for pattern in (SERVE_KEY_FIRST, SERVE_KEY_EXPIRY) for m in pattern.finditer(lower)
+                     if not cannot_be_secret(m.group("value")))
     return spans
 
 
 def kaggle_json_hold(text: str, start: int, end: int) -> int:
     """Where a stream holds a line that ends with kaggle.json's "username" or "key" and a comma (`jq .`'s print over
-    lines: the other comes on the next line): the line's start; `end` where there is none."""
+    lines: the other comes on the next line), or with TorchServe's `"management": {` (its "key" next): the line's
+    start; `end` where there is none."""
     if end - start > 512:
         return end
     line = text[start:end].lower()
     if ("username" in line or "key" in line) and KAGGLE_JSON_FIRST_LINE.search(line):
         return start
+    if "{" in line and (SERVE_OPEN_LINE.search(line) or SERVE_OPEN_LINE.search(without_log_prefix(line))):
+        return start   # (TorchServe's key file: its "key" on the next line; in a JSON record's message too)
+    if ("key" in line and ("\\" in line or "'" in line) and (view := without_log_prefix(line)) is not line
+            and KAGGLE_JSON_FIRST_LINE.search(view)):
+        return start   # (`"key": "X",` in a JSON record's message or a repr(): session 25)
+    return end
+
+
+# (session 25) A protobuf text format's map entry (Triton's config.pbtxt `parameters`, printed by `cat` or at a server's
+# start): `key: "NAME"` then `value: { string_value: "X" }` (or `value: "X"`), on one line or over lines (3 at most),
+# NAME a secret's name (is_secret_name): X goes (lower-cased text; `key: "tokenizer_dir"` stays)
+PBTXT_PARAMETER = re.compile(r"key(?<![\w-]key)[ \t]{0,4}:[ \t]{0,4}\"(?P<name>[a-z0-9_.-]{1,64})\"[ \t]{0,4}(?:\r?\n[ \t]{0,16})?"
+                             r"value[ \t]{0,4}:?[ \t]{0,4}(?:\{[ \t]{0,4}(?:\r?\n[ \t]{0,16})?string_value[ \t]{0,4}:[ \t]{0,4})?"
+                             r"\"(?P<value>[^\"\\\n$<{][^\"\\\n]{0,511})\"")
+PBTXT_KEY_LINE = re.compile(r"[ \t]{0,64}(?:parameters[ \t]{0,4}:?[ \t]{0,4}\{[ \t]{0,4})?key[ \t]{0,4}:[ \t]{0,4}\"(?P<name>[a-z0-9_.-]{1,64})\""
+                            r"(?:[ \t]{0,4}value[ \t]{0,4}:?[ \t]{0,4}\{?)?[ \t]{0,4}\r?\n?")
+PBTXT_VALUE_OPEN = re.compile(r"[ \t]{0,64}value[ \t]{0,4}:?[ \t]{0,4}\{[ \t]{0,4}\r?\n?")
+
+
+def pbtxt_parameter_spans(lower: str) -> list[Span]:
+    """The values of PBTXT_PARAMETER entries under a secret's name (read where the text holds `string_value` or
+    `key: "`: substring tests)."""
+    if not (has(lower, "string_value") or has(lower, 'key: "')):
+        return []
+    return [(m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
+            for m in PBTXT_PARAMETER.finditer(lower)
+            if _secret_name_cached(m.group("name")) and not cannot_be_secret(m.group("value"))]
+
+
+def pbtxt_parameter_hold(text: str, start: int, end: int) -> int:
+    """Where a stream holds a protobuf text map entry whose value is still to come: a last line `key: "NAME"` (NAME a
+    secret's name), or `value: {` under one; the key line's start, `end` where there is none."""
+    piece = text[start:end]
+    if end - start > 512 or ("key" not in piece and "value" not in piece):
+        return end
+    line = without_log_prefix(piece).lower()
+    if (m := PBTXT_KEY_LINE.fullmatch(line)) is not None:
+        return start if _secret_name_cached(m.group("name")) else end
+    if PBTXT_VALUE_OPEN.fullmatch(line) is not None and start > 0:
+        above = text.rfind("\n", 0, start - 1) + 1
+        if (m := PBTXT_KEY_LINE.fullmatch(without_log_prefix(text[above:start]).lower())) is not None and (
+                _secret_name_cached(m.group("name"))):
+            return above
     return end
 
 

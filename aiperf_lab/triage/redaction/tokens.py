@@ -110,7 +110,8 @@ PROVIDER_TOKENS: dict[str, tuple[tuple[str, str], ...]] = {
           ("figd_", r"[A-Za-z0-9_-]{40,}"), ("sntryu_", r"[0-9a-f]{64}"), ("sntrys_", r"[A-Za-z0-9_+/=.-]{50,}"),
           ("nfp_", r"[A-Za-z0-9]{36,}"), ("squ_", r"[0-9a-f]{40}"), ("sqp_", r"[0-9a-f]{40}"), ("sqa_", r"[0-9a-f]{40}"),
           ("rpa_", r"[A-Za-z0-9]{40,}"), ("lsv2_pt_", r"[0-9a-f]{32}_[0-9a-f]{10}"),
-          ("lsv2_sk_", r"[0-9a-f]{32}_[0-9a-f]{10}"), ("sk_", r"[0-9a-f]{48}(?![0-9A-Za-z])")),
+          ("lsv2_sk_", r"[0-9a-f]{32}_[0-9a-f]{10}"), ("sk_", r"[0-9a-f]{48}(?![0-9A-Za-z])"),
+          ("tgp_v1_", r"[A-Za-z0-9_-]{30,}")),   # (Together AI's keys: session 25)
     "-": (("xai-", r"[A-Za-z0-9]{60,}"), ("pplx-", r"[A-Za-z0-9]{40,}"),
           ("tskey-", r"[a-z]{3,8}-[A-Za-z0-9-]{20,}"), ("PMAK-", r"[0-9a-f]{24}-[0-9a-f]{34}"),
           ("pul-", r"[0-9a-f]{40}"), ("HRKU-", r"[A-Za-z0-9_-]{30,}"), ("NRAK-", r"[A-Z0-9]{27}"),
@@ -191,6 +192,15 @@ KAGGLE_JSON_KEY = re.compile(r"username(?<=[\"']username)[\"'][ \t]{0,4}:[ \t]{0
 KAGGLE_JSON_KEY_FIRST = re.compile(r"key(?<=[\"']key)[\"'][ \t]{0,4}:[ \t]{0,4}[\"']" + _KAGGLE_VALUE + r"[\"']" + _KAGGLE_GAP
                                    + r"[\"']username[\"']")
 KAGGLE_JSON_FIRST_LINE = re.compile(r"[\"'](?:username|key)[\"'][ \t]{0,4}:[ \t]{0,4}[\"'][^\"'\n]{1,256}[\"'][ \t]{0,4},[ \t]*\r?\n?\Z")
+# (session 25) TorchServe's key_file.json (token authorization, on by default since 0.11; `cat key_file.json` to find the
+# token for curl): `{"management": {"key": "B-E5KSRM", "expiration time": "..."}, "inference": {...}, "API": {"key":
+# "yv9uQajP"}}`, on one line or pretty-printed: a "key" that opens the object of "management", "inference" or "api",
+# or one before an "expiration time", whatever its shape (lower-cased text)
+_SERVE_OPEN = r"[\"'](?:api|management|inference)[\"'][ \t]{0,4}:[ \t]{0,4}\{[ \t]{0,4}(?:\r?\n[ \t]{0,16})?"
+SERVE_KEY_FIRST = re.compile(_SERVE_OPEN + r"[\"']key[\"'][ \t]{0,4}:[ \t]{0,4}[\"']" + _KAGGLE_VALUE + r"[\"']")
+SERVE_KEY_EXPIRY = re.compile(r"key(?<=[\"']key)[\"'][ \t]{0,4}:[ \t]{0,4}[\"']" + _KAGGLE_VALUE + r"[\"']" + _KAGGLE_GAP
+                              + r"[\"']expiration time[\"']")
+SERVE_OPEN_LINE = re.compile(_SERVE_OPEN.replace(r"(?:\r?\n[ \t]{0,16})?", "") + r"\r?\n?\Z")
 # A Bearer / Basic credential holds a digit, a capital or a base64 sign; lower-case words do not count.
 CREDENTIAL_CHARACTER = re.compile(r"[0-9A-Z+/=~.]")
 
