@@ -513,6 +513,34 @@ def case_session24(work: Path, log) -> dict:
     return _forms_case(work, log, "session24", S24, S24_PRINTS, S24_KEPT, 8, from_file=True)
 
 
+S25 = {"z1": "S25q1Zx8vN2mK5pL9xR4t1", "z2": "q7Rt2mKx9L4pN8vB", "z3": "S25q3Zx8vN2mK5pL9xR4t3",
+       "z4": "B-E5KSRM", "z5": "S25q5Zx8vN2mK5pL9xR4t5"}
+# Session 25's forms (lanes h25a, h25b): Slurm's JWT variable holding no JWT, a service's key name with a 16-character
+# value, Python printing a secret-named variable (the value on the next line), TorchServe's key_file.json, a Triton
+# config's secret-named parameter; and what must stay: a header's name looked up under a secret's name, botocore's
+# logger name before its canonical request, another rank's line under a rank's block behind compose's bar, a
+# tokenizer's byte-level piece under `token`.
+S25_PRINTS = ("import json, sys, time\n"
+              + values_at_run_time(S25) +
+              "print('SLURM_JWT=' + v['z1'])\n"
+              "print('openai_key: ' + v['z2'])\n"
+              "print('>>> print(os.environ[\"DB_PASSWORD\"])'); print(v['z3'])\n"
+              "print(json.dumps({'management': {'key': v['z4'], 'expiration time': '2026-11-25T10:00:00Z'}}))\n"
+              "print('parameters { key: \"api_key\" value: { string_value: \"' + v['z5'] + '\" } }')\n"
+              "print('    secret_key = request.headers.get(\"X-Api-Key\")')\n"
+              "print('DEBUG:botocore.auth:CanonicalRequest:'); print('GET'); print('/my-bucket/shards/train-00001.tar')\n"
+              "print('api-1  | [rank0]: password: |'); print('api-1  | [rank1]:   step 0 loss 2.30')\n"
+              "print('api-1  | [rank0]:   ' + v['z1'])\n"
+              "print(json.dumps({'token': '\\u0120the'}))\n"
+              "sys.stdout.flush(); time.sleep(float(sys.argv[1]))\n")
+S25_KEPT = (b'secret_key = request.headers.get("X-Api-Key")', b"DEBUG:botocore.auth:CanonicalRequest:",
+            b"api-1  | [rank1]:   step 0 loss 2.30", b'{"token": "\\u0120the"}')
+
+
+def case_session25(work: Path, log) -> dict:
+    return _forms_case(work, log, "session25", S25, S25_PRINTS, S25_KEPT, 5, from_file=True)
+
+
 def _workload_pids() -> list[int]:
     pids = []
     for entry in Path("/proc").iterdir():
@@ -684,7 +712,7 @@ def main() -> int:
     nsys = shutil.which("nsys")
     with tempfile.TemporaryDirectory() as folder, open(out / "verify_issue11_triage.log", "w") as log:
         work = Path(folder)
-        for case in (case_clean, case_planted, case_printed_forms, case_session13, case_session14, case_session17, case_session18, case_session19, case_session21, case_session22, case_session23, case_session24, case_sigkill, case_setsid_child_under_nsys, case_full_disk_under_nsys,
+        for case in (case_clean, case_planted, case_printed_forms, case_session13, case_session14, case_session17, case_session18, case_session19, case_session21, case_session22, case_session23, case_session24, case_session25, case_sigkill, case_setsid_child_under_nsys, case_full_disk_under_nsys,
                      case_nccl_payloads):
             started = time.monotonic()
             try:

@@ -385,9 +385,12 @@ def test_copies_of_header_units_are_judged_as_every_match_is(unit):
         assert assignments._assignment_spans(text, lower) == _assignment_reference(text, lower)
 
 
-@pytest.mark.parametrize("unit", HEADER_UNITS[:3])
+@pytest.mark.parametrize("unit", HEADER_UNITS[:2])
 def test_prefixed_block_headers_are_judged_once_per_window(monkeypatch, unit):
-    # (main: each header judged: _value_is_log_prefix asked once a copy, 560 to 829 in 64 KiB)
+    # (main: each header judged: _value_is_log_prefix asked once a copy, 560 to 829 in 64 KiB. HEADER_UNITS[2], ranks
+    # taking turns, was judged once a window too until lane h25b's rule, merged beside this: a value line whose prefix
+    # differs in its digits only is now looked for on the name's source's next line, past the line after the header, so
+    # _header_read_near keeps no verdict there (its count is main's, 560; its spans are still the reference's, below).)
     from aiperf_lab.triage.redaction import assignments
     text = unit * (65536 // len(unit))
     lower = _lower(text)

@@ -5,8 +5,9 @@ text; _prefixed_block_spans gives a copy of the last block read under an opener'
 line; _yaml_block_spans passes over copies of a block (and the lines after it up to the next opener) in one step
 (_block_copies); line_view_windows returns at once where the text is one of few distinct lines, each known to have no
 edits wherever it is. Each count test counts calls or Python lines on a repeated form against main's count; the guards
-compare the changed functions with main's code (9f704c5, copied below as text and run in the module's namespace) on
-seeded random texts. Times: docs/benchmarks.md (h25s)."""
+compare the changed functions with main's code (9f704c5, copied below as text and run in the module's namespace;
+with lane h25b's two rule changes merged beside these: a block's `sources`, and line_source's second prefix after
+compose's bar) on seeded random texts. Times: docs/benchmarks.md (h25s)."""
 
 from __future__ import annotations
 
@@ -194,13 +195,14 @@ def _prefixed_block_spans(text: str) -> list[Span]:
                 continue
         at = line_start
         source: str | None = None
+        sources: set[str] = set()   # (the sources whose lines stay in the view: the opener's, and each that opens a block)
         for _ in range(YAML_BLOCK_MOST_LINES + 1):
             exact = text.startswith(prefix, at)
             if not exact and text[at:at + len(prefix)].translate(PREFIX_DIGITS) != shape:
                 break
             newline = text.find("\n", at)
             if not exact and _other_source_line(text, line_start, at, newline, source := (
-                    line_source(text, line_start, m.start()) if source is None else source)):
+                    line_source(text, line_start, m.start()) if source is None else source), sources):
                 edits.append((at, len(text) if newline < 0 else newline + 1, ""))   # (another rank's line: left out)
             else:
                 edits.append((at, at + len(prefix), ""))
@@ -305,6 +307,9 @@ def line_source(text: str, start: int, end: int) -> str:
         m = SHARED_PREFIX.match(text, start, end)
         if m is None or m.end() == end:
             return ""
+    elif text.startswith("|", m.end() - 1 - (text[m.end() - 1] == " ")) and (
+            inner := LOG_PREFIX.match(text, m.end(), end)) is not None and inner.end() < end:
+        return _source(m.group()) + _source(inner.group())   # (compose's `api-1  | ` then `[rank0]: `: the rank's too)
     return _source(m.group())
 
 '''
