@@ -111,12 +111,23 @@ PROVIDER_TOKENS: dict[str, tuple[tuple[str, str], ...]] = {
           ("nfp_", r"[A-Za-z0-9]{36,}"), ("squ_", r"[0-9a-f]{40}"), ("sqp_", r"[0-9a-f]{40}"), ("sqa_", r"[0-9a-f]{40}"),
           ("rpa_", r"[A-Za-z0-9]{40,}"), ("lsv2_pt_", r"[0-9a-f]{32}_[0-9a-f]{10}"),
           ("lsv2_sk_", r"[0-9a-f]{32}_[0-9a-f]{10}"), ("sk_", r"[0-9a-f]{48}(?![0-9A-Za-z])"),
-          ("tgp_v1_", r"[A-Za-z0-9_-]{30,}")),   # (Together AI's keys: session 25)
+          ("tgp_v1_", r"[A-Za-z0-9_-]{30,}"),   # (Together AI's keys: session 25)
+          # (session 26) Vercel's prefixed credentials (its changelog "new token formats and secret scanning": vcp_
+          # personal access tokens, vci_ integration, vca_ app access, vcr_ app refresh, vck_ API keys; a 50-character
+          # body and a 6-character checksum as secret scanners read them): 40 or more token characters, a digit and a
+          # capital among them (a name of words, `vck_config_reader_for_...`, is none)
+          *((f"vc{kind}_", r"(?=[A-Za-z_-]{0,60}[0-9])(?=[a-z0-9_-]{0,60}[A-Z])[A-Za-z0-9_-]{40,}")
+            for kind in "pciark")),
     "-": (("xai-", r"[A-Za-z0-9]{60,}"), ("pplx-", r"[A-Za-z0-9]{40,}"),
           ("tskey-", r"[a-z]{3,8}-[A-Za-z0-9-]{20,}"), ("PMAK-", r"[0-9a-f]{24}-[0-9a-f]{34}"),
           ("pul-", r"[0-9a-f]{40}"), ("HRKU-", r"[A-Za-z0-9_-]{30,}"), ("NRAK-", r"[A-Z0-9]{27}"),
           ("sq0atp-", r"[A-Za-z0-9_-]{22,}"), ("sq0csp-", r"[A-Za-z0-9_-]{40,}"), ("local-", r"[0-9a-f]{40}(?![0-9a-f])"),
-          ("v1.0-", r"[0-9a-f]{24}-[0-9a-f]{140,}")),
+          ("v1.0-", r"[0-9a-f]{24}-[0-9a-f]{140,}"),
+          # (session 26) Modal's token id `ak-` and token secret `as-`, 22 letters and digits each (`modal token set
+          # --token-id ak-... --token-secret as-...`), capitals and small letters both (base62: a run of one case, digits or hex,
+          # `as-is`, a pod's `-ak-7f9c...`, is none)
+          *((prefix, r"(?=[a-z0-9]{0,21}[A-Z])(?=[A-Z0-9]{0,21}[a-z])[A-Za-z0-9]{22}(?![A-Za-z0-9_-])")
+            for prefix in ("ak-", "as-"))),
     ".": (("dp.st.", r"[a-z0-9_-]{1,35}\.[A-Za-z0-9]{40,}"), ("dt0c01.", r"[A-Z0-9]{24}\.[A-Z0-9]{64}"),
           ("sk.", r"eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{10,}"), ("sl.", r"[A-Za-z0-9_-]{120,}"),
           ("s.", r"[A-Za-z0-9]{24}(?![A-Za-z0-9_.-])"),                     # Vault's former service token
