@@ -425,6 +425,16 @@ def cannot_be_secret(value: str) -> bool:
     return value.lower() in NOT_A_SECRET_WORDS
 
 
+# (session 26) LiteLLM's proxy config names the variable a key is read from (`api_key: os.environ/AZURE_API_KEY`,
+# `master_key: os.environ/LITELLM_MASTER_KEY`): a reference, as `${AZURE_API_KEY}` is, not the key
+ENVIRON_PATH_REFERENCE = re.compile(r"os\.environ/[A-Za-z_][A-Za-z0-9_]{0,127}")
+
+
+def names_an_environ_path(value: str) -> bool:
+    """Whether value is LiteLLM's `os.environ/NAME` (ENVIRON_PATH_REFERENCE)."""
+    return value.startswith("os.environ/") and ENVIRON_PATH_REFERENCE.fullmatch(value) is not None
+
+
 def is_location(value: str) -> bool:
     """A file or folder path, or a list of them (a:b:c): where a secret lives, not a secret."""
     return all(LOCATION.fullmatch(part) for part in value.split(":")) if value else False
