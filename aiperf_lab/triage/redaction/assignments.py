@@ -21,7 +21,7 @@ from .names import (
     is_secret_name, looks_generated, looks_like_password, name_words, names_a_key_file, opens_a_negation,
     reads_as_words, says_absent, special_token_value, tells_when, CAMEL_RUN, negation_opens_sentence, SPACED_IN_BRACKETS,
     names_a_gcloud_secret, PLAIN_WORD, SENTENCE_GOES_ON, _negated_value_end, NegationMarks, name_word_tuple,
-    SERVICE_KEY_KEYWORD, JWT_KEYWORD,
+    SERVICE_KEY_KEYWORD, JWT_KEYWORD, names_an_environ_path,
 )
 from .line_views import prefix_alone, same_source_line
 from .spans import PREFIX_DIGITS, REDACTED, REDACTED_LOWER, Span, copies_passed, has_any
@@ -276,7 +276,8 @@ class _HarmlessValues(dict):
                                  or value.lower().rstrip(")]}>") in AUTH_SCHEMES or _code_reference(value)
                                  or (value[0] in "|>" and YAML_BLOCK_HEADER.fullmatch(value) is not None)
                                  or _names_a_type_or_field(value) or value in NO_VALUE_SHOWN
-                                 or ("." in value and names_a_key_file(value)) or says_absent(value))
+                                 or ("." in value and names_a_key_file(value)) or says_absent(value)
+                                 or (value[0] == "o" and names_an_environ_path(value)))   # (LiteLLM's os.environ/X)
         return verdict
 
 
