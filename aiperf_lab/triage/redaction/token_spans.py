@@ -8,7 +8,7 @@ import functools
 import re
 from typing import Callable
 
-from .names import _secret_name_cached, cannot_be_secret, is_hex_key, looks_generated, looks_like_password
+from .names import _secret_name_cached, cannot_be_secret, is_hex_key, is_named_location, looks_generated, looks_like_password
 from .line_views import without_log_prefix
 from .spans import REDACTED, Span, has, has_characters
 from .tokens import (
@@ -241,3 +241,26 @@ def password_hash_spans(text: str) -> list[Span]:
     if "$" not in text:
         return []
     return [(m.start("value"), m.end("value"), REDACTED, "password hash", m.start()) for m in PASSWORD_HASH.finditer(text)]
+
+
+# (session 26) A shell parameter expansion's default under a secret's name (`DB_PASSWORD=${DB_PASSWORD:-hunter22x}`,
+# `${X-default}`, `${X:=default}`, `${X=default}`; in a compose file, a shell script, `bash -x`'s trace, an echo): the
+# default is the password whenever the variable is unset. The reference (`${DB_PASSWORD}`), a `:?` message (`${X:?set
+# it}`), a default that is a reference (`${X:-$Y}`, `${X:-${Y}}`), empty or no secret (a number, a setting word, a path
+# of words: `${HF_TOKEN_TTL:-3600}`), and any default under a name that says no secret (`${HOME:-/root}`) stay; `:+`'s
+# alternative (a flag, `${HF_TOKEN:+--token}`) is not read here. One literal-led scan, each default bounded.
+SHELL_DEFAULT = re.compile(r"\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]{0,127}):?[-=](?P<value>[^\s{}$\"'`\\]{1,256})\}")
+
+
+def shell_default_spans(text: str) -> list[Span]:
+    """The defaults of SHELL_DEFAULT under a secret's name."""
+    if "${" not in text:
+        return []
+    return [(m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start("value"))
+            for m in SHELL_DEFAULT.finditer(text)
+            if _secret_name_cached(m.group("name")) and not _no_secret_default(m.group("value"))]
+
+
+@functools.lru_cache(maxsize=1024)
+def _no_secret_default(value: str) -> bool:
+    return cannot_be_secret(value) or (value[0] in "/~." and is_named_location(value))
