@@ -1,0 +1,126 @@
+"""Leaks and over-redactions left open by session 25 (helper h26a, issue 11: no planted secret in any bundle, nothing
+that is no secret hidden). Each value is unknown to the Redactor (`Redactor({})`); each form is hidden bare, behind a
+log prefix (`[rank0]: `, an ISO time, compose's `api-1  | `) and in a JSON record per line, whole and through a
+StreamRedactor cut at every place (stream_feed.hidden_everywhere); what is no secret stays byte for byte
+(kept_everywhere).
+
+1. A shell parameter expansion's default under a secret's name (`DB_PASSWORD=${DB_PASSWORD:-hunter22x}`, `${X-d}`,
+   `${X:=d}`; compose files, scripts, `bash -x`): token_spans.shell_default_spans. `${DB_PASSWORD}`, `${X:?msg}`,
+   `${HOME:-/root}`, `${X:-$Y}` stay.
+2. LiteLLM's `api_key: os.environ/X` and `master_key: os.environ/X` (names.names_an_environ_path, read by assignments'
+   harmless values) stay.
+3. Keys by a fixed prefix: Vercel's `vcp_`/`vci_`/`vca_`/`vcr_`/`vck_`, Modal's `ak-`/`as-` (tokens.PROVIDER_TOKENS);
+   ordinary words, paths, SHAs and UUIDs stay.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from stream_feed import hidden_everywhere, json_records, kept_everywhere, prefixed
+
+from aiperf_lab.triage.redact import Redactor
+
+PREFIXES = ["", "[rank0]: ", "2026-11-24T03:00:01.123Z ", "api-1  | "]
+WRAPS = [*PREFIXES, "json"]
+
+
+def wrapped(text: str, wrap: str) -> str:
+    return json_records(text) if wrap == "json" else prefixed(text, wrap)
+
+
+DEFAULTS = {
+    "env :-": ("DB_PASSWORD=${DB_PASSWORD:-hunter22x}\n", "hunter22x"),
+    "env :- quoted": ('DB_PASSWORD="${DB_PASSWORD:-hunter22x}"\n', "hunter22x"),
+    "env -": ("DB_PASSWORD=${DB_PASSWORD-hunter22x}\n", "hunter22x"),
+    "env :=": ("DB_PASSWORD=${DB_PASSWORD:=hunter22x}\n", "hunter22x"),
+    "env =": (": ${DB_PASSWORD=hunter22x}\n", "hunter22x"),
+    "compose mapping": ("    environment:\n      POSTGRES_PASSWORD: ${POSTGRES_PASSWORD:-hunter22x}\n", "hunter22x"),
+    "compose list": ("    environment:\n      - POSTGRES_PASSWORD=${POSTGRES_PASSWORD:-hunter22x}\n", "hunter22x"),
+    "another name": ("PGPASSWORD=${DB_PASSWORD:-hunter22x}\n", "hunter22x"),
+    "bash -x": ("+ export API_TOKEN=${API_TOKEN:-hunter22x}\n+ python train.py\n", "hunter22x"),
+    "in a URL": ("DATABASE_URL=postgres://app:${DB_PASSWORD:-hunter22x}@db/app\n", "hunter22x"),
+    "echo": ('echo "${DB_PASSWORD:-hunter22x}"\n', "hunter22x"),
+    "a word default": ("DB_PASSWORD=${DB_PASSWORD:-postgres}\n", "postgres"),
+}
+
+
+@pytest.mark.parametrize("wrap", WRAPS)
+@pytest.mark.parametrize("form", DEFAULTS)
+def test_a_shell_default_under_a_secret_name_goes(form, wrap):
+    text, secret = DEFAULTS[form]
+    hidden_everywhere(wrapped(text, wrap), secret)
+
+
+DEFAULTS_KEPT = {
+    "reference": "DB_PASSWORD=${DB_PASSWORD}\n",
+    "message": "DB_PASSWORD=${DB_PASSWORD:?set it}\n",
+    "home": "HOME_DIR=${HOME:-/root}\n",
+    "empty": "DB_PASSWORD=${DB_PASSWORD:-}\n",
+    "a reference default": "DB_PASSWORD=${DB_PASSWORD:-$PGPASSWORD}\n",
+    "a braced reference default": "DB_PASSWORD=${DB_PASSWORD:-${PGPASSWORD}}\n",
+    "a number": "TOKEN_TTL=${TOKEN_TTL:-3600}\n",
+    "a setting": "USE_HF_TOKEN=${USE_HF_TOKEN:-false}\n",
+    "not secret names": "PORT=${PORT:-8080} MODEL=${MODEL_NAME:-llama-3-8b} ${RUN_ID:-abc123def456}\n",
+}
+
+
+@pytest.mark.parametrize("wrap", WRAPS)
+@pytest.mark.parametrize("form", DEFAULTS_KEPT)
+def test_what_is_no_default_secret_stays(form, wrap):
+    kept_everywhere(wrapped(DEFAULTS_KEPT[form], wrap))
+
+
+ENVIRON_PATHS = {
+    "master_key": "general_settings:\n  master_key: os.environ/LITELLM_MASTER_KEY\n",
+    "api_key": "model_list:\n  - model_name: gpt-4o\n    litellm_params:\n      api_key: os.environ/AZURE_API_KEY\n",
+    "quoted": '      api_key: "os.environ/AZURE_API_KEY"\n',
+    "json": '{"api_key": "os.environ/OPENAI_API_KEY"}\n',
+}
+
+
+@pytest.mark.parametrize("wrap", WRAPS)
+@pytest.mark.parametrize("form", ENVIRON_PATHS)
+def test_litellms_environ_reference_stays(form, wrap):
+    kept_everywhere(wrapped(ENVIRON_PATHS[form], wrap))
+
+
+@pytest.mark.parametrize("value", ["os.environ/X/../Zq8Wm3Kx7Lp2", "os.environ", "Zq8Wm3Kx7Lp2os.environ/X"])
+def test_a_value_that_is_no_environ_reference_still_goes(value):
+    hidden_everywhere(f"master_key: {value}\n", value)
+
+
+MODAL_ID, MODAL_SECRET = "ak-2fPXyE2kShNW8RBPaLamY7", "as-FKBZ1MK1id05l6BaBNiN6x"
+VERCEL = "Zq8Wm3Kx7Lp2Rv9TaBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789abcdeF"
+SHAPES = {
+    "modal id in a sentence": (f"created token id {MODAL_ID} for workspace\n", MODAL_ID),
+    "modal secret in a sentence": (f"token secret {MODAL_SECRET} (keep it)\n", MODAL_SECRET),
+    "modal token set": (f"modal token set --token-id {MODAL_ID} --token-secret {MODAL_SECRET}\n", MODAL_SECRET),
+    **{f"vercel vc{k}_": (f"deploying with vc{k}_{VERCEL} now\n", f"vc{k}_{VERCEL}") for k in "pciark"},
+}
+
+
+@pytest.mark.parametrize("wrap", WRAPS)
+@pytest.mark.parametrize("form", SHAPES)
+def test_a_prefixed_key_goes_bare(form, wrap):
+    text, secret = SHAPES[form]
+    hidden_everywhere(wrapped(text, wrap), secret)
+
+
+SHAPES_KEPT = {
+    "words": "ak-47 as-is as-of-today vck_ prefix\n",
+    "one case": "as-abcdefghijklmnopqrstuv as-ABCDEFGHIJKLMNOPQRSTUV\n",
+    "hex after as-": "pod trainer-as-7f9c2b1d4e6a8c0b2d4f6a1b2 ready\n",
+    "a sha": "commit 0123456789abcdef0123456789abcdef01234567\n",
+    "a uuid": "run id 123e4567-e89b-12d3-a456-426614174000\n",
+    "inside a word": "break-Zq8Wm3Kx7Lp2Rv9TaBcDe1 task-Zq8Wm3Kx7Lp2Rv9TaBcDe1\n",
+    "a path": "/opt/vcp_tools/bin/vck_config_reader_for_the_cluster_machines_here\n",
+}
+
+
+@pytest.mark.parametrize("wrap", WRAPS)
+@pytest.mark.parametrize("form", SHAPES_KEPT)
+def test_what_only_looks_prefixed_stays(form, wrap):
+    kept_everywhere(wrapped(SHAPES_KEPT[form], wrap))
