@@ -124,3 +124,34 @@ SHAPES_KEPT = {
 @pytest.mark.parametrize("form", SHAPES_KEPT)
 def test_what_only_looks_prefixed_stays(form, wrap):
     kept_everywhere(wrapped(SHAPES_KEPT[form], wrap))
+
+
+SIGNATURE = "3f2a9c0e1b7d4a6f8e2c5b9a0d3f6e1c4b7a9d2e5f8c1b4a7d0e3f6c9b2a5d8e"
+SIGNERS = {
+    "app.auth": f"DEBUG:app.auth:Signature:\n{SIGNATURE}\n",
+    "a signer's logger": f"DEBUG:myservice.signer:Signature:\n{SIGNATURE}\n",
+    "aiobotocore": f"DEBUG:aiobotocore.auth:Signature:\n{SIGNATURE}\n",
+    "bracketed level": f"[DEBUG] signer: Signature:\n{SIGNATURE}\n",
+    "INFO": f"INFO:gateway.sigv4:Signature:\n{SIGNATURE}\n",
+}
+
+
+@pytest.mark.parametrize("wrap", WRAPS)
+@pytest.mark.parametrize("form", SIGNERS)
+def test_a_signers_signature_on_the_next_line_goes(form, wrap):
+    whole = hidden_everywhere(wrapped(SIGNERS[form], wrap), SIGNATURE)
+    assert "Signature:" in whole
+
+
+SIGNERS_KEPT = {
+    "string to sign": "DEBUG:app.auth:StringToSign:\nAWS4-HMAC-SHA256\n20261125T101010Z\n20261125/us-east-1/s3/aws4_request\n",
+    "a sentence after": "DEBUG:app.sig:Signature:\nsee below\n",
+    "no level word": "Signature:\nab12cd34ef56ab12cd34ef56ab12cd34\n",
+    "gpg": 'gpg: Signature made Tue 25 Nov 2026 10:00:00 UTC\ngpg: Good signature from "Release Key"\n',
+}
+
+
+@pytest.mark.parametrize("wrap", WRAPS)
+@pytest.mark.parametrize("form", SIGNERS_KEPT)
+def test_what_is_no_signature_stays(form, wrap):
+    kept_everywhere(wrapped(SIGNERS_KEPT[form], wrap))

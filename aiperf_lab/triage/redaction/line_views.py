@@ -73,14 +73,15 @@ SIMPLE_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", "b": "\b", "f": "\f", "\\": "
 # is on it. (`|`, `token` and `key` are left out: plain training logs hold them on most lines.)
 GATE_CHARACTERS = ("?", "#", "&", "!", "<", ">", "\\", "{")
 GATE_WORDS = ("auth", "passw", "secret", "vault", "op://", "decryption", "pass ", "--reveal", "--extract", "cat ", "printenv ", "echo $", "echo \"$", "set -", "setenv ",
-              "token  ", "  token", "  key", "  value", "- name:", "-access-token", "out[")
+              "token  ", "  token", "  key", "  value", "- name:", "-access-token", "out[", "signature:")
 # (all but the first two: a secret store's print, whose value comes bare on the next line: `gcloud secrets versions
 # access`, `vault read -field=`, `op read op://`, `get-parameter --with-decryption`, `pass [show] X` / `gopass show`,
 # `op item get --fields F --reveal`, `sops -d --extract`; `set -` and `setenv `: fish's `set -gx NAME X` and csh's
 # `setenv NAME X` inside a JSON string or repr(), read in the view; each word tested as `has` does, its rarest characters
 # first; session 24: a listing's header words as a column (`token` or `key` or `value` with two blanks beside it, each
 # mark a word's edge: `tokens/s` is none), a Kubernetes env item's `- name:`, a cloud CLI's `-access-token`, and
-# IPython's `Out[3]:`, so each is read inside a JSON record's message too)
+# IPython's `Out[3]:`, so each is read inside a JSON record's message too; session 26: a signer's logger line
+# `DEBUG:app.signer:Signature:`, its signature on the next record)
 BEFORE_LINES = 4     # lines read before a candidate (CloudFormation's ParameterKey above its ParameterValue)
 AFTER_LINES = 64     # and after it (a YAML block, a heredoc, a table: the rules read no further: PRINTED_FORM_HOLD_LINES)
 
