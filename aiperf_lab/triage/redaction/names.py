@@ -435,6 +435,12 @@ def names_an_environ_path(value: str) -> bool:
     return value.startswith("os.environ/") and ENVIRON_PATH_REFERENCE.fullmatch(value) is not None
 
 
+# (session 26) A shell expansion's `:?` message (`${WANDB_API_KEY:?set WANDB_API_KEY}`): the error the shell prints when
+# the variable is unset, no value (EXPANSION_MESSAGE its opening, for a message split into words at its blanks)
+EXPANSION_MESSAGE = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]{0,127}:?\?")
+WHOLE_EXPANSION_MESSAGE = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]{0,127}:?\?[^{}$`\n]{0,256}\}")
+
+
 def is_location(value: str) -> bool:
     """A file or folder path, or a list of them (a:b:c): where a secret lives, not a secret."""
     return all(LOCATION.fullmatch(part) for part in value.split(":")) if value else False
