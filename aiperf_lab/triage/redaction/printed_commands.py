@@ -14,7 +14,7 @@ import re
 
 from .argv import argv_secret_pieces
 from .commands import _printed_flag_value_kept
-from .names import cannot_be_secret, is_secret_flag, looks_like_password, name_words
+from .names import EXPANSION_MESSAGE, cannot_be_secret, is_secret_flag, looks_like_password, name_words
 from .spans import REDACTED, Span, has, has_any
 
 # Where a printed command starts on its line, each mark led by its literal (the scan skips to it) and checked in C
@@ -272,7 +272,8 @@ def _command_spans(command: list[tuple[str, list[int]]], fed: list[tuple[str, li
         places = command[kept[i]][1]
         value = argv[i][start:end]
         if start >= end or end > len(places) or _printed_flag_value_kept(value) or (
-                start == 0 and i and argv[i - 1] == "-p" and not looks_like_password(value)):
+                start == 0 and i and argv[i - 1] == "-p" and not looks_like_password(value)) or (
+                "${" in argv[i] and _in_expansion_message(argv[i], start)):
             continue
         spans.append((places[start], places[end - 1] + 1, REDACTED, "command-line password", places[0]))
     how = _reads_secret_from_stdin(argv) if (here or fed) else None
@@ -287,6 +288,14 @@ def _command_spans(command: list[tuple[str, list[int]]], fed: list[tuple[str, li
             if span is not None:
                 spans.append(span)
     return spans
+
+
+# (session 26) A `:?` expansion's message (`+ export WANDB_API_KEY=${WANDB_API_KEY:?set WANDB_API_KEY}`, split into words
+# at its blank): the error bash prints when the variable is unset, no value (names.EXPANSION_MESSAGE)
+def _in_expansion_message(word: str, start: int) -> bool:
+    """Whether the piece of word at start lies in an unclosed `${NAME:?` (EXPANSION_MESSAGE)."""
+    opened = word.rfind("${", 0, start + 1)
+    return opened >= 0 and "}" not in word[opened:start] and EXPANSION_MESSAGE.match(word, opened) is not None
 
 
 def _quoted_end(text: str, start: int, end: int, quote: str) -> int:
