@@ -15,7 +15,7 @@ from .op_items import OP_FIELD_LIST, OP_JSON_FORMAT, _op_field_list_spans, _op_j
 from .python_source import NAME_RUN_REVERSED, _name_before
 from .references import NOT_SECRET_HEADER_NAMES, SECRET_FETCH
 from .names import (_secret_name_cached, cannot_be_secret, is_hex_key, is_named_location, looks_generated, looks_like_password,
-                    name_words, tells_when)
+                    name_words, tells_when, WHOLE_EXPANSION_MESSAGE)
 from .spans import REDACTED, Span, has, has_any
 from .store_prints import KUBECTL_SECRET_LINE, PRINTED_ENV_NAME, SECRET_PRINT_LITERALS
 
@@ -192,6 +192,8 @@ def _shell_quoted_spans(text: str) -> list[Span]:
         end = m.end() - 1
         if text[at + 1] == '"' and text.startswith("$(", start) and SECRET_FETCH.fullmatch(text, start, end) is not None:
             continue   # `HF_TOKEN="$(gcloud secrets versions access latest --secret=hf)"`: the command that fetches it
+        if text.startswith("${", start) and WHOLE_EXPANSION_MESSAGE.fullmatch(text, start, end) is not None:
+            continue   # `X="${X:?set X}"`: the shell's message when X is unset (session 26)
         if end > start and secret_value(text[start:end].replace("\\", "")):
             spans.append((start, end, REDACTED, "secret-named value", at - size))
     return spans
