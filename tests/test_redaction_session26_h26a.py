@@ -155,3 +155,31 @@ SIGNERS_KEPT = {
 @pytest.mark.parametrize("form", SIGNERS_KEPT)
 def test_what_is_no_signature_stays(form, wrap):
     kept_everywhere(wrapped(SIGNERS_KEPT[form], wrap))
+
+
+MESSAGES_KEPT = {
+    "bash -x export": "+ export WANDB_API_KEY=${WANDB_API_KEY:?set WANDB_API_KEY}\n+ python train.py\n",
+    "bash -x no colon": "+ export HF_TOKEN=${HF_TOKEN?HF_TOKEN is unset}\n",
+    "double quoted": 'WANDB_API_KEY="${WANDB_API_KEY:?set WANDB_API_KEY}"\n',
+    "single quoted": "export HF_TOKEN='${HF_TOKEN:?set HF_TOKEN first}'\n",
+}
+
+
+@pytest.mark.parametrize("wrap", WRAPS)
+@pytest.mark.parametrize("form", MESSAGES_KEPT)
+def test_an_expansions_message_stays(form, wrap):
+    kept_everywhere(wrapped(MESSAGES_KEPT[form], wrap))
+
+
+MESSAGES_NOT = {
+    "a value after the message": ('WANDB_API_KEY="${WANDB_API_KEY:?set}Zq8Wm3Kx7Lp2"\n', "Zq8Wm3Kx7Lp2"),
+    "bash -x a value": ("+ export WANDB_API_KEY=Zq8Wm3Kx7Lp2Rv9Ta\n", "Zq8Wm3Kx7Lp2Rv9Ta"),
+    "bash -x a default": ("+ export WANDB_API_KEY=${WANDB_API_KEY:-Zq8Wm3Kx7Lp2}\n", "Zq8Wm3Kx7Lp2"),
+}
+
+
+@pytest.mark.parametrize("wrap", WRAPS)
+@pytest.mark.parametrize("form", MESSAGES_NOT)
+def test_a_value_beside_an_expansion_still_goes(form, wrap):
+    text, secret = MESSAGES_NOT[form]
+    hidden_everywhere(wrapped(text, wrap), secret)
