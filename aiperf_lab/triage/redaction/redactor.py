@@ -52,7 +52,8 @@ from .spans import (
     _edited,
     _lower, _merge_spans, _minus, _name_edits, _split_matches, _without_csi,
 )
-from .token_spans import CONTEXT_LITERALS, _context_shape_spans, _provider_token_spans, kaggle_key_spans, password_hash_spans, shell_default_spans
+from .token_spans import (CONTEXT_LITERALS, _context_shape_spans, _provider_token_spans, kaggle_key_spans, key_first_client_spans,
+                          password_hash_spans, shell_default_spans)
 from .token_spans import pbtxt_parameter_spans   # (session 25, h25a)
 from .store_prints import SECRET_PRINT_GATES
 from .tables import header_table_spans
@@ -288,6 +289,7 @@ class Redactor:
                 spans.extend((a, b, REDACTED, label, a) for a, b in map(re.Match.span, pattern.finditer(text)))
         spans.extend(_provider_token_spans(text))
         spans.extend(shell_default_spans(text))   # (`${DB_PASSWORD:-X}`: session 26)
+        spans.extend(key_first_client_spans(text))   # (`cohere.Client("X")`: session 26)
         spans.extend(_url_userinfo_spans(text))
         spans.extend(query_key_spans(text))
         if "@" in text:

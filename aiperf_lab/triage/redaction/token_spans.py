@@ -264,3 +264,19 @@ def shell_default_spans(text: str) -> list[Span]:
 @functools.lru_cache(maxsize=1024)
 def _no_secret_default(value: str) -> bool:
     return cannot_be_secret(value) or (value[0] in "/~." and is_named_location(value))
+
+
+# (session 26) SDK clients whose first positional argument is the key, whose keys have no shape of their own: Cohere's
+# `co = cohere.Client("X")` (also ClientV2, AsyncClient, AsyncClientV2; its keys are 40 letters and digits, which no shape
+# tells from a hash) and Replicate's `replicate.Client("X")` (api_token first). A quoted string only (a variable, a
+# call, `os.environ[...]` name where the key is), escaped quotes in a JSON string too.
+KEY_FIRST_CLIENT = re.compile(r"(?:cohere\.(?:Async)?Client(?:V2)?|replicate\.Client)\([ \t]{0,4}(?P<q>\\{0,3}[\"'])"
+                              r"(?P<value>[^\s\"'\\]{8,256})(?P=q)")
+
+
+def key_first_client_spans(text: str) -> list[Span]:
+    """The quoted first argument of KEY_FIRST_CLIENT's calls, where it can be a secret."""
+    if "Client" not in text:
+        return []
+    return [(m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start())
+            for m in KEY_FIRST_CLIENT.finditer(text) if not cannot_be_secret(m.group("value"))]
