@@ -183,3 +183,44 @@ MESSAGES_NOT = {
 def test_a_value_beside_an_expansion_still_goes(form, wrap):
     text, secret = MESSAGES_NOT[form]
     hidden_everywhere(wrapped(text, wrap), secret)
+
+
+# Shapeless keys (wandb's 40 hex, Mistral's 32 letters and digits, Cohere's 40) cannot be told from a git SHA or a hash
+# by shape: each is hidden where a name or a call says what it is.
+WANDB = "0123456789abcdef0123456789abcdef01234567"
+MISTRAL = "Zq8Wm3Kx7Lp2Rv9TaBcDeFgHiJkLmNo1"
+COHERE = "Zq8Wm3Kx7Lp2Rv9TaBcDeFgHiJkLmNoPqRsTuVw"
+NAMED = {
+    "WANDB_API_KEY=": (f"WANDB_API_KEY={WANDB}\n", WANDB),
+    "wandb login": (f"wandb login {WANDB}\n", WANDB),
+    "wandb login --relogin traced": (f"+ wandb login --relogin {WANDB}\n", WANDB),
+    "wandb.login(key=)": (f'wandb.login(key="{WANDB}")\n', WANDB),
+    "mistral_api_key in JSON": (f'{{"mistral_api_key": "{MISTRAL}"}}\n', MISTRAL),
+    "Mistral(api_key=)": (f'client = Mistral(api_key="{MISTRAL}")\n', MISTRAL),
+    "cohere.Client": (f'co = cohere.Client("{COHERE}")\n', COHERE),
+    "cohere.ClientV2": (f"co = cohere.ClientV2('{COHERE}')\n", COHERE),
+    "cohere.AsyncClient": (f'co = cohere.AsyncClient( "{COHERE}")\n', COHERE),
+    "cohere.ClientV2(api_key=)": (f'co = cohere.ClientV2(api_key="{COHERE}")\n', COHERE),
+    "replicate.Client": (f'rc = replicate.Client("{MISTRAL}")\n', MISTRAL),
+}
+
+
+@pytest.mark.parametrize("wrap", WRAPS)
+@pytest.mark.parametrize("form", NAMED)
+def test_a_shapeless_key_goes_where_named(form, wrap):
+    text, secret = NAMED[form]
+    hidden_everywhere(wrapped(text, wrap), secret)
+
+
+CLIENTS_KEPT = {
+    "a variable": "co = cohere.Client(api_key)\n",
+    "the environment": 'co = cohere.Client(os.environ["CO_API_KEY"])\n',
+    "a short word": 'co = cohere.Client("x")\n',
+    "a sha": f"commit {WANDB} (HEAD -> main)\n",
+}
+
+
+@pytest.mark.parametrize("wrap", WRAPS)
+@pytest.mark.parametrize("form", CLIENTS_KEPT)
+def test_what_names_no_key_stays(form, wrap):
+    kept_everywhere(wrapped(CLIENTS_KEPT[form], wrap))
