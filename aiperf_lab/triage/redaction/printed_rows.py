@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from .line_views import without_log_prefix
 from .names import _secret_name_cached, cannot_be_secret, looks_generated, looks_like_password
 from .spans import REDACTED, Span
 
@@ -51,3 +52,83 @@ def typed_prompt_spans(text: str, lower: str) -> list[Span]:
         if value != REDACTED and not cannot_be_secret(value) and (looks_generated(value) or looks_like_password(value)):
             spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
     return spans
+
+
+# (session 26) `env` / `printenv` print a value that holds newlines over lines of its own: `DB_PASSWORD=first` then
+# `second` then the next `NAME=` line. After a secret-named variable's line (its name in capitals with a secret word;
+# is_secret_name decides), the 1 to MOST_CONTINUED lines with no blank, a letter or digit, no `#` first and no `NAME=`,
+# closed by a `NAME=` line, are its value's rest (a rule (`-----`) or a comment is none). Each line read as its view
+# (behind a log prefix, in a JSON record). A stream holds such lines until the closing line comes (env_continuation_hold);
+# it cannot see a line it let out before, so the line before the name's is not asked about.
+ENV_SECRET_WORD = re.compile(r"(?:PASS|TOKEN|SECRET|KEY|AUTH|CRED|JWT|PWD)[A-Z0-9_]{0,64}=")
+ENV_LINE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}=")
+ENV_CONTINUATION = re.compile(r"(?=[^\s]{0,4095}[A-Za-z0-9])[^\s#][^\s]{0,4095}")
+MOST_CONTINUED = 4
+HOLD_WALK = 12   # lines a stream's hold walks back over at most
+
+
+def _view(text: str, start: int, end: int) -> str:
+    return without_log_prefix(text[start:end]).rstrip("\r\n")
+
+
+def _env_secret_line(view: str) -> bool:
+    name = ENV_LINE.match(view)
+    return name is not None and ENV_SECRET_WORD.search(view, 0, name.end()) is not None and _secret_name_cached(
+        view[:name.end() - 1])
+
+
+def env_continuation_spans(text: str) -> list[Span]:
+    spans: list[Span] = []
+    read_to = -1
+    for m in ENV_SECRET_WORD.finditer(text):
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        if start <= read_to or end < 0:
+            continue
+        read_to = start
+        if not _env_secret_line(_view(text, start, end)):
+            continue
+        rest: list[tuple[int, int, str]] = []
+        at = end + 1
+        for _ in range(MOST_CONTINUED + 1):
+            if at >= len(text):
+                rest = []
+                break
+            line_end = text.find("\n", at)
+            line_end = len(text) if line_end < 0 else line_end
+            view = _view(text, at, line_end)
+            if ENV_LINE.match(view) is not None:
+                break
+            if ENV_CONTINUATION.fullmatch(view) is None:
+                rest = []
+                break
+            rest.append((at, line_end, view))
+            at = line_end + 1
+        else:
+            rest = []
+        for line_start, line_end, view in rest:
+            where = text.find(view, line_start, line_end)
+            first, last = (where, where + len(view)) if where >= 0 else (line_start, line_end)
+            spans.append((first, last, REDACTED, "secret-named value", start))
+        read_to = max(read_to, at - 1)
+    return spans
+
+
+def env_continuation_hold(text: str, start: int, cut: int) -> int:
+    """Where a stream's cut goes so that a secret-named env line and the lines that may continue its value are read
+    together: the start of the earliest such line among the last lines (walked back over continuation-shaped lines and
+    secret-named env lines only), or cut."""
+    if ENV_SECRET_WORD.search(text, max(0, start - HOLD_WALK * 512), cut) is None:
+        return cut
+    hold, line_start, line_end = cut, start, cut
+    for _ in range(HOLD_WALK):
+        view = _view(text, line_start, line_end)
+        if _env_secret_line(view):
+            hold = line_start
+        elif ENV_CONTINUATION.fullmatch(view) is None or ENV_LINE.match(view) is not None:
+            break
+        if line_start == 0:
+            break
+        line_end = line_start - 1
+        line_start = text.rfind("\n", 0, line_end) + 1
+    return hold

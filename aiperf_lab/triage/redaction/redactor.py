@@ -23,6 +23,7 @@ from .assignments import (
 from .calls import code_secret_spans
 from .commands import _command_password_spans, _database_spans, _printed_flag_spans
 from .printed_commands import argv_list_spans, printed_command_spans
+from .printed_rows import env_continuation_spans   # (session 26, h26a)
 from .dumps import ESCAPED_RUNS, dump_span_columns, character_columns, _dump_parts, _dump_prefix_edits, _may_hold_dump
 from .hosts import (
     ADDRESS_BEFORE, AWS_HOST_SPLIT, BARE_MAC, BARE_MAC_CANDIDATE, BARE_MAC_CLASSES, BORING_IPS, BORING_MACS,
@@ -290,6 +291,7 @@ class Redactor:
         spans.extend(_provider_token_spans(text))
         spans.extend(shell_default_spans(text))   # (`${DB_PASSWORD:-X}`: session 26)
         spans.extend(key_first_client_spans(text))   # (`cohere.Client("X")`: session 26)
+        spans.extend(env_continuation_spans(text))   # (`env`'s value over lines: session 26)
         spans.extend(_url_userinfo_spans(text))
         spans.extend(query_key_spans(text))
         if "@" in text:
