@@ -224,3 +224,43 @@ CLIENTS_KEPT = {
 @pytest.mark.parametrize("form", CLIENTS_KEPT)
 def test_what_names_no_key_stays(form, wrap):
     kept_everywhere(wrapped(CLIENTS_KEPT[form], wrap))
+
+
+MULTILINE = {
+    "password": ("HOME=/root\nDB_PASSWORD=firstPart9\nsecondpartXy9z\nPATH=/usr/bin\n", "secondpartXy9z"),
+    "token, two more lines": ("HF_TOKEN=hf_abcdefghijklmnopqrstuvwxyzABCD\nZq8Wm3Kx7Lp2\nQw9Er8Ty7Ui6\nUSER=root\n",
+                              "Qw9Er8Ty7Ui6"),
+    "first in the listing": ("API_SECRET=a1b2c3\nd4e5f6g7h8\nLANG=C.UTF-8\n", "d4e5f6g7h8"),
+    "printenv sorted": ("CUDA_VISIBLE_DEVICES=0,1\nNCCL_DEBUG=INFO\nWANDB_API_KEY=partone\nparttwoZq8Wm3\nWORLD_SIZE=2\n",
+                        "parttwoZq8Wm3"),
+}
+
+
+@pytest.mark.parametrize("wrap", WRAPS)
+@pytest.mark.parametrize("form", MULTILINE)
+def test_a_multiline_env_values_later_lines_go(form, wrap):
+    text, secret = MULTILINE[form]
+    whole = hidden_everywhere(wrapped(text, wrap), secret)
+    assert whole.count("[REDACTED]") >= 2
+
+
+MULTILINE_KEPT = {
+    "a rule after": "DB_HOST=db\nDB_PASSWORD_FILE=/run/secrets/db\n----------\nPATH=/usr/bin\n",
+    "a comment after": "API_TOKEN_FILE=/run/secrets/t\n# cache\nREDIS_URL=redis://cache:6379/0\n",
+    "a sentence after": "HF_TOKEN_PATH=/root/.cache/token\nStarting server on port 8000\nPORT=8000\n",
+    "no secret name": "HOME=/root\nMODEL_NAME=llama\nsecond_line_of_it\nPATH=/usr/bin\n",
+    "no closing line": "HOME=/root\nMASTER_ADDR=10.0.0.1\nstep1\n",
+    "lower-case name": "home=/root\napi_token_ttl=3600\nabc\nx=1\n",
+}
+
+
+@pytest.mark.parametrize("wrap", WRAPS)
+@pytest.mark.parametrize("form", MULTILINE_KEPT)
+def test_what_continues_no_secret_stays(form, wrap):
+    kept_everywhere(wrapped(MULTILINE_KEPT[form], wrap))
+
+
+def test_a_secret_line_without_a_closing_line_keeps_what_follows():
+    text = "DB_PASSWORD=firstPart9\nsecondpartXy9z\n"
+    whole = hidden_everywhere(text, "firstPart9")
+    assert "secondpartXy9z" in whole   # (no `NAME=` line closes it: the next line may be anything)
