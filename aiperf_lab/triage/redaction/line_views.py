@@ -73,7 +73,8 @@ SIMPLE_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", "b": "\b", "f": "\f", "\\": "
 # is on it. (`|`, `token` and `key` are left out: plain training logs hold them on most lines.)
 GATE_CHARACTERS = ("?", "#", "&", "!", "<", ">", "\\", "{")
 GATE_WORDS = ("auth", "passw", "secret", "vault", "op://", "decryption", "pass ", "--reveal", "--extract", "cat ", "printenv ", "echo $", "echo \"$", "set -", "setenv ",
-              "token  ", "  token", "  key", "  value", "- name:", "-access-token", "out[", "signature:")
+              "token  ", "  token", "  key", "  value", "- name:", "-access-token", "out[", "signature:",
+              "| token")
 # (all but the first two: a secret store's print, whose value comes bare on the next line: `gcloud secrets versions
 # access`, `vault read -field=`, `op read op://`, `get-parameter --with-decryption`, `pass [show] X` / `gopass show`,
 # `op item get --fields F --reveal`, `sops -d --extract`; `set -` and `setenv `: fish's `set -gx NAME X` and csh's
@@ -81,7 +82,8 @@ GATE_WORDS = ("auth", "passw", "secret", "vault", "op://", "decryption", "pass "
 # first; session 24: a listing's header words as a column (`token` or `key` or `value` with two blanks beside it, each
 # mark a word's edge: `tokens/s` is none), a Kubernetes env item's `- name:`, a cloud CLI's `-access-token`, and
 # IPython's `Out[3]:`, so each is read inside a JSON record's message too; session 26: a signer's logger line
-# `DEBUG:app.signer:Signature:`, its signature on the next record)
+# `DEBUG:app.signer:Signature:`, its signature on the next record; and a bar table's TOKEN column, `| user | token |`, whose
+# rows tables' header rule reads behind an ISO time or compose's bar, or in JSON records, only in the view)
 BEFORE_LINES = 4     # lines read before a candidate (CloudFormation's ParameterKey above its ParameterValue)
 AFTER_LINES = 64     # and after it (a YAML block, a heredoc, a table: the rules read no further: PRINTED_FORM_HOLD_LINES)
 
@@ -89,7 +91,8 @@ AFTER_LINES = 64     # and after it (a YAML block, a heredoc, a table: the rules
 # (a word's mark where the word alone marks too many lines: `pass ` is pass's and gopass's command, not sshpass's)
 MARK_PATTERNS = {"pass ": r"pass (?:(?<![\w-]pass )|(?<=gopass ))", "cat ": r"cat (?<![\w-]cat )",
                  "token  ": r"token  (?<![\w-]token  )", "  token": r"  token(?![\w/-])", "  key": r"  key(?![\w/-])",
-                 "  value": r"  value(?![\w/-])", "out[": r"out\[(?<![\w.]out\[)[0-9]{1,6}\]:"}   # (not `concat `)   # (led by its literal: the engine skips to it)
+                 "  value": r"  value(?![\w/-])", "out[": r"out\[(?<![\w.]out\[)[0-9]{1,6}\]:",
+                 "| token": r"\| token(?![\w/.-])"}   # (not `concat `)   # (led by its literal: the engine skips to it)
 
 
 @functools.lru_cache(maxsize=512)
