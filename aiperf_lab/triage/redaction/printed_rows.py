@@ -16,6 +16,7 @@ import re
 from .line_views import without_log_prefix
 from .names import _secret_name_cached, cannot_be_secret, looks_generated, looks_like_password
 from .spans import REDACTED, Span
+from .tables import TABLE_HOLD_LINES, _header, _separator
 
 # (the row's first bar, found from its literal; what stands before it read by fixed look-behinds: a compose prefix's
 # bar and one blank, an ISO time's `Z` and one blank, a JSON string's opening quote; a progress line's `1200/5000 |`
@@ -132,3 +133,29 @@ def env_continuation_hold(text: str, start: int, cut: int) -> int:
         line_end = line_start - 1
         line_start = text.rfind("\n", 0, line_end) + 1
     return hold
+
+
+# (session 26) A bar table whose header names a TOKEN column (`| user | token |`) behind a log prefix the header rule reads
+# only in a line's view (an ISO time, compose's `api-1  | `, a JSON record: line_views' `| token` gate word): a stream
+# holds its rows back to the header, read as views, as tables.table_hold does for bare ones.
+PREFIXED_TOKEN_HEADER = re.compile(r"\| (?i:token)(?![\w/.-])")
+TABLE_HOLD_REACH = 64 * 512   # characters looked back for a header's mark (TABLE_HOLD_LINES lines of 512)
+
+
+def prefixed_table_hold(text: str, start: int, cut: int) -> int:
+    """The start of the header line whose view is a bar table's with a TOKEN column, where the last line's view and
+    the lines' views between are its rows or rules (TABLE_HOLD_LINES up at most); else cut."""
+    if PREFIXED_TOKEN_HEADER.search(text, max(0, start - TABLE_HOLD_REACH), cut) is None:
+        return cut
+    at, end = start, cut
+    for _ in range(TABLE_HOLD_LINES):
+        view = _view(text, at, end)
+        if "|" not in view and not _separator(view):
+            return cut
+        if PREFIXED_TOKEN_HEADER.search(view) is not None and _header(view) is not None:
+            return at
+        if at == 0:
+            return cut
+        end = at - 1
+        at = text.rfind("\n", 0, end) + 1
+    return cut
