@@ -14,7 +14,7 @@ from .hosts import peer_env_item_hold
 from .keys import _key_open, _last_key_block, openssl_text_key_hold
 from .tables import open_table_header, table_hold
 from .token_spans import kaggle_json_hold, pbtxt_parameter_hold
-from .printed_rows import env_continuation_hold   # (session 26, h26a)
+from .printed_rows import env_continuation_hold, prefixed_table_hold   # (session 26, h26a)
 from .wraps import folded_jwt_hold, wrapped_token_hold
 from .line_views import interleaved_sources, without_log_prefix
 from .layouts import (
@@ -43,6 +43,7 @@ FORM_HOLDS = (
     askpass_hold,            # a shell's shebang line, an askpass script's `echo X` still to come (session 24)
     pbtxt_parameter_hold,    # a protobuf text map entry's secret `key: "NAME"`, its value still to come (session 25)
     env_continuation_hold,   # `env`'s secret-named line, its value's next lines and the closing `NAME=` still to come (26)
+    prefixed_table_hold,     # a bar table's `| token |` header behind a log prefix, its rows still to come (session 26)
 )
 SOURCE_ROUNDS = 16   # times a cut that interleaved sources moved is asked again (StreamRedactor._hold_back)
 HOLD_ROUNDS = 64   # lines a cut moves up over names waiting for their values after the rules' rounds, at most
