@@ -264,3 +264,32 @@ def test_a_secret_line_without_a_closing_line_keeps_what_follows():
     text = "DB_PASSWORD=firstPart9\nsecondpartXy9z\n"
     whole = hidden_everywhere(text, "firstPart9")
     assert "secondpartXy9z" in whole   # (no `NAME=` line closes it: the next line may be anything)
+
+
+BAR_TABLES = {
+    "user and token": ("| user | token |\n|------|-------|\n| alice | hunter22 |\n", "hunter22"),
+    "token first": ("| token | owner |\n|---|---|\n| p4ssw0rd99 | bob |\n", "p4ssw0rd99"),
+    "three rows": ("| name | token | ttl |\n|---|---|---|\n| a | hunter22 | 3600 |\n| b | Zq8Wm3Kx7Lp2 | 60 |\n",
+                   "Zq8Wm3Kx7Lp2"),
+}
+
+
+@pytest.mark.parametrize("wrap", WRAPS)
+@pytest.mark.parametrize("form", BAR_TABLES)
+def test_a_bar_tables_token_column_goes_behind_any_prefix(form, wrap):
+    text, secret = BAR_TABLES[form]
+    whole = hidden_everywhere(wrapped(text, wrap), secret)
+    assert "token" in whole
+
+
+BAR_TABLES_KEPT = {
+    "tokenizer pieces": "| token | id |\n|---|---|\n| hello | 15339 |\n| world2 | 14957 |\n| <s> | 1 |\n",
+    "throughput": "| step | tokens/s |\n|---|---|\n| 100 | 12345.6 |\n",
+    "a token count": "| model | token |\n|---|---|\n| llama | 128000 |\n",
+}
+
+
+@pytest.mark.parametrize("wrap", WRAPS)
+@pytest.mark.parametrize("form", BAR_TABLES_KEPT)
+def test_a_bar_table_of_no_secret_stays(form, wrap):
+    kept_everywhere(wrapped(BAR_TABLES_KEPT[form], wrap))
