@@ -25,6 +25,7 @@ from aiperf_lab.triage.redact import Redactor
 
 PREFIXES = ["", "[rank0]: ", "2026-11-24T03:00:01.123Z ", "api-1  | "]
 WRAPS = [*PREFIXES, "json"]
+PW = "Winter2024!blue"
 
 
 def wrapped(text: str, wrap: str) -> str:
@@ -293,3 +294,23 @@ BAR_TABLES_KEPT = {
 @pytest.mark.parametrize("form", BAR_TABLES_KEPT)
 def test_a_bar_table_of_no_secret_stays(form, wrap):
     kept_everywhere(wrapped(BAR_TABLES_KEPT[form], wrap))
+
+
+NGROK = "2abcDEFghiJKLmnoPQRstuVWXyz1_3AbCdEfGhIjKlMnOpQrStU"
+# (guards, hidden at e19ce8c too) ngrok's authtoken has no fixed prefix: hidden where named; three levels of JSON nesting
+GUARDS = {
+    "ngrok add-authtoken": (f"+ ngrok config add-authtoken {NGROK}\n", NGROK),
+    "ngrok.yml": (f"version: 3\nagent:\n  authtoken: {NGROK}\n", NGROK),
+    "NGROK_AUTHTOKEN=": (f"NGROK_AUTHTOKEN={NGROK}\n", NGROK),
+    "three levels of JSON": (json.dumps({"log": json.dumps({"msg": json.dumps({"password": "Xq7hunter22"})})}) + "\n",
+                             "Xq7hunter22"),
+    "three levels, a record around": (json.dumps({"log": json.dumps({"msg": json.dumps({"level": "x", "api_key": PW})}),
+                                                  "stream": "stdout"}) + "\n", PW),
+}
+
+
+@pytest.mark.parametrize("wrap", WRAPS)
+@pytest.mark.parametrize("form", GUARDS)
+def test_named_and_nested_forms_stay_hidden(form, wrap):
+    text, secret = GUARDS[form]
+    hidden_everywhere(wrapped(text, wrap), secret)
