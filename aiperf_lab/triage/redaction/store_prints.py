@@ -89,8 +89,9 @@ KUBECTL_SECRET_PRINT = (r"(?:kubectl" + _NOT_TO_A_FILE + r"[ \t][^\n]{0,100}?sec
                         r"|(?<![\w-])az" + _NOT_TO_A_FILE + _NO_HELP + r"[ \t]{1,4}account[ \t]{1,4}get-access-token[ \t](?=[^\n]{0,110}(?:--output|-o)[ \t=]{1,4}tsv)[^\n|>]{0,110}?"
                         r"|botocore\.auth[^\n]{0,80}?(?<![\w-])signature:"
                         # (session 26: any signer's logger, a level word then its name: `DEBUG:app.auth:Signature:`,
-                        # `DEBUG:myservice.signer:Signature:`, `[DEBUG] signer: Signature:`)
-                        r"|(?<![\w-])(?:debug|info|warning)[:\] \t][^\n]{0,80}?(?<![\w-])signature:"
+                        # `DEBUG:myservice.signer:Signature:`, `[DEBUG] signer: Signature:`; a name there: `INFO:
+                        # Signature:` then `valid` is a sentence's)
+                        r"|(?<![\w-])(?:debug|info|warning)(?::|\][ \t]{1,4})[a-z_][\w.-]{0,80}:[ \t]{0,4}signature:"
                         r"|(?<![\w-])printenv" + _NOT_TO_A_FILE + r"[ \t]{1,4}" + _ENV_NAME +
                         r"|(?<![\w-])echo" + _NOT_TO_A_FILE + r"[ \t]{1,4}['\"]?\$\{?" + _ENV_NAME + r"\}?"
                         r"|(?<![\w.])" + _PY_ENV_READ + _ENV_NAME + r"['\"][ \t]{0,4}[\])][ \t]{0,4}\)"
