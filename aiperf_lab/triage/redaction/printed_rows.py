@@ -73,9 +73,11 @@ def _view(text: str, start: int, end: int) -> str:
 
 
 def _env_secret_line(view: str) -> bool:
+    """A secret-named `NAME=` line whose value can be a secret's first line (`PASS=1`, `TOKEN=false` are counts and
+    settings)."""
     name = ENV_LINE.match(view)
     return name is not None and ENV_SECRET_WORD.search(view, 0, name.end()) is not None and _secret_name_cached(
-        view[:name.end() - 1])
+        view[:name.end() - 1]) and not cannot_be_secret(view[name.end():])
 
 
 def env_continuation_spans(text: str) -> list[Span]:
