@@ -149,6 +149,8 @@ SIGNERS_KEPT = {
     "a sentence after": "DEBUG:app.sig:Signature:\nsee below\n",
     "no level word": "Signature:\nab12cd34ef56ab12cd34ef56ab12cd34\n",
     "gpg": 'gpg: Signature made Tue 25 Nov 2026 10:00:00 UTC\ngpg: Good signature from "Release Key"\n',
+    "a level and no logger": "INFO: Signature:\nvalid\n",
+    "a sentence's record": "DEBUG:sigstore:checking signature:\nINFO:sigstore:verified ok\n",
 }
 
 
@@ -252,6 +254,8 @@ MULTILINE_KEPT = {
     "no secret name": "HOME=/root\nMODEL_NAME=llama\nsecond_line_of_it\nPATH=/usr/bin\n",
     "no closing line": "HOME=/root\nMASTER_ADDR=10.0.0.1\nstep1\n",
     "lower-case name": "home=/root\napi_token_ttl=3600\nabc\nx=1\n",
+    "a count under a secret word": "PASS=1\nok\nFAIL=0\n",
+    "a setting under a secret name": "HOME=/root\nUSE_TOKEN=false\nyes\nUSER=root\n",
 }
 
 
