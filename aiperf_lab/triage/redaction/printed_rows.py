@@ -121,9 +121,7 @@ def env_continuation_hold(text: str, start: int, cut: int) -> int:
     """Where a stream's cut goes so that a secret-named env line and the lines that may continue its value are read
     together: the start of the earliest such line among the last lines (walked back over continuation-shaped lines and
     secret-named env lines only), or cut."""
-    if ENV_SECRET_WORD.search(text, max(0, start - HOLD_WALK * 512), cut) is None:
-        return cut
-    hold, line_start, line_end = cut, start, cut
+    hold, line_start, line_end = cut, start, cut   # (the last line's view first: most end with a blank or a `NAME=`)
     for _ in range(HOLD_WALK):
         view = _view(text, line_start, line_end)
         if _env_secret_line(view):
@@ -147,8 +145,11 @@ TABLE_HOLD_REACH = 64 * 512   # characters looked back for a header's mark (TABL
 def prefixed_table_hold(text: str, start: int, cut: int) -> int:
     """The start of the header line whose view is a bar table's with a TOKEN column, where the last line's view and
     the lines' views between are its rows or rules (TABLE_HOLD_LINES up at most); else cut."""
-    if PREFIXED_TOKEN_HEADER.search(text, max(0, start - TABLE_HOLD_REACH), cut) is None:
-        return cut
+    if "|" not in (view := _view(text, start, cut)) and not _separator(view):
+        return cut   # (the last line's view first: compose's bar is a prefix's)
+    low = max(0, start - TABLE_HOLD_REACH)
+    if text.rfind("| token", low, cut) < 0 and text.rfind("| TOKEN", low, cut) < 0 and text.rfind("| Token", low, cut) < 0:
+        return cut   # (no header's mark above: substring scans in C, not a pattern tried at every bar)
     at, end = start, cut
     for _ in range(TABLE_HOLD_LINES):
         view = _view(text, at, end)
