@@ -11,6 +11,7 @@ password (names.looks_generated, looks_like_password)."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 from .line_views import without_log_prefix
@@ -69,9 +70,15 @@ HOLD_WALK = 12   # lines a stream's hold walks back over at most
 
 
 def _view(text: str, start: int, end: int) -> str:
-    return without_log_prefix(text[start:end]).rstrip("\r\n")
+    return _line_view(text[start:end])
 
 
+@functools.lru_cache(maxsize=4096)
+def _line_view(line: str) -> str:   # (once per distinct line: a log repeats its lines, and the holds ask again)
+    return without_log_prefix(line).rstrip("\r\n")
+
+
+@functools.lru_cache(maxsize=4096)
 def _env_secret_line(view: str) -> bool:
     """A secret-named `NAME=` line whose value can be a secret's first line (`PASS=1`, `TOKEN=false` are counts and
     settings)."""
