@@ -11,6 +11,12 @@ StreamRedactor cut at every place (stream_feed.hidden_everywhere); what is no se
    harmless values) stay.
 3. Keys by a fixed prefix: Vercel's `vcp_`/`vci_`/`vca_`/`vcr_`/`vck_`, Modal's `ak-`/`as-` (tokens.PROVIDER_TOKENS);
    ordinary words, paths, SHAs and UUIDs stay.
+4. Signers' logger lines (`DEBUG:app.auth:Signature:`, any logger: store_prints) hide the next line's signature.
+5. A `:?` expansion's message stays (`+ export X=${X:?set X}`, `X="${X:?set X}"`: printed_commands, layouts).
+6. Shapeless keys where a name or a client call says what they are (`cohere.Client("X")`: token_spans).
+7. A multi-line env value's later lines (printed_rows.env_continuation_spans, env_continuation_hold).
+8. A bar table's `| token |` column behind any prefix (line_views' gate word, printed_rows.prefixed_table_hold).
+9. Guards hidden at e19ce8c too: ngrok's authtoken where named, three levels of JSON nesting.
 """
 
 from __future__ import annotations
