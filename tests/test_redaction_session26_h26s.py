@@ -1,0 +1,71 @@
+"""Session 26, lane h26s: speed of the assignments, layouts, calls and commands rules with every output unchanged.
+Each changed function or pattern is compared with a copy of main's (e19ce8c) on seeded random texts."""
+
+from __future__ import annotations
+
+import random
+import re
+import re._compiler
+import re._parser
+
+import pytest
+
+from aiperf_lab.triage.redaction import assignments
+from aiperf_lab.triage.redaction.assignments import _ASSIGNMENT_TAIL, NAME_ENDS_LINE
+
+# --- the foreign names' keyword: every alternative led by a literal (a charset prefix for the engine) ---
+
+MAIN_FOREIGN_SECRET_KEYWORD = (   # (main's, e19ce8c)
+    r"(?:kennwort|wachtwoord|contrase[ñn]a"
+    r"|(?<![a-z])(?:senha|has[łl]o|[şs]ifre|jeton(?!s)|parol(?![a-z]))"
+    r"|chiave[ _-]segreta|geheime[ _-]sleutel|geheime[rn]?[ _-]schl(?:ü|ue)ssel"
+    r"|tajny[ _-]klucz|klucz[ _-]tajny|gizli[ _-]anahtar"
+    r"|пароль|токен|секретный[ _-]ключ|パスワード|トークン|秘密鍵|暗証番号|密[码碼钥鑰]|口令|令牌|비밀번호|패스워드|토큰"
+    r"|비밀[ _-]?키)")
+MAIN_FOREIGN_ASSIGNMENT = re.compile(MAIN_FOREIGN_SECRET_KEYWORD + _ASSIGNMENT_TAIL)
+MAIN_FOREIGN_NAME_ENDS_LINE = re.compile(
+    MAIN_FOREIGN_SECRET_KEYWORD + NAME_ENDS_LINE.pattern[NAME_ENDS_LINE.pattern.index(")(?=(?P<rest>") + 1:])
+
+FOREIGN_WORDS = ("kennwort", "wachtwoord", "contraseña", "contrasena", "senha", "hasło", "haslo", "şifre", "sifre",
+                 "jeton", "jetons", "parol", "parola", "chiave segreta", "chiave_segreta", "geheime sleutel",
+                 "geheimer schlüssel", "geheimen-schluessel", "tajny klucz", "klucz_tajny", "gizli anahtar", "пароль",
+                 "токен", "секретный ключ", "パスワード", "トークン", "秘密鍵", "暗証番号", "密码", "密鑰", "口令", "令牌",
+                 "비밀번호", "패스워드", "토큰", "비밀키", "비밀 키", "senh", "hasło_", "ifre", "aron", "arol")
+FOREIGN_PIECES = FOREIGN_WORDS + ("x", "a", "_", "-", ".", "1", " ", "  ", "\t", "\n", "\r\n", ": ", "=", " = ", "：",
+                                  ":\n  ", ": |\n  ", ": # c\n  ", "\"", "'", "b'", "Zq8Das1x", "hunter22", "no ",
+                                  "ok", "(", ")", "$X", "é", "ß", "\u00a0", "my_", "db.", "&a ", "!!str ")
+
+
+def _random_foreign_text(rng: random.Random) -> str:
+    return "".join(rng.choice(FOREIGN_PIECES) for _ in range(rng.randint(1, 40)))
+
+
+def test_foreign_keyword_alternatives_each_start_with_a_literal():
+    """The engine finds the places to try by the first characters (a charset prefix): main's keyword led a branch with
+    a look-behind, so every character of the text was tried (3.5 times the scan's time on a text holding `Пароль`)."""
+    parsed = re._parser.parse(assignments.FOREIGN_ASSIGNMENT.pattern)
+    assert re._compiler._get_charset_prefix(parsed, 0) is not None
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_foreign_assignment_matches_as_main_on_random_texts(seed):
+    rng = random.Random(2600 + seed)
+    for _ in range(2500):
+        text = _random_foreign_text(rng).lower()
+        pos = rng.randrange(len(text) + 1) if rng.random() < 0.3 else 0
+        assert ([m.regs for m in assignments.FOREIGN_ASSIGNMENT.finditer(text, pos)]
+                == [m.regs for m in MAIN_FOREIGN_ASSIGNMENT.finditer(text, pos)]), (text, pos)
+        tail = text[-120:] + "\n" if rng.random() < 0.5 else text
+        assert ((assignments.FOREIGN_NAME_ENDS_LINE.search(tail) or re.match("", "")).regs
+                == (MAIN_FOREIGN_NAME_ENDS_LINE.search(tail) or re.match("", "")).regs), tail
+
+
+@pytest.mark.parametrize("word", FOREIGN_WORDS)
+def test_foreign_word_after_letters_digits_and_marks(word):
+    for before in ("", "x", "Z".lower(), "1", "_", " ", "é", "ß", "я", "\n"):
+        for sep in (": Zq8Das1x", "=hunter22", " = 'Zq8Das1x'", "：Zq8Das1x", ":\n  Zq8Das1x", ":\n"):
+            text = (before + word + sep).lower()
+            assert ([m.regs for m in assignments.FOREIGN_ASSIGNMENT.finditer(text)]
+                    == [m.regs for m in MAIN_FOREIGN_ASSIGNMENT.finditer(text)]), text
+            assert ((assignments.FOREIGN_NAME_ENDS_LINE.search(text) or re.match("", "")).regs
+                    == (MAIN_FOREIGN_NAME_ENDS_LINE.search(text) or re.match("", "")).regs), text
