@@ -69,3 +69,47 @@ def test_foreign_word_after_letters_digits_and_marks(word):
                     == [m.regs for m in MAIN_FOREIGN_ASSIGNMENT.finditer(text)]), text
             assert ((assignments.FOREIGN_NAME_ENDS_LINE.search(text) or re.match("", "")).regs
                     == (MAIN_FOREIGN_NAME_ENDS_LINE.search(text) or re.match("", "")).regs), text
+
+
+# --- dumps.character_columns: found from the line breaks (a literal), not tried at every character ---
+
+from aiperf_lab.triage.redaction import dumps  # noqa: E402
+
+MAIN_CHARACTER_COLUMN = re.compile(
+    r"(?<![^\n])[0-9a-fA-F]{4,16}(?::(?: (?:[0-9a-fA-F]{2}){1,16}){1,32}  (?P<text>[^\n]{1,256})"
+    r"|(?: {1,2}[0-9a-fA-F]{2}){1,64} {1,64}(?:\|(?P<pipe>[^\n]{0,64})\||>(?P<angle>[^\n]{0,64})<))"
+    r"[ \t]*\r?(?![^\n])")
+MAIN_COLUMN_LINE_START = re.compile(r"(?:^|\n)[0-9a-fA-F]{4,16}[ :]")
+
+
+def main_character_columns(text: str) -> list[tuple[int, int]]:   # (main's, e19ce8c)
+    if MAIN_COLUMN_LINE_START.search(text) is None:
+        return []
+    columns = []
+    for m in MAIN_CHARACTER_COLUMN.finditer(text):
+        group = "text" if m.group("text") is not None else "pipe" if m.group("pipe") is not None else "angle"
+        columns.append(m.span(group))
+    return columns
+
+
+DUMP_PIECES = ("00000000  70 61 73 73 77 6f 72 64  3d 5a 71 38 44 61 73 31  |password=Zq8Das1|",
+               "00000010  78 0a                                             |x.|",
+               "00000000: 7061 7373 776f 7264 3d5a 7138 4461 7331  password=Zq8Das1",
+               "0000000 70 61 73 73 >pass<", "00000020", "0010:", "abcd ", "ABCD:", "0000 ab  >x<", "0000  ab |y|",
+               "0000: ab cd  t", "\n", "\r\n", "\n\n", " ", "\t", "x", "password: X", "|", ">", "<", "  ", "ab", "7f ",
+               "[rank0]: ", "00000000  " + "61 " * 16 + " |" + "a" * 16 + "|")
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_character_columns_as_main_on_random_texts(seed):
+    rng = random.Random(2610 + seed)
+    for _ in range(2500):
+        text = "".join(rng.choice(DUMP_PIECES) for _ in range(rng.randint(0, 30)))
+        assert dumps.character_columns(text) == main_character_columns(text), text
+
+
+def test_character_columns_gate_and_scan_start_from_line_breaks():
+    """Both patterns are led by a literal ("\\n"), their text-start forms tried by match: main's `(?<![^\\n])` and
+    `(?:^|\\n)` leads gave the engine no character to skip to (every place of the text tried)."""
+    for pattern in (dumps.CHARACTER_COLUMN_AFTER_BREAK, dumps.COLUMN_LINE_START):
+        assert re._compiler._get_literal_prefix(re._parser.parse(pattern.pattern), 0)[0] == [10]
