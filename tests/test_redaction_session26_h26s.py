@@ -113,3 +113,79 @@ def test_character_columns_gate_and_scan_start_from_line_breaks():
     `(?:^|\\n)` leads gave the engine no character to skip to (every place of the text tried)."""
     for pattern in (dumps.CHARACTER_COLUMN_AFTER_BREAK, dumps.COLUMN_LINE_START):
         assert re._compiler._get_literal_prefix(re._parser.parse(pattern.pattern), 0)[0] == [10]
+
+
+# --- layouts: the three leader verdicts' shared tail in one helper (a maintainer's ask, session 25) ---
+
+from aiperf_lab.triage.redaction import layouts  # noqa: E402
+
+
+def main_dot_leader_verdict(m):   # (main's, e19ce8c)
+    text, at = m.string, m.start()
+    name = layouts._name_before(text, at, at)
+    value = layouts._within_its_string(text, at, m.group("value").rstrip())
+    if name and layouts._secret_name_cached(name) and layouts._secret_value(value) and not layouts.tells_when(name, value):
+        return m.start("value") - at, m.start("value") - at + len(value), -len(name)
+    return None
+
+
+def main_spaced_dot_leader_verdict(m):   # (main's, e19ce8c)
+    text, at = m.string, m.start()
+    words = layouts.SPACED_NAME_REVERSED.match(text[max(0, at - 200):at][::-1])
+    name = words.group(1)[::-1].replace(" ", "_").replace("\t", "_") if words else ""
+    value = layouts._within_its_string(text, at, m.group("value").rstrip())
+    if name and layouts._secret_name_cached(name) and layouts._secret_value(value) and not layouts.tells_when(name, value):
+        return m.start("value") - at, m.start("value") - at + len(value), -len(name)
+    return None
+
+
+def main_rust_some_verdict(m):   # (main's, e19ce8c)
+    text, at = m.string, m.start()
+    group = "dq" if m.group("dq") is not None else "bare"
+    name = layouts._name_before(text, at - 2, at - 2)
+    if name and layouts._secret_name_cached(name) and layouts._secret_value(m.group(group)):
+        return m.start(group) - at, m.end(group) - at, -2 - len(name)
+    return None
+
+
+LEADER_PIECES = (
+    "   Password . . . . . . . : Zq8Das1xPa55\n", "   Host Name . . . . . . . : build-01\n", "   DHCP. . . : Yes\n",
+    "  comet_api_key ............... x\n", "  api_key .... Zq8Das1xPa55\n", "  token ....: Zq8Das1x!Q\n",
+    '{"msg": "Password . . . : Zq8Das\\"x", "level": "info"}\n', '{"msg": "x", "api_key ....: abc123XYZ"}\n',
+    "Api Key . . : Zq8Das1xPa\n", "Token Expiry . . : 2025-01-01\n", "Password Last Set . . : 2025-01-01 10:00\n",
+    "password ....: never\n", "token_expires: Some(\"2026-01-01\")\n", "x" * 230 + " Password . . : Zq8Das1xA\n",
+    "y" * 300 + " secret ...: Zq8Das1xB\n", "Args { api_key: Some(\"Zq8Das1xPa55\"), revision: Some(\"main\"), hf_token: Some(\n",
+    "  \"Zq8Das1x\",\n", "), n: Some(1) }\n", "token: Some(abc123XYZ)\n", "password: Some(\\\"Zq8\\\\\\\"x\\\")\n",
+    "password_expiry: Some(never)\n", "password_last_set: Some(\"2026-11-02\")\n", "secret_rotated_at: Some(never)\n",
+    "Password Changed . . : 2026-11-02T10:00:00Z\n", "  password_last_set ....: never\n", "z" * 260 + " api_key: Some(\"Zq8Das1xC\")\n", "\n", " . . ", " .. ", ": Some(",
+    "password", "Secret Name", "\t", "\"", "ṰΣ İx", "secret : Some(None)", "pwd . . : ${PW}\n", "Token . . : <none>\n",
+)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_leader_verdicts_are_mains_on_random_texts(seed):
+    rng = random.Random(2620 + seed)
+    judged = 0
+    for _ in range(600):
+        text = "".join(rng.choice(LEADER_PIECES) for _ in range(rng.randint(1, 12)))
+        if rng.random() < 0.3:
+            text = text[rng.randrange(len(text)):]
+        for pattern, verdict, main in ((layouts.DOT_LEADER, layouts._dot_leader_verdict, main_dot_leader_verdict),
+                                       (layouts.SPACED_DOT_LEADER, layouts._spaced_dot_leader_verdict,
+                                        main_spaced_dot_leader_verdict),
+                                       (layouts.RUST_SOME, layouts._rust_some_verdict, main_rust_some_verdict)):
+            for m in pattern.finditer(text):
+                assert verdict(m) == main(m), (text, m)
+                judged += verdict(m) is not None
+    assert judged > 200
+
+
+def test_leader_verdicts_share_one_tail():
+    """Each of the three ends in _leader_verdict (the shared tail)."""
+    import inspect
+    for verdict in (layouts._dot_leader_verdict, layouts._spaced_dot_leader_verdict, layouts._rust_some_verdict):
+        assert "_leader_verdict(" in inspect.getsource(verdict).split("\n", 1)[1]
+    assert layouts._leader_verdict("api_key", "Zq8Das1xPa55", 1, 13, 2, when=False) == (1, 13, -9)
+    assert layouts._leader_verdict("host_name", "Zq8Das1xPa55", 1, 13, 0) is None
+    assert layouts._leader_verdict("password_last_set", "never", 1, 6, 0) is None   # (a time told)
+    assert layouts._leader_verdict("password_last_set", "never", 1, 6, 2, when=False) == (1, 6, -19)   # (Rust's: read)
