@@ -189,3 +189,55 @@ def test_leader_verdicts_share_one_tail():
     assert layouts._leader_verdict("host_name", "Zq8Das1xPa55", 1, 13, 0) is None
     assert layouts._leader_verdict("password_last_set", "never", 1, 6, 0) is None   # (a time told)
     assert layouts._leader_verdict("password_last_set", "never", 1, 6, 2, when=False) == (1, 6, -19)   # (Rust's: read)
+
+
+# --- calls: a spaced label's value read once a distinct value ---
+
+from aiperf_lab.triage.redaction import calls  # noqa: E402
+from aiperf_lab.triage.redaction.spans import REDACTED  # noqa: E402
+
+
+def main_spaced_label_spans(text: str, lower: str) -> list:   # (main's loop in code_secret_spans, e19ce8c)
+    spans = []
+    for m in calls.SPACED_LABEL.finditer(lower):
+        if m.end("value") - m.start("value") > 256 or not calls._starts_a_word(lower, m.start(), "_-"):
+            continue
+        value = text[m.start("value"):m.end("value")]
+        if calls._generated(value):
+            spans += calls._value_span(m, False)
+        elif calls._symbols_password(value) and not (calls.cannot_be_secret(value) or calls.says_absent(value)):
+            spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
+    return spans
+
+
+LABEL_PIECES = ("Fields:\n", "  api key:    Zq8Das1xPa55\n", "  Token Count:    4096\n", "  Secret Name:   my-secret-v2\n",
+                "SECRET KEY: h2@#!&$k9Zq8Das1x\n", "secret key = %3r@!x9Zq8Das\n", "app key: (none)\n",
+                "client key: ********\n", "private key: <empty>\n", "secret access key: AKIAZq8Das1xPa55Qm7v\n",
+                "api key: \"Zq8Das1xPa55Qm7vT2xL\"\n", "api key: 'h2@#!&$k9Zq8'", "xapi key: Zq8Das1xPa55\n",
+                "my_api key: Zq8Das1xPa55Qm\n", "api-key: Zq8\n", "api key:" + "Z" * 300 + "\n", "API KEY=True\n",
+                "api key: {token}!@x9Zq\n", "api key: Basic %s!@x9\n", " ", "\t", "\n", ":", "=", "x", "İ", "Σ")
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_spaced_labels_are_mains_on_random_texts(seed):
+    rng = random.Random(2630 + seed)
+    found = 0
+    for _ in range(1000):
+        text = "".join(rng.choice(LABEL_PIECES) for _ in range(rng.randint(1, 30)))
+        lower = text.lower()
+        spans = calls._spaced_label_spans(text, lower)
+        assert spans == main_spaced_label_spans(text, lower), text
+        found += bool(spans)
+    assert found > 300
+
+
+def test_repeated_labels_read_their_value_once(monkeypatch):
+    # (main: each of 2,000 copies of a label read its value again: 2,000 _symbols_password calls)
+    calls._label_value_kind.cache_clear() if hasattr(calls, "_label_value_kind") else None
+    text = "Fields:\n  secret key:  h2@#!&$k9Zq8Das1x~26s\n  app key:  q9!@Zq8Das1x#r~26s\n" * 2000
+    expected = main_spaced_label_spans(text, text.lower())
+    seen = []
+    real = calls._symbols_password
+    monkeypatch.setattr(calls, "_symbols_password", lambda value: seen.append(value) or real(value))
+    assert calls.code_secret_spans(text, text.lower()) == expected
+    assert len(expected) == 4000 and len(seen) <= 2
