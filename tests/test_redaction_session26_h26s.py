@@ -241,3 +241,65 @@ def test_repeated_labels_read_their_value_once(monkeypatch):
     monkeypatch.setattr(calls, "_symbols_password", lambda value: seen.append(value) or real(value))
     assert calls.code_secret_spans(text, text.lower()) == expected
     assert len(expected) == 4000 and len(seen) <= 2
+
+
+# --- assignment_memo: a copy's call verdict not asked again where the call's line ends inside the window ---
+
+from aiperf_lab.triage.redaction import assignment_memo  # noqa: E402
+
+CALL_UNITS = (
+    'Args { api_key: Some("Zq8Das1xPa55"), revision: Some("main"), hf_token: Some(\n  "Zq8Das1x",\n), n: Some(1) }\n',
+    "token = SecretStr(\"Zq8Das1xPa55\")\n", "password = get_password(user, 'db')\n", "'api_key': bytearray(b'",
+    "secret = f(a, b)\n", "token = tok(x) + 'Zq8Das1xPa55'\n", "password=os.environ.get('DB_PW', 'Zq8Das1x')\n",
+    "api_key: Some(x)\n", "password = (user, password)\n", "token = $(cat /run/secrets/hf)\n", "pass: x(", "\n",
+)
+
+
+def _call_texts(rng: random.Random, count: int):
+    for _ in range(count):
+        units = [rng.choice(CALL_UNITS) for _ in range(rng.randint(1, 4))]
+        text = "".join(rng.choice(units) for _ in range(rng.randint(100, 400)))
+        for _ in range(rng.randint(0, 4)):   # (a copy changed here and there: inside a call, after it, on its line)
+            at = rng.randrange(len(text))
+            text = text[:at] + rng.choice(("\n", "x", ")", "(", "'", ", ", "Zq9", " " * 300, "a" * 5000)) + text[at:]
+        if rng.random() < 0.3:   # (one long line: the call reads on past the window)
+            text = text.replace("\n", " ")
+        yield text
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_assignments_with_calls_are_every_match_judged(seed, monkeypatch):
+    rng = random.Random(2640 + seed)
+    for text in _call_texts(rng, 12):
+        lower = text.lower()
+        got = assignments._assignment_spans(text, lower)
+        with monkeypatch.context() as patch:
+            patch.setattr(assignments, "recalled", lambda *args: None)   # (every match judged: the loop without a memo)
+            assert got == assignments._assignment_spans(text, lower), text[:200]
+
+
+def test_copies_of_a_call_on_short_lines_ask_no_call_verdict(monkeypatch):
+    # (main: each of the copies of `hf_token: Some(` asked _call_verdict again, 8,000 of 8,000 matches)
+    text = CALL_UNITS[0] * 2000
+    lower = text.lower()
+    expected = assignments._assignment_spans(text, lower)
+    asked = []
+    real = assignments._call_verdict
+    monkeypatch.setattr(assignments, "_call_verdict", lambda *args: asked.append(args[1]) or real(*args))
+    assert assignments._assignment_spans(text, lower) == expected
+    assert len(expected) == 2000 and len(asked) <= 200, len(asked)
+
+
+@pytest.mark.parametrize("sep", [" ", "\n"])
+def test_copies_of_a_call_past_the_window_still_ask_it(monkeypatch, sep):
+    """A call whose line goes on past the window (arguments of 32,000 characters): a copy's call may read what the
+    window does not hold (here its closing parenthesis), and is asked again."""
+    arguments = ", ".join(["a" + ("[" + "x" * 250 + "]") * 8] * 16)
+    good, bad = f"token = f({arguments}){sep}", f"token = f({arguments}}}{sep}"
+    for text in (good * 3 + bad + good * 2, bad * 3 + good + bad * 2):
+        lower = text.lower()
+        with monkeypatch.context() as patch:
+            patch.setattr(assignments, "recalled", lambda *args: None)
+            expected = assignments._assignment_spans(text, lower)
+        assert assignments._assignment_spans(text, lower) == expected
+        assert len({span[:2] for span in expected}) not in (0, 6)   # (the copies are not all judged alike)
