@@ -303,3 +303,38 @@ def test_copies_of_a_call_past_the_window_still_ask_it(monkeypatch, sep):
             expected = assignments._assignment_spans(text, lower)
         assert assignments._assignment_spans(text, lower) == expected
         assert len({span[:2] for span in expected}) not in (0, 6)   # (the copies are not all judged alike)
+
+
+# --- assignments._may_name_foreign: the words not ASCII in one scan led by their marks ---
+
+NEAR_FOREIGN = ("contraseña", "contrasena", "contraseñ", "ña", "hasło", "hasl", "ło", "şifre", "şifr", "sifre", "schlüssel",
+                "schlussel", "schlü", "üssel", "ключ", "клю", "пароль", "паро", "токен", "токе", "パスワード", "パスワ",
+                "トークン", "秘密鍵", "秘密", "暗証番号", "暗証", "密", "口令", "口", "令牌", "令", "비밀", "비", "패스워드",
+                "토큰", "토", "│ └ ", "x", " ", "\n", "é", "ß", "Σ", "jeton", "kennwort", "a")
+
+
+def main_may_name_foreign(lower: str) -> bool:   # (main's, e19ce8c)
+    return assignments.has_any(lower, assignments.FOREIGN_NAME_ASCII) or (
+        not lower.isascii() and any(w in lower for w in assignments.FOREIGN_NAME_OTHER))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_may_name_foreign_is_mains_on_random_texts(seed):
+    rng = random.Random(2650 + seed)
+    named = 0
+    for _ in range(3000):
+        lower = "".join(rng.choice(NEAR_FOREIGN) for _ in range(rng.randint(0, 6))).lower()
+        assert assignments._may_name_foreign(lower) == main_may_name_foreign(lower), lower
+        named += main_may_name_foreign(lower)
+    assert 300 < named < 2700
+    for word in assignments.FOREIGN_NAME_OTHER:
+        for cut in range(1, len(word)):
+            assert assignments._may_name_foreign("x" + word[:cut] + "│") == main_may_name_foreign("x" + word[:cut] + "│")
+        assert assignments._may_name_foreign("│" + word)
+
+
+def test_foreign_words_not_ascii_found_in_one_scan_from_their_marks():
+    """One scan skips to the characters not ASCII that lead the alternatives (main searched for each of the 17 words in
+    turn, each search over the whole text)."""
+    prefix = re._compiler._get_charset_prefix(re._parser.parse(assignments.FOREIGN_NAME_OTHER_SCAN.pattern), 0)
+    assert prefix and all(value > 127 for _, value in prefix)

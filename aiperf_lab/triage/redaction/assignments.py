@@ -160,9 +160,21 @@ def foreign_name_ends_line(last: str) -> bool:
     return _may_name_foreign(last) and FOREIGN_NAME_ENDS_LINE.search(last) is not None
 
 
+def _led_by_its_mark(word: str) -> str:
+    """A pattern of word led by its first character that is not ASCII (what comes before it read by a look-behind)."""
+    first = next(at for at, character in enumerate(word) if not character.isascii())
+    return re.escape(word[first:]) if not first else (
+        re.escape(word[first]) + "(?<=" + re.escape(word[:first + 1]) + ")" + re.escape(word[first + 1:]))
+
+
+# (FOREIGN_NAME_OTHER in one scan that skips to the characters not ASCII that lead its alternatives: a third of the
+# time of a search for each word on a text of box-drawing lines, which is not ASCII and holds none)
+FOREIGN_NAME_OTHER_SCAN = re.compile("|".join(map(_led_by_its_mark, FOREIGN_NAME_OTHER)))
+
+
 def _may_name_foreign(lower: str) -> bool:
     """Whether a lower-cased text holds a word FOREIGN_ASSIGNMENT starts with."""
-    return has_any(lower, FOREIGN_NAME_ASCII) or (not lower.isascii() and any(w in lower for w in FOREIGN_NAME_OTHER))
+    return has_any(lower, FOREIGN_NAME_ASCII) or (not lower.isascii() and FOREIGN_NAME_OTHER_SCAN.search(lower) is not None)
 
 
 def _reads_as_prose(text: str, value_start: int, value_end: int) -> bool:
