@@ -42,7 +42,8 @@ MOST_SKIPPED = 64   # (after a match that no kept one is a copy of, the next 1, 
 
 
 class _Entry:
-    """The matches kept for one text of a match (each [start, verdict, window: None until cut, False where none]), and
+    """The matches kept for one text of a match (each [start, verdict, window: None until cut, False where none, whether
+    a copy's call verdict is asked again]), and
     the backoff of the tries that found no copy (a text met in ever new windows is not cut and compared at each)."""
 
     __slots__ = ("kept", "wait", "backoff", "skipped")
@@ -66,12 +67,17 @@ def recalled(memo: dict, key: str, text: str, lower: str, start: int, call_verdi
     for reference in entry.kept:
         if reference[2] is None:   # (cut once, where a second match with its text is met)
             reference[2] = window(text, lower, reference[0], reference[0] + len(key)) or False
+            # (a call's verdict never reads past its value's line, CODE_CALL_CHAIN and SECRET_FETCH holding no line
+            # break: where that line ends inside the window, a copy of the window is a copy of what it reads)
+            if reference[2] and (probe := reference[1][4]) is not None and reference[2][0].find(
+                    "\n", MEMO_BEFORE + probe[0]) >= 0:
+                reference[3] = False
         copy = reference[2]
         if not copy or not text.startswith(copy[0], start - MEMO_BEFORE) or (
                 copy[1] is not None and not lower.startswith(copy[1], start - MEMO_BEFORE)):
             continue
         verdict = reference[1]
-        if (probe := verdict[4]) is not None:
+        if (probe := verdict[4]) is not None and reference[3]:
             kept, literals = call_verdict(text, start + probe[0], start + probe[1])
             if kept != probe[2] or [(first - start, end - start) for first, end in literals] != probe[3]:
                 continue
@@ -100,6 +106,6 @@ def remember(memo: dict, key: str, start: int, verdict: tuple) -> None:
         entry.skipped = False
         return
     if verdict[2]:
-        entry.kept.append([start, verdict, None])
+        entry.kept.append([start, verdict, None, True])   # (start, verdict, window, whether a copy's call is asked)
         if len(entry.kept) > REFERENCES:
             del entry.kept[0]

@@ -154,16 +154,32 @@ def code_secret_spans(text: str, lower: str) -> list[Span]:
         spans += [span for span in _values(ENVIRONMENT_ECHO, text) if _secret_name_cached(
             _word_before(text, span[4], CALLEE_REVERSED))]
     if has(lower, LABEL_GATE):
-        for m in SPACED_LABEL.finditer(lower):
-            if m.end("value") - m.start("value") > 256 or not _starts_a_word(lower, m.start(), "_-"):
-                continue
-            value = text[m.start("value"):m.end("value")]
-            if _generated(value):
-                spans += _value_span(m, False)
-            elif _symbols_password(value) and not (cannot_be_secret(value) or says_absent(value)):
-                # (session 23: one with symbols that reads as a password, a `%3r` in it no template: Django's key)
-                spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
+        spans += _spaced_label_spans(text, lower)
     return spans
+
+
+def _spaced_label_spans(text: str, lower: str) -> list[Span]:
+    """SPACED_LABEL's values (lower: text lower-cased) that are generated or passwords of symbols."""
+    spans: list[Span] = []
+    for m in SPACED_LABEL.finditer(lower):
+        if m.end("value") - m.start("value") > 256 or not _starts_a_word(lower, m.start(), "_-"):
+            continue
+        kind = _label_value_kind(text[m.start("value"):m.end("value")])
+        if kind == 1:
+            spans += _value_span(m, False)
+        elif kind == 2:
+            spans.append((m.start("value"), m.end("value"), REDACTED, "secret-named value", m.start()))
+    return spans
+
+
+@functools.lru_cache(maxsize=4096)
+def _label_value_kind(value: str) -> int:
+    """SPACED_LABEL's reading of a value alone, once a distinct value (a log repeats its labels): 1 generated (its span
+    is _value_span's), 2 (session 23) one with symbols that reads as a password, a `%3r` in it no template (Django's
+    key), 0 neither."""
+    if _generated(value):
+        return 1
+    return 2 if _symbols_password(value) and not (cannot_be_secret(value) or says_absent(value)) else 0
 
 
 def _symbols_password(value: str) -> bool:

@@ -468,16 +468,22 @@ def _within_its_string(text: str, at: int, value: str) -> str:
     return value[:end.start()].rstrip() if end else value
 
 
+def _leader_verdict(name: str, value: str, start: int, end: int, back: int, when: bool = True) -> tuple | None:
+    """The leaders' shared tail: (start, end, the name's start back + len(name) before) where name is a secret's and
+    value may be one (with when, telling no time: `Token Expiry . . : 2025-01-01`), else None."""
+    if name and _secret_name_cached(name) and _secret_value(value) and not (when and tells_when(name, value)):
+        return start, end, -back - len(name)
+    return None
+
+
 def _dot_leader_verdict(m: re.Match[str]) -> tuple[int, int, int] | None:
     """A DOT_LEADER match's secret value (start, end, context; from the match's start), or None. (Reads the match and
     its line before it: the name, 64 characters back at most, stops at a line break; a string's quotes from the line's
     start.)"""
     text, at = m.string, m.start()
-    name = _name_before(text, at, at)
     value = _within_its_string(text, at, m.group("value").rstrip())
-    if name and _secret_name_cached(name) and _secret_value(value) and not tells_when(name, value):
-        return m.start("value") - at, m.start("value") - at + len(value), -len(name)
-    return None
+    value_start = m.start("value") - at
+    return _leader_verdict(_name_before(text, at, at), value, value_start, value_start + len(value), 0)
 
 
 def _spaced_dot_leader_verdict(m: re.Match[str]) -> tuple[int, int, int] | None:
@@ -486,19 +492,15 @@ def _spaced_dot_leader_verdict(m: re.Match[str]) -> tuple[int, int, int] | None:
     words = SPACED_NAME_REVERSED.match(text[max(0, at - 200):at][::-1])
     name = words.group(1)[::-1].replace(" ", "_").replace("\t", "_") if words else ""
     value = _within_its_string(text, at, m.group("value").rstrip())
-    if name and _secret_name_cached(name) and _secret_value(value) and not tells_when(name, value):
-        return m.start("value") - at, m.start("value") - at + len(value), -len(name)
-    return None
+    value_start = m.start("value") - at
+    return _leader_verdict(name, value, value_start, value_start + len(value), 0)
 
 
 def _rust_some_verdict(m: re.Match[str]) -> tuple[int, int, int] | None:
     """The same for RUST_SOME (the name before `: Some(`, 64 characters back at most, to the line's start)."""
-    text, at = m.string, m.start()
-    group = "dq" if m.group("dq") is not None else "bare"
-    name = _name_before(text, at - 2, at - 2)
-    if name and _secret_name_cached(name) and _secret_value(m.group(group)):
-        return m.start(group) - at, m.end(group) - at, -2 - len(name)
-    return None
+    at, group = m.start(), "dq" if m.group("dq") is not None else "bare"
+    name = _name_before(m.string, at - 2, at - 2)
+    return _leader_verdict(name, m.group(group), m.start(group) - at, m.end(group) - at, 2, when=False)
 
 
 def _tool_listing_spans(text: str) -> list[Span]:
