@@ -1,0 +1,234 @@
+"""Issue 11, redaction speed (h26q, session 26): line_views.line_view_windows reads a block of lines repeated once
+(line_index.repeated_block): where its loop comes by a mark to a line it came to before, and the lines from there to this
+one are there right before and again after, the block's reading (its lines' edits and candidates) is placed on the
+copies in C, away from the run's end. The count test counts the loop's mark searches on repeated forms against main's
+count; the guards compare line_view_windows with main's code (e19ce8c, copied below as text and run in a copy of the
+module's namespace) on seeded random texts of repeated blocks. Times: docs/benchmarks.md (h26q)."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from counted_calls import Counted
+
+from aiperf_lab.triage.redact import Redactor
+from aiperf_lab.triage.redaction import line_index, line_views
+
+# main's code at e19ce8c, the reference the guards compare with
+MAIN_LINE_VIEW_WINDOWS = r'''
+def line_view_windows(text: str, lower: str, words: frozenset[str] | None = None
+                      ) -> list[tuple[int, int, list[tuple[int, int, str]]]]:
+    """The windows (start, end, the view's edits in the window's own offsets) to be read as views; none for most
+    texts. (`words`: those of GATE_WORDS, at least, that lower holds, where the caller looked for them already.)"""
+    # (the hints asked as `has` asks: a hint with a character the text lacks is not searched for, and the answers are
+    # the Redactor.spans call's, which asks this again of each read)
+    prefixed = any(has(text, hint) for hint in PREFIX_HINTS) or _shared_prefix_hint(text)
+    quoted = any(hint in text for hint in QUOTE_HINTS)
+    if not (prefixed or quoted):
+        return []
+    found = [c for c in GATE_CHARACTERS if c in text] + [w for w in GATE_WORDS
+                                                          if (w in words if words is not None else has(lower, w))]
+    if has(text, "eyJ"):   # (a JWT folded over prefixed lines: asked of the text by the token rules already)
+        found.append("eyj")
+    if not found:
+        return []
+    if (distinct := few_distinct_lines(text)) is not None and all(
+            not line or line in ALONE and LINE_EDITS.get(line) == [] for line in distinct):
+        return []   # (a text of few distinct lines, each empty or known to have no edits wherever it is: none is a candidate)
+    read: dict[int, list[tuple[int, int, str]]] = {}   # each line looked at: its edits (none: a plain line)
+    candidates: list[int] = []
+    marks = _marks(tuple(found))   # (one search a line for all the marks the text holds, in the lower-cased text)
+    m = marks.search(lower)
+    while m is not None:
+        at = m.start()
+        line_start = text.rfind("\n", 0, at) + 1
+        if m.group() == "{" and not text[line_start:at].strip(" \t"):
+            m = marks.search(lower, at + 1)   # (a JSON record's own brace: only a mark inside it counts)
+            continue
+        newline = text.find("\n", at)
+        if line_start not in read:
+            line_end = newline if newline >= 0 else len(text)
+            # (a line's own edits, where LINE_EDITS knows the line and it has some, are all it has: no call)
+            known = LINE_EDITS.get(line := text[line_start:line_end])
+            if known or known is not None and line in ALONE:   # (ALONE: no edits, whatever lines are around it)
+                edits = read[line_start] = known
+            else:
+                edits = read[line_start] = _line_edits_in(text, line_start, line_end)
+                if not edits:
+                    remember_alone(line, LINE_EDITS, SHARED_PREFIX.match)
+            if known and newline >= 0 and text.startswith(line := text[line_start:newline + 1], newline + 1):
+                # (the same line again: each copy is a candidate with the same edits, its mark where the line's is)
+                candidates.append(line_start)
+                after = copies_end(text, lower, line, lower[line_start:newline + 1], newline + 1)
+                copies = range(newline + 1, after, len(line))   # (their places, read and candidates filled in C)
+                read.update(dict.fromkeys(copies, edits))
+                candidates += copies
+                m = marks.search(lower, after)
+                continue
+            if edits:
+                candidates.append(line_start)
+            elif newline >= 0 and text.startswith(line := text[line_start:newline + 1], newline + 1):
+                # (the same line again: its copies, no candidates either, are passed over; a window reads them anew)
+                # (a run of them passed over in blocks doubled: line_index.copies_end)
+                after = copies_end(text, lower, line, lower[line_start:newline + 1], newline + 1)
+                m = marks.search(lower, after)
+                continue
+        if newline < 0:
+            break
+        m = marks.search(lower, newline + 1)
+    if not candidates:
+        return []
+    # (the windows' lines found by index in C, their edits gathered in C where LINE_EDITS knows the line: line_index;
+    # a window of interleaved sources read as a view per source: _pod_views)
+    return window_edits(text, candidates, BEFORE_LINES, AFTER_LINES, LINE_EDITS,
+                        lambda at, end: read[at] if at in read else _line_edits_in(text, at, end), SHARED_PREFIX.match,
+                        lambda start, end, lines: _pod_views(text, start, end, lines, read))'''
+
+
+def _main_namespace() -> dict:
+    namespace = dict(vars(line_views))
+    exec(MAIN_LINE_VIEW_WINDOWS, namespace)
+    return namespace
+
+
+MAIN = _main_namespace()
+
+
+def main_line_view_windows(text: str, lower: str):
+    return MAIN["line_view_windows"](text, lower)
+
+
+# lines of the forms the benchmark repeats (sources taking turns, compose bars, ISO times, JSON records, srun, stern)
+LINES = [
+    "[rank0]: password: |", "[rank1]:   step 0 loss 2.30", "[rank0]:   Zq8Das1x", "[rank1]: api_tokens: &t",
+    "[rank0]:   - Pa55w0rd-2", "api-1  | [rank0]: password: |", "worker-1  | step 1 loss 2.30",
+    "2026-11-24T00:01:02Z step 1 loss 2.30", "app-1  | env:", "app-1  | - value: Zq8Das1x", "app-1  |   name: DB_PASSWORD",
+    "app-1  | <property>", "app-1  |   <value>Pa55w0rd-2</value>", "[rank0]: ? password", "[rank0]: : Zq8Das1x",
+    "[rank0]: password = <<EOF", "[rank0]: EOF", "0: secrets:", "1:   - Zq8Das1x", "pod/api-7f9c x ok value",
+    "[rank0]: value loss 0.31 # auth ok & <eos> ! ? {} > passw secret", "plain line", "", "  indented",
+    "2026-11-24T00:01:02.123456Z AUTH default Zq8Das1x", '{"caf\\u00e9": "cr\\u00e8me", "url": "x"}',
+    "[rank0]: \u0130stanbul password: x", "[rank1]: \u03a3\u03a3 token", "{ \"a\": 1}",
+    # (stern's and kubectl --prefix's: a line's prefix is read where a neighbour has one of its kind)
+    "api-7f9c8 app password: Zq8Das1x", "api-7f9c8 app step 1 loss 2.30", "web-1a2b worker api_key: x9",
+    "pod/api-1 secret: Zq8Das1x", "pod/api-2 step 2", "pod/api-1 {\"password\": \"x\"}",
+] + [json.dumps({"level": "info", "msg": m}) for m in ("? password", ": Zq8Das1x", "AUTH default Pa55w0rd-2")]
+
+
+def _random_text(rng: random.Random) -> str:
+    unit = [rng.choice(LINES) for _ in range(rng.randint(1, 9))]
+    parts = []
+    for _ in range(rng.randint(1, 4)):
+        body = "\n".join(unit) + "\n"
+        parts.append(rng.choice(LINES) + "\n" if rng.random() < 0.5 else "")
+        parts.append(body * rng.randint(1, 300))
+        if rng.random() < 0.4:
+            unit = [rng.choice(LINES) for _ in range(rng.randint(1, 9))]
+    text = "".join(parts)
+    for _ in range(rng.randint(0, 4)):   # (a character changed here and there)
+        at = rng.randrange(len(text))
+        text = text[:at] + rng.choice("x:\n[]{}|\u0130 ") + text[at + 1:]
+    if rng.random() < 0.3:
+        text = text[:rng.randrange(len(text) + 1)]
+    return text
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_line_view_windows_as_main_on_repeated_blocks(seed):
+    rng = random.Random(seed)
+    text = _random_text(rng)
+    if seed % 3 == 0:   # (the tables warm or emptied)
+        line_views.LINE_EDITS.clear()
+        line_index.ALONE.clear()
+    lower = text.lower()
+    assert line_views.line_view_windows(text, lower) == main_line_view_windows(text, lower)
+    assert line_views.line_view_windows(text, lower) == main_line_view_windows(text, lower)
+
+
+def _loop_reading(namespace: dict, text: str, lower: str) -> tuple:
+    """What line_view_windows' loop gives window_edits: its candidates and each line read (its `read`)."""
+    got = []
+    real = namespace["window_edits"]
+
+    def capture(text, candidates, before, after, known, edits_of, shared_prefix, views):
+        read = next(cell.cell_contents for cell in edits_of.__closure__ if isinstance(cell.cell_contents, dict))
+        got.append((list(candidates), dict(read)))
+        return real(text, candidates, before, after, known, edits_of, shared_prefix, views)
+    namespace["window_edits"] = capture
+    try:
+        out = namespace["line_view_windows"](text, lower)
+    finally:
+        namespace["window_edits"] = real
+    return out, got
+
+
+@pytest.mark.parametrize("seed", range(300, 400))
+def test_loop_reads_as_main(seed):
+    # (the candidates and lines read, not only the windows: a window covers a few lines left out)
+    rng = random.Random(seed)
+    text = _random_text(rng)
+    lower = text.lower()
+    assert _loop_reading(vars(line_views), text, lower) == _loop_reading(MAIN, text, lower)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_line_view_windows_as_main_where_lower_differs(seed):
+    # (lower not text.lower() as long: the block is not taken; lower's own changes at the same places)
+    rng = random.Random(1000 + seed)
+    text = _random_text(rng)
+    lower = text.lower()
+    if len(lower) == len(text) and text:
+        at = rng.randrange(len(text))
+        lower = lower[:at] + lower[at].upper() + lower[at + 1:]
+    assert line_views.line_view_windows(text, lower) == main_line_view_windows(text, lower)
+
+
+def _searches(monkeypatch, function, text: str) -> tuple[list, int]:
+    made = []
+    real = line_views._marks
+
+    def counted(found):
+        made.append(Counted(real(found), "search"))
+        return made[-1]
+    monkeypatch.setitem(function.__globals__, "_marks", counted)
+    out = function(text, text.lower())
+    return out, sum(c.calls for c in made)
+
+
+UNITS = {
+    "ranks taking turns": "[rank0]: password: |\n[rank1]:   step 0 loss 2.30\n[rank0]:   Zq8Das1x\n"
+                          "[rank1]: api_tokens: &t\n[rank0]:   - Pa55w0rd-2\n",
+    "value-first pairs behind compose bars": "".join(f"app-1  | {line}\n" for line in (
+        "env:", "- value: Zq8Das1x", "  name: DB_PASSWORD", "<property>", "  <value>Pa55w0rd-2</value>",
+        "  <name>fs.s3a.secret.key</name>", "</property>")),
+    "forms in JSON records": "".join(json.dumps({"level": "info", "msg": line}) + "\n" for line in (
+        "? password", ": Zq8Das1x", "AUTH default Pa55w0rd-2", "set -x DB_PASSWORD Zq8Das1x other")),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNITS))
+def test_repeated_block_read_once(monkeypatch, name):
+    # main searches for a mark a line (2,000 copies: 8,000 to 14,000 lines); here a block's copies are placed in C
+    text = UNITS[name] * 2000
+    out, searches = _searches(monkeypatch, line_views.line_view_windows, text)
+    assert out == main_line_view_windows(text, text.lower())
+    assert searches <= 200, searches
+
+
+def test_main_searches_a_line(monkeypatch):
+    # (the count the bound above is set against: main's loop, copied, on the same text)
+    text = UNITS["ranks taking turns"] * 2000
+    _, searches = _searches(monkeypatch, MAIN["line_view_windows"], text)
+    assert searches >= 4000, searches
+
+
+def test_stream_as_text_on_repeated_blocks():
+    from stream_feed import fed_in_reads
+    redactor = Redactor({"DB_PASSWORD": "S3cr3tP@ssw0rd!xyz"})
+    for unit in UNITS.values():
+        text = unit * 300
+        whole = redactor.text(text)
+        assert fed_in_reads(redactor, text, 4096, 1 << 16) == whole
+        assert fed_in_reads(redactor, text, 1000, 3000) == whole
