@@ -212,6 +212,7 @@ class KnownSecrets:
         self._broken_patterns: dict[int, re.Pattern[str]] = {}
         self.split_values = split_values
         self.split_reach = max(map(len, split_values), default=0)
+        self._head_memo: dict[tuple[str, str | None], int] = {}   # head_over_lines' answers (end - where) by its lines
         # (literals and needles in one index: one pass over a text for both rules, remembered for the last text)
         needles = [needle for _value, needle_list in self.pieces for _at, needle, _rest in needle_list]
         self._needle_owner = [k for k, (_value, needle_list) in enumerate(self.pieces) for _ in needle_list]
@@ -352,6 +353,23 @@ class KnownSecrets:
         following = _following(text, end)
         reach = self.split_reach
         first = max(0, end - 3 * reach)
+        key = None
+        if end and text[end - 1] == "\n" and text.rfind("}", max(0, end - 8), end) < 0:
+            # (no JSON record's end: the answer is read from first's line to end and `following` alone, kept by
+            # them: a stream's hold asks it of the same lines round after round, try after try)
+            line = text.rfind("\n", 0, first) + 1
+            if end - line <= HEAD_MEMO_MOST_CHARS:
+                key = (text[line:end], following)
+                if (back := self._head_memo.get(key)) is not None:
+                    return end - back
+        where = self._head_over_lines(text, end, following, reach, first)
+        if key is not None:
+            if len(self._head_memo) >= HEAD_MEMO_MOST:
+                self._head_memo.clear()
+            self._head_memo[key] = end - where
+        return where
+
+    def _head_over_lines(self, text: str, end: int, following: str | None, reach: int, first: int) -> int:
         kept = [i for i in range(first, end) if text[i] not in "\r\n"]   # (a few dozen characters)
         where = self._head_start(text, end, kept[-reach:], following)
         if end and text[end - 1] == "\n" and text.rfind("}", max(0, end - 8), end) >= 0 and (
@@ -440,6 +458,8 @@ class KnownSecrets:
         return 0
 
 
+HEAD_MEMO_MOST_CHARS = 1024   # head_over_lines keeps its answer where its lines are this long at most
+HEAD_MEMO_MOST = 4096   # answers kept at most (emptied when full)
 GOES_ON = 3   # characters of a head's value compared with the text after it (_goes_on)
 
 

@@ -124,3 +124,49 @@ def copies_end(text: str, lower: str, line: str, folded: str, at: int) -> int:
         if text.startswith(block, at) and lower.startswith(lowered, at):
             at += len(block)
     return at
+
+
+# Blocks of lines repeated (a log's cycle of lines: ranks taking turns, an app's records): line_views.line_view_windows
+# comes to a line by a mark, reads it and goes on; where it comes to a line it came to before, and the lines from there
+# up to this one (a block) are there before it too and again after it, the copies of that block are read as it was.
+PERIOD_MOST = 4096          # characters of a block looked for at most
+PERIOD_LINE_MOST = 512      # a line longer is not remembered for it
+PERIOD_MARGIN = 1024        # characters of copies kept after the last block placed (a line's reading looks at the next
+# line and up to 264 characters past its start, and a line's length more: line_views._shared_prefix)
+
+
+def repeated_block(text: str, lower: str, prev: int, at: int, read: dict[int, Edits], candidates: list[int],
+                   entered: list[int], seen: dict[str, int]) -> int:
+    """Where line_view_windows' loop goes on (0: the loop reads the line at `at` itself) when it comes by a mark to the
+    line at `at`, a line it came to at `prev` last: where text[prev:at] (a block of whole lines) is in text (and lower,
+    at the same places) right before prev and is repeated from `at` on, the loop's reading of the block (what it put in
+    `read` and `candidates` from prev on: every line's reading depends on the lines around it, which are the same for
+    each copy away from the run's ends) is placed on each copy but the last ones, in C; the loop goes on at the first
+    copy left. `entered`/`seen` (the lines it came to by a mark, and where each was last) move on to the last copy placed."""
+    period = at - prev
+    if period > PERIOD_MOST or prev < period or len(lower) != len(text):
+        return 0
+    block, folded = text[prev:at], lower[prev:at]
+    if not (text.startswith(block, prev - period) and lower.startswith(folded, prev - period)):
+        return 0
+    end = copies_end(text, lower, block, folded, at)
+    count = (end - at - period - PERIOD_MARGIN) // period   # (copies placed: each with a copy and the margin after it)
+    if count < 1:
+        return 0
+    keys = []
+    for key in reversed(read):   # (read in order of its keys: the block's are the last)
+        if key < prev:
+            break
+        keys.append(key)
+    keys.reverse()
+    values = list(map(read.__getitem__, keys))
+    own = candidates[bisect.bisect_left(candidates, prev):]
+    for shift in range(period, (count + 1) * period, period):
+        read.update(zip(map(add, keys, repeat(shift)), values))
+        candidates += map(add, own, repeat(shift))
+    shift = count * period
+    last = list(map(add, entered[bisect.bisect_left(entered, prev):], repeat(shift)))
+    entered += last
+    for start in last:
+        seen[text[start:text.find("\n", start)]] = start
+    return at + shift

@@ -21,7 +21,7 @@ from itertools import repeat
 from operator import add, itemgetter
 
 from .distinct_lines import few_distinct_lines
-from .line_index import ALONE, copies_end, remember_alone, window_edits
+from .line_index import ALONE, PERIOD_LINE_MOST, copies_end, remember_alone, repeated_block, window_edits
 from .spans import CSI, has
 
 _FIRST, _THIRD = itemgetter(0), itemgetter(2)
@@ -160,6 +160,9 @@ def line_view_windows(text: str, lower: str, words: frozenset[str] | None = None
         return []   # (a text of few distinct lines, each empty or known to have no edits wherever it is: none is a candidate)
     read: dict[int, list[tuple[int, int, str]]] = {}   # each line looked at: its edits (none: a plain line)
     candidates: list[int] = []
+    seen: dict[str, int] = {}   # a line the loop came to by a mark -> where it last did (repeated_block)
+    entered: list[int] = []     # where the loop came to a line by a mark, in order
+    retry = 0
     marks = _marks(tuple(found))   # (one search a line for all the marks the text holds, in the lower-cased text)
     m = marks.search(lower)
     while m is not None:
@@ -171,8 +174,19 @@ def line_view_windows(text: str, lower: str, words: frozenset[str] | None = None
         newline = text.find("\n", at)
         if line_start not in read:
             line_end = newline if newline >= 0 else len(text)
+            line = text[line_start:line_end]
+            if (prev := seen.get(line)) is not None and line_start >= retry and newline >= 0:
+                # (a line met again: where the lines from its last place repeat, copies of them get that block's
+                # reading shifted, in C: line_index.repeated_block)
+                if resume := repeated_block(text, lower, prev, line_start, read, candidates, entered, seen):
+                    m = marks.search(lower, resume)
+                    continue
+                retry = 2 * line_start - prev   # (not asked again before a period has passed)
+            if line_end - line_start <= PERIOD_LINE_MOST:
+                seen[line] = line_start
+                entered.append(line_start)
             # (a line's own edits, where LINE_EDITS knows the line and it has some, are all it has: no call)
-            known = LINE_EDITS.get(line := text[line_start:line_end])
+            known = LINE_EDITS.get(line)
             if known or known is not None and line in ALONE:   # (ALONE: no edits, whatever lines are around it)
                 edits = read[line_start] = known
             else:

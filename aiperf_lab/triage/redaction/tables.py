@@ -315,18 +315,30 @@ def aligned_listing_spans(text: str, lower: str, words: frozenset[str]) -> list[
     return spans
 
 
+# aligned_hold's verdict on a line, by the line (a stream's hold asks it of the same lines round after round, try after
+# try: a listing's rows, a log's lines): whether it or its view (without_log_prefix) is an aligned header. Only short
+# lines are kept, and the table is emptied when full.
+ALIGNED_VERDICTS: dict[str, bool] = {}
+ALIGNED_VERDICT_MOST_CHARS = 512
+ALIGNED_VERDICT_MOST_LINES = 4096
+
+
 def aligned_hold(buffer: str, start: int, cut: int) -> int:
     """Where a stream cuts so that a listing's rows are read with its header (TABLE_HOLD_LINES lines up at most)."""
     at = start
-    rows: set[str] = set()   # (the lines judged no header: a listing's rows, a log's lines, repeat)
+    verdicts = ALIGNED_VERDICTS
     for _ in range(TABLE_HOLD_LINES):
         line = buffer[at:end if (end := buffer.find("\n", at, cut)) >= 0 else cut]
         if "  " not in line and "\t" not in line:
             return cut   # (neither a header nor a row)
-        if line not in rows:
-            if _aligned_header(line) is not None or _aligned_header(without_log_prefix(line)) is not None:
-                return at
-            rows.add(line)
+        if (header := verdicts.get(line)) is None:
+            header = _aligned_header(line) is not None or _aligned_header(without_log_prefix(line)) is not None
+            if len(line) <= ALIGNED_VERDICT_MOST_CHARS:
+                if len(verdicts) >= ALIGNED_VERDICT_MOST_LINES:
+                    verdicts.clear()
+                verdicts[line] = header
+        if header:
+            return at
         if at == 0:
             return cut
         at = buffer.rfind("\n", 0, at - 1) + 1
