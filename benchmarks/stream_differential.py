@@ -6,7 +6,7 @@ records, Docker's json-file records; two sources taking turns line by line), eac
 (tests/stream_feed.fed_as_triage), and compared with Redactor.text on the whole. A disagreement is counted under the
 form whose line the first differing output line comes from.
 
-    python benchmarks/stream_differential.py --texts 2000 --seed 1 [--data DIR] [--feeds 2] [--show 5]
+    python benchmarks/stream_differential.py --texts 2000 --seed 1 [--data DIR] [--feeds 2] [--show 5] [--code DIR]
 
 The exit status is 1 if any text disagrees.
 """
@@ -24,9 +24,12 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "benchmarks"))
-sys.path.insert(0, str(ROOT / "tests"))
-sys.path.insert(0, str(ROOT))
+if __name__ == "__main__" and "--code" in sys.argv:   # (another checkout's aiperf_lab: main's, for the count before)
+    sys.path.insert(0, str(Path(sys.argv[sys.argv.index("--code") + 1]).resolve()))
+else:
+    sys.path.insert(0, str(ROOT))
+sys.path.insert(1, str(ROOT / "benchmarks"))
+sys.path.insert(1, str(ROOT / "tests"))
 import redaction_speed  # noqa: E402
 from stream_feed import fed_as_triage  # noqa: E402
 
@@ -89,9 +92,10 @@ def _behind(prefix: str, line: str) -> str:
     return prefix + body + "\n"
 
 
-def random_text(rng: random.Random, pools: list[list[tuple[str, str]]]) -> tuple[str, list[str]]:
-    """A text of 1 to 8 forms, each behind a prefix (its lines), sometimes two sources taking turns; with the label of
-    each of its lines."""
+def random_text(rng: random.Random, pools: list[list[tuple[str, str]]], prefixes: tuple[str, ...] = PREFIXES,
+                turns: float = 0.2) -> tuple[str, list[str]]:
+    """A text of 1 to 8 forms, each behind a prefix (its lines), two sources taking turns with chance `turns`; with the
+    label of each of its lines."""
     lines: list[str] = []
     labels: list[str] = []
     for _ in range(rng.randint(1, 8)):
@@ -100,7 +104,7 @@ def random_text(rng: random.Random, pools: list[list[tuple[str, str]]]) -> tuple
         if rng.random() < 0.1:
             label, form = "known value", rng.choice(KNOWN_LINES)
         form_lines = form.splitlines(keepends=True) or ["\n"]
-        if rng.random() < 0.2 and len(form_lines) > 1:   # two sources taking turns: a rank's lines between this one's
+        if rng.random() < turns and len(form_lines) > 1:   # two sources taking turns: a rank's lines between this one's
             other = ["step 1 loss 2.5\n", "epoch 3 iteration 12/50\n", "  - x\n"]
             a, b = rng.sample(("[rank0]: ", "[rank1]: ", "[rank2]: ", "api-1  | ", "db-1   | "), 2)
             for line in form_lines:
@@ -110,7 +114,7 @@ def random_text(rng: random.Random, pools: list[list[tuple[str, str]]]) -> tuple
                     lines.append(_behind(b, rng.choice(other)))
                     labels.append(label + f" (taking turns {a.strip()})")
             continue
-        prefix = rng.choice(PREFIXES)
+        prefix = rng.choice(prefixes)
         for line in form_lines:
             lines.append(_behind(prefix, line))
             labels.append(label + (f" behind {prefix.strip() or prefix!r}" if prefix else ""))
@@ -139,8 +143,8 @@ def fresh() -> Redactor:
 def disagreements(count: int, seed: int, pools, feeds: int = 2, flush_chance: float = 0.5):
     """Yields (index, label, text, whole, streamed) for each of `count` random texts whose stream (any of `feeds` feeds)
     differs from Redactor.text."""
-    rng = random.Random(seed)
     for index in range(count):
+        rng = random.Random(seed * 1_000_003 + index)   # (each text and its feeds drawn alone: counts compare across code)
         text, labels = random_text(rng, pools)
         whole = fresh().text(text)
         for _ in range(feeds):
@@ -159,10 +163,12 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--feeds", type=int, default=2, help="random feeds of each text")
     parser.add_argument("--data", default=str(ROOT / ".." / "shared" / "data"))
+    parser.add_argument("--code", help="the folder holding the aiperf_lab to check (another checkout's)")
     parser.add_argument("--show", type=int, default=5, help="disagreements printed whole")
     args = parser.parse_args()
     pools = all_pools(Path(args.data))
-    print(f"forms: {', '.join(str(len(pool)) for pool in pools)} (benchmark cases, test forms, real-file runs)")
+    print(f"forms: {', '.join(str(len(pool)) for pool in pools)} (benchmark cases, test forms, real-file runs); "
+          f"code: {Path(sys.modules['aiperf_lab'].__file__).parent.parent.name}")
     started = time.process_time()
     found = collections.Counter()
     shown = 0
