@@ -179,6 +179,9 @@ class StreamRedactor:
         if cut <= 0:
             return cut
         buffer = self._buffer
+        last = buffer[buffer.rfind("\n", 0, cut - 1) + 1:cut]
+        if without_log_prefixes(last) is last:
+            return cut   # (the last line is read as it is: the rules asked it so already)
         floor = max(0, cut - 16384)
         starts: list[int] = []
         end = cut
@@ -194,8 +197,6 @@ class StreamRedactor:
         ends = starts[1:] + [cut]
         lines = [buffer[a:b] for a, b in zip(starts, ends)]
         views = [without_log_prefixes(line) for line in lines]
-        if views[-1] is lines[-1]:
-            return cut   # (the last line is read as it is: the rules asked it so already)
         alone = "".join(views)
         held = self._alone_held.get(alone)
         if held is None:
