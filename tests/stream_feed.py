@@ -58,3 +58,23 @@ def kept_everywhere(text: str, redactor: Callable[[], Redactor] = lambda: Redact
     """Asserts that text comes out unchanged, whole or streamed."""
     assert redactor().text(text) == text
     same_in_stream(redactor, text, text)
+
+
+def fed_as_triage(redactor: Redactor, text: str, rng, flush_chance: float = 0.5, most: int = 1 << 16) -> str:
+    """text fed as triage's pipe reader feeds it (workload_output): its UTF-8 bytes in reads of random sizes, 1 byte to
+    `most` (a read may end inside a character: the incremental decoder holds it), flush() called after a read with
+    chance flush_chance (the pipe went quiet), the default piece; rng: a random.Random."""
+    import codecs
+
+    data = text.encode("utf-8")
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    stream = StreamRedactor(redactor)
+    out, at = [], 0
+    while at < len(data):
+        size = min(most, int(2 ** rng.uniform(0, 16.01)))
+        out.append(stream.feed(decoder.decode(data[at:at + size])))
+        at += size
+        if rng.random() < flush_chance:
+            out.append(stream.flush())
+    out.append(stream.feed(decoder.decode(b"", final=True)))
+    return "".join(out) + stream.close()

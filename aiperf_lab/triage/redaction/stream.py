@@ -16,7 +16,7 @@ from .tables import open_table_header, table_hold
 from .token_spans import kaggle_json_hold, pbtxt_parameter_hold
 from .printed_rows import env_continuation_hold, prefixed_table_hold   # (session 26, h26a)
 from .wraps import folded_jwt_hold, wrapped_token_hold
-from .line_views import interleaved_sources, without_log_prefix
+from .line_views import SOURCE_LOOK_LINES, interleaved_sources, line_source, without_log_prefix, without_log_prefixes
 from .layouts import (
     DATA_BLOCK_JSON, DATA_BLOCK_YAML, ENV_ITEM_NAME, HADOOP_NAME, LOGURU_ARROW, PRINTED_FORM_HOLD_LINES,
     _names_token_list, _secret_name_columns, az_secret_table_hold, op_json_hold,
@@ -47,7 +47,34 @@ FORM_HOLDS = (
 )
 SOURCE_ROUNDS = 16   # times a cut that interleaved sources moved is asked again (StreamRedactor._hold_back)
 HOLD_ROUNDS = 64   # lines a cut moves up over names waiting for their values after the rules' rounds, at most
+VIEW_HOLD_LINES = 16   # lines before a cut read as their views (StreamRedactor._views_hold)
 ALONE_HELD_MOST = 32   # a source's lines read alone whose hold a StreamRedactor keeps (_sources_hold), at most
+
+
+def _waiting_above(buffer: str, cut: int) -> int:
+    """The cut moved up to a line of no source whose name waits for its value (_value_waits: `{"message":
+    "DB_PASSWORD="}`) where only lines of one source (the last line's) are between it and the cut, SOURCE_LOOK_LINES at
+    most: the text reads each source's lines with the lines of none (line_views._pod_views), so another source's line
+    still to come may be that name's value in its view. (Session 26: with a flush after `[rank0]: x`, the stream let the
+    name out and kept the value that `[rank1]: ` printed next; Redactor.text hid it.)"""
+    end = cut
+    start = buffer.rfind("\n", 0, end - 1) + 1
+    last = line_source(buffer, start, end)
+    if not last:
+        return cut
+    for _ in range(SOURCE_LOOK_LINES):
+        if start <= 0:
+            return cut
+        end = start
+        start = buffer.rfind("\n", 0, end - 1) + 1
+        source = line_source(buffer, start, end)
+        if source == last:
+            continue
+        if source:
+            return cut   # (another source's line: interleaved_sources' case)
+        if _value_waits(buffer[start:end]):
+            return start
+    return cut
 
 
 class StreamRedactor:
@@ -125,8 +152,13 @@ class StreamRedactor:
             held = self._held_in(cut, self._buffer)
             cut = self._sources_hold(held)
             if cut == held:
-                return cut
-        return 0
+                break
+        else:
+            return 0
+        # (once, after the rounds: asked in each round, a form opened in every 16 lines' views moved each round's cut up
+        # until none was left, and a log of JSON records was never cut; the cut it moves is asked again as any cut is)
+        viewed = self._views_hold(cut)
+        return cut if viewed == cut else self._held_in(viewed, self._buffer)
 
     def _held_in(self, cut: int, buffer: str) -> int:
         """_hold_back's rounds in buffer (the stream's, or a source's lines alone)."""
@@ -144,6 +176,49 @@ class StreamRedactor:
             cut = start
         return 0
 
+    def _views_hold(self, cut: int) -> int:
+        """The cut moved up where the last VIEW_HOLD_LINES lines before it (within 16 KiB), the last of them behind a
+        log prefix or quoted (a rank's `[rank0]: `, compose's bar, a JSON or Docker record), read as their views
+        (line_views.without_log_prefixes: a Docker record's JSON record read two levels deep, as the text reads a window
+        of them), are held by the rules: each rule judges the
+        lines it knows (an openssl component's hex, a dump's lines, a name whose value comes next) as the text will. The
+        hold is placed back on the line whose view it falls in. (Session 26: `[rank0]: priv:` over `[rank0]:     0d:..:e7:`
+        lines let out at a flush, their next line still to come, kept what the text hid.)"""
+        if cut <= 0:
+            return cut
+        buffer = self._buffer
+        last = buffer[buffer.rfind("\n", 0, cut - 1) + 1:cut]
+        if without_log_prefixes(last) is last:
+            return cut   # (the last line is read as it is: the rules asked it so already)
+        floor = max(0, cut - 16384)
+        starts: list[int] = []
+        end = cut
+        while len(starts) < VIEW_HOLD_LINES and end > floor:
+            start = buffer.rfind("\n", floor, end - 1) + 1
+            if start == 0 and floor:
+                break
+            starts.append(start)
+            end = start
+        if not starts:
+            return cut
+        starts.reverse()
+        ends = starts[1:] + [cut]
+        lines = [buffer[a:b] for a, b in zip(starts, ends)]
+        views = [without_log_prefixes(line) for line in lines]
+        alone = "".join(views)
+        held = self._alone_held.get(alone)
+        if held is None:
+            held = self._held_in(len(alone), alone)
+            if len(self._alone_held) >= ALONE_HELD_MOST:
+                self._alone_held.clear()
+            self._alone_held[alone] = held
+        at = 0
+        for k, view in enumerate(views):
+            at += len(view)
+            if at > held:   # (the line whose view the hold falls in, or begins)
+                return min(cut, starts[k])
+        return cut
+
     def _sources_hold(self, cut: int) -> int:
         """The cut moved up where a source whose lines take turns with another's before it (pods' lines from kubectl
         logs --prefix or stern, ranks', srun's, pdsh's: line_views.interleaved_sources) is held by its own lines read
@@ -154,7 +229,7 @@ class StreamRedactor:
             return cut
         found = interleaved_sources(self._buffer, cut)
         if found is None:
-            return cut
+            return _waiting_above(self._buffer, cut)
         starts, sources = found
         ends = starts[1:] + [cut]
         for source in dict.fromkeys(filter(None, sources)):
@@ -319,6 +394,13 @@ def _value_waits(line: str) -> bool:
     print: VALUE_ON_NEXT_LINE), or with a name continued there (`DB_PASS\\` then `WORD=X`: _continued_name_edits)."""
     if line.endswith(("\\\n", "\\\r\n")) and line.rstrip("\\\r\n")[-1:] in NAME_CHARACTERS:
         return True
+    if _name_waits(line):
+        return True
+    # (a JSON record's message `DB_PASSWORD=`: the text reads the record's view, whose name waits for the next line)
+    return ('"' in line or "'" in line) and (view := without_log_prefix(line)) is not line and _name_waits(view)
+
+
+def _name_waits(line: str) -> bool:
     last = _plain_tail(line)
     return (NAME_ENDS_LINE.search(last) is not None or VALUE_ON_NEXT_LINE.search(last) is not None
             or foreign_name_ends_line(last) or "+ " in last and TRACED_PIPE_LINE_END.search(last) is not None)
@@ -429,6 +511,10 @@ def _hold_verdict(raw: str) -> tuple[bool, tuple[int, int] | bool, bool, tuple[i
     whole = CSI.sub("", raw) if "\x1b" in raw else raw
     line = without_log_prefix(whole)   # (a form behind a log prefix or in quotes is held as one without: line_views)
     opens = _opens_printed_form(line)
+    if not opens and line is not whole and (inner := without_log_prefix(line)) is not line:
+        # (`[rank1]: app-1  | - value: X`, a Docker record of compose's line: the text reads a view of the view, whose
+        # form opens here; session 26)
+        opens = _opens_printed_form(inner)
     kind = False if opens or ":" not in line else _yaml_block_kind(line)
     if kind is False and not opens and line is not whole and ":" in whole:
         kind = _yaml_block_kind(whole)   # (`api_key2: |` reads as pdsh's `node1: ` prefix: the opener is the whole line)
