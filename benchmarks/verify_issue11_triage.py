@@ -424,7 +424,7 @@ S22_KEPT = (b"requests.get(url, auth=(user, password))", b"Sec-WebSocket-Key: dG
 
 
 def _forms_case(work: Path, log, session: str, planted: dict[str, str], program: str, kept: tuple[bytes, ...],
-                least: int, from_file: bool) -> dict:
+                least: int, from_file: bool, lanes: str = "ab") -> dict:
     """Triage of a program that prints planted values (none may reach a byte of the bundle) and lines that must stay
     whole in stdout.log; `from_file`: the program runs from a file, else it is given with -c (its text on argv)."""
     if from_file:
@@ -441,7 +441,7 @@ def _forms_case(work: Path, log, session: str, planted: dict[str, str], program:
     stdout = files.get("workload/stdout.log", b"")
     printed = stdout.count(b"[REDACTED")
     lost = [word.decode() for word in kept if word not in stdout]
-    return {"case": f"{label} (h{session[-2:]}a, h{session[-2:]}b): {len(planted)} values in no byte, {len(kept)} lines kept",
+    return {"case": f"{label} ({', '.join(f'h{session[-2:]}{lane}' for lane in lanes)}): {len(planted)} values in no byte, {len(kept)} lines kept",
             "ok": not leaks and printed >= least and not lost,
             "detail": leaks or f"no leak; {printed} placeholders in stdout.log; lines lost: {lost or 'none'}; "
             f"triage of a 4 s duration took {took:.1f} s"}
@@ -540,6 +540,41 @@ S25_KEPT = (b'secret_key = request.headers.get("X-Api-Key")', b"DEBUG:botocore.a
 def case_session25(work: Path, log) -> dict:
     return _forms_case(work, log, "session25", S25, S25_PRINTS, S25_KEPT, 5, from_file=True)
 
+
+
+S26 = {"y1": "hunter22xS26q1Zx8", "y2": "3f2a9c0e1b7d4a6f8e2c5b9a0d3f6e1c4b7a9d2e5f8c1b4a7d0e3f6c9b2a5d26",
+       "y3": "ak-2fPXyE2kShNW8RBPaLam26", "y4": "vck_Zq8Wm3Kx7Lp2Rv9TaBcDeFgHiJkLmNoPqRsTuVwXyZ26",
+       "y5": "partoneS26q5Zx8", "y6": "parttwoZq8Wm3S26", "y7": "hunter22S26q7", "y8": "Zq8Wm3Kx7Lp2Rv9TaBcDeFgHiJkLmNoPqRs2026",
+       "y9": "Zq8Das1xS26q9"}
+# Session 26's forms (lane h26a): a shell default under a secret's name, any signer's logger line before its
+# signature, Modal's and Vercel's prefixed keys, a multi-line env value's second line, a bar table's token column behind
+# an ISO time, Cohere's client given its key; and what must stay: a `:?` expansion's message in a bash -x trace,
+# LiteLLM's os.environ/ reference, a default that is a path, a tokenizer's table under `token`. Lane h26f's form is
+# printed a line at a time with pauses, so triage's stream is flushed between its lines (the pipe goes quiet): a
+# Kubernetes env item with its value first, behind a rank's prefix and compose's bar.
+S26_PRINTS = ("import sys, time\n"
+              + values_at_run_time(S26) +
+              "print('DB_PASSWORD=${DB_PASSWORD:-' + v['y1'] + '}')\n"
+              "print('DEBUG:app.auth:Signature:'); print(v['y2'])\n"
+              "print('modal token set --token-id ' + v['y3'] + ' --profile prod')\n"
+              "print('deploying with ' + v['y4'] + ' now')\n"
+              "print('CUDA_VISIBLE_DEVICES=0,1'); print('WANDB_API_KEY=' + v['y5']); print(v['y6']); print('WORLD_SIZE=2')\n"
+              "for line in ['| user | token |', '|------|-------|', '| alice | ' + v['y7'] + ' |']:\n"
+              "    print('2026-11-25T12:00:00.000Z ' + line)\n"
+              "print('co = cohere.Client(\"' + v['y8'] + '\")')\n"
+              "print('+ export WANDB_API_KEY=${WANDB_API_KEY:?set WANDB_API_KEY}')\n"
+              "print('  master_key: os.environ/LITELLM_MASTER_KEY')\n"
+              "print('HOME_DIR=${HOME:-/root}')\n"
+              "print('| token | id |'); print('|---|---|'); print('| hello | 15339 |')\n"
+              "for line in ['env:', '- value: ' + v['y9'], '  name: DB_PASSWORD']:\n"
+              "    print('[rank1]: app-1  | ' + line, flush=True); time.sleep(0.5)\n"
+              "sys.stdout.flush(); time.sleep(float(sys.argv[1]))\n")
+S26_KEPT = (b"+ export WANDB_API_KEY=${WANDB_API_KEY:?set WANDB_API_KEY}", b"master_key: os.environ/LITELLM_MASTER_KEY",
+            b"HOME_DIR=${HOME:-/root}", b"| hello | 15339 |")
+
+
+def case_session26(work: Path, log) -> dict:
+    return _forms_case(work, log, "session26", S26, S26_PRINTS, S26_KEPT, 9, from_file=True, lanes="af")
 
 def _workload_pids() -> list[int]:
     pids = []
@@ -712,7 +747,7 @@ def main() -> int:
     nsys = shutil.which("nsys")
     with tempfile.TemporaryDirectory() as folder, open(out / "verify_issue11_triage.log", "w") as log:
         work = Path(folder)
-        for case in (case_clean, case_planted, case_printed_forms, case_session13, case_session14, case_session17, case_session18, case_session19, case_session21, case_session22, case_session23, case_session24, case_session25, case_sigkill, case_setsid_child_under_nsys, case_full_disk_under_nsys,
+        for case in (case_clean, case_planted, case_printed_forms, case_session13, case_session14, case_session17, case_session18, case_session19, case_session21, case_session22, case_session23, case_session24, case_session25, case_session26, case_sigkill, case_setsid_child_under_nsys, case_full_disk_under_nsys,
                      case_nccl_payloads):
             started = time.monotonic()
             try:
