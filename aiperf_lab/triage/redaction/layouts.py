@@ -14,8 +14,8 @@ from .line_views import line_source, same_source_line
 from .op_items import OP_FIELD_LIST, OP_JSON_FORMAT, _op_field_list_spans, _op_json_spans, op_json_block_lines
 from .python_source import NAME_RUN_REVERSED, _name_before
 from .references import NOT_SECRET_HEADER_NAMES, SECRET_FETCH
-from .names import (_secret_name_cached, cannot_be_secret, is_hex_key, is_named_location, looks_generated, looks_like_password,
-                    name_words, tells_when, WHOLE_EXPANSION_MESSAGE)
+from .names import (WHOLE_EXPANSION_MESSAGE, _secret_name_cached, cannot_be_secret, is_hex_key, is_named_location,
+                    looks_generated, looks_like_password, name_words, tells_when)
 from .spans import REDACTED, Span, has, has_any
 from .store_prints import KUBECTL_SECRET_LINE, PRINTED_ENV_NAME, SECRET_PRINT_LITERALS
 
@@ -286,8 +286,7 @@ def _header_tuple_spans(text: str) -> list[Span]:
         return spans
     for m in HEADER_TUPLE.finditer(text):
         name = m.group("name")
-        if ("-" in name or "_" in name or name.lower() in HEADER_WORDS) and _secret_name_cached(name) and (
-                name.lower() not in NOT_SECRET_HEADER_NAMES):
+        if ("-" in name or "_" in name or name.lower() in HEADER_WORDS) and _secret_name_cached(name) and name.lower() not in NOT_SECRET_HEADER_NAMES:
             start, end = _quoted_value_span(m, ("sq", "dq"))
             if "_" in name and "-" not in name and text[start - 2] != "b":
                 continue  # ('token_get_all', 'token_name'): code's tuple; ('api_key', b'X') a client's setting
@@ -550,8 +549,7 @@ def _tool_listing_spans(text: str) -> list[Span]:
                     spans.append((m.start(group), m.end(group), REDACTED, "secret-named value", m.start()))
     if "=" in text and "<" in text:
         spans += _xml_named_element_spans(text)
-    if "|" in text or (not text.isascii() and any(bar in text for bar in BOX_BARS)) or has_any(
-            text, ("CREDENTIALS\t", "eyName")):
+    if "|" in text or (not text.isascii() and any(bar in text for bar in BOX_BARS)) or has_any(text, ("CREDENTIALS\t", "eyName")):
         spans += _cloud_cli_spans(text)
     if "," in text and "(" in text:
         for m in CONF_TUPLE.finditer(text):
