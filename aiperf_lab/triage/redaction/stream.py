@@ -148,17 +148,22 @@ class StreamRedactor:
         (`buffer`: the text the cut is in, the stream's buffer unless a source's lines are asked.)"""
         if buffer is not None:
             return self._held_in(cut, buffer)
+        cut = self._source_rounds(cut)
+        # (once, after the rounds: asked in each round, a form opened in every 16 lines' views moved each round's cut up
+        # until none was left, and a log of JSON records was never cut; the cut it moves is asked again as any cut is,
+        # sources' rounds included: a cut moved between a rank's `password:` and its value, other ranks' lines between,
+        # was let out when only _held_in asked it)
+        viewed = self._views_hold(cut)
+        return cut if viewed == cut else self._source_rounds(viewed)
+
+    def _source_rounds(self, cut: int) -> int:
+        """_held_in and _sources_hold asked in turn until neither moves the cut (SOURCE_ROUNDS at most, then no cut)."""
         for _ in range(SOURCE_ROUNDS):
             held = self._held_in(cut, self._buffer)
             cut = self._sources_hold(held)
             if cut == held:
-                break
-        else:
-            return 0
-        # (once, after the rounds: asked in each round, a form opened in every 16 lines' views moved each round's cut up
-        # until none was left, and a log of JSON records was never cut; the cut it moves is asked again as any cut is)
-        viewed = self._views_hold(cut)
-        return cut if viewed == cut else self._held_in(viewed, self._buffer)
+                return cut
+        return 0
 
     def _held_in(self, cut: int, buffer: str) -> int:
         """_hold_back's rounds in buffer (the stream's, or a source's lines alone)."""
@@ -397,7 +402,22 @@ def _value_waits(line: str) -> bool:
     if _name_waits(line):
         return True
     # (a JSON record's message `DB_PASSWORD=`: the text reads the record's view, whose name waits for the next line)
-    return ('"' in line or "'" in line) and (view := without_log_prefix(line)) is not line and _name_waits(view)
+    return ('"' in line or "'" in line) and _view_name_waits(line)
+
+
+# A quoted line's verdict by its view, kept by the line: every try of a stream's hold asks the last lines again.
+VIEW_NAME_WAITS: dict[str, bool] = {}
+
+
+def _view_name_waits(line: str) -> bool:
+    verdict = VIEW_NAME_WAITS.get(line)
+    if verdict is None:
+        verdict = (view := without_log_prefix(line)) is not line and _name_waits(view)
+        if len(line) <= HOLD_VERDICT_MOST_CHARS:
+            if len(VIEW_NAME_WAITS) >= HOLD_VERDICT_MOST_LINES:
+                VIEW_NAME_WAITS.clear()
+            VIEW_NAME_WAITS[line] = verdict
+    return verdict
 
 
 def _name_waits(line: str) -> bool:
