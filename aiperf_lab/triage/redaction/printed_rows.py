@@ -69,8 +69,12 @@ MOST_CONTINUED = 4
 HOLD_WALK = 12   # lines a stream's hold walks back over at most
 
 
+CACHED_LINE_MOST_CHARS = 512   # longer lines are read each time, never kept (4,096 lines of 1 MiB would be 4 GiB)
+
+
 def _view(text: str, start: int, end: int) -> str:
-    return _line_view(text[start:end])
+    line = text[start:end]
+    return _line_view(line) if len(line) <= CACHED_LINE_MOST_CHARS else without_log_prefix(line).rstrip("\r\n")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -78,8 +82,11 @@ def _line_view(line: str) -> str:   # (once per distinct line: a log repeats its
     return without_log_prefix(line).rstrip("\r\n")
 
 
-@functools.lru_cache(maxsize=4096)
 def _env_secret_line(view: str) -> bool:
+    return _env_secret_line_cached(view) if len(view) <= CACHED_LINE_MOST_CHARS else _env_secret_line_read(view)
+
+
+def _env_secret_line_read(view: str) -> bool:
     """A secret-named `NAME=` line whose value can be a secret's first line (`PASS=1`, `TOKEN=false` are counts and
     settings)."""
     name = ENV_LINE.match(view)
@@ -87,15 +94,20 @@ def _env_secret_line(view: str) -> bool:
         view[:name.end() - 1]) and not cannot_be_secret(view[name.end():])
 
 
+_env_secret_line_cached = functools.lru_cache(maxsize=4096)(_env_secret_line_read)
+
+
 def env_continuation_spans(text: str) -> list[Span]:
     spans: list[Span] = []
-    read_to = -1
+    read_from = 0   # matches before it are on a line read already (or a value's rest): each line's ends found once
     for m in ENV_SECRET_WORD.finditer(text):
-        start = text.rfind("\n", 0, m.start()) + 1
+        if m.start() < read_from:
+            continue   # (a long line of `DB_PASSWORD="a\"` pieces: its ends were searched for at every match, n^2)
+        start = text.rfind("\n", max(0, read_from - 1), m.start()) + 1
         end = text.find("\n", m.end())
-        if start <= read_to or end < 0:
-            continue
-        read_to = start
+        if end < 0:
+            break   # (the last line, with no newline: nothing after it can close a value)
+        read_from = end + 1
         if not _env_secret_line(_view(text, start, end)):
             continue
         rest: list[tuple[int, int, str]] = []
@@ -120,7 +132,7 @@ def env_continuation_spans(text: str) -> list[Span]:
             where = text.find(view, line_start, line_end)
             first, last = (where, where + len(view)) if where >= 0 else (line_start, line_end)
             spans.append((first, last, REDACTED, "secret-named value", start))
-        read_to = max(read_to, at - 1)
+        read_from = max(read_from, at)
     return spans
 
 
